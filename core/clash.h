@@ -1,0 +1,167 @@
+/*
+ * clash.h — public interface of the clashd collision core.
+ *
+ * The core answers proximity queries between two convex polytopes given by
+ * their vertices (the shape is the convex hull; no faces are needed), in any
+ * dimension from 1 to CLASH_MAX_DIM.  A shape may be rounded by a radius
+ * (its spherical extension, GJK88 section II) and placed by an affine pose
+ * that is applied inside the support mapping, so vertex arrays are never
+ * copied or transformed in bulk.
+ *
+ * The library is pure C11: no I/O, no allocation in the query path, no global
+ * state.  Every function is reentrant; shapes are read-only during a query, so
+ * one shape may be used by many threads at once.  Errors are negative return
+ * values (CLASH_E*), never exits; clash_strerror() names them.
+ *
+ * Lifetimes: a clash_shape borrows its vertex array; the array must outlive
+ * every query that uses the shape.  A clash_result is plain data.
+ */
+#ifndef CLASH_H
+#define CLASH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest supported dimension.  Simplices have up to CLASH_MAX_DIM+1 points. */
+#define CLASH_MAX_DIM 8
+
+/* Default hard cap on GJK iterations.  Polytope queries finish in a handful
+ * (GJK88 section VII saw 3 to 6); the cap only bounds pathological input. */
+#define CLASH_GJK_MAX_ITERATIONS 256
+
+/* A quaternion whose length differs from 1 by more than this is rejected as
+ * not a rotation; within it, it is normalized.  Loose enough for quaternions
+ * stored as float32 or typed with four decimals, tight enough to catch a
+ * vector passed where a quaternion was meant. */
+#define CLASH_QUAT_TOLERANCE 1e-3
+
+/* Error codes (negative, as in libuv). */
+enum clash_error {
+	CLASH_OK = 0,
+	CLASH_EINVAL = -1,    /* null pointer or malformed argument */
+	CLASH_EDIM = -2,      /* dimension outside 1..CLASH_MAX_DIM, or two shapes differ */
+	CLASH_EEMPTY = -3,    /* a shape has no vertices */
+	CLASH_ERADIUS = -4,   /* radius negative or not finite */
+	CLASH_EQUAT = -5,     /* quaternion not of unit length, or not 3-D */
+	CLASH_ESINGULAR = -6, /* pose matrix singular, or its last row is not (0,..,0,1) */
+	CLASH_ERANGE = -7,    /* a coordinate is not finite, or a result overflows a double */
+	CLASH_EWARM = -8      /* a warm-start vertex index is out of range */
+};
+
+/* Returns a static, human-readable message for a CLASH_E* code. */
+const char *clash_strerror(int err);
+
+/*
+ * A convex polytope: the convex hull of `count` points of dimension `dim`,
+ * stored row-major in `vertices` (point i is vertices[i*dim .. i*dim+dim-1]),
+ * grown by `radius` (every point within `radius` of the hull, in world units),
+ * and placed in the world by x_world = linear * x + translation.
+ *
+ * `linear` is column-major dim x dim (element (r, c) at linear[c*dim + r]).
+ * Build shapes with clash_shape_init() and the clash_shape_set_*() calls
+ * rather than by hand: they validate and fill the pose consistently.
+ */
+typedef struct clash_shape {
+	int dim;
+	size_t count;
+	const double *vertices;
+	double radius;
+	int posed; /* 0: identity pose, linear and translation are ignored */
+	double linear[CLASH_MAX_DIM * CLASH_MAX_DIM];
+	double translation[CLASH_MAX_DIM];
+} clash_shape;
+
+/* Borrow `vertices` (count points of dimension dim), identity pose, radius 0.
+ * Returns CLASH_EDIM, CLASH_EEMPTY or CLASH_EINVAL on bad arguments. */
+int clash_shape_init(clash_shape *s, int dim, const double *vertices, size_t count);
+
+/* Set the radius of the spherical extension (>= 0, finite). */
+int clash_shape_set_radius(clash_shape *s, double radius);
+
+/* Set the translation part of the pose (dim numbers). */
+int clash_shape_set_translation(clash_shape *s, const double *t);
+
+/* Set the rotation from a quaternion (x, y, z, w): 3-D shapes only.  The
+ * quaternion is normalized; one whose length is off by more than
+ * CLASH_QUAT_TOLERANCE gives CLASH_EQUAT. */
+int clash_shape_set_quaternion(clash_shape *s, const double q[4]);
+
+/* Set the rotation of a 2-D shape by an angle in radians (counter-clockwise). */
+int clash_shape_set_angle(clash_shape *s, double radians);
+
+/* Set the whole pose from a homogeneous (dim+1) x (dim+1) matrix in
+ * column-major order (for 3-D: the 16 numbers of three.js Matrix4.elements or
+ * a glTF node matrix).  Any non-singular affine map is accepted (scale and
+ * shear too); a singular linear part or a last row other than (0,..,0,1)
+ * gives CLASH_ESINGULAR.  The radius stays in world units. */
+int clash_shape_set_matrix(clash_shape *s, const double *m);
+
+/* Query options.  Zero-initialize for the defaults. */
+typedef struct clash_options {
+	/* Absolute distance tolerance in world units.  0 selects the default,
+	 * 1e-12 times the size of the shapes.  Shapes closer than this count as
+	 * touching (intersecting, distance 0); a separated answer is within it of
+	 * the true distance unless `converged` is 0. */
+	double tolerance;
+	/* Hard cap on iterations; 0 selects CLASH_GJK_MAX_ITERATIONS. */
+	int max_iterations;
+	/* Warm start (GJK88 section VIII): vertex index pairs of a previous
+	 * answer's final simplex, e.g. clash_result.warm_a / warm_b.  At most
+	 * CLASH_MAX_DIM + 1 pairs; 0 starts from the centroids' direction. */
+	size_t warm_count;
+	const size_t *warm_a;
+	const size_t *warm_b;
+} clash_options;
+
+/* The answer to a query.  Points are in world coordinates. */
+typedef struct clash_result {
+	int dim;
+	/* The closed shapes share a point (within the tolerance). */
+	int intersecting;
+	/* Euclidean distance between the shapes, radii included; 0 when they
+	 * touch or overlap. */
+	double distance;
+	/* Near points: when separated, the closest pair, |near_a - near_b| =
+	 * distance; when intersecting, one point common to both (near_a == near_b). */
+	double near_a[CLASH_MAX_DIM];
+	double near_b[CLASH_MAX_DIM];
+	/* When separated: unit normal n and offset c with n.x <= c on a and
+	 * n.x >= c on b (the plane halfway between the near points). */
+	double normal[CLASH_MAX_DIM];
+	double offset;
+	/* When intersecting: a lower bound on the penetration depth (the
+	 * distance b must move for the shapes to part), GJK88 eq. (32), radii
+	 * included.  0 when the shapes only touch. */
+	double depth_lower_bound;
+	/* Iterations taken (support-mapping evaluations after the first). */
+	int iterations;
+	/* 1 when the tolerance was met; 0 when the iteration cap or a numerical
+	 * stall ended the search.  The answer is then the best found: the
+	 * distance is an upper bound and a separated verdict is still certain. */
+	int converged;
+	/* Number of times the backup procedure of GJK88 section VI was needed. */
+	int backups;
+	/* Vertex indices of the final simplex: pass them back as a warm start. */
+	size_t warm_count;
+	size_t warm_a[CLASH_MAX_DIM + 1];
+	size_t warm_b[CLASH_MAX_DIM + 1];
+} clash_result;
+
+/*
+ * GJK distance (GJK88 sections IV-VI): Johnson's distance sub-algorithm with
+ * the backup procedure, the convergence test of eq. (35), a hard iteration
+ * cap and the origin shift of section VI.  `opt` may be NULL.
+ * Returns CLASH_OK and fills *r, or a negative CLASH_E* code (and *r is
+ * zeroed).
+ */
+int clash_gjk(const clash_shape *a, const clash_shape *b,
+              const clash_options *opt, clash_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLASH_H */

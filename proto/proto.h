@@ -1,0 +1,49 @@
+/*
+ * proto.h — the v1 wire contract (proto/openapi.yaml) between JSON and the
+ * collision core.
+ *
+ * clashd (server/) and the clash command-line tool (cli/) both turn request
+ * bodies into replies through these calls, so the two always speak exactly
+ * the same contract.  Decoding uses jansson; every error becomes an RFC 9457
+ * problem object whose "pointer" member is the JSON Pointer (RFC 6901) of the
+ * offending value.
+ *
+ * All calls are thread-safe (jansson is, once json_object_seed() has run;
+ * proto_init() does that and must be called once before threads start).
+ */
+#ifndef PROTO_H
+#define PROTO_H
+
+#include <stddef.h>
+
+/* Media types of replies. */
+#define PROTO_JSON "application/json"
+#define PROTO_PROBLEM_JSON "application/problem+json"
+
+/* A complete reply: HTTP status, media type and a malloc'd JSON body. */
+typedef struct proto_reply {
+	int status;               /* 200, or the 4xx/5xx of a problem */
+	const char *content_type; /* PROTO_JSON or PROTO_PROBLEM_JSON (static) */
+	char *body;               /* NUL-terminated JSON text, owned by the reply */
+	size_t length;            /* strlen(body) */
+} proto_reply;
+
+/* Process-wide set-up (seeds jansson's hash function).  Call once, before
+ * any thread uses the other calls.  Returns 0. */
+int proto_init(void);
+
+/* Handle one Query (the body of POST /v1/query, or one line of
+ * `clash query`): decode it, run the requested method, encode the Result.
+ * On malformed or invalid input *out holds a problem (400 or 422).
+ * Returns 0, or -1 when memory ran out (then *out is empty). */
+int proto_query_reply(const char *body, size_t len, proto_reply *out);
+
+/* Build a problem reply for an error found outside the decoder (404, 405,
+ * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */
+int proto_problem_reply(int status, const char *detail, const char *pointer,
+                        proto_reply *out);
+
+/* Release the body of a reply; the struct may be reused. */
+void proto_reply_free(proto_reply *r);
+
+#endif /* PROTO_H */

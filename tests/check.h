@@ -1,0 +1,26 @@
+/*
+ * check.h — how Check suites join the one test runner (tests/check_main.c).
+ *
+ * Each tests/check_*.c file defines a function returning its Suite and
+ * registers it with CHECK_SUITE(fn); the runner collects every registered
+ * suite, so adding a file adds its tests with no central list to edit.
+ * Run one suite with CK_RUN_SUITE=name, one case with CK_RUN_CASE=name.
+ */
+#ifndef TESTS_CHECK_H
+#define TESTS_CHECK_H
+
+#include <check.h>
+
+typedef Suite *(*check_suite_fn)(void);
+
+void check_register(check_suite_fn fn);
+
+#define CHECK_SUITE(fn)                                                  \
+	static void __attribute__((constructor)) check_register_##fn(void) { \
+		check_register(fn);                                              \
+	}
+
+/* Directory of the built binaries (clashd, clash): $CLASH_BUILD or "build". */
+const char *check_build_dir(void);
+
+#endif
