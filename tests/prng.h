@@ -1,0 +1,72 @@
+/*
+ * prng.h — a deterministic random source for randomized tests: splitmix64
+ * (Steele, Lea, Flood 2014), tiny, seedable and identical on every platform,
+ * so a failing case is reproduced from its printed seed alone.
+ */
+#ifndef TESTS_PRNG_H
+#define TESTS_PRNG_H
+
+#include <math.h>
+#include <stdint.h>
+
+typedef struct prng {
+	uint64_t s;
+} prng;
+
+static inline uint64_t prng_next(prng *r)
+{
+	uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1) with 53 random bits. */
+static inline double prng_unit(prng *r)
+{
+	return (double)(prng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform in [lo, hi). */
+static inline double prng_range(prng *r, double lo, double hi)
+{
+	return lo + (hi - lo) * prng_unit(r);
+}
+
+/* Uniform integer in [lo, hi] (the tiny modulo bias is irrelevant here). */
+static inline int prng_int(prng *r, int lo, int hi)
+{
+	return lo + (int)(prng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* Log-uniform in [lo, hi], lo > 0: every order of magnitude equally likely. */
+static inline double prng_log(prng *r, double lo, double hi)
+{
+	return exp(prng_range(r, log(lo), log(hi)));
+}
+
+/* Standard normal (Box-Muller). */
+static inline double prng_normal(prng *r)
+{
+	double u = 1.0 - prng_unit(r); /* (0, 1]: log is finite */
+	double v = prng_unit(r);
+	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* Uniform direction on the unit sphere in dim dimensions. */
+static inline void prng_direction(prng *r, int dim, double *u)
+{
+	double n2;
+	do {
+		n2 = 0;
+		for (int i = 0; i < dim; i++) {
+			u[i] = prng_normal(r);
+			n2 += u[i] * u[i];
+		}
+	} while (n2 < 1e-12);
+	double n = sqrt(n2);
+	for (int i = 0; i < dim; i++)
+		u[i] /= n;
+}
+
+#endif
