@@ -1,0 +1,1023 @@
+/*
+ * check_pairs.c — suite "pairs": the collision core (clash_gjk) and the
+ * `clash query` command line tool against the qhull oracle (tests/oracle.c)
+ * on thousands of random shape pairs.
+ *
+ * Each pair is built from its own seed (printed, with the whole pair, on any
+ * failure), so a failing case is replayed alone.  Shapes: points on spheres,
+ * in balls, box corners plus extra points, elongated and thin ellipsoids;
+ * 4..40 vertices in 3-D, 3..40 in 2-D; scales 1e-3..1e3 with a size ratio up
+ * to 25 between the two; posed by quaternion or angle + translation, by a
+ * homogeneous matrix with non-uniform scale and shear, or given directly in
+ * world coordinates; a fifth of the pairs sit ~1e5 away from the origin;
+ * some are rounded by radii.  The placement is exact by construction: B is
+ * moved along the normal ray of the nearest point of A - B, which sets the
+ * hull gap to any chosen value (separated, touching within 1e-13..1e-4 of
+ * the size either way, or overlapping).
+ *
+ * The oracle never sees the core's view of the shapes: world points are
+ * computed here, relative to the pair's origin O (so a pair at 1e5 keeps the
+ * precision of its own size, as the core claims to), and the oracle's
+ * answer is the exact geometry of those inputs to about 1e-16 of their size.
+ *
+ * What is checked, per pair:
+ *   - the verdict, unless the oracle distance or depth is inside the
+ *     touching band 1e-9·size;
+ *   - the distance to 1e-9 relative plus 2e-12·size (the core's default
+ *     tolerance is 1e-12 times its own, slightly larger, measure of size);
+ *   - near points: |near_a - near_b| = distance; each within its rounded
+ *     shape (the oracle's distance from the point to the hull <= radius,
+ *     and = radius when separated); equal when intersecting;
+ *   - the separating plane: unit normal, every vertex of a (grown by its
+ *     radius) on one side, of b on the other, by brute force;
+ *   - 0 <= depth_lower_bound <= oracle depth;
+ *   - warm-start indices in range, and a warm-started re-query agrees.
+ * Positions are compared with an extra few ulps of the coordinates'
+ * magnitude, since a near point at 1e5 cannot be finer than 1.5e-11.
+ *
+ * Test case "core" calls clash_gjk directly (4 x 750 pairs in 3-D, 2 x 600
+ * in 2-D); test case "cli" writes 10 000 pairs as JSON Lines, runs
+ * `build/clash query FILE` and judges every output line the same way.  A run
+ * does not stop at the first bad pair: failures are counted by kind, the
+ * first few printed (two with the whole pair), and the summary line gives
+ * the counts and the worst errors.  To replay one pair with everything
+ * printed: CLASH_PAIR_SEED=0x... [CLASH_PAIR_DIM=2] CK_RUN_SUITE=pairs
+ * CK_RUN_CASE=core build/check.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clash.h"
+#include "oracle.h"
+#include "prng.h"
+
+#define PAIR_MAXV 40
+#define PAIR_MAX_CATS 16
+#define PAIR_SHOW_FAILURES 2 /* in full */
+#define PAIR_SHOW_MESSAGES 12
+
+enum pose_kind { POSE_NONE, POSE_ROTATION, POSE_MATRIX };
+enum shape_kind { SHAPE_SPHERE, SHAPE_BALL, SHAPE_BOX, SHAPE_ELONGATED, SHAPE_KINDS };
+static const char *const shape_names[] = {"sphere", "ball", "box", "elongated"};
+static const char *const pose_names[] = {"none", "rotation", "matrix"};
+
+/* One shape of a pair.  World point = lin·local + t, relative to the
+ * pair's origin O; the core sees O + t as its translation (or, unposed,
+ * O + world as its vertices). */
+typedef struct pshape {
+	int dim, shape, pose;
+	size_t count;
+	double local[PAIR_MAXV * 3];
+	double radius;
+	double q[4];    /* POSE_ROTATION in 3-D: (x, y, z, w) */
+	double angle;   /* POSE_ROTATION in 2-D */
+	double lin[9];  /* column-major dim x dim */
+	double t[3];    /* relative to O */
+	double extent;  /* half-diagonal of the world bounding box */
+	double center[3]; /* centre of that box, relative to O */
+	/* Filled by pshape_build: */
+	double verts[PAIR_MAXV * 3]; /* what the core borrows */
+	double world[PAIR_MAXV * 3]; /* relative to O, for the oracle */
+	double mat[16];              /* POSE_MATRIX: homogeneous, column-major */
+	double trans[3];             /* absolute translation O + t */
+} pshape;
+
+typedef struct pair {
+	uint64_t seed;
+	int dim;
+	double O[3];
+	double gap; /* the hull gap aimed at (negative: overlap) */
+	const char *placement;
+	pshape a, b;
+} pair;
+
+/* ---- shapes ------------------------------------------------------------ */
+
+static void quat_matrix(const double *q, double *m)
+{
+	double x = q[0], y = q[1], z = q[2], w = q[3];
+	/* column-major: m[c*3 + r] */
+	m[0] = 1 - 2 * (y * y + z * z);
+	m[1] = 2 * (x * y + z * w);
+	m[2] = 2 * (x * z - y * w);
+	m[3] = 2 * (x * y - z * w);
+	m[4] = 1 - 2 * (x * x + z * z);
+	m[5] = 2 * (y * z + x * w);
+	m[6] = 2 * (x * z + y * w);
+	m[7] = 2 * (y * z - x * w);
+	m[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* c = a·b for column-major dim x dim matrices. */
+static void mat_mul(int dim, const double *a, const double *b, double *c)
+{
+	for (int col = 0; col < dim; col++)
+		for (int r = 0; r < dim; r++) {
+			double s = 0;
+			for (int k = 0; k < dim; k++)
+				s += a[k * dim + r] * b[col * dim + k];
+			c[col * dim + r] = s;
+		}
+}
+
+static void random_rotation(prng *r, pshape *s)
+{
+	if (s->dim == 3) {
+		double q[4], n = 0;
+		for (int i = 0; i < 4; i++) {
+			q[i] = prng_normal(r);
+			n += q[i] * q[i];
+		}
+		n = sqrt(n);
+		for (int i = 0; i < 4; i++)
+			s->q[i] = q[i] / n;
+		quat_matrix(s->q, s->lin);
+	} else {
+		s->angle = prng_range(r, -M_PI, M_PI);
+		s->lin[0] = cos(s->angle);
+		s->lin[1] = sin(s->angle);
+		s->lin[2] = -sin(s->angle);
+		s->lin[3] = cos(s->angle);
+	}
+}
+
+/* Local vertices of a shape of kind s->shape at scale `scale`. */
+static void random_local(prng *r, pshape *s, double scale)
+{
+	int dim = s->dim;
+	double c[3], u[3];
+	for (int k = 0; k < dim; k++)
+		c[k] = scale * prng_range(r, -0.3, 0.3); /* local origin off-centre */
+	if (s->shape == SHAPE_BOX) {
+		double h[3];
+		for (int k = 0; k < dim; k++)
+			h[k] = scale * prng_range(r, 0.2, 1);
+		size_t corners = (size_t)1 << dim;
+		s->count = corners + (size_t)prng_int(r, 0, PAIR_MAXV - (int)corners);
+		for (size_t i = 0; i < s->count; i++)
+			for (int k = 0; k < dim; k++) {
+				double f = i < corners ? ((i >> k) & 1 ? 1 : -1) : prng_range(r, -1, 1);
+				s->local[i * (size_t)dim + k] = c[k] + f * h[k];
+			}
+		return;
+	}
+	double ax[3] = {1, 1, 1};
+	if (s->shape == SHAPE_ELONGATED) {
+		ax[0] = prng_range(r, 5, 30);
+		ax[1] = prng_range(r, 0.05, 1);
+		ax[2] = prng_range(r, 0.3, 1);
+		scale /= ax[0] / 3; /* keep the overall size near `scale` */
+	}
+	s->count = (size_t)prng_int(r, dim + 1, PAIR_MAXV);
+	for (size_t i = 0; i < s->count; i++) {
+		prng_direction(r, dim, u);
+		double rad = s->shape == SHAPE_BALL ? pow(prng_unit(r), 1.0 / dim) : 1;
+		for (int k = 0; k < dim; k++)
+			s->local[i * (size_t)dim + k] = c[k] + scale * rad * ax[k] * u[k];
+	}
+}
+
+static void random_shape(prng *r, pshape *s, int dim, double scale, int rounded)
+{
+	memset(s, 0, sizeof *s);
+	s->dim = dim;
+	s->shape = prng_int(r, 0, SHAPE_KINDS - 1);
+	random_local(r, s, scale);
+	s->pose = prng_int(r, POSE_NONE, POSE_MATRIX);
+	random_rotation(r, s);
+	if (s->pose == POSE_MATRIX) {
+		/* lin = R · shear · diag(scales): any non-singular affine map. */
+		double sh[9], sc[9], tmp[9];
+		memset(sc, 0, sizeof sc);
+		for (int i = 0; i < dim; i++)
+			for (int j = 0; j < dim; j++)
+				sh[j * dim + i] = i == j ? 1 : prng_range(r, -0.5, 0.5);
+		for (int i = 0; i < dim; i++)
+			sc[i * dim + i] = prng_log(r, 0.2, 5);
+		mat_mul(dim, sh, sc, tmp);
+		double rot[9];
+		memcpy(rot, s->lin, sizeof rot);
+		mat_mul(dim, rot, tmp, s->lin);
+	}
+	s->radius = rounded ? scale * prng_range(r, 0, 0.5) : 0;
+}
+
+/* Fill verts/world/mat/trans from the description and make the core's
+ * shape.  Returns a CLASH_E* code. */
+static int pshape_build(pshape *s, const double *O, clash_shape *cs)
+{
+	int dim = s->dim, rc;
+	double t_eff[3];
+	for (int k = 0; k < dim; k++) {
+		s->trans[k] = O[k] + s->t[k];
+		/* The translation the core really gets, relative to O: exact,
+		 * since trans and O are within a factor two (or O is 0). */
+		t_eff[k] = s->trans[k] - O[k];
+	}
+	double lo[3], hi[3];
+	for (size_t i = 0; i < s->count; i++) {
+		const double *x = s->local + i * (size_t)dim;
+		double *w = s->world + i * (size_t)dim;
+		for (int r = 0; r < dim; r++) {
+			double acc = 0;
+			for (int k = 0; k < dim; k++)
+				acc += s->lin[k * dim + r] * x[k];
+			w[r] = acc + t_eff[r];
+		}
+		if (s->pose == POSE_NONE)
+			for (int k = 0; k < dim; k++) {
+				/* The core gets O + w; the oracle what that really is. */
+				s->verts[i * (size_t)dim + k] = O[k] + w[k];
+				w[k] = s->verts[i * (size_t)dim + k] - O[k];
+			}
+		for (int k = 0; k < dim; k++) {
+			lo[k] = i ? fmin(lo[k], w[k]) : w[k];
+			hi[k] = i ? fmax(hi[k], w[k]) : w[k];
+		}
+	}
+	double e2 = 0;
+	for (int k = 0; k < dim; k++) {
+		e2 += (hi[k] - lo[k]) * (hi[k] - lo[k]) / 4;
+		s->center[k] = 0.5 * (lo[k] + hi[k]);
+	}
+	s->extent = sqrt(e2);
+
+	const double *v = s->pose == POSE_NONE ? s->verts : s->local;
+	if ((rc = clash_shape_init(cs, dim, v, s->count)) ||
+	    (rc = clash_shape_set_radius(cs, s->radius)))
+		return rc;
+	if (s->pose == POSE_ROTATION) {
+		rc = dim == 3 ? clash_shape_set_quaternion(cs, s->q) : clash_shape_set_angle(cs, s->angle);
+		if (!rc)
+			rc = clash_shape_set_translation(cs, s->trans);
+	} else if (s->pose == POSE_MATRIX) {
+		int m = dim + 1;
+		memset(s->mat, 0, sizeof s->mat);
+		for (int c = 0; c < dim; c++)
+			for (int r = 0; r < dim; r++)
+				s->mat[c * m + r] = s->lin[c * dim + r];
+		for (int r = 0; r < dim; r++)
+			s->mat[dim * m + r] = s->trans[r];
+		s->mat[dim * m + dim] = 1;
+		rc = clash_shape_set_matrix(cs, s->mat);
+	}
+	return rc;
+}
+
+/* ---- pairs ------------------------------------------------------------- */
+
+static void pair_dump(const pair *p)
+{
+	printf("pair seed %#llx dim %d O (%.17g %.17g %.17g) placement %s gap %.17g\n",
+	       (unsigned long long)p->seed, p->dim, p->O[0], p->O[1], p->O[2],
+	       p->placement, p->gap);
+	for (int w = 0; w < 2; w++) {
+		const pshape *s = w ? &p->b : &p->a;
+		printf("  %c: %s, pose %s, %zu vertices, radius %.17g\n", w ? 'b' : 'a',
+		       shape_names[s->shape], pose_names[s->pose], s->count, s->radius);
+		if (s->pose == POSE_ROTATION && s->dim == 3)
+			printf("     quaternion %.17g %.17g %.17g %.17g\n", s->q[0], s->q[1], s->q[2], s->q[3]);
+		if (s->pose == POSE_ROTATION && s->dim == 2)
+			printf("     angle %.17g\n", s->angle);
+		if (s->pose != POSE_NONE)
+			printf("     translation %.17g %.17g %.17g\n", s->trans[0], s->trans[1],
+			       s->dim == 3 ? s->trans[2] : 0.0);
+		if (s->pose == POSE_MATRIX) {
+			printf("     matrix");
+			for (int i = 0; i < (s->dim + 1) * (s->dim + 1); i++)
+				printf(" %.17g", s->mat[i]);
+			printf("\n");
+		}
+		const double *v = s->pose == POSE_NONE ? s->verts : s->local;
+		printf("     vertices");
+		for (size_t i = 0; i < s->count * (size_t)s->dim; i++)
+			printf(" %.17g", v[i]);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+/* Build the pair for `seed`.  Returns 0, or -1 when the oracle cannot judge
+ * it (a flat difference); a core error on a valid shape fails the test. */
+static int pair_make(pair *p, uint64_t seed, int dim, clash_shape *ca, clash_shape *cb,
+                     oracle_answer *ans)
+{
+	prng r = {seed};
+	memset(p, 0, sizeof *p);
+	p->seed = seed;
+	p->dim = dim;
+	if (prng_unit(&r) < 0.2)
+		for (int k = 0; k < dim; k++)
+			p->O[k] = (prng_unit(&r) < 0.5 ? -1 : 1) * prng_range(&r, 0.5e5, 2e5);
+	double s = prng_log(&r, 1e-3, 1e3);
+	double sb = s * prng_log(&r, 0.04, 25);
+	int rounded = prng_unit(&r) < 0.3;
+	random_shape(&r, &p->a, dim, s, rounded && prng_unit(&r) < 0.8);
+	random_shape(&r, &p->b, dim, sb, rounded && prng_unit(&r) < 0.8);
+	for (int k = 0; k < dim; k++)
+		p->a.t[k] = s * prng_range(&r, -0.5, 0.5);
+
+	/* Start well apart. */
+	double u[3];
+	prng_direction(&r, dim, u);
+	int rc = pshape_build(&p->a, p->O, ca);
+	ck_assert_msg(rc == CLASH_OK, "seed %#llx: shape a: %s", (unsigned long long)seed,
+	              clash_strerror(rc));
+	rc = pshape_build(&p->b, p->O, cb); /* for the extent */
+	ck_assert_msg(rc == CLASH_OK, "seed %#llx: shape b: %s", (unsigned long long)seed,
+	              clash_strerror(rc));
+	/* Bounding balls twice their radii apart: certainly disjoint. */
+	double far = 2 * (p->a.extent + p->b.extent);
+	for (int k = 0; k < dim; k++)
+		p->b.t[k] = p->a.center[k] + (p->b.t[k] - p->b.center[k]) + far * u[k];
+	pshape_build(&p->b, p->O, cb);
+	rc = oracle_query(dim, p->a.world, p->a.count, p->a.radius, p->b.world, p->b.count,
+	                  p->b.radius, ans);
+	if (rc != ORACLE_OK)
+		return -1;
+	ck_assert_msg(!ans->hull_overlap && ans->hull_distance > 0, "seed %#llx: not apart",
+	              (unsigned long long)seed);
+
+	/* Choose the hull gap g and move B by v = p(1 - g/d0), p the near
+	 * point of A - B at distance d0: the origin then sits on the normal ray
+	 * of p at distance g from it (inside A - B when g < 0). */
+	double size = p->a.extent + p->b.extent;
+	double rsum = p->a.radius + p->b.radius;
+	double x = prng_unit(&r);
+	if (x < 0.3) {
+		p->placement = "separated";
+		p->gap = rsum + size * prng_log(&r, 1e-4, 2);
+	} else if (x < 0.6) {
+		static const double eps[] = {0, 1e-13, 1e-11, 1e-9, 1e-7, 1e-4};
+		p->placement = "near-touching";
+		p->gap = rsum + (prng_unit(&r) < 0.5 ? -1 : 1) * size * eps[prng_int(&r, 0, 5)];
+	} else if (x < 0.9) {
+		p->placement = "overlapping";
+		p->gap = rsum - size * prng_range(&r, 0.01, 0.5);
+	} else {
+		p->placement = "deep";
+		p->gap = NAN;
+	}
+	if (isnan(p->gap)) {
+		for (int k = 0; k < dim; k++)
+			p->b.t[k] = p->a.t[k] + s * prng_range(&r, -0.1, 0.1);
+	} else {
+		double f = 1 - p->gap / ans->hull_distance;
+		for (int k = 0; k < dim; k++)
+			p->b.t[k] += f * ans->near[k];
+	}
+	rc = pshape_build(&p->b, p->O, cb);
+	ck_assert_msg(rc == CLASH_OK, "seed %#llx: shape b: %s", (unsigned long long)seed,
+	              clash_strerror(rc));
+	rc = oracle_query(dim, p->a.world, p->a.count, p->a.radius, p->b.world, p->b.count,
+	                  p->b.radius, ans);
+	return rc == ORACLE_OK ? 0 : -1;
+}
+
+/* ---- judging an answer --------------------------------------------------- */
+
+typedef struct pair_stats {
+	int pairs, skipped, separated, intersecting, band;
+	int unconverged, backups, max_iterations, near_flat;
+	long iterations;
+	double worst_rel;   /* |distance error| / distance, distance > band */
+	double worst_abs;   /* |distance error| / (1e-12·size) */
+	double worst_plane; /* plane violation / its tolerance */
+	double worst_near;  /* near-point error / its tolerance */
+	double depth_ratio; /* sum of depth_lower_bound / depth */
+	int depth_n;
+	int failures, ncats;
+	const char *cats[PAIR_MAX_CATS];
+	int cat_count[PAIR_MAX_CATS];
+	char first[512];
+} pair_stats;
+
+/* The answer as the CLI or the core gives it. */
+typedef struct answer {
+	int intersecting;
+	double distance;
+	double near_a[3], near_b[3];
+	double normal[3], offset;
+	double depth_lower_bound;
+	int converged, iterations;
+} answer;
+
+/* Record a failed check: count it by category, show the first few in full
+ * (the pair and both answers), and let the run go on so the final report
+ * says how often each kind of failure happens. */
+static void pair_fail(pair_stats *st, const pair *p, const char *cat, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void pair_fail(pair_stats *st, const pair *p, const char *cat, const char *fmt, ...)
+{
+	int i;
+	for (i = 0; i < st->ncats && strcmp(st->cats[i], cat) != 0; i++)
+		;
+	if (i == st->ncats && st->ncats < PAIR_MAX_CATS) {
+		st->cats[i] = cat;
+		st->ncats++;
+	}
+	if (i < st->ncats)
+		st->cat_count[i]++;
+	st->failures++;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (st->failures == 1)
+		snprintf(st->first, sizeof st->first, "%s", msg);
+	if (st->failures <= PAIR_SHOW_MESSAGES)
+		printf("FAILED [%s] %s (%s pair, size %.3g)\n", cat, msg, p->placement,
+		       p->a.extent + p->b.extent + p->a.radius + p->b.radius);
+	if (st->failures <= PAIR_SHOW_FAILURES)
+		pair_dump(p);
+}
+
+#define FAIL(cat, ...)                          \
+	do {                                        \
+		pair_fail(st, p, cat, __VA_ARGS__); \
+		return;                             \
+	} while (0)
+
+static double dist3(int dim, const double *x, const double *y)
+{
+	double s = 0;
+	for (int k = 0; k < dim; k++)
+		s += (x[k] - y[k]) * (x[k] - y[k]);
+	return sqrt(s);
+}
+
+/* Judge one answer against the oracle; see the file comment. */
+static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_stats *st,
+                  const char *who)
+{
+	int dim = p->dim;
+	unsigned long long seed = (unsigned long long)p->seed;
+	double size = p->a.extent + p->b.extent + p->a.radius + p->b.radius;
+	double unit = 1e-12 * size;
+	double tol = 2 * unit + 1e-9 * o->distance;
+	double coord = 0;
+	for (int k = 0; k < dim; k++)
+		coord = fmax(coord, fabs(p->O[k]) + size + fabs(p->a.t[k]) + fabs(p->b.t[k]));
+	double tol_pos = tol + 8 * DBL_EPSILON * coord;
+	double band = 1e-9 * size;
+
+	/* Verdict outside the touching band. */
+	if (o->distance > band) {
+		st->separated++;
+		if (r->intersecting)
+			FAIL("verdict", "seed %#llx %s: intersecting, oracle distance %.17g", seed, who, o->distance);
+	} else if (o->depth > band) {
+		st->intersecting++;
+		if (!r->intersecting)
+			FAIL("verdict", "seed %#llx %s: separated (%.17g), oracle depth %.17g", seed, who,
+			     r->distance, o->depth);
+	} else {
+		st->band++;
+	}
+
+	/* Distance. */
+	double err = fabs(r->distance - o->distance);
+	if (!(err <= tol))
+		FAIL("distance", "seed %#llx %s: distance %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
+		     seed, who, r->distance, o->distance, err, tol);
+	if (o->distance > band)
+		st->worst_rel = fmax(st->worst_rel, err / o->distance);
+	st->worst_abs = fmax(st->worst_abs, err / unit);
+	if (r->intersecting && r->distance != 0)
+		FAIL("distance", "seed %#llx %s: intersecting with distance %.17g", seed, who, r->distance);
+
+	/* Near points, relative to O. */
+	double na[3], nb[3];
+	for (int k = 0; k < dim; k++) {
+		na[k] = r->near_a[k] - p->O[k];
+		nb[k] = r->near_b[k] - p->O[k];
+	}
+	double gap = dist3(dim, na, nb);
+	double e = fabs(gap - r->distance);
+	if (!(e <= tol_pos))
+		FAIL("near-gap", "seed %#llx %s: |near_a - near_b| = %.17g, distance %.17g", seed, who, gap,
+		     r->distance);
+	st->worst_near = fmax(st->worst_near, e / tol_pos);
+	for (int w = 0; w < 2; w++) {
+		const pshape *s = w ? &p->b : &p->a;
+		const double *x = w ? nb : na;
+		double d;
+		int rc = oracle_point_distance(dim, s->world, s->count, x, &d);
+		if (rc == ORACLE_EFLAT) {
+			st->near_flat++;
+			continue;
+		}
+		if (rc != ORACLE_OK)
+			FAIL("oracle", "seed %#llx: oracle on near point: %s", seed, oracle_strerror(rc));
+		/* Separated: on the rounded surface (hull distance = radius);
+		 * intersecting: anywhere in the rounded shape. */
+		double lo = r->intersecting ? -INFINITY : s->radius - tol_pos;
+		if (!(d <= s->radius + tol_pos && d >= lo))
+			FAIL("near-in-shape", "seed %#llx %s: near_%c at %.17g from its hull, radius %.17g, "
+			     "tolerance %.3g; distance %.3g (oracle %.3g)", seed, who, w ? 'b' : 'a', d,
+			     s->radius, tol_pos, r->distance, o->distance);
+		if (!r->intersecting)
+			st->worst_near = fmax(st->worst_near, fabs(d - s->radius) / tol_pos);
+		else
+			st->worst_near = fmax(st->worst_near, fmax(0, d - s->radius) / tol_pos);
+	}
+
+	if (r->intersecting) {
+		if (dist3(dim, na, nb) > tol_pos)
+			FAIL("near-equal", "seed %#llx %s: intersecting but near_a != near_b", seed, who);
+		if (!(r->depth_lower_bound >= 0 && r->depth_lower_bound <= o->depth + tol))
+			FAIL("depth-bound", "seed %#llx %s: depth_lower_bound %.17g, oracle depth %.17g", seed, who,
+			     r->depth_lower_bound, o->depth);
+		if (o->depth > band) {
+			st->depth_ratio += r->depth_lower_bound / o->depth;
+			st->depth_n++;
+		}
+		return;
+	}
+
+	/* Separating plane, by brute force over the world vertices. */
+	double nn = sqrt(r->normal[0] * r->normal[0] + r->normal[1] * r->normal[1] +
+	                 (dim == 3 ? r->normal[2] * r->normal[2] : 0));
+	if (!(fabs(nn - 1) <= 1e-12))
+		FAIL("normal", "seed %#llx %s: normal of length %.17g", seed, who, nn);
+	double c = r->offset;
+	for (int k = 0; k < dim; k++)
+		c -= r->normal[k] * p->O[k]; /* the plane relative to O */
+	double worst = 0, side[2] = {-INFINITY, -INFINITY};
+	for (int w = 0; w < 2; w++) {
+		const pshape *s = w ? &p->b : &p->a;
+		for (size_t i = 0; i < s->count; i++) {
+			double h = 0;
+			for (int k = 0; k < dim; k++)
+				h += r->normal[k] * s->world[i * (size_t)dim + k];
+			double viol = w ? (c - (h - s->radius)) : (h + s->radius - c);
+			side[w] = fmax(side[w], viol);
+			worst = fmax(worst, viol);
+		}
+	}
+	if (!(worst <= tol_pos))
+		FAIL("plane", "seed %#llx %s: separating plane violated by %.3g (tolerance %.3g): "
+		     "a by %.3g, b by %.3g, so the slab along the normal is %.3g wide for a "
+		     "distance of %.3g (oracle %.3g); converged %d after %d iterations",
+		     seed, who, worst, tol_pos, side[0], side[1], -(side[0] + side[1]),
+		     r->distance, o->distance, r->converged, r->iterations);
+	st->worst_plane = fmax(st->worst_plane, worst / tol_pos);
+}
+
+static void answer_from_core(const clash_result *res, answer *a)
+{
+	memset(a, 0, sizeof *a);
+	a->intersecting = res->intersecting;
+	a->distance = res->distance;
+	memcpy(a->near_a, res->near_a, sizeof a->near_a);
+	memcpy(a->near_b, res->near_b, sizeof a->near_b);
+	memcpy(a->normal, res->normal, sizeof a->normal);
+	a->offset = res->offset;
+	a->depth_lower_bound = res->depth_lower_bound;
+	a->converged = res->converged;
+	a->iterations = res->iterations;
+}
+
+static void stats_print(const char *what, const pair_stats *st)
+{
+	printf("%s: %d pairs (%d skipped as flat): %d separated, %d intersecting, %d in the "
+	       "touching band; worst distance error %.3g relative, %.3g x 1e-12*size; "
+	       "worst near point %.3g, plane %.3g x their tolerance; mean depth bound / depth %.3f; "
+	       "iterations mean %.2f max %d; %d unconverged, %d with backups; %d failed checks",
+	       what, st->pairs, st->skipped, st->separated, st->intersecting, st->band,
+	       st->worst_rel, st->worst_abs, st->worst_near, st->worst_plane,
+	       st->depth_n ? st->depth_ratio / st->depth_n : 0.0,
+	       st->pairs ? (double)st->iterations / st->pairs : 0.0, st->max_iterations,
+	       st->unconverged, st->backups, st->failures);
+	for (int i = 0; i < st->ncats; i++)
+		printf("%s %s: %d", i ? "," : " (", st->cats[i], st->cat_count[i]);
+	printf("%s\n", st->ncats ? ")" : "");
+	fflush(stdout);
+}
+
+/* ---- the core ------------------------------------------------------------ */
+
+static uint64_t pair_seed(uint64_t base, int i)
+{
+	prng r = {base + (uint64_t)i};
+	return prng_next(&r);
+}
+
+/* Query the core for one pair, cold and warm-started, and judge both. */
+static void core_pair(const pair *p, const clash_shape *ca, const clash_shape *cb,
+                      const oracle_answer *o, pair_stats *st)
+{
+	unsigned long long seed = (unsigned long long)p->seed;
+	int dim = p->dim;
+	clash_result res;
+	int rc = clash_gjk(ca, cb, NULL, &res);
+	if (rc != CLASH_OK)
+		FAIL("core-error", "seed %#llx: clash_gjk: %s", seed, clash_strerror(rc));
+	if (res.dim != dim)
+		FAIL("core-error", "seed %#llx: result dim %d", seed, res.dim);
+	st->unconverged += !res.converged;
+	st->backups += res.backups > 0;
+	st->iterations += res.iterations;
+	if (res.iterations > st->max_iterations)
+		st->max_iterations = res.iterations;
+	answer a;
+	answer_from_core(&res, &a);
+	int before = st->failures;
+	judge(p, o, &a, st, "core");
+	if (st->failures != before)
+		return;
+
+	/* Warm start: indices in range; the re-query is as good. */
+	if (res.warm_count < 1 || res.warm_count > (size_t)dim + 1)
+		FAIL("warm", "seed %#llx: warm_count %zu", seed, res.warm_count);
+	for (size_t k = 0; k < res.warm_count; k++)
+		if (res.warm_a[k] >= p->a.count || res.warm_b[k] >= p->b.count)
+			FAIL("warm", "seed %#llx: warm index out of range", seed);
+	clash_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.warm_count = res.warm_count;
+	opt.warm_a = res.warm_a;
+	opt.warm_b = res.warm_b;
+	clash_result res2;
+	rc = clash_gjk(ca, cb, &opt, &res2);
+	if (rc != CLASH_OK)
+		FAIL("warm", "seed %#llx: warm clash_gjk: %s", seed, clash_strerror(rc));
+	pair_stats st2;
+	memset(&st2, 0, sizeof st2);
+	answer_from_core(&res2, &a);
+	judge(p, o, &a, &st2, "core (warm)");
+	if (st2.failures)
+		FAIL("warm", "%s", st2.first);
+}
+
+/* Replay of one pair, for a failure report: CLASH_PAIR_SEED=0x... (and
+ * CLASH_PAIR_DIM=2 for a 2-D pair) makes each core test case run that
+ * pair alone and print everything about it. */
+static int replay_seed(uint64_t *seed, int *dim)
+{
+	const char *s = getenv("CLASH_PAIR_SEED");
+	if (!s || !*s)
+		return 0;
+	*seed = strtoull(s, NULL, 0);
+	const char *d = getenv("CLASH_PAIR_DIM");
+	*dim = d && *d ? atoi(d) : 3;
+	return 1;
+}
+
+static void replay(uint64_t seed, int dim)
+{
+	pair p;
+	clash_shape ca, cb;
+	oracle_answer o;
+	pair_stats st;
+	memset(&st, 0, sizeof st);
+	if (pair_make(&p, seed, dim, &ca, &cb, &o) < 0) {
+		printf("replay: the oracle cannot judge this pair\n");
+		return;
+	}
+	pair_dump(&p);
+	printf("oracle: intersecting %d distance %.17g depth %.17g hull distance %.17g "
+	       "hull depth %.17g\n", o.intersecting, o.distance, o.depth, o.hull_distance,
+	       o.hull_depth);
+	clash_result r;
+	int rc = clash_gjk(&ca, &cb, NULL, &r);
+	printf("core: rc %d intersecting %d distance %.17g depth_lower_bound %.17g "
+	       "iterations %d converged %d backups %d\n", rc, r.intersecting, r.distance,
+	       r.depth_lower_bound, r.iterations, r.converged, r.backups);
+	printf("  near_a %.17g %.17g %.17g\n  near_b %.17g %.17g %.17g\n  normal %.17g %.17g "
+	       "%.17g offset %.17g\n", r.near_a[0], r.near_a[1], r.near_a[2], r.near_b[0],
+	       r.near_b[1], r.near_b[2], r.normal[0], r.normal[1], r.normal[2], r.offset);
+	for (size_t k = 0; k < r.warm_count; k++) {
+		const double *wa = p.a.world + r.warm_a[k] * (size_t)dim;
+		const double *wb = p.b.world + r.warm_b[k] * (size_t)dim;
+		printf("  simplex %zu: a[%zu] = %.17g %.17g %.17g  b[%zu] = %.17g %.17g %.17g "
+		       "(relative to O)\n", k, r.warm_a[k], wa[0], wa[1], dim == 3 ? wa[2] : 0,
+		       r.warm_b[k], wb[0], wb[1], dim == 3 ? wb[2] : 0);
+	}
+	answer a;
+	answer_from_core(&r, &a);
+	judge(&p, &o, &a, &st, "core");
+	printf("replay: %d failed checks\n", st.failures);
+}
+
+static void core_run(int dim, uint64_t base, int count, const char *what, int first)
+{
+	pair_stats st;
+	memset(&st, 0, sizeof st);
+	uint64_t seed;
+	int rdim;
+	if (replay_seed(&seed, &rdim)) {
+		if (rdim == dim && first)
+			replay(seed, dim);
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		pair p;
+		clash_shape ca, cb;
+		oracle_answer o;
+		if (pair_make(&p, pair_seed(base, i), dim, &ca, &cb, &o) < 0) {
+			st.skipped++;
+			continue;
+		}
+		st.pairs++;
+		core_pair(&p, &ca, &cb, &o, &st);
+	}
+	stats_print(what, &st);
+	ck_assert_msg(st.failures == 0, "%s: %d failed checks; first: %s", what, st.failures,
+	              st.first);
+	ck_assert_int_gt(st.pairs, count * 9 / 10);
+	ck_assert_int_gt(st.separated, count / 5);
+	ck_assert_int_gt(st.intersecting, count / 5);
+}
+
+/* 4 x 750 pairs in 3-D, 2 x 600 in 2-D, each run in its own process. */
+START_TEST(core_3d)
+{
+	char what[64];
+	snprintf(what, sizeof what, "pairs core 3-D base %#x", 0x3D000 + _i);
+	core_run(3, UINT64_C(0x3D000000) + (uint64_t)_i * 1000000, 750, what, _i == 0);
+}
+END_TEST
+
+START_TEST(core_2d)
+{
+	char what[64];
+	snprintf(what, sizeof what, "pairs core 2-D base %#x", 0x2D000 + _i);
+	core_run(2, UINT64_C(0x2D000000) + (uint64_t)_i * 1000000, 600, what, _i == 0);
+}
+END_TEST
+
+/* ---- the command line tool ------------------------------------------------ */
+
+/* Temp files of the cli test, made and removed by an unchecked fixture (in
+ * the runner's own process), so a failed test leaves nothing behind. */
+static char cli_in[64], cli_out[64];
+
+static void cli_setup(void)
+{
+	const char *dir = getenv("TMPDIR");
+	dir = dir && *dir && strlen(dir) < 32 ? dir : "/tmp";
+	snprintf(cli_in, sizeof cli_in, "%s/clash-pairs-in-XXXXXX", dir);
+	snprintf(cli_out, sizeof cli_out, "%s/clash-pairs-out-XXXXXX", dir);
+	int fi = mkstemp(cli_in), fo = mkstemp(cli_out);
+	if (fi >= 0)
+		close(fi);
+	else
+		cli_in[0] = 0;
+	if (fo >= 0)
+		close(fo);
+	else
+		cli_out[0] = 0;
+}
+
+static void cli_teardown(void)
+{
+	if (cli_in[0])
+		unlink(cli_in);
+	if (cli_out[0])
+		unlink(cli_out);
+}
+
+static void json_shape(FILE *f, const pshape *s)
+{
+	int dim = s->dim;
+	const double *v = s->pose == POSE_NONE ? s->verts : s->local;
+	fputs("{\"vertices\":[", f);
+	for (size_t i = 0; i < s->count; i++) {
+		fputs(i ? ",[" : "[", f);
+		for (int k = 0; k < dim; k++)
+			fprintf(f, "%s%.17g", k ? "," : "", v[i * (size_t)dim + k]);
+		fputc(']', f);
+	}
+	fprintf(f, "],\"radius\":%.17g", s->radius);
+	if (s->pose == POSE_ROTATION) {
+		if (dim == 3)
+			fprintf(f, ",\"pose\":{\"rotation\":[%.17g,%.17g,%.17g,%.17g]", s->q[0], s->q[1],
+			        s->q[2], s->q[3]);
+		else
+			fprintf(f, ",\"pose\":{\"angle\":%.17g", s->angle);
+		fputs(",\"translation\":[", f);
+		for (int k = 0; k < dim; k++)
+			fprintf(f, "%s%.17g", k ? "," : "", s->trans[k]);
+		fputs("]}", f);
+	} else if (s->pose == POSE_MATRIX) {
+		fputs(",\"pose\":{\"matrix\":[", f);
+		for (int i = 0; i < (dim + 1) * (dim + 1); i++)
+			fprintf(f, "%s%.17g", i ? "," : "", s->mat[i]);
+		fputs("]}", f);
+	}
+	fputc('}', f);
+}
+
+/* Read n numbers from a JSON array; 0 on success. */
+static int json_reals(const json_t *a, int n, double *x)
+{
+	if (!json_is_array(a) || (int)json_array_size(a) != n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const json_t *v = json_array_get(a, (size_t)i);
+		if (!json_is_number(v))
+			return -1;
+		x[i] = json_number_value(v);
+	}
+	return 0;
+}
+
+/* Check one Result line against its pair; the shape of the object first. */
+static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
+                      pair_stats *st)
+{
+	unsigned long long seed = (unsigned long long)p->seed;
+	int dim = p->dim;
+	json_error_t err;
+	json_t *root = json_loads(line, 0, &err);
+	answer a;
+	memset(&a, 0, sizeof a);
+	const char *bad = NULL;
+	const json_t *status = root ? json_object_get(root, "status") : NULL;
+	const json_t *np = root ? json_object_get(root, "near_points") : NULL;
+	const json_t *it = root ? json_object_get(root, "iterations") : NULL;
+	const json_t *warm = root ? json_object_get(root, "warm") : NULL;
+	const json_t *method = root ? json_object_get(root, "method") : NULL;
+	if (!root)
+		bad = "not JSON";
+	else if (status)
+		bad = "a problem";
+	else if (!json_is_boolean(json_object_get(root, "intersecting")) ||
+	         !json_is_number(json_object_get(root, "distance")) ||
+	         !json_is_boolean(json_object_get(root, "converged")) || !json_is_integer(it) ||
+	         json_integer_value(it) < 1 || !json_is_string(method) ||
+	         strcmp(json_string_value(method), "gjk") != 0 || !json_is_object(np) ||
+	         json_reals(json_object_get(np, "a"), dim, a.near_a) ||
+	         json_reals(json_object_get(np, "b"), dim, a.near_b))
+		bad = "not a Result";
+	if (!bad) {
+		a.intersecting = json_is_true(json_object_get(root, "intersecting"));
+		a.distance = json_number_value(json_object_get(root, "distance"));
+		a.converged = json_is_true(json_object_get(root, "converged"));
+		a.iterations = (int)json_integer_value(it);
+		const json_t *plane = json_object_get(root, "separating_plane");
+		const json_t *pen = json_object_get(root, "penetration");
+		if (a.intersecting) {
+			const json_t *d = json_is_object(pen) ? json_object_get(pen, "depth_lower_bound")
+			                                      : NULL;
+			if (!json_is_number(d) || plane)
+				bad = "an intersecting Result without penetration.depth_lower_bound";
+			else
+				a.depth_lower_bound = json_number_value(d);
+		} else {
+			const json_t *c = json_is_object(plane) ? json_object_get(plane, "offset") : NULL;
+			if (!json_is_number(c) || pen ||
+			    json_reals(json_object_get(plane, "normal"), dim, a.normal))
+				bad = "a separated Result without separating_plane";
+			else
+				a.offset = json_number_value(c);
+		}
+	}
+	if (!bad) {
+		/* warm: two index arrays of equal length 1..dim+1, in range. */
+		const json_t *wa = json_is_object(warm) ? json_object_get(warm, "a") : NULL;
+		const json_t *wb = json_is_object(warm) ? json_object_get(warm, "b") : NULL;
+		size_t n = json_is_array(wa) ? json_array_size(wa) : 0;
+		if (!json_is_array(wb) || n < 1 || n > (size_t)dim + 1 || json_array_size(wb) != n)
+			bad = "a Result with a bad warm member";
+		for (size_t i = 0; !bad && i < n; i++) {
+			const json_t *x = json_array_get(wa, i), *y = json_array_get(wb, i);
+			if (!json_is_integer(x) || !json_is_integer(y) || json_integer_value(x) < 0 ||
+			    json_integer_value(y) < 0 ||
+			    (size_t)json_integer_value(x) >= p->a.count ||
+			    (size_t)json_integer_value(y) >= p->b.count)
+				bad = "a Result with a warm index out of range";
+		}
+	}
+	json_decref(root);
+	if (bad) {
+		pair_fail(st, p, "cli-result", "seed %#llx: answer is %s: %.300s", seed, bad, line);
+		return;
+	}
+	st->unconverged += !a.converged;
+	st->iterations += a.iterations;
+	if (a.iterations > st->max_iterations)
+		st->max_iterations = a.iterations;
+	judge(p, o, &a, st, "clash query");
+}
+
+/* Run build/clash query IN > OUT; returns its exit status or -1. */
+static int cli_run(const char *in, const char *out)
+{
+	char prog[512];
+	snprintf(prog, sizeof prog, "%s/clash", check_build_dir());
+	ck_assert_msg(access(prog, X_OK) == 0, "%s is missing: build the CLI first (make)", prog);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_TRUNC);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		close(fd);
+		execl(prog, "clash", "query", in, (char *)NULL);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		ck_assert_int_eq(errno, EINTR);
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+#define CLI_PAIRS 10000
+#define CLI_PAIRS_2D 2500
+
+static uint64_t cli_seed(int i)
+{
+	return pair_seed(UINT64_C(0xC11000000), i);
+}
+
+START_TEST(cli_query)
+{
+	ck_assert_msg(cli_in[0] && cli_out[0], "cannot make temporary files");
+	FILE *f = fopen(cli_in, "w");
+	ck_assert_ptr_nonnull(f);
+	int written = 0, skipped = 0;
+	for (int i = 0; i < CLI_PAIRS; i++) {
+		pair p;
+		clash_shape ca, cb;
+		oracle_answer o;
+		if (pair_make(&p, cli_seed(i), i < CLI_PAIRS_2D ? 2 : 3, &ca, &cb, &o) < 0) {
+			skipped++;
+			continue;
+		}
+		fputs("{\"a\":", f);
+		json_shape(f, &p.a);
+		fputs(",\"b\":", f);
+		json_shape(f, &p.b);
+		fputs("}\n", f);
+		written++;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+
+	int rc = cli_run(cli_in, cli_out);
+	ck_assert_msg(rc == 0, "clash query exited with %d", rc);
+
+	/* One answer per query, in order: regenerate each pair from its seed. */
+	f = fopen(cli_out, "r");
+	ck_assert_ptr_nonnull(f);
+	pair_stats st;
+	memset(&st, 0, sizeof st);
+	st.skipped = skipped;
+	char *line = NULL;
+	size_t cap = 0;
+	int answered = 0;
+	for (int i = 0; i < CLI_PAIRS; i++) {
+		pair p;
+		clash_shape ca, cb;
+		oracle_answer o;
+		if (pair_make(&p, cli_seed(i), i < CLI_PAIRS_2D ? 2 : 3, &ca, &cb, &o) < 0)
+			continue;
+		ssize_t got = getline(&line, &cap, f);
+		if (got < 0)
+			break;
+		answered++;
+		st.pairs++;
+		cli_judge(&p, &o, line, &st);
+	}
+	int extra = getline(&line, &cap, f) >= 0;
+	free(line);
+	fclose(f);
+	stats_print("pairs clash query", &st);
+	ck_assert_msg(answered == written && !extra, "%d queries, %d answers%s", written, answered,
+	              extra ? " and more" : "");
+	ck_assert_msg(st.failures == 0, "clash query: %d failed checks; first: %s", st.failures,
+	              st.first);
+	ck_assert_int_gt(st.separated, CLI_PAIRS / 5);
+	ck_assert_int_gt(st.intersecting, CLI_PAIRS / 5);
+}
+END_TEST
+
+static Suite *pairs_suite(void)
+{
+	Suite *s = suite_create("pairs");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, core_3d, 0, 4);
+	tcase_add_loop_test(tc, core_2d, 0, 2);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_add_unchecked_fixture(tc, cli_setup, cli_teardown);
+	tcase_add_test(tc, cli_query);
+	tcase_set_timeout(tc, 180);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(pairs_suite)
