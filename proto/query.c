@@ -285,17 +285,19 @@ static int shape(const json_t *v, const proto_path *at, int *dim, double **store
 	return 0;
 }
 
-/* One side of the warm start: indices into that shape's vertices. */
-static int warm_side(const json_t *v, const proto_path *at, size_t len, size_t count, size_t *out,
-                     proto_problem *p)
+/* One side of the warm start: indices into the vertices of shape `side`. */
+static int warm_side(const json_t *v, const proto_path *at, const char *side, size_t len,
+                     size_t count, size_t *out, proto_problem *p)
 {
 	for (size_t i = 0; i < len; i++) {
 		proto_path el = {at, NULL, i};
 		double x = 0;
-		int r = integer(json_array_get(v, i), &el, "a warm-start index", 0,
-		                (double)count - 1, &x, p);
+		int r = number(json_array_get(v, i), &el, "a warm-start index", &x, p);
 		if (r)
 			return r;
+		if (x != floor(x) || x < 0 || x >= (double)count)
+			return fail(p, &el, "a warm-start index must be the index of a vertex of %s, "
+			                    "an integer from 0 to %zu; got %.17g", side, count - 1, x);
 		out[i] = (size_t)x;
 	}
 	return 0;
@@ -327,10 +329,10 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 	if (json_array_size(b) != n)
 		return fail(p, &bp, "warm.b must have as many indices as warm.a (%zu), got %zu", n,
 		            json_array_size(b));
-	r = warm_side(a, &ap, n, q->a.count, q->warm_a, p);
+	r = warm_side(a, &ap, "a", n, q->a.count, q->warm_a, p);
 	if (r)
 		return r;
-	r = warm_side(b, &bp, n, q->b.count, q->warm_b, p);
+	r = warm_side(b, &bp, "b", n, q->b.count, q->warm_b, p);
 	if (r)
 		return r;
 	q->opt.warm_count = n;
