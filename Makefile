@@ -18,7 +18,7 @@ CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 PKGS_APP  = libmicrohttpd jansson libuv
-PKGS_TEST = check qhull_r
+PKGS_TEST = check qhull_r yaml-0.1
 
 B        = build
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

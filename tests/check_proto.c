@@ -9,6 +9,11 @@
  * non-finite number; success answers are checked against closed forms
  * (boxes, intervals, spheres worked out by hand), not against the core.
  *
+ * The contract document itself (proto/openapi.yaml, read from the working
+ * directory, which `make check` sets to the repository) is checked against
+ * the code: every field documented, its examples answered as shown, its
+ * member names and problem types the ones the code knows.
+ *
  * Queries are written with single quotes for readability; q() turns them
  * into JSON.
  */
@@ -20,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
 #include "check.h"
 #include "pointer.h"
@@ -1142,6 +1148,278 @@ START_TEST(concurrent_replies)
 }
 END_TEST
 
+/* ---- the contract document ----------------------------------------------- */
+
+#define OPENAPI_PATH "proto/openapi.yaml"
+
+/* A YAML node as JSON: mappings become objects, sequences arrays; a plain
+ * scalar that reads as JSON (a number, true, false, null) becomes that
+ * value, any other scalar a string. */
+static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node)
+{
+	switch (node->type) {
+	case YAML_SCALAR_NODE: {
+		const char *v = (const char *)node->data.scalar.value;
+		size_t n = node->data.scalar.length;
+		if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+			json_t *j = json_loadb(v, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL);
+			if (j)
+				return j;
+		}
+		return json_stringn(v, n);
+	}
+	case YAML_SEQUENCE_NODE: {
+		json_t *a = json_array();
+		for (yaml_node_item_t *i = node->data.sequence.items.start;
+		     i < node->data.sequence.items.top; i++)
+			json_array_append_new(a, yaml_to_json(ydoc, yaml_document_get_node(ydoc, *i)));
+		return a;
+	}
+	case YAML_MAPPING_NODE: {
+		json_t *o = json_object();
+		for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
+		     p < node->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(ydoc, p->key);
+			ck_assert(k->type == YAML_SCALAR_NODE);
+			ck_assert_msg(json_object_get(o, (const char *)k->data.scalar.value) == NULL,
+			              "duplicate key %s", k->data.scalar.value);
+			json_object_set_new(o, (const char *)k->data.scalar.value,
+			                    yaml_to_json(ydoc, yaml_document_get_node(ydoc, p->value)));
+		}
+		return o;
+	}
+	default:
+		ck_abort_msg("empty YAML node");
+	}
+	return NULL;
+}
+
+static json_t *load_openapi(void)
+{
+	FILE *f = fopen(OPENAPI_PATH, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s (run from the repository)", OPENAPI_PATH);
+	yaml_parser_t parser;
+	yaml_document_t ydoc;
+	ck_assert(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_file(&parser, f);
+	ck_assert_msg(yaml_parser_load(&parser, &ydoc), "%s: YAML error at line %zu: %s",
+	              OPENAPI_PATH, parser.problem_mark.line + 1, parser.problem);
+	yaml_node_t *root = yaml_document_get_root_node(&ydoc);
+	ck_assert_ptr_nonnull(root);
+	json_t *j = yaml_to_json(&ydoc, root);
+	yaml_document_delete(&ydoc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return j;
+}
+
+/* json_object_get along a path of member names. */
+static json_t *get(json_t *j, const char *const *path)
+{
+	for (; *path; path++) {
+		j = json_object_get(j, *path);
+		ck_assert_msg(j != NULL, "openapi.yaml has no %s", *path);
+	}
+	return j;
+}
+#define GET(j, ...) get((j), (const char *const[]){__VA_ARGS__, NULL})
+
+/* Every property, at any depth, has a description. */
+static void check_described(const char *where, json_t *schema)
+{
+	json_t *props = json_object_get(schema, "properties");
+	const char *name;
+	json_t *prop;
+	json_object_foreach(props, name, prop) {
+		ck_assert_msg(json_is_string(json_object_get(prop, "description")),
+		              "%s.%s has no description", where, name);
+		char inner[256];
+		snprintf(inner, sizeof inner, "%s.%s", where, name);
+		check_described(inner, prop);
+	}
+}
+
+START_TEST(contract_document)
+{
+	json_t *api = load_openapi();
+	ck_assert(strncmp(json_string_value(GET(api, "openapi")), "3.1.", 4) == 0);
+	json_t *responses = GET(api, "paths", "/v1/query", "post", "responses");
+	const char *codes[] = {"200", "400", "413", "415", "422"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		ck_assert_msg(json_object_get(responses, codes[i]), "no %s response", codes[i]);
+	GET(api, "paths", "/livez", "get", "responses", "200");
+	GET(api, "paths", "/readyz", "get", "responses", "503");
+	json_t *schemas = GET(api, "components", "schemas");
+	const char *names[] = {"Query", "Shape", "Pose", "Warm", "Result", "Problem"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		json_t *s = GET(schemas, names[i]);
+		ck_assert_msg(json_is_string(json_object_get(s, "description")), "%s", names[i]);
+		check_described(names[i], s);
+	}
+	/* The problem types are the code's. */
+	json_t *types = GET(schemas, "Problem", "properties", "type", "enum");
+	size_t found = 0;
+	for (int status = 400; status <= 599; status++) {
+		char type[80];
+		snprintf(type, sizeof type, "urn:clashd:problem:%s", proto_problem_slug(status));
+		int listed = 0;
+		for (size_t i = 0; i < json_array_size(types); i++)
+			listed |= strcmp(json_string_value(json_array_get(types, i)), type) == 0;
+		ck_assert_msg(listed, "%s is not documented", type);
+	}
+	for (size_t i = 0; i < json_array_size(types); i++) {
+		const char *t = json_string_value(json_array_get(types, i));
+		for (int status = 400; status <= 599; status++) {
+			char type[80];
+			snprintf(type, sizeof type, "urn:clashd:problem:%s", proto_problem_slug(status));
+			if (strcmp(t, type) == 0) {
+				found++;
+				break;
+			}
+		}
+	}
+	ck_assert_uint_eq(found, json_array_size(types));
+	/* So are the methods. */
+	json_t *methods = GET(schemas, "Query", "properties", "method", "enum");
+	ck_assert_uint_eq(json_array_size(methods), proto_method_count());
+	for (size_t i = 0; i < proto_method_count(); i++)
+		ck_assert_str_eq(json_string_value(json_array_get(methods, i)),
+		                 proto_method_at(i)->name);
+	json_decref(api);
+}
+END_TEST
+
+/* Every member a Result may have is documented, with the right JSON types. */
+static void check_documented(json_t *schemas, const char *schema, json_t *value,
+                             const char *where)
+{
+	json_t *props = GET(schemas, schema, "properties");
+	const char *name;
+	json_t *v;
+	json_object_foreach(value, name, v) {
+		ck_assert_msg(json_object_get(props, name) != NULL, "%s/%s is not documented", where,
+		              name);
+	}
+	json_t *required = json_object_get(json_object_get(schemas, schema), "required");
+	for (size_t i = 0; i < json_array_size(required); i++) {
+		const char *r = json_string_value(json_array_get(required, i));
+		ck_assert_msg(json_object_get(value, r) != NULL, "%s lacks required %s", where, r);
+	}
+}
+
+/* Equal as JSON values, numbers compared by value (1 == 1.0, -0.0 == 0). */
+static int same_json(json_t *x, json_t *y)
+{
+	if (json_is_number(x) && json_is_number(y))
+		return json_number_value(x) == json_number_value(y);
+	if (json_typeof(x) != json_typeof(y))
+		return 0;
+	if (json_is_array(x)) {
+		if (json_array_size(x) != json_array_size(y))
+			return 0;
+		for (size_t i = 0; i < json_array_size(x); i++)
+			if (!same_json(json_array_get(x, i), json_array_get(y, i)))
+				return 0;
+		return 1;
+	}
+	if (json_is_object(x)) {
+		if (json_object_size(x) != json_object_size(y))
+			return 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(x, k, v) {
+			json_t *w = json_object_get(y, k);
+			if (!w || !same_json(v, w))
+				return 0;
+		}
+		return 1;
+	}
+	return json_equal(x, y);
+}
+
+START_TEST(contract_examples)
+{
+	json_t *api = load_openapi();
+	json_t *schemas = GET(api, "components", "schemas");
+	json_t *examples = GET(api, "paths", "/v1/query", "post", "requestBody", "content",
+	                       "application/json", "examples");
+	ck_assert_uint_ge(json_object_size(examples), 3);
+	const char *name;
+	json_t *ex;
+	json_object_foreach(examples, name, ex) {
+		char *text = json_dumps(GET(ex, "value"), JSON_COMPACT);
+		int st;
+		json_t *res = answer_n(text, strlen(text), &st);
+		ck_assert_msg(st == 200, "example %s: %d", name, st);
+		check_documented(schemas, "Result", res, name);
+		check_documented(schemas, "Warm", json_object_get(res, "warm"), name);
+		/* A documented response example is the real answer. */
+		json_t *shown = json_object_get(
+			json_object_get(GET(api, "paths", "/v1/query", "post", "responses", "200", "content",
+			                    "application/json", "examples"),
+			                name),
+			"value");
+		if (shown) {
+			char *want = json_dumps(shown, JSON_COMPACT), *got = json_dumps(res, JSON_COMPACT);
+			ck_assert_msg(same_json(shown, res), "example %s shows %s, the answer is %s", name,
+			              want, got);
+			free(want);
+			free(got);
+		}
+		json_decref(res);
+		free(text);
+	}
+	json_decref(api);
+}
+END_TEST
+
+/* Every documented member of the request objects is one the decoder knows:
+ * given a value of a wrong type, it is answered as a bad value of that
+ * member, never as an unknown member. */
+START_TEST(contract_members_known)
+{
+	json_t *api = load_openapi();
+	json_t *schemas = GET(api, "components", "schemas");
+	static const struct {
+		const char *schema;
+		const char *prefix; /* JSON Pointer of an object of that schema */
+	} objects[] = {{"Query", ""}, {"Shape", "/a"}, {"Pose", "/a/pose"}, {"Warm", "/warm"}};
+	for (size_t i = 0; i < sizeof objects / sizeof objects[0]; i++) {
+		json_t *props = GET(schemas, objects[i].schema, "properties");
+		const char *name;
+		json_t *prop;
+		json_object_foreach(props, name, prop) {
+			json_t *qy = json_loads("{\"a\":{\"vertices\":[[0,0,0]],\"pose\":{}},"
+			                        "\"b\":{\"vertices\":[[1,1,1]]},"
+			                        "\"warm\":{\"a\":[0],\"b\":[0]}}",
+			                        0, NULL);
+			json_t *obj = qy;
+			if (strcmp(objects[i].prefix, "/a") == 0)
+				obj = json_object_get(qy, "a");
+			else if (strcmp(objects[i].prefix, "/a/pose") == 0)
+				obj = json_object_get(json_object_get(qy, "a"), "pose");
+			else if (strcmp(objects[i].prefix, "/warm") == 0)
+				obj = json_object_get(qy, "warm");
+			json_object_set_new(obj, name, json_pack("{s:b}", "zz", 1));
+			char *text = json_dumps(qy, JSON_COMPACT);
+			int st;
+			json_t *res = answer_n(text, strlen(text), &st);
+			char where[128];
+			snprintf(where, sizeof where, "%s/%s", objects[i].prefix, name);
+			const char *ptr = json_string_value(json_object_get(res, "pointer"));
+			const char *detail = json_string_value(json_object_get(res, "detail"));
+			ck_assert_int_eq(st, 422);
+			ck_assert_msg(!(strcmp(ptr, where) == 0 && strstr(detail, "unknown member")),
+			              "%s is documented but unknown to the decoder", where);
+			json_decref(res);
+			json_decref(qy);
+			free(text);
+		}
+	}
+	json_decref(api);
+}
+END_TEST
+
 static void setup(void)
 {
 	proto_init();
@@ -1193,6 +1471,12 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, scanner_against_jansson);
 	tcase_add_test(tc, scanner_any_bytes);
 	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("contract");
+	tcase_add_unchecked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, contract_document);
+	tcase_add_test(tc, contract_examples);
+	tcase_add_test(tc, contract_members_known);
 	suite_add_tcase(s, tc);
 	return s;
 }
