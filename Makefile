@@ -72,10 +72,10 @@ $(B)/san/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(SAN) -c $< -o $@
 
-$(B)/obj/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h tests/*.h)
+$(B)/obj/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) -c $< -o $@
-$(B)/san/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h tests/*.h)
+$(B)/san/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) -c $< -o $@
 

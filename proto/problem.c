@@ -60,15 +60,20 @@ const char *proto_problem_title(int status)
 	return kind_of(status)->title;
 }
 
-void proto_problem_set(proto_problem *p, int status, char *pointer, const char *fmt, ...)
+void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
 {
 	free(p->pointer);
 	memset(p, 0, sizeof *p);
 	p->status = status;
 	p->pointer = pointer;
+	vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+}
+
+void proto_problem_set(proto_problem *p, int status, char *pointer, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+	proto_problem_setv(p, status, pointer, fmt, ap);
 	va_end(ap);
 }
 

@@ -13,6 +13,7 @@
 #ifndef PROTO_PROBLEM_H
 #define PROTO_PROBLEM_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "proto.h"
@@ -34,6 +35,10 @@ typedef struct proto_problem {
  * and a printf-style detail.  Any pointer already held is freed. */
 void proto_problem_set(proto_problem *p, int status, char *pointer, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The same with a va_list. */
+void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 /* Release the pointer held by *p (the struct may be reused). */
 void proto_problem_release(proto_problem *p);

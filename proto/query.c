@@ -33,13 +33,9 @@ static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
 	char *pointer = proto_path_render(at);
 	if (!pointer)
 		return -1;
-	proto_problem_release(p);
-	memset(p, 0, sizeof *p);
-	p->status = 422;
-	p->pointer = pointer;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+	proto_problem_setv(p, 422, pointer, fmt, ap);
 	va_end(ap);
 	return 1;
 }
