@@ -939,7 +939,7 @@ static uint32_t rnd(uint64_t *s)
 }
 
 typedef struct doc {
-	char text[1 << 16];
+	char text[1 << 20];
 	size_t len;
 	char path[4096];   /* pointer of the value being written */
 	char target[4096]; /* pointer of the planted value */
@@ -975,10 +975,12 @@ static const char *const keys[][2] = {
 static void value(doc *d, int depth)
 {
 	size_t mark = strlen(d->path);
-	unsigned kind = rnd(&d->seed) % (depth > 4 ? 3 : 6);
-	if (kind >= 4) {
-		int object = kind == 4;
-		unsigned n = rnd(&d->seed) % 4;
+	/* The root is a container; below it, half the values are, down to
+	 * depth 6. */
+	unsigned r = rnd(&d->seed);
+	if (depth == 0 || (depth < 6 && r % 2)) {
+		int object = (r >> 1) % 2;
+		unsigned n = 1 + (r >> 2) % 4;
 		unsigned first = rnd(&d->seed) % NKEYS;
 		put(d, object ? "{" : "[");
 		for (unsigned i = 0; i < n; i++) {
