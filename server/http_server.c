@@ -11,16 +11,20 @@
  *     MHD_run() and re-arm a uv_timer with MHD_get_timeout() (which may be 0:
  *     MHD's epoll is edge-triggered and handles at most 128 events per run,
  *     so a 0 timeout must be honoured or connections stall).
- *   - A request's handler calls arrive on the loop thread: the first one
- *     (headers read) checks path, method, Content-Type and Content-Length and
- *     may answer at once; the next ones copy body pieces (capped at
- *     HTTP_MAX_BODY; a chunked body over the cap is read and discarded to its
- *     end, then answered 413); the final one (*upload_data_size == 0)
- *     suspends the connection and queues the work.  The worker only touches
- *     its own http_request; MHD cannot close a suspended connection, so the
- *     request outlives the work.  The after-work callback (loop thread again)
- *     resumes the connection and runs MHD, which calls the handler once more:
- *     that call queues the response.
+ *   - A request's handler calls arrive on the loop thread.  The first one
+ *     (headers read) checks path, method, Content-Type and Content-Length;
+ *     a request it can answer from these (probes, 404, 405, 415, 413 by
+ *     Content-Length) keeps its answer for the final call, its body (if
+ *     any) dropped meanwhile, so the connection stays usable (see
+ *     answer_early for when it goes out at once).  For a query the next
+ *     calls copy body pieces (capped at HTTP_MAX_BODY; a chunked body over
+ *     the cap is read and dropped to its end, then answered 413); the final
+ *     one (*upload_data_size == 0) suspends the connection and queues the
+ *     work.  The worker only touches its own http_request; MHD cannot close
+ *     a suspended connection, so the request outlives the work.  The
+ *     after-work callback (loop thread again) resumes the connection and
+ *     runs MHD, which calls the handler once more: that call queues the
+ *     response.
  *   - Why not MHD's own threads: MHD's thread pool would run queries on its
  *     I/O threads (a slow query blocks every connection of that thread), and
  *     thread-per-connection has poor tail latency under CPU load; the
@@ -29,9 +33,10 @@
  * Drain (SIGTERM): stop accepting (MHD_quiesce_daemon, close the listener),
  * /readyz says 503, responses carry "Connection: close".  Every request whose
  * handler has been called is finished and answered; connections with no
- * request get HTTP_DRAIN_GRACE_MS to send one.  Then, with no connection
- * suspended (MHD_stop_daemon with suspended connections is an API
- * violation), the daemon is stopped and every handle closed.
+ * request get HTTP_DRAIN_GRACE_MS to send one, and uploads whose client has
+ * gone are let go (expire_gone_uploads).  Then, with no connection suspended
+ * (MHD_stop_daemon with suspended connections is an API violation), the
+ * daemon is stopped and every handle closed.
  */
 #include "http_server.h"
 
@@ -46,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -60,14 +66,16 @@ struct http_server {
 	struct MHD_Daemon *daemon;
 	uv_poll_t poll;      /* MHD's epoll fd */
 	uv_timer_t timer;    /* MHD_get_timeout() */
-	uv_timer_t grace;    /* the drain grace period */
+	uv_timer_t drain;    /* ticks while draining */
 	int open_handles;    /* of the three above, not yet closed */
 	int draining;        /* SIGTERM seen: no accepting, /readyz 503 */
 	int grace_over;      /* idle connections may now be dropped */
+	uint64_t drain_start; /* uv_now() at SIGTERM */
 	int closing;         /* daemon stopped, handles closing */
 	unsigned connections; /* open TCP connections */
 	unsigned requests;   /* requests begun and not completed */
 	unsigned working;    /* requests queued or running on the pool */
+	struct http_request *active; /* the `requests` ones, linked */
 	char address[INET6_ADDRSTRLEN + 16];
 	void (*on_closed)(void *arg);
 	void *arg;
@@ -82,20 +90,23 @@ enum request_state {
 
 typedef struct http_request {
 	http_server *srv;
+	struct http_request *prev, *next; /* in srv->active */
 	struct MHD_Connection *conn;
 	const http_route *route;
 	enum request_state state;
 	uint64_t start_ns;
 	int head;          /* HEAD: no body goes out */
 	int has_body;      /* Content-Length > 0 or Transfer-Encoding */
+	int expect_continue; /* the client waits for "100 Continue" */
+	unsigned long long declared; /* Content-Length; 0 if none, chunked */
 	const char *allow; /* the Allow header of a 405 (static) */
 	char method[16];   /* printable copies, for the log */
 	char path[256];
 	char *body;        /* the upload, NUL-terminated for the decoder */
 	size_t len, cap;
-	size_t expected;   /* Content-Length, 0 when unknown */
 	uint64_t bytes_in; /* body bytes received, discarded ones included */
 	int too_large;     /* the body went over HTTP_MAX_BODY */
+	int peer_gone;     /* drain found its client gone mid-body */
 	int no_memory;     /* the body could not be stored */
 	uv_work_t work;
 	int reply_rc;      /* proto_query_reply()'s result */
@@ -138,15 +149,19 @@ static enum MHD_Result respond(http_request *r, unsigned status, const char *typ
 }
 
 /* An answer decided from the headers alone (`p` is taken; NULL when it could
- * not be built).  MHD closes a connection whose response is queued before
- * the request has been read to its end, so with no body to wait for, the
- * answer is kept for the final handler call and the connection stays open;
- * with a body, it goes out now and the connection closes rather than read a
- * body nobody wants (a client that sent "Expect: 100-continue" never sends
- * it). */
+ * not be built).
+ *
+ * MHD closes a connection whose response is queued before the request has
+ * been read to its end, and closing with unread bytes makes the kernel reset
+ * the connection, which can destroy the answer before the client reads it.
+ * So the answer normally waits for the final handler call, the body (if any)
+ * read and dropped meanwhile, and the connection stays open.  It goes out at
+ * once when the client holds the body back until told to go on (Expect:
+ * 100-continue: the client then learns the answer without sending the body)
+ * or announced more than HTTP_MAX_BODY (not worth reading). */
 static enum MHD_Result answer_early(http_request *r, proto_reply *p, const char *allow)
 {
-	if (r->has_body) {
+	if (r->has_body && (r->expect_continue || r->declared > HTTP_MAX_BODY)) {
 		if (!p)
 			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1, NULL);
 		enum MHD_Result ret =
@@ -215,6 +230,26 @@ static void work_done(uv_work_t *w, int status)
 
 /* ---- the request handler ------------------------------------------------ */
 
+/* How the body comes: its length, and whether the client waits for a
+ * "100 Continue".  MHD has already rejected a malformed Content-Length. */
+static void read_framing(http_request *r)
+{
+	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	const char *ex = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_EXPECT);
+	if (cl && !te) {
+		errno = 0;
+		r->declared = strtoull(cl, NULL, 10);
+		if (errno == ERANGE)
+			r->declared = ULLONG_MAX;
+	}
+	r->has_body = te != NULL || r->declared > 0;
+	r->expect_continue = ex && strcasecmp(ex, "100-continue") == 0;
+}
+
 /* First call: headers are in, no body yet.  Answers everything but a
  * well-formed POST /v1/query at once. */
 static enum MHD_Result request_begin(http_request *r, const char *url, const char *method)
@@ -261,22 +296,11 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		return answer_problem(r, 415, detail, NULL);
 	}
 
-	/* MHD has already rejected a malformed Content-Length (400). */
-	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
-	const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_TRANSFER_ENCODING);
-	if (cl && !te) {
-		errno = 0;
-		char *end;
-		unsigned long long n = strtoull(cl, &end, 10);
-		if (errno == ERANGE || n > HTTP_MAX_BODY) {
-			snprintf(detail, sizeof detail,
-			         "the request body (Content-Length %s) is larger than the limit of %zu bytes",
-			         log_printable(text, sizeof text, cl), HTTP_MAX_BODY);
-			return answer_problem(r, 413, detail, NULL);
-		}
-		r->expected = (size_t)n;
+	if (r->declared > HTTP_MAX_BODY) {
+		snprintf(detail, sizeof detail,
+		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes",
+		         r->declared, HTTP_MAX_BODY);
+		return answer_problem(r, 413, detail, NULL);
 	}
 	return MHD_YES;
 }
@@ -298,7 +322,7 @@ static void request_receive(http_request *r, const char *data, size_t n)
 		/* Content-Length known: one exact allocation.  Chunked: double,
 		 * from 64 KiB, never past the cap. */
 		size_t want = r->len + n + 1;
-		size_t cap = r->expected >= want ? r->expected + 1 : r->cap * 2;
+		size_t cap = r->declared >= want ? (size_t)r->declared + 1 : r->cap * 2;
 		if (cap < 65536)
 			cap = 65536;
 		if (cap > HTTP_MAX_BODY + 1)
@@ -379,19 +403,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->head = strcmp(method, "HEAD") == 0;
 		log_printable(r->method, sizeof r->method, method);
 		log_printable(r->path, sizeof r->path, url);
-		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
-		r->has_body = (cl && strspn(cl, "0") != strlen(cl)) ||
-		              MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		                                          MHD_HTTP_HEADER_TRANSFER_ENCODING);
+		read_framing(r);
 		*con_cls = r;
 		s->requests++;
+		r->next = s->active;
+		if (s->active)
+			s->active->prev = r;
+		s->active = r;
 		return request_begin(r, url, method);
 	}
 	if (*data_size) {
-		if (r->state == REQ_RECEIVING)
-			request_receive(r, data, *data_size);
+		size_t n = *data_size;
 		*data_size = 0;
+		if (r->state == REQ_RECEIVING) {
+			request_receive(r, data, n);
+		} else if (r->state == REQ_REPLIED) {
+			/* The body of a request answered from its headers:
+			 * dropped, up to the cap; past it, answer and close. */
+			r->bytes_in += n;
+			if (r->bytes_in > HTTP_MAX_BODY)
+				return request_reply(r);
+		}
 		return MHD_YES;
 	}
 	switch (r->state) {
@@ -443,6 +475,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 	proto_reply_free(&r->reply);
 	free(r->body);
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		s->active = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
 	free(r);
 	*con_cls = NULL;
 	assert(s->requests > 0);
@@ -499,7 +537,7 @@ static void shut(http_server *s)
 	/* Stop watching the epoll fd before MHD closes it. */
 	uv_close((uv_handle_t *)&s->poll, on_handle_closed);
 	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
-	uv_close((uv_handle_t *)&s->grace, on_handle_closed);
+	uv_close((uv_handle_t *)&s->drain, on_handle_closed);
 	MHD_stop_daemon(s->daemon);
 	s->daemon = NULL;
 }
@@ -516,10 +554,33 @@ static void on_poll(uv_poll_t *p, int status, int events)
 	pump(p->data);
 }
 
-static void on_grace(uv_timer_t *t)
+/* libmicrohttpd 0.9.75 does not notice a client that closes in the middle
+ * of its body until the connection times out (HTTP_CONNECTION_TIMEOUT_S),
+ * which would hold the drain that long.  Such a request cannot be answered
+ * anyway: find them (end of stream with nothing left to read) and give
+ * their connections a 1 s timeout, which MHD then enforces. */
+static void expire_gone_uploads(http_server *s)
+{
+	for (http_request *r = s->active; r; r = r->next) {
+		if (r->state != REQ_RECEIVING || r->peer_gone)
+			continue;
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		char b;
+		if (ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+			r->peer_gone = 1;
+			MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT,
+			                          (unsigned int)1);
+		}
+	}
+}
+
+static void on_drain_tick(uv_timer_t *t)
 {
 	http_server *s = t->data;
-	s->grace_over = 1;
+	if (uv_now(s->loop) - s->drain_start >= HTTP_DRAIN_GRACE_MS)
+		s->grace_over = 1;
+	expire_gone_uploads(s);
 	pump(s);
 }
 
@@ -553,7 +614,8 @@ void http_server_drain(http_server *s)
 		close(fd); /* external polling: the listener is ours to close */
 	log_emit("info", "draining", json_pack("{s:i, s:i}", "requests", (int)s->requests,
 	                                       "connections", (int)s->connections));
-	uv_timer_start(&s->grace, on_grace, HTTP_DRAIN_GRACE_MS, 0);
+	s->drain_start = uv_now(s->loop);
+	uv_timer_start(&s->drain, on_drain_tick, HTTP_DRAIN_TICK_MS, HTTP_DRAIN_TICK_MS);
 	pump(s);
 }
 
@@ -628,8 +690,8 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 		return rc;
 	}
 	uv_timer_init(loop, &s->timer);
-	uv_timer_init(loop, &s->grace);
-	s->poll.data = s->timer.data = s->grace.data = s;
+	uv_timer_init(loop, &s->drain);
+	s->poll.data = s->timer.data = s->drain.data = s;
 	s->open_handles = 3;
 	uv_poll_start(&s->poll, UV_READABLE, on_poll);
 	pump(s);

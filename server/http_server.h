@@ -28,6 +28,9 @@
  * server closes them. */
 #define HTTP_DRAIN_GRACE_MS 2000
 
+/* While draining: how often to look for connections that can be let go. */
+#define HTTP_DRAIN_TICK_MS 250
+
 typedef struct http_server http_server;
 
 /* Bind cfg->addr and start serving.  Returns 0 and *out, or a negative
