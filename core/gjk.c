@@ -1,0 +1,333 @@
+/*
+ * gjk.c — the GJK distance algorithm between two posed, rounded polytopes.
+ *
+ * This follows the Numerical Algorithm of GJK88 section VI:
+ *   - K = A - B is never built: its support point is s_A(eta) - s_B(-eta)
+ *     (eq. (21)), found by scanning each shape's vertices (support.c);
+ *   - each iteration finds the point v_k of co V_k nearest the origin with
+ *     Johnson's sub-algorithm, falling back to the backup procedure (38)
+ *     when rounding defeats it (simplex.c);
+ *   - it stops on the convergence test (35), when the new support point is
+ *     already in the simplex (finite termination for polytopes, Theorem 2),
+ *     when v_k = 0 (the shapes intersect), or at a hard iteration cap; the
+ *     descent check of step 4 and the backup re-run of steps 5-6 keep it
+ *     from cycling on round-off;
+ *   - it works in a frame whose origin lies between the two shapes (the
+ *     origin shift of section VI) and whose unit is a power of two near the
+ *     scene size, so coordinates near 1e-6 or 1e6, or far from the origin,
+ *     lose no more than the input's own precision, and no finite input can
+ *     overflow an intermediate;
+ *   - when the final simplex is full-dimensional and holds the origin, the
+ *     distance to its nearest facet, eq. (32), bounds the penetration depth.
+ * Radii are the spherical extensions of section II: by eq. (6) the distance
+ * of the rounded shapes is the hull distance minus both radii.
+ */
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "clash.h"
+#include "simplex.h"
+#include "support.h"
+#include "vec.h"
+
+/* Default tolerance, relative to the size of the shapes. */
+#define GJK_DEFAULT_RELATIVE_TOLERANCE 1e-12
+
+/* No tolerance below this many ulps of the scene size is meaningful: the
+ * support points themselves carry that much rounding. */
+#define GJK_ROUNDOFF_ULPS 8.0
+
+/* One point of the simplex: y = a - b with its two vertex indices. */
+typedef struct gjk_point {
+	double y[CLASH_MAX_DIM];
+	double a[CLASH_MAX_DIM];
+	double b[CLASH_MAX_DIM];
+	size_t ia, ib;
+} gjk_point;
+
+typedef struct gjk_query {
+	support_frame fa, fb;
+	int dim;
+	gjk_point pts[SIMPLEX_MAX_POINTS];
+	int npts;
+	simplex_table table;
+} gjk_query;
+
+/* The support point of K = A - B in frame direction d: s_A(d) - s_B(-d). */
+static void support_k(const gjk_query *q, const double *d, gjk_point *p)
+{
+	double nd[CLASH_MAX_DIM];
+	int n = q->dim;
+	for (int k = 0; k < n; k++)
+		nd[k] = -d[k];
+	p->ia = support_eval(&q->fa, d, p->a);
+	p->ib = support_eval(&q->fb, nd, p->b);
+	vec_sub(p->y, p->a, p->b, n);
+}
+
+static void point_from_indices(const gjk_query *q, size_t ia, size_t ib, gjk_point *p)
+{
+	p->ia = ia;
+	p->ib = ib;
+	support_point(&q->fa, ia, p->a);
+	support_point(&q->fb, ib, p->b);
+	vec_sub(p->y, p->a, p->b, q->dim);
+}
+
+static void solve(gjk_query *q, simplex_solution *sol, int *backup)
+{
+	const double *y[SIMPLEX_MAX_POINTS];
+	for (int i = 0; i < q->npts; i++)
+		y[i] = q->pts[i].y;
+	simplex_cofactors(&q->table, y, q->npts, q->dim);
+	*backup = !simplex_johnson(&q->table, sol);
+	if (*backup)
+		simplex_backup(&q->table, sol);
+}
+
+static int has_point(const gjk_query *q, const gjk_point *p)
+{
+	for (int i = 0; i < q->npts; i++)
+		if (q->pts[i].ia == p->ia && q->pts[i].ib == p->ib)
+			return 1;
+	return 0;
+}
+
+/* V_{k+1} = Vbar_k + {w}: keep the points that carry v_k, then add w. */
+static void advance(gjk_query *q, const simplex_solution *sol, const gjk_point *w)
+{
+	int n = 0;
+	for (int i = 0; i < q->npts; i++)
+		if (sol->mask & (1u << i))
+			q->pts[n++] = q->pts[i];
+	assert(n < SIMPLEX_MAX_POINTS);
+	q->pts[n++] = *w;
+	q->npts = n;
+}
+
+enum gjk_step { GJK_CONTINUE, GJK_ADVANCE, GJK_INTERSECT, GJK_CONVERGED, GJK_STALLED };
+
+/* Step 3 of the Numerical Algorithm for the current v = sol->v: intersect
+ * when v = 0 (within tolerance; a full simplex is only returned around the
+ * origin), converged when the convergence test holds or the new support
+ * point w = s_K(-v) is already in the simplex, otherwise continue with w. */
+static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double tol_f,
+                             gjk_point *w, double *vnorm)
+{
+	int n = q->dim;
+	*vnorm = sqrt(sol->vv);
+	if (simplex_popcount(sol->mask) == n + 1 || *vnorm <= tol_f)
+		return GJK_INTERSECT;
+	double d[CLASH_MAX_DIM];
+	for (int i = 0; i < n; i++)
+		d[i] = -sol->v[i];
+	support_k(q, d, w);
+	/* Eq. (35) in the form that bounds the distance: g_K(v)/|v| =
+	 * |v| - v.w/|v| is the gap between the upper bound |v| and the lower
+	 * bound v.w/|v|; stop when it is within tolerance, or within the
+	 * rounding of the inner products themselves. */
+	double g = sol->vv - vec_dot(sol->v, w->y, n);
+	double roundoff = GJK_ROUNDOFF_ULPS * DBL_EPSILON * *vnorm * fmax(vec_norm(w->y, n), *vnorm);
+	if (g <= tol_f * *vnorm || g <= roundoff || has_point(q, w))
+		return GJK_CONVERGED;
+	return GJK_CONTINUE;
+}
+
+static int check_inputs(const clash_shape *a, const clash_shape *b,
+                        const clash_options *opt)
+{
+	if (a == NULL || b == NULL)
+		return CLASH_EINVAL;
+	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
+		return CLASH_EDIM;
+	if (a->count == 0 || b->count == 0)
+		return CLASH_EEMPTY;
+	if (a->vertices == NULL || b->vertices == NULL)
+		return CLASH_EINVAL;
+	if (!(a->radius >= 0.0) || !isfinite(a->radius) ||
+	    !(b->radius >= 0.0) || !isfinite(b->radius))
+		return CLASH_ERADIUS;
+	if (opt == NULL)
+		return CLASH_OK;
+	if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
+		return CLASH_EINVAL;
+	if (opt->warm_count > 0) {
+		if (opt->warm_count > (size_t)a->dim + 1 || !opt->warm_a || !opt->warm_b)
+			return CLASH_EINVAL;
+		for (size_t i = 0; i < opt->warm_count; i++)
+			if (opt->warm_a[i] >= a->count || opt->warm_b[i] >= b->count)
+				return CLASH_EWARM;
+	}
+	return CLASH_OK;
+}
+
+/* Frame to world: x * unit + shift. */
+static void to_world(double *out, const double *x, double unit, const double *shift, int n)
+{
+	for (int k = 0; k < n; k++)
+		out[k] = x[k] * unit + shift[k];
+}
+
+int clash_gjk(const clash_shape *a, const clash_shape *b,
+              const clash_options *opt, clash_result *r)
+{
+	if (r == NULL)
+		return CLASH_EINVAL;
+	memset(r, 0, sizeof *r);
+	int err = check_inputs(a, b, opt);
+	if (err)
+		return err;
+	const int n = a->dim;
+	r->dim = n;
+
+	/* Bounding balls: the initial direction (GJK88 section VI uses the
+	 * centroids), the shift point, the frame's unit and D(K) of (37). */
+	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
+	if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
+		return err;
+	double shift[CLASH_MAX_DIM], dc[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++) {
+		shift[k] = 0.5 * ca[k] + 0.5 * cb[k];
+		dc[k] = 0.5 * ca[k] - 0.5 * cb[k]; /* (ca - cb) / 2 without overflow */
+	}
+	double half_gap = vec_norm(dc, n);
+	double extent = half_gap + fmax(ra, rb);
+	if (!isfinite(extent))
+		return CLASH_ERANGE;
+	int e = 0;
+	if (extent > 0.0)
+		frexp(extent, &e); /* extent <= 2^e */
+	double unit = ldexp(1.0, e), inv = ldexp(1.0, -e);
+
+	gjk_query q;
+	q.dim = n;
+	support_frame_init(&q.fa, a, shift, inv);
+	support_frame_init(&q.fb, b, shift, inv);
+
+	double size = ra + rb + a->radius + b->radius;
+	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
+	                                           : GJK_DEFAULT_RELATIVE_TOLERANCE * size;
+	double floor_tol = GJK_ROUNDOFF_ULPS * DBL_EPSILON * (ra + rb + 2.0 * half_gap);
+	if (tol < floor_tol)
+		tol = floor_tol;
+	const double tol_f = tol * inv; /* in frame units */
+	int max_iter = (opt && opt->max_iterations > 0) ? opt->max_iterations
+	                                                : CLASH_GJK_MAX_ITERATIONS;
+
+	/* V_0: the warm simplex, or the single point s_K(-(c_a - c_b)). */
+	if (opt && opt->warm_count > 0) {
+		q.npts = 0;
+		for (size_t i = 0; i < opt->warm_count; i++) {
+			gjk_point p;
+			point_from_indices(&q, opt->warm_a[i], opt->warm_b[i], &p);
+			if (!has_point(&q, &p))
+				q.pts[q.npts++] = p;
+		}
+	} else {
+		double d[CLASH_MAX_DIM];
+		for (int k = 0; k < n; k++)
+			d[k] = -dc[k];
+		if (half_gap == 0.0)
+			d[0] = 1.0;
+		support_k(&q, d, &q.pts[0]);
+		q.npts = 1;
+	}
+
+	simplex_solution sol;
+	gjk_point w;
+	double prev = INFINITY, vnorm = 0.0;
+	enum gjk_step st;
+	for (int k = 0;; k++) {
+		int backup;
+		r->iterations = k + 1;
+		solve(&q, &sol, &backup); /* step 2 */
+		r->backups += backup;
+		for (;;) {
+			st = examine(&q, &sol, tol_f, &w, &vnorm); /* step 3 */
+			if (st != GJK_CONTINUE)
+				break;
+			if (k == 0 || vnorm < prev) { /* step 4: still descending */
+				st = GJK_ADVANCE;
+				break;
+			}
+			/* Steps 5-6: no descent is a numerical inconsistency; retry
+			 * with the backup procedure once, then stop unconverged. */
+			if (backup) {
+				st = GJK_STALLED;
+				break;
+			}
+			simplex_backup(&q.table, &sol);
+			backup = 1;
+			r->backups++;
+		}
+		if (st == GJK_ADVANCE && k + 1 >= max_iter)
+			st = GJK_STALLED; /* the hard cap: answer with the best so far */
+		if (st != GJK_ADVANCE)
+			break;
+		prev = vnorm;
+		advance(&q, &sol, &w);
+	}
+	const int intersect = st == GJK_INTERSECT;
+	const int converged = st != GJK_STALLED;
+	r->converged = converged;
+
+	/* Near points of the hulls: eq. (23)-(24) with the final weights. */
+	double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM], xa[CLASH_MAX_DIM], xb[CLASH_MAX_DIM];
+	vec_zero(pa, n);
+	vec_zero(pb, n);
+	r->warm_count = 0;
+	for (int i = 0; i < q.npts; i++) {
+		if (!(sol.mask & (1u << i)))
+			continue;
+		vec_axpy(pa, sol.lambda[i], q.pts[i].a, n);
+		vec_axpy(pb, sol.lambda[i], q.pts[i].b, n);
+		r->warm_a[r->warm_count] = q.pts[i].ia;
+		r->warm_b[r->warm_count] = q.pts[i].ib;
+		r->warm_count++;
+	}
+	to_world(xa, pa, unit, shift, n);
+	to_world(xb, pb, unit, shift, n);
+
+	const double rsum = a->radius + b->radius;
+	const double hull = intersect ? 0.0 : vnorm * unit;
+	if (intersect) {
+		double depth = 0.0;
+		if (simplex_popcount(sol.mask) == n + 1)
+			depth = simplex_depth_bound(&q.table) * unit;
+		r->intersecting = 1;
+		r->depth_lower_bound = depth + rsum;
+		for (int k = 0; k < n; k++)
+			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
+	} else if (hull - rsum <= tol) {
+		/* The hulls are apart but the rounded shapes touch or overlap:
+		 * the point dividing the near segment in the ratio of the radii
+		 * lies within both extensions. */
+		r->intersecting = 1;
+		r->depth_lower_bound = fmax(0.0, rsum - hull);
+		double t = rsum > 0.0 ? a->radius / rsum : 0.5;
+		for (int k = 0; k < n; k++)
+			r->near_a[k] = r->near_b[k] = xa[k] + t * (xb[k] - xa[k]);
+	} else {
+		/* Separated: the unit normal points from a to b; v = a - b. */
+		r->distance = hull - rsum;
+		double mid = 0.0;
+		for (int k = 0; k < n; k++) {
+			double nk = -sol.v[k] / vnorm;
+			r->normal[k] = nk;
+			r->near_a[k] = xa[k] + a->radius * nk;
+			r->near_b[k] = xb[k] - b->radius * nk;
+			mid += nk * (0.5 * r->near_a[k] + 0.5 * r->near_b[k]);
+		}
+		r->offset = mid;
+	}
+
+	/* No NaN or infinity leaves the core. */
+	if (!isfinite(r->distance) || !isfinite(r->offset) || !isfinite(r->depth_lower_bound) ||
+	    !vec_isfinite(r->near_a, n) || !vec_isfinite(r->near_b, n) || !vec_isfinite(r->normal, n)) {
+		memset(r, 0, sizeof *r);
+		return CLASH_ERANGE;
+	}
+	return CLASH_OK;
+}

@@ -1,0 +1,148 @@
+/*
+ * simplex.c — Johnson's distance sub-algorithm and its backup procedure
+ * (GJK88 sections V and VI).  See simplex.h.
+ *
+ * The recursion of eq. (30),
+ *     Delta_i({y_i}) = 1,
+ *     Delta_j(Y_s + {y_j}) = sum_{i in s} Delta_i(Y_s) (y_i.y_k - y_i.y_j),
+ * is evaluated with the difference taken before the inner product,
+ * y_i.(y_k - y_j): when two simplex points are close (near-degenerate
+ * simplices, shapes touching, coordinates far from the origin) the two inner
+ * products nearly cancel and forming them separately loses every digit that
+ * the difference keeps.
+ */
+#include <assert.h>
+#include <math.h>
+
+#include "simplex.h"
+#include "vec.h"
+
+void simplex_cofactors(simplex_table *t, const double *const *y, int n, int dim)
+{
+	assert(n >= 1 && n <= SIMPLEX_MAX_POINTS);
+	assert(dim >= 1 && dim <= CLASH_MAX_DIM);
+	t->n = n;
+	t->dim = dim;
+	for (int i = 0; i < n; i++)
+		t->y[i] = y[i];
+
+	/* diff[k][j] = y_k - y_j, shared by every subset. */
+	double diff[SIMPLEX_MAX_POINTS][SIMPLEX_MAX_POINTS][CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		for (int j = 0; j < n; j++)
+			if (k != j)
+				vec_sub(diff[k][j], y[k], y[j], dim);
+
+	unsigned full = (1u << n) - 1;
+	for (unsigned m = 1; m <= full; m++) {
+		if ((m & (m - 1)) == 0) { /* singleton */
+			int i = __builtin_ctz(m);
+			t->delta[m][i] = 1.0;
+			t->sum[m] = 1.0;
+			continue;
+		}
+		double total = 0.0;
+		for (int j = 0; j < n; j++) {
+			if (!(m & (1u << j)))
+				continue;
+			unsigned s = m & ~(1u << j);
+			int k = __builtin_ctz(s);
+			double d = 0.0;
+			for (int i = 0; i < n; i++)
+				if (s & (1u << i))
+					d += t->delta[s][i] * vec_dot(y[i], diff[k][j], dim);
+			t->delta[m][j] = d;
+			total += d;
+		}
+		t->sum[m] = total;
+	}
+}
+
+/* v(aff Y_s) = sum (Delta_i / Delta) y_i, eq. (31); requires Delta > 0. */
+static void solve_subset(const simplex_table *t, unsigned m, simplex_solution *sol)
+{
+	int dim = t->dim;
+	double inv = 1.0 / t->sum[m];
+	sol->mask = m;
+	vec_zero(sol->v, dim);
+	for (int i = 0; i < t->n; i++) {
+		if (m & (1u << i)) {
+			sol->lambda[i] = t->delta[m][i] * inv;
+			vec_axpy(sol->v, sol->lambda[i], t->y[i], dim);
+		} else {
+			sol->lambda[i] = 0.0;
+		}
+	}
+	sol->vv = vec_dot(sol->v, sol->v, dim);
+}
+
+/* Delta(Y_s) > 0 and Delta_i(Y_s) > 0 for every i in s: v(aff Y_s) lies in
+ * the relative interior of co Y_s (conditions 1 and 2 of Theorem 3). */
+static int interior(const simplex_table *t, unsigned m)
+{
+	if (!(t->sum[m] > 0.0))
+		return 0;
+	for (int i = 0; i < t->n; i++)
+		if ((m & (1u << i)) && !(t->delta[m][i] > 0.0))
+			return 0;
+	return 1;
+}
+
+int simplex_johnson(const simplex_table *t, simplex_solution *sol)
+{
+	unsigned full = (1u << t->n) - 1;
+	int found = 0;
+	for (unsigned m = 1; m <= full; m++) {
+		if (!interior(t, m))
+			continue;
+		/* Condition 3: adding any other point must not help. */
+		int ok = 1;
+		for (int j = 0; j < t->n && ok; j++)
+			if (!(m & (1u << j)) && t->delta[m | (1u << j)][j] > 0.0)
+				ok = 0;
+		if (!ok)
+			continue;
+		/* Exactly one subset qualifies unless Y is affinely dependent;
+		 * then every qualifying one gives the same v in exact
+		 * arithmetic, and the nearest computed one is the safest. */
+		simplex_solution cand;
+		solve_subset(t, m, &cand);
+		if (!found || cand.vv < sol->vv)
+			*sol = cand;
+		found = 1;
+	}
+	return found;
+}
+
+void simplex_backup(const simplex_table *t, simplex_solution *sol)
+{
+	unsigned full = (1u << t->n) - 1;
+	int found = 0;
+	for (unsigned m = 1; m <= full; m++) {
+		if (!interior(t, m))
+			continue;
+		simplex_solution cand;
+		solve_subset(t, m, &cand);
+		if (!found || cand.vv < sol->vv)
+			*sol = cand;
+		found = 1;
+	}
+	assert(found); /* every singleton qualifies */
+}
+
+double simplex_depth_bound(const simplex_table *t)
+{
+	assert(t->n == t->dim + 1);
+	unsigned full = (1u << t->n) - 1;
+	double best = INFINITY;
+	for (int i = 0; i < t->n; i++) {
+		unsigned f = full & ~(1u << i);
+		if (!(t->sum[f] > 0.0))
+			return 0.0;
+		simplex_solution s;
+		solve_subset(t, f, &s);
+		if (s.vv < best)
+			best = s.vv;
+	}
+	return sqrt(best);
+}

@@ -1,0 +1,60 @@
+/*
+ * simplex.h — Johnson's distance sub-algorithm (GJK88 section V) and the
+ * backup procedure (GJK88 section VI, eq. (38)), internal to the core.
+ *
+ * Given up to CLASH_MAX_DIM + 1 points Y = {y_1..y_n}, find the point v of
+ * their convex hull nearest the origin as v = sum lambda_i y_i over an affinely
+ * independent subset Y_s (eq. (29)).  All three users — the sub-algorithm, the
+ * backup procedure and the penetration bound d- of eq. (32) — read the same
+ * table of cofactors Delta_i(Y_s) (eq. (30)), computed once per point set.
+ */
+#ifndef CLASH_SIMPLEX_H
+#define CLASH_SIMPLEX_H
+
+#include "clash.h"
+
+#define SIMPLEX_MAX_POINTS (CLASH_MAX_DIM + 1)
+
+/* Cofactors Delta_i(Y_s) for every subset s of the points, indexed by the
+ * subset's bit mask: delta[s][i] for each i in s.  Masks are filled in
+ * increasing order, which is an order of increasing inclusion. */
+typedef struct simplex_table {
+	int n;   /* number of points */
+	int dim; /* their dimension */
+	const double *y[SIMPLEX_MAX_POINTS];
+	double delta[1u << SIMPLEX_MAX_POINTS][SIMPLEX_MAX_POINTS];
+	double sum[1u << SIMPLEX_MAX_POINTS]; /* Delta(Y_s) */
+} simplex_table;
+
+/* The nearest point found over one subset. */
+typedef struct simplex_solution {
+	unsigned mask;                        /* the subset Y_s */
+	double lambda[SIMPLEX_MAX_POINTS];    /* weights, 0 outside the subset */
+	double v[CLASH_MAX_DIM];              /* sum lambda_i y_i */
+	double vv;                            /* |v|^2 */
+} simplex_solution;
+
+/* Fill the cofactor table for n points y[0..n-1] of dimension dim. */
+void simplex_cofactors(simplex_table *t, const double *const *y, int n, int dim);
+
+/* Johnson's sub-algorithm: the subset satisfying the conditions of GJK88
+ * Theorem 3.  Returns 1 and fills *sol, or 0 when rounding left no subset
+ * satisfying them (the "failure" exit of step 4). */
+int simplex_johnson(const simplex_table *t, simplex_solution *sol);
+
+/* Backup procedure, eq. (38): among subsets with Delta > 0 and all
+ * Delta_i > 0, the one whose affine hull is nearest the origin.  Always
+ * succeeds (singletons qualify). */
+void simplex_backup(const simplex_table *t, simplex_solution *sol);
+
+/* GJK88 eq. (32): when the n = dim + 1 points form a simplex holding the
+ * origin, the distance from the origin to its nearest facet's affine hull:
+ * a lower bound on the penetration depth.  0 if some facet is degenerate. */
+double simplex_depth_bound(const simplex_table *t);
+
+static inline int simplex_popcount(unsigned m)
+{
+	return __builtin_popcount(m);
+}
+
+#endif

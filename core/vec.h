@@ -1,0 +1,81 @@
+/*
+ * vec.h — the tiny vector module of the core: dense vectors of run-time
+ * dimension (1..CLASH_MAX_DIM) stored as plain double arrays.
+ *
+ * Everything is static inline so the compiler can unroll for the small fixed
+ * trip counts the callers have.  No function here allocates or fails.
+ */
+#ifndef CLASH_VEC_H
+#define CLASH_VEC_H
+
+#include <math.h>
+
+#include "clash.h"
+
+static inline double vec_dot(const double *a, const double *b, int n)
+{
+	double s = 0.0;
+	for (int i = 0; i < n; i++)
+		s += a[i] * b[i];
+	return s;
+}
+
+static inline void vec_copy(double *dst, const double *src, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+static inline void vec_zero(double *dst, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] = 0.0;
+}
+
+/* dst = a - b */
+static inline void vec_sub(double *dst, const double *a, const double *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] = a[i] - b[i];
+}
+
+/* dst += s * a */
+static inline void vec_axpy(double *dst, double s, const double *a, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] += s * a[i];
+}
+
+static inline void vec_scale(double *dst, double s, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] *= s;
+}
+
+/* Euclidean norm without overflow or underflow for any finite input:
+ * the sum of squares is taken after scaling by the largest magnitude. */
+static inline double vec_norm(const double *a, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; i++)
+		if (fabs(a[i]) > m)
+			m = fabs(a[i]);
+	if (m == 0.0 || !isfinite(m))
+		return m;
+	double s = 0.0;
+	for (int i = 0; i < n; i++) {
+		double q = a[i] / m;
+		s += q * q;
+	}
+	return m * sqrt(s);
+}
+
+static inline int vec_isfinite(const double *a, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isfinite(a[i]))
+			return 0;
+	return 1;
+}
+
+#endif /* CLASH_VEC_H */

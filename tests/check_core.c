@@ -1,0 +1,827 @@
+/*
+ * check_core.c — suite "core": the collision core against closed-form answers.
+ *
+ * Every expected value here is worked out by hand (distances of boxes,
+ * segments, points and simplices; touching and nested shapes; poses; radii),
+ * so a wrong core cannot pass by agreeing with itself.  The degenerate inputs
+ * of issue #2 (duplicate, coplanar, collinear, single-point shapes; 1e-6 and
+ * 1e6 coordinates; shapes far from the origin) and the failures other
+ * libraries are known for (../shared/notes/peers.md) each have a test.
+ * Randomized comparison with an independent oracle lives in check_oracle.c.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "clash.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* 8 vertices of the box [c - h, c + h] in 3-D. */
+static void box3(double *v, double cx, double cy, double cz, double hx, double hy, double hz)
+{
+	int k = 0;
+	for (int i = 0; i < 8; i++) {
+		v[k++] = cx + ((i & 1) ? hx : -hx);
+		v[k++] = cy + ((i & 2) ? hy : -hy);
+		v[k++] = cz + ((i & 4) ? hz : -hz);
+	}
+}
+
+static clash_result query(int dim, const double *va, size_t na, const double *vb, size_t nb)
+{
+	clash_shape a, b;
+	ck_assert_int_eq(clash_shape_init(&a, dim, va, na), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&b, dim, vb, nb), CLASH_OK);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	return r;
+}
+
+#define ck_near(x, y, tol)                                                      \
+	do {                                                                        \
+		double x_ = (x), y_ = (y), t_ = (tol);                                  \
+		ck_assert_msg(fabs(x_ - y_) <= t_, "%s = %.17g, expected %.17g (+-%g)", \
+		              #x, x_, y_, t_);                                          \
+	} while (0)
+
+static void ck_point(const double *p, double x, double y, double z, double tol)
+{
+	ck_near(p[0], x, tol);
+	ck_near(p[1], y, tol);
+	ck_near(p[2], z, tol);
+}
+
+/* Every vertex of a (radius ra) lies on the plane's a side, every vertex of b
+ * on its b side: the plane really separates. */
+static void ck_plane_separates(const clash_result *r, int dim, const double *va, size_t na,
+                               double ra, const double *vb, size_t nb, double rb, double tol)
+{
+	double len = 0;
+	for (int k = 0; k < dim; k++)
+		len += r->normal[k] * r->normal[k];
+	ck_near(sqrt(len), 1.0, 1e-12);
+	for (size_t i = 0; i < na; i++) {
+		double d = 0;
+		for (int k = 0; k < dim; k++)
+			d += r->normal[k] * va[i * dim + k];
+		ck_assert_msg(d + ra <= r->offset + tol, "a vertex %zu beyond plane by %g", i,
+		              d + ra - r->offset);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		double d = 0;
+		for (int k = 0; k < dim; k++)
+			d += r->normal[k] * vb[i * dim + k];
+		ck_assert_msg(d - rb >= r->offset - tol, "b vertex %zu beyond plane by %g", i,
+		              r->offset - (d - rb));
+	}
+}
+
+static double dist(const double *p, const double *q, int dim)
+{
+	double s = 0;
+	for (int k = 0; k < dim; k++)
+		s += (p[k] - q[k]) * (p[k] - q[k]);
+	return sqrt(s);
+}
+
+/* A small deterministic generator (splitmix64) for the stress tests. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* ---- the acceptance example and boxes at known distances --------------- */
+
+START_TEST(unit_cubes_two_apart)
+{
+	/* Issue #2 acceptance 2: [0,1]^3 and [3,4]x[0,1]^2. */
+	double a[24], b[24];
+	box3(a, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5);
+	box3(b, 3.5, 0.5, 0.5, 0.5, 0.5, 0.5);
+	clash_result r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_assert(r.converged);
+	ck_near(r.distance, 2.0, 1e-15);
+	ck_near(r.near_a[0], 1.0, 1e-15);
+	ck_near(r.near_b[0], 3.0, 1e-15);
+	ck_near(dist(r.near_a, r.near_b, 3), 2.0, 1e-15);
+	ck_point(r.normal, 1, 0, 0, 1e-15);
+	ck_near(r.offset, 2.0, 1e-15);
+	ck_plane_separates(&r, 3, a, 8, 0, b, 8, 0, 1e-12);
+	ck_assert_uint_ge(r.warm_count, 1);
+	ck_assert_uint_le(r.warm_count, 4);
+}
+END_TEST
+
+START_TEST(boxes_edge_edge_and_vertex_vertex)
+{
+	double a[24], b[24];
+	box3(a, 0, 0, 0, 1, 1, 1);
+	/* Diagonal offset in x and y: the nearest features are parallel edges. */
+	box3(b, 3, 3, 0, 1, 1, 1);
+	clash_result r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, sqrt(2.0), 1e-14);
+	ck_near(r.near_a[0], 1, 1e-14);
+	ck_near(r.near_a[1], 1, 1e-14);
+	ck_near(r.near_b[0], 2, 1e-14);
+	ck_near(r.near_b[1], 2, 1e-14);
+	ck_plane_separates(&r, 3, a, 8, 0, b, 8, 0, 1e-12);
+	/* Offset along all three axes: corner to corner. */
+	box3(b, 4, 4, 4, 1, 1, 1);
+	r = query(3, a, 8, b, 8);
+	ck_near(r.distance, sqrt(12.0), 1e-14);
+	ck_point(r.near_a, 1, 1, 1, 1e-14);
+	ck_point(r.near_b, 3, 3, 3, 1e-14);
+	ck_plane_separates(&r, 3, a, 8, 0, b, 8, 0, 1e-12);
+}
+END_TEST
+
+START_TEST(box_25x_larger)
+{
+	/* peers.md: libccd gave a wrong contact for a 5 m box and a 0.2 m box. */
+	double a[24], b[24];
+	box3(a, 0, 0, 0, 2.5, 2.5, 2.5);
+	box3(b, 0.7, -1.3, 2.5 + 0.1 + 0.05, 0.1, 0.1, 0.1); /* 0.05 above the top face */
+	clash_result r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 0.05, 1e-14);
+	ck_point(r.normal, 0, 0, 1, 1e-14);
+	ck_near(r.near_a[2], 2.5, 1e-14);
+	ck_near(r.near_b[2], 2.55, 1e-14);
+	/* Resting on it exactly: touching. */
+	box3(b, 0.7, -1.3, 2.6, 0.1, 0.1, 0.1);
+	r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.distance == 0.0);
+	/* Sunk 0.03 into it: the true depth is 0.03. */
+	box3(b, 0.7, -1.3, 2.57, 0.1, 0.1, 0.1);
+	r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.depth_lower_bound >= 0.0 && r.depth_lower_bound <= 0.03 + 1e-12);
+}
+END_TEST
+
+/* ---- segments, points, simplices ---------------------------------------- */
+
+START_TEST(segment_segment)
+{
+	/* Skew: x-axis segment and a y-parallel one 1 above its middle. */
+	double s1[] = {0, 0, 0, 1, 0, 0};
+	double s2[] = {0.5, -1, 1, 0.5, 1, 1};
+	clash_result r = query(3, s1, 2, s2, 2);
+	ck_near(r.distance, 1.0, 1e-15);
+	ck_point(r.near_a, 0.5, 0, 0, 1e-15);
+	ck_point(r.near_b, 0.5, 0, 1, 1e-15);
+	/* Crossing: intersecting at (0.5, 0, 0), a point of both. */
+	double s3[] = {0.5, -1, 0, 0.5, 1, 0};
+	r = query(3, s1, 2, s3, 2);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_point(r.near_a, 0.5, 0, 0, 1e-15);
+	ck_point(r.near_b, 0.5, 0, 0, 1e-15);
+	ck_near(r.depth_lower_bound, 0.0, 0.0);
+	/* Endpoint nearest: segment b beyond the end of a, skewed. */
+	double s4[] = {3, 1, 0, 3, 1, 5};
+	r = query(3, s1, 2, s4, 2);
+	ck_near(r.distance, sqrt(5.0), 1e-14);
+	ck_point(r.near_a, 1, 0, 0, 1e-15);
+	ck_point(r.near_b, 3, 1, 0, 1e-15);
+	/* Parallel, overlapping in x, 2 apart: near points not unique, distance is. */
+	double s5[] = {0.25, 2, 0, 3, 2, 0};
+	r = query(3, s1, 2, s5, 2);
+	ck_near(r.distance, 2.0, 1e-15);
+	ck_near(r.near_b[1] - r.near_a[1], 2.0, 1e-15);
+	ck_assert(r.near_a[0] >= 0.25 - 1e-15 && r.near_a[0] <= 1 + 1e-15);
+	/* Collinear and disjoint (the difference is 1-D). */
+	double s6[] = {2.5, 0, 0, 4, 0, 0};
+	r = query(3, s1, 2, s6, 2);
+	ck_near(r.distance, 1.5, 1e-15);
+	ck_point(r.normal, 1, 0, 0, 1e-15);
+	/* Collinear and overlapping. */
+	double s7[] = {0.5, 0, 0, 4, 0, 0};
+	r = query(3, s1, 2, s7, 2);
+	ck_assert_int_eq(r.intersecting, 1);
+}
+END_TEST
+
+START_TEST(point_tetrahedron)
+{
+	double tet[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+	/* Facing the slanted face x+y+z=1 from (1,1,1): distance 2/sqrt(3). */
+	double p[] = {1, 1, 1};
+	clash_result r = query(3, tet, 4, p, 1);
+	ck_near(r.distance, 2.0 / sqrt(3.0), 1e-15);
+	ck_point(r.near_a, 1.0 / 3, 1.0 / 3, 1.0 / 3, 1e-15);
+	ck_point(r.normal, 1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0), 1e-15);
+	/* Nearest to a vertex, an edge, and a coordinate face. */
+	double pv[] = {-1, -2, -2};
+	r = query(3, tet, 4, pv, 1);
+	ck_near(r.distance, 3.0, 1e-15);
+	ck_point(r.near_a, 0, 0, 0, 1e-15);
+	double pe[] = {0.5, 0.5, -1};
+	r = query(3, tet, 4, pe, 1);
+	ck_near(r.distance, 1.0, 1e-15);
+	ck_point(r.near_a, 0.5, 0.5, 0, 1e-15);
+	double pf[] = {0.2, 0.3, -2};
+	r = query(3, tet, 4, pf, 1);
+	ck_near(r.distance, 2.0, 1e-15);
+	ck_point(r.near_a, 0.2, 0.3, 0, 1e-15);
+	/* Inside: intersecting; the true depth is the distance to the nearest
+	 * face, and GJK88's bound (32) may not exceed it. */
+	double pi[] = {0.1, 0.2, 0.3};
+	r = query(3, tet, 4, pi, 1);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.distance == 0.0);
+	ck_point(r.near_a, 0.1, 0.2, 0.3, 1e-15);
+	ck_assert(r.depth_lower_bound <= 0.1 + 1e-15);
+	/* A full simplex around the origin gives the exact bound for a point
+	 * in a simplex: the difference K is the simplex itself. */
+	ck_assert(r.depth_lower_bound >= 0.0);
+}
+END_TEST
+
+START_TEST(depth_bound_for_simplex_is_exact)
+{
+	/* K = tet - {p} is a tetrahedron; when GJK ends on K's own four
+	 * vertices around the origin, eq. (32) is the exact depth. */
+	double tet[] = {-1, -1, -1, 5, -1, -1, -1, 5, -1, -1, -1, 5};
+	double p[] = {0, 0, 0};
+	clash_result r = query(3, tet, 4, p, 1);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_uint_eq(r.warm_count, 4);
+	/* Nearest face planes are x=-1, y=-1, z=-1, distance 1 each; the slanted
+	 * face x+y+z=3 is sqrt(3) away. */
+	ck_near(r.depth_lower_bound, 1.0, 1e-14);
+}
+END_TEST
+
+/* ---- touching and nested ------------------------------------------------ */
+
+START_TEST(touching_face_edge_vertex)
+{
+	double a[24], b[24];
+	box3(a, 0, 0, 0, 1, 1, 1);
+	/* Stacked boxes, face on face (libccd: depth 0 and a NaN direction). */
+	box3(b, 0.3, -0.2, 2, 1, 1, 1);
+	clash_result r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.distance == 0.0);
+	ck_near(r.near_a[2], 1.0, 1e-15);
+	ck_near(r.depth_lower_bound, 0.0, 1e-15);
+	/* Edge on edge: b rotated 45 degrees about x, resting its edge on a's top. */
+	double c = sqrt(0.5);
+	double q[] = {sin(M_PI / 8), 0, 0, cos(M_PI / 8)};
+	clash_shape sa, sb;
+	clash_shape_init(&sa, 3, a, 8);
+	clash_shape_init(&sb, 3, a, 8); /* same unit-half box */
+	ck_assert_int_eq(clash_shape_set_quaternion(&sb, q), CLASH_OK);
+	double t[] = {0, 0, 1 + 2 * c};
+	ck_assert_int_eq(clash_shape_set_translation(&sb, t), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_near(r.near_a[2], 1.0, 1e-14);
+	/* Raised by 1e-3: separated by exactly that. */
+	t[2] += 1e-3;
+	clash_shape_set_translation(&sb, t);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 1e-3, 1e-14);
+	/* Vertex on face: a tetrahedron standing on its apex on a's top. */
+	double tet[] = {0.2, 0.1, 1, -1, -1, 3, 1, -1, 3, 0, 1, 3};
+	r = query(3, a, 8, tet, 4);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_point(r.near_a, 0.2, 0.1, 1, 1e-15);
+}
+END_TEST
+
+START_TEST(nested_shapes)
+{
+	double big[24], small[24];
+	box3(big, 0, 0, 0, 1, 1, 1);
+	box3(small, 0.1, 0.2, 0.3, 0.1, 0.1, 0.1);
+	clash_result r = query(3, big, 8, small, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.distance == 0.0);
+	/* The true depth is the least push that frees small: 1 - 0.3 + 0.1 = 0.8. */
+	ck_assert(r.depth_lower_bound >= 0.0 && r.depth_lower_bound <= 0.8 + 1e-12);
+	/* The common point lies in both. */
+	for (int k = 0; k < 3; k++)
+		ck_assert(fabs(r.near_a[k] - (k + 1) * 0.1) <= 0.1 + 1e-12);
+	/* Swapped roles. */
+	r = query(3, small, 8, big, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+}
+END_TEST
+
+START_TEST(origin_on_simplex_face)
+{
+	/* MuJoCo dropped a contact when the origin lay exactly on a face of the
+	 * final tetrahedron.  Two boxes overlapping by exactly their half-width,
+	 * aligned so K's inner points are on coordinate planes through 0. */
+	double a[24], b[24];
+	box3(a, 0, 0, 0, 1, 1, 1);
+	box3(b, 1, 0, 0, 1, 1, 1);
+	clash_result r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.depth_lower_bound <= 1.0 + 1e-12);
+	box3(b, 1, 1, 1, 1, 1, 1);
+	r = query(3, a, 8, b, 8);
+	ck_assert_int_eq(r.intersecting, 1);
+	/* A triangle through the origin vs a point at the origin. */
+	double tri[] = {-1, -1, 0, 1, -1, 0, 0, 1, 0};
+	double o[] = {0, 0, 0};
+	r = query(3, tri, 3, o, 1);
+	ck_assert_int_eq(r.intersecting, 1);
+}
+END_TEST
+
+/* ---- degenerate inputs --------------------------------------------------- */
+
+START_TEST(duplicate_points)
+{
+	double a[24 * 5], b[24];
+	double box[24];
+	box3(box, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5);
+	for (int rep = 0; rep < 5; rep++)
+		memcpy(a + 24 * rep, box, sizeof box);
+	box3(b, 3.5, 0.5, 0.5, 0.5, 0.5, 0.5);
+	clash_result r = query(3, a, 40, b, 8);
+	ck_near(r.distance, 2.0, 1e-15);
+	/* A shape that is one point given eight times. */
+	double p8[24];
+	for (int i = 0; i < 8; i++) {
+		p8[3 * i] = 5;
+		p8[3 * i + 1] = 0.5;
+		p8[3 * i + 2] = 0.5;
+	}
+	r = query(3, box, 8, p8, 8);
+	ck_near(r.distance, 4.0, 1e-15);
+}
+END_TEST
+
+START_TEST(coplanar_shapes)
+{
+	/* Two squares in the plane z = 0 (K is flat: never a full simplex). */
+	double s1[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+	double s2[] = {2, 0.5, 0, 3, 0.5, 0, 3, 1.5, 0, 2, 1.5, 0};
+	clash_result r = query(3, s1, 4, s2, 4);
+	ck_near(r.distance, 1.0, 1e-15);
+	ck_point(r.normal, 1, 0, 0, 1e-15);
+	double s3[] = {0.5, 0.5, 0, 3, 0.5, 0, 3, 1.5, 0, 0.5, 1.5, 0};
+	r = query(3, s1, 4, s3, 4);
+	ck_assert_int_eq(r.intersecting, 1);
+	/* Parallel squares one above the other. */
+	double s4[] = {0.2, 0.2, 2, 0.8, 0.2, 2, 0.8, 0.8, 2, 0.2, 0.8, 2};
+	r = query(3, s1, 4, s4, 4);
+	ck_near(r.distance, 2.0, 1e-15);
+	ck_point(r.normal, 0, 0, 1, 1e-15);
+}
+END_TEST
+
+START_TEST(single_points)
+{
+	double p[] = {1, 2, 3}, q[] = {4, 6, 3};
+	clash_result r = query(3, p, 1, q, 1);
+	ck_near(r.distance, 5.0, 1e-15);
+	ck_point(r.near_a, 1, 2, 3, 0);
+	ck_point(r.near_b, 4, 6, 3, 0);
+	r = query(3, p, 1, p, 1);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.distance == 0.0);
+	ck_point(r.near_a, 1, 2, 3, 0);
+}
+END_TEST
+
+/* ---- scale and position --------------------------------------------------- */
+
+START_TEST(tiny_and_huge_coordinates)
+{
+	for (int s = -6; s <= 6; s += 3) {
+		double f = pow(10.0, s);
+		double a[24], b[24];
+		box3(a, 0.5 * f, 0.5 * f, 0.5 * f, 0.5 * f, 0.5 * f, 0.5 * f);
+		box3(b, 3.5 * f, 0.5 * f, 0.5 * f, 0.5 * f, 0.5 * f, 0.5 * f);
+		clash_result r = query(3, a, 8, b, 8);
+		ck_assert_int_eq(r.intersecting, 0);
+		ck_near(r.distance, 2.0 * f, 2.0 * f * 1e-15);
+		ck_near(r.near_a[0], f, f * 1e-15);
+		ck_plane_separates(&r, 3, a, 8, 0, b, 8, 0, f * 1e-12);
+	}
+}
+END_TEST
+
+START_TEST(far_from_origin)
+{
+	/* Unit cubes 1e-3 apart at 1e6 and at -3e7: the gap survives. */
+	const double where[] = {1e6, -3e7, 123456.789};
+	for (int i = 0; i < 3; i++) {
+		double o = where[i];
+		double a[24], b[24];
+		box3(a, o, o, o, 0.5, 0.5, 0.5);
+		box3(b, o + 1.001, o + 0.3, o - 0.2, 0.5, 0.5, 0.5);
+		clash_result r = query(3, a, 8, b, 8);
+		ck_assert_int_eq(r.intersecting, 0);
+		/* The inputs carry ulp(3e7) ~ 4e-9 of rounding: no answer can
+		 * be closer than that. */
+		ck_near(r.distance, 1e-3, 4 * 8 * DBL_EPSILON * fabs(o));
+		ck_plane_separates(&r, 3, a, 8, 0, b, 8, 0, 1e-12 * fabs(o));
+	}
+	/* Posed: the translation carries the far offset, vertices stay small. */
+	double unit[24];
+	box3(unit, 0, 0, 0, 0.5, 0.5, 0.5);
+	clash_shape sa, sb;
+	clash_shape_init(&sa, 3, unit, 8);
+	clash_shape_init(&sb, 3, unit, 8);
+	double ta[] = {1e9, 1e9, 1e9}, tb[] = {1e9 + 1.25, 1e9, 1e9};
+	clash_shape_set_translation(&sa, ta);
+	clash_shape_set_translation(&sb, tb);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 0.25, 1e-15);
+}
+END_TEST
+
+/* ---- poses ----------------------------------------------------------------- */
+
+START_TEST(quaternion_pose)
+{
+	/* A unit-half cube turned 45 degrees about z reaches sqrt(2) along x. */
+	double cube[24];
+	box3(cube, 0, 0, 0, 1, 1, 1);
+	double wall[] = {3, -5, -5, 3, 5, -5, 3, 5, 5, 3, -5, 5};
+	clash_shape a, b;
+	clash_shape_init(&a, 3, cube, 8);
+	clash_shape_init(&b, 3, wall, 4);
+	double q[] = {0, 0, sin(M_PI / 8), cos(M_PI / 8)};
+	ck_assert_int_eq(clash_shape_set_quaternion(&a, q), CLASH_OK);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 3 - sqrt(2.0), 1e-14);
+	ck_point(r.near_a, sqrt(2.0), 0, r.near_a[2], 1e-14);
+	/* Translate it 0.5 towards the wall. */
+	double t[] = {0.5, 0, 0};
+	clash_shape_set_translation(&a, t);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 2.5 - sqrt(2.0), 1e-14);
+	/* The warm indices name vertices of the input arrays. */
+	for (size_t i = 0; i < r.warm_count; i++) {
+		ck_assert_uint_lt(r.warm_a[i], 8);
+		ck_assert_uint_lt(r.warm_b[i], 4);
+	}
+	/* A float32-ish quaternion is normalized; a vector is rejected. */
+	double q32[] = {0, 0, 0.38268343, 0.92387953};
+	ck_assert_int_eq(clash_shape_set_quaternion(&a, q32), CLASH_OK);
+	double bad[] = {0, 0, 1, 1};
+	ck_assert_int_eq(clash_shape_set_quaternion(&a, bad), CLASH_EQUAT);
+}
+END_TEST
+
+START_TEST(matrix_pose)
+{
+	/* The same 45-degree turn and translation as a column-major Matrix4. */
+	double cube[24];
+	box3(cube, 0, 0, 0, 1, 1, 1);
+	double wall[] = {3, -5, -5, 3, 5, -5, 3, 5, 5, 3, -5, 5};
+	double c = cos(M_PI / 4), s = sin(M_PI / 4);
+	double m[16] = {c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, 0.5, 0, 0, 1};
+	clash_shape a, b;
+	clash_shape_init(&a, 3, cube, 8);
+	clash_shape_init(&b, 3, wall, 4);
+	ck_assert_int_eq(clash_shape_set_matrix(&a, m), CLASH_OK);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 2.5 - sqrt(2.0), 1e-14);
+	/* Non-uniform scale: x stretched by 2 reaches 2 (then 0.5 more). */
+	double sc[16] = {2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.5, 0, 0, 1};
+	ck_assert_int_eq(clash_shape_set_matrix(&a, sc), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 0.5, 1e-15);
+	/* Singular and projective matrices are refused. */
+	double sing[16] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1};
+	ck_assert_int_eq(clash_shape_set_matrix(&a, sing), CLASH_ESINGULAR);
+	double proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0.5, 0, 0, 0, 1};
+	ck_assert_int_eq(clash_shape_set_matrix(&a, proj), CLASH_ESINGULAR);
+	/* 2-D: a homogeneous 3x3 and an angle agree. */
+	double sq[] = {-1, -1, 1, -1, 1, 1, -1, 1};
+	double pt[] = {5, 0};
+	clash_shape p2, q2;
+	clash_shape_init(&p2, 2, sq, 4);
+	clash_shape_init(&q2, 2, pt, 1);
+	ck_assert_int_eq(clash_shape_set_angle(&p2, M_PI / 4), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&p2, &q2, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 5 - sqrt(2.0), 1e-14);
+	double m3[9] = {c, s, 0, -s, c, 0, 0, 0, 1};
+	ck_assert_int_eq(clash_shape_set_matrix(&p2, m3), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&p2, &q2, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 5 - sqrt(2.0), 1e-14);
+}
+END_TEST
+
+/* ---- radii ------------------------------------------------------------------ */
+
+START_TEST(spheres_capsules_rounded_boxes)
+{
+	/* Spheres: points with radii. */
+	double c1[] = {0, 0, 0}, c2[] = {3, 4, 0};
+	clash_shape a, b;
+	clash_shape_init(&a, 3, c1, 1);
+	clash_shape_init(&b, 3, c2, 1);
+	clash_shape_set_radius(&a, 1.5);
+	clash_shape_set_radius(&b, 0.5);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 3.0, 1e-15);
+	ck_point(r.near_a, 0.9, 1.2, 0, 1e-15);
+	ck_point(r.near_b, 2.7, 3.6, 0, 1e-15);
+	ck_plane_separates(&r, 3, c1, 1, 1.5, c2, 1, 0.5, 1e-12);
+	/* Overlapping spheres: depth r1 + r2 - d exactly, common point between. */
+	clash_shape_set_radius(&b, 4);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_near(r.depth_lower_bound, 0.5, 1e-15);
+	ck_assert(dist(r.near_a, c1, 3) <= 1.5 + 1e-15 && dist(r.near_a, c2, 3) <= 4 + 1e-15);
+	/* Capsules: segment + radius, crossing 1 apart. */
+	double s1[] = {-1, 0, 0, 1, 0, 0}, s2[] = {0, -1, 1, 0, 1, 1};
+	clash_shape_init(&a, 3, s1, 2);
+	clash_shape_init(&b, 3, s2, 2);
+	clash_shape_set_radius(&a, 0.25);
+	clash_shape_set_radius(&b, 0.25);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_near(r.distance, 0.5, 1e-15);
+	ck_point(r.near_a, 0, 0, 0.25, 1e-15);
+	ck_point(r.near_b, 0, 0, 0.75, 1e-15);
+	/* Rounded boxes just touching: 2 apart, radii 1 each. */
+	double bx1[24], bx2[24];
+	box3(bx1, 0, 0, 0, 1, 1, 1);
+	box3(bx2, 4, 0, 0, 1, 1, 1);
+	clash_shape_init(&a, 3, bx1, 8);
+	clash_shape_init(&b, 3, bx2, 8);
+	clash_shape_set_radius(&a, 1);
+	clash_shape_set_radius(&b, 1);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.distance == 0.0);
+	ck_near(r.near_a[0], 2.0, 1e-15);
+	ck_assert_int_eq(clash_shape_set_radius(&a, -1), CLASH_ERADIUS);
+	ck_assert_int_eq(clash_shape_set_radius(&a, NAN), CLASH_ERADIUS);
+}
+END_TEST
+
+/* ---- other dimensions ------------------------------------------------------- */
+
+START_TEST(two_d_polygons)
+{
+	double sq[] = {0, 0, 1, 0, 1, 1, 0, 1};
+	double tri[] = {3, 0.5, 4, 0, 4, 1};
+	clash_result r = query(2, sq, 4, tri, 3);
+	ck_near(r.distance, 2.0, 1e-15);
+	ck_near(r.near_a[0], 1.0, 1e-15);
+	ck_near(r.near_a[1], 0.5, 1e-15);
+	double tri2[] = {0.5, 0.5, 4, 0, 4, 1};
+	r = query(2, sq, 4, tri2, 3);
+	ck_assert_int_eq(r.intersecting, 1);
+	/* A point inside the square: eq. (32) on the full 2-D simplex. */
+	double p[] = {0.25, 0.5};
+	r = query(2, sq, 4, p, 1);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert(r.depth_lower_bound <= 0.25 + 1e-15);
+}
+END_TEST
+
+START_TEST(higher_dimensions)
+{
+	/* Unit hypercubes 2 apart along the first axis, in 1-D to 8-D. */
+	static double a[256 * 8], b[256 * 8];
+	for (int dim = 1; dim <= CLASH_MAX_DIM; dim++) {
+		size_t n = (size_t)1 << dim;
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < dim; k++) {
+				a[i * dim + k] = (double)((i >> k) & 1);
+				b[i * dim + k] = a[i * dim + k] + (k == 0 ? 3.0 : 0.25);
+			}
+		clash_result r = query(dim, a, n, b, n);
+		ck_assert_int_eq(r.intersecting, 0);
+		ck_near(r.distance, 2.0, 1e-14);
+		ck_near(r.normal[0], 1.0, 1e-14);
+		ck_assert(r.converged);
+		ck_plane_separates(&r, dim, a, n, 0, b, n, 0, 1e-12);
+	}
+}
+END_TEST
+
+/* ---- warm start, options, errors ---------------------------------------------- */
+
+START_TEST(warm_start)
+{
+	double a[24], b[24];
+	box3(a, 0, 0, 0, 1, 0.5, 0.25);
+	clash_shape sa, sb;
+	clash_shape_init(&sa, 3, a, 8);
+	box3(b, 0, 0, 0, 0.5, 0.5, 0.5);
+	clash_shape_init(&sb, 3, b, 8);
+	clash_result r, cold;
+	clash_options opt = {0};
+	double t[3];
+	/* A slow path; each step starts from the previous simplex and must
+	 * agree with a cold start. */
+	for (int step = 0; step < 50; step++) {
+		double s = step / 50.0;
+		t[0] = 3 - 2 * s;
+		t[1] = 0.4 * s;
+		t[2] = 1.5 - s;
+		double qz[] = {0, 0, sin(0.3 * s), cos(0.3 * s)};
+		clash_shape_set_translation(&sb, t);
+		clash_shape_set_quaternion(&sb, qz);
+		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &cold), CLASH_OK);
+		ck_assert_int_eq(clash_gjk(&sa, &sb, step ? &opt : NULL, &r), CLASH_OK);
+		ck_assert_int_eq(r.intersecting, cold.intersecting);
+		ck_near(r.distance, cold.distance, 1e-13);
+		opt.warm_count = r.warm_count;
+		opt.warm_a = r.warm_a;
+		opt.warm_b = r.warm_b;
+		static size_t wa[CLASH_MAX_DIM + 1], wb[CLASH_MAX_DIM + 1];
+		memcpy(wa, r.warm_a, sizeof wa);
+		memcpy(wb, r.warm_b, sizeof wb);
+		opt.warm_a = wa;
+		opt.warm_b = wb;
+	}
+	size_t bad = 8, ok = 0;
+	opt.warm_count = 1;
+	opt.warm_a = &bad;
+	opt.warm_b = &ok;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_EWARM);
+}
+END_TEST
+
+START_TEST(tolerance_and_cap)
+{
+	double a[24], b[24];
+	box3(a, 0, 0, 0, 1, 1, 1);
+	box3(b, 2.5e-6 + 2, 0, 0, 1, 1, 1); /* 2.5e-6 apart */
+	clash_shape sa, sb;
+	clash_shape_init(&sa, 3, a, 8);
+	clash_shape_init(&sb, 3, b, 8);
+	clash_options opt = {0};
+	clash_result r;
+	opt.tolerance = 1e-5; /* coarser than the gap: touching */
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	opt.tolerance = 1e-9;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 2.5e-6, 1e-9);
+	/* One iteration cannot finish a rotated pair: converged says so, and the
+	 * distance is still an upper bound. */
+	double q[] = {0.1, 0.2, 0.3, sqrt(1 - 0.14)};
+	clash_shape_set_quaternion(&sb, q);
+	opt.tolerance = 0;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	double exact = r.distance;
+	ck_assert(r.iterations > 1);
+	opt.max_iterations = 1;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert_int_eq(r.iterations, 1);
+	ck_assert_int_eq(r.converged, 0);
+	ck_assert(r.distance >= exact - 1e-15);
+	opt.tolerance = -1;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_EINVAL);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	double v[] = {0, 0, 0, 1, 1, 1}, w[] = {0, 0, 1, 1};
+	clash_shape a, b;
+	clash_result r;
+	ck_assert_int_eq(clash_shape_init(&a, 0, v, 2), CLASH_EDIM);
+	ck_assert_int_eq(clash_shape_init(&a, CLASH_MAX_DIM + 1, v, 2), CLASH_EDIM);
+	ck_assert_int_eq(clash_shape_init(&a, 3, v, 0), CLASH_EEMPTY);
+	ck_assert_int_eq(clash_shape_init(&a, 3, NULL, 2), CLASH_EINVAL);
+	ck_assert_int_eq(clash_shape_init(&a, 3, v, 2), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&b, 2, w, 2), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_EDIM);
+	ck_assert_int_eq(clash_gjk(NULL, &b, NULL, &r), CLASH_EINVAL);
+	ck_assert_int_eq(clash_shape_set_quaternion(&b, (double[]){0, 0, 0, 1}), CLASH_EQUAT);
+	ck_assert_int_eq(clash_shape_set_angle(&a, 1.0), CLASH_EDIM);
+	double nan_v[] = {0, NAN, 0};
+	clash_shape_init(&b, 3, nan_v, 1);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_ERANGE);
+	double inf_v[] = {0, INFINITY, 0};
+	clash_shape_init(&b, 3, inf_v, 1);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_ERANGE);
+	/* The most extreme finite inputs: a distance beyond DBL_MAX is refused,
+	 * one just inside is answered exactly. */
+	double big1[] = {-DBL_MAX, 0, 0}, big2[] = {DBL_MAX, 0, 0};
+	clash_shape_init(&a, 3, big1, 1);
+	clash_shape_init(&b, 3, big2, 1);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_ERANGE);
+	double big3[] = {DBL_MAX / 4, 0, 0};
+	clash_shape_init(&a, 3, big3, 1);
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_assert(r.distance == DBL_MAX - DBL_MAX / 4);
+	for (int e = CLASH_EWARM; e <= CLASH_OK; e++)
+		ck_assert(strlen(clash_strerror(e)) > 0);
+}
+END_TEST
+
+/* ---- stress: degenerate random shapes never yield NaN or hang ---------------- */
+
+START_TEST(degenerate_stress)
+{
+	static double a[64 * 3], b[64 * 3];
+	int done = 0;
+	for (int trial = 0; trial < 3000; trial++) {
+		int na = 1 + (int)(rnd() * 40), nb = 1 + (int)(rnd() * 40);
+		int kind = trial % 5;
+		double base[3], dir[3], dir2[3];
+		for (int k = 0; k < 3; k++) {
+			base[k] = rnd() * 2 - 1;
+			dir[k] = rnd() * 2 - 1;
+			dir2[k] = rnd() * 2 - 1;
+		}
+		double f = pow(10.0, (double)((trial / 5) % 13) - 6.0);
+		for (int i = 0; i < na + nb; i++) {
+			double *p = i < na ? a + 3 * i : b + 3 * (i - na);
+			double s = rnd() * 2 - 1, t = rnd() * 2 - 1;
+			/* 0 collinear, 1 coplanar, 2 duplicates, 3 snapped to a coarse
+			 * grid (touching features), 4 general */
+			for (int k = 0; k < 3; k++) {
+				double x;
+				switch (kind) {
+				case 0: x = base[k] + s * dir[k]; break;
+				case 1: x = base[k] + s * dir[k] + t * dir2[k]; break;
+				case 2: x = (i % 3) ? base[k] : base[k] + dir[k]; break;
+				case 3: x = round((rnd() * 2 - 1) * 2) / 2; break;
+				default: x = rnd() * 2 - 1; break;
+				}
+				p[k] = x * f + (i < na ? 0 : f * (rnd() < 0.5 ? 0.0 : 1.0));
+			}
+		}
+		clash_shape sa, sb;
+		clash_shape_init(&sa, 3, a, (size_t)na);
+		clash_shape_init(&sb, 3, b, (size_t)nb);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+		ck_assert(isfinite(r.distance) && r.distance >= 0);
+		ck_assert(isfinite(r.depth_lower_bound) && r.depth_lower_bound >= 0);
+		ck_assert_int_le(r.iterations, CLASH_GJK_MAX_ITERATIONS);
+		for (int k = 0; k < 3; k++)
+			ck_assert(isfinite(r.near_a[k]) && isfinite(r.near_b[k]) && isfinite(r.normal[k]));
+		if (!r.intersecting) {
+			ck_near(dist(r.near_a, r.near_b, 3), r.distance, 1e-12 * f);
+			ck_plane_separates(&r, 3, a, (size_t)na, 0, b, (size_t)nb, 0, 1e-12 * f);
+		}
+		done++;
+	}
+	ck_assert_int_eq(done, 3000);
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("closed_form");
+	tcase_add_test(tc, unit_cubes_two_apart);
+	tcase_add_test(tc, boxes_edge_edge_and_vertex_vertex);
+	tcase_add_test(tc, box_25x_larger);
+	tcase_add_test(tc, segment_segment);
+	tcase_add_test(tc, point_tetrahedron);
+	tcase_add_test(tc, depth_bound_for_simplex_is_exact);
+	tcase_add_test(tc, touching_face_edge_vertex);
+	tcase_add_test(tc, nested_shapes);
+	tcase_add_test(tc, origin_on_simplex_face);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("degenerate");
+	tcase_add_test(tc, duplicate_points);
+	tcase_add_test(tc, coplanar_shapes);
+	tcase_add_test(tc, single_points);
+	tcase_add_test(tc, tiny_and_huge_coordinates);
+	tcase_add_test(tc, far_from_origin);
+	tcase_add_test(tc, degenerate_stress);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pose_radius_dim");
+	tcase_add_test(tc, quaternion_pose);
+	tcase_add_test(tc, matrix_pose);
+	tcase_add_test(tc, spheres_capsules_rounded_boxes);
+	tcase_add_test(tc, two_d_polygons);
+	tcase_add_test(tc, higher_dimensions);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("options");
+	tcase_add_test(tc, warm_start);
+	tcase_add_test(tc, tolerance_and_cap);
+	tcase_add_test(tc, bad_arguments);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(core_suite)
