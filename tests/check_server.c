@@ -505,9 +505,9 @@ static int close_to(double x, double want)
 }
 
 /* Check a Result for the two cubes gap apart along x: not intersecting,
- * distance gap, near points on x = 1 and x = 1 + gap with equal y and z in
- * [0,1], plane normal (1,0,0) offset 1 + gap/2.  Returns NULL or what is
- * wrong (static text). */
+ * distance gap, near points {a, b} on x = 1 and x = 1 + gap with equal y
+ * and z in [0,1], plane normal (1,0,0) offset 1 + gap/2.  Returns NULL or
+ * what is wrong (static text). */
 static const char *cubes_answer_wrong(const char *body, double gap)
 {
 	json_error_t err;
@@ -516,7 +516,7 @@ static const char *cubes_answer_wrong(const char *body, double gap)
 	if (!r)
 		return "the body is not JSON";
 	json_t *near = json_object_get(r, "near_points");
-	json_t *pa = json_array_get(near, 0), *pb = json_array_get(near, 1);
+	json_t *pa = json_object_get(near, "a"), *pb = json_object_get(near, "b");
 	json_t *plane = json_object_get(r, "separating_plane");
 	json_t *n = json_object_get(plane, "normal");
 	if (!json_is_false(json_object_get(r, "intersecting")))
@@ -548,16 +548,33 @@ static const char *cubes_answer_wrong(const char *body, double gap)
 	return wrong;
 }
 
-/* Assert a problem reply: status, media type, and the "status" member. */
+/* The problem type of each status (proto/openapi.yaml, Problem.type). */
+static const char *problem_type(int status)
+{
+	switch (status) {
+	case 400: return "urn:clashd:problem:malformed-json";
+	case 404: return "urn:clashd:problem:not-found";
+	case 405: return "urn:clashd:problem:method-not-allowed";
+	case 413: return "urn:clashd:problem:payload-too-large";
+	case 415: return "urn:clashd:problem:unsupported-media-type";
+	case 422: return "urn:clashd:problem:invalid-query";
+	}
+	return NULL;
+}
+
+/* Assert a problem reply: status, media type, type, title, "status". */
 static json_t *assert_problem(const hresp *r, int status)
 {
 	char v[256];
-	ck_assert_int_eq(r->status, status);
+	ck_assert_msg(r->status == status, "status %d, not %d: %s", r->status, status, r->body);
 	ck_assert_ptr_nonnull(hresp_header(r, "Content-Type", v, sizeof v));
 	ck_assert_str_eq(v, "application/problem+json");
 	json_t *p = json_loads(r->body, 0, NULL);
 	ck_assert_msg(p != NULL, "problem body is not JSON: %s", r->body);
 	ck_assert_int_eq(json_integer_value(json_object_get(p, "status")), status);
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(p, "title")));
+	if (problem_type(status))
+		ck_assert_str_eq(json_string_value(json_object_get(p, "type")), problem_type(status));
 	return p;
 }
 
