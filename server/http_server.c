@@ -84,7 +84,8 @@ struct http_server {
 enum request_state {
 	REQ_RECEIVING, /* reading the body */
 	REQ_WORKING,   /* suspended, on the worker pool */
-	REQ_REPLIED,   /* resumed, reply ready to queue */
+	REQ_REPLIED,   /* reply ready: from the worker, or from the headers
+	                  (then any body is being dropped) */
 	REQ_RESPONDED  /* response queued */
 };
 
@@ -119,10 +120,11 @@ static void pump(http_server *s);
 
 /* ---- responses ---------------------------------------------------------- */
 
-/* Sent when even building a problem fails (out of memory). */
+/* Sent when even building a problem fails (out of memory); the same
+ * members proto_problem_reply(500, ...) would give. */
 static const char oom_body[] =
-	"{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,"
-	"\"detail\":\"out of memory\"}";
+	"{\"type\":\"urn:clashd:problem:internal\",\"title\":\"Internal error\","
+	"\"status\":500,\"detail\":\"out of memory\"}";
 
 static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
                                const char *body, size_t len, const char *allow)
@@ -250,8 +252,9 @@ static void read_framing(http_request *r)
 	r->expect_continue = ex && strcasecmp(ex, "100-continue") == 0;
 }
 
-/* First call: headers are in, no body yet.  Answers everything but a
- * well-formed POST /v1/query at once. */
+/* First call: headers are in, no body yet.  Decides the answer to
+ * everything but a well-formed POST /v1/query (answer_early says when it
+ * goes out). */
 static enum MHD_Result request_begin(http_request *r, const char *url, const char *method)
 {
 	char text[200];
