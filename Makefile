@@ -18,7 +18,7 @@ CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 PKGS_APP  = libmicrohttpd jansson libuv
-PKGS_TEST = check qhull_r
+PKGS_TEST = check qhull_r yaml-0.1
 
 B        = build
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -72,10 +72,10 @@ $(B)/san/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(SAN) -c $< -o $@
 
-$(B)/obj/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h tests/*.h)
+$(B)/obj/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) -c $< -o $@
-$(B)/san/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h tests/*.h)
+$(B)/san/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) -c $< -o $@
 

@@ -314,7 +314,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->distance = hull - rsum;
 		double mid = 0.0;
 		for (int k = 0; k < n; k++) {
-			double nk = -sol.v[k] / vnorm;
+			/* + 0.0 turns -0 into +0: clients compare normals as text. */
+			double nk = -sol.v[k] / vnorm + 0.0;
 			r->normal[k] = nk;
 			r->near_a[k] = xa[k] + a->radius * nk;
 			r->near_b[k] = xb[k] - b->radius * nk;

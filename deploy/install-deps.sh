@@ -10,8 +10,9 @@ profile=${1:-build}
 pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev"
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
-	# curl: the server suite and the README examples talk to clashd over HTTP.
-	pkgs="$pkgs check libqhull-dev curl"
+	# curl: the server suite and the README examples talk to clashd over HTTP;
+	# libyaml-dev: the proto suite reads proto/openapi.yaml to check it against the code.
+	pkgs="$pkgs check libqhull-dev curl libyaml-dev"
 fi
 
 missing=""

@@ -1,0 +1,212 @@
+/*
+ * problem.c — building application/problem+json replies (RFC 9457).
+ *
+ * The status table is the contract's list of problem types (openapi.yaml,
+ * components/schemas/Problem); both the query path and the server's own
+ * errors (proto_problem_reply) go through proto_problem_encode(), so every
+ * error clashd or clash emits has the same members and type URIs.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problem.h"
+
+typedef struct problem_kind {
+	int status;
+	const char *slug;
+	const char *title;
+} problem_kind;
+
+static const problem_kind kinds[] = {
+	{400, "malformed-json", "Malformed JSON"},
+	{404, "not-found", "Not found"},
+	{405, "method-not-allowed", "Method not allowed"},
+	{406, "not-acceptable", "Not acceptable"},
+	{408, "request-timeout", "Request timeout"},
+	{411, "length-required", "Length required"},
+	{413, "payload-too-large", "Payload too large"},
+	{414, "uri-too-long", "URI too long"},
+	{415, "unsupported-media-type", "Unsupported media type"},
+	{422, "invalid-query", "Invalid query"},
+	{429, "too-many-requests", "Too many requests"},
+	{431, "header-fields-too-large", "Request header fields too large"},
+	{500, "internal", "Internal error"},
+	{501, "not-implemented", "Not implemented"},
+	{503, "unavailable", "Service unavailable"},
+	{504, "timeout", "Timeout"},
+};
+
+static const problem_kind client_error = {0, "client-error", "Client error"};
+static const problem_kind server_error = {0, "server-error", "Server error"};
+
+static const problem_kind *kind_of(int status)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (kinds[i].status == status)
+			return &kinds[i];
+	return status >= 400 && status <= 499 ? &client_error : &server_error;
+}
+
+const char *proto_problem_slug(int status)
+{
+	return kind_of(status)->slug;
+}
+
+const char *proto_problem_title(int status)
+{
+	return kind_of(status)->title;
+}
+
+void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
+{
+	free(p->pointer);
+	memset(p, 0, sizeof *p);
+	p->status = status;
+	p->pointer = pointer;
+	vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+}
+
+void proto_problem_set(proto_problem *p, int status, char *pointer, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(p, status, pointer, fmt, ap);
+	va_end(ap);
+}
+
+void proto_problem_release(proto_problem *p)
+{
+	free(p->pointer);
+	p->pointer = NULL;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when the
+ * bytes there are not one: the same rules as jansson's (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		cp = c & 0x0F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+/* A JSON string of the text, each byte that does not start a valid UTF-8
+ * sequence replaced by U+FFFD.  NULL only when memory ran out. */
+static json_t *text_value(const char *text)
+{
+	size_t n = strlen(text);
+	const unsigned char *s = (const unsigned char *)text;
+	size_t bad = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_sequence(s + i, n - i);
+		if (k == 0) {
+			bad++;
+			k = 1;
+		}
+		i += k;
+	}
+	if (bad == 0)
+		return json_stringn(text, n);
+	char *fixed = malloc(n + 2 * bad + 1);
+	if (!fixed)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_sequence(s + i, n - i);
+		if (k == 0) {
+			memcpy(fixed + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(fixed + o, text + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	json_t *v = json_stringn(fixed, o);
+	free(fixed);
+	return v;
+}
+
+/* json_object_set_new() that remembers a failure (a NULL value included). */
+static void put(json_t *obj, const char *key, json_t *value, int *failed)
+{
+	if (!value || json_object_set_new(obj, key, value) != 0)
+		*failed = 1;
+}
+
+/* The body of every problem; `where` (may be NULL) adds the parser's stop. */
+static int encode(int status, const char *detail, const char *pointer, const proto_problem *where,
+                  proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	if (status < 400 || status > 599)
+		status = 500;
+	const problem_kind *k = kind_of(status);
+	char type[64];
+	snprintf(type, sizeof type, "%s%s", PROTO_PROBLEM_TYPE_PREFIX, k->slug);
+
+	json_t *obj = json_object();
+	if (!obj)
+		return -1;
+	int failed = 0;
+	put(obj, "type", json_string(type), &failed);
+	put(obj, "title", json_string(k->title), &failed);
+	put(obj, "status", json_integer(status), &failed);
+	if (detail && detail[0])
+		put(obj, "detail", text_value(detail), &failed);
+	if (pointer)
+		put(obj, "pointer", text_value(pointer), &failed);
+	if (where && where->located) {
+		put(obj, "line", json_integer(where->line), &failed);
+		put(obj, "column", json_integer(where->column), &failed);
+		put(obj, "position", json_integer((json_int_t)where->position), &failed);
+	}
+	char *body = failed ? NULL : json_dumps(obj, JSON_COMPACT);
+	json_decref(obj);
+	if (!body)
+		return -1;
+	out->status = status;
+	out->content_type = PROTO_PROBLEM_JSON;
+	out->body = body;
+	out->length = strlen(body);
+	return 0;
+}
+
+int proto_problem_encode(const proto_problem *p, proto_reply *out)
+{
+	return encode(p->status, p->detail, p->pointer, p, out);
+}
+
+int proto_problem_reply(int status, const char *detail, const char *pointer, proto_reply *out)
+{
+	return encode(status, detail, pointer, NULL, out);
+}

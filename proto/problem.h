@@ -1,0 +1,56 @@
+/*
+ * problem.h — RFC 9457 problem details, as the decoder and the query path
+ * build them before they become a proto_reply.
+ *
+ * A problem is plain data: a status, a short detail (never longer than the
+ * buffer; it names what was wrong and what is allowed, not the client's own
+ * text), the JSON Pointer of the offending value and, for JSON that could not
+ * be parsed, where the parser stopped.  proto_problem_encode() turns it into
+ * the application/problem+json body:
+ *   {"type": "urn:clashd:problem:<slug>", "title": ..., "status": N,
+ *    "detail": ..., "pointer": ..., "line": L, "column": C, "position": P}
+ */
+#ifndef PROTO_PROBLEM_H
+#define PROTO_PROBLEM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "proto.h"
+
+/* Prefix of every problem "type" URI; the slug follows it. */
+#define PROTO_PROBLEM_TYPE_PREFIX "urn:clashd:problem:"
+
+typedef struct proto_problem {
+	int status;
+	char detail[240];
+	char *pointer; /* malloc'd JSON Pointer, or NULL to leave it out */
+	int located;   /* line, column and position are set (a parse error) */
+	int line;      /* 1-based line of the parser's stop */
+	int column;    /* 1-based column, in characters, of the last one read */
+	size_t position; /* byte offset just past the token the parser stopped at */
+} proto_problem;
+
+/* Fill *p with a status, a pointer (ownership passes to *p; NULL for none)
+ * and a printf-style detail.  Any pointer already held is freed. */
+void proto_problem_set(proto_problem *p, int status, char *pointer, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The same with a va_list. */
+void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+/* Release the pointer held by *p (the struct may be reused). */
+void proto_problem_release(proto_problem *p);
+
+/* The slug and title for a status: the table of the contract, with other
+ * 4xx answered as "client-error" and other 5xx as "server-error". */
+const char *proto_problem_slug(int status);
+const char *proto_problem_title(int status);
+
+/* Encode *p as a reply.  Text that is not valid UTF-8 (a pointer naming a
+ * mangled key) is repaired with U+FFFD rather than refused.  Returns 0, or
+ * -1 when memory ran out (then *out is empty). */
+int proto_problem_encode(const proto_problem *p, proto_reply *out);
+
+#endif /* PROTO_PROBLEM_H */

@@ -1,0 +1,130 @@
+/*
+ * proto.c — one Query in, one reply out: parse, decode, run, encode.
+ *
+ * Parsing is strict JSON (RFC 8259) with jansson: duplicate member names and
+ * anything after the top-level value are errors, any value may be the top
+ * level (so "42" is valid JSON, but not a query: 422), and integers are read
+ * as reals.  Failures to parse are 400 problems carrying where the parser
+ * stopped (line, column, byte position) and the JSON Pointer of the value it
+ * was in (proto_pointer_at), with one exception: a number outside the range
+ * of a double is valid JSON that jansson cannot hold, so it is answered as
+ * the decoder would have, 422 naming that number.
+ *
+ * Nothing here is shared between calls: every reply is built from the
+ * request alone, so any number of threads may call proto_query_reply().
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pointer.h"
+#include "problem.h"
+#include "proto.h"
+#include "query.h"
+#include "result.h"
+
+int proto_init(void)
+{
+	/* A seed from the OS (/dev/urandom or the time): hash flooding of
+	 * objects with colliding member names stays impractical. */
+	json_object_seed(0);
+	return 0;
+}
+
+void proto_reply_free(proto_reply *r)
+{
+	free(r->body);
+	memset(r, 0, sizeof *r);
+}
+
+static int is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+/* A problem for text jansson refused.  Returns 1, or -1 when memory ran out. */
+static int parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p)
+{
+	enum json_error_code code = json_error_code(e);
+	if (code == json_error_out_of_memory)
+		return -1;
+	size_t pos = e->position > 0 ? (size_t)e->position : 0;
+	/* Out of input: the value being read is the one left open at the end,
+	 * not the last complete token (which also ends at the error position). */
+	if (code == json_error_premature_end_of_input)
+		pos = len + 1;
+	char *pointer = proto_pointer_at(body, len, pos);
+	if (!pointer)
+		return -1;
+	if (code == json_error_numeric_overflow) {
+		proto_problem_set(p, 422, pointer, "number out of the range of a double "
+		                                   "(magnitude above 1.8e308)");
+		return 1;
+	}
+	proto_problem_set(p, 400, pointer, "%s", e->text);
+	p->located = 1;
+	p->line = e->line;
+	p->column = e->column;
+	p->position = (size_t)e->position;
+	return 1;
+}
+
+/* The problem for a core error while answering (not while posing shapes:
+ * the decoder maps those to the value that caused them). */
+static int run_problem(int err, proto_problem *p)
+{
+	switch (err) {
+	case CLASH_ERANGE:
+		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
+		                                     "coordinates, radii or poses are too large");
+		break;
+	case CLASH_EWARM:
+		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
+		break;
+	default:
+		proto_problem_set(p, 500, NULL, "the collision core failed: %s",
+		                  clash_strerror(err));
+		return 1;
+	}
+	return p->pointer ? 1 : -1;
+}
+
+int proto_query_reply(const char *body, size_t len, proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	proto_problem p = {0};
+	int r;
+	if (is_blank(body, len)) {
+		proto_problem_set(&p, 400, NULL, "empty body: expected a query, a JSON object");
+		r = 1;
+		goto done;
+	}
+	json_error_t e;
+	json_t *root = json_loadb(body, len,
+	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
+	                          &e);
+	if (!root) {
+		r = parse_problem(body, len, &e, &p);
+		goto done;
+	}
+	proto_query q;
+	r = proto_query_decode(root, &q, &p);
+	json_decref(root); /* the query holds copies of everything it needs */
+	if (r)
+		goto done;
+	clash_result res;
+	int err = q.method->run(&q.a, &q.b, &q.opt, &res);
+	if (err)
+		r = run_problem(err, &p);
+	else
+		r = proto_result_encode(&res, q.method->name, out, &p);
+	proto_query_release(&q);
+done:
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}

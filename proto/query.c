@@ -1,0 +1,421 @@
+/*
+ * query.c — the Query decoder: jansson tree -> proto_query, or a 422 problem
+ * naming the first value that breaks the contract.
+ *
+ * Order of checks, so that the answer for a request with several faults is
+ * predictable: unknown members of the top-level object (in document order),
+ * then "a" and "b" (each: members, vertices point by point, radius, pose),
+ * then method, tolerance, max_iterations and warm.  The dimension of a
+ * query is that of /a/vertices/0; every other point must match it.
+ *
+ * Every number arrives as a real (the text was parsed with
+ * JSON_DECODE_INT_AS_REAL, so a browser's 1 for 1.0 is fine); indices and
+ * counts are therefore checked to be integral here.  jansson never yields a
+ * non-finite number, and numbers it cannot hold never reach this file (they
+ * are caught at parse time, see proto.c).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pointer.h"
+#include "query.h"
+
+/* A problem at `at`: 1 (or -1 if even the pointer cannot be allocated). */
+static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
+{
+	char *pointer = proto_path_render(at);
+	if (!pointer)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(p, 422, pointer, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/* "an object", "a string" ...: for "expected X, got Y" details. */
+static const char *kind_of(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "a value";
+}
+
+static int number(const json_t *v, const proto_path *at, const char *what, double *out,
+                  proto_problem *p)
+{
+	if (!json_is_number(v))
+		return fail(p, at, "%s must be a number, got %s", what, kind_of(v));
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* An integral number in [lo, hi]. */
+static int integer(const json_t *v, const proto_path *at, const char *what, double lo, double hi,
+                   double *out, proto_problem *p)
+{
+	int r = number(v, at, what, out, p);
+	if (r)
+		return r;
+	if (*out != floor(*out))
+		return fail(p, at, "%s must be an integer, got %.17g", what, *out);
+	if (*out < lo || *out > hi)
+		return fail(p, at, "%s must be between %.17g and %.17g, got %.17g", what, lo, hi, *out);
+	return 0;
+}
+
+/* An array of exactly n numbers. */
+static int numbers(const json_t *v, const proto_path *at, const char *what, size_t n, double *out,
+                   proto_problem *p)
+{
+	if (!json_is_array(v))
+		return fail(p, at, "%s must be an array of %zu numbers, got %s", what, n, kind_of(v));
+	if (json_array_size(v) != n)
+		return fail(p, at, "%s must have %zu numbers, got %zu", what, n, json_array_size(v));
+	for (size_t i = 0; i < n; i++) {
+		proto_path el = {at, NULL, i};
+		const json_t *x = json_array_get(v, i);
+		if (!json_is_number(x))
+			return fail(p, &el, "each element of %s must be a number, got %s", what,
+			            kind_of(x));
+		out[i] = json_number_value(x);
+	}
+	return 0;
+}
+
+/* Every member of `obj` must be in the NULL-terminated `allowed` list. */
+static int known_members(const json_t *obj, const proto_path *at, const char *const *allowed,
+                         const char *what, proto_problem *p)
+{
+	const char *key;
+	json_t *value;
+	json_object_foreach((json_t *)obj, key, value) {
+		int ok = 0;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = strcmp(*a, key) == 0;
+		if (!ok) {
+			proto_path m = {at, key, 0};
+			return fail(p, &m, "unknown member: %s", what);
+		}
+	}
+	return 0;
+}
+
+/* The vertices of a shape into a new row-major array.  *dim is the query's
+ * dimension, 0 until the first point of "a" sets it. */
+static int vertices(const json_t *v, const proto_path *at, int *dim, double **store, size_t *count,
+                    proto_problem *p)
+{
+	if (!json_is_array(v))
+		return fail(p, at, "vertices must be an array of points, got %s", kind_of(v));
+	size_t n = json_array_size(v);
+	if (n == 0)
+		return fail(p, at, "vertices must not be empty: a shape is the convex hull of at "
+		                   "least one point");
+	for (size_t i = 0; i < n; i++) {
+		proto_path pt = {at, NULL, i};
+		const json_t *point = json_array_get(v, i);
+		if (!json_is_array(point))
+			return fail(p, &pt, "a point must be an array of 1 to %d numbers, got %s",
+			            CLASH_MAX_DIM, kind_of(point));
+		size_t d = json_array_size(point);
+		if (*dim == 0) {
+			if (d < 1 || d > CLASH_MAX_DIM)
+				return fail(p, &pt, "a point must have 1 to %d coordinates, got %zu",
+				            CLASH_MAX_DIM, d);
+			*dim = (int)d;
+		} else if (d != (size_t)*dim) {
+			return fail(p, &pt, "this point has %zu coordinates but /a/vertices/0 has %d: "
+			                    "all points of a query must have the same dimension",
+			            d, *dim);
+		}
+		if (!*store) {
+			if (n > SIZE_MAX / sizeof(double) / (size_t)*dim)
+				return -1;
+			*store = malloc(n * (size_t)*dim * sizeof(double));
+			if (!*store)
+				return -1;
+		}
+		for (size_t k = 0; k < d; k++) {
+			proto_path c = {&pt, NULL, k};
+			const json_t *x = json_array_get(point, k);
+			if (!json_is_number(x))
+				return fail(p, &c, "a coordinate must be a number, got %s", kind_of(x));
+			(*store)[i * d + k] = json_number_value(x);
+		}
+	}
+	*count = n;
+	return 0;
+}
+
+static const char *const pose_members[] = {"translation", "rotation", "angle", "matrix", NULL};
+
+static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_problem *p)
+{
+	if (!json_is_object(v))
+		return fail(p, at, "pose must be an object, got %s", kind_of(v));
+	int r = known_members(v, at, pose_members,
+	                      "a pose has translation, rotation (3-D), angle (2-D) or matrix", p);
+	if (r)
+		return r;
+	int dim = s->dim;
+	const json_t *translation = json_object_get(v, "translation");
+	const json_t *rotation = json_object_get(v, "rotation");
+	const json_t *angle = json_object_get(v, "angle");
+	const json_t *matrix = json_object_get(v, "matrix");
+	proto_path tp = {at, "translation", 0}, rp = {at, "rotation", 0};
+	proto_path ap = {at, "angle", 0}, mp = {at, "matrix", 0};
+
+	if (matrix) {
+		if (translation || rotation || angle)
+			return fail(p, &mp, "matrix gives the whole pose: it cannot be combined with "
+			                    "translation, rotation or angle");
+		double m[(CLASH_MAX_DIM + 1) * (CLASH_MAX_DIM + 1)];
+		size_t n = (size_t)(dim + 1) * (size_t)(dim + 1);
+		r = numbers(matrix, &mp, "matrix (column-major, (dim+1)^2 numbers)", n, m, p);
+		if (r)
+			return r;
+		int e = clash_shape_set_matrix(s, m);
+		if (e == CLASH_ESINGULAR)
+			return fail(p, &mp, "matrix is not an invertible affine map: its last row must "
+			                    "be (0,..,0,1) and its linear part non-singular");
+		if (e)
+			return fail(p, &mp, "matrix: %s", clash_strerror(e));
+	}
+	if (rotation) {
+		if (dim != 3)
+			return fail(p, &rp, "rotation (a quaternion x, y, z, w) is for 3-D shapes; this "
+			                    "query is %d-D (use angle in 2-D, or matrix)", dim);
+		double q[4];
+		r = numbers(rotation, &rp, "rotation (quaternion x, y, z, w)", 4, q, p);
+		if (r)
+			return r;
+		int e = clash_shape_set_quaternion(s, q);
+		if (e == CLASH_EQUAT)
+			return fail(p, &rp, "rotation is not a unit quaternion: its length must be 1 "
+			                    "within %g", CLASH_QUAT_TOLERANCE);
+		if (e)
+			return fail(p, &rp, "rotation: %s", clash_strerror(e));
+	}
+	if (angle) {
+		if (dim != 2)
+			return fail(p, &ap, "angle (radians) is for 2-D shapes; this query is %d-D "
+			                    "(use rotation in 3-D, or matrix)", dim);
+		double a = 0;
+		r = number(angle, &ap, "angle", &a, p);
+		if (r)
+			return r;
+		int e = clash_shape_set_angle(s, a);
+		if (e)
+			return fail(p, &ap, "angle: %s", clash_strerror(e));
+	}
+	if (translation) {
+		double t[CLASH_MAX_DIM];
+		r = numbers(translation, &tp, "translation", (size_t)dim, t, p);
+		if (r)
+			return r;
+		int e = clash_shape_set_translation(s, t);
+		if (e)
+			return fail(p, &tp, "translation: %s", clash_strerror(e));
+	}
+	return 0;
+}
+
+static const char *const shape_members[] = {"vertices", "radius", "pose", NULL};
+
+static int shape(const json_t *v, const proto_path *at, int *dim, double **store, clash_shape *s,
+                 proto_problem *p)
+{
+	if (!json_is_object(v))
+		return fail(p, at, "a shape must be an object with vertices, got %s", kind_of(v));
+	int r = known_members(v, at, shape_members, "a shape has vertices, radius and pose", p);
+	if (r)
+		return r;
+	const json_t *verts = json_object_get(v, "vertices");
+	if (!verts)
+		return fail(p, at, "vertices is required: an array of points [[x, y, z], ...]");
+	proto_path vp = {at, "vertices", 0};
+	size_t count = 0;
+	r = vertices(verts, &vp, dim, store, &count, p);
+	if (r)
+		return r;
+	int e = clash_shape_init(s, *dim, *store, count);
+	if (e)
+		return fail(p, &vp, "vertices: %s", clash_strerror(e));
+
+	const json_t *radius = json_object_get(v, "radius");
+	if (radius) {
+		proto_path rp = {at, "radius", 0};
+		double x = 0;
+		r = number(radius, &rp, "radius", &x, p);
+		if (r)
+			return r;
+		if (x < 0)
+			return fail(p, &rp, "radius must be >= 0, got %.17g", x);
+		e = clash_shape_set_radius(s, x);
+		if (e)
+			return fail(p, &rp, "radius: %s", clash_strerror(e));
+	}
+	const json_t *po = json_object_get(v, "pose");
+	if (po) {
+		proto_path pp = {at, "pose", 0};
+		r = pose(po, &pp, s, p);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* One side of the warm start: indices into the vertices of shape `side`. */
+static int warm_side(const json_t *v, const proto_path *at, const char *side, size_t len,
+                     size_t count, size_t *out, proto_problem *p)
+{
+	for (size_t i = 0; i < len; i++) {
+		proto_path el = {at, NULL, i};
+		double x = 0;
+		int r = number(json_array_get(v, i), &el, "a warm-start index", &x, p);
+		if (r)
+			return r;
+		if (x != floor(x) || x < 0 || x >= (double)count)
+			return fail(p, &el, "a warm-start index must be the index of a vertex of %s, "
+			                    "an integer from 0 to %zu; got %.17g", side, count - 1, x);
+		out[i] = (size_t)x;
+	}
+	return 0;
+}
+
+static const char *const warm_members[] = {"a", "b", NULL};
+
+static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
+{
+	if (!json_is_object(v))
+		return fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]}, got %s",
+		            kind_of(v));
+	int r = known_members(v, at, warm_members, "warm has a and b, arrays of vertex indices", p);
+	if (r)
+		return r;
+	const json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
+	if (!a || !b)
+		return fail(p, at, "warm needs both a and b (vertex indices of a previous answer)");
+	proto_path ap = {at, "a", 0}, bp = {at, "b", 0};
+	size_t most = (size_t)q->a.dim + 1;
+	if (!json_is_array(a))
+		return fail(p, &ap, "warm.a must be an array of vertex indices, got %s", kind_of(a));
+	if (!json_is_array(b))
+		return fail(p, &bp, "warm.b must be an array of vertex indices, got %s", kind_of(b));
+	size_t n = json_array_size(a);
+	if (n < 1 || n > most)
+		return fail(p, &ap, "warm.a must have 1 to %zu indices (dimension + 1), got %zu", most,
+		            n);
+	if (json_array_size(b) != n)
+		return fail(p, &bp, "warm.b must have as many indices as warm.a (%zu), got %zu", n,
+		            json_array_size(b));
+	r = warm_side(a, &ap, "a", n, q->a.count, q->warm_a, p);
+	if (r)
+		return r;
+	r = warm_side(b, &bp, "b", n, q->b.count, q->warm_b, p);
+	if (r)
+		return r;
+	q->opt.warm_count = n;
+	q->opt.warm_a = q->warm_a;
+	q->opt.warm_b = q->warm_b;
+	return 0;
+}
+
+static const char *const query_members[] = {"a", "b", "method", "tolerance", "max_iterations",
+                                            "warm", NULL};
+
+static int options(const json_t *root, proto_query *q, proto_problem *p)
+{
+	const json_t *v;
+	int r;
+	q->method = proto_method_default();
+	if ((v = json_object_get(root, "method"))) {
+		proto_path at = {NULL, "method", 0};
+		if (!json_is_string(v))
+			return fail(p, &at, "method must be a string, got %s", kind_of(v));
+		q->method = proto_method_find(json_string_value(v), json_string_length(v));
+		if (!q->method) {
+			char known[160] = "";
+			size_t used = 0;
+			for (size_t i = 0; i < proto_method_count() && used < sizeof known; i++)
+				used += (size_t)snprintf(known + used, sizeof known - used, "%s\"%s\"",
+				                         i ? ", " : "", proto_method_at(i)->name);
+			return fail(p, &at, "unknown method; known: %s", known);
+		}
+	}
+	if ((v = json_object_get(root, "tolerance"))) {
+		proto_path at = {NULL, "tolerance", 0};
+		double t = 0;
+		if ((r = number(v, &at, "tolerance", &t, p)))
+			return r;
+		if (!(t > 0) || !isfinite(t))
+			return fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
+		q->opt.tolerance = t;
+	}
+	if ((v = json_object_get(root, "max_iterations"))) {
+		proto_path at = {NULL, "max_iterations", 0};
+		double n = 0;
+		if ((r = integer(v, &at, "max_iterations", 1, PROTO_MAX_ITERATIONS_LIMIT, &n, p)))
+			return r;
+		q->opt.max_iterations = (int)n;
+	}
+	if ((v = json_object_get(root, "warm"))) {
+		proto_path at = {NULL, "warm", 0};
+		if ((r = warm(v, &at, q, p)))
+			return r;
+	}
+	return 0;
+}
+
+int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
+{
+	memset(q, 0, sizeof *q);
+	int r;
+	if (!json_is_object(root)) {
+		r = fail(p, NULL, "a query must be a JSON object {\"a\": shape, \"b\": shape}, got %s",
+		         kind_of(root));
+		goto out;
+	}
+	if ((r = known_members(root, NULL, query_members,
+	                       "a query has a, b, method, tolerance, max_iterations and warm", p)))
+		goto out;
+	const json_t *a = json_object_get(root, "a"), *b = json_object_get(root, "b");
+	if (!a || !b) {
+		r = fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
+		goto out;
+	}
+	int dim = 0;
+	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
+	if ((r = shape(a, &ap, &dim, &q->vertices[0], &q->a, p)))
+		goto out;
+	if ((r = shape(b, &bp, &dim, &q->vertices[1], &q->b, p)))
+		goto out;
+	r = options(root, q, p);
+out:
+	if (r)
+		proto_query_release(q);
+	return r;
+}
+
+void proto_query_release(proto_query *q)
+{
+	free(q->vertices[0]);
+	free(q->vertices[1]);
+	q->vertices[0] = q->vertices[1] = NULL;
+}

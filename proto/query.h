@@ -1,0 +1,41 @@
+/*
+ * query.h — decoding a parsed Query (openapi.yaml, components/schemas/Query)
+ * into what the core needs.
+ *
+ * The decoder walks the jansson tree itself, keeping a proto_path of where it
+ * is, so that the first value that breaks the contract is reported with its
+ * JSON Pointer (json_unpack cannot do that: its error positions point into
+ * its format string).  It checks everything the contract says, then hands
+ * the values to the core's clash_shape_set_*() calls and maps each core
+ * error to the value that caused it.
+ */
+#ifndef PROTO_QUERY_H
+#define PROTO_QUERY_H
+
+#include <jansson.h>
+
+#include "clash.h"
+#include "method.h"
+#include "problem.h"
+
+/* Bounds of the options (openapi.yaml documents the same numbers). */
+#define PROTO_MAX_ITERATIONS_LIMIT 100000
+
+typedef struct proto_query {
+	const proto_method *method;
+	clash_shape a, b;
+	double *vertices[2]; /* malloc'd, row-major; borrowed by a and b */
+	clash_options opt;   /* warm_a / warm_b point into the arrays below */
+	size_t warm_a[CLASH_MAX_DIM + 1];
+	size_t warm_b[CLASH_MAX_DIM + 1];
+} proto_query;
+
+/* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a
+ * real) into *q.  Returns 0; or 1 with a 422 problem in *p; or -1 when
+ * memory ran out.  Unless it returns 0, *q holds nothing to release. */
+int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p);
+
+/* Free the vertex arrays of a decoded query. */
+void proto_query_release(proto_query *q);
+
+#endif /* PROTO_QUERY_H */

@@ -1,0 +1,141 @@
+/*
+ * result.c — the Result encoder.
+ *
+ * Built as a jansson tree and dumped with JSON_REAL_PRECISION(17): 17
+ * significant digits are enough for any double to read back identically, and
+ * jansson writes the decimal point regardless of the process locale.  Member
+ * order is fixed (jansson keeps insertion order), so replies are byte-for-byte
+ * reproducible.
+ */
+#include <assert.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "result.h"
+
+/* The member name of the first non-finite value of the answer, or NULL. */
+static const char *non_finite(const clash_result *r)
+{
+	for (int i = 0; i < r->dim; i++) {
+		if (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i]))
+			return "near_points";
+		if (!r->intersecting && !isfinite(r->normal[i]))
+			return "separating_plane.normal";
+	}
+	if (!isfinite(r->distance))
+		return "distance";
+	if (!r->intersecting && !isfinite(r->offset))
+		return "separating_plane.offset";
+	if (r->intersecting && !isfinite(r->depth_lower_bound))
+		return "penetration.depth_lower_bound";
+	return NULL;
+}
+
+static void put(json_t *obj, const char *key, json_t *value, int *failed)
+{
+	if (!value || json_object_set_new(obj, key, value) != 0)
+		*failed = 1;
+}
+
+static json_t *reals(const double *x, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; a && i < n; i++) {
+		if (json_array_append_new(a, json_real(x[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *indices(const size_t *x, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		if (json_array_append_new(a, json_integer((json_int_t)x[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* {"a": ..., "b": ...} from two values (taken over, even on failure). */
+static json_t *pair(json_t *a, json_t *b)
+{
+	json_t *o = json_object();
+	int failed = !o;
+	if (o) {
+		put(o, "a", a, &failed);
+		put(o, "b", b, &failed);
+	} else {
+		json_decref(a);
+		json_decref(b);
+	}
+	if (failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
+                        proto_problem *p)
+{
+	memset(out, 0, sizeof *out);
+	assert(r->dim >= 1 && r->dim <= CLASH_MAX_DIM);
+	assert(r->warm_count <= CLASH_MAX_DIM + 1);
+	const char *bad = non_finite(r);
+	if (bad) {
+		proto_problem_set(p, 500, NULL, "the answer has a non-finite %s; please report "
+		                                "this query", bad);
+		return 1;
+	}
+	json_t *o = json_object();
+	if (!o)
+		return -1;
+	int failed = 0;
+	put(o, "intersecting", json_boolean(r->intersecting), &failed);
+	put(o, "distance", json_real(r->distance), &failed);
+	put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)), &failed);
+	if (!r->intersecting) {
+		json_t *plane = json_object();
+		int pf = !plane;
+		if (plane) {
+			put(plane, "normal", reals(r->normal, r->dim), &pf);
+			put(plane, "offset", json_real(r->offset), &pf);
+		}
+		if (pf) {
+			json_decref(plane);
+			plane = NULL;
+		}
+		put(o, "separating_plane", plane, &failed);
+	} else {
+		json_t *pen = json_object();
+		int pf = !pen;
+		if (pen)
+			put(pen, "depth_lower_bound", json_real(r->depth_lower_bound), &pf);
+		if (pf) {
+			json_decref(pen);
+			pen = NULL;
+		}
+		put(o, "penetration", pen, &failed);
+	}
+	put(o, "method", json_string(method), &failed);
+	put(o, "iterations", json_integer(r->iterations), &failed);
+	put(o, "converged", json_boolean(r->converged), &failed);
+	put(o, "warm", pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
+	    &failed);
+	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	if (!body)
+		return -1;
+	out->status = 200;
+	out->content_type = PROTO_JSON;
+	out->body = body;
+	out->length = strlen(body);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * result.h — encoding a core answer as a Result (openapi.yaml,
+ * components/schemas/Result).
+ */
+#ifndef PROTO_RESULT_H
+#define PROTO_RESULT_H
+
+#include "clash.h"
+#include "problem.h"
+#include "proto.h"
+
+/* Encode *r, answered by the method called `method`, as a 200 reply.  Every
+ * double is written with 17 significant digits, so it reads back bit for bit.
+ * A value that is not finite is never written: that is a bug in the core,
+ * answered with a 500 problem in *p and a return of 1.  Returns 0 (then *out
+ * holds the reply), 1, or -1 when memory ran out. */
+int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
+                        proto_problem *p);
+
+#endif /* PROTO_RESULT_H */

@@ -1,0 +1,65 @@
+/*
+ * http_route.c — the route table and the pre-body request checks.
+ *
+ * Kept apart from http_server.c so that the HTTP-level contract (which paths
+ * exist, which methods they take, which bodies are JSON) reads as a table,
+ * not as branches inside the event-loop code.
+ */
+#include "http_route.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+static const http_route routes[] = {
+	{HTTP_ROUTE_QUERY, "/v1/query", "POST"},
+	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD"},
+	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD"},
+};
+
+const http_route *http_route_find(const char *path)
+{
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(path, routes[i].path) == 0)
+			return &routes[i];
+	return NULL;
+}
+
+int http_route_allows(const http_route *r, const char *method)
+{
+	/* Method names are case-sensitive (RFC 9110 section 9.1). */
+	if (r->id == HTTP_ROUTE_QUERY)
+		return strcmp(method, "POST") == 0;
+	return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+}
+
+static int is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int http_media_is_json(const char *ct)
+{
+	if (!ct)
+		return 0;
+	while (is_ows(*ct))
+		ct++;
+	size_t n = strcspn(ct, ";");
+	while (n > 0 && is_ows(ct[n - 1]))
+		n--;
+	/* type "/" subtype, tokens only: no spaces inside. */
+	for (size_t i = 0; i < n; i++)
+		if (is_ows(ct[i]))
+			return 0;
+	static const char app[] = "application/";
+	const size_t napp = sizeof app - 1;
+	if (n <= napp || strncasecmp(ct, app, napp) != 0)
+		return 0;
+	const char *sub = ct + napp;
+	size_t nsub = n - napp;
+	if (nsub == 4 && strncasecmp(sub, "json", 4) == 0)
+		return 1;
+	/* A structured-syntax suffix (RFC 6839): application/problem+json. */
+	return nsub > 5 && strncasecmp(sub + nsub - 5, "+json", 5) == 0 &&
+	       memchr(sub, '/', nsub) == NULL;
+}

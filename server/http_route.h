@@ -1,0 +1,31 @@
+/*
+ * http_route.h — clashd's route table and the checks a request must pass
+ * before its body is read (path, method, media type).
+ */
+#ifndef SERVER_HTTP_ROUTE_H
+#define SERVER_HTTP_ROUTE_H
+
+enum http_route_id {
+	HTTP_ROUTE_NONE = 0, /* no such path: 404 */
+	HTTP_ROUTE_QUERY,    /* POST /v1/query */
+	HTTP_ROUTE_LIVEZ,    /* GET /livez */
+	HTTP_ROUTE_READYZ    /* GET /readyz */
+};
+
+typedef struct http_route {
+	enum http_route_id id;
+	const char *path;
+	const char *allow; /* the methods, as the Allow header lists them */
+} http_route;
+
+/* The route for a path (query string already stripped), or NULL. */
+const http_route *http_route_find(const char *path);
+
+/* Whether `method` is one the route allows (HEAD wherever GET is). */
+int http_route_allows(const http_route *r, const char *method);
+
+/* Whether a Content-Type names JSON: application/json or application/X+json,
+ * any case, parameters (charset ...) allowed.  NULL (no header) is not. */
+int http_media_is_json(const char *content_type);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * log.h — clashd's log: one JSON object per line on stdout.
+ *
+ * Every line starts {"ts":"2026-11-22T10:00:00.123Z","level":...,"msg":...}
+ * followed by the caller's fields, and is flushed at once so that a reader on
+ * a pipe (a test, a log shipper) sees it without waiting for a buffer to fill.
+ * Call from one thread at a time (clashd logs only from its loop thread).
+ */
+#ifndef SERVER_LOG_H
+#define SERVER_LOG_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Write one line.  `fields` (may be NULL) is an object whose members follow
+ * ts/level/msg; the reference is stolen.  Failures to allocate or to write
+ * are ignored: logging never stops the server. */
+void log_emit(const char *level, const char *msg, json_t *fields);
+
+/* Copy untrusted text (a path, a header) into dst as printable ASCII, every
+ * other byte as '?', cut to dstlen - 1 bytes with a "..." mark, so that it
+ * can go into JSON strings (jansson rejects invalid UTF-8) and messages
+ * without surprises.  Returns dst. */
+char *log_printable(char *dst, size_t dstlen, const char *src);
+
+#endif

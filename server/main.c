@@ -1,0 +1,108 @@
+/*
+ * main.c — clashd: read the configuration, start the HTTP server on a libuv
+ * loop, drain on SIGTERM/SIGINT, exit 0 once every request is answered.
+ *
+ * Exit status: 0 after a clean drain, 1 when the server cannot start (for
+ * instance the address is in use), 2 for a bad flag or environment value.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "config.h"
+#include "http_server.h"
+#include "log.h"
+#include "proto.h"
+
+typedef struct app {
+	http_server *server;
+	uv_signal_t sigterm;
+	uv_signal_t sigint;
+} app;
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	app *a = h->data;
+	log_emit("info", "signal", json_pack("{s:s}", "signal",
+	                                     signum == SIGTERM ? "SIGTERM" : "SIGINT"));
+	/* A second signal changes nothing: requests in flight are still
+	 * finished (an orchestrator's SIGKILL is the hard stop). */
+	if (a->server)
+		http_server_drain(a->server);
+}
+
+/* The server has closed all its handles: close ours so uv_run returns. */
+static void on_server_closed(void *arg)
+{
+	app *a = arg;
+	a->server = NULL;
+	uv_close((uv_handle_t *)&a->sigterm, NULL);
+	uv_close((uv_handle_t *)&a->sigint, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	server_config cfg;
+	char err[512];
+
+	switch (config_load(&cfg, argc, argv, err, sizeof err)) {
+	case CONFIG_HELP:
+		config_usage(stdout);
+		return 0;
+	case CONFIG_ERROR:
+		fprintf(stderr, "clashd: %s (see clashd --help)\n", err);
+		return 2;
+	case CONFIG_RUN:
+		break;
+	}
+
+	/* A peer that closes early must cost an EPIPE, not the process. */
+	signal(SIGPIPE, SIG_IGN);
+	/* libuv reads this once, when the first work item is queued. */
+	char threads[16];
+	snprintf(threads, sizeof threads, "%u", cfg.threads);
+	setenv("UV_THREADPOOL_SIZE", threads, 1);
+	proto_init();
+
+	uv_loop_t loop;
+	int rc = uv_loop_init(&loop);
+	if (rc != 0) {
+		log_emit("error", "cannot start", json_pack("{s:s}", "error", uv_strerror(rc)));
+		return 1;
+	}
+	/* Signals first: whoever reads "listening" may send SIGTERM at once. */
+	app a = {0};
+	uv_signal_init(&loop, &a.sigterm);
+	uv_signal_init(&loop, &a.sigint);
+	a.sigterm.data = a.sigint.data = &a;
+	uv_signal_start(&a.sigterm, on_signal, SIGTERM);
+	uv_signal_start(&a.sigint, on_signal, SIGINT);
+
+	rc = http_server_start(&a.server, &loop, &cfg, on_server_closed, &a);
+	if (rc != 0) {
+		log_emit("error", "cannot listen", json_pack("{s:s}", "listen", cfg.listen));
+		on_server_closed(&a);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		uv_loop_close(&loop);
+		return 1;
+	}
+	log_emit("info", "listening",
+	         json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:i}",
+	                   "listen", http_server_address(a.server),
+	                   "threads", (int)cfg.threads,
+	                   "listen_requested", cfg.listen,
+	                   "listen_source", cfg.listen_source,
+	                   "threads_source", cfg.threads_source,
+	                   "max_body_bytes", (json_int_t)HTTP_MAX_BODY,
+	                   "connection_timeout_s", HTTP_CONNECTION_TIMEOUT_S,
+	                   "pid", (int)getpid()));
+
+	uv_run(&loop, UV_RUN_DEFAULT);
+	rc = uv_loop_close(&loop);
+	uv_library_shutdown(); /* joins the worker threads */
+	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));
+	return rc == 0 ? 0 : 1;
+}
