@@ -76,15 +76,50 @@ static void point_from_indices(const gjk_query *q, size_t ia, size_t ib, gjk_poi
 	vec_sub(p->y, p->a, p->b, q->dim);
 }
 
-static void solve(gjk_query *q, simplex_solution *sol, int *backup)
+/* The backup procedure over subsets of at most max_points points, then the
+ * orthogonal projection onto the chosen face.  A face too thin to project
+ * (say four points that round to coplanar, which the cofactor signs took
+ * for a simplex around the origin) is not geometry: fall back to its best
+ * proper sub-face.  Returns how many backups were needed. */
+static int fallback(gjk_query *q, simplex_solution *sol, int max_points)
+{
+	int used = 0;
+	for (;;) {
+		if (max_points < q->npts || used == 0) {
+			simplex_backup(&q->table, max_points, sol);
+			used++;
+		}
+		if (simplex_project(&q->table, sol))
+			return used;
+		max_points = simplex_popcount(sol->mask) - 1;
+		assert(max_points >= 1); /* a single point always projects */
+	}
+}
+
+/* Step 2: v_k = v(co V_k).  Johnson's sub-algorithm chooses the face Y_s
+ * (GJK88 Theorem 3); the point on it comes from simplex_project, whose v
+ * stays orthogonal to the face when |v| is tiny, so that near-touching
+ * shapes still get a normal that separates.  Returns the backups used. */
+static int solve(gjk_query *q, simplex_solution *sol)
 {
 	const double *y[SIMPLEX_MAX_POINTS];
 	for (int i = 0; i < q->npts; i++)
 		y[i] = q->pts[i].y;
 	simplex_cofactors(&q->table, y, q->npts, q->dim);
-	*backup = !simplex_johnson(&q->table, sol);
-	if (*backup)
-		simplex_backup(&q->table, sol);
+	if (simplex_johnson(&q->table, sol)) {
+		if (!simplex_project(&q->table, sol))
+			return fallback(q, sol, simplex_popcount(sol->mask) - 1);
+		/* A full simplex means "the origin is inside": believe it only
+		 * if the projection's weights agree.  The cofactor signs of a
+		 * thin simplex can put the origin inside when it lies a rounding
+		 * error outside; then the nearest facet is the face to keep. */
+		if (simplex_popcount(sol->mask) == q->dim + 1)
+			for (int i = 0; i < q->npts; i++)
+				if (sol->lambda[i] < 0.0)
+					return fallback(q, sol, q->dim);
+		return 0;
+	}
+	return fallback(q, sol, q->npts);
 }
 
 static int has_point(const gjk_query *q, const gjk_point *p)
@@ -240,9 +275,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	double prev = INFINITY, vnorm = 0.0;
 	enum gjk_step st;
 	for (int k = 0;; k++) {
-		int backup;
 		r->iterations = k + 1;
-		solve(&q, &sol, &backup); /* step 2 */
+		int backup = solve(&q, &sol); /* step 2 */
 		r->backups += backup;
 		for (;;) {
 			st = examine(&q, &sol, tol_f, &w, &vnorm); /* step 3 */
@@ -258,9 +292,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 				st = GJK_STALLED;
 				break;
 			}
-			simplex_backup(&q.table, &sol);
-			backup = 1;
-			r->backups++;
+			backup = fallback(&q, &sol, q.npts);
+			r->backups += backup;
 		}
 		if (st == GJK_ADVANCE && k + 1 >= max_iter)
 			st = GJK_STALLED; /* the hard cap: answer with the best so far */
@@ -270,8 +303,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		advance(&q, &sol, &w);
 	}
 	const int intersect = st == GJK_INTERSECT;
-	const int converged = st != GJK_STALLED;
-	r->converged = converged;
+	int converged = st != GJK_STALLED;
 
 	/* Near points of the hulls: eq. (23)-(24) with the final weights. */
 	double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM], xa[CLASH_MAX_DIM], xb[CLASH_MAX_DIM];
@@ -310,19 +342,33 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = xa[k] + t * (xb[k] - xa[k]);
 	} else {
-		/* Separated: the unit normal points from a to b; v = a - b. */
+		/* Separated: the unit normal n = -v/|v| points from a to b. */
 		r->distance = hull - rsum;
-		double mid = 0.0;
+		double ns = 0.0;
 		for (int k = 0; k < n; k++) {
 			/* + 0.0 turns -0 into +0: clients compare normals as text. */
 			double nk = -sol.v[k] / vnorm + 0.0;
 			r->normal[k] = nk;
 			r->near_a[k] = xa[k] + a->radius * nk;
 			r->near_b[k] = xb[k] - b->radius * nk;
-			mid += nk * (0.5 * r->near_a[k] + 0.5 * r->near_b[k]);
+			ns += nk * shift[k];
 		}
-		r->offset = mid;
+		/* The plane comes from the last support points, w = s_A(n) -
+		 * s_B(-n): n.w_a = h_A(n) and n.w_b = -h_B(-n) bound the two shapes
+		 * along n whatever rounding did to v, so the plane sits in the
+		 * middle of the gap that really is there (the lower bound of
+		 * eq. (35)).  The gap is judged in the frame, where it is exact to
+		 * rounding of the shapes' size; the world offset can only be as
+		 * exact as a number of its magnitude.  No gap left means rounding
+		 * ate the separation, and the answer says it is not certain. */
+		double ha = vec_dot(r->normal, w.a, n), hb = vec_dot(r->normal, w.b, n);
+		double gap = (hb - ha) * unit - rsum;
+		r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
+		if (!(gap > 0.0))
+			converged = 0;
 	}
+
+	r->converged = converged;
 
 	/* No NaN or infinity leaves the core. */
 	if (!isfinite(r->distance) || !isfinite(r->offset) || !isfinite(r->depth_lower_bound) ||

@@ -12,6 +12,7 @@
  * the difference keeps.
  */
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 
 #include "simplex.h"
@@ -114,12 +115,12 @@ int simplex_johnson(const simplex_table *t, simplex_solution *sol)
 	return found;
 }
 
-void simplex_backup(const simplex_table *t, simplex_solution *sol)
+void simplex_backup(const simplex_table *t, int max_points, simplex_solution *sol)
 {
 	unsigned full = (1u << t->n) - 1;
 	int found = 0;
 	for (unsigned m = 1; m <= full; m++) {
-		if (!interior(t, m))
+		if (simplex_popcount(m) > max_points || !interior(t, m))
 			continue;
 		simplex_solution cand;
 		solve_subset(t, m, &cand);
@@ -130,6 +131,74 @@ void simplex_backup(const simplex_table *t, simplex_solution *sol)
 	assert(found); /* every singleton qualifies */
 }
 
+/* An edge whose component off the span of the previous ones is below this
+ * many ulps of the longest edge is rounding, not geometry. */
+#define DEPENDENT_ULPS 64.0
+
+int simplex_project(const simplex_table *t, simplex_solution *sol)
+{
+	const int dim = t->dim;
+	int idx[SIMPLEX_MAX_POINTS] = {0}, s = 0;
+	for (int i = 0; i < t->n; i++)
+		if (sol->mask & (1u << i))
+			idx[s++] = i;
+	if (s == 1) {
+		/* A single point is its own nearest point: nothing to refine. */
+		return 1;
+	}
+	const double *base = t->y[idx[0]];
+	double q[SIMPLEX_MAX_POINTS][CLASH_MAX_DIM];         /* orthonormal basis */
+	double r[SIMPLEX_MAX_POINTS][SIMPLEX_MAX_POINTS] = {{0}}; /* E = Q R */
+	double longest = 0.0;
+	for (int j = 1; j < s; j++) {
+		double *u = q[j - 1];
+		vec_sub(u, t->y[idx[j]], base, dim);
+		longest = fmax(longest, vec_norm(u, dim));
+		/* Twice is enough (Kahan-Parlett): the second pass removes what
+		 * rounding left of the first. */
+		for (int pass = 0; pass < 2; pass++)
+			for (int l = 0; l < j - 1; l++) {
+				double c = vec_dot(q[l], u, dim);
+				r[l][j - 1] += c;
+				vec_axpy(u, -c, q[l], dim);
+			}
+		double len = vec_norm(u, dim);
+		if (!(len > DEPENDENT_ULPS * DBL_EPSILON * longest))
+			return 0;
+		r[j - 1][j - 1] = len;
+		vec_scale(u, 1.0 / len, dim);
+	}
+	/* v = base - Q Q^T base, the part of base off the edges' span; coef
+	 * collects Q^T base. */
+	double v[CLASH_MAX_DIM], coef[SIMPLEX_MAX_POINTS] = {0};
+	vec_copy(v, base, dim);
+	for (int pass = 0; pass < 2; pass++)
+		for (int l = 0; l < s - 1; l++) {
+			double c = vec_dot(q[l], v, dim);
+			coef[l] += c;
+			vec_axpy(v, -c, q[l], dim);
+		}
+	/* The nearest point is base + E c with R c = -coef: back-substitute. */
+	double c[SIMPLEX_MAX_POINTS];
+	for (int l = s - 2; l >= 0; l--) {
+		double x = -coef[l];
+		for (int k = l + 1; k < s - 1; k++)
+			x -= r[l][k] * c[k];
+		c[l] = x / r[l][l];
+	}
+	double first = 1.0;
+	for (int i = 0; i < t->n; i++)
+		sol->lambda[i] = 0.0;
+	for (int l = 0; l < s - 1; l++) {
+		sol->lambda[idx[l + 1]] = c[l];
+		first -= c[l];
+	}
+	sol->lambda[idx[0]] = first;
+	vec_copy(sol->v, v, dim);
+	sol->vv = vec_dot(v, v, dim);
+	return 1;
+}
+
 double simplex_depth_bound(const simplex_table *t)
 {
 	assert(t->n == t->dim + 1);
@@ -137,10 +206,10 @@ double simplex_depth_bound(const simplex_table *t)
 	double best = INFINITY;
 	for (int i = 0; i < t->n; i++) {
 		unsigned f = full & ~(1u << i);
-		if (!(t->sum[f] > 0.0))
-			return 0.0;
 		simplex_solution s;
-		solve_subset(t, f, &s);
+		s.mask = f;
+		if (!(t->sum[f] > 0.0) || !simplex_project(t, &s))
+			return 0.0;
 		if (s.vv < best)
 			best = s.vv;
 	}

@@ -42,10 +42,18 @@ void simplex_cofactors(simplex_table *t, const double *const *y, int n, int dim)
  * satisfying them (the "failure" exit of step 4). */
 int simplex_johnson(const simplex_table *t, simplex_solution *sol);
 
-/* Backup procedure, eq. (38): among subsets with Delta > 0 and all
- * Delta_i > 0, the one whose affine hull is nearest the origin.  Always
- * succeeds (singletons qualify). */
-void simplex_backup(const simplex_table *t, simplex_solution *sol);
+/* Backup procedure, eq. (38): among subsets of at most max_points points
+ * with Delta > 0 and all Delta_i > 0, the one whose affine hull is nearest
+ * the origin.  Always succeeds (singletons qualify). */
+void simplex_backup(const simplex_table *t, int max_points, simplex_solution *sol);
+
+/* Recompute v = v(aff Y_s) and the weights for the subset sol->mask by an
+ * orthogonal projection (QR by Gram-Schmidt, each step done twice), which
+ * keeps v orthogonal to the subset's edges to working precision however
+ * small |v| is; the cofactors of eq. (30) lose that when the origin is
+ * close to aff Y_s.  Returns 0, leaving *sol as it was, when the subset is
+ * numerically affinely dependent (thinner than rounding). */
+int simplex_project(const simplex_table *t, simplex_solution *sol);
 
 /* GJK88 eq. (32): when the n = dim + 1 points form a simplex holding the
  * origin, the distance from the origin to its nearest facet's affine hull:
