@@ -20,6 +20,14 @@ void check_register(check_suite_fn fn);
 		check_register(fn);                                              \
 	}
 
+/* |x - y| <= tol, with both values in the message (needs <math.h>). */
+#define ck_near(x, y, tol)                                                      \
+	do {                                                                        \
+		double x_ = (x), y_ = (y), t_ = (tol);                                  \
+		ck_assert_msg(fabs(x_ - y_) <= t_, "%s = %.17g, expected %.17g (+-%g)", \
+		              #x, x_, y_, t_);                                          \
+	} while (0)
+
 /* Directory of the built binaries (clashd, clash): $CLASH_BUILD or "build". */
 const char *check_build_dir(void);
 

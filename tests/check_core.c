@@ -41,13 +41,6 @@ static clash_result query(int dim, const double *va, size_t na, const double *vb
 	return r;
 }
 
-#define ck_near(x, y, tol)                                                      \
-	do {                                                                        \
-		double x_ = (x), y_ = (y), t_ = (tol);                                  \
-		ck_assert_msg(fabs(x_ - y_) <= t_, "%s = %.17g, expected %.17g (+-%g)", \
-		              #x, x_, y_, t_);                                          \
-	} while (0)
-
 static void ck_point(const double *p, double x, double y, double z, double tol)
 {
 	ck_near(p[0], x, tol);

@@ -153,13 +153,6 @@ static double num(const json_t *obj, const char *path)
 	return json_number_value(v);
 }
 
-#define ck_near(x, y, tol)                                                      \
-	do {                                                                        \
-		double x_ = (x), y_ = (y), t_ = (tol);                                  \
-		ck_assert_msg(fabs(x_ - y_) <= t_, "%s = %.17g, expected %.17g (+-%g)", \
-		              #x, x_, y_, t_);                                          \
-	} while (0)
-
 #define CUBE "[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1]]"
 #define TET "[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]"
 #define A_TET "'a':{'vertices':" TET "}"

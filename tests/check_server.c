@@ -172,30 +172,15 @@ static void server_start(void)
 
 /* SIGTERM (once), then wait up to `timeout` seconds for the exit.  Returns
  * the wait status, or -1 after having had to SIGKILL it. */
+static int server_wait_exit(double timeout);
+
+/* SIGTERM, then wait (bounded) for the exit. */
 static int server_stop_within(double timeout)
 {
-	server *s = &srv;
-	int status = -1;
-	if (s->pid <= 0)
+	if (srv.pid <= 0)
 		return -1;
-	kill(s->pid, SIGTERM);
-	double deadline = now_s() + timeout;
-	for (;;) {
-		pid_t r = waitpid(s->pid, &status, WNOHANG);
-		if (r == s->pid)
-			break;
-		if (r < 0 || now_s() > deadline) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-			break;
-		}
-		usleep(5000);
-	}
-	s->pid = 0;
-	pthread_join(s->reader, NULL);
-	close(s->out);
-	return status;
+	kill(srv.pid, SIGTERM);
+	return server_wait_exit(timeout);
 }
 
 /* Wait for an exit already under way (after a SIGTERM the test sent). */
