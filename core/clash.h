@@ -48,7 +48,8 @@ enum clash_error {
 	CLASH_EQUAT = -5,     /* quaternion not of unit length, or not 3-D */
 	CLASH_ESINGULAR = -6, /* pose matrix singular, or its last row is not (0,..,0,1) */
 	CLASH_ERANGE = -7,    /* a coordinate is not finite, or a result overflows a double */
-	CLASH_EWARM = -8      /* a warm-start vertex index is out of range */
+	CLASH_EWARM = -8,     /* a warm-start vertex index is out of range */
+	CLASH_ENOTSUP = -9    /* the method does not support this input (say so, never guess) */
 };
 
 /* Returns a static, human-readable message for a CLASH_E* code. */
@@ -68,6 +69,13 @@ typedef struct clash_shape {
 	int dim;
 	size_t count;
 	const double *vertices;
+	/* A compound shape (GJK88 section II, eq. (2)-(8)): when nparts > 0 the
+	 * shape is the union of parts[0..nparts-1] (each itself a shape of the
+	 * same dim, possibly compound) and vertices/count are unused.  The
+	 * compound's pose is applied after each part's own, its radius added to
+	 * each part's. */
+	const struct clash_shape *parts;
+	size_t nparts;
 	double radius;
 	int posed; /* 0: identity pose, linear and translation are ignored */
 	double linear[CLASH_MAX_DIM * CLASH_MAX_DIM];
@@ -114,11 +122,28 @@ typedef struct clash_options {
 	size_t warm_count;
 	const size_t *warm_a;
 	const size_t *warm_b;
+	/* Method "ipm" (2005 paper, section 4.1): a previous answer's separating
+	 * plane, dim normal components then the offset; while it still
+	 * separates, the answer is "no collision" without iterating.  NULL: none. */
+	const double *warm_plane;
 } clash_options;
+
+/* Which members of a clash_result a method filled (clash_result.has). */
+enum clash_has {
+	CLASH_HAS_DISTANCE = 1u << 0,       /* distance, near_a, near_b */
+	CLASH_HAS_PLANE = 1u << 1,          /* normal, offset (when separated) */
+	CLASH_HAS_DEPTH_BOUND = 1u << 2,    /* depth_lower_bound (when intersecting) */
+	CLASH_HAS_DEPTH = 1u << 3,          /* depth, depth_normal, depth_a, depth_b */
+	CLASH_HAS_DISTANCE_BOUND = 1u << 4, /* distance_lower_bound */
+	CLASH_HAS_WARM = 1u << 5,           /* warm_count, warm_a, warm_b */
+	CLASH_HAS_PARTS = 1u << 6           /* part_a, part_b */
+};
 
 /* The answer to a query.  Points are in world coordinates. */
 typedef struct clash_result {
 	int dim;
+	/* CLASH_HAS_* bits: the members below that this answer carries. */
+	unsigned has;
 	/* The closed shapes share a point (within the tolerance). */
 	int intersecting;
 	/* Euclidean distance between the shapes, radii included; 0 when they
@@ -139,8 +164,8 @@ typedef struct clash_result {
 	/* Iterations taken (support-mapping evaluations after the first). */
 	int iterations;
 	/* 1 when the tolerance was met; 0 when the iteration cap or a numerical
-	 * stall ended the search.  The answer is then the best found: the
-	 * distance is an upper bound and a separated verdict is still certain. */
+	 * stall ended the search, or rounding left no certain separating plane.
+	 * The answer is then the best found: the distance is an upper bound. */
 	int converged;
 	/* Number of times the backup procedure of GJK88 section VI was needed. */
 	int backups;
@@ -148,6 +173,21 @@ typedef struct clash_result {
 	size_t warm_count;
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
+	/* When intersecting (gjk in 2-D and 3-D): the penetration depth, the
+	 * least distance b must move to part the shapes (radii included, >=
+	 * depth_lower_bound); the unit direction of that move; and the deepest
+	 * points, depth_a on a's surface and depth_b on b's, with
+	 * depth_b + depth * depth_normal touching a after the move. */
+	double depth;
+	double depth_normal[CLASH_MAX_DIM];
+	double depth_a[CLASH_MAX_DIM];
+	double depth_b[CLASH_MAX_DIM];
+	/* Method "simplex" (Kreuzer 2016): a lower bound on the distance from
+	 * the 1-norm minimum of problem P2; 0 when intersecting. */
+	double distance_lower_bound;
+	/* Compound shapes: the top-level parts that gave the answer (the nearest
+	 * pair, or an intersecting pair). */
+	size_t part_a, part_b;
 } clash_result;
 
 /*
@@ -159,6 +199,39 @@ typedef struct clash_result {
  */
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r);
+
+/*
+ * Intersection as a linear program over the vertices, solved by the simplex
+ * method with Bland's rule (Kreuzer 2016, problem P2): intersecting and
+ * distance_lower_bound.  Any dimension.
+ */
+int clash_lp_simplex(const clash_shape *a, const clash_shape *b,
+                     const clash_options *opt, clash_result *r);
+
+/*
+ * The same LP by a primal-dual interior-point method (2005 interframe paper,
+ * eqs. (8)-(16) and section 4): intersecting, and when separated the plane
+ * given by the dual variables.  Honours opt->warm_plane.  Any dimension.
+ */
+int clash_lp_ipm(const clash_shape *a, const clash_shape *b,
+                 const clash_options *opt, clash_result *r);
+
+/* The answer to a containment query. */
+typedef struct clash_containment {
+	int contained;          /* every point of inner lies in outer */
+	int has_outside_vertex; /* when not contained: a vertex of inner outside outer */
+	size_t outside_part;    /* its top-level part, when inner is compound */
+	size_t outside_vertex;  /* its index in that part's (or inner's) vertices */
+	int iterations;
+} clash_containment;
+
+/*
+ * Containment (Kreuzer 2016, IsSubsetOf): is inner a subset of outer?
+ * Radii count (a rounded inner needs room for its radius).  An outer
+ * compound shape (a non-convex union) gives CLASH_ENOTSUP.
+ */
+int clash_contains(const clash_shape *inner, const clash_shape *outer,
+                   const clash_options *opt, clash_containment *out);
 
 #ifdef __cplusplus
 }

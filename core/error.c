@@ -15,6 +15,7 @@ const char *clash_strerror(int err)
 	case CLASH_ESINGULAR: return "pose matrix is singular or not affine";
 	case CLASH_ERANGE: return "coordinate not finite, or result out of the range of double";
 	case CLASH_EWARM: return "warm-start vertex index out of range";
+	case CLASH_ENOTSUP: return "not supported by this method for this input";
 	}
 	return "unknown error";
 }

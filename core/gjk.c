@@ -177,6 +177,8 @@ static int check_inputs(const clash_shape *a, const clash_shape *b,
 		return CLASH_EINVAL;
 	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
 		return CLASH_EDIM;
+	if (a->nparts || b->nparts)
+		return CLASH_ENOTSUP; /* compound shapes: not yet */
 	if (a->count == 0 || b->count == 0)
 		return CLASH_EEMPTY;
 	if (a->vertices == NULL || b->vertices == NULL)
@@ -322,6 +324,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	to_world(xa, pa, unit, shift, n);
 	to_world(xb, pb, unit, shift, n);
 
+	r->has = CLASH_HAS_DISTANCE | CLASH_HAS_WARM;
 	const double rsum = a->radius + b->radius;
 	const double hull = intersect ? 0.0 : vnorm * unit;
 	if (intersect) {
@@ -329,6 +332,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		if (simplex_popcount(sol.mask) == n + 1)
 			depth = simplex_depth_bound(&q.table) * unit;
 		r->intersecting = 1;
+		r->has |= CLASH_HAS_DEPTH_BOUND;
 		r->depth_lower_bound = depth + rsum;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
@@ -337,12 +341,14 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		 * the point dividing the near segment in the ratio of the radii
 		 * lies within both extensions. */
 		r->intersecting = 1;
+		r->has |= CLASH_HAS_DEPTH_BOUND;
 		r->depth_lower_bound = fmax(0.0, rsum - hull);
 		double t = rsum > 0.0 ? a->radius / rsum : 0.5;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = xa[k] + t * (xb[k] - xa[k]);
 	} else {
 		/* Separated: the unit normal n = -v/|v| points from a to b. */
+		r->has |= CLASH_HAS_PLANE;
 		r->distance = hull - rsum;
 		double ns = 0.0;
 		for (int k = 0; k < n; k++) {
