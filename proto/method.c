@@ -8,6 +8,7 @@
 
 static const proto_method methods[] = {
 	{"gjk", clash_gjk},
+	{"ipm", clash_lp_ipm},
 };
 
 const proto_method *proto_method_default(void)

@@ -25,9 +25,10 @@ typedef struct proto_query {
 	const proto_method *method;
 	clash_shape a, b;
 	double *vertices[2]; /* malloc'd, row-major; borrowed by a and b */
-	clash_options opt;   /* warm_a / warm_b point into the arrays below */
+	clash_options opt;   /* warm_a / warm_b / warm_plane point into the arrays below */
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
+	double warm_plane[CLASH_MAX_DIM + 1]; /* normal, then offset */
 } proto_query;
 
 /* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a

@@ -15,20 +15,36 @@
 
 #include "result.h"
 
+/* Which members are written: those the method filled (clash_result.has). */
+static int has_distance(const clash_result *r)
+{
+	return (r->has & CLASH_HAS_DISTANCE) != 0;
+}
+
+static int has_plane(const clash_result *r)
+{
+	return !r->intersecting && (r->has & CLASH_HAS_PLANE);
+}
+
+static int has_depth_bound(const clash_result *r)
+{
+	return r->intersecting && (r->has & CLASH_HAS_DEPTH_BOUND);
+}
+
 /* The member name of the first non-finite value of the answer, or NULL. */
 static const char *non_finite(const clash_result *r)
 {
 	for (int i = 0; i < r->dim; i++) {
-		if (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i]))
+		if (has_distance(r) && (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i])))
 			return "near_points";
-		if (!r->intersecting && !isfinite(r->normal[i]))
+		if (has_plane(r) && !isfinite(r->normal[i]))
 			return "separating_plane.normal";
 	}
-	if (!isfinite(r->distance))
+	if (has_distance(r) && !isfinite(r->distance))
 		return "distance";
-	if (!r->intersecting && !isfinite(r->offset))
+	if (has_plane(r) && !isfinite(r->offset))
 		return "separating_plane.offset";
-	if (r->intersecting && !isfinite(r->depth_lower_bound))
+	if (has_depth_bound(r) && !isfinite(r->depth_lower_bound))
 		return "penetration.depth_lower_bound";
 	return NULL;
 }
@@ -82,6 +98,22 @@ static json_t *pair(json_t *a, json_t *b)
 	return o;
 }
 
+/* {"normal": [...], "offset": c}, or NULL when memory ran out. */
+static json_t *plane_object(const clash_result *r)
+{
+	json_t *plane = json_object();
+	int pf = !plane;
+	if (plane) {
+		put(plane, "normal", reals(r->normal, r->dim), &pf);
+		put(plane, "offset", json_real(r->offset), &pf);
+	}
+	if (pf) {
+		json_decref(plane);
+		plane = NULL;
+	}
+	return plane;
+}
+
 int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
                         proto_problem *p)
 {
@@ -99,21 +131,14 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		return -1;
 	int failed = 0;
 	put(o, "intersecting", json_boolean(r->intersecting), &failed);
-	put(o, "distance", json_real(r->distance), &failed);
-	put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)), &failed);
-	if (!r->intersecting) {
-		json_t *plane = json_object();
-		int pf = !plane;
-		if (plane) {
-			put(plane, "normal", reals(r->normal, r->dim), &pf);
-			put(plane, "offset", json_real(r->offset), &pf);
-		}
-		if (pf) {
-			json_decref(plane);
-			plane = NULL;
-		}
-		put(o, "separating_plane", plane, &failed);
-	} else {
+	if (has_distance(r)) {
+		put(o, "distance", json_real(r->distance), &failed);
+		put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)),
+		    &failed);
+	}
+	if (has_plane(r)) {
+		put(o, "separating_plane", plane_object(r), &failed);
+	} else if (has_depth_bound(r)) {
 		json_t *pen = json_object();
 		int pf = !pen;
 		if (pen)
@@ -127,8 +152,18 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 	put(o, "method", json_string(method), &failed);
 	put(o, "iterations", json_integer(r->iterations), &failed);
 	put(o, "converged", json_boolean(r->converged), &failed);
-	put(o, "warm", pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
-	    &failed);
+	/* What a later query sends back: the final simplex's vertex indices
+	 * (gjk), or else the separating plane (ipm, 2005 paper section 4.1). */
+	if (r->has & CLASH_HAS_WARM) {
+		put(o, "warm",
+		    pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
+		    &failed);
+	} else if (has_plane(r)) {
+		json_t *warm = json_object();
+		if (warm)
+			put(warm, "plane", plane_object(r), &failed);
+		put(o, "warm", warm, &failed);
+	}
 	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(o);
 	if (!body)

@@ -681,6 +681,8 @@ static clash_result separated_result(int dim)
 	r.dim = dim;
 	r.converged = 1;
 	r.warm_count = 1;
+	/* As gjk answers: every member (the encoder writes what `has` says). */
+	r.has = CLASH_HAS_DISTANCE | CLASH_HAS_PLANE | CLASH_HAS_DEPTH_BOUND | CLASH_HAS_WARM;
 	return r;
 }
 
