@@ -20,14 +20,16 @@
  * the ball bound lb = |c_a - c_b| - r_a - r_b is a lower bound on the
  * pair's distance, and its negation an upper bound on the pair's
  * penetration depth (moving b by -lb along the centre line parts the balls).
- * Pairs are taken in increasing lb: the leaves of a in increasing bound
- * against a ball holding all of b, and for each of them the leaves of b in
- * increasing lb; a pair is handed to the method only while its lb could
- * still change the answer (worth() below), and the loops stop at the first
- * that cannot, since every later pair's lb is at least as large.  Far pairs
- * cost one subtraction and a square root each and no support mapping.  The
- * scratch is O(leaves), never O(pairs): the leaves (with their composed
- * poses) and one ranking array per side, one allocation.
+ * Pairs are taken in increasing lb: the leaves of a in increasing least lb
+ * of their pairs, and for each of them the leaves of b in increasing lb; a
+ * pair is handed to the method only while its lb could still change the
+ * answer (worth() below), and the loops stop at the first that cannot,
+ * since every later pair's lb is at least as large.  The leaves of b are
+ * sorted along one axis, so that pairs far apart along it are not even
+ * bounded (sweep below); a pair that is costs a few subtractions and a
+ * square root (twice at most) and no support mapping.  The scratch is
+ * O(leaves), never O(pairs): the leaves (with their composed poses) and
+ * three ranking arrays, one allocation.
  *
  * Union semantics, read off the leaf answers' `has` bits so one layer serves
  * every method:
@@ -44,9 +46,12 @@
  *    `distance_lower_bound`, else its ball bound.  A pair is skipped when
  *    its lb is at least the least key so far and above a small margin (a
  *    pair within the tolerance could still count as touching): then it can
- *    neither be nearer nor intersect, and its own key would be at least lb.
- *    So distance, near points and distance_lower_bound are those of the
- *    union.
+ *    neither be nearer nor intersect.  So an exact method's distance and
+ *    near points are the union's; a lower-bound method's
+ *    distance_lower_bound is still a bound on the union's distance (the
+ *    nearest pair was either evaluated, or skipped with a distance of at
+ *    least its lb, at least the bound), and no smaller than the least of
+ *    the pairs' bounds.
  *  - The reported pair (near points, and part_a/part_b, the top-level parts
  *    of its leaves) is the intersecting pair of the largest depth, or the
  *    separated pair of the least key; the first found on ties.
@@ -256,12 +261,17 @@ static int collect(const clash_shape *s, size_t top, void *ctx)
 }
 
 /* |ca - cb| - ra - rb; -inf when that is not a number, so a pair whose
- * bound cannot be computed is never skipped. */
+ * bound cannot be computed is never skipped.  This runs for every pair the
+ * search looks at, so the plain sum of squares is used unless it overflows
+ * (an underflow only makes the bound smaller, which is safe). */
 static double ball_bound(const double *ca, double ra, const double *cb, double rb, int n)
 {
-	double d[CLASH_MAX_DIM];
-	vec_sub(d, ca, cb, n);
-	double lb = vec_norm(d, n) - ra - rb;
+	double d[CLASH_MAX_DIM], ss = 0.0;
+	for (int k = 0; k < n; k++) {
+		d[k] = ca[k] - cb[k];
+		ss += d[k] * d[k];
+	}
+	double lb = (isfinite(ss) ? sqrt(ss) : vec_norm(d, n)) - ra - rb;
 	return isnan(lb) ? -INFINITY : lb;
 }
 
@@ -368,30 +378,117 @@ static int evaluate(search *s, size_t i, size_t j, double lb)
 	return CLASH_OK;
 }
 
-static int run(search *s, ranked *outer, ranked *inner)
+/* b's leaves sorted along one axis (the one their centres spread most
+ * along), so that for a leaf of a only the leaves of b within reach along
+ * that axis are looked at: |dx| - r_a - (largest r_b) bounds the bound of
+ * every pair further out.  Exact, never a guess; only faster, and the
+ * more so the longer the compounds. */
+typedef struct sweep {
+	const side *b;
+	ranked *order; /* lb: centre coordinate, i: leaf of b */
+	int axis;
+	double reach_max;
+} sweep;
+
+static void sweep_init(sweep *w, const side *b, ranked *order, int n)
+{
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++) {
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	w->b = b;
+	w->order = order;
+	w->reach_max = 0.0;
+	for (size_t j = 0; j < b->n; j++) {
+		const leaf *l = &b->leaves[j];
+		for (int k = 0; k < n; k++) {
+			lo[k] = fmin(lo[k], l->center[k]);
+			hi[k] = fmax(hi[k], l->center[k]);
+		}
+		w->reach_max = fmax(w->reach_max, l->reach);
+	}
+	w->axis = 0;
+	for (int k = 1; k < n; k++)
+		if (hi[k] - lo[k] > hi[w->axis] - lo[w->axis])
+			w->axis = k;
+	for (size_t j = 0; j < b->n; j++) {
+		order[j].lb = b->leaves[j].center[w->axis];
+		order[j].i = j;
+	}
+	qsort(order, b->n, sizeof *order, ranked_cmp);
+}
+
+/* The first position in w->order at or after coordinate x. */
+static size_t sweep_find(const sweep *w, double x)
+{
+	size_t lo = 0, hi = w->b->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->order[mid].lb < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The least bound of la's pairs with the leaves of b. */
+static double least_bound(const sweep *w, const leaf *la, int n)
+{
+	const double x = la->center[w->axis], slack = la->reach + w->reach_max;
+	const size_t p = sweep_find(w, x), nb = w->b->n;
+	double least = INFINITY;
+	for (size_t k = p; k < nb && w->order[k].lb - x - slack < least; k++) {
+		const leaf *lb = &w->b->leaves[w->order[k].i];
+		least = fmin(least, ball_bound(la->center, la->reach, lb->center, lb->reach, n));
+	}
+	for (size_t k = p; k-- > 0 && x - w->order[k].lb - slack < least;) {
+		const leaf *lb = &w->b->leaves[w->order[k].i];
+		least = fmin(least, ball_bound(la->center, la->reach, lb->center, lb->reach, n));
+	}
+	return least;
+}
+
+/* Into inner: la's pairs that are worth evaluating now.  Returns how many. */
+static size_t gather(const search *s, const sweep *w, const leaf *la, int n, ranked *inner)
+{
+	const double x = la->center[w->axis], slack = la->reach + w->reach_max;
+	const size_t p = sweep_find(w, x), nb = w->b->n;
+	size_t m = 0;
+	for (size_t k = p; k < nb && worth(s, w->order[k].lb - x - slack); k++) {
+		const leaf *lb = &w->b->leaves[w->order[k].i];
+		double bound = ball_bound(la->center, la->reach, lb->center, lb->reach, n);
+		if (worth(s, bound))
+			inner[m++] = (ranked){bound, w->order[k].i};
+	}
+	for (size_t k = p; k-- > 0 && worth(s, x - w->order[k].lb - slack);) {
+		const leaf *lb = &w->b->leaves[w->order[k].i];
+		double bound = ball_bound(la->center, la->reach, lb->center, lb->reach, n);
+		if (worth(s, bound))
+			inner[m++] = (ranked){bound, w->order[k].i};
+	}
+	return m;
+}
+
+static int run(search *s, ranked *outer, ranked *inner, ranked *order)
 {
 	const side *a = s->a, *b = s->b;
 	const int n = a->leaves[0].shape.dim;
-	/* Leaves of a by their bound against all of b: a lower bound on the
-	 * bound of each of their pairs. */
+	sweep w;
+	sweep_init(&w, b, order, n);
+	/* Leaves of a by the least bound of their pairs, so that the first pair
+	 * evaluated is the one of least bound overall, which usually leaves
+	 * little to evaluate after it.  (A bound against one ball around all
+	 * of b would be cheaper but order a's leaves too coarsely: for long
+	 * compounds side by side it evaluates pairs all along them.) */
 	for (size_t i = 0; i < a->n; i++) {
-		const leaf *l = &a->leaves[i];
-		outer[i].lb = ball_bound(l->center, l->reach, b->center, b->reach, n);
+		outer[i].lb = least_bound(&w, &a->leaves[i], n);
 		outer[i].i = i;
 	}
 	qsort(outer, a->n, sizeof *outer, ranked_cmp);
 	for (size_t oi = 0; oi < a->n && worth(s, outer[oi].lb); oi++) {
-		const leaf *la = &a->leaves[outer[oi].i];
-		size_t m = 0;
-		for (size_t j = 0; j < b->n; j++) {
-			const leaf *lb = &b->leaves[j];
-			double bound = ball_bound(la->center, la->reach, lb->center, lb->reach, n);
-			if (worth(s, bound)) {
-				inner[m].lb = bound;
-				inner[m].i = j;
-				m++;
-			}
-		}
+		size_t m = gather(s, &w, &a->leaves[outer[oi].i], n, inner);
 		qsort(inner, m, sizeof *inner, ranked_cmp);
 		for (size_t t = 0; t < m && worth(s, inner[t].lb); t++) {
 			int err = evaluate(s, outer[oi].i, inner[t].i, inner[t].lb);
@@ -489,13 +586,14 @@ int compound_query(const clash_shape *a, const clash_shape *b, const clash_optio
 	if (opt && opt->warm_count > 0)
 		return CLASH_ENOTSUP;
 
-	/* One block: the leaves of both sides, then the two rankings. */
-	size_t bytes = (na + nb) * sizeof(leaf) + (na + nb) * sizeof(ranked);
+	/* One block: the leaves of both sides, then the rankings (a's leaves,
+	 * b's for one of a's, b's along the sweep axis). */
+	size_t bytes = (na + nb) * sizeof(leaf) + (na + 2 * nb) * sizeof(ranked);
 	leaf *block = malloc(bytes);
 	if (block == NULL)
 		return CLASH_ENOMEM;
 	side sa = {.leaves = block, .cap = na}, sb = {.leaves = block + na, .cap = nb};
-	ranked *outer = (ranked *)(block + na + nb), *inner = outer + na;
+	ranked *outer = (ranked *)(block + na + nb), *inner = outer + na, *order = inner + nb;
 
 	search s = {.a = &sa, .b = &sb, .opt = opt, .pair = pair, .converged = 1};
 	err = compound_foreach_leaf(a, collect, &sa);
@@ -512,7 +610,7 @@ int compound_query(const clash_shape *a, const clash_shape *b, const clash_optio
 		                   : COMPOUND_MARGIN_RELATIVE * (sa.reach + sb.reach + vec_norm(gap, n));
 		if (!(s.margin >= 0.0)) /* NaN from infinite scenes: skip nothing near */
 			s.margin = INFINITY;
-		err = run(&s, outer, inner);
+		err = run(&s, outer, inner, order);
 	}
 	if (stats) {
 		stats->leaves_a = na;
