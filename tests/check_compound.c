@@ -118,6 +118,17 @@ START_TEST(l_shape_and_box_in_its_corner)
 		ck_assert(!(r.has & CLASH_HAS_WARM));
 		ck_assert_uint_eq(r.warm_count, 0);
 
+		/* Options reach the pairs: within a tolerance of 0.5 the box
+		 * touches the L (at its upright); within 0.3 it does not. */
+		clash_options opt = {.tolerance = 0.5};
+		ck_assert_int_eq(clash_gjk(&l, &b, &opt, &r), CLASH_OK);
+		ck_assert(r.intersecting);
+		ck_assert_uint_eq(r.part_a, 1);
+		opt.tolerance = 0.3;
+		ck_assert_int_eq(clash_gjk(&l, &b, &opt, &r), CLASH_OK);
+		ck_assert(!r.intersecting);
+		ck_near(r.distance, 0.4, 0.3);
+
 		/* The same with the roles swapped. */
 		r = gjk(&b, &l);
 		ck_near(r.distance, 0.4, 1e-12);
