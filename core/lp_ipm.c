@@ -73,6 +73,9 @@
  * result is measured like any other pair of points, so a bad projection
  * costs nothing but the work.
  *
+ * Compound shapes go through the compound layer (compound.c), which asks
+ * this method about pairs of convex leaves; the warm plane is passed on.
+ *
  * Memory: every array is of fixed size on the stack (the subsets, at most
  * LPIPM_SUBSET_MAX vertices per shape, and an ipm_lp of at most
  * IPM_MAX_COLS columns: some 40 KB with the solver's own); no allocation
@@ -86,6 +89,7 @@
 #include <string.h>
 
 #include "clash.h"
+#include "compound.h"
 #include "ipm.h"
 #include "support.h"
 #include "vec.h"
@@ -536,8 +540,6 @@ static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_
 		return CLASH_EINVAL;
 	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
 		return CLASH_EDIM;
-	if (a->nparts || b->nparts)
-		return CLASH_ENOTSUP; /* compound shapes: not for an LP over one hull */
 	if (a->count == 0 || b->count == 0)
 		return CLASH_EEMPTY;
 	if (a->vertices == NULL || b->vertices == NULL)
@@ -569,6 +571,9 @@ static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_
 int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                  clash_result *r)
 {
+	/* Compound shapes: the union of the convex leaf pairs' answers. */
+	if (a && b && (a->nparts || b->nparts))
+		return compound_query(a, b, opt, clash_lp_ipm, r, NULL);
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);

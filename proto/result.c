@@ -136,6 +136,14 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)),
 		    &failed);
 	}
+	/* Compound shapes: the top-level parts of the answer (0 for a side
+	 * that is not compound). */
+	if (r->has & CLASH_HAS_PARTS)
+		put(o, "near_parts", pair(json_integer((json_int_t)r->part_a),
+		                          json_integer((json_int_t)r->part_b)),
+		    &failed);
+	/* A compound answer has no plane when the nearest pair's plane does
+	 * not separate the whole shapes. */
 	if (has_plane(r)) {
 		put(o, "separating_plane", plane_object(r), &failed);
 	} else if (has_depth_bound(r)) {
@@ -153,12 +161,13 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 	put(o, "iterations", json_integer(r->iterations), &failed);
 	put(o, "converged", json_boolean(r->converged), &failed);
 	/* What a later query sends back: the final simplex's vertex indices
-	 * (gjk), or else the separating plane (ipm, 2005 paper section 4.1). */
+	 * (gjk), or else the separating plane (ipm, 2005 paper section 4.1).
+	 * Compound answers have neither: compound queries take no warm start. */
 	if (r->has & CLASH_HAS_WARM) {
 		put(o, "warm",
 		    pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
 		    &failed);
-	} else if (has_plane(r)) {
+	} else if (has_plane(r) && !(r->has & CLASH_HAS_PARTS)) {
 		json_t *warm = json_object();
 		if (warm)
 			put(warm, "plane", plane_object(r), &failed);

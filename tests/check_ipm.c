@@ -472,10 +472,6 @@ START_TEST(errors)
 	e = a;
 	e.radius = -1;
 	ck_assert_int_eq(clash_lp_ipm(&e, &b, NULL, &r), CLASH_ERADIUS);
-	e = a;
-	e.parts = &b;
-	e.nparts = 1;
-	ck_assert_int_eq(clash_lp_ipm(&e, &b, NULL, &r), CLASH_ENOTSUP);
 	clash_options opt;
 	memset(&opt, 0, sizeof opt);
 	double zero[4] = {0, 0, 0, 1}, nan[4] = {1, NAN, 0, 1}, inf[4] = {1, 0, 0, INFINITY};
@@ -499,6 +495,39 @@ START_TEST(errors)
 	ck_assert(rc == CLASH_ERANGE || rc == CLASH_OK);
 	if (rc == CLASH_OK)
 		ck_assert(isfinite(r.offset) && isfinite(r.near_a[0]));
+}
+END_TEST
+
+/* Compound shapes go through the compound layer: an L of two boxes and a
+ * triangle in its concave corner, inside the L's hull but 0.5 from the L;
+ * then moved onto the L. */
+START_TEST(compound)
+{
+	double p0[] = {0, 0, 4, 0, 4, 1, 0, 1}, p1[] = {0, 1, 1, 1, 1, 4, 0, 4};
+	double tri[] = {2, 1.5, 3, 3, 3.5, 2};
+	clash_shape parts[2], l, t;
+	ck_assert_int_eq(clash_shape_init(&parts[0], 2, p0, 4), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&parts[1], 2, p1, 4), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_compound(&l, 2, parts, 2), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&t, 2, tri, 3), CLASH_OK);
+	clash_result r;
+	ck_assert_int_eq(clash_lp_ipm(&l, &t, NULL, &r), CLASH_OK);
+	ck_assert(!r.intersecting && r.converged && (r.has & CLASH_HAS_PARTS));
+	if (r.has & CLASH_HAS_PLANE) /* only if it separates every part */
+		ck_assert(plane_violation(&parts[0], &t, r.normal, r.offset, NULL, NULL) == 0 &&
+		          plane_violation(&parts[1], &t, r.normal, r.offset, NULL, NULL) == 0);
+	/* Rounded by 0.6, the L reaches the triangle. */
+	clash_shape_set_radius(&l, 0.6);
+	ck_assert_int_eq(clash_lp_ipm(&l, &t, NULL, &r), CLASH_OK);
+	ck_assert(r.intersecting && r.converged);
+	clash_shape_set_radius(&l, 0.4);
+	ck_assert_int_eq(clash_lp_ipm(&l, &t, NULL, &r), CLASH_OK);
+	ck_assert(!r.intersecting);
+	clash_shape_set_radius(&l, 0);
+	clash_shape_set_translation(&t, (double[2]){-1.5, -0.25});
+	ck_assert_int_eq(clash_lp_ipm(&l, &t, NULL, &r), CLASH_OK);
+	ck_assert(r.intersecting && r.converged);
+	ck_assert_uint_eq(r.part_a, 1); /* the vertex (0.5, 1.25) is in the upright box */
 }
 END_TEST
 
@@ -1063,6 +1092,7 @@ static Suite *ipm_suite(void)
 	tcase_add_test(tc, degenerate);
 	tcase_add_test(tc, posed);
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, compound);
 	tcase_add_test(tc, iteration_cap);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
