@@ -600,6 +600,15 @@ START_TEST(warm_plane)
 	opt.warm_plane = scaled;
 	w = run_ipm(&a, &b, &opt);
 	ck_assert(!w.intersecting && w.iterations == 0);
+	/* Normals at the ends of the range of a double. */
+	double huge[4] = {1e308, 1e307 * plane[1], 1e307 * plane[2], 0};
+	double tiny[4] = {5e-324, 0, 0, 1e300};
+	opt.warm_plane = huge;
+	w = run_ipm(&a, &b, &opt);
+	ck_assert(!w.intersecting);
+	opt.warm_plane = tiny;
+	w = run_ipm(&a, &b, &opt);
+	ck_assert(!w.intersecting && w.iterations == 0 && w.normal[0] == 1);
 	opt.warm_plane = plane;
 
 	/* B goes round to the other side: the plane no longer separates, the
