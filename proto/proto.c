@@ -81,6 +81,12 @@ static int run_problem(int err, proto_problem *p)
 		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
 		                                     "coordinates, radii or poses are too large");
 		break;
+	case CLASH_ENOTSUP:
+		proto_problem_set(p, 422, strdup("/method"),
+		                  "the method cannot answer this query exactly (method \"simplex\": "
+		                  "rounded shapes whose gap is within the LP's reach of the sum of "
+		                  "their radii); method \"gjk\" can");
+		break;
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
