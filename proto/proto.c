@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -133,4 +134,17 @@ done:
 		r = proto_problem_encode(&p, out);
 	proto_problem_release(&p);
 	return r;
+}
+
+int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
+{
+	*root = NULL;
+	if (is_blank(body, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
+		return 1;
+	}
+	json_error_t e;
+	*root = json_loadb(body, len,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	return *root ? 0 : parse_problem(body, len, &e, p);
 }

@@ -419,3 +419,9 @@ void proto_query_release(proto_query *q)
 	free(q->vertices[1]);
 	q->vertices[0] = q->vertices[1] = NULL;
 }
+
+int proto_shape_decode(const json_t *v, const proto_path *at, int *dim, double **store,
+                       clash_shape *s, proto_problem *p)
+{
+	return shape(v, at, dim, store, s, p);
+}

@@ -16,6 +16,7 @@
 
 #include "clash.h"
 #include "method.h"
+#include "pointer.h"
 #include "problem.h"
 
 /* Bounds of the options (openapi.yaml documents the same numbers). */
@@ -37,5 +38,13 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p);
 
 /* Free the vertex arrays of a decoded query. */
 void proto_query_release(proto_query *q);
+
+/* Decode one Shape (openapi.yaml, components/schemas/Shape) at `at`, as
+ * the Query decoder does for "a" and "b": *dim is the document's dimension
+ * (0 until the first point sets it), *store receives the malloc'd vertex
+ * array the shape borrows (the caller frees it, whatever the result).
+ * Returns 0, 1 with a 422 problem in *p, or -1 when memory ran out. */
+int proto_shape_decode(const json_t *v, const proto_path *at, int *dim, double **store,
+                       clash_shape *s, proto_problem *p);
 
 #endif /* PROTO_QUERY_H */
