@@ -10,13 +10,13 @@
  * left side is the signed distance of v from co(O) (its distance when
  * outside, minus its depth when inside).  So, with rho = ro - ri:
  *   - rho >= 0: every vertex of I lies within rho of co(O).  One point
- *     query per vertex: GJK from the point to co(O) grown by rho (exact,
- *     O(|O|) per iteration, warm-started from the previous vertex's final
- *     simplex, as neighbouring vertices tend to share their nearest face).
- *     This is Kreuzer's IsSubsetOf — one collision test per vertex of the
- *     inner set — with GJK's point query in place of one LP per vertex:
- *     it answers a distance, so a positive rho costs nothing extra, and it
- *     measured several times faster than the LP (see the branch report).
+ *     query per vertex — Kreuzer's IsSubsetOf, one collision test per
+ *     vertex of the inner set, stopping at the first that fails: up to
+ *     5-D by GJK from the point to co(O) grown by rho (exact, O(|O|) per
+ *     iteration, warm-started from the previous vertex's final simplex, as
+ *     neighbouring vertices tend to share their nearest face); from 6-D by
+ *     the LP of method "simplex", which is faster there (see
+ *     CONTAINS_LP_MIN_DIM), with GJK for a vertex the LP leaves undecided.
  *   - rho < 0: every vertex must lie at depth >= -rho inside co(O), that
  *     is co(I) + B(-rho) must be inside co(O) (Minkowski cancellation).
  *     Depth needs the facets of co(O): with them the condition is, for
@@ -49,6 +49,13 @@
 
 /* Default tolerance relative to the size of the shapes (as gjk.c). */
 #define CONTAINS_RELATIVE_TOLERANCE 1e-12
+
+/* From this dimension on, a point is tested against the hull by the LP of
+ * method "simplex" rather than by GJK, whose sub-algorithm visits 2^(dim+1)
+ * subsets: measured on 20 inner vertices against 40 and 200 outer ones,
+ * GJK is 1.5-4x faster up to 3-D, even in 4-D and 5-D, and the LP 2-14x
+ * faster in 6-D to 8-D. */
+#define CONTAINS_LP_MIN_DIM 6
 
 /* The facet enumeration may take this many vertex operations at most
  * (about a tenth of a second); beyond it the answer is CLASH_ENOTSUP. */
@@ -197,7 +204,19 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 		pt.count = 1;
 		pt.radius = 0.0;
 		clash_result r;
-		int e = clash_gjk(&pt, &grown, &o, &r);
+		int e = CLASH_ENOTSUP;
+		if (q->dim >= CONTAINS_LP_MIN_DIM) {
+			/* Kreuzer's own test: the point against the hull by LP. */
+			clash_options lo = o;
+			lo.warm_count = 0;
+			e = clash_lp_simplex(&pt, &grown, &lo, &r);
+			if (e == CLASH_OK && !r.converged)
+				e = CLASH_ENOTSUP; /* undecided: ask GJK */
+			if (e == CLASH_OK)
+				o.warm_count = 0;
+		}
+		if (e == CLASH_ENOTSUP)
+			e = clash_gjk(&pt, &grown, &o, &r);
 		if (e)
 			return e;
 		q->iterations += r.iterations;
@@ -206,10 +225,12 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 			return 0;
 		}
 		/* The next vertex starts from this one's simplex on co(O). */
-		memcpy(warm_b, r.warm_b, sizeof warm_b);
-		o.warm_count = r.warm_count;
-		o.warm_a = warm_a;
-		o.warm_b = warm_b;
+		if (r.has & CLASH_HAS_WARM) {
+			memcpy(warm_b, r.warm_b, sizeof warm_b);
+			o.warm_count = r.warm_count;
+			o.warm_a = warm_a;
+			o.warm_b = warm_b;
+		}
 	}
 	return 1;
 }

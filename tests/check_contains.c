@@ -387,7 +387,7 @@ START_TEST(random_qhull)
 		judge_qhull(prng_next(&r), dim, &t);
 	}
 	printf("contains random %d-D vs qhull: %d pairs (%d skipped): %d contained, %d not, %d in "
-	       "the band; GJK iterations mean %.2f\n",
+	       "the band; iterations mean %.2f\n",
 	       dim, t.pairs, t.skipped, t.contained, t.outside, t.band,
 	       t.pairs ? (double)t.iterations / t.pairs : 0.0);
 	ck_assert_int_gt(t.contained, 100);
@@ -404,7 +404,7 @@ START_TEST(random_glpk)
 		judge_glpk(prng_next(&r), dim, &t);
 	}
 	oracle_lp_release();
-	printf("contains random %d-D vs GLPK: %d pairs: %d contained, %d not; GJK iterations mean "
+	printf("contains random %d-D vs GLPK: %d pairs: %d contained, %d not; iterations mean "
 	       "%.2f\n", dim, t.pairs, t.contained, t.outside,
 	       t.pairs ? (double)t.iterations / t.pairs : 0.0);
 	ck_assert_int_gt(t.contained, 15);
