@@ -14,7 +14,9 @@
  *   - random 4-D and 6-D pairs against the exact GLPK oracle (a vertex in
  *     the hull or not), radius 0;
  *   - the wire (answers and problems with their pointers), the command
- *     line tool, and clashd's route.
+ *     line tool, and clashd's route;
+ *   - the contract: /v1/contains in proto/openapi.yaml, its schemas
+ *     described, its examples answered as shown.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,6 +33,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <yaml.h>
 
 #include "check.h"
 #include "clash.h"
@@ -659,6 +662,128 @@ static void route_teardown(void)
 	server_kill();
 }
 
+/* ---- the contract document ----------------------------------------------- */
+
+/* A YAML node as JSON (as check_proto.c reads the document): plain scalars
+ * that parse as JSON become that value, other scalars strings. */
+static json_t *yaml_json(yaml_document_t *d, yaml_node_t *node)
+{
+	if (node->type == YAML_SCALAR_NODE) {
+		const char *v = (const char *)node->data.scalar.value;
+		size_t n = node->data.scalar.length;
+		json_t *j = node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+		                    ? json_loadb(v, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL)
+		                    : NULL;
+		return j ? j : json_stringn(v, n);
+	}
+	if (node->type == YAML_SEQUENCE_NODE) {
+		json_t *a = json_array();
+		for (yaml_node_item_t *i = node->data.sequence.items.start;
+		     i < node->data.sequence.items.top; i++)
+			json_array_append_new(a, yaml_json(d, yaml_document_get_node(d, *i)));
+		return a;
+	}
+	json_t *o = json_object();
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+		json_object_set_new(o, (const char *)k->data.scalar.value,
+		                    yaml_json(d, yaml_document_get_node(d, p->value)));
+	}
+	return o;
+}
+
+static json_t *at(json_t *j, const char *const *path)
+{
+	for (; *path; path++) {
+		j = json_object_get(j, *path);
+		ck_assert_msg(j != NULL, "openapi.yaml has no %s", *path);
+	}
+	return j;
+}
+#define AT(j, ...) at((j), (const char *const[]){__VA_ARGS__, NULL})
+
+static void described(const char *where, json_t *schema)
+{
+	const char *name;
+	json_t *prop;
+	json_object_foreach(json_object_get(schema, "properties"), name, prop)
+		ck_assert_msg(json_is_string(json_object_get(prop, "description")),
+		              "%s.%s has no description", where, name);
+}
+
+START_TEST(contract)
+{
+	proto_init();
+	FILE *f = fopen("proto/openapi.yaml", "rb");
+	ck_assert_msg(f != NULL, "cannot open proto/openapi.yaml (run from the repository)");
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	ck_assert(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_file(&parser, f);
+	ck_assert(yaml_parser_load(&parser, &doc));
+	json_t *api = yaml_json(&doc, yaml_document_get_root_node(&doc));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+
+	json_t *schemas = AT(api, "components", "schemas");
+	described("ContainsQuery", AT(schemas, "ContainsQuery"));
+	described("ContainsResult", AT(schemas, "ContainsResult"));
+	json_t *post = AT(api, "paths", "/v1/contains", "post");
+	const char *codes[] = {"200", "400", "413", "415", "422"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		AT(post, "responses", codes[i]);
+	/* The request members are the decoder's: each, given a wrong type, is
+	 * a bad value, never an unknown member. */
+	const char *name;
+	json_t *v;
+	json_object_foreach(AT(schemas, "ContainsQuery", "properties"), name, v) {
+		char text[256], ptr[64];
+		snprintf(text, sizeof text, "{\"%s\":{\"zz\":1}}", name);
+		snprintf(ptr, sizeof ptr, "/%s", name);
+		int st;
+		json_t *j = reply(text, &st);
+		const char *d = json_string_value(json_object_get(j, "detail"));
+		ck_assert_int_eq(st, 422);
+		ck_assert_msg(!strstr(d, "unknown member: a containment"), "%s unknown to the decoder",
+		              name);
+		json_decref(j);
+	}
+	/* Every example is answered, with the documented members, and as
+	 * shown where a response example exists. */
+	json_t *examples = AT(post, "requestBody", "content", "application/json", "examples");
+	json_t *shown = AT(post, "responses", "200", "content", "application/json", "examples");
+	json_t *ex;
+	ck_assert_uint_ge(json_object_size(examples), 2);
+	json_object_foreach(examples, name, ex) {
+		char *text = json_dumps(AT(ex, "value"), JSON_COMPACT);
+		int st;
+		json_t *res = reply(text, &st);
+		ck_assert_msg(st == 200, "example %s: %d", name, st);
+		json_t *props = AT(schemas, "ContainsResult", "properties");
+		const char *m;
+		json_object_foreach(res, m, v)
+			ck_assert_msg(json_object_get(props, m) != NULL, "%s: %s undocumented", name, m);
+		json_t *req = AT(schemas, "ContainsResult", "required");
+		for (size_t i = 0; i < json_array_size(req); i++)
+			ck_assert(json_object_get(res, json_string_value(json_array_get(req, i))));
+		json_t *want = json_object_get(json_object_get(shown, name), "value");
+		if (want) {
+			/* Numbers compared by value: re-read the answer as the YAML was. */
+			char *body = json_dumps(res, JSON_COMPACT);
+			json_t *got = json_loads(body, JSON_DECODE_INT_AS_REAL, NULL);
+			ck_assert_msg(json_equal(want, got), "example %s is answered %s", name, body);
+			json_decref(got);
+			free(body);
+		}
+		json_decref(res);
+		free(text);
+	}
+	json_decref(api);
+}
+END_TEST
+
 static Suite *contains_suite(void)
 {
 	Suite *s = suite_create("contains");
@@ -668,6 +793,7 @@ static Suite *contains_suite(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, wire);
 	tcase_add_test(tc, cli);
+	tcase_add_test(tc, contract);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("random");
 	tcase_add_loop_test(tc, random_qhull, 0, 2);
