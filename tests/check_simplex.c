@@ -104,6 +104,23 @@ START_TEST(closed_forms)
 	ck_near(s.distance_lower_bound, sqrt(5.0) - 2.2, 1e-9);
 	cube_pair((double[]){3, 2, 1}, 1.3, 1.0, &s, &g);
 	ck_assert(s.intersecting);
+	/* The pivot cap: at most that many pivots, and an answer that says
+	 * whether it is certain. */
+	{
+		clash_shape a, b;
+		clash_shape_init(&a, 3, cube, 8);
+		clash_shape_init(&b, 3, cube, 8);
+		clash_shape_set_translation(&b, (double[]){0.9, 0.8, 0.7});
+		clash_options o = {.max_iterations = 1};
+		ck_assert_int_eq(clash_lp_simplex(&a, &b, &o, &s), CLASH_OK);
+		ck_assert_int_le(s.iterations, 1);
+		ck_assert(s.intersecting || !s.converged);
+		o.max_iterations = 1000;
+		ck_assert_int_eq(clash_lp_simplex(&a, &b, &o, &s), CLASH_OK);
+		ck_assert(s.intersecting && s.converged);
+		o.tolerance = -1;
+		ck_assert_int_eq(clash_lp_simplex(&a, &b, &o, &s), CLASH_EINVAL);
+	}
 
 	/* 1-D: intervals [0, 1] and [2.5, 5] (a vertex inside is fine). */
 	double ia[] = {0, 1, 0.5}, ib[] = {5, 2.5};
