@@ -32,9 +32,10 @@
  * direction u with h_I(u) + ri > h_O(u) + ro (+ tolerance) proves at once
  * that the vertex extreme along u is outside.
  *
- * Compound inner shapes (a union) are contained iff every part is; parts
- * are posed by composing the compound's pose after their own, radii add
- * (clash.h).  A compound outer is a non-convex union: CLASH_ENOTSUP.
+ * Compound inner shapes (a union) are contained iff every convex leaf is;
+ * compound_foreach_leaf() (compound.c) hands us each leaf with its world
+ * pose and total radius.  A compound outer is a non-convex union:
+ * CLASH_ENOTSUP.
  *
  * Nothing is allocated: GJK works on stack shapes that borrow the vertex
  * arrays, the facet search on a few fixed-size arrays.
@@ -44,6 +45,7 @@
 #include <string.h>
 
 #include "clash.h"
+#include "compound.h"
 #include "support.h"
 #include "vec.h"
 
@@ -73,61 +75,6 @@ typedef struct contains_query {
 	double tol; /* absolute, world units */
 	int iterations;
 } contains_query;
-
-static int check_shape(const clash_shape *s, int dim)
-{
-	if (s == NULL)
-		return CLASH_EINVAL;
-	if (s->dim < 1 || s->dim > CLASH_MAX_DIM || s->dim != dim)
-		return CLASH_EDIM;
-	if (!(s->radius >= 0.0) || !isfinite(s->radius))
-		return CLASH_ERADIUS;
-	if (s->nparts > 0) {
-		if (s->parts == NULL)
-			return CLASH_EINVAL;
-		for (size_t i = 0; i < s->nparts; i++) {
-			int e = check_shape(&s->parts[i], dim);
-			if (e)
-				return e;
-		}
-		return CLASH_OK;
-	}
-	if (s->count == 0)
-		return CLASH_EEMPTY;
-	if (s->vertices == NULL)
-		return CLASH_EINVAL;
-	return CLASH_OK;
-}
-
-/* Part `p` of compound `c`, as a shape of its own: the compound's pose
- * after the part's, radii added. */
-static void compose(const clash_shape *c, const clash_shape *p, clash_shape *out)
-{
-	*out = *p;
-	out->radius = p->radius + c->radius;
-	if (!c->posed)
-		return;
-	int n = c->dim;
-	if (!p->posed) {
-		memcpy(out->linear, c->linear, sizeof out->linear);
-		memcpy(out->translation, c->translation, sizeof out->translation);
-	} else {
-		for (int col = 0; col < n; col++)
-			for (int r = 0; r < n; r++) {
-				double s = 0.0;
-				for (int k = 0; k < n; k++)
-					s += c->linear[k * n + r] * p->linear[col * n + k];
-				out->linear[col * n + r] = s;
-			}
-		for (int r = 0; r < n; r++) {
-			double s = c->translation[r];
-			for (int k = 0; k < n; k++)
-				s += c->linear[k * n + r] * p->translation[k];
-			out->translation[r] = s;
-		}
-	}
-	out->posed = 1;
-}
 
 /* World coordinates of vertex i of a (non-compound) shape. */
 static void world_point(const clash_shape *s, size_t i, double *x)
@@ -381,46 +328,40 @@ static int leaf_contained(contains_query *q, const clash_shape *leaf, size_t *ve
 	return inside_facets(q, leaf, rho, vertex);
 }
 
-/* Every part of a (possibly compound) inner shape. */
-static int all_contained(contains_query *q, const clash_shape *s, size_t *part, size_t *vertex,
-                         int top)
+/* compound_foreach_leaf callbacks. */
+typedef struct leaf_walk {
+	contains_query *q;
+	size_t part, vertex;
+	double size;
+} leaf_walk;
+
+static int leaf_visit(const clash_shape *leaf, size_t top, void *ctx)
 {
-	if (s->nparts == 0)
-		return leaf_contained(q, s, vertex);
-	for (size_t i = 0; i < s->nparts; i++) {
-		clash_shape p;
-		compose(s, &s->parts[i], &p);
-		size_t sub = 0;
-		int r = all_contained(q, &p, &sub, vertex, 0);
-		if (r != 1) {
-			if (top)
-				*part = i;
-			return r;
-		}
+	leaf_walk *w = ctx;
+	size_t vertex = 0;
+	int r = leaf_contained(w->q, leaf, &vertex);
+	if (r == 1)
+		return 0; /* this leaf fits: on to the next */
+	if (r == 0) {
+		w->part = top;
+		w->vertex = vertex;
+		return 1; /* stop: not contained */
 	}
-	return 1;
+	return r;
 }
 
-/* The size of a shape for the default tolerance: half-diagonal of its
- * bounds plus radius, parts included. */
-static int shape_size(const clash_shape *s, double *size)
+/* The size of a leaf for the default tolerance: its bounding radius plus
+ * its radius. */
+static int leaf_size(const clash_shape *leaf, size_t top, void *ctx)
 {
-	if (s->nparts == 0) {
-		double c[CLASH_MAX_DIM], r;
-		int e = support_bounds(s, c, &r);
-		if (e)
-			return e;
-		*size = fmax(*size, r + s->radius);
-		return CLASH_OK;
-	}
-	for (size_t i = 0; i < s->nparts; i++) {
-		clash_shape p;
-		compose(s, &s->parts[i], &p);
-		int e = shape_size(&p, size);
-		if (e)
-			return e;
-	}
-	return CLASH_OK;
+	(void)top;
+	leaf_walk *w = ctx;
+	double c[CLASH_MAX_DIM], r;
+	int e = support_bounds(leaf, c, &r);
+	if (e)
+		return e;
+	w->size = fmax(w->size, r + leaf->radius);
+	return 0;
 }
 
 int clash_contains(const clash_shape *inner, const clash_shape *outer, const clash_options *opt,
@@ -431,10 +372,11 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 	memset(out, 0, sizeof *out);
 	if (inner == NULL || outer == NULL)
 		return CLASH_EINVAL;
-	int e = check_shape(outer, outer->dim);
+	size_t leaves;
+	int e = compound_check(outer, outer->dim, &leaves);
 	if (e)
 		return e;
-	if ((e = check_shape(inner, outer->dim)))
+	if ((e = compound_check(inner, outer->dim, &leaves)))
 		return e;
 	if (outer->nparts > 0)
 		return CLASH_ENOTSUP; /* a union of convex shapes is not convex */
@@ -449,19 +391,20 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 	q.ro = outer->radius;
 	q.dim = outer->dim;
 	q.opt = opt;
-	double size = 0.0;
-	if ((e = shape_size(outer, &size)) || (e = shape_size(inner, &size)))
+	leaf_walk w;
+	memset(&w, 0, sizeof w);
+	w.q = &q;
+	if ((e = leaf_size(outer, 0, &w)) || (e = compound_foreach_leaf(inner, leaf_size, &w)))
 		return e;
-	q.tol = (opt && opt->tolerance > 0.0) ? opt->tolerance : CONTAINS_RELATIVE_TOLERANCE * size;
+	q.tol = (opt && opt->tolerance > 0.0) ? opt->tolerance : CONTAINS_RELATIVE_TOLERANCE * w.size;
 
-	size_t part = 0, vertex = 0;
-	int r = all_contained(&q, inner, &part, &vertex, 1);
+	int r = compound_foreach_leaf(inner, leaf_visit, &w);
 	if (r < 0)
 		return r;
-	out->contained = r;
-	out->has_outside_vertex = !r;
-	out->outside_part = r ? 0 : part;
-	out->outside_vertex = r ? 0 : vertex;
+	out->contained = r == 0;
+	out->has_outside_vertex = r != 0;
+	out->outside_part = r ? w.part : 0;
+	out->outside_vertex = r ? w.vertex : 0;
 	out->iterations = q.iterations;
 	return CLASH_OK;
 }

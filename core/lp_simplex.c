@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "clash.h"
+#include "compound.h"
 #include "rsimplex.h"
 #include "support.h"
 #include "vec.h"
@@ -284,8 +285,7 @@ static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_
 		return CLASH_EINVAL;
 	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
 		return CLASH_EDIM;
-	if (a->nparts || b->nparts)
-		return CLASH_ENOTSUP; /* a union is not one LP */
+	assert(a->nparts == 0 && b->nparts == 0); /* compounds go to compound.c */
 	if (a->count == 0 || b->count == 0)
 		return CLASH_EEMPTY;
 	if (a->vertices == NULL || b->vertices == NULL)
@@ -314,6 +314,10 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);
+	/* Unions of convex parts: the compound layer calls back with leaves
+	 * (intersecting iff some pair is, the least pair bound for the union). */
+	if (a && b && (a->nparts || b->nparts))
+		return compound_query(a, b, opt, clash_lp_simplex, r, NULL);
 	int err = check_inputs(a, b, opt);
 	if (err)
 		return err;

@@ -37,9 +37,10 @@ static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
 	return 1;
 }
 
+/* The decoded request: the shapes in holder.a (inner) and holder.b
+ * (outer), which owns their memory. */
 typedef struct contains_query {
-	clash_shape inner, outer;
-	double *vertices[2];
+	proto_query holder;
 	clash_options opt;
 } contains_query;
 
@@ -67,11 +68,8 @@ static int decode(const json_t *root, contains_query *q, proto_problem *p)
 	if (!inner || !outer)
 		return fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
 		            inner ? "outer" : "inner");
-	int dim = 0, r;
-	proto_path ip = {NULL, "inner", 0}, op = {NULL, "outer", 0};
-	if ((r = proto_shape_decode(inner, &ip, &dim, &q->vertices[0], &q->inner, p)))
-		return r;
-	if ((r = proto_shape_decode(outer, &op, &dim, &q->vertices[1], &q->outer, p)))
+	int r = proto_shapes_decode(inner, "inner", outer, "outer", &q->holder, p);
+	if (r)
 		return r;
 	const json_t *t = json_object_get(root, "tolerance");
 	if (t) {
@@ -91,7 +89,7 @@ static int run_problem(int err, const contains_query *q, proto_problem *p)
 {
 	switch (err) {
 	case CLASH_ENOTSUP:
-		if (q->outer.nparts > 0) {
+		if (q->holder.b.nparts > 0) {
 			proto_problem_set(p, 422, strdup("/outer"),
 			                  "outer must be one convex shape: a compound (a union) is not "
 			                  "convex, so containment in it is not decided here");
@@ -152,11 +150,11 @@ int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 	}
 	if (r == 0) {
 		clash_containment c;
-		int err = clash_contains(&q.inner, &q.outer, &q.opt, &c);
-		r = err ? run_problem(err, &q, &p) : encode(&c, q.inner.nparts > 0, out);
+		const clash_shape *inner = &q.holder.a, *outer = &q.holder.b;
+		int err = clash_contains(inner, outer, &q.opt, &c);
+		r = err ? run_problem(err, &q, &p) : encode(&c, inner->nparts > 0, out);
 	}
-	free(q.vertices[0]);
-	free(q.vertices[1]);
+	proto_query_release(&q.holder);
 	if (r == 1)
 		r = proto_problem_encode(&p, out);
 	proto_problem_release(&p);

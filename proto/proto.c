@@ -82,15 +82,20 @@ static int run_problem(int err, proto_problem *p)
 		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
 		                                     "coordinates, radii or poses are too large");
 		break;
-	case CLASH_ENOTSUP:
-		proto_problem_set(p, 422, strdup("/method"),
-		                  "the method cannot answer this query exactly (method \"simplex\": "
-		                  "rounded shapes whose gap is within the LP's reach of the sum of "
-		                  "their radii); method \"gjk\" can");
-		break;
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
+	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones, or
+	                     * "simplex" on rounded shapes it cannot decide */
+		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
+		                                             "query: %s (method \"simplex\": rounded "
+		                                             "shapes whose hull distance is too close to "
+		                                             "the sum of their radii for its bounds; "
+		                                             "method \"gjk\" answers)",
+		                  clash_strerror(err));
+		break;
+	case CLASH_ENOMEM:
+		return -1;
 	default:
 		proto_problem_set(p, 500, NULL, "the collision core failed: %s",
 		                  clash_strerror(err));

@@ -26,6 +26,10 @@ typedef struct proto_query {
 	const proto_method *method;
 	clash_shape a, b;
 	double *vertices[2]; /* malloc'd, row-major; borrowed by a and b */
+	/* Compound shapes ({"parts": [...]}): every parts array and every
+	 * part's vertex array, malloc'd, borrowed by a and b. */
+	void **owned;
+	size_t nowned, owned_cap;
 	clash_options opt;   /* warm_a / warm_b point into the arrays below */
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
@@ -36,15 +40,16 @@ typedef struct proto_query {
  * memory ran out.  Unless it returns 0, *q holds nothing to release. */
 int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p);
 
-/* Free the vertex arrays of a decoded query. */
+/* Free the vertex and parts arrays of a decoded query. */
 void proto_query_release(proto_query *q);
 
-/* Decode one Shape (openapi.yaml, components/schemas/Shape) at `at`, as
- * the Query decoder does for "a" and "b": *dim is the document's dimension
- * (0 until the first point sets it), *store receives the malloc'd vertex
- * array the shape borrows (the caller frees it, whatever the result).
- * Returns 0, 1 with a 422 problem in *p, or -1 when memory ran out. */
-int proto_shape_decode(const json_t *v, const proto_path *at, int *dim, double **store,
-                       clash_shape *s, proto_problem *p);
+/* Decode two Shapes (openapi.yaml, components/schemas/Shape), the members
+ * name0 and name1 of a request other than a Query (e.g. "inner" and
+ * "outer"), exactly as proto_query_decode() decodes "a" and "b": into q->a
+ * and q->b, every allocation owned by *q (zeroed by the caller; release it
+ * with proto_query_release() whatever the result).  Returns 0, 1 with a
+ * 422 problem in *p, or -1 when memory ran out. */
+int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
+                        const char *name1, proto_query *q, proto_problem *p);
 
 #endif /* PROTO_QUERY_H */
