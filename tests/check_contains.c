@@ -463,6 +463,21 @@ START_TEST(wire)
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_vertex")), 2);
 	json_decref(j);
 
+	/* A compound inner: the part and its vertex. */
+	j = reply("{\"inner\":{\"parts\":[{\"vertices\":[[0.1,0.1]]},{\"vertices\":[[0.2,0.2],"
+	          "[0.7,0.7]]}]},\"outer\":{\"vertices\":" TRI "}}", &st);
+	ck_assert_int_eq(st, 200);
+	ck_assert(json_is_false(json_object_get(j, "contained")));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_part")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_vertex")), 1);
+	json_decref(j);
+	j = reply("{\"inner\":{\"parts\":[{\"vertices\":[[0.1,0.1]]}]},\"outer\":{\"vertices\":"
+	          TRI "}}", &st);
+	ck_assert(json_is_true(json_object_get(j, "contained")));
+	ck_assert(!json_object_get(j, "outside_part"));
+	json_decref(j);
+	expect_problem("{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"parts\":[{\"vertices\":"
+	               TRI "}]}}", 422, "/outer");
 	expect_problem("", 400, NULL);
 	expect_problem("{\"inner\":", 400, "/inner");
 	expect_problem("[1]", 422, "");
