@@ -1,6 +1,7 @@
 /*
  * result.c — the Result encoder.
  *
+ * Only the members the method filled are written (clash_result.has).
  * Built as a jansson tree and dumped with JSON_REAL_PRECISION(17): 17
  * significant digits are enough for any double to read back identically, and
  * jansson writes the decimal point regardless of the process locale.  Member
@@ -46,6 +47,8 @@ static const char *non_finite(const clash_result *r)
 		return "separating_plane.offset";
 	if (has_depth_bound(r) && !isfinite(r->depth_lower_bound))
 		return "penetration.depth_lower_bound";
+	if ((r->has & CLASH_HAS_DISTANCE_BOUND) && !isfinite(r->distance_lower_bound))
+		return "distance_lower_bound";
 	return NULL;
 }
 
@@ -157,6 +160,8 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		}
 		put(o, "penetration", pen, &failed);
 	}
+	if (r->has & CLASH_HAS_DISTANCE_BOUND)
+		put(o, "distance_lower_bound", json_real(r->distance_lower_bound), &failed);
 	put(o, "method", json_string(method), &failed);
 	put(o, "iterations", json_integer(r->iterations), &failed);
 	put(o, "converged", json_boolean(r->converged), &failed);

@@ -14,7 +14,9 @@
  *   - the qhull oracle (tests/oracle.c) on the random 2-D and 3-D pairs of
  *     the "pairs" suite (tests/pairgen.c), outside the touching band;
  *   - clash_gjk, a different algorithm, on random 4-D, 6-D and 8-D
- *     polytopes and on 10 000-vertex point clouds, outside the touching band.
+ *     polytopes and on 10 000-vertex point clouds, outside the touching
+ *     band; and on the d-D polytopes the exact LP oracle (tests/oracle_lp.c,
+ *     GLPK in rational arithmetic) where its hull verdict decides.
  * The warm plane of section 4.1 is checked to answer after 0 iterations
  * while it separates, and to be ignored (correctly) once it does not.  The
  * "proto" case runs the contract: method "ipm", the Result's warm plane fed
@@ -32,6 +34,7 @@
 #include "check.h"
 #include "clash.h"
 #include "oracle.h"
+#include "oracle_lp.h"
 #include "pairgen.h"
 #include "prng.h"
 #include "proto.h"
@@ -724,13 +727,43 @@ static void random_dshape(prng *g, int dim, double scale, const double *c, dshap
 
 typedef struct agree_stats {
 	int pairs, separated, intersecting, band, unconverged, max_iterations, gjk_unconverged;
+	int glpk; /* verdicts the exact LP oracle judged */
 	long iterations;
 } agree_stats;
 
+/* The exact LP oracle (GLPK, exact rational arithmetic) on the hulls: when
+ * they meet the shapes intersect, and when their 1-norm distance d1 is above
+ * the band times sqrt(dim) (the Euclidean distance is at least d1 /
+ * sqrt(dim)) unrounded shapes are apart. */
+static void agree_with_glpk(const clash_shape *a, const clash_shape *b, const clash_result *r,
+                            double band, unsigned long long seed, agree_stats *st)
+{
+	static double wa[IPM_MAXV * CLASH_MAX_DIM], wb[IPM_MAXV * CLASH_MAX_DIM];
+	int n = a->dim;
+	for (size_t i = 0; i < a->count; i++)
+		world_point(a, i, wa + i * (size_t)n);
+	for (size_t i = 0; i < b->count; i++)
+		world_point(b, i, wb + i * (size_t)n);
+	double d1;
+	int in;
+	ck_assert_int_eq(oracle_lp_distance1(n, wa, a->count, wb, b->count, &d1, &in, NULL, NULL),
+	                 ORACLE_LP_OK);
+	if (in) {
+		ck_assert_msg(r->intersecting, "seed %#llx (%d-D): the hulls meet (GLPK), ipm says "
+		              "separated", seed, n);
+		st->glpk++;
+	} else if (a->radius + b->radius == 0 && d1 > band * sqrt(n)) {
+		ck_assert_msg(!r->intersecting, "seed %#llx (%d-D): the hulls are %.3g apart in the "
+		              "1-norm (GLPK), ipm says intersecting", seed, n, d1);
+		st->glpk++;
+	}
+}
+
 /* Place b at hull gap `gap` from a along gjk's near direction (exact up to
- * gjk's own accuracy, which the band absorbs), then compare. */
+ * gjk's own accuracy, which the band absorbs), then compare with gjk, and
+ * with the exact LP oracle when `glpk` is set. */
 static void agree_with_gjk(clash_shape *a, clash_shape *b, double *t, double gap,
-                           unsigned long long seed, agree_stats *st)
+                           unsigned long long seed, int glpk, agree_stats *st)
 {
 	int n = a->dim;
 	clash_shape ha = *a, hb = *b;
@@ -767,6 +800,8 @@ static void agree_with_gjk(clash_shape *a, clash_shape *b, double *t, double gap
 	} else {
 		st->band++;
 	}
+	if (glpk)
+		agree_with_glpk(a, b, &r, band, seed, st);
 	char what[64];
 	snprintf(what, sizeof what, "seed %#llx (%d-D)", seed, n);
 	if (!r.intersecting)
@@ -811,17 +846,20 @@ static void dims_run(int dim, int count, uint64_t base)
 			gap = rsum + (prng_unit(&g) < 0.5 ? -1 : 1) * size * prng_log(&g, 1e-8, 1e-4);
 		else
 			gap = rsum - size * prng_range(&g, 0.01, 0.5);
-		agree_with_gjk(&a, &b, t, gap, (unsigned long long)seed, &st);
+		agree_with_gjk(&a, &b, t, gap, (unsigned long long)seed, 1, &st);
 	}
+	oracle_lp_release();
 	printf("ipm vs gjk %d-D: %d pairs: %d separated, %d intersecting, %d in the touching band, "
-	       "%d that gjk could not judge; iterations mean %.2f max %d; %d unconverged\n", dim,
-	       st.pairs, st.separated, st.intersecting, st.band, st.gjk_unconverged,
-	       (double)st.iterations / (st.pairs + !st.pairs), st.max_iterations, st.unconverged);
+	       "%d that gjk could not judge; %d verdicts also judged by GLPK; iterations mean %.2f "
+	       "max %d; %d unconverged\n", dim, st.pairs, st.separated, st.intersecting, st.band,
+	       st.gjk_unconverged, st.glpk, (double)st.iterations / (st.pairs + !st.pairs),
+	       st.max_iterations, st.unconverged);
 	if (replay)
 		return;
 	ck_assert_int_gt(st.separated, count / 5);
 	ck_assert_int_gt(st.intersecting, count / 5);
 	ck_assert_int_lt(st.gjk_unconverged, count / 20);
+	ck_assert_int_gt(st.glpk, count / 2);
 }
 
 START_TEST(dims_4) { dims_run(4, 400, UINT64_C(0x4D1B0000)); }
@@ -863,7 +901,7 @@ START_TEST(large_clouds)
 				for (int k = 0; k < dim; k++)
 					t[k] = 20 * u[k];
 				clash_shape_set_translation(&b, t);
-				agree_with_gjk(&a, &b, t, gaps[i], 0x10000 + i, &st);
+				agree_with_gjk(&a, &b, t, gaps[i], 0x10000 + i, 0, &st);
 			}
 		}
 	}
