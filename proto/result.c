@@ -30,6 +30,16 @@ static const char *non_finite(const clash_result *r)
 		return "separating_plane.offset";
 	if (r->intersecting && !isfinite(r->depth_lower_bound))
 		return "penetration.depth_lower_bound";
+	if (r->intersecting && (r->has & CLASH_HAS_DEPTH)) {
+		if (!isfinite(r->depth))
+			return "penetration.depth";
+		for (int i = 0; i < r->dim; i++) {
+			if (!isfinite(r->depth_normal[i]))
+				return "penetration.normal";
+			if (!isfinite(r->depth_a[i]) || !isfinite(r->depth_b[i]))
+				return "penetration.points";
+		}
+	}
 	return NULL;
 }
 
@@ -118,6 +128,11 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		int pf = !pen;
 		if (pen)
 			put(pen, "depth_lower_bound", json_real(r->depth_lower_bound), &pf);
+		if (pen && (r->has & CLASH_HAS_DEPTH)) {
+			put(pen, "depth", json_real(r->depth), &pf);
+			put(pen, "normal", reals(r->depth_normal, r->dim), &pf);
+			put(pen, "points", pair(reals(r->depth_a, r->dim), reals(r->depth_b, r->dim)), &pf);
+		}
 		if (pf) {
 			json_decref(pen);
 			pen = NULL;
