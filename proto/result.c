@@ -30,15 +30,21 @@ static const char *non_finite(const clash_result *r)
 		return "separating_plane.offset";
 	if (r->intersecting && !isfinite(r->depth_lower_bound))
 		return "penetration.depth_lower_bound";
-	if (r->intersecting && (r->has & CLASH_HAS_DEPTH)) {
-		if (!isfinite(r->depth))
-			return "penetration.depth";
-		for (int i = 0; i < r->dim; i++) {
-			if (!isfinite(r->depth_normal[i]))
-				return "penetration.normal";
-			if (!isfinite(r->depth_a[i]) || !isfinite(r->depth_b[i]))
-				return "penetration.points";
-		}
+	return NULL;
+}
+
+/* The same for the penetration depth members (CLASH_HAS_DEPTH). */
+static const char *non_finite_depth(const clash_result *r)
+{
+	if (!r->intersecting || !(r->has & CLASH_HAS_DEPTH))
+		return NULL;
+	if (!isfinite(r->depth))
+		return "penetration.depth";
+	for (int i = 0; i < r->dim; i++) {
+		if (!isfinite(r->depth_normal[i]))
+			return "penetration.normal";
+		if (!isfinite(r->depth_a[i]) || !isfinite(r->depth_b[i]))
+			return "penetration.points";
 	}
 	return NULL;
 }
@@ -99,6 +105,8 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 	assert(r->dim >= 1 && r->dim <= CLASH_MAX_DIM);
 	assert(r->warm_count <= CLASH_MAX_DIM + 1);
 	const char *bad = non_finite(r);
+	if (!bad)
+		bad = non_finite_depth(r);
 	if (bad) {
 		proto_problem_set(p, 500, NULL, "the answer has a non-finite %s; please report "
 		                                "this query", bad);

@@ -471,26 +471,48 @@ static double dist3(int dim, const double *x, const double *y)
 	return sqrt(s);
 }
 
-/* The pair with b moved by t (relative to where it is).  Returns whether
- * the oracle finds the moved shapes intersecting (touching counts), or -1
- * when it cannot judge them; *gjk gets clash_gjk's verdict and *gjk_sure
- * whether that answer claims convergence. */
+/* The core's shape for s, from its description alone (as built for the
+ * pair, by the same calls). */
+static int core_shape(const pshape *s, clash_shape *cs)
+{
+	int rc;
+	const double *v = s->pose == POSE_NONE ? s->verts : s->local;
+	if ((rc = clash_shape_init(cs, s->dim, v, s->count)) ||
+	    (rc = clash_shape_set_radius(cs, s->radius)))
+		return rc;
+	if (s->pose == POSE_ROTATION) {
+		rc = s->dim == 3 ? clash_shape_set_quaternion(cs, s->q) : clash_shape_set_angle(cs, s->angle);
+		return rc ? rc : clash_shape_set_translation(cs, s->trans);
+	}
+	return s->pose == POSE_MATRIX ? clash_shape_set_matrix(cs, s->mat) : CLASH_OK;
+}
+
+/* The pair with b moved by t.  Returns whether the oracle finds the moved
+ * shapes intersecting (touching counts), or -1 when it cannot judge them;
+ * *gjk gets clash_gjk's verdict and *gjk_sure whether that answer claims
+ * convergence (both -1 if the core failed). */
 static int moved_intersecting(const pair *p, const double *t, int *gjk, int *gjk_sure)
 {
-	pshape a = p->a, b = p->b;
+	int dim = p->dim;
 	clash_shape ca, cb;
-	for (int k = 0; k < p->dim; k++)
-		b.t[k] += t[k];
-	clash_result res;
-	oracle_answer o;
 	*gjk = *gjk_sure = -1;
-	if (pshape_build(&a, p->O, &ca) != CLASH_OK || pshape_build(&b, p->O, &cb) != CLASH_OK)
+	if (core_shape(&p->a, &ca) != CLASH_OK || core_shape(&p->b, &cb) != CLASH_OK)
 		return -1;
-	if (clash_gjk(&ca, &cb, NULL, &res) == CLASH_OK) {
+	double tr[3];
+	for (int k = 0; k < dim; k++)
+		tr[k] = (cb.posed ? cb.translation[k] : 0) + t[k];
+	clash_result res;
+	if (clash_shape_set_translation(&cb, tr) == CLASH_OK &&
+	    clash_gjk(&ca, &cb, NULL, &res) == CLASH_OK) {
 		*gjk = res.intersecting;
 		*gjk_sure = res.converged;
 	}
-	if (oracle_query(p->dim, a.world, a.count, a.radius, b.world, b.count, b.radius, &o) !=
+	double wb[PAIR_MAXV * 3];
+	for (size_t i = 0; i < p->b.count; i++)
+		for (int k = 0; k < dim; k++)
+			wb[i * (size_t)dim + k] = p->b.world[i * (size_t)dim + k] + t[k];
+	oracle_answer o;
+	if (oracle_query(dim, p->a.world, p->a.count, p->a.radius, wb, p->b.count, p->b.radius, &o) !=
 	    ORACLE_OK)
 		return -1;
 	return o.intersecting;
