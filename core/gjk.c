@@ -22,7 +22,9 @@
  *     in 1-D to 3-D the Expanding Polytope Algorithm (epa.c) then grows
  *     that simplex into the exact depth, its direction and deepest points.
  * Radii are the spherical extensions of section II: by eq. (6) the distance
- * of the rounded shapes is the hull distance minus both radii.
+ * of the rounded shapes is the hull distance minus both radii.  Unions of
+ * convex parts (eqs. (2)-(8)) are handed to compound.c, which calls back
+ * here with pairs of convex leaves.
  */
 #include <assert.h>
 #include <float.h>
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "clash.h"
+#include "compound.h"
 #include "epa.h"
 #include "simplex.h"
 #include "support.h"
@@ -180,8 +183,7 @@ static int check_inputs(const clash_shape *a, const clash_shape *b,
 		return CLASH_EINVAL;
 	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
 		return CLASH_EDIM;
-	if (a->nparts || b->nparts)
-		return CLASH_ENOTSUP; /* compound shapes: not yet */
+	assert(a->nparts == 0 && b->nparts == 0); /* compounds go to compound.c */
 	if (a->count == 0 || b->count == 0)
 		return CLASH_EEMPTY;
 	if (a->vertices == NULL || b->vertices == NULL)
@@ -254,6 +256,9 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
+	/* Unions of convex parts: the compound layer calls back with leaves. */
+	if (a && b && (a->nparts || b->nparts))
+		return compound_query(a, b, opt, clash_gjk, r, NULL);
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);

@@ -84,6 +84,12 @@ static int run_problem(int err, proto_problem *p)
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
+	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones */
+		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
+		                                             "query: %s", clash_strerror(err));
+		break;
+	case CLASH_ENOMEM:
+		return -1;
 	default:
 		proto_problem_set(p, 500, NULL, "the collision core failed: %s",
 		                  clash_strerror(err));
