@@ -6,8 +6,8 @@
  * depth from it).  EPA itself is G. van den Bergen's Expanding Polytope
  * Algorithm ("Proximity Queries and Penetration Depth Computation on 3D Game
  * Objects", GDC 2001; "Collision Detection in Interactive 3D Environments",
- * 2003, section 4.3.7), which is beyond the project's seed papers; the
- * horizon walk follows the one of Bullet's btGjkEpa2 (zlib licence).
+ * 2003), which is beyond the project's seed papers; the recursive horizon
+ * walk over face adjacency follows Bullet's btGjkEpa2 (zlib licence).
  *
  * The idea: the penetration depth of two intersecting convex sets is the
  * distance from the origin to the boundary of K = A - B, min_u h_K(u) over
@@ -39,6 +39,13 @@
  *     search ends with the best upper bound found, min h_K(u) over the
  *     directions tried (a translation that really parts the hulls), and says
  *     it did not converge.  No NaN, no unbounded loop, no "origin outside".
+ *   - K's facets are polygons that P splits into coplanar triangles (2-D:
+ *     collinear edges); the origin's projection may fall in a neighbour of
+ *     the nearest one, so the deepest points are read off the triangle
+ *     that holds it, found by walking across coplanar neighbours.
+ *   - Support points are chosen by comparisons exact to the shape's own
+ *     size, not to its coordinates' magnitude (shape_support), so a small
+ *     pair far from the origin converges to its own precision.
  *   - Storage is fixed-size (CLASH_EPA_MAX_ITERATIONS) inside one struct on
  *     the caller's stack; freed face slots are reused.  The nearest face is
  *     found by a linear scan, as in Bullet: the polytopes stay small.
