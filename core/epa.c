@@ -124,9 +124,18 @@ static void cross3(const double *u, const double *w, double *out)
 	out[2] = u[0] * w[1] - u[1] * w[0];
 }
 
+/* Lengths here are plain square roots of inner products, not vec_norm's
+ * overflow-proof scaling (whose divisions dominated the cost of a face):
+ * the query's frame scales the scene to about 1, so no square overflows,
+ * and one that underflows belongs to a degenerate face, rejected as such. */
+static double len(const double *x, int n)
+{
+	return sqrt(vec_dot(x, x, n));
+}
+
 static void grow_scale(epa_poly *p, const double *y)
 {
-	double s = vec_norm(y, p->dim);
+	double s = len(y, p->dim);
 	if (s > p->scale) {
 		p->scale = s;
 		p->eps = EPA_PLANE_ULPS * DBL_EPSILON * s;
@@ -267,7 +276,7 @@ static double orthogonalize(double *u, double q[][EPA_MAX_DIM], int m, int n)
 	for (int pass = 0; pass < 2; pass++)
 		for (int l = 0; l < m; l++)
 			vec_axpy(u, -vec_dot(q[l], u, n), q[l], n);
-	return vec_norm(u, n);
+	return len(u, n);
 }
 
 /* A unit vector orthogonal to q[0..m-1], m < n: the coordinate axis
@@ -278,9 +287,9 @@ static void complement(double q[][EPA_MAX_DIM], int m, int n, double *d)
 	for (int k = 0; k < n; k++) {
 		double u[EPA_MAX_DIM] = {0};
 		u[k] = 1.0;
-		double len = orthogonalize(u, q, m, n);
-		if (len > best) {
-			best = len;
+		double l = orthogonalize(u, q, m, n);
+		if (l > best) {
+			best = l;
 			vec_copy(d, u, n);
 		}
 	}
@@ -306,10 +315,10 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		if (p->nv > 0) {
 			double u[EPA_MAX_DIM];
 			vec_sub(u, in[i].y, p->v[0].y, n);
-			double len = orthogonalize(u, q, m, n);
-			if (!(len > p->eps))
+			double l = orthogonalize(u, q, m, n);
+			if (!(l > p->eps))
 				continue; /* dependent within rounding */
-			vec_scale(u, 1.0 / len, n);
+			vec_scale(u, 1.0 / l, n);
 			vec_copy(q[m++], u, n);
 		}
 		p->v[p->nv++] = in[i];
@@ -339,14 +348,14 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		const epa_vertex *w = hp - c >= hm + c ? &wp : &wm;
 		double u[EPA_MAX_DIM];
 		vec_sub(u, w->y, p->v[0].y, n);
-		double len = orthogonalize(u, q, m, n);
-		if (!(len > p->eps)) {
+		double l = orthogonalize(u, q, m, n);
+		if (!(l > p->eps)) {
 			/* Both sides reach past tol yet neither leaves the hull:
 			 * only rounding does that.  Say so. */
 			answer_best(p, out);
 			return 1;
 		}
-		vec_scale(u, 1.0 / len, n);
+		vec_scale(u, 1.0 / l, n);
 		vec_copy(q[m++], u, n);
 		p->v[p->nv++] = *w;
 	}
@@ -361,11 +370,11 @@ static int edge_plane(const epa_poly *p, int i, int j, double *nrm, double *d)
 {
 	const double *x = p->v[i].y, *y = p->v[j].y;
 	double e[2] = {y[0] - x[0], y[1] - x[1]};
-	double len = vec_norm(e, 2);
-	if (!(len > p->eps))
+	double l = len(e, 2);
+	if (!(l > p->eps))
 		return 0;
-	nrm[0] = e[1] / len;
-	nrm[1] = -e[0] / len;
+	nrm[0] = e[1] / l;
+	nrm[1] = -e[0] / l;
 	*d = 0.5 * vec_dot(nrm, x, 2) + 0.5 * vec_dot(nrm, y, 2);
 	return 1;
 }
@@ -512,22 +521,24 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 static int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
 {
 	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
-	double e[3][3], l[3];
+	double e[3][3], l2[3];
 	vec_sub(e[0], x1, x0, 3);
 	vec_sub(e[1], x2, x1, 3);
 	vec_sub(e[2], x0, x2, 3);
 	for (int k = 0; k < 3; k++)
-		l[k] = vec_norm(e[k], 3);
+		l2[k] = vec_dot(e[k], e[k], 3);
 	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0. */
-	int k = l[0] >= l[1] && l[0] >= l[2] ? 0 : l[1] >= l[2] ? 1 : 2;
+	int k = l2[0] >= l2[1] && l2[0] >= l2[2] ? 0 : l2[1] >= l2[2] ? 1 : 2;
 	int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
 	double c[3];
 	cross3(e[k1], e[k2], c);
-	double len = vec_norm(c, 3);
-	if (!(len > EPA_FLAT_ULPS * DBL_EPSILON * l[k1] * l[k2]) || !(len > 0.0))
+	double c2 = vec_dot(c, c, 3);
+	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
+	if (!(c2 > flat * flat * l2[k1] * l2[k2]) || !(c2 > 0.0))
 		return 0;
+	double inv = 1.0 / sqrt(c2);
 	for (int j = 0; j < 3; j++)
-		nrm[j] = c[j] / len;
+		nrm[j] = c[j] * inv;
 	*d = (vec_dot(nrm, x0, 3) + vec_dot(nrm, x1, 3) + vec_dot(nrm, x2, 3)) / 3.0;
 	return 1;
 }
