@@ -8,6 +8,7 @@
 
 static const proto_method methods[] = {
 	{"gjk", clash_gjk},
+	{"simplex", clash_lp_simplex},
 };
 
 const proto_method *proto_method_default(void)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -84,9 +85,14 @@ static int run_problem(int err, proto_problem *p)
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
-	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones */
+	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones, or
+	                     * "simplex" on rounded shapes it cannot decide */
 		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
-		                                             "query: %s", clash_strerror(err));
+		                                             "query: %s (method \"simplex\": rounded "
+		                                             "shapes whose hull distance is too close to "
+		                                             "the sum of their radii for its bounds; "
+		                                             "method \"gjk\" answers)",
+		                  clash_strerror(err));
 		break;
 	case CLASH_ENOMEM:
 		return -1;
@@ -133,4 +139,17 @@ done:
 		r = proto_problem_encode(&p, out);
 	proto_problem_release(&p);
 	return r;
+}
+
+int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
+{
+	*root = NULL;
+	if (is_blank(body, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
+		return 1;
+	}
+	json_error_t e;
+	*root = json_loadb(body, len,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	return *root ? 0 : parse_problem(body, len, &e, p);
 }

@@ -532,3 +532,15 @@ void proto_query_release(proto_query *q)
 	q->owned = NULL;
 	q->nowned = q->owned_cap = 0;
 }
+
+int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
+                        const char *name1, proto_query *q, proto_problem *p)
+{
+	shape_walk w = {.q = q};
+	proto_path p0 = {NULL, name0, 0}, p1 = {NULL, name1, 0};
+	int r = shape(v0, &p0, 0, &w, &q->vertices[0], &q->a, p);
+	if (r)
+		return r;
+	w.leaves = 0; /* the limit is per shape */
+	return shape(v1, &p1, 0, &w, &q->vertices[1], &q->b, p);
+}

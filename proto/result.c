@@ -1,6 +1,7 @@
 /*
  * result.c — the Result encoder.
  *
+ * Only the members the method filled are written (clash_result.has).
  * Built as a jansson tree and dumped with JSON_REAL_PRECISION(17): 17
  * significant digits are enough for any double to read back identically, and
  * jansson writes the decimal point regardless of the process locale.  Member
@@ -18,18 +19,22 @@
 /* The member name of the first non-finite value of the answer, or NULL. */
 static const char *non_finite(const clash_result *r)
 {
-	for (int i = 0; i < r->dim; i++) {
-		if (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i]))
-			return "near_points";
-		if (!r->intersecting && !isfinite(r->normal[i]))
-			return "separating_plane.normal";
-	}
-	if (!isfinite(r->distance))
+	if (r->has & CLASH_HAS_DISTANCE)
+		for (int i = 0; i < r->dim; i++)
+			if (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i]))
+				return "near_points";
+	if ((r->has & CLASH_HAS_PLANE) && !r->intersecting)
+		for (int i = 0; i < r->dim; i++)
+			if (!isfinite(r->normal[i]))
+				return "separating_plane.normal";
+	if ((r->has & CLASH_HAS_DISTANCE) && !isfinite(r->distance))
 		return "distance";
-	if (!r->intersecting && !isfinite(r->offset))
+	if ((r->has & CLASH_HAS_PLANE) && !r->intersecting && !isfinite(r->offset))
 		return "separating_plane.offset";
-	if (r->intersecting && !isfinite(r->depth_lower_bound))
+	if ((r->has & CLASH_HAS_DEPTH_BOUND) && r->intersecting && !isfinite(r->depth_lower_bound))
 		return "penetration.depth_lower_bound";
+	if ((r->has & CLASH_HAS_DISTANCE_BOUND) && !isfinite(r->distance_lower_bound))
+		return "distance_lower_bound";
 	return NULL;
 }
 
@@ -117,8 +122,11 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		return -1;
 	int failed = 0;
 	put(o, "intersecting", json_boolean(r->intersecting), &failed);
-	put(o, "distance", json_real(r->distance), &failed);
-	put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)), &failed);
+	if (r->has & CLASH_HAS_DISTANCE) {
+		put(o, "distance", json_real(r->distance), &failed);
+		put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)),
+		    &failed);
+	}
 	/* Compound shapes: the top-level parts of the answer (0 for a side
 	 * that is not compound). */
 	if (r->has & CLASH_HAS_PARTS)
@@ -139,7 +147,7 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 			plane = NULL;
 		}
 		put(o, "separating_plane", plane, &failed);
-	} else if (r->intersecting) {
+	} else if (r->intersecting && (r->has & CLASH_HAS_DEPTH_BOUND)) {
 		json_t *pen = json_object();
 		int pf = !pen;
 		if (pen)
@@ -155,6 +163,8 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		}
 		put(o, "penetration", pen, &failed);
 	}
+	if (r->has & CLASH_HAS_DISTANCE_BOUND)
+		put(o, "distance_lower_bound", json_real(r->distance_lower_bound), &failed);
 	put(o, "method", json_string(method), &failed);
 	put(o, "iterations", json_integer(r->iterations), &failed);
 	put(o, "converged", json_boolean(r->converged), &failed);
