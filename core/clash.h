@@ -49,7 +49,8 @@ enum clash_error {
 	CLASH_ESINGULAR = -6, /* pose matrix singular, or its last row is not (0,..,0,1) */
 	CLASH_ERANGE = -7,    /* a coordinate is not finite, or a result overflows a double */
 	CLASH_EWARM = -8,     /* a warm-start vertex index is out of range */
-	CLASH_ENOTSUP = -9    /* the method does not support this input (say so, never guess) */
+	CLASH_ENOTSUP = -9,   /* the method does not support this input (say so, never guess) */
+	CLASH_ECANCELED = -10 /* the caller asked the query to stop (clash_options.cancel) */
 };
 
 /* Returns a static, human-readable message for a CLASH_E* code. */
@@ -126,6 +127,14 @@ typedef struct clash_options {
 	 * plane, dim normal components then the offset; while it still
 	 * separates, the answer is "no collision" without iterating.  NULL: none. */
 	const double *warm_plane;
+	/* Cooperative cancellation: when not NULL, a method reads *cancel at
+	 * least once per iteration and, once it is nonzero, stops and returns
+	 * CLASH_ECANCELED (no answer).  Another thread may set it at any time
+	 * (a plain aligned int store; the core only reads it).  A server uses
+	 * it to free a worker whose request has passed its deadline.  One
+	 * iteration is not interrupted: its support scans are linear in the
+	 * vertex count, which the caller bounds. */
+	const volatile int *cancel;
 } clash_options;
 
 /* Which members of a clash_result a method filled (clash_result.has). */

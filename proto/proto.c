@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "request_limits.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -94,12 +95,28 @@ static int run_problem(int err, proto_problem *p)
 
 int proto_query_reply(const char *body, size_t len, proto_reply *out)
 {
+	return proto_query_reply_ex(body, len, NULL, out);
+}
+
+int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
 	memset(out, 0, sizeof *out);
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1;
+	const proto_limits *limits = proto_get_limits();
 	proto_problem p = {0};
 	int r;
 	if (is_blank(body, len)) {
 		proto_problem_set(&p, 400, NULL, "empty body: expected a query, a JSON object");
 		r = 1;
+		goto done;
+	}
+	if ((r = proto_limits_depth(body, len, limits->max_depth, &p)) != 0) {
+		call->limit = PROTO_LIMIT_DEPTH;
 		goto done;
 	}
 	json_error_t e;
@@ -110,17 +127,33 @@ int proto_query_reply(const char *body, size_t len, proto_reply *out)
 		r = parse_problem(body, len, &e, &p);
 		goto done;
 	}
+	if ((r = proto_limits_tree(root, limits, &p, &call->limit)) != 0) {
+		json_decref(root);
+		goto done;
+	}
 	proto_query q;
 	r = proto_query_decode(root, &q, &p);
 	json_decref(root); /* the query holds copies of everything it needs */
 	if (r)
 		goto done;
+	/* Parsing a large body is the slow part: a request whose deadline
+	 * passed meanwhile is not worth running. */
+	int err = CLASH_ECANCELED;
 	clash_result res;
-	int err = q.method->run(&q.a, &q.b, &q.opt, &res);
-	if (err)
+	q.opt.cancel = call->cancel;
+	if (!(call->cancel && *call->cancel)) {
+		err = q.method->run(&q.a, &q.b, &q.opt, &res);
+		call->iterations = err ? 0 : res.iterations;
+	}
+	if (err == CLASH_ECANCELED) {
+		call->cancelled = 1;
+		proto_problem_set(&p, 503, NULL, "the query was stopped before it finished");
+		r = 1;
+	} else if (err) {
 		r = run_problem(err, &p);
-	else
+	} else {
 		r = proto_result_encode(&res, q.method->name, out, &p);
+	}
 	proto_query_release(&q);
 done:
 	if (r == 1)

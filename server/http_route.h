@@ -5,11 +5,15 @@
 #ifndef SERVER_HTTP_ROUTE_H
 #define SERVER_HTTP_ROUTE_H
 
+#include <stddef.h>
+
 enum http_route_id {
 	HTTP_ROUTE_NONE = 0, /* no such path: 404 */
 	HTTP_ROUTE_QUERY,    /* POST /v1/query */
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */
-	HTTP_ROUTE_READYZ    /* GET /readyz */
+	HTTP_ROUTE_READYZ,   /* GET /readyz */
+	HTTP_ROUTE_METRICS,  /* GET /metrics */
+	HTTP_ROUTE_OPENAPI   /* GET /v1/openapi.json */
 };
 
 typedef struct http_route {
@@ -27,5 +31,12 @@ int http_route_allows(const http_route *r, const char *method);
 /* Whether a Content-Type names JSON: application/json or application/X+json,
  * any case, parameters (charset ...) allowed.  NULL (no header) is not. */
 int http_media_is_json(const char *content_type);
+
+/* The table, for listing (metrics by route): route i for i < count. */
+size_t http_route_count(void);
+const http_route *http_route_at(size_t i);
+
+/* The position of r in the table. */
+size_t http_route_index(const http_route *r);
 
 #endif
