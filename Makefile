@@ -8,7 +8,8 @@
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
 # library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
-# tests/check_*.c (with tests/oracle.c) the one Check runner.
+# tests/check_*.c (with tests/oracle.c and tests/http_harness.c) the one Check
+# runner.
 
 CC       ?= cc
 OPT      ?= -O2
@@ -38,7 +39,7 @@ CORE_SRC   = $(wildcard core/*.c)
 PROTO_SRC  = $(wildcard proto/*.c)
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
-CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c
+CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/http_harness.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)

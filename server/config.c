@@ -132,22 +132,23 @@ void config_usage(FILE *out)
 	        "\n");
 	for (int i = 0; i < CONFIG_NOPTIONS; i++) {
 		const option *o = &options[i];
-		char head[64];
-		snprintf(head, sizeof head, "%s %s", o->flag, o->arg);
-		const char *nl = strchr(o->help, '\n');
-		int first = nl ? (int)(nl - o->help) : (int)strlen(o->help);
-		fprintf(out, "  %-24s %.*s\n", head, first, o->help);
-		if (nl)
-			fprintf(out, "  %-24s %s\n", "", nl + 1);
+		fprintf(out, "  %s %s\n", o->flag, o->arg);
+		for (const char *h = o->help; *h;) {
+			size_t n = strcspn(h, "\n");
+			fprintf(out, "      %.*s\n", (int)n, h);
+			h += n + (h[n] == '\n');
+		}
 		if (o->def && o->def[0])
-			fprintf(out, "  %-24s (env %s, default %s)\n", "", o->env, o->def);
+			fprintf(out, "      (env %s, default %s)\n", o->env, o->def);
 		else
-			fprintf(out, "  %-24s (env %s)\n", "", o->env);
+			fprintf(out, "      (env %s)\n", o->env);
 	}
 	fprintf(out,
-	        "  --healthcheck URL        GET URL (http://HOST:PORT/PATH), exit 0 on a 2xx\n"
-	        "                           answer within 5 s, else 1; for container probes\n"
-	        "  --help                   show this text\n"
+	        "  --healthcheck URL\n"
+	        "      GET URL (http://HOST:PORT/PATH) and exit: 0 on a 2xx answer within\n"
+	        "      5 s, else 1 (for container probes; nothing is served)\n"
+	        "  --help\n"
+	        "      show this text\n"
 	        "\n"
 	        "Sizes: bytes, or with K, M, G (KiB, MiB, GiB).  Times: seconds, or with\n"
 	        "ms, s, m.  Logs are JSON lines on stdout.  SIGTERM or SIGINT drains: the\n"

@@ -914,6 +914,10 @@ static void conn_shut(http_conn *hc)
 		MHD_get_connection_info(hc->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci)
 		shutdown(ci->connect_fd, SHUT_RDWR);
+	/* In case MHD 0.9.75 misses the end of stream (see
+	 * expire_gone_uploads): nothing can move on this connection any more,
+	 * so a short idle timeout closes it too. */
+	MHD_set_connection_option(hc->conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)1);
 	hc->shut = 1;
 }
 
