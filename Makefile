@@ -39,7 +39,7 @@ CORE_SRC   = $(wildcard core/*.c)
 PROTO_SRC  = $(wildcard proto/*.c)
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
-CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/http_harness.c
+CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/http_harness.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)

@@ -8,8 +8,9 @@
  * that is applied inside the support mapping, so vertex arrays are never
  * copied or transformed in bulk.
  *
- * The library is pure C11: no I/O, no allocation in the query path, no global
- * state.  Every function is reentrant; shapes are read-only during a query, so
+ * The library is pure C11: no I/O, no allocation in the query path (except
+ * one scratch block per query of compound shapes, see clash_shape_init_compound),
+ * no global state.  Every function is reentrant; shapes are read-only during a query, so
  * one shape may be used by many threads at once.  Errors are negative return
  * values (CLASH_E*), never exits; clash_strerror() names them.
  *
@@ -38,6 +39,12 @@ extern "C" {
  * vector passed where a quaternion was meant. */
 #define CLASH_QUAT_TOLERANCE 1e-3
 
+/* Limits of compound shapes (clash_shape_init_compound); issue #5 makes them
+ * configurable.  Depth counts levels of parts: a compound of convex shapes
+ * has depth 1.  Leaves are the convex shapes of one compound, at any depth. */
+#define CLASH_COMPOUND_MAX_DEPTH 8
+#define CLASH_COMPOUND_MAX_LEAVES 4096
+
 /* Error codes (negative, as in libuv). */
 enum clash_error {
 	CLASH_OK = 0,
@@ -50,7 +57,10 @@ enum clash_error {
 	CLASH_ERANGE = -7,    /* a coordinate is not finite, or a result overflows a double */
 	CLASH_EWARM = -8,     /* a warm-start vertex index is out of range */
 	CLASH_ENOTSUP = -9,   /* the method does not support this input (say so, never guess) */
-	CLASH_ECANCELED = -10 /* the caller asked the query to stop (clash_options.cancel) */
+	CLASH_ELIMIT = -10,   /* a compound shape is deeper than CLASH_COMPOUND_MAX_DEPTH or
+	                       * has more than CLASH_COMPOUND_MAX_LEAVES convex leaves */
+	CLASH_ENOMEM = -11,   /* out of memory (only queries of compound shapes allocate) */
+	CLASH_ECANCELED = -12 /* the caller asked the query to stop (clash_options.cancel) */
 };
 
 /* Returns a static, human-readable message for a CLASH_E* code. */
@@ -86,6 +96,30 @@ typedef struct clash_shape {
 /* Borrow `vertices` (count points of dimension dim), identity pose, radius 0.
  * Returns CLASH_EDIM, CLASH_EEMPTY or CLASH_EINVAL on bad arguments. */
 int clash_shape_init(clash_shape *s, int dim, const double *vertices, size_t count);
+
+/*
+ * A compound shape (GJK88 section II, eqs. (2)-(8)): the union of parts[0 ..
+ * nparts-1], each a shape of dimension dim built with clash_shape_init or,
+ * nested, with this call; the array is borrowed like vertices.  The
+ * compound's radius and pose (set with the calls below) apply to the whole:
+ * a part's world pose is the compound's pose after the part's own, and its
+ * radius is the part's plus the compound's, both in world units (a scaling
+ * pose does not scale radii).  Non-convex objects are built this way: an L
+ * of two boxes, a dumbbell of two spheres and a capsule.
+ *
+ * Queries answer for the union: distance is the least over pairs of convex
+ * leaves (eq. (8)); part_a and part_b of the result name the top-level parts
+ * of the pair that gave the answer (0 for a side that is not compound).
+ * See core/compound.c for what each method reports.  Limits:
+ * CLASH_COMPOUND_MAX_DEPTH levels and CLASH_COMPOUND_MAX_LEAVES leaves per
+ * shape (CLASH_ELIMIT), checked at query time with the rest of the tree.
+ * A query of compound shapes allocates scratch for its leaves (freed before
+ * it returns; CLASH_ENOMEM when that fails) and does not take a warm
+ * simplex (opt->warm_count > 0 gives CLASH_ENOTSUP).
+ * Returns CLASH_EDIM (dim out of range, or a part of another dimension),
+ * CLASH_EEMPTY (no parts) or CLASH_EINVAL.
+ */
+int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts, size_t nparts);
 
 /* Set the radius of the spherical extension (>= 0, finite). */
 int clash_shape_set_radius(clash_shape *s, double radius);

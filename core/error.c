@@ -16,6 +16,8 @@ const char *clash_strerror(int err)
 	case CLASH_ERANGE: return "coordinate not finite, or result out of the range of double";
 	case CLASH_EWARM: return "warm-start vertex index out of range";
 	case CLASH_ENOTSUP: return "not supported by this method for this input";
+	case CLASH_ELIMIT: return "compound shape nested too deeply or with too many parts";
+	case CLASH_ENOMEM: return "out of memory";
 	case CLASH_ECANCELED: return "the query was cancelled by its caller";
 	}
 	return "unknown error";

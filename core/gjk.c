@@ -20,7 +20,9 @@
  *   - when the final simplex is full-dimensional and holds the origin, the
  *     distance to its nearest facet, eq. (32), bounds the penetration depth.
  * Radii are the spherical extensions of section II: by eq. (6) the distance
- * of the rounded shapes is the hull distance minus both radii.
+ * of the rounded shapes is the hull distance minus both radii.  Unions of
+ * convex parts (eqs. (2)-(8)) are handed to compound.c, which calls back
+ * here with pairs of convex leaves.
  */
 #include <assert.h>
 #include <float.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "clash.h"
+#include "compound.h"
 #include "simplex.h"
 #include "support.h"
 #include "vec.h"
@@ -177,8 +180,7 @@ static int check_inputs(const clash_shape *a, const clash_shape *b,
 		return CLASH_EINVAL;
 	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
 		return CLASH_EDIM;
-	if (a->nparts || b->nparts)
-		return CLASH_ENOTSUP; /* compound shapes: not yet */
+	assert(a->nparts == 0 && b->nparts == 0); /* compounds go to compound.c */
 	if (a->count == 0 || b->count == 0)
 		return CLASH_EEMPTY;
 	if (a->vertices == NULL || b->vertices == NULL)
@@ -210,6 +212,9 @@ static void to_world(double *out, const double *x, double unit, const double *sh
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
+	/* Unions of convex parts: the compound layer calls back with leaves. */
+	if (a && b && (a->nparts || b->nparts))
+		return compound_query(a, b, opt, clash_gjk, r, NULL);
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);

@@ -85,6 +85,12 @@ static int run_problem(int err, proto_problem *p)
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
+	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones */
+		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
+		                                             "query: %s", clash_strerror(err));
+		break;
+	case CLASH_ENOMEM:
+		return -1;
 	default:
 		proto_problem_set(p, 500, NULL, "the collision core failed: %s",
 		                  clash_strerror(err));
@@ -107,7 +113,7 @@ int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	call->cancelled = 0;
 	call->limit = PROTO_LIMIT_NONE;
 	call->iterations = -1;
-	const proto_limits *limits = proto_get_limits();
+	const proto_request_limits *limits = proto_get_limits();
 	proto_problem p = {0};
 	int r;
 	if (is_blank(body, len)) {

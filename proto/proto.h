@@ -44,7 +44,7 @@ int proto_query_reply(const char *body, size_t len, proto_reply *out);
  * The body size is the caller's to bound (it never reaches proto whole
  * otherwise); these bound what a body of that size may ask for.
  */
-typedef struct proto_limits {
+typedef struct proto_request_limits {
 	size_t max_depth;      /* arrays and objects nested in each other: deeper
 	                          is a 400 at the first container past it */
 	size_t max_vertices;   /* vertices of one shape (or one part of a
@@ -54,14 +54,14 @@ typedef struct proto_limits {
 	size_t max_part_depth; /* compound shapes nested in compound shapes (a
 	                          top-level shape's parts are level 1): deeper is
 	                          a 422 at the part */
-} proto_limits;
+} proto_request_limits;
 
 /* clashd's defaults.  A Query nests 4 deep ({"a": {"vertices": [[...]]}}),
  * plus 2 per level of compound "parts". */
 #define PROTO_DEFAULT_MAX_DEPTH 64
 #define PROTO_DEFAULT_MAX_VERTICES 1000000
 #define PROTO_DEFAULT_MAX_SHAPES 1024
-#define PROTO_DEFAULT_MAX_PART_DEPTH 8
+#define PROTO_DEFAULT_MAX_PART_DEPTH 8 /* = CLASH_COMPOUND_MAX_DEPTH, the core's own bound */
 
 /* The limit a request broke (proto_call.limit). */
 enum proto_limit {
@@ -76,10 +76,10 @@ enum proto_limit {
  * initial state).  A shape is any object with a "vertices" or "parts"
  * member, so the limits cover every route and shape kind without knowing
  * the schema.  Call before threads start, like proto_init(). */
-void proto_set_limits(const proto_limits *l);
+void proto_set_limits(const proto_request_limits *l);
 
 /* The limits in force (never NULL). */
-const proto_limits *proto_get_limits(void);
+const proto_request_limits *proto_get_limits(void);
 
 /* What a server needs around one call: a way to stop it, and what happened. */
 typedef struct proto_call {

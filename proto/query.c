@@ -4,9 +4,18 @@
  *
  * Order of checks, so that the answer for a request with several faults is
  * predictable: unknown members of the top-level object (in document order),
- * then "a" and "b" (each: members, vertices point by point, radius, pose),
- * then method, tolerance, max_iterations and warm.  The dimension of a
- * query is that of /a/vertices/0; every other point must match it.
+ * then "a" and "b" (each: members, vertices point by point or parts part by
+ * part, radius, pose), then method, tolerance, max_iterations and warm.  The
+ * dimension of a query is that of its first point (/a/vertices/0, or
+ * /a/parts/0/.../vertices/0 when a is compound); every other point must
+ * match it.
+ *
+ * A compound shape {"parts": [shape, ...]} is decoded depth first into
+ * malloc'd clash_shape arrays (clash_shape_init_compound); the limits of the
+ * core (CLASH_COMPOUND_MAX_DEPTH levels, CLASH_COMPOUND_MAX_LEAVES convex
+ * parts per top-level shape) are checked here, before anything is
+ * allocated for a part beyond them, so a hostile document costs no more
+ * than a largest valid one.
  *
  * Every number arrives as a real (the text was parsed with
  * JSON_DECODE_INT_AS_REAL, so a browser's 1 for 1.0 is fine); indices and
@@ -116,11 +125,40 @@ static int known_members(const json_t *obj, const proto_path *at, const char *co
 	return 0;
 }
 
-/* The vertices of a shape into a new row-major array.  *dim is the query's
- * dimension, 0 until the first point of "a" sets it. */
-static int vertices(const json_t *v, const proto_path *at, int *dim, double **store, size_t *count,
-                    proto_problem *p)
+/* Where decoding the shapes is: the query's dimension (0 until the first
+ * point sets it) and that point's pointer, for messages; the convex parts
+ * of the current top-level shape so far. */
+typedef struct shape_walk {
+	proto_query *q;
+	int dim;
+	char first[128];
+	size_t leaves;
+} shape_walk;
+
+/* Keep `block` (malloc'd) until proto_query_release.  -1 (and block freed)
+ * when memory ran out. */
+static int own(proto_query *q, void *block)
 {
+	if (q->nowned == q->owned_cap) {
+		size_t cap = q->owned_cap ? 2 * q->owned_cap : 16;
+		void **grown = realloc(q->owned, cap * sizeof *grown);
+		if (!grown) {
+			free(block);
+			return -1;
+		}
+		q->owned = grown;
+		q->owned_cap = cap;
+	}
+	q->owned[q->nowned++] = block;
+	return 0;
+}
+
+/* The vertices of a shape into a new row-major array (*store, malloc'd on
+ * the first point). */
+static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double **store,
+                    size_t *count, proto_problem *p)
+{
+	int *dim = &w->dim;
 	if (!json_is_array(v))
 		return fail(p, at, "vertices must be an array of points, got %s", kind_of(v));
 	size_t n = json_array_size(v);
@@ -139,10 +177,15 @@ static int vertices(const json_t *v, const proto_path *at, int *dim, double **st
 				return fail(p, &pt, "a point must have 1 to %d coordinates, got %zu",
 				            CLASH_MAX_DIM, d);
 			*dim = (int)d;
+			char *first = proto_path_render(&pt);
+			if (!first)
+				return -1;
+			snprintf(w->first, sizeof w->first, "%s", first);
+			free(first);
 		} else if (d != (size_t)*dim) {
-			return fail(p, &pt, "this point has %zu coordinates but /a/vertices/0 has %d: "
+			return fail(p, &pt, "this point has %zu coordinates but %s has %d: "
 			                    "all points of a query must have the same dimension",
-			            d, *dim);
+			            d, w->first, *dim);
 		}
 		if (!*store) {
 			if (n > SIZE_MAX / sizeof(double) / (size_t)*dim)
@@ -236,27 +279,88 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 	return 0;
 }
 
-static const char *const shape_members[] = {"vertices", "radius", "pose", NULL};
+static const char *const shape_members[] = {"vertices", "parts", "radius", "pose", NULL};
 
-static int shape(const json_t *v, const proto_path *at, int *dim, double **store, clash_shape *s,
+static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w, double **store,
+                 clash_shape *s, proto_problem *p);
+
+/* The parts of a compound shape at nesting depth `depth` (0: a or b). */
+static int parts(const json_t *v, const proto_path *at, int depth, shape_walk *w, clash_shape *s,
                  proto_problem *p)
 {
+	if (!json_is_array(v))
+		return fail(p, at, "parts must be an array of shapes, got %s", kind_of(v));
+	size_t n = json_array_size(v);
+	if (n == 0)
+		return fail(p, at, "parts must not be empty: a compound shape is the union of at "
+		                   "least one shape");
+	if (depth >= CLASH_COMPOUND_MAX_DEPTH)
+		return fail(p, at, "parts may nest at most %d levels deep", CLASH_COMPOUND_MAX_DEPTH);
+	/* Every part holds at least one convex part: refuse a too-long array
+	 * before allocating for it. */
+	if (n > CLASH_COMPOUND_MAX_LEAVES - w->leaves) {
+		proto_path el = {at, NULL, CLASH_COMPOUND_MAX_LEAVES - w->leaves};
+		return fail(p, &el, "a shape may have at most %d convex parts in all, nested ones "
+		                    "included; this part is beyond that",
+		            CLASH_COMPOUND_MAX_LEAVES);
+	}
+	clash_shape *list = calloc(n, sizeof *list);
+	if (!list || own(w->q, list))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		proto_path el = {at, NULL, i};
+		int r = shape(json_array_get(v, i), &el, depth + 1, w, NULL, &list[i], p);
+		if (r)
+			return r;
+	}
+	int e = clash_shape_init_compound(s, w->dim, list, n);
+	if (e)
+		return fail(p, at, "parts: %s", clash_strerror(e));
+	return 0;
+}
+
+/* A shape at nesting depth `depth`.  A top-level convex shape's vertices go
+ * to *store; a part's (store NULL) are owned by the query. */
+static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w, double **store,
+                 clash_shape *s, proto_problem *p)
+{
 	if (!json_is_object(v))
-		return fail(p, at, "a shape must be an object with vertices, got %s", kind_of(v));
-	int r = known_members(v, at, shape_members, "a shape has vertices, radius and pose", p);
+		return fail(p, at, "a shape must be an object with vertices or parts, got %s",
+		            kind_of(v));
+	int r = known_members(v, at, shape_members,
+	                      "a shape has vertices or parts, radius and pose", p);
 	if (r)
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
-	if (!verts)
-		return fail(p, at, "vertices is required: an array of points [[x, y, z], ...]");
-	proto_path vp = {at, "vertices", 0};
-	size_t count = 0;
-	r = vertices(verts, &vp, dim, store, &count, p);
-	if (r)
-		return r;
-	int e = clash_shape_init(s, *dim, *store, count);
-	if (e)
-		return fail(p, &vp, "vertices: %s", clash_strerror(e));
+	const json_t *list = json_object_get(v, "parts");
+	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0};
+	if (verts && list)
+		return fail(p, &lp, "a shape has either vertices (a convex shape) or parts (a "
+		                    "compound shape), not both");
+	if (!verts && !list)
+		return fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
+		                   "parts, an array of shapes, for a compound shape)");
+	int e;
+	if (list) {
+		r = parts(list, &lp, depth, w, s, p);
+		if (r)
+			return r;
+	} else {
+		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
+			return fail(p, at, "a shape may have at most %d convex parts in all, nested "
+			                   "ones included; this part is beyond that",
+			            CLASH_COMPOUND_MAX_LEAVES);
+		double *own_store = NULL;
+		size_t count = 0;
+		r = vertices(verts, &vp, w, store ? store : &own_store, &count, p);
+		if (own_store && own(w->q, own_store))
+			return -1;
+		if (r)
+			return r;
+		e = clash_shape_init(s, w->dim, store ? *store : own_store, count);
+		if (e)
+			return fail(p, &vp, "vertices: %s", clash_strerror(e));
+	}
 
 	const json_t *radius = json_object_get(v, "radius");
 	if (radius) {
@@ -303,6 +407,9 @@ static const char *const warm_members[] = {"a", "b", NULL};
 
 static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
 {
+	if (q->a.nparts || q->b.nparts)
+		return fail(p, at, "warm start is not supported for compound shapes (a or b has "
+		                   "parts): leave warm out");
 	if (!json_is_object(v))
 		return fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]}, got %s",
 		            kind_of(v));
@@ -400,11 +507,12 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
 		r = fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
 		goto out;
 	}
-	int dim = 0;
+	shape_walk w = {.q = q};
 	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
-	if ((r = shape(a, &ap, &dim, &q->vertices[0], &q->a, p)))
+	if ((r = shape(a, &ap, 0, &w, &q->vertices[0], &q->a, p)))
 		goto out;
-	if ((r = shape(b, &bp, &dim, &q->vertices[1], &q->b, p)))
+	w.leaves = 0; /* the limit is per shape */
+	if ((r = shape(b, &bp, 0, &w, &q->vertices[1], &q->b, p)))
 		goto out;
 	r = options(root, q, p);
 out:
@@ -418,4 +526,9 @@ void proto_query_release(proto_query *q)
 	free(q->vertices[0]);
 	free(q->vertices[1]);
 	q->vertices[0] = q->vertices[1] = NULL;
+	for (size_t i = 0; i < q->nowned; i++)
+		free(q->owned[i]);
+	free(q->owned);
+	q->owned = NULL;
+	q->nowned = q->owned_cap = 0;
 }

@@ -25,6 +25,10 @@ typedef struct proto_query {
 	const proto_method *method;
 	clash_shape a, b;
 	double *vertices[2]; /* malloc'd, row-major; borrowed by a and b */
+	/* Compound shapes ({"parts": [...]}): every parts array and every
+	 * part's vertex array, malloc'd, borrowed by a and b. */
+	void **owned;
+	size_t nowned, owned_cap;
 	clash_options opt;   /* warm_a / warm_b point into the arrays below */
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
@@ -35,7 +39,7 @@ typedef struct proto_query {
  * memory ran out.  Unless it returns 0, *q holds nothing to release. */
 int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p);
 
-/* Free the vertex arrays of a decoded query. */
+/* Free the vertex and parts arrays of a decoded query. */
 void proto_query_release(proto_query *q);
 
 #endif /* PROTO_QUERY_H */

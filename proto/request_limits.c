@@ -20,9 +20,9 @@
 
 #include "pointer.h"
 
-static proto_limits process_limits; /* proto_set_limits(); zero: none */
+static proto_request_limits process_limits; /* proto_set_limits(); zero: none */
 
-void proto_set_limits(const proto_limits *l)
+void proto_set_limits(const proto_request_limits *l)
 {
 	if (l)
 		process_limits = *l;
@@ -30,7 +30,7 @@ void proto_set_limits(const proto_limits *l)
 		memset(&process_limits, 0, sizeof process_limits);
 }
 
-const proto_limits *proto_get_limits(void)
+const proto_request_limits *proto_get_limits(void)
 {
 	return &process_limits;
 }
@@ -91,7 +91,7 @@ int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_pro
 }
 
 typedef struct walk {
-	const proto_limits *l;
+	const proto_request_limits *l;
 	proto_problem *p;
 	enum proto_limit which;
 	size_t shapes; /* seen so far, in document order */
@@ -122,7 +122,7 @@ static int is_shape(const json_t *v)
 /* `nesting`: how many shapes enclose v. */
 static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nesting)
 {
-	const proto_limits *l = w->l;
+	const proto_request_limits *l = w->l;
 	if (json_is_array(v)) {
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			proto_path el = {at, NULL, i};
@@ -171,7 +171,7 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 	return 0;
 }
 
-int proto_limits_tree(const json_t *root, const proto_limits *l, proto_problem *p,
+int proto_limits_tree(const json_t *root, const proto_request_limits *l, proto_problem *p,
                       enum proto_limit *which)
 {
 	if (!l->max_vertices && !l->max_shapes && !l->max_part_depth)

@@ -1,6 +1,6 @@
 /*
- * request_limits.h — the request limits of proto_limits (proto.h), checked before
- * the decoder sees a request.
+ * request_limits.h — the limits of proto_request_limits (proto.h), checked
+ * before the decoder sees a request.
  *
  * Two passes, both independent of the Query schema so that every route and
  * every shape kind (compound shapes with "parts" included) is bounded the
@@ -29,7 +29,7 @@ int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_pro
 
 /* The parsed request is within l's counts: 0.  Else 1 with a 422 problem
  * at the offending value and *which set; -1 when memory ran out. */
-int proto_limits_tree(const json_t *root, const proto_limits *l, proto_problem *p,
+int proto_limits_tree(const json_t *root, const proto_request_limits *l, proto_problem *p,
                       enum proto_limit *which);
 
 #endif /* PROTO_REQUEST_LIMITS_H */

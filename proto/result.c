@@ -101,7 +101,15 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 	put(o, "intersecting", json_boolean(r->intersecting), &failed);
 	put(o, "distance", json_real(r->distance), &failed);
 	put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)), &failed);
-	if (!r->intersecting) {
+	/* Compound shapes: the top-level parts of the answer (0 for a side
+	 * that is not compound). */
+	if (r->has & CLASH_HAS_PARTS)
+		put(o, "near_parts", pair(json_integer((json_int_t)r->part_a),
+		                          json_integer((json_int_t)r->part_b)),
+		    &failed);
+	/* A compound answer has no plane when the nearest pair's plane does
+	 * not separate the whole shapes. */
+	if (!r->intersecting && (r->has & CLASH_HAS_PLANE)) {
 		json_t *plane = json_object();
 		int pf = !plane;
 		if (plane) {
@@ -113,7 +121,7 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 			plane = NULL;
 		}
 		put(o, "separating_plane", plane, &failed);
-	} else {
+	} else if (r->intersecting) {
 		json_t *pen = json_object();
 		int pf = !pen;
 		if (pen)
@@ -127,8 +135,10 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 	put(o, "method", json_string(method), &failed);
 	put(o, "iterations", json_integer(r->iterations), &failed);
 	put(o, "converged", json_boolean(r->converged), &failed);
-	put(o, "warm", pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
-	    &failed);
+	if (r->has & CLASH_HAS_WARM) /* compound answers have none */
+		put(o, "warm",
+		    pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
+		    &failed);
 	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(o);
 	if (!body)

@@ -25,6 +25,7 @@
 
 #include <uv.h>
 
+#include "clash.h"
 #include "http_route.h"
 #include "proto.h"
 
@@ -77,8 +78,10 @@ static const option options[CONFIG_NOPTIONS] = {
 	                      STR(PROTO_DEFAULT_MAX_DEPTH), "N",
 	                      "deepest nesting of JSON arrays and objects; deeper gets 400"},
 	[CONFIG_MAX_PART_DEPTH] = {"--max-part-depth", "CLASHD_MAX_PART_DEPTH", "max_part_depth",
-	                           KIND_COUNT, 1, 256, STR(PROTO_DEFAULT_MAX_PART_DEPTH), "N",
-	                           "deepest nesting of compound shapes' parts; deeper gets 422"},
+	                           KIND_COUNT, 1, CLASH_COMPOUND_MAX_DEPTH,
+	                           STR(PROTO_DEFAULT_MAX_PART_DEPTH), "N",
+	                           "deepest nesting of compound shapes' parts (at most the\n"
+	                           "core's " STR(CLASH_COMPOUND_MAX_DEPTH) "); deeper gets 422"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	snprintf(threads, sizeof threads, "%u", cfg.threads);
 	setenv("UV_THREADPOOL_SIZE", threads, 1);
 	proto_init();
-	proto_limits limits = {cfg.max_depth, cfg.max_vertices, cfg.max_shapes, cfg.max_part_depth};
+	proto_request_limits limits = {cfg.max_depth, cfg.max_vertices, cfg.max_shapes, cfg.max_part_depth};
 	proto_set_limits(&limits);
 	raise_fd_limit(cfg.max_connections);
 

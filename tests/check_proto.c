@@ -681,6 +681,8 @@ static clash_result separated_result(int dim)
 	r.dim = dim;
 	r.converged = 1;
 	r.warm_count = 1;
+	/* What gjk fills: the encoder writes the members `has` names. */
+	r.has = CLASH_HAS_DISTANCE | CLASH_HAS_PLANE | CLASH_HAS_WARM;
 	return r;
 }
 
@@ -1358,7 +1360,8 @@ START_TEST(contract_examples)
 		json_t *res = answer_n(text, strlen(text), &st);
 		ck_assert_msg(st == 200, "example %s: %d", name, st);
 		check_documented(schemas, "Result", res, name);
-		check_documented(schemas, "Warm", json_object_get(res, "warm"), name);
+		if (json_object_get(res, "warm")) /* compound answers have none */
+			check_documented(schemas, "Warm", json_object_get(res, "warm"), name);
 		/* A documented response example is the real answer. */
 		json_t *shown = json_object_get(
 			json_object_get(GET(api, "paths", "/v1/query", "post", "responses", "200", "content",

@@ -38,8 +38,9 @@ typedef struct oracle_answer {
 	int hull_overlap;     /* origin in the closed hull of A - B */
 	double hull_distance; /* distance between the hulls; 0 when they overlap */
 	double hull_depth;    /* minimal translation to part them; 0 when apart */
-	/* The point of hull(A - B) nearest the origin (the origin itself when
-	 * the hulls overlap); -near is the direction B must move to touch A. */
+	/* The point a - b of hull(A - B) nearest the origin (the origin itself
+	 * when the hulls overlap): moving B by +near brings it into contact
+	 * with A. */
 	double near[3];
 	/* The shapes grown by their radii ra and rb. */
 	int intersecting; /* hull_distance <= ra + rb (touching counts) */
