@@ -160,6 +160,7 @@ void server_start(void)
 void server_start_with(const char *const *args, const char *const *env)
 {
 	server *s = &srv;
+	free(s->log); /* of an earlier server of the same test */
 	memset(s, 0, sizeof *s);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
