@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 
 #ifdef __linux__
@@ -35,6 +37,21 @@ int http_listen_refuse_new(int fd)
 #else
 	(void)fd;
 	return -ENOTSUP;
+#endif
+}
+
+int http_listen_queued(int fd)
+{
+#if defined(__linux__) && defined(TCP_INFO)
+	struct tcp_info info;
+	socklen_t len = sizeof info;
+	memset(&info, 0, sizeof info);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 || info.tcpi_state != TCP_LISTEN)
+		return -1;
+	return (int)info.tcpi_unacked;
+#else
+	(void)fd;
+	return -1;
 #endif
 }
 

@@ -54,7 +54,8 @@
  *
  * Drain (SIGTERM): /readyz says 503 and responses carry "Connection:
  * close"; the listener stops taking new handshakes, takes in the ones under
- * way, and closes (http_listen.h: refused at connect, never reset after).
+ * way and the ones queued (at --max-connections they wait for a free slot),
+ * and closes (http_listen.h: refused at connect, never reset after).
  * Every request whose handler has been called is finished and answered;
  * connections with no request get HTTP_DRAIN_GRACE_MS to send one, and
  * uploads whose client has gone are let go (expire_gone_uploads).  At
@@ -1015,8 +1016,15 @@ static void on_drain_tick(uv_timer_t *t)
 {
 	http_server *s = t->data;
 	uint64_t elapsed = uv_now(s->loop) - s->drain_start;
-	if (elapsed >= HTTP_DRAIN_HANDSHAKE_MS)
-		close_listener(s);
+	if (!s->listener_closed && elapsed >= HTTP_DRAIN_HANDSHAKE_MS) {
+		/* Connections queued while at --max-connections are taken in as
+		 * slots free up; close only when none is left (or time is up). */
+		const union MHD_DaemonInfo *info =
+			MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+		int queued = info ? http_listen_queued(info->listen_fd) : -1;
+		if (queued <= 0 || elapsed >= s->cfg->drain_timeout_ms)
+			close_listener(s);
+	}
 	if (elapsed >= HTTP_DRAIN_GRACE_MS || elapsed >= s->cfg->drain_timeout_ms)
 		s->grace_over = 1;
 	if (elapsed >= s->cfg->drain_timeout_ms) {
