@@ -19,7 +19,8 @@ WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
-PKGS_APP  = libmicrohttpd jansson libuv
+# gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
+PKGS_APP  = libmicrohttpd jansson libuv gnutls
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1
 

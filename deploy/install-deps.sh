@@ -7,8 +7,10 @@
 set -eu
 
 profile=${1:-build}
-# libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves.
-pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev"
+# libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves;
+# libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
+# in too, but clashd now links it itself).
+pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev"
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
 	# curl: the server suite and the README examples talk to clashd over HTTP

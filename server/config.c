@@ -148,8 +148,9 @@ void config_usage(FILE *out)
 	}
 	fprintf(out,
 	        "  --healthcheck URL\n"
-	        "      GET URL (http://HOST:PORT/PATH) and exit: 0 on a 2xx answer within\n"
-	        "      5 s, else 1 (for container probes; nothing is served)\n"
+	        "      GET URL (http://HOST:PORT/PATH, or https:// without verifying the\n"
+	        "      certificate) and exit: 0 on a 2xx answer within 5 s, else 1 (for\n"
+	        "      container probes; nothing is served)\n"
 	        "  --help\n"
 	        "      show this text\n"
 	        "\n"

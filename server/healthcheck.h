@@ -2,10 +2,9 @@
  * healthcheck.h — `clashd --healthcheck URL`: the probe a container runs
  * (Docker HEALTHCHECK, a Kubernetes exec probe) where there is no curl.
  *
- * One GET of URL (http://HOST:PORT/PATH; HOST may be [IPv6]), answered
- * within HEALTHCHECK_TIMEOUT_MS: status 2xx is healthy.  Only plain HTTP:
- * for a TLS-only server, probe its /livez through the orchestrator's own
- * HTTPS probe instead.
+ * One GET of URL (http://HOST:PORT/PATH or https://...; HOST may be
+ * [IPv6]), answered within HEALTHCHECK_TIMEOUT_MS: status 2xx is healthy.
+ * Over https the certificate is not verified (see healthcheck.c).
  */
 #ifndef SERVER_HEALTHCHECK_H
 #define SERVER_HEALTHCHECK_H

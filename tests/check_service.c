@@ -1587,6 +1587,14 @@ START_TEST(test_tls)
 	         out, sizeof out);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_str_eq(out, "{\"status\":\"ok\"}");
+	/* The built-in probe speaks TLS too (without verifying). */
+	char self[4096];
+	snprintf(self, sizeof self, "%s/clashd", check_build_dir());
+	ck_assert_int_eq(run((const char *const[]){self, "--healthcheck", url, NULL}, out, sizeof out),
+	                 0);
+	ck_assert_ptr_nonnull(strstr(out, "status 200"));
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/livez", srv.port);
+	ck_assert_int_eq(run((const char *const[]){self, "--healthcheck", url, NULL}, NULL, 0), 1);
 	/* Plain HTTP to the TLS port gets no HTTP answer. */
 	hconn c;
 	hresp r;
@@ -1806,7 +1814,10 @@ START_TEST(test_healthcheck)
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/nowhere", srv.port);
 	ck_assert_int_eq(run((const char *const[]){path, "--healthcheck", url, NULL}, NULL, 0), 1);
 	const char *bad[] = {"http://127.0.0.1:1/livez", "https://127.0.0.1:1/livez", "localhost",
-	                     "http://[::1/livez"};
+	                     "http://[::1/livez", "ftp://127.0.0.1/"};
+	/* TLS against a plain-HTTP server: the handshake fails. */
+	snprintf(url, sizeof url, "https://127.0.0.1:%d/livez", srv.port);
+	ck_assert_int_eq(run((const char *const[]){path, "--healthcheck", url, NULL}, NULL, 0), 1);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ck_assert_msg(run((const char *const[]){path, "--healthcheck", bad[i], NULL}, NULL, 0) ==
 		                  1,
