@@ -112,7 +112,7 @@ static const option options[CONFIG_NOPTIONS] = {
 	[CONFIG_AUTH_OPEN] = {"--auth-open", "CLASHD_AUTH_OPEN", "auth_open", KIND_LIST, 0, 0,
 	                      "/livez,/readyz,/metrics", "PATHS",
 	                      "paths served without a token when one is set (comma-separated;\n"
-	                      "empty: none)"},
+	                      "\"none\" or an empty flag value: none)"},
 	[CONFIG_CORS_ORIGIN] = {"--cors-origin", "CLASHD_CORS_ORIGIN", "cors_origin", KIND_LIST, 0,
 	                        0, "", "ORIGINS",
 	                        "browser origins allowed by CORS, e.g. https://app.example\n"
@@ -526,6 +526,10 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 		break;
 	}
 	case CONFIG_AUTH_OPEN:
+		/* "none" says "no open path" where an empty value cannot (an empty
+		 * variable counts as unset). */
+		if (strcmp(v, "none") == 0)
+			break;
 		if (split_list(v, cfg->auth_open, &cfg->n_auth_open, why, whylen) != 0)
 			return -1;
 		for (size_t i = 0; i < cfg->n_auth_open; i++)

@@ -1426,10 +1426,16 @@ START_TEST(test_auth)
 	json_decref(line);
 	assert_clean_exit(server_stop_within(15));
 
-	/* --auth-open chooses the open paths; empty: none. */
+	/* --auth-open chooses the open paths; empty or "none": none. */
 	server_start_with((const char *const[]){"--auth-token-file", path, "--auth-open=", NULL},
 	                  NULL);
 	http_do("GET", "/livez", NULL, NULL, 0, &r);
+	json_decref(assert_problem(&r, 401));
+	hresp_free(&r);
+	assert_clean_exit(server_stop_within(15));
+	server_start_with((const char *const[]){"--auth-token-file", path, NULL},
+	                  (const char *const[]){"CLASHD_AUTH_OPEN=none", NULL});
+	http_do("GET", "/readyz", NULL, NULL, 0, &r);
 	json_decref(assert_problem(&r, 401));
 	hresp_free(&r);
 	assert_clean_exit(server_stop_within(15));
@@ -1606,6 +1612,24 @@ START_TEST(test_tls)
 		hresp_free(&r);
 	}
 	hconn_close(&c);
+	assert_clean_exit(server_stop_within(15));
+
+	/* The same from the environment. */
+	char env_cert[4300], env_key[4300];
+	snprintf(env_cert, sizeof env_cert, "CLASHD_TLS_CERT=%s", cert);
+	snprintf(env_key, sizeof env_key, "CLASHD_TLS_KEY=%s", key);
+	server_start_with(NULL, (const char *const[]){env_cert, env_key, NULL});
+	line = log_wait(&srv, "\"msg\":\"listening\"", 0);
+	ck_assert(json_is_true(json_object_get(line, "tls")));
+	ck_assert_str_eq(json_string_value(json_object_get(line, "tls_cert_source")), "env");
+	ck_assert_str_eq(json_string_value(json_object_get(line, "tls_key")), key);
+	json_decref(line);
+	snprintf(url, sizeof url, "https://127.0.0.1:%d/readyz", srv.port);
+	rc = run((const char *const[]){"curl", "-sS", "--max-time", "10", "--cacert", cert, url,
+	                               NULL},
+	         out, sizeof out);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(out, "{\"status\":\"ready\"}");
 	assert_clean_exit(server_stop_within(15));
 
 	/* A key that does not go with the certificate: the server does not
