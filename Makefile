@@ -8,8 +8,8 @@
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
 # library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
-# tests/check_*.c (with tests/oracle.c and tests/http_harness.c) the one Check
-# runner.
+# tests/check_*.c (with tests/oracle.c, tests/oracle_lp.c, tests/pairgen.c and
+# tests/http_harness.c) the one Check runner.
 
 CC       ?= cc
 OPT      ?= -O2
@@ -23,6 +23,8 @@ APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 PKGS_APP  = libmicrohttpd jansson libuv gnutls
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1
+# GLPK (the n-D LP oracle of the tests) ships no pkg-config file.
+LIBS_TEST = -lglpk
 
 # GET /v1/openapi.json serves proto/openapi.yaml, converted to JSON at build
 # time by a small libyaml tool and compiled into clashd.
@@ -40,7 +42,8 @@ CORE_SRC   = $(wildcard core/*.c)
 PROTO_SRC  = $(wildcard proto/*.c)
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
-CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/http_harness.c
+CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c \
+             tests/http_harness.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)
@@ -119,10 +122,10 @@ $(B)/clash: $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 		$(shell pkg-config --libs jansson) -lm
 
 $(B)/check: $(CHECK_OBJ) $(PROTO_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
 
 $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) -lm -lpthread
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
 
 clean:
 	rm -rf $(B)

@@ -161,13 +161,15 @@ typedef struct clash_options {
 	 * plane, dim normal components then the offset; while it still
 	 * separates, the answer is "no collision" without iterating.  NULL: none. */
 	const double *warm_plane;
-	/* Cooperative cancellation: when not NULL, a method reads *cancel at
-	 * least once per iteration and, once it is nonzero, stops and returns
-	 * CLASH_ECANCELED (no answer).  Another thread may set it at any time
-	 * (a plain aligned int store; the core only reads it).  A server uses
-	 * it to free a worker whose request has passed its deadline.  One
-	 * iteration is not interrupted: its support scans are linear in the
-	 * vertex count, which the caller bounds. */
+	/* Cooperative cancellation: when not NULL, *cancel is read before each
+	 * GJK iteration (clash_gjk, and so each pair of a compound query) and,
+	 * once it is nonzero, the query stops and returns CLASH_ECANCELED (no
+	 * answer).  Another thread may set it at any time (a plain aligned int
+	 * store; the core only reads it).  A server uses it to free a worker
+	 * whose request has passed its deadline.  One iteration is not
+	 * interrupted: its support scans are linear in the vertex count, which
+	 * the caller bounds.  Other methods should read it in their iteration
+	 * loops the same way. */
 	const volatile int *cancel;
 } clash_options;
 

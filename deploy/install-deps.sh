@@ -13,9 +13,12 @@ profile=${1:-build}
 pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev"
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
-	# curl: the server suite and the README examples talk to clashd over HTTP
-	# (and HTTPS); openssl: the server suite makes a self-signed certificate.
-	pkgs="$pkgs check libqhull-dev curl openssl"
+	# curl: the server suites and the README examples talk to clashd over HTTP
+	# (and HTTPS); openssl: the service suite makes a self-signed certificate;
+	# libglpk-dev: the exact n-D LP oracle (tests/oracle_lp.c) of the simplex
+	# and contains suites.  (libyaml-dev, which the proto suite reads
+	# proto/openapi.yaml with, is a build dependency now.)
+	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev"
 	# nodejs + npm: make test installs the OpenAPI 3.1 schema validator with
 	# npm.  Only when there is no npm at all: a machine may have Node.js from
 	# elsewhere, whose nodejs package ships npm and conflicts with Debian's.

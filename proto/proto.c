@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "request_limits.h"
 #include "pointer.h"
 #include "problem.h"
@@ -85,9 +86,14 @@ static int run_problem(int err, proto_problem *p)
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
-	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones */
+	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones, or
+	                     * "simplex" on rounded shapes it cannot decide */
 		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
-		                                             "query: %s", clash_strerror(err));
+		                                             "query: %s (method \"simplex\": rounded "
+		                                             "shapes whose hull distance is too close to "
+		                                             "the sum of their radii for its bounds; "
+		                                             "method \"gjk\" answers)",
+		                  clash_strerror(err));
 		break;
 	case CLASH_ENOMEM:
 		return -1;
@@ -113,30 +119,16 @@ int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	call->cancelled = 0;
 	call->limit = PROTO_LIMIT_NONE;
 	call->iterations = -1;
-	const proto_request_limits *limits = proto_get_limits();
 	proto_problem p = {0};
 	int r;
+	json_t *root = NULL;
 	if (is_blank(body, len)) {
 		proto_problem_set(&p, 400, NULL, "empty body: expected a query, a JSON object");
 		r = 1;
 		goto done;
 	}
-	if ((r = proto_limits_depth(body, len, limits->max_depth, &p)) != 0) {
-		call->limit = PROTO_LIMIT_DEPTH;
+	if ((r = proto_parse_ex(body, len, &root, &p, &call->limit)) != 0)
 		goto done;
-	}
-	json_error_t e;
-	json_t *root = json_loadb(body, len,
-	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
-	                          &e);
-	if (!root) {
-		r = parse_problem(body, len, &e, &p);
-		goto done;
-	}
-	if ((r = proto_limits_tree(root, limits, &p, &call->limit)) != 0) {
-		json_decref(root);
-		goto done;
-	}
 	proto_query q;
 	r = proto_query_decode(root, &q, &p);
 	json_decref(root); /* the query holds copies of everything it needs */
@@ -166,4 +158,39 @@ done:
 		r = proto_problem_encode(&p, out);
 	proto_problem_release(&p);
 	return r;
+}
+
+int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
+                   enum proto_limit *which)
+{
+	const proto_request_limits *limits = proto_get_limits();
+	*root = NULL;
+	*which = PROTO_LIMIT_NONE;
+	if (is_blank(body, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
+		return 1;
+	}
+	int r = proto_limits_depth(body, len, limits->max_depth, p);
+	if (r) {
+		if (r == 1)
+			*which = PROTO_LIMIT_DEPTH;
+		return r;
+	}
+	json_error_t e;
+	*root = json_loadb(body, len,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	if (!*root)
+		return parse_problem(body, len, &e, p);
+	r = proto_limits_tree(*root, limits, p, which);
+	if (r) {
+		json_decref(*root);
+		*root = NULL;
+	}
+	return r;
+}
+
+int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
+{
+	enum proto_limit which;
+	return proto_parse_ex(body, len, root, p, &which);
 }

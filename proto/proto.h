@@ -38,6 +38,13 @@ int proto_init(void);
  * Returns 0, or -1 when memory ran out (then *out is empty). */
 int proto_query_reply(const char *body, size_t len, proto_reply *out);
 
+/* Handle one containment query (the body of POST /v1/contains, or one
+ * line of `clash contains`): {"inner": Shape, "outer": Shape, "tolerance":
+ * t} answered {"contained": bool, "outside_vertex": index or null,
+ * ["outside_part": index,] "iterations": n}.  Problems and the return
+ * value as for proto_query_reply(). */
+int proto_contains_reply(const char *body, size_t len, proto_reply *out);
+
 /*
  * Request limits, for a server facing untrusted clients (clashd sets them
  * from its flags; `clash query` sets none).  A member of 0 means no limit.
@@ -96,6 +103,9 @@ typedef struct proto_call {
 
 /* proto_query_reply() with a proto_call (which may be NULL). */
 int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* proto_contains_reply() with a proto_call (which may be NULL). */
+int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
 
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */

@@ -7,9 +7,12 @@
 
 #include <stddef.h>
 
+#include "proto.h"
+
 enum http_route_id {
 	HTTP_ROUTE_NONE = 0, /* no such path: 404 */
 	HTTP_ROUTE_QUERY,    /* POST /v1/query */
+	HTTP_ROUTE_CONTAINS, /* POST /v1/contains */
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */
 	HTTP_ROUTE_READYZ,   /* GET /readyz */
 	HTTP_ROUTE_METRICS,  /* GET /metrics */
@@ -20,6 +23,9 @@ typedef struct http_route {
 	enum http_route_id id;
 	const char *path;
 	const char *allow; /* the methods, as the Allow header lists them */
+	/* POST routes: the proto_* call that turns the body into the reply
+	 * (the _ex form: the server's cancel flag in, what happened out). */
+	int (*reply)(const char *body, size_t len, proto_call *call, proto_reply *out);
 } http_route;
 
 /* The route for a path (query string already stripped), or NULL. */

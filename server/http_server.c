@@ -328,7 +328,7 @@ static void work_run(uv_work_t *w)
 	http_request *r = w->data;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 	r->call.cancel = &r->cancel;
-	r->reply_rc = proto_query_reply_ex(r->body, r->len, &r->call, &r->reply);
+	r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
 	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 }
 
@@ -547,6 +547,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	case HTTP_ROUTE_OPENAPI:
 		return answer_openapi(r);
 	case HTTP_ROUTE_QUERY:
+	case HTTP_ROUTE_CONTAINS:
 		break;
 	case HTTP_ROUTE_NONE:
 		assert(0);

@@ -254,7 +254,13 @@ START_TEST(test_limit_vertices)
 	assert_pointer(&r, 422, "/b/vertices");
 	hresp_free(&r);
 	free(q);
-	ck_assert(metric_now("clashd_rejections_total{reason=\"too_many_vertices\"}") == 2);
+	/* Every route that takes shapes has the limit: /v1/contains too. */
+	const char *c = "{\"inner\":{\"vertices\":[[0,0,0]]},\"outer\":{\"vertices\":"
+	                "[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1],[2,2,2]]}}";
+	http_do("POST", "/v1/contains", JSON_HEADERS, c, strlen(c), &r);
+	assert_pointer(&r, 422, "/outer/vertices");
+	hresp_free(&r);
+	ck_assert(metric_now("clashd_rejections_total{reason=\"too_many_vertices\"}") == 3);
 }
 END_TEST
 
@@ -1321,7 +1327,8 @@ START_TEST(test_openapi)
 	ck_assert_msg(json_equal(served, yaml), "the served contract differs from openapi.yaml");
 	ck_assert_str_eq(json_string_value(json_object_get(served, "openapi")), "3.1.0");
 	/* Every route of the server is in it. */
-	const char *paths[] = {"/v1/query", "/livez", "/readyz", "/metrics", "/v1/openapi.json"};
+	const char *paths[] = {"/v1/query", "/v1/contains", "/livez", "/readyz", "/metrics",
+	                       "/v1/openapi.json"};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
 		ck_assert_msg(json_object_get(json_object_get(served, "paths"), paths[i]),
 		              "%s is not documented", paths[i]);
