@@ -64,7 +64,8 @@ enum clash_error {
 	CLASH_ENOTSUP = -9,   /* the method does not support this input (say so, never guess) */
 	CLASH_ELIMIT = -10,   /* a compound shape is deeper than CLASH_COMPOUND_MAX_DEPTH or
 	                       * has more than CLASH_COMPOUND_MAX_LEAVES convex leaves */
-	CLASH_ENOMEM = -11    /* out of memory (only queries of compound shapes allocate) */
+	CLASH_ENOMEM = -11,   /* out of memory (only queries of compound shapes allocate) */
+	CLASH_ECANCELED = -12 /* the caller asked the query to stop (clash_options.cancel) */
 };
 
 /* Returns a static, human-readable message for a CLASH_E* code. */
@@ -167,6 +168,16 @@ typedef struct clash_options {
 	 * plane, dim normal components then the offset; while it still
 	 * separates, the answer is "no collision" without iterating.  NULL: none. */
 	const double *warm_plane;
+	/* Cooperative cancellation: when not NULL, *cancel is read before each
+	 * GJK iteration (clash_gjk, and so each pair of a compound query) and,
+	 * once it is nonzero, the query stops and returns CLASH_ECANCELED (no
+	 * answer).  Another thread may set it at any time (a plain aligned int
+	 * store; the core only reads it).  A server uses it to free a worker
+	 * whose request has passed its deadline.  One iteration is not
+	 * interrupted: its support scans are linear in the vertex count, which
+	 * the caller bounds.  Other methods should read it in their iteration
+	 * loops the same way. */
+	const volatile int *cancel;
 } clash_options;
 
 /* Which members of a clash_result a method filled (clash_result.has). */

@@ -326,6 +326,13 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	double prev = INFINITY, vnorm = 0.0;
 	enum gjk_step st;
 	for (int k = 0;; k++) {
+		/* The caller's stop request (clash_options.cancel): checked
+		 * before each iteration, so a cancelled query costs at most one
+		 * more pair of support scans. */
+		if (opt && opt->cancel && *opt->cancel) {
+			memset(r, 0, sizeof *r);
+			return CLASH_ECANCELED;
+		}
 		r->iterations = k + 1;
 		int backup = solve(&q, &sol); /* step 2 */
 		r->backups += backup;
