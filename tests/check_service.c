@@ -486,6 +486,16 @@ START_TEST(test_cancel_hook)
 	ck_assert_int_eq(clash_gjk(&a, &b, &opt, &res), CLASH_ECANCELED);
 	ck_assert_int_eq(res.iterations, 0);
 	ck_assert(strlen(clash_strerror(CLASH_ECANCELED)) > 0);
+	/* Every method and containment honour it too. */
+	ck_assert_int_eq(clash_lp_simplex(&a, &b, &opt, &res), CLASH_ECANCELED);
+	clash_containment cont; /* a in a: every vertex needs a point query */
+	ck_assert_int_eq(clash_contains(&a, &a, &opt, &cont), CLASH_ECANCELED);
+	stop = 0;
+	ck_assert_int_eq(clash_lp_simplex(&a, &b, &opt, &res), CLASH_OK);
+	ck_assert_int_eq(res.intersecting, 0);
+	ck_assert_int_eq(clash_contains(&a, &a, &opt, &cont), CLASH_OK);
+	ck_assert_int_eq(cont.contained, 1);
+	stop = 1;
 
 	proto_init();
 	char *q = cubes_query(0);
