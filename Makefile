@@ -56,7 +56,7 @@ CORE_SOBJ  = $(CORE_SRC:%.c=$(B)/san/%.o)
 PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean
+.PHONY: all run test deps deps-test check check-san crosscheck clean bench bench-core deps-bench
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -86,6 +86,32 @@ check-san: $(B)/check-san $(B)/clashd $(B)/clash $(VALIDATOR)
 crosscheck: deps-test
 	@$(MAKE) --no-print-directory $(B)/check
 	CLASH_CROSSCHECK_PAIRS=$${CLASH_CROSSCHECK_PAIRS:-100000} CK_RUN_SUITE=crosscheck $(B)/check
+
+# make bench: the core against libccd, FCL, Bullet and GLPK on the same cases
+# (bench/core, bench/README.md).  bench-core only adds prerequisites to
+# `bench`, so other benchmarks can add theirs.
+BENCH_CORE_C   = $(wildcard bench/core/*.c)
+BENCH_CORE_CXX = $(wildcard bench/core/*.cpp)
+BENCH_CORE_OBJ = $(BENCH_CORE_C:%.c=$(B)/obj/%.o) $(BENCH_CORE_CXX:%.cpp=$(B)/obj/%.o) \
+                 $(B)/obj/tests/oracle.o $(B)/obj/tests/gjk88.o
+PKGS_BENCH     = fcl bullet-float64
+BENCH_CORE_FLAGS ?=
+
+bench: bench-core
+bench-core: deps-bench
+	@$(MAKE) --no-print-directory $(B)/bench-core
+	$(B)/bench-core --out bench/out $(BENCH_CORE_FLAGS)
+	gnuplot bench/core/scale.gp
+
+deps-bench:
+	@sh deploy/install-deps.sh bench
+
+$(B)/obj/bench/core/%.o: bench/core/%.cpp bench/core/bench.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
+		$(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') -c $< -o $@
+$(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
+	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_BENCH) qhull_r ccd) -lglpk -lm
 
 $(B)/obj/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)

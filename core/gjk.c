@@ -56,16 +56,46 @@ typedef struct gjk_point {
 typedef struct gjk_query {
 	support_frame fa, fb;
 	int dim;
-	gjk_point pts[SIMPLEX_MAX_POINTS];
+	/* The points live in slots and never move: pts lists the current
+	 * ones in order, w is the free slot the next support point goes to. */
+	gjk_point slot[SIMPLEX_MAX_POINTS + 1];
+	gjk_point *pts[SIMPLEX_MAX_POINTS];
 	int npts;
+	gjk_point *w;
+	/* pts is Vbar + {w} with w = pts[npts-1] just added: a 3-D query may
+	 * take the fast sub-algorithm (simplex3_step). */
+	int fresh;
+	/* table holds the cofactors of pts (the fast path does not fill it;
+	 * the backup procedure and the depth bound build it on demand). */
+	int table_ok;
 	simplex_table table;
 } gjk_query;
+
+static void build_table(gjk_query *q)
+{
+	const double *y[SIMPLEX_MAX_POINTS];
+	for (int i = 0; i < q->npts; i++)
+		y[i] = q->pts[i]->y;
+	simplex_cofactors(&q->table, y, q->npts, q->dim);
+	q->table_ok = 1;
+}
 
 /* The support point of K = A - B in frame direction d: s_A(d) - s_B(-d). */
 static void support_k(const gjk_query *q, const double *d, gjk_point *p)
 {
 	double nd[CLASH_MAX_DIM];
 	int n = q->dim;
+	if (n == 3) {
+		nd[0] = -d[0];
+		nd[1] = -d[1];
+		nd[2] = -d[2];
+		p->ia = support_eval(&q->fa, d, p->a);
+		p->ib = support_eval(&q->fb, nd, p->b);
+		p->y[0] = p->a[0] - p->b[0];
+		p->y[1] = p->a[1] - p->b[1];
+		p->y[2] = p->a[2] - p->b[2];
+		return;
+	}
 	for (int k = 0; k < n; k++)
 		nd[k] = -d[k];
 	p->ia = support_eval(&q->fa, d, p->a);
@@ -90,6 +120,8 @@ static void point_from_indices(const gjk_query *q, size_t ia, size_t ib, gjk_poi
 static int fallback(gjk_query *q, simplex_solution *sol, int max_points)
 {
 	int used = 0;
+	if (!q->table_ok)
+		build_table(q);
 	for (;;) {
 		if (max_points < q->npts || used == 0) {
 			simplex_backup(&q->table, max_points, sol);
@@ -108,10 +140,15 @@ static int fallback(gjk_query *q, simplex_solution *sol, int max_points)
  * shapes still get a normal that separates.  Returns the backups used. */
 static int solve(gjk_query *q, simplex_solution *sol)
 {
-	const double *y[SIMPLEX_MAX_POINTS];
-	for (int i = 0; i < q->npts; i++)
-		y[i] = q->pts[i].y;
-	simplex_cofactors(&q->table, y, q->npts, q->dim);
+	if (q->dim == 3 && q->fresh) {
+		const double *y[4];
+		for (int i = 0; i < q->npts; i++)
+			y[i] = q->pts[i]->y;
+		q->table_ok = 0;
+		if (simplex3_step(y, q->npts, sol))
+			return 0;
+	}
+	build_table(q);
 	if (simplex_johnson(&q->table, sol)) {
 		if (!simplex_project(&q->table, sol))
 			return fallback(q, sol, simplex_popcount(sol->mask) - 1);
@@ -131,21 +168,33 @@ static int solve(gjk_query *q, simplex_solution *sol)
 static int has_point(const gjk_query *q, const gjk_point *p)
 {
 	for (int i = 0; i < q->npts; i++)
-		if (q->pts[i].ia == p->ia && q->pts[i].ib == p->ib)
+		if (q->pts[i]->ia == p->ia && q->pts[i]->ib == p->ib)
 			return 1;
 	return 0;
 }
 
+/* A slot no current point occupies: the next support point's. */
+static void free_slot(gjk_query *q)
+{
+	unsigned used = 0;
+	for (int i = 0; i < q->npts; i++)
+		used |= 1u << (q->pts[i] - q->slot);
+	q->w = &q->slot[__builtin_ctz(~used)];
+}
+
 /* V_{k+1} = Vbar_k + {w}: keep the points that carry v_k, then add w. */
-static void advance(gjk_query *q, const simplex_solution *sol, const gjk_point *w)
+static void advance(gjk_query *q, const simplex_solution *sol)
 {
 	int n = 0;
 	for (int i = 0; i < q->npts; i++)
 		if (sol->mask & (1u << i))
 			q->pts[n++] = q->pts[i];
 	assert(n < SIMPLEX_MAX_POINTS);
-	q->pts[n++] = *w;
+	q->pts[n++] = q->w;
 	q->npts = n;
+	q->fresh = 1;
+	q->table_ok = 0;
+	free_slot(q);
 }
 
 enum gjk_step { GJK_CONTINUE, GJK_ADVANCE, GJK_INTERSECT, GJK_CONVERGED, GJK_STALLED };
@@ -153,25 +202,42 @@ enum gjk_step { GJK_CONTINUE, GJK_ADVANCE, GJK_INTERSECT, GJK_CONVERGED, GJK_STA
 /* Step 3 of the Numerical Algorithm for the current v = sol->v: intersect
  * when v = 0 (within tolerance; a full simplex is only returned around the
  * origin), converged when the convergence test holds or the new support
- * point w = s_K(-v) is already in the simplex, otherwise continue with w. */
-static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double tol_f,
-                             gjk_point *w, double *vnorm)
+ * point w = s_K(-v) (written to q->w) is already in the simplex, otherwise
+ * continue with w.  Lengths are compared squared, which needs no square
+ * root: frame coordinates are at most a few units, so nothing overflows,
+ * and a square that underflows belongs to a gap far below any
+ * tolerance. */
+static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double tol_f)
 {
-	int n = q->dim;
-	*vnorm = sqrt(sol->vv);
-	if (simplex_popcount(sol->mask) == n + 1 || *vnorm <= tol_f)
+	const int n = q->dim;
+	const double vv = sol->vv;
+	if (simplex_popcount(sol->mask) == n + 1 || vv <= tol_f * tol_f)
 		return GJK_INTERSECT;
-	double d[CLASH_MAX_DIM];
-	for (int i = 0; i < n; i++)
-		d[i] = -sol->v[i];
-	support_k(q, d, w);
+	double d[CLASH_MAX_DIM], vw, ww;
+	gjk_point *w = q->w;
+	if (n == 3) {
+		d[0] = -sol->v[0];
+		d[1] = -sol->v[1];
+		d[2] = -sol->v[2];
+		support_k(q, d, w);
+		vw = sol->v[0] * w->y[0] + sol->v[1] * w->y[1] + sol->v[2] * w->y[2];
+		ww = w->y[0] * w->y[0] + w->y[1] * w->y[1] + w->y[2] * w->y[2];
+	} else {
+		for (int i = 0; i < n; i++)
+			d[i] = -sol->v[i];
+		support_k(q, d, w);
+		vw = vec_dot(sol->v, w->y, n);
+		ww = vec_dot(w->y, w->y, n);
+	}
 	/* Eq. (35) in the form that bounds the distance: g_K(v)/|v| =
 	 * |v| - v.w/|v| is the gap between the upper bound |v| and the lower
-	 * bound v.w/|v|; stop when it is within tolerance, or within the
-	 * rounding of the inner products themselves. */
-	double g = sol->vv - vec_dot(sol->v, w->y, n);
-	double roundoff = GJK_ROUNDOFF_ULPS * DBL_EPSILON * *vnorm * fmax(vec_norm(w->y, n), *vnorm);
-	if (g <= tol_f * *vnorm || g <= roundoff || has_point(q, w))
+	 * bound v.w/|v|; stop when it is within tolerance (g <= tol |v|), or
+	 * within the rounding of the inner products themselves
+	 * (g <= 8 eps |v| max(|w|, |v|)). */
+	double g = vv - vw;
+	const double ro = GJK_ROUNDOFF_ULPS * DBL_EPSILON;
+	if (g <= 0.0 || g * g <= tol_f * tol_f * vv || g * g <= ro * ro * vv * fmax(ww, vv) ||
+	    has_point(q, w))
 		return GJK_CONVERGED;
 	return GJK_CONTINUE;
 }
@@ -229,11 +295,11 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 		if (!(sol->mask & (1u << i)))
 			continue;
 		epa_vertex *v = &seed[nseed++];
-		vec_copy(v->y, q->pts[i].y, n);
-		vec_copy(v->a, q->pts[i].a, n);
-		vec_copy(v->b, q->pts[i].b, n);
-		v->ia = q->pts[i].ia;
-		v->ib = q->pts[i].ib;
+		vec_copy(v->y, q->pts[i]->y, n);
+		vec_copy(v->a, q->pts[i]->a, n);
+		vec_copy(v->b, q->pts[i]->b, n);
+		v->ia = q->pts[i]->ia;
+		v->ib = q->pts[i]->ib;
 	}
 	epa_answer e;
 	epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f,
@@ -289,6 +355,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 
 	gjk_query q;
 	q.dim = n;
+	q.table_ok = 0;
+	q.npts = 0;
 	support_frame_init(&q.fa, a, shift, inv);
 	support_frame_init(&q.fb, b, shift, inv);
 
@@ -304,26 +372,30 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 
 	/* V_0: the warm simplex, or the single point s_K(-(c_a - c_b)). */
 	if (opt && opt->warm_count > 0) {
-		q.npts = 0;
 		for (size_t i = 0; i < opt->warm_count; i++) {
-			gjk_point p;
-			point_from_indices(&q, opt->warm_a[i], opt->warm_b[i], &p);
-			if (!has_point(&q, &p))
-				q.pts[q.npts++] = p;
+			gjk_point *p = &q.slot[q.npts];
+			point_from_indices(&q, opt->warm_a[i], opt->warm_b[i], p);
+			if (!has_point(&q, p)) {
+				q.pts[q.npts] = p;
+				q.npts++;
+			}
 		}
+		q.fresh = q.npts == 1;
 	} else {
 		double d[CLASH_MAX_DIM];
 		for (int k = 0; k < n; k++)
 			d[k] = -dc[k];
 		if (half_gap == 0.0)
 			d[0] = 1.0;
-		support_k(&q, d, &q.pts[0]);
+		q.pts[0] = &q.slot[0];
+		support_k(&q, d, q.pts[0]);
 		q.npts = 1;
+		q.fresh = 1;
 	}
 
+	free_slot(&q);
 	simplex_solution sol;
-	gjk_point w;
-	double prev = INFINITY, vnorm = 0.0;
+	double prev = INFINITY;
 	enum gjk_step st;
 	for (int k = 0;; k++) {
 		/* The caller's stop request (clash_options.cancel): checked
@@ -337,10 +409,10 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		int backup = solve(&q, &sol); /* step 2 */
 		r->backups += backup;
 		for (;;) {
-			st = examine(&q, &sol, tol_f, &w, &vnorm); /* step 3 */
+			st = examine(&q, &sol, tol_f); /* step 3 */
 			if (st != GJK_CONTINUE)
 				break;
-			if (k == 0 || vnorm < prev) { /* step 4: still descending */
+			if (k == 0 || sol.vv < prev) { /* step 4: still descending */
 				st = GJK_ADVANCE;
 				break;
 			}
@@ -357,10 +429,12 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			st = GJK_STALLED; /* the hard cap: answer with the best so far */
 		if (st != GJK_ADVANCE)
 			break;
-		prev = vnorm;
-		advance(&q, &sol, &w);
+		prev = sol.vv;
+		advance(&q, &sol);
 	}
 	const int intersect = st == GJK_INTERSECT;
+	const double vnorm = sqrt(sol.vv);
+	const gjk_point *w = q.w; /* the last support point (not when intersecting) */
 	int converged = st != GJK_STALLED;
 
 	/* Near points of the hulls: eq. (23)-(24) with the final weights. */
@@ -371,10 +445,10 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	for (int i = 0; i < q.npts; i++) {
 		if (!(sol.mask & (1u << i)))
 			continue;
-		vec_axpy(pa, sol.lambda[i], q.pts[i].a, n);
-		vec_axpy(pb, sol.lambda[i], q.pts[i].b, n);
-		r->warm_a[r->warm_count] = q.pts[i].ia;
-		r->warm_b[r->warm_count] = q.pts[i].ib;
+		vec_axpy(pa, sol.lambda[i], q.pts[i]->a, n);
+		vec_axpy(pb, sol.lambda[i], q.pts[i]->b, n);
+		r->warm_a[r->warm_count] = q.pts[i]->ia;
+		r->warm_b[r->warm_count] = q.pts[i]->ib;
 		r->warm_count++;
 	}
 	to_world(xa, pa, unit, shift, n);
@@ -385,8 +459,11 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	const double hull = intersect ? 0.0 : vnorm * unit;
 	if (intersect) {
 		double depth = 0.0;
-		if (simplex_popcount(sol.mask) == n + 1)
+		if (simplex_popcount(sol.mask) == n + 1) {
+			if (!q.table_ok)
+				build_table(&q);
 			depth = simplex_depth_bound(&q.table) * unit;
+		}
 		r->intersecting = 1;
 		r->has |= CLASH_HAS_DEPTH_BOUND;
 		r->depth_lower_bound = depth + rsum;
@@ -440,7 +517,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		 * rounding of the shapes' size; the world offset can only be as
 		 * exact as a number of its magnitude.  No gap left means rounding
 		 * ate the separation, and the answer says it is not certain. */
-		double ha = vec_dot(r->normal, w.a, n), hb = vec_dot(r->normal, w.b, n);
+		double ha = vec_dot(r->normal, w->a, n), hb = vec_dot(r->normal, w->b, n);
 		double gap = (hb - ha) * unit - rsum;
 		r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
 		if (!(gap > 0.0))

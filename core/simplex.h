@@ -60,6 +60,15 @@ int simplex_project(const simplex_table *t, simplex_solution *sol);
  * a lower bound on the penetration depth.  0 if some facet is degenerate. */
 double simplex_depth_bound(const simplex_table *t);
 
+/* The sub-algorithm of one GJK step in 3-D (simplex3.c): y[0..n-1] (n = 1..4,
+ * points of dimension 3) are Vbar + {w}, w = y[n-1] the new support point.
+ * Chooses the face of co Y that carries v(co Y) among those containing w
+ * by region tests (the conditions of GJK88 Theorem 3 for those faces) and
+ * projects onto it as simplex_project does.  Returns 1 and fills *sol, or 0
+ * when the choice is not clear-cut (degenerate faces, a face without w):
+ * then the caller runs simplex_cofactors and simplex_johnson. */
+int simplex3_step(const double *const *y, int n, simplex_solution *sol);
+
 static inline int simplex_popcount(unsigned m)
 {
 	return __builtin_popcount(m);

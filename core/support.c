@@ -14,25 +14,86 @@
 #include "support.h"
 #include "vec.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The bounding box of count points of dimension n; returns 1 if some
+ * coordinate is NaN.  Branch-free: min and max by selection, NaN through
+ * the running sum of coordinate times 0 (0 for every finite coordinate,
+ * NaN as soon as one is NaN or infinite; the box's own finiteness test
+ * rejects infinities anyway).  In 3-D two vertices are taken at a time as
+ * the three pairs of coordinates (x0 y0) (z0 x1) (y1 z1); with SSE2 (every
+ * x86-64) each pair is one packed min, max and sum. */
+static int box(const double *v, size_t count, int n, double *lo, double *hi)
+{
+	if (n == 3) {
+		size_t i = 0;
+		double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
+#if defined(__SSE2__)
+		__m128d la = _mm_loadu_pd(v), lb = _mm_set_pd(v[0], v[2]), lc = _mm_loadu_pd(v + 1);
+		__m128d ha = la, hb = lb, hc = lc, sum = _mm_setzero_pd(), zero = _mm_setzero_pd();
+		for (; i + 2 <= count; i += 2) {
+			const double *p = v + 3 * i;
+			__m128d x = _mm_loadu_pd(p), y = _mm_loadu_pd(p + 2), z = _mm_loadu_pd(p + 4);
+			la = _mm_min_pd(x, la);
+			lb = _mm_min_pd(y, lb);
+			lc = _mm_min_pd(z, lc);
+			ha = _mm_max_pd(x, ha);
+			hb = _mm_max_pd(y, hb);
+			hc = _mm_max_pd(z, hc);
+			sum = _mm_add_pd(sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), zero));
+		}
+		double a[2], b[2], c[2], s2[2];
+		_mm_storeu_pd(a, la);
+		_mm_storeu_pd(b, lb);
+		_mm_storeu_pd(c, lc);
+		l[0] = a[0] < b[1] ? a[0] : b[1];
+		l[1] = a[1] < c[0] ? a[1] : c[0];
+		l[2] = b[0] < c[1] ? b[0] : c[1];
+		_mm_storeu_pd(a, ha);
+		_mm_storeu_pd(b, hb);
+		_mm_storeu_pd(c, hc);
+		h[0] = a[0] > b[1] ? a[0] : b[1];
+		h[1] = a[1] > c[0] ? a[1] : c[0];
+		h[2] = b[0] > c[1] ? b[0] : c[1];
+		_mm_storeu_pd(s2, sum);
+		bad = s2[0] + s2[1];
+#endif
+		for (; i < count; i++) {
+			const double *p = v + 3 * i;
+			for (int k = 0; k < 3; k++) {
+				double x = p[k];
+				l[k] = x < l[k] ? x : l[k];
+				h[k] = x > h[k] ? x : h[k];
+				bad += x * 0.0;
+			}
+		}
+		vec_copy(lo, l, 3);
+		vec_copy(hi, h, 3);
+		return bad != 0.0;
+	}
+	double bad = 0.0;
+	vec_copy(lo, v, n);
+	vec_copy(hi, v, n);
+	for (size_t i = 0; i < count; i++) {
+		const double *p = v + i * (size_t)n;
+		for (int k = 0; k < n; k++) {
+			double x = p[k];
+			lo[k] = x < lo[k] ? x : lo[k];
+			hi[k] = x > hi[k] ? x : hi[k];
+			bad += x * 0.0;
+		}
+	}
+	return bad != 0.0;
+}
+
 int support_bounds(const clash_shape *s, double *center, double *radius)
 {
 	int n = s->dim;
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	vec_copy(lo, s->vertices, n);
-	vec_copy(hi, s->vertices, n);
-	for (size_t i = 1; i < s->count; i++) {
-		const double *v = s->vertices + i * (size_t)n;
-		for (int k = 0; k < n; k++) {
-			/* NaN fails both comparisons; caught by the finiteness test
-			 * below only if it sits in lo/hi, so test each value. */
-			if (v[k] < lo[k])
-				lo[k] = v[k];
-			else if (v[k] > hi[k])
-				hi[k] = v[k];
-			else if (v[k] != v[k])
-				return CLASH_ERANGE;
-		}
-	}
+	if (box(s->vertices, s->count, n, lo, hi))
+		return CLASH_ERANGE;
 	if (!vec_isfinite(lo, n) || !vec_isfinite(hi, n))
 		return CLASH_ERANGE;
 	/* Halves first: (hi + lo) could overflow, hi/2 + lo/2 cannot. */
@@ -84,23 +145,64 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	}
 }
 
+/* The 3-D scan in four interleaved lanes: lane j takes the vertices
+ * i = j mod 4 and keeps its own running maximum, so the four comparisons
+ * of a round do not wait for one another (a single running maximum makes
+ * every vertex wait for the previous one's compare).  Each lane keeps the
+ * first of its equal maxima; the lanes are merged by value, then by index,
+ * so the answer is the first vertex of largest inner product, exactly as a
+ * plain scan gives it. */
+/* Branch-free: which vertex wins is data, not control (a mispredicted
+ * branch per new maximum costs more than the inner products of a small
+ * polytope), so the index is selected with a mask. */
+static size_t max_dot3(const double *v, size_t count, const double *e)
+{
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	double b0 = v[0] * e0 + v[1] * e1 + v[2] * e2, b1 = b0, b2 = b0, b3 = b0;
+	size_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, i = 1;
+	for (; i + 4 <= count; i += 4) {
+		const double *p = v + 3 * i;
+		double d0 = p[0] * e0 + p[1] * e1 + p[2] * e2;
+		double d1 = p[3] * e0 + p[4] * e1 + p[5] * e2;
+		double d2 = p[6] * e0 + p[7] * e1 + p[8] * e2;
+		double d3 = p[9] * e0 + p[10] * e1 + p[11] * e2;
+		i0 ^= (i0 ^ i) & -(size_t)(d0 > b0);
+		b0 = d0 > b0 ? d0 : b0;
+		i1 ^= (i1 ^ (i + 1)) & -(size_t)(d1 > b1);
+		b1 = d1 > b1 ? d1 : b1;
+		i2 ^= (i2 ^ (i + 2)) & -(size_t)(d2 > b2);
+		b2 = d2 > b2 ? d2 : b2;
+		i3 ^= (i3 ^ (i + 3)) & -(size_t)(d3 > b3);
+		b3 = d3 > b3 ? d3 : b3;
+	}
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		double d = p[0] * e0 + p[1] * e1 + p[2] * e2;
+		i0 ^= (i0 ^ i) & -(size_t)(d > b0);
+		b0 = d > b0 ? d : b0;
+	}
+	/* Merge: the largest value, the lowest index among equals. */
+	if (b1 > b0 || (b1 == b0 && i1 < i0)) {
+		b0 = b1;
+		i0 = i1;
+	}
+	if (b3 > b2 || (b3 == b2 && i3 < i2)) {
+		b2 = b3;
+		i2 = i3;
+	}
+	if (b2 > b0 || (b2 == b0 && i2 < i0))
+		i0 = i2;
+	return i0;
+}
+
 size_t support_max_dot(const double *v, size_t count, int dim, const double *e)
 {
 	assert(count > 0);
 	size_t best = 0;
 	double bestv;
-	if (dim == 3) {
-		double e0 = e[0], e1 = e[1], e2 = e[2];
-		bestv = v[0] * e0 + v[1] * e1 + v[2] * e2;
-		for (size_t i = 1; i < count; i++) {
-			const double *p = v + 3 * i;
-			double d = p[0] * e0 + p[1] * e1 + p[2] * e2;
-			if (d > bestv) {
-				bestv = d;
-				best = i;
-			}
-		}
-	} else if (dim == 2) {
+	if (dim == 3)
+		return max_dot3(v, count, e);
+	if (dim == 2) {
 		double e0 = e[0], e1 = e[1];
 		bestv = v[0] * e0 + v[1] * e1;
 		for (size_t i = 1; i < count; i++) {
@@ -122,38 +224,4 @@ size_t support_max_dot(const double *v, size_t count, int dim, const double *e)
 		}
 	}
 	return best;
-}
-
-void support_point(const support_frame *f, size_t i, double *x)
-{
-	int n = f->dim;
-	const double *v = f->vertices + i * (size_t)n;
-	if (!f->posed) {
-		for (int k = 0; k < n; k++)
-			x[k] = (v[k] - f->shift[k]) * f->scale;
-		return;
-	}
-	for (int r = 0; r < n; r++) {
-		double s = f->off[r];
-		for (int k = 0; k < n; k++)
-			s += f->lin[k * n + r] * v[k];
-		x[r] = s;
-	}
-}
-
-size_t support_eval(const support_frame *f, const double *d, double *x)
-{
-	int n = f->dim;
-	size_t i;
-	if (!f->posed) {
-		/* A positive scale does not change which vertex is extreme. */
-		i = support_max_dot(f->vertices, f->count, n, d);
-	} else {
-		double e[CLASH_MAX_DIM];
-		for (int k = 0; k < n; k++)
-			e[k] = vec_dot(f->lin + k * n, d, n); /* (L^T d)_k = column k . d */
-		i = support_max_dot(f->vertices, f->count, n, e);
-	}
-	support_point(f, i, x);
-	return i;
 }

@@ -43,11 +43,67 @@ void support_frame_init(support_frame *f, const clash_shape *s,
  * on ties, so answers are deterministic). */
 size_t support_max_dot(const double *vertices, size_t count, int dim, const double *e);
 
-/* Frame coordinates of vertex i. */
-void support_point(const support_frame *f, size_t i, double *x);
+/* Frame coordinates of vertex i.  Inline, with the 3-D case written out:
+ * every support evaluation and every LP column goes through here. */
+static inline void support_point(const support_frame *f, size_t i, double *x)
+{
+	const int n = f->dim;
+	if (n == 3) {
+		const double *v = f->vertices + 3 * i;
+		if (!f->posed) {
+			x[0] = (v[0] - f->shift[0]) * f->scale;
+			x[1] = (v[1] - f->shift[1]) * f->scale;
+			x[2] = (v[2] - f->shift[2]) * f->scale;
+			return;
+		}
+		const double *l = f->lin;
+		x[0] = f->off[0] + l[0] * v[0] + l[3] * v[1] + l[6] * v[2];
+		x[1] = f->off[1] + l[1] * v[0] + l[4] * v[1] + l[7] * v[2];
+		x[2] = f->off[2] + l[2] * v[0] + l[5] * v[1] + l[8] * v[2];
+		return;
+	}
+	const double *v = f->vertices + i * (size_t)n;
+	if (!f->posed) {
+		for (int k = 0; k < n; k++)
+			x[k] = (v[k] - f->shift[k]) * f->scale;
+		return;
+	}
+	for (int r = 0; r < n; r++) {
+		double s = f->off[r];
+		for (int k = 0; k < n; k++)
+			s += f->lin[k * n + r] * v[k];
+		x[r] = s;
+	}
+}
 
 /* The support point of the shape in frame direction d: returns its vertex
- * index and writes its frame coordinates to x. */
-size_t support_eval(const support_frame *f, const double *d, double *x);
+ * index and writes its frame coordinates to x.  A pose x = L v + t turns d
+ * into the local direction L^T d (a positive scale does not change which
+ * vertex is extreme). */
+static inline size_t support_eval(const support_frame *f, const double *d, double *x)
+{
+	const int n = f->dim;
+	size_t i;
+	if (!f->posed) {
+		i = support_max_dot(f->vertices, f->count, n, d);
+	} else if (n == 3) {
+		const double *l = f->lin;
+		double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
+		               l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
+		               l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
+		i = support_max_dot(f->vertices, f->count, 3, e);
+	} else {
+		double e[CLASH_MAX_DIM];
+		for (int k = 0; k < n; k++) {
+			double s = 0.0;
+			for (int r = 0; r < n; r++)
+				s += f->lin[k * n + r] * d[r]; /* (L^T d)_k = column k . d */
+			e[k] = s;
+		}
+		i = support_max_dot(f->vertices, f->count, n, e);
+	}
+	support_point(f, i, x);
+	return i;
+}
 
 #endif

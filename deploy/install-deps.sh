@@ -11,7 +11,7 @@ profile=${1:-build}
 # libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
 # in too, but clashd now links it itself).
 pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev"
-if [ "$profile" = test ]; then
+if [ "$profile" = test ] || [ "$profile" = bench ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
 	# curl: the server suites and the README examples talk to clashd over HTTP
 	# (and HTTPS); openssl: the service suite makes a self-signed certificate;
@@ -25,6 +25,13 @@ if [ "$profile" = test ]; then
 	if ! command -v npm >/dev/null 2>&1; then
 		pkgs="$pkgs nodejs npm"
 	fi
+fi
+
+if [ "$profile" = bench ]; then
+	# The peers of bench/core (libccd, FCL 0.7, Bullet's btGjkEpa2; GLPK
+	# is a test dependency already), g++ for their C++ APIs, gnuplot for
+	# the plot of time against vertex count.
+	pkgs="$pkgs g++ libccd-dev libfcl-dev libbullet-dev gnuplot-nox"
 fi
 
 missing=""

@@ -1,0 +1,94 @@
+/*
+ * ours.c — the clash core's methods as benchmark methods (see bench.h).
+ *
+ * Each query builds nothing: the shapes (borrowed local vertices, posed by
+ * quaternion and translation, as a client's Query gives them) are set up in
+ * prepare, and the query is one call into the core, as the server makes it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "clash.h"
+
+typedef struct ours {
+	clash_shape a, b;
+	clash_options opt;
+	int (*fn)(const clash_shape *, const clash_shape *, const clash_options *, clash_result *);
+} ours;
+
+static int posed(clash_shape *s, const bench_shape *b)
+{
+	return clash_shape_init(s, 3, b->v, b->m) || clash_shape_set_quaternion(s, b->q) ||
+	       clash_shape_set_translation(s, b->t);
+}
+
+static ours *make(const bench_case *c)
+{
+	ours *h = calloc(1, sizeof *h);
+	if (!h || posed(&h->a, &c->a) || posed(&h->b, &c->b)) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+static void answer(const clash_result *r, int rc, bench_answer *out)
+{
+	out->intersecting = rc == CLASH_OK ? r->intersecting : -1;
+	out->distance = rc == CLASH_OK && (r->has & CLASH_HAS_DISTANCE) ? r->distance : NAN;
+	out->depth = rc == CLASH_OK && (r->has & CLASH_HAS_DEPTH) ? r->depth : NAN;
+	if (rc == CLASH_OK && r->intersecting && !(r->has & CLASH_HAS_DEPTH) && (r->has & CLASH_HAS_DISTANCE))
+		out->depth = NAN;
+}
+
+static void *prep_gjk(const bench_case *c)
+{
+	ours *h = make(c);
+	if (h)
+		h->fn = clash_gjk;
+	return h;
+}
+
+static void *prep_simplex(const bench_case *c)
+{
+	ours *h = make(c);
+	if (h)
+		h->fn = clash_lp_simplex;
+	return h;
+}
+
+static void *prep_ipm(const bench_case *c)
+{
+	ours *h = make(c);
+	if (h)
+		h->fn = clash_lp_ipm;
+	return h;
+}
+
+static void query(void *p, bench_answer *out)
+{
+	ours *h = p;
+	clash_result r;
+	int rc = h->fn(&h->a, &h->b, &h->opt, &r);
+	answer(&r, rc, out);
+}
+
+static void release(void *p)
+{
+	free(p);
+}
+
+#define SEP (1u << BENCH_SEPARATED)
+#define TOUCH (1u << BENCH_TOUCHING)
+#define INTER (1u << BENCH_INTERSECTING)
+
+const bench_method bench_ours[] = {
+	{"clash_gjk", "clash", BENCH_DISTANCE, SEP | TOUCH, 1, 0, prep_gjk, query, release},
+	{"clash_gjk", "clash", BENCH_VERDICT, SEP | TOUCH | INTER, 1, 0, prep_gjk, query, release},
+	{"clash_gjk (EPA)", "clash", BENCH_DEPTH, TOUCH | INTER, 1, 0, prep_gjk, query, release},
+	{"clash_lp_simplex", "clash", BENCH_LP, SEP | TOUCH | INTER, 1, 20000, prep_simplex, query,
+	 release},
+	{"clash_lp_ipm", "clash", BENCH_LP, SEP | TOUCH | INTER, 0, 20000, prep_ipm, query, release},
+	{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};

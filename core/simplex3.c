@@ -1,0 +1,304 @@
+/*
+ * simplex3.c — the distance sub-algorithm of a GJK step in 3-D, by region
+ * tests (see simplex.h, simplex3_step).
+ *
+ * Johnson's sub-algorithm (simplex.c) evaluates the cofactors of every
+ * subset of Y and then tests the conditions of GJK88 Theorem 3 subset by
+ * subset.  In a GJK step most of that is known in advance: Y = Vbar + {w},
+ * where Vbar carried the previous v in its relative interior and w is the
+ * new support point, so the answer is a face of co Y that contains w
+ * (GJK88 section VI: "put one face ... at the head of the list").  In 3-D
+ * the conditions of Theorem 3 restricted to those faces are a handful of
+ * inner and triple products (the Voronoi-region tests of a segment,
+ * triangle and tetrahedron), which is all this file computes to choose the
+ * face.  The point v on the chosen face, and its weights, then come from
+ * the same orthogonal projection as in simplex.c (Gram-Schmidt done twice),
+ * written out for three coordinates: v stays orthogonal to the face to
+ * working precision however small |v| is, which is what lets near-touching
+ * shapes get a normal that separates.
+ *
+ * Everything degenerate goes back to the caller (return 0), who runs the
+ * full Johnson table with its backup procedure: an edge or triangle thinner
+ * than rounding, a tetrahedron of no volume, a face choice contradicted by
+ * the weights of its projection.  So the fast path only ever answers where
+ * its decision is the one Theorem 3 makes.
+ */
+#include <float.h>
+#include <math.h>
+
+#include "simplex.h"
+
+/* Same threshold as simplex_project: an edge whose component off the span
+ * of the previous ones is below this many ulps of the longest edge is
+ * rounding, not geometry. */
+#define DEPENDENT_ULPS 64.0
+
+/* A triple product whose magnitude is below this many ulps of the product
+ * of its three vectors' lengths decides nothing: the side of the plane is
+ * rounding.  */
+#define SIDE_ULPS 16.0
+
+static inline double dot3(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void sub3(double *d, const double *a, const double *b)
+{
+	d[0] = a[0] - b[0];
+	d[1] = a[1] - b[1];
+	d[2] = a[2] - b[2];
+}
+
+static inline void cross3(double *c, const double *a, const double *b)
+{
+	c[0] = a[1] * b[2] - a[2] * b[1];
+	c[1] = a[2] * b[0] - a[0] * b[2];
+	c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void set_point(const double *const *y, int n, int i, simplex_solution *sol)
+{
+	for (int k = 0; k < n; k++)
+		sol->lambda[k] = 0.0;
+	sol->lambda[i] = 1.0;
+	sol->mask = 1u << i;
+	sol->v[0] = y[i][0];
+	sol->v[1] = y[i][1];
+	sol->v[2] = y[i][2];
+	sol->vv = dot3(sol->v, sol->v);
+}
+
+/* v = v(aff {y_i, y_j}) by the projection of simplex_project (base y_i,
+ * the lower index).  Returns 0 if the edge is rounding. */
+static int project_edge(const double *const *y, int n, int i, int j, simplex_solution *sol)
+{
+	if (i > j) {
+		int t = i;
+		i = j;
+		j = t;
+	}
+	const double *p = y[i];
+	double u[3];
+	sub3(u, y[j], p);
+	double len = sqrt(dot3(u, u));
+	if (!(len > 0.0))
+		return 0;
+	double inv = 1.0 / len;
+	u[0] *= inv;
+	u[1] *= inv;
+	u[2] *= inv;
+	double v[3] = {p[0], p[1], p[2]}, coef = 0.0;
+	for (int pass = 0; pass < 2; pass++) {
+		double c = dot3(u, v);
+		coef += c;
+		v[0] -= c * u[0];
+		v[1] -= c * u[1];
+		v[2] -= c * u[2];
+	}
+	double t = -coef / len;
+	for (int k = 0; k < n; k++)
+		sol->lambda[k] = 0.0;
+	sol->lambda[j] = t;
+	sol->lambda[i] = 1.0 - t;
+	sol->mask = (1u << i) | (1u << j);
+	sol->v[0] = v[0];
+	sol->v[1] = v[1];
+	sol->v[2] = v[2];
+	sol->vv = dot3(v, v);
+	return 1;
+}
+
+/* v = v(aff {y_i, y_j, y_k}), i < j < k, as simplex_project computes it.
+ * Returns 0 if the triangle is thinner than rounding. */
+static int project_triangle(const double *const *y, int n, int i, int j, int k,
+                            simplex_solution *sol)
+{
+	const double *p = y[i];
+	double q0[3], q1[3];
+	sub3(q0, y[j], p);
+	sub3(q1, y[k], p);
+	double l0 = sqrt(dot3(q0, q0)), l1 = sqrt(dot3(q1, q1));
+	if (!(l0 > 0.0))
+		return 0;
+	double longest = l0 > l1 ? l0 : l1;
+	double inv = 1.0 / l0;
+	q0[0] *= inv;
+	q0[1] *= inv;
+	q0[2] *= inv;
+	double r01 = 0.0;
+	for (int pass = 0; pass < 2; pass++) {
+		double c = dot3(q0, q1);
+		r01 += c;
+		q1[0] -= c * q0[0];
+		q1[1] -= c * q0[1];
+		q1[2] -= c * q0[2];
+	}
+	double l1o = sqrt(dot3(q1, q1));
+	if (!(l1o > DEPENDENT_ULPS * DBL_EPSILON * longest))
+		return 0;
+	inv = 1.0 / l1o;
+	q1[0] *= inv;
+	q1[1] *= inv;
+	q1[2] *= inv;
+	double v[3] = {p[0], p[1], p[2]}, c0 = 0.0, c1 = 0.0;
+	for (int pass = 0; pass < 2; pass++) {
+		double c = dot3(q0, v);
+		c0 += c;
+		v[0] -= c * q0[0];
+		v[1] -= c * q0[1];
+		v[2] -= c * q0[2];
+		c = dot3(q1, v);
+		c1 += c;
+		v[0] -= c * q1[0];
+		v[1] -= c * q1[1];
+		v[2] -= c * q1[2];
+	}
+	double x1 = -c1 / l1o;
+	double x0 = (-c0 - r01 * x1) / l0;
+	for (int m = 0; m < n; m++)
+		sol->lambda[m] = 0.0;
+	sol->lambda[j] = x0;
+	sol->lambda[k] = x1;
+	sol->lambda[i] = 1.0 - x0 - x1;
+	sol->mask = (1u << i) | (1u << j) | (1u << k);
+	sol->v[0] = v[0];
+	sol->v[1] = v[1];
+	sol->v[2] = v[2];
+	sol->vv = dot3(v, v);
+	return 1;
+}
+
+/* The weights of a face's projection must be those of a point in its
+ * relative interior (condition 2 of Theorem 3); a face chosen by the region
+ * tests whose projection says otherwise was a rounding call. */
+static int interior(const simplex_solution *sol, int n)
+{
+	for (int i = 0; i < n; i++)
+		if ((sol->mask & (1u << i)) && !(sol->lambda[i] > 0.0))
+			return 0;
+	return 1;
+}
+
+/* Nearest point of the segment {y_a, y_w} (w the new point). */
+static int segment(const double *const *y, int n, int a, int w, simplex_solution *sol)
+{
+	double e[3];
+	sub3(e, y[a], y[w]);
+	/* The parameter from w towards a: t = -w.e / e.e, in (0, 1) inside. */
+	double s = -dot3(y[w], e);
+	if (!(s > 0.0)) {
+		set_point(y, n, w, sol);
+		return 1;
+	}
+	if (!(s < dot3(e, e)))
+		return 0; /* beyond a: not a GJK step's answer */
+	return project_edge(y, n, a, w, sol) && interior(sol, n);
+}
+
+/* Nearest point of the triangle {y_a, y_b, y_w} (w the new point), by the
+ * region tests of Ericson's ClosestPtPointTriangle with the origin as the
+ * query point. */
+static int triangle(const double *const *y, int n, int a, int b, int w, simplex_solution *sol)
+{
+	const double *pw = y[w], *pa = y[a], *pb = y[b];
+	double ab[3], ac[3];
+	sub3(ab, pa, pw);
+	sub3(ac, pb, pw);
+	/* Vertex w. */
+	double d1 = -dot3(ab, pw), d2 = -dot3(ac, pw);
+	if (d1 <= 0.0 && d2 <= 0.0) {
+		set_point(y, n, w, sol);
+		return 1;
+	}
+	/* Vertex a. */
+	double d3 = -dot3(ab, pa), d4 = -dot3(ac, pa);
+	if (d3 >= 0.0 && d4 <= d3)
+		return 0; /* not containing w: the old answer, not a step's */
+	/* Edge w-a. */
+	double vc = d1 * d4 - d3 * d2;
+	if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0)
+		return project_edge(y, n, a, w, sol) && interior(sol, n);
+	/* Vertex b. */
+	double d5 = -dot3(ab, pb), d6 = -dot3(ac, pb);
+	if (d6 >= 0.0 && d5 <= d6)
+		return 0;
+	/* Edge w-b. */
+	double vb = d5 * d2 - d1 * d6;
+	if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0)
+		return project_edge(y, n, b, w, sol) && interior(sol, n);
+	/* Edge a-b: not containing w. */
+	double va = d3 * d6 - d5 * d4;
+	if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0)
+		return 0;
+	/* The face. */
+	int i = a, j = b, k = w;
+	/* sort the three slot indices, as the generic projection takes them */
+	if (i > j) { int t = i; i = j; j = t; }
+	if (j > k) { int t = j; j = k; k = t; }
+	if (i > j) { int t = i; i = j; j = t; }
+	return project_triangle(y, n, i, j, k, sol) && interior(sol, n);
+}
+
+int simplex3_step(const double *const *y, int n, simplex_solution *sol)
+{
+	const int w = n - 1;
+	if (n == 1) {
+		set_point(y, n, 0, sol);
+		return 1;
+	}
+	if (n == 2)
+		return segment(y, n, 0, w, sol);
+	if (n == 3)
+		return triangle(y, n, 0, 1, w, sol);
+
+	/* The tetrahedron {0, 1, 2, w}: which faces through w have the origin
+	 * on their far side from the opposite vertex? */
+	static const int face[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}}; /* i, j, opposite */
+	const double *pw = y[w];
+	double e[3][3];
+	for (int i = 0; i < 3; i++)
+		sub3(e[i], y[i], pw);
+	double ratio[3];
+	int outside = 0;
+	for (int f = 0; f < 3; f++) {
+		double nrm[3];
+		cross3(nrm, e[face[f][0]], e[face[f][1]]);
+		double sx = dot3(nrm, e[face[f][2]]); /* opposite vertex */
+		double so = -dot3(nrm, pw);           /* origin */
+		/* A tetrahedron thinner than rounding decides nothing. */
+		double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
+		double scale = sqrt(l0 * l1 * l2);
+		if (!(fabs(sx) > SIDE_ULPS * DBL_EPSILON * scale))
+			return 0;
+		ratio[face[f][2]] = so / sx; /* barycentric weight of the opposite vertex */
+		if (so * sx < 0.0)
+			outside |= 1 << f;
+	}
+	if (!outside) {
+		/* The origin is inside: the whole tetrahedron, weights from the
+		 * volumes. */
+		double lw = 1.0 - ratio[0] - ratio[1] - ratio[2];
+		if (!(lw >= 0.0))
+			return 0;
+		for (int i = 0; i < 3; i++)
+			sol->lambda[i] = ratio[i];
+		sol->lambda[w] = lw;
+		sol->mask = 0xfu;
+		sol->v[0] = sol->v[1] = sol->v[2] = 0.0;
+		sol->vv = 0.0;
+		return 1;
+	}
+	int found = 0;
+	for (int f = 0; f < 3; f++) {
+		if (!(outside & (1 << f)))
+			continue;
+		simplex_solution cand;
+		if (!triangle(y, n, face[f][0], face[f][1], w, &cand))
+			return 0;
+		if (!found || cand.vv < sol->vv)
+			*sol = cand;
+		found = 1;
+	}
+	return found;
+}
