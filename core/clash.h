@@ -178,7 +178,25 @@ typedef struct clash_options {
 	 * the caller bounds.  Other methods should read it in their iteration
 	 * loops the same way. */
 	const volatile int *cancel;
+	/* What the caller needs: CLASH_WANT_* bits, 0 for everything the
+	 * method answers.  Method gjk does the least work that answers what is
+	 * asked: CLASH_WANT_VERDICT alone stops at the first separating
+	 * direction (a support point w with v.w / |v| beyond the radii: the
+	 * answer then has a separating plane and distance_lower_bound) or the
+	 * first simplex that holds the origin or comes within the radii (the
+	 * answer is only the verdict); without CLASH_WANT_DEPTH it skips the
+	 * penetration depth (EPA).  `has` says what the answer carries.  The
+	 * verdict is the one the full query would give.  Methods that only
+	 * answer the verdict (simplex, ipm) ignore it. */
+	unsigned want;
 } clash_options;
+
+/* Bits of clash_options.want. */
+enum clash_want {
+	CLASH_WANT_VERDICT = 1u << 0,  /* intersecting */
+	CLASH_WANT_DISTANCE = 1u << 1, /* distance, near points, separating plane */
+	CLASH_WANT_DEPTH = 1u << 2     /* penetration depth, its normal and points */
+};
 
 /* Which members of a clash_result a method filled (clash_result.has). */
 enum clash_has {

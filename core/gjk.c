@@ -68,6 +68,8 @@ typedef struct gjk_query {
 	/* table holds the cofactors of pts (the fast path does not fill it;
 	 * the backup procedure and the depth bound build it on demand). */
 	int table_ok;
+	/* v.w of the last examine: the lower bound v.w/|v| on the distance. */
+	double vw;
 	simplex_table table;
 } gjk_query;
 
@@ -197,7 +199,15 @@ static void advance(gjk_query *q, const simplex_solution *sol)
 	free_slot(q);
 }
 
-enum gjk_step { GJK_CONTINUE, GJK_ADVANCE, GJK_INTERSECT, GJK_CONVERGED, GJK_STALLED };
+enum gjk_step {
+	GJK_CONTINUE,
+	GJK_ADVANCE,
+	GJK_INTERSECT,
+	GJK_CONVERGED,
+	GJK_STALLED,
+	GJK_APART,  /* verdict only: a separating direction beyond the radii */
+	GJK_WITHIN  /* verdict only: v within the radii (and tolerance) */
+};
 
 /* Step 3 of the Numerical Algorithm for the current v = sol->v: intersect
  * when v = 0 (within tolerance; a full simplex is only returned around the
@@ -234,6 +244,7 @@ static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double t
 	 * bound v.w/|v|; stop when it is within tolerance (g <= tol |v|), or
 	 * within the rounding of the inner products themselves
 	 * (g <= 8 eps |v| max(|w|, |v|)). */
+	q->vw = vw;
 	double g = vv - vw;
 	const double ro = GJK_ROUNDOFF_ULPS * DBL_EPSILON;
 	if (g <= 0.0 || g * g <= tol_f * tol_f * vv || g * g <= ro * ro * vv * fmax(ww, vv) ||
@@ -269,6 +280,36 @@ static int check_inputs(const clash_shape *a, const clash_shape *b,
 				return CLASH_EWARM;
 	}
 	return CLASH_OK;
+}
+
+/* The mean of up to four vertices spread over the array, posed: a cheap
+ * stand-in for the centroid, to point the first support evaluation (any
+ * direction is correct; a good one saves iterations). */
+static void sample_centre(const clash_shape *s, double *c)
+{
+	const int n = s->dim;
+	const size_t m1 = s->count / 3, m2 = (2 * s->count) / 3, m3 = s->count - 1;
+	const double *v = s->vertices;
+	double m[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] + 0.25 * v[m2 * (size_t)n + k] +
+		       0.25 * v[m3 * (size_t)n + k];
+	if (!s->posed) {
+		vec_copy(c, m, n);
+		return;
+	}
+	if (n == 3) {
+		const double *l = s->linear, *t = s->translation;
+		for (int r = 0; r < 3; r++)
+			c[r] = t[r] + l[r] * m[0] + l[3 + r] * m[1] + l[6 + r] * m[2];
+		return;
+	}
+	for (int r = 0; r < n; r++) {
+		double x = s->translation[r];
+		for (int k = 0; k < n; k++)
+			x += s->linear[k * n + r] * m[k];
+		c[r] = x;
+	}
 }
 
 /* Frame to world: x * unit + shift. */
@@ -319,6 +360,81 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 	return e.converged;
 }
 
+/* The answer to a verdict-only query (CLASH_WANT_VERDICT alone) that found
+ * the shapes apart: the unit normal dir (frame, from a towards b), the
+ * lower bound `lower` (frame units) on the hull distance along it, and the
+ * support point w whose a and b touch the slab: the plane in the middle of
+ * the gap, as the full answer places it, and distance_lower_bound.  The
+ * simplex so far for a warm start. */
+static int verdict_apart(const gjk_query *q, const double *dir, double lower, const gjk_point *w,
+                         double unit, const double *shift, const clash_shape *a,
+                         const clash_shape *b, clash_result *r)
+{
+	const int n = q->dim;
+	const double rsum = a->radius + b->radius;
+	double ns = 0.0;
+	for (int k = 0; k < n; k++) {
+		r->normal[k] = dir[k] + 0.0;
+		ns += r->normal[k] * shift[k];
+	}
+	double ha = vec_dot(r->normal, w->a, n), hb = vec_dot(r->normal, w->b, n);
+	r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
+	r->distance_lower_bound = fmax(0.0, lower * unit - rsum);
+	r->intersecting = 0;
+	r->has |= CLASH_HAS_PLANE | CLASH_HAS_DISTANCE_BOUND;
+	r->converged = (hb - ha) * unit - rsum > 0.0;
+	if (!(r->has & CLASH_HAS_WARM)) {
+		r->has |= CLASH_HAS_WARM;
+		r->warm_count = (size_t)q->npts;
+		for (int i = 0; i < q->npts; i++) {
+			r->warm_a[i] = q->pts[i]->ia;
+			r->warm_b[i] = q->pts[i]->ib;
+		}
+	}
+	if (!isfinite(r->offset) || !vec_isfinite(r->normal, n) ||
+	    !isfinite(r->distance_lower_bound)) {
+		memset(r, 0, sizeof *r);
+		return CLASH_ERANGE;
+	}
+	return CLASH_OK;
+}
+
+/* The answer to a verdict-only query after the iterations: apart when
+ * stopped on a separating direction, or (ran to the end) by the full
+ * answer's rule, the hull distance |v| less the radii above the
+ * tolerance; otherwise intersecting, and nothing more.  Either way the
+ * final simplex, for a warm start. */
+static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_step st,
+                   double vnorm, double unit, const double *shift, double tol,
+                   const clash_shape *a, const clash_shape *b, clash_result *r)
+{
+	const int n = q->dim;
+	const double rsum = a->radius + b->radius;
+	r->warm_count = 0;
+	for (int i = 0; i < q->npts; i++)
+		if (sol->mask & (1u << i)) {
+			r->warm_a[r->warm_count] = q->pts[i]->ia;
+			r->warm_b[r->warm_count] = q->pts[i]->ib;
+			r->warm_count++;
+		}
+	r->has = CLASH_HAS_WARM;
+	r->converged = st != GJK_STALLED;
+	int apart = st == GJK_APART ||
+	            ((st == GJK_CONVERGED || st == GJK_STALLED) && vnorm * unit - rsum > tol);
+	if (!apart) {
+		r->intersecting = 1;
+		return CLASH_OK;
+	}
+	double dir[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		dir[k] = -sol->v[k] / vnorm;
+	int converged = r->converged;
+	int rc = verdict_apart(q, dir, q->vw > 0.0 ? q->vw / vnorm : 0.0, q->w, unit, shift, a, b, r);
+	if (rc == CLASH_OK && !converged)
+		r->converged = 0;
+	return rc;
+}
+
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
@@ -334,10 +450,35 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	const int n = a->dim;
 	r->dim = n;
 
-	/* Bounding balls: the initial direction (GJK88 section VI uses the
-	 * centroids), the shift point, the frame's unit and D(K) of (37). */
+	/* The initial direction (GJK88 section VI uses the centroids'): the
+	 * difference of the means of a few vertices of each shape.  The
+	 * first pass over each shape's vertices then finds its support point
+	 * in that direction together with its bounding ball (the shift point,
+	 * the frame's unit and D(K) of (37)) and the test for NaN, so a query
+	 * reads every vertex once before it iterates. */
+	double d0[CLASH_MAX_DIM], sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
+	const int warm = opt && opt->warm_count > 0;
+	sample_centre(a, sa);
+	sample_centre(b, sb);
+	double big = 0.0;
+	for (int k = 0; k < n; k++) {
+		d0[k] = 0.5 * sb[k] - 0.5 * sa[k];
+		big = fmax(big, fabs(d0[k]));
+	}
+	if (!(big > 0.0) || !isfinite(big)) {
+		vec_zero(d0, n);
+		d0[0] = 1.0;
+	} else {
+		for (int k = 0; k < n; k++)
+			d0[k] /= big;
+	}
+	double nd0[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		nd0[k] = -d0[k];
 	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
-	if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
+	size_t ia0 = 0, ib0 = 0;
+	if ((err = support_bounds_extreme(a, d0, ca, &ra, &ia0)) ||
+	    (err = support_bounds_extreme(b, nd0, cb, &rb, &ib0)))
 		return err;
 	double shift[CLASH_MAX_DIM], dc[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++) {
@@ -369,9 +510,17 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	const double tol_f = tol * inv; /* in frame units */
 	int max_iter = (opt && opt->max_iterations > 0) ? opt->max_iterations
 	                                                : CLASH_GJK_MAX_ITERATIONS;
+	const unsigned want = opt ? opt->want : 0;
+	const int verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
+	const int depth_wanted = !want || (want & CLASH_WANT_DEPTH);
+	const double rsum = a->radius + b->radius;
+	/* The verdict's threshold on the hull distance: the radii and the
+	 * tolerance, in frame units (as the full answer decides it below). */
+	const double reach_f = rsum * inv + tol_f;
 
-	/* V_0: the warm simplex, or the single point s_K(-(c_a - c_b)). */
-	if (opt && opt->warm_count > 0) {
+	/* V_0: the warm simplex, or the single point s_K(d0), from the
+	 * first pass. */
+	if (warm) {
 		for (size_t i = 0; i < opt->warm_count; i++) {
 			gjk_point *p = &q.slot[q.npts];
 			point_from_indices(&q, opt->warm_a[i], opt->warm_b[i], p);
@@ -382,15 +531,23 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		}
 		q.fresh = q.npts == 1;
 	} else {
-		double d[CLASH_MAX_DIM];
-		for (int k = 0; k < n; k++)
-			d[k] = -dc[k];
-		if (half_gap == 0.0)
-			d[0] = 1.0;
 		q.pts[0] = &q.slot[0];
-		support_k(&q, d, q.pts[0]);
+		point_from_indices(&q, ia0, ib0, q.pts[0]);
 		q.npts = 1;
 		q.fresh = 1;
+		/* A verdict may already be in: w0 = s_K(d0) maximizes d0.y over
+		 * K, so d0.w0 < 0 puts all of K on one side of a plane through
+		 * the origin, -d0.w0/|d0| from it. */
+		if (verdict_only) {
+			double dw = vec_dot(d0, q.pts[0]->y, n), dd = vec_dot(d0, d0, n);
+			if (dw < 0.0 && dw * dw > reach_f * reach_f * dd) {
+				double len = sqrt(dd), dir[CLASH_MAX_DIM];
+				for (int k = 0; k < n; k++)
+					dir[k] = d0[k] / len;
+				r->iterations = 1;
+				return verdict_apart(&q, dir, -dw / len, q.pts[0], unit, shift, a, b, r);
+			}
+		}
 	}
 
 	free_slot(&q);
@@ -410,6 +567,18 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->backups += backup;
 		for (;;) {
 			st = examine(&q, &sol, tol_f); /* step 3 */
+			if (verdict_only && (st == GJK_CONTINUE || st == GJK_CONVERGED)) {
+				/* The bounds v.w/|v| <= d <= |v| on the hull
+				 * distance d already decide the verdict? */
+				if (q.vw > 0.0 && q.vw * q.vw > reach_f * reach_f * sol.vv) {
+					st = GJK_APART;
+					break;
+				}
+				if (rsum > 0.0 && sol.vv <= reach_f * reach_f) {
+					st = GJK_WITHIN;
+					break;
+				}
+			}
 			if (st != GJK_CONTINUE)
 				break;
 			if (k == 0 || sol.vv < prev) { /* step 4: still descending */
@@ -435,6 +604,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	const int intersect = st == GJK_INTERSECT;
 	const double vnorm = sqrt(sol.vv);
 	const gjk_point *w = q.w; /* the last support point (not when intersecting) */
+	if (verdict_only)
+		return verdict(&q, &sol, st, vnorm, unit, shift, tol, a, b, r);
 	int converged = st != GJK_STALLED;
 
 	/* Near points of the hulls: eq. (23)-(24) with the final weights. */
@@ -455,7 +626,6 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	to_world(xb, pb, unit, shift, n);
 
 	r->has = CLASH_HAS_DISTANCE | CLASH_HAS_WARM;
-	const double rsum = a->radius + b->radius;
 	const double hull = intersect ? 0.0 : vnorm * unit;
 	if (intersect) {
 		double depth = 0.0;
@@ -469,7 +639,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->depth_lower_bound = depth + rsum;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
-		if (n <= EPA_MAX_DIM &&
+		if (n <= EPA_MAX_DIM && depth_wanted &&
 		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r))
 			converged = 0;
 	} else if (hull - rsum <= tol) {
@@ -486,7 +656,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		 * points' direction n = -v/|v|: moving b that far along n leaves
 		 * the hulls rsum apart.  The deepest points are the near points
 		 * pushed out by the radii. */
-		if (n <= EPA_MAX_DIM) {
+		if (n <= EPA_MAX_DIM && depth_wanted) {
 			r->has |= CLASH_HAS_DEPTH;
 			r->depth = r->depth_lower_bound;
 			for (int k = 0; k < n; k++) {

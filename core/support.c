@@ -88,12 +88,11 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 	return bad != 0.0;
 }
 
-int support_bounds(const clash_shape *s, double *center, double *radius)
+/* The ball of a shape's hull from its local box: see support_bounds. */
+static int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
+                       double *center, double *radius)
 {
 	int n = s->dim;
-	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	if (box(s->vertices, s->count, n, lo, hi))
-		return CLASH_ERANGE;
 	if (!vec_isfinite(lo, n) || !vec_isfinite(hi, n))
 		return CLASH_ERANGE;
 	/* Halves first: (hi + lo) could overflow, hi/2 + lo/2 cannot. */
@@ -105,6 +104,14 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 	if (!s->posed) {
 		vec_copy(center, c, n);
 		*radius = vec_norm(h, n);
+	} else if (n == 3) {
+		const double *l = s->linear, *t = s->translation;
+		double hw[3];
+		for (int r = 0; r < 3; r++) {
+			center[r] = t[r] + l[r] * c[0] + l[3 + r] * c[1] + l[6 + r] * c[2];
+			hw[r] = fabs(l[r]) * h[0] + fabs(l[3 + r]) * h[1] + fabs(l[6 + r]) * h[2];
+		}
+		*radius = vec_norm(hw, 3);
 	} else {
 		/* Centre maps exactly; the box's half-extents map into the box
 		 * of half-extents |L| h, whose half-diagonal bounds the hull. */
@@ -125,6 +132,120 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 	return CLASH_OK;
 }
 
+
+int support_bounds(const clash_shape *s, double *center, double *radius)
+{
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	if (box(s->vertices, s->count, s->dim, lo, hi))
+		return CLASH_ERANGE;
+	return ball_of_box(s, lo, hi, center, radius);
+}
+
+/* box() and support_max_dot() in one pass: the box of the vertices, the
+ * NaN test, and the first vertex of largest inner product with e. */
+static int box_extreme(const double *v, size_t count, int n, const double *e, double *lo,
+                       double *hi, size_t *extreme)
+{
+	if (n != 3) {
+		*extreme = support_max_dot(v, count, n, e);
+		return box(v, count, n, lo, hi);
+	}
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
+	double b[2], bi[2];
+	b[0] = b[1] = (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	bi[0] = bi[1] = 0.0;
+	size_t i = 0;
+#if defined(__SSE2__)
+	{
+		__m128d la = _mm_loadu_pd(v), lb = _mm_set_pd(v[0], v[2]), lc = _mm_loadu_pd(v + 1);
+		__m128d ha = la, hb = lb, hc = lc, sum = _mm_setzero_pd(), zero = _mm_setzero_pd();
+		const __m128d E0 = _mm_set1_pd(e0), E1 = _mm_set1_pd(e1), E2 = _mm_set1_pd(e2);
+		const __m128d two = _mm_set1_pd(2.0);
+		__m128d best = _mm_set1_pd(b[0]), idx = _mm_setzero_pd(), cur = _mm_set_pd(1.0, 0.0);
+		for (; i + 2 <= count; i += 2) {
+			const double *p = v + 3 * i;
+			__m128d x = _mm_loadu_pd(p), y = _mm_loadu_pd(p + 2), z = _mm_loadu_pd(p + 4);
+			la = _mm_min_pd(x, la);
+			lb = _mm_min_pd(y, lb);
+			lc = _mm_min_pd(z, lc);
+			ha = _mm_max_pd(x, ha);
+			hb = _mm_max_pd(y, hb);
+			hc = _mm_max_pd(z, hc);
+			sum = _mm_add_pd(sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), zero));
+			__m128d X = _mm_shuffle_pd(x, y, 2), Y = _mm_shuffle_pd(x, z, 1);
+			__m128d Z = _mm_shuffle_pd(y, z, 2);
+			__m128d d = _mm_add_pd(_mm_add_pd(_mm_mul_pd(X, E0), _mm_mul_pd(Y, E1)),
+			                       _mm_mul_pd(Z, E2));
+			__m128d m = _mm_cmpgt_pd(d, best);
+			best = _mm_max_pd(d, best);
+			idx = _mm_or_pd(_mm_and_pd(m, cur), _mm_andnot_pd(m, idx));
+			cur = _mm_add_pd(cur, two);
+		}
+		double a2[2], b2[2], c2[2], s2[2];
+		_mm_storeu_pd(a2, la);
+		_mm_storeu_pd(b2, lb);
+		_mm_storeu_pd(c2, lc);
+		l[0] = a2[0] < b2[1] ? a2[0] : b2[1];
+		l[1] = a2[1] < c2[0] ? a2[1] : c2[0];
+		l[2] = b2[0] < c2[1] ? b2[0] : c2[1];
+		_mm_storeu_pd(a2, ha);
+		_mm_storeu_pd(b2, hb);
+		_mm_storeu_pd(c2, hc);
+		h[0] = a2[0] > b2[1] ? a2[0] : b2[1];
+		h[1] = a2[1] > c2[0] ? a2[1] : c2[0];
+		h[2] = b2[0] > c2[1] ? b2[0] : c2[1];
+		_mm_storeu_pd(s2, sum);
+		bad = s2[0] + s2[1];
+		_mm_storeu_pd(b, best);
+		_mm_storeu_pd(bi, idx);
+	}
+#endif
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		for (int k = 0; k < 3; k++) {
+			double x = p[k];
+			l[k] = x < l[k] ? x : l[k];
+			h[k] = x > h[k] ? x : h[k];
+			bad += x * 0.0;
+		}
+		double d = (p[0] * e0 + p[1] * e1) + p[2] * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
+	}
+	vec_copy(lo, l, 3);
+	vec_copy(hi, h, 3);
+	*extreme = (size_t)(b[1] > b[0] || (b[1] == b[0] && bi[1] < bi[0]) ? bi[1] : bi[0]);
+	return bad != 0.0;
+}
+
+int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
+                           double *radius, size_t *extreme)
+{
+	const int n = s->dim;
+	double e[CLASH_MAX_DIM], lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	if (!s->posed) {
+		vec_copy(e, d, n);
+	} else if (n == 3) {
+		const double *l = s->linear;
+		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
+		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
+		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
+	} else {
+		for (int k = 0; k < n; k++) {
+			double x = 0.0;
+			for (int r = 0; r < n; r++)
+				x += s->linear[k * n + r] * d[r]; /* (L^T d)_k */
+			e[k] = x;
+		}
+	}
+	if (box_extreme(s->vertices, s->count, n, e, lo, hi, extreme))
+		return CLASH_ERANGE;
+	return ball_of_box(s, lo, hi, center, radius);
+}
+
 void support_frame_init(support_frame *f, const clash_shape *s,
                         const double *shift, double scale)
 {
@@ -136,8 +257,13 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->scale = scale;
 	vec_copy(f->shift, shift, n);
 	if (s->posed) {
-		for (int i = 0; i < n * n; i++)
-			f->lin[i] = s->linear[i] * scale;
+		const int nn = n * n;
+		if (nn == 9)
+			for (int i = 0; i < 9; i++)
+				f->lin[i] = s->linear[i] * scale;
+		else
+			for (int i = 0; i < nn; i++)
+				f->lin[i] = s->linear[i] * scale;
 		/* (t - shift) first: for a shape far from the origin both are
 		 * large and nearly equal, and their difference is what matters. */
 		for (int r = 0; r < n; r++)
@@ -151,48 +277,93 @@ void support_frame_init(support_frame *f, const clash_shape *s,
  * every vertex wait for the previous one's compare).  Each lane keeps the
  * first of its equal maxima; the lanes are merged by value, then by index,
  * so the answer is the first vertex of largest inner product, exactly as a
- * plain scan gives it. */
-/* Branch-free: which vertex wins is data, not control (a mispredicted
- * branch per new maximum costs more than the inner products of a small
- * polytope), so the index is selected with a mask. */
+ * plain scan gives it.  Branch-free: which vertex wins is data, not
+ * control (a mispredicted branch per new maximum costs more than the inner
+ * products of a small polytope).  With SSE2 (every x86-64) a lane pair is
+ * one packed register: two vertices' coordinates are transposed into
+ * (x0 x1) (y0 y1) (z0 z1) and their inner products formed exactly as the
+ * scalar (x e0 + y e1) + z e2, so the arithmetic, and the answer, are the
+ * same bit for bit. */
 static size_t max_dot3(const double *v, size_t count, const double *e)
 {
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
-	double b0 = v[0] * e0 + v[1] * e1 + v[2] * e2, b1 = b0, b2 = b0, b3 = b0;
-	size_t i0 = 0, i1 = 0, i2 = 0, i3 = 0, i = 1;
-	for (; i + 4 <= count; i += 4) {
-		const double *p = v + 3 * i;
-		double d0 = p[0] * e0 + p[1] * e1 + p[2] * e2;
-		double d1 = p[3] * e0 + p[4] * e1 + p[5] * e2;
-		double d2 = p[6] * e0 + p[7] * e1 + p[8] * e2;
-		double d3 = p[9] * e0 + p[10] * e1 + p[11] * e2;
-		i0 ^= (i0 ^ i) & -(size_t)(d0 > b0);
-		b0 = d0 > b0 ? d0 : b0;
-		i1 ^= (i1 ^ (i + 1)) & -(size_t)(d1 > b1);
-		b1 = d1 > b1 ? d1 : b1;
-		i2 ^= (i2 ^ (i + 2)) & -(size_t)(d2 > b2);
-		b2 = d2 > b2 ? d2 : b2;
-		i3 ^= (i3 ^ (i + 3)) & -(size_t)(d3 > b3);
-		b3 = d3 > b3 ? d3 : b3;
+	double b[4], bi[4];
+	size_t i = 1;
+	b[0] = b[1] = b[2] = b[3] = (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	bi[0] = bi[1] = bi[2] = bi[3] = 0.0; /* indices, exact as doubles below 2^53 */
+#if defined(__SSE2__)
+	{
+		const __m128d E0 = _mm_set1_pd(e0), E1 = _mm_set1_pd(e1), E2 = _mm_set1_pd(e2);
+		__m128d best0 = _mm_set1_pd(b[0]), best1 = best0;
+		__m128d idx0 = _mm_setzero_pd(), idx1 = idx0;
+		__m128d cur0 = _mm_set_pd(2.0, 1.0), cur1 = _mm_set_pd(4.0, 3.0);
+		const __m128d four = _mm_set1_pd(4.0);
+		for (; i + 4 <= count; i += 4) {
+			const double *p = v + 3 * i;
+			__m128d a0 = _mm_loadu_pd(p), b0 = _mm_loadu_pd(p + 2), c0 = _mm_loadu_pd(p + 4);
+			__m128d a1 = _mm_loadu_pd(p + 6), b1 = _mm_loadu_pd(p + 8), c1 = _mm_loadu_pd(p + 10);
+			__m128d x0 = _mm_shuffle_pd(a0, b0, 2), y0 = _mm_shuffle_pd(a0, c0, 1);
+			__m128d z0 = _mm_shuffle_pd(b0, c0, 2);
+			__m128d x1 = _mm_shuffle_pd(a1, b1, 2), y1 = _mm_shuffle_pd(a1, c1, 1);
+			__m128d z1 = _mm_shuffle_pd(b1, c1, 2);
+			__m128d d0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x0, E0), _mm_mul_pd(y0, E1)),
+			                        _mm_mul_pd(z0, E2));
+			__m128d d1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x1, E0), _mm_mul_pd(y1, E1)),
+			                        _mm_mul_pd(z1, E2));
+			__m128d m0 = _mm_cmpgt_pd(d0, best0), m1 = _mm_cmpgt_pd(d1, best1);
+			best0 = _mm_max_pd(d0, best0);
+			best1 = _mm_max_pd(d1, best1);
+			idx0 = _mm_or_pd(_mm_and_pd(m0, cur0), _mm_andnot_pd(m0, idx0));
+			idx1 = _mm_or_pd(_mm_and_pd(m1, cur1), _mm_andnot_pd(m1, idx1));
+			cur0 = _mm_add_pd(cur0, four);
+			cur1 = _mm_add_pd(cur1, four);
+		}
+		_mm_storeu_pd(b, best0);
+		_mm_storeu_pd(b + 2, best1);
+		_mm_storeu_pd(bi, idx0);
+		_mm_storeu_pd(bi + 2, idx1);
 	}
+#else
+	{
+		size_t j0 = 0, j1 = 0, j2 = 0, j3 = 0;
+		double c0 = b[0], c1 = b[0], c2 = b[0], c3 = b[0];
+		for (; i + 4 <= count; i += 4) {
+			const double *p = v + 3 * i;
+			double d0 = (p[0] * e0 + p[1] * e1) + p[2] * e2;
+			double d1 = (p[3] * e0 + p[4] * e1) + p[5] * e2;
+			double d2 = (p[6] * e0 + p[7] * e1) + p[8] * e2;
+			double d3 = (p[9] * e0 + p[10] * e1) + p[11] * e2;
+			j0 ^= (j0 ^ i) & -(size_t)(d0 > c0);
+			c0 = d0 > c0 ? d0 : c0;
+			j1 ^= (j1 ^ (i + 1)) & -(size_t)(d1 > c1);
+			c1 = d1 > c1 ? d1 : c1;
+			j2 ^= (j2 ^ (i + 2)) & -(size_t)(d2 > c2);
+			c2 = d2 > c2 ? d2 : c2;
+			j3 ^= (j3 ^ (i + 3)) & -(size_t)(d3 > c3);
+			c3 = d3 > c3 ? d3 : c3;
+		}
+		b[0] = c0, b[1] = c1, b[2] = c2, b[3] = c3;
+		bi[0] = (double)j0, bi[1] = (double)j1, bi[2] = (double)j2, bi[3] = (double)j3;
+	}
+#endif
+	/* The tail goes to lane 0, which holds the lowest indices so far
+	 * among its equals; the tail's indices are larger than all. */
 	for (; i < count; i++) {
 		const double *p = v + 3 * i;
-		double d = p[0] * e0 + p[1] * e1 + p[2] * e2;
-		i0 ^= (i0 ^ i) & -(size_t)(d > b0);
-		b0 = d > b0 ? d : b0;
+		double d = (p[0] * e0 + p[1] * e1) + p[2] * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
 	}
 	/* Merge: the largest value, the lowest index among equals. */
-	if (b1 > b0 || (b1 == b0 && i1 < i0)) {
-		b0 = b1;
-		i0 = i1;
-	}
-	if (b3 > b2 || (b3 == b2 && i3 < i2)) {
-		b2 = b3;
-		i2 = i3;
-	}
-	if (b2 > b0 || (b2 == b0 && i2 < i0))
-		i0 = i2;
-	return i0;
+	double bv = b[0], bx = bi[0];
+	for (int l = 1; l < 4; l++)
+		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
+			bv = b[l];
+			bx = bi[l];
+		}
+	return (size_t)bx;
 }
 
 size_t support_max_dot(const double *v, size_t count, int dim, const double *e)

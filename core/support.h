@@ -35,6 +35,12 @@ typedef struct support_frame {
  * covers every vertex.  Returns CLASH_ERANGE for non-finite data. */
 int support_bounds(const clash_shape *s, double *center, double *radius);
 
+/* support_bounds and, in the same pass over the vertices, the index of the
+ * vertex extreme along world direction d (the first of the largest inner
+ * products, as support_eval). */
+int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
+                           double *radius, size_t *extreme);
+
 /* Set up the map of shape s into the frame x_frame = (x_world - shift) * scale. */
 void support_frame_init(support_frame *f, const clash_shape *s,
                         const double *shift, double scale);

@@ -51,6 +51,30 @@ static void *prep_gjk(const bench_case *c)
 	return h;
 }
 
+/* Distance only (no penetration depth): what the peers' distance queries
+ * answer. */
+static void *prep_distance(const bench_case *c)
+{
+	ours *h = make(c);
+	if (h) {
+		h->fn = clash_gjk;
+		h->opt.want = CLASH_WANT_VERDICT | CLASH_WANT_DISTANCE;
+	}
+	return h;
+}
+
+/* The verdict only: stops at the first separating direction or enclosing
+ * simplex. */
+static void *prep_verdict(const bench_case *c)
+{
+	ours *h = make(c);
+	if (h) {
+		h->fn = clash_gjk;
+		h->opt.want = CLASH_WANT_VERDICT;
+	}
+	return h;
+}
+
 static void *prep_simplex(const bench_case *c)
 {
 	ours *h = make(c);
@@ -85,8 +109,12 @@ static void release(void *p)
 #define INTER (1u << BENCH_INTERSECTING)
 
 const bench_method bench_ours[] = {
-	{"clash_gjk", "clash", BENCH_DISTANCE, SEP | TOUCH, 1, 0, prep_gjk, query, release},
-	{"clash_gjk", "clash", BENCH_VERDICT, SEP | TOUCH | INTER, 1, 0, prep_gjk, query, release},
+	{"clash_gjk want distance", "clash", BENCH_DISTANCE, SEP | TOUCH, 1, 0, prep_distance, query,
+	 release},
+	{"clash_gjk (all: + EPA depth)", "clash", BENCH_DISTANCE, SEP | TOUCH, 0, 0, prep_gjk, query,
+	 release},
+	{"clash_gjk want intersecting", "clash", BENCH_VERDICT, SEP | TOUCH | INTER, 1, 0,
+	 prep_verdict, query, release},
 	{"clash_gjk (EPA)", "clash", BENCH_DEPTH, TOUCH | INTER, 1, 0, prep_gjk, query, release},
 	{"clash_lp_simplex", "clash", BENCH_LP, SEP | TOUCH | INTER, 1, 20000, prep_simplex, query,
 	 release},
