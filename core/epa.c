@@ -159,16 +159,8 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 	const double *v = f->vertices;
 	size_t best = 0;
 	double bv = 0.0; /* vertex 0 scores 0; the first wins ties, as in support_eval */
-	if (n == 3) { /* straight-line loops the compiler can vectorize, as in support.c */
-		const double x0 = v[0], y0 = v[1], z0 = v[2], e0 = e[0], e1 = e[1], e2 = e[2];
-		for (size_t i = 1; i < f->count; i++) {
-			const double *q = v + 3 * i;
-			double s = (q[0] - x0) * e0 + (q[1] - y0) * e1 + (q[2] - z0) * e2;
-			if (s > bv) {
-				bv = s;
-				best = i;
-			}
-		}
+	if (n == 3) { /* the branch-free, vectorized scan of support.c */
+		best = support_max_dot_rel3(v, f->count, e);
 	} else if (n == 2) {
 		const double x0 = v[0], y0 = v[1], e0 = e[0], e1 = e[1];
 		for (size_t i = 1; i < f->count; i++) {
@@ -580,16 +572,17 @@ static int init_polyhedron(epa_poly *p)
 		f->alive = 1;
 		f->pass = 0;
 	}
-	/* Each directed edge (a, b) of one face is (b, a) in another. */
+	/* Each directed edge (a, b) of one face is (b, a) in another: the
+	 * face across edge k of face i is adj[i][k], where it is edge
+	 * adj_edge[i][k] (the same for either orientation of the map). */
+	static const int adj[4][3] = {{3, 2, 1}, {0, 2, 3}, {0, 3, 1}, {1, 2, 0}};
+	static const unsigned char adj_edge[4][3] = {{2, 0, 0}, {2, 2, 0}, {1, 1, 1}, {2, 1, 0}};
 	for (int i = 0; i < 4; i++)
 		for (int k = 0; k < 3; k++) {
-			int a = p->f[i].v[k], b = p->f[i].v[(k + 1) % 3];
-			for (int j = 0; j < 4; j++)
-				for (int l = 0; l < 3; l++)
-					if (p->f[j].v[l] == b && p->f[j].v[(l + 1) % 3] == a) {
-						p->f[i].adj[k] = j;
-						p->f[i].adj_edge[k] = (unsigned char)l;
-					}
+			p->f[i].adj[k] = adj[i][k];
+			p->f[i].adj_edge[k] = adj_edge[i][k];
+			assert(p->f[adj[i][k]].v[adj_edge[i][k]] == p->f[i].v[(k + 1) % 3] &&
+			       p->f[adj[i][k]].v[(adj_edge[i][k] + 1) % 3] == p->f[i].v[k]);
 		}
 	for (int i = 0; i < p->nv; i++)
 		p->vmark[i] = 0;

@@ -629,7 +629,10 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	const double hull = intersect ? 0.0 : vnorm * unit;
 	if (intersect) {
 		double depth = 0.0;
-		if (simplex_popcount(sol.mask) == n + 1) {
+		if (simplex_popcount(sol.mask) == n + 1 && n == 3) {
+			const double *y[4] = {q.pts[0]->y, q.pts[1]->y, q.pts[2]->y, q.pts[3]->y};
+			depth = simplex3_depth_bound(y) * unit;
+		} else if (simplex_popcount(sol.mask) == n + 1) {
 			if (!q.table_ok)
 				build_table(&q);
 			depth = simplex_depth_bound(&q.table) * unit;

@@ -69,6 +69,10 @@ double simplex_depth_bound(const simplex_table *t);
  * then the caller runs simplex_cofactors and simplex_johnson. */
 int simplex3_step(const double *const *y, int n, simplex_solution *sol);
 
+/* simplex_depth_bound for four points in 3-D (simplex3.c), from the facets'
+ * planes directly. */
+double simplex3_depth_bound(const double *const *y);
+
 static inline int simplex_popcount(unsigned m)
 {
 	return __builtin_popcount(m);

@@ -302,3 +302,29 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 	}
 	return found;
 }
+
+double simplex3_depth_bound(const double *const *y)
+{
+	/* Facet i is the triangle without y_i: the origin's distance to its
+	 * plane is |n.p| / |n| for its normal n and any of its points p. */
+	double best = INFINITY;
+	for (int i = 0; i < 4; i++) {
+		const double *p = y[(i + 1) & 3], *q = y[(i + 2) & 3], *r = y[(i + 3) & 3];
+		double e1[3], e2[3], nrm[3];
+		sub3(e1, q, p);
+		sub3(e2, r, p);
+		cross3(nrm, e1, e2);
+		double nn = dot3(nrm, nrm), l1 = dot3(e1, e1), l2 = dot3(e2, e2);
+		/* As simplex_project: a facet whose second edge is off the first
+		 * by less than rounding of the longer has no plane. */
+		double longest = l1 > l2 ? l1 : l2;
+		double lim = DEPENDENT_ULPS * DBL_EPSILON;
+		if (!(nn > lim * lim * longest * l1) || !(l1 > 0.0))
+			return 0.0;
+		double d = dot3(nrm, p);
+		double dist2 = d * d / nn;
+		if (dist2 < best)
+			best = dist2;
+	}
+	return sqrt(best);
+}

@@ -284,16 +284,19 @@ void support_frame_init(support_frame *f, const clash_shape *s,
  * (x0 x1) (y0 y1) (z0 z1) and their inner products formed exactly as the
  * scalar (x e0 + y e1) + z e2, so the arithmetic, and the answer, are the
  * same bit for bit. */
-static size_t max_dot3(const double *v, size_t count, const double *e)
+static inline size_t max_dot3_any(const double *v, size_t count, const double *e, const int rel)
 {
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	/* rel: score (v - v_0).e instead of v.e (see support_max_dot_rel3). */
+	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
 	double b[4], bi[4];
 	size_t i = 1;
-	b[0] = b[1] = b[2] = b[3] = (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	b[0] = b[1] = b[2] = b[3] = rel ? 0.0 : (v[0] * e0 + v[1] * e1) + v[2] * e2;
 	bi[0] = bi[1] = bi[2] = bi[3] = 0.0; /* indices, exact as doubles below 2^53 */
 #if defined(__SSE2__)
 	{
 		const __m128d E0 = _mm_set1_pd(e0), E1 = _mm_set1_pd(e1), E2 = _mm_set1_pd(e2);
+		const __m128d X0 = _mm_set1_pd(x0), Y0 = _mm_set1_pd(y0), Z0 = _mm_set1_pd(z0);
 		__m128d best0 = _mm_set1_pd(b[0]), best1 = best0;
 		__m128d idx0 = _mm_setzero_pd(), idx1 = idx0;
 		__m128d cur0 = _mm_set_pd(2.0, 1.0), cur1 = _mm_set_pd(4.0, 3.0);
@@ -302,14 +305,22 @@ static size_t max_dot3(const double *v, size_t count, const double *e)
 			const double *p = v + 3 * i;
 			__m128d a0 = _mm_loadu_pd(p), b0 = _mm_loadu_pd(p + 2), c0 = _mm_loadu_pd(p + 4);
 			__m128d a1 = _mm_loadu_pd(p + 6), b1 = _mm_loadu_pd(p + 8), c1 = _mm_loadu_pd(p + 10);
-			__m128d x0 = _mm_shuffle_pd(a0, b0, 2), y0 = _mm_shuffle_pd(a0, c0, 1);
-			__m128d z0 = _mm_shuffle_pd(b0, c0, 2);
-			__m128d x1 = _mm_shuffle_pd(a1, b1, 2), y1 = _mm_shuffle_pd(a1, c1, 1);
-			__m128d z1 = _mm_shuffle_pd(b1, c1, 2);
-			__m128d d0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x0, E0), _mm_mul_pd(y0, E1)),
-			                        _mm_mul_pd(z0, E2));
-			__m128d d1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x1, E0), _mm_mul_pd(y1, E1)),
-			                        _mm_mul_pd(z1, E2));
+			__m128d px = _mm_shuffle_pd(a0, b0, 2), py = _mm_shuffle_pd(a0, c0, 1);
+			__m128d pz = _mm_shuffle_pd(b0, c0, 2);
+			__m128d qx = _mm_shuffle_pd(a1, b1, 2), qy = _mm_shuffle_pd(a1, c1, 1);
+			__m128d qz = _mm_shuffle_pd(b1, c1, 2);
+			if (rel) {
+				px = _mm_sub_pd(px, X0);
+				py = _mm_sub_pd(py, Y0);
+				pz = _mm_sub_pd(pz, Z0);
+				qx = _mm_sub_pd(qx, X0);
+				qy = _mm_sub_pd(qy, Y0);
+				qz = _mm_sub_pd(qz, Z0);
+			}
+			__m128d d0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(px, E0), _mm_mul_pd(py, E1)),
+			                        _mm_mul_pd(pz, E2));
+			__m128d d1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(qx, E0), _mm_mul_pd(qy, E1)),
+			                        _mm_mul_pd(qz, E2));
 			__m128d m0 = _mm_cmpgt_pd(d0, best0), m1 = _mm_cmpgt_pd(d1, best1);
 			best0 = _mm_max_pd(d0, best0);
 			best1 = _mm_max_pd(d1, best1);
@@ -329,10 +340,10 @@ static size_t max_dot3(const double *v, size_t count, const double *e)
 		double c0 = b[0], c1 = b[0], c2 = b[0], c3 = b[0];
 		for (; i + 4 <= count; i += 4) {
 			const double *p = v + 3 * i;
-			double d0 = (p[0] * e0 + p[1] * e1) + p[2] * e2;
-			double d1 = (p[3] * e0 + p[4] * e1) + p[5] * e2;
-			double d2 = (p[6] * e0 + p[7] * e1) + p[8] * e2;
-			double d3 = (p[9] * e0 + p[10] * e1) + p[11] * e2;
+			double d0 = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
+			double d1 = ((p[3] - x0) * e0 + (p[4] - y0) * e1) + (p[5] - z0) * e2;
+			double d2 = ((p[6] - x0) * e0 + (p[7] - y0) * e1) + (p[8] - z0) * e2;
+			double d3 = ((p[9] - x0) * e0 + (p[10] - y0) * e1) + (p[11] - z0) * e2;
 			j0 ^= (j0 ^ i) & -(size_t)(d0 > c0);
 			c0 = d0 > c0 ? d0 : c0;
 			j1 ^= (j1 ^ (i + 1)) & -(size_t)(d1 > c1);
@@ -350,7 +361,7 @@ static size_t max_dot3(const double *v, size_t count, const double *e)
 	 * among its equals; the tail's indices are larger than all. */
 	for (; i < count; i++) {
 		const double *p = v + 3 * i;
-		double d = (p[0] * e0 + p[1] * e1) + p[2] * e2;
+		double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
 		if (d > b[0]) {
 			b[0] = d;
 			bi[0] = (double)i;
@@ -364,6 +375,17 @@ static size_t max_dot3(const double *v, size_t count, const double *e)
 			bx = bi[l];
 		}
 	return (size_t)bx;
+}
+
+static size_t max_dot3(const double *v, size_t count, const double *e)
+{
+	return max_dot3_any(v, count, e, 0);
+}
+
+size_t support_max_dot_rel3(const double *v, size_t count, const double *e)
+{
+	assert(count > 0);
+	return max_dot3_any(v, count, e, 1);
 }
 
 size_t support_max_dot(const double *v, size_t count, int dim, const double *e)

@@ -49,6 +49,11 @@ void support_frame_init(support_frame *f, const clash_shape *s,
  * on ties, so answers are deterministic). */
 size_t support_max_dot(const double *vertices, size_t count, int dim, const double *e);
 
+/* support_max_dot for dim 3 scored by (v - v_0).e: exact to the shape's own
+ * size rather than to its coordinates' magnitude (see epa.c,
+ * shape_support); vertex 0 scores 0, the first of equals wins. */
+size_t support_max_dot_rel3(const double *vertices, size_t count, const double *e);
+
 /* Frame coordinates of vertex i.  Inline, with the 3-D case written out:
  * every support evaluation and every LP column goes through here. */
 static inline void support_point(const support_frame *f, size_t i, double *x)
