@@ -122,6 +122,89 @@ static double lp_column(const void *ctx, size_t j, double *col)
 	return 1.0;
 }
 
+/* The first vertex of a frame, from index `from` on, with g.v > thr: the
+ * Bland scan of one shape's columns on the raw vertices. */
+static size_t first_above(const support_frame *f, const double *g, double thr, size_t from)
+{
+	const int n = f->dim;
+	const double *v = f->vertices;
+	if (n == 3) {
+		const double g0 = g[0], g1 = g[1], g2 = g[2];
+		for (size_t i = from; i < f->count; i++) {
+			const double *p = v + 3 * i;
+			if ((p[0] * g0 + p[1] * g1) + p[2] * g2 > thr)
+				return i;
+		}
+		return f->count;
+	}
+	for (size_t i = from; i < f->count; i++)
+		if (vec_dot(v + i * (size_t)n, g, n) > thr)
+			return i;
+	return f->count;
+}
+
+/* u.x for the frame point x of vertex v, as g.v + h: g = L^T u (or
+ * scale u), h = u.off (or -scale u.shift). */
+static double affine_of(const support_frame *f, const double *u, double *g)
+{
+	const int n = f->dim;
+	if (!f->posed) {
+		for (int k = 0; k < n; k++)
+			g[k] = f->scale * u[k];
+		return -f->scale * vec_dot(u, f->shift, n);
+	}
+	for (int k = 0; k < n; k++)
+		g[k] = vec_dot(f->lin + k * n, u, n);
+	return vec_dot(u, f->off, n);
+}
+
+/* Bland's pricing without building columns (rsimplex_lp.bland).  The
+ * reduced cost of vertex i of a is -(u.x_i + y_n) and of vertex j of b
+ * u.x_j - y_{n+1}, with u = sum_k y_k q_k (y itself unrotated): a scan for
+ * the first vertex past a threshold, as cheap as a support scan.  The
+ * residual columns (cost 1, +-e_k) are priced directly.  The affine form
+ * rounds differently from the built column by a few ulps, far below tol: a
+ * column found is checked on its built column by the caller, and one at
+ * the threshold may go either way, which moves the optimum by no more than
+ * that rounding. */
+static size_t lp_bland(const void *ctx, const double *y, double tol, size_t from)
+{
+	const lp_query *q = ctx;
+	const int n = q->n;
+	double u[CLASH_MAX_DIM], g[CLASH_MAX_DIM];
+	if (q->rotated) {
+		vec_zero(u, n);
+		for (int k = 0; k < n; k++)
+			vec_axpy(u, y[k], q->basis + k * n, n);
+	} else {
+		vec_copy(u, y, n);
+	}
+	if (from < q->na) {
+		double h = affine_of(&q->fa, u, g);
+		size_t i = first_above(&q->fa, g, tol - h - y[n], from);
+		if (i < q->na)
+			return i;
+		from = q->na;
+	}
+	if (from < q->na + q->nb) {
+		/* u.x_j < y_{n+1} - tol  <=>  (-g).v_j > h - y_{n+1} + tol */
+		double h = affine_of(&q->fb, u, g);
+		for (int k = 0; k < n; k++)
+			g[k] = -g[k];
+		size_t j = first_above(&q->fb, g, h - y[n + 1] + tol, from - q->na);
+		if (j < q->nb)
+			return q->na + j;
+		from = q->na + q->nb;
+	}
+	for (size_t j = from; j < q->na + q->nb + 2 * (size_t)n; j++) {
+		size_t s = j - q->na - q->nb;
+		double d = 1.0 - ((s & 1) ? -y[s / 2] : y[s / 2]);
+		if (d < -tol)
+			return j;
+	}
+	return q->na + q->nb + 2 * (size_t)n;
+}
+
 /* Orthonormal basis with q_0 = g (|g| = 1): the Householder reflection
  * H = I - 2 v v^T / v.v, v = e_0 - g, maps e_0 to g; its rows are the q_k. */
 static void set_basis(lp_query *q, const double *g)
@@ -178,7 +261,8 @@ typedef struct lp_round {
 
 /* Solve the LP in the basis whose first axis is g (unit, from a towards b),
  * starting from the vertex pair extreme along g. */
-static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots, lp_round *o)
+static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots, double reach,
+                        lp_round *o)
 {
 	int n = q->n, m = n + 2;
 	memset(o, 0, sizeof *o);
@@ -196,6 +280,7 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.ctx = q;
 	lp.cancel = q->cancel;
 	lp.tol_cost = LP_SIMPLEX_TOL_COST;
+	lp.bland = lp_bland;
 
 	/* Start: the vertices of a and b extreme along g (the nearest pair
 	 * along it), and for each row the residual column of the right sign. */
@@ -269,6 +354,10 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 		o->primal[k] = pl > 0.0 ? diff[k] / pl : 0.0;
 	}
 	o->lower = -INFINITY;
+	/* The primal pair within `reach` already decides "intersecting":
+	 * then no slab is needed (each costs a scan of both shapes). */
+	if (o->upper <= reach)
+		return;
 	const double *cand[2] = {dual, diff};
 	for (int c = 0; c < 2; c++) {
 		double h = slab(q, cand[c]);
@@ -389,7 +478,7 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	double objective = 0.0;
 	for (int round = 0; round < LP_SIMPLEX_ROUNDS && verdict == UNDECIDED; round++) {
 		lp_round o;
-		solve_round(&q, g, round > 0, max_pivots - pivots, &o);
+		solve_round(&q, g, round > 0, max_pivots - pivots, rsum_f + tol_f, &o);
 		pivots += o.pivots;
 		status = o.status;
 		objective = o.objective;

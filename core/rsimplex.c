@@ -137,6 +137,26 @@ static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule
 	double a[RSIMPLEX_MAX_ROWS];
 	size_t best = lp->n;
 	double best_d = -lp->tol_cost;
+	if (rule == RSIMPLEX_BLAND && lp->bland) {
+		for (size_t from = 0; from < lp->n;) {
+			size_t j = lp->bland(lp->ctx, s->y, lp->tol_cost, from);
+			if (j >= lp->n)
+				break;
+			if (!is_basic(s, j)) {
+				/* The scan's arithmetic is not the column's: keep
+				 * the column's verdict on its reduced cost. */
+				double d = lp->column(lp->ctx, j, a);
+				for (int k = 0; k < m; k++)
+					d -= s->y[k] * a[k];
+				if (d < best_d) {
+					memcpy(a_out, a, sizeof(double) * (size_t)m);
+					return j;
+				}
+			}
+			from = j + 1;
+		}
+		return lp->n;
+	}
 	for (size_t j = 0; j < lp->n; j++) {
 		if (is_basic(s, j))
 			continue;

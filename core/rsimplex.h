@@ -50,6 +50,13 @@ typedef struct rsimplex_lp {
 	/* Cooperative cancellation (clash_options.cancel): read before each
 	 * pivot; NULL for none. */
 	const volatile int *cancel;
+	/* Optional, for Bland's rule: the lowest-numbered column j >= from
+	 * whose reduced cost c_j - y.a_j is below -tol, or n if none, found
+	 * without building the columns (say by a scan of the vertices the
+	 * columns come from).  It may return a basic column (whose reduced
+	 * cost is 0 up to rounding); the caller skips it.  NULL: price
+	 * column by column. */
+	size_t (*bland)(const void *ctx, const double *y, double tol, size_t from);
 } rsimplex_lp;
 
 enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG };
