@@ -422,7 +422,10 @@ static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_ste
 	int apart = st == GJK_APART ||
 	            ((st == GJK_CONVERGED || st == GJK_STALLED) && vnorm * unit - rsum > tol);
 	if (!apart) {
+		/* 0 is a lower bound on the distance of shapes that touch. */
 		r->intersecting = 1;
+		r->has |= CLASH_HAS_DISTANCE_BOUND;
+		r->distance_lower_bound = 0.0;
 		return CLASH_OK;
 	}
 	double dir[CLASH_MAX_DIM];

@@ -5,7 +5,7 @@
  * Order of checks, so that the answer for a request with several faults is
  * predictable: unknown members of the top-level object (in document order),
  * then "a" and "b" (each: members, vertices point by point or parts part by
- * part, radius, pose), then method, tolerance, max_iterations and warm
+ * part, radius, pose), then method, tolerance, max_iterations, warm and want
  * (members, plane, then a and b).  The dimension of a query is that of its
  * first point (/a/vertices/0, or /a/parts/0/.../vertices/0 when a is
  * compound); every other point must match it.
@@ -490,7 +490,43 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 }
 
 static const char *const query_members[] = {"a", "b", "method", "tolerance", "max_iterations",
-                                            "warm", NULL};
+                                            "warm", "want", NULL};
+
+/* "want": the answers the client needs, as clash_options.want bits.  The
+ * verdict always comes, so ["distance"] is ["intersecting", "distance"]. */
+static int want(const json_t *v, const proto_path *at, unsigned *out, proto_problem *p)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {{"intersecting", CLASH_WANT_VERDICT},
+	             {"distance", CLASH_WANT_DISTANCE},
+	             {"depth", CLASH_WANT_DEPTH}};
+	if (!json_is_array(v))
+		return fail(p, at, "want must be an array of answer names (\"intersecting\", "
+		                   "\"distance\", \"depth\"), got %s", kind_of(v));
+	if (json_array_size(v) == 0)
+		return fail(p, at, "want must name at least one answer: \"intersecting\", "
+		                   "\"distance\" or \"depth\"");
+	unsigned bits = CLASH_WANT_VERDICT;
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		proto_path ip = {at, NULL, i};
+		const json_t *e = json_array_get(v, i);
+		if (!json_is_string(e))
+			return fail(p, &ip, "want lists answer names (strings), got %s", kind_of(e));
+		const char *s = json_string_value(e);
+		size_t len = json_string_length(e), k = 0;
+		for (; k < sizeof names / sizeof names[0]; k++)
+			if (len == strlen(names[k].name) && memcmp(s, names[k].name, len) == 0)
+				break;
+		if (k == sizeof names / sizeof names[0])
+			return fail(p, &ip, "unknown answer in want; known: \"intersecting\", "
+			                    "\"distance\", \"depth\"");
+		bits |= names[k].bit;
+	}
+	*out = bits;
+	return 0;
+}
 
 static int options(const json_t *root, proto_query *q, proto_problem *p)
 {
@@ -532,6 +568,11 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 		if ((r = warm(v, &at, q, p)))
 			return r;
 	}
+	if ((v = json_object_get(root, "want"))) {
+		proto_path at = {NULL, "want", 0};
+		if ((r = want(v, &at, &q->opt.want, p)))
+			return r;
+	}
 	return 0;
 }
 
@@ -545,7 +586,8 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
 		goto out;
 	}
 	if ((r = known_members(root, NULL, query_members,
-	                       "a query has a, b, method, tolerance, max_iterations and warm", p)))
+	                       "a query has a, b, method, tolerance, max_iterations, warm and want",
+	                       p)))
 		goto out;
 	const json_t *a = json_object_get(root, "a"), *b = json_object_get(root, "b");
 	if (!a || !b) {
