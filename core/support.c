@@ -136,6 +136,12 @@ static int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
 int support_bounds(const clash_shape *s, double *center, double *radius)
 {
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	const prepared *p;
+	int err = prepared_of(s, &p);
+	if (err)
+		return err;
+	if (p) /* the box is kept, and was checked for NaN */
+		return ball_of_box(s, p->lo, p->hi, center, radius);
 	if (box(s->vertices, s->count, s->dim, lo, hi))
 		return CLASH_ERANGE;
 	return ball_of_box(s, lo, hi, center, radius);
@@ -241,6 +247,15 @@ int support_bounds_extreme(const clash_shape *s, const double *d, double *center
 			e[k] = x;
 		}
 	}
+	const prepared *p;
+	int err = prepared_of(s, &p);
+	if (err)
+		return err;
+	if (p) {
+		*extreme = prepared_climbs(p) ? prepared_climb(p, e, 0)
+		                              : support_max_dot(s->vertices, s->count, n, e);
+		return ball_of_box(s, p->lo, p->hi, center, radius);
+	}
 	if (box_extreme(s->vertices, s->count, n, e, lo, hi, extreme))
 		return CLASH_ERANGE;
 	return ball_of_box(s, lo, hi, center, radius);
@@ -255,6 +270,8 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->dim = n;
 	f->posed = s->posed;
 	f->scale = scale;
+	f->prep = NULL;
+	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */
 	vec_copy(f->shift, shift, n);
 	if (s->posed) {
 		const int nn = n * n;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "clash.h"
+#include "prepared.h"
 
 typedef struct support_frame {
 	const double *vertices;
@@ -28,6 +29,7 @@ typedef struct support_frame {
 	double off[CLASH_MAX_DIM];
 	double shift[CLASH_MAX_DIM];
 	double scale;
+	const prepared *prep; /* the shape's preparation, or NULL */
 } support_frame;
 
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
@@ -96,13 +98,15 @@ static inline size_t support_eval(const support_frame *f, const double *d, doubl
 	const int n = f->dim;
 	size_t i;
 	if (!f->posed) {
-		i = support_max_dot(f->vertices, f->count, n, d);
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, d, 0)
+		                             : support_max_dot(f->vertices, f->count, n, d);
 	} else if (n == 3) {
 		const double *l = f->lin;
 		double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
 		               l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
 		               l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
-		i = support_max_dot(f->vertices, f->count, 3, e);
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 0)
+		                             : support_max_dot(f->vertices, f->count, 3, e);
 	} else {
 		double e[CLASH_MAX_DIM];
 		for (int k = 0; k < n; k++) {

@@ -1,0 +1,203 @@
+/*
+ * prepared.c — prepared shapes: clash_prepared_size, clash_shape_prepare
+ * and the hill-climbing support mapping (see prepared.h).
+ *
+ * Why.  A support point of a polytope given by its vertices costs a scan of
+ * all of them; GJK needs a handful per query, so a query on a 10^5-vertex
+ * shape reads its vertices a dozen times.  A shape used for many queries
+ * can afford to be prepared once: its convex hull's vertex adjacency is
+ * built (hull3.c), and a support point is then found by walking the graph
+ * uphill from a good start, in a number of steps that depends on how far
+ * the start is, not on the vertex count.  On a convex polytope the walk
+ * cannot stop short: at a vertex that is not the furthest along e, some
+ * edge leads further along e (the edges at a vertex span its cone).
+ *
+ * The start is looked up in a cube map of directions: each of its
+ * 6 x side x side cells holds the hull vertex extreme along the cell's
+ * central direction, so a query direction starts within a few degrees of
+ * its answer.  side grows as the square root of the vertex count (4 for a
+ * hundred, 32 from 16 000 on: a cell then holds a dozen hull vertices or
+ * so), which keeps the climbs a few steps long.  The table is filled by
+ * climbing from cell to cell.
+ *
+ * Storage layout (caller's, 8-aligned): the prepared header, then for 3-D
+ * adj_start (count + 1), adj (6 count), start (PREPARED_CELLS_MAX) as uint32,
+ * then the hull builder's scratch (hull3_scratch_size), which is only used
+ * while preparing.  Everything is found through the header's pointers, so
+ * the storage must not move while the shape is prepared.
+ */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "hull3.h"
+#include "prepared.h"
+#include "vec.h"
+
+#define PREPARED_MAGIC 0x70726570u /* "prep" */
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Does dimension dim with count vertices get a hull graph? */
+static int graphed(int dim, size_t count)
+{
+	return dim == 3 && count >= 4 && count <= HULL3_MAX_POINTS;
+}
+
+size_t clash_prepared_size(int dim, size_t count)
+{
+	if (dim < 1 || dim > CLASH_MAX_DIM || count == 0)
+		return 0;
+	size_t n = align8(sizeof(prepared));
+	if (graphed(dim, count)) {
+		n += align8((count + 1) * sizeof(uint32_t));
+		n += align8(6 * count * sizeof(uint32_t));
+		n += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
+		n += align8(hull3_scratch_size(count));
+	}
+	return n;
+}
+
+/* The cube map's side for count vertices: side^2 about count / 16. */
+static int side_for(size_t count)
+{
+	int side = 4;
+	while (side < PREPARED_SIDE_MAX && (size_t)(4 * side) * (size_t)(4 * side) < count)
+		side *= 2;
+	return side;
+}
+
+/* The cell of direction e (3-D).  A zero or NaN direction gets cell 0:
+ * any start is as good as another. */
+static unsigned cell_of(const double *e, int side)
+{
+	double ax = fabs(e[0]), ay = fabs(e[1]), az = fabs(e[2]);
+	int a = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+	double m = fabs(e[a]);
+	if (!(m > 0.0) || !(m < INFINITY))
+		return 0;
+	double u = e[(a + 1) % 3] / m, w = e[(a + 2) % 3] / m;
+	int i = (int)((u + 1.0) * (0.5 * side)), j = (int)((w + 1.0) * (0.5 * side));
+	i = i < 0 ? 0 : i >= side ? side - 1 : i;
+	j = j < 0 ? 0 : j >= side ? side - 1 : j;
+	return (unsigned)(((2 * a + (e[a] < 0.0)) * side + i) * side + j);
+}
+
+/* The central direction of cell c. */
+static void cell_direction(unsigned c, int side, double *d)
+{
+	unsigned s = (unsigned)side;
+	unsigned face = c / (s * s);
+	unsigned i = (c / s) % s, j = c % s;
+	int a = (int)face / 2;
+	d[a] = face % 2 ? -1.0 : 1.0;
+	d[(a + 1) % 3] = ((i + 0.5) / side) * 2.0 - 1.0;
+	d[(a + 2) % 3] = ((j + 0.5) / side) * 2.0 - 1.0;
+}
+
+static size_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel)
+{
+	const double *v = p->vertices;
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
+	const double *q = v + 3 * (size_t)cur;
+	double best = ((q[0] - x0) * e0 + (q[1] - y0) * e1) + (q[2] - z0) * e2;
+	for (;;) {
+		uint32_t next = cur;
+		for (uint32_t k = p->adj_start[cur]; k < p->adj_start[cur + 1]; k++) {
+			uint32_t u = p->adj[k];
+			const double *r = v + 3 * (size_t)u;
+			double s = ((r[0] - x0) * e0 + (r[1] - y0) * e1) + (r[2] - z0) * e2;
+			if (s > best) {
+				best = s;
+				next = u;
+			}
+		}
+		if (next == cur)
+			return cur;
+		cur = next;
+	}
+}
+
+size_t prepared_climb(const prepared *p, const double *e, int rel)
+{
+	assert(p->hull > 0);
+	return climb_from(p, p->start[cell_of(e, p->side)], e, rel);
+}
+
+int prepared_of(const clash_shape *s, const prepared **out)
+{
+	*out = NULL;
+	if (s->prepared == NULL)
+		return CLASH_OK;
+	const prepared *p = s->prepared;
+	if (p->magic != PREPARED_MAGIC || p->dim != s->dim || p->count != s->count ||
+	    p->vertices != s->vertices)
+		return CLASH_EINVAL;
+	*out = p;
+	return CLASH_OK;
+}
+
+int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
+{
+	if (s == NULL || storage == NULL || s->nparts > 0 || s->vertices == NULL || s->count == 0)
+		return CLASH_EINVAL;
+	if ((uintptr_t)storage % 8 != 0 || size < clash_prepared_size(s->dim, s->count))
+		return CLASH_EINVAL;
+	const int n = s->dim;
+	s->prepared = NULL;
+	char *m = storage;
+	prepared *p = (prepared *)(void *)m;
+	memset(p, 0, sizeof *p);
+	m += align8(sizeof(prepared));
+	p->dim = n;
+	p->count = s->count;
+	p->vertices = s->vertices;
+
+	/* The box, and the NaN test a query would otherwise make. */
+	const double *v = s->vertices;
+	vec_copy(p->lo, v, n);
+	vec_copy(p->hi, v, n);
+	for (size_t i = 0; i < s->count; i++)
+		for (int k = 0; k < n; k++) {
+			double x = v[i * (size_t)n + k];
+			if (!isfinite(x))
+				return CLASH_ERANGE;
+			p->lo[k] = x < p->lo[k] ? x : p->lo[k];
+			p->hi[k] = x > p->hi[k] ? x : p->hi[k];
+		}
+
+	if (graphed(n, s->count)) {
+		uint32_t *adj_start = (uint32_t *)(void *)m;
+		m += align8((s->count + 1) * sizeof(uint32_t));
+		uint32_t *adj = (uint32_t *)(void *)m;
+		m += align8(6 * s->count * sizeof(uint32_t));
+		uint32_t *start = (uint32_t *)(void *)m;
+		m += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
+		p->hull = hull3_build(v, s->count, m, adj_start, adj);
+		p->side = side_for(s->count);
+		p->adj_start = adj_start;
+		p->adj = adj;
+		p->start = start;
+		if (p->hull > 0) {
+			/* Fill the start table cell by cell, each climb starting
+			 * where the previous one ended. */
+			uint32_t at = 0;
+			while (adj_start[at] == adj_start[at + 1])
+				at++; /* a hull vertex */
+			const unsigned cells = 6u * (unsigned)p->side * (unsigned)p->side;
+			for (unsigned c = 0; c < cells; c++) {
+				double d[3];
+				cell_direction(c, p->side, d);
+				at = (uint32_t)climb_from(p, at, d, 0);
+				start[c] = at;
+			}
+		}
+	}
+	p->magic = PREPARED_MAGIC;
+	s->prepared = p;
+	return CLASH_OK;
+}

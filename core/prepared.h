@@ -1,0 +1,57 @@
+/*
+ * prepared.h — prepared shapes (internal to the core; see prepared.c and
+ * clash_shape_prepare in clash.h).
+ *
+ * What a prepared shape keeps, in its caller's storage: the vertices' local
+ * bounding box (so a query sets up without reading a vertex) and, in 3-D,
+ * the adjacency of their convex hull (hull3.c) with a table of starting
+ * vertices by direction, so that support points are found by hill climbing.
+ */
+#ifndef CLASH_PREPARED_H
+#define CLASH_PREPARED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clash.h"
+
+/* The start table: a cube map of directions, side x side cells on each of
+ * the six faces (side grows with the vertex count, up to PREPARED_SIDE_MAX),
+ * each holding the hull vertex extreme along its cell's central direction. */
+#define PREPARED_SIDE_MAX 32
+#define PREPARED_CELLS_MAX (6 * PREPARED_SIDE_MAX * PREPARED_SIDE_MAX)
+
+/* Below this many vertices a linear scan of the vertices is cheaper than
+ * the climb (the crossover measured by make bench, bench/core/crossover.c:
+ * see bench/README.md), so smaller prepared shapes keep scanning. */
+#define PREPARED_CLIMB_MIN 32
+
+typedef struct prepared {
+	uint32_t magic;
+	int dim;
+	size_t count;
+	const double *vertices; /* the array prepared: a shape must still borrow it */
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	size_t hull;            /* hull vertices; 0: no graph (not 3-D, or flat) */
+	int side;               /* of the start table's cube map */
+	const uint32_t *adj_start, *adj, *start;
+} prepared;
+
+/* The preparation of s, checked against it: *out is NULL for a shape not
+ * prepared.  CLASH_EINVAL when s->prepared is not a preparation of s's
+ * vertices (another array or count, or not prepared storage at all). */
+int prepared_of(const clash_shape *s, const prepared **out);
+
+/* The vertex extreme along local direction e (3-D) by hill climbing: the
+ * last vertex on the climb none of whose neighbours scores higher.  rel:
+ * score (v - v_0).e, else v.e (as support_max_dot_rel3 and
+ * support_max_dot score). */
+size_t prepared_climb(const prepared *p, const double *e, int rel);
+
+/* Whether support points of p are best found by climbing. */
+static inline int prepared_climbs(const prepared *p)
+{
+	return p != NULL && p->hull > 0 && p->count >= PREPARED_CLIMB_MIN;
+}
+
+#endif
