@@ -141,8 +141,9 @@ int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts,
  * vertices keep scanning (faster there).
  *
  * clash_prepared_size(dim, count) is the storage preparing count vertices
- * of dimension dim needs, in bytes (about 30 per vertex to keep, 200 per
- * vertex while preparing, in 3-D; a few hundred bytes otherwise).
+ * of dimension dim needs, in bytes (in 3-D about 250 per vertex while
+ * preparing, of which about 30 per hull vertex are kept: see
+ * clash_prepared_bytes below; a few hundred bytes otherwise).
  * clash_shape_prepare(s, storage, size) prepares s, a shape built with
  * clash_shape_init, in the caller's storage: at least
  * clash_prepared_size(s->dim, s->count) bytes, 8-byte aligned (malloc's
@@ -159,6 +160,18 @@ int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts,
  */
 size_t clash_prepared_size(int dim, size_t count);
 int clash_shape_prepare(clash_shape *s, void *storage, size_t size);
+
+/* Keeping a preparation compact: preparing uses clash_prepared_size bytes,
+ * but only the first clash_prepared_bytes(s) of them (about 30 per hull
+ * vertex) are the preparation; the rest was scratch.  Those bytes may be
+ * copied to other 8-aligned storage (and the original freed), and a shape
+ * pointed at the copy with clash_shape_set_prepared, which also attaches a
+ * preparation to another clash_shape borrowing the same vertex array.
+ * clash_prepared_bytes gives 0 for a shape not prepared;
+ * clash_shape_set_prepared gives CLASH_EINVAL, changing nothing, when the
+ * preparation is not one of s's vertex array and count. */
+size_t clash_prepared_bytes(const clash_shape *s);
+int clash_shape_set_prepared(clash_shape *s, const void *preparation);
 
 /* Set the radius of the spherical extension (>= 0, finite). */
 int clash_shape_set_radius(clash_shape *s, double radius);

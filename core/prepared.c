@@ -21,10 +21,12 @@
  * climbing from cell to cell.
  *
  * Storage layout (caller's, 8-aligned): the prepared header, then for 3-D
- * adj_start (count + 1), adj (6 count), start (PREPARED_CELLS_MAX) as uint32,
- * then the hull builder's scratch (hull3_scratch_size), which is only used
- * while preparing.  Everything is found through the header's pointers, so
- * the storage must not move while the shape is prepared.
+ * adj_start (count + 1), start (PREPARED_CELLS_MAX), adj (up to 6 count) as
+ * uint32, then the hull builder's scratch (hull3_scratch_size), used only
+ * while preparing.  The arrays are found by offsets from the header, so the
+ * preparation (its first `bytes` bytes, which end with adj) may be copied
+ * elsewhere and the scratch freed (clash_prepared_bytes,
+ * clash_shape_set_prepared).
  */
 #include <assert.h>
 #include <math.h>
@@ -54,8 +56,8 @@ size_t clash_prepared_size(int dim, size_t count)
 	size_t n = align8(sizeof(prepared));
 	if (graphed(dim, count)) {
 		n += align8((count + 1) * sizeof(uint32_t));
-		n += align8(6 * count * sizeof(uint32_t));
 		n += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
+		n += align8(6 * count * sizeof(uint32_t));
 		n += align8(hull3_scratch_size(count));
 	}
 	return n;
@@ -101,14 +103,15 @@ static void cell_direction(unsigned c, int side, double *d)
 static size_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel)
 {
 	const double *v = p->vertices;
+	const uint32_t *adj_start = prepared_array(p, p->at_adj_start), *adj = prepared_array(p, p->at_adj);
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
 	const double *q = v + 3 * (size_t)cur;
 	double best = ((q[0] - x0) * e0 + (q[1] - y0) * e1) + (q[2] - z0) * e2;
 	for (;;) {
 		uint32_t next = cur;
-		for (uint32_t k = p->adj_start[cur]; k < p->adj_start[cur + 1]; k++) {
-			uint32_t u = p->adj[k];
+		for (uint32_t k = adj_start[cur]; k < adj_start[cur + 1]; k++) {
+			uint32_t u = adj[k];
 			const double *r = v + 3 * (size_t)u;
 			double s = ((r[0] - x0) * e0 + (r[1] - y0) * e1) + (r[2] - z0) * e2;
 			if (s > best) {
@@ -125,7 +128,7 @@ static size_t climb_from(const prepared *p, uint32_t cur, const double *e, int r
 size_t prepared_climb(const prepared *p, const double *e, int rel)
 {
 	assert(p->hull > 0);
-	return climb_from(p, p->start[cell_of(e, p->side)], e, rel);
+	return climb_from(p, prepared_array(p, p->at_start)[cell_of(e, p->side)], e, rel);
 }
 
 int prepared_of(const clash_shape *s, const prepared **out)
@@ -138,6 +141,28 @@ int prepared_of(const clash_shape *s, const prepared **out)
 	    p->vertices != s->vertices)
 		return CLASH_EINVAL;
 	*out = p;
+	return CLASH_OK;
+}
+
+size_t clash_prepared_bytes(const clash_shape *s)
+{
+	const prepared *p;
+	if (s == NULL || prepared_of(s, &p) != CLASH_OK || p == NULL)
+		return 0;
+	return p->bytes;
+}
+
+int clash_shape_set_prepared(clash_shape *s, const void *preparation)
+{
+	if (s == NULL || preparation == NULL || (uintptr_t)preparation % 8 != 0)
+		return CLASH_EINVAL;
+	const void *old = s->prepared;
+	s->prepared = preparation;
+	const prepared *p;
+	if (prepared_of(s, &p) != CLASH_OK) {
+		s->prepared = old;
+		return CLASH_EINVAL;
+	}
 	return CLASH_OK;
 }
 
@@ -170,18 +195,20 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 			p->hi[k] = x > p->hi[k] ? x : p->hi[k];
 		}
 
+	p->bytes = align8(sizeof(prepared));
 	if (graphed(n, s->count)) {
 		uint32_t *adj_start = (uint32_t *)(void *)m;
+		p->at_adj_start = (size_t)(m - (char *)p);
 		m += align8((s->count + 1) * sizeof(uint32_t));
-		uint32_t *adj = (uint32_t *)(void *)m;
-		m += align8(6 * s->count * sizeof(uint32_t));
 		uint32_t *start = (uint32_t *)(void *)m;
+		p->at_start = (size_t)(m - (char *)p);
 		m += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
+		uint32_t *adj = (uint32_t *)(void *)m;
+		p->at_adj = (size_t)(m - (char *)p);
+		m += align8(6 * s->count * sizeof(uint32_t));
 		p->hull = hull3_build(v, s->count, m, adj_start, adj);
 		p->side = side_for(s->count);
-		p->adj_start = adj_start;
-		p->adj = adj;
-		p->start = start;
+		p->bytes = p->at_adj + align8(adj_start[s->count] * sizeof(uint32_t));
 		if (p->hull > 0) {
 			/* Fill the start table cell by cell, each climb starting
 			 * where the previous one ended. */

@@ -34,8 +34,16 @@ typedef struct prepared {
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
 	size_t hull;            /* hull vertices; 0: no graph (not 3-D, or flat) */
 	int side;               /* of the start table's cube map */
-	const uint32_t *adj_start, *adj, *start;
+	size_t bytes;           /* of the preparation, from its start (the rest was scratch) */
+	/* Offsets from the start of the preparation, so that it may be
+	 * copied (clash_shape_set_prepared): */
+	size_t at_adj_start, at_start, at_adj;
 } prepared;
+
+static inline const uint32_t *prepared_array(const prepared *p, size_t at)
+{
+	return (const uint32_t *)(const void *)((const char *)p + at);
+}
 
 /* The preparation of s, checked against it: *out is NULL for a shape not
  * prepared.  CLASH_EINVAL when s->prepared is not a preparation of s's

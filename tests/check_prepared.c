@@ -228,6 +228,43 @@ START_TEST(big_spheres)
 }
 END_TEST
 
+/* A preparation copied out of its scratch works like the original. */
+START_TEST(compact_copy)
+{
+	prng r = {99};
+	size_t n = 5000;
+	double *v = malloc(3 * n * sizeof *v), w[] = {4, 0, 0, 5, 0, 0, 4, 1, 0, 4, 0, 1};
+	points(SPHERE, n, v, &r);
+	clash_shape s, t, other;
+	ck_assert_int_eq(clash_shape_init(&s, 3, v, n), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&other, 3, w, 4), CLASH_OK);
+	ck_assert_uint_eq(clash_prepared_bytes(&s), 0);
+	size_t size;
+	void *st = storage_for(3, n, &size);
+	ck_assert_int_eq(clash_shape_prepare(&s, st, size), CLASH_OK);
+	size_t kept = clash_prepared_bytes(&s);
+	ck_assert(kept > 0 && kept < size / 4);
+	void *copy = malloc(kept);
+	memcpy(copy, st, kept);
+	clash_result r1, r2;
+	ck_assert_int_eq(clash_gjk(&s, &other, NULL, &r1), CLASH_OK);
+	free(st);
+	/* the copy on a fresh shape borrowing the same array */
+	ck_assert_int_eq(clash_shape_init(&t, 3, v, n), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_prepared(&t, copy), CLASH_OK);
+	ck_assert_uint_eq(clash_prepared_bytes(&t), kept);
+	ck_assert_int_eq(clash_gjk(&t, &other, NULL, &r2), CLASH_OK);
+	ck_assert(r1.distance == r2.distance && r2.distance > 1.9);
+	/* not a preparation of other's vertices */
+	ck_assert_int_eq(clash_shape_set_prepared(&other, copy), CLASH_EINVAL);
+	ck_assert_ptr_null(other.prepared);
+	ck_assert_int_eq(clash_shape_set_prepared(&t, (char *)copy + 1), CLASH_EINVAL);
+	ck_assert_ptr_eq(t.prepared, copy);
+	free(copy);
+	free(v);
+}
+END_TEST
+
 START_TEST(api)
 {
 	double v[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
@@ -312,6 +349,7 @@ static Suite *prepared_suite(void)
 	tcase_add_test(tc, climb_matches_scan);
 	tcase_add_test(tc, pairs_agree);
 	tcase_add_test(tc, big_spheres);
+	tcase_add_test(tc, compact_copy);
 	tcase_add_test(tc, api);
 	suite_add_tcase(s, tc);
 	return s;
