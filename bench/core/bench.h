@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,20 +91,27 @@ extern const bench_method bench_fcl[];
 extern const bench_method bench_bullet[];
 extern const bench_method bench_glpk[];
 
+/* Free the preparations ours.c keeps per vertex array. */
+void bench_ours_forget(void);
+
 /* ---- cases.c ---------------------------------------------------------- */
 
 /* The GJK88 section VII set (tests/gjk88.c), truth from the qhull oracle.
  * Returns the number of cases (into a malloc'd array), or -1. */
 int bench_cases_gjk88(bench_case **out);
 
+/* The GJK88 family (gjk88_polytope[GJK88_FAMILY], tests/gjk88.h) of the set
+ * built by bench_cases_gjk88, or NULL before (or after it is freed). */
+const void *bench_gjk88_family(void);
+
 /* The scale set: per total vertex count M in ms[0..nm-1], `per_class`
  * pairs in each class.  Returns the number of cases, or -1. */
 int bench_cases_scale(const int *ms, int nm, int per_class, uint64_t seed, bench_case **out);
 
 /* Check the scale set's constructed truth against the qhull oracle on the
- * cases with at most max_m vertices; prints what it finds and returns the
- * number of disagreements. */
-int bench_cases_check(const bench_case *cases, int n, size_t max_m);
+ * cases with at most max_m vertices; writes what it finds to out and
+ * returns the number of disagreements. */
+int bench_cases_check(const bench_case *cases, int n, size_t max_m, FILE *out);
 
 void bench_cases_free(bench_case *cases, int n);
 

@@ -98,6 +98,11 @@ static double max_norm(const double *v, size_t m)
 
 static gjk88_set *gjk88;
 
+const void *bench_gjk88_family(void)
+{
+	return gjk88 ? gjk88->family : NULL;
+}
+
 int bench_cases_gjk88(bench_case **out)
 {
 	gjk88 = malloc(sizeof *gjk88);
@@ -328,7 +333,7 @@ int bench_cases_scale(const int *ms, int nm, int per_class, uint64_t seed, bench
 	return n;
 }
 
-int bench_cases_check(const bench_case *cs, int n, size_t max_m)
+int bench_cases_check(const bench_case *cs, int n, size_t max_m, FILE *out)
 {
 	int bad = 0, checked = 0;
 	double worst_d = 0, worst_p = 0;
@@ -355,7 +360,7 @@ int bench_cases_check(const bench_case *cs, int n, size_t max_m)
 		            (c->cls != BENCH_TOUCHING && o.hull_overlap != c->intersecting);
 		if (wrong) {
 			if (bad < 5)
-				printf("  scale case %d (M %d, kind %d, %s): construction d %.17g depth "
+				fprintf(out, "  scale case %d (M %d, kind %d, %s): construction d %.17g depth "
 				       "%.17g, qhull d %.17g depth %.17g\n",
 				       c->index, c->group, c->kind,
 				       c->cls == 0 ? "separated" : c->cls == 1 ? "touching" : "intersecting",
@@ -363,9 +368,9 @@ int bench_cases_check(const bench_case *cs, int n, size_t max_m)
 			bad++;
 		}
 	}
-	printf("scale set: construction vs qhull on %d cases with M <= %zu: %d disagree; "
-	       "largest differences: distance %.2g, depth %.2g\n",
-	       checked, max_m, bad, worst_d, worst_p);
+	fprintf(out, "The construction checked against the qhull oracle on the %d cases with M <= %zu: "
+	             "%d disagree; largest differences: distance %.2g, depth %.2g.\n",
+	        checked, max_m, bad, worst_d, worst_p);
 	return bad;
 }
 

@@ -181,8 +181,34 @@ int main(int argc, char **argv)
 	}
 	run_set gs = {"GJK88", g, ng, methods, nm, NULL};
 	run_all(&gs, &p);
+	bench_ours_forget();
 	fprintf(md, "\n### GJK88 section VII set (%d cases; truth: qhull oracle)\n", ng);
 	tables_by_class(&gs);
+
+	/* 3. warm starts (needs the GJK88 family, still built) */
+	exp_warm(md, quick);
+
+	/* 2. the scale set */
+	static const int ms[] = {10, 100, 1000, 10000, 100000};
+	const int nms = (int)(sizeof ms / sizeof ms[0]);
+	bench_case *sc = NULL;
+	int nsc = bench_cases_scale(ms, nms, quick ? 6 : 12, UINT64_C(0x7363616c65), &sc);
+	if (nsc < 0) {
+		fprintf(stderr, "bench: cannot build the scale set\n");
+		return 1;
+	}
+	fprintf(md, "\n### Scale set (%d cases, M = 10 .. 100 000 vertices; truth: construction)\n\n",
+	        nsc);
+	bench_cases_check(sc, nsc, 200, md);
+	fprintf(md, "(bench/core/cases.c describes the construction.)\n");
+	run_params ps = {quick ? 3 : 5, 20000.0, 16};
+	run_set ss = {"scale", sc, nsc, methods, nm, NULL};
+	run_all(&ss, &ps);
+	bench_ours_forget();
+	exp_scale(md, &ss, ms, nms, out);
+	exp_crossover(md, quick);
+	const run_set *sets[2] = {&gs, &ss};
+	exp_allocations(md, sets, 2);
 
 	fclose(md);
 	fwrite(mdbuf, 1, mdlen, stdout);
@@ -195,6 +221,8 @@ int main(int argc, char **argv)
 	}
 	free(mdbuf);
 	free(gs.cells);
+	free(ss.cells);
 	bench_cases_free(g, ng);
+	bench_cases_free(sc, nsc);
 	return 0;
 }
