@@ -160,7 +160,7 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 	size_t best = 0;
 	double bv = 0.0; /* vertex 0 scores 0; the first wins ties, as in support_eval */
 	if (n == 3 && prepared_climbs(f->prep)) {
-		best = prepared_climb(f->prep, e, 1);
+		best = prepared_climb(f->prep, e, 1, f->hint);
 	} else if (n == 3) { /* the branch-free, vectorized scan of support.c */
 		best = support_max_dot_rel3(v, f->count, e);
 	} else if (n == 2) {

@@ -70,6 +70,7 @@ typedef struct gjk_query {
 	int table_ok;
 	/* v.w of the last examine: the lower bound v.w/|v| on the distance. */
 	double vw;
+	size_t hint_a, hint_b; /* prepared shapes: the last support points */
 	simplex_table table;
 } gjk_query;
 
@@ -459,30 +460,36 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	 * in that direction together with its bounding ball (the shift point,
 	 * the frame's unit and D(K) of (37)) and the test for NaN, so a query
 	 * reads every vertex once before it iterates. */
-	double d0[CLASH_MAX_DIM], sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
+	double d0[CLASH_MAX_DIM], nd0[CLASH_MAX_DIM];
 	const int warm = opt && opt->warm_count > 0;
-	sample_centre(a, sa);
-	sample_centre(b, sb);
-	double big = 0.0;
-	for (int k = 0; k < n; k++) {
-		d0[k] = 0.5 * sb[k] - 0.5 * sa[k];
-		big = fmax(big, fabs(d0[k]));
-	}
-	if (!(big > 0.0) || !isfinite(big)) {
-		vec_zero(d0, n);
-		d0[0] = 1.0;
-	} else {
-		for (int k = 0; k < n; k++)
-			d0[k] /= big;
-	}
-	double nd0[CLASH_MAX_DIM];
-	for (int k = 0; k < n; k++)
-		nd0[k] = -d0[k];
 	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
 	size_t ia0 = 0, ib0 = 0;
-	if ((err = support_bounds_extreme(a, d0, ca, &ra, &ia0)) ||
-	    (err = support_bounds_extreme(b, nd0, cb, &rb, &ib0)))
-		return err;
+	if (warm) {
+		/* A warm start needs no first direction. */
+		if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
+			return err;
+	} else {
+		double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
+		sample_centre(a, sa);
+		sample_centre(b, sb);
+		double big = 0.0;
+		for (int k = 0; k < n; k++) {
+			d0[k] = 0.5 * sb[k] - 0.5 * sa[k];
+			big = fmax(big, fabs(d0[k]));
+		}
+		if (!(big > 0.0) || !isfinite(big)) {
+			vec_zero(d0, n);
+			d0[0] = 1.0;
+		} else {
+			for (int k = 0; k < n; k++)
+				d0[k] /= big;
+		}
+		for (int k = 0; k < n; k++)
+			nd0[k] = -d0[k];
+		if ((err = support_bounds_extreme(a, d0, ca, &ra, &ia0)) ||
+		    (err = support_bounds_extreme(b, nd0, cb, &rb, &ib0)))
+			return err;
+	}
 	double shift[CLASH_MAX_DIM], dc[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++) {
 		shift[k] = 0.5 * ca[k] + 0.5 * cb[k];
@@ -503,6 +510,10 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	q.npts = 0;
 	support_frame_init(&q.fa, a, shift, inv);
 	support_frame_init(&q.fb, b, shift, inv);
+	q.hint_a = warm ? opt->warm_a[0] : ia0;
+	q.hint_b = warm ? opt->warm_b[0] : ib0;
+	q.fa.hint = &q.hint_a;
+	q.fb.hint = &q.hint_b;
 
 	double size = ra + rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
@@ -532,7 +543,10 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 				q.npts++;
 			}
 		}
-		q.fresh = q.npts == 1;
+		/* The fast sub-algorithm takes the last warm point for the new
+		 * one; where the answer does not contain it (or it fails
+		 * otherwise) the full table decides. */
+		q.fresh = 1;
 	} else {
 		q.pts[0] = &q.slot[0];
 		point_from_indices(&q, ia0, ib0, q.pts[0]);

@@ -125,10 +125,22 @@ static size_t climb_from(const prepared *p, uint32_t cur, const double *e, int r
 	}
 }
 
-size_t prepared_climb(const prepared *p, const double *e, int rel)
+size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
 {
 	assert(p->hull > 0);
-	return climb_from(p, prepared_array(p, p->at_start)[cell_of(e, p->side)], e, rel);
+	uint32_t at = prepared_array(p, p->at_start)[cell_of(e, p->side)];
+	if (hint && *hint < p->count && *hint != at) {
+		/* Successive support points of one query move little: start
+		 * from the last one when it is already further along e. */
+		const double *v = p->vertices, *a = v + 3 * (size_t)at, *h = v + 3 * *hint;
+		double sa = (a[0] - h[0]) * e[0] + (a[1] - h[1]) * e[1] + (a[2] - h[2]) * e[2];
+		if (sa < 0.0)
+			at = (uint32_t)*hint;
+	}
+	size_t best = climb_from(p, at, e, rel);
+	if (hint)
+		*hint = best;
+	return best;
 }
 
 int prepared_of(const clash_shape *s, const prepared **out)

@@ -53,8 +53,10 @@ int prepared_of(const clash_shape *s, const prepared **out);
 /* The vertex extreme along local direction e (3-D) by hill climbing: the
  * last vertex on the climb none of whose neighbours scores higher.  rel:
  * score (v - v_0).e, else v.e (as support_max_dot_rel3 and
- * support_max_dot score). */
-size_t prepared_climb(const prepared *p, const double *e, int rel);
+ * support_max_dot score).  hint: when not NULL, a vertex to start from if
+ * it scores higher than the table's start (the previous support point of
+ * the same query, SIZE_MAX for none), and where the answer is stored. */
+size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint);
 
 /* Whether support points of p are best found by climbing. */
 static inline int prepared_climbs(const prepared *p)

@@ -252,7 +252,7 @@ int support_bounds_extreme(const clash_shape *s, const double *d, double *center
 	if (err)
 		return err;
 	if (p) {
-		*extreme = prepared_climbs(p) ? prepared_climb(p, e, 0)
+		*extreme = prepared_climbs(p) ? prepared_climb(p, e, 0, NULL)
 		                              : support_max_dot(s->vertices, s->count, n, e);
 		return ball_of_box(s, p->lo, p->hi, center, radius);
 	}
@@ -271,6 +271,7 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->posed = s->posed;
 	f->scale = scale;
 	f->prep = NULL;
+	f->hint = NULL;
 	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */
 	vec_copy(f->shift, shift, n);
 	if (s->posed) {

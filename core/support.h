@@ -30,6 +30,9 @@ typedef struct support_frame {
 	double shift[CLASH_MAX_DIM];
 	double scale;
 	const prepared *prep; /* the shape's preparation, or NULL */
+	/* Where the query keeps the last support point of a prepared shape,
+	 * the next climb's start (see prepared_climb); NULL for none. */
+	size_t *hint;
 } support_frame;
 
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
@@ -98,14 +101,14 @@ static inline size_t support_eval(const support_frame *f, const double *d, doubl
 	const int n = f->dim;
 	size_t i;
 	if (!f->posed) {
-		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, d, 0)
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, d, 0, f->hint)
 		                             : support_max_dot(f->vertices, f->count, n, d);
 	} else if (n == 3) {
 		const double *l = f->lin;
 		double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
 		               l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
 		               l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
-		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 0)
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 0, f->hint)
 		                             : support_max_dot(f->vertices, f->count, 3, e);
 	} else {
 		double e[CLASH_MAX_DIM];

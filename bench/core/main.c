@@ -89,13 +89,14 @@ static void tables_by_class(const run_set *s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench-core [--quick] [--out DIR] [--cpu N] [--only PEER]\n");
+	fprintf(stderr, "usage: bench-core [--quick] [--out DIR] [--cpu N] [--only PEER] "
+	                "[--skip gjk88,warm,scale,crossover]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *out = "bench/out", *only = NULL;
+	const char *out = "bench/out", *only = NULL, *skip = "";
 	int quick = 0, cpu = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
@@ -106,6 +107,8 @@ int main(int argc, char **argv)
 			cpu = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--skip") && i + 1 < argc)
+			skip = argv[++i];
 		else
 			usage();
 	}
@@ -172,6 +175,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: cannot build the GJK88 set\n");
 		return 1;
 	}
+	if (strstr(skip, "gjk88"))
+		ng = 0;
 	if (quick) { /* every fourth motion of each pair and class */
 		int j = 0;
 		for (int i = 0; i < ng; i++)
@@ -182,17 +187,21 @@ int main(int argc, char **argv)
 	run_set gs = {"GJK88", g, ng, methods, nm, NULL};
 	run_all(&gs, &p);
 	bench_ours_forget();
-	fprintf(md, "\n### GJK88 section VII set (%d cases; truth: qhull oracle)\n", ng);
-	tables_by_class(&gs);
+	if (ng) {
+		fprintf(md, "\n### GJK88 section VII set (%d cases; truth: qhull oracle)\n", ng);
+		tables_by_class(&gs);
+	}
 
 	/* 3. warm starts (needs the GJK88 family, still built) */
-	exp_warm(md, quick);
+	if (!strstr(skip, "warm"))
+		exp_warm(md, quick);
 
 	/* 2. the scale set */
 	static const int ms[] = {10, 100, 1000, 10000, 100000};
 	const int nms = (int)(sizeof ms / sizeof ms[0]);
 	bench_case *sc = NULL;
-	int nsc = bench_cases_scale(ms, nms, quick ? 6 : 12, UINT64_C(0x7363616c65), &sc);
+	int nsc = strstr(skip, "scale") ? 0
+	          : bench_cases_scale(ms, nms, quick ? 6 : 12, UINT64_C(0x7363616c65), &sc);
 	if (nsc < 0) {
 		fprintf(stderr, "bench: cannot build the scale set\n");
 		return 1;
@@ -205,8 +214,10 @@ int main(int argc, char **argv)
 	run_set ss = {"scale", sc, nsc, methods, nm, NULL};
 	run_all(&ss, &ps);
 	bench_ours_forget();
-	exp_scale(md, &ss, ms, nms, out);
-	exp_crossover(md, quick);
+	if (nsc)
+		exp_scale(md, &ss, ms, nms, out);
+	if (!strstr(skip, "crossover"))
+		exp_crossover(md, quick);
 	const run_set *sets[2] = {&gs, &ss};
 	exp_allocations(md, sets, 2);
 
