@@ -29,6 +29,7 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "clash.h"
@@ -248,7 +249,7 @@ static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double t
 	q->vw = vw;
 	double g = vv - vw;
 	const double ro = GJK_ROUNDOFF_ULPS * DBL_EPSILON;
-	if (g <= 0.0 || g * g <= tol_f * tol_f * vv || g * g <= ro * ro * vv * fmax(ww, vv) ||
+	if (g <= 0.0 || g * g <= tol_f * tol_f * vv || g * g <= ro * ro * vv * (ww > vv ? ww : vv) ||
 	    has_point(q, w))
 		return GJK_CONVERGED;
 	return GJK_CONTINUE;
@@ -283,13 +284,26 @@ static int check_inputs(const clash_shape *a, const clash_shape *b,
 	return CLASH_OK;
 }
 
-/* The mean of up to four vertices spread over the array, posed: a cheap
+/* 2^e, exactly: by its bits where it is a normal number (ldexp is a call
+ * into libm). */
+static double pow2(int e)
+{
+	if (e < -1022 || e > 1023)
+		return ldexp(1.0, e);
+	uint64_t bits = (uint64_t)(e + 1023) << 52;
+	double x;
+	memcpy(&x, &bits, sizeof x);
+	return x;
+}
+
+/* The mean of four vertices spread over the array (first, a quarter, half
+ * way, last; repeats for small counts), posed: a cheap
  * stand-in for the centroid, to point the first support evaluation (any
  * direction is correct; a good one saves iterations). */
 static void sample_centre(const clash_shape *s, double *c)
 {
 	const int n = s->dim;
-	const size_t m1 = s->count / 3, m2 = (2 * s->count) / 3, m3 = s->count - 1;
+	const size_t m1 = s->count >> 2, m2 = s->count >> 1, m3 = s->count - 1;
 	const double *v = s->vertices;
 	double m[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++)
@@ -475,7 +489,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		double big = 0.0;
 		for (int k = 0; k < n; k++) {
 			d0[k] = 0.5 * sb[k] - 0.5 * sa[k];
-			big = fmax(big, fabs(d0[k]));
+			big = fabs(d0[k]) > big ? fabs(d0[k]) : big; /* NaN: left out, caught below */
 		}
 		if (!(big > 0.0) || !isfinite(big)) {
 			vec_zero(d0, n);
@@ -496,13 +510,13 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		dc[k] = 0.5 * ca[k] - 0.5 * cb[k]; /* (ca - cb) / 2 without overflow */
 	}
 	double half_gap = vec_norm(dc, n);
-	double extent = half_gap + fmax(ra, rb);
+	double extent = half_gap + (ra > rb ? ra : rb);
 	if (!isfinite(extent))
 		return CLASH_ERANGE;
 	int e = 0;
 	if (extent > 0.0)
 		frexp(extent, &e); /* extent <= 2^e */
-	double unit = ldexp(1.0, e), inv = ldexp(1.0, -e);
+	double unit = pow2(e), inv = pow2(-e);
 
 	gjk_query q;
 	q.dim = n;

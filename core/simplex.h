@@ -73,9 +73,15 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol);
  * planes directly. */
 double simplex3_depth_bound(const double *const *y);
 
+/* Bits set in a subset mask (at most SIMPLEX_MAX_POINTS of them).  Written
+ * out: __builtin_popcount is a call into libgcc on x86-64 without -mpopcnt,
+ * and this runs a few times per GJK iteration. */
 static inline int simplex_popcount(unsigned m)
 {
-	return __builtin_popcount(m);
+	m = m - ((m >> 1) & 0x55555555u);
+	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+	m = (m + (m >> 4)) & 0x0f0f0f0fu;
+	return (int)((m * 0x01010101u) >> 24);
 }
 
 #endif

@@ -307,6 +307,18 @@ static inline size_t max_dot3_any(const double *v, size_t count, const double *e
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	/* rel: score (v - v_0).e instead of v.e (see support_max_dot_rel3). */
 	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
+	if (count < 8) {
+		/* Too few for the lanes to pay for their merge. */
+		double bv = rel ? 0.0 : (v[0] * e0 + v[1] * e1) + v[2] * e2;
+		size_t bi = 0;
+		for (size_t i = 1; i < count; i++) {
+			const double *p = v + 3 * i;
+			double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
+			bi ^= (bi ^ i) & -(size_t)(d > bv);
+			bv = d > bv ? d : bv;
+		}
+		return bi;
+	}
 	double b[4], bi[4];
 	size_t i = 1;
 	b[0] = b[1] = b[2] = b[3] = rel ? 0.0 : (v[0] * e0 + v[1] * e1) + v[2] * e2;
