@@ -49,7 +49,7 @@ void exp_scale(FILE *md, const run_set *s, const int *ms, int nm, const char *di
 			fprintf(md, "---:|");
 		fprintf(md, "---:|---:|\n");
 		char path[512];
-		snprintf(path, sizeof path, "%s/scale_%s.dat", dir, run_kind_name((enum bench_kind)k));
+		snprintf(path, sizeof path, "%s/core-scale-%s.dat", dir, run_kind_name((enum bench_kind)k));
 		FILE *dat = fopen(path, "w");
 		if (dat) {
 			fprintf(dat, "M");

@@ -12,8 +12,8 @@
  *      query against M, after GJK88 Fig. 4;
  *   3. warm start along paths (GJK88 section VIII, Table I);
  *   4. allocations per query of the core.
- * Results go to stdout and to DIR (default bench/out): results.md, the
- * plot's data and scale.png.
+ * Results go to stdout and to DIR (default bench/out): core.md, the plot's
+ * data (core-scale-*.dat) and, drawn by bench/core/scale.gp, core-scale.png.
  */
 #include <math.h>
 #include <sched.h>
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 		fprintf(md, "- %s (%s): %s%s\n", methods[m]->peer, run_kind_name(methods[m]->kind),
 		        methods[m]->name, methods[m]->reference ? " — the reference of its question" : "");
 
-	run_params p = {quick ? 3 : 7, 4000.0, 16};
+	run_params p = {quick ? 3 : 15, 10000.0, 32};
 
 	/* 1. GJK88 */
 	bench_case *g = NULL;
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	const int nms = (int)(sizeof ms / sizeof ms[0]);
 	bench_case *sc = NULL;
 	int nsc = strstr(skip, "scale") ? 0
-	          : bench_cases_scale(ms, nms, quick ? 6 : 12, UINT64_C(0x7363616c65), &sc);
+	          : bench_cases_scale(ms, nms, quick ? 6 : 24, UINT64_C(0x7363616c65), &sc);
 	if (nsc < 0) {
 		fprintf(stderr, "bench: cannot build the scale set\n");
 		return 1;
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	        nsc);
 	bench_cases_check(sc, nsc, 200, md);
 	fprintf(md, "(bench/core/cases.c describes the construction.)\n");
-	run_params ps = {quick ? 3 : 5, 20000.0, 16};
+	run_params ps = {quick ? 3 : 9, 20000.0, 32};
 	run_set ss = {"scale", sc, nsc, methods, nm, NULL};
 	run_all(&ss, &ps);
 	bench_ours_forget();
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	fclose(md);
 	fwrite(mdbuf, 1, mdlen, stdout);
 	char path[512];
-	snprintf(path, sizeof path, "%s/results.md", out);
+	snprintf(path, sizeof path, "%s/core.md", out);
 	FILE *f = fopen(path, "w");
 	if (f) {
 		fwrite(mdbuf, 1, mdlen, f);
