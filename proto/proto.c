@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -98,6 +99,25 @@ static int run_problem(int err, proto_problem *p)
 	return p->pointer ? 1 : -1;
 }
 
+/* A Query with a "pose_end": the method's answer at the start, and the
+ * time of impact over the motion (clash_toi), which GJK answers. */
+static int motion_reply(const proto_query *q, proto_reply *out, proto_problem *p)
+{
+	if (strcmp(q->method->name, "gjk") != 0) {
+		proto_problem_set(p, 422, strdup("/method"), "a query with pose_end (a motion) is "
+		                                             "answered by method \"gjk\" only");
+		return p->pointer ? 1 : -1;
+	}
+	clash_result res;
+	clash_toi_result toi;
+	int err = q->method->run(&q->a, &q->b, &q->opt, &res);
+	if (!err)
+		err = clash_toi(&q->a, &q->motion[0], &q->b, &q->motion[1], 0.0, &q->opt, &toi);
+	if (err)
+		return run_problem(err, p);
+	return proto_result_encode_motion(&res, q->method->name, &toi, out, p);
+}
+
 int proto_query_reply(const char *body, size_t len, proto_reply *out)
 {
 	memset(out, 0, sizeof *out);
@@ -122,6 +142,11 @@ int proto_query_reply(const char *body, size_t len, proto_reply *out)
 	if (r)
 		goto done;
 	clash_result res;
+	if (q.moving) {
+		r = motion_reply(&q, out, &p);
+		proto_query_release(&q);
+		goto done;
+	}
 	int err = q.method->run(&q.a, &q.b, &q.opt, &res);
 	if (err)
 		r = run_problem(err, &p);
@@ -133,4 +158,17 @@ done:
 		r = proto_problem_encode(&p, out);
 	proto_problem_release(&p);
 	return r;
+}
+
+int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
+{
+	*root = NULL;
+	if (is_blank(body, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
+		return 1;
+	}
+	json_error_t e;
+	*root = json_loadb(body, len,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	return *root ? 0 : parse_problem(body, len, &e, p);
 }

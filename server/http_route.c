@@ -12,9 +12,10 @@
 #include <strings.h>
 
 static const http_route routes[] = {
-	{HTTP_ROUTE_QUERY, "/v1/query", "POST"},
-	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD"},
-	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD"},
+	{HTTP_ROUTE_QUERY, "/v1/query", "POST", proto_query_reply},
+	{HTTP_ROUTE_SCENE, "/v1/scene", "POST", proto_scene_reply},
+	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD", NULL},
+	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD", NULL},
 };
 
 const http_route *http_route_find(const char *path)
@@ -28,7 +29,7 @@ const http_route *http_route_find(const char *path)
 int http_route_allows(const http_route *r, const char *method)
 {
 	/* Method names are case-sensitive (RFC 9110 section 9.1). */
-	if (r->id == HTTP_ROUTE_QUERY)
+	if (r->reply)
 		return strcmp(method, "POST") == 0;
 	return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
 }

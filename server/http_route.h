@@ -5,9 +5,14 @@
 #ifndef SERVER_HTTP_ROUTE_H
 #define SERVER_HTTP_ROUTE_H
 
+#include <stddef.h>
+
+#include "proto.h"
+
 enum http_route_id {
 	HTTP_ROUTE_NONE = 0, /* no such path: 404 */
 	HTTP_ROUTE_QUERY,    /* POST /v1/query */
+	HTTP_ROUTE_SCENE,    /* POST /v1/scene */
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */
 	HTTP_ROUTE_READYZ    /* GET /readyz */
 };
@@ -16,6 +21,8 @@ typedef struct http_route {
 	enum http_route_id id;
 	const char *path;
 	const char *allow; /* the methods, as the Allow header lists them */
+	/* POST routes: the proto_* call that turns the body into the reply. */
+	int (*reply)(const char *body, size_t len, proto_reply *out);
 } http_route;
 
 /* The route for a path (query string already stripped), or NULL. */

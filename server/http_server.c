@@ -211,7 +211,7 @@ static enum MHD_Result answer_json(http_request *r, int status, const char *json
 static void work_run(uv_work_t *w)
 {
 	http_request *r = w->data;
-	r->reply_rc = proto_query_reply(r->body, r->len, &r->reply);
+	r->reply_rc = r->route->reply(r->body, r->len, &r->reply);
 }
 
 /* Back on the loop thread. */
@@ -280,6 +280,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 			return answer_json(r, 503, "{\"status\":\"draining\"}");
 		return answer_json(r, 200, "{\"status\":\"ready\"}");
 	case HTTP_ROUTE_QUERY:
+	case HTTP_ROUTE_SCENE:
 		break;
 	case HTTP_ROUTE_NONE:
 		assert(0);

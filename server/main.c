@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "fanout.h"
 #include "http_server.h"
 #include "log.h"
 #include "proto.h"
@@ -66,11 +67,20 @@ int main(int argc, char **argv)
 	snprintf(threads, sizeof threads, "%u", cfg.threads);
 	setenv("UV_THREADPOOL_SIZE", threads, 1);
 	proto_init();
+	/* The threads that share a scene's narrow phase with its worker
+	 * (fanout.c says why they are apart from libuv's pool). */
+	fanout *fan = NULL;
+	if (fanout_start(&fan, cfg.threads) != 0) {
+		log_emit("error", "cannot start", json_pack("{s:s}", "error", "fanout threads"));
+		return 1;
+	}
+	proto_set_parallel(&(proto_parallel){fanout_run, fan});
 
 	uv_loop_t loop;
 	int rc = uv_loop_init(&loop);
 	if (rc != 0) {
 		log_emit("error", "cannot start", json_pack("{s:s}", "error", uv_strerror(rc)));
+		fanout_stop(fan);
 		return 1;
 	}
 	/* Signals first: whoever reads "listening" may send SIGTERM at once. */
@@ -87,6 +97,7 @@ int main(int argc, char **argv)
 		on_server_closed(&a);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
+		fanout_stop(fan);
 		return 1;
 	}
 	log_emit("info", "listening",
@@ -103,6 +114,8 @@ int main(int argc, char **argv)
 	uv_run(&loop, UV_RUN_DEFAULT);
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
+	proto_set_parallel(NULL);
+	fanout_stop(fan);
 	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;
 }

@@ -1,0 +1,20 @@
+/*
+ * parse.h — the strict JSON parse every request body goes through
+ * (proto.c), for decoders other than the Query's (contains.c).
+ */
+#ifndef PROTO_PARSE_H
+#define PROTO_PARSE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "problem.h"
+
+/* Parse `body` as proto_query_reply() does (strict RFC 8259, duplicate
+ * names rejected, any top-level value, integers as reals).  Returns 0 with
+ * the tree in *root (the caller decrefs it); 1 with a 400 problem (or 422
+ * for a number out of the range of a double) in *p; -1 when memory ran
+ * out. */
+int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p);
+
+#endif /* PROTO_PARSE_H */
