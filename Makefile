@@ -7,7 +7,7 @@
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
 # library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
-# tests/check_*.c (with tests/oracle.c) the one Check runner.
+# tests/check_*.c (with tests/oracle.c, tests/oracle_lp.c and tests/pairgen.c) the one Check runner.
 
 CC       ?= cc
 OPT      ?= -O2
@@ -19,6 +19,8 @@ APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 PKGS_APP  = libmicrohttpd jansson libuv
 PKGS_TEST = check qhull_r yaml-0.1
+# GLPK (the n-D LP oracle of the tests) ships no pkg-config file.
+LIBS_TEST = -lglpk
 
 B        = build
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -27,7 +29,7 @@ CORE_SRC   = $(wildcard core/*.c)
 PROTO_SRC  = $(wildcard proto/*.c)
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
-CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c
+CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)
@@ -40,7 +42,7 @@ CORE_SOBJ  = $(CORE_SRC:%.c=$(B)/san/%.o)
 PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san clean
+.PHONY: all run test deps deps-test check check-san crosscheck clean
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -64,6 +66,12 @@ check: $(B)/check $(B)/clashd $(B)/clash
 	CLASH_BUILD=$(B) $(B)/check
 check-san: $(B)/check-san $(B)/clashd $(B)/clash
 	CLASH_BUILD=$(B) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/check-san
+
+# The randomized cross-check of the three methods on 100 000 pairs (minutes);
+# make test runs the same suite on 5000.
+crosscheck: deps-test
+	@$(MAKE) --no-print-directory $(B)/check
+	CLASH_CROSSCHECK_PAIRS=$${CLASH_CROSSCHECK_PAIRS:-100000} CK_RUN_SUITE=crosscheck $(B)/check
 
 $(B)/obj/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
@@ -92,10 +100,10 @@ $(B)/clash: $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 		$(shell pkg-config --libs jansson) -lm
 
 $(B)/check: $(CHECK_OBJ) $(PROTO_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
 
 $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) -lm -lpthread
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
 
 clean:
 	rm -rf $(B)

@@ -53,6 +53,25 @@ static int common_options(const command *cmd, int argc, char **argv, int *first)
 	return -1;
 }
 
+static int run_lines(const command *cmd, int argc, char **argv, cli_reply_fn reply)
+{
+	int first;
+	int r = common_options(cmd, argc, argv, &first);
+	if (r >= 0)
+		return r;
+	if (argc - first > 1) {
+		fprintf(stderr, "%s %s: at most one FILE\n", PROG, cmd->name);
+		command_usage(cmd, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, reply);
+}
+
+static int run_contains(const command *cmd, int argc, char **argv)
+{
+	return run_lines(cmd, argc, argv, proto_contains_reply);
+}
+
 static int run_query(const command *cmd, int argc, char **argv)
 {
 	int first;
@@ -117,6 +136,20 @@ static const command commands[] = {
 	 "reading, writing or memory failed; 2 for a bad command line or a FILE\n"
 	 "that cannot be opened.\n",
 	 run_scene},
+	{"contains", "[FILE]", "Answer containment queries, one JSON object per line.",
+	 "\n"
+	 "Reads containment queries as JSON Lines from FILE, or from standard input\n"
+	 "when FILE is absent or \"-\": each non-blank line is one JSON object\n"
+	 "  {\"inner\": {\"vertices\": [[x,y,z], ...], \"radius\": r, \"pose\": {...}},\n"
+	 "   \"outer\": {...}, \"tolerance\": t}\n"
+	 "as for POST /v1/contains of clashd (see proto/openapi.yaml), and writes one\n"
+	 "line per query, in order: {\"contained\": true|false, \"outside_vertex\": i|null,\n"
+	 "\"iterations\": n} (a vertex of inner that is outside outer, when one is), or\n"
+	 "for a bad line the RFC 9457 problem object (\"status\" 400 or 422, \"pointer\"\n"
+	 "naming the offending value).  Blank lines get no answer.\n"
+	 "\n"
+	 "Exit status: as for clash query.\n",
+	 run_contains},
 };
 
 static const command *find(const char *name)

@@ -11,8 +11,9 @@ pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev"
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
 	# curl: the server suite and the README examples talk to clashd over HTTP;
-	# libyaml-dev: the proto suite reads proto/openapi.yaml to check it against the code.
-	pkgs="$pkgs check libqhull-dev curl libyaml-dev"
+	# libyaml-dev: the proto suite reads proto/openapi.yaml to check it against the code;
+	# libglpk-dev: the exact n-D LP oracle (tests/oracle_lp.c) of the simplex and contains suites.
+	pkgs="$pkgs check libqhull-dev curl libyaml-dev libglpk-dev"
 fi
 
 missing=""

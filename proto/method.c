@@ -8,6 +8,8 @@
 
 static const proto_method methods[] = {
 	{"gjk", clash_gjk},
+	{"simplex", clash_lp_simplex},
+	{"ipm", clash_lp_ipm},
 };
 
 const proto_method *proto_method_default(void)

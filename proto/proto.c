@@ -85,9 +85,14 @@ static int run_problem(int err, proto_problem *p)
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
-	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones */
+	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones, or
+	                     * "simplex" on rounded shapes it cannot decide */
 		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
-		                                             "query: %s", clash_strerror(err));
+		                                             "query: %s (method \"simplex\": rounded "
+		                                             "shapes whose hull distance is too close to "
+		                                             "the sum of their radii for its bounds; "
+		                                             "method \"gjk\" answers)",
+		                  clash_strerror(err));
 		break;
 	case CLASH_ENOMEM:
 		return -1;

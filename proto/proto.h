@@ -64,6 +64,12 @@ typedef struct proto_parallel {
  * one after the other on the calling thread).  Call before threads start,
  * like proto_init(). */
 void proto_set_parallel(const proto_parallel *par);
+/* Handle one containment query (the body of POST /v1/contains, or one
+ * line of `clash contains`): {"inner": Shape, "outer": Shape, "tolerance":
+ * t} answered {"contained": bool, "outside_vertex": index or null,
+ * ["outside_part": index,] "iterations": n}.  Problems and the return
+ * value as for proto_query_reply(). */
+int proto_contains_reply(const char *body, size_t len, proto_reply *out);
 
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */

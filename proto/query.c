@@ -6,11 +6,11 @@
  * predictable: unknown members of the top-level object (in document order),
  * then "a" and "b" (each: members, vertices point by point or parts part by
  * part, radius, pose, pose_end), then method, tolerance, max_iterations and
- * warm.  "pose_end" (a whole shape's, not a part's) is decoded as a pose of
- * the same shape and turned into the motion from pose (clash_motion_between).  The
- * dimension of a query is that of its first point (/a/vertices/0, or
- * /a/parts/0/.../vertices/0 when a is compound); every other point must
- * match it.
+ * warm (members, plane, then a and b).  "pose_end" (a whole shape's, not a
+ * part's) is decoded as a pose of the same shape and turned into the motion
+ * from pose (clash_motion_between).  The dimension of a query is that of its
+ * first point (/a/vertices/0, or /a/parts/0/.../vertices/0 when a is
+ * compound); every other point must match it.
  *
  * A compound shape {"parts": [shape, ...]} is decoded depth first into
  * malloc'd clash_shape arrays (clash_shape_init_compound); the limits of the
@@ -420,8 +420,10 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	const json_t *pe = json_object_get(v, "pose_end");
 	if (pe) {
 		proto_path ep = {at, "pose_end", 0};
-		if (depth > 0 || !w->motion)
+		if (depth > 0)
 			return fail(p, &ep, "pose_end is for a whole shape: a part moves with it");
+		if (!w->motion)
+			return fail(p, &ep, "pose_end (a motion) is not taken by this request");
 		r = motion(pe, &ep, s, w->motion, p);
 		if (r)
 			return r;
@@ -448,22 +450,67 @@ static int warm_side(const json_t *v, const proto_path *at, const char *side, si
 	return 0;
 }
 
-static const char *const warm_members[] = {"a", "b", NULL};
+static const char *const plane_members[] = {"normal", "offset", NULL};
 
+/* A previous answer's separating plane (method ipm, 2005 paper section
+ * 4.1): {"normal": [dim numbers, not all 0], "offset": c}. */
+static int warm_plane(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
+{
+	if (!json_is_object(v))
+		return fail(p, at, "warm.plane must be an object {\"normal\": [...], \"offset\": c}, "
+		                   "got %s", kind_of(v));
+	int r = known_members(v, at, plane_members, "warm.plane has normal and offset", p);
+	if (r)
+		return r;
+	const json_t *normal = json_object_get(v, "normal"), *offset = json_object_get(v, "offset");
+	if (!normal || !offset)
+		return fail(p, at, "warm.plane needs both normal and offset (a previous answer's "
+		                   "separating_plane)");
+	proto_path np = {at, "normal", 0}, op = {at, "offset", 0};
+	size_t dim = (size_t)q->a.dim;
+	r = numbers(normal, &np, "warm.plane.normal", dim, q->warm_plane, p);
+	if (r)
+		return r;
+	int zero = 1;
+	for (size_t k = 0; k < dim; k++)
+		zero = zero && q->warm_plane[k] == 0;
+	if (zero)
+		return fail(p, &np, "warm.plane.normal must not be zero: it is a plane's normal");
+	r = number(offset, &op, "warm.plane.offset", &q->warm_plane[dim], p);
+	if (r)
+		return r;
+	q->opt.warm_plane = q->warm_plane;
+	return 0;
+}
+
+static const char *const warm_members[] = {"a", "b", "plane", NULL};
+
+/* Warm start: vertex indices (a and b, for gjk), a plane (for ipm), or
+ * both, as a previous answer's "warm" has them. */
 static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
 {
 	if (q->a.nparts || q->b.nparts)
 		return fail(p, at, "warm start is not supported for compound shapes (a or b has "
 		                   "parts): leave warm out");
 	if (!json_is_object(v))
-		return fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]}, got %s",
-		            kind_of(v));
-	int r = known_members(v, at, warm_members, "warm has a and b, arrays of vertex indices", p);
+		return fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]} and/or "
+		                   "{\"plane\": {...}}, got %s", kind_of(v));
+	int r = known_members(v, at, warm_members,
+	                      "warm has a and b, arrays of vertex indices, and plane", p);
 	if (r)
 		return r;
 	const json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
+	const json_t *plane = json_object_get(v, "plane");
+	if (plane) {
+		proto_path pp = {at, "plane", 0};
+		if ((r = warm_plane(plane, &pp, q, p)))
+			return r;
+		if (!a && !b)
+			return 0;
+	}
 	if (!a || !b)
-		return fail(p, at, "warm needs both a and b (vertex indices of a previous answer)");
+		return fail(p, at, "warm needs both a and b (vertex indices of a previous answer), "
+		                   "or a plane, or all three");
 	proto_path ap = {at, "a", 0}, bp = {at, "b", 0};
 	size_t most = (size_t)q->a.dim + 1;
 	if (!json_is_array(a))
@@ -589,4 +636,16 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
 	doc->dim = w.dim;
 	memcpy(doc->first, w.first, sizeof doc->first);
 	return r;
+}
+
+int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
+                        const char *name1, proto_query *q, proto_problem *p)
+{
+	shape_walk w = {.q = q};
+	proto_path p0 = {NULL, name0, 0}, p1 = {NULL, name1, 0};
+	int r = shape(v0, &p0, 0, &w, &q->vertices[0], &q->a, p);
+	if (r)
+		return r;
+	w.leaves = 0; /* the limit is per shape */
+	return shape(v1, &p1, 0, &w, &q->vertices[1], &q->b, p);
 }

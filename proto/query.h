@@ -30,9 +30,10 @@ typedef struct proto_query {
 	 * part's vertex array, malloc'd, borrowed by a and b. */
 	void **owned;
 	size_t nowned, owned_cap;
-	clash_options opt;   /* warm_a / warm_b point into the arrays below */
+	clash_options opt;   /* warm_a / warm_b / warm_plane point into the arrays below */
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
+	double warm_plane[CLASH_MAX_DIM + 1]; /* normal, then offset */
 	/* "pose_end" of a and b (rest when absent); moving when either has one. */
 	clash_motion motion[2];
 	int moving;
@@ -63,5 +64,14 @@ typedef struct proto_shape_doc {
 int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
                           proto_shape_doc *doc, clash_shape *s, clash_motion *motion,
                           int *moving, proto_problem *p);
+
+/* Decode two Shapes (openapi.yaml, components/schemas/Shape), the members
+ * name0 and name1 of a request other than a Query (e.g. "inner" and
+ * "outer"), exactly as proto_query_decode() decodes "a" and "b": into q->a
+ * and q->b, every allocation owned by *q (zeroed by the caller; release it
+ * with proto_query_release() whatever the result).  Returns 0, 1 with a
+ * 422 problem in *p, or -1 when memory ran out. */
+int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
+                        const char *name1, proto_query *q, proto_problem *p);
 
 #endif /* PROTO_QUERY_H */

@@ -1,6 +1,7 @@
 /*
  * result.c — the Result encoder.
  *
+ * Only the members the method filled are written (clash_result.has).
  * Built as a jansson tree and dumped with JSON_REAL_PRECISION(17): 17
  * significant digits are enough for any double to read back identically, and
  * jansson writes the decimal point regardless of the process locale.  Member
@@ -15,21 +16,39 @@
 
 #include "result.h"
 
+/* Which members are written: those the method filled (clash_result.has). */
+static int has_distance(const clash_result *r)
+{
+	return (r->has & CLASH_HAS_DISTANCE) != 0;
+}
+
+static int has_plane(const clash_result *r)
+{
+	return !r->intersecting && (r->has & CLASH_HAS_PLANE);
+}
+
+static int has_depth_bound(const clash_result *r)
+{
+	return r->intersecting && (r->has & CLASH_HAS_DEPTH_BOUND);
+}
+
 /* The member name of the first non-finite value of the answer, or NULL. */
 static const char *non_finite(const clash_result *r)
 {
 	for (int i = 0; i < r->dim; i++) {
-		if (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i]))
+		if (has_distance(r) && (!isfinite(r->near_a[i]) || !isfinite(r->near_b[i])))
 			return "near_points";
-		if (!r->intersecting && !isfinite(r->normal[i]))
+		if (has_plane(r) && !isfinite(r->normal[i]))
 			return "separating_plane.normal";
 	}
-	if (!isfinite(r->distance))
+	if (has_distance(r) && !isfinite(r->distance))
 		return "distance";
-	if (!r->intersecting && !isfinite(r->offset))
+	if (has_plane(r) && !isfinite(r->offset))
 		return "separating_plane.offset";
-	if (r->intersecting && !isfinite(r->depth_lower_bound))
+	if (has_depth_bound(r) && !isfinite(r->depth_lower_bound))
 		return "penetration.depth_lower_bound";
+	if ((r->has & CLASH_HAS_DISTANCE_BOUND) && !isfinite(r->distance_lower_bound))
+		return "distance_lower_bound";
 	return NULL;
 }
 
@@ -105,6 +124,22 @@ static void put_motion(json_t *o, const clash_toi_result *t, int dim, int *faile
 	put(o, "contact", c, failed);
 }
 
+/* {"normal": [...], "offset": c}, or NULL when memory ran out. */
+static json_t *plane_object(const clash_result *r)
+{
+	json_t *plane = json_object();
+	int pf = !plane;
+	if (plane) {
+		put(plane, "normal", reals(r->normal, r->dim), &pf);
+		put(plane, "offset", json_real(r->offset), &pf);
+	}
+	if (pf) {
+		json_decref(plane);
+		plane = NULL;
+	}
+	return plane;
+}
+
 static int encode(const clash_result *r, const char *method, const clash_toi_result *toi,
                   proto_reply *out, proto_problem *p)
 {
@@ -122,8 +157,11 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		return -1;
 	int failed = 0;
 	put(o, "intersecting", json_boolean(r->intersecting), &failed);
-	put(o, "distance", json_real(r->distance), &failed);
-	put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)), &failed);
+	if (has_distance(r)) {
+		put(o, "distance", json_real(r->distance), &failed);
+		put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)),
+		    &failed);
+	}
 	/* Compound shapes: the top-level parts of the answer (0 for a side
 	 * that is not compound). */
 	if (r->has & CLASH_HAS_PARTS)
@@ -132,19 +170,9 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		    &failed);
 	/* A compound answer has no plane when the nearest pair's plane does
 	 * not separate the whole shapes. */
-	if (!r->intersecting && (r->has & CLASH_HAS_PLANE)) {
-		json_t *plane = json_object();
-		int pf = !plane;
-		if (plane) {
-			put(plane, "normal", reals(r->normal, r->dim), &pf);
-			put(plane, "offset", json_real(r->offset), &pf);
-		}
-		if (pf) {
-			json_decref(plane);
-			plane = NULL;
-		}
-		put(o, "separating_plane", plane, &failed);
-	} else if (r->intersecting) {
+	if (has_plane(r)) {
+		put(o, "separating_plane", plane_object(r), &failed);
+	} else if (has_depth_bound(r)) {
 		json_t *pen = json_object();
 		int pf = !pen;
 		if (pen)
@@ -155,13 +183,24 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		}
 		put(o, "penetration", pen, &failed);
 	}
+	if (r->has & CLASH_HAS_DISTANCE_BOUND)
+		put(o, "distance_lower_bound", json_real(r->distance_lower_bound), &failed);
 	put(o, "method", json_string(method), &failed);
 	put(o, "iterations", json_integer(r->iterations), &failed);
 	put(o, "converged", json_boolean(r->converged && (!toi || toi->converged)), &failed);
-	if (r->has & CLASH_HAS_WARM) /* compound answers have none */
+	/* What a later query sends back: the final simplex's vertex indices
+	 * (gjk), or else the separating plane (ipm, 2005 paper section 4.1).
+	 * Compound answers have neither: compound queries take no warm start. */
+	if (r->has & CLASH_HAS_WARM) {
 		put(o, "warm",
 		    pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
 		    &failed);
+	} else if (has_plane(r) && !(r->has & CLASH_HAS_PARTS)) {
+		json_t *warm = json_object();
+		if (warm)
+			put(warm, "plane", plane_object(r), &failed);
+		put(o, "warm", warm, &failed);
+	}
 	if (toi)
 		put_motion(o, toi, r->dim, &failed);
 	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));

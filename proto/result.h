@@ -9,7 +9,10 @@
 #include "problem.h"
 #include "proto.h"
 
-/* Encode *r, answered by the method called `method`, as a 200 reply.  Every
+/* Encode *r, answered by the method called `method`, as a 200 reply: the
+ * members r->has names (distance and near_points, separating_plane when
+ * separated, penetration when intersecting), and as "warm" the final
+ * simplex's indices (CLASH_HAS_WARM) or else the separating plane.  Every
  * double is written with 17 significant digits, so it reads back bit for bit.
  * A value that is not finite is never written: that is a bug in the core,
  * answered with a 500 problem in *p and a return of 1.  Returns 0 (then *out

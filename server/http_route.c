@@ -14,6 +14,7 @@
 static const http_route routes[] = {
 	{HTTP_ROUTE_QUERY, "/v1/query", "POST", proto_query_reply},
 	{HTTP_ROUTE_SCENE, "/v1/scene", "POST", proto_scene_reply},
+	{HTTP_ROUTE_CONTAINS, "/v1/contains", "POST", proto_contains_reply},
 	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD", NULL},
 	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD", NULL},
 };

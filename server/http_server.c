@@ -281,6 +281,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		return answer_json(r, 200, "{\"status\":\"ready\"}");
 	case HTTP_ROUTE_QUERY:
 	case HTTP_ROUTE_SCENE:
+	case HTTP_ROUTE_CONTAINS:
 		break;
 	case HTTP_ROUTE_NONE:
 		assert(0);

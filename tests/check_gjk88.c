@@ -2,10 +2,10 @@
  * check_gjk88.c — suite "gjk88": the 6000 examples of GJK88 section VII
  * (tests/gjk88.c) through every method, against the qhull oracle.
  *
- * For each example: the verdict must match the oracle's unless the pair is
- * within the touching band (the just-touching class sits there by
- * construction); GJK's distance must match the oracle's; the lower bound of
- * eq. (32) may never exceed the oracle's depth.  The counts per class are
+ * For each example: the verdicts of gjk, simplex and ipm must match the
+ * oracle's unless the pair is within the touching band (the just-touching
+ * class sits there by construction); GJK's distance must match the
+ * oracle's; the lower bound of eq. (32) may never exceed the oracle's depth.  The counts per class are
  * printed, as the paper tabulates them.
  */
 #include <math.h>
@@ -62,8 +62,39 @@ START_TEST(family_and_pairs)
 }
 END_TEST
 
+/* The verdict-only methods on one case: both must match the oracle outside
+ * the touching band.  Returns how many of the two agreed. */
+static int lp_methods(const gjk88_case *k, const clash_shape *a, const clash_shape *b,
+                      const oracle_answer *o, int banded, long *iters)
+{
+	static const struct {
+		const char *name;
+		int (*run)(const clash_shape *, const clash_shape *, const clash_options *,
+		           clash_result *);
+	} methods[] = {{"simplex", clash_lp_simplex}, {"ipm", clash_lp_ipm}};
+	int agree = 0;
+	for (int m = 0; m < 2; m++) {
+		clash_result r;
+		int rc = methods[m].run(a, b, NULL, &r);
+		ck_assert_msg(rc == CLASH_OK, "case %d: %s: %s", k->index, methods[m].name,
+		              clash_strerror(rc));
+		iters[m] += r.iterations;
+		if (banded)
+			continue;
+		ck_assert_msg(r.intersecting == o->hull_overlap,
+		              "case %d (%s, pair %d): %s says %s, oracle distance %.17g depth %.17g",
+		              k->index, gjk88_class_name(k->cls), k->pair, methods[m].name,
+		              r.intersecting ? "intersecting" : "separated", o->hull_distance,
+		              o->hull_depth);
+		agree++;
+	}
+	return agree;
+}
+
 START_TEST(gjk_against_oracle)
 {
+	long lp_iters[GJK88_CLASSES][2] = {{0}};
+	int lp_agree[GJK88_CLASSES] = {0};
 	static double wa[GJK88_MAX_VERTICES * 3], wb[GJK88_MAX_VERTICES * 3];
 	int agree[GJK88_CLASSES] = {0}, band[GJK88_CLASSES] = {0}, inter[GJK88_CLASSES] = {0};
 	long iters[GJK88_CLASSES] = {0};
@@ -91,7 +122,9 @@ START_TEST(gjk_against_oracle)
 		double d = o.hull_distance;
 		/* Signed clearance: distance apart, or depth of overlap. */
 		double clearance = o.hull_overlap ? o.hull_depth : d;
-		if (clearance <= TOUCH_BAND * size) {
+		int banded = clearance <= TOUCH_BAND * size;
+		lp_agree[k->cls] += lp_methods(k, &a, &b, &o, banded, lp_iters[k->cls]);
+		if (banded) {
 			band[k->cls]++;
 		} else {
 			ck_assert_msg(r.intersecting == o.hull_overlap,
@@ -114,10 +147,13 @@ START_TEST(gjk_against_oracle)
 		}
 	}
 	for (int c = 0; c < GJK88_CLASSES; c++)
-		printf("gjk88 %-12s: %d cases, verdict agrees on %d, %d in the touching band, "
-		       "%d intersecting; mean iterations %.2f\n",
-		       gjk88_class_name((enum gjk88_class)c), GJK88_CASES / 3, agree[c], band[c],
-		       inter[c], (double)iters[c] / (GJK88_CASES / 3));
+		printf("gjk88 %-12s: %d cases, %d in the touching band; gjk verdict agrees on %d "
+		       "(%d intersecting, mean iterations %.2f); simplex and ipm agree on %d of %d "
+		       "(mean iterations %.2f, %.2f)\n",
+		       gjk88_class_name((enum gjk88_class)c), GJK88_CASES / 3, band[c], agree[c],
+		       inter[c], (double)iters[c] / (GJK88_CASES / 3), lp_agree[c], 2 * agree[c],
+		       (double)lp_iters[c][0] / (GJK88_CASES / 3),
+		       (double)lp_iters[c][1] / (GJK88_CASES / 3));
 	printf("gjk88: worst relative distance error %.3g; %d skipped as flat\n", worst, flat);
 	/* The separated and intersecting classes are clear of the band, and
 	 * the classes are what they say. */
@@ -127,6 +163,8 @@ START_TEST(gjk_against_oracle)
 	ck_assert_int_eq(band[GJK88_INTERSECTING], 0);
 	ck_assert_int_eq(agree[GJK88_SEPARATED] + agree[GJK88_INTERSECTING] + flat,
 	                 2 * GJK88_CASES / 3);
+	for (int c = 0; c < GJK88_CLASSES; c++)
+		ck_assert_int_eq(lp_agree[c], 2 * agree[c]);
 }
 END_TEST
 

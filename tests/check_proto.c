@@ -679,10 +679,10 @@ static clash_result separated_result(int dim)
 	clash_result r;
 	memset(&r, 0, sizeof r);
 	r.dim = dim;
+	/* What gjk fills: the encoder writes only the members `has` names. */
+	r.has = CLASH_HAS_DISTANCE | CLASH_HAS_PLANE | CLASH_HAS_DEPTH_BOUND | CLASH_HAS_WARM;
 	r.converged = 1;
 	r.warm_count = 1;
-	/* What gjk fills: the encoder writes the members `has` names. */
-	r.has = CLASH_HAS_DISTANCE | CLASH_HAS_PLANE | CLASH_HAS_WARM;
 	return r;
 }
 

@@ -1,0 +1,86 @@
+/*
+ * rsimplex.h — a small revised simplex method with Bland's rule (internal
+ * to the core).
+ *
+ * It solves  min c.x  subject to  A x = b, x >= 0  for A with at most
+ * RSIMPLEX_MAX_ROWS rows and any number of columns, starting from a primal
+ * feasible basis the caller supplies.  The columns are never stored: the
+ * caller's callback produces column j (and its cost) whenever the method
+ * needs it, so a problem whose columns are the vertices of posed shapes is
+ * priced straight from the borrowed vertex arrays, with no copy and no
+ * allocation.  All state is one fixed-size struct: the basis, its explicit
+ * inverse (m <= 10, so a dense inverse is both the simplest and the
+ * cheapest representation), the basic values and the duals.
+ *
+ * Pivoting (Kreuzer 2016, "Remarks"): Bland's rule — the entering column
+ * is the lowest-numbered one with a negative reduced cost, the leaving row
+ * the one with the least ratio, ties broken by the lowest-numbered basic
+ * column — cannot cycle in exact arithmetic.  Dantzig's rule (most
+ * negative reduced cost) is kept for tests only: on degenerate problems it
+ * can cycle, which is exactly what the cap on pivots is for.  Round-off is
+ * kept in check by refactoring the inverse from the columns every
+ * RSIMPLEX_REFACTOR pivots and always before optimality is declared.
+ */
+#ifndef CLASH_RSIMPLEX_H
+#define CLASH_RSIMPLEX_H
+
+#include <stddef.h>
+
+#include "clash.h"
+
+/* Rows: the dimension, plus the two convexity rows of the collision LP. */
+#define RSIMPLEX_MAX_ROWS (CLASH_MAX_DIM + 2)
+
+/* Pivots between two refactorizations of the basis inverse. */
+#define RSIMPLEX_REFACTOR 16
+
+/* Column j of the problem: writes its m coefficients to a and returns its
+ * cost.  Must be pure: the same j always gives the same column. */
+typedef double (*rsimplex_column_fn)(const void *ctx, size_t j, double *a);
+
+typedef struct rsimplex_lp {
+	int m;          /* rows, 1..RSIMPLEX_MAX_ROWS */
+	size_t n;       /* columns, n >= m */
+	double b[RSIMPLEX_MAX_ROWS];
+	rsimplex_column_fn column;
+	const void *ctx;
+	/* Reduced costs above -tol_cost count as non-negative (optimality);
+	 * in the units of the costs. */
+	double tol_cost;
+} rsimplex_lp;
+
+enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG };
+
+enum rsimplex_status {
+	RSIMPLEX_OPTIMAL = 0,
+	RSIMPLEX_CAPPED,    /* the pivot cap ended the search: x is feasible, not optimal */
+	RSIMPLEX_UNBOUNDED, /* a column with negative reduced cost and no blocking row */
+	RSIMPLEX_SINGULAR   /* the basis became numerically singular */
+};
+
+typedef struct rsimplex {
+	int m;
+	size_t basis[RSIMPLEX_MAX_ROWS]; /* the column basic in each row */
+	double cb[RSIMPLEX_MAX_ROWS];    /* their costs */
+	double binv[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS]; /* B^-1, row-major */
+	double x[RSIMPLEX_MAX_ROWS];     /* basic values, B^-1 b (>= 0) */
+	double y[RSIMPLEX_MAX_ROWS];     /* duals, c_B B^-1 */
+	double objective;                /* c_B . x */
+	int iterations;                  /* pivots made */
+	int since_refactor;
+} rsimplex;
+
+/* Set up the basis `basis` (m distinct column indices) and factor it.
+ * Returns RSIMPLEX_OPTIMAL (0) when it is non-singular, else
+ * RSIMPLEX_SINGULAR.  Negative basic values (an infeasible start, or
+ * round-off) are clamped to 0. */
+int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis);
+
+/* Pivot by `rule` until optimal, or at most max_pivots more pivots.
+ * Returns an rsimplex_status. */
+int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots);
+
+/* The value of column j in the current solution (0 when non-basic). */
+double rsimplex_value(const rsimplex *s, size_t j);
+
+#endif /* CLASH_RSIMPLEX_H */

@@ -1,0 +1,162 @@
+/*
+ * contains.c — the containment contract: POST /v1/contains and `clash
+ * contains` (openapi.yaml, ContainsQuery and ContainsResult).
+ *
+ * A ContainsQuery {"inner": Shape, "outer": Shape, "tolerance": t} is
+ * parsed like a Query (parse.h), its shapes decoded by the Query's own
+ * Shape decoder (so every rule and JSON Pointer is the same, under /inner
+ * and /outer), then clash_contains() answers.  Order of checks: unknown
+ * members (document order), inner and outer present, inner, outer,
+ * tolerance.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clash.h"
+#include "parse.h"
+#include "pointer.h"
+#include "problem.h"
+#include "proto.h"
+#include "query.h"
+
+static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
+{
+	char *pointer = proto_path_render(at);
+	if (!pointer)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(p, 422, pointer, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/* The decoded request: the shapes in holder.a (inner) and holder.b
+ * (outer), which owns their memory. */
+typedef struct contains_query {
+	proto_query holder;
+	clash_options opt;
+} contains_query;
+
+static const char *const members[] = {"inner", "outer", "tolerance", NULL};
+
+static int decode(const json_t *root, contains_query *q, proto_problem *p)
+{
+	if (!json_is_object(root))
+		return fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
+		                     "\"outer\": shape}");
+	const char *key;
+	json_t *value;
+	json_object_foreach((json_t *)root, key, value) {
+		int ok = 0;
+		for (const char *const *m = members; *m && !ok; m++)
+			ok = strcmp(*m, key) == 0;
+		if (!ok) {
+			proto_path at = {NULL, key, 0};
+			return fail(p, &at, "unknown member: a containment query has inner, outer and "
+			                    "tolerance");
+		}
+	}
+	const json_t *inner = json_object_get(root, "inner");
+	const json_t *outer = json_object_get(root, "outer");
+	if (!inner || !outer)
+		return fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
+		            inner ? "outer" : "inner");
+	int r = proto_shapes_decode(inner, "inner", outer, "outer", &q->holder, p);
+	if (r)
+		return r;
+	const json_t *t = json_object_get(root, "tolerance");
+	if (t) {
+		proto_path tp = {NULL, "tolerance", 0};
+		if (!json_is_number(t))
+			return fail(p, &tp, "tolerance must be a number");
+		double x = json_number_value(t);
+		if (!(x > 0) || !isfinite(x))
+			return fail(p, &tp, "tolerance must be a distance > 0, got %.17g", x);
+		q->opt.tolerance = x;
+	}
+	return 0;
+}
+
+/* The problem for a core error while answering. */
+static int run_problem(int err, const contains_query *q, proto_problem *p)
+{
+	switch (err) {
+	case CLASH_ENOTSUP:
+		if (q->holder.b.nparts > 0) {
+			proto_problem_set(p, 422, strdup("/outer"),
+			                  "outer must be one convex shape: a compound (a union) is not "
+			                  "convex, so containment in it is not decided here");
+		} else {
+			proto_problem_set(p, 422, strdup("/outer/vertices"),
+			                  "inner's radius exceeds outer's, which needs outer's facets; "
+			                  "they are enumerated from its vertices up to a budget, and "
+			                  "this outer has too many vertices for its dimension");
+		}
+		break;
+	case CLASH_ERANGE:
+		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
+		                                     "coordinates, radii or poses are too large");
+		break;
+	default:
+		proto_problem_set(p, 500, NULL, "the collision core failed: %s", clash_strerror(err));
+		return 1;
+	}
+	return p->pointer ? 1 : -1;
+}
+
+static int encode(const clash_containment *c, int compound, proto_reply *out)
+{
+	json_t *o = json_object();
+	if (!o)
+		return -1;
+	int failed = json_object_set_new(o, "contained", json_boolean(c->contained)) != 0;
+	json_t *v = c->has_outside_vertex ? json_integer((json_int_t)c->outside_vertex) : json_null();
+	failed |= !v || json_object_set_new(o, "outside_vertex", v) != 0;
+	if (compound && c->has_outside_vertex) {
+		v = json_integer((json_int_t)c->outside_part);
+		failed |= !v || json_object_set_new(o, "outside_part", v) != 0;
+	}
+	v = json_integer(c->iterations);
+	failed |= !v || json_object_set_new(o, "iterations", v) != 0;
+	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!body)
+		return -1;
+	out->status = 200;
+	out->content_type = PROTO_JSON;
+	out->body = body;
+	out->length = strlen(body);
+	return 0;
+}
+
+int proto_contains_reply(const char *body, size_t len, proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	proto_problem p = {0};
+	contains_query q;
+	memset(&q, 0, sizeof q);
+	json_t *root = NULL;
+	int r = proto_parse(body, len, &root, &p);
+	if (r == 0) {
+		r = decode(root, &q, &p);
+		json_decref(root);
+	}
+	if (r == 0) {
+		clash_containment c;
+		const clash_shape *inner = &q.holder.a, *outer = &q.holder.b;
+		int err = clash_contains(inner, outer, &q.opt, &c);
+		r = err ? run_problem(err, &q, &p) : encode(&c, inner->nparts > 0, out);
+	}
+	proto_query_release(&q.holder);
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}
