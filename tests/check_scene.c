@@ -31,6 +31,7 @@
 #include <netinet/in.h>
 
 #include <jansson.h>
+#include <yaml.h>
 
 #include "check.h"
 #include "clash.h"
@@ -821,6 +822,207 @@ START_TEST(pieces_in_any_order)
 }
 END_TEST
 
+/* ---- the contract document ----------------------------------------------- */
+
+/* A YAML node as JSON (as check_proto.c reads the document): plain scalars
+ * that parse as JSON become that value, other scalars strings. */
+static json_t *yaml_json(yaml_document_t *d, yaml_node_t *node)
+{
+	if (node->type == YAML_SCALAR_NODE) {
+		const char *v = (const char *)node->data.scalar.value;
+		size_t n = node->data.scalar.length;
+		json_t *j = node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+		                    ? json_loadb(v, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL)
+		                    : NULL;
+		return j ? j : json_stringn(v, n);
+	}
+	if (node->type == YAML_SEQUENCE_NODE) {
+		json_t *a = json_array();
+		for (yaml_node_item_t *i = node->data.sequence.items.start;
+		     i < node->data.sequence.items.top; i++)
+			json_array_append_new(a, yaml_json(d, yaml_document_get_node(d, *i)));
+		return a;
+	}
+	json_t *o = json_object();
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+		json_object_set_new(o, (const char *)k->data.scalar.value,
+		                    yaml_json(d, yaml_document_get_node(d, p->value)));
+	}
+	return o;
+}
+
+static json_t *at(json_t *j, const char *const *path)
+{
+	for (; *path; path++) {
+		j = json_object_get(j, *path);
+		ck_assert_msg(j != NULL, "openapi.yaml has no %s", *path);
+	}
+	return j;
+}
+#define AT(j, ...) at((j), (const char *const[]){__VA_ARGS__, NULL})
+
+/* Every property of a schema, and of its object properties, described. */
+static void described(const char *where, json_t *schema)
+{
+	const char *name;
+	json_t *prop;
+	json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+		ck_assert_msg(json_is_string(json_object_get(prop, "description")),
+		              "%s.%s has no description", where, name);
+		described(where, prop);
+	}
+}
+
+/* value's members are all documented in `schema`, its required ones there. */
+static void documented(json_t *schemas, const char *schema, json_t *value, const char *where)
+{
+	json_t *props = AT(schemas, schema, "properties");
+	const char *m;
+	json_t *v;
+	json_object_foreach(value, m, v)
+		ck_assert_msg(json_object_get(props, m) != NULL, "%s: %s is not documented in %s",
+		              where, m, schema);
+	json_t *req = json_object_get(json_object_get(schemas, schema), "required");
+	for (size_t i = 0; i < json_array_size(req); i++)
+		ck_assert_msg(json_object_get(value, json_string_value(json_array_get(req, i))),
+		              "%s lacks %s", where, json_string_value(json_array_get(req, i)));
+}
+
+/* Equal as JSON, numbers by value. */
+static int same(json_t *x, json_t *y)
+{
+	if (json_is_number(x) && json_is_number(y))
+		return json_number_value(x) == json_number_value(y);
+	if (json_typeof(x) != json_typeof(y))
+		return 0;
+	if (json_is_array(x)) {
+		if (json_array_size(x) != json_array_size(y))
+			return 0;
+		for (size_t i = 0; i < json_array_size(x); i++)
+			if (!same(json_array_get(x, i), json_array_get(y, i)))
+				return 0;
+		return 1;
+	}
+	if (json_is_object(x)) {
+		if (json_object_size(x) != json_object_size(y))
+			return 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(x, k, v)
+			if (!json_object_get(y, k) || !same(v, json_object_get(y, k)))
+				return 0;
+		return 1;
+	}
+	return json_equal(x, y);
+}
+
+START_TEST(contract)
+{
+	proto_init();
+	FILE *f = fopen("proto/openapi.yaml", "rb");
+	ck_assert_msg(f != NULL, "cannot open proto/openapi.yaml (run from the repository)");
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	ck_assert(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_file(&parser, f);
+	ck_assert(yaml_parser_load(&parser, &doc));
+	json_t *api = yaml_json(&doc, yaml_document_get_root_node(&doc));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+
+	json_t *schemas = AT(api, "components", "schemas");
+	const char *names[] = {"Scene", "SceneObject", "SceneResult", "Clash", "Contact"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		ck_assert(json_is_string(json_object_get(AT(schemas, names[i]), "description")));
+		described(names[i], AT(schemas, names[i]));
+	}
+	AT(schemas, "Shape", "properties", "pose_end", "description");
+	AT(schemas, "Result", "properties", "toi", "description");
+	json_t *post = AT(api, "paths", "/v1/scene", "post");
+	const char *codes[] = {"200", "400", "405", "413", "415", "422"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		AT(post, "responses", codes[i]);
+	/* The members of Scene and SceneObject are the decoder's: given a
+	 * wrong type, each is a bad value, never an unknown member. */
+	const char *name;
+	json_t *v;
+	json_object_foreach(AT(schemas, "Scene", "properties"), name, v) {
+		char text[256];
+		snprintf(text, sizeof text, "{\"objects\":[],\"%s\":{\"zz\":1}}", name);
+		if (strcmp(name, "objects") == 0)
+			snprintf(text, sizeof text, "{\"objects\":{\"zz\":1}}");
+		int st;
+		json_t *j = scene_json(text, &st);
+		ck_assert_int_eq(st, 422);
+		ck_assert_msg(!strstr(json_string_value(json_object_get(j, "detail")), "unknown member"),
+		              "%s unknown to the decoder", name);
+		json_decref(j);
+	}
+	json_object_foreach(AT(schemas, "SceneObject", "properties"), name, v) {
+		json_t *o = json_pack("{s:s, s:{s:[[i]]}}", "id", "x", "shape", "vertices", 0);
+		json_object_set_new(o, name, json_pack("{s:i}", "zz", 1));
+		json_t *sc = json_pack("{s:[o]}", "objects", o);
+		char *text = json_dumps(sc, JSON_COMPACT);
+		json_decref(sc);
+		int st;
+		json_t *j = scene_json(text, &st);
+		char where[128];
+		snprintf(where, sizeof where, "/objects/0/%s", name);
+		ck_assert_int_eq(st, 422);
+		ck_assert_msg(strcmp(json_string_value(json_object_get(j, "pointer")), where) != 0 ||
+		                      !strstr(json_string_value(json_object_get(j, "detail")),
+		                              "unknown member"),
+		              "%s unknown to the decoder", name);
+		json_decref(j);
+		free(text);
+	}
+	/* Every example is answered, with documented members; as shown where a
+	 * response example exists (but for penetration, which is `depth` or
+	 * `depth_lower_bound` as GJK can). */
+	json_t *examples = AT(post, "requestBody", "content", "application/json", "examples");
+	json_t *shown = AT(post, "responses", "200", "content", "application/json", "examples");
+	json_t *ex;
+	ck_assert_uint_ge(json_object_size(examples), 2);
+	json_object_foreach(examples, name, ex) {
+		char *text = json_dumps(AT(ex, "value"), JSON_COMPACT);
+		int st;
+		json_t *res = scene_json(text, &st);
+		ck_assert_msg(st == 200, "example %s: %d", name, st);
+		documented(schemas, "SceneResult", res, name);
+		json_t *list = json_object_get(res, "clashes"), *c;
+		size_t i;
+		ck_assert_uint_gt(json_array_size(list), 0);
+		json_array_foreach(list, i, c) {
+			documented(schemas, "Clash", c, name);
+			if (json_object_get(c, "contact"))
+				documented(schemas, "Contact", json_object_get(c, "contact"), name);
+		}
+		json_t *want = json_object_get(json_object_get(shown, name), "value");
+		if (want) {
+			json_t *wl = json_object_get(want, "clashes");
+			ck_assert_uint_eq(json_array_size(wl), json_array_size(list));
+			ck_assert(same(json_object_get(want, "candidates"), json_object_get(res, "candidates")));
+			json_array_foreach(list, i, c) {
+				json_t *w = json_deep_copy(json_array_get(wl, i)), *g = json_deep_copy(c);
+				json_object_del(w, "penetration");
+				json_object_del(g, "penetration");
+				char *gs = json_dumps(g, JSON_COMPACT);
+				ck_assert_msg(same(w, g), "example %s, clash %zu is answered %s", name, i, gs);
+				free(gs);
+				json_decref(w);
+				json_decref(g);
+			}
+		}
+		json_decref(res);
+		free(text);
+	}
+	json_decref(api);
+}
+END_TEST
+
 /* ---- clash scene --------------------------------------------------------- */
 
 static char *write_temp(const char *text)
@@ -1091,6 +1293,7 @@ static Suite *scene_suite(void)
 	tcase_add_test(tc, reply_closed_form);
 	tcase_add_test(tc, reply_errors);
 	tcase_add_test(tc, pieces_in_any_order);
+	tcase_add_test(tc, contract);
 	tcase_add_test(tc, cli_scene);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
