@@ -744,7 +744,8 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 		if ((err = clash_swept(a, ma, b, mb, &os, &sw)))
 			return err;
 		out->steps = 1;
-		if (!sw.intersecting && !(sw.distance < clearance))
+		/* (A distance GJK did not converge on is only an upper bound.) */
+		if (sw.converged && !sw.intersecting && !(sw.distance < clearance))
 			return CLASH_OK;
 	}
 
