@@ -9,8 +9,9 @@
  * copied or transformed in bulk.
  *
  * The library is pure C11: no I/O, no allocation in the query path (except
- * one scratch block per query of compound shapes, see clash_shape_init_compound),
- * no global state.  Every function is reentrant; shapes are read-only during a query, so
+ * one scratch block per query of compound shapes, see clash_shape_init_compound,
+ * and the swept-hull and scene calls of the motion and scenes section, which
+ * say what they allocate), no global state.  Every function is reentrant; shapes are read-only during a query, so
  * one shape may be used by many threads at once.  Errors are negative return
  * values (CLASH_E*), never exits; clash_strerror() names them.
  *

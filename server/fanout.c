@@ -11,11 +11,14 @@
  *     when every fanout thread is busy elsewhere: no request waits for a
  *     free thread, and there is no deadlock however many scenes arrive.
  *   - Other requests never queue behind a scene's pieces: they wait only
- *     for a libuv worker, and the fanout never occupies those.  The fanout
- *     threads compete with them for CPU alone, which the kernel shares
- *     fairly between runnable threads: with N workers and N fanout threads
- *     on N cores, a query running beside the largest scene still gets about
- *     half a core, and no query waits for a scene to finish.
+ *     for a libuv worker, and a scene holds one worker, like any request,
+ *     however many pieces it has; its extra parallelism never takes
+ *     another.  The fanout threads compete with the other requests for CPU
+ *     alone, which the kernel shares fairly between runnable threads: with
+ *     N workers and N fanout threads on N cores, a query running beside the
+ *     largest scene still gets about half a core.  (N scenes at once hold
+ *     all N workers, as N slow queries would: that is the admission
+ *     control's and deadlines' business, not this file's.)
  *   - Concurrent jobs share the fanout threads round robin: a thread takes
  *     one piece from the job at the head of the list and moves that job to
  *     the tail, so a small scene arriving during a huge one is not queued
