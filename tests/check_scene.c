@@ -633,6 +633,31 @@ START_TEST(reply_closed_form)
 	ck_assert(json_is_false(json_object_get(e, "intersecting"))); /* at the start */
 	json_decref(j);
 
+	/* 2-D, with a compound: an L and a disc in its corner, a bar across
+	 * the L's foot. */
+	j = scene_json("{\"objects\":[{\"id\":\"L\",\"shape\":{\"parts\":["
+	               "{\"vertices\":[[0,0],[4,0],[4,1],[0,1]]},{\"vertices\":[[0,1],[1,1],[1,4],[0,4]]}]}},"
+	               "{\"id\":\"disc\",\"shape\":{\"vertices\":[[2,2]],\"radius\":0.9}},"
+	               "{\"id\":\"bar\",\"shape\":{\"vertices\":[[3,-1],[3,3]]}}],\"clearance\":0.2}",
+	               &st);
+	ck_assert_int_eq(st, 200);
+	c = json_object_get(j, "clashes");
+	ck_assert_uint_eq(json_array_size(c), 3);
+	const char *want2[3][3] = {{"L", "disc", "clearance"}, {"L", "bar", "clash"},
+	                           {"disc", "bar", "clearance"}};
+	for (size_t i = 0; i < 3; i++) {
+		e = json_array_get(c, i);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "a")), want2[i][0]);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "b")), want2[i][1]);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "class")), want2[i][2]);
+	}
+	ck_near(json_number_value(json_object_get(json_array_get(c, 0), "distance")), 0.1, 1e-12);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+				 json_object_get(json_array_get(c, 1), "near_parts"), "a")),
+	                 0);
+	ck_near(json_number_value(json_object_get(json_array_get(c, 2), "distance")), 0.1, 1e-12);
+	json_decref(j);
+
 	/* An empty scene. */
 	j = scene_json("{\"objects\":[]}", &st);
 	ck_assert_int_eq(st, 200);
@@ -714,6 +739,15 @@ START_TEST(reply_errors)
 		snprintf(body, sizeof body, "%s%s", two, lists[i].tail);
 		expect_problem(body, 422, lists[i].pointer);
 	}
+	/* Too many objects: refused before any is decoded. */
+	size_t nbig = 100001, bcap = 2 * nbig + 64, bused = 0;
+	char *many = malloc(bcap);
+	bused += (size_t)snprintf(many + bused, bcap - bused, "{\"objects\":[");
+	for (size_t i = 0; i < nbig; i++)
+		bused += (size_t)snprintf(many + bused, bcap - bused, "%s1", i ? "," : "");
+	snprintf(many + bused, bcap - bused, "]}");
+	expect_problem(many, 422, "/objects/100000");
+	free(many);
 	/* Too many candidates: 700 objects in one place. */
 	size_t cap = 700 * 64 + 64, used = 0;
 	char *big = malloc(cap);
