@@ -34,6 +34,11 @@ extern "C" {
  * (GJK88 section VII saw 3 to 6); the cap only bounds pathological input. */
 #define CLASH_GJK_MAX_ITERATIONS 256
 
+/* Hard cap on the expansions of the penetration-depth search (EPA), which
+ * also sizes its fixed storage.  Polytope pairs need a few dozen at most;
+ * at the cap the answer is the best found, marked not converged. */
+#define CLASH_EPA_MAX_ITERATIONS 128
+
 /* A quaternion whose length differs from 1 by more than this is rejected as
  * not a rotation; within it, it is normalized.  Loose enough for quaternions
  * stored as float32 or typed with four decimals, tight enough to catch a
@@ -60,7 +65,8 @@ enum clash_error {
 	CLASH_ENOTSUP = -9,   /* the method does not support this input (say so, never guess) */
 	CLASH_ELIMIT = -10,   /* a compound shape is deeper than CLASH_COMPOUND_MAX_DEPTH or
 	                       * has more than CLASH_COMPOUND_MAX_LEAVES convex leaves */
-	CLASH_ENOMEM = -11    /* out of memory (only queries of compound shapes allocate) */
+	CLASH_ENOMEM = -11,   /* out of memory (only queries of compound shapes allocate) */
+	CLASH_ECANCELED = -12 /* the caller asked the query to stop (clash_options.cancel) */
 };
 
 /* Returns a static, human-readable message for a CLASH_E* code. */
@@ -149,7 +155,9 @@ typedef struct clash_options {
 	 * touching (intersecting, distance 0); a separated answer is within it of
 	 * the true distance unless `converged` is 0. */
 	double tolerance;
-	/* Hard cap on iterations; 0 selects CLASH_GJK_MAX_ITERATIONS. */
+	/* Hard cap on iterations; 0 selects CLASH_GJK_MAX_ITERATIONS.  It caps
+	 * the penetration-depth expansions separately, at most
+	 * CLASH_EPA_MAX_ITERATIONS. */
 	int max_iterations;
 	/* Warm start (GJK88 section VIII): vertex index pairs of a previous
 	 * answer's final simplex, e.g. clash_result.warm_a / warm_b.  At most
@@ -161,6 +169,16 @@ typedef struct clash_options {
 	 * plane, dim normal components then the offset; while it still
 	 * separates, the answer is "no collision" without iterating.  NULL: none. */
 	const double *warm_plane;
+	/* Cooperative cancellation: when not NULL, *cancel is read before each
+	 * GJK iteration (clash_gjk, and so each pair of a compound query) and,
+	 * once it is nonzero, the query stops and returns CLASH_ECANCELED (no
+	 * answer).  Another thread may set it at any time (a plain aligned int
+	 * store; the core only reads it).  A server uses it to free a worker
+	 * whose request has passed its deadline.  One iteration is not
+	 * interrupted: its support scans are linear in the vertex count, which
+	 * the caller bounds.  Other methods should read it in their iteration
+	 * loops the same way. */
+	const volatile int *cancel;
 } clash_options;
 
 /* Which members of a clash_result a method filled (clash_result.has). */
@@ -199,8 +217,9 @@ typedef struct clash_result {
 	/* Iterations taken (support-mapping evaluations after the first). */
 	int iterations;
 	/* 1 when the tolerance was met; 0 when the iteration cap or a numerical
-	 * stall ended the search, or rounding left no certain separating plane.
-	 * The answer is then the best found: the distance is an upper bound. */
+	 * stall ended the search (of the distance, or of the penetration depth),
+	 * or rounding left no certain separating plane.  The answer is then the
+	 * best found: the distance and the depth are upper bounds. */
 	int converged;
 	/* Number of times the backup procedure of GJK88 section VI was needed. */
 	int backups;
@@ -208,11 +227,20 @@ typedef struct clash_result {
 	size_t warm_count;
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
-	/* When intersecting (gjk in 2-D and 3-D): the penetration depth, the
-	 * least distance b must move to part the shapes (radii included, >=
-	 * depth_lower_bound); the unit direction of that move; and the deepest
-	 * points, depth_a on a's surface and depth_b on b's, with
-	 * depth_b + depth * depth_normal touching a after the move. */
+	/* When intersecting (gjk in 1-D, 2-D and 3-D; CLASH_HAS_DEPTH):
+	 *   depth: the penetration depth, the least distance b must move for
+	 *     the shapes to part (radii included; >= depth_lower_bound); 0 when
+	 *     they only touch;
+	 *   depth_normal: the unit direction of that move (translating b by
+	 *     depth * depth_normal leaves the shapes touching, by any more parts
+	 *     them); it points from a towards b like the separating normal;
+	 *   depth_a, depth_b: the deepest points, depth_a on a's surface and
+	 *     depth_b on b's, with depth_a = depth_b + depth * depth_normal:
+	 *     after the move they are the same point, where the shapes touch.
+	 * When `converged` is 0 the search stopped early: depth is then an upper
+	 * bound (the move still parts the shapes), depth_a is on a's surface and
+	 * depth_b = depth_a - depth * depth_normal lies on the plane touching b
+	 * on the side facing a. */
 	double depth;
 	double depth_normal[CLASH_MAX_DIM];
 	double depth_a[CLASH_MAX_DIM];

@@ -71,6 +71,73 @@ void proto_set_parallel(const proto_parallel *par);
  * value as for proto_query_reply(). */
 int proto_contains_reply(const char *body, size_t len, proto_reply *out);
 
+/*
+ * Request limits, for a server facing untrusted clients (clashd sets them
+ * from its flags; `clash query` sets none).  A member of 0 means no limit.
+ * The body size is the caller's to bound (it never reaches proto whole
+ * otherwise); these bound what a body of that size may ask for.
+ */
+typedef struct proto_request_limits {
+	size_t max_depth;      /* arrays and objects nested in each other: deeper
+	                          is a 400 at the first container past it */
+	size_t max_vertices;   /* vertices of one shape (or one part of a
+	                          compound): more is a 422 at its "vertices" */
+	size_t max_shapes;     /* shapes in one request, each part of a compound
+	                          counted: more is a 422 at the first one over */
+	size_t max_part_depth; /* compound shapes nested in compound shapes (a
+	                          top-level shape's parts are level 1): deeper is
+	                          a 422 at the part */
+} proto_request_limits;
+
+/* clashd's defaults.  A Query nests 4 deep ({"a": {"vertices": [[...]]}}),
+ * plus 2 per level of compound "parts". */
+#define PROTO_DEFAULT_MAX_DEPTH 64
+#define PROTO_DEFAULT_MAX_VERTICES 1000000
+#define PROTO_DEFAULT_MAX_SHAPES 1024
+#define PROTO_DEFAULT_MAX_PART_DEPTH 8 /* = CLASH_COMPOUND_MAX_DEPTH, the core's own bound */
+
+/* The limit a request broke (proto_call.limit). */
+enum proto_limit {
+	PROTO_LIMIT_NONE = 0,
+	PROTO_LIMIT_DEPTH,
+	PROTO_LIMIT_VERTICES,
+	PROTO_LIMIT_SHAPES,
+	PROTO_LIMIT_PART_DEPTH
+};
+
+/* Set the limits every later call applies (copied; NULL: none, the
+ * initial state).  A shape is any object with a "vertices" or "parts"
+ * member, so the limits cover every route and shape kind without knowing
+ * the schema.  Call before threads start, like proto_init(). */
+void proto_set_limits(const proto_request_limits *l);
+
+/* The limits in force (never NULL). */
+const proto_request_limits *proto_get_limits(void);
+
+/* What a server needs around one call: a way to stop it, and what happened. */
+typedef struct proto_call {
+	/* In: NULL, or a flag another thread may set (to nonzero) to stop the
+	 * query; it is handed to the core (clash_options.cancel) and checked
+	 * between parsing and running.  A stopped call has cancelled set and
+	 * a 503 problem as its reply, which the caller may replace. */
+	const volatile int *cancel;
+	/* Out. */
+	int cancelled;
+	enum proto_limit limit; /* the limit the request broke, if any */
+	int iterations;         /* of the method; -1 when it did not run */
+} proto_call;
+
+/* proto_query_reply() with a proto_call (which may be NULL). */
+int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* proto_scene_reply() with a proto_call (which may be NULL).  The request
+ * limits apply to each object's shape (a scene's objects are bounded by
+ * their own count, 100 000); the cancel flag stops the narrow phase. */
+int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* proto_contains_reply() with a proto_call (which may be NULL). */
+int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */
 int proto_problem_reply(int status, const char *detail, const char *pointer,

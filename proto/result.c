@@ -52,6 +52,22 @@ static const char *non_finite(const clash_result *r)
 	return NULL;
 }
 
+/* The same for the penetration depth members (CLASH_HAS_DEPTH). */
+static const char *non_finite_depth(const clash_result *r)
+{
+	if (!r->intersecting || !(r->has & CLASH_HAS_DEPTH))
+		return NULL;
+	if (!isfinite(r->depth))
+		return "penetration.depth";
+	for (int i = 0; i < r->dim; i++) {
+		if (!isfinite(r->depth_normal[i]))
+			return "penetration.normal";
+		if (!isfinite(r->depth_a[i]) || !isfinite(r->depth_b[i]))
+			return "penetration.points";
+	}
+	return NULL;
+}
+
 static void put(json_t *obj, const char *key, json_t *value, int *failed)
 {
 	if (!value || json_object_set_new(obj, key, value) != 0)
@@ -147,6 +163,8 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 	assert(r->dim >= 1 && r->dim <= CLASH_MAX_DIM);
 	assert(r->warm_count <= CLASH_MAX_DIM + 1);
 	const char *bad = non_finite(r);
+	if (!bad)
+		bad = non_finite_depth(r);
 	if (bad) {
 		proto_problem_set(p, 500, NULL, "the answer has a non-finite %s; please report "
 		                                "this query", bad);
@@ -177,6 +195,11 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		int pf = !pen;
 		if (pen)
 			put(pen, "depth_lower_bound", json_real(r->depth_lower_bound), &pf);
+		if (pen && (r->has & CLASH_HAS_DEPTH)) {
+			put(pen, "depth", json_real(r->depth), &pf);
+			put(pen, "normal", reals(r->depth_normal, r->dim), &pf);
+			put(pen, "points", pair(reals(r->depth_a, r->dim), reals(r->depth_b, r->dim)), &pf);
+		}
 		if (pf) {
 			json_decref(pen);
 			pen = NULL;

@@ -16,7 +16,16 @@
  * memory or time: at most PROTO_SCENE_MAX_OBJECTS objects, and at most
  * PROTO_SCENE_MAX_CANDIDATES candidate pairs (422 beyond: a scene where
  * that many boxes overlap is either many coincident objects or wants
- * splitting), which also bounds the clashes reported.
+ * splitting), which also bounds the clashes reported.  The server's
+ * request limits (proto_set_limits) apply to each object's shape as they
+ * apply to a Query's shape: a scene of 10 000 parts is no more hostile
+ * than its size says, while a --max-shapes sized for one query would
+ * refuse any real assembly.  The nesting depth is checked on the whole
+ * text, as for every request.
+ *
+ * A server's cancel flag (proto_call.cancel) reaches every GJK query of the
+ * narrow phase through the scene's options, and each piece looks at it
+ * before starting, so a stopped scene frees its threads within one pair.
  *
  * Ids are copied into one block (the parsed tree is freed before the
  * narrow phase) and looked up through an array of indices sorted by id.
@@ -33,6 +42,7 @@
 #include "problem.h"
 #include "proto.h"
 #include "query.h"
+#include "request_limits.h"
 
 /* Limits (openapi.yaml documents the same numbers). */
 #define PROTO_SCENE_MAX_OBJECTS 100000
@@ -62,6 +72,8 @@ typedef struct scene_piece {
 
 typedef struct scene_job {
 	proto_query owner;     /* owns every array the shapes borrow */
+	const proto_request_limits *limits; /* applied to each object's shape */
+	enum proto_limit *limit_broken;      /* which, when one is */
 	size_t count;
 	clash_shape *shapes;
 	clash_motion *motions; /* one per object; rest when it has no pose_end */
@@ -163,6 +175,32 @@ static long find_id(const scene_job *job, const char *id)
 	return -1;
 }
 
+/* The request limits on one object's shape at `at`: the walk names the
+ * offending value from the shape down, so its pointer gets the object's in
+ * front. */
+static int shape_limits(const json_t *shape, const proto_path *at, scene_job *job,
+                        proto_problem *p)
+{
+	enum proto_limit which = PROTO_LIMIT_NONE;
+	int r = proto_limits_tree(shape, job->limits, p, &which);
+	if (r != 1)
+		return r;
+	*job->limit_broken = which;
+	char *prefix = proto_path_render(at);
+	char *inner = p->pointer;
+	size_t n = prefix && inner ? strlen(prefix) + strlen(inner) + 1 : 0;
+	char *whole = n ? malloc(n) : NULL;
+	if (!whole) {
+		free(prefix);
+		return -1;
+	}
+	snprintf(whole, n, "%s%s", prefix, inner);
+	free(prefix);
+	free(inner);
+	p->pointer = whole;
+	return 1;
+}
+
 static const char *const object_members[] = {"id", "shape", NULL};
 
 static int objects(const json_t *v, scene_job *job, proto_problem *p)
@@ -235,9 +273,11 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 	proto_shape_doc doc = {0};
 	for (size_t i = 0; i < n; i++) {
 		proto_path el = {&at, NULL, i}, sp = {&el, "shape", 0};
-		int r = proto_shape_decode_in(json_object_get(json_array_get(v, i), "shape"), &sp,
-		                              &job->owner, &doc, &job->shapes[i], &job->motions[i],
-		                              &job->moving, p);
+		const json_t *shape = json_object_get(json_array_get(v, i), "shape");
+		int r = shape_limits(shape, &sp, job, p);
+		if (!r)
+			r = proto_shape_decode_in(shape, &sp, &job->owner, &doc, &job->shapes[i],
+			                          &job->motions[i], &job->moving, p);
 		if (r)
 			return r;
 	}
@@ -370,6 +410,11 @@ static void run_piece(void *ctx, size_t i)
 	if (end > job->ncand)
 		end = job->ncand;
 	size_t cap = 0;
+	const volatile int *cancel = job->scene.opt.cancel;
+	if (cancel && *cancel) {
+		pc->err = CLASH_ECANCELED;
+		return;
+	}
 	for (size_t k = i * SCENE_PIECE_PAIRS; k < end; k++) {
 		clash_scene_hit h;
 		int err = clash_scene_pair(&job->scene, job->cand[k].a, job->cand[k].b, &h);
@@ -394,11 +439,15 @@ static void run_piece(void *ctx, size_t i)
 }
 
 /* A core error while answering, as a problem (1) or -1 for memory. */
-static int run_problem(int err, proto_problem *p)
+static int run_problem(int err, proto_call *call, proto_problem *p)
 {
 	switch (err) {
 	case CLASH_ENOMEM:
 		return -1;
+	case CLASH_ECANCELED:
+		call->cancelled = 1;
+		proto_problem_set(p, 503, NULL, "the scene was stopped before it finished");
+		return 1;
 	case CLASH_ELIMIT:
 		proto_problem_set(p, 422, strdup("/objects"),
 		                  "more than %d pairs of objects have overlapping boxes (grown by "
@@ -416,11 +465,14 @@ static int run_problem(int err, proto_problem *p)
 	return p->pointer ? 1 : -1;
 }
 
-static int run(scene_job *job, proto_problem *p)
+static int run(scene_job *job, proto_call *call, proto_problem *p)
 {
+	const volatile int *cancel = job->scene.opt.cancel;
+	if (cancel && *cancel) /* parsing took the time there was */
+		return run_problem(CLASH_ECANCELED, call, p);
 	int err = clash_scene_candidates(&job->scene, &job->cand, &job->ncand, NULL);
 	if (err)
-		return run_problem(err, p);
+		return run_problem(err, call, p);
 	job->npieces = (job->ncand + SCENE_PIECE_PAIRS - 1) / SCENE_PIECE_PAIRS;
 	if (job->npieces == 0)
 		return 0;
@@ -432,9 +484,14 @@ static int run(scene_job *job, proto_problem *p)
 	else
 		for (size_t i = 0; i < job->npieces; i++)
 			run_piece(job, i);
+	/* A cancelled piece speaks for the scene: the others may have failed
+	 * only because of it. */
+	for (size_t i = 0; i < job->npieces; i++)
+		if (job->pieces[i].err == CLASH_ECANCELED)
+			return run_problem(CLASH_ECANCELED, call, p);
 	for (size_t i = 0; i < job->npieces; i++)
 		if (job->pieces[i].err)
-			return run_problem(job->pieces[i].err, p);
+			return run_problem(job->pieces[i].err, call, p);
 	return 0;
 }
 
@@ -585,18 +642,36 @@ static int encode(const scene_job *job, proto_reply *out, proto_problem *p)
 
 int proto_scene_reply(const char *body, size_t len, proto_reply *out)
 {
+	return proto_scene_reply_ex(body, len, NULL, out);
+}
+
+int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
 	memset(out, 0, sizeof *out);
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1; /* many methods' runs, none of which is the request's */
 	proto_problem p = {0};
 	scene_job job;
 	memset(&job, 0, sizeof job);
-	json_t *root;
-	int r = proto_parse(body, len, &root, &p);
+	job.limits = proto_get_limits();
+	job.limit_broken = &call->limit;
+	json_t *root = NULL;
+	int r = proto_limits_depth(body, len, job.limits->max_depth, &p);
+	if (r == 1)
+		call->limit = PROTO_LIMIT_DEPTH;
+	if (r == 0)
+		r = proto_parse_text(body, len, &root, &p);
 	if (r == 0) {
 		r = decode(root, &job, &p);
 		json_decref(root); /* the job holds copies of everything it needs */
 	}
+	job.scene.opt.cancel = call->cancel;
 	if (r == 0)
-		r = run(&job, &p);
+		r = run(&job, call, &p);
 	if (r == 0)
 		r = encode(&job, out, &p);
 	release(&job);

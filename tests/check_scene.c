@@ -762,6 +762,61 @@ START_TEST(reply_errors)
 }
 END_TEST
 
+START_TEST(limits_and_cancel)
+{
+	proto_init();
+	/* A server's limits count each object's shape on its own. */
+	proto_request_limits lim = {.max_depth = 16, .max_vertices = 8, .max_shapes = 3};
+	proto_set_limits(&lim);
+	char body[4096];
+	int st;
+	json_t *j;
+	proto_call call = {0};
+	proto_reply r;
+	/* 10 shapes in all, one per object: within a limit of 3 per object. */
+	size_t used = (size_t)snprintf(body, sizeof body, "{\"objects\":[");
+	for (int i = 0; i < 10; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "o%d", i);
+		used += (size_t)snprintf(body + used, sizeof body - used,
+		                         "%s{\"id\":\"%s\",\"shape\":{\"vertices\":" JCUBE "}}",
+		                         i ? "," : "", id);
+	}
+	snprintf(body + used, sizeof body - used, "]}");
+	j = scene_json(body, &st);
+	ck_assert_int_eq(st, 200);
+	json_decref(j);
+	/* One object's compound of 3 parts is 4 shapes: the 4th is over. */
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"parts\":[{\"vertices\":[[0]]},"
+	               "{\"vertices\":[[1]]},{\"vertices\":[[2]]}]}}]}",
+	               422, "/objects/0/shape/parts/2");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0],[1],[2],[3],[4],"
+	               "[5],[6],[7],[8]]}}]}",
+	               422, "/objects/0/shape/vertices");
+	call = (proto_call){0};
+	const char *deep = "{\"objects\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}";
+	ck_assert_int_eq(proto_scene_reply_ex(deep, strlen(deep), &call, &r), 0);
+	ck_assert_int_eq(r.status, 400);
+	ck_assert_int_eq(call.limit, PROTO_LIMIT_DEPTH);
+	proto_reply_free(&r);
+	proto_set_limits(NULL);
+	/* A stopped scene answers 503 and says so. */
+	volatile int stop = 1;
+	call = (proto_call){.cancel = &stop};
+	const char *two = "{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0.5) "]}";
+	ck_assert_int_eq(proto_scene_reply_ex(two, strlen(two), &call, &r), 0);
+	ck_assert_int_eq(r.status, 503);
+	ck_assert(call.cancelled);
+	proto_reply_free(&r);
+	stop = 0;
+	call = (proto_call){.cancel = &stop};
+	ck_assert_int_eq(proto_scene_reply_ex(two, strlen(two), &call, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(!call.cancelled);
+	proto_reply_free(&r);
+}
+END_TEST
+
 /* A proto_parallel that runs the pieces on two threads, last first. */
 typedef struct reverse_run {
 	proto_piece_fn piece;
@@ -1327,6 +1382,7 @@ static Suite *scene_suite(void)
 	tcase_add_test(tc, reply_closed_form);
 	tcase_add_test(tc, reply_errors);
 	tcase_add_test(tc, pieces_in_any_order);
+	tcase_add_test(tc, limits_and_cancel);
 	tcase_add_test(tc, contract);
 	tcase_add_test(tc, cli_scene);
 	tcase_set_timeout(tc, 30);
