@@ -152,7 +152,7 @@ START_TEST(gjk_against_oracle)
 			if (o.hull_depth > TOUCH_BAND * size)
 				worst_depth = fmax(worst_depth, derr / o.hull_depth);
 			depths++;
-			if (o.hull_depth > 0)
+			if (o.hull_depth > TOUCH_BAND * size)
 				worst_bound_ratio = fmax(worst_bound_ratio, r.depth_lower_bound / o.hull_depth);
 		}
 	}
