@@ -145,6 +145,8 @@ int main(int argc, char **argv)
 		json_object_set_new(fields, "tls", json_boolean(cfg.tls_cert != NULL));
 		json_object_set_new(fields, "auth", json_string(cfg.auth_token ? "bearer" : "none"));
 		json_object_set_new(fields, "pid", json_integer((json_int_t)getpid()));
+		/* libuv's pool runs requests; as many again share scenes. */
+		json_object_set_new(fields, "scene_threads", json_integer((json_int_t)cfg.threads));
 	}
 	log_emit("info", "listening", fields);
 
