@@ -184,6 +184,26 @@ soak: $(B)/soak $(B)/clashd
 soak-short: $(B)/soak $(B)/clashd
 	$(B)/soak --seconds $(SOAK_SHORT) --dir $(B)/soak.d
 
+# ---- deploy files (deploy/, Dockerfile; checks in tests/deploy/) ----
+# No cluster and no Docker engine here: yamllint, the Kubernetes schemas of
+# the kubernetes-models npm package (strictly: unknown members fail) with the
+# operational rules, haproxy's own config check, and the Dockerfile against
+# the Makefile, Debian and build/clashd's libraries.  The npm packages go
+# under build/npm-deploy (a separate prefix: npm prunes what a --no-save
+# install into a shared prefix did not name).
+DEPLOY_NPM_PKGS = kubernetes-models@4.5.1 yaml@2.8.1
+DEPLOY_NPM = $(B)/npm-deploy/node_modules/kubernetes-models/package.json
+$(DEPLOY_NPM):
+	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
+		$(DEPLOY_NPM_PKGS)
+deploy-check: $(B)/clashd $(DEPLOY_NPM)
+	yamllint -s -c deploy/yamllint.yml deploy/k8s deploy/compose
+	HAPROXY_BIND=127.0.0.1:8080 HAPROXY_STATS=/tmp/haproxy-check.sock HAPROXY_DNS=127.0.0.1:53 \
+		CLASHD_1=127.0.0.1:8081 CLASHD_2=127.0.0.1:8082 CLASHD_3=127.0.0.1:8083 \
+		haproxy -c -q -f deploy/haproxy/haproxy.cfg
+	node tests/deploy/check-manifests.cjs $(B)/npm-deploy/node_modules
+	sh tests/deploy/check-image.sh $(B)/clashd
+
 # ---- fuzzing (tests/fuzz/) ----
 # libFuzzer targets built by clang with ASan and UBSan; the core and the codec
 # are compiled again for them (coverage instrumentation).  `make fuzz` runs
