@@ -199,6 +199,26 @@ static void check_contains(const char *route, const proto_reply *reply, json_t *
 	REQUIRE(json_is_integer(it) && json_integer_value(it) >= 0, "bad \"iterations\"");
 }
 
+/* A scene answer: a list of clashes, each naming two different objects
+ * and a known class. */
+static void check_scene(const char *route, const proto_reply *reply, json_t *res)
+{
+	json_t *list = json_object_get(res, "clashes");
+	REQUIRE(json_is_array(list), "no \"clashes\" array");
+	size_t i;
+	json_t *c;
+	json_array_foreach(list, i, c) {
+		const char *a = json_string_value(json_object_get(c, "a"));
+		const char *b = json_string_value(json_object_get(c, "b"));
+		const char *cls = json_string_value(json_object_get(c, "class"));
+		REQUIRE(a && b && strcmp(a, b) != 0, "a clash without two different ids");
+		REQUIRE(cls && (!strcmp(cls, "clash") || !strcmp(cls, "touch") ||
+		                !strcmp(cls, "clearance")),
+		        "a clash of no known class");
+		REQUIRE(json_is_boolean(json_object_get(c, "intersecting")), "no \"intersecting\"");
+	}
+}
+
 /* One route: three calls, every check.  `doc` is the body parsed by
  * jansson as the decoder parses it, or NULL. */
 static void run(const char *route, reply_fn fn, const char *body, size_t len, json_t *doc)
@@ -224,8 +244,10 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 		REQUIRE(doc, "200 for a body that is not JSON");
 		if (strcmp(route, "query") == 0)
 			check_result(route, reply, res, doc);
-		else
+		else if (strcmp(route, "contains") == 0)
 			check_contains(route, reply, res);
+		else
+			check_scene(route, reply, res);
 	} else {
 		REQUIRE(json_integer_value(json_object_get(res, "status")) == first.status,
 		        "problem status differs from the reply's");
@@ -291,6 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                         JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
 	run("query", proto_query_reply_ex, body, size, doc);
 	run("contains", proto_contains_reply_ex, body, size, doc);
+	run("scene", proto_scene_reply_ex, body, size, doc);
 	json_decref(doc);
 	free(body);
 	return 0;
