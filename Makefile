@@ -2,12 +2,14 @@
 #
 #   make          build build/clashd, build/clash and build/libclash.a
 #   make run      install missing Debian packages, build, serve on 127.0.0.1:8080
-#   make test     install missing Debian packages (with test-only ones), build,
-#                 run every Check suite, then again under ASan+UBSan
+#   make test     install missing Debian packages (with test-only ones) and the
+#                 OpenAPI validator (npm, under build/), build, run every Check
+#                 suite, then again under ASan+UBSan
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
 # library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
-# tests/check_*.c (with tests/oracle.c, tests/oracle_lp.c and tests/pairgen.c) the one Check runner.
+# tests/check_*.c (with tests/oracle.c, tests/oracle_lp.c, tests/pairgen.c and
+# tests/http_harness.c) the one Check runner.
 
 CC       ?= cc
 OPT      ?= -O2
@@ -17,10 +19,21 @@ WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
-PKGS_APP  = libmicrohttpd jansson libuv
+# gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
+PKGS_APP  = libmicrohttpd jansson libuv gnutls
+PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file.
 LIBS_TEST = -lglpk
+
+# GET /v1/openapi.json serves proto/openapi.yaml, converted to JSON at build
+# time by a small libyaml tool and compiled into clashd.
+OPENAPI_GEN = $(B)/gen/openapi_json.c
+OPENAPI_OBJ = $(B)/gen/openapi_json.o
+# The test suite validates that document against the OpenAPI 3.1 schema with
+# this npm package (installed under build/, test-only).
+VALIDATOR_PKG = @seriousme/openapi-schema-validator@2.11.0
+VALIDATOR = $(B)/npm/node_modules/@seriousme/openapi-schema-validator/package.json
 
 B        = build
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -29,7 +42,8 @@ CORE_SRC   = $(wildcard core/*.c)
 PROTO_SRC  = $(wildcard proto/*.c)
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
-CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c
+CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c \
+             tests/http_harness.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)
@@ -58,13 +72,13 @@ run: deps
 	exec $(B)/clashd --listen 127.0.0.1:8080
 
 test: deps-test
-	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san
+	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(VALIDATOR)
 	@$(MAKE) --no-print-directory check check-san
 
 # Both passes run every suite; Check prints its summary line for each.
-check: $(B)/check $(B)/clashd $(B)/clash
+check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
 	CLASH_BUILD=$(B) $(B)/check
-check-san: $(B)/check-san $(B)/clashd $(B)/clash
+check-san: $(B)/check-san $(B)/clashd $(B)/clash $(VALIDATOR)
 	CLASH_BUILD=$(B) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/check-san
 
 # The randomized cross-check of the three methods on 100 000 pairs (minutes);
@@ -91,9 +105,23 @@ $(B)/libclash.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/clashd: $(SERVER_OBJ) $(PROTO_OBJ) $(B)/libclash.a
-	$(CC) $(CFLAGS) -o $@ $(SERVER_OBJ) $(PROTO_OBJ) $(B)/libclash.a \
+$(B)/clashd: $(SERVER_OBJ) $(OPENAPI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
+	$(CC) $(CFLAGS) -o $@ $(SERVER_OBJ) $(OPENAPI_OBJ) $(PROTO_OBJ) $(B)/libclash.a \
 		$(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
+
+$(B)/openapi-embed: server/gen/openapi_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS_GEN)) $< -o $@ \
+		$(shell pkg-config --libs $(PKGS_GEN))
+$(OPENAPI_GEN): proto/openapi.yaml $(B)/openapi-embed
+	@mkdir -p $(dir $@)
+	$(B)/openapi-embed proto/openapi.yaml $@
+$(OPENAPI_OBJ): $(OPENAPI_GEN)
+	$(CC) $(APP_CFLAGS) -c $< -o $@
+
+$(VALIDATOR):
+	npm install --prefix $(B)/npm --no-save --no-audit --no-fund --loglevel=error \
+		$(VALIDATOR_PKG)
 
 $(B)/clash: $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a \

@@ -352,7 +352,8 @@ static int evaluate(search *s, size_t i, size_t j, double lb)
 	int take = 0;
 	if (lr.intersecting) {
 		const unsigned depth_bits = CLASH_HAS_DEPTH | CLASH_HAS_DEPTH_BOUND;
-		double depth = (lr.has & CLASH_HAS_DEPTH) ? lr.depth
+		/* An unconverged EPA depth is an upper bound: not a bound here. */
+		double depth = (lr.has & CLASH_HAS_DEPTH) && lr.converged ? lr.depth
 		               : (lr.has & CLASH_HAS_DEPTH_BOUND) ? lr.depth_lower_bound
 		                                                  : 0.0;
 		take = !s->intersecting || depth > s->best_depth;

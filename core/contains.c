@@ -143,6 +143,7 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 	if (q->opt) {
 		o.tolerance = q->opt->tolerance;
 		o.max_iterations = q->opt->max_iterations;
+		o.cancel = q->opt->cancel; /* each point query checks it */
 	}
 	size_t warm_a[CLASH_MAX_DIM + 1] = {0}, warm_b[CLASH_MAX_DIM + 1];
 	for (size_t i = 0; i < leaf->count; i++) {

@@ -18,6 +18,7 @@ const char *clash_strerror(int err)
 	case CLASH_ENOTSUP: return "not supported by this method for this input";
 	case CLASH_ELIMIT: return "compound shape nested too deeply or with too many parts";
 	case CLASH_ENOMEM: return "out of memory";
+	case CLASH_ECANCELED: return "the query was cancelled by its caller";
 	}
 	return "unknown error";
 }

@@ -18,7 +18,9 @@
  *     lose no more than the input's own precision, and no finite input can
  *     overflow an intermediate;
  *   - when the final simplex is full-dimensional and holds the origin, the
- *     distance to its nearest facet, eq. (32), bounds the penetration depth.
+ *     distance to its nearest facet, eq. (32), bounds the penetration depth;
+ *     in 1-D to 3-D the Expanding Polytope Algorithm (epa.c) then grows
+ *     that simplex into the exact depth, its direction and deepest points.
  * Radii are the spherical extensions of section II: by eq. (6) the distance
  * of the rounded shapes is the hull distance minus both radii.  Unions of
  * convex parts (eqs. (2)-(8)) are handed to compound.c, which calls back
@@ -31,6 +33,7 @@
 
 #include "clash.h"
 #include "compound.h"
+#include "epa.h"
 #include "simplex.h"
 #include "support.h"
 #include "vec.h"
@@ -209,6 +212,47 @@ static void to_world(double *out, const double *x, double unit, const double *sh
 		out[k] = x[k] * unit + shift[k];
 }
 
+/* The penetration depth when the hulls overlap (within tolerance): EPA from
+ * the final face Y_s (the points carrying v), whose hull holds the origin.
+ * pa, pb are the hulls' common point in the frame.  Radii are added the way
+ * eq. (6) adds them to a distance: the rounded shapes reach ra and rb
+ * further along the normal.  Returns whether EPA converged. */
+static int penetration(const gjk_query *q, const simplex_solution *sol, const double *pa,
+                       const double *pb, double tol_f, int max_iter, double unit,
+                       const double *shift, const clash_shape *a, const clash_shape *b,
+                       clash_result *r)
+{
+	const int n = q->dim;
+	epa_vertex seed[EPA_MAX_DIM + 1];
+	int nseed = 0;
+	for (int i = 0; i < q->npts; i++) {
+		if (!(sol->mask & (1u << i)))
+			continue;
+		epa_vertex *v = &seed[nseed++];
+		vec_copy(v->y, q->pts[i].y, n);
+		vec_copy(v->a, q->pts[i].a, n);
+		vec_copy(v->b, q->pts[i].b, n);
+		v->ia = q->pts[i].ia;
+		v->ib = q->pts[i].ib;
+	}
+	epa_answer e;
+	epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f,
+	                max_iter < CLASH_EPA_MAX_ITERATIONS ? max_iter : CLASH_EPA_MAX_ITERATIONS,
+	                &e);
+	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
+	to_world(xa, e.pa, unit, shift, n);
+	to_world(xb, e.pb, unit, shift, n);
+	r->depth = e.depth * unit + a->radius + b->radius;
+	for (int k = 0; k < n; k++) {
+		double nk = e.normal[k] + 0.0;
+		r->depth_normal[k] = nk;
+		r->depth_a[k] = xa[k] + a->radius * nk;
+		r->depth_b[k] = xb[k] - b->radius * nk;
+	}
+	r->has |= CLASH_HAS_DEPTH;
+	return e.converged;
+}
+
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
@@ -282,6 +326,13 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	double prev = INFINITY, vnorm = 0.0;
 	enum gjk_step st;
 	for (int k = 0;; k++) {
+		/* The caller's stop request (clash_options.cancel): checked
+		 * before each iteration, so a cancelled query costs at most one
+		 * more pair of support scans. */
+		if (opt && opt->cancel && *opt->cancel) {
+			memset(r, 0, sizeof *r);
+			return CLASH_ECANCELED;
+		}
 		r->iterations = k + 1;
 		int backup = solve(&q, &sol); /* step 2 */
 		r->backups += backup;
@@ -341,6 +392,9 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->depth_lower_bound = depth + rsum;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
+		if (n <= EPA_MAX_DIM &&
+		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r))
+			converged = 0;
 	} else if (hull - rsum <= tol) {
 		/* The hulls are apart but the rounded shapes touch or overlap:
 		 * the point dividing the near segment in the ratio of the radii
@@ -351,6 +405,20 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		double t = rsum > 0.0 ? a->radius / rsum : 0.5;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = xa[k] + t * (xb[k] - xa[k]);
+		/* The rounded shapes overlap by rsum - hull along the near
+		 * points' direction n = -v/|v|: moving b that far along n leaves
+		 * the hulls rsum apart.  The deepest points are the near points
+		 * pushed out by the radii. */
+		if (n <= EPA_MAX_DIM) {
+			r->has |= CLASH_HAS_DEPTH;
+			r->depth = r->depth_lower_bound;
+			for (int k = 0; k < n; k++) {
+				double nk = -sol.v[k] / vnorm + 0.0;
+				r->depth_normal[k] = nk;
+				r->depth_a[k] = xa[k] + a->radius * nk;
+				r->depth_b[k] = xb[k] - b->radius * nk;
+			}
+		}
 	} else {
 		/* Separated: the unit normal n = -v/|v| points from a to b. */
 		r->has |= CLASH_HAS_PLANE;
@@ -383,7 +451,9 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 
 	/* No NaN or infinity leaves the core. */
 	if (!isfinite(r->distance) || !isfinite(r->offset) || !isfinite(r->depth_lower_bound) ||
-	    !vec_isfinite(r->near_a, n) || !vec_isfinite(r->near_b, n) || !vec_isfinite(r->normal, n)) {
+	    !vec_isfinite(r->near_a, n) || !vec_isfinite(r->near_b, n) || !vec_isfinite(r->normal, n) ||
+	    !isfinite(r->depth) || !vec_isfinite(r->depth_normal, n) ||
+	    !vec_isfinite(r->depth_a, n) || !vec_isfinite(r->depth_b, n)) {
 		memset(r, 0, sizeof *r);
 		return CLASH_ERANGE;
 	}

@@ -96,6 +96,7 @@ typedef struct lp_query {
 	size_t na, nb;
 	int rotated;
 	double basis[CLASH_MAX_DIM * CLASH_MAX_DIM]; /* row k: q_k (when rotated) */
+	const volatile int *cancel; /* clash_options.cancel */
 } lp_query;
 
 /* The LP's column j: vertices of a (lambda), of b (mu), then u_0, w_0,
@@ -193,6 +194,7 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.b[n] = lp.b[n + 1] = 1.0;
 	lp.column = lp_column;
 	lp.ctx = q;
+	lp.cancel = q->cancel;
 	lp.tol_cost = LP_SIMPLEX_TOL_COST;
 
 	/* Start: the vertices of a and b extreme along g (the nearest pair
@@ -346,6 +348,7 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	q.n = n;
 	q.na = a->count;
 	q.nb = b->count;
+	q.cancel = opt ? opt->cancel : NULL;
 	support_frame_init(&q.fa, a, shift, inv);
 	support_frame_init(&q.fb, b, shift, inv);
 
@@ -390,6 +393,10 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		pivots += o.pivots;
 		status = o.status;
 		objective = o.objective;
+		if (status == RSIMPLEX_CANCELED) {
+			memset(r, 0, sizeof *r);
+			return CLASH_ECANCELED;
+		}
 		upper = fmin(upper, o.upper);
 		lower = fmax(lower, o.lower - slack);
 		if (status == RSIMPLEX_SINGULAR || status == RSIMPLEX_UNBOUNDED)

@@ -213,6 +213,8 @@ int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, in
 	double a[RSIMPLEX_MAX_ROWS], alpha[RSIMPLEX_MAX_ROWS];
 	int pivots = 0;
 	for (;;) {
+		if (lp->cancel && *lp->cancel)
+			return RSIMPLEX_CANCELED;
 		if (s->since_refactor >= RSIMPLEX_REFACTOR && refactor(s, lp) != RSIMPLEX_OPTIMAL)
 			return RSIMPLEX_SINGULAR;
 		size_t q = price(s, lp, rule, a);

@@ -47,6 +47,9 @@ typedef struct rsimplex_lp {
 	/* Reduced costs above -tol_cost count as non-negative (optimality);
 	 * in the units of the costs. */
 	double tol_cost;
+	/* Cooperative cancellation (clash_options.cancel): read before each
+	 * pivot; NULL for none. */
+	const volatile int *cancel;
 } rsimplex_lp;
 
 enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG };
@@ -55,7 +58,8 @@ enum rsimplex_status {
 	RSIMPLEX_OPTIMAL = 0,
 	RSIMPLEX_CAPPED,    /* the pivot cap ended the search: x is feasible, not optimal */
 	RSIMPLEX_UNBOUNDED, /* a column with negative reduced cost and no blocking row */
-	RSIMPLEX_SINGULAR   /* the basis became numerically singular */
+	RSIMPLEX_SINGULAR,  /* the basis became numerically singular */
+	RSIMPLEX_CANCELED   /* *lp->cancel was set */
 };
 
 typedef struct rsimplex {

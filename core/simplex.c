@@ -143,7 +143,13 @@ int simplex_project(const simplex_table *t, simplex_solution *sol)
 		if (sol->mask & (1u << i))
 			idx[s++] = i;
 	if (s == 1) {
-		/* A single point is its own nearest point: nothing to refine. */
+		/* A single point is its own nearest point: nothing to refine, but
+		 * fill the answer, since a caller (simplex_depth_bound, whose
+		 * facets are single points in 1-D) may not have. */
+		for (int i = 0; i < t->n; i++)
+			sol->lambda[i] = i == idx[0] ? 1.0 : 0.0;
+		vec_copy(sol->v, t->y[idx[0]], dim);
+		sol->vv = vec_dot(sol->v, sol->v, dim);
 		return 1;
 	}
 	const double *base = t->y[idx[0]];

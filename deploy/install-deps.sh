@@ -7,13 +7,24 @@
 set -eu
 
 profile=${1:-build}
-pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev"
+# libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves;
+# libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
+# in too, but clashd now links it itself).
+pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev"
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
-	# curl: the server suite and the README examples talk to clashd over HTTP;
-	# libyaml-dev: the proto suite reads proto/openapi.yaml to check it against the code;
-	# libglpk-dev: the exact n-D LP oracle (tests/oracle_lp.c) of the simplex and contains suites.
-	pkgs="$pkgs check libqhull-dev curl libyaml-dev libglpk-dev"
+	# curl: the server suites and the README examples talk to clashd over HTTP
+	# (and HTTPS); openssl: the service suite makes a self-signed certificate;
+	# libglpk-dev: the exact n-D LP oracle (tests/oracle_lp.c) of the simplex
+	# and contains suites.  (libyaml-dev, which the proto suite reads
+	# proto/openapi.yaml with, is a build dependency now.)
+	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev"
+	# nodejs + npm: make test installs the OpenAPI 3.1 schema validator with
+	# npm.  Only when there is no npm at all: a machine may have Node.js from
+	# elsewhere, whose nodejs package ships npm and conflicts with Debian's.
+	if ! command -v npm >/dev/null 2>&1; then
+		pkgs="$pkgs nodejs npm"
+	fi
 fi
 
 missing=""

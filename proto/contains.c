@@ -138,12 +138,22 @@ static int encode(const clash_containment *c, int compound, proto_reply *out)
 
 int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 {
+	return proto_contains_reply_ex(body, len, NULL, out);
+}
+
+int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
 	memset(out, 0, sizeof *out);
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->iterations = -1;
 	proto_problem p = {0};
 	contains_query q;
 	memset(&q, 0, sizeof q);
 	json_t *root = NULL;
-	int r = proto_parse(body, len, &root, &p);
+	int r = proto_parse_ex(body, len, &root, &p, &call->limit);
 	if (r == 0) {
 		r = decode(root, &q, &p);
 		json_decref(root);
@@ -151,8 +161,18 @@ int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 	if (r == 0) {
 		clash_containment c;
 		const clash_shape *inner = &q.holder.a, *outer = &q.holder.b;
-		int err = clash_contains(inner, outer, &q.opt, &c);
-		r = err ? run_problem(err, &q, &p) : encode(&c, inner->nparts > 0, out);
+		/* A server's stop request (proto_call.cancel), as for queries. */
+		q.opt.cancel = call->cancel;
+		int err = call->cancel && *call->cancel ? CLASH_ECANCELED
+		                                        : clash_contains(inner, outer, &q.opt, &c);
+		if (err == CLASH_ECANCELED) {
+			call->cancelled = 1;
+			proto_problem_set(&p, 503, NULL, "the query was stopped before it finished");
+			r = 1;
+		} else {
+			call->iterations = err ? 0 : c.iterations;
+			r = err ? run_problem(err, &q, &p) : encode(&c, inner->nparts > 0, out);
+		}
 	}
 	proto_query_release(&q.holder);
 	if (r == 1)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "problem.h"
+#include "proto.h"
 
 /* Parse `body` as proto_query_reply() does (strict RFC 8259, duplicate
  * names rejected, any top-level value, integers as reals).  Returns 0 with
@@ -16,5 +17,17 @@
  * for a number out of the range of a double) in *p; -1 when memory ran
  * out. */
 int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p);
+
+/* proto_parse() also applies the request limits (proto_set_limits): the
+ * nesting depth before parsing (400), the counts after (422).  *which names
+ * the limit broken, if any (PROTO_LIMIT_NONE otherwise). */
+int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
+                   enum proto_limit *which);
+
+/* The strict parse alone, without the tree limits: for a decoder that
+ * applies proto_limits_tree() itself to parts of its request (a Scene, to
+ * each object's shape).  The nesting depth is the caller's to check first
+ * (proto_limits_depth). */
+int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p);
 
 #endif /* PROTO_PARSE_H */

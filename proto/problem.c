@@ -23,6 +23,7 @@ typedef struct problem_kind {
 static const problem_kind kinds[] = {
 	{400, "malformed-json", "Malformed JSON"},
 	{404, "not-found", "Not found"},
+	{401, "unauthorized", "Unauthorized"},
 	{405, "method-not-allowed", "Method not allowed"},
 	{406, "not-acceptable", "Not acceptable"},
 	{408, "request-timeout", "Request timeout"},

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "request_limits.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -106,33 +107,64 @@ static int run_problem(int err, proto_problem *p)
 
 int proto_query_reply(const char *body, size_t len, proto_reply *out)
 {
+	return proto_query_reply_ex(body, len, NULL, out);
+}
+
+int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
 	memset(out, 0, sizeof *out);
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1;
 	proto_problem p = {0};
 	int r;
+	json_t *root = NULL;
 	if (is_blank(body, len)) {
 		proto_problem_set(&p, 400, NULL, "empty body: expected a query, a JSON object");
 		r = 1;
 		goto done;
 	}
-	json_error_t e;
-	json_t *root = json_loadb(body, len,
-	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
-	                          &e);
-	if (!root) {
-		r = parse_problem(body, len, &e, &p);
+	if ((r = proto_parse_ex(body, len, &root, &p, &call->limit)) != 0)
 		goto done;
-	}
 	proto_query q;
 	r = proto_query_decode(root, &q, &p);
 	json_decref(root); /* the query holds copies of everything it needs */
 	if (r)
 		goto done;
+	/* Parsing a large body is the slow part: a request whose deadline
+	 * passed meanwhile is not worth running. */
+	int err = CLASH_ECANCELED;
 	clash_result res;
-	int err = q.method->run(&q.a, &q.b, &q.opt, &res);
-	if (err)
+	q.opt.cancel = call->cancel;
+	if (q.moving && strcmp(q.method->name, "gjk") != 0) {
+		proto_problem_set(&p, 422, strdup("/method"), "a query with pose_end (a motion) is "
+		                                              "answered by method \"gjk\" only");
+		r = p.pointer ? 1 : -1;
+		proto_query_release(&q);
+		goto done;
+	}
+	clash_toi_result toi;
+	if (!(call->cancel && *call->cancel)) {
+		err = q.method->run(&q.a, &q.b, &q.opt, &res);
+		/* A motion ("pose_end"): also the time of impact (clash_toi). */
+		if (!err && q.moving)
+			err = clash_toi(&q.a, &q.motion[0], &q.b, &q.motion[1], 0.0, &q.opt, &toi);
+		call->iterations = err ? 0 : res.iterations;
+	}
+	if (err == CLASH_ECANCELED) {
+		call->cancelled = 1;
+		proto_problem_set(&p, 503, NULL, "the query was stopped before it finished");
+		r = 1;
+	} else if (err) {
 		r = run_problem(err, &p);
-	else
+	} else if (q.moving) {
+		r = proto_result_encode_motion(&res, q.method->name, &toi, out, &p);
+	} else {
 		r = proto_result_encode(&res, q.method->name, out, &p);
+	}
 	proto_query_release(&q);
 done:
 	if (r == 1)
@@ -141,7 +173,42 @@ done:
 	return r;
 }
 
+int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
+                   enum proto_limit *which)
+{
+	const proto_request_limits *limits = proto_get_limits();
+	*root = NULL;
+	*which = PROTO_LIMIT_NONE;
+	if (is_blank(body, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
+		return 1;
+	}
+	int r = proto_limits_depth(body, len, limits->max_depth, p);
+	if (r) {
+		if (r == 1)
+			*which = PROTO_LIMIT_DEPTH;
+		return r;
+	}
+	json_error_t e;
+	*root = json_loadb(body, len,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	if (!*root)
+		return parse_problem(body, len, &e, p);
+	r = proto_limits_tree(*root, limits, p, which);
+	if (r) {
+		json_decref(*root);
+		*root = NULL;
+	}
+	return r;
+}
+
 int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
+{
+	enum proto_limit which;
+	return proto_parse_ex(body, len, root, p, &which);
+}
+
+int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p)
 {
 	*root = NULL;
 	if (is_blank(body, len)) {

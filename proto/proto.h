@@ -38,12 +38,105 @@ int proto_init(void);
  * Returns 0, or -1 when memory ran out (then *out is empty). */
 int proto_query_reply(const char *body, size_t len, proto_reply *out);
 
+/* Handle one Scene (the body of POST /v1/scene, or the document of `clash
+ * scene`): {"objects": [{"id": ..., "shape": Shape}, ...], "clearance": c,
+ * "tolerance": t, "pairs": [[id, id], ...], "ignore": [[id, id], ...]}
+ * answered {"clashes": [...], "candidates": n}: every pair closer than the
+ * clearance, classed clash / touch / clearance, in input order (see
+ * proto/openapi.yaml).  The narrow phase runs on proto_set_parallel()'s
+ * threads when set.  Problems and the return value as for
+ * proto_query_reply(). */
+int proto_scene_reply(const char *body, size_t len, proto_reply *out);
+
+/* A piece of one request's work: piece(ctx, i) for i in [0, n). */
+typedef void (*proto_piece_fn)(void *ctx, size_t i);
+
+/* A way to run the independent pieces of one request at once (clashd's
+ * fanout threads).  run(self, piece, ctx, n) calls piece(ctx, i) once for
+ * every i in [0, n), from any threads, and returns when all have returned;
+ * pieces never touch shared state. */
+typedef struct proto_parallel {
+	void (*run)(void *self, proto_piece_fn piece, void *ctx, size_t n);
+	void *self;
+} proto_parallel;
+
+/* Set how later calls run their pieces (copied; NULL, the initial state:
+ * one after the other on the calling thread).  Call before threads start,
+ * like proto_init(). */
+void proto_set_parallel(const proto_parallel *par);
 /* Handle one containment query (the body of POST /v1/contains, or one
  * line of `clash contains`): {"inner": Shape, "outer": Shape, "tolerance":
  * t} answered {"contained": bool, "outside_vertex": index or null,
  * ["outside_part": index,] "iterations": n}.  Problems and the return
  * value as for proto_query_reply(). */
 int proto_contains_reply(const char *body, size_t len, proto_reply *out);
+
+/*
+ * Request limits, for a server facing untrusted clients (clashd sets them
+ * from its flags; `clash query` sets none).  A member of 0 means no limit.
+ * The body size is the caller's to bound (it never reaches proto whole
+ * otherwise); these bound what a body of that size may ask for.
+ */
+typedef struct proto_request_limits {
+	size_t max_depth;      /* arrays and objects nested in each other: deeper
+	                          is a 400 at the first container past it */
+	size_t max_vertices;   /* vertices of one shape (or one part of a
+	                          compound): more is a 422 at its "vertices" */
+	size_t max_shapes;     /* shapes in one request, each part of a compound
+	                          counted: more is a 422 at the first one over */
+	size_t max_part_depth; /* compound shapes nested in compound shapes (a
+	                          top-level shape's parts are level 1): deeper is
+	                          a 422 at the part */
+} proto_request_limits;
+
+/* clashd's defaults.  A Query nests 4 deep ({"a": {"vertices": [[...]]}}),
+ * plus 2 per level of compound "parts". */
+#define PROTO_DEFAULT_MAX_DEPTH 64
+#define PROTO_DEFAULT_MAX_VERTICES 1000000
+#define PROTO_DEFAULT_MAX_SHAPES 1024
+#define PROTO_DEFAULT_MAX_PART_DEPTH 8 /* = CLASH_COMPOUND_MAX_DEPTH, the core's own bound */
+
+/* The limit a request broke (proto_call.limit). */
+enum proto_limit {
+	PROTO_LIMIT_NONE = 0,
+	PROTO_LIMIT_DEPTH,
+	PROTO_LIMIT_VERTICES,
+	PROTO_LIMIT_SHAPES,
+	PROTO_LIMIT_PART_DEPTH
+};
+
+/* Set the limits every later call applies (copied; NULL: none, the
+ * initial state).  A shape is any object with a "vertices" or "parts"
+ * member, so the limits cover every route and shape kind without knowing
+ * the schema.  Call before threads start, like proto_init(). */
+void proto_set_limits(const proto_request_limits *l);
+
+/* The limits in force (never NULL). */
+const proto_request_limits *proto_get_limits(void);
+
+/* What a server needs around one call: a way to stop it, and what happened. */
+typedef struct proto_call {
+	/* In: NULL, or a flag another thread may set (to nonzero) to stop the
+	 * query; it is handed to the core (clash_options.cancel) and checked
+	 * between parsing and running.  A stopped call has cancelled set and
+	 * a 503 problem as its reply, which the caller may replace. */
+	const volatile int *cancel;
+	/* Out. */
+	int cancelled;
+	enum proto_limit limit; /* the limit the request broke, if any */
+	int iterations;         /* of the method; -1 when it did not run */
+} proto_call;
+
+/* proto_query_reply() with a proto_call (which may be NULL). */
+int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* proto_scene_reply() with a proto_call (which may be NULL).  The request
+ * limits apply to each object's shape (a scene's objects are bounded by
+ * their own count, 100 000); the cancel flag stops the narrow phase. */
+int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* proto_contains_reply() with a proto_call (which may be NULL). */
+int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
 
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */

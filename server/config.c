@@ -8,6 +8,10 @@
  * the flag or variable, not run it with a value nobody asked for.  An empty
  * environment variable counts as unset (orchestrators often template empty
  * strings).
+ *
+ * The settings are a table (options[]): adding one is a row here, a field in
+ * server_config and a case in apply().  --help and the start-up log line are
+ * generated from the table, so neither can forget a setting.
  */
 #include "config.h"
 
@@ -15,31 +19,146 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <uv.h>
 
-#define DEFAULT_LISTEN "127.0.0.1:8080"
+#include "clash.h"
+#include "http_route.h"
+#include "proto.h"
+
+enum option_kind {
+	KIND_ADDRESS,  /* HOST:PORT */
+	KIND_COUNT,    /* a whole number in [min, max] */
+	KIND_SIZE,     /* bytes, with K/M/G suffixes, in [min, max] */
+	KIND_DURATION, /* milliseconds from "30s", "250ms", "2m" or "30", in [min, max] */
+	KIND_FILE,     /* a path, read at start-up */
+	KIND_LIST      /* comma-separated items */
+};
+
+typedef struct option {
+	const char *flag;     /* "--max-body" */
+	const char *env;      /* "CLASHD_MAX_BODY" */
+	const char *key;      /* its name in the start-up log line */
+	enum option_kind kind;
+	unsigned long long min, max;
+	const char *def;      /* default as text; NULL: computed or none */
+	const char *arg;      /* the value's name in --help */
+	const char *help;     /* one line, or two separated by '\n' */
+} option;
+
+#define KIB 1024ULL
+#define MIB (1024ULL * 1024)
+#define GIB (1024ULL * 1024 * 1024)
+#define DAY_MS 86400000ULL
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const option options[CONFIG_NOPTIONS] = {
+	[CONFIG_LISTEN] = {"--listen", "CLASHD_LISTEN", "listen", KIND_ADDRESS, 0, 0,
+	                   "127.0.0.1:8080", "HOST:PORT",
+	                   "address to listen on; [::1]:PORT for IPv6, :PORT for every\n"
+	                   "IPv4 interface, PORT 0 for any free port"},
+	[CONFIG_THREADS] = {"--threads", "CLASHD_THREADS", "threads", KIND_COUNT, 1,
+	                    CONFIG_MAX_THREADS, NULL, "N",
+	                    "worker threads for decoding and queries (default: usable cores,\n"
+	                    "a cgroup CPU quota included)"},
+	[CONFIG_MAX_BODY] = {"--max-body", "CLASHD_MAX_BODY", "max_body_bytes", KIND_SIZE, 64,
+	                     GIB, "16M", "SIZE", "largest request body; larger ones get 413"},
+	[CONFIG_MAX_VERTICES] = {"--max-vertices", "CLASHD_MAX_VERTICES", "max_vertices",
+	                         KIND_COUNT, 1, 1000000000, STR(PROTO_DEFAULT_MAX_VERTICES), "N",
+	                         "most vertices in one shape (or part); more get 422"},
+	[CONFIG_MAX_SHAPES] = {"--max-shapes", "CLASHD_MAX_SHAPES", "max_shapes", KIND_COUNT, 2,
+	                       1000000, STR(PROTO_DEFAULT_MAX_SHAPES), "N",
+	                       "most shapes in one request, compound parts included; 422"},
+	[CONFIG_MAX_DEPTH] = {"--max-depth", "CLASHD_MAX_DEPTH", "max_depth", KIND_COUNT, 4, 2048,
+	                      STR(PROTO_DEFAULT_MAX_DEPTH), "N",
+	                      "deepest nesting of JSON arrays and objects; deeper gets 400"},
+	[CONFIG_MAX_PART_DEPTH] = {"--max-part-depth", "CLASHD_MAX_PART_DEPTH", "max_part_depth",
+	                           KIND_COUNT, 1, CLASH_COMPOUND_MAX_DEPTH,
+	                           STR(PROTO_DEFAULT_MAX_PART_DEPTH), "N",
+	                           "deepest nesting of compound shapes' parts (at most the\n"
+	                           "core's " STR(CLASH_COMPOUND_MAX_DEPTH) "); deeper gets 422"},
+	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
+	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
+	                            "open connections at most; further ones wait in the\n"
+	                            "kernel's backlog until one closes"},
+	[CONFIG_MAX_QUEUE] = {"--max-queue", "CLASHD_MAX_QUEUE", "max_queue", KIND_COUNT, 1,
+	                      1000000, NULL, "N",
+	                      "queries admitted and not yet computed (receiving, queued or\n"
+	                      "running); more get 503 + Retry-After at once (default 16 x threads)"},
+	[CONFIG_IDLE_TIMEOUT] = {"--idle-timeout", "CLASHD_IDLE_TIMEOUT", "idle_timeout_ms",
+	                         KIND_DURATION, 1000, DAY_MS, "30s", "TIME",
+	                         "a connection silent this long is closed (whole seconds)"},
+	[CONFIG_READ_TIMEOUT] = {"--read-timeout", "CLASHD_READ_TIMEOUT", "read_timeout_ms",
+	                         KIND_DURATION, 100, DAY_MS, "60s", "TIME",
+	                         "time to receive a whole request (and to send its answer),\n"
+	                         "however slowly the bytes trickle in; then 408 or close"},
+	[CONFIG_REQUEST_TIMEOUT] = {"--request-timeout", "CLASHD_REQUEST_TIMEOUT",
+	                            "request_timeout_ms", KIND_DURATION, 1, DAY_MS, "10s", "TIME",
+	                            "time for a query in queue and on a worker; then it is\n"
+	                            "stopped and answered 504"},
+	[CONFIG_DRAIN_TIMEOUT] = {"--drain-timeout", "CLASHD_DRAIN_TIMEOUT", "drain_timeout_ms",
+	                          KIND_DURATION, 0, DAY_MS, "20s", "TIME",
+	                          "on SIGTERM, time for requests in flight to finish; then they\n"
+	                          "are stopped (503) and the process exits"},
+	[CONFIG_AUTH_TOKEN_FILE] = {"--auth-token-file", "CLASHD_AUTH_TOKEN_FILE",
+	                            "auth_token_file", KIND_FILE, 0, 4 * KIB, NULL, "FILE",
+	                            "require \"Authorization: Bearer <token>\", the token being\n"
+	                            "this file's content (default: no authentication)"},
+	[CONFIG_AUTH_OPEN] = {"--auth-open", "CLASHD_AUTH_OPEN", "auth_open", KIND_LIST, 0, 0,
+	                      "/livez,/readyz,/metrics", "PATHS",
+	                      "paths served without a token when one is set (comma-separated;\n"
+	                      "\"none\" or an empty flag value: none)"},
+	[CONFIG_CORS_ORIGIN] = {"--cors-origin", "CLASHD_CORS_ORIGIN", "cors_origin", KIND_LIST, 0,
+	                        0, "", "ORIGINS",
+	                        "browser origins allowed by CORS, e.g. https://app.example\n"
+	                        "(comma-separated; * for any; default: none)"},
+	[CONFIG_TLS_CERT] = {"--tls-cert", "CLASHD_TLS_CERT", "tls_cert", KIND_FILE, 0, 1 * MIB,
+	                     NULL, "FILE", "serve HTTPS with this PEM certificate (chain)"},
+	[CONFIG_TLS_KEY] = {"--tls-key", "CLASHD_TLS_KEY", "tls_key", KIND_FILE, 0, 1 * MIB, NULL,
+	                    "FILE", "and this PEM private key (both or neither)"},
+};
 
 void config_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: clashd [--listen HOST:PORT] [--threads N]\n"
+	        "usage: clashd [OPTION...]\n"
+	        "       clashd --healthcheck URL\n"
 	        "\n"
-	        "Serve collision queries over HTTP (POST /v1/query; GET /livez, /readyz).\n"
+	        "Serve collision queries over HTTP (POST /v1/query, /v1/contains,\n"
+	        "/v1/scene; GET /livez, /readyz, /metrics, /v1/openapi.json).  Each\n"
+	        "option also reads the environment variable shown; a flag wins over\n"
+	        "the environment.\n"
+	        "\n");
+	for (int i = 0; i < CONFIG_NOPTIONS; i++) {
+		const option *o = &options[i];
+		fprintf(out, "  %s %s\n", o->flag, o->arg);
+		for (const char *h = o->help; *h;) {
+			size_t n = strcspn(h, "\n");
+			fprintf(out, "      %.*s\n", (int)n, h);
+			h += n + (h[n] == '\n');
+		}
+		if (o->def && o->def[0])
+			fprintf(out, "      (env %s, default %s)\n", o->env, o->def);
+		else
+			fprintf(out, "      (env %s)\n", o->env);
+	}
+	fprintf(out,
+	        "  --healthcheck URL\n"
+	        "      GET URL (http://HOST:PORT/PATH, or https:// without verifying the\n"
+	        "      certificate) and exit: 0 on a 2xx answer within 5 s, else 1 (for\n"
+	        "      container probes; nothing is served)\n"
+	        "  --help\n"
+	        "      show this text\n"
 	        "\n"
-	        "  --listen HOST:PORT  address to listen on (env CLASHD_LISTEN,\n"
-	        "                      default " DEFAULT_LISTEN "); [::1]:PORT for IPv6,\n"
-	        "                      :PORT for every IPv4 interface, PORT 0 for any\n"
-	        "                      free port (the start-up log line names it)\n"
-	        "  --threads N         worker threads for decoding and queries, 1..%d\n"
-	        "                      (env CLASHD_THREADS, default: usable cores)\n"
-	        "  --help              show this text\n"
-	        "\n"
-	        "Logs are JSON lines on stdout.  SIGTERM or SIGINT drains: the listener\n"
-	        "closes, /readyz answers 503, requests in flight finish, exit status 0.\n",
-	        CONFIG_MAX_THREADS);
+	        "Sizes: bytes, or with K, M, G (KiB, MiB, GiB).  Times: seconds, or with\n"
+	        "ms, s, m.  Logs are JSON lines on stdout.  SIGTERM or SIGINT drains: the\n"
+	        "listener closes, /readyz answers 503, requests in flight finish (within\n"
+	        "--drain-timeout), exit status 0.\n");
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -53,22 +172,53 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Strict unsigned decimal: digits only, no sign, no spaces, <= max. */
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+/* Strict unsigned decimal prefix: digits only, no sign, no spaces, <= max.
+ * Returns the number of digits read (0: none, or over max). */
+static size_t parse_digits(const char *s, unsigned long long max, unsigned long long *out)
 {
-	if (*s == '\0')
-		return -1;
-	unsigned long v = 0;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (unsigned long)(*p - '0');
-		if (v > max)
-			return -1;
+	unsigned long long v = 0;
+	size_t i = 0;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (max - d) / 10)
+			return 0;
+		v = v * 10 + d;
 	}
 	*out = v;
+	return i;
+}
+
+/* A number followed by one of the units (each a suffix and its factor);
+ * none is factor `bare`. */
+typedef struct unit {
+	const char *suffix;
+	unsigned long long factor;
+} unit;
+
+static int parse_scaled(const char *s, const unit *units, unsigned long long bare,
+                        unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	size_t n = parse_digits(s, ULLONG_MAX / 1024, &v);
+	if (n == 0)
+		return -1;
+	unsigned long long factor = 0;
+	if (s[n] == '\0') {
+		factor = bare;
+	} else {
+		for (const unit *u = units; u->suffix; u++)
+			if (strcmp(s + n, u->suffix) == 0)
+				factor = u->factor;
+	}
+	if (factor == 0 || (v && factor > max / v))
+		return -1;
+	*out = v * factor;
 	return 0;
 }
+
+static const unit size_units[] = {{"K", KIB}, {"KiB", KIB}, {"M", MIB}, {"MiB", MIB},
+                                  {"G", GIB}, {"GiB", GIB}, {NULL, 0}};
+static const unit time_units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {NULL, 0}};
 
 /* HOST:PORT, [V6]:PORT or :PORT -> socket address.  Returns 0 or -1 with a
  * reason in `why`. */
@@ -107,8 +257,9 @@ static int parse_listen(const char *s, server_config *cfg, char *why, size_t why
 		port = colon + 1;
 	}
 
-	unsigned long portnum;
-	if (parse_uint(port, 65535, &portnum) != 0) {
+	unsigned long long portnum;
+	size_t nd = parse_digits(port, 65535, &portnum);
+	if (nd == 0 || port[nd] != '\0') {
 		snprintf(why, whylen, "port must be a number from 0 to 65535");
 		return -1;
 	}
@@ -205,21 +356,263 @@ static const char *env_value(const char *name)
 	return v && *v ? v : NULL;
 }
 
+/* Read a whole file of at most `max` bytes into a malloc'd NUL-terminated
+ * string. */
+static char *read_file(const char *path, size_t max, char *why, size_t whylen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(why, whylen, "cannot open it: %s", strerror(errno));
+		return NULL;
+	}
+	char *buf = malloc(max + 2);
+	size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+	int failed = buf && ferror(f);
+	fclose(f);
+	if (!buf) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	if (failed || n > max) {
+		snprintf(why, whylen, failed ? "cannot read it" : "larger than %zu bytes", max);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (strlen(buf) != n) {
+		snprintf(why, whylen, "it contains a NUL byte");
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" */
+static int is_b64token(const char *t)
+{
+	size_t i = 0;
+	for (; t[i]; i++) {
+		char c = t[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/'))
+			break;
+	}
+	if (i == 0)
+		return 0;
+	while (t[i] == '=')
+		i++;
+	return t[i] == '\0';
+}
+
+/* scheme://host[:port], as a browser sends it in Origin; or "*". */
+static int is_origin(const char *o)
+{
+	if (strcmp(o, "*") == 0)
+		return 1;
+	const char *rest;
+	if (strncmp(o, "http://", 7) == 0)
+		rest = o + 7;
+	else if (strncmp(o, "https://", 8) == 0)
+		rest = o + 8;
+	else
+		return 0;
+	if (*rest == '\0')
+		return 0;
+	for (const char *p = rest; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || *p == '/' || *p == ',' || *p == '"')
+			return 0;
+	return 1;
+}
+
+/* Split a comma-separated list (items trimmed, empty ones skipped). */
+static int split_list(const char *v, char **items, size_t *n, char *why, size_t whylen)
+{
+	*n = 0;
+	const char *p = v;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t len = strcspn(p, ",");
+		size_t trimmed = len;
+		while (trimmed > 0 && (p[trimmed - 1] == ' ' || p[trimmed - 1] == '\t'))
+			trimmed--;
+		if (trimmed > 0) {
+			if (*n == CONFIG_MAX_LIST) {
+				snprintf(why, whylen, "more than %d items", CONFIG_MAX_LIST);
+				return -1;
+			}
+			items[*n] = strndup(p, trimmed);
+			if (!items[*n]) {
+				snprintf(why, whylen, "out of memory");
+				return -1;
+			}
+			(*n)++;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Store `v` (the text of setting `id`) in cfg.  Returns 0, or -1 with a
+ * reason in `why`. */
+static int apply(server_config *cfg, int id, const char *v, char *why, size_t whylen)
+{
+	const option *o = &options[id];
+	unsigned long long n = 0;
+	switch (o->kind) {
+	case KIND_ADDRESS:
+		return parse_listen(v, cfg, why, whylen);
+	case KIND_COUNT: {
+		size_t nd = parse_digits(v, o->max, &n);
+		if (nd == 0 || v[nd] != '\0' || n < o->min) {
+			snprintf(why, whylen, "expected a whole number from %llu to %llu", o->min, o->max);
+			return -1;
+		}
+		break;
+	}
+	case KIND_SIZE:
+		if (parse_scaled(v, size_units, 1, o->max, &n) != 0 || n < o->min) {
+			snprintf(why, whylen, "expected a size from %llu bytes to %llu MiB: bytes, "
+			                      "or a number with K, M or G", o->min, o->max / MIB);
+			return -1;
+		}
+		break;
+	case KIND_DURATION:
+		if (parse_scaled(v, time_units, 1000, o->max, &n) != 0 || n < o->min) {
+			snprintf(why, whylen, "expected a time from %llu ms to %llu s: seconds, or a "
+			                      "number with ms, s or m", o->min, o->max / 1000);
+			return -1;
+		}
+		break;
+	case KIND_FILE:
+	case KIND_LIST:
+		break;
+	}
+
+	switch (id) {
+	case CONFIG_THREADS: cfg->threads = (unsigned)n; break;
+	case CONFIG_MAX_BODY: cfg->max_body = (size_t)n; break;
+	case CONFIG_MAX_VERTICES: cfg->max_vertices = (size_t)n; break;
+	case CONFIG_MAX_SHAPES: cfg->max_shapes = (size_t)n; break;
+	case CONFIG_MAX_DEPTH: cfg->max_depth = (size_t)n; break;
+	case CONFIG_MAX_PART_DEPTH: cfg->max_part_depth = (size_t)n; break;
+	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
+	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
+	case CONFIG_IDLE_TIMEOUT: cfg->idle_timeout_ms = (unsigned)n; break;
+	case CONFIG_READ_TIMEOUT: cfg->read_timeout_ms = (unsigned)n; break;
+	case CONFIG_REQUEST_TIMEOUT: cfg->request_timeout_ms = (unsigned)n; break;
+	case CONFIG_DRAIN_TIMEOUT: cfg->drain_timeout_ms = (unsigned)n; break;
+	case CONFIG_AUTH_TOKEN_FILE: {
+		if (strlen(v) >= sizeof cfg->auth_token_file) {
+			snprintf(why, whylen, "path too long");
+			return -1;
+		}
+		snprintf(cfg->auth_token_file, sizeof cfg->auth_token_file, "%s", v);
+		char *t = read_file(v, (size_t)o->max, why, whylen);
+		if (!t)
+			return -1;
+		/* Editors and `echo` add a final newline; nothing else is trimmed. */
+		size_t len = strlen(t);
+		while (len > 0 && (t[len - 1] == '\n' || t[len - 1] == '\r'))
+			t[--len] = '\0';
+		if (!is_b64token(t)) {
+			free(t);
+			snprintf(why, whylen, "the token must be one line of letters, digits and "
+			                      "-._~+/ (then any '='), not empty");
+			return -1;
+		}
+		cfg->auth_token = t;
+		break;
+	}
+	case CONFIG_AUTH_OPEN:
+		/* "none" says "no open path" where an empty value cannot (an empty
+		 * variable counts as unset). */
+		if (strcmp(v, "none") == 0)
+			break;
+		if (split_list(v, cfg->auth_open, &cfg->n_auth_open, why, whylen) != 0)
+			return -1;
+		for (size_t i = 0; i < cfg->n_auth_open; i++)
+			if (!http_route_find(cfg->auth_open[i])) {
+				snprintf(why, whylen, "%.200s is not one of clashd's paths",
+				         cfg->auth_open[i]);
+				return -1;
+			}
+		break;
+	case CONFIG_CORS_ORIGIN:
+		if (split_list(v, cfg->cors_origins, &cfg->n_cors_origins, why, whylen) != 0)
+			return -1;
+		for (size_t i = 0; i < cfg->n_cors_origins; i++)
+			if (!is_origin(cfg->cors_origins[i])) {
+				snprintf(why, whylen, "%.200s is not an origin: expected "
+				                      "http(s)://HOST[:PORT] or *",
+				         cfg->cors_origins[i]);
+				return -1;
+			}
+		break;
+	case CONFIG_TLS_CERT:
+	case CONFIG_TLS_KEY: {
+		int cert = id == CONFIG_TLS_CERT;
+		char *file = cert ? cfg->tls_cert_file : cfg->tls_key_file;
+		if (strlen(v) >= sizeof cfg->tls_cert_file) {
+			snprintf(why, whylen, "path too long");
+			return -1;
+		}
+		snprintf(file, sizeof cfg->tls_cert_file, "%s", v);
+		char *pem = read_file(v, (size_t)o->max, why, whylen);
+		if (!pem)
+			return -1;
+		if (!strstr(pem, "-----BEGIN ")) {
+			free(pem);
+			snprintf(why, whylen, "not a PEM file (no -----BEGIN line)");
+			return -1;
+		}
+		if (cert)
+			cfg->tls_cert = pem;
+		else
+			cfg->tls_key = pem;
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+void config_free(server_config *cfg)
+{
+	free(cfg->auth_token);
+	free(cfg->tls_cert);
+	free(cfg->tls_key);
+	for (size_t i = 0; i < cfg->n_auth_open; i++)
+		free(cfg->auth_open[i]);
+	for (size_t i = 0; i < cfg->n_cors_origins; i++)
+		free(cfg->cors_origins[i]);
+	cfg->auth_token = cfg->tls_cert = cfg->tls_key = NULL;
+	cfg->n_auth_open = cfg->n_cors_origins = 0;
+}
+
 enum config_status config_load(server_config *cfg, int argc, char **argv,
                                char *err, size_t errlen)
 {
-	const char *listen = NULL, *threads = NULL;
+	const char *given[CONFIG_NOPTIONS] = {0};
 
 	memset(cfg, 0, sizeof *cfg);
 	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
+		const char *v = NULL;
+		int missing = 0, id = -1;
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return CONFIG_HELP;
-		if ((v = flag_value("--listen", argc, argv, &i, &missing)) != NULL) {
-			listen = v;
-		} else if ((v = flag_value("--threads", argc, argv, &i, &missing)) != NULL) {
-			threads = v;
+		if ((v = flag_value("--healthcheck", argc, argv, &i, &missing)) != NULL) {
+			cfg->healthcheck_url = v;
+			continue;
+		}
+		for (int k = 0; k < CONFIG_NOPTIONS && !v && !missing; k++)
+			if ((v = flag_value(options[k].flag, argc, argv, &i, &missing)) != NULL)
+				id = k;
+		if (v) {
+			given[id] = v;
 		} else if (missing) {
 			set_err(err, errlen, "%s needs a value", argv[i]);
 			return CONFIG_ERROR;
@@ -228,39 +621,88 @@ enum config_status config_load(server_config *cfg, int argc, char **argv,
 			return CONFIG_ERROR;
 		}
 	}
+	if (cfg->healthcheck_url)
+		return CONFIG_PROBE;
 
-	const char *listen_name = "--listen", *threads_name = "--threads";
-	cfg->listen_source = cfg->threads_source = "flag";
-	if (!listen) {
-		listen_name = "CLASHD_LISTEN";
-		cfg->listen_source = "env";
-		if (!(listen = env_value("CLASHD_LISTEN"))) {
-			listen = DEFAULT_LISTEN;
-			cfg->listen_source = "default";
+	for (int id = 0; id < CONFIG_NOPTIONS; id++) {
+		const option *o = &options[id];
+		const char *v = given[id], *name = o->flag;
+		cfg->source[id] = "flag";
+		if (!v) {
+			name = o->env;
+			cfg->source[id] = "env";
+			if (!(v = env_value(o->env))) {
+				cfg->source[id] = "default";
+				v = o->def;
+			}
 		}
-	}
-	if (!threads) {
-		threads_name = "CLASHD_THREADS";
-		cfg->threads_source = "env";
-		if (!(threads = env_value("CLASHD_THREADS")))
-			cfg->threads_source = "default";
-	}
-
-	char why[160];
-	if (parse_listen(listen, cfg, why, sizeof why) != 0) {
-		set_err(err, errlen, "%s: bad address \"%s\": %s", listen_name, listen, why);
-		return CONFIG_ERROR;
-	}
-	if (threads) {
-		unsigned long n;
-		if (parse_uint(threads, CONFIG_MAX_THREADS, &n) != 0 || n == 0) {
-			set_err(err, errlen, "%s: expected a whole number from 1 to %d, got \"%s\"",
-			        threads_name, CONFIG_MAX_THREADS, threads);
+		if (!v)
+			continue; /* computed below, or off */
+		char why[256];
+		if (apply(cfg, id, v, why, sizeof why) != 0) {
+			set_err(err, errlen, "%s: bad value \"%.200s\": %s", name, v, why);
 			return CONFIG_ERROR;
 		}
-		cfg->threads = (unsigned)n;
-	} else {
+	}
+	if (!cfg->threads)
 		cfg->threads = config_default_threads();
+	if (!cfg->max_queue)
+		cfg->max_queue = 16 * cfg->threads;
+	if (!cfg->tls_cert != !cfg->tls_key) {
+		set_err(err, errlen, "%s: TLS needs both --tls-cert and --tls-key",
+		        cfg->tls_cert ? "--tls-key" : "--tls-cert");
+		return CONFIG_ERROR;
 	}
 	return CONFIG_RUN;
+}
+
+json_t *config_fields(const server_config *cfg)
+{
+	json_t *f = json_object();
+	if (!f)
+		return NULL;
+	for (int id = 0; id < CONFIG_NOPTIONS; id++) {
+		const option *o = &options[id];
+		json_t *v = NULL;
+		switch (id) {
+		case CONFIG_LISTEN: v = json_string(cfg->listen); break;
+		case CONFIG_THREADS: v = json_integer(cfg->threads); break;
+		case CONFIG_MAX_BODY: v = json_integer((json_int_t)cfg->max_body); break;
+		case CONFIG_MAX_VERTICES: v = json_integer((json_int_t)cfg->max_vertices); break;
+		case CONFIG_MAX_SHAPES: v = json_integer((json_int_t)cfg->max_shapes); break;
+		case CONFIG_MAX_DEPTH: v = json_integer((json_int_t)cfg->max_depth); break;
+		case CONFIG_MAX_PART_DEPTH: v = json_integer((json_int_t)cfg->max_part_depth); break;
+		case CONFIG_MAX_CONNECTIONS: v = json_integer(cfg->max_connections); break;
+		case CONFIG_MAX_QUEUE: v = json_integer(cfg->max_queue); break;
+		case CONFIG_IDLE_TIMEOUT: v = json_integer(cfg->idle_timeout_ms); break;
+		case CONFIG_READ_TIMEOUT: v = json_integer(cfg->read_timeout_ms); break;
+		case CONFIG_REQUEST_TIMEOUT: v = json_integer(cfg->request_timeout_ms); break;
+		case CONFIG_DRAIN_TIMEOUT: v = json_integer(cfg->drain_timeout_ms); break;
+		case CONFIG_AUTH_TOKEN_FILE:
+			v = cfg->auth_token ? json_string(cfg->auth_token_file) : json_null();
+			break;
+		case CONFIG_TLS_CERT:
+			v = cfg->tls_cert ? json_string(cfg->tls_cert_file) : json_null();
+			break;
+		case CONFIG_TLS_KEY:
+			v = cfg->tls_key ? json_string(cfg->tls_key_file) : json_null();
+			break;
+		case CONFIG_AUTH_OPEN:
+		case CONFIG_CORS_ORIGIN: {
+			char *const *items = id == CONFIG_AUTH_OPEN ? cfg->auth_open : cfg->cors_origins;
+			size_t n = id == CONFIG_AUTH_OPEN ? cfg->n_auth_open : cfg->n_cors_origins;
+			v = json_array();
+			for (size_t i = 0; v && i < n; i++)
+				json_array_append_new(v, json_string(items[i]));
+			break;
+		}
+		default:
+			break;
+		}
+		char key[64];
+		json_object_set_new(f, o->key, v ? v : json_null());
+		snprintf(key, sizeof key, "%s_source", o->key);
+		json_object_set_new(f, key, json_string(cfg->source[id]));
+	}
+	return f;
 }

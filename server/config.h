@@ -2,45 +2,115 @@
  * config.h — clashd's run-time configuration: command-line flags with
  * environment fallbacks (flag, then environment, then default).
  *
- *   --listen HOST:PORT   CLASHD_LISTEN    default 127.0.0.1:8080
- *   --threads N          CLASHD_THREADS   default: the usable cores
- *   --help
+ * Every setting is one row of the table in config.c: its flag, its
+ * CLASHD_* variable, its default, its bounds and its --help line; the
+ * start-up log line lists every effective value with where it came from
+ * (config_fields).  `clashd --help` prints the table.
  *
  * HOST is an IPv4 address, a name, or an IPv6 address in brackets
  * ([::1]:8080); an empty HOST (":8080") means every IPv4 interface.  PORT 0
  * lets the kernel pick a free port (the start-up log line names it).
+ * Sizes are bytes, or a number with K, M or G (KiB, MiB, GiB); durations
+ * are seconds, or a number with ms, s or m.
  */
 #ifndef SERVER_CONFIG_H
 #define SERVER_CONFIG_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include <jansson.h>
+
 /* libuv 1.44 refuses thread pools larger than this (MAX_THREADPOOL_SIZE). */
 #define CONFIG_MAX_THREADS 1024
+
+/* Origins (--cors-origin) and open paths (--auth-open) at most. */
+#define CONFIG_MAX_LIST 32
+
+/* The settings, in --help and log order. */
+enum config_option {
+	CONFIG_LISTEN,
+	CONFIG_THREADS,
+	CONFIG_MAX_BODY,
+	CONFIG_MAX_VERTICES,
+	CONFIG_MAX_SHAPES,
+	CONFIG_MAX_DEPTH,
+	CONFIG_MAX_PART_DEPTH,
+	CONFIG_MAX_CONNECTIONS,
+	CONFIG_MAX_QUEUE,
+	CONFIG_IDLE_TIMEOUT,
+	CONFIG_READ_TIMEOUT,
+	CONFIG_REQUEST_TIMEOUT,
+	CONFIG_DRAIN_TIMEOUT,
+	CONFIG_AUTH_TOKEN_FILE,
+	CONFIG_AUTH_OPEN,
+	CONFIG_CORS_ORIGIN,
+	CONFIG_TLS_CERT,
+	CONFIG_TLS_KEY,
+	CONFIG_NOPTIONS
+};
 
 typedef struct server_config {
 	char listen[256];               /* HOST:PORT as given */
 	struct sockaddr_storage addr;   /* what it resolved to */
 	socklen_t addrlen;
 	unsigned threads;               /* worker threads, 1..CONFIG_MAX_THREADS */
-	const char *listen_source;      /* "flag", "env" or "default" (static) */
-	const char *threads_source;
+
+	/* Limits on one request (see README, Operations). */
+	size_t max_body;                /* bytes of body: more is a 413 */
+	size_t max_vertices;            /* per shape: 422 */
+	size_t max_shapes;              /* per request, parts included: 422 */
+	size_t max_depth;               /* JSON nesting: 400 */
+	size_t max_part_depth;          /* compound nesting: 422 */
+
+	/* Limits on the server. */
+	unsigned max_connections;       /* open at once; more wait in the backlog */
+	unsigned max_queue;             /* queries admitted and not yet computed:
+	                                   more are answered 503 at once */
+	unsigned idle_timeout_ms;       /* a silent connection is closed */
+	unsigned read_timeout_ms;       /* to receive one request, and to send its
+	                                   answer: the slow-client bound */
+	unsigned request_timeout_ms;    /* queue wait + compute: then 504 */
+	unsigned drain_timeout_ms;      /* SIGTERM to exit, at most (about) */
+
+	/* Security. */
+	char *auth_token;               /* malloc'd bearer token, or NULL: no auth */
+	char auth_token_file[512];
+	char *auth_open[CONFIG_MAX_LIST]; /* paths served without a token */
+	size_t n_auth_open;
+	char *cors_origins[CONFIG_MAX_LIST]; /* allowed Origins ("*": any) */
+	size_t n_cors_origins;
+	char *tls_cert, *tls_key;       /* malloc'd PEM text, or NULL: plain HTTP */
+	char tls_cert_file[512], tls_key_file[512];
+
+	const char *source[CONFIG_NOPTIONS]; /* "flag", "env" or "default" */
+
+	const char *healthcheck_url;    /* --healthcheck URL: probe, do not serve */
 } server_config;
 
 enum config_status {
 	CONFIG_RUN = 0,   /* *cfg is complete: serve */
 	CONFIG_HELP = 1,  /* --help was asked for: print config_usage, exit 0 */
-	CONFIG_ERROR = 2  /* err holds a one-line message: exit 2 */
+	CONFIG_ERROR = 2, /* err holds a one-line message: exit 2 */
+	CONFIG_PROBE = 3  /* --healthcheck URL: probe it, exit 0 or 1 */
 };
 
-/* Fill *cfg from argv and the environment.  Returns a config_status; on
- * CONFIG_ERROR `err` (errlen bytes) names the bad flag or variable and value. */
+/* Fill *cfg from argv and the environment (reading the token and TLS files
+ * it names).  Returns a config_status; on CONFIG_ERROR `err` (errlen bytes)
+ * names the bad flag or variable and value.  Release with config_free()
+ * whatever it returns. */
 enum config_status config_load(server_config *cfg, int argc, char **argv,
                                char *err, size_t errlen);
 
+void config_free(server_config *cfg);
+
 /* The --help text. */
 void config_usage(FILE *out);
+
+/* The effective configuration for the start-up log line: every setting
+ * with its value and "<name>_source".  Secrets are not in it. */
+json_t *config_fields(const server_config *cfg);
 
 /* The default worker count: the cores this process may run on (affinity
  * mask), lowered to a cgroup v2 CPU quota when one is set. */

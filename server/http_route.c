@@ -12,10 +12,13 @@
 #include <strings.h>
 
 static const http_route routes[] = {
-	{HTTP_ROUTE_QUERY, "/v1/query", "POST", proto_query_reply},
-	{HTTP_ROUTE_CONTAINS, "/v1/contains", "POST", proto_contains_reply},
+	{HTTP_ROUTE_QUERY, "/v1/query", "POST", proto_query_reply_ex},
+	{HTTP_ROUTE_SCENE, "/v1/scene", "POST", proto_scene_reply_ex},
+	{HTTP_ROUTE_CONTAINS, "/v1/contains", "POST", proto_contains_reply_ex},
 	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD", NULL},
 	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD", NULL},
+	{HTTP_ROUTE_METRICS, "/metrics", "GET, HEAD", NULL},
+	{HTTP_ROUTE_OPENAPI, "/v1/openapi.json", "GET, HEAD", NULL},
 };
 
 const http_route *http_route_find(const char *path)
@@ -63,4 +66,19 @@ int http_media_is_json(const char *ct)
 	/* A structured-syntax suffix (RFC 6839): application/problem+json. */
 	return nsub > 5 && strncasecmp(sub + nsub - 5, "+json", 5) == 0 &&
 	       memchr(sub, '/', nsub) == NULL;
+}
+
+size_t http_route_count(void)
+{
+	return sizeof routes / sizeof routes[0];
+}
+
+const http_route *http_route_at(size_t i)
+{
+	return i < http_route_count() ? &routes[i] : NULL;
+}
+
+size_t http_route_index(const http_route *r)
+{
+	return (size_t)(r - routes);
 }

@@ -12,17 +12,21 @@
 enum http_route_id {
 	HTTP_ROUTE_NONE = 0, /* no such path: 404 */
 	HTTP_ROUTE_QUERY,    /* POST /v1/query */
+	HTTP_ROUTE_SCENE,    /* POST /v1/scene */
 	HTTP_ROUTE_CONTAINS, /* POST /v1/contains */
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */
-	HTTP_ROUTE_READYZ    /* GET /readyz */
+	HTTP_ROUTE_READYZ,   /* GET /readyz */
+	HTTP_ROUTE_METRICS,  /* GET /metrics */
+	HTTP_ROUTE_OPENAPI   /* GET /v1/openapi.json */
 };
 
 typedef struct http_route {
 	enum http_route_id id;
 	const char *path;
 	const char *allow; /* the methods, as the Allow header lists them */
-	/* POST routes: the proto_* call that turns the body into the reply. */
-	int (*reply)(const char *body, size_t len, proto_reply *out);
+	/* POST routes: the proto_* call that turns the body into the reply
+	 * (the _ex form: the server's cancel flag in, what happened out). */
+	int (*reply)(const char *body, size_t len, proto_call *call, proto_reply *out);
 } http_route;
 
 /* The route for a path (query string already stripped), or NULL. */
@@ -34,5 +38,12 @@ int http_route_allows(const http_route *r, const char *method);
 /* Whether a Content-Type names JSON: application/json or application/X+json,
  * any case, parameters (charset ...) allowed.  NULL (no header) is not. */
 int http_media_is_json(const char *content_type);
+
+/* The table, for listing (metrics by route): route i for i < count. */
+size_t http_route_count(void);
+const http_route *http_route_at(size_t i);
+
+/* The position of r in the table. */
+size_t http_route_index(const http_route *r);
 
 #endif

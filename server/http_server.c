@@ -12,16 +12,18 @@
  *     MHD's epoll is edge-triggered and handles at most 128 events per run,
  *     so a 0 timeout must be honoured or connections stall).
  *   - A request's handler calls arrive on the loop thread.  The first one
- *     (headers read) checks path, method, Content-Type and Content-Length;
- *     a request it can answer from these (probes, 404, 405, 415, 413 by
- *     Content-Length) keeps its answer for the final call, its body (if
- *     any) dropped meanwhile, so the connection stays usable (see
- *     answer_early for when it goes out at once).  For a query the next
- *     calls copy body pieces (capped at HTTP_MAX_BODY; a chunked body over
- *     the cap is read and dropped to its end, then answered 413); the final
- *     one (*upload_data_size == 0) suspends the connection and queues the
- *     work.  The worker only touches its own http_request; MHD cannot close
- *     a suspended connection, so the request outlives the work.  The
+ *     (headers read) runs the checks in this order: path (404), CORS
+ *     preflight (204), bearer token (401), method (405); then for a query
+ *     Content-Type (415), Content-Length (413) and admission (503).  A
+ *     request it can answer from these (probes, metrics, the contract,
+ *     every error) keeps its answer for the final call, its body (if any)
+ *     dropped meanwhile, so the connection stays usable (see answer_early
+ *     for when it goes out at once).  For a query the next calls copy body
+ *     pieces (capped at --max-body; a chunked body over the cap is read and
+ *     dropped to its end, then answered 413); the final one
+ *     (*upload_data_size == 0) suspends the connection and queues the work.
+ *     The worker only touches its own http_request; MHD cannot close a
+ *     suspended connection, so the request outlives the work.  The
  *     after-work callback (loop thread again) resumes the connection and
  *     runs MHD, which calls the handler once more: that call queues the
  *     response.
@@ -30,11 +32,35 @@
  *     thread-per-connection has poor tail latency under CPU load; the
  *     loop+pool split measured as fast as MHD's epoll pool on 2 cores.
  *
- * Drain (SIGTERM): stop accepting (MHD_quiesce_daemon, close the listener),
- * /readyz says 503, responses carry "Connection: close".  Every request whose
- * handler has been called is finished and answered; connections with no
- * request get HTTP_DRAIN_GRACE_MS to send one, and uploads whose client has
- * gone are let go (expire_gone_uploads).  Then, with no connection suspended
+ * Backpressure.  A query is admitted at its headers if fewer than
+ * --max-queue are admitted (receiving their body, queued or running);
+ * otherwise it is answered 503 with Retry-After at once, its body never
+ * stored.  So memory for bodies is bounded by max_queue x max_body and the
+ * wait of an admitted query by max_queue / throughput, however many clients
+ * push: under overload the excess is refused quickly instead of queueing
+ * without bound.  /readyz says 503 while the bound is reached.
+ *
+ * Deadlines.  One sweep timer checks every connection (a record per
+ * connection, kept from MHD's connection notifications):
+ *   - a query on the pool past --request-timeout is stopped: uv_cancel if
+ *     it has not started, else its cancel flag, which proto checks after
+ *     parsing and the core every iteration (clash_options.cancel); the
+ *     worker comes back early and the answer is 504;
+ *   - a connection that has spent --read-timeout receiving one request (or
+ *     sending its answer) is cut: 408 at its next body bytes, or, in the
+ *     header phase or with no bytes coming, shutdown() of its socket, which
+ *     MHD then closes.  MHD's idle timeout (--idle-timeout) bounds silence;
+ *     this bounds a client trickling a byte at a time (slowloris).
+ *
+ * Drain (SIGTERM): /readyz says 503 and responses carry "Connection:
+ * close"; the listener stops taking new handshakes, takes in the ones under
+ * way and the ones queued (at --max-connections they wait for a free slot),
+ * and closes (http_listen.h: refused at connect, never reset after).
+ * Every request whose handler has been called is finished and answered;
+ * connections with no request get HTTP_DRAIN_GRACE_MS to send one, and
+ * uploads whose client has gone are let go (expire_gone_uploads).  At
+ * --drain-timeout whatever is left is stopped: queries cancelled (503),
+ * other connections shut.  Then, with no connection suspended
  * (MHD_stop_daemon with suspended connections is an API violation), the
  * daemon is stopped and every handle closed.
  */
@@ -57,25 +83,50 @@
 
 #include <microhttpd.h>
 
+#include "http_auth.h"
+#include "http_cors.h"
+#include "http_listen.h"
+#include "http_metrics.h"
 #include "http_route.h"
 #include "log.h"
+#include "openapi.h"
 #include "proto.h"
+#include "request_id.h"
+
+/* One per TCP connection, from MHD's STARTED to CLOSED notification. */
+typedef struct http_conn {
+	struct http_conn *prev, *next; /* in srv->conns */
+	struct MHD_Connection *conn;
+	struct http_request *req; /* the request under way, if any */
+	uint64_t phase_start;     /* uv_now() when the current request (or the wait
+	                             for one) began: the read deadline counts from it */
+	int shut;                 /* its socket has been shut down */
+} http_conn;
 
 struct http_server {
 	uv_loop_t *loop;
+	const server_config *cfg;
 	struct MHD_Daemon *daemon;
 	uv_poll_t poll;      /* MHD's epoll fd */
 	uv_timer_t timer;    /* MHD_get_timeout() */
 	uv_timer_t drain;    /* ticks while draining */
-	int open_handles;    /* of the three above, not yet closed */
-	int draining;        /* SIGTERM seen: no accepting, /readyz 503 */
+	uv_timer_t sweep;    /* deadlines */
+	int open_handles;    /* of the four above, not yet closed */
+	int draining;        /* SIGTERM seen: /readyz 503, Connection: close */
+	int listener_closed; /* no more connections can arrive */
 	int grace_over;      /* idle connections may now be dropped */
+	int drain_expired;   /* --drain-timeout passed: stop everything */
 	uint64_t drain_start; /* uv_now() at SIGTERM */
 	int closing;         /* daemon stopped, handles closing */
 	unsigned connections; /* open TCP connections */
 	unsigned requests;   /* requests begun and not completed */
 	unsigned working;    /* requests queued or running on the pool */
+	unsigned running;    /* of those, running now (workers update it) */
+	unsigned admitted;   /* queries admitted, not yet back from the pool */
 	struct http_request *active; /* the `requests` ones, linked */
+	http_conn *conns;    /* the `connections` ones, linked */
+	http_metrics *metrics;
+	request_id_gen ids;
 	char address[INET6_ADDRSTRLEN + 16];
 	void (*on_closed)(void *arg);
 	void *arg;
@@ -89,10 +140,18 @@ enum request_state {
 	REQ_RESPONDED  /* response queued */
 };
 
+/* Why a query was stopped before its answer. */
+enum request_stop {
+	STOP_NONE = 0,
+	STOP_DEADLINE, /* --request-timeout: 504 */
+	STOP_SHUTDOWN  /* --drain-timeout: 503 */
+};
+
 typedef struct http_request {
 	http_server *srv;
 	struct http_request *prev, *next; /* in srv->active */
 	struct MHD_Connection *conn;
+	http_conn *hc;     /* its connection's record (NULL once that closed) */
 	const http_route *route;
 	enum request_state state;
 	uint64_t start_ns;
@@ -101,22 +160,42 @@ typedef struct http_request {
 	int expect_continue; /* the client waits for "100 Continue" */
 	unsigned long long declared; /* Content-Length; 0 if none, chunked */
 	const char *allow; /* the Allow header of a 405 (static) */
+	const char *www_authenticate; /* of a 401 (static) */
+	int retry_after;   /* a 503: say when to come back */
+	const char *cors;  /* Access-Control-Allow-Origin value, or NULL */
+	char origin[256];  /* its Origin header, when allowed ("cors" may point here) */
+	int preflight;     /* a CORS preflight: grant headers go out */
+	char id[REQUEST_ID_MAX + 1];
 	char method[16];   /* printable copies, for the log */
 	char path[256];
 	char *body;        /* the upload, NUL-terminated for the decoder */
 	size_t len, cap;
 	uint64_t bytes_in; /* body bytes received, discarded ones included */
-	int too_large;     /* the body went over HTTP_MAX_BODY */
+	int too_large;     /* the body went over --max-body */
 	int peer_gone;     /* drain found its client gone mid-body */
 	int no_memory;     /* the body could not be stored */
+	int admitted;      /* counts in srv->admitted */
+	int expired;       /* past --read-timeout while receiving */
+	uint64_t expired_at;
+	int rejected;      /* 1 + enum http_reject, for the log; 0 if none */
+	uint64_t deadline; /* uv_now() by which the work must be done */
+	enum request_stop stop;
+	volatile int cancel; /* read by the worker (proto, core) */
 	uv_work_t work;
-	int reply_rc;      /* proto_query_reply()'s result */
+	proto_call call;   /* the worker's in/out */
+	int reply_rc;      /* proto_query_reply_ex()'s result */
 	proto_reply reply;
 	int status;        /* sent, for the log; 0 if none */
 	size_t bytes_out;
 } http_request;
 
 static void pump(http_server *s);
+
+static void reject(http_request *r, enum http_reject why)
+{
+	http_metrics_reject(r->srv->metrics, why);
+	r->rejected = 1 + (int)why;
+}
 
 /* ---- responses ---------------------------------------------------------- */
 
@@ -126,20 +205,50 @@ static const char oom_body[] =
 	"{\"type\":\"urn:clashd:problem:internal\",\"title\":\"Internal error\","
 	"\"status\":500,\"detail\":\"out of memory\"}";
 
-static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
-                               const char *body, size_t len, const char *allow)
+static int add_header(struct MHD_Response *resp, const char *name, const char *value)
 {
+	return MHD_add_response_header(resp, name, value) == MHD_YES;
+}
+
+static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
+                               const char *body, size_t len)
+{
+	http_server *s = r->srv;
 	/* MUST_COPY: the response may outlive the reply (MHD keeps it until the
 	 * last byte is sent) and replies are tiny next to their queries. */
 	struct MHD_Response *resp =
 		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!resp)
 		return MHD_NO; /* MHD closes the connection */
-	int ok = MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) == MHD_YES;
-	if (allow)
-		ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow) == MHD_YES;
-	if (r->srv->draining)
-		ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
+	int ok = 1;
+	if (status != 204)
+		ok &= add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ok &= add_header(resp, "X-Request-Id", r->id);
+	if (r->allow)
+		ok &= add_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	if (r->www_authenticate)
+		ok &= add_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+	if (r->retry_after)
+		ok &= add_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, HTTP_RETRY_AFTER_S);
+	if (s->cfg->n_cors_origins) {
+		/* The answer depends on Origin whether or not it was allowed. */
+		ok &= add_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+		if (r->cors) {
+			ok &= add_header(resp, "Access-Control-Allow-Origin", r->cors);
+			if (r->preflight) {
+				ok &= add_header(resp, "Access-Control-Allow-Methods",
+				                 r->route ? r->route->allow : "GET");
+				ok &= add_header(resp, "Access-Control-Allow-Headers",
+				                 HTTP_CORS_ALLOW_HEADERS);
+				ok &= add_header(resp, "Access-Control-Max-Age", HTTP_CORS_MAX_AGE);
+			} else {
+				ok &= add_header(resp, "Access-Control-Expose-Headers",
+				                 HTTP_CORS_EXPOSE_HEADERS);
+			}
+		}
+	}
+	if (s->draining)
+		ok &= add_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	enum MHD_Result ret = ok ? MHD_queue_response(r->conn, status, resp) : MHD_NO;
 	MHD_destroy_response(resp);
 	r->state = REQ_RESPONDED;
@@ -160,21 +269,20 @@ static enum MHD_Result respond(http_request *r, unsigned status, const char *typ
  * read and dropped meanwhile, and the connection stays open.  It goes out at
  * once when the client holds the body back until told to go on (Expect:
  * 100-continue: the client then learns the answer without sending the body)
- * or announced more than HTTP_MAX_BODY (not worth reading). */
-static enum MHD_Result answer_early(http_request *r, proto_reply *p, const char *allow)
+ * or announced more than --max-body (not worth reading). */
+static enum MHD_Result answer_early(http_request *r, proto_reply *p)
 {
-	if (r->has_body && (r->expect_continue || r->declared > HTTP_MAX_BODY)) {
+	if (r->has_body && (r->expect_continue || r->declared > r->srv->cfg->max_body)) {
 		if (!p)
-			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1, NULL);
+			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
 		enum MHD_Result ret =
-			respond(r, (unsigned)p->status, p->content_type, p->body, p->length, allow);
+			respond(r, (unsigned)p->status, p->content_type, p->body, p->length);
 		proto_reply_free(p);
 		return ret;
 	}
 	if (p)
 		r->reply = *p;
 	r->reply_rc = p ? 0 : -1;
-	r->allow = allow;
 	r->state = REQ_REPLIED;
 	return MHD_YES;
 }
@@ -184,34 +292,77 @@ static enum MHD_Result respond_problem(http_request *r, int status, const char *
 {
 	proto_reply p = {0};
 	if (proto_problem_reply(status, detail, NULL, &p) != 0)
-		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1, NULL);
-	enum MHD_Result ret = respond(r, (unsigned)p.status, p.content_type, p.body, p.length, NULL);
+		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
+	enum MHD_Result ret = respond(r, (unsigned)p.status, p.content_type, p.body, p.length);
 	proto_reply_free(&p);
 	return ret;
 }
 
-static enum MHD_Result answer_problem(http_request *r, int status, const char *detail,
-                                      const char *allow)
+static enum MHD_Result answer_problem(http_request *r, int status, const char *detail)
 {
 	proto_reply p = {0};
 	if (proto_problem_reply(status, detail, NULL, &p) != 0)
-		return answer_early(r, NULL, allow);
-	return answer_early(r, &p, allow);
+		return answer_early(r, NULL);
+	return answer_early(r, &p);
+}
+
+/* `body` is taken (malloc'd; NULL when it could not be built). */
+static enum MHD_Result answer_text(http_request *r, int status, const char *type, char *body,
+                                  size_t len)
+{
+	proto_reply p = {status, type, body, len};
+	return answer_early(r, body ? &p : NULL);
 }
 
 static enum MHD_Result answer_json(http_request *r, int status, const char *json)
 {
-	proto_reply p = {status, PROTO_JSON, strdup(json), strlen(json)};
-	return answer_early(r, p.body ? &p : NULL, NULL);
+	return answer_text(r, status, PROTO_JSON, strdup(json), strlen(json));
 }
 
 /* ---- the worker pool ---------------------------------------------------- */
 
-/* On a worker thread: only this request's fields are touched. */
+/* On a worker thread: only this request's fields are touched (and the
+ * server's `running`, atomically). */
 static void work_run(uv_work_t *w)
 {
 	http_request *r = w->data;
-	r->reply_rc = r->route->reply(r->body, r->len, &r->reply);
+	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
+	r->call.cancel = &r->cancel;
+	r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
+	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
+}
+
+static void release_admission(http_request *r)
+{
+	if (r->admitted) {
+		r->admitted = 0;
+		assert(r->srv->admitted > 0);
+		r->srv->admitted--;
+	}
+}
+
+/* The reply of a query stopped before its answer. */
+static void stopped_reply(http_request *r)
+{
+	const server_config *cfg = r->srv->cfg;
+	char detail[200];
+	int status;
+	proto_reply_free(&r->reply);
+	if (r->stop == STOP_SHUTDOWN) {
+		status = 503;
+		r->retry_after = 1;
+		snprintf(detail, sizeof detail, "the server is shutting down and stopped this query "
+		                                "(--drain-timeout %u ms); retry elsewhere",
+		         cfg->drain_timeout_ms);
+		reject(r, HTTP_REJECT_SHUTDOWN);
+	} else {
+		status = 504;
+		snprintf(detail, sizeof detail, "the query did not finish within the server's limit "
+		                                "of %u ms (--request-timeout)",
+		         cfg->request_timeout_ms);
+		reject(r, HTTP_REJECT_DEADLINE);
+	}
+	r->reply_rc = proto_problem_reply(status, detail, NULL, &r->reply);
 }
 
 /* Back on the loop thread. */
@@ -220,14 +371,45 @@ static void work_done(uv_work_t *w, int status)
 	http_request *r = w->data;
 	http_server *s = r->srv;
 	assert(r->state == REQ_WORKING);
-	if (status != 0) /* UV_ECANCELED: never cancelled, but answer anyway */
+	if (status == UV_ECANCELED || r->call.cancelled) {
+		/* Stopped: cancelled before it started, or it saw the flag.  A
+		 * query that finished anyway keeps its answer. */
+		if (r->stop == STOP_NONE)
+			r->stop = STOP_DEADLINE;
+		stopped_reply(r);
+	} else if (status != 0) {
 		r->reply_rc = -1;
+	} else {
+		switch (r->call.limit) {
+		case PROTO_LIMIT_DEPTH: reject(r, HTTP_REJECT_TOO_DEEP); break;
+		case PROTO_LIMIT_VERTICES: reject(r, HTTP_REJECT_TOO_MANY_VERTICES); break;
+		case PROTO_LIMIT_SHAPES: reject(r, HTTP_REJECT_TOO_MANY_SHAPES); break;
+		case PROTO_LIMIT_PART_DEPTH: reject(r, HTTP_REJECT_PARTS_TOO_DEEP); break;
+		case PROTO_LIMIT_NONE: break;
+		}
+		if (r->reply_rc == 0 && r->reply.status == 200 && r->call.iterations > 0)
+			http_metrics_iterations(s->metrics, r->call.iterations);
+	}
 	free(r->body); /* the query may be megabytes: do not keep it while sending */
 	r->body = NULL;
 	r->state = REQ_REPLIED;
 	s->working--;
+	release_admission(r);
+	if (r->hc)
+		r->hc->phase_start = uv_now(s->loop); /* a fresh budget to send the answer */
 	MHD_resume_connection(r->conn);
 	pump(s); /* resume does not wake an external loop by itself */
+}
+
+/* Stop a query on the pool (loop thread). */
+static void stop_work(http_request *r, enum request_stop why)
+{
+	if (r->stop != STOP_NONE)
+		return;
+	r->stop = why;
+	r->cancel = 1;
+	/* Not started yet: it never will, and work_done gets UV_ECANCELED. */
+	uv_cancel((uv_req_t *)&r->work);
 }
 
 /* ---- the request handler ------------------------------------------------ */
@@ -252,34 +434,120 @@ static void read_framing(http_request *r)
 	r->expect_continue = ex && strcasecmp(ex, "100-continue") == 0;
 }
 
+static const char *header(http_request *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+/* Whether the route needs the bearer token. */
+static int route_protected(const server_config *cfg, const http_route *route)
+{
+	if (!cfg->auth_token)
+		return 0;
+	for (size_t i = 0; i < cfg->n_auth_open; i++)
+		if (strcmp(cfg->auth_open[i], route->path) == 0)
+			return 0;
+	return 1;
+}
+
+static enum MHD_Result answer_metrics(http_request *r)
+{
+	http_server *s = r->srv;
+	unsigned running = __atomic_load_n(&s->running, __ATOMIC_RELAXED);
+	http_gauges g = {
+		.connections = s->connections,
+		.in_flight = s->requests,
+		.admitted = s->admitted,
+		.queue_limit = s->cfg->max_queue,
+		.queued = s->working > running ? s->working - running : 0,
+		.running = running,
+		.draining = s->draining,
+	};
+	size_t len = 0;
+	char *text = http_metrics_render(s->metrics, &g, &len);
+	return answer_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+}
+
+static enum MHD_Result answer_openapi(http_request *r)
+{
+	char *copy = malloc(openapi_json_len + 1);
+	if (copy)
+		memcpy(copy, openapi_json, openapi_json_len + 1);
+	return answer_text(r, 200, PROTO_JSON, copy, openapi_json_len);
+}
+
 /* First call: headers are in, no body yet.  Decides the answer to
- * everything but a well-formed POST /v1/query (answer_early says when it
- * goes out). */
+ * everything but a well-formed, admitted POST /v1/query (answer_early says
+ * when it goes out). */
 static enum MHD_Result request_begin(http_request *r, const char *url, const char *method)
 {
+	http_server *s = r->srv;
+	const server_config *cfg = s->cfg;
 	char text[200];
 	char detail[320];
 	const http_route *route = http_route_find(url);
 
+	if (cfg->n_cors_origins) {
+		const char *origin = header(r, "Origin");
+		if (origin && strlen(origin) < sizeof r->origin) {
+			snprintf(r->origin, sizeof r->origin, "%s", origin);
+			r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins, r->origin);
+		}
+	}
 	if (!route) {
 		snprintf(detail, sizeof detail, "no resource at %s",
 		         log_printable(text, sizeof text, url));
-		return answer_problem(r, 404, detail, NULL);
+		return answer_problem(r, 404, detail);
 	}
 	r->route = route;
+
+	/* A preflight carries no credentials (browsers never send them on
+	 * one), so it is answered before the token check. */
+	if (cfg->n_cors_origins && strcmp(method, "OPTIONS") == 0 && r->origin[0] &&
+	    header(r, "Access-Control-Request-Method")) {
+		r->preflight = 1;
+		return answer_text(r, 204, PROTO_JSON, strdup(""), 0);
+	}
+
+	if (route_protected(cfg, route)) {
+		enum http_auth_result a = http_auth_check(cfg->auth_token,
+		                                          header(r, MHD_HTTP_HEADER_AUTHORIZATION));
+		if (a != HTTP_AUTH_OK) {
+			reject(r, HTTP_REJECT_UNAUTHORIZED);
+			if (a == HTTP_AUTH_MISSING) {
+				r->www_authenticate = "Bearer realm=\"clashd\"";
+				snprintf(detail, sizeof detail, "%s needs a bearer token: send "
+				                                "\"Authorization: Bearer <token>\"",
+				         route->path);
+			} else {
+				r->www_authenticate = "Bearer realm=\"clashd\", error=\"invalid_token\"";
+				snprintf(detail, sizeof detail, "the bearer token is not the right one");
+			}
+			return answer_problem(r, 401, detail);
+		}
+	}
+
 	if (!http_route_allows(route, method)) {
 		snprintf(detail, sizeof detail, "method %s is not allowed on %s; use %s",
 		         r->method, route->path, route->allow);
-		return answer_problem(r, 405, detail, route->allow);
+		r->allow = route->allow;
+		return answer_problem(r, 405, detail);
 	}
 	switch (route->id) {
 	case HTTP_ROUTE_LIVEZ:
 		return answer_json(r, 200, "{\"status\":\"ok\"}");
 	case HTTP_ROUTE_READYZ:
-		if (r->srv->draining)
+		if (s->draining)
 			return answer_json(r, 503, "{\"status\":\"draining\"}");
+		if (s->admitted >= cfg->max_queue)
+			return answer_json(r, 503, "{\"status\":\"overloaded\"}");
 		return answer_json(r, 200, "{\"status\":\"ready\"}");
+	case HTTP_ROUTE_METRICS:
+		return answer_metrics(r);
+	case HTTP_ROUTE_OPENAPI:
+		return answer_openapi(r);
 	case HTTP_ROUTE_QUERY:
+	case HTTP_ROUTE_SCENE:
 	case HTTP_ROUTE_CONTAINS:
 		break;
 	case HTTP_ROUTE_NONE:
@@ -287,8 +555,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		break;
 	}
 
-	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct = header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!http_media_is_json(ct)) {
 		if (ct)
 			snprintf(detail, sizeof detail,
@@ -297,25 +564,40 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		else
 			snprintf(detail, sizeof detail,
 			         "Content-Type must be application/json (the header is missing)");
-		return answer_problem(r, 415, detail, NULL);
+		return answer_problem(r, 415, detail);
 	}
 
-	if (r->declared > HTTP_MAX_BODY) {
+	if (r->declared > cfg->max_body) {
 		snprintf(detail, sizeof detail,
 		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes",
-		         r->declared, HTTP_MAX_BODY);
-		return answer_problem(r, 413, detail, NULL);
+		         r->declared, cfg->max_body);
+		reject(r, HTTP_REJECT_BODY_TOO_LARGE);
+		return answer_problem(r, 413, detail);
 	}
+
+	/* Admission: refuse at once rather than queue without bound. */
+	if (s->admitted >= cfg->max_queue) {
+		snprintf(detail, sizeof detail,
+		         "the server is at its limit of %u queries in progress (--max-queue); retry "
+		         "after the Retry-After seconds",
+		         cfg->max_queue);
+		r->retry_after = 1;
+		reject(r, HTTP_REJECT_OVERLOAD);
+		return answer_problem(r, 503, detail);
+	}
+	s->admitted++;
+	r->admitted = 1;
 	return MHD_YES;
 }
 
 /* A piece of the body. */
 static void request_receive(http_request *r, const char *data, size_t n)
 {
+	size_t max = r->srv->cfg->max_body;
 	r->bytes_in += n;
 	if (r->too_large || r->no_memory)
 		return; /* discard to the end */
-	if (n > HTTP_MAX_BODY - r->len) {
+	if (n > max - r->len) {
 		r->too_large = 1;
 		free(r->body);
 		r->body = NULL;
@@ -329,8 +611,8 @@ static void request_receive(http_request *r, const char *data, size_t n)
 		size_t cap = r->declared >= want ? (size_t)r->declared + 1 : r->cap * 2;
 		if (cap < 65536)
 			cap = 65536;
-		if (cap > HTTP_MAX_BODY + 1)
-			cap = HTTP_MAX_BODY + 1;
+		if (cap > max + 1)
+			cap = max + 1;
 		if (cap < want)
 			cap = want;
 		char *body = realloc(r->body, cap);
@@ -355,8 +637,10 @@ static enum MHD_Result request_submit(http_request *r)
 	char detail[160];
 
 	if (r->too_large) {
+		release_admission(r);
+		reject(r, HTTP_REJECT_BODY_TOO_LARGE);
 		snprintf(detail, sizeof detail,
-		         "the request body is larger than the limit of %zu bytes", HTTP_MAX_BODY);
+		         "the request body is larger than the limit of %zu bytes", s->cfg->max_body);
 		return respond_problem(r, 413, detail); /* read to its end: keep-alive */
 	}
 	if (!r->body && !r->no_memory) {
@@ -364,11 +648,14 @@ static enum MHD_Result request_submit(http_request *r)
 		r->cap = 1;
 		r->no_memory = r->body == NULL;
 	}
-	if (r->no_memory)
-		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1, NULL);
+	if (r->no_memory) {
+		release_admission(r);
+		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
+	}
 	r->body[r->len] = '\0';
 
 	r->work.data = r;
+	r->deadline = uv_now(s->loop) + s->cfg->request_timeout_ms;
 	MHD_suspend_connection(r->conn);
 	r->state = REQ_WORKING;
 	s->working++;
@@ -382,11 +669,30 @@ static enum MHD_Result request_submit(http_request *r)
 static enum MHD_Result request_reply(http_request *r)
 {
 	if (r->reply_rc != 0)
-		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1, NULL);
+		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
 	enum MHD_Result ret = respond(r, (unsigned)r->reply.status, r->reply.content_type,
-	                              r->reply.body, r->reply.length, r->allow);
+	                              r->reply.body, r->reply.length);
 	proto_reply_free(&r->reply);
 	return ret;
+}
+
+/* Past --read-timeout while its body still comes: answer and close. */
+static enum MHD_Result request_expired(http_request *r)
+{
+	char detail[160];
+	release_admission(r);
+	proto_reply_free(&r->reply);
+	snprintf(detail, sizeof detail, "the request was not received within the server's limit "
+	                                "of %u ms (--read-timeout)",
+	         r->srv->cfg->read_timeout_ms);
+	return respond_problem(r, 408, detail);
+}
+
+static http_conn *conn_record(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -407,7 +713,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->head = strcmp(method, "HEAD") == 0;
 		log_printable(r->method, sizeof r->method, method);
 		log_printable(r->path, sizeof r->path, url);
+		request_id_pick(&s->ids, header(r, "X-Request-Id"), r->id);
 		read_framing(r);
+		r->hc = conn_record(conn);
+		if (r->hc)
+			r->hc->req = r;
 		*con_cls = r;
 		s->requests++;
 		r->next = s->active;
@@ -419,13 +729,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (*data_size) {
 		size_t n = *data_size;
 		*data_size = 0;
+		if (r->expired && (r->state == REQ_RECEIVING || r->state == REQ_REPLIED)) {
+			r->bytes_in += n;
+			return request_expired(r);
+		}
 		if (r->state == REQ_RECEIVING) {
 			request_receive(r, data, n);
 		} else if (r->state == REQ_REPLIED) {
 			/* The body of a request answered from its headers:
 			 * dropped, up to the cap; past it, answer and close. */
 			r->bytes_in += n;
-			if (r->bytes_in > HTTP_MAX_BODY)
+			if (r->bytes_in > s->cfg->max_body)
 				return request_reply(r);
 		}
 		return MHD_YES;
@@ -468,15 +782,27 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	assert(r->state != REQ_WORKING);
 
 	double secs = (double)(uv_hrtime() - r->start_ns) / 1e9;
-	json_t *f = json_pack("{s:s, s:s, s:i, s:f, s:I, s:I}",
+	size_t route = r->route ? http_route_index(r->route) : http_route_count();
+	http_metrics_request(s->metrics, route, r->status, secs);
+	json_t *f = json_pack("{s:s, s:s, s:s, s:i, s:f, s:I, s:I}", "request_id", r->id,
 	                      "method", r->method, "path", r->path, "status", r->status,
 	                      "duration_s", secs, "bytes_in", (json_int_t)r->bytes_in,
 	                      "bytes_out", (json_int_t)r->bytes_out);
 	const char *why = termination_name(toe);
 	if (f && why)
 		json_object_set_new(f, "error", json_string(why));
+	if (f && r->rejected)
+		json_object_set_new(f, "rejected",
+		                    json_string(http_reject_name((enum http_reject)(r->rejected - 1))));
+	if (f && r->call.iterations > 0)
+		json_object_set_new(f, "iterations", json_integer(r->call.iterations));
 	log_emit(why ? "warn" : "info", "request", f);
 
+	release_admission(r);
+	if (r->hc) {
+		r->hc->req = NULL;
+		r->hc->phase_start = uv_now(s->loop); /* waiting for the next request */
+	}
 	proto_reply_free(&r->reply);
 	free(r->body);
 	if (r->prev)
@@ -495,13 +821,34 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
                           enum MHD_ConnectionNotificationCode toe)
 {
 	http_server *s = cls;
-	(void)conn;
-	(void)socket_context;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		s->connections++;
+		http_conn *hc = calloc(1, sizeof *hc);
+		*socket_context = hc;
+		if (!hc)
+			return; /* no deadlines for this one; MHD's idle timeout still holds */
+		hc->conn = conn;
+		hc->phase_start = uv_now(s->loop);
+		hc->next = s->conns;
+		if (s->conns)
+			s->conns->prev = hc;
+		s->conns = hc;
 	} else {
 		assert(s->connections > 0);
 		s->connections--;
+		http_conn *hc = *socket_context;
+		if (!hc)
+			return;
+		if (hc->req)
+			hc->req->hc = NULL;
+		if (hc->prev)
+			hc->prev->next = hc->next;
+		else
+			s->conns = hc->next;
+		if (hc->next)
+			hc->next->prev = hc->prev;
+		free(hc);
+		*socket_context = NULL;
 	}
 }
 
@@ -526,6 +873,7 @@ static void on_handle_closed(uv_handle_t *h)
 		return;
 	void (*on_closed)(void *) = s->on_closed;
 	void *arg = s->arg;
+	http_metrics_free(s->metrics);
 	free(s);
 	if (on_closed)
 		on_closed(arg);
@@ -542,7 +890,8 @@ static void shut(http_server *s)
 	uv_close((uv_handle_t *)&s->poll, on_handle_closed);
 	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
 	uv_close((uv_handle_t *)&s->drain, on_handle_closed);
-	MHD_stop_daemon(s->daemon);
+	uv_close((uv_handle_t *)&s->sweep, on_handle_closed);
+	MHD_stop_daemon(s->daemon); /* closes the remaining connections (records freed) */
 	s->daemon = NULL;
 }
 
@@ -558,11 +907,61 @@ static void on_poll(uv_poll_t *p, int status, int events)
 	pump(p->data);
 }
 
+/* Cut a connection: shut its socket down, which MHD notices (end of
+ * stream) and closes it. */
+static void conn_shut(http_conn *hc)
+{
+	if (hc->shut)
+		return;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(hc->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci)
+		shutdown(ci->connect_fd, SHUT_RDWR);
+	/* In case MHD 0.9.75 misses the end of stream (see
+	 * expire_gone_uploads): nothing can move on this connection any more,
+	 * so a short idle timeout closes it too. */
+	MHD_set_connection_option(hc->conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)1);
+	hc->shut = 1;
+}
+
+/* The deadlines (see the design note at the top). */
+static void on_sweep(uv_timer_t *t)
+{
+	http_server *s = t->data;
+	const server_config *cfg = s->cfg;
+	uint64_t now = uv_now(s->loop);
+	for (http_conn *hc = s->conns; hc; hc = hc->next) {
+		http_request *r = hc->req;
+		if (r && r->state == REQ_WORKING) {
+			if (now >= r->deadline)
+				stop_work(r, STOP_DEADLINE);
+			continue;
+		}
+		if (hc->shut || now - hc->phase_start < cfg->read_timeout_ms)
+			continue;
+		if (r && (r->state == REQ_RECEIVING || r->state == REQ_REPLIED) && !r->expired) {
+			r->expired = 1;
+			r->expired_at = now;
+			reject(r, HTTP_REJECT_READ_TIMEOUT);
+			continue;
+		}
+		if (r && r->expired && now - r->expired_at < HTTP_EXPIRE_GRACE_MS)
+			continue;
+		if (!r || !r->expired)
+			http_metrics_reject(s->metrics, HTTP_REJECT_READ_TIMEOUT);
+		log_emit("warn", "read timeout", json_pack("{s:s, s:i}", "request_id",
+		                                           r ? r->id : "", "read_timeout_ms",
+		                                           (int)cfg->read_timeout_ms));
+		conn_shut(hc);
+	}
+	pump(s);
+}
+
 /* libmicrohttpd 0.9.75 does not notice a client that closes in the middle
- * of its body until the connection times out (HTTP_CONNECTION_TIMEOUT_S),
- * which would hold the drain that long.  Such a request cannot be answered
- * anyway: find them (end of stream with nothing left to read) and give
- * their connections a 1 s timeout, which MHD then enforces. */
+ * of its body until the connection times out (--idle-timeout), which would
+ * hold the drain that long.  Such a request cannot be answered anyway: find
+ * them (end of stream with nothing left to read) and give their connections
+ * a 1 s timeout, which MHD then enforces. */
 static void expire_gone_uploads(http_server *s)
 {
 	for (http_request *r = s->active; r; r = r->next) {
@@ -579,11 +978,65 @@ static void expire_gone_uploads(http_server *s)
 	}
 }
 
+/* Take in every connection already queued on the listener, then close it. */
+static void close_listener(http_server *s)
+{
+	if (s->listener_closed)
+		return;
+	MHD_run(s->daemon); /* whatever MHD takes by itself */
+	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+	int taken = 0;
+	if (fd != MHD_INVALID_SOCKET) {
+		struct sockaddr_storage addr;
+		socklen_t len;
+		int c;
+		while ((c = http_listen_accept(fd, &addr, &len)) >= 0) {
+			/* MHD closes the socket itself if it cannot take it. */
+			if (MHD_add_connection(s->daemon, c, (const struct sockaddr *)&addr, len) ==
+			    MHD_YES)
+				taken++;
+		}
+		close(fd); /* external polling: the listener is ours to close */
+	}
+	s->listener_closed = 1;
+	log_emit("info", "listener closed", json_pack("{s:i, s:i}", "accepted_at_close", taken,
+	                                              "connections", (int)s->connections));
+}
+
+/* --drain-timeout has passed: stop what is left. */
+static void drain_expire(http_server *s)
+{
+	for (http_conn *hc = s->conns; hc; hc = hc->next) {
+		if (hc->req && hc->req->state == REQ_WORKING)
+			stop_work(hc->req, STOP_SHUTDOWN);
+		else
+			conn_shut(hc);
+	}
+}
+
 static void on_drain_tick(uv_timer_t *t)
 {
 	http_server *s = t->data;
-	if (uv_now(s->loop) - s->drain_start >= HTTP_DRAIN_GRACE_MS)
+	uint64_t elapsed = uv_now(s->loop) - s->drain_start;
+	if (!s->listener_closed && elapsed >= HTTP_DRAIN_HANDSHAKE_MS) {
+		/* Connections queued while at --max-connections are taken in as
+		 * slots free up; close only when none is left (or time is up). */
+		const union MHD_DaemonInfo *info =
+			MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+		int queued = info ? http_listen_queued(info->listen_fd) : -1;
+		if (queued <= 0 || elapsed >= s->cfg->drain_timeout_ms)
+			close_listener(s);
+	}
+	if (elapsed >= HTTP_DRAIN_GRACE_MS || elapsed >= s->cfg->drain_timeout_ms)
 		s->grace_over = 1;
+	if (elapsed >= s->cfg->drain_timeout_ms) {
+		if (!s->drain_expired)
+			log_emit("warn", "drain timeout",
+			         json_pack("{s:i, s:i}", "requests", (int)s->requests, "working",
+			                   (int)s->working));
+		s->drain_expired = 1;
+		drain_expire(s); /* again each tick: answers of stopped queries close too */
+	}
 	expire_gone_uploads(s);
 	pump(s);
 }
@@ -594,7 +1047,8 @@ static void pump(http_server *s)
 	if (s->closing)
 		return;
 	MHD_run(s->daemon);
-	if (s->draining && s->requests == 0 && (s->connections == 0 || s->grace_over)) {
+	if (s->draining && s->listener_closed && s->requests == 0 &&
+	    (s->connections == 0 || s->grace_over)) {
 		shut(s);
 		return;
 	}
@@ -609,16 +1063,18 @@ void http_server_drain(http_server *s)
 {
 	if (s->draining || s->closing)
 		return;
-	/* Take in the connections the kernel has already accepted for us:
-	 * closing the listener would reset them. */
-	MHD_run(s->daemon);
 	s->draining = 1;
-	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
-	if (fd != MHD_INVALID_SOCKET)
-		close(fd); /* external polling: the listener is ours to close */
-	log_emit("info", "draining", json_pack("{s:i, s:i}", "requests", (int)s->requests,
-	                                       "connections", (int)s->connections));
 	s->drain_start = uv_now(s->loop);
+	/* No new handshakes from now on; those under way get
+	 * HTTP_DRAIN_HANDSHAKE_MS to complete, then the listener closes. */
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+	int rc = info ? http_listen_refuse_new(info->listen_fd) : -EBADF;
+	if (rc != 0)
+		close_listener(s); /* no filter: close now, as a last-instant connect may be reset */
+	log_emit("info", "draining", json_pack("{s:i, s:i, s:b}", "requests", (int)s->requests,
+	                                       "connections", (int)s->connections,
+	                                       "syn_filter", rc == 0));
 	uv_timer_start(&s->drain, on_drain_tick, HTTP_DRAIN_TICK_MS, HTTP_DRAIN_TICK_MS);
 	pump(s);
 }
@@ -645,6 +1101,18 @@ static void format_address(const struct sockaddr_storage *ss, char *buf, size_t 
 	}
 }
 
+static unsigned sweep_interval(const server_config *cfg)
+{
+	unsigned shortest = cfg->request_timeout_ms < cfg->read_timeout_ms ? cfg->request_timeout_ms
+	                                                                    : cfg->read_timeout_ms;
+	unsigned ms = shortest / 4;
+	if (ms < HTTP_SWEEP_MIN_MS)
+		ms = HTTP_SWEEP_MIN_MS;
+	if (ms > HTTP_SWEEP_MAX_MS)
+		ms = HTTP_SWEEP_MAX_MS;
+	return ms;
+}
+
 int http_server_start(http_server **out, uv_loop_t *loop, const server_config *cfg,
                       void (*on_closed)(void *arg), void *arg)
 {
@@ -652,8 +1120,15 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 	if (!s)
 		return -ENOMEM;
 	s->loop = loop;
+	s->cfg = cfg;
 	s->on_closed = on_closed;
 	s->arg = arg;
+	s->metrics = http_metrics_new(http_route_count());
+	if (!s->metrics) {
+		free(s);
+		return -ENOMEM;
+	}
+	request_id_init(&s->ids);
 
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	uint16_t port;
@@ -663,16 +1138,33 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 	} else {
 		port = ntohs(((const struct sockaddr_in *)&cfg->addr)->sin_port);
 	}
-	s->daemon = MHD_start_daemon(
-		flags, port, NULL, NULL, on_request, s,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_CONNECTION_TIMEOUT_S,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-		MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-		MHD_OPTION_SIGPIPE_HANDLED_BY_APP, (int)1,
-		MHD_OPTION_END);
+	if (cfg->tls_cert) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			log_emit("error", "TLS is not supported by this libmicrohttpd", NULL);
+			http_metrics_free(s->metrics);
+			free(s);
+			return -ENOTSUP;
+		}
+		flags |= MHD_USE_TLS;
+	}
+	/* MHD's idle timeout is in whole seconds. */
+	unsigned idle_s = (cfg->idle_timeout_ms + 999) / 1000;
+	struct MHD_OptionItem opts[] = {
+		{MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, s},
+		{MHD_OPTION_SOCK_ADDR, 0, (void *)&cfg->addr},
+		{MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)idle_s, NULL},
+		{MHD_OPTION_CONNECTION_LIMIT, (intptr_t)cfg->max_connections, NULL},
+		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
+		{MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s},
+		{MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},
+		{cfg->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cfg->tls_cert},
+		{cfg->tls_key ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, cfg->tls_key},
+		{MHD_OPTION_END, 0, NULL},
+	};
+	s->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, s, MHD_OPTION_ARRAY,
+	                             opts, MHD_OPTION_END);
 	if (!s->daemon) {
+		http_metrics_free(s->metrics);
 		free(s);
 		return -EADDRNOTAVAIL;
 	}
@@ -690,14 +1182,18 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 	int rc = info ? uv_poll_init(loop, &s->poll, info->epoll_fd) : UV_EINVAL;
 	if (rc != 0) {
 		MHD_stop_daemon(s->daemon);
+		http_metrics_free(s->metrics);
 		free(s);
 		return rc;
 	}
 	uv_timer_init(loop, &s->timer);
 	uv_timer_init(loop, &s->drain);
-	s->poll.data = s->timer.data = s->drain.data = s;
-	s->open_handles = 3;
+	uv_timer_init(loop, &s->sweep);
+	s->poll.data = s->timer.data = s->drain.data = s->sweep.data = s;
+	s->open_handles = 4;
 	uv_poll_start(&s->poll, UV_READABLE, on_poll);
+	unsigned every = sweep_interval(cfg);
+	uv_timer_start(&s->sweep, on_sweep, every, every);
 	pump(s);
 	*out = s;
 	return 0;

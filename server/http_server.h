@@ -4,9 +4,10 @@
  *
  * Lifetime: http_server_start() binds and starts serving on `loop`;
  * http_server_drain() (from a signal handler callback) stops accepting,
- * finishes every request in flight, then closes all of the server's handles
- * and calls on_closed(arg) from the loop; the server frees itself just
- * before.  Everything runs on the loop thread.
+ * finishes every request in flight (within cfg->drain_timeout_ms), then
+ * closes all of the server's handles and calls on_closed(arg) from the loop;
+ * the server frees itself just before.  Everything runs on the loop thread.
+ * `cfg` is borrowed and must outlive the server.
  */
 #ifndef SERVER_HTTP_SERVER_H
 #define SERVER_HTTP_SERVER_H
@@ -15,21 +16,29 @@
 
 #include "config.h"
 
-/* The largest request body accepted (bytes); larger ones get 413. */
-#define HTTP_MAX_BODY ((size_t)16 << 20)
-
-/* Seconds a connection may stay silent before it is closed.  libmicrohttpd
- * has no timeout by default, and 0.9.75 may notice a peer's close only at
- * the timeout in epoll mode. */
-#define HTTP_CONNECTION_TIMEOUT_S 30
-
 /* While draining: how long connections with no request under way (idle
  * keep-alive ones, or ones still sending headers) may stay before the
- * server closes them. */
+ * server closes them (at most the drain timeout). */
 #define HTTP_DRAIN_GRACE_MS 2000
 
+/* While draining: how long handshakes begun before SIGTERM get to complete
+ * before the listener closes (http_listen.h). */
+#define HTTP_DRAIN_HANDSHAKE_MS 100
+
 /* While draining: how often to look for connections that can be let go. */
-#define HTTP_DRAIN_TICK_MS 250
+#define HTTP_DRAIN_TICK_MS 50
+
+/* The deadline sweep runs every quarter of the shortest timeout, within
+ * these bounds, so a deadline is noticed at most that late. */
+#define HTTP_SWEEP_MIN_MS 25
+#define HTTP_SWEEP_MAX_MS 250
+
+/* A request past --read-timeout in the middle of its body is answered 408
+ * at its next bytes; if none come within this, its connection is closed. */
+#define HTTP_EXPIRE_GRACE_MS 1000
+
+/* Seconds a 503 asks the client to wait (Retry-After). */
+#define HTTP_RETRY_AFTER_S "1"
 
 typedef struct http_server http_server;
 

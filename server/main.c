@@ -1,6 +1,7 @@
 /*
  * main.c — clashd: read the configuration, start the HTTP server on a libuv
  * loop, drain on SIGTERM/SIGINT, exit 0 once every request is answered.
+ * `clashd --healthcheck URL` probes a running clashd instead.
  *
  * Exit status: 0 after a clean drain, 1 when the server cannot start (for
  * instance the address is in use), 2 for a bad flag or environment value.
@@ -8,11 +9,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <uv.h>
 
 #include "config.h"
+#include "fanout.h"
+#include "healthcheck.h"
 #include "http_server.h"
 #include "log.h"
 #include "proto.h"
@@ -29,7 +33,8 @@ static void on_signal(uv_signal_t *h, int signum)
 	log_emit("info", "signal", json_pack("{s:s}", "signal",
 	                                     signum == SIGTERM ? "SIGTERM" : "SIGINT"));
 	/* A second signal changes nothing: requests in flight are still
-	 * finished (an orchestrator's SIGKILL is the hard stop). */
+	 * finished (--drain-timeout bounds it; an orchestrator's SIGKILL is
+	 * the hard stop). */
 	if (a->server)
 		http_server_drain(a->server);
 }
@@ -43,6 +48,26 @@ static void on_server_closed(void *arg)
 	uv_close((uv_handle_t *)&a->sigint, NULL);
 }
 
+/* Each connection is a file descriptor: make room for --max-connections
+ * (plus the listener, epoll, the log and libuv's own) when the hard limit
+ * allows; say so when it does not. */
+static void raise_fd_limit(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)connections + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rlim_t before = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < want)
+		log_emit("warn", "file descriptor limit below --max-connections",
+		         json_pack("{s:I, s:I, s:i}", "nofile_before", (json_int_t)before,
+		                   "nofile", (json_int_t)rl.rlim_cur, "max_connections",
+		                   (int)connections));
+}
+
 int main(int argc, char **argv)
 {
 	server_config cfg;
@@ -50,9 +75,14 @@ int main(int argc, char **argv)
 
 	switch (config_load(&cfg, argc, argv, err, sizeof err)) {
 	case CONFIG_HELP:
+		config_free(&cfg);
 		config_usage(stdout);
 		return 0;
+	case CONFIG_PROBE:
+		config_free(&cfg);
+		return healthcheck_run(cfg.healthcheck_url);
 	case CONFIG_ERROR:
+		config_free(&cfg);
 		fprintf(stderr, "clashd: %s (see clashd --help)\n", err);
 		return 2;
 	case CONFIG_RUN:
@@ -66,11 +96,25 @@ int main(int argc, char **argv)
 	snprintf(threads, sizeof threads, "%u", cfg.threads);
 	setenv("UV_THREADPOOL_SIZE", threads, 1);
 	proto_init();
+	proto_request_limits limits = {cfg.max_depth, cfg.max_vertices, cfg.max_shapes, cfg.max_part_depth};
+	proto_set_limits(&limits);
+	raise_fd_limit(cfg.max_connections);
+	/* The threads that share a scene's narrow phase with its worker
+	 * (fanout.c says why they are apart from libuv's pool). */
+	fanout *fan = NULL;
+	if (fanout_start(&fan, cfg.threads) != 0) {
+		log_emit("error", "cannot start", json_pack("{s:s}", "error", "fanout threads"));
+		config_free(&cfg);
+		return 1;
+	}
+	proto_set_parallel(&(proto_parallel){fanout_run, fan});
 
 	uv_loop_t loop;
 	int rc = uv_loop_init(&loop);
 	if (rc != 0) {
 		log_emit("error", "cannot start", json_pack("{s:s}", "error", uv_strerror(rc)));
+		fanout_stop(fan);
+		config_free(&cfg);
 		return 1;
 	}
 	/* Signals first: whoever reads "listening" may send SIGTERM at once. */
@@ -83,26 +127,35 @@ int main(int argc, char **argv)
 
 	rc = http_server_start(&a.server, &loop, &cfg, on_server_closed, &a);
 	if (rc != 0) {
-		log_emit("error", "cannot listen", json_pack("{s:s}", "listen", cfg.listen));
+		log_emit("error", "cannot listen", json_pack("{s:s, s:s}", "listen", cfg.listen,
+		                                             "error", uv_strerror(rc)));
 		on_server_closed(&a);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
+		fanout_stop(fan);
+		config_free(&cfg);
 		return 1;
 	}
-	log_emit("info", "listening",
-	         json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:i}",
-	                   "listen", http_server_address(a.server),
-	                   "threads", (int)cfg.threads,
-	                   "listen_requested", cfg.listen,
-	                   "listen_source", cfg.listen_source,
-	                   "threads_source", cfg.threads_source,
-	                   "max_body_bytes", (json_int_t)HTTP_MAX_BODY,
-	                   "connection_timeout_s", HTTP_CONNECTION_TIMEOUT_S,
-	                   "pid", (int)getpid()));
+	/* The effective configuration, every value with its source; "listen"
+	 * is the address actually bound (port 0 resolved). */
+	json_t *fields = config_fields(&cfg);
+	if (fields) {
+		json_object_set_new(fields, "listen_requested", json_string(cfg.listen));
+		json_object_set_new(fields, "listen", json_string(http_server_address(a.server)));
+		json_object_set_new(fields, "tls", json_boolean(cfg.tls_cert != NULL));
+		json_object_set_new(fields, "auth", json_string(cfg.auth_token ? "bearer" : "none"));
+		json_object_set_new(fields, "pid", json_integer((json_int_t)getpid()));
+		/* libuv's pool runs requests; as many again share scenes. */
+		json_object_set_new(fields, "scene_threads", json_integer((json_int_t)cfg.threads));
+	}
+	log_emit("info", "listening", fields);
 
 	uv_run(&loop, UV_RUN_DEFAULT);
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
+	proto_set_parallel(NULL);
+	fanout_stop(fan);
+	config_free(&cfg);
 	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;
 }

@@ -652,14 +652,16 @@ START_TEST(random_compounds_against_brute_force)
 		for (size_t i = 0; i < la.n; i++)
 			for (size_t j = 0; j < lb.n; j++) {
 				clash_result p = gjk(&la.s[i], &lb.s[j]);
+				/* A pair's depth: EPA's where it has one, else the bound. */
+				double pd = (p.has & CLASH_HAS_DEPTH) ? p.depth : p.depth_lower_bound;
 				if (p.intersecting) {
-					if (p.depth_lower_bound > depth) {
+					if (pd > depth) {
 						depth2 = depth;
-						depth = p.depth_lower_bound;
+						depth = pd;
 						bi = i;
 						bj = j;
 					} else {
-						depth2 = fmax(depth2, p.depth_lower_bound);
+						depth2 = fmax(depth2, pd);
 					}
 					any = 1;
 				} else if (p.distance < dmin) {
@@ -783,10 +785,8 @@ static int exact_depth(const clash_shape *a, const clash_shape *b, const clash_o
 {
 	int e = clash_gjk(a, b, opt, r);
 	if (r->intersecting) {
-		r->has |= CLASH_HAS_DEPTH;
-		r->depth = r->depth_lower_bound;
-		r->depth_lower_bound = 0; /* the layer must take `depth` */
-		r->depth_normal[0] = 1;
+		ck_assert(r->has & CLASH_HAS_DEPTH); /* EPA, in 2-D and 3-D */
+		r->depth_lower_bound = 0;            /* the layer must take `depth` */
 	}
 	return e;
 }

@@ -32,6 +32,13 @@
  *   - the separating plane: unit normal, every vertex of a (grown by its
  *     radius) on one side, of b on the other, by brute force;
  *   - 0 <= depth_lower_bound <= oracle depth;
+ *   - when intersecting, the penetration (EPA): depth >= depth_lower_bound
+ *     and equal to the oracle's depth (to the distance's tolerance); a unit
+ *     normal; depth_a in a's rounded hull and extreme along the normal (so
+ *     on a's surface), depth_b in b's and extreme against it, depth_a -
+ *     depth_b = depth * normal; and, with b moved along the normal, depth +
+ *     hair parts the shapes while depth - hair does not (judged by the
+ *     oracle; clash_gjk must agree whenever it claims to have converged);
  *   - warm-start indices in range, and a warm-started re-query agrees.
  * Positions are compared with an extra few ulps of the coordinates'
  * magnitude, since a near point at 1e5 cannot be finer than 1.5e-11.
@@ -79,6 +86,11 @@ typedef struct pair_stats {
 	double worst_near;  /* near-point error / its tolerance */
 	double depth_ratio; /* sum of depth_lower_bound / depth */
 	int depth_n;
+	double worst_depth_rel; /* |depth error| / depth, depth > 1e-3·size */
+	double worst_depth_abs; /* |depth error| / (1e-12·size) */
+	double worst_depth_pts; /* depth point error / its tolerance */
+	int moves;              /* move checks made */
+	int move_gjk_unsure;    /* moved pairs clash_gjk got wrong, saying it did not converge */
 	int failures, ncats;
 	const char *cats[PAIR_MAX_CATS];
 	int cat_count[PAIR_MAX_CATS];
@@ -92,6 +104,8 @@ typedef struct answer {
 	double near_a[3], near_b[3];
 	double normal[3], offset;
 	double depth_lower_bound;
+	int has_depth;
+	double depth, depth_normal[3], depth_a[3], depth_b[3];
 	int converged, iterations;
 } answer;
 
@@ -138,6 +152,155 @@ static double dist3(int dim, const double *x, const double *y)
 	for (int k = 0; k < dim; k++)
 		s += (x[k] - y[k]) * (x[k] - y[k]);
 	return sqrt(s);
+}
+
+/* The core's shape for s, from its description alone (as built for the
+ * pair, by the same calls). */
+static int core_shape(const pshape *s, clash_shape *cs)
+{
+	int rc;
+	const double *v = s->pose == POSE_NONE ? s->verts : s->local;
+	if ((rc = clash_shape_init(cs, s->dim, v, s->count)) ||
+	    (rc = clash_shape_set_radius(cs, s->radius)))
+		return rc;
+	if (s->pose == POSE_ROTATION) {
+		rc = s->dim == 3 ? clash_shape_set_quaternion(cs, s->q) : clash_shape_set_angle(cs, s->angle);
+		return rc ? rc : clash_shape_set_translation(cs, s->trans);
+	}
+	return s->pose == POSE_MATRIX ? clash_shape_set_matrix(cs, s->mat) : CLASH_OK;
+}
+
+/* The pair with b moved by t.  Returns whether the oracle finds the moved
+ * shapes intersecting (touching counts), or -1 when it cannot judge them;
+ * *gjk gets clash_gjk's verdict and *gjk_sure whether that answer claims
+ * convergence (both -1 if the core failed). */
+static int moved_intersecting(const pair *p, const double *t, int *gjk, int *gjk_sure)
+{
+	int dim = p->dim;
+	clash_shape ca, cb;
+	*gjk = *gjk_sure = -1;
+	if (core_shape(&p->a, &ca) != CLASH_OK || core_shape(&p->b, &cb) != CLASH_OK)
+		return -1;
+	double tr[3];
+	for (int k = 0; k < dim; k++)
+		tr[k] = (cb.posed ? cb.translation[k] : 0) + t[k];
+	clash_result res;
+	if (clash_shape_set_translation(&cb, tr) == CLASH_OK &&
+	    clash_gjk(&ca, &cb, NULL, &res) == CLASH_OK) {
+		*gjk = res.intersecting;
+		*gjk_sure = res.converged;
+	}
+	double wb[PAIR_MAXV * 3];
+	for (size_t i = 0; i < p->b.count; i++)
+		for (int k = 0; k < dim; k++)
+			wb[i * (size_t)dim + k] = p->b.world[i * (size_t)dim + k] + t[k];
+	oracle_answer o;
+	if (oracle_query(dim, p->a.world, p->a.count, p->a.radius, wb, p->b.count, p->b.radius, &o) !=
+	    ORACLE_OK)
+		return -1;
+	return o.intersecting;
+}
+
+/* Judge the penetration of an intersecting answer; see the file comment. */
+static void judge_depth(const pair *p, const oracle_answer *o, const answer *r, pair_stats *st,
+                        const char *who, double tol, double tol_pos)
+{
+	int dim = p->dim;
+	unsigned long long seed = (unsigned long long)p->seed;
+	double size = p->a.extent + p->b.extent + p->a.radius + p->b.radius;
+	if (!r->has_depth)
+		FAIL("depth", "seed %#llx %s: intersecting without a penetration depth", seed, who);
+	if (!r->converged)
+		FAIL("depth-unconverged", "seed %#llx %s: not converged (depth %.17g, oracle %.17g)", seed,
+		     who, r->depth, o->depth);
+	if (!(r->depth >= r->depth_lower_bound - tol))
+		FAIL("depth", "seed %#llx %s: depth %.17g below depth_lower_bound %.17g", seed, who,
+		     r->depth, r->depth_lower_bound);
+	double err = fabs(r->depth - o->depth);
+	double tol_depth = tol + 1e-9 * o->depth;
+	if (!(err <= tol_depth))
+		FAIL("depth", "seed %#llx %s: depth %.17g, oracle %.17g (error %.3g, tolerance %.3g)", seed,
+		     who, r->depth, o->depth, err, tol_depth);
+	if (o->depth > 1e-3 * size)
+		st->worst_depth_rel = fmax(st->worst_depth_rel, err / o->depth);
+	st->worst_depth_abs = fmax(st->worst_depth_abs, err / (1e-12 * size));
+	const double *n = r->depth_normal;
+	static const double zero[3] = {0, 0, 0};
+	double nn = dist3(dim, n, zero);
+	if (!(fabs(nn - 1) <= 1e-12))
+		FAIL("depth-normal", "seed %#llx %s: depth normal of length %.17g", seed, who, nn);
+
+	/* The points, relative to O: a's in its rounded hull and as far along n
+	 * as a reaches; b's in its own and as far against n as b reaches; and
+	 * a - b = depth n. */
+	double da[3], db[3], gap[3];
+	for (int k = 0; k < dim; k++) {
+		da[k] = r->depth_a[k] - p->O[k];
+		db[k] = r->depth_b[k] - p->O[k];
+		gap[k] = da[k] - db[k] - r->depth * n[k];
+	}
+	double e = dist3(dim, gap, zero);
+	if (!(e <= tol_pos + tol_depth))
+		FAIL("depth-points", "seed %#llx %s: |depth_a - depth_b - depth n| = %.3g (tolerance %.3g)",
+		     seed, who, e, tol_pos + tol_depth);
+	st->worst_depth_pts = fmax(st->worst_depth_pts, e / (tol_pos + tol_depth));
+	for (int w = 0; w < 2; w++) {
+		const pshape *s = w ? &p->b : &p->a;
+		const double *x = w ? db : da;
+		double d;
+		int rc = oracle_point_distance(dim, s->world, s->count, x, &d);
+		if (rc == ORACLE_OK && !(d <= s->radius + tol_pos))
+			FAIL("depth-points", "seed %#llx %s: depth_%c at %.17g from its hull, radius %.17g", seed,
+			     who, w ? 'b' : 'a', d, s->radius);
+		if (rc == ORACLE_OK)
+			st->worst_depth_pts = fmax(st->worst_depth_pts, fmax(0, d - s->radius) / tol_pos);
+		/* Extreme along +n (a) or -n (b): on the surface facing the other. */
+		double ext = -INFINITY, at = 0;
+		for (size_t i = 0; i < s->count; i++) {
+			double h = 0;
+			for (int k = 0; k < dim; k++)
+				h += (w ? -n[k] : n[k]) * s->world[i * (size_t)dim + k];
+			ext = fmax(ext, h);
+		}
+		ext += s->radius;
+		for (int k = 0; k < dim; k++)
+			at += (w ? -n[k] : n[k]) * x[k];
+		if (!(fabs(at - ext) <= tol_pos + tol_depth))
+			FAIL("depth-points", "seed %#llx %s: depth_%c %.3g inside its shape's surface along the "
+			     "normal (tolerance %.3g)", seed, who, w ? 'b' : 'a', ext - at, tol_pos + tol_depth);
+		st->worst_depth_pts = fmax(st->worst_depth_pts, fabs(at - ext) / (tol_pos + tol_depth));
+	}
+
+	/* Move b along n: by depth + hair the shapes part, by depth - hair not.
+	 * The hair covers the depth's tolerance, the core's own touching
+	 * tolerance and the rounding of a translation at these coordinates.
+	 * The oracle judges; clash_gjk must agree whenever it claims to have
+	 * converged (when it does not, a disagreement is only counted). */
+	double coord = 0;
+	for (int k = 0; k < dim; k++)
+		coord = fmax(coord, fabs(p->O[k]) + size + fabs(p->a.t[k]) + fabs(p->b.t[k]));
+	double hair = 1e-8 * r->depth + 1e-10 * size + 64 * DBL_EPSILON * coord;
+	for (int m = 0; m < 2; m++) {
+		double step = m == 0 ? r->depth + hair : r->depth - hair, t[3];
+		if (m == 1 && !(step > 0))
+			break; /* touching: a move against n need not keep them in contact */
+		for (int k = 0; k < dim; k++)
+			t[k] = step * n[k];
+		int gjk, sure, in = moved_intersecting(p, t, &gjk, &sure);
+		st->moves++;
+		if (in < 0)
+			continue; /* the oracle cannot judge the moved pair */
+		if (in != m)
+			FAIL("depth-move", "seed %#llx %s: b moved by depth %.17g %c hair %.3g along the normal: "
+			     "the oracle finds them %s", seed, who, r->depth, m ? '-' : '+', hair,
+			     in ? "intersecting" : "apart");
+		if (gjk != m && sure == 1)
+			FAIL("depth-move", "seed %#llx %s: b moved by depth %.17g %c hair %.3g along the normal: "
+			     "clash_gjk finds them %s and says it converged", seed, who, r->depth,
+			     m ? '-' : '+', hair, gjk ? "intersecting" : "apart");
+		if (gjk != m)
+			st->move_gjk_unsure++;
+	}
 }
 
 /* Judge one answer against the oracle; see the file comment. */
@@ -226,6 +389,7 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 			st->depth_ratio += r->depth_lower_bound / o->depth;
 			st->depth_n++;
 		}
+		judge_depth(p, o, r, st, who, tol, tol_pos);
 		return;
 	}
 
@@ -268,6 +432,11 @@ static void answer_from_core(const clash_result *res, answer *a)
 	memcpy(a->normal, res->normal, sizeof a->normal);
 	a->offset = res->offset;
 	a->depth_lower_bound = res->depth_lower_bound;
+	a->has_depth = (res->has & CLASH_HAS_DEPTH) != 0;
+	a->depth = res->depth;
+	memcpy(a->depth_normal, res->depth_normal, sizeof a->depth_normal);
+	memcpy(a->depth_a, res->depth_a, sizeof a->depth_a);
+	memcpy(a->depth_b, res->depth_b, sizeof a->depth_b);
 	a->converged = res->converged;
 	a->iterations = res->iterations;
 }
@@ -277,10 +446,13 @@ static void stats_print(const char *what, const pair_stats *st)
 	printf("%s: %d pairs (%d skipped as flat): %d separated, %d intersecting, %d in the "
 	       "touching band; worst distance error %.3g relative, %.3g x 1e-12*size; "
 	       "worst near point %.3g, plane %.3g x their tolerance; mean depth bound / depth %.3f; "
+	       "worst depth error %.3g relative (depth > 1e-3*size), %.3g x 1e-12*size, depth points %.3g x their "
+	       "tolerance (%d move checks, %d unconverged gjk verdicts wrong); "
 	       "iterations mean %.2f max %d; %d unconverged, %d with backups; %d failed checks",
 	       what, st->pairs, st->skipped, st->separated, st->intersecting, st->band,
 	       st->worst_rel, st->worst_abs, st->worst_near, st->worst_plane,
-	       st->depth_n ? st->depth_ratio / st->depth_n : 0.0,
+	       st->depth_n ? st->depth_ratio / st->depth_n : 0.0, st->worst_depth_rel,
+	       st->worst_depth_abs, st->worst_depth_pts, st->moves, st->move_gjk_unsure,
 	       st->pairs ? (double)st->iterations / st->pairs : 0.0, st->max_iterations,
 	       st->unconverged, st->backups, st->failures);
 	for (int i = 0; i < st->ncats; i++)
@@ -375,6 +547,28 @@ static void replay(uint64_t seed, int dim)
 	printf("  near_a %.17g %.17g %.17g\n  near_b %.17g %.17g %.17g\n  normal %.17g %.17g "
 	       "%.17g offset %.17g\n", r.near_a[0], r.near_a[1], r.near_a[2], r.near_b[0],
 	       r.near_b[1], r.near_b[2], r.normal[0], r.normal[1], r.normal[2], r.offset);
+	if (r.has & CLASH_HAS_DEPTH)
+		printf("  depth %.17g normal %.17g %.17g %.17g\n  depth_a %.17g %.17g %.17g\n  depth_b "
+		       "%.17g %.17g %.17g\n", r.depth, r.depth_normal[0], r.depth_normal[1],
+		       r.depth_normal[2], r.depth_a[0], r.depth_a[1], r.depth_a[2], r.depth_b[0],
+		       r.depth_b[1], r.depth_b[2]);
+	if (r.has & CLASH_HAS_DEPTH) {
+		/* h_K(n) by brute force in long double: an upper bound on the depth. */
+		long double ha = -INFINITY, hb = -INFINITY;
+		for (size_t i = 0; i < p.a.count; i++) {
+			long double h = 0;
+			for (int k = 0; k < dim; k++)
+				h += (long double)r.depth_normal[k] * p.a.world[i * (size_t)dim + k];
+			ha = h > ha ? h : ha;
+		}
+		for (size_t i = 0; i < p.b.count; i++) {
+			long double h = 0;
+			for (int k = 0; k < dim; k++)
+				h -= (long double)r.depth_normal[k] * p.b.world[i * (size_t)dim + k];
+			hb = h > hb ? h : hb;
+		}
+		printf("  brute force h_K(normal) + radii = %.17Lg\n", ha + hb + p.a.radius + p.b.radius);
+	}
 	for (size_t k = 0; k < r.warm_count; k++) {
 		const double *wa = p.a.world + r.warm_a[k] * (size_t)dim;
 		const double *wb = p.b.world + r.warm_b[k] * (size_t)dim;
@@ -549,10 +743,25 @@ static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
 		if (a.intersecting) {
 			const json_t *d = json_is_object(pen) ? json_object_get(pen, "depth_lower_bound")
 			                                      : NULL;
+			const json_t *dd = json_is_object(pen) ? json_object_get(pen, "depth") : NULL;
+			const json_t *pts = json_is_object(pen) ? json_object_get(pen, "points") : NULL;
 			if (!json_is_number(d) || plane)
 				bad = "an intersecting Result without penetration.depth_lower_bound";
 			else
 				a.depth_lower_bound = json_number_value(d);
+			/* depth, normal and points come together or not at all. */
+			if (!bad && dd) {
+				if (!json_is_number(dd) || !json_is_object(pts) ||
+				    json_reals(json_object_get(pen, "normal"), dim, a.depth_normal) ||
+				    json_reals(json_object_get(pts, "a"), dim, a.depth_a) ||
+				    json_reals(json_object_get(pts, "b"), dim, a.depth_b))
+					bad = "a Result with a malformed penetration";
+				a.has_depth = 1;
+				a.depth = json_number_value(dd);
+			} else if (!bad && json_is_object(pen) &&
+			           (json_object_get(pen, "normal") || pts)) {
+				bad = "a Result with penetration normal or points but no depth";
+			}
 		} else {
 			const json_t *c = json_is_object(plane) ? json_object_get(plane, "offset") : NULL;
 			if (!json_is_number(c) || pen ||

@@ -1,18 +1,13 @@
 /*
- * check_server.c — suite "server": clashd end to end, over real HTTP.
+ * check_server.c — suite "server": clashd end to end, over real HTTP: the
+ * contract's routes, errors, hostile clients, keep-alive, concurrency,
+ * drain, flags.
  *
- * Each test starts build/clashd on 127.0.0.1:0 with 2 worker threads, learns
- * the port from its start-up log line, and talks HTTP/1.1 to it through the
- * small client below (request out; status line, headers and a
- * Content-Length body back).  A thread keeps reading the server's stdout (so
- * the pipe never fills and blocks it) and keeps the lines for the tests that
- * look at the log.  Answers are checked against closed forms: boxes whose
- * distance, near points and separating plane are known exactly.
- *
- * The server never outlives its test: it is started with PR_SET_PDEATHSIG,
- * so a failing test (Check _exits the forked test process) or a timeout
- * takes it down too; a passing test stops it with SIGTERM, reaps it and
- * checks that it exited 0.
+ * Each test starts build/clashd on 127.0.0.1:0 with 2 worker threads and
+ * talks HTTP/1.1 to it (tests/http_harness.c).  Answers are checked against
+ * closed forms: boxes whose distance, near points and separating plane are
+ * known exactly.  The operational features (limits, backpressure,
+ * deadlines, metrics, security) are suite "service" (check_service.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,183 +32,7 @@
 #include <jansson.h>
 
 #include "check.h"
-
-#define MAX_BODY ((size_t)16 << 20) /* server/http_server.h HTTP_MAX_BODY */
-
-/* ---- the server process ------------------------------------------------- */
-
-typedef struct server {
-	pid_t pid;
-	int port;
-	int out;             /* read end of its stdout */
-	pthread_t reader;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	char *log;           /* everything read so far, NUL-terminated */
-	size_t log_len;
-	int eof;
-} server;
-
-static server srv; /* one per test (each test is its own process) */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void *log_reader(void *arg)
-{
-	server *s = arg;
-	char buf[4096];
-	for (;;) {
-		ssize_t n = read(s->out, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		pthread_mutex_lock(&s->mu);
-		if (n <= 0) {
-			s->eof = 1;
-		} else {
-			char *grown = realloc(s->log, s->log_len + (size_t)n + 1);
-			if (grown) {
-				s->log = grown;
-				memcpy(s->log + s->log_len, buf, (size_t)n);
-				s->log_len += (size_t)n;
-				s->log[s->log_len] = '\0';
-			}
-		}
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		if (n <= 0)
-			return NULL;
-	}
-}
-
-/* The first complete log line containing `needle`, parsed; waits up to
- * `timeout` seconds.  NULL if none came. */
-static json_t *log_wait(server *s, const char *needle, double timeout)
-{
-	double deadline = now_s() + timeout;
-	json_t *found = NULL;
-	pthread_mutex_lock(&s->mu);
-	for (;;) {
-		const char *line = s->log;
-		while (line && *line) {
-			const char *end = strchr(line, '\n');
-			if (!end)
-				break;
-			size_t n = (size_t)(end - line);
-			char *copy = strndup(line, n);
-			if (copy && strstr(copy, needle)) {
-				found = json_loads(copy, 0, NULL);
-				free(copy);
-				break;
-			}
-			free(copy);
-			line = end + 1;
-		}
-		if (found || s->eof || now_s() > deadline)
-			break;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 20 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-	}
-	pthread_mutex_unlock(&s->mu);
-	return found;
-}
-
-static void server_start(void)
-{
-	server *s = &srv;
-	memset(s, 0, sizeof *s);
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
-
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		/* Die with the test process, whatever way it ends. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execl(path, "clashd", "--listen", "127.0.0.1:0", "--threads", "2", (char *)NULL);
-		fprintf(stderr, "check_server: cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	s->pid = pid;
-	s->out = fds[0];
-	ck_assert_int_eq(pthread_create(&s->reader, NULL, log_reader, s), 0);
-
-	json_t *line = log_wait(s, "\"msg\":\"listening\"", 10);
-	ck_assert_msg(line != NULL, "clashd (%s) printed no \"listening\" line", path);
-	const char *listen = json_string_value(json_object_get(line, "listen"));
-	ck_assert_ptr_nonnull(listen);
-	ck_assert_msg(strncmp(listen, "127.0.0.1:", 10) == 0, "listen is %s", listen);
-	s->port = atoi(listen + 10);
-	ck_assert_int_gt(s->port, 0);
-	ck_assert_int_eq(json_integer_value(json_object_get(line, "threads")), 2);
-	json_decref(line);
-}
-
-/* SIGTERM (once), then wait up to `timeout` seconds for the exit.  Returns
- * the wait status, or -1 after having had to SIGKILL it. */
-static int server_wait_exit(double timeout);
-
-/* SIGTERM, then wait (bounded) for the exit. */
-static int server_stop_within(double timeout)
-{
-	if (srv.pid <= 0)
-		return -1;
-	kill(srv.pid, SIGTERM);
-	return server_wait_exit(timeout);
-}
-
-/* Wait for an exit already under way (after a SIGTERM the test sent). */
-static int server_wait_exit(double timeout)
-{
-	server *s = &srv;
-	int status = -1;
-	double deadline = now_s() + timeout;
-	for (;;) {
-		pid_t r = waitpid(s->pid, &status, WNOHANG);
-		if (r == s->pid)
-			break;
-		if (r < 0 || now_s() > deadline) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-			break;
-		}
-		usleep(5000);
-	}
-	s->pid = 0;
-	pthread_join(s->reader, NULL);
-	close(s->out);
-	return status;
-}
-
-static void assert_clean_exit(int status)
-{
-	ck_assert_msg(status != -1, "clashd did not exit after SIGTERM");
-	ck_assert_msg(WIFEXITED(status), "clashd died of signal %d",
-	              WIFSIGNALED(status) ? WTERMSIG(status) : -1);
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
-}
+#include "http_harness.h"
 
 /* Checked fixture: every test gets a fresh server and must leave it able to
  * shut down cleanly. */
@@ -230,353 +49,6 @@ static void teardown(void)
 	srv.log = NULL;
 }
 
-/* ---- a small HTTP/1.1 client -------------------------------------------- */
-
-typedef struct hconn {
-	int fd;
-	char buf[65536]; /* bytes read but not yet consumed */
-	size_t len;
-} hconn;
-
-typedef struct hresp {
-	int status;
-	char head[16384]; /* status line and headers */
-	char *body;       /* NUL-terminated */
-	size_t body_len;
-	int closed;       /* the server said Connection: close */
-} hresp;
-
-static int hconn_open(hconn *c, int port)
-{
-	c->len = 0;
-	c->fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (c->fd < 0)
-		return -errno;
-	/* No test may hang on a silent server. */
-	struct timeval tv = {20, 0};
-	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	int one = 1;
-	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	struct sockaddr_in a = {0};
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		int e = errno;
-		close(c->fd);
-		c->fd = -1;
-		return -e;
-	}
-	return 0;
-}
-
-static void hconn_timeout(hconn *c, int seconds)
-{
-	struct timeval tv = {seconds, 0};
-	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
-
-static void hconn_close(hconn *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
-}
-
-static int hconn_send(hconn *c, const void *p, size_t n)
-{
-	const char *b = p;
-	while (n > 0) {
-		ssize_t w = send(c->fd, b, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int hconn_sendf(hconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int hconn_sendf(hconn *c, const char *fmt, ...)
-{
-	char buf[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof buf)
-		return -1;
-	return hconn_send(c, buf, (size_t)n);
-}
-
-/* Read more bytes into the buffer; 0 at EOF, -1 on error. */
-static ssize_t hconn_fill(hconn *c)
-{
-	if (c->len == sizeof c->buf)
-		return -1;
-	for (;;) {
-		ssize_t n = recv(c->fd, c->buf + c->len, sizeof c->buf - c->len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0)
-			c->len += (size_t)n;
-		return n;
-	}
-}
-
-static void hresp_free(hresp *r)
-{
-	free(r->body);
-	r->body = NULL;
-}
-
-/* The value of header `name` (case-insensitive), copied into out; NULL if
- * absent. */
-static const char *hresp_header(const hresp *r, const char *name, char *out, size_t outlen)
-{
-	size_t n = strlen(name);
-	const char *line = strstr(r->head, "\r\n");
-	while (line && line[2]) {
-		line += 2;
-		const char *end = strstr(line, "\r\n");
-		if (!end)
-			end = line + strlen(line);
-		if ((size_t)(end - line) > n && strncasecmp(line, name, n) == 0 && line[n] == ':') {
-			const char *v = line + n + 1;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			size_t vl = (size_t)(end - v);
-			if (vl >= outlen)
-				vl = outlen - 1;
-			memcpy(out, v, vl);
-			out[vl] = '\0';
-			return out;
-		}
-		line = end;
-	}
-	return NULL;
-}
-
-/* Read one response (1xx ones included: the caller asks again). */
-static int hconn_read(hconn *c, hresp *r, int head_request)
-{
-	memset(r, 0, sizeof *r);
-	char *end;
-	while (!(end = memmem(c->buf, c->len, "\r\n\r\n", 4)))
-		if (hconn_fill(c) <= 0)
-			return -1;
-	size_t hlen = (size_t)(end - c->buf) + 2; /* keep the last header's CRLF */
-	if (hlen >= sizeof r->head)
-		return -1;
-	memcpy(r->head, c->buf, hlen);
-	r->head[hlen] = '\0';
-	size_t consumed = hlen + 2;
-	memmove(c->buf, c->buf + consumed, c->len - consumed);
-	c->len -= consumed;
-	if (sscanf(r->head, "HTTP/1.1 %d", &r->status) != 1)
-		return -1;
-
-	char v[256];
-	r->closed = hresp_header(r, "Connection", v, sizeof v) && strcasecmp(v, "close") == 0;
-	if (r->status < 200 || r->status == 204 || r->status == 304 || head_request) {
-		r->body = calloc(1, 1);
-		return r->body ? 0 : -1;
-	}
-	if (hresp_header(r, "Content-Length", v, sizeof v)) {
-		size_t want = strtoul(v, NULL, 10);
-		r->body = malloc(want + 1);
-		if (!r->body)
-			return -1;
-		while (c->len < want && c->len < sizeof c->buf) {
-			ssize_t n = hconn_fill(c);
-			if (n <= 0)
-				break;
-		}
-		/* Bodies here are small (replies, problems); a longer one is an
-		 * error of its own. */
-		if (c->len < want)
-			return -1;
-		memcpy(r->body, c->buf, want);
-		r->body[want] = '\0';
-		r->body_len = want;
-		memmove(c->buf, c->buf + want, c->len - want);
-		c->len -= want;
-		return 0;
-	}
-	/* No length: the body runs to the close. */
-	while (hconn_fill(c) > 0)
-		;
-	r->body = malloc(c->len + 1);
-	if (!r->body)
-		return -1;
-	memcpy(r->body, c->buf, c->len);
-	r->body[c->len] = '\0';
-	r->body_len = c->len;
-	c->len = 0;
-	return 0;
-}
-
-/* Send one request with a Content-Length body (body may be NULL). */
-static int hconn_request(hconn *c, const char *method, const char *path, const char *headers,
-                         const char *body, size_t len)
-{
-	if (body) {
-		if (hconn_sendf(c, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Length: %zu\r\n\r\n",
-		                method, path, headers ? headers : "", len) != 0)
-			return -1;
-		return hconn_send(c, body, len);
-	}
-	return hconn_sendf(c, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", method, path,
-	                   headers ? headers : "");
-}
-
-/* One exchange on a fresh connection; asserts that it went through. */
-static void http_do(const char *method, const char *path, const char *headers,
-                    const char *body, size_t len, hresp *r)
-{
-	hconn c;
-	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-	ck_assert_int_eq(hconn_request(&c, method, path, headers, body, len), 0);
-	ck_assert_msg(hconn_read(&c, r, strcmp(method, "HEAD") == 0) == 0,
-	              "no response to %s %s", method, path);
-	hconn_close(&c);
-}
-
-#define JSON_HEADERS "Content-Type: application/json\r\n"
-
-/* ---- queries with known answers ----------------------------------------- */
-
-/* The 8 corners of the box [lo, hi] (3-D) as JSON vertices. */
-static void box_vertices(char *out, size_t len, const double lo[3], const double hi[3])
-{
-	size_t n = 0;
-	n += (size_t)snprintf(out + n, len - n, "[");
-	for (int i = 0; i < 8; i++)
-		n += (size_t)snprintf(out + n, len - n, "%s[%.17g,%.17g,%.17g]", i ? "," : "",
-		                      i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1],
-		                      i & 4 ? hi[2] : lo[2]);
-	snprintf(out + n, len - n, "]");
-}
-
-/* A Query for two boxes (the wire contract, proto/openapi.yaml). */
-static char *box_query(const double alo[3], const double ahi[3], const double blo[3],
-                       const double bhi[3])
-{
-	char va[1024], vb[1024];
-	box_vertices(va, sizeof va, alo, ahi);
-	box_vertices(vb, sizeof vb, blo, bhi);
-	char *q = NULL;
-	if (asprintf(&q, "{\"a\":{\"vertices\":%s},\"b\":{\"vertices\":%s}}", va, vb) < 0)
-		return NULL;
-	return q;
-}
-
-/* The acceptance query: unit cubes [0,1]^3 and [3,4]x[0,1]^2, or with b
- * moved `shift` further along x. */
-static char *cubes_query(double shift)
-{
-	const double alo[3] = {0, 0, 0}, ahi[3] = {1, 1, 1};
-	const double blo[3] = {3 + shift, 0, 0}, bhi[3] = {4 + shift, 1, 1};
-	return box_query(alo, ahi, blo, bhi);
-}
-
-static int close_to(double x, double want)
-{
-	return fabs(x - want) <= 1e-9 * (1 + fabs(want));
-}
-
-/* Check a Result for the two cubes gap apart along x: not intersecting,
- * distance gap, near points {a, b} on x = 1 and x = 1 + gap with equal y
- * and z in [0,1], plane normal (1,0,0) offset 1 + gap/2.  Returns NULL or
- * what is wrong (static text). */
-static const char *cubes_answer_wrong(const char *body, double gap)
-{
-	json_error_t err;
-	json_t *r = json_loads(body, 0, &err);
-	const char *wrong = NULL;
-	if (!r)
-		return "the body is not JSON";
-	json_t *near = json_object_get(r, "near_points");
-	json_t *pa = json_object_get(near, "a"), *pb = json_object_get(near, "b");
-	json_t *plane = json_object_get(r, "separating_plane");
-	json_t *n = json_object_get(plane, "normal");
-	if (!json_is_false(json_object_get(r, "intersecting")))
-		wrong = "intersecting is not false";
-	else if (!close_to(json_number_value(json_object_get(r, "distance")), gap))
-		wrong = "wrong distance";
-	else if (json_array_size(pa) != 3 || json_array_size(pb) != 3)
-		wrong = "near_points is not two 3-D points";
-	else if (!close_to(json_number_value(json_array_get(pa, 0)), 1) ||
-	         !close_to(json_number_value(json_array_get(pb, 0)), 1 + gap))
-		wrong = "near points are not on x = 1 and x = 1 + gap";
-	else if (!close_to(json_number_value(json_array_get(pa, 1)),
-	                   json_number_value(json_array_get(pb, 1))) ||
-	         !close_to(json_number_value(json_array_get(pa, 2)),
-	                   json_number_value(json_array_get(pb, 2))))
-		wrong = "near points differ in y or z";
-	else if (json_number_value(json_array_get(pa, 1)) < -1e-9 ||
-	         json_number_value(json_array_get(pa, 1)) > 1 + 1e-9 ||
-	         json_number_value(json_array_get(pa, 2)) < -1e-9 ||
-	         json_number_value(json_array_get(pa, 2)) > 1 + 1e-9)
-		wrong = "near points are off the faces";
-	else if (json_array_size(n) != 3 || !close_to(json_number_value(json_array_get(n, 0)), 1) ||
-	         !close_to(json_number_value(json_array_get(n, 1)), 0) ||
-	         !close_to(json_number_value(json_array_get(n, 2)), 0))
-		wrong = "separating plane normal is not (1,0,0)";
-	else if (!close_to(json_number_value(json_object_get(plane, "offset")), 1 + gap / 2))
-		wrong = "separating plane offset is wrong";
-	json_decref(r);
-	return wrong;
-}
-
-/* The problem type of each status (proto/openapi.yaml, Problem.type). */
-static const char *problem_type(int status)
-{
-	switch (status) {
-	case 400: return "urn:clashd:problem:malformed-json";
-	case 404: return "urn:clashd:problem:not-found";
-	case 405: return "urn:clashd:problem:method-not-allowed";
-	case 413: return "urn:clashd:problem:payload-too-large";
-	case 415: return "urn:clashd:problem:unsupported-media-type";
-	case 422: return "urn:clashd:problem:invalid-query";
-	}
-	return NULL;
-}
-
-/* Assert a problem reply: status, media type, type, title, "status". */
-static json_t *assert_problem(const hresp *r, int status)
-{
-	char v[256];
-	ck_assert_msg(r->status == status, "status %d, not %d: %s", r->status, status, r->body);
-	ck_assert_ptr_nonnull(hresp_header(r, "Content-Type", v, sizeof v));
-	ck_assert_str_eq(v, "application/problem+json");
-	json_t *p = json_loads(r->body, 0, NULL);
-	ck_assert_msg(p != NULL, "problem body is not JSON: %s", r->body);
-	ck_assert_int_eq(json_integer_value(json_object_get(p, "status")), status);
-	ck_assert_ptr_nonnull(json_string_value(json_object_get(p, "title")));
-	if (problem_type(status))
-		ck_assert_str_eq(json_string_value(json_object_get(p, "type")), problem_type(status));
-	return p;
-}
-
-/* The server still answers the acceptance query correctly. */
-static void assert_still_serving(void)
-{
-	char *q = cubes_query(0);
-	hresp r;
-	http_do("POST", "/v1/query", JSON_HEADERS, q, strlen(q), &r);
-	ck_assert_int_eq(r.status, 200);
-	const char *wrong = cubes_answer_wrong(r.body, 2);
-	ck_assert_msg(!wrong, "%s: %s", wrong, r.body);
-	hresp_free(&r);
-	free(q);
-}
-
-static char *big_cubes_query(size_t n, unsigned seed);
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -1113,40 +585,6 @@ END_TEST
 
 /* ---- drain -------------------------------------------------------------- */
 
-/* A query for two boxes given by `n` vertices each: the 8 corners of
- * [0,1]^3 (or of [3,4]x[0,1]^2) plus n-8 points inside, so the hulls, and
- * the answer, are those of the cubes while decoding takes a while. */
-static char *big_cubes_query(size_t n, unsigned seed)
-{
-	size_t cap = 64 + 2 * n * 24;
-	char *q = malloc(cap);
-	if (!q)
-		return NULL;
-	size_t len = (size_t)snprintf(q, cap, "{\"a\":{\"vertices\":[");
-	for (int shape = 0; shape < 2; shape++) {
-		double x0 = shape ? 3 : 0;
-		for (size_t i = 0; i < n; i++) {
-			double p[3];
-			if (i < 8) {
-				p[0] = x0 + (i & 1);
-				p[1] = (i >> 1) & 1;
-				p[2] = (i >> 2) & 1;
-			} else {
-				/* Interior points with 3 decimals: short text. */
-				for (int k = 0; k < 3; k++) {
-					seed = seed * 1103515245u + 12345u;
-					p[k] = (1 + (seed >> 8) % 998) / 1000.0;
-				}
-				p[0] += x0;
-			}
-			len += (size_t)snprintf(q + len, cap - len, "%s[%.3f,%.3f,%.3f]", i ? "," : "",
-			                        p[0], p[1], p[2]);
-		}
-		len += (size_t)snprintf(q + len, cap - len, shape ? "]}}" : "]},\"b\":{\"vertices\":[");
-	}
-	return q;
-}
-
 typedef struct drain_job {
 	int port;
 	const char *query;
@@ -1314,50 +752,6 @@ END_TEST
 
 /* ---- flags -------------------------------------------------------------- */
 
-/* Run clashd with args and env, return its exit status; stderr captured. */
-static int run_clashd(const char *const *args, const char *env, char *err, size_t errlen)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDERR_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		unsetenv("CLASHD_LISTEN");
-		unsetenv("CLASHD_THREADS");
-		if (env)
-			putenv((char *)env);
-		const char *argv[8] = {"clashd"};
-		for (int i = 0; args[i] && i < 6; i++)
-			argv[i + 1] = args[i];
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	size_t n = 0;
-	ssize_t k;
-	while (n + 1 < errlen && (k = read(fds[0], err + n, errlen - 1 - n)) > 0)
-		n += (size_t)k;
-	err[n] = '\0';
-	close(fds[0]);
-	int status;
-	/* Bad values exit at once; the tests here never start a server. */
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 START_TEST(test_bad_flags)
 {
 	struct {
@@ -1382,7 +776,8 @@ START_TEST(test_bad_flags)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char err[1024];
-		int rc = run_clashd(cases[i].args, cases[i].env, err, sizeof err);
+		const char *env[] = {cases[i].env, NULL};
+		int rc = run_clashd(cases[i].args, env, err, sizeof err);
 		ck_assert_msg(rc == 2, "case %zu exited %d (%s)", i, rc, err);
 		ck_assert_msg(strstr(err, cases[i].mention), "case %zu: stderr \"%s\" does not name %s",
 		              i, err, cases[i].mention);
@@ -1394,70 +789,25 @@ START_TEST(test_bad_flags)
 }
 END_TEST
 
-/* Start clashd with env/args of our own and read its "listening" line. */
-static json_t *listening_line(const char *const *args, const char *env)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		unsetenv("CLASHD_LISTEN");
-		unsetenv("CLASHD_THREADS");
-		if (env)
-			putenv((char *)env);
-		const char *argv[8] = {"clashd"};
-		for (int i = 0; args[i] && i < 6; i++)
-			argv[i + 1] = args[i];
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	FILE *f = fdopen(fds[0], "r");
-	char line[4096];
-	json_t *j = NULL;
-	while (f && fgets(line, sizeof line, f))
-		if (strstr(line, "\"msg\":\"listening\"")) {
-			j = json_loads(line, 0, NULL);
-			break;
-		}
-	kill(pid, SIGTERM);
-	int status;
-	waitpid(pid, &status, 0);
-	if (f)
-		fclose(f);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clashd did not exit 0");
-	return j;
-}
-
 START_TEST(test_flag_precedence)
 {
 	/* Environment when there is no flag ... */
 	const char *none[] = {"--listen", "127.0.0.1:0", NULL};
-	json_t *j = listening_line(none, "CLASHD_THREADS=3");
+	json_t *j = listening_line(none, (const char *const[]){"CLASHD_THREADS=3", NULL});
 	ck_assert_ptr_nonnull(j);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "threads")), 3);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "threads_source")), "env");
 	json_decref(j);
 	/* ... the flag over the environment ... */
 	const char *flag[] = {"--listen=127.0.0.1:0", "--threads=5", NULL};
-	j = listening_line(flag, "CLASHD_THREADS=3");
+	j = listening_line(flag, (const char *const[]){"CLASHD_THREADS=3", NULL});
 	ck_assert_ptr_nonnull(j);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "threads")), 5);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "threads_source")), "flag");
 	json_decref(j);
 	/* ... the environment for the address too, and a default count. */
 	const char *noargs[] = {NULL};
-	j = listening_line(noargs, "CLASHD_LISTEN=127.0.0.1:0");
+	j = listening_line(noargs, (const char *const[]){"CLASHD_LISTEN=127.0.0.1:0", NULL});
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "listen_source")), "env");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "threads_source")), "default");

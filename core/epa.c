@@ -1,0 +1,833 @@
+/*
+ * epa.c — penetration depth by the Expanding Polytope Algorithm (see epa.h).
+ *
+ * Sources.  The starting simplex is GJK's final one (GJK88 section VI: when
+ * the hulls intersect, the last Y_s holds the origin; eq. (32) bounds the
+ * depth from it).  EPA itself is G. van den Bergen's Expanding Polytope
+ * Algorithm ("Proximity Queries and Penetration Depth Computation on 3D Game
+ * Objects", GDC 2001; "Collision Detection in Interactive 3D Environments",
+ * 2003), which is beyond the project's seed papers; the recursive horizon
+ * walk over face adjacency follows Bullet's btGjkEpa2 (zlib licence).
+ *
+ * The idea: the penetration depth of two intersecting convex sets is the
+ * distance from the origin to the boundary of K = A - B, min_u h_K(u) over
+ * unit u, h_K the support function.  A polytope P inside K that holds the
+ * origin bounds it from below by the distance to P's nearest face, and any
+ * direction u bounds it from above by h_K(u).  EPA keeps such a P, takes its
+ * nearest face f, evaluates the support point w of K in f's normal n, and
+ * stops when h_K(n) = n.w is within tolerance of f's distance (then f lies on
+ * the boundary of K).  Otherwise w is outside P: the faces w sees are
+ * removed and the hole (its boundary is the "horizon") is closed with faces
+ * from w, which keeps P convex and growing.  K is a polytope, so this ends:
+ * every expansion adds a new vertex of K.
+ *
+ * Robustness, where EPA implementations are known to fail
+ * (../shared/notes/peers.md):
+ *   - GJK's final simplex may be a point, a segment or a triangle (the
+ *     origin on a face, edge or vertex of K: touching, face-face contact).
+ *     It is blown up to a full simplex by the support points along the
+ *     directions orthogonal to it; when a direction finds no room (h_K <=
+ *     tol) the shapes touch and that direction is the answer, with depth
+ *     h_K, without building any polytope.
+ *   - Face normals are oriented by the faces' winding, fixed once from the
+ *     sign of the starting simplex's volume and kept by the horizon walk,
+ *     never by the origin's side: a face through the origin (depth 0) keeps
+ *     its true outward normal, so touching boxes do not get a flipped one.
+ *   - An expansion is checked before it changes anything: the horizon must
+ *     be one simple loop, every new face non-degenerate and the origin not
+ *     outside it beyond tolerance.  If not, or at the iteration cap, the
+ *     search ends with the best upper bound found, min h_K(u) over the
+ *     directions tried (a translation that really parts the hulls), and says
+ *     it did not converge.  No NaN, no unbounded loop, no "origin outside".
+ *   - K's facets are polygons that P splits into coplanar triangles (2-D:
+ *     collinear edges); the origin's projection may fall in a neighbour of
+ *     the nearest one, so the deepest points are read off the triangle
+ *     that holds it, found by walking across coplanar neighbours.
+ *   - Support points are chosen by comparisons exact to the shape's own
+ *     size, not to its coordinates' magnitude (shape_support), so a small
+ *     pair far from the origin converges to its own precision.
+ *   - Storage is fixed-size (CLASH_EPA_MAX_ITERATIONS) inside one struct on
+ *     the caller's stack; freed face slots are reused.  The nearest face is
+ *     found by a linear scan, as in Bullet: the polytopes stay small.
+ */
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+
+#include "epa.h"
+#include "vec.h"
+
+/* One vertex per expansion, plus the starting simplex. */
+#define EPA_MAX_VERTICES (CLASH_EPA_MAX_ITERATIONS + EPA_MAX_DIM + 2)
+/* A closed triangulated polytope with V vertices has 2V - 4 faces. */
+#define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
+
+/* A point within this many ulps of the scale of K from a face's plane is
+ * on it: rounding cannot tell which side it is on. */
+#define EPA_PLANE_ULPS 64.0
+
+/* A face (or edge) whose normal is this close to rounding noise relative to
+ * its edges is degenerate. */
+#define EPA_FLAT_ULPS 16.0
+
+/* A triangle of the 3-D polytope.  Seen from outside, v[0], v[1], v[2] run
+ * counter-clockwise, so n = (v1 - v0) x (v2 - v0) / |..| points out. */
+typedef struct epa_face {
+	double n[3];
+	double d;   /* n . x on the face: the origin's distance to its plane */
+	int v[3];
+	int adj[3]; /* the face across edge k = (v[k], v[k+1]) */
+	unsigned char adj_edge[3]; /* that edge's index in adj[k] */
+	unsigned pass; /* last expansion that found it visible */
+	int alive;
+} epa_face;
+
+typedef struct epa_poly {
+	const support_frame *fa, *fb;
+	int dim;
+	double tol;   /* convergence tolerance (frame units) */
+	double scale; /* the largest |y| seen: the size of K */
+	double eps;   /* EPA_PLANE_ULPS ulps of scale */
+	epa_vertex v[EPA_MAX_VERTICES];
+	int nv;
+	/* The best upper bound h_K(u) over the directions u tried. */
+	int have_best;
+	double best_h;
+	double best_n[EPA_MAX_DIM];
+	epa_vertex best_w;
+
+	/* 3-D: faces, the free slots, and the scratch of one expansion. */
+	epa_face f[EPA_MAX_FACES];
+	int nf;
+	int freed[EPA_MAX_FACES];
+	int nfreed;
+	unsigned pass;
+	int vis[EPA_MAX_FACES];
+	int nvis;
+	int hz_face[EPA_MAX_VERTICES];
+	unsigned char hz_edge[EPA_MAX_VERTICES];
+	int nhz, hz_overflow;
+	unsigned vmark[EPA_MAX_VERTICES];
+
+	/* 2-D: the polygon as a ring, counter-clockwise; edge i runs from
+	 * vertex i to next[i] with outward normal en[i] and distance ed[i]. */
+	int next[EPA_MAX_VERTICES], prev[EPA_MAX_VERTICES];
+	double en[EPA_MAX_VERTICES][2];
+	double ed[EPA_MAX_VERTICES];
+	int head;
+} epa_poly;
+
+static void cross3(const double *u, const double *w, double *out)
+{
+	out[0] = u[1] * w[2] - u[2] * w[1];
+	out[1] = u[2] * w[0] - u[0] * w[2];
+	out[2] = u[0] * w[1] - u[1] * w[0];
+}
+
+/* Lengths here are plain square roots of inner products, not vec_norm's
+ * overflow-proof scaling (whose divisions dominated the cost of a face):
+ * the query's frame scales the scene to about 1, so no square overflows,
+ * and one that underflows belongs to a degenerate face, rejected as such. */
+static double len(const double *x, int n)
+{
+	return sqrt(vec_dot(x, x, n));
+}
+
+static void grow_scale(epa_poly *p, const double *y)
+{
+	double s = len(y, p->dim);
+	if (s > p->scale) {
+		p->scale = s;
+		p->eps = EPA_PLANE_ULPS * DBL_EPSILON * s;
+	}
+}
+
+/* The support point of one shape in frame direction d, like support_eval
+ * but with the vertices compared by (v - v0).e, v0 the first vertex and e
+ * the direction in the vertices' own coordinates.  v.e carries the rounding
+ * of the coordinates' magnitude: for a small shape given 1e5 away from the
+ * origin that is ~1e-11, far above the tolerance, and the vertex it picks
+ * may fall short of the true support by as much, which would let the
+ * convergence test pass early.  The differences are exact to the shape's
+ * own size, and cost one subtraction per coordinate. */
+static size_t shape_support(const support_frame *f, const double *d, double *x)
+{
+	const int n = f->dim;
+	double e[EPA_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
+	const double *v = f->vertices;
+	size_t best = 0;
+	double bv = 0.0; /* vertex 0 scores 0; the first wins ties, as in support_eval */
+	if (n == 3) { /* straight-line loops the compiler can vectorize, as in support.c */
+		const double x0 = v[0], y0 = v[1], z0 = v[2], e0 = e[0], e1 = e[1], e2 = e[2];
+		for (size_t i = 1; i < f->count; i++) {
+			const double *q = v + 3 * i;
+			double s = (q[0] - x0) * e0 + (q[1] - y0) * e1 + (q[2] - z0) * e2;
+			if (s > bv) {
+				bv = s;
+				best = i;
+			}
+		}
+	} else if (n == 2) {
+		const double x0 = v[0], y0 = v[1], e0 = e[0], e1 = e[1];
+		for (size_t i = 1; i < f->count; i++) {
+			const double *q = v + 2 * i;
+			double s = (q[0] - x0) * e0 + (q[1] - y0) * e1;
+			if (s > bv) {
+				bv = s;
+				best = i;
+			}
+		}
+	} else {
+		for (size_t i = 1; i < f->count; i++) {
+			double s = (v[i] - v[0]) * e[0];
+			if (s > bv) {
+				bv = s;
+				best = i;
+			}
+		}
+	}
+	support_point(f, best, x);
+	return best;
+}
+
+/* The support point of K in direction d (unit), remembered as an upper
+ * bound on the depth when it is the best so far.  Returns h_K(d) = d.w. */
+static double probe(epa_poly *p, const double *d, epa_vertex *w)
+{
+	const int n = p->dim;
+	double nd[EPA_MAX_DIM] = {0};
+	for (int k = 0; k < n; k++)
+		nd[k] = -d[k];
+	w->ia = shape_support(p->fa, d, w->a);
+	w->ib = shape_support(p->fb, nd, w->b);
+	vec_sub(w->y, w->a, w->b, n);
+	double h = vec_dot(w->y, d, n);
+	if (!p->have_best || h < p->best_h) {
+		p->have_best = 1;
+		p->best_h = h;
+		vec_copy(p->best_n, d, n);
+		p->best_w = *w;
+	}
+	return h;
+}
+
+static int has_vertex(const epa_poly *p, const epa_vertex *w)
+{
+	for (int i = 0; i < p->nv; i++)
+		if (p->v[i].ia == w->ia && p->v[i].ib == w->ib)
+			return 1;
+	return 0;
+}
+
+/* ---- answers --------------------------------------------------------------- */
+
+/* The fallback: the best direction tried.  Moving b by h_K(u) along u
+ * parts the hulls whatever P looked like, so this is a sound upper bound. */
+static void answer_best(const epa_poly *p, epa_answer *out)
+{
+	const int n = p->dim;
+	assert(p->have_best);
+	out->converged = 0;
+	out->depth = fmax(p->best_h, 0.0);
+	vec_copy(out->normal, p->best_n, n);
+	vec_copy(out->pa, p->best_w.a, n);
+	for (int k = 0; k < n; k++)
+		out->pb[k] = out->pa[k] - out->depth * out->normal[k];
+}
+
+/* The shapes touch: K has no room beyond the origin along d (h <= tol). */
+static void answer_touch(const epa_poly *p, double h, const double *d, const double *ca,
+                         const double *cb, epa_answer *out)
+{
+	const int n = p->dim;
+	out->converged = 1;
+	out->depth = fmax(h, 0.0);
+	vec_copy(out->normal, d, n);
+	vec_copy(out->pa, ca, n);
+	vec_copy(out->pb, cb, n);
+}
+
+/* The converged answer on a face with vertex weights lambda (>= 0, sum 1):
+ * the nearest point of the face is lambda . y, made of lambda . a on A's
+ * surface and lambda . b on B's. */
+static void answer_weights(const epa_poly *p, const int *vi, const double *lambda, int m,
+                           const double *normal, double d, epa_answer *out)
+{
+	const int n = p->dim;
+	out->converged = 1;
+	out->depth = fmax(d, 0.0);
+	vec_copy(out->normal, normal, n);
+	vec_zero(out->pa, n);
+	vec_zero(out->pb, n);
+	for (int i = 0; i < m; i++) {
+		vec_axpy(out->pa, lambda[i], p->v[vi[i]].a, n);
+		vec_axpy(out->pb, lambda[i], p->v[vi[i]].b, n);
+	}
+}
+
+/* ---- the starting simplex ------------------------------------------------------ */
+
+/* Remove from u its components along the orthonormal q[0..m-1], twice
+ * (Kahan-Parlett, as in simplex.c); returns what is left of |u|. */
+static double orthogonalize(double *u, double q[][EPA_MAX_DIM], int m, int n)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int l = 0; l < m; l++)
+			vec_axpy(u, -vec_dot(q[l], u, n), q[l], n);
+	return len(u, n);
+}
+
+/* A unit vector orthogonal to q[0..m-1], m < n: the coordinate axis
+ * farthest from their span, orthogonalized. */
+static void complement(double q[][EPA_MAX_DIM], int m, int n, double *d)
+{
+	double best = -1.0;
+	for (int k = 0; k < n; k++) {
+		double u[EPA_MAX_DIM] = {0};
+		u[k] = 1.0;
+		double l = orthogonalize(u, q, m, n);
+		if (l > best) {
+			best = l;
+			vec_copy(d, u, n);
+		}
+	}
+	assert(best > 0.5 / EPA_MAX_DIM); /* some axis is that far off an (n-1)-space */
+	vec_scale(d, 1.0 / best, n);
+}
+
+/* Put a full simplex of K's points around the origin into p->v[0..dim]:
+ * GJK's points that are affinely independent, then, while the simplex is
+ * flat, the support point on whichever side of it K reaches farther.
+ * Returns 1 when that already answered (the hulls touch, or a degenerate
+ * K), 0 when the simplex is ready. */
+static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double *ca,
+                        const double *cb, epa_answer *out)
+{
+	const int n = p->dim;
+	double q[EPA_MAX_DIM][EPA_MAX_DIM];
+	int m = 0;
+	for (int i = 0; i < nin; i++)
+		grow_scale(p, in[i].y);
+	p->nv = 0;
+	for (int i = 0; i < nin && p->nv <= n; i++) {
+		if (p->nv > 0) {
+			double u[EPA_MAX_DIM];
+			vec_sub(u, in[i].y, p->v[0].y, n);
+			double l = orthogonalize(u, q, m, n);
+			if (!(l > p->eps))
+				continue; /* dependent within rounding */
+			vec_scale(u, 1.0 / l, n);
+			vec_copy(q[m++], u, n);
+		}
+		p->v[p->nv++] = in[i];
+	}
+	while (p->nv < n + 1) {
+		double d[EPA_MAX_DIM], md[EPA_MAX_DIM];
+		complement(q, m, n, d);
+		for (int k = 0; k < n; k++)
+			md[k] = -d[k];
+		epa_vertex wp, wm;
+		double hp = probe(p, d, &wp);
+		double hm = probe(p, md, &wm);
+		grow_scale(p, wp.y);
+		grow_scale(p, wm.y);
+		/* The origin is in K (within tol), so the depth lies in
+		 * [0, min(hp, hm)]: no room along +-d means touching. */
+		if (fmin(hp, hm) <= fmax(p->tol, p->eps)) {
+			if (hp <= hm)
+				answer_touch(p, hp, d, ca, cb, out);
+			else
+				answer_touch(p, hm, md, ca, cb, out);
+			return 1;
+		}
+		/* The simplex's affine hull is c = v0.d along d; K reaches hp - c
+		 * beyond it on one side and hm + c on the other. */
+		double c = vec_dot(p->v[0].y, d, n);
+		const epa_vertex *w = hp - c >= hm + c ? &wp : &wm;
+		double u[EPA_MAX_DIM];
+		vec_sub(u, w->y, p->v[0].y, n);
+		double l = orthogonalize(u, q, m, n);
+		if (!(l > p->eps)) {
+			/* Both sides reach past tol yet neither leaves the hull:
+			 * only rounding does that.  Say so. */
+			answer_best(p, out);
+			return 1;
+		}
+		vec_scale(u, 1.0 / l, n);
+		vec_copy(q[m++], u, n);
+		p->v[p->nv++] = *w;
+	}
+	return 0;
+}
+
+/* ---- 2-D: a polygon ---------------------------------------------------------- */
+
+/* Outward normal and distance of the edge from vertex i to vertex j of a
+ * counter-clockwise polygon; 0 if the edge is too short to have one. */
+static int edge_plane(const epa_poly *p, int i, int j, double *nrm, double *d)
+{
+	const double *x = p->v[i].y, *y = p->v[j].y;
+	double e[2] = {y[0] - x[0], y[1] - x[1]};
+	double l = len(e, 2);
+	if (!(l > p->eps))
+		return 0;
+	nrm[0] = e[1] / l;
+	nrm[1] = -e[0] / l;
+	*d = 0.5 * vec_dot(nrm, x, 2) + 0.5 * vec_dot(nrm, y, 2);
+	return 1;
+}
+
+static int set_edge(epa_poly *p, int i, int j)
+{
+	double nrm[2], d;
+	if (!edge_plane(p, i, j, nrm, &d) || d < -(p->tol + p->eps))
+		return 0;
+	p->next[i] = j;
+	p->prev[j] = i;
+	p->en[i][0] = nrm[0];
+	p->en[i][1] = nrm[1];
+	p->ed[i] = d;
+	return 1;
+}
+
+static int init_polygon(epa_poly *p)
+{
+	double e1[2], e2[2];
+	vec_sub(e1, p->v[1].y, p->v[0].y, 2);
+	vec_sub(e2, p->v[2].y, p->v[0].y, 2);
+	double area = e1[0] * e2[1] - e1[1] * e2[0];
+	int b = area > 0.0 ? 1 : 2, c = 3 - b; /* counter-clockwise 0, b, c */
+	p->head = 0;
+	return set_edge(p, 0, b) && set_edge(p, b, c) && set_edge(p, c, 0);
+}
+
+static int visible_edge(const epa_poly *p, int i, const double *w)
+{
+	return vec_dot(p->en[i], w, 2) - p->ed[i] > -p->eps;
+}
+
+/* Replace the chain of edges that w sees, which includes edge i, by the two
+ * edges to and from w.  Returns 0, changing nothing, if that would not
+ * leave a proper polygon around the origin. */
+static int expand_polygon(epa_poly *p, int i, const epa_vertex *w)
+{
+	int l = i, r = p->next[i];
+	while (visible_edge(p, p->prev[l], w->y)) {
+		l = p->prev[l];
+		if (l == r)
+			return 0; /* w sees every edge: the origin is not inside */
+	}
+	while (visible_edge(p, r, w->y)) {
+		r = p->next[r];
+		if (r == l)
+			return 0;
+	}
+	if (p->nv >= EPA_MAX_VERTICES)
+		return 0;
+	int wi = p->nv;
+	p->v[wi] = *w;
+	double n1[2], d1, n2[2], d2;
+	if (!edge_plane(p, l, wi, n1, &d1) || !edge_plane(p, wi, r, n2, &d2) ||
+	    d1 < -(p->tol + p->eps) || d2 < -(p->tol + p->eps))
+		return 0;
+	p->nv++;
+	grow_scale(p, w->y);
+	p->next[l] = wi;
+	p->prev[wi] = l;
+	p->next[wi] = r;
+	p->prev[r] = wi;
+	p->en[l][0] = n1[0];
+	p->en[l][1] = n1[1];
+	p->ed[l] = d1;
+	p->en[wi][0] = n2[0];
+	p->en[wi][1] = n2[1];
+	p->ed[wi] = d2;
+	p->head = l;
+	return 1;
+}
+
+/* How far x lies beyond the ends of edge e (0 within it), and where along
+ * it (t in [0, 1] within). */
+static double edge_outside(const epa_poly *p, int e, const double *x, double *t)
+{
+	const double *y0 = p->v[e].y, *y1 = p->v[p->next[e]].y;
+	double d[2], o[2];
+	vec_sub(d, y1, y0, 2);
+	vec_sub(o, x, y0, 2);
+	double dd = vec_dot(d, d, 2);
+	*t = dd > 0.0 ? vec_dot(o, d, 2) / dd : 0.5;
+	return *t < 0.0 ? -*t * sqrt(dd) : *t > 1.0 ? (*t - 1.0) * sqrt(dd) : 0.0;
+}
+
+/* The converged answer on edge i: the projection x = d n of the origin,
+ * found on a collinear neighbour edge when it falls beyond i's ends (K's
+ * edge may be split at points of P, as its facets are in 3-D). */
+static void answer_edge(const epa_poly *p, int i, epa_answer *out)
+{
+	double x[2], t;
+	for (int k = 0; k < 2; k++)
+		x[k] = p->ed[i] * p->en[i][k];
+	int e = i;
+	double out_e = edge_outside(p, e, x, &t);
+	for (int steps = 0; steps <= p->nv && out_e > 0.0; steps++) {
+		int nb = t < 0.0 ? p->prev[e] : p->next[e];
+		double tn, out_n = edge_outside(p, nb, x, &tn);
+		if (!(vec_dot(p->en[nb], x, 2) - p->ed[nb] >= -p->tol) || !(out_n < out_e))
+			break; /* not a collinear neighbour holding x */
+		e = nb;
+		t = tn;
+		out_e = out_n;
+	}
+	t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+	int vi[2] = {e, p->next[e]};
+	double lambda[2] = {1.0 - t, t};
+	answer_weights(p, vi, lambda, 2, p->en[i], p->ed[i], out);
+}
+
+static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
+{
+	if (!init_polygon(p)) {
+		answer_best(p, out);
+		return;
+	}
+	for (int it = 1;; it++) {
+		int best = p->head, i = p->next[p->head];
+		while (i != p->head) {
+			if (p->ed[i] < p->ed[best])
+				best = i;
+			i = p->next[i];
+		}
+		epa_vertex w;
+		double h = probe(p, p->en[best], &w);
+		out->iterations = it;
+		if (h - p->ed[best] <= p->tol) {
+			answer_edge(p, best, out);
+			return;
+		}
+		if (it >= max_iterations || has_vertex(p, &w) || !expand_polygon(p, best, &w)) {
+			answer_best(p, out);
+			return;
+		}
+	}
+}
+
+/* ---- 3-D: a triangulated polyhedron ----------------------------------------------- */
+
+/* Outward unit normal and distance of the triangle v[0..2] of P, from the
+ * cross product of its two shorter edges (the most accurate pair); 0 if the
+ * triangle is too thin to have a normal. */
+static int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+{
+	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
+	double e[3][3], l2[3];
+	vec_sub(e[0], x1, x0, 3);
+	vec_sub(e[1], x2, x1, 3);
+	vec_sub(e[2], x0, x2, 3);
+	for (int k = 0; k < 3; k++)
+		l2[k] = vec_dot(e[k], e[k], 3);
+	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0. */
+	int k = l2[0] >= l2[1] && l2[0] >= l2[2] ? 0 : l2[1] >= l2[2] ? 1 : 2;
+	int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+	double c[3];
+	cross3(e[k1], e[k2], c);
+	double c2 = vec_dot(c, c, 3);
+	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
+	if (!(c2 > flat * flat * l2[k1] * l2[k2]) || !(c2 > 0.0))
+		return 0;
+	double inv = 1.0 / sqrt(c2);
+	for (int j = 0; j < 3; j++)
+		nrm[j] = c[j] * inv;
+	*d = (vec_dot(nrm, x0, 3) + vec_dot(nrm, x1, 3) + vec_dot(nrm, x2, 3)) / 3.0;
+	return 1;
+}
+
+static int new_face(epa_poly *p)
+{
+	if (p->nfreed > 0)
+		return p->freed[--p->nfreed];
+	assert(p->nf < EPA_MAX_FACES);
+	return p->nf++;
+}
+
+static int init_polyhedron(epa_poly *p)
+{
+	double e1[3], e2[3], e3[3], c[3];
+	vec_sub(e1, p->v[1].y, p->v[0].y, 3);
+	vec_sub(e2, p->v[2].y, p->v[0].y, 3);
+	vec_sub(e3, p->v[3].y, p->v[0].y, 3);
+	cross3(e2, e3, c);
+	double vol = vec_dot(e1, c, 3);
+	if (vol == 0.0)
+		return 0;
+	/* With positive volume these faces wind outward (each normal points
+	 * away from the opposite vertex); with negative, swap 1 and 2. */
+	static const int faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {0, 3, 2}};
+	int map[4] = {0, 1, 2, 3};
+	if (vol < 0.0) {
+		map[1] = 2;
+		map[2] = 1;
+	}
+	p->nf = p->nfreed = 0;
+	for (int i = 0; i < 4; i++) {
+		int fi = new_face(p);
+		epa_face *f = &p->f[fi];
+		for (int k = 0; k < 3; k++)
+			f->v[k] = map[faces[i][k]];
+		if (!face_plane(p, f->v, f->n, &f->d) || f->d < -(p->tol + p->eps))
+			return 0;
+		f->alive = 1;
+		f->pass = 0;
+	}
+	/* Each directed edge (a, b) of one face is (b, a) in another. */
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 3; k++) {
+			int a = p->f[i].v[k], b = p->f[i].v[(k + 1) % 3];
+			for (int j = 0; j < 4; j++)
+				for (int l = 0; l < 3; l++)
+					if (p->f[j].v[l] == b && p->f[j].v[(l + 1) % 3] == a) {
+						p->f[i].adj[k] = j;
+						p->f[i].adj_edge[k] = (unsigned char)l;
+					}
+		}
+	for (int i = 0; i < p->nv; i++)
+		p->vmark[i] = 0;
+	p->pass = 0;
+	return 1;
+}
+
+/* Depth-first over the faces that w sees, entering face gi by its edge e;
+ * the edges where a seen face meets an unseen one are the horizon,
+ * collected in order around it (each face's edges are taken in winding
+ * order, so a disc of seen faces yields its boundary loop in sequence).
+ * A face w is within rounding of counts as seen: that closes coplanar
+ * faces instead of adding slivers beside them.  The depth of the recursion
+ * is at most the number of faces. */
+static void walk(epa_poly *p, int gi, int e, const double *w)
+{
+	epa_face *g = &p->f[gi];
+	if (g->pass == p->pass)
+		return;
+	if (vec_dot(g->n, w, 3) - g->d > -p->eps) {
+		g->pass = p->pass;
+		p->vis[p->nvis++] = gi;
+		int e1 = (e + 1) % 3, e2 = (e + 2) % 3;
+		walk(p, g->adj[e1], g->adj_edge[e1], w);
+		walk(p, g->adj[e2], g->adj_edge[e2], w);
+	} else if (p->nhz < EPA_MAX_VERTICES) {
+		p->hz_face[p->nhz] = gi;
+		p->hz_edge[p->nhz] = (unsigned char)e;
+		p->nhz++;
+	} else {
+		p->hz_overflow = 1;
+	}
+}
+
+/* Expand P by w beyond face fi.  The change is planned first and made only
+ * if the horizon is one simple loop and every new face is a proper triangle
+ * with the origin inside: otherwise returns 0 with P as it was. */
+static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
+{
+	if (p->nv >= EPA_MAX_VERTICES)
+		return 0;
+	p->pass++;
+	p->nvis = p->nhz = p->hz_overflow = 0;
+	epa_face *f = &p->f[fi];
+	f->pass = p->pass;
+	p->vis[p->nvis++] = fi;
+	for (int k = 0; k < 3; k++)
+		walk(p, f->adj[k], f->adj_edge[k], w->y);
+	const int nh = p->nhz;
+	if (p->hz_overflow || nh < 3)
+		return 0;
+	int avail = EPA_MAX_FACES - p->nf + p->nfreed + p->nvis;
+	if (nh > avail)
+		return 0;
+
+	/* Horizon edge i is edge e of unseen face g, from g.v[e] to g.v[e+1];
+	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
+	 * w), and t_i must be s_{i+1} for the loop to close. */
+	const int wi = p->nv;
+	p->v[wi] = *w;
+	p->vmark[wi] = 0;
+	double nn[EPA_MAX_VERTICES][3], nd[EPA_MAX_VERTICES];
+	for (int i = 0; i < nh; i++) {
+		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[(i + 1) % nh]];
+		int e = p->hz_edge[i], eh = p->hz_edge[(i + 1) % nh];
+		int s = g->v[(e + 1) % 3], t = g->v[e];
+		if (t != h->v[(eh + 1) % 3] || p->vmark[s] == p->pass)
+			return 0; /* not one simple loop */
+		p->vmark[s] = p->pass;
+		int tri[3] = {s, t, wi};
+		if (!face_plane(p, tri, nn[i], &nd[i]) || nd[i] < -(p->tol + p->eps))
+			return 0;
+	}
+
+	/* Commit. */
+	p->nv++;
+	grow_scale(p, w->y);
+	for (int i = 0; i < p->nvis; i++) {
+		p->f[p->vis[i]].alive = 0;
+		p->freed[p->nfreed++] = p->vis[i];
+	}
+	int first = -1, last = -1;
+	for (int i = 0; i < nh; i++) {
+		int gi = p->hz_face[i], e = p->hz_edge[i];
+		int ni = new_face(p);
+		epa_face *g = &p->f[gi], *x = &p->f[ni];
+		x->v[0] = g->v[(e + 1) % 3];
+		x->v[1] = g->v[e];
+		x->v[2] = wi;
+		vec_copy(x->n, nn[i], 3);
+		x->d = nd[i];
+		x->alive = 1;
+		x->pass = 0;
+		/* Edge 0 (s, t) faces g across its edge e. */
+		x->adj[0] = gi;
+		x->adj_edge[0] = (unsigned char)e;
+		g->adj[e] = ni;
+		g->adj_edge[e] = 0;
+		/* Edge 2 (w, s) meets edge 1 (t', w) of the previous new face. */
+		if (last >= 0) {
+			x->adj[2] = last;
+			x->adj_edge[2] = 1;
+			p->f[last].adj[1] = ni;
+			p->f[last].adj_edge[1] = 2;
+		} else {
+			first = ni;
+		}
+		last = ni;
+	}
+	p->f[last].adj[1] = first;
+	p->f[last].adj_edge[1] = 2;
+	p->f[first].adj[2] = last;
+	p->f[first].adj_edge[2] = 1;
+	return 1;
+}
+
+/* Barycentric weights of the projection of x onto the plane of face f
+ * (normal f->n), from the sub-triangles' signed areas; returns their sum. */
+static double face_weights(const epa_poly *p, const epa_face *f, const double *x, double *lambda)
+{
+	double sum = 0.0;
+	for (int i = 0; i < 3; i++) {
+		double u[3], w[3], c[3];
+		vec_sub(u, p->v[f->v[(i + 1) % 3]].y, x, 3);
+		vec_sub(w, p->v[f->v[(i + 2) % 3]].y, x, 3);
+		cross3(u, w, c);
+		lambda[i] = vec_dot(c, f->n, 3);
+		sum += lambda[i];
+	}
+	return sum;
+}
+
+/* The converged answer on face f: the projection x = d n of the origin.
+ * A facet of K is often split into several coplanar triangles of P, and x
+ * may lie in another one than f: walk across the edge x is beyond, while
+ * the face there still holds x on its plane (within tol), to the triangle
+ * that contains it; its weights give the points.  Weights left a hair
+ * negative by rounding are clamped. */
+static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
+{
+	double x[3], lambda[3];
+	for (int k = 0; k < 3; k++)
+		x[k] = f->d * f->n[k];
+	const epa_face *g = f;
+	double sum = face_weights(p, g, x, lambda);
+	for (int steps = 0; steps < p->nf; steps++) {
+		int i = lambda[0] <= lambda[1] && lambda[0] <= lambda[2] ? 0 : lambda[1] <= lambda[2] ? 1 : 2;
+		if (lambda[i] >= 0.0)
+			break;
+		const epa_face *h = &p->f[g->adj[(i + 1) % 3]]; /* across the edge opposite v[i] */
+		if (!(vec_dot(h->n, x, 3) - h->d >= -p->tol))
+			break;
+		double mu[3];
+		double hs = face_weights(p, h, x, mu);
+		double worst = fmin(mu[0], fmin(mu[1], mu[2]));
+		if (!(hs > 0.0) || !(worst / hs > lambda[i] / sum))
+			break; /* no better there: rounding, not a neighbour */
+		g = h;
+		sum = hs;
+		vec_copy(lambda, mu, 3);
+	}
+	double total = 0.0;
+	for (int i = 0; i < 3; i++) {
+		lambda[i] = fmax(0.0, lambda[i]);
+		total += lambda[i];
+	}
+	for (int i = 0; i < 3; i++)
+		lambda[i] = total > 0.0 ? lambda[i] / total : 1.0 / 3.0;
+	answer_weights(p, g->v, lambda, 3, f->n, f->d, out);
+}
+
+static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
+{
+	if (!init_polyhedron(p)) {
+		answer_best(p, out);
+		return;
+	}
+	for (int it = 1;; it++) {
+		int best = -1;
+		for (int i = 0; i < p->nf; i++)
+			if (p->f[i].alive && (best < 0 || p->f[i].d < p->f[best].d))
+				best = i;
+		epa_face *f = &p->f[best];
+		epa_vertex w;
+		double h = probe(p, f->n, &w);
+		out->iterations = it;
+		if (h - f->d <= p->tol) {
+			answer_face(p, f, out);
+			return;
+		}
+		if (it >= max_iterations || has_vertex(p, &w) || !expand_polyhedron(p, best, &w)) {
+			answer_best(p, out);
+			return;
+		}
+	}
+}
+
+/* ---- entry ------------------------------------------------------------------------- */
+
+void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
+                     const epa_vertex *seed, int nseed, const double *common_a,
+                     const double *common_b, double tol, int max_iterations,
+                     epa_answer *out)
+{
+	assert(dim >= 1 && dim <= EPA_MAX_DIM);
+	assert(nseed >= 1 && nseed <= dim + 1);
+	epa_poly p; /* large: only the members in use are ever written */
+	p.fa = fa;
+	p.fb = fb;
+	p.dim = dim;
+	p.tol = tol;
+	p.scale = 0.0;
+	p.eps = 0.0;
+	p.nv = 0;
+	p.have_best = 0;
+	out->depth = 0.0;
+	out->converged = 0;
+	out->iterations = 0;
+	if (max_iterations < 1 || max_iterations > CLASH_EPA_MAX_ITERATIONS)
+		max_iterations = CLASH_EPA_MAX_ITERATIONS;
+
+	if (dim == 1) {
+		/* K is an interval [-h(-1), h(+1)] around the origin. */
+		double up = 1.0, down = -1.0;
+		epa_vertex wu, wd;
+		double hu = probe(&p, &up, &wu), hd = probe(&p, &down, &wd);
+		const epa_vertex *w = hu <= hd ? &wu : &wd;
+		out->converged = 1;
+		out->depth = fmax(fmin(hu, hd), 0.0);
+		out->normal[0] = hu <= hd ? up : down;
+		out->pa[0] = w->a[0];
+		out->pb[0] = w->b[0];
+		return;
+	}
+	if (seed_simplex(&p, seed, nseed, common_a, common_b, out))
+		return;
+	if (dim == 2)
+		run_polygon(&p, max_iterations, out);
+	else
+		run_polyhedron(&p, max_iterations, out);
+}

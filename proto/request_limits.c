@@ -1,0 +1,184 @@
+/*
+ * request_limits.c — request limits: nesting depth on the raw text, then vertex,
+ * shape and compound-nesting counts on the parsed tree (see request_limits.h).
+ *
+ * The depth scan is a byte loop that only tells strings from structure (a
+ * string runs from '"' to the next unescaped '"'); it needs no valid JSON:
+ * whatever it misreads in broken text, the parser then rejects.  Its cost is
+ * a small fraction of parsing, and it keeps a hostile "[[[[..." from
+ * building 2048 levels of jansson tree (and the decoder from recursing into
+ * them) when the server allows far fewer.
+ *
+ * The tree walk does not descend into "vertices" arrays (their length is all
+ * it needs), so it visits few nodes of a normal query.
+ */
+#include "request_limits.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pointer.h"
+
+static proto_request_limits process_limits; /* proto_set_limits(); zero: none */
+
+void proto_set_limits(const proto_request_limits *l)
+{
+	if (l)
+		process_limits = *l;
+	else
+		memset(&process_limits, 0, sizeof process_limits);
+}
+
+const proto_request_limits *proto_get_limits(void)
+{
+	return &process_limits;
+}
+
+int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_problem *p)
+{
+	if (max_depth == 0)
+		return 0;
+	size_t depth = 0, line = 1, column = 0;
+	int in_string = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		/* Columns count characters, as jansson's do: UTF-8 lead bytes. */
+		if ((c & 0xC0) != 0x80)
+			column++;
+		if (in_string) {
+			if (c == '\\')
+				i++; /* the escaped byte is no quote (all escapes are ASCII) */
+			else if (c == '"')
+				in_string = 0;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_string = 1;
+			break;
+		case '\n':
+			line++;
+			column = 0;
+			break;
+		case '[':
+		case '{':
+			if (++depth > max_depth) {
+				char *pointer = proto_pointer_at(text, len, i + 1);
+				if (!pointer)
+					return -1;
+				proto_problem_set(p, 400, pointer,
+				                  "arrays and objects nested deeper than the limit of %zu "
+				                  "levels",
+				                  max_depth);
+				p->located = 1;
+				p->line = (int)line;
+				p->column = (int)column;
+				p->position = i + 1;
+				return 1;
+			}
+			break;
+		case ']':
+		case '}':
+			if (depth > 0)
+				depth--;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+typedef struct walk {
+	const proto_request_limits *l;
+	proto_problem *p;
+	enum proto_limit which;
+	size_t shapes; /* seen so far, in document order */
+} walk;
+
+static int over(walk *w, enum proto_limit which, const proto_path *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int over(walk *w, enum proto_limit which, const proto_path *at, const char *fmt, ...)
+{
+	char *pointer = proto_path_render(at);
+	if (!pointer)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(w->p, 422, pointer, fmt, ap);
+	va_end(ap);
+	w->which = which;
+	return 1;
+}
+
+static int is_shape(const json_t *v)
+{
+	return json_is_object(v) &&
+	       (json_object_get(v, "vertices") != NULL || json_object_get(v, "parts") != NULL);
+}
+
+/* `nesting`: how many shapes enclose v. */
+static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nesting)
+{
+	const proto_request_limits *l = w->l;
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			proto_path el = {at, NULL, i};
+			int r = walk_value(w, json_array_get(v, i), &el, nesting);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	if (!json_is_object(v))
+		return 0;
+	size_t inner = nesting;
+	if (is_shape(v)) {
+		w->shapes++;
+		if (l->max_shapes && w->shapes > l->max_shapes)
+			return over(w, PROTO_LIMIT_SHAPES, at,
+			            "a request may hold at most %zu shapes (each part of a compound "
+			            "shape counts): this is one more",
+			            l->max_shapes);
+		if (l->max_part_depth && nesting > l->max_part_depth)
+			return over(w, PROTO_LIMIT_PART_DEPTH, at,
+			            "compound shapes may nest at most %zu levels deep: this part is "
+			            "at level %zu",
+			            l->max_part_depth, nesting);
+		const json_t *verts = json_object_get(v, "vertices");
+		if (l->max_vertices && json_is_array(verts) &&
+		    json_array_size(verts) > l->max_vertices) {
+			proto_path vp = {at, "vertices", 0};
+			return over(w, PROTO_LIMIT_VERTICES, &vp,
+			            "a shape may have at most %zu vertices, this one has %zu (interior "
+			            "points can be dropped: only the hull counts)",
+			            l->max_vertices, json_array_size(verts));
+		}
+		inner = nesting + 1;
+	}
+	const char *key;
+	json_t *member;
+	json_object_foreach((json_t *)v, key, member) {
+		if (inner > nesting && strcmp(key, "vertices") == 0)
+			continue; /* counted above; points hold no shapes */
+		proto_path m = {at, key, 0};
+		int r = walk_value(w, member, &m, inner);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int proto_limits_tree(const json_t *root, const proto_request_limits *l, proto_problem *p,
+                      enum proto_limit *which)
+{
+	if (!l->max_vertices && !l->max_shapes && !l->max_part_depth)
+		return 0;
+	walk w = {l, p, PROTO_LIMIT_NONE, 0};
+	int r = walk_value(&w, root, NULL, 0);
+	if (r == 1)
+		*which = w.which;
+	return r;
+}

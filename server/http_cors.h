@@ -1,0 +1,31 @@
+/*
+ * http_cors.h — CORS (the Fetch standard's cross-origin checks) for browser
+ * clients of clashd.
+ *
+ * A browser sends "Origin" with cross-origin requests, and before a POST of
+ * application/json it asks first with a preflight (OPTIONS carrying
+ * Access-Control-Request-Method).  clashd answers a preflight from an
+ * allowed origin with 204 and the grant headers, and puts
+ * Access-Control-Allow-Origin on every other response to that origin,
+ * errors included (else the browser hides the problem from the page).
+ */
+#ifndef SERVER_HTTP_CORS_H
+#define SERVER_HTTP_CORS_H
+
+#include <stddef.h>
+
+/* How long a browser may cache a preflight answer (seconds). */
+#define HTTP_CORS_MAX_AGE "600"
+
+/* Request headers a page may send. */
+#define HTTP_CORS_ALLOW_HEADERS "Content-Type, Authorization, X-Request-Id"
+
+/* Response headers a page may read (beyond the always-safe ones). */
+#define HTTP_CORS_EXPOSE_HEADERS "X-Request-Id, Retry-After, WWW-Authenticate"
+
+/* The Access-Control-Allow-Origin value for a request's Origin header: the
+ * origin itself when it is on the list, "*" when the list has "*", NULL
+ * when the origin is not allowed or absent. */
+const char *http_cors_allow(char *const *origins, size_t n, const char *origin);
+
+#endif
