@@ -33,4 +33,12 @@ typedef int (*cli_reply_fn)(const char *request, size_t len, proto_reply *out);
  */
 int cli_jsonl(const char *prog, const char *path, cli_reply_fn reply);
 
+/*
+ * Answer the one JSON document that is the whole of `path` (stdin when NULL
+ * or "-"), laid out in any way, with one reply body and a newline on
+ * stdout.  Messages go to stderr prefixed with `prog`.  Returns one of the
+ * CLI_EXIT_* statuses (an answer that is a problem is still CLI_EXIT_OK).
+ */
+int cli_document(const char *prog, const char *path, cli_reply_fn reply);
+
 #endif /* CLI_H */

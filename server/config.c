@@ -129,9 +129,10 @@ void config_usage(FILE *out)
 	        "usage: clashd [OPTION...]\n"
 	        "       clashd --healthcheck URL\n"
 	        "\n"
-	        "Serve collision queries over HTTP (POST /v1/query; GET /livez, /readyz,\n"
-	        "/metrics, /v1/openapi.json).  Each option also reads the environment\n"
-	        "variable shown; a flag wins over the environment.\n"
+	        "Serve collision queries over HTTP (POST /v1/query, /v1/contains,\n"
+	        "/v1/scene; GET /livez, /readyz, /metrics, /v1/openapi.json).  Each\n"
+	        "option also reads the environment variable shown; a flag wins over\n"
+	        "the environment.\n"
 	        "\n");
 	for (int i = 0; i < CONFIG_NOPTIONS; i++) {
 		const option *o = &options[i];

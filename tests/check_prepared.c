@@ -126,7 +126,7 @@ START_TEST(climb_matches_scan)
 			for (int t = 0; p->hull > 0 && t < 3000; t++) {
 				double e[3];
 				prng_direction(&r, 3, e);
-				size_t a = prepared_climb(p, e, 0), b = support_max_dot(v, n, 3, e);
+				size_t a = prepared_climb(p, e, 0, NULL), b = support_max_dot(v, n, 3, e);
 				double va = 0.0, vb = 0.0;
 				for (int k = 0; k < 3; k++) {
 					va += (v[3 * a + k] - v[k]) * e[k];
