@@ -618,6 +618,7 @@ int motion_deeper(const clash_shape *a, const clash_shape *b, const clash_option
 	o.warm_count = 0;
 	o.warm_a = o.warm_b = NULL;
 	o.warm_plane = NULL;
+	o.want = 0; /* distances (and depths) are what this needs, whatever the caller's want */
 	o.tolerance = 0.25 * tol;
 	const double step = 2.0 * sqrt((double)n) * tol;
 	for (int k = 0; k < n; k++)
@@ -733,6 +734,7 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 	o.warm_count = 0; /* each step is another configuration */
 	o.warm_a = o.warm_b = NULL;
 	o.warm_plane = NULL;
+	o.want = 0; /* distances (and depths) are what this needs, whatever the caller's want */
 	o.tolerance = 0.25 * tol;
 
 	/* Pure translation: the swept hull says in one query whether anything

@@ -469,6 +469,7 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
 	opt.warm_count = 0;
 	opt.warm_a = opt.warm_b = NULL;
 	opt.warm_plane = NULL;
+	opt.want = 0; /* a pair's class needs its distance and depth */
 
 	clash_result r;
 	int err = clash_gjk(sa, sb, &opt, &r);

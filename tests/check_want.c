@@ -166,6 +166,57 @@ START_TEST(higher_dimensions)
 }
 END_TEST
 
+/* Unions of convex parts: the verdict-only answer is the full one's. */
+START_TEST(compounds)
+{
+	static const double box[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1};
+	for (int i = 0; i < 200; i++) {
+		clash_shape pa[2], pb[2], a, b;
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(clash_shape_init(&pa[k], 3, box, 8), CLASH_OK);
+			ck_assert_int_eq(clash_shape_init(&pb[k], 3, box, 8), CLASH_OK);
+		}
+		ck_assert_int_eq(clash_shape_set_translation(&pa[1], (double[]){1, 0, 0}), CLASH_OK);
+		ck_assert_int_eq(clash_shape_set_translation(&pb[1], (double[]){0, 1, 0}), CLASH_OK);
+		ck_assert_int_eq(clash_shape_init_compound(&a, 3, pa, 2), CLASH_OK);
+		ck_assert_int_eq(clash_shape_init_compound(&b, 3, pb, 2), CLASH_OK);
+		double t = 0.01 * i - 0.5;
+		ck_assert_int_eq(clash_shape_set_translation(&b, (double[]){2 + t, 0.3, 0.2 - 0.3 * t}),
+		                 CLASH_OK);
+		clash_result full, v;
+		clash_options ov = {0};
+		ov.want = CLASH_WANT_VERDICT;
+		ck_assert_int_eq(clash_gjk(&a, &b, NULL, &full), CLASH_OK);
+		ck_assert_int_eq(clash_gjk(&a, &b, &ov, &v), CLASH_OK);
+		if (fabs(full.distance) > 1e-9 || full.depth_lower_bound > 1e-9)
+			ck_assert_msg(v.intersecting == full.intersecting, "offset %g: %d, full %d", t,
+			              v.intersecting, full.intersecting);
+		if (!v.intersecting)
+			ck_assert(v.distance_lower_bound <= full.distance + 1e-12);
+	}
+}
+END_TEST
+
+/* The time of impact needs distances: a caller's want must not change it. */
+START_TEST(toi_ignores_want)
+{
+	double cube[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1};
+	clash_shape a, b;
+	ck_assert_int_eq(clash_shape_init(&a, 3, cube, 8), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&b, 3, cube, 8), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_translation(&b, (double[]){4, 0.2, 0.1}), CLASH_OK);
+	clash_motion mb = {{-6, 0, 0}, {0, 0, 0.5}};
+	clash_toi_result full, verdict;
+	clash_options ov = {0};
+	ov.want = CLASH_WANT_VERDICT;
+	ck_assert_int_eq(clash_toi(&a, NULL, &b, &mb, 0.0, NULL, &full), CLASH_OK);
+	ck_assert_int_eq(clash_toi(&a, NULL, &b, &mb, 0.0, &ov, &verdict), CLASH_OK);
+	ck_assert_int_eq(full.contact, 1);
+	ck_assert_int_eq(verdict.contact, full.contact);
+	ck_assert(verdict.toi == full.toi && full.toi > 0.3 && full.toi < 0.7);
+}
+END_TEST
+
 /* The reply to a query text: status and, for a problem, its pointer. */
 static int reply(const char *text, char *pointer, size_t cap, json_t **body)
 {
@@ -236,6 +287,8 @@ static Suite *want_suite(void)
 	tcase_add_test(tc, gjk88_verdicts);
 	tcase_add_test(tc, random_pairs);
 	tcase_add_test(tc, higher_dimensions);
+	tcase_add_test(tc, compounds);
+	tcase_add_test(tc, toi_ignores_want);
 	tcase_add_test(tc, wire);
 	suite_add_tcase(s, tc);
 	return s;
