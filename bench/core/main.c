@@ -55,8 +55,9 @@ static void tables_by_class(const run_set *s)
 		int ref = run_reference(s, (enum bench_kind)k);
 		fprintf(md, "\n#### %s: %s\n\n", s->name, run_kind_name((enum bench_kind)k));
 		fprintf(md, "| method | class | cases | wrong verdicts | max error | median error | "
-		            "median ns/query | ratio to ours | instructions/query | allocations/query |\n");
-		fprintf(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		            "errors > 1e-6 | median ns/query | ratio to ours | instructions/query | "
+		            "allocations/query |\n");
+		fprintf(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (int m = 0; m < s->nmethods; m++) {
 			const bench_method *me = s->methods[m];
 			if ((int)me->kind != k)
@@ -79,8 +80,11 @@ static void tables_by_class(const run_set *s)
 				char emax[32], emed[32];
 				fmt_err(emax, sizeof emax, st.err_max);
 				fmt_err(emed, sizeof emed, st.err_median);
-				fprintf(md, "| %s: %s | %s | %d | %d | %s | %s | %.0f | %.2f | %.0f | %.1f |\n",
-				        me->peer, me->name, run_class_name(cls), st.n, st.wrong, emax, emed,
+				char big[16] = "-";
+				if (st.errors_n)
+					snprintf(big, sizeof big, "%d", st.err_big);
+				fprintf(md, "| %s: %s | %s | %d | %d | %s | %s | %s | %.0f | %.2f | %.0f | %.1f |\n",
+				        me->peer, me->name, run_class_name(cls), st.n, st.wrong, emax, emed, big,
 				        st.ns, ratio, st.insn, st.allocs);
 			}
 		}

@@ -180,8 +180,10 @@ void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_s
 	out->allocs = out->n ? allocs / out->n : 0;
 	if (out->errors_n) {
 		double mx = 0;
-		for (int i = 0; i < out->errors_n; i++)
+		for (int i = 0; i < out->errors_n; i++) {
 			mx = fmax(mx, err[i]);
+			out->err_big += !(err[i] <= 1e-6);
+		}
 		out->err_max = mx;
 		out->err_median = median(err, out->errors_n);
 	} else {

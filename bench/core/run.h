@@ -43,6 +43,7 @@ typedef struct run_stats {
 	int wrong;       /* verdicts off the truth (touching cases excluded), or no answer */
 	int errors_n;    /* cases with an error measured */
 	double err_max, err_median; /* distance (DISTANCE) or depth (DEPTH) error */
+	int err_big;     /* cases off by more than 1e-6 (absolute; scenes are 2 to 8 units) */
 	double ns;       /* median ns per query */
 	double insn;     /* median instructions per query */
 	double allocs;   /* mean allocations per query */
