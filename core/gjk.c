@@ -6,7 +6,9 @@
  *     (eq. (21)), found by scanning each shape's vertices (support.c);
  *   - each iteration finds the point v_k of co V_k nearest the origin with
  *     Johnson's sub-algorithm, falling back to the backup procedure (38)
- *     when rounding defeats it (simplex.c);
+ *     when rounding defeats it (simplex.c); in 3-D the faces through the
+ *     new support point are tried first by region tests (simplex3.c), the
+ *     full table only when that is not clear-cut;
  *   - it stops on the convergence test (35), when the new support point is
  *     already in the simplex (finite termination for polytopes, Theorem 2),
  *     when v_k = 0 (the shapes intersect), or at a hard iteration cap; the
@@ -25,6 +27,14 @@
  * of the rounded shapes is the hull distance minus both radii.  Unions of
  * convex parts (eqs. (2)-(8)) are handed to compound.c, which calls back
  * here with pairs of convex leaves.
+ *
+ * A query does the least work that answers what it wants
+ * (clash_options.want): for the verdict alone it stops as soon as a
+ * support point certifies a separating direction (v.w / |v| beyond the
+ * radii, which the first direction often does) or v comes within them;
+ * without the depth it skips EPA.  The first pass over each shape's
+ * vertices (support_bounds_extreme) gives the frame and the first support
+ * point together, in the direction between means of a few vertices.
  */
 #include <assert.h>
 #include <float.h>
