@@ -133,7 +133,10 @@ bench-core: deps-bench
 deps-bench:
 	@sh deploy/install-deps.sh bench
 
-$(B)/obj/bench/core/%.o: bench/core/%.cpp bench/core/bench.h
+$(B)/obj/bench/core/%.o: bench/core/%.c $(wildcard bench/core/*.h core/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -c $< -o $@
+$(B)/obj/bench/core/%.o: bench/core/%.cpp $(wildcard bench/core/*.h)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
 		$(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') -c $< -o $@
