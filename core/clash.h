@@ -142,8 +142,8 @@ int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts,
  * vertices keep scanning (faster there).
  *
  * clash_prepared_size(dim, count) is the storage preparing count vertices
- * of dimension dim needs, in bytes (in 3-D about 250 per vertex while
- * preparing, of which about 30 per hull vertex are kept: see
+ * of dimension dim needs, in bytes (in 3-D about 330 per vertex while
+ * preparing, of which about 60 per hull vertex are kept: see
  * clash_prepared_bytes below; a few hundred bytes otherwise).
  * clash_shape_prepare(s, storage, size) prepares s, a shape built with
  * clash_shape_init, in the caller's storage: at least
@@ -163,7 +163,7 @@ size_t clash_prepared_size(int dim, size_t count);
 int clash_shape_prepare(clash_shape *s, void *storage, size_t size);
 
 /* Keeping a preparation compact: preparing uses clash_prepared_size bytes,
- * but only the first clash_prepared_bytes(s) of them (about 30 per hull
+ * but only the first clash_prepared_bytes(s) of them (about 60 per hull
  * vertex) are the preparation; the rest was scratch.  Those bytes may be
  * copied to other 8-aligned storage (and the original freed), and a shape
  * pointed at the copy with clash_shape_set_prepared, which also attaches a

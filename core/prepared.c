@@ -20,14 +20,19 @@
  * so), which keeps the climbs a few steps long.  The table is filled by
  * climbing from cell to cell.
  *
+ * Memory order matters as much as the step count: a climb on a large hull
+ * reads a few neighbours per step, and in the input's order each is a
+ * cache miss.  So the hull vertices are renumbered along a Morton (Z-order)
+ * curve of their coordinates and copied in that order with the graph, and
+ * neighbours on the hull, which are near in space, are mostly near in
+ * memory.
+ *
  * Storage layout (caller's, 8-aligned): the prepared header, then for 3-D
- * adj_start (count + 1), start (PREPARED_CELLS_MAX), adj (up to 6 count) as
- * uint32, then the hull builder's scratch (hull3_scratch_size), used only
- * while preparing.  The arrays are found by offsets from the header, so the
- * preparation (its first `bytes` bytes, which end with adj) may be copied
- * elsewhere and the scratch freed (clash_prepared_bytes,
- * clash_shape_set_prepared).
- */
+ * the graph's arrays, packed (their offsets are in the header, see
+ * prepared.h), then, used only while preparing, the hull builder's output
+ * and scratch (hull3_scratch_size).  The preparation is the first `bytes`
+ * bytes: it may be copied elsewhere and the rest freed
+ * (clash_prepared_bytes, clash_shape_set_prepared). */
 #include <assert.h>
 #include <math.h>
 #include <string.h>
@@ -43,6 +48,19 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* The packed graph at most (H = count), and the builder's output. */
+static size_t final_size(size_t count)
+{
+	return align8(count * sizeof(uint32_t)) * 3 + align8((count + 1) * sizeof(uint32_t)) +
+	       align8(6 * count * sizeof(uint32_t)) + align8(PREPARED_CELLS_MAX * sizeof(uint32_t)) +
+	       3 * count * sizeof(double) + 64;
+}
+
+static size_t built_size(size_t count)
+{
+	return align8((count + 1) * sizeof(uint32_t)) + align8(6 * count * sizeof(uint32_t));
+}
+
 /* Does dimension dim with count vertices get a hull graph? */
 static int graphed(int dim, size_t count)
 {
@@ -54,12 +72,8 @@ size_t clash_prepared_size(int dim, size_t count)
 	if (dim < 1 || dim > CLASH_MAX_DIM || count == 0)
 		return 0;
 	size_t n = align8(sizeof(prepared));
-	if (graphed(dim, count)) {
-		n += align8((count + 1) * sizeof(uint32_t));
-		n += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
-		n += align8(6 * count * sizeof(uint32_t));
-		n += align8(hull3_scratch_size(count));
-	}
+	if (graphed(dim, count))
+		n += final_size(count) + built_size(count) + align8(hull3_scratch_size(count));
 	return n;
 }
 
@@ -100,19 +114,21 @@ static void cell_direction(unsigned c, int side, double *d)
 	d[(a + 2) % 3] = ((j + 0.5) / side) * 2.0 - 1.0;
 }
 
-static size_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel)
+/* The climb over graph numbers; rel scores relative to the shape's vertex 0
+ * (as support_max_dot_rel3), else plainly.  Returns a graph number. */
+static uint32_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel)
 {
-	const double *v = p->vertices;
+	const double *xyz = prepared_xyz(p), *v0 = p->vertices;
 	const uint32_t *adj_start = prepared_array(p, p->at_adj_start), *adj = prepared_array(p, p->at_adj);
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
-	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
-	const double *q = v + 3 * (size_t)cur;
+	const double x0 = rel ? v0[0] : 0.0, y0 = rel ? v0[1] : 0.0, z0 = rel ? v0[2] : 0.0;
+	const double *q = xyz + 3 * (size_t)cur;
 	double best = ((q[0] - x0) * e0 + (q[1] - y0) * e1) + (q[2] - z0) * e2;
 	for (;;) {
 		uint32_t next = cur;
 		for (uint32_t k = adj_start[cur]; k < adj_start[cur + 1]; k++) {
 			uint32_t u = adj[k];
-			const double *r = v + 3 * (size_t)u;
+			const double *r = xyz + 3 * (size_t)u;
 			double s = ((r[0] - x0) * e0 + (r[1] - y0) * e1) + (r[2] - z0) * e2;
 			if (s > best) {
 				best = s;
@@ -128,19 +144,114 @@ static size_t climb_from(const prepared *p, uint32_t cur, const double *e, int r
 size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
 {
 	assert(p->hull > 0);
+	const uint32_t *vid = prepared_array(p, p->at_vid);
 	uint32_t at = prepared_array(p, p->at_start)[cell_of(e, p->side)];
-	if (hint && *hint < p->count && *hint != at) {
-		/* Successive support points of one query move little: start
-		 * from the last one when it is already further along e. */
-		const double *v = p->vertices, *a = v + 3 * (size_t)at, *h = v + 3 * *hint;
-		double sa = (a[0] - h[0]) * e[0] + (a[1] - h[1]) * e[1] + (a[2] - h[2]) * e[2];
-		if (sa < 0.0)
-			at = (uint32_t)*hint;
+	if (hint && *hint < p->count) {
+		uint32_t h = prepared_array(p, p->at_rank)[*hint];
+		if (h != UINT32_MAX && h != at) {
+			/* Successive support points of one query move little:
+			 * start from the last one when it is already further
+			 * along e. */
+			const double *xyz = prepared_xyz(p), *a = xyz + 3 * (size_t)at,
+			             *b = xyz + 3 * (size_t)h;
+			if ((a[0] - b[0]) * e[0] + (a[1] - b[1]) * e[1] + (a[2] - b[2]) * e[2] < 0.0)
+				at = h;
+		}
 	}
-	size_t best = climb_from(p, at, e, rel);
+	size_t best = vid[climb_from(p, at, e, rel)];
 	if (hint)
 		*hint = best;
 	return best;
+}
+
+/* Interleave the low 10 bits of x, y, z: a 30-bit Morton code. */
+static uint32_t spread10(uint32_t x)
+{
+	x &= 0x3ffu;
+	x = (x | (x << 16)) & 0x030000ffu;
+	x = (x | (x << 8)) & 0x0300f00fu;
+	x = (x | (x << 4)) & 0x030c30c3u;
+	x = (x | (x << 2)) & 0x09249249u;
+	return x;
+}
+
+/* Number the hull vertices along the Morton curve of the box lo..hi and
+ * write the packed graph after the header at m.  adj_start0/adj0 is the
+ * builder's graph over the original indices; work has room for 2 count
+ * uint32.  Returns the end of what was written. */
+static char *pack(prepared *p, char *m, const uint32_t *adj_start0, const uint32_t *adj0,
+                  uint32_t *work)
+{
+	const size_t n = p->count, H = p->hull;
+	const double *v = p->vertices;
+	uint32_t *rank = (uint32_t *)(void *)m;
+	p->at_rank = (size_t)(m - (char *)p);
+	m += align8(n * sizeof(uint32_t));
+	uint32_t *vid = (uint32_t *)(void *)m;
+	p->at_vid = (size_t)(m - (char *)p);
+	m += align8(H * sizeof(uint32_t));
+	/* Keys and a radix sort (three passes of 10 bits) of the hull
+	 * vertices by them; work holds the keys, vid and rank the passes. */
+	uint32_t *key = work, *tmp = work + n;
+	size_t h = 0;
+	double scale[3];
+	for (int k = 0; k < 3; k++)
+		scale[k] = p->hi[k] > p->lo[k] ? 1023.0 / (p->hi[k] - p->lo[k]) : 0.0;
+	for (size_t i = 0; i < n; i++) {
+		if (adj_start0[i] == adj_start0[i + 1])
+			continue;
+		uint32_t c[3];
+		for (int k = 0; k < 3; k++) {
+			double q = (v[3 * i + k] - p->lo[k]) * scale[k];
+			c[k] = q > 0.0 ? (q < 1023.0 ? (uint32_t)q : 1023u) : 0u;
+		}
+		key[i] = spread10(c[0]) | spread10(c[1]) << 1 | spread10(c[2]) << 2;
+		vid[h++] = (uint32_t)i;
+	}
+	assert(h == H);
+	uint32_t *from = vid, *to = tmp;
+	for (int pass = 0; pass < 3; pass++) {
+		uint32_t count[1025] = {0};
+		for (size_t j = 0; j < H; j++)
+			count[((key[from[j]] >> (10 * pass)) & 1023u) + 1]++;
+		for (int b = 0; b < 1024; b++)
+			count[b + 1] += count[b];
+		for (size_t j = 0; j < H; j++)
+			to[count[(key[from[j]] >> (10 * pass)) & 1023u]++] = from[j];
+		uint32_t *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != vid)
+		memcpy(vid, from, H * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		rank[i] = UINT32_MAX;
+	for (size_t j = 0; j < H; j++)
+		rank[vid[j]] = (uint32_t)j;
+	/* The graph in the new numbers, and the coordinates in their order. */
+	uint32_t *adj_start = (uint32_t *)(void *)m;
+	p->at_adj_start = (size_t)(m - (char *)p);
+	m += align8((H + 1) * sizeof(uint32_t));
+	uint32_t *start = (uint32_t *)(void *)m;
+	p->at_start = (size_t)(m - (char *)p);
+	m += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
+	double *xyz = (double *)(void *)m;
+	p->at_xyz = (size_t)(m - (char *)p);
+	m += 3 * H * sizeof(double);
+	uint32_t *adj = (uint32_t *)(void *)m;
+	p->at_adj = (size_t)(m - (char *)p);
+	uint32_t at = 0;
+	for (size_t j = 0; j < H; j++) {
+		uint32_t i = vid[j];
+		adj_start[j] = at;
+		for (uint32_t k = adj_start0[i]; k < adj_start0[i + 1]; k++)
+			adj[at++] = rank[adj0[k]];
+		for (int c = 0; c < 3; c++)
+			xyz[3 * j + c] = v[3 * (size_t)i + c];
+	}
+	adj_start[H] = at;
+	(void)start;
+	return m + align8(at * sizeof(uint32_t));
 }
 
 int prepared_of(const clash_shape *s, const prepared **out)
@@ -209,29 +320,26 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 
 	p->bytes = align8(sizeof(prepared));
 	if (graphed(n, s->count)) {
-		uint32_t *adj_start = (uint32_t *)(void *)m;
-		p->at_adj_start = (size_t)(m - (char *)p);
-		m += align8((s->count + 1) * sizeof(uint32_t));
-		uint32_t *start = (uint32_t *)(void *)m;
-		p->at_start = (size_t)(m - (char *)p);
-		m += align8(PREPARED_CELLS_MAX * sizeof(uint32_t));
-		uint32_t *adj = (uint32_t *)(void *)m;
-		p->at_adj = (size_t)(m - (char *)p);
-		m += align8(6 * s->count * sizeof(uint32_t));
-		p->hull = hull3_build(v, s->count, m, adj_start, adj);
+		/* The builder works behind the room of the packed graph. */
+		char *built = m + final_size(s->count);
+		uint32_t *adj_start0 = (uint32_t *)(void *)built;
+		uint32_t *adj0 = (uint32_t *)(void *)(built + align8((s->count + 1) * sizeof(uint32_t)));
+		char *scratch = built + built_size(s->count);
+		p->hull = hull3_build(v, s->count, scratch, adj_start0, adj0);
 		p->side = side_for(s->count);
-		p->bytes = p->at_adj + align8(adj_start[s->count] * sizeof(uint32_t));
 		if (p->hull > 0) {
+			char *end = pack(p, m, adj_start0, adj0, (uint32_t *)(void *)scratch);
+			assert(end <= built);
+			p->bytes = (size_t)(end - (char *)p);
 			/* Fill the start table cell by cell, each climb starting
 			 * where the previous one ended. */
+			uint32_t *start = (uint32_t *)(void *)((char *)p + p->at_start);
 			uint32_t at = 0;
-			while (adj_start[at] == adj_start[at + 1])
-				at++; /* a hull vertex */
 			const unsigned cells = 6u * (unsigned)p->side * (unsigned)p->side;
 			for (unsigned c = 0; c < cells; c++) {
 				double d[3];
 				cell_direction(c, p->side, d);
-				at = (uint32_t)climb_from(p, at, d, 0);
+				at = climb_from(p, at, d, 0);
 				start[c] = at;
 			}
 		}

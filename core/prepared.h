@@ -32,17 +32,27 @@ typedef struct prepared {
 	size_t count;
 	const double *vertices; /* the array prepared: a shape must still borrow it */
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	size_t hull;            /* hull vertices; 0: no graph (not 3-D, or flat) */
+	size_t hull;            /* hull vertices H; 0: no graph (not 3-D, or flat) */
 	int side;               /* of the start table's cube map */
 	size_t bytes;           /* of the preparation, from its start (the rest was scratch) */
-	/* Offsets from the start of the preparation, so that it may be
-	 * copied (clash_shape_set_prepared): */
-	size_t at_adj_start, at_start, at_adj;
+	/* The graph, with the hull vertices renumbered 0 .. H-1 in an order
+	 * that keeps neighbours near in memory, at offsets from the start of
+	 * the preparation (so that it may be copied, clash_shape_set_prepared):
+	 * rank (count: a vertex's number in the graph, or UINT32_MAX inside),
+	 * vid (H: the vertex of each number), adj_start (H + 1) and adj (the
+	 * neighbours' numbers), start (the cube map's numbers) and xyz (3 H
+	 * doubles: the hull vertices' coordinates in that order). */
+	size_t at_rank, at_vid, at_adj_start, at_adj, at_start, at_xyz;
 } prepared;
 
 static inline const uint32_t *prepared_array(const prepared *p, size_t at)
 {
 	return (const uint32_t *)(const void *)((const char *)p + at);
+}
+
+static inline const double *prepared_xyz(const prepared *p)
+{
+	return (const double *)(const void *)((const char *)p + p->at_xyz);
 }
 
 /* The preparation of s, checked against it: *out is NULL for a shape not
