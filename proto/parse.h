@@ -24,4 +24,10 @@ int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p);
 int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
                    enum proto_limit *which);
 
+/* The problem for text that json_loadb() refused with *e: a 400 located
+ * where the parser stopped (line, column, position and the pointer of the
+ * value it was in), or a 422 naming a number out of the range of a double.
+ * Returns 1, or -1 when memory ran out. */
+int proto_parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p);
+
 #endif /* PROTO_PARSE_H */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "parse.h"
 #include "request_limits.h"
 #include "pointer.h"
@@ -47,8 +48,7 @@ static int is_blank(const char *s, size_t n)
 	return 1;
 }
 
-/* A problem for text jansson refused.  Returns 1, or -1 when memory ran out. */
-static int parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p)
+int proto_parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p)
 {
 	enum json_error_code code = json_error_code(e);
 	if (code == json_error_out_of_memory)
@@ -112,6 +112,17 @@ int proto_query_reply(const char *body, size_t len, proto_reply *out)
 
 int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
+	proto_problem p = {0};
+	int r = proto_query_answer(body, len, call, out, &p);
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}
+
+int proto_query_answer(const char *body, size_t len, proto_call *call, proto_reply *out,
+                       proto_problem *p_out)
+{
 	memset(out, 0, sizeof *out);
 	proto_call none = {0};
 	if (!call)
@@ -155,8 +166,9 @@ int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	proto_query_release(&q);
 done:
 	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
+		*p_out = p; /* taken over: the caller encodes and releases it */
+	else
+		proto_problem_release(&p);
 	return r;
 }
 
@@ -180,7 +192,7 @@ int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p
 	*root = json_loadb(body, len,
 	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
 	if (!*root)
-		return parse_problem(body, len, &e, p);
+		return proto_parse_problem(body, len, &e, p);
 	r = proto_limits_tree(*root, limits, p, which);
 	if (r) {
 		json_decref(*root);
