@@ -180,8 +180,10 @@ size_t proto_real_text(double x, char *b)
 	int k;
 	char *o = b;
 	if (x == 0) {
-		memcpy(b, signbit(x) ? "-0.0" : "0.0", 5);
-		return strlen(b);
+		const char *z = signbit(x) ? "-0.0" : "0.0";
+		size_t n = strlen(z);
+		memcpy(b, z, n + 1);
+		return n;
 	}
 	if (!isnormal(x) || !digits17(fabs(x), &d, &k)) {
 		int n = snprintf(b, PROTO_REAL_MAX - 3, "%.17g", x);
@@ -246,7 +248,7 @@ size_t proto_real_text(double x, char *b)
 
 static void dump_string(out *o, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
+	static const char hex[] = "0123456789ABCDEF";
 	putc1(o, '"');
 	size_t run = 0; /* bytes copied as they are, pending */
 	for (size_t i = 0; i < n; i++) {
