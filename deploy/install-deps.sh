@@ -3,7 +3,8 @@
 #
 # One script serves `make run`, `make test`, CI (.ci/run -> make test) and the
 # Dockerfile, so a fresh bookworm machine and the container image are set up by
-# the same steps.  Usage: install-deps.sh [build|test]   (test adds test-only packages)
+# the same steps.  Usage: install-deps.sh [build|test|bench]   (test adds test-only
+# packages, bench those of the benchmarks)
 set -eu
 
 profile=${1:-build}
@@ -25,6 +26,11 @@ if [ "$profile" = test ]; then
 	if ! command -v npm >/dev/null 2>&1; then
 		pkgs="$pkgs nodejs npm"
 	fi
+fi
+
+if [ "$profile" = bench ]; then
+	# wrk: the HTTP load generator of make bench-http.
+	pkgs="$pkgs wrk"
 fi
 
 missing=""

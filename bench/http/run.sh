@@ -27,6 +27,8 @@
 # excess 503 at once: backpressure, not throughput) and its log to
 # /dev/null.  Output: a Markdown table on stdout, also in
 # BUILD-DIR/bench/http/results.md; raw wrk lines in results.jsonl.
+# BENCH_PARTS="pairs batch" (default) runs both parts; one of them alone
+# leaves the other's rows out.
 set -eu
 
 B=${1:-build}
@@ -97,7 +99,9 @@ cpu_ticks() {
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench-http: $(nproc) CPUs, ${DUR}s per run, load average $load" >&2
-for setup in pinned unpinned; do
+PARTS=${BENCH_PARTS:-pairs batch}
+case " $PARTS " in *" pairs "*) SETUPS="pinned unpinned" ;; *) SETUPS="" ;; esac
+for setup in $SETUPS; do
 	if [ $setup = pinned ]; then
 		scpu=0 wcpu=1 threads=1
 	else
@@ -112,7 +116,11 @@ for setup in pinned unpinned; do
 done
 
 # Batches: decode-only, then over HTTP, then decode-only again.
+batch=0
+case " $PARTS " in *" batch "*) batch=1 ;; esac
 half=$(( (DUR + 1) / 2 ))
+t0=0 t1=0
+if [ $batch = 1 ]; then
 "$B/bench/batch-bench" decode "$OUT/batch.json" 2 "$half" > "$OUT/decode1.jsonl"
 "$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 --max-queue 1024 >/dev/null &
 cpid=$!
@@ -124,6 +132,7 @@ t1=$(cpu_ticks $cpid)
 cleanup
 "$B/bench/batch-bench" decode "$OUT/batch.json" 2 "$half" > "$OUT/decode2.jsonl"
 cat "$OUT/decode1.jsonl" "$OUT/decode2.jsonl" >&2
+fi
 
 # ---- the table ----------------------------------------------------------
 hz=$(getconf CLK_TCK)
@@ -132,9 +141,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) x $cpu, ${DUR} s per run;"
 	echo "load average before the run: $load (after: $(cut -d' ' -f1-3 /proc/loadavg))."
 	echo
-	echo "| set-up | conns | clashd rps | p50 ms | p99 ms | hello rps | p50 ms | p99 ms | clashd/hello |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	for setup in pinned unpinned; do
+	[ -n "$SETUPS" ] && echo "| set-up | conns | clashd rps | p50 ms | p99 ms | hello rps | p50 ms | p99 ms | clashd/hello |"
+	[ -n "$SETUPS" ] && echo "|---|---|---|---|---|---|---|---|---|"
+	for setup in $SETUPS; do
 		for c in 1 8 64; do
 			awk -v s="$setup" -v c="$c" '
 			function val(line, key,   m) {
@@ -151,7 +160,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 		done
 	done
 	echo
-	awk -v n="$NBATCH" -v ticks=$((t1 - t0)) -v hz="$hz" '
+	[ $batch = 1 ] && awk -v n="$NBATCH" -v ticks=$((t1 - t0)) -v hz="$hz" '
 	function val(line, key,   m) {
 		if (match(line, "\"" key "\":[-0-9.]+")) {
 			m = substr(line, RSTART, RLENGTH); sub(/.*:/, "", m); return m + 0
