@@ -79,22 +79,28 @@ start() {
 	wait_up "$HPORT" /
 }
 
-# measure CPUS CONNS URL BODY LABEL: one wrk run, its JSON line tagged
+# cpu_ticks PID: user + system time of a process, in clock ticks
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# measure CPUS CONNS URL BODY LABEL PID: one wrk run, its JSON line tagged,
+# with the server's (PID's) CPU time per request in microseconds
 measure() {
 	pin=""
 	[ -n "$1" ] && pin="taskset -c $1"
+	c0=$(cpu_ticks "$6")
 	line=$($pin wrk -t 1 -c "$2" -d "${DUR}s" -s "$HERE/post.lua" "$3" -- "$4" | tail -n 1)
+	c1=$(cpu_ticks "$6")
 	case "$line" in
 	'{'*) ;;
 	*) echo "bench-http: wrk gave no result for $5" >&2; exit 1 ;;
 	esac
-	echo "{\"label\":\"$5\",${line#\{}" >> "$OUT/results.jsonl"
-	echo "  $5: $line" >&2
-}
-
-# cpu_ticks PID: user + system time of a process, in clock ticks
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat"
+	reqs=$(echo "$line" | sed 's/.*"requests":\([0-9]*\).*/\1/')
+	us=$(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$reqs" \
+		'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')
+	echo "{\"label\":\"$5\",\"cpu_us_per_req\":$us,${line#\{}" >> "$OUT/results.jsonl"
+	echo "  $5: cpu ${us} us/request $line" >&2
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -109,8 +115,8 @@ for setup in $SETUPS; do
 	fi
 	start "$scpu" "$threads"
 	for c in 1 8 64; do
-		measure "$wcpu" $c "http://127.0.0.1:$PORT/v1/query" "$OUT/pair.json" "$setup clashd $c"
-		measure "$wcpu" $c "http://127.0.0.1:$HPORT/" "$OUT/pair.json" "$setup hello $c"
+		measure "$wcpu" $c "http://127.0.0.1:$PORT/v1/query" "$OUT/pair.json" "$setup clashd $c" $cpid
+		measure "$wcpu" $c "http://127.0.0.1:$HPORT/" "$OUT/pair.json" "$setup hello $c" $hpid
 	done
 	cleanup
 done
@@ -127,7 +133,7 @@ cpid=$!
 pids=$cpid
 wait_up "$PORT" /v1/query
 t0=$(cpu_ticks $cpid)
-measure "" 4 "http://127.0.0.1:$PORT/v1/batch" "$OUT/batch.json" "batch clashd 4"
+measure "" 4 "http://127.0.0.1:$PORT/v1/batch" "$OUT/batch.json" "batch clashd 4" $cpid
 t1=$(cpu_ticks $cpid)
 cleanup
 "$B/bench/batch-bench" decode "$OUT/batch.json" 2 "$half" > "$OUT/decode2.jsonl"
@@ -141,8 +147,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) x $cpu, ${DUR} s per run;"
 	echo "load average before the run: $load (after: $(cut -d' ' -f1-3 /proc/loadavg))."
 	echo
-	[ -n "$SETUPS" ] && echo "| set-up | conns | clashd rps | p50 ms | p99 ms | hello rps | p50 ms | p99 ms | clashd/hello |"
-	[ -n "$SETUPS" ] && echo "|---|---|---|---|---|---|---|---|---|"
+	[ -n "$SETUPS" ] && echo "| set-up | conns | clashd rps | p50 ms | p99 ms | CPU us/req | hello rps | p50 ms | p99 ms | CPU us/req | clashd/hello rps |"
+	[ -n "$SETUPS" ] && echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for setup in $SETUPS; do
 		for c in 1 8 64; do
 			awk -v s="$setup" -v c="$c" '
@@ -152,14 +158,16 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 				}
 				return -1
 			}
-			index($0, "\"label\":\"" s " clashd " c "\"") { cr = val($0, "rps"); c50 = val($0, "p50_ms"); c99 = val($0, "p99_ms"); cn = val($0, "non_2xx") + val($0, "socket_errors") }
-			index($0, "\"label\":\"" s " hello " c "\"") { hr = val($0, "rps"); h50 = val($0, "p50_ms"); h99 = val($0, "p99_ms") }
+			index($0, "\"label\":\"" s " clashd " c "\"") { cr = val($0, "rps"); c50 = val($0, "p50_ms"); c99 = val($0, "p99_ms"); cu = val($0, "cpu_us_per_req"); cn = val($0, "non_2xx") + val($0, "socket_errors") }
+			index($0, "\"label\":\"" s " hello " c "\"") { hr = val($0, "rps"); h50 = val($0, "p50_ms"); h99 = val($0, "p99_ms"); hu = val($0, "cpu_us_per_req") }
 			END {
-				printf "| %s | %d | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f%%%s |\n", s, c, cr, c50, c99, hr, h50, h99, 100 * cr / hr, (cn > 0 ? " (errors!)" : "")
+				printf "| %s | %d | %.0f | %.2f | %.2f | %.1f | %.0f | %.2f | %.2f | %.1f | %.0f%%%s |\n", s, c, cr, c50, c99, cu, hr, h50, h99, hu, 100 * cr / hr, (cn > 0 ? " (errors!)" : "")
 			}' "$OUT/results.jsonl"
 		done
 	done
 	echo
+	[ -n "$SETUPS" ] && echo "CPU us/req: the server process's CPU time (all its threads) per request."
+	[ -n "$SETUPS" ] && echo
 	[ $batch = 1 ] && awk -v n="$NBATCH" -v ticks=$((t1 - t0)) -v hz="$hz" '
 	function val(line, key,   m) {
 		if (match(line, "\"" key "\":[-0-9.]+")) {
