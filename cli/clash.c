@@ -120,6 +120,20 @@ static int run_query(const command *cmd, int argc, char **argv)
 	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, cli_answer_batch, &threads);
 }
 
+static int run_scene(const command *cmd, int argc, char **argv)
+{
+	int first;
+	int r = common_options(cmd, argc, argv, &first);
+	if (r >= 0)
+		return r;
+	if (argc - first > 1) {
+		fprintf(stderr, "%s %s: at most one FILE\n", PROG, cmd->name);
+		command_usage(cmd, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return cli_document(PROG, first < argc ? argv[first] : NULL, proto_scene_reply);
+}
+
 static const command commands[] = {
 	{"query", "[FILE]", "Answer collision queries, one JSON object per line.",
 	 "\n"
@@ -142,6 +156,24 @@ static const command commands[] = {
 	 "problems; 1 when reading, writing or memory failed part way; 2 for a bad\n"
 	 "command line or a FILE that cannot be opened.\n",
 	 run_query},
+	{"scene", "[FILE]", "Find the clashing pairs of a scene (one JSON document).",
+	 "\n"
+	 "Reads one Scene from FILE, or from standard input when FILE is absent or\n"
+	 "\"-\": the whole input is one JSON document, laid out in any way\n"
+	 "  {\"objects\": [{\"id\": \"pump\", \"shape\": {\"vertices\": [...], ...}}, ...],\n"
+	 "   \"clearance\": c, \"tolerance\": t, \"pairs\": [[\"pump\", \"pipe\"], ...],\n"
+	 "   \"ignore\": [[\"pump\", \"base\"], ...]}\n"
+	 "as for POST /v1/scene of clashd (see proto/openapi.yaml), and writes one\n"
+	 "line: {\"clashes\": [{\"a\": id, \"b\": id, \"class\": \"clash\"|\"touch\"|\n"
+	 "\"clearance\", ...}, ...], \"candidates\": n}, every pair closer than the\n"
+	 "clearance in input order, or the RFC 9457 problem object (\"status\" 400 or\n"
+	 "422, \"pointer\" naming the offending value).  A shape with \"pose_end\"\n"
+	 "moves from \"pose\" to it; its pairs then carry the time of impact.\n"
+	 "\n"
+	 "Exit status: 0 when the scene was answered, even by a problem; 1 when\n"
+	 "reading, writing or memory failed; 2 for a bad command line or a FILE\n"
+	 "that cannot be opened.\n",
+	 run_scene},
 	{"contains", "[FILE]", "Answer containment queries, one JSON object per line.",
 	 "\n"
 	 "Reads containment queries as JSON Lines from FILE, or from standard input\n"

@@ -63,4 +63,12 @@ int cli_batch_answer(proto_batch *b, unsigned threads);
 /* The cores this process may run on (its affinity mask), at least 1. */
 unsigned cli_default_threads(void);
 
+/*
+ * Answer the one JSON document that is the whole of `path` (stdin when NULL
+ * or "-"), laid out in any way, with one reply body and a newline on
+ * stdout.  Messages go to stderr prefixed with `prog`.  Returns one of the
+ * CLI_EXIT_* statuses (an answer that is a problem is still CLI_EXIT_OK).
+ */
+int cli_document(const char *prog, const char *path, cli_reply_fn reply);
+
 #endif /* CLI_H */

@@ -9,8 +9,9 @@
  * copied or transformed in bulk.
  *
  * The library is pure C11: no I/O, no allocation in the query path (except
- * one scratch block per query of compound shapes, see clash_shape_init_compound),
- * no global state.  Every function is reentrant; shapes are read-only during a query, so
+ * one scratch block per query of compound shapes, see clash_shape_init_compound,
+ * and the swept-hull and scene calls of the motion and scenes section, which
+ * say what they allocate), no global state.  Every function is reentrant; shapes are read-only during a query, so
  * one shape may be used by many threads at once.  Errors are negative return
  * values (CLASH_E*), never exits; clash_strerror() names them.
  *
@@ -294,6 +295,224 @@ typedef struct clash_containment {
  */
 int clash_contains(const clash_shape *inner, const clash_shape *outer,
                    const clash_options *opt, clash_containment *out);
+
+/* ==========================================================================
+ * Motion and scenes (issue #6)
+ *
+ * Kept apart from the pairwise API above.  A motion is its own value
+ * (clash_motion) rather than more members of clash_shape: clash_shape is
+ * read by every method and copied for every part of a compound query, none
+ * of which cares about motion, and a part cannot move within its compound
+ * (objects are rigid), so only whole shapes need one.  Only clash_toi,
+ * clash_swept and the scene calls take motions.
+ * ========================================================================== */
+
+/* Conservative advancement (clash_toi) stops after this many steps; see
+ * clash_toi_result.converged for what is reported then. */
+#define CLASH_TOI_MAX_STEPS 10000
+
+/*
+ * A motion of a shape over the time t in [0, 1] (2005 interframe paper,
+ * section 5): the shape's origin moves along a straight line at constant
+ * speed while the shape turns at constant angular speed about a fixed axis
+ * through that origin (the slerp of its orientation).  With x -> L x + T the
+ * shape's own pose (where it is at t = 0), at time t it is posed by
+ *     x -> R(t) L x + T + t d
+ * where d is `translation` and R(t) the rotation by t times `rotation`.
+ * Zero-initialized, a motion is rest.
+ */
+typedef struct clash_motion {
+	double translation[CLASH_MAX_DIM]; /* d: the displacement of the origin */
+	/* The turn over the whole motion, in radians.  3-D: the rotation vector
+	 * (unit axis times angle, counter-clockwise about the axis); 2-D:
+	 * rotation[0] is the angle (counter-clockwise); other dimensions cannot
+	 * turn (all 0). */
+	double rotation[3];
+} clash_motion;
+
+/*
+ * The motion that carries shape `start` to the pose of `end` (the same shape
+ * posed where it ends, e.g. by its "pose_end"): d = T_end - T_start, and the
+ * rotation L_end L_start^-1 the shortest way (at most pi: the slerp of the
+ * two orientations).  That map must be a rotation within
+ * CLASH_QUAT_TOLERANCE (then the nearest rotation is used): a change of
+ * scale or shear, a reflection, or a rotation in a dimension other than 2
+ * and 3 gives CLASH_ENOTSUP.  CLASH_EINVAL for a NULL or a dimension
+ * mismatch, CLASH_ESINGULAR when start's linear part cannot be inverted.
+ */
+int clash_motion_between(clash_motion *m, const clash_shape *start, const clash_shape *end);
+
+/* *out = s posed at time t of motion m (NULL: at rest); t may be any
+ * number (t < 0 runs the motion backwards).  CLASH_ERANGE when the pose is
+ * not finite. */
+int clash_motion_pose(clash_shape *out, const clash_shape *s, const clash_motion *m, double t);
+
+/* The answer to a time-of-impact query (clash_toi). */
+typedef struct clash_toi_result {
+	int dim;
+	/* The shapes touch (come within the tolerance) at some t in [0, 1]. */
+	int contact;
+	/* The first such t; 0 when they touch at the start. */
+	double toi;
+	/* At toi: a point of contact (midway between the near points, which
+	 * are within the tolerance) and, when has_normal, the unit contact
+	 * normal from a towards b: the direction separating them just before
+	 * toi (for toi = 0, a moment before the start, the motion run
+	 * backwards; none when they already overlap there). */
+	double point[CLASH_MAX_DIM];
+	int has_normal;
+	double normal[CLASH_MAX_DIM];
+	/* With a normal: the speed (world units per unit of t) at which the
+	 * material points of a and b at `point` approach each other along it;
+	 * > 0 when they run into each other, <= 0 when they graze or part. */
+	double approach;
+	/* They go on into each other after toi: a moment later (when moving at
+	 * the approach speed would have taken them 16 tolerances in, or at the
+	 * end of the motion) they overlap deeper than the tolerance (judged
+	 * as for CLASH_CLASS_CLASH).  0 for a graze, sliding flush, a parting,
+	 * or an arrival flush at the end. */
+	int runs_in;
+	/* The distance falls below `clearance` (or to the tolerance) at some
+	 * t in [0, 1]: near_time is the first such t.  Set whenever contact
+	 * is, with near_time <= toi. */
+	int near;
+	double near_time;
+	/* Conservative-advancement steps taken (one GJK query each). */
+	int steps;
+	/* 0 when CLASH_TOI_MAX_STEPS ran out first: contact (and near) are then
+	 * reported at the last time before which there certainly is none, so
+	 * a contact is never missed, but this one is not certain. */
+	int converged;
+} clash_toi_result;
+
+/*
+ * Time of impact: the first t in [0, 1] at which a and b, moving by ma and
+ * mb (NULL: at rest), touch, and the first at which they come closer than
+ * `clearance` (>= 0).  By conservative advancement (FCL, Mirtich 1996):
+ * at time t GJK gives the distance d and its direction n; no point of a
+ * moves towards b along n faster than mu = n.(d_a - d_b) + |w_a| r_a +
+ * |w_b| r_b (w the turn, r the reach of the shape from its origin; for
+ * compound shapes |d_a - d_b| replaces the first term), so nothing touches
+ * before t + d / mu, where the search goes next.  It never steps past a
+ * contact, whatever the rotation; for pure translation it is Newton's
+ * method on the convex function d(t) and converges in a few steps, after
+ * the swept-hull test (clash_swept) has told in one query whether there
+ * is a contact at all.  opt: tolerance (contact is a distance within it;
+ * default 1e-12 times the shapes' size) and max_iterations (per GJK
+ * query).  Returns CLASH_OK, an error of clash_gjk or clash_swept, or
+ * CLASH_EINVAL for a bad clearance; CLASH_ERANGE for a motion that is not
+ * finite.
+ */
+int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b,
+              const clash_motion *mb, double clearance, const clash_options *opt,
+              clash_toi_result *out);
+
+/*
+ * The swept-hull test of the 2005 interframe paper (section 5), in the form
+ * that is exact for translations: a convex shape B translated by d sweeps
+ * co(B u (B + d)), and the relative motion of two translating shapes is a
+ * translation of one, so a (at its start) is tested against b swept by
+ * d_b - d_a (each convex part of a compound b swept on its own).  The
+ * answer is clash_gjk's for that pair: intersecting when a and b touch at
+ * some time of the motion, distance the least distance during it, near
+ * points where a is at the start (b's point is where b is relative to a).
+ * A motion with a turn gives CLASH_ENOTSUP: the hull of two poses does not
+ * hold a turning shape.  Allocates the swept vertices (CLASH_ENOMEM).
+ */
+int clash_swept(const clash_shape *a, const clash_motion *ma, const clash_shape *b,
+                const clash_motion *mb, const clash_options *opt, clash_result *r);
+
+/* A pair of objects of a scene, by their indices (a < b in answers). */
+typedef struct clash_pair {
+	size_t a, b;
+} clash_pair;
+
+/*
+ * How a pair of a scene is classed, like CAD clash-detection tools do.  For
+ * objects at rest, with tol the tolerance:
+ *   CLASH       they intersect and the penetration depth exceeds tol;
+ *   TOUCH       they intersect (distance within tol) no deeper than tol;
+ *   CLEARANCE   apart, but closer than the clearance;
+ *   NONE        farther: not reported.
+ * When either moves: CLASH when they overlap deeper than tol at the start,
+ * or meet (clash_toi) and go on into each other (runs_in); TOUCH when they
+ * meet otherwise (grazing, sliding flush, parting, or arriving flush at
+ * the end); CLEARANCE when they never meet but come closer than the
+ * clearance.
+ * The depth is clash_gjk's when it reports one (CLASH_HAS_DEPTH, exact);
+ * otherwise a pair whose lower bound (GJK88 eq. (32)) does not settle it
+ * is a clash when b, moved by 2 sqrt(dim) tol along each axis either way,
+ * still meets a: then a depth up to tol is never taken for a clash, and
+ * one above 2 sqrt(dim) tol always is.
+ */
+enum clash_class {
+	CLASH_CLASS_NONE = 0,
+	CLASH_CLASS_CLASH,
+	CLASH_CLASS_TOUCH,
+	CLASH_CLASS_CLEARANCE
+};
+
+/* A scene: many objects, the question "which pairs are closer than the
+ * clearance".  Everything is borrowed. */
+typedef struct clash_scene {
+	size_t count;
+	const clash_shape *shapes;   /* count shapes (convex or compound), one dimension */
+	const clash_motion *motions; /* NULL: all at rest; else one per shape */
+	double clearance;            /* >= 0; 0 reports the intersecting pairs */
+	clash_options opt;           /* tolerance and max_iterations for every pair */
+	const clash_pair *only;      /* when nonly > 0: only these pairs are examined */
+	size_t nonly;
+	const clash_pair *ignore;    /* never these pairs (either order) */
+	size_t nignore;
+	size_t max_candidates;       /* 0: no limit; more candidates give CLASH_ELIMIT */
+} clash_scene;
+
+/* What a scene query did, for tests and measurements. */
+typedef struct clash_scene_stats {
+	size_t tested;     /* pairs of objects whose boxes were compared (the broad phase's work) */
+	size_t candidates; /* pairs whose boxes overlap: handed to the narrow phase */
+	size_t reported;   /* of them, the ones classed other than NONE */
+} clash_scene_stats;
+
+/* One pair of a scene, classed.  Members other than a, b and cls are those
+ * of the pair's clash_result at the start, and the motion's answer. */
+typedef struct clash_scene_hit {
+	size_t a, b;
+	enum clash_class cls;
+	int intersecting;
+	double distance;
+	double near_a[CLASH_MAX_DIM], near_b[CLASH_MAX_DIM];
+	double depth;    /* when intersecting: the depth the class was judged by */
+	int depth_exact; /* depth is the penetration depth, not a lower bound */
+	int has_parts;   /* a or b is compound: part_a, part_b as in clash_result */
+	size_t part_a, part_b;
+	int converged;   /* the start's and, when moving, the motion's */
+	int moving;      /* either object moves: toi holds the motion's answer */
+	clash_toi_result toi;
+} clash_scene_hit;
+
+/*
+ * Broad phase: the candidate pairs, those whose world boxes overlap (each
+ * box covering its object over its motion, radius included, grown by half
+ * the clearance and a rounding margin), less the ignored ones; only the
+ * listed ones when s->nonly > 0.  By a bounding-volume hierarchy of the
+ * boxes walked against itself: O(n log n) to build, about O(n + k) to find
+ * k overlaps among objects of similar sizes.  *pairs is malloc'd (release with free()), sorted by (a, b) with
+ * a < b; `st` may be NULL.  Returns CLASH_OK, CLASH_EINVAL (a bad scene or
+ * pair index), CLASH_EDIM, CLASH_ERANGE, CLASH_ENOMEM or CLASH_ELIMIT.
+ */
+int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npairs,
+                           clash_scene_stats *st);
+
+/* Narrow phase for the pair (a, b), a != b: clash_gjk at the start and,
+ * when either moves, clash_toi; the class in h->cls (NONE: not reported).
+ * Reentrant: threads may run pairs of one scene at once. */
+int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *h);
+
+/* Both phases on the calling thread: the reported pairs, sorted by (a, b),
+ * in *hits (malloc'd; free()).  `st` may be NULL. */
+int clash_scene_run(const clash_scene *s, clash_scene_hit **hits, size_t *nhits,
+                    clash_scene_stats *st);
 
 #ifdef __cplusplus
 }

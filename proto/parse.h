@@ -30,4 +30,10 @@ int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p
  * Returns 1, or -1 when memory ran out. */
 int proto_parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p);
 
+/* The strict parse alone, without the tree limits: for a decoder that
+ * applies proto_limits_tree() itself to parts of its request (a Scene, to
+ * each object's shape).  The nesting depth is the caller's to check first
+ * (proto_limits_depth). */
+int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p);
+
 #endif /* PROTO_PARSE_H */

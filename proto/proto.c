@@ -150,8 +150,19 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 	int err = CLASH_ECANCELED;
 	clash_result res;
 	q.opt.cancel = call->cancel;
+	if (q.moving && strcmp(q.method->name, "gjk") != 0) {
+		proto_problem_set(&p, 422, strdup("/method"), "a query with pose_end (a motion) is "
+		                                              "answered by method \"gjk\" only");
+		r = p.pointer ? 1 : -1;
+		proto_query_release(&q);
+		goto done;
+	}
+	clash_toi_result toi;
 	if (!(call->cancel && *call->cancel)) {
 		err = q.method->run(&q.a, &q.b, &q.opt, &res);
+		/* A motion ("pose_end"): also the time of impact (clash_toi). */
+		if (!err && q.moving)
+			err = clash_toi(&q.a, &q.motion[0], &q.b, &q.motion[1], 0.0, &q.opt, &toi);
 		call->iterations = err ? 0 : res.iterations;
 	}
 	if (err == CLASH_ECANCELED) {
@@ -160,6 +171,8 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 		r = 1;
 	} else if (err) {
 		r = run_problem(err, &p);
+	} else if (q.moving) {
+		r = proto_result_encode_motion(&res, q.method->name, &toi, out, &p);
 	} else {
 		r = proto_result_encode(&res, q.method->name, out, &p);
 	}
@@ -205,4 +218,17 @@ int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
 {
 	enum proto_limit which;
 	return proto_parse_ex(body, len, root, p, &which);
+}
+
+int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p)
+{
+	*root = NULL;
+	if (is_blank(body, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
+		return 1;
+	}
+	json_error_t e;
+	*root = json_loadb(body, len,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	return *root ? 0 : proto_parse_problem(body, len, &e, p);
 }

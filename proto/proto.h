@@ -38,6 +38,32 @@ int proto_init(void);
  * Returns 0, or -1 when memory ran out (then *out is empty). */
 int proto_query_reply(const char *body, size_t len, proto_reply *out);
 
+/* Handle one Scene (the body of POST /v1/scene, or the document of `clash
+ * scene`): {"objects": [{"id": ..., "shape": Shape}, ...], "clearance": c,
+ * "tolerance": t, "pairs": [[id, id], ...], "ignore": [[id, id], ...]}
+ * answered {"clashes": [...], "candidates": n}: every pair closer than the
+ * clearance, classed clash / touch / clearance, in input order (see
+ * proto/openapi.yaml).  The narrow phase runs on proto_set_parallel()'s
+ * threads when set.  Problems and the return value as for
+ * proto_query_reply(). */
+int proto_scene_reply(const char *body, size_t len, proto_reply *out);
+
+/* A piece of one request's work: piece(ctx, i) for i in [0, n). */
+typedef void (*proto_piece_fn)(void *ctx, size_t i);
+
+/* A way to run the independent pieces of one request at once (clashd's
+ * fanout threads).  run(self, piece, ctx, n) calls piece(ctx, i) once for
+ * every i in [0, n), from any threads, and returns when all have returned;
+ * pieces never touch shared state. */
+typedef struct proto_parallel {
+	void (*run)(void *self, proto_piece_fn piece, void *ctx, size_t n);
+	void *self;
+} proto_parallel;
+
+/* Set how later calls run their pieces (copied; NULL, the initial state:
+ * one after the other on the calling thread).  Call before threads start,
+ * like proto_init(). */
+void proto_set_parallel(const proto_parallel *par);
 /* Handle one containment query (the body of POST /v1/contains, or one
  * line of `clash contains`): {"inner": Shape, "outer": Shape, "tolerance":
  * t} answered {"contained": bool, "outside_vertex": index or null,
@@ -113,6 +139,11 @@ typedef struct proto_call {
 
 /* proto_query_reply() with a proto_call (which may be NULL). */
 int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* proto_scene_reply() with a proto_call (which may be NULL).  The request
+ * limits apply to each object's shape (a scene's objects are bounded by
+ * their own count, 100 000); the cancel flag stops the narrow phase. */
+int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
 
 /* proto_contains_reply() with a proto_call (which may be NULL). */
 int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);

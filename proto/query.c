@@ -5,8 +5,10 @@
  * Order of checks, so that the answer for a request with several faults is
  * predictable: unknown members of the top-level object (in document order),
  * then "a" and "b" (each: members, vertices point by point or parts part by
- * part, radius, pose), then method, tolerance, max_iterations and warm
- * (members, plane, then a and b).  The dimension of a query is that of its
+ * part, radius, pose, pose_end), then method, tolerance, max_iterations and
+ * warm (members, plane, then a and b).  "pose_end" (a whole shape's, not a
+ * part's) is decoded as a pose of the same shape and turned into the motion
+ * from pose (clash_motion_between).  The dimension of a query is that of its
  * first point (/a/vertices/0, or /a/parts/0/.../vertices/0 when a is
  * compound); every other point must match it.
  *
@@ -133,6 +135,10 @@ typedef struct shape_walk {
 	int dim;
 	char first[128];
 	size_t leaves;
+	/* Where a top-level shape's "pose_end" goes (NULL: not allowed), and
+	 * the flag it sets. */
+	clash_motion *motion;
+	int *moving;
 } shape_walk;
 
 /* Keep `block` (malloc'd) until proto_query_release.  -1 (and block freed)
@@ -279,7 +285,36 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 	return 0;
 }
 
-static const char *const shape_members[] = {"vertices", "parts", "radius", "pose", NULL};
+/* The motion to pose_end (`v`) from the pose s already has: decoded like a
+ * pose, onto s with its pose reset. */
+static int motion(const json_t *v, const proto_path *at, const clash_shape *s, clash_motion *m,
+                  proto_problem *p)
+{
+	clash_shape end = *s;
+	const int n = s->dim;
+	end.posed = 0;
+	memset(end.linear, 0, sizeof end.linear);
+	memset(end.translation, 0, sizeof end.translation);
+	for (int i = 0; i < n; i++)
+		end.linear[i * n + i] = 1.0;
+	int r = pose(v, at, &end, p);
+	if (r)
+		return r;
+	int e = clash_motion_between(m, s, &end);
+	if (e == CLASH_ENOTSUP && (n == 2 || n == 3))
+		return fail(p, at, "pose_end must follow from pose by a rotation and a translation "
+		                   "(a rigid motion); between these two the shape is scaled, sheared "
+		                   "or mirrored");
+	if (e == CLASH_ENOTSUP)
+		return fail(p, at, "pose_end must follow from pose by a translation: a %d-D shape "
+		                   "cannot turn during a motion (only 2-D and 3-D ones can)", n);
+	if (e)
+		return fail(p, at, "pose_end: %s", clash_strerror(e));
+	return 0;
+}
+
+static const char *const shape_members[] = {"vertices", "parts", "radius", "pose", "pose_end",
+                                            NULL};
 
 static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w, double **store,
                  clash_shape *s, proto_problem *p);
@@ -328,7 +363,7 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		return fail(p, at, "a shape must be an object with vertices or parts, got %s",
 		            kind_of(v));
 	int r = known_members(v, at, shape_members,
-	                      "a shape has vertices or parts, radius and pose", p);
+	                      "a shape has vertices or parts, radius, pose and pose_end", p);
 	if (r)
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
@@ -381,6 +416,18 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		r = pose(po, &pp, s, p);
 		if (r)
 			return r;
+	}
+	const json_t *pe = json_object_get(v, "pose_end");
+	if (pe) {
+		proto_path ep = {at, "pose_end", 0};
+		if (depth > 0)
+			return fail(p, &ep, "pose_end is for a whole shape: a part moves with it");
+		if (!w->motion)
+			return fail(p, &ep, "pose_end (a motion) is not taken by this request");
+		r = motion(pe, &ep, s, w->motion, p);
+		if (r)
+			return r;
+		*w->moving = 1;
 	}
 	return 0;
 }
@@ -552,11 +599,12 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
 		r = fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
 		goto out;
 	}
-	shape_walk w = {.q = q};
+	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving};
 	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
 	if ((r = shape(a, &ap, 0, &w, &q->vertices[0], &q->a, p)))
 		goto out;
 	w.leaves = 0; /* the limit is per shape */
+	w.motion = &q->motion[1];
 	if ((r = shape(b, &bp, 0, &w, &q->vertices[1], &q->b, p)))
 		goto out;
 	r = options(root, q, p);
@@ -576,6 +624,18 @@ void proto_query_release(proto_query *q)
 	free(q->owned);
 	q->owned = NULL;
 	q->nowned = q->owned_cap = 0;
+}
+
+int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
+                          proto_shape_doc *doc, clash_shape *s, clash_motion *motion,
+                          int *moving, proto_problem *p)
+{
+	shape_walk w = {.q = owner, .dim = doc->dim, .motion = motion, .moving = moving};
+	memcpy(w.first, doc->first, sizeof w.first);
+	int r = shape(v, at, 0, &w, NULL, s, p);
+	doc->dim = w.dim;
+	memcpy(doc->first, w.first, sizeof doc->first);
+	return r;
 }
 
 int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,

@@ -34,6 +34,9 @@ typedef struct proto_query {
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
 	double warm_plane[CLASH_MAX_DIM + 1]; /* normal, then offset */
+	/* "pose_end" of a and b (rest when absent); moving when either has one. */
+	clash_motion motion[2];
+	int moving;
 } proto_query;
 
 /* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a
@@ -43,6 +46,24 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p);
 
 /* Free the vertex and parts arrays of a decoded query. */
 void proto_query_release(proto_query *q);
+
+/* Decoding the top-level shapes of one document other than a Query (the
+ * objects of a Scene): they share the document's dimension, set by its
+ * first point. */
+typedef struct proto_shape_doc {
+	int dim;         /* 0 until the first point */
+	char first[128]; /* that point's JSON Pointer, for messages */
+} proto_shape_doc;
+
+/* Decode one top-level Shape (openapi.yaml, components/schemas/Shape) at
+ * `at` as the Query decoder decodes "a": every array it borrows is owned by
+ * *owner (a zeroed proto_query used for nothing else; release it with
+ * proto_query_release() whatever the result); its "pose_end", if any, goes
+ * to *motion (left alone otherwise) and sets *moving.  Returns 0, 1 with a
+ * 422 problem in *p, or -1 when memory ran out. */
+int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
+                          proto_shape_doc *doc, clash_shape *s, clash_motion *motion,
+                          int *moving, proto_problem *p);
 
 /* Decode two Shapes (openapi.yaml, components/schemas/Shape), the members
  * name0 and name1 of a request other than a Query (e.g. "inner" and

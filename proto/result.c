@@ -118,6 +118,29 @@ static json_t *pair(json_t *a, json_t *b)
 	return o;
 }
 
+/* The members of a motion's answer: "toi" (null when there is no contact)
+ * and, with a contact, "contact". */
+static void put_motion(json_t *o, const clash_toi_result *t, int dim, int *failed)
+{
+	if (!t->contact) {
+		put(o, "toi", json_null(), failed);
+		return;
+	}
+	put(o, "toi", json_real(t->toi), failed);
+	json_t *c = json_object();
+	int cf = !c;
+	if (c) {
+		put(c, "point", reals(t->point, dim), &cf);
+		if (t->has_normal)
+			put(c, "normal", reals(t->normal, dim), &cf);
+	}
+	if (cf) {
+		json_decref(c);
+		c = NULL;
+	}
+	put(o, "contact", c, failed);
+}
+
 /* {"normal": [...], "offset": c}, or NULL when memory ran out. */
 static json_t *plane_object(const clash_result *r)
 {
@@ -134,8 +157,8 @@ static json_t *plane_object(const clash_result *r)
 	return plane;
 }
 
-int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
-                        proto_problem *p)
+static int encode(const clash_result *r, const char *method, const clash_toi_result *toi,
+                  proto_reply *out, proto_problem *p)
 {
 	memset(out, 0, sizeof *out);
 	assert(r->dim >= 1 && r->dim <= CLASH_MAX_DIM);
@@ -188,7 +211,7 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 		put(o, "distance_lower_bound", json_real(r->distance_lower_bound), &failed);
 	put(o, "method", json_string(method), &failed);
 	put(o, "iterations", json_integer(r->iterations), &failed);
-	put(o, "converged", json_boolean(r->converged), &failed);
+	put(o, "converged", json_boolean(r->converged && (!toi || toi->converged)), &failed);
 	/* What a later query sends back: the final simplex's vertex indices
 	 * (gjk), or else the separating plane (ipm, 2005 paper section 4.1).
 	 * Compound answers have neither: compound queries take no warm start. */
@@ -202,6 +225,8 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 			put(warm, "plane", plane_object(r), &failed);
 		put(o, "warm", warm, &failed);
 	}
+	if (toi)
+		put_motion(o, toi, r->dim, &failed);
 	/* json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)), the same bytes
 	 * without printf (json_dump.c). */
 	size_t length = 0;
@@ -214,4 +239,16 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 	out->body = body;
 	out->length = length;
 	return 0;
+}
+
+int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
+                        proto_problem *p)
+{
+	return encode(r, method, NULL, out, p);
+}
+
+int proto_result_encode_motion(const clash_result *r, const char *method,
+                               const clash_toi_result *toi, proto_reply *out, proto_problem *p)
+{
+	return encode(r, method, toi, out, p);
 }

@@ -20,4 +20,9 @@
 int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
                         proto_problem *p);
 
+/* The same for a query with a motion ("pose_end"): *r is the answer at the
+ * start, and the Result also carries "toi" and "contact" from *toi. */
+int proto_result_encode_motion(const clash_result *r, const char *method,
+                               const clash_toi_result *toi, proto_reply *out, proto_problem *p);
+
 #endif /* PROTO_RESULT_H */

@@ -133,8 +133,9 @@ void config_usage(FILE *out)
 	        "       clashd --healthcheck URL\n"
 	        "\n"
 	        "Serve collision queries over HTTP (POST /v1/query, /v1/batch,\n"
-	        "/v1/contains; GET /livez, /readyz, /metrics, /v1/openapi.json).  Each option also reads the environment\n"
-	        "variable shown; a flag wins over the environment.\n"
+	        "/v1/contains, /v1/scene; GET /livez, /readyz, /metrics,\n"
+	        "/v1/openapi.json).  Each option also reads the environment variable\n"
+	        "shown; a flag wins over the environment.\n"
 	        "\n");
 	for (int i = 0; i < CONFIG_NOPTIONS; i++) {
 		const option *o = &options[i];

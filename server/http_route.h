@@ -12,6 +12,7 @@
 enum http_route_id {
 	HTTP_ROUTE_NONE = 0, /* no such path: 404 */
 	HTTP_ROUTE_QUERY,    /* POST /v1/query */
+	HTTP_ROUTE_SCENE,    /* POST /v1/scene */
 	HTTP_ROUTE_CONTAINS, /* POST /v1/contains */
 	HTTP_ROUTE_BATCH,    /* POST /v1/batch (answered in chunks, http_server.c) */
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */

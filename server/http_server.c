@@ -749,6 +749,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	case HTTP_ROUTE_OPENAPI:
 		return answer_openapi(r);
 	case HTTP_ROUTE_QUERY:
+	case HTTP_ROUTE_SCENE:
 	case HTTP_ROUTE_CONTAINS:
 	case HTTP_ROUTE_BATCH:
 		break;

@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "fanout.h"
 #include "healthcheck.h"
 #include "http_server.h"
 #include "log.h"
@@ -99,11 +100,21 @@ int main(int argc, char **argv)
 	proto_set_limits(&limits);
 	proto_set_max_queries(cfg.max_batch);
 	raise_fd_limit(cfg.max_connections);
+	/* The threads that share a scene's narrow phase with its worker
+	 * (fanout.c says why they are apart from libuv's pool). */
+	fanout *fan = NULL;
+	if (fanout_start(&fan, cfg.threads) != 0) {
+		log_emit("error", "cannot start", json_pack("{s:s}", "error", "fanout threads"));
+		config_free(&cfg);
+		return 1;
+	}
+	proto_set_parallel(&(proto_parallel){fanout_run, fan});
 
 	uv_loop_t loop;
 	int rc = uv_loop_init(&loop);
 	if (rc != 0) {
 		log_emit("error", "cannot start", json_pack("{s:s}", "error", uv_strerror(rc)));
+		fanout_stop(fan);
 		config_free(&cfg);
 		return 1;
 	}
@@ -122,6 +133,7 @@ int main(int argc, char **argv)
 		on_server_closed(&a);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
+		fanout_stop(fan);
 		config_free(&cfg);
 		return 1;
 	}
@@ -134,12 +146,16 @@ int main(int argc, char **argv)
 		json_object_set_new(fields, "tls", json_boolean(cfg.tls_cert != NULL));
 		json_object_set_new(fields, "auth", json_string(cfg.auth_token ? "bearer" : "none"));
 		json_object_set_new(fields, "pid", json_integer((json_int_t)getpid()));
+		/* libuv's pool runs requests; as many again share scenes. */
+		json_object_set_new(fields, "scene_threads", json_integer((json_int_t)cfg.threads));
 	}
 	log_emit("info", "listening", fields);
 
 	uv_run(&loop, UV_RUN_DEFAULT);
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
+	proto_set_parallel(NULL);
+	fanout_stop(fan);
 	config_free(&cfg);
 	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;

@@ -4,8 +4,8 @@
  *
  * For each example: the verdicts of gjk, simplex and ipm must match the
  * oracle's unless the pair is within the touching band (the just-touching
- * class sits there by construction); GJK's distance must match the
- * oracle's; the lower bound of eq. (32) may never exceed the oracle's depth.  The counts per class are
+ * class sits there by construction); GJK's distance and EPA's depth must
+ * match the oracle's; the lower bound of eq. (32) may never exceed it.  The counts per class are
  * printed, as the paper tabulates them.
  */
 #include <math.h>
@@ -98,7 +98,8 @@ START_TEST(gjk_against_oracle)
 	static double wa[GJK88_MAX_VERTICES * 3], wb[GJK88_MAX_VERTICES * 3];
 	int agree[GJK88_CLASSES] = {0}, band[GJK88_CLASSES] = {0}, inter[GJK88_CLASSES] = {0};
 	long iters[GJK88_CLASSES] = {0};
-	double worst = 0, worst_bound_ratio = 0;
+	double worst = 0, worst_bound_ratio = 0, worst_depth = 0;
+	int depths = 0;
 	int flat = 0;
 	for (int i = 0; i < GJK88_CASES; i++) {
 		const gjk88_case *k = &set->cases[i];
@@ -142,7 +143,16 @@ START_TEST(gjk_against_oracle)
 			ck_assert_msg(r.depth_lower_bound <= o.hull_depth * (1 + 1e-9) + 1e-12 * size,
 			              "case %d: depth bound %.17g above the depth %.17g", i,
 			              r.depth_lower_bound, o.hull_depth);
-			if (o.hull_depth > 0)
+			/* EPA's exact depth against the oracle's. */
+			ck_assert_msg(r.has & CLASH_HAS_DEPTH, "case %d: no depth", i);
+			double derr = fabs(r.depth - o.hull_depth);
+			ck_assert_msg(r.converged && derr <= 1e-9 * o.hull_depth + 2e-12 * size,
+			              "case %d (%s, pair %d): depth %.17g, oracle %.17g (converged %d)", i,
+			              gjk88_class_name(k->cls), k->pair, r.depth, o.hull_depth, r.converged);
+			if (o.hull_depth > TOUCH_BAND * size)
+				worst_depth = fmax(worst_depth, derr / o.hull_depth);
+			depths++;
+			if (o.hull_depth > TOUCH_BAND * size)
 				worst_bound_ratio = fmax(worst_bound_ratio, r.depth_lower_bound / o.hull_depth);
 		}
 	}
@@ -154,7 +164,9 @@ START_TEST(gjk_against_oracle)
 		       inter[c], (double)iters[c] / (GJK88_CASES / 3), lp_agree[c], 2 * agree[c],
 		       (double)lp_iters[c][0] / (GJK88_CASES / 3),
 		       (double)lp_iters[c][1] / (GJK88_CASES / 3));
-	printf("gjk88: worst relative distance error %.3g; %d skipped as flat\n", worst, flat);
+	printf("gjk88: worst relative distance error %.3g; EPA depth on %d intersecting cases, "
+	       "worst relative error %.3g; eq. (32) bound up to %.3g of the depth; %d skipped as "
+	       "flat\n", worst, depths, worst_depth, worst_bound_ratio, flat);
 	/* The separated and intersecting classes are clear of the band, and
 	 * the classes are what they say. */
 	ck_assert_int_eq(inter[GJK88_SEPARATED], 0);

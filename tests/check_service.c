@@ -1337,8 +1337,8 @@ START_TEST(test_openapi)
 	ck_assert_msg(json_equal(served, yaml), "the served contract differs from openapi.yaml");
 	ck_assert_str_eq(json_string_value(json_object_get(served, "openapi")), "3.1.0");
 	/* Every route of the server is in it. */
-	const char *paths[] = {"/v1/query", "/v1/contains", "/livez", "/readyz", "/metrics",
-	                       "/v1/openapi.json"};
+	const char *paths[] = {"/v1/query", "/v1/contains", "/v1/scene", "/livez", "/readyz",
+	                       "/metrics", "/v1/openapi.json"};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
 		ck_assert_msg(json_object_get(json_object_get(served, "paths"), paths[i]),
 		              "%s is not documented", paths[i]);

@@ -1,0 +1,564 @@
+/*
+ * scene.c — scenes (issue #6): which pairs of the objects of an assembly
+ * clash, touch or come closer than a clearance, at rest or in motion.
+ *
+ * Broad phase.  Each object gets one world box covering it over its whole
+ * motion (motion_box: exact at rest and under translation, a safe cover
+ * under rotation), radius included, grown by half the clearance and a
+ * margin for the tolerance and rounding: two objects closer than the
+ * clearance have points within it of each other on every axis, so their
+ * boxes overlap.  The overlapping boxes are found with a bounding-volume
+ * hierarchy (the 2005 paper culls with bounding boxes; a hierarchy finds
+ * the overlaps of one frame without frame-to-frame bookkeeping): built top
+ * down, splitting at the median centre along the axis where the centres
+ * spread most, down to leaves of BVH_LEAF objects, then walked against
+ * itself, descending only into pairs of nodes whose boxes overlap.  Build
+ * is O(n log n); the walk visits O(n + k) pairs of nodes for objects of
+ * similar size with k overlaps.  Sweep and prune was tried first: it is
+ * as fast on scattered objects, but along any axis a lattice of parts (a
+ * CAD array, a rack) projects whole slabs onto one interval, and it then
+ * compares O(n^(5/3)) pairs; the hierarchy does not care.  A scene where
+ * many boxes really overlap costs what its candidates cost, which the
+ * caller may cap (max_candidates).
+ *
+ * Narrow phase.  clash_scene_pair answers one candidate pair: clash_gjk at
+ * the start, clash_toi when either object moves, and the class (clash.h,
+ * enum clash_class).  It only reads the scene, so a caller may spread the
+ * candidates over threads; clash_scene_run is the one-thread version.
+ * The candidates come sorted by (a, b), so answers keep the input order
+ * however the pairs are split.
+ *
+ * The pairs to examine may be restricted ("only") and some excluded
+ * ("ignore"); both lists are normalized (a < b), sorted and deduplicated,
+ * and ignored pairs are looked up by binary search.
+ */
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clash.h"
+#include "motion.h"
+#include "vec.h"
+
+/* The default tolerance of a pair, relative to its size: clash_gjk's. */
+#define SCENE_DEFAULT_RELATIVE_TOLERANCE 1e-12
+
+/* Boxes grow by this much of their object's size and position on top of
+ * half the clearance and tolerance: far more than the default tolerance
+ * and any rounding of poses, so no touching pair is culled. */
+#define SCENE_BOX_MARGIN 1e-9
+
+/* ---- pair lists ---------------------------------------------------------- */
+
+static int pair_cmp(const void *x, const void *y)
+{
+	const clash_pair *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->b > q->b) - (p->b < q->b);
+}
+
+/* A normalized (a < b), sorted, deduplicated copy of a pair list, indices
+ * checked against count.  *out is malloc'd (NULL for an empty list). */
+static int pair_set(const clash_pair *in, size_t n, size_t count, clash_pair **out, size_t *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	if (n == 0)
+		return CLASH_OK;
+	if (in == NULL)
+		return CLASH_EINVAL;
+	clash_pair *p = malloc(n * sizeof *p);
+	if (p == NULL)
+		return CLASH_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t a = in[i].a, b = in[i].b;
+		if (a == b || a >= count || b >= count) {
+			free(p);
+			return CLASH_EINVAL;
+		}
+		p[i] = a < b ? (clash_pair){a, b} : (clash_pair){b, a};
+	}
+	qsort(p, n, sizeof *p, pair_cmp);
+	size_t m = 1;
+	for (size_t i = 1; i < n; i++)
+		if (pair_cmp(&p[i], &p[m - 1]) != 0)
+			p[m++] = p[i];
+	*out = p;
+	*nout = m;
+	return CLASH_OK;
+}
+
+static int pair_in(const clash_pair *set, size_t n, size_t a, size_t b)
+{
+	clash_pair key = {a, b};
+	return n > 0 && bsearch(&key, set, n, sizeof *set, pair_cmp) != NULL;
+}
+
+/* A growing array of pairs. */
+typedef struct pair_list {
+	clash_pair *p;
+	size_t n, cap;
+	size_t max; /* 0: no limit */
+} pair_list;
+
+static int pair_push(pair_list *l, size_t a, size_t b)
+{
+	if (l->max && l->n >= l->max)
+		return CLASH_ELIMIT;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		clash_pair *grown = realloc(l->p, cap * sizeof *grown);
+		if (grown == NULL)
+			return CLASH_ENOMEM;
+		l->p = grown;
+		l->cap = cap;
+	}
+	l->p[l->n++] = a < b ? (clash_pair){a, b} : (clash_pair){b, a};
+	return CLASH_OK;
+}
+
+/* ---- the scene ----------------------------------------------------------- */
+
+static int scene_check(const clash_scene *s)
+{
+	if (s == NULL)
+		return CLASH_EINVAL;
+	if (!(s->clearance >= 0.0) || !isfinite(s->clearance))
+		return CLASH_EINVAL;
+	if (!(s->opt.tolerance >= 0.0) || !isfinite(s->opt.tolerance) || s->opt.max_iterations < 0)
+		return CLASH_EINVAL;
+	if (s->count == 0)
+		return CLASH_OK;
+	if (s->shapes == NULL)
+		return CLASH_EINVAL;
+	const int n = s->shapes[0].dim;
+	if (n < 1 || n > CLASH_MAX_DIM)
+		return CLASH_EDIM;
+	for (size_t i = 0; i < s->count; i++) {
+		if (s->shapes[i].dim != n)
+			return CLASH_EDIM;
+		if (s->motions) {
+			int err = motion_check(&s->motions[i], n);
+			if (err)
+				return err;
+		}
+	}
+	return CLASH_OK;
+}
+
+static const clash_motion *motion_of(const clash_scene *s, size_t i)
+{
+	if (s->motions == NULL || !motion_moves(&s->motions[i], s->shapes[i].dim))
+		return NULL;
+	return &s->motions[i];
+}
+
+/* The grown boxes: lo of object i at box[2*i*dim], hi right after. */
+static int scene_boxes(const clash_scene *s, double *box)
+{
+	const int n = s->shapes[0].dim;
+	const double grow = 0.5 * s->clearance + 0.5 * s->opt.tolerance;
+	for (size_t i = 0; i < s->count; i++) {
+		double *lo = box + 2 * i * (size_t)n, *hi = lo + n;
+		int err = motion_box(&s->shapes[i], motion_of(s, i), lo, hi, NULL);
+		if (err)
+			return err;
+		double size = 0.0;
+		for (int k = 0; k < n; k++)
+			size = fmax(size, fmax(hi[k] - lo[k], fmax(fabs(lo[k]), fabs(hi[k]))));
+		const double margin = grow + SCENE_BOX_MARGIN * size;
+		for (int k = 0; k < n; k++) {
+			lo[k] -= margin;
+			hi[k] += margin;
+		}
+		if (!vec_isfinite(lo, 2 * n))
+			return CLASH_ERANGE;
+	}
+	return CLASH_OK;
+}
+
+/* ---- the bounding-volume hierarchy -------------------------------------- */
+
+/* A node: its box, and either two children or a run of objects. */
+typedef struct bvh_node {
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	size_t left, right; /* children, when count == 0 */
+	size_t first, count; /* a leaf: order[first .. first + count) */
+} bvh_node;
+
+/* An object's key along the split axis (its box's centre), for selection. */
+typedef struct bvh_key {
+	double c;
+	size_t i;
+} bvh_key;
+
+typedef struct bvh {
+	const double *box; /* the objects' boxes (scene_boxes) */
+	int n;             /* dimension */
+	bvh_node *nodes;
+	size_t nnodes;
+	bvh_key *keys; /* the objects, in leaf order once built */
+	/* The traversal's output and work. */
+	pair_list *out;
+	const clash_pair *ignore;
+	size_t nignore;
+	size_t tested;
+} bvh;
+
+/* Objects per leaf: below this, comparing every pair of two leaves costs
+ * less than descending further. */
+#define BVH_LEAF 4
+
+static int key_less(const bvh_key *p, const bvh_key *q)
+{
+	return p->c < q->c || (p->c == q->c && p->i < q->i);
+}
+
+static void key_swap(bvh_key *keys, size_t i, size_t j)
+{
+	bvh_key t = keys[i];
+	keys[i] = keys[j];
+	keys[j] = t;
+}
+
+/* Put the k-th smallest key of keys[0 .. m) at k, smaller ones before it
+ * and larger after (quickselect; the middle element as pivot, which sorted
+ * input, common in CAD arrays, does not defeat; keys are distinct, ties
+ * being broken by index). */
+static void select_key(bvh_key *keys, size_t m, size_t k)
+{
+	size_t lo = 0, hi = m - 1;
+	while (lo < hi) {
+		key_swap(keys, lo + (hi - lo) / 2, hi);
+		size_t store = lo;
+		for (size_t i = lo; i < hi; i++)
+			if (key_less(&keys[i], &keys[hi]))
+				key_swap(keys, i, store++);
+		key_swap(keys, store, hi);
+		if (k == store)
+			return;
+		if (k < store)
+			hi = store - 1;
+		else
+			lo = store + 1;
+	}
+}
+
+/* Build the node for keys[first .. first + count): returns its index.
+ * Depth stays below log2(n) + 2 (median splits), so recursion is safe. */
+static size_t bvh_build(bvh *t, size_t first, size_t count)
+{
+	const int n = t->n;
+	size_t id = t->nnodes++;
+	bvh_node *node = &t->nodes[id];
+	double clo[CLASH_MAX_DIM], chi[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++) {
+		node->lo[k] = clo[k] = INFINITY;
+		node->hi[k] = chi[k] = -INFINITY;
+	}
+	for (size_t q = first; q < first + count; q++) {
+		const double *lo = t->box + 2 * t->keys[q].i * (size_t)n, *hi = lo + n;
+		for (int k = 0; k < n; k++) {
+			double c = 0.5 * lo[k] + 0.5 * hi[k];
+			node->lo[k] = fmin(node->lo[k], lo[k]);
+			node->hi[k] = fmax(node->hi[k], hi[k]);
+			clo[k] = fmin(clo[k], c);
+			chi[k] = fmax(chi[k], c);
+		}
+	}
+	if (count <= BVH_LEAF) {
+		node->first = first;
+		node->count = count;
+		return id;
+	}
+	/* Split at the median centre along the axis where the centres spread
+	 * most. */
+	int axis = 0;
+	for (int k = 1; k < n; k++)
+		if (chi[k] - clo[k] > chi[axis] - clo[axis])
+			axis = k;
+	for (size_t q = first; q < first + count; q++) {
+		const double *lo = t->box + 2 * t->keys[q].i * (size_t)n;
+		t->keys[q].c = 0.5 * lo[axis] + 0.5 * lo[n + axis];
+	}
+	size_t half = count / 2;
+	select_key(t->keys + first, count, half);
+	node->count = 0;
+	size_t left = bvh_build(t, first, half);
+	size_t right = bvh_build(t, first + half, count - half);
+	t->nodes[id].left = left;
+	t->nodes[id].right = right;
+	return id;
+}
+
+static int box_overlap(const double *alo, const double *ahi, const double *blo, const double *bhi,
+                       int n)
+{
+	for (int k = 0; k < n; k++)
+		if (alo[k] > bhi[k] || blo[k] > ahi[k])
+			return 0;
+	return 1;
+}
+
+/* The candidate (i, j), unless ignored. */
+static int bvh_pair(bvh *t, size_t i, size_t j)
+{
+	t->tested++;
+	const int n = t->n;
+	const double *bi = t->box + 2 * i * (size_t)n, *bj = t->box + 2 * j * (size_t)n;
+	if (!box_overlap(bi, bi + n, bj, bj + n, n))
+		return CLASH_OK;
+	size_t a = i < j ? i : j, b = i < j ? j : i;
+	if (pair_in(t->ignore, t->nignore, a, b))
+		return CLASH_OK;
+	return pair_push(t->out, a, b);
+}
+
+/* The sum of a node box's sides: which of two nodes is the bigger. */
+static double node_size(const bvh_node *x, int n)
+{
+	double s = 0.0;
+	for (int k = 0; k < n; k++)
+		s += x->hi[k] - x->lo[k];
+	return s;
+}
+
+/* Every overlapping pair with one object under node x and one under y. */
+static int bvh_cross(bvh *t, size_t x, size_t y)
+{
+	const bvh_node *nx = &t->nodes[x], *ny = &t->nodes[y];
+	if (!box_overlap(nx->lo, nx->hi, ny->lo, ny->hi, t->n))
+		return CLASH_OK;
+	int err;
+	if (nx->count && ny->count) {
+		for (size_t p = nx->first; p < nx->first + nx->count; p++)
+			for (size_t q = ny->first; q < ny->first + ny->count; q++)
+				if ((err = bvh_pair(t, t->keys[p].i, t->keys[q].i)))
+					return err;
+		return CLASH_OK;
+	}
+	/* Descend on the side that is not a leaf (the bigger, if neither is). */
+	if (nx->count || (!ny->count && node_size(ny, t->n) > node_size(nx, t->n))) {
+		if ((err = bvh_cross(t, x, ny->left)))
+			return err;
+		return bvh_cross(t, x, ny->right);
+	}
+	if ((err = bvh_cross(t, nx->left, y)))
+		return err;
+	return bvh_cross(t, nx->right, y);
+}
+
+/* Every overlapping pair under node x. */
+static int bvh_self(bvh *t, size_t x)
+{
+	const bvh_node *nx = &t->nodes[x];
+	int err;
+	if (nx->count) {
+		for (size_t p = nx->first; p < nx->first + nx->count; p++)
+			for (size_t q = p + 1; q < nx->first + nx->count; q++)
+				if ((err = bvh_pair(t, t->keys[p].i, t->keys[q].i)))
+					return err;
+		return CLASH_OK;
+	}
+	if ((err = bvh_self(t, nx->left)) || (err = bvh_self(t, nx->right)))
+		return err;
+	return bvh_cross(t, nx->left, nx->right);
+}
+
+int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npairs,
+                           clash_scene_stats *st)
+{
+	if (pairs == NULL || npairs == NULL)
+		return CLASH_EINVAL;
+	*pairs = NULL;
+	*npairs = 0;
+	if (st)
+		memset(st, 0, sizeof *st);
+	int err = scene_check(s);
+	if (err)
+		return err;
+	clash_pair *ignore = NULL, *only = NULL;
+	size_t nignore = 0, nonly = 0;
+	if ((err = pair_set(s->ignore, s->nignore, s->count, &ignore, &nignore)) ||
+	    (err = pair_set(s->only, s->nonly, s->count, &only, &nonly))) {
+		free(ignore);
+		return err;
+	}
+	if (s->count < 2) {
+		free(ignore);
+		free(only);
+		return CLASH_OK;
+	}
+	const int n = s->shapes[0].dim;
+	const size_t count = s->count;
+	double *box = malloc(2 * count * (size_t)n * sizeof *box);
+	pair_list out = {.max = s->max_candidates};
+	bvh t = {.box = box, .n = n, .out = &out, .ignore = ignore, .nignore = nignore};
+	if (box == NULL)
+		err = CLASH_ENOMEM;
+	if (!err)
+		err = scene_boxes(s, box);
+	if (!err && s->nonly > 0) {
+		/* Only the listed pairs: no hierarchy needed. */
+		for (size_t i = 0; i < nonly && !err; i++)
+			err = bvh_pair(&t, only[i].a, only[i].b);
+	} else if (!err) {
+		t.nodes = malloc(2 * count * sizeof *t.nodes);
+		t.keys = malloc(count * sizeof *t.keys);
+		if (t.nodes == NULL || t.keys == NULL) {
+			err = CLASH_ENOMEM;
+		} else {
+			for (size_t i = 0; i < count; i++)
+				t.keys[i] = (bvh_key){0.0, i};
+			size_t root = bvh_build(&t, 0, count);
+			assert(t.nnodes <= 2 * count);
+			err = bvh_self(&t, root);
+		}
+	}
+	if (!err)
+		qsort(out.p, out.n, sizeof *out.p, pair_cmp);
+	free(t.nodes);
+	free(t.keys);
+	free(box);
+	free(ignore);
+	free(only);
+	if (st) {
+		st->tested = t.tested;
+		st->candidates = out.n;
+	}
+	if (err) {
+		free(out.p);
+		return err;
+	}
+	*pairs = out.p;
+	*npairs = out.n;
+	return CLASH_OK;
+}
+
+/* The size of a shape where it is: half the diagonal of its box. */
+static int shape_size(const clash_shape *s, double *size)
+{
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM], h[CLASH_MAX_DIM];
+	int err = motion_box(s, NULL, lo, hi, NULL);
+	if (err)
+		return err;
+	for (int k = 0; k < s->dim; k++)
+		h[k] = 0.5 * hi[k] - 0.5 * lo[k];
+	*size = vec_norm(h, s->dim);
+	return CLASH_OK;
+}
+
+int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *h)
+{
+	if (h == NULL)
+		return CLASH_EINVAL;
+	memset(h, 0, sizeof *h);
+	if (s == NULL || a == b || a >= s->count || b >= s->count || s->shapes == NULL)
+		return CLASH_EINVAL;
+	if (a > b) {
+		size_t x = a;
+		a = b;
+		b = x;
+	}
+	const clash_shape *sa = &s->shapes[a], *sb = &s->shapes[b];
+	const clash_motion *ma = motion_of(s, a), *mb = motion_of(s, b);
+	clash_options opt = s->opt;
+	opt.warm_count = 0;
+	opt.warm_a = opt.warm_b = NULL;
+	opt.warm_plane = NULL;
+
+	clash_result r;
+	int err = clash_gjk(sa, sb, &opt, &r);
+	if (err)
+		return err;
+	double tol = opt.tolerance;
+	if (!(tol > 0.0)) {
+		double za, zb;
+		if ((err = shape_size(sa, &za)) || (err = shape_size(sb, &zb)))
+			return err;
+		tol = SCENE_DEFAULT_RELATIVE_TOLERANCE * (za + zb);
+	}
+	const int n = sa->dim;
+	h->a = a;
+	h->b = b;
+	h->intersecting = r.intersecting;
+	h->distance = r.distance;
+	vec_copy(h->near_a, r.near_a, n);
+	vec_copy(h->near_b, r.near_b, n);
+	h->depth_exact = (r.has & CLASH_HAS_DEPTH) != 0;
+	h->depth = h->depth_exact ? r.depth : r.depth_lower_bound;
+	h->has_parts = (r.has & CLASH_HAS_PARTS) != 0;
+	h->part_a = r.part_a;
+	h->part_b = r.part_b;
+	h->converged = r.converged;
+	const int deep = motion_deeper(sa, sb, &opt, &r, tol);
+	if (deep < 0)
+		return deep;
+
+	if (ma == NULL && mb == NULL) {
+		if (r.intersecting)
+			h->cls = deep ? CLASH_CLASS_CLASH : CLASH_CLASS_TOUCH;
+		else if (r.distance < s->clearance)
+			h->cls = CLASH_CLASS_CLEARANCE;
+		return CLASH_OK;
+	}
+	h->moving = 1;
+	if ((err = clash_toi(sa, ma, sb, mb, s->clearance, &opt, &h->toi)))
+		return err;
+	h->converged = h->converged && h->toi.converged;
+	const clash_toi_result *t = &h->toi;
+	if (t->contact)
+		h->cls = deep || t->runs_in ? CLASH_CLASS_CLASH : CLASH_CLASS_TOUCH;
+	else if (t->near && s->clearance > 0.0) {
+		h->cls = CLASH_CLASS_CLEARANCE;
+	}
+	return CLASH_OK;
+}
+
+int clash_scene_run(const clash_scene *s, clash_scene_hit **hits, size_t *nhits,
+                    clash_scene_stats *st)
+{
+	if (hits == NULL || nhits == NULL)
+		return CLASH_EINVAL;
+	*hits = NULL;
+	*nhits = 0;
+	clash_scene_stats local;
+	if (st == NULL)
+		st = &local;
+	clash_pair *pairs;
+	size_t npairs;
+	int err = clash_scene_candidates(s, &pairs, &npairs, st);
+	if (err)
+		return err;
+	clash_scene_hit *out = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < npairs && !err; i++) {
+		clash_scene_hit h;
+		err = clash_scene_pair(s, pairs[i].a, pairs[i].b, &h);
+		if (err || h.cls == CLASH_CLASS_NONE)
+			continue;
+		if (n == cap) {
+			size_t grown_cap = cap ? 2 * cap : 16;
+			clash_scene_hit *grown = realloc(out, grown_cap * sizeof *grown);
+			if (grown == NULL) {
+				err = CLASH_ENOMEM;
+				break;
+			}
+			out = grown;
+			cap = grown_cap;
+		}
+		out[n++] = h;
+	}
+	free(pairs);
+	if (err) {
+		free(out);
+		return err;
+	}
+	st->reported = n;
+	*hits = out;
+	*nhits = n;
+	return CLASH_OK;
+}

@@ -1,0 +1,682 @@
+/*
+ * scene.c — the Scene request (POST /v1/scene, `clash scene`): which pairs
+ * of many objects clash, touch or come closer than a clearance.
+ *
+ * One request, four stages: parse and decode (every object's Shape through
+ * the Query's own decoder, so shapes mean the same everywhere; ids checked
+ * unique, pairs and ignore lists resolved to indices), the broad phase
+ * (clash_scene_candidates, on the calling thread: O(n log n)), the narrow
+ * phase in pieces of SCENE_PIECE_PAIRS candidate pairs (clash_scene_pair
+ * each; a piece only writes its own list, so the pieces may run on any
+ * threads, see proto_set_parallel), and the encoding, which concatenates
+ * the pieces' lists in order: the candidates are sorted by (a, b), so the
+ * answer is in input order however the pieces ran.
+ *
+ * Bounds, so that a body of the accepted size cannot ask for unbounded
+ * memory or time: at most PROTO_SCENE_MAX_OBJECTS objects, and at most
+ * PROTO_SCENE_MAX_CANDIDATES candidate pairs (422 beyond: a scene where
+ * that many boxes overlap is either many coincident objects or wants
+ * splitting), which also bounds the clashes reported.  The server's
+ * request limits (proto_set_limits) apply to each object's shape as they
+ * apply to a Query's shape: a scene of 10 000 parts is no more hostile
+ * than its size says, while a --max-shapes sized for one query would
+ * refuse any real assembly.  The nesting depth is checked on the whole
+ * text, as for every request.
+ *
+ * A server's cancel flag (proto_call.cancel) reaches every GJK query of the
+ * narrow phase through the scene's options, and each piece looks at it
+ * before starting, so a stopped scene frees its threads within one pair.
+ *
+ * Ids are copied into one block (the parsed tree is freed before the
+ * narrow phase) and looked up through an array of indices sorted by id.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "parse.h"
+#include "pointer.h"
+#include "problem.h"
+#include "proto.h"
+#include "query.h"
+#include "request_limits.h"
+
+/* Limits (openapi.yaml documents the same numbers). */
+#define PROTO_SCENE_MAX_OBJECTS 100000
+#define PROTO_SCENE_MAX_CANDIDATES 200000
+
+/* Candidate pairs per piece of the narrow phase: a few milliseconds of
+ * GJK, small enough that threads share a scene evenly and are never tied
+ * to one for long. */
+#define SCENE_PIECE_PAIRS 256
+
+static proto_parallel parallel; /* .run NULL: pieces in turn */
+
+void proto_set_parallel(const proto_parallel *par)
+{
+	if (par)
+		parallel = *par;
+	else
+		memset(&parallel, 0, sizeof parallel);
+}
+
+/* The output of one piece. */
+typedef struct scene_piece {
+	clash_scene_hit *hits;
+	size_t n;
+	int err;
+} scene_piece;
+
+typedef struct scene_job {
+	proto_query owner;     /* owns every array the shapes borrow */
+	const proto_request_limits *limits; /* applied to each object's shape */
+	enum proto_limit *limit_broken;      /* which, when one is */
+	size_t count;
+	clash_shape *shapes;
+	clash_motion *motions; /* one per object; rest when it has no pose_end */
+	int moving;            /* some object has a pose_end */
+	char *idtext;          /* the ids, NUL-terminated, one after another */
+	const char **ids;      /* ids[i] into idtext */
+	struct id_entry *by_id; /* the ids sorted, with their objects */
+	clash_pair *lists[2];  /* "pairs" and "ignore", as indices */
+	size_t nlist[2];
+	clash_scene scene;
+	clash_pair *cand;
+	size_t ncand;
+	scene_piece *pieces;
+	size_t npieces;
+} scene_job;
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
+{
+	char *pointer = proto_path_render(at);
+	if (!pointer)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(p, 422, pointer, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static const char *kind_of(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "a value";
+}
+
+/* The first member of obj not in `allowed`: a problem at it. */
+static int known_members(const json_t *obj, const proto_path *at, const char *const *allowed,
+                         const char *what, proto_problem *p)
+{
+	const char *key;
+	json_t *value;
+	json_object_foreach((json_t *)obj, key, value) {
+		int ok = 0;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = strcmp(*a, key) == 0;
+		if (!ok) {
+			proto_path m = {at, key, 0};
+			return fail(p, &m, "unknown member: %s", what);
+		}
+	}
+	return 0;
+}
+
+/* An id and its object, for sorting and lookup. */
+struct id_entry {
+	const char *id;
+	size_t i;
+};
+
+static int id_cmp(const void *x, const void *y)
+{
+	const struct id_entry *p = x, *q = y;
+	int c = strcmp(p->id, q->id);
+	if (c)
+		return c;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+/* The object whose id is `id`, or -1. */
+static long find_id(const scene_job *job, const char *id)
+{
+	size_t lo = 0, hi = job->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(job->by_id[mid].id, id);
+		if (c == 0) /* the first of equal ids: they sort by index */
+			while (mid > 0 && strcmp(job->by_id[mid - 1].id, id) == 0)
+				mid--;
+		if (c == 0)
+			return (long)job->by_id[mid].i;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The request limits on one object's shape at `at`: the walk names the
+ * offending value from the shape down, so its pointer gets the object's in
+ * front. */
+static int shape_limits(const json_t *shape, const proto_path *at, scene_job *job,
+                        proto_problem *p)
+{
+	enum proto_limit which = PROTO_LIMIT_NONE;
+	int r = proto_limits_tree(shape, job->limits, p, &which);
+	if (r != 1)
+		return r;
+	*job->limit_broken = which;
+	char *prefix = proto_path_render(at);
+	char *inner = p->pointer;
+	size_t n = prefix && inner ? strlen(prefix) + strlen(inner) + 1 : 0;
+	char *whole = n ? malloc(n) : NULL;
+	if (!whole) {
+		free(prefix);
+		return -1;
+	}
+	snprintf(whole, n, "%s%s", prefix, inner);
+	free(prefix);
+	free(inner);
+	p->pointer = whole;
+	return 1;
+}
+
+static const char *const object_members[] = {"id", "shape", NULL};
+
+static int objects(const json_t *v, scene_job *job, proto_problem *p)
+{
+	proto_path at = {NULL, "objects", 0};
+	if (!json_is_array(v))
+		return fail(p, &at, "objects must be an array of {\"id\": string, \"shape\": "
+		                    "Shape}, got %s", kind_of(v));
+	size_t n = json_array_size(v);
+	if (n > PROTO_SCENE_MAX_OBJECTS) {
+		proto_path el = {&at, NULL, PROTO_SCENE_MAX_OBJECTS};
+		return fail(p, &el, "a scene may have at most %d objects; this one is beyond that",
+		            PROTO_SCENE_MAX_OBJECTS);
+	}
+	/* The objects' members first (they are small), so the ids can be
+	 * copied in one block before any shape is decoded. */
+	size_t idbytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		proto_path el = {&at, NULL, i};
+		const json_t *o = json_array_get(v, i);
+		if (!json_is_object(o))
+			return fail(p, &el, "an object must be {\"id\": string, \"shape\": Shape}, got %s",
+			            kind_of(o));
+		int r = known_members(o, &el, object_members, "an object has id and shape", p);
+		if (r)
+			return r;
+		const json_t *id = json_object_get(o, "id"), *shape = json_object_get(o, "shape");
+		if (!id)
+			return fail(p, &el, "id is required: a non-empty string naming the object");
+		if (!shape)
+			return fail(p, &el, "shape is required: the object's Shape");
+		proto_path ip = {&el, "id", 0};
+		if (!json_is_string(id))
+			return fail(p, &ip, "id must be a non-empty string, got %s", kind_of(id));
+		if (json_string_length(id) == 0)
+			return fail(p, &ip, "id must not be empty");
+		/* jansson refuses \u0000, so an id is a C string. */
+		idbytes += json_string_length(id) + 1;
+	}
+	job->count = n;
+	job->shapes = calloc(n ? n : 1, sizeof *job->shapes);
+	job->motions = calloc(n ? n : 1, sizeof *job->motions);
+	job->ids = calloc(n ? n : 1, sizeof *job->ids);
+	job->by_id = calloc(n ? n : 1, sizeof *job->by_id);
+	job->idtext = malloc(idbytes ? idbytes : 1);
+	if (!job->shapes || !job->motions || !job->ids || !job->by_id || !job->idtext)
+		return -1;
+	char *text = job->idtext;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *id = json_object_get(json_array_get(v, i), "id");
+		size_t len = json_string_length(id);
+		memcpy(text, json_string_value(id), len + 1);
+		job->ids[i] = text;
+		job->by_id[i] = (struct id_entry){text, i};
+		text += len + 1;
+	}
+	/* Unique ids: sorted by (id, index), a duplicate is next to its
+	 * first; the one reported is the first duplicate in document order. */
+	qsort(job->by_id, n, sizeof *job->by_id, id_cmp);
+	size_t dup = n;
+	for (size_t k = 1; k < n; k++)
+		if (strcmp(job->by_id[k].id, job->by_id[k - 1].id) == 0 && job->by_id[k].i < dup)
+			dup = job->by_id[k].i;
+	if (dup < n) {
+		proto_path el = {&at, NULL, dup}, ip = {&el, "id", 0};
+		return fail(p, &ip, "ids must be unique: this is already the id of /objects/%ld",
+		            find_id(job, job->ids[dup]));
+	}
+	/* The shapes, in document order, all of one dimension. */
+	proto_shape_doc doc = {0};
+	for (size_t i = 0; i < n; i++) {
+		proto_path el = {&at, NULL, i}, sp = {&el, "shape", 0};
+		const json_t *shape = json_object_get(json_array_get(v, i), "shape");
+		int r = shape_limits(shape, &sp, job, p);
+		if (!r)
+			r = proto_shape_decode_in(shape, &sp, &job->owner, &doc, &job->shapes[i],
+			                          &job->motions[i], &job->moving, p);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* "pairs" (which = 0) or "ignore" (1): arrays of two ids. */
+static int pair_list(const json_t *v, const char *name, int which, scene_job *job,
+                     proto_problem *p)
+{
+	proto_path at = {NULL, name, 0};
+	if (!json_is_array(v))
+		return fail(p, &at, "%s must be an array of pairs of ids [[\"a\", \"b\"], ...], got %s",
+		            name, kind_of(v));
+	size_t n = json_array_size(v);
+	job->lists[which] = malloc((n ? n : 1) * sizeof *job->lists[which]);
+	if (!job->lists[which])
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		proto_path el = {&at, NULL, i};
+		const json_t *pr = json_array_get(v, i);
+		if (!json_is_array(pr) || json_array_size(pr) != 2)
+			return fail(p, &el, "a pair must be an array of two ids, got %s",
+			            json_is_array(pr) ? "another number of elements" : kind_of(pr));
+		long ends[2];
+		for (size_t k = 0; k < 2; k++) {
+			proto_path ep = {&el, NULL, k};
+			const json_t *id = json_array_get(pr, k);
+			if (!json_is_string(id))
+				return fail(p, &ep, "an id must be a string, got %s", kind_of(id));
+			ends[k] = find_id(job, json_string_value(id));
+			if (ends[k] < 0)
+				return fail(p, &ep, "no object has this id");
+		}
+		if (ends[0] == ends[1]) {
+			proto_path ep = {&el, NULL, 1};
+			return fail(p, &ep, "a pair names two different objects; this is the first one "
+			                    "again");
+		}
+		job->lists[which][i] = (clash_pair){(size_t)ends[0], (size_t)ends[1]};
+	}
+	job->nlist[which] = n;
+	return 0;
+}
+
+static const char *const scene_members[] = {"objects", "clearance", "tolerance", "pairs",
+                                            "ignore", NULL};
+
+static int decode(const json_t *root, scene_job *job, proto_problem *p)
+{
+	if (!json_is_object(root))
+		return fail(p, NULL, "a scene must be a JSON object {\"objects\": [...]}, got %s",
+		            kind_of(root));
+	int r = known_members(root, NULL, scene_members,
+	                      "a scene has objects, clearance, tolerance, pairs and ignore", p);
+	if (r)
+		return r;
+	const json_t *v = json_object_get(root, "objects");
+	if (!v)
+		return fail(p, NULL, "objects is required: an array of {\"id\": string, \"shape\": "
+		                     "Shape}");
+	if ((r = objects(v, job, p)))
+		return r;
+	job->scene.count = job->count;
+	job->scene.shapes = job->shapes;
+	job->scene.motions = job->moving ? job->motions : NULL;
+	job->scene.max_candidates = PROTO_SCENE_MAX_CANDIDATES;
+	if ((v = json_object_get(root, "clearance"))) {
+		proto_path at = {NULL, "clearance", 0};
+		if (!json_is_number(v))
+			return fail(p, &at, "clearance must be a number, got %s", kind_of(v));
+		double c = json_number_value(v);
+		if (!(c >= 0))
+			return fail(p, &at, "clearance must be a distance >= 0, got %.17g", c);
+		job->scene.clearance = c;
+	}
+	if ((v = json_object_get(root, "tolerance"))) {
+		proto_path at = {NULL, "tolerance", 0};
+		if (!json_is_number(v))
+			return fail(p, &at, "tolerance must be a number, got %s", kind_of(v));
+		double t = json_number_value(v);
+		if (!(t > 0))
+			return fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
+		job->scene.opt.tolerance = t;
+	}
+	if ((v = json_object_get(root, "pairs"))) {
+		if ((r = pair_list(v, "pairs", 0, job, p)))
+			return r;
+		if (job->nlist[0] == 0) {
+			proto_path at = {NULL, "pairs", 0};
+			return fail(p, &at, "pairs must not be empty: leave it out to examine every pair");
+		}
+		job->scene.only = job->lists[0];
+		job->scene.nonly = job->nlist[0];
+	}
+	if ((v = json_object_get(root, "ignore"))) {
+		if ((r = pair_list(v, "ignore", 1, job, p)))
+			return r;
+		job->scene.ignore = job->lists[1];
+		job->scene.nignore = job->nlist[1];
+	}
+	return 0;
+}
+
+static void release(scene_job *job)
+{
+	proto_query_release(&job->owner);
+	free(job->shapes);
+	free(job->motions);
+	free(job->ids);
+	free(job->by_id);
+	free(job->idtext);
+	free(job->lists[0]);
+	free(job->lists[1]);
+	free(job->cand);
+	for (size_t i = 0; i < job->npieces; i++)
+		free(job->pieces[i].hits);
+	free(job->pieces);
+	memset(job, 0, sizeof *job);
+}
+
+/* ---- the two phases ------------------------------------------------------ */
+
+/* Piece i: the narrow phase of candidates [i * SCENE_PIECE_PAIRS, ...). */
+static void run_piece(void *ctx, size_t i)
+{
+	scene_job *job = ctx;
+	scene_piece *pc = &job->pieces[i];
+	size_t end = (i + 1) * SCENE_PIECE_PAIRS;
+	if (end > job->ncand)
+		end = job->ncand;
+	size_t cap = 0;
+	const volatile int *cancel = job->scene.opt.cancel;
+	if (cancel && *cancel) {
+		pc->err = CLASH_ECANCELED;
+		return;
+	}
+	for (size_t k = i * SCENE_PIECE_PAIRS; k < end; k++) {
+		clash_scene_hit h;
+		int err = clash_scene_pair(&job->scene, job->cand[k].a, job->cand[k].b, &h);
+		if (err) {
+			pc->err = err;
+			return;
+		}
+		if (h.cls == CLASH_CLASS_NONE)
+			continue;
+		if (pc->n == cap) {
+			size_t grown_cap = cap ? 2 * cap : 8;
+			clash_scene_hit *grown = realloc(pc->hits, grown_cap * sizeof *grown);
+			if (!grown) {
+				pc->err = CLASH_ENOMEM;
+				return;
+			}
+			pc->hits = grown;
+			cap = grown_cap;
+		}
+		pc->hits[pc->n++] = h;
+	}
+}
+
+/* A core error while answering, as a problem (1) or -1 for memory. */
+static int run_problem(int err, proto_call *call, proto_problem *p)
+{
+	switch (err) {
+	case CLASH_ENOMEM:
+		return -1;
+	case CLASH_ECANCELED:
+		call->cancelled = 1;
+		proto_problem_set(p, 503, NULL, "the scene was stopped before it finished");
+		return 1;
+	case CLASH_ELIMIT:
+		proto_problem_set(p, 422, strdup("/objects"),
+		                  "more than %d pairs of objects have overlapping boxes (grown by "
+		                  "the clearance): split the scene, or narrow it with pairs or "
+		                  "ignore", PROTO_SCENE_MAX_CANDIDATES);
+		break;
+	case CLASH_ERANGE:
+		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
+		                                     "coordinates, radii or poses are too large");
+		break;
+	default:
+		proto_problem_set(p, 500, NULL, "the collision core failed: %s", clash_strerror(err));
+		return 1;
+	}
+	return p->pointer ? 1 : -1;
+}
+
+static int run(scene_job *job, proto_call *call, proto_problem *p)
+{
+	const volatile int *cancel = job->scene.opt.cancel;
+	if (cancel && *cancel) /* parsing took the time there was */
+		return run_problem(CLASH_ECANCELED, call, p);
+	int err = clash_scene_candidates(&job->scene, &job->cand, &job->ncand, NULL);
+	if (err)
+		return run_problem(err, call, p);
+	job->npieces = (job->ncand + SCENE_PIECE_PAIRS - 1) / SCENE_PIECE_PAIRS;
+	if (job->npieces == 0)
+		return 0;
+	job->pieces = calloc(job->npieces, sizeof *job->pieces);
+	if (!job->pieces)
+		return -1;
+	if (parallel.run && job->npieces > 1)
+		parallel.run(parallel.self, run_piece, job, job->npieces);
+	else
+		for (size_t i = 0; i < job->npieces; i++)
+			run_piece(job, i);
+	/* A cancelled piece speaks for the scene: the others may have failed
+	 * only because of it. */
+	for (size_t i = 0; i < job->npieces; i++)
+		if (job->pieces[i].err == CLASH_ECANCELED)
+			return run_problem(CLASH_ECANCELED, call, p);
+	for (size_t i = 0; i < job->npieces; i++)
+		if (job->pieces[i].err)
+			return run_problem(job->pieces[i].err, call, p);
+	return 0;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+static void put(json_t *obj, const char *key, json_t *value, int *failed)
+{
+	if (!value || json_object_set_new(obj, key, value) != 0)
+		*failed = 1;
+}
+
+static json_t *reals(const double *x, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; a && i < n; i++) {
+		if (!isfinite(x[i]) || json_array_append_new(a, json_real(x[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* {"a": x, "b": y} (both taken, even on failure). */
+static json_t *pair(json_t *x, json_t *y)
+{
+	json_t *o = json_object();
+	int failed = !o;
+	if (o) {
+		put(o, "a", x, &failed);
+		put(o, "b", y, &failed);
+	} else {
+		json_decref(x);
+		json_decref(y);
+	}
+	if (failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static const char *class_name(enum clash_class c)
+{
+	switch (c) {
+	case CLASH_CLASS_CLASH: return "clash";
+	case CLASH_CLASS_TOUCH: return "touch";
+	case CLASH_CLASS_CLEARANCE: return "clearance";
+	case CLASH_CLASS_NONE: break;
+	}
+	return "none";
+}
+
+/* A finite number, or NULL (which fails the member). */
+static json_t *real(double x)
+{
+	return isfinite(x) ? json_real(x) : NULL;
+}
+
+static json_t *clash_json(const scene_job *job, const clash_scene_hit *h, int dim)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	int failed = 0;
+	put(o, "a", json_string(job->ids[h->a]), &failed);
+	put(o, "b", json_string(job->ids[h->b]), &failed);
+	put(o, "class", json_string(class_name(h->cls)), &failed);
+	put(o, "intersecting", json_boolean(h->intersecting), &failed);
+	put(o, "distance", real(h->distance), &failed);
+	put(o, "near_points", pair(reals(h->near_a, dim), reals(h->near_b, dim)), &failed);
+	if (h->has_parts)
+		put(o, "near_parts", pair(json_integer((json_int_t)h->part_a),
+		                          json_integer((json_int_t)h->part_b)),
+		    &failed);
+	if (h->intersecting) {
+		json_t *pen = json_object();
+		if (pen)
+			put(pen, h->depth_exact ? "depth" : "depth_lower_bound", real(h->depth), &failed);
+		put(o, "penetration", pen, &failed);
+	}
+	if (h->moving) {
+		const clash_toi_result *t = &h->toi;
+		put(o, "toi", t->contact ? real(t->toi) : json_null(), &failed);
+		if (t->contact) {
+			json_t *c = json_object();
+			if (c) {
+				put(c, "point", reals(t->point, dim), &failed);
+				if (t->has_normal)
+					put(c, "normal", reals(t->normal, dim), &failed);
+			}
+			put(o, "contact", c, &failed);
+		}
+		if (job->scene.clearance > 0 && t->near)
+			put(o, "clearance_time", real(t->near_time), &failed);
+	}
+	put(o, "converged", json_boolean(h->converged), &failed);
+	if (failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Whether a hit holds a number JSON cannot carry (a bug in the core). */
+static int non_finite(const clash_scene_hit *h, int dim)
+{
+	int bad = !isfinite(h->distance) || !isfinite(h->depth);
+	for (int k = 0; k < dim; k++)
+		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) ||
+		       !isfinite(h->toi.point[k]) || !isfinite(h->toi.normal[k]);
+	return bad || !isfinite(h->toi.toi) || !isfinite(h->toi.near_time);
+}
+
+static int encode(const scene_job *job, proto_reply *out, proto_problem *p)
+{
+	const int dim = job->count ? job->shapes[0].dim : 0;
+	for (size_t i = 0; i < job->npieces; i++)
+		for (size_t k = 0; k < job->pieces[i].n; k++)
+			if (non_finite(&job->pieces[i].hits[k], dim)) {
+				proto_problem_set(p, 500, NULL, "the answer has a non-finite number; please "
+				                                "report this scene");
+				return 1;
+			}
+	json_t *o = json_object(), *list = json_array();
+	int failed = !o || !list;
+	for (size_t i = 0; !failed && i < job->npieces; i++)
+		for (size_t k = 0; !failed && k < job->pieces[i].n; k++) {
+			json_t *c = clash_json(job, &job->pieces[i].hits[k], dim);
+			failed = !c || json_array_append_new(list, c) != 0;
+		}
+	if (o) {
+		put(o, "clashes", list, &failed);
+		list = NULL;
+		put(o, "candidates", json_integer((json_int_t)job->ncand), &failed);
+	}
+	json_decref(list);
+	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	if (!body)
+		return -1;
+	out->status = 200;
+	out->content_type = PROTO_JSON;
+	out->body = body;
+	out->length = strlen(body);
+	return 0;
+}
+
+int proto_scene_reply(const char *body, size_t len, proto_reply *out)
+{
+	return proto_scene_reply_ex(body, len, NULL, out);
+}
+
+int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1; /* many methods' runs, none of which is the request's */
+	proto_problem p = {0};
+	scene_job job;
+	memset(&job, 0, sizeof job);
+	job.limits = proto_get_limits();
+	job.limit_broken = &call->limit;
+	json_t *root = NULL;
+	int r = proto_limits_depth(body, len, job.limits->max_depth, &p);
+	if (r == 1)
+		call->limit = PROTO_LIMIT_DEPTH;
+	if (r == 0)
+		r = proto_parse_text(body, len, &root, &p);
+	if (r == 0) {
+		r = decode(root, &job, &p);
+		json_decref(root); /* the job holds copies of everything it needs */
+	}
+	job.scene.opt.cancel = call->cancel;
+	if (r == 0)
+		r = run(&job, call, &p);
+	if (r == 0)
+		r = encode(&job, out, &p);
+	release(&job);
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}

@@ -1,0 +1,1398 @@
+/*
+ * check_scene.c — suite "scene": which pairs of many objects clash, touch
+ * or come closer than a clearance (issue #6): the core's broad and narrow
+ * phases, the Scene contract (proto_scene_reply), `clash scene`, and POST
+ * /v1/scene on a real clashd.
+ *
+ * The broad phase is checked against brute force: every pair of random
+ * scenes (hundreds of objects: turned boxes, random hulls, spheres,
+ * capsules, compounds; 2-D and 3-D; several clearances; at rest and in
+ * motion) through clash_gjk, classed by the rule of clash.h written out
+ * again here, must give exactly the pairs the scene reports.  Its cost is
+ * checked without timing, by counting: on a sparse scene of 10 000 objects
+ * the pairs of boxes compared and the candidates must be a small multiple
+ * of n, not n^2.  Closed forms (boxes stacked, overlapping, at known gaps)
+ * pin the classes and the JSON.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <jansson.h>
+#include <yaml.h>
+
+#include "check.h"
+#include "clash.h"
+#include "prng.h"
+#include "proto.h"
+
+/* ---- random scenes ------------------------------------------------------- */
+
+/* A scene whose shapes and vertex arrays are owned here. */
+typedef struct world {
+	int dim;
+	size_t n;
+	clash_shape *shapes;
+	clash_motion *motions;
+	double **verts; /* one per object, plus parts' arrays after them */
+	clash_shape **parts;
+	size_t nverts;
+} world;
+
+static double *take(world *w, size_t count)
+{
+	double *v = malloc(count * sizeof *v);
+	ck_assert_ptr_nonnull(v);
+	w->verts[w->nverts++] = v;
+	return v;
+}
+
+static void box_into(double *v, int dim, const double *h)
+{
+	size_t m = (size_t)1 << dim;
+	for (size_t i = 0; i < m; i++)
+		for (int k = 0; k < dim; k++)
+			v[i * (size_t)dim + (size_t)k] = (i >> k) & 1 ? h[k] : -h[k];
+}
+
+/* One random object centred near c, of size about `size`. */
+static void random_object(world *w, prng *g, size_t i, const double *c, double size)
+{
+	const int dim = w->dim;
+	clash_shape *s = &w->shapes[i];
+	int kind = prng_int(g, 0, 4);
+	double h[3];
+	for (int k = 0; k < dim; k++)
+		h[k] = prng_range(g, 0.2, 1.0) * size;
+	if (kind == 0) { /* a box */
+		double *v = take(w, (size_t)dim << dim);
+		box_into(v, dim, h);
+		ck_assert_int_eq(clash_shape_init(s, dim, v, (size_t)1 << dim), CLASH_OK);
+	} else if (kind == 1) { /* a random hull */
+		size_t m = (size_t)prng_int(g, 3, 10);
+		double *v = take(w, m * (size_t)dim);
+		for (size_t j = 0; j < m * (size_t)dim; j++)
+			v[j] = prng_range(g, -size, size);
+		ck_assert_int_eq(clash_shape_init(s, dim, v, m), CLASH_OK);
+	} else if (kind == 2) { /* a sphere */
+		double *v = take(w, (size_t)dim);
+		memset(v, 0, (size_t)dim * sizeof *v);
+		ck_assert_int_eq(clash_shape_init(s, dim, v, 1), CLASH_OK);
+		clash_shape_set_radius(s, h[0]);
+	} else if (kind == 3) { /* a capsule */
+		double *v = take(w, 2 * (size_t)dim);
+		for (int k = 0; k < dim; k++) {
+			v[k] = -h[k];
+			v[dim + k] = h[k];
+		}
+		ck_assert_int_eq(clash_shape_init(s, dim, v, 2), CLASH_OK);
+		clash_shape_set_radius(s, 0.2 * size);
+	} else { /* a compound: an L of two boxes */
+		clash_shape *p = calloc(2, sizeof *p);
+		w->parts[i] = p;
+		for (int j = 0; j < 2; j++) {
+			double *v = take(w, (size_t)dim << dim), hh[3], t[3] = {0};
+			for (int k = 0; k < dim; k++)
+				hh[k] = j == k ? h[k] : 0.25 * size;
+			box_into(v, dim, hh);
+			t[j] = h[j];
+			ck_assert_int_eq(clash_shape_init(&p[j], dim, v, (size_t)1 << dim), CLASH_OK);
+			clash_shape_set_translation(&p[j], t);
+		}
+		ck_assert_int_eq(clash_shape_init_compound(s, dim, p, 2), CLASH_OK);
+	}
+	if (dim == 3) {
+		double q[4];
+		prng_direction(g, 4, q);
+		clash_shape_set_quaternion(s, q);
+	} else {
+		clash_shape_set_angle(s, prng_range(g, -3.2, 3.2));
+	}
+	clash_shape_set_translation(s, c);
+}
+
+/* n objects in a cube of side `side`; when motion is set, some move. */
+static void world_random(world *w, prng *g, int dim, size_t n, double side, int motion)
+{
+	memset(w, 0, sizeof *w);
+	w->dim = dim;
+	w->n = n;
+	w->shapes = calloc(n, sizeof *w->shapes);
+	w->motions = calloc(n, sizeof *w->motions);
+	w->verts = calloc(4 * n, sizeof *w->verts);
+	w->parts = calloc(n, sizeof *w->parts);
+	for (size_t i = 0; i < n; i++) {
+		double c[3];
+		for (int k = 0; k < dim; k++)
+			c[k] = prng_range(g, 0, side);
+		random_object(w, g, i, c, 0.5);
+		if (motion && prng_int(g, 0, 3) == 0) {
+			for (int k = 0; k < dim; k++)
+				w->motions[i].translation[k] = prng_range(g, -2, 2);
+			if (prng_int(g, 0, 1)) {
+				if (dim == 3)
+					for (int k = 0; k < 3; k++)
+						w->motions[i].rotation[k] = prng_range(g, -1.5, 1.5);
+				else
+					w->motions[i].rotation[0] = prng_range(g, -3, 3);
+			}
+		}
+	}
+}
+
+static void world_free(world *w)
+{
+	for (size_t i = 0; i < w->nverts; i++)
+		free(w->verts[i]);
+	for (size_t i = 0; i < w->n; i++)
+		free(w->parts[i]);
+	free(w->verts);
+	free(w->parts);
+	free(w->shapes);
+	free(w->motions);
+}
+
+/* The class of a pair at rest with an explicit tolerance, by clash.h's
+ * rule, from clash_gjk alone: the depth when GJK gives one, else its lower
+ * bound, else whether b moved 2 sqrt(dim) tol along every axis either way
+ * still meets a. */
+static enum clash_class brute_class(const clash_shape *a, const clash_shape *b, double clearance,
+                                    double tol, clash_result *r)
+{
+	clash_options opt = {.tolerance = tol};
+	ck_assert_int_eq(clash_gjk(a, b, &opt, r), CLASH_OK);
+	if (!r->intersecting)
+		return r->distance < clearance ? CLASH_CLASS_CLEARANCE : CLASH_CLASS_NONE;
+	if (r->has & CLASH_HAS_DEPTH)
+		return r->depth > tol ? CLASH_CLASS_CLASH : CLASH_CLASS_TOUCH;
+	if (r->depth_lower_bound > tol)
+		return CLASH_CLASS_CLASH;
+	clash_options probe = {.tolerance = tol / 4};
+	for (int k = 0; k < a->dim; k++)
+		for (int sign = -1; sign <= 1; sign += 2) {
+			clash_shape moved = *b;
+			double t[3] = {0, 0, 0};
+			if (b->posed)
+				memcpy(t, b->translation, (size_t)b->dim * sizeof *t);
+			t[k] += sign * 2 * sqrt(b->dim) * tol;
+			if (!b->posed) {
+				ck_assert_int_eq(clash_shape_init(&moved, b->dim, b->vertices, b->count), 0);
+				moved.radius = b->radius;
+			}
+			ck_assert_int_eq(clash_shape_set_translation(&moved, t), CLASH_OK);
+			clash_result q;
+			ck_assert_int_eq(clash_gjk(a, &moved, &probe, &q), CLASH_OK);
+			if (!q.intersecting)
+				return CLASH_CLASS_TOUCH;
+		}
+	return CLASH_CLASS_CLASH;
+}
+
+/* A depth as reported: exact, or a lower bound. */
+static void check_depth(const clash_scene_hit *h, double want)
+{
+	if (h->depth_exact)
+		ck_near(h->depth, want, 1e-12);
+	else
+		ck_assert(h->depth >= 0 && h->depth <= want + 1e-12);
+}
+
+/* ---- closed forms -------------------------------------------------------- */
+
+static const double CUBE[24] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0,
+                                0, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1};
+
+static void cube_at(clash_shape *s, double x, double y, double z)
+{
+	ck_assert_int_eq(clash_shape_init(s, 3, CUBE, 8), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_translation(s, (double[]){x, y, z}), CLASH_OK);
+}
+
+START_TEST(classes_closed_form)
+{
+	/* 0 and 1 stacked (touch), 2 sunk 0.5 into 0 (clash), 3 at 0.3 from 1
+	 * (clearance with c = 0.5), 4 far. */
+	clash_shape s[5];
+	cube_at(&s[0], 0, 0, 0);
+	cube_at(&s[1], 0, 0, 1);
+	cube_at(&s[2], 0.5, 0, 0);
+	cube_at(&s[3], 0, 0, 2.3);
+	cube_at(&s[4], 10, 10, 10);
+	clash_scene sc = {.count = 5, .shapes = s, .clearance = 0.5};
+	clash_scene_hit *hits;
+	size_t n;
+	clash_scene_stats st;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, &st), CLASH_OK);
+	/* (0,1) touch, (0,2) clash, (1,2) touch (2 is flush under 1's
+	 * bottom), (1,3) clearance 0.3; in (a, b) order. */
+	ck_assert_uint_eq(n, 4);
+	size_t want[4][2] = {{0, 1}, {0, 2}, {1, 2}, {1, 3}};
+	enum clash_class cls[4] = {CLASH_CLASS_TOUCH, CLASH_CLASS_CLASH, CLASH_CLASS_TOUCH,
+	                           CLASH_CLASS_CLEARANCE};
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(hits[i].a, want[i][0]);
+		ck_assert_uint_eq(hits[i].b, want[i][1]);
+		ck_assert_int_eq(hits[i].cls, cls[i]);
+		ck_assert(!hits[i].moving);
+	}
+	check_depth(&hits[1], 0.5);
+	ck_near(hits[3].distance, 0.3, 1e-12);
+	ck_assert_uint_eq(st.reported, 4);
+	ck_assert_uint_eq(st.candidates, 4); /* 4 is nowhere near */
+	free(hits);
+	/* Clearance 0: only the intersecting pairs. */
+	sc.clearance = 0;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 3);
+	free(hits);
+	/* A tolerance of 0.6 makes the 0.5 overlap a touch, and the 0.3 gap
+	 * one too. */
+	sc.opt.tolerance = 0.6;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_TOUCH);
+	free(hits);
+	/* Only some pairs; ignore some. */
+	sc.opt.tolerance = 0;
+	sc.clearance = 0.5;
+	clash_pair only[] = {{3, 1}, {0, 2}, {2, 0}, {0, 4}};
+	clash_pair ignore[] = {{2, 0}};
+	sc.only = only;
+	sc.nonly = 4;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, &st), CLASH_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(hits[0].a == 0 && hits[0].b == 2 && hits[1].a == 1 && hits[1].b == 3);
+	ck_assert_uint_eq(st.tested, 3); /* deduplicated */
+	free(hits);
+	sc.ignore = ignore;
+	sc.nignore = 1;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(hits[0].a == 1 && hits[0].b == 3);
+	free(hits);
+	/* Bad scenes. */
+	clash_pair bad[] = {{1, 1}};
+	sc.only = bad;
+	sc.nonly = 1;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	bad[0].b = 5;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	sc.nonly = 0;
+	sc.clearance = -1;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	sc.clearance = 0;
+	clash_shape flat;
+	ck_assert_int_eq(clash_shape_init(&flat, 2, CUBE, 4), CLASH_OK);
+	clash_shape mixed[2] = {s[0], flat};
+	clash_scene sm = {.count = 2, .shapes = mixed};
+	ck_assert_int_eq(clash_scene_run(&sm, &hits, &n, NULL), CLASH_EDIM);
+	/* Empty and single scenes answer nothing. */
+	clash_scene empty = {0};
+	ck_assert_int_eq(clash_scene_run(&empty, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 0);
+	free(hits);
+	clash_scene one = {.count = 1, .shapes = s};
+	ck_assert_int_eq(clash_scene_run(&one, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 0);
+	free(hits);
+	/* The candidate cap. */
+	clash_shape same[30];
+	for (int i = 0; i < 30; i++)
+		cube_at(&same[i], 0, 0, 0);
+	clash_scene crowd = {.count = 30, .shapes = same, .max_candidates = 100};
+	ck_assert_int_eq(clash_scene_run(&crowd, &hits, &n, NULL), CLASH_ELIMIT);
+	crowd.max_candidates = 435;
+	ck_assert_int_eq(clash_scene_run(&crowd, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 435);
+	free(hits);
+}
+END_TEST
+
+START_TEST(moving_closed_form)
+{
+	/* A cube runs along x through a row of cubes, one of which sits a
+	 * little off to the side (a graze: touch), another 0.2 off (clearance
+	 * 0.3), a third it runs into flush at the end (touch). */
+	clash_shape s[5];
+	cube_at(&s[0], 0, 0, 0);  /* the runner, moving 10 along x */
+	cube_at(&s[1], 4, 0, 0);  /* hit at t = 3 / 10 */
+	cube_at(&s[2], 6, 1, 0);  /* grazed: flush along y = 1 from t = 0.5 */
+	cube_at(&s[3], 8, 0, 1.2); /* passes 0.2 above */
+	cube_at(&s[4], 11, 0, 0); /* reached flush at t = 1 */
+	clash_motion m[5] = {{{10, 0, 0}, {0}}};
+	clash_scene sc = {.count = 5, .shapes = s, .motions = m, .clearance = 0.3};
+	clash_scene_hit *hits;
+	size_t n;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert(hits[i].a == 0 && hits[i].b == i + 1 && hits[i].moving);
+		ck_assert(hits[i].toi.converged);
+	}
+	ck_assert_int_eq(hits[0].cls, CLASH_CLASS_CLASH);
+	ck_near(hits[0].toi.toi, 0.3, 1e-12);
+	ck_near(hits[0].toi.approach, 10, 1e-9);
+	ck_assert_int_eq(hits[1].cls, CLASH_CLASS_TOUCH);
+	ck_near(hits[1].toi.toi, 0.5, 1e-12);
+	ck_assert_int_eq(hits[2].cls, CLASH_CLASS_CLEARANCE);
+	ck_assert(!hits[2].toi.contact);
+	ck_near(hits[2].toi.near_time, (7 - sqrt(0.05)) / 10, 1e-12); /* hypot(7 - 10 t, 0.2) = 0.3 */
+	ck_assert_int_eq(hits[3].cls, CLASH_CLASS_TOUCH);
+	ck_near(hits[3].toi.toi, 1.0, 1e-9);
+	free(hits);
+}
+END_TEST
+
+/* ---- against brute force ------------------------------------------------- */
+
+static void check_against_brute(const world *w, double clearance, double tol, const char *what)
+{
+	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance};
+	sc.opt.tolerance = tol;
+	clash_scene_hit *hits;
+	size_t n;
+	clash_scene_stats st;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, &st), CLASH_OK);
+	size_t k = 0, want = 0;
+	for (size_t i = 0; i < w->n; i++)
+		for (size_t j = i + 1; j < w->n; j++) {
+			clash_result r;
+			enum clash_class c = brute_class(&w->shapes[i], &w->shapes[j], clearance, tol, &r);
+			if (c == CLASH_CLASS_NONE)
+				continue;
+			want++;
+			ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
+			              "%s c=%g: pair (%zu, %zu) (class %d) missing", what, clearance, i, j,
+			              c);
+			ck_assert_int_eq(hits[k].cls, c);
+			ck_assert(hits[k].distance == r.distance);
+			k++;
+		}
+	ck_assert_msg(n == want, "%s c=%g: %zu reported, brute force %zu", what, clearance, n, want);
+	ck_assert_uint_le(st.candidates, w->n * (w->n - 1) / 2);
+	free(hits);
+}
+
+START_TEST(brute_force_at_rest)
+{
+	prng g = {0x5ce0e001};
+	for (int round = 0; round < 4; round++) {
+		int dim = round % 2 ? 2 : 3;
+		world w;
+		world_random(&w, &g, dim, 300, dim == 3 ? 14 : 40, 0);
+		const double clearances[] = {0, 0.05, 0.3};
+		for (size_t c = 0; c < 3; c++)
+			check_against_brute(&w, clearances[c], 1e-9, dim == 3 ? "3-D" : "2-D");
+		world_free(&w);
+	}
+}
+END_TEST
+
+/* The broad phase loses nothing: every pair through clash_scene_pair. */
+static void check_broad_phase(const world *w, const clash_motion *motions, double clearance,
+                              const clash_pair *ignore, size_t nignore)
+{
+	clash_scene sc = {.count = w->n, .shapes = w->shapes, .motions = motions,
+	                  .clearance = clearance, .ignore = ignore, .nignore = nignore};
+	clash_scene_hit *hits;
+	size_t n, k = 0;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	for (size_t i = 0; i < w->n; i++)
+		for (size_t j = i + 1; j < w->n; j++) {
+			int ignored = 0;
+			for (size_t q = 0; q < nignore; q++)
+				ignored |= (ignore[q].a == i && ignore[q].b == j) ||
+				           (ignore[q].a == j && ignore[q].b == i);
+			clash_scene_hit h;
+			ck_assert_int_eq(clash_scene_pair(&sc, j, i, &h), CLASH_OK);
+			ck_assert(h.a == i && h.b == j);
+			if (h.cls == CLASH_CLASS_NONE || ignored)
+				continue;
+			ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
+			              "c=%g: pair (%zu, %zu) missing (class %d, toi %g)", clearance, i, j,
+			              h.cls, h.toi.toi);
+			ck_assert_int_eq(hits[k].cls, h.cls);
+			k++;
+		}
+	ck_assert_uint_eq(k, n);
+	free(hits);
+}
+
+START_TEST(brute_force_in_motion)
+{
+	prng g = {0x5ce0e002};
+	for (int round = 0; round < 2; round++) {
+		int dim = round % 2 ? 2 : 3;
+		world w;
+		world_random(&w, &g, dim, 150, dim == 3 ? 12 : 30, 1);
+		check_broad_phase(&w, w.motions, 0, NULL, 0);
+		check_broad_phase(&w, w.motions, 0.2, NULL, 0);
+		/* Moving pairs through clash_toi itself. */
+		clash_scene sc = {.count = w.n, .shapes = w.shapes, .motions = w.motions};
+		clash_scene_hit *hits;
+		size_t n;
+		ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+		size_t moving = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!hits[i].moving)
+				continue;
+			moving++;
+			clash_toi_result t;
+			ck_assert_int_eq(clash_toi(&w.shapes[hits[i].a], &w.motions[hits[i].a],
+			                           &w.shapes[hits[i].b], &w.motions[hits[i].b], 0, NULL, &t),
+			                 CLASH_OK);
+			ck_assert(t.contact && t.toi == hits[i].toi.toi);
+		}
+		ck_assert_uint_gt(moving, 5);
+		free(hits);
+		world_free(&w);
+	}
+}
+END_TEST
+
+START_TEST(brute_force_ignore)
+{
+	prng g = {0x5ce0e003};
+	world w;
+	world_random(&w, &g, 3, 120, 8, 0);
+	/* Ignore every third reported pair, given in either order. */
+	clash_scene sc = {.count = w.n, .shapes = w.shapes};
+	clash_scene_hit *hits;
+	size_t n;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_gt(n, 10);
+	clash_pair *ign = calloc(n, sizeof *ign);
+	size_t ni = 0;
+	for (size_t i = 0; i < n; i += 3)
+		ign[ni++] = i % 2 ? (clash_pair){hits[i].b, hits[i].a} : (clash_pair){hits[i].a, hits[i].b};
+	check_broad_phase(&w, NULL, 0, ign, ni);
+	/* Only the pairs of the first object and of the last. */
+	clash_pair *only = calloc(2 * w.n, sizeof *only);
+	size_t no = 0;
+	for (size_t j = 1; j < w.n; j++) {
+		only[no++] = (clash_pair){0, j};
+		only[no++] = (clash_pair){w.n - 1, j - 1};
+	}
+	sc.only = only;
+	sc.nonly = no;
+	clash_scene_hit *some;
+	size_t ns;
+	ck_assert_int_eq(clash_scene_run(&sc, &some, &ns, NULL), CLASH_OK);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (hits[i].a == 0 || hits[i].b == w.n - 1) {
+			ck_assert(k < ns && some[k].a == hits[i].a && some[k].b == hits[i].b);
+			k++;
+		}
+	ck_assert_uint_eq(k, ns);
+	free(some);
+	free(only);
+	free(ign);
+	free(hits);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- scale, by counting -------------------------------------------------- */
+
+START_TEST(sparse_scene_scales)
+{
+	/* 10 000 unit cubes on a grid of pitch 3, ten of them pushed 2.5
+	 * along x into their neighbour. */
+	const size_t n = 10000, side = 22;
+	clash_shape *s = calloc(n, sizeof *s);
+	for (size_t i = 0; i < n; i++) {
+		double x = 3.0 * (double)(i % side), y = 3.0 * (double)(i / side % side),
+		       z = 3.0 * (double)(i / side / side);
+		if (i % 1000 == 500)
+			x += 2.5;
+		cube_at(&s[i], x, y, z);
+	}
+	clash_scene sc = {.count = n, .shapes = s};
+	clash_scene_hit *hits;
+	size_t nh;
+	clash_scene_stats st;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &nh, &st), CLASH_OK);
+	ck_assert_uint_eq(nh, 10);
+	for (size_t i = 0; i < nh; i++) {
+		ck_assert_uint_eq(hits[i].a, 500 + 1000 * i);
+		ck_assert_uint_eq(hits[i].b, 501 + 1000 * i);
+		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_CLASH);
+		check_depth(&hits[i], 0.5);
+	}
+	ck_assert_uint_eq(st.candidates, 10);
+	/* The broad phase compared a few pairs per object, not n^2 / 2 = 5e7. */
+	ck_assert_msg(st.tested <= 8 * n, "compared %zu pairs", st.tested);
+	free(hits);
+	/* With a clearance of 2.5 the grown boxes of all 26 grid neighbours
+	 * overlap (13 candidates per object), and the 6 face neighbours, 2
+	 * apart, are reported (3 per object): all still linear.  (A lattice
+	 * is where sweep and prune fails: along any axis it projects whole
+	 * slabs of n^(2/3) boxes onto one interval.) */
+	sc.clearance = 2.5;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &nh, &st), CLASH_OK);
+	ck_assert_uint_le(st.candidates, 13 * n);
+	ck_assert_uint_ge(nh, 2 * n);
+	ck_assert_uint_le(nh, 3 * n);
+	ck_assert_msg(st.tested <= 40 * n, "compared %zu pairs", st.tested);
+	free(hits);
+	free(s);
+}
+END_TEST
+
+/* ---- the contract ---------------------------------------------------------- */
+
+static json_t *scene_json(const char *body, int *status)
+{
+	proto_reply r;
+	ck_assert_int_eq(proto_scene_reply(body, strlen(body), &r), 0);
+	*status = r.status;
+	json_t *j = json_loads(r.body, 0, NULL);
+	ck_assert_msg(j != NULL, "not JSON: %s", r.body);
+	proto_reply_free(&r);
+	return j;
+}
+
+#define JCUBE "[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1]]"
+#define OBJ(id, x, y, z) \
+	"{\"id\":\"" id "\",\"shape\":{\"vertices\":" JCUBE ",\"pose\":{\"translation\":[" #x "," #y "," #z "]}}}"
+
+START_TEST(reply_closed_form)
+{
+	proto_init();
+	int st;
+	json_t *j = scene_json("{\"objects\":[" OBJ("floor", 0, 0, 0) "," OBJ("crate", 0, 0, 1) ","
+	                       OBJ("post", 0.5, 0, 0) "," OBJ("lamp", 0, 0, 2.3) "],"
+	                       "\"clearance\":0.5}",
+	                       &st);
+	ck_assert_int_eq(st, 200);
+	json_t *c = json_object_get(j, "clashes");
+	ck_assert_uint_eq(json_array_size(c), 4);
+	const char *want[4][3] = {{"floor", "crate", "touch"},
+	                          {"floor", "post", "clash"},
+	                          {"crate", "post", "touch"},
+	                          {"crate", "lamp", "clearance"}};
+	for (size_t i = 0; i < 4; i++) {
+		json_t *e = json_array_get(c, i);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "a")), want[i][0]);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "b")), want[i][1]);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "class")), want[i][2]);
+		ck_assert_ptr_null(json_object_get(e, "toi"));
+	}
+	json_t *clear = json_array_get(c, 3);
+	ck_near(json_number_value(json_object_get(clear, "distance")), 0.3, 1e-12);
+	ck_assert(json_is_false(json_object_get(clear, "intersecting")));
+	ck_assert_ptr_null(json_object_get(clear, "penetration"));
+	json_t *pen = json_object_get(json_array_get(c, 1), "penetration");
+	if (json_object_get(pen, "depth"))
+		ck_near(json_number_value(json_object_get(pen, "depth")), 0.5, 1e-12);
+	else
+		ck_assert(json_number_value(json_object_get(pen, "depth_lower_bound")) <= 0.5);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "candidates")), 4);
+	json_decref(j);
+
+	/* pairs and ignore, by id. */
+	j = scene_json("{\"objects\":[" OBJ("floor", 0, 0, 0) "," OBJ("crate", 0, 0, 1) ","
+	               OBJ("post", 0.5, 0, 0) "],\"pairs\":[[\"post\",\"crate\"],[\"floor\",\"post\"]],"
+	               "\"ignore\":[[\"post\",\"floor\"]]}",
+	               &st);
+	ck_assert_int_eq(st, 200);
+	c = json_object_get(j, "clashes");
+	ck_assert_uint_eq(json_array_size(c), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "a")), "crate");
+	json_decref(j);
+
+	/* Motion: toi, contact and clearance_time. */
+	j = scene_json("{\"objects\":[{\"id\":\"runner\",\"shape\":{\"vertices\":" JCUBE ","
+	               "\"pose_end\":{\"translation\":[10,0,0]}}}," OBJ("wall", 4, 0, 0) ","
+	               OBJ("far", 4, 9, 0) "],\"clearance\":0.5}",
+	               &st);
+	ck_assert_int_eq(st, 200);
+	c = json_object_get(j, "clashes");
+	ck_assert_uint_eq(json_array_size(c), 1);
+	json_t *e = json_array_get(c, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "class")), "clash");
+	ck_near(json_number_value(json_object_get(e, "toi")), 0.3, 1e-12);
+	ck_near(json_number_value(json_object_get(e, "clearance_time")), 0.25, 1e-12);
+	ck_near(json_number_value(json_array_get(
+			json_object_get(json_object_get(e, "contact"), "normal"), 0)),
+	        1, 1e-12);
+	ck_assert(json_is_false(json_object_get(e, "intersecting"))); /* at the start */
+	json_decref(j);
+
+	/* 2-D, with a compound: an L and a disc in its corner, a bar across
+	 * the L's foot. */
+	j = scene_json("{\"objects\":[{\"id\":\"L\",\"shape\":{\"parts\":["
+	               "{\"vertices\":[[0,0],[4,0],[4,1],[0,1]]},{\"vertices\":[[0,1],[1,1],[1,4],[0,4]]}]}},"
+	               "{\"id\":\"disc\",\"shape\":{\"vertices\":[[2,2]],\"radius\":0.9}},"
+	               "{\"id\":\"bar\",\"shape\":{\"vertices\":[[3,-1],[3,3]]}}],\"clearance\":0.2}",
+	               &st);
+	ck_assert_int_eq(st, 200);
+	c = json_object_get(j, "clashes");
+	ck_assert_uint_eq(json_array_size(c), 3);
+	const char *want2[3][3] = {{"L", "disc", "clearance"}, {"L", "bar", "clash"},
+	                           {"disc", "bar", "clearance"}};
+	for (size_t i = 0; i < 3; i++) {
+		e = json_array_get(c, i);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "a")), want2[i][0]);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "b")), want2[i][1]);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "class")), want2[i][2]);
+	}
+	ck_near(json_number_value(json_object_get(json_array_get(c, 0), "distance")), 0.1, 1e-12);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+				 json_object_get(json_array_get(c, 1), "near_parts"), "a")),
+	                 0);
+	ck_near(json_number_value(json_object_get(json_array_get(c, 2), "distance")), 0.1, 1e-12);
+	json_decref(j);
+
+	/* An empty scene. */
+	j = scene_json("{\"objects\":[]}", &st);
+	ck_assert_int_eq(st, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 0);
+	json_decref(j);
+}
+END_TEST
+
+static void expect_problem(const char *body, int status, const char *pointer)
+{
+	int st;
+	json_t *j = scene_json(body, &st);
+	ck_assert_msg(st == status, "%s: status %d, expected %d", body, st, status);
+	const char *ptr = json_string_value(json_object_get(j, "pointer"));
+	if (pointer)
+		ck_assert_msg(ptr && strcmp(ptr, pointer) == 0, "%s: pointer %s, expected %s", body,
+		              ptr ? ptr : "(none)", pointer);
+	json_decref(j);
+}
+
+START_TEST(reply_errors)
+{
+	proto_init();
+	expect_problem("", 400, NULL);
+	expect_problem("{\"objects\":[}", 400, "/objects/0");
+	expect_problem("[]", 422, "");
+	expect_problem("{}", 422, "");
+	expect_problem("{\"objects\":[],\"colour\":1}", 422, "/colour");
+	expect_problem("{\"objects\":{}}", 422, "/objects");
+	expect_problem("{\"objects\":[1]}", 422, "/objects/0");
+	expect_problem("{\"objects\":[{\"shape\":{\"vertices\":[[0]]}}]}", 422, "/objects/0");
+	expect_problem("{\"objects\":[{\"id\":\"a\"}]}", 422, "/objects/0");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0]]},\"x\":1}]}", 422,
+	               "/objects/0/x");
+	expect_problem("{\"objects\":[{\"id\":7,\"shape\":{\"vertices\":[[0]]}}]}", 422,
+	               "/objects/0/id");
+	expect_problem("{\"objects\":[{\"id\":\"\",\"shape\":{\"vertices\":[[0]]}}]}", 422,
+	               "/objects/0/id");
+	/* Duplicates: the second of the first duplicated id. */
+	expect_problem("{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0) "," OBJ("c", 0, 0, 0)
+	               "," OBJ("b", 0, 0, 0) "," OBJ("a", 0, 0, 0) "]}",
+	               422, "/objects/3/id");
+	/* Shapes: the Query's errors, at the object's pointer; one dimension. */
+	expect_problem("{\"objects\":[" OBJ("a", 0, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
+	               "[[0,0,0],[1,1]]}}]}",
+	               422, "/objects/1/shape/vertices/1");
+	expect_problem("{\"objects\":[" OBJ("a", 0, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
+	               "[[0,0]]}}]}",
+	               422, "/objects/1/shape/vertices/0");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0,0]],\"radius\":-1}}]}",
+	               422, "/objects/0/shape/radius");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"parts\":[{\"vertices\":[[0,0]],"
+	               "\"pose_end\":{}}]}}]}",
+	               422, "/objects/0/shape/parts/0/pose_end");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0,0]],"
+	               "\"pose_end\":{\"matrix\":[1,0,0,0,3,0,0,0,1]}}}]}",
+	               422, "/objects/0/shape/pose_end");
+	/* Options. */
+	expect_problem("{\"objects\":[],\"clearance\":-0.1}", 422, "/clearance");
+	expect_problem("{\"objects\":[],\"clearance\":\"1\"}", 422, "/clearance");
+	expect_problem("{\"objects\":[],\"tolerance\":0}", 422, "/tolerance");
+	/* pairs and ignore. */
+	const char *two = "{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0) "],";
+	char body[1024];
+	struct {
+		const char *tail, *pointer;
+	} lists[] = {
+		{"\"pairs\":[]}", "/pairs"},
+		{"\"pairs\":{}}", "/pairs"},
+		{"\"pairs\":[[\"a\",\"b\"],[\"a\"]]}", "/pairs/1"},
+		{"\"pairs\":[[\"a\",\"b\",\"a\"]]}", "/pairs/0"},
+		{"\"pairs\":[\"ab\"]}", "/pairs/0"},
+		{"\"pairs\":[[\"a\",2]]}", "/pairs/0/1"},
+		{"\"pairs\":[[\"a\",\"c\"]]}", "/pairs/0/1"},
+		{"\"ignore\":[[\"z\",\"a\"]]}", "/ignore/0/0"},
+		{"\"ignore\":[[\"b\",\"b\"]]}", "/ignore/0/1"},
+	};
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		snprintf(body, sizeof body, "%s%s", two, lists[i].tail);
+		expect_problem(body, 422, lists[i].pointer);
+	}
+	/* Too many objects: refused before any is decoded. */
+	size_t nbig = 100001, bcap = 2 * nbig + 64, bused = 0;
+	char *many = malloc(bcap);
+	bused += (size_t)snprintf(many + bused, bcap - bused, "{\"objects\":[");
+	for (size_t i = 0; i < nbig; i++)
+		bused += (size_t)snprintf(many + bused, bcap - bused, "%s1", i ? "," : "");
+	snprintf(many + bused, bcap - bused, "]}");
+	expect_problem(many, 422, "/objects/100000");
+	free(many);
+	/* Too many candidates: 700 objects in one place. */
+	size_t cap = 700 * 64 + 64, used = 0;
+	char *big = malloc(cap);
+	used += (size_t)snprintf(big + used, cap - used, "{\"objects\":[");
+	for (int i = 0; i < 700; i++)
+		used += (size_t)snprintf(big + used, cap - used,
+		                         "%s{\"id\":\"o%d\",\"shape\":{\"vertices\":[[0,0]]}}",
+		                         i ? "," : "", i);
+	snprintf(big + used, cap - used, "]}");
+	expect_problem(big, 422, "/objects");
+	free(big);
+}
+END_TEST
+
+START_TEST(limits_and_cancel)
+{
+	proto_init();
+	/* A server's limits count each object's shape on its own. */
+	proto_request_limits lim = {.max_depth = 16, .max_vertices = 8, .max_shapes = 3};
+	proto_set_limits(&lim);
+	char body[4096];
+	int st;
+	json_t *j;
+	proto_call call = {0};
+	proto_reply r;
+	/* 10 shapes in all, one per object: within a limit of 3 per object. */
+	size_t used = (size_t)snprintf(body, sizeof body, "{\"objects\":[");
+	for (int i = 0; i < 10; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "o%d", i);
+		used += (size_t)snprintf(body + used, sizeof body - used,
+		                         "%s{\"id\":\"%s\",\"shape\":{\"vertices\":" JCUBE "}}",
+		                         i ? "," : "", id);
+	}
+	snprintf(body + used, sizeof body - used, "]}");
+	j = scene_json(body, &st);
+	ck_assert_int_eq(st, 200);
+	json_decref(j);
+	/* One object's compound of 3 parts is 4 shapes: the 4th is over. */
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"parts\":[{\"vertices\":[[0]]},"
+	               "{\"vertices\":[[1]]},{\"vertices\":[[2]]}]}}]}",
+	               422, "/objects/0/shape/parts/2");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0],[1],[2],[3],[4],"
+	               "[5],[6],[7],[8]]}}]}",
+	               422, "/objects/0/shape/vertices");
+	call = (proto_call){0};
+	const char *deep = "{\"objects\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}";
+	ck_assert_int_eq(proto_scene_reply_ex(deep, strlen(deep), &call, &r), 0);
+	ck_assert_int_eq(r.status, 400);
+	ck_assert_int_eq(call.limit, PROTO_LIMIT_DEPTH);
+	proto_reply_free(&r);
+	proto_set_limits(NULL);
+	/* A stopped scene answers 503 and says so. */
+	volatile int stop = 1;
+	call = (proto_call){.cancel = &stop};
+	const char *two = "{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0.5) "]}";
+	ck_assert_int_eq(proto_scene_reply_ex(two, strlen(two), &call, &r), 0);
+	ck_assert_int_eq(r.status, 503);
+	ck_assert(call.cancelled);
+	proto_reply_free(&r);
+	stop = 0;
+	call = (proto_call){.cancel = &stop};
+	ck_assert_int_eq(proto_scene_reply_ex(two, strlen(two), &call, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(!call.cancelled);
+	proto_reply_free(&r);
+}
+END_TEST
+
+/* A proto_parallel that runs the pieces on two threads, last first. */
+typedef struct reverse_run {
+	proto_piece_fn piece;
+	void *ctx;
+	size_t n;
+	pthread_mutex_t mu;
+	size_t next;
+	int calls;
+} reverse_run;
+
+static void *reverse_worker(void *arg)
+{
+	reverse_run *r = arg;
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		size_t k = r->next++;
+		pthread_mutex_unlock(&r->mu);
+		if (k >= r->n)
+			return NULL;
+		r->piece(r->ctx, r->n - 1 - k);
+	}
+}
+
+static void reverse_parallel(void *self, proto_piece_fn piece, void *ctx, size_t n)
+{
+	reverse_run *r = self;
+	r->piece = piece;
+	r->ctx = ctx;
+	r->n = n;
+	r->next = 0;
+	r->calls++;
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, reverse_worker, r), 0);
+	reverse_worker(r);
+	pthread_join(t, NULL);
+}
+
+/* A Scene document of n random objects (boxes and spheres) in a cube of
+ * side `side`, some moving. */
+static char *random_scene_text(prng *g, size_t n, double side, double clearance)
+{
+	size_t cap = n * 400 + 100, used = 0;
+	char *s = malloc(cap);
+	used += (size_t)snprintf(s + used, cap - used, "{\"clearance\":%g,\"objects\":[", clearance);
+	for (size_t i = 0; i < n; i++) {
+		double x = prng_range(g, 0, side), y = prng_range(g, 0, side), z = prng_range(g, 0, side);
+		double h = prng_range(g, 0.2, 0.6);
+		used += (size_t)snprintf(s + used, cap - used, "%s{\"id\":\"part-%zu\",\"shape\":", i ? "," : "", i);
+		if (i % 3 == 0)
+			used += (size_t)snprintf(s + used, cap - used,
+			                         "{\"vertices\":[[0,0,0]],\"radius\":%.3f,"
+			                         "\"pose\":{\"translation\":[%.4f,%.4f,%.4f]}",
+			                         h, x, y, z);
+		else
+			used += (size_t)snprintf(
+				s + used, cap - used,
+				"{\"vertices\":[[-%.3f,-%.3f,-%.3f],[%.3f,-%.3f,-%.3f],[-%.3f,%.3f,-%.3f],"
+				"[%.3f,%.3f,-%.3f],[-%.3f,-%.3f,%.3f],[%.3f,-%.3f,%.3f],[-%.3f,%.3f,%.3f],"
+				"[%.3f,%.3f,%.3f]],\"pose\":{\"rotation\":[0,0,0.6,0.8],"
+				"\"translation\":[%.4f,%.4f,%.4f]}",
+				h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, x, y, z);
+		if (i % 7 == 0)
+			used += (size_t)snprintf(s + used, cap - used,
+			                         ",\"pose_end\":{\"translation\":[%.4f,%.4f,%.4f]}",
+			                         x + 1, y - 1, z + 0.5);
+		used += (size_t)snprintf(s + used, cap - used, "}}");
+	}
+	snprintf(s + used, cap - used, "]}");
+	return s;
+}
+
+START_TEST(pieces_in_any_order)
+{
+	proto_init();
+	prng g = {0x5ce0e004};
+	char *text = random_scene_text(&g, 1500, 18, 0.1);
+	proto_reply seq, par;
+	ck_assert_int_eq(proto_scene_reply(text, strlen(text), &seq), 0);
+	ck_assert_int_eq(seq.status, 200);
+	reverse_run rr = {.mu = PTHREAD_MUTEX_INITIALIZER};
+	proto_set_parallel(&(proto_parallel){reverse_parallel, &rr});
+	ck_assert_int_eq(proto_scene_reply(text, strlen(text), &par), 0);
+	proto_set_parallel(NULL);
+	ck_assert_int_eq(rr.calls, 1); /* there were several pieces */
+	ck_assert_str_eq(par.body, seq.body);
+	json_t *j = json_loads(seq.body, 0, NULL);
+	ck_assert_uint_gt(json_integer_value(json_object_get(j, "candidates")), 256);
+	json_decref(j);
+	proto_reply_free(&seq);
+	proto_reply_free(&par);
+	free(text);
+}
+END_TEST
+
+/* ---- the contract document ----------------------------------------------- */
+
+/* A YAML node as JSON (as check_proto.c reads the document): plain scalars
+ * that parse as JSON become that value, other scalars strings. */
+static json_t *yaml_json(yaml_document_t *d, yaml_node_t *node)
+{
+	if (node->type == YAML_SCALAR_NODE) {
+		const char *v = (const char *)node->data.scalar.value;
+		size_t n = node->data.scalar.length;
+		json_t *j = node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+		                    ? json_loadb(v, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL)
+		                    : NULL;
+		return j ? j : json_stringn(v, n);
+	}
+	if (node->type == YAML_SEQUENCE_NODE) {
+		json_t *a = json_array();
+		for (yaml_node_item_t *i = node->data.sequence.items.start;
+		     i < node->data.sequence.items.top; i++)
+			json_array_append_new(a, yaml_json(d, yaml_document_get_node(d, *i)));
+		return a;
+	}
+	json_t *o = json_object();
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+		json_object_set_new(o, (const char *)k->data.scalar.value,
+		                    yaml_json(d, yaml_document_get_node(d, p->value)));
+	}
+	return o;
+}
+
+static json_t *at(json_t *j, const char *const *path)
+{
+	for (; *path; path++) {
+		j = json_object_get(j, *path);
+		ck_assert_msg(j != NULL, "openapi.yaml has no %s", *path);
+	}
+	return j;
+}
+#define AT(j, ...) at((j), (const char *const[]){__VA_ARGS__, NULL})
+
+/* Every property of a schema, and of its object properties, described. */
+static void described(const char *where, json_t *schema)
+{
+	const char *name;
+	json_t *prop;
+	json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+		ck_assert_msg(json_is_string(json_object_get(prop, "description")),
+		              "%s.%s has no description", where, name);
+		described(where, prop);
+	}
+}
+
+/* value's members are all documented in `schema`, its required ones there. */
+static void documented(json_t *schemas, const char *schema, json_t *value, const char *where)
+{
+	json_t *props = AT(schemas, schema, "properties");
+	const char *m;
+	json_t *v;
+	json_object_foreach(value, m, v)
+		ck_assert_msg(json_object_get(props, m) != NULL, "%s: %s is not documented in %s",
+		              where, m, schema);
+	json_t *req = json_object_get(json_object_get(schemas, schema), "required");
+	for (size_t i = 0; i < json_array_size(req); i++)
+		ck_assert_msg(json_object_get(value, json_string_value(json_array_get(req, i))),
+		              "%s lacks %s", where, json_string_value(json_array_get(req, i)));
+}
+
+/* Equal as JSON, numbers by value. */
+static int same(json_t *x, json_t *y)
+{
+	if (json_is_number(x) && json_is_number(y))
+		return json_number_value(x) == json_number_value(y);
+	if (json_typeof(x) != json_typeof(y))
+		return 0;
+	if (json_is_array(x)) {
+		if (json_array_size(x) != json_array_size(y))
+			return 0;
+		for (size_t i = 0; i < json_array_size(x); i++)
+			if (!same(json_array_get(x, i), json_array_get(y, i)))
+				return 0;
+		return 1;
+	}
+	if (json_is_object(x)) {
+		if (json_object_size(x) != json_object_size(y))
+			return 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(x, k, v)
+			if (!json_object_get(y, k) || !same(v, json_object_get(y, k)))
+				return 0;
+		return 1;
+	}
+	return json_equal(x, y);
+}
+
+START_TEST(contract)
+{
+	proto_init();
+	FILE *f = fopen("proto/openapi.yaml", "rb");
+	ck_assert_msg(f != NULL, "cannot open proto/openapi.yaml (run from the repository)");
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	ck_assert(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_file(&parser, f);
+	ck_assert(yaml_parser_load(&parser, &doc));
+	json_t *api = yaml_json(&doc, yaml_document_get_root_node(&doc));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+
+	json_t *schemas = AT(api, "components", "schemas");
+	const char *names[] = {"Scene", "SceneObject", "SceneResult", "Clash", "Contact"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		ck_assert(json_is_string(json_object_get(AT(schemas, names[i]), "description")));
+		described(names[i], AT(schemas, names[i]));
+	}
+	AT(schemas, "Shape", "properties", "pose_end", "description");
+	AT(schemas, "Result", "properties", "toi", "description");
+	json_t *post = AT(api, "paths", "/v1/scene", "post");
+	const char *codes[] = {"200", "400", "405", "413", "415", "422"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		AT(post, "responses", codes[i]);
+	/* The members of Scene and SceneObject are the decoder's: given a
+	 * wrong type, each is a bad value, never an unknown member. */
+	const char *name;
+	json_t *v;
+	json_object_foreach(AT(schemas, "Scene", "properties"), name, v) {
+		char text[256];
+		snprintf(text, sizeof text, "{\"objects\":[],\"%s\":{\"zz\":1}}", name);
+		if (strcmp(name, "objects") == 0)
+			snprintf(text, sizeof text, "{\"objects\":{\"zz\":1}}");
+		int st;
+		json_t *j = scene_json(text, &st);
+		ck_assert_int_eq(st, 422);
+		ck_assert_msg(!strstr(json_string_value(json_object_get(j, "detail")), "unknown member"),
+		              "%s unknown to the decoder", name);
+		json_decref(j);
+	}
+	json_object_foreach(AT(schemas, "SceneObject", "properties"), name, v) {
+		json_t *o = json_pack("{s:s, s:{s:[[i]]}}", "id", "x", "shape", "vertices", 0);
+		json_object_set_new(o, name, json_pack("{s:i}", "zz", 1));
+		json_t *sc = json_pack("{s:[o]}", "objects", o);
+		char *text = json_dumps(sc, JSON_COMPACT);
+		json_decref(sc);
+		int st;
+		json_t *j = scene_json(text, &st);
+		char where[128];
+		snprintf(where, sizeof where, "/objects/0/%s", name);
+		ck_assert_int_eq(st, 422);
+		ck_assert_msg(strcmp(json_string_value(json_object_get(j, "pointer")), where) != 0 ||
+		                      !strstr(json_string_value(json_object_get(j, "detail")),
+		                              "unknown member"),
+		              "%s unknown to the decoder", name);
+		json_decref(j);
+		free(text);
+	}
+	/* Every example is answered, with documented members; as shown where a
+	 * response example exists (but for penetration, which is `depth` or
+	 * `depth_lower_bound` as GJK can). */
+	json_t *examples = AT(post, "requestBody", "content", "application/json", "examples");
+	json_t *shown = AT(post, "responses", "200", "content", "application/json", "examples");
+	json_t *ex;
+	ck_assert_uint_ge(json_object_size(examples), 2);
+	json_object_foreach(examples, name, ex) {
+		char *text = json_dumps(AT(ex, "value"), JSON_COMPACT);
+		int st;
+		json_t *res = scene_json(text, &st);
+		ck_assert_msg(st == 200, "example %s: %d", name, st);
+		documented(schemas, "SceneResult", res, name);
+		json_t *list = json_object_get(res, "clashes"), *c;
+		size_t i;
+		ck_assert_uint_gt(json_array_size(list), 0);
+		json_array_foreach(list, i, c) {
+			documented(schemas, "Clash", c, name);
+			if (json_object_get(c, "contact"))
+				documented(schemas, "Contact", json_object_get(c, "contact"), name);
+		}
+		json_t *want = json_object_get(json_object_get(shown, name), "value");
+		if (want) {
+			json_t *wl = json_object_get(want, "clashes");
+			ck_assert_uint_eq(json_array_size(wl), json_array_size(list));
+			ck_assert(same(json_object_get(want, "candidates"), json_object_get(res, "candidates")));
+			json_array_foreach(list, i, c) {
+				json_t *w = json_deep_copy(json_array_get(wl, i)), *g = json_deep_copy(c);
+				json_object_del(w, "penetration");
+				json_object_del(g, "penetration");
+				char *gs = json_dumps(g, JSON_COMPACT);
+				ck_assert_msg(same(w, g), "example %s, clash %zu is answered %s", name, i, gs);
+				free(gs);
+				json_decref(w);
+				json_decref(g);
+			}
+		}
+		json_decref(res);
+		free(text);
+	}
+	json_decref(api);
+}
+END_TEST
+
+/* ---- clash scene --------------------------------------------------------- */
+
+static char *write_temp(const char *text)
+{
+	char *path = strdup("/tmp/check_scene_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	size_t n = strlen(text);
+	ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+/* Run build/clash with args, stdin from `input` (NULL: /dev/null); its
+ * standard output into *out (malloc'd).  Returns the exit status. */
+static int run_clash(const char *const *args, const char *input, char **out)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/clash", check_build_dir());
+	const char *argv[8] = {path};
+	for (int i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	FILE *o = tmpfile();
+	ck_assert_ptr_nonnull(o);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int in = open(input ? input : "/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_WRONLY);
+		if (in < 0 || dup2(in, 0) < 0 || dup2(fileno(o), 1) < 0 || dup2(null, 2) < 0)
+			_exit(126);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	int ws;
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	rewind(o);
+	size_t cap = 1 << 16, n = 0, got;
+	char *s = malloc(cap);
+	while ((got = fread(s + n, 1, cap - n - 1, o)) > 0) {
+		n += got;
+		if (cap - n < 2)
+			s = realloc(s, cap *= 2);
+	}
+	s[n] = '\0';
+	fclose(o);
+	*out = s;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+START_TEST(cli_scene)
+{
+	proto_init();
+	/* A pretty-printed document, over many lines. */
+	const char *doc = "{\n  \"objects\": [\n    " OBJ("floor", 0, 0, 0) ",\n    "
+	                  OBJ("crate", 0, 0, 1) "\n  ],\n  \"clearance\": 0.5\n}\n";
+	char *file = write_temp(doc), *out;
+	proto_reply want;
+	ck_assert_int_eq(proto_scene_reply(doc, strlen(doc), &want), 0);
+	ck_assert_int_eq(run_clash((const char *[]){"scene", file, NULL}, NULL, &out), 0);
+	ck_assert_uint_eq(strlen(out), want.length + 1);
+	ck_assert(strncmp(out, want.body, want.length) == 0 && out[want.length] == '\n');
+	free(out);
+	/* From standard input, and "-". */
+	ck_assert_int_eq(run_clash((const char *[]){"scene", NULL}, file, &out), 0);
+	ck_assert(strncmp(out, want.body, want.length) == 0);
+	free(out);
+	ck_assert_int_eq(run_clash((const char *[]){"scene", "-", NULL}, file, &out), 0);
+	ck_assert(strncmp(out, want.body, want.length) == 0);
+	free(out);
+	proto_reply_free(&want);
+	/* A problem is an answer: exit 0. */
+	char *bad = write_temp("{\"objects\": [1]}");
+	ck_assert_int_eq(run_clash((const char *[]){"scene", bad, NULL}, NULL, &out), 0);
+	ck_assert(strstr(out, "\"pointer\":\"/objects/0\"") != NULL);
+	free(out);
+	/* Usage errors. */
+	ck_assert_int_eq(run_clash((const char *[]){"scene", "/nonexistent/scene.json", NULL}, NULL,
+	                           &out),
+	                 2);
+	free(out);
+	ck_assert_int_eq(run_clash((const char *[]){"scene", file, bad, NULL}, NULL, &out), 2);
+	free(out);
+	ck_assert_int_eq(run_clash((const char *[]){"scene", "--help", NULL}, NULL, &out), 0);
+	ck_assert(strstr(out, "usage: clash scene") != NULL);
+	free(out);
+	unlink(file);
+	unlink(bad);
+	free(file);
+	free(bad);
+}
+END_TEST
+
+/* ---- POST /v1/scene ------------------------------------------------------ */
+
+static pid_t server_pid;
+static char server_log[64];
+
+static void server_stop(void)
+{
+	if (server_pid > 0) {
+		kill(server_pid, SIGTERM);
+		int ws = 0;
+		for (int i = 0; i < 500 && waitpid(server_pid, &ws, WNOHANG) == 0; i++)
+			usleep(10000);
+		if (waitpid(server_pid, &ws, WNOHANG) == 0) {
+			kill(server_pid, SIGKILL);
+			waitpid(server_pid, &ws, 0);
+		}
+		server_pid = 0;
+	}
+	if (server_log[0])
+		unlink(server_log);
+}
+
+/* Start clashd on a free port (2 threads); its log goes to a temp file,
+ * from which the port is read. */
+static int server_start(void)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
+	snprintf(server_log, sizeof server_log, "/tmp/check_scene_log_XXXXXX");
+	int fd = mkstemp(server_log);
+	ck_assert_int_ge(fd, 0);
+	pid_t parent = getpid();
+	server_pid = fork();
+	ck_assert_int_ge(server_pid, 0);
+	if (server_pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+		if (getppid() != parent)
+			_exit(127);
+		dup2(fd, 1);
+		execl(path, "clashd", "--listen", "127.0.0.1:0", "--threads", "2", (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(server_log, "r");
+		char line[1024];
+		while (f && fgets(line, sizeof line, f)) {
+			const char *at = strstr(line, "\"listen\":\"127.0.0.1:");
+			if (at) {
+				fclose(f);
+				return atoi(at + strlen("\"listen\":\"127.0.0.1:"));
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(10000);
+	}
+	ck_abort_msg("clashd did not start");
+	return -1;
+}
+
+/* One request on its own connection; the status, and the body (malloc'd). */
+static int http(int port, const char *method, const char *path, const char *body, char **reply)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(s, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(s, (struct sockaddr *)&a, sizeof a), 0);
+	size_t blen = body ? strlen(body) : 0;
+	char head[512];
+	int hl = snprintf(head, sizeof head,
+	                  "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+	                  "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+	                  method, path, blen);
+	ck_assert_int_eq(send(s, head, (size_t)hl, MSG_NOSIGNAL), hl);
+	for (size_t off = 0; off < blen;) {
+		ssize_t k = send(s, body + off, blen - off, MSG_NOSIGNAL);
+		ck_assert_int_gt(k, 0);
+		off += (size_t)k;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (cap - n < 4096)
+			buf = realloc(buf, cap *= 2);
+		ssize_t k = recv(s, buf + n, cap - n - 1, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(s);
+	buf[n] = '\0';
+	int status = 0;
+	sscanf(buf, "HTTP/1.1 %d", &status);
+	char *start = strstr(buf, "\r\n\r\n");
+	*reply = strdup(start ? start + 4 : "");
+	free(buf);
+	return status;
+}
+
+typedef struct side_query {
+	int port;
+	int status;
+} side_query;
+
+static void *query_beside(void *arg)
+{
+	side_query *q = arg;
+	char *reply;
+	q->status = http(q->port, "POST", "/v1/query",
+	                 "{\"a\":{\"vertices\":[[0,0,0]]},\"b\":{\"vertices\":[[3,4,0]]}}", &reply);
+	if (q->status == 200 && !strstr(reply, "\"distance\":5.0"))
+		q->status = -1;
+	free(reply);
+	return NULL;
+}
+
+START_TEST(server_scene)
+{
+	proto_init();
+	int port = server_start();
+	prng g = {0x5ce0e005};
+	/* A scene with many pieces: the fanout threads share it. */
+	char *text = random_scene_text(&g, 4000, 26, 0.1);
+	proto_reply want;
+	ck_assert_int_eq(proto_scene_reply(text, strlen(text), &want), 0);
+	ck_assert_int_eq(want.status, 200);
+	/* A query sent while the scene runs is answered too. */
+	side_query q = {.port = port};
+	pthread_t t;
+	char *reply;
+	ck_assert_int_eq(pthread_create(&t, NULL, query_beside, &q), 0);
+	ck_assert_int_eq(http(port, "POST", "/v1/scene", text, &reply), 200);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(q.status, 200);
+	ck_assert_str_eq(reply, want.body); /* the same answer as without threads */
+	free(reply);
+	proto_reply_free(&want);
+	free(text);
+	/* The route's errors. */
+	ck_assert_int_eq(http(port, "POST", "/v1/scene", "{\"objects\":[1]}", &reply), 422);
+	ck_assert(strstr(reply, "\"pointer\":\"/objects/0\"") != NULL);
+	free(reply);
+	ck_assert_int_eq(http(port, "GET", "/v1/scene", NULL, &reply), 405);
+	free(reply);
+	ck_assert_int_eq(http(port, "POST", "/v1/scene", "{\"objects\":[", &reply), 400);
+	free(reply);
+	server_stop();
+}
+END_TEST
+
+static void teardown(void)
+{
+	server_stop();
+}
+
+static Suite *scene_suite(void)
+{
+	Suite *s = suite_create("scene");
+	TCase *tc = tcase_create("closed_forms");
+	tcase_add_test(tc, classes_closed_form);
+	tcase_add_test(tc, moving_closed_form);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("brute_force");
+	tcase_add_test(tc, brute_force_at_rest);
+	tcase_add_test(tc, brute_force_in_motion);
+	tcase_add_test(tc, brute_force_ignore);
+	tcase_add_test(tc, sparse_scene_scales);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("contract");
+	tcase_add_test(tc, reply_closed_form);
+	tcase_add_test(tc, reply_errors);
+	tcase_add_test(tc, pieces_in_any_order);
+	tcase_add_test(tc, limits_and_cancel);
+	tcase_add_test(tc, contract);
+	tcase_add_test(tc, cli_scene);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("server");
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, server_scene);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(scene_suite)
