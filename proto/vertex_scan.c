@@ -215,7 +215,9 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 				goto not_plain;
 			if (k == MAX_POINT_DIM || (d && k == d))
 				goto not_plain;
-			if (count * MAX_POINT_DIM + k >= cap) {
+			/* Point 0 sets the length d; until then it is the only one. */
+			size_t at = d ? count * d + k : k;
+			if (at >= cap) {
 				size_t grown = cap ? 2 * cap : 64 * MAX_POINT_DIM;
 				double *g = realloc(xyz, grown * sizeof *g);
 				if (!g) {
@@ -225,7 +227,7 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 				xyz = g;
 				cap = grown;
 			}
-			xyz[count * (d ? d : MAX_POINT_DIM) + k] = x;
+			xyz[at] = x;
 			k++;
 			i = skip_ws(s, len, j);
 			if (i < len && s[i] == ',') {
@@ -237,9 +239,6 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 			goto not_plain;
 		}
 		if (!d) {
-			/* The first point set the length: it was stored with a
-			 * stride of MAX_POINT_DIM, which is the same place for
-			 * point 0. */
 			d = k;
 		} else if (k != d) {
 			goto not_plain;
