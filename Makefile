@@ -4,12 +4,22 @@
 #   make run      install missing Debian packages, build, serve on 127.0.0.1:8080
 #   make test     install missing Debian packages (with test-only ones) and the
 #                 OpenAPI validator (npm, under build/), build, run every Check
-#                 suite, then again under ASan+UBSan
+#                 suite, then again under ASan+UBSan (the server suites then
+#                 against build/clashd-san, failing on any sanitizer report);
+#                 then a short run of each fuzz target, the deploy files'
+#                 checks, the failover test and a short soak
+#   make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)
+#   make failover three clashd behind haproxy under load; one killed, one
+#                 drained: no client request may fail
+#   make soak     load clashd for DURATION seconds (default 600) and require a
+#                 flat resident set size
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
 # library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
 # tests/check_*.c (with tests/oracle.c, tests/oracle_lp.c, tests/pairgen.c and
-# tests/http_harness.c) the one Check runner.
+# tests/http_harness.c) the one Check runner.  tests/fuzz/ holds the libFuzzer
+# targets (clang), tests/load/ the failover and soak programs, deploy/ the
+# container and cluster files with their checks (tests/deploy/).
 
 CC       ?= cc
 OPT      ?= -O2
@@ -55,8 +65,10 @@ CHECK_OBJ  = $(CHECK_SRC:%.c=$(B)/obj/%.o)
 CORE_SOBJ  = $(CORE_SRC:%.c=$(B)/san/%.o)
 PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
+SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean
+.PHONY: all run test deps deps-test check check-san crosscheck clean \
+        fuzz fuzz-smoke failover soak soak-short deploy-check
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -72,14 +84,29 @@ run: deps
 	exec $(B)/clashd --listen 127.0.0.1:8080
 
 test: deps-test
-	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(VALIDATOR)
-	@$(MAKE) --no-print-directory check check-san
+	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
+		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM)
+	@$(MAKE) --no-print-directory check check-san fuzz-smoke deploy-check failover soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
 	CLASH_BUILD=$(B) $(B)/check
-check-san: $(B)/check-san $(B)/clashd $(B)/clash $(VALIDATOR)
-	CLASH_BUILD=$(B) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/check-san
+# The server suites start $(B)/clashd-san here (CLASH_CLASHD, read by
+# tests/http_harness.c).  Every sanitized process, each clashd-san included,
+# writes its sanitizer reports (LeakSanitizer's at exit too) to a file under
+# $(SANLOG) instead of stderr, and any such file fails the pass, whichever test
+# started that process and however it ended.
+SANLOG = $(B)/san-log
+check-san: $(B)/check-san $(B)/clashd $(B)/clashd-san $(B)/clash $(VALIDATOR)
+	@rm -rf $(SANLOG) && mkdir -p $(SANLOG)
+	@st=0; set -x; CLASH_BUILD=$(B) CLASH_CLASHD=$(B)/clashd-san CLASH_CLASHD_SAN=1 \
+		ASAN_OPTIONS=detect_leaks=1:log_path=$(abspath $(SANLOG))/asan \
+		UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(SANLOG))/ubsan \
+		$(B)/check-san || st=$$?; set +x; \
+	if [ -n "$$(ls $(SANLOG))" ]; then \
+		echo "check-san: sanitizer reports:" >&2; cat $(SANLOG)/* >&2; exit 1; \
+	fi; \
+	[ $$st = 0 ] && echo "check-san: no sanitizer report (clashd-san included)"; exit $$st
 
 # The randomized cross-check of the three methods on 100 000 pairs (minutes);
 # make test runs the same suite on 5000.
@@ -132,6 +159,112 @@ $(B)/check: $(CHECK_OBJ) $(PROTO_OBJ) $(CORE_OBJ)
 
 $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
+
+$(B)/clashd-san: $(SERVER_SOBJ) $(OPENAPI_OBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
+
+# ---- failover and soak (tests/load/) ----
+# Programs, not Check suites: each runs for a while, prints its numbers and
+# exits 0 or 1.  They start build/clashd (CLASH_CLASHD overrides) and, for
+# the failover, Debian's haproxy with deploy/haproxy/haproxy.cfg.
+LOAD_OBJ = $(B)/obj/tests/load/loadgen.o $(B)/obj/tests/load/proc.o
+FAILOVER_SECONDS ?= 20
+DURATION ?= 600
+SOAK_SHORT ?= 25
+
+$(B)/failover: $(B)/obj/tests/load/failover.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
+$(B)/soak: $(B)/obj/tests/load/soak.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
+
+failover: $(B)/failover $(B)/clashd
+	$(B)/failover --seconds $(FAILOVER_SECONDS) --dir $(B)/failover.d
+soak: $(B)/soak $(B)/clashd
+	$(B)/soak --seconds $(DURATION) --dir $(B)/soak.d
+soak-short: $(B)/soak $(B)/clashd
+	$(B)/soak --seconds $(SOAK_SHORT) --dir $(B)/soak.d
+
+# ---- deploy files (deploy/, Dockerfile; checks in tests/deploy/) ----
+# No cluster and no Docker engine here: yamllint, the Kubernetes schemas of
+# the kubernetes-models npm package (strictly: unknown members fail) with the
+# operational rules, haproxy's own config check, and the Dockerfile against
+# the Makefile, Debian and build/clashd's libraries.  The npm packages go
+# under build/npm-deploy (a separate prefix: npm prunes what a --no-save
+# install into a shared prefix did not name).
+DEPLOY_NPM_PKGS = kubernetes-models@4.5.1 yaml@2.8.1
+DEPLOY_NPM = $(B)/npm-deploy/node_modules/kubernetes-models/package.json
+$(DEPLOY_NPM):
+	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
+		$(DEPLOY_NPM_PKGS)
+deploy-check: $(B)/clashd $(DEPLOY_NPM)
+	yamllint -s -c deploy/yamllint.yml deploy/k8s deploy/compose
+	HAPROXY_BIND=127.0.0.1:8080 HAPROXY_STATS=/tmp/haproxy-check.sock HAPROXY_DNS=127.0.0.1:53 \
+		CLASHD_1=127.0.0.1:8081 CLASHD_2=127.0.0.1:8082 CLASHD_3=127.0.0.1:8083 \
+		haproxy -c -q -f deploy/haproxy/haproxy.cfg
+	node tests/deploy/check-manifests.cjs $(B)/npm-deploy/node_modules
+	sh tests/deploy/check-image.sh $(B)/clashd
+
+# ---- fuzzing (tests/fuzz/) ----
+# libFuzzer targets built by clang with ASan and UBSan; the core and the codec
+# are compiled again for them (coverage instrumentation).  `make fuzz` runs
+# each for FUZZ_SECONDS, keeping what it finds in $(B)/fuzz/corpus/<target>
+# (the seeds in tests/fuzz/corpus/<target> are read too) and crashes as
+# $(B)/fuzz/crash-<target>-*.  make test replays the seeds and then fuzzes each
+# target for FUZZ_SMOKE_RUNS inputs from a fixed seed (a few seconds).
+FUZZ_CC      ?= clang
+FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_TARGETS  = proto core
+FUZZ_BIN      = $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_CORE_OBJ  = $(CORE_SRC:%.c=$(B)/fuzz/obj/%.o)
+FUZZ_PROTO_OBJ = $(PROTO_SRC:%.c=$(B)/fuzz/obj/%.o)
+# What each target reads: the codec's input is a request body (4 KiB covers
+# every seed with room to grow), the core's a short recipe of shapes.
+FUZZ_ARGS_proto = -max_len=4096 -dict=tests/fuzz/proto.dict
+FUZZ_ARGS_core  = -max_len=512
+
+$(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore -Iproto \
+		$(shell pkg-config --cflags jansson) -c $< -o $@
+$(B)/fuzz/fuzz_proto: $(B)/fuzz/obj/tests/fuzz/fuzz_proto.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs jansson) -lm
+$(B)/fuzz/fuzz_core: $(B)/fuzz/obj/tests/fuzz/fuzz_core.o $(FUZZ_CORE_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lm
+
+# Fork mode with crashes ignored: a run goes on for its whole time and keeps
+# every distinct failure it finds; any at all fails `make fuzz`.
+fuzz: deps-test
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@rm -f $(B)/fuzz/crash-*; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(B)/fuzz/corpus/$$t || exit 1; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s (log: $(B)/fuzz/$$t.log)"; \
+		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -max_total_time=$(FUZZ_SECONDS) -fork=1 \
+			-ignore_crashes=1 -ignore_ooms=0 -ignore_timeouts=0 \
+			-artifact_prefix=$(B)/fuzz/crash-$$t- $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t \
+			>$(B)/fuzz/$$t.log 2>&1; \
+		tail -1 $(B)/fuzz/$$t.log; \
+	done; \
+	if ls $(B)/fuzz/crash-* >/dev/null 2>&1; then \
+		echo "fuzz: failures found (replay each with the target, e.g." \
+			"FUZZ_CORE_PRINT=1 $(B)/fuzz/fuzz_core FILE):"; ls $(B)/fuzz/crash-*; exit 1; \
+	fi; echo "fuzz: no failure"
+
+fuzz-smoke: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+		rm -rf $(B)/fuzz/smoke/$$t && mkdir -p $(B)/fuzz/smoke/$$t || exit 1; \
+		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -runs=0 -artifact_prefix=$(B)/fuzz/crash-$$t- \
+			tests/fuzz/corpus/$$t \
+			2>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; \
+		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -seed=1 -runs=$(FUZZ_SMOKE_RUNS) \
+			-artifact_prefix=$(B)/fuzz/crash-$$t- $(B)/fuzz/smoke/$$t tests/fuzz/corpus/$$t \
+			2>>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; \
+		echo "fuzz-smoke: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds replayed," \
+			"$(FUZZ_SMOKE_RUNS) inputs fuzzed, no crash" \
+			"($$(grep -o 'cov: [0-9]*' $(B)/fuzz/smoke/$$t.log | tail -1))"; \
+	done
 
 clean:
 	rm -rf $(B)

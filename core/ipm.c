@@ -1,6 +1,5 @@
 /*
- * ipm.c — Mehrotra's predictor-corrector interior-point method on the
- * normal equations (see ipm.h).
+ * ipm.c — Mehrotra's predictor-corrector interior-point method (see ipm.h).
  *
  * One step (Wright, Primal-Dual Interior-Point Methods, 1997, ch. 10; the
  * paper's section 4.3 in the infeasible form):
@@ -12,25 +11,38 @@
  *   step       a fraction of the way to the boundary, primal and dual
  *              separately.
  * Each Newton system  A dx + J dz = rp,  A^T dy + ds = rd,  dz - J^T dy = rz,
- * S dx + X ds = rxs  is reduced to
- *     (A D A^T + J J^T) dy = rp + A (D rd - S^-1 rxs) - J rz,  D = X S^-1,
- * then ds = rd - A^T dy, dx = S^-1 (rxs - X ds), dz = rz + J^T dy.  The
- * m x m matrix is formed in O(n m^2) and factored in O(m^3) with m <= 10.
- * With free variables (a QP) the primal and dual take the same step, since
- * z = J^T y ties them together.
+ * S dx + X ds = rxs  (D = X S^-1) is reduced to the augmented system of the
+ * columns whose D_j exceeds 1 (the support S, at most IPM_MAX_AUG of them;
+ * the rest N are eliminated into a normal matrix):
+ *     [ A_N D_N A_N^T + J J^T   A_S     ] [ dy   ]   [ rp - J rz + A_N (D rd - S^-1 rxs)_N ]
+ *     [ -A_S^T                  D_S^-1  ] [ dx_S ] = [ (X^-1 rxs - rd)_S                   ]
+ * then ds = rd - A^T dy, dx_N = S^-1 (rxs - X ds), dz = rz + J^T dy.  The
+ * system has at most m + IPM_MAX_AUG <= 20 rows; it is formed in O(n m^2)
+ * and solved by Gaussian elimination with partial pivoting.  With free
+ * variables (a QP) the primal and dual take the same step, since z = J^T y
+ * ties them together.
  *
- * Near the optimum D spans many orders of magnitude and A D A^T becomes
- * nearly singular in the directions of the optimal face.  Two rounds of
- * iterative refinement of each direction, on the same factor, keep the
- * iterates primal feasible to rounding (without them the primal residual
- * grows to 1e-6 on touching shapes).  A pivot that is zero or negative
- * (a row dependent from the start, such as a coordinate that is 0 on every
- * vertex of a flat scene) is treated as infinite, following Wright
- * ("Modified Cholesky factorizations in interior-point algorithms", 1999):
- * that component of dy is 0.
+ * Why not the normal equations  (A D A^T + J J^T) dy = ...  alone (the
+ * paper's eq. (28), and this file's first version): near the optimum D
+ * holds 1 / mu on the support next to mu elsewhere.  Where the optimum is
+ * nearly degenerate (shapes 1e-8 of the frame apart: the LP's w and the
+ * weights of the nearest faces' far vertices are of that order) A D A^T's
+ * condition number reaches 1 / eps while mu is still 1e-8: Cholesky
+ * returned noise, the iterates lost primal feasibility and the dual plane
+ * never separated (issue: ipm answered "intersecting", unconverged, for
+ * shapes 1.9e-8 of their size apart).  In the augmented form every entry
+ * is of moderate size (D_N <= 1, D_S^-1 < 1) and the matrix stays well
+ * conditioned while the support has full rank, which is where an
+ * interior-point method ends; the same reason LP solvers factor augmented
+ * (quasidefinite) systems.  Two rounds of iterative refinement on the full
+ * Newton equations keep the iterates primal feasible to rounding.  A
+ * column of the system with no pivot at all (a row of A that is 0 on every
+ * column, as a flat scene's coordinate) gets a 0 component, following
+ * Wright ("Modified Cholesky factorizations in interior-point algorithms",
+ * 1999).
  *
- * ipm_project, the purification of a nearly optimal primal iterate, uses
- * the same factorization with the weights as the scaling.
+ * ipm_project, the purification of a nearly optimal primal iterate, uses a
+ * Cholesky factorization of A W A^T with the weights as the scaling.
  */
 #include <assert.h>
 #include <float.h>
@@ -39,8 +51,9 @@
 
 #include "ipm.h"
 
-/* A pivot below this fraction of its diagonal entry counts as zero: only
- * exact dependence, since refinement copes with ill-conditioning. */
+/* A pivot below this fraction of its diagonal entry (of its column's largest
+ * entry, in the Newton system) counts as zero: only exact dependence, since
+ * refinement copes with ill-conditioning. */
 #define IPM_PIVOT_RATIO 1e-30
 
 /* In a projection, directions this close to dependent on the support are
@@ -55,6 +68,11 @@
  * rounding. */
 #define IPM_PROJECT_ROUNDING 1e-12
 
+/* Columns kept in the augmented block of the Newton system (a vertex of the
+ * feasible set has at most m nonzero columns), and the system's size. */
+#define IPM_MAX_AUG IPM_MAX_ROWS
+#define IPM_MAX_KKT (IPM_MAX_ROWS + IPM_MAX_AUG)
+
 /* Rounds of iterative refinement of each Newton direction. */
 #define IPM_REFINE 2
 
@@ -65,20 +83,26 @@
 #define IPM_MIN_STEP 1e-10
 
 /* Complementarity (n mu, the duality gap of a feasible iterate) at this
- * fraction of the data's scale is as far as doubles go: past it the normal
- * equations are so ill-conditioned that the residuals grow again. */
+ * fraction of the data's scale is as far as doubles go: past it the Newton
+ * systems are so ill-conditioned that the residuals grow again. */
 #define IPM_OPTIMAL_GAP 1e-15
+
+/* ---- the projection's factorization ----------------------------------------
+ *
+ * K = sum_j w_j a_j a_j^T, Cholesky-factored with the rows taken last
+ * first: where the support leaves rows dependent, the pivot that is skipped
+ * is then a leading row's (the collision LP's coordinates) and the trailing
+ * ones (its sum-of-weights rows) are kept, so a projection keeps the
+ * weights of each shape summing to 1 and leaves an offset the support
+ * cannot move in the coordinates. */
 
 typedef struct ipm_factor {
 	int m;
-	double l[IPM_MAX_ROWS][IPM_MAX_ROWS];
+	double l[IPM_MAX_ROWS][IPM_MAX_ROWS]; /* indices: row m - 1 - i */
 	int skip[IPM_MAX_ROWS];
 } ipm_factor;
 
-/* K = sum_{j < n} d_j a_j a_j^T + J J^T (J: the first nfree rows; lower
- * triangle), then its Cholesky factor. */
-static int factor(const ipm_lp *lp, int n, int nfree, const double *d, double ratio,
-                  ipm_factor *f)
+static int factor(const ipm_lp *lp, int n, const double *d, double ratio, ipm_factor *f)
 {
 	int m = lp->m;
 	double k[IPM_MAX_ROWS][IPM_MAX_ROWS];
@@ -86,15 +110,13 @@ static int factor(const ipm_lp *lp, int n, int nfree, const double *d, double ra
 	for (int j = 0; j < n; j++) {
 		const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
 		for (int r = 0; r < m; r++) {
-			double dr = d[j] * a[r];
+			double dr = d[j] * a[m - 1 - r];
 			if (dr == 0.0)
 				continue;
 			for (int q = 0; q <= r; q++)
-				k[r][q] += dr * a[q];
+				k[r][q] += dr * a[m - 1 - q];
 		}
 	}
-	for (int r = 0; r < nfree; r++)
-		k[r][r] += 1.0;
 	f->m = m;
 	for (int j = 0; j < m; j++) {
 		double v = k[j][j];
@@ -120,10 +142,13 @@ static int factor(const ipm_lp *lp, int n, int nfree, const double *d, double ra
 	return 0;
 }
 
-/* Solve L L^T z = r in place; skipped pivots give 0 components. */
-static void solve(const ipm_factor *f, double *z)
+/* Solve K x = r in place; skipped pivots give 0 components. */
+static void solve(const ipm_factor *f, double *r)
 {
 	int m = f->m;
+	double z[IPM_MAX_ROWS];
+	for (int j = 0; j < m; j++)
+		z[j] = r[m - 1 - j];
 	for (int j = 0; j < m; j++) {
 		if (f->skip[j]) {
 			z[j] = 0.0;
@@ -140,64 +165,214 @@ static void solve(const ipm_factor *f, double *z)
 			continue;
 		}
 		double s = z[j];
-		for (int r = j + 1; r < m; r++)
-			s -= f->l[r][j] * z[r];
+		for (int q = j + 1; q < m; q++)
+			s -= f->l[q][j] * z[q];
 		z[j] = s / f->l[j][j];
 	}
+	for (int j = 0; j < m; j++)
+		r[m - 1 - j] = z[j];
 }
 
-/* The Newton direction for complementarity target rxs (see the top). */
-static void direction(const ipm_lp *lp, const ipm_factor *f, const double *rp,
+/* ---- the Newton system ----------------------------------------------------
+ *
+ * The reduced augmented system of the top comment: unknowns dy (m) and
+ * dx_j of the columns in big[] (k), rows the primal equations and those
+ * columns' complementarity equations divided by x_j. */
+
+typedef struct ipm_kkt {
+	int m, k, size;
+	int big[IPM_MAX_AUG]; /* the columns of the augmented block */
+	int in_big[IPM_MAX_COLS];
+	double lu[IPM_MAX_KKT][IPM_MAX_KKT];  /* the system, then its LU factors */
+	int swap[IPM_MAX_KKT];                /* row swapped with at each step */
+	int pivcol[IPM_MAX_KKT];              /* pivot column of each step */
+	int steps;
+} ipm_kkt;
+
+/* Build and factor the system for scaling d.  Returns -1 if the numbers
+ * went bad. */
+static int kkt_factor(const ipm_lp *lp, const double *d, ipm_kkt *k)
+{
+	int m = lp->m, n = lp->n;
+	/* The support: the largest D_j above 1, at most IPM_MAX_AUG of them. */
+	k->m = m;
+	k->k = 0;
+	for (int j = 0; j < n; j++) {
+		k->in_big[j] = 0;
+		if (!(d[j] > 1.0))
+			continue;
+		if (k->k == IPM_MAX_AUG && !(d[j] > d[k->big[IPM_MAX_AUG - 1]]))
+			continue;
+		int at = k->k < IPM_MAX_AUG ? k->k++ : IPM_MAX_AUG - 1;
+		while (at > 0 && d[k->big[at - 1]] < d[j]) {
+			k->big[at] = k->big[at - 1];
+			at--;
+		}
+		k->big[at] = j;
+	}
+	for (int t = 0; t < k->k; t++)
+		k->in_big[k->big[t]] = 1;
+	int size = k->size = m + k->k;
+	for (int r = 0; r < size; r++)
+		for (int q = 0; q < size; q++)
+			k->lu[r][q] = 0.0;
+	for (int j = 0; j < n; j++) {
+		if (k->in_big[j])
+			continue;
+		const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
+		for (int r = 0; r < m; r++) {
+			double dr = d[j] * a[r];
+			if (dr == 0.0)
+				continue;
+			for (int q = 0; q < m; q++)
+				k->lu[r][q] += dr * a[q];
+		}
+	}
+	for (int r = 0; r < lp->nfree; r++)
+		k->lu[r][r] += 1.0;
+	for (int t = 0; t < k->k; t++) {
+		int j = k->big[t];
+		const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
+		for (int r = 0; r < m; r++) {
+			k->lu[r][m + t] = a[r];
+			k->lu[m + t][r] = -a[r];
+		}
+		k->lu[m + t][m + t] = 1.0 / d[j];
+	}
+	/* Gaussian elimination with partial pivoting. */
+	double colmax[IPM_MAX_KKT];
+	for (int q = 0; q < size; q++) {
+		colmax[q] = 0.0;
+		for (int r = 0; r < size; r++)
+			colmax[q] = fmax(colmax[q], fabs(k->lu[r][q]));
+		if (!isfinite(colmax[q]))
+			return -1;
+	}
+	int row = 0;
+	for (int c = 0; c < size && row < size; c++) {
+		int best = row;
+		for (int r = row + 1; r < size; r++)
+			if (fabs(k->lu[r][c]) > fabs(k->lu[best][c]))
+				best = r;
+		if (!(fabs(k->lu[best][c]) > IPM_PIVOT_RATIO * colmax[c]))
+			continue; /* no pivot: this unknown is 0 */
+		k->swap[row] = best;
+		if (best != row) {
+			for (int q = 0; q < size; q++) {
+				double t = k->lu[row][q];
+				k->lu[row][q] = k->lu[best][q];
+				k->lu[best][q] = t;
+			}
+		}
+		k->pivcol[row] = c;
+		double piv = k->lu[row][c];
+		for (int r = row + 1; r < size; r++) {
+			double f = k->lu[r][c] / piv;
+			k->lu[r][c] = f; /* the multiplier, where the eliminated entry was */
+			if (f == 0.0)
+				continue;
+			for (int q = c + 1; q < size; q++)
+				k->lu[r][q] -= f * k->lu[row][q];
+		}
+		row++;
+	}
+	k->steps = row;
+	return 0;
+}
+
+/* Solve the factored system for right-hand side v (in place). */
+static void kkt_solve(const ipm_kkt *k, double *v)
+{
+	int size = k->size;
+	double x[IPM_MAX_KKT];
+	/* The row swaps were applied to whole rows, multipliers included, so
+	 * they all come first (as LAPACK's getrs). */
+	for (int t = 0; t < k->steps; t++) {
+		int s = k->swap[t];
+		double tmp = v[t];
+		v[t] = v[s];
+		v[s] = tmp;
+	}
+	for (int t = 0; t < k->steps; t++) {
+		int c = k->pivcol[t];
+		for (int r = t + 1; r < size; r++)
+			v[r] -= k->lu[r][c] * v[t];
+	}
+	for (int q = 0; q < size; q++)
+		x[q] = 0.0;
+	for (int t = k->steps - 1; t >= 0; t--) {
+		int c = k->pivcol[t];
+		double sum = v[t];
+		for (int q = c + 1; q < size; q++)
+			sum -= k->lu[t][q] * x[q];
+		x[c] = sum / k->lu[t][c];
+	}
+	for (int q = 0; q < size; q++)
+		v[q] = x[q];
+}
+
+/* The Newton direction for complementarity target rxs (see the top):
+ * the reduced system solved, then ds, dx and dz from dy; iterative
+ * refinement on the primal rows and the support's rows. */
+static void direction(const ipm_lp *lp, const ipm_kkt *k, const double *rp,
                       const double *rd, const double *rz, const double *d,
                       const double *rxs, double *dx, double *dy, double *ds, double *dz)
 {
 	int m = lp->m, n = lp->n;
+	double v[IPM_MAX_KKT];
 	for (int r = 0; r < m; r++)
-		dy[r] = rp[r] - (r < lp->nfree ? rz[r] : 0.0);
+		v[r] = rp[r] - (r < lp->nfree ? rz[r] : 0.0);
 	for (int j = 0; j < n; j++) {
+		if (k->in_big[j])
+			continue;
 		const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
 		double t = d[j] * rd[j] - rxs[j] / lp->s[j];
 		for (int r = 0; r < m; r++)
-			dy[r] += t * a[r];
+			v[r] += t * a[r];
 	}
-	solve(f, dy);
-	for (int j = 0; j < n; j++) {
-		const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
-		double t = rd[j];
-		for (int r = 0; r < m; r++)
-			t -= a[r] * dy[r];
-		ds[j] = t;
-		dx[j] = (rxs[j] - lp->x[j] * t) / lp->s[j];
+	for (int t = 0; t < k->k; t++) {
+		int j = k->big[t];
+		v[m + t] = rxs[j] / lp->x[j] - rd[j];
 	}
-	for (int r = 0; r < lp->nfree; r++)
-		dz[r] = rz[r] + dy[r];
-	/* Iterative refinement: near the optimum D spans many orders of
-	 * magnitude and A dx + J dz drifts from rp by far more than the
-	 * rounding of rp itself; solving for the defect with the same factor
-	 * and correcting (dy += e, ds -= A^T e, dx += D A^T e, dz += e) keeps
-	 * the iterates primal feasible, which is what the primal certificate
-	 * needs. */
-	for (int round = 0; round < IPM_REFINE; round++) {
-		double e[IPM_MAX_ROWS];
+	double sol[IPM_MAX_KKT];
+	for (int q = 0; q < k->size; q++)
+		sol[q] = 0.0;
+	/* Round 0 solves; the others solve for the defect of the full Newton
+	 * equations (A dx + J dz = rp and the support's complementarity rows)
+	 * and correct: near the optimum the primal rows drift from rp by far
+	 * more than the rounding of rp itself otherwise, and the primal
+	 * certificate needs the iterates primal feasible. */
+	for (int round = 0; round <= IPM_REFINE; round++) {
+		kkt_solve(k, v);
+		for (int q = 0; q < k->size; q++)
+			sol[q] += v[q];
 		for (int r = 0; r < m; r++)
-			e[r] = rp[r] - (r < lp->nfree ? dz[r] : 0.0);
+			dy[r] = sol[r];
 		for (int j = 0; j < n; j++) {
 			const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
+			double t = rd[j];
 			for (int r = 0; r < m; r++)
-				e[r] -= a[r] * dx[j];
+				t -= a[r] * dy[r];
+			ds[j] = t;
+			if (!k->in_big[j])
+				dx[j] = (rxs[j] - lp->x[j] * t) / lp->s[j];
 		}
-		solve(f, e);
-		for (int r = 0; r < m; r++)
-			dy[r] += e[r];
+		for (int t = 0; t < k->k; t++)
+			dx[k->big[t]] = sol[m + t];
 		for (int r = 0; r < lp->nfree; r++)
-			dz[r] += e[r];
+			dz[r] = rz[r] + dy[r];
+		if (round == IPM_REFINE)
+			break;
+		for (int r = 0; r < m; r++)
+			v[r] = rp[r] - (r < lp->nfree ? dz[r] : 0.0);
 		for (int j = 0; j < n; j++) {
 			const double *a = lp->a + (size_t)j * IPM_MAX_ROWS;
-			double t = 0.0;
 			for (int r = 0; r < m; r++)
-				t += a[r] * e[r];
-			ds[j] -= t;
-			dx[j] += d[j] * t;
+				v[r] -= a[r] * dx[j];
+		}
+		for (int t = 0; t < k->k; t++) {
+			int j = k->big[t];
+			v[m + t] = (rxs[j] - lp->s[j] * dx[j] - lp->x[j] * ds[j]) / lp->x[j];
 		}
 	}
 }
@@ -259,8 +434,8 @@ enum ipm_status ipm_step(ipm_lp *lp)
 	if (mu * n <= IPM_OPTIMAL_GAP * scale)
 		return IPM_OPTIMAL;
 
-	ipm_factor f;
-	if (factor(lp, n, lp->nfree, d, IPM_PIVOT_RATIO, &f))
+	ipm_kkt f;
+	if (kkt_factor(lp, d, &f))
 		return IPM_STALLED;
 
 	/* Predictor. */
@@ -317,13 +492,17 @@ int ipm_project(const ipm_lp *lp, int k, const double *rhs, int crossover, doubl
 	assert(k >= 1 && k <= lp->n);
 	/* The support that moves: every column, or with crossover those whose
 	 * weight is not below its slack (the others leave the optimal face). */
-	double w[IPM_MAX_COLS];
+	double w[IPM_MAX_COLS], xmax = 0.0, smax = 0.0;
+	for (int j = 0; j < k; j++) {
+		xmax = fmax(xmax, lp->x[j]);
+		smax = fmax(smax, lp->s[j]);
+	}
 	for (int j = 0; j < k; j++)
-		w[j] = !crossover || lp->x[j] >= lp->s[j] ? lp->x[j] : 0.0;
+		w[j] = !crossover || lp->x[j] * smax >= lp->s[j] * xmax ? lp->x[j] : 0.0;
 	double ratio = crossover ? IPM_PROJECT_PIVOT_RATIO : IPM_PIVOT_RATIO;
 	for (int pass = 0; pass < IPM_PROJECT_PASSES; pass++) {
 		ipm_factor f;
-		if (factor(lp, k, 0, w, ratio, &f))
+		if (factor(lp, k, w, ratio, &f))
 			return 0;
 		for (int j = 0; j < k; j++)
 			out[j] = w[j];

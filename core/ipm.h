@@ -10,11 +10,13 @@
  * the LP's only by +1 on those rows' diagonal.  It is meant for problems
  * with few rows (at most IPM_MAX_ROWS: the collision LP has dim + 2)
  * and a modest number of columns, by Mehrotra's predictor-corrector method
- * (the method the 2005 interframe paper cites, section 4.3) on the normal
- * equations A D A^T dy = r with D = X S^-1 (the paper's eq. (27)-(30)).
- * The normal matrix is at most IPM_MAX_ROWS square and is factored by
- * Cholesky with tiny pivots skipped, so dependent rows (a flat scene whose
- * coordinate row is zero) cost nothing.
+ * (the method the 2005 interframe paper cites, section 4.3).  Its Newton
+ * systems are solved in a reduced augmented form (ipm.c): the columns with
+ * x_j > s_j keep their own rows, the rest are folded into the normal matrix
+ * A D A^T (the paper's eq. (27)-(30)), so that the system stays well
+ * conditioned as the iterates approach a nearly degenerate optimum.  The
+ * system is at most 2 IPM_MAX_ROWS square; a row of A that is 0 on every
+ * column (a flat scene's coordinate) costs nothing.
  *
  * Everything lives in one fixed-size struct: no allocation.  The caller
  * drives the iterations one at a time (ipm_step), because the collision
@@ -67,10 +69,13 @@ double ipm_mu(const ipm_lp *lp);
  * support lies in the first k columns, with rhs = b minus the other
  * columns' optimal part, the change is tiny and x' solves A x' = rhs to
  * rounding; elsewhere it is only a guess, which the caller must measure.
- * With `crossover`, the columns whose weight is below their slack are
- * first set to 0 (they leave the optimal face), and directions the rest
- * leave nearly dependent are not moved in.  Writes out[0..k-1]; returns 0
- * if the numbers went bad. */
+ * With `crossover`, the columns whose weight is below their slack, each
+ * relative to the largest (x_j / max x < s_j / max s: the dual slacks of a
+ * QP whose dual is short are all short), are first set to 0 (they leave
+ * the optimal face), and directions the rest leave nearly dependent are not
+ * moved in: of dependent rows the trailing ones are kept (the collision
+ * LP's sums of weights), the leading ones keep the offset they have (its
+ * coordinates).  Writes out[0..k-1]; returns 0 if the numbers went bad. */
 int ipm_project(const ipm_lp *lp, int k, const double *rhs, int crossover, double *out);
 
 #endif

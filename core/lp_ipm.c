@@ -15,13 +15,16 @@
  * plane of normal p between them (eq. (25)-(26)).  The paper stops on the
  * sign of the dual objective; here every iterate is judged by two
  * certificates that do not trust the solver at all:
- *   - separated: p = the iterate's first dim dual variables, with pi4 and
- *     pi5 tightened to -max a.p and min b.p over ALL vertices (the re-check
- *     of section 4.2): a positive gap is a separating slab;
+ *   - separated: p = the iterate's first dim dual variables, or a normal
+ *     computed from the faces the iterate points at (dual purification,
+ *     below), with pi4 and pi5 tightened to -max a.p and min b.p over ALL
+ *     vertices (the re-check of section 4.2): a positive gap is a
+ *     separating slab;
  *   - intersecting: the primal weights, normalized, give a point of each
  *     hull; if they are within the tolerance the shapes touch.
- * The solver (ipm.c) is Mehrotra's predictor-corrector method on the
- * (dim+2) x (dim+2) normal equations (section 4.3).
+ * The solver (ipm.c) is Mehrotra's predictor-corrector method (section
+ * 4.3), its Newton systems solved in an augmented form that stays well
+ * conditioned where the paper's normal equations (27)-(30) do not.
  *
  * Vertex subsets (section 4.2): the LP is solved over at most
  * LPIPM_SUBSET vertices per shape, those farthest towards the other shape
@@ -55,23 +58,37 @@
  * Its dual is  max pi4 + pi5 - |p|^2 / 2  under the same constraints
  * (eq. (25)-(26)), with z = p at the optimum: the dual p is the normal of
  * the widest gap, |p| the distance.  The interior-point method is the
- * same; the normal equations only gain +1 on the coordinate rows (ipm.c).
+ * same; its Newton systems only gain +1 on the coordinate rows (ipm.c).
  * Each iterate gives an upper bound (|x_b - x_a| of its primal points) and
  * a lower bound (the gap over all vertices along p, and along x_b - x_a)
  * on the Euclidean distance, which close in on it until they put ra + rb
  * on one side.  The same phase settles pairs that touch within the
  * tolerance, where the LP's plane is too narrow and its points too far.
- * When nothing is settled within the iteration cap, the answer is
- * "intersecting", unconverged: only a separation is ever claimed certain.
+ *
+ * When nothing is settled (the iteration cap, LPIPM_MAX_ROUNDS rebuilt LPs,
+ * or the solver at the end of its precision), the answer is what the
+ * bounds prove, and says that the tolerance was not met (converged 0):
+ *   - the best plane's gap beats ra + rb (though not by the tolerance):
+ *     "separated", with that plane, which is checked on every vertex like
+ *     any other: the shapes are apart by at least lower - rsum > 0;
+ *   - otherwise nothing is certain either way: "intersecting" with no
+ *     common point (has 0), the side a collision test must err on.
+ * (Two hull points within ra + rb + tolerance, or bounds within the
+ * tolerance of each other, are verdicts of their own, converged.)  On the
+ * 100 000 pairs of `make crosscheck` and the suites, no answer is left
+ * unsettled.
  *
  * Purification.  Where the optimum is degenerate (the hulls meet, or touch
- * along a face) an interior-point iterate approaches it only as fast as
- * the ill-conditioned normal equations allow, and its points stall some
- * 1e-10 apart.  Once they are within the paper's epsilon (section 4.3),
- * the weights are projected onto the optimal face (ipm_project: least
- * change, an active-set step for weights that would go negative); the
- * result is measured like any other pair of points, so a bad projection
- * costs nothing but the work.
+ * along a face) an interior-point iterate approaches it only slowly, and
+ * its points stall some 1e-10 apart.  Once they are within the paper's
+ * epsilon (section 4.3), the weights are projected onto the optimal face
+ * (ipm_project: least change, an active-set step for weights that would go
+ * negative); the result is measured like any other pair of points, so a
+ * bad projection costs nothing but the work.  The dual has its own
+ * purification: near touching the dual iterate p is a poor normal long
+ * after the support (the vertices of the nearest faces) is plain, so each
+ * iterate also offers the normals of the faces its weights point at
+ * (support_planes).
  *
  * Compound shapes go through the compound layer (compound.c), which asks
  * this method about pairs of convex leaves; the warm plane is passed on.
@@ -107,6 +124,11 @@
 /* Hull points nearer than this (frame units, the paper's epsilon of
  * section 4.3) are worth purifying into a common point. */
 #define LPIPM_PURIFY 1e-6
+
+/* A support vertex whose difference from its side's first leaves less than
+ * this fraction outside the span of the others is in that span (rounding of
+ * coplanar vertices), in the dual purification. */
+#define LPIPM_SPAN_RANK 1e-9
 
 /* Default tolerance, relative to the size of the shapes (as gjk). */
 #define LPIPM_DEFAULT_RELATIVE_TOLERANCE 1e-12
@@ -408,13 +430,143 @@ static void lp_margin(lpipm_query *q)
 	}
 }
 
+/* A plane p (any length) judged: first on the subsets (only a plane that
+ * separates them is worth the O(n) pass over every vertex), then on every
+ * vertex.  Returns the verdict, or LPIPM_UNDECIDED with *grew set when the
+ * re-check of section 4.2 moved violators into the subsets. */
+static enum lpipm_verdict try_plane(lpipm_query *q, const double *p_in, int *grew)
+{
+	int n = q->dim;
+	double p[CLASH_MAX_DIM], np[CLASH_MAX_DIM];
+	double len = vec_norm(p_in, n);
+	if (!(len > 0.0) || !isfinite(len))
+		return LPIPM_UNDECIDED;
+	for (int k = 0; k < n; k++) {
+		p[k] = p_in[k] / len;
+		np[k] = -p[k];
+	}
+	double ha = side_max(&q->sa, p, n), hb = -side_max(&q->sb, np, n);
+	if (!(hb - ha > 0.0))
+		return LPIPM_UNDECIDED;
+	dual_plane(q, p);
+	enum lpipm_verdict v = verdict(q);
+	if (v != LPIPM_UNDECIDED)
+		return v;
+	int added = side_recheck(&q->sa, p, ha, n) + side_recheck(&q->sb, np, -hb, n);
+	if (added)
+		*grew = 1;
+	return LPIPM_UNDECIDED;
+}
+
+/* p = b0 - a0 projected onto the complement of the span of basis[0..nb-1]
+ * (orthonormal), twice for rounding; normalized.  Returns 0 if nothing is
+ * left. */
+static int project_out(const double *a0, const double *b0, double basis[][CLASH_MAX_DIM], int nb,
+                       int n, double *p)
+{
+	vec_sub(p, b0, a0, n);
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < nb; k++)
+			vec_axpy(p, -vec_dot(p, basis[k], n), basis[k], n);
+	double len = vec_norm(p, n);
+	if (!(len > 0.0) || !isfinite(len))
+		return 0;
+	vec_scale(p, 1.0 / len, n);
+	return 1;
+}
+
+/* Dual purification: the normals of the optimal faces the iterate points
+ * at, computed from the vertices rather than from the dual iterate.
+ *
+ * Near touching, the dual iterate p is a poor normal: the LP's optimum is
+ * nearly degenerate (w* and the plane's gap are of the order of the
+ * distance) and the margin QP's p is of the length of the distance, so p
+ * points the right way only once mu is far below the distance; two balls
+ * (one vertex each) whose radii leave a gap of 1% of their distance were
+ * never settled by p alone.  The support, though, shows early: the columns
+ * of the optimal faces have weights that stay while their slacks vanish, so
+ * they lead when ranked by x_j / s_j.  A separating normal of two faces is
+ * orthogonal to their affine spans V (every support vertex of a side lies
+ * on its plane) and, within V's complement, along the difference of the
+ * faces' points:
+ *     p = (b0 - a0) projected onto the complement of V,
+ * V spanned by a_i - a0 and b_j - b0 (a0, b0 the leading vertex of each
+ * side).  Where V has dimension n - 1 (a vertex against a facet, two
+ * crossing edges in 3-D) p is V's normal, as exact as the vertices; where
+ * it has less (a vertex against a vertex, ...) the gap is second-order in
+ * p's error, since the nearest feature then has a normal cone around p.
+ * Which columns form the face is not known (a nearest point close to a
+ * vertex gives its face's other vertices tiny weights), so the columns join
+ * V in the order of x_j / s_j and every span on the way gives a plane: at
+ * most n of them, each judged on the subsets, then on every vertex, like
+ * any other plane (a wrong face costs only the work). */
+static enum lpipm_verdict support_planes(lpipm_query *q, int *grew)
+{
+	int n = q->dim, ncols = q->sa.n + q->sb.n;
+	const ipm_lp *lp = &q->lp;
+	int order[IPM_MAX_COLS];
+	double ratio[IPM_MAX_COLS];
+	for (int j = 0; j < ncols; j++) {
+		double rj = lp->x[j] / lp->s[j];
+		int at = j;
+		while (at > 0 && ratio[at - 1] < rj) {
+			order[at] = order[at - 1];
+			ratio[at] = ratio[at - 1];
+			at--;
+		}
+		order[at] = j;
+		ratio[at] = rj;
+	}
+	/* The leading vertex of each side, from the support (x_j >= s_j). */
+	const double *base[2] = {NULL, NULL};
+	for (int i = 0; i < ncols && ratio[i] >= 1.0; i++) {
+		int side = order[i] >= q->sa.n;
+		if (!base[side])
+			base[side] = side ? q->sb.x[order[i] - q->sa.n] : q->sa.x[order[i]];
+	}
+	if (!base[0] || !base[1])
+		return LPIPM_UNDECIDED;
+	/* An orthonormal basis of V, by Gram-Schmidt twice (a vertex whose
+	 * difference is in V to rounding adds nothing). */
+	double basis[CLASH_MAX_DIM][CLASH_MAX_DIM], p[CLASH_MAX_DIM];
+	int nb = 0;
+	if (project_out(base[0], base[1], basis, 0, n, p)) {
+		enum lpipm_verdict v = try_plane(q, p, grew);
+		if (v != LPIPM_UNDECIDED || *grew)
+			return v;
+	}
+	for (int i = 0; i < ncols && nb < n - 1; i++) {
+		int side = order[i] >= q->sa.n;
+		const double *x = side ? q->sb.x[order[i] - q->sa.n] : q->sa.x[order[i]];
+		double v[CLASH_MAX_DIM];
+		vec_sub(v, x, base[side], n);
+		double len = vec_norm(v, n);
+		if (!(len > 0.0))
+			continue;
+		for (int pass = 0; pass < 2; pass++)
+			for (int k = 0; k < nb; k++)
+				vec_axpy(v, -vec_dot(v, basis[k], n), basis[k], n);
+		double rest = vec_norm(v, n);
+		if (!(rest > LPIPM_SPAN_RANK * len))
+			continue;
+		vec_scale(v, 1.0 / rest, n);
+		vec_copy(basis[nb++], v, n);
+		if (project_out(base[0], base[1], basis, nb, n, p)) {
+			enum lpipm_verdict verd = try_plane(q, p, grew);
+			if (verd != LPIPM_UNDECIDED || *grew)
+				return verd;
+		}
+	}
+	return LPIPM_UNDECIDED;
+}
+
 /* Judge the current iterate.  Returns the verdict, or LPIPM_UNDECIDED with
  * *grew set when the re-check of all vertices moved some into the subsets
  * (the LP must then be built again). */
 static enum lpipm_verdict judge(lpipm_query *q, int margin, int *grew)
 {
 	int n = q->dim;
-	double p[CLASH_MAX_DIM], np[CLASH_MAX_DIM];
+	double p[CLASH_MAX_DIM];
 	int nearer = primal_points(q, q->lp.x);
 	enum lpipm_verdict v = verdict(q);
 	if (v != LPIPM_UNDECIDED)
@@ -451,27 +603,11 @@ static enum lpipm_verdict judge(lpipm_query *q, int margin, int *grew)
 		if ((v = verdict(q)) != LPIPM_UNDECIDED)
 			return v;
 	}
-	vec_copy(p, q->lp.y, n);
-	double len = vec_norm(p, n);
-	if (!(len > 0.0) || !isfinite(len))
-		return LPIPM_UNDECIDED;
-	for (int k = 0; k < n; k++) {
-		p[k] /= len;
-		np[k] = -p[k];
-	}
-	/* The subsets first: only a plane that separates them is worth the
-	 * O(n) pass over every vertex. */
-	double ha = side_max(&q->sa, p, n), hb = -side_max(&q->sb, np, n);
-	if (!(hb - ha > 0.0))
-		return LPIPM_UNDECIDED;
-	dual_plane(q, p);
-	v = verdict(q);
-	if (v != LPIPM_UNDECIDED)
+	v = support_planes(q, grew);
+	if (v != LPIPM_UNDECIDED || *grew)
 		return v;
-	int added = side_recheck(&q->sa, p, ha, n) + side_recheck(&q->sb, np, -hb, n);
-	if (added)
-		*grew = 1;
-	return LPIPM_UNDECIDED;
+	vec_copy(p, q->lp.y, n);
+	return try_plane(q, p, grew);
 }
 
 /* Run the solver on the LP as built until a verdict, a re-check that grows
@@ -664,6 +800,10 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 
 	r->iterations = q.iterations;
 	r->converged = v != LPIPM_UNDECIDED;
+	/* Unsettled: a plane whose gap beats the radii by more than rounding is
+	 * still a proof of separation (see the top). */
+	if (v == LPIPM_UNDECIDED && q.lower > q.rsum + q.floor)
+		v = LPIPM_SEPARATED;
 	if (v == LPIPM_SEPARATED) {
 		/* The plane in the middle of the gap that is really there
 		 * (along the normal, over every vertex, radii included). */

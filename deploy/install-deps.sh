@@ -3,15 +3,30 @@
 #
 # One script serves `make run`, `make test`, CI (.ci/run -> make test) and the
 # Dockerfile, so a fresh bookworm machine and the container image are set up by
-# the same steps.  Usage: install-deps.sh [build|test|bench]   (test adds test-only
-# packages, bench those of the benchmarks)
+# the same steps.
+#
+# Usage: install-deps.sh [build|test|runtime|bench]
+#        install-deps.sh --list [build|test|runtime|bench]   (print the packages, install nothing)
+#   build    what `make` needs
+#   test     build + what `make test` needs
+#   bench    build + what the benchmarks need (make bench-http)
+#   runtime  only the shared libraries build/clashd links (the container's run
+#            stage; tests/deploy/check-image.sh checks this list against ldd)
 set -eu
 
+list=""
+if [ "${1:-}" = --list ]; then list=1; shift; fi
 profile=${1:-build}
+case $profile in build|test|runtime|bench) ;; *)
+	echo "install-deps: unknown profile \"$profile\" (build, test, runtime or bench)" >&2; exit 2;;
+esac
 # libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves;
 # libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
 # in too, but clashd now links it itself).
 pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev"
+if [ "$profile" = runtime ]; then
+	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30"
+fi
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
 	# curl: the server suites and the README examples talk to clashd over HTTP
@@ -20,6 +35,10 @@ if [ "$profile" = test ]; then
 	# and contains suites.  (libyaml-dev, which the proto suite reads
 	# proto/openapi.yaml with, is a build dependency now.)
 	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev"
+	# clang + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/);
+	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
+	# the deploy files' check (tests/deploy/).
+	pkgs="$pkgs clang libclang-rt-14-dev haproxy yamllint"
 	# nodejs + npm: make test installs the OpenAPI 3.1 schema validator with
 	# npm.  Only when there is no npm at all: a machine may have Node.js from
 	# elsewhere, whose nodejs package ships npm and conflicts with Debian's.
@@ -27,10 +46,13 @@ if [ "$profile" = test ]; then
 		pkgs="$pkgs nodejs npm"
 	fi
 fi
-
 if [ "$profile" = bench ]; then
 	# wrk: the HTTP load generator of make bench-http.
 	pkgs="$pkgs wrk"
+fi
+if [ -n "$list" ]; then
+	echo $pkgs
+	exit 0
 fi
 
 missing=""

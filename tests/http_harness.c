@@ -10,6 +10,12 @@
  * reading the server's stdout (so the pipe never fills and blocks it) and
  * keeps the lines for the tests that look at the log.
  *
+ * The binary is $CLASH_CLASHD when set: the sanitizer pass of make test runs
+ * these suites against build/clashd-san (ASan + UBSan + LeakSanitizer), whose
+ * reports go where ASAN_OPTIONS' log_path says (see check-san in the
+ * Makefile), so a leak at exit fails the pass even when the test that
+ * started that clashd did not look at its exit status.
+ *
  * The server never outlives its test: it is started with PR_SET_PDEATHSIG,
  * so a failing test (Check _exits the forked test process) or a timeout
  * takes it down too; a passing test stops it with SIGTERM, reaps it and
@@ -42,6 +48,22 @@
 /* ---- the server process ------------------------------------------------- */
 
 server srv; /* one per test (each test is its own process) */
+
+const char *clashd_path(void)
+{
+	static char path[4096];
+	const char *p = getenv("CLASH_CLASHD");
+	if (p && *p)
+		return p;
+	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
+	return path;
+}
+
+int clashd_sanitized(void)
+{
+	const char *s = getenv("CLASH_CLASHD_SAN");
+	return s && strcmp(s, "1") == 0;
+}
 
 double now_s(void)
 {
@@ -165,8 +187,7 @@ void server_start_with(const char *const *args, const char *const *env)
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
+	const char *path = clashd_path();
 	int fds[2];
 	ck_assert_int_eq(pipe(fds), 0);
 	pid_t parent = getpid();
@@ -629,8 +650,7 @@ char *slow_cubes_query(size_t n, unsigned seed)
 /* Run clashd with args and env, return its exit status; stderr captured. */
 int run_clashd(const char *const *args, const char *const *env, char *err, size_t errlen)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
+	const char *path = clashd_path();
 	int fds[2];
 	ck_assert_int_eq(pipe(fds), 0);
 	pid_t parent = getpid();
@@ -669,8 +689,7 @@ int run_clashd(const char *const *args, const char *const *env, char *err, size_
 /* Start clashd with env/args of our own and read its "listening" line. */
 json_t *listening_line(const char *const *args, const char *const *env)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
+	const char *path = clashd_path();
 	int fds[2];
 	ck_assert_int_eq(pipe(fds), 0);
 	pid_t parent = getpid();

@@ -20,6 +20,14 @@
 
 /* ---- the server process ---- */
 
+/* The clashd under test: $CLASH_CLASHD (make test's sanitizer pass sets it
+ * to build/clashd-san), else clashd in the build directory. */
+const char *clashd_path(void);
+
+/* Whether that clashd is built with sanitizers ($CLASH_CLASHD_SAN=1, set
+ * with CLASH_CLASHD by make test): memory bounds do not apply to it. */
+int clashd_sanitized(void);
+
 typedef struct server {
 	pid_t pid;
 	int port;

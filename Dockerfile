@@ -1,0 +1,32 @@
+# Dockerfile — clashd in a container: built and tested on debian:bookworm,
+# run on debian:bookworm-slim with only the shared libraries it links.
+#
+#   docker build -t clashd .                      # runs make test (several minutes)
+#   docker build --build-arg TESTS=no -t clashd . # make only
+#   docker run --rm -p 8080:8080 clashd
+#
+# Both stages install with deploy/install-deps.sh, the script `make` and CI
+# use (profile "test" to build and test, "runtime" for the libraries only),
+# so the image is set up by the same steps as a bookworm machine.  The run
+# stage has no compiler, no shell tools beyond the base image's and no curl:
+# HEALTHCHECK uses clashd's own probe.  tests/deploy/check-image.sh (make
+# test) checks this file against the Makefile, Debian and build/clashd.
+
+FROM debian:bookworm AS build
+ARG TESTS=yes
+WORKDIR /src
+COPY . .
+RUN sh deploy/install-deps.sh test
+RUN if [ "$TESTS" = yes ]; then make test; else make all; fi
+
+FROM debian:bookworm-slim
+COPY deploy/install-deps.sh /tmp/install-deps.sh
+RUN sh /tmp/install-deps.sh runtime && rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
+COPY --from=build /src/build/clashd /usr/local/bin/clashd
+# Any non-root id: nothing in the image is written at run time.
+USER 10001:10001
+ENV CLASHD_LISTEN=:8080
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=6s --start-period=5s --retries=3 \
+    CMD ["/usr/local/bin/clashd", "--healthcheck", "http://127.0.0.1:8080/livez"]
+ENTRYPOINT ["/usr/local/bin/clashd"]

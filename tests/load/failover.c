@@ -1,0 +1,383 @@
+/*
+ * failover.c — three clashd behind HAProxy under load; one is killed, one
+ * drained; no client request may fail.
+ *
+ *   build/failover [--seconds S] [--haproxy-cfg FILE] [--dir DIR]
+ *   (make failover; make test runs it for 20 s)
+ *
+ * Everything runs on loopback: three clashd processes on free ports, and
+ * HAProxy (Debian's 2.6) with deploy/haproxy/haproxy.cfg itself — the file
+ * compose uses — its addresses given through the environment variables that
+ * file reads.  Four clients send queries through HAProxy at a bounded rate
+ * (loadgen.h: each answer is compared byte for byte with the reply the
+ * codec gives for that body, so a lost, mixed-up or truncated answer is
+ * caught, not only an error status).  During the load:
+ *   at 30%  clashd-1 gets SIGKILL: queries in flight on it die with their
+ *           connections, new connections to it are refused;
+ *   at 55%  clashd-2 gets SIGTERM: it drains (listener closed, /readyz 503,
+ *           Connection: close) and must exit 0;
+ *   at 70%  clashd-1 is started again on its port and rejoins when HAProxy's
+ *           checks see it ready.
+ * The requirement: zero failed client requests — HAProxy retries the
+ * queries that hit the dead or draining replica on another one (the
+ * queries are pure functions of their bodies; see haproxy.cfg).  The
+ * numbers are printed: requests and latency, and from HAProxy's stats
+ * socket the requests per replica, retries and redispatches.  Every child
+ * is killed and reaped on every way out (proc.h), and the whole run is
+ * bounded by an alarm.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "loadgen.h"
+#include "proc.h"
+#include "proto.h"
+
+#define REPLICAS 3
+#define NQUERIES 16
+
+typedef struct replica {
+	char name[16];
+	char log[512];
+	int port;
+	pid_t pid;
+} replica;
+
+static const char *clashd_bin;
+static char workdir[256];
+
+/* Start clashd on 127.0.0.1:port (0: any) and learn its port. */
+static void start_clashd(replica *r, int port)
+{
+	char listen[64];
+	snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
+	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1",
+	                      "--drain-timeout", "5s", NULL};
+	r->pid = proc_spawn(argv, NULL, r->log);
+	char line[8192];
+	/* Lines from an earlier run of the same replica are in the log too:
+	 * look for this port when it is known. */
+	char needle[96];
+	if (port)
+		snprintf(needle, sizeof needle, "\"listen\":\"127.0.0.1:%d\"", port);
+	else
+		snprintf(needle, sizeof needle, "\"msg\":\"listening\"");
+	if (proc_wait_line(r->log, needle, 10, line, sizeof line) != 0)
+		proc_fail("failover: %s did not start (see %s)", r->name, r->log);
+	const char *p = strstr(line, "\"listen\":\"127.0.0.1:");
+	if (!p)
+		proc_fail("failover: %s: no address in %s", r->name, line);
+	r->port = atoi(p + strlen("\"listen\":\"127.0.0.1:"));
+	if (r->port <= 0)
+		proc_fail("failover: %s: bad address in %s", r->name, line);
+}
+
+/* "show stat" from HAProxy's stats socket, into buf.  0 or -1. */
+static int show_stat(const char *sock, char *buf, size_t cap)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = {0};
+	a.sun_family = AF_UNIX;
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	static const char cmd[] = "show stat\n";
+	if (write(fd, cmd, sizeof cmd - 1) != (ssize_t)(sizeof cmd - 1)) {
+		close(fd);
+		return -1;
+	}
+	size_t n = 0;
+	ssize_t k;
+	while (n + 1 < cap && (k = read(fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)k;
+	buf[n] = '\0';
+	close(fd);
+	return n > 0 ? 0 : -1;
+}
+
+/* The field `col` of the row of proxy "clashd", server `sv`, from a "show
+ * stat" CSV; copied into out ("" when absent). */
+static const char *stat_field(const char *csv, const char *sv, const char *col, char *out,
+                              size_t outlen)
+{
+	out[0] = '\0';
+	if (strncmp(csv, "# ", 2) != 0)
+		return out;
+	/* Column index from the header. */
+	int idx = -1, i = 0;
+	const char *h = csv + 2;
+	size_t hl = strcspn(h, "\n");
+	for (const char *f = h; f < h + hl; i++) {
+		size_t fl = strcspn(f, ",\n");
+		if (fl == strlen(col) && strncmp(f, col, fl) == 0)
+			idx = i;
+		f += fl + 1;
+	}
+	if (idx < 0)
+		return out;
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "\nclashd,%s,", sv);
+	const char *row = strstr(csv, prefix);
+	if (!row)
+		return out;
+	row++;
+	for (i = 0; i < idx; i++) {
+		row = strchr(row, ',');
+		if (!row)
+			return out;
+		row++;
+	}
+	size_t fl = strcspn(row, ",\n");
+	if (fl >= outlen)
+		fl = outlen - 1;
+	memcpy(out, row, fl);
+	out[fl] = '\0';
+	return out;
+}
+
+static long stat_num(const char *csv, const char *sv, const char *col)
+{
+	char v[64];
+	return atol(stat_field(csv, sv, col, v, sizeof v));
+}
+
+static double now_since(double t0)
+{
+	return load_now() - t0;
+}
+
+static void sleep_until(double t0, double at)
+{
+	double w = at - now_since(t0);
+	if (w > 0)
+		usleep((useconds_t)(w * 1e6));
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = 20;
+	const char *cfg = "deploy/haproxy/haproxy.cfg";
+	const char *dir = "build/failover.d";
+	const char *haproxy = getenv("HAPROXY") ? getenv("HAPROXY") : "/usr/sbin/haproxy";
+	clashd_bin = getenv("CLASH_CLASHD") ? getenv("CLASH_CLASHD") : "build/clashd";
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--seconds") == 0)
+			seconds = atof(argv[i + 1]);
+		else if (strcmp(argv[i], "--haproxy-cfg") == 0)
+			cfg = argv[i + 1];
+		else if (strcmp(argv[i], "--dir") == 0)
+			dir = argv[i + 1];
+		else {
+			fprintf(stderr, "usage: failover [--seconds S] [--haproxy-cfg FILE] [--dir DIR]\n");
+			return 2;
+		}
+	}
+	if (seconds < 5 || seconds > 3600) {
+		fprintf(stderr, "failover: --seconds from 5 to 3600\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	proc_guard((unsigned)seconds + 60);
+	snprintf(workdir, sizeof workdir, "%s", dir);
+	mkdir(workdir, 0755);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "rm -f %s/*.log %s/haproxy.sock", workdir, workdir);
+	if (system(cmd) != 0)
+		proc_fail("failover: cannot clean %s", workdir);
+
+	replica rep[REPLICAS];
+	for (int i = 0; i < REPLICAS; i++) {
+		memset(&rep[i], 0, sizeof rep[i]);
+		snprintf(rep[i].name, sizeof rep[i].name, "clashd-%d", i + 1);
+		snprintf(rep[i].log, sizeof rep[i].log, "%s/clashd-%d.log", workdir, i + 1);
+		start_clashd(&rep[i], 0);
+	}
+
+	/* HAProxy with the deploy file, addresses from the environment. */
+	int port = proc_free_port();
+	char env[REPLICAS + 3][1024];
+	const char *envp[REPLICAS + 4];
+	char sock[512], hlog[512];
+	/* (HAProxy takes a path for a socket only when it starts with "/".) */
+	char absdir[256];
+	if (!realpath(workdir, absdir))
+		proc_fail("failover: %s: %s", workdir, strerror(errno));
+	snprintf(sock, sizeof sock, "%s/haproxy.sock", absdir);
+	snprintf(hlog, sizeof hlog, "%s/haproxy.log", workdir);
+	snprintf(env[0], sizeof env[0], "HAPROXY_BIND=127.0.0.1:%d", port);
+	snprintf(env[1], sizeof env[1], "HAPROXY_STATS=%s", sock);
+	/* No name is resolved here (the servers are addresses), but the
+	 * resolvers section needs a nameserver: a closed loopback port. */
+	snprintf(env[2], sizeof env[2], "HAPROXY_DNS=127.0.0.1:%d", proc_free_port());
+	for (int i = 0; i < REPLICAS; i++)
+		snprintf(env[3 + i], sizeof env[3 + i], "CLASHD_%d=127.0.0.1:%d", i + 1, rep[i].port);
+	for (int i = 0; i < REPLICAS + 3; i++)
+		envp[i] = env[i];
+	envp[REPLICAS + 3] = NULL;
+	const char *hargv[] = {haproxy, "-f", cfg, "-db", NULL};
+	pid_t hpid = proc_spawn(hargv, envp, hlog);
+
+	/* Ready when every replica is UP. */
+	static char csv[1 << 16];
+	double t_wait = load_now();
+	for (;;) {
+		int up = 0;
+		if (show_stat(sock, csv, sizeof csv) == 0)
+			for (int i = 0; i < REPLICAS; i++) {
+				char v[64];
+				up += strcmp(stat_field(csv, rep[i].name, "status", v, sizeof v), "UP") == 0;
+			}
+		if (up == REPLICAS)
+			break;
+		if (proc_wait(hpid, 0) != -1)
+			proc_fail("failover: haproxy exited (see %s)", hlog);
+		if (now_since(t_wait) > 15)
+			proc_fail("failover: haproxy did not see the replicas up (see %s)", hlog);
+		usleep(50000);
+	}
+	printf("failover: haproxy on 127.0.0.1:%d, replicas on ports %d %d %d\n", port, rep[0].port,
+	       rep[1].port, rep[2].port);
+
+	/* The queries: cubes at 16 distances (16 different answers, so a
+	 * mixed-up reply shows), one ipm query and one containment query. */
+	proto_init();
+	load_request reqs[NQUERIES + 2];
+	proto_reply expect[NQUERIES + 2];
+	char *bodies[NQUERIES + 2];
+	for (int i = 0; i < NQUERIES + 2; i++) {
+		const char *path = "/v1/query";
+		double gap = 2 + 0.25 * i;
+		if (i < NQUERIES) {
+			if (asprintf(&bodies[i],
+			             "{\"a\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],"
+			             "[0,1,1],[1,1,1]]},\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
+			             1 + gap, 2 + gap) < 0)
+				proc_fail("failover: out of memory");
+		} else if (i == NQUERIES) {
+			bodies[i] = strdup("{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":"
+			                   "[[2,2],[3,2],[2,3]]},\"method\":\"ipm\"}");
+		} else {
+			path = "/v1/contains";
+			bodies[i] = strdup("{\"inner\":{\"vertices\":[[0.1,0.1,0.1]],\"radius\":0.05},"
+			                   "\"outer\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}");
+		}
+		int rc = i <= NQUERIES ? proto_query_reply(bodies[i], strlen(bodies[i]), &expect[i])
+		                       : proto_contains_reply(bodies[i], strlen(bodies[i]), &expect[i]);
+		if (rc != 0 || expect[i].status != 200)
+			proc_fail("failover: query %d is not a good query: %s", i,
+			          expect[i].body ? expect[i].body : "");
+		reqs[i] = (load_request){"POST", path, bodies[i], strlen(bodies[i]), 200,
+		                         expect[i].body, expect[i].length};
+	}
+
+	char llog[512];
+	snprintf(llog, sizeof llog, "%s/failures.log", workdir);
+	FILE *flog = fopen(llog, "w");
+	load_config lc = {port, 4, 150, seconds, reqs, NQUERIES + 2, flog};
+	double t0 = load_now();
+	load_run *run = load_start(&lc);
+	if (!run)
+		proc_fail("failover: cannot start the clients");
+
+	/* 30%: SIGKILL clashd-1. */
+	sleep_until(t0, 0.30 * seconds);
+	show_stat(sock, csv, sizeof csv);
+	long before_kill = stat_num(csv, rep[0].name, "stot");
+	kill(rep[0].pid, SIGKILL);
+	proc_wait(rep[0].pid, 5);
+	printf("failover: t=%.1f s: SIGKILL %s (it had served %ld requests), %llu requests sent\n",
+	       now_since(t0), rep[0].name, before_kill, (unsigned long long)load_sent(run));
+
+	/* 55%: SIGTERM clashd-2, which drains and must exit 0. */
+	sleep_until(t0, 0.55 * seconds);
+	show_stat(sock, csv, sizeof csv);
+	long before_term = stat_num(csv, rep[1].name, "stot");
+	double t_term = now_since(t0);
+	kill(rep[1].pid, SIGTERM);
+	int st = proc_wait(rep[1].pid, 10);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		load_stats ls;
+		load_finish(run, 0, &ls);
+		proc_fail("failover: %s did not exit 0 after SIGTERM (status %d; see %s)", rep[1].name,
+		          st, rep[1].log);
+	}
+	printf("failover: t=%.1f s: SIGTERM %s (it had served %ld requests): drained, exit 0 "
+	       "after %.2f s\n",
+	       t_term, rep[1].name, before_term, now_since(t0) - t_term);
+
+	/* 70%: clashd-1 again, on its port. */
+	sleep_until(t0, 0.70 * seconds);
+	start_clashd(&rep[0], rep[0].port);
+	printf("failover: t=%.1f s: %s started again on port %d\n", now_since(t0), rep[0].name,
+	       rep[0].port);
+
+	load_stats ls;
+	load_finish(run, 1, &ls);
+	if (flog)
+		fclose(flog);
+	show_stat(sock, csv, sizeof csv);
+
+	load_print(stdout, "failover: clients", &ls);
+	for (int i = 0; i < REPLICAS; i++) {
+		char v[64];
+		printf("failover: haproxy: %s: %s, %ld requests (%ld 5xx answers, retried), "
+		       "%ld connection errors, %ld retries, %ld redispatches\n",
+		       rep[i].name, stat_field(csv, rep[i].name, "status", v, sizeof v),
+		       stat_num(csv, rep[i].name, "stot"), stat_num(csv, rep[i].name, "hrsp_5xx"),
+		       stat_num(csv, rep[i].name, "econ"), stat_num(csv, rep[i].name, "wretr"),
+		       stat_num(csv, rep[i].name, "wredis"));
+	}
+	printf("failover: haproxy: backend: %ld requests, %ld retries, %ld redispatches, "
+	       "%ld answered 5xx to clients\n",
+	       stat_num(csv, "BACKEND", "stot"), stat_num(csv, "BACKEND", "wretr"),
+	       stat_num(csv, "BACKEND", "wredis"), stat_num(csv, "BACKEND", "hrsp_5xx"));
+
+	int ok = 1;
+	if (ls.failed != 0) {
+		fprintf(stderr, "failover: FAILED: %llu of %llu client requests failed (see %s)\n",
+		        (unsigned long long)ls.failed, (unsigned long long)ls.sent, llog);
+		ok = 0;
+	}
+	if (before_kill <= 0 || before_term <= 0) {
+		fprintf(stderr, "failover: FAILED: a replica had no traffic before its failure "
+		                "(%ld, %ld): the test tested nothing\n",
+		        before_kill, before_term);
+		ok = 0;
+	}
+	if (proc_wait(hpid, 0) != -1) {
+		fprintf(stderr, "failover: FAILED: haproxy exited (see %s)\n", hlog);
+		ok = 0;
+	}
+	/* The survivors drain cleanly too. */
+	for (int i = 0; i < REPLICAS; i++) {
+		if (i == 1)
+			continue;
+		kill(rep[i].pid, SIGTERM);
+		st = proc_wait(rep[i].pid, 10);
+		if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "failover: FAILED: %s did not exit 0 after SIGTERM\n", rep[i].name);
+			ok = 0;
+		}
+	}
+	proc_kill_all();
+	for (int i = 0; i < NQUERIES + 2; i++) {
+		free(bodies[i]);
+		proto_reply_free(&expect[i]);
+	}
+	if (!ok)
+		return 1;
+	printf("failover: passed: %llu client requests, 0 failed, through a SIGKILL and a drain\n",
+	       (unsigned long long)ls.sent);
+	return 0;
+}
