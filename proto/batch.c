@@ -20,13 +20,17 @@
  * not a batch gets a 422 naming the member at fault.  The nesting depth is
  * limited per query (as for a query alone): the whole-body parse allows the
  * batch's own two levels more.  A number out of the range of a double is
- * valid JSON: inside an item it is that item's 422, as for /v1/query.
+ * valid JSON: inside an item it is that item's 422, as for /v1/query — once
+ * the rest of the item is checked to be JSON too (json_but_overflow: jansson
+ * stops at such a number, so a syntax error after it would go unseen).
  *
  * Threads: proto_batch_answer() on disjoint ranges touches disjoint items
  * only; everything else runs on one thread.
  */
 #include <assert.h>
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +43,70 @@
 #include "problem.h"
 #include "proto.h"
 #include "request_limits.h"
+
+/* The text is JSON once its numbers out of the range of a double are read
+ * as 0 (jansson stops at the first of them, so whatever follows is
+ * unchecked): 1; 0 when it is not, with jansson's error in *e; -1 out of
+ * memory.  Numbers are maximal runs of number characters outside strings;
+ * a run strtod does not read whole is left alone for jansson to refuse. */
+static int json_but_overflow(const char *text, size_t len, json_error_t *e)
+{
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return -1;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		char c = text[i];
+		if (c == '"') {
+			size_t j = i + 1;
+			while (j < len && text[j] != '"')
+				j += text[j] == '\\' ? 2 : 1;
+			j = j < len ? j + 1 : len;
+			memcpy(copy + o, text + i, j - i);
+			o += j - i;
+			i = j;
+			continue;
+		}
+		if (c == '-' || (c >= '0' && c <= '9')) {
+			size_t j = i;
+			while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '-' ||
+			                   text[j] == '+' || text[j] == '.' || text[j] == 'e' ||
+			                   text[j] == 'E'))
+				j++;
+			char *num = malloc(j - i + 1);
+			if (!num) {
+				free(copy);
+				return -1;
+			}
+			memcpy(num, text + i, j - i);
+			num[j - i] = '\0';
+			char *end;
+			errno = 0;
+			double x = strtod(num, &end);
+			int out_of_range = end == num + (j - i) && errno == ERANGE &&
+			                   (x == HUGE_VAL || x == -HUGE_VAL);
+			free(num);
+			if (out_of_range) {
+				copy[o++] = '0';
+			} else {
+				memcpy(copy + o, text + i, j - i);
+				o += j - i;
+			}
+			i = j;
+			continue;
+		}
+		copy[o++] = c;
+		i++;
+	}
+	json_t *v = json_loadb(copy, o, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY |
+	                                    JSON_DECODE_INT_AS_REAL, e);
+	free(copy);
+	int ok = v != NULL;
+	json_decref(v);
+	return ok;
+}
+
+#define MALFORMED_AFTER_OVERFLOW 2
 
 enum item_state {
 	ITEM_PENDING = 0,
@@ -53,7 +121,9 @@ typedef struct batch_item {
 	int status;
 	int iterations;
 	unsigned char state;
-	unsigned char malformed; /* its text is not JSON: the whole body is a 400 */
+	unsigned char malformed; /* its text is not JSON: the whole body is a 400
+	                            (MALFORMED_AFTER_OVERFLOW: seen only past a
+	                            number out of range, which stopped its parse) */
 } batch_item;
 
 struct proto_batch {
@@ -302,9 +372,18 @@ static int answer_one(proto_batch *b, size_t i, proto_call *call)
 	if (r == 1) {
 		if (b->text) {
 			/* A 400 is a parse error (the text is not JSON) or the depth
-			 * limit (it is, nested too deep). */
+			 * limit (it is, nested too deep).  A number out of range stops
+			 * the parse: is the rest JSON? */
 			it->malformed = p.status == 400 && c.limit != PROTO_LIMIT_DEPTH;
-			if (place(b, i, &p) != 0)
+			if (p.overflow) {
+				json_error_t e;
+				int ok = json_but_overflow(it->text, it->len, &e);
+				if (ok < 0)
+					r = -1;
+				else if (!ok)
+					it->malformed = MALFORMED_AFTER_OVERFLOW;
+			}
+			if (r == 1 && place(b, i, &p) != 0)
 				r = -1;
 		}
 		if (r == 1)
@@ -376,17 +455,19 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 {
 	memset(out, 0, sizeof *out);
 	size_t total = 0, malformed = b->n;
+	int pending = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		const batch_item *it = &b->items[i];
-		if (it->state != ITEM_ANSWERED) {
-			if (call)
-				call->cancelled = 1;
-			return proto_problem_reply(503, "the batch was stopped before it finished", NULL,
-			                           out);
-		}
-		if (it->malformed && malformed == b->n)
+		if (it->state != ITEM_ANSWERED)
+			pending = 1;
+		else if (it->malformed && malformed == b->n)
 			malformed = i;
 		total += it->length + 1;
+	}
+	if (pending && malformed == b->n) {
+		if (call)
+			call->cancelled = 1;
+		return proto_problem_reply(503, "the batch was stopped before it finished", NULL, out);
 	}
 	if (malformed < b->n) {
 		/* Not JSON: the parse of the whole body says where, as it would
@@ -395,10 +476,25 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 		proto_problem p = {0};
 		proto_call c = {0};
 		int r = body_problem(b->text, b->len, &c, &p);
-		if (r == 1 && p.status == 400)
+		const batch_item *it = &b->items[malformed];
+		if (r == 1 && p.status == 400) {
 			r = proto_problem_encode(&p, out);
-		else if (r >= 0)
-			r = item_as_reply(&b->items[malformed], out);
+		} else if (r >= 0 && it->malformed == MALFORMED_AFTER_OVERFLOW) {
+			/* jansson stops at the number: say what is wrong after it. */
+			json_error_t e;
+			char pointer[48];
+			snprintf(pointer, sizeof pointer, "/queries/%zu", malformed);
+			r = json_but_overflow(it->text, it->len, &e);
+			if (r >= 0) {
+				char *at = strdup(pointer);
+				proto_problem_set(&p, 400, at, "query %zu is not JSON: %s (past a number "
+				                               "out of the range of a double)",
+				                  malformed, e.text);
+				r = at ? proto_problem_encode(&p, out) : -1;
+			}
+		} else if (r >= 0) {
+			r = item_as_reply(it, out);
+		}
 		proto_problem_release(&p);
 		return r;
 	}
@@ -433,6 +529,38 @@ void proto_batch_free(proto_batch *b)
 	free(b);
 }
 
+/* The queries a stop left unanswered that are not JSON at all get their
+ * 400 (a parse, no run), so that the reply of a stopped batch whose body
+ * is malformed is still the body's 400.  0, or -1 out of memory. */
+static int answer_malformed(proto_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		batch_item *it = &b->items[i];
+		if (it->state == ITEM_ANSWERED)
+			continue;
+		json_t *root = NULL;
+		proto_problem p = {0};
+		enum proto_limit which;
+		int r = proto_parse_ex(it->text, it->len, &root, &p, &which);
+		json_decref(root);
+		int bad = r == 1 && p.status == 400 && which != PROTO_LIMIT_DEPTH;
+		if (r == 1 && p.overflow) {
+			json_error_t e;
+			int ok = json_but_overflow(it->text, it->len, &e);
+			if (ok < 0)
+				r = -1;
+			bad = ok == 0;
+		}
+		proto_problem_release(&p);
+		if (r < 0)
+			return -1;
+		proto_call none = {0};
+		if (bad && answer_one(b, i, &none) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
 	proto_call none = {0};
@@ -442,10 +570,22 @@ int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	int r = proto_batch_open(body, len, call, &b, out);
 	if (r != 0 || !b)
 		return r;
-	r = proto_batch_answer(b, 0, b->n, call);
+	if (call->cancel && *call->cancel)
+		call->cancelled = 1; /* as for one query: stopped once it opens, even empty */
+	else
+		r = proto_batch_answer(b, 0, b->n, call);
 	int iterations = call->iterations;
+	/* A stopped batch whose body is not JSON is still the body's 400. */
+	if (r == 0 && call->cancelled)
+		r = answer_malformed(b);
 	if (r == 0)
 		r = proto_batch_reply(b, call, out);
+	if (r == 0 && call->cancelled && out->status == 200) {
+		proto_reply_free(out);
+		r = proto_problem_reply(503, "the batch was stopped before it finished", NULL, out);
+	}
+	if (r == 0 && out->status != 503)
+		call->cancelled = 0;
 	call->iterations = iterations;
 	proto_batch_free(b);
 	return r;

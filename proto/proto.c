@@ -67,6 +67,7 @@ int proto_parse_problem(const char *body, size_t len, const json_error_t *e, pro
 	if (code == json_error_numeric_overflow) {
 		proto_problem_set(p, 422, pointer, "number out of the range of a double "
 		                                   "(magnitude above 1.8e308)");
+		p->overflow = 1;
 		return 1;
 	}
 	proto_problem_set(p, 400, pointer, "%s", e->text);

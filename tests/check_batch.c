@@ -410,15 +410,21 @@ START_TEST(test_malformed_body)
 		proto_reply_free(&alone);
 		free(cases[i]);
 	}
-	/* A number out of range stops jansson's parse of an item as it stops
-	 * /v1/query's: the item is that 422, as alone, even with a syntax
-	 * error further on in it. */
+	/* A number out of range stops jansson's parse (of the item, and of the
+	 * whole body): the body is still malformed when the query goes on with
+	 * a syntax error, and its 400 names the query; without one, the number
+	 * is that query's 422. */
 	char *both;
 	ck_assert(asprintf(&both, "{\"queries\":[%s,{\"a\":1e999, }]}", good) > 0);
 	proto_reply r;
 	reply_of(both, strlen(both), &r, NULL);
+	assert_pointer(&r, 400, "/queries/1");
+	proto_reply_free(&r);
+	free(both);
+	ck_assert(asprintf(&both, "{\"queries\":[%s,{\"a\":[\"1e999\", -1e999]}]}", good) > 0);
+	reply_of(both, strlen(both), &r, NULL);
 	ck_assert_int_eq(r.status, 200);
-	ck_assert_ptr_nonnull(strstr(r.body, "\"pointer\":\"/queries/1/a\""));
+	ck_assert_ptr_nonnull(strstr(r.body, "\"pointer\":\"/queries/1/a/1\""));
 	proto_reply_free(&r);
 	free(both);
 }
