@@ -988,21 +988,21 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	double secs = (double)(uv_hrtime() - r->start_ns) / 1e9;
 	size_t route = r->route ? http_route_index(r->route) : http_route_count();
 	http_metrics_request(s->metrics, route, r->status, secs);
-	json_t *f = json_pack("{s:s, s:s, s:s, s:i, s:f, s:I, s:I}", "request_id", r->id,
-	                      "method", r->method, "path", r->path, "status", r->status,
-	                      "duration_s", secs, "bytes_in", (json_int_t)r->bytes_in,
-	                      "bytes_out", (json_int_t)r->bytes_out);
 	const char *why = termination_name(toe);
-	if (f && why)
-		json_object_set_new(f, "error", json_string(why));
-	if (f && r->rejected)
-		json_object_set_new(f, "rejected",
-		                    json_string(http_reject_name((enum http_reject)(r->rejected - 1))));
-	if (f && r->call.iterations > 0)
-		json_object_set_new(f, "iterations", json_integer(r->call.iterations));
-	if (f && r->queries)
-		json_object_set_new(f, "queries", json_integer((json_int_t)r->queries));
-	log_emit(why ? "warn" : "info", "request", f);
+	log_request(&(log_request_line){
+		.level = why ? "warn" : "info",
+		.request_id = r->id,
+		.method = r->method,
+		.path = r->path,
+		.status = r->status,
+		.duration_s = secs,
+		.bytes_in = (long long)r->bytes_in,
+		.bytes_out = (long long)r->bytes_out,
+		.error = why,
+		.rejected = r->rejected ? http_reject_name((enum http_reject)(r->rejected - 1)) : NULL,
+		.iterations = r->call.iterations,
+		.queries = (long long)r->queries,
+	});
 
 	release_admission(r);
 	if (r->hc) {
