@@ -297,3 +297,25 @@ fuzz-smoke: $(FUZZ_BIN)
 
 clean:
 	rm -rf $(B)
+
+# ---- benchmarks of the service (bench/README.md, "Service") ----------------
+# make bench-http: wrk against clashd and bench/hello (the same threading
+# design answering a fixed body) at 1, 8 and 64 connections, pinned and
+# unpinned; then POST /v1/batch throughput against jansson's decode-only
+# rate on the same bodies (bench/http/run.sh).
+BENCH_APP_CFLAGS = $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP))
+
+.PHONY: bench-http
+bench-http:
+	@sh deploy/install-deps.sh bench
+	@$(MAKE) --no-print-directory all $(B)/bench/hello $(B)/bench/batch-bench
+	sh bench/http/run.sh $(B)
+
+$(B)/bench/hello: bench/hello/hello.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_APP_CFLAGS) $< -o $@ $(shell pkg-config --libs libmicrohttpd libuv)
+
+$(B)/bench/batch-bench: bench/batch/batch_bench.c $(PROTO_OBJ) $(B)/libclash.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_APP_CFLAGS) $< $(PROTO_OBJ) $(B)/libclash.a -o $@ \
+		$(shell pkg-config --libs jansson) -lm -lpthread

@@ -3,11 +3,14 @@
  *
  * clash answers the same contract as clashd (proto/openapi.yaml) without a
  * server: `clash query` reads Queries as JSON Lines and writes one Result or
- * problem per line, through the very proto_query_reply() the server calls.
- * A command is one entry of `commands` below; line-oriented ones reuse
- * cli_jsonl() and differ only in the proto_* call that answers a line.
+ * problem per line, answering blocks of lines as batches on several threads
+ * through the very per-query code of the server's POST /v1/batch
+ * (proto_batch_answer), itself the code of POST /v1/query.  A command is
+ * one entry of `commands` below; line-oriented ones reuse cli_jsonl() and
+ * differ only in how a block of lines is answered.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -53,7 +56,7 @@ static int common_options(const command *cmd, int argc, char **argv, int *first)
 	return -1;
 }
 
-static int run_lines(const command *cmd, int argc, char **argv, cli_reply_fn reply)
+static int run_contains(const command *cmd, int argc, char **argv)
 {
 	int first;
 	int r = common_options(cmd, argc, argv, &first);
@@ -64,26 +67,57 @@ static int run_lines(const command *cmd, int argc, char **argv, cli_reply_fn rep
 		command_usage(cmd, stderr);
 		return CLI_EXIT_USAGE;
 	}
-	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, reply);
+	cli_reply_fn reply = proto_contains_reply;
+	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, cli_answer_each, &reply);
 }
 
-static int run_contains(const command *cmd, int argc, char **argv)
+/* --threads N (or -j N): a whole number from 1 to 64. */
+static int parse_threads(const char *v, unsigned *out)
 {
-	return run_lines(cmd, argc, argv, proto_contains_reply);
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || n < 1 || n > 64)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
 }
 
 static int run_query(const command *cmd, int argc, char **argv)
 {
+	unsigned threads = cli_default_threads();
+	/* --threads comes before the operand; the rest as for every command. */
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (strcmp(a, "--threads") == 0 || strcmp(a, "-j") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s %s: %s needs a value\n", PROG, cmd->name, a);
+				return CLI_EXIT_USAGE;
+			}
+			v = argv[++i];
+		} else if (strncmp(a, "--threads=", 10) == 0) {
+			v = a + 10;
+		} else {
+			break;
+		}
+		if (parse_threads(v, &threads) != 0) {
+			fprintf(stderr, "%s %s: --threads: expected a whole number from 1 to 64, not "
+			                "\"%s\"\n",
+			        PROG, cmd->name, v);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	int first;
-	int r = common_options(cmd, argc, argv, &first);
+	int r = common_options(cmd, argc - (i - 1), argv + (i - 1), &first);
 	if (r >= 0)
 		return r;
+	first += i - 1;
 	if (argc - first > 1) {
 		fprintf(stderr, "%s %s: at most one FILE\n", PROG, cmd->name);
 		command_usage(cmd, stderr);
 		return CLI_EXIT_USAGE;
 	}
-	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, proto_query_reply);
+	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, cli_answer_batch, &threads);
 }
 
 static int run_scene(const command *cmd, int argc, char **argv)
@@ -113,6 +147,10 @@ static const command commands[] = {
 	 "bad line the RFC 9457 problem object, whose \"status\" is the HTTP status\n"
 	 "clashd would answer (400 malformed JSON, 422 invalid query) and whose\n"
 	 "\"pointer\" names the offending value.  Blank lines get no answer.\n"
+	 "\n"
+	 "Lines are answered in blocks on N threads (--threads N or -j N, from 1 to\n"
+	 "64; default: the cores this process may use), by the same code as\n"
+	 "clashd's POST /v1/batch; the output order is the input order.\n"
 	 "\n"
 	 "Exit status: 0 when every line was answered, even if some answers are\n"
 	 "problems; 1 when reading, writing or memory failed part way; 2 for a bad\n"

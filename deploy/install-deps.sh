@@ -9,7 +9,8 @@
 #        install-deps.sh --list [build|test|runtime|bench]   (print the packages, install nothing)
 #   build    what `make` needs
 #   test     build + what `make test` needs
-#   bench    build + what `make bench` needs (the peers the core is compared with)
+#   bench    build + what the benchmarks need (make bench: the core's peers,
+#            make bench-http: the load generator)
 #   runtime  only the shared libraries build/clashd links (the container's run
 #            stage; tests/deploy/check-image.sh checks this list against ldd)
 set -eu
@@ -52,6 +53,8 @@ if [ "$profile" = bench ]; then
 	# GJK88 set's truth, FCL's meshes) and gnuplot for the plot of time
 	# against vertex count.
 	pkgs="$pkgs g++ libqhull-dev libglpk-dev libccd-dev libfcl-dev libbullet-dev gnuplot-nox"
+	# wrk: the HTTP load generator of make bench-http.
+	pkgs="$pkgs wrk"
 fi
 if [ -n "$list" ]; then
 	echo $pkgs

@@ -24,6 +24,12 @@ int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p);
 int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
                    enum proto_limit *which);
 
+/* The problem for text that json_loadb() refused with *e: a 400 located
+ * where the parser stopped (line, column, position and the pointer of the
+ * value it was in), or a 422 naming a number out of the range of a double.
+ * Returns 1, or -1 when memory ran out. */
+int proto_parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p);
+
 /* The strict parse alone, without the tree limits: for a decoder that
  * applies proto_limits_tree() itself to parts of its request (a Scene, to
  * each object's shape).  The nesting depth is the caller's to check first

@@ -29,6 +29,8 @@ typedef struct proto_problem {
 	int line;      /* 1-based line of the parser's stop */
 	int column;    /* 1-based column, in characters, of the last one read */
 	size_t position; /* byte offset just past the token the parser stopped at */
+	int overflow;  /* the parse stopped at a number out of the range of a
+	                  double (a 422): the rest of the text was not read */
 } proto_problem;
 
 /* Fill *p with a status, a pointer (ownership passes to *p; NULL for none)

@@ -95,6 +95,7 @@ typedef struct proto_request_limits {
 #define PROTO_DEFAULT_MAX_VERTICES 1000000
 #define PROTO_DEFAULT_MAX_SHAPES 1024
 #define PROTO_DEFAULT_MAX_PART_DEPTH 8 /* = CLASH_COMPOUND_MAX_DEPTH, the core's own bound */
+#define PROTO_DEFAULT_MAX_QUERIES 10000
 
 /* The limit a request broke (proto_call.limit). */
 enum proto_limit {
@@ -102,7 +103,8 @@ enum proto_limit {
 	PROTO_LIMIT_DEPTH,
 	PROTO_LIMIT_VERTICES,
 	PROTO_LIMIT_SHAPES,
-	PROTO_LIMIT_PART_DEPTH
+	PROTO_LIMIT_PART_DEPTH,
+	PROTO_LIMIT_QUERIES     /* a batch */
 };
 
 /* Set the limits every later call applies (copied; NULL: none, the
@@ -113,6 +115,14 @@ void proto_set_limits(const proto_request_limits *l);
 
 /* The limits in force (never NULL). */
 const proto_request_limits *proto_get_limits(void);
+
+/* The most queries in one batch (POST /v1/batch): more is a 422 at the
+ * first one over, none answered; 0: no limit, the initial state.  The
+ * limits above apply to each query of a batch as if it came alone (the
+ * nesting depth counted from the query, not the body).  Call before
+ * threads start, like proto_set_limits(). */
+void proto_set_max_queries(size_t max);
+size_t proto_get_max_queries(void);
 
 /* What a server needs around one call: a way to stop it, and what happened. */
 typedef struct proto_call {
@@ -137,6 +147,67 @@ int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 
 /* proto_contains_reply() with a proto_call (which may be NULL). */
 int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/*
+ * Batches (POST /v1/batch): {"queries": [Query, ...]} is answered
+ * {"results": [item, ...]}, item i being exactly what POST /v1/query would
+ * answer for query i alone: its Result, or its problem object (with
+ * "status") whose pointer names the value in the batch body
+ * ("/queries/17/a/vertices/3/2") and whose line, column and position count
+ * from the start of the body.  One bad query does not fail the batch; the
+ * whole body is answered with one problem only when it is not JSON (400),
+ * not a batch or holds more queries than proto_set_max_queries() allows
+ * (422).
+ *
+ * The queries are answered in ranges, so that threads can share one batch:
+ * proto_batch_open() splits the body (a byte scan, no parse), then any
+ * number of threads call proto_batch_answer() on disjoint ranges, then
+ * proto_batch_reply() joins the answers in order.  `clash query` answers
+ * its input lines through the same proto_batch_answer()
+ * (proto_batch_of_texts), so its lines are the bytes /v1/query answers.
+ */
+typedef struct proto_batch proto_batch;
+
+/* Split a batch body (borrowed: it must outlive the batch).  Returns 0 and
+ * either *batch (its queries to answer) or, when the body as a whole is at
+ * fault, *batch NULL and the problem in *out (call->limit names a limit it
+ * broke: PROTO_LIMIT_QUERIES, or PROTO_LIMIT_DEPTH for a body nested deeper
+ * than the limit plus the batch's own two levels).  -1 when memory ran out.
+ * `call` may be NULL. */
+int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
+                     proto_reply *out);
+
+/* A batch of independent Query texts (each answered as the body of POST
+ * /v1/query; pointers and positions relative to the text), borrowed.
+ * NULL when memory ran out. */
+proto_batch *proto_batch_of_texts(const char *const *texts, const size_t *lens, size_t n);
+
+/* The number of queries. */
+size_t proto_batch_size(const proto_batch *b);
+
+/* Answer queries [from, to).  Threads may answer disjoint ranges at once.
+ * call->cancel (may be NULL) is checked before each query and handed to
+ * the core; when it stops the range, call->cancelled is set and the rest
+ * of the range is left unanswered.  call->iterations: the sum over the
+ * queries answered.  Returns 0, or -1 when memory ran out. */
+int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call);
+
+/* Query i's answer once answered: its reply body (NUL-terminated, owned by
+ * the batch; NULL if unanswered), length, status and iterations (-1 when
+ * its method did not run). */
+const char *proto_batch_item(const proto_batch *b, size_t i, size_t *len, int *status,
+                             int *iterations);
+
+/* The reply of a batch body: {"results": [...]} (200) once every query is
+ * answered; the whole-body 400 when one turned out not to be JSON at all;
+ * a 503 problem with call->cancelled set when some were left unanswered
+ * (stopped).  `call` may be NULL.  Returns 0 or -1. */
+int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out);
+
+void proto_batch_free(proto_batch *b);
+
+/* All of the above on the calling thread (the route table's form). */
+int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
 
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */

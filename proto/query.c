@@ -35,6 +35,7 @@
 
 #include "pointer.h"
 #include "query.h"
+#include "vertex_scan.h"
 
 /* A problem at `at`: 1 (or -1 if even the pointer cannot be allocated). */
 static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
@@ -160,12 +161,44 @@ static int own(proto_query *q, void *block)
 	return 0;
 }
 
+/* vertices() for an array read from the text (vertex_scan.c): n >= 1
+ * points of d (1..8) numbers each, so the only check left is the
+ * dimension, failing (like vertices()) at its first point. */
+static int vertices_read(const vertex_array *read, const proto_path *at, shape_walk *w,
+                         double **store, size_t *count, proto_problem *p)
+{
+	proto_path pt = {at, NULL, 0};
+	if (w->dim == 0) {
+		w->dim = (int)read->d;
+		char *first = proto_path_render(&pt);
+		if (!first)
+			return -1;
+		snprintf(w->first, sizeof w->first, "%s", first);
+		free(first);
+	} else if (read->d != (size_t)w->dim) {
+		return fail(p, &pt, "this point has %zu coordinates but %s has %d: "
+		                    "all points of a query must have the same dimension",
+		            read->d, w->first, w->dim);
+	}
+	if (!*store) {
+		*store = malloc(read->n * read->d * sizeof(double));
+		if (!*store)
+			return -1;
+	}
+	memcpy(*store, read->xyz, read->n * read->d * sizeof(double));
+	*count = read->n;
+	return 0;
+}
+
 /* The vertices of a shape into a new row-major array (*store, malloc'd on
  * the first point). */
 static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double **store,
                     size_t *count, proto_problem *p)
 {
 	int *dim = &w->dim;
+	const vertex_array *read = proto_vertex_lookup(v);
+	if (read)
+		return vertices_read(read, at, w, store, count, p);
 	if (!json_is_array(v))
 		return fail(p, at, "vertices must be an array of points, got %s", kind_of(v));
 	size_t n = json_array_size(v);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pointer.h"
+#include "vertex_scan.h"
 
 static proto_request_limits process_limits; /* proto_set_limits(); zero: none */
 
@@ -148,13 +149,15 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 			            "at level %zu",
 			            l->max_part_depth, nesting);
 		const json_t *verts = json_object_get(v, "vertices");
-		if (l->max_vertices && json_is_array(verts) &&
-		    json_array_size(verts) > l->max_vertices) {
+		/* An array read from the text (vertex_scan.c) has its count there. */
+		const vertex_array *read = proto_vertex_lookup(verts);
+		size_t nverts = read ? read->n : json_array_size(verts);
+		if (l->max_vertices && json_is_array(verts) && nverts > l->max_vertices) {
 			proto_path vp = {at, "vertices", 0};
 			return over(w, PROTO_LIMIT_VERTICES, &vp,
 			            "a shape may have at most %zu vertices, this one has %zu (interior "
 			            "points can be dropped: only the hull counts)",
-			            l->max_vertices, json_array_size(verts));
+			            l->max_vertices, nverts);
 		}
 		inner = nesting + 1;
 	}

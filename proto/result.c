@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_dump.h"
 #include "result.h"
 
 /* Which members are written: those the method filled (clash_result.has). */
@@ -226,14 +227,17 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 	}
 	if (toi)
 		put_motion(o, toi, r->dim, &failed);
-	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	/* json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)), the same bytes
+	 * without printf (json_dump.c). */
+	size_t length = 0;
+	char *body = failed ? NULL : proto_json_dump(o, &length);
 	json_decref(o);
 	if (!body)
 		return -1;
 	out->status = 200;
 	out->content_type = PROTO_JSON;
 	out->body = body;
-	out->length = strlen(body);
+	out->length = length;
 	return 0;
 }
 

@@ -82,6 +82,9 @@ static const option options[CONFIG_NOPTIONS] = {
 	                           STR(PROTO_DEFAULT_MAX_PART_DEPTH), "N",
 	                           "deepest nesting of compound shapes' parts (at most the\n"
 	                           "core's " STR(CLASH_COMPOUND_MAX_DEPTH) "); deeper gets 422"},
+	[CONFIG_MAX_BATCH] = {"--max-batch", "CLASHD_MAX_BATCH", "max_batch", KIND_COUNT, 1,
+	                      100000000, STR(PROTO_DEFAULT_MAX_QUERIES), "N",
+	                      "most queries in one batch (POST /v1/batch); more get 422"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
@@ -129,10 +132,10 @@ void config_usage(FILE *out)
 	        "usage: clashd [OPTION...]\n"
 	        "       clashd --healthcheck URL\n"
 	        "\n"
-	        "Serve collision queries over HTTP (POST /v1/query, /v1/contains,\n"
-	        "/v1/scene; GET /livez, /readyz, /metrics, /v1/openapi.json).  Each\n"
-	        "option also reads the environment variable shown; a flag wins over\n"
-	        "the environment.\n"
+	        "Serve collision queries over HTTP (POST /v1/query, /v1/batch,\n"
+	        "/v1/contains, /v1/scene; GET /livez, /readyz, /metrics,\n"
+	        "/v1/openapi.json).  Each option also reads the environment variable\n"
+	        "shown; a flag wins over the environment.\n"
 	        "\n");
 	for (int i = 0; i < CONFIG_NOPTIONS; i++) {
 		const option *o = &options[i];
@@ -498,6 +501,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_MAX_SHAPES: cfg->max_shapes = (size_t)n; break;
 	case CONFIG_MAX_DEPTH: cfg->max_depth = (size_t)n; break;
 	case CONFIG_MAX_PART_DEPTH: cfg->max_part_depth = (size_t)n; break;
+	case CONFIG_MAX_BATCH: cfg->max_batch = (size_t)n; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
 	case CONFIG_IDLE_TIMEOUT: cfg->idle_timeout_ms = (unsigned)n; break;
@@ -672,6 +676,7 @@ json_t *config_fields(const server_config *cfg)
 		case CONFIG_MAX_SHAPES: v = json_integer((json_int_t)cfg->max_shapes); break;
 		case CONFIG_MAX_DEPTH: v = json_integer((json_int_t)cfg->max_depth); break;
 		case CONFIG_MAX_PART_DEPTH: v = json_integer((json_int_t)cfg->max_part_depth); break;
+		case CONFIG_MAX_BATCH: v = json_integer((json_int_t)cfg->max_batch); break;
 		case CONFIG_MAX_CONNECTIONS: v = json_integer(cfg->max_connections); break;
 		case CONFIG_MAX_QUEUE: v = json_integer(cfg->max_queue); break;
 		case CONFIG_IDLE_TIMEOUT: v = json_integer(cfg->idle_timeout_ms); break;

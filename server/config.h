@@ -37,6 +37,7 @@ enum config_option {
 	CONFIG_MAX_SHAPES,
 	CONFIG_MAX_DEPTH,
 	CONFIG_MAX_PART_DEPTH,
+	CONFIG_MAX_BATCH,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_QUEUE,
 	CONFIG_IDLE_TIMEOUT,
@@ -63,6 +64,7 @@ typedef struct server_config {
 	size_t max_shapes;              /* per request, parts included: 422 */
 	size_t max_depth;               /* JSON nesting: 400 */
 	size_t max_part_depth;          /* compound nesting: 422 */
+	size_t max_batch;               /* queries in one batch: 422 */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

@@ -59,6 +59,7 @@ static const char *const reject_names[HTTP_REJECT_COUNT] = {
 	[HTTP_REJECT_TOO_MANY_VERTICES] = "too_many_vertices",
 	[HTTP_REJECT_TOO_MANY_SHAPES] = "too_many_shapes",
 	[HTTP_REJECT_PARTS_TOO_DEEP] = "parts_too_deep",
+	[HTTP_REJECT_TOO_MANY_QUERIES] = "too_many_queries",
 	[HTTP_REJECT_DEADLINE] = "deadline",
 	[HTTP_REJECT_READ_TIMEOUT] = "read_timeout",
 	[HTTP_REJECT_UNAUTHORIZED] = "unauthorized",

@@ -24,6 +24,7 @@ enum http_reject {
 	HTTP_REJECT_READ_TIMEOUT,   /* 408 or closed: --read-timeout */
 	HTTP_REJECT_UNAUTHORIZED,   /* 401 */
 	HTTP_REJECT_SHUTDOWN,       /* 503: stopped at the drain timeout */
+	HTTP_REJECT_TOO_MANY_QUERIES, /* 422: a batch over --max-batch */
 	HTTP_REJECT_COUNT
 };
 

@@ -15,6 +15,7 @@ static const http_route routes[] = {
 	{HTTP_ROUTE_QUERY, "/v1/query", "POST", proto_query_reply_ex},
 	{HTTP_ROUTE_SCENE, "/v1/scene", "POST", proto_scene_reply_ex},
 	{HTTP_ROUTE_CONTAINS, "/v1/contains", "POST", proto_contains_reply_ex},
+	{HTTP_ROUTE_BATCH, "/v1/batch", "POST", proto_batch_reply_ex},
 	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD", NULL},
 	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD", NULL},
 	{HTTP_ROUTE_METRICS, "/metrics", "GET, HEAD", NULL},

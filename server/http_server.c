@@ -52,6 +52,32 @@
  *     MHD then closes.  MHD's idle timeout (--idle-timeout) bounds silence;
  *     this bounds a client trickling a byte at a time (slowloris).
  *
+ * Batches (POST /v1/batch).  A batch of N queries is answered by all the
+ * workers, in chunks: one work item splits the body into its queries (a
+ * byte scan, proto_batch_open), then the loop queues chunks of consecutive
+ * queries as separate work items (proto_batch_answer on each range); the
+ * worker finishing the last chunk joins the answers in order
+ * (proto_batch_reply), and the loop resumes the connection as for a query.
+ * A chunk is about HTTP_BATCH_CHUNK_BYTES of the body (~1 ms of decoding),
+ * and at most 2 x --threads chunks of one batch are on the pool at a time,
+ * the next queued as one finishes: so one batch keeps every worker busy,
+ * yet a query arriving meanwhile waits behind two chunks per worker, not
+ * behind the whole batch.
+ *   - Admission: a batch counts as ONE query against --max-queue, from its
+ *     headers to its answer.  What the bound protects holds for it as for
+ *     any query: its body is within --max-body (so bodies in memory stay
+ *     within max_queue x max_body), and its work, like a single query's, is
+ *     roughly proportional to its bytes (decoding dominates), so a batch
+ *     weighs no more than one large query of the same size.  Counting its
+ *     queries instead would need the body before admitting it and refuse
+ *     work the server has the memory for.  --max-batch bounds the count.
+ *   - Deadline and drain: the batch has one deadline and one cancel flag
+ *     for all its chunks.  Stopping it uv_cancel()s the chunks not started,
+ *     the running ones see the flag (between queries, and in the core), no
+ *     further chunk is queued, and once none is left on the pool the whole
+ *     batch is answered 504 (or 503 at --drain-timeout), like a query.  A
+ *     batch whose every chunk finished keeps its answer.
+ *
  * Drain (SIGTERM): /readyz says 503 and responses carry "Connection:
  * close"; the listener stops taking new handshakes, takes in the ones under
  * way and the ones queued (at --max-connections they wait for a free slot),
@@ -121,7 +147,9 @@ struct http_server {
 	unsigned connections; /* open TCP connections */
 	unsigned requests;   /* requests begun and not completed */
 	unsigned working;    /* requests queued or running on the pool */
-	unsigned running;    /* of those, running now (workers update it) */
+	unsigned jobs;       /* work items of those on the pool: queries, batch
+	                        splits and batch chunks */
+	unsigned running;    /* of the jobs, running now (workers update it) */
 	unsigned admitted;   /* queries admitted, not yet back from the pool */
 	struct http_request *active; /* the `requests` ones, linked */
 	http_conn *conns;    /* the `connections` ones, linked */
@@ -146,6 +174,14 @@ enum request_stop {
 	STOP_DEADLINE, /* --request-timeout: 504 */
 	STOP_SHUTDOWN  /* --drain-timeout: 503 */
 };
+
+/* A chunk of a batch: queries [from, to). */
+typedef struct batch_job {
+	uv_work_t work;
+	struct http_request *r;
+	size_t from, to;
+	proto_call call; /* the worker's in/out */
+} batch_job;
 
 typedef struct http_request {
 	http_server *srv;
@@ -184,6 +220,17 @@ typedef struct http_request {
 	uv_work_t work;
 	proto_call call;   /* the worker's in/out */
 	int reply_rc;      /* proto_query_reply_ex()'s result */
+	/* POST /v1/batch: set by the split (its worker), then loop-owned but
+	 * for what the chunk workers write (see batch_job_run). */
+	proto_batch *batch;
+	size_t queries;    /* its size, for the log */
+	int batch_chunks;  /* the split is done: `jobs` are the work (loop) */
+	batch_job *jobs;
+	size_t njobs;
+	size_t next_job;   /* jobs [0, next_job) have been queued */
+	unsigned jobs_out; /* queued or running now */
+	unsigned jobs_left; /* not finished; the worker bringing it to 0 joins */
+	int batch_joined;  /* every query answered and the reply built (by that worker) */
 	proto_reply reply;
 	int status;        /* sent, for the log; 0 if none */
 	size_t bytes_out;
@@ -328,7 +375,37 @@ static void work_run(uv_work_t *w)
 	http_request *r = w->data;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 	r->call.cancel = &r->cancel;
-	r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
+	if (r->route->id == HTTP_ROUTE_BATCH)
+		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
+	else
+		r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
+	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
+}
+
+/* A chunk of a batch, on a worker: only its own queries are touched, and
+ * the worker that finishes the last chunk builds the reply. */
+static void batch_job_run(uv_work_t *w)
+{
+	batch_job *j = w->data;
+	http_request *r = j->r;
+	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
+	j->call.cancel = &r->cancel;
+	int rc = proto_batch_answer(r->batch, j->from, j->to, &j->call);
+	if (rc != 0)
+		j->call.cancelled = -1; /* out of memory: the batch fails (500) */
+	/* Release: this chunk's answers are visible to whoever joins. */
+	if (__atomic_sub_fetch(&r->jobs_left, 1, __ATOMIC_ACQ_REL) == 0) {
+		int ok = 1;
+		for (size_t k = 0; k < r->njobs; k++)
+			ok &= r->jobs[k].call.cancelled == 0;
+		if (ok) {
+			proto_call c = {0};
+			r->reply_rc = proto_batch_reply(r->batch, &c, &r->reply);
+			r->batch_joined = r->reply_rc == 0 && !c.cancelled;
+			if (!r->batch_joined)
+				proto_reply_free(&r->reply);
+		}
+	}
 	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 }
 
@@ -365,12 +442,128 @@ static void stopped_reply(http_request *r)
 	r->reply_rc = proto_problem_reply(status, detail, NULL, &r->reply);
 }
 
+static void batch_job_done(uv_work_t *w, int status);
+
+/* Queue the next chunk of a batch (loop thread). */
+static void batch_queue_next(http_request *r)
+{
+	batch_job *j = &r->jobs[r->next_job++];
+	j->work.data = j;
+	r->jobs_out++;
+	r->srv->jobs++;
+	int rc = uv_queue_work(r->srv->loop, &j->work, batch_job_run, batch_job_done);
+	assert(rc == 0); /* fails only for a NULL work_cb */
+	(void)rc;
+}
+
+/* The split is done: cut the batch into chunks and queue the first ones.
+ * Returns 0, or -1 when memory ran out. */
+static int batch_start(http_request *r)
+{
+	const server_config *cfg = r->srv->cfg;
+	size_t n = proto_batch_size(r->batch);
+	r->queries = n;
+	/* Chunks of about HTTP_BATCH_CHUNK_BYTES, at least 4 per worker when
+	 * the batch is large enough, so every worker gets a share; an empty
+	 * batch is one empty chunk (its worker builds the reply). */
+	size_t avg = n ? r->len / n + 1 : 1;
+	size_t per = HTTP_BATCH_CHUNK_BYTES / avg;
+	size_t spread = (n + 4 * (size_t)cfg->threads - 1) / (4 * (size_t)cfg->threads);
+	if (per > spread)
+		per = spread;
+	if (per < 1)
+		per = 1;
+	size_t njobs = n ? (n + per - 1) / per : 1;
+	r->jobs = calloc(njobs, sizeof *r->jobs);
+	if (!r->jobs)
+		return -1;
+	r->njobs = njobs;
+	r->jobs_left = (unsigned)njobs;
+	for (size_t k = 0; k < njobs; k++) {
+		r->jobs[k].r = r;
+		r->jobs[k].from = k * per < n ? k * per : n;
+		r->jobs[k].to = (k + 1) * per < n ? (k + 1) * per : n;
+	}
+	r->batch_chunks = 1;
+	size_t first = 2 * (size_t)cfg->threads;
+	while (r->next_job < njobs && r->next_job < first)
+		batch_queue_next(r);
+	return 0;
+}
+
+static void work_finish(http_request *r, int status);
+
 /* Back on the loop thread. */
 static void work_done(uv_work_t *w, int status)
 {
 	http_request *r = w->data;
+	r->srv->jobs--;
+	if (r->batch) {
+		/* Split: answer its queries, unless stopped meanwhile. */
+		if (r->stop) {
+			status = UV_ECANCELED;
+		} else if (batch_start(r) == 0) {
+			return; /* its chunks are on the pool */
+		} else {
+			r->reply_rc = -1;
+		}
+	}
+	work_finish(r, status);
+}
+
+/* A chunk is back (loop thread): queue the next, or finish the batch. */
+static void batch_job_done(uv_work_t *w, int status)
+{
+	batch_job *j = w->data;
+	http_request *r = j->r;
+	r->srv->jobs--;
+	r->jobs_out--;
+	if (status == 0 && j->call.cancelled == 0 && !r->stop && r->next_job < r->njobs) {
+		batch_queue_next(r);
+		return;
+	}
+	if (r->jobs_out > 0)
+		return;
+	if (r->next_job < r->njobs || !r->batch_joined) {
+		/* Stopped (deadline, drain) or failed before every chunk ran. */
+		int failed = 0;
+		for (size_t k = 0; k < r->next_job; k++)
+			failed |= r->jobs[k].call.cancelled < 0;
+		if (failed && !r->stop) {
+			r->reply_rc = -1;
+			work_finish(r, 0);
+		} else {
+			work_finish(r, UV_ECANCELED);
+		}
+		return;
+	}
+	work_finish(r, 0);
+}
+
+/* The work of a request is over (loop thread): its reply is ready, or it
+ * was stopped (UV_ECANCELED). */
+static void work_finish(http_request *r, int status)
+{
 	http_server *s = r->srv;
 	assert(r->state == REQ_WORKING);
+	if (r->batch) {
+		/* The iterations of every query answered count as a query's. */
+		if (status == 0 && r->reply_rc == 0 && r->reply.status == 200) {
+			long total = 0;
+			for (size_t i = 0; i < r->queries; i++) {
+				int st, it;
+				if (proto_batch_item(r->batch, i, NULL, &st, &it) && st == 200 && it > 0) {
+					http_metrics_iterations(s->metrics, it);
+					total += it;
+				}
+			}
+			r->call.iterations = total > INT_MAX ? INT_MAX : (int)total;
+		}
+		proto_batch_free(r->batch);
+		r->batch = NULL;
+		free(r->jobs);
+		r->jobs = NULL;
+	}
 	if (status == UV_ECANCELED || r->call.cancelled) {
 		/* Stopped: cancelled before it started, or it saw the flag.  A
 		 * query that finished anyway keeps its answer. */
@@ -385,9 +578,11 @@ static void work_done(uv_work_t *w, int status)
 		case PROTO_LIMIT_VERTICES: reject(r, HTTP_REJECT_TOO_MANY_VERTICES); break;
 		case PROTO_LIMIT_SHAPES: reject(r, HTTP_REJECT_TOO_MANY_SHAPES); break;
 		case PROTO_LIMIT_PART_DEPTH: reject(r, HTTP_REJECT_PARTS_TOO_DEEP); break;
+		case PROTO_LIMIT_QUERIES: reject(r, HTTP_REJECT_TOO_MANY_QUERIES); break;
 		case PROTO_LIMIT_NONE: break;
 		}
-		if (r->reply_rc == 0 && r->reply.status == 200 && r->call.iterations > 0)
+		if (!r->queries && r->reply_rc == 0 && r->reply.status == 200 &&
+		    r->call.iterations > 0)
 			http_metrics_iterations(s->metrics, r->call.iterations);
 	}
 	free(r->body); /* the query may be megabytes: do not keep it while sending */
@@ -408,8 +603,15 @@ static void stop_work(http_request *r, enum request_stop why)
 		return;
 	r->stop = why;
 	r->cancel = 1;
-	/* Not started yet: it never will, and work_done gets UV_ECANCELED. */
-	uv_cancel((uv_req_t *)&r->work);
+	/* Not started yet: it never will, and work_done gets UV_ECANCELED.
+	 * A batch: each chunk queued and not started (uv_cancel refuses the
+	 * others, finished ones included); no further chunk is queued. */
+	if (!r->batch_chunks) {
+		uv_cancel((uv_req_t *)&r->work);
+		return;
+	}
+	for (size_t k = 0; k < r->next_job; k++)
+		uv_cancel((uv_req_t *)&r->jobs[k].work);
 }
 
 /* ---- the request handler ------------------------------------------------ */
@@ -459,7 +661,7 @@ static enum MHD_Result answer_metrics(http_request *r)
 		.in_flight = s->requests,
 		.admitted = s->admitted,
 		.queue_limit = s->cfg->max_queue,
-		.queued = s->working > running ? s->working - running : 0,
+		.queued = s->jobs > running ? s->jobs - running : 0,
 		.running = running,
 		.draining = s->draining,
 	};
@@ -549,6 +751,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	case HTTP_ROUTE_QUERY:
 	case HTTP_ROUTE_SCENE:
 	case HTTP_ROUTE_CONTAINS:
+	case HTTP_ROUTE_BATCH:
 		break;
 	case HTTP_ROUTE_NONE:
 		assert(0);
@@ -659,6 +862,7 @@ static enum MHD_Result request_submit(http_request *r)
 	MHD_suspend_connection(r->conn);
 	r->state = REQ_WORKING;
 	s->working++;
+	s->jobs++;
 	int rc = uv_queue_work(s->loop, &r->work, work_run, work_done);
 	assert(rc == 0); /* fails only for a NULL work_cb */
 	(void)rc;
@@ -784,19 +988,21 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	double secs = (double)(uv_hrtime() - r->start_ns) / 1e9;
 	size_t route = r->route ? http_route_index(r->route) : http_route_count();
 	http_metrics_request(s->metrics, route, r->status, secs);
-	json_t *f = json_pack("{s:s, s:s, s:s, s:i, s:f, s:I, s:I}", "request_id", r->id,
-	                      "method", r->method, "path", r->path, "status", r->status,
-	                      "duration_s", secs, "bytes_in", (json_int_t)r->bytes_in,
-	                      "bytes_out", (json_int_t)r->bytes_out);
 	const char *why = termination_name(toe);
-	if (f && why)
-		json_object_set_new(f, "error", json_string(why));
-	if (f && r->rejected)
-		json_object_set_new(f, "rejected",
-		                    json_string(http_reject_name((enum http_reject)(r->rejected - 1))));
-	if (f && r->call.iterations > 0)
-		json_object_set_new(f, "iterations", json_integer(r->call.iterations));
-	log_emit(why ? "warn" : "info", "request", f);
+	log_request(&(log_request_line){
+		.level = why ? "warn" : "info",
+		.request_id = r->id,
+		.method = r->method,
+		.path = r->path,
+		.status = r->status,
+		.duration_s = secs,
+		.bytes_in = (long long)r->bytes_in,
+		.bytes_out = (long long)r->bytes_out,
+		.error = why,
+		.rejected = r->rejected ? http_reject_name((enum http_reject)(r->rejected - 1)) : NULL,
+		.iterations = r->call.iterations,
+		.queries = (long long)r->queries,
+	});
 
 	release_admission(r);
 	if (r->hc) {

@@ -1,9 +1,11 @@
 /*
  * log.c — JSON-lines logging on stdout (see log.h).
  *
- * The line is built as a jansson object and dumped compactly, so field values
+ * A line is built as a jansson object and dumped compactly, so field values
  * are always escaped correctly; insertion order is kept (jansson >= 2.8), so
- * ts, level and msg come first and a human can still scan the log.
+ * ts, level and msg come first and a human can still scan the log.  The one
+ * line written per request is formatted straight as text instead (a
+ * profile put the two jansson objects at 12% of a small query's CPU).
  */
 #include "log.h"
 
@@ -47,6 +49,69 @@ void log_emit(const char *level, const char *msg, json_t *fields)
 	fwrite(text, 1, n + 1, stdout);
 	fflush(stdout);
 	free(text);
+}
+
+/* Append s as a JSON string: quotes and backslashes escaped, control
+ * characters as \u00XX (other bytes are copied: callers pass ASCII from
+ * log_printable or validated ids).  Returns the new end, never past lim. */
+static char *put_string(char *p, const char *lim, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (p < lim)
+		*p++ = '"';
+	for (; s && *s && p + 6 < lim; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20) {
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[c >> 4];
+			p[5] = hex[c & 15];
+			p += 6;
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	if (p < lim)
+		*p++ = '"';
+	return p;
+}
+
+void log_request(const log_request_line *l)
+{
+	char ts[40], line[2048];
+	timestamp(ts, sizeof ts);
+	const char *lim = line + sizeof line - 160; /* room for the numbers */
+	char *p = line;
+	p += snprintf(p, (size_t)(lim - p), "{\"ts\":\"%s\",\"level\":", ts);
+	p = put_string(p, lim, l->level);
+	p += snprintf(p, (size_t)(lim - p), ",\"msg\":\"request\",\"request_id\":");
+	p = put_string(p, lim, l->request_id);
+	memcpy(p, ",\"method\":", 10);
+	p = put_string(p + 10, lim, l->method);
+	memcpy(p, ",\"path\":", 8);
+	p = put_string(p + 8, lim, l->path);
+	char *end = line + sizeof line;
+	/* %.6g as log_emit's six significant digits; never NaN or inf. */
+	p += snprintf(p, (size_t)(end - p),
+	              ",\"status\":%d,\"duration_s\":%.6g,\"bytes_in\":%lld,\"bytes_out\":%lld",
+	              l->status, l->duration_s >= 0 ? l->duration_s : 0.0, l->bytes_in, l->bytes_out);
+	if (l->error) {
+		p += snprintf(p, (size_t)(end - p), ",\"error\":");
+		p = put_string(p, end - 64, l->error);
+	}
+	if (l->rejected) {
+		p += snprintf(p, (size_t)(end - p), ",\"rejected\":");
+		p = put_string(p, end - 64, l->rejected);
+	}
+	if (l->iterations > 0)
+		p += snprintf(p, (size_t)(end - p), ",\"iterations\":%lld", l->iterations);
+	if (l->queries > 0)
+		p += snprintf(p, (size_t)(end - p), ",\"queries\":%lld", l->queries);
+	p += snprintf(p, (size_t)(end - p), "}\n");
+	fwrite(line, 1, (size_t)(p - line), stdout);
+	fflush(stdout);
 }
 
 char *log_printable(char *dst, size_t dstlen, const char *src)

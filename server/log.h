@@ -18,6 +18,21 @@
  * are ignored: logging never stops the server. */
 void log_emit(const char *level, const char *msg, json_t *fields);
 
+/* The per-request line, written straight as text (the hot path: no jansson
+ * objects; `error`, `rejected` may be NULL, `iterations` and `queries` are
+ * left out when 0 or less).  The same fields and order as log_emit would
+ * give them. */
+typedef struct log_request_line {
+	const char *level;
+	const char *request_id, *method, *path;
+	int status;
+	double duration_s;
+	long long bytes_in, bytes_out;
+	const char *error, *rejected;
+	long long iterations, queries;
+} log_request_line;
+void log_request(const log_request_line *l);
+
 /* Copy untrusted text (a path, a header) into dst as printable ASCII, every
  * other byte as '?', cut to dstlen - 1 bytes with a "..." mark, so that it
  * can go into JSON strings (jansson rejects invalid UTF-8) and messages

@@ -98,6 +98,7 @@ int main(int argc, char **argv)
 	proto_init();
 	proto_request_limits limits = {cfg.max_depth, cfg.max_vertices, cfg.max_shapes, cfg.max_part_depth};
 	proto_set_limits(&limits);
+	proto_set_max_queries(cfg.max_batch);
 	raise_fd_limit(cfg.max_connections);
 	/* The threads that share a scene's narrow phase with its worker
 	 * (fanout.c says why they are apart from libuv's pool). */

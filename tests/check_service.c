@@ -781,7 +781,8 @@ static void *async_post_run(void *arg)
 	return NULL;
 }
 
-/* Vertices for a query of about 15 MB: its parse alone takes hundreds of
+/* Vertices for a query of about 15 MB (slow_cubes_query: parsed by jansson,
+ * not the vertex shortcut): its parse alone takes hundreds of
  * milliseconds (about 0.3 s here), several times the 100 ms deadline plus
  * the 25 ms sweep below. */
 #define SLOW_VERTICES 370000
@@ -791,7 +792,7 @@ START_TEST(test_request_timeout)
 	server_start_with((const char *const[]){"--threads", "1", "--request-timeout", "100ms",
 	                                        NULL},
 	                  NULL);
-	char *slow = big_cubes_query(SLOW_VERTICES, 5);
+	char *slow = slow_cubes_query(SLOW_VERTICES, 5);
 	ck_assert_uint_lt(strlen(slow), MAX_BODY);
 	char *fast = cubes_query(0);
 	async_post a = {.q = slow}, b = {.q = fast};

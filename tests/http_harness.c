@@ -631,6 +631,20 @@ char *big_cubes_query(size_t n, unsigned seed)
 	return q;
 }
 
+char *slow_cubes_query(size_t n, unsigned seed)
+{
+	char *q = big_cubes_query(n, seed);
+	static const char head[] = "{\"a\":{\"vertices\":";
+	if (!q || strncmp(q, head, sizeof head - 1) != 0)
+		return q;
+	size_t len = strlen(q);
+	char *slow = malloc(len + 8);
+	if (slow)
+		snprintf(slow, len + 8, "{\"a\":{\"vertic\\u0065s\":%s", q + sizeof head - 1);
+	free(q);
+	return slow;
+}
+
 /* ---- flags -------------------------------------------------------------- */
 
 /* Run clashd with args and env, return its exit status; stderr captured. */

@@ -121,6 +121,10 @@ void assert_still_serving(void);
 /* The cubes with n vertices each (8 corners + interior points): the same
  * answer, slower to decode. */
 char *big_cubes_query(size_t n, unsigned seed);
+/* The same with a's member name written "vertic\u0065s": the same query,
+ * but it takes jansson's parse (proto/vertex_scan.c reads plain vertex
+ * arrays several times faster), for tests that need a slow decode. */
+char *slow_cubes_query(size_t n, unsigned seed);
 
 /* ---- processes that do not serve ---- */
 

@@ -1,0 +1,196 @@
+#!/bin/sh
+# run.sh — `make bench-http`: clashd over HTTP, against a bare server of the
+# same design (bench/hello) and against jansson's decode-only rate.
+#
+#   sh bench/http/run.sh [BUILD-DIR]      (make bench-http builds and calls it)
+#
+# 1. Small pairs, requests per second: wrk (bench/http/post.lua) POSTs one
+#    small pair (~500 bytes) over 1, 8 and 64 keep-alive connections to
+#    clashd's /v1/query and to bench/hello (which answers clashd's answer to
+#    that pair, so both send as many bytes), in two set-ups:
+#      pinned    server on CPU 0 with 1 worker thread, wrk on CPU 1 (taskset)
+#      unpinned  both servers with 2 worker threads, nothing pinned
+#    clashd and hello alternate at each step, so drift in the machine's load
+#    hits both alike.
+# 2. Batches: wrk POSTs {"queries": [1000 small pairs]} (~500 KB) over 4
+#    connections to clashd --threads 2 (/v1/batch); pairs per second = rps
+#    x 1000.  Around it, bench/batch (batch-bench decode) decodes the same
+#    body on 2 threads: json_loadb of the whole body, and that plus each
+#    query decoded into core types.  Also reported per CPU-second (clashd's
+#    CPU time from /proc; the decoders' thread CPU time), which a busy
+#    machine disturbs less than wall-clock rates.
+#
+# Settings (environment): BENCH_DURATION seconds per wrk run (default 8),
+# BENCH_PORT first of the two ports used (default 18471), BENCH_BATCH pairs
+# per batch (default 1000).  clashd runs with --max-queue 1024 so that 64
+# connections are all served (the default, 16 per thread, would answer the
+# excess 503 at once: backpressure, not throughput) and its log to
+# /dev/null.  Output: a Markdown table on stdout, also in
+# BUILD-DIR/bench/http/results.md; raw wrk lines in results.jsonl.
+# BENCH_PARTS="pairs batch" (default) runs both parts; one of them alone
+# leaves the other's rows out.
+set -eu
+
+B=${1:-build}
+DUR=${BENCH_DURATION:-8}
+PORT=${BENCH_PORT:-18471}
+NBATCH=${BENCH_BATCH:-1000}
+HPORT=$((PORT + 1))
+OUT=$B/bench/http
+HERE=$(dirname "$0")
+mkdir -p "$OUT"
+: > "$OUT/results.jsonl"
+
+command -v wrk >/dev/null || { echo "bench-http: wrk is missing (deploy/install-deps.sh bench)" >&2; exit 1; }
+"$B/bench/batch-bench" bodies "$NBATCH" "$OUT"
+
+pids=""
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in $pids; do
+		wait "$p" 2>/dev/null || true
+	done
+	pids=""
+}
+trap cleanup EXIT INT TERM
+
+wait_up() { # PORT PATH
+	i=0
+	until curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
+		--data-binary @"$OUT/pair.json" "http://127.0.0.1:$1$2"; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $1" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+
+# start CPUS THREADS: clashd and hello, both on CPUS ("" = any)
+start() {
+	pin=""
+	[ -n "$1" ] && pin="taskset -c $1"
+	$pin "$B/clashd" --listen "127.0.0.1:$PORT" --threads "$2" --max-queue 1024 >/dev/null &
+	cpid=$!
+	$pin "$B/bench/hello" "$HPORT" "$2" "$OUT/pair-answer.json" >/dev/null &
+	hpid=$!
+	pids="$cpid $hpid"
+	wait_up "$PORT" /v1/query
+	wait_up "$HPORT" /
+}
+
+# cpu_ticks PID: user + system time of a process, in clock ticks
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# measure CPUS CONNS URL BODY LABEL PID: one wrk run, its JSON line tagged,
+# with the server's (PID's) CPU time per request in microseconds
+measure() {
+	pin=""
+	[ -n "$1" ] && pin="taskset -c $1"
+	c0=$(cpu_ticks "$6")
+	line=$($pin wrk -t 1 -c "$2" -d "${DUR}s" -s "$HERE/post.lua" "$3" -- "$4" | tail -n 1)
+	c1=$(cpu_ticks "$6")
+	case "$line" in
+	'{'*) ;;
+	*) echo "bench-http: wrk gave no result for $5" >&2; exit 1 ;;
+	esac
+	reqs=$(echo "$line" | sed 's/.*"requests":\([0-9]*\).*/\1/')
+	us=$(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$reqs" \
+		'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')
+	echo "{\"label\":\"$5\",\"cpu_us_per_req\":$us,${line#\{}" >> "$OUT/results.jsonl"
+	echo "  $5: cpu ${us} us/request $line" >&2
+}
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "bench-http: $(nproc) CPUs, ${DUR}s per run, load average $load" >&2
+PARTS=${BENCH_PARTS:-pairs batch}
+case " $PARTS " in *" pairs "*) SETUPS="pinned unpinned" ;; *) SETUPS="" ;; esac
+for setup in $SETUPS; do
+	if [ $setup = pinned ]; then
+		scpu=0 wcpu=1 threads=1
+	else
+		scpu="" wcpu="" threads=2
+	fi
+	start "$scpu" "$threads"
+	for c in 1 8 64; do
+		measure "$wcpu" $c "http://127.0.0.1:$PORT/v1/query" "$OUT/pair.json" "$setup clashd $c" $cpid
+		measure "$wcpu" $c "http://127.0.0.1:$HPORT/" "$OUT/pair.json" "$setup hello $c" $hpid
+	done
+	cleanup
+done
+
+# Batches: decode-only, then over HTTP, then decode-only again.
+batch=0
+case " $PARTS " in *" batch "*) batch=1 ;; esac
+half=$(( (DUR + 1) / 2 ))
+t0=0 t1=0
+if [ $batch = 1 ]; then
+"$B/bench/batch-bench" decode "$OUT/batch.json" 2 "$half" > "$OUT/decode1.jsonl"
+"$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 --max-queue 1024 >/dev/null &
+cpid=$!
+pids=$cpid
+wait_up "$PORT" /v1/query
+t0=$(cpu_ticks $cpid)
+measure "" 4 "http://127.0.0.1:$PORT/v1/batch" "$OUT/batch.json" "batch clashd 4" $cpid
+t1=$(cpu_ticks $cpid)
+cleanup
+"$B/bench/batch-bench" decode "$OUT/batch.json" 2 "$half" > "$OUT/decode2.jsonl"
+cat "$OUT/decode1.jsonl" "$OUT/decode2.jsonl" >&2
+fi
+
+# ---- the table ----------------------------------------------------------
+hz=$(getconf CLK_TCK)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
+{
+	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) x $cpu, ${DUR} s per run;"
+	echo "load average before the run: $load (after: $(cut -d' ' -f1-3 /proc/loadavg))."
+	echo
+	[ -n "$SETUPS" ] && echo "| set-up | conns | clashd rps | p50 ms | p99 ms | CPU us/req | hello rps | p50 ms | p99 ms | CPU us/req | clashd/hello rps |"
+	[ -n "$SETUPS" ] && echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	for setup in $SETUPS; do
+		for c in 1 8 64; do
+			awk -v s="$setup" -v c="$c" '
+			function val(line, key,   m) {
+				if (match(line, "\"" key "\":[-0-9.]+")) {
+					m = substr(line, RSTART, RLENGTH); sub(/.*:/, "", m); return m + 0
+				}
+				return -1
+			}
+			index($0, "\"label\":\"" s " clashd " c "\"") { cr = val($0, "rps"); c50 = val($0, "p50_ms"); c99 = val($0, "p99_ms"); cu = val($0, "cpu_us_per_req"); cn = val($0, "non_2xx") + val($0, "socket_errors") }
+			index($0, "\"label\":\"" s " hello " c "\"") { hr = val($0, "rps"); h50 = val($0, "p50_ms"); h99 = val($0, "p99_ms"); hu = val($0, "cpu_us_per_req") }
+			END {
+				printf "| %s | %d | %.0f | %.2f | %.2f | %.1f | %.0f | %.2f | %.2f | %.1f | %.0f%%%s |\n", s, c, cr, c50, c99, cu, hr, h50, h99, hu, 100 * cr / hr, (cn > 0 ? " (errors!)" : "")
+			}' "$OUT/results.jsonl"
+		done
+	done
+	echo
+	[ -n "$SETUPS" ] && echo "CPU us/req: the server process's CPU time (all its threads) per request."
+	[ -n "$SETUPS" ] && echo
+	[ $batch = 1 ] && awk -v n="$NBATCH" -v ticks=$((t1 - t0)) -v hz="$hz" '
+	function val(line, key,   m) {
+		if (match(line, "\"" key "\":[-0-9.]+")) {
+			m = substr(line, RSTART, RLENGTH); sub(/.*:/, "", m); return m + 0
+		}
+		return -1
+	}
+	FILENAME ~ /results/ && index($0, "\"label\":\"batch clashd") {
+		rps = val($0, "rps"); reqs = val($0, "requests"); dur = val($0, "duration_s")
+		bad = val($0, "non_2xx") + val($0, "socket_errors"); p50 = val($0, "p50_ms"); p99 = val($0, "p99_ms")
+	}
+	FILENAME ~ /decode/ && /"mode":"json_loadb"/ { lw += val($0, "pairs_per_s"); lc += val($0, "pairs_per_cpu_s"); ln++ }
+	FILENAME ~ /decode/ && /"mode":"decode"/ { dw += val($0, "pairs_per_s"); dc += val($0, "pairs_per_cpu_s"); dn++ }
+	FILENAME ~ /decode/ && /"mode":"answer"/ { aw += val($0, "pairs_per_s"); ac += val($0, "pairs_per_cpu_s"); an++ }
+	END {
+		e2e = rps * n; lw /= ln; lc /= ln; dw /= dn; dc /= dn; aw /= an; ac /= an
+		cpu_s = ticks / hz; e2ec = cpu_s > 0 ? reqs * n / cpu_s : 0
+		printf "Batches of %d small pairs, 2 worker threads, 4 connections (p50 %.1f ms, p99 %.1f ms per batch%s):\n\n", n, p50, p99, (bad > 0 ? "; ERRORS" : "")
+		printf "| pairs per second | wall clock | per CPU-second |\n|---|---|---|\n"
+		printf "| clashd POST /v1/batch over HTTP | %.0f | %.0f (clashd CPU) |\n", e2e, e2ec
+		printf "| decode-only: json_loadb (2 threads) | %.0f | %.0f |\n", lw, lc
+		printf "| decode-only: json_loadb + decode into core types | %.0f | %.0f |\n", dw, dc
+		printf "| in process: whole batch answered (no HTTP) | %.0f | %.0f |\n", aw, ac
+		printf "\nclashd over HTTP / decode-only: %.0f%% of json_loadb, %.0f%% of json_loadb + decode (wall clock); %.0f%% and %.0f%% per CPU-second.\n", 100 * e2e / lw, 100 * e2e / dw, 100 * e2ec / lc, 100 * e2ec / dc
+	}' "$OUT/results.jsonl" "$OUT/decode1.jsonl" "$OUT/decode2.jsonl"
+} | tee "$OUT/results.md"

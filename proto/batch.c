@@ -1,0 +1,592 @@
+/*
+ * batch.c — POST /v1/batch and `clash query`'s lines: many Queries, each
+ * answered exactly as POST /v1/query would answer it alone (proto.h,
+ * "Batches").
+ *
+ * A batch is a list of items, each a Query's text (a span of the body, or
+ * one input line of clash) and, once answered, its reply body.  Answering
+ * an item is proto_query_answer() (answer.h), the very code of /v1/query;
+ * for an item of a batch body its problem is then placed in the body: the
+ * pointer gets "/queries/N" in front (an item problem without a pointer,
+ * such as an internal error, is given "/queries/N" itself), and a parser's
+ * line, column and position are counted from the start of the body.
+ *
+ * Whole-body answers.  The body is split by a byte scan (batch_split.c), not
+ * parsed.  When the scan does not find the plain form, or when an item
+ * turns out not to be JSON (a 400 from its parse, other than the depth
+ * limit), the body is parsed whole with jansson to say what is wrong, so a
+ * malformed batch gets exactly the 400 jansson gives the body (the same
+ * problem POST /v1/query gives the same text); a well-formed body that is
+ * not a batch gets a 422 naming the member at fault.  The nesting depth is
+ * limited per query (as for a query alone): the whole-body parse allows the
+ * batch's own two levels more.  A number out of the range of a double is
+ * valid JSON: inside an item it is that item's 422, as for /v1/query — once
+ * the rest of the item is checked to be JSON too (json_but_overflow: jansson
+ * stops at such a number, so a syntax error after it would go unseen).
+ *
+ * Threads: proto_batch_answer() on disjoint ranges touches disjoint items
+ * only; everything else runs on one thread.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answer.h"
+#include "batch_split.h"
+#include "parse.h"
+#include "pointer.h"
+#include "problem.h"
+#include "proto.h"
+#include "request_limits.h"
+
+/* The text is JSON once its numbers out of the range of a double are read
+ * as 0 (jansson stops at the first of them, so whatever follows is
+ * unchecked): 1; 0 when it is not, with jansson's error in *e; -1 out of
+ * memory.  Numbers are maximal runs of number characters outside strings;
+ * a run strtod does not read whole is left alone for jansson to refuse. */
+static int json_but_overflow(const char *text, size_t len, json_error_t *e)
+{
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return -1;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		char c = text[i];
+		if (c == '"') {
+			size_t j = i + 1;
+			while (j < len && text[j] != '"')
+				j += text[j] == '\\' ? 2 : 1;
+			j = j < len ? j + 1 : len;
+			memcpy(copy + o, text + i, j - i);
+			o += j - i;
+			i = j;
+			continue;
+		}
+		if (c == '-' || (c >= '0' && c <= '9')) {
+			size_t j = i;
+			while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '-' ||
+			                   text[j] == '+' || text[j] == '.' || text[j] == 'e' ||
+			                   text[j] == 'E'))
+				j++;
+			char *num = malloc(j - i + 1);
+			if (!num) {
+				free(copy);
+				return -1;
+			}
+			memcpy(num, text + i, j - i);
+			num[j - i] = '\0';
+			char *end;
+			errno = 0;
+			double x = strtod(num, &end);
+			int out_of_range = end == num + (j - i) && errno == ERANGE &&
+			                   (x == HUGE_VAL || x == -HUGE_VAL);
+			free(num);
+			if (out_of_range) {
+				copy[o++] = '0';
+			} else {
+				memcpy(copy + o, text + i, j - i);
+				o += j - i;
+			}
+			i = j;
+			continue;
+		}
+		copy[o++] = c;
+		i++;
+	}
+	json_t *v = json_loadb(copy, o, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY |
+	                                    JSON_DECODE_INT_AS_REAL, e);
+	free(copy);
+	int ok = v != NULL;
+	json_decref(v);
+	return ok;
+}
+
+#define MALFORMED_AFTER_OVERFLOW 2
+
+enum item_state {
+	ITEM_PENDING = 0,
+	ITEM_ANSWERED
+};
+
+typedef struct batch_item {
+	const char *text; /* the Query */
+	size_t len;
+	char *body;       /* its reply body, once answered */
+	size_t length;
+	int status;
+	int iterations;
+	unsigned char state;
+	unsigned char malformed; /* its text is not JSON: the whole body is a 400
+	                            (MALFORMED_AFTER_OVERFLOW: seen only past a
+	                            number out of range, which stopped its parse) */
+} batch_item;
+
+struct proto_batch {
+	const char *text;   /* the batch body, or NULL for independent texts */
+	size_t len;
+	batch_span *spans;  /* where each item is in the body (text != NULL) */
+	batch_item *items;
+	size_t n;
+};
+
+static size_t max_queries; /* proto_set_max_queries(); 0: none */
+
+void proto_set_max_queries(size_t max)
+{
+	max_queries = max;
+}
+
+size_t proto_get_max_queries(void)
+{
+	return max_queries;
+}
+
+static const char *kind_of(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "a value";
+}
+
+static int is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+/* A 422 at `pointer` (a literal, copied).  1, or -1 out of memory. */
+static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
+{
+	char *copy = strdup(pointer);
+	if (!copy)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(p, 422, copy, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static int too_many(proto_problem *p, size_t max, proto_call *call)
+{
+	char pointer[48];
+	snprintf(pointer, sizeof pointer, "/queries/%zu", max);
+	call->limit = PROTO_LIMIT_QUERIES;
+	return envelope_fail(p, pointer, "a batch may hold at most %zu queries: this is one more "
+	                                 "(split the batch)", max);
+}
+
+/* Why the whole body is not a batch, from a parse of all of it.  Returns 1
+ * with the problem; 0 when it is a valid batch after all (the splitter
+ * refused a body it should have taken: a bug); -1 out of memory. */
+static int body_problem(const char *text, size_t len, proto_call *call, proto_problem *p)
+{
+	const proto_request_limits *l = proto_get_limits();
+	if (is_blank(text, len)) {
+		proto_problem_set(p, 400, NULL, "empty body: expected a batch, a JSON object "
+		                                "{\"queries\": [query, ...]}");
+		return 1;
+	}
+	int r = proto_limits_depth(text, len, l->max_depth ? l->max_depth + 2 : 0, p);
+	if (r) {
+		if (r == 1)
+			call->limit = PROTO_LIMIT_DEPTH;
+		return r;
+	}
+	json_error_t e;
+	json_t *root = json_loadb(text, len,
+	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
+	                          &e);
+	if (!root)
+		return proto_parse_problem(text, len, &e, p);
+	r = 0;
+	const json_t *queries = json_object_get(root, "queries");
+	if (!json_is_object(root)) {
+		r = envelope_fail(p, "", "a batch must be a JSON object {\"queries\": [query, ...]}, "
+		                         "got %s", kind_of(root));
+	} else {
+		const char *key;
+		json_t *value;
+		json_object_foreach(root, key, value) {
+			if (strcmp(key, "queries") != 0) {
+				proto_path at = {NULL, key, 0};
+				char *pointer = proto_path_render(&at);
+				if (!pointer) {
+					r = -1;
+					break;
+				}
+				proto_problem_set(p, 422, pointer, "unknown member: a batch has queries only");
+				r = 1;
+				break;
+			}
+		}
+		if (r == 0 && !queries)
+			r = envelope_fail(p, "", "queries is required: a batch is {\"queries\": [query, "
+			                         "...]}");
+		else if (r == 0 && !json_is_array(queries))
+			r = envelope_fail(p, "/queries", "queries must be an array of queries, got %s",
+			                  kind_of(queries));
+		else if (r == 0 && max_queries && json_array_size(queries) > max_queries)
+			r = too_many(p, max_queries, call);
+	}
+	json_decref(root);
+	return r;
+}
+
+static proto_batch *batch_new(size_t n)
+{
+	proto_batch *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->n = n;
+	if (n && !(b->items = calloc(n, sizeof *b->items))) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
+                     proto_reply *out)
+{
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1;
+	memset(out, 0, sizeof *out);
+	*batch = NULL;
+
+	batch_span *spans = NULL;
+	size_t n = 0;
+	proto_problem p = {0};
+	int r;
+	switch (proto_batch_split(body, len, max_queries, &spans, &n)) {
+	case BATCH_SPLIT_OK:
+		break;
+	case BATCH_SPLIT_TOO_MANY:
+		r = too_many(&p, max_queries, call);
+		goto problem;
+	case BATCH_SPLIT_OTHER:
+		r = body_problem(body, len, call, &p);
+		if (r == 0) /* a bug of the splitter: say so rather than guess */
+			proto_problem_set(&p, 500, NULL, "the batch could not be split into its queries");
+		r = r < 0 ? -1 : 1;
+		goto problem;
+	case BATCH_SPLIT_NOMEM:
+		return -1;
+	}
+	proto_batch *b = batch_new(n);
+	if (!b) {
+		free(spans);
+		return -1;
+	}
+	b->text = body;
+	b->len = len;
+	b->spans = spans;
+	for (size_t i = 0; i < n; i++) {
+		b->items[i].text = body + spans[i].start;
+		b->items[i].len = spans[i].len;
+	}
+	*batch = b;
+	return 0;
+problem:
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}
+
+proto_batch *proto_batch_of_texts(const char *const *texts, const size_t *lens, size_t n)
+{
+	proto_batch *b = batch_new(n);
+	for (size_t i = 0; b && i < n; i++) {
+		b->items[i].text = texts[i];
+		b->items[i].len = lens[i];
+	}
+	return b;
+}
+
+size_t proto_batch_size(const proto_batch *b)
+{
+	return b->n;
+}
+
+/* Place item i's problem in the batch body.  0, or -1 out of memory. */
+static int place(const proto_batch *b, size_t i, proto_problem *p)
+{
+	const batch_span *at = &b->spans[i];
+	char prefix[48];
+	int k = snprintf(prefix, sizeof prefix, "/queries/%zu", i);
+	assert(k > 0 && (size_t)k < sizeof prefix);
+	size_t plen = (size_t)k, tail = p->pointer ? strlen(p->pointer) : 0;
+	char *pointer = malloc(plen + tail + 1);
+	if (!pointer)
+		return -1;
+	memcpy(pointer, prefix, plen);
+	if (tail)
+		memcpy(pointer + plen, p->pointer, tail);
+	pointer[plen + tail] = '\0';
+	free(p->pointer);
+	p->pointer = pointer;
+	if (p->located) {
+		if (p->line == 1)
+			p->column += (int)at->column;
+		p->line += (int)at->line - 1;
+		p->position += at->start;
+	}
+	return 0;
+}
+
+static int answer_one(proto_batch *b, size_t i, proto_call *call)
+{
+	batch_item *it = &b->items[i];
+	proto_call c = {.cancel = call->cancel};
+	proto_problem p = {0};
+	proto_reply out;
+	int r = proto_query_answer(it->text, it->len, &c, &out, &p);
+	if (r == 1 && c.cancelled) {
+		proto_problem_release(&p);
+		call->cancelled = 1;
+		return 0; /* left pending */
+	}
+	if (r == 1) {
+		if (b->text) {
+			/* A 400 is a parse error (the text is not JSON) or the depth
+			 * limit (it is, nested too deep).  A number out of range stops
+			 * the parse: is the rest JSON? */
+			it->malformed = p.status == 400 && c.limit != PROTO_LIMIT_DEPTH;
+			if (p.overflow) {
+				json_error_t e;
+				int ok = json_but_overflow(it->text, it->len, &e);
+				if (ok < 0)
+					r = -1;
+				else if (!ok)
+					it->malformed = MALFORMED_AFTER_OVERFLOW;
+			}
+			if (r == 1 && place(b, i, &p) != 0)
+				r = -1;
+		}
+		if (r == 1)
+			r = proto_problem_encode(&p, &out);
+		proto_problem_release(&p);
+	}
+	if (r != 0)
+		return -1;
+	it->body = out.body;
+	it->length = out.length;
+	it->status = out.status;
+	it->iterations = c.iterations;
+	it->state = ITEM_ANSWERED;
+	if (c.iterations > 0)
+		call->iterations = (call->iterations > 0 ? call->iterations : 0) + c.iterations;
+	return 0;
+}
+
+int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call)
+{
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1;
+	assert(from <= to && to <= b->n);
+	for (size_t i = from; i < to; i++) {
+		if (b->items[i].state == ITEM_ANSWERED)
+			continue;
+		if (call->cancel && *call->cancel) {
+			call->cancelled = 1;
+			break;
+		}
+		if (answer_one(b, i, call) != 0)
+			return -1;
+		if (call->cancelled)
+			break;
+	}
+	return 0;
+}
+
+const char *proto_batch_item(const proto_batch *b, size_t i, size_t *len, int *status,
+                             int *iterations)
+{
+	assert(i < b->n);
+	const batch_item *it = &b->items[i];
+	if (len)
+		*len = it->length;
+	if (status)
+		*status = it->status;
+	if (iterations)
+		*iterations = it->iterations;
+	return it->state == ITEM_ANSWERED ? it->body : NULL;
+}
+
+/* A copy of an item's reply as the whole reply. */
+static int item_as_reply(const batch_item *it, proto_reply *out)
+{
+	char *body = malloc(it->length + 1);
+	if (!body)
+		return -1;
+	memcpy(body, it->body, it->length + 1);
+	*out = (proto_reply){it->status, PROTO_PROBLEM_JSON, body, it->length};
+	return 0;
+}
+
+int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	size_t total = 0, malformed = b->n;
+	int pending = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const batch_item *it = &b->items[i];
+		if (it->state != ITEM_ANSWERED)
+			pending = 1;
+		else if (it->malformed && malformed == b->n)
+			malformed = i;
+		total += it->length + 1;
+	}
+	if (pending && malformed == b->n) {
+		if (call)
+			call->cancelled = 1;
+		return proto_problem_reply(503, "the batch was stopped before it finished", NULL, out);
+	}
+	if (malformed < b->n) {
+		/* Not JSON: the parse of the whole body says where, as it would
+		 * for /v1/query.  Should that parse stop first at a number out of
+		 * range (an earlier item's 422), the item's own error stands. */
+		proto_problem p = {0};
+		proto_call c = {0};
+		int r = body_problem(b->text, b->len, &c, &p);
+		const batch_item *it = &b->items[malformed];
+		if (r == 1 && p.status == 400) {
+			r = proto_problem_encode(&p, out);
+		} else if (r >= 0 && it->malformed == MALFORMED_AFTER_OVERFLOW) {
+			/* jansson stops at the number: say what is wrong after it. */
+			json_error_t e;
+			char pointer[48];
+			snprintf(pointer, sizeof pointer, "/queries/%zu", malformed);
+			r = json_but_overflow(it->text, it->len, &e);
+			if (r >= 0) {
+				char *at = strdup(pointer);
+				proto_problem_set(&p, 400, at, "query %zu is not JSON: %s (past a number "
+				                               "out of the range of a double)",
+				                  malformed, e.text);
+				r = at ? proto_problem_encode(&p, out) : -1;
+			}
+		} else if (r >= 0) {
+			r = item_as_reply(it, out);
+		}
+		proto_problem_release(&p);
+		return r;
+	}
+	static const char head[] = "{\"results\":[", tail[] = "]}";
+	size_t len = sizeof head - 1 + total + sizeof tail - 1;
+	char *body = malloc(len + 1);
+	if (!body)
+		return -1;
+	char *o = body;
+	memcpy(o, head, sizeof head - 1);
+	o += sizeof head - 1;
+	for (size_t i = 0; i < b->n; i++) {
+		if (i)
+			*o++ = ',';
+		memcpy(o, b->items[i].body, b->items[i].length);
+		o += b->items[i].length;
+	}
+	memcpy(o, tail, sizeof tail);
+	o += sizeof tail - 1;
+	*out = (proto_reply){200, PROTO_JSON, body, (size_t)(o - body)};
+	return 0;
+}
+
+void proto_batch_free(proto_batch *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		free(b->items[i].body);
+	free(b->items);
+	free(b->spans);
+	free(b);
+}
+
+/* The queries a stop left unanswered that are not JSON at all get their
+ * 400 (a parse, no run), so that the reply of a stopped batch whose body
+ * is malformed is still the body's 400.  0, or -1 out of memory. */
+static int answer_malformed(proto_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		batch_item *it = &b->items[i];
+		if (it->state == ITEM_ANSWERED)
+			continue;
+		json_t *root = NULL;
+		proto_problem p = {0};
+		enum proto_limit which;
+		int r = proto_parse_ex(it->text, it->len, &root, &p, &which);
+		json_decref(root);
+		int bad = r == 1 && p.status == 400 && which != PROTO_LIMIT_DEPTH;
+		if (r == 1 && p.overflow) {
+			json_error_t e;
+			int ok = json_but_overflow(it->text, it->len, &e);
+			if (ok < 0)
+				r = -1;
+			bad = ok == 0;
+		}
+		proto_problem_release(&p);
+		if (r < 0)
+			return -1;
+		proto_call none = {0};
+		if (bad && answer_one(b, i, &none) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	proto_batch *b;
+	int r = proto_batch_open(body, len, call, &b, out);
+	if (r != 0 || !b)
+		return r;
+	if (call->cancel && *call->cancel)
+		call->cancelled = 1; /* as for one query: stopped once it opens, even empty */
+	else
+		r = proto_batch_answer(b, 0, b->n, call);
+	int iterations = call->iterations;
+	/* A stopped batch whose body is not JSON is still the body's 400. */
+	if (r == 0 && call->cancelled)
+		r = answer_malformed(b);
+	if (r == 0)
+		r = proto_batch_reply(b, call, out);
+	if (r == 0 && call->cancelled && out->status == 200) {
+		proto_reply_free(out);
+		r = proto_problem_reply(503, "the batch was stopped before it finished", NULL, out);
+	}
+	if (r == 0 && out->status != 503)
+		call->cancelled = 0;
+	call->iterations = iterations;
+	proto_batch_free(b);
+	return r;
+}
