@@ -115,15 +115,25 @@ int simplex_johnson(const simplex_table *t, simplex_solution *sol)
 	return found;
 }
 
+int simplex_weights_positive(const simplex_solution *sol, int n)
+{
+	for (int i = 0; i < n; i++)
+		if ((sol->mask & (1u << i)) && !(sol->lambda[i] > 0.0))
+			return 0;
+	return 1;
+}
+
 void simplex_backup(const simplex_table *t, int max_points, simplex_solution *sol)
 {
 	unsigned full = (1u << t->n) - 1;
 	int found = 0;
 	for (unsigned m = 1; m <= full; m++) {
-		if (simplex_popcount(m) > max_points || !interior(t, m))
+		if (simplex_popcount(m) > max_points)
 			continue;
 		simplex_solution cand;
-		solve_subset(t, m, &cand);
+		cand.mask = m;
+		if (!simplex_project(t, &cand) || !simplex_weights_positive(&cand, t->n))
+			continue;
 		if (!found || cand.vv < sol->vv)
 			*sol = cand;
 		found = 1;

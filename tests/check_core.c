@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "clash.h"
+#include "simplex.h" /* the sub-algorithm, for the fuzz findings */
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -779,6 +780,251 @@ START_TEST(degenerate_stress)
 }
 END_TEST
 
+/* ---- findings of make fuzz (tests/fuzz/findings/core/) ------------------ *
+ * The shapes decoded from each finding (FUZZ_CORE_PRINT lists them), with
+ * the answers they must get: worked out by hand (a vertex of a hull is at
+ * distance 0 from it) or in exact rational arithmetic (the 7-D distance,
+ * the weights of the flat simplices below, by enumerating the subsets of
+ * the points as Theorem 3 does, with fractions). */
+
+/* contains-self-4d.bin: a hull of 11 points 2.4e-4 across, with points
+ * 1.5e-8 and 3.8e-6 around the vertex at the origin (three copies of it). */
+static const double flat4[] = {
+	0.00024424493312835693, 0, 1.4901161193847656e-08, 0,
+	0, -3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
+	3.7997961044311523e-06, 0, 0, 0,
+	0, 0, 0, 0,
+	-0.00016021728515625, -0.00015708804130554199, 3.1888484954833984e-06, -6.2584877014160156e-07,
+	-1.4901161193847656e-08, -1.4901161193847656e-08, 0, 0,
+	0, 0, -1.4901161193847656e-08, -1.4901161193847656e-08,
+	-1.4901161193847656e-08, -1.4901161193847656e-08, -0.00015641748905181885, -0.0001570284366607666,
+	-0.0001570284366607666, 0.00024424493312835693, 0, 1.4901161193847656e-08,
+	0, 0, 0, 0,
+	0, 0, 0, 0,
+};
+
+/* contains-self-5d.bin: the same kind in 5-D. */
+static const double flat5[] = {
+	7.62939453125e-06, 7.62939453125e-05, 1.0430812835693359e-07, 0, 0.000164031982421875,
+	9.6857547760009766e-07, 0, 1.1920928955078125e-07, 7.0035457611083984e-07, 3.814697265625e-06,
+	0.000484466552734375, -0.00043873488903045654, -0.0001872330904006958, -6.5565109252929688e-07,
+	-1.4901161193847656e-08,
+	0, 0, 0, 0, -3.7997961044311523e-06,
+	-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+	0.00018002092838287354,
+	-1.4901161193847656e-08, -1.4901161193847656e-08, 2.9802322387695312e-08, 0, -0.0004882514476776123,
+	3.7997961044311523e-06, 0, 0, 0, 0,
+	0, 0, 0, 0, 0,
+};
+
+/* contains-self-5d-offset.bin: 12 points 6e-4 across, translated 2.7e8
+ * from the origin. */
+static const double flat5_far[] = {
+	-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+	-1.4901161193847656e-08,
+	-1.4901161193847656e-08, -1.4901161193847656e-08, 3.7997961044311523e-06, 0, -0.00024403631687164307,
+	0, 0, 8.9406967163085938e-08, 0, 0,
+	-0.00024403631687164307, 0, 0, 0, -1.4901161193847656e-08,
+	-1.4901161193847656e-08, -1.4901161193847656e-08, -8.7752938270568848e-05, 5.3450465202331543e-05,
+	1.0430812835693359e-07,
+	0, 0, 0, 0, 0.000244140625,
+	0.000244140625, -1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+	-1.4901161193847656e-08,
+	-1.4901161193847656e-08, 0.00032806396484375, 0.00032895803451538086, 0.0003293454647064209,
+	0.0003293454647064209,
+	0.0003293454647064209, 9.5367431640625e-07, 9.5367431640625e-07, 9.5367431640625e-07, 9.5367431640625e-07,
+	0, -0.00024403631687164307, 0, 0, 4.4703483581542969e-08,
+	1.4901161193847656e-08, 0, 9.5367431640625e-07, 0, 0,
+	0, 0, 0, 0, 0,
+};
+static const double flat5_far_t[] = {0, 22873, 269893632, 0, 0};
+
+/* Each vertex of the hull, as a point posed like it, touches the hull:
+ * GJK must find distance 0, and say it is sure.  It used to stop short of
+ * the vertex on a flat simplex (separated, 4e-13 or 1.5e-10 away, not
+ * converged), which made clash_contains(b, b) answer "not contained". */
+static void ck_vertices_touch(int dim, const double *v, size_t count, const double *t)
+{
+	clash_shape hull, pt;
+	ck_assert_int_eq(clash_shape_init(&hull, dim, v, count), CLASH_OK);
+	if (t)
+		ck_assert_int_eq(clash_shape_set_translation(&hull, t), CLASH_OK);
+	for (size_t i = 0; i < count; i++) {
+		pt = hull;
+		pt.vertices = v + i * (size_t)dim;
+		pt.count = 1;
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&pt, &hull, NULL, &r), CLASH_OK);
+		ck_assert_msg(r.intersecting && r.converged && r.distance == 0.0,
+		              "%d-D vertex %zu: intersecting %d converged %d distance %g", dim, i,
+		              r.intersecting, r.converged, r.distance);
+	}
+}
+
+START_TEST(flat_hull_vertices)
+{
+	ck_vertices_touch(4, flat4, 11, NULL);
+	ck_vertices_touch(5, flat5, 8, NULL);
+	ck_vertices_touch(5, flat5_far, 12, flat5_far_t);
+}
+END_TEST
+
+/* The sub-algorithm's view of it: in the 4-D query above (the point at the
+ * origin against flat4, in GJK's frame) the simplex reached five points
+ * whose hull holds the origin, with weights (exact, by fractions)
+ * 6.181110912884635e-05 (three times), 0.9973222457939358 and
+ * 0.00249232087867764.  Johnson's cofactors of the five lose every digit
+ * (their computed sum is negative: they are products of heights of 1e-5
+ * and less), so condition 3 keeps the old face and its v; the new point
+ * was already in the simplex and the run stopped there.  The backup
+ * procedure, judging each subset by its projection, must find the whole
+ * simplex around the origin.  And in the 5-D query, six points whose
+ * nearest point lies on the face {0, 1, 2, 4, 5} at |v|^2 =
+ * 1.2876855987068736e-14, where the cofactors chose a face without the new
+ * point at 2.49e-14. */
+START_TEST(backup_on_flat_simplices)
+{
+	static simplex_table t; /* 512 subsets: not on the stack */
+	static const double y4[5][4] = {
+		{-0.500213623046875, 0, -3.0517578125e-05, 0},
+		{0.32159423828125, -0.500213623046875, 0, -3.0517578125e-05},
+		{0, 0.0078125, 3.0517578125e-05, 3.0517578125e-05},
+		{3.0517578125e-05, 3.0517578125e-05, 0, 0},
+		{-0.007781982421875, 0, 0, 0},
+	};
+	const double *y[6];
+	for (int i = 0; i < 5; i++)
+		y[i] = y4[i];
+	simplex_cofactors(&t, y, 5, 4);
+	simplex_solution sol;
+	simplex_backup(&t, 5, &sol);
+	ck_assert_uint_eq(sol.mask, 0x1f);
+	const double w4[5] = {6.181110912884635e-05, 6.181110912884635e-05, 6.181110912884635e-05,
+	                      0.9973222457939358, 0.00249232087867764};
+	for (int i = 0; i < 5; i++)
+		ck_near(sol.lambda[i], w4[i], 1e-9 * w4[i]);
+	ck_assert(sol.vv < 1e-30);
+
+	static const double y5[6][5] = {
+		{-0.0078125, -0.078125, -0.0001068115234375, 0, -0.1718597412109375},
+		{1.52587890625e-05, 1.52587890625e-05, -3.0517578125e-05, 0, 0.4960784912109375},
+		{0, 0, 0, 0, -0.0038909912109375},
+		{-0.49609375, 0.4492645263671875, 0.1917266845703125, 0.00067138671875,
+		 -0.003875732421875},
+		{1.52587890625e-05, 1.52587890625e-05, 1.52587890625e-05, 1.52587890625e-05,
+		 -0.188232421875},
+		{-0.0009918212890625, 0, -0.0001220703125, -0.0007171630859375, -0.0077972412109375},
+	};
+	for (int i = 0; i < 6; i++)
+		y[i] = y5[i];
+	simplex_cofactors(&t, y, 6, 5);
+	simplex_backup(&t, 6, &sol);
+	ck_assert_uint_eq(sol.mask, 0x37);
+	ck_near(sol.vv, 1.2876855987068736e-14, 1e-9 * 1.2876855987068736e-14);
+}
+END_TEST
+
+/* gjk-7d-normal-gap.bin: 7-D, 1.75e-7 apart at a size of 3e-3.  GJK
+ * stopped unconverged at 1.818e-7 with a "plane" 8e-4 on the wrong side
+ * of some vertices; the distance is 1.7498009285415156e-07 (exact GJK in
+ * fractions over the 28 vertices of a - b). */
+START_TEST(gap_7d)
+{
+	static const double a[] = {
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-0.0018922090530395508,
+		-0.0018996000289916992, -0.0019186735153198242, -7.5101852416992188e-06,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-0.0021753311157226562,
+		-0.0021753311157226562, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-8.3446502685546875e-07,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07, 0,
+		2.384185791015625e-07, 0, 0.00048828125,
+	};
+	static const double b[] = {
+		-0.0028493404388427734, -0.0028493404388427734, -0.0028493404388427734,
+		-0.0029103755950927734, -0.0028493404388427734, -0.0020864009857177734,
+		-0.0028493404388427734,
+		-0.0028493404388427734, -0.0028493404388427734, -0.0028493404388427734,
+		-0.0028493404388427734, -0.0028493404388427734, -0.0028493404388427734,
+		0.0028482675552368164,
+		-0.00070202350616455078, -3.0159950256347656e-05, -1.1920928955078125e-07,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-1.1920928955078125e-07,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -1.1920928955078125e-07,
+		-1.1920928955078125e-07, -1.1920928955078125e-07, -0.0021753311157226562,
+		-0.0021448135375976562,
+		-2.956390380859375e-05, 8.3446502685546875e-07, 0, 7.62939453125e-06,
+		5.1259994506835938e-06, 0, 0,
+		0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0,
+	};
+	clash_result r = query(7, a, 4, b, 7);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_assert_int_eq(r.converged, 1);
+	ck_near(r.distance, 1.7498009285415156e-07, 1e-15);
+	ck_near(dist(r.near_a, r.near_b, 7), r.distance, 1e-15);
+	/* The plane separates, and the gap along its normal is the distance. */
+	ck_plane_separates(&r, 7, a, 4, 0, b, 7, 0, 1e-15);
+	double ha = -INFINITY, lb = INFINITY;
+	for (int i = 0; i < 4; i++) {
+		double d = 0;
+		for (int k = 0; k < 7; k++)
+			d += r.normal[k] * a[i * 7 + k];
+		ha = fmax(ha, d);
+	}
+	for (int i = 0; i < 7; i++) {
+		double d = 0;
+		for (int k = 0; k < 7; k++)
+			d += r.normal[k] * b[i * 7 + k];
+		lb = fmin(lb, d);
+	}
+	ck_near(lb - ha, 1.7498009285415156e-07, 1e-15);
+}
+END_TEST
+
+/* gjk-8d-shared-vertex-separated.bin: a and b share the vertex 0 (seven
+ * times in b): distance 0, which GJK once answered as 4.9e-9 apart,
+ * "converged". */
+START_TEST(shared_vertex_8d)
+{
+	static const double a[] = {
+		2.288818359375e-05, 2.2977590560913086e-05, 2.2977590560913086e-05, 2.2977590560913086e-05,
+		0.00015667080879211426, 0, 0, 0,
+		2.2977590560913086e-05, 2.2977590560913086e-05, 2.2977590560913086e-05, 2.2977590560913086e-05,
+		8.9406967163085938e-08, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 2.288818359375e-05, 2.2977590560913086e-05, 2.2977590560913086e-05,
+		2.2977590560913086e-05, 2.2977590560913086e-05, 2.2977590560913086e-05, 2.2977590560913086e-05,
+		2.2977590560913086e-05, 2.2977590560913086e-05, 2.2977590560913086e-05, 8.9406967163085938e-08,
+		0, 0, -0.00039446353912353516, -0.00039446353912353516, -0.00039446353912353516,
+		-0.00039446353912353516, -0.00039592385292053223, -0.00039446353912353516,
+		-0.00039446353912353516, -0.00039446353912353516, -0.00039446353912353516,
+		-0.00039446353912353516, -0.00039446353912353516, -0.00039446353912353516,
+		-0.00039446353912353516, -0.00039446353912353516,
+	};
+	static const double b[] = {
+		-0.00039446353912353516, -0.00039446353912353516, 2.2649765014648438e-06, 0, 0,
+		1.1920928955078125e-07, 0, 0.000244140625,
+		0.000244140625, 0.000244140625, 0.000244140625, 0.000244140625, 0.000244140625,
+		-2.9802322387695312e-07, 3.7997961044311523e-06, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	clash_result r = query(8, a, 7, b, 9);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.converged, 1);
+	ck_assert(r.distance == 0.0);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -813,6 +1059,12 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, warm_start);
 	tcase_add_test(tc, tolerance_and_cap);
 	tcase_add_test(tc, bad_arguments);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fuzz_findings");
+	tcase_add_test(tc, flat_hull_vertices);
+	tcase_add_test(tc, backup_on_flat_simplices);
+	tcase_add_test(tc, gap_7d);
+	tcase_add_test(tc, shared_vertex_8d);
 	suite_add_tcase(s, tc);
 	return s;
 }
