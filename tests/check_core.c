@@ -839,6 +839,21 @@ static const double flat5_far[] = {
 };
 static const double flat5_far_t[] = {0, 22873, 269893632, 0, 0};
 
+/* contains-self-5d-rounded.bin: 9 points 8e-4 across, 1.5e-8 around two
+ * of them. */
+static const double flat5_b[] = {
+	1.1473894119262695e-05, -1.4901161193847656e-08, -1.4901161193847656e-08, 0, 7.62939453125e-05,
+	-3.7848949432373047e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
+	-1.4901161193847656e-08, -0.00048448145389556885,
+	0, -0.000244140625, 6.8545341491699219e-07, -0.00047488510608673096, 5.9604644775390625e-08,
+	6.7055225372314453e-07, 0, 0, 0, 0.00031094253063201904,
+	-0.00047488510608673096, 1.952052116394043e-06, 0, 1.4901161193847656e-08, 7.9274177551269531e-06,
+	0, 0, -2.956390380859375e-05, -0.00047303736209869385, 0,
+	-0.00047488510608673096, 5.9604644775390625e-08, 0, 0, -0.000476837158203125,
+	1.4901161193847656e-08, 0, 0, 0, 2.5331974029541016e-07,
+	2.86102294921875e-06, 0, 1.9073486328125e-06, 9.5367431640625e-07, 2.4586915969848633e-06,
+};
+
 /* Each vertex of the hull, as a point posed like it, touches the hull:
  * GJK must find distance 0, and say it is sure.  It used to stop short of
  * the vertex on a flat simplex (separated, 4e-13 or 1.5e-10 away, not
@@ -866,6 +881,7 @@ START_TEST(flat_hull_vertices)
 	ck_vertices_touch(4, flat4, 11, NULL);
 	ck_vertices_touch(5, flat5, 8, NULL);
 	ck_vertices_touch(5, flat5_far, 12, flat5_far_t);
+	ck_vertices_touch(5, flat5_b, 9, NULL);
 }
 END_TEST
 
@@ -924,6 +940,35 @@ START_TEST(backup_on_flat_simplices)
 }
 END_TEST
 
+/* Separated by `exact` (worked out in rational arithmetic): GJK must be
+ * sure, within its default tolerance (1e-12 of the size, below 1e-15
+ * here) of it, with a plane that separates every vertex and a gap along
+ * its normal that is the distance. */
+static void ck_distance(int dim, const double *a, size_t na, const double *b, size_t nb,
+                        double exact)
+{
+	clash_result r = query(dim, a, na, b, nb);
+	ck_assert_msg(!r.intersecting && r.converged, "%d-D: intersecting %d converged %d", dim,
+	              r.intersecting, r.converged);
+	ck_near(r.distance, exact, 1e-15);
+	ck_near(dist(r.near_a, r.near_b, dim), r.distance, 1e-15);
+	ck_plane_separates(&r, dim, a, na, 0, b, nb, 0, 1e-15);
+	double ha = -INFINITY, lb = INFINITY;
+	for (size_t i = 0; i < na; i++) {
+		double d = 0;
+		for (int k = 0; k < dim; k++)
+			d += r.normal[k] * a[i * (size_t)dim + k];
+		ha = fmax(ha, d);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		double d = 0;
+		for (int k = 0; k < dim; k++)
+			d += r.normal[k] * b[i * (size_t)dim + k];
+		lb = fmin(lb, d);
+	}
+	ck_near(lb - ha, exact, 1e-15);
+}
+
 /* gjk-7d-normal-gap.bin: 7-D, 1.75e-7 apart at a size of 3e-3.  GJK
  * stopped unconverged at 1.818e-7 with a "plane" 8e-4 on the wrong side
  * of some vertices; the distance is 1.7498009285415156e-07 (exact GJK in
@@ -961,27 +1006,78 @@ START_TEST(gap_7d)
 		0, 0, 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0,
 	};
-	clash_result r = query(7, a, 4, b, 7);
-	ck_assert_int_eq(r.intersecting, 0);
-	ck_assert_int_eq(r.converged, 1);
-	ck_near(r.distance, 1.7498009285415156e-07, 1e-15);
-	ck_near(dist(r.near_a, r.near_b, 7), r.distance, 1e-15);
-	/* The plane separates, and the gap along its normal is the distance. */
-	ck_plane_separates(&r, 7, a, 4, 0, b, 7, 0, 1e-15);
-	double ha = -INFINITY, lb = INFINITY;
-	for (int i = 0; i < 4; i++) {
-		double d = 0;
-		for (int k = 0; k < 7; k++)
-			d += r.normal[k] * a[i * 7 + k];
-		ha = fmax(ha, d);
-	}
-	for (int i = 0; i < 7; i++) {
-		double d = 0;
-		for (int k = 0; k < 7; k++)
-			d += r.normal[k] * b[i * 7 + k];
-		lb = fmin(lb, d);
-	}
-	ck_near(lb - ha, 1.7498009285415156e-07, 1e-15);
+	ck_distance(7, a, 4, b, 7, 1.7498009285415156e-07);
+}
+END_TEST
+
+/* gjk-8d-normal-gap.bin and gjk-8d-near-touching.bin: 8-D, 1.24e-7 and
+ * 3.1e-13 apart at a size of 5e-4 (exact: fractions, over the 55 vertices
+ * of a - b).  GJK stopped on a face without its new support point, a gap
+ * 3e-9 off (and 1.5e-13 for 1.3e-9); then, in the second, took a face
+ * whose cofactors all had the right sign for one holding the origin,
+ * while its projection's weights were (..., -1.0001, ..., 1.0001): the
+ * origin lies 1e-16 from its affine hull but outside it, so "intersecting"
+ * was wrong by 300 times the tolerance. */
+START_TEST(gap_8d)
+{
+	static const double a1[] = {
+		3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -3.814697265625e-06,
+		-1.4901161193847656e-08, -1.4901161193847656e-08,
+		0.00013349950313568115, -3.3080577850341797e-06, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -4.9173831939697266e-07, 7.6279044151306152e-05,
+		-3.814697265625e-06, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, 0, 2.7120113372802734e-06, 1.3411045074462891e-07,
+		-3.7997961044311523e-06,
+		0.00044630467891693115, -1.4901161193847656e-08, 0.00012969970703125,
+		0.00013020634651184082, 0.00013020634651184082, -3.3080577850341797e-06,
+		-1.4901161193847656e-08, 0.00035093724727630615,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00012969970703125, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+	};
+	static const double b1[11 * 8] = { /* the last 7 at the origin */
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013017654418945312,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+		-1.4901161193847656e-08, 0.00013349950313568115, 0.00013071298599243164,
+		-0.000316619873046875, 3.814697265625e-06, -3.4332275390625e-05,
+		-1.4901161193847656e-08, 3.7997961044311523e-06,
+		7.6889991760253906e-06, 2.9802322387695312e-08, 0, 0, 0, 0, 0, 0,
+	};
+	ck_distance(8, a1, 5, b1, 11, 1.241458366221308e-07);
+	static const double a2[] = {
+		3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, 0, 0, -1.7583370208740234e-06,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08,
+		-0.00046922266483306885, 0, -3.814697265625e-06, -1.4901161193847656e-08,
+		3.7997961044311523e-06, -3.814697265625e-06, -3.6656856536865234e-06, 0,
+		-3.7997961044311523e-06, -1.4901161193847656e-08, 3.7997961044311523e-06,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+		0.00013105571269989014, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+	};
+	static const double b2[11 * 8] = { /* the last 7 at the origin */
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082, -1.4901161193847656e-08,
+		0.00018452107906341553, 0, 7.0944428443908691e-05, -0.00013022124767303467,
+		0.0001328885555267334,
+		-1.4901161193847656e-08, 0.00013349950313568115, -1.4901161193847656e-08,
+		0.00012969970703125, 0.00013020634651184082, 0.00013020634651184082,
+		0.00013020634651184082, 0.00013020634651184082,
+		7.6889991760253906e-06, 2.9802322387695312e-08, 0, 0, 0, 0, 0, 0,
+	};
+	ck_distance(8, a2, 5, b2, 11, 3.1465339717931444e-13);
 }
 END_TEST
 
@@ -1064,6 +1160,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, flat_hull_vertices);
 	tcase_add_test(tc, backup_on_flat_simplices);
 	tcase_add_test(tc, gap_7d);
+	tcase_add_test(tc, gap_8d);
 	tcase_add_test(tc, shared_vertex_8d);
 	suite_add_tcase(s, tc);
 	return s;
