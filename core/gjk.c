@@ -5,15 +5,19 @@
  *   - K = A - B is never built: its support point is s_A(eta) - s_B(-eta)
  *     (eq. (21)), found by scanning each shape's vertices (support.c);
  *   - each iteration finds the point v_k of co V_k nearest the origin with
- *     Johnson's sub-algorithm, falling back to the backup procedure (38)
- *     when rounding defeats it (simplex.c); in 3-D the faces through the
- *     new support point are tried first by region tests (simplex3.c), the
- *     full table only when that is not clear-cut;
- *   - it stops on the convergence test (35), when the new support point is
- *     already in the simplex (finite termination for polytopes, Theorem 2),
- *     when v_k = 0 (the shapes intersect), or at a hard iteration cap; the
- *     descent check of step 4 and the backup re-run of steps 5-6 keep it
- *     from cycling on round-off;
+ *     Johnson's sub-algorithm, its choice checked by the projection's
+ *     weights, falling back to the backup procedure (38) when rounding
+ *     defeats it (simplex.c: the backup judges subsets by projections, as
+ *     the cofactors of a flat simplex can lose every digit); in 3-D the
+ *     faces through the new support point are tried first by region tests
+ *     (simplex3.c), the full table only when that is not clear-cut;
+ *   - it stops on the convergence test (35), when v_k = 0 (the shapes
+ *     intersect), or at a hard iteration cap.  A new support point already
+ *     in the simplex ends GJK in exact arithmetic (Theorem 2) only because
+ *     (35) then holds; when it does not, that is rounding, handled like a
+ *     failed descent: the descent check of step 4 and the backup re-run of
+ *     steps 5-6 keep it from cycling on round-off, and a run they stop is
+ *     answered unconverged;
  *   - it works in a frame whose origin lies between the two shapes (the
  *     origin shift of section VI) and whose unit is a power of two near the
  *     scene size, so coordinates near 1e-6 or 1e6, or far from the origin,
@@ -253,8 +257,11 @@ static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double t
 		return GJK_CONVERGED;
 	/* w in V_k stops GJK in exact arithmetic (Theorem 2) because then
 	 * v_k = v(co V_k) has v.w >= |v|^2: the test above would have held.
-	 * Failing it, v_k is not the nearest point of its own simplex, which
-	 * is rounding in the sub-algorithm, not convergence. */
+	 * Failing it, v_k is not (to working precision) the nearest point of
+	 * its own simplex: rounding in the sub-algorithm (Johnson's cofactors
+	 * on a flat simplex kept a face without w), or in v itself when |v|
+	 * is far below the simplex's size.  Neither is convergence: the
+	 * distance may be anywhere between v.w/|v| and |v|. */
 	if (has_point(q, w))
 		return GJK_REPEAT;
 	return GJK_CONTINUE;
