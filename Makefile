@@ -238,8 +238,10 @@ deploy-check: $(B)/clashd $(DEPLOY_NPM)
 # are compiled again for them (coverage instrumentation).  `make fuzz` runs
 # each for FUZZ_SECONDS, keeping what it finds in $(B)/fuzz/corpus/<target>
 # (the seeds in tests/fuzz/corpus/<target> are read too) and crashes as
-# $(B)/fuzz/crash-<target>-*.  make test replays the seeds and then fuzzes each
-# target for FUZZ_SMOKE_RUNS inputs from a fixed seed (a few seconds).
+# $(B)/fuzz/crash-<target>-*.  make test replays the seeds and the fixed
+# findings (tests/fuzz/findings/<target>, each file run as one input) and then
+# fuzzes each target for FUZZ_SMOKE_RUNS inputs from a fixed seed (a few
+# seconds).
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all
@@ -287,10 +289,14 @@ fuzz-smoke: $(FUZZ_BIN)
 		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -runs=0 -artifact_prefix=$(B)/fuzz/crash-$$t- \
 			tests/fuzz/corpus/$$t \
 			2>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; \
+		if [ -d tests/fuzz/findings/$$t ]; then \
+			$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -runs=0 tests/fuzz/findings/$$t/* \
+			2>>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; fi; \
 		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -seed=1 -runs=$(FUZZ_SMOKE_RUNS) \
 			-artifact_prefix=$(B)/fuzz/crash-$$t- $(B)/fuzz/smoke/$$t tests/fuzz/corpus/$$t \
 			2>>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; \
-		echo "fuzz-smoke: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds replayed," \
+		echo "fuzz-smoke: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds and" \
+			"$$(ls tests/fuzz/findings/$$t 2>/dev/null | wc -l) findings replayed," \
 			"$(FUZZ_SMOKE_RUNS) inputs fuzzed, no crash" \
 			"($$(grep -o 'cov: [0-9]*' $(B)/fuzz/smoke/$$t.log | tail -1))"; \
 	done

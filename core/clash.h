@@ -351,6 +351,12 @@ typedef struct clash_containment {
 	size_t outside_part;    /* its top-level part, when inner is compound */
 	size_t outside_vertex;  /* its index in that part's (or inner's) vertices */
 	int iterations;
+	/* 1 when the answer is certain.  0 when some vertex of inner could be
+	 * shown neither inside nor outside (its point queries stopped without
+	 * a certificate: the iteration cap, or rounding on a nearly flat
+	 * outer) and no other vertex is outside: then contained is 0 and
+	 * has_outside_vertex 0, "not shown to be contained". */
+	int converged;
 } clash_containment;
 
 /*

@@ -28,6 +28,14 @@
  *     a budget: CONTAINS_FACET_BUDGET operations, else CLASH_ENOTSUP).  A
  *     co(O) that is not full-dimensional has no room for a ball, and no
  *     such facets: then nothing is contained.
+ *   An "outside" from a point query counts only with its certificate (a
+ *   converged answer: GJK's plane with a gap on every vertex, the LP's
+ *   slab).  A GJK run that stops without one (its iteration cap, or a
+ *   simplex too flat for its sub-algorithm) has only an upper bound on
+ *   the distance; that vertex is asked again by the LP (by GJK when the
+ *   LP went first), and when neither decides it is unsure: unless another
+ *   vertex is surely outside, the answer is then "not shown to be
+ *   contained" with converged = 0, never a wrong "not contained".
  * Before either, a cheap test along the 2 dim coordinate directions: a
  * direction u with h_I(u) + ri > h_O(u) + ro (+ tolerance) proves at once
  * that the vertex extreme along u is outside.
@@ -74,6 +82,7 @@ typedef struct contains_query {
 	const clash_options *opt;
 	double tol; /* absolute, world units */
 	int iterations;
+	int unsure; /* vertices no point query could place */
 } contains_query;
 
 /* World coordinates of vertex i of a (non-compound) shape. */
@@ -133,7 +142,27 @@ static int axis_reject(const contains_query *q, const clash_shape *leaf, double 
 	return 0;
 }
 
-/* rho >= 0: every vertex within rho of co(O), by GJK point queries. */
+/* What a point query proved about one vertex. */
+enum reach { REACH_OUT, REACH_IN, REACH_UNSURE };
+
+/* The verdict of one point query, or REACH_UNSURE when it carries no
+ * certificate.  "Intersecting" always does: GJK says so only with the
+ * origin in its simplex or an upper bound |v| within reach (a capped or
+ * unconverged run included; an unconverged penetration depth does not
+ * matter here), the LP only with a primal pair within reach.
+ * "Separated" does only when converged: GJK then has a plane with a gap
+ * on every vertex, the LP a slab checked on the vertices; an unconverged
+ * GJK distance is an upper bound, which proves nothing about "outside". */
+static enum reach verdict_of(const clash_result *r)
+{
+	if (r->intersecting)
+		return REACH_IN;
+	return r->converged ? REACH_OUT : REACH_UNSURE;
+}
+
+/* rho >= 0: every vertex within rho of co(O), by point queries.  Returns 1
+ * (every vertex within reach, or unsure: then q->unsure counts them), 0
+ * (*vertex is outside) or an error. */
 static int within_reach(contains_query *q, const clash_shape *leaf, double rho, size_t *vertex)
 {
 	clash_shape grown = *q->outer;
@@ -145,6 +174,7 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 		o.max_iterations = q->opt->max_iterations;
 		o.cancel = q->opt->cancel; /* each point query checks it */
 	}
+	clash_options lo = o; /* the LP's: never warm */
 	size_t warm_a[CLASH_MAX_DIM + 1] = {0}, warm_b[CLASH_MAX_DIM + 1];
 	for (size_t i = 0; i < leaf->count; i++) {
 		clash_shape pt = *leaf;
@@ -152,33 +182,54 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 		pt.count = 1;
 		pt.radius = 0.0;
 		clash_result r;
-		int e = CLASH_ENOTSUP;
+		enum reach at = REACH_UNSURE;
+		int lp_tried = 0, e;
 		if (q->dim >= CONTAINS_LP_MIN_DIM) {
 			/* Kreuzer's own test: the point against the hull by LP. */
-			clash_options lo = o;
-			lo.warm_count = 0;
+			lp_tried = 1;
 			e = clash_lp_simplex(&pt, &grown, &lo, &r);
-			if (e == CLASH_OK && !r.converged)
-				e = CLASH_ENOTSUP; /* undecided: ask GJK */
-			if (e == CLASH_OK)
+			if (e == CLASH_OK) {
+				q->iterations += r.iterations;
+				at = verdict_of(&r);
+			} else if (e != CLASH_ENOTSUP) {
+				return e;
+			}
+			if (at != REACH_UNSURE)
 				o.warm_count = 0;
 		}
-		if (e == CLASH_ENOTSUP)
-			e = clash_gjk(&pt, &grown, &o, &r);
-		if (e)
-			return e;
-		q->iterations += r.iterations;
-		if (!r.intersecting) {
+		if (at == REACH_UNSURE) {
+			if ((e = clash_gjk(&pt, &grown, &o, &r)))
+				return e;
+			q->iterations += r.iterations;
+			at = verdict_of(&r);
+			/* The next vertex starts from this one's simplex on
+			 * co(O). */
+			if (r.has & CLASH_HAS_WARM) {
+				memcpy(warm_b, r.warm_b, sizeof warm_b);
+				o.warm_count = r.warm_count;
+				o.warm_a = warm_a;
+				o.warm_b = warm_b;
+			}
+		}
+		if (at == REACH_UNSURE && !lp_tried) {
+			/* GJK stopped without a certificate (its cap, or a
+			 * simplex too flat for its sub-algorithm): an upper bound
+			 * on the distance above rho is no proof that the vertex
+			 * is outside.  The LP decides independently. */
+			e = clash_lp_simplex(&pt, &grown, &lo, &r);
+			if (e == CLASH_OK) {
+				q->iterations += r.iterations;
+				at = verdict_of(&r);
+			} else if (e != CLASH_ENOTSUP) {
+				return e;
+			}
+		}
+		if (at == REACH_OUT) {
 			*vertex = i;
 			return 0;
 		}
-		/* The next vertex starts from this one's simplex on co(O). */
-		if (r.has & CLASH_HAS_WARM) {
-			memcpy(warm_b, r.warm_b, sizeof warm_b);
-			o.warm_count = r.warm_count;
-			o.warm_a = warm_a;
-			o.warm_b = warm_b;
-		}
+		if (at == REACH_UNSURE)
+			q->unsure++; /* go on: another vertex may be surely out */
 	}
 	return 1;
 }
@@ -402,7 +453,10 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 	int r = compound_foreach_leaf(inner, leaf_visit, &w);
 	if (r < 0)
 		return r;
-	out->contained = r == 0;
+	/* A vertex surely outside decides; else an unsure one leaves the
+	 * answer "not shown to be contained". */
+	out->converged = r != 0 || q.unsure == 0;
+	out->contained = r == 0 && q.unsure == 0;
 	out->has_outside_vertex = r != 0;
 	out->outside_part = r ? w.part : 0;
 	out->outside_vertex = r ? w.vertex : 0;

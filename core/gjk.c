@@ -5,15 +5,19 @@
  *   - K = A - B is never built: its support point is s_A(eta) - s_B(-eta)
  *     (eq. (21)), found by scanning each shape's vertices (support.c);
  *   - each iteration finds the point v_k of co V_k nearest the origin with
- *     Johnson's sub-algorithm, falling back to the backup procedure (38)
- *     when rounding defeats it (simplex.c); in 3-D the faces through the
- *     new support point are tried first by region tests (simplex3.c), the
- *     full table only when that is not clear-cut;
- *   - it stops on the convergence test (35), when the new support point is
- *     already in the simplex (finite termination for polytopes, Theorem 2),
- *     when v_k = 0 (the shapes intersect), or at a hard iteration cap; the
- *     descent check of step 4 and the backup re-run of steps 5-6 keep it
- *     from cycling on round-off;
+ *     Johnson's sub-algorithm, its choice checked by the projection's
+ *     weights, falling back to the backup procedure (38) when rounding
+ *     defeats it (simplex.c: the backup judges subsets by projections, as
+ *     the cofactors of a flat simplex can lose every digit); in 3-D the
+ *     faces through the new support point are tried first by region tests
+ *     (simplex3.c), the full table only when that is not clear-cut;
+ *   - it stops on the convergence test (35), when v_k = 0 (the shapes
+ *     intersect), or at a hard iteration cap.  A new support point already
+ *     in the simplex ends GJK in exact arithmetic (Theorem 2) only because
+ *     (35) then holds; when it does not, that is rounding, handled like a
+ *     failed descent: the descent check of step 4 and the backup re-run of
+ *     steps 5-6 keep it from cycling on round-off, and a run they stop is
+ *     answered unconverged;
  *   - it works in a frame whose origin lies between the two shapes (the
  *     origin shift of section VI) and whose unit is a power of two near the
  *     scene size, so coordinates near 1e-6 or 1e6, or far from the origin,
@@ -126,26 +130,17 @@ static void point_from_indices(const gjk_query *q, size_t ia, size_t ib, gjk_poi
 	vec_sub(p->y, p->a, p->b, q->dim);
 }
 
-/* The backup procedure over subsets of at most max_points points, then the
- * orthogonal projection onto the chosen face.  A face too thin to project
- * (say four points that round to coplanar, which the cofactor signs took
- * for a simplex around the origin) is not geometry: fall back to its best
- * proper sub-face.  Returns how many backups were needed. */
+/* The backup procedure over subsets of at most max_points points: the
+ * subset whose projection has all weights positive and the least |v|
+ * (simplex_backup, eq. (38) judged by projections rather than by the signs
+ * of cofactors, which are what rounding defeated).  Returns how many
+ * backups were needed. */
 static int fallback(gjk_query *q, simplex_solution *sol, int max_points)
 {
-	int used = 0;
 	if (!q->table_ok)
 		build_table(q);
-	for (;;) {
-		if (max_points < q->npts || used == 0) {
-			simplex_backup(&q->table, max_points, sol);
-			used++;
-		}
-		if (simplex_project(&q->table, sol))
-			return used;
-		max_points = simplex_popcount(sol->mask) - 1;
-		assert(max_points >= 1); /* a single point always projects */
-	}
+	simplex_backup(&q->table, max_points, sol);
+	return 1;
 }
 
 /* Step 2: v_k = v(co V_k).  Johnson's sub-algorithm chooses the face Y_s
@@ -163,19 +158,17 @@ static int solve(gjk_query *q, simplex_solution *sol)
 			return 0;
 	}
 	build_table(q);
-	if (simplex_johnson(&q->table, sol)) {
-		if (!simplex_project(&q->table, sol))
-			return fallback(q, sol, simplex_popcount(sol->mask) - 1);
-		/* A full simplex means "the origin is inside": believe it only
-		 * if the projection's weights agree.  The cofactor signs of a
-		 * thin simplex can put the origin inside when it lies a rounding
-		 * error outside; then the nearest facet is the face to keep. */
-		if (simplex_popcount(sol->mask) == q->dim + 1)
-			for (int i = 0; i < q->npts; i++)
-				if (sol->lambda[i] < 0.0)
-					return fallback(q, sol, q->dim);
+	/* Johnson's choice rests on the signs of cofactors, which on a flat
+	 * simplex lose every digit (products of heights of 1e-5 and less);
+	 * the projection's weights are what v is made of.  Believe the choice
+	 * only when they agree, every weight positive (condition 2 of Theorem
+	 * 3; for a full simplex, "the origin is inside"): a face whose weights
+	 * say the origin projects outside it, or that is too thin to project,
+	 * is not the answer, and the backup procedure, judging every subset
+	 * by its projection, finds the one that is. */
+	if (simplex_johnson(&q->table, sol) && simplex_project(&q->table, sol) &&
+	    simplex_weights_positive(sol, q->npts))
 		return 0;
-	}
 	return fallback(q, sol, q->npts);
 }
 
@@ -217,6 +210,7 @@ enum gjk_step {
 	GJK_INTERSECT,
 	GJK_CONVERGED,
 	GJK_STALLED,
+	GJK_REPEAT, /* w is already in V_k, yet the convergence test fails */
 	GJK_APART,  /* verdict only: a separating direction beyond the radii */
 	GJK_WITHIN  /* verdict only: v within the radii (and tolerance) */
 };
@@ -259,9 +253,17 @@ static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double t
 	q->vw = vw;
 	double g = vv - vw;
 	const double ro = GJK_ROUNDOFF_ULPS * DBL_EPSILON;
-	if (g <= 0.0 || g * g <= tol_f * tol_f * vv || g * g <= ro * ro * vv * (ww > vv ? ww : vv) ||
-	    has_point(q, w))
+	if (g <= 0.0 || g * g <= tol_f * tol_f * vv || g * g <= ro * ro * vv * (ww > vv ? ww : vv))
 		return GJK_CONVERGED;
+	/* w in V_k stops GJK in exact arithmetic (Theorem 2) because then
+	 * v_k = v(co V_k) has v.w >= |v|^2: the test above would have held.
+	 * Failing it, v_k is not (to working precision) the nearest point of
+	 * its own simplex: rounding in the sub-algorithm (Johnson's cofactors
+	 * on a flat simplex kept a face without w), or in v itself when |v|
+	 * is far below the simplex's size.  Neither is convergence: the
+	 * distance may be anywhere between v.w/|v| and |v|. */
+	if (has_point(q, w))
+		return GJK_REPEAT;
 	return GJK_CONTINUE;
 }
 
@@ -608,7 +610,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->backups += backup;
 		for (;;) {
 			st = examine(&q, &sol, tol_f); /* step 3 */
-			if (verdict_only && (st == GJK_CONTINUE || st == GJK_CONVERGED)) {
+			if (verdict_only &&
+			    (st == GJK_CONTINUE || st == GJK_CONVERGED || st == GJK_REPEAT)) {
 				/* The bounds v.w/|v| <= d <= |v| on the hull
 				 * distance d already decide the verdict? */
 				if (q.vw > 0.0 && q.vw * q.vw > reach_f * reach_f * sol.vv) {
@@ -620,14 +623,15 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 					break;
 				}
 			}
-			if (st != GJK_CONTINUE)
+			if (st != GJK_CONTINUE && st != GJK_REPEAT)
 				break;
-			if (k == 0 || sol.vv < prev) { /* step 4: still descending */
+			if (st == GJK_CONTINUE && (k == 0 || sol.vv < prev)) { /* step 4: descending */
 				st = GJK_ADVANCE;
 				break;
 			}
-			/* Steps 5-6: no descent is a numerical inconsistency; retry
-			 * with the backup procedure once, then stop unconverged. */
+			/* Steps 5-6: no descent (or w already in V_k) is a numerical
+			 * inconsistency; retry with the backup procedure once, then
+			 * stop unconverged. */
 			if (backup) {
 				st = GJK_STALLED;
 				break;

@@ -43,9 +43,22 @@ void simplex_cofactors(simplex_table *t, const double *const *y, int n, int dim)
 int simplex_johnson(const simplex_table *t, simplex_solution *sol);
 
 /* Backup procedure, eq. (38): among subsets of at most max_points points
- * with Delta > 0 and all Delta_i > 0, the one whose affine hull is nearest
- * the origin.  Always succeeds (singletons qualify). */
+ * whose v(aff Y_s) lies in the relative interior of co Y_s, the one whose
+ * affine hull is nearest the origin, with v and the weights from
+ * simplex_project.  The paper reads "relative interior" off the signs of
+ * the cofactors (Delta > 0 and all Delta_i > 0); here it is read off the
+ * projection's weights (all > 0, subsets too thin to project left out),
+ * because the backup is what runs when the cofactors could not be
+ * trusted: on a flat simplex their recursion loses every digit (their sum
+ * can come out negative around a simplex that holds the origin).  In exact
+ * arithmetic both choose v(co Y).  Always succeeds (singletons qualify);
+ * uses only t->n, t->dim and t->y.  Costs a projection per subset:
+ * 2^n - 1 of them, which is why it is only the fallback. */
 void simplex_backup(const simplex_table *t, int max_points, simplex_solution *sol);
+
+/* Every weight of the subset sol->mask positive (condition 2 of Theorem
+ * 3, read off a projection); n is the number of points. */
+int simplex_weights_positive(const simplex_solution *sol, int n);
 
 /* Recompute v = v(aff Y_s) and the weights for the subset sol->mask by an
  * orthogonal projection (QR by Gram-Schmidt, each step done twice), which

@@ -7,7 +7,8 @@
  * Shape decoder (so every rule and JSON Pointer is the same, under /inner
  * and /outer), then clash_contains() answers.  Order of checks: unknown
  * members (document order), inner and outer present, inner, outer,
- * tolerance.
+ * tolerance.  The answer's "converged" is clash_containment's: false when
+ * some vertex could be placed neither inside nor outside.
  */
 #include <jansson.h>
 #include <math.h>
@@ -109,6 +110,7 @@ static int encode(const clash_containment *c, int compound, proto_reply *out)
 		v = json_integer((json_int_t)c->outside_part);
 		failed |= !v || json_object_set_new(o, "outside_part", v) != 0;
 	}
+	failed |= json_object_set_new(o, "converged", json_boolean(c->converged)) != 0;
 	v = json_integer(c->iterations);
 	failed |= !v || json_object_set_new(o, "iterations", v) != 0;
 	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT);

@@ -67,7 +67,7 @@ void proto_set_parallel(const proto_parallel *par);
 /* Handle one containment query (the body of POST /v1/contains, or one
  * line of `clash contains`): {"inner": Shape, "outer": Shape, "tolerance":
  * t} answered {"contained": bool, "outside_vertex": index or null,
- * ["outside_part": index,] "iterations": n}.  Problems and the return
+ * ["outside_part": index,] "converged": bool, "iterations": n}.  Problems and the return
  * value as for proto_query_reply(). */
 int proto_contains_reply(const char *body, size_t len, proto_reply *out);
 

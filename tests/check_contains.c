@@ -50,6 +50,7 @@ static clash_containment contains(const clash_shape *in, const clash_shape *out)
 	clash_containment c;
 	int rc = clash_contains(in, out, NULL, &c);
 	ck_assert_msg(rc == CLASH_OK, "clash_contains: %s", clash_strerror(rc));
+	ck_assert_int_eq(c.converged, 1); /* no cap: every vertex is decided */
 	if (c.contained)
 		ck_assert(!c.has_outside_vertex);
 	else
@@ -326,6 +327,7 @@ static void judge_qhull(uint64_t seed, int dim, ctally *t)
 	clash_containment c;
 	int rc = clash_contains(&in, &out, NULL, &c);
 	ck_assert_msg(rc == CLASH_OK, "seed %#llx: %s", (unsigned long long)seed, clash_strerror(rc));
+	ck_assert_int_eq(c.converged, 1);
 	t->iterations += c.iterations;
 	if (worst > band) {
 		t->contained++;
@@ -365,6 +367,7 @@ static void judge_glpk(uint64_t seed, int dim, ctally *t)
 	}
 	clash_containment c;
 	ck_assert_int_eq(clash_contains(&in, &out, NULL, &c), CLASH_OK);
+	ck_assert_int_eq(c.converged, 1);
 	t->pairs++;
 	t->iterations += c.iterations;
 	if (all) {
@@ -454,13 +457,15 @@ START_TEST(wire)
 	ck_assert(json_is_null(json_object_get(j, "outside_vertex")));
 	ck_assert(!json_object_get(j, "outside_part"));
 	ck_assert(json_is_integer(json_object_get(j, "iterations")));
-	ck_assert_uint_eq(json_object_size(j), 3);
+	ck_assert(json_is_true(json_object_get(j, "converged")));
+	ck_assert_uint_eq(json_object_size(j), 4);
 	json_decref(j);
 	j = reply("{\"inner\":{\"vertices\":[[0.1,0.1],[0.2,0.3],[0.9,0.9]],\"pose\":{\"angle\":0}},"
 	          "\"outer\":{\"vertices\":" TRI ",\"radius\":0.1},\"tolerance\":1e-9}", &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_false(json_object_get(j, "contained")));
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_vertex")), 2);
+	ck_assert(json_is_true(json_object_get(j, "converged")));
 	json_decref(j);
 
 	/* A compound inner: the part and its vertex. */
@@ -799,6 +804,146 @@ START_TEST(contract)
 }
 END_TEST
 
+/* ---- findings of make fuzz (tests/fuzz/findings/core/) ------------------ */
+
+/* A convex shape contains itself.  The shapes decoded from the findings
+ * (FUZZ_CORE_PRINT lists them): flat hulls with points 1.5e-8 around a
+ * vertex, where GJK's point query stopped short of the vertex (separated
+ * 4e-13 or 1.5e-10 away, unconverged) and that was taken for "outside";
+ * and a rounded shape with a sheared pose. */
+START_TEST(self_containment)
+{
+	static const double flat4[] = {
+		0.00024424493312835693, 0, 1.4901161193847656e-08, 0,
+		0, -3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		3.7997961044311523e-06, 0, 0, 0,
+		0, 0, 0, 0,
+		-0.00016021728515625, -0.00015708804130554199, 3.1888484954833984e-06,
+		-6.2584877014160156e-07,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, 0, 0,
+		0, 0, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -0.00015641748905181885,
+		-0.0001570284366607666,
+		-0.0001570284366607666, 0.00024424493312835693, 0, 1.4901161193847656e-08,
+		0, 0, 0, 0,
+		0, 0, 0, 0,
+	};
+	static const double flat5[] = {
+		7.62939453125e-06, 7.62939453125e-05, 1.0430812835693359e-07, 0, 0.000164031982421875,
+		9.6857547760009766e-07, 0, 1.1920928955078125e-07, 7.0035457611083984e-07,
+		3.814697265625e-06,
+		0.000484466552734375, -0.00043873488903045654, -0.0001872330904006958,
+		-6.5565109252929688e-07, -1.4901161193847656e-08,
+		0, 0, 0, 0, -3.7997961044311523e-06,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, 0.00018002092838287354,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, 2.9802322387695312e-08, 0,
+		-0.0004882514476776123,
+		3.7997961044311523e-06, 0, 0, 0, 0,
+		0, 0, 0, 0, 0,
+	};
+	static const double flat5_far[] = {
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, 3.7997961044311523e-06, 0,
+		-0.00024403631687164307,
+		0, 0, 8.9406967163085938e-08, 0, 0,
+		-0.00024403631687164307, 0, 0, 0, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08, -8.7752938270568848e-05,
+		5.3450465202331543e-05, 1.0430812835693359e-07,
+		0, 0, 0, 0, 0.000244140625,
+		0.000244140625, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, 0.00032806396484375, 0.00032895803451538086,
+		0.0003293454647064209, 0.0003293454647064209,
+		0.0003293454647064209, 9.5367431640625e-07, 9.5367431640625e-07, 9.5367431640625e-07,
+		9.5367431640625e-07,
+		0, -0.00024403631687164307, 0, 0, 4.4703483581542969e-08,
+		1.4901161193847656e-08, 0, 9.5367431640625e-07, 0, 0,
+		0, 0, 0, 0, 0,
+	};
+	static const double flat5_b[] = {
+		1.1473894119262695e-05, -1.4901161193847656e-08, -1.4901161193847656e-08, 0,
+		7.62939453125e-05,
+		-3.7848949432373047e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
+		-1.4901161193847656e-08, -0.00048448145389556885,
+		0, -0.000244140625, 6.8545341491699219e-07, -0.00047488510608673096,
+		5.9604644775390625e-08,
+		6.7055225372314453e-07, 0, 0, 0, 0.00031094253063201904,
+		-0.00047488510608673096, 1.952052116394043e-06, 0, 1.4901161193847656e-08,
+		7.9274177551269531e-06,
+		0, 0, -2.956390380859375e-05, -0.00047303736209869385, 0,
+		-0.00047488510608673096, 5.9604644775390625e-08, 0, 0, -0.000476837158203125,
+		1.4901161193847656e-08, 0, 0, 0, 2.5331974029541016e-07,
+		2.86102294921875e-06, 0, 1.9073486328125e-06, 9.5367431640625e-07,
+		2.4586915969848633e-06,
+	};
+	static const double rounded3[] = {
+		0, 0, 260.671875,
+		0, 0, 188,
+		0, -0.015625, -0.015625,
+		-0.015625, -0.015625, -0.015625,
+		-0.015625, -0.015625, -0.015625,
+		-0.015625, -0.015625, -3.25,
+		-0.015625, 0.125, 0,
+		0.03125, 0, -0.015625,
+	};
+	clash_shape s;
+	/* contains-self-4d.bin */
+	clash_shape_init(&s, 4, flat4, 11);
+	ck_assert(contains(&s, &s).contained);
+	/* contains-self-5d.bin */
+	clash_shape_init(&s, 5, flat5, 8);
+	ck_assert(contains(&s, &s).contained);
+	/* contains-self-5d-far.bin: 6e-4 across, 2.7e8 from the origin */
+	clash_shape_init(&s, 5, flat5_far, 12);
+	clash_shape_set_translation(&s, (double[]){0, 22873, 269893632, 0, 0});
+	ck_assert(contains(&s, &s).contained);
+	/* contains-self-5d-rounded.bin (its inner is rounded; this is outer) */
+	clash_shape_init(&s, 5, flat5_b, 9);
+	ck_assert(contains(&s, &s).contained);
+	/* contains-self-3d-rounded-matrix.bin: radius 5.9375, sheared */
+	clash_shape_init(&s, 3, rounded3, 8);
+	clash_shape_set_radius(&s, 5.9375);
+	const double m[16] = {0.96875, -0.03125, -2.03125, 0, -0.03125, 0.96875, -0.03125, 0,
+	                      0, 0, -3, 0, 1, 0, 0, 1};
+	ck_assert_int_eq(clash_shape_set_matrix(&s, m), CLASH_OK);
+	ck_assert(contains(&s, &s).contained);
+}
+END_TEST
+
+/* An iteration cap too small to place a vertex leaves the answer unsure:
+ * converged 0, and neither "contained" nor an outside vertex claimed (it
+ * used to name an inside vertex as outside).  A vertex outside along an
+ * axis is still found surely. */
+START_TEST(iteration_cap)
+{
+	double big[24], small[24];
+	box(big, 0, 1);
+	box(small, 0.25, 0.75);
+	clash_shape in, out;
+	clash_shape_init(&in, 3, small, 8);
+	clash_shape_init(&out, 3, big, 8);
+	ck_assert(contains(&in, &out).contained); /* no cap: sure */
+	clash_options opt = {0};
+	opt.max_iterations = 1;
+	clash_containment c;
+	ck_assert_int_eq(clash_contains(&in, &out, &opt, &c), CLASH_OK);
+	ck_assert_int_eq(c.converged, 0);
+	ck_assert_int_eq(c.contained, 0);
+	ck_assert_int_eq(c.has_outside_vertex, 0);
+	/* The shape in itself, capped: contained or unsure, never "not". */
+	ck_assert_int_eq(clash_contains(&out, &out, &opt, &c), CLASH_OK);
+	ck_assert(c.contained ? c.converged : !c.converged && !c.has_outside_vertex);
+	/* Moved out along x by 0.5: the axis test is sure at any cap. */
+	clash_shape_set_translation(&in, (double[]){0.5, 0, 0});
+	ck_assert_int_eq(clash_contains(&in, &out, &opt, &c), CLASH_OK);
+	ck_assert_int_eq(c.converged, 1);
+	ck_assert_int_eq(c.contained, 0);
+	ck_assert_int_eq(c.has_outside_vertex, 1);
+}
+END_TEST
+
 static Suite *contains_suite(void)
 {
 	Suite *s = suite_create("contains");
@@ -809,6 +954,8 @@ static Suite *contains_suite(void)
 	tcase_add_test(tc, wire);
 	tcase_add_test(tc, cli);
 	tcase_add_test(tc, contract);
+	tcase_add_test(tc, self_containment);
+	tcase_add_test(tc, iteration_cap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("random");
 	tcase_add_loop_test(tc, random_qhull, 0, 2);

@@ -410,20 +410,26 @@ int hconn_read(hconn *c, hresp *r, int head_request)
 		r->body = malloc(want + 1);
 		if (!r->body)
 			return -1;
-		while (c->len < want && c->len < sizeof c->buf) {
-			ssize_t n = hconn_fill(c);
-			if (n <= 0)
-				break;
+		/* What is buffered, then the rest straight into the body: a
+		 * body may be longer than the buffer (the served contract is
+		 * over 64 KiB). */
+		size_t have = c->len < want ? c->len : want;
+		memcpy(r->body, c->buf, have);
+		memmove(c->buf, c->buf + have, c->len - have);
+		c->len -= have;
+		while (have < want) {
+			ssize_t n = recv(c->fd, r->body + have, want - have, 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				free(r->body);
+				r->body = NULL;
+				return -1;
+			}
+			have += (size_t)n;
 		}
-		/* Bodies here are small (replies, problems); a longer one is an
-		 * error of its own. */
-		if (c->len < want)
-			return -1;
-		memcpy(r->body, c->buf, want);
 		r->body[want] = '\0';
 		r->body_len = want;
-		memmove(c->buf, c->buf + want, c->len - want);
-		c->len -= want;
 		return 0;
 	}
 	/* No length: the body runs to the close. */

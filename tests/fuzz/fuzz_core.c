@@ -27,9 +27,11 @@
  *   - verdicts agree when far from touching: gjk separated by more than
  *     1e-6 of the shapes' size, or intersecting with a certified depth
  *     bound above that, and the other methods (when converged) say the same;
- *   - containment: a convex shape contains itself; inner contained in outer
+ *   - containment: a convex shape contains itself (with an iteration cap:
+ *     contained, or unsure with converged 0); inner contained in outer
  *     means they are not far apart; a reported outside vertex is not deep
- *     inside the outer shape (gjk from that vertex).
+ *     inside the outer shape (gjk from that vertex); an unsure answer
+ *     claims nothing, and only a cap makes one.
  * Any violation aborts with the numbers.
  */
 #include <math.h>
@@ -408,13 +410,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			        g.depth_lower_bound);
 	}
 
-	/* Containment. */
+	/* Containment, with the query's options (a small iteration cap now
+	 * and then: the answer must then say it is unsure rather than be
+	 * wrong). */
+	const int capped = opt.max_iterations > 0;
 	clash_containment c;
-	/* With the wire's options: a ContainsQuery has no iteration cap, and
-	 * clash_containment no `converged` to say a capped answer is unsure. */
-	int rc = clash_contains(a.shape, b.shape, NULL, &c);
+	int rc = clash_contains(a.shape, b.shape, &opt, &c);
 	REQUIRE(rc == CLASH_OK || known_error(rc), "contains: unexpected error", rc, 0);
 	if (rc == CLASH_OK) {
+		REQUIRE(c.converged == 0 || c.converged == 1, "contains: converged not 0/1",
+		        c.converged, 0);
+		/* Unsure: neither contained nor a vertex claimed outside. */
+		REQUIRE(c.converged || (!c.contained && !c.has_outside_vertex),
+		        "contains: an unconverged answer claims something", c.contained,
+		        c.has_outside_vertex);
+		/* Without a cap every vertex is decided (GJK, then the LP). */
+		REQUIRE(c.converged || capped, "contains: unsure without an iteration cap", 0, 0);
 		if (c.contained) {
 			REQUIRE(!c.has_outside_vertex, "contained with an outside vertex", 0, 0);
 			if (rg == CLASH_OK && g.converged)
@@ -441,9 +452,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				        leaf->radius);
 		}
 	}
-	/* A convex shape contains itself. */
+	/* A convex shape contains itself: surely without a cap (the wire's
+	 * options), and with one contained or unsure, never "not contained". */
 	clash_containment self;
 	if (clash_contains(b.shape, b.shape, NULL, &self) == CLASH_OK)
-		REQUIRE(self.contained, "a shape does not contain itself", 0, 0);
+		REQUIRE(self.contained && self.converged, "a shape does not contain itself",
+		        self.contained, self.converged);
+	if (capped && clash_contains(b.shape, b.shape, &opt, &self) == CLASH_OK)
+		REQUIRE(self.contained || (!self.converged && !self.has_outside_vertex),
+		        "a shape does not contain itself (capped)", self.contained, self.converged);
 	return 0;
 }

@@ -195,6 +195,12 @@ static void check_contains(const char *route, const proto_reply *reply, json_t *
 	REQUIRE(v, "no \"outside_vertex\"");
 	REQUIRE(json_is_true(c) ? json_is_null(v) : (json_is_null(v) || json_integer_value(v) >= 0),
 	        "outside_vertex does not go with contained");
+	/* Sure: contained, or a vertex outside; unsure: neither claimed. */
+	json_t *conv = json_object_get(res, "converged");
+	REQUIRE(json_is_boolean(conv), "no boolean \"converged\"");
+	REQUIRE(json_is_true(conv) ? (json_is_true(c) || json_is_integer(v))
+	                           : (json_is_false(c) && json_is_null(v)),
+	        "converged does not go with contained and outside_vertex");
 	json_t *it = json_object_get(res, "iterations");
 	REQUIRE(json_is_integer(it) && json_integer_value(it) >= 0, "bad \"iterations\"");
 }
