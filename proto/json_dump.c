@@ -1,7 +1,10 @@
 /*
  * json_dump.c — replies written without printf: the same bytes as
  * json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17)), several times
- * faster for number-heavy Results.
+ * faster for number-heavy Results.  The pieces (numbers, strings) write
+ * into a proto_text, which the Result and problem encoders fill directly,
+ * member by member, with no jansson tree; proto_json_dump() walks a tree
+ * with the same pieces.
  *
  * Why: a Result holds a dozen doubles, each written with 17 significant
  * digits so that it reads back bit for bit; glibc's printf("%.17g") works
@@ -32,42 +35,44 @@
 
 typedef unsigned __int128 u128;
 
-typedef struct out {
-	char *s;
-	size_t len, cap;
-	int failed;
-} out;
-
-static void reserve(out *o, size_t more)
+int proto_text_reserve(proto_text *t, size_t more)
 {
-	if (o->failed || o->len + more + 1 <= o->cap)
-		return;
-	size_t cap = o->cap ? o->cap : 256;
-	while (cap < o->len + more + 1)
+	if (t->failed)
+		return -1;
+	if (t->len + more + 1 <= t->cap)
+		return 0;
+	size_t cap = t->cap ? t->cap : 256;
+	while (cap < t->len + more + 1)
 		cap *= 2;
-	char *s = realloc(o->s, cap);
+	char *s = realloc(t->s, cap);
 	if (!s) {
-		o->failed = 1;
-		return;
+		t->failed = 1;
+		return -1;
 	}
-	o->s = s;
-	o->cap = cap;
+	t->s = s;
+	t->cap = cap;
+	return 0;
 }
 
-static void put(out *o, const char *p, size_t n)
+static void putc1(proto_text *t, char c)
 {
-	reserve(o, n);
-	if (o->failed)
-		return;
-	memcpy(o->s + o->len, p, n);
-	o->len += n;
+	if (t->len + 1 < t->cap || proto_text_reserve(t, 1) == 0)
+		t->s[t->len++] = c;
 }
 
-static void putc1(out *o, char c)
+char *proto_text_finish(proto_text *t, size_t *len)
 {
-	reserve(o, 1);
-	if (!o->failed)
-		o->s[o->len++] = c;
+	if (t->failed || proto_text_reserve(t, 0) != 0) {
+		free(t->s);
+		memset(t, 0, sizeof *t);
+		return NULL;
+	}
+	char *s = t->s;
+	s[t->len] = '\0';
+	if (len)
+		*len = t->len;
+	memset(t, 0, sizeof *t);
+	return s;
 }
 
 /* 5^n for 0 <= n <= 54. */
@@ -246,10 +251,32 @@ size_t proto_real_text(double x, char *b)
 	return (size_t)(o - b);
 }
 
-static void dump_string(out *o, const char *s, size_t n)
+void proto_text_real(proto_text *t, double x)
+{
+	if (PROTO_REAL_MAX >= t->cap - t->len && proto_text_reserve(t, PROTO_REAL_MAX) != 0)
+		return;
+	t->len += proto_real_text(x, t->s + t->len);
+}
+
+void proto_text_int(proto_text *t, long long x)
+{
+	/* "%lld" (JSON_INTEGER_FORMAT), without printf. */
+	char b[24];
+	char *e = b + sizeof b, *p = e;
+	unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (x < 0)
+		*--p = '-';
+	proto_text_put(t, p, (size_t)(e - p));
+}
+
+void proto_text_string(proto_text *t, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	putc1(o, '"');
+	putc1(t, '"');
 	size_t run = 0; /* bytes copied as they are, pending */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -257,7 +284,7 @@ static void dump_string(out *o, const char *s, size_t n)
 			run++;
 			continue;
 		}
-		put(o, s + i - run, run);
+		proto_text_put(t, s + i - run, run);
 		run = 0;
 		char esc[6] = {'\\', 0};
 		size_t len = 2;
@@ -276,75 +303,64 @@ static void dump_string(out *o, const char *s, size_t n)
 			len = 6;
 			break;
 		}
-		put(o, esc, len);
+		proto_text_put(t, esc, len);
 	}
-	put(o, s + n - run, run);
-	putc1(o, '"');
+	proto_text_put(t, s + n - run, run);
+	putc1(t, '"');
 }
 
-static void dump(out *o, const json_t *v)
+static void dump(proto_text *t, const json_t *v)
 {
-	char buf[PROTO_REAL_MAX];
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		putc1(o, '{');
+		putc1(t, '{');
 		const char *key;
 		json_t *member;
 		int first = 1;
 		json_object_foreach((json_t *)v, key, member) {
 			if (!first)
-				putc1(o, ',');
+				putc1(t, ',');
 			first = 0;
-			dump_string(o, key, strlen(key));
-			putc1(o, ':');
-			dump(o, member);
+			proto_text_string(t, key, strlen(key));
+			putc1(t, ':');
+			dump(t, member);
 		}
-		putc1(o, '}');
+		putc1(t, '}');
 		break;
 	}
 	case JSON_ARRAY:
-		putc1(o, '[');
+		putc1(t, '[');
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			if (i)
-				putc1(o, ',');
-			dump(o, json_array_get(v, i));
+				putc1(t, ',');
+			dump(t, json_array_get(v, i));
 		}
-		putc1(o, ']');
+		putc1(t, ']');
 		break;
 	case JSON_STRING:
-		dump_string(o, json_string_value(v), json_string_length(v));
+		proto_text_string(t, json_string_value(v), json_string_length(v));
 		break;
-	case JSON_INTEGER: {
-		int n = snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		put(o, buf, (size_t)n);
+	case JSON_INTEGER:
+		proto_text_int(t, json_integer_value(v));
 		break;
-	}
 	case JSON_REAL:
-		put(o, buf, proto_real_text(json_real_value(v), buf));
+		proto_text_real(t, json_real_value(v));
 		break;
 	case JSON_TRUE:
-		put(o, "true", 4);
+		PROTO_TEXT_LIT(t, "true");
 		break;
 	case JSON_FALSE:
-		put(o, "false", 5);
+		PROTO_TEXT_LIT(t, "false");
 		break;
 	case JSON_NULL:
-		put(o, "null", 4);
+		PROTO_TEXT_LIT(t, "null");
 		break;
 	}
 }
 
 char *proto_json_dump(const json_t *v, size_t *len)
 {
-	out o = {0};
-	dump(&o, v);
-	reserve(&o, 0);
-	if (o.failed || !o.s) {
-		free(o.s);
-		return NULL;
-	}
-	o.s[o.len] = '\0';
-	if (len)
-		*len = o.len;
-	return o.s;
+	proto_text t = {0};
+	dump(&t, v);
+	return proto_text_finish(&t, len);
 }
