@@ -27,6 +27,7 @@
  */
 #include "json_dump.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -88,11 +89,19 @@ static u128 pow5(int n)
 	return n < 28 ? small[n] : (u128)small[27] * small[n - 27];
 }
 
-/* x (finite, > 0, normal) as 17 digits D (10^16 <= D < 10^17) and k with
- * x ~ D * 10^(k-16).  0 when out of the exact range. */
-static int digits17(double x, uint64_t *digits, int *k_out)
+static const uint64_t pow10_u64[18] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL,
+};
+
+/* x (finite, > 0, normal) as P significant digits D (10^(P-1) <= D < 10^P,
+ * 1 <= P <= 17) and k with x ~ D * 10^(k-P+1), rounded half to even on the
+ * exact value.  0 when out of the exact range. */
+static int digits_of(double x, int P, uint64_t *digits, int *k_out)
 {
-	static const uint64_t lo = 10000000000000000ULL, hi = 100000000000000000ULL;
+	const uint64_t lo = pow10_u64[P - 1], hi = pow10_u64[P];
 	uint64_t bits;
 	memcpy(&bits, &x, sizeof bits);
 	uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
@@ -102,7 +111,7 @@ static int digits17(double x, uint64_t *digits, int *k_out)
 	int k = (int)floor((double)(e2 + 52) * 0.30102999566398120);
 	for (int attempt = 0; attempt < 3; attempt++) {
 		/* x * 10^p = q + r / den exactly, 0 <= r < den */
-		int p = 16 - k;
+		int p = P - 1 - k;
 		u128 q, r, den;
 		if (p >= 0) {
 			if (p > 32)
@@ -131,7 +140,7 @@ static int digits17(double x, uint64_t *digits, int *k_out)
 			q = n / den;
 			r = n % den;
 		}
-		/* k is right when 10^16 <= floor(x * 10^(16-k)) < 10^17. */
+		/* k is right when 10^(P-1) <= floor(x * 10^(P-1-k)) < 10^P. */
 		if (q < lo) {
 			k--;
 			continue;
@@ -179,34 +188,37 @@ static size_t jansson_patch(char *b, size_t len)
 	return len;
 }
 
-size_t proto_real_text(double x, char *b)
+/* %.{P}g of x, or with `jansson` that text as jansson patches it: no '+'
+ * and no leading zeros in the exponent, ".0" when there is neither '.'
+ * nor 'e'. */
+static size_t real_g(double x, int P, int jansson, char *b)
 {
 	uint64_t d;
 	int k;
 	char *o = b;
 	if (x == 0) {
-		const char *z = signbit(x) ? "-0.0" : "0.0";
+		const char *z = signbit(x) ? (jansson ? "-0.0" : "-0") : (jansson ? "0.0" : "0");
 		size_t n = strlen(z);
 		memcpy(b, z, n + 1);
 		return n;
 	}
-	if (!isnormal(x) || !digits17(fabs(x), &d, &k)) {
-		int n = snprintf(b, PROTO_REAL_MAX - 3, "%.17g", x);
-		return jansson_patch(b, (size_t)n);
+	if (!isnormal(x) || !digits_of(fabs(x), P, &d, &k)) {
+		int n = snprintf(b, PROTO_REAL_MAX - 3, "%.*g", P, x);
+		return jansson ? jansson_patch(b, (size_t)n) : (size_t)n;
 	}
 	if (x < 0)
 		*o++ = '-';
 	char dig[17];
-	for (int i = 16; i >= 0; i--) {
+	for (int i = P - 1; i >= 0; i--) {
 		dig[i] = (char)('0' + d % 10);
 		d /= 10;
 	}
-	int nd = 17; /* significant digits once trailing zeros are dropped */
+	int nd = P; /* significant digits once trailing zeros are dropped */
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
-	if (k < -4 || k >= 17) {
-		/* d.ddde-X / d.ddde+X, then jansson's exponent without '+' or
-		 * leading zeros */
+	if (k < -4 || k >= P) {
+		/* d.ddde-X / d.ddde+X; jansson's exponent has no '+' and no
+		 * leading zeros, printf's at least two digits */
 		*o++ = dig[0];
 		if (nd > 1) {
 			*o++ = '.';
@@ -218,6 +230,8 @@ size_t proto_real_text(double x, char *b)
 		if (e < 0) {
 			*o++ = '-';
 			e = -e;
+		} else if (!jansson) {
+			*o++ = '+';
 		}
 		char t[8];
 		int nt = 0;
@@ -225,17 +239,22 @@ size_t proto_real_text(double x, char *b)
 			t[nt++] = (char)('0' + e % 10);
 			e /= 10;
 		}
+		if (!jansson)
+			while (nt < 2)
+				t[nt++] = '0';
 		while (nt > 0)
 			*o++ = t[--nt];
 	} else if (k >= 0) {
-		/* k + 1 integer digits, then the rest; ".0" when none is left */
+		/* k + 1 integer digits, then the rest ("." and the rest only
+		 * when some is left; jansson then writes ".0") */
 		memcpy(o, dig, (size_t)k + 1);
 		o += k + 1;
-		*o++ = '.';
 		if (nd > k + 1) {
+			*o++ = '.';
 			memcpy(o, dig + k + 1, (size_t)(nd - k - 1));
 			o += nd - k - 1;
-		} else {
+		} else if (jansson) {
+			*o++ = '.';
 			*o++ = '0';
 		}
 	} else {
@@ -249,6 +268,17 @@ size_t proto_real_text(double x, char *b)
 	}
 	*o = '\0';
 	return (size_t)(o - b);
+}
+
+size_t proto_real_text(double x, char *b)
+{
+	return real_g(x, 17, 1, b);
+}
+
+size_t proto_real_g(double x, int precision, char *b)
+{
+	assert(precision >= 1 && precision <= 17);
+	return real_g(x, precision, 0, b);
 }
 
 void proto_text_real(proto_text *t, double x)

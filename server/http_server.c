@@ -257,16 +257,19 @@ static int add_header(struct MHD_Response *resp, const char *name, const char *v
 	return MHD_add_response_header(resp, name, value) == MHD_YES;
 }
 
-static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
-                               const char *body, size_t len)
+/* Queue the answer.  `owned`: `body` is malloc'd and passes to MHD, which
+ * frees it once sent (no copy); else it is copied (static text). */
+static enum MHD_Result respond_body(http_request *r, unsigned status, const char *type,
+                                    char *body, size_t len, int owned)
 {
 	http_server *s = r->srv;
-	/* MUST_COPY: the response may outlive the reply (MHD keeps it until the
-	 * last byte is sent) and replies are tiny next to their queries. */
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!resp)
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_MUST_COPY);
+	if (!resp) {
+		if (owned)
+			free(body);
 		return MHD_NO; /* MHD closes the connection */
+	}
 	int ok = 1;
 	if (status != 204)
 		ok &= add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -306,6 +309,24 @@ static enum MHD_Result respond(http_request *r, unsigned status, const char *typ
 	return ret;
 }
 
+/* A static body, copied. */
+static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
+                               const char *body, size_t len)
+{
+	return respond_body(r, status, type, (char *)body, len, 0);
+}
+
+/* A reply: its body goes to MHD as it is, and *p is left empty. */
+static enum MHD_Result respond_reply(http_request *r, proto_reply *p)
+{
+	char *body = p->body;
+	p->body = NULL;
+	enum MHD_Result ret = respond_body(r, (unsigned)p->status, p->content_type, body,
+	                                   p->length, 1);
+	proto_reply_free(p);
+	return ret;
+}
+
 /* An answer decided from the headers alone (`p` is taken; NULL when it could
  * not be built).
  *
@@ -322,10 +343,7 @@ static enum MHD_Result answer_early(http_request *r, proto_reply *p)
 	if (r->has_body && (r->expect_continue || r->declared > r->srv->cfg->max_body)) {
 		if (!p)
 			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
-		enum MHD_Result ret =
-			respond(r, (unsigned)p->status, p->content_type, p->body, p->length);
-		proto_reply_free(p);
-		return ret;
+		return respond_reply(r, p);
 	}
 	if (p)
 		r->reply = *p;
@@ -340,9 +358,7 @@ static enum MHD_Result respond_problem(http_request *r, int status, const char *
 	proto_reply p = {0};
 	if (proto_problem_reply(status, detail, NULL, &p) != 0)
 		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
-	enum MHD_Result ret = respond(r, (unsigned)p.status, p.content_type, p.body, p.length);
-	proto_reply_free(&p);
-	return ret;
+	return respond_reply(r, &p);
 }
 
 static enum MHD_Result answer_problem(http_request *r, int status, const char *detail)
@@ -808,12 +824,19 @@ static void request_receive(http_request *r, const char *data, size_t n)
 		return;
 	}
 	if (r->len + n + 1 > r->cap) {
-		/* Content-Length known: one exact allocation.  Chunked: double,
-		 * from 64 KiB, never past the cap. */
+		/* Content-Length known: one exact allocation (a small query
+		 * then costs a small block, not 64 KiB, which glibc would hand
+		 * back to the kernel and take again on every request).
+		 * Chunked: double, from 64 KiB, never past the cap. */
 		size_t want = r->len + n + 1;
-		size_t cap = r->declared >= want ? (size_t)r->declared + 1 : r->cap * 2;
-		if (cap < 65536)
-			cap = 65536;
+		size_t cap;
+		if (r->declared >= want) {
+			cap = (size_t)r->declared + 1;
+		} else {
+			cap = r->cap * 2;
+			if (cap < 65536)
+				cap = 65536;
+		}
 		if (cap > max + 1)
 			cap = max + 1;
 		if (cap < want)
@@ -874,10 +897,7 @@ static enum MHD_Result request_reply(http_request *r)
 {
 	if (r->reply_rc != 0)
 		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
-	enum MHD_Result ret = respond(r, (unsigned)r->reply.status, r->reply.content_type,
-	                              r->reply.body, r->reply.length);
-	proto_reply_free(&r->reply);
-	return ret;
+	return respond_reply(r, &r->reply);
 }
 
 /* Past --read-timeout while its body still comes: answer and close. */

@@ -12,6 +12,8 @@
  *             the previous encoder built (kept here, tree_result), and the
  *             return value and problem are the same — non-finite members
  *             included;
+ *   numbers   proto_real_g (the request log's %.6g) against snprintf, every
+ *             precision, on the same doubles;
  *   problem   random problems (every status, details and pointers with
  *             escapes, control characters, UTF-8 and invalid UTF-8, parse
  *             positions): proto_problem_encode and proto_problem_reply
@@ -30,6 +32,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "json_dump.h"
 #include "prng.h"
 #include "problem.h"
 #include "proto.h"
@@ -411,6 +414,26 @@ START_TEST(test_result_example)
 }
 END_TEST
 
+/* ---- numbers: %.Pg without printf ----------------------------------------- */
+
+START_TEST(test_real_g)
+{
+	prng g = {31337};
+	for (long i = 0; i < 400000; i++) {
+		double x = random_real(&g, 0);
+		if (i % 5 == 0) /* durations, as the request log writes them */
+			x = (double)(prng_next(&g) % 100000000000ULL) / 1e9;
+		int precision = i % 3 == 0 ? 6 : prng_int(&g, 1, 17);
+		char want[64], got[PROTO_REAL_MAX];
+		snprintf(want, sizeof want, "%.*g", precision, x);
+		size_t n = proto_real_g(x, precision, got);
+		ck_assert_msg(strcmp(want, got) == 0, "%a at %d: printf %s, proto_real_g %s", x,
+		              precision, want, got);
+		ck_assert_uint_eq(n, strlen(got));
+	}
+}
+END_TEST
+
 /* ---- the reference: the tree encoder of problems -------------------------- */
 
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -566,6 +589,11 @@ static Suite *encode_suite(void)
 	tcase_add_test(tc, test_result_random);
 	tcase_add_test(tc, test_result_non_finite);
 	tcase_add_test(tc, test_result_example);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("numbers");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_real_g);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("problem");
