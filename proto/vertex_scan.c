@@ -22,6 +22,9 @@
  *     replaced); when it does not, or anything else looks odd (a member
  *     name with an escape, structure the scan did not expect), the text is
  *     parsed the usual way, so every problem is the usual one;
+ *   - the scan measures how deep the text nests, so the byte scan of the
+ *     depth limit (request_limits.c) runs only when that is exceeded, for
+ *     its problem; a number is read in the same pass that finds its end;
  *   - the tree's empty arrays are matched to the arrays read by counting
  *     "vertices" members in document order (jansson keeps insertion order,
  *     duplicates are refused), and the decoder (query.c) and the limits
@@ -95,23 +98,28 @@ static const double exact_pow10[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-int proto_read_number(const char *s, size_t n, double *out)
+/* The JSON number at the start of s[0, n): its length (the longest text
+ * the grammar takes there; 0 when none) and its value, read as jansson
+ * reads it.  *out_of_range when the text is a number strtod cannot hold
+ * (then the length is still its length). */
+static size_t number_prefix(const char *s, size_t n, double *out, int *out_of_range)
 {
 	size_t i = 0;
 	int neg = 0;
+	*out_of_range = 0;
 	if (i < n && s[i] == '-') {
 		neg = 1;
 		i++;
 	}
 	/* int: 0 | [1-9][0-9]* */
-	if (i >= n || s[i] < '0' || s[i] > '9')
-		return -1;
+	if (i >= n || (unsigned)(s[i] - '0') > 9)
+		return 0;
 	uint64_t m = 0;
 	int digits = 0, frac_digits = 0;
 	if (s[i] == '0') {
 		i++;
 	} else {
-		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		for (; i < n && (unsigned)(s[i] - '0') <= 9; i++) {
 			if (digits < 19)
 				m = m * 10 + (uint64_t)(s[i] - '0');
 			digits++;
@@ -120,13 +128,12 @@ int proto_read_number(const char *s, size_t n, double *out)
 	/* frac: . [0-9]+ */
 	if (i < n && s[i] == '.') {
 		i++;
-		if (i >= n || s[i] < '0' || s[i] > '9')
-			return -1;
-		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-			if (m == 0 && digits == 0 && s[i] == '0') {
-				frac_digits++; /* leading zeros are not significant */
-				continue;
-			}
+		if (i >= n || (unsigned)(s[i] - '0') > 9)
+			return 0;
+		if (digits == 0) /* "0.": leading zeros are not significant */
+			for (; i < n && s[i] == '0'; i++)
+				frac_digits++;
+		for (; i < n && (unsigned)(s[i] - '0') <= 9; i++) {
 			if (digits < 19)
 				m = m * 10 + (uint64_t)(s[i] - '0');
 			digits++;
@@ -142,34 +149,44 @@ int proto_read_number(const char *s, size_t n, double *out)
 			eneg = s[i] == '-';
 			i++;
 		}
-		if (i >= n || s[i] < '0' || s[i] > '9')
-			return -1;
-		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		if (i >= n || (unsigned)(s[i] - '0') > 9)
+			return 0;
+		for (; i < n && (unsigned)(s[i] - '0') <= 9; i++)
 			if (e < 100000)
 				e = e * 10 + (s[i] - '0');
 		if (eneg)
 			e = -e;
 	}
-	if (i != n)
-		return -1;
 	/* Value = m * 10^(e - frac_digits) when digits <= 19 (m exact). */
 	long p10 = e - frac_digits;
 	if (digits <= 15 && p10 >= -22 && p10 <= 22) {
 		double x = (double)m; /* exact: m < 10^15 < 2^53 */
 		x = p10 < 0 ? x / exact_pow10[-p10] : x * exact_pow10[p10];
 		*out = neg ? -x : x;
-		return 0;
+		return i;
 	}
 	/* Anything else as jansson reads it. */
 	char buf[128];
-	if (n >= sizeof buf)
-		return -1; /* a very long number: let jansson read it */
-	memcpy(buf, s, n);
-	buf[n] = '\0';
+	if (i >= sizeof buf) {
+		*out_of_range = 1; /* a very long number: let jansson read it */
+		return i;
+	}
+	memcpy(buf, s, i);
+	buf[i] = '\0';
 	char *end;
 	errno = 0;
 	double x = strtod(buf, &end);
-	if (end != buf + n || ((x == HUGE_VAL || x == -HUGE_VAL) && errno == ERANGE))
+	if (end != buf + i || ((x == HUGE_VAL || x == -HUGE_VAL) && errno == ERANGE))
+		*out_of_range = 1;
+	*out = x;
+	return i;
+}
+
+int proto_read_number(const char *s, size_t n, double *out)
+{
+	int bad;
+	double x;
+	if (number_prefix(s, n, &x, &bad) != n || n == 0 || bad)
 		return -1;
 	*out = x;
 	return 0;
@@ -207,11 +224,12 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 		i = skip_ws(s, len, i + 1);
 		size_t k = 0;
 		for (;;) {
-			size_t j = i;
-			while (j < len && is_number_char(s[j]))
-				j++;
+			/* The number, which must be all of the run of number
+			 * characters there (as jansson's lexer takes them). */
 			double x;
-			if (j == i || proto_read_number(s + i, j - i, &x) != 0)
+			int bad;
+			size_t j = i + number_prefix(s + i, len - i, &x, &bad);
+			if (j == i || bad || (j < len && is_number_char(s[j])))
 				goto not_plain;
 			if (k == MAX_POINT_DIM || (d && k == d))
 				goto not_plain;
@@ -280,8 +298,10 @@ static int table_add(vertex_table *t, const read_array *r)
 
 /* Find the plain "vertices" arrays.  0 (t may hold none), -1 out of
  * memory, 1 when the text is not one the scan understands (then the usual
- * parse answers). */
-static int scan(const char *s, size_t len, vertex_table *t)
+ * parse answers).  *deepest: how deep arrays and objects nest (a plain
+ * array and its points count two levels), as proto_limits_depth counts
+ * them in valid JSON. */
+static int scan(const char *s, size_t len, vertex_table *t, size_t *deepest)
 {
 	enum { VALUE, KEY, COLON, AFTER } state = VALUE;
 	char stack[64]; /* '{' or '[' of the open containers */
@@ -329,6 +349,8 @@ static int scan(const char *s, size_t len, vertex_table *t)
 				if (rc < 0)
 					return -1;
 				if (rc == 1) {
+					if (depth + 2 > *deepest)
+						*deepest = depth + 2;
 					if (table_add(t, &r) != 0) {
 						free(r.a.xyz);
 						return -1;
@@ -339,6 +361,8 @@ static int scan(const char *s, size_t len, vertex_table *t)
 				}
 			}
 			stack[depth++] = c;
+			if (depth > *deepest)
+				*deepest = depth;
 			state = c == '{' ? KEY : VALUE;
 			i++;
 			/* an empty container closes at once */
@@ -422,7 +446,8 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 	vertex_table *t = calloc(1, sizeof *t);
 	if (!t)
 		return -1;
-	int rc = scan(body, len, t);
+	size_t deepest = 0;
+	int rc = scan(body, len, t, &deepest);
 	if (rc < 0) {
 		proto_vertex_table_free(t);
 		return -1;
@@ -449,7 +474,12 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 
 	const proto_request_limits *limits = proto_get_limits();
 	*which = PROTO_LIMIT_NONE;
-	int r = proto_limits_depth(body, len, limits->max_depth, p);
+	/* The scan has measured the nesting: the byte scan of the limit runs
+	 * only when it is exceeded (for its problem).  Should the text not be
+	 * JSON after all, the usual parse below checks the depth itself. */
+	int r = 0;
+	if (limits->max_depth && deepest > limits->max_depth)
+		r = proto_limits_depth(body, len, limits->max_depth, p);
 	if (r) {
 		free(copy);
 		proto_vertex_table_free(t);
