@@ -208,11 +208,19 @@ static size_t real_g(double x, int P, int jansson, char *b)
 	}
 	if (x < 0)
 		*o++ = '-';
-	char dig[17];
-	for (int i = P - 1; i >= 0; i--) {
-		dig[i] = (char)('0' + d % 10);
-		d /= 10;
+	/* The digits, two at a time (a Result writes a dozen numbers). */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+	                            "25262728293031323334353637383940414243444546474849"
+	                            "50515253545556575859606162636465666768697071727374"
+	                            "75767778798081828384858687888990919293949596979899";
+	char dig[18];
+	int i = P;
+	for (; i >= 2; i -= 2) {
+		memcpy(dig + i - 2, pairs + 2 * (d % 100), 2);
+		d /= 100;
 	}
+	if (i == 1)
+		dig[0] = (char)('0' + d);
 	int nd = P; /* significant digits once trailing zeros are dropped */
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
