@@ -145,10 +145,11 @@ static int motion(proto_text *t, const clash_toi_result *m, int dim)
 	return 0;
 }
 
-/* Room for any Result at once: a dozen members, at most 7 vectors of dim
- * and a few scalars, each number at most PROTO_REAL_MAX bytes; more only
- * for a long method name (then the text grows). */
-#define RESULT_ROOM (640 + (7 * CLASH_MAX_DIM + 8) * PROTO_REAL_MAX)
+/* The first block of the text: a small pair's Result (about 400 bytes in
+ * 3-D) fits, and glibc serves blocks under 1 KiB from its per-thread
+ * cache (a larger first block made it sort its free lists on every
+ * reply); a larger Result grows the text. */
+#define RESULT_ROOM 1000
 
 static int encode(const clash_result *r, const char *method, const clash_toi_result *toi,
                   proto_reply *out, proto_problem *p)

@@ -236,7 +236,10 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 			/* Point 0 sets the length d; until then it is the only one. */
 			size_t at = d ? count * d + k : k;
 			if (at >= cap) {
-				size_t grown = cap ? 2 * cap : 64 * MAX_POINT_DIM;
+				/* From 64 numbers (512 bytes: a small pair's shape
+				 * fits; glibc serves it from its per-thread cache,
+				 * where 4 KiB would make it sort its free lists). */
+				size_t grown = cap ? 2 * cap : 64;
 				double *g = realloc(xyz, grown * sizeof *g);
 				if (!g) {
 					free(xyz);
