@@ -119,6 +119,10 @@
 #include "proto.h"
 #include "request_id.h"
 
+/* The longest Origin header considered for CORS (longer ones are no
+ * allowed origin). */
+#define HTTP_ORIGIN_MAX 256
+
 /* One per TCP connection, from MHD's STARTED to CLOSED notification. */
 typedef struct http_conn {
 	struct http_conn *prev, *next; /* in srv->conns */
@@ -199,7 +203,8 @@ typedef struct http_request {
 	const char *www_authenticate; /* of a 401 (static) */
 	int retry_after;   /* a 503: say when to come back */
 	const char *cors;  /* Access-Control-Allow-Origin value, or NULL */
-	char origin[256];  /* its Origin header, when allowed ("cors" may point here) */
+	char *origin;      /* a copy of its Origin header (malloc'd; only with
+	                      --cors-origin; "cors" may point here) */
 	int preflight;     /* a CORS preflight: grant headers go out */
 	char id[REQUEST_ID_MAX + 1];
 	char method[16];   /* printable copies, for the log */
@@ -707,9 +712,11 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 
 	if (cfg->n_cors_origins) {
 		const char *origin = header(r, "Origin");
-		if (origin && strlen(origin) < sizeof r->origin) {
-			snprintf(r->origin, sizeof r->origin, "%s", origin);
-			r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins, r->origin);
+		if (origin && strlen(origin) < HTTP_ORIGIN_MAX) {
+			r->origin = strdup(origin);
+			if (r->origin)
+				r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins,
+				                          r->origin);
 		}
 	}
 	if (!route) {
@@ -721,7 +728,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 
 	/* A preflight carries no credentials (browsers never send them on
 	 * one), so it is answered before the token check. */
-	if (cfg->n_cors_origins && strcmp(method, "OPTIONS") == 0 && r->origin[0] &&
+	if (cfg->n_cors_origins && strcmp(method, "OPTIONS") == 0 && r->origin && r->origin[0] &&
 	    header(r, "Access-Control-Request-Method")) {
 		r->preflight = 1;
 		return answer_text(r, 204, PROTO_JSON, strdup(""), 0);
@@ -1031,6 +1038,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 	proto_reply_free(&r->reply);
 	free(r->body);
+	free(r->origin);
 	if (r->prev)
 		r->prev->next = r->next;
 	else
