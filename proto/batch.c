@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "answer.h"
 #include "batch_split.h"
 #include "parse.h"
@@ -146,29 +147,6 @@ size_t proto_get_max_queries(void)
 	return max_queries;
 }
 
-static const char *kind_of(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value";
-}
-
-static int is_blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
-			return 0;
-	return 1;
-}
-
 /* A 422 at `pointer` (a literal, copied).  1, or -1 out of memory. */
 static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -200,7 +178,7 @@ static int too_many(proto_problem *p, size_t max, proto_call *call)
 static int body_problem(const char *text, size_t len, proto_call *call, proto_problem *p)
 {
 	const proto_request_limits *l = proto_get_limits();
-	if (is_blank(text, len)) {
+	if (proto_is_blank(text, len)) {
 		proto_problem_set(p, 400, NULL, "empty body: expected a batch, a JSON object "
 		                                "{\"queries\": [query, ...]}");
 		return 1;
@@ -221,7 +199,7 @@ static int body_problem(const char *text, size_t len, proto_call *call, proto_pr
 	const json_t *queries = json_object_get(root, "queries");
 	if (!json_is_object(root)) {
 		r = envelope_fail(p, "", "a batch must be a JSON object {\"queries\": [query, ...]}, "
-		                         "got %s", kind_of(root));
+		                         "got %s", proto_kind_of(root));
 	} else {
 		const char *key;
 		json_t *value;
@@ -243,7 +221,7 @@ static int body_problem(const char *text, size_t len, proto_call *call, proto_pr
 			                         "...]}");
 		else if (r == 0 && !json_is_array(queries))
 			r = envelope_fail(p, "/queries", "queries must be an array of queries, got %s",
-			                  kind_of(queries));
+			                  proto_kind_of(queries));
 		else if (r == 0 && max_queries && json_array_size(queries) > max_queries)
 			r = too_many(p, max_queries, call);
 	}

@@ -15,27 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "clash.h"
 #include "parse.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
 #include "query.h"
-
-static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
-{
-	char *pointer = proto_path_render(at);
-	if (!pointer)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, pointer, fmt, ap);
-	va_end(ap);
-	return 1;
-}
 
 /* The decoded request: the shapes in holder.a (inner) and holder.b
  * (outer), which owns their memory. */
@@ -49,7 +35,7 @@ static const char *const members[] = {"inner", "outer", "tolerance", NULL};
 static int decode(const json_t *root, contains_query *q, proto_problem *p)
 {
 	if (!json_is_object(root))
-		return fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
+		return proto_fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
 		                     "\"outer\": shape}");
 	const char *key;
 	json_t *value;
@@ -59,14 +45,14 @@ static int decode(const json_t *root, contains_query *q, proto_problem *p)
 			ok = strcmp(*m, key) == 0;
 		if (!ok) {
 			proto_path at = {NULL, key, 0};
-			return fail(p, &at, "unknown member: a containment query has inner, outer and "
+			return proto_fail(p, &at, "unknown member: a containment query has inner, outer and "
 			                    "tolerance");
 		}
 	}
 	const json_t *inner = json_object_get(root, "inner");
 	const json_t *outer = json_object_get(root, "outer");
 	if (!inner || !outer)
-		return fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
+		return proto_fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
 		            inner ? "outer" : "inner");
 	int r = proto_shapes_decode(inner, "inner", outer, "outer", &q->holder, p);
 	if (r)
@@ -75,10 +61,10 @@ static int decode(const json_t *root, contains_query *q, proto_problem *p)
 	if (t) {
 		proto_path tp = {NULL, "tolerance", 0};
 		if (!json_is_number(t))
-			return fail(p, &tp, "tolerance must be a number");
+			return proto_fail(p, &tp, "tolerance must be a number");
 		double x = json_number_value(t);
 		if (!(x > 0) || !isfinite(x))
-			return fail(p, &tp, "tolerance must be a distance > 0, got %.17g", x);
+			return proto_fail(p, &tp, "tolerance must be a distance > 0, got %.17g", x);
 		q->opt.tolerance = x;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "answer.h"
 #include "parse.h"
 #include "request_limits.h"
@@ -41,14 +42,6 @@ void proto_reply_free(proto_reply *r)
 {
 	free(r->body);
 	memset(r, 0, sizeof *r);
-}
-
-static int is_blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
-			return 0;
-	return 1;
 }
 
 int proto_parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p)
@@ -137,7 +130,7 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 	proto_problem p = {0};
 	int r;
 	json_t *root = NULL;
-	if (is_blank(body, len)) {
+	if (proto_is_blank(body, len)) {
 		proto_problem_set(&p, 400, NULL, "empty body: expected a query, a JSON object");
 		r = 1;
 		goto done;
@@ -201,7 +194,7 @@ int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p
 	const proto_request_limits *limits = proto_get_limits();
 	*root = NULL;
 	*which = PROTO_LIMIT_NONE;
-	if (is_blank(body, len)) {
+	if (proto_is_blank(body, len)) {
 		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
 		return 1;
 	}
@@ -233,7 +226,7 @@ int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
 int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p)
 {
 	*root = NULL;
-	if (is_blank(body, len)) {
+	if (proto_is_blank(body, len)) {
 		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
 		return 1;
 	}

@@ -33,47 +33,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "pointer.h"
 #include "query.h"
 #include "vertex_scan.h"
-
-/* A problem at `at`: 1 (or -1 if even the pointer cannot be allocated). */
-static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
-{
-	char *pointer = proto_path_render(at);
-	if (!pointer)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, pointer, fmt, ap);
-	va_end(ap);
-	return 1;
-}
-
-/* "an object", "a string" ...: for "expected X, got Y" details. */
-static const char *kind_of(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value";
-}
 
 static int number(const json_t *v, const proto_path *at, const char *what, double *out,
                   proto_problem *p)
 {
 	if (!json_is_number(v))
-		return fail(p, at, "%s must be a number, got %s", what, kind_of(v));
+		return proto_fail(p, at, "%s must be a number, got %s", what, proto_kind_of(v));
 	*out = json_number_value(v);
 	return 0;
 }
@@ -86,9 +55,9 @@ static int integer(const json_t *v, const proto_path *at, const char *what, doub
 	if (r)
 		return r;
 	if (*out != floor(*out))
-		return fail(p, at, "%s must be an integer, got %.17g", what, *out);
+		return proto_fail(p, at, "%s must be an integer, got %.17g", what, *out);
 	if (*out < lo || *out > hi)
-		return fail(p, at, "%s must be between %.17g and %.17g, got %.17g", what, lo, hi, *out);
+		return proto_fail(p, at, "%s must be between %.17g and %.17g, got %.17g", what, lo, hi, *out);
 	return 0;
 }
 
@@ -97,34 +66,16 @@ static int numbers(const json_t *v, const proto_path *at, const char *what, size
                    proto_problem *p)
 {
 	if (!json_is_array(v))
-		return fail(p, at, "%s must be an array of %zu numbers, got %s", what, n, kind_of(v));
+		return proto_fail(p, at, "%s must be an array of %zu numbers, got %s", what, n, proto_kind_of(v));
 	if (json_array_size(v) != n)
-		return fail(p, at, "%s must have %zu numbers, got %zu", what, n, json_array_size(v));
+		return proto_fail(p, at, "%s must have %zu numbers, got %zu", what, n, json_array_size(v));
 	for (size_t i = 0; i < n; i++) {
 		proto_path el = {at, NULL, i};
 		const json_t *x = json_array_get(v, i);
 		if (!json_is_number(x))
-			return fail(p, &el, "each element of %s must be a number, got %s", what,
-			            kind_of(x));
+			return proto_fail(p, &el, "each element of %s must be a number, got %s", what,
+			            proto_kind_of(x));
 		out[i] = json_number_value(x);
-	}
-	return 0;
-}
-
-/* Every member of `obj` must be in the NULL-terminated `allowed` list. */
-static int known_members(const json_t *obj, const proto_path *at, const char *const *allowed,
-                         const char *what, proto_problem *p)
-{
-	const char *key;
-	json_t *value;
-	json_object_foreach((json_t *)obj, key, value) {
-		int ok = 0;
-		for (const char *const *a = allowed; *a && !ok; a++)
-			ok = strcmp(*a, key) == 0;
-		if (!ok) {
-			proto_path m = {at, key, 0};
-			return fail(p, &m, "unknown member: %s", what);
-		}
 	}
 	return 0;
 }
@@ -176,7 +127,7 @@ static int vertices_read(const vertex_array *read, const proto_path *at, shape_w
 		snprintf(w->first, sizeof w->first, "%s", first);
 		free(first);
 	} else if (read->d != (size_t)w->dim) {
-		return fail(p, &pt, "this point has %zu coordinates but %s has %d: "
+		return proto_fail(p, &pt, "this point has %zu coordinates but %s has %d: "
 		                    "all points of a query must have the same dimension",
 		            read->d, w->first, w->dim);
 	}
@@ -200,21 +151,21 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 	if (read)
 		return vertices_read(read, at, w, store, count, p);
 	if (!json_is_array(v))
-		return fail(p, at, "vertices must be an array of points, got %s", kind_of(v));
+		return proto_fail(p, at, "vertices must be an array of points, got %s", proto_kind_of(v));
 	size_t n = json_array_size(v);
 	if (n == 0)
-		return fail(p, at, "vertices must not be empty: a shape is the convex hull of at "
+		return proto_fail(p, at, "vertices must not be empty: a shape is the convex hull of at "
 		                   "least one point");
 	for (size_t i = 0; i < n; i++) {
 		proto_path pt = {at, NULL, i};
 		const json_t *point = json_array_get(v, i);
 		if (!json_is_array(point))
-			return fail(p, &pt, "a point must be an array of 1 to %d numbers, got %s",
-			            CLASH_MAX_DIM, kind_of(point));
+			return proto_fail(p, &pt, "a point must be an array of 1 to %d numbers, got %s",
+			            CLASH_MAX_DIM, proto_kind_of(point));
 		size_t d = json_array_size(point);
 		if (*dim == 0) {
 			if (d < 1 || d > CLASH_MAX_DIM)
-				return fail(p, &pt, "a point must have 1 to %d coordinates, got %zu",
+				return proto_fail(p, &pt, "a point must have 1 to %d coordinates, got %zu",
 				            CLASH_MAX_DIM, d);
 			*dim = (int)d;
 			char *first = proto_path_render(&pt);
@@ -223,7 +174,7 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 			snprintf(w->first, sizeof w->first, "%s", first);
 			free(first);
 		} else if (d != (size_t)*dim) {
-			return fail(p, &pt, "this point has %zu coordinates but %s has %d: "
+			return proto_fail(p, &pt, "this point has %zu coordinates but %s has %d: "
 			                    "all points of a query must have the same dimension",
 			            d, w->first, *dim);
 		}
@@ -238,7 +189,7 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 			proto_path c = {&pt, NULL, k};
 			const json_t *x = json_array_get(point, k);
 			if (!json_is_number(x))
-				return fail(p, &c, "a coordinate must be a number, got %s", kind_of(x));
+				return proto_fail(p, &c, "a coordinate must be a number, got %s", proto_kind_of(x));
 			(*store)[i * d + k] = json_number_value(x);
 		}
 	}
@@ -251,8 +202,8 @@ static const char *const pose_members[] = {"translation", "rotation", "angle", "
 static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_problem *p)
 {
 	if (!json_is_object(v))
-		return fail(p, at, "pose must be an object, got %s", kind_of(v));
-	int r = known_members(v, at, pose_members,
+		return proto_fail(p, at, "pose must be an object, got %s", proto_kind_of(v));
+	int r = proto_known_members(v, at, pose_members,
 	                      "a pose has translation, rotation (3-D), angle (2-D) or matrix", p);
 	if (r)
 		return r;
@@ -266,7 +217,7 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 
 	if (matrix) {
 		if (translation || rotation || angle)
-			return fail(p, &mp, "matrix gives the whole pose: it cannot be combined with "
+			return proto_fail(p, &mp, "matrix gives the whole pose: it cannot be combined with "
 			                    "translation, rotation or angle");
 		double m[(CLASH_MAX_DIM + 1) * (CLASH_MAX_DIM + 1)];
 		size_t n = (size_t)(dim + 1) * (size_t)(dim + 1);
@@ -275,14 +226,14 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 			return r;
 		int e = clash_shape_set_matrix(s, m);
 		if (e == CLASH_ESINGULAR)
-			return fail(p, &mp, "matrix is not an invertible affine map: its last row must "
+			return proto_fail(p, &mp, "matrix is not an invertible affine map: its last row must "
 			                    "be (0,..,0,1) and its linear part non-singular");
 		if (e)
-			return fail(p, &mp, "matrix: %s", clash_strerror(e));
+			return proto_fail(p, &mp, "matrix: %s", clash_strerror(e));
 	}
 	if (rotation) {
 		if (dim != 3)
-			return fail(p, &rp, "rotation (a quaternion x, y, z, w) is for 3-D shapes; this "
+			return proto_fail(p, &rp, "rotation (a quaternion x, y, z, w) is for 3-D shapes; this "
 			                    "query is %d-D (use angle in 2-D, or matrix)", dim);
 		double q[4];
 		r = numbers(rotation, &rp, "rotation (quaternion x, y, z, w)", 4, q, p);
@@ -290,14 +241,14 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 			return r;
 		int e = clash_shape_set_quaternion(s, q);
 		if (e == CLASH_EQUAT)
-			return fail(p, &rp, "rotation is not a unit quaternion: its length must be 1 "
+			return proto_fail(p, &rp, "rotation is not a unit quaternion: its length must be 1 "
 			                    "within %g", CLASH_QUAT_TOLERANCE);
 		if (e)
-			return fail(p, &rp, "rotation: %s", clash_strerror(e));
+			return proto_fail(p, &rp, "rotation: %s", clash_strerror(e));
 	}
 	if (angle) {
 		if (dim != 2)
-			return fail(p, &ap, "angle (radians) is for 2-D shapes; this query is %d-D "
+			return proto_fail(p, &ap, "angle (radians) is for 2-D shapes; this query is %d-D "
 			                    "(use rotation in 3-D, or matrix)", dim);
 		double a = 0;
 		r = number(angle, &ap, "angle", &a, p);
@@ -305,7 +256,7 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 			return r;
 		int e = clash_shape_set_angle(s, a);
 		if (e)
-			return fail(p, &ap, "angle: %s", clash_strerror(e));
+			return proto_fail(p, &ap, "angle: %s", clash_strerror(e));
 	}
 	if (translation) {
 		double t[CLASH_MAX_DIM];
@@ -314,7 +265,7 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 			return r;
 		int e = clash_shape_set_translation(s, t);
 		if (e)
-			return fail(p, &tp, "translation: %s", clash_strerror(e));
+			return proto_fail(p, &tp, "translation: %s", clash_strerror(e));
 	}
 	return 0;
 }
@@ -336,14 +287,14 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 		return r;
 	int e = clash_motion_between(m, s, &end);
 	if (e == CLASH_ENOTSUP && (n == 2 || n == 3))
-		return fail(p, at, "pose_end must follow from pose by a rotation and a translation "
+		return proto_fail(p, at, "pose_end must follow from pose by a rotation and a translation "
 		                   "(a rigid motion); between these two the shape is scaled, sheared "
 		                   "or mirrored");
 	if (e == CLASH_ENOTSUP)
-		return fail(p, at, "pose_end must follow from pose by a translation: a %d-D shape "
+		return proto_fail(p, at, "pose_end must follow from pose by a translation: a %d-D shape "
 		                   "cannot turn during a motion (only 2-D and 3-D ones can)", n);
 	if (e)
-		return fail(p, at, "pose_end: %s", clash_strerror(e));
+		return proto_fail(p, at, "pose_end: %s", clash_strerror(e));
 	return 0;
 }
 
@@ -358,18 +309,18 @@ static int parts(const json_t *v, const proto_path *at, int depth, shape_walk *w
                  proto_problem *p)
 {
 	if (!json_is_array(v))
-		return fail(p, at, "parts must be an array of shapes, got %s", kind_of(v));
+		return proto_fail(p, at, "parts must be an array of shapes, got %s", proto_kind_of(v));
 	size_t n = json_array_size(v);
 	if (n == 0)
-		return fail(p, at, "parts must not be empty: a compound shape is the union of at "
+		return proto_fail(p, at, "parts must not be empty: a compound shape is the union of at "
 		                   "least one shape");
 	if (depth >= CLASH_COMPOUND_MAX_DEPTH)
-		return fail(p, at, "parts may nest at most %d levels deep", CLASH_COMPOUND_MAX_DEPTH);
+		return proto_fail(p, at, "parts may nest at most %d levels deep", CLASH_COMPOUND_MAX_DEPTH);
 	/* Every part holds at least one convex part: refuse a too-long array
 	 * before allocating for it. */
 	if (n > CLASH_COMPOUND_MAX_LEAVES - w->leaves) {
 		proto_path el = {at, NULL, CLASH_COMPOUND_MAX_LEAVES - w->leaves};
-		return fail(p, &el, "a shape may have at most %d convex parts in all, nested ones "
+		return proto_fail(p, &el, "a shape may have at most %d convex parts in all, nested ones "
 		                    "included; this part is beyond that",
 		            CLASH_COMPOUND_MAX_LEAVES);
 	}
@@ -384,7 +335,7 @@ static int parts(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	}
 	int e = clash_shape_init_compound(s, w->dim, list, n);
 	if (e)
-		return fail(p, at, "parts: %s", clash_strerror(e));
+		return proto_fail(p, at, "parts: %s", clash_strerror(e));
 	return 0;
 }
 
@@ -394,9 +345,9 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
                  clash_shape *s, proto_problem *p)
 {
 	if (!json_is_object(v))
-		return fail(p, at, "a shape must be an object with vertices or parts, got %s",
-		            kind_of(v));
-	int r = known_members(v, at, shape_members,
+		return proto_fail(p, at, "a shape must be an object with vertices or parts, got %s",
+		            proto_kind_of(v));
+	int r = proto_known_members(v, at, shape_members,
 	                      "a shape has vertices or parts, radius, pose and pose_end", p);
 	if (r)
 		return r;
@@ -404,10 +355,10 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	const json_t *list = json_object_get(v, "parts");
 	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0};
 	if (verts && list)
-		return fail(p, &lp, "a shape has either vertices (a convex shape) or parts (a "
+		return proto_fail(p, &lp, "a shape has either vertices (a convex shape) or parts (a "
 		                    "compound shape), not both");
 	if (!verts && !list)
-		return fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
+		return proto_fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
 		                   "parts, an array of shapes, for a compound shape)");
 	int e;
 	if (list) {
@@ -416,7 +367,7 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 			return r;
 	} else {
 		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
-			return fail(p, at, "a shape may have at most %d convex parts in all, nested "
+			return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
 			                   "ones included; this part is beyond that",
 			            CLASH_COMPOUND_MAX_LEAVES);
 		double *own_store = NULL;
@@ -428,7 +379,7 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 			return r;
 		e = clash_shape_init(s, w->dim, store ? *store : own_store, count);
 		if (e)
-			return fail(p, &vp, "vertices: %s", clash_strerror(e));
+			return proto_fail(p, &vp, "vertices: %s", clash_strerror(e));
 	}
 
 	const json_t *radius = json_object_get(v, "radius");
@@ -439,10 +390,10 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		if (r)
 			return r;
 		if (x < 0)
-			return fail(p, &rp, "radius must be >= 0, got %.17g", x);
+			return proto_fail(p, &rp, "radius must be >= 0, got %.17g", x);
 		e = clash_shape_set_radius(s, x);
 		if (e)
-			return fail(p, &rp, "radius: %s", clash_strerror(e));
+			return proto_fail(p, &rp, "radius: %s", clash_strerror(e));
 	}
 	const json_t *po = json_object_get(v, "pose");
 	if (po) {
@@ -455,9 +406,9 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	if (pe) {
 		proto_path ep = {at, "pose_end", 0};
 		if (depth > 0)
-			return fail(p, &ep, "pose_end is for a whole shape: a part moves with it");
+			return proto_fail(p, &ep, "pose_end is for a whole shape: a part moves with it");
 		if (!w->motion)
-			return fail(p, &ep, "pose_end (a motion) is not taken by this request");
+			return proto_fail(p, &ep, "pose_end (a motion) is not taken by this request");
 		r = motion(pe, &ep, s, w->motion, p);
 		if (r)
 			return r;
@@ -477,7 +428,7 @@ static int warm_side(const json_t *v, const proto_path *at, const char *side, si
 		if (r)
 			return r;
 		if (x != floor(x) || x < 0 || x >= (double)count)
-			return fail(p, &el, "a warm-start index must be the index of a vertex of %s, "
+			return proto_fail(p, &el, "a warm-start index must be the index of a vertex of %s, "
 			                    "an integer from 0 to %zu; got %.17g", side, count - 1, x);
 		out[i] = (size_t)x;
 	}
@@ -491,14 +442,14 @@ static const char *const plane_members[] = {"normal", "offset", NULL};
 static int warm_plane(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
 {
 	if (!json_is_object(v))
-		return fail(p, at, "warm.plane must be an object {\"normal\": [...], \"offset\": c}, "
-		                   "got %s", kind_of(v));
-	int r = known_members(v, at, plane_members, "warm.plane has normal and offset", p);
+		return proto_fail(p, at, "warm.plane must be an object {\"normal\": [...], \"offset\": c}, "
+		                   "got %s", proto_kind_of(v));
+	int r = proto_known_members(v, at, plane_members, "warm.plane has normal and offset", p);
 	if (r)
 		return r;
 	const json_t *normal = json_object_get(v, "normal"), *offset = json_object_get(v, "offset");
 	if (!normal || !offset)
-		return fail(p, at, "warm.plane needs both normal and offset (a previous answer's "
+		return proto_fail(p, at, "warm.plane needs both normal and offset (a previous answer's "
 		                   "separating_plane)");
 	proto_path np = {at, "normal", 0}, op = {at, "offset", 0};
 	size_t dim = (size_t)q->a.dim;
@@ -509,7 +460,7 @@ static int warm_plane(const json_t *v, const proto_path *at, proto_query *q, pro
 	for (size_t k = 0; k < dim; k++)
 		zero = zero && q->warm_plane[k] == 0;
 	if (zero)
-		return fail(p, &np, "warm.plane.normal must not be zero: it is a plane's normal");
+		return proto_fail(p, &np, "warm.plane.normal must not be zero: it is a plane's normal");
 	r = number(offset, &op, "warm.plane.offset", &q->warm_plane[dim], p);
 	if (r)
 		return r;
@@ -524,12 +475,12 @@ static const char *const warm_members[] = {"a", "b", "plane", NULL};
 static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
 {
 	if (q->a.nparts || q->b.nparts)
-		return fail(p, at, "warm start is not supported for compound shapes (a or b has "
+		return proto_fail(p, at, "warm start is not supported for compound shapes (a or b has "
 		                   "parts): leave warm out");
 	if (!json_is_object(v))
-		return fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]} and/or "
-		                   "{\"plane\": {...}}, got %s", kind_of(v));
-	int r = known_members(v, at, warm_members,
+		return proto_fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]} and/or "
+		                   "{\"plane\": {...}}, got %s", proto_kind_of(v));
+	int r = proto_known_members(v, at, warm_members,
 	                      "warm has a and b, arrays of vertex indices, and plane", p);
 	if (r)
 		return r;
@@ -543,20 +494,20 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 			return 0;
 	}
 	if (!a || !b)
-		return fail(p, at, "warm needs both a and b (vertex indices of a previous answer), "
+		return proto_fail(p, at, "warm needs both a and b (vertex indices of a previous answer), "
 		                   "or a plane, or all three");
 	proto_path ap = {at, "a", 0}, bp = {at, "b", 0};
 	size_t most = (size_t)q->a.dim + 1;
 	if (!json_is_array(a))
-		return fail(p, &ap, "warm.a must be an array of vertex indices, got %s", kind_of(a));
+		return proto_fail(p, &ap, "warm.a must be an array of vertex indices, got %s", proto_kind_of(a));
 	if (!json_is_array(b))
-		return fail(p, &bp, "warm.b must be an array of vertex indices, got %s", kind_of(b));
+		return proto_fail(p, &bp, "warm.b must be an array of vertex indices, got %s", proto_kind_of(b));
 	size_t n = json_array_size(a);
 	if (n < 1 || n > most)
-		return fail(p, &ap, "warm.a must have 1 to %zu indices (dimension + 1), got %zu", most,
+		return proto_fail(p, &ap, "warm.a must have 1 to %zu indices (dimension + 1), got %zu", most,
 		            n);
 	if (json_array_size(b) != n)
-		return fail(p, &bp, "warm.b must have as many indices as warm.a (%zu), got %zu", n,
+		return proto_fail(p, &bp, "warm.b must have as many indices as warm.a (%zu), got %zu", n,
 		            json_array_size(b));
 	r = warm_side(a, &ap, "a", n, q->a.count, q->warm_a, p);
 	if (r)
@@ -584,24 +535,24 @@ static int want(const json_t *v, const proto_path *at, unsigned *out, proto_prob
 	             {"distance", CLASH_WANT_DISTANCE},
 	             {"depth", CLASH_WANT_DEPTH}};
 	if (!json_is_array(v))
-		return fail(p, at, "want must be an array of answer names (\"intersecting\", "
-		                   "\"distance\", \"depth\"), got %s", kind_of(v));
+		return proto_fail(p, at, "want must be an array of answer names (\"intersecting\", "
+		                   "\"distance\", \"depth\"), got %s", proto_kind_of(v));
 	if (json_array_size(v) == 0)
-		return fail(p, at, "want must name at least one answer: \"intersecting\", "
+		return proto_fail(p, at, "want must name at least one answer: \"intersecting\", "
 		                   "\"distance\" or \"depth\"");
 	unsigned bits = CLASH_WANT_VERDICT;
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		proto_path ip = {at, NULL, i};
 		const json_t *e = json_array_get(v, i);
 		if (!json_is_string(e))
-			return fail(p, &ip, "want lists answer names (strings), got %s", kind_of(e));
+			return proto_fail(p, &ip, "want lists answer names (strings), got %s", proto_kind_of(e));
 		const char *s = json_string_value(e);
 		size_t len = json_string_length(e), k = 0;
 		for (; k < sizeof names / sizeof names[0]; k++)
 			if (len == strlen(names[k].name) && memcmp(s, names[k].name, len) == 0)
 				break;
 		if (k == sizeof names / sizeof names[0])
-			return fail(p, &ip, "unknown answer in want; known: \"intersecting\", "
+			return proto_fail(p, &ip, "unknown answer in want; known: \"intersecting\", "
 			                    "\"distance\", \"depth\"");
 		bits |= names[k].bit;
 	}
@@ -617,7 +568,7 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	if ((v = json_object_get(root, "method"))) {
 		proto_path at = {NULL, "method", 0};
 		if (!json_is_string(v))
-			return fail(p, &at, "method must be a string, got %s", kind_of(v));
+			return proto_fail(p, &at, "method must be a string, got %s", proto_kind_of(v));
 		q->method = proto_method_find(json_string_value(v), json_string_length(v));
 		if (!q->method) {
 			char known[160] = "";
@@ -625,7 +576,7 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 			for (size_t i = 0; i < proto_method_count() && used < sizeof known; i++)
 				used += (size_t)snprintf(known + used, sizeof known - used, "%s\"%s\"",
 				                         i ? ", " : "", proto_method_at(i)->name);
-			return fail(p, &at, "unknown method; known: %s", known);
+			return proto_fail(p, &at, "unknown method; known: %s", known);
 		}
 	}
 	if ((v = json_object_get(root, "tolerance"))) {
@@ -634,7 +585,7 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 		if ((r = number(v, &at, "tolerance", &t, p)))
 			return r;
 		if (!(t > 0) || !isfinite(t))
-			return fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
+			return proto_fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
 		q->opt.tolerance = t;
 	}
 	if ((v = json_object_get(root, "max_iterations"))) {
@@ -662,17 +613,17 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
 	memset(q, 0, sizeof *q);
 	int r;
 	if (!json_is_object(root)) {
-		r = fail(p, NULL, "a query must be a JSON object {\"a\": shape, \"b\": shape}, got %s",
-		         kind_of(root));
+		r = proto_fail(p, NULL, "a query must be a JSON object {\"a\": shape, \"b\": shape}, got %s",
+		         proto_kind_of(root));
 		goto out;
 	}
-	if ((r = known_members(root, NULL, query_members,
+	if ((r = proto_known_members(root, NULL, query_members,
 	                       "a query has a, b, method, tolerance, max_iterations, warm and want",
 	                       p)))
 		goto out;
 	const json_t *a = json_object_get(root, "a"), *b = json_object_get(root, "b");
 	if (!a || !b) {
-		r = fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
+		r = proto_fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
 		goto out;
 	}
 	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving};

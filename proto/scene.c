@@ -37,6 +37,7 @@
 
 #include <jansson.h>
 
+#include "decode.h"
 #include "parse.h"
 #include "pointer.h"
 #include "problem.h"
@@ -89,56 +90,6 @@ typedef struct scene_job {
 	scene_piece *pieces;
 	size_t npieces;
 } scene_job;
-
-/* ---- decoding ------------------------------------------------------------ */
-
-static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
-{
-	char *pointer = proto_path_render(at);
-	if (!pointer)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, pointer, fmt, ap);
-	va_end(ap);
-	return 1;
-}
-
-static const char *kind_of(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value";
-}
-
-/* The first member of obj not in `allowed`: a problem at it. */
-static int known_members(const json_t *obj, const proto_path *at, const char *const *allowed,
-                         const char *what, proto_problem *p)
-{
-	const char *key;
-	json_t *value;
-	json_object_foreach((json_t *)obj, key, value) {
-		int ok = 0;
-		for (const char *const *a = allowed; *a && !ok; a++)
-			ok = strcmp(*a, key) == 0;
-		if (!ok) {
-			proto_path m = {at, key, 0};
-			return fail(p, &m, "unknown member: %s", what);
-		}
-	}
-	return 0;
-}
 
 /* An id and its object, for sorting and lookup. */
 struct id_entry {
@@ -207,12 +158,12 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 {
 	proto_path at = {NULL, "objects", 0};
 	if (!json_is_array(v))
-		return fail(p, &at, "objects must be an array of {\"id\": string, \"shape\": "
-		                    "Shape}, got %s", kind_of(v));
+		return proto_fail(p, &at, "objects must be an array of {\"id\": string, \"shape\": "
+		                    "Shape}, got %s", proto_kind_of(v));
 	size_t n = json_array_size(v);
 	if (n > PROTO_SCENE_MAX_OBJECTS) {
 		proto_path el = {&at, NULL, PROTO_SCENE_MAX_OBJECTS};
-		return fail(p, &el, "a scene may have at most %d objects; this one is beyond that",
+		return proto_fail(p, &el, "a scene may have at most %d objects; this one is beyond that",
 		            PROTO_SCENE_MAX_OBJECTS);
 	}
 	/* The objects' members first (they are small), so the ids can be
@@ -222,21 +173,21 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 		proto_path el = {&at, NULL, i};
 		const json_t *o = json_array_get(v, i);
 		if (!json_is_object(o))
-			return fail(p, &el, "an object must be {\"id\": string, \"shape\": Shape}, got %s",
-			            kind_of(o));
-		int r = known_members(o, &el, object_members, "an object has id and shape", p);
+			return proto_fail(p, &el, "an object must be {\"id\": string, \"shape\": Shape}, got %s",
+			            proto_kind_of(o));
+		int r = proto_known_members(o, &el, object_members, "an object has id and shape", p);
 		if (r)
 			return r;
 		const json_t *id = json_object_get(o, "id"), *shape = json_object_get(o, "shape");
 		if (!id)
-			return fail(p, &el, "id is required: a non-empty string naming the object");
+			return proto_fail(p, &el, "id is required: a non-empty string naming the object");
 		if (!shape)
-			return fail(p, &el, "shape is required: the object's Shape");
+			return proto_fail(p, &el, "shape is required: the object's Shape");
 		proto_path ip = {&el, "id", 0};
 		if (!json_is_string(id))
-			return fail(p, &ip, "id must be a non-empty string, got %s", kind_of(id));
+			return proto_fail(p, &ip, "id must be a non-empty string, got %s", proto_kind_of(id));
 		if (json_string_length(id) == 0)
-			return fail(p, &ip, "id must not be empty");
+			return proto_fail(p, &ip, "id must not be empty");
 		/* jansson refuses \u0000, so an id is a C string. */
 		idbytes += json_string_length(id) + 1;
 	}
@@ -266,7 +217,7 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 			dup = job->by_id[k].i;
 	if (dup < n) {
 		proto_path el = {&at, NULL, dup}, ip = {&el, "id", 0};
-		return fail(p, &ip, "ids must be unique: this is already the id of /objects/%ld",
+		return proto_fail(p, &ip, "ids must be unique: this is already the id of /objects/%ld",
 		            find_id(job, job->ids[dup]));
 	}
 	/* The shapes, in document order, all of one dimension. */
@@ -290,8 +241,8 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 {
 	proto_path at = {NULL, name, 0};
 	if (!json_is_array(v))
-		return fail(p, &at, "%s must be an array of pairs of ids [[\"a\", \"b\"], ...], got %s",
-		            name, kind_of(v));
+		return proto_fail(p, &at, "%s must be an array of pairs of ids [[\"a\", \"b\"], ...], got %s",
+		            name, proto_kind_of(v));
 	size_t n = json_array_size(v);
 	job->lists[which] = malloc((n ? n : 1) * sizeof *job->lists[which]);
 	if (!job->lists[which])
@@ -300,21 +251,21 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 		proto_path el = {&at, NULL, i};
 		const json_t *pr = json_array_get(v, i);
 		if (!json_is_array(pr) || json_array_size(pr) != 2)
-			return fail(p, &el, "a pair must be an array of two ids, got %s",
-			            json_is_array(pr) ? "another number of elements" : kind_of(pr));
+			return proto_fail(p, &el, "a pair must be an array of two ids, got %s",
+			            json_is_array(pr) ? "another number of elements" : proto_kind_of(pr));
 		long ends[2];
 		for (size_t k = 0; k < 2; k++) {
 			proto_path ep = {&el, NULL, k};
 			const json_t *id = json_array_get(pr, k);
 			if (!json_is_string(id))
-				return fail(p, &ep, "an id must be a string, got %s", kind_of(id));
+				return proto_fail(p, &ep, "an id must be a string, got %s", proto_kind_of(id));
 			ends[k] = find_id(job, json_string_value(id));
 			if (ends[k] < 0)
-				return fail(p, &ep, "no object has this id");
+				return proto_fail(p, &ep, "no object has this id");
 		}
 		if (ends[0] == ends[1]) {
 			proto_path ep = {&el, NULL, 1};
-			return fail(p, &ep, "a pair names two different objects; this is the first one "
+			return proto_fail(p, &ep, "a pair names two different objects; this is the first one "
 			                    "again");
 		}
 		job->lists[which][i] = (clash_pair){(size_t)ends[0], (size_t)ends[1]};
@@ -329,15 +280,15 @@ static const char *const scene_members[] = {"objects", "clearance", "tolerance",
 static int decode(const json_t *root, scene_job *job, proto_problem *p)
 {
 	if (!json_is_object(root))
-		return fail(p, NULL, "a scene must be a JSON object {\"objects\": [...]}, got %s",
-		            kind_of(root));
-	int r = known_members(root, NULL, scene_members,
+		return proto_fail(p, NULL, "a scene must be a JSON object {\"objects\": [...]}, got %s",
+		            proto_kind_of(root));
+	int r = proto_known_members(root, NULL, scene_members,
 	                      "a scene has objects, clearance, tolerance, pairs and ignore", p);
 	if (r)
 		return r;
 	const json_t *v = json_object_get(root, "objects");
 	if (!v)
-		return fail(p, NULL, "objects is required: an array of {\"id\": string, \"shape\": "
+		return proto_fail(p, NULL, "objects is required: an array of {\"id\": string, \"shape\": "
 		                     "Shape}");
 	if ((r = objects(v, job, p)))
 		return r;
@@ -348,19 +299,19 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 	if ((v = json_object_get(root, "clearance"))) {
 		proto_path at = {NULL, "clearance", 0};
 		if (!json_is_number(v))
-			return fail(p, &at, "clearance must be a number, got %s", kind_of(v));
+			return proto_fail(p, &at, "clearance must be a number, got %s", proto_kind_of(v));
 		double c = json_number_value(v);
 		if (!(c >= 0))
-			return fail(p, &at, "clearance must be a distance >= 0, got %.17g", c);
+			return proto_fail(p, &at, "clearance must be a distance >= 0, got %.17g", c);
 		job->scene.clearance = c;
 	}
 	if ((v = json_object_get(root, "tolerance"))) {
 		proto_path at = {NULL, "tolerance", 0};
 		if (!json_is_number(v))
-			return fail(p, &at, "tolerance must be a number, got %s", kind_of(v));
+			return proto_fail(p, &at, "tolerance must be a number, got %s", proto_kind_of(v));
 		double t = json_number_value(v);
 		if (!(t > 0))
-			return fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
+			return proto_fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
 		job->scene.opt.tolerance = t;
 	}
 	if ((v = json_object_get(root, "pairs"))) {
@@ -368,7 +319,7 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 			return r;
 		if (job->nlist[0] == 0) {
 			proto_path at = {NULL, "pairs", 0};
-			return fail(p, &at, "pairs must not be empty: leave it out to examine every pair");
+			return proto_fail(p, &at, "pairs must not be empty: leave it out to examine every pair");
 		}
 		job->scene.only = job->lists[0];
 		job->scene.nonly = job->nlist[0];
