@@ -1,7 +1,10 @@
 /*
  * json_dump.c — replies written without printf: the same bytes as
  * json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17)), several times
- * faster for number-heavy Results.
+ * faster for number-heavy Results.  The pieces (numbers, strings) write
+ * into a proto_text, which the Result and problem encoders fill directly,
+ * member by member, with no jansson tree; proto_json_dump() walks a tree
+ * with the same pieces.
  *
  * Why: a Result holds a dozen doubles, each written with 17 significant
  * digits so that it reads back bit for bit; glibc's printf("%.17g") works
@@ -24,6 +27,7 @@
  */
 #include "json_dump.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,42 +36,44 @@
 
 typedef unsigned __int128 u128;
 
-typedef struct out {
-	char *s;
-	size_t len, cap;
-	int failed;
-} out;
-
-static void reserve(out *o, size_t more)
+int proto_text_reserve(proto_text *t, size_t more)
 {
-	if (o->failed || o->len + more + 1 <= o->cap)
-		return;
-	size_t cap = o->cap ? o->cap : 256;
-	while (cap < o->len + more + 1)
+	if (t->failed)
+		return -1;
+	if (t->len + more + 1 <= t->cap)
+		return 0;
+	size_t cap = t->cap ? t->cap : 256;
+	while (cap < t->len + more + 1)
 		cap *= 2;
-	char *s = realloc(o->s, cap);
+	char *s = realloc(t->s, cap);
 	if (!s) {
-		o->failed = 1;
-		return;
+		t->failed = 1;
+		return -1;
 	}
-	o->s = s;
-	o->cap = cap;
+	t->s = s;
+	t->cap = cap;
+	return 0;
 }
 
-static void put(out *o, const char *p, size_t n)
+static void putc1(proto_text *t, char c)
 {
-	reserve(o, n);
-	if (o->failed)
-		return;
-	memcpy(o->s + o->len, p, n);
-	o->len += n;
+	if (t->len + 1 < t->cap || proto_text_reserve(t, 1) == 0)
+		t->s[t->len++] = c;
 }
 
-static void putc1(out *o, char c)
+char *proto_text_finish(proto_text *t, size_t *len)
 {
-	reserve(o, 1);
-	if (!o->failed)
-		o->s[o->len++] = c;
+	if (t->failed || proto_text_reserve(t, 0) != 0) {
+		free(t->s);
+		memset(t, 0, sizeof *t);
+		return NULL;
+	}
+	char *s = t->s;
+	s[t->len] = '\0';
+	if (len)
+		*len = t->len;
+	memset(t, 0, sizeof *t);
+	return s;
 }
 
 /* 5^n for 0 <= n <= 54. */
@@ -83,11 +89,19 @@ static u128 pow5(int n)
 	return n < 28 ? small[n] : (u128)small[27] * small[n - 27];
 }
 
-/* x (finite, > 0, normal) as 17 digits D (10^16 <= D < 10^17) and k with
- * x ~ D * 10^(k-16).  0 when out of the exact range. */
-static int digits17(double x, uint64_t *digits, int *k_out)
+static const uint64_t pow10_u64[18] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL,
+};
+
+/* x (finite, > 0, normal) as P significant digits D (10^(P-1) <= D < 10^P,
+ * 1 <= P <= 17) and k with x ~ D * 10^(k-P+1), rounded half to even on the
+ * exact value.  0 when out of the exact range. */
+static int digits_of(double x, int P, uint64_t *digits, int *k_out)
 {
-	static const uint64_t lo = 10000000000000000ULL, hi = 100000000000000000ULL;
+	const uint64_t lo = pow10_u64[P - 1], hi = pow10_u64[P];
 	uint64_t bits;
 	memcpy(&bits, &x, sizeof bits);
 	uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
@@ -97,7 +111,7 @@ static int digits17(double x, uint64_t *digits, int *k_out)
 	int k = (int)floor((double)(e2 + 52) * 0.30102999566398120);
 	for (int attempt = 0; attempt < 3; attempt++) {
 		/* x * 10^p = q + r / den exactly, 0 <= r < den */
-		int p = 16 - k;
+		int p = P - 1 - k;
 		u128 q, r, den;
 		if (p >= 0) {
 			if (p > 32)
@@ -126,7 +140,7 @@ static int digits17(double x, uint64_t *digits, int *k_out)
 			q = n / den;
 			r = n % den;
 		}
-		/* k is right when 10^16 <= floor(x * 10^(16-k)) < 10^17. */
+		/* k is right when 10^(P-1) <= floor(x * 10^(P-1-k)) < 10^P. */
 		if (q < lo) {
 			k--;
 			continue;
@@ -174,34 +188,45 @@ static size_t jansson_patch(char *b, size_t len)
 	return len;
 }
 
-size_t proto_real_text(double x, char *b)
+/* %.{P}g of x, or with `jansson` that text as jansson patches it: no '+'
+ * and no leading zeros in the exponent, ".0" when there is neither '.'
+ * nor 'e'. */
+static size_t real_g(double x, int P, int jansson, char *b)
 {
 	uint64_t d;
 	int k;
 	char *o = b;
 	if (x == 0) {
-		const char *z = signbit(x) ? "-0.0" : "0.0";
+		const char *z = signbit(x) ? (jansson ? "-0.0" : "-0") : (jansson ? "0.0" : "0");
 		size_t n = strlen(z);
 		memcpy(b, z, n + 1);
 		return n;
 	}
-	if (!isnormal(x) || !digits17(fabs(x), &d, &k)) {
-		int n = snprintf(b, PROTO_REAL_MAX - 3, "%.17g", x);
-		return jansson_patch(b, (size_t)n);
+	if (!isnormal(x) || !digits_of(fabs(x), P, &d, &k)) {
+		int n = snprintf(b, PROTO_REAL_MAX - 3, "%.*g", P, x);
+		return jansson ? jansson_patch(b, (size_t)n) : (size_t)n;
 	}
 	if (x < 0)
 		*o++ = '-';
-	char dig[17];
-	for (int i = 16; i >= 0; i--) {
-		dig[i] = (char)('0' + d % 10);
-		d /= 10;
+	/* The digits, two at a time (a Result writes a dozen numbers). */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+	                            "25262728293031323334353637383940414243444546474849"
+	                            "50515253545556575859606162636465666768697071727374"
+	                            "75767778798081828384858687888990919293949596979899";
+	char dig[18];
+	int i = P;
+	for (; i >= 2; i -= 2) {
+		memcpy(dig + i - 2, pairs + 2 * (d % 100), 2);
+		d /= 100;
 	}
-	int nd = 17; /* significant digits once trailing zeros are dropped */
+	if (i == 1)
+		dig[0] = (char)('0' + d);
+	int nd = P; /* significant digits once trailing zeros are dropped */
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
-	if (k < -4 || k >= 17) {
-		/* d.ddde-X / d.ddde+X, then jansson's exponent without '+' or
-		 * leading zeros */
+	if (k < -4 || k >= P) {
+		/* d.ddde-X / d.ddde+X; jansson's exponent has no '+' and no
+		 * leading zeros, printf's at least two digits */
 		*o++ = dig[0];
 		if (nd > 1) {
 			*o++ = '.';
@@ -213,6 +238,8 @@ size_t proto_real_text(double x, char *b)
 		if (e < 0) {
 			*o++ = '-';
 			e = -e;
+		} else if (!jansson) {
+			*o++ = '+';
 		}
 		char t[8];
 		int nt = 0;
@@ -220,17 +247,22 @@ size_t proto_real_text(double x, char *b)
 			t[nt++] = (char)('0' + e % 10);
 			e /= 10;
 		}
+		if (!jansson)
+			while (nt < 2)
+				t[nt++] = '0';
 		while (nt > 0)
 			*o++ = t[--nt];
 	} else if (k >= 0) {
-		/* k + 1 integer digits, then the rest; ".0" when none is left */
+		/* k + 1 integer digits, then the rest ("." and the rest only
+		 * when some is left; jansson then writes ".0") */
 		memcpy(o, dig, (size_t)k + 1);
 		o += k + 1;
-		*o++ = '.';
 		if (nd > k + 1) {
+			*o++ = '.';
 			memcpy(o, dig + k + 1, (size_t)(nd - k - 1));
 			o += nd - k - 1;
-		} else {
+		} else if (jansson) {
+			*o++ = '.';
 			*o++ = '0';
 		}
 	} else {
@@ -246,10 +278,43 @@ size_t proto_real_text(double x, char *b)
 	return (size_t)(o - b);
 }
 
-static void dump_string(out *o, const char *s, size_t n)
+size_t proto_real_text(double x, char *b)
+{
+	return real_g(x, 17, 1, b);
+}
+
+size_t proto_real_g(double x, int precision, char *b)
+{
+	assert(precision >= 1 && precision <= 17);
+	return real_g(x, precision, 0, b);
+}
+
+void proto_text_real(proto_text *t, double x)
+{
+	if (PROTO_REAL_MAX >= t->cap - t->len && proto_text_reserve(t, PROTO_REAL_MAX) != 0)
+		return;
+	t->len += proto_real_text(x, t->s + t->len);
+}
+
+void proto_text_int(proto_text *t, long long x)
+{
+	/* "%lld" (JSON_INTEGER_FORMAT), without printf. */
+	char b[24];
+	char *e = b + sizeof b, *p = e;
+	unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (x < 0)
+		*--p = '-';
+	proto_text_put(t, p, (size_t)(e - p));
+}
+
+void proto_text_string(proto_text *t, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	putc1(o, '"');
+	putc1(t, '"');
 	size_t run = 0; /* bytes copied as they are, pending */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -257,7 +322,7 @@ static void dump_string(out *o, const char *s, size_t n)
 			run++;
 			continue;
 		}
-		put(o, s + i - run, run);
+		proto_text_put(t, s + i - run, run);
 		run = 0;
 		char esc[6] = {'\\', 0};
 		size_t len = 2;
@@ -276,75 +341,64 @@ static void dump_string(out *o, const char *s, size_t n)
 			len = 6;
 			break;
 		}
-		put(o, esc, len);
+		proto_text_put(t, esc, len);
 	}
-	put(o, s + n - run, run);
-	putc1(o, '"');
+	proto_text_put(t, s + n - run, run);
+	putc1(t, '"');
 }
 
-static void dump(out *o, const json_t *v)
+static void dump(proto_text *t, const json_t *v)
 {
-	char buf[PROTO_REAL_MAX];
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		putc1(o, '{');
+		putc1(t, '{');
 		const char *key;
 		json_t *member;
 		int first = 1;
 		json_object_foreach((json_t *)v, key, member) {
 			if (!first)
-				putc1(o, ',');
+				putc1(t, ',');
 			first = 0;
-			dump_string(o, key, strlen(key));
-			putc1(o, ':');
-			dump(o, member);
+			proto_text_string(t, key, strlen(key));
+			putc1(t, ':');
+			dump(t, member);
 		}
-		putc1(o, '}');
+		putc1(t, '}');
 		break;
 	}
 	case JSON_ARRAY:
-		putc1(o, '[');
+		putc1(t, '[');
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			if (i)
-				putc1(o, ',');
-			dump(o, json_array_get(v, i));
+				putc1(t, ',');
+			dump(t, json_array_get(v, i));
 		}
-		putc1(o, ']');
+		putc1(t, ']');
 		break;
 	case JSON_STRING:
-		dump_string(o, json_string_value(v), json_string_length(v));
+		proto_text_string(t, json_string_value(v), json_string_length(v));
 		break;
-	case JSON_INTEGER: {
-		int n = snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		put(o, buf, (size_t)n);
+	case JSON_INTEGER:
+		proto_text_int(t, json_integer_value(v));
 		break;
-	}
 	case JSON_REAL:
-		put(o, buf, proto_real_text(json_real_value(v), buf));
+		proto_text_real(t, json_real_value(v));
 		break;
 	case JSON_TRUE:
-		put(o, "true", 4);
+		PROTO_TEXT_LIT(t, "true");
 		break;
 	case JSON_FALSE:
-		put(o, "false", 5);
+		PROTO_TEXT_LIT(t, "false");
 		break;
 	case JSON_NULL:
-		put(o, "null", 4);
+		PROTO_TEXT_LIT(t, "null");
 		break;
 	}
 }
 
 char *proto_json_dump(const json_t *v, size_t *len)
 {
-	out o = {0};
-	dump(&o, v);
-	reserve(&o, 0);
-	if (o.failed || !o.s) {
-		free(o.s);
-		return NULL;
-	}
-	o.s[o.len] = '\0';
-	if (len)
-		*len = o.len;
-	return o.s;
+	proto_text t = {0};
+	dump(&t, v);
+	return proto_text_finish(&t, len);
 }

@@ -7,7 +7,6 @@
  * first and then filled from the innermost step outwards.
  */
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,12 +41,20 @@ static size_t step_token(const proto_path *p, char *dst)
 			dst[0] = '/';
 		return 1 + proto_pointer_escape(dst ? dst + 1 : NULL, p->key, strlen(p->key));
 	}
-	char num[32];
-	int n = snprintf(num, sizeof num, "/%zu", p->index);
-	assert(n > 0 && (size_t)n < sizeof num);
+	/* "/%zu", without printf: the decoder renders the pointer of a
+	 * query's first point on every query. */
+	char num[24];
+	char *end = num + sizeof num, *q = end;
+	size_t i = p->index;
+	do {
+		*--q = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	*--q = '/';
+	size_t n = (size_t)(end - q);
 	if (dst)
-		memcpy(dst, num, (size_t)n);
-	return (size_t)n;
+		memcpy(dst, q, n);
+	return n;
 }
 
 char *proto_path_render(const proto_path *path)

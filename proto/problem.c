@@ -4,14 +4,15 @@
  * The status table is the contract's list of problem types (openapi.yaml,
  * components/schemas/Problem); both the query path and the server's own
  * errors (proto_problem_reply) go through proto_problem_encode(), so every
- * error clashd or clash emits has the same members and type URIs.
+ * error clashd or clash emits has the same members and type URIs.  The
+ * body is written straight as text (json_dump.h), as for a Result.
  */
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_dump.h"
 #include "problem.h"
 
 typedef struct problem_kind {
@@ -119,9 +120,9 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* A JSON string of the text, each byte that does not start a valid UTF-8
- * sequence replaced by U+FFFD.  NULL only when memory ran out. */
-static json_t *text_value(const char *text)
+/* The text as a JSON string, each byte that does not start a valid UTF-8
+ * sequence replaced by U+FFFD (json_string() would refuse the text). */
+static void put_text(proto_text *t, const char *text)
 {
 	size_t n = strlen(text);
 	const unsigned char *s = (const unsigned char *)text;
@@ -134,11 +135,15 @@ static json_t *text_value(const char *text)
 		}
 		i += k;
 	}
-	if (bad == 0)
-		return json_stringn(text, n);
+	if (bad == 0) {
+		proto_text_string(t, text, n);
+		return;
+	}
 	char *fixed = malloc(n + 2 * bad + 1);
-	if (!fixed)
-		return NULL;
+	if (!fixed) {
+		t->failed = 1;
+		return;
+	}
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		size_t k = utf8_sequence(s + i, n - i);
@@ -152,19 +157,13 @@ static json_t *text_value(const char *text)
 			i += k;
 		}
 	}
-	json_t *v = json_stringn(fixed, o);
+	proto_text_string(t, fixed, o);
 	free(fixed);
-	return v;
 }
 
-/* json_object_set_new() that remembers a failure (a NULL value included). */
-static void put(json_t *obj, const char *key, json_t *value, int *failed)
-{
-	if (!value || json_object_set_new(obj, key, value) != 0)
-		*failed = 1;
-}
-
-/* The body of every problem; `where` (may be NULL) adds the parser's stop. */
+/* The body of every problem; `where` (may be NULL) adds the parser's stop.
+ * Written as text, the bytes json_dumps(JSON_COMPACT) gives for the object
+ * of the same members (the suite "encode" compares the two). */
 static int encode(int status, const char *detail, const char *pointer, const proto_problem *where,
                   proto_reply *out)
 {
@@ -172,33 +171,40 @@ static int encode(int status, const char *detail, const char *pointer, const pro
 	if (status < 400 || status > 599)
 		status = 500;
 	const problem_kind *k = kind_of(status);
-	char type[64];
-	snprintf(type, sizeof type, "%s%s", PROTO_PROBLEM_TYPE_PREFIX, k->slug);
-
-	json_t *obj = json_object();
-	if (!obj)
+	proto_text t = {0};
+	if (proto_text_reserve(&t, 512) != 0)
 		return -1;
-	int failed = 0;
-	put(obj, "type", json_string(type), &failed);
-	put(obj, "title", json_string(k->title), &failed);
-	put(obj, "status", json_integer(status), &failed);
-	if (detail && detail[0])
-		put(obj, "detail", text_value(detail), &failed);
-	if (pointer)
-		put(obj, "pointer", text_value(pointer), &failed);
-	if (where && where->located) {
-		put(obj, "line", json_integer(where->line), &failed);
-		put(obj, "column", json_integer(where->column), &failed);
-		put(obj, "position", json_integer((json_int_t)where->position), &failed);
+	PROTO_TEXT_LIT(&t, "{\"type\":\"" PROTO_PROBLEM_TYPE_PREFIX);
+	proto_text_put(&t, k->slug, strlen(k->slug)); /* plain ASCII, as the title */
+	PROTO_TEXT_LIT(&t, "\",\"title\":\"");
+	proto_text_put(&t, k->title, strlen(k->title));
+	PROTO_TEXT_LIT(&t, "\",\"status\":");
+	proto_text_int(&t, status);
+	if (detail && detail[0]) {
+		PROTO_TEXT_LIT(&t, ",\"detail\":");
+		put_text(&t, detail);
 	}
-	char *body = failed ? NULL : json_dumps(obj, JSON_COMPACT);
-	json_decref(obj);
+	if (pointer) {
+		PROTO_TEXT_LIT(&t, ",\"pointer\":");
+		put_text(&t, pointer);
+	}
+	if (where && where->located) {
+		PROTO_TEXT_LIT(&t, ",\"line\":");
+		proto_text_int(&t, where->line);
+		PROTO_TEXT_LIT(&t, ",\"column\":");
+		proto_text_int(&t, where->column);
+		PROTO_TEXT_LIT(&t, ",\"position\":");
+		proto_text_int(&t, (long long)where->position);
+	}
+	PROTO_TEXT_LIT(&t, "}");
+	size_t length = 0;
+	char *body = proto_text_finish(&t, &length);
 	if (!body)
 		return -1;
 	out->status = status;
 	out->content_type = PROTO_PROBLEM_JSON;
 	out->body = body;
-	out->length = strlen(body);
+	out->length = length;
 	return 0;
 }
 

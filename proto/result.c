@@ -2,16 +2,17 @@
  * result.c — the Result encoder.
  *
  * Only the members the method filled are written (clash_result.has).
- * Built as a jansson tree and dumped with JSON_REAL_PRECISION(17): 17
- * significant digits are enough for any double to read back identically, and
- * jansson writes the decimal point regardless of the process locale.  Member
- * order is fixed (jansson keeps insertion order), so replies are byte-for-byte
- * reproducible.
+ * Written straight as text (json_dump.c), the bytes json_dumps(tree,
+ * JSON_COMPACT | JSON_REAL_PRECISION(17)) gives for the tree of the same
+ * members: 17 significant digits are enough for any double to read back
+ * identically, and the decimal point is written regardless of the process
+ * locale.  Member order is fixed, so replies are byte-for-byte
+ * reproducible.  Why no tree: building and freeing a jansson tree of a
+ * few dozen values was a third of answering a small query (the suite
+ * "encode" checks the text against that tree's dump on random answers).
  */
 #include <assert.h>
-#include <jansson.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "json_dump.h"
@@ -69,93 +70,86 @@ static const char *non_finite_depth(const clash_result *r)
 	return NULL;
 }
 
-static void put(json_t *obj, const char *key, json_t *value, int *failed)
+static void reals(proto_text *t, const double *x, int n)
 {
-	if (!value || json_object_set_new(obj, key, value) != 0)
-		*failed = 1;
+	proto_text_put(t, "[", 1);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			proto_text_put(t, ",", 1);
+		proto_text_real(t, x[i]);
+	}
+	proto_text_put(t, "]", 1);
 }
 
-static json_t *reals(const double *x, int n)
+static void indices(proto_text *t, const size_t *x, size_t n)
 {
-	json_t *a = json_array();
-	for (int i = 0; a && i < n; i++) {
-		if (json_array_append_new(a, json_real(x[i])) != 0) {
-			json_decref(a);
-			return NULL;
-		}
+	proto_text_put(t, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			proto_text_put(t, ",", 1);
+		proto_text_int(t, (long long)x[i]);
 	}
-	return a;
+	proto_text_put(t, "]", 1);
 }
 
-static json_t *indices(const size_t *x, size_t n)
+/* {"a":[...],"b":[...]} */
+static void real_pair(proto_text *t, const double *a, const double *b, int n)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; a && i < n; i++) {
-		if (json_array_append_new(a, json_integer((json_int_t)x[i])) != 0) {
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
+	PROTO_TEXT_LIT(t, "{\"a\":");
+	reals(t, a, n);
+	PROTO_TEXT_LIT(t, ",\"b\":");
+	reals(t, b, n);
+	PROTO_TEXT_LIT(t, "}");
 }
 
-/* {"a": ..., "b": ...} from two values (taken over, even on failure). */
-static json_t *pair(json_t *a, json_t *b)
+/* {"normal":[...],"offset":c} */
+static void plane_object(proto_text *t, const clash_result *r)
 {
-	json_t *o = json_object();
-	int failed = !o;
-	if (o) {
-		put(o, "a", a, &failed);
-		put(o, "b", b, &failed);
-	} else {
-		json_decref(a);
-		json_decref(b);
-	}
-	if (failed) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	PROTO_TEXT_LIT(t, "{\"normal\":");
+	reals(t, r->normal, r->dim);
+	PROTO_TEXT_LIT(t, ",\"offset\":");
+	proto_text_real(t, r->offset);
+	PROTO_TEXT_LIT(t, "}");
+}
+
+static int all_finite(const double *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
 }
 
 /* The members of a motion's answer: "toi" (null when there is no contact)
- * and, with a contact, "contact". */
-static void put_motion(json_t *o, const clash_toi_result *t, int dim, int *failed)
+ * and, with a contact, "contact".  0, or -1 for a value that is not
+ * finite (jansson holds none: the tree encoder failed there as if out of
+ * memory, and so does this one). */
+static int motion(proto_text *t, const clash_toi_result *m, int dim)
 {
-	if (!t->contact) {
-		put(o, "toi", json_null(), failed);
-		return;
+	if (!m->contact) {
+		PROTO_TEXT_LIT(t, ",\"toi\":null");
+		return 0;
 	}
-	put(o, "toi", json_real(t->toi), failed);
-	json_t *c = json_object();
-	int cf = !c;
-	if (c) {
-		put(c, "point", reals(t->point, dim), &cf);
-		if (t->has_normal)
-			put(c, "normal", reals(t->normal, dim), &cf);
+	if (!isfinite(m->toi) || !all_finite(m->point, dim) ||
+	    (m->has_normal && !all_finite(m->normal, dim)))
+		return -1;
+	PROTO_TEXT_LIT(t, ",\"toi\":");
+	proto_text_real(t, m->toi);
+	PROTO_TEXT_LIT(t, ",\"contact\":{\"point\":");
+	reals(t, m->point, dim);
+	if (m->has_normal) {
+		PROTO_TEXT_LIT(t, ",\"normal\":");
+		reals(t, m->normal, dim);
 	}
-	if (cf) {
-		json_decref(c);
-		c = NULL;
-	}
-	put(o, "contact", c, failed);
+	PROTO_TEXT_LIT(t, "}");
+	return 0;
 }
 
-/* {"normal": [...], "offset": c}, or NULL when memory ran out. */
-static json_t *plane_object(const clash_result *r)
-{
-	json_t *plane = json_object();
-	int pf = !plane;
-	if (plane) {
-		put(plane, "normal", reals(r->normal, r->dim), &pf);
-		put(plane, "offset", json_real(r->offset), &pf);
-	}
-	if (pf) {
-		json_decref(plane);
-		plane = NULL;
-	}
-	return plane;
-}
+/* The first block of the text: a small pair's Result (about 400 bytes in
+ * 3-D) fits, and glibc serves blocks under 1 KiB from its per-thread
+ * cache (a larger first block made it sort its free lists on every
+ * reply); a larger Result grows the text. */
+#define RESULT_ROOM 1000
 
 static int encode(const clash_result *r, const char *method, const clash_toi_result *toi,
                   proto_reply *out, proto_problem *p)
@@ -171,67 +165,77 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		                                "this query", bad);
 		return 1;
 	}
-	json_t *o = json_object();
-	if (!o)
+	proto_text t = {0};
+	if (proto_text_reserve(&t, RESULT_ROOM) != 0)
 		return -1;
-	int failed = 0;
-	put(o, "intersecting", json_boolean(r->intersecting), &failed);
+	if (r->intersecting)
+		PROTO_TEXT_LIT(&t, "{\"intersecting\":true");
+	else
+		PROTO_TEXT_LIT(&t, "{\"intersecting\":false");
 	if (has_distance(r)) {
-		put(o, "distance", json_real(r->distance), &failed);
-		put(o, "near_points", pair(reals(r->near_a, r->dim), reals(r->near_b, r->dim)),
-		    &failed);
+		PROTO_TEXT_LIT(&t, ",\"distance\":");
+		proto_text_real(&t, r->distance);
+		PROTO_TEXT_LIT(&t, ",\"near_points\":");
+		real_pair(&t, r->near_a, r->near_b, r->dim);
 	}
 	/* Compound shapes: the top-level parts of the answer (0 for a side
 	 * that is not compound). */
-	if (r->has & CLASH_HAS_PARTS)
-		put(o, "near_parts", pair(json_integer((json_int_t)r->part_a),
-		                          json_integer((json_int_t)r->part_b)),
-		    &failed);
+	if (r->has & CLASH_HAS_PARTS) {
+		PROTO_TEXT_LIT(&t, ",\"near_parts\":{\"a\":");
+		proto_text_int(&t, (long long)r->part_a);
+		PROTO_TEXT_LIT(&t, ",\"b\":");
+		proto_text_int(&t, (long long)r->part_b);
+		PROTO_TEXT_LIT(&t, "}");
+	}
 	/* A compound answer has no plane when the nearest pair's plane does
 	 * not separate the whole shapes. */
 	if (has_plane(r)) {
-		put(o, "separating_plane", plane_object(r), &failed);
+		PROTO_TEXT_LIT(&t, ",\"separating_plane\":");
+		plane_object(&t, r);
 	} else if (has_depth_bound(r)) {
-		json_t *pen = json_object();
-		int pf = !pen;
-		if (pen)
-			put(pen, "depth_lower_bound", json_real(r->depth_lower_bound), &pf);
-		if (pen && (r->has & CLASH_HAS_DEPTH)) {
-			put(pen, "depth", json_real(r->depth), &pf);
-			put(pen, "normal", reals(r->depth_normal, r->dim), &pf);
-			put(pen, "points", pair(reals(r->depth_a, r->dim), reals(r->depth_b, r->dim)), &pf);
+		PROTO_TEXT_LIT(&t, ",\"penetration\":{\"depth_lower_bound\":");
+		proto_text_real(&t, r->depth_lower_bound);
+		if (r->has & CLASH_HAS_DEPTH) {
+			PROTO_TEXT_LIT(&t, ",\"depth\":");
+			proto_text_real(&t, r->depth);
+			PROTO_TEXT_LIT(&t, ",\"normal\":");
+			reals(&t, r->depth_normal, r->dim);
+			PROTO_TEXT_LIT(&t, ",\"points\":");
+			real_pair(&t, r->depth_a, r->depth_b, r->dim);
 		}
-		if (pf) {
-			json_decref(pen);
-			pen = NULL;
-		}
-		put(o, "penetration", pen, &failed);
+		PROTO_TEXT_LIT(&t, "}");
 	}
-	if (r->has & CLASH_HAS_DISTANCE_BOUND)
-		put(o, "distance_lower_bound", json_real(r->distance_lower_bound), &failed);
-	put(o, "method", json_string(method), &failed);
-	put(o, "iterations", json_integer(r->iterations), &failed);
-	put(o, "converged", json_boolean(r->converged && (!toi || toi->converged)), &failed);
+	if (r->has & CLASH_HAS_DISTANCE_BOUND) {
+		PROTO_TEXT_LIT(&t, ",\"distance_lower_bound\":");
+		proto_text_real(&t, r->distance_lower_bound);
+	}
+	PROTO_TEXT_LIT(&t, ",\"method\":");
+	proto_text_string(&t, method, strlen(method));
+	PROTO_TEXT_LIT(&t, ",\"iterations\":");
+	proto_text_int(&t, r->iterations);
+	if (r->converged && (!toi || toi->converged))
+		PROTO_TEXT_LIT(&t, ",\"converged\":true");
+	else
+		PROTO_TEXT_LIT(&t, ",\"converged\":false");
 	/* What a later query sends back: the final simplex's vertex indices
 	 * (gjk), or else the separating plane (ipm, 2005 paper section 4.1).
 	 * Compound answers have neither: compound queries take no warm start. */
 	if (r->has & CLASH_HAS_WARM) {
-		put(o, "warm",
-		    pair(indices(r->warm_a, r->warm_count), indices(r->warm_b, r->warm_count)),
-		    &failed);
+		PROTO_TEXT_LIT(&t, ",\"warm\":{\"a\":");
+		indices(&t, r->warm_a, r->warm_count);
+		PROTO_TEXT_LIT(&t, ",\"b\":");
+		indices(&t, r->warm_b, r->warm_count);
+		PROTO_TEXT_LIT(&t, "}");
 	} else if (has_plane(r) && !(r->has & CLASH_HAS_PARTS)) {
-		json_t *warm = json_object();
-		if (warm)
-			put(warm, "plane", plane_object(r), &failed);
-		put(o, "warm", warm, &failed);
+		PROTO_TEXT_LIT(&t, ",\"warm\":{\"plane\":");
+		plane_object(&t, r);
+		PROTO_TEXT_LIT(&t, "}");
 	}
-	if (toi)
-		put_motion(o, toi, r->dim, &failed);
-	/* json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)), the same bytes
-	 * without printf (json_dump.c). */
+	if (toi && motion(&t, toi, r->dim) != 0)
+		t.failed = 1;
+	PROTO_TEXT_LIT(&t, "}");
 	size_t length = 0;
-	char *body = failed ? NULL : proto_json_dump(o, &length);
-	json_decref(o);
+	char *body = proto_text_finish(&t, &length);
 	if (!body)
 		return -1;
 	out->status = 200;

@@ -119,6 +119,10 @@
 #include "proto.h"
 #include "request_id.h"
 
+/* The longest Origin header considered for CORS (longer ones are no
+ * allowed origin). */
+#define HTTP_ORIGIN_MAX 256
+
 /* One per TCP connection, from MHD's STARTED to CLOSED notification. */
 typedef struct http_conn {
 	struct http_conn *prev, *next; /* in srv->conns */
@@ -199,7 +203,8 @@ typedef struct http_request {
 	const char *www_authenticate; /* of a 401 (static) */
 	int retry_after;   /* a 503: say when to come back */
 	const char *cors;  /* Access-Control-Allow-Origin value, or NULL */
-	char origin[256];  /* its Origin header, when allowed ("cors" may point here) */
+	char *origin;      /* a copy of its Origin header (malloc'd; only with
+	                      --cors-origin; "cors" may point here) */
 	int preflight;     /* a CORS preflight: grant headers go out */
 	char id[REQUEST_ID_MAX + 1];
 	char method[16];   /* printable copies, for the log */
@@ -257,16 +262,19 @@ static int add_header(struct MHD_Response *resp, const char *name, const char *v
 	return MHD_add_response_header(resp, name, value) == MHD_YES;
 }
 
-static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
-                               const char *body, size_t len)
+/* Queue the answer.  `owned`: `body` is malloc'd and passes to MHD, which
+ * frees it once sent (no copy); else it is copied (static text). */
+static enum MHD_Result respond_body(http_request *r, unsigned status, const char *type,
+                                    char *body, size_t len, int owned)
 {
 	http_server *s = r->srv;
-	/* MUST_COPY: the response may outlive the reply (MHD keeps it until the
-	 * last byte is sent) and replies are tiny next to their queries. */
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!resp)
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_MUST_COPY);
+	if (!resp) {
+		if (owned)
+			free(body);
 		return MHD_NO; /* MHD closes the connection */
+	}
 	int ok = 1;
 	if (status != 204)
 		ok &= add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -306,6 +314,24 @@ static enum MHD_Result respond(http_request *r, unsigned status, const char *typ
 	return ret;
 }
 
+/* A static body, copied. */
+static enum MHD_Result respond(http_request *r, unsigned status, const char *type,
+                               const char *body, size_t len)
+{
+	return respond_body(r, status, type, (char *)body, len, 0);
+}
+
+/* A reply: its body goes to MHD as it is, and *p is left empty. */
+static enum MHD_Result respond_reply(http_request *r, proto_reply *p)
+{
+	char *body = p->body;
+	p->body = NULL;
+	enum MHD_Result ret = respond_body(r, (unsigned)p->status, p->content_type, body,
+	                                   p->length, 1);
+	proto_reply_free(p);
+	return ret;
+}
+
 /* An answer decided from the headers alone (`p` is taken; NULL when it could
  * not be built).
  *
@@ -322,10 +348,7 @@ static enum MHD_Result answer_early(http_request *r, proto_reply *p)
 	if (r->has_body && (r->expect_continue || r->declared > r->srv->cfg->max_body)) {
 		if (!p)
 			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
-		enum MHD_Result ret =
-			respond(r, (unsigned)p->status, p->content_type, p->body, p->length);
-		proto_reply_free(p);
-		return ret;
+		return respond_reply(r, p);
 	}
 	if (p)
 		r->reply = *p;
@@ -340,9 +363,7 @@ static enum MHD_Result respond_problem(http_request *r, int status, const char *
 	proto_reply p = {0};
 	if (proto_problem_reply(status, detail, NULL, &p) != 0)
 		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
-	enum MHD_Result ret = respond(r, (unsigned)p.status, p.content_type, p.body, p.length);
-	proto_reply_free(&p);
-	return ret;
+	return respond_reply(r, &p);
 }
 
 static enum MHD_Result answer_problem(http_request *r, int status, const char *detail)
@@ -691,9 +712,11 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 
 	if (cfg->n_cors_origins) {
 		const char *origin = header(r, "Origin");
-		if (origin && strlen(origin) < sizeof r->origin) {
-			snprintf(r->origin, sizeof r->origin, "%s", origin);
-			r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins, r->origin);
+		if (origin && strlen(origin) < HTTP_ORIGIN_MAX) {
+			r->origin = strdup(origin);
+			if (r->origin)
+				r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins,
+				                          r->origin);
 		}
 	}
 	if (!route) {
@@ -705,7 +728,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 
 	/* A preflight carries no credentials (browsers never send them on
 	 * one), so it is answered before the token check. */
-	if (cfg->n_cors_origins && strcmp(method, "OPTIONS") == 0 && r->origin[0] &&
+	if (cfg->n_cors_origins && strcmp(method, "OPTIONS") == 0 && r->origin && r->origin[0] &&
 	    header(r, "Access-Control-Request-Method")) {
 		r->preflight = 1;
 		return answer_text(r, 204, PROTO_JSON, strdup(""), 0);
@@ -808,12 +831,19 @@ static void request_receive(http_request *r, const char *data, size_t n)
 		return;
 	}
 	if (r->len + n + 1 > r->cap) {
-		/* Content-Length known: one exact allocation.  Chunked: double,
-		 * from 64 KiB, never past the cap. */
+		/* Content-Length known: one exact allocation (a small query
+		 * then costs a small block, not 64 KiB, which glibc would hand
+		 * back to the kernel and take again on every request).
+		 * Chunked: double, from 64 KiB, never past the cap. */
 		size_t want = r->len + n + 1;
-		size_t cap = r->declared >= want ? (size_t)r->declared + 1 : r->cap * 2;
-		if (cap < 65536)
-			cap = 65536;
+		size_t cap;
+		if (r->declared >= want) {
+			cap = (size_t)r->declared + 1;
+		} else {
+			cap = r->cap * 2;
+			if (cap < 65536)
+				cap = 65536;
+		}
 		if (cap > max + 1)
 			cap = max + 1;
 		if (cap < want)
@@ -874,10 +904,7 @@ static enum MHD_Result request_reply(http_request *r)
 {
 	if (r->reply_rc != 0)
 		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
-	enum MHD_Result ret = respond(r, (unsigned)r->reply.status, r->reply.content_type,
-	                              r->reply.body, r->reply.length);
-	proto_reply_free(&r->reply);
-	return ret;
+	return respond_reply(r, &r->reply);
 }
 
 /* Past --read-timeout while its body still comes: answer and close. */
@@ -1011,6 +1038,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 	proto_reply_free(&r->reply);
 	free(r->body);
+	free(r->origin);
 	if (r->prev)
 		r->prev->next = r->next;
 	else

@@ -5,7 +5,9 @@
  * are always escaped correctly; insertion order is kept (jansson >= 2.8), so
  * ts, level and msg come first and a human can still scan the log.  The one
  * line written per request is formatted straight as text instead (a
- * profile put the two jansson objects at 12% of a small query's CPU).
+ * profile put the two jansson objects at 12% of a small query's CPU), and
+ * without printf (the same bytes: proto_real_g is %.6g exactly; printf and
+ * strftime were still half of the line's cost).
  */
 #include "log.h"
 
@@ -14,14 +16,39 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_dump.h"
+
+/* "2026-11-22T10:00:00.123Z".  The part up to the seconds changes once a
+ * second: it is kept (per thread) and only the milliseconds are written
+ * each time, which spares gmtime's time zone lock and strftime on every
+ * request. */
 static void timestamp(char *buf, size_t len)
 {
+	static _Thread_local time_t cached_sec = (time_t)-1;
+	static _Thread_local char cached[32];
+	static _Thread_local size_t cached_len;
 	struct timespec ts;
-	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+	if (ts.tv_sec != cached_sec) {
+		struct tm tm;
+		gmtime_r(&ts.tv_sec, &tm);
+		cached_len = strftime(cached, sizeof cached, "%Y-%m-%dT%H:%M:%S", &tm);
+		cached_sec = ts.tv_sec;
+	}
+	long ms = ts.tv_nsec / 1000000;
+	if (len < cached_len + 6) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	memcpy(buf, cached, cached_len);
+	char *p = buf + cached_len;
+	p[0] = '.';
+	p[1] = (char)('0' + ms / 100);
+	p[2] = (char)('0' + ms / 10 % 10);
+	p[3] = (char)('0' + ms % 10);
+	p[4] = 'Z';
+	p[5] = '\0';
 }
 
 void log_emit(const char *level, const char *msg, json_t *fields)
@@ -78,38 +105,72 @@ static char *put_string(char *p, const char *lim, const char *s)
 	return p;
 }
 
+/* Append a literal / a number ("%lld"), without printf. */
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static char *put_ll(char *p, long long v)
+{
+	char t[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		t[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*p++ = '-';
+	while (n > 0)
+		*p++ = t[--n];
+	return p;
+}
+
 void log_request(const log_request_line *l)
 {
 	char ts[40], line[2048];
 	timestamp(ts, sizeof ts);
-	const char *lim = line + sizeof line - 160; /* room for the numbers */
+	/* Room: the strings are bounded (level, id <= 128, method, path
+	 * <= 255, each escaped at most 6 bytes a character, and cut at lim),
+	 * the numbers and member names take under 300 bytes. */
+	const char *lim = line + sizeof line - 320;
 	char *p = line;
-	p += snprintf(p, (size_t)(lim - p), "{\"ts\":\"%s\",\"level\":", ts);
+	p = PUT_LIT(p, "{\"ts\":\"");
+	size_t n = strlen(ts);
+	memcpy(p, ts, n);
+	p = PUT_LIT(p + n, "\",\"level\":");
 	p = put_string(p, lim, l->level);
-	p += snprintf(p, (size_t)(lim - p), ",\"msg\":\"request\",\"request_id\":");
+	p = PUT_LIT(p, ",\"msg\":\"request\",\"request_id\":");
 	p = put_string(p, lim, l->request_id);
-	memcpy(p, ",\"method\":", 10);
-	p = put_string(p + 10, lim, l->method);
-	memcpy(p, ",\"path\":", 8);
-	p = put_string(p + 8, lim, l->path);
-	char *end = line + sizeof line;
+	p = PUT_LIT(p, ",\"method\":");
+	p = put_string(p, lim, l->method);
+	p = PUT_LIT(p, ",\"path\":");
+	p = put_string(p, lim, l->path);
+	p = PUT_LIT(p, ",\"status\":");
+	p = put_ll(p, l->status);
 	/* %.6g as log_emit's six significant digits; never NaN or inf. */
-	p += snprintf(p, (size_t)(end - p),
-	              ",\"status\":%d,\"duration_s\":%.6g,\"bytes_in\":%lld,\"bytes_out\":%lld",
-	              l->status, l->duration_s >= 0 ? l->duration_s : 0.0, l->bytes_in, l->bytes_out);
+	p = PUT_LIT(p, ",\"duration_s\":");
+	p += proto_real_g(l->duration_s >= 0 ? l->duration_s : 0.0, 6, p);
+	p = PUT_LIT(p, ",\"bytes_in\":");
+	p = put_ll(p, l->bytes_in);
+	p = PUT_LIT(p, ",\"bytes_out\":");
+	p = put_ll(p, l->bytes_out);
+	const char *end = line + sizeof line;
 	if (l->error) {
-		p += snprintf(p, (size_t)(end - p), ",\"error\":");
-		p = put_string(p, end - 64, l->error);
+		p = PUT_LIT(p, ",\"error\":");
+		p = put_string(p, end - 200, l->error);
 	}
 	if (l->rejected) {
-		p += snprintf(p, (size_t)(end - p), ",\"rejected\":");
-		p = put_string(p, end - 64, l->rejected);
+		p = PUT_LIT(p, ",\"rejected\":");
+		p = put_string(p, end - 100, l->rejected);
 	}
-	if (l->iterations > 0)
-		p += snprintf(p, (size_t)(end - p), ",\"iterations\":%lld", l->iterations);
-	if (l->queries > 0)
-		p += snprintf(p, (size_t)(end - p), ",\"queries\":%lld", l->queries);
-	p += snprintf(p, (size_t)(end - p), "}\n");
+	if (l->iterations > 0) {
+		p = PUT_LIT(p, ",\"iterations\":");
+		p = put_ll(p, l->iterations);
+	}
+	if (l->queries > 0) {
+		p = PUT_LIT(p, ",\"queries\":");
+		p = put_ll(p, l->queries);
+	}
+	p = PUT_LIT(p, "}\n");
 	fwrite(line, 1, (size_t)(p - line), stdout);
 	fflush(stdout);
 }

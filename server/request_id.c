@@ -3,7 +3,6 @@
  */
 #include "request_id.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -23,6 +22,8 @@ int request_id_valid(const char *id)
 	}
 	return n > 0;
 }
+
+_Static_assert(REQUEST_ID_MAX >= 32, "a fresh id is 32 hex digits");
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -47,13 +48,18 @@ void request_id_init(request_id_gen *g)
 char *request_id_pick(request_id_gen *g, const char *incoming, char *out)
 {
 	if (request_id_valid(incoming)) {
-		snprintf(out, REQUEST_ID_MAX + 1, "%s", incoming);
+		memcpy(out, incoming, strlen(incoming) + 1); /* valid: at most REQUEST_ID_MAX */
 		return out;
 	}
 	g->counter++;
 	uint64_t hi = splitmix64(g->seed[0] ^ g->counter);
 	uint64_t lo = splitmix64(g->seed[1] + hi);
-	snprintf(out, REQUEST_ID_MAX + 1, "%016llx%016llx", (unsigned long long)hi,
-	         (unsigned long long)lo);
+	/* "%016llx%016llx", without printf (once per request). */
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 0; i < 16; i++) {
+		out[15 - i] = hex[(hi >> (4 * i)) & 15];
+		out[31 - i] = hex[(lo >> (4 * i)) & 15];
+	}
+	out[32] = '\0';
 	return out;
 }

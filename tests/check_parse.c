@@ -1,0 +1,496 @@
+/*
+ * check_parse.c — suite "parse": the query parser's own tree builder
+ * (proto/vertex_scan.c, proto_parse_query_text) against jansson's parse of
+ * the same text (the same call with the shortcut off: proto_parse_ex).
+ *
+ *   tree      random documents — objects and arrays nested at random,
+ *             member names and strings with escapes, UTF-8, invalid UTF-8
+ *             and control characters, numbers of every textual form,
+ *             literals and near-literals, plain and irregular vertex
+ *             arrays, every kind of blank, duplicates, and now and then a
+ *             byte deleted, doubled or replaced — with and without limits
+ *             (depth, vertices, shapes): the result code and problem
+ *             (status, detail, pointer, line, column, position) are the
+ *             same, and on success the trees are the same value for value,
+ *             member order included, where each vertex array read from
+ *             the text holds exactly (bit for bit) the numbers of jansson's
+ *             array;
+ *   replies   the same documents as queries: proto_query_reply with the
+ *             shortcut equals it without, byte for byte.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "prng.h"
+#include "problem.h"
+#include "proto.h"
+#include "vertex_scan.h"
+
+/* ---- random documents ---------------------------------------------------- */
+
+typedef struct text {
+	char *s;
+	size_t len, cap;
+} text;
+
+static void put(text *t, const char *p, size_t n)
+{
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		t->s = realloc(t->s, cap);
+		ck_assert_ptr_nonnull(t->s);
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, p, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static void puts_(text *t, const char *p)
+{
+	put(t, p, strlen(p));
+}
+
+static void blank(prng *g, text *t)
+{
+	static const char *const ws[] = {"", "", "", " ", "\n", "\t", "\r\n  "};
+	puts_(t, ws[prng_next(g) % 7]);
+}
+
+/* A number; `odd`: now and then one jansson or the shortcut refuses. */
+static void number(prng *g, text *t, int odd)
+{
+	char b[200];
+	double x = (prng_unit(g) - 0.5) * pow(10, prng_int(g, -6, 6));
+	uint64_t form = prng_next(g) % 100;
+	switch (!odd || form < 85 ? form % 8 : form < 95 ? 8 + form % 3 : form % 16) {
+	case 0: snprintf(b, sizeof b, "%d", prng_int(g, -1000, 1000)); break;
+	case 1: snprintf(b, sizeof b, "%.17g", x); break;
+	case 2: snprintf(b, sizeof b, "%.3f", x); break;
+	case 3: snprintf(b, sizeof b, "%.6e", x); break;
+	case 4: snprintf(b, sizeof b, "%.20f", x); break;
+	case 5: snprintf(b, sizeof b, "%.6fE+%d", x, prng_int(g, 0, 30)); break;
+	case 6: snprintf(b, sizeof b, "-0"); break;
+	case 7: snprintf(b, sizeof b, "%.9fe-%d", x, prng_int(g, 300, 330)); break;
+	case 8: snprintf(b, sizeof b, "123456789012345678901234567890.5"); break;
+	case 9: snprintf(b, sizeof b, "0.%0130d1", 0); break;
+	case 10: snprintf(b, sizeof b, "1e999"); break; /* out of range */
+	case 11: {
+		static const char *const bad[] = {"01", "1.", ".5", "+1", "1e", "-", "1.5.3", "1e5x",
+		                                  "0x10", "--1", "1E+", "Infinity", "NaN", "-.5"};
+		snprintf(b, sizeof b, "%s", bad[prng_next(g) % 14]);
+		break;
+	}
+	default: snprintf(b, sizeof b, "%.1f", x); break;
+	}
+	puts_(t, b);
+}
+
+static void string(prng *g, text *t)
+{
+	static const char *const pieces[] = {
+		"a", "vertices", "gjk", " ", "~/", "\\\"", "\\\\", "\\/", "\\n", "\\u0041", "\\u00e9",
+		"\\ud83d\\ude00", "\\ud800", "\\u0000", "\xc3\xa9", "\xe2\x82\xac", "\xff", "\xc3",
+		"\x01", "\t", "\x7f", "\\x", "simplex",
+	};
+	puts_(t, "\"");
+	int n = prng_int(g, 0, 3);
+	for (int i = 0; i < n; i++) {
+		int k = prng_next(g) % 12 ? prng_int(g, 0, 2) : prng_int(g, 0, 22);
+		puts_(t, pieces[k]);
+	}
+	puts_(t, "\"");
+}
+
+/* A vertex array of points of `dim` numbers (0: any). */
+static void vertex_text(prng *g, text *t, int dim)
+{
+	if (!dim)
+		dim = prng_int(g, 1, 4);
+	int odd = prng_next(g) % 8 == 0; /* a fault somewhere in this array */
+	size_t n = prng_next(g) % 25 == 0 ? 0 : (size_t)prng_int(g, 1, 10);
+	puts_(t, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			puts_(t, ",");
+		blank(g, t);
+		puts_(t, "[");
+		int d = odd && prng_next(g) % 20 == 0 ? dim + 1 : dim;
+		if (odd && prng_next(g) % 50 == 0)
+			d = 9; /* more than a point may have */
+		for (int k = 0; k < d; k++) {
+			if (k)
+				puts_(t, ",");
+			blank(g, t);
+			if (odd && prng_next(g) % 40 == 0) {
+				static const char *const other[] = {"\"1\"", "[1]", "null", "true", "{}"};
+				puts_(t, other[prng_next(g) % 5]);
+			} else {
+				number(g, t, odd);
+			}
+			blank(g, t);
+		}
+		puts_(t, "]");
+	}
+	blank(g, t);
+	puts_(t, "]");
+}
+
+static void value(prng *g, text *t, int depth);
+
+static void key(prng *g, text *t)
+{
+	static const char *const keys[] = {
+		"\"a\"", "\"b\"", "\"vertices\"", "\"parts\"", "\"method\"", "\"tolerance\"",
+		"\"radius\"", "\"x\"", "\"vertic\\u0065s\"", "\"\xc3\xa9\"", "\"\"", "\"a b\"",
+	};
+	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 11);
+	puts_(t, keys[k]);
+}
+
+static void object(prng *g, text *t, int depth)
+{
+	puts_(t, "{");
+	blank(g, t);
+	int n = prng_int(g, 0, 4);
+	for (int i = 0; i < n; i++) {
+		if (i) {
+			puts_(t, ",");
+			blank(g, t);
+		}
+		size_t at = t->len;
+		key(g, t);
+		int is_vertices = strcmp(t->s + at, "\"vertices\"") == 0;
+		blank(g, t);
+		puts_(t, ":");
+		blank(g, t);
+		if (is_vertices && prng_next(g) % 5)
+			vertex_text(g, t, 0);
+		else
+			value(g, t, depth + 1);
+		blank(g, t);
+	}
+	puts_(t, "}");
+}
+
+static void value(prng *g, text *t, int depth)
+{
+	int pick = depth > 5 ? prng_int(g, 2, 5) : prng_int(g, 0, 7);
+	switch (pick) {
+	case 0:
+	case 6:
+		object(g, t, depth);
+		break;
+	case 1: {
+		puts_(t, "[");
+		int n = prng_int(g, 0, 3);
+		for (int i = 0; i < n; i++) {
+			if (i)
+				puts_(t, ",");
+			blank(g, t);
+			value(g, t, depth + 1);
+			blank(g, t);
+		}
+		puts_(t, "]");
+		break;
+	}
+	case 2: number(g, t, 1); break;
+	case 3: string(g, t); break;
+	case 4: {
+		static const char *const lit[] = {"true", "false", "null", "True", "nul", "truex",
+		                                  "null1", "fals"};
+		puts_(t, lit[prng_next(g) % 10 ? prng_int(g, 0, 2) : prng_int(g, 0, 7)]);
+		break;
+	}
+	case 5: vertex_text(g, t, 0); break; /* a plain array under another name */
+	default: {
+		/* a query-like object: two shapes */
+		puts_(t, "{\"a\":{\"vertices\":");
+		vertex_text(g, t, 0);
+		puts_(t, "},");
+		blank(g, t);
+		puts_(t, "\"b\":{\"vertices\":");
+		vertex_text(g, t, 0);
+		puts_(t, "}}");
+		break;
+	}
+	}
+}
+
+/* A shape: vertices, now and then a radius, a pose, parts or something
+ * else. */
+static void shape(prng *g, text *t, int depth, int dim)
+{
+	puts_(t, "{");
+	blank(g, t);
+	int first = 1;
+	if (depth < 2 && prng_next(g) % 8 == 0) {
+		puts_(t, "\"parts\":[");
+		int n = prng_int(g, 1, 3);
+		for (int i = 0; i < n; i++) {
+			if (i)
+				puts_(t, ",");
+			shape(g, t, depth + 1, dim);
+		}
+		puts_(t, "]");
+		first = 0;
+	} else if (prng_next(g) % 20) {
+		puts_(t, prng_next(g) % 40 ? "\"vertices\"" : "\"vertic\\u0065s\"");
+		blank(g, t);
+		puts_(t, ":");
+		blank(g, t);
+		vertex_text(g, t, dim);
+		first = 0;
+	}
+	int extra = prng_next(g) % 3 == 0 ? prng_int(g, 1, 2) : 0;
+	for (int i = 0; i < extra; i++) {
+		if (!first)
+			puts_(t, ",");
+		first = 0;
+		blank(g, t);
+		key(g, t);
+		puts_(t, ":");
+		blank(g, t);
+		value(g, t, 3);
+	}
+	blank(g, t);
+	puts_(t, "}");
+}
+
+/* A query: "a" and "b" in either order, now and then more members. */
+static void query(prng *g, text *t)
+{
+	puts_(t, "{");
+	blank(g, t);
+	int swap = prng_next(g) % 4 == 0;
+	int dim = prng_next(g) % 10 ? prng_int(g, 1, 4) : 0;
+	for (int s = 0; s < 2; s++) {
+		if (s)
+			puts_(t, ",");
+		blank(g, t);
+		puts_(t, (s ^ swap) ? "\"b\"" : "\"a\"");
+		blank(g, t);
+		puts_(t, ":");
+		blank(g, t);
+		shape(g, t, 0, dim);
+	}
+	int extra = prng_next(g) % 6 == 0 ? prng_int(g, 1, 3) : 0;
+	for (int i = 0; i < extra; i++) {
+		puts_(t, ",");
+		blank(g, t);
+		key(g, t);
+		blank(g, t);
+		puts_(t, ":");
+		blank(g, t);
+		value(g, t, 2);
+	}
+	blank(g, t);
+	puts_(t, "}");
+}
+
+static char *document(prng *g)
+{
+	text t = {0};
+	blank(g, &t);
+	if (prng_next(g) % 5)
+		query(g, &t);
+	else
+		value(g, &t, 0);
+	blank(g, &t);
+	if (prng_next(g) % 30 == 0)
+		puts_(&t, prng_next(g) & 1 ? "}" : " x");
+	/* Now and then a byte deleted, doubled or replaced. */
+	if (t.len > 2 && prng_next(g) % 10 == 0) {
+		size_t at = (size_t)(prng_next(g) % t.len);
+		switch (prng_next(g) % 3) {
+		case 0:
+			memmove(t.s + at, t.s + at + 1, t.len - at);
+			t.len--;
+			break;
+		case 1: {
+			char c = t.s[at];
+			put(&t, " ", 1);
+			memmove(t.s + at + 1, t.s + at, t.len - at - 1);
+			t.s[at] = c;
+			break;
+		}
+		default: t.s[at] = "{}[],:\"0a\\ "[prng_next(g) % 11]; break;
+		}
+	}
+	return t.s;
+}
+
+/* ---- comparison ----------------------------------------------------------- */
+
+/* jansson's value `u` and the built value `f` (a vertex array read from the
+ * text stands as an empty array; the table in use finds it). */
+static void same_value(const json_t *u, const json_t *f, const char *doc)
+{
+	const vertex_array *read = proto_vertex_lookup(f);
+	if (read) {
+		ck_assert_msg(json_is_array(u) && json_array_size(u) == read->n, "%s", doc);
+		for (size_t i = 0; i < read->n; i++) {
+			const json_t *pt = json_array_get(u, i);
+			ck_assert_msg(json_is_array(pt) && json_array_size(pt) == read->d, "%s", doc);
+			for (size_t k = 0; k < read->d; k++) {
+				double x = json_real_value(json_array_get(pt, k));
+				ck_assert_msg(json_is_real(json_array_get(pt, k)) &&
+				                  memcmp(&x, &read->xyz[i * read->d + k], sizeof x) == 0,
+				              "%s: %a read as %a", doc, x, read->xyz[i * read->d + k]);
+			}
+		}
+		return;
+	}
+	ck_assert_msg(json_typeof(u) == json_typeof(f), "%s", doc);
+	switch (json_typeof(u)) {
+	case JSON_OBJECT: {
+		ck_assert_msg(json_object_size(u) == json_object_size(f), "%s", doc);
+		/* Member order: jansson keeps document order. */
+		void *iu = json_object_iter((json_t *)u), *jf = json_object_iter((json_t *)f);
+		for (; iu; iu = json_object_iter_next((json_t *)u, iu),
+		           jf = json_object_iter_next((json_t *)f, jf)) {
+			ck_assert_ptr_nonnull(jf);
+			ck_assert_msg(strcmp(json_object_iter_key(iu), json_object_iter_key(jf)) == 0,
+			              "%s", doc);
+			same_value(json_object_iter_value(iu), json_object_iter_value(jf), doc);
+		}
+		break;
+	}
+	case JSON_ARRAY:
+		ck_assert_msg(json_array_size(u) == json_array_size(f), "%s", doc);
+		for (size_t i = 0; i < json_array_size(u); i++)
+			same_value(json_array_get(u, i), json_array_get(f, i), doc);
+		break;
+	case JSON_STRING:
+		ck_assert_msg(json_string_length(u) == json_string_length(f) &&
+		                  memcmp(json_string_value(u), json_string_value(f),
+		                         json_string_length(u)) == 0,
+		              "%s", doc);
+		break;
+	case JSON_REAL: {
+		double x = json_real_value(u), y = json_real_value(f);
+		ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "%s: %a and %a", doc, x, y);
+		break;
+	}
+	default:
+		break; /* true, false, null (JSON_DECODE_INT_AS_REAL: no integers) */
+	}
+}
+
+static void limits(prng *g)
+{
+	proto_request_limits l = {0};
+	switch (prng_next(g) % 4) {
+	case 0: break;
+	case 1:
+		l.max_depth = (size_t)prng_int(g, 2, 7);
+		break;
+	case 2:
+		l.max_vertices = (size_t)prng_int(g, 1, 8);
+		l.max_shapes = (size_t)prng_int(g, 1, 3);
+		break;
+	default:
+		l = (proto_request_limits){PROTO_DEFAULT_MAX_DEPTH, PROTO_DEFAULT_MAX_VERTICES,
+		                           PROTO_DEFAULT_MAX_SHAPES, PROTO_DEFAULT_MAX_PART_DEPTH};
+		break;
+	}
+	proto_set_limits(&l);
+}
+
+START_TEST(test_tree)
+{
+	proto_init();
+	prng g = {20261122};
+	long built = 0, failed = 0;
+	for (long i = 0; i < 40000; i++) {
+		limits(&g);
+		char *doc = document(&g);
+		size_t len = strlen(doc);
+		json_t *tu = NULL, *tf = NULL;
+		vertex_table *vu = NULL, *vf = NULL;
+		proto_problem pu = {0}, pf = {0};
+		enum proto_limit wu = PROTO_LIMIT_NONE, wf = PROTO_LIMIT_NONE;
+		proto_set_vertex_scan(0);
+		int ru = proto_parse_query_text(doc, len, &tu, &pu, &wu, &vu);
+		proto_set_vertex_scan(1);
+		int rf = proto_parse_query_text(doc, len, &tf, &pf, &wf, &vf);
+		ck_assert_ptr_null(vu);
+		ck_assert_msg(ru == rf, "%s: %d, built %d", doc, ru, rf);
+		ck_assert_msg(wu == wf, "%s", doc);
+		if (ru == 1) {
+			failed++;
+			ck_assert_msg(pu.status == pf.status && strcmp(pu.detail, pf.detail) == 0,
+			              "%s\n%d %s\n%d %s", doc, pu.status, pu.detail, pf.status, pf.detail);
+			ck_assert_msg((!pu.pointer && !pf.pointer) ||
+			                  (pu.pointer && pf.pointer && strcmp(pu.pointer, pf.pointer) == 0),
+			              "%s: pointer %s, built %s", doc, pu.pointer, pf.pointer);
+			ck_assert_msg(pu.located == pf.located && pu.line == pf.line &&
+			                  pu.column == pf.column && pu.position == pf.position,
+			              "%s", doc);
+		} else {
+			ck_assert_int_eq(ru, 0);
+			built += vf != NULL;
+			proto_vertex_use(vf);
+			same_value(tu, tf, doc);
+			proto_vertex_use(NULL);
+		}
+		json_decref(tu);
+		json_decref(tf);
+		proto_vertex_table_free(vf);
+		proto_problem_release(&pu);
+		proto_problem_release(&pf);
+		free(doc);
+	}
+	proto_set_limits(NULL);
+	/* Both sides were exercised. */
+	ck_assert_int_gt(built, 5000);
+	ck_assert_int_gt(failed, 5000);
+}
+END_TEST
+
+START_TEST(test_replies)
+{
+	proto_init();
+	prng g = {7};
+	int ok = 0;
+	for (long i = 0; i < 15000; i++) {
+		limits(&g);
+		char *doc = document(&g);
+		size_t len = strlen(doc);
+		proto_reply fast, usual;
+		proto_set_vertex_scan(0);
+		ck_assert_int_eq(proto_query_reply(doc, len, &usual), 0);
+		proto_set_vertex_scan(1);
+		ck_assert_int_eq(proto_query_reply(doc, len, &fast), 0);
+		ck_assert_msg(fast.status == usual.status && strcmp(fast.body, usual.body) == 0,
+		              "%s\nbuilt: %s\nusual: %s", doc, fast.body, usual.body);
+		ok += fast.status == 200;
+		proto_reply_free(&fast);
+		proto_reply_free(&usual);
+		free(doc);
+	}
+	proto_set_limits(NULL);
+	ck_assert_int_gt(ok, 1000);
+}
+END_TEST
+
+static Suite *parse_suite(void)
+{
+	Suite *s = suite_create("parse");
+	TCase *tc = tcase_create("tree");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_tree);
+	tcase_add_test(tc, test_replies);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(parse_suite)
