@@ -259,6 +259,43 @@ typedef struct lp_round {
 	double primal[CLASH_MAX_DIM]; /* and q - p (unit; 0 if p = q) */
 } lp_round;
 
+/* The primal pair of the basis, renormalized (the weights sum to 1 up to
+ * round-off; dividing keeps p and q inside their hulls), and |p - q|_2. */
+static void primal_pair(const lp_query *q, const rsimplex *s, const double *xs, const double *xt,
+                        lp_round *o)
+{
+	const int n = q->n;
+	double sl = 0.0, sm = 0.0, x[CLASH_MAX_DIM];
+	vec_zero(o->p, n);
+	vec_zero(o->q, n);
+	for (int i = 0; i < s->m; i++) {
+		size_t j = s->basis[i];
+		double w = s->x[i];
+		if (j >= q->na + q->nb || !(w > 0.0))
+			continue;
+		if (j < q->na) {
+			support_point(&q->fa, j, x);
+			vec_axpy(o->p, w, x, n);
+			sl += w;
+		} else {
+			support_point(&q->fb, j - q->na, x);
+			vec_axpy(o->q, w, x, n);
+			sm += w;
+		}
+	}
+	if (sl > 0.0)
+		vec_scale(o->p, 1.0 / sl, n);
+	else
+		vec_copy(o->p, xs, n);
+	if (sm > 0.0)
+		vec_scale(o->q, 1.0 / sm, n);
+	else
+		vec_copy(o->q, xt, n);
+	double diff[CLASH_MAX_DIM];
+	vec_sub(diff, o->q, o->p, n);
+	o->upper = vec_norm(diff, n);
+}
+
 /* Solve the LP in the basis whose first axis is g (unit, from a towards b),
  * starting from the vertex pair extreme along g. */
 static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots, double reach,
@@ -299,44 +336,28 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 		/* u_k - w_k = -res_k */
 		basis[2 + k] = q->na + q->nb + 2 * (size_t)k + (res[k] > 0.0 ? 1 : 0);
 	}
+	/* Kreuzer's first stopping rule: once the objective (the 1-norm of
+	 * p - q in the basis q_k, at least its 2-norm) is within reach, the
+	 * verdict "intersecting" is decided; the pivots that would only prove
+	 * optimality (many degenerate, at objective 0) are not needed. */
+	lp.has_target = 1;
+	lp.target = reach;
 	rsimplex s;
 	o->status = rsimplex_start(&s, &lp, basis);
 	if (o->status == RSIMPLEX_OPTIMAL)
 		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots);
+	primal_pair(q, &s, xs, xt, o);
+	if (o->status == RSIMPLEX_TARGET && !(o->upper <= reach)) {
+		/* Round-off in the objective's updates: the pair itself does
+		 * not decide; go on to the optimum. */
+		lp.has_target = 0;
+		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots - s.iterations);
+		primal_pair(q, &s, xs, xt, o);
+	}
 	o->pivots = s.iterations;
 	o->objective = s.objective;
-
-	/* The primal pair, renormalized (the weights sum to 1 up to
-	 * round-off; dividing keeps p and q inside their hulls). */
-	double sl = 0.0, sm = 0.0, x[CLASH_MAX_DIM];
-	vec_zero(o->p, n);
-	vec_zero(o->q, n);
-	for (int i = 0; i < m; i++) {
-		size_t j = s.basis[i];
-		double w = s.x[i];
-		if (j >= q->na + q->nb || !(w > 0.0))
-			continue;
-		if (j < q->na) {
-			support_point(&q->fa, j, x);
-			vec_axpy(o->p, w, x, n);
-			sl += w;
-		} else {
-			support_point(&q->fb, j - q->na, x);
-			vec_axpy(o->q, w, x, n);
-			sm += w;
-		}
-	}
-	if (sl > 0.0)
-		vec_scale(o->p, 1.0 / sl, n);
-	else
-		vec_copy(o->p, xs, n);
-	if (sm > 0.0)
-		vec_scale(o->q, 1.0 / sm, n);
-	else
-		vec_copy(o->q, xt, n);
 	double diff[CLASH_MAX_DIM];
 	vec_sub(diff, o->q, o->p, n);
-	o->upper = vec_norm(diff, n);
 
 	/* Separating directions: the duals of the coordinate rows (back in
 	 * frame coordinates) and the primal difference q - p. */

@@ -63,7 +63,8 @@ static int refactor(rsimplex *s, const rsimplex_lp *lp)
 		s->cb[c] = lp->column(lp->ctx, s->basis[c], col);
 		for (int r = 0; r < m; r++) {
 			bm[r * m + c] = col[r];
-			big = fmax(big, fabs(col[r]));
+			if (fabs(col[r]) > big)
+				big = fabs(col[r]);
 		}
 	}
 	double *inv = s->binv;
@@ -128,12 +129,20 @@ int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis)
 	return refactor(s, lp);
 }
 
+/* Forced inlining of the per-pivot work with m as a compile-time constant
+ * for the common m = 5 (3-D collision LPs): the loops over rows unroll. */
+#if defined(__GNUC__)
+#define RS_INLINE static inline __attribute__((always_inline))
+#else
+#define RS_INLINE static inline
+#endif
+
 /* Pricing: the entering column, or lp->n when every reduced cost is
- * non-negative (within tolerance); its coefficients go to a_out. */
-static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
-                    double *a_out)
+ * non-negative (within tolerance); its coefficients go to a_out, its cost
+ * to *c_out and its reduced cost to *d_out. */
+RS_INLINE size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
+                       const int m, double *a_out, double *c_out, double *d_out)
 {
-	int m = s->m;
 	double a[RSIMPLEX_MAX_ROWS];
 	size_t best = lp->n;
 	double best_d = -lp->tol_cost;
@@ -145,11 +154,14 @@ static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule
 			if (!is_basic(s, j)) {
 				/* The scan's arithmetic is not the column's: keep
 				 * the column's verdict on its reduced cost. */
-				double d = lp->column(lp->ctx, j, a);
+				double c = lp->column(lp->ctx, j, a);
+				double d = c;
 				for (int k = 0; k < m; k++)
 					d -= s->y[k] * a[k];
 				if (d < best_d) {
 					memcpy(a_out, a, sizeof(double) * (size_t)m);
+					*c_out = c;
+					*d_out = d;
 					return j;
 				}
 			}
@@ -160,13 +172,16 @@ static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule
 	for (size_t j = 0; j < lp->n; j++) {
 		if (is_basic(s, j))
 			continue;
-		double d = lp->column(lp->ctx, j, a);
+		double c = lp->column(lp->ctx, j, a);
+		double d = c;
 		for (int k = 0; k < m; k++)
 			d -= s->y[k] * a[k];
 		if (d < best_d) {
 			best = j;
 			best_d = d;
 			memcpy(a_out, a, sizeof(double) * (size_t)m);
+			*c_out = c;
+			*d_out = d;
 			if (rule == RSIMPLEX_BLAND)
 				break; /* the lowest-numbered improving column */
 		}
@@ -175,19 +190,19 @@ static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule
 }
 
 /* Ratio test on alpha = B^-1 a_q: the leaving row, or -1 (unbounded). */
-static int ratio_test(const rsimplex *s, const double *alpha)
+RS_INLINE int ratio_test(const rsimplex *s, const double *alpha, const int m)
 {
-	int m = s->m;
 	double amax = 0.0;
 	for (int i = 0; i < m; i++)
-		amax = fmax(amax, alpha[i]);
+		if (alpha[i] > amax)
+			amax = alpha[i];
 	if (!(amax > 0.0))
 		return -1;
 	double floor_alpha = RSIMPLEX_PIVOT_RATIO * amax;
 	double theta = INFINITY;
 	for (int i = 0; i < m; i++)
-		if (alpha[i] > floor_alpha)
-			theta = fmin(theta, s->x[i] / alpha[i]);
+		if (alpha[i] > floor_alpha && s->x[i] / alpha[i] < theta)
+			theta = s->x[i] / alpha[i];
 	double tie = theta + RSIMPLEX_TIE * (1.0 + theta);
 	int r = -1;
 	for (int i = 0; i < m; i++) {
@@ -201,9 +216,13 @@ static int ratio_test(const rsimplex *s, const double *alpha)
 	return r;
 }
 
-static void pivot(rsimplex *s, int r, size_t q, double cq, const double *alpha)
+/* The pivot: column q (cost cq, reduced cost dq) enters in row r.  B^-1
+ * and x by the product form; the duals and the objective by their rank-one
+ * updates, y' = y + dq (row r of the new B^-1) and c.x' = c.x + theta dq,
+ * O(m) instead of O(m^2) (refactor() recomputes both from scratch). */
+RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const double *alpha,
+                     const int m)
 {
-	int m = s->m;
 	double *inv = s->binv;
 	double ar = alpha[r];
 	double theta = s->x[r] / ar;
@@ -222,22 +241,27 @@ static void pivot(rsimplex *s, int r, size_t q, double cq, const double *alpha)
 	s->x[r] = theta;
 	s->basis[r] = q;
 	s->cb[r] = cq;
-	update_duals(s);
+	for (int k = 0; k < m; k++)
+		s->y[k] += dq * inv[r * m + k];
+	s->objective += theta * dq;
 	s->iterations++;
 	s->since_refactor++;
 }
 
-int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
+RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots,
+                    const int m)
 {
-	int m = s->m;
 	double a[RSIMPLEX_MAX_ROWS], alpha[RSIMPLEX_MAX_ROWS];
 	int pivots = 0;
 	for (;;) {
 		if (lp->cancel && *lp->cancel)
 			return RSIMPLEX_CANCELED;
+		if (lp->has_target && s->objective <= lp->target)
+			return RSIMPLEX_TARGET;
 		if (s->since_refactor >= RSIMPLEX_REFACTOR && refactor(s, lp) != RSIMPLEX_OPTIMAL)
 			return RSIMPLEX_SINGULAR;
-		size_t q = price(s, lp, rule, a);
+		double cq = 0.0, dq = 0.0;
+		size_t q = price(s, lp, rule, m, a, &cq, &dq);
 		if (q == lp->n) {
 			if (s->since_refactor == 0)
 				return RSIMPLEX_OPTIMAL;
@@ -257,13 +281,20 @@ int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, in
 				v += s->binv[i * m + k] * a[k];
 			alpha[i] = v;
 		}
-		int r = ratio_test(s, alpha);
+		int r = ratio_test(s, alpha, m);
 		if (r < 0)
 			return RSIMPLEX_UNBOUNDED;
-		double cq = lp->column(lp->ctx, q, a);
-		pivot(s, r, q, cq, alpha);
+		pivot(s, r, q, cq, dq, alpha, m);
 		pivots++;
 	}
+}
+
+int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
+{
+	/* The same code; with m = 5 known, the compiler unrolls it. */
+	if (s->m == 5)
+		return run_m(s, lp, rule, max_pivots, 5);
+	return run_m(s, lp, rule, max_pivots, s->m);
 }
 
 double rsimplex_value(const rsimplex *s, size_t j)

@@ -57,6 +57,11 @@ typedef struct rsimplex_lp {
 	 * cost is 0 up to rounding); the caller skips it.  NULL: price
 	 * column by column. */
 	size_t (*bland)(const void *ctx, const double *y, double tol, size_t from);
+	/* Early stop (Kreuzer's first stopping rule: the minimum is already
+	 * small enough to decide): when has_target, rsimplex_run returns
+	 * RSIMPLEX_TARGET as soon as the objective is <= target. */
+	int has_target;
+	double target;
 } rsimplex_lp;
 
 enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG };
@@ -66,7 +71,8 @@ enum rsimplex_status {
 	RSIMPLEX_CAPPED,    /* the pivot cap ended the search: x is feasible, not optimal */
 	RSIMPLEX_UNBOUNDED, /* a column with negative reduced cost and no blocking row */
 	RSIMPLEX_SINGULAR,  /* the basis became numerically singular */
-	RSIMPLEX_CANCELED   /* *lp->cancel was set */
+	RSIMPLEX_CANCELED,  /* *lp->cancel was set */
+	RSIMPLEX_TARGET     /* the objective reached lp->target: x is feasible, maybe not optimal */
 };
 
 typedef struct rsimplex {
