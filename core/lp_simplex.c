@@ -327,14 +327,28 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	size_t basis[RSIMPLEX_MAX_ROWS];
 	basis[0] = support_eval(&q->fa, g, xs);
 	basis[1] = q->na + support_eval(&q->fb, ng, xt);
-	lp_column(q, basis[0], col);
-	double res[CLASH_MAX_DIM];
-	vec_copy(res, col, n);
+	double cs[RSIMPLEX_MAX_ROWS];
+	lp_column(q, basis[0], cs);
 	lp_column(q, basis[1], col);
+	/* Its inverse in closed form (no elimination needed): with columns
+	 * (s; 1; 0), (-t; 0; 1) and sg_k e_k (sg_k = +-1), B z = r gives
+	 * z_0 = r_n, z_1 = r_{n+1}, z_{2+k} = sg_k (r_k - s_k r_n - t_k r_{n+1})
+	 * (col holds -t). */
+	double binv[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS], cb[RSIMPLEX_MAX_ROWS];
+	memset(binv, 0, sizeof(double) * (size_t)(m * m));
+	binv[0 * m + n] = 1.0;
+	binv[1 * m + n + 1] = 1.0;
+	cb[0] = cb[1] = 0.0;
 	for (int k = 0; k < n; k++) {
-		res[k] += col[k]; /* q_k.(s - t) */
+		double res = cs[k] + col[k]; /* q_k.(s - t) */
 		/* u_k - w_k = -res_k */
-		basis[2 + k] = q->na + q->nb + 2 * (size_t)k + (res[k] > 0.0 ? 1 : 0);
+		int w = res > 0.0;
+		double sg = w ? -1.0 : 1.0;
+		basis[2 + k] = q->na + q->nb + 2 * (size_t)k + (size_t)w;
+		cb[2 + k] = 1.0;
+		binv[(2 + k) * m + k] = sg;
+		binv[(2 + k) * m + n] = -sg * cs[k];
+		binv[(2 + k) * m + n + 1] = -sg * col[k];
 	}
 	/* Kreuzer's first stopping rule: once the objective (the 1-norm of
 	 * p - q in the basis q_k, at least its 2-norm) is within reach, the
@@ -343,7 +357,7 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.has_target = 1;
 	lp.target = reach;
 	rsimplex s;
-	o->status = rsimplex_start(&s, &lp, basis);
+	o->status = rsimplex_start_inverse(&s, &lp, basis, binv, cb);
 	if (o->status == RSIMPLEX_OPTIMAL)
 		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots);
 	primal_pair(q, &s, xs, xt, o);

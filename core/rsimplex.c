@@ -30,6 +30,14 @@
  * Bland's choice of the leaving row. */
 #define RSIMPLEX_TIE 1e-12
 
+/* Forced inlining of the per-pivot work with m as a compile-time constant
+ * for the common m = 5 (3-D collision LPs): the loops over rows unroll. */
+#if defined(__GNUC__)
+#define RS_INLINE static inline __attribute__((always_inline))
+#else
+#define RS_INLINE static inline
+#endif
+
 static int is_basic(const rsimplex *s, size_t j)
 {
 	for (int i = 0; i < s->m; i++)
@@ -38,9 +46,8 @@ static int is_basic(const rsimplex *s, size_t j)
 	return 0;
 }
 
-static void update_duals(rsimplex *s)
+RS_INLINE void update_duals(rsimplex *s, const int m)
 {
-	int m = s->m;
 	s->objective = 0.0;
 	for (int i = 0; i < m; i++)
 		s->objective += s->cb[i] * s->x[i];
@@ -53,9 +60,8 @@ static void update_duals(rsimplex *s)
 }
 
 /* Rebuild B^-1 from the basic columns, then x and y. */
-static int refactor(rsimplex *s, const rsimplex_lp *lp)
+RS_INLINE int refactor_m(rsimplex *s, const rsimplex_lp *lp, const int m)
 {
-	int m = s->m;
 	double bm[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS]; /* row-major B */
 	double col[RSIMPLEX_MAX_ROWS];
 	double big = 0.0;
@@ -112,9 +118,16 @@ static int refactor(rsimplex *s, const rsimplex_lp *lp)
 		 * feasible by construction, the sign is noise. */
 		s->x[i] = v > 0.0 ? v : 0.0;
 	}
-	update_duals(s);
+	update_duals(s, m);
 	s->since_refactor = 0;
 	return RSIMPLEX_OPTIMAL;
+}
+
+static int refactor(rsimplex *s, const rsimplex_lp *lp)
+{
+	if (s->m == 5)
+		return refactor_m(s, lp, 5);
+	return refactor_m(s, lp, s->m);
 }
 
 int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis)
@@ -129,13 +142,27 @@ int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis)
 	return refactor(s, lp);
 }
 
-/* Forced inlining of the per-pivot work with m as a compile-time constant
- * for the common m = 5 (3-D collision LPs): the loops over rows unroll. */
-#if defined(__GNUC__)
-#define RS_INLINE static inline __attribute__((always_inline))
-#else
-#define RS_INLINE static inline
-#endif
+int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                           const double *binv, const double *cb)
+{
+	const int m = lp->m;
+	assert(m >= 1 && m <= RSIMPLEX_MAX_ROWS && lp->n >= (size_t)m);
+	s->m = m;
+	s->iterations = 0;
+	s->since_refactor = 0;
+	memcpy(s->basis, basis, sizeof(size_t) * (size_t)m);
+	memcpy(s->cb, cb, sizeof(double) * (size_t)m);
+	memcpy(s->binv, binv, sizeof(double) * (size_t)(m * m));
+	for (int i = 0; i < m; i++) {
+		assert(basis[i] < lp->n);
+		double v = 0.0;
+		for (int k = 0; k < m; k++)
+			v += binv[i * m + k] * lp->b[k];
+		s->x[i] = v > 0.0 ? v : 0.0;
+	}
+	update_duals(s, m);
+	return RSIMPLEX_OPTIMAL;
+}
 
 /* Pricing: the entering column, or lp->n when every reduced cost is
  * non-negative (within tolerance); its coefficients go to a_out, its cost
@@ -248,6 +275,16 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 	s->since_refactor++;
 }
 
+RS_INLINE void ftran(const rsimplex *s, const double *a, double *alpha, const int m)
+{
+	for (int i = 0; i < m; i++) {
+		double v = 0.0;
+		for (int k = 0; k < m; k++)
+			v += s->binv[i * m + k] * a[k];
+		alpha[i] = v;
+	}
+}
+
 RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots,
                     const int m)
 {
@@ -275,12 +312,7 @@ RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
 				return RSIMPLEX_SINGULAR;
 			return RSIMPLEX_CAPPED;
 		}
-		for (int i = 0; i < m; i++) {
-			double v = 0.0;
-			for (int k = 0; k < m; k++)
-				v += s->binv[i * m + k] * a[k];
-			alpha[i] = v;
-		}
+		ftran(s, a, alpha, m);
 		int r = ratio_test(s, alpha, m);
 		if (r < 0)
 			return RSIMPLEX_UNBOUNDED;

@@ -93,6 +93,11 @@ typedef struct rsimplex {
  * round-off) are clamped to 0. */
 int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis);
 
+/* The same from an inverse the caller knows in closed form (binv: B^-1,
+ * row-major m x m; cb: the basic columns' costs), without elimination. */
+int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                           const double *binv, const double *cb);
+
 /* Pivot by `rule` until optimal, or at most max_pivots more pivots.
  * Returns an rsimplex_status. */
 int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots);
