@@ -37,6 +37,13 @@
 #else
 #define RS_INLINE static inline
 #endif
+/* ... and those loops unrolled where m is known (GCC; a hint, not needed
+ * for correctness). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RS_UNROLL __attribute__((optimize("unroll-loops")))
+#else
+#define RS_UNROLL
+#endif
 
 static int is_basic(const rsimplex *s, size_t j)
 {
@@ -123,7 +130,7 @@ RS_INLINE int refactor_m(rsimplex *s, const rsimplex_lp *lp, const int m)
 	return RSIMPLEX_OPTIMAL;
 }
 
-static int refactor(rsimplex *s, const rsimplex_lp *lp)
+RS_UNROLL static int refactor(rsimplex *s, const rsimplex_lp *lp)
 {
 	if (s->m == 5)
 		return refactor_m(s, lp, 5);
@@ -321,7 +328,7 @@ RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
 	}
 }
 
-int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
+RS_UNROLL int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
 {
 	/* The same code; with m = 5 known, the compiler unrolls it. */
 	if (s->m == 5)
