@@ -70,6 +70,9 @@
  * its edges is degenerate. */
 #define EPA_FLAT_ULPS 16.0
 
+/* (k + 1) mod 3, without the division. */
+static const int epa_next3[3] = {1, 2, 0};
+
 /* A triangle of the 3-D polytope.  Seen from outside, v[0], v[1], v[2] run
  * counter-clockwise, so n = (v1 - v0) x (v2 - v0) / |..| points out. */
 typedef struct epa_face {
@@ -98,6 +101,9 @@ typedef struct epa_poly {
 
 	/* 3-D: faces, the free slots, and the scratch of one expansion. */
 	epa_face f[EPA_MAX_FACES];
+	/* f[i].d of the live faces, +inf for free slots: the nearest face
+	 * by a scan of one small array. */
+	double fd[EPA_MAX_FACES];
 	int nf;
 	int freed[EPA_MAX_FACES];
 	int nfreed;
@@ -523,7 +529,7 @@ static int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
 		l2[k] = vec_dot(e[k], e[k], 3);
 	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0. */
 	int k = l2[0] >= l2[1] && l2[0] >= l2[2] ? 0 : l2[1] >= l2[2] ? 1 : 2;
-	int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+	int k1 = epa_next3[k], k2 = epa_next3[k1];
 	double c[3];
 	cross3(e[k1], e[k2], c);
 	double c2 = vec_dot(c, c, 3);
@@ -573,6 +579,7 @@ static int init_polyhedron(epa_poly *p)
 			return 0;
 		f->alive = 1;
 		f->pass = 0;
+		p->fd[fi] = f->d;
 	}
 	/* Each directed edge (a, b) of one face is (b, a) in another: the
 	 * face across edge k of face i is adj[i][k], where it is edge
@@ -583,8 +590,10 @@ static int init_polyhedron(epa_poly *p)
 		for (int k = 0; k < 3; k++) {
 			p->f[i].adj[k] = adj[i][k];
 			p->f[i].adj_edge[k] = adj_edge[i][k];
-			assert(p->f[adj[i][k]].v[adj_edge[i][k]] == p->f[i].v[(k + 1) % 3] &&
-			       p->f[adj[i][k]].v[(adj_edge[i][k] + 1) % 3] == p->f[i].v[k]);
+			/* The tables agree (the map relabels vertices, so
+			 * checking them unmapped is enough). */
+			assert(faces[adj[i][k]][adj_edge[i][k]] == faces[i][epa_next3[k]] &&
+			       faces[adj[i][k]][epa_next3[adj_edge[i][k]]] == faces[i][k]);
 		}
 	for (int i = 0; i < p->nv; i++)
 		p->vmark[i] = 0;
@@ -607,7 +616,7 @@ static void walk(epa_poly *p, int gi, int e, const double *w)
 	if (vec_dot(g->n, w, 3) - g->d > -p->eps) {
 		g->pass = p->pass;
 		p->vis[p->nvis++] = gi;
-		int e1 = (e + 1) % 3, e2 = (e + 2) % 3;
+		int e1 = epa_next3[e], e2 = epa_next3[e1];
 		walk(p, g->adj[e1], g->adj_edge[e1], w);
 		walk(p, g->adj[e2], g->adj_edge[e2], w);
 	} else if (p->nhz < EPA_MAX_VERTICES) {
@@ -648,10 +657,11 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	p->vmark[wi] = 0;
 	double nn[EPA_MAX_VERTICES][3], nd[EPA_MAX_VERTICES];
 	for (int i = 0; i < nh; i++) {
-		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[(i + 1) % nh]];
-		int e = p->hz_edge[i], eh = p->hz_edge[(i + 1) % nh];
-		int s = g->v[(e + 1) % 3], t = g->v[e];
-		if (t != h->v[(eh + 1) % 3] || p->vmark[s] == p->pass)
+		const int i1 = i + 1 < nh ? i + 1 : 0;
+		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[i1]];
+		int e = p->hz_edge[i], eh = p->hz_edge[i1];
+		int s = g->v[epa_next3[e]], t = g->v[e];
+		if (t != h->v[epa_next3[eh]] || p->vmark[s] == p->pass)
 			return 0; /* not one simple loop */
 		p->vmark[s] = p->pass;
 		int tri[3] = {s, t, wi};
@@ -664,6 +674,7 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	grow_scale(p, w->y);
 	for (int i = 0; i < p->nvis; i++) {
 		p->f[p->vis[i]].alive = 0;
+		p->fd[p->vis[i]] = INFINITY;
 		p->freed[p->nfreed++] = p->vis[i];
 	}
 	int first = -1, last = -1;
@@ -671,12 +682,13 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 		int gi = p->hz_face[i], e = p->hz_edge[i];
 		int ni = new_face(p);
 		epa_face *g = &p->f[gi], *x = &p->f[ni];
-		x->v[0] = g->v[(e + 1) % 3];
+		x->v[0] = g->v[epa_next3[e]];
 		x->v[1] = g->v[e];
 		x->v[2] = wi;
 		vec_copy(x->n, nn[i], 3);
 		x->d = nd[i];
 		x->alive = 1;
+		p->fd[ni] = x->d;
 		x->pass = 0;
 		/* Edge 0 (s, t) faces g across its edge e. */
 		x->adj[0] = gi;
@@ -763,10 +775,14 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 		return;
 	}
 	for (int it = 1;; it++) {
-		int best = -1;
-		for (int i = 0; i < p->nf; i++)
-			if (p->f[i].alive && (best < 0 || p->f[i].d < p->f[best].d))
+		int best = 0;
+		double bd = p->fd[0];
+		for (int i = 1; i < p->nf; i++)
+			if (p->fd[i] < bd) {
+				bd = p->fd[i];
 				best = i;
+			}
+		assert(p->f[best].alive);
 		epa_face *f = &p->f[best];
 		epa_vertex w;
 		double h = probe(p, f->n, &w);
