@@ -328,14 +328,42 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		complement(q, m, n, d);
 		for (int k = 0; k < n; k++)
 			md[k] = -d[k];
-		epa_vertex wp, wm;
-		double hp = probe(p, d, &wp);
-		double hm = probe(p, md, &wm);
-		grow_scale(p, wp.y);
-		grow_scale(p, wm.y);
 		/* The origin is in K (within tol), so the depth lies in
-		 * [0, min(hp, hm)]: no room along +-d means touching. */
-		if (fmin(hp, hm) <= fmax(p->tol, p->eps)) {
+		 * [0, min(hp, hm)]: no room along +d or -d means touching.
+		 * When the shapes touch, K lies on one side of the simplex's
+		 * plane, and any point of K off the plane tells which: take
+		 * a0 - b0 (the first vertices'), and probe the other side
+		 * first; when it has no room, that is the answer, without the
+		 * second probe.  (Both sides within tol, a K flat to tol, may
+		 * then answer either: each is a depth within tol.) */
+		double a0[EPA_MAX_DIM] = {0}, b0[EPA_MAX_DIM] = {0};
+		support_point(p->fa, 0, a0);
+		support_point(p->fb, 0, b0);
+		double side = vec_dot(a0, d, n) - vec_dot(b0, d, n) - vec_dot(p->v[0].y, d, n);
+		int minus_first = side > 0.0;
+		const double room = fmax(p->tol, p->eps);
+		epa_vertex wp, wm;
+		double hp, hm;
+		if (minus_first) {
+			hm = probe(p, md, &wm);
+			grow_scale(p, wm.y);
+			if (hm <= room) {
+				answer_touch(p, hm, md, ca, cb, out);
+				return 1;
+			}
+			hp = probe(p, d, &wp);
+			grow_scale(p, wp.y);
+		} else {
+			hp = probe(p, d, &wp);
+			grow_scale(p, wp.y);
+			if (hp <= room) {
+				answer_touch(p, hp, d, ca, cb, out);
+				return 1;
+			}
+			hm = probe(p, md, &wm);
+			grow_scale(p, wm.y);
+		}
+		if (fmin(hp, hm) <= room) {
 			if (hp <= hm)
 				answer_touch(p, hp, d, ca, cb, out);
 			else
