@@ -385,6 +385,9 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.cancel = q->cancel;
 	lp.tol_cost = LP_SIMPLEX_TOL_COST;
 	lp.bland = lp_bland;
+	/* Frame points have norm <= 1 (in any orthonormal basis), the
+	 * residual and convexity entries are 0 or +-1. */
+	lp.col_max = 1.0;
 
 	/* Start: the vertices of a and b extreme along g (the nearest pair
 	 * along it), and for each row the residual column of the right sign. */

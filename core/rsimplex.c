@@ -175,14 +175,14 @@ int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *bas
  * non-negative (within tolerance); its coefficients go to a_out, its cost
  * to *c_out and its reduced cost to *d_out. */
 RS_INLINE size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
-                       const int m, double *a_out, double *c_out, double *d_out)
+                       const int m, double tol, double *a_out, double *c_out, double *d_out)
 {
 	double a[RSIMPLEX_MAX_ROWS];
 	size_t best = lp->n;
-	double best_d = -lp->tol_cost;
+	double best_d = -tol;
 	if (rule == RSIMPLEX_BLAND && lp->bland) {
 		for (size_t from = 0; from < lp->n;) {
-			size_t j = lp->bland(lp->ctx, s->y, lp->tol_cost, from);
+			size_t j = lp->bland(lp->ctx, s->y, tol, from);
 			if (j >= lp->n)
 				break;
 			if (!is_basic(s, j)) {
@@ -305,13 +305,29 @@ RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
 		if (s->since_refactor >= RSIMPLEX_REFACTOR && refactor(s, lp) != RSIMPLEX_OPTIMAL)
 			return RSIMPLEX_SINGULAR;
 		double cq = 0.0, dq = 0.0;
-		size_t q = price(s, lp, rule, m, a, &cq, &dq);
+		/* Between refactorizations, with the columns' entries bounded,
+		 * price to 7/8 of the tolerance: then when no column enters,
+		 * the refactored duals y' may call the solution optimal
+		 * without pricing again, as long as |y' - y|_1 col_max <= tol/8
+		 * (every reduced cost moves by at most that). */
+		const int margin = s->since_refactor > 0 && lp->col_max > 0.0;
+		const double tol = margin ? 0.875 * lp->tol_cost : lp->tol_cost;
+		size_t q = price(s, lp, rule, m, tol, a, &cq, &dq);
 		if (q == lp->n) {
 			if (s->since_refactor == 0)
 				return RSIMPLEX_OPTIMAL;
 			/* Only a freshly factored solution may be called optimal. */
+			double y[RSIMPLEX_MAX_ROWS];
+			memcpy(y, s->y, sizeof(double) * (size_t)m);
 			if (refactor(s, lp) != RSIMPLEX_OPTIMAL)
 				return RSIMPLEX_SINGULAR;
+			if (margin) {
+				double dy = 0.0;
+				for (int k = 0; k < m; k++)
+					dy += fabs(s->y[k] - y[k]);
+				if (dy * lp->col_max <= 0.125 * lp->tol_cost)
+					return RSIMPLEX_OPTIMAL;
+			}
 			continue;
 		}
 		if (pivots >= max_pivots) {

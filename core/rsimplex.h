@@ -57,6 +57,11 @@ typedef struct rsimplex_lp {
 	 * cost is 0 up to rounding); the caller skips it.  NULL: price
 	 * column by column. */
 	size_t (*bland)(const void *ctx, const double *y, double tol, size_t from);
+	/* The largest |entry| of any column, when the caller knows a bound
+	 * (0: unknown).  With it, a solution found optimal before a
+	 * refactorization is confirmed from how far the duals moved instead
+	 * of by pricing every column again (rsimplex_run). */
+	double col_max;
 	/* Early stop (Kreuzer's first stopping rule: the minimum is already
 	 * small enough to decide): when has_target, rsimplex_run returns
 	 * RSIMPLEX_TARGET as soon as the objective is <= target. */
