@@ -149,25 +149,34 @@ int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis)
 	return refactor(s, lp);
 }
 
-int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
-                           const double *binv, const double *cb)
+RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                               const double *binv, const double *cb, const int m)
 {
-	const int m = lp->m;
-	assert(m >= 1 && m <= RSIMPLEX_MAX_ROWS && lp->n >= (size_t)m);
 	s->m = m;
 	s->iterations = 0;
 	s->since_refactor = 0;
-	memcpy(s->basis, basis, sizeof(size_t) * (size_t)m);
-	memcpy(s->cb, cb, sizeof(double) * (size_t)m);
-	memcpy(s->binv, binv, sizeof(double) * (size_t)(m * m));
 	for (int i = 0; i < m; i++) {
 		assert(basis[i] < lp->n);
+		s->basis[i] = basis[i];
+		s->cb[i] = cb[i];
 		double v = 0.0;
-		for (int k = 0; k < m; k++)
+		for (int k = 0; k < m; k++) {
+			s->binv[i * m + k] = binv[i * m + k];
 			v += binv[i * m + k] * lp->b[k];
+		}
 		s->x[i] = v > 0.0 ? v : 0.0;
 	}
 	update_duals(s, m);
+}
+
+RS_UNROLL int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                                     const double *binv, const double *cb)
+{
+	assert(lp->m >= 1 && lp->m <= RSIMPLEX_MAX_ROWS && lp->n >= (size_t)lp->m);
+	if (lp->m == 5)
+		start_inverse_m(s, lp, basis, binv, cb, 5);
+	else
+		start_inverse_m(s, lp, basis, binv, cb, lp->m);
 	return RSIMPLEX_OPTIMAL;
 }
 
