@@ -546,23 +546,32 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 /* Outward unit normal and distance of the triangle v[0..2] of P, from the
  * cross product of its two shorter edges (the most accurate pair); 0 if the
  * triangle is too thin to have a normal. */
-static int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
 {
 	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
-	double e[3][3], l2[3];
-	vec_sub(e[0], x1, x0, 3);
-	vec_sub(e[1], x2, x1, 3);
-	vec_sub(e[2], x0, x2, 3);
-	for (int k = 0; k < 3; k++)
-		l2[k] = vec_dot(e[k], e[k], 3);
-	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0. */
-	int k = l2[0] >= l2[1] && l2[0] >= l2[2] ? 0 : l2[1] >= l2[2] ? 1 : 2;
-	int k1 = epa_next3[k], k2 = epa_next3[k1];
-	double c[3];
-	cross3(e[k1], e[k2], c);
+	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
+	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
+	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
+	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0: the pair
+	 * without the longest edge (written out: no indexed scratch). */
+	double c[3], la, lb;
+	if (l0 >= l1 && l0 >= l2) {
+		cross3(e1, e2, c);
+		la = l1;
+		lb = l2;
+	} else if (l1 >= l2) {
+		cross3(e2, e0, c);
+		la = l2;
+		lb = l0;
+	} else {
+		cross3(e0, e1, c);
+		la = l0;
+		lb = l1;
+	}
 	double c2 = vec_dot(c, c, 3);
 	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
-	if (!(c2 > flat * flat * l2[k1] * l2[k2]) || !(c2 > 0.0))
+	if (!(c2 > flat * flat * la * lb) || !(c2 > 0.0))
 		return 0;
 	double inv = 1.0 / sqrt(c2);
 	for (int j = 0; j < 3; j++)
