@@ -160,8 +160,15 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 {
 	const int n = f->dim;
 	double e[EPA_MAX_DIM];
-	for (int k = 0; k < n; k++)
-		e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
+	if (n == 3 && f->posed) { /* L^T d, as support_eval writes it */
+		const double *l = f->lin;
+		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
+		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
+		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
+	} else {
+		for (int k = 0; k < n; k++)
+			e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
+	}
 	const double *v = f->vertices;
 	size_t best = 0;
 	double bv = 0.0; /* vertex 0 scores 0; the first wins ties, as in support_eval */
