@@ -553,6 +553,9 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 /* Outward unit normal and distance of the triangle v[0..2] of P, from the
  * cross product of its two shorter edges (the most accurate pair); 0 if the
  * triangle is too thin to have a normal. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
 {
 	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
