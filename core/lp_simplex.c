@@ -66,6 +66,17 @@
  * the pose applied (support_point), so a query allocates nothing.  Bland's
  * rule cannot cycle in exact arithmetic; the pivot cap (default: columns
  * times rows, the article's choice) bounds what round-off could do.
+ *
+ * Speed (GJK88 set, 6000 pairs: from 25 000 to 11 700 instructions per
+ * query, 8x to 14x GLPK).  The article's first stopping rule: a round
+ * stops as soon as the objective, the 1-norm of p - q and so at least its
+ * 2-norm, is within reach of "intersecting" (the pivots that would only
+ * prove optimality, many of them degenerate at objective 0, are skipped).
+ * The starting basis's inverse is written down, not eliminated (see
+ * solve_round).  Bland's pricing scans the raw vertices two at a time.
+ * Bland's rule stays the only pricing rule: a steepest choice (the support
+ * point along the duals) with Bland's rule on degenerate pivots halved the
+ * pivots but, two full scans per pivot, cost more than it saved.
  */
 #include <assert.h>
 #include <float.h>
