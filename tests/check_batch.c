@@ -403,6 +403,23 @@ START_TEST(test_malformed_body)
 	ck_assert_ptr_nonnull(strstr(r.body, "\"pointer\":\"/queries/1/a/1\""));
 	proto_reply_free(&r);
 	free(both);
+	/* The depth limit scans the raw text before any parse: an item nested
+	 * too deep that is not JSON either makes the body malformed (a fuzz
+	 * finding: it was answered 200 with the item's depth problem); one
+	 * that is JSON is that item's 400. */
+	proto_request_limits l = *proto_get_limits();
+	l.max_depth = 6;
+	proto_set_limits(&l);
+	const char *deep[2] = {"{\"queries\":[[[[[[[[[[[\"\x87\", 1 2]]]]]]]]]]]}",
+	                       "{\"queries\":[[[[[[[[[[[]]]]]]]]]]]}"};
+	reply_of(deep[0], strlen(deep[0]), &r, NULL);
+	ck_assert_msg(r.status == 400 && !strstr(r.body, "results"), "%s", r.body);
+	proto_reply_free(&r);
+	reply_of(deep[1], strlen(deep[1]), &r, NULL);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_ptr_nonnull(strstr(r.body, "\"status\":400"));
+	ck_assert_ptr_nonnull(strstr(r.body, "\"pointer\":\"/queries/0"));
+	proto_reply_free(&r);
 }
 END_TEST
 
