@@ -348,13 +348,12 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		support_point(p->fb, 0, b0);
 		double side = vec_dot(a0, d, n) - vec_dot(b0, d, n) - vec_dot(p->v[0].y, d, n);
 		int minus_first = side > 0.0;
-		const double room = fmax(p->tol, p->eps);
 		epa_vertex wp, wm;
 		double hp, hm;
 		if (minus_first) {
 			hm = probe(p, md, &wm);
 			grow_scale(p, wm.y);
-			if (hm <= room) {
+			if (hm <= fmax(p->tol, p->eps)) {
 				answer_touch(p, hm, md, ca, cb, out);
 				return 1;
 			}
@@ -363,14 +362,14 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		} else {
 			hp = probe(p, d, &wp);
 			grow_scale(p, wp.y);
-			if (hp <= room) {
+			if (hp <= fmax(p->tol, p->eps)) {
 				answer_touch(p, hp, d, ca, cb, out);
 				return 1;
 			}
 			hm = probe(p, md, &wm);
 			grow_scale(p, wm.y);
 		}
-		if (fmin(hp, hm) <= room) {
+		if (fmin(hp, hm) <= fmax(p->tol, p->eps)) {
 			if (hp <= hm)
 				answer_touch(p, hp, d, ca, cb, out);
 			else
