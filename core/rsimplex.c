@@ -19,7 +19,7 @@
  *
  * Speed: the collision LP of 3-D shapes has m = 5 rows, and everything per
  * pivot is a few 5 x 5 loops; they are compiled with m = 5 known and
- * unrolled (RS_INLINE, RS_UNROLL), which halved the engine's instructions
+ * unrolled (RS_INLINE, -funroll-loops), which halved the engine's instructions
  * on the GJK88 set.
  */
 #include <assert.h>
@@ -48,13 +48,8 @@
 #else
 #define RS_INLINE static inline
 #endif
-/* ... and those loops unrolled where m is known (GCC; a hint, not needed
- * for correctness). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define RS_UNROLL __attribute__((optimize("unroll-loops")))
-#else
-#define RS_UNROLL
-#endif
+/* ... and those loops unrolled where m is known: the Makefile compiles
+ * this file with -funroll-loops (a hint, not needed for correctness). */
 
 static int is_basic(const rsimplex *s, size_t j)
 {
@@ -141,7 +136,7 @@ RS_INLINE int refactor_m(rsimplex *s, const rsimplex_lp *lp, const int m)
 	return RSIMPLEX_OPTIMAL;
 }
 
-RS_UNROLL static int refactor(rsimplex *s, const rsimplex_lp *lp)
+static int refactor(rsimplex *s, const rsimplex_lp *lp)
 {
 	if (s->m == 5)
 		return refactor_m(s, lp, 5);
@@ -180,7 +175,7 @@ RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t 
 	update_duals(s, m);
 }
 
-RS_UNROLL int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
                                      const double *binv, const double *cb)
 {
 	assert(lp->m >= 1 && lp->m <= RSIMPLEX_MAX_ROWS && lp->n >= (size_t)lp->m);
@@ -364,7 +359,7 @@ RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
 	}
 }
 
-RS_UNROLL int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
+int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
 {
 	/* The same code; with m = 5 known, the compiler unrolls it. */
 	if (s->m == 5)
