@@ -348,27 +348,22 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		support_point(p->fb, 0, b0);
 		double side = vec_dot(a0, d, n) - vec_dot(b0, d, n) - vec_dot(p->v[0].y, d, n);
 		int minus_first = side > 0.0;
-		epa_vertex wp, wm;
-		double hp, hm;
-		if (minus_first) {
-			hm = probe(p, md, &wm);
-			grow_scale(p, wm.y);
-			if (hm <= fmax(p->tol, p->eps)) {
-				answer_touch(p, hm, md, ca, cb, out);
+		/* Probe k = 0 is along d, k = 1 along -d; the first probed is
+		 * the side told above. */
+		const double *dir[2] = {d, md};
+		epa_vertex w2[2];
+		double h2[2];
+		for (int t = 0; t < 2; t++) {
+			int k = t ^ minus_first;
+			h2[k] = probe(p, dir[k], &w2[k]);
+			grow_scale(p, w2[k].y);
+			if (t == 0 && h2[k] <= fmax(p->tol, p->eps)) {
+				answer_touch(p, h2[k], dir[k], ca, cb, out);
 				return 1;
 			}
-			hp = probe(p, d, &wp);
-			grow_scale(p, wp.y);
-		} else {
-			hp = probe(p, d, &wp);
-			grow_scale(p, wp.y);
-			if (hp <= fmax(p->tol, p->eps)) {
-				answer_touch(p, hp, d, ca, cb, out);
-				return 1;
-			}
-			hm = probe(p, md, &wm);
-			grow_scale(p, wm.y);
 		}
+		const double hp = h2[0], hm = h2[1];
+		const epa_vertex *wp = &w2[0], *wm = &w2[1];
 		if (fmin(hp, hm) <= fmax(p->tol, p->eps)) {
 			if (hp <= hm)
 				answer_touch(p, hp, d, ca, cb, out);
@@ -379,7 +374,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		/* The simplex's affine hull is c = v0.d along d; K reaches hp - c
 		 * beyond it on one side and hm + c on the other. */
 		double c = vec_dot(p->v[0].y, d, n);
-		const epa_vertex *w = hp - c >= hm + c ? &wp : &wm;
+		const epa_vertex *w = hp - c >= hm + c ? wp : wm;
 		double u[EPA_MAX_DIM];
 		vec_sub(u, w->y, p->v[0].y, n);
 		double l = orthogonalize(u, q, m, n);
