@@ -28,7 +28,19 @@
  * NaN as soon as one is NaN or infinite; the box's own finiteness test
  * rejects infinities anyway).  In 3-D two vertices are taken at a time as
  * the three pairs of coordinates (x0 y0) (z0 x1) (y1 z1); with SSE2 (every
- * x86-64) each pair is one packed min, max and sum. */
+ * x86-64) each pair is one packed min, max and sum.  The packed sum adds
+ * the coordinates before the product with 0, which can overflow for huge
+ * finite ones: a NaN there is only a suspicion, which has_nan settles. */
+/* Some coordinate of the count points of dimension n is NaN (the exact
+ * test, coordinate by coordinate: only run when the fast one fired). */
+static int has_nan(const double *v, size_t count, int n)
+{
+	for (size_t j = 0; j < count * (size_t)n; j++)
+		if (isnan(v[j]))
+			return 1;
+	return 0;
+}
+
 static int box(const double *v, size_t count, int n, double *lo, double *hi)
 {
 	if (n == 3) {
@@ -75,7 +87,7 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 		}
 		vec_copy(lo, l, 3);
 		vec_copy(hi, h, 3);
-		return bad != 0.0;
+		return bad != 0.0 && has_nan(v, count, 3);
 	}
 	double bad = 0.0;
 	vec_copy(lo, v, n);
@@ -228,7 +240,7 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 	vec_copy(lo, l, 3);
 	vec_copy(hi, h, 3);
 	*extreme = (size_t)(b[1] > b[0] || (b[1] == b[0] && bi[1] < bi[0]) ? bi[1] : bi[0]);
-	return bad != 0.0;
+	return bad != 0.0 && has_nan(v, count, 3); /* see box() */
 }
 
 int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
