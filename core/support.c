@@ -109,6 +109,36 @@ static int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
                        double *center, double *radius)
 {
 	int n = s->dim;
+	if (n == 3) {
+		/* Written out (the same arithmetic as below): this is on the
+		 * set-up path of every 3-D query, where the loops over n cost
+		 * more than the arithmetic. */
+		if (!vec_isfinite(lo, 3) || !vec_isfinite(hi, 3))
+			return CLASH_ERANGE;
+		const double c0 = 0.5 * hi[0] + 0.5 * lo[0], c1 = 0.5 * hi[1] + 0.5 * lo[1],
+		             c2 = 0.5 * hi[2] + 0.5 * lo[2];
+		double h[3] = {0.5 * hi[0] - 0.5 * lo[0], 0.5 * hi[1] - 0.5 * lo[1],
+		               0.5 * hi[2] - 0.5 * lo[2]};
+		if (!s->posed) {
+			center[0] = c0;
+			center[1] = c1;
+			center[2] = c2;
+			*radius = vec_norm(h, 3);
+		} else {
+			const double *l = s->linear, *t = s->translation;
+			double hw[3];
+			center[0] = t[0] + l[0] * c0 + l[3] * c1 + l[6] * c2;
+			center[1] = t[1] + l[1] * c0 + l[4] * c1 + l[7] * c2;
+			center[2] = t[2] + l[2] * c0 + l[5] * c1 + l[8] * c2;
+			hw[0] = fabs(l[0]) * h[0] + fabs(l[3]) * h[1] + fabs(l[6]) * h[2];
+			hw[1] = fabs(l[1]) * h[0] + fabs(l[4]) * h[1] + fabs(l[7]) * h[2];
+			hw[2] = fabs(l[2]) * h[0] + fabs(l[5]) * h[1] + fabs(l[8]) * h[2];
+			*radius = vec_norm(hw, 3);
+		}
+		if (!vec_isfinite(center, 3) || !isfinite(*radius))
+			return CLASH_ERANGE;
+		return CLASH_OK;
+	}
 	if (!vec_isfinite(lo, n) || !vec_isfinite(hi, n))
 		return CLASH_ERANGE;
 	/* Halves first: (hi + lo) could overflow, hi/2 + lo/2 cannot. */
@@ -290,7 +320,14 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->hint = NULL;
 	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */
 	vec_copy(f->shift, shift, n);
-	if (s->posed) {
+	if (s->posed && n == 3) {
+		const double *l = s->linear, *t = s->translation;
+		for (int i = 0; i < 9; i++)
+			f->lin[i] = l[i] * scale;
+		f->off[0] = (t[0] - shift[0]) * scale;
+		f->off[1] = (t[1] - shift[1]) * scale;
+		f->off[2] = (t[2] - shift[2]) * scale;
+	} else if (s->posed) {
 		const int nn = n * n;
 		if (nn == 9)
 			for (int i = 0; i < 9; i++)
