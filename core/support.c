@@ -460,14 +460,114 @@ static inline size_t max_dot3_any(const double *v, size_t count, const double *e
 	return (size_t)bx;
 }
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
+#define SUPPORT_AVX_DISPATCH 1
+#include <immintrin.h>
+
+/* max_dot3_any four vertices wide, for processors with AVX (chosen at run
+ * time: the build targets plain x86-64).  The same four lanes as the SSE2
+ * scan, now one register: two 128-bit loads per pair of coordinates, the
+ * second into the upper half, give (x0 y0 | x2 y2) (z0 x1 | z2 x3)
+ * (y1 z1 | y3 z3), and the shuffles of the SSE2 scan, done in both halves,
+ * give (x0 x1 | x2 x3) and so on: lane j holds vertex i + j.  Multiplies
+ * and adds stay separate (no FMA in the target), in the scalar order, so
+ * every inner product, and the answer, are the same bit for bit; each lane
+ * keeps the first of its maxima, the tail goes to lane 0 and the lanes
+ * merge by value, then by index, as in max_dot3_any.  The index update is
+ * and/andnot/or: GCC 12 turns _mm256_blendv_pd here into a branch per lane. */
+__attribute__((target("avx"), always_inline)) static inline size_t
+max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
+{
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
+	double b[4], bi[4];
+	size_t i = 1;
+	const double first = rel ? 0.0 : (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	{
+		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
+		const __m256d X0 = _mm256_set1_pd(x0), Y0 = _mm256_set1_pd(y0), Z0 = _mm256_set1_pd(z0);
+		__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
+		__m256d cur = _mm256_set_pd(4.0, 3.0, 2.0, 1.0);
+		const __m256d four = _mm256_set1_pd(4.0);
+		for (; i + 4 <= count; i += 4) {
+			const double *p = v + 3 * i;
+			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
+			                                  _mm_loadu_pd(p + 6), 1);
+			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
+			                                  _mm_loadu_pd(p + 8), 1);
+			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
+			                                  _mm_loadu_pd(p + 10), 1);
+			__m256d x = _mm256_shuffle_pd(m0, m1, 0xa), y = _mm256_shuffle_pd(m0, m2, 0x5);
+			__m256d z = _mm256_shuffle_pd(m1, m2, 0xa);
+			if (rel) {
+				x = _mm256_sub_pd(x, X0);
+				y = _mm256_sub_pd(y, Y0);
+				z = _mm256_sub_pd(z, Z0);
+			}
+			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
+			                          _mm256_mul_pd(z, E2));
+			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
+			best = _mm256_max_pd(d, best);
+			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
+			cur = _mm256_add_pd(cur, four);
+		}
+		_mm256_storeu_pd(b, best);
+		_mm256_storeu_pd(bi, idx);
+	}
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
+	}
+	double bv = b[0], bx = bi[0];
+	for (int l = 1; l < 4; l++)
+		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
+			bv = b[l];
+			bx = bi[l];
+		}
+	return (size_t)bx;
+}
+
+/* One copy for each rel, each without the test in its loop. */
+__attribute__((target("avx"))) static size_t max_dot3_avx(const double *v, size_t count,
+                                                          const double *e)
+{
+	return max_dot3_avx_any(v, count, e, 0);
+}
+
+__attribute__((target("avx"))) static size_t max_dot3_avx_rel(const double *v, size_t count,
+                                                              const double *e)
+{
+	return max_dot3_avx_any(v, count, e, 1);
+}
+
+/* Whether to take max_dot3_avx: the processor and the system support AVX
+ * (__builtin_cpu_supports reads what libgcc found at start-up). */
+static inline int use_avx(size_t count)
+{
+	return count >= 16 && __builtin_cpu_supports("avx");
+}
+#endif
+
 static size_t max_dot3(const double *v, size_t count, const double *e)
 {
+#if defined(SUPPORT_AVX_DISPATCH)
+	if (use_avx(count))
+		return max_dot3_avx(v, count, e);
+#endif
 	return max_dot3_any(v, count, e, 0);
 }
 
 size_t support_max_dot_rel3(const double *v, size_t count, const double *e)
 {
 	assert(count > 0);
+#if defined(SUPPORT_AVX_DISPATCH)
+	if (use_avx(count))
+		return max_dot3_avx_rel(v, count, e);
+#endif
 	return max_dot3_any(v, count, e, 1);
 }
 
