@@ -193,6 +193,98 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 	return ball_of_box(s, lo, hi, center, radius);
 }
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
+#include <immintrin.h>
+
+/* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
+ * below for the lanes, the loads and why the result is the SSE2 scan's bit
+ * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
+ * test is exact here (unordered compares, no sums to overflow). */
+__attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
+                                                           const double *e, double *lo,
+                                                           double *hi, size_t *extreme)
+{
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	const double first = (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	double b[4], bi[4], l[3][4], h[3][4], bad[4];
+	size_t i = 0;
+	{
+		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
+		__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
+		__m256d cur = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+		const __m256d four = _mm256_set1_pd(4.0);
+		__m256d lx = _mm256_set1_pd(v[0]), ly = _mm256_set1_pd(v[1]), lz = _mm256_set1_pd(v[2]);
+		__m256d hx = lx, hy = ly, hz = lz, nan = _mm256_setzero_pd();
+		for (; i + 4 <= count; i += 4) {
+			const double *p = v + 3 * i;
+			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
+			                                  _mm_loadu_pd(p + 6), 1);
+			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
+			                                  _mm_loadu_pd(p + 8), 1);
+			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
+			                                  _mm_loadu_pd(p + 10), 1);
+			__m256d x = _mm256_shuffle_pd(m0, m1, 0xa), y = _mm256_shuffle_pd(m0, m2, 0x5);
+			__m256d z = _mm256_shuffle_pd(m1, m2, 0xa);
+			lx = _mm256_min_pd(x, lx);
+			ly = _mm256_min_pd(y, ly);
+			lz = _mm256_min_pd(z, lz);
+			hx = _mm256_max_pd(x, hx);
+			hy = _mm256_max_pd(y, hy);
+			hz = _mm256_max_pd(z, hz);
+			nan = _mm256_or_pd(nan, _mm256_or_pd(_mm256_cmp_pd(x, y, _CMP_UNORD_Q),
+			                                     _mm256_cmp_pd(z, z, _CMP_UNORD_Q)));
+			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
+			                          _mm256_mul_pd(z, E2));
+			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
+			best = _mm256_max_pd(d, best);
+			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
+			cur = _mm256_add_pd(cur, four);
+		}
+		_mm256_storeu_pd(b, best);
+		_mm256_storeu_pd(bi, idx);
+		_mm256_storeu_pd(l[0], lx);
+		_mm256_storeu_pd(l[1], ly);
+		_mm256_storeu_pd(l[2], lz);
+		_mm256_storeu_pd(h[0], hx);
+		_mm256_storeu_pd(h[1], hy);
+		_mm256_storeu_pd(h[2], hz);
+		_mm256_storeu_pd(bad, nan);
+	}
+	int isbad = bad[0] != 0.0 || bad[1] != 0.0 || bad[2] != 0.0 || bad[3] != 0.0;
+	for (int k = 0; k < 3; k++) {
+		double mn = l[k][0], mx = h[k][0];
+		for (int j = 1; j < 4; j++) {
+			mn = l[k][j] < mn ? l[k][j] : mn;
+			mx = h[k][j] > mx ? h[k][j] : mx;
+		}
+		lo[k] = mn;
+		hi[k] = mx;
+	}
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		for (int k = 0; k < 3; k++) {
+			double x = p[k];
+			lo[k] = x < lo[k] ? x : lo[k];
+			hi[k] = x > hi[k] ? x : hi[k];
+			isbad |= isnan(x);
+		}
+		double d = (p[0] * e0 + p[1] * e1) + p[2] * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
+	}
+	double bv = b[0], bx = bi[0];
+	for (int j = 1; j < 4; j++)
+		if (b[j] > bv || (b[j] == bv && bi[j] < bx)) {
+			bv = b[j];
+			bx = bi[j];
+		}
+	*extreme = (size_t)bx;
+	return isbad;
+}
+#endif
+
 /* box() and support_max_dot() in one pass: the box of the vertices, the
  * NaN test, and the first vertex of largest inner product with e. */
 static int box_extreme(const double *v, size_t count, int n, const double *e, double *lo,
@@ -202,6 +294,10 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 		*extreme = support_max_dot(v, count, n, e);
 		return box(v, count, n, lo, hi);
 	}
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
+	if (count >= 8 && __builtin_cpu_supports("avx"))
+		return box_extreme3_avx(v, count, e, lo, hi, extreme);
+#endif
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
 	double b[2], bi[2];
