@@ -193,15 +193,18 @@ static void free_slot(gjk_query *q)
 static void advance(gjk_query *q, const simplex_solution *sol)
 {
 	int n = 0;
+	unsigned used = 1u << (q->w - q->slot);
 	for (int i = 0; i < q->npts; i++)
-		if (sol->mask & (1u << i))
+		if (sol->mask & (1u << i)) {
+			used |= 1u << (q->pts[i] - q->slot);
 			q->pts[n++] = q->pts[i];
+		}
 	assert(n < SIMPLEX_MAX_POINTS);
 	q->pts[n++] = q->w;
 	q->npts = n;
 	q->fresh = 1;
 	q->table_ok = 0;
-	free_slot(q);
+	q->w = &q->slot[__builtin_ctz(~used)]; /* as free_slot, from the same loop */
 }
 
 enum gjk_step {

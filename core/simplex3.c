@@ -23,6 +23,7 @@
  * the weights of its projection.  So the fast path only ever answers where
  * its decision is the one Theorem 3 makes.
  */
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 
@@ -57,10 +58,18 @@ static inline void cross3(double *c, const double *a, const double *b)
 	c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* lambda[0..n-1] = 0 for n <= 4, written out: a loop of n stores becomes
+ * a call to memset, which costs more than the four stores. */
+static inline void zero_weights(simplex_solution *sol, int n)
+{
+	assert(n <= 4);
+	(void)n;
+	sol->lambda[0] = sol->lambda[1] = sol->lambda[2] = sol->lambda[3] = 0.0;
+}
+
 static void set_point(const double *const *y, int n, int i, simplex_solution *sol)
 {
-	for (int k = 0; k < n; k++)
-		sol->lambda[k] = 0.0;
+	zero_weights(sol, n);
 	sol->lambda[i] = 1.0;
 	sol->mask = 1u << i;
 	sol->v[0] = y[i][0];
@@ -97,8 +106,7 @@ static int project_edge(const double *const *y, int n, int i, int j, simplex_sol
 		v[2] -= c * u[2];
 	}
 	double t = -coef / len;
-	for (int k = 0; k < n; k++)
-		sol->lambda[k] = 0.0;
+	zero_weights(sol, n);
 	sol->lambda[j] = t;
 	sol->lambda[i] = 1.0 - t;
 	sol->mask = (1u << i) | (1u << j);
@@ -156,8 +164,7 @@ static int project_triangle(const double *const *y, int n, int i, int j, int k,
 	}
 	double x1 = -c1 / l1o;
 	double x0 = (-c0 - r01 * x1) / l0;
-	for (int m = 0; m < n; m++)
-		sol->lambda[m] = 0.0;
+	zero_weights(sol, n);
 	sol->lambda[j] = x0;
 	sol->lambda[k] = x1;
 	sol->lambda[i] = 1.0 - x0 - x1;
@@ -261,15 +268,15 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 		sub3(e[i], y[i], pw);
 	double ratio[3];
 	int outside = 0;
+	/* A tetrahedron thinner than rounding decides nothing. */
+	const double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
+	const double thin = SIDE_ULPS * DBL_EPSILON * sqrt(l0 * l1 * l2);
 	for (int f = 0; f < 3; f++) {
 		double nrm[3];
 		cross3(nrm, e[face[f][0]], e[face[f][1]]);
 		double sx = dot3(nrm, e[face[f][2]]); /* opposite vertex */
 		double so = -dot3(nrm, pw);           /* origin */
-		/* A tetrahedron thinner than rounding decides nothing. */
-		double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
-		double scale = sqrt(l0 * l1 * l2);
-		if (!(fabs(sx) > SIDE_ULPS * DBL_EPSILON * scale))
+		if (!(fabs(sx) > thin))
 			return 0;
 		ratio[face[f][2]] = so / sx; /* barycentric weight of the opposite vertex */
 		if (so * sx < 0.0)
