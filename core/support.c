@@ -644,7 +644,7 @@ __attribute__((target("avx"))) static size_t max_dot3_avx_rel(const double *v, s
  * (__builtin_cpu_supports reads what libgcc found at start-up). */
 static inline int use_avx(size_t count)
 {
-	return count >= 16 && __builtin_cpu_supports("avx");
+	return count >= 8 && __builtin_cpu_supports("avx");
 }
 #endif
 
