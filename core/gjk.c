@@ -499,6 +499,17 @@ static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_ste
 	return rc;
 }
 
+/* memset(r, 0, sizeof *r) through the C library's memset.  Called
+ * directly, GCC expands it inline as `rep stosq` (about 85 words), whose
+ * start-up costs more than the library's vector stores: 30 to 40 cycles of
+ * the 650 a separated verdict takes.  The volatile pointer keeps the call a
+ * call. */
+static void clear_result(clash_result *r)
+{
+	void *(*volatile library_memset)(void *, int, size_t) = memset;
+	library_memset(r, 0, sizeof *r);
+}
+
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
@@ -507,7 +518,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		return compound_query(a, b, opt, clash_gjk, r, NULL);
 	if (r == NULL)
 		return CLASH_EINVAL;
-	memset(r, 0, sizeof *r);
+	clear_result(r);
 	int err = check_inputs(a, b, opt);
 	if (err)
 		return err;
