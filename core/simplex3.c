@@ -34,6 +34,14 @@
  * rounding, not geometry. */
 #define DEPENDENT_ULPS 64.0
 
+/* The projections without square roots (project_edge, project_triangle)
+ * answer when |v| is at least sqrt(NEAR_TOUCH) of |y_i|; below, where the
+ * shapes nearly touch and the descent check compares |v| to a few ulps of
+ * its own size, the Gram-Schmidt projections of simplex_project
+ * (project_edge_gs, project_triangle_gs) do, whose rounding the rest of
+ * the step was tuned against (fuzz findings, crosscheck). */
+#define NEAR_TOUCH 1e-6
+
 /* A triple product whose magnitude is below this many ulps of the product
  * of its three vectors' lengths decides nothing: the side of the plane is
  * rounding.  */
@@ -80,7 +88,7 @@ static void set_point(const double *const *y, int n, int i, simplex_solution *so
 
 /* v = v(aff {y_i, y_j}) by the projection of simplex_project (base y_i,
  * the lower index).  Returns 0 if the edge is rounding. */
-static int project_edge(const double *const *y, int n, int i, int j, simplex_solution *sol)
+static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_solution *sol)
 {
 	if (i > j) {
 		int t = i;
@@ -119,7 +127,7 @@ static int project_edge(const double *const *y, int n, int i, int j, simplex_sol
 
 /* v = v(aff {y_i, y_j, y_k}), i < j < k, as simplex_project computes it.
  * Returns 0 if the triangle is thinner than rounding. */
-static int project_triangle(const double *const *y, int n, int i, int j, int k,
+static int project_triangle_gs(const double *const *y, int n, int i, int j, int k,
                             simplex_solution *sol)
 {
 	const double *p = y[i];
@@ -173,6 +181,91 @@ static int project_triangle(const double *const *y, int n, int i, int j, int k,
 	sol->v[1] = v[1];
 	sol->v[2] = v[2];
 	sol->vv = dot3(v, v);
+	return 1;
+}
+
+/* v = v(aff {y_i, y_j}): the component of y_i orthogonal to the edge
+ * q = y_j - y_i, by Gram-Schmidt done twice as in simplex_project (the
+ * second pass restores orthogonality when |v| is far below |y_i|), with the
+ * edge left unnormalized: one division, no square root, on the latency
+ * path of every step.  Returns 0 if the edge is rounding. */
+static int project_edge(const double *const *y, int n, int i, int j, simplex_solution *sol)
+{
+	if (i > j) {
+		int t = i;
+		i = j;
+		j = t;
+	}
+	const double *p = y[i];
+	double q[3];
+	sub3(q, y[j], p);
+	double qq = dot3(q, q);
+	if (!(qq > 0.0))
+		return 0;
+	double inv = 1.0 / qq;
+	double v[3] = {p[0], p[1], p[2]}, coef = 0.0;
+	for (int pass = 0; pass < 2; pass++) {
+		double c = dot3(q, v) * inv;
+		coef += c;
+		v[0] -= c * q[0];
+		v[1] -= c * q[1];
+		v[2] -= c * q[2];
+	}
+	double vv = dot3(v, v);
+	if (vv < NEAR_TOUCH * dot3(p, p))
+		return project_edge_gs(y, n, i, j, sol);
+	double t = -coef;
+	zero_weights(sol, n);
+	sol->lambda[j] = t;
+	sol->lambda[i] = 1.0 - t;
+	sol->mask = (1u << i) | (1u << j);
+	sol->v[0] = v[0];
+	sol->v[1] = v[1];
+	sol->v[2] = v[2];
+	sol->vv = vv;
+	return 1;
+}
+
+/* v = v(aff {y_i, y_j, y_k}), i < j < k: along the face's normal
+ * m = q0 x q1 (q0 = y_j - y_i, q1 = y_k - y_i), v = m (m.y_i) / |m|^2.
+ * In 3-D that is the whole projection: v is parallel to m to working
+ * precision whatever its length (what the Gram-Schmidt passes of
+ * simplex_project achieve in n-D), its length exact to rounding of |y_i|,
+ * and it costs one division.  The weights come from v = y_i + x0 q0 + x1
+ * q1 crossed with q0 and q1 and dotted with m: x0 = ((q1 x y_i).m)/|m|^2,
+ * x1 = ((y_i x q0).m)/|m|^2.  The triangle is too thin when |m| = |q0| h
+ * (h the height of y_k over the edge q0) has h within DEPENDENT_ULPS of
+ * rounding of the longer edge, the test of simplex_project.  Returns 0
+ * then. */
+static int project_triangle(const double *const *y, int n, int i, int j, int k,
+                            simplex_solution *sol)
+{
+	const double *p = y[i];
+	double q0[3], q1[3], m[3];
+	sub3(q0, y[j], p);
+	sub3(q1, y[k], p);
+	cross3(m, q0, q1);
+	const double l00 = dot3(q0, q0), l11 = dot3(q1, q1), mm = dot3(m, m);
+	const double lim = DEPENDENT_ULPS * DBL_EPSILON;
+	if (!(l00 > 0.0) || !(mm > lim * lim * l00 * (l00 > l11 ? l00 : l11)))
+		return 0;
+	const double mp = dot3(m, p);
+	if (mp * mp < NEAR_TOUCH * mm * dot3(p, p))
+		return project_triangle_gs(y, n, i, j, k, sol);
+	const double inv = 1.0 / mm, s = mp * inv;
+	double a[3], b[3];
+	cross3(a, q1, p);
+	cross3(b, p, q0);
+	const double x0 = dot3(a, m) * inv, x1 = dot3(b, m) * inv;
+	zero_weights(sol, n);
+	sol->lambda[j] = x0;
+	sol->lambda[k] = x1;
+	sol->lambda[i] = 1.0 - x0 - x1;
+	sol->mask = (1u << i) | (1u << j) | (1u << k);
+	sol->v[0] = m[0] * s;
+	sol->v[1] = m[1] * s;
+	sol->v[2] = m[2] * s;
+	sol->vv = dot3(sol->v, sol->v);
 	return 1;
 }
 
