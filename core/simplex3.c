@@ -359,7 +359,7 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 	double e[3][3];
 	for (int i = 0; i < 3; i++)
 		sub3(e[i], y[i], pw);
-	double ratio[3];
+	double sxs[3], sos[3];
 	int outside = 0;
 	/* A tetrahedron thinner than rounding decides nothing. */
 	const double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
@@ -371,13 +371,17 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 		double so = -dot3(nrm, pw);           /* origin */
 		if (!(fabs(sx) > thin))
 			return 0;
-		ratio[face[f][2]] = so / sx; /* barycentric weight of the opposite vertex */
+		sxs[face[f][2]] = sx;
+		sos[face[f][2]] = so;
 		if (so * sx < 0.0)
 			outside |= 1 << f;
 	}
 	if (!outside) {
 		/* The origin is inside: the whole tetrahedron, weights from the
-		 * volumes. */
+		 * volumes (divided only here, off the path of the other case). */
+		double ratio[3];
+		for (int i = 0; i < 3; i++)
+			ratio[i] = sos[i] / sxs[i]; /* barycentric weight of vertex i */
 		double lw = 1.0 - ratio[0] - ratio[1] - ratio[2];
 		if (!(lw >= 0.0))
 			return 0;
