@@ -26,6 +26,7 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "simplex.h"
 
@@ -75,15 +76,23 @@ static inline void zero_weights(simplex_solution *sol, int n)
 	sol->lambda[0] = sol->lambda[1] = sol->lambda[2] = sol->lambda[3] = 0.0;
 }
 
+/* sol->v = (x0, x1, x2) and sol->vv = vv, v stored as one 24-byte copy
+ * (a 16-byte and an 8-byte store): the caller reads v[0] and v[1] back
+ * with one 16-byte load (vectorized), which store forwarding serves only
+ * from a store of the same 16 bytes, not from two 8-byte ones. */
+static inline void set_v(simplex_solution *sol, double x0, double x1, double x2, double vv)
+{
+	const double t[3] = {x0, x1, x2};
+	memcpy(sol->v, t, sizeof t);
+	sol->vv = vv;
+}
+
 static void set_point(const double *const *y, int n, int i, simplex_solution *sol)
 {
 	zero_weights(sol, n);
 	sol->lambda[i] = 1.0;
 	sol->mask = 1u << i;
-	sol->v[0] = y[i][0];
-	sol->v[1] = y[i][1];
-	sol->v[2] = y[i][2];
-	sol->vv = dot3(sol->v, sol->v);
+	set_v(sol, y[i][0], y[i][1], y[i][2], dot3(y[i], y[i]));
 }
 
 /* v = v(aff {y_i, y_j}) by the projection of simplex_project (base y_i,
@@ -118,10 +127,7 @@ static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_
 	sol->lambda[j] = t;
 	sol->lambda[i] = 1.0 - t;
 	sol->mask = (1u << i) | (1u << j);
-	sol->v[0] = v[0];
-	sol->v[1] = v[1];
-	sol->v[2] = v[2];
-	sol->vv = dot3(v, v);
+	set_v(sol, v[0], v[1], v[2], dot3(v, v));
 	return 1;
 }
 
@@ -177,10 +183,7 @@ static int project_triangle_gs(const double *const *y, int n, int i, int j, int 
 	sol->lambda[k] = x1;
 	sol->lambda[i] = 1.0 - x0 - x1;
 	sol->mask = (1u << i) | (1u << j) | (1u << k);
-	sol->v[0] = v[0];
-	sol->v[1] = v[1];
-	sol->v[2] = v[2];
-	sol->vv = dot3(v, v);
+	set_v(sol, v[0], v[1], v[2], dot3(v, v));
 	return 1;
 }
 
@@ -219,10 +222,7 @@ static int project_edge(const double *const *y, int n, int i, int j, simplex_sol
 	sol->lambda[j] = t;
 	sol->lambda[i] = 1.0 - t;
 	sol->mask = (1u << i) | (1u << j);
-	sol->v[0] = v[0];
-	sol->v[1] = v[1];
-	sol->v[2] = v[2];
-	sol->vv = vv;
+	set_v(sol, v[0], v[1], v[2], vv);
 	return 1;
 }
 
@@ -262,10 +262,8 @@ static int project_triangle(const double *const *y, int n, int i, int j, int k,
 	sol->lambda[k] = x1;
 	sol->lambda[i] = 1.0 - x0 - x1;
 	sol->mask = (1u << i) | (1u << j) | (1u << k);
-	sol->v[0] = m[0] * s;
-	sol->v[1] = m[1] * s;
-	sol->v[2] = m[2] * s;
-	sol->vv = dot3(sol->v, sol->v);
+	const double v0 = m[0] * s, v1 = m[1] * s, v2 = m[2] * s;
+	set_v(sol, v0, v1, v2, v0 * v0 + v1 * v1 + v2 * v2);
 	return 1;
 }
 
@@ -389,8 +387,7 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 			sol->lambda[i] = ratio[i];
 		sol->lambda[w] = lw;
 		sol->mask = 0xfu;
-		sol->v[0] = sol->v[1] = sol->v[2] = 0.0;
-		sol->vv = 0.0;
+		set_v(sol, 0.0, 0.0, 0.0, 0.0);
 		return 1;
 	}
 	int found = 0;
