@@ -26,7 +26,10 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
-#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "simplex.h"
 
@@ -76,14 +79,22 @@ static inline void zero_weights(simplex_solution *sol, int n)
 	sol->lambda[0] = sol->lambda[1] = sol->lambda[2] = sol->lambda[3] = 0.0;
 }
 
-/* sol->v = (x0, x1, x2) and sol->vv = vv, v stored as one 24-byte copy
- * (a 16-byte and an 8-byte store): the caller reads v[0] and v[1] back
- * with one 16-byte load (vectorized), which store forwarding serves only
- * from a store of the same 16 bytes, not from two 8-byte ones. */
+/* sol->v = (x0, x1, x2) and sol->vv = vv, v[0] and v[1] stored as one
+ * 16-byte store: the caller reads them back with one 16-byte load
+ * (vectorized), which store forwarding serves only from a store of the
+ * same 16 bytes, not from two 8-byte ones. */
 static inline void set_v(simplex_solution *sol, double x0, double x1, double x2, double vv)
 {
-	const double t[3] = {x0, x1, x2};
-	memcpy(sol->v, t, sizeof t);
+#if defined(__SSE2__)
+	/* Packed in registers (a copy through a local array would itself be
+	 * two 8-byte stores read back by one 16-byte load). */
+	_mm_storeu_pd(sol->v, _mm_set_pd(x1, x0));
+	sol->v[2] = x2;
+#else
+	sol->v[0] = x0;
+	sol->v[1] = x1;
+	sol->v[2] = x2;
+#endif
 	sol->vv = vv;
 }
 
