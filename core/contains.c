@@ -160,6 +160,23 @@ static enum reach verdict_of(const clash_result *r)
 	return r->converged ? REACH_OUT : REACH_UNSURE;
 }
 
+/* The point pt against co(O) grown by rho, by Kreuzer's LP: *at is its
+ * verdict, left REACH_UNSURE when the LP declines (CLASH_ENOTSUP: rounded,
+ * too close to call).  Returns 0 or another error. */
+static int lp_reach(contains_query *q, const clash_shape *pt, const clash_shape *grown,
+                    const clash_options *lo, enum reach *at)
+{
+	clash_result r;
+	int e = clash_lp_simplex(pt, grown, lo, &r);
+	if (e == CLASH_ENOTSUP)
+		return 0;
+	if (e)
+		return e;
+	q->iterations += r.iterations;
+	*at = verdict_of(&r);
+	return 0;
+}
+
 /* rho >= 0: every vertex within rho of co(O), by point queries.  Returns 1
  * (every vertex within reach, or unsure: then q->unsure counts them), 0
  * (*vertex is outside) or an error. */
@@ -187,13 +204,8 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 		if (q->dim >= CONTAINS_LP_MIN_DIM) {
 			/* Kreuzer's own test: the point against the hull by LP. */
 			lp_tried = 1;
-			e = clash_lp_simplex(&pt, &grown, &lo, &r);
-			if (e == CLASH_OK) {
-				q->iterations += r.iterations;
-				at = verdict_of(&r);
-			} else if (e != CLASH_ENOTSUP) {
+			if ((e = lp_reach(q, &pt, &grown, &lo, &at)))
 				return e;
-			}
 			if (at != REACH_UNSURE)
 				o.warm_count = 0;
 		}
@@ -216,13 +228,8 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 			 * simplex too flat for its sub-algorithm): an upper bound
 			 * on the distance above rho is no proof that the vertex
 			 * is outside.  The LP decides independently. */
-			e = clash_lp_simplex(&pt, &grown, &lo, &r);
-			if (e == CLASH_OK) {
-				q->iterations += r.iterations;
-				at = verdict_of(&r);
-			} else if (e != CLASH_ENOTSUP) {
+			if ((e = lp_reach(q, &pt, &grown, &lo, &at)))
 				return e;
-			}
 		}
 		if (at == REACH_OUT) {
 			*vertex = i;

@@ -13,8 +13,9 @@
  *
  * Whole-body answers.  The body is split by a byte scan (batch_split.c), not
  * parsed.  When the scan does not find the plain form, or when an item
- * turns out not to be JSON (a 400 from its parse, other than the depth
- * limit), the body is parsed whole with jansson to say what is wrong, so a
+ * turns out not to be JSON (a 400 from its parse; for an item refused by
+ * the depth limit, which scans the raw text, a parse without the limit
+ * decides), the body is parsed whole with jansson to say what is wrong, so a
  * malformed batch gets exactly the 400 jansson gives the body (the same
  * problem POST /v1/query gives the same text); a well-formed body that is
  * not a batch gets a 422 naming the member at fault.  The nesting depth is
@@ -104,6 +105,20 @@ static int json_but_overflow(const char *text, size_t len, json_error_t *e)
 	free(copy);
 	int ok = v != NULL;
 	json_decref(v);
+	return ok;
+}
+
+/* An item refused for its nesting depth (a scan of the raw text, before
+ * any parse) may not be JSON at all: then the body is malformed, as the
+ * whole-body parse will say.  1 when it is JSON (or so deep that jansson's
+ * own depth limit stops it first: it stays the item's depth problem), 0
+ * when not, -1 out of memory. */
+static int deep_but_json(const char *text, size_t len)
+{
+	json_error_t e;
+	int ok = json_but_overflow(text, len, &e);
+	if (ok == 0 && json_error_code(&e) == json_error_stack_overflow)
+		ok = 1;
 	return ok;
 }
 
@@ -353,7 +368,12 @@ static int answer_one(proto_batch *b, size_t i, proto_call *call)
 			 * limit (it is, nested too deep).  A number out of range stops
 			 * the parse: is the rest JSON? */
 			it->malformed = p.status == 400 && c.limit != PROTO_LIMIT_DEPTH;
-			if (p.overflow) {
+			if (p.status == 400 && c.limit == PROTO_LIMIT_DEPTH) {
+				int ok = deep_but_json(it->text, it->len);
+				if (ok < 0)
+					r = -1;
+				it->malformed = ok == 0;
+			} else if (p.overflow) {
 				json_error_t e;
 				int ok = json_but_overflow(it->text, it->len, &e);
 				if (ok < 0)
@@ -522,7 +542,12 @@ static int answer_malformed(proto_batch *b)
 		int r = proto_parse_ex(it->text, it->len, &root, &p, &which);
 		json_decref(root);
 		int bad = r == 1 && p.status == 400 && which != PROTO_LIMIT_DEPTH;
-		if (r == 1 && p.overflow) {
+		if (r == 1 && p.status == 400 && which == PROTO_LIMIT_DEPTH) {
+			int ok = deep_but_json(it->text, it->len);
+			if (ok < 0)
+				r = -1;
+			bad = ok == 0;
+		} else if (r == 1 && p.overflow) {
 			json_error_t e;
 			int ok = json_but_overflow(it->text, it->len, &e);
 			if (ok < 0)

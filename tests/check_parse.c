@@ -28,45 +28,21 @@
 
 #include "check.h"
 #include "prng.h"
+#include "textbuf.h"
 #include "problem.h"
 #include "proto.h"
 #include "vertex_scan.h"
 
 /* ---- random documents ---------------------------------------------------- */
 
-typedef struct text {
-	char *s;
-	size_t len, cap;
-} text;
-
-static void put(text *t, const char *p, size_t n)
-{
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 256;
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		t->s = realloc(t->s, cap);
-		ck_assert_ptr_nonnull(t->s);
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, p, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-}
-
-static void puts_(text *t, const char *p)
-{
-	put(t, p, strlen(p));
-}
-
-static void blank(prng *g, text *t)
+static void blank(prng *g, textbuf *t)
 {
 	static const char *const ws[] = {"", "", "", " ", "\n", "\t", "\r\n  "};
-	puts_(t, ws[prng_next(g) % 7]);
+	textbuf_str(t, ws[prng_next(g) % 7]);
 }
 
 /* A number; `odd`: now and then one jansson or the shortcut refuses. */
-static void number(prng *g, text *t, int odd)
+static void number(prng *g, textbuf *t, int odd)
 {
 	char b[200];
 	double x = (prng_unit(g) - 0.5) * pow(10, prng_int(g, -6, 6));
@@ -91,86 +67,86 @@ static void number(prng *g, text *t, int odd)
 	}
 	default: snprintf(b, sizeof b, "%.1f", x); break;
 	}
-	puts_(t, b);
+	textbuf_str(t, b);
 }
 
-static void string(prng *g, text *t)
+static void string(prng *g, textbuf *t)
 {
 	static const char *const pieces[] = {
 		"a", "vertices", "gjk", " ", "~/", "\\\"", "\\\\", "\\/", "\\n", "\\u0041", "\\u00e9",
 		"\\ud83d\\ude00", "\\ud800", "\\u0000", "\xc3\xa9", "\xe2\x82\xac", "\xff", "\xc3",
 		"\x01", "\t", "\x7f", "\\x", "simplex",
 	};
-	puts_(t, "\"");
+	textbuf_str(t, "\"");
 	int n = prng_int(g, 0, 3);
 	for (int i = 0; i < n; i++) {
 		int k = prng_next(g) % 12 ? prng_int(g, 0, 2) : prng_int(g, 0, 22);
-		puts_(t, pieces[k]);
+		textbuf_str(t, pieces[k]);
 	}
-	puts_(t, "\"");
+	textbuf_str(t, "\"");
 }
 
 /* A vertex array of points of `dim` numbers (0: any). */
-static void vertex_text(prng *g, text *t, int dim)
+static void vertex_text(prng *g, textbuf *t, int dim)
 {
 	if (!dim)
 		dim = prng_int(g, 1, 4);
 	int odd = prng_next(g) % 8 == 0; /* a fault somewhere in this array */
 	size_t n = prng_next(g) % 25 == 0 ? 0 : (size_t)prng_int(g, 1, 10);
-	puts_(t, "[");
+	textbuf_str(t, "[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			puts_(t, ",");
+			textbuf_str(t, ",");
 		blank(g, t);
-		puts_(t, "[");
+		textbuf_str(t, "[");
 		int d = odd && prng_next(g) % 20 == 0 ? dim + 1 : dim;
 		if (odd && prng_next(g) % 50 == 0)
 			d = 9; /* more than a point may have */
 		for (int k = 0; k < d; k++) {
 			if (k)
-				puts_(t, ",");
+				textbuf_str(t, ",");
 			blank(g, t);
 			if (odd && prng_next(g) % 40 == 0) {
 				static const char *const other[] = {"\"1\"", "[1]", "null", "true", "{}"};
-				puts_(t, other[prng_next(g) % 5]);
+				textbuf_str(t, other[prng_next(g) % 5]);
 			} else {
 				number(g, t, odd);
 			}
 			blank(g, t);
 		}
-		puts_(t, "]");
+		textbuf_str(t, "]");
 	}
 	blank(g, t);
-	puts_(t, "]");
+	textbuf_str(t, "]");
 }
 
-static void value(prng *g, text *t, int depth);
+static void value(prng *g, textbuf *t, int depth);
 
-static void key(prng *g, text *t)
+static void key(prng *g, textbuf *t)
 {
 	static const char *const keys[] = {
 		"\"a\"", "\"b\"", "\"vertices\"", "\"parts\"", "\"method\"", "\"tolerance\"",
 		"\"radius\"", "\"x\"", "\"vertic\\u0065s\"", "\"\xc3\xa9\"", "\"\"", "\"a b\"",
 	};
 	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 11);
-	puts_(t, keys[k]);
+	textbuf_str(t, keys[k]);
 }
 
-static void object(prng *g, text *t, int depth)
+static void object(prng *g, textbuf *t, int depth)
 {
-	puts_(t, "{");
+	textbuf_str(t, "{");
 	blank(g, t);
 	int n = prng_int(g, 0, 4);
 	for (int i = 0; i < n; i++) {
 		if (i) {
-			puts_(t, ",");
+			textbuf_str(t, ",");
 			blank(g, t);
 		}
 		size_t at = t->len;
 		key(g, t);
 		int is_vertices = strcmp(t->s + at, "\"vertices\"") == 0;
 		blank(g, t);
-		puts_(t, ":");
+		textbuf_str(t, ":");
 		blank(g, t);
 		if (is_vertices && prng_next(g) % 5)
 			vertex_text(g, t, 0);
@@ -178,10 +154,10 @@ static void object(prng *g, text *t, int depth)
 			value(g, t, depth + 1);
 		blank(g, t);
 	}
-	puts_(t, "}");
+	textbuf_str(t, "}");
 }
 
-static void value(prng *g, text *t, int depth)
+static void value(prng *g, textbuf *t, int depth)
 {
 	int pick = depth > 5 ? prng_int(g, 2, 5) : prng_int(g, 0, 7);
 	switch (pick) {
@@ -190,16 +166,16 @@ static void value(prng *g, text *t, int depth)
 		object(g, t, depth);
 		break;
 	case 1: {
-		puts_(t, "[");
+		textbuf_str(t, "[");
 		int n = prng_int(g, 0, 3);
 		for (int i = 0; i < n; i++) {
 			if (i)
-				puts_(t, ",");
+				textbuf_str(t, ",");
 			blank(g, t);
 			value(g, t, depth + 1);
 			blank(g, t);
 		}
-		puts_(t, "]");
+		textbuf_str(t, "]");
 		break;
 	}
 	case 2: number(g, t, 1); break;
@@ -207,19 +183,19 @@ static void value(prng *g, text *t, int depth)
 	case 4: {
 		static const char *const lit[] = {"true", "false", "null", "True", "nul", "truex",
 		                                  "null1", "fals"};
-		puts_(t, lit[prng_next(g) % 10 ? prng_int(g, 0, 2) : prng_int(g, 0, 7)]);
+		textbuf_str(t, lit[prng_next(g) % 10 ? prng_int(g, 0, 2) : prng_int(g, 0, 7)]);
 		break;
 	}
 	case 5: vertex_text(g, t, 0); break; /* a plain array under another name */
 	default: {
 		/* a query-like object: two shapes */
-		puts_(t, "{\"a\":{\"vertices\":");
+		textbuf_str(t, "{\"a\":{\"vertices\":");
 		vertex_text(g, t, 0);
-		puts_(t, "},");
+		textbuf_str(t, "},");
 		blank(g, t);
-		puts_(t, "\"b\":{\"vertices\":");
+		textbuf_str(t, "\"b\":{\"vertices\":");
 		vertex_text(g, t, 0);
-		puts_(t, "}}");
+		textbuf_str(t, "}}");
 		break;
 	}
 	}
@@ -227,25 +203,25 @@ static void value(prng *g, text *t, int depth)
 
 /* A shape: vertices, now and then a radius, a pose, parts or something
  * else. */
-static void shape(prng *g, text *t, int depth, int dim)
+static void shape(prng *g, textbuf *t, int depth, int dim)
 {
-	puts_(t, "{");
+	textbuf_str(t, "{");
 	blank(g, t);
 	int first = 1;
 	if (depth < 2 && prng_next(g) % 8 == 0) {
-		puts_(t, "\"parts\":[");
+		textbuf_str(t, "\"parts\":[");
 		int n = prng_int(g, 1, 3);
 		for (int i = 0; i < n; i++) {
 			if (i)
-				puts_(t, ",");
+				textbuf_str(t, ",");
 			shape(g, t, depth + 1, dim);
 		}
-		puts_(t, "]");
+		textbuf_str(t, "]");
 		first = 0;
 	} else if (prng_next(g) % 20) {
-		puts_(t, prng_next(g) % 40 ? "\"vertices\"" : "\"vertic\\u0065s\"");
+		textbuf_str(t, prng_next(g) % 40 ? "\"vertices\"" : "\"vertic\\u0065s\"");
 		blank(g, t);
-		puts_(t, ":");
+		textbuf_str(t, ":");
 		blank(g, t);
 		vertex_text(g, t, dim);
 		first = 0;
@@ -253,52 +229,52 @@ static void shape(prng *g, text *t, int depth, int dim)
 	int extra = prng_next(g) % 3 == 0 ? prng_int(g, 1, 2) : 0;
 	for (int i = 0; i < extra; i++) {
 		if (!first)
-			puts_(t, ",");
+			textbuf_str(t, ",");
 		first = 0;
 		blank(g, t);
 		key(g, t);
-		puts_(t, ":");
+		textbuf_str(t, ":");
 		blank(g, t);
 		value(g, t, 3);
 	}
 	blank(g, t);
-	puts_(t, "}");
+	textbuf_str(t, "}");
 }
 
 /* A query: "a" and "b" in either order, now and then more members. */
-static void query(prng *g, text *t)
+static void query(prng *g, textbuf *t)
 {
-	puts_(t, "{");
+	textbuf_str(t, "{");
 	blank(g, t);
 	int swap = prng_next(g) % 4 == 0;
 	int dim = prng_next(g) % 10 ? prng_int(g, 1, 4) : 0;
 	for (int s = 0; s < 2; s++) {
 		if (s)
-			puts_(t, ",");
+			textbuf_str(t, ",");
 		blank(g, t);
-		puts_(t, (s ^ swap) ? "\"b\"" : "\"a\"");
+		textbuf_str(t, (s ^ swap) ? "\"b\"" : "\"a\"");
 		blank(g, t);
-		puts_(t, ":");
+		textbuf_str(t, ":");
 		blank(g, t);
 		shape(g, t, 0, dim);
 	}
 	int extra = prng_next(g) % 6 == 0 ? prng_int(g, 1, 3) : 0;
 	for (int i = 0; i < extra; i++) {
-		puts_(t, ",");
+		textbuf_str(t, ",");
 		blank(g, t);
 		key(g, t);
 		blank(g, t);
-		puts_(t, ":");
+		textbuf_str(t, ":");
 		blank(g, t);
 		value(g, t, 2);
 	}
 	blank(g, t);
-	puts_(t, "}");
+	textbuf_str(t, "}");
 }
 
 static char *document(prng *g)
 {
-	text t = {0};
+	textbuf t = {0};
 	blank(g, &t);
 	if (prng_next(g) % 5)
 		query(g, &t);
@@ -306,7 +282,7 @@ static char *document(prng *g)
 		value(g, &t, 0);
 	blank(g, &t);
 	if (prng_next(g) % 30 == 0)
-		puts_(&t, prng_next(g) & 1 ? "}" : " x");
+		textbuf_str(&t, prng_next(g) & 1 ? "}" : " x");
 	/* Now and then a byte deleted, doubled or replaced. */
 	if (t.len > 2 && prng_next(g) % 10 == 0) {
 		size_t at = (size_t)(prng_next(g) % t.len);
@@ -317,7 +293,7 @@ static char *document(prng *g)
 			break;
 		case 1: {
 			char c = t.s[at];
-			put(&t, " ", 1);
+			textbuf_add(&t, " ", 1);
 			memmove(t.s + at + 1, t.s + at, t.len - at - 1);
 			t.s[at] = c;
 			break;

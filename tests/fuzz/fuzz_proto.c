@@ -19,7 +19,9 @@
  *     unit separating normal only when separated, penetration only when
  *     intersecting, the method asked for;
  *   - the reply is a pure function of the body: a second call gives the same
- *     bytes (what makes a query safe for a load balancer to retry);
+ *     bytes (what makes a query safe for a load balancer to retry), and so
+ *     does a call with the parser's shortcut off (proto_set_vertex_scan(0):
+ *     jansson parses everything);
  *   - with the cancel flag already set, a query that decodes is answered 503
  *     with `cancelled`, one that does not gets the same problem as before.
  * Any violation aborts, which libFuzzer reports with the input.
@@ -35,6 +37,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "vertex_scan.h"
 
 typedef int (*reply_fn)(const char *, size_t, proto_call *, proto_reply *);
 
@@ -313,6 +316,18 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	REQUIRE(again.status == first.status && again.length == first.length &&
 	            memcmp(again.body, first.body, first.length) == 0,
 	        "a second call gave another reply");
+	proto_reply_free(&again);
+
+	/* The parser's own tree builder (vertex_scan.c) must answer exactly
+	 * as jansson's parse does: the same bytes with the shortcut off. */
+	proto_set_vertex_scan(0);
+	int plain = fn(body, len, NULL, &again);
+	proto_set_vertex_scan(1);
+	if (plain != 0)
+		fail(route, "out of memory", NULL);
+	REQUIRE(again.status == first.status && again.length == first.length &&
+	            memcmp(again.body, first.body, first.length) == 0,
+	        "the reply differs with the vertex scan off");
 	proto_reply_free(&again);
 
 	volatile int stop = 1;
