@@ -12,10 +12,16 @@
  * inner and triple products (the Voronoi-region tests of a segment,
  * triangle and tetrahedron), which is all this file computes to choose the
  * face.  The point v on the chosen face, and its weights, then come from
- * the same orthogonal projection as in simplex.c (Gram-Schmidt done twice),
- * written out for three coordinates: v stays orthogonal to the face to
- * working precision however small |v| is, which is what lets near-touching
- * shapes get a normal that separates.
+ * a projection that keeps v orthogonal to the face to working precision
+ * however small |v| is, which is what lets near-touching shapes get a
+ * normal that separates: on a triangle, v along the face's normal (a cross
+ * product: parallel to it whatever its length); on an edge, Gram-Schmidt
+ * done twice.  Neither takes a square root, as the step is on the latency
+ * path of every iteration.  Where |v| is below 1e-3 of the face's distance
+ * scale (nearly touching shapes, the last steps) the projections of
+ * simplex.c (Gram-Schmidt twice with normalized edges), written out for
+ * three coordinates, answer instead: the descent check then compares |v|
+ * to a few ulps of itself, and those are what it was tuned against.
  *
  * Everything degenerate goes back to the caller (return 0), who runs the
  * full Johnson table with its backup procedure: an edge or triangle thinner
@@ -405,10 +411,13 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 	for (int f = 0; f < 3; f++) {
 		if (!(outside & (1 << f)))
 			continue;
-		simplex_solution cand;
-		if (!triangle(y, n, face[f][0], face[f][1], w, &cand))
+		/* The first face's answer goes straight to sol; a later one is
+		 * copied there only if nearer (a copy of a solution just
+		 * written is slow: store forwarding). */
+		simplex_solution cand, *to = found ? &cand : sol;
+		if (!triangle(y, n, face[f][0], face[f][1], w, to))
 			return 0;
-		if (!found || cand.vv < sol->vv)
+		if (found && cand.vv < sol->vv)
 			*sol = cand;
 		found = 1;
 	}

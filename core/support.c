@@ -4,9 +4,11 @@
  * The vertex scan is the only part of a query whose cost grows with the
  * vertex count (GJK88 section VII: time nearly linear in M1 + M2), so the
  * 3-D scan is branch-free and, with SSE2 (every x86-64; plain C elsewhere),
- * two vertices wide, with arithmetic identical to the scalar scan's; the
- * first scan of each shape also gives its bounding box (support_bounds_
- * extreme), so a query reads every vertex once to set up.  A prepared
+ * two vertices wide, four with AVX where the processor has it (chosen at
+ * run time, the build stays plain x86-64), with arithmetic identical to the
+ * scalar scan's, so every path answers the same vertex; the first scan of
+ * each shape also gives its bounding box (support_bounds_extreme), so a
+ * query reads every vertex once to set up.  A prepared
  * shape (prepared.c) keeps the box and climbs its hull instead of scanning.
  * A pose x = L v + t turns a direction d into the local direction L^T d:
  * max_v d.(L v + t) = max_v (L^T d).v + d.t, so vertices are never moved.
