@@ -143,6 +143,9 @@ $(B)/obj/bench/core/%.o: bench/core/%.cpp $(wildcard bench/core/*.h)
 $(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_BENCH) qhull_r ccd) -lglpk -lm
 
+# The simplex engine's loops over the rows (m = 5 in 3-D) pay to unroll:
+# about a sixth of the LP method's instructions.
+$(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
 $(B)/obj/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@

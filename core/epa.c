@@ -70,6 +70,9 @@
  * its edges is degenerate. */
 #define EPA_FLAT_ULPS 16.0
 
+/* (k + 1) mod 3, without the division. */
+static const int epa_next3[3] = {1, 2, 0};
+
 /* A triangle of the 3-D polytope.  Seen from outside, v[0], v[1], v[2] run
  * counter-clockwise, so n = (v1 - v0) x (v2 - v0) / |..| points out. */
 typedef struct epa_face {
@@ -98,6 +101,9 @@ typedef struct epa_poly {
 
 	/* 3-D: faces, the free slots, and the scratch of one expansion. */
 	epa_face f[EPA_MAX_FACES];
+	/* f[i].d of the live faces, +inf for free slots: the nearest face
+	 * by a scan of one small array. */
+	double fd[EPA_MAX_FACES];
 	int nf;
 	int freed[EPA_MAX_FACES];
 	int nfreed;
@@ -154,8 +160,15 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 {
 	const int n = f->dim;
 	double e[EPA_MAX_DIM];
-	for (int k = 0; k < n; k++)
-		e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
+	if (n == 3 && f->posed) { /* L^T d, as support_eval writes it */
+		const double *l = f->lin;
+		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
+		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
+		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
+	} else {
+		for (int k = 0; k < n; k++)
+			e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
+	}
 	const double *v = f->vertices;
 	size_t best = 0;
 	double bv = 0.0; /* vertex 0 scores 0; the first wins ties, as in support_eval */
@@ -322,13 +335,40 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		complement(q, m, n, d);
 		for (int k = 0; k < n; k++)
 			md[k] = -d[k];
-		epa_vertex wp, wm;
-		double hp = probe(p, d, &wp);
-		double hm = probe(p, md, &wm);
-		grow_scale(p, wp.y);
-		grow_scale(p, wm.y);
 		/* The origin is in K (within tol), so the depth lies in
-		 * [0, min(hp, hm)]: no room along +-d means touching. */
+		 * [0, min(hp, hm)]: no room along +d or -d means touching.
+		 * When the shapes touch, K lies on one side of the simplex's
+		 * plane, and any point of K off the plane tells which: take
+		 * a0 - b0 (the first vertices'), and probe the other side
+		 * first; when it has no room, that is the answer, without the
+		 * second probe.  (Both sides within tol, a K flat to tol, may
+		 * then answer either: each is a depth within tol.) */
+		double a0[EPA_MAX_DIM] = {0}, b0[EPA_MAX_DIM] = {0};
+		support_point(p->fa, 0, a0);
+		support_point(p->fb, 0, b0);
+		double side = vec_dot(a0, d, n) - vec_dot(b0, d, n) - vec_dot(p->v[0].y, d, n);
+		int minus_first = side > 0.0;
+		epa_vertex wp, wm;
+		double hp, hm;
+		if (minus_first) {
+			hm = probe(p, md, &wm);
+			grow_scale(p, wm.y);
+			if (hm <= fmax(p->tol, p->eps)) {
+				answer_touch(p, hm, md, ca, cb, out);
+				return 1;
+			}
+			hp = probe(p, d, &wp);
+			grow_scale(p, wp.y);
+		} else {
+			hp = probe(p, d, &wp);
+			grow_scale(p, wp.y);
+			if (hp <= fmax(p->tol, p->eps)) {
+				answer_touch(p, hp, d, ca, cb, out);
+				return 1;
+			}
+			hm = probe(p, md, &wm);
+			grow_scale(p, wm.y);
+		}
 		if (fmin(hp, hm) <= fmax(p->tol, p->eps)) {
 			if (hp <= hm)
 				answer_touch(p, hp, d, ca, cb, out);
@@ -512,23 +552,35 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 /* Outward unit normal and distance of the triangle v[0..2] of P, from the
  * cross product of its two shorter edges (the most accurate pair); 0 if the
  * triangle is too thin to have a normal. */
-static int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
 {
 	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
-	double e[3][3], l2[3];
-	vec_sub(e[0], x1, x0, 3);
-	vec_sub(e[1], x2, x1, 3);
-	vec_sub(e[2], x0, x2, 3);
-	for (int k = 0; k < 3; k++)
-		l2[k] = vec_dot(e[k], e[k], 3);
-	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0. */
-	int k = l2[0] >= l2[1] && l2[0] >= l2[2] ? 0 : l2[1] >= l2[2] ? 1 : 2;
-	int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-	double c[3];
-	cross3(e[k1], e[k2], c);
+	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
+	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
+	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
+	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0: the pair
+	 * without the longest edge (written out: no indexed scratch). */
+	double c[3], la, lb;
+	if (l0 >= l1 && l0 >= l2) {
+		cross3(e1, e2, c);
+		la = l1;
+		lb = l2;
+	} else if (l1 >= l2) {
+		cross3(e2, e0, c);
+		la = l2;
+		lb = l0;
+	} else {
+		cross3(e0, e1, c);
+		la = l0;
+		lb = l1;
+	}
 	double c2 = vec_dot(c, c, 3);
 	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
-	if (!(c2 > flat * flat * l2[k1] * l2[k2]) || !(c2 > 0.0))
+	if (!(c2 > flat * flat * la * lb) || !(c2 > 0.0))
 		return 0;
 	double inv = 1.0 / sqrt(c2);
 	for (int j = 0; j < 3; j++)
@@ -573,6 +625,7 @@ static int init_polyhedron(epa_poly *p)
 			return 0;
 		f->alive = 1;
 		f->pass = 0;
+		p->fd[fi] = f->d;
 	}
 	/* Each directed edge (a, b) of one face is (b, a) in another: the
 	 * face across edge k of face i is adj[i][k], where it is edge
@@ -583,8 +636,10 @@ static int init_polyhedron(epa_poly *p)
 		for (int k = 0; k < 3; k++) {
 			p->f[i].adj[k] = adj[i][k];
 			p->f[i].adj_edge[k] = adj_edge[i][k];
-			assert(p->f[adj[i][k]].v[adj_edge[i][k]] == p->f[i].v[(k + 1) % 3] &&
-			       p->f[adj[i][k]].v[(adj_edge[i][k] + 1) % 3] == p->f[i].v[k]);
+			/* The tables agree (the map relabels vertices, so
+			 * checking them unmapped is enough). */
+			assert(faces[adj[i][k]][adj_edge[i][k]] == faces[i][epa_next3[k]] &&
+			       faces[adj[i][k]][epa_next3[adj_edge[i][k]]] == faces[i][k]);
 		}
 	for (int i = 0; i < p->nv; i++)
 		p->vmark[i] = 0;
@@ -607,7 +662,7 @@ static void walk(epa_poly *p, int gi, int e, const double *w)
 	if (vec_dot(g->n, w, 3) - g->d > -p->eps) {
 		g->pass = p->pass;
 		p->vis[p->nvis++] = gi;
-		int e1 = (e + 1) % 3, e2 = (e + 2) % 3;
+		int e1 = epa_next3[e], e2 = epa_next3[e1];
 		walk(p, g->adj[e1], g->adj_edge[e1], w);
 		walk(p, g->adj[e2], g->adj_edge[e2], w);
 	} else if (p->nhz < EPA_MAX_VERTICES) {
@@ -648,10 +703,11 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	p->vmark[wi] = 0;
 	double nn[EPA_MAX_VERTICES][3], nd[EPA_MAX_VERTICES];
 	for (int i = 0; i < nh; i++) {
-		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[(i + 1) % nh]];
-		int e = p->hz_edge[i], eh = p->hz_edge[(i + 1) % nh];
-		int s = g->v[(e + 1) % 3], t = g->v[e];
-		if (t != h->v[(eh + 1) % 3] || p->vmark[s] == p->pass)
+		const int i1 = i + 1 < nh ? i + 1 : 0;
+		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[i1]];
+		int e = p->hz_edge[i], eh = p->hz_edge[i1];
+		int s = g->v[epa_next3[e]], t = g->v[e];
+		if (t != h->v[epa_next3[eh]] || p->vmark[s] == p->pass)
 			return 0; /* not one simple loop */
 		p->vmark[s] = p->pass;
 		int tri[3] = {s, t, wi};
@@ -664,6 +720,7 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	grow_scale(p, w->y);
 	for (int i = 0; i < p->nvis; i++) {
 		p->f[p->vis[i]].alive = 0;
+		p->fd[p->vis[i]] = INFINITY;
 		p->freed[p->nfreed++] = p->vis[i];
 	}
 	int first = -1, last = -1;
@@ -671,12 +728,13 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 		int gi = p->hz_face[i], e = p->hz_edge[i];
 		int ni = new_face(p);
 		epa_face *g = &p->f[gi], *x = &p->f[ni];
-		x->v[0] = g->v[(e + 1) % 3];
+		x->v[0] = g->v[epa_next3[e]];
 		x->v[1] = g->v[e];
 		x->v[2] = wi;
 		vec_copy(x->n, nn[i], 3);
 		x->d = nd[i];
 		x->alive = 1;
+		p->fd[ni] = x->d;
 		x->pass = 0;
 		/* Edge 0 (s, t) faces g across its edge e. */
 		x->adj[0] = gi;
@@ -763,10 +821,14 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 		return;
 	}
 	for (int it = 1;; it++) {
-		int best = -1;
-		for (int i = 0; i < p->nf; i++)
-			if (p->f[i].alive && (best < 0 || p->f[i].d < p->f[best].d))
+		int best = 0;
+		double bd = p->fd[0];
+		for (int i = 1; i < p->nf; i++)
+			if (p->fd[i] < bd) {
+				bd = p->fd[i];
 				best = i;
+			}
+		assert(p->f[best].alive);
 		epa_face *f = &p->f[best];
 		epa_vertex w;
 		double h = probe(p, f->n, &w);

@@ -154,6 +154,10 @@ typedef struct lpipm_query {
 	double tol;    /* touching tolerance, frame units */
 	double floor;  /* rounding of a gap, frame units */
 	int iterations, max_iterations, rounds;
+	/* clash_options.cancel, read before each interior-point step; set
+	 * once it was found nonzero: the query answers CLASH_ECANCELED. */
+	const volatile int *cancel;
+	int canceled;
 	/* The best certificates seen. */
 	double lower;                 /* widest gap / |p| over all vertices */
 	double normal[CLASH_MAX_DIM]; /* its unit normal */
@@ -620,6 +624,10 @@ static enum lpipm_verdict run(lpipm_query *q, int margin, int *grew, int *done)
 {
 	*grew = *done = 0;
 	for (;;) {
+		if (q->cancel && *q->cancel) {
+			q->canceled = *done = 1;
+			return LPIPM_UNDECIDED;
+		}
 		enum lpipm_verdict v = judge(q, margin, grew);
 		if (v != LPIPM_UNDECIDED || *grew)
 			return v;
@@ -757,6 +765,7 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 	                                                    : CLASH_GJK_MAX_ITERATIONS;
 	q.lower = -INFINITY;
 	q.upper = INFINITY;
+	q.cancel = opt ? opt->cancel : NULL;
 
 	/* Section 4.1: a previous plane that still separates answers alone. */
 	double dir[CLASH_MAX_DIM];
@@ -793,9 +802,13 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 		v = phase_paper(&q);
 		/* Hulls apart, but not by ra + rb + tolerance along the LP's
 		 * plane; or the LP ran out of precision near touching. */
-		if (v == LPIPM_UNDECIDED && q.iterations < q.max_iterations &&
+		if (v == LPIPM_UNDECIDED && !q.canceled && q.iterations < q.max_iterations &&
 		    q.rounds < LPIPM_MAX_ROUNDS)
 			v = phase_margin(&q);
+	}
+	if (q.canceled) {
+		memset(r, 0, sizeof *r);
+		return CLASH_ECANCELED;
 	}
 
 	r->iterations = q.iterations;

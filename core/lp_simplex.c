@@ -66,6 +66,17 @@
  * the pose applied (support_point), so a query allocates nothing.  Bland's
  * rule cannot cycle in exact arithmetic; the pivot cap (default: columns
  * times rows, the article's choice) bounds what round-off could do.
+ *
+ * Speed (GJK88 set, 6000 pairs: from 25 000 to 11 700 instructions per
+ * query, 8x to 14x GLPK).  The article's first stopping rule: a round
+ * stops as soon as the objective, the 1-norm of p - q and so at least its
+ * 2-norm, is within reach of "intersecting" (the pivots that would only
+ * prove optimality, many of them degenerate at objective 0, are skipped).
+ * The starting basis's inverse is written down, not eliminated (see
+ * solve_round).  Bland's pricing scans the raw vertices two at a time.
+ * Bland's rule stays the only pricing rule: a steepest choice (the support
+ * point along the duals) with Bland's rule on degenerate pivots halved the
+ * pivots but, two full scans per pivot, cost more than it saved.
  */
 #include <assert.h>
 #include <float.h>
@@ -77,6 +88,10 @@
 #include "rsimplex.h"
 #include "support.h"
 #include "vec.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Default tolerance, relative to the size of the shapes (as gjk). */
 #define LP_SIMPLEX_RELATIVE_TOLERANCE 1e-12
@@ -134,7 +149,28 @@ static size_t first_above(const support_frame *f, const double *g, double thr, s
 	const double *v = f->vertices;
 	if (n == 3) {
 		const double g0 = g[0], g1 = g[1], g2 = g[2];
-		for (size_t i = from; i < f->count; i++) {
+		size_t i = from;
+#if defined(__SSE2__)
+		/* Two vertices per step, each lane the scalar loop's own
+		 * products and sums in its order: the same verdicts. */
+		const __m128d G0 = _mm_set1_pd(g0), G1 = _mm_set1_pd(g1), G2 = _mm_set1_pd(g2);
+		const __m128d T = _mm_set1_pd(thr);
+		for (; i + 2 <= f->count; i += 2) {
+			const double *p = v + 3 * i;
+			__m128d a = _mm_loadu_pd(p);     /* x0 y0 */
+			__m128d b = _mm_loadu_pd(p + 2); /* z0 x1 */
+			__m128d c = _mm_loadu_pd(p + 4); /* y1 z1 */
+			__m128d x = _mm_shuffle_pd(a, b, 2); /* x0 x1 */
+			__m128d y = _mm_shuffle_pd(a, c, 1); /* y0 y1 */
+			__m128d z = _mm_shuffle_pd(b, c, 2); /* z0 z1 */
+			__m128d d = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x, G0), _mm_mul_pd(y, G1)),
+			                       _mm_mul_pd(z, G2));
+			int hit = _mm_movemask_pd(_mm_cmpgt_pd(d, T));
+			if (hit)
+				return i + ((hit & 1) ? 0 : 1);
+		}
+#endif
+		for (; i < f->count; i++) {
 			const double *p = v + 3 * i;
 			if ((p[0] * g0 + p[1] * g1) + p[2] * g2 > thr)
 				return i;
@@ -263,6 +299,43 @@ typedef struct lp_round {
 	double primal[CLASH_MAX_DIM]; /* and q - p (unit; 0 if p = q) */
 } lp_round;
 
+/* The primal pair of the basis, renormalized (the weights sum to 1 up to
+ * round-off; dividing keeps p and q inside their hulls), and |p - q|_2. */
+static void primal_pair(const lp_query *q, const rsimplex *s, const double *xs, const double *xt,
+                        lp_round *o)
+{
+	const int n = q->n;
+	double sl = 0.0, sm = 0.0, x[CLASH_MAX_DIM];
+	vec_zero(o->p, n);
+	vec_zero(o->q, n);
+	for (int i = 0; i < s->m; i++) {
+		size_t j = s->basis[i];
+		double w = s->x[i];
+		if (j >= q->na + q->nb || !(w > 0.0))
+			continue;
+		if (j < q->na) {
+			support_point(&q->fa, j, x);
+			vec_axpy(o->p, w, x, n);
+			sl += w;
+		} else {
+			support_point(&q->fb, j - q->na, x);
+			vec_axpy(o->q, w, x, n);
+			sm += w;
+		}
+	}
+	if (sl > 0.0)
+		vec_scale(o->p, 1.0 / sl, n);
+	else
+		vec_copy(o->p, xs, n);
+	if (sm > 0.0)
+		vec_scale(o->q, 1.0 / sm, n);
+	else
+		vec_copy(o->q, xt, n);
+	double diff[CLASH_MAX_DIM];
+	vec_sub(diff, o->q, o->p, n);
+	o->upper = vec_norm(diff, n);
+}
+
 /* The Euclidean nearest points of the optimal basis's vertices: q - p for
  * the nearest p in the hull of its vertices of a and q in that of its
  * vertices of b (at most n + 2 points in all), into `near` (frame units).
@@ -323,6 +396,9 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.cancel = q->cancel;
 	lp.tol_cost = LP_SIMPLEX_TOL_COST;
 	lp.bland = lp_bland;
+	/* Frame points have norm <= 1 (in any orthonormal basis), the
+	 * residual and convexity entries are 0 or +-1. */
+	lp.col_max = 1.0;
 
 	/* Start: the vertices of a and b extreme along g (the nearest pair
 	 * along it), and for each row the residual column of the right sign. */
@@ -332,53 +408,51 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	size_t basis[RSIMPLEX_MAX_ROWS];
 	basis[0] = support_eval(&q->fa, g, xs);
 	basis[1] = q->na + support_eval(&q->fb, ng, xt);
-	lp_column(q, basis[0], col);
-	double res[CLASH_MAX_DIM];
-	vec_copy(res, col, n);
+	double cs[RSIMPLEX_MAX_ROWS];
+	lp_column(q, basis[0], cs);
 	lp_column(q, basis[1], col);
+	/* Its inverse in closed form (no elimination needed): with columns
+	 * (s; 1; 0), (-t; 0; 1) and sg_k e_k (sg_k = +-1), B z = r gives
+	 * z_0 = r_n, z_1 = r_{n+1}, z_{2+k} = sg_k (r_k - s_k r_n - t_k r_{n+1})
+	 * (col holds -t). */
+	double binv[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS], cb[RSIMPLEX_MAX_ROWS];
+	memset(binv, 0, sizeof(double) * (size_t)(m * m));
+	binv[0 * m + n] = 1.0;
+	binv[1 * m + n + 1] = 1.0;
+	cb[0] = cb[1] = 0.0;
 	for (int k = 0; k < n; k++) {
-		res[k] += col[k]; /* q_k.(s - t) */
+		double res = cs[k] + col[k]; /* q_k.(s - t) */
 		/* u_k - w_k = -res_k */
-		basis[2 + k] = q->na + q->nb + 2 * (size_t)k + (res[k] > 0.0 ? 1 : 0);
+		int w = res > 0.0;
+		double sg = w ? -1.0 : 1.0;
+		basis[2 + k] = q->na + q->nb + 2 * (size_t)k + (size_t)w;
+		cb[2 + k] = 1.0;
+		binv[(2 + k) * m + k] = sg;
+		binv[(2 + k) * m + n] = -sg * cs[k];
+		binv[(2 + k) * m + n + 1] = -sg * col[k];
 	}
+	/* Kreuzer's first stopping rule: once the objective (the 1-norm of
+	 * p - q in the basis q_k, at least its 2-norm) is within reach, the
+	 * verdict "intersecting" is decided; the pivots that would only prove
+	 * optimality (many degenerate, at objective 0) are not needed. */
+	lp.has_target = 1;
+	lp.target = reach;
 	rsimplex s;
-	o->status = rsimplex_start(&s, &lp, basis);
+	o->status = rsimplex_start_inverse(&s, &lp, basis, binv, cb);
 	if (o->status == RSIMPLEX_OPTIMAL)
 		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots);
+	primal_pair(q, &s, xs, xt, o);
+	if (o->status == RSIMPLEX_TARGET && !(o->upper <= reach)) {
+		/* Round-off in the objective's updates: the pair itself does
+		 * not decide; go on to the optimum. */
+		lp.has_target = 0;
+		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots - s.iterations);
+		primal_pair(q, &s, xs, xt, o);
+	}
 	o->pivots = s.iterations;
 	o->objective = s.objective;
-
-	/* The primal pair, renormalized (the weights sum to 1 up to
-	 * round-off; dividing keeps p and q inside their hulls). */
-	double sl = 0.0, sm = 0.0, x[CLASH_MAX_DIM];
-	vec_zero(o->p, n);
-	vec_zero(o->q, n);
-	for (int i = 0; i < m; i++) {
-		size_t j = s.basis[i];
-		double w = s.x[i];
-		if (j >= q->na + q->nb || !(w > 0.0))
-			continue;
-		if (j < q->na) {
-			support_point(&q->fa, j, x);
-			vec_axpy(o->p, w, x, n);
-			sl += w;
-		} else {
-			support_point(&q->fb, j - q->na, x);
-			vec_axpy(o->q, w, x, n);
-			sm += w;
-		}
-	}
-	if (sl > 0.0)
-		vec_scale(o->p, 1.0 / sl, n);
-	else
-		vec_copy(o->p, xs, n);
-	if (sm > 0.0)
-		vec_scale(o->q, 1.0 / sm, n);
-	else
-		vec_copy(o->q, xt, n);
 	double diff[CLASH_MAX_DIM];
 	vec_sub(diff, o->q, o->p, n);
-	o->upper = vec_norm(diff, n);
 
 	/* Separating directions: the duals of the coordinate rows (back in
 	 * frame coordinates) and the primal difference q - p. */
@@ -487,9 +561,9 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		frexp(extent, &e);
 	double unit = ldexp(1.0, e), inv = ldexp(1.0, -e);
 
-	lp_query q;
-	memset(&q, 0, sizeof q);
+	lp_query q; /* not zeroed (1.5 KB): every member is set here or by support_frame_init */
 	q.n = n;
+	q.rotated = 0;
 	q.na = a->count;
 	q.nb = b->count;
 	q.cancel = opt ? opt->cancel : NULL;

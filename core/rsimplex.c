@@ -1,15 +1,26 @@
 /*
  * rsimplex.c — the revised simplex method with Bland's rule (see rsimplex.h).
  *
- * One iteration: duals y = c_B B^-1; pricing d_j = c_j - y.a_j over the
- * non-basic columns (Bland: the first with d_j < -tol; Dantzig: the least);
- * the entering column's image alpha = B^-1 a_q; the ratio test over rows
- * with alpha_i > 0; the pivot, which updates B^-1 and x in place (the
- * product form applied to the dense inverse, O(m^2)).  Every
+ * One iteration: pricing d_j = c_j - y.a_j over the non-basic columns
+ * (Bland: the first with d_j < -tol; Dantzig: the least); the entering
+ * column's image alpha = B^-1 a_q; the ratio test over rows with
+ * alpha_i > 0; the pivot, which updates B^-1 and x in place (the product
+ * form applied to the dense inverse, O(m^2)) and the duals y = c_B B^-1
+ * and the objective by their rank-one updates (O(m)).  Every
  * RSIMPLEX_REFACTOR pivots, and before declaring optimality, B^-1 is
  * rebuilt from the columns by Gauss-Jordan elimination with partial
- * pivoting and x = B^-1 b recomputed, so round-off cannot accumulate over
- * long runs; a solution is only called optimal when freshly factored.
+ * pivoting and x, y recomputed, so round-off cannot accumulate over long
+ * runs; a solution is only called optimal when freshly factored (and, when
+ * the caller bounds the columns' entries, without pricing every column a
+ * second time: see rsimplex_run).  A caller that knows its starting
+ * basis's inverse in closed form skips the first elimination
+ * (rsimplex_start_inverse), and one whose verdict is decided once the
+ * objective is small enough stops there (lp.has_target).
+ *
+ * Speed: the collision LP of 3-D shapes has m = 5 rows, and everything per
+ * pivot is a few 5 x 5 loops; they are compiled with m = 5 known and
+ * unrolled (RS_INLINE, -funroll-loops), which halved the engine's instructions
+ * on the GJK88 set.
  */
 #include <assert.h>
 #include <float.h>
@@ -30,6 +41,16 @@
  * Bland's choice of the leaving row. */
 #define RSIMPLEX_TIE 1e-12
 
+/* Forced inlining of the per-pivot work with m as a compile-time constant
+ * for the common m = 5 (3-D collision LPs): the loops over rows unroll. */
+#if defined(__GNUC__)
+#define RS_INLINE static inline __attribute__((always_inline))
+#else
+#define RS_INLINE static inline
+#endif
+/* ... and those loops unrolled where m is known: the Makefile compiles
+ * this file with -funroll-loops (a hint, not needed for correctness). */
+
 static int is_basic(const rsimplex *s, size_t j)
 {
 	for (int i = 0; i < s->m; i++)
@@ -38,9 +59,8 @@ static int is_basic(const rsimplex *s, size_t j)
 	return 0;
 }
 
-static void update_duals(rsimplex *s)
+RS_INLINE void update_duals(rsimplex *s, const int m)
 {
-	int m = s->m;
 	s->objective = 0.0;
 	for (int i = 0; i < m; i++)
 		s->objective += s->cb[i] * s->x[i];
@@ -53,9 +73,8 @@ static void update_duals(rsimplex *s)
 }
 
 /* Rebuild B^-1 from the basic columns, then x and y. */
-static int refactor(rsimplex *s, const rsimplex_lp *lp)
+RS_INLINE int refactor_m(rsimplex *s, const rsimplex_lp *lp, const int m)
 {
-	int m = s->m;
 	double bm[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS]; /* row-major B */
 	double col[RSIMPLEX_MAX_ROWS];
 	double big = 0.0;
@@ -63,7 +82,8 @@ static int refactor(rsimplex *s, const rsimplex_lp *lp)
 		s->cb[c] = lp->column(lp->ctx, s->basis[c], col);
 		for (int r = 0; r < m; r++) {
 			bm[r * m + c] = col[r];
-			big = fmax(big, fabs(col[r]));
+			if (fabs(col[r]) > big)
+				big = fabs(col[r]);
 		}
 	}
 	double *inv = s->binv;
@@ -111,9 +131,16 @@ static int refactor(rsimplex *s, const rsimplex_lp *lp)
 		 * feasible by construction, the sign is noise. */
 		s->x[i] = v > 0.0 ? v : 0.0;
 	}
-	update_duals(s);
+	update_duals(s, m);
 	s->since_refactor = 0;
 	return RSIMPLEX_OPTIMAL;
+}
+
+static int refactor(rsimplex *s, const rsimplex_lp *lp)
+{
+	if (s->m == 5)
+		return refactor_m(s, lp, 5);
+	return refactor_m(s, lp, s->m);
 }
 
 int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis)
@@ -128,28 +155,62 @@ int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis)
 	return refactor(s, lp);
 }
 
-/* Pricing: the entering column, or lp->n when every reduced cost is
- * non-negative (within tolerance); its coefficients go to a_out. */
-static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
-                    double *a_out)
+RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                               const double *binv, const double *cb, const int m)
 {
-	int m = s->m;
+	s->m = m;
+	s->iterations = 0;
+	s->since_refactor = 0;
+	for (int i = 0; i < m; i++) {
+		assert(basis[i] < lp->n);
+		s->basis[i] = basis[i];
+		s->cb[i] = cb[i];
+		double v = 0.0;
+		for (int k = 0; k < m; k++) {
+			s->binv[i * m + k] = binv[i * m + k];
+			v += binv[i * m + k] * lp->b[k];
+		}
+		s->x[i] = v > 0.0 ? v : 0.0;
+	}
+	update_duals(s, m);
+}
+
+int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                                     const double *binv, const double *cb)
+{
+	assert(lp->m >= 1 && lp->m <= RSIMPLEX_MAX_ROWS && lp->n >= (size_t)lp->m);
+	if (lp->m == 5)
+		start_inverse_m(s, lp, basis, binv, cb, 5);
+	else
+		start_inverse_m(s, lp, basis, binv, cb, lp->m);
+	return RSIMPLEX_OPTIMAL;
+}
+
+/* Pricing: the entering column, or lp->n when every reduced cost is
+ * non-negative (within tolerance); its coefficients go to a_out, its cost
+ * to *c_out and its reduced cost to *d_out. */
+RS_INLINE size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
+                       const int m, double tol, double *a_out, double *c_out, double *d_out)
+{
 	double a[RSIMPLEX_MAX_ROWS];
 	size_t best = lp->n;
-	double best_d = -lp->tol_cost;
+	double best_d = -tol;
 	if (rule == RSIMPLEX_BLAND && lp->bland) {
 		for (size_t from = 0; from < lp->n;) {
-			size_t j = lp->bland(lp->ctx, s->y, lp->tol_cost, from);
+			size_t j = lp->bland(lp->ctx, s->y, tol, from);
 			if (j >= lp->n)
 				break;
 			if (!is_basic(s, j)) {
 				/* The scan's arithmetic is not the column's: keep
 				 * the column's verdict on its reduced cost. */
-				double d = lp->column(lp->ctx, j, a);
+				double c = lp->column(lp->ctx, j, a);
+				double d = c;
 				for (int k = 0; k < m; k++)
 					d -= s->y[k] * a[k];
 				if (d < best_d) {
 					memcpy(a_out, a, sizeof(double) * (size_t)m);
+					*c_out = c;
+					*d_out = d;
 					return j;
 				}
 			}
@@ -160,13 +221,16 @@ static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule
 	for (size_t j = 0; j < lp->n; j++) {
 		if (is_basic(s, j))
 			continue;
-		double d = lp->column(lp->ctx, j, a);
+		double c = lp->column(lp->ctx, j, a);
+		double d = c;
 		for (int k = 0; k < m; k++)
 			d -= s->y[k] * a[k];
 		if (d < best_d) {
 			best = j;
 			best_d = d;
 			memcpy(a_out, a, sizeof(double) * (size_t)m);
+			*c_out = c;
+			*d_out = d;
 			if (rule == RSIMPLEX_BLAND)
 				break; /* the lowest-numbered improving column */
 		}
@@ -175,19 +239,19 @@ static size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule
 }
 
 /* Ratio test on alpha = B^-1 a_q: the leaving row, or -1 (unbounded). */
-static int ratio_test(const rsimplex *s, const double *alpha)
+RS_INLINE int ratio_test(const rsimplex *s, const double *alpha, const int m)
 {
-	int m = s->m;
 	double amax = 0.0;
 	for (int i = 0; i < m; i++)
-		amax = fmax(amax, alpha[i]);
+		if (alpha[i] > amax)
+			amax = alpha[i];
 	if (!(amax > 0.0))
 		return -1;
 	double floor_alpha = RSIMPLEX_PIVOT_RATIO * amax;
 	double theta = INFINITY;
 	for (int i = 0; i < m; i++)
-		if (alpha[i] > floor_alpha)
-			theta = fmin(theta, s->x[i] / alpha[i]);
+		if (alpha[i] > floor_alpha && s->x[i] / alpha[i] < theta)
+			theta = s->x[i] / alpha[i];
 	double tie = theta + RSIMPLEX_TIE * (1.0 + theta);
 	int r = -1;
 	for (int i = 0; i < m; i++) {
@@ -201,9 +265,13 @@ static int ratio_test(const rsimplex *s, const double *alpha)
 	return r;
 }
 
-static void pivot(rsimplex *s, int r, size_t q, double cq, const double *alpha)
+/* The pivot: column q (cost cq, reduced cost dq) enters in row r.  B^-1
+ * and x by the product form; the duals and the objective by their rank-one
+ * updates, y' = y + dq (row r of the new B^-1) and c.x' = c.x + theta dq,
+ * O(m) instead of O(m^2) (refactor() recomputes both from scratch). */
+RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const double *alpha,
+                     const int m)
 {
-	int m = s->m;
 	double *inv = s->binv;
 	double ar = alpha[r];
 	double theta = s->x[r] / ar;
@@ -222,28 +290,59 @@ static void pivot(rsimplex *s, int r, size_t q, double cq, const double *alpha)
 	s->x[r] = theta;
 	s->basis[r] = q;
 	s->cb[r] = cq;
-	update_duals(s);
+	for (int k = 0; k < m; k++)
+		s->y[k] += dq * inv[r * m + k];
+	s->objective += theta * dq;
 	s->iterations++;
 	s->since_refactor++;
 }
 
-int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
+RS_INLINE void ftran(const rsimplex *s, const double *a, double *alpha, const int m)
 {
-	int m = s->m;
+	for (int i = 0; i < m; i++) {
+		double v = 0.0;
+		for (int k = 0; k < m; k++)
+			v += s->binv[i * m + k] * a[k];
+		alpha[i] = v;
+	}
+}
+
+RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots,
+                    const int m)
+{
 	double a[RSIMPLEX_MAX_ROWS], alpha[RSIMPLEX_MAX_ROWS];
 	int pivots = 0;
 	for (;;) {
 		if (lp->cancel && *lp->cancel)
 			return RSIMPLEX_CANCELED;
+		if (lp->has_target && s->objective <= lp->target)
+			return RSIMPLEX_TARGET;
 		if (s->since_refactor >= RSIMPLEX_REFACTOR && refactor(s, lp) != RSIMPLEX_OPTIMAL)
 			return RSIMPLEX_SINGULAR;
-		size_t q = price(s, lp, rule, a);
+		double cq = 0.0, dq = 0.0;
+		/* Between refactorizations, with the columns' entries bounded,
+		 * price to 7/8 of the tolerance: then when no column enters,
+		 * the refactored duals y' may call the solution optimal
+		 * without pricing again, as long as |y' - y|_1 col_max <= tol/8
+		 * (every reduced cost moves by at most that). */
+		const int margin = s->since_refactor > 0 && lp->col_max > 0.0;
+		const double tol = margin ? 0.875 * lp->tol_cost : lp->tol_cost;
+		size_t q = price(s, lp, rule, m, tol, a, &cq, &dq);
 		if (q == lp->n) {
 			if (s->since_refactor == 0)
 				return RSIMPLEX_OPTIMAL;
 			/* Only a freshly factored solution may be called optimal. */
+			double y[RSIMPLEX_MAX_ROWS];
+			memcpy(y, s->y, sizeof(double) * (size_t)m);
 			if (refactor(s, lp) != RSIMPLEX_OPTIMAL)
 				return RSIMPLEX_SINGULAR;
+			if (margin) {
+				double dy = 0.0;
+				for (int k = 0; k < m; k++)
+					dy += fabs(s->y[k] - y[k]);
+				if (dy * lp->col_max <= 0.125 * lp->tol_cost)
+					return RSIMPLEX_OPTIMAL;
+			}
 			continue;
 		}
 		if (pivots >= max_pivots) {
@@ -251,19 +350,21 @@ int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, in
 				return RSIMPLEX_SINGULAR;
 			return RSIMPLEX_CAPPED;
 		}
-		for (int i = 0; i < m; i++) {
-			double v = 0.0;
-			for (int k = 0; k < m; k++)
-				v += s->binv[i * m + k] * a[k];
-			alpha[i] = v;
-		}
-		int r = ratio_test(s, alpha);
+		ftran(s, a, alpha, m);
+		int r = ratio_test(s, alpha, m);
 		if (r < 0)
 			return RSIMPLEX_UNBOUNDED;
-		double cq = lp->column(lp->ctx, q, a);
-		pivot(s, r, q, cq, alpha);
+		pivot(s, r, q, cq, dq, alpha, m);
 		pivots++;
 	}
+}
+
+int rsimplex_run(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule, int max_pivots)
+{
+	/* The same code; with m = 5 known, the compiler unrolls it. */
+	if (s->m == 5)
+		return run_m(s, lp, rule, max_pivots, 5);
+	return run_m(s, lp, rule, max_pivots, s->m);
 }
 
 double rsimplex_value(const rsimplex *s, size_t j)

@@ -57,6 +57,16 @@ typedef struct rsimplex_lp {
 	 * cost is 0 up to rounding); the caller skips it.  NULL: price
 	 * column by column. */
 	size_t (*bland)(const void *ctx, const double *y, double tol, size_t from);
+	/* The largest |entry| of any column, when the caller knows a bound
+	 * (0: unknown).  With it, a solution found optimal before a
+	 * refactorization is confirmed from how far the duals moved instead
+	 * of by pricing every column again (rsimplex_run). */
+	double col_max;
+	/* Early stop (Kreuzer's first stopping rule: the minimum is already
+	 * small enough to decide): when has_target, rsimplex_run returns
+	 * RSIMPLEX_TARGET as soon as the objective is <= target. */
+	int has_target;
+	double target;
 } rsimplex_lp;
 
 enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG };
@@ -66,7 +76,8 @@ enum rsimplex_status {
 	RSIMPLEX_CAPPED,    /* the pivot cap ended the search: x is feasible, not optimal */
 	RSIMPLEX_UNBOUNDED, /* a column with negative reduced cost and no blocking row */
 	RSIMPLEX_SINGULAR,  /* the basis became numerically singular */
-	RSIMPLEX_CANCELED   /* *lp->cancel was set */
+	RSIMPLEX_CANCELED,  /* *lp->cancel was set */
+	RSIMPLEX_TARGET     /* the objective reached lp->target: x is feasible, maybe not optimal */
 };
 
 typedef struct rsimplex {
@@ -86,6 +97,11 @@ typedef struct rsimplex {
  * RSIMPLEX_SINGULAR.  Negative basic values (an infeasible start, or
  * round-off) are clamped to 0. */
 int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis);
+
+/* The same from an inverse the caller knows in closed form (binv: B^-1,
+ * row-major m x m; cb: the basic columns' costs), without elimination. */
+int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
+                           const double *binv, const double *cb);
 
 /* Pivot by `rule` until optimal, or at most max_pivots more pivots.
  * Returns an rsimplex_status. */

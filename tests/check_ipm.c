@@ -566,6 +566,31 @@ START_TEST(iteration_cap)
 }
 END_TEST
 
+/* clash_options.cancel: read before each interior-point step.  Set before
+ * the query, it stops the query with CLASH_ECANCELED and a zeroed result;
+ * cleared, the same query answers (an intersecting pair: no warm plane can
+ * decide it before the steps). */
+START_TEST(cancel)
+{
+	double va[] = {0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2};
+	double vb[] = {0.5, 0.5, 0.5, 3, 0, 0, 0, 3, 0, 0, 0, 3};
+	clash_shape a, b;
+	clash_shape_init(&a, 3, va, 4);
+	clash_shape_init(&b, 3, vb, 4);
+	volatile int stop = 1;
+	clash_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.cancel = &stop;
+	clash_result r;
+	ck_assert_int_eq(clash_lp_ipm(&a, &b, &opt, &r), CLASH_ECANCELED);
+	ck_assert_int_eq(r.has, 0);
+	ck_assert_int_eq(r.iterations, 0);
+	stop = 0;
+	ck_assert_int_eq(clash_lp_ipm(&a, &b, &opt, &r), CLASH_OK);
+	ck_assert(r.intersecting);
+}
+END_TEST
+
 /* Unsettled answers say what the bounds prove: with a tolerance of 0.2 and
  * caps of 1 to 3 iterations, the pairs of iteration_cap 0.001 to 0.2 apart
  * often end with a plane whose gap is positive but below the tolerance.
@@ -1272,6 +1297,7 @@ static Suite *ipm_suite(void)
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, compound);
 	tcase_add_test(tc, iteration_cap);
+	tcase_add_test(tc, cancel);
 	tcase_add_test(tc, unsettled);
 	tcase_add_test(tc, near_corner);
 	tcase_add_test(tc, crosscheck_seeds);

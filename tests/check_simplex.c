@@ -311,6 +311,55 @@ START_TEST(bland_does_not_cycle)
 }
 END_TEST
 
+/* The engine's early stop (lp.has_target: Kreuzer's first stopping rule)
+ * and its start from a caller's inverse, on Beale's LP: stopping at the
+ * target leaves a feasible basis whose objective is at most the target
+ * (checked from the columns, not from the engine's running sum); resuming
+ * without the target reaches the optimum.  A start from B^-1 given in
+ * closed form (the slack basis: the identity) equals the factored start. */
+START_TEST(target_and_start_inverse)
+{
+	rsimplex_lp lp = {.m = 3, .n = 7, .b = {0, 0, 1}, .column = beale_column,
+	                  .tol_cost = 1e-12};
+	size_t start[3] = {4, 5, 6};
+	rsimplex s, t;
+	double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, cb[3] = {0, 0, 0};
+	ck_assert_int_eq(rsimplex_start(&s, &lp, start), RSIMPLEX_OPTIMAL);
+	ck_assert_int_eq(rsimplex_start_inverse(&t, &lp, start, eye, cb), RSIMPLEX_OPTIMAL);
+	ck_assert(memcmp(s.binv, t.binv, sizeof(double) * 9) == 0);
+	ck_assert(memcmp(s.x, t.x, sizeof(double) * 3) == 0);
+	ck_assert(memcmp(s.y, t.y, sizeof(double) * 3) == 0);
+	ck_assert(s.objective == t.objective);
+
+	lp.has_target = 1;
+	lp.target = -0.5;
+	ck_assert_int_eq(rsimplex_run(&t, &lp, RSIMPLEX_BLAND, 100), RSIMPLEX_TARGET);
+	/* Feasible, and the objective from the columns is <= the target. */
+	double ax[3] = {0, 0, 0}, obj = 0.0, col[3];
+	for (int i = 0; i < 3; i++) {
+		ck_assert(t.x[i] >= 0.0);
+		double c = beale_column(NULL, t.basis[i], col);
+		obj += c * t.x[i];
+		for (int k = 0; k < 3; k++)
+			ax[k] += col[k] * t.x[i];
+	}
+	for (int k = 0; k < 3; k++)
+		ck_near(ax[k], lp.b[k], 1e-14);
+	ck_assert_msg(obj <= -0.5 + 1e-14, "objective %.17g", obj);
+	ck_near(obj, t.objective, 1e-14);
+	/* Bland's rule from there: the optimum -1. */
+	lp.has_target = 0;
+	ck_assert_int_eq(rsimplex_run(&t, &lp, RSIMPLEX_BLAND, 100), RSIMPLEX_OPTIMAL);
+	ck_near(t.objective, -1.0, 1e-14);
+	/* A target already met stops before any pivot. */
+	lp.has_target = 1;
+	lp.target = 0.0;
+	ck_assert_int_eq(rsimplex_start(&s, &lp, start), RSIMPLEX_OPTIMAL);
+	ck_assert_int_eq(rsimplex_run(&s, &lp, RSIMPLEX_BLAND, 100), RSIMPLEX_TARGET);
+	ck_assert_int_eq(s.iterations, 0);
+}
+END_TEST
+
 /* ---- random pairs in 2-D and 3-D against the qhull oracle ------------------- */
 
 typedef struct rshape {
@@ -759,6 +808,7 @@ static Suite *simplex_suite(void)
 	tcase_add_test(tc, closed_forms);
 	tcase_add_test(tc, degenerate);
 	tcase_add_test(tc, bland_does_not_cycle);
+	tcase_add_test(tc, target_and_start_inverse);
 	tcase_add_test(tc, wire);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("random");
