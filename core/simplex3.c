@@ -12,10 +12,16 @@
  * inner and triple products (the Voronoi-region tests of a segment,
  * triangle and tetrahedron), which is all this file computes to choose the
  * face.  The point v on the chosen face, and its weights, then come from
- * the same orthogonal projection as in simplex.c (Gram-Schmidt done twice),
- * written out for three coordinates: v stays orthogonal to the face to
- * working precision however small |v| is, which is what lets near-touching
- * shapes get a normal that separates.
+ * a projection that keeps v orthogonal to the face to working precision
+ * however small |v| is, which is what lets near-touching shapes get a
+ * normal that separates: on a triangle, v along the face's normal (a cross
+ * product: parallel to it whatever its length); on an edge, Gram-Schmidt
+ * done twice.  Neither takes a square root, as the step is on the latency
+ * path of every iteration.  Where |v| is below 1e-3 of the face's distance
+ * scale (nearly touching shapes, the last steps) the projections of
+ * simplex.c (Gram-Schmidt twice with normalized edges), written out for
+ * three coordinates, answer instead: the descent check then compares |v|
+ * to a few ulps of itself, and those are what it was tuned against.
  *
  * Everything degenerate goes back to the caller (return 0), who runs the
  * full Johnson table with its backup procedure: an edge or triangle thinner
@@ -23,8 +29,13 @@
  * the weights of its projection.  So the fast path only ever answers where
  * its decision is the one Theorem 3 makes.
  */
+#include <assert.h>
 #include <float.h>
 #include <math.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "simplex.h"
 
@@ -32,6 +43,14 @@
  * of the previous ones is below this many ulps of the longest edge is
  * rounding, not geometry. */
 #define DEPENDENT_ULPS 64.0
+
+/* The projections without square roots (project_edge, project_triangle)
+ * answer when |v| is at least sqrt(NEAR_TOUCH) of |y_i|; below, where the
+ * shapes nearly touch and the descent check compares |v| to a few ulps of
+ * its own size, the Gram-Schmidt projections of simplex_project
+ * (project_edge_gs, project_triangle_gs) do, whose rounding the rest of
+ * the step was tuned against (fuzz findings, crosscheck). */
+#define NEAR_TOUCH 1e-6
 
 /* A triple product whose magnitude is below this many ulps of the product
  * of its three vectors' lengths decides nothing: the side of the plane is
@@ -57,21 +76,45 @@ static inline void cross3(double *c, const double *a, const double *b)
 	c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* lambda[0..n-1] = 0 for n <= 4, written out: a loop of n stores becomes
+ * a call to memset, which costs more than the four stores. */
+static inline void zero_weights(simplex_solution *sol, int n)
+{
+	assert(n <= 4);
+	(void)n;
+	sol->lambda[0] = sol->lambda[1] = sol->lambda[2] = sol->lambda[3] = 0.0;
+}
+
+/* sol->v = (x0, x1, x2) and sol->vv = vv, v[0] and v[1] stored as one
+ * 16-byte store: the caller reads them back with one 16-byte load
+ * (vectorized), which store forwarding serves only from a store of the
+ * same 16 bytes, not from two 8-byte ones. */
+static inline void set_v(simplex_solution *sol, double x0, double x1, double x2, double vv)
+{
+#if defined(__SSE2__)
+	/* Packed in registers (a copy through a local array would itself be
+	 * two 8-byte stores read back by one 16-byte load). */
+	_mm_storeu_pd(sol->v, _mm_set_pd(x1, x0));
+	sol->v[2] = x2;
+#else
+	sol->v[0] = x0;
+	sol->v[1] = x1;
+	sol->v[2] = x2;
+#endif
+	sol->vv = vv;
+}
+
 static void set_point(const double *const *y, int n, int i, simplex_solution *sol)
 {
-	for (int k = 0; k < n; k++)
-		sol->lambda[k] = 0.0;
+	zero_weights(sol, n);
 	sol->lambda[i] = 1.0;
 	sol->mask = 1u << i;
-	sol->v[0] = y[i][0];
-	sol->v[1] = y[i][1];
-	sol->v[2] = y[i][2];
-	sol->vv = dot3(sol->v, sol->v);
+	set_v(sol, y[i][0], y[i][1], y[i][2], dot3(y[i], y[i]));
 }
 
 /* v = v(aff {y_i, y_j}) by the projection of simplex_project (base y_i,
  * the lower index).  Returns 0 if the edge is rounding. */
-static int project_edge(const double *const *y, int n, int i, int j, simplex_solution *sol)
+static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_solution *sol)
 {
 	if (i > j) {
 		int t = i;
@@ -97,21 +140,17 @@ static int project_edge(const double *const *y, int n, int i, int j, simplex_sol
 		v[2] -= c * u[2];
 	}
 	double t = -coef / len;
-	for (int k = 0; k < n; k++)
-		sol->lambda[k] = 0.0;
+	zero_weights(sol, n);
 	sol->lambda[j] = t;
 	sol->lambda[i] = 1.0 - t;
 	sol->mask = (1u << i) | (1u << j);
-	sol->v[0] = v[0];
-	sol->v[1] = v[1];
-	sol->v[2] = v[2];
-	sol->vv = dot3(v, v);
+	set_v(sol, v[0], v[1], v[2], dot3(v, v));
 	return 1;
 }
 
 /* v = v(aff {y_i, y_j, y_k}), i < j < k, as simplex_project computes it.
  * Returns 0 if the triangle is thinner than rounding. */
-static int project_triangle(const double *const *y, int n, int i, int j, int k,
+static int project_triangle_gs(const double *const *y, int n, int i, int j, int k,
                             simplex_solution *sol)
 {
 	const double *p = y[i];
@@ -156,16 +195,92 @@ static int project_triangle(const double *const *y, int n, int i, int j, int k,
 	}
 	double x1 = -c1 / l1o;
 	double x0 = (-c0 - r01 * x1) / l0;
-	for (int m = 0; m < n; m++)
-		sol->lambda[m] = 0.0;
+	zero_weights(sol, n);
 	sol->lambda[j] = x0;
 	sol->lambda[k] = x1;
 	sol->lambda[i] = 1.0 - x0 - x1;
 	sol->mask = (1u << i) | (1u << j) | (1u << k);
-	sol->v[0] = v[0];
-	sol->v[1] = v[1];
-	sol->v[2] = v[2];
-	sol->vv = dot3(v, v);
+	set_v(sol, v[0], v[1], v[2], dot3(v, v));
+	return 1;
+}
+
+/* v = v(aff {y_i, y_j}): the component of y_i orthogonal to the edge
+ * q = y_j - y_i, by Gram-Schmidt done twice as in simplex_project (the
+ * second pass restores orthogonality when |v| is far below |y_i|), with the
+ * edge left unnormalized: one division, no square root, on the latency
+ * path of every step.  Returns 0 if the edge is rounding. */
+static int project_edge(const double *const *y, int n, int i, int j, simplex_solution *sol)
+{
+	if (i > j) {
+		int t = i;
+		i = j;
+		j = t;
+	}
+	const double *p = y[i];
+	double q[3];
+	sub3(q, y[j], p);
+	double qq = dot3(q, q);
+	if (!(qq > 0.0))
+		return 0;
+	double inv = 1.0 / qq;
+	double v[3] = {p[0], p[1], p[2]}, coef = 0.0;
+	for (int pass = 0; pass < 2; pass++) {
+		double c = dot3(q, v) * inv;
+		coef += c;
+		v[0] -= c * q[0];
+		v[1] -= c * q[1];
+		v[2] -= c * q[2];
+	}
+	double vv = dot3(v, v);
+	if (vv < NEAR_TOUCH * dot3(p, p))
+		return project_edge_gs(y, n, i, j, sol);
+	double t = -coef;
+	zero_weights(sol, n);
+	sol->lambda[j] = t;
+	sol->lambda[i] = 1.0 - t;
+	sol->mask = (1u << i) | (1u << j);
+	set_v(sol, v[0], v[1], v[2], vv);
+	return 1;
+}
+
+/* v = v(aff {y_i, y_j, y_k}), i < j < k: along the face's normal
+ * m = q0 x q1 (q0 = y_j - y_i, q1 = y_k - y_i), v = m (m.y_i) / |m|^2.
+ * In 3-D that is the whole projection: v is parallel to m to working
+ * precision whatever its length (what the Gram-Schmidt passes of
+ * simplex_project achieve in n-D), its length exact to rounding of |y_i|,
+ * and it costs one division.  The weights come from v = y_i + x0 q0 + x1
+ * q1 crossed with q0 and q1 and dotted with m: x0 = ((q1 x y_i).m)/|m|^2,
+ * x1 = ((y_i x q0).m)/|m|^2.  The triangle is too thin when |m| = |q0| h
+ * (h the height of y_k over the edge q0) has h within DEPENDENT_ULPS of
+ * rounding of the longer edge, the test of simplex_project.  Returns 0
+ * then. */
+static int project_triangle(const double *const *y, int n, int i, int j, int k,
+                            simplex_solution *sol)
+{
+	const double *p = y[i];
+	double q0[3], q1[3], m[3];
+	sub3(q0, y[j], p);
+	sub3(q1, y[k], p);
+	cross3(m, q0, q1);
+	const double l00 = dot3(q0, q0), l11 = dot3(q1, q1), mm = dot3(m, m);
+	const double lim = DEPENDENT_ULPS * DBL_EPSILON;
+	if (!(l00 > 0.0) || !(mm > lim * lim * l00 * (l00 > l11 ? l00 : l11)))
+		return 0;
+	const double mp = dot3(m, p);
+	if (mp * mp < NEAR_TOUCH * mm * dot3(p, p))
+		return project_triangle_gs(y, n, i, j, k, sol);
+	const double inv = 1.0 / mm, s = mp * inv;
+	double a[3], b[3];
+	cross3(a, q1, p);
+	cross3(b, p, q0);
+	const double x0 = dot3(a, m) * inv, x1 = dot3(b, m) * inv;
+	zero_weights(sol, n);
+	sol->lambda[j] = x0;
+	sol->lambda[k] = x1;
+	sol->lambda[i] = 1.0 - x0 - x1;
+	sol->mask = (1u << i) | (1u << j) | (1u << k);
+	const double v0 = m[0] * s, v1 = m[1] * s, v2 = m[2] * s;
+	set_v(sol, v0, v1, v2, v0 * v0 + v1 * v1 + v2 * v2);
 	return 1;
 }
 
@@ -259,25 +374,29 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 	double e[3][3];
 	for (int i = 0; i < 3; i++)
 		sub3(e[i], y[i], pw);
-	double ratio[3];
+	double sxs[3], sos[3];
 	int outside = 0;
+	/* A tetrahedron thinner than rounding decides nothing. */
+	const double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
+	const double thin = SIDE_ULPS * DBL_EPSILON * sqrt(l0 * l1 * l2);
 	for (int f = 0; f < 3; f++) {
 		double nrm[3];
 		cross3(nrm, e[face[f][0]], e[face[f][1]]);
 		double sx = dot3(nrm, e[face[f][2]]); /* opposite vertex */
 		double so = -dot3(nrm, pw);           /* origin */
-		/* A tetrahedron thinner than rounding decides nothing. */
-		double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
-		double scale = sqrt(l0 * l1 * l2);
-		if (!(fabs(sx) > SIDE_ULPS * DBL_EPSILON * scale))
+		if (!(fabs(sx) > thin))
 			return 0;
-		ratio[face[f][2]] = so / sx; /* barycentric weight of the opposite vertex */
+		sxs[face[f][2]] = sx;
+		sos[face[f][2]] = so;
 		if (so * sx < 0.0)
 			outside |= 1 << f;
 	}
 	if (!outside) {
 		/* The origin is inside: the whole tetrahedron, weights from the
-		 * volumes. */
+		 * volumes (divided only here, off the path of the other case). */
+		double ratio[3];
+		for (int i = 0; i < 3; i++)
+			ratio[i] = sos[i] / sxs[i]; /* barycentric weight of vertex i */
 		double lw = 1.0 - ratio[0] - ratio[1] - ratio[2];
 		if (!(lw >= 0.0))
 			return 0;
@@ -285,18 +404,20 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 			sol->lambda[i] = ratio[i];
 		sol->lambda[w] = lw;
 		sol->mask = 0xfu;
-		sol->v[0] = sol->v[1] = sol->v[2] = 0.0;
-		sol->vv = 0.0;
+		set_v(sol, 0.0, 0.0, 0.0, 0.0);
 		return 1;
 	}
 	int found = 0;
 	for (int f = 0; f < 3; f++) {
 		if (!(outside & (1 << f)))
 			continue;
-		simplex_solution cand;
-		if (!triangle(y, n, face[f][0], face[f][1], w, &cand))
+		/* The first face's answer goes straight to sol; a later one is
+		 * copied there only if nearer (a copy of a solution just
+		 * written is slow: store forwarding). */
+		simplex_solution cand, *to = found ? &cand : sol;
+		if (!triangle(y, n, face[f][0], face[f][1], w, to))
 			return 0;
-		if (!found || cand.vv < sol->vv)
+		if (found && cand.vv < sol->vv)
 			*sol = cand;
 		found = 1;
 	}

@@ -4,9 +4,11 @@
  * The vertex scan is the only part of a query whose cost grows with the
  * vertex count (GJK88 section VII: time nearly linear in M1 + M2), so the
  * 3-D scan is branch-free and, with SSE2 (every x86-64; plain C elsewhere),
- * two vertices wide, with arithmetic identical to the scalar scan's; the
- * first scan of each shape also gives its bounding box (support_bounds_
- * extreme), so a query reads every vertex once to set up.  A prepared
+ * two vertices wide, four with AVX where the processor has it (chosen at
+ * run time, the build stays plain x86-64), with arithmetic identical to the
+ * scalar scan's, so every path answers the same vertex; the first scan of
+ * each shape also gives its bounding box (support_bounds_extreme), so a
+ * query reads every vertex once to set up.  A prepared
  * shape (prepared.c) keeps the box and climbs its hull instead of scanning.
  * A pose x = L v + t turns a direction d into the local direction L^T d:
  * max_v d.(L v + t) = max_v (L^T d).v + d.t, so vertices are never moved.
@@ -28,7 +30,19 @@
  * NaN as soon as one is NaN or infinite; the box's own finiteness test
  * rejects infinities anyway).  In 3-D two vertices are taken at a time as
  * the three pairs of coordinates (x0 y0) (z0 x1) (y1 z1); with SSE2 (every
- * x86-64) each pair is one packed min, max and sum. */
+ * x86-64) each pair is one packed min, max and sum.  The packed sum adds
+ * the coordinates before the product with 0, which can overflow for huge
+ * finite ones: a NaN there is only a suspicion, which has_nan settles. */
+/* Some coordinate of the count points of dimension n is NaN (the exact
+ * test, coordinate by coordinate: only run when the fast one fired). */
+static int has_nan(const double *v, size_t count, int n)
+{
+	for (size_t j = 0; j < count * (size_t)n; j++)
+		if (isnan(v[j]))
+			return 1;
+	return 0;
+}
+
 static int box(const double *v, size_t count, int n, double *lo, double *hi)
 {
 	if (n == 3) {
@@ -75,7 +89,7 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 		}
 		vec_copy(lo, l, 3);
 		vec_copy(hi, h, 3);
-		return bad != 0.0;
+		return bad != 0.0 && has_nan(v, count, 3);
 	}
 	double bad = 0.0;
 	vec_copy(lo, v, n);
@@ -97,6 +111,36 @@ static int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
                        double *center, double *radius)
 {
 	int n = s->dim;
+	if (n == 3) {
+		/* Written out (the same arithmetic as below): this is on the
+		 * set-up path of every 3-D query, where the loops over n cost
+		 * more than the arithmetic. */
+		if (!vec_isfinite(lo, 3) || !vec_isfinite(hi, 3))
+			return CLASH_ERANGE;
+		const double c0 = 0.5 * hi[0] + 0.5 * lo[0], c1 = 0.5 * hi[1] + 0.5 * lo[1],
+		             c2 = 0.5 * hi[2] + 0.5 * lo[2];
+		double h[3] = {0.5 * hi[0] - 0.5 * lo[0], 0.5 * hi[1] - 0.5 * lo[1],
+		               0.5 * hi[2] - 0.5 * lo[2]};
+		if (!s->posed) {
+			center[0] = c0;
+			center[1] = c1;
+			center[2] = c2;
+			*radius = vec_norm(h, 3);
+		} else {
+			const double *l = s->linear, *t = s->translation;
+			double hw[3];
+			center[0] = t[0] + l[0] * c0 + l[3] * c1 + l[6] * c2;
+			center[1] = t[1] + l[1] * c0 + l[4] * c1 + l[7] * c2;
+			center[2] = t[2] + l[2] * c0 + l[5] * c1 + l[8] * c2;
+			hw[0] = fabs(l[0]) * h[0] + fabs(l[3]) * h[1] + fabs(l[6]) * h[2];
+			hw[1] = fabs(l[1]) * h[0] + fabs(l[4]) * h[1] + fabs(l[7]) * h[2];
+			hw[2] = fabs(l[2]) * h[0] + fabs(l[5]) * h[1] + fabs(l[8]) * h[2];
+			*radius = vec_norm(hw, 3);
+		}
+		if (!vec_isfinite(center, 3) || !isfinite(*radius))
+			return CLASH_ERANGE;
+		return CLASH_OK;
+	}
 	if (!vec_isfinite(lo, n) || !vec_isfinite(hi, n))
 		return CLASH_ERANGE;
 	/* Halves first: (hi + lo) could overflow, hi/2 + lo/2 cannot. */
@@ -151,6 +195,98 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 	return ball_of_box(s, lo, hi, center, radius);
 }
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
+#include <immintrin.h>
+
+/* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
+ * below for the lanes, the loads and why the result is the SSE2 scan's bit
+ * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
+ * test is exact here (unordered compares, no sums to overflow). */
+__attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
+                                                           const double *e, double *lo,
+                                                           double *hi, size_t *extreme)
+{
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	const double first = (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	double b[4], bi[4], l[3][4], h[3][4], bad[4];
+	size_t i = 0;
+	{
+		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
+		__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
+		__m256d cur = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+		const __m256d four = _mm256_set1_pd(4.0);
+		__m256d lx = _mm256_set1_pd(v[0]), ly = _mm256_set1_pd(v[1]), lz = _mm256_set1_pd(v[2]);
+		__m256d hx = lx, hy = ly, hz = lz, nan = _mm256_setzero_pd();
+		for (; i + 4 <= count; i += 4) {
+			const double *p = v + 3 * i;
+			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
+			                                  _mm_loadu_pd(p + 6), 1);
+			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
+			                                  _mm_loadu_pd(p + 8), 1);
+			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
+			                                  _mm_loadu_pd(p + 10), 1);
+			__m256d x = _mm256_shuffle_pd(m0, m1, 0xa), y = _mm256_shuffle_pd(m0, m2, 0x5);
+			__m256d z = _mm256_shuffle_pd(m1, m2, 0xa);
+			lx = _mm256_min_pd(x, lx);
+			ly = _mm256_min_pd(y, ly);
+			lz = _mm256_min_pd(z, lz);
+			hx = _mm256_max_pd(x, hx);
+			hy = _mm256_max_pd(y, hy);
+			hz = _mm256_max_pd(z, hz);
+			nan = _mm256_or_pd(nan, _mm256_or_pd(_mm256_cmp_pd(x, y, _CMP_UNORD_Q),
+			                                     _mm256_cmp_pd(z, z, _CMP_UNORD_Q)));
+			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
+			                          _mm256_mul_pd(z, E2));
+			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
+			best = _mm256_max_pd(d, best);
+			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
+			cur = _mm256_add_pd(cur, four);
+		}
+		_mm256_storeu_pd(b, best);
+		_mm256_storeu_pd(bi, idx);
+		_mm256_storeu_pd(l[0], lx);
+		_mm256_storeu_pd(l[1], ly);
+		_mm256_storeu_pd(l[2], lz);
+		_mm256_storeu_pd(h[0], hx);
+		_mm256_storeu_pd(h[1], hy);
+		_mm256_storeu_pd(h[2], hz);
+		_mm256_storeu_pd(bad, nan);
+	}
+	int isbad = bad[0] != 0.0 || bad[1] != 0.0 || bad[2] != 0.0 || bad[3] != 0.0;
+	for (int k = 0; k < 3; k++) {
+		double mn = l[k][0], mx = h[k][0];
+		for (int j = 1; j < 4; j++) {
+			mn = l[k][j] < mn ? l[k][j] : mn;
+			mx = h[k][j] > mx ? h[k][j] : mx;
+		}
+		lo[k] = mn;
+		hi[k] = mx;
+	}
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		for (int k = 0; k < 3; k++) {
+			double x = p[k];
+			lo[k] = x < lo[k] ? x : lo[k];
+			hi[k] = x > hi[k] ? x : hi[k];
+			isbad |= isnan(x);
+		}
+		double d = (p[0] * e0 + p[1] * e1) + p[2] * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
+	}
+	double bv = b[0], bx = bi[0];
+	for (int j = 1; j < 4; j++)
+		if (b[j] > bv || (b[j] == bv && bi[j] < bx)) {
+			bv = b[j];
+			bx = bi[j];
+		}
+	*extreme = (size_t)bx;
+	return isbad;
+}
+#endif
+
 /* box() and support_max_dot() in one pass: the box of the vertices, the
  * NaN test, and the first vertex of largest inner product with e. */
 static int box_extreme(const double *v, size_t count, int n, const double *e, double *lo,
@@ -160,6 +296,10 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 		*extreme = support_max_dot(v, count, n, e);
 		return box(v, count, n, lo, hi);
 	}
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
+	if (count >= 8 && __builtin_cpu_supports("avx"))
+		return box_extreme3_avx(v, count, e, lo, hi, extreme);
+#endif
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
 	double b[2], bi[2];
@@ -228,7 +368,7 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 	vec_copy(lo, l, 3);
 	vec_copy(hi, h, 3);
 	*extreme = (size_t)(b[1] > b[0] || (b[1] == b[0] && bi[1] < bi[0]) ? bi[1] : bi[0]);
-	return bad != 0.0;
+	return bad != 0.0 && has_nan(v, count, 3); /* see box() */
 }
 
 int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
@@ -278,7 +418,14 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->hint = NULL;
 	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */
 	vec_copy(f->shift, shift, n);
-	if (s->posed) {
+	if (s->posed && n == 3) {
+		const double *l = s->linear, *t = s->translation;
+		for (int i = 0; i < 9; i++)
+			f->lin[i] = l[i] * scale;
+		f->off[0] = (t[0] - shift[0]) * scale;
+		f->off[1] = (t[1] - shift[1]) * scale;
+		f->off[2] = (t[2] - shift[2]) * scale;
+	} else if (s->posed) {
 		const int nn = n * n;
 		if (nn == 9)
 			for (int i = 0; i < 9; i++)
@@ -411,14 +558,114 @@ static inline size_t max_dot3_any(const double *v, size_t count, const double *e
 	return (size_t)bx;
 }
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
+#define SUPPORT_AVX_DISPATCH 1
+#include <immintrin.h>
+
+/* max_dot3_any four vertices wide, for processors with AVX (chosen at run
+ * time: the build targets plain x86-64).  The same four lanes as the SSE2
+ * scan, now one register: two 128-bit loads per pair of coordinates, the
+ * second into the upper half, give (x0 y0 | x2 y2) (z0 x1 | z2 x3)
+ * (y1 z1 | y3 z3), and the shuffles of the SSE2 scan, done in both halves,
+ * give (x0 x1 | x2 x3) and so on: lane j holds vertex i + j.  Multiplies
+ * and adds stay separate (no FMA in the target), in the scalar order, so
+ * every inner product, and the answer, are the same bit for bit; each lane
+ * keeps the first of its maxima, the tail goes to lane 0 and the lanes
+ * merge by value, then by index, as in max_dot3_any.  The index update is
+ * and/andnot/or: GCC 12 turns _mm256_blendv_pd here into a branch per lane. */
+__attribute__((target("avx"), always_inline)) static inline size_t
+max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
+{
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
+	double b[4], bi[4];
+	size_t i = 1;
+	const double first = rel ? 0.0 : (v[0] * e0 + v[1] * e1) + v[2] * e2;
+	{
+		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
+		const __m256d X0 = _mm256_set1_pd(x0), Y0 = _mm256_set1_pd(y0), Z0 = _mm256_set1_pd(z0);
+		__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
+		__m256d cur = _mm256_set_pd(4.0, 3.0, 2.0, 1.0);
+		const __m256d four = _mm256_set1_pd(4.0);
+		for (; i + 4 <= count; i += 4) {
+			const double *p = v + 3 * i;
+			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
+			                                  _mm_loadu_pd(p + 6), 1);
+			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
+			                                  _mm_loadu_pd(p + 8), 1);
+			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
+			                                  _mm_loadu_pd(p + 10), 1);
+			__m256d x = _mm256_shuffle_pd(m0, m1, 0xa), y = _mm256_shuffle_pd(m0, m2, 0x5);
+			__m256d z = _mm256_shuffle_pd(m1, m2, 0xa);
+			if (rel) {
+				x = _mm256_sub_pd(x, X0);
+				y = _mm256_sub_pd(y, Y0);
+				z = _mm256_sub_pd(z, Z0);
+			}
+			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
+			                          _mm256_mul_pd(z, E2));
+			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
+			best = _mm256_max_pd(d, best);
+			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
+			cur = _mm256_add_pd(cur, four);
+		}
+		_mm256_storeu_pd(b, best);
+		_mm256_storeu_pd(bi, idx);
+	}
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
+	}
+	double bv = b[0], bx = bi[0];
+	for (int l = 1; l < 4; l++)
+		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
+			bv = b[l];
+			bx = bi[l];
+		}
+	return (size_t)bx;
+}
+
+/* One copy for each rel, each without the test in its loop. */
+__attribute__((target("avx"))) static size_t max_dot3_avx(const double *v, size_t count,
+                                                          const double *e)
+{
+	return max_dot3_avx_any(v, count, e, 0);
+}
+
+__attribute__((target("avx"))) static size_t max_dot3_avx_rel(const double *v, size_t count,
+                                                              const double *e)
+{
+	return max_dot3_avx_any(v, count, e, 1);
+}
+
+/* Whether to take max_dot3_avx: the processor and the system support AVX
+ * (__builtin_cpu_supports reads what libgcc found at start-up). */
+static inline int use_avx(size_t count)
+{
+	return count >= 8 && __builtin_cpu_supports("avx");
+}
+#endif
+
 static size_t max_dot3(const double *v, size_t count, const double *e)
 {
+#if defined(SUPPORT_AVX_DISPATCH)
+	if (use_avx(count))
+		return max_dot3_avx(v, count, e);
+#endif
 	return max_dot3_any(v, count, e, 0);
 }
 
 size_t support_max_dot_rel3(const double *v, size_t count, const double *e)
 {
 	assert(count > 0);
+#if defined(SUPPORT_AVX_DISPATCH)
+	if (use_avx(count))
+		return max_dot3_avx_rel(v, count, e);
+#endif
 	return max_dot3_any(v, count, e, 1);
 }
 

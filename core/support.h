@@ -59,9 +59,21 @@ size_t support_max_dot(const double *vertices, size_t count, int dim, const doub
  * shape_support); vertex 0 scores 0, the first of equals wins. */
 size_t support_max_dot_rel3(const double *vertices, size_t count, const double *e);
 
+/* support_point and support_eval are forced inline (GCC otherwise calls
+ * them): the caller then reads the point's coordinates from registers.
+ * Through memory, the callee's scalar stores followed by the caller's
+ * 16-byte load of the same coordinates (y = a - b, vectorized) defeat
+ * store-to-load forwarding, a stall of 10 or more cycles per support
+ * point. */
+#if defined(__GNUC__)
+#define SUPPORT_HOT static inline __attribute__((always_inline))
+#else
+#define SUPPORT_HOT static inline
+#endif
+
 /* Frame coordinates of vertex i.  Inline, with the 3-D case written out:
  * every support evaluation and every LP column goes through here. */
-static inline void support_point(const support_frame *f, size_t i, double *x)
+SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 {
 	const int n = f->dim;
 	if (n == 3) {
@@ -96,7 +108,7 @@ static inline void support_point(const support_frame *f, size_t i, double *x)
  * index and writes its frame coordinates to x.  A pose x = L v + t turns d
  * into the local direction L^T d (a positive scale does not change which
  * vertex is extreme). */
-static inline size_t support_eval(const support_frame *f, const double *d, double *x)
+SUPPORT_HOT size_t support_eval(const support_frame *f, const double *d, double *x)
 {
 	const int n = f->dim;
 	size_t i;

@@ -1,0 +1,148 @@
+/*
+ * check_support.c — suite "support": the vertex scans of core/support.c
+ * against a plain scalar scan.
+ *
+ * The scans are vectorized and interleaved (support.c), but their answer is
+ * defined by the plain loop: the first vertex of largest inner product,
+ * with the inner product rounded as (x e0 + y e1) + z e2 (or of v - v_0
+ * for the relative scan).  Here every count from 1 to 70 and a few larger
+ * ones, with coordinates on a small integer lattice (so that many vertices
+ * tie exactly, and the first must win) and in general position, and the
+ * one-pass box and extreme (support_bounds_extreme) against the box of
+ * the vertices and the plain scan; a NaN anywhere is refused.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "clash.h"
+#include "prng.h"
+#include "support.h"
+
+#define MAX_COUNT 300
+
+static size_t plain_scan(const double *v, size_t n, const double *e, int rel)
+{
+	const double x0 = rel ? v[0] : 0.0, y0 = rel ? v[1] : 0.0, z0 = rel ? v[2] : 0.0;
+	size_t best = 0;
+	double bv = ((v[0] - x0) * e[0] + (v[1] - y0) * e[1]) + (v[2] - z0) * e[2];
+	for (size_t i = 1; i < n; i++) {
+		const double *p = v + 3 * i;
+		double d = ((p[0] - x0) * e[0] + (p[1] - y0) * e[1]) + (p[2] - z0) * e[2];
+		if (d > bv) {
+			bv = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static void fill(double *v, size_t n, int lattice, prng *r)
+{
+	for (size_t i = 0; i < 3 * n; i++)
+		v[i] = lattice ? (double)(int)prng_range(r, -2.0, 3.0) : prng_range(r, -3.0, 3.0);
+}
+
+static size_t count_of(int t)
+{
+	return t < 70 ? (size_t)t + 1 : (size_t)(70 + (t - 70) * 23);
+}
+
+START_TEST(scan_is_the_plain_scan)
+{
+	static double v[3 * MAX_COUNT];
+	prng r = {0x5ca2};
+	for (int t = 0; t < 80; t++) {
+		size_t n = count_of(t);
+		ck_assert(n <= MAX_COUNT);
+		for (int trial = 0; trial < 200; trial++) {
+			int lattice = trial & 1;
+			fill(v, n, lattice, &r);
+			double e[3];
+			if (lattice && (trial & 2)) /* axis directions: ties everywhere */
+				for (int k = 0; k < 3; k++)
+					e[k] = (double)(int)prng_range(&r, -1.0, 2.0);
+			else
+				prng_direction(&r, 3, e);
+			size_t a = support_max_dot(v, n, 3, e), b = plain_scan(v, n, e, 0);
+			ck_assert_msg(a == b, "%zu vertices: scan %zu, plain %zu", n, a, b);
+			a = support_max_dot_rel3(v, n, e);
+			b = plain_scan(v, n, e, 1);
+			ck_assert_msg(a == b, "%zu vertices: relative scan %zu, plain %zu", n, a, b);
+		}
+	}
+}
+END_TEST
+
+START_TEST(bounds_and_extreme)
+{
+	static double v[3 * MAX_COUNT];
+	prng r = {0xb0c5};
+	for (int t = 0; t < 80; t++) {
+		size_t n = count_of(t);
+		for (int trial = 0; trial < 50; trial++) {
+			fill(v, n, trial & 1, &r);
+			clash_shape s;
+			ck_assert_int_eq(clash_shape_init(&s, 3, v, n), CLASH_OK);
+			double e[3], c1[3], c2[3], r1, r2;
+			prng_direction(&r, 3, e);
+			size_t x;
+			ck_assert_int_eq(support_bounds_extreme(&s, e, c1, &r1, &x), CLASH_OK);
+			ck_assert_int_eq(support_bounds(&s, c2, &r2), CLASH_OK);
+			ck_assert_uint_eq(x, plain_scan(v, n, e, 0));
+			for (int k = 0; k < 3; k++) {
+				double lo = v[k], hi = v[k];
+				for (size_t i = 1; i < n; i++) {
+					lo = fmin(lo, v[3 * i + k]);
+					hi = fmax(hi, v[3 * i + k]);
+				}
+				ck_assert(c1[k] == 0.5 * hi + 0.5 * lo);
+				ck_assert(c2[k] == c1[k]);
+			}
+			ck_assert(r1 == r2);
+			/* A NaN or an infinity anywhere is refused. */
+			size_t at = (size_t)prng_range(&r, 0.0, (double)(3 * n));
+			if (at >= 3 * n)
+				at = 3 * n - 1;
+			double keep = v[at];
+			v[at] = (trial & 2) ? NAN : -INFINITY;
+			ck_assert_int_eq(support_bounds_extreme(&s, e, c1, &r1, &x), CLASH_ERANGE);
+			ck_assert_int_eq(support_bounds(&s, c2, &r2), CLASH_ERANGE);
+			v[at] = keep;
+		}
+	}
+}
+END_TEST
+
+/* Huge finite coordinates (whose inner products overflow) are not NaN. */
+START_TEST(huge_is_not_nan)
+{
+	static double v[3 * 40];
+	for (int i = 0; i < 40; i++) {
+		v[3 * i] = (i & 1) ? 1e308 : -1e308;
+		v[3 * i + 1] = (i & 2) ? 1e308 : -1e308;
+		v[3 * i + 2] = 0.5 * i;
+	}
+	clash_shape s;
+	ck_assert_int_eq(clash_shape_init(&s, 3, v, 40), CLASH_OK);
+	double e[3] = {1.0, -1.0, 0.0}, c[3], rad;
+	size_t x;
+	ck_assert_int_eq(support_bounds_extreme(&s, e, c, &rad, &x), CLASH_OK);
+	ck_assert(isfinite(rad));
+}
+END_TEST
+
+static Suite *support_suite(void)
+{
+	Suite *s = suite_create("support");
+	TCase *tc = tcase_create("scan");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, scan_is_the_plain_scan);
+	tcase_add_test(tc, bounds_and_extreme);
+	tcase_add_test(tc, huge_is_not_nan);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(support_suite)
