@@ -440,6 +440,33 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	}
 }
 
+/* The end of a four-lane scan (max_dot3_any, max_dot3_avx_any): vertices
+ * i .. count-1 go to lane 0, which holds the lowest indices so far among
+ * its equals (theirs are larger than all); then the lanes merge: the
+ * largest value, the lowest index among equals.  Plain C, inlined into
+ * either scan. */
+static inline __attribute__((always_inline)) size_t
+lanes_finish(const double *v, size_t i, size_t count, const double *e, double x0, double y0,
+             double z0, double *b, double *bi)
+{
+	const double e0 = e[0], e1 = e[1], e2 = e[2];
+	for (; i < count; i++) {
+		const double *p = v + 3 * i;
+		double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
+		if (d > b[0]) {
+			b[0] = d;
+			bi[0] = (double)i;
+		}
+	}
+	double bv = b[0], bx = bi[0];
+	for (int l = 1; l < 4; l++)
+		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
+			bv = b[l];
+			bx = bi[l];
+		}
+	return (size_t)bx;
+}
+
 /* The 3-D scan in four interleaved lanes: lane j takes the vertices
  * i = j mod 4 and keeps its own running maximum, so the four comparisons
  * of a round do not wait for one another (a single running maximum makes
@@ -538,24 +565,7 @@ static inline size_t max_dot3_any(const double *v, size_t count, const double *e
 		bi[0] = (double)j0, bi[1] = (double)j1, bi[2] = (double)j2, bi[3] = (double)j3;
 	}
 #endif
-	/* The tail goes to lane 0, which holds the lowest indices so far
-	 * among its equals; the tail's indices are larger than all. */
-	for (; i < count; i++) {
-		const double *p = v + 3 * i;
-		double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
-		if (d > b[0]) {
-			b[0] = d;
-			bi[0] = (double)i;
-		}
-	}
-	/* Merge: the largest value, the lowest index among equals. */
-	double bv = b[0], bx = bi[0];
-	for (int l = 1; l < 4; l++)
-		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
-			bv = b[l];
-			bx = bi[l];
-		}
-	return (size_t)bx;
+	return lanes_finish(v, i, count, e, x0, y0, z0, b, bi);
 }
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
