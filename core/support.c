@@ -622,21 +622,7 @@ max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
 	}
-	for (; i < count; i++) {
-		const double *p = v + 3 * i;
-		double d = ((p[0] - x0) * e0 + (p[1] - y0) * e1) + (p[2] - z0) * e2;
-		if (d > b[0]) {
-			b[0] = d;
-			bi[0] = (double)i;
-		}
-	}
-	double bv = b[0], bx = bi[0];
-	for (int l = 1; l < 4; l++)
-		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
-			bv = b[l];
-			bx = bi[l];
-		}
-	return (size_t)bx;
+	return lanes_finish(v, i, count, e, x0, y0, z0, b, bi);
 }
 
 /* One copy for each rel, each without the test in its loop. */
