@@ -270,35 +270,6 @@ static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double t
 	return GJK_CONTINUE;
 }
 
-static int check_inputs(const clash_shape *a, const clash_shape *b,
-                        const clash_options *opt)
-{
-	if (a == NULL || b == NULL)
-		return CLASH_EINVAL;
-	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
-		return CLASH_EDIM;
-	assert(a->nparts == 0 && b->nparts == 0); /* compounds go to compound.c */
-	if (a->count == 0 || b->count == 0)
-		return CLASH_EEMPTY;
-	if (a->vertices == NULL || b->vertices == NULL)
-		return CLASH_EINVAL;
-	if (!(a->radius >= 0.0) || !isfinite(a->radius) ||
-	    !(b->radius >= 0.0) || !isfinite(b->radius))
-		return CLASH_ERADIUS;
-	if (opt == NULL)
-		return CLASH_OK;
-	if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
-		return CLASH_EINVAL;
-	if (opt->warm_count > 0) {
-		if (opt->warm_count > (size_t)a->dim + 1 || !opt->warm_a || !opt->warm_b)
-			return CLASH_EINVAL;
-		for (size_t i = 0; i < opt->warm_count; i++)
-			if (opt->warm_a[i] >= a->count || opt->warm_b[i] >= b->count)
-				return CLASH_EWARM;
-	}
-	return CLASH_OK;
-}
-
 /* 2^e, exactly: by its bits where it is a normal number (ldexp is a call
  * into libm). */
 static double pow2(int e)
@@ -519,7 +490,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	if (r == NULL)
 		return CLASH_EINVAL;
 	clear_result(r);
-	int err = check_inputs(a, b, opt);
+	int err = support_check_query(a, b, opt);
 	if (err)
 		return err;
 	const int n = a->dim;

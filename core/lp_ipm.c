@@ -678,32 +678,12 @@ static enum lpipm_verdict phase_margin(lpipm_query *q)
 
 /* ---- the query ----------------------------------------------------------- */
 
+/* The common checks, and the warm plane, which only ipm reads. */
 static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_options *opt)
 {
-	if (a == NULL || b == NULL)
-		return CLASH_EINVAL;
-	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
-		return CLASH_EDIM;
-	if (a->count == 0 || b->count == 0)
-		return CLASH_EEMPTY;
-	if (a->vertices == NULL || b->vertices == NULL)
-		return CLASH_EINVAL;
-	if (!(a->radius >= 0.0) || !isfinite(a->radius) || !(b->radius >= 0.0) ||
-	    !isfinite(b->radius))
-		return CLASH_ERADIUS;
-	if (opt == NULL)
-		return CLASH_OK;
-	if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
-		return CLASH_EINVAL;
-	/* Warm indices are gjk's; they are not used here, but an option that
-	 * is wrong is an error whichever method reads the options. */
-	if (opt->warm_count > 0) {
-		if (opt->warm_count > (size_t)a->dim + 1 || !opt->warm_a || !opt->warm_b)
-			return CLASH_EINVAL;
-		for (size_t i = 0; i < opt->warm_count; i++)
-			if (opt->warm_a[i] >= a->count || opt->warm_b[i] >= b->count)
-				return CLASH_EWARM;
-	}
+	int err = support_check_query(a, b, opt);
+	if (err || opt == NULL)
+		return err;
 	if (opt->warm_plane) {
 		double len = vec_norm(opt->warm_plane, a->dim);
 		if (!vec_isfinite(opt->warm_plane, a->dim + 1) || !(len > 0.0))

@@ -499,35 +499,6 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	}
 }
 
-static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_options *opt)
-{
-	if (a == NULL || b == NULL)
-		return CLASH_EINVAL;
-	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
-		return CLASH_EDIM;
-	assert(a->nparts == 0 && b->nparts == 0); /* compounds go to compound.c */
-	if (a->count == 0 || b->count == 0)
-		return CLASH_EEMPTY;
-	if (a->vertices == NULL || b->vertices == NULL)
-		return CLASH_EINVAL;
-	if (!(a->radius >= 0.0) || !isfinite(a->radius) || !(b->radius >= 0.0) ||
-	    !isfinite(b->radius))
-		return CLASH_ERADIUS;
-	if (opt == NULL)
-		return CLASH_OK;
-	if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
-		return CLASH_EINVAL;
-	/* Warm starts are GJK's; checked for consistency, then unused. */
-	if (opt->warm_count > 0) {
-		if (opt->warm_count > (size_t)a->dim + 1 || !opt->warm_a || !opt->warm_b)
-			return CLASH_EINVAL;
-		for (size_t i = 0; i < opt->warm_count; i++)
-			if (opt->warm_a[i] >= a->count || opt->warm_b[i] >= b->count)
-				return CLASH_EWARM;
-	}
-	return CLASH_OK;
-}
-
 int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                      clash_result *r)
 {
@@ -538,7 +509,7 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	 * (intersecting iff some pair is, the least pair bound for the union). */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_lp_simplex, r, NULL);
-	int err = check_inputs(a, b, opt);
+	int err = support_check_query(a, b, opt);
 	if (err)
 		return err;
 	const int n = a->dim;

@@ -13,6 +13,8 @@
 #ifndef CLASH_SUPPORT_H
 #define CLASH_SUPPORT_H
 
+#include <assert.h>
+#include <math.h>
 #include <stddef.h>
 
 #include "clash.h"
@@ -34,6 +36,42 @@ typedef struct support_frame {
 	 * the next climb's start (see prepared_climb); NULL for none. */
 	size_t *hint;
 } support_frame;
+
+/* The checks every pairwise query (gjk, simplex, ipm) makes before any
+ * work: two convex shapes (not compounds: compound.c splits those) of one
+ * dimension 1..CLASH_MAX_DIM, non-empty, with vertices and finite radii
+ * >= 0; options (may be NULL) with a finite tolerance >= 0, an iteration
+ * cap >= 0, and warm-start indices within the shapes (each method checks
+ * them, used or not: an option that is wrong is an error whichever method
+ * reads it).  CLASH_OK or the error code.  Inline: it is on every
+ * query's path. */
+static inline int support_check_query(const clash_shape *a, const clash_shape *b, const clash_options *opt)
+{
+	if (a == NULL || b == NULL)
+		return CLASH_EINVAL;
+	if (a->dim < 1 || a->dim > CLASH_MAX_DIM || a->dim != b->dim)
+		return CLASH_EDIM;
+	assert(a->nparts == 0 && b->nparts == 0); /* compounds go to compound.c */
+	if (a->count == 0 || b->count == 0)
+		return CLASH_EEMPTY;
+	if (a->vertices == NULL || b->vertices == NULL)
+		return CLASH_EINVAL;
+	if (!(a->radius >= 0.0) || !isfinite(a->radius) || !(b->radius >= 0.0) ||
+	    !isfinite(b->radius))
+		return CLASH_ERADIUS;
+	if (opt == NULL)
+		return CLASH_OK;
+	if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
+		return CLASH_EINVAL;
+	if (opt->warm_count > 0) {
+		if (opt->warm_count > (size_t)a->dim + 1 || !opt->warm_a || !opt->warm_b)
+			return CLASH_EINVAL;
+		for (size_t i = 0; i < opt->warm_count; i++)
+			if (opt->warm_a[i] >= a->count || opt->warm_b[i] >= b->count)
+				return CLASH_EWARM;
+	}
+	return CLASH_OK;
+}
 
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
  * the transformed centre of the vertices' bounding box and a radius that
