@@ -515,22 +515,11 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	const int n = a->dim;
 
 	/* The frame, exactly as gjk.c sets it up. */
-	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
-	if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
+	support_pair_frame fr;
+	if ((err = support_pair_frame_init(&fr, a, b)))
 		return err;
-	double shift[CLASH_MAX_DIM], dc[CLASH_MAX_DIM];
-	for (int k = 0; k < n; k++) {
-		shift[k] = 0.5 * ca[k] + 0.5 * cb[k];
-		dc[k] = 0.5 * cb[k] - 0.5 * ca[k];
-	}
-	double half_gap = vec_norm(dc, n);
-	double extent = half_gap + fmax(ra, rb);
-	if (!isfinite(extent))
-		return CLASH_ERANGE;
-	int e = 0;
-	if (extent > 0.0)
-		frexp(extent, &e);
-	double unit = ldexp(1.0, e), inv = ldexp(1.0, -e);
+	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
+	const double *shift = fr.shift, *dc = fr.dc;
 
 	lp_query q; /* not zeroed (1.5 KB): every member is set here or by support_frame_init */
 	q.n = n;

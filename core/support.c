@@ -24,15 +24,6 @@
 #include <emmintrin.h>
 #endif
 
-/* The bounding box of count points of dimension n; returns 1 if some
- * coordinate is NaN.  Branch-free: min and max by selection, NaN through
- * the running sum of coordinate times 0 (0 for every finite coordinate,
- * NaN as soon as one is NaN or infinite; the box's own finiteness test
- * rejects infinities anyway).  In 3-D two vertices are taken at a time as
- * the three pairs of coordinates (x0 y0) (z0 x1) (y1 z1); with SSE2 (every
- * x86-64) each pair is one packed min, max and sum.  The packed sum adds
- * the coordinates before the product with 0, which can overflow for huge
- * finite ones: a NaN there is only a suspicion, which has_nan settles. */
 /* Some coordinate of the count points of dimension n is NaN (the exact
  * test, coordinate by coordinate: only run when the fast one fired). */
 static int has_nan(const double *v, size_t count, int n)
@@ -43,6 +34,38 @@ static int has_nan(const double *v, size_t count, int n)
 	return 0;
 }
 
+#if defined(__SSE2__)
+/* The box of a 3-D scan two vertices at a time (see box()): the lanes
+ * (x y) (z x) (y z) of the minima la lb lc and maxima ha hb hc, merged into
+ * lo[3] and hi[3]. */
+static inline void lanes_box3(__m128d la, __m128d lb, __m128d lc, __m128d ha, __m128d hb,
+                              __m128d hc, double *lo, double *hi)
+{
+	double a[2], b[2], c[2];
+	_mm_storeu_pd(a, la);
+	_mm_storeu_pd(b, lb);
+	_mm_storeu_pd(c, lc);
+	lo[0] = a[0] < b[1] ? a[0] : b[1];
+	lo[1] = a[1] < c[0] ? a[1] : c[0];
+	lo[2] = b[0] < c[1] ? b[0] : c[1];
+	_mm_storeu_pd(a, ha);
+	_mm_storeu_pd(b, hb);
+	_mm_storeu_pd(c, hc);
+	hi[0] = a[0] > b[1] ? a[0] : b[1];
+	hi[1] = a[1] > c[0] ? a[1] : c[0];
+	hi[2] = b[0] > c[1] ? b[0] : c[1];
+}
+#endif
+
+/* The bounding box of count points of dimension n; returns 1 if some
+ * coordinate is NaN.  Branch-free: min and max by selection, NaN through
+ * the running sum of coordinate times 0 (0 for every finite coordinate,
+ * NaN as soon as one is NaN or infinite; the box's own finiteness test
+ * rejects infinities anyway).  In 3-D two vertices are taken at a time as
+ * the three pairs of coordinates (x0 y0) (z0 x1) (y1 z1); with SSE2 (every
+ * x86-64) each pair is one packed min, max and sum.  The packed sum adds
+ * the coordinates before the product with 0, which can overflow for huge
+ * finite ones: a NaN there is only a suspicion, which has_nan settles. */
 static int box(const double *v, size_t count, int n, double *lo, double *hi)
 {
 	if (n == 3) {
@@ -62,19 +85,8 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 			hc = _mm_max_pd(z, hc);
 			sum = _mm_add_pd(sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), zero));
 		}
-		double a[2], b[2], c[2], s2[2];
-		_mm_storeu_pd(a, la);
-		_mm_storeu_pd(b, lb);
-		_mm_storeu_pd(c, lc);
-		l[0] = a[0] < b[1] ? a[0] : b[1];
-		l[1] = a[1] < c[0] ? a[1] : c[0];
-		l[2] = b[0] < c[1] ? b[0] : c[1];
-		_mm_storeu_pd(a, ha);
-		_mm_storeu_pd(b, hb);
-		_mm_storeu_pd(c, hc);
-		h[0] = a[0] > b[1] ? a[0] : b[1];
-		h[1] = a[1] > c[0] ? a[1] : c[0];
-		h[2] = b[0] > c[1] ? b[0] : c[1];
+		double s2[2];
+		lanes_box3(la, lb, lc, ha, hb, hc, l, h);
 		_mm_storeu_pd(s2, sum);
 		bad = s2[0] + s2[1];
 #endif
@@ -104,6 +116,28 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 		}
 	}
 	return bad != 0.0;
+}
+
+int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const clash_shape *b)
+{
+	const int n = a->dim;
+	int err;
+	if ((err = support_bounds(a, f->ca, &f->ra)) || (err = support_bounds(b, f->cb, &f->rb)))
+		return err;
+	for (int k = 0; k < n; k++) {
+		f->shift[k] = 0.5 * f->ca[k] + 0.5 * f->cb[k];
+		f->dc[k] = 0.5 * f->cb[k] - 0.5 * f->ca[k];
+	}
+	f->half_gap = vec_norm(f->dc, n);
+	double extent = f->half_gap + fmax(f->ra, f->rb);
+	if (!isfinite(extent))
+		return CLASH_ERANGE;
+	int e = 0;
+	if (extent > 0.0)
+		frexp(extent, &e);
+	f->unit = ldexp(1.0, e);
+	f->inv = ldexp(1.0, -e);
+	return CLASH_OK;
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */
@@ -332,19 +366,8 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 			idx = _mm_or_pd(_mm_and_pd(m, cur), _mm_andnot_pd(m, idx));
 			cur = _mm_add_pd(cur, two);
 		}
-		double a2[2], b2[2], c2[2], s2[2];
-		_mm_storeu_pd(a2, la);
-		_mm_storeu_pd(b2, lb);
-		_mm_storeu_pd(c2, lc);
-		l[0] = a2[0] < b2[1] ? a2[0] : b2[1];
-		l[1] = a2[1] < c2[0] ? a2[1] : c2[0];
-		l[2] = b2[0] < c2[1] ? b2[0] : c2[1];
-		_mm_storeu_pd(a2, ha);
-		_mm_storeu_pd(b2, hb);
-		_mm_storeu_pd(c2, hc);
-		h[0] = a2[0] > b2[1] ? a2[0] : b2[1];
-		h[1] = a2[1] > c2[0] ? a2[1] : c2[0];
-		h[2] = b2[0] > c2[1] ? b2[0] : c2[1];
+		double s2[2];
+		lanes_box3(la, lb, lc, ha, hb, hc, l, h);
 		_mm_storeu_pd(s2, sum);
 		bad = s2[0] + s2[1];
 		_mm_storeu_pd(b, best);

@@ -73,6 +73,22 @@ static inline int support_check_query(const clash_shape *a, const clash_shape *b
 	return CLASH_OK;
 }
 
+/* The working frame of an LP query on two shapes (lp_simplex.c, lp_ipm.c;
+ * gjk.c sets up the same frame in its own fast 3-D code): each hull's
+ * bounding ball (ca, ra and cb, rb; support_bounds), the shift to the
+ * midpoint of the centres (GJK88 section VI's origin shift), dc = half the
+ * centres' difference and half_gap = |dc|, and unit = 2^e, the power of two
+ * at or above the scene's extent (half_gap + max(ra, rb)), inv = 1 / unit:
+ * every frame coordinate is then at most 1 in magnitude. */
+typedef struct support_pair_frame {
+	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
+	double shift[CLASH_MAX_DIM], dc[CLASH_MAX_DIM], half_gap;
+	double unit, inv;
+} support_pair_frame;
+
+/* Fill *f for a and b; CLASH_ERANGE for non-finite data. */
+int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const clash_shape *b);
+
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
  * the transformed centre of the vertices' bounding box and a radius that
  * covers every vertex.  Returns CLASH_ERANGE for non-finite data. */
