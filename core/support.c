@@ -232,6 +232,24 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
 #include <immintrin.h>
 
+/* Four 3-D vertices at p, lane j vertex j: two 128-bit loads per pair of
+ * coordinates, the second into the upper half, give (x0 y0 | x2 y2)
+ * (z0 x1 | z2 x3) (y1 z1 | y3 z3); the shuffles of the SSE2 scan, done in
+ * both halves, give (x0 x1 | x2 x3), (y0 y1 | y2 y3), (z0 z1 | z2 z3). */
+__attribute__((target("avx"), always_inline)) static inline void
+avx_load4(const double *p, __m256d *x, __m256d *y, __m256d *z)
+{
+	__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)), _mm_loadu_pd(p + 6),
+	                                  1);
+	__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
+	                                  _mm_loadu_pd(p + 8), 1);
+	__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
+	                                  _mm_loadu_pd(p + 10), 1);
+	*x = _mm256_shuffle_pd(m0, m1, 0xa);
+	*y = _mm256_shuffle_pd(m0, m2, 0x5);
+	*z = _mm256_shuffle_pd(m1, m2, 0xa);
+}
+
 /* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
  * below for the lanes, the loads and why the result is the SSE2 scan's bit
  * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
@@ -253,14 +271,8 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 		__m256d hx = lx, hy = ly, hz = lz, nan = _mm256_setzero_pd();
 		for (; i + 4 <= count; i += 4) {
 			const double *p = v + 3 * i;
-			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
-			                                  _mm_loadu_pd(p + 6), 1);
-			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
-			                                  _mm_loadu_pd(p + 8), 1);
-			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
-			                                  _mm_loadu_pd(p + 10), 1);
-			__m256d x = _mm256_shuffle_pd(m0, m1, 0xa), y = _mm256_shuffle_pd(m0, m2, 0x5);
-			__m256d z = _mm256_shuffle_pd(m1, m2, 0xa);
+			__m256d x, y, z;
+			avx_load4(p, &x, &y, &z);
 			lx = _mm256_min_pd(x, lx);
 			ly = _mm256_min_pd(y, ly);
 			lz = _mm256_min_pd(z, lz);
@@ -593,7 +605,6 @@ static inline size_t max_dot3_any(const double *v, size_t count, const double *e
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
 #define SUPPORT_AVX_DISPATCH 1
-#include <immintrin.h>
 
 /* max_dot3_any four vertices wide, for processors with AVX (chosen at run
  * time: the build targets plain x86-64).  The same four lanes as the SSE2
@@ -622,14 +633,8 @@ max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
 		const __m256d four = _mm256_set1_pd(4.0);
 		for (; i + 4 <= count; i += 4) {
 			const double *p = v + 3 * i;
-			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
-			                                  _mm_loadu_pd(p + 6), 1);
-			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
-			                                  _mm_loadu_pd(p + 8), 1);
-			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
-			                                  _mm_loadu_pd(p + 10), 1);
-			__m256d x = _mm256_shuffle_pd(m0, m1, 0xa), y = _mm256_shuffle_pd(m0, m2, 0x5);
-			__m256d z = _mm256_shuffle_pd(m1, m2, 0xa);
+			__m256d x, y, z;
+			avx_load4(p, &x, &y, &z);
 			if (rel) {
 				x = _mm256_sub_pd(x, X0);
 				y = _mm256_sub_pd(y, Y0);
