@@ -88,18 +88,7 @@ typedef struct contains_query {
 /* World coordinates of vertex i of a (non-compound) shape. */
 static void world_point(const clash_shape *s, size_t i, double *x)
 {
-	int n = s->dim;
-	const double *v = s->vertices + i * (size_t)n;
-	if (!s->posed) {
-		vec_copy(x, v, n);
-		return;
-	}
-	for (int r = 0; r < n; r++) {
-		double acc = s->translation[r];
-		for (int k = 0; k < n; k++)
-			acc += s->linear[k * n + r] * v[k];
-		x[r] = acc;
-	}
+	support_pose_point(s, s->vertices + i * (size_t)s->dim, x);
 }
 
 /* h_S(u) over the vertices, and the vertex attaining it. */

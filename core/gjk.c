@@ -313,35 +313,12 @@ static void sample_centre(const clash_shape *s, double *c)
 		m[0] = 0.25 * v[0] + 0.25 * p1[0] + 0.25 * p2[0] + 0.25 * p3[0];
 		m[1] = 0.25 * v[1] + 0.25 * p1[1] + 0.25 * p2[1] + 0.25 * p3[1];
 		m[2] = 0.25 * v[2] + 0.25 * p1[2] + 0.25 * p2[2] + 0.25 * p3[2];
-		if (!s->posed) {
-			vec_copy(c, m, 3);
-			return;
-		}
-		const double *l = s->linear, *t = s->translation;
-		c[0] = t[0] + l[0] * m[0] + l[3] * m[1] + l[6] * m[2];
-		c[1] = t[1] + l[1] * m[0] + l[4] * m[1] + l[7] * m[2];
-		c[2] = t[2] + l[2] * m[0] + l[5] * m[1] + l[8] * m[2];
-		return;
-	}
-	for (int k = 0; k < n; k++)
-		m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] + 0.25 * v[m2 * (size_t)n + k] +
-		       0.25 * v[m3 * (size_t)n + k];
-	if (!s->posed) {
-		vec_copy(c, m, n);
-		return;
-	}
-	if (n == 3) {
-		const double *l = s->linear, *t = s->translation;
-		for (int r = 0; r < 3; r++)
-			c[r] = t[r] + l[r] * m[0] + l[3 + r] * m[1] + l[6 + r] * m[2];
-		return;
-	}
-	for (int r = 0; r < n; r++) {
-		double x = s->translation[r];
+	} else {
 		for (int k = 0; k < n; k++)
-			x += s->linear[k * n + r] * m[k];
-		c[r] = x;
+			m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] + 0.25 * v[m2 * (size_t)n + k] +
+			       0.25 * v[m3 * (size_t)n + k];
 	}
+	support_pose_point(s, m, c);
 }
 
 /* Frame to world: x * unit + shift. */

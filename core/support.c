@@ -35,25 +35,52 @@ static int has_nan(const double *v, size_t count, int n)
 }
 
 #if defined(__SSE2__)
-/* The box of a 3-D scan two vertices at a time (see box()): the lanes
- * (x y) (z x) (y z) of the minima la lb lc and maxima ha hb hc, merged into
- * lo[3] and hi[3]. */
-static inline void lanes_box3(__m128d la, __m128d lb, __m128d lc, __m128d ha, __m128d hb,
-                              __m128d hc, double *lo, double *hi)
+/* The running box of a 3-D scan two vertices at a time (see box()): the
+ * minima and maxima of the lanes (x y) (z x) (y z) of each pair, and the
+ * NaN test's sum of coordinates times 0.  Shared by box() and
+ * box_extreme(); inlined, it lives in registers. */
+typedef struct box_lanes {
+	__m128d l[3], h[3], sum;
+} box_lanes;
+
+static inline void box_lanes_start(box_lanes *bl, const double *v)
+{
+	bl->l[0] = bl->h[0] = _mm_loadu_pd(v);
+	bl->l[1] = bl->h[1] = _mm_set_pd(v[0], v[2]);
+	bl->l[2] = bl->h[2] = _mm_loadu_pd(v + 1);
+	bl->sum = _mm_setzero_pd();
+}
+
+/* The pair of vertices loaded as x = (x0 y0), y = (z0 x1), z = (y1 z1). */
+static inline void box_lanes_add(box_lanes *bl, __m128d x, __m128d y, __m128d z)
+{
+	bl->l[0] = _mm_min_pd(x, bl->l[0]);
+	bl->l[1] = _mm_min_pd(y, bl->l[1]);
+	bl->l[2] = _mm_min_pd(z, bl->l[2]);
+	bl->h[0] = _mm_max_pd(x, bl->h[0]);
+	bl->h[1] = _mm_max_pd(y, bl->h[1]);
+	bl->h[2] = _mm_max_pd(z, bl->h[2]);
+	bl->sum = _mm_add_pd(bl->sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), _mm_setzero_pd()));
+}
+
+/* The lanes merged into lo[3] and hi[3]; returns the NaN test's sum. */
+static inline double box_lanes_end(const box_lanes *bl, double *lo, double *hi)
 {
 	double a[2], b[2], c[2];
-	_mm_storeu_pd(a, la);
-	_mm_storeu_pd(b, lb);
-	_mm_storeu_pd(c, lc);
+	_mm_storeu_pd(a, bl->l[0]);
+	_mm_storeu_pd(b, bl->l[1]);
+	_mm_storeu_pd(c, bl->l[2]);
 	lo[0] = a[0] < b[1] ? a[0] : b[1];
 	lo[1] = a[1] < c[0] ? a[1] : c[0];
 	lo[2] = b[0] < c[1] ? b[0] : c[1];
-	_mm_storeu_pd(a, ha);
-	_mm_storeu_pd(b, hb);
-	_mm_storeu_pd(c, hc);
+	_mm_storeu_pd(a, bl->h[0]);
+	_mm_storeu_pd(b, bl->h[1]);
+	_mm_storeu_pd(c, bl->h[2]);
 	hi[0] = a[0] > b[1] ? a[0] : b[1];
 	hi[1] = a[1] > c[0] ? a[1] : c[0];
 	hi[2] = b[0] > c[1] ? b[0] : c[1];
+	_mm_storeu_pd(a, bl->sum);
+	return a[0] + a[1];
 }
 #endif
 
@@ -72,23 +99,14 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 		size_t i = 0;
 		double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
 #if defined(__SSE2__)
-		__m128d la = _mm_loadu_pd(v), lb = _mm_set_pd(v[0], v[2]), lc = _mm_loadu_pd(v + 1);
-		__m128d ha = la, hb = lb, hc = lc, sum = _mm_setzero_pd(), zero = _mm_setzero_pd();
+		box_lanes bl;
+		box_lanes_start(&bl, v);
 		for (; i + 2 <= count; i += 2) {
 			const double *p = v + 3 * i;
 			__m128d x = _mm_loadu_pd(p), y = _mm_loadu_pd(p + 2), z = _mm_loadu_pd(p + 4);
-			la = _mm_min_pd(x, la);
-			lb = _mm_min_pd(y, lb);
-			lc = _mm_min_pd(z, lc);
-			ha = _mm_max_pd(x, ha);
-			hb = _mm_max_pd(y, hb);
-			hc = _mm_max_pd(z, hc);
-			sum = _mm_add_pd(sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), zero));
+			box_lanes_add(&bl, x, y, z);
 		}
-		double s2[2];
-		lanes_box3(la, lb, lc, ha, hb, hc, l, h);
-		_mm_storeu_pd(s2, sum);
-		bad = s2[0] + s2[1];
+		bad = box_lanes_end(&bl, l, h);
 #endif
 		for (; i < count; i++) {
 			const double *p = v + 3 * i;
@@ -354,21 +372,15 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 	size_t i = 0;
 #if defined(__SSE2__)
 	{
-		__m128d la = _mm_loadu_pd(v), lb = _mm_set_pd(v[0], v[2]), lc = _mm_loadu_pd(v + 1);
-		__m128d ha = la, hb = lb, hc = lc, sum = _mm_setzero_pd(), zero = _mm_setzero_pd();
+		box_lanes bl;
+		box_lanes_start(&bl, v);
 		const __m128d E0 = _mm_set1_pd(e0), E1 = _mm_set1_pd(e1), E2 = _mm_set1_pd(e2);
 		const __m128d two = _mm_set1_pd(2.0);
 		__m128d best = _mm_set1_pd(b[0]), idx = _mm_setzero_pd(), cur = _mm_set_pd(1.0, 0.0);
 		for (; i + 2 <= count; i += 2) {
 			const double *p = v + 3 * i;
 			__m128d x = _mm_loadu_pd(p), y = _mm_loadu_pd(p + 2), z = _mm_loadu_pd(p + 4);
-			la = _mm_min_pd(x, la);
-			lb = _mm_min_pd(y, lb);
-			lc = _mm_min_pd(z, lc);
-			ha = _mm_max_pd(x, ha);
-			hb = _mm_max_pd(y, hb);
-			hc = _mm_max_pd(z, hc);
-			sum = _mm_add_pd(sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), zero));
+			box_lanes_add(&bl, x, y, z);
 			__m128d X = _mm_shuffle_pd(x, y, 2), Y = _mm_shuffle_pd(x, z, 1);
 			__m128d Z = _mm_shuffle_pd(y, z, 2);
 			__m128d d = _mm_add_pd(_mm_add_pd(_mm_mul_pd(X, E0), _mm_mul_pd(Y, E1)),
@@ -378,10 +390,7 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 			idx = _mm_or_pd(_mm_and_pd(m, cur), _mm_andnot_pd(m, idx));
 			cur = _mm_add_pd(cur, two);
 		}
-		double s2[2];
-		lanes_box3(la, lb, lc, ha, hb, hc, l, h);
-		_mm_storeu_pd(s2, sum);
-		bad = s2[0] + s2[1];
+		bad = box_lanes_end(&bl, l, h);
 		_mm_storeu_pd(b, best);
 		_mm_storeu_pd(bi, idx);
 	}

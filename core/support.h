@@ -73,6 +73,32 @@ static inline int support_check_query(const clash_shape *a, const clash_shape *b
 	return CLASH_OK;
 }
 
+/* World coordinates x = L v + t of a point v given in s's local
+ * coordinates (v itself for an unposed shape); the 3-D case written out,
+ * in the same order of operations as the loop. */
+static inline void support_pose_point(const clash_shape *s, const double *v, double *x)
+{
+	const int n = s->dim;
+	if (!s->posed) {
+		for (int k = 0; k < n; k++)
+			x[k] = v[k];
+		return;
+	}
+	const double *l = s->linear, *t = s->translation;
+	if (n == 3) {
+		x[0] = t[0] + l[0] * v[0] + l[3] * v[1] + l[6] * v[2];
+		x[1] = t[1] + l[1] * v[0] + l[4] * v[1] + l[7] * v[2];
+		x[2] = t[2] + l[2] * v[0] + l[5] * v[1] + l[8] * v[2];
+		return;
+	}
+	for (int r = 0; r < n; r++) {
+		double acc = t[r];
+		for (int k = 0; k < n; k++)
+			acc += l[k * n + r] * v[k];
+		x[r] = acc;
+	}
+}
+
 /* The working frame of an LP query on two shapes (lp_simplex.c, lp_ipm.c;
  * gjk.c sets up the same frame in its own fast 3-D code): each hull's
  * bounding ball (ca, ra and cb, rb; support_bounds), the shift to the

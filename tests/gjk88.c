@@ -87,17 +87,6 @@ static void family(gjk88_polytope *f, prng *r)
 	}
 }
 
-/* A uniformly random rotation (Shoemake's method). */
-static void random_quaternion(prng *r, double q[4])
-{
-	double u1 = prng_unit(r), u2 = prng_range(r, 0, 2 * PI), u3 = prng_range(r, 0, 2 * PI);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	q[0] = a * sin(u2);
-	q[1] = a * cos(u2);
-	q[2] = b * sin(u3);
-	q[3] = b * cos(u3);
-}
-
 void gjk88_world(const gjk88_polytope *p, const double q[4], const double t[3], double *out)
 {
 	double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -155,8 +144,8 @@ int gjk88_build(gjk88_set *set)
 			/* Separated: a random relative translation of mean length
 			 * 10/3, redrawn until the two are clearly apart. */
 			for (int tries = 0;; tries++) {
-				random_quaternion(&r, base.qa);
-				random_quaternion(&r, base.qb);
+				prng_rotation(&r, base.qa);
+				prng_rotation(&r, base.qb);
 				double dir[3];
 				prng_direction(&r, 3, dir);
 				double len = prng_range(&r, 0.0, 20.0 / 3.0);

@@ -53,6 +53,19 @@ static inline double prng_normal(prng *r)
 	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
+/* A uniformly random rotation as a unit quaternion (x, y, z, w), by
+ * Shoemake's method (three uniforms, no rejection). */
+static inline void prng_rotation(prng *r, double q[4])
+{
+	const double two_pi = 6.283185307179586; /* 2 pi as a double */
+	double u1 = prng_unit(r), u2 = prng_range(r, 0, two_pi), u3 = prng_range(r, 0, two_pi);
+	double a = sqrt(1 - u1), b = sqrt(u1);
+	q[0] = a * sin(u2);
+	q[1] = a * cos(u2);
+	q[2] = b * sin(u3);
+	q[3] = b * cos(u3);
+}
+
 /* Uniform direction on the unit sphere in dim dimensions. */
 static inline void prng_direction(prng *r, int dim, double *u)
 {

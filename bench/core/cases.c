@@ -155,16 +155,6 @@ static void qmul(const double p[4], const double q[4], double out[4])
 	out[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
 }
 
-static void random_quaternion(prng *r, double q[4])
-{
-	double u1 = prng_unit(r), u2 = prng_range(r, 0, 2 * PI), u3 = prng_range(r, 0, 2 * PI);
-	double a = sqrt(1 - u1), b = sqrt(u1);
-	q[0] = a * sin(u2);
-	q[1] = a * cos(u2);
-	q[2] = b * sin(u3);
-	q[3] = b * cos(u3);
-}
-
 enum { KIND_SPHERE = 0, KIND_BALL = 1, KIND_ELONGATED = 2, KINDS = 3 };
 
 typedef struct built {
@@ -284,7 +274,7 @@ int bench_cases_scale(const int *ms, int nm, int per_class, uint64_t seed, bench
 				}
 			}
 			double qc[4], tc[3], rc[9], qa[4], qb[4], za[4], zb[4];
-			random_quaternion(&r, qc);
+			prng_rotation(&r, qc);
 			bench_rotation(qc, rc);
 			for (int i = 0; i < 3; i++)
 				tc[i] = prng_range(&r, -5.0, 5.0);

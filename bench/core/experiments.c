@@ -14,20 +14,6 @@
 #include "../../tests/gjk88.h"
 #include "../../tests/prng.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* ---- time against M --------------------------------------------------------- */
 
 void exp_scale(FILE *md, const run_set *s, const int *ms, int nm, const char *dir)
@@ -150,7 +136,7 @@ void exp_crossover(FILE *md, int quick)
 			tc[rd] = (double)(t2 - t1) / (reps * nd);
 		}
 		(void)sink;
-		double a = median(ts, rounds), b = median(tc, rounds);
+		double a = run_median(ts, rounds), b = run_median(tc, rounds);
 		if (!crossover && b < a)
 			crossover = n;
 		fprintf(md, "| %zu | %.1f | %.1f | %.2f |\n", n, a, b, b / a);
@@ -277,7 +263,7 @@ void exp_warm(FILE *md, int quick)
 				}
 			}
 		}
-		double c = median(tcold, rounds), w = median(twarm, rounds);
+		double c = run_median(tcold, rounds), w = run_median(twarm, rounds);
 		int nq = 5 * (T + 1);
 		fprintf(md, "| %s | %d | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %s |\n",
 		        prepared_shapes ? "prepared" : "one-shot", T, nq, c, w, c / w, (double)icold / nq,

@@ -22,7 +22,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+double run_median(double *v, int n)
 {
 	if (n <= 0)
 		return NAN;
@@ -71,8 +71,8 @@ static void calibrate(void)
 		t[i] = (double)(t1 - t0);
 		n[i] = (double)(i1 - i0);
 	}
-	empty_ns = median(t, 31);
-	empty_insn = median(n, 31);
+	empty_ns = run_median(t, 31);
+	empty_insn = run_median(n, 31);
 }
 
 void run_all(run_set *s, const run_params *p)
@@ -128,8 +128,8 @@ void run_all(run_set *s, const run_params *p)
 		for (int m = 0; m < nm; m++) {
 			if (!h[m])
 				continue;
-			row[m].ns = median(&times[m * p->rounds], p->rounds);
-			row[m].insn = bench_instructions_ok() ? median(&insns[m * p->rounds], p->rounds) : 0.0;
+			row[m].ns = run_median(&times[m * p->rounds], p->rounds);
+			row[m].insn = bench_instructions_ok() ? run_median(&insns[m * p->rounds], p->rounds) : 0.0;
 			s->methods[m]->release(h[m]);
 		}
 	}
@@ -175,8 +175,8 @@ void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_s
 		                  a->intersecting == 1 && !isnan(c->depth)))
 			err[out->errors_n++] = isnan(e) ? INFINITY : e; /* NaN depth: as bad as it gets */
 	}
-	out->ns = median(ns, out->n);
-	out->insn = median(in, out->n);
+	out->ns = run_median(ns, out->n);
+	out->insn = run_median(in, out->n);
 	out->allocs = out->n ? allocs / out->n : 0;
 	if (out->errors_n) {
 		double mx = 0;
@@ -185,7 +185,7 @@ void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_s
 			out->err_big += !(err[i] <= 1e-6);
 		}
 		out->err_max = mx;
-		out->err_median = median(err, out->errors_n);
+		out->err_median = run_median(err, out->errors_n);
 	} else {
 		out->err_max = out->err_median = NAN;
 	}

@@ -56,6 +56,9 @@ void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_s
 /* The reference (ours) method of kind k, or -1. */
 int run_reference(const run_set *s, enum bench_kind k);
 
+/* The median of v[0..n-1] (sorts v in place); NaN for n <= 0. */
+double run_median(double *v, int n);
+
 const char *run_kind_name(enum bench_kind k);
 const char *run_class_name(int cls);
 
