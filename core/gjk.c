@@ -60,6 +60,10 @@
  * support points themselves carry that much rounding. */
 #define GJK_ROUNDOFF_ULPS 8.0
 
+/* The vertex index of a simplex point that is no support point (the
+ * verdict's centre point c; see clash_gjk). */
+#define GJK_NOT_VERTEX SIZE_MAX
+
 /* One point of the simplex: y = a - b with its two vertex indices. */
 typedef struct gjk_point {
 	double y[CLASH_MAX_DIM];
@@ -125,6 +129,21 @@ static void point_from_indices(const gjk_query *q, size_t ia, size_t ib, gjk_poi
 {
 	p->ia = ia;
 	p->ib = ib;
+	if (q->dim == 3) {
+		/* Through locals, which stay in registers: y read back from
+		 * p->a and p->b right after their scalar stores would be a
+		 * 16-byte load the stores cannot forward to (a stall of 10 or
+		 * more cycles on the set-up path of every query). */
+		double a[3], b[3];
+		support_point(&q->fa, ia, a);
+		support_point(&q->fb, ib, b);
+		for (int k = 0; k < 3; k++) {
+			p->a[k] = a[k];
+			p->b[k] = b[k];
+			p->y[k] = a[k] - b[k];
+		}
+		return;
+	}
 	support_point(&q->fa, ia, p->a);
 	support_point(&q->fb, ib, p->b);
 	vec_sub(p->y, p->a, p->b, q->dim);
@@ -369,6 +388,26 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 	return e.converged;
 }
 
+/* A verdict's warm simplex: the points of mask that are support points
+ * (not the centre point c).  Never empty, as a Query's warm must not be:
+ * when only c is left (the origin within tolerance of it), the last
+ * support point of a, b the query's hints hold. */
+static void verdict_warm(const gjk_query *q, unsigned mask, clash_result *r)
+{
+	r->warm_count = 0;
+	for (int i = 0; i < q->npts; i++)
+		if ((mask & (1u << i)) && q->pts[i]->ia != GJK_NOT_VERTEX) {
+			r->warm_a[r->warm_count] = q->pts[i]->ia;
+			r->warm_b[r->warm_count] = q->pts[i]->ib;
+			r->warm_count++;
+		}
+	if (r->warm_count == 0) {
+		r->warm_a[0] = *q->fa.hint;
+		r->warm_b[0] = *q->fb.hint;
+		r->warm_count = 1;
+	}
+}
+
 /* The answer to a verdict-only query (CLASH_WANT_VERDICT alone) that found
  * the shapes apart: the unit normal dir (frame, from a towards b), the
  * lower bound `lower` (frame units) on the hull distance along it, and the
@@ -394,11 +433,7 @@ static int verdict_apart(const gjk_query *q, const double *dir, double lower, co
 	r->converged = (hb - ha) * unit - rsum > 0.0;
 	if (!(r->has & CLASH_HAS_WARM)) {
 		r->has |= CLASH_HAS_WARM;
-		r->warm_count = (size_t)q->npts;
-		for (int i = 0; i < q->npts; i++) {
-			r->warm_a[i] = q->pts[i]->ia;
-			r->warm_b[i] = q->pts[i]->ib;
-		}
+		verdict_warm(q, ~0u, r);
 	}
 	if (!isfinite(r->offset) || !vec_isfinite(r->normal, n) ||
 	    !isfinite(r->distance_lower_bound)) {
@@ -419,13 +454,7 @@ static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_ste
 {
 	const int n = q->dim;
 	const double rsum = a->radius + b->radius;
-	r->warm_count = 0;
-	for (int i = 0; i < q->npts; i++)
-		if (sol->mask & (1u << i)) {
-			r->warm_a[r->warm_count] = q->pts[i]->ia;
-			r->warm_b[r->warm_count] = q->pts[i]->ib;
-			r->warm_count++;
-		}
+	verdict_warm(q, sol->mask, r);
 	r->has = CLASH_HAS_WARM;
 	r->converged = st != GJK_STALLED;
 	int apart = st == GJK_APART ||
@@ -483,12 +512,12 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	const int warm = opt && opt->warm_count > 0;
 	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
 	size_t ia0 = 0, ib0 = 0;
+	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
 	if (warm) {
 		/* A warm start needs no first direction. */
 		if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
 			return err;
 	} else {
-		double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
 		sample_centre(a, sa);
 		sample_centre(b, sb);
 		double big = 0.0;
@@ -586,6 +615,28 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 				r->iterations = 1;
 				return verdict_apart(&q, dir, -dw / len, q.pts[0], unit, shift, a, b, r);
 			}
+			/* V_0 = {c, w0} with c = sa - sb, a point of K that is
+			 * no support point (GJK88 section V lets V_0 be any
+			 * points of K): w0 = s_K(d0) is the step from V = {c},
+			 * d0 being -c.  The centres lie inside the shapes, so
+			 * where they overlap c is near the origin, and a
+			 * tetrahedron on c (as MPR's portal on its interior
+			 * point) encloses the origin one support point sooner
+			 * than one of support points only.  Only the verdict
+			 * takes it: c has no vertex indices (GJK_NOT_VERTEX:
+			 * left out of the warm simplex), and EPA, which grows
+			 * its polytope from the final simplex, wants support
+			 * points. */
+			gjk_point *c = &q.slot[1];
+			for (int k = 0; k < n; k++) {
+				c->a[k] = (sa[k] - shift[k]) * inv;
+				c->b[k] = (sb[k] - shift[k]) * inv;
+				c->y[k] = c->a[k] - c->b[k];
+			}
+			c->ia = c->ib = GJK_NOT_VERTEX;
+			q.pts[1] = q.pts[0];
+			q.pts[0] = c;
+			q.npts = 2;
 		}
 	}
 

@@ -271,7 +271,7 @@ avx_load4(const double *p, __m256d *x, __m256d *y, __m256d *z)
 /* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
  * below for the lanes, the loads and why the result is the SSE2 scan's bit
  * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
- * test is exact here (unordered compares, no sums to overflow). */
+ * test is the inner product's unordered compare, confirmed by has_nan. */
 __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
                                                            const double *e, double *lo,
                                                            double *hi, size_t *extreme)
@@ -297,10 +297,12 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			hx = _mm256_max_pd(x, hx);
 			hy = _mm256_max_pd(y, hy);
 			hz = _mm256_max_pd(z, hz);
-			nan = _mm256_or_pd(nan, _mm256_or_pd(_mm256_cmp_pd(x, y, _CMP_UNORD_Q),
-			                                     _mm256_cmp_pd(z, z, _CMP_UNORD_Q)));
 			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
 			                          _mm256_mul_pd(z, E2));
+			/* A NaN coordinate makes d NaN whatever e is, so d alone
+			 * is the fast test (it also fires on inf * 0 and inf - inf,
+			 * which the exact test then clears). */
+			nan = _mm256_or_pd(nan, _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
 			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
 			best = _mm256_max_pd(d, best);
 			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
@@ -347,7 +349,7 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			bx = bi[j];
 		}
 	*extreme = (size_t)bx;
-	return isbad;
+	return isbad && has_nan(v, count, 3); /* the fast test can fire on inf */
 }
 #endif
 
