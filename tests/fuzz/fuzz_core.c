@@ -410,6 +410,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			        g.depth_lower_bound);
 	}
 
+	/* The verdict alone (want = verdict), which takes its own path
+	 * (core/gjk.c starts it from the centres' difference): the full
+	 * answer's verdict when that is sure and far from touching; a plane
+	 * that separates and a lower bound at most the distance when apart;
+	 * (converged: a capped search may stop on a plane that does not);
+	 * a warm simplex of 1 to n+1 valid indices, which a next query
+	 * takes. */
+	clash_options ov = opt;
+	ov.want = CLASH_WANT_VERDICT;
+	clash_result v;
+	int rv = clash_gjk(a.shape, b.shape, &ov, &v);
+	REQUIRE(rv == CLASH_OK || known_error(rv), "verdict: unexpected error", rv, 0);
+	if (rv == CLASH_OK && rg == CLASH_OK) {
+		REQUIRE(!(v.has & (CLASH_HAS_DISTANCE | CLASH_HAS_DEPTH)), "verdict with more", v.has, 0);
+		if (g.converged && v.converged && !a.nparts) {
+			int g_far_apart = !g.intersecting && g.distance > far;
+			int g_deep = g.intersecting && (g.has & CLASH_HAS_DEPTH_BOUND) &&
+			             g.depth_lower_bound > far;
+			if (g_far_apart || g_deep)
+				REQUIRE(v.intersecting == g.intersecting, "verdict and gjk disagree",
+				        g.distance, g.depth_lower_bound);
+		}
+		if (!v.intersecting) {
+			REQUIRE(!g.converged || v.distance_lower_bound <= g.distance + eps,
+			        "verdict's lower bound above the distance", v.distance_lower_bound,
+			        g.distance);
+			if (v.converged && (v.has & CLASH_HAS_PLANE)) {
+				double gap = gap_along(&a, &b, v.normal, n);
+				REQUIRE(gap >= -eps, "verdict plane does not separate", gap, 0);
+			}
+		}
+		if (v.has & CLASH_HAS_WARM) {
+			REQUIRE(v.warm_count >= 1 && v.warm_count <= (size_t)n + 1, "verdict warm count",
+			        (double)v.warm_count, 0);
+			clash_options ow = {0};
+			ow.warm_count = v.warm_count;
+			ow.warm_a = v.warm_a;
+			ow.warm_b = v.warm_b;
+			clash_result wr;
+			int rw = clash_gjk(a.shape, b.shape, &ow, &wr);
+			REQUIRE(rw == CLASH_OK || known_error(rw), "warm from a verdict: error", rw, 0);
+			REQUIRE(rw != CLASH_EWARM && rw != CLASH_EINVAL, "verdict's warm refused", rw, 0);
+		}
+	}
+
 	/* Containment, with the query's options (a small iteration cap now
 	 * and then: the answer must then say it is unsure rather than be
 	 * wrong). */
