@@ -159,15 +159,24 @@ SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 	if (n == 3) {
 		const double *v = f->vertices + 3 * i;
 		if (!f->posed) {
-			x[0] = (v[0] - f->shift[0]) * f->scale;
-			x[1] = (v[1] - f->shift[1]) * f->scale;
-			x[2] = (v[2] - f->shift[2]) * f->scale;
+			const double sc = f->scale;
+			const double x0 = (v[0] - f->shift[0]) * sc, x1 = (v[1] - f->shift[1]) * sc,
+			             x2 = (v[2] - f->shift[2]) * sc;
+			x[0] = x0;
+			x[1] = x1;
+			x[2] = x2;
 			return;
 		}
+		/* Into locals first: a store to x may alias f's members as
+		 * far as the compiler knows, which would reload them. */
 		const double *l = f->lin;
-		x[0] = f->off[0] + l[0] * v[0] + l[3] * v[1] + l[6] * v[2];
-		x[1] = f->off[1] + l[1] * v[0] + l[4] * v[1] + l[7] * v[2];
-		x[2] = f->off[2] + l[2] * v[0] + l[5] * v[1] + l[8] * v[2];
+		const double v0 = v[0], v1 = v[1], v2 = v[2];
+		const double x0 = f->off[0] + l[0] * v0 + l[3] * v1 + l[6] * v2;
+		const double x1 = f->off[1] + l[1] * v0 + l[4] * v1 + l[7] * v2;
+		const double x2 = f->off[2] + l[2] * v0 + l[5] * v1 + l[8] * v2;
+		x[0] = x0;
+		x[1] = x1;
+		x[2] = x2;
 		return;
 	}
 	const double *v = f->vertices + i * (size_t)n;
