@@ -135,8 +135,8 @@ static void point_from_indices(const gjk_query *q, size_t ia, size_t ib, gjk_poi
 		 * 16-byte load the stores cannot forward to (a stall of 10 or
 		 * more cycles on the set-up path of every query). */
 		double a[3], b[3];
-		support_point(&q->fa, ia, a);
-		support_point(&q->fb, ib, b);
+		support_point3(&q->fa, ia, a);
+		support_point3(&q->fb, ib, b);
 		for (int k = 0; k < 3; k++) {
 			p->a[k] = a[k];
 			p->b[k] = b[k];

@@ -151,32 +151,40 @@ size_t support_max_dot_rel3(const double *vertices, size_t count, const double *
 #define SUPPORT_HOT static inline
 #endif
 
-/* Frame coordinates of vertex i.  Inline, with the 3-D case written out:
- * every support evaluation and every LP column goes through here. */
+/* Frame coordinates of vertex i of a 3-D frame: every support evaluation
+ * and every LP column of the common case goes through here.  Split from
+ * support_point so that a caller that knows the dimension is 3 (and the
+ * compiler, which cannot tie that to f->dim) sees all of x written. */
+SUPPORT_HOT void support_point3(const support_frame *f, size_t i, double *x)
+{
+	const double *v = f->vertices + 3 * i;
+	if (!f->posed) {
+		const double sc = f->scale;
+		const double x0 = (v[0] - f->shift[0]) * sc, x1 = (v[1] - f->shift[1]) * sc,
+		             x2 = (v[2] - f->shift[2]) * sc;
+		x[0] = x0;
+		x[1] = x1;
+		x[2] = x2;
+		return;
+	}
+	/* Into locals first: a store to x may alias f's members as far as
+	 * the compiler knows, which would reload them. */
+	const double *l = f->lin;
+	const double v0 = v[0], v1 = v[1], v2 = v[2];
+	const double x0 = f->off[0] + l[0] * v0 + l[3] * v1 + l[6] * v2;
+	const double x1 = f->off[1] + l[1] * v0 + l[4] * v1 + l[7] * v2;
+	const double x2 = f->off[2] + l[2] * v0 + l[5] * v1 + l[8] * v2;
+	x[0] = x0;
+	x[1] = x1;
+	x[2] = x2;
+}
+
+/* Frame coordinates of vertex i, any dimension. */
 SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 {
 	const int n = f->dim;
 	if (n == 3) {
-		const double *v = f->vertices + 3 * i;
-		if (!f->posed) {
-			const double sc = f->scale;
-			const double x0 = (v[0] - f->shift[0]) * sc, x1 = (v[1] - f->shift[1]) * sc,
-			             x2 = (v[2] - f->shift[2]) * sc;
-			x[0] = x0;
-			x[1] = x1;
-			x[2] = x2;
-			return;
-		}
-		/* Into locals first: a store to x may alias f's members as
-		 * far as the compiler knows, which would reload them. */
-		const double *l = f->lin;
-		const double v0 = v[0], v1 = v[1], v2 = v[2];
-		const double x0 = f->off[0] + l[0] * v0 + l[3] * v1 + l[6] * v2;
-		const double x1 = f->off[1] + l[1] * v0 + l[4] * v1 + l[7] * v2;
-		const double x2 = f->off[2] + l[2] * v0 + l[5] * v1 + l[8] * v2;
-		x[0] = x0;
-		x[1] = x1;
-		x[2] = x2;
+		support_point3(f, i, x);
 		return;
 	}
 	const double *v = f->vertices + i * (size_t)n;
