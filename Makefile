@@ -144,8 +144,10 @@ $(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_BENCH) qhull_r ccd) -lglpk -lm
 
 # The simplex engine's loops over the rows (m = 5 in 3-D) pay to unroll:
-# about a sixth of the LP method's instructions.
+# about a sixth of the LP method's instructions; so do the LP's own loops
+# over the rows and the dimension (lp_simplex.c).
 $(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
+$(B)/obj/core/lp_simplex.o $(B)/san/core/lp_simplex.o: CORE_CFLAGS += -funroll-loops
 $(B)/obj/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@

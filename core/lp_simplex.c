@@ -68,15 +68,21 @@
  * times rows, the article's choice) bounds what round-off could do.
  *
  * Speed (GJK88 set, 6000 pairs: from 25 000 to 11 700 instructions per
- * query, 8x to 14x GLPK).  The article's first stopping rule: a round
- * stops as soon as the objective, the 1-norm of p - q and so at least its
- * 2-norm, is within reach of "intersecting" (the pivots that would only
- * prove optimality, many of them degenerate at objective 0, are skipped).
- * The starting basis's inverse is written down, not eliminated (see
- * solve_round).  Bland's pricing scans the raw vertices two at a time.
- * Bland's rule stays the only pricing rule: a steepest choice (the support
- * point along the duals) with Bland's rule on degenerate pivots halved the
- * pivots but, two full scans per pivot, cost more than it saved.
+ * query, 8x to 14x GLPK; then to 9 800).  The article's first stopping
+ * rule: a round stops as soon as the objective, the 1-norm of p - q and so
+ * at least its 2-norm, is within reach of "intersecting" (the pivots that
+ * would only prove optimality, many of them degenerate at objective 0, are
+ * skipped).  The starting basis's inverse is written down, not eliminated
+ * (see solve_round).  Pricing is Dantzig's rule by support scans
+ * (lp_dantzig: the vertex of least reduced cost is a support point), one
+ * shape first in turn (partial pricing), until a pivot fails to lower the
+ * objective, then Bland's (lp_bland scans the raw vertices two at a time):
+ * 4.2 pivots per query instead of 7.2 (measured on the GJK88 set, mean
+ * instructions per query 13 500 -> 12 500 for Dantzig's rule with both
+ * shapes scanned, 11 100 with one first).  An optimum found on updated
+ * duals is not refactored when the round's certificates (below) already
+ * decide the query, and the dual slab reuses the last pricing's support
+ * points (separated pairs: 12 400 -> 10 400).
  */
 #include <assert.h>
 #include <float.h>
@@ -91,6 +97,13 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+
+/* Forced inlining where a caller passes the dimension as a constant. */
+#if defined(__GNUC__)
+#define LP_INLINE static inline __attribute__((always_inline))
+#else
+#define LP_INLINE static inline
 #endif
 
 /* Default tolerance, relative to the size of the shapes (as gjk). */
@@ -116,7 +129,19 @@ typedef struct lp_query {
 	int rotated;
 	double basis[CLASH_MAX_DIM * CLASH_MAX_DIM]; /* row k: q_k (when rotated) */
 	const volatile int *cancel; /* clash_options.cancel */
+	struct lp_priced *priced; /* lp_dantzig's record of its last pricing */
 } lp_query;
+
+/* The last Dantzig pricing (lp_dantzig): the duals it priced and the
+ * support points it found along them, of a along u and of b along -u,
+ * which also bound the slab along u: certify takes them instead of
+ * scanning again when the duals are still those. */
+typedef struct lp_priced {
+	int valid;
+	int turn; /* the shape lp_dantzig scans first next time */
+	double y[RSIMPLEX_MAX_ROWS];
+	size_t ia, ib;
+} lp_priced;
 
 /* The LP's column j: vertices of a (lambda), of b (mu), then u_0, w_0,
  * u_1, w_1 ...  This order is Bland's numbering. */
@@ -245,6 +270,111 @@ static size_t lp_bland(const void *ctx, const double *y, double tol, size_t from
 	return q->na + q->nb + 2 * (size_t)n;
 }
 
+/* The least reduced cost among the vertices of one shape (side 0: a,
+ * side 1: b) for duals y, u = sum_k y_k q_k (u = y unrotated): vertex i of
+ * a has column (x_i; 1; 0) and reduced cost -(u.x_i + y_n), vertex j of b
+ * (-x_j; 0; 1) and u.x_j - y_{n+1} (x in the basis q_k), so the least is
+ * at the support point of a along u, of b along -u: one support scan.
+ * Writes the vertex to *idx and its column's first n entries to col. */
+LP_INLINE double price_side(const lp_query *q, int side, const double *u, const double *y,
+                            double *col, size_t *idx, const int n, const int rotated)
+{
+	const support_frame *f = side ? &q->fb : &q->fa;
+	double e[CLASH_MAX_DIM], x[CLASH_MAX_DIM];
+	if (n == 3 && !rotated) {
+		/* The common case written out. */
+		const double u0 = u[0], u1 = u[1], u2 = u[2];
+		const double sg = side ? -1.0 : 1.0;
+		e[0] = sg * u0, e[1] = sg * u1, e[2] = sg * u2;
+		*idx = support_eval3(f, e, x);
+		col[0] = sg * x[0], col[1] = sg * x[1], col[2] = sg * x[2];
+		const double ux = (u0 * x[0] + u1 * x[1]) + u2 * x[2];
+		return side ? ux - y[4] : -ux - y[3];
+	}
+	for (int k = 0; k < n; k++)
+		e[k] = side ? -u[k] : u[k];
+	*idx = support_eval(f, e, x);
+	for (int k = 0; k < n; k++) {
+		double c = rotated ? vec_dot(q->basis + k * n, x, n) : x[k];
+		col[k] = side ? -c : c;
+	}
+	const double ux = vec_dot(u, x, n);
+	return side ? ux - y[n + 1] : -ux - y[n];
+}
+
+/* Dantzig's pricing without building every column (rsimplex_lp.dantzig),
+ * by support scans (price_side) and, for the residual columns (cost 1,
+ * +-e_k), directly: 1 - y_k and 1 + y_k.  Partial pricing: the shapes
+ * take turns to be scanned first, and when the first has a column that
+ * enters (reduced cost below -tol, the engine's own test), the second is
+ * not scanned: a scan is most of a pivot's cost, and the pivots this adds
+ * (GJK88 set: 4.3 per query against 4.0) cost less than the scans saved.
+ * When the first has none, the second is scanned too, so "no column
+ * enters" is decided over all of them.  Ties go to the lowest column. */
+LP_INLINE size_t dantzig_n(const lp_query *q, const double *y, double *a, double *c, double *d,
+                           const int n, const int rotated)
+{
+	lp_priced *pr = q->priced;
+	const int m = n + 2;
+	double u[CLASH_MAX_DIM];
+	if (rotated) {
+		vec_zero(u, n);
+		for (int k = 0; k < n; k++)
+			vec_axpy(u, y[k], q->basis + k * n, n);
+	} else {
+		vec_copy(u, y, n);
+	}
+	double col[2][CLASH_MAX_DIM], ds[2] = {INFINITY, INFINITY};
+	size_t idx[2] = {0, 0};
+	const int first = pr->turn;
+	pr->turn ^= 1;
+	ds[first] = price_side(q, first, u, y, col[first], &idx[first], n, rotated);
+	pr->valid = 0;
+	if (!(ds[first] < -LP_SIMPLEX_TOL_COST)) {
+		ds[!first] = price_side(q, !first, u, y, col[!first], &idx[!first], n, rotated);
+		/* Both scanned at these duals: certify may take the points. */
+		vec_copy(pr->y, y, m);
+		pr->ia = idx[0];
+		pr->ib = idx[1];
+		pr->valid = 1;
+	}
+	int side = ds[1] < ds[0];
+	double best = ds[side];
+	int rk = -1;
+	for (int k = 0; k < n; k++) {
+		double du = 1.0 - y[k], dw = 1.0 + y[k];
+		if (du < best) {
+			best = du;
+			rk = 2 * k;
+		}
+		if (dw < best) {
+			best = dw;
+			rk = 2 * k + 1;
+		}
+	}
+	*d = best;
+	if (rk >= 0) {
+		vec_zero(a, m);
+		a[rk / 2] = (rk & 1) ? -1.0 : 1.0;
+		*c = 1.0;
+		return q->na + q->nb + (size_t)rk;
+	}
+	vec_copy(a, col[side], n);
+	a[n] = side ? 0.0 : 1.0;
+	a[n + 1] = side ? 1.0 : 0.0;
+	*c = 0.0;
+	return side ? q->na + idx[1] : idx[0];
+}
+
+static size_t lp_dantzig(const void *ctx, const double *y, double *a, double *c, double *d)
+{
+	const lp_query *q = ctx;
+	/* The common case with its dimension known, unrolled. */
+	if (q->n == 3 && !q->rotated)
+		return dantzig_n(q, y, a, c, d, 3, 0);
+	return dantzig_n(q, y, a, c, d, q->n, q->rotated);
+}
+
 /* Orthonormal basis with q_0 = g (|g| = 1): the Householder reflection
  * H = I - 2 v v^T / v.v, v = e_0 - g, maps e_0 to g; its rows are the q_k. */
 static void set_basis(lp_query *q, const double *g)
@@ -281,6 +411,24 @@ static double slab(const lp_query *q, const double *d)
 	support_eval(&q->fa, u, x);
 	double ha = vec_dot(u, x, n);
 	support_eval(&q->fb, nu, x);
+	double hb = vec_dot(u, x, n);
+	return hb - ha;
+}
+
+/* slab() when the support points along d are known: vertex ia of a
+ * along d, vertex ib of b along -d. */
+static double slab_known(const lp_query *q, const double *d, size_t ia, size_t ib)
+{
+	int n = q->n;
+	double len = vec_norm(d, n);
+	if (!(len > 0.0))
+		return -INFINITY;
+	double u[CLASH_MAX_DIM], x[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		u[k] = d[k] / len;
+	support_point(&q->fa, ia, x);
+	double ha = vec_dot(u, x, n);
+	support_point(&q->fb, ib, x);
 	double hb = vec_dot(u, x, n);
 	return hb - ha;
 }
@@ -373,11 +521,76 @@ static int basis_nearest(const lp_query *q, const rsimplex *s, double *near)
 	return 1;
 }
 
+/* The certificates of a round's basis s (into o): the primal pair and
+ * |p - q|, and unless that is within reach, the slabs along the duals, q - p
+ * and, for rounded shapes, the basis's nearest pair.  Every bound comes
+ * from the vertices themselves, so it holds whatever round-off did to s. */
+static void certify(const lp_query *q, const rsimplex *s, double reach, int rounded,
+                    lp_round *o)
+{
+	const int n = q->n;
+	o->pivots = s->iterations;
+	o->objective = s->objective;
+	double diff[CLASH_MAX_DIM];
+	vec_sub(diff, o->q, o->p, n);
+
+	/* Separating directions: the duals of the coordinate rows (back in
+	 * frame coordinates) and the primal difference q - p. */
+	double dual[CLASH_MAX_DIM];
+	if (q->rotated) {
+		vec_zero(dual, n);
+		for (int k = 0; k < n; k++)
+			vec_axpy(dual, s->y[k], q->basis + k * n, n);
+	} else {
+		vec_copy(dual, s->y, n);
+	}
+	double dl = vec_norm(dual, n), pl = vec_norm(diff, n);
+	for (int k = 0; k < n; k++) {
+		o->dual[k] = dl > 0.0 ? dual[k] / dl : 0.0;
+		o->primal[k] = pl > 0.0 ? diff[k] / pl : 0.0;
+	}
+	o->lower = -INFINITY;
+	/* The primal pair within `reach` already decides "intersecting":
+	 * then no slab is needed (each costs a scan of both shapes). */
+	if (o->upper <= reach)
+		return;
+	double near[CLASH_MAX_DIM];
+	int ncand = 2;
+	if (rounded && basis_nearest(q, s, near)) {
+		double len = vec_norm(near, n);
+		if (len < o->upper) {
+			o->upper = len;
+			for (int k = 0; k < n; k++)
+				o->primal[k] = len > 0.0 ? near[k] / len : 0.0;
+		}
+		if (o->upper <= reach)
+			return;
+		ncand = 3;
+	}
+	const double *cand[3] = {dual, diff, near};
+	/* The last pricing scanned along these very duals (the separated
+	 * class ends so): its support points give the dual slab.  They
+	 * are the extremes along y rather than y / |y|, which can differ
+	 * only between vertices whose inner products tie to round-off,
+	 * below the slack the caller allows. */
+	const lp_priced *pr = q->priced;
+	const int known = pr && pr->valid && memcmp(pr->y, s->y, sizeof(double) * (size_t)n) == 0;
+	for (int c = 0; c < ncand; c++) {
+		double h = c == 0 && known ? slab_known(q, dual, pr->ia, pr->ib) : slab(q, cand[c]);
+		if (h > o->lower) {
+			o->lower = h;
+			double len = vec_norm(cand[c], n);
+			for (int k = 0; k < n; k++)
+				o->dir[k] = cand[c][k] / len;
+		}
+	}
+}
+
 /* Solve the LP in the basis whose first axis is g (unit, from a towards b),
  * starting from the vertex pair extreme along g.  For rounded shapes the
  * basis's vertices are also projected exactly (basis_nearest). */
 static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots, double reach,
-                        int rounded, lp_round *o)
+                        double rsum, double slack, int rounded, lp_round *o)
 {
 	int n = q->n, m = n + 2;
 	memset(o, 0, sizeof *o);
@@ -396,6 +609,12 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.cancel = q->cancel;
 	lp.tol_cost = LP_SIMPLEX_TOL_COST;
 	lp.bland = lp_bland;
+	lp.dantzig = lp_dantzig;
+	lp.priced_ok = 1;
+	lp_priced priced;
+	priced.valid = 0;
+	priced.turn = 0;
+	q->priced = &priced;
 	/* Frame points have norm <= 1 (in any orthonormal basis), the
 	 * residual and convexity entries are 0 or +-1. */
 	lp.col_max = 1.0;
@@ -440,62 +659,29 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	rsimplex s;
 	o->status = rsimplex_start_inverse(&s, &lp, basis, binv, cb);
 	if (o->status == RSIMPLEX_OPTIMAL)
-		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots);
-	primal_pair(q, &s, xs, xt, o);
-	if (o->status == RSIMPLEX_TARGET && !(o->upper <= reach)) {
-		/* Round-off in the objective's updates: the pair itself does
-		 * not decide; go on to the optimum. */
-		lp.has_target = 0;
-		o->status = rsimplex_run(&s, &lp, RSIMPLEX_BLAND, max_pivots - s.iterations);
+		o->status = rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND, max_pivots);
+	for (;;) {
 		primal_pair(q, &s, xs, xt, o);
-	}
-	o->pivots = s.iterations;
-	o->objective = s.objective;
-	double diff[CLASH_MAX_DIM];
-	vec_sub(diff, o->q, o->p, n);
-
-	/* Separating directions: the duals of the coordinate rows (back in
-	 * frame coordinates) and the primal difference q - p. */
-	double dual[CLASH_MAX_DIM];
-	if (q->rotated) {
-		vec_zero(dual, n);
-		for (int k = 0; k < n; k++)
-			vec_axpy(dual, s.y[k], q->basis + k * n, n);
-	} else {
-		vec_copy(dual, s.y, n);
-	}
-	double dl = vec_norm(dual, n), pl = vec_norm(diff, n);
-	for (int k = 0; k < n; k++) {
-		o->dual[k] = dl > 0.0 ? dual[k] / dl : 0.0;
-		o->primal[k] = pl > 0.0 ? diff[k] / pl : 0.0;
-	}
-	o->lower = -INFINITY;
-	/* The primal pair within `reach` already decides "intersecting":
-	 * then no slab is needed (each costs a scan of both shapes). */
-	if (o->upper <= reach)
+		if (o->status == RSIMPLEX_TARGET && !(o->upper <= reach)) {
+			/* Round-off in the objective's updates: the pair itself
+			 * does not decide; go on to the optimum. */
+			lp.has_target = 0;
+			o->status = rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND,
+			                         max_pivots - s.iterations);
+			continue;
+		}
+		certify(q, &s, reach, rounded, o);
+		/* Optimal on updated duals: when the certificates decide the
+		 * query (as clash_lp_simplex tests them), the refactorization
+		 * that would confirm optimality changes nothing; else resume. */
+		if (o->status == RSIMPLEX_PRICED && !(o->upper <= reach) &&
+		    !(o->lower - slack > rsum)) {
+			o->status = rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND,
+			                         max_pivots - s.iterations);
+			continue;
+		}
+		q->priced = NULL; /* a local of this call */
 		return;
-	double near[CLASH_MAX_DIM];
-	int ncand = 2;
-	if (rounded && basis_nearest(q, &s, near)) {
-		double len = vec_norm(near, n);
-		if (len < o->upper) {
-			o->upper = len;
-			for (int k = 0; k < n; k++)
-				o->primal[k] = len > 0.0 ? near[k] / len : 0.0;
-		}
-		if (o->upper <= reach)
-			return;
-		ncand = 3;
-	}
-	const double *cand[3] = {dual, diff, near};
-	for (int c = 0; c < ncand; c++) {
-		double h = slab(q, cand[c]);
-		if (h > o->lower) {
-			o->lower = h;
-			double len = vec_norm(cand[c], n);
-			for (int k = 0; k < n; k++)
-				o->dir[k] = cand[c][k] / len;
-		}
 	}
 }
 
@@ -527,6 +713,7 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	q.na = a->count;
 	q.nb = b->count;
 	q.cancel = opt ? opt->cancel : NULL;
+	q.priced = NULL;
 	support_frame_init(&q.fa, a, shift, inv);
 	support_frame_init(&q.fb, b, shift, inv);
 
@@ -567,7 +754,8 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	double objective = 0.0;
 	for (int round = 0; round < LP_SIMPLEX_ROUNDS && verdict == UNDECIDED; round++) {
 		lp_round o;
-		solve_round(&q, g, round > 0, max_pivots - pivots, rsum_f + tol_f, rsum > 0.0, &o);
+		solve_round(&q, g, round > 0, max_pivots - pivots, rsum_f + tol_f, rsum_f, slack,
+		            rsum > 0.0, &o);
 		pivots += o.pivots;
 		status = o.status;
 		objective = o.objective;

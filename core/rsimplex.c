@@ -161,6 +161,8 @@ RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t 
 	s->m = m;
 	s->iterations = 0;
 	s->since_refactor = 0;
+	s->degenerate = 0;
+	s->priced = 0;
 	for (int i = 0; i < m; i++) {
 		assert(basis[i] < lp->n);
 		s->basis[i] = basis[i];
@@ -195,6 +197,27 @@ RS_INLINE size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_r
 	double a[RSIMPLEX_MAX_ROWS];
 	size_t best = lp->n;
 	double best_d = -tol;
+	if (rule == RSIMPLEX_DANTZIG_BLAND) {
+		if (s->degenerate) {
+			rule = RSIMPLEX_BLAND;
+		} else if (lp->dantzig) {
+			double c, d;
+			size_t j = lp->dantzig(lp->ctx, s->y, a, &c, &d);
+			if (!(d < best_d))
+				return lp->n; /* the least reduced cost is >= -tol */
+			if (!is_basic(s, j)) {
+				memcpy(a_out, a, sizeof(double) * (size_t)m);
+				*c_out = c;
+				*d_out = d;
+				return j;
+			}
+			/* A basic column priced below -tol: round-off beyond
+			 * reason; let Bland's rule find an entering column. */
+			rule = RSIMPLEX_BLAND;
+		} else {
+			rule = RSIMPLEX_DANTZIG;
+		}
+	}
 	if (rule == RSIMPLEX_BLAND && lp->bland) {
 		for (size_t from = 0; from < lp->n;) {
 			size_t j = lp->bland(lp->ctx, s->y, tol, from);
@@ -292,7 +315,10 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 	s->cb[r] = cq;
 	for (int k = 0; k < m; k++)
 		s->y[k] += dq * inv[r * m + k];
-	s->objective += theta * dq;
+	const double objective = s->objective + theta * dq;
+	if (!(objective < s->objective))
+		s->degenerate = 1;
+	s->objective = objective;
 	s->iterations++;
 	s->since_refactor++;
 }
@@ -327,10 +353,16 @@ RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
 		 * (every reduced cost moves by at most that). */
 		const int margin = s->since_refactor > 0 && lp->col_max > 0.0;
 		const double tol = margin ? 0.875 * lp->tol_cost : lp->tol_cost;
-		size_t q = price(s, lp, rule, m, tol, a, &cq, &dq);
+		/* Resuming after RSIMPLEX_PRICED: that pricing stands. */
+		size_t q = s->priced ? lp->n : price(s, lp, rule, m, tol, a, &cq, &dq);
 		if (q == lp->n) {
 			if (s->since_refactor == 0)
 				return RSIMPLEX_OPTIMAL;
+			if (lp->priced_ok && !s->priced) {
+				s->priced = 1;
+				return RSIMPLEX_PRICED;
+			}
+			s->priced = 0;
 			/* Only a freshly factored solution may be called optimal. */
 			double y[RSIMPLEX_MAX_ROWS];
 			memcpy(y, s->y, sizeof(double) * (size_t)m);

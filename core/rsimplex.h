@@ -16,10 +16,14 @@
  * is the lowest-numbered one with a negative reduced cost, the leaving row
  * the one with the least ratio, ties broken by the lowest-numbered basic
  * column — cannot cycle in exact arithmetic.  Dantzig's rule (most
- * negative reduced cost) is kept for tests only: on degenerate problems it
- * can cycle, which is exactly what the cap on pivots is for.  Round-off is
- * kept in check by refactoring the inverse from the columns every
- * RSIMPLEX_REFACTOR pivots and always before optimality is declared.
+ * negative reduced cost) alone can cycle on degenerate problems (kept
+ * alone for tests only; the cap on pivots is for that); the LP method
+ * takes it until the first pivot that does not lower the objective and
+ * Bland's from there on (RSIMPLEX_DANTZIG_BLAND), which cannot cycle
+ * either: its pivots are fewer (GJK88 set: 4.2 per query against 7.2).
+ * Round-off is kept in check by refactoring the inverse from the columns
+ * every RSIMPLEX_REFACTOR pivots and before optimality is declared (unless
+ * the caller's own certificates make that unnecessary: lp.priced_ok).
  */
 #ifndef CLASH_RSIMPLEX_H
 #define CLASH_RSIMPLEX_H
@@ -57,6 +61,14 @@ typedef struct rsimplex_lp {
 	 * cost is 0 up to rounding); the caller skips it.  NULL: price
 	 * column by column. */
 	size_t (*bland)(const void *ctx, const double *y, double tol, size_t from);
+	/* Optional, for Dantzig's rule (RSIMPLEX_DANTZIG_BLAND): the column
+	 * of least reduced cost, found without pricing column by column (say
+	 * by support scans of the vertices the columns come from).  Writes
+	 * its m coefficients to a, its cost to *c and its reduced cost
+	 * c - y.a (from the written column, in that order) to *d.  It may
+	 * return a basic column (reduced cost 0 up to rounding).  NULL: price
+	 * column by column. */
+	size_t (*dantzig)(const void *ctx, const double *y, double *a, double *c, double *d);
 	/* The largest |entry| of any column, when the caller knows a bound
 	 * (0: unknown).  With it, a solution found optimal before a
 	 * refactorization is confirmed from how far the duals moved instead
@@ -67,9 +79,22 @@ typedef struct rsimplex_lp {
 	 * RSIMPLEX_TARGET as soon as the objective is <= target. */
 	int has_target;
 	double target;
+	/* When set, a run whose pricing finds no entering column on duals
+	 * that were updated since the last factorization returns
+	 * RSIMPLEX_PRICED instead of refactoring to confirm: a caller whose
+	 * answer rests on certificates of its own (bounds recomputed from the
+	 * data, true whatever round-off did to the basis) may not need the
+	 * confirmation.  Running again resumes there: the refactorization,
+	 * then optimality or more pivots. */
+	int priced_ok;
 } rsimplex_lp;
 
-enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG };
+/* RSIMPLEX_DANTZIG_BLAND: Dantzig's rule as long as every pivot lowers
+ * the objective, Bland's from the first one that does not (for good, in
+ * this and later runs of the same rsimplex).  It cannot cycle: until the
+ * switch the objective falls strictly, so no basis comes back; after it,
+ * Bland's rule. */
+enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG, RSIMPLEX_DANTZIG_BLAND };
 
 enum rsimplex_status {
 	RSIMPLEX_OPTIMAL = 0,
@@ -77,7 +102,8 @@ enum rsimplex_status {
 	RSIMPLEX_UNBOUNDED, /* a column with negative reduced cost and no blocking row */
 	RSIMPLEX_SINGULAR,  /* the basis became numerically singular */
 	RSIMPLEX_CANCELED,  /* *lp->cancel was set */
-	RSIMPLEX_TARGET     /* the objective reached lp->target: x is feasible, maybe not optimal */
+	RSIMPLEX_TARGET,    /* the objective reached lp->target: x is feasible, maybe not optimal */
+	RSIMPLEX_PRICED     /* lp->priced_ok: no column enters, not yet confirmed (see there) */
 };
 
 typedef struct rsimplex {
@@ -90,6 +116,8 @@ typedef struct rsimplex {
 	double objective;                /* c_B . x */
 	int iterations;                  /* pivots made */
 	int since_refactor;
+	int degenerate;                  /* a pivot did not lower the objective */
+	int priced;                      /* the last run returned RSIMPLEX_PRICED */
 } rsimplex;
 
 /* Set up the basis `basis` (m distinct column indices) and factor it.

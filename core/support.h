@@ -201,6 +201,26 @@ SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 	}
 }
 
+/* support_eval (below) for a frame known to be 3-D (the LP's pricing): the
+ * same vertex and point, with the dimension a constant to the compiler. */
+SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
+{
+	size_t i;
+	if (!f->posed) {
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, d, 0, f->hint)
+		                             : support_max_dot(f->vertices, f->count, 3, d);
+	} else {
+		const double *l = f->lin;
+		double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
+		               l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
+		               l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 0, f->hint)
+		                             : support_max_dot(f->vertices, f->count, 3, e);
+	}
+	support_point3(f, i, x);
+	return i;
+}
+
 /* The support point of the shape in frame direction d: returns its vertex
  * index and writes its frame coordinates to x.  A pose x = L v + t turns d
  * into the local direction L^T d (a positive scale does not change which

@@ -915,14 +915,20 @@ END_TEST
 /* An iteration cap too small to place a vertex leaves the answer unsure:
  * converged 0, and neither "contained" nor an outside vertex claimed (it
  * used to name an inside vertex as outside).  A vertex outside along an
- * axis is still found surely. */
+ * axis is still found surely.  The small box is turned by 45 degrees about
+ * z: an axis-aligned one has its vertices on the big box's diagonals,
+ * where the LP's Dantzig pricing places a vertex in one pivot (the
+ * opposite corner), within any cap. */
 START_TEST(iteration_cap)
 {
 	double big[24], small[24];
 	box(big, 0, 1);
-	box(small, 0.25, 0.75);
+	box(small, -0.25, 0.25);
 	clash_shape in, out;
 	clash_shape_init(&in, 3, small, 8);
+	const double turn[4] = {0, 0, 0.38268343236508978, 0.92387953251128674}; /* 45 deg, z */
+	ck_assert_int_eq(clash_shape_set_quaternion(&in, turn), CLASH_OK);
+	clash_shape_set_translation(&in, (double[]){0.5, 0.5, 0.5});
 	clash_shape_init(&out, 3, big, 8);
 	ck_assert(contains(&in, &out).contained); /* no cap: sure */
 	clash_options opt = {0};
@@ -936,7 +942,7 @@ START_TEST(iteration_cap)
 	ck_assert_int_eq(clash_contains(&out, &out, &opt, &c), CLASH_OK);
 	ck_assert(c.contained ? c.converged : !c.converged && !c.has_outside_vertex);
 	/* Moved out along x by 0.5: the axis test is sure at any cap. */
-	clash_shape_set_translation(&in, (double[]){0.5, 0, 0});
+	clash_shape_set_translation(&in, (double[]){1.0, 0.5, 0.5});
 	ck_assert_int_eq(clash_contains(&in, &out, &opt, &c), CLASH_OK);
 	ck_assert_int_eq(c.converged, 1);
 	ck_assert_int_eq(c.contained, 0);

@@ -311,6 +311,46 @@ START_TEST(bland_does_not_cycle)
 }
 END_TEST
 
+/* Dantzig's least reduced cost over Beale's columns, as a caller's
+ * rsimplex_lp.dantzig finds it (here by pricing each column). */
+static size_t beale_dantzig(const void *ctx, const double *y, double *a, double *c, double *d)
+{
+	size_t best = 0;
+	double bd = INFINITY;
+	for (size_t j = 0; j < 7; j++) {
+		double col[3], cj = beale_column(ctx, j, col);
+		double dj = cj - (y[0] * col[0] + y[1] * col[1] + y[2] * col[2]);
+		if (dj < bd) {
+			bd = dj;
+			best = j;
+		}
+	}
+	*c = beale_column(ctx, best, a);
+	*d = bd;
+	return best;
+}
+
+/* Dantzig's rule until a pivot fails to lower the objective, then Bland's
+ * (RSIMPLEX_DANTZIG_BLAND, the LP method's pricing): on Beale's LP, where
+ * Dantzig's rule alone cycles from the first pivot on, it reaches the
+ * optimum, priced column by column and through the caller's search. */
+START_TEST(dantzig_then_bland)
+{
+	size_t start[3] = {4, 5, 6};
+	for (int via = 0; via < 2; via++) {
+		rsimplex_lp lp = {.m = 3, .n = 7, .b = {0, 0, 1}, .column = beale_column,
+		                  .tol_cost = 1e-12, .dantzig = via ? beale_dantzig : NULL};
+		rsimplex s;
+		ck_assert_int_eq(rsimplex_start(&s, &lp, start), RSIMPLEX_OPTIMAL);
+		ck_assert_int_eq(rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND, 100), RSIMPLEX_OPTIMAL);
+		ck_assert(s.degenerate); /* the first pivot is degenerate */
+		ck_near(s.objective, -1.0, 1e-14);
+		ck_near(rsimplex_value(&s, 0), 1.0, 1e-14);
+		ck_near(rsimplex_value(&s, 2), 1.0, 1e-14);
+	}
+}
+END_TEST
+
 /* The engine's early stop (lp.has_target: Kreuzer's first stopping rule)
  * and its start from a caller's inverse, on Beale's LP: stopping at the
  * target leaves a feasible basis whose objective is at most the target
@@ -808,6 +848,7 @@ static Suite *simplex_suite(void)
 	tcase_add_test(tc, closed_forms);
 	tcase_add_test(tc, degenerate);
 	tcase_add_test(tc, bland_does_not_cycle);
+	tcase_add_test(tc, dantzig_then_bland);
 	tcase_add_test(tc, target_and_start_inverse);
 	tcase_add_test(tc, wire);
 	suite_add_tcase(s, tc);
