@@ -589,7 +589,8 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
 /* Solve the LP in the basis whose first axis is g (unit, from a towards b),
  * starting from the vertex pair extreme along g.  For rounded shapes the
  * basis's vertices are also projected exactly (basis_nearest). */
-static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots, double reach,
+static void solve_round(lp_query *q, const double *g, const size_t *start, int rotate,
+                        int max_pivots, double reach,
                         double rsum, double slack, int rounded, lp_round *o)
 {
 	int n = q->n, m = n + 2;
@@ -620,16 +621,27 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	lp.col_max = 1.0;
 
 	/* Start: the vertices of a and b extreme along g (the nearest pair
-	 * along it), and for each row the residual column of the right sign. */
+	 * along it; given in start[] when already found), and for each row
+	 * the residual column of the right sign. */
 	double ng[CLASH_MAX_DIM], xs[CLASH_MAX_DIM], xt[CLASH_MAX_DIM], col[RSIMPLEX_MAX_ROWS];
 	for (int k = 0; k < n; k++)
 		ng[k] = -g[k];
 	size_t basis[RSIMPLEX_MAX_ROWS];
-	basis[0] = support_eval(&q->fa, g, xs);
-	basis[1] = q->na + support_eval(&q->fb, ng, xt);
+	if (start) {
+		basis[0] = start[0];
+		basis[1] = q->na + start[1];
+		support_point(&q->fa, start[0], xs);
+		support_point(&q->fb, start[1], xt);
+	} else {
+		basis[0] = support_eval(&q->fa, g, xs);
+		basis[1] = q->na + support_eval(&q->fb, ng, xt);
+	}
+	/* Their columns' first n entries (as lp_column builds them). */
 	double cs[RSIMPLEX_MAX_ROWS];
-	lp_column(q, basis[0], cs);
-	lp_column(q, basis[1], col);
+	for (int k = 0; k < n; k++) {
+		cs[k] = q->rotated ? vec_dot(q->basis + k * n, xs, n) : xs[k];
+		col[k] = -(q->rotated ? vec_dot(q->basis + k * n, xt, n) : xt[k]);
+	}
 	/* Its inverse in closed form (no elimination needed): with columns
 	 * (s; 1; 0), (-t; 0; 1) and sg_k e_k (sg_k = +-1), B z = r gives
 	 * z_0 = r_n, z_1 = r_{n+1}, z_{2+k} = sg_k (r_k - s_k r_n - t_k r_{n+1})
@@ -656,17 +668,24 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 	 * optimality (many degenerate, at objective 0) are not needed. */
 	lp.has_target = 1;
 	lp.target = reach;
+	/* Dantzig's pricing in round 0; Bland's in the rotated rounds (they
+	 * come only for rounded pairs the first did not decide): there the
+	 * optimal basis Bland's rule reaches serves basis_nearest better (in
+	 * the 100 000-pair cross-check, 152 rounded pairs declined, as with
+	 * Bland's rule throughout, against 177 with Dantzig's in every
+	 * round). */
+	const enum rsimplex_rule rule = rotate ? RSIMPLEX_BLAND : RSIMPLEX_DANTZIG_BLAND;
 	rsimplex s;
 	o->status = rsimplex_start_inverse(&s, &lp, basis, binv, cb);
 	if (o->status == RSIMPLEX_OPTIMAL)
-		o->status = rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND, max_pivots);
+		o->status = rsimplex_run(&s, &lp, rule, max_pivots);
 	for (;;) {
 		primal_pair(q, &s, xs, xt, o);
 		if (o->status == RSIMPLEX_TARGET && !(o->upper <= reach)) {
 			/* Round-off in the objective's updates: the pair itself
 			 * does not decide; go on to the optimum. */
 			lp.has_target = 0;
-			o->status = rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND,
+			o->status = rsimplex_run(&s, &lp, rule,
 			                         max_pivots - s.iterations);
 			continue;
 		}
@@ -676,7 +695,7 @@ static void solve_round(lp_query *q, const double *g, int rotate, int max_pivots
 		 * that would confirm optimality changes nothing; else resume. */
 		if (o->status == RSIMPLEX_PRICED && !(o->upper <= reach) &&
 		    !(o->lower - slack > rsum)) {
-			o->status = rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND,
+			o->status = rsimplex_run(&s, &lp, rule,
 			                         max_pivots - s.iterations);
 			continue;
 		}
@@ -700,12 +719,40 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		return err;
 	const int n = a->dim;
 
-	/* The frame, exactly as gjk.c sets it up. */
+	/* The frame, exactly as gjk.c sets it up, and as gjk.c does, in the
+	 * same pass over the vertices the start of round 0: the vertices
+	 * extreme along a direction between guesses of the shapes' centres,
+	 * of a towards b and of b back (the nearest pair along it).  The
+	 * guess: a posed shape's local origin (shapes are usually modelled
+	 * about it; the GJK88 set's are centred on it), else the mean of a
+	 * few vertices.  Measured on the GJK88 set: 4.19 pivots per query
+	 * (4.24 from the centres of the bounding balls, found by a second
+	 * pass; 4.40 from sample centres alone), 9 280 instructions per query
+	 * against 9 800 with the second pass. */
+	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM], g[CLASH_MAX_DIM], big = 0.0;
+	const double origin[CLASH_MAX_DIM] = {0};
+	if (a->posed)
+		support_pose_point(a, origin, sa);
+	else
+		support_sample_centre(a, sa);
+	if (b->posed)
+		support_pose_point(b, origin, sb);
+	else
+		support_sample_centre(b, sb);
+	for (int k = 0; k < n; k++) {
+		g[k] = 0.5 * sb[k] - 0.5 * sa[k];
+		big = fabs(g[k]) > big ? fabs(g[k]) : big; /* NaN: left out, caught below */
+	}
+	if (!(big > 0.0) || !isfinite(big)) {
+		vec_zero(g, n);
+		g[0] = 1.0;
+	}
 	support_pair_frame fr;
-	if ((err = support_pair_frame_init(&fr, a, b)))
+	size_t start[2];
+	if ((err = support_pair_frame_init_extreme(&fr, a, b, g, &start[0], &start[1])))
 		return err;
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
-	const double *shift = fr.shift, *dc = fr.dc;
+	const double *shift = fr.shift;
 
 	lp_query q; /* not zeroed (1.5 KB): every member is set here or by support_frame_init */
 	q.n = n;
@@ -739,23 +786,14 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 			max_pivots = LP_SIMPLEX_MIN_PIVOTS;
 	}
 
-	/* First axis of round 0: the centres' direction, as GJK starts. */
-	double g[CLASH_MAX_DIM];
-	vec_zero(g, n);
-	if (half_gap > 0.0)
-		for (int k = 0; k < n; k++)
-			g[k] = dc[k] / half_gap;
-	else
-		g[0] = 1.0;
-
 	enum { UNDECIDED, INTERSECTING, SEPARATED } verdict = UNDECIDED;
 	double lower = 0.0, upper = INFINITY;
 	int pivots = 0, status = RSIMPLEX_OPTIMAL;
 	double objective = 0.0;
 	for (int round = 0; round < LP_SIMPLEX_ROUNDS && verdict == UNDECIDED; round++) {
 		lp_round o;
-		solve_round(&q, g, round > 0, max_pivots - pivots, rsum_f + tol_f, rsum_f, slack,
-		            rsum > 0.0, &o);
+		solve_round(&q, g, round == 0 ? start : NULL, round > 0, max_pivots - pivots,
+		            rsum_f + tol_f, rsum_f, slack, rsum > 0.0, &o);
 		pivots += o.pivots;
 		status = o.status;
 		objective = o.objective;

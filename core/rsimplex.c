@@ -29,6 +29,10 @@
 
 #include "rsimplex.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* A pivot element below this fraction of the largest |alpha_i| is not
  * used: dividing by it would amplify round-off. */
 #define RSIMPLEX_PIVOT_RATIO 1e-11
@@ -271,14 +275,18 @@ RS_INLINE int ratio_test(const rsimplex *s, const double *alpha, const int m)
 	if (!(amax > 0.0))
 		return -1;
 	double floor_alpha = RSIMPLEX_PIVOT_RATIO * amax;
-	double theta = INFINITY;
-	for (int i = 0; i < m; i++)
-		if (alpha[i] > floor_alpha && s->x[i] / alpha[i] < theta)
-			theta = s->x[i] / alpha[i];
+	double theta = INFINITY, ratio[RSIMPLEX_MAX_ROWS];
+	for (int i = 0; i < m; i++) {
+		/* Each ratio once (a division is slow); +inf for rows that
+		 * do not block. */
+		ratio[i] = alpha[i] > floor_alpha ? s->x[i] / alpha[i] : INFINITY;
+		if (ratio[i] < theta)
+			theta = ratio[i];
+	}
 	double tie = theta + RSIMPLEX_TIE * (1.0 + theta);
 	int r = -1;
 	for (int i = 0; i < m; i++) {
-		if (!(alpha[i] > floor_alpha) || s->x[i] / alpha[i] > tie)
+		if (!(ratio[i] <= tie))
 			continue;
 		/* The lowest-numbered leaving column (Bland's tie rule, also
 		 * the textbook's with Dantzig's entering rule). */
@@ -286,6 +294,21 @@ RS_INLINE int ratio_test(const rsimplex *s, const double *alpha, const int m)
 			r = i;
 	}
 	return r;
+}
+
+/* The end of a pivot (below): the entering column's value, cost and
+ * place, the objective, the counts. */
+RS_INLINE void pivot_finish(rsimplex *s, int r, size_t q, double cq, double dq, double theta)
+{
+	s->x[r] = theta;
+	s->basis[r] = q;
+	s->cb[r] = cq;
+	const double objective = s->objective + theta * dq;
+	if (!(objective < s->objective))
+		s->degenerate = 1;
+	s->objective = objective;
+	s->iterations++;
+	s->since_refactor++;
 }
 
 /* The pivot: column q (cost cq, reduced cost dq) enters in row r.  B^-1
@@ -298,6 +321,40 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 	double *inv = s->binv;
 	double ar = alpha[r];
 	double theta = s->x[r] / ar;
+#if defined(__SSE2__)
+	if (m == 5) {
+		/* The same operations, two columns to a register: the same
+		 * bits (no contraction into FMA on either path). */
+		double *pr = inv + 5 * r;
+		const __m128d A = _mm_set1_pd(ar);
+		const __m128d r01 = _mm_div_pd(_mm_loadu_pd(pr), A);
+		const __m128d r23 = _mm_div_pd(_mm_loadu_pd(pr + 2), A);
+		const double r4 = pr[4] / ar;
+		_mm_storeu_pd(pr, r01);
+		_mm_storeu_pd(pr + 2, r23);
+		pr[4] = r4;
+		for (int i = 0; i < 5; i++) {
+			if (i == r)
+				continue;
+			const double f = alpha[i];
+			if (f != 0.0) {
+				double *pi = inv + 5 * i;
+				const __m128d F = _mm_set1_pd(f);
+				_mm_storeu_pd(pi, _mm_sub_pd(_mm_loadu_pd(pi), _mm_mul_pd(F, r01)));
+				_mm_storeu_pd(pi + 2, _mm_sub_pd(_mm_loadu_pd(pi + 2), _mm_mul_pd(F, r23)));
+				pi[4] -= f * r4;
+			}
+			double v = s->x[i] - theta * f;
+			s->x[i] = v > 0.0 ? v : 0.0;
+		}
+		const __m128d D = _mm_set1_pd(dq);
+		_mm_storeu_pd(s->y, _mm_add_pd(_mm_loadu_pd(s->y), _mm_mul_pd(D, r01)));
+		_mm_storeu_pd(s->y + 2, _mm_add_pd(_mm_loadu_pd(s->y + 2), _mm_mul_pd(D, r23)));
+		s->y[4] += dq * r4;
+		pivot_finish(s, r, q, cq, dq, theta);
+		return;
+	}
+#endif
 	for (int c = 0; c < m; c++)
 		inv[r * m + c] /= ar;
 	for (int i = 0; i < m; i++) {
@@ -310,17 +367,9 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 		double v = s->x[i] - theta * f;
 		s->x[i] = v > 0.0 ? v : 0.0;
 	}
-	s->x[r] = theta;
-	s->basis[r] = q;
-	s->cb[r] = cq;
 	for (int k = 0; k < m; k++)
 		s->y[k] += dq * inv[r * m + k];
-	const double objective = s->objective + theta * dq;
-	if (!(objective < s->objective))
-		s->degenerate = 1;
-	s->objective = objective;
-	s->iterations++;
-	s->since_refactor++;
+	pivot_finish(s, r, q, cq, dq, theta);
 }
 
 RS_INLINE void ftran(const rsimplex *s, const double *a, double *alpha, const int m)

@@ -15,6 +15,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "support.h"
@@ -136,12 +137,36 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 	return bad != 0.0;
 }
 
-int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const clash_shape *b)
+/* The rest of support_pair_frame_init once the balls are known. */
+/* 2^e exactly, by its bits where it is a normal number, and the e of
+ * frexp(x, &e) for finite x > 0 by the bits of a normal x (as gjk.c's
+ * pow2 and exponent_of: ldexp and frexp are calls into libm, three on
+ * every LP query's set-up). */
+static double pow2_exact(int e)
 {
-	const int n = a->dim;
-	int err;
-	if ((err = support_bounds(a, f->ca, &f->ra)) || (err = support_bounds(b, f->cb, &f->rb)))
-		return err;
+	if (e < -1022 || e > 1023)
+		return ldexp(1.0, e);
+	uint64_t bits = (uint64_t)(e + 1023) << 52;
+	double x;
+	memcpy(&x, &bits, sizeof x);
+	return x;
+}
+
+static int frexp_exponent(double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	int biased = (int)(bits >> 52) & 0x7ff;
+	if (biased == 0 || biased == 0x7ff) {
+		int e;
+		frexp(x, &e);
+		return e;
+	}
+	return biased - 1022;
+}
+
+static int pair_frame_finish(support_pair_frame *f, int n)
+{
 	for (int k = 0; k < n; k++) {
 		f->shift[k] = 0.5 * f->ca[k] + 0.5 * f->cb[k];
 		f->dc[k] = 0.5 * f->cb[k] - 0.5 * f->ca[k];
@@ -152,10 +177,33 @@ int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const c
 		return CLASH_ERANGE;
 	int e = 0;
 	if (extent > 0.0)
-		frexp(extent, &e);
-	f->unit = ldexp(1.0, e);
-	f->inv = ldexp(1.0, -e);
+		e = frexp_exponent(extent);
+	f->unit = pow2_exact(e);
+	f->inv = pow2_exact(-e);
 	return CLASH_OK;
+}
+
+int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const clash_shape *b)
+{
+	int err;
+	if ((err = support_bounds(a, f->ca, &f->ra)) || (err = support_bounds(b, f->cb, &f->rb)))
+		return err;
+	return pair_frame_finish(f, a->dim);
+}
+
+int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
+                                    const clash_shape *b, const double *d, size_t *ia,
+                                    size_t *ib)
+{
+	const int n = a->dim;
+	double nd[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		nd[k] = -d[k];
+	int err;
+	if ((err = support_bounds_extreme(a, d, f->ca, &f->ra, ia)) ||
+	    (err = support_bounds_extreme(b, nd, f->cb, &f->rb, ib)))
+		return err;
+	return pair_frame_finish(f, n);
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */

@@ -115,6 +115,29 @@ typedef struct support_pair_frame {
 /* Fill *f for a and b; CLASH_ERANGE for non-finite data. */
 int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const clash_shape *b);
 
+/* The same, and in the same pass over the vertices (support_bounds_extreme)
+ * the vertex of a extreme along world direction d (*ia) and of b along -d
+ * (*ib). */
+int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
+                                    const clash_shape *b, const double *d, size_t *ia,
+                                    size_t *ib);
+
+/* The mean of four vertices spread over the array (first, a quarter, half
+ * way, last; repeats for small counts), posed, in world coordinates: a
+ * cheap stand-in for the centroid, to point a first support evaluation
+ * (gjk.c has its own copy). */
+static inline void support_sample_centre(const clash_shape *s, double *c)
+{
+	const int n = s->dim;
+	const size_t m1 = s->count >> 2, m2 = s->count >> 1, m3 = s->count - 1;
+	const double *v = s->vertices;
+	double m[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] + 0.25 * v[m2 * (size_t)n + k] +
+		       0.25 * v[m3 * (size_t)n + k];
+	support_pose_point(s, m, c);
+}
+
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
  * the transformed centre of the vertices' bounding box and a radius that
  * covers every vertex.  Returns CLASH_ERANGE for non-finite data. */
