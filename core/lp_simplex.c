@@ -531,6 +531,12 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
 	const int n = q->n;
 	o->pivots = s->iterations;
 	o->objective = s->objective;
+	o->lower = -INFINITY;
+	/* The primal pair within `reach` already decides "intersecting":
+	 * then neither a slab (each costs a scan of both shapes) nor the
+	 * directions of a next round are needed. */
+	if (o->upper <= reach)
+		return;
 	double diff[CLASH_MAX_DIM];
 	vec_sub(diff, o->q, o->p, n);
 
@@ -549,11 +555,6 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
 		o->dual[k] = dl > 0.0 ? dual[k] / dl : 0.0;
 		o->primal[k] = pl > 0.0 ? diff[k] / pl : 0.0;
 	}
-	o->lower = -INFINITY;
-	/* The primal pair within `reach` already decides "intersecting":
-	 * then no slab is needed (each costs a scan of both shapes). */
-	if (o->upper <= reach)
-		return;
 	double near[CLASH_MAX_DIM];
 	int ncand = 2;
 	if (rounded && basis_nearest(q, s, near)) {

@@ -68,12 +68,14 @@ RS_INLINE void update_duals(rsimplex *s, const int m)
 	s->objective = 0.0;
 	for (int i = 0; i < m; i++)
 		s->objective += s->cb[i] * s->x[i];
-	for (int k = 0; k < m; k++) {
-		double v = 0.0;
-		for (int i = 0; i < m; i++)
-			v += s->cb[i] * s->binv[i * m + k];
-		s->y[k] = v;
-	}
+	/* Rows of zero cost add nothing (in the collision LP, the vertex
+	 * columns'): skipped. */
+	double y[RSIMPLEX_MAX_ROWS] = {0};
+	for (int i = 0; i < m; i++)
+		if (s->cb[i] != 0.0)
+			for (int k = 0; k < m; k++)
+				y[k] += s->cb[i] * s->binv[i * m + k];
+	memcpy(s->y, y, sizeof(double) * (size_t)m);
 }
 
 /* Rebuild B^-1 from the basic columns, then x and y. */
@@ -167,17 +169,21 @@ RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t 
 	s->since_refactor = 0;
 	s->degenerate = 0;
 	s->priced = 0;
+	memcpy(s->binv, binv, sizeof(double) * (size_t)(m * m));
 	for (int i = 0; i < m; i++) {
 		assert(basis[i] < lp->n);
 		s->basis[i] = basis[i];
 		s->cb[i] = cb[i];
-		double v = 0.0;
-		for (int k = 0; k < m; k++) {
-			s->binv[i * m + k] = binv[i * m + k];
-			v += binv[i * m + k] * lp->b[k];
-		}
-		s->x[i] = v > 0.0 ? v : 0.0;
 	}
+	/* x = B^-1 b over the non-zero entries of b (the collision LP's
+	 * are its two convexity rows). */
+	double x[RSIMPLEX_MAX_ROWS] = {0};
+	for (int k = 0; k < m; k++)
+		if (lp->b[k] != 0.0)
+			for (int i = 0; i < m; i++)
+				x[i] += binv[i * m + k] * lp->b[k];
+	for (int i = 0; i < m; i++)
+		s->x[i] = x[i] > 0.0 ? x[i] : 0.0;
 	update_duals(s, m);
 }
 
