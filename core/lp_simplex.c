@@ -68,21 +68,24 @@
  * times rows, the article's choice) bounds what round-off could do.
  *
  * Speed (GJK88 set, 6000 pairs: from 25 000 to 11 700 instructions per
- * query, 8x to 14x GLPK; then to 9 800).  The article's first stopping
- * rule: a round stops as soon as the objective, the 1-norm of p - q and so
- * at least its 2-norm, is within reach of "intersecting" (the pivots that
+ * query, 8x to 14x GLPK; then, measured as the mean per query under
+ * callgrind, from 13 500 to 8 600).  The article's first stopping rule: a
+ * round stops as soon as the objective, the 1-norm of p - q and so at
+ * least its 2-norm, is within reach of "intersecting" (the pivots that
  * would only prove optimality, many of them degenerate at objective 0, are
  * skipped).  The starting basis's inverse is written down, not eliminated
- * (see solve_round).  Pricing is Dantzig's rule by support scans
+ * (see solve_round), and its vertices come from the pass that sets up the
+ * frame.  Round 0 prices by Dantzig's rule through support scans
  * (lp_dantzig: the vertex of least reduced cost is a support point), one
  * shape first in turn (partial pricing), until a pivot fails to lower the
- * objective, then Bland's (lp_bland scans the raw vertices two at a time):
- * 4.2 pivots per query instead of 7.2 (measured on the GJK88 set, mean
- * instructions per query 13 500 -> 12 500 for Dantzig's rule with both
- * shapes scanned, 11 100 with one first).  An optimum found on updated
- * duals is not refactored when the round's certificates (below) already
- * decide the query, and the dual slab reuses the last pricing's support
- * points (separated pairs: 12 400 -> 10 400).
+ * objective, then by Bland's (lp_bland scans the raw vertices two at a
+ * time): 4.5 pivots per query instead of 7.2 (13 500 -> 12 500
+ * instructions with both shapes scanned each time, 11 100 with one first).
+ * An optimum found on updated duals is not refactored when the round's
+ * certificates (below) already decide the query, and the dual slab takes
+ * the last pricing's support points (separated pairs 12 400 -> 10 400).
+ * Bland's rule alone, as before, scanned until the first improving vertex:
+ * cheaper per pivot, but it took 7.2 of them and a refactorization.
  */
 #include <assert.h>
 #include <float.h>
@@ -305,12 +308,13 @@ LP_INLINE double price_side(const lp_query *q, int side, const double *u, const 
 /* Dantzig's pricing without building every column (rsimplex_lp.dantzig),
  * by support scans (price_side) and, for the residual columns (cost 1,
  * +-e_k), directly: 1 - y_k and 1 + y_k.  Partial pricing: the shapes
- * take turns to be scanned first, and when the first has a column that
- * enters (reduced cost below -tol, the engine's own test), the second is
- * not scanned: a scan is most of a pivot's cost, and the pivots this adds
- * (GJK88 set: 4.3 per query against 4.0) cost less than the scans saved.
- * When the first has none, the second is scanned too, so "no column
- * enters" is decided over all of them.  Ties go to the lowest column. */
+ * take turns to be scanned first, and when the first has a column below
+ * -LP_SIMPLEX_TOL_COST (so that it enters: the engine's test is no
+ * stricter), the second is not scanned: a scan is most of a pivot's cost,
+ * and the pivots this adds (GJK88 set: 4.5 per query against 4.3) cost
+ * less than the scans saved.  When the first has none, the second is
+ * scanned too, so "no column enters" is decided over all of them.  Ties
+ * go to the lowest column. */
 LP_INLINE size_t dantzig_n(const lp_query *q, const double *y, double *a, double *c, double *d,
                            const int n, const int rotated)
 {
@@ -587,9 +591,14 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
 	}
 }
 
-/* Solve the LP in the basis whose first axis is g (unit, from a towards b),
- * starting from the vertex pair extreme along g.  For rounded shapes the
- * basis's vertices are also projected exactly (basis_nearest). */
+/* Solve the LP in the basis whose first axis is g (unit, from a towards b;
+ * the coordinate axes unless rotate), starting from the vertex pair
+ * extreme along g, or from start[] (vertex of a, vertex of b) when given.
+ * For rounded shapes the basis's vertices are also projected exactly
+ * (basis_nearest).  A round that the certificates decide (intersecting:
+ * |p - q| within reach; separated: a slab wider than rsum by more than
+ * slack, as clash_lp_simplex tests them) may end on an unconfirmed
+ * optimum (status RSIMPLEX_PRICED). */
 static void solve_round(lp_query *q, const double *g, const size_t *start, int rotate,
                         int max_pivots, double reach,
                         double rsum, double slack, int rounded, lp_round *o)
@@ -810,8 +819,11 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 			verdict = INTERSECTING;
 		else if (lower > rsum_f)
 			verdict = SEPARATED;
-		else if (status != RSIMPLEX_OPTIMAL)
+		else if (status != RSIMPLEX_OPTIMAL) {
+			/* An unconfirmed optimum only ends a decided round. */
+			assert(status != RSIMPLEX_PRICED);
 			break; /* capped */
+		}
 		else {
 			/* Turn the basis: alternately to the dual direction (the
 			 * normal of the face of co(a) - co(b) the optimum lies on)

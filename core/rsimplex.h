@@ -20,7 +20,7 @@
  * alone for tests only; the cap on pivots is for that); the LP method
  * takes it until the first pivot that does not lower the objective and
  * Bland's from there on (RSIMPLEX_DANTZIG_BLAND), which cannot cycle
- * either: its pivots are fewer (GJK88 set: 4.2 per query against 7.2).
+ * either: its pivots are fewer (GJK88 set: 4.5 per query against 7.2).
  * Round-off is kept in check by refactoring the inverse from the columns
  * every RSIMPLEX_REFACTOR pivots and before optimality is declared (unless
  * the caller's own certificates make that unnecessary: lp.priced_ok).
