@@ -370,13 +370,22 @@ LP_INLINE size_t dantzig_n(const lp_query *q, const double *y, double *a, double
 	return side ? q->na + idx[1] : idx[0];
 }
 
+/* The general case, out of line: only the common one is worth its code. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t dantzig_any(const lp_query *q, const double *y, double *a, double *c, double *d)
+{
+	return dantzig_n(q, y, a, c, d, q->n, q->rotated);
+}
+
 static size_t lp_dantzig(const void *ctx, const double *y, double *a, double *c, double *d)
 {
 	const lp_query *q = ctx;
 	/* The common case with its dimension known, unrolled. */
 	if (q->n == 3 && !q->rotated)
 		return dantzig_n(q, y, a, c, d, 3, 0);
-	return dantzig_n(q, y, a, c, d, q->n, q->rotated);
+	return dantzig_any(q, y, a, c, d);
 }
 
 /* Orthonormal basis with q_0 = g (|g| = 1): the Householder reflection
