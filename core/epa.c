@@ -54,6 +54,10 @@
 #include <float.h>
 #include <math.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "epa.h"
 #include "vec.h"
 
@@ -82,7 +86,6 @@ typedef struct epa_face {
 	int adj[3]; /* the face across edge k = (v[k], v[k+1]) */
 	unsigned char adj_edge[3]; /* that edge's index in adj[k] */
 	unsigned pass; /* last expansion that found it visible */
-	int alive;
 } epa_face;
 
 typedef struct epa_poly {
@@ -220,6 +223,62 @@ static double probe(epa_poly *p, const double *d, epa_vertex *w)
 	return h;
 }
 
+/* shape_support for dim 3, written out with the same arithmetic: the
+ * polyhedron's loop takes two per iteration. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t shape_support3(const support_frame *f, const double *d, double *x)
+{
+	double e[3] = {d[0], d[1], d[2]};
+	if (f->posed) { /* L^T d */
+		const double *l = f->lin;
+		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
+		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
+		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
+	}
+	const size_t best = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 1, f->hint)
+	                                             : support_max_dot_rel3(f->vertices, f->count, e);
+	support_point3(f, best, x);
+	return best;
+}
+
+/* probe for dim 3: the points through locals (registers), each stored
+ * once. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline double probe3(epa_poly *p, const double *d, epa_vertex *w)
+{
+	const double d0 = d[0], d1 = d[1], d2 = d[2];
+	const double nd[3] = {-d0, -d1, -d2};
+	double a[3], b[3];
+	const size_t ia = shape_support3(p->fa, d, a);
+	const size_t ib = shape_support3(p->fb, nd, b);
+	const double y0 = a[0] - b[0], y1 = a[1] - b[1], y2 = a[2] - b[2];
+	const double h = y0 * d0 + y1 * d1 + y2 * d2;
+	w->ia = ia;
+	w->ib = ib;
+	w->y[0] = y0;
+	w->y[1] = y1;
+	w->y[2] = y2;
+	w->a[0] = a[0];
+	w->a[1] = a[1];
+	w->a[2] = a[2];
+	w->b[0] = b[0];
+	w->b[1] = b[1];
+	w->b[2] = b[2];
+	if (!p->have_best || h < p->best_h) {
+		p->have_best = 1;
+		p->best_h = h;
+		p->best_n[0] = d0;
+		p->best_n[1] = d1;
+		p->best_n[2] = d2;
+		p->best_w = *w;
+	}
+	return h;
+}
+
 static int has_vertex(const epa_poly *p, const epa_vertex *w)
 {
 	for (int i = 0; i < p->nv; i++)
@@ -309,6 +368,9 @@ static void complement(double q[][EPA_MAX_DIM], int m, int n, double *d)
  * flat, the support point on whichever side of it K reaches farther.
  * Returns 1 when that already answered (the hulls touch, or a degenerate
  * K), 0 when the simplex is ready. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double *ca,
                         const double *cb, epa_answer *out)
 {
@@ -355,7 +417,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		double h2[2];
 		for (int t = 0; t < 2; t++) {
 			int k = t ^ minus_first;
-			h2[k] = probe(p, dir[k], &w2[k]);
+			h2[k] = n == 3 ? probe3(p, dir[k], &w2[k]) : probe(p, dir[k], &w2[k]);
 			grow_scale(p, w2[k].y);
 			if (t == 0 && h2[k] <= fmax(p->tol, p->eps)) {
 				answer_touch(p, h2[k], dir[k], ca, cb, out);
@@ -618,7 +680,6 @@ static int init_polyhedron(epa_poly *p)
 			f->v[k] = map[faces[i][k]];
 		if (!face_plane(p, f->v, f->n, &f->d) || f->d < -(p->tol + p->eps))
 			return 0;
-		f->alive = 1;
 		f->pass = 0;
 		p->fd[fi] = f->d;
 	}
@@ -652,36 +713,62 @@ static int init_polyhedron(epa_poly *p)
 	return 1;
 }
 
-/* Depth-first over the faces that w sees, entering face gi by its edge e;
- * the edges where a seen face meets an unseen one are the horizon,
- * collected in order around it (each face's edges are taken in winding
- * order, so a disc of seen faces yields its boundary loop in sequence).
- * A face w is within rounding of counts as seen: that closes coplanar
- * faces instead of adding slivers beside them.  The depth of the recursion
- * is at most the number of faces. */
-static void walk(epa_poly *p, int gi, int e, const double *w)
+/* Depth-first over the faces that w sees, from face f (seen); the edges
+ * where a seen face meets an unseen one are the horizon, collected in order
+ * around it (each face's edges are taken in winding order, so a disc of
+ * seen faces yields its boundary loop in sequence).  A face w is within
+ * rounding of counts as seen: that closes coplanar faces instead of adding
+ * slivers beside them.  The walk is the recursion "enter face g by its edge
+ * e; if seen, enter the faces across its next two edges in turn", run on an
+ * explicit stack of (face, edge) to enter: the same order, without a call
+ * per face.  Each seen face pushes two entries, so the stack holds at most
+ * 2 EPA_MAX_FACES + 3. */
+static void walk(epa_poly *p, const epa_face *f, const double *w)
 {
-	epa_face *g = &p->f[gi];
-	if (g->pass == p->pass)
-		return;
-	if (vec_dot(g->n, w, 3) - g->d > -p->eps) {
-		g->pass = p->pass;
-		p->vis[p->nvis++] = gi;
-		int e1 = epa_next3[e], e2 = epa_next3[e1];
-		walk(p, g->adj[e1], g->adj_edge[e1], w);
-		walk(p, g->adj[e2], g->adj_edge[e2], w);
-	} else if (p->nhz < EPA_MAX_VERTICES) {
-		p->hz_face[p->nhz] = gi;
-		p->hz_edge[p->nhz] = (unsigned char)e;
-		p->nhz++;
-	} else {
-		p->hz_overflow = 1;
+	int sface[2 * EPA_MAX_FACES + 3];
+	unsigned char sedge[2 * EPA_MAX_FACES + 3];
+	int top = 0;
+	for (int k = 2; k >= 0; k--) {
+		sface[top] = f->adj[k];
+		sedge[top] = f->adj_edge[k];
+		top++;
+	}
+	const unsigned pass = p->pass;
+	const double eps = p->eps;
+	while (top > 0) {
+		top--;
+		const int gi = sface[top], e = sedge[top];
+		epa_face *g = &p->f[gi];
+		if (g->pass == pass)
+			continue;
+		if (vec_dot(g->n, w, 3) - g->d > -eps) {
+			g->pass = pass;
+			p->vis[p->nvis++] = gi;
+			/* Entered next: the face across edge e + 1, then (once
+			 * all that is done) the one across e + 2. */
+			const int e1 = epa_next3[e], e2 = epa_next3[e1];
+			assert(top + 2 <= 2 * EPA_MAX_FACES + 3);
+			sface[top] = g->adj[e2];
+			sedge[top] = g->adj_edge[e2];
+			sface[top + 1] = g->adj[e1];
+			sedge[top + 1] = g->adj_edge[e1];
+			top += 2;
+		} else if (p->nhz < EPA_MAX_VERTICES) {
+			p->hz_face[p->nhz] = gi;
+			p->hz_edge[p->nhz] = (unsigned char)e;
+			p->nhz++;
+		} else {
+			p->hz_overflow = 1;
+		}
 	}
 }
 
-/* Expand P by w beyond face fi.  The change is planned first and made only
- * if the horizon is one simple loop and every new face is a proper triangle
- * with the origin inside: otherwise returns 0 with P as it was. */
+/* Expand P by w beyond face fi.  Returns 0 if the horizon is not one simple
+ * loop or a new face is not a proper triangle with the origin inside; P is
+ * then left half changed, which is harmless: a failed expansion ends the
+ * search (answer_best reads only the best direction).  So the new faces are
+ * built in place, in one pass over the horizon, rather than planned into
+ * scratch and copied over after the checks. */
 static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 {
 	if (p->nv >= EPA_MAX_VERTICES)
@@ -691,8 +778,7 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	epa_face *f = &p->f[fi];
 	f->pass = p->pass;
 	p->vis[p->nvis++] = fi;
-	for (int k = 0; k < 3; k++)
-		walk(p, f->adj[k], f->adj_edge[k], w->y);
+	walk(p, f, w->y);
 	const int nh = p->nhz;
 	if (p->hz_overflow || nh < 3)
 		return 0;
@@ -700,45 +786,34 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	if (nh > avail)
 		return 0;
 
-	/* Horizon edge i is edge e of unseen face g, from g.v[e] to g.v[e+1];
-	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
-	 * w), and t_i must be s_{i+1} for the loop to close. */
 	const int wi = p->nv;
 	p->v[wi] = *w;
 	p->vmark[wi] = 0;
-	double nn[EPA_MAX_VERTICES][3], nd[EPA_MAX_VERTICES];
-	for (int i = 0; i < nh; i++) {
-		const int i1 = i + 1 < nh ? i + 1 : 0;
-		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[i1]];
-		int e = p->hz_edge[i], eh = p->hz_edge[i1];
-		int s = g->v[epa_next3[e]], t = g->v[e];
-		if (t != h->v[epa_next3[eh]] || p->vmark[s] == p->pass)
-			return 0; /* not one simple loop */
-		p->vmark[s] = p->pass;
-		int tri[3] = {s, t, wi};
-		if (!face_plane(p, tri, nn[i], &nd[i]) || nd[i] < -(p->tol + p->eps))
-			return 0;
-	}
-
-	/* Commit. */
-	p->nv++;
-	grow_scale(p, w->y);
 	for (int i = 0; i < p->nvis; i++) {
-		p->f[p->vis[i]].alive = 0;
 		p->fd[p->vis[i]] = INFINITY;
 		p->freed[p->nfreed++] = p->vis[i];
 	}
+	/* Horizon edge i is edge e of unseen face g, from g.v[e] to g.v[e+1];
+	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
+	 * w), and t_i must be s_{i+1} for the loop to close. */
+	const double low = -(p->tol + p->eps);
 	int first = -1, last = -1;
 	for (int i = 0; i < nh; i++) {
-		int gi = p->hz_face[i], e = p->hz_edge[i];
-		int ni = new_face(p);
-		epa_face *g = &p->f[gi], *x = &p->f[ni];
-		x->v[0] = g->v[epa_next3[e]];
-		x->v[1] = g->v[e];
+		const int i1 = i + 1 < nh ? i + 1 : 0;
+		const int gi = p->hz_face[i], e = p->hz_edge[i], eh = p->hz_edge[i1];
+		epa_face *g = &p->f[gi];
+		const epa_face *h = &p->f[p->hz_face[i1]];
+		const int s = g->v[epa_next3[e]], t = g->v[e];
+		if (t != h->v[epa_next3[eh]] || p->vmark[s] == p->pass)
+			return 0; /* not one simple loop */
+		p->vmark[s] = p->pass;
+		const int ni = new_face(p);
+		epa_face *x = &p->f[ni];
+		x->v[0] = s;
+		x->v[1] = t;
 		x->v[2] = wi;
-		vec_copy(x->n, nn[i], 3);
-		x->d = nd[i];
-		x->alive = 1;
+		if (!face_plane(p, x->v, x->n, &x->d) || x->d < low)
+			return 0;
 		p->fd[ni] = x->d;
 		x->pass = 0;
 		/* Edge 0 (s, t) faces g across its edge e. */
@@ -761,6 +836,8 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	p->f[last].adj_edge[1] = 2;
 	p->f[first].adj[2] = last;
 	p->f[first].adj_edge[2] = 1;
+	p->nv++;
+	grow_scale(p, w->y);
 	return 1;
 }
 
@@ -819,6 +896,42 @@ static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
 	answer_weights(p, g->v, lambda, 3, f->n, f->d, out);
 }
 
+/* The live face nearest the origin: the least fd, the first of equals.
+ * The least value first, by packed minima in two independent chains (the
+ * scalar compare-and-select loop is one serial chain through every entry),
+ * then its first index: the same face as the plain scan. */
+static int nearest_face(const epa_poly *p)
+{
+	const double *fd = p->fd;
+	const int nf = p->nf;
+	int i = 0;
+	double bd = INFINITY;
+#if defined(__SSE2__)
+	__m128d m0 = _mm_set1_pd(INFINITY), m1 = m0;
+	for (; i + 4 <= nf; i += 4) {
+		m0 = _mm_min_pd(m0, _mm_loadu_pd(fd + i));
+		m1 = _mm_min_pd(m1, _mm_loadu_pd(fd + i + 2));
+	}
+	m0 = _mm_min_pd(m0, m1);
+	m0 = _mm_min_sd(m0, _mm_unpackhi_pd(m0, m0));
+	bd = _mm_cvtsd_f64(m0);
+#endif
+	for (; i < nf; i++)
+		bd = fd[i] < bd ? fd[i] : bd;
+	int best = 0;
+#if defined(__SSE2__)
+	const __m128d b = _mm_set1_pd(bd);
+	for (; best + 2 <= nf; best += 2) {
+		int m = _mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(fd + best), b));
+		if (m)
+			return best + 1 - (m & 1);
+	}
+#endif
+	while (best < nf - 1 && !(fd[best] == bd))
+		best++;
+	return best;
+}
+
 static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 {
 	if (!init_polyhedron(p)) {
@@ -826,17 +939,11 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 		return;
 	}
 	for (int it = 1;; it++) {
-		int best = 0;
-		double bd = p->fd[0];
-		for (int i = 1; i < p->nf; i++)
-			if (p->fd[i] < bd) {
-				bd = p->fd[i];
-				best = i;
-			}
-		assert(p->f[best].alive);
+		const int best = nearest_face(p);
+		assert(p->fd[best] < INFINITY); /* a live face */
 		epa_face *f = &p->f[best];
 		epa_vertex w;
-		double h = probe(p, f->n, &w);
+		double h = probe3(p, f->n, &w);
 		out->iterations = it;
 		if (h - f->d <= p->tol) {
 			answer_face(p, f, out);
