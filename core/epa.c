@@ -113,8 +113,11 @@ typedef struct epa_poly {
 	unsigned pass;
 	int vis[EPA_MAX_FACES];
 	int nvis;
+	/* Horizon edge i: edge hz_edge[i] of the unseen face hz_face[i], from
+	 * vertex hz_t[i] to hz_s[i] (the new face on it runs s to t). */
 	int hz_face[EPA_MAX_VERTICES];
 	unsigned char hz_edge[EPA_MAX_VERTICES];
+	int hz_s[EPA_MAX_VERTICES], hz_t[EPA_MAX_VERTICES];
 	int nhz, hz_overflow;
 	unsigned vmark[EPA_MAX_VERTICES];
 
@@ -612,13 +615,10 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+static inline int face_plane_edges(const double *x0, const double *x1, const double *x2,
+                                   const double *e0, const double *e1, const double *e2,
+                                   double l0, double l1, double l2, double *nrm, double *d)
 {
-	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
-	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
-	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
-	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
-	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
 	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0: the pair
 	 * without the longest edge (written out: no indexed scratch). */
 	double c[3], la, lb;
@@ -644,6 +644,21 @@ static inline int face_plane(const epa_poly *p, const int *v, double *nrm, doubl
 		nrm[j] = c[j] * inv;
 	*d = (vec_dot(nrm, x0, 3) + vec_dot(nrm, x1, 3) + vec_dot(nrm, x2, 3)) / 3.0;
 	return 1;
+}
+
+/* face_plane of the triangle v[0..2] of P: its edges e_k = x_{k+1} - x_k
+ * and their squared lengths. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+{
+	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
+	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
+	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
+	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
+	return face_plane_edges(x0, x1, x2, e0, e1, e2, l0, l1, l2, nrm, d);
 }
 
 static int new_face(epa_poly *p)
@@ -756,6 +771,8 @@ static void walk(epa_poly *p, const epa_face *f, const double *w)
 		} else if (p->nhz < EPA_MAX_VERTICES) {
 			p->hz_face[p->nhz] = gi;
 			p->hz_edge[p->nhz] = (unsigned char)e;
+			p->hz_s[p->nhz] = g->v[epa_next3[e]];
+			p->hz_t[p->nhz] = g->v[e];
 			p->nhz++;
 		} else {
 			p->hz_overflow = 1;
@@ -797,14 +814,26 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
 	 * w), and t_i must be s_{i+1} for the loop to close. */
 	const double low = -(p->tol + p->eps);
+	/* The new faces (s_i, t_i, w) share their edges to w: face i's
+	 * w - t_i is face i+1's w - s_{i+1}, negated (t_i = s_{i+1}), and
+	 * a - b = -(b - a) exactly, so each such spoke u = w - s and its
+	 * length are computed once, for the same bits face_plane would give. */
+	const double *wy = p->v[wi].y;
+	double u[3], lu;
+	{
+		const double *y = p->v[p->hz_s[0]].y;
+		u[0] = wy[0] - y[0];
+		u[1] = wy[1] - y[1];
+		u[2] = wy[2] - y[2];
+		lu = vec_dot(u, u, 3);
+	}
 	int first = -1, last = -1;
 	for (int i = 0; i < nh; i++) {
 		const int i1 = i + 1 < nh ? i + 1 : 0;
-		const int gi = p->hz_face[i], e = p->hz_edge[i], eh = p->hz_edge[i1];
+		const int gi = p->hz_face[i], e = p->hz_edge[i];
 		epa_face *g = &p->f[gi];
-		const epa_face *h = &p->f[p->hz_face[i1]];
-		const int s = g->v[epa_next3[e]], t = g->v[e];
-		if (t != h->v[epa_next3[eh]] || p->vmark[s] == p->pass)
+		const int s = p->hz_s[i], t = p->hz_t[i];
+		if (t != p->hz_s[i1] || p->vmark[s] == p->pass)
 			return 0; /* not one simple loop */
 		p->vmark[s] = p->pass;
 		const int ni = new_face(p);
@@ -812,8 +841,16 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 		x->v[0] = s;
 		x->v[1] = t;
 		x->v[2] = wi;
-		if (!face_plane(p, x->v, x->n, &x->d) || x->d < low)
+		const double *ys = p->v[s].y, *yt = p->v[t].y;
+		const double e0[3] = {yt[0] - ys[0], yt[1] - ys[1], yt[2] - ys[2]};
+		const double e1[3] = {wy[0] - yt[0], wy[1] - yt[1], wy[2] - yt[2]};
+		const double e2[3] = {-u[0], -u[1], -u[2]}; /* s - w */
+		const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3);
+		if (!face_plane_edges(ys, yt, wy, e0, e1, e2, l0, l1, lu, x->n, &x->d) ||
+		    x->d < low)
 			return 0;
+		vec_copy(u, e1, 3);
+		lu = l1;
 		p->fd[ni] = x->d;
 		x->pass = 0;
 		/* Edge 0 (s, t) faces g across its edge e. */
