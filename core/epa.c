@@ -96,6 +96,7 @@ typedef struct epa_poly {
 	double eps;   /* EPA_PLANE_ULPS ulps of scale */
 	epa_vertex v[EPA_MAX_VERTICES];
 	int nv;
+	int seed_as_is; /* p->v[0..dim] are the seed's points, none probed */
 	/* The best upper bound h_K(u) over the directions u tried. */
 	int have_best;
 	double best_h;
@@ -395,6 +396,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		}
 		p->v[p->nv++] = in[i];
 	}
+	p->seed_as_is = p->nv == n + 1;
 	while (p->nv < n + 1) {
 		double d[EPA_MAX_DIM], md[EPA_MAX_DIM];
 		complement(q, m, n, d);
@@ -975,6 +977,8 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 		answer_best(p, out);
 		return;
 	}
+	if (p->seed_as_is)
+		out->seed_bound = fmax(0.0, fmin(fmin(p->fd[0], p->fd[1]), fmin(p->fd[2], p->fd[3])));
 	for (int it = 1;; it++) {
 		const int best = nearest_face(p);
 		assert(p->fd[best] < INFINITY); /* a live face */
@@ -1012,6 +1016,7 @@ void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
 	p.nv = 0;
 	p.have_best = 0;
 	out->depth = 0.0;
+	out->seed_bound = -1.0;
 	out->converged = 0;
 	out->iterations = 0;
 	if (max_iterations < 1 || max_iterations > CLASH_EPA_MAX_ITERATIONS)

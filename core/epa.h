@@ -44,6 +44,11 @@ typedef struct epa_answer {
 	 * lies on the plane touching b from the other side. */
 	double pa[EPA_MAX_DIM];
 	double pb[EPA_MAX_DIM];
+	/* 3-D, when the seed was a full simplex taken as it is: the distance
+	 * from the origin to the plane of its nearest facet (GJK88 eq. (32),
+	 * a lower bound on the depth; >= 0), from the planes EPA computes for
+	 * its first polytope anyway.  -1 otherwise. */
+	double seed_bound;
 	int converged; /* depth is within tol of the true depth */
 	int iterations; /* expansions (support evaluations of the main loop) */
 } epa_answer;

@@ -355,7 +355,7 @@ static void to_world(double *out, const double *x, double unit, const double *sh
 static int penetration(const gjk_query *q, const simplex_solution *sol, const double *pa,
                        const double *pb, double tol_f, int max_iter, double unit,
                        const double *shift, const clash_shape *a, const clash_shape *b,
-                       clash_result *r)
+                       clash_result *r, double *seed_bound)
 {
 	const int n = q->dim;
 	epa_vertex seed[EPA_MAX_DIM + 1];
@@ -385,6 +385,7 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 		r->depth_b[k] = xb[k] - b->radius * nk;
 	}
 	r->has |= CLASH_HAS_DEPTH;
+	*seed_bound = e.seed_bound;
 	return e.converged;
 }
 
@@ -720,10 +721,17 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	r->has = CLASH_HAS_DISTANCE | CLASH_HAS_WARM;
 	const double hull = intersect ? 0.0 : vnorm * unit;
 	if (intersect) {
+		/* EPA first: in 3-D its first polytope is the final simplex,
+		 * whose facets' planes then give eq. (32)'s bound as well. */
+		double seed_bound = -1.0;
+		if (n <= EPA_MAX_DIM && depth_wanted &&
+		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r,
+		                 &seed_bound))
+			converged = 0;
 		double depth = 0.0;
 		if (simplex_popcount(sol.mask) == n + 1 && n == 3) {
 			const double *y[4] = {q.pts[0]->y, q.pts[1]->y, q.pts[2]->y, q.pts[3]->y};
-			depth = simplex3_depth_bound(y) * unit;
+			depth = (seed_bound >= 0.0 ? seed_bound : simplex3_depth_bound(y)) * unit;
 		} else if (simplex_popcount(sol.mask) == n + 1) {
 			if (!q.table_ok)
 				build_table(&q);
@@ -734,9 +742,6 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->depth_lower_bound = depth + rsum;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
-		if (n <= EPA_MAX_DIM && depth_wanted &&
-		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r))
-			converged = 0;
 	} else if (hull - rsum <= tol) {
 		/* The hulls are apart but the rounded shapes touch or overlap:
 		 * the point dividing the near segment in the ratio of the radii
