@@ -57,12 +57,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-/* The polyhedron's support scans over a copy of the vertices laid out by
- * coordinate (see epa_soa), with AVX, chosen at run time. */
-#define EPA_SOA 1
-#endif
 
 #include "epa.h"
 #include "vec.h"
@@ -94,26 +88,10 @@ typedef struct epa_face {
 	unsigned pass; /* last expansion that found it visible */
 } epa_face;
 
-#if defined(EPA_SOA)
-/* Shapes of at most this many vertices get the copy. */
-#define EPA_SOA_MAX 128
-
-/* One shape's vertices relative to its first, v_i - v_0 (local
- * coordinates), one array per coordinate: what shape_support's scan scores,
- * computed once per query instead of once per support point, and read
- * four vertices to a load, without the transposing shuffles that the
- * interleaved x, y, z of the vertex array need. */
-typedef struct epa_soa {
-	int state; /* 0: not built yet; 1: built; -1: not for this shape */
-	double x[EPA_SOA_MAX], y[EPA_SOA_MAX], z[EPA_SOA_MAX];
-} epa_soa;
-#endif
 
 typedef struct epa_poly {
 	const support_frame *fa, *fb;
-#if defined(EPA_SOA)
-	epa_soa *sa, *sb; /* fa's and fb's copies (3-D) */
-#endif
+	scan3 *sa, *sb; /* fa's and fb's copies by coordinate (3-D), built or not */
 	int dim;
 	double tol;   /* convergence tolerance (frame units) */
 	double scale; /* the largest |y| seen: the size of K */
@@ -251,88 +229,15 @@ static double probe(epa_poly *p, const double *d, epa_vertex *w)
 	return h;
 }
 
-#if defined(EPA_SOA)
-/* Whether the copy can be used: the processor has AVX and the shape is
- * scanned (not climbed) and small enough. */
-static int soa_usable(const support_frame *f)
-{
-	return f->count <= EPA_SOA_MAX && !prepared_climbs(f->prep) &&
-	       __builtin_cpu_supports("avx");
-}
 
-/* Fill s from f's vertices: v_i - v_0, by coordinate.  The differences
- * are the very ones the scan of support.c forms (same operands, same
- * operation), so the scores below are its scores bit for bit. */
-__attribute__((target("avx"))) static void soa_build(epa_soa *s, const support_frame *f)
+/* Have the next relative scan of f leave a copy of v_i - v_0 in s. */
+static void want_rel(scan3 *s, const support_frame *f)
 {
-	const double *v = f->vertices;
-	const size_t count = f->count;
-	const double x0 = v[0], y0 = v[1], z0 = v[2];
-	const __m256d X0 = _mm256_set1_pd(x0), Y0 = _mm256_set1_pd(y0), Z0 = _mm256_set1_pd(z0);
-	size_t i = 0;
-	for (; i + 4 <= count; i += 4) {
-		/* Four vertices, (x y z) each: the transposition of support.c's
-		 * avx_load4. */
-		const double *q = v + 3 * i;
-		__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q)),
-		                                  _mm_loadu_pd(q + 6), 1);
-		__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + 2)),
-		                                  _mm_loadu_pd(q + 8), 1);
-		__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + 4)),
-		                                  _mm_loadu_pd(q + 10), 1);
-		_mm256_storeu_pd(s->x + i, _mm256_sub_pd(_mm256_shuffle_pd(m0, m1, 0xa), X0));
-		_mm256_storeu_pd(s->y + i, _mm256_sub_pd(_mm256_shuffle_pd(m0, m2, 0x5), Y0));
-		_mm256_storeu_pd(s->z + i, _mm256_sub_pd(_mm256_shuffle_pd(m1, m2, 0xa), Z0));
-	}
-	for (; i < count; i++) {
-		s->x[i] = v[3 * i] - x0;
-		s->y[i] = v[3 * i + 1] - y0;
-		s->z[i] = v[3 * i + 2] - z0;
-	}
-	s->state = 1;
+	if (s->state == SCAN3_RAW)
+		s->state = SCAN3_RAW_WANT_REL;
+	else if (s->state == SCAN3_NONE && scan3_usable(f))
+		s->state = SCAN3_WANT_REL;
 }
-
-/* support_max_dot_rel3 over the copy: the first vertex of the largest
- * ((x e0 + y e1) + z e2), vertex 0 scoring 0, in the four lanes of
- * support.c's AVX scan (vertex i in lane (i - 1) mod 4, the tail in lane 0,
- * the lanes merged by value, then by index), so the same vertex. */
-__attribute__((target("avx"))) static size_t soa_max_dot(const epa_soa *s, size_t count,
-                                                         const double *e)
-{
-	const double e0 = e[0], e1 = e[1], e2 = e[2];
-	const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
-	__m256d best = _mm256_setzero_pd(), idx = _mm256_setzero_pd();
-	__m256d cur = _mm256_set_pd(4.0, 3.0, 2.0, 1.0);
-	const __m256d four = _mm256_set1_pd(4.0);
-	size_t i = 1;
-	for (; i + 4 <= count; i += 4) {
-		__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(s->x + i), E0),
-		                                        _mm256_mul_pd(_mm256_loadu_pd(s->y + i), E1)),
-		                          _mm256_mul_pd(_mm256_loadu_pd(s->z + i), E2));
-		__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
-		best = _mm256_max_pd(d, best);
-		idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
-		cur = _mm256_add_pd(cur, four);
-	}
-	double b[4], bi[4];
-	_mm256_storeu_pd(b, best);
-	_mm256_storeu_pd(bi, idx);
-	for (; i < count; i++) {
-		double d = (s->x[i] * e0 + s->y[i] * e1) + s->z[i] * e2;
-		if (d > b[0]) {
-			b[0] = d;
-			bi[0] = (double)i;
-		}
-	}
-	double bv = b[0], bx = bi[0];
-	for (int l = 1; l < 4; l++)
-		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
-			bv = b[l];
-			bx = bi[l];
-		}
-	return (size_t)bx;
-}
-#endif
 
 /* shape_support for dim 3, written out with the same arithmetic: the
  * polyhedron's loop takes two per iteration.  s, when built, is f's copy
@@ -340,7 +245,7 @@ __attribute__((target("avx"))) static size_t soa_max_dot(const epa_soa *s, size_
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline size_t shape_support3(const support_frame *f, const void *soa, const double *d,
+static inline size_t shape_support3(const support_frame *f, scan3 *s, const double *d,
                                     double *x)
 {
 	double e[3] = {d[0], d[1], d[2]};
@@ -351,14 +256,9 @@ static inline size_t shape_support3(const support_frame *f, const void *soa, con
 		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
 	}
 	size_t best;
-#if defined(EPA_SOA)
-	const epa_soa *s = soa;
-	if (s->state > 0)
-		best = soa_max_dot(s, f->count, e);
+	if (s->state != SCAN3_NONE)
+		best = scan3_max_dot_rel(s, f, e);
 	else
-#else
-	(void)soa;
-#endif
 		best = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 1, f->hint)
 		                                : support_max_dot_rel3(f->vertices, f->count, e);
 	support_point3(f, best, x);
@@ -375,13 +275,8 @@ static inline double probe3(epa_poly *p, const double *d, epa_vertex *w)
 	const double d0 = d[0], d1 = d[1], d2 = d[2];
 	const double nd[3] = {-d0, -d1, -d2};
 	double a[3], b[3];
-#if defined(EPA_SOA)
-	const void *sa = p->sa, *sb = p->sb;
-#else
-	const void *sa = NULL, *sb = NULL;
-#endif
-	const size_t ia = shape_support3(p->fa, sa, d, a);
-	const size_t ib = shape_support3(p->fb, sb, nd, b);
+	const size_t ia = shape_support3(p->fa, p->sa, d, a);
+	const size_t ib = shape_support3(p->fb, p->sb, nd, b);
 	const double y0 = a[0] - b[0], y1 = a[1] - b[1], y2 = a[2] - b[2];
 	const double h = y0 * d0 + y1 * d1 + y2 * d2;
 	w->ia = ia;
@@ -1109,16 +1004,16 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 		out->seed_bound = m > 0.0 ? m : 0.0;
 	}
 	for (int it = 1;; it++) {
-#if defined(EPA_SOA)
 		if (it == 2) {
 			/* A search past its first support point usually takes
-			 * several more: now the copies pay for themselves. */
-			if (p->sa->state == 0)
-				soa_usable(p->fa) ? soa_build(p->sa, p->fa) : (void)(p->sa->state = -1);
-			if (p->sb->state == 0)
-				soa_usable(p->fb) ? soa_build(p->sb, p->fb) : (void)(p->sb->state = -1);
+			 * several more: copies of the differences v_i - v_0
+			 * pay for themselves (GJK's copies of the vertices,
+			 * when it built them, would subtract them again in
+			 * every scan).  They replace GJK's: EPA has the last
+			 * support point of the query. */
+			want_rel(p->sa, p->fa);
+			want_rel(p->sb, p->fb);
 		}
-#endif
 		const int best = nearest_face(p);
 		assert(p->fd[best] < INFINITY); /* a live face */
 		epa_face *f = &p->f[best];
@@ -1138,8 +1033,8 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 
 /* ---- entry ------------------------------------------------------------------------- */
 
-void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
-                     const epa_vertex *seed, int nseed, const double *common_a,
+void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
+                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
                      const double *common_b, double tol, int max_iterations,
                      epa_answer *out)
 {
@@ -1148,12 +1043,8 @@ void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
 	epa_poly p; /* large: only the members in use are ever written */
 	p.fa = fa;
 	p.fb = fb;
-#if defined(EPA_SOA)
-	epa_soa soa[2];
-	soa[0].state = soa[1].state = 0;
-	p.sa = &soa[0];
-	p.sb = &soa[1];
-#endif
+	p.sa = sa;
+	p.sb = sb;
 	p.dim = dim;
 	p.tol = tol;
 	p.scale = 0.0;

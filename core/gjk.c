@@ -49,6 +49,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "epa.h"
+#include "scan3.h"
 #include "simplex.h"
 #include "support.h"
 #include "vec.h"
@@ -91,6 +92,10 @@ typedef struct gjk_query {
 	double vw;
 	size_t hint_a, hint_b; /* prepared shapes: the last support points */
 	simplex_table table;
+	/* The shapes' vertices by coordinate (scan3.h), built when the
+	 * iterations go on (see clash_gjk): GJK's later support points and
+	 * EPA's scan them. */
+	scan3 sa, sb;
 } gjk_query;
 
 static void build_table(gjk_query *q)
@@ -102,8 +107,32 @@ static void build_table(gjk_query *q)
 	q->table_ok = 1;
 }
 
+/* support_eval in 3-D over the copy s when it is built: the same
+ * direction L^T d, the same vertex (scan3.h). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t support_eval3(const support_frame *f, scan3 *s, const double *d,
+                                   double *x)
+{
+	if (s->state == SCAN3_NONE)
+		return support_eval(f, d, x);
+	size_t i;
+	if (f->posed) {
+		const double *l = f->lin;
+		const double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
+		                     l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
+		                     l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
+		i = scan3_max_dot(s, f, e);
+	} else {
+		i = scan3_max_dot(s, f, d);
+	}
+	support_point3(f, i, x);
+	return i;
+}
+
 /* The support point of K = A - B in frame direction d: s_A(d) - s_B(-d). */
-static void support_k(const gjk_query *q, const double *d, gjk_point *p)
+static void support_k(gjk_query *q, const double *d, gjk_point *p)
 {
 	double nd[CLASH_MAX_DIM];
 	int n = q->dim;
@@ -111,8 +140,8 @@ static void support_k(const gjk_query *q, const double *d, gjk_point *p)
 		nd[0] = -d[0];
 		nd[1] = -d[1];
 		nd[2] = -d[2];
-		p->ia = support_eval(&q->fa, d, p->a);
-		p->ib = support_eval(&q->fb, nd, p->b);
+		p->ia = support_eval3(&q->fa, &q->sa, d, p->a);
+		p->ib = support_eval3(&q->fb, &q->sb, nd, p->b);
 		p->y[0] = p->a[0] - p->b[0];
 		p->y[1] = p->a[1] - p->b[1];
 		p->y[2] = p->a[2] - p->b[2];
@@ -352,7 +381,7 @@ static void to_world(double *out, const double *x, double unit, const double *sh
  * pa, pb are the hulls' common point in the frame.  Radii are added the way
  * eq. (6) adds them to a distance: the rounded shapes reach ra and rb
  * further along the normal.  Returns whether EPA converged. */
-static int penetration(const gjk_query *q, const simplex_solution *sol, const double *pa,
+static int penetration(gjk_query *q, const simplex_solution *sol, const double *pa,
                        const double *pb, double tol_f, int max_iter, double unit,
                        const double *shift, const clash_shape *a, const clash_shape *b,
                        clash_result *r, double *seed_bound)
@@ -371,7 +400,7 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 		v->ib = q->pts[i]->ib;
 	}
 	epa_answer e;
-	epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f,
+	epa_penetration(&q->fa, &q->fb, &q->sa, &q->sb, n, seed, nseed, pa, pb, tol_f,
 	                max_iter < CLASH_EPA_MAX_ITERATIONS ? max_iter : CLASH_EPA_MAX_ITERATIONS,
 	                &e);
 	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
@@ -566,6 +595,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	q.hint_b = warm ? opt->warm_b[0] : ib0;
 	q.fa.hint = &q.hint_a;
 	q.fb.hint = &q.hint_b;
+	q.sa.state = q.sb.state = SCAN3_NONE;
 
 	double size = ra + rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
@@ -654,6 +684,17 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			return CLASH_ECANCELED;
 		}
 		r->iterations = k + 1;
+		if (k == 1 && n == 3 && !verdict_only) {
+			/* A second iteration: the search will likely take a
+			 * few more support points, and EPA, if it follows,
+			 * many: copy the shapes' vertices by coordinate for
+			 * the scans (a verdict, which stops at the first
+			 * decisive point, keeps scanning the array). */
+			if (scan3_usable(&q.fa))
+				q.sa.state = SCAN3_WANT_RAW;
+			if (scan3_usable(&q.fb))
+				q.sb.state = SCAN3_WANT_RAW;
+		}
 		int backup = solve(&q, &sol); /* step 2 */
 		r->backups += backup;
 		for (;;) {
