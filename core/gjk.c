@@ -684,12 +684,13 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			return CLASH_ECANCELED;
 		}
 		r->iterations = k + 1;
-		if (k == 1 && n == 3 && !verdict_only) {
-			/* A second iteration: the search will likely take a
-			 * few more support points, and EPA, if it follows,
-			 * many: copy the shapes' vertices by coordinate for
-			 * the scans (a verdict, which stops at the first
-			 * decisive point, keeps scanning the array). */
+		if (k == 0 && n == 3 && !verdict_only) {
+			/* The search will likely take a few support points,
+			 * and EPA, if it follows, many: the first scan here
+			 * copies the shapes' vertices by coordinate for the
+			 * later ones (three stores per four vertices; a
+			 * verdict, which stops at the first decisive point,
+			 * keeps scanning the array). */
 			if (scan3_usable(&q.fa))
 				q.sa.state = SCAN3_WANT_RAW;
 			if (scan3_usable(&q.fb))
