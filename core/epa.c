@@ -1003,17 +1003,16 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 			m = p->fd[i] < m ? p->fd[i] : m;
 		out->seed_bound = m > 0.0 ? m : 0.0;
 	}
+	/* The polyhedron's scans read copies of the differences v_i - v_0,
+	 * made by the first one (GJK's copies of the vertices, when it made
+	 * them, would subtract them again in every scan; they are turned
+	 * into these in place, EPA having the last support point of the
+	 * query).  A search that stops at its first support point pays
+	 * three stores per four vertices for them; one that goes on, as most
+	 * do, gains in every scan. */
+	want_rel(p->sa, p->fa);
+	want_rel(p->sb, p->fb);
 	for (int it = 1;; it++) {
-		if (it == 2) {
-			/* A search past its first support point usually takes
-			 * several more: copies of the differences v_i - v_0
-			 * pay for themselves (GJK's copies of the vertices,
-			 * when it built them, would subtract them again in
-			 * every scan).  They replace GJK's: EPA has the last
-			 * support point of the query. */
-			want_rel(p->sa, p->fa);
-			want_rel(p->sb, p->fb);
-		}
 		const int best = nearest_face(p);
 		assert(p->fd[best] < INFINITY); /* a live face */
 		epa_face *f = &p->f[best];
