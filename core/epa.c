@@ -54,6 +54,10 @@
 #include <float.h>
 #include <math.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "epa.h"
 #include "vec.h"
 
@@ -82,17 +86,19 @@ typedef struct epa_face {
 	int adj[3]; /* the face across edge k = (v[k], v[k+1]) */
 	unsigned char adj_edge[3]; /* that edge's index in adj[k] */
 	unsigned pass; /* last expansion that found it visible */
-	int alive;
 } epa_face;
+
 
 typedef struct epa_poly {
 	const support_frame *fa, *fb;
+	scan3 *sa, *sb; /* fa's and fb's copies by coordinate (3-D), built or not */
 	int dim;
 	double tol;   /* convergence tolerance (frame units) */
 	double scale; /* the largest |y| seen: the size of K */
 	double eps;   /* EPA_PLANE_ULPS ulps of scale */
 	epa_vertex v[EPA_MAX_VERTICES];
 	int nv;
+	int seed_as_is; /* p->v[0..dim] are the seed's points, none probed */
 	/* The best upper bound h_K(u) over the directions u tried. */
 	int have_best;
 	double best_h;
@@ -110,8 +116,11 @@ typedef struct epa_poly {
 	unsigned pass;
 	int vis[EPA_MAX_FACES];
 	int nvis;
+	/* Horizon edge i: edge hz_edge[i] of the unseen face hz_face[i], from
+	 * vertex hz_t[i] to hz_s[i] (the new face on it runs s to t). */
 	int hz_face[EPA_MAX_VERTICES];
 	unsigned char hz_edge[EPA_MAX_VERTICES];
+	int hz_s[EPA_MAX_VERTICES], hz_t[EPA_MAX_VERTICES];
 	int nhz, hz_overflow;
 	unsigned vmark[EPA_MAX_VERTICES];
 
@@ -220,6 +229,78 @@ static double probe(epa_poly *p, const double *d, epa_vertex *w)
 	return h;
 }
 
+
+/* Have the next relative scan of f leave a copy of v_i - v_0 in s. */
+static void want_rel(scan3 *s, const support_frame *f)
+{
+	if (s->state == SCAN3_RAW)
+		s->state = SCAN3_RAW_WANT_REL;
+	else if (s->state == SCAN3_NONE && scan3_usable(f))
+		s->state = SCAN3_WANT_REL;
+}
+
+/* shape_support for dim 3, written out with the same arithmetic: the
+ * polyhedron's loop takes two per iteration.  s, when built, is f's copy
+ * by coordinate. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t shape_support3(const support_frame *f, scan3 *s, const double *d,
+                                    double *x)
+{
+	double e[3] = {d[0], d[1], d[2]};
+	if (f->posed) { /* L^T d */
+		const double *l = f->lin;
+		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
+		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
+		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
+	}
+	size_t best;
+	if (s->state != SCAN3_NONE)
+		best = scan3_max_dot_rel(s, f, e);
+	else
+		best = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 1, f->hint)
+		                                : support_max_dot_rel3(f->vertices, f->count, e);
+	support_point3(f, best, x);
+	return best;
+}
+
+/* probe for dim 3: the points through locals (registers), each stored
+ * once. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline double probe3(epa_poly *p, const double *d, epa_vertex *w)
+{
+	const double d0 = d[0], d1 = d[1], d2 = d[2];
+	const double nd[3] = {-d0, -d1, -d2};
+	double a[3], b[3];
+	const size_t ia = shape_support3(p->fa, p->sa, d, a);
+	const size_t ib = shape_support3(p->fb, p->sb, nd, b);
+	const double y0 = a[0] - b[0], y1 = a[1] - b[1], y2 = a[2] - b[2];
+	const double h = y0 * d0 + y1 * d1 + y2 * d2;
+	w->ia = ia;
+	w->ib = ib;
+	w->y[0] = y0;
+	w->y[1] = y1;
+	w->y[2] = y2;
+	w->a[0] = a[0];
+	w->a[1] = a[1];
+	w->a[2] = a[2];
+	w->b[0] = b[0];
+	w->b[1] = b[1];
+	w->b[2] = b[2];
+	if (!p->have_best || h < p->best_h) {
+		p->have_best = 1;
+		p->best_h = h;
+		p->best_n[0] = d0;
+		p->best_n[1] = d1;
+		p->best_n[2] = d2;
+		p->best_w = *w;
+	}
+	return h;
+}
+
 static int has_vertex(const epa_poly *p, const epa_vertex *w)
 {
 	for (int i = 0; i < p->nv; i++)
@@ -309,6 +390,9 @@ static void complement(double q[][EPA_MAX_DIM], int m, int n, double *d)
  * flat, the support point on whichever side of it K reaches farther.
  * Returns 1 when that already answered (the hulls touch, or a degenerate
  * K), 0 when the simplex is ready. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double *ca,
                         const double *cb, epa_answer *out)
 {
@@ -330,6 +414,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		}
 		p->v[p->nv++] = in[i];
 	}
+	p->seed_as_is = p->nv == n + 1;
 	while (p->nv < n + 1) {
 		double d[EPA_MAX_DIM], md[EPA_MAX_DIM];
 		complement(q, m, n, d);
@@ -355,7 +440,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		double h2[2];
 		for (int t = 0; t < 2; t++) {
 			int k = t ^ minus_first;
-			h2[k] = probe(p, dir[k], &w2[k]);
+			h2[k] = n == 3 ? probe3(p, dir[k], &w2[k]) : probe(p, dir[k], &w2[k]);
 			grow_scale(p, w2[k].y);
 			if (t == 0 && h2[k] <= fmax(p->tol, p->eps)) {
 				answer_touch(p, h2[k], dir[k], ca, cb, out);
@@ -550,13 +635,10 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+static inline int face_plane_edges(const double *x0, const double *x1, const double *x2,
+                                   const double *e0, const double *e1, const double *e2,
+                                   double l0, double l1, double l2, double *nrm, double *d)
 {
-	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
-	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
-	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
-	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
-	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
 	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0: the pair
 	 * without the longest edge (written out: no indexed scratch). */
 	double c[3], la, lb;
@@ -582,6 +664,21 @@ static inline int face_plane(const epa_poly *p, const int *v, double *nrm, doubl
 		nrm[j] = c[j] * inv;
 	*d = (vec_dot(nrm, x0, 3) + vec_dot(nrm, x1, 3) + vec_dot(nrm, x2, 3)) / 3.0;
 	return 1;
+}
+
+/* face_plane of the triangle v[0..2] of P: its edges e_k = x_{k+1} - x_k
+ * and their squared lengths. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
+{
+	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
+	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
+	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
+	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
+	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
+	return face_plane_edges(x0, x1, x2, e0, e1, e2, l0, l1, l2, nrm, d);
 }
 
 static int new_face(epa_poly *p)
@@ -618,7 +715,6 @@ static int init_polyhedron(epa_poly *p)
 			f->v[k] = map[faces[i][k]];
 		if (!face_plane(p, f->v, f->n, &f->d) || f->d < -(p->tol + p->eps))
 			return 0;
-		f->alive = 1;
 		f->pass = 0;
 		p->fd[fi] = f->d;
 	}
@@ -631,47 +727,85 @@ static int init_polyhedron(epa_poly *p)
 		for (int k = 0; k < 3; k++) {
 			p->f[i].adj[k] = adj[i][k];
 			p->f[i].adj_edge[k] = adj_edge[i][k];
-			/* The tables agree (the map relabels vertices, so
-			 * checking them unmapped is enough). */
-			assert(faces[adj[i][k]][adj_edge[i][k]] == faces[i][epa_next3[k]] &&
-			       faces[adj[i][k]][epa_next3[adj_edge[i][k]]] == faces[i][k]);
 		}
+	/* The tables agree (the map relabels vertices, so checking them
+	 * unmapped is enough).  Written out with constant indices, which the
+	 * compiler folds away: inside the loop above the check cost ~230
+	 * instructions per query. */
+#define EPA_ADJ_AGREE(i, k)                                                          \
+	assert(faces[adj[i][k]][adj_edge[i][k]] == faces[i][epa_next3[k]] &&      \
+	       faces[adj[i][k]][epa_next3[adj_edge[i][k]]] == faces[i][k])
+#define EPA_ADJ_AGREE3(i) EPA_ADJ_AGREE(i, 0); EPA_ADJ_AGREE(i, 1); EPA_ADJ_AGREE(i, 2)
+	EPA_ADJ_AGREE3(0);
+	EPA_ADJ_AGREE3(1);
+	EPA_ADJ_AGREE3(2);
+	EPA_ADJ_AGREE3(3);
+#undef EPA_ADJ_AGREE3
+#undef EPA_ADJ_AGREE
 	for (int i = 0; i < p->nv; i++)
 		p->vmark[i] = 0;
 	p->pass = 0;
 	return 1;
 }
 
-/* Depth-first over the faces that w sees, entering face gi by its edge e;
- * the edges where a seen face meets an unseen one are the horizon,
- * collected in order around it (each face's edges are taken in winding
- * order, so a disc of seen faces yields its boundary loop in sequence).
- * A face w is within rounding of counts as seen: that closes coplanar
- * faces instead of adding slivers beside them.  The depth of the recursion
- * is at most the number of faces. */
-static void walk(epa_poly *p, int gi, int e, const double *w)
+/* Depth-first over the faces that w sees, from face f (seen); the edges
+ * where a seen face meets an unseen one are the horizon, collected in order
+ * around it (each face's edges are taken in winding order, so a disc of
+ * seen faces yields its boundary loop in sequence).  A face w is within
+ * rounding of counts as seen: that closes coplanar faces instead of adding
+ * slivers beside them.  The walk is the recursion "enter face g by its edge
+ * e; if seen, enter the faces across its next two edges in turn", run on an
+ * explicit stack of (face, edge) to enter: the same order, without a call
+ * per face.  Each seen face pushes two entries, so the stack holds at most
+ * 2 EPA_MAX_FACES + 3. */
+static void walk(epa_poly *p, const epa_face *f, const double *w)
 {
-	epa_face *g = &p->f[gi];
-	if (g->pass == p->pass)
-		return;
-	if (vec_dot(g->n, w, 3) - g->d > -p->eps) {
-		g->pass = p->pass;
-		p->vis[p->nvis++] = gi;
-		int e1 = epa_next3[e], e2 = epa_next3[e1];
-		walk(p, g->adj[e1], g->adj_edge[e1], w);
-		walk(p, g->adj[e2], g->adj_edge[e2], w);
-	} else if (p->nhz < EPA_MAX_VERTICES) {
-		p->hz_face[p->nhz] = gi;
-		p->hz_edge[p->nhz] = (unsigned char)e;
-		p->nhz++;
-	} else {
-		p->hz_overflow = 1;
+	int sface[2 * EPA_MAX_FACES + 3];
+	unsigned char sedge[2 * EPA_MAX_FACES + 3];
+	int top = 0;
+	for (int k = 2; k >= 0; k--) {
+		sface[top] = f->adj[k];
+		sedge[top] = f->adj_edge[k];
+		top++;
+	}
+	const unsigned pass = p->pass;
+	const double eps = p->eps;
+	while (top > 0) {
+		top--;
+		const int gi = sface[top], e = sedge[top];
+		epa_face *g = &p->f[gi];
+		if (g->pass == pass)
+			continue;
+		if (vec_dot(g->n, w, 3) - g->d > -eps) {
+			g->pass = pass;
+			p->vis[p->nvis++] = gi;
+			/* Entered next: the face across edge e + 1, then (once
+			 * all that is done) the one across e + 2. */
+			const int e1 = epa_next3[e], e2 = epa_next3[e1];
+			assert(top + 2 <= 2 * EPA_MAX_FACES + 3);
+			sface[top] = g->adj[e2];
+			sedge[top] = g->adj_edge[e2];
+			sface[top + 1] = g->adj[e1];
+			sedge[top + 1] = g->adj_edge[e1];
+			top += 2;
+		} else if (p->nhz < EPA_MAX_VERTICES) {
+			p->hz_face[p->nhz] = gi;
+			p->hz_edge[p->nhz] = (unsigned char)e;
+			p->hz_s[p->nhz] = g->v[epa_next3[e]];
+			p->hz_t[p->nhz] = g->v[e];
+			p->nhz++;
+		} else {
+			p->hz_overflow = 1;
+		}
 	}
 }
 
-/* Expand P by w beyond face fi.  The change is planned first and made only
- * if the horizon is one simple loop and every new face is a proper triangle
- * with the origin inside: otherwise returns 0 with P as it was. */
+/* Expand P by w beyond face fi.  Returns 0 if the horizon is not one simple
+ * loop or a new face is not a proper triangle with the origin inside; P is
+ * then left half changed, which is harmless: a failed expansion ends the
+ * search (answer_best reads only the best direction).  So the new faces are
+ * built in place, in one pass over the horizon, rather than planned into
+ * scratch and copied over after the checks. */
 static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 {
 	if (p->nv >= EPA_MAX_VERTICES)
@@ -681,8 +815,7 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	epa_face *f = &p->f[fi];
 	f->pass = p->pass;
 	p->vis[p->nvis++] = fi;
-	for (int k = 0; k < 3; k++)
-		walk(p, f->adj[k], f->adj_edge[k], w->y);
+	walk(p, f, w->y);
 	const int nh = p->nhz;
 	if (p->hz_overflow || nh < 3)
 		return 0;
@@ -690,45 +823,54 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	if (nh > avail)
 		return 0;
 
-	/* Horizon edge i is edge e of unseen face g, from g.v[e] to g.v[e+1];
-	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
-	 * w), and t_i must be s_{i+1} for the loop to close. */
 	const int wi = p->nv;
 	p->v[wi] = *w;
 	p->vmark[wi] = 0;
-	double nn[EPA_MAX_VERTICES][3], nd[EPA_MAX_VERTICES];
-	for (int i = 0; i < nh; i++) {
-		const int i1 = i + 1 < nh ? i + 1 : 0;
-		const epa_face *g = &p->f[p->hz_face[i]], *h = &p->f[p->hz_face[i1]];
-		int e = p->hz_edge[i], eh = p->hz_edge[i1];
-		int s = g->v[epa_next3[e]], t = g->v[e];
-		if (t != h->v[epa_next3[eh]] || p->vmark[s] == p->pass)
-			return 0; /* not one simple loop */
-		p->vmark[s] = p->pass;
-		int tri[3] = {s, t, wi};
-		if (!face_plane(p, tri, nn[i], &nd[i]) || nd[i] < -(p->tol + p->eps))
-			return 0;
-	}
-
-	/* Commit. */
-	p->nv++;
-	grow_scale(p, w->y);
 	for (int i = 0; i < p->nvis; i++) {
-		p->f[p->vis[i]].alive = 0;
 		p->fd[p->vis[i]] = INFINITY;
 		p->freed[p->nfreed++] = p->vis[i];
 	}
+	/* Horizon edge i is edge e of unseen face g, from g.v[e] to g.v[e+1];
+	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
+	 * w), and t_i must be s_{i+1} for the loop to close. */
+	const double low = -(p->tol + p->eps);
+	/* The new faces (s_i, t_i, w) share their edges to w: face i's
+	 * w - t_i is face i+1's w - s_{i+1}, negated (t_i = s_{i+1}), and
+	 * a - b = -(b - a) exactly, so each such spoke u = w - s and its
+	 * length are computed once, for the same bits face_plane would give. */
+	const double *wy = p->v[wi].y;
+	double u[3], lu;
+	{
+		const double *y = p->v[p->hz_s[0]].y;
+		u[0] = wy[0] - y[0];
+		u[1] = wy[1] - y[1];
+		u[2] = wy[2] - y[2];
+		lu = vec_dot(u, u, 3);
+	}
 	int first = -1, last = -1;
 	for (int i = 0; i < nh; i++) {
-		int gi = p->hz_face[i], e = p->hz_edge[i];
-		int ni = new_face(p);
-		epa_face *g = &p->f[gi], *x = &p->f[ni];
-		x->v[0] = g->v[epa_next3[e]];
-		x->v[1] = g->v[e];
+		const int i1 = i + 1 < nh ? i + 1 : 0;
+		const int gi = p->hz_face[i], e = p->hz_edge[i];
+		epa_face *g = &p->f[gi];
+		const int s = p->hz_s[i], t = p->hz_t[i];
+		if (t != p->hz_s[i1] || p->vmark[s] == p->pass)
+			return 0; /* not one simple loop */
+		p->vmark[s] = p->pass;
+		const int ni = new_face(p);
+		epa_face *x = &p->f[ni];
+		x->v[0] = s;
+		x->v[1] = t;
 		x->v[2] = wi;
-		vec_copy(x->n, nn[i], 3);
-		x->d = nd[i];
-		x->alive = 1;
+		const double *ys = p->v[s].y, *yt = p->v[t].y;
+		const double e0[3] = {yt[0] - ys[0], yt[1] - ys[1], yt[2] - ys[2]};
+		const double e1[3] = {wy[0] - yt[0], wy[1] - yt[1], wy[2] - yt[2]};
+		const double e2[3] = {-u[0], -u[1], -u[2]}; /* s - w */
+		const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3);
+		if (!face_plane_edges(ys, yt, wy, e0, e1, e2, l0, l1, lu, x->n, &x->d) ||
+		    x->d < low)
+			return 0;
+		vec_copy(u, e1, 3);
+		lu = l1;
 		p->fd[ni] = x->d;
 		x->pass = 0;
 		/* Edge 0 (s, t) faces g across its edge e. */
@@ -751,6 +893,8 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	p->f[last].adj_edge[1] = 2;
 	p->f[first].adj[2] = last;
 	p->f[first].adj_edge[2] = 1;
+	p->nv++;
+	grow_scale(p, w->y);
 	return 1;
 }
 
@@ -809,24 +953,71 @@ static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
 	answer_weights(p, g->v, lambda, 3, f->n, f->d, out);
 }
 
+/* The live face nearest the origin: the least fd, the first of equals.
+ * The least value first, by packed minima in two independent chains (the
+ * scalar compare-and-select loop is one serial chain through every entry),
+ * then its first index: the same face as the plain scan. */
+static int nearest_face(const epa_poly *p)
+{
+	const double *fd = p->fd;
+	const int nf = p->nf;
+	int i = 0;
+	double bd = INFINITY;
+#if defined(__SSE2__)
+	__m128d m0 = _mm_set1_pd(INFINITY), m1 = m0;
+	for (; i + 4 <= nf; i += 4) {
+		m0 = _mm_min_pd(m0, _mm_loadu_pd(fd + i));
+		m1 = _mm_min_pd(m1, _mm_loadu_pd(fd + i + 2));
+	}
+	m0 = _mm_min_pd(m0, m1);
+	m0 = _mm_min_sd(m0, _mm_unpackhi_pd(m0, m0));
+	bd = _mm_cvtsd_f64(m0);
+#endif
+	for (; i < nf; i++)
+		bd = fd[i] < bd ? fd[i] : bd;
+	int best = 0;
+#if defined(__SSE2__)
+	const __m128d b = _mm_set1_pd(bd);
+	for (; best + 2 <= nf; best += 2) {
+		int m = _mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(fd + best), b));
+		if (m)
+			return best + 1 - (m & 1);
+	}
+#endif
+	while (best < nf - 1 && !(fd[best] == bd))
+		best++;
+	return best;
+}
+
 static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 {
 	if (!init_polyhedron(p)) {
 		answer_best(p, out);
 		return;
 	}
+	if (p->seed_as_is) {
+		/* Compares, not fmin/fmax: those are library calls (no NaN
+		 * here: the faces are checked). */
+		double m = p->fd[0];
+		for (int i = 1; i < 4; i++)
+			m = p->fd[i] < m ? p->fd[i] : m;
+		out->seed_bound = m > 0.0 ? m : 0.0;
+	}
+	/* The polyhedron's scans read copies of the differences v_i - v_0,
+	 * made by the first one (GJK's copies of the vertices, when it made
+	 * them, would subtract them again in every scan; they are turned
+	 * into these in place, EPA having the last support point of the
+	 * query).  A search that stops at its first support point pays
+	 * three stores per four vertices for them; one that goes on, as most
+	 * do, gains in every scan. */
+	want_rel(p->sa, p->fa);
+	want_rel(p->sb, p->fb);
 	for (int it = 1;; it++) {
-		int best = 0;
-		double bd = p->fd[0];
-		for (int i = 1; i < p->nf; i++)
-			if (p->fd[i] < bd) {
-				bd = p->fd[i];
-				best = i;
-			}
-		assert(p->f[best].alive);
+		const int best = nearest_face(p);
+		assert(p->fd[best] < INFINITY); /* a live face */
 		epa_face *f = &p->f[best];
 		epa_vertex w;
-		double h = probe(p, f->n, &w);
+		double h = probe3(p, f->n, &w);
 		out->iterations = it;
 		if (h - f->d <= p->tol) {
 			answer_face(p, f, out);
@@ -841,8 +1032,8 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 
 /* ---- entry ------------------------------------------------------------------------- */
 
-void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
-                     const epa_vertex *seed, int nseed, const double *common_a,
+void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
+                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
                      const double *common_b, double tol, int max_iterations,
                      epa_answer *out)
 {
@@ -851,6 +1042,8 @@ void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
 	epa_poly p; /* large: only the members in use are ever written */
 	p.fa = fa;
 	p.fb = fb;
+	p.sa = sa;
+	p.sb = sb;
 	p.dim = dim;
 	p.tol = tol;
 	p.scale = 0.0;
@@ -858,6 +1051,7 @@ void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
 	p.nv = 0;
 	p.have_best = 0;
 	out->depth = 0.0;
+	out->seed_bound = -1.0;
 	out->converged = 0;
 	out->iterations = 0;
 	if (max_iterations < 1 || max_iterations > CLASH_EPA_MAX_ITERATIONS)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "clash.h"
+#include "scan3.h"
 #include "support.h"
 
 /* Largest dimension EPA handles. */
@@ -44,6 +45,11 @@ typedef struct epa_answer {
 	 * lies on the plane touching b from the other side. */
 	double pa[EPA_MAX_DIM];
 	double pb[EPA_MAX_DIM];
+	/* 3-D, when the seed was a full simplex taken as it is: the distance
+	 * from the origin to the plane of its nearest facet (GJK88 eq. (32),
+	 * a lower bound on the depth; >= 0), from the planes EPA computes for
+	 * its first polytope anyway.  -1 otherwise. */
+	double seed_bound;
 	int converged; /* depth is within tol of the true depth */
 	int iterations; /* expansions (support evaluations of the main loop) */
 } epa_answer;
@@ -55,11 +61,14 @@ typedef struct epa_answer {
  * GJK's common point (on a and on b; equal within tol), the answer's points
  * when the hulls only touch.  tol is the absolute tolerance in frame units;
  * max_iterations caps the expansions (at most CLASH_EPA_MAX_ITERATIONS).
+ * sa and sb are the query's copies of the shapes' vertices by coordinate
+ * (scan3.h), built or not (state 0): in 3-D EPA scans them when built,
+ * and builds them if its search goes on and they can be.
  * Always answers: a degenerate polytope, a numerical inconsistency or the
  * cap ends the search with the best upper bound found and converged = 0.
  */
-void epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
-                     const epa_vertex *seed, int nseed, const double *common_a,
+void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
+                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
                      const double *common_b, double tol, int max_iterations,
                      epa_answer *out);
 

@@ -49,6 +49,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "epa.h"
+#include "scan3.h"
 #include "simplex.h"
 #include "support.h"
 #include "vec.h"
@@ -91,6 +92,10 @@ typedef struct gjk_query {
 	double vw;
 	size_t hint_a, hint_b; /* prepared shapes: the last support points */
 	simplex_table table;
+	/* The shapes' vertices by coordinate (scan3.h), built when the
+	 * iterations go on (see clash_gjk): GJK's later support points and
+	 * EPA's scan them. */
+	scan3 sa, sb;
 } gjk_query;
 
 static void build_table(gjk_query *q)
@@ -102,8 +107,32 @@ static void build_table(gjk_query *q)
 	q->table_ok = 1;
 }
 
+/* support_eval in 3-D over the copy s when it is built: the same
+ * direction L^T d, the same vertex (scan3.h). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t support_eval3(const support_frame *f, scan3 *s, const double *d,
+                                   double *x)
+{
+	if (s->state == SCAN3_NONE)
+		return support_eval(f, d, x);
+	size_t i;
+	if (f->posed) {
+		const double *l = f->lin;
+		const double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
+		                     l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
+		                     l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
+		i = scan3_max_dot(s, f, e);
+	} else {
+		i = scan3_max_dot(s, f, d);
+	}
+	support_point3(f, i, x);
+	return i;
+}
+
 /* The support point of K = A - B in frame direction d: s_A(d) - s_B(-d). */
-static void support_k(const gjk_query *q, const double *d, gjk_point *p)
+static void support_k(gjk_query *q, const double *d, gjk_point *p)
 {
 	double nd[CLASH_MAX_DIM];
 	int n = q->dim;
@@ -111,8 +140,8 @@ static void support_k(const gjk_query *q, const double *d, gjk_point *p)
 		nd[0] = -d[0];
 		nd[1] = -d[1];
 		nd[2] = -d[2];
-		p->ia = support_eval(&q->fa, d, p->a);
-		p->ib = support_eval(&q->fb, nd, p->b);
+		p->ia = support_eval3(&q->fa, &q->sa, d, p->a);
+		p->ib = support_eval3(&q->fb, &q->sb, nd, p->b);
 		p->y[0] = p->a[0] - p->b[0];
 		p->y[1] = p->a[1] - p->b[1];
 		p->y[2] = p->a[2] - p->b[2];
@@ -352,10 +381,10 @@ static void to_world(double *out, const double *x, double unit, const double *sh
  * pa, pb are the hulls' common point in the frame.  Radii are added the way
  * eq. (6) adds them to a distance: the rounded shapes reach ra and rb
  * further along the normal.  Returns whether EPA converged. */
-static int penetration(const gjk_query *q, const simplex_solution *sol, const double *pa,
+static int penetration(gjk_query *q, const simplex_solution *sol, const double *pa,
                        const double *pb, double tol_f, int max_iter, double unit,
                        const double *shift, const clash_shape *a, const clash_shape *b,
-                       clash_result *r)
+                       clash_result *r, double *seed_bound)
 {
 	const int n = q->dim;
 	epa_vertex seed[EPA_MAX_DIM + 1];
@@ -371,7 +400,7 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 		v->ib = q->pts[i]->ib;
 	}
 	epa_answer e;
-	epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f,
+	epa_penetration(&q->fa, &q->fb, &q->sa, &q->sb, n, seed, nseed, pa, pb, tol_f,
 	                max_iter < CLASH_EPA_MAX_ITERATIONS ? max_iter : CLASH_EPA_MAX_ITERATIONS,
 	                &e);
 	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
@@ -385,6 +414,7 @@ static int penetration(const gjk_query *q, const simplex_solution *sol, const do
 		r->depth_b[k] = xb[k] - b->radius * nk;
 	}
 	r->has |= CLASH_HAS_DEPTH;
+	*seed_bound = e.seed_bound;
 	return e.converged;
 }
 
@@ -565,6 +595,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	q.hint_b = warm ? opt->warm_b[0] : ib0;
 	q.fa.hint = &q.hint_a;
 	q.fb.hint = &q.hint_b;
+	q.sa.state = q.sb.state = SCAN3_NONE;
 
 	double size = ra + rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
@@ -653,6 +684,18 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			return CLASH_ECANCELED;
 		}
 		r->iterations = k + 1;
+		if (k == 0 && n == 3 && !verdict_only) {
+			/* The search will likely take a few support points,
+			 * and EPA, if it follows, many: the first scan here
+			 * copies the shapes' vertices by coordinate for the
+			 * later ones (three stores per four vertices; a
+			 * verdict, which stops at the first decisive point,
+			 * keeps scanning the array). */
+			if (scan3_usable(&q.fa))
+				q.sa.state = SCAN3_WANT_RAW;
+			if (scan3_usable(&q.fb))
+				q.sb.state = SCAN3_WANT_RAW;
+		}
 		int backup = solve(&q, &sol); /* step 2 */
 		r->backups += backup;
 		for (;;) {
@@ -720,10 +763,17 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	r->has = CLASH_HAS_DISTANCE | CLASH_HAS_WARM;
 	const double hull = intersect ? 0.0 : vnorm * unit;
 	if (intersect) {
+		/* EPA first: in 3-D its first polytope is the final simplex,
+		 * whose facets' planes then give eq. (32)'s bound as well. */
+		double seed_bound = -1.0;
+		if (n <= EPA_MAX_DIM && depth_wanted &&
+		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r,
+		                 &seed_bound))
+			converged = 0;
 		double depth = 0.0;
 		if (simplex_popcount(sol.mask) == n + 1 && n == 3) {
 			const double *y[4] = {q.pts[0]->y, q.pts[1]->y, q.pts[2]->y, q.pts[3]->y};
-			depth = simplex3_depth_bound(y) * unit;
+			depth = (seed_bound >= 0.0 ? seed_bound : simplex3_depth_bound(y)) * unit;
 		} else if (simplex_popcount(sol.mask) == n + 1) {
 			if (!q.table_ok)
 				build_table(&q);
@@ -734,9 +784,6 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		r->depth_lower_bound = depth + rsum;
 		for (int k = 0; k < n; k++)
 			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
-		if (n <= EPA_MAX_DIM && depth_wanted &&
-		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r))
-			converged = 0;
 	} else if (hull - rsum <= tol) {
 		/* The hulls are apart but the rounded shapes touch or overlap:
 		 * the point dividing the near segment in the ratio of the radii

@@ -9,7 +9,10 @@
  * ones, with coordinates on a small integer lattice (so that many vertices
  * tie exactly, and the first must win) and in general position, and the
  * one-pass box and extreme (support_bounds_extreme) against the box of
- * the vertices and the plain scan; a NaN anywhere is refused.
+ * the vertices and the plain scan; a NaN anywhere is refused.  The scans
+ * over a by-coordinate copy (core/scan3.c) in each of their states (the
+ * copy made by the scan, read, turned into v - v_0) against the same plain
+ * scan.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
+#include "scan3.h"
 #include "support.h"
 
 #define MAX_COUNT 300
@@ -70,6 +74,51 @@ START_TEST(scan_is_the_plain_scan)
 			a = support_max_dot_rel3(v, n, e);
 			b = plain_scan(v, n, e, 1);
 			ck_assert_msg(a == b, "%zu vertices: relative scan %zu, plain %zu", n, a, b);
+		}
+	}
+}
+END_TEST
+
+START_TEST(copy_scans_are_the_plain_scan)
+{
+	static double v[3 * SCAN3_MAX];
+	static scan3 s;
+	prng r = {0x5ca3};
+	for (size_t n = 1; n <= SCAN3_MAX; n++) {
+		support_frame f;
+		memset(&f, 0, sizeof f);
+		f.vertices = v;
+		f.count = n;
+		f.dim = 3;
+		if (!scan3_usable(&f))
+			return; /* no AVX: the copies are never made */
+		for (int trial = 0; trial < 40; trial++) {
+			int lattice = trial & 1;
+			fill(v, n, lattice, &r);
+			double e[4][3];
+			for (int j = 0; j < 4; j++) {
+				if (lattice && (trial & 2))
+					for (int k = 0; k < 3; k++)
+						e[j][k] = (double)(int)prng_range(&r, -1.0, 2.0);
+				else
+					prng_direction(&r, 3, e[j]);
+			}
+			/* Made raw by a plain scan, read, read relative, turned
+			 * relative, read relative. */
+			s.state = SCAN3_WANT_RAW;
+			ck_assert_uint_eq(scan3_max_dot(&s, &f, e[0]), plain_scan(v, n, e[0], 0));
+			ck_assert_int_eq(s.state, SCAN3_RAW);
+			ck_assert_uint_eq(scan3_max_dot(&s, &f, e[1]), plain_scan(v, n, e[1], 0));
+			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[2]), plain_scan(v, n, e[2], 1));
+			s.state = SCAN3_RAW_WANT_REL;
+			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[3]), plain_scan(v, n, e[3], 1));
+			ck_assert_int_eq(s.state, SCAN3_REL);
+			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[0]), plain_scan(v, n, e[0], 1));
+			/* Made relative by a relative scan, read. */
+			s.state = SCAN3_WANT_REL;
+			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[1]), plain_scan(v, n, e[1], 1));
+			ck_assert_int_eq(s.state, SCAN3_REL);
+			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[2]), plain_scan(v, n, e[2], 1));
 		}
 	}
 }
@@ -139,6 +188,7 @@ static Suite *support_suite(void)
 	TCase *tc = tcase_create("scan");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, scan_is_the_plain_scan);
+	tcase_add_test(tc, copy_scans_are_the_plain_scan);
 	tcase_add_test(tc, bounds_and_extreme);
 	tcase_add_test(tc, huge_is_not_nan);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,55 @@
+/*
+ * scan3.h — the 3-D support scans of one query over a copy of a shape's
+ * vertices laid out by coordinate (internal to the core; see scan3.c).
+ *
+ * support.c scans the vertex array as it is given, x y z interleaved, and
+ * transposes every four vertices into registers before it can form their
+ * inner products.  A query that scans the same small shape many times (GJK
+ * past its first iterations, then EPA) pays that once instead: the
+ * vertices are copied into one array per coordinate, and each scan reads
+ * four vertices to a load.  The scores are formed in the same order from
+ * the same operands, and the lanes merged as support.c merges them, so the
+ * vertex found is support.c's, bit for bit.  The copy lives in the
+ * caller's storage (the query's stack): no allocation.
+ */
+#ifndef CLASH_SCAN3_H
+#define CLASH_SCAN3_H
+
+#include <stddef.h>
+
+#include "support.h"
+
+/* Shapes of at most this many vertices get the copy. */
+#define SCAN3_MAX 128
+
+typedef struct scan3 {
+	int state; /* enum scan3_state; the caller's to keep */
+	double x[SCAN3_MAX], y[SCAN3_MAX], z[SCAN3_MAX];
+} scan3;
+
+enum scan3_state {
+	SCAN3_NONE = 0,     /* no copy: the caller scans the vertex array */
+	SCAN3_WANT_RAW,     /* the next scan makes the copy (of v_i) */
+	SCAN3_WANT_REL,     /* the next scan makes the copy (of v_i - v_0) */
+	SCAN3_RAW,          /* a copy of the vertices v_i */
+	SCAN3_RAW_WANT_REL, /* that, to be turned into v_i - v_0 by the next scan */
+	SCAN3_REL           /* a copy of v_i - v_0 (what the relative scan scores) */
+};
+
+/* Whether f's scans can take a copy: 3-D, scanned (not climbed), at most
+ * SCAN3_MAX vertices, and a processor with AVX (the scans use it; decided
+ * at run time, the build targets plain x86-64).  If so, the caller may set
+ * a state SCAN3_WANT_* (or, for a SCAN3_RAW copy, SCAN3_RAW_WANT_REL). */
+int scan3_usable(const support_frame *f);
+
+/* support_max_dot(f->vertices, f->count, 3, e) by a copy s in state
+ * SCAN3_WANT_RAW or SCAN3_RAW (then SCAN3_RAW): the first vertex of the
+ * largest v.e. */
+size_t scan3_max_dot(scan3 *s, const support_frame *f, const double *e);
+
+/* support_max_dot_rel3(f->vertices, f->count, e) by a copy s in any state
+ * but SCAN3_NONE (then SCAN3_RAW or SCAN3_REL): the first vertex of the
+ * largest (v - v_0).e. */
+size_t scan3_max_dot_rel(scan3 *s, const support_frame *f, const double *e);
+
+#endif
