@@ -107,16 +107,16 @@ static void build_table(gjk_query *q)
 	q->table_ok = 1;
 }
 
-/* support_eval in 3-D over the copy s when it is built: the same
+/* support_eval3 over the copy s when it is built: the same
  * direction L^T d, the same vertex (scan3.h). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline size_t support_eval3(const support_frame *f, scan3 *s, const double *d,
-                                   double *x)
+static inline size_t copy_eval3(const support_frame *f, scan3 *s, const double *d,
+                              double *x)
 {
 	if (s->state == SCAN3_NONE)
-		return support_eval(f, d, x);
+		return support_eval3(f, d, x);
 	size_t i;
 	if (f->posed) {
 		const double *l = f->lin;
@@ -140,8 +140,8 @@ static void support_k(gjk_query *q, const double *d, gjk_point *p)
 		nd[0] = -d[0];
 		nd[1] = -d[1];
 		nd[2] = -d[2];
-		p->ia = support_eval3(&q->fa, &q->sa, d, p->a);
-		p->ib = support_eval3(&q->fb, &q->sb, nd, p->b);
+		p->ia = copy_eval3(&q->fa, &q->sa, d, p->a);
+		p->ib = copy_eval3(&q->fb, &q->sb, nd, p->b);
 		p->y[0] = p->a[0] - p->b[0];
 		p->y[1] = p->a[1] - p->b[1];
 		p->y[2] = p->a[2] - p->b[2];
@@ -316,57 +316,6 @@ static enum gjk_step examine(gjk_query *q, const simplex_solution *sol, double t
 	if (has_point(q, w))
 		return GJK_REPEAT;
 	return GJK_CONTINUE;
-}
-
-/* 2^e, exactly: by its bits where it is a normal number (ldexp is a call
- * into libm). */
-static double pow2(int e)
-{
-	if (e < -1022 || e > 1023)
-		return ldexp(1.0, e);
-	uint64_t bits = (uint64_t)(e + 1023) << 52;
-	double x;
-	memcpy(&x, &bits, sizeof x);
-	return x;
-}
-
-/* The e of frexp(x, &e) for finite x > 0 (x < 2^e, x >= 2^(e-1)): by the
- * bits of a normal number, as pow2 (frexp is a call into libm on the set-up
- * path of every query). */
-static int exponent_of(double x)
-{
-	uint64_t bits;
-	memcpy(&bits, &x, sizeof bits);
-	int biased = (int)(bits >> 52) & 0x7ff;
-	if (biased == 0 || biased == 0x7ff) {
-		int e;
-		frexp(x, &e);
-		return e;
-	}
-	return biased - 1022;
-}
-
-/* The mean of four vertices spread over the array (first, a quarter, half
- * way, last; repeats for small counts), posed: a cheap
- * stand-in for the centroid, to point the first support evaluation (any
- * direction is correct; a good one saves iterations). */
-static void sample_centre(const clash_shape *s, double *c)
-{
-	const int n = s->dim;
-	const size_t m1 = s->count >> 2, m2 = s->count >> 1, m3 = s->count - 1;
-	const double *v = s->vertices;
-	double m[CLASH_MAX_DIM];
-	if (n == 3) { /* written out, the same arithmetic */
-		const double *p1 = v + 3 * m1, *p2 = v + 3 * m2, *p3 = v + 3 * m3;
-		m[0] = 0.25 * v[0] + 0.25 * p1[0] + 0.25 * p2[0] + 0.25 * p3[0];
-		m[1] = 0.25 * v[1] + 0.25 * p1[1] + 0.25 * p2[1] + 0.25 * p3[1];
-		m[2] = 0.25 * v[2] + 0.25 * p1[2] + 0.25 * p2[2] + 0.25 * p3[2];
-	} else {
-		for (int k = 0; k < n; k++)
-			m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] + 0.25 * v[m2 * (size_t)n + k] +
-			       0.25 * v[m3 * (size_t)n + k];
-	}
-	support_pose_point(s, m, c);
 }
 
 /* Frame to world: x * unit + shift. */
@@ -548,8 +497,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
 			return err;
 	} else {
-		sample_centre(a, sa);
-		sample_centre(b, sb);
+		support_sample_centre(a, sa);
+		support_sample_centre(b, sb);
 		double big = 0.0;
 		for (int k = 0; k < n; k++) {
 			d0[k] = 0.5 * sb[k] - 0.5 * sa[k];
@@ -561,7 +510,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		} else {
 			/* Into [1/2, 1] by a power of two: exact, and no division
 			 * on the way to the first scan. */
-			const double s = pow2(-exponent_of(big));
+			const double s = support_pow2(-support_exponent(big));
 			for (int k = 0; k < n; k++)
 				d0[k] *= s;
 		}
@@ -582,8 +531,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		return CLASH_ERANGE;
 	int e = 0;
 	if (extent > 0.0)
-		e = exponent_of(extent); /* extent <= 2^e */
-	double unit = pow2(e), inv = pow2(-e);
+		e = support_exponent(extent); /* extent <= 2^e */
+	double unit = support_pow2(e), inv = support_pow2(-e);
 
 	gjk_query q;
 	q.dim = n;

@@ -138,33 +138,6 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 }
 
 /* The rest of support_pair_frame_init once the balls are known. */
-/* 2^e exactly, by its bits where it is a normal number, and the e of
- * frexp(x, &e) for finite x > 0 by the bits of a normal x (as gjk.c's
- * pow2 and exponent_of: ldexp and frexp are calls into libm, three on
- * every LP query's set-up). */
-static double pow2_exact(int e)
-{
-	if (e < -1022 || e > 1023)
-		return ldexp(1.0, e);
-	uint64_t bits = (uint64_t)(e + 1023) << 52;
-	double x;
-	memcpy(&x, &bits, sizeof x);
-	return x;
-}
-
-static int frexp_exponent(double x)
-{
-	uint64_t bits;
-	memcpy(&bits, &x, sizeof bits);
-	int biased = (int)(bits >> 52) & 0x7ff;
-	if (biased == 0 || biased == 0x7ff) {
-		int e;
-		frexp(x, &e);
-		return e;
-	}
-	return biased - 1022;
-}
-
 static int pair_frame_finish(support_pair_frame *f, int n)
 {
 	for (int k = 0; k < n; k++) {
@@ -177,9 +150,9 @@ static int pair_frame_finish(support_pair_frame *f, int n)
 		return CLASH_ERANGE;
 	int e = 0;
 	if (extent > 0.0)
-		e = frexp_exponent(extent);
-	f->unit = pow2_exact(e);
-	f->inv = pow2_exact(-e);
+		e = support_exponent(extent);
+	f->unit = support_pow2(e);
+	f->inv = support_pow2(-e);
 	return CLASH_OK;
 }
 

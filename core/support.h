@@ -16,6 +16,8 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "clash.h"
 #include "prepared.h"
@@ -125,17 +127,51 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
 /* The mean of four vertices spread over the array (first, a quarter, half
  * way, last; repeats for small counts), posed, in world coordinates: a
  * cheap stand-in for the centroid, to point a first support evaluation
- * (gjk.c has its own copy). */
+ * (gjk's first direction, the LP's start). */
 static inline void support_sample_centre(const clash_shape *s, double *c)
 {
 	const int n = s->dim;
 	const size_t m1 = s->count >> 2, m2 = s->count >> 1, m3 = s->count - 1;
 	const double *v = s->vertices;
 	double m[CLASH_MAX_DIM];
-	for (int k = 0; k < n; k++)
-		m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] + 0.25 * v[m2 * (size_t)n + k] +
-		       0.25 * v[m3 * (size_t)n + k];
+	if (n == 3) { /* written out, the same arithmetic */
+		const double *p1 = v + 3 * m1, *p2 = v + 3 * m2, *p3 = v + 3 * m3;
+		m[0] = 0.25 * v[0] + 0.25 * p1[0] + 0.25 * p2[0] + 0.25 * p3[0];
+		m[1] = 0.25 * v[1] + 0.25 * p1[1] + 0.25 * p2[1] + 0.25 * p3[1];
+		m[2] = 0.25 * v[2] + 0.25 * p1[2] + 0.25 * p2[2] + 0.25 * p3[2];
+	} else {
+		for (int k = 0; k < n; k++)
+			m[k] = 0.25 * v[k] + 0.25 * v[m1 * (size_t)n + k] +
+			       0.25 * v[m2 * (size_t)n + k] + 0.25 * v[m3 * (size_t)n + k];
+	}
 	support_pose_point(s, m, c);
+}
+
+/* 2^e exactly, by its bits where it is a normal number, and the e of
+ * frexp(x, &e) (x = f 2^e, 1/2 <= f < 1) for finite x > 0, by the bits of
+ * a normal x: ldexp and frexp are calls into libm, several on every
+ * query's set-up (the frame's power-of-two unit). */
+static inline double support_pow2(int e)
+{
+	if (e < -1022 || e > 1023)
+		return ldexp(1.0, e);
+	uint64_t bits = (uint64_t)(e + 1023) << 52;
+	double x;
+	memcpy(&x, &bits, sizeof x);
+	return x;
+}
+
+static inline int support_exponent(double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	int biased = (int)(bits >> 52) & 0x7ff;
+	if (biased == 0 || biased == 0x7ff) {
+		int e;
+		frexp(x, &e);
+		return e;
+	}
+	return biased - 1022;
 }
 
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
@@ -224,8 +260,9 @@ SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 	}
 }
 
-/* support_eval (below) for a frame known to be 3-D (the LP's pricing): the
- * same vertex and point, with the dimension a constant to the compiler. */
+/* support_eval (below) for a frame known to be 3-D: its 3-D case, called
+ * directly by the LP's pricing and gjk's copy scans so that the dimension
+ * is a constant to the compiler. */
 SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
 {
 	size_t i;
@@ -251,17 +288,12 @@ SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double
 SUPPORT_HOT size_t support_eval(const support_frame *f, const double *d, double *x)
 {
 	const int n = f->dim;
+	if (n == 3)
+		return support_eval3(f, d, x);
 	size_t i;
 	if (!f->posed) {
 		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, d, 0, f->hint)
 		                             : support_max_dot(f->vertices, f->count, n, d);
-	} else if (n == 3) {
-		const double *l = f->lin;
-		double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
-		               l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
-		               l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
-		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 0, f->hint)
-		                             : support_max_dot(f->vertices, f->count, 3, e);
 	} else {
 		double e[CLASH_MAX_DIM];
 		for (int k = 0; k < n; k++) {
