@@ -499,21 +499,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	} else {
 		support_sample_centre(a, sa);
 		support_sample_centre(b, sb);
-		double big = 0.0;
-		for (int k = 0; k < n; k++) {
-			d0[k] = 0.5 * sb[k] - 0.5 * sa[k];
-			big = fabs(d0[k]) > big ? fabs(d0[k]) : big; /* NaN: left out, caught below */
-		}
-		if (!(big > 0.0) || !isfinite(big)) {
-			vec_zero(d0, n);
-			d0[0] = 1.0;
-		} else {
-			/* Into [1/2, 1] by a power of two: exact, and no division
-			 * on the way to the first scan. */
-			const double s = support_pow2(-support_exponent(big));
-			for (int k = 0; k < n; k++)
-				d0[k] *= s;
-		}
+		support_centre_direction(sa, sb, d0, n);
 		for (int k = 0; k < n; k++)
 			nd0[k] = -d0[k];
 		if ((err = support_bounds_extreme(a, d0, ca, &ra, &ia0)) ||

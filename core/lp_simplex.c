@@ -748,7 +748,7 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	 * (4.24 from the centres of the bounding balls, found by a second
 	 * pass; 4.40 from sample centres alone), 9 280 instructions per query
 	 * against 9 800 with the second pass. */
-	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM], g[CLASH_MAX_DIM], big = 0.0;
+	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM], g[CLASH_MAX_DIM];
 	const double origin[CLASH_MAX_DIM] = {0};
 	if (a->posed)
 		support_pose_point(a, origin, sa);
@@ -758,14 +758,7 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		support_pose_point(b, origin, sb);
 	else
 		support_sample_centre(b, sb);
-	for (int k = 0; k < n; k++) {
-		g[k] = 0.5 * sb[k] - 0.5 * sa[k];
-		big = fabs(g[k]) > big ? fabs(g[k]) : big; /* NaN: left out, caught below */
-	}
-	if (!(big > 0.0) || !isfinite(big)) {
-		vec_zero(g, n);
-		g[0] = 1.0;
-	}
+	support_centre_direction(sa, sb, g, n);
 	support_pair_frame fr;
 	size_t start[2];
 	if ((err = support_pair_frame_init_extreme(&fr, a, b, g, &start[0], &start[1])))

@@ -134,13 +134,7 @@ scan_any(scan3 *s, const double *v, size_t count, const double *e, const int fro
 			bi[0] = (double)i;
 		}
 	}
-	double bv = b[0], bx = bi[0];
-	for (int l = 1; l < 4; l++)
-		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
-			bv = b[l];
-			bx = bi[l];
-		}
-	return (size_t)bx;
+	return support_lanes_merge(b, bi);
 }
 
 #define SCAN3_ONE(name, from)                                                               \

@@ -363,13 +363,7 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			bi[0] = (double)i;
 		}
 	}
-	double bv = b[0], bx = bi[0];
-	for (int j = 1; j < 4; j++)
-		if (b[j] > bv || (b[j] == bv && bi[j] < bx)) {
-			bv = b[j];
-			bx = bi[j];
-		}
-	*extreme = (size_t)bx;
+	*extreme = support_lanes_merge(b, bi);
 	return isbad && has_nan(v, count, 3); /* the fast test can fire on inf */
 }
 #endif
@@ -525,13 +519,7 @@ lanes_finish(const double *v, size_t i, size_t count, const double *e, double x0
 			bi[0] = (double)i;
 		}
 	}
-	double bv = b[0], bx = bi[0];
-	for (int l = 1; l < 4; l++)
-		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
-			bv = b[l];
-			bx = bi[l];
-		}
-	return (size_t)bx;
+	return support_lanes_merge(b, bi);
 }
 
 /* The 3-D scan in four interleaved lanes: lane j takes the vertices

@@ -174,6 +174,46 @@ static inline int support_exponent(double x)
 	return biased - 1022;
 }
 
+/* The first search direction from guesses sa, sb of the shapes' centres
+ * (GJK88 section VI starts from the centroids' difference): d = (sb - sa)/2
+ * brought into [1/2, 1] by a power of two (exact, no division before the
+ * first scan), or e_0 where the guesses coincide or are not finite (NaN is
+ * left to the first scan's input check).  gjk's d0 and the LP's round-0
+ * pricing direction. */
+static inline void support_centre_direction(const double *sa, const double *sb, double *d,
+                                            int n)
+{
+	double big = 0.0;
+	for (int k = 0; k < n; k++) {
+		d[k] = 0.5 * sb[k] - 0.5 * sa[k]; /* no overflow */
+		big = fabs(d[k]) > big ? fabs(d[k]) : big;
+	}
+	if (!(big > 0.0) || !isfinite(big)) {
+		for (int k = 0; k < n; k++)
+			d[k] = 0.0;
+		d[0] = 1.0;
+		return;
+	}
+	const double s = support_pow2(-support_exponent(big));
+	for (int k = 0; k < n; k++)
+		d[k] *= s;
+}
+
+/* The merge at the end of a four-lane scan (support.c, scan3.c): lane l
+ * holds its largest score b[l] and the lowest index bi[l] among its equal
+ * maxima; the answer is the largest score and, among equals, the lowest
+ * index, so that any lane layout gives a plain scan's first maximum. */
+static inline size_t support_lanes_merge(const double *b, const double *bi)
+{
+	double bv = b[0], bx = bi[0];
+	for (int l = 1; l < 4; l++)
+		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
+			bv = b[l];
+			bx = bi[l];
+		}
+	return (size_t)bx;
+}
+
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
  * the transformed centre of the vertices' bounding box and a radius that
  * covers every vertex.  Returns CLASH_ERANGE for non-finite data. */
