@@ -20,7 +20,7 @@
 #include "scan3.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
+#include "lanes_avx.h"
 #define SCAN3_AVX 1
 #endif
 
@@ -78,18 +78,9 @@ scan_any(scan3 *s, const double *v, size_t count, const double *e, const int fro
 	for (; i + 4 <= count; i += 4) {
 		__m256d x, y, z;
 		if (aos) {
-			/* Four vertices (x y z) each, transposed as support.c's
-			 * avx_load4 does it. */
-			const double *q = v + 3 * i;
-			__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q)),
-			                                  _mm_loadu_pd(q + 6), 1);
-			__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + 2)),
-			                                  _mm_loadu_pd(q + 8), 1);
-			__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + 4)),
-			                                  _mm_loadu_pd(q + 10), 1);
-			x = _mm256_shuffle_pd(m0, m1, 0xa);
-			y = _mm256_shuffle_pd(m0, m2, 0x5);
-			z = _mm256_shuffle_pd(m1, m2, 0xa);
+			/* Four vertices (x y z) each, transposed as
+			 * support.c's scans do it (lanes_avx.h). */
+			avx_load4(v + 3 * i, &x, &y, &z);
 		} else {
 			x = _mm256_loadu_pd(s->x + i);
 			y = _mm256_loadu_pd(s->y + i);
@@ -105,12 +96,7 @@ scan_any(scan3 *s, const double *v, size_t count, const double *e, const int fro
 			_mm256_storeu_pd(s->y + i, y);
 			_mm256_storeu_pd(s->z + i, z);
 		}
-		__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
-		                          _mm256_mul_pd(z, E2));
-		__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
-		best = _mm256_max_pd(d, best);
-		idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
-		cur = _mm256_add_pd(cur, four);
+		avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
 	}
 	double b[4], bi[4];
 	_mm256_storeu_pd(b, best);

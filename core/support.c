@@ -269,25 +269,7 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 }
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
-#include <immintrin.h>
-
-/* Four 3-D vertices at p, lane j vertex j: two 128-bit loads per pair of
- * coordinates, the second into the upper half, give (x0 y0 | x2 y2)
- * (z0 x1 | z2 x3) (y1 z1 | y3 z3); the shuffles of the SSE2 scan, done in
- * both halves, give (x0 x1 | x2 x3), (y0 y1 | y2 y3), (z0 z1 | z2 z3). */
-__attribute__((target("avx"), always_inline)) static inline void
-avx_load4(const double *p, __m256d *x, __m256d *y, __m256d *z)
-{
-	__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)), _mm_loadu_pd(p + 6),
-	                                  1);
-	__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
-	                                  _mm_loadu_pd(p + 8), 1);
-	__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
-	                                  _mm_loadu_pd(p + 10), 1);
-	*x = _mm256_shuffle_pd(m0, m1, 0xa);
-	*y = _mm256_shuffle_pd(m0, m2, 0x5);
-	*z = _mm256_shuffle_pd(m1, m2, 0xa);
-}
+#include "lanes_avx.h"
 
 /* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
  * below for the lanes, the loads and why the result is the SSE2 scan's bit
@@ -660,12 +642,7 @@ max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
 				y = _mm256_sub_pd(y, Y0);
 				z = _mm256_sub_pd(z, Z0);
 			}
-			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
-			                          _mm256_mul_pd(z, E2));
-			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
-			best = _mm256_max_pd(d, best);
-			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
-			cur = _mm256_add_pd(cur, four);
+			avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
 		}
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
