@@ -68,15 +68,13 @@ static void tables_by_class(const run_set *s)
 					continue;
 				if (cls == BENCH_CLASSES && __builtin_popcount(me->classes) < 2)
 					continue;
-				run_stats st, rs;
+				run_stats st;
 				run_stats_of(s, m, mask, -1, &st);
 				if (st.n == 0)
 					continue;
 				double ratio = NAN;
-				if (ref >= 0) {
-					run_stats_of(s, ref, mask, -1, &rs);
-					ratio = st.ns / rs.ns;
-				}
+				if (ref >= 0)
+					ratio = st.ns / run_ns_on_cases_of(s, ref, m, mask);
 				char emax[32], emed[32];
 				fmt_err(emax, sizeof emax, st.err_max);
 				fmt_err(emed, sizeof emed, st.err_median);

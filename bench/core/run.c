@@ -140,6 +140,20 @@ void run_all(run_set *s, const run_params *p)
 	free(insns);
 }
 
+double run_ns_on_cases_of(const run_set *s, int ref, int m, unsigned class_mask)
+{
+	double *ns = malloc((size_t)s->ncases * sizeof *ns);
+	int n = 0;
+	for (int ci = 0; ci < s->ncases; ci++) {
+		const run_cell *row = &s->cells[(size_t)ci * (size_t)s->nmethods];
+		if ((class_mask & (1u << s->cases[ci].cls)) && row[ref].ran && row[m].ran)
+			ns[n++] = row[ref].ns;
+	}
+	double med = run_median(ns, n);
+	free(ns);
+	return med;
+}
+
 void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_stats *out)
 {
 	memset(out, 0, sizeof *out);

@@ -53,6 +53,11 @@ typedef struct run_stats {
  * (group < 0: any). */
 void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_stats *out);
 
+/* The median ns per query of method ref over the cases with cls in mask
+ * that method m also ran (a peer may decline cases: FCL's Convex needs a
+ * 3-D hull), so that a ratio compares the same cases. */
+double run_ns_on_cases_of(const run_set *s, int ref, int m, unsigned class_mask);
+
 /* The reference (ours) method of kind k, or -1. */
 int run_reference(const run_set *s, enum bench_kind k);
 
