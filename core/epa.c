@@ -88,7 +88,6 @@ typedef struct epa_face {
 	unsigned pass; /* last expansion that found it visible */
 } epa_face;
 
-
 typedef struct epa_poly {
 	const support_frame *fa, *fb;
 	scan3 *sa, *sb; /* fa's and fb's copies by coordinate (3-D), built or not */
@@ -164,28 +163,19 @@ static void grow_scale(epa_poly *p, const double *y)
  * origin that is ~1e-11, far above the tolerance, and the vertex it picks
  * may fall short of the true support by as much, which would let the
  * convergence test pass early.  The differences are exact to the shape's
- * own size, and cost one subtraction per coordinate. */
+ * own size, and cost one subtraction per coordinate.  1-D and 2-D here;
+ * 3-D in shape_support3 (below), by support.c's vectorized scans. */
 static size_t shape_support(const support_frame *f, const double *d, double *x)
 {
 	const int n = f->dim;
+	assert(n <= 2); /* 3-D: shape_support3 */
 	double e[EPA_MAX_DIM];
-	if (n == 3 && f->posed) { /* L^T d, as support_eval writes it */
-		const double *l = f->lin;
-		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
-		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
-		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
-	} else {
-		for (int k = 0; k < n; k++)
-			e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
-	}
+	for (int k = 0; k < n; k++)
+		e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
 	const double *v = f->vertices;
 	size_t best = 0;
 	double bv = 0.0; /* vertex 0 scores 0; the first wins ties, as in support_eval */
-	if (n == 3 && prepared_climbs(f->prep)) {
-		best = prepared_climb(f->prep, e, 1, f->hint);
-	} else if (n == 3) { /* the branch-free, vectorized scan of support.c */
-		best = support_max_dot_rel3(v, f->count, e);
-	} else if (n == 2) {
+	if (n == 2) {
 		const double x0 = v[0], y0 = v[1], e0 = e[0], e1 = e[1];
 		for (size_t i = 1; i < f->count; i++) {
 			const double *q = v + 2 * i;
@@ -208,28 +198,6 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 	return best;
 }
 
-/* The support point of K in direction d (unit), remembered as an upper
- * bound on the depth when it is the best so far.  Returns h_K(d) = d.w. */
-static double probe(epa_poly *p, const double *d, epa_vertex *w)
-{
-	const int n = p->dim;
-	double nd[EPA_MAX_DIM] = {0};
-	for (int k = 0; k < n; k++)
-		nd[k] = -d[k];
-	w->ia = shape_support(p->fa, d, w->a);
-	w->ib = shape_support(p->fb, nd, w->b);
-	vec_sub(w->y, w->a, w->b, n);
-	double h = vec_dot(w->y, d, n);
-	if (!p->have_best || h < p->best_h) {
-		p->have_best = 1;
-		p->best_h = h;
-		vec_copy(p->best_n, d, n);
-		p->best_w = *w;
-	}
-	return h;
-}
-
-
 /* Have the next relative scan of f leave a copy of v_i - v_0 in s. */
 static void want_rel(scan3 *s, const support_frame *f)
 {
@@ -239,22 +207,17 @@ static void want_rel(scan3 *s, const support_frame *f)
 		s->state = SCAN3_WANT_REL;
 }
 
-/* shape_support for dim 3, written out with the same arithmetic: the
- * polyhedron's loop takes two per iteration.  s, when built, is f's copy
- * by coordinate. */
+/* shape_support for dim 3, by support.c's vectorized scan, the hull
+ * climb of a prepared shape, or s, f's copy by coordinate when built: the
+ * polyhedron's loop takes two per iteration. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline size_t shape_support3(const support_frame *f, scan3 *s, const double *d,
                                     double *x)
 {
-	double e[3] = {d[0], d[1], d[2]};
-	if (f->posed) { /* L^T d */
-		const double *l = f->lin;
-		e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
-		e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
-		e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
-	}
+	double el[3];
+	const double *e = support_local_dir3(f, d, el);
 	size_t best;
 	if (s->state != SCAN3_NONE)
 		best = scan3_max_dot_rel(s, f, e);
@@ -296,6 +259,29 @@ static inline double probe3(epa_poly *p, const double *d, epa_vertex *w)
 		p->best_n[0] = d0;
 		p->best_n[1] = d1;
 		p->best_n[2] = d2;
+		p->best_w = *w;
+	}
+	return h;
+}
+
+/* The support point of K in direction d (unit), remembered as an upper
+ * bound on the depth when it is the best so far.  Returns h_K(d) = d.w. */
+static double probe(epa_poly *p, const double *d, epa_vertex *w)
+{
+	const int n = p->dim;
+	if (n == 3)
+		return probe3(p, d, w);
+	double nd[EPA_MAX_DIM] = {0};
+	for (int k = 0; k < n; k++)
+		nd[k] = -d[k];
+	w->ia = shape_support(p->fa, d, w->a);
+	w->ib = shape_support(p->fb, nd, w->b);
+	vec_sub(w->y, w->a, w->b, n);
+	double h = vec_dot(w->y, d, n);
+	if (!p->have_best || h < p->best_h) {
+		p->have_best = 1;
+		p->best_h = h;
+		vec_copy(p->best_n, d, n);
 		p->best_w = *w;
 	}
 	return h;
@@ -440,7 +426,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		double h2[2];
 		for (int t = 0; t < 2; t++) {
 			int k = t ^ minus_first;
-			h2[k] = n == 3 ? probe3(p, dir[k], &w2[k]) : probe(p, dir[k], &w2[k]);
+			h2[k] = probe(p, dir[k], &w2[k]);
 			grow_scale(p, w2[k].y);
 			if (t == 0 && h2[k] <= fmax(p->tol, p->eps)) {
 				answer_touch(p, h2[k], dir[k], ca, cb, out);

@@ -117,16 +117,8 @@ static inline size_t copy_eval3(const support_frame *f, scan3 *s, const double *
 {
 	if (s->state == SCAN3_NONE)
 		return support_eval3(f, d, x);
-	size_t i;
-	if (f->posed) {
-		const double *l = f->lin;
-		const double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
-		                     l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
-		                     l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
-		i = scan3_max_dot(s, f, e);
-	} else {
-		i = scan3_max_dot(s, f, d);
-	}
+	double e[3];
+	const size_t i = scan3_max_dot(s, f, support_local_dir3(f, d, e));
 	support_point3(f, i, x);
 	return i;
 }
@@ -487,38 +479,24 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	 * in that direction together with its bounding ball (the shift point,
 	 * the frame's unit and D(K) of (37)) and the test for NaN, so a query
 	 * reads every vertex once before it iterates. */
-	double d0[CLASH_MAX_DIM], nd0[CLASH_MAX_DIM];
+	double d0[CLASH_MAX_DIM];
 	const int warm = opt && opt->warm_count > 0;
-	double ca[CLASH_MAX_DIM], cb[CLASH_MAX_DIM], ra, rb;
+	support_pair_frame fr;
 	size_t ia0 = 0, ib0 = 0;
 	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
 	if (warm) {
 		/* A warm start needs no first direction. */
-		if ((err = support_bounds(a, ca, &ra)) || (err = support_bounds(b, cb, &rb)))
-			return err;
+		err = support_pair_frame_init(&fr, a, b);
 	} else {
 		support_sample_centre(a, sa);
 		support_sample_centre(b, sb);
 		support_centre_direction(sa, sb, d0, n);
-		for (int k = 0; k < n; k++)
-			nd0[k] = -d0[k];
-		if ((err = support_bounds_extreme(a, d0, ca, &ra, &ia0)) ||
-		    (err = support_bounds_extreme(b, nd0, cb, &rb, &ib0)))
-			return err;
+		err = support_pair_frame_init_extreme(&fr, a, b, d0, &ia0, &ib0);
 	}
-	double shift[CLASH_MAX_DIM], dc[CLASH_MAX_DIM];
-	for (int k = 0; k < n; k++) {
-		shift[k] = 0.5 * ca[k] + 0.5 * cb[k];
-		dc[k] = 0.5 * ca[k] - 0.5 * cb[k]; /* (ca - cb) / 2 without overflow */
-	}
-	double half_gap = vec_norm(dc, n);
-	double extent = half_gap + (ra > rb ? ra : rb);
-	if (!isfinite(extent))
-		return CLASH_ERANGE;
-	int e = 0;
-	if (extent > 0.0)
-		e = support_exponent(extent); /* extent <= 2^e */
-	double unit = support_pow2(e), inv = support_pow2(-e);
+	if (err)
+		return err;
+	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
+	const double *shift = fr.shift;
 
 	gjk_query q;
 	q.dim = n;

@@ -143,11 +143,21 @@ typedef struct lp_priced {
 	int valid;
 	int turn; /* the shape lp_dantzig scans first next time */
 	double y[RSIMPLEX_MAX_ROWS];
-	size_t ia, ib;
+	size_t idx[2]; /* vertex of a along u, of b along -u */
 } lp_priced;
 
 /* The LP's column j: vertices of a (lambda), of b (mu), then u_0, w_0,
  * u_1, w_1 ...  This order is Bland's numbering. */
+/* The first n entries of the column of frame point x, a vertex of a
+ * (from_a) or of b: x in the basis q_k, negated for b. */
+static void point_column(const lp_query *q, const double *x, int from_a, double *col)
+{
+	const int n = q->n;
+	const double sg = from_a ? 1.0 : -1.0;
+	for (int k = 0; k < n; k++)
+		col[k] = sg * (q->rotated ? vec_dot(q->basis + k * n, x, n) : x[k]);
+}
+
 static double lp_column(const void *ctx, size_t j, double *col)
 {
 	const lp_query *q = ctx;
@@ -156,9 +166,7 @@ static double lp_column(const void *ctx, size_t j, double *col)
 		int from_a = j < q->na;
 		double x[CLASH_MAX_DIM];
 		support_point(from_a ? &q->fa : &q->fb, from_a ? j : j - q->na, x);
-		double sg = from_a ? 1.0 : -1.0;
-		for (int k = 0; k < n; k++)
-			col[k] = sg * (q->rotated ? vec_dot(q->basis + k * n, x, n) : x[k]);
+		point_column(q, x, from_a, col);
 		col[n] = from_a ? 1.0 : 0.0;
 		col[n + 1] = from_a ? 0.0 : 1.0;
 		return 0.0;
@@ -297,10 +305,7 @@ LP_INLINE double price_side(const lp_query *q, int side, const double *u, const 
 	for (int k = 0; k < n; k++)
 		e[k] = side ? -u[k] : u[k];
 	*idx = support_eval(f, e, x);
-	for (int k = 0; k < n; k++) {
-		double c = rotated ? vec_dot(q->basis + k * n, x, n) : x[k];
-		col[k] = side ? -c : c;
-	}
+	point_column(q, x, !side, col);
 	const double ux = vec_dot(u, x, n);
 	return side ? ux - y[n + 1] : -ux - y[n];
 }
@@ -338,8 +343,8 @@ LP_INLINE size_t dantzig_n(const lp_query *q, const double *y, double *a, double
 		ds[!first] = price_side(q, !first, u, y, col[!first], &idx[!first], n, rotated);
 		/* Both scanned at these duals: certify may take the points. */
 		vec_copy(pr->y, y, m);
-		pr->ia = idx[0];
-		pr->ib = idx[1];
+		pr->idx[0] = idx[0];
+		pr->idx[1] = idx[1];
 		pr->valid = 1;
 	}
 	int side = ds[1] < ds[0];
@@ -409,8 +414,10 @@ static void set_basis(lp_query *q, const double *g)
 }
 
 /* Width of the slab {max_i d.s_i <= d.x <= min_j d.t_j} between the hulls
- * along d, over |d|: a lower bound on their distance when positive. */
-static double slab(const lp_query *q, const double *d)
+ * along d, over |d|: a lower bound on their distance when positive.  known
+ * (or NULL): the support points along d already found, vertex known[0] of
+ * a along d and known[1] of b along -d. */
+static double slab(const lp_query *q, const double *d, const size_t *known)
 {
 	int n = q->n;
 	double len = vec_norm(d, n);
@@ -421,27 +428,15 @@ static double slab(const lp_query *q, const double *d)
 		u[k] = d[k] / len;
 		nu[k] = -u[k];
 	}
-	support_eval(&q->fa, u, x);
+	if (known)
+		support_point(&q->fa, known[0], x);
+	else
+		support_eval(&q->fa, u, x);
 	double ha = vec_dot(u, x, n);
-	support_eval(&q->fb, nu, x);
-	double hb = vec_dot(u, x, n);
-	return hb - ha;
-}
-
-/* slab() when the support points along d are known: vertex ia of a
- * along d, vertex ib of b along -d. */
-static double slab_known(const lp_query *q, const double *d, size_t ia, size_t ib)
-{
-	int n = q->n;
-	double len = vec_norm(d, n);
-	if (!(len > 0.0))
-		return -INFINITY;
-	double u[CLASH_MAX_DIM], x[CLASH_MAX_DIM];
-	for (int k = 0; k < n; k++)
-		u[k] = d[k] / len;
-	support_point(&q->fa, ia, x);
-	double ha = vec_dot(u, x, n);
-	support_point(&q->fb, ib, x);
+	if (known)
+		support_point(&q->fb, known[1], x);
+	else
+		support_eval(&q->fb, nu, x);
 	double hb = vec_dot(u, x, n);
 	return hb - ha;
 }
@@ -590,7 +585,7 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
 	const lp_priced *pr = q->priced;
 	const int known = pr && pr->valid && memcmp(pr->y, s->y, sizeof(double) * (size_t)n) == 0;
 	for (int c = 0; c < ncand; c++) {
-		double h = c == 0 && known ? slab_known(q, dual, pr->ia, pr->ib) : slab(q, cand[c]);
+		double h = slab(q, cand[c], c == 0 && known ? pr->idx : NULL);
 		if (h > o->lower) {
 			o->lower = h;
 			double len = vec_norm(cand[c], n);
@@ -657,10 +652,8 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 	}
 	/* Their columns' first n entries (as lp_column builds them). */
 	double cs[RSIMPLEX_MAX_ROWS];
-	for (int k = 0; k < n; k++) {
-		cs[k] = q->rotated ? vec_dot(q->basis + k * n, xs, n) : xs[k];
-		col[k] = -(q->rotated ? vec_dot(q->basis + k * n, xt, n) : xt[k]);
-	}
+	point_column(q, xs, 1, cs);
+	point_column(q, xt, 0, col);
 	/* Its inverse in closed form (no elimination needed): with columns
 	 * (s; 1; 0), (-t; 0; 1) and sg_k e_k (sg_k = +-1), B z = r gives
 	 * z_0 = r_n, z_1 = r_{n+1}, z_{2+k} = sg_k (r_k - s_k r_n - t_k r_{n+1})

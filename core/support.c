@@ -145,7 +145,8 @@ static int pair_frame_finish(support_pair_frame *f, int n)
 		f->dc[k] = 0.5 * f->cb[k] - 0.5 * f->ca[k];
 	}
 	f->half_gap = vec_norm(f->dc, n);
-	double extent = f->half_gap + fmax(f->ra, f->rb);
+	/* A compare, not fmax (a call into libm); ra and rb are finite. */
+	double extent = f->half_gap + (f->ra > f->rb ? f->ra : f->rb);
 	if (!isfinite(extent))
 		return CLASH_ERANGE;
 	int e = 0;

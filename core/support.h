@@ -300,23 +300,30 @@ SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 	}
 }
 
+/* The direction in the shape's own coordinates for frame direction d of
+ * a 3-D frame: L^T d when posed (written to e), else d itself.  Which
+ * vertex is extreme is decided there, by every 3-D support evaluation
+ * (support_eval3, gjk's and EPA's scans over their copies). */
+SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const double *d, double *e)
+{
+	if (!f->posed)
+		return d;
+	const double *l = f->lin;
+	e[0] = l[0] * d[0] + l[1] * d[1] + l[2] * d[2];
+	e[1] = l[3] * d[0] + l[4] * d[1] + l[5] * d[2];
+	e[2] = l[6] * d[0] + l[7] * d[1] + l[8] * d[2];
+	return e;
+}
+
 /* support_eval (below) for a frame known to be 3-D: its 3-D case, called
  * directly by the LP's pricing and gjk's copy scans so that the dimension
  * is a constant to the compiler. */
 SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
 {
-	size_t i;
-	if (!f->posed) {
-		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, d, 0, f->hint)
-		                             : support_max_dot(f->vertices, f->count, 3, d);
-	} else {
-		const double *l = f->lin;
-		double e[3] = {l[0] * d[0] + l[1] * d[1] + l[2] * d[2],
-		               l[3] * d[0] + l[4] * d[1] + l[5] * d[2],
-		               l[6] * d[0] + l[7] * d[1] + l[8] * d[2]};
-		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 0, f->hint)
-		                             : support_max_dot(f->vertices, f->count, 3, e);
-	}
+	double e[3];
+	const double *u = support_local_dir3(f, d, e);
+	const size_t i = prepared_climbs(f->prep) ? prepared_climb(f->prep, u, 0, f->hint)
+	                                          : support_max_dot(f->vertices, f->count, 3, u);
 	support_point3(f, i, x);
 	return i;
 }
