@@ -98,6 +98,36 @@ scan_any(scan3 *s, const double *v, size_t count, const double *e, const int fro
 		}
 		avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
 	}
+	if (i < count && count >= 5 && from != TO_REL) {
+		/* The last one to three vertices as one more round of the last
+		 * four, which the lanes see again (a vertex seen twice changes
+		 * no merged answer: its first sighting already stands in some
+		 * lane, with its own index) instead of a scalar tail whose
+		 * compare mispredicts.  Not for TO_REL: it rewrites the copy
+		 * in place, and the overlap would subtract v_0 twice. */
+		const size_t j = count - 4;
+		__m256d x, y, z;
+		if (aos) {
+			avx_load4(v + 3 * j, &x, &y, &z);
+		} else {
+			x = _mm256_loadu_pd(s->x + j);
+			y = _mm256_loadu_pd(s->y + j);
+			z = _mm256_loadu_pd(s->z + j);
+		}
+		if (sub) {
+			x = _mm256_sub_pd(x, X0);
+			y = _mm256_sub_pd(y, Y0);
+			z = _mm256_sub_pd(z, Z0);
+		}
+		if (store) {
+			_mm256_storeu_pd(s->x + j, x);
+			_mm256_storeu_pd(s->y + j, y);
+			_mm256_storeu_pd(s->z + j, z);
+		}
+		cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1), (double)j);
+		avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
+		i = count;
+	}
 	double b[4], bi[4];
 	_mm256_storeu_pd(b, best);
 	_mm256_storeu_pd(bi, idx);

@@ -312,6 +312,29 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
 			cur = _mm256_add_pd(cur, four);
 		}
+		if (i < count) {
+			/* The tail as a last round over the last four vertices
+			 * (count >= 8): box, NaN test and first maximum all
+			 * take a vertex seen twice (see scan3.c's scan_any). */
+			const size_t j = count - 4;
+			__m256d x, y, z;
+			avx_load4(v + 3 * j, &x, &y, &z);
+			lx = _mm256_min_pd(x, lx);
+			ly = _mm256_min_pd(y, ly);
+			lz = _mm256_min_pd(z, lz);
+			hx = _mm256_max_pd(x, hx);
+			hy = _mm256_max_pd(y, hy);
+			hz = _mm256_max_pd(z, hz);
+			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
+			                          _mm256_mul_pd(z, E2));
+			nan = _mm256_or_pd(nan, _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
+			cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1),
+			                    (double)j);
+			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
+			best = _mm256_max_pd(d, best);
+			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
+			i = count;
+		}
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
 		_mm256_storeu_pd(l[0], lx);
@@ -644,6 +667,22 @@ max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
 				z = _mm256_sub_pd(z, Z0);
 			}
 			avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
+		}
+		if (i < count) {
+			/* The tail as a last round over the last four vertices
+			 * (count >= 8 here): see scan3.c's scan_any. */
+			const size_t j = count - 4;
+			__m256d x, y, z;
+			avx_load4(v + 3 * j, &x, &y, &z);
+			if (rel) {
+				x = _mm256_sub_pd(x, X0);
+				y = _mm256_sub_pd(y, Y0);
+				z = _mm256_sub_pd(z, Z0);
+			}
+			cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1),
+			                    (double)j);
+			avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
+			i = count;
 		}
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
