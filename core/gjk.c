@@ -36,7 +36,10 @@
  * (clash_options.want): for the verdict alone it stops as soon as a
  * support point certifies a separating direction (v.w / |v| beyond the
  * radii, which the first direction often does) or v comes within them;
- * without the depth it skips EPA.  The first pass over each shape's
+ * in 3-D the search after the first support point is portal refinement
+ * (mpr.c), which needs no Johnson step per support point and certifies
+ * by the same rules, GJK taking over where it cannot decide; without the
+ * depth it skips EPA.  The first pass over each shape's
  * vertices (support_bounds_extreme) gives the frame and the first support
  * point together, in the direction between means of a few vertices.
  */
@@ -49,6 +52,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "epa.h"
+#include "mpr.h"
 #include "scan3.h"
 #include "simplex.h"
 #include "support.h"
@@ -64,6 +68,10 @@
 /* The vertex index of a simplex point that is no support point (the
  * verdict's centre point c; see clash_gjk). */
 #define GJK_NOT_VERTEX SIZE_MAX
+
+/* The support points a verdict's portal refinement may take before GJK
+ * takes over (mpr.c). */
+#define MPR_MAX_SUPPORTS 24
 
 /* One point of the simplex: y = a - b with its two vertex indices. */
 typedef struct gjk_point {
@@ -97,6 +105,11 @@ typedef struct gjk_query {
 	 * EPA's scan them. */
 	scan3 sa, sb;
 } gjk_query;
+
+static inline double dot3_gjk(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 static void build_table(gjk_query *q)
 {
@@ -447,6 +460,57 @@ static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_ste
 	return rc;
 }
 
+/* MPR's support mapping (mpr.h): its slot s >= 1 is the query's slot
+ * s + 1, past w0 (slot 0) and the centre point c (slot 1), which GJK
+ * starts from should MPR not decide. */
+static const double *mpr_support(void *ctx, const double *d, int slot)
+{
+	gjk_query *q = ctx;
+	gjk_point *p = &q->slot[slot + 1];
+	support_k(q, d, p);
+	return p->y;
+}
+
+static gjk_point *mpr_point(gjk_query *q, int slot)
+{
+	return slot == 0 ? &q->slot[0] : &q->slot[slot + 1];
+}
+
+/* A 3-D verdict-only query's search by portal refinement, from V_0 =
+ * {c, w0} (q->pts).  Answers as verdict() and verdict_apart() would and
+ * returns 1 when MPR decided; else 0, q untouched but for free slots, and
+ * *taken the support points spent. */
+static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *shift,
+                       double tol, const clash_shape *a, const clash_shape *b, clash_result *r,
+                       int *taken, int *rc)
+{
+	gjk_point *c = q->pts[0], *w0 = q->pts[1];
+	mpr_answer m;
+	mpr_verdict3(c->y, w0->y, reach_f, MPR_MAX_SUPPORTS, mpr_support, q, &m);
+	*taken = m.supports;
+	if (m.verdict == MPR_UNDECIDED)
+		return 0;
+	r->iterations = 1 + m.supports;
+	q->npts = 0;
+	if (m.verdict != MPR_APART)
+		q->pts[q->npts++] = c;
+	for (int i = 0; i < m.nslots; i++)
+		q->pts[q->npts++] = mpr_point(q, m.slots[i]);
+	if (m.verdict == MPR_APART) {
+		const gjk_point *w = mpr_point(q, m.apart_slot);
+		const double len = sqrt(dot3_gjk(m.dir, m.dir));
+		double dir[3];
+		for (int k = 0; k < 3; k++)
+			dir[k] = m.dir[k] / len;
+		*rc = verdict_apart(q, dir, -dot3_gjk(dir, w->y), w, unit, shift, a, b, r);
+		return 1;
+	}
+	simplex_solution sol;
+	sol.mask = (1u << q->npts) - 1;
+	*rc = verdict(q, &sol, GJK_INTERSECT, 0.0, unit, shift, tol, a, b, r);
+	return 1;
+}
+
 /* memset(r, 0, sizeof *r) through the C library's memset.  Called
  * directly, GCC expands it inline as `rep stosq` (about 85 words), whose
  * start-up costs more than the library's vector stores: 30 to 40 cycles of
@@ -527,6 +591,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	 * tolerance, in frame units (as the full answer decides it below). */
 	const double reach_f = rsum * inv + tol_f;
 
+	int extra = 0; /* support points a verdict's MPR took before GJK */
 	/* V_0: the warm simplex, or the single point s_K(d0), from the
 	 * first pass. */
 	if (warm) {
@@ -581,6 +646,11 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			q.pts[1] = q.pts[0];
 			q.pts[0] = c;
 			q.npts = 2;
+			if (n == 3) {
+				int rc;
+				if (verdict_mpr(&q, reach_f, unit, shift, tol, a, b, r, &extra, &rc))
+					return rc;
+			}
 		}
 	}
 
@@ -596,7 +666,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			memset(r, 0, sizeof *r);
 			return CLASH_ECANCELED;
 		}
-		r->iterations = k + 1;
+		r->iterations = k + 1 + extra;
 		if (k == 0 && n == 3 && !verdict_only) {
 			/* The search will likely take a few support points,
 			 * and EPA, if it follows, many: the first scan here
