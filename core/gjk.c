@@ -647,6 +647,15 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			q.pts[0] = c;
 			q.npts = 2;
 			if (n == 3) {
+				/* Past the first support point a verdict takes
+				 * a few more (three or four when the shapes
+				 * overlap, six or seven when they touch): the
+				 * first of them copies the vertices by
+				 * coordinate for the others. */
+				if (scan3_usable(&q.fa))
+					q.sa.state = SCAN3_WANT_RAW;
+				if (scan3_usable(&q.fb))
+					q.sb.state = SCAN3_WANT_RAW;
 				int rc;
 				if (verdict_mpr(&q, reach_f, unit, shift, tol, a, b, r, &extra, &rc))
 					return rc;
