@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "scan3.h"
 #include "support.h"
 #include "vec.h"
 
@@ -165,19 +166,29 @@ int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const c
 	return pair_frame_finish(f, a->dim);
 }
 
-int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
-                                    const clash_shape *b, const double *d, size_t *ia,
-                                    size_t *ib)
+static int bounds_extreme(const clash_shape *s, const double *d, double *center,
+                          double *radius, size_t *extreme, scan3 *copy);
+
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
+                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
+                                 scan3 *copy_a, scan3 *copy_b)
 {
 	const int n = a->dim;
 	double nd[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++)
 		nd[k] = -d[k];
 	int err;
-	if ((err = support_bounds_extreme(a, d, f->ca, &f->ra, ia)) ||
-	    (err = support_bounds_extreme(b, nd, f->cb, &f->rb, ib)))
+	if ((err = bounds_extreme(a, d, f->ca, &f->ra, ia, copy_a)) ||
+	    (err = bounds_extreme(b, nd, f->cb, &f->rb, ib, copy_b)))
 		return err;
 	return pair_frame_finish(f, n);
+}
+
+int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
+                                    const clash_shape *b, const double *d, size_t *ia,
+                                    size_t *ib)
+{
+	return support_pair_frame_init_copy(f, a, b, d, ia, ib, NULL, NULL);
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */
@@ -276,10 +287,15 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
  * below for the lanes, the loads and why the result is the SSE2 scan's bit
  * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
  * test is the inner product's unordered compare, confirmed by has_nan. */
-__attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
-                                                           const double *e, double *lo,
-                                                           double *hi, size_t *extreme)
+__attribute__((target("avx"), always_inline)) static inline int
+box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo, double *hi,
+                     size_t *extreme, scan3 *copy, const int store)
 {
+	if (store) { /* vertex 0, as scan3's first scan stores it */
+		copy->x[0] = v[0];
+		copy->y[0] = v[1];
+		copy->z[0] = v[2];
+	}
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	const double first = (v[0] * e0 + v[1] * e1) + v[2] * e2;
 	double b[4], bi[4], l[3][4], h[3][4], bad[4];
@@ -295,6 +311,11 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			const double *p = v + 3 * i;
 			__m256d x, y, z;
 			avx_load4(p, &x, &y, &z);
+			if (store) {
+				_mm256_storeu_pd(copy->x + i, x);
+				_mm256_storeu_pd(copy->y + i, y);
+				_mm256_storeu_pd(copy->z + i, z);
+			}
 			lx = _mm256_min_pd(x, lx);
 			ly = _mm256_min_pd(y, ly);
 			lz = _mm256_min_pd(z, lz);
@@ -334,6 +355,11 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 	}
 	for (; i < count; i++) {
 		const double *p = v + 3 * i;
+		if (store) {
+			copy->x[i] = p[0];
+			copy->y[i] = p[1];
+			copy->z[i] = p[2];
+		}
 		for (int k = 0; k < 3; k++) {
 			double x = p[k];
 			lo[k] = x < lo[k] ? x : lo[k];
@@ -349,20 +375,46 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 	*extreme = support_lanes_merge(b, bi);
 	return isbad && has_nan(v, count, 3); /* the fast test can fire on inf */
 }
+
+__attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
+                                                           const double *e, double *lo,
+                                                           double *hi, size_t *extreme)
+{
+	return box_extreme3_avx_any(v, count, e, lo, hi, extreme, NULL, 0);
+}
+
+/* The same, and a by-coordinate copy of the vertices into copy (scan3.h:
+ * what its first raw scan would store). */
+__attribute__((target("avx"))) static int box_extreme3_avx_copy(const double *v, size_t count,
+                                                                const double *e, double *lo,
+                                                                double *hi, size_t *extreme,
+                                                                scan3 *copy)
+{
+	return box_extreme3_avx_any(v, count, e, lo, hi, extreme, copy, 1);
+}
 #endif
 
 /* box() and support_max_dot() in one pass: the box of the vertices, the
- * NaN test, and the first vertex of largest inner product with e. */
+ * NaN test, and the first vertex of largest inner product with e.  copy
+ * (or NULL): a scan3 copy in state SCAN3_WANT_RAW, made here (then
+ * SCAN3_RAW) when the AVX path takes the shape; else left as it is. */
 static int box_extreme(const double *v, size_t count, int n, const double *e, double *lo,
-                       double *hi, size_t *extreme)
+                       double *hi, size_t *extreme, scan3 *copy)
 {
 	if (n != 3) {
 		*extreme = support_max_dot(v, count, n, e);
 		return box(v, count, n, lo, hi);
 	}
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
-	if (count >= 8 && __builtin_cpu_supports("avx"))
+	if (count >= 8 && __builtin_cpu_supports("avx")) {
+		if (copy && copy->state == SCAN3_WANT_RAW && count <= SCAN3_MAX) {
+			copy->state = SCAN3_RAW;
+			return box_extreme3_avx_copy(v, count, e, lo, hi, extreme, copy);
+		}
 		return box_extreme3_avx(v, count, e, lo, hi, extreme);
+	}
+#else
+	(void)copy;
 #endif
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
@@ -418,6 +470,12 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
                            double *radius, size_t *extreme)
 {
+	return bounds_extreme(s, d, center, radius, extreme, NULL);
+}
+
+static int bounds_extreme(const clash_shape *s, const double *d, double *center,
+                          double *radius, size_t *extreme, scan3 *copy)
+{
 	const int n = s->dim;
 	double e[CLASH_MAX_DIM], lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
 	if (!s->posed) {
@@ -444,7 +502,7 @@ int support_bounds_extreme(const clash_shape *s, const double *d, double *center
 		                              : support_max_dot(s->vertices, s->count, n, e);
 		return ball_of_box(s, p->lo, p->hi, center, radius);
 	}
-	if (box_extreme(s->vertices, s->count, n, e, lo, hi, extreme))
+	if (box_extreme(s->vertices, s->count, n, e, lo, hi, extreme, copy))
 		return CLASH_ERANGE;
 	return ball_of_box(s, lo, hi, center, radius);
 }

@@ -124,6 +124,15 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
                                     const clash_shape *b, const double *d, size_t *ia,
                                     size_t *ib);
 
+/* support_pair_frame_init_extreme, and for a copy (scan3.h; or NULL) in
+ * state SCAN3_WANT_RAW, the copy of that shape's vertices in the same pass
+ * when the pass is the AVX scan of the array (then SCAN3_RAW; else the
+ * state stays, for the first scan3 scan to make it). */
+struct scan3;
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
+                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
+                                 struct scan3 *copy_a, struct scan3 *copy_b);
+
 /* The mean of four vertices spread over the array (first, a quarter, half
  * way, last; repeats for small counts), posed, in world coordinates: a
  * cheap stand-in for the centroid, to point a first support evaluation
