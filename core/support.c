@@ -287,6 +287,22 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
  * below for the lanes, the loads and why the result is the SSE2 scan's bit
  * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
  * test is the inner product's unordered compare, confirmed by has_nan. */
+/* The least of four lanes, the first of equals (-0 and +0 tie) as a loop
+ * over lanes 0 to 3 keeping its minimum unless one is smaller takes it:
+ * lanes paired (0 1) (2 3), then the pairs' minima. */
+__attribute__((target("avx"), always_inline)) static inline double lanes_min(__m256d a)
+{
+	const __m256d t = _mm256_min_pd(_mm256_permute_pd(a, 0x5), a); /* a1 < a0 ? a1 : a0 */
+	return _mm_cvtsd_f64(_mm_min_sd(_mm256_extractf128_pd(t, 1), _mm256_castpd256_pd128(t)));
+}
+
+/* The greatest, the same way. */
+__attribute__((target("avx"), always_inline)) static inline double lanes_max(__m256d a)
+{
+	const __m256d t = _mm256_max_pd(_mm256_permute_pd(a, 0x5), a);
+	return _mm_cvtsd_f64(_mm_max_sd(_mm256_extractf128_pd(t, 1), _mm256_castpd256_pd128(t)));
+}
+
 __attribute__((target("avx"), always_inline)) static inline int
 box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo, double *hi,
                      size_t *extreme, scan3 *copy, const int store)
@@ -298,7 +314,8 @@ box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo,
 	}
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	const double first = (v[0] * e0 + v[1] * e1) + v[2] * e2;
-	double b[4], bi[4], l[3][4], h[3][4], bad[4];
+	double b[4], bi[4];
+	int isbad;
 	size_t i = 0;
 	{
 		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
@@ -335,23 +352,13 @@ box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo,
 		}
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
-		_mm256_storeu_pd(l[0], lx);
-		_mm256_storeu_pd(l[1], ly);
-		_mm256_storeu_pd(l[2], lz);
-		_mm256_storeu_pd(h[0], hx);
-		_mm256_storeu_pd(h[1], hy);
-		_mm256_storeu_pd(h[2], hz);
-		_mm256_storeu_pd(bad, nan);
-	}
-	int isbad = bad[0] != 0.0 || bad[1] != 0.0 || bad[2] != 0.0 || bad[3] != 0.0;
-	for (int k = 0; k < 3; k++) {
-		double mn = l[k][0], mx = h[k][0];
-		for (int j = 1; j < 4; j++) {
-			mn = l[k][j] < mn ? l[k][j] : mn;
-			mx = h[k][j] > mx ? h[k][j] : mx;
-		}
-		lo[k] = mn;
-		hi[k] = mx;
+		lo[0] = lanes_min(lx);
+		lo[1] = lanes_min(ly);
+		lo[2] = lanes_min(lz);
+		hi[0] = lanes_max(hx);
+		hi[1] = lanes_max(hy);
+		hi[2] = lanes_max(hz);
+		isbad = _mm256_movemask_pd(nan) != 0;
 	}
 	for (; i < count; i++) {
 		const double *p = v + 3 * i;
