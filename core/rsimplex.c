@@ -350,9 +350,17 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 				_mm_storeu_pd(pi + 2, _mm_sub_pd(_mm_loadu_pd(pi + 2), _mm_mul_pd(F, r23)));
 				pi[4] -= f * r4;
 			}
-			double v = s->x[i] - theta * f;
-			s->x[i] = v > 0.0 ? v : 0.0;
 		}
+		/* x_i - theta alpha_i, clamped at 0, for every row at once:
+		 * max(v, 0) is v > 0 ? v : 0 (the second operand on NaN and
+		 * on -0); row r's is overwritten by pivot_finish. */
+		const __m128d T = _mm_set1_pd(theta), Z = _mm_setzero_pd();
+		_mm_storeu_pd(s->x, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(s->x),
+		                                          _mm_mul_pd(T, _mm_loadu_pd(alpha))), Z));
+		_mm_storeu_pd(s->x + 2, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(s->x + 2),
+		                                              _mm_mul_pd(T, _mm_loadu_pd(alpha + 2))), Z));
+		const double v4 = s->x[4] - theta * alpha[4];
+		s->x[4] = v4 > 0.0 ? v4 : 0.0;
 		const __m128d D = _mm_set1_pd(dq);
 		_mm_storeu_pd(s->y, _mm_add_pd(_mm_loadu_pd(s->y), _mm_mul_pd(D, r01)));
 		_mm_storeu_pd(s->y + 2, _mm_add_pd(_mm_loadu_pd(s->y + 2), _mm_mul_pd(D, r23)));
