@@ -156,10 +156,15 @@ typedef struct lp_priced {
  * u_1, w_1 ...  This order is Bland's numbering. */
 /* The first n entries of the column of frame point x, a vertex of a
  * (from_a) or of b: x in the basis q_k, negated for b. */
-static void point_column(const lp_query *q, const double *x, int from_a, double *col)
+LP_INLINE void point_column(const lp_query *q, const double *x, int from_a, double *col)
 {
 	const int n = q->n;
 	const double sg = from_a ? 1.0 : -1.0;
+	if (!q->rotated) { /* sg * x_k is x_k or -x_k exactly */
+		for (int k = 0; k < n; k++)
+			col[k] = from_a ? x[k] : -x[k];
+		return;
+	}
 	for (int k = 0; k < n; k++)
 		col[k] = sg * (q->rotated ? vec_dot(q->basis + k * n, x, n) : x[k]);
 }
@@ -414,11 +419,15 @@ static size_t dantzig_any(const lp_query *q, const double *y, double *a, double 
 
 static size_t lp_dantzig(const void *ctx, const double *y, double *a, double *c, double *d)
 {
-	const lp_query *q = ctx;
-	/* The common case with its dimension known, unrolled. */
-	if (q->n == 3 && !q->rotated)
-		return dantzig_n(q, y, a, c, d, 3, 0);
-	return dantzig_any(q, y, a, c, d);
+	return dantzig_any(ctx, y, a, c, d);
+}
+
+/* The common case with its dimension known, unrolled: what solve_round
+ * hands the engine for a 3-D query in the coordinate axes (one call per
+ * pricing, not a dispatch and then the work). */
+static size_t lp_dantzig3(const void *ctx, const double *y, double *a, double *c, double *d)
+{
+	return dantzig_n(ctx, y, a, c, d, 3, 0);
 }
 
 /* Orthonormal basis with q_0 = g (|g| = 1): the Householder reflection
@@ -702,7 +711,7 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 	lp.cancel = q->cancel;
 	lp.tol_cost = LP_SIMPLEX_TOL_COST;
 	lp.bland = lp_bland;
-	lp.dantzig = lp_dantzig;
+	lp.dantzig = n == 3 && !q->rotated ? lp_dantzig3 : lp_dantzig;
 	lp.priced_ok = 1;
 	lp_priced priced;
 	priced.valid = 0;
@@ -736,8 +745,12 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 	 * (s; 1; 0), (-t; 0; 1) and sg_k e_k (sg_k = +-1), B z = r gives
 	 * z_0 = r_n, z_1 = r_{n+1}, z_{2+k} = sg_k (r_k - s_k r_n - t_k r_{n+1})
 	 * (col holds -t). */
-	double binv[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS], cb[RSIMPLEX_MAX_ROWS];
-	memset(binv, 0, sizeof(double) * (size_t)(m * m));
+	rsimplex s;
+	double *binv = s.binv, cb[RSIMPLEX_MAX_ROWS]; /* in place (rsimplex_start_inverse) */
+	if (m == 5) /* a fixed size: stores, not a call */
+		memset(binv, 0, sizeof(double) * 25);
+	else
+		memset(binv, 0, sizeof(double) * (size_t)(m * m));
 	binv[0 * m + n] = 1.0;
 	binv[1 * m + n + 1] = 1.0;
 	cb[0] = cb[1] = 0.0;
@@ -765,7 +778,6 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 	 * Bland's rule throughout, against 177 with Dantzig's in every
 	 * round). */
 	const enum rsimplex_rule rule = rotate ? RSIMPLEX_BLAND : RSIMPLEX_DANTZIG_BLAND;
-	rsimplex s;
 	lp_seen seen;
 	o->status = rsimplex_start_inverse(&s, &lp, basis, binv, cb);
 	if (o->status == RSIMPLEX_OPTIMAL)
