@@ -85,7 +85,13 @@
  * certificates (below) already decide the query, and the dual slab takes
  * the last pricing's support points (separated pairs 12 400 -> 10 400).
  * Bland's rule alone, as before, scanned until the first improving vertex:
- * cheaper per pivot, but it took 7.2 of them and a refactorization.
+ * cheaper per pivot, but it took 7.2 of them and a refactorization.  In
+ * 3-D the pass that sets up the frame also copies each shape's vertices by
+ * coordinate (scan3.h), so the pricing scans read four vertices to a load
+ * (the same vertices bit for bit), and a slab past the dual one is not
+ * scanned for when vertices already at hand show it cannot be wider
+ * (8 760 -> 8 370 instructions per query; with the engine's and the
+ * set-up's smaller savings, 7 870).
  */
 #include <assert.h>
 #include <float.h>
