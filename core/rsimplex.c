@@ -55,12 +55,18 @@
 /* ... and those loops unrolled where m is known: the Makefile compiles
  * this file with -funroll-loops (a hint, not needed for correctness). */
 
+/* Whether column j is basic; m = s->m, a constant where inlined. */
+RS_INLINE int is_basic_m(const rsimplex *s, size_t j, const int m)
+{
+	int found = 0;
+	for (int i = 0; i < m; i++)
+		found |= s->basis[i] == j;
+	return found;
+}
+
 static int is_basic(const rsimplex *s, size_t j)
 {
-	for (int i = 0; i < s->m; i++)
-		if (s->basis[i] == j)
-			return 1;
-	return 0;
+	return is_basic_m(s, j, s->m);
 }
 
 RS_INLINE void update_duals(rsimplex *s, const int m)
@@ -169,7 +175,8 @@ RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t 
 	s->since_refactor = 0;
 	s->degenerate = 0;
 	s->priced = 0;
-	memcpy(s->binv, binv, sizeof(double) * (size_t)(m * m));
+	if (binv != s->binv) /* the caller may have written it in place */
+		memcpy(s->binv, binv, sizeof(double) * (size_t)(m * m));
 	for (int i = 0; i < m; i++) {
 		assert(basis[i] < lp->n);
 		s->basis[i] = basis[i];
@@ -215,7 +222,7 @@ RS_INLINE size_t price(const rsimplex *s, const rsimplex_lp *lp, enum rsimplex_r
 			size_t j = lp->dantzig(lp->ctx, s->y, a, &c, &d);
 			if (!(d < best_d))
 				return lp->n; /* the least reduced cost is >= -tol */
-			if (!is_basic(s, j)) {
+			if (!is_basic_m(s, j, m)) {
 				memcpy(a_out, a, sizeof(double) * (size_t)m);
 				*c_out = c;
 				*d_out = d;
@@ -350,9 +357,17 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 				_mm_storeu_pd(pi + 2, _mm_sub_pd(_mm_loadu_pd(pi + 2), _mm_mul_pd(F, r23)));
 				pi[4] -= f * r4;
 			}
-			double v = s->x[i] - theta * f;
-			s->x[i] = v > 0.0 ? v : 0.0;
 		}
+		/* x_i - theta alpha_i, clamped at 0, for every row at once:
+		 * max(v, 0) is v > 0 ? v : 0 (the second operand on NaN and
+		 * on -0); row r's is overwritten by pivot_finish. */
+		const __m128d T = _mm_set1_pd(theta), Z = _mm_setzero_pd();
+		_mm_storeu_pd(s->x, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(s->x),
+		                                          _mm_mul_pd(T, _mm_loadu_pd(alpha))), Z));
+		_mm_storeu_pd(s->x + 2, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(s->x + 2),
+		                                              _mm_mul_pd(T, _mm_loadu_pd(alpha + 2))), Z));
+		const double v4 = s->x[4] - theta * alpha[4];
+		s->x[4] = v4 > 0.0 ? v4 : 0.0;
 		const __m128d D = _mm_set1_pd(dq);
 		_mm_storeu_pd(s->y, _mm_add_pd(_mm_loadu_pd(s->y), _mm_mul_pd(D, r01)));
 		_mm_storeu_pd(s->y + 2, _mm_add_pd(_mm_loadu_pd(s->y + 2), _mm_mul_pd(D, r23)));

@@ -127,7 +127,8 @@ typedef struct rsimplex {
 int rsimplex_start(rsimplex *s, const rsimplex_lp *lp, const size_t *basis);
 
 /* The same from an inverse the caller knows in closed form (binv: B^-1,
- * row-major m x m; cb: the basic columns' costs), without elimination. */
+ * row-major m x m, which may be s->binv itself, written in place; cb: the
+ * basic columns' costs), without elimination. */
 int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
                            const double *binv, const double *cb);
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "scan3.h"
 #include "support.h"
 #include "vec.h"
 
@@ -165,19 +166,29 @@ int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const c
 	return pair_frame_finish(f, a->dim);
 }
 
-int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
-                                    const clash_shape *b, const double *d, size_t *ia,
-                                    size_t *ib)
+static int bounds_extreme(const clash_shape *s, const double *d, double *center,
+                          double *radius, size_t *extreme, scan3 *copy);
+
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
+                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
+                                 scan3 *copy_a, scan3 *copy_b)
 {
 	const int n = a->dim;
 	double nd[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++)
 		nd[k] = -d[k];
 	int err;
-	if ((err = support_bounds_extreme(a, d, f->ca, &f->ra, ia)) ||
-	    (err = support_bounds_extreme(b, nd, f->cb, &f->rb, ib)))
+	if ((err = bounds_extreme(a, d, f->ca, &f->ra, ia, copy_a)) ||
+	    (err = bounds_extreme(b, nd, f->cb, &f->rb, ib, copy_b)))
 		return err;
 	return pair_frame_finish(f, n);
+}
+
+int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
+                                    const clash_shape *b, const double *d, size_t *ia,
+                                    size_t *ib)
+{
+	return support_pair_frame_init_copy(f, a, b, d, ia, ib, NULL, NULL);
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */
@@ -276,13 +287,35 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
  * below for the lanes, the loads and why the result is the SSE2 scan's bit
  * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
  * test is the inner product's unordered compare, confirmed by has_nan. */
-__attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
-                                                           const double *e, double *lo,
-                                                           double *hi, size_t *extreme)
+/* The least of four lanes, the first of equals (-0 and +0 tie) as a loop
+ * over lanes 0 to 3 keeping its minimum unless one is smaller takes it:
+ * lanes paired (0 1) (2 3), then the pairs' minima. */
+__attribute__((target("avx"), always_inline)) static inline double lanes_min(__m256d a)
 {
+	const __m256d t = _mm256_min_pd(_mm256_permute_pd(a, 0x5), a); /* a1 < a0 ? a1 : a0 */
+	return _mm_cvtsd_f64(_mm_min_sd(_mm256_extractf128_pd(t, 1), _mm256_castpd256_pd128(t)));
+}
+
+/* The greatest, the same way. */
+__attribute__((target("avx"), always_inline)) static inline double lanes_max(__m256d a)
+{
+	const __m256d t = _mm256_max_pd(_mm256_permute_pd(a, 0x5), a);
+	return _mm_cvtsd_f64(_mm_max_sd(_mm256_extractf128_pd(t, 1), _mm256_castpd256_pd128(t)));
+}
+
+__attribute__((target("avx"), always_inline)) static inline int
+box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo, double *hi,
+                     size_t *extreme, scan3 *copy, const int store)
+{
+	if (store) { /* vertex 0, as scan3's first scan stores it */
+		copy->x[0] = v[0];
+		copy->y[0] = v[1];
+		copy->z[0] = v[2];
+	}
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	const double first = (v[0] * e0 + v[1] * e1) + v[2] * e2;
-	double b[4], bi[4], l[3][4], h[3][4], bad[4];
+	double b[4], bi[4];
+	int isbad;
 	size_t i = 0;
 	{
 		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
@@ -295,6 +328,11 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			const double *p = v + 3 * i;
 			__m256d x, y, z;
 			avx_load4(p, &x, &y, &z);
+			if (store) {
+				_mm256_storeu_pd(copy->x + i, x);
+				_mm256_storeu_pd(copy->y + i, y);
+				_mm256_storeu_pd(copy->z + i, z);
+			}
 			lx = _mm256_min_pd(x, lx);
 			ly = _mm256_min_pd(y, ly);
 			lz = _mm256_min_pd(z, lz);
@@ -313,79 +351,91 @@ __attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size
 			cur = _mm256_add_pd(cur, four);
 		}
 		if (i < count) {
-			/* The tail as a last round over the last four vertices
-			 * (count >= 8): box, NaN test and first maximum all
-			 * take a vertex seen twice (see scan3.c's scan_any). */
+			/* The first maximum of the one to three vertices past
+			 * the last round: one more round over the last four,
+			 * which sees some again (see scan3.c's scan_any), not a
+			 * compare per vertex that mispredicts.  Their box (and
+			 * copy) below, vertex by vertex as before: a lane that
+			 * saw -0 and +0 in another order could change which
+			 * zero the box keeps. */
 			const size_t j = count - 4;
 			__m256d x, y, z;
 			avx_load4(v + 3 * j, &x, &y, &z);
-			lx = _mm256_min_pd(x, lx);
-			ly = _mm256_min_pd(y, ly);
-			lz = _mm256_min_pd(z, lz);
-			hx = _mm256_max_pd(x, hx);
-			hy = _mm256_max_pd(y, hy);
-			hz = _mm256_max_pd(z, hz);
 			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
 			                          _mm256_mul_pd(z, E2));
-			nan = _mm256_or_pd(nan, _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
 			cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1),
 			                    (double)j);
 			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
 			best = _mm256_max_pd(d, best);
 			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
-			i = count;
 		}
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
-		_mm256_storeu_pd(l[0], lx);
-		_mm256_storeu_pd(l[1], ly);
-		_mm256_storeu_pd(l[2], lz);
-		_mm256_storeu_pd(h[0], hx);
-		_mm256_storeu_pd(h[1], hy);
-		_mm256_storeu_pd(h[2], hz);
-		_mm256_storeu_pd(bad, nan);
-	}
-	int isbad = bad[0] != 0.0 || bad[1] != 0.0 || bad[2] != 0.0 || bad[3] != 0.0;
-	for (int k = 0; k < 3; k++) {
-		double mn = l[k][0], mx = h[k][0];
-		for (int j = 1; j < 4; j++) {
-			mn = l[k][j] < mn ? l[k][j] : mn;
-			mx = h[k][j] > mx ? h[k][j] : mx;
-		}
-		lo[k] = mn;
-		hi[k] = mx;
+		lo[0] = lanes_min(lx);
+		lo[1] = lanes_min(ly);
+		lo[2] = lanes_min(lz);
+		hi[0] = lanes_max(hx);
+		hi[1] = lanes_max(hy);
+		hi[2] = lanes_max(hz);
+		isbad = _mm256_movemask_pd(nan) != 0;
 	}
 	for (; i < count; i++) {
 		const double *p = v + 3 * i;
+		if (store) {
+			copy->x[i] = p[0];
+			copy->y[i] = p[1];
+			copy->z[i] = p[2];
+		}
 		for (int k = 0; k < 3; k++) {
 			double x = p[k];
 			lo[k] = x < lo[k] ? x : lo[k];
 			hi[k] = x > hi[k] ? x : hi[k];
 			isbad |= isnan(x);
 		}
-		double d = (p[0] * e0 + p[1] * e1) + p[2] * e2;
-		if (d > b[0]) {
-			b[0] = d;
-			bi[0] = (double)i;
-		}
 	}
 	*extreme = support_lanes_merge(b, bi);
 	return isbad && has_nan(v, count, 3); /* the fast test can fire on inf */
 }
+
+__attribute__((target("avx"))) static int box_extreme3_avx(const double *v, size_t count,
+                                                           const double *e, double *lo,
+                                                           double *hi, size_t *extreme)
+{
+	return box_extreme3_avx_any(v, count, e, lo, hi, extreme, NULL, 0);
+}
+
+/* The same, and a by-coordinate copy of the vertices into copy (scan3.h:
+ * what its first raw scan would store). */
+__attribute__((target("avx"))) static int box_extreme3_avx_copy(const double *v, size_t count,
+                                                                const double *e, double *lo,
+                                                                double *hi, size_t *extreme,
+                                                                scan3 *copy)
+{
+	return box_extreme3_avx_any(v, count, e, lo, hi, extreme, copy, 1);
+}
 #endif
 
 /* box() and support_max_dot() in one pass: the box of the vertices, the
- * NaN test, and the first vertex of largest inner product with e. */
+ * NaN test, and the first vertex of largest inner product with e.  copy
+ * (or NULL): a scan3 copy in state SCAN3_WANT_RAW, made here (then
+ * SCAN3_RAW) when the AVX path takes the shape; else left as it is. */
 static int box_extreme(const double *v, size_t count, int n, const double *e, double *lo,
-                       double *hi, size_t *extreme)
+                       double *hi, size_t *extreme, scan3 *copy)
 {
 	if (n != 3) {
 		*extreme = support_max_dot(v, count, n, e);
 		return box(v, count, n, lo, hi);
 	}
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
-	if (count >= 8 && __builtin_cpu_supports("avx"))
+	if (count >= 8 && __builtin_cpu_supports("avx")) {
+		if (copy && copy->state == SCAN3_WANT_RAW && count <= SCAN3_MAX) {
+			copy->state = SCAN3_RAW;
+			return box_extreme3_avx_copy(v, count, e, lo, hi, extreme, copy);
+		}
 		return box_extreme3_avx(v, count, e, lo, hi, extreme);
+	}
+#else
+	(void)copy;
 #endif
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
@@ -441,6 +491,12 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
                            double *radius, size_t *extreme)
 {
+	return bounds_extreme(s, d, center, radius, extreme, NULL);
+}
+
+static int bounds_extreme(const clash_shape *s, const double *d, double *center,
+                          double *radius, size_t *extreme, scan3 *copy)
+{
 	const int n = s->dim;
 	double e[CLASH_MAX_DIM], lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
 	if (!s->posed) {
@@ -467,7 +523,7 @@ int support_bounds_extreme(const clash_shape *s, const double *d, double *center
 		                              : support_max_dot(s->vertices, s->count, n, e);
 		return ball_of_box(s, p->lo, p->hi, center, radius);
 	}
-	if (box_extreme(s->vertices, s->count, n, e, lo, hi, extreme))
+	if (box_extreme(s->vertices, s->count, n, e, lo, hi, extreme, copy))
 		return CLASH_ERANGE;
 	return ball_of_box(s, lo, hi, center, radius);
 }
@@ -486,9 +542,20 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */
 	vec_copy(f->shift, shift, n);
 	if (s->posed && n == 3) {
+		/* Written out, two entries to a register where SSE2 has them
+		 * (the same products): GCC leaves the loop rolled at -O2. */
 		const double *l = s->linear, *t = s->translation;
+#if defined(__SSE2__)
+		const __m128d sc = _mm_set1_pd(scale);
+		_mm_storeu_pd(f->lin, _mm_mul_pd(_mm_loadu_pd(l), sc));
+		_mm_storeu_pd(f->lin + 2, _mm_mul_pd(_mm_loadu_pd(l + 2), sc));
+		_mm_storeu_pd(f->lin + 4, _mm_mul_pd(_mm_loadu_pd(l + 4), sc));
+		_mm_storeu_pd(f->lin + 6, _mm_mul_pd(_mm_loadu_pd(l + 6), sc));
+		f->lin[8] = l[8] * scale;
+#else
 		for (int i = 0; i < 9; i++)
 			f->lin[i] = l[i] * scale;
+#endif
 		f->off[0] = (t[0] - shift[0]) * scale;
 		f->off[1] = (t[1] - shift[1]) * scale;
 		f->off[2] = (t[2] - shift[2]) * scale;

@@ -22,6 +22,10 @@
 #include <emmintrin.h>
 #endif
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "clash.h"
 #include "prepared.h"
 
@@ -127,6 +131,15 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
                                     const clash_shape *b, const double *d, size_t *ia,
                                     size_t *ib);
 
+/* support_pair_frame_init_extreme, and for a copy (scan3.h; or NULL) in
+ * state SCAN3_WANT_RAW, the copy of that shape's vertices in the same pass
+ * when the pass is the AVX scan of the array (then SCAN3_RAW; else the
+ * state stays, for the first scan3 scan to make it). */
+struct scan3;
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
+                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
+                                 struct scan3 *copy_a, struct scan3 *copy_b);
+
 /* The mean of four vertices spread over the array (first, a quarter, half
  * way, last; repeats for small counts), posed, in world coordinates: a
  * cheap stand-in for the centroid, to point a first support evaluation
@@ -209,26 +222,25 @@ static inline void support_centre_direction(const double *sa, const double *sb, 
 static inline size_t support_lanes_merge(const double *b, const double *bi)
 {
 #if defined(__SSE2__)
-	/* Branch-free: which lane wins is data, so the scalar loop's
-	 * compares mispredict about once a scan (callgrind --branch-sim: 20
-	 * of a separated distance query's 75 mispredicts).  The largest
-	 * score to every lane, then the least index among the lanes that
-	 * hold it.  Scores are finite here (the set-up rejects NaN and
-	 * overflow), but a lane equal to nothing falls back to lane 0 as
-	 * the loop would. */
+	/* Packed, without a branch per lane: the largest score m, then the
+	 * least index among the lanes whose score == m (the same lanes the
+	 * loop below takes: equal under ==, so +0 and -0 alike).  Scores are
+	 * NaN only all together (a NaN first score; a lane never takes a NaN
+	 * later), and any NaN goes to the loop. */
 	const __m128d b01 = _mm_loadu_pd(b), b23 = _mm_loadu_pd(b + 2);
-	const __m128d i01 = _mm_loadu_pd(bi), i23 = _mm_loadu_pd(bi + 2);
-	__m128d m = _mm_max_pd(b01, b23);
-	m = _mm_max_pd(m, _mm_shuffle_pd(m, m, 1));
-	const __m128d e01 = _mm_cmpeq_pd(b01, m), e23 = _mm_cmpeq_pd(b23, m);
-	const __m128d big = _mm_set1_pd(0x1p62);
-	const __m128d c01 = _mm_or_pd(_mm_and_pd(e01, i01), _mm_andnot_pd(e01, big));
-	const __m128d c23 = _mm_or_pd(_mm_and_pd(e23, i23), _mm_andnot_pd(e23, big));
-	__m128d c = _mm_min_pd(c01, c23);
-	c = _mm_min_sd(c, _mm_shuffle_pd(c, c, 1));
-	const double x = _mm_cvtsd_f64(c);
-	return (size_t)(x < 0x1p62 ? x : bi[0]);
-#else
+	if (!_mm_movemask_pd(_mm_cmpunord_pd(b01, b23))) {
+		__m128d m = _mm_max_pd(b01, b23);
+		m = _mm_max_pd(m, _mm_shuffle_pd(m, m, 1));
+		const __m128d none = _mm_set1_pd(INFINITY);
+		const __m128d e01 = _mm_cmpeq_pd(b01, m), e23 = _mm_cmpeq_pd(b23, m);
+		const __m128d j01 = _mm_or_pd(_mm_and_pd(e01, _mm_loadu_pd(bi)), _mm_andnot_pd(e01, none));
+		const __m128d j23 =
+		    _mm_or_pd(_mm_and_pd(e23, _mm_loadu_pd(bi + 2)), _mm_andnot_pd(e23, none));
+		__m128d j = _mm_min_pd(j01, j23);
+		j = _mm_min_pd(j, _mm_shuffle_pd(j, j, 1));
+		return (size_t)_mm_cvtsd_f64(j);
+	}
+#endif
 	double bv = b[0], bx = bi[0];
 	for (int l = 1; l < 4; l++)
 		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
@@ -236,7 +248,6 @@ static inline size_t support_lanes_merge(const double *b, const double *bi)
 			bx = bi[l];
 		}
 	return (size_t)bx;
-#endif
 }
 
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
