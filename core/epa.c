@@ -390,6 +390,31 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 	int m = 0;
 	for (int i = 0; i < nin; i++)
 		grow_scale(p, in[i].y);
+	if (n == 3 && nin == 4) {
+		/* GJK's full simplex (every intersecting query's) passes the
+		 * test below point by point when its volume is far above
+		 * rounding: with e_i = y_i - y_0 (as rounded there too), the
+		 * distances l_1 = |e_1|, l_2 of e_2 from e_1's line and l_3 of
+		 * e_3 from their plane multiply to |det(e_1, e_2, e_3)|, and
+		 * each is at most |e_i| <= 2 scale, so each is at least |det| /
+		 * (4 scale^2).  |det| > 16 eps scale^2 (the rounding of the
+		 * triple product, ~40 ulps of scale^3, counted in) makes every
+		 * l_i exceed 3 eps, beyond the Gram-Schmidt's rounding (tens of
+		 * ulps of scale against eps = 64), so the test would keep all
+		 * four: keep them without it. */
+		double e1[3], e2[3], e3[3], c[3];
+		vec_sub(e1, in[1].y, in[0].y, 3);
+		vec_sub(e2, in[2].y, in[0].y, 3);
+		vec_sub(e3, in[3].y, in[0].y, 3);
+		cross3(e2, e3, c);
+		if (fabs(vec_dot(e1, c, 3)) > 16.0 * p->eps * p->scale * p->scale) {
+			for (int i = 0; i < 4; i++)
+				p->v[i] = in[i];
+			p->nv = 4;
+			p->seed_as_is = 1;
+			return 0;
+		}
+	}
 	p->nv = 0;
 	for (int i = 0; i < nin && p->nv <= n; i++) {
 		if (p->nv > 0) {
