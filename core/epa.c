@@ -125,6 +125,9 @@ typedef struct epa_poly {
 	int hz_s[EPA_MAX_VERTICES], hz_t[EPA_MAX_VERTICES];
 	int nhz, hz_overflow;
 	unsigned vmark[EPA_MAX_VERTICES];
+	/* v[i].y by coordinate, vc[k][i] = v[i].y[k]: face_planes_avx
+	 * gathers its lanes by index. */
+	double vc[3][EPA_MAX_VERTICES];
 
 	/* 2-D: the polygon as a ring, counter-clockwise; edge i runs from
 	 * vertex i to next[i] with outward normal en[i] and distance ed[i]. */
@@ -732,24 +735,24 @@ face_planes_avx_any(epa_poly *p, const int *fi, int m, double low, const double 
 	for (int g = 0; g < m; g += 4) {
 		epa_face *const f[4] = {&p->f[fi[g]], &p->f[fi[g + 1]], &p->f[fi[g + 2]],
 		                        &p->f[fi[g + 3]]};
-		const double *const y0[4] = {p->v[f[0]->v[0]].y, p->v[f[1]->v[0]].y,
-		                             p->v[f[2]->v[0]].y, p->v[f[3]->v[0]].y};
-		const double *const y1[4] = {p->v[f[0]->v[1]].y, p->v[f[1]->v[1]].y,
-		                             p->v[f[2]->v[1]].y, p->v[f[3]->v[1]].y};
-#define EPA_LD4(y, k) _mm256_set_pd(y[3][k], y[2][k], y[1][k], y[0][k])
-		const __m256d p00 = EPA_LD4(y0, 0), p01 = EPA_LD4(y0, 1), p02 = EPA_LD4(y0, 2);
-		const __m256d p10 = EPA_LD4(y1, 0), p11 = EPA_LD4(y1, 1), p12 = EPA_LD4(y1, 2);
+		const int a0 = f[0]->v[0], a1 = f[1]->v[0], a2 = f[2]->v[0], a3 = f[3]->v[0];
+		const int b0 = f[0]->v[1], b1 = f[1]->v[1], b2 = f[2]->v[1], b3 = f[3]->v[1];
+		const double *const cx = p->vc[0], *const cy = p->vc[1], *const cz = p->vc[2];
+#define EPA_LD4(c, i0, i1, i2, i3) _mm256_set_pd(c[i3], c[i2], c[i1], c[i0])
+		const __m256d p00 = EPA_LD4(cx, a0, a1, a2, a3), p01 = EPA_LD4(cy, a0, a1, a2, a3),
+		              p02 = EPA_LD4(cz, a0, a1, a2, a3);
+		const __m256d p10 = EPA_LD4(cx, b0, b1, b2, b3), p11 = EPA_LD4(cy, b0, b1, b2, b3),
+		              p12 = EPA_LD4(cz, b0, b1, b2, b3);
 		__m256d p20, p21, p22;
 		if (w) {
 			p20 = _mm256_set1_pd(w[0]);
 			p21 = _mm256_set1_pd(w[1]);
 			p22 = _mm256_set1_pd(w[2]);
 		} else {
-			const double *const y2[4] = {p->v[f[0]->v[2]].y, p->v[f[1]->v[2]].y,
-			                             p->v[f[2]->v[2]].y, p->v[f[3]->v[2]].y};
-			p20 = EPA_LD4(y2, 0);
-			p21 = EPA_LD4(y2, 1);
-			p22 = EPA_LD4(y2, 2);
+			const int c0 = f[0]->v[2], c1 = f[1]->v[2], c2 = f[2]->v[2], c3 = f[3]->v[2];
+			p20 = EPA_LD4(cx, c0, c1, c2, c3);
+			p21 = EPA_LD4(cy, c0, c1, c2, c3);
+			p22 = EPA_LD4(cz, c0, c1, c2, c3);
 		}
 #undef EPA_LD4
 		const __m256d e00 = _mm256_sub_pd(p10, p00), e01 = _mm256_sub_pd(p11, p01),
@@ -799,10 +802,12 @@ face_planes_avx_any(epa_poly *p, const int *fi, int m, double low, const double 
 		_mm256_storeu_pd((double *)(void *)f[2], _mm256_permute2f128_pd(t0, t2, 0x31));
 		_mm256_storeu_pd((double *)(void *)f[1], _mm256_permute2f128_pd(t1, t3, 0x20));
 		_mm256_storeu_pd((double *)(void *)f[0], _mm256_permute2f128_pd(t0, t2, 0x20));
-		double dd[4];
-		_mm256_storeu_pd(dd, d);
-		for (int j = 0; j < 4 && g + j < m; j++)
-			p->fd[fi[g + j]] = dd[j];
+		/* Padding lanes repeat a face: the same value again. */
+		const __m128d dlo = _mm256_castpd256_pd128(d), dhi = _mm256_extractf128_pd(d, 1);
+		_mm_storel_pd(p->fd + fi[g], dlo);
+		_mm_storeh_pd(p->fd + fi[g + 1], dlo);
+		_mm_storel_pd(p->fd + fi[g + 2], dhi);
+		_mm_storeh_pd(p->fd + fi[g + 3], dhi);
 	}
 	return 1;
 }
@@ -870,6 +875,9 @@ static int init_polyhedron(epa_poly *p)
 	}
 	p->nf = 4;
 	p->nfreed = 0;
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 3; k++)
+			p->vc[k][i] = p->v[i].y[k];
 	for (int i = 0; i < 4; i++) {
 		for (int k = 0; k < 3; k++)
 			p->f[i].v[k] = map[faces[i][k]];
@@ -986,6 +994,9 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	const int wi = p->nv;
 	p->v[wi] = *w;
 	p->vmark[wi] = 0;
+	p->vc[0][wi] = w->y[0];
+	p->vc[1][wi] = w->y[1];
+	p->vc[2][wi] = w->y[2];
 	for (int i = 0; i < p->nvis; i++) {
 		p->fd[p->vis[i]] = INFINITY;
 		p->freed[p->nfreed++] = p->vis[i];
