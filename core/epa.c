@@ -732,6 +732,9 @@ __attribute__((target("avx"), always_inline)) static inline int
 face_planes_avx_any(epa_poly *p, const int *fi, int m, double low, const double *w)
 {
 	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
+	const __m256d w0 = w ? _mm256_set1_pd(w[0]) : _mm256_setzero_pd(),
+	              w1 = w ? _mm256_set1_pd(w[1]) : _mm256_setzero_pd(),
+	              w2 = w ? _mm256_set1_pd(w[2]) : _mm256_setzero_pd();
 	for (int g = 0; g < m; g += 4) {
 		epa_face *const f[4] = {&p->f[fi[g]], &p->f[fi[g + 1]], &p->f[fi[g + 2]],
 		                        &p->f[fi[g + 3]]};
@@ -745,9 +748,9 @@ face_planes_avx_any(epa_poly *p, const int *fi, int m, double low, const double 
 		              p12 = EPA_LD4(cz, b0, b1, b2, b3);
 		__m256d p20, p21, p22;
 		if (w) {
-			p20 = _mm256_set1_pd(w[0]);
-			p21 = _mm256_set1_pd(w[1]);
-			p22 = _mm256_set1_pd(w[2]);
+			p20 = w0;
+			p21 = w1;
+			p22 = w2;
 		} else {
 			const int c0 = f[0]->v[2], c1 = f[1]->v[2], c2 = f[2]->v[2], c3 = f[3]->v[2];
 			p20 = EPA_LD4(cx, c0, c1, c2, c3);
@@ -820,7 +823,7 @@ __attribute__((target("avx"), noinline)) static int face_planes_avx(epa_poly *p,
 	return face_planes_avx_any(p, fi, m, low, NULL);
 }
 
-__attribute__((target("avx"), noinline)) static int
+__attribute__((target("avx"), noinline, nonnull)) static int
 face_planes_avx_w(epa_poly *p, const int *fi, int m, double low, const double *w)
 {
 	return face_planes_avx_any(p, fi, m, low, w);
