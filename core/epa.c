@@ -53,8 +53,11 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 
-#if defined(__SSE2__)
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -122,6 +125,9 @@ typedef struct epa_poly {
 	int hz_s[EPA_MAX_VERTICES], hz_t[EPA_MAX_VERTICES];
 	int nhz, hz_overflow;
 	unsigned vmark[EPA_MAX_VERTICES];
+	/* v[i].y by coordinate, vc[k][i] = v[i].y[k]: face_planes_avx
+	 * gathers its lanes by index. */
+	double vc[3][EPA_MAX_VERTICES];
 
 	/* 2-D: the polygon as a ring, counter-clockwise; edge i runs from
 	 * vertex i to next[i] with outward normal en[i] and distance ed[i]. */
@@ -387,6 +393,31 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 	int m = 0;
 	for (int i = 0; i < nin; i++)
 		grow_scale(p, in[i].y);
+	if (n == 3 && nin == 4) {
+		/* GJK's full simplex (every intersecting query's) passes the
+		 * test below point by point when its volume is far above
+		 * rounding: with e_i = y_i - y_0 (as rounded there too), the
+		 * distances l_1 = |e_1|, l_2 of e_2 from e_1's line and l_3 of
+		 * e_3 from their plane multiply to |det(e_1, e_2, e_3)|, and
+		 * each is at most |e_i| <= 2 scale, so each is at least |det| /
+		 * (4 scale^2).  |det| > 16 eps scale^2 (the rounding of the
+		 * triple product, ~40 ulps of scale^3, counted in) makes every
+		 * l_i exceed 3 eps, beyond the Gram-Schmidt's rounding (tens of
+		 * ulps of scale against eps = 64), so the test would keep all
+		 * four: keep them without it. */
+		double e1[3], e2[3], e3[3], c[3];
+		vec_sub(e1, in[1].y, in[0].y, 3);
+		vec_sub(e2, in[2].y, in[0].y, 3);
+		vec_sub(e3, in[3].y, in[0].y, 3);
+		cross3(e2, e3, c);
+		if (fabs(vec_dot(e1, c, 3)) > 16.0 * p->eps * p->scale * p->scale) {
+			for (int i = 0; i < 4; i++)
+				p->v[i] = in[i];
+			p->nv = 4;
+			p->seed_as_is = 1;
+			return 0;
+		}
+	}
 	p->nv = 0;
 	for (int i = 0; i < nin && p->nv <= n; i++) {
 		if (p->nv > 0) {
@@ -667,6 +698,158 @@ static inline int face_plane(const epa_poly *p, const int *v, double *nrm, doubl
 	return face_plane_edges(x0, x1, x2, e0, e1, e2, l0, l1, l2, nrm, d);
 }
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#define EPA_AVX 1
+_Static_assert(offsetof(epa_face, d) == 3 * sizeof(double), "n and d are one row of four");
+
+/* One of a, b, c by the exclusive masks ma, mb, mc (and, or: GCC widens a
+ * blendv's mask lane by lane through general registers). */
+__attribute__((target("avx"), always_inline)) static inline __m256d
+sel4(__m256d ma, __m256d a, __m256d mb, __m256d b, __m256d mc, __m256d c)
+{
+	return _mm256_or_pd(_mm256_or_pd(_mm256_and_pd(ma, a), _mm256_and_pd(mb, b)),
+	                    _mm256_and_pd(mc, c));
+}
+
+__attribute__((target("avx"), always_inline)) static inline __m256d
+dot4(__m256d a0, __m256d a1, __m256d a2, __m256d b0, __m256d b1, __m256d b2)
+{
+	return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a0, b0), _mm256_mul_pd(a1, b1)),
+	                     _mm256_mul_pd(a2, b2));
+}
+
+/* face_plane of the faces fi[0..m-1] (n, d and fd), four at a time, lane j
+ * face fi[j] (fi padded to a multiple of 4 by repeating its last face).  The faces come
+ * in groups of independent triangles: the first polytope's 4, and each
+ * expansion's, one per horizon edge (3 to 5).  Each lane does
+ * face_plane's arithmetic in its order: multiplies and adds apart (no FMA
+ * in the target), the pair without the longest edge chosen by selects
+ * instead of branches, so the same bits, for about a third of the
+ * instructions.  Returns 1 when every face has a normal and none lies
+ * beyond the origin by more than -low (d >= low), as face_plane's callers
+ * check one face at a time. */
+__attribute__((target("avx"), always_inline)) static inline int
+face_planes_avx_any(epa_poly *p, const int *fi, int m, double low, const double *w)
+{
+	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
+	const __m256d w0 = w ? _mm256_set1_pd(w[0]) : _mm256_setzero_pd(),
+	              w1 = w ? _mm256_set1_pd(w[1]) : _mm256_setzero_pd(),
+	              w2 = w ? _mm256_set1_pd(w[2]) : _mm256_setzero_pd();
+	for (int g = 0; g < m; g += 4) {
+		epa_face *const f[4] = {&p->f[fi[g]], &p->f[fi[g + 1]], &p->f[fi[g + 2]],
+		                        &p->f[fi[g + 3]]};
+		const int a0 = f[0]->v[0], a1 = f[1]->v[0], a2 = f[2]->v[0], a3 = f[3]->v[0];
+		const int b0 = f[0]->v[1], b1 = f[1]->v[1], b2 = f[2]->v[1], b3 = f[3]->v[1];
+		const double *const cx = p->vc[0], *const cy = p->vc[1], *const cz = p->vc[2];
+#define EPA_LD4(c, i0, i1, i2, i3) _mm256_set_pd(c[i3], c[i2], c[i1], c[i0])
+		const __m256d p00 = EPA_LD4(cx, a0, a1, a2, a3), p01 = EPA_LD4(cy, a0, a1, a2, a3),
+		              p02 = EPA_LD4(cz, a0, a1, a2, a3);
+		const __m256d p10 = EPA_LD4(cx, b0, b1, b2, b3), p11 = EPA_LD4(cy, b0, b1, b2, b3),
+		              p12 = EPA_LD4(cz, b0, b1, b2, b3);
+		__m256d p20, p21, p22;
+		if (w) {
+			p20 = w0;
+			p21 = w1;
+			p22 = w2;
+		} else {
+			const int c0 = f[0]->v[2], c1 = f[1]->v[2], c2 = f[2]->v[2], c3 = f[3]->v[2];
+			p20 = EPA_LD4(cx, c0, c1, c2, c3);
+			p21 = EPA_LD4(cy, c0, c1, c2, c3);
+			p22 = EPA_LD4(cz, c0, c1, c2, c3);
+		}
+#undef EPA_LD4
+		const __m256d e00 = _mm256_sub_pd(p10, p00), e01 = _mm256_sub_pd(p11, p01),
+		              e02 = _mm256_sub_pd(p12, p02);
+		const __m256d e10 = _mm256_sub_pd(p20, p10), e11 = _mm256_sub_pd(p21, p11),
+		              e12 = _mm256_sub_pd(p22, p12);
+		const __m256d e20 = _mm256_sub_pd(p00, p20), e21 = _mm256_sub_pd(p01, p21),
+		              e22 = _mm256_sub_pd(p02, p22);
+		const __m256d l0 = dot4(e00, e01, e02, e00, e01, e02);
+		const __m256d l1 = dot4(e10, e11, e12, e10, e11, e12);
+		const __m256d l2 = dot4(e20, e21, e22, e20, e21, e22);
+		/* m0: l0 the longest (e1 x e2); m1: else l1 (e2 x e0); else
+		 * e0 x e1 (m2), as face_plane_edges branches. */
+		const __m256d m0 = _mm256_and_pd(_mm256_cmp_pd(l0, l1, _CMP_GE_OQ),
+		                                 _mm256_cmp_pd(l0, l2, _CMP_GE_OQ));
+		const __m256d m1 = _mm256_andnot_pd(m0, _mm256_cmp_pd(l1, l2, _CMP_GE_OQ));
+		const __m256d m2 = _mm256_andnot_pd(m0, _mm256_cmp_pd(l1, l2, _CMP_NGE_UQ));
+		const __m256d u0 = sel4(m0, e10, m1, e20, m2, e00), v0 = sel4(m0, e20, m1, e00, m2, e10);
+		const __m256d u1 = sel4(m0, e11, m1, e21, m2, e01), v1 = sel4(m0, e21, m1, e01, m2, e11);
+		const __m256d u2 = sel4(m0, e12, m1, e22, m2, e02), v2 = sel4(m0, e22, m1, e02, m2, e12);
+		const __m256d la = sel4(m0, l1, m1, l2, m2, l0), lb = sel4(m0, l2, m1, l0, m2, l1);
+		const __m256d c0 = _mm256_sub_pd(_mm256_mul_pd(u1, v2), _mm256_mul_pd(u2, v1));
+		const __m256d c1 = _mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2));
+		const __m256d c2 = _mm256_sub_pd(_mm256_mul_pd(u0, v1), _mm256_mul_pd(u1, v0));
+		const __m256d cc = dot4(c0, c1, c2, c0, c1, c2);
+		const __m256d ok = _mm256_and_pd(
+		    _mm256_cmp_pd(cc,
+		                  _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(flat * flat), la), lb),
+		                  _CMP_GT_OQ),
+		    _mm256_cmp_pd(cc, _mm256_setzero_pd(), _CMP_GT_OQ));
+		/* A failed lane's root may be NaN; its plane is not used. */
+		const __m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(cc));
+		const __m256d n0 = _mm256_mul_pd(c0, inv), n1 = _mm256_mul_pd(c1, inv),
+		              n2 = _mm256_mul_pd(c2, inv);
+		const __m256d d = _mm256_div_pd(
+		    _mm256_add_pd(_mm256_add_pd(dot4(n0, n1, n2, p00, p01, p02),
+		                                dot4(n0, n1, n2, p10, p11, p12)),
+		                  dot4(n0, n1, n2, p20, p21, p22)),
+		    _mm256_set1_pd(3.0));
+		if (_mm256_movemask_pd(ok) != 15 ||
+		    _mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_set1_pd(low), _CMP_LT_OQ)) != 0)
+			return 0;
+		/* Rows n0, n1, n2, d to one (n, d) row per face. */
+		const __m256d t0 = _mm256_unpacklo_pd(n0, n1), t1 = _mm256_unpackhi_pd(n0, n1);
+		const __m256d t2 = _mm256_unpacklo_pd(n2, d), t3 = _mm256_unpackhi_pd(n2, d);
+		_mm256_storeu_pd((double *)(void *)f[3], _mm256_permute2f128_pd(t1, t3, 0x31));
+		_mm256_storeu_pd((double *)(void *)f[2], _mm256_permute2f128_pd(t0, t2, 0x31));
+		_mm256_storeu_pd((double *)(void *)f[1], _mm256_permute2f128_pd(t1, t3, 0x20));
+		_mm256_storeu_pd((double *)(void *)f[0], _mm256_permute2f128_pd(t0, t2, 0x20));
+		/* Padding lanes repeat a face: the same value again. */
+		const __m128d dlo = _mm256_castpd256_pd128(d), dhi = _mm256_extractf128_pd(d, 1);
+		_mm_storel_pd(p->fd + fi[g], dlo);
+		_mm_storeh_pd(p->fd + fi[g + 1], dlo);
+		_mm_storel_pd(p->fd + fi[g + 2], dhi);
+		_mm_storeh_pd(p->fd + fi[g + 3], dhi);
+	}
+	return 1;
+}
+
+/* face_planes_avx_any of any faces, and of faces whose third vertex is
+ * w (an expansion's), broadcast instead of gathered. */
+__attribute__((target("avx"), noinline)) static int face_planes_avx(epa_poly *p, const int *fi,
+                                                                     int m, double low)
+{
+	return face_planes_avx_any(p, fi, m, low, NULL);
+}
+
+__attribute__((target("avx"), noinline, nonnull)) static int
+face_planes_avx_w(epa_poly *p, const int *fi, int m, double low, const double *w)
+{
+	return face_planes_avx_any(p, fi, m, low, w);
+}
+#endif
+
+/* The planes of the faces fi[0..m-1] into n, d and fd (fi padded to a
+ * multiple of 4 by repeating its last face); 0 when one has none or lies
+ * beyond the origin by more than -low.  w: the faces' common third vertex
+ * (p->v[f->v[2]].y), or NULL. */
+static int face_planes(epa_poly *p, const int *fi, int m, double low, const double *w)
+{
+#if defined(EPA_AVX)
+	if (__builtin_cpu_supports("avx"))
+		return w ? face_planes_avx_w(p, fi, m, low, w) : face_planes_avx(p, fi, m, low);
+#endif
+	(void)w;
+	for (int i = 0; i < m; i++) {
+		epa_face *f = &p->f[fi[i]];
+		if (!face_plane(p, f->v, f->n, &f->d) || f->d < low)
+			return 0;
+		p->fd[fi[i]] = f->d;
+	}
+	return 1;
+}
+
 static int new_face(epa_poly *p)
 {
 	if (p->nfreed > 0)
@@ -693,17 +876,19 @@ static int init_polyhedron(epa_poly *p)
 		map[1] = 2;
 		map[2] = 1;
 	}
-	p->nf = p->nfreed = 0;
-	for (int i = 0; i < 4; i++) {
-		int fi = new_face(p);
-		epa_face *f = &p->f[fi];
+	p->nf = 4;
+	p->nfreed = 0;
+	for (int i = 0; i < 4; i++)
 		for (int k = 0; k < 3; k++)
-			f->v[k] = map[faces[i][k]];
-		if (!face_plane(p, f->v, f->n, &f->d) || f->d < -(p->tol + p->eps))
-			return 0;
-		f->pass = 0;
-		p->fd[fi] = f->d;
+			p->vc[k][i] = p->v[i].y[k];
+	for (int i = 0; i < 4; i++) {
+		for (int k = 0; k < 3; k++)
+			p->f[i].v[k] = map[faces[i][k]];
+		p->f[i].pass = 0;
 	}
+	static const int all[4] = {0, 1, 2, 3};
+	if (!face_planes(p, all, 4, -(p->tol + p->eps), NULL))
+		return 0;
 	/* Each directed edge (a, b) of one face is (b, a) in another: the
 	 * face across edge k of face i is adj[i][k], where it is edge
 	 * adj_edge[i][k] (the same for either orientation of the map). */
@@ -812,27 +997,18 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	const int wi = p->nv;
 	p->v[wi] = *w;
 	p->vmark[wi] = 0;
+	p->vc[0][wi] = w->y[0];
+	p->vc[1][wi] = w->y[1];
+	p->vc[2][wi] = w->y[2];
 	for (int i = 0; i < p->nvis; i++) {
 		p->fd[p->vis[i]] = INFINITY;
 		p->freed[p->nfreed++] = p->vis[i];
 	}
 	/* Horizon edge i is edge e of unseen face g, from g.v[e] to g.v[e+1];
 	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
-	 * w), and t_i must be s_{i+1} for the loop to close. */
-	const double low = -(p->tol + p->eps);
-	/* The new faces (s_i, t_i, w) share their edges to w: face i's
-	 * w - t_i is face i+1's w - s_{i+1}, negated (t_i = s_{i+1}), and
-	 * a - b = -(b - a) exactly, so each such spoke u = w - s and its
-	 * length are computed once, for the same bits face_plane would give. */
-	const double *wy = p->v[wi].y;
-	double u[3], lu;
-	{
-		const double *y = p->v[p->hz_s[0]].y;
-		u[0] = wy[0] - y[0];
-		u[1] = wy[1] - y[1];
-		u[2] = wy[2] - y[2];
-		lu = vec_dot(u, u, 3);
-	}
+	 * w), and t_i must be s_{i+1} for the loop to close.  The faces are
+	 * linked first, their planes computed after, together. */
+	int nfs[EPA_MAX_VERTICES + 3];
 	int first = -1, last = -1;
 	for (int i = 0; i < nh; i++) {
 		const int i1 = i + 1 < nh ? i + 1 : 0;
@@ -843,21 +1019,11 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 			return 0; /* not one simple loop */
 		p->vmark[s] = p->pass;
 		const int ni = new_face(p);
+		nfs[i] = ni;
 		epa_face *x = &p->f[ni];
 		x->v[0] = s;
 		x->v[1] = t;
 		x->v[2] = wi;
-		const double *ys = p->v[s].y, *yt = p->v[t].y;
-		const double e0[3] = {yt[0] - ys[0], yt[1] - ys[1], yt[2] - ys[2]};
-		const double e1[3] = {wy[0] - yt[0], wy[1] - yt[1], wy[2] - yt[2]};
-		const double e2[3] = {-u[0], -u[1], -u[2]}; /* s - w */
-		const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3);
-		if (!face_plane_edges(ys, yt, wy, e0, e1, e2, l0, l1, lu, x->n, &x->d) ||
-		    x->d < low)
-			return 0;
-		vec_copy(u, e1, 3);
-		lu = l1;
-		p->fd[ni] = x->d;
 		x->pass = 0;
 		/* Edge 0 (s, t) faces g across its edge e. */
 		x->adj[0] = gi;
@@ -879,6 +1045,10 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	p->f[last].adj_edge[1] = 2;
 	p->f[first].adj[2] = last;
 	p->f[first].adj_edge[2] = 1;
+	for (int i = nh; i % 4; i++)
+		nfs[i] = nfs[nh - 1];
+	if (!face_planes(p, nfs, nh, -(p->tol + p->eps), p->v[wi].y))
+		return 0;
 	p->nv++;
 	grow_scale(p, w->y);
 	return 1;
