@@ -106,11 +106,6 @@ typedef struct gjk_query {
 	scan3 sa, sb;
 } gjk_query;
 
-static inline double dot3_gjk(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static void build_table(gjk_query *q)
 {
 	const double *y[SIMPLEX_MAX_POINTS];
@@ -118,22 +113,6 @@ static void build_table(gjk_query *q)
 		y[i] = q->pts[i]->y;
 	simplex_cofactors(&q->table, y, q->npts, q->dim);
 	q->table_ok = 1;
-}
-
-/* support_eval3 over the copy s when it is built: the same
- * direction L^T d, the same vertex (scan3.h). */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline size_t copy_eval3(const support_frame *f, scan3 *s, const double *d,
-                              double *x)
-{
-	if (s->state == SCAN3_NONE)
-		return support_eval3(f, d, x);
-	double e[3];
-	const size_t i = scan3_max_dot(s, f, support_local_dir3(f, d, e));
-	support_point3(f, i, x);
-	return i;
 }
 
 /* The support point of K = A - B in frame direction d: s_A(d) - s_B(-d). */
@@ -145,8 +124,8 @@ static void support_k(gjk_query *q, const double *d, gjk_point *p)
 		nd[0] = -d[0];
 		nd[1] = -d[1];
 		nd[2] = -d[2];
-		p->ia = copy_eval3(&q->fa, &q->sa, d, p->a);
-		p->ib = copy_eval3(&q->fb, &q->sb, nd, p->b);
+		p->ia = scan3_eval3(&q->fa, &q->sa, d, p->a);
+		p->ib = scan3_eval3(&q->fb, &q->sb, nd, p->b);
 		p->y[0] = p->a[0] - p->b[0];
 		p->y[1] = p->a[1] - p->b[1];
 		p->y[2] = p->a[2] - p->b[2];
@@ -498,11 +477,11 @@ static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *
 		q->pts[q->npts++] = mpr_point(q, m.slots[i]);
 	if (m.verdict == MPR_APART) {
 		const gjk_point *w = mpr_point(q, m.apart_slot);
-		const double len = sqrt(dot3_gjk(m.dir, m.dir));
+		const double len = sqrt(vec3_dot(m.dir, m.dir));
 		double dir[3];
 		for (int k = 0; k < 3; k++)
 			dir[k] = m.dir[k] / len;
-		*rc = verdict_apart(q, dir, -dot3_gjk(dir, w->y), w, unit, shift, a, b, r);
+		*rc = verdict_apart(q, dir, -vec3_dot(dir, w->y), w, unit, shift, a, b, r);
 		return 1;
 	}
 	simplex_solution sol;

@@ -199,14 +199,7 @@ static double lp_column(const void *ctx, size_t j, double *col)
  * vertex (scan3.h). */
 LP_INLINE size_t lp_eval3(const lp_query *q, int side, const double *d, double *x)
 {
-	const support_frame *f = side ? &q->fb : &q->fa;
-	scan3 *c = q->copy[side];
-	if (c->state == SCAN3_NONE)
-		return support_eval3(f, d, x);
-	double e[3];
-	const size_t i = scan3_max_dot(c, f, support_local_dir3(f, d, e));
-	support_point3(f, i, x);
-	return i;
+	return scan3_eval3(side ? &q->fb : &q->fa, q->copy[side], d, x);
 }
 
 /* support_eval, the same way: any dimension. */

@@ -19,48 +19,30 @@
 #include <stddef.h>
 
 #include "mpr.h"
+#include "vec.h"
 
 /* A determinant whose square is below (DET_ULPS eps)^2 times the product
  * of its three rows' squared lengths has no certain sign: a.(b x c) in
  * floating point errs by at most about 9 ulps of |a||b||c|. */
 #define DET_ULPS 64.0
 
-static inline double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void sub3(double *d, const double *a, const double *b)
-{
-	d[0] = a[0] - b[0];
-	d[1] = a[1] - b[1];
-	d[2] = a[2] - b[2];
-}
-
-static inline void cross3(double *c, const double *a, const double *b)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* (b - a) x (c - a): the normal of triangle a b c. */
 static inline void normal3(double *n, const double *a, const double *b, const double *c)
 {
 	double ab[3], ac[3];
-	sub3(ab, b, a);
-	sub3(ac, c, a);
-	cross3(n, ab, ac);
+	vec3_sub(ab, b, a);
+	vec3_sub(ac, c, a);
+	vec3_cross(n, ab, ac);
 }
 
 /* det(a, b, c) = a.(b x c) and whether its sign is certain. */
 static inline double det3(const double *a, const double *b, const double *c, int *sure)
 {
 	double bc[3];
-	cross3(bc, b, c);
-	const double d = dot3(a, bc);
+	vec3_cross(bc, b, c);
+	const double d = vec3_dot(a, bc);
 	const double m = DET_ULPS * DBL_EPSILON;
-	*sure = d * d > m * m * dot3(a, a) * dot3(b, b) * dot3(c, c);
+	*sure = d * d > m * m * vec3_dot(a, a) * vec3_dot(b, b) * vec3_dot(c, c);
 	return d;
 }
 
@@ -96,62 +78,60 @@ static int tetra_side(const double *const *p, unsigned *unsure)
 	return -1;
 }
 
+/* |a + t d|^2: the squared length of a point on the line a + t d. */
+static inline double along2(const double *a, double t, const double *d)
+{
+	const double p[3] = {a[0] + t * d[0], a[1] + t * d[1], a[2] + t * d[2]};
+	return vec3_dot(p, p);
+}
+
 /* The squared distance from the origin to triangle a b c (Ericson, Real-
  * Time Collision Detection 5.1.5, with p the origin); the face's interior
  * by the plane's distance, (n.a)^2 / |n|^2, which keeps a small distance
  * accurate where the barycentric point would lose it to cancellation. */
 static double triangle_distance2(const double *a, const double *b, const double *c)
 {
-	double ab[3], ac[3], p[3];
-	sub3(ab, b, a);
-	sub3(ac, c, a);
-	const double d1 = -dot3(ab, a), d2 = -dot3(ac, a);
+	double ab[3], ac[3];
+	vec3_sub(ab, b, a);
+	vec3_sub(ac, c, a);
+	const double d1 = -vec3_dot(ab, a), d2 = -vec3_dot(ac, a);
 	if (d1 <= 0.0 && d2 <= 0.0)
-		return dot3(a, a);
-	const double d3 = -dot3(ab, b), d4 = -dot3(ac, b);
+		return vec3_dot(a, a);
+	const double d3 = -vec3_dot(ab, b), d4 = -vec3_dot(ac, b);
 	if (d3 >= 0.0 && d4 <= d3)
-		return dot3(b, b);
+		return vec3_dot(b, b);
 	const double vc = d1 * d4 - d3 * d2;
 	if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-		const double t = d1 / (d1 - d3);
-		for (int k = 0; k < 3; k++)
-			p[k] = a[k] + t * ab[k];
-		return dot3(p, p);
+		return along2(a, d1 / (d1 - d3), ab);
 	}
-	const double d5 = -dot3(ab, c), d6 = -dot3(ac, c);
+	const double d5 = -vec3_dot(ab, c), d6 = -vec3_dot(ac, c);
 	if (d6 >= 0.0 && d5 <= d6)
-		return dot3(c, c);
+		return vec3_dot(c, c);
 	const double vb = d5 * d2 - d1 * d6;
 	if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-		const double t = d2 / (d2 - d6);
-		for (int k = 0; k < 3; k++)
-			p[k] = a[k] + t * ac[k];
-		return dot3(p, p);
+		return along2(a, d2 / (d2 - d6), ac);
 	}
 	const double va = d3 * d6 - d5 * d4;
 	if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
-		const double t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-		for (int k = 0; k < 3; k++)
-			p[k] = b[k] + t * (c[k] - b[k]);
-		return dot3(p, p);
+		double bc[3];
+		vec3_sub(bc, c, b);
+		return along2(b, (d4 - d3) / ((d4 - d3) + (d5 - d6)), bc);
 	}
 	double n[3];
-	cross3(n, ab, ac);
-	const double nn = dot3(n, n), na = dot3(n, a);
-	return nn > 0.0 ? na * na / nn : dot3(a, a);
+	vec3_cross(n, ab, ac);
+	const double nn = vec3_dot(n, n), na = vec3_dot(n, a);
+	return nn > 0.0 ? na * na / nn : vec3_dot(a, a);
 }
 
 /* The squared distance from the origin to segment a b. */
 static double segment_distance2(const double *a, const double *b)
 {
-	double ab[3], p[3];
-	sub3(ab, b, a);
-	const double l = dot3(ab, ab);
-	double t = l > 0.0 ? -dot3(a, ab) / l : 0.0;
+	double ab[3];
+	vec3_sub(ab, b, a);
+	const double l = vec3_dot(ab, ab);
+	double t = l > 0.0 ? -vec3_dot(a, ab) / l : 0.0;
 	t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-	for (int k = 0; k < 3; k++)
-		p[k] = a[k] + t * ab[k];
-	return dot3(p, p);
+	return along2(a, t, ab);
 }
 
 /* A support point's verdict along d: 1 certainly apart (d.w < 0 and all
@@ -159,10 +139,10 @@ static double segment_distance2(const double *a, const double *b)
  * enough to tell, 0 the origin not beyond it. */
 static int beyond(const double *d, const double *w, double reach2)
 {
-	const double dw = dot3(d, w);
+	const double dw = vec3_dot(d, w);
 	if (dw >= 0.0)
 		return 0;
-	return dw * dw > reach2 * dot3(d, d) ? 1 : -1;
+	return dw * dw > reach2 * vec3_dot(d, d) ? 1 : -1;
 }
 
 typedef struct {
@@ -191,6 +171,24 @@ static void apart(mpr_answer *ans, const double *d, int slot, const mpr_point *p
 	for (int k = 0; k < 3; k++)
 		ans->dir[k] = d[k];
 	ans->apart_slot = slot;
+}
+
+/* The support point w along n into a free slot; 1 when its plane leaves
+ * the origin apart (then answered with the first np points of p). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int probe(mpr_support_fn support, void *ctx, const double *n, const mpr_point *p,
+                 int np, double reach2, mpr_answer *ans, mpr_point *w)
+{
+	w->slot = free_slot(&p[0], &p[1], &p[2]);
+	w->y = support(ctx, n, w->slot);
+	ans->supports++;
+	if (beyond(n, w->y, reach2) > 0) {
+		apart(ans, n, w->slot, p, np);
+		return 1;
+	}
+	return 0;
 }
 
 /* The portal p's verdict when the origin is on its inner side: inside the
@@ -233,7 +231,7 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 	ans->verdict = MPR_UNDECIDED;
 	ans->nslots = 0;
 	ans->supports = 0;
-	if (dot3(c, c) <= reach2) {
+	if (vec3_dot(c, c) <= reach2) {
 		answer(ans, MPR_WITHIN, p, 1); /* c is a point of K */
 		return;
 	}
@@ -247,8 +245,8 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 		apart(ans, n, 0, p, 1);
 		return;
 	}
-	cross3(n, c, y0);
-	if (dot3(n, n) <= 0x1p-100 * dot3(c, c) * dot3(y0, y0)) {
+	vec3_cross(n, c, y0);
+	if (vec3_dot(n, n) <= 0x1p-100 * vec3_dot(c, c) * vec3_dot(y0, y0)) {
 		/* The origin on (or by) the line through c and p[0]. */
 		if (segment_distance2(c, y0) <= reach2)
 			answer(ans, MPR_WITHIN, p, 1);
@@ -262,7 +260,7 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 		return;
 	}
 	normal3(n, c, p[0].y, p[1].y);
-	if (dot3(n, c) > 0.0) { /* face the portal away from c's side */
+	if (vec3_dot(n, c) > 0.0) { /* face the portal away from c's side */
 		const mpr_point x = p[0];
 		p[0] = p[1];
 		p[1] = x;
@@ -270,23 +268,19 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 			n[k] = -n[k];
 	}
 	for (;;) {
-		if (dot3(n, n) == 0.0 || ans->supports >= max_iter)
+		if (vec3_dot(n, n) == 0.0 || ans->supports >= max_iter)
 			return;
-		const int s = free_slot(&p[0], &p[1], &p[2]);
-		const mpr_point w = {support(ctx, n, s), s};
-		ans->supports++;
-		if (beyond(n, w.y, reach2) > 0) {
-			apart(ans, n, s, p, 2);
+		mpr_point w;
+		if (probe(support, ctx, n, p, 2, reach2, ans, &w))
 			return;
-		}
-		cross3(t, p[0].y, w.y);
-		if (dot3(t, c) < 0.0) { /* the origin outside (p0, c, w): w for p1 */
+		vec3_cross(t, p[0].y, w.y);
+		if (vec3_dot(t, c) < 0.0) { /* the origin outside (p0, c, w): w for p1 */
 			p[1] = w;
 			normal3(n, c, p[0].y, p[1].y);
 			continue;
 		}
-		cross3(t, w.y, p[1].y);
-		if (dot3(t, c) < 0.0) { /* outside (w, c, p1): w for p0 */
+		vec3_cross(t, w.y, p[1].y);
+		if (vec3_dot(t, c) < 0.0) { /* outside (w, c, p1): w for p0 */
 			p[0] = w;
 			normal3(n, c, p[0].y, p[1].y);
 			continue;
@@ -297,7 +291,7 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 	/* Refinement: the portal p0 p1 p2, its normal n outward (from c). */
 	for (;;) {
 		normal3(n, p[0].y, p[1].y, p[2].y);
-		const double nn = dot3(n, n), np = dot3(n, p[0].y);
+		const double nn = vec3_dot(n, n), np = vec3_dot(n, p[0].y);
 		if (np >= 0.0) { /* the origin on the inner side */
 			portal_inside(c, p, reach2, ans);
 			return;
@@ -310,30 +304,26 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 		}
 		if (nn == 0.0 || ans->supports >= max_iter)
 			return;
-		const int s = free_slot(&p[0], &p[1], &p[2]);
-		const mpr_point w = {support(ctx, n, s), s};
-		ans->supports++;
-		if (beyond(n, w.y, reach2) > 0) {
-			apart(ans, n, s, p, 3);
+		mpr_point w;
+		if (probe(support, ctx, n, p, 3, reach2, ans, &w))
 			return;
-		}
 		/* Nothing of K beyond the portal by more than reach: the
 		 * portal lies on K's boundary, which leaves the origin
 		 * outside it and not within reach of it to GJK. */
-		const double nw = dot3(n, w.y);
+		const double nw = vec3_dot(n, w.y);
 		if (nw - np <= 0.0 || (nw - np) * (nw - np) <= reach2 * nn)
 			return;
 		/* The new portal: w and the two points whose planes with c
 		 * and w keep the ray from c through the origin (libccd's
 		 * expandPortal). */
-		cross3(t, w.y, c);
-		if (dot3(p[0].y, t) > 0.0) {
-			if (dot3(p[1].y, t) > 0.0)
+		vec3_cross(t, w.y, c);
+		if (vec3_dot(p[0].y, t) > 0.0) {
+			if (vec3_dot(p[1].y, t) > 0.0)
 				p[0] = w;
 			else
 				p[2] = w;
 		} else {
-			if (dot3(p[2].y, t) > 0.0)
+			if (vec3_dot(p[2].y, t) > 0.0)
 				p[1] = w;
 			else
 				p[0] = w;

@@ -46,6 +46,37 @@ enum {
 	AOS_TO_REL     /* the vertex array, copied less v_0; score (v - v_0).e */
 };
 
+/* One round of scan_any over vertices j .. j+3 (see below for from). */
+__attribute__((target("avx"), always_inline)) static inline void
+scan_round(scan3 *s, const double *v, size_t j, const int from, const __m256d *o,
+           const __m256d *e, __m256d *best, __m256d *idx, __m256d *cur, __m256d four)
+{
+	const int aos = from == AOS_TO_RAW || from == AOS_TO_REL;
+	const int sub = from == FROM_RAW_REL || from == TO_REL || from == AOS_TO_REL;
+	const int store = from == TO_REL || aos;
+	__m256d x, y, z;
+	if (aos) {
+		/* Four vertices (x y z) each, transposed as support.c's
+		 * scans do it (lanes_avx.h). */
+		avx_load4(v + 3 * j, &x, &y, &z);
+	} else {
+		x = _mm256_loadu_pd(s->x + j);
+		y = _mm256_loadu_pd(s->y + j);
+		z = _mm256_loadu_pd(s->z + j);
+	}
+	if (sub) {
+		x = _mm256_sub_pd(x, o[0]);
+		y = _mm256_sub_pd(y, o[1]);
+		z = _mm256_sub_pd(z, o[2]);
+	}
+	if (store) {
+		_mm256_storeu_pd(s->x + j, x);
+		_mm256_storeu_pd(s->y + j, y);
+		_mm256_storeu_pd(s->z + j, z);
+	}
+	avx_lanes_step(x, y, z, e[0], e[1], e[2], best, idx, cur, four);
+}
+
 /* One scan; from (a constant) as above. */
 __attribute__((target("avx"), always_inline)) static inline size_t
 scan_any(scan3 *s, const double *v, size_t count, const double *e, const int from)
@@ -69,35 +100,14 @@ scan_any(scan3 *s, const double *v, size_t count, const double *e, const int fro
 		s->y[0] = vy - y0;
 		s->z[0] = vz - z0;
 	}
-	const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
-	const __m256d X0 = _mm256_set1_pd(x0), Y0 = _mm256_set1_pd(y0), Z0 = _mm256_set1_pd(z0);
+	const __m256d E[3] = {_mm256_set1_pd(e0), _mm256_set1_pd(e1), _mm256_set1_pd(e2)};
+	const __m256d O[3] = {_mm256_set1_pd(x0), _mm256_set1_pd(y0), _mm256_set1_pd(z0)};
 	__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
 	__m256d cur = _mm256_set_pd(4.0, 3.0, 2.0, 1.0);
 	const __m256d four = _mm256_set1_pd(4.0);
 	size_t i = 1;
-	for (; i + 4 <= count; i += 4) {
-		__m256d x, y, z;
-		if (aos) {
-			/* Four vertices (x y z) each, transposed as
-			 * support.c's scans do it (lanes_avx.h). */
-			avx_load4(v + 3 * i, &x, &y, &z);
-		} else {
-			x = _mm256_loadu_pd(s->x + i);
-			y = _mm256_loadu_pd(s->y + i);
-			z = _mm256_loadu_pd(s->z + i);
-		}
-		if (sub) {
-			x = _mm256_sub_pd(x, X0);
-			y = _mm256_sub_pd(y, Y0);
-			z = _mm256_sub_pd(z, Z0);
-		}
-		if (store) {
-			_mm256_storeu_pd(s->x + i, x);
-			_mm256_storeu_pd(s->y + i, y);
-			_mm256_storeu_pd(s->z + i, z);
-		}
-		avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
-	}
+	for (; i + 4 <= count; i += 4)
+		scan_round(s, v, i, from, O, E, &best, &idx, &cur, four);
 	if (i < count && count >= 5 && from != TO_REL) {
 		/* The last one to three vertices as one more round of the last
 		 * four, which the lanes see again (a vertex seen twice changes
@@ -106,26 +116,8 @@ scan_any(scan3 *s, const double *v, size_t count, const double *e, const int fro
 		 * compare mispredicts.  Not for TO_REL: it rewrites the copy
 		 * in place, and the overlap would subtract v_0 twice. */
 		const size_t j = count - 4;
-		__m256d x, y, z;
-		if (aos) {
-			avx_load4(v + 3 * j, &x, &y, &z);
-		} else {
-			x = _mm256_loadu_pd(s->x + j);
-			y = _mm256_loadu_pd(s->y + j);
-			z = _mm256_loadu_pd(s->z + j);
-		}
-		if (sub) {
-			x = _mm256_sub_pd(x, X0);
-			y = _mm256_sub_pd(y, Y0);
-			z = _mm256_sub_pd(z, Z0);
-		}
-		if (store) {
-			_mm256_storeu_pd(s->x + j, x);
-			_mm256_storeu_pd(s->y + j, y);
-			_mm256_storeu_pd(s->z + j, z);
-		}
 		cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1), (double)j);
-		avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
+		scan_round(s, v, j, from, O, E, &best, &idx, &cur, four);
 		i = count;
 	}
 	double b[4], bi[4];

@@ -52,4 +52,21 @@ size_t scan3_max_dot(scan3 *s, const support_frame *f, const double *e);
  * largest (v - v_0).e. */
 size_t scan3_max_dot_rel(scan3 *s, const support_frame *f, const double *e);
 
+/* support_eval3(f, d, x) over the copy s when it is wanted or built (the
+ * same direction L^T d, the same vertex), else over the vertex array.
+ * Inlined into the callers' support steps, where a call costs as much as
+ * the arithmetic around the scan. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t scan3_eval3(const support_frame *f, scan3 *s, const double *d, double *x)
+{
+	if (s->state == SCAN3_NONE)
+		return support_eval3(f, d, x);
+	double e[3];
+	const size_t i = scan3_max_dot(s, f, support_local_dir3(f, d, e));
+	support_point3(f, i, x);
+	return i;
+}
+
 #endif

@@ -38,6 +38,7 @@
 #endif
 
 #include "simplex.h"
+#include "vec.h"
 
 /* Same threshold as simplex_project: an edge whose component off the span
  * of the previous ones is below this many ulps of the longest edge is
@@ -56,25 +57,6 @@
  * of its three vectors' lengths decides nothing: the side of the plane is
  * rounding.  */
 #define SIDE_ULPS 16.0
-
-static inline double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void sub3(double *d, const double *a, const double *b)
-{
-	d[0] = a[0] - b[0];
-	d[1] = a[1] - b[1];
-	d[2] = a[2] - b[2];
-}
-
-static inline void cross3(double *c, const double *a, const double *b)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 /* lambda[0..n-1] = 0 for n <= 4, written out: a loop of n stores becomes
  * a call to memset, which costs more than the four stores. */
@@ -109,7 +91,7 @@ static void set_point(const double *const *y, int n, int i, simplex_solution *so
 	zero_weights(sol, n);
 	sol->lambda[i] = 1.0;
 	sol->mask = 1u << i;
-	set_v(sol, y[i][0], y[i][1], y[i][2], dot3(y[i], y[i]));
+	set_v(sol, y[i][0], y[i][1], y[i][2], vec3_dot(y[i], y[i]));
 }
 
 /* v = v(aff {y_i, y_j}) by the projection of simplex_project (base y_i,
@@ -123,8 +105,8 @@ static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_
 	}
 	const double *p = y[i];
 	double u[3];
-	sub3(u, y[j], p);
-	double len = sqrt(dot3(u, u));
+	vec3_sub(u, y[j], p);
+	double len = sqrt(vec3_dot(u, u));
 	if (!(len > 0.0))
 		return 0;
 	double inv = 1.0 / len;
@@ -133,7 +115,7 @@ static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_
 	u[2] *= inv;
 	double v[3] = {p[0], p[1], p[2]}, coef = 0.0;
 	for (int pass = 0; pass < 2; pass++) {
-		double c = dot3(u, v);
+		double c = vec3_dot(u, v);
 		coef += c;
 		v[0] -= c * u[0];
 		v[1] -= c * u[1];
@@ -144,7 +126,7 @@ static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_
 	sol->lambda[j] = t;
 	sol->lambda[i] = 1.0 - t;
 	sol->mask = (1u << i) | (1u << j);
-	set_v(sol, v[0], v[1], v[2], dot3(v, v));
+	set_v(sol, v[0], v[1], v[2], vec3_dot(v, v));
 	return 1;
 }
 
@@ -155,9 +137,9 @@ static int project_triangle_gs(const double *const *y, int n, int i, int j, int 
 {
 	const double *p = y[i];
 	double q0[3], q1[3];
-	sub3(q0, y[j], p);
-	sub3(q1, y[k], p);
-	double l0 = sqrt(dot3(q0, q0)), l1 = sqrt(dot3(q1, q1));
+	vec3_sub(q0, y[j], p);
+	vec3_sub(q1, y[k], p);
+	double l0 = sqrt(vec3_dot(q0, q0)), l1 = sqrt(vec3_dot(q1, q1));
 	if (!(l0 > 0.0))
 		return 0;
 	double longest = l0 > l1 ? l0 : l1;
@@ -167,13 +149,13 @@ static int project_triangle_gs(const double *const *y, int n, int i, int j, int 
 	q0[2] *= inv;
 	double r01 = 0.0;
 	for (int pass = 0; pass < 2; pass++) {
-		double c = dot3(q0, q1);
+		double c = vec3_dot(q0, q1);
 		r01 += c;
 		q1[0] -= c * q0[0];
 		q1[1] -= c * q0[1];
 		q1[2] -= c * q0[2];
 	}
-	double l1o = sqrt(dot3(q1, q1));
+	double l1o = sqrt(vec3_dot(q1, q1));
 	if (!(l1o > DEPENDENT_ULPS * DBL_EPSILON * longest))
 		return 0;
 	inv = 1.0 / l1o;
@@ -182,12 +164,12 @@ static int project_triangle_gs(const double *const *y, int n, int i, int j, int 
 	q1[2] *= inv;
 	double v[3] = {p[0], p[1], p[2]}, c0 = 0.0, c1 = 0.0;
 	for (int pass = 0; pass < 2; pass++) {
-		double c = dot3(q0, v);
+		double c = vec3_dot(q0, v);
 		c0 += c;
 		v[0] -= c * q0[0];
 		v[1] -= c * q0[1];
 		v[2] -= c * q0[2];
-		c = dot3(q1, v);
+		c = vec3_dot(q1, v);
 		c1 += c;
 		v[0] -= c * q1[0];
 		v[1] -= c * q1[1];
@@ -200,7 +182,7 @@ static int project_triangle_gs(const double *const *y, int n, int i, int j, int 
 	sol->lambda[k] = x1;
 	sol->lambda[i] = 1.0 - x0 - x1;
 	sol->mask = (1u << i) | (1u << j) | (1u << k);
-	set_v(sol, v[0], v[1], v[2], dot3(v, v));
+	set_v(sol, v[0], v[1], v[2], vec3_dot(v, v));
 	return 1;
 }
 
@@ -218,21 +200,21 @@ static int project_edge(const double *const *y, int n, int i, int j, simplex_sol
 	}
 	const double *p = y[i];
 	double q[3];
-	sub3(q, y[j], p);
-	double qq = dot3(q, q);
+	vec3_sub(q, y[j], p);
+	double qq = vec3_dot(q, q);
 	if (!(qq > 0.0))
 		return 0;
 	double inv = 1.0 / qq;
 	double v[3] = {p[0], p[1], p[2]}, coef = 0.0;
 	for (int pass = 0; pass < 2; pass++) {
-		double c = dot3(q, v) * inv;
+		double c = vec3_dot(q, v) * inv;
 		coef += c;
 		v[0] -= c * q[0];
 		v[1] -= c * q[1];
 		v[2] -= c * q[2];
 	}
-	double vv = dot3(v, v);
-	if (vv < NEAR_TOUCH * dot3(p, p))
+	double vv = vec3_dot(v, v);
+	if (vv < NEAR_TOUCH * vec3_dot(p, p))
 		return project_edge_gs(y, n, i, j, sol);
 	double t = -coef;
 	zero_weights(sol, n);
@@ -259,21 +241,21 @@ static int project_triangle(const double *const *y, int n, int i, int j, int k,
 {
 	const double *p = y[i];
 	double q0[3], q1[3], m[3];
-	sub3(q0, y[j], p);
-	sub3(q1, y[k], p);
-	cross3(m, q0, q1);
-	const double l00 = dot3(q0, q0), l11 = dot3(q1, q1), mm = dot3(m, m);
+	vec3_sub(q0, y[j], p);
+	vec3_sub(q1, y[k], p);
+	vec3_cross(m, q0, q1);
+	const double l00 = vec3_dot(q0, q0), l11 = vec3_dot(q1, q1), mm = vec3_dot(m, m);
 	const double lim = DEPENDENT_ULPS * DBL_EPSILON;
 	if (!(l00 > 0.0) || !(mm > lim * lim * l00 * (l00 > l11 ? l00 : l11)))
 		return 0;
-	const double mp = dot3(m, p);
-	if (mp * mp < NEAR_TOUCH * mm * dot3(p, p))
+	const double mp = vec3_dot(m, p);
+	if (mp * mp < NEAR_TOUCH * mm * vec3_dot(p, p))
 		return project_triangle_gs(y, n, i, j, k, sol);
 	const double inv = 1.0 / mm, s = mp * inv;
 	double a[3], b[3];
-	cross3(a, q1, p);
-	cross3(b, p, q0);
-	const double x0 = dot3(a, m) * inv, x1 = dot3(b, m) * inv;
+	vec3_cross(a, q1, p);
+	vec3_cross(b, p, q0);
+	const double x0 = vec3_dot(a, m) * inv, x1 = vec3_dot(b, m) * inv;
 	zero_weights(sol, n);
 	sol->lambda[j] = x0;
 	sol->lambda[k] = x1;
@@ -299,14 +281,14 @@ static int interior(const simplex_solution *sol, int n)
 static int segment(const double *const *y, int n, int a, int w, simplex_solution *sol)
 {
 	double e[3];
-	sub3(e, y[a], y[w]);
+	vec3_sub(e, y[a], y[w]);
 	/* The parameter from w towards a: t = -w.e / e.e, in (0, 1) inside. */
-	double s = -dot3(y[w], e);
+	double s = -vec3_dot(y[w], e);
 	if (!(s > 0.0)) {
 		set_point(y, n, w, sol);
 		return 1;
 	}
-	if (!(s < dot3(e, e)))
+	if (!(s < vec3_dot(e, e)))
 		return 0; /* beyond a: not a GJK step's answer */
 	return project_edge(y, n, a, w, sol) && interior(sol, n);
 }
@@ -318,16 +300,16 @@ static int triangle(const double *const *y, int n, int a, int b, int w, simplex_
 {
 	const double *pw = y[w], *pa = y[a], *pb = y[b];
 	double ab[3], ac[3];
-	sub3(ab, pa, pw);
-	sub3(ac, pb, pw);
+	vec3_sub(ab, pa, pw);
+	vec3_sub(ac, pb, pw);
 	/* Vertex w. */
-	double d1 = -dot3(ab, pw), d2 = -dot3(ac, pw);
+	double d1 = -vec3_dot(ab, pw), d2 = -vec3_dot(ac, pw);
 	if (d1 <= 0.0 && d2 <= 0.0) {
 		set_point(y, n, w, sol);
 		return 1;
 	}
 	/* Vertex a. */
-	double d3 = -dot3(ab, pa), d4 = -dot3(ac, pa);
+	double d3 = -vec3_dot(ab, pa), d4 = -vec3_dot(ac, pa);
 	if (d3 >= 0.0 && d4 <= d3)
 		return 0; /* not containing w: the old answer, not a step's */
 	/* Edge w-a. */
@@ -335,7 +317,7 @@ static int triangle(const double *const *y, int n, int a, int b, int w, simplex_
 	if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0)
 		return project_edge(y, n, a, w, sol) && interior(sol, n);
 	/* Vertex b. */
-	double d5 = -dot3(ab, pb), d6 = -dot3(ac, pb);
+	double d5 = -vec3_dot(ab, pb), d6 = -vec3_dot(ac, pb);
 	if (d6 >= 0.0 && d5 <= d6)
 		return 0;
 	/* Edge w-b. */
@@ -373,17 +355,17 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 	const double *pw = y[w];
 	double e[3][3];
 	for (int i = 0; i < 3; i++)
-		sub3(e[i], y[i], pw);
+		vec3_sub(e[i], y[i], pw);
 	double sxs[3], sos[3];
 	int outside = 0;
 	/* A tetrahedron thinner than rounding decides nothing. */
-	const double l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]), l2 = dot3(e[2], e[2]);
+	const double l0 = vec3_dot(e[0], e[0]), l1 = vec3_dot(e[1], e[1]), l2 = vec3_dot(e[2], e[2]);
 	const double thin = SIDE_ULPS * DBL_EPSILON * sqrt(l0 * l1 * l2);
 	for (int f = 0; f < 3; f++) {
 		double nrm[3];
-		cross3(nrm, e[face[f][0]], e[face[f][1]]);
-		double sx = dot3(nrm, e[face[f][2]]); /* opposite vertex */
-		double so = -dot3(nrm, pw);           /* origin */
+		vec3_cross(nrm, e[face[f][0]], e[face[f][1]]);
+		double sx = vec3_dot(nrm, e[face[f][2]]); /* opposite vertex */
+		double so = -vec3_dot(nrm, pw);           /* origin */
 		if (!(fabs(sx) > thin))
 			return 0;
 		sxs[face[f][2]] = sx;
@@ -432,17 +414,17 @@ double simplex3_depth_bound(const double *const *y)
 	for (int i = 0; i < 4; i++) {
 		const double *p = y[(i + 1) & 3], *q = y[(i + 2) & 3], *r = y[(i + 3) & 3];
 		double e1[3], e2[3], nrm[3];
-		sub3(e1, q, p);
-		sub3(e2, r, p);
-		cross3(nrm, e1, e2);
-		double nn = dot3(nrm, nrm), l1 = dot3(e1, e1), l2 = dot3(e2, e2);
+		vec3_sub(e1, q, p);
+		vec3_sub(e2, r, p);
+		vec3_cross(nrm, e1, e2);
+		double nn = vec3_dot(nrm, nrm), l1 = vec3_dot(e1, e1), l2 = vec3_dot(e2, e2);
 		/* As simplex_project: a facet whose second edge is off the first
 		 * by less than rounding of the longer has no plane. */
 		double longest = l1 > l2 ? l1 : l2;
 		double lim = DEPENDENT_ULPS * DBL_EPSILON;
 		if (!(nn > lim * lim * longest * l1) || !(l1 > 0.0))
 			return 0.0;
-		double d = dot3(nrm, p);
+		double d = vec3_dot(nrm, p);
 		double dist2 = d * d / nn;
 		if (dist2 < best)
 			best = dist2;

@@ -119,4 +119,25 @@ static inline int vec_isfinite(const double *a, int n)
 	return 1;
 }
 
+/* Fixed 3-D forms, for code that is 3-D only (simplex3.c, mpr.c): no
+ * dimension to branch on. */
+static inline double vec3_dot(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void vec3_sub(double *d, const double *a, const double *b)
+{
+	d[0] = a[0] - b[0];
+	d[1] = a[1] - b[1];
+	d[2] = a[2] - b[2];
+}
+
+static inline void vec3_cross(double *c, const double *a, const double *b)
+{
+	c[0] = a[1] * b[2] - a[2] * b[1];
+	c[1] = a[2] * b[0] - a[0] * b[2];
+	c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 #endif /* CLASH_VEC_H */
