@@ -139,7 +139,7 @@ static int box(const double *v, size_t count, int n, double *lo, double *hi)
 }
 
 /* The rest of support_pair_frame_init once the balls are known. */
-static int pair_frame_finish(support_pair_frame *f, int n)
+static inline __attribute__((always_inline)) int pair_frame_finish(support_pair_frame *f, int n)
 {
 	for (int k = 0; k < n; k++) {
 		f->shift[k] = 0.5 * f->ca[k] + 0.5 * f->cb[k];
@@ -192,7 +192,7 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */
-static int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
+static inline __attribute__((always_inline)) int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
                        double *center, double *radius)
 {
 	int n = s->dim;
