@@ -137,13 +137,6 @@ typedef struct epa_poly {
 	int head;
 } epa_poly;
 
-static void cross3(const double *u, const double *w, double *out)
-{
-	out[0] = u[1] * w[2] - u[2] * w[1];
-	out[1] = u[2] * w[0] - u[0] * w[2];
-	out[2] = u[0] * w[1] - u[1] * w[0];
-}
-
 /* Lengths here are plain square roots of inner products, not vec_norm's
  * overflow-proof scaling (whose divisions dominated the cost of a face):
  * the query's frame scales the scene to about 1, so no square overflows,
@@ -409,7 +402,7 @@ static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double
 		vec_sub(e1, in[1].y, in[0].y, 3);
 		vec_sub(e2, in[2].y, in[0].y, 3);
 		vec_sub(e3, in[3].y, in[0].y, 3);
-		cross3(e2, e3, c);
+		vec3_cross(c, e2, e3);
 		if (fabs(vec_dot(e1, c, 3)) > 16.0 * p->eps * p->scale * p->scale) {
 			for (int i = 0; i < 4; i++)
 				p->v[i] = in[i];
@@ -660,15 +653,15 @@ static inline int face_plane_edges(const double *x0, const double *x1, const dou
 	 * without the longest edge (written out: no indexed scratch). */
 	double c[3], la, lb;
 	if (l0 >= l1 && l0 >= l2) {
-		cross3(e1, e2, c);
+		vec3_cross(c, e1, e2);
 		la = l1;
 		lb = l2;
 	} else if (l1 >= l2) {
-		cross3(e2, e0, c);
+		vec3_cross(c, e2, e0);
 		la = l2;
 		lb = l0;
 	} else {
-		cross3(e0, e1, c);
+		vec3_cross(c, e0, e1);
 		la = l0;
 		lb = l1;
 	}
@@ -864,7 +857,7 @@ static int init_polyhedron(epa_poly *p)
 	vec_sub(e1, p->v[1].y, p->v[0].y, 3);
 	vec_sub(e2, p->v[2].y, p->v[0].y, 3);
 	vec_sub(e3, p->v[3].y, p->v[0].y, 3);
-	cross3(e2, e3, c);
+	vec3_cross(c, e2, e3);
 	double vol = vec_dot(e1, c, 3);
 	if (vol == 0.0)
 		return 0;
@@ -1063,7 +1056,7 @@ static double face_weights(const epa_poly *p, const epa_face *f, const double *x
 		double u[3], w[3], c[3];
 		vec_sub(u, p->v[f->v[(i + 1) % 3]].y, x, 3);
 		vec_sub(w, p->v[f->v[(i + 2) % 3]].y, x, 3);
-		cross3(u, w, c);
+		vec3_cross(c, u, w);
 		lambda[i] = vec_dot(c, f->n, 3);
 		sum += lambda[i];
 	}

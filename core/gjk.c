@@ -470,6 +470,8 @@ static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *
 	if (m.verdict == MPR_UNDECIDED)
 		return 0;
 	r->iterations = 1 + m.supports;
+	/* The simplex for the warm start: MPR's points, and c with them
+	 * when the origin is in their hull (verdict_warm leaves c out). */
 	q->npts = 0;
 	if (m.verdict != MPR_APART)
 		q->pts[q->npts++] = c;
@@ -478,9 +480,7 @@ static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *
 	if (m.verdict == MPR_APART) {
 		const gjk_point *w = mpr_point(q, m.apart_slot);
 		const double len = sqrt(vec3_dot(m.dir, m.dir));
-		double dir[3];
-		for (int k = 0; k < 3; k++)
-			dir[k] = m.dir[k] / len;
+		const double dir[3] = {m.dir[0] / len, m.dir[1] / len, m.dir[2] / len};
 		*rc = verdict_apart(q, dir, -vec3_dot(dir, w->y), w, unit, shift, a, b, r);
 		return 1;
 	}

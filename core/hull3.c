@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "hull3.h"
+#include "vec.h"
 #ifdef HULL3_DEBUG
 #include <stdio.h>
 #endif
@@ -99,18 +100,6 @@ static void point(const hbuild *b, uint32_t i, double *x)
 	x[2] = p[2] - b->c[2];
 }
 
-static double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(double *c, const double *a, const double *b)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* The plane of triangle (a, b, c); 0 when it is thinner than rounding. */
 static int plane(const hbuild *b, uint32_t ia, uint32_t ib, uint32_t ic, double *n, double *d)
 {
@@ -122,8 +111,8 @@ static int plane(const hbuild *b, uint32_t ia, uint32_t ib, uint32_t ic, double 
 		e1[k] = pb[k] - pa[k];
 		e2[k] = pc[k] - pa[k];
 	}
-	cross3(n, e1, e2);
-	double nn = dot3(n, n), l1 = dot3(e1, e1), l2 = dot3(e2, e2);
+	vec3_cross(n, e1, e2);
+	double nn = vec3_dot(n, n), l1 = vec3_dot(e1, e1), l2 = vec3_dot(e2, e2);
 	double lim = HULL3_EPS_ULPS * DBL_EPSILON;
 	if (!(nn > lim * lim * l1 * l2) || !(nn > 0.0))
 		return 0;
@@ -131,7 +120,7 @@ static int plane(const hbuild *b, uint32_t ia, uint32_t ib, uint32_t ic, double 
 	n[0] *= inv;
 	n[1] *= inv;
 	n[2] *= inv;
-	*d = (dot3(n, pa) + dot3(n, pb) + dot3(n, pc)) / 3.0;
+	*d = (vec3_dot(n, pa) + vec3_dot(n, pb) + vec3_dot(n, pc)) / 3.0;
 	return 1;
 }
 
@@ -139,7 +128,7 @@ static double dist(const hbuild *b, const hface *f, uint32_t i)
 {
 	double x[3];
 	point(b, i, x);
-	return dot3(f->n, x) - f->d;
+	return vec3_dot(f->n, x) - f->d;
 }
 
 /* A face slot: a freed one (which may still be on the work stack: its
@@ -386,29 +375,29 @@ static int seed(hbuild *b, uint32_t s[4])
 		point(b, (uint32_t)i, x);
 		for (int k = 0; k < 3; k++)
 			x[k] -= p0[k];
-		cross3(c, dir, x);
-		double d = dot3(c, c);
+		vec3_cross(c, dir, x);
+		double d = vec3_dot(c, c);
 		if (d > best) {
 			best = d;
 			i2 = (uint32_t)i;
 		}
 	}
 	/* |dir x x| / |dir| is the distance from the line. */
-	if (i2 == NONE || !(sqrt(best / dot3(dir, dir)) > b->eps))
+	if (i2 == NONE || !(sqrt(best / vec3_dot(dir, dir)) > b->eps))
 		return 0;
 	double p2[3], e2[3], nrm[3];
 	point(b, i2, p2);
 	for (int k = 0; k < 3; k++)
 		e2[k] = p2[k] - p0[k];
-	cross3(nrm, dir, e2);
-	double inv = 1.0 / sqrt(dot3(nrm, nrm));
+	vec3_cross(nrm, dir, e2);
+	double inv = 1.0 / sqrt(vec3_dot(nrm, nrm));
 	for (int k = 0; k < 3; k++)
 		nrm[k] *= inv;
 	uint32_t i3 = NONE;
 	best = 0.0;
 	for (size_t i = 0; i < n; i++) {
 		point(b, (uint32_t)i, x);
-		double d = fabs(dot3(nrm, x) - dot3(nrm, p0));
+		double d = fabs(vec3_dot(nrm, x) - vec3_dot(nrm, p0));
 		if (d > best) {
 			best = d;
 			i3 = (uint32_t)i;
@@ -475,8 +464,8 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		e2[k] = p2[k] - p0[k];
 		e3[k] = p3[k] - p0[k];
 	}
-	cross3(c, e2, e3);
-	if (dot3(e1, c) < 0.0) {
+	vec3_cross(c, e2, e3);
+	if (vec3_dot(e1, c) < 0.0) {
 		uint32_t t = s[1];
 		s[1] = s[2];
 		s[2] = t;

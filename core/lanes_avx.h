@@ -35,8 +35,8 @@ avx_load4(const double *p, __m256d *x, __m256d *y, __m256d *z)
  * and adds apart: no FMA in the target, the same bits as the SSE2 and
  * plain scans), each lane keeping the first of its maxima (compare-greater,
  * then a select of the index: branch-free), and the indices moved on by
- * four. */
-__attribute__((target("avx"), always_inline)) static inline void
+ * four.  Returns the scores (box_extreme3_avx tests them for NaN). */
+__attribute__((target("avx"), always_inline)) static inline __m256d
 avx_lanes_step(__m256d x, __m256d y, __m256d z, __m256d e0, __m256d e1, __m256d e2,
                __m256d *best, __m256d *idx, __m256d *cur, __m256d four)
 {
@@ -46,6 +46,7 @@ avx_lanes_step(__m256d x, __m256d y, __m256d z, __m256d e0, __m256d e1, __m256d 
 	*best = _mm256_max_pd(d, *best);
 	*idx = _mm256_or_pd(_mm256_and_pd(up, *cur), _mm256_andnot_pd(up, *idx));
 	*cur = _mm256_add_pd(*cur, four);
+	return d;
 }
 #endif
 

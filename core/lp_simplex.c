@@ -172,7 +172,7 @@ LP_INLINE void point_column(const lp_query *q, const double *x, int from_a, doub
 		return;
 	}
 	for (int k = 0; k < n; k++)
-		col[k] = sg * (q->rotated ? vec_dot(q->basis + k * n, x, n) : x[k]);
+		col[k] = sg * vec_dot(q->basis + k * n, x, n);
 }
 
 static double lp_column(const void *ctx, size_t j, double *col)
@@ -407,18 +407,12 @@ LP_INLINE size_t dantzig_n(const lp_query *q, const double *y, double *a, double
 	return side ? q->na + idx[1] : idx[0];
 }
 
-/* The general case, out of line: only the common one is worth its code. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static size_t dantzig_any(const lp_query *q, const double *y, double *a, double *c, double *d)
-{
-	return dantzig_n(q, y, a, c, d, q->n, q->rotated);
-}
-
+/* The general case (the engine calls it through a pointer, so it stays
+ * out of line). */
 static size_t lp_dantzig(const void *ctx, const double *y, double *a, double *c, double *d)
 {
-	return dantzig_any(ctx, y, a, c, d);
+	const lp_query *q = ctx;
+	return dantzig_n(q, y, a, c, d, q->n, q->rotated);
 }
 
 /* The common case with its dimension known, unrolled: what solve_round

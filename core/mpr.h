@@ -20,8 +20,9 @@
  *   - inside: a tetrahedron of c and three support points holding the
  *     origin, each of its four orientations beyond a bound on its
  *     rounding;
- *   - within: a point of a portal triangle within `reach` of the origin
- *     (GJK's WITHIN / INTERSECT rule: |v| <= reach).
+ *   - within: a point of K within `reach` of the origin (GJK's WITHIN /
+ *     INTERSECT rule, |v| <= reach): c itself, the segment from c to
+ *     s_K(-c), the portal triangle or a face of the tetrahedron with c.
  * Anything else (a degenerate portal, the iteration cap, an orientation
  * lost in rounding) is MPR_UNDECIDED.
  */

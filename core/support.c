@@ -192,8 +192,9 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */
-static inline __attribute__((always_inline)) int ball_of_box(const clash_shape *s, const double *lo, const double *hi,
-                       double *center, double *radius)
+static inline __attribute__((always_inline)) int
+ball_of_box(const clash_shape *s, const double *lo, const double *hi, double *center,
+            double *radius)
 {
 	int n = s->dim;
 	if (n == 3) {
@@ -283,10 +284,6 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
 #include "lanes_avx.h"
 
-/* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
- * below for the lanes, the loads and why the result is the SSE2 scan's bit
- * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
- * test is the inner product's unordered compare, confirmed by has_nan. */
 /* The least of four lanes, the first of equals (-0 and +0 tie) as a loop
  * over lanes 0 to 3 keeping its minimum unless one is smaller takes it:
  * lanes paired (0 1) (2 3), then the pairs' minima. */
@@ -303,6 +300,11 @@ __attribute__((target("avx"), always_inline)) static inline double lanes_max(__m
 	return _mm_cvtsd_f64(_mm_max_sd(_mm256_extractf128_pd(t, 1), _mm256_castpd256_pd128(t)));
 }
 
+/* box_extreme in 3-D four vertices wide, with AVX (see max_dot3_avx_any
+ * below for the lanes, the loads and why the result is the SSE2 scan's bit
+ * for bit).  The box is the min and max of the lanes' x, y and z; the NaN
+ * test is the inner product's unordered compare, confirmed by has_nan.  store:
+ * also the by-coordinate copy (scan3.h). */
 __attribute__((target("avx"), always_inline)) static inline int
 box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo, double *hi,
                      size_t *extreme, scan3 *copy, const int store)
@@ -339,16 +341,12 @@ box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo,
 			hx = _mm256_max_pd(x, hx);
 			hy = _mm256_max_pd(y, hy);
 			hz = _mm256_max_pd(z, hz);
-			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
-			                          _mm256_mul_pd(z, E2));
+			const __m256d d =
+			    avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
 			/* A NaN coordinate makes d NaN whatever e is, so d alone
 			 * is the fast test (it also fires on inf * 0 and inf - inf,
 			 * which the exact test then clears). */
 			nan = _mm256_or_pd(nan, _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
-			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
-			best = _mm256_max_pd(d, best);
-			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
-			cur = _mm256_add_pd(cur, four);
 		}
 		if (i < count) {
 			/* The first maximum of the one to three vertices past
@@ -361,13 +359,9 @@ box_extreme3_avx_any(const double *v, size_t count, const double *e, double *lo,
 			const size_t j = count - 4;
 			__m256d x, y, z;
 			avx_load4(v + 3 * j, &x, &y, &z);
-			__m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, E0), _mm256_mul_pd(y, E1)),
-			                          _mm256_mul_pd(z, E2));
 			cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1),
 			                    (double)j);
-			__m256d up = _mm256_cmp_pd(d, best, _CMP_GT_OQ);
-			best = _mm256_max_pd(d, best);
-			idx = _mm256_or_pd(_mm256_and_pd(up, cur), _mm256_andnot_pd(up, idx));
+			avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
 		}
 		_mm256_storeu_pd(b, best);
 		_mm256_storeu_pd(bi, idx);
@@ -699,6 +693,21 @@ static inline size_t max_dot3_any(const double *v, size_t count, const double *e
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX__)
 #define SUPPORT_AVX_DISPATCH 1
 
+/* One round of max_dot3_avx_any: vertices p[0..3], less o when rel. */
+__attribute__((target("avx"), always_inline)) static inline void
+max_dot3_round(const double *p, const int rel, const __m256d *o, const __m256d *e, __m256d *best,
+               __m256d *idx, __m256d *cur, __m256d four)
+{
+	__m256d x, y, z;
+	avx_load4(p, &x, &y, &z);
+	if (rel) {
+		x = _mm256_sub_pd(x, o[0]);
+		y = _mm256_sub_pd(y, o[1]);
+		z = _mm256_sub_pd(z, o[2]);
+	}
+	avx_lanes_step(x, y, z, e[0], e[1], e[2], best, idx, cur, four);
+}
+
 /* max_dot3_any four vertices wide, for processors with AVX (chosen at run
  * time: the build targets plain x86-64).  The same four lanes as the SSE2
  * scan, now one register: two 128-bit loads per pair of coordinates, the
@@ -719,36 +728,20 @@ max_dot3_avx_any(const double *v, size_t count, const double *e, const int rel)
 	size_t i = 1;
 	const double first = rel ? 0.0 : (v[0] * e0 + v[1] * e1) + v[2] * e2;
 	{
-		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
-		const __m256d X0 = _mm256_set1_pd(x0), Y0 = _mm256_set1_pd(y0), Z0 = _mm256_set1_pd(z0);
+		const __m256d E[3] = {_mm256_set1_pd(e0), _mm256_set1_pd(e1), _mm256_set1_pd(e2)};
+		const __m256d O[3] = {_mm256_set1_pd(x0), _mm256_set1_pd(y0), _mm256_set1_pd(z0)};
 		__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
 		__m256d cur = _mm256_set_pd(4.0, 3.0, 2.0, 1.0);
 		const __m256d four = _mm256_set1_pd(4.0);
-		for (; i + 4 <= count; i += 4) {
-			const double *p = v + 3 * i;
-			__m256d x, y, z;
-			avx_load4(p, &x, &y, &z);
-			if (rel) {
-				x = _mm256_sub_pd(x, X0);
-				y = _mm256_sub_pd(y, Y0);
-				z = _mm256_sub_pd(z, Z0);
-			}
-			avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
-		}
+		for (; i + 4 <= count; i += 4)
+			max_dot3_round(v + 3 * i, rel, O, E, &best, &idx, &cur, four);
 		if (i < count) {
 			/* The tail as a last round over the last four vertices
 			 * (count >= 8 here): see scan3.c's scan_any. */
 			const size_t j = count - 4;
-			__m256d x, y, z;
-			avx_load4(v + 3 * j, &x, &y, &z);
-			if (rel) {
-				x = _mm256_sub_pd(x, X0);
-				y = _mm256_sub_pd(y, Y0);
-				z = _mm256_sub_pd(z, Z0);
-			}
 			cur = _mm256_set_pd((double)(j + 3), (double)(j + 2), (double)(j + 1),
 			                    (double)j);
-			avx_lanes_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
+			max_dot3_round(v + 3 * j, rel, O, E, &best, &idx, &cur, four);
 			i = count;
 		}
 		_mm256_storeu_pd(b, best);

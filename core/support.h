@@ -22,10 +22,6 @@
 #include <emmintrin.h>
 #endif
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "clash.h"
 #include "prepared.h"
 
@@ -339,7 +335,7 @@ SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 /* The direction in the shape's own coordinates for frame direction d of
  * a 3-D frame: L^T d when posed (written to e), else d itself.  Which
  * vertex is extreme is decided there, by every 3-D support evaluation
- * (support_eval3, gjk's and EPA's scans over their copies). */
+ * (support_eval3, scan3_eval3, EPA's scans over its copies). */
 SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const double *d, double *e)
 {
 	if (!f->posed)
@@ -352,8 +348,8 @@ SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const doubl
 }
 
 /* support_eval (below) for a frame known to be 3-D: its 3-D case, called
- * directly by the LP's pricing and gjk's copy scans so that the dimension
- * is a constant to the compiler. */
+ * directly by scan3_eval3 (gjk's and the LP's support steps) so that the
+ * dimension is a constant to the compiler. */
 SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
 {
 	double e[3];
