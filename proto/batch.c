@@ -498,6 +498,15 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 	}
 	static const char head[] = "{\"results\":[", tail[] = "]}";
 	size_t len = sizeof head - 1 + total + sizeof tail - 1;
+	size_t max_reply = proto_get_limits()->max_reply;
+	size_t exact = len - (b->n ? 1 : 0); /* total counted a comma per item */
+	if (max_reply && exact > max_reply) {
+		char detail[256];
+		snprintf(detail, sizeof detail, "the %zu answers take %zu bytes, more than this "
+		         "server's largest reply (%zu bytes, --max-reply): split the batch", b->n,
+		         exact, max_reply);
+		return proto_problem_reply(422, detail, "/queries", out);
+	}
 	char *body = malloc(len + 1);
 	if (!body)
 		return -1;

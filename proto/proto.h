@@ -40,9 +40,12 @@ int proto_query_reply(const char *body, size_t len, proto_reply *out);
 
 /* Handle one Scene (the body of POST /v1/scene, or the document of `clash
  * scene`): {"objects": [{"id": ..., "shape": Shape}, ...], "clearance": c,
- * "tolerance": t, "pairs": [[id, id], ...], "ignore": [[id, id], ...]}
- * answered {"clashes": [...], "candidates": n}: every pair closer than the
- * clearance, classed clash / touch / clearance, in input order (see
+ * "tolerance": t, "pairs": [[id, id], ...], "ignore": [[id, id], ...],
+ * "max_clashes": n} answered {"clashes": [...], "candidates": n, "counts":
+ * {"clash": n, "touch": n, "clearance": n}, "truncated": bool}: every pair
+ * closer than the clearance, classed clash / touch / clearance, in input
+ * order, the list cut short (truncated) at max_clashes or the reply limit
+ * (proto_request_limits) while counts covers every pair (see
  * proto/openapi.yaml).  The narrow phase runs on proto_set_parallel()'s
  * threads when set.  Problems and the return value as for
  * proto_query_reply(). */
@@ -87,6 +90,12 @@ typedef struct proto_request_limits {
 	size_t max_part_depth; /* compound shapes nested in compound shapes (a
 	                          top-level shape's parts are level 1): deeper is
 	                          a 422 at the part */
+	size_t max_clashes;    /* clashes listed in one Scene answer (a scene's
+	                          "max_clashes" may ask for fewer; more is a 422):
+	                          the rest are counted, the answer "truncated" */
+	size_t max_reply;      /* bytes of one answer: a Scene's list stops short
+	                          of it ("truncated"), a batch whose answers take
+	                          more is a 422 */
 } proto_request_limits;
 
 /* clashd's defaults.  A Query nests 4 deep ({"a": {"vertices": [[...]]}}),
@@ -96,6 +105,8 @@ typedef struct proto_request_limits {
 #define PROTO_DEFAULT_MAX_SHAPES 1024
 #define PROTO_DEFAULT_MAX_PART_DEPTH 8 /* = CLASH_COMPOUND_MAX_DEPTH, the core's own bound */
 #define PROTO_DEFAULT_MAX_QUERIES 10000
+#define PROTO_DEFAULT_MAX_CLASHES 10000
+#define PROTO_DEFAULT_MAX_REPLY (16u << 20)
 
 /* The limit a request broke (proto_call.limit). */
 enum proto_limit {

@@ -13,15 +13,14 @@
  * answer is in input order however the pieces ran.
  *
  * Bounds, so that a body of the accepted size cannot ask for unbounded
- * memory or time: at most PROTO_SCENE_MAX_OBJECTS objects, and at most
- * PROTO_SCENE_MAX_CANDIDATES candidate pairs (422 beyond: a scene where
- * that many boxes overlap is either many coincident objects or wants
- * splitting), which also bounds the clashes reported.  The server's
- * request limits (proto_set_limits) apply to each object's shape as they
- * apply to a Query's shape: a scene of 10 000 parts is no more hostile
- * than its size says, while a --max-shapes sized for one query would
- * refuse any real assembly.  The nesting depth is checked on the whole
- * text, as for every request.
+ * memory or time: at most PROTO_SCENE_MAX_OBJECTS objects and
+ * PROTO_SCENE_MAX_CANDIDATES candidate pairs (422 beyond); the server's
+ * request limits apply to each object's shape as to a Query's.  The answer
+ * lists at most max_clashes clashes (the request's, at most the server's)
+ * in at most max_reply bytes and counts the rest: the narrow phase runs in
+ * waves of SCENE_WAVE_PIECES pieces, and once the list is full later waves
+ * only count, so a scene holds at most max_clashes + one wave's hits
+ * whatever it finds.  The text is written straight, without a jansson tree.
  *
  * A server's cancel flag (proto_call.cancel) reaches every GJK query of the
  * narrow phase through the scene's options, and each piece looks at it
@@ -30,7 +29,9 @@
  * Ids are copied into one block (the parsed tree is freed before the
  * narrow phase) and looked up through an array of indices sorted by id.
  */
+#include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 #include <jansson.h>
 
 #include "decode.h"
+#include "json_dump.h"
 #include "parse.h"
 #include "pointer.h"
 #include "problem.h"
@@ -53,6 +55,9 @@
  * GJK, small enough that threads share a scene evenly and are never tied
  * to one for long. */
 #define SCENE_PIECE_PAIRS 256
+/* Pieces per wave: enough to keep every thread busy, few enough that the
+ * hits of one wave (about 7 MB at most) are small beside a body. */
+#define SCENE_WAVE_PIECES 64
 
 static proto_parallel parallel; /* .run NULL: pieces in turn */
 
@@ -66,8 +71,9 @@ void proto_set_parallel(const proto_parallel *par)
 
 /* The output of one piece. */
 typedef struct scene_piece {
-	clash_scene_hit *hits;
+	clash_scene_hit *hits; /* the reported pairs, when its wave keeps them */
 	size_t n;
+	size_t counts[3];      /* reported pairs by class (clash_class - 1) */
 	int err;
 } scene_piece;
 
@@ -89,6 +95,11 @@ typedef struct scene_job {
 	size_t ncand;
 	scene_piece *pieces;
 	size_t npieces;
+	size_t max_clashes;    /* hits to list; SIZE_MAX: all */
+	size_t max_reply;      /* bytes of the answer; 0: no limit */
+	size_t kept;           /* hits kept by the waves so far */
+	int keeping;           /* the running wave keeps its hits */
+	size_t counts[3];      /* every reported pair, by class */
 } scene_job;
 
 /* An id and its object, for sorting and lookup. */
@@ -275,7 +286,31 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 }
 
 static const char *const scene_members[] = {"objects", "clearance", "tolerance", "pairs",
-                                            "ignore", NULL};
+                                            "ignore", "max_clashes", NULL};
+
+/* "max_clashes": how many clashes to list, at most the server's limit. */
+static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
+{
+	size_t limit = job->limits->max_clashes;
+	job->max_clashes = limit ? limit : SIZE_MAX;
+	if (!v)
+		return 0;
+	proto_path at = {NULL, "max_clashes", 0};
+	if (!json_is_number(v))
+		return proto_fail(p, &at, "max_clashes must be an integer >= 0, got %s",
+		                  proto_kind_of(v));
+	double n = json_number_value(v); /* integers may come as reals */
+	if (!(n >= 0) || n != floor(n))
+		return proto_fail(p, &at, "max_clashes must be an integer >= 0, got %.17g", n);
+	if (limit && n > (double)limit)
+		return proto_fail(p, &at, "max_clashes may be at most %zu on this server "
+		                          "(--max-clashes); the answer counts every pair beyond "
+		                          "the list anyway", limit);
+	if (n > 1e15)
+		n = 1e15; /* all there can be: candidates are bounded far below */
+	job->max_clashes = (size_t)n;
+	return 0;
+}
 
 static int decode(const json_t *root, scene_job *job, proto_problem *p)
 {
@@ -283,8 +318,11 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 		return proto_fail(p, NULL, "a scene must be a JSON object {\"objects\": [...]}, got %s",
 		            proto_kind_of(root));
 	int r = proto_known_members(root, NULL, scene_members,
-	                      "a scene has objects, clearance, tolerance, pairs and ignore", p);
+	                      "a scene has objects, clearance, tolerance, pairs, ignore and "
+	                      "max_clashes", p);
 	if (r)
+		return r;
+	if ((r = max_clashes(json_object_get(root, "max_clashes"), job, p)))
 		return r;
 	const json_t *v = json_object_get(root, "objects");
 	if (!v)
@@ -352,10 +390,16 @@ static void release(scene_job *job)
 
 /* ---- the two phases ------------------------------------------------------ */
 
-/* Piece i: the narrow phase of candidates [i * SCENE_PIECE_PAIRS, ...). */
-static void run_piece(void *ctx, size_t i)
+/* A wave: pieces [base, base + n) run by wave_piece(ctx, i - base). */
+typedef struct scene_wave {
+	scene_job *job;
+	size_t base;
+} scene_wave;
+
+/* Piece i: the narrow phase of candidates [i * SCENE_PIECE_PAIRS, ...),
+ * each reported pair counted and, while its wave keeps them, kept. */
+static void run_piece(scene_job *job, size_t i)
 {
-	scene_job *job = ctx;
 	scene_piece *pc = &job->pieces[i];
 	size_t end = (i + 1) * SCENE_PIECE_PAIRS;
 	if (end > job->ncand)
@@ -375,6 +419,10 @@ static void run_piece(void *ctx, size_t i)
 		}
 		if (h.cls == CLASH_CLASS_NONE)
 			continue;
+		assert(h.cls >= CLASH_CLASS_CLASH && h.cls <= CLASH_CLASS_CLEARANCE);
+		pc->counts[h.cls - CLASH_CLASS_CLASH]++;
+		if (!job->keeping)
+			continue;
 		if (pc->n == cap) {
 			size_t grown_cap = cap ? 2 * cap : 8;
 			clash_scene_hit *grown = realloc(pc->hits, grown_cap * sizeof *grown);
@@ -386,6 +434,32 @@ static void run_piece(void *ctx, size_t i)
 			cap = grown_cap;
 		}
 		pc->hits[pc->n++] = h;
+	}
+}
+
+static void wave_piece(void *ctx, size_t i)
+{
+	const scene_wave *w = ctx;
+	run_piece(w->job, w->base + i);
+}
+
+/* After a wave, in piece order: the counts added up, and the hits past
+ * max_clashes dropped, so that memory stays within the list's bound. */
+static void wave_done(scene_job *job, size_t base, size_t n)
+{
+	for (size_t i = base; i < base + n; i++) {
+		scene_piece *pc = &job->pieces[i];
+		for (int c = 0; c < 3; c++)
+			job->counts[c] += pc->counts[c];
+		size_t room = job->max_clashes - job->kept;
+		if (pc->n > room) {
+			pc->n = room;
+			if (room == 0) {
+				free(pc->hits);
+				pc->hits = NULL;
+			}
+		}
+		job->kept += pc->n;
 	}
 }
 
@@ -430,121 +504,111 @@ static int run(scene_job *job, proto_call *call, proto_problem *p)
 	job->pieces = calloc(job->npieces, sizeof *job->pieces);
 	if (!job->pieces)
 		return -1;
-	if (parallel.run && job->npieces > 1)
-		parallel.run(parallel.self, run_piece, job, job->npieces);
-	else
-		for (size_t i = 0; i < job->npieces; i++)
-			run_piece(job, i);
-	/* A cancelled piece speaks for the scene: the others may have failed
-	 * only because of it. */
-	for (size_t i = 0; i < job->npieces; i++)
-		if (job->pieces[i].err == CLASH_ECANCELED)
-			return run_problem(CLASH_ECANCELED, call, p);
-	for (size_t i = 0; i < job->npieces; i++)
-		if (job->pieces[i].err)
-			return run_problem(job->pieces[i].err, call, p);
+	for (size_t base = 0; base < job->npieces; base += SCENE_WAVE_PIECES) {
+		size_t n = job->npieces - base;
+		if (n > SCENE_WAVE_PIECES)
+			n = SCENE_WAVE_PIECES;
+		job->keeping = job->kept < job->max_clashes;
+		scene_wave w = {job, base};
+		if (parallel.run && n > 1)
+			parallel.run(parallel.self, wave_piece, &w, n);
+		else
+			for (size_t i = 0; i < n; i++)
+				wave_piece(&w, i);
+		/* A cancelled piece speaks for the scene: the others may have
+		 * failed only because of it. */
+		for (size_t i = base; i < base + n; i++)
+			if (job->pieces[i].err == CLASH_ECANCELED)
+				return run_problem(CLASH_ECANCELED, call, p);
+		for (size_t i = base; i < base + n; i++)
+			if (job->pieces[i].err)
+				return run_problem(job->pieces[i].err, call, p);
+		wave_done(job, base, n);
+	}
 	return 0;
 }
 
 /* ---- encoding ------------------------------------------------------------ */
 
-static void put(json_t *obj, const char *key, json_t *value, int *failed)
+/* The bytes json_dumps(JSON_COMPACT | JSON_REAL_PRECISION(17)) gives for
+ * the same members added in this order (json_dump.h), so the text is what a
+ * jansson tree would have printed. */
+static void reals(proto_text *t, const double *x, int n)
 {
-	if (!value || json_object_set_new(obj, key, value) != 0)
-		*failed = 1;
-}
-
-static json_t *reals(const double *x, int n)
-{
-	json_t *a = json_array();
-	for (int i = 0; a && i < n; i++) {
-		if (!isfinite(x[i]) || json_array_append_new(a, json_real(x[i])) != 0) {
-			json_decref(a);
-			return NULL;
-		}
+	PROTO_TEXT_LIT(t, "[");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			PROTO_TEXT_LIT(t, ",");
+		proto_text_real(t, x[i]);
 	}
-	return a;
+	PROTO_TEXT_LIT(t, "]");
 }
 
-/* {"a": x, "b": y} (both taken, even on failure). */
-static json_t *pair(json_t *x, json_t *y)
+static void id_text(proto_text *t, const char *id)
 {
-	json_t *o = json_object();
-	int failed = !o;
-	if (o) {
-		put(o, "a", x, &failed);
-		put(o, "b", y, &failed);
-	} else {
-		json_decref(x);
-		json_decref(y);
+	proto_text_string(t, id, strlen(id));
+}
+
+static const char *const class_names[3] = {"clash", "touch", "clearance"};
+
+static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hit *h, int dim)
+{
+	PROTO_TEXT_LIT(t, "{\"a\":");
+	id_text(t, job->ids[h->a]);
+	PROTO_TEXT_LIT(t, ",\"b\":");
+	id_text(t, job->ids[h->b]);
+	PROTO_TEXT_LIT(t, ",\"class\":\"");
+	const char *cls = class_names[h->cls - CLASH_CLASS_CLASH];
+	proto_text_put(t, cls, strlen(cls));
+	if (h->intersecting)
+		PROTO_TEXT_LIT(t, "\",\"intersecting\":true,\"distance\":");
+	else
+		PROTO_TEXT_LIT(t, "\",\"intersecting\":false,\"distance\":");
+	proto_text_real(t, h->distance);
+	PROTO_TEXT_LIT(t, ",\"near_points\":{\"a\":");
+	reals(t, h->near_a, dim);
+	PROTO_TEXT_LIT(t, ",\"b\":");
+	reals(t, h->near_b, dim);
+	PROTO_TEXT_LIT(t, "}");
+	if (h->has_parts) {
+		PROTO_TEXT_LIT(t, ",\"near_parts\":{\"a\":");
+		proto_text_int(t, (long long)h->part_a);
+		PROTO_TEXT_LIT(t, ",\"b\":");
+		proto_text_int(t, (long long)h->part_b);
+		PROTO_TEXT_LIT(t, "}");
 	}
-	if (failed) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-static const char *class_name(enum clash_class c)
-{
-	switch (c) {
-	case CLASH_CLASS_CLASH: return "clash";
-	case CLASH_CLASS_TOUCH: return "touch";
-	case CLASH_CLASS_CLEARANCE: return "clearance";
-	case CLASH_CLASS_NONE: break;
-	}
-	return "none";
-}
-
-/* A finite number, or NULL (which fails the member). */
-static json_t *real(double x)
-{
-	return isfinite(x) ? json_real(x) : NULL;
-}
-
-static json_t *clash_json(const scene_job *job, const clash_scene_hit *h, int dim)
-{
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	int failed = 0;
-	put(o, "a", json_string(job->ids[h->a]), &failed);
-	put(o, "b", json_string(job->ids[h->b]), &failed);
-	put(o, "class", json_string(class_name(h->cls)), &failed);
-	put(o, "intersecting", json_boolean(h->intersecting), &failed);
-	put(o, "distance", real(h->distance), &failed);
-	put(o, "near_points", pair(reals(h->near_a, dim), reals(h->near_b, dim)), &failed);
-	if (h->has_parts)
-		put(o, "near_parts", pair(json_integer((json_int_t)h->part_a),
-		                          json_integer((json_int_t)h->part_b)),
-		    &failed);
 	if (h->intersecting) {
-		json_t *pen = json_object();
-		if (pen)
-			put(pen, h->depth_exact ? "depth" : "depth_lower_bound", real(h->depth), &failed);
-		put(o, "penetration", pen, &failed);
+		if (h->depth_exact)
+			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth\":");
+		else
+			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth_lower_bound\":");
+		proto_text_real(t, h->depth);
+		PROTO_TEXT_LIT(t, "}");
 	}
 	if (h->moving) {
-		const clash_toi_result *t = &h->toi;
-		put(o, "toi", t->contact ? real(t->toi) : json_null(), &failed);
-		if (t->contact) {
-			json_t *c = json_object();
-			if (c) {
-				put(c, "point", reals(t->point, dim), &failed);
-				if (t->has_normal)
-					put(c, "normal", reals(t->normal, dim), &failed);
+		const clash_toi_result *m = &h->toi;
+		PROTO_TEXT_LIT(t, ",\"toi\":");
+		if (m->contact) {
+			proto_text_real(t, m->toi);
+			PROTO_TEXT_LIT(t, ",\"contact\":{\"point\":");
+			reals(t, m->point, dim);
+			if (m->has_normal) {
+				PROTO_TEXT_LIT(t, ",\"normal\":");
+				reals(t, m->normal, dim);
 			}
-			put(o, "contact", c, &failed);
+			PROTO_TEXT_LIT(t, "}");
+		} else {
+			PROTO_TEXT_LIT(t, "null");
 		}
-		if (job->scene.clearance > 0 && t->near)
-			put(o, "clearance_time", real(t->near_time), &failed);
+		if (job->scene.clearance > 0 && m->near) {
+			PROTO_TEXT_LIT(t, ",\"clearance_time\":");
+			proto_text_real(t, m->near_time);
+		}
 	}
-	put(o, "converged", json_boolean(h->converged), &failed);
-	if (failed) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	if (h->converged)
+		PROTO_TEXT_LIT(t, ",\"converged\":true}");
+	else
+		PROTO_TEXT_LIT(t, ",\"converged\":false}");
 }
 
 /* Whether a hit holds a number JSON cannot carry (a bug in the core). */
@@ -557,7 +621,14 @@ static int non_finite(const clash_scene_hit *h, int dim)
 	return bad || !isfinite(h->toi.toi) || !isfinite(h->toi.near_time);
 }
 
-static int encode(const scene_job *job, proto_reply *out, proto_problem *p)
+/* Bytes kept free for what follows the list: "],\"candidates\":" and the
+ * counts, five integers of at most 20 digits, with their names. */
+#define SCENE_TAIL_MAX 160
+
+/* Clashes written between two looks at the cancel flag. */
+#define SCENE_ENCODE_STRIDE 256
+
+static int encode(const scene_job *job, proto_call *call, proto_reply *out, proto_problem *p)
 {
 	const int dim = job->count ? job->shapes[0].dim : 0;
 	for (size_t i = 0; i < job->npieces; i++)
@@ -567,27 +638,56 @@ static int encode(const scene_job *job, proto_reply *out, proto_problem *p)
 				                                "report this scene");
 				return 1;
 			}
-	json_t *o = json_object(), *list = json_array();
-	int failed = !o || !list;
-	for (size_t i = 0; !failed && i < job->npieces; i++)
-		for (size_t k = 0; !failed && k < job->pieces[i].n; k++) {
-			json_t *c = clash_json(job, &job->pieces[i].hits[k], dim);
-			failed = !c || json_array_append_new(list, c) != 0;
+	size_t room = SIZE_MAX;
+	if (job->max_reply)
+		room = job->max_reply > SCENE_TAIL_MAX ? job->max_reply - SCENE_TAIL_MAX : 0;
+	size_t listed = 0, written = 0;
+	int full = 0;
+	proto_text t = {0};
+	PROTO_TEXT_LIT(&t, "{\"clashes\":[");
+	for (size_t i = 0; !full && i < job->npieces; i++)
+		for (size_t k = 0; !full && k < job->pieces[i].n; k++) {
+			if (++written % SCENE_ENCODE_STRIDE == 0 && job->scene.opt.cancel &&
+			    *job->scene.opt.cancel) {
+				free(proto_text_finish(&t, NULL));
+				return run_problem(CLASH_ECANCELED, call, p);
+			}
+			size_t before = t.len;
+			if (listed)
+				PROTO_TEXT_LIT(&t, ",");
+			clash_text(&t, job, &job->pieces[i].hits[k], dim);
+			if (t.len > room) { /* the list ends before this clash */
+				t.len = before;
+				full = 1;
+			} else {
+				listed++;
+			}
 		}
-	if (o) {
-		put(o, "clashes", list, &failed);
-		list = NULL;
-		put(o, "candidates", json_integer((json_int_t)job->ncand), &failed);
+	size_t total = job->counts[0] + job->counts[1] + job->counts[2];
+	PROTO_TEXT_LIT(&t, "],\"candidates\":");
+	proto_text_int(&t, (long long)job->ncand);
+	for (int c = 0; c < 3; c++) {
+		if (c)
+			PROTO_TEXT_LIT(&t, ",\"");
+		else
+			PROTO_TEXT_LIT(&t, ",\"counts\":{\"");
+		proto_text_put(&t, class_names[c], strlen(class_names[c]));
+		PROTO_TEXT_LIT(&t, "\":");
+		proto_text_int(&t, (long long)job->counts[c]);
 	}
-	json_decref(list);
-	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	json_decref(o);
+	if (listed < total)
+		PROTO_TEXT_LIT(&t, "},\"truncated\":true}");
+	else
+		PROTO_TEXT_LIT(&t, "},\"truncated\":false}");
+	size_t len;
+	char *body = proto_text_finish(&t, &len);
 	if (!body)
 		return -1;
+	assert(!job->max_reply || len <= job->max_reply);
 	out->status = 200;
 	out->content_type = PROTO_JSON;
 	out->body = body;
-	out->length = strlen(body);
+	out->length = len;
 	return 0;
 }
 
@@ -610,6 +710,8 @@ int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	memset(&job, 0, sizeof job);
 	job.limits = proto_get_limits();
 	job.limit_broken = &call->limit;
+	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
+	job.max_reply = job.limits->max_reply;
 	json_t *root = NULL;
 	int r = proto_limits_depth(body, len, job.limits->max_depth, &p);
 	if (r == 1)
@@ -624,7 +726,7 @@ int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	if (r == 0)
 		r = run(&job, call, &p);
 	if (r == 0)
-		r = encode(&job, out, &p);
+		r = encode(&job, call, out, &p);
 	release(&job);
 	if (r == 1)
 		r = proto_problem_encode(&p, out);

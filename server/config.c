@@ -85,6 +85,14 @@ static const option options[CONFIG_NOPTIONS] = {
 	[CONFIG_MAX_BATCH] = {"--max-batch", "CLASHD_MAX_BATCH", "max_batch", KIND_COUNT, 1,
 	                      100000000, STR(PROTO_DEFAULT_MAX_QUERIES), "N",
 	                      "most queries in one batch (POST /v1/batch); more get 422"},
+	[CONFIG_MAX_CLASHES] = {"--max-clashes", "CLASHD_MAX_CLASHES", "max_clashes", KIND_COUNT,
+	                        1, 100000000, STR(PROTO_DEFAULT_MAX_CLASHES), "N",
+	                        "most clashes listed in a scene's answer; the rest are counted\n"
+	                        "and the answer says truncated"},
+	[CONFIG_MAX_REPLY] = {"--max-reply", "CLASHD_MAX_REPLY", "max_reply_bytes", KIND_SIZE,
+	                      64 * KIB, GIB, "16M", "SIZE",
+	                      "largest answer: a scene's clash list stops short of it\n"
+	                      "(truncated), a batch whose answers exceed it gets 422"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
@@ -502,6 +510,8 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_MAX_DEPTH: cfg->max_depth = (size_t)n; break;
 	case CONFIG_MAX_PART_DEPTH: cfg->max_part_depth = (size_t)n; break;
 	case CONFIG_MAX_BATCH: cfg->max_batch = (size_t)n; break;
+	case CONFIG_MAX_CLASHES: cfg->max_clashes = (size_t)n; break;
+	case CONFIG_MAX_REPLY: cfg->max_reply = (size_t)n; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
 	case CONFIG_IDLE_TIMEOUT: cfg->idle_timeout_ms = (unsigned)n; break;
@@ -677,6 +687,8 @@ json_t *config_fields(const server_config *cfg)
 		case CONFIG_MAX_DEPTH: v = json_integer((json_int_t)cfg->max_depth); break;
 		case CONFIG_MAX_PART_DEPTH: v = json_integer((json_int_t)cfg->max_part_depth); break;
 		case CONFIG_MAX_BATCH: v = json_integer((json_int_t)cfg->max_batch); break;
+		case CONFIG_MAX_CLASHES: v = json_integer((json_int_t)cfg->max_clashes); break;
+		case CONFIG_MAX_REPLY: v = json_integer((json_int_t)cfg->max_reply); break;
 		case CONFIG_MAX_CONNECTIONS: v = json_integer(cfg->max_connections); break;
 		case CONFIG_MAX_QUEUE: v = json_integer(cfg->max_queue); break;
 		case CONFIG_IDLE_TIMEOUT: v = json_integer(cfg->idle_timeout_ms); break;

@@ -38,6 +38,8 @@ enum config_option {
 	CONFIG_MAX_DEPTH,
 	CONFIG_MAX_PART_DEPTH,
 	CONFIG_MAX_BATCH,
+	CONFIG_MAX_CLASHES,
+	CONFIG_MAX_REPLY,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_QUEUE,
 	CONFIG_IDLE_TIMEOUT,
@@ -65,6 +67,8 @@ typedef struct server_config {
 	size_t max_depth;               /* JSON nesting: 400 */
 	size_t max_part_depth;          /* compound nesting: 422 */
 	size_t max_batch;               /* queries in one batch: 422 */
+	size_t max_clashes;             /* clashes listed in a scene's answer */
+	size_t max_reply;               /* bytes of one answer */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

@@ -33,12 +33,15 @@
  *     loop+pool split measured as fast as MHD's epoll pool on 2 cores.
  *
  * Backpressure.  A query is admitted at its headers if fewer than
- * --max-queue are admitted (receiving their body, queued or running);
- * otherwise it is answered 503 with Retry-After at once, its body never
- * stored.  So memory for bodies is bounded by max_queue x max_body and the
- * wait of an admitted query by max_queue / throughput, however many clients
- * push: under overload the excess is refused quickly instead of queueing
- * without bound.  /readyz says 503 while the bound is reached.
+ * --max-queue are admitted (receiving their body, queued, running or
+ * sending their answer); otherwise it is answered 503 with Retry-After at
+ * once, its body never stored.  So memory for bodies and answers is bounded
+ * by max_queue x (max_body + max_reply) and the wait of an admitted query
+ * by max_queue / throughput, however many clients push: under overload the
+ * excess is refused quickly instead of queueing without bound.  /readyz
+ * says 503 while the bound is reached.  An answer is held until it is
+ * sent, which --read-timeout bounds, so a client that does not read its
+ * answer holds its slot no longer than one that does not send its body.
  *
  * Deadlines.  One sweep timer checks every connection (a record per
  * connection, kept from MHD's connection notifications):
@@ -610,7 +613,7 @@ static void work_finish(http_request *r, int status)
 	r->body = NULL;
 	r->state = REQ_REPLIED;
 	s->working--;
-	release_admission(r);
+	/* Still admitted: its answer is held until on_completed(). */
 	if (r->hc)
 		r->hc->phase_start = uv_now(s->loop); /* a fresh budget to send the answer */
 	MHD_resume_connection(r->conn);

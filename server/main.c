@@ -96,7 +96,14 @@ int main(int argc, char **argv)
 	snprintf(threads, sizeof threads, "%u", cfg.threads);
 	setenv("UV_THREADPOOL_SIZE", threads, 1);
 	proto_init();
-	proto_request_limits limits = {cfg.max_depth, cfg.max_vertices, cfg.max_shapes, cfg.max_part_depth};
+	proto_request_limits limits = {
+		.max_depth = cfg.max_depth,
+		.max_vertices = cfg.max_vertices,
+		.max_shapes = cfg.max_shapes,
+		.max_part_depth = cfg.max_part_depth,
+		.max_clashes = cfg.max_clashes,
+		.max_reply = cfg.max_reply,
+	};
 	proto_set_limits(&limits);
 	proto_set_max_queries(cfg.max_batch);
 	raise_fd_limit(cfg.max_connections);

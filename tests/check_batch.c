@@ -506,6 +506,29 @@ START_TEST(test_limits)
 	json_decref(doc);
 	proto_reply_free(&r);
 	free(body);
+
+	/* The answers together within the reply limit: exactly at it is a 200,
+	 * a byte less a 422 naming the queries, none answered. */
+	l = (proto_request_limits){0};
+	proto_set_limits(&l);
+	body = batch_of(items, 4, sep, 1, off, &len);
+	reply_of(body, len, &r, &call);
+	ck_assert_int_eq(r.status, 200);
+	size_t whole = r.length;
+	proto_reply_free(&r);
+	l.max_reply = whole;
+	proto_set_limits(&l);
+	reply_of(body, len, &r, &call);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_uint_eq(r.length, whole);
+	proto_reply_free(&r);
+	l.max_reply = whole - 1;
+	proto_set_limits(&l);
+	reply_of(body, len, &r, &call);
+	assert_pointer(&r, 422, "/queries");
+	proto_reply_free(&r);
+	free(body);
+	proto_set_limits(NULL);
 }
 END_TEST
 

@@ -374,8 +374,10 @@ static void limits(prng *g)
 		l.max_shapes = (size_t)prng_int(g, 1, 3);
 		break;
 	default:
-		l = (proto_request_limits){PROTO_DEFAULT_MAX_DEPTH, PROTO_DEFAULT_MAX_VERTICES,
-		                           PROTO_DEFAULT_MAX_SHAPES, PROTO_DEFAULT_MAX_PART_DEPTH};
+		l = (proto_request_limits){.max_depth = PROTO_DEFAULT_MAX_DEPTH,
+		                           .max_vertices = PROTO_DEFAULT_MAX_VERTICES,
+		                           .max_shapes = PROTO_DEFAULT_MAX_SHAPES,
+		                           .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH};
 		break;
 	}
 	proto_set_limits(&l);

@@ -817,6 +817,123 @@ START_TEST(limits_and_cancel)
 }
 END_TEST
 
+/* n objects, each the point (0, 0, 0) with an id of `idlen` characters:
+ * every pair touches, n (n - 1) / 2 of them. */
+static char *coincident_scene(size_t n, size_t idlen, const char *extra)
+{
+	size_t cap = n * (idlen + 80) + 200, used = 0;
+	char *s = malloc(cap);
+	ck_assert_ptr_nonnull(s);
+	used += (size_t)snprintf(s, cap, "{%s\"objects\":[", extra);
+	for (size_t i = 0; i < n; i++) {
+		used += (size_t)snprintf(s + used, cap - used, "%s{\"id\":\"%0*zu\",\"shape\":"
+		                         "{\"vertices\":[[0,0,0]]}}", i ? "," : "", (int)idlen, i);
+	}
+	snprintf(s + used, cap - used, "]}");
+	return s;
+}
+
+/* The scene's reply under the limits in force, as JSON (status 200). */
+static json_t *bounded_reply(const char *body, size_t *length)
+{
+	proto_reply r;
+	ck_assert_int_eq(proto_scene_reply(body, strlen(body), &r), 0);
+	ck_assert_msg(r.status == 200, "status %d: %.300s", r.status, r.body);
+	*length = r.length;
+	json_t *j = json_loads(r.body, 0, NULL);
+	ck_assert_msg(j != NULL, "not JSON");
+	proto_reply_free(&r);
+	return j;
+}
+
+static size_t count_of(json_t *j, const char *cls)
+{
+	return (size_t)json_integer_value(json_object_get(json_object_get(j, "counts"), cls));
+}
+
+/* The query of death of issue #15: 632 coincident points ask for 199 396
+ * clashes (36 MB of JSON).  The answer lists max_clashes of them, in at most
+ * max_reply bytes, counts them all, and its list is the unbounded answer's
+ * first entries. */
+START_TEST(reply_bounded)
+{
+	proto_init();
+	const size_t n = 632, pairs = n * (n - 1) / 2;
+	char *body = coincident_scene(n, 8, "");
+	proto_request_limits lim = {.max_clashes = 1000, .max_reply = 1 << 20};
+	proto_set_limits(&lim);
+	size_t len;
+	json_t *j = bounded_reply(body, &len);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 1000);
+	ck_assert(json_is_true(json_object_get(j, "truncated")));
+	ck_assert_uint_eq(count_of(j, "touch"), pairs);
+	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "clearance"), 0);
+	ck_assert_uint_eq((size_t)json_integer_value(json_object_get(j, "candidates")), pairs);
+	/* Pairs in input order: (0,1), (0,2), ... (0,631), (1,2), ... */
+	json_t *c = json_array_get(json_object_get(j, "clashes"), 700);
+	ck_assert_str_eq(json_string_value(json_object_get(c, "a")), "00000001");
+	ck_assert_str_eq(json_string_value(json_object_get(c, "b")), "00000071");
+	json_decref(j);
+
+	/* A request may ask for fewer, never for more than the server lists. */
+	free(body);
+	body = coincident_scene(40, 8, "\"max_clashes\":3,");
+	j = bounded_reply(body, &len);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 3);
+	ck_assert(json_is_true(json_object_get(j, "truncated")));
+	ck_assert_uint_eq(count_of(j, "touch"), 40 * 39 / 2);
+	json_t *three = json_incref(json_object_get(j, "clashes"));
+	json_decref(j);
+	free(body);
+	body = coincident_scene(40, 8, "\"max_clashes\":1000,");
+	j = bounded_reply(body, &len);
+	ck_assert(json_is_false(json_object_get(j, "truncated")));
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 40 * 39 / 2);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert(json_equal(json_array_get(three, i),
+		                     json_array_get(json_object_get(j, "clashes"), i)));
+	json_decref(three);
+	json_decref(j);
+	free(body);
+	body = coincident_scene(4, 8, "\"max_clashes\":0,");
+	j = bounded_reply(body, &len);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 0);
+	ck_assert(json_is_true(json_object_get(j, "truncated")));
+	ck_assert_uint_eq(count_of(j, "touch"), 6);
+	json_decref(j);
+	free(body);
+	expect_problem("{\"max_clashes\":1001,\"objects\":[]}", 422, "/max_clashes");
+	expect_problem("{\"max_clashes\":-1,\"objects\":[]}", 422, "/max_clashes");
+	expect_problem("{\"max_clashes\":2.5,\"objects\":[]}", 422, "/max_clashes");
+	expect_problem("{\"max_clashes\":\"all\",\"objects\":[]}", 422, "/max_clashes");
+
+	/* Long ids: the byte limit binds first, and the list is still the first
+	 * pairs, as many as fit. */
+	body = coincident_scene(300, 4000, "");
+	lim.max_clashes = 0; /* none */
+	lim.max_reply = 256 << 10;
+	proto_set_limits(&lim);
+	j = bounded_reply(body, &len);
+	ck_assert_uint_le(len, 256 << 10);
+	size_t listed = json_array_size(json_object_get(j, "clashes"));
+	/* each clash carries two ids of 4000 bytes: about 8 100 bytes a clash */
+	ck_assert_uint_gt(listed, (256 << 10) / 8300);
+	ck_assert_uint_lt(listed, (256 << 10) / 8000 + 1);
+	ck_assert(json_is_true(json_object_get(j, "truncated")));
+	ck_assert_uint_eq(count_of(j, "touch"), 300 * 299 / 2);
+	for (size_t i = 0; i < listed; i++) {
+		json_t *ci = json_array_get(json_object_get(j, "clashes"), i);
+		char want[8];
+		snprintf(want, sizeof want, "%zu", i + 1); /* pairs (0, 1), (0, 2), ... */
+		const char *b = json_string_value(json_object_get(ci, "b"));
+		ck_assert_str_eq(b + strlen(b) - strlen(want), want);
+	}
+	json_decref(j);
+	free(body);
+	proto_set_limits(NULL);
+}
+END_TEST
+
 /* A proto_parallel that runs the pieces on two threads, last first. */
 typedef struct reverse_run {
 	proto_piece_fn piece;
@@ -1383,6 +1500,7 @@ static Suite *scene_suite(void)
 	tcase_add_test(tc, reply_errors);
 	tcase_add_test(tc, pieces_in_any_order);
 	tcase_add_test(tc, limits_and_cancel);
+	tcase_add_test(tc, reply_bounded);
 	tcase_add_test(tc, contract);
 	tcase_add_test(tc, cli_scene);
 	tcase_set_timeout(tc, 30);

@@ -436,7 +436,7 @@ START_TEST(test_limits_in_proto)
 		char *text = json_dumps(doc, JSON_ENCODE_ANY | (i % 2 ? JSON_INDENT(1) : JSON_COMPACT));
 		size_t depth = true_depth(doc);
 		size_t limit = 1 + rnd(8);
-		proto_request_limits l = {limit, 0, 0, 0};
+		proto_request_limits l = {.max_depth = limit};
 		proto_set_limits(&l);
 		proto_reply out;
 		proto_call call = {0};

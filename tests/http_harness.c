@@ -36,6 +36,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -48,6 +49,7 @@
 /* ---- the server process ------------------------------------------------- */
 
 server srv; /* one per test (each test is its own process) */
+size_t server_as_limit; /* bytes of address space for the next clashd; 0: none */
 
 const char *clashd_path(void)
 {
@@ -201,6 +203,11 @@ void server_start_with(const char *const *args, const char *const *env)
 		dup2(fds[1], STDOUT_FILENO);
 		close(fds[0]);
 		close(fds[1]);
+		if (server_as_limit) {
+			struct rlimit lim = {server_as_limit, server_as_limit};
+			if (setrlimit(RLIMIT_AS, &lim) != 0)
+				_exit(127);
+		}
 		child_env(env);
 		const char *argv[64];
 		static const char *const fixed[] = {"--listen", "127.0.0.1:0", "--threads", "2", NULL};
@@ -708,6 +715,11 @@ json_t *listening_line(const char *const *args, const char *const *env)
 		dup2(fds[1], STDOUT_FILENO);
 		close(fds[0]);
 		close(fds[1]);
+		if (server_as_limit) {
+			struct rlimit lim = {server_as_limit, server_as_limit};
+			if (setrlimit(RLIMIT_AS, &lim) != 0)
+				_exit(127);
+		}
 		child_env(env);
 		const char *argv[64];
 		build_argv(argv, 64, NULL, args);

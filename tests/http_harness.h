@@ -42,6 +42,10 @@ typedef struct server {
 
 extern server srv; /* one per test (each test is its own process) */
 
+/* The address-space limit (RLIMIT_AS) of the clashd the next
+ * server_start_with() starts, in bytes; 0 (the initial value): none. */
+extern size_t server_as_limit;
+
 double now_s(void);
 
 /* The first complete log line containing `needle`, parsed; waits up to

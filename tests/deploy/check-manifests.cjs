@@ -144,6 +144,15 @@ function checkDeployment(file, d, all) {
 	need(res.requests && res.limits && res.requests.cpu !== undefined &&
 		String(res.requests.cpu) === String(res.limits.cpu), 'CPU request must equal the CPU limit');
 	need(res.limits && res.limits.memory, 'a memory limit is needed');
+	// tests/check_hostile.c proves the memory bound with exactly these.
+	const hostile = read('tests/check_hostile.c');
+	for (const name of ['CLASHD_MAX_BODY', 'CLASHD_MAX_REPLY', 'CLASHD_MAX_QUEUE']) {
+		const v = env[name] && env[name].value;
+		need(v && hostile.includes(`"${name}=${v}"`),
+			`${name} (${v}) must be set, and equal to what tests/check_hostile.c runs clashd with`);
+	}
+	need(res.limits && res.limits.memory === '512Mi' && /\(size_t\)512 << 20/.test(hostile),
+		'the memory limit must be the address-space limit of tests/check_hostile.c (512Mi)');
 	const port = (c.ports || []).find((p) => p.name === 'http');
 	need(port, 'no container port named http');
 	const listen = env.CLASHD_LISTEN && env.CLASHD_LISTEN.value;
@@ -195,6 +204,13 @@ function checkCompose(file, doc) {
 	const haproxyCfg = read('deploy/haproxy/haproxy.cfg');
 	const replicas = Object.keys(services).filter((n) => n.startsWith('clashd-'));
 	need(replicas.length === 3, `three clashd replicas, not ${replicas.length}`);
+	// One request is never replayed onto every replica (issue #15): a
+	// request that killed one must not be sent on to kill them all.
+	const retries = Number((haproxyCfg.match(/^\s*retries\s+(\d+)/m) || [])[1]);
+	need(retries + 1 < replicas.length, `haproxy.cfg: retries ${retries} sends one request to all ${replicas.length} replicas`);
+	const retryOn = (haproxyCfg.match(/^\s*retry-on\s+(.*)$/m) || [, ''])[1].split(/\s+/);
+	for (const bad of ['all-retryable-errors', '504', 'response-timeout'])
+		need(!retryOn.includes(bad), `haproxy.cfg: retry-on ${bad} replays queries that outran or killed a replica`);
 	for (const n of replicas) {
 		const s = services[n];
 		need(s.build && path.resolve(path.dirname(file), s.build.context) === root, `${n}: not built from the repository's Dockerfile`);

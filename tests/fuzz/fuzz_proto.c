@@ -352,8 +352,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	proto_init();
 	/* clashd's defaults, as `clashd` with no flags applies them. */
-	proto_request_limits l = {PROTO_DEFAULT_MAX_DEPTH, PROTO_DEFAULT_MAX_VERTICES,
-	                          PROTO_DEFAULT_MAX_SHAPES, PROTO_DEFAULT_MAX_PART_DEPTH};
+	proto_request_limits l = {.max_depth = PROTO_DEFAULT_MAX_DEPTH,
+	                          .max_vertices = PROTO_DEFAULT_MAX_VERTICES,
+	                          .max_shapes = PROTO_DEFAULT_MAX_SHAPES,
+	                          .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH,
+	                          .max_clashes = PROTO_DEFAULT_MAX_CLASHES,
+	                          .max_reply = PROTO_DEFAULT_MAX_REPLY};
 	proto_set_limits(&l);
 	proto_set_max_queries(PROTO_DEFAULT_MAX_QUERIES);
 	return 0;
