@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "http_route.h"
+#include "log.h"
 
 /* Seconds: from a fast query (~50 us) to the longest deadline worth having. */
 static const double duration_bounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
@@ -266,6 +267,10 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 	        "# TYPE clashd_connections gauge\nclashd_connections %u\n", g->connections);
 	put(&t, "# HELP clashd_draining 1 once SIGTERM has started the drain.\n"
 	        "# TYPE clashd_draining gauge\nclashd_draining %d\n", g->draining ? 1 : 0);
+	put(&t, "# HELP clashd_log_lines_dropped_total Log lines dropped because stdout did not "
+	        "keep up.\n"
+	        "# TYPE clashd_log_lines_dropped_total counter\nclashd_log_lines_dropped_total %llu\n",
+	    log_lines_dropped());
 	long long rss = resident_bytes();
 	if (rss >= 0)
 		put(&t, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"

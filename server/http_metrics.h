@@ -3,7 +3,7 @@
  * /metrics in the Prometheus text format 0.0.4.
  *
  * Everything is updated and rendered on the loop thread, so nothing here
- * locks.  Labels are bounded: a route of the table (or "other" for paths
+ * locks (the log's dropped lines are an atomic counter of log.c).  Labels are bounded: a route of the table (or "other" for paths
  * that are none), a status code, a rejection reason from the fixed list
  * below; never a request id or a raw URL.
  */

@@ -8,15 +8,33 @@
  * profile put the two jansson objects at 12% of a small query's CPU), and
  * without printf (the same bytes: proto_real_g is %.6g exactly; printf and
  * strftime were still half of the line's cost).
+ *
+ * Logging never blocks serving: after log_start a line is copied into a
+ * ring of RING_BYTES under a mutex and one writer thread alone write(2)s
+ * the ring to fd 1.  When stdout is stuck (a pipe nobody reads) the ring
+ * fills, a line that does not fit is dropped and counted (metric
+ * clashd_log_lines_dropped_total), and once there is room again a
+ * "log lines dropped" line says how many.  fd 1 is not made O_NONBLOCK: that would change
+ * a file description shared with other processes.  At exit the writer gets
+ * EXIT_WAIT_MS to empty the ring.
  */
 #include "log.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "json_dump.h"
+
+#define RING_BYTES ((size_t)1 << 20)
+#define EXIT_WAIT_MS 2000
 
 /* "2026-11-22T10:00:00.123Z".  The part up to the seconds changes once a
  * second: it is kept (per thread) and only the milliseconds are written
@@ -51,6 +69,189 @@ static void timestamp(char *buf, size_t len)
 	p[5] = '\0';
 }
 
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t more;  /* to the writer: bytes in the ring, or stop */
+	pthread_cond_t done;  /* from the writer: it has emptied the ring and ended */
+	char *ring;           /* NULL until log_start: lines are written directly */
+	size_t head, len;     /* the buffered bytes: ring[head], wrapping */
+	unsigned long long unreported; /* dropped since the last "dropped" line */
+	int stopping;
+} g = {.mu = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER,
+       .done = PTHREAD_COND_INITIALIZER};
+
+static atomic_ullong dropped;
+
+unsigned long long log_lines_dropped(void)
+{
+	return atomic_load_explicit(&dropped, memory_order_relaxed);
+}
+
+/* Write n bytes to fd 1; what cannot be written (an error other than
+ * EINTR or EAGAIN, e.g. EPIPE) is thrown away and its lines counted as
+ * dropped.  Returns how many bytes are done with (> 0 when n > 0). */
+static size_t write_out(const char *p, size_t n)
+{
+	for (;;) {
+		ssize_t w = write(STDOUT_FILENO, p, n);
+		if (w > 0)
+			return (size_t)w;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* Someone else made the description non-blocking. */
+			struct pollfd pfd = {STDOUT_FILENO, POLLOUT, 0};
+			poll(&pfd, 1, 1000);
+			continue;
+		}
+		unsigned long long lines = 0;
+		for (const char *q = p; (q = memchr(q, '\n', (size_t)(p + n - q))); q++)
+			lines++;
+		atomic_fetch_add_explicit(&dropped, lines, memory_order_relaxed);
+		return n;
+	}
+}
+
+static void write_all(const char *p, size_t n)
+{
+	while (n > 0) {
+		size_t w = write_out(p, n);
+		p += w;
+		n -= w;
+	}
+}
+
+/* Copy n bytes into the ring after what is buffered (the caller checked
+ * the room and holds the lock). */
+static void ring_put(const char *p, size_t n)
+{
+	size_t tail = (g.head + g.len) % RING_BYTES;
+	size_t first = n < RING_BYTES - tail ? n : RING_BYTES - tail;
+	memcpy(g.ring + tail, p, first);
+	memcpy(g.ring, p + first, n - first);
+	g.len += n;
+}
+
+/* After drops: a line saying how many, if there is room for it and `then`
+ * more bytes (the lock held). */
+static void put_note(size_t then)
+{
+	char ts[40], note[160];
+	timestamp(ts, sizeof ts);
+	int n = snprintf(note, sizeof note,
+	                 "{\"ts\":\"%s\",\"level\":\"warn\",\"msg\":\"log lines dropped\","
+	                 "\"dropped\":%llu}\n", ts, g.unreported);
+	if (n > 0 && (size_t)n < sizeof note && g.len + (size_t)n + then <= RING_BYTES) {
+		ring_put(note, (size_t)n);
+		g.unreported = 0;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&g.mu);
+	for (;;) {
+		while (g.len == 0 && !g.stopping)
+			pthread_cond_wait(&g.more, &g.mu);
+		if (g.len == 0) { /* stopping: later lines are written directly */
+			free(g.ring);
+			g.ring = NULL;
+			pthread_cond_broadcast(&g.done);
+			break;
+		}
+		/* The bytes up to the ring's end; producers only append after
+		 * them, so they can be written without the lock. */
+		const char *p = g.ring + g.head;
+		size_t n = g.len < RING_BYTES - g.head ? g.len : RING_BYTES - g.head;
+		pthread_mutex_unlock(&g.mu);
+		size_t w = write_out(p, n);
+		pthread_mutex_lock(&g.mu);
+		g.head = (g.head + w) % RING_BYTES;
+		g.len -= w;
+		if (g.unreported)
+			put_note(0);
+	}
+	pthread_mutex_unlock(&g.mu);
+	return NULL;
+}
+
+/* Hand one whole line (ending in '\n') to the writer, or drop it. */
+static void emit(const char *line, size_t n)
+{
+	pthread_mutex_lock(&g.mu);
+	if (!g.ring) { /* before log_start, or the writer has ended */
+		write_all(line, n);
+		pthread_mutex_unlock(&g.mu);
+		return;
+	}
+	if (g.unreported)
+		put_note(n);
+	if (g.unreported || g.len + n > RING_BYTES) {
+		g.unreported++;
+		atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+	} else {
+		ring_put(line, n);
+	}
+	if (g.len)
+		pthread_cond_signal(&g.more);
+	pthread_mutex_unlock(&g.mu);
+}
+
+/* Let the writer empty the ring and end, waiting for it up to ms (if
+ * stdout is stuck, it is left in its write). */
+static void log_stop(int ms)
+{
+	pthread_mutex_lock(&g.mu);
+	g.stopping = 1;
+	pthread_cond_signal(&g.more);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	int rc = 0;
+	while (g.ring && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&g.done, &g.mu, &until);
+	pthread_mutex_unlock(&g.mu);
+}
+
+static void log_stop_at_exit(void)
+{
+	log_stop(EXIT_WAIT_MS);
+}
+
+int log_start(void)
+{
+	char *ring = malloc(RING_BYTES);
+	if (!ring)
+		return -1;
+	/* The writer takes no signal: they are the loop's. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_mutex_lock(&g.mu);
+	g.ring = ring;
+	g.stopping = 0;
+	pthread_t writer;
+	int rc = pthread_create(&writer, NULL, writer_main, NULL);
+	if (rc == 0)
+		pthread_detach(writer); /* log_stop waits for its end, bounded */
+	else
+		g.ring = NULL;
+	pthread_mutex_unlock(&g.mu);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		free(ring);
+		return -1;
+	}
+	atexit(log_stop_at_exit);
+	return 0;
+}
+
 void log_emit(const char *level, const char *msg, json_t *fields)
 {
 	char ts[40];
@@ -72,9 +273,8 @@ void log_emit(const char *level, const char *msg, json_t *fields)
 	if (!text)
 		return;
 	size_t n = strlen(text);
-	text[n] = '\n'; /* overwrite the NUL: one write for the whole line */
-	fwrite(text, 1, n + 1, stdout);
-	fflush(stdout);
+	text[n] = '\n'; /* overwrite the NUL: the line and its end in one piece */
+	emit(text, n + 1);
 	free(text);
 }
 
@@ -171,8 +371,7 @@ void log_request(const log_request_line *l)
 		p = put_ll(p, l->queries);
 	}
 	p = PUT_LIT(p, "}\n");
-	fwrite(line, 1, (size_t)(p - line), stdout);
-	fflush(stdout);
+	emit(line, (size_t)(p - line));
 }
 
 char *log_printable(char *dst, size_t dstlen, const char *src)

@@ -2,9 +2,11 @@
  * log.h — clashd's log: one JSON object per line on stdout.
  *
  * Every line starts {"ts":"2026-11-22T10:00:00.123Z","level":...,"msg":...}
- * followed by the caller's fields, and is flushed at once so that a reader on
- * a pipe (a test, a log shipper) sees it without waiting for a buffer to fill.
- * Call from one thread at a time (clashd logs only from its loop thread).
+ * followed by the caller's fields.  After log_start a line goes to a bounded
+ * buffer that a writer thread empties onto stdout at once (a reader on a
+ * pipe sees it without waiting for a buffer to fill); a caller never waits
+ * for stdout, and a line that finds the buffer full is dropped and counted.
+ * Any thread may log.
  */
 #ifndef SERVER_LOG_H
 #define SERVER_LOG_H
@@ -12,6 +14,14 @@
 #include <stddef.h>
 
 #include <jansson.h>
+
+/* Start the writer thread (once, before any other thread logs); its
+ * buffered lines are written at exit, with a bounded wait.  Until then lines
+ * are written directly.  0, or -1 when out of memory or threads. */
+int log_start(void);
+
+/* Lines dropped so far: the buffer was full, or stdout failed. */
+unsigned long long log_lines_dropped(void);
 
 /* Write one line.  `fields` (may be NULL) is an object whose members follow
  * ts/level/msg; the reference is stolen.  Failures to allocate or to write

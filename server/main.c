@@ -91,6 +91,12 @@ int main(int argc, char **argv)
 
 	/* A peer that closes early must cost an EPIPE, not the process. */
 	signal(SIGPIPE, SIG_IGN);
+	/* From here on a stuck stdout costs log lines, never answers. */
+	if (log_start() != 0) {
+		log_emit("error", "cannot start", json_pack("{s:s}", "error", "log writer thread"));
+		config_free(&cfg);
+		return 1;
+	}
 	/* libuv reads this once, when the first work item is queued. */
 	char threads[16];
 	snprintf(threads, sizeof threads, "%u", cfg.threads);

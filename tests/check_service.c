@@ -1195,12 +1195,136 @@ START_TEST(test_metrics)
 	ck_assert(metric(m, "clashd_queue_depth") == 0);
 	ck_assert(metric(m, "clashd_workers_busy") == 0);
 	ck_assert(metric(m, "clashd_draining") == 0);
+	ck_assert(metric(m, "clashd_log_lines_dropped_total") == 0);
 	ck_assert(metric(m, "clashd_rejections_total{reason=\"overload\"}") == 0);
 	/* This request is in flight while it is answered. */
 	ck_assert(metric(m, "clashd_http_requests_in_flight") == 1);
 	ck_assert(metric(m, "process_resident_memory_bytes") > 1e6);
 	hresp_free(&r);
 	free(q);
+}
+END_TEST
+
+/* One exchange on a kept-alive connection (opened again when the server
+ * closes it); returns the seconds it took. */
+static double exchange(hconn *c, const char *method, const char *path, const char *headers,
+                       const char *body, hresp *r)
+{
+	double t = now_s();
+	ck_assert_int_eq(hconn_request(c, method, path, headers, body, body ? strlen(body) : 0), 0);
+	ck_assert_msg(hconn_read(c, r, 0) == 0, "no answer to %s %s", method, path);
+	t = now_s() - t;
+	if (r->closed) {
+		hconn_close(c);
+		ck_assert_int_eq(hconn_open(c, srv.port), 0);
+		hconn_timeout(c, 5);
+	}
+	return t;
+}
+
+/* The sum of "dropped" over the log's "log lines dropped" lines. */
+static long long dropped_told(void)
+{
+	static const char key[] = "\"msg\":\"log lines dropped\",\"dropped\":";
+	long long sum = 0;
+	pthread_mutex_lock(&srv.mu); /* the log grows on the reader thread */
+	for (const char *p = srv.log; p && (p = strstr(p, key)); p += sizeof key - 1)
+		sum += strtoll(p + sizeof key - 1, NULL, 10);
+	pthread_mutex_unlock(&srv.mu);
+	return sum;
+}
+
+/* Logging never blocks serving.  With clashd's stdout a pipe nobody reads,
+ * every request is still answered at once while log lines are dropped and
+ * counted; once the pipe is read again the log goes on (after a line saying
+ * how many were lost) and clashd drains, writes its last lines, exits 0. */
+START_TEST(test_log_stuck_stdout)
+{
+	server_start();
+	server_log_pause(1);
+	hconn c;
+	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	hconn_timeout(&c, 5); /* a server stuck on its log fails the test here */
+	/* The longest request id: long lines fill the 1 MiB buffer sooner. */
+	char id[129], livez_h[200], post_h[256];
+	memset(id, 'L', 128);
+	id[128] = '\0';
+	snprintf(livez_h, sizeof livez_h, "X-Request-Id: %s\r\n", id);
+	snprintf(post_h, sizeof post_h, JSON_HEADERS "X-Request-Id: %s\r\n", id);
+	char *q = cubes_query(0);
+	hresp r;
+	/* /livez, and every tenth a query, until /metrics (every 500) counts
+	 * dropped lines, then 1000 more: all on a stuck stdout. */
+	int answered = 0, first_drop = -1;
+	double worst = 0, dropped = 0, t0 = now_s();
+	while (answered < 40000 && now_s() - t0 < 20) {
+		double t;
+		if (answered % 10 == 9) {
+			t = exchange(&c, "POST", "/v1/query", post_h, q, &r);
+			ck_assert_int_eq(r.status, 200);
+			const char *wrong = cubes_answer_wrong(r.body, 2);
+			ck_assert_msg(!wrong, "%s: %s", wrong, r.body);
+		} else {
+			t = exchange(&c, "GET", "/livez", livez_h, NULL, &r);
+			ck_assert_int_eq(r.status, 200);
+		}
+		hresp_free(&r);
+		answered++;
+		worst = t > worst ? t : worst;
+		if (first_drop < 0 && answered % 500 == 0) {
+			exchange(&c, "GET", "/metrics", NULL, NULL, &r);
+			dropped = metric(r.body, "clashd_log_lines_dropped_total");
+			hresp_free(&r);
+			ck_assert(dropped >= 0);
+			if (dropped > 0)
+				first_drop = answered;
+		}
+		if (first_drop >= 0 && answered == first_drop + 1000)
+			break;
+	}
+	double took = now_s() - t0;
+	ck_assert_msg(first_drop >= 0, "no log line dropped after %d requests (%.1f s)", answered,
+	              took);
+	ck_assert_int_eq(answered, first_drop + 1000);
+	ck_assert_msg(worst < 1.0, "the slowest of %d answers took %.3f s", answered, worst);
+	exchange(&c, "GET", "/metrics", NULL, NULL, &r);
+	double dropped_more = metric(r.body, "clashd_log_lines_dropped_total");
+	hresp_free(&r);
+	ck_assert_msg(dropped_more >= dropped + 900, "%.0f lines dropped, then %.0f", dropped,
+	              dropped_more);
+	printf("log_stuck_stdout: %d answered in %.2f s on a stuck stdout (slowest %.1f ms), "
+	       "first drop counted after %d, %.0f lines dropped\n",
+	       answered, took, worst * 1e3, first_drop, dropped_more);
+
+	/* Read the pipe again: once the buffer has room a line says how many
+	 * were lost (nothing else is logged meanwhile), and the log goes on. */
+	server_log_pause(0);
+	json_t *gap = log_wait(&srv, "\"msg\":\"log lines dropped\"", 5);
+	ck_assert_msg(gap != NULL, "no \"log lines dropped\" line once the pipe was read");
+	ck_assert_str_eq(json_string_value(json_object_get(gap, "level")), "warn");
+	json_decref(gap);
+	exchange(&c, "GET", "/livez", "X-Request-Id: after-the-gap\r\n", NULL, &r);
+	hresp_free(&r);
+	json_t *line = log_wait(&srv, "after-the-gap", 5);
+	ck_assert_ptr_nonnull(line);
+	json_decref(line);
+	/* Every line lost is told in the log (before the one above) and
+	 * counted in /metrics. */
+	exchange(&c, "GET", "/metrics", NULL, NULL, &r);
+	double dropped_all = metric(r.body, "clashd_log_lines_dropped_total");
+	hresp_free(&r);
+	ck_assert(dropped_all >= dropped_more);
+	ck_assert_msg(dropped_told() == (long long)dropped_all, "the log tells %lld dropped, "
+	              "/metrics %.0f", dropped_told(), dropped_all);
+	hconn_close(&c);
+	assert_still_serving();
+	free(q);
+
+	/* The drain's lines, "exit" the last, are written before clashd ends. */
+	assert_clean_exit(server_stop_within(20));
+	line = log_wait(&srv, "\"msg\":\"exit\"", 0);
+	ck_assert_ptr_nonnull(line);
+	json_decref(line);
 }
 END_TEST
 
@@ -1926,6 +2050,7 @@ Suite *service_suite(void)
 	tcase_add_test(tc, test_metrics);
 	tcase_add_test(tc, test_request_id);
 	tcase_add_test(tc, test_openapi);
+	tcase_add_test(tc, test_log_stuck_stdout);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("security");

@@ -7,8 +7,8 @@
  * any flags and environment of its own), learns the port from its start-up
  * log line, and talks HTTP/1.1 to it through the client below (request out;
  * status line, headers and a Content-Length body back).  A thread keeps
- * reading the server's stdout (so the pipe never fills and blocks it) and
- * keeps the lines for the tests that look at the log.
+ * reading the server's stdout (so the pipe never fills, unless a test
+ * pauses it) and keeps the lines for the tests that look at the log.
  *
  * The binary is $CLASH_CLASHD when set: the sanitizer pass of make test runs
  * these suites against build/clashd-san (ASan + UBSan + LeakSanitizer), whose
@@ -79,6 +79,10 @@ static void *log_reader(void *arg)
 	server *s = arg;
 	char buf[4096];
 	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		while (s->paused)
+			pthread_cond_wait(&s->cv, &s->mu);
+		pthread_mutex_unlock(&s->mu);
 		ssize_t n = read(s->out, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -231,6 +235,14 @@ void server_start_with(const char *const *args, const char *const *env)
 	json_decref(line);
 }
 
+void server_log_pause(int paused)
+{
+	pthread_mutex_lock(&srv.mu);
+	srv.paused = paused;
+	pthread_cond_broadcast(&srv.cv);
+	pthread_mutex_unlock(&srv.mu);
+}
+
 /* SIGTERM, then wait (bounded) for the exit. */
 int server_stop_within(double timeout)
 {
@@ -259,6 +271,7 @@ int server_wait_exit(double timeout)
 		usleep(5000);
 	}
 	s->pid = 0;
+	server_log_pause(0);
 	pthread_join(s->reader, NULL);
 	close(s->out);
 	return status;

@@ -38,6 +38,7 @@ typedef struct server {
 	char *log;           /* everything read so far, NUL-terminated */
 	size_t log_len;
 	int eof;
+	int paused;          /* server_log_pause: the reader stops reading */
 } server;
 
 extern server srv; /* one per test (each test is its own process) */
@@ -58,6 +59,12 @@ json_t *log_wait(server *s, const char *needle, double timeout);
  * is server_start_with(NULL, NULL). */
 void server_start(void);
 void server_start_with(const char *const *args, const char *const *env);
+
+/* Stop (1) or resume (0) reading the server's stdout, so that a test can
+ * leave clashd with a pipe nobody reads (it fills: 64 KiB on Linux).  The
+ * reader may still take one chunk it was already waiting for; waiting for
+ * the exit resumes it. */
+void server_log_pause(int paused);
 
 /* SIGTERM, then wait (bounded) for the exit.  Returns the wait status, or
  * -1 after having had to SIGKILL it. */
