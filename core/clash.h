@@ -10,6 +10,8 @@
  *
  * The library is pure C11: no I/O, no allocation in the query path (except
  * one scratch block per query of compound shapes, see clash_shape_init_compound,
+ * a copy of the vertices, scaled up, for a query of shapes below about
+ * 1e-289 in size (subnormal coordinates: core/support.h, "Tiny queries"),
  * and the swept-hull and scene calls of the motion and scenes section, which
  * say what they allocate), no global state.  Every function is reentrant; shapes are read-only during a query, so
  * one shape may be used by many threads at once.  Errors are negative return

@@ -538,6 +538,11 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	}
 	if (err)
 		return err;
+	if (support_tiny(&fr)) {
+		int k = support_tiny_scale(&fr, a, b);
+		if (k > 0)
+			return support_query_scaled(a, b, opt, k, clash_gjk, r);
+	}
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
 	const double *shift = fr.shift;
 

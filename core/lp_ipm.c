@@ -712,6 +712,11 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 	support_pair_frame fr;
 	if ((err = support_pair_frame_init(&fr, a, b)))
 		return err;
+	if (support_tiny(&fr)) {
+		int k = support_tiny_scale(&fr, a, b);
+		if (k > 0)
+			return support_query_scaled(a, b, opt, k, clash_lp_ipm, r);
+	}
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
 	const double *shift = fr.shift, *dc = fr.dc;
 

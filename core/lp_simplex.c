@@ -848,6 +848,11 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	if ((err = support_pair_frame_init_copy(&fr, a, b, g, &start[0], &start[1], &copy[0],
 	                                        &copy[1])))
 		return err;
+	if (support_tiny(&fr)) {
+		int k = support_tiny_scale(&fr, a, b);
+		if (k > 0)
+			return support_query_scaled(a, b, opt, k, clash_lp_simplex, r);
+	}
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
 	const double *shift = fr.shift;
 

@@ -14,8 +14,10 @@
  * max_v d.(L v + t) = max_v (L^T d).v + d.t, so vertices are never moved.
  */
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scan3.h"
@@ -189,6 +191,118 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
                                     size_t *ib)
 {
 	return support_pair_frame_init_copy(f, a, b, d, ia, ib, NULL, NULL);
+}
+
+int support_tiny_scale(const support_pair_frame *f, const clash_shape *a, const clash_shape *b)
+{
+	double extent = f->half_gap + (f->ra > f->rb ? f->ra : f->rb);
+	if (!(extent > 0.0)) /* both shapes one point (or one overflowed) */
+		return 0;
+	/* The scaled extent in [1/2, 1), as a frame's, unless the radii
+	 * would pass 2^1022 (their sum, in the frame's scale, below 2^1023):
+	 * a radius 2^1022 times the extent overflows the frame at any scale. */
+	int k = -support_exponent(extent);
+	double rmax = a->radius > b->radius ? a->radius : b->radius;
+	if (rmax > 0.0 && k > 1022 - support_exponent(rmax))
+		k = 1022 - support_exponent(rmax);
+	return k > 0 ? k : 0;
+}
+
+/* s scaled by 2^k into *out, its vertices copied to v: world x = L v + t
+ * becomes (2^(k-kv) L)(2^kv v) + 2^k t, with kv = k for a shape without a
+ * pose and, for a posed one, as much of k as brings its largest vertex
+ * coordinate to [1/2, 1) (the rest goes into L: the frame's linear part is
+ * L over the extent, so tiny vertices must grow, not L).  Powers of two,
+ * so exact unless something overflows: then CLASH_ERANGE. */
+static int scale_shape(clash_shape *out, const clash_shape *s, int k, double *v)
+{
+	const int n = s->dim;
+	const size_t m = s->count * (size_t)n;
+	*out = *s;
+	out->prepared = NULL; /* a preparation describes the original array */
+	out->vertices = v;
+	int kv = k;
+	if (s->posed) {
+		double big = 0.0;
+		for (size_t i = 0; i < m; i++)
+			big = fabs(s->vertices[i]) > big ? fabs(s->vertices[i]) : big;
+		kv = big > 0.0 ? -support_exponent(big) : 0;
+		kv = kv < 0 ? 0 : kv > k ? k : kv;
+		for (int i = 0; i < n * n; i++)
+			out->linear[i] = ldexp(s->linear[i], k - kv);
+		for (int i = 0; i < n; i++)
+			out->translation[i] = ldexp(s->translation[i], k);
+	}
+	for (size_t i = 0; i < m; i++)
+		v[i] = ldexp(s->vertices[i], kv);
+	out->radius = ldexp(s->radius, k);
+	if (!vec_isfinite(out->linear, n * n) || !vec_isfinite(out->translation, n) ||
+	    !isfinite(out->radius))
+		return CLASH_ERANGE;
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(v[i]))
+			return CLASH_ERANGE;
+	return CLASH_OK;
+}
+
+static void scale_points(double *x, int n, double p)
+{
+	for (int k = 0; k < n; k++)
+		x[k] *= p;
+}
+
+int support_query_scaled(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                         int k, support_query_fn query, clash_result *r)
+{
+	const int n = a->dim;
+	memset(r, 0, sizeof *r);
+	if (a->count > SIZE_MAX / sizeof(double) / (size_t)n - b->count)
+		return CLASH_ENOMEM;
+	double *v = malloc((a->count + b->count) * (size_t)n * sizeof *v);
+	if (!v)
+		return CLASH_ENOMEM;
+	clash_shape sa, sb;
+	int err;
+	if ((err = scale_shape(&sa, a, k, v)) ||
+	    (err = scale_shape(&sb, b, k, v + a->count * (size_t)n))) {
+		free(v);
+		return err;
+	}
+	clash_options o;
+	double plane[CLASH_MAX_DIM + 1];
+	if (opt) {
+		o = *opt;
+		if (o.tolerance > 0.0) {
+			o.tolerance = ldexp(o.tolerance, k);
+			if (!isfinite(o.tolerance))
+				o.tolerance = DBL_MAX;
+		}
+		if (o.warm_plane) {
+			memcpy(plane, o.warm_plane, (size_t)(n + 1) * sizeof *plane);
+			plane[n] = ldexp(plane[n], k);
+			if (!isfinite(plane[n]))
+				plane[n] = plane[n] > 0.0 ? DBL_MAX : -DBL_MAX;
+			o.warm_plane = plane;
+		}
+	}
+	err = query(&sa, &sb, opt ? &o : NULL, r);
+	free(v);
+	if (err)
+		return err;
+	/* Lengths and points back to the inputs' scale, one rounding each
+	 * (2^-k is a double: k <= 1074); unit normals, verdicts, counts and
+	 * indices are the scaled answer's. */
+	const double down = ldexp(1.0, -k);
+	r->distance *= down;
+	r->offset *= down;
+	r->depth_lower_bound *= down;
+	r->depth *= down;
+	r->distance_lower_bound *= down;
+	scale_points(r->near_a, n, down);
+	scale_points(r->near_b, n, down);
+	scale_points(r->depth_a, n, down);
+	scale_points(r->depth_b, n, down);
+	return CLASH_OK;
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */

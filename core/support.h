@@ -136,6 +136,32 @@ int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
                                  const clash_shape *b, const double *d, size_t *ia, size_t *ib,
                                  struct scan3 *copy_a, struct scan3 *copy_b);
 
+/* Tiny queries.  The frame's inv = 1 / unit overflows once the extent is
+ * below 2^-1023 (subnormal coordinates), and a world tolerance of 1e-12
+ * times the shapes' size is itself subnormal below about 2^-960, so such a
+ * query is answered on the same shapes scaled by a power of two 2^k: a
+ * copy of the vertices (the only allocation of a query of convex shapes,
+ * and only of one this small) and the pose, radii, tolerance and a warm
+ * plane's offset, all scaled exactly.  The answer is the scaled query's,
+ * each length and point scaled back by 2^-k with one rounding (to the
+ * subnormal grid of 2^-1074 when it lands there).  support_tiny(f) says
+ * whether f, the frame of a and b, is that small (one compare on the
+ * common path); support_tiny_scale gives k (> 0), or 0 when radii of
+ * 2^1022 times the extent leave no room to scale (the query then goes on
+ * as it is); support_query_scaled(a, b, opt, k, query, r) runs query (the
+ * caller itself) on the scaled shapes: query's code, CLASH_ENOMEM, or
+ * CLASH_ERANGE when a scaled pose or radius overflows. */
+#define SUPPORT_TINY_UNIT 0x1p-960
+static inline int support_tiny(const support_pair_frame *f)
+{
+	return f->unit < SUPPORT_TINY_UNIT;
+}
+int support_tiny_scale(const support_pair_frame *f, const clash_shape *a, const clash_shape *b);
+typedef int (*support_query_fn)(const clash_shape *a, const clash_shape *b,
+                                const clash_options *opt, clash_result *r);
+int support_query_scaled(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                         int k, support_query_fn query, clash_result *r);
+
 /* The mean of four vertices spread over the array (first, a quarter, half
  * way, last; repeats for small counts), posed, in world coordinates: a
  * cheap stand-in for the centroid, to point a first support evaluation

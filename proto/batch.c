@@ -193,11 +193,11 @@ static int too_many(proto_problem *p, size_t max, proto_call *call)
 static int body_problem(const char *text, size_t len, proto_call *call, proto_problem *p)
 {
 	const proto_request_limits *l = proto_get_limits();
-	if (proto_is_blank(text, len)) {
-		proto_problem_set(p, 400, NULL, "empty body: expected a batch, a JSON object "
-		                                "{\"queries\": [query, ...]}");
-		return 1;
-	}
+	if (proto_is_blank(text, len))
+		return proto_blank_problem(text, len,
+		                           "empty body: expected a batch, a JSON object "
+		                           "{\"queries\": [query, ...]}",
+		                           p);
 	int r = proto_limits_depth(text, len, l->max_depth ? l->max_depth + 2 : 0, p);
 	if (r) {
 		if (r == 1)

@@ -4,6 +4,7 @@
 #include "decode.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int proto_fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
@@ -48,6 +49,28 @@ int proto_known_members(const json_t *obj, const proto_path *at, const char *con
 		}
 	}
 	return 0;
+}
+
+int proto_blank_problem(const char *s, size_t n, const char *detail, proto_problem *p)
+{
+	char *pointer = strdup("");
+	if (!pointer)
+		return -1;
+	proto_problem_set(p, 400, pointer, "%s", detail);
+	int line = 1, column = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			line++;
+			column = 0;
+		} else {
+			column++;
+		}
+	}
+	p->located = 1;
+	p->line = line;
+	p->column = column > 0 ? column : 1;
+	p->position = n;
+	return 1;
 }
 
 int proto_is_blank(const char *s, size_t n)

@@ -30,4 +30,11 @@ int proto_known_members(const json_t *obj, const proto_path *at, const char *con
 /* Only JSON white space (or nothing). */
 int proto_is_blank(const char *s, size_t n);
 
+/* The 400 for a blank body (proto_is_blank): `detail`, pointer "" and,
+ * like every other parse error, where the parser stopped: the end of the
+ * text, at the line and column of its last character as jansson counts
+ * them, the column at least 1 (an empty body: line 1, column 1, position
+ * 0).  Returns 1, or -1 when memory ran out. */
+int proto_blank_problem(const char *s, size_t n, const char *detail, proto_problem *p);
+
 #endif

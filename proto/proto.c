@@ -131,8 +131,7 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 	int r;
 	json_t *root = NULL;
 	if (proto_is_blank(body, len)) {
-		proto_problem_set(&p, 400, NULL, "empty body: expected a query, a JSON object");
-		r = 1;
+		r = proto_blank_problem(body, len, "empty body: expected a query, a JSON object", &p);
 		goto done;
 	}
 	/* Plain vertex arrays are read without jansson (vertex_scan.c): the
@@ -194,10 +193,8 @@ int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p
 	const proto_request_limits *limits = proto_get_limits();
 	*root = NULL;
 	*which = PROTO_LIMIT_NONE;
-	if (proto_is_blank(body, len)) {
-		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
-		return 1;
-	}
+	if (proto_is_blank(body, len))
+		return proto_blank_problem(body, len, "empty body: expected a JSON object", p);
 	int r = proto_limits_depth(body, len, limits->max_depth, p);
 	if (r) {
 		if (r == 1)
@@ -226,10 +223,8 @@ int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
 int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p)
 {
 	*root = NULL;
-	if (proto_is_blank(body, len)) {
-		proto_problem_set(p, 400, NULL, "empty body: expected a JSON object");
-		return 1;
-	}
+	if (proto_is_blank(body, len))
+		return proto_blank_problem(body, len, "empty body: expected a JSON object", p);
 	json_error_t e;
 	*root = json_loadb(body, len,
 	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);

@@ -629,6 +629,127 @@ START_TEST(core_2d)
 }
 END_TEST
 
+/* ---- tiny shapes: subnormal coordinates ---------------------------------- */
+
+/* The pairs scaled by 2^-TINY_EXP, which puts every coordinate and radius
+ * (sizes 1e-3..1e3) below 2^-1022: subnormal, rounded to the grid of
+ * 2^-1074.  The oracle judges the shapes the core was given, scaled back
+ * (ldexp(ldexp(x, -TINY_EXP), TINY_EXP): exact), and the core's answers
+ * are scaled back the same way.  What is guaranteed: the verdict exactly
+ * as for shapes of normal size (outside the touching band); the distance
+ * and, when converged, the depth to the pairs' tolerance plus TINY_QUANTA
+ * steps of the subnormal grid (2^-1074, 2^-34 once scaled back): the core
+ * answers the query scaled up by a power of two, exactly, and scales each
+ * length back with one rounding to that grid.  The verdict-only query
+ * agrees with the full one. */
+#define TINY_EXP 1040
+#define TINY_QUANTA 4.0
+
+static void tiny_pair(const pair *p, pair_stats *st)
+{
+	const int dim = p->dim;
+	const size_t na = p->a.count, nb = p->b.count;
+	double ta[PAIR_MAXV * 3], tb[PAIR_MAXV * 3], ua[PAIR_MAXV * 3], ub[PAIR_MAXV * 3];
+	for (size_t i = 0; i < na * (size_t)dim; i++) {
+		ta[i] = ldexp(p->a.world[i], -TINY_EXP);
+		ua[i] = ldexp(ta[i], TINY_EXP);
+	}
+	for (size_t i = 0; i < nb * (size_t)dim; i++) {
+		tb[i] = ldexp(p->b.world[i], -TINY_EXP);
+		ub[i] = ldexp(tb[i], TINY_EXP);
+	}
+	const double tra = ldexp(p->a.radius, -TINY_EXP), trb = ldexp(p->b.radius, -TINY_EXP);
+	const double ura = ldexp(tra, TINY_EXP), urb = ldexp(trb, TINY_EXP);
+	oracle_answer o;
+	if (oracle_query(dim, ua, na, ura, ub, nb, urb, &o) != ORACLE_OK) {
+		st->skipped++; /* rounding made the difference flat */
+		return;
+	}
+	st->pairs++;
+	clash_shape sa, sb;
+	ck_assert_int_eq(clash_shape_init(&sa, dim, ta, na), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&sb, dim, tb, nb), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_radius(&sa, tra), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_radius(&sb, trb), CLASH_OK);
+	clash_result r, v;
+	int rc = clash_gjk(&sa, &sb, NULL, &r);
+	if (rc != CLASH_OK) {
+		pair_fail(st, p, "tiny error", "seed %#llx: clash_gjk: %s",
+		          (unsigned long long)p->seed, clash_strerror(rc));
+		return;
+	}
+	clash_options vo = {0};
+	vo.want = CLASH_WANT_VERDICT;
+	rc = clash_gjk(&sa, &sb, &vo, &v);
+	if (rc != CLASH_OK || v.intersecting != r.intersecting)
+		pair_fail(st, p, "tiny verdict-only", "seed %#llx: verdict-only %s, full %d",
+		          (unsigned long long)p->seed, rc ? clash_strerror(rc) : v.intersecting ? "1" : "0",
+		          r.intersecting);
+	const double size = p->a.extent + p->b.extent + p->a.radius + p->b.radius;
+	const double band = 1e-9 * size, quantum = ldexp(1.0, -1074 + TINY_EXP);
+	if (r.intersecting)
+		st->intersecting++;
+	else
+		st->separated++;
+	int in_band = o.intersecting ? o.depth <= band : o.distance <= band;
+	if (in_band)
+		st->band++;
+	else if (r.intersecting != o.intersecting)
+		pair_fail(st, p, "tiny verdict", "seed %#llx: intersecting %d, oracle %d (distance %.3g, depth %.3g)",
+		          (unsigned long long)p->seed, r.intersecting, o.intersecting, o.distance,
+		          o.depth);
+	double d = ldexp(r.distance, TINY_EXP);
+	double tol = 1e-9 * o.distance + 2e-12 * size + TINY_QUANTA * quantum;
+	double err = fabs(d - o.distance);
+	if (!(err <= tol))
+		pair_fail(st, p, "tiny distance", "seed %#llx: distance %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
+		          (unsigned long long)p->seed, d, o.distance, err, tol);
+	else if (o.distance > band && err / o.distance > st->worst_rel)
+		st->worst_rel = err / o.distance;
+	if (err / quantum > st->worst_abs)
+		st->worst_abs = err / quantum;
+	if (r.intersecting && o.intersecting && (r.has & CLASH_HAS_DEPTH) && r.converged &&
+	    !in_band) {
+		double dp = ldexp(r.depth, TINY_EXP);
+		double dtol = 1e-9 * o.depth + 2e-12 * size + TINY_QUANTA * quantum;
+		double derr = fabs(dp - o.depth);
+		if (!(derr <= dtol))
+			pair_fail(st, p, "tiny depth", "seed %#llx: depth %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
+			          (unsigned long long)p->seed, dp, o.depth, derr, dtol);
+		if (derr / quantum > st->worst_depth_abs)
+			st->worst_depth_abs = derr / quantum;
+		st->depth_n++;
+	}
+}
+
+START_TEST(tiny)
+{
+	const int dim = _i == 0 ? 3 : 2;
+	const int count = dim == 3 ? 300 : 200;
+	pair_stats st;
+	memset(&st, 0, sizeof st);
+	for (int i = 0; i < count; i++) {
+		pair p;
+		clash_shape ca, cb;
+		oracle_answer o;
+		if (pair_make(&p, pair_seed(UINT64_C(0x71A7000) + (uint64_t)dim * 1000000, i), dim, &ca,
+		              &cb, &o) < 0)
+			continue;
+		tiny_pair(&p, &st);
+	}
+	printf("pairs tiny %d-D (x 2^-%d): %d pairs (%d skipped), %d separated, %d intersecting, "
+	       "%d in the touching band; worst distance error %.3g relative, %.3g subnormal "
+	       "steps; worst depth error %.3g steps over %d depths\n",
+	       dim, TINY_EXP, st.pairs, st.skipped, st.separated, st.intersecting, st.band,
+	       st.worst_rel, st.worst_abs, st.worst_depth_abs, st.depth_n);
+	ck_assert_msg(st.failures == 0, "tiny %d-D: %d failed checks; first: %s", dim, st.failures,
+	              st.first);
+	ck_assert_int_gt(st.pairs, count * 9 / 10);
+	ck_assert_int_gt(st.separated, count / 5);
+	ck_assert_int_gt(st.intersecting, count / 5);
+}
+END_TEST
+
 /* ---- the command line tool ------------------------------------------------ */
 
 /* Temp files of the cli test, made and removed by an unchecked fixture (in
@@ -896,6 +1017,10 @@ static Suite *pairs_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, core_3d, 0, 4);
 	tcase_add_loop_test(tc, core_2d, 0, 2);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tiny");
+	tcase_add_loop_test(tc, tiny, 0, 2);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");

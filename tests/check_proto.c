@@ -160,6 +160,51 @@ static double num(const json_t *obj, const char *path)
 /* A valid query with room for more members: QUERY("") or QUERY(",'x':1"). */
 #define QUERY(more) "{" A_TET "," B_TET more "}"
 
+/* ---- subnormal numbers ---------------------------------------------------- */
+
+START_TEST(subnormal_coordinates)
+{
+	/* Subnormal doubles are numbers like any other, on both parse paths
+	 * (plain vertex arrays without jansson; radius and pose through it):
+	 * tetrahedra of edge 1e-310, b 3e-310 along x, answered as the same
+	 * shapes 1e310 times larger would be, each length rounded once to the
+	 * subnormal grid. */
+	json_t *j = success("{'a':{'vertices':[[0,0,0],[1e-310,0,0],[0,1e-310,0],[0,0,1e-310]]},"
+	                    "'b':{'vertices':[[3e-310,0,0],[4e-310,0,0],[3e-310,1e-310,0],"
+	                    "[3e-310,0,1e-310]]}}");
+	ck_assert(json_is_false(json_object_get(j, "intersecting")));
+	volatile double hi = 3e-310, lo = 1e-310;
+	ck_assert(num(j, "distance") == hi - lo); /* exact: both on the grid */
+	ck_assert(num(j, "near_points.a.0") == lo);
+	ck_assert(num(j, "near_points.b.0") == hi);
+	ck_assert(num(j, "separating_plane.normal.0") == 1.0);
+	json_decref(j);
+	j = success("{'a':{'vertices':[[0,0,0],[1e-310,0,0],[0,1e-310,0],[0,0,1e-310]],"
+	            "'radius':5e-311},"
+	            "'b':{'vertices':[[0,0,0],[1e-310,0,0],[0,1e-310,0],[0,0,1e-310]],"
+	            "'radius':4.9e-324,'pose':{'translation':[3e-310,0,0]}}}");
+	ck_assert(json_is_false(json_object_get(j, "intersecting")));
+	volatile double r = 5e-311, min = 4.9e-324;
+	ck_assert(num(j, "distance") == hi - lo - r - min);
+	json_decref(j);
+	/* Overlapping: depth 0.1e-310 / sqrt(3) through the face x+y+z = 1e-310. */
+	j = success("{'a':{'vertices':[[0,0,0],[1e-310,0,0],[0,1e-310,0],[0,0,1e-310]]},"
+	            "'b':{'vertices':[[0.5e-310,0.2e-310,0.2e-310],[4e-310,0,0],[3e-310,1e-310,0],"
+	            "[3e-310,0,1e-310]]}}");
+	ck_assert(json_is_true(json_object_get(j, "intersecting")));
+	double depth = num(j, "penetration.depth");
+	ck_assert_msg(fabs(depth - 0.1e-310 / sqrt(3.0)) <= 4 * 4.9e-324, "depth %.17g", depth);
+	json_decref(j);
+	/* Below the smallest subnormal, a number reads as 0 (as strtod has
+	 * it); above the largest double it is a 422. */
+	j = success("{'a':{'vertices':[[1e-400,0,0]]},'b':{'vertices':[[1,0,0]]}}");
+	ck_assert(num(j, "distance") == 1.0);
+	json_decref(j);
+	expect_problem("{'a':{'vertices':[[1e400,0,0]]},'b':{'vertices':[[1,0,0]]}}", 422,
+	               "/a/vertices/0/0");
+}
+END_TEST
+
 /* ---- 400: malformed JSON ----------------------------------------------- */
 
 START_TEST(malformed_syntax)
@@ -204,9 +249,63 @@ START_TEST(malformed_duplicates_trailing_empty)
 	expect_problem(QUERY("") " x", 400, "");
 	expect_problem(QUERY("") "{}", 400, "");
 	expect_problem(QUERY("") "]", 400, "");
-	expect_detail("", 400, NULL, "empty");
-	expect_detail(" \r\n\t ", 400, NULL, "empty");
-	json_decref(problem_n(NULL, 0, 400, NULL));
+	expect_detail("", 400, "", "empty");
+	expect_detail(" \r\n\t ", 400, "", "empty");
+	json_decref(problem_n(NULL, 0, 400, ""));
+}
+END_TEST
+
+/* The line, column and position of a problem. */
+static void expect_located(const char *what, const char *body, size_t len, int line,
+                           int column, int position)
+{
+	json_error_t e;
+	json_t *j = json_loadb(body, len, 0, &e);
+	ck_assert_msg(j != NULL, "%s: reply is not JSON: %.*s", what, (int)len, body);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), 400);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "");
+	ck_assert_msg(json_integer_value(json_object_get(j, "line")) == line &&
+	                  json_integer_value(json_object_get(j, "column")) == column &&
+	                  json_is_integer(json_object_get(j, "position")) &&
+	                  json_integer_value(json_object_get(j, "position")) == position,
+	              "%s: expected line %d, column %d, position %d: %.*s", what, line, column,
+	              position, (int)len, body);
+	json_decref(j);
+}
+
+START_TEST(malformed_empty_located)
+{
+	/* An empty or blank body is a parse error like any other: located at
+	 * its end, as jansson counts (the column of the last character read,
+	 * the position just past it), the column at least 1; the same on
+	 * every endpoint's reply function. */
+	static const struct {
+		const char *text;
+		int line, column, position;
+	} cases[] = {
+		{"", 1, 1, 0}, {"   ", 1, 3, 3}, {" \r\n\t ", 2, 2, 5}, {"\n", 2, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *t = cases[i].text;
+		size_t n = strlen(t);
+		proto_reply r;
+		ck_assert_int_eq(proto_query_reply(t, n, &r), 0);
+		expect_located("query", r.body, r.length, cases[i].line, cases[i].column,
+		               cases[i].position);
+		proto_reply_free(&r);
+		ck_assert_int_eq(proto_scene_reply(t, n, &r), 0);
+		expect_located("scene", r.body, r.length, cases[i].line, cases[i].column,
+		               cases[i].position);
+		proto_reply_free(&r);
+		ck_assert_int_eq(proto_contains_reply(t, n, &r), 0);
+		expect_located("contains", r.body, r.length, cases[i].line, cases[i].column,
+		               cases[i].position);
+		proto_reply_free(&r);
+		ck_assert_int_eq(proto_batch_reply_ex(t, n, NULL, &r), 0);
+		expect_located("batch", r.body, r.length, cases[i].line, cases[i].column,
+		               cases[i].position);
+		proto_reply_free(&r);
+	}
 }
 END_TEST
 
@@ -1441,6 +1540,7 @@ static Suite *proto_suite(void)
 	tcase_add_unchecked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, malformed_syntax);
 	tcase_add_test(tc, malformed_duplicates_trailing_empty);
+	tcase_add_test(tc, malformed_empty_located);
 	tcase_add_test(tc, malformed_bytes_and_ends);
 	tcase_add_test(tc, malformed_too_deep);
 	tcase_add_test(tc, number_overflow);
@@ -1465,6 +1565,7 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, overlapping_cubes);
 	tcase_add_test(tc, poses_radii_dimensions);
 	tcase_add_test(tc, integers_are_numbers);
+	tcase_add_test(tc, subnormal_coordinates);
 	tcase_add_test(tc, warm_round_trip);
 	tcase_add_test(tc, decoded_values);
 	tcase_add_test(tc, concurrent_replies);

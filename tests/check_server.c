@@ -344,6 +344,24 @@ START_TEST(test_bad_request)
 	http_do("POST", "/v1/query", JSON_HEADERS, "{\"a\"\0:1}", 8, &r);
 	json_decref(assert_problem(&r, 400));
 	hresp_free(&r);
+	/* An empty body (Content-Length: 0) is located like every other parse
+	 * error, on every endpoint that takes a body: line 1, column 1,
+	 * position 0, pointer "". */
+	static const char *const paths[] = {"/v1/query", "/v1/scene", "/v1/contains",
+	                                    "/v1/batch"};
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		http_do("POST", paths[i], JSON_HEADERS, "", 0, &r);
+		ck_assert_msg(r.status == 400, "%s, empty body -> %d", paths[i], r.status);
+		json_t *j = assert_problem(&r, 400);
+		ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "");
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "line")), 1);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "column")), 1);
+		ck_assert_msg(json_is_integer(json_object_get(j, "position")) &&
+		                  json_integer_value(json_object_get(j, "position")) == 0,
+		              "%s: %s", paths[i], r.body);
+		json_decref(j);
+		hresp_free(&r);
+	}
 	assert_still_serving();
 }
 END_TEST
