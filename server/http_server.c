@@ -8,9 +8,13 @@
  *   - libmicrohttpd runs in "external epoll" mode (MHD_USE_EPOLL without an
  *     internal thread).  Its epoll fd is a single readable fd: a uv_poll
  *     watches it, and after every poll, timer and after-work callback we call
- *     MHD_run() and re-arm a uv_timer with MHD_get_timeout() (which may be 0:
- *     MHD's epoll is edge-triggered and handles at most 128 events per run,
- *     so a 0 timeout must be honoured or connections stall).
+ *     MHD_run() and re-arm a uv_timer with MHD_get_timeout().  That may be
+ *     0 (MHD's epoll is edge-triggered and handles at most 128 events per
+ *     run, so it must be honoured or connections stall), and then a uv_idle
+ *     runs MHD on the loop's next pass instead: libuv 1.44 runs a timer
+ *     re-armed with 0 from its own callback again in the same pass, so
+ *     while bodies streamed in the loop never polled (no accept, no
+ *     finished query, no deadline, no signal).
  *   - A request's handler calls arrive on the loop thread.  The first one
  *     (headers read) runs the checks in this order: path (404), CORS
  *     preflight (204), bearer token (401), method (405); then for a query
@@ -142,6 +146,7 @@ struct http_server {
 	struct MHD_Daemon *daemon;
 	uv_poll_t poll;      /* MHD's epoll fd */
 	uv_timer_t timer;    /* MHD_get_timeout() */
+	uv_idle_t again;     /* MHD_get_timeout() == 0: run on the next pass */
 	uv_timer_t drain;    /* ticks while draining */
 	uv_timer_t sweep;    /* deadlines */
 	int open_handles;    /* of the four above, not yet closed */
@@ -158,6 +163,9 @@ struct http_server {
 	                        splits and batch chunks */
 	unsigned running;    /* of the jobs, running now (workers update it) */
 	unsigned admitted;   /* queries admitted, not yet back from the pool */
+	unsigned heavy;      /* heavy requests on the pool (see heavy_limit) */
+	struct http_request *heavy_head, *heavy_tail; /* heavy ones waiting */
+	unsigned heavy_waiting;
 	struct http_request *active; /* the `requests` ones, linked */
 	http_conn *conns;    /* the `connections` ones, linked */
 	http_metrics *metrics;
@@ -219,6 +227,9 @@ typedef struct http_request {
 	int peer_gone;     /* drain found its client gone mid-body */
 	int no_memory;     /* the body could not be stored */
 	int admitted;      /* counts in srv->admitted */
+	int heavy;         /* counts in srv->heavy */
+	int heavy_waiting; /* in srv's heavy list, not yet on the pool */
+	struct http_request *heavy_next;
 	int expired;       /* past --read-timeout while receiving */
 	uint64_t expired_at;
 	int rejected;      /* 1 + enum http_reject, for the log; 0 if none */
@@ -406,6 +417,98 @@ static void work_run(uv_work_t *w)
 	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 }
 
+static void work_done(uv_work_t *w, int status);
+
+/* Onto the pool (loop thread). */
+static void queue_request(http_request *r)
+{
+	r->srv->jobs++;
+	int rc = uv_queue_work(r->srv->loop, &r->work, work_run, work_done);
+	assert(rc == 0); /* fails only for a NULL work_cb */
+	(void)rc;
+}
+
+/*
+ * Fair workers.  A heavy request (a body of HTTP_HEAVY_BYTES or more, whose
+ * decoding alone takes milliseconds, or one naming more than
+ * HTTP_HEAVY_SHAPES shapes, whose pairs of parts grow with their square)
+ * may hold at most threads - 1 workers: the others wait in a list on the
+ * loop, so a small query always finds a worker that no heavy one holds,
+ * and waits at most behind other small ones.  With one thread there is
+ * nothing to keep free.  A batch is not heavy: its chunks are about a
+ * millisecond each (see Batches above).
+ */
+#define HTTP_HEAVY_BYTES ((size_t)64 << 10)
+#define HTTP_HEAVY_SHAPES 64
+
+static unsigned heavy_limit(const http_server *s)
+{
+	return s->cfg->threads > 1 ? s->cfg->threads - 1 : 1;
+}
+
+static int is_heavy(const http_request *r)
+{
+	if (r->route->id == HTTP_ROUTE_BATCH)
+		return 0;
+	if (r->len >= HTTP_HEAVY_BYTES)
+		return 1;
+	static const char key[] = "\"vertices\"";
+	size_t shapes = 0;
+	const char *p = r->body, *end = r->body + r->len;
+	while (shapes <= HTTP_HEAVY_SHAPES &&
+	       (p = memmem(p, (size_t)(end - p), key, sizeof key - 1)) != NULL) {
+		shapes++;
+		p += sizeof key - 1;
+	}
+	return shapes > HTTP_HEAVY_SHAPES;
+}
+
+static void heavy_wait(http_request *r)
+{
+	http_server *s = r->srv;
+	r->heavy_waiting = 1;
+	r->heavy_next = NULL;
+	if (s->heavy_tail)
+		s->heavy_tail->heavy_next = r;
+	else
+		s->heavy_head = r;
+	s->heavy_tail = r;
+	s->heavy_waiting++;
+}
+
+/* Take r out of the waiting list (it is in it). */
+static void heavy_unwait(http_request *r)
+{
+	http_server *s = r->srv;
+	http_request **pp = &s->heavy_head, *prev = NULL;
+	while (*pp != r) {
+		prev = *pp;
+		pp = &(*pp)->heavy_next;
+	}
+	*pp = r->heavy_next;
+	if (s->heavy_tail == r)
+		s->heavy_tail = prev;
+	r->heavy_waiting = 0;
+	s->heavy_waiting--;
+}
+
+/* A heavy request is off the pool: the next waiting one goes on. */
+static void heavy_done(http_request *r)
+{
+	http_server *s = r->srv;
+	if (!r->heavy)
+		return;
+	r->heavy = 0;
+	s->heavy--;
+	if (s->heavy_head && s->heavy < heavy_limit(s)) {
+		http_request *next = s->heavy_head;
+		heavy_unwait(next);
+		next->heavy = 1;
+		s->heavy++;
+		queue_request(next);
+	}
+}
+
 /* A chunk of a batch, on a worker: only its own queries are touched, and
  * the worker that finishes the last chunk builds the reply. */
 static void batch_job_run(uv_work_t *w)
@@ -570,6 +673,7 @@ static void work_finish(http_request *r, int status)
 {
 	http_server *s = r->srv;
 	assert(r->state == REQ_WORKING);
+	heavy_done(r);
 	if (r->batch) {
 		/* The iterations of every query answered count as a query's. */
 		if (status == 0 && r->reply_rc == 0 && r->reply.status == 200) {
@@ -627,6 +731,11 @@ static void stop_work(http_request *r, enum request_stop why)
 		return;
 	r->stop = why;
 	r->cancel = 1;
+	if (r->heavy_waiting) { /* never on the pool */
+		heavy_unwait(r);
+		work_finish(r, UV_ECANCELED);
+		return;
+	}
 	/* Not started yet: it never will, and work_done gets UV_ECANCELED.
 	 * A batch: each chunk queued and not started (uv_cancel refuses the
 	 * others, finished ones included); no further chunk is queued. */
@@ -685,7 +794,7 @@ static enum MHD_Result answer_metrics(http_request *r)
 		.in_flight = s->requests,
 		.admitted = s->admitted,
 		.queue_limit = s->cfg->max_queue,
-		.queued = s->jobs > running ? s->jobs - running : 0,
+		.queued = (s->jobs > running ? s->jobs - running : 0) + s->heavy_waiting,
 		.running = running,
 		.draining = s->draining,
 	};
@@ -895,10 +1004,13 @@ static enum MHD_Result request_submit(http_request *r)
 	MHD_suspend_connection(r->conn);
 	r->state = REQ_WORKING;
 	s->working++;
-	s->jobs++;
-	int rc = uv_queue_work(s->loop, &r->work, work_run, work_done);
-	assert(rc == 0); /* fails only for a NULL work_cb */
-	(void)rc;
+	if (is_heavy(r) && s->heavy >= heavy_limit(s)) {
+		heavy_wait(r);
+		return MHD_YES;
+	}
+	r->heavy = is_heavy(r);
+	s->heavy += (unsigned)r->heavy;
+	queue_request(r);
 	return MHD_YES; /* never MHD_NO once suspended */
 }
 
@@ -1126,6 +1238,7 @@ static void shut(http_server *s)
 	/* Stop watching the epoll fd before MHD closes it. */
 	uv_close((uv_handle_t *)&s->poll, on_handle_closed);
 	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
+	uv_close((uv_handle_t *)&s->again, on_handle_closed);
 	uv_close((uv_handle_t *)&s->drain, on_handle_closed);
 	uv_close((uv_handle_t *)&s->sweep, on_handle_closed);
 	MHD_stop_daemon(s->daemon); /* closes the remaining connections (records freed) */
@@ -1135,6 +1248,14 @@ static void shut(http_server *s)
 static void on_timer(uv_timer_t *t)
 {
 	pump(t->data);
+}
+
+/* Once per loop pass while MHD asks to be run at once: the pass polls
+ * every other handle (without blocking) in between. */
+static void on_again(uv_idle_t *h)
+{
+	uv_idle_stop(h);
+	pump(h->data);
 }
 
 static void on_poll(uv_poll_t *p, int status, int events)
@@ -1290,7 +1411,14 @@ static void pump(http_server *s)
 		return;
 	}
 	MHD_UNSIGNED_LONG_LONG ms;
-	if (MHD_get_timeout(s->daemon, &ms) == MHD_YES)
+	int has = MHD_get_timeout(s->daemon, &ms) == MHD_YES;
+	if (has && ms == 0) {
+		uv_timer_stop(&s->timer);
+		uv_idle_start(&s->again, on_again);
+		return;
+	}
+	uv_idle_stop(&s->again);
+	if (has)
 		uv_timer_start(&s->timer, on_timer, ms > INT_MAX ? INT_MAX : ms, 0);
 	else
 		uv_timer_stop(&s->timer);
@@ -1424,10 +1552,11 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 		return rc;
 	}
 	uv_timer_init(loop, &s->timer);
+	uv_idle_init(loop, &s->again);
 	uv_timer_init(loop, &s->drain);
 	uv_timer_init(loop, &s->sweep);
-	s->poll.data = s->timer.data = s->drain.data = s->sweep.data = s;
-	s->open_handles = 4;
+	s->poll.data = s->timer.data = s->again.data = s->drain.data = s->sweep.data = s;
+	s->open_handles = 5;
 	uv_poll_start(&s->poll, UV_READABLE, on_poll);
 	unsigned every = sweep_interval(cfg);
 	uv_timer_start(&s->sweep, on_sweep, every, every);
