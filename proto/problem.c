@@ -41,6 +41,10 @@ static const problem_kind kinds[] = {
 	{504, "timeout", "Timeout"},
 };
 
+/* A 400 about the HTTP message itself (its framing, header fields or
+ * target) rather than its JSON. */
+static const problem_kind malformed_request = {400, "malformed-request", "Malformed request"};
+
 static const problem_kind client_error = {0, "client-error", "Client error"};
 static const problem_kind server_error = {0, "server-error", "Server error"};
 
@@ -164,13 +168,10 @@ static void put_text(proto_text *t, const char *text)
 /* The body of every problem; `where` (may be NULL) adds the parser's stop.
  * Written as text, the bytes json_dumps(JSON_COMPACT) gives for the object
  * of the same members (the suite "encode" compares the two). */
-static int encode(int status, const char *detail, const char *pointer, const proto_problem *where,
-                  proto_reply *out)
+static int encode(const problem_kind *k, int status, const char *detail, const char *pointer,
+                  const proto_problem *where, proto_reply *out)
 {
 	memset(out, 0, sizeof *out);
-	if (status < 400 || status > 599)
-		status = 500;
-	const problem_kind *k = kind_of(status);
 	proto_text t = {0};
 	if (proto_text_reserve(&t, 512) != 0)
 		return -1;
@@ -208,12 +209,32 @@ static int encode(int status, const char *detail, const char *pointer, const pro
 	return 0;
 }
 
+/* A status of the contract's range: anything else is a bug (500). */
+static int problem_status(int status)
+{
+	return status < 400 || status > 599 ? 500 : status;
+}
+
 int proto_problem_encode(const proto_problem *p, proto_reply *out)
 {
-	return encode(p->status, p->detail, p->pointer, p, out);
+	int status = problem_status(p->status);
+	return encode(kind_of(status), status, p->detail, p->pointer, p, out);
 }
 
 int proto_problem_reply(int status, const char *detail, const char *pointer, proto_reply *out)
 {
-	return encode(status, detail, pointer, NULL, out);
+	status = problem_status(status);
+	return encode(kind_of(status), status, detail, pointer, NULL, out);
+}
+
+int proto_request_problem_reply(int status, const char *detail, proto_reply *out)
+{
+	status = problem_status(status);
+	const problem_kind *k = status == 400 ? &malformed_request : kind_of(status);
+	return encode(k, status, detail, NULL, NULL, out);
+}
+
+const char *proto_request_problem_slug(void)
+{
+	return malformed_request.slug;
 }

@@ -225,6 +225,14 @@ int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 int proto_problem_reply(int status, const char *detail, const char *pointer,
                         proto_reply *out);
 
+/* The same for a request refused for its HTTP form (framing, header fields,
+ * target) before any JSON is read: a 400 has the type "malformed-request",
+ * other statuses (501) their usual one.  Returns 0 or -1. */
+int proto_request_problem_reply(int status, const char *detail, proto_reply *out);
+
+/* The slug of that 400 ("malformed-request"). */
+const char *proto_request_problem_slug(void);
+
 /* Release the body of a reply; the struct may be reused. */
 void proto_reply_free(proto_reply *r);
 

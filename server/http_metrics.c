@@ -65,6 +65,8 @@ static const char *const reject_names[HTTP_REJECT_COUNT] = {
 	[HTTP_REJECT_READ_TIMEOUT] = "read_timeout",
 	[HTTP_REJECT_UNAUTHORIZED] = "unauthorized",
 	[HTTP_REJECT_SHUTDOWN] = "shutdown",
+	[HTTP_REJECT_BAD_FRAMING] = "bad_framing",
+	[HTTP_REJECT_MALFORMED] = "malformed_request",
 };
 
 const char *http_reject_name(enum http_reject why)

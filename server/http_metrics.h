@@ -25,6 +25,11 @@ enum http_reject {
 	HTTP_REJECT_UNAUTHORIZED,   /* 401 */
 	HTTP_REJECT_SHUTDOWN,       /* 503: stopped at the drain timeout */
 	HTTP_REJECT_TOO_MANY_QUERIES, /* 422: a batch over --max-batch */
+	HTTP_REJECT_BAD_FRAMING,    /* 400 or 501 and closed: where the body
+	                               ends is unclear (Content-Length,
+	                               Transfer-Encoding, a field name) */
+	HTTP_REJECT_MALFORMED,      /* 400: Host, a repeated field, a control
+	                               character in a field or the path */
 	HTTP_REJECT_COUNT
 };
 

@@ -16,7 +16,9 @@
  *     while bodies streamed in the loop never polled (no accept, no
  *     finished query, no deadline, no signal).
  *   - A request's handler calls arrive on the loop thread.  The first one
- *     (headers read) runs the checks in this order: path (404), CORS
+ *     (headers read) runs the checks in this order: the head's form (400 or
+ *     501, http_strict.h; unsound framing is answered at once and closes
+ *     the connection, see answer_malformed), path (404), CORS
  *     preflight (204), bearer token (401), method (405); then for a query
  *     Content-Type (415), Content-Length (413) and admission (503).  A
  *     request it can answer from these (probes, metrics, the contract,
@@ -121,6 +123,7 @@
 #include "http_listen.h"
 #include "http_metrics.h"
 #include "http_route.h"
+#include "http_strict.h"
 #include "log.h"
 #include "openapi.h"
 #include "proto.h"
@@ -138,6 +141,8 @@ typedef struct http_conn {
 	uint64_t phase_start;     /* uv_now() when the current request (or the wait
 	                             for one) began: the read deadline counts from it */
 	int shut;                 /* its socket has been shut down */
+	int bad_target;           /* the target of the request being read decoded
+	                             to a control character (on_unescape) */
 } http_conn;
 
 struct http_server {
@@ -217,6 +222,7 @@ typedef struct http_request {
 	char *origin;      /* a copy of its Origin header (malloc'd; only with
 	                      --cors-origin; "cors" may point here) */
 	int preflight;     /* a CORS preflight: grant headers go out */
+	int close;         /* its framing is unsound: the answer closes the connection */
 	char id[REQUEST_ID_MAX + 1];
 	char method[16];   /* printable copies, for the log */
 	char path[256];
@@ -316,7 +322,7 @@ static enum MHD_Result respond_body(http_request *r, unsigned status, const char
 			}
 		}
 	}
-	if (s->draining)
+	if (s->draining || r->close)
 		ok &= add_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	enum MHD_Result ret = ok ? MHD_queue_response(r->conn, status, resp) : MHD_NO;
 	MHD_destroy_response(resp);
@@ -1041,13 +1047,66 @@ static http_conn *conn_record(struct MHD_Connection *conn)
 	return ci ? ci->socket_context : NULL;
 }
 
+/* MHD's own decoding of the %HH escapes of the path and query, noting a
+ * control character in the result: a "%00" would otherwise end the path the
+ * handler sees ("/v1/query%00x" routed as /v1/query). */
+static size_t on_unescape(void *cls, struct MHD_Connection *conn, char *text)
+{
+	(void)cls;
+	size_t n = MHD_http_unescape(text);
+	http_conn *hc = conn_record(conn);
+	if (hc && http_strict_has_control(text, n, 0))
+		hc->bad_target = 1;
+	return n;
+}
+
+static enum MHD_Result scan_field(void *cls, enum MHD_ValueKind kind, const char *name,
+                                  size_t name_len, const char *value, size_t value_len)
+{
+	(void)kind;
+	http_strict_field(cls, name, name_len, value ? value : "", value ? value_len : 0);
+	return MHD_YES;
+}
+
+/* Whether the head is one clashd refuses (http_strict.h): every field line,
+ * repeated ones included, and the target as decoded. */
+static int head_refused(http_request *r, const char *url, const char *version,
+                        http_strict_fault *f)
+{
+	http_strict scan = {0};
+	MHD_get_connection_values_n(r->conn, MHD_HEADER_KIND, scan_field, &scan);
+	int bad_target = http_strict_has_control(url, strlen(url), 0);
+	if (r->hc) {
+		bad_target |= r->hc->bad_target;
+		r->hc->bad_target = 0;
+	}
+	int http11 = strcmp(version, MHD_HTTP_VERSION_1_0) != 0;
+	return http_strict_judge(&scan, http11, bad_target, f);
+}
+
+/* Refuse a malformed head.  Sound framing: as any problem from the headers
+ * (the body read and dropped, the connection kept).  Unsound framing: where
+ * the body ends is unknown, so the answer goes out at once and the
+ * connection closes after it (MHD reads nothing more of it). */
+static enum MHD_Result answer_malformed(http_request *r, const http_strict_fault *f)
+{
+	proto_reply p = {0};
+	int built = proto_request_problem_reply(f->status, f->detail, &p) == 0;
+	reject(r, f->framing ? HTTP_REJECT_BAD_FRAMING : HTTP_REJECT_MALFORMED);
+	if (!f->framing)
+		return answer_early(r, built ? &p : NULL);
+	r->close = 1;
+	if (!built)
+		return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
+	return respond_reply(r, &p);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *data, size_t *data_size, void **con_cls)
 {
 	http_server *s = cls;
 	http_request *r = *con_cls;
-	(void)version;
 
 	if (!r) {
 		r = calloc(1, sizeof *r);
@@ -1070,6 +1129,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (s->active)
 			s->active->prev = r;
 		s->active = r;
+		http_strict_fault f;
+		if (head_refused(r, url, version, &f))
+			return answer_malformed(r, &f);
 		return request_begin(r, url, method);
 	}
 	if (*data_size) {
@@ -1522,6 +1584,7 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
 		{MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s},
 		{MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},
+		{MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)on_unescape, NULL},
 		{cfg->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cfg->tls_cert},
 		{cfg->tls_key ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, cfg->tls_key},
 		{MHD_OPTION_END, 0, NULL},

@@ -1363,9 +1363,16 @@ START_TEST(contract_document)
 		ck_assert_msg(json_is_string(json_object_get(s, "description")), "%s", names[i]);
 		check_described(names[i], s);
 	}
-	/* The problem types are the code's. */
+	/* The problem types are the code's: one per status, and the 400 of a
+	 * malformed HTTP request. */
 	json_t *types = GET(schemas, "Problem", "properties", "type", "enum");
+	char request_type[80];
+	snprintf(request_type, sizeof request_type, "urn:clashd:problem:%s",
+	         proto_request_problem_slug());
 	size_t found = 0;
+	for (size_t i = 0; i < json_array_size(types); i++)
+		found += strcmp(json_string_value(json_array_get(types, i)), request_type) == 0;
+	ck_assert_msg(found == 1, "%s is not documented", request_type);
 	for (int status = 400; status <= 599; status++) {
 		char type[80];
 		snprintf(type, sizeof type, "urn:clashd:problem:%s", proto_problem_slug(status));

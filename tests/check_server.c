@@ -141,8 +141,10 @@ END_TEST
 
 START_TEST(test_not_found)
 {
+	/* (A path decoding to a control character, "%00", is a 400:
+	 * test_strict_framing.) */
 	static const char *const paths[] = {"/", "/v1", "/v1/query/", "/v2/query", "/livez/x",
-	                                    "/%ff%00"};
+	                                    "/%ff%fe"};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		hresp r;
 		http_do("GET", paths[i], NULL, NULL, 0, &r);
@@ -362,6 +364,114 @@ START_TEST(test_bad_request)
 		json_decref(j);
 		hresp_free(&r);
 	}
+	assert_still_serving();
+}
+END_TEST
+
+/* One malformed head, sent raw on a fresh connection. */
+typedef struct strict_case {
+	const char *raw;
+	int status;  /* 400 (type malformed-request) or 501 */
+	int closes;  /* its framing is unsound: the connection must close */
+} strict_case;
+
+#define STRICT_BODY "{\"a\":1}"
+#define STRICT_LEN "7"
+
+static const strict_case strict_cases[] = {
+	/* Content-Length with Transfer-Encoding, and a request smuggled after
+	 * the chunked body: never answered (RFC 9112 section 6.3). */
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: 4\r\n"
+	 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n",
+	 400, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
+	 "\r\nContent-Length: 3\r\n\r\n" STRICT_BODY, 400, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
+	 "\r\nContent-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	 "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	 "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n", 400, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	 "Transfer-Encoding: identity\r\n\r\n", 400, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	 "Transfer-Encoding: \xff\xfe\x01\r\n\r\n0\r\n\r\n", 400, 1},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Transfer-Encoding: chunked\r\n"
+	 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, 1},
+	{"POST /v1/query HTTP/1.0\r\n" JSON_HEADERS "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	 400, 1},
+	/* A space before the colon: a field name that is not a token. */
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type : application/json\r\n"
+	 "Content-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 1},
+	/* Sound framing: answered after the body, the connection kept. */
+	{"GET /livez HTTP/1.1\r\n\r\n", 400, 0},
+	{"GET /livez HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, 0},
+	{"GET /livez HTTP/1.1\r\nHost: a b\r\n\r\n", 400, 0},
+	{"GET /livez HTTP/1.1\r\nHost: x\r\nX-A: a\x01z\r\n\r\n", 400, 0},
+	{"POST /v1/query%00 HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
+	 "\r\n\r\n" STRICT_BODY, 400, 0},
+	{"GET /livez%0a HTTP/1.1\r\nHost: x\r\n\r\n", 400, 0},
+	{"GET /livez?a=%00 HTTP/1.1\r\nHost: x\r\n\r\n", 400, 0},
+	{"GET /livez HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n"
+	 "Authorization: Bearer b\r\n\r\n", 400, 0},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS JSON_HEADERS "Content-Length: "
+	 STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 0},
+};
+
+/* Read the answer to strict_cases[i] on c: its status and problem, then
+ * either the end of the connection or, on the same connection, a working
+ * GET /livez.  Each read waits at most 2 s. */
+static void check_strict_answer(hconn *c, size_t i)
+{
+	const strict_case *k = &strict_cases[i];
+	hresp r;
+	hconn_timeout(c, 2);
+	ck_assert_msg(hconn_read(c, &r, 0) == 0, "case %zu: no answer within 2 s", i);
+	ck_assert_msg(r.status == k->status, "case %zu: status %d, not %d: %s", i, r.status,
+	              k->status, r.body);
+	json_t *p = json_loads(r.body, 0, NULL);
+	ck_assert_msg(p != NULL, "case %zu: not JSON: %s", i, r.body);
+	ck_assert_str_eq(json_string_value(json_object_get(p, "type")),
+	                 k->status == 400 ? "urn:clashd:problem:malformed-request"
+	                                  : "urn:clashd:problem:not-implemented");
+	json_decref(p);
+	ck_assert_msg(r.closed == k->closes, "case %zu: Connection: close %s", i,
+	              r.closed ? "sent" : "missing");
+	hresp_free(&r);
+	if (k->closes) {
+		ck_assert_msg(c->len == 0, "case %zu: more after the answer: %.*s", i, (int)c->len,
+		              c->buf);
+		ck_assert_msg(hconn_fill(c) == 0, "case %zu: the connection stayed open", i);
+		return;
+	}
+	ck_assert_int_eq(hconn_sendf(c, "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+	ck_assert_msg(hconn_read(c, &r, 0) == 0 && r.status == 200,
+	              "case %zu: the connection is not usable after the answer", i);
+	hresp_free(&r);
+}
+
+START_TEST(test_strict_framing)
+{
+	size_t n = sizeof strict_cases / sizeof strict_cases[0];
+	size_t closing = 0;
+	for (size_t i = 0; i < n; i++) {
+		hconn c;
+		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+		ck_assert_int_eq(hconn_send(&c, strict_cases[i].raw, strlen(strict_cases[i].raw)), 0);
+		check_strict_answer(&c, i);
+		hconn_close(&c);
+		closing += (size_t)strict_cases[i].closes;
+	}
+	/* Counted by reason. */
+	hresp r;
+	http_do("GET", "/metrics", NULL, NULL, 0, &r);
+	char want[128];
+	snprintf(want, sizeof want, "clashd_rejections_total{reason=\"bad_framing\"} %zu\n", closing);
+	ck_assert_msg(strstr(r.body, want), "no \"%s\" in /metrics", want);
+	snprintf(want, sizeof want, "clashd_rejections_total{reason=\"malformed_request\"} %zu\n",
+	         n - closing);
+	ck_assert_msg(strstr(r.body, want), "no \"%s\" in /metrics", want);
+	hresp_free(&r);
 	assert_still_serving();
 }
 END_TEST
@@ -849,6 +959,7 @@ Suite *server_suite(void)
 	tcase_add_test(tc, test_unsupported_media_type);
 	tcase_add_test(tc, test_bad_request);
 	tcase_add_test(tc, test_hostile_clients);
+	tcase_add_test(tc, test_strict_framing);
 	tcase_add_test(tc, test_unprocessable);
 	tcase_add_test(tc, test_too_large_by_length);
 	tcase_add_test(tc, test_too_large_chunked);
