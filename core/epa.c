@@ -21,8 +21,8 @@
  * from w, which keeps P convex and growing.  K is a polytope, so this ends:
  * every expansion adds a new vertex of K.
  *
- * Robustness, where EPA implementations are known to fail
- * (../shared/notes/peers.md):
+ * Robustness, where EPA implementations (libccd's, FCL's, Bullet's) are
+ * known to fail:
  *   - GJK's final simplex may be a point, a segment or a triangle (the
  *     origin on a face, edge or vertex of K: touching, face-face contact).
  *     It is blown up to a full simplex by the support points along the

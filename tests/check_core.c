@@ -6,7 +6,7 @@
  * so a wrong core cannot pass by agreeing with itself.  The degenerate inputs
  * of issue #2 (duplicate, coplanar, collinear, single-point shapes; 1e-6 and
  * 1e6 coordinates; shapes far from the origin) and the failures other
- * libraries are known for (../shared/notes/peers.md) each have a test.
+ * libraries are known for (bench/README.md's peers) each have a test.
  * Randomized comparison with an independent oracle lives in check_oracle.c.
  */
 #include <float.h>

@@ -11,7 +11,7 @@
  * (K = A - B is a box; the depth is its nearest face), so random ones on an
  * integer grid, full of exact ties, touching faces and coplanar vertices,
  * are checked by the thousand, also turned by a common rotation.  The
- * failures other libraries are known for (../shared/notes/peers.md: flipped
+ * failures other libraries are known for (bench/README.md's peers: flipped
  * normals on touching or face-face boxes, NaN, hangs, "origin outside the
  * polytope") each have a test.  Randomized comparison with the qhull oracle
  * is in check_pairs.c.
