@@ -7,7 +7,10 @@
  * through the very per-query code of the server's POST /v1/batch
  * (proto_batch_answer), itself the code of POST /v1/query.  A command is
  * one entry of `commands` below; line-oriented ones reuse cli_jsonl() and
- * differ only in how a block of lines is answered.
+ * differ only in how a block of lines is answered.  Every command exits 0
+ * when each request got a result, 1 when some got a problem, 2 for usage,
+ * I/O or memory errors (CLI_EXIT_*), and its help ends with an example
+ * that the suite "cli" runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +53,7 @@ static int common_options(const command *cmd, int argc, char **argv, int *first)
 			break; /* an operand; "-" is stdin */
 		fprintf(stderr, "%s %s: unknown option %s\n", PROG, cmd->name, a);
 		command_usage(cmd, stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ERROR;
 	}
 	*first = i;
 	return -1;
@@ -65,10 +68,11 @@ static int run_contains(const command *cmd, int argc, char **argv)
 	if (argc - first > 1) {
 		fprintf(stderr, "%s %s: at most one FILE\n", PROG, cmd->name);
 		command_usage(cmd, stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ERROR;
 	}
 	cli_reply_fn reply = proto_contains_reply;
-	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, cli_answer_each, &reply);
+	return cli_jsonl(PROG " contains", first < argc ? argv[first] : NULL, cli_answer_each,
+	                 &reply);
 }
 
 /* --threads N (or -j N): a whole number from 1 to 64. */
@@ -92,7 +96,7 @@ static int run_query(const command *cmd, int argc, char **argv)
 		if (strcmp(a, "--threads") == 0 || strcmp(a, "-j") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "%s %s: %s needs a value\n", PROG, cmd->name, a);
-				return CLI_EXIT_USAGE;
+				return CLI_EXIT_ERROR;
 			}
 			v = argv[++i];
 		} else if (strncmp(a, "--threads=", 10) == 0) {
@@ -104,7 +108,7 @@ static int run_query(const command *cmd, int argc, char **argv)
 			fprintf(stderr, "%s %s: --threads: expected a whole number from 1 to 64, not "
 			                "\"%s\"\n",
 			        PROG, cmd->name, v);
-			return CLI_EXIT_USAGE;
+			return CLI_EXIT_ERROR;
 		}
 	}
 	int first;
@@ -115,9 +119,10 @@ static int run_query(const command *cmd, int argc, char **argv)
 	if (argc - first > 1) {
 		fprintf(stderr, "%s %s: at most one FILE\n", PROG, cmd->name);
 		command_usage(cmd, stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ERROR;
 	}
-	return cli_jsonl(PROG, first < argc ? argv[first] : NULL, cli_answer_batch, &threads);
+	return cli_jsonl(PROG " query", first < argc ? argv[first] : NULL, cli_answer_batch,
+	                 &threads);
 }
 
 static int run_scene(const command *cmd, int argc, char **argv)
@@ -129,11 +134,33 @@ static int run_scene(const command *cmd, int argc, char **argv)
 	if (argc - first > 1) {
 		fprintf(stderr, "%s %s: at most one FILE\n", PROG, cmd->name);
 		command_usage(cmd, stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ERROR;
 	}
-	return cli_document(PROG, first < argc ? argv[first] : NULL, proto_scene_reply);
+	return cli_document(PROG " scene", first < argc ? argv[first] : NULL, proto_scene_reply,
+	                    cli_scene_summary);
 }
 
+/* The paragraphs every line-oriented command shares. */
+#define LINES_PROBLEMS \
+	"A problem names the input line it answers: \"line\" is that line's number\n" \
+	"in the input (from 1, blank lines counted); for malformed JSON (400),\n" \
+	"\"column\" is the character of that line where the parser stopped and\n" \
+	"\"position\" its byte offset from the start of the input (as in a batch\n" \
+	"body).\n" \
+	"\n" \
+	"The input must be JSON Lines.  A pretty-printed document, or a JSON array\n" \
+	"of requests, is answered with one problem (400, at its first line) that\n" \
+	"says so, and is not read further; convert it with jq -c . FILE (one\n" \
+	"document or several) or jq -c '.[]' FILE (an array).\n"
+#define LINES_EXIT \
+	"Exit status: 0 when every line was answered with a result; 1 when some\n" \
+	"were answered with a problem, or the input is not JSON Lines; 2 for a bad\n" \
+	"command line, a FILE that cannot be opened or read, output that cannot\n" \
+	"be written, or memory that ran out.\n"
+
+/* Each help ends with an example that runs as written (the suite "cli"
+ * runs it): "  $ " and the command, then its output, standard error
+ * included, one line each; a line ending in "..." is cut short. */
 static const command commands[] = {
 	{"query", "[FILE]", "Answer collision queries, one JSON object per line.",
 	 "\n"
@@ -147,14 +174,17 @@ static const command commands[] = {
 	 "bad line the RFC 9457 problem object, whose \"status\" is the HTTP status\n"
 	 "clashd would answer (400 malformed JSON, 422 invalid query) and whose\n"
 	 "\"pointer\" names the offending value.  Blank lines get no answer.\n"
+	 "\n" LINES_PROBLEMS
 	 "\n"
 	 "Lines are answered in blocks on N threads (--threads N or -j N, from 1 to\n"
 	 "64; default: the cores this process may use), by the same code as\n"
 	 "clashd's POST /v1/batch; the output order is the input order.\n"
+	 "\n" LINES_EXIT
 	 "\n"
-	 "Exit status: 0 when every line was answered, even if some answers are\n"
-	 "problems; 1 when reading, writing or memory failed part way; 2 for a bad\n"
-	 "command line or a FILE that cannot be opened.\n",
+	 "Example (a segment and a point 2 apart):\n"
+	 "  $ echo '{\"a\":{\"vertices\":[[0,0,0],[1,0,0]]},\"b\":{\"vertices\":[[3,0,0]]}}' "
+	 "| clash query\n"
+	 "  {\"intersecting\":false,\"distance\":2.0,\"near_points\":{\"a\":[1.0,0.0,0.0],...\n",
 	 run_query},
 	{"scene", "[FILE]", "Find the clashing pairs of a scene (one JSON document).",
 	 "\n"
@@ -162,17 +192,32 @@ static const command commands[] = {
 	 "\"-\": the whole input is one JSON document, laid out in any way\n"
 	 "  {\"objects\": [{\"id\": \"pump\", \"shape\": {\"vertices\": [...], ...}}, ...],\n"
 	 "   \"clearance\": c, \"tolerance\": t, \"pairs\": [[\"pump\", \"pipe\"], ...],\n"
-	 "   \"ignore\": [[\"pump\", \"base\"], ...]}\n"
+	 "   \"ignore\": [[\"pump\", \"base\"], ...], \"max_clashes\": n}\n"
 	 "as for POST /v1/scene of clashd (see proto/openapi.yaml), and writes one\n"
 	 "line: {\"clashes\": [{\"a\": id, \"b\": id, \"class\": \"clash\"|\"touch\"|\n"
-	 "\"clearance\", ...}, ...], \"candidates\": n}, every pair closer than the\n"
-	 "clearance in input order, or the RFC 9457 problem object (\"status\" 400 or\n"
-	 "422, \"pointer\" naming the offending value).  A shape with \"pose_end\"\n"
-	 "moves from \"pose\" to it; its pairs then carry the time of impact.\n"
+	 "\"clearance\", ...}, ...], \"candidates\": n, \"counts\": {\"clash\": n, ...},\n"
+	 "\"truncated\": false}, every pair closer than the clearance in input order,\n"
+	 "or the RFC 9457 problem object (\"status\" 400 or 422, \"pointer\" naming\n"
+	 "the offending value; \"line\", \"column\" and \"position\" of malformed JSON\n"
+	 "count in the whole input).  A shape with \"pose_end\" moves from \"pose\"\n"
+	 "to it; its pairs then carry the time of impact.\n"
 	 "\n"
-	 "Exit status: 0 when the scene was answered, even by a problem; 1 when\n"
-	 "reading, writing or memory failed; 2 for a bad command line or a FILE\n"
-	 "that cannot be opened.\n",
+	 "After an answer that is not a problem, one line on standard error sums\n"
+	 "it up: the pairs of each class (every one found, even when the list is\n"
+	 "truncated), the candidate pairs of the broad phase, and \"list\n"
+	 "truncated\" when the list stops short.\n"
+	 "\n"
+	 "Exit status: 0 when the scene was answered; 1 when it was answered with\n"
+	 "a problem; 2 for a bad command line, a FILE that cannot be opened or\n"
+	 "read, output that cannot be written, or memory that ran out.\n"
+	 "\n"
+	 "Example (a ball of radius 1 and a pipe of radius 0.5 whose axis is 1.2\n"
+	 "from its centre: they overlap 0.3 deep):\n"
+	 "  $ echo '{\"objects\":[{\"id\":\"pump\",\"shape\":{\"vertices\":[[0,0,0]],\"radius\":1}},"
+	 "{\"id\":\"pipe\",\"shape\":{\"vertices\":[[1.2,0,0],[1.2,5,0]],\"radius\":0.5}}]}' "
+	 "| clash scene\n"
+	 "  {\"clashes\":[{\"a\":\"pump\",\"b\":\"pipe\",\"class\":\"clash\",...\n"
+	 "  clash scene: 1 clash, 0 touch, 0 clearance (1 candidate pair)\n",
 	 run_scene},
 	{"contains", "[FILE]", "Answer containment queries, one JSON object per line.",
 	 "\n"
@@ -186,8 +231,13 @@ static const command commands[] = {
 	 "outer, when one is; converged false: some vertex could not be placed), or\n"
 	 "for a bad line the RFC 9457 problem object (\"status\" 400 or 422, \"pointer\"\n"
 	 "naming the offending value).  Blank lines get no answer.\n"
+	 "\n" LINES_PROBLEMS
+	 "\n" LINES_EXIT
 	 "\n"
-	 "Exit status: as for clash query.\n",
+	 "Example (a point inside a tetrahedron):\n"
+	 "  $ echo '{\"inner\":{\"vertices\":[[0.2,0.2,0.2]]},"
+	 "\"outer\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}' | clash contains\n"
+	 "  {\"contained\":true,\"outside_vertex\":null,\"converged\":true,\"iterations\":4}\n",
 	 run_contains},
 };
 
@@ -206,15 +256,17 @@ static void usage(FILE *to)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(to, "  %-8s %-8s %s\n", commands[i].name, commands[i].args,
 		        commands[i].summary);
-	fprintf(to, "\nExit status: 0 on success, 1 when I/O or memory failed, 2 for a bad\n"
-	            "command line or unreadable input.\n");
+	fprintf(to, "\nExit status: 0 when every request was answered with a result, 1 when\n"
+	            "some were answered with a problem, 2 for a bad command line, input or\n"
+	            "output that failed, or memory that ran out.  Each command's --help\n"
+	            "says more and ends with an example.\n");
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ERROR;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
@@ -225,7 +277,7 @@ int main(int argc, char **argv)
 	if (!cmd) {
 		fprintf(stderr, "%s: unknown command '%s'\n", PROG, argv[1]);
 		usage(stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ERROR;
 	}
 	proto_init();
 	return cmd->run(cmd, argc - 1, argv + 1);

@@ -6,7 +6,9 @@
  * A scene exported from a CAD tool is usually one pretty-printed document
  * spread over many lines, so these commands do not take JSON Lines.  The
  * input is read in growing blocks to its end; a NUL byte in it is passed
- * on and answered as malformed JSON, as clash query does.
+ * on and answered as malformed JSON, as clash query does.  A problem's
+ * "line", "column" and "position" count in the whole input, as they do in
+ * a request body.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 
 #include "cli.h"
 
-int cli_document(const char *prog, const char *path, cli_reply_fn reply)
+int cli_document(const char *prog, const char *path, cli_reply_fn reply, cli_summary_fn summary)
 {
 	FILE *in = stdin;
 	const char *name = "standard input";
@@ -23,7 +25,7 @@ int cli_document(const char *prog, const char *path, cli_reply_fn reply)
 		in = fopen(path, "rb");
 		if (!in) {
 			fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
-			return CLI_EXIT_USAGE;
+			return CLI_EXIT_ERROR;
 		}
 		name = path;
 	}
@@ -36,7 +38,7 @@ int cli_document(const char *prog, const char *path, cli_reply_fn reply)
 			char *grown = realloc(text, grown_cap);
 			if (!grown) {
 				fprintf(stderr, "%s: out of memory reading %s\n", prog, name);
-				status = CLI_EXIT_FAILURE;
+				status = CLI_EXIT_ERROR;
 				break;
 			}
 			text = grown;
@@ -48,7 +50,7 @@ int cli_document(const char *prog, const char *path, cli_reply_fn reply)
 			if (ferror(in)) {
 				fprintf(stderr, "%s: cannot read %s: %s\n", prog, name,
 				        strerror(errno ? errno : EIO));
-				status = CLI_EXIT_FAILURE;
+				status = CLI_EXIT_ERROR;
 			}
 			break;
 		}
@@ -59,17 +61,21 @@ int cli_document(const char *prog, const char *path, cli_reply_fn reply)
 		proto_reply r;
 		if (reply(text ? text : "", len, &r) != 0) {
 			fprintf(stderr, "%s: out of memory\n", prog);
-			status = CLI_EXIT_FAILURE;
+			status = CLI_EXIT_ERROR;
 		} else {
 			fwrite(r.body, 1, r.length, stdout);
 			putchar('\n');
+			if (r.status != 200)
+				status = CLI_EXIT_PROBLEMS;
+			else if (summary && fflush(stdout) == 0)
+				summary(prog, &r); /* after the answer, 2>&1 included */
 			proto_reply_free(&r);
 		}
 	}
 	free(text);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: cannot write the answer: %s\n", prog, strerror(errno));
-		status = CLI_EXIT_FAILURE;
+		status = CLI_EXIT_ERROR;
 	}
 	return status;
 }

@@ -7,7 +7,7 @@
  * Threads take chunks of CLI_CHUNK queries in turn from a shared counter
  * (small enough to even out queries of different sizes, large enough that
  * the counter is not contended); each writes only its own queries' answers,
- * and the caller prints them in order once all threads have joined.  A
+ * and the caller writes them in order once all threads have joined.  A
  * block too small to share is answered on the calling thread alone.
  */
 #include <pthread.h>
@@ -60,19 +60,18 @@ int cli_batch_answer(proto_batch *b, unsigned threads)
 	return sh.failed ? -1 : 0;
 }
 
-int cli_answer_batch(const char *const *lines, const size_t *lens, size_t n, FILE *out,
-                     void *arg)
+int cli_answer_batch(const cli_lines *lines, cli_sink *sink, void *arg)
 {
 	unsigned threads = *(const unsigned *)arg;
-	proto_batch *b = proto_batch_of_texts(lines, lens, n);
+	proto_batch *b = proto_batch_of_texts(lines->text, lines->len, lines->n);
 	if (!b)
 		return -1;
 	int r = cli_batch_answer(b, threads);
-	for (size_t i = 0; r == 0 && i < n; i++) {
+	for (size_t i = 0; r == 0 && i < lines->n; i++) {
 		size_t len;
-		const char *body = proto_batch_item(b, i, &len, NULL, NULL);
-		fwrite(body, 1, len, out);
-		putc('\n', out);
+		int status;
+		const char *body = proto_batch_item(b, i, &len, &status, NULL);
+		r = cli_put_answer(sink, lines, i, body, len, status);
 	}
 	proto_batch_free(b);
 	return r;

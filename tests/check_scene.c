@@ -1300,9 +1300,9 @@ START_TEST(cli_scene)
 	ck_assert(strncmp(out, want.body, want.length) == 0);
 	free(out);
 	proto_reply_free(&want);
-	/* A problem is an answer: exit 0. */
+	/* A problem is an answer, exit 1 (some request answered by a problem). */
 	char *bad = write_temp("{\"objects\": [1]}");
-	ck_assert_int_eq(run_clash((const char *[]){"scene", bad, NULL}, NULL, &out), 0);
+	ck_assert_int_eq(run_clash((const char *[]){"scene", bad, NULL}, NULL, &out), 1);
 	ck_assert(strstr(out, "\"pointer\":\"/objects/0\"") != NULL);
 	free(out);
 	/* Usage errors. */
