@@ -140,9 +140,7 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 	if ((r = proto_parse_query_text(body, len, &root, &p, &call->limit, &vt)) != 0)
 		goto done;
 	proto_query q;
-	proto_vertex_use(vt);
-	r = proto_query_decode(root, &q, &p);
-	proto_vertex_use(NULL);
+	r = proto_query_decode(root, vt, &q, &p);
 	proto_vertex_table_free(vt);
 	json_decref(root); /* the query holds copies of everything it needs */
 	if (r)
@@ -206,7 +204,7 @@ int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p
 	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
 	if (!*root)
 		return proto_parse_problem(body, len, &e, p);
-	r = proto_limits_tree(*root, limits, p, which);
+	r = proto_limits_tree(*root, NULL, limits, p, which);
 	if (r) {
 		json_decref(*root);
 		*root = NULL;

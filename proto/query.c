@@ -36,7 +36,7 @@
 #include "decode.h"
 #include "pointer.h"
 #include "query.h"
-#include "vertex_scan.h"
+#include "vertex_table.h"
 
 static int number(const json_t *v, const proto_path *at, const char *what, double *out,
                   proto_problem *p)
@@ -92,6 +92,7 @@ typedef struct shape_walk {
 	 * the flag it sets. */
 	clash_motion *motion;
 	int *moving;
+	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
 } shape_walk;
 
 /* Keep `block` (malloc'd) until proto_query_release.  -1 (and block freed)
@@ -147,7 +148,7 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
                     size_t *count, proto_problem *p)
 {
 	int *dim = &w->dim;
-	const vertex_array *read = proto_vertex_lookup(v);
+	const vertex_array *read = proto_vertex_lookup(w->vt, v);
 	if (read)
 		return vertices_read(read, at, w, store, count, p);
 	if (!json_is_array(v))
@@ -608,7 +609,8 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	return 0;
 }
 
-int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
+int proto_query_decode(const json_t *root, const vertex_table *vt, proto_query *q,
+                       proto_problem *p)
 {
 	memset(q, 0, sizeof *q);
 	int r;
@@ -626,7 +628,7 @@ int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p)
 		r = proto_fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
 		goto out;
 	}
-	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving};
+	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving, .vt = vt};
 	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
 	if ((r = shape(a, &ap, 0, &w, &q->vertices[0], &q->a, p)))
 		goto out;

@@ -18,6 +18,8 @@
 #include "method.h"
 #include "pointer.h"
 #include "problem.h"
+#include "vertex_table.h"
+
 
 /* Bounds of the options (openapi.yaml documents the same numbers). */
 #define PROTO_MAX_ITERATIONS_LIMIT 100000
@@ -40,9 +42,11 @@ typedef struct proto_query {
 } proto_query;
 
 /* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a
- * real) into *q.  Returns 0; or 1 with a 422 problem in *p; or -1 when
- * memory ran out.  Unless it returns 0, *q holds nothing to release. */
-int proto_query_decode(const json_t *root, proto_query *q, proto_problem *p);
+ * real), with the vertex arrays read beside it (`vt`, or NULL: see
+ * vertex_scan.h), into *q.  Returns 0; or 1 with a 422 problem in *p; or -1
+ * when memory ran out.  Unless it returns 0, *q holds nothing to release. */
+int proto_query_decode(const json_t *root, const vertex_table *vt, proto_query *q,
+                       proto_problem *p);
 
 /* Free the vertex and parts arrays of a decoded query. */
 void proto_query_release(proto_query *q);

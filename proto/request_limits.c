@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "pointer.h"
-#include "vertex_scan.h"
+#include "vertex_table.h"
 
 static proto_request_limits process_limits; /* proto_set_limits(); zero: none */
 
@@ -93,6 +93,7 @@ int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_pro
 
 typedef struct walk {
 	const proto_request_limits *l;
+	const vertex_table *vt;
 	proto_problem *p;
 	enum proto_limit which;
 	size_t shapes; /* seen so far, in document order */
@@ -150,7 +151,7 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 			            l->max_part_depth, nesting);
 		const json_t *verts = json_object_get(v, "vertices");
 		/* An array read from the text (vertex_scan.c) has its count there. */
-		const vertex_array *read = proto_vertex_lookup(verts);
+		const vertex_array *read = proto_vertex_lookup(w->vt, verts);
 		size_t nverts = read ? read->n : json_array_size(verts);
 		if (l->max_vertices && json_is_array(verts) && nverts > l->max_vertices) {
 			proto_path vp = {at, "vertices", 0};
@@ -174,12 +175,12 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 	return 0;
 }
 
-int proto_limits_tree(const json_t *root, const proto_request_limits *l, proto_problem *p,
-                      enum proto_limit *which)
+int proto_limits_tree(const json_t *root, const vertex_table *vt,
+                      const proto_request_limits *l, proto_problem *p, enum proto_limit *which)
 {
 	if (!l->max_vertices && !l->max_shapes && !l->max_part_depth)
 		return 0;
-	walk w = {l, p, PROTO_LIMIT_NONE, 0};
+	walk w = {l, vt, p, PROTO_LIMIT_NONE, 0};
 	int r = walk_value(&w, root, NULL, 0);
 	if (r == 1)
 		*which = w.which;

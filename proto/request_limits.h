@@ -20,16 +20,19 @@
 #include <jansson.h>
 
 #include "problem.h"
+#include "vertex_table.h"
 #include "proto.h"
+
 
 /* The text nests arrays and objects at most max_depth deep: 0.  Deeper: 1
  * and a 400 problem at the first container past the limit (its pointer,
  * line, column and position); -1 when memory ran out. */
 int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_problem *p);
 
-/* The parsed request is within l's counts: 0.  Else 1 with a 422 problem
- * at the offending value and *which set; -1 when memory ran out. */
-int proto_limits_tree(const json_t *root, const proto_request_limits *l, proto_problem *p,
-                      enum proto_limit *which);
+/* The parsed request (with the vertex arrays read beside it, `vt`, or
+ * NULL) is within l's counts: 0.  Else 1 with a 422 problem at the
+ * offending value and *which set; -1 when memory ran out. */
+int proto_limits_tree(const json_t *root, const vertex_table *vt,
+                      const proto_request_limits *l, proto_problem *p, enum proto_limit *which);
 
 #endif /* PROTO_REQUEST_LIMITS_H */

@@ -144,7 +144,7 @@ static int shape_limits(const json_t *shape, const proto_path *at, scene_job *jo
                         proto_problem *p)
 {
 	enum proto_limit which = PROTO_LIMIT_NONE;
-	int r = proto_limits_tree(shape, job->limits, p, &which);
+	int r = proto_limits_tree(shape, NULL, job->limits, p, &which);
 	if (r != 1)
 		return r;
 	*job->limit_broken = which;

@@ -30,11 +30,9 @@
  *   - the build measures how deep the text nests, so the byte scan of the
  *     depth limit (request_limits.c) runs only when that is exceeded, for
  *     its problem;
- *   - the decoder (query.c) and the limits (request_limits.c) find the
- *     arrays read by the empty arrays standing for them, through
- *     proto_vertex_lookup().
- * The table lives in a thread-local pointer while the one query is decoded,
- * so no signature of the decoder had to change.
+*   - the decoder (query.c) and the limits (request_limits.c) are handed
+ *     the table (vertex_table.h) and find the arrays read by the empty
+ *     arrays standing for them.
  */
 #include "vertex_scan.h"
 
@@ -45,53 +43,15 @@
 #include <string.h>
 
 #include "parse.h"
-#include "query.h"
 #include "request_limits.h"
 
 #define MAX_POINT_DIM 8
 
-typedef struct read_array {
-	size_t start, end;   /* the array's text, [start, end) */
-	vertex_array a;
-} read_array;
-
-struct vertex_table {
-	read_array *arrays;
-	size_t n, cap;
-};
-
-static _Thread_local const vertex_table *current;
 static int enabled = 1;
 
 void proto_set_vertex_scan(int on)
 {
 	enabled = on;
-}
-
-void proto_vertex_use(const vertex_table *t)
-{
-	current = t;
-}
-
-const vertex_array *proto_vertex_lookup(const json_t *v)
-{
-	const vertex_table *t = current;
-	if (!t)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->arrays[i].a.marker == v)
-			return &t->arrays[i].a;
-	return NULL;
-}
-
-void proto_vertex_table_free(vertex_table *t)
-{
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		free(t->arrays[i].a.xyz);
-	free(t->arrays);
-	free(t);
 }
 
 /* ---- numbers ------------------------------------------------------------- */
@@ -288,20 +248,6 @@ not_plain:
 	return 0;
 }
 
-static int table_add(vertex_table *t, const read_array *r)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 4;
-		read_array *g = realloc(t->arrays, cap * sizeof *g);
-		if (!g)
-			return -1;
-		t->arrays = g;
-		t->cap = cap;
-	}
-	t->arrays[t->n++] = *r;
-	return 0;
-}
-
 /* The tree jansson would build, built straight from the text: ASCII
  * strings without escapes, numbers, literals, objects and arrays, with each
  * plain "vertices" array read into the table and standing in the tree as
@@ -479,8 +425,9 @@ static json_t *build_value(builder *b, int vertices_key)
 		return build_object(b);
 	if (c == '[') {
 		if (vertices_key) {
-			read_array r = {.start = b->i};
-			int rc = plain_array(s, b->len, b->i, &r.end, &r.a);
+			vertex_array a;
+			size_t end;
+			int rc = plain_array(s, b->len, b->i, &end, &a);
 			if (rc < 0)
 				return give_up(b, -1);
 			if (rc == 1) {
@@ -488,13 +435,13 @@ static json_t *build_value(builder *b, int vertices_key)
 				if (b->depth + 2 > b->deepest)
 					b->deepest = b->depth + 2;
 				json_t *marker = json_array();
-				r.a.marker = marker;
-				if (!marker || table_add(b->t, &r) != 0) {
+				a.marker = marker;
+				if (!marker || proto_vertex_table_add(b->t, &a) != 0) {
 					json_decref(marker);
-					free(r.a.xyz);
+					free(a.xyz);
 					return give_up(b, -1);
 				}
-				b->i = r.end;
+				b->i = end;
 				return marker;
 			}
 		}
@@ -528,7 +475,7 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 	*table = NULL;
 	if (!enabled)
 		return proto_parse_ex(body, len, root, p, which);
-	vertex_table *t = calloc(1, sizeof *t);
+	vertex_table *t = proto_vertex_table_new();
 	if (!t)
 		return -1;
 	builder b = {.s = body, .len = len, .t = t};
@@ -543,11 +490,12 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 		proto_vertex_table_free(t);
 		return -1;
 	}
-	if (!tree || t->n == 0) {
+	if (!tree || proto_vertex_table_count(t) == 0) {
 		json_decref(tree);
 		goto usual;
 	}
 
+	proto_vertex_table_seal(t);
 	const proto_request_limits *limits = proto_get_limits();
 	*which = PROTO_LIMIT_NONE;
 	/* The build has measured the nesting: the byte scan of the limit runs
@@ -557,9 +505,7 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 	if (limits->max_depth && b.deepest > limits->max_depth)
 		r = proto_limits_depth(body, len, limits->max_depth, p);
 	if (r == 0) {
-		proto_vertex_use(t);
-		r = proto_limits_tree(tree, limits, p, which);
-		proto_vertex_use(NULL);
+		r = proto_limits_tree(tree, t, limits, p, which);
 	} else if (r == 1) {
 		*which = PROTO_LIMIT_DEPTH;
 	}

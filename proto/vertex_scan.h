@@ -12,15 +12,8 @@
 
 #include "problem.h"
 #include "proto.h"
+#include "vertex_table.h"
 
-/* One vertex array read from the text: n points of d coordinates. */
-typedef struct vertex_array {
-	const json_t *marker; /* the empty array standing for it in the tree */
-	size_t n, d;
-	double *xyz;          /* n * d, row-major */
-} vertex_array;
-
-typedef struct vertex_table vertex_table;
 
 /*
  * proto_parse_ex() for a Query, faster: "vertices" arrays of plain
@@ -28,26 +21,18 @@ typedef struct vertex_table vertex_table;
  * *table says which (NULL when none was read: then this is exactly
  * proto_parse_ex).  The answer is always the one proto_parse_ex would give:
  * whenever the shortcut cannot be sure (anything unusual, any error), the
- * text is parsed the usual way.  While the table is in use
- * (proto_vertex_use), proto_vertex_lookup() finds the arrays for the
- * decoder and the limits.  Release with proto_vertex_table_free().
+ * text is parsed the usual way.  The decoder and the limits are handed the
+ * table and find the arrays with proto_vertex_lookup() (vertex_table.h).
+ * Release with proto_vertex_table_free().
  */
 int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_problem *p,
                            enum proto_limit *which, vertex_table **table);
-
-void proto_vertex_table_free(vertex_table *t);
 
 /* Whether proto_parse_query_text() reads vertex arrays itself (1, the
  * default) or always parses the usual way (0): for tests that compare the
  * two.  Call before threads start. */
 void proto_set_vertex_scan(int on);
 
-/* Make `t` (or none, NULL) the table of this thread. */
-void proto_vertex_use(const vertex_table *t);
-
-/* The array read for the tree's value `v`, or NULL (v is an ordinary
- * value, or no table is in use). */
-const vertex_array *proto_vertex_lookup(const json_t *v);
 
 /* Read one JSON number (RFC 8259 grammar, the whole of s[0, n)) as jansson
  * does (strtod), faster for short decimals.  0, or -1 when the text is not

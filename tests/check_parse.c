@@ -307,10 +307,10 @@ static char *document(prng *g)
 /* ---- comparison ----------------------------------------------------------- */
 
 /* jansson's value `u` and the built value `f` (a vertex array read from the
- * text stands as an empty array; the table in use finds it). */
-static void same_value(const json_t *u, const json_t *f, const char *doc)
+ * text stands as an empty array; the table `vt` finds it). */
+static void same_value(const json_t *u, const json_t *f, const vertex_table *vt, const char *doc)
 {
-	const vertex_array *read = proto_vertex_lookup(f);
+	const vertex_array *read = proto_vertex_lookup(vt, f);
 	if (read) {
 		ck_assert_msg(json_is_array(u) && json_array_size(u) == read->n, "%s", doc);
 		for (size_t i = 0; i < read->n; i++) {
@@ -336,14 +336,14 @@ static void same_value(const json_t *u, const json_t *f, const char *doc)
 			ck_assert_ptr_nonnull(jf);
 			ck_assert_msg(strcmp(json_object_iter_key(iu), json_object_iter_key(jf)) == 0,
 			              "%s", doc);
-			same_value(json_object_iter_value(iu), json_object_iter_value(jf), doc);
+			same_value(json_object_iter_value(iu), json_object_iter_value(jf), vt, doc);
 		}
 		break;
 	}
 	case JSON_ARRAY:
 		ck_assert_msg(json_array_size(u) == json_array_size(f), "%s", doc);
 		for (size_t i = 0; i < json_array_size(u); i++)
-			same_value(json_array_get(u, i), json_array_get(f, i), doc);
+			same_value(json_array_get(u, i), json_array_get(f, i), vt, doc);
 		break;
 	case JSON_STRING:
 		ck_assert_msg(json_string_length(u) == json_string_length(f) &&
@@ -416,9 +416,7 @@ START_TEST(test_tree)
 		} else {
 			ck_assert_int_eq(ru, 0);
 			built += vf != NULL;
-			proto_vertex_use(vf);
-			same_value(tu, tf, doc);
-			proto_vertex_use(NULL);
+			same_value(tu, tf, vf, doc);
 		}
 		json_decref(tu);
 		json_decref(tf);
