@@ -25,6 +25,9 @@ enum http_reject {
 	HTTP_REJECT_UNAUTHORIZED,   /* 401 */
 	HTTP_REJECT_SHUTDOWN,       /* 503: stopped at the drain timeout */
 	HTTP_REJECT_TOO_MANY_QUERIES, /* 422: a batch over --max-batch */
+	HTTP_REJECT_HEADER_TIMEOUT, /* closed: --header-timeout */
+	HTTP_REJECT_SLOW_BODY,      /* 408 or closed: --min-body-rate */
+	HTTP_REJECT_CLIENT_LIMIT,   /* 429: --max-queue-per-client */
 	HTTP_REJECT_COUNT
 };
 
