@@ -97,17 +97,38 @@ static const option options[CONFIG_NOPTIONS] = {
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
 	                            "kernel's backlog until one closes"},
+	[CONFIG_MAX_CONNECTIONS_PER_CLIENT] = {
+		"--max-connections-per-client", "CLASHD_MAX_CONNECTIONS_PER_CLIENT",
+		"max_connections_per_client", KIND_COUNT, 0, 1000000, "100", "N",
+		"open connections from one client address; more are closed at\n"
+		"once (0: no limit, e.g. behind a load balancer)"},
 	[CONFIG_MAX_QUEUE] = {"--max-queue", "CLASHD_MAX_QUEUE", "max_queue", KIND_COUNT, 1,
 	                      1000000, NULL, "N",
 	                      "queries admitted and not yet computed (receiving, queued or\n"
 	                      "running); more get 503 + Retry-After at once (default 16 x threads)"},
+	[CONFIG_MAX_QUEUE_PER_CLIENT] = {
+		"--max-queue-per-client", "CLASHD_MAX_QUEUE_PER_CLIENT", "max_queue_per_client",
+		KIND_COUNT, 0, 1000000, NULL, "N",
+		"queries admitted from one client address; more get 429 +\n"
+		"Retry-After (default half of --max-queue; 0: no limit)"},
 	[CONFIG_IDLE_TIMEOUT] = {"--idle-timeout", "CLASHD_IDLE_TIMEOUT", "idle_timeout_ms",
 	                         KIND_DURATION, 1000, DAY_MS, "30s", "TIME",
 	                         "a connection silent this long is closed (whole seconds)"},
+	[CONFIG_HEADER_TIMEOUT] = {"--header-timeout", "CLASHD_HEADER_TIMEOUT", "header_timeout_ms",
+	                           KIND_DURATION, 100, DAY_MS, "10s", "TIME",
+	                           "time to receive a request head, from the accept or the\n"
+	                           "previous request's end; then the connection is closed"},
 	[CONFIG_READ_TIMEOUT] = {"--read-timeout", "CLASHD_READ_TIMEOUT", "read_timeout_ms",
 	                         KIND_DURATION, 100, DAY_MS, "60s", "TIME",
 	                         "time to receive a whole request (and to send its answer),\n"
 	                         "however slowly the bytes trickle in; then 408 or close"},
+	[CONFIG_MIN_BODY_RATE] = {"--min-body-rate", "CLASHD_MIN_BODY_RATE", "min_body_rate",
+	                          KIND_SIZE, 0, GIB, "1K", "SIZE",
+	                          "bytes per second a request body must average after\n"
+	                          "--body-grace; a slower one gets 408 (0: no minimum)"},
+	[CONFIG_BODY_GRACE] = {"--body-grace", "CLASHD_BODY_GRACE", "body_grace_ms", KIND_DURATION,
+	                       0, DAY_MS, "5s", "TIME",
+	                       "time a request body is given before --min-body-rate applies"},
 	[CONFIG_REQUEST_TIMEOUT] = {"--request-timeout", "CLASHD_REQUEST_TIMEOUT",
 	                            "request_timeout_ms", KIND_DURATION, 1, DAY_MS, "10s", "TIME",
 	                            "time for a query in queue and on a worker; then it is\n"
@@ -513,9 +534,14 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_MAX_CLASHES: cfg->max_clashes = (size_t)n; break;
 	case CONFIG_MAX_REPLY: cfg->max_reply = (size_t)n; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
+	case CONFIG_MAX_CONNECTIONS_PER_CLIENT: cfg->max_connections_per_client = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
+	case CONFIG_MAX_QUEUE_PER_CLIENT: cfg->max_queue_per_client = (unsigned)n; break;
 	case CONFIG_IDLE_TIMEOUT: cfg->idle_timeout_ms = (unsigned)n; break;
+	case CONFIG_HEADER_TIMEOUT: cfg->header_timeout_ms = (unsigned)n; break;
 	case CONFIG_READ_TIMEOUT: cfg->read_timeout_ms = (unsigned)n; break;
+	case CONFIG_MIN_BODY_RATE: cfg->min_body_rate = (size_t)n; break;
+	case CONFIG_BODY_GRACE: cfg->body_grace_ms = (unsigned)n; break;
 	case CONFIG_REQUEST_TIMEOUT: cfg->request_timeout_ms = (unsigned)n; break;
 	case CONFIG_DRAIN_TIMEOUT: cfg->drain_timeout_ms = (unsigned)n; break;
 	case CONFIG_AUTH_TOKEN_FILE: {
@@ -662,6 +688,9 @@ enum config_status config_load(server_config *cfg, int argc, char **argv,
 		cfg->threads = config_default_threads();
 	if (!cfg->max_queue)
 		cfg->max_queue = 16 * cfg->threads;
+	/* One client may hold half the slots: another still gets the rest. */
+	if (strcmp(cfg->source[CONFIG_MAX_QUEUE_PER_CLIENT], "default") == 0)
+		cfg->max_queue_per_client = (cfg->max_queue + 1) / 2;
 	if (!cfg->tls_cert != !cfg->tls_key) {
 		set_err(err, errlen, "%s: TLS needs both --tls-cert and --tls-key",
 		        cfg->tls_cert ? "--tls-key" : "--tls-cert");
@@ -690,9 +719,16 @@ json_t *config_fields(const server_config *cfg)
 		case CONFIG_MAX_CLASHES: v = json_integer((json_int_t)cfg->max_clashes); break;
 		case CONFIG_MAX_REPLY: v = json_integer((json_int_t)cfg->max_reply); break;
 		case CONFIG_MAX_CONNECTIONS: v = json_integer(cfg->max_connections); break;
+		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
+			v = json_integer(cfg->max_connections_per_client);
+			break;
 		case CONFIG_MAX_QUEUE: v = json_integer(cfg->max_queue); break;
+		case CONFIG_MAX_QUEUE_PER_CLIENT: v = json_integer(cfg->max_queue_per_client); break;
 		case CONFIG_IDLE_TIMEOUT: v = json_integer(cfg->idle_timeout_ms); break;
+		case CONFIG_HEADER_TIMEOUT: v = json_integer(cfg->header_timeout_ms); break;
 		case CONFIG_READ_TIMEOUT: v = json_integer(cfg->read_timeout_ms); break;
+		case CONFIG_MIN_BODY_RATE: v = json_integer((json_int_t)cfg->min_body_rate); break;
+		case CONFIG_BODY_GRACE: v = json_integer(cfg->body_grace_ms); break;
 		case CONFIG_REQUEST_TIMEOUT: v = json_integer(cfg->request_timeout_ms); break;
 		case CONFIG_DRAIN_TIMEOUT: v = json_integer(cfg->drain_timeout_ms); break;
 		case CONFIG_AUTH_TOKEN_FILE:

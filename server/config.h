@@ -41,9 +41,14 @@ enum config_option {
 	CONFIG_MAX_CLASHES,
 	CONFIG_MAX_REPLY,
 	CONFIG_MAX_CONNECTIONS,
+	CONFIG_MAX_CONNECTIONS_PER_CLIENT,
 	CONFIG_MAX_QUEUE,
+	CONFIG_MAX_QUEUE_PER_CLIENT,
 	CONFIG_IDLE_TIMEOUT,
+	CONFIG_HEADER_TIMEOUT,
 	CONFIG_READ_TIMEOUT,
+	CONFIG_MIN_BODY_RATE,
+	CONFIG_BODY_GRACE,
 	CONFIG_REQUEST_TIMEOUT,
 	CONFIG_DRAIN_TIMEOUT,
 	CONFIG_AUTH_TOKEN_FILE,
@@ -74,9 +79,18 @@ typedef struct server_config {
 	unsigned max_connections;       /* open at once; more wait in the backlog */
 	unsigned max_queue;             /* queries admitted and not yet computed:
 	                                   more are answered 503 at once */
+	/* Per client address (0: no limit; behind a load balancer every
+	 * request comes from its address). */
+	unsigned max_connections_per_client; /* more are closed at accept */
+	unsigned max_queue_per_client;  /* admitted queries: more get 429 */
 	unsigned idle_timeout_ms;       /* a silent connection is closed */
+	unsigned header_timeout_ms;     /* to receive a request head, from the
+	                                   accept or the previous request */
 	unsigned read_timeout_ms;       /* to receive one request, and to send its
 	                                   answer: the slow-client bound */
+	size_t min_body_rate;           /* bytes/s a body must average after
+	                                   body_grace_ms, else 408 (0: none) */
+	unsigned body_grace_ms;
 	unsigned request_timeout_ms;    /* queue wait + compute: then 504 */
 	unsigned drain_timeout_ms;      /* SIGTERM to exit, at most (about) */
 

@@ -67,6 +67,9 @@ static const char *const reject_names[HTTP_REJECT_COUNT] = {
 	[HTTP_REJECT_SHUTDOWN] = "shutdown",
 	[HTTP_REJECT_BAD_FRAMING] = "bad_framing",
 	[HTTP_REJECT_MALFORMED] = "malformed_request",
+	[HTTP_REJECT_HEADER_TIMEOUT] = "header_timeout",
+	[HTTP_REJECT_SLOW_BODY] = "slow_body",
+	[HTTP_REJECT_CLIENT_LIMIT] = "client_limit",
 };
 
 const char *http_reject_name(enum http_reject why)

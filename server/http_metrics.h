@@ -30,6 +30,9 @@ enum http_reject {
 	                               Transfer-Encoding, a field name) */
 	HTTP_REJECT_MALFORMED,      /* 400: Host, a repeated field, a control
 	                               character in a field or the path */
+	HTTP_REJECT_HEADER_TIMEOUT, /* closed: --header-timeout */
+	HTTP_REJECT_SLOW_BODY,      /* 408 or closed: --min-body-rate */
+	HTTP_REJECT_CLIENT_LIMIT,   /* 429: --max-queue-per-client */
 	HTTP_REJECT_COUNT
 };
 

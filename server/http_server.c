@@ -41,7 +41,9 @@
  * Backpressure.  A query is admitted at its headers if fewer than
  * --max-queue are admitted (receiving their body, queued, running or
  * sending their answer); otherwise it is answered 503 with Retry-After at
- * once, its body never stored.  So memory for bodies and answers is bounded
+ * once, its body never stored; and a client address holding
+ * --max-queue-per-client of them is answered 429, so one client cannot
+ * take every slot.  So memory for bodies and answers is bounded
  * by max_queue x (max_body + max_reply) and the wait of an admitted query
  * by max_queue / throughput, however many clients push: under overload the
  * excess is refused quickly instead of queueing without bound.  /readyz
@@ -59,7 +61,18 @@
  *     sending its answer) is cut: 408 at its next body bytes, or, in the
  *     header phase or with no bytes coming, shutdown() of its socket, which
  *     MHD then closes.  MHD's idle timeout (--idle-timeout) bounds silence;
- *     this bounds a client trickling a byte at a time (slowloris).
+ *     this bounds a client trickling a byte at a time (slowloris);
+ *   - tighter cuts for slow or vanished clients (cut_slow_client): a
+ *     connection with no request head within --header-timeout (from the
+ *     accept, or the end of its previous request) is shut; a body slower
+ *     than --min-body-rate after --body-grace is given up like one past
+ *     --read-timeout (408 at its next bytes), its admission let go at
+ *     once; and a connection whose client has closed before completing a
+ *     request (recv() sees the end of stream) is shut at the next sweep,
+ *     where MHD 0.9.75 would keep it, and count it against
+ *     --max-connections, until --idle-timeout.
+ * MHD itself closes a connection at its accept when its client address
+ * already has --max-connections-per-client open.
  *
  * Batches (POST /v1/batch).  A batch of N queries is answered by all the
  * workers, in chunks: one work item splits the body into its queries (a
@@ -126,6 +139,7 @@
 #include "http_strict.h"
 #include "log.h"
 #include "openapi.h"
+#include "problem.h"
 #include "proto.h"
 #include "request_id.h"
 
@@ -236,8 +250,12 @@ typedef struct http_request {
 	int heavy;         /* counts in srv->heavy */
 	int heavy_waiting; /* in srv's heavy list, not yet on the pool */
 	struct http_request *heavy_next;
-	int expired;       /* past --read-timeout while receiving */
+	int expired;       /* past --read-timeout or --min-body-rate while receiving */
+	enum http_reject expired_why;
 	uint64_t expired_at;
+	uint64_t body_start; /* uv_now() at its headers */
+	int body_in;       /* the final handler call came: no more body */
+	unsigned char client[16]; /* its client's address (IPv4 as ::ffff:a.b.c.d) */
 	int rejected;      /* 1 + enum http_reject, for the log; 0 if none */
 	uint64_t deadline; /* uv_now() by which the work must be done */
 	enum request_stop stop;
@@ -817,6 +835,32 @@ static enum MHD_Result answer_openapi(http_request *r)
 	return answer_text(r, 200, PROTO_JSON, copy, openapi_json_len);
 }
 
+/* A client address as 16 bytes, IPv4 as ::ffff:a.b.c.d (zeros if unknown). */
+static void client_key(struct MHD_Connection *conn, unsigned char key[16])
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	memset(key, 0, 16);
+	if (!ci || !ci->client_addr)
+		return;
+	if (ci->client_addr->sa_family == AF_INET6) {
+		memcpy(key, &((const struct sockaddr_in6 *)ci->client_addr)->sin6_addr, 16);
+	} else if (ci->client_addr->sa_family == AF_INET) {
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &((const struct sockaddr_in *)ci->client_addr)->sin_addr, 4);
+	}
+}
+
+/* Queries admitted from one client address (a scan: there are at most
+ * --max-connections requests). */
+static unsigned client_admitted(const http_server *s, const unsigned char key[16])
+{
+	unsigned n = 0;
+	for (const http_request *q = s->active; q; q = q->next)
+		n += q->admitted && memcmp(q->client, key, 16) == 0;
+	return n;
+}
+
 /* First call: headers are in, no body yet.  Decides the answer to
  * everything but a well-formed, admitted POST /v1/query (answer_early says
  * when it goes out). */
@@ -929,6 +973,16 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		reject(r, HTTP_REJECT_OVERLOAD);
 		return answer_problem(r, 503, detail);
 	}
+	if (cfg->max_queue_per_client &&
+	    client_admitted(s, r->client) >= cfg->max_queue_per_client) {
+		snprintf(detail, sizeof detail,
+		         "this client address has %u queries in progress, the server's limit per "
+		         "client (--max-queue-per-client); retry after the Retry-After seconds",
+		         cfg->max_queue_per_client);
+		r->retry_after = 1;
+		reject(r, HTTP_REJECT_CLIENT_LIMIT);
+		return answer_problem(r, 429, detail);
+	}
 	s->admitted++;
 	r->admitted = 1;
 	return MHD_YES;
@@ -1028,16 +1082,51 @@ static enum MHD_Result request_reply(http_request *r)
 	return respond_reply(r, &r->reply);
 }
 
-/* Past --read-timeout while its body still comes: answer and close. */
+/* Write a problem straight to the socket, followed by the end of stream:
+ * libmicrohttpd 0.9.75 refuses to queue a response in the middle of a
+ * body.  Plain HTTP only (the bytes would break a TLS stream); small
+ * enough for the socket's buffer, so it never blocks. */
+static void send_problem_raw(http_request *r, int status, const char *detail)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	proto_reply p = {0};
+	char head[256];
+	if (r->srv->cfg->tls_cert || !ci || proto_problem_reply(status, detail, NULL, &p) != 0)
+		return;
+	int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	                                    "X-Request-Id: %s\r\nConnection: close\r\n"
+	                                    "Content-Length: %zu\r\n\r\n",
+	                 status, proto_problem_title(status), p.content_type, r->id, p.length);
+	if (n > 0 && (size_t)n < sizeof head &&
+	    send(ci->connect_fd, head, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n &&
+	    send(ci->connect_fd, p.body, p.length, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)p.length) {
+		r->status = status;
+		r->bytes_out = p.length;
+	}
+	shutdown(ci->connect_fd, SHUT_WR);
+	proto_reply_free(&p);
+}
+
+/* Past --read-timeout, or slower than --min-body-rate, while its body
+ * still comes: answer 408 and close. */
 static enum MHD_Result request_expired(http_request *r)
 {
-	char detail[160];
+	const server_config *cfg = r->srv->cfg;
+	char detail[200];
 	release_admission(r);
 	proto_reply_free(&r->reply);
-	snprintf(detail, sizeof detail, "the request was not received within the server's limit "
-	                                "of %u ms (--read-timeout)",
-	         r->srv->cfg->read_timeout_ms);
-	return respond_problem(r, 408, detail);
+	if (r->expired_why == HTTP_REJECT_SLOW_BODY)
+		snprintf(detail, sizeof detail, "the request body came slower than the server's "
+		                                "minimum of %zu bytes/s after %u ms (--min-body-rate)",
+		         cfg->min_body_rate, cfg->body_grace_ms);
+	else
+		snprintf(detail, sizeof detail, "the request was not received within the server's "
+		                                "limit of %u ms (--read-timeout)",
+		         cfg->read_timeout_ms);
+	send_problem_raw(r, 408, detail);
+	r->state = REQ_RESPONDED;
+	return MHD_NO; /* MHD closes the connection */
 }
 
 static http_conn *conn_record(struct MHD_Connection *conn)
@@ -1115,6 +1204,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->srv = s;
 		r->conn = conn;
 		r->start_ns = uv_hrtime();
+		r->body_start = uv_now(s->loop);
+		client_key(conn, r->client);
 		r->head = strcmp(method, "HEAD") == 0;
 		log_printable(r->method, sizeof r->method, method);
 		log_printable(r->path, sizeof r->path, url);
@@ -1152,8 +1243,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		}
 		return MHD_YES;
 	}
+	r->body_in = 1;
 	switch (r->state) {
 	case REQ_RECEIVING:
+		if (r->expired)
+			return request_expired(r);
 		return request_submit(r);
 	case REQ_REPLIED:
 		return request_reply(r);
@@ -1344,6 +1438,73 @@ static void conn_shut(http_conn *hc)
 	hc->shut = 1;
 }
 
+/* Whether the client has closed its end with nothing left to read, so
+ * that what it sent can never be completed.  libmicrohttpd 0.9.75 in epoll
+ * mode may notice it only at --idle-timeout. */
+static int peer_closed(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	char b;
+	if (!ci)
+		return 0;
+	ssize_t n = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* Whether r's body comes slower than --min-body-rate: once past
+ * --body-grace, at least rate x (time - grace) bytes must be in. */
+static int body_too_slow(const http_request *r, const server_config *cfg, uint64_t now)
+{
+	if (!cfg->min_body_rate || !r->has_body || r->body_in || r->expired ||
+	    (r->state != REQ_RECEIVING && r->state != REQ_REPLIED))
+		return 0;
+	uint64_t t = now - r->body_start;
+	return t > cfg->body_grace_ms &&
+	       r->bytes_in * 1000 < (uint64_t)cfg->min_body_rate * (t - cfg->body_grace_ms);
+}
+
+/* Give up on r's body: 408 at its next bytes (or the connection is shut
+ * HTTP_EXPIRE_GRACE_MS later); its admission and body are let go now. */
+static void request_expire(http_request *r, enum http_reject why, uint64_t now)
+{
+	r->expired = 1;
+	r->expired_why = why;
+	r->expired_at = now;
+	reject(r, why);
+	release_admission(r);
+	free(r->body);
+	r->body = NULL;
+	r->len = r->cap = 0;
+}
+
+/* The cuts besides --read-timeout: a client gone (whatever it began can
+ * never complete), a head not in within --header-timeout, a body slower
+ * than --min-body-rate.  Returns 1 when it cut. */
+static int cut_slow_client(http_server *s, http_conn *hc, uint64_t now)
+{
+	const server_config *cfg = s->cfg;
+	http_request *r = hc->req;
+	if ((!r || r->state == REQ_RECEIVING) && peer_closed(hc->conn)) {
+		if (r)
+			release_admission(r);
+		conn_shut(hc);
+		return 1;
+	}
+	if (!r && now - hc->phase_start >= cfg->header_timeout_ms) {
+		http_metrics_reject(s->metrics, HTTP_REJECT_HEADER_TIMEOUT);
+		log_emit("warn", "header timeout", json_pack("{s:i}", "header_timeout_ms",
+		                                             (int)cfg->header_timeout_ms));
+		conn_shut(hc);
+		return 1;
+	}
+	if (r && body_too_slow(r, cfg, now)) {
+		request_expire(r, HTTP_REJECT_SLOW_BODY, now);
+		return 1;
+	}
+	return 0;
+}
+
 /* The deadlines (see the design note at the top). */
 static void on_sweep(uv_timer_t *t)
 {
@@ -1357,18 +1518,21 @@ static void on_sweep(uv_timer_t *t)
 				stop_work(r, STOP_DEADLINE);
 			continue;
 		}
-		if (hc->shut || now - hc->phase_start < cfg->read_timeout_ms)
+		if (hc->shut || cut_slow_client(s, hc, now))
 			continue;
-		if (r && (r->state == REQ_RECEIVING || r->state == REQ_REPLIED) && !r->expired) {
-			r->expired = 1;
-			r->expired_at = now;
-			reject(r, HTTP_REJECT_READ_TIMEOUT);
+		if (r && r->expired) {
+			/* No bytes since to answer 408 with: close. */
+			if (now - r->expired_at >= HTTP_EXPIRE_GRACE_MS)
+				conn_shut(hc);
 			continue;
 		}
-		if (r && r->expired && now - r->expired_at < HTTP_EXPIRE_GRACE_MS)
+		if (now - hc->phase_start < cfg->read_timeout_ms)
 			continue;
-		if (!r || !r->expired)
-			http_metrics_reject(s->metrics, HTTP_REJECT_READ_TIMEOUT);
+		if (r && (r->state == REQ_RECEIVING || r->state == REQ_REPLIED)) {
+			request_expire(r, HTTP_REJECT_READ_TIMEOUT, now);
+			continue;
+		}
+		http_metrics_reject(s->metrics, HTTP_REJECT_READ_TIMEOUT);
 		log_emit("warn", "read timeout", json_pack("{s:s, s:i}", "request_id",
 		                                           r ? r->id : "", "read_timeout_ms",
 		                                           (int)cfg->read_timeout_ms));
@@ -1387,10 +1551,7 @@ static void expire_gone_uploads(http_server *s)
 	for (http_request *r = s->active; r; r = r->next) {
 		if (r->state != REQ_RECEIVING || r->peer_gone)
 			continue;
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		char b;
-		if (ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+		if (peer_closed(r->conn)) {
 			r->peer_gone = 1;
 			MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT,
 			                          (unsigned int)1);
@@ -1532,6 +1693,8 @@ static unsigned sweep_interval(const server_config *cfg)
 {
 	unsigned shortest = cfg->request_timeout_ms < cfg->read_timeout_ms ? cfg->request_timeout_ms
 	                                                                    : cfg->read_timeout_ms;
+	if (cfg->header_timeout_ms < shortest)
+		shortest = cfg->header_timeout_ms;
 	unsigned ms = shortest / 4;
 	if (ms < HTTP_SWEEP_MIN_MS)
 		ms = HTTP_SWEEP_MIN_MS;
@@ -1581,6 +1744,7 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 		{MHD_OPTION_SOCK_ADDR, 0, (void *)&cfg->addr},
 		{MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)idle_s, NULL},
 		{MHD_OPTION_CONNECTION_LIMIT, (intptr_t)cfg->max_connections, NULL},
+		{MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)cfg->max_connections_per_client, NULL},
 		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
 		{MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s},
 		{MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},

@@ -191,7 +191,8 @@ START_TEST(memory)
 {
 	/* deploy/k8s/deployment.yaml's settings and memory limit. */
 	static const char *const env[] = {"CLASHD_MAX_BODY=4M", "CLASHD_MAX_REPLY=4M",
-	                                  "CLASHD_MAX_QUEUE=16", NULL};
+	                                  "CLASHD_MAX_QUEUE=16", "CLASHD_MAX_QUEUE_PER_CLIENT=0",
+	                                  NULL};
 	static const char *const args[] = {"--request-timeout", "20s", NULL};
 	if (!clashd_sanitized())
 		server_as_limit = (size_t)512 << 20;

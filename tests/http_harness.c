@@ -588,6 +588,7 @@ const char *problem_type(int status)
 	case 413: return "urn:clashd:problem:payload-too-large";
 	case 415: return "urn:clashd:problem:unsupported-media-type";
 	case 422: return "urn:clashd:problem:invalid-query";
+	case 429: return "urn:clashd:problem:too-many-requests";
 	case 503: return "urn:clashd:problem:unavailable";
 	case 504: return "urn:clashd:problem:timeout";
 	}

@@ -22,7 +22,8 @@
 //      CLASHD_* variable set is one clashd knows (server/config.c).
 // Compose: three clashd replicas of the image built from the Dockerfile and
 // an haproxy mounting deploy/haproxy/haproxy.cfg, whose default server
-// addresses are those replicas on clashd's port.
+// addresses are those replicas on clashd's port, with clashd's
+// per-client-address limits off (every request comes from HAProxy).
 // Prints one line per file checked; exits 1 listing every problem.
 'use strict';
 const fs = require('fs');
@@ -146,7 +147,7 @@ function checkDeployment(file, d, all) {
 	need(res.limits && res.limits.memory, 'a memory limit is needed');
 	// tests/check_hostile.c proves the memory bound with exactly these.
 	const hostile = read('tests/check_hostile.c');
-	for (const name of ['CLASHD_MAX_BODY', 'CLASHD_MAX_REPLY', 'CLASHD_MAX_QUEUE']) {
+	for (const name of ['CLASHD_MAX_BODY', 'CLASHD_MAX_REPLY', 'CLASHD_MAX_QUEUE', 'CLASHD_MAX_QUEUE_PER_CLIENT']) {
 		const v = env[name] && env[name].value;
 		need(v && hostile.includes(`"${name}=${v}"`),
 			`${name} (${v}) must be set, and equal to what tests/check_hostile.c runs clashd with`);
@@ -216,6 +217,9 @@ function checkCompose(file, doc) {
 		need(s.build && path.resolve(path.dirname(file), s.build.context) === root, `${n}: not built from the repository's Dockerfile`);
 		const env = s.environment || {};
 		for (const k of Object.keys(env)) need(clashdEnv.has(k), `${n}: ${k} is not a clashd variable`);
+		// Behind HAProxy every request comes from its address.
+		for (const k of ['CLASHD_MAX_CONNECTIONS_PER_CLIENT', 'CLASHD_MAX_QUEUE_PER_CLIENT'])
+			need(env[k] === '0', `${n}: ${k} must be "0" behind HAProxy (one client address for all)`);
 		const port = String(env.CLASHD_LISTEN || ':8080').split(':').pop();
 		const m = haproxyCfg.match(new RegExp(`server ${n} "\\$\\{CLASHD_\\d-([^}]+)\\}"`));
 		need(m && m[1] === `${n}:${port}`, `${n}: haproxy.cfg has no server ${n} defaulting to ${n}:${port}`);

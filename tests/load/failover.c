@@ -59,8 +59,11 @@ static void start_clashd(replica *r, int port)
 {
 	char listen[64];
 	snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
+	/* Behind HAProxy every request comes from its address: no
+	 * per-client limits, as in deploy/compose. */
 	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1",
-	                      "--drain-timeout", "5s", NULL};
+	                      "--drain-timeout", "5s", "--max-connections-per-client", "0",
+	                      "--max-queue-per-client", "0", NULL};
 	r->pid = proc_spawn(argv, NULL, r->log);
 	char line[8192];
 	/* Lines from an earlier run of the same replica are in the log too:
