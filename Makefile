@@ -13,6 +13,8 @@
 #                 drained: no client request may fail
 #   make soak     load clashd for DURATION seconds (default 600) and require a
 #                 flat resident set size
+#   make attack   the hostile-client scenarios of issue #15 against clashd on
+#                 loopback, each figure printed (make test runs the same)
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
 # library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
@@ -67,7 +69,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench
 .DEFAULT_GOAL := all
 
@@ -288,6 +290,16 @@ fuzz: deps-test
 		echo "fuzz: failures found (replay each with the target, e.g." \
 			"FUZZ_CORE_PRINT=1 $(B)/fuzz/fuzz_core FILE):"; ls $(B)/fuzz/crash-*; exit 1; \
 	fi; echo "fuzz: no failure"
+
+# Hostile clients (issue #15), every scenario bounded in time: memory under
+# deploy/k8s's limit, fair workers, the loop while bodies stream in (suite
+# hostile); slow, vanished and greedy clients from 127.0.0.2 (suite slow);
+# strict framing (server/http); a stuck stdout (service/observe).
+attack: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
+	CK_RUN_SUITE=hostile $(B)/check
+	CK_RUN_SUITE=slow $(B)/check
+	CK_RUN_SUITE=server CK_RUN_CASE=http $(B)/check
+	CK_RUN_SUITE=service CK_RUN_CASE=observe $(B)/check
 
 fuzz-smoke: $(FUZZ_BIN)
 	@for t in $(FUZZ_TARGETS); do \
