@@ -418,7 +418,7 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 			err = bvh_self(&t, root);
 		}
 	}
-	if (!err)
+	if (!err && out.n > 1) /* out.p is NULL when no pair was found */
 		qsort(out.p, out.n, sizeof *out.p, pair_cmp);
 	free(t.nodes);
 	free(t.keys);
