@@ -150,18 +150,6 @@ struct proto_batch {
 	size_t n;
 };
 
-static size_t max_queries; /* proto_set_max_queries(); 0: none */
-
-void proto_set_max_queries(size_t max)
-{
-	max_queries = max;
-}
-
-size_t proto_get_max_queries(void)
-{
-	return max_queries;
-}
-
 /* A 422 at `pointer` (a literal, copied).  1, or -1 out of memory. */
 static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -192,7 +180,8 @@ static int too_many(proto_problem *p, size_t max, proto_call *call)
  * refused a body it should have taken: a bug); -1 out of memory. */
 static int body_problem(const char *text, size_t len, proto_call *call, proto_problem *p)
 {
-	const proto_request_limits *l = proto_get_limits();
+	const proto_request_limits *l = &proto_context_of(call)->limits;
+	size_t max_queries = proto_context_of(call)->max_queries;
 	if (proto_is_blank(text, len))
 		return proto_blank_problem(text, len,
 		                           "empty body: expected a batch, a JSON object "
@@ -270,7 +259,7 @@ int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch
 	*batch = NULL;
 
 	batch_span *spans = NULL;
-	size_t n = 0;
+	size_t n = 0, max_queries = proto_context_of(call)->max_queries;
 	proto_problem p = {0};
 	int r;
 	switch (proto_batch_split(body, len, max_queries, &spans, &n)) {
@@ -353,7 +342,7 @@ static int place(const proto_batch *b, size_t i, proto_problem *p)
 static int answer_one(proto_batch *b, size_t i, proto_call *call)
 {
 	batch_item *it = &b->items[i];
-	proto_call c = {.cancel = call->cancel};
+	proto_call c = {.ctx = call->ctx, .cancel = call->cancel};
 	proto_problem p = {0};
 	proto_reply out;
 	int r = proto_query_answer(it->text, it->len, &c, &out, &p);
@@ -498,7 +487,7 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 	}
 	static const char head[] = "{\"results\":[", tail[] = "]}";
 	size_t len = sizeof head - 1 + total + sizeof tail - 1;
-	size_t max_reply = proto_get_limits()->max_reply;
+	size_t max_reply = proto_context_of(call)->limits.max_reply;
 	size_t exact = len - (b->n ? 1 : 0); /* total counted a comma per item */
 	if (max_reply && exact > max_reply) {
 		char detail[256];
@@ -539,7 +528,7 @@ void proto_batch_free(proto_batch *b)
 /* The queries a stop left unanswered that are not JSON at all get their
  * 400 (a parse, no run), so that the reply of a stopped batch whose body
  * is malformed is still the body's 400.  0, or -1 out of memory. */
-static int answer_malformed(proto_batch *b)
+static int answer_malformed(proto_batch *b, const proto_context *ctx)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		batch_item *it = &b->items[i];
@@ -548,7 +537,7 @@ static int answer_malformed(proto_batch *b)
 		json_t *root = NULL;
 		proto_problem p = {0};
 		enum proto_limit which;
-		int r = proto_parse_ex(it->text, it->len, &root, &p, &which);
+		int r = proto_parse_ex(it->text, it->len, &ctx->limits, &root, &p, &which);
 		json_decref(root);
 		int bad = r == 1 && p.status == 400 && which != PROTO_LIMIT_DEPTH;
 		if (r == 1 && p.status == 400 && which == PROTO_LIMIT_DEPTH) {
@@ -589,7 +578,7 @@ int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	int iterations = call->iterations;
 	/* A stopped batch whose body is not JSON is still the body's 400. */
 	if (r == 0 && call->cancelled)
-		r = answer_malformed(b);
+		r = answer_malformed(b, proto_context_of(call));
 	if (r == 0)
 		r = proto_batch_reply(b, call, out);
 	if (r == 0 && call->cancelled && out->status == 200) {

@@ -141,7 +141,7 @@ int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, prot
 	contains_query q;
 	memset(&q, 0, sizeof q);
 	json_t *root = NULL;
-	int r = proto_parse_ex(body, len, &root, &p, &call->limit);
+	int r = proto_parse_ex(body, len, &proto_context_of(call)->limits, &root, &p, &call->limit);
 	if (r == 0) {
 		r = decode(root, &q, &p);
 		json_decref(root);

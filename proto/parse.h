@@ -18,11 +18,11 @@
  * out. */
 int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p);
 
-/* proto_parse() also applies the request limits (proto_set_limits): the
- * nesting depth before parsing (400), the counts after (422).  *which names
- * the limit broken, if any (PROTO_LIMIT_NONE otherwise). */
-int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
-                   enum proto_limit *which);
+/* proto_parse() that also applies the request limits `l`: the nesting
+ * depth before parsing (400), the counts after (422).  *which names the
+ * limit broken, if any (PROTO_LIMIT_NONE otherwise). */
+int proto_parse_ex(const char *body, size_t len, const proto_request_limits *l, json_t **root,
+                   proto_problem *p, enum proto_limit *which);
 
 /* The problem for text that json_loadb() refused with *e: a 400 located
  * where the parser stopped (line, column, position and the pointer of the

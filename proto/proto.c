@@ -30,6 +30,8 @@
 #include "result.h"
 #include "vertex_scan.h"
 
+const proto_context proto_context_none;
+
 int proto_init(void)
 {
 	/* A seed from the OS (/dev/urandom or the time): hash flooding of
@@ -137,7 +139,8 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 	/* Plain vertex arrays are read without jansson (vertex_scan.c): the
 	 * same answer, faster. */
 	vertex_table *vt = NULL;
-	if ((r = proto_parse_query_text(body, len, &root, &p, &call->limit, &vt)) != 0)
+	if ((r = proto_parse_query_text(body, len, proto_context_of(call), &root, &p, &call->limit,
+	                                &vt)) != 0)
 		goto done;
 	proto_query q;
 	r = proto_query_decode(root, vt, &q, &p);
@@ -185,10 +188,9 @@ done:
 	return r;
 }
 
-int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p,
-                   enum proto_limit *which)
+int proto_parse_ex(const char *body, size_t len, const proto_request_limits *limits,
+                   json_t **root, proto_problem *p, enum proto_limit *which)
 {
-	const proto_request_limits *limits = proto_get_limits();
 	*root = NULL;
 	*which = PROTO_LIMIT_NONE;
 	if (proto_is_blank(body, len))
@@ -215,7 +217,7 @@ int proto_parse_ex(const char *body, size_t len, json_t **root, proto_problem *p
 int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
 {
 	enum proto_limit which;
-	return proto_parse_ex(body, len, root, p, &which);
+	return proto_parse_ex(body, len, &proto_context_none.limits, root, p, &which);
 }
 
 int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p)

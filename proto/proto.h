@@ -46,9 +46,9 @@ int proto_query_reply(const char *body, size_t len, proto_reply *out);
  * closer than the clearance, classed clash / touch / clearance, in input
  * order, the list cut short (truncated) at max_clashes or the reply limit
  * (proto_request_limits) while counts covers every pair (see
- * proto/openapi.yaml).  The narrow phase runs on proto_set_parallel()'s
- * threads when set.  Problems and the return value as for
- * proto_query_reply(). */
+ * proto/openapi.yaml).  The narrow phase runs on the context's parallel
+ * runner when it has one (proto_context).  Problems and the return value
+ * as for proto_query_reply(). */
 int proto_scene_reply(const char *body, size_t len, proto_reply *out);
 
 /* A piece of one request's work: piece(ctx, i) for i in [0, n). */
@@ -63,10 +63,6 @@ typedef struct proto_parallel {
 	void *self;
 } proto_parallel;
 
-/* Set how later calls run their pieces (copied; NULL, the initial state:
- * one after the other on the calling thread).  Call before threads start,
- * like proto_init(). */
-void proto_set_parallel(const proto_parallel *par);
 /* Handle one containment query (the body of POST /v1/contains, or one
  * line of `clash contains`): {"inner": Shape, "outer": Shape, "tolerance":
  * t} answered {"contained": bool, "outside_vertex": index or null,
@@ -118,25 +114,36 @@ enum proto_limit {
 	PROTO_LIMIT_QUERIES     /* a batch */
 };
 
-/* Set the limits every later call applies (copied; NULL: none, the
- * initial state).  A shape is any object with a "vertices" or "parts"
- * member, so the limits cover every route and shape kind without knowing
- * the schema.  Call before threads start, like proto_init(). */
-void proto_set_limits(const proto_request_limits *l);
+/*
+ * The context a call runs in, handed to it explicitly (proto_call.ctx): no
+ * call reads a process global or keeps state between calls.  A shape is
+ * any object with a "vertices" or "parts" member, so the limits cover
+ * every route and shape kind without knowing the schema.
+ */
+typedef struct proto_context {
+	proto_request_limits limits; /* a zero member: no such limit */
+	size_t max_queries;          /* in one batch (POST /v1/batch): more is
+	                                a 422 at the first one over, none
+	                                answered; 0: no limit.  The limits apply
+	                                to each query of a batch as if it came
+	                                alone (the nesting depth counted from the
+	                                query, not the body) */
+	proto_parallel parallel;     /* how a request's independent pieces run
+	                                (.run NULL: one after the other on the
+	                                calling thread) */
+	int plain_parse;             /* 1: the Query parser never reads vertex
+	                                arrays itself (for tests comparing the
+	                                two parses; the answers are the same) */
+} proto_context;
 
-/* The limits in force (never NULL). */
-const proto_request_limits *proto_get_limits(void);
+/* No limits, pieces in turn: the context of a call without one. */
+extern const proto_context proto_context_none;
 
-/* The most queries in one batch (POST /v1/batch): more is a 422 at the
- * first one over, none answered; 0: no limit, the initial state.  The
- * limits above apply to each query of a batch as if it came alone (the
- * nesting depth counted from the query, not the body).  Call before
- * threads start, like proto_set_limits(). */
-void proto_set_max_queries(size_t max);
-size_t proto_get_max_queries(void);
-
-/* What a server needs around one call: a way to stop it, and what happened. */
+/* What a server needs around one call: its context, a way to stop it, and
+ * what happened. */
 typedef struct proto_call {
+	/* In: the context, or NULL for proto_context_none. */
+	const proto_context *ctx;
 	/* In: NULL, or a flag another thread may set (to nonzero) to stop the
 	 * query; it is handed to the core (clash_options.cancel) and checked
 	 * between parsing and running.  A stopped call has cancelled set and
@@ -147,6 +154,12 @@ typedef struct proto_call {
 	enum proto_limit limit; /* the limit the request broke, if any */
 	int iterations;         /* of the method; -1 when it did not run */
 } proto_call;
+
+/* The context of a call (`call` may be NULL). */
+static inline const proto_context *proto_context_of(const proto_call *call)
+{
+	return call && call->ctx ? call->ctx : &proto_context_none;
+}
 
 /* proto_query_reply() with a proto_call (which may be NULL). */
 int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
@@ -167,7 +180,7 @@ int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, prot
  * ("/queries/17/a/vertices/3/2") and whose line, column and position count
  * from the start of the body.  One bad query does not fail the batch; the
  * whole body is answered with one problem only when it is not JSON (400),
- * not a batch or holds more queries than proto_set_max_queries() allows
+ * not a batch or holds more queries than its context's max_queries allows
  * (422).
  *
  * The queries are answered in ranges, so that threads can share one batch:

@@ -21,21 +21,6 @@
 #include "pointer.h"
 #include "vertex_table.h"
 
-static proto_request_limits process_limits; /* proto_set_limits(); zero: none */
-
-void proto_set_limits(const proto_request_limits *l)
-{
-	if (l)
-		process_limits = *l;
-	else
-		memset(&process_limits, 0, sizeof process_limits);
-}
-
-const proto_request_limits *proto_get_limits(void)
-{
-	return &process_limits;
-}
-
 int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_problem *p)
 {
 	if (max_depth == 0)

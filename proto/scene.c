@@ -8,7 +8,7 @@
  * (clash_scene_candidates, on the calling thread: O(n log n)), the narrow
  * phase in pieces of SCENE_PIECE_PAIRS candidate pairs (clash_scene_pair
  * each; a piece only writes its own list, so the pieces may run on any
- * threads, see proto_set_parallel), and the encoding, which concatenates
+ * threads, see proto_context's parallel), and the encoding, which concatenates
  * the pieces' lists in order: the candidates are sorted by (a, b), so the
  * answer is in input order however the pieces ran.
  *
@@ -59,15 +59,6 @@
  * hits of one wave (about 7 MB at most) are small beside a body. */
 #define SCENE_WAVE_PIECES 64
 
-static proto_parallel parallel; /* .run NULL: pieces in turn */
-
-void proto_set_parallel(const proto_parallel *par)
-{
-	if (par)
-		parallel = *par;
-	else
-		memset(&parallel, 0, sizeof parallel);
-}
 
 /* The output of one piece. */
 typedef struct scene_piece {
@@ -80,6 +71,7 @@ typedef struct scene_piece {
 typedef struct scene_job {
 	proto_query owner;     /* owns every array the shapes borrow */
 	const proto_request_limits *limits; /* applied to each object's shape */
+	const proto_parallel *parallel;      /* how the pieces run */
 	enum proto_limit *limit_broken;      /* which, when one is */
 	size_t count;
 	clash_shape *shapes;
@@ -510,8 +502,8 @@ static int run(scene_job *job, proto_call *call, proto_problem *p)
 			n = SCENE_WAVE_PIECES;
 		job->keeping = job->kept < job->max_clashes;
 		scene_wave w = {job, base};
-		if (parallel.run && n > 1)
-			parallel.run(parallel.self, wave_piece, &w, n);
+		if (job->parallel->run && n > 1)
+			job->parallel->run(job->parallel->self, wave_piece, &w, n);
 		else
 			for (size_t i = 0; i < n; i++)
 				wave_piece(&w, i);
@@ -708,7 +700,8 @@ int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	proto_problem p = {0};
 	scene_job job;
 	memset(&job, 0, sizeof job);
-	job.limits = proto_get_limits();
+	job.limits = &proto_context_of(call)->limits;
+	job.parallel = &proto_context_of(call)->parallel;
 	job.limit_broken = &call->limit;
 	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
 	job.max_reply = job.limits->max_reply;

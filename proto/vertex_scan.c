@@ -47,12 +47,6 @@
 
 #define MAX_POINT_DIM 8
 
-static int enabled = 1;
-
-void proto_set_vertex_scan(int on)
-{
-	enabled = on;
-}
 
 /* ---- numbers ------------------------------------------------------------- */
 
@@ -469,12 +463,13 @@ static json_t *build_value(builder *b, int vertices_key)
 	return build_literal(b);
 }
 
-int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_problem *p,
-                           enum proto_limit *which, vertex_table **table)
+int proto_parse_query_text(const char *body, size_t len, const proto_context *ctx,
+                           json_t **root, proto_problem *p, enum proto_limit *which,
+                           vertex_table **table)
 {
 	*table = NULL;
-	if (!enabled)
-		return proto_parse_ex(body, len, root, p, which);
+	if (ctx->plain_parse)
+		return proto_parse_ex(body, len, &ctx->limits, root, p, which);
 	vertex_table *t = proto_vertex_table_new();
 	if (!t)
 		return -1;
@@ -496,7 +491,7 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 	}
 
 	proto_vertex_table_seal(t);
-	const proto_request_limits *limits = proto_get_limits();
+	const proto_request_limits *limits = &ctx->limits;
 	*which = PROTO_LIMIT_NONE;
 	/* The build has measured the nesting: the byte scan of the limit runs
 	 * only when it is exceeded (for its problem; the text is JSON, so the
@@ -519,5 +514,5 @@ int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_pr
 	return 0;
 usual:
 	proto_vertex_table_free(t);
-	return proto_parse_ex(body, len, root, p, which);
+	return proto_parse_ex(body, len, &ctx->limits, root, p, which);
 }

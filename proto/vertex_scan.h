@@ -16,7 +16,8 @@
 
 
 /*
- * proto_parse_ex() for a Query, faster: "vertices" arrays of plain
+ * proto_parse_ex() for a Query under ctx's limits, faster (unless
+ * ctx->plain_parse): "vertices" arrays of plain
  * numbers are read here and stand as empty arrays in the tree (*root);
  * *table says which (NULL when none was read: then this is exactly
  * proto_parse_ex).  The answer is always the one proto_parse_ex would give:
@@ -25,13 +26,10 @@
  * table and find the arrays with proto_vertex_lookup() (vertex_table.h).
  * Release with proto_vertex_table_free().
  */
-int proto_parse_query_text(const char *body, size_t len, json_t **root, proto_problem *p,
-                           enum proto_limit *which, vertex_table **table);
+int proto_parse_query_text(const char *body, size_t len, const proto_context *ctx,
+                           json_t **root, proto_problem *p, enum proto_limit *which,
+                           vertex_table **table);
 
-/* Whether proto_parse_query_text() reads vertex arrays itself (1, the
- * default) or always parses the usual way (0): for tests that compare the
- * two.  Call before threads start. */
-void proto_set_vertex_scan(int on);
 
 
 /* Read one JSON number (RFC 8259 grammar, the whole of s[0, n)) as jansson

@@ -1,6 +1,6 @@
 /*
  * fanout.h — a small fixed set of threads that run the pieces of one
- * request at once (the narrow phase of a scene), behind proto_set_parallel().
+ * request at once (the narrow phase of a scene), as a proto_context's parallel.
  * See fanout.c for the design and why one large request cannot starve the
  * others.
  *

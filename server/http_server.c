@@ -162,6 +162,7 @@ typedef struct http_conn {
 struct http_server {
 	uv_loop_t *loop;
 	const server_config *cfg;
+	const proto_context *ctx; /* every proto call's */
 	struct MHD_Daemon *daemon;
 	uv_poll_t poll;      /* MHD's epoll fd */
 	uv_timer_t timer;    /* MHD_get_timeout() */
@@ -433,6 +434,7 @@ static void work_run(uv_work_t *w)
 {
 	http_request *r = w->data;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
+	r->call.ctx = r->srv->ctx;
 	r->call.cancel = &r->cancel;
 	if (r->route->id == HTTP_ROUTE_BATCH)
 		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
@@ -540,6 +542,7 @@ static void batch_job_run(uv_work_t *w)
 	batch_job *j = w->data;
 	http_request *r = j->r;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
+	j->call.ctx = r->srv->ctx;
 	j->call.cancel = &r->cancel;
 	int rc = proto_batch_answer(r->batch, j->from, j->to, &j->call);
 	if (rc != 0)
@@ -550,7 +553,7 @@ static void batch_job_run(uv_work_t *w)
 		for (size_t k = 0; k < r->njobs; k++)
 			ok &= r->jobs[k].call.cancelled == 0;
 		if (ok) {
-			proto_call c = {0};
+			proto_call c = {.ctx = r->srv->ctx};
 			r->reply_rc = proto_batch_reply(r->batch, &c, &r->reply);
 			r->batch_joined = r->reply_rc == 0 && !c.cancelled;
 			if (!r->batch_joined)
@@ -1704,13 +1707,14 @@ static unsigned sweep_interval(const server_config *cfg)
 }
 
 int http_server_start(http_server **out, uv_loop_t *loop, const server_config *cfg,
-                      void (*on_closed)(void *arg), void *arg)
+                      const proto_context *ctx, void (*on_closed)(void *arg), void *arg)
 {
 	http_server *s = calloc(1, sizeof *s);
 	if (!s)
 		return -ENOMEM;
 	s->loop = loop;
 	s->cfg = cfg;
+	s->ctx = ctx;
 	s->on_closed = on_closed;
 	s->arg = arg;
 	s->metrics = http_metrics_new(http_route_count());

@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "proto.h"
 
 /* While draining: how long connections with no request under way (idle
  * keep-alive ones, or ones still sending headers) may stay before the
@@ -46,10 +47,11 @@
 
 typedef struct http_server http_server;
 
-/* Bind cfg->addr and start serving.  Returns 0 and *out, or a negative
- * errno-style code (libmicrohttpd logs the reason). */
+/* Bind cfg->addr and start serving, every request answered in `ctx`
+ * (borrowed: it must outlive the server).  Returns 0 and *out, or a
+ * negative errno-style code (libmicrohttpd logs the reason). */
 int http_server_start(http_server **out, uv_loop_t *loop, const server_config *cfg,
-                      void (*on_closed)(void *arg), void *arg);
+                      const proto_context *ctx, void (*on_closed)(void *arg), void *arg);
 
 /* The address actually bound, e.g. "127.0.0.1:40123" or "[::1]:8080". */
 const char *http_server_address(const http_server *s);

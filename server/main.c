@@ -102,16 +102,18 @@ int main(int argc, char **argv)
 	snprintf(threads, sizeof threads, "%u", cfg.threads);
 	setenv("UV_THREADPOOL_SIZE", threads, 1);
 	proto_init();
-	proto_request_limits limits = {
-		.max_depth = cfg.max_depth,
-		.max_vertices = cfg.max_vertices,
-		.max_shapes = cfg.max_shapes,
-		.max_part_depth = cfg.max_part_depth,
-		.max_clashes = cfg.max_clashes,
-		.max_reply = cfg.max_reply,
+	/* What every request is answered under, handed to each proto call. */
+	proto_context ctx = {
+		.limits = {
+			.max_depth = cfg.max_depth,
+			.max_vertices = cfg.max_vertices,
+			.max_shapes = cfg.max_shapes,
+			.max_part_depth = cfg.max_part_depth,
+			.max_clashes = cfg.max_clashes,
+			.max_reply = cfg.max_reply,
+		},
+		.max_queries = cfg.max_batch,
 	};
-	proto_set_limits(&limits);
-	proto_set_max_queries(cfg.max_batch);
 	raise_fd_limit(cfg.max_connections);
 	/* The threads that share a scene's narrow phase with its worker
 	 * (fanout.c says why they are apart from libuv's pool). */
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
-	proto_set_parallel(&(proto_parallel){fanout_run, fan});
+	ctx.parallel = (proto_parallel){fanout_run, fan};
 
 	uv_loop_t loop;
 	int rc = uv_loop_init(&loop);
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
 	uv_signal_start(&a.sigterm, on_signal, SIGTERM);
 	uv_signal_start(&a.sigint, on_signal, SIGINT);
 
-	rc = http_server_start(&a.server, &loop, &cfg, on_server_closed, &a);
+	rc = http_server_start(&a.server, &loop, &cfg, &ctx, on_server_closed, &a);
 	if (rc != 0) {
 		log_emit("error", "cannot listen", json_pack("{s:s, s:s}", "listen", cfg.listen,
 		                                             "error", uv_strerror(rc)));
@@ -167,7 +169,6 @@ int main(int argc, char **argv)
 	uv_run(&loop, UV_RUN_DEFAULT);
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
-	proto_set_parallel(NULL);
 	fanout_stop(fan);
 	config_free(&cfg);
 	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));

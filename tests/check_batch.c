@@ -154,10 +154,21 @@ static void place_of(const char *s, size_t off, int *line, int *column)
 
 /* What item i of a batch must be: the /v1/query answer to the item alone,
  * placed in the body.  Malloc'd text. */
+/* The context every call of these tests answers in (each test is its own
+ * process): limits a test sets apply to its later calls. */
+static proto_context test_ctx;
+
+/* What POST /v1/query answers for `text` alone, in test_ctx. */
+static int alone_reply(const char *text, size_t len, proto_reply *out)
+{
+	proto_call call = {.ctx = &test_ctx};
+	return proto_query_reply_ex(text, len, &call, out);
+}
+
 static char *expected_item(const char *item, const char *body, size_t off, size_t i)
 {
 	proto_reply alone;
-	ck_assert_int_eq(proto_query_reply(item, strlen(item), &alone), 0);
+	ck_assert_int_eq(alone_reply(item, strlen(item), &alone), 0);
 	if (alone.status == 200)
 		return alone.body;
 	json_t *p = json_loads(alone.body, 0, NULL);
@@ -205,6 +216,10 @@ static char *expected_reply(const char *const *items, size_t n, const char *body
 
 static void reply_of(const char *body, size_t len, proto_reply *out, proto_call *call)
 {
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->ctx = &test_ctx;
 	ck_assert_int_eq(proto_batch_reply_ex(body, len, call, out), 0);
 }
 
@@ -305,9 +320,9 @@ START_TEST(test_located_items)
 	/* Problems with a parser position inside an item: the depth limit (the
 	 * item is valid JSON, nested deeper than allowed). */
 	proto_init();
-	proto_request_limits l = *proto_get_limits();
+	proto_request_limits l = test_ctx.limits;
 	l.max_depth = 6;
-	proto_set_limits(&l);
+	test_ctx.limits = l;
 	static const char *const items[] = {
 		"{\"a\":{\"vertices\":[[0,0]]},\"b\":{\"vertices\":[[2,0]]}}",
 		"{\"a\":{\"vertices\":[[[[[[0]]]]]]},\"b\":1}",
@@ -344,7 +359,7 @@ START_TEST(test_located_items)
 	free(want);
 	proto_reply_free(&r);
 	/* The body itself may nest two levels deeper than a query. */
-	ck_assert_int_eq(proto_batch_reply_ex("{\"queries\":[[[[[[[]]]]]]]}", 26, NULL, &r), 0);
+	reply_of("{\"queries\":[[[[[[[]]]]]]]}", 26, &r, NULL);
 	ck_assert_int_eq(r.status, 200);
 	proto_reply_free(&r);
 	free(b.s);
@@ -376,7 +391,7 @@ START_TEST(test_malformed_body)
 		/* Exactly what the same text gets as a query: jansson's verdict on
 		 * the whole body (the blank body says "a batch" rather than "a
 		 * query"). */
-		ck_assert_int_eq(proto_query_reply(cases[i], strlen(cases[i]), &alone), 0);
+		ck_assert_int_eq(alone_reply(cases[i], strlen(cases[i]), &alone), 0);
 		json_t *p = problem_of(&r, 400);
 		if (i != n - 1)
 			ck_assert_msg(strcmp(r.body, alone.body) == 0, "case %d: %s\n  vs %s", i, r.body,
@@ -407,9 +422,9 @@ START_TEST(test_malformed_body)
 	 * too deep that is not JSON either makes the body malformed (a fuzz
 	 * finding: it was answered 200 with the item's depth problem); one
 	 * that is JSON is that item's 400. */
-	proto_request_limits l = *proto_get_limits();
+	proto_request_limits l = test_ctx.limits;
 	l.max_depth = 6;
-	proto_set_limits(&l);
+	test_ctx.limits = l;
 	const char *deep[2] = {"{\"queries\":[[[[[[[[[[[\"\x87\", 1 2]]]]]]]]]]]}",
 	                       "{\"queries\":[[[[[[[[[[[]]]]]]]]]]]}"};
 	reply_of(deep[0], strlen(deep[0]), &r, NULL);
@@ -465,7 +480,7 @@ START_TEST(test_limits)
 	const char *items[5] = {mixed[0], mixed[0], mixed[0], mixed[0], mixed[0]};
 	static const char *const sep[] = {""};
 	size_t off[5], len;
-	proto_set_max_queries(4);
+	test_ctx.max_queries = 4;
 	char *body = batch_of(items, 4, sep, 1, off, &len);
 	proto_reply r;
 	proto_call call = {0};
@@ -487,12 +502,12 @@ START_TEST(test_limits)
 	ck_assert_msg(r.status == 422 || r.status == 400, "%s", r.body);
 	proto_reply_free(&r);
 	free(body);
-	proto_set_max_queries(0);
+	test_ctx.max_queries = 0;
 
 	/* Per-query limits apply to each query as if alone. */
-	proto_request_limits l = *proto_get_limits();
+	proto_request_limits l = test_ctx.limits;
 	l.max_vertices = 3;
-	proto_set_limits(&l);
+	test_ctx.limits = l;
 	const char *two[2] = {mixed[0], mixed[12]};
 	body = batch_of(two, 2, sep, 1, off, &len);
 	reply_of(body, len, &r, &call);
@@ -510,25 +525,25 @@ START_TEST(test_limits)
 	/* The answers together within the reply limit: exactly at it is a 200,
 	 * a byte less a 422 naming the queries, none answered. */
 	l = (proto_request_limits){0};
-	proto_set_limits(&l);
+	test_ctx.limits = l;
 	body = batch_of(items, 4, sep, 1, off, &len);
 	reply_of(body, len, &r, &call);
 	ck_assert_int_eq(r.status, 200);
 	size_t whole = r.length;
 	proto_reply_free(&r);
 	l.max_reply = whole;
-	proto_set_limits(&l);
+	test_ctx.limits = l;
 	reply_of(body, len, &r, &call);
 	ck_assert_int_eq(r.status, 200);
 	ck_assert_uint_eq(r.length, whole);
 	proto_reply_free(&r);
 	l.max_reply = whole - 1;
-	proto_set_limits(&l);
+	test_ctx.limits = l;
 	reply_of(body, len, &r, &call);
 	assert_pointer(&r, 422, "/queries");
 	proto_reply_free(&r);
 	free(body);
-	proto_set_limits(NULL);
+	test_ctx.limits = (proto_request_limits){0};
 }
 END_TEST
 
@@ -630,7 +645,7 @@ START_TEST(test_split_random)
 			if (!parsed) {
 				/* Not JSON: exactly jansson's 400 (or, for a number out
 				 * of range, the 422 /v1/query gives the text). */
-				ck_assert_int_eq(proto_query_reply(bad, blen, &alone), 0);
+				ck_assert_int_eq(alone_reply(bad, blen, &alone), 0);
 				if (alone.status == 400) {
 					ck_assert_msg(strcmp(out.body, alone.body) == 0, "%s\n-> %s\n vs %s",
 					              bad, out.body, alone.body);
@@ -922,19 +937,18 @@ START_TEST(test_vertex_shortcut)
 	 * byte: Results and every problem (type, pointer, position). */
 	proto_init();
 	rng_state = 31337;
-	proto_request_limits l = *proto_get_limits();
+	proto_request_limits l = test_ctx.limits;
 	int differ = 0, problems = 0;
 	for (int i = 0; i < 6000; i++) {
 		l.max_vertices = i % 3 == 0 ? 10 : 0; /* the limit, read from the shortcut's count */
 		l.max_depth = i % 5 == 0 ? 4 : 0;
-		proto_set_limits(&l);
+		test_ctx.limits = l;
 		char *q = shortcut_query();
 		proto_reply fast, usual;
-		proto_set_vertex_scan(1);
-		ck_assert_int_eq(proto_query_reply(q, strlen(q), &fast), 0);
-		proto_set_vertex_scan(0);
-		ck_assert_int_eq(proto_query_reply(q, strlen(q), &usual), 0);
-		proto_set_vertex_scan(1);
+		proto_context plain = {.limits = l, .plain_parse = 1};
+		proto_call call_f = {.ctx = &test_ctx}, call_u = {.ctx = &plain};
+		ck_assert_int_eq(proto_query_reply_ex(q, strlen(q), &call_f, &fast), 0);
+		ck_assert_int_eq(proto_query_reply_ex(q, strlen(q), &call_u, &usual), 0);
 		differ += strcmp(fast.body, usual.body) != 0;
 		ck_assert_msg(fast.status == usual.status && strcmp(fast.body, usual.body) == 0,
 		              "%s\nshortcut: %s\nusual:    %s", q, fast.body, usual.body);
@@ -943,7 +957,7 @@ START_TEST(test_vertex_shortcut)
 		proto_reply_free(&usual);
 		free(q);
 	}
-	proto_set_limits(NULL);
+	test_ctx.limits = (proto_request_limits){0};
 	ck_assert_int_eq(differ, 0);
 	ck_assert_int_gt(problems, 300); /* faults were exercised */
 	ck_assert_int_gt(6000 - problems, 1500);
@@ -1332,7 +1346,7 @@ START_TEST(test_cli_equals_http)
 		/* The line is what /v1/query answers (the same function), a
 		 * problem placed in the input. */
 		proto_reply alone;
-		ck_assert_int_eq(proto_query_reply(items[i], strlen(items[i]), &alone), 0);
+		ck_assert_int_eq(alone_reply(items[i], strlen(items[i]), &alone), 0);
 		if (alone.status == 200) {
 			ck_assert_str_eq(text, alone.body);
 		} else {

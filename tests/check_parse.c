@@ -361,7 +361,8 @@ static void same_value(const json_t *u, const json_t *f, const vertex_table *vt,
 	}
 }
 
-static void limits(prng *g)
+/* Random limits for the next document, in both contexts. */
+static void limits(prng *g, proto_context *usual, proto_context *built)
 {
 	proto_request_limits l = {0};
 	switch (prng_next(g) % 4) {
@@ -380,7 +381,8 @@ static void limits(prng *g)
 		                           .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH};
 		break;
 	}
-	proto_set_limits(&l);
+	*usual = (proto_context){.limits = l, .plain_parse = 1};
+	*built = (proto_context){.limits = l};
 }
 
 START_TEST(test_tree)
@@ -389,17 +391,16 @@ START_TEST(test_tree)
 	prng g = {20261122};
 	long built = 0, failed = 0;
 	for (long i = 0; i < 40000; i++) {
-		limits(&g);
+		proto_context cu, cf;
+		limits(&g, &cu, &cf);
 		char *doc = document(&g);
 		size_t len = strlen(doc);
 		json_t *tu = NULL, *tf = NULL;
 		vertex_table *vu = NULL, *vf = NULL;
 		proto_problem pu = {0}, pf = {0};
 		enum proto_limit wu = PROTO_LIMIT_NONE, wf = PROTO_LIMIT_NONE;
-		proto_set_vertex_scan(0);
-		int ru = proto_parse_query_text(doc, len, &tu, &pu, &wu, &vu);
-		proto_set_vertex_scan(1);
-		int rf = proto_parse_query_text(doc, len, &tf, &pf, &wf, &vf);
+		int ru = proto_parse_query_text(doc, len, &cu, &tu, &pu, &wu, &vu);
+		int rf = proto_parse_query_text(doc, len, &cf, &tf, &pf, &wf, &vf);
 		ck_assert_ptr_null(vu);
 		ck_assert_msg(ru == rf, "%s: %d, built %d", doc, ru, rf);
 		ck_assert_msg(wu == wf, "%s", doc);
@@ -425,7 +426,6 @@ START_TEST(test_tree)
 		proto_problem_release(&pf);
 		free(doc);
 	}
-	proto_set_limits(NULL);
 	/* Both sides were exercised. */
 	ck_assert_int_gt(built, 5000);
 	ck_assert_int_gt(failed, 5000);
@@ -438,14 +438,14 @@ START_TEST(test_replies)
 	prng g = {7};
 	int ok = 0;
 	for (long i = 0; i < 15000; i++) {
-		limits(&g);
+		proto_context cu, cf;
+		limits(&g, &cu, &cf);
 		char *doc = document(&g);
 		size_t len = strlen(doc);
 		proto_reply fast, usual;
-		proto_set_vertex_scan(0);
-		ck_assert_int_eq(proto_query_reply(doc, len, &usual), 0);
-		proto_set_vertex_scan(1);
-		ck_assert_int_eq(proto_query_reply(doc, len, &fast), 0);
+		proto_call call_u = {.ctx = &cu}, call_f = {.ctx = &cf};
+		ck_assert_int_eq(proto_query_reply_ex(doc, len, &call_u, &usual), 0);
+		ck_assert_int_eq(proto_query_reply_ex(doc, len, &call_f, &fast), 0);
 		ck_assert_msg(fast.status == usual.status && strcmp(fast.body, usual.body) == 0,
 		              "%s\nbuilt: %s\nusual: %s", doc, fast.body, usual.body);
 		ok += fast.status == 200;
@@ -453,7 +453,6 @@ START_TEST(test_replies)
 		proto_reply_free(&usual);
 		free(doc);
 	}
-	proto_set_limits(NULL);
 	ck_assert_int_gt(ok, 1000);
 }
 END_TEST

@@ -555,10 +555,15 @@ END_TEST
 
 /* ---- the contract ---------------------------------------------------------- */
 
+/* The context the contract tests answer in (each test is its own
+ * process): limits set by a test apply to its later calls. */
+static proto_context test_ctx;
+
 static json_t *scene_json(const char *body, int *status)
 {
 	proto_reply r;
-	ck_assert_int_eq(proto_scene_reply(body, strlen(body), &r), 0);
+	proto_call call = {.ctx = &test_ctx};
+	ck_assert_int_eq(proto_scene_reply_ex(body, strlen(body), &call, &r), 0);
 	*status = r.status;
 	json_t *j = json_loads(r.body, 0, NULL);
 	ck_assert_msg(j != NULL, "not JSON: %s", r.body);
@@ -767,7 +772,7 @@ START_TEST(limits_and_cancel)
 	proto_init();
 	/* A server's limits count each object's shape on its own. */
 	proto_request_limits lim = {.max_depth = 16, .max_vertices = 8, .max_shapes = 3};
-	proto_set_limits(&lim);
+	test_ctx.limits = lim;
 	char body[4096];
 	int st;
 	json_t *j;
@@ -793,13 +798,13 @@ START_TEST(limits_and_cancel)
 	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0],[1],[2],[3],[4],"
 	               "[5],[6],[7],[8]]}}]}",
 	               422, "/objects/0/shape/vertices");
-	call = (proto_call){0};
+	call = (proto_call){.ctx = &test_ctx};
 	const char *deep = "{\"objects\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}";
 	ck_assert_int_eq(proto_scene_reply_ex(deep, strlen(deep), &call, &r), 0);
 	ck_assert_int_eq(r.status, 400);
 	ck_assert_int_eq(call.limit, PROTO_LIMIT_DEPTH);
 	proto_reply_free(&r);
-	proto_set_limits(NULL);
+	test_ctx.limits = (proto_request_limits){0};
 	/* A stopped scene answers 503 and says so. */
 	volatile int stop = 1;
 	call = (proto_call){.cancel = &stop};
@@ -837,7 +842,8 @@ static char *coincident_scene(size_t n, size_t idlen, const char *extra)
 static json_t *bounded_reply(const char *body, size_t *length)
 {
 	proto_reply r;
-	ck_assert_int_eq(proto_scene_reply(body, strlen(body), &r), 0);
+	proto_call call = {.ctx = &test_ctx};
+	ck_assert_int_eq(proto_scene_reply_ex(body, strlen(body), &call, &r), 0);
 	ck_assert_msg(r.status == 200, "status %d: %.300s", r.status, r.body);
 	*length = r.length;
 	json_t *j = json_loads(r.body, 0, NULL);
@@ -861,7 +867,7 @@ START_TEST(reply_bounded)
 	const size_t n = 632, pairs = n * (n - 1) / 2;
 	char *body = coincident_scene(n, 8, "");
 	proto_request_limits lim = {.max_clashes = 1000, .max_reply = 1 << 20};
-	proto_set_limits(&lim);
+	test_ctx.limits = lim;
 	size_t len;
 	json_t *j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 1000);
@@ -912,7 +918,7 @@ START_TEST(reply_bounded)
 	body = coincident_scene(300, 4000, "");
 	lim.max_clashes = 0; /* none */
 	lim.max_reply = 256 << 10;
-	proto_set_limits(&lim);
+	test_ctx.limits = lim;
 	j = bounded_reply(body, &len);
 	ck_assert_uint_le(len, 256 << 10);
 	size_t listed = json_array_size(json_object_get(j, "clashes"));
@@ -930,7 +936,7 @@ START_TEST(reply_bounded)
 	}
 	json_decref(j);
 	free(body);
-	proto_set_limits(NULL);
+	test_ctx.limits = (proto_request_limits){0};
 }
 END_TEST
 
@@ -1014,9 +1020,9 @@ START_TEST(pieces_in_any_order)
 	ck_assert_int_eq(proto_scene_reply(text, strlen(text), &seq), 0);
 	ck_assert_int_eq(seq.status, 200);
 	reverse_run rr = {.mu = PTHREAD_MUTEX_INITIALIZER};
-	proto_set_parallel(&(proto_parallel){reverse_parallel, &rr});
-	ck_assert_int_eq(proto_scene_reply(text, strlen(text), &par), 0);
-	proto_set_parallel(NULL);
+	proto_context ctx = {.parallel = {reverse_parallel, &rr}};
+	proto_call call = {.ctx = &ctx};
+	ck_assert_int_eq(proto_scene_reply_ex(text, strlen(text), &call, &par), 0);
 	ck_assert_int_eq(rr.calls, 1); /* there were several pieces */
 	ck_assert_str_eq(par.body, seq.body);
 	json_t *j = json_loads(seq.body, 0, NULL);

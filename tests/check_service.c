@@ -436,10 +436,9 @@ START_TEST(test_limits_in_proto)
 		char *text = json_dumps(doc, JSON_ENCODE_ANY | (i % 2 ? JSON_INDENT(1) : JSON_COMPACT));
 		size_t depth = true_depth(doc);
 		size_t limit = 1 + rnd(8);
-		proto_request_limits l = {.max_depth = limit};
-		proto_set_limits(&l);
+		proto_context ctx = {.limits = {.max_depth = limit}};
 		proto_reply out;
-		proto_call call = {0};
+		proto_call call = {.ctx = &ctx};
 		ck_assert_int_eq(proto_query_reply_ex(text, strlen(text), &call, &out), 0);
 		int too_deep = call.limit == PROTO_LIMIT_DEPTH;
 		ck_assert_msg(too_deep == (depth > limit), "depth %zu, limit %zu, refused %d: %s", depth,
@@ -458,7 +457,6 @@ START_TEST(test_limits_in_proto)
 	ck_assert_int_gt(passed, 100);
 
 	/* No limits (the default, and the CLI's): nothing of this is checked. */
-	proto_set_limits(NULL);
 	proto_reply out;
 	proto_call call = {0};
 	const char *many = "{\"a\":{\"parts\":[{\"vertices\":[[0,0]]}]},\"b\":{\"vertices\":[[1,1]]}}";

@@ -20,7 +20,7 @@
  *     intersecting, the method asked for;
  *   - the reply is a pure function of the body: a second call gives the same
  *     bytes (what makes a query safe for a load balancer to retry), and so
- *     does a call with the parser's shortcut off (proto_set_vertex_scan(0):
+ *     does a call with the parser's shortcut off (plain_parse in the context:
  *     jansson parses everything);
  *   - with the cancel flag already set, a query that decodes is answered 503
  *     with `cancelled`, one that does not gets the same problem as before.
@@ -40,6 +40,10 @@
 #include "vertex_scan.h"
 
 typedef int (*reply_fn)(const char *, size_t, proto_call *, proto_reply *);
+
+/* clashd's defaults (set once by LLVMFuzzerInitialize), and the same with
+ * the parser's shortcut off. */
+static proto_context server_ctx, plain_ctx;
 
 static void fail(const char *route, const char *what, const proto_reply *r)
 {
@@ -265,7 +269,7 @@ static int body_overflow;
 static void run(const char *route, reply_fn fn, const char *body, size_t len, json_t *doc)
 {
 	proto_reply first, again, stopped;
-	proto_call call = {0};
+	proto_call call = {.ctx = &server_ctx};
 	const proto_reply *reply = NULL;
 	if (fn(body, len, &call, &first) != 0)
 		fail(route, "out of memory", NULL); /* libFuzzer bounds RSS far above this */
@@ -311,7 +315,8 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	}
 	json_decref(res);
 
-	if (fn(body, len, NULL, &again) != 0)
+	proto_call call2 = {.ctx = &server_ctx};
+	if (fn(body, len, &call2, &again) != 0)
 		fail(route, "out of memory", NULL);
 	REQUIRE(again.status == first.status && again.length == first.length &&
 	            memcmp(again.body, first.body, first.length) == 0,
@@ -320,9 +325,8 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 
 	/* The parser's own tree builder (vertex_scan.c) must answer exactly
 	 * as jansson's parse does: the same bytes with the shortcut off. */
-	proto_set_vertex_scan(0);
-	int plain = fn(body, len, NULL, &again);
-	proto_set_vertex_scan(1);
+	proto_call plain_call = {.ctx = &plain_ctx};
+	int plain = fn(body, len, &plain_call, &again);
 	if (plain != 0)
 		fail(route, "out of memory", NULL);
 	REQUIRE(again.status == first.status && again.length == first.length &&
@@ -331,7 +335,7 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	proto_reply_free(&again);
 
 	volatile int stop = 1;
-	proto_call cancel = {.cancel = &stop};
+	proto_call cancel = {.ctx = &server_ctx, .cancel = &stop};
 	if (fn(body, len, &cancel, &stopped) != 0)
 		fail(route, "out of memory", NULL);
 	if (first.status == 200)
@@ -358,8 +362,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	                          .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH,
 	                          .max_clashes = PROTO_DEFAULT_MAX_CLASHES,
 	                          .max_reply = PROTO_DEFAULT_MAX_REPLY};
-	proto_set_limits(&l);
-	proto_set_max_queries(PROTO_DEFAULT_MAX_QUERIES);
+	server_ctx = (proto_context){.limits = l, .max_queries = PROTO_DEFAULT_MAX_QUERIES};
+	plain_ctx = server_ctx;
+	plain_ctx.plain_parse = 1;
 	return 0;
 }
 
