@@ -12,7 +12,7 @@
 //      handed to them through Proxies that record which members each object
 //      was asked for; a member nobody asked for is unknown to the schema,
 //      and fails;
-//   3. the operational rules of the README (Operations, Deploy): replicas
+//   3. the operational rules of docs/operations.md (Deploy): replicas
 //      >= 2, maxUnavailable 0, probes on /readyz and /livez by httpGet on
 //      the container's port, CPU request = limit, CLASHD_THREADS from
 //      limits.cpu, the restricted securityContext with the Dockerfile's

@@ -1,0 +1,268 @@
+/*
+ * check_docs.c — suite "docs": the README is a front door that works as
+ * written, and the operations guide lists every flag clashd has.
+ *
+ *   readme   README.md stays within about 200 lines; every `curl` example
+ *            in it runs against a clashd started here (its port put in
+ *            place of 8080) and prints what the README says it prints:
+ *            the ```json block that follows it, compared as JSON, or the
+ *            "# ..." lines under it, compared with the spaces removed and
+ *            each "..." standing for anything;
+ *   flags    every flag of `clashd --help` has its row in
+ *            docs/operations.md, with the default --help gives (a mode of
+ *            its own, like --healthcheck, is named there in prose).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "http_harness.h"
+#include "textbuf.h"
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s (run from the repository)", path);
+	textbuf t = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		textbuf_add(&t, buf, n);
+	fclose(f);
+	textbuf_add(&t, "", 0);
+	return t.s ? t.s : strdup("");
+}
+
+/* Everything a shell command prints on stdout. */
+static char *run_shell(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	textbuf t = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		textbuf_add(&t, buf, n);
+	ck_assert_int_eq(pclose(p), 0);
+	textbuf_add(&t, "", 0);
+	return t.s ? t.s : strdup("");
+}
+
+static void strip_spaces(char *s)
+{
+	char *o = s;
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\n' && *s != '\t' && *s != '\r')
+			*o++ = *s;
+	*o = '\0';
+}
+
+/* `got` matches `want`, each "..." of which stands for anything. */
+static int matches(const char *got, const char *want)
+{
+	const char *g = got;
+	int first = 1;
+	while (*want) {
+		const char *dots = strstr(want, "...");
+		size_t n = dots ? (size_t)(dots - want) : strlen(want);
+		if (n) {
+			char *piece = strndup(want, n);
+			const char *at = strstr(g, piece);
+			int ok = at && (!first || at == g); /* the first piece starts it */
+			free(piece);
+			if (!ok)
+				return 0;
+			g = at + n;
+		}
+		if (!dots)
+			return *g == '\0';
+		want = dots + 3;
+		first = 0;
+	}
+	return 1;
+}
+
+/* A fenced block. */
+typedef struct block {
+	char *text;  /* the lines between the fences */
+	char *lang;  /* what follows the opening fence */
+} block;
+
+/* The fenced blocks of `md`, in order; n in *count. */
+static block *blocks_of(const char *md, size_t *count)
+{
+	block *b = NULL;
+	size_t n = 0;
+	const char *p = md;
+	while ((p = strstr(p, "```")) != NULL) {
+		const char *eol = strchr(p, '\n');
+		if (!eol)
+			break;
+		const char *close = strstr(eol + 1, "\n```");
+		if (!close)
+			break;
+		b = realloc(b, (n + 1) * sizeof *b);
+		b[n].lang = strndup(p + 3, (size_t)(eol - p - 3));
+		b[n].text = strndup(eol + 1, (size_t)(close - eol));
+		n++;
+		p = strchr(close + 1, '\n');
+		if (!p)
+			break;
+	}
+	*count = n;
+	return b;
+}
+
+/* The commands of a shell block (its non-comment lines, continued lines
+ * joined) and what its comment lines after them expect ("" if none). */
+static void split_example(const char *text, char **cmd, char **want)
+{
+	textbuf c = {0}, w = {0};
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n >= 2 && p[0] == '#' && p[1] == ' ')
+			textbuf_add(&w, p + 2, n - 2);
+		else if (n && p[0] != '#') {
+			textbuf_add(&c, p, n);
+			textbuf_add(&c, "\n", 1);
+		}
+		p += n + (e != NULL);
+	}
+	textbuf_add(&c, "", 0);
+	textbuf_add(&w, "", 0);
+	*cmd = c.s;
+	*want = w.s;
+}
+
+START_TEST(readme)
+{
+	char *md = read_file("README.md");
+	size_t lines = 0;
+	for (const char *p = md; *p; p++)
+		lines += *p == '\n';
+	ck_assert_msg(lines <= 210, "README.md has %zu lines: keep it a front door", lines);
+
+	server_start();
+	size_t n;
+	block *b = blocks_of(md, &n);
+	int ran = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(b[i].lang, "sh") != 0 || !strstr(b[i].text, "curl -s localhost:8080"))
+			continue;
+		char *cmd, *want;
+		split_example(b[i].text, &cmd, &want);
+		/* Our server, not one on 8080; no `make run &` here. */
+		textbuf shell = {0};
+		char port[32];
+		snprintf(port, sizeof port, "localhost:%d", srv.port);
+		for (const char *p = cmd; *p;) {
+			if (strncmp(p, "localhost:8080", 14) == 0) {
+				textbuf_str(&shell, port);
+				p += 14;
+			} else if (strncmp(p, "make run &\n", 11) == 0) {
+				p += 11;
+			} else {
+				textbuf_add(&shell, p++, 1);
+			}
+		}
+		textbuf_add(&shell, "", 0);
+		char *got = run_shell(shell.s);
+		if (want[0]) {
+			strip_spaces(got);
+			strip_spaces(want);
+			ck_assert_msg(matches(got, want), "README example %zu printed\n%s\nnot\n%s", i, got,
+			              want);
+		} else {
+			ck_assert_msg(i + 1 < n && strcmp(b[i + 1].lang, "json") == 0,
+			              "README example %zu says nothing of its answer", i);
+			json_t *g = json_loads(got, 0, NULL), *w = json_loads(b[i + 1].text, 0, NULL);
+			ck_assert_msg(g && w && json_equal(g, w), "README example %zu printed\n%s\nnot\n%s",
+			              i, got, b[i + 1].text);
+			json_decref(g);
+			json_decref(w);
+		}
+		ran++;
+		free(got);
+		free(shell.s);
+		free(cmd);
+		free(want);
+	}
+	ck_assert_int_ge(ran, 3);
+	for (size_t i = 0; i < n; i++) {
+		free(b[i].text);
+		free(b[i].lang);
+	}
+	free(b);
+	free(md);
+	assert_clean_exit(server_stop_within(10));
+}
+END_TEST
+
+START_TEST(flags)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "%s --help", clashd_path());
+	char *help = run_shell(cmd);
+	char *ops = read_file("docs/operations.md");
+	int seen = 0;
+	for (const char *p = help; (p = strstr(p, "\n  --")) != NULL;) {
+		p += 3;
+		size_t n = strcspn(p, " \n");
+		char flag[64];
+		snprintf(flag, sizeof flag, "`%.*s", (int)n, p);
+		/* Its row: a line of the guide's tables whose first cell names it. */
+		const char *row = NULL;
+		for (const char *q = ops; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL) {
+			const char *e = strchr(q, '\n');
+			const char *bar = strstr(q, " | ");
+			const char *hit = strstr(q, flag);
+			if (q[0] == '|' && hit && (!e || hit < e) && bar && hit < bar) {
+				row = q;
+				break;
+			}
+		}
+		ck_assert_msg(row || strstr(ops, flag + 1), "docs/operations.md does not name %s",
+		              flag + 1);
+		if (!row) { /* a mode of its own (--healthcheck, --help): named in prose */
+			seen++;
+			continue;
+		}
+		const char *eol = strchr(row, '\n');
+		/* The default --help gives, if any, is in the row. */
+		const char *next = strstr(p, "\n  --");
+		const char *def = strstr(p, ", default ");
+		if (def && (!next || def < next)) {
+			def += 10;
+			size_t dn = strcspn(def, ")");
+			char *d = strndup(def, dn);
+			char *in_row = strndup(row, eol ? (size_t)(eol - row) : strlen(row));
+			ck_assert_msg(strstr(in_row, d) != NULL, "the row of %s does not give its default %s",
+			              flag + 1, d);
+			free(d);
+			free(in_row);
+		}
+		seen++;
+	}
+	ck_assert_int_ge(seen, 20);
+	free(help);
+	free(ops);
+}
+END_TEST
+
+static Suite *docs_suite(void)
+{
+	Suite *s = suite_create("docs");
+	TCase *tc = tcase_create("docs");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, readme);
+	tcase_add_test(tc, flags);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(docs_suite)
