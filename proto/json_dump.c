@@ -296,6 +296,17 @@ void proto_text_real(proto_text *t, double x)
 	t->len += proto_real_text(x, t->s + t->len);
 }
 
+void proto_text_reals(proto_text *t, const double *x, int n)
+{
+	proto_text_put(t, "[", 1);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			proto_text_put(t, ",", 1);
+		proto_text_real(t, x[i]);
+	}
+	proto_text_put(t, "]", 1);
+}
+
 void proto_text_int(proto_text *t, long long x)
 {
 	/* "%lld" (JSON_INTEGER_FORMAT), without printf. */

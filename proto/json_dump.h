@@ -60,6 +60,9 @@ static inline void proto_text_put(proto_text *t, const char *p, size_t n)
  * only: jansson holds no NaN or infinity). */
 void proto_text_real(proto_text *t, double x);
 
+/* An array of n finite doubles, as proto_text_real writes each. */
+void proto_text_reals(proto_text *t, const double *x, int n);
+
 /* An integer as json_dumps writes a json_integer. */
 void proto_text_int(proto_text *t, long long x);
 

@@ -70,17 +70,6 @@ static const char *non_finite_depth(const clash_result *r)
 	return NULL;
 }
 
-static void reals(proto_text *t, const double *x, int n)
-{
-	proto_text_put(t, "[", 1);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			proto_text_put(t, ",", 1);
-		proto_text_real(t, x[i]);
-	}
-	proto_text_put(t, "]", 1);
-}
-
 static void indices(proto_text *t, const size_t *x, size_t n)
 {
 	proto_text_put(t, "[", 1);
@@ -96,9 +85,9 @@ static void indices(proto_text *t, const size_t *x, size_t n)
 static void real_pair(proto_text *t, const double *a, const double *b, int n)
 {
 	PROTO_TEXT_LIT(t, "{\"a\":");
-	reals(t, a, n);
+	proto_text_reals(t, a, n);
 	PROTO_TEXT_LIT(t, ",\"b\":");
-	reals(t, b, n);
+	proto_text_reals(t, b, n);
 	PROTO_TEXT_LIT(t, "}");
 }
 
@@ -106,7 +95,7 @@ static void real_pair(proto_text *t, const double *a, const double *b, int n)
 static void plane_object(proto_text *t, const clash_result *r)
 {
 	PROTO_TEXT_LIT(t, "{\"normal\":");
-	reals(t, r->normal, r->dim);
+	proto_text_reals(t, r->normal, r->dim);
 	PROTO_TEXT_LIT(t, ",\"offset\":");
 	proto_text_real(t, r->offset);
 	PROTO_TEXT_LIT(t, "}");
@@ -120,11 +109,7 @@ static int all_finite(const double *x, int n)
 	return 1;
 }
 
-/* The members of a motion's answer: "toi" (null when there is no contact)
- * and, with a contact, "contact".  0, or -1 for a value that is not
- * finite (jansson holds none: the tree encoder failed there as if out of
- * memory, and so does this one). */
-static int motion(proto_text *t, const clash_toi_result *m, int dim)
+int proto_result_motion(proto_text *t, const clash_toi_result *m, int dim)
 {
 	if (!m->contact) {
 		PROTO_TEXT_LIT(t, ",\"toi\":null");
@@ -136,10 +121,10 @@ static int motion(proto_text *t, const clash_toi_result *m, int dim)
 	PROTO_TEXT_LIT(t, ",\"toi\":");
 	proto_text_real(t, m->toi);
 	PROTO_TEXT_LIT(t, ",\"contact\":{\"point\":");
-	reals(t, m->point, dim);
+	proto_text_reals(t, m->point, dim);
 	if (m->has_normal) {
 		PROTO_TEXT_LIT(t, ",\"normal\":");
-		reals(t, m->normal, dim);
+		proto_text_reals(t, m->normal, dim);
 	}
 	PROTO_TEXT_LIT(t, "}");
 	return 0;
@@ -199,7 +184,7 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 			PROTO_TEXT_LIT(&t, ",\"depth\":");
 			proto_text_real(&t, r->depth);
 			PROTO_TEXT_LIT(&t, ",\"normal\":");
-			reals(&t, r->depth_normal, r->dim);
+			proto_text_reals(&t, r->depth_normal, r->dim);
 			PROTO_TEXT_LIT(&t, ",\"points\":");
 			real_pair(&t, r->depth_a, r->depth_b, r->dim);
 		}
@@ -231,7 +216,7 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		plane_object(&t, r);
 		PROTO_TEXT_LIT(&t, "}");
 	}
-	if (toi && motion(&t, toi, r->dim) != 0)
+	if (toi && proto_result_motion(&t, toi, r->dim) != 0)
 		t.failed = 1;
 	PROTO_TEXT_LIT(&t, "}");
 	size_t length = 0;

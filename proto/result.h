@@ -7,6 +7,7 @@
 
 #include "clash.h"
 #include "problem.h"
+#include "json_dump.h"
 #include "proto.h"
 
 /* Encode *r, answered by the method called `method`, as a 200 reply: the
@@ -24,5 +25,11 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
  * start, and the Result also carries "toi" and "contact" from *toi. */
 int proto_result_encode_motion(const clash_result *r, const char *method,
                                const clash_toi_result *toi, proto_reply *out, proto_problem *p);
+
+/* The members of a motion's answer, appended to a Result or a Clash being
+ * written: ,"toi" (null when there is no contact) and, with a contact,
+ * ,"contact".  0, or -1 for a value that is not finite (jansson holds none:
+ * the tree encoder failed there as if out of memory, and so does this). */
+int proto_result_motion(proto_text *t, const clash_toi_result *m, int dim);
 
 #endif /* PROTO_RESULT_H */

@@ -46,6 +46,7 @@
 #include "proto.h"
 #include "query.h"
 #include "request_limits.h"
+#include "result.h"
 
 /* Limits (openapi.yaml documents the same numbers). */
 #define PROTO_SCENE_MAX_OBJECTS 100000
@@ -522,20 +523,9 @@ static int run(scene_job *job, proto_call *call, proto_problem *p)
 
 /* ---- encoding ------------------------------------------------------------ */
 
-/* The bytes json_dumps(JSON_COMPACT | JSON_REAL_PRECISION(17)) gives for
- * the same members added in this order (json_dump.h), so the text is what a
- * jansson tree would have printed. */
-static void reals(proto_text *t, const double *x, int n)
-{
-	PROTO_TEXT_LIT(t, "[");
-	for (int i = 0; i < n; i++) {
-		if (i)
-			PROTO_TEXT_LIT(t, ",");
-		proto_text_real(t, x[i]);
-	}
-	PROTO_TEXT_LIT(t, "]");
-}
-
+/* Written straight as text, the bytes json_dumps(JSON_COMPACT |
+ * JSON_REAL_PRECISION(17)) gives for the same members added in this order
+ * (json_dump.h), so the text is what a jansson tree would have printed. */
 static void id_text(proto_text *t, const char *id)
 {
 	proto_text_string(t, id, strlen(id));
@@ -558,9 +548,9 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 		PROTO_TEXT_LIT(t, "\",\"intersecting\":false,\"distance\":");
 	proto_text_real(t, h->distance);
 	PROTO_TEXT_LIT(t, ",\"near_points\":{\"a\":");
-	reals(t, h->near_a, dim);
+	proto_text_reals(t, h->near_a, dim);
 	PROTO_TEXT_LIT(t, ",\"b\":");
-	reals(t, h->near_b, dim);
+	proto_text_reals(t, h->near_b, dim);
 	PROTO_TEXT_LIT(t, "}");
 	if (h->has_parts) {
 		PROTO_TEXT_LIT(t, ",\"near_parts\":{\"a\":");
@@ -579,19 +569,9 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 	}
 	if (h->moving) {
 		const clash_toi_result *m = &h->toi;
-		PROTO_TEXT_LIT(t, ",\"toi\":");
-		if (m->contact) {
-			proto_text_real(t, m->toi);
-			PROTO_TEXT_LIT(t, ",\"contact\":{\"point\":");
-			reals(t, m->point, dim);
-			if (m->has_normal) {
-				PROTO_TEXT_LIT(t, ",\"normal\":");
-				reals(t, m->normal, dim);
-			}
-			PROTO_TEXT_LIT(t, "}");
-		} else {
-			PROTO_TEXT_LIT(t, "null");
-		}
+		int finite = proto_result_motion(t, m, dim) == 0;
+		assert(finite); /* encode() checked every number */
+		(void)finite;
 		if (job->scene.clearance > 0 && m->near) {
 			PROTO_TEXT_LIT(t, ",\"clearance_time\":");
 			proto_text_real(t, m->near_time);

@@ -1287,21 +1287,6 @@ static char *clash_query(const char *const *args, const char *input, int *status
 	return text;
 }
 
-/* A problem answered alone as `clash query` writes it for an input line:
- * "line" its number, "position" (malformed JSON) from the start of the
- * input, which the line starts `offset` bytes into. */
-static char *placed_in_input(const proto_reply *alone, long long number, long long offset)
-{
-	json_t *j = json_loadb(alone->body, alone->length, 0, NULL);
-	ck_assert_ptr_nonnull(j);
-	json_t *pos = json_object_get(j, "position");
-	if (pos)
-		json_integer_set(pos, json_integer_value(pos) + offset);
-	json_object_set_new(j, "line", json_integer(number));
-	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	return s;
-}
 
 START_TEST(test_cli_equals_http)
 {
@@ -1350,7 +1335,7 @@ START_TEST(test_cli_equals_http)
 		if (alone.status == 200) {
 			ck_assert_str_eq(text, alone.body);
 		} else {
-			char *in_input = placed_in_input(&alone, line_no[i], line_at[i]);
+			char *in_input = problem_placed_in_input(alone.body, alone.length, line_no[i], line_at[i]);
 			ck_assert_str_eq(text, in_input);
 			free(in_input);
 		}

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "http_harness.h"
 #include "proto.h"
 
 typedef struct run {
@@ -129,20 +130,6 @@ static const char mixed[] =
 static const int answered[] = {200, 400, 422, 200, 400, 200};
 static const int answered_line[] = {1, 3, 5, 6, 7, 8};
 
-/* The problem `want` as clash writes it for the input line `number` that
- * starts at byte `offset`: "line" set, "position" moved. */
-static char *placed(const proto_reply *want, long long number, long long offset)
-{
-	json_t *j = json_loadb(want->body, want->length, 0, NULL);
-	ck_assert_ptr_nonnull(j);
-	json_t *pos = json_object_get(j, "position");
-	if (pos)
-		json_integer_set(pos, json_integer_value(pos) + offset);
-	json_object_set_new(j, "line", json_integer(number));
-	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	return s;
-}
 
 /* Check the output of `clash query` on `mixed`: one line per answered input
  * line, a Result byte-identical to proto_query_reply's answer, a problem
@@ -174,7 +161,7 @@ static void check_mixed_output(const run *r)
 			ck_assert_int_eq(proto_query_reply(p, n, &want), 0);
 			ck_assert_int_eq(want.status, answered[k]);
 			char *expect = want.status == 200 ? strdup(want.body)
-			                                  : placed(&want, number, p - mixed);
+			                                  : problem_placed_in_input(want.body, want.length, number, p - mixed);
 			const char *eol = strchr(out, '\n');
 			ck_assert_msg(eol != NULL, "answer %zu missing: %s", k, r->out);
 			ck_assert_uint_eq((size_t)(eol - out), strlen(expect));

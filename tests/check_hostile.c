@@ -170,21 +170,6 @@ static void *attack_run(void *arg)
 	return NULL;
 }
 
-/* The largest resident set clashd reached, in KiB (Linux's VmHWM). */
-static long peak_rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	long kib = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, "VmHWM:", 6) == 0)
-			kib = atol(line + 6);
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 #define NATTACKS 10
 
 START_TEST(memory)
@@ -215,7 +200,7 @@ START_TEST(memory)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, attack_run, &at[i]), 0);
 	for (int i = 0; i < NATTACKS; i++)
 		pthread_join(th[i], NULL);
-	long peak = peak_rss_kib(srv.pid);
+	long peak = process_peak_rss_kib(srv.pid);
 
 	for (int i = 0; i < NATTACKS; i++) {
 		attack *a = &at[i];

@@ -675,21 +675,6 @@ static void *load_client(void *arg)
 	return NULL;
 }
 
-/* VmHWM (peak resident set) of a process, in KiB; -1 if unknown. */
-static long peak_rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	long kib = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, "VmHWM:", 6) == 0)
-			kib = strtol(line + 6, NULL, 10);
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 START_TEST(test_overload)
 {
 	/* 16 clients, each with one query always outstanding, against a server
@@ -730,7 +715,7 @@ START_TEST(test_overload)
 	ck_assert(metric(m, "clashd_queries_admitted") == 0);
 	ck_assert(metric(m, "clashd_query_iterations_count") == ok);
 	free(m);
-	long rss = peak_rss_kib(srv.pid);
+	long rss = process_peak_rss_kib(srv.pid);
 	/* Four admitted queries of ~140 KB and one parse tree at a time:
 	 * tens of MiB at most.  (AddressSanitizer keeps freed memory in a
 	 * 256 MiB quarantine: no bound on clashd-san.) */

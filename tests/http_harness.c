@@ -757,3 +757,32 @@ json_t *listening_line(const char *const *args, const char *const *env)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clashd did not exit 0");
 	return j;
 }
+
+/* ---- shared checks -------------------------------------------------------- */
+
+long process_peak_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kib = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			kib = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+char *problem_placed_in_input(const char *body, size_t len, long long line, long long offset)
+{
+	json_t *j = json_loadb(body, len, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	json_t *pos = json_object_get(j, "position");
+	if (pos)
+		json_integer_set(pos, json_integer_value(pos) + offset);
+	json_object_set_new(j, "line", json_integer(line));
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	return s;
+}

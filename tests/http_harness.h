@@ -145,4 +145,12 @@ int run_clashd(const char *const *args, const char *const *env, char *err, size_
 /* Start clashd with args and env, return its "listening" line, stop it. */
 json_t *listening_line(const char *const *args, const char *const *env);
 
+/* VmHWM (the peak resident set) of a process, in KiB; -1 if unknown. */
+long process_peak_rss_kib(pid_t pid);
+
+/* A problem body answered for one input line, as `clash query` writes it:
+ * "line" set to `line`, and "position" (malformed JSON) moved by `offset`,
+ * the bytes before the line.  malloc'd. */
+char *problem_placed_in_input(const char *body, size_t len, long long line, long long offset);
+
 #endif
