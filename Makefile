@@ -32,9 +32,10 @@ CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 # gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
-PKGS_APP  = libmicrohttpd jansson libuv gnutls
+# zlib: request bodies sent with Content-Encoding: gzip.
+PKGS_APP  = libmicrohttpd jansson libuv gnutls zlib
 PKGS_GEN  = yaml-0.1 jansson
-PKGS_TEST = check qhull_r yaml-0.1
+PKGS_TEST = check qhull_r yaml-0.1 zlib
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file.
 LIBS_TEST = -lglpk
 

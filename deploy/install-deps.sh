@@ -24,9 +24,9 @@ esac
 # libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves;
 # libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
 # in too, but clashd now links it itself).
-pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev"
+pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev"
 if [ "$profile" = runtime ]; then
-	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30"
+	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g"
 fi
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;

@@ -133,6 +133,7 @@
 
 #include "http_auth.h"
 #include "http_cors.h"
+#include "http_gzip.h"
 #include "http_listen.h"
 #include "http_metrics.h"
 #include "http_route.h"
@@ -232,6 +233,9 @@ typedef struct http_request {
 	unsigned long long declared; /* Content-Length; 0 if none, chunked */
 	const char *allow; /* the Allow header of a 405 (static) */
 	const char *www_authenticate; /* of a 401 (static) */
+	int accept_encoding; /* a 415 for Content-Encoding: say which we take */
+	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
+	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
 	int retry_after;   /* a 503: say when to come back */
 	const char *cors;  /* Access-Control-Allow-Origin value, or NULL */
 	char *origin;      /* a copy of its Origin header (malloc'd; only with
@@ -322,6 +326,8 @@ static enum MHD_Result respond_body(http_request *r, unsigned status, const char
 		ok &= add_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
 	if (r->www_authenticate)
 		ok &= add_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+	if (r->accept_encoding)
+		ok &= add_header(resp, "Accept-Encoding", "gzip");
 	if (r->retry_after)
 		ok &= add_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, HTTP_RETRY_AFTER_S);
 	if (s->cfg->n_cors_origins) {
@@ -801,6 +807,23 @@ static const char *header(http_request *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
+/* The body's Content-Encoding: 0 none (or identity), 1 gzip, -1 another
+ * (then a 415's detail is in `detail` and the answer names gzip). */
+static int body_encoding(http_request *r, char *detail, size_t len)
+{
+	const char *ce = header(r, MHD_HTTP_HEADER_CONTENT_ENCODING);
+	if (!ce || strcasecmp(ce, "identity") == 0)
+		return 0;
+	if (strcasecmp(ce, "gzip") == 0 || strcasecmp(ce, "x-gzip") == 0)
+		return 1;
+	char text[64];
+	snprintf(detail, len, "Content-Encoding %s is not supported: send the body as it is, or "
+	                      "with Content-Encoding: gzip",
+	         log_printable(text, sizeof text, ce));
+	r->accept_encoding = 1;
+	return -1;
+}
+
 /* Whether the route needs the bearer token. */
 static int route_protected(const server_config *cfg, const http_route *route)
 {
@@ -958,6 +981,15 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		return answer_problem(r, 415, detail);
 	}
 
+	int encoded = body_encoding(r, detail, sizeof detail);
+	if (encoded < 0)
+		return answer_problem(r, 415, detail);
+	if (encoded) {
+		r->gzip = http_gzip_new();
+		if (!r->gzip)
+			return answer_early(r, NULL);
+	}
+
 	if (r->declared > cfg->max_body) {
 		snprintf(detail, sizeof detail,
 		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes",
@@ -991,19 +1023,37 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	return MHD_YES;
 }
 
-/* A piece of the body. */
+static int body_append(void *ctx, const char *data, size_t n);
+
+/* A piece of the body: stored, or inflated and stored. */
 static void request_receive(http_request *r, const char *data, size_t n)
 {
-	size_t max = r->srv->cfg->max_body;
 	r->bytes_in += n;
-	if (r->too_large || r->no_memory)
+	if (r->too_large || r->no_memory || r->gzip_error)
 		return; /* discard to the end */
+	if (!r->gzip) {
+		body_append(r, data, n);
+		return;
+	}
+	const char *why = NULL;
+	if (http_gzip_feed(r->gzip, data, n, body_append, r, &why) != 0)
+		r->gzip_error = why;
+}
+
+/* Bytes of the (inflated) body, up to --max-body: 0, or 1 once over it
+ * or out of memory (the rest is then discarded). */
+static int body_append(void *ctx, const char *data, size_t n)
+{
+	http_request *r = ctx;
+	size_t max = r->srv->cfg->max_body;
+	if (r->too_large || r->no_memory)
+		return 1;
 	if (n > max - r->len) {
 		r->too_large = 1;
 		free(r->body);
 		r->body = NULL;
 		r->len = r->cap = 0;
-		return;
+		return 1;
 	}
 	if (r->len + n + 1 > r->cap) {
 		/* Content-Length known: one exact allocation (a small query
@@ -1012,7 +1062,7 @@ static void request_receive(http_request *r, const char *data, size_t n)
 		 * Chunked: double, from 64 KiB, never past the cap. */
 		size_t want = r->len + n + 1;
 		size_t cap;
-		if (r->declared >= want) {
+		if (!r->gzip && r->declared >= want) {
 			cap = (size_t)r->declared + 1;
 		} else {
 			cap = r->cap * 2;
@@ -1029,13 +1079,14 @@ static void request_receive(http_request *r, const char *data, size_t n)
 			free(r->body);
 			r->body = NULL;
 			r->len = r->cap = 0;
-			return;
+			return 1;
 		}
 		r->body = body;
 		r->cap = cap;
 	}
 	memcpy(r->body + r->len, data, n);
 	r->len += n;
+	return 0;
 }
 
 /* Final call of a query: the whole body is in. */
@@ -1047,9 +1098,19 @@ static enum MHD_Result request_submit(http_request *r)
 	if (r->too_large) {
 		release_admission(r);
 		reject(r, HTTP_REJECT_BODY_TOO_LARGE);
-		snprintf(detail, sizeof detail,
-		         "the request body is larger than the limit of %zu bytes", s->cfg->max_body);
+		snprintf(detail, sizeof detail, "the request body is larger than the limit of %zu bytes%s",
+		         s->cfg->max_body, r->gzip ? " once inflated" : "");
 		return respond_problem(r, 413, detail); /* read to its end: keep-alive */
+	}
+	if (r->gzip && (r->gzip_error || !http_gzip_ended(r->gzip))) {
+		release_admission(r);
+		snprintf(detail, sizeof detail, "the body is not a whole gzip stream (Content-Encoding: "
+		                                "gzip): %s",
+		         r->gzip_error ? r->gzip_error : "it ends before the stream does");
+		proto_reply p = {0};
+		if (proto_request_problem_reply(400, detail, &p) != 0)
+			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
+		return respond_reply(r, &p);
 	}
 	if (!r->body && !r->no_memory) {
 		r->body = malloc(1);
@@ -1312,6 +1373,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 	proto_reply_free(&r->reply);
 	free(r->body);
+	http_gzip_free(r->gzip);
 	free(r->origin);
 	if (r->prev)
 		r->prev->next = r->next;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include <arpa/inet.h>
 
 #include <jansson.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "http_harness.h"
@@ -326,6 +328,101 @@ START_TEST(test_hostile_clients)
 	free(bigq);
 	assert_still_serving();
 	/* The teardown then checks that it still shuts down cleanly. */
+}
+END_TEST
+
+/* `text` gzip-compressed (zlib's deflate with a gzip wrapper); *len in and out. */
+static char *gzip_of(const char *text, size_t *len)
+{
+	z_stream z = {0};
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = deflateBound(&z, (uLong)*len);
+	char *out = malloc(cap);
+	z.next_in = (Bytef *)(uintptr_t)text;
+	z.avail_in = (uInt)*len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*len = cap - z.avail_out;
+	deflateEnd(&z);
+	return out;
+}
+
+#define GZIP_HEADERS JSON_HEADERS "Content-Encoding: gzip\r\n"
+
+/* Content-Encoding: gzip bodies (issue #12): the same answer as the plain
+ * body; inflated within --max-body (a bomb is a 413, the connection kept);
+ * a stream cut short, not gzip, or followed by more bytes a 400; another
+ * coding a 415 that says gzip is taken. */
+START_TEST(test_gzip_bodies)
+{
+	server_start_with((const char *const[]){"--max-body", "1M", NULL}, NULL);
+	double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, blo[3] = {0.5, 2, 0}, bhi[3] = {1.5, 3, 1};
+	char *q = box_query(lo, hi, blo, bhi);
+	size_t qlen = strlen(q), zlen = qlen;
+	char *z = gzip_of(q, &zlen);
+	hresp plain, zipped;
+	http_do("POST", "/v1/query", JSON_HEADERS, q, qlen, &plain);
+	ck_assert_int_eq(plain.status, 200);
+	http_do("POST", "/v1/query", GZIP_HEADERS, z, zlen, &zipped);
+	ck_assert_int_eq(zipped.status, 200);
+	ck_assert_str_eq(zipped.body, plain.body);
+	hresp_free(&zipped);
+	http_do("POST", "/v1/query", JSON_HEADERS "Content-Encoding: identity\r\n", q, qlen, &zipped);
+	ck_assert_str_eq(zipped.body, plain.body);
+	hresp_free(&zipped);
+
+	/* A stream cut short, bytes that are not gzip, bytes after the end. */
+	hresp r;
+	http_do("POST", "/v1/query", GZIP_HEADERS, z, zlen / 2, &r);
+	ck_assert_int_eq(r.status, 400);
+	ck_assert_ptr_nonnull(strstr(r.body, "malformed-request"));
+	hresp_free(&r);
+	http_do("POST", "/v1/query", GZIP_HEADERS, q, qlen, &r);
+	ck_assert_int_eq(r.status, 400);
+	hresp_free(&r);
+	char *twice = malloc(2 * zlen);
+	memcpy(twice, z, zlen);
+	memcpy(twice + zlen, z, zlen);
+	http_do("POST", "/v1/query", GZIP_HEADERS, twice, 2 * zlen, &r);
+	ck_assert_int_eq(r.status, 400);
+	hresp_free(&r);
+	free(twice);
+
+	/* 64 MiB of spaces in about 64 KiB: refused at the bound of what it
+	 * inflates to, and the connection still serves. */
+	size_t big = (size_t)64 << 20, blen = big;
+	char *spaces = malloc(big);
+	memset(spaces, ' ', big);
+	char *bomb = gzip_of(spaces, &blen);
+	free(spaces);
+	ck_assert_uint_lt(blen, (size_t)1 << 20);
+	hconn c;
+	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", GZIP_HEADERS, bomb, blen), 0);
+	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
+	ck_assert_int_eq(r.status, 413);
+	ck_assert_ptr_nonnull(strstr(r.body, "once inflated"));
+	hresp_free(&r);
+	ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", GZIP_HEADERS, z, zlen), 0);
+	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.body, plain.body);
+	hresp_free(&r);
+	hconn_close(&c);
+	free(bomb);
+
+	/* Another coding: 415, naming the one taken. */
+	http_do("POST", "/v1/query", JSON_HEADERS "Content-Encoding: br\r\n", q, qlen, &r);
+	ck_assert_int_eq(r.status, 415);
+	char v[64];
+	ck_assert_str_eq(hresp_header(&r, "Accept-Encoding", v, sizeof v), "gzip");
+	ck_assert_ptr_nonnull(strstr(r.body, "gzip"));
+	hresp_free(&r);
+	hresp_free(&plain);
+	free(z);
+	free(q);
+	assert_clean_exit(server_stop_within(10));
 }
 END_TEST
 
@@ -964,6 +1061,7 @@ Suite *server_suite(void)
 	tcase_add_test(tc, test_bad_request);
 	tcase_add_test(tc, test_hostile_clients);
 	tcase_add_test(tc, test_strict_framing);
+	tcase_add_test(tc, test_gzip_bodies);
 	tcase_add_test(tc, test_unprocessable);
 	tcase_add_test(tc, test_too_large_by_length);
 	tcase_add_test(tc, test_too_large_chunked);
