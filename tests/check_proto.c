@@ -1373,6 +1373,13 @@ START_TEST(contract_document)
 	for (size_t i = 0; i < json_array_size(types); i++)
 		found += strcmp(json_string_value(json_array_get(types, i)), request_type) == 0;
 	ck_assert_msg(found == 1, "%s is not documented", request_type);
+	/* And the 422 of a ref to a shape the store lacks. */
+	size_t unknown = 0;
+	for (size_t i = 0; i < json_array_size(types); i++)
+		unknown += strcmp(json_string_value(json_array_get(types, i)),
+		                  PROTO_PROBLEM_TYPE_PREFIX PROTO_PROBLEM_UNKNOWN_SHAPE) == 0;
+	ck_assert_msg(unknown == 1, "unknown-shape is not documented");
+	found += unknown;
 	for (int status = 400; status <= 599; status++) {
 		char type[80];
 		snprintf(type, sizeof type, "urn:clashd:problem:%s", proto_problem_slug(status));
