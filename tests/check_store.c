@@ -299,13 +299,14 @@ START_TEST(test_ref_answers_equal_inline)
 			sprintf(batch, "{\"queries\": [%s, %s]}", inline_q, ref_q);
 			x = post("/v1/batch", batch, &s1);
 			ck_assert_int_eq(s1, 200);
-			json_t *res = json_object_get(json_loads(x, 0, NULL), "results");
+			json_t *root = json_loads(x, 0, NULL);
+			json_t *res = json_object_get(root, "results");
 			char *i0 = json_dumps(json_array_get(res, 0), JSON_COMPACT);
 			char *i1 = json_dumps(json_array_get(res, 1), JSON_COMPACT);
 			ck_assert_str_eq(i0, i1);
 			free(i0);
 			free(i1);
-			json_decref(json_loads(x, 0, NULL));
+			json_decref(root);
 			free(x);
 			free(batch);
 			free(inline_q);
@@ -507,13 +508,15 @@ START_TEST(test_unknown_refs)
 	int st;
 	char *body = post("/v1/batch", q, &st);
 	ck_assert_int_eq(st, 200);
-	json_t *res = json_object_get(json_loads(body, 0, NULL), "results");
+	json_t *root = json_loads(body, 0, NULL);
+	json_t *res = json_object_get(root, "results");
 	ck_assert_ptr_nonnull(json_object_get(json_array_get(res, 0), "distance"));
 	json_t *item = json_array_get(res, 1);
 	ck_assert_str_eq(json_string_value(json_object_get(item, "type")),
 	                 "urn:clashd:problem:unknown-shape");
 	ck_assert_str_eq(json_string_value(json_object_get(item, "pointer")), "/queries/1/b/ref");
 	ck_assert_int_eq(json_array_size(json_object_get(item, "missing")), 1);
+	json_decref(root);
 	free(body);
 	ck_assert_int_ge(metric("clashd_shape_store_misses_total"), 4);
 }
