@@ -32,12 +32,15 @@ CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 # gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
-# zlib: request bodies sent with Content-Encoding: gzip.
-PKGS_APP  = libmicrohttpd jansson libuv gnutls zlib
+# zlib: request bodies sent with Content-Encoding: gzip; nettle: SHA-256 of
+# stored shapes' ids (proto/shape_id.c), so every program linking the proto
+# objects links it too.
+PKGS_APP  = libmicrohttpd jansson libuv gnutls zlib nettle
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
-# GLPK (the n-D LP oracle of the tests) ships no pkg-config file.
-LIBS_TEST = -lglpk
+# GLPK (the n-D LP oracle of the tests) ships no pkg-config file; libcrypto
+# (OpenSSL) computes stored shapes' ids independently of nettle.
+LIBS_TEST = -lglpk -lcrypto
 
 # GET /v1/openapi.json serves proto/openapi.yaml, converted to JSON at build
 # time by a small libyaml tool and compiled into clashd.
@@ -190,13 +193,13 @@ $(VALIDATOR):
 
 $(B)/clash: $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a \
-		$(shell pkg-config --libs jansson) -lm
+		$(shell pkg-config --libs jansson nettle) -lm
 
 $(B)/check: $(CHECK_OBJ) $(PROTO_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson nettle) $(LIBS_TEST) -lm -lpthread
 
 $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson) $(LIBS_TEST) -lm -lpthread
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson nettle) $(LIBS_TEST) -lm -lpthread
 
 $(B)/clashd-san: $(SERVER_SOBJ) $(OPENAPI_OBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
@@ -211,9 +214,9 @@ DURATION ?= 600
 SOAK_SHORT ?= 25
 
 $(B)/failover: $(B)/obj/tests/load/failover.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson nettle) -lm -lpthread
 $(B)/soak: $(B)/obj/tests/load/soak.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson nettle) -lm -lpthread
 
 failover: $(B)/failover $(B)/clashd
 	$(B)/failover --seconds $(FAILOVER_SECONDS) --dir $(B)/failover.d
@@ -270,7 +273,7 @@ $(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore -Iproto \
 		$(shell pkg-config --cflags jansson) -c $< -o $@
 $(B)/fuzz/fuzz_proto: $(B)/fuzz/obj/tests/fuzz/fuzz_proto.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs jansson) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs jansson nettle) -lm
 $(B)/fuzz/fuzz_core: $(B)/fuzz/obj/tests/fuzz/fuzz_core.o $(FUZZ_CORE_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lm
 
@@ -343,4 +346,4 @@ $(B)/bench/hello: bench/hello/hello.c
 $(B)/bench/batch-bench: bench/batch/batch_bench.c $(PROTO_OBJ) $(B)/libclash.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_APP_CFLAGS) $< $(PROTO_OBJ) $(B)/libclash.a -o $@ \
-		$(shell pkg-config --libs jansson) -lm -lpthread
+		$(shell pkg-config --libs jansson nettle) -lm -lpthread

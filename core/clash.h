@@ -174,6 +174,10 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size);
  * clash_shape_set_prepared gives CLASH_EINVAL, changing nothing, when the
  * preparation is not one of s's vertex array and count. */
 size_t clash_prepared_bytes(const clash_shape *s);
+
+/* The vertices of the convex hull a 3-D preparation climbs over (0 for a
+ * shape not prepared, not 3-D, or flat). */
+size_t clash_prepared_hull(const clash_shape *s);
 int clash_shape_set_prepared(clash_shape *s, const void *preparation);
 
 /* Set the radius of the spherical extension (>= 0, finite). */

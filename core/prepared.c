@@ -275,6 +275,14 @@ size_t clash_prepared_bytes(const clash_shape *s)
 	return p->bytes;
 }
 
+size_t clash_prepared_hull(const clash_shape *s)
+{
+	const prepared *p;
+	if (s == NULL || prepared_of(s, &p) != CLASH_OK || p == NULL)
+		return 0;
+	return p->hull;
+}
+
 int clash_shape_set_prepared(clash_shape *s, const void *preparation)
 {
 	if (s == NULL || preparation == NULL || (uintptr_t)preparation % 8 != 0)

@@ -23,10 +23,12 @@ case $profile in build|test|runtime|bench) ;; *)
 esac
 # libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves;
 # libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
-# in too, but clashd now links it itself).
-pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev"
+# in too, but clashd now links it itself); zlib1g-dev: gzip request bodies;
+# nettle-dev: SHA-256, the ids of stored shapes (GnuTLS brings it, but the
+# proto objects link it themselves).
+pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev nettle-dev"
 if [ "$profile" = runtime ]; then
-	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g"
+	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8"
 fi
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
@@ -35,7 +37,9 @@ if [ "$profile" = test ]; then
 	# libglpk-dev: the exact n-D LP oracle (tests/oracle_lp.c) of the simplex
 	# and contains suites.  (libyaml-dev, which the proto suite reads
 	# proto/openapi.yaml with, is a build dependency now.)
-	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev"
+	# libssl-dev: OpenSSL's SHA-256, the store suite's independent check
+	# of stored shapes' ids.
+	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev libssl-dev"
 	# clang + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/);
 	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
 	# the deploy files' check (tests/deploy/).

@@ -23,6 +23,7 @@
 #include "problem.h"
 #include "proto.h"
 #include "query.h"
+#include "refs.h"
 
 /* The decoded request: the shapes in holder.a (inner) and holder.b
  * (outer), which owns their memory. */
@@ -33,7 +34,7 @@ typedef struct contains_query {
 
 static const char *const members[] = {"inner", "outer", "tolerance", NULL};
 
-static int decode(const json_t *root, contains_query *q, proto_problem *p)
+static int decode(const json_t *root, proto_store *store, contains_query *q, proto_problem *p)
 {
 	if (!json_is_object(root))
 		return proto_fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
@@ -55,7 +56,9 @@ static int decode(const json_t *root, contains_query *q, proto_problem *p)
 	if (!inner || !outer)
 		return proto_fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
 		            inner ? "outer" : "inner");
-	int r = proto_shapes_decode(inner, "inner", outer, "outer", &q->holder, p);
+	int r = proto_shapes_decode(inner, "inner", outer, "outer", store, &q->holder, p);
+	if (r == 1 && proto_refs_missing(root, store, p) != 0)
+		r = -1;
 	if (r)
 		return r;
 	const json_t *t = json_object_get(root, "tolerance");
@@ -143,7 +146,7 @@ int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, prot
 	json_t *root = NULL;
 	int r = proto_parse_ex(body, len, &proto_context_of(call)->limits, &root, &p, &call->limit);
 	if (r == 0) {
-		r = decode(root, &q, &p);
+		r = decode(root, proto_context_of(call)->store, &q, &p);
 		json_decref(root);
 	}
 	if (r == 0) {

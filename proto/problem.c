@@ -45,6 +45,9 @@ static const problem_kind kinds[] = {
  * target) rather than its JSON. */
 static const problem_kind malformed_request = {400, "malformed-request", "Malformed request"};
 
+/* A 422 naming shapes the store does not hold (refs.h). */
+static const problem_kind unknown_shape = {422, PROTO_PROBLEM_UNKNOWN_SHAPE, "Unknown shape"};
+
 static const problem_kind client_error = {0, "client-error", "Client error"};
 static const problem_kind server_error = {0, "server-error", "Server error"};
 
@@ -69,6 +72,7 @@ const char *proto_problem_title(int status)
 void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
 {
 	free(p->pointer);
+	free(p->missing);
 	memset(p, 0, sizeof *p);
 	p->status = status;
 	p->pointer = pointer;
@@ -87,6 +91,9 @@ void proto_problem_release(proto_problem *p)
 {
 	free(p->pointer);
 	p->pointer = NULL;
+	free(p->missing);
+	p->missing = NULL;
+	p->nmissing = 0;
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when the
@@ -197,6 +204,15 @@ static int encode(const problem_kind *k, int status, const char *detail, const c
 		PROTO_TEXT_LIT(&t, ",\"position\":");
 		proto_text_int(&t, (long long)where->position);
 	}
+	if (where && where->nmissing) {
+		PROTO_TEXT_LIT(&t, ",\"missing\":[");
+		for (size_t i = 0; i < where->nmissing; i++) {
+			if (i)
+				PROTO_TEXT_LIT(&t, ",");
+			put_text(&t, where->missing[i]);
+		}
+		PROTO_TEXT_LIT(&t, "]");
+	}
 	PROTO_TEXT_LIT(&t, "}");
 	size_t length = 0;
 	char *body = proto_text_finish(&t, &length);
@@ -218,7 +234,8 @@ static int problem_status(int status)
 int proto_problem_encode(const proto_problem *p, proto_reply *out)
 {
 	int status = problem_status(p->status);
-	return encode(kind_of(status), status, p->detail, p->pointer, p, out);
+	const problem_kind *k = p->nmissing ? &unknown_shape : kind_of(status);
+	return encode(k, status, p->detail, p->pointer, p, out);
 }
 
 int proto_problem_reply(int status, const char *detail, const char *pointer, proto_reply *out)

@@ -9,6 +9,8 @@
  * the application/problem+json body:
  *   {"type": "urn:clashd:problem:<slug>", "title": ..., "status": N,
  *    "detail": ..., "pointer": ..., "line": L, "column": C, "position": P}
+ * with "missing": [id, ...] in place of the parser's stop for an
+ * unknown-shape problem.
  */
 #ifndef PROTO_PROBLEM_H
 #define PROTO_PROBLEM_H
@@ -21,6 +23,12 @@
 /* Prefix of every problem "type" URI; the slug follows it. */
 #define PROTO_PROBLEM_TYPE_PREFIX "urn:clashd:problem:"
 
+/* A shape id's text and its NUL ("sha256:" and 64 hex digits). */
+#define PROTO_PROBLEM_ID_SIZE 72
+
+/* The slug of a problem with missing ids. */
+#define PROTO_PROBLEM_UNKNOWN_SHAPE "unknown-shape"
+
 typedef struct proto_problem {
 	int status;
 	char detail[240];
@@ -31,6 +39,11 @@ typedef struct proto_problem {
 	size_t position; /* byte offset just past the token the parser stopped at */
 	int overflow;  /* the parse stopped at a number out of the range of a
 	                  double (a 422): the rest of the text was not read */
+	/* A ref to a shape the store does not hold (a 422 of its own type,
+	 * "unknown-shape"): the ids of the request's missing shapes, each
+	 * once, "sha256:" and 64 hex digits (malloc'd; see refs.h). */
+	char (*missing)[PROTO_PROBLEM_ID_SIZE];
+	size_t nmissing;
 } proto_problem;
 
 /* Fill *p with a status, a pointer (ownership passes to *p; NULL for none)
@@ -42,7 +55,7 @@ void proto_problem_set(proto_problem *p, int status, char *pointer, const char *
 void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
 
-/* Release the pointer held by *p (the struct may be reused). */
+/* Release the pointer and ids held by *p (the struct may be reused). */
 void proto_problem_release(proto_problem *p);
 
 /* The slug and title for a status: the table of the contract, with other

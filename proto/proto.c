@@ -143,7 +143,7 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 	                                &vt)) != 0)
 		goto done;
 	proto_query q;
-	r = proto_query_decode(root, vt, &q, &p);
+	r = proto_query_decode(root, vt, proto_context_of(call)->store, &q, &p);
 	proto_vertex_table_free(vt);
 	json_decref(root); /* the query holds copies of everything it needs */
 	if (r)

@@ -114,6 +114,10 @@ enum proto_limit {
 	PROTO_LIMIT_QUERIES     /* a batch */
 };
 
+/* The shape store (POST /v1/shapes, {"ref": id}): a bounded cache shared
+ * by every call of a server, thread-safe (proto/store.h). */
+typedef struct proto_store proto_store;
+
 /*
  * The context a call runs in, handed to it explicitly (proto_call.ctx): no
  * call reads a process global or keeps state between calls.  A shape is
@@ -134,6 +138,9 @@ typedef struct proto_context {
 	int plain_parse;             /* 1: the Query parser never reads vertex
 	                                arrays itself (for tests comparing the
 	                                two parses; the answers are the same) */
+	proto_store *store;          /* where {"ref": id} shapes are found and
+	                                uploads kept; NULL: none (every ref is
+	                                an unknown shape, uploads a 503) */
 } proto_context;
 
 /* No limits, pieces in turn: the context of a call without one. */
@@ -232,6 +239,23 @@ void proto_batch_free(proto_batch *b);
 
 /* All of the above on the calling thread (the route table's form). */
 int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/*
+ * The shape store's routes (openapi.yaml, /v1/shapes).  POST /v1/shapes:
+ * the body is a Shape without pose (vertices or parts, and radius),
+ * decoded as a query's shape is, stored in the context's store and
+ * answered 201 (200 when it was there) with its summary {"id":
+ * "sha256:...", "dim", "vertices", "hull_vertices", "parts", "bytes"}.
+ * Problems and the return value as for proto_query_reply().
+ */
+int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_reply *out);
+
+/* GET (the summary, 200), HEAD (the same, the caller drops the body) and
+ * DELETE (204 with an empty body) of /v1/shapes/{id}, `id` the path's last
+ * segment; a 404 problem for an id not stored, a 400 for one not an id.
+ * Returns 0, or -1 when memory ran out. */
+int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
+                      proto_reply *out);
 
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */

@@ -36,6 +36,8 @@
 #include "decode.h"
 #include "pointer.h"
 #include "query.h"
+#include "refs.h"
+#include "stored_shape.h"
 #include "vertex_table.h"
 
 static int number(const json_t *v, const proto_path *at, const char *what, double *out,
@@ -93,6 +95,8 @@ typedef struct shape_walk {
 	clash_motion *motion;
 	int *moving;
 	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
+	proto_store *store;     /* where refs are found, or NULL */
+	int stored;             /* a shape to store: no pose, pose_end or ref */
 } shape_walk;
 
 /* Keep `block` (malloc'd) until proto_query_release.  -1 (and block freed)
@@ -299,8 +303,68 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 	return 0;
 }
 
-static const char *const shape_members[] = {"vertices", "parts", "radius", "pose", "pose_end",
-                                            NULL};
+static const char *const shape_members[] = {"vertices", "parts", "ref", "radius", "pose",
+                                            "pose_end", NULL};
+
+/* Hold a stored shape until proto_query_release (which lets it go even
+ * when this fails: -1, memory ran out). */
+static int hold(proto_query *q, proto_store *store, proto_store_entry *e)
+{
+	if (q->nheld == q->held_cap) {
+		size_t cap = q->held_cap ? 2 * q->held_cap : 4;
+		proto_store_entry **grown = realloc(q->held, cap * sizeof *grown);
+		if (!grown) {
+			proto_store_release(store, e);
+			return -1;
+		}
+		q->held = grown;
+		q->held_cap = cap;
+	}
+	q->store = store;
+	q->held[q->nheld++] = e;
+	return 0;
+}
+
+/* {"ref": id}: the stored shape, borrowed as it is (arrays, parts and
+ * preparations), held by the query; it counts against the dimension, the
+ * convex parts and the nesting of the shape it is in as its geometry
+ * would. */
+static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_walk *w,
+                     clash_shape *s, proto_problem *p)
+{
+	if (w->stored)
+		return proto_fail(p, at, "a stored shape cannot name another by ref: send its vertices "
+		                  "or parts");
+	proto_store_entry *e = NULL;
+	int r = proto_ref_acquire(w->store, v, at, &e, p);
+	if (r)
+		return r;
+	if (hold(w->q, w->store, e))
+		return -1;
+	const stored_shape *st = proto_store_value(e);
+	if (w->dim == 0) {
+		w->dim = st->shape.dim;
+		char *first = proto_path_render(at);
+		if (!first)
+			return -1;
+		snprintf(w->first, sizeof w->first, "%s", first);
+		free(first);
+	} else if (st->shape.dim != w->dim) {
+		return proto_fail(p, at, "this stored shape is %d-D but %s has %d coordinates: all "
+		                  "points of a query must have the same dimension",
+		                  st->shape.dim, w->first, w->dim);
+	}
+	if (depth + st->depth > CLASH_COMPOUND_MAX_DEPTH)
+		return proto_fail(p, at, "parts may nest at most %d levels deep; this stored shape "
+		                  "nests %d more here", CLASH_COMPOUND_MAX_DEPTH, st->depth);
+	w->leaves += st->leaves;
+	if (w->leaves > CLASH_COMPOUND_MAX_LEAVES)
+		return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
+		                  "ones included; this stored shape's %zu are beyond that",
+		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
+	*s = st->shape;
+	return 0;
+}
 
 static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w, double **store,
                  clash_shape *s, proto_problem *p);
@@ -354,15 +418,24 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
 	const json_t *list = json_object_get(v, "parts");
-	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0};
+	const json_t *ref = json_object_get(v, "ref");
+	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0}, fp = {at, "ref", 0};
+	if (ref && (verts || list))
+		return proto_fail(p, &fp, "ref stands for a stored shape's geometry: a shape has "
+		                  "either ref or %s, not both", verts ? "vertices" : "parts");
 	if (verts && list)
 		return proto_fail(p, &lp, "a shape has either vertices (a convex shape) or parts (a "
 		                    "compound shape), not both");
-	if (!verts && !list)
+	if (!verts && !list && !ref)
 		return proto_fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
-		                   "parts, an array of shapes, for a compound shape)");
+		                   "parts, an array of shapes, for a compound shape, or ref, a stored "
+		                   "shape's id)");
 	int e;
-	if (list) {
+	if (ref) {
+		r = ref_shape(ref, &fp, depth, w, s, p);
+		if (r)
+			return r;
+	} else if (list) {
 		r = parts(list, &lp, depth, w, s, p);
 		if (r)
 			return r;
@@ -392,18 +465,24 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 			return r;
 		if (x < 0)
 			return proto_fail(p, &rp, "radius must be >= 0, got %.17g", x);
-		e = clash_shape_set_radius(s, x);
+		/* A ref's radius adds to the stored one (others start at 0). */
+		e = clash_shape_set_radius(s, s->radius + x);
 		if (e)
 			return proto_fail(p, &rp, "radius: %s", clash_strerror(e));
 	}
 	const json_t *po = json_object_get(v, "pose");
+	const json_t *pe = json_object_get(v, "pose_end");
+	if (w->stored && (po || pe)) {
+		proto_path sp = {at, po ? "pose" : "pose_end", 0};
+		return proto_fail(p, &sp, "a stored shape has no pose: give pose (and pose_end) "
+		                  "with each shape that names it by ref");
+	}
 	if (po) {
 		proto_path pp = {at, "pose", 0};
 		r = pose(po, &pp, s, p);
 		if (r)
 			return r;
 	}
-	const json_t *pe = json_object_get(v, "pose_end");
 	if (pe) {
 		proto_path ep = {at, "pose_end", 0};
 		if (depth > 0)
@@ -609,8 +688,8 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	return 0;
 }
 
-int proto_query_decode(const json_t *root, const vertex_table *vt, proto_query *q,
-                       proto_problem *p)
+int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *store,
+                       proto_query *q, proto_problem *p)
 {
 	memset(q, 0, sizeof *q);
 	int r;
@@ -628,7 +707,8 @@ int proto_query_decode(const json_t *root, const vertex_table *vt, proto_query *
 		r = proto_fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
 		goto out;
 	}
-	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving, .vt = vt};
+	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving, .vt = vt,
+	                .store = store};
 	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
 	if ((r = shape(a, &ap, 0, &w, &q->vertices[0], &q->a, p)))
 		goto out;
@@ -638,6 +718,8 @@ int proto_query_decode(const json_t *root, const vertex_table *vt, proto_query *
 		goto out;
 	r = options(root, q, p);
 out:
+	if (r == 1 && proto_refs_missing(root, store, p) != 0)
+		r = -1;
 	if (r)
 		proto_query_release(q);
 	return r;
@@ -653,13 +735,19 @@ void proto_query_release(proto_query *q)
 	free(q->owned);
 	q->owned = NULL;
 	q->nowned = q->owned_cap = 0;
+	for (size_t i = 0; i < q->nheld; i++)
+		proto_store_release(q->store, q->held[i]);
+	free(q->held);
+	q->held = NULL;
+	q->nheld = q->held_cap = 0;
 }
 
 int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
                           proto_shape_doc *doc, clash_shape *s, clash_motion *motion,
                           int *moving, proto_problem *p)
 {
-	shape_walk w = {.q = owner, .dim = doc->dim, .motion = motion, .moving = moving};
+	shape_walk w = {.q = owner, .dim = doc->dim, .motion = motion, .moving = moving,
+	                .store = doc->store, .stored = doc->stored, .vt = doc->vt};
 	memcpy(w.first, doc->first, sizeof w.first);
 	int r = shape(v, at, 0, &w, NULL, s, p);
 	doc->dim = w.dim;
@@ -668,9 +756,10 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
 }
 
 int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
-                        const char *name1, proto_query *q, proto_problem *p)
+                        const char *name1, proto_store *store, proto_query *q,
+                        proto_problem *p)
 {
-	shape_walk w = {.q = q};
+	shape_walk w = {.q = q, .store = store};
 	proto_path p0 = {NULL, name0, 0}, p1 = {NULL, name1, 0};
 	int r = shape(v0, &p0, 0, &w, &q->vertices[0], &q->a, p);
 	if (r)

@@ -18,6 +18,7 @@
 #include "method.h"
 #include "pointer.h"
 #include "problem.h"
+#include "store.h"
 #include "vertex_table.h"
 
 
@@ -39,16 +40,24 @@ typedef struct proto_query {
 	/* "pose_end" of a and b (rest when absent); moving when either has one. */
 	clash_motion motion[2];
 	int moving;
+	/* Stored shapes named by "ref" (refs.h), held in `store` until
+	 * proto_query_release: the shapes borrow their arrays. */
+	proto_store *store;
+	proto_store_entry **held;
+	size_t nheld, held_cap;
 } proto_query;
 
 /* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a
  * real), with the vertex arrays read beside it (`vt`, or NULL: see
- * vertex_scan.h), into *q.  Returns 0; or 1 with a 422 problem in *p; or -1
- * when memory ran out.  Unless it returns 0, *q holds nothing to release. */
-int proto_query_decode(const json_t *root, const vertex_table *vt, proto_query *q,
-                       proto_problem *p);
+ * vertex_scan.h), into *q, refs resolved in `store` (NULL: none held).
+ * Returns 0; or 1 with a 422 problem in *p (an unknown-shape one listing
+ * every missing id); or -1 when memory ran out.  Unless it returns 0, *q
+ * holds nothing to release. */
+int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *store,
+                       proto_query *q, proto_problem *p);
 
-/* Free the vertex and parts arrays of a decoded query. */
+/* Free the vertex and parts arrays of a decoded query and let go of the
+ * stored shapes it holds. */
 void proto_query_release(proto_query *q);
 
 /* Decoding the top-level shapes of one document other than a Query (the
@@ -57,6 +66,10 @@ void proto_query_release(proto_query *q);
 typedef struct proto_shape_doc {
 	int dim;         /* 0 until the first point */
 	char first[128]; /* that point's JSON Pointer, for messages */
+	proto_store *store; /* where refs are found (NULL: nowhere) */
+	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
+	int stored;      /* 1: a shape to store (POST /v1/shapes): no pose,
+	                    pose_end or ref in it */
 } proto_shape_doc;
 
 /* Decode one top-level Shape (openapi.yaml, components/schemas/Shape) at
@@ -73,9 +86,10 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
  * name0 and name1 of a request other than a Query (e.g. "inner" and
  * "outer"), exactly as proto_query_decode() decodes "a" and "b": into q->a
  * and q->b, every allocation owned by *q (zeroed by the caller; release it
- * with proto_query_release() whatever the result).  Returns 0, 1 with a
+ * with proto_query_release() whatever the result), refs found in `store`.  Returns 0, 1 with a
  * 422 problem in *p, or -1 when memory ran out. */
 int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
-                        const char *name1, proto_query *q, proto_problem *p);
+                        const char *name1, proto_store *store, proto_query *q,
+                        proto_problem *p);
 
 #endif /* PROTO_QUERY_H */

@@ -39,6 +39,7 @@
 #include <jansson.h>
 
 #include "decode.h"
+#include "refs.h"
 #include "json_dump.h"
 #include "parse.h"
 #include "pointer.h"
@@ -73,6 +74,7 @@ typedef struct scene_job {
 	proto_query owner;     /* owns every array the shapes borrow */
 	const proto_request_limits *limits; /* applied to each object's shape */
 	const proto_parallel *parallel;      /* how the pieces run */
+	proto_store *store;                  /* where refs are found */
 	enum proto_limit *limit_broken;      /* which, when one is */
 	size_t count;
 	clash_shape *shapes;
@@ -225,7 +227,7 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 		            find_id(job, job->ids[dup]));
 	}
 	/* The shapes, in document order, all of one dimension. */
-	proto_shape_doc doc = {0};
+	proto_shape_doc doc = {.store = job->store};
 	for (size_t i = 0; i < n; i++) {
 		proto_path el = {&at, NULL, i}, sp = {&el, "shape", 0};
 		const json_t *shape = json_object_get(json_array_get(v, i), "shape");
@@ -682,6 +684,7 @@ int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	memset(&job, 0, sizeof job);
 	job.limits = &proto_context_of(call)->limits;
 	job.parallel = &proto_context_of(call)->parallel;
+	job.store = proto_context_of(call)->store;
 	job.limit_broken = &call->limit;
 	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
 	job.max_reply = job.limits->max_reply;
@@ -693,6 +696,8 @@ int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 		r = proto_parse_text(body, len, &root, &p);
 	if (r == 0) {
 		r = decode(root, &job, &p);
+		if (r == 1 && proto_refs_missing(root, job.store, &p) != 0)
+			r = -1;
 		json_decref(root); /* the job holds copies of everything it needs */
 	}
 	job.scene.opt.cancel = call->cancel;

@@ -93,6 +93,10 @@ static const option options[CONFIG_NOPTIONS] = {
 	                      64 * KIB, GIB, "16M", "SIZE",
 	                      "largest answer: a scene's clash list stops short of it\n"
 	                      "(truncated), a batch whose answers exceed it gets 422"},
+	[CONFIG_SHAPE_STORE] = {"--shape-store", "CLASHD_SHAPE_STORE", "shape_store_bytes",
+	                        KIND_SIZE, 1 * KIB, 1024 * GIB, "256M", "SIZE",
+	                        "bytes of shapes kept by POST /v1/shapes (vertices and\n"
+	                        "preparations); the least recently used go first"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
@@ -533,6 +537,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_MAX_BATCH: cfg->max_batch = (size_t)n; break;
 	case CONFIG_MAX_CLASHES: cfg->max_clashes = (size_t)n; break;
 	case CONFIG_MAX_REPLY: cfg->max_reply = (size_t)n; break;
+	case CONFIG_SHAPE_STORE: cfg->shape_store = (size_t)n; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
 	case CONFIG_MAX_CONNECTIONS_PER_CLIENT: cfg->max_connections_per_client = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
@@ -718,6 +723,7 @@ json_t *config_fields(const server_config *cfg)
 		case CONFIG_MAX_BATCH: v = json_integer((json_int_t)cfg->max_batch); break;
 		case CONFIG_MAX_CLASHES: v = json_integer((json_int_t)cfg->max_clashes); break;
 		case CONFIG_MAX_REPLY: v = json_integer((json_int_t)cfg->max_reply); break;
+		case CONFIG_SHAPE_STORE: v = json_integer((json_int_t)cfg->shape_store); break;
 		case CONFIG_MAX_CONNECTIONS: v = json_integer(cfg->max_connections); break;
 		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
 			v = json_integer(cfg->max_connections_per_client);

@@ -40,6 +40,7 @@ enum config_option {
 	CONFIG_MAX_BATCH,
 	CONFIG_MAX_CLASHES,
 	CONFIG_MAX_REPLY,
+	CONFIG_SHAPE_STORE,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_CONNECTIONS_PER_CLIENT,
 	CONFIG_MAX_QUEUE,
@@ -74,6 +75,7 @@ typedef struct server_config {
 	size_t max_batch;               /* queries in one batch: 422 */
 	size_t max_clashes;             /* clashes listed in a scene's answer */
 	size_t max_reply;               /* bytes of one answer */
+	size_t shape_store;             /* bytes of stored shapes (POST /v1/shapes) */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

@@ -276,6 +276,32 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 	        "keep up.\n"
 	        "# TYPE clashd_log_lines_dropped_total counter\nclashd_log_lines_dropped_total %llu\n",
 	    log_lines_dropped());
+	if (g->has_store) {
+		const proto_store_stats *st = &g->store;
+		put(&t, "# HELP clashd_shape_store_entries Shapes in the shape store.\n"
+		        "# TYPE clashd_shape_store_entries gauge\nclashd_shape_store_entries %zu\n",
+		    st->entries);
+		put(&t, "# HELP clashd_shape_store_bytes Bytes the stored shapes take (vertex and "
+		        "parts arrays, preparations).\n"
+		        "# TYPE clashd_shape_store_bytes gauge\nclashd_shape_store_bytes %zu\n",
+		    st->bytes);
+		put(&t, "# HELP clashd_shape_store_limit_bytes The bound on those bytes "
+		        "(--shape-store).\n"
+		        "# TYPE clashd_shape_store_limit_bytes gauge\n"
+		        "clashd_shape_store_limit_bytes %zu\n", st->budget);
+		put(&t, "# HELP clashd_shape_store_hits_total Refs (and GETs) that found their "
+		        "shape.\n"
+		        "# TYPE clashd_shape_store_hits_total counter\n"
+		        "clashd_shape_store_hits_total %llu\n", (unsigned long long)st->hits);
+		put(&t, "# HELP clashd_shape_store_misses_total Refs (and GETs) that did not.\n"
+		        "# TYPE clashd_shape_store_misses_total counter\n"
+		        "clashd_shape_store_misses_total %llu\n", (unsigned long long)st->misses);
+		put(&t, "# HELP clashd_shape_store_evictions_total Shapes dropped, least recently "
+		        "used first, to make room.\n"
+		        "# TYPE clashd_shape_store_evictions_total counter\n"
+		        "clashd_shape_store_evictions_total %llu\n",
+		    (unsigned long long)st->evictions);
+	}
 	long long rss = resident_bytes();
 	if (rss >= 0)
 		put(&t, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "store.h"
+
 /* Why a request was turned away or cut short (clashd_rejections_total). */
 enum http_reject {
 	HTTP_REJECT_OVERLOAD,       /* 503: the queue bound was reached */
@@ -45,6 +47,8 @@ typedef struct http_gauges {
 	unsigned queued;       /* queries waiting for a worker */
 	unsigned running;      /* queries on a worker */
 	int draining;
+	int has_store;         /* the shape store's figures follow */
+	proto_store_stats store;
 } http_gauges;
 
 typedef struct http_metrics http_metrics;

@@ -12,30 +12,42 @@
 #include <strings.h>
 
 static const http_route routes[] = {
-	{HTTP_ROUTE_QUERY, "/v1/query", "POST", proto_query_reply_ex},
-	{HTTP_ROUTE_SCENE, "/v1/scene", "POST", proto_scene_reply_ex},
-	{HTTP_ROUTE_CONTAINS, "/v1/contains", "POST", proto_contains_reply_ex},
-	{HTTP_ROUTE_BATCH, "/v1/batch", "POST", proto_batch_reply_ex},
-	{HTTP_ROUTE_LIVEZ, "/livez", "GET, HEAD", NULL},
-	{HTTP_ROUTE_READYZ, "/readyz", "GET, HEAD", NULL},
-	{HTTP_ROUTE_METRICS, "/metrics", "GET, HEAD", NULL},
-	{HTTP_ROUTE_OPENAPI, "/v1/openapi.json", "GET, HEAD", NULL},
+	{HTTP_ROUTE_QUERY, "/v1/query", 0, "POST", proto_query_reply_ex},
+	{HTTP_ROUTE_SCENE, "/v1/scene", 0, "POST", proto_scene_reply_ex},
+	{HTTP_ROUTE_CONTAINS, "/v1/contains", 0, "POST", proto_contains_reply_ex},
+	{HTTP_ROUTE_BATCH, "/v1/batch", 0, "POST", proto_batch_reply_ex},
+	{HTTP_ROUTE_LIVEZ, "/livez", 0, "GET, HEAD", NULL},
+	{HTTP_ROUTE_READYZ, "/readyz", 0, "GET, HEAD", NULL},
+	{HTTP_ROUTE_METRICS, "/metrics", 0, "GET, HEAD", NULL},
+	{HTTP_ROUTE_OPENAPI, "/v1/openapi.json", 0, "GET, HEAD", NULL},
+	{HTTP_ROUTE_SHAPES, "/v1/shapes", 0, "POST", proto_shape_put_reply},
+	{HTTP_ROUTE_SHAPE, "/v1/shapes/", 1, "GET, HEAD, DELETE", NULL},
 };
 
 const http_route *http_route_find(const char *path)
 {
-	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-		if (strcmp(path, routes[i].path) == 0)
-			return &routes[i];
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		const http_route *r = &routes[i];
+		size_t n = strlen(r->path);
+		if (r->prefix ? strncmp(path, r->path, n) == 0 && path[n] != '\0'
+		              : strcmp(path, r->path) == 0)
+			return r;
+	}
 	return NULL;
 }
 
 int http_route_allows(const http_route *r, const char *method)
 {
 	/* Method names are case-sensitive (RFC 9110 section 9.1). */
-	if (r->reply)
-		return strcmp(method, "POST") == 0;
-	return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	size_t n = strlen(method);
+	for (const char *a = r->allow; *a;) {
+		size_t k = strcspn(a, ",");
+		if (k == n && strncmp(a, method, n) == 0)
+			return 1;
+		a += k;
+		a += strspn(a, ", ");
+	}
+	return 0;
 }
 
 static int is_ows(char c)

@@ -18,12 +18,15 @@ enum http_route_id {
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */
 	HTTP_ROUTE_READYZ,   /* GET /readyz */
 	HTTP_ROUTE_METRICS,  /* GET /metrics */
-	HTTP_ROUTE_OPENAPI   /* GET /v1/openapi.json */
+	HTTP_ROUTE_OPENAPI,  /* GET /v1/openapi.json */
+	HTTP_ROUTE_SHAPES,   /* POST /v1/shapes (the shape store's upload) */
+	HTTP_ROUTE_SHAPE     /* GET, HEAD, DELETE /v1/shapes/{id} */
 };
 
 typedef struct http_route {
 	enum http_route_id id;
-	const char *path;
+	const char *path;  /* the path, or its prefix when `prefix` */
+	int prefix;        /* any path starting with `path` (and more) */
 	const char *allow; /* the methods, as the Allow header lists them */
 	/* POST routes: the proto_* call that turns the body into the reply
 	 * (the _ex form: the server's cancel flag in, what happened out). */
@@ -33,7 +36,7 @@ typedef struct http_route {
 /* The route for a path (query string already stripped), or NULL. */
 const http_route *http_route_find(const char *path);
 
-/* Whether `method` is one the route allows (HEAD wherever GET is). */
+/* Whether `method` is one the route's Allow list names. */
 int http_route_allows(const http_route *r, const char *method);
 
 /* Whether a Content-Type names JSON: application/json or application/X+json,

@@ -847,7 +847,10 @@ static enum MHD_Result answer_metrics(http_request *r)
 		.queued = (s->jobs > running ? s->jobs - running : 0) + s->heavy_waiting,
 		.running = running,
 		.draining = s->draining,
+		.has_store = s->ctx->store != NULL,
 	};
+	if (s->ctx->store)
+		proto_store_get_stats(s->ctx->store, &g.store);
 	size_t len = 0;
 	char *text = http_metrics_render(s->metrics, &g, &len);
 	return answer_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
@@ -859,6 +862,16 @@ static enum MHD_Result answer_openapi(http_request *r)
 	if (copy)
 		memcpy(copy, openapi_json, openapi_json_len + 1);
 	return answer_text(r, 200, PROTO_JSON, copy, openapi_json_len);
+}
+
+/* GET, HEAD and DELETE /v1/shapes/{id}: a lookup in the store, short
+ * enough for the loop thread. */
+static enum MHD_Result answer_shape(http_request *r, const char *id, const char *method)
+{
+	proto_reply p = {0};
+	if (proto_shape_reply(r->srv->ctx, method, id, &p) != 0)
+		return answer_early(r, NULL);
+	return answer_early(r, &p);
 }
 
 /* A client address as 16 bytes, IPv4 as ::ffff:a.b.c.d (zeros if unknown). */
@@ -959,6 +972,9 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		return answer_metrics(r);
 	case HTTP_ROUTE_OPENAPI:
 		return answer_openapi(r);
+	case HTTP_ROUTE_SHAPE:
+		return answer_shape(r, url + strlen(route->path), method);
+	case HTTP_ROUTE_SHAPES:
 	case HTTP_ROUTE_QUERY:
 	case HTTP_ROUTE_SCENE:
 	case HTTP_ROUTE_CONTAINS:

@@ -20,6 +20,7 @@
 #include "http_server.h"
 #include "log.h"
 #include "proto.h"
+#include "store.h"
 
 typedef struct app {
 	http_server *server;
@@ -113,13 +114,20 @@ int main(int argc, char **argv)
 			.max_reply = cfg.max_reply,
 		},
 		.max_queries = cfg.max_batch,
+		.store = proto_store_new(cfg.shape_store),
 	};
+	if (!ctx.store) {
+		log_emit("error", "cannot start", json_pack("{s:s}", "error", "shape store"));
+		config_free(&cfg);
+		return 1;
+	}
 	raise_fd_limit(cfg.max_connections);
 	/* The threads that share a scene's narrow phase with its worker
 	 * (fanout.c says why they are apart from libuv's pool). */
 	fanout *fan = NULL;
 	if (fanout_start(&fan, cfg.threads) != 0) {
 		log_emit("error", "cannot start", json_pack("{s:s}", "error", "fanout threads"));
+		proto_store_free(ctx.store);
 		config_free(&cfg);
 		return 1;
 	}
@@ -130,6 +138,7 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		log_emit("error", "cannot start", json_pack("{s:s}", "error", uv_strerror(rc)));
 		fanout_stop(fan);
+		proto_store_free(ctx.store);
 		config_free(&cfg);
 		return 1;
 	}
@@ -149,6 +158,7 @@ int main(int argc, char **argv)
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
 		fanout_stop(fan);
+		proto_store_free(ctx.store);
 		config_free(&cfg);
 		return 1;
 	}
@@ -170,6 +180,7 @@ int main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
 	fanout_stop(fan);
+	proto_store_free(ctx.store);
 	config_free(&cfg);
 	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;

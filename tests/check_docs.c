@@ -68,6 +68,10 @@ static int matches(const char *got, const char *want)
 	while (*want) {
 		const char *dots = strstr(want, "...");
 		size_t n = dots ? (size_t)(dots - want) : strlen(want);
+		if (n && !dots && !first) { /* the last piece ends it */
+			size_t left = strlen(g);
+			return left >= n && strcmp(g + left - n, want) == 0;
+		}
 		if (n) {
 			char *piece = strndup(want, n);
 			const char *at = strstr(g, piece);

@@ -740,7 +740,7 @@ START_TEST(decoded_values)
 	ck_assert_ptr_nonnull(root);
 	proto_query qq;
 	proto_problem p = {0};
-	ck_assert_int_eq(proto_query_decode(root, NULL, &qq, &p), 0);
+	ck_assert_int_eq(proto_query_decode(root, NULL, NULL, &qq, &p), 0);
 	ck_assert_int_eq(qq.a.dim, 3);
 	ck_assert_uint_eq(qq.a.count, 2);
 	const double want[] = {1, 2, 3, 4, 5, 6};
@@ -762,7 +762,7 @@ START_TEST(decoded_values)
 	/* Absent options are the core's defaults. */
 	t = q(QUERY(""));
 	root = json_loads(t, JSON_DECODE_INT_AS_REAL, NULL);
-	ck_assert_int_eq(proto_query_decode(root, NULL, &qq, &p), 0);
+	ck_assert_int_eq(proto_query_decode(root, NULL, NULL, &qq, &p), 0);
 	ck_assert(qq.opt.tolerance == 0 && qq.opt.max_iterations == 0 && qq.opt.warm_count == 0);
 	ck_assert(qq.a.radius == 0 && qq.a.posed == 0);
 	proto_query_release(&qq);
@@ -1373,6 +1373,13 @@ START_TEST(contract_document)
 	for (size_t i = 0; i < json_array_size(types); i++)
 		found += strcmp(json_string_value(json_array_get(types, i)), request_type) == 0;
 	ck_assert_msg(found == 1, "%s is not documented", request_type);
+	/* And the 422 of a ref to a shape the store lacks. */
+	size_t unknown = 0;
+	for (size_t i = 0; i < json_array_size(types); i++)
+		unknown += strcmp(json_string_value(json_array_get(types, i)),
+		                  PROTO_PROBLEM_TYPE_PREFIX PROTO_PROBLEM_UNKNOWN_SHAPE) == 0;
+	ck_assert_msg(unknown == 1, "unknown-shape is not documented");
+	found += unknown;
 	for (int status = 400; status <= 599; status++) {
 		char type[80];
 		snprintf(type, sizeof type, "urn:clashd:problem:%s", proto_problem_slug(status));

@@ -167,7 +167,7 @@ static void *work(void *arg)
 			for (size_t i = 0; i < n; i++) {
 				proto_query q;
 				proto_problem p = {0};
-				if (proto_query_decode(json_array_get(queries, i), NULL, &q, &p) != 0) {
+				if (proto_query_decode(json_array_get(queries, i), NULL, NULL, &q, &p) != 0) {
 					w->failed = 1;
 					proto_problem_release(&p);
 					break;

@@ -1,0 +1,39 @@
+/*
+ * shape_id.h — a stored shape's id: the SHA-256 of its canonical encoding
+ * (proto/openapi.yaml, components/schemas/ShapeId), and its text form
+ * "sha256:" followed by 64 lowercase hex digits.
+ *
+ * The canonical encoding is a byte string built from the decoded geometry
+ * alone, so the id does not depend on how the JSON was written:
+ *   "clashd-shape-v1" (15 ASCII bytes), the dimension (1 byte), node(shape)
+ *   node(convex)   = 0x01, n (uint64), the n points' coordinates in input
+ *                    order (n x dim binary64), radius (binary64)
+ *   node(compound) = 0x02, k (uint64), node(part 0) .. node(part k-1),
+ *                    radius (binary64)
+ * every integer and binary64 little-endian, -0.0 written as +0.0, an
+ * absent radius as 0.
+ */
+#ifndef PROTO_SHAPE_ID_H
+#define PROTO_SHAPE_ID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clash.h"
+#include "problem.h"
+
+#define PROTO_SHAPE_ID_BYTES 32
+/* "sha256:" + 64 hex digits, without the NUL. */
+#define PROTO_SHAPE_ID_TEXT 71
+
+/* The id of a decoded shape without pose (nested parts included). */
+void proto_shape_id(const clash_shape *s, uint8_t id[PROTO_SHAPE_ID_BYTES]);
+
+/* The text form, NUL-terminated (PROTO_PROBLEM_ID_SIZE bytes). */
+void proto_shape_id_format(const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                           char text[PROTO_PROBLEM_ID_SIZE]);
+
+/* Read the text form (exactly: lowercase hex, no spaces): 0, or -1. */
+int proto_shape_id_parse(const char *text, size_t len, uint8_t id[PROTO_SHAPE_ID_BYTES]);
+
+#endif /* PROTO_SHAPE_ID_H */

@@ -1,0 +1,131 @@
+/*
+ * shapes.c — the shape store's routes: POST /v1/shapes (upload) and GET,
+ * HEAD and DELETE /v1/shapes/{id} (openapi.yaml, ShapeSummary).
+ *
+ * An upload is a request like a query: parsed under the context's limits
+ * (vertex arrays read beside the tree, vertex_scan.h), its Shape decoded
+ * by the Query's own decoder with pose, pose_end and ref refused (so every
+ * rule and pointer is a query's), then built into a stored shape (its id,
+ * its preparations: stored_shape.h) and put in the store.  The same
+ * geometry always gives the same id, so a second upload finds the first
+ * (200) and its copy is dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "proto.h"
+#include "query.h"
+#include "shape_id.h"
+#include "store.h"
+#include "stored_shape.h"
+#include "vertex_scan.h"
+
+static int summary(const stored_shape *st, int status, proto_reply *out)
+{
+	char id[PROTO_PROBLEM_ID_SIZE];
+	proto_shape_id_format(st->id, id);
+	json_t *hull = st->hull ? json_integer((json_int_t)st->hull) : json_null();
+	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:I}", "id", id, "dim", st->shape.dim,
+	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
+	                      "parts", (json_int_t)st->shape.nparts, "bytes",
+	                      (json_int_t)st->bytes);
+	char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!body)
+		return -1;
+	out->status = status;
+	out->content_type = PROTO_JSON;
+	out->body = body;
+	out->length = strlen(body);
+	return 0;
+}
+
+/* Decode and store the shape of a parsed upload. */
+static int put(const json_t *root, const vertex_table *vt, proto_store *store,
+               proto_reply *out, proto_problem *p)
+{
+	proto_query owner;
+	memset(&owner, 0, sizeof owner);
+	proto_shape_doc doc = {.vt = vt, .stored = 1};
+	clash_shape s;
+	int r = proto_shape_decode_in(root, NULL, &owner, &doc, &s, NULL, NULL, p);
+	stored_shape *st = NULL;
+	if (r == 0 && proto_stored_shape_build(&s, &owner, &st) != 0)
+		r = -1;
+	proto_query_release(&owner);
+	if (r)
+		return r;
+	size_t bytes = st->bytes;
+	int created = 0;
+	proto_store_entry *e = proto_store_put(store, st->id, st, bytes, proto_stored_shape_free,
+	                                       &created);
+	if (created == -1) {
+		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than the whole "
+		                  "shape store holds (--shape-store)", bytes);
+		return p->pointer ? 1 : -1;
+	}
+	if (!e)
+		return -1;
+	r = summary(proto_store_value(e), created ? 201 : 200, out);
+	proto_store_release(store, e);
+	return r;
+}
+
+int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	proto_call none = {0};
+	if (!call)
+		call = &none;
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1;
+	const proto_context *ctx = proto_context_of(call);
+	proto_problem p = {0};
+	json_t *root = NULL;
+	vertex_table *vt = NULL;
+	int r;
+	if (!ctx->store) {
+		proto_problem_set(&p, 503, NULL, "this server keeps no shape store");
+		r = 1;
+	} else if (proto_is_blank(body, len)) {
+		r = proto_blank_problem(body, len, "empty body: expected a shape, a JSON object", &p);
+	} else {
+		r = proto_parse_query_text(body, len, ctx, &root, &p, &call->limit, &vt);
+	}
+	if (r == 0)
+		r = put(root, vt, ctx->store, out, &p);
+	proto_vertex_table_free(vt);
+	json_decref(root);
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}
+
+int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
+                      proto_reply *out)
+{
+	memset(out, 0, sizeof *out);
+	uint8_t key[PROTO_SHAPE_ID_BYTES];
+	if (proto_shape_id_parse(id, strlen(id), key) != 0)
+		return proto_problem_reply(404, "no shape here: a shape's path is /v1/shapes/ and its "
+		                           "id, \"sha256:\" and 64 lowercase hex digits", NULL, out);
+	if (strcmp(method, "DELETE") == 0) {
+		if (!ctx->store || proto_store_remove(ctx->store, key) != 0)
+			return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
+		out->body = strdup("");
+		if (!out->body)
+			return -1;
+		out->status = 204;
+		out->content_type = PROTO_JSON;
+		return 0;
+	}
+	proto_store_entry *e = ctx->store ? proto_store_acquire(ctx->store, key) : NULL;
+	if (!e)
+		return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
+	int r = summary(proto_store_value(e), 200, out);
+	proto_store_release(ctx->store, e);
+	return r;
+}

@@ -1,0 +1,72 @@
+/*
+ * store.h — a bounded, content-addressed cache of values shared between
+ * threads: the shape store behind POST /v1/shapes and {"ref": ...}.
+ *
+ * A value is keyed by a 32-byte digest (SHA-256) and weighs a number of
+ * bytes; the store keeps their sum within its budget by dropping the least
+ * recently used values that nobody holds.  Acquiring a value holds it (a
+ * reference count) until it is released: a held value is never freed,
+ * even when removed or evicted meanwhile (it goes when the last holder
+ * lets it go).  One mutex guards a chained hash table and the LRU list;
+ * every call is short (no value is built or freed under it but by the
+ * caller's free function).  The store knows nothing of shapes: it frees a
+ * value with the function it was put with.
+ */
+#ifndef PROTO_STORE_H
+#define PROTO_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define PROTO_STORE_KEY 32
+
+/* What GET /metrics shows. */
+typedef struct proto_store_stats {
+	size_t entries, bytes;   /* now (removed values still held excluded) */
+	size_t budget;           /* the bound on bytes */
+	uint64_t hits, misses;   /* acquisitions that found / did not find */
+	uint64_t evictions;      /* values dropped for room */
+} proto_store_stats;
+
+/* An empty store keeping at most `budget` bytes; NULL when out of memory. */
+proto_store *proto_store_new(size_t budget);
+
+/* Free the store and every value (none may be held). */
+void proto_store_free(proto_store *s);
+
+/* A value held (acquired or put). */
+typedef struct proto_store_entry proto_store_entry;
+
+/* Put `value` (weighing `bytes`, freed by free_fn) under `key` and hold it.
+ * When the key is there already, the entry held is the one stored and
+ * `value` is freed at once: *created says which (1: new, 0: there).
+ * Values nobody holds are evicted, least recently used first, until the
+ * new one fits.  Returns the entry held, or NULL (and `value` freed) when
+ * it weighs more than the whole budget (*created -1) or memory ran out
+ * (*created -2). */
+proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
+                                   void *value, size_t bytes, void (*free_fn)(void *),
+                                   int *created);
+
+/* The entry under `key`, held, or NULL (a miss).  Counts a hit or a miss
+ * and makes the entry the most recently used. */
+proto_store_entry *proto_store_acquire(proto_store *s, const uint8_t key[PROTO_STORE_KEY]);
+
+/* Whether `key` is there, counting nothing, holding nothing. */
+int proto_store_has(proto_store *s, const uint8_t key[PROTO_STORE_KEY]);
+
+/* The value of a held entry. */
+const void *proto_store_value(const proto_store_entry *e);
+
+/* Let go of an entry acquired or put. */
+void proto_store_release(proto_store *s, proto_store_entry *e);
+
+/* Remove `key`: 0, or 1 when it was not there.  Holders keep their value
+ * until they release it. */
+int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY]);
+
+void proto_store_get_stats(proto_store *s, proto_store_stats *out);
+
+#endif /* PROTO_STORE_H */

@@ -1,0 +1,641 @@
+/*
+ * check_store.c — the shape store over HTTP: POST /v1/shapes, GET, HEAD
+ * and DELETE /v1/shapes/{id}, and {"ref": id} wherever a Shape goes.
+ *
+ * Ids are computed here from the canonical encoding proto/openapi.yaml
+ * documents (ShapeId), with OpenSSL's SHA-256 rather than the server's
+ * nettle, so the document, not the code, is what both agree on.  Answers
+ * by ref must be the bytes the same request gives inline.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <openssl/sha.h>
+
+#include "check.h"
+#include "http_harness.h"
+
+/* ---- the canonical encoding, from the document ---- */
+
+typedef struct bytes {
+	unsigned char *p;
+	size_t n, cap;
+} bytes;
+
+static void put(bytes *b, const void *x, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = 2 * (b->n + n);
+		b->p = realloc(b->p, b->cap);
+		ck_assert_ptr_nonnull(b->p);
+	}
+	memcpy(b->p + b->n, x, n);
+	b->n += n;
+}
+
+static void put_u64(bytes *b, uint64_t x)
+{
+	unsigned char le[8];
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(x >> (8 * i));
+	put(b, le, 8);
+}
+
+static void put_f64(bytes *b, double x)
+{
+	uint64_t bits;
+	if (x == 0)
+		x = 0.0;
+	memcpy(&bits, &x, 8);
+	put_u64(b, bits);
+}
+
+static int dim_of(const json_t *s)
+{
+	const json_t *v = json_object_get(s, "vertices");
+	if (v)
+		return (int)json_array_size(json_array_get(v, 0));
+	return dim_of(json_array_get(json_object_get(s, "parts"), 0));
+}
+
+static void node(bytes *b, const json_t *s)
+{
+	const json_t *v = json_object_get(s, "vertices"), *parts = json_object_get(s, "parts");
+	unsigned char kind = v ? 1 : 2;
+	put(b, &kind, 1);
+	size_t i;
+	json_t *x;
+	if (v) {
+		put_u64(b, json_array_size(v));
+		json_array_foreach(v, i, x) {
+			size_t k;
+			json_t *c;
+			json_array_foreach(x, k, c)
+				put_f64(b, json_number_value(c));
+		}
+	} else {
+		put_u64(b, json_array_size(parts));
+		json_array_foreach(parts, i, x)
+			node(b, x);
+	}
+	const json_t *r = json_object_get(s, "radius");
+	put_f64(b, r ? json_number_value(r) : 0.0);
+}
+
+/* "sha256:..." of a shape's JSON text, computed from the document. */
+static void expected_id(const char *text, char out[72])
+{
+	json_t *s = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
+	ck_assert_ptr_nonnull(s);
+	bytes b = {0};
+	put(&b, "clashd-shape-v1", 15);
+	unsigned char dim = (unsigned char)dim_of(s);
+	put(&b, &dim, 1);
+	node(&b, s);
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256(b.p, b.n, md);
+	strcpy(out, "sha256:");
+	for (int i = 0; i < 32; i++)
+		sprintf(out + 7 + 2 * i, "%02x", md[i]);
+	free(b.p);
+	json_decref(s);
+}
+
+/* ---- random shapes, written in several ways ---- */
+
+static double rnd(unsigned *seed)
+{
+	return (double)rand_r(seed) / RAND_MAX;
+}
+
+/* A coordinate: style 0 %.17g, 1 integral ones as "k.0", 2 as "ke0". */
+static void put_number(char **o, double x, int style)
+{
+	if (x == floor(x) && fabs(x) < 1e6 && style)
+		*o += sprintf(*o, style == 1 ? "%.0f.0" : "%.0fe0", x);
+	else
+		*o += sprintf(*o, "%.17g", x);
+}
+
+/* Random points of dimension dim, about a centre; some integral. */
+static void points(char **o, unsigned *seed, int dim, size_t n, double cx, int style)
+{
+	*o += sprintf(*o, "\"vertices\": [");
+	for (size_t i = 0; i < n; i++) {
+		*o += sprintf(*o, "%s[", i ? ", " : "");
+		for (int k = 0; k < dim; k++) {
+			double x = (k == 0 ? cx : 0) + 2 * rnd(seed) - 1;
+			if (rand_r(seed) % 5 == 0)
+				x = (double)(rand_r(seed) % 3) - 1; /* 0 sometimes written -0.0 */
+			if (x == 0 && style == 2)
+				*o += sprintf(*o, "%s-0.0", k ? ", " : "");
+			else {
+				*o += sprintf(*o, "%s", k ? ", " : "");
+				put_number(o, x, style);
+			}
+		}
+		*o += sprintf(*o, "]");
+	}
+	*o += sprintf(*o, "]");
+}
+
+/* A random Shape without pose (convex, or compound two deep), as text in
+ * `style`; the same seed gives the same geometry in every style. */
+static char *random_shape(unsigned seed, int dim, double cx, int style)
+{
+	char *text = malloc(1 << 20), *o = text;
+	ck_assert_ptr_nonnull(text);
+	int kind = rand_r(&seed) % 3;
+	if (kind == 0) {
+		*o++ = '{';
+		points(&o, &seed, dim, 1 + (size_t)rand_r(&seed) % 60, cx, style);
+	} else {
+		o += sprintf(o, "{\"parts\": [");
+		int n = 1 + rand_r(&seed) % 3;
+		for (int i = 0; i < n; i++) {
+			o += sprintf(o, "%s{", i ? ", " : "");
+			if (kind == 2 && i == 0) {
+				o += sprintf(o, "\"parts\": [{");
+				points(&o, &seed, dim, 1 + (size_t)rand_r(&seed) % 40, cx, style);
+				o += sprintf(o, "}]");
+			} else {
+				points(&o, &seed, dim, 1 + (size_t)rand_r(&seed) % 40, cx + i, style);
+			}
+			if (rand_r(&seed) % 2)
+				o += sprintf(o, ", \"radius\": 0.25");
+			*o++ = '}';
+		}
+		*o++ = ']';
+	}
+	if (rand_r(&seed) % 2)
+		o += sprintf(o, ", \"radius\": %s", style ? "1e-1" : "0.1");
+	*o++ = '}';
+	*o = '\0';
+	return text;
+}
+
+/* ---- HTTP ---- */
+
+/* POST /v1/shapes: the status, the id into `id`. */
+static int upload(const char *shape, char id[72])
+{
+	hresp r;
+	http_do("POST", "/v1/shapes", JSON_HEADERS, shape, strlen(shape), &r);
+	int status = r.status;
+	if (status == 200 || status == 201) {
+		json_t *s = json_loads(r.body, 0, NULL);
+		ck_assert_ptr_nonnull(s);
+		const char *text = json_string_value(json_object_get(s, "id"));
+		ck_assert_ptr_nonnull(text);
+		snprintf(id, 72, "%s", text);
+		json_decref(s);
+	}
+	hresp_free(&r);
+	return status;
+}
+
+static char *post(const char *path, const char *body, int *status)
+{
+	hresp r;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
+	*status = r.status;
+	char *out = strdup(r.body ? r.body : "");
+	hresp_free(&r);
+	return out;
+}
+
+static long long metric(const char *name)
+{
+	hresp r;
+	http_do("GET", "/metrics", NULL, NULL, 0, &r);
+	char key[128];
+	snprintf(key, sizeof key, "\n%s ", name);
+	const char *at = strstr(r.body, key);
+	ck_assert_msg(at != NULL, "no %s in /metrics", name);
+	long long v = atoll(at + strlen(key));
+	hresp_free(&r);
+	return v;
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_ids)
+{
+	server_start();
+	for (unsigned i = 0; i < 40; i++) {
+		int dim = 1 + (int)(i % 4);
+		char want[72], id[72], again[72];
+		char *text = random_shape(1000 + i, dim, 0, 0);
+		expected_id(text, want);
+		ck_assert_int_eq(upload(text, id), 201);
+		ck_assert_str_eq(id, want);
+		/* The same numbers written otherwise: the same shape. */
+		for (int style = 1; style <= 2; style++) {
+			char *other = random_shape(1000 + i, dim, 0, style);
+			ck_assert_int_eq(upload(other, again), 200);
+			ck_assert_str_eq(again, want);
+			free(other);
+		}
+		free(text);
+	}
+	ck_assert_int_eq(metric("clashd_shape_store_entries"), 40);
+}
+END_TEST
+
+/* {"ref": id} for each top-level shape of `text` whose "vertices"/"parts"
+ * object starts at a marker: here, requests are built from shape texts
+ * directly. */
+static char *query_text(const char *a, const char *b, const char *method, const char *pose)
+{
+	char *q = malloc(strlen(a) + strlen(b) + 512);
+	sprintf(q, "{\"a\": %.*s, \"pose\": {\"translation\": [0.5, 0.25, 0]}}, \"b\": %.*s, "
+	           "\"pose\": %s}, \"method\": \"%s\"}",
+	        (int)strlen(a) - 1, a, (int)strlen(b) - 1, b, pose, method);
+	return q;
+}
+
+static char *ref_text(const char *id)
+{
+	char *t = malloc(100);
+	sprintf(t, "{\"ref\": \"%s\"}", id);
+	return t;
+}
+
+START_TEST(test_ref_answers_equal_inline)
+{
+	server_start();
+	static const char *const methods[] = {"gjk", "simplex", "ipm"};
+	static const char *const poses[] = {
+		"{\"translation\": [1.5, 0, 0]}",
+		"{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
+		"0.9238795325112867]}",
+		"{\"translation\": [4, 0.5, 0]}",
+	};
+	for (unsigned i = 0; i < 24; i++) {
+		char *a = random_shape(5000 + 2 * i, 3, 0, 0);
+		char *b = random_shape(5001 + 2 * i, 3, 0.5, 0);
+		char ida[72], idb[72];
+		ck_assert_int_lt(upload(a, ida) - 200, 2);
+		ck_assert_int_lt(upload(b, idb) - 200, 2);
+		char *ra = ref_text(ida), *rb = ref_text(idb);
+		for (size_t m = 0; m < 3; m++) {
+			const char *pose = poses[i % 3];
+			char *inline_q = query_text(a, b, methods[m], pose);
+			char *ref_q = query_text(ra, rb, methods[m], pose);
+			int s1, s2;
+			char *x = post("/v1/query", inline_q, &s1), *y = post("/v1/query", ref_q, &s2);
+			ck_assert_int_eq(s1, s2);
+			if (s1 == 200)
+				ck_assert_str_eq(x, y);
+			free(x);
+			free(y);
+			/* A batch of both forms: the same items. */
+			char *batch = malloc(strlen(inline_q) + strlen(ref_q) + 64);
+			sprintf(batch, "{\"queries\": [%s, %s]}", inline_q, ref_q);
+			x = post("/v1/batch", batch, &s1);
+			ck_assert_int_eq(s1, 200);
+			json_t *root = json_loads(x, 0, NULL);
+			json_t *res = json_object_get(root, "results");
+			char *i0 = json_dumps(json_array_get(res, 0), JSON_COMPACT);
+			char *i1 = json_dumps(json_array_get(res, 1), JSON_COMPACT);
+			ck_assert_str_eq(i0, i1);
+			free(i0);
+			free(i1);
+			json_decref(root);
+			free(x);
+			free(batch);
+			free(inline_q);
+			free(ref_q);
+		}
+		/* Contains: inner and outer. */
+		char *c1 = malloc(strlen(a) + strlen(b) + 64), *c2 = malloc(256);
+		sprintf(c1, "{\"inner\": %s, \"outer\": %s}", b, a);
+		sprintf(c2, "{\"inner\": %s, \"outer\": %s}", rb, ra);
+		int s1, s2;
+		char *x = post("/v1/contains", c1, &s1), *y = post("/v1/contains", c2, &s2);
+		ck_assert_int_eq(s1, s2);
+		ck_assert_str_eq(x, y);
+		free(x);
+		free(y);
+		free(c1);
+		free(c2);
+		/* A scene: both, and a third object by ref with a radius added. */
+		char *sc1 = malloc(2 * (strlen(a) + strlen(b)) + 512), *sc2 = malloc(1024);
+		sprintf(sc1, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		             "\"shape\": %s}], \"clearance\": 1}", a, b);
+		sprintf(sc2, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		             "\"shape\": %s}], \"clearance\": 1}", ra, rb);
+		x = post("/v1/scene", sc1, &s1);
+		y = post("/v1/scene", sc2, &s2);
+		ck_assert_int_eq(s1, 200);
+		ck_assert_int_eq(s2, 200);
+		ck_assert_str_eq(x, y);
+		free(x);
+		free(y);
+		free(sc1);
+		free(sc2);
+		free(ra);
+		free(rb);
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
+/* A ref's radius adds to the stored one. */
+START_TEST(test_ref_radius_adds)
+{
+	server_start();
+	char id[72];
+	ck_assert_int_eq(upload("{\"vertices\": [[0, 0, 0]], \"radius\": 1}", id), 201);
+	char q[512];
+	sprintf(q, "{\"a\": {\"ref\": \"%s\", \"radius\": 0.5}, \"b\": {\"vertices\": [[5, 0, 0]]}}",
+	        id);
+	int st;
+	char *x = post("/v1/query", q, &st);
+	ck_assert_int_eq(st, 200);
+	json_t *r = json_loads(x, 0, NULL);
+	ck_near(json_number_value(json_object_get(r, "distance")), 3.5, 1e-12);
+	json_decref(r);
+	free(x);
+}
+END_TEST
+
+static void *upload_many(void *arg)
+{
+	const char *shape = arg;
+	intptr_t created = 0;
+	for (int i = 0; i < 10; i++) {
+		char id[72];
+		int st = upload(shape, id);
+		ck_assert(st == 200 || st == 201);
+		created += st == 201;
+	}
+	return (void *)created;
+}
+
+START_TEST(test_concurrent_uploads)
+{
+	server_start();
+	char *shape = random_shape(77, 3, 0, 0);
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, upload_many, shape);
+	intptr_t created = 0;
+	for (int i = 0; i < 4; i++) {
+		void *n;
+		pthread_join(t[i], &n);
+		created += (intptr_t)n;
+	}
+	ck_assert_int_eq(created, 1);
+	ck_assert_int_eq(metric("clashd_shape_store_entries"), 1);
+	free(shape);
+}
+END_TEST
+
+/* Queries by ref while uploads push shapes out of a tiny store: each
+ * answer is the inline one or an unknown-shape problem, never another. */
+typedef struct evict_job {
+	unsigned seed;
+	int answered, missing;
+} evict_job;
+
+static void *query_while_evicting(void *arg)
+{
+	evict_job *j = arg;
+	for (int i = 0; i < 30; i++) {
+		unsigned s = j->seed + (unsigned)i;
+		char *a = random_shape(s, 3, 0, 0), *b = random_shape(s + 7777, 3, 1, 0);
+		char ida[72], idb[72];
+		upload(a, ida);
+		upload(b, idb);
+		char *ra = ref_text(ida), *rb = ref_text(idb);
+		char *qi = query_text(a, b, "gjk", "{\"translation\": [1, 0, 0]}");
+		char *qr = query_text(ra, rb, "gjk", "{\"translation\": [1, 0, 0]}");
+		int s1, s2;
+		char *x = post("/v1/query", qi, &s1), *y = post("/v1/query", qr, &s2);
+		ck_assert_int_eq(s1, 200);
+		if (s2 == 200) {
+			ck_assert_str_eq(x, y);
+			j->answered++;
+		} else {
+			ck_assert_int_eq(s2, 422);
+			ck_assert_ptr_nonnull(strstr(y, "unknown-shape"));
+			j->missing++;
+		}
+		free(x);
+		free(y);
+		free(qi);
+		free(qr);
+		free(ra);
+		free(rb);
+		free(a);
+		free(b);
+	}
+	return NULL;
+}
+
+START_TEST(test_eviction_under_load)
+{
+	server_start_with((const char *const[]){"--shape-store", "48K", NULL}, NULL);
+	pthread_t t[3];
+	evict_job jobs[3] = {{100, 0, 0}, {2000, 0, 0}, {30000, 0, 0}};
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, query_while_evicting, &jobs[i]);
+	int answered = 0;
+	for (int i = 0; i < 3; i++) {
+		pthread_join(t[i], NULL);
+		answered += jobs[i].answered;
+	}
+	ck_assert_int_gt(answered, 0);
+	ck_assert_int_gt(metric("clashd_shape_store_evictions_total"), 0);
+	ck_assert_int_le(metric("clashd_shape_store_bytes"), 48 * 1024);
+	assert_still_serving();
+}
+END_TEST
+
+static json_t *unknown_problem(const char *path, const char *body, const char *pointer)
+{
+	hresp r;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
+	ck_assert_msg(r.status == 422, "%d %s", r.status, r.body);
+	json_t *p = json_loads(r.body, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(p, "type")),
+	                 "urn:clashd:problem:unknown-shape");
+	if (pointer)
+		ck_assert_str_eq(json_string_value(json_object_get(p, "pointer")), pointer);
+	hresp_free(&r);
+	return p;
+}
+
+START_TEST(test_unknown_refs)
+{
+	server_start();
+	char held[72];
+	ck_assert_int_eq(upload("{\"vertices\": [[0, 0, 0], [1, 1, 1]]}", held), 201);
+	const char *x = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+	const char *y = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
+	char q[1024];
+	sprintf(q, "{\"a\": {\"ref\": \"%s\"}, \"b\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": "
+	           "\"%s\"}, {\"ref\": \"%s\"}]}}", held, x, y, x);
+	json_t *p = unknown_problem("/v1/query", q, "/b/parts/0/ref");
+	json_t *missing = json_object_get(p, "missing");
+	ck_assert_int_eq(json_array_size(missing), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(missing, 0)), x);
+	ck_assert_str_eq(json_string_value(json_array_get(missing, 1)), y);
+	json_decref(p);
+
+	sprintf(q, "{\"objects\": [{\"id\": \"1\", \"shape\": {\"ref\": \"%s\"}}, {\"id\": \"2\", "
+	           "\"shape\": {\"ref\": \"%s\"}}, {\"id\": \"3\", \"shape\": {\"ref\": \"%s\"}}]}",
+	        y, held, x);
+	p = unknown_problem("/v1/scene", q, "/objects/0/shape/ref");
+	ck_assert_int_eq(json_array_size(json_object_get(p, "missing")), 2);
+	json_decref(p);
+
+	sprintf(q, "{\"inner\": {\"ref\": \"%s\"}, \"outer\": {\"ref\": \"%s\"}}", held, y);
+	p = unknown_problem("/v1/contains", q, "/outer/ref");
+	ck_assert_int_eq(json_array_size(json_object_get(p, "missing")), 1);
+	json_decref(p);
+
+	/* A batch: each item for itself. */
+	sprintf(q, "{\"queries\": [{\"a\": {\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}, {\"a\": "
+	           "{\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}]}", held, held, held, y);
+	int st;
+	char *body = post("/v1/batch", q, &st);
+	ck_assert_int_eq(st, 200);
+	json_t *root = json_loads(body, 0, NULL);
+	json_t *res = json_object_get(root, "results");
+	ck_assert_ptr_nonnull(json_object_get(json_array_get(res, 0), "distance"));
+	json_t *item = json_array_get(res, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(item, "type")),
+	                 "urn:clashd:problem:unknown-shape");
+	ck_assert_str_eq(json_string_value(json_object_get(item, "pointer")), "/queries/1/b/ref");
+	ck_assert_int_eq(json_array_size(json_object_get(item, "missing")), 1);
+	json_decref(root);
+	free(body);
+	ck_assert_int_ge(metric("clashd_shape_store_misses_total"), 4);
+}
+END_TEST
+
+static void bad(const char *path, const char *body, int status, const char *pointer)
+{
+	hresp r;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
+	json_t *p = assert_problem(&r, status);
+	if (pointer)
+		ck_assert_msg(strcmp(json_string_value(json_object_get(p, "pointer")), pointer) == 0,
+		              "%s: pointer %s, not %s", body,
+		              json_string_value(json_object_get(p, "pointer")), pointer);
+	json_decref(p);
+	hresp_free(&r);
+}
+
+START_TEST(test_bad_uploads)
+{
+	server_start_with((const char *const[]){"--max-vertices", "100", NULL}, NULL);
+	bad("/v1/shapes", "{\"vertices\": [[0, 0]", 400, NULL);
+	bad("/v1/shapes", "", 400, "");
+	bad("/v1/shapes", "[1, 2]", 422, "");
+	bad("/v1/shapes", "{\"vertices\": [[0, 0]], \"pose\": {\"angle\": 1}}", 422, "/pose");
+	bad("/v1/shapes", "{\"parts\": [{\"vertices\": [[0, 0]], \"pose_end\": {}}]}", 422,
+	    "/parts/0/pose_end");
+	bad("/v1/shapes", "{\"parts\": [{\"vertices\": [[0, 0]]}, {\"vertices\": [[0, 0, 0]]}]}",
+	    422, "/parts/1/vertices/0");
+	bad("/v1/shapes", "{\"ref\": \"sha256:00\"}", 422, "/ref");
+	bad("/v1/shapes", "{\"vertices\": [[0, 0]], \"radius\": -1}", 422, "/radius");
+	bad("/v1/shapes", "{\"vertices\": [[0, 0]], \"colour\": 1}", 422, "/colour");
+	char big[4096], *o = big;
+	o += sprintf(o, "{\"vertices\": [");
+	for (int i = 0; i < 101; i++)
+		o += sprintf(o, "%s[%d, 0]", i ? "," : "", i);
+	sprintf(o, "]}");
+	bad("/v1/shapes", big, 422, "/vertices");
+	/* Refs in queries. */
+	bad("/v1/query", "{\"a\": {\"ref\": 12}, \"b\": {\"vertices\": [[0]]}}", 422, "/a/ref");
+	bad("/v1/query", "{\"a\": {\"ref\": \"sha256:ABCD\"}, \"b\": {\"vertices\": [[0]]}}", 422,
+	    "/a/ref");
+	char id[72], q[512];
+	ck_assert_int_eq(upload("{\"vertices\": [[0, 0], [1, 0]]}", id), 201);
+	sprintf(q, "{\"a\": {\"vertices\": [[0, 0, 0]]}, \"b\": {\"ref\": \"%s\"}}", id);
+	bad("/v1/query", q, 422, "/b/ref");
+	sprintf(q, "{\"a\": {\"ref\": \"%s\", \"vertices\": [[0, 0]]}, \"b\": {\"ref\": \"%s\"}}",
+	        id, id);
+	bad("/v1/query", q, 422, "/a/ref");
+	ck_assert_int_eq(metric("clashd_shape_store_entries"), 1);
+}
+END_TEST
+
+START_TEST(test_get_head_delete)
+{
+	server_start();
+	char id[72], path[128];
+	const char *shape = "{\"vertices\": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}";
+	ck_assert_int_eq(upload(shape, id), 201);
+	snprintf(path, sizeof path, "/v1/shapes/%s", id);
+	hresp r;
+	http_do("GET", path, NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	json_t *s = json_loads(r.body, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(s, "id")), id);
+	ck_assert_int_eq(json_integer_value(json_object_get(s, "dim")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(s, "vertices")), 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(s, "parts")), 0);
+	ck_assert_int_gt(json_integer_value(json_object_get(s, "bytes")), 4 * 3 * 8);
+	json_decref(s);
+	hresp_free(&r);
+	hconn c;
+	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	ck_assert_int_eq(hconn_request(&c, "HEAD", path, NULL, NULL, 0), 0);
+	ck_assert_int_eq(hconn_read(&c, &r, 1), 0);
+	ck_assert_int_eq(r.status, 200);
+	hresp_free(&r);
+	hconn_close(&c);
+	http_do("DELETE", path, NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 204);
+	hresp_free(&r);
+	http_do("DELETE", path, NULL, NULL, 0, &r);
+	json_decref(assert_problem(&r, 404));
+	hresp_free(&r);
+	http_do("GET", path, NULL, NULL, 0, &r);
+	json_decref(assert_problem(&r, 404));
+	hresp_free(&r);
+	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	ck_assert_int_eq(hconn_request(&c, "HEAD", path, NULL, NULL, 0), 0);
+	ck_assert_int_eq(hconn_read(&c, &r, 1), 0);
+	ck_assert_int_eq(r.status, 404);
+	hresp_free(&r);
+	hconn_close(&c);
+	http_do("GET", "/v1/shapes/sha256:xyz", NULL, NULL, 0, &r);
+	json_decref(assert_problem(&r, 404));
+	hresp_free(&r);
+	http_do("PUT", path, NULL, NULL, 0, &r);
+	json_decref(assert_problem(&r, 405));
+	hresp_free(&r);
+	/* Uploaded again: created again. */
+	ck_assert_int_eq(upload(shape, id), 201);
+}
+END_TEST
+
+static Suite *store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_ids);
+	tcase_add_test(tc, test_ref_answers_equal_inline);
+	tcase_add_test(tc, test_ref_radius_adds);
+	tcase_add_test(tc, test_concurrent_uploads);
+	tcase_add_test(tc, test_eviction_under_load);
+	tcase_add_test(tc, test_unknown_refs);
+	tcase_add_test(tc, test_bad_uploads);
+	tcase_add_test(tc, test_get_head_delete);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(store_suite)
