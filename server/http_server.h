@@ -32,7 +32,7 @@
 /* The deadline sweep runs every quarter of the shortest timeout, within
  * these bounds, so a deadline is noticed at most that late. */
 #define HTTP_SWEEP_MIN_MS 25
-#define HTTP_SWEEP_MAX_MS 250
+#define HTTP_SWEEP_MAX_MS 100
 
 /* A request past --read-timeout in the middle of its body is answered 408
  * at its next bytes; if none come within this, its connection is closed. */
