@@ -82,7 +82,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench
 .DEFAULT_GOAL := all
 
@@ -101,7 +101,8 @@ run: deps
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
 		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM)
-	@$(MAKE) --no-print-directory check check-san fuzz-smoke deploy-check failover soak-short
+	@$(MAKE) --no-print-directory module-check check check-san fuzz-smoke deploy-check failover \
+		soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -269,6 +270,11 @@ DEPLOY_NPM = $(B)/npm-deploy/node_modules/kubernetes-models/package.json
 $(DEPLOY_NPM):
 	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
 		$(DEPLOY_NPM_PKGS)
+# No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
+# its .h is one module): tests/modules.cjs.
+module-check:
+	node tests/modules.cjs
+
 deploy-check: $(B)/clashd $(DEPLOY_NPM)
 	yamllint -s -c deploy/yamllint.yml deploy/k8s deploy/compose
 	HAPROXY_BIND=127.0.0.1:8080 HAPROXY_STATS=/tmp/haproxy-check.sock HAPROXY_DNS=127.0.0.1:53 \
