@@ -27,8 +27,17 @@ CC       ?= cc
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-# The core is plain C11; everything above it uses POSIX and GNU interfaces.
+# Each module sees only the headers below it: the core its own, proto the
+# core's and its own, the server and the CLI those and theirs; the tests
+# everything.  The core is plain C11; everything above it uses POSIX and
+# GNU interfaces.  -MMD -MP: each object's header dependencies, as the
+# compiler saw them (build/**/*.d), so a header change rebuilds exactly
+# the objects that include it.
+DEPFLAGS    = -MMD -MP
 CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
+PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto
+SERVER_CFLAGS = $(PROTO_CFLAGS) -Iserver
+CLI_CFLAGS    = $(PROTO_CFLAGS) -Icli
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 # gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
@@ -73,7 +82,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench
 .DEFAULT_GOAL := all
 
@@ -92,7 +101,8 @@ run: deps
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
 		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM)
-	@$(MAKE) --no-print-directory check check-san fuzz-smoke deploy-check failover soak-short
+	@$(MAKE) --no-print-directory module-check check check-san fuzz-smoke deploy-check failover \
+		soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -155,19 +165,42 @@ $(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
 # 70 KB), and the benchmark's batches start with caches other methods
 # have just used.
 $(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
-$(B)/obj/core/%.o: core/%.c $(wildcard core/*.h)
+$(B)/obj/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) -c $< -o $@
-$(B)/san/core/%.o: core/%.c $(wildcard core/*.h)
+	$(CC) $(CORE_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(B)/san/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) $(SAN) -c $< -o $@
+	$(CC) $(CORE_CFLAGS) $(SAN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/obj/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h cli/*.h tests/*.h)
+$(B)/obj/proto/%.o: proto/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) -c $< -o $@
-$(B)/san/%.o: %.c $(wildcard core/*.h proto/*.h server/*.h cli/*.h tests/*.h)
+	$(CC) $(PROTO_CFLAGS) $(shell pkg-config --cflags jansson nettle) $(DEPFLAGS) -c $< -o $@
+$(B)/san/proto/%.o: proto/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) -c $< -o $@
+	$(CC) $(PROTO_CFLAGS) $(SAN) $(shell pkg-config --cflags jansson nettle) $(DEPFLAGS) \
+		-c $< -o $@
+
+$(B)/obj/server/%.o: server/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SERVER_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
+$(B)/san/server/%.o: server/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SERVER_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) \
+		-c $< -o $@
+
+$(B)/obj/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) $(shell pkg-config --cflags jansson) $(DEPFLAGS) -c $< -o $@
+
+# Tests, benchmarks and the load programs: every module's headers.
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
+$(B)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 $(B)/libclash.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
@@ -237,6 +270,11 @@ DEPLOY_NPM = $(B)/npm-deploy/node_modules/kubernetes-models/package.json
 $(DEPLOY_NPM):
 	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
 		$(DEPLOY_NPM_PKGS)
+# No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
+# its .h is one module): tests/modules.cjs.
+module-check:
+	node tests/modules.cjs
+
 deploy-check: $(B)/clashd $(DEPLOY_NPM)
 	yamllint -s -c deploy/yamllint.yml deploy/k8s deploy/compose
 	HAPROXY_BIND=127.0.0.1:8080 HAPROXY_STATS=/tmp/haproxy-check.sock HAPROXY_DNS=127.0.0.1:53 \

@@ -17,24 +17,8 @@
 
 #include <stddef.h>
 
+#include "scan3_copy.h"
 #include "support.h"
-
-/* Shapes of at most this many vertices get the copy. */
-#define SCAN3_MAX 128
-
-typedef struct scan3 {
-	int state; /* enum scan3_state; the caller's to keep */
-	double x[SCAN3_MAX], y[SCAN3_MAX], z[SCAN3_MAX];
-} scan3;
-
-enum scan3_state {
-	SCAN3_NONE = 0,     /* no copy: the caller scans the vertex array */
-	SCAN3_WANT_RAW,     /* the next scan makes the copy (of v_i) */
-	SCAN3_WANT_REL,     /* the next scan makes the copy (of v_i - v_0) */
-	SCAN3_RAW,          /* a copy of the vertices v_i */
-	SCAN3_RAW_WANT_REL, /* that, to be turned into v_i - v_0 by the next scan */
-	SCAN3_REL           /* a copy of v_i - v_0 (what the relative scan scores) */
-};
 
 /* Whether f's scans can take a copy: 3-D, scanned (not climbed), at most
  * SCAN3_MAX vertices, and a processor with AVX (the scans use it; decided

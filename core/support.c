@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan3.h"
+#include "scan3_copy.h"
 #include "support.h"
 #include "vec.h"
 

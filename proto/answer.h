@@ -1,6 +1,6 @@
 /*
  * answer.h — one Query's text to its answer, the problem left unencoded
- * (proto.c).
+ * (reply.c).
  *
  * POST /v1/query encodes the problem as it is; a batch item (batch.c) first
  * places it in the batch body (pointer under /queries/N, parser position

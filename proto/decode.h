@@ -1,6 +1,6 @@
 /*
  * decode.h — the small pieces every request decoder shares (query.c,
- * contains.c, scene.c, batch.c, proto.c): a 422 at a JSON Pointer, the name
+ * contains.c, scene.c, batch.c, reply.c): a 422 at a JSON Pointer, the name
  * of a JSON value's kind for messages, the unknown-member check, the blank
  * body test.
  */

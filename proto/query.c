@@ -24,7 +24,7 @@
  * JSON_DECODE_INT_AS_REAL, so a browser's 1 for 1.0 is fine); indices and
  * counts are therefore checked to be integral here.  jansson never yields a
  * non-finite number, and numbers it cannot hold never reach this file (they
- * are caught at parse time, see proto.c).
+ * are caught at parse time, see reply.c).
  */
 #include <math.h>
 #include <stdarg.h>

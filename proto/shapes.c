@@ -51,8 +51,10 @@ static int put(const json_t *root, const vertex_table *vt, proto_store *store,
 	clash_shape s;
 	int r = proto_shape_decode_in(root, NULL, &owner, &doc, &s, NULL, NULL, p);
 	stored_shape *st = NULL;
-	if (r == 0 && proto_stored_shape_build(&s, &owner, &st) != 0)
+	if (r == 0 && proto_stored_shape_build(&s, &owner.owned, &owner.nowned, &st) != 0)
 		r = -1;
+	if (!owner.owned) /* passed to the stored shape */
+		owner.owned_cap = 0;
 	proto_query_release(&owner);
 	if (r)
 		return r;

@@ -75,16 +75,17 @@ static int walk(stored_shape *st, clash_shape *s, int depth)
 	return s->dim == 3 && s->count >= PREPARE_MIN ? prepare(st, s) : 0;
 }
 
-int proto_stored_shape_build(const clash_shape *s, proto_query *owner, stored_shape **out)
+int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
+                             stored_shape **out)
 {
 	stored_shape *st = calloc(1, sizeof *st);
 	if (!st)
 		return -1;
 	st->shape = *s;
-	st->blocks = owner->owned;
-	st->nblocks = owner->nowned;
-	owner->owned = NULL;
-	owner->nowned = owner->owned_cap = 0;
+	st->blocks = *blocks;
+	st->nblocks = *nblocks;
+	*blocks = NULL;
+	*nblocks = 0;
 	proto_shape_id(&st->shape, st->id);
 	st->bytes = sizeof *st;
 	if (walk(st, &st->shape, 0) != 0) {

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "clash.h"
-#include "query.h"
 #include "shape_id.h"
 
 typedef struct stored_shape {
@@ -27,11 +26,13 @@ typedef struct stored_shape {
 	size_t nblocks;
 } stored_shape;
 
-/* Take shape `s`, decoded into `owner` (proto_shape_decode_in without a
- * pose), with every block owner holds: its id computed, its 3-D convex
- * parts prepared.  owner is left empty.  Returns 0 with *out, or -1 when
- * memory ran out (owner still releasable). */
-int proto_stored_shape_build(const clash_shape *s, proto_query *owner, stored_shape **out);
+/* Take shape `s` (decoded by proto_shape_decode_in without a pose) with
+ * the *nblocks malloc'd blocks *blocks that its arrays live in (the decoding
+ * owner's): its id computed, its 3-D convex parts prepared.  The blocks
+ * pass to the stored shape: *blocks and *nblocks are left empty.  Returns 0
+ * with *out, or -1 when memory ran out (the blocks still the caller's). */
+int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
+                             stored_shape **out);
 
 /* Free a stored shape (the store's free function: a void *). */
 void proto_stored_shape_free(void *stored);

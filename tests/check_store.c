@@ -411,9 +411,17 @@ static void *query_while_evicting(void *arg)
 	for (int i = 0; i < 30; i++) {
 		unsigned s = j->seed + (unsigned)i;
 		char *a = random_shape(s, 3, 0, 0), *b = random_shape(s + 7777, 3, 1, 0);
+		/* A shape larger than the whole store is refused (413): its id
+		 * is then not the server's to hold, and the iteration is moot. */
 		char ida[72], idb[72];
-		upload(a, ida);
-		upload(b, idb);
+		int ua = upload(a, ida), ub = upload(b, idb);
+		if ((ua != 200 && ua != 201) || (ub != 200 && ub != 201)) {
+			ck_assert_msg(ua == 413 || ub == 413, "uploads answered %d and %d", ua, ub);
+			free(a);
+			free(b);
+			j->missing++;
+			continue;
+		}
 		char *ra = ref_text(ida), *rb = ref_text(idb);
 		char *qi = query_text(a, b, "gjk", "{\"translation\": [1, 0, 0]}");
 		char *qr = query_text(ra, rb, "gjk", "{\"translation\": [1, 0, 0]}");

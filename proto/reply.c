@@ -1,5 +1,6 @@
 /*
- * proto.c — one Query in, one reply out: parse, decode, run, encode.
+ * reply.c — one Query in, one reply out: parse, decode, run, encode
+ * (proto.h's proto_query_reply and its kin).
  *
  * Parsing is strict JSON (RFC 8259) with jansson: duplicate member names and
  * anything after the top-level value are errors, any value may be the top

@@ -1,0 +1,59 @@
+// modules.cjs — the include graph of core/, proto/, server/ and cli/ has no
+// cycle (issue #17): a .c and its .h are one module, a header without a .c
+// a module of its own, and module A depends on B when a file of A includes
+// B's header.  Prints the modules and their dependencies' count; on a cycle,
+// the cycle's modules, and exits 1.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const root = path.resolve(__dirname, '..');
+const dirs = ['core', 'proto', 'server', 'cli'];
+const modules = new Map(); // "proto/query" -> [files]
+for (const d of dirs)
+	for (const f of fs.readdirSync(path.join(root, d)))
+		if (/\.[ch]$/.test(f)) {
+			const m = `${d}/${f.slice(0, -2)}`;
+			if (!modules.has(m)) modules.set(m, []);
+			modules.get(m).push(path.join(root, d, f));
+		}
+
+// A quoted include resolves in the including file's directory first, then
+// in the others (the -I order of the Makefile).
+const deps = new Map();
+for (const [m, files] of modules) {
+	const dir = m.split('/')[0];
+	const out = new Set();
+	for (const file of files)
+		for (const [, inc] of fs.readFileSync(file, 'utf8').matchAll(/#include "([^"]+)\.h"/g)) {
+			const target = [dir, ...dirs].map((d) => `${d}/${inc}`).find((c) => modules.has(c));
+			if (target && target !== m) out.add(target);
+		}
+	deps.set(m, out);
+}
+
+// Tarjan's strongly connected components: any of more than one module is
+// a cycle.
+let index = 0;
+const idx = new Map(), low = new Map(), stack = [], on = new Set(), cycles = [];
+function visit(v) {
+	idx.set(v, index); low.set(v, index); index++;
+	stack.push(v); on.add(v);
+	for (const w of deps.get(v)) {
+		if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
+		else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+	}
+	if (low.get(v) === idx.get(v)) {
+		const comp = [];
+		let w;
+		do { w = stack.pop(); on.delete(w); comp.push(w); } while (w !== v);
+		if (comp.length > 1) cycles.push(comp.sort());
+	}
+}
+for (const v of deps.keys()) if (!idx.has(v)) visit(v);
+
+let edges = 0;
+for (const s of deps.values()) edges += s.size;
+console.log(`modules: ${modules.size} modules, ${edges} dependencies, ${cycles.length} cycles`);
+for (const c of cycles) console.log(`modules: cycle of ${c.length}: ${c.join(' ')}`);
+process.exit(cycles.length ? 1 : 0);
