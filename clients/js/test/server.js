@@ -9,7 +9,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const CLASHD = process.env.CLASHD ?? path.resolve(here, '../../../build/clashd');
 
 export async function startClashd(args = []) {
-  const proc = spawn(CLASHD, ['--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A short drain: fetch keeps idle connections open, and a SIGTERM with
+  // one open took about 2 s to exit.
+  const proc = spawn(CLASHD, ['--listen', '127.0.0.1:0', '--drain-timeout', '200ms', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
   const lines = createInterface({ input: proc.stdout });
