@@ -6,6 +6,7 @@
 #                 OpenAPI validator (npm, under build/), build, run every Check
 #                 suite, then again under ASan+UBSan (the server suites then
 #                 against build/clashd-san, failing on any sanitizer report);
+#                 the JavaScript client's tests (js-test, clients/js);
 #                 then a short run of each fuzz target, the deploy files'
 #                 checks, the failover test and a short soak
 #   make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)
@@ -83,7 +84,8 @@ CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check \
-        fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench
+        fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench \
+        js-test
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -100,9 +102,9 @@ run: deps
 
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
-		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM)
-	@$(MAKE) --no-print-directory module-check check check-san fuzz-smoke deploy-check failover \
-		soak-short
+		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM) $(JS_DEPS)
+	@$(MAKE) --no-print-directory module-check check js-test check-san fuzz-smoke deploy-check \
+		failover soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -236,6 +238,23 @@ $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 
 $(B)/clashd-san: $(SERVER_SOBJ) $(OPENAPI_OBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
+
+# ---- the JavaScript client (clients/js, docs/client.md) ----
+# npm ci from its package-lock.json into clients/js/node_modules (not in
+# git); the types are generated from proto/openapi.yaml by openapi-typescript
+# (default options) into clients/js/gen/ (not in git) and a strict
+# TypeScript user of the client is type-checked; then node's test runner
+# runs the tests, which start $(B)/clashd themselves.
+JS = clients/js
+JS_DEPS = $(JS)/node_modules/.package-lock.json
+JS_GEN = $(JS)/gen/openapi.d.ts
+$(JS_DEPS): $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
+$(JS_GEN): proto/openapi.yaml $(JS_DEPS)
+	cd $(JS) && ./node_modules/.bin/openapi-typescript ../../proto/openapi.yaml -o gen/openapi.d.ts
+js-test: $(B)/clashd $(JS_GEN)
+	cd $(JS) && ./node_modules/.bin/tsc -p tsconfig.json && echo "js-test: tsc --strict --noEmit: no error"
+	cd $(JS) && CLASHD=$(abspath $(B)/clashd) node --test test/*.test.js
 
 # ---- failover and soak (tests/load/) ----
 # Programs, not Check suites: each runs for a while, prints its numbers and

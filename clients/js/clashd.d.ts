@@ -1,0 +1,87 @@
+// Types of clashd.js.  The request and answer types are generated from
+// proto/openapi.yaml by openapi-typescript into gen/openapi.d.ts
+// (npm run gen; make js-test does it).
+import type { components } from './gen/openapi.js';
+
+type Schemas = components['schemas'];
+export type Shape = Schemas['Shape'];
+export type StoredShape = Schemas['StoredShape'];
+export type ShapeId = Schemas['ShapeId'];
+export type ShapeSummary = Schemas['ShapeSummary'];
+export type Pose = Schemas['Pose'];
+export type Query = Schemas['Query'];
+export type Result = Schemas['Result'];
+export type BatchQuery = Schemas['BatchQuery'];
+export type BatchResult = Schemas['BatchResult'];
+export type Scene = Schemas['Scene'];
+export type SceneResult = Schemas['SceneResult'];
+export type ContainsQuery = Schemas['ContainsQuery'];
+export type ContainsResult = Schemas['ContainsResult'];
+export type Problem = Schemas['Problem'];
+export type Health = Schemas['Health'];
+
+/** A shape named by its id, with its own placement. */
+export interface ShapeRef {
+  ref: ShapeId;
+  pose?: Pose;
+  pose_end?: Pose;
+  radius?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ClashdOptions {
+  /** Bearer token (clashd --auth-token-file). */
+  token?: string;
+  /** The fetch to use (default globalThis.fetch). */
+  fetch?: typeof fetch;
+  /** Retries of a 503 or 429 answer, each after its Retry-After (default 3). */
+  maxRetries?: number;
+  /** Longest wait for one Retry-After, in ms (default 30000). */
+  maxRetryWait?: number;
+}
+
+export class ClashdProblem extends Error {
+  readonly name: 'ClashdProblem';
+  readonly status: number;
+  /** urn:clashd:problem:..., or about:blank for an answer without a problem body. */
+  readonly type: Problem['type'] | 'about:blank';
+  readonly title?: string;
+  readonly detail?: string;
+  /** RFC 6901 pointer of the offending value in the request body. */
+  readonly pointer?: string;
+  /** unknown-shape: the ids the server lacks. */
+  readonly missing?: ShapeId[];
+  /** Seconds, from a Retry-After header. */
+  readonly retryAfter?: number;
+  readonly body: unknown;
+}
+
+/** A flat position array ([x0, y0, z0, x1, ...]) as `{vertices}`. */
+export function fromPositions(positions: ArrayLike<number>, dim?: number): { vertices: number[][] };
+/** The canonical encoding whose SHA-256 is a shape's id. */
+export function canonicalBytes(shape: StoredShape | Shape): Uint8Array;
+/** A shape's id, computed locally (Web Crypto SHA-256). */
+export function shapeId(shape: StoredShape | Shape): Promise<ShapeId>;
+
+export class Clashd {
+  constructor(baseUrl: string | URL, options?: ClashdOptions | string);
+  readonly baseUrl: string;
+  /** id -> geometry of the shapes this client made refs for or uploaded. */
+  readonly shapes: Map<ShapeId, StoredShape>;
+  shapeId(shape: Shape): Promise<ShapeId>;
+  ref(shape: Shape, placement?: { pose?: Pose; pose_end?: Pose; radius?: number }): Promise<ShapeRef>;
+  upload(shape: Shape, options?: CallOptions): Promise<ShapeSummary>;
+  getShape(id: ShapeId, options?: CallOptions): Promise<ShapeSummary>;
+  hasShape(id: ShapeId, options?: CallOptions): Promise<boolean>;
+  deleteShape(id: ShapeId, options?: CallOptions): Promise<void>;
+  query(query: Query, options?: CallOptions): Promise<Result>;
+  batch(queries: Query[] | BatchQuery, options?: CallOptions): Promise<BatchResult>;
+  scene(scene: Scene, options?: CallOptions): Promise<SceneResult>;
+  contains(query: ContainsQuery, options?: CallOptions): Promise<ContainsResult>;
+  health(which?: 'livez' | 'readyz', options?: CallOptions): Promise<Health & { ok: boolean }>;
+  openapi(options?: CallOptions): Promise<Record<string, unknown>>;
+}
+export default Clashd;

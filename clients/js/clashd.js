@@ -1,0 +1,286 @@
+// A client for clashd (proto/openapi.yaml): fetch and Web Crypto only, so the
+// same module runs in browsers and in node >= 20.  docs/client.md describes it.
+
+const PROBLEM_PREFIX = 'urn:clashd:problem:';
+const UNKNOWN_SHAPE = PROBLEM_PREFIX + 'unknown-shape';
+
+/** An RFC 9457 problem answered by clashd, as an Error. */
+export class ClashdProblem extends Error {
+  constructor(status, body, response) {
+    const b = body && typeof body === 'object' ? body : {};
+    const type = typeof b.type === 'string' ? b.type : 'about:blank';
+    const detail = typeof b.detail === 'string' ? b.detail : undefined;
+    super(`clashd ${status} ${type.startsWith(PROBLEM_PREFIX) ? type.slice(PROBLEM_PREFIX.length) : type}` +
+      (detail ? `: ${detail}` : '') + (b.pointer !== undefined ? ` (at ${JSON.stringify(b.pointer)})` : ''));
+    this.name = 'ClashdProblem';
+    this.status = status;
+    this.type = type;
+    this.title = typeof b.title === 'string' ? b.title : undefined;
+    this.detail = detail;
+    this.pointer = typeof b.pointer === 'string' ? b.pointer : undefined;
+    this.missing = Array.isArray(b.missing) ? b.missing : undefined;
+    this.retryAfter = undefined;
+    if (response) {
+      const ra = response.headers.get('Retry-After');
+      if (ra !== null && /^\d+$/.test(ra.trim())) this.retryAfter = Number(ra.trim());
+    }
+    this.body = body;
+  }
+}
+
+/**
+ * A three.js-style flat position array ([x0, y0, z0, x1, ...], e.g. a
+ * BufferAttribute's `array`) as a Shape: `{vertices: [[x0, y0, z0], ...]}`.
+ */
+export function fromPositions(positions, dim = 3) {
+  if (!Number.isInteger(dim) || dim < 1 || dim > 8) throw new RangeError('dim must be an integer from 1 to 8');
+  const n = positions.length;
+  if (n === 0 || n % dim !== 0) throw new RangeError(`positions has ${n} numbers, not a positive multiple of ${dim}`);
+  const vertices = new Array(n / dim);
+  for (let i = 0, k = 0; i < n; i += dim, k++) {
+    const p = new Array(dim);
+    for (let j = 0; j < dim; j++) p[j] = Number(positions[i + j]);
+    vertices[k] = p;
+  }
+  return { vertices };
+}
+
+function shapeDim(s, where) {
+  if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
+  if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
+  if (Array.isArray(s.vertices) && s.vertices.length > 0) return s.vertices[0].length;
+  if (Array.isArray(s.parts) && s.parts.length > 0) return shapeDim(s.parts[0], `${where}/parts/0`);
+  throw new TypeError(`${where}: a shape needs vertices or parts`);
+}
+
+function countBytes(s) {
+  if (Array.isArray(s.vertices)) return 1 + 8 + s.vertices.length * s.vertices[0].length * 8 + 8;
+  let b = 1 + 8 + 8;
+  for (const p of s.parts) b += countBytes(p);
+  return b;
+}
+
+const MAGIC = 'clashd-shape-v1';
+
+/**
+ * The canonical encoding of a shape's geometry (ShapeId in
+ * proto/openapi.yaml): "clashd-shape-v1", dim, node(shape), every integer
+ * and double little-endian, -0 as +0, an absent radius as 0.
+ */
+export function canonicalBytes(shape) {
+  const dim = shapeDim(shape, '');
+  const buf = new ArrayBuffer(MAGIC.length + 1 + countBytes(shape));
+  const u8 = new Uint8Array(buf);
+  const dv = new DataView(buf);
+  let o = 0;
+  for (let i = 0; i < MAGIC.length; i++) u8[o++] = MAGIC.charCodeAt(i);
+  u8[o++] = dim;
+  const f64 = (x, where) => {
+    const v = Number(x);
+    if (!Number.isFinite(v)) throw new TypeError(`${where}: not a finite number`);
+    dv.setFloat64(o, v + 0, true); // + 0 turns -0 into +0
+    o += 8;
+  };
+  const node = (s, where) => {
+    if (Array.isArray(s.vertices)) {
+      u8[o++] = 1;
+      dv.setBigUint64(o, BigInt(s.vertices.length), true);
+      o += 8;
+      s.vertices.forEach((p, i) => {
+        if (!p || p.length !== dim) throw new TypeError(`${where}/vertices/${i}: not a point of dimension ${dim}`);
+        for (let j = 0; j < dim; j++) f64(p[j], `${where}/vertices/${i}/${j}`);
+      });
+    } else if (Array.isArray(s.parts) && s.parts.length > 0) {
+      u8[o++] = 2;
+      dv.setBigUint64(o, BigInt(s.parts.length), true);
+      o += 8;
+      s.parts.forEach((p, i) => node(p, `${where}/parts/${i}`));
+    } else {
+      throw new TypeError(`${where}: a shape needs vertices or parts`);
+    }
+    f64(s.radius ?? 0, `${where}/radius`);
+  };
+  node(shape, '');
+  return u8;
+}
+
+function webCrypto() {
+  const c = globalThis.crypto;
+  if (!c || !c.subtle) throw new Error('Web Crypto (crypto.subtle) is not available: a browser needs a secure context (https or localhost)');
+  return c.subtle;
+}
+
+/** The id clashd gives this geometry: "sha256:" and 64 hex digits. */
+export async function shapeId(shape) {
+  const digest = await webCrypto().digest('SHA-256', canonicalBytes(shape));
+  let hex = '';
+  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, '0');
+  return 'sha256:' + hex;
+}
+
+/** The geometry of a shape (what POST /v1/shapes takes) and its placement. */
+function splitShape(shape) {
+  const { pose, pose_end, ...geometry } = shape;
+  const placement = {};
+  if (pose !== undefined) placement.pose = pose;
+  if (pose_end !== undefined) placement.pose_end = pose_end;
+  return { geometry, placement };
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal.reason); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export class Clashd {
+  /**
+   * @param {string} baseUrl e.g. "http://127.0.0.1:8080"
+   * @param {object} [options] token (bearer), fetch, maxRetries (503/429,
+   *   default 3), maxRetryWait (ms per wait, default 30000)
+   */
+  constructor(baseUrl, options = {}) {
+    if (typeof options === 'string') options = { token: options };
+    this.baseUrl = String(baseUrl).replace(/\/+$/, '');
+    this.token = options.token;
+    this.fetch = options.fetch ?? ((...a) => globalThis.fetch(...a));
+    this.maxRetries = options.maxRetries ?? 3;
+    this.maxRetryWait = options.maxRetryWait ?? 30000;
+    /** id -> geometry of every shape this client made a ref for or uploaded */
+    this.shapes = new Map();
+  }
+
+  /** The id of a shape's geometry, computed here (Web Crypto). */
+  shapeId(shape) {
+    return shapeId(splitShape(shape).geometry);
+  }
+
+  /**
+   * `{ref: id}` (with the shape's pose and pose_end, if any) for a shape,
+   * remembering its geometry so that a server lacking it gets it uploaded.
+   */
+  async ref(shape, placement = {}) {
+    const { geometry, placement: own } = splitShape(shape);
+    const id = await shapeId(geometry);
+    this.shapes.set(id, geometry);
+    return { ref: id, ...own, ...placement };
+  }
+
+  /** POST /v1/shapes: store a shape's geometry; answers its ShapeSummary. */
+  async upload(shape, options = {}) {
+    const { geometry } = splitShape(shape);
+    const summary = await this.#request('POST', '/v1/shapes', geometry, options);
+    this.shapes.set(summary.id, geometry);
+    return summary;
+  }
+
+  /** GET /v1/shapes/{id}: the summary, or a ClashdProblem (404). */
+  getShape(id, options = {}) {
+    return this.#request('GET', '/v1/shapes/' + encodeURIComponent(id), undefined, options);
+  }
+
+  /** HEAD /v1/shapes/{id}: whether the server holds it. */
+  async hasShape(id, options = {}) {
+    const r = await this.#send('HEAD', '/v1/shapes/' + encodeURIComponent(id), undefined, options.signal);
+    if (r.status === 200) return true;
+    if (r.status === 404) return false;
+    throw new ClashdProblem(r.status, null, r);
+  }
+
+  /** DELETE /v1/shapes/{id}. */
+  async deleteShape(id, options = {}) {
+    await this.#request('DELETE', '/v1/shapes/' + encodeURIComponent(id), undefined, options);
+  }
+
+  /** POST /v1/query. */
+  query(query, options = {}) { return this.#request('POST', '/v1/query', query, options); }
+  /** POST /v1/contains. */
+  contains(query, options = {}) { return this.#request('POST', '/v1/contains', query, options); }
+  /** POST /v1/scene. */
+  scene(scene, options = {}) { return this.#request('POST', '/v1/scene', scene, options); }
+
+  /**
+   * POST /v1/batch: `queries` an array of Queries (or a BatchQuery).  Items
+   * answered unknown-shape are sent again, once, after uploading what they
+   * lack; other problem items stay in `results` as they are.
+   */
+  async batch(queries, options = {}) {
+    const body = Array.isArray(queries) ? { queries } : queries;
+    const answer = await this.#request('POST', '/v1/batch', body, options);
+    const again = [];
+    const missing = new Set();
+    answer.results.forEach((r, i) => {
+      if (r && r.type === UNKNOWN_SHAPE && Array.isArray(r.missing) && r.missing.every((id) => this.shapes.has(id))) {
+        again.push(i);
+        r.missing.forEach((id) => missing.add(id));
+      }
+    });
+    if (again.length === 0) return answer;
+    await this.#uploadIds([...missing], options.signal);
+    const retry = await this.#request('POST', '/v1/batch', { queries: again.map((i) => body.queries[i]) },
+      { ...options, uploadMissing: false });
+    again.forEach((i, k) => {
+      const r = retry.results[k];
+      if (r && typeof r.pointer === 'string' && r.pointer.startsWith(`/queries/${k}`))
+        r.pointer = `/queries/${i}` + r.pointer.slice(`/queries/${k}`.length);
+      answer.results[i] = r;
+    });
+    return answer;
+  }
+
+  /** GET /livez, /readyz: the Health body (status code aside). */
+  async health(which = 'readyz', options = {}) {
+    const r = await this.#send('GET', '/' + which, undefined, options.signal);
+    return { ok: r.ok, status: r.status, ...(await r.json()) };
+  }
+
+  /** GET /v1/openapi.json. */
+  openapi(options = {}) { return this.#request('GET', '/v1/openapi.json', undefined, options); }
+
+  async #uploadIds(ids, signal) {
+    await Promise.all(ids.map((id) => this.upload(this.shapes.get(id), { signal })));
+  }
+
+  #send(method, path, body, signal) {
+    const headers = { Accept: 'application/json, application/problem+json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (this.token) headers.Authorization = 'Bearer ' + this.token;
+    return this.fetch(this.baseUrl + path, {
+      method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  }
+
+  async #request(method, path, body, options) {
+    const signal = options.signal;
+    let uploadMissing = options.uploadMissing ?? true;
+    let retries = 0;
+    for (;;) {
+      const r = await this.#send(method, path, body, signal);
+      if (r.ok) {
+        if (r.status === 204 || method === 'HEAD') return undefined;
+        return r.json();
+      }
+      let problem = null;
+      const text = await r.text();
+      try { problem = JSON.parse(text); } catch { problem = { detail: text || r.statusText }; }
+      const err = new ClashdProblem(r.status, problem, r);
+      if ((r.status === 503 || r.status === 429) && err.retryAfter !== undefined && retries < this.maxRetries) {
+        retries++;
+        await sleep(Math.min(err.retryAfter * 1000, this.maxRetryWait), signal);
+        continue;
+      }
+      if (err.type === UNKNOWN_SHAPE && uploadMissing && err.missing &&
+          err.missing.every((id) => this.shapes.has(id))) {
+        uploadMissing = false; // retry once
+        await this.#uploadIds(err.missing, signal);
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+export default Clashd;

@@ -1,0 +1,322 @@
+// The client against a live clashd: every endpoint, the problem types,
+// upload-on-miss, shape ids, Retry-After, abort and CORS.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { createHash } from 'node:crypto';
+import { Clashd, ClashdProblem, fromPositions, shapeId, canonicalBytes } from '../clashd.js';
+import { startClashd, recordingFetch } from './server.js';
+
+const ORIGIN = 'http://example.test';
+const cube = (s = 1, [x, y, z] = [0, 0, 0]) => ({
+  vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]
+    .map(([a, b, c]) => [x + s * a, y + s * b, z + s * c]),
+});
+
+let main; // defaults, plus CORS for example.test
+let small; // --max-body 1024, --max-queue 1: 413 and 503
+let authed; // --auth-token-file
+
+before(async () => {
+  const fs = await import('node:fs/promises');
+  const os = await import('node:os');
+  const dir = await fs.mkdtemp((await import('node:path')).join(os.tmpdir(), 'clashd-js-'));
+  await fs.writeFile(dir + '/token', 'sesame\n');
+  [main, small, authed] = await Promise.all([
+    startClashd(['--cors-origin', ORIGIN, '--threads', '1']),
+    startClashd(['--max-body', '1024', '--max-queue', '1', '--max-queue-per-client', '0', '--threads', '1']),
+    startClashd(['--auth-token-file', dir + '/token', '--threads', '1']),
+  ]);
+});
+after(async () => {
+  await Promise.all([main, small, authed].filter(Boolean).map((s) => s.stop()));
+});
+
+test('query: two cubes 2 apart', async () => {
+  const c = new Clashd(main.url);
+  const r = await c.query({ a: cube(), b: { ...cube(), pose: { translation: [3, 0, 0] } } });
+  assert.equal(r.intersecting, false);
+  assert.equal(r.distance, 2);
+  assert.deepEqual(r.near_points, { a: [1, 0, 0], b: [3, 0, 0] });
+  assert.equal(r.method, 'gjk');
+});
+
+test('batch: a Result and a Problem item', async () => {
+  const c = new Clashd(main.url);
+  const r = await c.batch([
+    { a: { vertices: [[0, 0], [1, 0], [0, 1]] }, b: { vertices: [[3, 0], [4, 0], [3, 1]] } },
+    { a: { vertices: [[0, 0]] }, b: { vertices: [[1, 1, 1]] } },
+  ]);
+  assert.equal(r.results.length, 2);
+  assert.equal(r.results[0].distance, 2);
+  assert.equal(r.results[1].type, 'urn:clashd:problem:invalid-query');
+  assert.equal(r.results[1].pointer, '/queries/1/b/vertices/0');
+});
+
+test('scene: a clash and a clearance', async () => {
+  const c = new Clashd(main.url);
+  const r = await c.scene({
+    objects: [
+      { id: 'floor', shape: cube(4, [0, 0, -1]) },
+      { id: 'crate', shape: cube(1, [0.5, 0.5, 2.5]) },
+      { id: 'lamp', shape: cube(1, [10, 10, 3.2]) },
+    ],
+    clearance: 0.5,
+  });
+  assert.equal(r.truncated, false);
+  assert.deepEqual(r.clashes.map((k) => [k.a, k.b, k.class]), [['floor', 'crate', 'clash']]);
+  assert.deepEqual(r.counts, { clash: 1, touch: 0, clearance: 0 });
+});
+
+test('contains: a small box in the unit cube, one corner out', async () => {
+  const c = new Clashd(main.url);
+  const inside = await c.contains({ inner: cube(0.5, [0.25, 0.25, 0.25]), outer: cube() });
+  assert.equal(inside.contained, true);
+  const out = await c.contains({ inner: cube(0.5, [0.25, 0.25, 0.6]), outer: cube() });
+  assert.equal(out.contained, false);
+  assert.equal(typeof out.outside_vertex, 'number');
+});
+
+test('shapes: upload, get, head, delete', async () => {
+  const c = new Clashd(main.url);
+  const s = { vertices: [[0, 0, 0], [2, 0, 0], [0, 2, 0], [0, 0, 2]], radius: 0.125 };
+  const first = await c.upload(s);
+  assert.equal(first.id, await shapeId(s));
+  assert.equal(first.dim, 3);
+  assert.equal(first.vertices, 4);
+  const again = await c.upload(s);
+  assert.equal(again.id, first.id);
+  assert.deepEqual(await c.getShape(first.id), first);
+  assert.equal(await c.hasShape(first.id), true);
+  await c.deleteShape(first.id);
+  assert.equal(await c.hasShape(first.id), false);
+  await assert.rejects(c.getShape(first.id), (e) => e instanceof ClashdProblem && e.status === 404 &&
+    e.type === 'urn:clashd:problem:not-found');
+  await assert.rejects(c.deleteShape(first.id), (e) => e.status === 404);
+});
+
+test('health, readiness and the contract', async () => {
+  const c = new Clashd(main.url);
+  assert.deepEqual(await c.health('livez'), { ok: true, status: 'ok' });
+  const ready = await c.health('readyz');
+  assert.equal(ready.ok, true);
+  const doc = await c.openapi();
+  assert.equal(doc.openapi, '3.1.0');
+  assert.ok(doc.paths['/v1/shapes']);
+});
+
+test('shapeId equals the server id: compounds, radius, 1 vs 1.0, -0, Float32Array', async () => {
+  const c = new Clashd(main.url);
+  const f32 = new Float32Array([0.1, 0.2, 0.3, 1.5, -2.25, 1e-7, 3, 4, 5]);
+  const shapes = [
+    { vertices: [[1, 2, 3]] },
+    { vertices: [[0, 0], [1, 0], [0, 1]], radius: 0.5 },
+    { vertices: [[-0, 0, 0], [1, 1, 1]] },
+    { vertices: [[1e-300, 1.7976931348623157e308]] },
+    { parts: [cube(), { vertices: [[5, 5, 5]], radius: 1 }] },
+    { parts: [{ parts: [cube(2), cube(1, [3, 0, 0])], radius: 0.25 }, cube(0.5)], radius: 0.1 },
+    fromPositions(f32),
+    fromPositions([0, 0, 1, 0, 0, 1, 1, 1], 2),
+  ];
+  for (const s of shapes) {
+    const local = await shapeId(s);
+    assert.match(local, /^sha256:[0-9a-f]{64}$/);
+    const summary = await c.upload(s);
+    assert.equal(local, summary.id, JSON.stringify(s));
+  }
+  // The same numbers written otherwise: 1 and 1.0 and 1e0 are one double,
+  // -0 is 0, an absent radius is 0.
+  const body = '{"vertices": [[1.0, 2e0, -0.0]], "radius": 0.0}';
+  const r = await fetch(main.url + '/v1/shapes', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  assert.equal((await r.json()).id, await shapeId({ vertices: [[1, 2, 0]] }));
+  // An independent digest of the same bytes (node's own SHA-256).
+  const bytes = canonicalBytes(shapes[4]);
+  assert.equal(await shapeId(shapes[4]), 'sha256:' + createHash('sha256').update(bytes).digest('hex'));
+  // A pose is not geometry: the client's id ignores it.
+  assert.equal(await c.shapeId({ ...cube(), pose: { translation: [1, 2, 3] } }), await shapeId(cube()));
+});
+
+test('fromPositions: flat arrays to points', () => {
+  assert.deepEqual(fromPositions(new Float32Array([1, 2, 3, 4, 5, 6])), { vertices: [[1, 2, 3], [4, 5, 6]] });
+  assert.deepEqual(fromPositions([1, 2, 3, 4], 2), { vertices: [[1, 2], [3, 4]] });
+  assert.throws(() => fromPositions([1, 2, 3, 4]), RangeError);
+  assert.throws(() => fromPositions([], 3), RangeError);
+  assert.throws(() => fromPositions([1], 9), RangeError);
+});
+
+test('upload on miss: one upload, one retry (query and batch)', async () => {
+  const f = recordingFetch();
+  const c = new Clashd(main.url, { fetch: f });
+  const part = { vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0.3, 0.3, 0.3]] };
+  const a = await c.ref(part, { pose: { translation: [0, 0, 0] } });
+  await c.upload(part);
+  await c.deleteShape(a.ref);
+  f.calls.length = 0;
+  const r = await c.query({ a, b: { vertices: [[3, 0, 0]] } });
+  assert.equal(r.distance, 2);
+  assert.deepEqual(f.calls.map((k) => `${k.method} ${k.path} ${k.status}`),
+    ['POST /v1/query 422', 'POST /v1/shapes 201', 'POST /v1/query 200']);
+  // The same for a batch: only the item that missed is sent again.
+  await c.deleteShape(a.ref);
+  f.calls.length = 0;
+  const b = await c.batch([
+    { a: cube(), b: { vertices: [[3, 0, 0]] } },
+    { a, b: { vertices: [[0, 0, 4]] } },
+  ]);
+  assert.equal(b.results[0].distance, 2);
+  assert.equal(b.results[1].distance, 3);
+  assert.deepEqual(f.calls.map((k) => `${k.method} ${k.path} ${k.status}`),
+    ['POST /v1/batch 200', 'POST /v1/shapes 201', 'POST /v1/batch 200']);
+  assert.equal(JSON.parse(f.calls[2].init.body).queries.length, 1);
+});
+
+test('unknown-shape for a ref the client has no geometry of', async () => {
+  const c = new Clashd(main.url);
+  const id = 'sha256:' + '0'.repeat(64);
+  await assert.rejects(c.query({ a: { ref: id }, b: cube() }), (e) => {
+    assert.ok(e instanceof ClashdProblem);
+    assert.equal(e.status, 422);
+    assert.equal(e.type, 'urn:clashd:problem:unknown-shape');
+    assert.equal(e.pointer, '/a/ref');
+    assert.deepEqual(e.missing, [id]);
+    return true;
+  });
+});
+
+test('problems: 400, 401, 413, 415, 422 as ClashdProblem', async () => {
+  const c = new Clashd(main.url);
+  // 400: nesting deeper than --max-depth (64)
+  let deep = [0];
+  for (let i = 0; i < 70; i++) deep = [deep];
+  await assert.rejects(c.query({ a: { vertices: deep }, b: cube() }), (e) =>
+    e instanceof ClashdProblem && e.status === 400 && e.type === 'urn:clashd:problem:malformed-json' &&
+    typeof e.pointer === 'string');
+  // 422 with its pointer
+  await assert.rejects(c.query({ a: cube(), b: { ...cube(), radius: -1 } }), (e) =>
+    e.status === 422 && e.type === 'urn:clashd:problem:invalid-query' && e.pointer === '/b/radius' &&
+    /radius/.test(e.detail) && e.title === 'Invalid query');
+  // 413: a body over --max-body
+  await assert.rejects(new Clashd(small.url).upload({ vertices: Array.from({ length: 200 }, (_, i) => [i, i, i]) }),
+    (e) => e.status === 413 && e.type === 'urn:clashd:problem:payload-too-large');
+  // 415: a fetch that declares another media type
+  const textPlain = (url, init) => fetch(url, { ...init, headers: { ...init.headers, 'Content-Type': 'text/plain' } });
+  await assert.rejects(new Clashd(main.url, { fetch: textPlain }).query({ a: cube(), b: cube() }), (e) =>
+    e.status === 415 && e.type === 'urn:clashd:problem:unsupported-media-type');
+  // 401 without the token, 200 with it
+  await assert.rejects(new Clashd(authed.url).query({ a: cube(), b: cube() }), (e) =>
+    e.status === 401 && e.type === 'urn:clashd:problem:unauthorized');
+  await assert.rejects(new Clashd(authed.url, { token: 'wrong' }).query({ a: cube(), b: cube() }), (e) => e.status === 401);
+  const ok = await new Clashd(authed.url, { token: 'sesame' }).query({ a: cube(), b: cube() });
+  assert.equal(ok.intersecting, true);
+});
+
+// Holds one of the server's query slots: a POST whose body has not all come.
+async function holdSlot(server) {
+  const sock = net.connect(server.port, server.host);
+  await new Promise((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject); });
+  const body = JSON.stringify({ a: { vertices: [[0, 0]] }, b: { vertices: [[1, 0]] } });
+  sock.write(`POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n` + body.slice(0, 5));
+  let answer = '';
+  sock.on('data', (d) => { answer += d; });
+  const done = new Promise((resolve) => sock.once('close', () => resolve(answer)));
+  // Wait until the server has admitted it: /readyz says overloaded.
+  for (let i = 0; i < 200; i++) {
+    const r = await fetch(server.url + '/readyz');
+    await r.body?.cancel();
+    if (r.status === 503) break;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  return { release() { sock.write(body.slice(5)); return done; } };
+}
+
+test('503 with Retry-After: waits, then succeeds', async () => {
+  const held = await holdSlot(small);
+  const f = recordingFetch();
+  const c = new Clashd(small.url, { fetch: f });
+  const t0 = performance.now();
+  setTimeout(() => held.release(), 200);
+  const r = await c.query({ a: { vertices: [[0, 0]] }, b: { vertices: [[3, 0]] } });
+  const ms = performance.now() - t0;
+  assert.equal(r.distance, 3);
+  assert.deepEqual(f.calls.map((k) => k.status), [503, 200]);
+  assert.equal(f.calls[0].response.headers.get('retry-after'), '1');
+  assert.ok(ms >= 950, `retried after ${ms} ms, before the Retry-After second`);
+});
+
+test('503 retries are bounded', async () => {
+  const held = await holdSlot(small);
+  const f = recordingFetch();
+  const c = new Clashd(small.url, { fetch: f, maxRetries: 1, maxRetryWait: 50 });
+  await assert.rejects(c.query({ a: { vertices: [[0, 0]] }, b: { vertices: [[3, 0]] } }), (e) =>
+    e.status === 503 && e.type === 'urn:clashd:problem:unavailable' && e.retryAfter === 1);
+  assert.deepEqual(f.calls.map((k) => k.status), [503, 503]);
+  const answer = await held.release();
+  assert.match(answer, /^HTTP\/1\.1 200/);
+});
+
+test('abort: before the call, and during a Retry-After wait', async () => {
+  const c = new Clashd(main.url);
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(c.query({ a: cube(), b: cube() }, { signal: ac.signal }), { name: 'AbortError' });
+
+  const held = await holdSlot(small);
+  const ac2 = new AbortController();
+  const t0 = performance.now();
+  setTimeout(() => ac2.abort(), 100);
+  await assert.rejects(new Clashd(small.url).query({ a: { vertices: [[0, 0]] }, b: { vertices: [[3, 0]] } },
+    { signal: ac2.signal }), { name: 'AbortError' });
+  assert.ok(performance.now() - t0 < 900, 'the abort did not wait for Retry-After');
+  await held.release();
+});
+
+test('abort: a request in flight', async () => {
+  // A server that takes the request and never answers: the fetch is in
+  // flight until the signal stops it.
+  const http = await import('node:http');
+  let seen;
+  const got = new Promise((resolve) => { seen = resolve; });
+  const silent = http.createServer((req) => { seen(req.url); });
+  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const ac = new AbortController();
+    const c = new Clashd(`http://127.0.0.1:${silent.address().port}`);
+    const pending = c.scene({ objects: [] }, { signal: ac.signal });
+    assert.equal(await got, '/v1/scene');
+    ac.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+  } finally {
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+  }
+});
+
+test('CORS: preflight and request from an allowed origin', async () => {
+  const pre = await fetch(main.url + '/v1/query', {
+    method: 'OPTIONS',
+    headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type, authorization' },
+  });
+  await pre.body?.cancel();
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get('access-control-allow-origin'), ORIGIN);
+  assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+  assert.match((pre.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /content-type/);
+
+  const f = recordingFetch((url, init) => fetch(url, { ...init, headers: { ...init.headers, Origin: ORIGIN } }));
+  const c = new Clashd(main.url, { fetch: f });
+  await c.query({ a: cube(), b: cube() });
+  assert.equal(f.calls[0].response.headers.get('access-control-allow-origin'), ORIGIN);
+  // A problem is readable from that origin too.
+  await assert.rejects(c.query({ a: cube() }), (e) => e.status === 422);
+  assert.equal(f.calls[1].response.headers.get('access-control-allow-origin'), ORIGIN);
+
+  // Another origin gets no Access-Control-Allow-Origin.
+  const other = await fetch(main.url + '/v1/query', {
+    method: 'POST', headers: { Origin: 'http://evil.test', 'Content-Type': 'application/json' },
+    body: JSON.stringify({ a: cube(), b: cube() }),
+  });
+  await other.body?.cancel();
+  assert.equal(other.headers.get('access-control-allow-origin'), null);
+});
