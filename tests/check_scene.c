@@ -164,17 +164,57 @@ static void world_free(world *w)
 	free(w->motions);
 }
 
-/* The class of a pair at rest with an explicit tolerance, by clash.h's
- * rule, from clash_gjk alone: the depth when GJK gives one, else its lower
- * bound, else whether b moved 2 sqrt(dim) tol along every axis either way
- * still meets a. */
+/* A point of a convex shape, posed by hand. */
+static void posed_point(const clash_shape *s, size_t i, double *w)
+{
+	for (int r = 0; r < s->dim; r++) {
+		w[r] = s->posed ? s->translation[r] : 0.0;
+		for (int c = 0; c < s->dim; c++) {
+			double m = s->posed ? s->linear[c * s->dim + r] : (double)(r == c);
+			w[r] += m * s->vertices[i * (size_t)s->dim + (size_t)c];
+		}
+	}
+}
+
+/* Whether a and b are copies of one shape within tol: convex ones point
+ * by point; compound ones (only ever copied whole here) by their parts'
+ * array and pose. */
+static int brute_duplicate(const clash_shape *a, const clash_shape *b, double tol)
+{
+	if (a->nparts || b->nparts)
+		return a->parts == b->parts && a->nparts == b->nparts && a->radius == b->radius &&
+		       memcmp(a->linear, b->linear, sizeof a->linear) == 0 &&
+		       memcmp(a->translation, b->translation, sizeof a->translation) == 0;
+	if (a->count != b->count || fabs(a->radius - b->radius) > tol)
+		return 0;
+	for (size_t i = 0; i < a->count; i++) {
+		double pa[3], pb[3], d2 = 0;
+		posed_point(a, i, pa);
+		posed_point(b, i, pb);
+		for (int k = 0; k < a->dim; k++)
+			d2 += (pa[k] - pb[k]) * (pa[k] - pb[k]);
+		if (sqrt(d2) > tol)
+			return 0;
+	}
+	return 1;
+}
+
+/* The class of a pair at rest with an explicit tolerance (one the cap of
+ * CLASH_SCENE_MAX_RELATIVE_TOLERANCE leaves alone: the closed forms check
+ * the cap) and touch depth, by clash.h's rule, from clash_gjk alone:
+ * duplicates by comparison, then the depth when GJK gives one, else its
+ * lower bound, else whether b moved 2 sqrt(dim) d along every axis either
+ * way still meets a, d = max(tol, touch). */
 static enum clash_class brute_class(const clash_shape *a, const clash_shape *b, double clearance,
-                                    double tol, clash_result *r)
+                                    double tol, double touch, clash_result *r)
 {
 	clash_options opt = {.tolerance = tol};
 	ck_assert_int_eq(clash_gjk(a, b, &opt, r), CLASH_OK);
+	if (brute_duplicate(a, b, tol))
+		return CLASH_CLASS_DUPLICATE;
 	if (!r->intersecting)
 		return r->distance < clearance ? CLASH_CLASS_CLEARANCE : CLASH_CLASS_NONE;
+	tol = fmax(tol, touch);
 	if (r->has & CLASH_HAS_DEPTH)
 		return r->depth > tol ? CLASH_CLASS_CLASH : CLASH_CLASS_TOUCH;
 	if (r->depth_lower_bound > tol)
@@ -257,14 +297,38 @@ START_TEST(classes_closed_form)
 	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
 	ck_assert_uint_eq(n, 3);
 	free(hits);
-	/* A tolerance of 0.6 makes the 0.5 overlap a touch, and the 0.3 gap
-	 * one too. */
+	/* A tolerance of 0.6 is capped (1e-6 of the pairs' size): the 0.5
+	 * overlap stays a clash and the 0.3 gap a gap, absent without a
+	 * clearance.  A touch depth of 0.6 makes the overlap a touch, and
+	 * leaves the gap alone. */
 	sc.opt.tolerance = 0.6;
 	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
-	ck_assert_uint_eq(n, 4);
-	for (size_t i = 0; i < n; i++)
-		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_TOUCH);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(hits[1].cls, CLASH_CLASS_CLASH);
 	free(hits);
+	sc.touch_depth = 0.6;
+	sc.clearance = 0.5;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_TOUCH);
+	ck_assert_int_eq(hits[3].cls, CLASH_CLASS_CLEARANCE);
+	ck_near(hits[3].distance, 0.3, 1e-6);
+	free(hits);
+	/* 0.4 < 0.5 < 0.6: deeper than it, the overlap is a clash again. */
+	sc.touch_depth = 0.4;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_int_eq(hits[1].cls, CLASH_CLASS_CLASH);
+	ck_assert(hits[1].depth_exact);
+	ck_near(hits[1].normal[0], 1, 1e-12); /* b moves +x by 0.5 to part */
+	ck_near(hits[0].normal[2], 1, 1e-12); /* b (stacked on a) moves up */
+	free(hits);
+	sc.touch_depth = -1;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	sc.touch_depth = INFINITY;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	sc.touch_depth = 0;
+	sc.clearance = 0;
 	/* Only some pairs; ignore some. */
 	sc.opt.tolerance = 0;
 	sc.clearance = 0.5;
@@ -317,6 +381,8 @@ START_TEST(classes_closed_form)
 	crowd.max_candidates = 435;
 	ck_assert_int_eq(clash_scene_run(&crowd, &hits, &n, NULL), CLASH_OK);
 	ck_assert_uint_eq(n, 435);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_DUPLICATE);
 	free(hits);
 }
 END_TEST
@@ -358,9 +424,11 @@ END_TEST
 
 /* ---- against brute force ------------------------------------------------- */
 
-static void check_against_brute(const world *w, double clearance, double tol, const char *what)
+static void check_against_brute(const world *w, double clearance, double tol, double touch,
+                                const char *what)
 {
-	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance};
+	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance,
+	                  .touch_depth = touch};
 	sc.opt.tolerance = tol;
 	clash_scene_hit *hits;
 	size_t n;
@@ -370,15 +438,23 @@ static void check_against_brute(const world *w, double clearance, double tol, co
 	for (size_t i = 0; i < w->n; i++)
 		for (size_t j = i + 1; j < w->n; j++) {
 			clash_result r;
-			enum clash_class c = brute_class(&w->shapes[i], &w->shapes[j], clearance, tol, &r);
+			enum clash_class c =
+			    brute_class(&w->shapes[i], &w->shapes[j], clearance, tol, touch, &r);
 			if (c == CLASH_CLASS_NONE)
 				continue;
 			want++;
 			ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
 			              "%s c=%g: pair (%zu, %zu) (class %d) missing", what, clearance, i, j,
 			              c);
-			ck_assert_int_eq(hits[k].cls, c);
-			ck_assert(hits[k].distance == r.distance);
+			ck_assert_msg(hits[k].cls == c, "%s c=%g touch=%g: pair (%zu, %zu) class %d, "
+			              "brute force %d", what, clearance, touch, i, j, hits[k].cls, c);
+			if (c != CLASH_CLASS_DUPLICATE)
+				ck_assert(hits[k].distance == r.distance);
+			if (c == CLASH_CLASS_DUPLICATE)
+				ck_assert(hits[k].intersecting && hits[k].distance == 0);
+			if (hits[k].depth_exact) /* the normal is GJK's, a unit vector */
+				for (int q = 0; q < w->dim; q++)
+					ck_assert(hits[k].normal[q] == r.depth_normal[q]);
 			k++;
 		}
 	ck_assert_msg(n == want, "%s c=%g: %zu reported, brute force %zu", what, clearance, n, want);
@@ -393,9 +469,12 @@ START_TEST(brute_force_at_rest)
 		int dim = round % 2 ? 2 : 3;
 		world w;
 		world_random(&w, &g, dim, 300, dim == 3 ? 14 : 40, 0);
-		const double clearances[] = {0, 0.05, 0.3};
+		/* Some objects copied onto others: duplicates. */
+		for (size_t i = 10; i < w.n; i += 37)
+			w.shapes[i] = w.shapes[i - 10];
+		const double clearances[] = {0, 0.05, 0.3}, touches[] = {0, 0.05, 0.4};
 		for (size_t c = 0; c < 3; c++)
-			check_against_brute(&w, clearances[c], 1e-9, dim == 3 ? "3-D" : "2-D");
+			check_against_brute(&w, clearances[c], 1e-9, touches[c], dim == 3 ? "3-D" : "2-D");
 		world_free(&w);
 	}
 }
@@ -823,7 +902,7 @@ START_TEST(limits_and_cancel)
 END_TEST
 
 /* n objects, each the point (0, 0, 0) with an id of `idlen` characters:
- * every pair touches, n (n - 1) / 2 of them. */
+ * every pair is a duplicate, n (n - 1) / 2 of them. */
 static char *coincident_scene(size_t n, size_t idlen, const char *extra)
 {
 	size_t cap = n * (idlen + 80) + 200, used = 0;
@@ -872,8 +951,8 @@ START_TEST(reply_bounded)
 	json_t *j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 1000);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), pairs);
-	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "clearance"), 0);
+	ck_assert_uint_eq(count_of(j, "duplicate"), pairs);
+	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "touch") + count_of(j, "clearance"), 0);
 	ck_assert_uint_eq((size_t)json_integer_value(json_object_get(j, "candidates")), pairs);
 	/* Pairs in input order: (0,1), (0,2), ... (0,631), (1,2), ... */
 	json_t *c = json_array_get(json_object_get(j, "clashes"), 700);
@@ -887,7 +966,7 @@ START_TEST(reply_bounded)
 	j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 3);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), 40 * 39 / 2);
+	ck_assert_uint_eq(count_of(j, "duplicate"), 40 * 39 / 2);
 	json_t *three = json_incref(json_object_get(j, "clashes"));
 	json_decref(j);
 	free(body);
@@ -905,7 +984,7 @@ START_TEST(reply_bounded)
 	j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 0);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), 6);
+	ck_assert_uint_eq(count_of(j, "duplicate"), 6);
 	json_decref(j);
 	free(body);
 	expect_problem("{\"max_clashes\":1001,\"objects\":[]}", 422, "/max_clashes");
@@ -926,7 +1005,7 @@ START_TEST(reply_bounded)
 	ck_assert_uint_gt(listed, (256 << 10) / 8300);
 	ck_assert_uint_lt(listed, (256 << 10) / 8000 + 1);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), 300 * 299 / 2);
+	ck_assert_uint_eq(count_of(j, "duplicate"), 300 * 299 / 2);
 	for (size_t i = 0; i < listed; i++) {
 		json_t *ci = json_array_get(json_object_get(j, "clashes"), i);
 		char want[8];
