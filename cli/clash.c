@@ -191,11 +191,12 @@ static const command commands[] = {
 	 "Reads one Scene from FILE, or from standard input when FILE is absent or\n"
 	 "\"-\": the whole input is one JSON document, laid out in any way\n"
 	 "  {\"objects\": [{\"id\": \"pump\", \"shape\": {\"vertices\": [...], ...}}, ...],\n"
-	 "   \"clearance\": c, \"tolerance\": t, \"pairs\": [[\"pump\", \"pipe\"], ...],\n"
+	 "   \"clearance\": c, \"tolerance\": t, \"touch_depth\": d,\n"
+	 "   \"pairs\": [[\"pump\", \"pipe\"], [{\"group\": \"g\"}, \"pipe\"], ...],\n"
 	 "   \"ignore\": [[\"pump\", \"base\"], ...], \"max_clashes\": n}\n"
 	 "as for POST /v1/scene of clashd (see proto/openapi.yaml), and writes one\n"
 	 "line: {\"clashes\": [{\"a\": id, \"b\": id, \"class\": \"clash\"|\"touch\"|\n"
-	 "\"clearance\", ...}, ...], \"candidates\": n, \"counts\": {\"clash\": n, ...},\n"
+	 "\"clearance\"|\"duplicate\", ...}, ...], \"candidates\": n, \"counts\": {\"clash\": n, ...},\n"
 	 "\"truncated\": false}, every pair closer than the clearance in input order,\n"
 	 "or the RFC 9457 problem object (\"status\" 400 or 422, \"pointer\" naming\n"
 	 "the offending value; \"line\", \"column\" and \"position\" of malformed JSON\n"
@@ -217,7 +218,7 @@ static const command commands[] = {
 	 "{\"id\":\"pipe\",\"shape\":{\"vertices\":[[1.2,0,0],[1.2,5,0]],\"radius\":0.5}}]}' "
 	 "| clash scene\n"
 	 "  {\"clashes\":[{\"a\":\"pump\",\"b\":\"pipe\",\"class\":\"clash\",...\n"
-	 "  clash scene: 1 clash, 0 touch, 0 clearance (1 candidate pair)\n",
+	 "  clash scene: 1 clash, 0 touch, 0 clearance, 0 duplicate (1 candidate pair)\n",
 	 run_scene},
 	{"contains", "[FILE]", "Answer containment queries, one JSON object per line.",
 	 "\n"

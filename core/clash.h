@@ -506,41 +506,68 @@ typedef struct clash_pair {
 
 /*
  * How a pair of a scene is classed, like CAD clash-detection tools do.  For
- * objects at rest, with tol the tolerance:
- *   CLASH       they intersect and the penetration depth exceeds tol;
- *   TOUCH       they intersect (distance within tol) no deeper than tol;
+ * objects at rest, with tol the pair's tolerance (below) and touch the
+ * scene's touch_depth:
+ *   DUPLICATE   they coincide within tol: the same dimension, vertex count
+ *               and parts, radii within tol, and every vertex of a (in
+ *               world space, in order) within tol of b's of the same index;
+ *               found by comparison alone, without a depth search;
+ *   CLASH       they intersect and the penetration depth exceeds
+ *               max(tol, touch);
+ *   TOUCH       they intersect (distance within tol) no deeper than that;
  *   CLEARANCE   apart, but closer than the clearance;
  *   NONE        farther: not reported.
- * When either moves: CLASH when they overlap deeper than tol at the start,
- * or meet (clash_toi) and go on into each other (runs_in); TOUCH when they
- * meet otherwise (grazing, sliding flush, parting, or arriving flush at
- * the end); CLEARANCE when they never meet but come closer than the
- * clearance.
+ * A pair apart by more than tol is never TOUCH nor CLASH, whatever touch is.
+ * The tolerance of a pair is the scene's opt.tolerance, but at most
+ * CLASH_SCENE_MAX_RELATIVE_TOLERANCE times the pair's size (the half
+ * diagonals of their world boxes added up): a numerical tolerance larger
+ * than that is not numerical, and would let a gap pass for contact.  An
+ * opt.tolerance of 0 selects 1e-12 times that size.
+ * When either moves (never DUPLICATE): CLASH when they overlap deeper than
+ * max(tol, touch) at the start, or meet (clash_toi) and go on into each
+ * other (runs_in, judged with tol); TOUCH when they meet otherwise
+ * (grazing, sliding flush, parting, or arriving flush at the end);
+ * CLEARANCE when they never meet but come closer than the clearance.
  * The depth is clash_gjk's when it reports one (CLASH_HAS_DEPTH, exact);
  * otherwise a pair whose lower bound (GJK88 eq. (32)) does not settle it
- * is a clash when b, moved by 2 sqrt(dim) tol along each axis either way,
- * still meets a: then a depth up to tol is never taken for a clash, and
- * one above 2 sqrt(dim) tol always is.
+ * is a clash when b, moved by 2 sqrt(dim) d along each axis either way,
+ * still meets a, d being max(tol, touch): then a depth up to d is never
+ * taken for a clash, and one above 2 sqrt(dim) d always is.
  */
 enum clash_class {
 	CLASH_CLASS_NONE = 0,
 	CLASH_CLASS_CLASH,
 	CLASH_CLASS_TOUCH,
-	CLASH_CLASS_CLEARANCE
+	CLASH_CLASS_CLEARANCE,
+	CLASH_CLASS_DUPLICATE
 };
 
+/* The largest tolerance of a scene's pair, relative to the pair's size. */
+#define CLASH_SCENE_MAX_RELATIVE_TOLERANCE 1e-6
+
+/* In a scene, the group of an object that has none. */
+#define CLASH_SCENE_NO_GROUP ((size_t)-1)
+
 /* A scene: many objects, the question "which pairs are closer than the
- * clearance".  Everything is borrowed. */
+ * clearance".  Everything is borrowed.
+ * Groups: when `group` is not NULL, object i belongs to group group[i]
+ * (< ngroups, or CLASH_SCENE_NO_GROUP), and an end of an `only` or
+ * `ignore` pair may name a group g as count + g: the pair (x, y) then
+ * stands for every pair of an object of x with a different object of y
+ * ((g, g) for every pair within group g). */
 typedef struct clash_scene {
 	size_t count;
 	const clash_shape *shapes;   /* count shapes (convex or compound), one dimension */
 	const clash_motion *motions; /* NULL: all at rest; else one per shape */
 	double clearance;            /* >= 0; 0 reports the intersecting pairs */
+	double touch_depth;          /* >= 0: overlaps no deeper are TOUCH, not CLASH */
 	clash_options opt;           /* tolerance and max_iterations for every pair */
 	const clash_pair *only;      /* when nonly > 0: only these pairs are examined */
 	size_t nonly;
 	const clash_pair *ignore;    /* never these pairs (either order) */
 	size_t nignore;
+	const size_t *group;         /* NULL: no groups; else one per object */
+	size_t ngroups;
 	size_t max_candidates;       /* 0: no limit; more candidates give CLASH_ELIMIT */
 } clash_scene;
 
@@ -552,7 +579,8 @@ typedef struct clash_scene_stats {
 } clash_scene_stats;
 
 /* One pair of a scene, classed.  Members other than a, b and cls are those
- * of the pair's clash_result at the start, and the motion's answer. */
+ * of the pair's clash_result at the start, and the motion's answer.  A
+ * DUPLICATE has no depth (depth 0, depth_exact 0). */
 typedef struct clash_scene_hit {
 	size_t a, b;
 	enum clash_class cls;
@@ -561,6 +589,9 @@ typedef struct clash_scene_hit {
 	double near_a[CLASH_MAX_DIM], near_b[CLASH_MAX_DIM];
 	double depth;    /* when intersecting: the depth the class was judged by */
 	int depth_exact; /* depth is the penetration depth, not a lower bound */
+	/* With an exact depth: clash_result's depth_normal, the direction to
+	 * move b by depth to part them. */
+	double normal[CLASH_MAX_DIM];
 	int has_parts;   /* a or b is compound: part_a, part_b as in clash_result */
 	size_t part_a, part_b;
 	int converged;   /* the start's and, when moving, the motion's */

@@ -30,7 +30,23 @@
  *
  * The pairs to examine may be restricted ("only") and some excluded
  * ("ignore"); both lists are normalized (a < b), sorted and deduplicated,
- * and ignored pairs are looked up by binary search.
+ * and looked up by binary search.  An end of a listed pair may be a group
+ * (count + g): a pair of objects matches a list when one of the up to four
+ * pairs of their selectors (each object, and its group) is in it.
+ *
+ * Tolerance.  A pair's tolerance is the scene's, capped at
+ * CLASH_SCENE_MAX_RELATIVE_TOLERANCE times the pair's size (clash.h): GJK
+ * calls shapes within the tolerance intersecting, so a tolerance meant as
+ * a CAD allowance (millimetres) would turn every gap below it into
+ * contact.  Shallow overlaps are excused by touch_depth instead, which
+ * only ever applies to shapes that really intersect.
+ *
+ * Duplicates (two copies of a part in one place) are found by comparing
+ * the two shapes, vertex by vertex in world space, before any GJK: a pair
+ * that is not a duplicate almost always differs in its count, radius or
+ * first vertex, so the test costs next to nothing; a duplicate then gets a
+ * GJK query for its near points, without the depth search that identical
+ * hulls make slowest.
  */
 #include <assert.h>
 #include <float.h>
@@ -60,10 +76,20 @@ static int pair_cmp(const void *x, const void *y)
 	return (p->b > q->b) - (p->b < q->b);
 }
 
-/* A normalized (a < b), sorted, deduplicated copy of a pair list, indices
- * checked against count.  *out is malloc'd (NULL for an empty list). */
-static int pair_set(const clash_pair *in, size_t n, size_t count, clash_pair **out, size_t *nout)
+/* Whether x names an object (x < count) or a group (count + g). */
+static int selector_ok(size_t x, size_t count, size_t ngroups)
 {
+	return x < count || x - count < ngroups;
+}
+
+/* A normalized (a < b), sorted, deduplicated copy of a pair list, indices
+ * checked against count objects and ngroups groups after them (a group may
+ * be paired with itself, an object not).  *out is malloc'd (NULL for an
+ * empty list); *groups tells whether an end names a group. */
+static int pair_set(const clash_pair *in, size_t n, size_t count, size_t ngroups,
+                    clash_pair **out, size_t *nout, int *groups)
+{
+	*groups = 0;
 	*out = NULL;
 	*nout = 0;
 	if (n == 0)
@@ -75,10 +101,12 @@ static int pair_set(const clash_pair *in, size_t n, size_t count, clash_pair **o
 		return CLASH_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		size_t a = in[i].a, b = in[i].b;
-		if (a == b || a >= count || b >= count) {
+		if ((a == b && a < count) || !selector_ok(a, count, ngroups) ||
+		    !selector_ok(b, count, ngroups)) {
 			free(p);
 			return CLASH_EINVAL;
 		}
+		*groups |= a >= count || b >= count;
 		p[i] = a < b ? (clash_pair){a, b} : (clash_pair){b, a};
 	}
 	qsort(p, n, sizeof *p, pair_cmp);
@@ -93,8 +121,24 @@ static int pair_set(const clash_pair *in, size_t n, size_t count, clash_pair **o
 
 static int pair_in(const clash_pair *set, size_t n, size_t a, size_t b)
 {
-	clash_pair key = {a, b};
+	clash_pair key = a < b ? (clash_pair){a, b} : (clash_pair){b, a};
 	return n > 0 && bsearch(&key, set, n, sizeof *set, pair_cmp) != NULL;
+}
+
+/* Whether the objects a and b match a pair of the set: by themselves, or
+ * by their groups (scene->group) when `groups`. */
+static int pair_matches(const clash_pair *set, size_t n, int groups, const clash_scene *s,
+                        size_t a, size_t b)
+{
+	if (pair_in(set, n, a, b))
+		return 1;
+	if (!groups || s->group == NULL)
+		return 0;
+	size_t ga = s->group[a], gb = s->group[b];
+	ga = ga == CLASH_SCENE_NO_GROUP ? a : s->count + ga;
+	gb = gb == CLASH_SCENE_NO_GROUP ? b : s->count + gb;
+	return (ga != a && pair_in(set, n, ga, b)) || (gb != b && pair_in(set, n, a, gb)) ||
+	       ((ga != a || gb != b) && pair_in(set, n, ga, gb));
 }
 
 /* A growing array of pairs. */
@@ -130,10 +174,15 @@ static int scene_check(const clash_scene *s)
 		return CLASH_EINVAL;
 	if (!(s->opt.tolerance >= 0.0) || !isfinite(s->opt.tolerance) || s->opt.max_iterations < 0)
 		return CLASH_EINVAL;
+	if (!(s->touch_depth >= 0.0) || !isfinite(s->touch_depth))
+		return CLASH_EINVAL;
 	if (s->count == 0)
 		return CLASH_OK;
 	if (s->shapes == NULL)
 		return CLASH_EINVAL;
+	for (size_t i = 0; s->group && i < s->count; i++)
+		if (s->group[i] != CLASH_SCENE_NO_GROUP && s->group[i] >= s->ngroups)
+			return CLASH_EINVAL;
 	const int n = s->shapes[0].dim;
 	if (n < 1 || n > CLASH_MAX_DIM)
 		return CLASH_EDIM;
@@ -156,16 +205,34 @@ static const clash_motion *motion_of(const clash_scene *s, size_t i)
 	return &s->motions[i];
 }
 
-/* The grown boxes: lo of object i at box[2*i*dim], hi right after. */
+/* Half the diagonal of the box [lo, hi]. */
+static double half_diagonal(const double *lo, const double *hi, int n)
+{
+	double h[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++)
+		h[k] = 0.5 * hi[k] - 0.5 * lo[k];
+	return vec_norm(h, n);
+}
+
+/* The grown boxes: lo of object i at box[2*i*dim], hi right after.  Each
+ * grows by half the clearance and half the largest tolerance any pair can
+ * have (the pair's tolerance is capped by its size, at most twice the
+ * largest box's), so two boxes together grow by at least a pair's. */
 static int scene_boxes(const clash_scene *s, double *box)
 {
 	const int n = s->shapes[0].dim;
-	const double grow = 0.5 * s->clearance + 0.5 * s->opt.tolerance;
+	double largest = 0.0;
 	for (size_t i = 0; i < s->count; i++) {
 		double *lo = box + 2 * i * (size_t)n, *hi = lo + n;
 		int err = motion_box(&s->shapes[i], motion_of(s, i), lo, hi, NULL);
 		if (err)
 			return err;
+		largest = fmax(largest, half_diagonal(lo, hi, n));
+	}
+	const double tol = fmin(s->opt.tolerance, 2.0 * CLASH_SCENE_MAX_RELATIVE_TOLERANCE * largest);
+	const double grow = 0.5 * s->clearance + 0.5 * tol;
+	for (size_t i = 0; i < s->count; i++) {
+		double *lo = box + 2 * i * (size_t)n, *hi = lo + n;
 		double size = 0.0;
 		for (int k = 0; k < n; k++)
 			size = fmax(size, fmax(hi[k] - lo[k], fmax(fabs(lo[k]), fabs(hi[k]))));
@@ -203,8 +270,10 @@ typedef struct bvh {
 	bvh_key *keys; /* the objects, in leaf order once built */
 	/* The traversal's output and work. */
 	pair_list *out;
-	const clash_pair *ignore;
-	size_t nignore;
+	const clash_scene *scene;
+	const clash_pair *ignore, *only; /* only: when a pair of it names a group */
+	size_t nignore, nonly;
+	int ignore_groups;
 	size_t tested;
 } bvh;
 
@@ -303,7 +372,7 @@ static int box_overlap(const double *alo, const double *ahi, const double *blo, 
 	return 1;
 }
 
-/* The candidate (i, j), unless ignored. */
+/* The candidate (i, j), unless ignored (or, with t->only, not listed). */
 static int bvh_pair(bvh *t, size_t i, size_t j)
 {
 	t->tested++;
@@ -312,7 +381,9 @@ static int bvh_pair(bvh *t, size_t i, size_t j)
 	if (!box_overlap(bi, bi + n, bj, bj + n, n))
 		return CLASH_OK;
 	size_t a = i < j ? i : j, b = i < j ? j : i;
-	if (pair_in(t->ignore, t->nignore, a, b))
+	if (pair_matches(t->ignore, t->nignore, t->ignore_groups, t->scene, a, b))
+		return CLASH_OK;
+	if (t->only && !pair_matches(t->only, t->nonly, 1, t->scene, a, b))
 		return CLASH_OK;
 	return pair_push(t->out, a, b);
 }
@@ -382,8 +453,11 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 		return err;
 	clash_pair *ignore = NULL, *only = NULL;
 	size_t nignore = 0, nonly = 0;
-	if ((err = pair_set(s->ignore, s->nignore, s->count, &ignore, &nignore)) ||
-	    (err = pair_set(s->only, s->nonly, s->count, &only, &nonly))) {
+	const size_t ngroups = s->group ? s->ngroups : 0;
+	int ignore_groups, only_groups;
+	if ((err = pair_set(s->ignore, s->nignore, s->count, ngroups, &ignore, &nignore,
+	                    &ignore_groups)) ||
+	    (err = pair_set(s->only, s->nonly, s->count, ngroups, &only, &nonly, &only_groups))) {
 		free(ignore);
 		return err;
 	}
@@ -396,12 +470,17 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 	const size_t count = s->count;
 	double *box = malloc(2 * count * (size_t)n * sizeof *box);
 	pair_list out = {.max = s->max_candidates};
-	bvh t = {.box = box, .n = n, .out = &out, .ignore = ignore, .nignore = nignore};
+	bvh t = {.box = box, .n = n, .out = &out, .scene = s, .ignore = ignore,
+	         .nignore = nignore, .ignore_groups = ignore_groups};
+	if (only_groups) { /* groups: the hierarchy finds their pairs */
+		t.only = only;
+		t.nonly = nonly;
+	}
 	if (box == NULL)
 		err = CLASH_ENOMEM;
 	if (!err)
 		err = scene_boxes(s, box);
-	if (!err && s->nonly > 0) {
+	if (!err && s->nonly > 0 && !only_groups) {
 		/* Only the listed pairs: no hierarchy needed. */
 		for (size_t i = 0; i < nonly && !err; i++)
 			err = bvh_pair(&t, only[i].a, only[i].b);
@@ -441,14 +520,97 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 /* The size of a shape where it is: half the diagonal of its box. */
 static int shape_size(const clash_shape *s, double *size)
 {
-	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM], h[CLASH_MAX_DIM];
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
 	int err = motion_box(s, NULL, lo, hi, NULL);
 	if (err)
 		return err;
-	for (int k = 0; k < s->dim; k++)
-		h[k] = 0.5 * hi[k] - 0.5 * lo[k];
-	*size = vec_norm(h, s->dim);
+	*size = half_diagonal(lo, hi, s->dim);
 	return CLASH_OK;
+}
+
+/* Point i of convex shape s, posed, in w. */
+static void world_point(const clash_shape *s, size_t i, double *w)
+{
+	const int n = s->dim;
+	const double *v = s->vertices + i * (size_t)n;
+	if (!s->posed) {
+		vec_copy(w, v, n);
+		return;
+	}
+	vec_copy(w, s->translation, n);
+	for (int c = 0; c < n; c++)
+		vec_axpy(w, v[c], s->linear + c * n, n);
+}
+
+/* Whether a and b coincide within tol (clash.h, CLASH_CLASS_DUPLICATE):
+ * convex shapes point by point in world space; compound ones part by part,
+ * their own poses equal (a compound's pose would move its parts' points,
+ * which are compared where each part itself places them). */
+static int same_shape(const clash_shape *a, const clash_shape *b, double tol, int depth)
+{
+	const int n = a->dim;
+	if (b->dim != n || a->nparts != b->nparts || !(fabs(a->radius - b->radius) <= tol))
+		return 0;
+	if (a->nparts) {
+		if (depth >= CLASH_COMPOUND_MAX_DEPTH || a->posed != b->posed)
+			return 0;
+		if (a->posed && (memcmp(a->linear, b->linear, sizeof a->linear) != 0 ||
+		                 memcmp(a->translation, b->translation, sizeof a->translation) != 0))
+			return 0;
+		for (size_t i = 0; i < a->nparts; i++)
+			if (!same_shape(&a->parts[i], &b->parts[i], tol, depth + 1))
+				return 0;
+		return 1;
+	}
+	if (a->count != b->count || a->count == 0)
+		return 0;
+	for (size_t i = 0; i < a->count; i++) {
+		double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM], d[CLASH_MAX_DIM];
+		world_point(a, i, pa);
+		world_point(b, i, pb);
+		vec_sub(d, pa, pb, n);
+		if (!(vec_norm(d, n) <= tol))
+			return 0;
+	}
+	return 1;
+}
+
+/* The tolerance of the pair (a, b) (clash.h): *tol for classing, and in
+ * opt->tolerance what GJK is given (0 stays 0: GJK's own default). */
+static int pair_tolerance(const clash_scene *s, const clash_shape *sa, const clash_shape *sb,
+                          clash_options *opt, double *tol)
+{
+	double za, zb;
+	int err;
+	if ((err = shape_size(sa, &za)) || (err = shape_size(sb, &zb)))
+		return err;
+	const double size = za + zb;
+	if (!(s->opt.tolerance > 0.0)) {
+		*tol = SCENE_DEFAULT_RELATIVE_TOLERANCE * size;
+		return CLASH_OK;
+	}
+	const double cap = CLASH_SCENE_MAX_RELATIVE_TOLERANCE * size;
+	if (s->opt.tolerance > cap && cap > 0.0)
+		opt->tolerance = cap;
+	*tol = opt->tolerance;
+	return CLASH_OK;
+}
+
+/* The start's answer r into h. */
+static void hit_from(clash_scene_hit *h, const clash_result *r, int n)
+{
+	h->intersecting = r->intersecting;
+	h->distance = r->distance;
+	vec_copy(h->near_a, r->near_a, n);
+	vec_copy(h->near_b, r->near_b, n);
+	h->depth_exact = (r->has & CLASH_HAS_DEPTH) != 0;
+	h->depth = h->depth_exact ? r->depth : r->depth_lower_bound;
+	if (h->depth_exact)
+		vec_copy(h->normal, r->depth_normal, n);
+	h->has_parts = (r->has & CLASH_HAS_PARTS) != 0;
+	h->part_a = r->part_a;
+	h->part_b = r->part_b;
+	h->converged = r->converged;
 }
 
 int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *h)
@@ -470,32 +632,30 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
 	opt.warm_a = opt.warm_b = NULL;
 	opt.warm_plane = NULL;
 	opt.want = 0; /* a pair's class needs its distance and depth */
-
-	clash_result r;
-	int err = clash_gjk(sa, sb, &opt, &r);
+	double tol;
+	int err = pair_tolerance(s, sa, sb, &opt, &tol);
 	if (err)
 		return err;
-	double tol = opt.tolerance;
-	if (!(tol > 0.0)) {
-		double za, zb;
-		if ((err = shape_size(sa, &za)) || (err = shape_size(sb, &zb)))
-			return err;
-		tol = SCENE_DEFAULT_RELATIVE_TOLERANCE * (za + zb);
-	}
 	const int n = sa->dim;
 	h->a = a;
 	h->b = b;
-	h->intersecting = r.intersecting;
-	h->distance = r.distance;
-	vec_copy(h->near_a, r.near_a, n);
-	vec_copy(h->near_b, r.near_b, n);
-	h->depth_exact = (r.has & CLASH_HAS_DEPTH) != 0;
-	h->depth = h->depth_exact ? r.depth : r.depth_lower_bound;
-	h->has_parts = (r.has & CLASH_HAS_PARTS) != 0;
-	h->part_a = r.part_a;
-	h->part_b = r.part_b;
-	h->converged = r.converged;
-	const int deep = motion_deeper(sa, sb, &opt, &r, tol);
+
+	clash_result r;
+	if (ma == NULL && mb == NULL && same_shape(sa, sb, tol, 0)) {
+		opt.want = CLASH_WANT_DISTANCE; /* near points, no depth search */
+		if ((err = clash_gjk(sa, sb, &opt, &r)))
+			return err;
+		hit_from(h, &r, n);
+		h->depth = 0.0;
+		h->depth_exact = 0;
+		vec_zero(h->normal, n);
+		h->cls = CLASH_CLASS_DUPLICATE;
+		return CLASH_OK;
+	}
+	if ((err = clash_gjk(sa, sb, &opt, &r)))
+		return err;
+	hit_from(h, &r, n);
+	const int deep = motion_deeper(sa, sb, &opt, &r, fmax(tol, s->touch_depth));
 	if (deep < 0)
 		return deep;
 

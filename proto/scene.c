@@ -28,6 +28,10 @@
  *
  * Ids are copied into one block (the parsed tree is freed before the
  * narrow phase) and looked up through an array of indices sorted by id.
+ * Groups likewise: an object's "group" is copied beside the ids, the
+ * distinct names numbered in sorted order (clash_scene's group), and an
+ * end {"group": name} of a pair in "pairs" or "ignore" becomes that
+ * number after the objects (count + g), as the core takes it.
  */
 #include <assert.h>
 #include <math.h>
@@ -62,11 +66,14 @@
 #define SCENE_WAVE_PIECES 64
 
 
+/* The classes of a reported pair: clash, touch, clearance and duplicate. */
+#define SCENE_CLASSES 4
+
 /* The output of one piece. */
 typedef struct scene_piece {
 	clash_scene_hit *hits; /* the reported pairs, when its wave keeps them */
 	size_t n;
-	size_t counts[3];      /* reported pairs by class (clash_class - 1) */
+	size_t counts[SCENE_CLASSES]; /* reported pairs by class (clash_class - 1) */
 	int err;
 } scene_piece;
 
@@ -83,6 +90,10 @@ typedef struct scene_job {
 	char *idtext;          /* the ids, NUL-terminated, one after another */
 	const char **ids;      /* ids[i] into idtext */
 	struct id_entry *by_id; /* the ids sorted, with their objects */
+	struct id_entry *by_group; /* objects with a group, sorted by it */
+	size_t ngrouped;
+	size_t *group;         /* each object's group number, or CLASH_SCENE_NO_GROUP */
+	size_t ngroups;
 	clash_pair *lists[2];  /* "pairs" and "ignore", as indices */
 	size_t nlist[2];
 	clash_scene scene;
@@ -94,7 +105,7 @@ typedef struct scene_job {
 	size_t max_reply;      /* bytes of the answer; 0: no limit */
 	size_t kept;           /* hits kept by the waves so far */
 	int keeping;           /* the running wave keeps its hits */
-	size_t counts[3];      /* every reported pair, by class */
+	size_t counts[SCENE_CLASSES]; /* every reported pair, by class */
 } scene_job;
 
 /* An id and its object, for sorting and lookup. */
@@ -132,6 +143,23 @@ static long find_id(const scene_job *job, const char *id)
 	return -1;
 }
 
+/* The number of the group called `name`, or -1. */
+static long find_group(const scene_job *job, const char *name)
+{
+	size_t lo = 0, hi = job->ngrouped;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(job->by_group[mid].id, name);
+		if (c == 0)
+			return (long)job->group[job->by_group[mid].i];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 /* The request limits on one object's shape at `at`: the walk names the
  * offending value from the shape down, so its pointer gets the object's in
  * front. */
@@ -158,7 +186,56 @@ static int shape_limits(const json_t *shape, const proto_path *at, scene_job *jo
 	return 1;
 }
 
-static const char *const object_members[] = {"id", "shape", NULL};
+static const char *const object_members[] = {"id", "shape", "group", NULL};
+
+/* An object's "group", when it has one: a non-empty string. */
+static int object_group(const json_t *o, const proto_path *el, size_t *bytes, proto_problem *p)
+{
+	const json_t *g = json_object_get(o, "group");
+	if (!g)
+		return 0;
+	proto_path gp = {el, "group", 0};
+	if (!json_is_string(g))
+		return proto_fail(p, &gp, "group must be a non-empty string naming the object's "
+		                          "group, got %s", proto_kind_of(g));
+	if (json_string_length(g) == 0)
+		return proto_fail(p, &gp, "group must not be empty");
+	*bytes += json_string_length(g) + 1;
+	return 0;
+}
+
+/* The groups numbered: by_group sorted by name, the distinct names
+ * numbered in that order. */
+static void number_groups(scene_job *job)
+{
+	qsort(job->by_group, job->ngrouped, sizeof *job->by_group, id_cmp);
+	for (size_t k = 0; k < job->count; k++)
+		job->group[k] = CLASH_SCENE_NO_GROUP;
+	for (size_t k = 0; k < job->ngrouped; k++) {
+		if (k > 0 && strcmp(job->by_group[k].id, job->by_group[k - 1].id) != 0)
+			job->ngroups++;
+		job->group[job->by_group[k].i] = job->ngroups;
+	}
+	if (job->ngrouped > 0)
+		job->ngroups++;
+}
+
+/* Copy object i's id (and group) into the text block at *text. */
+static void copy_names(scene_job *job, const json_t *o, size_t i, char **text)
+{
+	const json_t *id = json_object_get(o, "id"), *g = json_object_get(o, "group");
+	size_t len = json_string_length(id);
+	memcpy(*text, json_string_value(id), len + 1);
+	job->ids[i] = *text;
+	job->by_id[i] = (struct id_entry){*text, i};
+	*text += len + 1;
+	if (!g)
+		return;
+	len = json_string_length(g);
+	memcpy(*text, json_string_value(g), len + 1);
+	job->by_group[job->ngrouped++] = (struct id_entry){*text, i};
+	*text += len + 1;
+}
 
 static int objects(const json_t *v, scene_job *job, proto_problem *p)
 {
@@ -181,7 +258,10 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 		if (!json_is_object(o))
 			return proto_fail(p, &el, "an object must be {\"id\": string, \"shape\": Shape}, got %s",
 			            proto_kind_of(o));
-		int r = proto_known_members(o, &el, object_members, "an object has id and shape", p);
+		int r = proto_known_members(o, &el, object_members, "an object has id, shape and group",
+		                            p);
+		if (!r)
+			r = object_group(o, &el, &idbytes, p);
 		if (r)
 			return r;
 		const json_t *id = json_object_get(o, "id"), *shape = json_object_get(o, "shape");
@@ -202,18 +282,16 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 	job->motions = calloc(n ? n : 1, sizeof *job->motions);
 	job->ids = calloc(n ? n : 1, sizeof *job->ids);
 	job->by_id = calloc(n ? n : 1, sizeof *job->by_id);
+	job->by_group = calloc(n ? n : 1, sizeof *job->by_group);
+	job->group = calloc(n ? n : 1, sizeof *job->group);
 	job->idtext = malloc(idbytes ? idbytes : 1);
-	if (!job->shapes || !job->motions || !job->ids || !job->by_id || !job->idtext)
+	if (!job->shapes || !job->motions || !job->ids || !job->by_id || !job->by_group ||
+	    !job->group || !job->idtext)
 		return -1;
 	char *text = job->idtext;
-	for (size_t i = 0; i < n; i++) {
-		const json_t *id = json_object_get(json_array_get(v, i), "id");
-		size_t len = json_string_length(id);
-		memcpy(text, json_string_value(id), len + 1);
-		job->ids[i] = text;
-		job->by_id[i] = (struct id_entry){text, i};
-		text += len + 1;
-	}
+	for (size_t i = 0; i < n; i++)
+		copy_names(job, json_array_get(v, i), i, &text);
+	number_groups(job);
 	/* Unique ids: sorted by (id, index), a duplicate is next to its
 	 * first; the one reported is the first duplicate in document order. */
 	qsort(job->by_id, n, sizeof *job->by_id, id_cmp);
@@ -241,7 +319,40 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 	return 0;
 }
 
-/* "pairs" (which = 0) or "ignore" (1): arrays of two ids. */
+static const char *const group_end_members[] = {"group", NULL};
+
+/* One end of a pair at `ep`: an id (its object's index) or {"group":
+ * name} (count + the group's number), in *end. */
+static int pair_end(const json_t *v, const proto_path *ep, const scene_job *job, size_t *end,
+                    proto_problem *p)
+{
+	if (json_is_string(v)) {
+		long i = find_id(job, json_string_value(v));
+		if (i < 0)
+			return proto_fail(p, ep, "no object has this id");
+		*end = (size_t)i;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return proto_fail(p, ep, "an end of a pair must be an id or {\"group\": name}, got %s",
+		                  proto_kind_of(v));
+	int r = proto_known_members(v, ep, group_end_members, "an end naming a group has group", p);
+	if (r)
+		return r;
+	const json_t *g = json_object_get(v, "group");
+	if (!g)
+		return proto_fail(p, ep, "group is required: the name of a group of objects");
+	proto_path gp = {ep, "group", 0};
+	if (!json_is_string(g))
+		return proto_fail(p, &gp, "group must be a string, got %s", proto_kind_of(g));
+	long k = find_group(job, json_string_value(g));
+	if (k < 0)
+		return proto_fail(p, &gp, "no object has this group");
+	*end = job->count + (size_t)k;
+	return 0;
+}
+
+/* "pairs" (which = 0) or "ignore" (1): arrays of two ids or groups. */
 static int pair_list(const json_t *v, const char *name, int which, scene_job *job,
                      proto_problem *p)
 {
@@ -257,31 +368,28 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 		proto_path el = {&at, NULL, i};
 		const json_t *pr = json_array_get(v, i);
 		if (!json_is_array(pr) || json_array_size(pr) != 2)
-			return proto_fail(p, &el, "a pair must be an array of two ids, got %s",
+			return proto_fail(p, &el, "a pair must be an array of two ids or groups, got %s",
 			            json_is_array(pr) ? "another number of elements" : proto_kind_of(pr));
-		long ends[2];
+		size_t ends[2];
 		for (size_t k = 0; k < 2; k++) {
 			proto_path ep = {&el, NULL, k};
-			const json_t *id = json_array_get(pr, k);
-			if (!json_is_string(id))
-				return proto_fail(p, &ep, "an id must be a string, got %s", proto_kind_of(id));
-			ends[k] = find_id(job, json_string_value(id));
-			if (ends[k] < 0)
-				return proto_fail(p, &ep, "no object has this id");
+			int r = pair_end(json_array_get(pr, k), &ep, job, &ends[k], p);
+			if (r)
+				return r;
 		}
-		if (ends[0] == ends[1]) {
+		if (ends[0] == ends[1] && ends[0] < job->count) {
 			proto_path ep = {&el, NULL, 1};
 			return proto_fail(p, &ep, "a pair names two different objects; this is the first one "
 			                    "again");
 		}
-		job->lists[which][i] = (clash_pair){(size_t)ends[0], (size_t)ends[1]};
+		job->lists[which][i] = (clash_pair){ends[0], ends[1]};
 	}
 	job->nlist[which] = n;
 	return 0;
 }
 
-static const char *const scene_members[] = {"objects", "clearance", "tolerance", "pairs",
-                                            "ignore", "max_clashes", NULL};
+static const char *const scene_members[] = {"objects", "clearance", "tolerance", "touch_depth",
+                                            "pairs", "ignore", "max_clashes", NULL};
 
 /* "max_clashes": how many clashes to list, at most the server's limit. */
 static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
@@ -313,8 +421,8 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 		return proto_fail(p, NULL, "a scene must be a JSON object {\"objects\": [...]}, got %s",
 		            proto_kind_of(root));
 	int r = proto_known_members(root, NULL, scene_members,
-	                      "a scene has objects, clearance, tolerance, pairs, ignore and "
-	                      "max_clashes", p);
+	                      "a scene has objects, clearance, tolerance, touch_depth, pairs, "
+	                      "ignore and max_clashes", p);
 	if (r)
 		return r;
 	if ((r = max_clashes(json_object_get(root, "max_clashes"), job, p)))
@@ -329,6 +437,10 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 	job->scene.shapes = job->shapes;
 	job->scene.motions = job->moving ? job->motions : NULL;
 	job->scene.max_candidates = PROTO_SCENE_MAX_CANDIDATES;
+	if (job->ngroups > 0) {
+		job->scene.group = job->group;
+		job->scene.ngroups = job->ngroups;
+	}
 	if ((v = json_object_get(root, "clearance"))) {
 		proto_path at = {NULL, "clearance", 0};
 		if (!json_is_number(v))
@@ -346,6 +458,15 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 		if (!(t > 0))
 			return proto_fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
 		job->scene.opt.tolerance = t;
+	}
+	if ((v = json_object_get(root, "touch_depth"))) {
+		proto_path at = {NULL, "touch_depth", 0};
+		if (!json_is_number(v))
+			return proto_fail(p, &at, "touch_depth must be a number, got %s", proto_kind_of(v));
+		double d = json_number_value(v);
+		if (!(d >= 0) || !isfinite(d))
+			return proto_fail(p, &at, "touch_depth must be a depth >= 0, got %.17g", d);
+		job->scene.touch_depth = d;
 	}
 	if ((v = json_object_get(root, "pairs"))) {
 		if ((r = pair_list(v, "pairs", 0, job, p)))
@@ -373,6 +494,8 @@ static void release(scene_job *job)
 	free(job->motions);
 	free(job->ids);
 	free(job->by_id);
+	free(job->by_group);
+	free(job->group);
 	free(job->idtext);
 	free(job->lists[0]);
 	free(job->lists[1]);
@@ -414,7 +537,7 @@ static void run_piece(scene_job *job, size_t i)
 		}
 		if (h.cls == CLASH_CLASS_NONE)
 			continue;
-		assert(h.cls >= CLASH_CLASS_CLASH && h.cls <= CLASH_CLASS_CLEARANCE);
+		assert(h.cls >= CLASH_CLASS_CLASH && h.cls <= CLASH_CLASS_DUPLICATE);
 		pc->counts[h.cls - CLASH_CLASS_CLASH]++;
 		if (!job->keeping)
 			continue;
@@ -444,7 +567,7 @@ static void wave_done(scene_job *job, size_t base, size_t n)
 {
 	for (size_t i = base; i < base + n; i++) {
 		scene_piece *pc = &job->pieces[i];
-		for (int c = 0; c < 3; c++)
+		for (int c = 0; c < SCENE_CLASSES; c++)
 			job->counts[c] += pc->counts[c];
 		size_t room = job->max_clashes - job->kept;
 		if (pc->n > room) {
@@ -533,7 +656,8 @@ static void id_text(proto_text *t, const char *id)
 	proto_text_string(t, id, strlen(id));
 }
 
-static const char *const class_names[3] = {"clash", "touch", "clearance"};
+static const char *const class_names[SCENE_CLASSES] = {"clash", "touch", "clearance",
+                                                       "duplicate"};
 
 static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hit *h, int dim)
 {
@@ -561,12 +685,16 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 		proto_text_int(t, (long long)h->part_b);
 		PROTO_TEXT_LIT(t, "}");
 	}
-	if (h->intersecting) {
+	if (h->intersecting && h->cls != CLASH_CLASS_DUPLICATE) {
 		if (h->depth_exact)
 			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth\":");
 		else
 			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth_lower_bound\":");
 		proto_text_real(t, h->depth);
+		if (h->depth_exact) {
+			PROTO_TEXT_LIT(t, ",\"normal\":");
+			proto_text_reals(t, h->normal, dim);
+		}
 		PROTO_TEXT_LIT(t, "}");
 	}
 	if (h->moving) {
@@ -590,14 +718,15 @@ static int non_finite(const clash_scene_hit *h, int dim)
 {
 	int bad = !isfinite(h->distance) || !isfinite(h->depth);
 	for (int k = 0; k < dim; k++)
-		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) ||
+		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) || !isfinite(h->normal[k]) ||
 		       !isfinite(h->toi.point[k]) || !isfinite(h->toi.normal[k]);
 	return bad || !isfinite(h->toi.toi) || !isfinite(h->toi.near_time);
 }
 
 /* Bytes kept free for what follows the list: "],\"candidates\":" and the
- * counts, five integers of at most 20 digits, with their names. */
-#define SCENE_TAIL_MAX 160
+ * counts, five integers of at most 20 digits, with their names (189 at
+ * most). */
+#define SCENE_TAIL_MAX 200
 
 /* Clashes written between two looks at the cancel flag. */
 #define SCENE_ENCODE_STRIDE 256
@@ -637,10 +766,12 @@ static int encode(const scene_job *job, proto_call *call, proto_reply *out, prot
 				listed++;
 			}
 		}
-	size_t total = job->counts[0] + job->counts[1] + job->counts[2];
+	size_t total = 0;
+	for (int c = 0; c < SCENE_CLASSES; c++)
+		total += job->counts[c];
 	PROTO_TEXT_LIT(&t, "],\"candidates\":");
 	proto_text_int(&t, (long long)job->ncand);
-	for (int c = 0; c < 3; c++) {
+	for (int c = 0; c < SCENE_CLASSES; c++) {
 		if (c)
 			PROTO_TEXT_LIT(&t, ",\"");
 		else

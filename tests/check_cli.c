@@ -571,7 +571,8 @@ START_TEST(scene_summary)
 	char want[256];
 	expected_summary(r.out, want, sizeof want);
 	ck_assert_str_eq(r.err, want);
-	ck_assert_str_eq(r.err, "clash scene: 2 clash, 1 touch, 1 clearance (5 candidate pairs)\n");
+	ck_assert_str_eq(r.err, "clash scene: 2 clash, 1 touch, 1 clearance, 0 duplicate (5 candidate "
+	                   "pairs)\n");
 	run_free(&r);
 	/* Cut short by max_clashes: the counts cover every pair. */
 	r = run_on_text(scene, "{\"objects\": [" BALL("a", 0) ", " BALL("b", 1.5) ", "

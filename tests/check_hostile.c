@@ -219,7 +219,8 @@ START_TEST(memory)
 			json_t *counts = json_object_get(j, "counts");
 			size_t total = (size_t)json_integer_value(json_object_get(counts, "touch")) +
 			               (size_t)json_integer_value(json_object_get(counts, "clash")) +
-			               (size_t)json_integer_value(json_object_get(counts, "clearance"));
+			               (size_t)json_integer_value(json_object_get(counts, "clearance")) +
+			               (size_t)json_integer_value(json_object_get(counts, "duplicate"));
 			size_t listed = json_array_size(json_object_get(j, "clashes"));
 			if (strstr(a->what, "coincident") || strstr(a->what, "long")) {
 				ck_assert_uint_eq(total, 632 * 631 / 2);

@@ -164,17 +164,57 @@ static void world_free(world *w)
 	free(w->motions);
 }
 
-/* The class of a pair at rest with an explicit tolerance, by clash.h's
- * rule, from clash_gjk alone: the depth when GJK gives one, else its lower
- * bound, else whether b moved 2 sqrt(dim) tol along every axis either way
- * still meets a. */
+/* A point of a convex shape, posed by hand. */
+static void posed_point(const clash_shape *s, size_t i, double *w)
+{
+	for (int r = 0; r < s->dim; r++) {
+		w[r] = s->posed ? s->translation[r] : 0.0;
+		for (int c = 0; c < s->dim; c++) {
+			double m = s->posed ? s->linear[c * s->dim + r] : (double)(r == c);
+			w[r] += m * s->vertices[i * (size_t)s->dim + (size_t)c];
+		}
+	}
+}
+
+/* Whether a and b are copies of one shape within tol: convex ones point
+ * by point; compound ones (only ever copied whole here) by their parts'
+ * array and pose. */
+static int brute_duplicate(const clash_shape *a, const clash_shape *b, double tol)
+{
+	if (a->nparts || b->nparts)
+		return a->parts == b->parts && a->nparts == b->nparts && a->radius == b->radius &&
+		       memcmp(a->linear, b->linear, sizeof a->linear) == 0 &&
+		       memcmp(a->translation, b->translation, sizeof a->translation) == 0;
+	if (a->count != b->count || fabs(a->radius - b->radius) > tol)
+		return 0;
+	for (size_t i = 0; i < a->count; i++) {
+		double pa[3], pb[3], d2 = 0;
+		posed_point(a, i, pa);
+		posed_point(b, i, pb);
+		for (int k = 0; k < a->dim; k++)
+			d2 += (pa[k] - pb[k]) * (pa[k] - pb[k]);
+		if (sqrt(d2) > tol)
+			return 0;
+	}
+	return 1;
+}
+
+/* The class of a pair at rest with an explicit tolerance (one the cap of
+ * CLASH_SCENE_MAX_RELATIVE_TOLERANCE leaves alone: the closed forms check
+ * the cap) and touch depth, by clash.h's rule, from clash_gjk alone:
+ * duplicates by comparison, then the depth when GJK gives one, else its
+ * lower bound, else whether b moved 2 sqrt(dim) d along every axis either
+ * way still meets a, d = max(tol, touch). */
 static enum clash_class brute_class(const clash_shape *a, const clash_shape *b, double clearance,
-                                    double tol, clash_result *r)
+                                    double tol, double touch, clash_result *r)
 {
 	clash_options opt = {.tolerance = tol};
 	ck_assert_int_eq(clash_gjk(a, b, &opt, r), CLASH_OK);
+	if (brute_duplicate(a, b, tol))
+		return CLASH_CLASS_DUPLICATE;
 	if (!r->intersecting)
 		return r->distance < clearance ? CLASH_CLASS_CLEARANCE : CLASH_CLASS_NONE;
+	tol = fmax(tol, touch);
 	if (r->has & CLASH_HAS_DEPTH)
 		return r->depth > tol ? CLASH_CLASS_CLASH : CLASH_CLASS_TOUCH;
 	if (r->depth_lower_bound > tol)
@@ -257,14 +297,38 @@ START_TEST(classes_closed_form)
 	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
 	ck_assert_uint_eq(n, 3);
 	free(hits);
-	/* A tolerance of 0.6 makes the 0.5 overlap a touch, and the 0.3 gap
-	 * one too. */
+	/* A tolerance of 0.6 is capped (1e-6 of the pairs' size): the 0.5
+	 * overlap stays a clash and the 0.3 gap a gap, absent without a
+	 * clearance.  A touch depth of 0.6 makes the overlap a touch, and
+	 * leaves the gap alone. */
 	sc.opt.tolerance = 0.6;
 	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
-	ck_assert_uint_eq(n, 4);
-	for (size_t i = 0; i < n; i++)
-		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_TOUCH);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(hits[1].cls, CLASH_CLASS_CLASH);
 	free(hits);
+	sc.touch_depth = 0.6;
+	sc.clearance = 0.5;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_TOUCH);
+	ck_assert_int_eq(hits[3].cls, CLASH_CLASS_CLEARANCE);
+	ck_near(hits[3].distance, 0.3, 1e-6);
+	free(hits);
+	/* 0.4 < 0.5 < 0.6: deeper than it, the overlap is a clash again. */
+	sc.touch_depth = 0.4;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+	ck_assert_int_eq(hits[1].cls, CLASH_CLASS_CLASH);
+	ck_assert(hits[1].depth_exact);
+	ck_near(hits[1].normal[0], 1, 1e-12); /* b moves +x by 0.5 to part */
+	ck_near(hits[0].normal[2], 1, 1e-12); /* b (stacked on a) moves up */
+	free(hits);
+	sc.touch_depth = -1;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	sc.touch_depth = INFINITY;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	sc.touch_depth = 0;
+	sc.clearance = 0;
 	/* Only some pairs; ignore some. */
 	sc.opt.tolerance = 0;
 	sc.clearance = 0.5;
@@ -317,6 +381,8 @@ START_TEST(classes_closed_form)
 	crowd.max_candidates = 435;
 	ck_assert_int_eq(clash_scene_run(&crowd, &hits, &n, NULL), CLASH_OK);
 	ck_assert_uint_eq(n, 435);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(hits[i].cls, CLASH_CLASS_DUPLICATE);
 	free(hits);
 }
 END_TEST
@@ -358,9 +424,11 @@ END_TEST
 
 /* ---- against brute force ------------------------------------------------- */
 
-static void check_against_brute(const world *w, double clearance, double tol, const char *what)
+static void check_against_brute(const world *w, double clearance, double tol, double touch,
+                                const char *what)
 {
-	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance};
+	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance,
+	                  .touch_depth = touch};
 	sc.opt.tolerance = tol;
 	clash_scene_hit *hits;
 	size_t n;
@@ -370,15 +438,23 @@ static void check_against_brute(const world *w, double clearance, double tol, co
 	for (size_t i = 0; i < w->n; i++)
 		for (size_t j = i + 1; j < w->n; j++) {
 			clash_result r;
-			enum clash_class c = brute_class(&w->shapes[i], &w->shapes[j], clearance, tol, &r);
+			enum clash_class c =
+			    brute_class(&w->shapes[i], &w->shapes[j], clearance, tol, touch, &r);
 			if (c == CLASH_CLASS_NONE)
 				continue;
 			want++;
 			ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
 			              "%s c=%g: pair (%zu, %zu) (class %d) missing", what, clearance, i, j,
 			              c);
-			ck_assert_int_eq(hits[k].cls, c);
-			ck_assert(hits[k].distance == r.distance);
+			ck_assert_msg(hits[k].cls == c, "%s c=%g touch=%g: pair (%zu, %zu) class %d, "
+			              "brute force %d", what, clearance, touch, i, j, hits[k].cls, c);
+			if (c != CLASH_CLASS_DUPLICATE)
+				ck_assert(hits[k].distance == r.distance);
+			if (c == CLASH_CLASS_DUPLICATE)
+				ck_assert(hits[k].intersecting && hits[k].distance == 0);
+			if (hits[k].depth_exact) /* the normal is GJK's, a unit vector */
+				for (int q = 0; q < w->dim; q++)
+					ck_assert(hits[k].normal[q] == r.depth_normal[q]);
 			k++;
 		}
 	ck_assert_msg(n == want, "%s c=%g: %zu reported, brute force %zu", what, clearance, n, want);
@@ -393,9 +469,12 @@ START_TEST(brute_force_at_rest)
 		int dim = round % 2 ? 2 : 3;
 		world w;
 		world_random(&w, &g, dim, 300, dim == 3 ? 14 : 40, 0);
-		const double clearances[] = {0, 0.05, 0.3};
+		/* Some objects copied onto others: duplicates. */
+		for (size_t i = 10; i < w.n; i += 37)
+			w.shapes[i] = w.shapes[i - 10];
+		const double clearances[] = {0, 0.05, 0.3}, touches[] = {0, 0.05, 0.4};
 		for (size_t c = 0; c < 3; c++)
-			check_against_brute(&w, clearances[c], 1e-9, dim == 3 ? "3-D" : "2-D");
+			check_against_brute(&w, clearances[c], 1e-9, touches[c], dim == 3 ? "3-D" : "2-D");
 		world_free(&w);
 	}
 }
@@ -683,6 +762,209 @@ static void expect_problem(const char *body, int status, const char *pointer)
 	json_decref(j);
 }
 
+static size_t count_of(json_t *j, const char *cls)
+{
+	return (size_t)json_integer_value(json_object_get(json_object_get(j, "counts"), cls));
+}
+
+/* The issue's case: a beam 6 x 0.3 x 0.4 and a pipe of radius 0.05 whose
+ * surface is 30 mm above it, in metres. */
+#define BEAM "{\"id\":\"beam\",\"shape\":{\"vertices\":[[0,0,0],[6,0,0],[0,0.3,0],[6,0.3,0]," \
+	"[0,0,0.4],[6,0,0.4],[0,0.3,0.4],[6,0.3,0.4]]}}"
+
+/* The class of the pipe to the beam at axis height z under `extra`
+ * members, or NULL when the pair is absent. */
+static const char *pipe_class(const char *z, const char *extra, double *distance)
+{
+	char body[1024];
+	snprintf(body, sizeof body,
+	         "{\"objects\":[" BEAM ",{\"id\":\"pipe\",\"shape\":{\"vertices\":[[3,-1,%s],[3,2,%s]],"
+	         "\"radius\":0.05}}]%s}", z, z, extra);
+	int st;
+	json_t *j = scene_json(body, &st);
+	ck_assert_msg(st == 200, "%s: %d", body, st);
+	json_t *c = json_array_get(json_object_get(j, "clashes"), 0);
+	static char cls[32];
+	const char *out = NULL;
+	if (c) {
+		snprintf(cls, sizeof cls, "%s", json_string_value(json_object_get(c, "class")));
+		*distance = json_number_value(json_object_get(c, "distance"));
+		out = cls;
+	}
+	json_decref(j);
+	return out;
+}
+
+START_TEST(cad_semantics)
+{
+	proto_init();
+	/* The pipe 30 mm off: clearance (with one of 50 mm) or absent, under
+	 * any tolerance and any touch_depth. */
+	const char *tols[] = {"", ",\"tolerance\":1e-9", ",\"tolerance\":0.05", ",\"tolerance\":1e300"};
+	const char *touches[] = {"", ",\"touch_depth\":0.05", ",\"touch_depth\":1e6"};
+	for (size_t t = 0; t < 4; t++)
+		for (size_t d = 0; d < 3; d++) {
+			char extra[128];
+			double dist = -1;
+			snprintf(extra, sizeof extra, "%s%s", tols[t], touches[d]);
+			ck_assert_msg(pipe_class("0.48", extra, &dist) == NULL, "%s", extra);
+			snprintf(extra, sizeof extra, "%s%s,\"clearance\":0.05", tols[t], touches[d]);
+			const char *cls = pipe_class("0.48", extra, &dist);
+			ck_assert_msg(cls && strcmp(cls, "clearance") == 0, "%s: %s", extra,
+			              cls ? cls : "absent");
+			ck_near(dist, 0.03, 1e-6);
+		}
+	/* Sunk 20 mm into the beam: a touch under a touch_depth of 50 mm, a
+	 * clash under one of 10 mm or none. */
+	double dist;
+	ck_assert_str_eq(pipe_class("0.43", ",\"touch_depth\":0.05", &dist), "touch");
+	ck_assert_str_eq(pipe_class("0.43", ",\"touch_depth\":0.01", &dist), "clash");
+	ck_assert_str_eq(pipe_class("0.43", ",\"tolerance\":0.05", &dist), "clash");
+
+	/* Two copies of a part: duplicate, counted, with no penetration; the
+	 * clash carries its direction. */
+	int st;
+	json_t *j = scene_json("{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0) ","
+	                       OBJ("c", 0.5, 0, 0) "]}", &st);
+	ck_assert_int_eq(st, 200);
+	json_t *c = json_object_get(j, "clashes");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "class")),
+	                 "duplicate");
+	ck_assert_ptr_null(json_object_get(json_array_get(c, 0), "penetration"));
+	json_t *pen = json_object_get(json_array_get(c, 1), "penetration");
+	ck_near(json_number_value(json_object_get(pen, "depth")), 0.5, 1e-12);
+	json_t *normal = json_object_get(pen, "normal");
+	ck_assert_uint_eq(json_array_size(normal), 3);
+	ck_near(json_number_value(json_array_get(normal, 0)), 1, 1e-12);
+	ck_assert_int_eq(count_of(j, "duplicate"), 1);
+	ck_assert_int_eq(count_of(j, "clash"), 2);
+	json_decref(j);
+	/* The same part given in world coordinates (no pose): still a copy. */
+	j = scene_json("{\"objects\":[" OBJ("a", 2, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
+	               "[[2,0,0],[3,0,0],[2,1,0],[2,0,1],[3,1,0],[3,0,1],[2,1,1],[3,1,1]]}}]}", &st);
+	ck_assert_int_eq(count_of(j, "duplicate"), 1);
+	json_decref(j);
+
+	/* Groups: parts of one assembly are not tested against each other. */
+	const char *objs = "{\"objects\":["
+	                   "{\"id\":\"a\",\"group\":\"g1\",\"shape\":{\"vertices\":" JCUBE "}},"
+	                   "{\"id\":\"b\",\"group\":\"g1\",\"shape\":{\"vertices\":" JCUBE
+	                   ",\"pose\":{\"translation\":[0.5,0,0]}}},"
+	                   "{\"id\":\"c\",\"group\":\"g2\",\"shape\":{\"vertices\":" JCUBE
+	                   ",\"pose\":{\"translation\":[0,0.5,0]}}},"
+	                   "{\"id\":\"d\",\"shape\":{\"vertices\":" JCUBE
+	                   ",\"pose\":{\"translation\":[0,0,0.5]}}}]";
+	const struct {
+		const char *lists;
+		size_t n;
+	} cases[] = {
+	    {"", 6},
+	    {",\"ignore\":[[{\"group\":\"g1\"},{\"group\":\"g1\"}]]", 5},
+	    {",\"ignore\":[[{\"group\":\"g1\"},\"d\"]]", 4},
+	    {",\"ignore\":[[{\"group\":\"g2\"},{\"group\":\"g1\"}],[\"c\",\"d\"]]", 3},
+	    {",\"pairs\":[[{\"group\":\"g1\"},{\"group\":\"g2\"}]]", 2},
+	    {",\"pairs\":[[{\"group\":\"g1\"},\"d\"],[\"a\",\"b\"]],"
+	     "\"ignore\":[[\"b\",\"d\"]]", 2},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char body[2048];
+		snprintf(body, sizeof body, "%s%s}", objs, cases[k].lists);
+		j = scene_json(body, &st);
+		ck_assert_msg(st == 200, "%s: %d", body, st);
+		ck_assert_msg(json_array_size(json_object_get(j, "clashes")) == cases[k].n,
+		              "%s: %zu pairs", cases[k].lists, json_array_size(json_object_get(j, "clashes")));
+		json_decref(j);
+	}
+
+	/* Bad values, each with its pointer. */
+	expect_problem("{\"objects\":[],\"touch_depth\":-1}", 422, "/touch_depth");
+	expect_problem("{\"objects\":[],\"touch_depth\":\"deep\"}", 422, "/touch_depth");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"group\":7,\"shape\":{\"vertices\":[[0,0,0]]}}]}",
+	               422, "/objects/0/group");
+	expect_problem("{\"objects\":[{\"id\":\"a\",\"group\":\"\",\"shape\":{\"vertices\":[[0,0,0]]}}]}",
+	               422, "/objects/0/group");
+	const char *two = "{\"objects\":[{\"id\":\"a\",\"group\":\"g\",\"shape\":{\"vertices\":[[0,0,0]]}},"
+	                  "{\"id\":\"b\",\"shape\":{\"vertices\":[[0,0,0]]}}],";
+	const struct {
+		const char *tail, *pointer;
+	} bad[] = {
+	    {"\"ignore\":[[{\"group\":\"h\"},\"a\"]]}", "/ignore/0/0/group"},
+	    {"\"ignore\":[[\"a\",{\"group\":1}]]}", "/ignore/0/1/group"},
+	    {"\"pairs\":[[\"a\",{}]]}", "/pairs/0/1"},
+	    {"\"pairs\":[[\"a\",{\"group\":\"g\",\"id\":\"b\"}]]}", "/pairs/0/1/id"},
+	    {"\"pairs\":[[\"a\",7]]}", "/pairs/0/1"},
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		char body[512];
+		snprintf(body, sizeof body, "%s%s", two, bad[k].tail);
+		expect_problem(body, 422, bad[k].pointer);
+	}
+}
+END_TEST
+
+/* Groups in the core: an ignored group and groups in `only`, against
+ * clash_scene_pair over every pair. */
+START_TEST(groups_brute_force)
+{
+	prng g = {0x5ce0e004};
+	world w;
+	world_random(&w, &g, 3, 120, 5, 0);
+	size_t *group = malloc(w.n * sizeof *group);
+	for (size_t i = 0; i < w.n; i++)
+		group[i] = i % 5 == 4 ? CLASH_SCENE_NO_GROUP : i % 3;
+	const size_t N = w.n;
+	clash_pair ign[] = {{N + 0, N + 0}, {N + 1, 7}, {N + 2, N + 1}};
+	clash_pair only[] = {{N + 0, N + 1}, {N + 0, N + 0}, {4, N + 2}, {9, 14}};
+	for (int mode = 0; mode < 2; mode++) {
+		clash_scene sc = {.count = N, .shapes = w.shapes, .group = group, .ngroups = 3};
+		if (mode == 0) {
+			sc.ignore = ign;
+			sc.nignore = 3;
+		} else {
+			sc.only = only;
+			sc.nonly = 4;
+		}
+		clash_scene_hit *hits;
+		size_t n, k = 0;
+		ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
+		for (size_t i = 0; i < N; i++)
+			for (size_t j = i + 1; j < N; j++) {
+				size_t gi = group[i], gj = group[j];
+				int in_ign = (gi == 0 && gj == 0) || (gi == 1 && j == 7) ||
+				             (gj == 1 && i == 7) || (gi == 2 && gj == 1) ||
+				             (gi == 1 && gj == 2);
+				int in_only = (gi == 0 && gj == 1) || (gi == 1 && gj == 0) ||
+				              (gi == 0 && gj == 0) || (i == 4 && gj == 2) ||
+				              (j == 4 && gi == 2) || (i == 9 && j == 14);
+				if (mode == 0 ? in_ign : !in_only)
+					continue;
+				clash_scene_hit h;
+				ck_assert_int_eq(clash_scene_pair(&sc, i, j, &h), CLASH_OK);
+				if (h.cls == CLASH_CLASS_NONE)
+					continue;
+				ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
+				              "mode %d: pair (%zu, %zu) missing", mode, i, j);
+				k++;
+			}
+		ck_assert_uint_eq(k, n);
+		ck_assert_uint_gt(n, 3);
+		free(hits);
+	}
+	/* Bad groups. */
+	clash_scene sc = {.count = N, .shapes = w.shapes, .group = group, .ngroups = 2};
+	clash_scene_hit *hits;
+	size_t n;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL); /* group 2 */
+	sc.ngroups = 3;
+	clash_pair beyond[] = {{0, N + 3}};
+	sc.ignore = beyond;
+	sc.nignore = 1;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_EINVAL);
+	free(group);
+	world_free(&w);
+}
+END_TEST
+
 START_TEST(reply_errors)
 {
 	proto_init();
@@ -823,7 +1105,7 @@ START_TEST(limits_and_cancel)
 END_TEST
 
 /* n objects, each the point (0, 0, 0) with an id of `idlen` characters:
- * every pair touches, n (n - 1) / 2 of them. */
+ * every pair is a duplicate, n (n - 1) / 2 of them. */
 static char *coincident_scene(size_t n, size_t idlen, const char *extra)
 {
 	size_t cap = n * (idlen + 80) + 200, used = 0;
@@ -852,10 +1134,6 @@ static json_t *bounded_reply(const char *body, size_t *length)
 	return j;
 }
 
-static size_t count_of(json_t *j, const char *cls)
-{
-	return (size_t)json_integer_value(json_object_get(json_object_get(j, "counts"), cls));
-}
 
 /* The query of death of issue #15: 632 coincident points ask for 199 396
  * clashes (36 MB of JSON).  The answer lists max_clashes of them, in at most
@@ -872,8 +1150,8 @@ START_TEST(reply_bounded)
 	json_t *j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 1000);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), pairs);
-	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "clearance"), 0);
+	ck_assert_uint_eq(count_of(j, "duplicate"), pairs);
+	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "touch") + count_of(j, "clearance"), 0);
 	ck_assert_uint_eq((size_t)json_integer_value(json_object_get(j, "candidates")), pairs);
 	/* Pairs in input order: (0,1), (0,2), ... (0,631), (1,2), ... */
 	json_t *c = json_array_get(json_object_get(j, "clashes"), 700);
@@ -887,7 +1165,7 @@ START_TEST(reply_bounded)
 	j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 3);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), 40 * 39 / 2);
+	ck_assert_uint_eq(count_of(j, "duplicate"), 40 * 39 / 2);
 	json_t *three = json_incref(json_object_get(j, "clashes"));
 	json_decref(j);
 	free(body);
@@ -905,7 +1183,7 @@ START_TEST(reply_bounded)
 	j = bounded_reply(body, &len);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 0);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), 6);
+	ck_assert_uint_eq(count_of(j, "duplicate"), 6);
 	json_decref(j);
 	free(body);
 	expect_problem("{\"max_clashes\":1001,\"objects\":[]}", 422, "/max_clashes");
@@ -926,7 +1204,7 @@ START_TEST(reply_bounded)
 	ck_assert_uint_gt(listed, (256 << 10) / 8300);
 	ck_assert_uint_lt(listed, (256 << 10) / 8000 + 1);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
-	ck_assert_uint_eq(count_of(j, "touch"), 300 * 299 / 2);
+	ck_assert_uint_eq(count_of(j, "duplicate"), 300 * 299 / 2);
 	for (size_t i = 0; i < listed; i++) {
 		json_t *ci = json_array_get(json_object_get(j, "clashes"), i);
 		char want[8];
@@ -1498,12 +1776,14 @@ static Suite *scene_suite(void)
 	tcase_add_test(tc, brute_force_at_rest);
 	tcase_add_test(tc, brute_force_in_motion);
 	tcase_add_test(tc, brute_force_ignore);
+	tcase_add_test(tc, groups_brute_force);
 	tcase_add_test(tc, sparse_scene_scales);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("contract");
 	tcase_add_test(tc, reply_closed_form);
 	tcase_add_test(tc, reply_errors);
+	tcase_add_test(tc, cad_semantics);
 	tcase_add_test(tc, pieces_in_any_order);
 	tcase_add_test(tc, limits_and_cancel);
 	tcase_add_test(tc, reply_bounded);
