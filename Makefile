@@ -202,7 +202,7 @@ $(B)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
 $(B)/libclash.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
