@@ -65,7 +65,7 @@ test('scene: a clash and a clearance', async () => {
   });
   assert.equal(r.truncated, false);
   assert.deepEqual(r.clashes.map((k) => [k.a, k.b, k.class]), [['floor', 'crate', 'clash']]);
-  assert.deepEqual(r.counts, { clash: 1, touch: 0, clearance: 0 });
+  assert.deepEqual(r.counts, { clash: 1, touch: 0, clearance: 0, duplicate: 0 });
 });
 
 test('contains: a small box in the unit cube, one corner out', async () => {
