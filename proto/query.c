@@ -428,7 +428,11 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		return r;
 	if (hold(w->q, w->store, e))
 		return -1;
-	const stored_shape *st = proto_store_value(e);
+	/* The store's value is the shape's own; its first use prepares it
+	 * (under its lock: stored_shape.h). */
+	stored_shape *st = (stored_shape *)proto_store_value(e);
+	if (proto_stored_shape_ready(st) != 0)
+		return -1;
 	if (w->dim == 0) {
 		w->dim = st->shape.dim;
 		char *first = proto_path_render(at);

@@ -866,6 +866,51 @@ START_TEST(test_positions_bad_and_limits)
 }
 END_TEST
 
+/* An upload is answered before its preparation: hull_vertices is null
+ * until the first query by ref prepares the shape; the answer is the
+ * inline one all the same, and the bytes counted do not change. */
+START_TEST(test_prepared_on_first_use)
+{
+	server_start();
+	char *text = malloc(8192), *o = text;
+	o += sprintf(o, "{\"vertices\": [");
+	for (int i = 0; i < 100; i++) {
+		double y = 1 - 2 * (i + 0.5) / 100, r = sqrt(1 - y * y), th = 2.399963229728653 * i;
+		o += sprintf(o, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", r * cos(th), y, r * sin(th));
+	}
+	sprintf(o, "]}");
+	int st;
+	char *reply = post("/v1/shapes", text, &st);
+	ck_assert_int_eq(st, 201);
+	json_t *sum = json_loads(reply, 0, NULL);
+	ck_assert(json_is_null(json_object_get(sum, "hull_vertices")));
+	json_int_t weight = json_integer_value(json_object_get(sum, "bytes"));
+	char id[72], path[128];
+	snprintf(id, sizeof id, "%s", json_string_value(json_object_get(sum, "id")));
+	json_decref(sum);
+	free(reply);
+	char *ref = ref_text(id);
+	char *qi = query_text(text, "{\"vertices\": [[0, 0, 0], [0.1, 0, 0]]}", "gjk",
+	                      "{\"translation\": [1.5, 0, 0]}");
+	char *qr = query_text(ref, "{\"vertices\": [[0, 0, 0], [0.1, 0, 0]]}", "gjk",
+	                      "{\"translation\": [1.5, 0, 0]}");
+	same_reply("/v1/query", qi, qr);
+	snprintf(path, sizeof path, "/v1/shapes/%s", id);
+	hresp r;
+	http_do("GET", path, NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	sum = json_loads(r.body, 0, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "hull_vertices")), 100);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "bytes")), weight);
+	json_decref(sum);
+	hresp_free(&r);
+	free(qi);
+	free(qr);
+	free(ref);
+	free(text);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -881,6 +926,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_get_head_delete);
 	tcase_add_test(tc, test_positions_same_as_vertices);
 	tcase_add_test(tc, test_positions_bad_and_limits);
+	tcase_add_test(tc, test_prepared_on_first_use);
 	suite_add_tcase(s, tc);
 	return s;
 }
