@@ -387,18 +387,23 @@ clean:
 # make bench-http: wrk against clashd and bench/hello (the same threading
 # design answering a fixed body) at 1, 8 and 64 connections, pinned and
 # unpinned; then POST /v1/batch throughput against jansson's decode-only
-# rate on the same bodies (bench/http/run.sh).
+# rate on the same bodies; then the drag workload (bench/drag: a
+# 50 000-vertex part inline against by ref) (bench/http/run.sh).
 BENCH_APP_CFLAGS = $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP))
 
 .PHONY: bench-http
 bench-http:
 	@sh deploy/install-deps.sh bench
-	@$(MAKE) --no-print-directory all $(B)/bench/hello $(B)/bench/batch-bench
+	@$(MAKE) --no-print-directory all $(B)/bench/hello $(B)/bench/batch-bench $(B)/bench/drag
 	sh bench/http/run.sh $(B)
 
 $(B)/bench/hello: bench/hello/hello.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_APP_CFLAGS) $< -o $@ $(shell pkg-config --libs libmicrohttpd libuv)
+
+$(B)/bench/drag: bench/drag/drag.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_APP_CFLAGS) $< -o $@ -lm
 
 $(B)/bench/batch-bench: bench/batch/batch_bench.c $(PROTO_OBJ) $(B)/libclash.a
 	@mkdir -p $(dir $@)

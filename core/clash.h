@@ -175,6 +175,12 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size);
  * preparation is not one of s's vertex array and count. */
 size_t clash_prepared_bytes(const clash_shape *s);
 
+/* The most clash_prepared_bytes can give once count vertices of dimension
+ * dim are prepared (whatever their hull), so room for a preparation can be
+ * set aside before it is made; 0 for a dim or count clash_prepared_size
+ * refuses. */
+size_t clash_prepared_bytes_max(int dim, size_t count);
+
 /* The vertices of the convex hull a 3-D preparation climbs over (0 for a
  * shape not prepared, not 3-D, or flat). */
 size_t clash_prepared_hull(const clash_shape *s);

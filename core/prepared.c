@@ -275,6 +275,18 @@ size_t clash_prepared_bytes(const clash_shape *s)
 	return p->bytes;
 }
 
+size_t clash_prepared_bytes_max(int dim, size_t count)
+{
+	if (dim < 1 || dim > CLASH_MAX_DIM || count == 0)
+		return 0;
+	/* The header, and the packed graph of a hull of every vertex (pack's
+	 * end is checked to stay within final_size). */
+	size_t n = align8(sizeof(prepared));
+	if (graphed(dim, count))
+		n += final_size(count);
+	return n;
+}
+
 size_t clash_prepared_hull(const clash_shape *s)
 {
 	const prepared *p;

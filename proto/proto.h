@@ -79,8 +79,9 @@ int proto_contains_reply(const char *body, size_t len, proto_reply *out);
 typedef struct proto_request_limits {
 	size_t max_depth;      /* arrays and objects nested in each other: deeper
 	                          is a 400 at the first container past it */
-	size_t max_vertices;   /* vertices of one shape (or one part of a
-	                          compound): more is a 422 at its "vertices" */
+	size_t max_vertices;   /* points of one shape (or one part of a
+	                          compound): more is a 422 at its "vertices"
+	                          (or "positions") */
 	size_t max_shapes;     /* shapes in one request, each part of a compound
 	                          counted: more is a 422 at the first one over */
 	size_t max_part_depth; /* compound shapes nested in compound shapes (a
@@ -121,8 +122,8 @@ typedef struct proto_store proto_store;
 /*
  * The context a call runs in, handed to it explicitly (proto_call.ctx): no
  * call reads a process global or keeps state between calls.  A shape is
- * any object with a "vertices" or "parts" member, so the limits cover
- * every route and shape kind without knowing the schema.
+ * any object with a "vertices", "positions" or "parts" member, so the
+ * limits cover every route and shape kind without knowing the schema.
  */
 typedef struct proto_context {
 	proto_request_limits limits; /* a zero member: no such limit */
@@ -242,8 +243,8 @@ int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 
 /*
  * The shape store's routes (openapi.yaml, /v1/shapes).  POST /v1/shapes:
- * the body is a Shape without pose (vertices or parts, and radius),
- * decoded as a query's shape is, stored in the context's store and
+ * the body is a Shape without pose (vertices, positions or parts, and
+ * radius), decoded as a query's shape is, stored in the context's store and
  * answered 201 (200 when it was there) with its summary {"id":
  * "sha256:...", "dim", "vertices", "hull_vertices", "parts", "bytes"}.
  * Problems and the return value as for proto_query_reply().

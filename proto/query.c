@@ -9,9 +9,14 @@
  * warm (members, plane, then a and b) and want.  "pose_end" (a whole
  * shape's, not a part's) is decoded as a pose of the same shape and turned
  * into the motion from pose (clash_motion_between).  The dimension of a
- * query is that of its
- * first point (/a/vertices/0, or /a/parts/0/.../vertices/0 when a is
- * compound); every other point must match it.
+ * query is that of its first point (/a/vertices/0, or /a/parts/0/.../
+ * vertices/0 when a is compound; /a/dim or /a/positions for the flat
+ * form); every other point must match it.
+ *
+ * A convex shape's points come as "vertices" ([[x, y, z], ...]) or flat as
+ * "positions" ([x, y, z, ...], "dim" numbers a point, 3 by default): both
+ * decode to the same row-major array, so the answer (and a stored shape's
+ * id) is the same.
  *
  * A compound shape {"parts": [shape, ...]} is decoded depth first into
  * malloc'd clash_shape arrays (clash_shape_init_compound); the limits of the
@@ -153,7 +158,7 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 {
 	int *dim = &w->dim;
 	const vertex_array *read = proto_vertex_lookup(w->vt, v);
-	if (read)
+	if (read && !read->flat)
 		return vertices_read(read, at, w, store, count, p);
 	if (!json_is_array(v))
 		return proto_fail(p, at, "vertices must be an array of points, got %s", proto_kind_of(v));
@@ -199,6 +204,88 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 		}
 	}
 	*count = n;
+	return 0;
+}
+
+/* The query's dimension, set by this shape's first point when it is the
+ * first (`where`: the pointer to name in later messages), else checked:
+ * `d` coordinates at `at`. */
+static int point_dim(size_t d, const proto_path *at, const proto_path *where, shape_walk *w,
+                     proto_problem *p)
+{
+	if (w->dim == 0) {
+		w->dim = (int)d;
+		char *first = proto_path_render(where);
+		if (!first)
+			return -1;
+		snprintf(w->first, sizeof w->first, "%s", first);
+		free(first);
+		return 0;
+	}
+	if (d != (size_t)w->dim)
+		return proto_fail(p, at, "these positions have %zu coordinates a point (dim) but %s "
+		                  "has %d: all points of a query must have the same dimension",
+		                  d, w->first, w->dim);
+	return 0;
+}
+
+/* A flat "positions" array (x0, y0, z0, x1, ... as three.js and glTF keep
+ * them), `dim` numbers a point ("dim" at `dp`, or 3 when absent), into a
+ * new row-major array (*store, malloc'd), exactly as the same points given
+ * as "vertices" would be.  Checked in this order: dim, the array, its
+ * length (not empty, a multiple of dim), the dimension against the
+ * query's (at dim when given, else at positions), each number. */
+static int positions(const json_t *v, const proto_path *at, const json_t *dimv,
+                     const proto_path *dp, shape_walk *w, double **store, size_t *count,
+                     proto_problem *p)
+{
+	size_t d = 3;
+	if (dimv) {
+		double x = 0;
+		int r = integer(dimv, dp, "dim (coordinates a point)", 1, CLASH_MAX_DIM, &x, p);
+		if (r)
+			return r;
+		d = (size_t)x;
+	}
+	const vertex_array *read = proto_vertex_lookup(w->vt, v);
+	if (read && !read->flat)
+		read = NULL;
+	if (!read && !json_is_array(v))
+		return proto_fail(p, at, "positions must be a flat array of numbers [x0, y0, z0, x1, "
+		                  "...], got %s", proto_kind_of(v));
+	size_t len = read ? read->n : json_array_size(v);
+	if (len == 0)
+		return proto_fail(p, at, "positions must not be empty: a shape is the convex hull of "
+		                  "at least one point");
+	if (len % d)
+		return proto_fail(p, at, "positions has %zu numbers, not a multiple of dim (%zu, "
+		                  "coordinates a point)%s", len, d,
+		                  dimv ? "" : ": without dim, points are 3-D");
+	int r = point_dim(d, dimv ? dp : at, dimv ? dp : at, w, p);
+	if (r)
+		return r;
+	double *xyz = *store;
+	if (!xyz) {
+		if (len > SIZE_MAX / sizeof(double))
+			return -1;
+		xyz = *store = malloc(len * sizeof(double));
+		if (!xyz)
+			return -1;
+	}
+	if (read) {
+		memcpy(xyz, read->xyz, len * sizeof(double));
+	} else {
+		for (size_t i = 0; i < len; i++) {
+			const json_t *x = json_array_get(v, i);
+			if (!json_is_number(x)) {
+				proto_path el = {at, NULL, i};
+				return proto_fail(p, &el, "each element of positions must be a number (a "
+				                  "coordinate), got %s", proto_kind_of(x));
+			}
+			xyz[i] = json_number_value(x);
+		}
+	}
+	*count = len / d;
 	return 0;
 }
 
@@ -303,8 +390,8 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 	return 0;
 }
 
-static const char *const shape_members[] = {"vertices", "parts", "ref", "radius", "pose",
-                                            "pose_end", NULL};
+static const char *const shape_members[] = {"vertices", "positions", "dim", "parts", "ref",
+                                            "radius", "pose", "pose_end", NULL};
 
 /* Hold a stored shape until proto_query_release (which lets it go even
  * when this fails: -1, memory ran out). */
@@ -341,7 +428,11 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		return r;
 	if (hold(w->q, w->store, e))
 		return -1;
-	const stored_shape *st = proto_store_value(e);
+	/* The store's value is the shape's own; its first use prepares it
+	 * (under its lock: stored_shape.h). */
+	stored_shape *st = (stored_shape *)proto_store_value(e);
+	if (proto_stored_shape_ready(st) != 0)
+		return -1;
 	if (w->dim == 0) {
 		w->dim = st->shape.dim;
 		char *first = proto_path_render(at);
@@ -413,23 +504,34 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		return proto_fail(p, at, "a shape must be an object with vertices or parts, got %s",
 		            proto_kind_of(v));
 	int r = proto_known_members(v, at, shape_members,
-	                      "a shape has vertices or parts, radius, pose and pose_end", p);
+	                      "a shape has vertices (or positions and dim), parts or ref, radius, "
+	                      "pose and pose_end", p);
 	if (r)
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
+	const json_t *flat = json_object_get(v, "positions");
+	const json_t *dimv = json_object_get(v, "dim");
 	const json_t *list = json_object_get(v, "parts");
 	const json_t *ref = json_object_get(v, "ref");
 	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0}, fp = {at, "ref", 0};
-	if (ref && (verts || list))
+	proto_path xp = {at, "positions", 0}, dp = {at, "dim", 0};
+	if (ref && (verts || flat || list))
 		return proto_fail(p, &fp, "ref stands for a stored shape's geometry: a shape has "
-		                  "either ref or %s, not both", verts ? "vertices" : "parts");
-	if (verts && list)
-		return proto_fail(p, &lp, "a shape has either vertices (a convex shape) or parts (a "
-		                    "compound shape), not both");
-	if (!verts && !list && !ref)
+		                  "either ref or %s, not both",
+		                  verts ? "vertices" : flat ? "positions" : "parts");
+	if (verts && flat)
+		return proto_fail(p, &xp, "a shape gives its points either as vertices ([[x, y, z], "
+		                  "...]) or as positions ([x, y, z, ...]), not both");
+	if ((verts || flat) && list)
+		return proto_fail(p, &lp, "a shape has either %s (a convex shape) or parts (a "
+		                    "compound shape), not both", verts ? "vertices" : "positions");
+	if (dimv && !flat)
+		return proto_fail(p, &dp, "dim (coordinates a point) goes with positions only: "
+		                  "vertices, parts and ref have their own");
+	if (!verts && !flat && !list && !ref)
 		return proto_fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
-		                   "parts, an array of shapes, for a compound shape, or ref, a stored "
-		                   "shape's id)");
+		                   "positions, the same points flat [x, y, z, ...], or parts, an array "
+		                   "of shapes, for a compound shape, or ref, a stored shape's id)");
 	int e;
 	if (ref) {
 		r = ref_shape(ref, &fp, depth, w, s, p);
@@ -446,14 +548,18 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 			            CLASH_COMPOUND_MAX_LEAVES);
 		double *own_store = NULL;
 		size_t count = 0;
-		r = vertices(verts, &vp, w, store ? store : &own_store, &count, p);
+		if (verts)
+			r = vertices(verts, &vp, w, store ? store : &own_store, &count, p);
+		else
+			r = positions(flat, &xp, dimv, &dp, w, store ? store : &own_store, &count, p);
 		if (own_store && own(w->q, own_store))
 			return -1;
 		if (r)
 			return r;
 		e = clash_shape_init(s, w->dim, store ? *store : own_store, count);
 		if (e)
-			return proto_fail(p, &vp, "vertices: %s", clash_strerror(e));
+			return proto_fail(p, verts ? &vp : &xp, "%s: %s", verts ? "vertices" : "positions",
+			                  clash_strerror(e));
 	}
 
 	const json_t *radius = json_object_get(v, "radius");

@@ -9,8 +9,9 @@
  * building 2048 levels of jansson tree (and the decoder from recursing into
  * them) when the server allows far fewer.
  *
- * The tree walk does not descend into "vertices" arrays (their length is all
- * it needs), so it visits few nodes of a normal query.
+ * The tree walk does not descend into "vertices" or "positions" arrays
+ * (their length is all it needs: a flat array's points are its numbers over
+ * its shape's "dim"), so it visits few nodes of a normal query.
  */
 #include "request_limits.h"
 
@@ -103,7 +104,38 @@ static int over(walk *w, enum proto_limit which, const proto_path *at, const cha
 static int is_shape(const json_t *v)
 {
 	return json_is_object(v) &&
-	       (json_object_get(v, "vertices") != NULL || json_object_get(v, "parts") != NULL);
+	       (json_object_get(v, "vertices") != NULL || json_object_get(v, "parts") != NULL ||
+	        json_object_get(v, "positions") != NULL);
+}
+
+/* The points of shape v's "vertices" (or, when it has none, of its flat
+ * "positions": numbers over "dim", 3 when absent, rounded up; 1 when dim
+ * is not 1 to 8, which the decoder refuses later), and the member that
+ * holds them; 0 and NULL when neither is an array. */
+static size_t points(const walk *w, const json_t *v, const char **member)
+{
+	const json_t *verts = json_object_get(v, "vertices");
+	if (verts) {
+		*member = "vertices";
+		/* An array read from the text (vertex_scan.c) has its count there. */
+		const vertex_array *read = proto_vertex_lookup(w->vt, verts);
+		if (read && !read->flat)
+			return read->n;
+		return json_is_array(verts) ? json_array_size(verts) : 0;
+	}
+	const json_t *flat = json_object_get(v, "positions");
+	*member = flat ? "positions" : NULL;
+	if (!flat)
+		return 0;
+	const vertex_array *read = proto_vertex_lookup(w->vt, flat);
+	size_t len = read && read->flat ? read->n : json_is_array(flat) ? json_array_size(flat) : 0;
+	const json_t *dim = json_object_get(v, "dim");
+	size_t d = 3;
+	if (dim) {
+		double x = json_is_number(dim) ? json_number_value(dim) : 0;
+		d = x >= 1 && x <= 8 && x == (double)(size_t)x ? (size_t)x : 1;
+	}
+	return (len + d - 1) / d;
 }
 
 /* `nesting`: how many shapes enclose v. */
@@ -134,12 +166,10 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 			            "compound shapes may nest at most %zu levels deep: this part is "
 			            "at level %zu",
 			            l->max_part_depth, nesting);
-		const json_t *verts = json_object_get(v, "vertices");
-		/* An array read from the text (vertex_scan.c) has its count there. */
-		const vertex_array *read = proto_vertex_lookup(w->vt, verts);
-		size_t nverts = read ? read->n : json_array_size(verts);
-		if (l->max_vertices && json_is_array(verts) && nverts > l->max_vertices) {
-			proto_path vp = {at, "vertices", 0};
+		const char *member = NULL;
+		size_t nverts = points(w, v, &member);
+		if (l->max_vertices && nverts > l->max_vertices) {
+			proto_path vp = {at, member, 0};
 			return over(w, PROTO_LIMIT_VERTICES, &vp,
 			            "a shape may have at most %zu vertices, this one has %zu (interior "
 			            "points can be dropped: only the hull counts)",
@@ -150,7 +180,7 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 	const char *key;
 	json_t *member;
 	json_object_foreach((json_t *)v, key, member) {
-		if (inner > nesting && strcmp(key, "vertices") == 0)
+		if (inner > nesting && (strcmp(key, "vertices") == 0 || strcmp(key, "positions") == 0))
 			continue; /* counted above; points hold no shapes */
 		proto_path m = {at, key, 0};
 		int r = walk_value(w, member, &m, inner);

@@ -8,7 +8,8 @@
  *  - proto_limits_depth() scans the raw text for nesting depth before it is
  *    parsed (jansson would recurse up to its own 2048 levels first);
  *  - proto_limits_tree() walks the parsed tree for the counts: a "shape" is
- *    any object with a "vertices" or "parts" member, wherever it is.
+ *    any object with a "vertices", "positions" or "parts" member, wherever
+ *    it is.
  * The decoder still checks everything else; a request within the limits but
  * malformed is its business.
  */

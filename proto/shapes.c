@@ -5,8 +5,9 @@
  * An upload is a request like a query: parsed under the context's limits
  * (vertex arrays read beside the tree, vertex_scan.h), its Shape decoded
  * by the Query's own decoder with pose, pose_end and ref refused (so every
- * rule and pointer is a query's), then built into a stored shape (its id,
- * its preparations: stored_shape.h) and put in the store.  The same
+ * rule and pointer is a query's), then built into a stored shape (its id;
+ * its preparations are made on first use: stored_shape.h) and put in the
+ * store.  The same
  * geometry always gives the same id, so a second upload finds the first
  * (200) and its copy is dropped.
  */
@@ -25,7 +26,8 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 {
 	char id[PROTO_PROBLEM_ID_SIZE];
 	proto_shape_id_format(st->id, id);
-	json_t *hull = st->hull ? json_integer((json_int_t)st->hull) : json_null();
+	long long h = proto_stored_shape_hull(st); /* -1: not prepared yet */
+	json_t *hull = h > 0 ? json_integer((json_int_t)h) : json_null();
 	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:I}", "id", id, "dim", st->shape.dim,
 	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
 	                      "parts", (json_int_t)st->shape.nparts, "bytes",

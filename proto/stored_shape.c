@@ -1,7 +1,8 @@
 /*
  * stored_shape.c — building the value the shape store keeps: the blocks of
- * a decoded shape taken over, its id, and a compact preparation for each
- * 3-D convex part (prepared in scratch of clash_prepared_size, then the
+ * a decoded shape taken over, its id, and — on first use, see
+ * stored_shape.h — a compact preparation for each 3-D convex part
+ * (prepared in scratch of clash_prepared_size, then the
  * clash_prepared_bytes that matter copied out, as clash.h allows).
  */
 #include <stdlib.h>
@@ -13,7 +14,12 @@
  * shapes): their preparation would only cost room. */
 #define PREPARE_MIN 32
 
-static int keep(stored_shape *st, void *block, size_t bytes)
+static int prepared_part(const clash_shape *s)
+{
+	return s->dim == 3 && s->count >= PREPARE_MIN;
+}
+
+static int keep(stored_shape *st, void *block)
 {
 	void **grown = realloc(st->blocks, (st->nblocks + 1) * sizeof *grown);
 	if (!grown) {
@@ -22,7 +28,6 @@ static int keep(stored_shape *st, void *block, size_t bytes)
 	}
 	st->blocks = grown;
 	st->blocks[st->nblocks++] = block;
-	st->bytes += bytes;
 	return 0;
 }
 
@@ -53,26 +58,39 @@ static int prepare(stored_shape *st, clash_shape *s)
 		free(compact);
 		return 0;
 	}
-	return keep(st, compact, bytes);
+	return keep(st, compact);
 }
 
-/* Count, prepare and weigh the tree under s (its arrays are the stored
+/* Prepare every part under s not prepared yet (its arrays are the stored
  * shape's own, so the cast is to memory it owns). */
-static int walk(stored_shape *st, clash_shape *s, int depth)
+static int prepare_tree(stored_shape *st, clash_shape *s)
+{
+	if (s->nparts) {
+		for (size_t i = 0; i < s->nparts; i++)
+			if (prepare_tree(st, (clash_shape *)&s->parts[i]))
+				return -1;
+		return 0;
+	}
+	return prepared_part(s) && !s->prepared ? prepare(st, s) : 0;
+}
+
+/* Count and weigh the tree under s, the room of its preparations
+ * included. */
+static void walk(stored_shape *st, const clash_shape *s, int depth)
 {
 	if (depth > st->depth)
 		st->depth = depth;
 	if (s->nparts) {
 		st->bytes += s->nparts * sizeof *s->parts;
 		for (size_t i = 0; i < s->nparts; i++)
-			if (walk(st, (clash_shape *)&s->parts[i], depth + 1))
-				return -1;
-		return 0;
+			walk(st, &s->parts[i], depth + 1);
+		return;
 	}
 	st->leaves++;
 	st->vertices += s->count;
 	st->bytes += s->count * (size_t)s->dim * sizeof(double);
-	return s->dim == 3 && s->count >= PREPARE_MIN ? prepare(st, s) : 0;
+	if (prepared_part(s))
+		st->bytes += clash_prepared_bytes_max(s->dim, s->count);
 }
 
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
@@ -81,6 +99,11 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 	stored_shape *st = calloc(1, sizeof *st);
 	if (!st)
 		return -1;
+	if (pthread_mutex_init(&st->lock, NULL) != 0) {
+		free(st);
+		return -1;
+	}
+	atomic_init(&st->ready, 0);
 	st->shape = *s;
 	st->blocks = *blocks;
 	st->nblocks = *nblocks;
@@ -88,13 +111,33 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 	*nblocks = 0;
 	proto_shape_id(&st->shape, st->id);
 	st->bytes = sizeof *st;
-	if (walk(st, &st->shape, 0) != 0) {
-		proto_stored_shape_free(st);
-		return -1;
-	}
-	st->hull = st->shape.nparts ? 0 : clash_prepared_hull(&st->shape);
+	walk(st, &st->shape, 0);
 	*out = st;
 	return 0;
+}
+
+int proto_stored_shape_ready(stored_shape *st)
+{
+	if (atomic_load_explicit(&st->ready, memory_order_acquire))
+		return 0;
+	pthread_mutex_lock(&st->lock);
+	int r = 0;
+	if (!atomic_load_explicit(&st->ready, memory_order_relaxed)) {
+		r = prepare_tree(st, &st->shape);
+		if (r == 0) {
+			st->hull = st->shape.nparts ? 0 : clash_prepared_hull(&st->shape);
+			atomic_store_explicit(&st->ready, 1, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	return r;
+}
+
+long long proto_stored_shape_hull(const stored_shape *st)
+{
+	if (!atomic_load_explicit(&((stored_shape *)st)->ready, memory_order_acquire))
+		return -1;
+	return (long long)st->hull;
 }
 
 void proto_stored_shape_free(void *stored)
@@ -105,5 +148,6 @@ void proto_stored_shape_free(void *stored)
 	for (size_t i = 0; i < st->nblocks; i++)
 		free(st->blocks[i]);
 	free(st->blocks);
+	pthread_mutex_destroy(&st->lock);
 	free(st);
 }

@@ -3,10 +3,20 @@
  * decoded geometry without pose, every array it borrows, and the
  * preparation (clash_shape_prepare) of each 3-D convex part, so a query
  * naming it by "ref" borrows all of it as it is.
+ *
+ * The preparations are made on first use, not at upload: building a
+ * large part's hull is most of an upload's time (a 50 000-vertex part:
+ * about 80 ms of 100), and the upload is answered as soon as the id is
+ * known.  The first query naming the shape prepares it
+ * (proto_stored_shape_ready), once, under the shape's own lock; its room
+ * is counted from the start (clash_prepared_bytes_max), so the store's
+ * bytes never grow behind its back.
  */
 #ifndef PROTO_STORED_SHAPE_H
 #define PROTO_STORED_SHAPE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,20 +29,35 @@ typedef struct stored_shape {
 	size_t vertices;     /* of every convex part */
 	size_t leaves;       /* convex parts (1 for a convex shape) */
 	int depth;           /* levels of parts (0: convex) */
+	size_t bytes;        /* vertex and parts arrays, and the most their
+	                        preparations can take */
+	/* Guarded by `lock` until `ready`, then read-only: */
 	size_t hull;         /* a prepared 3-D convex shape's hull vertices (32
 	                        vertices or more), else 0 */
-	size_t bytes;        /* vertex and parts arrays and preparations */
 	void **blocks;       /* malloc'd, each malloc'd */
 	size_t nblocks;
+	pthread_mutex_t lock;
+	atomic_int ready;    /* 1 once prepared (release; read with acquire) */
 } stored_shape;
 
 /* Take shape `s` (decoded by proto_shape_decode_in without a pose) with
  * the *nblocks malloc'd blocks *blocks that its arrays live in (the decoding
- * owner's): its id computed, its 3-D convex parts prepared.  The blocks
- * pass to the stored shape: *blocks and *nblocks are left empty.  Returns 0
- * with *out, or -1 when memory ran out (the blocks still the caller's). */
+ * owner's): its id computed, its parts counted and weighed, not yet
+ * prepared.  The blocks pass to the stored shape: *blocks and *nblocks are
+ * left empty.  Returns 0 with *out, or -1 when memory ran out (the blocks
+ * still the caller's). */
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
                              stored_shape **out);
+
+/* Prepare st's 3-D convex parts if that is not done yet (the first call
+ * does it, the others wait for it or find it done): afterwards st->shape
+ * may be borrowed by any thread.  0, or -1 when memory ran out (then
+ * nothing is marked ready: a later call tries again). */
+int proto_stored_shape_ready(stored_shape *st);
+
+/* st's hull vertex count (stored_shape.hull) if it is prepared; -1 while
+ * it is not. */
+long long proto_stored_shape_hull(const stored_shape *st);
 
 /* Free a stored shape (the store's free function: a void *). */
 void proto_stored_shape_free(void *stored);

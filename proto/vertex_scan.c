@@ -7,7 +7,8 @@
  * callback, a json_t allocated (and later freed) per number, an array per
  * point.  Here a "vertices" member whose value is plain — an array of one
  * or more arrays of 1 to 8 numbers, all of the same length — is read
- * straight into doubles and stands in the tree as an empty array; the rest
+ * straight into doubles and stands in the tree as an empty array (so is a
+ * plain "positions" member, a flat array of one or more numbers); the rest
  * of the query (a few dozen bytes) is built into the jansson tree the
  * parser would have built, without the parser (whose lexer cost three times
  * the tree it built for a small query).
@@ -236,6 +237,54 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 	a->d = d;
 	a->xyz = xyz;
 	a->marker = NULL;
+	a->flat = 0;
+	return 1;
+not_plain:
+	free(xyz);
+	return 0;
+}
+
+/* A plain flat "positions" array at s[i] ('['): one or more numbers.  As
+ * plain_array(): 1 (*end past its ']', the numbers in *a), 0 when it is
+ * anything else (for the decoder to report), -1 out of memory. */
+static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_array *a)
+{
+	size_t cap = 0, count = 0;
+	double *xyz = NULL;
+	i = skip_ws(s, len, i + 1);
+	for (;;) {
+		double x;
+		int bad;
+		size_t j = i + number_prefix(s + i, len - i, &x, &bad);
+		if (j == i || bad || (j < len && is_number_char(s[j])))
+			goto not_plain;
+		if (count == cap) {
+			/* From 192 numbers (64 points), doubling. */
+			size_t grown = cap ? 2 * cap : 192;
+			double *g = realloc(xyz, grown * sizeof *g);
+			if (!g) {
+				free(xyz);
+				return -1;
+			}
+			xyz = g;
+			cap = grown;
+		}
+		xyz[count++] = x;
+		i = skip_ws(s, len, j);
+		if (i < len && s[i] == ',') {
+			i = skip_ws(s, len, i + 1);
+			continue;
+		}
+		if (i < len && s[i] == ']')
+			break;
+		goto not_plain;
+	}
+	*end = i + 1;
+	a->n = count;
+	a->d = 1;
+	a->xyz = xyz;
+	a->marker = NULL;
+	a->flat = 1;
 	return 1;
 not_plain:
 	free(xyz);
@@ -244,8 +293,8 @@ not_plain:
 
 /* The tree jansson would build, built straight from the text: ASCII
  * strings without escapes, numbers, literals, objects and arrays, with each
- * plain "vertices" array read into the table and standing in the tree as
- * an empty array.  Anything else (an escape, a byte outside printable
+ * plain "vertices" (or "positions") array read into the table and standing
+ * in the tree as an empty array.  Anything else (an escape, a byte outside printable
  * ASCII in a string, a duplicate member, malformed text, nesting past
  * SCAN_MAX_DEPTH) ends the build with status 1, and the text is parsed
  * the usual way. */
@@ -288,7 +337,11 @@ static int plain_string(builder *b, size_t *start, size_t *n)
 	return 0;
 }
 
-static json_t *build_value(builder *b, int vertices_key);
+/* What a member's name says of its value: a "vertices" or "positions"
+ * array to read into the table when plain. */
+enum read_as { READ_NONE, READ_VERTICES, READ_POSITIONS };
+
+static json_t *build_value(builder *b, enum read_as as);
 
 static int open_container(builder *b)
 {
@@ -322,7 +375,12 @@ static json_t *build_object(builder *b)
 			goto fail;
 		b->i = skip_ws(b->s, b->len, b->i + 1);
 		const char *k = b->s + key;
-		json_t *v = build_value(b, klen == 8 && memcmp(k, "vertices", 8) == 0);
+		enum read_as as = READ_NONE;
+		if (klen == 8 && memcmp(k, "vertices", 8) == 0)
+			as = READ_VERTICES;
+		else if (klen == 9 && memcmp(k, "positions", 9) == 0)
+			as = READ_POSITIONS;
+		json_t *v = build_value(b, as);
 		if (!v)
 			goto fail;
 		if (json_object_getn(o, k, klen)) { /* a duplicate: jansson's error */
@@ -363,7 +421,7 @@ static json_t *build_array(builder *b)
 		return a;
 	}
 	for (;;) {
-		json_t *v = build_value(b, 0);
+		json_t *v = build_value(b, READ_NONE);
 		if (!v)
 			goto fail;
 		if (json_array_append_new(a, v) != 0) {
@@ -409,7 +467,7 @@ static json_t *build_literal(builder *b)
 }
 
 /* The value at b->s[b->i] (no blank before it). */
-static json_t *build_value(builder *b, int vertices_key)
+static json_t *build_value(builder *b, enum read_as as)
 {
 	const char *s = b->s;
 	if (b->i >= b->len)
@@ -418,16 +476,19 @@ static json_t *build_value(builder *b, int vertices_key)
 	if (c == '{')
 		return build_object(b);
 	if (c == '[') {
-		if (vertices_key) {
+		if (as != READ_NONE) {
 			vertex_array a;
 			size_t end;
-			int rc = plain_array(s, b->len, b->i, &end, &a);
+			int rc = as == READ_VERTICES ? plain_array(s, b->len, b->i, &end, &a)
+			                             : plain_flat(s, b->len, b->i, &end, &a);
 			if (rc < 0)
 				return give_up(b, -1);
 			if (rc == 1) {
-				/* The array and its points: two levels. */
-				if (b->depth + 2 > b->deepest)
-					b->deepest = b->depth + 2;
+				/* The array and its points: two levels (a flat
+				 * array, one). */
+				size_t levels = as == READ_VERTICES ? 2 : 1;
+				if (b->depth + levels > b->deepest)
+					b->deepest = b->depth + levels;
 				json_t *marker = json_array();
 				a.marker = marker;
 				if (!marker || proto_vertex_table_add(b->t, &a) != 0) {
@@ -475,7 +536,7 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 		return -1;
 	builder b = {.s = body, .len = len, .t = t};
 	b.i = skip_ws(body, len, 0);
-	json_t *tree = build_value(&b, 0);
+	json_t *tree = build_value(&b, READ_NONE);
 	if (tree && skip_ws(body, len, b.i) != len) {
 		json_decref(tree); /* more after the value: jansson's error */
 		tree = NULL;

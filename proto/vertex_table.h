@@ -11,11 +11,14 @@
 
 #include <jansson.h>
 
-/* One vertex array read from the text: n points of d coordinates. */
+/* One vertex array read from the text: n points of d coordinates (a
+ * "vertices" array), or n numbers, d = 1 and flat set (a "positions" array,
+ * whose dimension is its shape's "dim"). */
 typedef struct vertex_array {
 	const json_t *marker; /* the empty array standing for it in the tree */
 	size_t n, d;
 	double *xyz;          /* n * d, row-major */
+	int flat;             /* 1: a flat "positions" array */
 } vertex_array;
 
 typedef struct vertex_table vertex_table;

@@ -7,7 +7,8 @@
  *             member names and strings with escapes, UTF-8, invalid UTF-8
  *             and control characters, numbers of every textual form,
  *             literals and near-literals, plain and irregular vertex
- *             arrays, every kind of blank, duplicates, and now and then a
+ *             arrays (nested "vertices" and flat "positions" with their
+ *             "dim"), every kind of blank, duplicates, and now and then a
  *             byte deleted, doubled or replaced — with and without limits
  *             (depth, vertices, shapes): the result code and problem
  *             (status, detail, pointer, line, column, position) are the
@@ -120,6 +121,32 @@ static void vertex_text(prng *g, textbuf *t, int dim)
 	textbuf_str(t, "]");
 }
 
+/* A flat "positions" array of about n points of `dim` numbers (0: any),
+ * now and then a number short, empty, or with a fault in it. */
+static void flat_text(prng *g, textbuf *t, int dim)
+{
+	if (!dim)
+		dim = prng_int(g, 1, 4);
+	int odd = prng_next(g) % 8 == 0;
+	size_t n = prng_next(g) % 25 == 0 ? 0 : (size_t)prng_int(g, 1, 10) * (size_t)dim;
+	if (odd && n && prng_next(g) % 3 == 0)
+		n--;
+	textbuf_str(t, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			textbuf_str(t, ",");
+		blank(g, t);
+		if (odd && prng_next(g) % 20 == 0) {
+			static const char *const other[] = {"\"1\"", "[1]", "null", "true", "{}"};
+			textbuf_str(t, other[prng_next(g) % 5]);
+		} else {
+			number(g, t, odd);
+		}
+		blank(g, t);
+	}
+	textbuf_str(t, "]");
+}
+
 static void value(prng *g, textbuf *t, int depth);
 
 static void key(prng *g, textbuf *t)
@@ -127,8 +154,9 @@ static void key(prng *g, textbuf *t)
 	static const char *const keys[] = {
 		"\"a\"", "\"b\"", "\"vertices\"", "\"parts\"", "\"method\"", "\"tolerance\"",
 		"\"radius\"", "\"x\"", "\"vertic\\u0065s\"", "\"\xc3\xa9\"", "\"\"", "\"a b\"",
+		"\"positions\"", "\"dim\"",
 	};
-	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 11);
+	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 13);
 	textbuf_str(t, keys[k]);
 }
 
@@ -145,11 +173,14 @@ static void object(prng *g, textbuf *t, int depth)
 		size_t at = t->len;
 		key(g, t);
 		int is_vertices = strcmp(t->s + at, "\"vertices\"") == 0;
+		int is_positions = strcmp(t->s + at, "\"positions\"") == 0;
 		blank(g, t);
 		textbuf_str(t, ":");
 		blank(g, t);
 		if (is_vertices && prng_next(g) % 5)
 			vertex_text(g, t, 0);
+		else if (is_positions && prng_next(g) % 5)
+			flat_text(g, t, 0);
 		else
 			value(g, t, depth + 1);
 		blank(g, t);
@@ -217,6 +248,31 @@ static void shape(prng *g, textbuf *t, int depth, int dim)
 			shape(g, t, depth + 1, dim);
 		}
 		textbuf_str(t, "]");
+		first = 0;
+	} else if (prng_next(g) % 4 == 0) {
+		/* The flat form: "dim" given (now and then a wrong one, or
+		 * after the numbers), or left at 3. */
+		int d = dim ? dim : prng_int(g, 1, 4);
+		int give = d != 3 || prng_next(g) % 2;
+		int late = prng_next(g) % 3 == 0;
+		static const char *const bad_dim[] = {"0", "9", "2.5", "\"3\""};
+		char b[64];
+		if (prng_next(g) % 30)
+			snprintf(b, sizeof b, "\"dim\":%d,", d);
+		else
+			snprintf(b, sizeof b, "\"dim\":%s,", bad_dim[prng_next(g) % 4]);
+		if (give && !late)
+			textbuf_str(t, b);
+		textbuf_str(t, prng_next(g) % 40 ? "\"positions\"" : "\"posit\\u0069ons\"");
+		blank(g, t);
+		textbuf_str(t, ":");
+		blank(g, t);
+		flat_text(g, t, d);
+		if (give && late) {
+			b[strlen(b) - 1] = '\0';
+			textbuf_str(t, ",");
+			textbuf_str(t, b);
+		}
 		first = 0;
 	} else if (prng_next(g) % 20) {
 		textbuf_str(t, prng_next(g) % 40 ? "\"vertices\"" : "\"vertic\\u0065s\"");
@@ -311,6 +367,16 @@ static char *document(prng *g)
 static void same_value(const json_t *u, const json_t *f, const vertex_table *vt, const char *doc)
 {
 	const vertex_array *read = proto_vertex_lookup(vt, f);
+	if (read && read->flat) {
+		ck_assert_msg(json_is_array(u) && json_array_size(u) == read->n, "%s", doc);
+		for (size_t i = 0; i < read->n; i++) {
+			double x = json_real_value(json_array_get(u, i));
+			ck_assert_msg(json_is_real(json_array_get(u, i)) &&
+			                  memcmp(&x, &read->xyz[i], sizeof x) == 0,
+			              "%s: %a read as %a", doc, x, read->xyz[i]);
+		}
+		return;
+	}
 	if (read) {
 		ck_assert_msg(json_is_array(u) && json_array_size(u) == read->n, "%s", doc);
 		for (size_t i = 0; i < read->n; i++) {

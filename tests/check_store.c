@@ -629,6 +629,286 @@ START_TEST(test_get_head_delete)
 }
 END_TEST
 
+/* ---- the flat form: "positions" and "dim" ---- */
+
+/* Every "vertices" under v turned into "positions" (the same numbers in
+ * the same order) and "dim" (left out when 3 and `keep_dim` is 0). */
+static void flatten(json_t *v, int keep_dim)
+{
+	size_t i;
+	json_t *x;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			flatten(x, keep_dim);
+		return;
+	}
+	if (!json_is_object(v))
+		return;
+	json_t *verts = json_object_get(v, "vertices");
+	if (verts) {
+		json_t *flat = json_array();
+		size_t d = json_array_size(json_array_get(verts, 0));
+		json_array_foreach(verts, i, x) {
+			size_t k;
+			json_t *c;
+			json_array_foreach(x, k, c)
+				json_array_append_new(flat, json_real(json_number_value(c)));
+		}
+		json_object_del(v, "vertices");
+		json_object_set_new(v, "positions", flat);
+		if (d != 3 || keep_dim)
+			json_object_set_new(v, "dim", json_integer((json_int_t)d));
+	}
+	const char *k;
+	json_object_foreach(v, k, x)
+		flatten(x, keep_dim);
+}
+
+/* The shape text with its points flat (malloc'd). */
+static char *flat_text(const char *text, int keep_dim)
+{
+	json_t *j = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
+	ck_assert_ptr_nonnull(j);
+	flatten(j, keep_dim);
+	char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	ck_assert_ptr_nonnull(out);
+	json_decref(j);
+	return out;
+}
+
+/* The method name with its first letter escaped ("\u0067jk"): the query
+ * is then parsed by jansson, not read by the vertex scanner. */
+static void escaped(const char *method, char out[32])
+{
+	snprintf(out, 32, "\\u%04x%s", (unsigned)method[0], method + 1);
+}
+
+/* Posts `body` to `path` and `other` to the same path: the same status and
+ * bytes. */
+static void same_reply(const char *path, const char *body, const char *other)
+{
+	int s1, s2;
+	char *x = post(path, body, &s1), *y = post(path, other, &s2);
+	ck_assert_msg(s1 == s2, "%s: %d, flat %d\n%s\n%s", path, s1, s2, x, y);
+	ck_assert_msg(strcmp(x, y) == 0, "%s: %s\nflat: %s", path, x, y);
+	free(x);
+	free(y);
+}
+
+START_TEST(test_positions_same_as_vertices)
+{
+	server_start();
+	/* Ids: the flat form is the same shape, in every dimension. */
+	for (unsigned i = 0; i < 24; i++) {
+		int dim = 1 + (int)(i % 4);
+		char want[72], id[72];
+		char *text = random_shape(9000 + i, dim, 0, 0);
+		char *flat = flat_text(text, i % 2);
+		expected_id(text, want);
+		ck_assert_int_eq(upload(flat, id), 201);
+		ck_assert_str_eq(id, want);
+		ck_assert_int_eq(upload(text, id), 200);
+		ck_assert_str_eq(id, want);
+		free(flat);
+		free(text);
+	}
+	/* Answers: every method, every endpoint, read by the scanner or by
+	 * jansson. */
+	static const char *const methods[] = {"gjk", "simplex", "ipm"};
+	static const char *const poses[] = {
+		"{\"translation\": [1.5, 0, 0]}",
+		"{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
+		"0.9238795325112867]}",
+		"{\"translation\": [4, 0.5, 0]}",
+	};
+	for (unsigned i = 0; i < 16; i++) {
+		char *a = random_shape(7000 + 2 * i, 3, 0, 0);
+		char *b = random_shape(7001 + 2 * i, 3, 0.5, 0);
+		char *fa = flat_text(a, i % 2), *fb = flat_text(b, i % 3 == 0);
+		for (size_t m = 0; m < 3; m++) {
+			char name[32];
+			if (i % 2)
+				escaped(methods[m], name);
+			else
+				snprintf(name, sizeof name, "%s", methods[m]);
+			const char *pose = poses[i % 3];
+			char *vq = query_text(a, b, name, pose);
+			char *fq = query_text(fa, fb, name, pose);
+			char *mixed = query_text(a, fb, name, pose);
+			same_reply("/v1/query", vq, fq);
+			same_reply("/v1/query", vq, mixed);
+			char *vbatch = malloc(2 * strlen(vq) + 64), *fbatch = malloc(strlen(fq) + strlen(vq) + 64);
+			sprintf(vbatch, "{\"queries\": [%s, %s]}", vq, vq);
+			sprintf(fbatch, "{\"queries\": [%s, %s]}", fq, vq);
+			same_reply("/v1/batch", vbatch, fbatch);
+			free(vbatch);
+			free(fbatch);
+			free(vq);
+			free(fq);
+			free(mixed);
+		}
+		char *c1 = malloc(strlen(a) + strlen(b) + 64);
+		char *c2 = malloc(strlen(fa) + strlen(fb) + 64);
+		sprintf(c1, "{\"inner\": %s, \"outer\": %s}", b, a);
+		sprintf(c2, "{\"inner\": %s, \"outer\": %s}", fb, fa);
+		same_reply("/v1/contains", c1, c2);
+		free(c1);
+		free(c2);
+		char *sc1 = malloc(strlen(a) + strlen(b) + 256);
+		char *sc2 = malloc(strlen(fa) + strlen(fb) + 256);
+		sprintf(sc1, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		             "\"shape\": %s}], \"clearance\": 1}", a, b);
+		sprintf(sc2, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		             "\"shape\": %s}], \"clearance\": 1}", fa, fb);
+		same_reply("/v1/scene", sc1, sc2);
+		free(sc1);
+		free(sc2);
+		free(fa);
+		free(fb);
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
+START_TEST(test_positions_bad_and_limits)
+{
+	server_start_with((const char *const[]){"--max-vertices", "100", NULL}, NULL);
+	static const struct {
+		const char *path, *body, *pointer;
+	} cases[] = {
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0, 0, 1]}, \"b\": {\"vertices\": [[3, 3, 3]]}}",
+		 "/a/positions"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0, 1], \"dim\": 2}, \"b\": {\"vertices\": "
+		 "[[3, 3]]}}", "/a/positions"},
+		{"/v1/query", "{\"a\": {\"positions\": [], \"dim\": 2}, \"b\": {\"vertices\": [[3, 3]]}}",
+		 "/a/positions"},
+		{"/v1/query", "{\"a\": {\"positions\": {}}, \"b\": {\"vertices\": [[3, 3, 3]]}}",
+		 "/a/positions"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0], \"dim\": 0}, \"b\": {\"vertices\": [[3]]}}",
+		 "/a/dim"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0], \"dim\": 9}, \"b\": {\"vertices\": [[3]]}}",
+		 "/a/dim"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0], \"dim\": 1.5}, \"b\": {\"vertices\": [[3]]}}",
+		 "/a/dim"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0], \"dim\": \"2\"}, \"b\": {\"vertices\": "
+		 "[[3, 3]]}}", "/a/dim"},
+		{"/v1/query", "{\"a\": {\"vertices\": [[0, 0]], \"dim\": 2}, \"b\": {\"vertices\": "
+		 "[[3, 3]]}}", "/a/dim"},
+		{"/v1/query", "{\"a\": {\"vertices\": [[0, 0]], \"positions\": [0, 0], \"dim\": 2}, "
+		 "\"b\": {\"vertices\": [[3, 3]]}}", "/a/positions"},
+		{"/v1/query", "{\"a\": {\"parts\": [{\"vertices\": [[0, 0]]}], \"positions\": [0, 0], "
+		 "\"dim\": 2}, \"b\": {\"vertices\": [[3, 3]]}}", "/a/parts"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, null, 0]}, \"b\": {\"vertices\": [[3, 3, 3]]}}",
+		 "/a/positions/1"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0, [0]]}, \"b\": {\"vertices\": [[3, 3, 3]]}}",
+		 "/a/positions/2"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0, 0]}, \"b\": {\"positions\": [0, 0], "
+		 "\"dim\": 2}}", "/b/dim"},
+		{"/v1/query", "{\"a\": {\"vertices\": [[0, 0]]}, \"b\": {\"positions\": [0, 0, 0]}}",
+		 "/b/positions"},
+		{"/v1/query", "{\"a\": {\"positions\": [0, 0], \"dim\": 2}, \"b\": {\"vertices\": "
+		 "[[0, 0, 0]]}}", "/b/vertices/0"},
+		{"/v1/query", "{\"a\": {\"parts\": [{\"vertices\": [[0, 0]]}, {\"positions\": [1, 1, 1], "
+		 "\"dim\": 2}]}, \"b\": {\"vertices\": [[3, 3]]}}", "/a/parts/1/positions"},
+		{"/v1/contains", "{\"inner\": {\"positions\": [0, 0, 0, 1]}, \"outer\": {\"vertices\": "
+		 "[[3, 3, 3]]}}", "/inner/positions"},
+		{"/v1/scene", "{\"objects\": [{\"id\": \"x\", \"shape\": {\"positions\": [0, \"0\", 0]}}]}",
+		 "/objects/0/shape/positions/1"},
+		{"/v1/shapes", "{\"positions\": [0, 0, 0, 1, 1]}", "/positions"},
+		{"/v1/shapes", "{\"positions\": [0, 0], \"dim\": 2, \"pose\": {\"angle\": 1}}", "/pose"},
+		{"/v1/shapes", "{\"dim\": 2}", "/dim"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		bad(cases[i].path, cases[i].body, 422, cases[i].pointer);
+	/* A batch item answers for itself. */
+	int st;
+	char *body = post("/v1/batch", "{\"queries\": [{\"a\": {\"positions\": [0, 0, 0]}, \"b\": "
+	                               "{\"positions\": [1, 1]}}]}", &st);
+	ck_assert_int_eq(st, 200);
+	json_t *root = json_loads(body, 0, NULL);
+	json_t *item = json_array_get(json_object_get(root, "results"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(item, "status")), 422);
+	ck_assert_str_eq(json_string_value(json_object_get(item, "pointer")), "/queries/0/b/positions");
+	json_decref(root);
+	free(body);
+
+	/* --max-vertices counts points: 100 of them fit in any dimension, 101
+	 * do not (counted from the numbers over dim, read by the scanner or
+	 * by jansson). */
+	for (int d = 1; d <= 4; d++) {
+		for (int points = 100; points <= 101; points++) {
+			for (int slow = 0; slow < 2; slow++) {
+				char *text = malloc(16384), *o = text;
+				o += sprintf(o, "{%s\"positions\": [", slow ? "\"r\\u0061dius\": 0, " : "");
+				for (int k = 0; k < points * d; k++)
+					o += sprintf(o, "%s%d", k ? ", " : "", k);
+				sprintf(o, "], \"dim\": %d}", d);
+				char id[72];
+				if (points == 100)
+					ck_assert_int_lt(upload(text, id) - 200, 2);
+				else
+					bad("/v1/shapes", text, 422, "/positions");
+				free(text);
+			}
+		}
+	}
+	/* A bad dim counts every number as a point: the limit still holds. */
+	char *text = malloc(16384), *o = text;
+	o += sprintf(o, "{\"positions\": [");
+	for (int k = 0; k < 101; k++)
+		o += sprintf(o, "%s%d", k ? ", " : "", k);
+	sprintf(o, "], \"dim\": 0}");
+	bad("/v1/shapes", text, 422, "/positions");
+	free(text);
+}
+END_TEST
+
+/* An upload is answered before its preparation: hull_vertices is null
+ * until the first query by ref prepares the shape; the answer is the
+ * inline one all the same, and the bytes counted do not change. */
+START_TEST(test_prepared_on_first_use)
+{
+	server_start();
+	char *text = malloc(8192), *o = text;
+	o += sprintf(o, "{\"vertices\": [");
+	for (int i = 0; i < 100; i++) {
+		double y = 1 - 2 * (i + 0.5) / 100, r = sqrt(1 - y * y), th = 2.399963229728653 * i;
+		o += sprintf(o, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", r * cos(th), y, r * sin(th));
+	}
+	sprintf(o, "]}");
+	int st;
+	char *reply = post("/v1/shapes", text, &st);
+	ck_assert_int_eq(st, 201);
+	json_t *sum = json_loads(reply, 0, NULL);
+	ck_assert(json_is_null(json_object_get(sum, "hull_vertices")));
+	json_int_t weight = json_integer_value(json_object_get(sum, "bytes"));
+	char id[72], path[128];
+	snprintf(id, sizeof id, "%s", json_string_value(json_object_get(sum, "id")));
+	json_decref(sum);
+	free(reply);
+	char *ref = ref_text(id);
+	char *qi = query_text(text, "{\"vertices\": [[0, 0, 0], [0.1, 0, 0]]}", "gjk",
+	                      "{\"translation\": [1.5, 0, 0]}");
+	char *qr = query_text(ref, "{\"vertices\": [[0, 0, 0], [0.1, 0, 0]]}", "gjk",
+	                      "{\"translation\": [1.5, 0, 0]}");
+	same_reply("/v1/query", qi, qr);
+	snprintf(path, sizeof path, "/v1/shapes/%s", id);
+	hresp r;
+	http_do("GET", path, NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	sum = json_loads(r.body, 0, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "hull_vertices")), 100);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "bytes")), weight);
+	json_decref(sum);
+	hresp_free(&r);
+	free(qi);
+	free(qr);
+	free(ref);
+	free(text);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -642,6 +922,9 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_unknown_refs);
 	tcase_add_test(tc, test_bad_uploads);
 	tcase_add_test(tc, test_get_head_delete);
+	tcase_add_test(tc, test_positions_same_as_vertices);
+	tcase_add_test(tc, test_positions_bad_and_limits);
+	tcase_add_test(tc, test_prepared_on_first_use);
 	suite_add_tcase(s, tc);
 	return s;
 }

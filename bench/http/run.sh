@@ -19,6 +19,10 @@
 #    query decoded into core types.  Also reported per CPU-second (clashd's
 #    CPU time from /proc; the decoders' thread CPU time), which a busy
 #    machine disturbs less than wall-clock rates.
+# 3. Drag (bench/drag): a 50 000-vertex part stored once (POST /v1/shapes,
+#    timed) and a box moved over 1000 steps on one keep-alive connection,
+#    inline (the whole part in each request) against by ref, side by side
+#    (median, p99), to clashd --threads 2.
 #
 # Settings (environment): BENCH_DURATION seconds per wrk run (default 8),
 # BENCH_PORT first of the two ports used (default 18471), BENCH_BATCH pairs
@@ -27,8 +31,9 @@
 # excess 503 at once: backpressure, not throughput) and its log to
 # /dev/null.  Output: a Markdown table on stdout, also in
 # BUILD-DIR/bench/http/results.md; raw wrk lines in results.jsonl.
-# BENCH_PARTS="pairs batch" (default) runs both parts; one of them alone
-# leaves the other's rows out.
+# BENCH_PARTS="pairs batch drag" (default) runs every part; a subset
+# leaves the others' rows out.  BENCH_DRAG_STEPS steps (default 1000),
+# BENCH_DRAG_VERTICES the part's vertices (default 50000).
 set -eu
 
 B=${1:-build}
@@ -41,8 +46,13 @@ HERE=$(dirname "$0")
 mkdir -p "$OUT"
 : > "$OUT/results.jsonl"
 
-command -v wrk >/dev/null || { echo "bench-http: wrk is missing (deploy/install-deps.sh bench)" >&2; exit 1; }
-"$B/bench/batch-bench" bodies "$NBATCH" "$OUT"
+PARTS=${BENCH_PARTS:-pairs batch drag}
+wrk_parts=0
+case " $PARTS " in *" pairs "* | *" batch "*) wrk_parts=1 ;; esac
+if [ $wrk_parts = 1 ]; then
+	command -v wrk >/dev/null || { echo "bench-http: wrk is missing (deploy/install-deps.sh bench)" >&2; exit 1; }
+	"$B/bench/batch-bench" bodies "$NBATCH" "$OUT"
+fi
 
 pids=""
 cleanup() {
@@ -105,7 +115,6 @@ measure() {
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench-http: $(nproc) CPUs, ${DUR}s per run, load average $load" >&2
-PARTS=${BENCH_PARTS:-pairs batch}
 case " $PARTS " in *" pairs "*) SETUPS="pinned unpinned" ;; *) SETUPS="" ;; esac
 for setup in $SETUPS; do
 	if [ $setup = pinned ]; then
@@ -139,6 +148,23 @@ cleanup
 "$B/bench/batch-bench" decode "$OUT/batch.json" 2 "$half" > "$OUT/decode2.jsonl"
 cat "$OUT/decode1.jsonl" "$OUT/decode2.jsonl" >&2
 fi
+
+# Drag: the part inline against by ref, on one connection.
+: > "$OUT/drag.md"
+case " $PARTS " in *" drag "*)
+"$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 >/dev/null &
+cpid=$!
+pids=$cpid
+i=0
+until curl -s -o /dev/null "http://127.0.0.1:$PORT/livez"; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $PORT" >&2; exit 1; }
+	sleep 0.1
+done
+"$B/bench/drag" "$PORT" "${BENCH_DRAG_STEPS:-1000}" "${BENCH_DRAG_VERTICES:-50000}" > "$OUT/drag.md"
+cleanup
+;;
+esac
 
 # ---- the table ----------------------------------------------------------
 hz=$(getconf CLK_TCK)
@@ -193,4 +219,5 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 		printf "| in process: whole batch answered (no HTTP) | %.0f | %.0f |\n", aw, ac
 		printf "\nclashd over HTTP / decode-only: %.0f%% of json_loadb, %.0f%% of json_loadb + decode (wall clock); %.0f%% and %.0f%% per CPU-second.\n", 100 * e2e / lw, 100 * e2e / dw, 100 * e2ec / lc, 100 * e2ec / dc
 	}' "$OUT/results.jsonl" "$OUT/decode1.jsonl" "$OUT/decode2.jsonl"
+	[ -s "$OUT/drag.md" ] && { echo; cat "$OUT/drag.md"; }
 } | tee "$OUT/results.md"
