@@ -252,6 +252,11 @@ typedef struct http_request {
 	int peer_gone;     /* drain found its client gone mid-body */
 	int no_memory;     /* the body could not be stored */
 	int admitted;      /* counts in srv->admitted */
+	int overdue;       /* answered 504 at its deadline while its worker ran */
+	int worker_gone;   /* that worker has returned since */
+	int orphan;        /* its connection was done with it first: the
+	                      worker's return frees it (request_free) */
+	proto_reply early; /* that answer (the worker owns `reply`) */
 	int heavy;         /* counts in srv->heavy */
 	int heavy_waiting; /* in srv's heavy list, not yet on the pool */
 	struct http_request *heavy_next;
@@ -702,9 +707,21 @@ static void batch_job_done(uv_work_t *w, int status)
 
 /* The work of a request is over (loop thread): its reply is ready, or it
  * was stopped (UV_ECANCELED). */
+static void request_free(http_request *r);
+
 static void work_finish(http_request *r, int status)
 {
 	http_server *s = r->srv;
+	if (r->overdue) {
+		/* Answered at its deadline (overdue_answer): what the worker
+		 * made is dropped; the request goes if its connection has. */
+		heavy_done(r);
+		s->working--;
+		r->worker_gone = 1;
+		if (r->orphan)
+			request_free(r);
+		return;
+	}
 	assert(r->state == REQ_WORKING);
 	heavy_done(r);
 	if (r->batch) {
@@ -757,6 +774,25 @@ static void work_finish(http_request *r, int status)
 	pump(s); /* resume does not wake an external loop by itself */
 }
 
+/* A query running past its deadline is answered now, not when the core
+ * next looks at its cancel flag (a parse or a hull may take longer than
+ * the sweep's period): the 504 goes out, and the request record waits for
+ * its worker, which frees it (work_finish) once the connection is done
+ * with it (on_completed).  Not for a batch, whose chunks are short. */
+static void overdue_answer(http_request *r)
+{
+	http_server *s = r->srv;
+	proto_reply keep = r->reply; /* the worker's: not touched here */
+	r->reply = (proto_reply){0};
+	stopped_reply(r);
+	r->early = r->reply;
+	r->reply = keep;
+	r->overdue = 1;
+	if (r->hc)
+		r->hc->phase_start = uv_now(s->loop); /* a fresh budget to send it */
+	MHD_resume_connection(r->conn);
+}
+
 /* Stop a query on the pool (loop thread). */
 static void stop_work(http_request *r, enum request_stop why)
 {
@@ -773,7 +809,9 @@ static void stop_work(http_request *r, enum request_stop why)
 	 * A batch: each chunk queued and not started (uv_cancel refuses the
 	 * others, finished ones included); no further chunk is queued. */
 	if (!r->batch_chunks) {
-		uv_cancel((uv_req_t *)&r->work);
+		if (uv_cancel((uv_req_t *)&r->work) != 0 && why == STOP_DEADLINE &&
+		    r->route->id != HTTP_ROUTE_BATCH)
+			overdue_answer(r);
 		return;
 	}
 	for (size_t k = 0; k < r->next_job; k++)
@@ -1331,7 +1369,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return request_submit(r);
 	case REQ_REPLIED:
 		return request_reply(r);
-	case REQ_WORKING:   /* not called while suspended */
+	case REQ_WORKING: /* not called while suspended, but once answered overdue */
+		if (r->overdue) {
+			if (r->early.body == NULL)
+				return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
+			return respond_reply(r, &r->early);
+		}
+		break;
 	case REQ_RESPONDED: /* not called once a response is queued */
 		break;
 	}
@@ -1360,8 +1404,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (!r)
 		return;
 	/* A suspended connection cannot complete: we never stop the daemon
-	 * with one, and MHD does not watch its socket. */
-	assert(r->state != REQ_WORKING);
+	 * with one, and MHD does not watch its socket.  One answered overdue
+	 * was resumed, its worker still running. */
+	assert(r->state != REQ_WORKING || r->overdue);
 
 	double secs = (double)(uv_hrtime() - r->start_ns) / 1e9;
 	size_t route = r->route ? http_route_index(r->route) : http_route_count();
@@ -1387,20 +1432,31 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		r->hc->req = NULL;
 		r->hc->phase_start = uv_now(s->loop); /* waiting for the next request */
 	}
-	proto_reply_free(&r->reply);
-	free(r->body);
-	http_gzip_free(r->gzip);
-	free(r->origin);
 	if (r->prev)
 		r->prev->next = r->next;
 	else
 		s->active = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
-	free(r);
+	r->hc = NULL;
+	r->conn = NULL;
 	*con_cls = NULL;
 	assert(s->requests > 0);
 	s->requests--;
+	if (r->overdue && !r->worker_gone)
+		r->orphan = 1; /* its worker frees it (work_finish) */
+	else
+		request_free(r);
+}
+
+static void request_free(http_request *r)
+{
+	proto_reply_free(&r->reply);
+	proto_reply_free(&r->early);
+	free(r->body);
+	http_gzip_free(r->gzip);
+	free(r->origin);
+	free(r);
 }
 
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -1709,7 +1765,7 @@ static void pump(http_server *s)
 	if (s->closing)
 		return;
 	MHD_run(s->daemon);
-	if (s->draining && s->listener_closed && s->requests == 0 &&
+	if (s->draining && s->listener_closed && s->requests == 0 && s->working == 0 &&
 	    (s->connections == 0 || s->grace_over)) {
 		shut(s);
 		return;

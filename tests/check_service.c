@@ -748,6 +748,7 @@ typedef struct async_post {
 	const char *q;
 	int status;
 	char body[1024];
+	double sent, answered; /* now_s() when the body was out, the answer in */
 } async_post;
 
 static void *async_post_run(void *arg)
@@ -757,8 +758,10 @@ static void *async_post_run(void *arg)
 	hresp r;
 	a->status = -1;
 	if (c && hconn_open(c, srv.port) == 0) {
-		if (hconn_request(c, "POST", "/v1/query", JSON_HEADERS, a->q, strlen(a->q)) == 0 &&
-		    hconn_read(c, &r, 0) == 0) {
+		int out = hconn_request(c, "POST", "/v1/query", JSON_HEADERS, a->q, strlen(a->q));
+		a->sent = now_s();
+		if (out == 0 && hconn_read(c, &r, 0) == 0) {
+			a->answered = now_s();
 			a->status = r.status;
 			snprintf(a->body, sizeof a->body, "%s", r.body);
 			hresp_free(&r);
@@ -790,16 +793,25 @@ START_TEST(test_request_timeout)
 	ck_assert_int_eq(pthread_create(&b.t, NULL, async_post_run, &b), 0);
 	pthread_join(a.t, NULL);
 	pthread_join(b.t, NULL);
-	/* Both stopped: the running one at its next check (after the parse),
-	 * the queued one before it started. */
+	/* Both answered at their deadline: the running one while its worker
+	 * still parses (it stops at its next check), the queued one before it
+	 * started. */
 	ck_assert_msg(a.status == 504, "running: %d %s", a.status, a.body);
 	ck_assert_msg(b.status == 504, "queued: %d %s", b.status, b.body);
 	ck_assert_ptr_nonnull(strstr(a.body, "urn:clashd:problem:timeout"));
+	/* Due 100 ms after its body was in: answered then, not when the parse
+	 * (about 0.3 s) reaches its check.  The bound is wide for a loaded
+	 * machine; the figure is printed (issue #15's target: 100 ms). */
+	double late = a.answered - a.sent - 0.100;
+	fprintf(stderr, "service: a running query's 504 came %.1f ms after its deadline\n",
+	        1e3 * late);
+	ck_assert_msg(late < 0.25, "the 504 came %.3f s after the deadline", late);
 	ck_assert_ptr_nonnull(strstr(b.body, "--request-timeout"));
-	/* The worker is free again and serves the next query. */
+	/* The worker is free again (once the parse reaches its check) and
+	 * serves the next query. */
+	wait_metric("clashd_workers_busy", 0);
 	char *m = get_metrics();
 	ck_assert(metric(m, "clashd_rejections_total{reason=\"deadline\"}") == 2);
-	ck_assert(metric(m, "clashd_workers_busy") == 0);
 	ck_assert(metric(m, "clashd_queue_depth") == 0);
 	free(m);
 	assert_still_serving();
