@@ -1,12 +1,14 @@
 # clashd — build, run and test.
 #
 #   make          build build/clashd, build/clash and build/libclash.a
+#   make web      build the demo page into build/web (web/, docs/client.md)
 #   make run      install missing Debian packages, build, serve on 127.0.0.1:8080
 #   make test     install missing Debian packages (with test-only ones) and the
 #                 OpenAPI validator (npm, under build/), build, run every Check
 #                 suite, then again under ASan+UBSan (the server suites then
 #                 against build/clashd-san, failing on any sanitizer report);
 #                 the JavaScript client's tests (js-test, clients/js);
+#                 the demo page in headless chromium (web-test, web/);
 #                 then a short run of each fuzz target, the deploy files'
 #                 checks, the failover test and a short soak
 #   make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)
@@ -85,7 +87,7 @@ SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench \
-        js-test
+        js-test web web-test
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -102,8 +104,8 @@ run: deps
 
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
-		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM) $(JS_DEPS)
-	@$(MAKE) --no-print-directory module-check check js-test check-san fuzz-smoke deploy-check \
+		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST)
+	@$(MAKE) --no-print-directory module-check check js-test web-test check-san fuzz-smoke deploy-check \
 		failover soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
@@ -255,6 +257,26 @@ $(JS_GEN): proto/openapi.yaml $(JS_DEPS)
 js-test: $(B)/clashd $(JS_GEN)
 	cd $(JS) && ./node_modules/.bin/tsc -p tsconfig.json && echo "js-test: tsc --strict --noEmit: no error"
 	cd $(JS) && CLASHD=$(abspath $(B)/clashd) node --test test/*.test.js
+
+# ---- the demo page (web/, docs/client.md) ----
+# npm ci from web/package-lock.json (three, esbuild, playwright-core; no
+# browser download: playwright-core fetches none); esbuild bundles
+# web/src/main.js with three.js and the client into $(B)/web.  web-test
+# serves that directory with a node static server, starts $(B)/clashd with
+# --cors-origin set to its origin and drives Debian's chromium (headless,
+# the chromium package of install-deps.sh's test profile) over the page,
+# saving $(B)/web-demo.png.
+WEB = web
+WEB_DEPS = $(WEB)/node_modules/.package-lock.json
+WEB_DIST = $(B)/web/demo.js
+$(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js
+	cd $(WEB) && node build.mjs $(abspath $(B)/web)
+web: $(WEB_DIST)
+web-test: $(B)/clashd $(WEB_DIST)
+	cd $(WEB) && CLASHD=$(abspath $(B)/clashd) WEB_DIST=$(abspath $(B)/web) \
+		SCREENSHOT=$(abspath $(B)/web-demo.png) node --test test/*.test.js
 
 # ---- failover and soak (tests/load/) ----
 # Programs, not Check suites: each runs for a while, prints its numbers and

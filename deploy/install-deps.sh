@@ -44,6 +44,9 @@ if [ "$profile" = test ]; then
 	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
 	# the deploy files' check (tests/deploy/).
 	pkgs="$pkgs clang libclang-rt-14-dev haproxy yamllint"
+	# chromium: the browser test of the demo page (make web-test) drives
+	# Debian's chromium headless; no browser is downloaded.
+	pkgs="$pkgs chromium"
 	# nodejs + npm: make test installs the OpenAPI 3.1 schema validator with
 	# npm.  Only when there is no npm at all: a machine may have Node.js from
 	# elsewhere, whose nodejs package ships npm and conflicts with Debian's.
