@@ -35,7 +35,8 @@ WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 # everything.  The core is plain C11; everything above it uses POSIX and
 # GNU interfaces.  -MMD -MP: each object's header dependencies, as the
 # compiler saw them (build/**/*.d), so a header change rebuilds exactly
-# the objects that include it.
+# the objects that include it; a change of this file rebuilds them all
+# (flags, and objects made before there were .d files).
 DEPFLAGS    = -MMD -MP
 CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
 PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto
@@ -169,38 +170,38 @@ $(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
 # 70 KB), and the benchmark's batches start with caches other methods
 # have just used.
 $(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
-$(B)/obj/core/%.o: core/%.c
+$(B)/obj/core/%.o: core/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(B)/san/core/%.o: core/%.c
+$(B)/san/core/%.o: core/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(SAN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/obj/proto/%.o: proto/%.c
+$(B)/obj/proto/%.o: proto/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(PROTO_CFLAGS) $(shell pkg-config --cflags jansson nettle) $(DEPFLAGS) -c $< -o $@
-$(B)/san/proto/%.o: proto/%.c
+$(B)/san/proto/%.o: proto/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(PROTO_CFLAGS) $(SAN) $(shell pkg-config --cflags jansson nettle) $(DEPFLAGS) \
 		-c $< -o $@
 
-$(B)/obj/server/%.o: server/%.c
+$(B)/obj/server/%.o: server/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(SERVER_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
-$(B)/san/server/%.o: server/%.c
+$(B)/san/server/%.o: server/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(SERVER_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) \
 		-c $< -o $@
 
-$(B)/obj/cli/%.o: cli/%.c
+$(B)/obj/cli/%.o: cli/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) $(shell pkg-config --cflags jansson) $(DEPFLAGS) -c $< -o $@
 
 # Tests, benchmarks and the load programs: every module's headers.
-$(B)/obj/%.o: %.c
+$(B)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
-$(B)/san/%.o: %.c
+$(B)/san/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
 
