@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "decode.h"
 #include "answer.h"
 #include "batch_split.h"
@@ -249,13 +250,8 @@ static proto_batch *batch_new(size_t n)
 int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
                      proto_reply *out)
 {
-	proto_call none = {0};
-	if (!call)
-		call = &none;
-	call->cancelled = 0;
-	call->limit = PROTO_LIMIT_NONE;
-	call->iterations = -1;
-	memset(out, 0, sizeof *out);
+	proto_call none;
+	call = proto_call_begin(call, &none, out);
 	*batch = NULL;
 
 	batch_span *spans = NULL;
@@ -391,12 +387,8 @@ static int answer_one(proto_batch *b, size_t i, proto_call *call)
 
 int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call)
 {
-	proto_call none = {0};
-	if (!call)
-		call = &none;
-	call->cancelled = 0;
-	call->limit = PROTO_LIMIT_NONE;
-	call->iterations = -1;
+	proto_call none;
+	call = proto_call_begin(call, &none, NULL);
 	assert(from <= to && to <= b->n);
 	for (size_t i = from; i < to; i++) {
 		if (b->items[i].state == ITEM_ANSWERED)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "decode.h"
 #include "clash.h"
 #include "parse.h"
@@ -134,12 +135,8 @@ int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 
 int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
-	memset(out, 0, sizeof *out);
-	proto_call none = {0};
-	if (!call)
-		call = &none;
-	call->cancelled = 0;
-	call->iterations = -1;
+	proto_call none;
+	call = proto_call_begin(call, &none, out);
 	proto_problem p = {0};
 	contains_query q;
 	memset(&q, 0, sizeof q);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "decode.h"
 #include "answer.h"
 #include "parse.h"
@@ -123,13 +124,8 @@ int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 int proto_query_answer(const char *body, size_t len, proto_call *call, proto_reply *out,
                        proto_problem *p_out)
 {
-	memset(out, 0, sizeof *out);
-	proto_call none = {0};
-	if (!call)
-		call = &none;
-	call->cancelled = 0;
-	call->limit = PROTO_LIMIT_NONE;
-	call->iterations = -1;
+	proto_call none;
+	call = proto_call_begin(call, &none, out);
 	proto_problem p = {0};
 	int r;
 	json_t *root = NULL;

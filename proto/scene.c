@@ -42,6 +42,7 @@
 
 #include <jansson.h>
 
+#include "call.h"
 #include "decode.h"
 #include "refs.h"
 #include "json_dump.h"
@@ -803,13 +804,9 @@ int proto_scene_reply(const char *body, size_t len, proto_reply *out)
 
 int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
-	memset(out, 0, sizeof *out);
-	proto_call none = {0};
-	if (!call)
-		call = &none;
-	call->cancelled = 0;
-	call->limit = PROTO_LIMIT_NONE;
-	call->iterations = -1; /* many methods' runs, none of which is the request's */
+	proto_call none;
+	call = proto_call_begin(call, &none, out);
+	/* iterations stays -1: many methods' runs, none of them the request's. */
 	proto_problem p = {0};
 	scene_job job;
 	memset(&job, 0, sizeof job);

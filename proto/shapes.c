@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "decode.h"
 #include "proto.h"
 #include "query.h"
@@ -78,13 +79,8 @@ static int put(const json_t *root, const vertex_table *vt, proto_store *store,
 
 int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
-	memset(out, 0, sizeof *out);
-	proto_call none = {0};
-	if (!call)
-		call = &none;
-	call->cancelled = 0;
-	call->limit = PROTO_LIMIT_NONE;
-	call->iterations = -1;
+	proto_call none;
+	call = proto_call_begin(call, &none, out);
 	const proto_context *ctx = proto_context_of(call);
 	proto_problem p = {0};
 	json_t *root = NULL;

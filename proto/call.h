@@ -1,0 +1,29 @@
+/*
+ * call.h — how every endpoint begins a call (reply.c, scene.c, contains.c,
+ * batch.c, shapes.c): its reply emptied, and the caller's proto_call, or a
+ * local one when it passed none, with its outputs reset.
+ */
+#ifndef PROTO_CALL_H
+#define PROTO_CALL_H
+
+#include <string.h>
+
+#include "proto.h"
+
+/* The call to use: `call`, or `none` (the caller's storage) when NULL.
+ * `out` may be NULL (a call that fills no reply yet). */
+static inline proto_call *proto_call_begin(proto_call *call, proto_call *none, proto_reply *out)
+{
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (!call) {
+		*none = (proto_call){0};
+		call = none;
+	}
+	call->cancelled = 0;
+	call->limit = PROTO_LIMIT_NONE;
+	call->iterations = -1;
+	return call;
+}
+
+#endif /* PROTO_CALL_H */
