@@ -225,7 +225,7 @@ void server_start_with(const char *const *args, const char *const *env)
 	s->out = fds[0];
 	ck_assert_int_eq(pthread_create(&s->reader, NULL, log_reader, s), 0);
 
-	json_t *line = log_wait(s, "\"msg\":\"listening\"", 10);
+	json_t *line = log_wait(s, "\"msg\":\"listening\"", 30);
 	ck_assert_msg(line != NULL, "clashd (%s) printed no \"listening\" line", path);
 	const char *listen = json_string_value(json_object_get(line, "listen"));
 	ck_assert_ptr_nonnull(listen);
