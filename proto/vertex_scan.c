@@ -169,6 +169,36 @@ static int is_number_char(char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
+/* The number at s[*i], which must be all of the run of number characters
+ * there (as jansson's lexer takes them): 1 with *x and *i past it, else 0. */
+static int plain_number(const char *s, size_t len, size_t *i, double *x)
+{
+	int bad;
+	size_t j = *i + number_prefix(s + *i, len - *i, x, &bad);
+	if (j == *i || bad || (j < len && is_number_char(s[j])))
+		return 0;
+	*i = j;
+	return 1;
+}
+
+/* Room in *xyz (capacity *cap) for index `at`: from `first` numbers,
+ * doubling.  0, or -1 out of memory (then *xyz is freed). */
+static int room_for(double **xyz, size_t *cap, size_t at, size_t first)
+{
+	if (at < *cap)
+		return 0;
+	size_t grown = *cap ? 2 * *cap : first;
+	double *g = realloc(*xyz, grown * sizeof *g);
+	if (!g) {
+		free(*xyz);
+		*xyz = NULL;
+		return -1;
+	}
+	*xyz = g;
+	*cap = grown;
+	return 0;
+}
+
 /* A plain vertex array at s[i] ('['): 1 on success (*end past its ']',
  * the numbers in *a); 0 when it is anything else; -1 out of memory. */
 static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_array *a)
@@ -182,33 +212,21 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 		i = skip_ws(s, len, i + 1);
 		size_t k = 0;
 		for (;;) {
-			/* The number, which must be all of the run of number
-			 * characters there (as jansson's lexer takes them). */
 			double x;
-			int bad;
-			size_t j = i + number_prefix(s + i, len - i, &x, &bad);
-			if (j == i || bad || (j < len && is_number_char(s[j])))
+			if (!plain_number(s, len, &i, &x))
 				goto not_plain;
 			if (k == MAX_POINT_DIM || (d && k == d))
 				goto not_plain;
-			/* Point 0 sets the length d; until then it is the only one. */
+			/* Point 0 sets the length d; until then it is the only one.
+			 * From 64 numbers (512 bytes: a small pair's shape fits;
+			 * glibc serves it from its per-thread cache, where 4 KiB
+			 * would make it sort its free lists). */
 			size_t at = d ? count * d + k : k;
-			if (at >= cap) {
-				/* From 64 numbers (512 bytes: a small pair's shape
-				 * fits; glibc serves it from its per-thread cache,
-				 * where 4 KiB would make it sort its free lists). */
-				size_t grown = cap ? 2 * cap : 64;
-				double *g = realloc(xyz, grown * sizeof *g);
-				if (!g) {
-					free(xyz);
-					return -1;
-				}
-				xyz = g;
-				cap = grown;
-			}
+			if (room_for(&xyz, &cap, at, 64) != 0)
+				return -1;
 			xyz[at] = x;
 			k++;
-			i = skip_ws(s, len, j);
+			i = skip_ws(s, len, i);
 			if (i < len && s[i] == ',') {
 				i = skip_ws(s, len, i + 1);
 				continue;
@@ -254,23 +272,12 @@ static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_a
 	i = skip_ws(s, len, i + 1);
 	for (;;) {
 		double x;
-		int bad;
-		size_t j = i + number_prefix(s + i, len - i, &x, &bad);
-		if (j == i || bad || (j < len && is_number_char(s[j])))
+		if (!plain_number(s, len, &i, &x))
 			goto not_plain;
-		if (count == cap) {
-			/* From 192 numbers (64 points), doubling. */
-			size_t grown = cap ? 2 * cap : 192;
-			double *g = realloc(xyz, grown * sizeof *g);
-			if (!g) {
-				free(xyz);
-				return -1;
-			}
-			xyz = g;
-			cap = grown;
-		}
+		if (room_for(&xyz, &cap, count, 192) != 0) /* 64 points first */
+			return -1;
 		xyz[count++] = x;
-		i = skip_ws(s, len, j);
+		i = skip_ws(s, len, i);
 		if (i < len && s[i] == ',') {
 			i = skip_ws(s, len, i + 1);
 			continue;
