@@ -52,8 +52,9 @@ PKGS_APP  = libmicrohttpd jansson libuv gnutls zlib nettle
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file; libcrypto
-# (OpenSSL) computes stored shapes' ids independently of nettle.
-LIBS_TEST = -lglpk -lcrypto
+# (OpenSSL) computes stored shapes' ids independently of nettle; GMP's
+# rationals are the exact oracle of the predicates suite.
+LIBS_TEST = -lglpk -lcrypto -lgmp
 
 # GET /v1/openapi.json serves proto/openapi.yaml, converted to JSON at build
 # time by a small libyaml tool and compiled into clashd.
@@ -209,6 +210,12 @@ $(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
 # 70 KB), and the benchmark's batches start with caches other methods
 # have just used.
 $(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
+# The exact predicates (core/predicates.c) are proven for products and sums
+# rounded one at a time (Dekker's split, the error bounds): no multiply and
+# add fused into an fma.  GCC does not fuse in -std=c11 mode; clang does
+# by default once FMA is enabled (-march=native).
+$(B)/obj/core/predicates.o $(B)/san/core/predicates.o: CORE_CFLAGS += -ffp-contract=off
+$(B)/fuzz/obj/core/predicates.o: FUZZ_FLAGS += -ffp-contract=off
 $(B)/obj/core/%.o: core/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(DEPFLAGS) -c $< -o $@

@@ -40,6 +40,9 @@ if [ "$profile" = test ]; then
 	# libssl-dev: OpenSSL's SHA-256, the store suite's independent check
 	# of stored shapes' ids.
 	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev libssl-dev"
+	# libgmp-dev: exact rational arithmetic, the oracle the predicates
+	# suite checks the core's adaptive orientation tests against.
+	pkgs="$pkgs libgmp-dev"
 	# clang + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/);
 	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
 	# the deploy files' check (tests/deploy/).
