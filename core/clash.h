@@ -99,6 +99,11 @@ typedef struct clash_shape {
 	int posed; /* 0: identity pose, linear and translation are ignored */
 	double linear[CLASH_MAX_DIM * CLASH_MAX_DIM];
 	double translation[CLASH_MAX_DIM];
+	/* Exact primitives (clash_shape_init_primitive): CLASH_KIND_POLYTOPE
+	 * (0, set by clash_shape_init) for a hull of vertices, else the kind
+	 * and its sizes; vertices/count are then the single local origin. */
+	int kind;
+	double params[3];
 	/* Set by clash_shape_prepare (NULL otherwise): what the shape's
 	 * queries reuse.  Opaque. */
 	const void *prepared;
@@ -131,6 +136,55 @@ int clash_shape_init(clash_shape *s, int dim, const double *vertices, size_t cou
  * CLASH_EEMPTY (no parts) or CLASH_EINVAL.
  */
 int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts, size_t nparts);
+
+/*
+ * Exact primitives (issue #13): 3-D shapes given by their analytic support
+ * mappings (van den Bergen, "Collision Detection in Interactive 3D
+ * Environments", 2003, section 4.3.4), not by vertices.  One axis
+ * convention for all, that of three.js (CylinderGeometry, ConeGeometry,
+ * CapsuleGeometry), every shape centred on its local origin:
+ *   CLASH_KIND_SPHERE     params {r}: the ball of radius r;
+ *   CLASH_KIND_BOX        params {x, y, z}: half extents along x, y, z;
+ *   CLASH_KIND_CAPSULE    params {r, h}: the segment y in [-h, h] grown by r;
+ *   CLASH_KIND_CYLINDER   params {r, h}: radius r about the y axis, y in [-h, h];
+ *   CLASH_KIND_CONE       params {r, h}: base disc of radius r at y = -h,
+ *                         apex at y = +h;
+ *   CLASH_KIND_ELLIPSOID  params {a, b, c}: semi-axes along x, y, z.
+ * Unused params are ignored; used ones must be finite and > 0
+ * (CLASH_EINVAL otherwise, as for an unknown kind).  The shape starts with
+ * identity pose and radius 0; the clash_shape_set_*() calls place it (any
+ * affine map: a scaled sphere is an ellipsoid) and round it (the radius, in
+ * world units, adds as for a polytope).
+ *
+ * What takes them: clash_gjk (distance, EPA depth, the verdict), compounds
+ * (as parts, with polytopes), clash_contains as outer, clash_toi, scenes.
+ * Internally a sphere or capsule whose pose is a similarity is a point or a
+ * segment grown by its (scaled) radius, and a box its 8 corners, so their
+ * answers are those of polytopes, depth included; cylinders, cones,
+ * ellipsoids (and spheres, capsules under a non-uniform scale) are curved:
+ * GJK converges on them only in the limit, and its projections onto the
+ * flat simplices of clustering support points lose digits near 1e-12 of
+ * the size, so a pair with a curved side has the default tolerance 1e-10
+ * times the size (a smaller opt.tolerance may end with converged = 0 and
+ * the best bounds found); EPA's polytope inside the curved Minkowski
+ * difference ends with its depth within tolerance of its lower bound or,
+ * at CLASH_EPA_MAX_ITERATIONS, with converged = 0 and an upper bound.  A curved shape has no vertices: warm-start indices are
+ * ignored for a pair with a curved side (the answer's warm indices of
+ * that side are 0), clash_shape_prepare gives CLASH_EINVAL, the LP methods
+ * (clash_lp_simplex, clash_lp_ipm) CLASH_ENOTSUP for every kind but the
+ * box, clash_contains CLASH_ENOTSUP for a curved inner, and clash_swept
+ * CLASH_ENOTSUP for a curved b (clash_toi then goes without it).
+ */
+enum clash_kind {
+	CLASH_KIND_POLYTOPE = 0,
+	CLASH_KIND_SPHERE,
+	CLASH_KIND_BOX,
+	CLASH_KIND_CAPSULE,
+	CLASH_KIND_CYLINDER,
+	CLASH_KIND_CONE,
+	CLASH_KIND_ELLIPSOID
+};
+int clash_shape_init_primitive(clash_shape *s, int kind, const double params[3]);
 
 /*
  * Prepared shapes: for a convex shape used in many queries (a scene's

@@ -42,6 +42,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "motion.h"
+#include "primitive.h"
 #include "vec.h"
 
 /* The default contact tolerance, relative to the shapes' size: clash_gjk's. */
@@ -383,11 +384,30 @@ typedef struct box_walk {
 	double radius; /* the largest leaf radius */
 } box_walk;
 
+/* box_leaf for an exact primitive: its world box from its support points
+ * along the axes, its reach bounded (primitive.h). */
+static void primitive_box_leaf(const clash_shape *leaf, box_walk *w)
+{
+	for (int k = 0; k < 3; k++) {
+		double d[3] = {0.0, 0.0, 0.0}, x[3];
+		d[k] = 1.0;
+		w->hi[k] = fmax(w->hi[k], primitive_support_world(leaf, d, x));
+		d[k] = -1.0;
+		w->lo[k] = fmin(w->lo[k], -primitive_support_world(leaf, d, x));
+	}
+	w->reach = fmax(w->reach, primitive_reach(leaf, w->origin));
+	w->radius = fmax(w->radius, leaf->radius);
+}
+
 static int box_leaf(const clash_shape *leaf, size_t top, void *ctx)
 {
 	(void)top;
 	box_walk *w = ctx;
 	const int n = w->n;
+	if (leaf->kind) {
+		primitive_box_leaf(leaf, w);
+		return CLASH_OK;
+	}
 	for (size_t i = 0; i < leaf->count; i++) {
 		const double *v = leaf->vertices + i * (size_t)n;
 		double d[CLASH_MAX_DIM];
@@ -508,14 +528,26 @@ static int count_leaf(const clash_shape *leaf, size_t top, void *ctx)
 {
 	(void)top;
 	sweep_build *b = ctx;
-	b->total += leaf->count;
+	clash_shape buf;
+	const clash_shape *low;
+	int err = primitive_lower(leaf, &buf, &low, 0);
+	if (err)
+		return err;
+	if (low->kind) /* curved: no vertices to sweep */
+		return CLASH_ENOTSUP;
+	b->total += low->count;
 	return CLASH_OK;
 }
 
-static int sweep_leaf(const clash_shape *leaf, size_t top, void *ctx)
+static int sweep_leaf(const clash_shape *shape, size_t top, void *ctx)
 {
 	sweep_build *b = ctx;
 	const int n = b->n;
+	clash_shape buf;
+	const clash_shape *leaf;
+	int err = primitive_lower(shape, &buf, &leaf, 0); /* checked by count_leaf */
+	if (err)
+		return err;
 	double *out = b->vertices;
 	for (size_t i = 0; i < leaf->count; i++) {
 		const double *v = leaf->vertices + i * (size_t)n;
@@ -532,7 +564,7 @@ static int sweep_leaf(const clash_shape *leaf, size_t top, void *ctx)
 	if (!vec_isfinite(out, (int)(2 * leaf->count * (size_t)n)))
 		return CLASH_ERANGE;
 	clash_shape *s = &b->leaves[b->nleaves];
-	int err = clash_shape_init(s, n, out, 2 * leaf->count);
+	err = clash_shape_init(s, n, out, 2 * leaf->count);
 	if (!err)
 		err = clash_shape_set_radius(s, leaf->radius);
 	if (err)
@@ -743,7 +775,10 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 		clash_options os = o;
 		os.tolerance = tol;
 		clash_result sw;
-		if ((err = clash_swept(a, ma, b, mb, &os, &sw)))
+		err = clash_swept(a, ma, b, mb, &os, &sw);
+		if (err == CLASH_ENOTSUP) /* a curved b: the steps alone decide */
+			sw.converged = 0;
+		else if (err)
 			return err;
 		out->steps = 1;
 		/* (A distance GJK did not converge on is only an upper bound.) */
