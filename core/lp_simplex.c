@@ -810,6 +810,8 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	 * (intersecting iff some pair is, the least pair bound for the union). */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_lp_simplex, r, NULL);
+	if (a && b && (a->mesh || b->mesh))
+		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
 	int err = support_check_query(a, b, opt);
 	if (err)
 		return err;
