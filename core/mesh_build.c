@@ -48,6 +48,18 @@ typedef struct task {
 	box b, c;
 } task;
 
+/* min and max without fmin's NaN rules (coordinates are finite): inline
+ * compares, where fmin and fmax are library calls. */
+static inline double lo2(double x, double y)
+{
+	return x < y ? x : y;
+}
+
+static inline double hi2(double x, double y)
+{
+	return x > y ? x : y;
+}
+
 static size_t align8(size_t x)
 {
 	return (x + 7) & ~(size_t)7;
@@ -107,10 +119,10 @@ static void bounds(const rec *r, size_t s, size_t e, box *b, box *c)
 	for (size_t i = s; i < e; i++)
 		for (int k = 0; k < 3; k++) {
 			double m = r[i].lo[k] + r[i].hi[k];
-			b->lo[k] = fmin(b->lo[k], r[i].lo[k]);
-			b->hi[k] = fmax(b->hi[k], r[i].hi[k]);
-			c->lo[k] = fmin(c->lo[k], m);
-			c->hi[k] = fmax(c->hi[k], m);
+			b->lo[k] = lo2(b->lo[k], r[i].lo[k]);
+			b->hi[k] = hi2(b->hi[k], r[i].hi[k]);
+			c->lo[k] = lo2(c->lo[k], m);
+			c->hi[k] = hi2(c->hi[k], m);
 		}
 }
 
@@ -152,10 +164,10 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 		box *x = &bb[bi], *y = &bc[bi];
 		for (int k = 0; k < 3; k++) {
 			double c = q->lo[k] + q->hi[k];
-			x->lo[k] = fmin(x->lo[k], q->lo[k]);
-			x->hi[k] = fmax(x->hi[k], q->hi[k]);
-			y->lo[k] = fmin(y->lo[k], c);
-			y->hi[k] = fmax(y->hi[k], c);
+			x->lo[k] = lo2(x->lo[k], q->lo[k]);
+			x->hi[k] = hi2(x->hi[k], q->hi[k]);
+			y->lo[k] = lo2(y->lo[k], c);
+			y->hi[k] = hi2(y->hi[k], c);
 		}
 	}
 	/* Sweep from the right for the right sides' areas, then from the
@@ -167,8 +179,8 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	size_t c = 0;
 	for (int i = BINS - 1; i > 0; i--) {
 		for (int k = 0; k < 3; k++) {
-			acc.lo[k] = fmin(acc.lo[k], bb[i].lo[k]);
-			acc.hi[k] = fmax(acc.hi[k], bb[i].hi[k]);
+			acc.lo[k] = lo2(acc.lo[k], bb[i].lo[k]);
+			acc.hi[k] = hi2(acc.hi[k], bb[i].hi[k]);
 		}
 		c += cnt[i];
 		right_area[i] = c ? box_area(&acc) : 0.0;
@@ -180,8 +192,8 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	int best_i = -1;
 	for (int i = 1; i < BINS; i++) {
 		for (int k = 0; k < 3; k++) {
-			acc.lo[k] = fmin(acc.lo[k], bb[i - 1].lo[k]);
-			acc.hi[k] = fmax(acc.hi[k], bb[i - 1].hi[k]);
+			acc.lo[k] = lo2(acc.lo[k], bb[i - 1].lo[k]);
+			acc.hi[k] = hi2(acc.hi[k], bb[i - 1].hi[k]);
 		}
 		c += cnt[i - 1];
 		if (c == 0 || right_cnt[i] == 0)
@@ -220,10 +232,10 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	for (int k = 0; k < BINS; k++) {
 		box *x = k < best_i ? lb : rb, *y = k < best_i ? lc : rc;
 		for (int a = 0; a < 3; a++) {
-			x->lo[a] = fmin(x->lo[a], bb[k].lo[a]);
-			x->hi[a] = fmax(x->hi[a], bb[k].hi[a]);
-			y->lo[a] = fmin(y->lo[a], bc[k].lo[a]);
-			y->hi[a] = fmax(y->hi[a], bc[k].hi[a]);
+			x->lo[a] = lo2(x->lo[a], bb[k].lo[a]);
+			x->hi[a] = hi2(x->hi[a], bb[k].hi[a]);
+			y->lo[a] = lo2(y->lo[a], bc[k].lo[a]);
+			y->hi[a] = hi2(y->hi[a], bc[k].hi[a]);
 		}
 	}
 	return i;
@@ -465,8 +477,8 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 		for (int c = 0; c < 3; c++) {
 			size_t v = indices ? indices[3 * t + c] : 3 * t + (size_t)c;
 			for (int k = 0; k < 3; k++) {
-				q->lo[k] = fmin(q->lo[k], positions[3 * v + k]);
-				q->hi[k] = fmax(q->hi[k], positions[3 * v + k]);
+				q->lo[k] = lo2(q->lo[k], positions[3 * v + k]);
+				q->hi[k] = hi2(q->hi[k], positions[3 * v + k]);
 			}
 		}
 		q->id = (uint32_t)t;

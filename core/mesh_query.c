@@ -194,13 +194,14 @@ typedef struct query {
 
 static int cancelled(query *q)
 {
-	return q->cancel && (++q->visits % MESH_CANCEL_EVERY) == 0 && *q->cancel;
+	return (++q->visits % MESH_CANCEL_EVERY) == 0 && q->cancel && *q->cancel;
 }
 
-/* The bound below which a pair of nodes must be to matter. */
-static double bound_limit(const query *q)
+/* Can nothing with lower bound lb matter?  A verdict needs pairs within
+ * the threshold; a distance, pairs nearer than the best so far. */
+static int pruned(const query *q, double lb)
 {
-	return q->verdict_only ? q->thr : q->best;
+	return q->verdict_only ? !(lb <= q->thr) : (q->found && !(lb < q->best));
 }
 
 /* ---- mesh against mesh --------------------------------------------------- */
@@ -220,6 +221,25 @@ static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f,
 	}
 }
 
+/* The squared gap between the boxes of two triangles (a lower bound on
+ * their squared distance, up to rounding far below the tolerance). */
+static double tri_gap2(const double *s, const double *t)
+{
+	double g2 = 0.0;
+	for (int k = 0; k < 3; k++) {
+		double slo = s[k], shi = s[k], tlo = t[k], thi = t[k];
+		for (int c = 1; c < 3; c++) {
+			slo = s[3 * c + k] < slo ? s[3 * c + k] : slo;
+			shi = s[3 * c + k] > shi ? s[3 * c + k] : shi;
+			tlo = t[3 * c + k] < tlo ? t[3 * c + k] : tlo;
+			thi = t[3 * c + k] > thi ? t[3 * c + k] : thi;
+		}
+		double g = slo > thi ? slo - thi : tlo > shi ? tlo - shi : 0.0;
+		g2 += g * g;
+	}
+	return g2;
+}
+
 static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 {
 	double wa[9 * MESH_LEAF_MAX], wb[9 * MESH_LEAF_MAX], pa[3], pb[3];
@@ -227,6 +247,8 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 	leaf_world(q->mb, y, &q->fb, wb);
 	for (uint32_t i = 0; i < x->count; i++)
 		for (uint32_t j = 0; j < y->count; j++) {
+			if (pruned(q, sqrt(tri_gap2(wa + 9 * i, wb + 9 * j)) * (1.0 - 1e-9)))
+				continue;
 			q->pairs++;
 			double d = sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, pa, pb));
 			if (!q->found || d < q->best) {
@@ -256,7 +278,7 @@ static int mesh_mesh(query *q)
 	stack[top++] = (pair_entry){0, 0, pair_lb(q, &ax, &bx), bx};
 	while (top > 0) {
 		pair_entry e = stack[--top];
-		if (q->found && !(e.lb < bound_limit(q)))
+		if (pruned(q, e.lb))
 			continue;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
@@ -287,10 +309,9 @@ static int mesh_mesh(query *q)
 		}
 		/* The nearer pair on top, searched first. */
 		int near = c[1].lb < c[0].lb;
-		double limit = bound_limit(q);
-		if (!q->found || c[1 - near].lb < limit)
+		if (!pruned(q, c[1 - near].lb))
 			stack[top++] = c[1 - near];
-		if (!q->found || c[near].lb < limit)
+		if (!pruned(q, c[near].lb))
 			stack[top++] = c[near];
 	}
 	return CLASH_OK;
@@ -314,13 +335,22 @@ static int tri_convex(query *q, const double *w, clash_shape *tri)
 	q->converged = q->converged && r.converged;
 	if (r.intersecting) {
 		/* A common point: clash_gjk's own (near_a == near_b); -1 marks
-		 * it as that rather than a pair of hull points. */
+		 * it as that rather than a pair of hull points.  A verdict
+		 * gives none: asked again with the distance. */
+		if (q->sub.want == CLASH_WANT_VERDICT) {
+			clash_options o = q->sub;
+			o.want = CLASH_WANT_DISTANCE;
+			if ((err = clash_gjk(tri, q->b, &o, &r)))
+				return err;
+		}
 		q->found = 1;
 		q->best = -1.0;
 		memcpy(q->pa, r.near_a, sizeof q->pa);
 		memcpy(q->pb, r.near_b, sizeof q->pb);
 		return CLASH_OK;
 	}
+	if (q->sub.want == CLASH_WANT_VERDICT)
+		return CLASH_OK; /* apart: a verdict carries no distance */
 	/* Back to the hull distance and points, radii not taken off. */
 	const double d = r.distance + q->rsum;
 	if (!q->found || d < q->best) {
@@ -345,6 +375,19 @@ static int tri_convex(query *q, const double *w, clash_shape *tri)
 	return CLASH_OK;
 }
 
+static void tri_box(const double *t, obox *o)
+{
+	for (int k = 0; k < 3; k++) {
+		double lo = t[k], hi = t[k];
+		for (int c = 1; c < 3; c++) {
+			lo = t[3 * c + k] < lo ? t[3 * c + k] : lo;
+			hi = t[3 * c + k] > hi ? t[3 * c + k] : hi;
+		}
+		o->c[k] = 0.5 * lo + 0.5 * hi;
+		o->h[k] = (0.5 * hi - 0.5 * lo) * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(o->c[k]);
+	}
+}
+
 static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 {
 	const mesh_node *nodes = q->ma->nodes;
@@ -355,7 +398,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 	stack[top++] = (node_entry){0, sqrt(box_gap2(&x, cb)) * q->sig};
 	while (top > 0) {
 		node_entry e = stack[--top];
-		if (q->found && !(e.lb < bound_limit(q)))
+		if (pruned(q, e.lb))
 			continue;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
@@ -364,6 +407,11 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 			for (uint32_t i = 0; i < nd->count; i++) {
 				double w[9];
 				const double *t = mesh_tri(q->ma, nd->first + i);
+				/* The triangle's own box first. */
+				obox tb;
+				tri_box(t, &tb);
+				if (pruned(q, sqrt(box_gap2(&tb, cb)) * q->sig))
+					continue;
 				for (int c = 0; c < 3; c++)
 					apply(&q->fa, t + 3 * c, w + 3 * c);
 				int err = tri_convex(q, w, tri);
@@ -381,10 +429,9 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
 		}
 		int near = c[1].lb < c[0].lb;
-		double limit = bound_limit(q);
-		if (!q->found || c[1 - near].lb < limit)
+		if (!pruned(q, c[1 - near].lb))
 			stack[top++] = c[1 - near];
-		if (!q->found || c[near].lb < limit)
+		if (!pruned(q, c[near].lb))
 			stack[top++] = c[near];
 	}
 	return CLASH_OK;
@@ -677,25 +724,27 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	q.sub.tolerance = tol;
 	q.sub.want = q.verdict_only ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
 
+	/* Three passes, each only when the one before leaves the answer
+	 * open: do the surfaces come within the threshold (pruned at it, so
+	 * cheap)?  Else is a part of one inside the other?  Else the
+	 * distance, pruned at the best so far. */
 	int err;
 	double tw[9] = {0};
 	clash_shape tri;
-	if (q.mb) {
-		err = mesh_mesh(&q);
-	} else {
-		clash_shape_init(&tri, 3, tw, 3);
-		tri.radius = a->radius;
-		err = mesh_convex(&q, &cb, &tri);
-	}
+	clash_shape_init(&tri, 3, tw, 3);
+	tri.radius = a->radius;
+	const int verdict_only = q.verdict_only;
+	q.verdict_only = 1;
+	q.sub.want = CLASH_WANT_VERDICT;
+	err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
 	if (err)
 		return err;
-
+	const int touching = q.found && q.best <= q.thr;
 	r->dim = 3;
 	r->has = CLASH_HAS_MESH;
 	r->solid_a = q.ma->solid;
 	r->solid_b = q.mb ? q.mb->solid : 1;
-	r->iterations = (int)(q.pairs > INT32_MAX ? INT32_MAX : q.pairs);
-	if (q.found && q.best <= q.thr) {
+	if (touching) {
 		r->intersecting = 1;
 		r->contact = CLASH_CONTACT_SURFACES;
 		double x[3];
@@ -738,7 +787,14 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 			r->intersecting = 1;
 			memcpy(r->near_a, at, sizeof at);
 			memcpy(r->near_b, at, sizeof at);
-		} else if (!q.verdict_only) {
+		} else if (!verdict_only) {
+			q.verdict_only = 0;
+			q.sub.want = CLASH_WANT_DISTANCE;
+			q.found = 0;
+			q.best = INFINITY;
+			err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+			if (err)
+				return err;
 			double d = q.best, dir[3];
 			for (int k = 0; k < 3; k++)
 				dir[k] = d > 0.0 ? (q.pb[k] - q.pa[k]) / d : 0.0;
@@ -749,9 +805,10 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 			}
 		}
 	}
-	if (!q.verdict_only || r->intersecting)
+	if (!verdict_only || r->intersecting)
 		r->has |= CLASH_HAS_DISTANCE;
 	r->converged = q.converged;
+	r->iterations = (int)(q.pairs > INT32_MAX ? INT32_MAX : q.pairs);
 	return CLASH_OK;
 }
 
