@@ -23,8 +23,8 @@
  * Containment: when the surfaces are apart, each connected part of one
  * shape lies wholly inside or wholly outside the other, so one point of it
  * decides (mesh.h, reps).  Points in a solid mesh by ray parity through
- * the tree with an exact segment-triangle predicate (tri_overlap.h): a ray
- * that meets an edge or a vertex is dropped for another direction.
+ * the tree with exact orientation predicates (predicates.h): a ray that
+ * meets an edge or a vertex is dropped for another direction.
  */
 #include <float.h>
 #include <math.h>
@@ -32,6 +32,7 @@
 
 #include "mesh.h"
 #include "mesh_query.h"
+#include "predicates.h"
 #include "support.h"
 #include "tri_dist.h"
 
@@ -467,30 +468,18 @@ static void convex_box(const query *q, obox *o)
 
 /* ---- points in solids ------------------------------------------------------ */
 
-/* The sign of orient3d(a, b, c, d) (Shewchuk 1997, "Adaptive precision
- * floating-point arithmetic and fast robust geometric predicates", section
- * 4.3: the determinant with its static error bound), 0 when rounding could
- * change it: a filter, never a wrong sign. */
+/* The exact sign of orient3d(a, b, c, d) (predicates.h: Shewchuk 1997,
+ * "Adaptive precision floating-point arithmetic and fast robust geometric
+ * predicates", section 4.3). */
 static int orient_sign(const double *a, const double *b, const double *c, const double *d)
 {
-	const double adx = a[0] - d[0], bdx = b[0] - d[0], cdx = c[0] - d[0];
-	const double ady = a[1] - d[1], bdy = b[1] - d[1], cdy = c[1] - d[1];
-	const double adz = a[2] - d[2], bdz = b[2] - d[2], cdz = c[2] - d[2];
-	const double bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy,
-	             ab = adx * bdy - bdx * ady;
-	const double det = adz * bc + bdz * ca + cdz * ab;
-	const double perm = (fabs(bdx * cdy) + fabs(cdx * bdy)) * fabs(adz) +
-	                    (fabs(cdx * ady) + fabs(adx * cdy)) * fabs(bdz) +
-	                    (fabs(adx * bdy) + fabs(bdx * ady)) * fabs(cdz);
-	/* Shewchuk's o3derrboundA is (7 + 56 eps) eps; rounding the inputs'
-	 * differences is in it. Doubled for margin. */
-	const double bound = 16.0 * DBL_EPSILON * perm;
-	return det > bound ? 1 : det < -bound ? -1 : 0;
+	const double det = pred_orient3d(a, b, c, d);
+	return det > 0.0 ? 1 : det < 0.0 ? -1 : 0;
 }
 
-/* Segment s0 s1 and triangle t0 t1 t2: 1 when it crosses the triangle's
- * interior, 0 when it misses it, -1 when it may touch an edge or a vertex
- * or run in its plane (or rounding cannot tell): then another ray. */
+/* Segment s0 s1 and triangle t0 t1 t2, exactly: 1 when it crosses the
+ * triangle's interior, 0 when it misses it, -1 when it touches an edge or
+ * a vertex or runs in its plane: then another ray. */
 static int segment_cross(const double *s0, const double *s1, const double *t0,
                          const double *t1, const double *t2)
 {
