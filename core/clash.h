@@ -24,6 +24,7 @@
 #define CLASH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,6 +108,10 @@ typedef struct clash_shape {
 	/* Set by clash_shape_prepare (NULL otherwise): what the shape's
 	 * queries reuse.  Opaque. */
 	const void *prepared;
+	/* A triangle mesh (clash_shape_init_mesh; NULL for every other shape):
+	 * the shape is the mesh, not the hull of `vertices`, which then are the
+	 * mesh's positions (for bounding boxes and reaches). */
+	const struct clash_mesh *mesh;
 } clash_shape;
 
 /* Borrow `vertices` (count points of dimension dim), identity pose, radius 0.
@@ -320,7 +325,16 @@ enum clash_has {
 	CLASH_HAS_DEPTH = 1u << 3,          /* depth, depth_normal, depth_a, depth_b */
 	CLASH_HAS_DISTANCE_BOUND = 1u << 4, /* distance_lower_bound */
 	CLASH_HAS_WARM = 1u << 5,           /* warm_count, warm_a, warm_b */
-	CLASH_HAS_PARTS = 1u << 6           /* part_a, part_b */
+	CLASH_HAS_PARTS = 1u << 6,          /* part_a, part_b */
+	CLASH_HAS_MESH = 1u << 7            /* solid_a, solid_b, contact */
+};
+
+/* How two shapes of a mesh query meet (clash_result.contact). */
+enum clash_contact {
+	CLASH_CONTACT_NONE = 0,
+	CLASH_CONTACT_SURFACES, /* their surfaces cross or touch */
+	CLASH_CONTACT_A_IN_B,   /* a lies inside the solid b, surfaces apart */
+	CLASH_CONTACT_B_IN_A    /* b lies inside the solid a, surfaces apart */
 };
 
 /* The answer to a query.  Points are in world coordinates. */
@@ -382,6 +396,12 @@ typedef struct clash_result {
 	/* Compound shapes: the top-level parts that gave the answer (the nearest
 	 * pair, or an intersecting pair). */
 	size_t part_a, part_b;
+	/* A query with a mesh on either side (CLASH_HAS_MESH): whether each
+	 * side is a solid (1: a convex shape, or a closed and consistently
+	 * oriented mesh; 0: an open surface), and, when intersecting, how
+	 * (enum clash_contact; CLASH_CONTACT_NONE when separated). */
+	int solid_a, solid_b;
+	int contact;
 } clash_result;
 
 /*
@@ -432,6 +452,50 @@ typedef struct clash_containment {
  */
 int clash_contains(const clash_shape *inner, const clash_shape *outer,
                    const clash_options *opt, clash_containment *out);
+
+/* ==========================================================================
+ * Triangle meshes (issue #13)
+ *
+ * A shape may be a triangle mesh: positions (3 doubles a vertex) and
+ * indices (3 a triangle; glTF and three.js layout), or, without indices,
+ * consecutive triples of vertices.  A mesh whose edges (between vertices of
+ * equal coordinates) are each used exactly twice, once in each direction,
+ * is a solid: its inside is part of the shape.  Any other mesh is a
+ * surface.  Degenerate triangles are allowed.  Queries with a mesh on
+ * either side (clash_gjk; compounds may have mesh leaves) answer
+ * `intersecting` (surfaces within the tolerance, or a point of one shape
+ * inside a solid other), with a common point and `contact`; when separated,
+ * the distance and the near points (no separating plane: a mesh need not
+ * have one).  No penetration depth.  Other methods give CLASH_ENOTSUP.
+ * See core/mesh_query.c.
+ * ========================================================================== */
+typedef struct clash_mesh clash_mesh; /* opaque, lives in caller storage */
+
+/* Bytes clash_mesh_build needs for a mesh of nvertices and ntriangles (0
+ * when too large). */
+size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
+
+/* Build the mesh's bounding-volume tree and topology in caller storage
+ * (8-byte aligned, at least clash_mesh_size bytes, kept in place while
+ * used).  Borrows positions (3 doubles per vertex; kept unchanged while
+ * used); indices (3 per triangle) may be NULL: triangle t is vertices 3t,
+ * 3t+1, 3t+2 (then nvertices must be 3*ntriangles).  CLASH_EINVAL (index
+ * out of range, bad sizes), CLASH_ERANGE (non-finite coordinate),
+ * CLASH_EEMPTY (no triangles).  *out points into storage. */
+int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
+                     const uint32_t *indices, size_t ntriangles, clash_mesh **out);
+
+/* 1 when the mesh is closed and consistently oriented (a solid), else 0. */
+int clash_mesh_is_solid(const clash_mesh *m);
+size_t clash_mesh_triangles(const clash_mesh *m);
+/* The bytes of storage the built mesh uses (from its start), for caches:
+ * the rest of clash_mesh_size was scratch. */
+size_t clash_mesh_bytes(const clash_mesh *m);
+
+/* A 3-D shape that is the mesh m (identity pose, radius 0; set pose and
+ * radius as for any shape).  vertices/count are set to the positions, so
+ * bounding boxes and reaches computed from vertices stay right. */
+int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
 
 /* ==========================================================================
  * Motion and scenes (issue #6)

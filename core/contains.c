@@ -481,8 +481,8 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 		return e;
 	if ((e = compound_check(inner, outer->dim, &leaves)))
 		return e;
-	if (outer->nparts > 0)
-		return CLASH_ENOTSUP; /* a union of convex shapes is not convex */
+	if (outer->nparts > 0 || outer->mesh)
+		return CLASH_ENOTSUP; /* a union of convex shapes, or a mesh, is not convex */
 	if (opt && (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0))
 		return CLASH_EINVAL;
 

@@ -52,6 +52,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "epa.h"
+#include "mesh_query.h"
 #include "mpr.h"
 #include "primitive.h"
 #include "scan3.h"
@@ -542,6 +543,9 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	/* Unions of convex parts: the compound layer calls back with leaves. */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_gjk, r, NULL);
+	/* Triangle meshes: their own search (mesh_query.c). */
+	if (a && b && (a->mesh || b->mesh))
+		return mesh_query(a, b, opt, r);
 	/* Exact primitives: as polytopes where they are ones, else curved. */
 	if (a && b && (a->kind || b->kind))
 		return primitive_query(a, b, opt, r);

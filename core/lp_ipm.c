@@ -715,6 +715,8 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);
+	if (a && b && (a->mesh || b->mesh))
+		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
 	int err = check_inputs(a, b, opt);
 	if (err)
 		return err;

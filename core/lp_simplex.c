@@ -811,6 +811,8 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	 * (intersecting iff some pair is, the least pair bound for the union). */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_lp_simplex, r, NULL);
+	if (a && b && (a->mesh || b->mesh))
+		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
 	/* Exact primitives: a box is its corners; a curved shape has no
 	 * vertices for the LP (CLASH_ENOTSUP). */
 	if (a && b && (a->kind || b->kind)) {

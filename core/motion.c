@@ -574,6 +574,20 @@ static int sweep_leaf(const clash_shape *shape, size_t top, void *ctx)
 	return CLASH_OK;
 }
 
+static int mesh_leaf(const clash_shape *leaf, size_t top, void *ctx)
+{
+	(void)top;
+	(void)ctx;
+	return leaf->mesh != NULL;
+}
+
+/* 1 when s is a triangle mesh or a compound with one among its leaves
+ * (errors of the walk count as 0: the query itself reports them). */
+static int has_mesh(const clash_shape *s)
+{
+	return compound_foreach_leaf(s, mesh_leaf, NULL) > 0;
+}
+
 int clash_swept(const clash_shape *a, const clash_motion *ma, const clash_shape *b,
                 const clash_motion *mb, const clash_options *opt, clash_result *r)
 {
@@ -593,6 +607,9 @@ int clash_swept(const clash_shape *a, const clash_motion *ma, const clash_shape 
 	size_t nleaves;
 	if ((err = compound_check(b, n, &nleaves)))
 		return err;
+	/* A swept mesh is not the hull of its vertices' two poses. */
+	if (has_mesh(a) || has_mesh(b))
+		return CLASH_ENOTSUP;
 	clash_options o = opt ? *opt : (clash_options){0};
 	o.warm_count = 0; /* b's vertices are not the ones a warm start names */
 	o.warm_a = o.warm_b = NULL;
@@ -771,7 +788,8 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 
 	/* Pure translation: the swept hull says in one query whether anything
 	 * happens at all. */
-	if (wa == 0.0 && wb == 0.0 && relnorm > 0.0) {
+	const int meshes = has_mesh(a) || has_mesh(b);
+	if (wa == 0.0 && wb == 0.0 && relnorm > 0.0 && !meshes) {
 		clash_options os = o;
 		os.tolerance = tol;
 		clash_result sw;
@@ -789,7 +807,9 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 	toi_state st = {.a = a, .b = b, .ma = ma, .mb = mb, .n = n};
 	origin_of(a, st.oa);
 	origin_of(b, st.ob);
-	const int convex = a->nparts == 0 && b->nparts == 0;
+	/* A mesh answer has no separating plane: the near points' direction
+	 * and the full relative speed bound the approach. */
+	const int convex = a->nparts == 0 && b->nparts == 0 && !meshes;
 	/* A distance from GJK is within its tolerance of the truth (or its own
 	 * rounding floor, which floor_tol covers). */
 	const double slack = o.tolerance + floor_tol;
