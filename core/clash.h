@@ -488,6 +488,9 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 /* 1 when the mesh is closed and consistently oriented (a solid), else 0. */
 int clash_mesh_is_solid(const clash_mesh *m);
 size_t clash_mesh_triangles(const clash_mesh *m);
+/* The index array the mesh was built from (borrowed, 3 per triangle in
+ * input order), or NULL when it was built without one. */
+const uint32_t *clash_mesh_indices(const clash_mesh *m);
 /* The bytes of storage the built mesh uses (from its start), for caches:
  * the rest of clash_mesh_size was scratch. */
 size_t clash_mesh_bytes(const clash_mesh *m);

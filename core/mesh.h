@@ -29,6 +29,7 @@ typedef struct mesh_node {
 struct clash_mesh {
 	uint64_t magic;
 	const double *positions;
+	const uint32_t *indices; /* as given (borrowed), or NULL */
 	size_t nvertices, ntriangles, nnodes;
 	size_t bytes; /* of storage in use, this header included */
 	int solid;

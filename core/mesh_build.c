@@ -458,6 +458,7 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	clash_mesh *m = storage;
 	memset(m, 0, sizeof *m);
 	m->positions = positions;
+	m->indices = indices;
 	m->nvertices = nvertices;
 	m->ntriangles = ntriangles;
 	m->nodes = (mesh_node *)(base + align8(sizeof *m));
@@ -507,6 +508,11 @@ int clash_mesh_is_solid(const clash_mesh *m)
 size_t clash_mesh_triangles(const clash_mesh *m)
 {
 	return mesh_valid(m) ? m->ntriangles : 0;
+}
+
+const uint32_t *clash_mesh_indices(const clash_mesh *m)
+{
+	return mesh_valid(m) ? m->indices : NULL;
 }
 
 size_t clash_mesh_bytes(const clash_mesh *m)
