@@ -24,7 +24,6 @@
 #define CLASH_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,19 +102,7 @@ typedef struct clash_shape {
 	/* Set by clash_shape_prepare (NULL otherwise): what the shape's
 	 * queries reuse.  Opaque. */
 	const void *prepared;
-	const struct clash_mesh *mesh; /* TEMP (pmesh): replaced by the mesh branch */
 } clash_shape;
-
-typedef struct clash_mesh clash_mesh;
-size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
-int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
-                     const uint32_t *indices, size_t ntriangles, clash_mesh **out);
-int clash_mesh_is_solid(const clash_mesh *m);
-size_t clash_mesh_triangles(const clash_mesh *m);
-size_t clash_mesh_bytes(const clash_mesh *m);
-const uint32_t *clash_mesh_indices(const clash_mesh *m);
-int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
-enum clash_contact { CLASH_CONTACT_NONE = 0, CLASH_CONTACT_SURFACES, CLASH_CONTACT_A_IN_B, CLASH_CONTACT_B_IN_A };
 
 /* Borrow `vertices` (count points of dimension dim), identity pose, radius 0.
  * Returns CLASH_EDIM, CLASH_EEMPTY or CLASH_EINVAL on bad arguments. */
@@ -279,8 +266,7 @@ enum clash_has {
 	CLASH_HAS_DEPTH = 1u << 3,          /* depth, depth_normal, depth_a, depth_b */
 	CLASH_HAS_DISTANCE_BOUND = 1u << 4, /* distance_lower_bound */
 	CLASH_HAS_WARM = 1u << 5,           /* warm_count, warm_a, warm_b */
-	CLASH_HAS_PARTS = 1u << 6,          /* part_a, part_b */
-	CLASH_HAS_MESH = 1u << 7
+	CLASH_HAS_PARTS = 1u << 6           /* part_a, part_b */
 };
 
 /* The answer to a query.  Points are in world coordinates. */
@@ -342,8 +328,6 @@ typedef struct clash_result {
 	/* Compound shapes: the top-level parts that gave the answer (the nearest
 	 * pair, or an intersecting pair). */
 	size_t part_a, part_b;
-	int solid_a, solid_b;
-	int contact;
 } clash_result;
 
 /*
