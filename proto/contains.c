@@ -80,7 +80,12 @@ static int run_problem(int err, const contains_query *q, proto_problem *p)
 {
 	switch (err) {
 	case CLASH_ENOTSUP:
-		if (q->holder.b.nparts > 0) {
+		if (q->holder.b.mesh) {
+			proto_problem_set(p, 422, strdup("/outer"),
+			                  "outer must be one convex shape: containment in a triangle "
+			                  "mesh is not decided here (a query of the two answers whether "
+			                  "inner lies inside it: contact \"a_inside_b\")");
+		} else if (q->holder.b.nparts > 0) {
 			proto_problem_set(p, 422, strdup("/outer"),
 			                  "outer must be one convex shape: a compound (a union) is not "
 			                  "convex, so containment in it is not decided here");

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "mesh_decode.h"
 #include "pointer.h"
 #include "query.h"
 #include "refs.h"
@@ -103,6 +104,8 @@ typedef struct shape_walk {
 	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
 	proto_store *store;     /* where refs are found, or NULL */
 	int stored;             /* a shape to store: no pose, pose_end or ref */
+	const char *mesh_at;    /* the first mesh's pointer (rendered), or NULL */
+	char mesh_first[128];
 } shape_walk;
 
 /* Keep `block` (malloc'd) until proto_query_release.  -1 (and block freed)
@@ -392,8 +395,79 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 }
 
 static const char *const shape_members[] = {"vertices", "positions", "dim", "parts", "ref",
-                                            "radius", "pose", "pose_end", "sphere", "box",
-                                            "capsule", "cylinder", "cone", "ellipsoid", NULL};
+                                            "mesh", "radius", "pose", "pose_end", "sphere",
+                                            "box", "capsule", "cylinder", "cone", "ellipsoid",
+                                            NULL};
+
+static const char *const mesh_members[] = {"positions", "indices", NULL};
+
+/* {"mesh": {"positions": [...], "indices": [...]}} at `at` (the "mesh"
+ * member): a 3-D triangle mesh, its tree and topology built (clash_mesh_build)
+ * in storage the query owns, like its arrays. */
+static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clash_shape *s,
+                      proto_problem *p)
+{
+	if (!json_is_object(v))
+		return proto_fail(p, at, "mesh must be an object {\"positions\": [x0, y0, z0, ...], "
+		                  "\"indices\": [i0, i1, i2, ...]}, got %s", proto_kind_of(v));
+	int r = proto_known_members(v, at, mesh_members, "a mesh has positions and indices", p);
+	if (r)
+		return r;
+	const json_t *flat = json_object_get(v, "positions");
+	const json_t *iv = json_object_get(v, "indices");
+	proto_path xp = {at, "positions", 0}, ip = {at, "indices", 0};
+	if (!flat)
+		return proto_fail(p, at, "positions is required: the mesh's vertices flat, [x0, y0, "
+		                  "z0, x1, ...]");
+	double *xyz = NULL;
+	size_t n = 0, ntri = 0;
+	r = positions(flat, &xp, NULL, NULL, w, &xyz, &n, p);
+	if (xyz && own(w->q, xyz))
+		return -1;
+	if (r)
+		return r;
+	if (w->dim != 3)
+		return proto_fail(p, &xp, "a mesh is 3-D: this query is %d-D", w->dim);
+	uint32_t *idx = NULL;
+	if (iv) {
+		if (n > UINT32_MAX)
+			return proto_fail(p, &xp, "a mesh with indices may have at most %lu vertices",
+			                  (unsigned long)UINT32_MAX);
+		r = proto_mesh_indices(iv, &ip, n, &idx, &ntri, p);
+		if (r)
+			return r;
+		if (own(w->q, idx))
+			return -1;
+	} else if (n % 3) {
+		return proto_fail(p, &xp, "without indices, each three consecutive points are a "
+		                  "triangle: %zu points are not a multiple of 3", n);
+	} else {
+		ntri = n / 3;
+	}
+	size_t size = clash_mesh_size(n, ntri);
+	if (size == 0)
+		return proto_fail(p, at, "this mesh (%zu vertices, %zu triangles) is too large", n, ntri);
+	void *storage = malloc(size);
+	if (!storage || own(w->q, storage))
+		return -1;
+	clash_mesh *m = NULL;
+	int e = clash_mesh_build(storage, size, xyz, n, idx, ntri, &m);
+	if (e == CLASH_ENOMEM)
+		return -1;
+	if (!e)
+		e = clash_shape_init_mesh(s, m);
+	if (e)
+		return proto_fail(p, at, "mesh: %s", clash_strerror(e));
+	if (!w->mesh_at) {
+		char *where = proto_path_render(at);
+		if (!where)
+			return -1;
+		snprintf(w->mesh_first, sizeof w->mesh_first, "%s", where);
+		free(where);
+		w->mesh_at = w->mesh_first;
+	}
+	return 0;
+}
 
 /* Hold a stored shape until proto_query_release (which lets it go even
  * when this fails: -1, memory ran out). */
@@ -456,7 +530,34 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		                  "ones included; this stored shape's %zu are beyond that",
 		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
 	*s = st->shape;
+	if (st->meshes && !w->mesh_at) {
+		char *where = proto_path_render(at);
+		if (!where)
+			return -1;
+		snprintf(w->mesh_first, sizeof w->mesh_first, "%s (stored)", where);
+		free(where);
+		w->mesh_at = w->mesh_first;
+	}
 	return 0;
+}
+
+/* A primitive (proto_primitive: the member `prim` of v, at `kp`): 3-D,
+ * its sizes read into s. */
+static int primitive_shape(const json_t *v, const char *prim, const proto_path *at,
+                           const proto_path *kp, shape_walk *w, clash_shape *s, proto_problem *p)
+{
+	if (w->dim == 0) {
+		w->dim = 3;
+		char *first = proto_path_render(kp);
+		if (!first)
+			return -1;
+		snprintf(w->first, sizeof w->first, "%s", first);
+		free(first);
+	} else if (w->dim != 3) {
+		return proto_fail(p, kp, "a %s is 3-D but %s has %d coordinates: all points of a "
+		                  "query must have the same dimension", prim, w->first, w->dim);
+	}
+	return proto_primitive(v, prim, at, s, p);
 }
 
 static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w, double **store,
@@ -517,41 +618,21 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	const json_t *ref = json_object_get(v, "ref");
 	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0}, fp = {at, "ref", 0};
 	proto_path xp = {at, "positions", 0}, dp = {at, "dim", 0};
+	const json_t *mesh = json_object_get(v, "mesh");
 	const char *prim = proto_primitive_key(v);
-	if (prim && (verts || flat || list || ref || dimv)) {
-		proto_path kp = {at, prim, 0};
+	proto_path mp = {at, "mesh", 0}, kp = {at, prim, 0};
+	/* One kind of geometry a shape: a primitive, a mesh, a ref, or points
+	 * (vertices or positions) or parts. */
+	const char *also = verts ? "vertices" : flat ? "positions" : list ? "parts" : ref ? "ref" :
+	                   dimv ? "dim" : NULL;
+	if (prim && (also || mesh))
 		return proto_fail(p, &kp, "a shape is either a primitive (%s) or given by vertices, "
-		                  "positions, parts or ref, not both", prim);
-	}
-	if (prim) {
-		proto_path kp = {at, prim, 0};
-		/* The stored shapes' canonical encoding (shape_id.c) has no
-		 * form for primitives yet: their ids would collide. */
-		if (w->stored)
-			return proto_fail(p, &kp, "a stored shape cannot be (or hold) a primitive yet: "
-			                  "send the %s inline", prim);
-		if (w->dim == 0) {
-			w->dim = 3;
-			char *first = proto_path_render(&kp);
-			if (!first)
-				return -1;
-			snprintf(w->first, sizeof w->first, "%s", first);
-			free(first);
-		} else if (w->dim != 3) {
-			return proto_fail(p, &kp, "a %s is 3-D but %s has %d coordinates: all points of "
-			                  "a query must have the same dimension", prim, w->first, w->dim);
-		}
-		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
-			return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
-			                  "ones included; this part is beyond that",
-			                  CLASH_COMPOUND_MAX_LEAVES);
-		r = proto_primitive(v, prim, at, s, p);
-		if (r)
-			return r;
-	}
-	if (prim) {
-		/* sizes read; radius and pose below */
-	} else if (ref && (verts || flat || list))
+		                  "positions, parts, ref or mesh: this one also has %s", prim,
+		                  also ? also : "mesh");
+	if (mesh && also)
+		return proto_fail(p, &mp, "a shape is one of vertices, positions, parts, ref or mesh: "
+		                  "this one also has %s", also);
+	if (ref && (verts || flat || list))
 		return proto_fail(p, &fp, "ref stands for a stored shape's geometry: a shape has "
 		                  "either ref or %s, not both",
 		                  verts ? "vertices" : flat ? "positions" : "parts");
@@ -564,13 +645,21 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	if (dimv && !flat)
 		return proto_fail(p, &dp, "dim (coordinates a point) goes with positions only: "
 		                  "vertices, parts and ref have their own");
-	if (!prim && !verts && !flat && !list && !ref)
+	if (!prim && !mesh && !verts && !flat && !list && !ref)
 		return proto_fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
 		                   "positions, the same points flat [x, y, z, ...], or parts, an array "
-		                   "of shapes, for a compound shape, or ref, a stored shape's id)");
+		                   "of shapes, for a compound shape, or ref, a stored shape's id, or a "
+		                   "mesh, or a primitive: sphere, box, capsule, cylinder, cone, "
+		                   "ellipsoid)");
 	int e;
-	if (prim) {
-		/* read above */
+	if (prim || mesh) {
+		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
+			return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
+			                  "ones included; this part is beyond that",
+			                  CLASH_COMPOUND_MAX_LEAVES);
+		r = prim ? primitive_shape(v, prim, at, &kp, w, s, p) : mesh_shape(mesh, &mp, w, s, p);
+		if (r)
+			return r;
 	} else if (ref) {
 		r = ref_shape(ref, &fp, depth, w, s, p);
 		if (r)
@@ -832,6 +921,17 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	return 0;
 }
 
+/* Meshes are answered by method gjk alone (the others take convex shapes):
+ * another is a 422 at /method naming the first mesh (`mesh_at`). */
+static int mesh_method(const char *mesh_at, const proto_method *m, proto_problem *p)
+{
+	if (!mesh_at || strcmp(m->name, "gjk") == 0)
+		return 0;
+	proto_path at = {NULL, "method", 0};
+	return proto_fail(p, &at, "method \"%s\" takes convex shapes, and %s is a triangle mesh: "
+	                  "method \"gjk\" answers meshes", m->name, mesh_at);
+}
+
 int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *store,
                        proto_query *q, proto_problem *p)
 {
@@ -860,7 +960,9 @@ int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *
 	w.motion = &q->motion[1];
 	if ((r = shape(b, &bp, 0, &w, &q->vertices[1], &q->b, p)))
 		goto out;
-	r = options(root, q, p);
+	if ((r = options(root, q, p)))
+		goto out;
+	r = mesh_method(w.mesh_at, q->method, p);
 out:
 	if (r == 1 && proto_refs_missing(root, store, p) != 0)
 		r = -1;

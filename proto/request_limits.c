@@ -180,8 +180,9 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 	const char *key;
 	json_t *member;
 	json_object_foreach((json_t *)v, key, member) {
-		if (inner > nesting && (strcmp(key, "vertices") == 0 || strcmp(key, "positions") == 0))
-			continue; /* counted above; points hold no shapes */
+		if (inner > nesting && (strcmp(key, "vertices") == 0 || strcmp(key, "positions") == 0 ||
+		                        strcmp(key, "indices") == 0))
+			continue; /* counted above; points (and a mesh's corners) hold no shapes */
 		proto_path m = {at, key, 0};
 		int r = walk_value(w, member, &m, inner);
 		if (r)

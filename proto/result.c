@@ -172,6 +172,22 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		proto_text_int(&t, (long long)r->part_b);
 		PROTO_TEXT_LIT(&t, "}");
 	}
+	/* Meshes: which side is a solid (a convex shape is one; a mesh is
+	 * when closed and consistently oriented) and, when they meet, how
+	 * ("intersection": "contact" is a motion's). */
+	if (r->has & CLASH_HAS_MESH) {
+		PROTO_TEXT_LIT(&t, ",\"solid\":{\"a\":");
+		proto_text_put(&t, r->solid_a ? "true" : "false", r->solid_a ? 4 : 5);
+		PROTO_TEXT_LIT(&t, ",\"b\":");
+		proto_text_put(&t, r->solid_b ? "true" : "false", r->solid_b ? 4 : 5);
+		PROTO_TEXT_LIT(&t, "}");
+		if (r->intersecting && r->contact == CLASH_CONTACT_SURFACES)
+			PROTO_TEXT_LIT(&t, ",\"intersection\":\"surfaces\"");
+		else if (r->intersecting && r->contact == CLASH_CONTACT_A_IN_B)
+			PROTO_TEXT_LIT(&t, ",\"intersection\":\"a_inside_b\"");
+		else if (r->intersecting && r->contact == CLASH_CONTACT_B_IN_A)
+			PROTO_TEXT_LIT(&t, ",\"intersection\":\"b_inside_a\"");
+	}
 	/* A compound answer has no plane when the nearest pair's plane does
 	 * not separate the whole shapes. */
 	if (has_plane(r)) {

@@ -51,11 +51,35 @@ static void put_f64(encoder *e, double x)
 	put_u64(e, bits);
 }
 
+static void put_u32(encoder *e, uint32_t x)
+{
+	uint8_t b[4];
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t)(x >> (8 * i));
+	put(e, b, sizeof b);
+}
+
+/* A mesh: its points as a convex shape's, then the triangles' corners
+ * (consecutive ones written out when it has no indices). */
+static void mesh_node(encoder *e, const clash_shape *s)
+{
+	put_u64(e, s->count);
+	for (size_t i = 0; i < s->count * 3; i++)
+		put_f64(e, s->vertices[i]);
+	size_t ntri = clash_mesh_triangles(s->mesh);
+	const uint32_t *idx = clash_mesh_indices(s->mesh);
+	put_u64(e, ntri);
+	for (size_t i = 0; i < 3 * ntri; i++)
+		put_u32(e, idx ? idx[i] : (uint32_t)i);
+}
+
 static void node(encoder *e, const clash_shape *s)
 {
-	uint8_t kind = s->nparts ? 2 : 1;
+	uint8_t kind = s->nparts ? 2 : s->mesh ? 3 : 1;
 	put(e, &kind, 1);
-	if (s->nparts) {
+	if (s->mesh) {
+		mesh_node(e, s);
+	} else if (s->nparts) {
 		put_u64(e, s->nparts);
 		for (size_t i = 0; i < s->nparts; i++)
 			node(e, &s->parts[i]);

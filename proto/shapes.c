@@ -33,6 +33,12 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
 	                      "parts", (json_int_t)st->shape.nparts, "bytes",
 	                      (json_int_t)st->bytes);
+	if (o && st->meshes &&
+	    (json_object_set_new(o, "triangles", json_integer((json_int_t)st->triangles)) ||
+	     json_object_set_new(o, "solid", json_boolean(st->solid_meshes == st->meshes)))) {
+		json_decref(o);
+		o = NULL;
+	}
 	char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!body)

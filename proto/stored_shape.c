@@ -16,7 +16,7 @@
 
 static int prepared_part(const clash_shape *s)
 {
-	return s->dim == 3 && s->count >= PREPARE_MIN;
+	return s->dim == 3 && s->count >= PREPARE_MIN && !s->mesh;
 }
 
 static int keep(stored_shape *st, void *block)
@@ -89,6 +89,16 @@ static void walk(stored_shape *st, const clash_shape *s, int depth)
 	st->leaves++;
 	st->vertices += s->count;
 	st->bytes += s->count * (size_t)s->dim * sizeof(double);
+	if (s->mesh) {
+		/* A mesh's tree was built with its decoding; its indices (when
+		 * given) are the 4 bytes a corner. */
+		st->meshes++;
+		st->solid_meshes += clash_mesh_is_solid(s->mesh) != 0;
+		st->triangles += clash_mesh_triangles(s->mesh);
+		st->bytes += clash_mesh_bytes(s->mesh);
+		if (clash_mesh_indices(s->mesh))
+			st->bytes += clash_mesh_triangles(s->mesh) * 3 * sizeof(uint32_t);
+	}
 	if (prepared_part(s))
 		st->bytes += clash_prepared_bytes_max(s->dim, s->count);
 }
@@ -125,7 +135,7 @@ int proto_stored_shape_ready(stored_shape *st)
 	if (!atomic_load_explicit(&st->ready, memory_order_relaxed)) {
 		r = prepare_tree(st, &st->shape);
 		if (r == 0) {
-			st->hull = st->shape.nparts ? 0 : clash_prepared_hull(&st->shape);
+			st->hull = st->shape.nparts || st->shape.mesh ? 0 : clash_prepared_hull(&st->shape);
 			atomic_store_explicit(&st->ready, 1, memory_order_release);
 		}
 	}

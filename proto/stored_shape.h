@@ -29,6 +29,9 @@ typedef struct stored_shape {
 	size_t vertices;     /* of every convex part */
 	size_t leaves;       /* convex parts (1 for a convex shape) */
 	int depth;           /* levels of parts (0: convex) */
+	size_t meshes;       /* parts that are triangle meshes */
+	size_t triangles;    /* their triangles */
+	size_t solid_meshes; /* of them, the closed and consistently oriented */
 	size_t bytes;        /* vertex and parts arrays, and the most their
 	                        preparations can take */
 	/* Guarded by `lock` until `ready`, then read-only: */

@@ -1,0 +1,250 @@
+/*
+ * check_mesh_wire.c — suite "mesh_wire": triangle meshes on the wire
+ * (issue #13): {"mesh": {"positions", "indices"}} decoded, answered and
+ * refused as proto/openapi.yaml (MeshGeometry) says.  The geometry is an
+ * L-bracket, an extruded L whose distances and insides are known in
+ * closed form; the core's own mesh suite checks the algorithms against
+ * brute force, this one the contract: answers, members and pointers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "proto.h"
+
+/* The L profile (counter-clockwise seen from +z), its inner corner at
+ * (1, 1); (0, 1) splits the long wall so that the top and bottom, cut into
+ * two convex pieces, share every edge with a wall: a closed mesh. */
+static const double profile[7][2] = {{0, 0}, {5, 0}, {5, 1}, {1, 1}, {1, 5}, {0, 5}, {0, 1}};
+#define NP 7
+
+/* The bracket, z from 0 to 1: positions (14 vertices) and indices; with
+ * `open`, no top (a surface, not a solid). */
+static json_t *bracket(int open)
+{
+	json_t *pos = json_array(), *idx = json_array();
+	for (int z = 0; z < 2; z++)
+		for (int i = 0; i < NP; i++) {
+			json_array_append_new(pos, json_real(profile[i][0]));
+			json_array_append_new(pos, json_real(profile[i][1]));
+			json_array_append_new(pos, json_real(z));
+		}
+	/* The L as two convex pieces, (0,1,2,3,6) and (6,3,4,5), fanned,
+	 * counter-clockwise: they share the edge 3-6. */
+	static const int tris[5][3] = {{0, 1, 2}, {0, 2, 3}, {0, 3, 6}, {6, 3, 4}, {6, 4, 5}};
+	for (int t = 0; t < 5; t++) {
+		if (!open) /* top, z = 1, facing +z */
+			for (int k = 0; k < 3; k++)
+				json_array_append_new(idx, json_integer(NP + tris[t][k]));
+		for (int k = 2; k >= 0; k--) /* bottom, facing -z */
+			json_array_append_new(idx, json_integer(tris[t][k]));
+	}
+	for (int i = 0; i < NP; i++) { /* walls, facing out */
+		int j = (i + 1) % NP;
+		int q[6] = {i, j, NP + j, i, NP + j, NP + i};
+		for (int k = 0; k < 6; k++)
+			json_array_append_new(idx, json_integer(q[k]));
+	}
+	return json_pack("{s:{s:o, s:o}}", "mesh", "positions", pos, "indices", idx);
+}
+
+/* An axis-aligned box lo..hi as a convex shape. */
+static json_t *box(double x0, double y0, double z0, double x1, double y1, double z1)
+{
+	json_t *v = json_array();
+	for (int i = 0; i < 8; i++)
+		json_array_append_new(v, json_pack("[f, f, f]", i & 1 ? x1 : x0, i & 2 ? y1 : y0,
+		                                   i & 4 ? z1 : z0));
+	return json_pack("{s:o}", "vertices", v);
+}
+
+/* The reply to {"a": a, "b": b, ...extra} (steals a, b and extra). */
+static json_t *ask(json_t *a, json_t *b, json_t *extra, int *status)
+{
+	json_t *doc = extra ? extra : json_object();
+	json_object_set_new(doc, "a", a);
+	json_object_set_new(doc, "b", b);
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	proto_reply r;
+	ck_assert_int_eq(proto_query_reply(text, strlen(text), &r), 0);
+	free(text);
+	json_t *j = json_loadb(r.body, r.length, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	*status = r.status;
+	proto_reply_free(&r);
+	return j;
+}
+
+static json_t *ok(json_t *a, json_t *b)
+{
+	int st;
+	json_t *j = ask(a, b, NULL, &st);
+	char *d = json_dumps(j, JSON_COMPACT);
+	ck_assert_msg(st == 200, "status %d: %s", st, d);
+	free(d);
+	return j;
+}
+
+static void refused(json_t *a, json_t *b, json_t *extra, const char *pointer)
+{
+	int st;
+	json_t *j = ask(a, b, extra, &st);
+	char *d = json_dumps(j, JSON_COMPACT);
+	ck_assert_msg(st == 422, "status %d, expected 422: %s", st, d);
+	const char *ptr = json_string_value(json_object_get(j, "pointer"));
+	ck_assert_msg(ptr && strcmp(ptr, pointer) == 0, "pointer, expected %s: %s", pointer, d);
+	free(d);
+	json_decref(j);
+}
+
+static int flag(const json_t *j, const char *obj, const char *side)
+{
+	const json_t *v = json_object_get(json_object_get(j, obj), side);
+	ck_assert_msg(json_is_boolean(v), "no %s.%s", obj, side);
+	return json_is_true(v);
+}
+
+START_TEST(notch_is_not_the_hull)
+{
+	/* In the notch, 2.0 from both arms; the hull of the bracket holds it. */
+	json_t *j = ok(bracket(0), box(3, 3, 0, 4, 4, 1));
+	ck_assert(json_is_false(json_object_get(j, "intersecting")));
+	ck_near(json_real_value(json_object_get(j, "distance")), 2.0, 1e-12);
+	ck_assert(flag(j, "solid", "a") && flag(j, "solid", "b"));
+	ck_assert_ptr_null(json_object_get(j, "intersection"));
+	ck_assert_ptr_null(json_object_get(j, "penetration"));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(inside_the_solid)
+{
+	json_t *j = ok(bracket(0), box(0.2, 2, 0.4, 0.4, 2.2, 0.6));
+	ck_assert(json_is_true(json_object_get(j, "intersecting")));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "intersection")), "b_inside_a");
+	json_decref(j);
+	/* The other way round. */
+	j = ok(box(0.2, 2, 0.4, 0.4, 2.2, 0.6), bracket(0));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "intersection")), "a_inside_b");
+	json_decref(j);
+	/* Crossing a wall. */
+	j = ok(bracket(0), box(0.5, 2, 0.4, 1.5, 2.2, 0.6));
+	ck_assert(json_is_true(json_object_get(j, "intersecting")));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "intersection")), "surfaces");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(open_surface)
+{
+	/* Without its top the bracket is a surface: the probe inside is 0.2
+	 * from the wall x = 0 and touches nothing. */
+	json_t *j = ok(bracket(1), box(0.2, 2, 0.4, 0.4, 2.2, 0.6));
+	ck_assert(json_is_false(json_object_get(j, "intersecting")));
+	ck_assert(!flag(j, "solid", "a") && flag(j, "solid", "b"));
+	ck_near(json_real_value(json_object_get(j, "distance")), 0.2, 1e-12);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(consecutive_triples)
+{
+	/* The same mesh with its corners written out and no indices. */
+	json_t *m = bracket(0);
+	json_t *g = json_object_get(m, "mesh");
+	json_t *pos = json_object_get(g, "positions"), *idx = json_object_get(g, "indices");
+	json_t *flat = json_array();
+	for (size_t i = 0; i < json_array_size(idx); i++) {
+		size_t v = (size_t)json_integer_value(json_array_get(idx, i));
+		for (int k = 0; k < 3; k++)
+			json_array_append(flat, json_array_get(pos, 3 * v + (size_t)k));
+	}
+	json_t *soup = json_pack("{s:{s:o}}", "mesh", "positions", flat);
+	json_t *j1 = ok(json_deep_copy(m), box(3, 3, 0, 4, 4, 1));
+	json_t *j2 = ok(soup, box(3, 3, 0, 4, 4, 1));
+	ck_near(json_real_value(json_object_get(j2, "distance")),
+	        json_real_value(json_object_get(j1, "distance")), 1e-15);
+	json_decref(j1);
+	json_decref(j2);
+	json_decref(m);
+}
+END_TEST
+
+/* A mesh with one member replaced (steals v). */
+static json_t *with(const char *member, json_t *v)
+{
+	json_t *m = bracket(0);
+	json_object_set_new(json_object_get(m, "mesh"), member, v);
+	return m;
+}
+
+START_TEST(bad_meshes)
+{
+	json_t *b = box(3, 3, 0, 4, 4, 1);
+	refused(with("indices", json_pack("[i, i, i, i, i, i, i, i, i]", 0, 1, 2, 3, 4, 5, 6, 14, 8)),
+	        json_deep_copy(b), NULL, "/a/mesh/indices/7");
+	refused(with("indices", json_pack("[i, i, i, i]", 0, 1, 2, 3)), json_deep_copy(b), NULL,
+	        "/a/mesh/indices");
+	refused(with("indices", json_pack("[i, f, i]", 0, 1.5, 2)), json_deep_copy(b), NULL,
+	        "/a/mesh/indices/1");
+	refused(with("indices", json_pack("[i, i, i]", 0, -1, 2)), json_deep_copy(b), NULL,
+	        "/a/mesh/indices/1");
+	refused(with("indices", json_string("0 1 2")), json_deep_copy(b), NULL, "/a/mesh/indices");
+	refused(with("indices", json_array()), json_deep_copy(b), NULL, "/a/mesh/indices");
+	refused(with("positions", json_pack("[f, f]", 0.0, 1.0)), json_deep_copy(b), NULL,
+	        "/a/mesh/positions");
+	refused(with("positions", json_pack("[f, f, s]", 0.0, 1.0, "z")), json_deep_copy(b), NULL,
+	        "/a/mesh/positions/2");
+	refused(with("normals", json_array()), json_deep_copy(b), NULL, "/a/mesh/normals");
+	refused(json_pack("{s:{s:o}}", "mesh", "indices", json_pack("[i, i, i]", 0, 1, 2)),
+	        json_deep_copy(b), NULL, "/a/mesh");
+	refused(json_pack("{s:[f, f, f, f, f, f]}", "mesh", 0.0, 0.0, 0.0, 1.0, 0.0, 0.0),
+	        json_deep_copy(b), NULL, "/a/mesh");
+	/* Without indices: whole triangles only. */
+	refused(json_pack("{s:{s:[f, f, f, f, f, f]}}", "mesh", "positions", 0.0, 0.0, 0.0, 1.0,
+	                  0.0, 0.0),
+	        json_deep_copy(b), NULL, "/a/mesh/positions");
+	/* A mesh and vertices at once; a 2-D query. */
+	json_t *both = bracket(0);
+	json_object_set_new(both, "vertices", json_pack("[[f, f, f]]", 0.0, 0.0, 0.0));
+	refused(both, json_deep_copy(b), NULL, "/a/mesh");
+	refused(json_pack("{s:[[f, f]]}", "vertices", 0.0, 0.0), bracket(0), NULL,
+	        "/b/mesh/positions");
+	/* Meshes are for method gjk. */
+	refused(bracket(0), json_deep_copy(b), json_pack("{s:s}", "method", "simplex"), "/method");
+	refused(bracket(0), json_deep_copy(b), json_pack("{s:s}", "method", "ipm"), "/method");
+	json_decref(b);
+}
+END_TEST
+
+START_TEST(mesh_in_a_compound)
+{
+	/* A compound of the bracket and a far box: answered for the union. */
+	json_t *parts = json_pack("{s:[o, o]}", "parts", bracket(0), box(10, 10, 0, 11, 11, 1));
+	json_t *j = ok(parts, box(3, 3, 0, 4, 4, 1));
+	ck_assert(json_is_false(json_object_get(j, "intersecting")));
+	ck_near(json_real_value(json_object_get(j, "distance")), 2.0, 1e-12);
+	json_decref(j);
+}
+END_TEST
+
+static Suite *mesh_wire_suite(void)
+{
+	Suite *s = suite_create("mesh_wire");
+	TCase *tc = tcase_create("mesh");
+	tcase_add_test(tc, notch_is_not_the_hull);
+	tcase_add_test(tc, inside_the_solid);
+	tcase_add_test(tc, open_surface);
+	tcase_add_test(tc, consecutive_triples);
+	tcase_add_test(tc, bad_meshes);
+	tcase_add_test(tc, mesh_in_a_compound);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(mesh_wire_suite)
