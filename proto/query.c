@@ -525,11 +525,6 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	}
 	if (prim) {
 		proto_path kp = {at, prim, 0};
-		/* The stored shapes' canonical encoding (shape_id.c) has no
-		 * form for primitives yet: their ids would collide. */
-		if (w->stored)
-			return proto_fail(p, &kp, "a stored shape cannot be (or hold) a primitive yet: "
-			                  "send the %s inline", prim);
 		if (w->dim == 0) {
 			w->dim = 3;
 			char *first = proto_path_render(&kp);
