@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "pointer.h"
+#include "shape_primitive.h"
 #include "vertex_table.h"
 
 int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_problem *p)
@@ -105,7 +106,7 @@ static int is_shape(const json_t *v)
 {
 	return json_is_object(v) &&
 	       (json_object_get(v, "vertices") != NULL || json_object_get(v, "parts") != NULL ||
-	        json_object_get(v, "positions") != NULL);
+	        json_object_get(v, "positions") != NULL || proto_primitive_key(v) != NULL);
 }
 
 /* The points of shape v's "vertices" (or, when it has none, of its flat

@@ -73,12 +73,27 @@ static void mesh_node(encoder *e, const clash_shape *s)
 		put_u32(e, idx ? idx[i] : (uint32_t)i);
 }
 
+/* A primitive: its wire kind (1 sphere, 2 box, 3 capsule, 4 cylinder,
+ * 5 cone, 6 ellipsoid: clash_kind's numbers) and the sizes it has, in the
+ * order of the wire (radius; half extents; radius, half height; radii). */
+static void primitive_node(encoder *e, const clash_shape *s)
+{
+	uint8_t kind = (uint8_t)s->kind;
+	put(e, &kind, 1);
+	int n = s->kind == CLASH_KIND_SPHERE ? 1 : s->kind == CLASH_KIND_BOX ||
+	                                           s->kind == CLASH_KIND_ELLIPSOID ? 3 : 2;
+	for (int i = 0; i < n; i++)
+		put_f64(e, s->params[i]);
+}
+
 static void node(encoder *e, const clash_shape *s)
 {
-	uint8_t kind = s->nparts ? 2 : s->mesh ? 3 : 1;
+	uint8_t kind = s->nparts ? 2 : s->mesh ? 3 : s->kind != CLASH_KIND_POLYTOPE ? 4 : 1;
 	put(e, &kind, 1);
-	if (s->mesh) {
+	if (kind == 3) {
 		mesh_node(e, s);
+	} else if (kind == 4) {
+		primitive_node(e, s);
 	} else if (s->nparts) {
 		put_u64(e, s->nparts);
 		for (size_t i = 0; i < s->nparts; i++)

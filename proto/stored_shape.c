@@ -95,7 +95,9 @@ static void walk(stored_shape *st, const clash_shape *s, int depth)
 		st->meshes++;
 		st->solid_meshes += clash_mesh_is_solid(s->mesh) != 0;
 		st->triangles += clash_mesh_triangles(s->mesh);
-		st->bytes += clash_mesh_bytes(s->mesh);
+		/* The whole block it was built in (clash_mesh_size), scratch
+		 * included: the tree's pointers keep it from being moved. */
+		st->bytes += clash_mesh_size(s->count, clash_mesh_triangles(s->mesh));
 		if (clash_mesh_indices(s->mesh))
 			st->bytes += clash_mesh_triangles(s->mesh) * 3 * sizeof(uint32_t);
 	}

@@ -55,8 +55,22 @@ static void put_f64(bytes *b, double x)
 	put_u64(b, bits);
 }
 
+/* The primitives in the order of their kind byte (ShapeId). */
+static const char *const primitive_kinds[] = {"sphere", "box", "capsule", "cylinder", "cone",
+                                              "ellipsoid"};
+
+static int primitive_of(const json_t *s)
+{
+	for (int k = 0; k < 6; k++)
+		if (json_object_get(s, primitive_kinds[k]))
+			return k + 1;
+	return 0;
+}
+
 static int dim_of(const json_t *s)
 {
+	if (primitive_of(s))
+		return 3;
 	const json_t *v = json_object_get(s, "vertices");
 	if (v)
 		return (int)json_array_size(json_array_get(v, 0));
@@ -66,11 +80,28 @@ static int dim_of(const json_t *s)
 static void node(bytes *b, const json_t *s)
 {
 	const json_t *v = json_object_get(s, "vertices"), *parts = json_object_get(s, "parts");
-	unsigned char kind = v ? 1 : 2;
+	int prim = primitive_of(s);
+	unsigned char kind = prim ? 4 : v ? 1 : 2;
 	put(b, &kind, 1);
 	size_t i;
 	json_t *x;
-	if (v) {
+	if (prim) {
+		/* The kind, then the sizes as the wire orders them. */
+		unsigned char k = (unsigned char)prim;
+		put(b, &k, 1);
+		const json_t *o = json_object_get(s, primitive_kinds[prim - 1]);
+		const json_t *list = json_object_get(o, "half_extents");
+		if (!list)
+			list = json_object_get(o, "radii");
+		if (list) {
+			json_array_foreach(list, i, x)
+				put_f64(b, json_number_value(x));
+		} else {
+			put_f64(b, json_number_value(json_object_get(o, "radius")));
+			if (json_object_get(o, "half_height"))
+				put_f64(b, json_number_value(json_object_get(o, "half_height")));
+		}
+	} else if (v) {
 		put_u64(b, json_array_size(v));
 		json_array_foreach(v, i, x) {
 			size_t k;
@@ -261,8 +292,9 @@ static char *query_text(const char *a, const char *b, const char *method, const 
 
 static char *ref_text(const char *id)
 {
-	char *t = malloc(100);
-	sprintf(t, "{\"ref\": \"%s\"}", id);
+	size_t n = strlen(id) + 16;
+	char *t = malloc(n);
+	snprintf(t, n, "{\"ref\": \"%s\"}", id);
 	return t;
 }
 
@@ -344,6 +376,55 @@ START_TEST(test_ref_answers_equal_inline)
 		free(a);
 		free(b);
 	}
+}
+END_TEST
+
+/* Primitives stored: ids from the documented form, answers by ref the
+ * inline answers, the same sizes written otherwise the same id. */
+START_TEST(test_primitives)
+{
+	server_start();
+	static const char *const shapes[] = {
+		"{\"sphere\": {\"radius\": 1.5}}",
+		"{\"box\": {\"half_extents\": [1, 2, 0.5]}, \"radius\": 0.25}",
+		"{\"capsule\": {\"radius\": 0.5, \"half_height\": 2}}",
+		"{\"cylinder\": {\"radius\": 10, \"half_height\": 3}}",
+		"{\"cone\": {\"radius\": 1, \"half_height\": 1.5}}",
+		"{\"ellipsoid\": {\"radii\": [3, 2, 1]}}",
+		"{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"vertices\": [[0, 0, 0], [1, 0, 0], "
+		"[0, 1, 0]]}, {\"cylinder\": {\"radius\": 0.5, \"half_height\": 1}}]}",
+	};
+	const char *probe = "{\"box\": {\"half_extents\": [0.5, 0.5, 0.5]}}";
+	const char *pose = "{\"translation\": [2.5, 0.75, 0.25], \"rotation\": [0, 0, "
+	                   "0.38268343236508984, 0.9238795325112867]}";
+	char ids[7][72];
+	for (size_t i = 0; i < 7; i++) {
+		char want[72];
+		expected_id(shapes[i], want);
+		ck_assert_int_eq(upload(shapes[i], ids[i]), 201);
+		ck_assert_str_eq(ids[i], want);
+		char *r = ref_text(ids[i]);
+		char *inline_q = query_text(shapes[i], probe, "gjk", pose);
+		char *ref_q = query_text(r, probe, "gjk", pose);
+		int s1, s2;
+		char *x = post("/v1/query", inline_q, &s1), *y = post("/v1/query", ref_q, &s2);
+		ck_assert_int_eq(s1, 200);
+		ck_assert_int_eq(s2, 200);
+		ck_assert_str_eq(x, y);
+		free(x);
+		free(y);
+		free(inline_q);
+		free(ref_q);
+		free(r);
+	}
+	/* Different kinds with the same sizes are different shapes. */
+	char id2[72];
+	ck_assert_int_eq(upload("{\"cylinder\": {\"radius\": 0.5, \"half_height\": 2}}", id2),
+	                 201);
+	ck_assert_str_ne(id2, ids[2]);
+	ck_assert_int_eq(upload("{\"capsule\": {\"half_height\": 2.0, \"radius\": 5e-1}}", id2),
+	                 200);
+	ck_assert_str_eq(id2, ids[2]);
 }
 END_TEST
 
@@ -915,6 +996,7 @@ static Suite *store_suite(void)
 	TCase *tc = tcase_create("store");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ids);
+	tcase_add_test(tc, test_primitives);
 	tcase_add_test(tc, test_ref_answers_equal_inline);
 	tcase_add_test(tc, test_ref_radius_adds);
 	tcase_add_test(tc, test_concurrent_uploads);
