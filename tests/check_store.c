@@ -69,7 +69,7 @@ static int primitive_of(const json_t *s)
 
 static int dim_of(const json_t *s)
 {
-	if (primitive_of(s))
+	if (primitive_of(s) || json_object_get(s, "mesh"))
 		return 3;
 	const json_t *v = json_object_get(s, "vertices");
 	if (v)
@@ -81,11 +81,27 @@ static void node(bytes *b, const json_t *s)
 {
 	const json_t *v = json_object_get(s, "vertices"), *parts = json_object_get(s, "parts");
 	int prim = primitive_of(s);
-	unsigned char kind = prim ? 4 : v ? 1 : 2;
+	const json_t *mesh = json_object_get(s, "mesh");
+	unsigned char kind = mesh ? 3 : prim ? 4 : v ? 1 : 2;
 	put(b, &kind, 1);
 	size_t i;
 	json_t *x;
-	if (prim) {
+	if (mesh) {
+		/* The positions, then the indices as uint32 (0, 1, 2 ... without). */
+		const json_t *pos = json_object_get(mesh, "positions");
+		const json_t *idx = json_object_get(mesh, "indices");
+		put_u64(b, json_array_size(pos) / 3);
+		json_array_foreach(pos, i, x)
+			put_f64(b, json_number_value(x));
+		size_t n = idx ? json_array_size(idx) : json_array_size(pos) / 3;
+		put_u64(b, n / 3);
+		for (i = 0; i < n; i++) {
+			uint32_t k = idx ? (uint32_t)json_number_value(json_array_get(idx, i)) : (uint32_t)i;
+			unsigned char le[4] = {(unsigned char)k, (unsigned char)(k >> 8),
+			                       (unsigned char)(k >> 16), (unsigned char)(k >> 24)};
+			put(b, le, 4);
+		}
+	} else if (prim) {
 		/* The kind, then the sizes as the wire orders them. */
 		unsigned char k = (unsigned char)prim;
 		put(b, &k, 1);
@@ -425,6 +441,65 @@ START_TEST(test_primitives)
 	ck_assert_int_eq(upload("{\"capsule\": {\"half_height\": 2.0, \"radius\": 5e-1}}", id2),
 	                 200);
 	ck_assert_str_eq(id2, ids[2]);
+}
+END_TEST
+
+/* Meshes stored: ids from the documented form (indices written out when
+ * absent), the summary's triangles and solid, answers by ref the inline
+ * answers. */
+START_TEST(test_meshes)
+{
+	server_start();
+	const char *tet = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
+	                  "\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]}}";
+	const char *open = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
+	                   "\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2]}, \"radius\": 0.01}";
+	const char *soup = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0]}}";
+	const char *indexed = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0], "
+	                      "\"indices\": [0, 1, 2]}}";
+	const char *shapes[] = {tet, open, soup};
+	const char *probe = "{\"vertices\": [[0.6, 0.35, 0.1], [0.7, 0.35, 0.1], [0.6, 0.45, 0.1]]}";
+	const char *pose = "{\"translation\": [0.05, 0.02, 0.01]}";
+	for (size_t i = 0; i < 3; i++) {
+		char want[72], id[72];
+		expected_id(shapes[i], want);
+		ck_assert_int_eq(upload(shapes[i], id), 201);
+		ck_assert_str_eq(id, want);
+		char *r = ref_text(id);
+		char *inline_q = query_text(shapes[i], probe, "gjk", pose);
+		char *ref_q = query_text(r, probe, "gjk", pose);
+		int s1, s2;
+		char *x = post("/v1/query", inline_q, &s1), *y = post("/v1/query", ref_q, &s2);
+		ck_assert_int_eq(s1, 200);
+		ck_assert_int_eq(s2, 200);
+		ck_assert_str_eq(x, y);
+		/* The probe (a moves by (0.5, 0.25, 0): query_text) lies inside
+		 * the tetrahedron, a solid; not inside the open one. */
+		json_t *j = json_loads(x, 0, NULL);
+		ck_assert(json_is_true(json_object_get(j, "intersecting")) == (i == 0));
+		json_decref(j);
+		free(x);
+		free(y);
+		free(inline_q);
+		free(ref_q);
+		/* The summary. */
+		char path[128];
+		snprintf(path, sizeof path, "/v1/shapes/%s", id);
+		hresp g;
+		http_do("GET", path, NULL, NULL, 0, &g);
+		ck_assert_int_eq(g.status, 200);
+		j = json_loads(g.body, 0, NULL);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "triangles")), i == 0 ? 4 : i == 1 ? 3 : 1);
+		ck_assert(json_is_true(json_object_get(j, "solid")) == (i == 0));
+		json_decref(j);
+		hresp_free(&g);
+		free(r);
+	}
+	/* Consecutive triples and the same indices written out: one shape. */
+	char id1[72], id2[72];
+	ck_assert_int_eq(upload(soup, id1), 200);
+	ck_assert_int_eq(upload(indexed, id2), 200);
+	ck_assert_str_eq(id1, id2);
 }
 END_TEST
 
@@ -997,6 +1072,7 @@ static Suite *store_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ids);
 	tcase_add_test(tc, test_primitives);
+	tcase_add_test(tc, test_meshes);
 	tcase_add_test(tc, test_ref_answers_equal_inline);
 	tcase_add_test(tc, test_ref_radius_adds);
 	tcase_add_test(tc, test_concurrent_uploads);
