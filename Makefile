@@ -49,6 +49,9 @@ APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 # stored shapes' ids (proto/shape_id.c), so every program linking the proto
 # objects links it too.
 PKGS_APP  = libmicrohttpd jansson libuv gnutls zlib nettle
+# What server/ itself includes: not jansson (proto/ alone touches it; the
+# proto objects bring it, and nettle, to clashd's link).
+PKGS_SERVER = libmicrohttpd libuv gnutls zlib
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file; libcrypto
@@ -233,10 +236,10 @@ $(B)/san/proto/%.o: proto/%.c Makefile
 
 $(B)/obj/server/%.o: server/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(SERVER_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(SERVER_CFLAGS) $(shell pkg-config --cflags $(PKGS_SERVER)) $(DEPFLAGS) -c $< -o $@
 $(B)/san/server/%.o: server/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(SERVER_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) \
+	$(CC) $(SERVER_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_SERVER)) $(DEPFLAGS) \
 		-c $< -o $@
 
 $(B)/obj/cli/%.o: cli/%.c Makefile
@@ -359,7 +362,7 @@ $(DEPLOY_NPM):
 	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
 		$(DEPLOY_NPM_PKGS)
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
-# its .h is one module): tests/modules.cjs.
+# its .h is one module), and no jansson in server/: tests/modules.cjs.
 module-check:
 	node tests/modules.cjs
 

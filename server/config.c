@@ -704,64 +704,58 @@ enum config_status config_load(server_config *cfg, int argc, char **argv,
 	return CONFIG_RUN;
 }
 
-json_t *config_fields(const server_config *cfg)
+void config_fields(const server_config *cfg, const char *listen, log_field *out,
+                   config_keys *keys)
 {
-	json_t *f = json_object();
-	if (!f)
-		return NULL;
 	for (int id = 0; id < CONFIG_NOPTIONS; id++) {
-		const option *o = &options[id];
-		json_t *v = NULL;
+		const char *key = options[id].key;
+		log_field v = LOG_NULL(key);
 		switch (id) {
-		case CONFIG_LISTEN: v = json_string(cfg->listen); break;
-		case CONFIG_THREADS: v = json_integer(cfg->threads); break;
-		case CONFIG_MAX_BODY: v = json_integer((json_int_t)cfg->max_body); break;
-		case CONFIG_MAX_VERTICES: v = json_integer((json_int_t)cfg->max_vertices); break;
-		case CONFIG_MAX_SHAPES: v = json_integer((json_int_t)cfg->max_shapes); break;
-		case CONFIG_MAX_DEPTH: v = json_integer((json_int_t)cfg->max_depth); break;
-		case CONFIG_MAX_PART_DEPTH: v = json_integer((json_int_t)cfg->max_part_depth); break;
-		case CONFIG_MAX_BATCH: v = json_integer((json_int_t)cfg->max_batch); break;
-		case CONFIG_MAX_CLASHES: v = json_integer((json_int_t)cfg->max_clashes); break;
-		case CONFIG_MAX_REPLY: v = json_integer((json_int_t)cfg->max_reply); break;
-		case CONFIG_SHAPE_STORE: v = json_integer((json_int_t)cfg->shape_store); break;
-		case CONFIG_MAX_CONNECTIONS: v = json_integer(cfg->max_connections); break;
+		case CONFIG_LISTEN: v = LOG_STR(key, listen ? listen : cfg->listen); break;
+		case CONFIG_THREADS: v = LOG_INT(key, cfg->threads); break;
+		case CONFIG_MAX_BODY: v = LOG_INT(key, cfg->max_body); break;
+		case CONFIG_MAX_VERTICES: v = LOG_INT(key, cfg->max_vertices); break;
+		case CONFIG_MAX_SHAPES: v = LOG_INT(key, cfg->max_shapes); break;
+		case CONFIG_MAX_DEPTH: v = LOG_INT(key, cfg->max_depth); break;
+		case CONFIG_MAX_PART_DEPTH: v = LOG_INT(key, cfg->max_part_depth); break;
+		case CONFIG_MAX_BATCH: v = LOG_INT(key, cfg->max_batch); break;
+		case CONFIG_MAX_CLASHES: v = LOG_INT(key, cfg->max_clashes); break;
+		case CONFIG_MAX_REPLY: v = LOG_INT(key, cfg->max_reply); break;
+		case CONFIG_SHAPE_STORE: v = LOG_INT(key, cfg->shape_store); break;
+		case CONFIG_MAX_CONNECTIONS: v = LOG_INT(key, cfg->max_connections); break;
 		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
-			v = json_integer(cfg->max_connections_per_client);
+			v = LOG_INT(key, cfg->max_connections_per_client);
 			break;
-		case CONFIG_MAX_QUEUE: v = json_integer(cfg->max_queue); break;
-		case CONFIG_MAX_QUEUE_PER_CLIENT: v = json_integer(cfg->max_queue_per_client); break;
-		case CONFIG_IDLE_TIMEOUT: v = json_integer(cfg->idle_timeout_ms); break;
-		case CONFIG_HEADER_TIMEOUT: v = json_integer(cfg->header_timeout_ms); break;
-		case CONFIG_READ_TIMEOUT: v = json_integer(cfg->read_timeout_ms); break;
-		case CONFIG_MIN_BODY_RATE: v = json_integer((json_int_t)cfg->min_body_rate); break;
-		case CONFIG_BODY_GRACE: v = json_integer(cfg->body_grace_ms); break;
-		case CONFIG_REQUEST_TIMEOUT: v = json_integer(cfg->request_timeout_ms); break;
-		case CONFIG_DRAIN_TIMEOUT: v = json_integer(cfg->drain_timeout_ms); break;
+		case CONFIG_MAX_QUEUE: v = LOG_INT(key, cfg->max_queue); break;
+		case CONFIG_MAX_QUEUE_PER_CLIENT: v = LOG_INT(key, cfg->max_queue_per_client); break;
+		case CONFIG_IDLE_TIMEOUT: v = LOG_INT(key, cfg->idle_timeout_ms); break;
+		case CONFIG_HEADER_TIMEOUT: v = LOG_INT(key, cfg->header_timeout_ms); break;
+		case CONFIG_READ_TIMEOUT: v = LOG_INT(key, cfg->read_timeout_ms); break;
+		case CONFIG_MIN_BODY_RATE: v = LOG_INT(key, cfg->min_body_rate); break;
+		case CONFIG_BODY_GRACE: v = LOG_INT(key, cfg->body_grace_ms); break;
+		case CONFIG_REQUEST_TIMEOUT: v = LOG_INT(key, cfg->request_timeout_ms); break;
+		case CONFIG_DRAIN_TIMEOUT: v = LOG_INT(key, cfg->drain_timeout_ms); break;
 		case CONFIG_AUTH_TOKEN_FILE:
-			v = cfg->auth_token ? json_string(cfg->auth_token_file) : json_null();
+			v = LOG_STR(key, cfg->auth_token ? cfg->auth_token_file : NULL);
 			break;
 		case CONFIG_TLS_CERT:
-			v = cfg->tls_cert ? json_string(cfg->tls_cert_file) : json_null();
+			v = LOG_STR(key, cfg->tls_cert ? cfg->tls_cert_file : NULL);
 			break;
 		case CONFIG_TLS_KEY:
-			v = cfg->tls_key ? json_string(cfg->tls_key_file) : json_null();
+			v = LOG_STR(key, cfg->tls_key ? cfg->tls_key_file : NULL);
 			break;
 		case CONFIG_AUTH_OPEN:
 		case CONFIG_CORS_ORIGIN: {
 			char *const *items = id == CONFIG_AUTH_OPEN ? cfg->auth_open : cfg->cors_origins;
 			size_t n = id == CONFIG_AUTH_OPEN ? cfg->n_auth_open : cfg->n_cors_origins;
-			v = json_array();
-			for (size_t i = 0; v && i < n; i++)
-				json_array_append_new(v, json_string(items[i]));
+			v = LOG_STRV(key, (const char *const *)items, n);
 			break;
 		}
 		default:
 			break;
 		}
-		char key[64];
-		json_object_set_new(f, o->key, v ? v : json_null());
-		snprintf(key, sizeof key, "%s_source", o->key);
-		json_object_set_new(f, key, json_string(cfg->source[id]));
+		snprintf(keys->source[id], sizeof keys->source[id], "%s_source", key);
+		out[2 * id] = v;
+		out[2 * id + 1] = LOG_STR(keys->source[id], cfg->source[id]);
 	}
-	return f;
 }

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include <jansson.h>
+#include "log.h"
 
 /* libuv 1.44 refuses thread pools larger than this (MAX_THREADPOOL_SIZE). */
 #define CONFIG_MAX_THREADS 1024
@@ -130,9 +130,17 @@ void config_free(server_config *cfg);
 /* The --help text. */
 void config_usage(FILE *out);
 
-/* The effective configuration for the start-up log line: every setting
- * with its value and "<name>_source".  Secrets are not in it. */
-json_t *config_fields(const server_config *cfg);
+/* The effective configuration for the start-up log line: every setting,
+ * in table order, with its value and then "<key>_source" (CONFIG_NFIELDS
+ * fields into `out`); `listen`, when not NULL, stands for cfg->listen (the
+ * address actually bound).  Secrets are not in it.  The fields point into
+ * *cfg and *keys: keep both until the line is written. */
+#define CONFIG_NFIELDS (2 * CONFIG_NOPTIONS)
+typedef struct config_keys {
+	char source[CONFIG_NOPTIONS][48]; /* "<key>_source" */
+} config_keys;
+void config_fields(const server_config *cfg, const char *listen, log_field *out,
+                   config_keys *keys);
 
 /* The default worker count: the cores this process may run on (affinity
  * mask), lowered to a cgroup v2 CPU quota when one is set. */

@@ -1502,8 +1502,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	size_t n = strlen(raw);
 	while (n > 0 && (raw[n - 1] == '\n' || raw[n - 1] == '\r'))
 		raw[--n] = '\0';
-	log_emit("warn", "libmicrohttpd", json_pack("{s:s}", "detail",
-	                                            log_printable(text, sizeof text, raw)));
+	LOG_EMIT("warn", "libmicrohttpd", LOG_STR("detail", log_printable(text, sizeof text, raw)));
 }
 
 /* ---- the loop side ------------------------------------------------------ */
@@ -1526,8 +1525,7 @@ static void shut(http_server *s)
 {
 	assert(s->requests == 0 && s->working == 0);
 	s->closing = 1;
-	log_emit("info", "stopped", json_pack("{s:i}", "connections_dropped",
-	                                      (int)s->connections));
+	LOG_EMIT("info", "stopped", LOG_INT("connections_dropped", s->connections));
 	/* Stop watching the epoll fd before MHD closes it. */
 	uv_close((uv_handle_t *)&s->poll, on_handle_closed);
 	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
@@ -1630,8 +1628,8 @@ static int cut_slow_client(http_server *s, http_conn *hc, uint64_t now)
 	}
 	if (!r && now - hc->phase_start >= cfg->header_timeout_ms) {
 		http_metrics_reject(s->metrics, HTTP_REJECT_HEADER_TIMEOUT);
-		log_emit("warn", "header timeout", json_pack("{s:i}", "header_timeout_ms",
-		                                             (int)cfg->header_timeout_ms));
+		LOG_EMIT("warn", "header timeout",
+		         LOG_INT("header_timeout_ms", cfg->header_timeout_ms));
 		conn_shut(hc);
 		return 1;
 	}
@@ -1670,9 +1668,8 @@ static void on_sweep(uv_timer_t *t)
 			continue;
 		}
 		http_metrics_reject(s->metrics, HTTP_REJECT_READ_TIMEOUT);
-		log_emit("warn", "read timeout", json_pack("{s:s, s:i}", "request_id",
-		                                           r ? r->id : "", "read_timeout_ms",
-		                                           (int)cfg->read_timeout_ms));
+		LOG_EMIT("warn", "read timeout", LOG_STR("request_id", r ? r->id : ""),
+		         LOG_INT("read_timeout_ms", cfg->read_timeout_ms));
 		conn_shut(hc);
 	}
 	pump(s);
@@ -1717,8 +1714,8 @@ static void close_listener(http_server *s)
 		close(fd); /* external polling: the listener is ours to close */
 	}
 	s->listener_closed = 1;
-	log_emit("info", "listener closed", json_pack("{s:i, s:i}", "accepted_at_close", taken,
-	                                              "connections", (int)s->connections));
+	LOG_EMIT("info", "listener closed", LOG_INT("accepted_at_close", taken),
+	         LOG_INT("connections", s->connections));
 }
 
 /* --drain-timeout has passed: stop what is left. */
@@ -1749,9 +1746,8 @@ static void on_drain_tick(uv_timer_t *t)
 		s->grace_over = 1;
 	if (elapsed >= s->cfg->drain_timeout_ms) {
 		if (!s->drain_expired)
-			log_emit("warn", "drain timeout",
-			         json_pack("{s:i, s:i}", "requests", (int)s->requests, "working",
-			                   (int)s->working));
+			LOG_EMIT("warn", "drain timeout", LOG_INT("requests", s->requests),
+			         LOG_INT("working", s->working));
 		s->drain_expired = 1;
 		drain_expire(s); /* again each tick: answers of stopped queries close too */
 	}
@@ -1797,9 +1793,8 @@ void http_server_drain(http_server *s)
 	int rc = info ? http_listen_refuse_new(info->listen_fd) : -EBADF;
 	if (rc != 0)
 		close_listener(s); /* no filter: close now, as a last-instant connect may be reset */
-	log_emit("info", "draining", json_pack("{s:i, s:i, s:b}", "requests", (int)s->requests,
-	                                       "connections", (int)s->connections,
-	                                       "syn_filter", rc == 0));
+	LOG_EMIT("info", "draining", LOG_INT("requests", s->requests),
+	         LOG_INT("connections", s->connections), LOG_BOOL("syn_filter", rc == 0));
 	uv_timer_start(&s->drain, on_drain_tick, HTTP_DRAIN_TICK_MS, HTTP_DRAIN_TICK_MS);
 	pump(s);
 }
@@ -1868,7 +1863,7 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 	}
 	if (cfg->tls_cert) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-			log_emit("error", "TLS is not supported by this libmicrohttpd", NULL);
+			log_emit("error", "TLS is not supported by this libmicrohttpd", NULL, 0);
 			http_metrics_free(s->metrics);
 			free(s);
 			return -ENOTSUP;

@@ -1,13 +1,13 @@
 /*
  * log.c — JSON-lines logging on stdout (see log.h).
  *
- * A line is built as a jansson object and dumped compactly, so field values
- * are always escaped correctly; insertion order is kept (jansson >= 2.8), so
- * ts, level and msg come first and a human can still scan the log.  The one
- * line written per request is formatted straight as text instead (a
- * profile put the two jansson objects at 12% of a small query's CPU), and
- * without printf (the same bytes: proto_real_g is %.6g exactly; printf and
- * strftime were still half of the line's cost).
+ * Lines are written as JSON text here, with one string escaper: the bytes
+ * json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) gave when jansson
+ * built them, in the order given (ts, level and msg first, so a human can
+ * still scan the log).  A line is sized before it is written, on the stack
+ * unless it is long (the start-up line).  The per-request line is written
+ * the same way without a field list, and without printf (%.6g and the
+ * timestamp by hand: printf and strftime were half of the line's cost).
  *
  * Logging never blocks serving: after log_start a line is copied into a
  * ring of RING_BYTES under a mutex and one writer thread alone write(2)s
@@ -21,6 +21,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,8 +31,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "json_dump.h"
 
 #define RING_BYTES ((size_t)1 << 20)
 #define EXIT_WAIT_MS 2000
@@ -252,56 +251,68 @@ int log_start(void)
 	return 0;
 }
 
-void log_emit(const char *level, const char *msg, json_t *fields)
+/* ---- JSON text ----------------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at s when it is a valid one (no
+ * overlong form, surrogate or code point past U+10FFFF), else 0. */
+static size_t utf8_len(const unsigned char *s)
 {
-	char ts[40];
-	timestamp(ts, sizeof ts);
-	json_t *line = json_object();
-	if (!line) {
-		json_decref(fields);
-		return;
-	}
-	json_object_set_new(line, "ts", json_string(ts));
-	json_object_set_new(line, "level", json_string(level));
-	json_object_set_new(line, "msg", json_string(msg));
-	if (fields)
-		json_object_update(line, fields);
-	json_decref(fields);
-	/* Six significant digits: durations in seconds keep microseconds. */
-	char *text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	json_decref(line);
-	if (!text)
-		return;
-	size_t n = strlen(text);
-	text[n] = '\n'; /* overwrite the NUL: the line and its end in one piece */
-	emit(text, n + 1);
-	free(text);
+	unsigned c = s[0];
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+	if (n == 0 || c > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
 }
 
-/* Append s as a JSON string: quotes and backslashes escaped, control
- * characters as \u00XX (other bytes are copied: callers pass ASCII from
- * log_printable or validated ids).  Returns the new end, never past lim. */
+/* Room for put_string to write s whole: at most 6 bytes a byte, the quotes
+ * and the margin it keeps before lim. */
+static size_t string_room(const char *s)
+{
+	return 6 * (s ? strlen(s) : 0) + 8;
+}
+
+/* Append s (NULL: empty) as a JSON string, escaped as jansson escapes:
+ * quotes and backslashes, control characters as \b \f \n \r \t or \u00XX,
+ * UTF-8 copied and any other byte as '?'.  Cut short near lim: started 2
+ * bytes or more before lim it ends before lim, else it is just "".  Returns
+ * the new end. */
 static char *put_string(char *p, const char *lim, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	if (p < lim)
-		*p++ = '"';
-	for (; s && *s && p + 6 < lim; s++) {
+	static const char hex[] = "0123456789ABCDEF", shortcut[] = "btn\0fr";
+	*p++ = '"';
+	for (; s && *s && lim - p > 7; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\') {
 			*p++ = '\\';
 			*p++ = (char)c;
+		} else if (c >= '\b' && c <= '\r' && c != '\v') {
+			*p++ = '\\';
+			*p++ = shortcut[c - '\b'];
 		} else if (c < 0x20) {
 			memcpy(p, "\\u00", 4);
 			p[4] = hex[c >> 4];
 			p[5] = hex[c & 15];
 			p += 6;
-		} else {
+		} else if (c < 0x80) {
 			*p++ = (char)c;
+		} else {
+			size_t n = utf8_len((const unsigned char *)s);
+			if (n == 0) {
+				*p++ = '?';
+			} else {
+				memcpy(p, s, n);
+				p += n;
+				s += n - 1;
+			}
 		}
 	}
-	if (p < lim)
-		*p++ = '"';
+	*p++ = '"';
 	return p;
 }
 
@@ -324,21 +335,185 @@ static char *put_ll(char *p, long long v)
 	return p;
 }
 
-void log_request(const log_request_line *l)
+/* printf("%.6g", x) byte for byte (out: 32 bytes), without printf when
+ * 1e-15 <= |x| < 1e15 (any duration): the six digits are x scaled by an
+ * exact power of ten and rounded, one rounding error away from exact, so
+ * a fraction within 1e-6 of a tie goes to snprintf, as do other x. */
+static size_t put_g6(double x, char *out)
 {
-	char ts[40], line[2048];
+	static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+	                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	                             1e16, 1e17, 1e18, 1e19, 1e20};
+	double a = fabs(x);
+	if (!(a >= 1e-15 && a < 1e15))
+		return (size_t)snprintf(out, 32, "%.6g", x);
+	int e;
+	frexp(a, &e); /* 2^(e-1) <= a < 2^e, so 10^k <= a within one k */
+	int k = (int)floor((e - 1) * 0.30102999566398120), tries = 0;
+	long long d;
+	for (;;) {
+		if (++tries > 4 || k < -15 || k > 14)
+			return (size_t)snprintf(out, 32, "%.6g", x);
+		double y = k <= 5 ? a * p10[5 - k] : a / p10[k - 5], f = y - floor(y);
+		if (f > 0.5 - 1e-6 && f < 0.5 + 1e-6)
+			return (size_t)snprintf(out, 32, "%.6g", x);
+		d = (long long)(y + 0.5);
+		if (d < 100000)
+			k--;
+		else if (d >= 1000000)
+			k++;
+		else
+			break;
+	}
+	char dig[6];
+	for (int i = 5; i >= 0; i--, d /= 10)
+		dig[i] = (char)('0' + d % 10);
+	int nd = 6; /* %g drops trailing zeros */
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	char *p = out;
+	if (x < 0)
+		*p++ = '-';
+	if (k < -4 || k >= 6) { /* d.ddddde+XX */
+		*p++ = dig[0];
+		if (nd > 1) {
+			*p++ = '.';
+			memcpy(p, dig + 1, (size_t)nd - 1);
+			p += nd - 1;
+		}
+		*p++ = 'e';
+		*p++ = k < 0 ? '-' : '+';
+		*p++ = (char)('0' + abs(k) / 10);
+		*p++ = (char)('0' + abs(k) % 10);
+	} else if (k >= 0) { /* k + 1 digits, then the fraction */
+		memcpy(p, dig, (size_t)k + 1);
+		p += k + 1;
+		if (nd > k + 1) {
+			*p++ = '.';
+			memcpy(p, dig + k + 1, (size_t)(nd - k - 1));
+			p += nd - k - 1;
+		}
+	} else { /* 0.000ddd */
+		p = PUT_LIT(p, "0.");
+		for (int i = 0; i < -k - 1; i++)
+			*p++ = '0';
+		memcpy(p, dig, (size_t)nd);
+		p += nd;
+	}
+	*p = '\0';
+	return (size_t)(p - out);
+}
+
+/* A real as jansson writes it with JSON_REAL_PRECISION(6): %.6g, ".0"
+ * when it has neither '.' nor 'e', the exponent without '+' or leading
+ * zeros; null when not finite (jansson holds no such real). */
+static char *put_real(char *p, double x)
+{
+	if (!isfinite(x))
+		return PUT_LIT(p, "null");
+	char t[32];
+	size_t n = put_g6(x, t);
+	char *e = memchr(t, 'e', n);
+	if (!e) {
+		memcpy(p, t, n);
+		p += n;
+		return memchr(t, '.', n) ? p : PUT_LIT(p, ".0");
+	}
+	memcpy(p, t, (size_t)(e - t + 1));
+	p += e - t + 1;
+	return put_ll(p, strtol(e + 1, NULL, 10));
+}
+
+/* {"ts":"...","level":...,"msg":... : HEAD_ROOM bytes and the two
+ * strings' room at most. */
+#define HEAD_ROOM 64
+static char *put_head(char *p, const char *lim, const char *level, const char *msg)
+{
+	char ts[40];
 	timestamp(ts, sizeof ts);
-	/* Room: the strings are bounded (level, id <= 128, method, path
-	 * <= 255, each escaped at most 6 bytes a character, and cut at lim),
-	 * the numbers and member names take under 300 bytes. */
-	const char *lim = line + sizeof line - 320;
-	char *p = line;
 	p = PUT_LIT(p, "{\"ts\":\"");
 	size_t n = strlen(ts);
 	memcpy(p, ts, n);
 	p = PUT_LIT(p + n, "\",\"level\":");
-	p = put_string(p, lim, l->level);
-	p = PUT_LIT(p, ",\"msg\":\"request\",\"request_id\":");
+	p = put_string(p, lim, level);
+	p = PUT_LIT(p, ",\"msg\":");
+	return put_string(p, lim, msg);
+}
+
+/* Bytes put_field may write. */
+static size_t field_room(const log_field *f)
+{
+	size_t n = string_room(f->key) + 2;
+	switch (f->kind) {
+	case LOG_KIND_STR:
+		return n + string_room(f->s);
+	case LOG_KIND_STRV:
+		n += 2;
+		for (size_t i = 0; i < f->n; i++)
+			n += string_room(f->strv[i]) + 1;
+		return n;
+	default:
+		return n + 32; /* a number or a literal */
+	}
+}
+
+static char *put_field(char *p, const char *lim, const log_field *f)
+{
+	*p++ = ',';
+	p = put_string(p, lim, f->key);
+	*p++ = ':';
+	switch (f->kind) {
+	case LOG_KIND_STR:
+		return f->s ? put_string(p, lim, f->s) : PUT_LIT(p, "null");
+	case LOG_KIND_INT:
+		return put_ll(p, f->i);
+	case LOG_KIND_REAL:
+		return put_real(p, f->d);
+	case LOG_KIND_BOOL:
+		return f->i ? PUT_LIT(p, "true") : PUT_LIT(p, "false");
+	case LOG_KIND_NULL:
+		break;
+	case LOG_KIND_STRV:
+		*p++ = '[';
+		for (size_t i = 0; i < f->n; i++) {
+			if (i)
+				*p++ = ',';
+			p = put_string(p, lim, f->strv[i]);
+		}
+		*p++ = ']';
+		return p;
+	}
+	return PUT_LIT(p, "null");
+}
+
+void log_emit(const char *level, const char *msg, const log_field *fields, size_t n)
+{
+	size_t room = HEAD_ROOM + string_room(level) + string_room(msg);
+	for (size_t i = 0; i < n; i++)
+		room += field_room(&fields[i]);
+	char stack[2048];
+	char *line = room <= sizeof stack ? stack : malloc(room);
+	if (!line)
+		return;
+	const char *lim = line + room;
+	char *p = put_head(line, lim, level, msg);
+	for (size_t i = 0; i < n; i++)
+		p = put_field(p, lim, &fields[i]);
+	p = PUT_LIT(p, "}\n");
+	emit(line, (size_t)(p - line));
+	if (line != stack)
+		free(line);
+}
+
+void log_request(const log_request_line *l)
+{
+	char line[2048];
+	/* Room: the strings are bounded (level, id <= 128, method, path
+	 * <= 255, each escaped at most 6 bytes a character, and cut at lim),
+	 * the numbers and member names take under 300 bytes. */
+	const char *lim = line + sizeof line - 320;
+	char *p = put_head(line, lim, l->level, "request");
+	p = PUT_LIT(p, ",\"request_id\":");
 	p = put_string(p, lim, l->request_id);
 	p = PUT_LIT(p, ",\"method\":");
 	p = put_string(p, lim, l->method);
@@ -346,9 +521,9 @@ void log_request(const log_request_line *l)
 	p = put_string(p, lim, l->path);
 	p = PUT_LIT(p, ",\"status\":");
 	p = put_ll(p, l->status);
-	/* %.6g as log_emit's six significant digits; never NaN or inf. */
+	/* %.6g: six significant digits keep microseconds; never NaN or inf. */
 	p = PUT_LIT(p, ",\"duration_s\":");
-	p += proto_real_g(l->duration_s >= 0 ? l->duration_s : 0.0, 6, p);
+	p += put_g6(l->duration_s >= 0 && isfinite(l->duration_s) ? l->duration_s : 0.0, p);
 	p = PUT_LIT(p, ",\"bytes_in\":");
 	p = put_ll(p, l->bytes_in);
 	p = PUT_LIT(p, ",\"bytes_out\":");

@@ -31,8 +31,7 @@ typedef struct app {
 static void on_signal(uv_signal_t *h, int signum)
 {
 	app *a = h->data;
-	log_emit("info", "signal", json_pack("{s:s}", "signal",
-	                                     signum == SIGTERM ? "SIGTERM" : "SIGINT"));
+	LOG_EMIT("info", "signal", LOG_STR("signal", signum == SIGTERM ? "SIGTERM" : "SIGINT"));
 	/* A second signal changes nothing: requests in flight are still
 	 * finished (--drain-timeout bounds it; an orchestrator's SIGKILL is
 	 * the hard stop). */
@@ -63,10 +62,9 @@ static void raise_fd_limit(unsigned connections)
 	setrlimit(RLIMIT_NOFILE, &rl);
 	getrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_cur < want)
-		log_emit("warn", "file descriptor limit below --max-connections",
-		         json_pack("{s:I, s:I, s:i}", "nofile_before", (json_int_t)before,
-		                   "nofile", (json_int_t)rl.rlim_cur, "max_connections",
-		                   (int)connections));
+		LOG_EMIT("warn", "file descriptor limit below --max-connections",
+		         LOG_INT("nofile_before", before), LOG_INT("nofile", rl.rlim_cur),
+		         LOG_INT("max_connections", connections));
 }
 
 int main(int argc, char **argv)
@@ -94,7 +92,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* From here on a stuck stdout costs log lines, never answers. */
 	if (log_start() != 0) {
-		log_emit("error", "cannot start", json_pack("{s:s}", "error", "log writer thread"));
+		LOG_EMIT("error", "cannot start", LOG_STR("error", "log writer thread"));
 		config_free(&cfg);
 		return 1;
 	}
@@ -117,7 +115,7 @@ int main(int argc, char **argv)
 		.store = proto_store_new(cfg.shape_store),
 	};
 	if (!ctx.store) {
-		log_emit("error", "cannot start", json_pack("{s:s}", "error", "shape store"));
+		LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store"));
 		config_free(&cfg);
 		return 1;
 	}
@@ -126,7 +124,7 @@ int main(int argc, char **argv)
 	 * (fanout.c says why they are apart from libuv's pool). */
 	fanout *fan = NULL;
 	if (fanout_start(&fan, cfg.threads) != 0) {
-		log_emit("error", "cannot start", json_pack("{s:s}", "error", "fanout threads"));
+		LOG_EMIT("error", "cannot start", LOG_STR("error", "fanout threads"));
 		proto_store_free(ctx.store);
 		config_free(&cfg);
 		return 1;
@@ -136,7 +134,7 @@ int main(int argc, char **argv)
 	uv_loop_t loop;
 	int rc = uv_loop_init(&loop);
 	if (rc != 0) {
-		log_emit("error", "cannot start", json_pack("{s:s}", "error", uv_strerror(rc)));
+		LOG_EMIT("error", "cannot start", LOG_STR("error", uv_strerror(rc)));
 		fanout_stop(fan);
 		proto_store_free(ctx.store);
 		config_free(&cfg);
@@ -152,8 +150,8 @@ int main(int argc, char **argv)
 
 	rc = http_server_start(&a.server, &loop, &cfg, &ctx, on_server_closed, &a);
 	if (rc != 0) {
-		log_emit("error", "cannot listen", json_pack("{s:s, s:s}", "listen", cfg.listen,
-		                                             "error", uv_strerror(rc)));
+		LOG_EMIT("error", "cannot listen", LOG_STR("listen", cfg.listen),
+		         LOG_STR("error", uv_strerror(rc)));
 		on_server_closed(&a);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
@@ -164,17 +162,17 @@ int main(int argc, char **argv)
 	}
 	/* The effective configuration, every value with its source; "listen"
 	 * is the address actually bound (port 0 resolved). */
-	json_t *fields = config_fields(&cfg);
-	if (fields) {
-		json_object_set_new(fields, "listen_requested", json_string(cfg.listen));
-		json_object_set_new(fields, "listen", json_string(http_server_address(a.server)));
-		json_object_set_new(fields, "tls", json_boolean(cfg.tls_cert != NULL));
-		json_object_set_new(fields, "auth", json_string(cfg.auth_token ? "bearer" : "none"));
-		json_object_set_new(fields, "pid", json_integer((json_int_t)getpid()));
-		/* libuv's pool runs requests; as many again share scenes. */
-		json_object_set_new(fields, "scene_threads", json_integer((json_int_t)cfg.threads));
-	}
-	log_emit("info", "listening", fields);
+	config_keys keys;
+	log_field fields[CONFIG_NFIELDS + 5];
+	config_fields(&cfg, http_server_address(a.server), fields, &keys);
+	log_field *more = fields + CONFIG_NFIELDS;
+	*more++ = LOG_STR("listen_requested", cfg.listen);
+	*more++ = LOG_BOOL("tls", cfg.tls_cert != NULL);
+	*more++ = LOG_STR("auth", cfg.auth_token ? "bearer" : "none");
+	*more++ = LOG_INT("pid", getpid());
+	/* libuv's pool runs requests; as many again share scenes. */
+	*more++ = LOG_INT("scene_threads", cfg.threads);
+	log_emit("info", "listening", fields, (size_t)(more - fields));
 
 	uv_run(&loop, UV_RUN_DEFAULT);
 	rc = uv_loop_close(&loop);
@@ -182,6 +180,6 @@ int main(int argc, char **argv)
 	fanout_stop(fan);
 	proto_store_free(ctx.store);
 	config_free(&cfg);
-	log_emit("info", "exit", json_pack("{s:i}", "status", rc == 0 ? 0 : 1));
+	LOG_EMIT("info", "exit", LOG_INT("status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;
 }

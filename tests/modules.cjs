@@ -1,8 +1,11 @@
 // modules.cjs — the include graph of core/, proto/, server/ and cli/ has no
 // cycle (issue #17): a .c and its .h are one module, a header without a .c
 // a module of its own, and module A depends on B when a file of A includes
-// B's header.  Prints the modules and their dependencies' count; on a cycle,
-// the cycle's modules, and exits 1.
+// B's header.  And jansson stays in proto/: no file of server/ includes
+// <jansson.h>, directly or through a header, or names a json_* function or
+// type (cli/ still uses jansson itself; server/gen/ is a build-time tool,
+// not a module).  Prints the modules and their dependencies' count; on a
+// cycle or a jansson use, what and where, and exits 1.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -20,17 +23,56 @@ for (const d of dirs)
 
 // A quoted include resolves in the including file's directory first, then
 // in the others (the -I order of the Makefile).
+const resolve = (dir, inc) => [dir, ...dirs].map((d) => `${d}/${inc}`).find((c) => modules.has(c));
 const deps = new Map();
 for (const [m, files] of modules) {
 	const dir = m.split('/')[0];
 	const out = new Set();
 	for (const file of files)
 		for (const [, inc] of fs.readFileSync(file, 'utf8').matchAll(/#include "([^"]+)\.h"/g)) {
-			const target = [dir, ...dirs].map((d) => `${d}/${inc}`).find((c) => modules.has(c));
+			const target = resolve(dir, inc);
 			if (target && target !== m) out.add(target);
 		}
 	deps.set(m, out);
 }
+
+// The headers that bring <jansson.h> with them, directly or through
+// another header (to a fixed point).
+const headerOf = (m) => path.join(root, `${m}.h`);
+const headerIncludes = new Map();
+for (const m of modules.keys())
+	if (fs.existsSync(headerOf(m)))
+		headerIncludes.set(m, fs.readFileSync(headerOf(m), 'utf8'));
+const bringsJansson = new Set();
+for (let grew = true; grew;) {
+	grew = false;
+	for (const [m, text] of headerIncludes) {
+		if (bringsJansson.has(m)) continue;
+		const incs = [...text.matchAll(/#include "([^"]+)\.h"/g)]
+			.map(([, i]) => resolve(m.split('/')[0], i));
+		if (/#include <jansson\.h>/.test(text) || incs.some((t) => bringsJansson.has(t))) {
+			bringsJansson.add(m);
+			grew = true;
+		}
+	}
+}
+const janssonFree = ['server'];
+const janssonUses = [];
+for (const d of janssonFree)
+	for (const f of fs.readdirSync(path.join(root, d)).filter((n) => /\.[ch]$/.test(n))) {
+		const text = fs.readFileSync(path.join(root, d, f), 'utf8');
+		const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+		const why = [];
+		if (/#include <jansson\.h>/.test(code)) why.push('includes <jansson.h>');
+		for (const [, inc] of code.matchAll(/#include "([^"]+)\.h"/g)) {
+			const t = resolve(d, inc);
+			if (bringsJansson.has(t)) why.push(`includes ${t}.h, which brings <jansson.h>`);
+		}
+		const names = new Set([...code.matchAll(/\bjson_(?:t\b|\w+(?=\s*\())/g)]
+			.map(([n]) => n));
+		if (names.size) why.push(`uses ${[...names].join(', ')}`);
+		for (const w of why) janssonUses.push(`${d}/${f} ${w}`);
+	}
 
 // Tarjan's strongly connected components: any of more than one module is
 // a cycle.
@@ -56,4 +98,6 @@ let edges = 0;
 for (const s of deps.values()) edges += s.size;
 console.log(`modules: ${modules.size} modules, ${edges} dependencies, ${cycles.length} cycles`);
 for (const c of cycles) console.log(`modules: cycle of ${c.length}: ${c.join(' ')}`);
-process.exit(cycles.length ? 1 : 0);
+console.log(`modules: jansson in ${janssonFree.join(', ')}: ${janssonUses.length} uses`);
+for (const u of janssonUses) console.log(`modules: jansson outside proto/: ${u}`);
+process.exit(cycles.length || janssonUses.length ? 1 : 0);
