@@ -19,20 +19,25 @@
 #include "proto.h"
 #include "query.h"
 #include "shape_id.h"
+#include "shapes.h"
 #include "store.h"
 #include "stored_shape.h"
 #include "vertex_scan.h"
 
-static int summary(const stored_shape *st, int status, proto_reply *out)
+json_t *proto_shape_summary(const stored_shape *st)
 {
 	char id[PROTO_PROBLEM_ID_SIZE];
 	proto_shape_id_format(st->id, id);
 	long long h = proto_stored_shape_hull(st); /* -1: not prepared yet */
 	json_t *hull = h > 0 ? json_integer((json_int_t)h) : json_null();
-	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:I}", "id", id, "dim", st->shape.dim,
-	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
-	                      "parts", (json_int_t)st->shape.nparts, "bytes",
-	                      (json_int_t)st->bytes);
+	return json_pack("{s:s, s:i, s:I, s:o, s:I, s:I}", "id", id, "dim", st->shape.dim,
+	                 "vertices", (json_int_t)st->vertices, "hull_vertices", hull, "parts",
+	                 (json_int_t)st->shape.nparts, "bytes", (json_int_t)st->bytes);
+}
+
+static int summary(const stored_shape *st, int status, proto_reply *out)
+{
+	json_t *o = proto_shape_summary(st);
 	char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!body)
@@ -44,9 +49,8 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 	return 0;
 }
 
-/* Decode and store the shape of a parsed upload. */
-static int put(const json_t *root, const vertex_table *vt, proto_store *store,
-               proto_reply *out, proto_problem *p)
+int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
+                      proto_store_entry **held, int *created, proto_problem *p)
 {
 	proto_query owner;
 	memset(&owner, 0, sizeof owner);
@@ -62,16 +66,25 @@ static int put(const json_t *root, const vertex_table *vt, proto_store *store,
 	if (r)
 		return r;
 	size_t bytes = st->bytes;
-	int created = 0;
-	proto_store_entry *e = proto_store_put(store, st->id, st, bytes, proto_stored_shape_free,
-	                                       &created);
-	if (created == -1) {
+	*created = 0;
+	*held = proto_store_put(store, st->id, st, bytes, proto_stored_shape_free, created);
+	if (*created == -1) {
 		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than the whole "
 		                  "shape store holds (--shape-store)", bytes);
 		return p->pointer ? 1 : -1;
 	}
-	if (!e)
-		return -1;
+	return *held ? 0 : -1;
+}
+
+/* Decode and store the shape of a parsed upload. */
+static int put(const json_t *root, const vertex_table *vt, proto_store *store,
+               proto_reply *out, proto_problem *p)
+{
+	proto_store_entry *e;
+	int created;
+	int r = proto_shape_store(root, vt, store, &e, &created, p);
+	if (r)
+		return r;
 	r = summary(proto_store_value(e), created ? 201 : 200, out);
 	proto_store_release(store, e);
 	return r;
