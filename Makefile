@@ -54,8 +54,9 @@ PKGS_APP  = libmicrohttpd libuv gnutls zlib $(PKGS_PROTO)
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file; libcrypto
-# (OpenSSL) computes stored shapes' ids independently of nettle.
-LIBS_TEST = -lglpk -lcrypto
+# (OpenSSL) computes stored shapes' ids independently of nettle; GMP's
+# rationals are the exact oracle of the predicates suite.
+LIBS_TEST = -lglpk -lcrypto -lgmp
 
 # GET /v1/openapi.json serves proto/openapi.yaml, converted to JSON at build
 # time by a small libyaml tool and compiled into clashd.
@@ -90,6 +91,7 @@ SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench \
+        bench-mesh bench-mesh-test \
         js-test web web-test
 .DEFAULT_GOAL := all
 
@@ -156,6 +158,44 @@ bench-core: deps-bench
 deps-bench:
 	@sh deploy/install-deps.sh bench
 
+# make bench-mesh (part of make bench): triangle meshes against FCL's
+# BVHModel<OBBRSS> and three-mesh-bvh (npm, under node), bench/mesh and
+# bench/README.md "Meshes".  build/bench-mesh makes the meshes, times FCL
+# (and clashd) and writes the brute-force truth; bench/mesh/bvh.mjs times
+# three-mesh-bvh on the same meshes; report.mjs prints the one table (and
+# writes bench/out/mesh.md).  The clashd column (bench/mesh/ours.c) is
+# built only once core/clash.h declares the mesh API (clash_mesh_build).
+BENCH_MESH_OURS := $(shell grep -q clash_mesh_build core/clash.h && echo 1)
+BENCH_MESH_OBJ  = $(B)/obj/bench/mesh/main.o $(B)/obj/bench/mesh/meshes.o \
+                  $(B)/obj/bench/mesh/peer_fcl.o $(if $(BENCH_MESH_OURS),$(B)/obj/bench/mesh/ours.o)
+BENCH_MESH_NPM  = bench/mesh/node_modules/.package-lock.json
+BENCH_MESH_OUT  = $(B)/bench-mesh-out
+BENCH_MESH_ROUNDS ?= 21
+
+bench: bench-mesh
+bench-mesh: deps-bench
+	@$(MAKE) --no-print-directory $(B)/bench-mesh $(BENCH_MESH_NPM)
+	$(B)/bench-mesh --out $(BENCH_MESH_OUT) --rounds $(BENCH_MESH_ROUNDS)
+	node bench/mesh/bvh.mjs $(BENCH_MESH_OUT) $(BENCH_MESH_ROUNDS) > $(BENCH_MESH_OUT)/bvh.json
+	@mkdir -p bench/out
+	node bench/mesh/report.mjs $(BENCH_MESH_OUT)/native.json $(BENCH_MESH_OUT)/bvh.json bench/out/mesh.md
+# The C torus knot against three.js's TorusKnotGeometry (positions within
+# 1e-12, the same index), and the weld that closes it.
+bench-mesh-test: $(B)/bench-mesh $(BENCH_MESH_NPM)
+	cd bench/mesh && BENCH_MESH=$(abspath $(B)/bench-mesh) node --test test/*.test.js
+
+$(BENCH_MESH_NPM): bench/mesh/package.json bench/mesh/package-lock.json
+	cd bench/mesh && npm ci --no-audit --no-fund --loglevel=error
+$(B)/obj/bench/mesh/%.o: bench/mesh/%.c $(wildcard bench/mesh/*.h core/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) $(if $(BENCH_MESH_OURS),-DBENCH_MESH_OURS) -c $< -o $@
+$(B)/obj/bench/mesh/%.o: bench/mesh/%.cpp $(wildcard bench/mesh/*.h)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror \
+		$(shell pkg-config --cflags fcl | sed 's/-I/-isystem /g') -c $< -o $@
+$(B)/bench-mesh: $(BENCH_MESH_OBJ) $(if $(BENCH_MESH_OURS),$(B)/libclash.a)
+	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs fcl) -lm
+
 $(B)/obj/bench/core/%.o: bench/core/%.c $(wildcard bench/core/*.h core/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -c $< -o $@
@@ -172,6 +212,12 @@ $(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
 # 70 KB), and the benchmark's batches start with caches other methods
 # have just used.
 $(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
+# The exact predicates (core/predicates.c) are proven for products and sums
+# rounded one at a time (Dekker's split, the error bounds): no multiply and
+# add fused into an fma.  GCC does not fuse in -std=c11 mode; clang does
+# by default once FMA is enabled (-march=native).
+$(B)/obj/core/predicates.o $(B)/san/core/predicates.o: CORE_CFLAGS += -ffp-contract=off
+$(B)/fuzz/obj/core/predicates.o: FUZZ_FLAGS += -ffp-contract=off
 $(B)/obj/core/%.o: core/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(DEPFLAGS) -c $< -o $@

@@ -9,8 +9,8 @@
 #        install-deps.sh --list [build|test|runtime|bench]   (print the packages, install nothing)
 #   build    what `make` needs
 #   test     build + what `make test` needs
-#   bench    build + what the benchmarks need (make bench: the core's peers,
-#            make bench-http: the load generator)
+#   bench    build + what the benchmarks need (make bench: the core's and
+#            the meshes' peers, make bench-http: the load generator)
 #   runtime  only the shared libraries build/clashd links (the container's run
 #            stage; tests/deploy/check-image.sh checks this list against ldd)
 set -eu
@@ -41,6 +41,9 @@ if [ "$profile" = test ]; then
 	# libssl-dev: OpenSSL's SHA-256, the store suite's independent check
 	# of stored shapes' ids.
 	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev libssl-dev"
+	# libgmp-dev: exact rational arithmetic, the oracle the predicates
+	# suite checks the core's adaptive orientation tests against.
+	pkgs="$pkgs libgmp-dev"
 	# clang + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/);
 	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
 	# the deploy files' check (tests/deploy/).
@@ -63,6 +66,12 @@ if [ "$profile" = bench ]; then
 	pkgs="$pkgs g++ libqhull-dev libglpk-dev libccd-dev libfcl-dev libbullet-dev gnuplot-nox"
 	# wrk: the HTTP load generator of make bench-http.
 	pkgs="$pkgs wrk"
+	# make bench-mesh: FCL (above) and three-mesh-bvh under node, installed
+	# with npm ci from bench/mesh/package-lock.json.  nodejs + npm only when
+	# there is no npm at all (see the test profile).
+	if ! command -v npm >/dev/null 2>&1; then
+		pkgs="$pkgs nodejs npm"
+	fi
 fi
 if [ -n "$list" ]; then
 	echo $pkgs

@@ -180,6 +180,36 @@ static void build_argv(const char **argv, size_t cap, const char *const *fixed,
 	argv[n] = NULL;
 }
 
+/* Why a clashd printed no listening line, as far as can be seen: how
+ * long the test waited, whether its stdout ended, the process's state
+ * (/proc/PID/stat: R, S, D, Z ...) and kernel wait channel, and the end of
+ * what it printed.  Fails the test. */
+static void start_failed(server *s, const char *path, double waited)
+{
+	char stat[512] = "", wchan[128] = "", name[64];
+	snprintf(name, sizeof name, "/proc/%d/stat", (int)s->pid);
+	FILE *f = fopen(name, "r");
+	if (f) {
+		if (!fgets(stat, sizeof stat, f))
+			stat[0] = '\0';
+		fclose(f);
+	}
+	snprintf(name, sizeof name, "/proc/%d/wchan", (int)s->pid);
+	f = fopen(name, "r");
+	if (f) {
+		if (!fgets(wchan, sizeof wchan, f))
+			wchan[0] = '\0';
+		fclose(f);
+	}
+	pthread_mutex_lock(&s->mu);
+	size_t len = s->log_len;
+	const char *tail = s->log ? s->log + (len > 1500 ? len - 1500 : 0) : "";
+	ck_abort_msg("clashd (%s) printed no \"listening\" line in %.1f s (stdout %s; "
+	             "stat: %s; wchan: %s); its last output (%zu bytes in all): %s",
+	             path, waited, s->eof ? "closed" : "open", stat, wchan, len, tail);
+	pthread_mutex_unlock(&s->mu);
+}
+
 void server_start(void)
 {
 	server_start_with(NULL, NULL);
@@ -225,8 +255,10 @@ void server_start_with(const char *const *args, const char *const *env)
 	s->out = fds[0];
 	ck_assert_int_eq(pthread_create(&s->reader, NULL, log_reader, s), 0);
 
+	double t0 = now_s();
 	json_t *line = log_wait(s, "\"msg\":\"listening\"", 30);
-	ck_assert_msg(line != NULL, "clashd (%s) printed no \"listening\" line", path);
+	if (!line)
+		start_failed(s, path, now_s() - t0);
 	const char *listen = json_string_value(json_object_get(line, "listen"));
 	ck_assert_ptr_nonnull(listen);
 	ck_assert_msg(strncmp(listen, "127.0.0.1:", 10) == 0, "listen is %s", listen);

@@ -1,0 +1,54 @@
+/*
+ * peers.h — the native methods of the mesh benchmark (bench/mesh/main.c):
+ * FCL (peer_fcl.cpp) and clashd (ours.c, built only once core/clash.h has
+ * the mesh API), and the brute-force truth.
+ */
+#ifndef BENCH_MESH_PEERS_H
+#define BENCH_MESH_PEERS_H
+
+#include "meshes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum bm_contact {
+	BM_CONTACT_NONE = 0,     /* separated */
+	BM_CONTACT_SURFACES = 1, /* the surfaces meet */
+	BM_CONTACT_A_IN_B = 2,   /* a wholly inside b */
+	BM_CONTACT_B_IN_A = 3,   /* b wholly inside a */
+	BM_CONTACT_UNKNOWN = 4   /* intersecting, the method does not say how */
+};
+
+typedef struct bm_answer {
+	int intersecting;
+	double distance; /* the distance query only; 0 when intersecting */
+	int contact;     /* enum bm_contact */
+} bm_answer;
+
+/* A peer: build its tree of a mesh in three.js's layout (a peer that needs
+ * a welded mesh welds it first, untimed: prepare), and answer for a and b
+ * with b translated by t.  Each query returns 0, or -1 on error. */
+typedef struct bm_peer {
+	const char *name;
+	void *(*prepare)(const bm_mesh *m); /* untimed; NULL: none */
+	void *(*build)(const bm_mesh *m, void *prepared);
+	void (*destroy)(void *tree, void *prepared);
+	int (*collide)(void *a, void *b, const double t[3], bm_answer *r);
+	int (*distance)(void *a, void *b, const double t[3], bm_answer *r);
+} bm_peer;
+
+extern const bm_peer bm_peer_fcl;
+#ifdef BENCH_MESH_OURS
+extern const bm_peer bm_peer_ours;
+#endif
+
+/* The least distance over all triangle pairs of a and b + t (FCL's
+ * PQP triangle distance, 0 for triangles that meet): O(na * nb). */
+double bm_brute_distance(const bm_mesh *a, const bm_mesh *b, const double t[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
