@@ -14,10 +14,8 @@
  * with two equal vertices are dropped, points and lines skipped; a file
  * with no triangle at all is a 422.  Coordinates are assimp's single
  * precision values, widened exactly (as a Float32Array's elements are).
- *
- * The C API keeps the message of the last failed import in one string of
- * the process (aiGetErrorString), so every assimp call is made under one
- * mutex: imports run one at a time.
+ * The C API keeps the last failed import's message in one string of the
+ * process (aiGetErrorString): every assimp call is made under one mutex.
  */
 #include "mesh_import.h"
 

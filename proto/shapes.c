@@ -7,9 +7,9 @@
  * by the Query's own decoder with pose, pose_end and ref refused (so every
  * rule and pointer is a query's), then built into a stored shape (its id;
  * its preparations are made on first use: stored_shape.h) and put in the
- * store.  The same
- * geometry always gives the same id, so a second upload finds the first
- * (200) and its copy is dropped.
+ * store (proto_shape_store, shapes.h: a mesh file's import stores its
+ * shapes through it too).  The same geometry always gives the same id, so
+ * a second upload finds the first (200) and its copy is dropped.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -20,7 +20,9 @@
  *     501, http_strict.h; unsound framing is answered at once and closes
  *     the connection, see answer_malformed), path (404), CORS
  *     preflight (204), bearer token (401), method (405); then for a query
- *     Content-Type (415), Content-Length (413) and admission (503).  A
+ *     Content-Type (415; POST /v1/shapes also takes mesh files, imported
+ *     on a worker like any upload), Content-Length (413) and admission
+ *     (503).  A
  *     request it can answer from these (probes, metrics, the contract,
  *     every error) keeps its answer for the final call, its body (if any)
  *     dropped meanwhile, so the connection stays usable (see answer_early
