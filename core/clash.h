@@ -24,6 +24,7 @@
 #define CLASH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,9 +100,18 @@ typedef struct clash_shape {
 	int posed; /* 0: identity pose, linear and translation are ignored */
 	double linear[CLASH_MAX_DIM * CLASH_MAX_DIM];
 	double translation[CLASH_MAX_DIM];
+	/* Exact primitives (clash_shape_init_primitive): CLASH_KIND_POLYTOPE
+	 * (0, set by clash_shape_init) for a hull of vertices, else the kind
+	 * and its sizes; vertices/count are then the single local origin. */
+	int kind;
+	double params[3];
 	/* Set by clash_shape_prepare (NULL otherwise): what the shape's
 	 * queries reuse.  Opaque. */
 	const void *prepared;
+	/* A triangle mesh (clash_shape_init_mesh; NULL for every other shape):
+	 * the shape is the mesh, not the hull of `vertices`, which then are the
+	 * mesh's positions (for bounding boxes and reaches). */
+	const struct clash_mesh *mesh;
 } clash_shape;
 
 /* Borrow `vertices` (count points of dimension dim), identity pose, radius 0.
@@ -131,6 +141,55 @@ int clash_shape_init(clash_shape *s, int dim, const double *vertices, size_t cou
  * CLASH_EEMPTY (no parts) or CLASH_EINVAL.
  */
 int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts, size_t nparts);
+
+/*
+ * Exact primitives (issue #13): 3-D shapes given by their analytic support
+ * mappings (van den Bergen, "Collision Detection in Interactive 3D
+ * Environments", 2003, section 4.3.4), not by vertices.  One axis
+ * convention for all, that of three.js (CylinderGeometry, ConeGeometry,
+ * CapsuleGeometry), every shape centred on its local origin:
+ *   CLASH_KIND_SPHERE     params {r}: the ball of radius r;
+ *   CLASH_KIND_BOX        params {x, y, z}: half extents along x, y, z;
+ *   CLASH_KIND_CAPSULE    params {r, h}: the segment y in [-h, h] grown by r;
+ *   CLASH_KIND_CYLINDER   params {r, h}: radius r about the y axis, y in [-h, h];
+ *   CLASH_KIND_CONE       params {r, h}: base disc of radius r at y = -h,
+ *                         apex at y = +h;
+ *   CLASH_KIND_ELLIPSOID  params {a, b, c}: semi-axes along x, y, z.
+ * Unused params are ignored; used ones must be finite and > 0
+ * (CLASH_EINVAL otherwise, as for an unknown kind).  The shape starts with
+ * identity pose and radius 0; the clash_shape_set_*() calls place it (any
+ * affine map: a scaled sphere is an ellipsoid) and round it (the radius, in
+ * world units, adds as for a polytope).
+ *
+ * What takes them: clash_gjk (distance, EPA depth, the verdict), compounds
+ * (as parts, with polytopes), clash_contains as outer, clash_toi, scenes.
+ * Internally a sphere or capsule whose pose is a similarity is a point or a
+ * segment grown by its (scaled) radius, and a box its 8 corners, so their
+ * answers are those of polytopes, depth included; cylinders, cones,
+ * ellipsoids (and spheres, capsules under a non-uniform scale) are curved:
+ * GJK converges on them only in the limit, and its projections onto the
+ * flat simplices of clustering support points lose digits near 1e-12 of
+ * the size, so a pair with a curved side has the default tolerance 1e-10
+ * times the size (a smaller opt.tolerance may end with converged = 0 and
+ * the best bounds found); EPA's polytope inside the curved Minkowski
+ * difference ends with its depth within tolerance of its lower bound or,
+ * at CLASH_EPA_MAX_ITERATIONS, with converged = 0 and an upper bound.  A curved shape has no vertices: warm-start indices are
+ * ignored for a pair with a curved side (the answer's warm indices of
+ * that side are 0), clash_shape_prepare gives CLASH_EINVAL, the LP methods
+ * (clash_lp_simplex, clash_lp_ipm) CLASH_ENOTSUP for every kind but the
+ * box, clash_contains CLASH_ENOTSUP for a curved inner, and clash_swept
+ * CLASH_ENOTSUP for a curved b (clash_toi then goes without it).
+ */
+enum clash_kind {
+	CLASH_KIND_POLYTOPE = 0,
+	CLASH_KIND_SPHERE,
+	CLASH_KIND_BOX,
+	CLASH_KIND_CAPSULE,
+	CLASH_KIND_CYLINDER,
+	CLASH_KIND_CONE,
+	CLASH_KIND_ELLIPSOID
+};
+int clash_shape_init_primitive(clash_shape *s, int kind, const double params[3]);
 
 /*
  * Prepared shapes: for a convex shape used in many queries (a scene's
@@ -266,7 +325,16 @@ enum clash_has {
 	CLASH_HAS_DEPTH = 1u << 3,          /* depth, depth_normal, depth_a, depth_b */
 	CLASH_HAS_DISTANCE_BOUND = 1u << 4, /* distance_lower_bound */
 	CLASH_HAS_WARM = 1u << 5,           /* warm_count, warm_a, warm_b */
-	CLASH_HAS_PARTS = 1u << 6           /* part_a, part_b */
+	CLASH_HAS_PARTS = 1u << 6,          /* part_a, part_b */
+	CLASH_HAS_MESH = 1u << 7            /* solid_a, solid_b, contact */
+};
+
+/* How two shapes of a mesh query meet (clash_result.contact). */
+enum clash_contact {
+	CLASH_CONTACT_NONE = 0,
+	CLASH_CONTACT_SURFACES, /* their surfaces cross or touch */
+	CLASH_CONTACT_A_IN_B,   /* a lies inside the solid b, surfaces apart */
+	CLASH_CONTACT_B_IN_A    /* b lies inside the solid a, surfaces apart */
 };
 
 /* The answer to a query.  Points are in world coordinates. */
@@ -328,6 +396,12 @@ typedef struct clash_result {
 	/* Compound shapes: the top-level parts that gave the answer (the nearest
 	 * pair, or an intersecting pair). */
 	size_t part_a, part_b;
+	/* A query with a mesh on either side (CLASH_HAS_MESH): whether each
+	 * side is a solid (1: a convex shape, or a closed and consistently
+	 * oriented mesh; 0: an open surface), and, when intersecting, how
+	 * (enum clash_contact; CLASH_CONTACT_NONE when separated). */
+	int solid_a, solid_b;
+	int contact;
 } clash_result;
 
 /*
@@ -378,6 +452,53 @@ typedef struct clash_containment {
  */
 int clash_contains(const clash_shape *inner, const clash_shape *outer,
                    const clash_options *opt, clash_containment *out);
+
+/* ==========================================================================
+ * Triangle meshes (issue #13)
+ *
+ * A shape may be a triangle mesh: positions (3 doubles a vertex) and
+ * indices (3 a triangle; glTF and three.js layout), or, without indices,
+ * consecutive triples of vertices.  A mesh whose edges (between vertices of
+ * equal coordinates) are each used exactly twice, once in each direction,
+ * is a solid: its inside is part of the shape.  Any other mesh is a
+ * surface.  Degenerate triangles are allowed.  Queries with a mesh on
+ * either side (clash_gjk; compounds may have mesh leaves) answer
+ * `intersecting` (surfaces within the tolerance, or a point of one shape
+ * inside a solid other), with a common point and `contact`; when separated,
+ * the distance and the near points (no separating plane: a mesh need not
+ * have one).  No penetration depth.  Other methods give CLASH_ENOTSUP.
+ * See core/mesh_query.c.
+ * ========================================================================== */
+typedef struct clash_mesh clash_mesh; /* opaque, lives in caller storage */
+
+/* Bytes clash_mesh_build needs for a mesh of nvertices and ntriangles (0
+ * when too large). */
+size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
+
+/* Build the mesh's bounding-volume tree and topology in caller storage
+ * (8-byte aligned, at least clash_mesh_size bytes, kept in place while
+ * used).  Borrows positions (3 doubles per vertex; kept unchanged while
+ * used); indices (3 per triangle) may be NULL: triangle t is vertices 3t,
+ * 3t+1, 3t+2 (then nvertices must be 3*ntriangles).  CLASH_EINVAL (index
+ * out of range, bad sizes), CLASH_ERANGE (non-finite coordinate),
+ * CLASH_EEMPTY (no triangles).  *out points into storage. */
+int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
+                     const uint32_t *indices, size_t ntriangles, clash_mesh **out);
+
+/* 1 when the mesh is closed and consistently oriented (a solid), else 0. */
+int clash_mesh_is_solid(const clash_mesh *m);
+size_t clash_mesh_triangles(const clash_mesh *m);
+/* The index array the mesh was built from (borrowed, 3 per triangle in
+ * input order), or NULL when it was built without one. */
+const uint32_t *clash_mesh_indices(const clash_mesh *m);
+/* The bytes of storage the built mesh uses (from its start), for caches:
+ * the rest of clash_mesh_size was scratch. */
+size_t clash_mesh_bytes(const clash_mesh *m);
+
+/* A 3-D shape that is the mesh m (identity pose, radius 0; set pose and
+ * radius as for any shape).  vertices/count are set to the positions, so
+ * bounding boxes and reaches computed from vertices stay right. */
+int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
 
 /* ==========================================================================
  * Motion and scenes (issue #6)

@@ -73,6 +73,7 @@
 #include <string.h>
 
 #include "compound.h"
+#include "primitive.h"
 #include "support.h"
 #include "vec.h"
 
@@ -517,6 +518,12 @@ static int plane_holds(const side *sd, size_t skip, const double *normal, double
 			continue;
 		/* The ball reaches over: the leaf's support value decides. */
 		const clash_shape *sh = &l->shape;
+		if (sh->kind) { /* an exact primitive: its analytic support */
+			double x[3];
+			if (!(primitive_support_world(sh, d, x) + sh->radius <= c))
+				return 0;
+			continue;
+		}
 		double e[CLASH_MAX_DIM], base = 0.0;
 		if (sh->posed) {
 			for (int k = 0; k < n; k++)

@@ -54,6 +54,7 @@
 
 #include "clash.h"
 #include "compound.h"
+#include "primitive.h"
 #include "support.h"
 #include "vec.h"
 
@@ -91,11 +92,14 @@ static void world_point(const clash_shape *s, size_t i, double *x)
 	support_pose_point(s, s->vertices + i * (size_t)s->dim, x);
 }
 
-/* h_S(u) over the vertices, and the vertex attaining it. */
+/* h_S(u) over the vertices, and the vertex attaining it (an exact
+ * primitive: its analytic support, vertex 0). */
 static double support_value(const clash_shape *s, const double *u, size_t *arg)
 {
 	double best = -INFINITY, x[CLASH_MAX_DIM];
 	*arg = 0;
+	if (s->kind)
+		return primitive_support_world(s, u, x);
 	for (size_t i = 0; i < s->count; i++) {
 		world_point(s, i, x);
 		double h = vec_dot(u, x, s->dim);
@@ -365,14 +369,65 @@ static int inside_facets(contains_query *q, const clash_shape *leaf, double rho,
 	return 1;
 }
 
-/* One non-compound inner shape.  Returns 1, 0 (with *vertex) or an error. */
-static int leaf_contained(contains_query *q, const clash_shape *leaf, size_t *vertex)
+/* rho < 0 with a curved outer (an exact primitive: no facets): every
+ * vertex at depth >= -rho inside it, by GJK and EPA from the point, the
+ * depth of a point being its distance to the boundary.  A converged depth
+ * decides; an unconverged one is an upper bound, which only proves
+ * "outside" (else the vertex is unsure).  Returns 1, 0 (*vertex) or an
+ * error. */
+static int inside_curved(contains_query *q, const clash_shape *leaf, double rho, size_t *vertex)
 {
+	clash_options o;
+	memset(&o, 0, sizeof o);
+	if (q->opt) {
+		o.tolerance = q->opt->tolerance;
+		o.max_iterations = q->opt->max_iterations;
+		o.cancel = q->opt->cancel;
+	}
+	const double need = -rho;
+	for (size_t i = 0; i < leaf->count; i++) {
+		clash_shape pt = *leaf;
+		pt.vertices = leaf->vertices + i * (size_t)leaf->dim;
+		pt.count = 1;
+		pt.radius = 0.0;
+		clash_result r;
+		int e = clash_gjk(&pt, q->outer, &o, &r);
+		if (e)
+			return e;
+		q->iterations += r.iterations;
+		const double depth = r.intersecting && (r.has & CLASH_HAS_DEPTH) ? r.depth : 0.0;
+		if (!r.intersecting && !r.converged) {
+			q->unsure++;
+		} else if (depth + q->tol < need) {
+			*vertex = i;
+			return 0;
+		} else if (!r.converged && depth - q->tol < need) {
+			q->unsure++;
+		}
+	}
+	return 1;
+}
+
+/* One non-compound inner shape.  Returns 1, 0 (with *vertex) or an error.
+ * An exact primitive inner is taken lowered (a box by its corners, a
+ * sphere or capsule as a rounded point or segment); a curved one has no
+ * vertices to test: CLASH_ENOTSUP. */
+static int leaf_contained(contains_query *q, const clash_shape *shape, size_t *vertex)
+{
+	clash_shape buf;
+	const clash_shape *leaf;
+	int e = primitive_lower(shape, &buf, &leaf, 0);
+	if (e)
+		return e;
+	if (leaf->kind)
+		return CLASH_ENOTSUP;
 	double rho = q->ro - leaf->radius;
 	if (axis_reject(q, leaf, rho, vertex))
 		return 0;
 	if (rho >= 0.0)
 		return within_reach(q, leaf, rho, vertex);
+	if (q->outer->kind)
+		return inside_curved(q, leaf, rho, vertex);
 	return inside_facets(q, leaf, rho, vertex);
 }
 
@@ -426,17 +481,23 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 		return e;
 	if ((e = compound_check(inner, outer->dim, &leaves)))
 		return e;
-	if (outer->nparts > 0)
-		return CLASH_ENOTSUP; /* a union of convex shapes is not convex */
+	if (outer->nparts > 0 || outer->mesh)
+		return CLASH_ENOTSUP; /* a union of convex shapes, or a mesh, is not convex */
 	if (opt && (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0))
 		return CLASH_EINVAL;
 
-	clash_shape hull = *outer;
+	/* An exact primitive outer: lowered (its radius may grow), else
+	 * curved, taken by its support mapping. */
+	clash_shape lowered;
+	const clash_shape *ol;
+	if ((e = primitive_lower(outer, &lowered, &ol, 0)))
+		return e;
+	clash_shape hull = *ol;
 	hull.radius = 0.0;
 	contains_query q;
 	memset(&q, 0, sizeof q);
 	q.outer = &hull;
-	q.ro = outer->radius;
+	q.ro = ol->radius;
 	q.dim = outer->dim;
 	q.opt = opt;
 	leaf_walk w;

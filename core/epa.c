@@ -215,6 +215,8 @@ __attribute__((always_inline))
 static inline size_t shape_support3(const support_frame *f, scan3 *s, const double *d,
                                     double *x)
 {
+	if (f->kind)
+		return support_primitive3(f, d, x);
 	double el[3];
 	const double *e = support_local_dir3(f, d, el);
 	size_t best;
@@ -288,8 +290,14 @@ static double probe(epa_poly *p, const double *d, epa_vertex *w)
 
 static int has_vertex(const epa_poly *p, const epa_vertex *w)
 {
+	/* A primitive's support points all have index 0: its points are
+	 * told apart by their coordinates. */
+	const int by_point = p->fa->kind || p->fb->kind;
 	for (int i = 0; i < p->nv; i++)
-		if (p->v[i].ia == w->ia && p->v[i].ib == w->ib)
+		if (p->v[i].ia == w->ia && p->v[i].ib == w->ib &&
+		    (!by_point || (p->v[i].a[0] == w->a[0] && p->v[i].a[1] == w->a[1] &&
+		                   p->v[i].a[2] == w->a[2] && p->v[i].b[0] == w->b[0] &&
+		                   p->v[i].b[1] == w->b[1] && p->v[i].b[2] == w->b[2])))
 			return 1;
 	return 0;
 }

@@ -52,7 +52,9 @@
 #include "clash.h"
 #include "compound.h"
 #include "epa.h"
+#include "mesh_query.h"
 #include "mpr.h"
+#include "primitive.h"
 #include "scan3.h"
 #include "simplex.h"
 #include "support.h"
@@ -60,6 +62,13 @@
 
 /* Default tolerance, relative to the size of the shapes. */
 #define GJK_DEFAULT_RELATIVE_TOLERANCE 1e-12
+
+/* The default for a pair with a curved side (an exact primitive, see
+ * primitive.h): GJK converges on a curved K only in the limit, its
+ * support points clustering ever closer, and the projections onto such
+ * flat simplices lose digits; near 1e-12 of the size rounding can stall the
+ * descent (then the answer says converged = 0), at 1e-10 it does not. */
+#define GJK_CURVED_RELATIVE_TOLERANCE 1e-10
 
 /* No tolerance below this many ulps of the scene size is meaningful: the
  * support points themselves carry that much rounding. */
@@ -99,6 +108,7 @@ typedef struct gjk_query {
 	/* v.w of the last examine: the lower bound v.w/|v| on the distance. */
 	double vw;
 	size_t hint_a, hint_b; /* prepared shapes: the last support points */
+	int curved; /* a side is an exact primitive (its support points have index 0) */
 	simplex_table table;
 	/* The shapes' vertices by coordinate (scan3.h), built when the
 	 * iterations go on (see clash_gjk): GJK's later support points and
@@ -207,7 +217,8 @@ static int solve(gjk_query *q, simplex_solution *sol)
 static int has_point(const gjk_query *q, const gjk_point *p)
 {
 	for (int i = 0; i < q->npts; i++)
-		if (q->pts[i]->ia == p->ia && q->pts[i]->ib == p->ib)
+		if (q->pts[i]->ia == p->ia && q->pts[i]->ib == p->ib &&
+		    (!q->curved || memcmp(q->pts[i]->y, p->y, 3 * sizeof p->y[0]) == 0))
 			return 1;
 	return 0;
 }
@@ -501,12 +512,50 @@ static void clear_result(clash_result *r)
 	library_memset(r, 0, sizeof *r);
 }
 
+static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                      clash_result *r);
+
+/* clash_gjk for a pair with an exact primitive side: each lowered
+ * (primitive.h), and a warm start ignored when a side stays curved (its
+ * support points have no vertex indices). */
+static int primitive_query(const clash_shape *a, const clash_shape *b,
+                           const clash_options *opt, clash_result *r)
+{
+	if (r == NULL)
+		return CLASH_EINVAL;
+	clear_result(r);
+	clash_shape la, lb;
+	const clash_shape *pa, *pb;
+	int err;
+	if ((err = primitive_lower(a, &la, &pa, 0)) || (err = primitive_lower(b, &lb, &pb, 0)))
+		return err;
+	if (opt && opt->warm_count > 0 && (pa->kind || pb->kind)) {
+		clash_options o = *opt;
+		o.warm_count = 0;
+		return gjk_convex(pa, pb, &o, r);
+	}
+	return gjk_convex(pa, pb, opt, r);
+}
+
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
 	/* Unions of convex parts: the compound layer calls back with leaves. */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_gjk, r, NULL);
+	/* Triangle meshes: their own search (mesh_query.c). */
+	if (a && b && (a->mesh || b->mesh))
+		return mesh_query(a, b, opt, r);
+	/* Exact primitives: as polytopes where they are ones, else curved. */
+	if (a && b && (a->kind || b->kind))
+		return primitive_query(a, b, opt, r);
+	return gjk_convex(a, b, opt, r);
+}
+
+/* clash_gjk for two convex shapes, primitives lowered. */
+static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                      clash_result *r)
+{
 	if (r == NULL)
 		return CLASH_EINVAL;
 	clear_result(r);
@@ -541,7 +590,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	if (support_tiny(&fr)) {
 		int k = support_tiny_scale(&fr, a, b);
 		if (k > 0)
-			return support_query_scaled(a, b, opt, k, clash_gjk, r);
+			return support_query_scaled(a, b, opt, k, gjk_convex, r);
 	}
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
 	const double *shift = fr.shift;
@@ -552,6 +601,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	q.npts = 0;
 	support_frame_init(&q.fa, a, shift, inv);
 	support_frame_init(&q.fb, b, shift, inv);
+	q.curved = q.fa.kind || q.fb.kind;
 	q.hint_a = warm ? opt->warm_a[0] : ia0;
 	q.hint_b = warm ? opt->warm_b[0] : ib0;
 	q.fa.hint = &q.hint_a;
@@ -560,7 +610,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 
 	double size = ra + rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
-	                                           : GJK_DEFAULT_RELATIVE_TOLERANCE * size;
+	             : q.curved                      ? GJK_CURVED_RELATIVE_TOLERANCE * size
+	                                             : GJK_DEFAULT_RELATIVE_TOLERANCE * size;
 	double floor_tol = GJK_ROUNDOFF_ULPS * DBL_EPSILON * (ra + rb + 2.0 * half_gap);
 	if (tol < floor_tol)
 		tol = floor_tol;
@@ -593,7 +644,10 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		q.fresh = 1;
 	} else {
 		q.pts[0] = &q.slot[0];
-		point_from_indices(&q, ia0, ib0, q.pts[0]);
+		if (q.curved) /* no index names a primitive's point */
+			support_k(&q, d0, q.pts[0]);
+		else
+			point_from_indices(&q, ia0, ib0, q.pts[0]);
 		q.npts = 1;
 		q.fresh = 1;
 		/* A verdict may already be in: w0 = s_K(d0) maximizes d0.y over
@@ -630,7 +684,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 			q.pts[1] = q.pts[0];
 			q.pts[0] = c;
 			q.npts = 2;
-			if (n == 3 && scan3_usable(&q.fa) && scan3_usable(&q.fb)) {
+			if (n == 3 && (scan3_usable(&q.fa) || q.fa.kind) &&
+			    (scan3_usable(&q.fb) || q.fb.kind)) {
 				/* Portal refinement takes a few more support
 				 * points than GJK (GJK88: 3.4 against 3.6
 				 * iterations on overlapping pairs, 5 against
@@ -645,7 +700,8 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 				 * at M = 100 000, 2.4 against 5.3 prepared).
 				 * The first of the support points copies the
 				 * vertices by coordinate for the others. */
-				q.sa.state = q.sb.state = SCAN3_WANT_RAW;
+				q.sa.state = q.fa.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
+				q.sb.state = q.fb.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
 				int rc;
 				if (verdict_mpr(&q, reach_f, unit, shift, tol, a, b, r, &extra, &rc))
 					return rc;

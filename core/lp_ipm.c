@@ -108,6 +108,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "ipm.h"
+#include "primitive.h"
 #include "support.h"
 #include "vec.h"
 
@@ -698,9 +699,24 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 	/* Compound shapes: the union of the convex leaf pairs' answers. */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_lp_ipm, r, NULL);
+	/* Exact primitives: a box is its corners; a curved shape has no
+	 * vertices for the LP (CLASH_ENOTSUP). */
+	if (a && b && (a->kind || b->kind)) {
+		if (r == NULL)
+			return CLASH_EINVAL;
+		memset(r, 0, sizeof *r);
+		clash_shape la, lb;
+		const clash_shape *pa, *pb;
+		int e;
+		if ((e = primitive_lower(a, &la, &pa, 1)) || (e = primitive_lower(b, &lb, &pb, 1)))
+			return e;
+		return clash_lp_ipm(pa, pb, opt, r);
+	}
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);
+	if (a && b && (a->mesh || b->mesh))
+		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
 	int err = check_inputs(a, b, opt);
 	if (err)
 		return err;

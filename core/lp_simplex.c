@@ -100,6 +100,7 @@
 
 #include "clash.h"
 #include "compound.h"
+#include "primitive.h"
 #include "rsimplex.h"
 #include "scan3.h"
 #include "support.h"
@@ -810,6 +811,21 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	 * (intersecting iff some pair is, the least pair bound for the union). */
 	if (a && b && (a->nparts || b->nparts))
 		return compound_query(a, b, opt, clash_lp_simplex, r, NULL);
+	if (a && b && (a->mesh || b->mesh))
+		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
+	/* Exact primitives: a box is its corners; a curved shape has no
+	 * vertices for the LP (CLASH_ENOTSUP). */
+	if (a && b && (a->kind || b->kind)) {
+		if (r == NULL)
+			return CLASH_EINVAL;
+		memset(r, 0, sizeof *r);
+		clash_shape la, lb;
+		const clash_shape *pa, *pb;
+		int e;
+		if ((e = primitive_lower(a, &la, &pa, 1)) || (e = primitive_lower(b, &lb, &pb, 1)))
+			return e;
+		return clash_lp_simplex(pa, pb, opt, r);
+	}
 	int err = support_check_query(a, b, opt);
 	if (err)
 		return err;

@@ -42,6 +42,7 @@
 #include "clash.h"
 #include "compound.h"
 #include "motion.h"
+#include "primitive.h"
 #include "vec.h"
 
 /* The default contact tolerance, relative to the shapes' size: clash_gjk's. */
@@ -383,11 +384,30 @@ typedef struct box_walk {
 	double radius; /* the largest leaf radius */
 } box_walk;
 
+/* box_leaf for an exact primitive: its world box from its support points
+ * along the axes, its reach bounded (primitive.h). */
+static void primitive_box_leaf(const clash_shape *leaf, box_walk *w)
+{
+	for (int k = 0; k < 3; k++) {
+		double d[3] = {0.0, 0.0, 0.0}, x[3];
+		d[k] = 1.0;
+		w->hi[k] = fmax(w->hi[k], primitive_support_world(leaf, d, x));
+		d[k] = -1.0;
+		w->lo[k] = fmin(w->lo[k], -primitive_support_world(leaf, d, x));
+	}
+	w->reach = fmax(w->reach, primitive_reach(leaf, w->origin));
+	w->radius = fmax(w->radius, leaf->radius);
+}
+
 static int box_leaf(const clash_shape *leaf, size_t top, void *ctx)
 {
 	(void)top;
 	box_walk *w = ctx;
 	const int n = w->n;
+	if (leaf->kind) {
+		primitive_box_leaf(leaf, w);
+		return CLASH_OK;
+	}
 	for (size_t i = 0; i < leaf->count; i++) {
 		const double *v = leaf->vertices + i * (size_t)n;
 		double d[CLASH_MAX_DIM];
@@ -508,14 +528,26 @@ static int count_leaf(const clash_shape *leaf, size_t top, void *ctx)
 {
 	(void)top;
 	sweep_build *b = ctx;
-	b->total += leaf->count;
+	clash_shape buf;
+	const clash_shape *low;
+	int err = primitive_lower(leaf, &buf, &low, 0);
+	if (err)
+		return err;
+	if (low->kind) /* curved: no vertices to sweep */
+		return CLASH_ENOTSUP;
+	b->total += low->count;
 	return CLASH_OK;
 }
 
-static int sweep_leaf(const clash_shape *leaf, size_t top, void *ctx)
+static int sweep_leaf(const clash_shape *shape, size_t top, void *ctx)
 {
 	sweep_build *b = ctx;
 	const int n = b->n;
+	clash_shape buf;
+	const clash_shape *leaf;
+	int err = primitive_lower(shape, &buf, &leaf, 0); /* checked by count_leaf */
+	if (err)
+		return err;
 	double *out = b->vertices;
 	for (size_t i = 0; i < leaf->count; i++) {
 		const double *v = leaf->vertices + i * (size_t)n;
@@ -532,7 +564,7 @@ static int sweep_leaf(const clash_shape *leaf, size_t top, void *ctx)
 	if (!vec_isfinite(out, (int)(2 * leaf->count * (size_t)n)))
 		return CLASH_ERANGE;
 	clash_shape *s = &b->leaves[b->nleaves];
-	int err = clash_shape_init(s, n, out, 2 * leaf->count);
+	err = clash_shape_init(s, n, out, 2 * leaf->count);
 	if (!err)
 		err = clash_shape_set_radius(s, leaf->radius);
 	if (err)
@@ -540,6 +572,20 @@ static int sweep_leaf(const clash_shape *leaf, size_t top, void *ctx)
 	b->tops[b->nleaves++] = top;
 	b->vertices = out + 2 * leaf->count * (size_t)n;
 	return CLASH_OK;
+}
+
+static int mesh_leaf(const clash_shape *leaf, size_t top, void *ctx)
+{
+	(void)top;
+	(void)ctx;
+	return leaf->mesh != NULL;
+}
+
+/* 1 when s is a triangle mesh or a compound with one among its leaves
+ * (errors of the walk count as 0: the query itself reports them). */
+static int has_mesh(const clash_shape *s)
+{
+	return compound_foreach_leaf(s, mesh_leaf, NULL) > 0;
 }
 
 int clash_swept(const clash_shape *a, const clash_motion *ma, const clash_shape *b,
@@ -561,6 +607,9 @@ int clash_swept(const clash_shape *a, const clash_motion *ma, const clash_shape 
 	size_t nleaves;
 	if ((err = compound_check(b, n, &nleaves)))
 		return err;
+	/* A swept mesh is not the hull of its vertices' two poses. */
+	if (has_mesh(a) || has_mesh(b))
+		return CLASH_ENOTSUP;
 	clash_options o = opt ? *opt : (clash_options){0};
 	o.warm_count = 0; /* b's vertices are not the ones a warm start names */
 	o.warm_a = o.warm_b = NULL;
@@ -739,11 +788,15 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 
 	/* Pure translation: the swept hull says in one query whether anything
 	 * happens at all. */
-	if (wa == 0.0 && wb == 0.0 && relnorm > 0.0) {
+	const int meshes = has_mesh(a) || has_mesh(b);
+	if (wa == 0.0 && wb == 0.0 && relnorm > 0.0 && !meshes) {
 		clash_options os = o;
 		os.tolerance = tol;
 		clash_result sw;
-		if ((err = clash_swept(a, ma, b, mb, &os, &sw)))
+		err = clash_swept(a, ma, b, mb, &os, &sw);
+		if (err == CLASH_ENOTSUP) /* a curved b: the steps alone decide */
+			sw.converged = 0;
+		else if (err)
 			return err;
 		out->steps = 1;
 		/* (A distance GJK did not converge on is only an upper bound.) */
@@ -754,7 +807,9 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 	toi_state st = {.a = a, .b = b, .ma = ma, .mb = mb, .n = n};
 	origin_of(a, st.oa);
 	origin_of(b, st.ob);
-	const int convex = a->nparts == 0 && b->nparts == 0;
+	/* A mesh answer has no separating plane: the near points' direction
+	 * and the full relative speed bound the approach. */
+	const int convex = a->nparts == 0 && b->nparts == 0 && !meshes;
 	/* A distance from GJK is within its tolerance of the truth (or its own
 	 * rounding floor, which floor_tol covers). */
 	const double slack = o.tolerance + floor_tol;

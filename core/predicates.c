@@ -224,6 +224,31 @@ static double estimate(int n, const double *e)
 	return s;
 }
 
+/* The value of e (m components) to within about an ulp: Shewchuk's
+ * Compress (section 2.8, Theorem 23) renormalizes e from the top down and
+ * back up, after which its largest component approximates the sum with a
+ * relative error below 2 epsilon; only that component is kept.  g: room
+ * for m doubles. */
+static double approximate(int m, const double *e, double *g)
+{
+	double q = e[m - 1], s, r;
+	int bottom = m - 1;
+	for (int i = m - 2; i >= 0; i--) {
+		fast_two_sum(q, e[i], &s, &r);
+		if (r != 0.0) {
+			g[bottom--] = s;
+			q = r;
+		} else {
+			q = s;
+		}
+	}
+	for (int i = bottom + 1; i < m; i++) {
+		fast_two_sum(g[i], q, &s, &r);
+		q = s;
+	}
+	return q;
+}
+
 /* a*b - c*d exactly (at most four components): a 2 x 2 minor. */
 static int minor2(double a, double b, double c, double d, double *h)
 {
@@ -238,18 +263,34 @@ static int minor2(double a, double b, double c, double d, double *h)
 
 /* ---- orient2d (section 4.3) ---- */
 
-/* Stage D: det[a-c; b-c] exactly, the differences as two-term expansions.
- * The largest component of a nonoverlapping expansion has its sign. */
-static double orient2d_exact(const double a[2], const double b[2], const double c[2])
+/* det[a-c; b-c] exactly into det (at most 16 components), the differences
+ * as two-term expansions. */
+static int orient2d_expansion(const double a[2], const double b[2], const double c[2],
+                              double det[16])
 {
-	double acx[2], acy[2], bcx[2], bcy[2], l[8], r[8], det[16];
+	double acx[2], acy[2], bcx[2], bcy[2], l[8], r[8];
 	const int nacx = difference(a[0], c[0], acx), nacy = difference(a[1], c[1], acy);
 	const int nbcx = difference(b[0], c[0], bcx), nbcy = difference(b[1], c[1], bcy);
 	const int nl = expansion_product(nacx, acx, nbcy, bcy, l);
 	const int nr = expansion_product(nacy, acy, nbcx, bcx, r);
 	negate(nr, r);
-	const int n = expansion_sum(nl, l, nr, r, det);
+	return expansion_sum(nl, l, nr, r, det);
+}
+
+/* Stage D: the largest component of the exact nonoverlapping expansion has
+ * its sign. */
+static double orient2d_exact(const double a[2], const double b[2], const double c[2])
+{
+	double det[16];
+	const int n = orient2d_expansion(a, b, c, det);
 	return det[n - 1];
+}
+
+double pred_orient2d_value(const double a[2], const double b[2], const double c[2])
+{
+	double det[16], g[16];
+	const int n = orient2d_expansion(a, b, c, det);
+	return approximate(n, det, g);
 }
 
 /* Stages B and C, then D; detsum is the permanent of stage A. */
@@ -301,14 +342,14 @@ double pred_orient2d(const double a[2], const double b[2], const double c[2])
 
 /* ---- orient3d (section 4.3) ---- */
 
-/* Stage D: det[a-d; b-d; c-d] exactly, expanded along the z column as
+/* det[a-d; b-d; c-d] exactly into det, expanded along the z column as
  * sum over (i, j, k) cyclic of z_i (x_j y_k - x_k y_j), every difference
  * a two-term expansion: at most 3 * 64 components. */
-static double orient3d_exact(const double a[3], const double b[3], const double c[3],
-                             const double d[3])
+static int orient3d_expansion(const double a[3], const double b[3], const double c[3],
+                              const double d[3], double det[192])
 {
 	const double *p[3] = {a, b, c};
-	double x[3][2], y[3][2], z[3][2], det[192], acc[192];
+	double x[3][2], y[3][2], z[3][2], acc[192];
 	int nx[3], ny[3], nz[3], n = 0;
 	for (int i = 0; i < 3; i++) {
 		nx[i] = difference(p[i][0], d[0], x[i]);
@@ -331,7 +372,24 @@ static double orient3d_exact(const double a[3], const double b[3], const double 
 			memcpy(det, acc, (size_t)n * sizeof *det);
 		}
 	}
+	return n;
+}
+
+/* Stage D: the largest component has the sign. */
+static double orient3d_exact(const double a[3], const double b[3], const double c[3],
+                             const double d[3])
+{
+	double det[192];
+	const int n = orient3d_expansion(a, b, c, d, det);
 	return det[n - 1];
+}
+
+double pred_orient3d_value(const double a[3], const double b[3], const double c[3],
+                           const double d[3])
+{
+	double det[192], g[192];
+	const int n = orient3d_expansion(a, b, c, d, det);
+	return approximate(n, det, g);
 }
 
 /* Stages B and C, then D; permanent is stage A's. */

@@ -34,4 +34,15 @@ double pred_orient3d(const double a[3], const double b[3], const double c[3], co
  */
 double pred_orient2d(const double a[2], const double b[2], const double c[2]);
 
+/*
+ * The same determinants to within a few ulps, always by exact arithmetic
+ * (slower): for constructions whose accuracy depends on the magnitude, such
+ * as where a segment crosses a plane, t = da / (da - db).  The functions
+ * above are exact in sign only: near zero their magnitude may be off by
+ * nearly 100%.
+ */
+double pred_orient3d_value(const double a[3], const double b[3], const double c[3],
+                           const double d[3]);
+double pred_orient2d_value(const double a[2], const double b[2], const double c[2]);
+
 #endif

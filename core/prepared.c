@@ -311,7 +311,8 @@ int clash_shape_set_prepared(clash_shape *s, const void *preparation)
 
 int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 {
-	if (s == NULL || storage == NULL || s->nparts > 0 || s->vertices == NULL || s->count == 0)
+	if (s == NULL || storage == NULL || s->nparts > 0 || s->kind || s->vertices == NULL ||
+	    s->count == 0)
 		return CLASH_EINVAL;
 	if ((uintptr_t)storage % 8 != 0 || size < clash_prepared_size(s->dim, s->count))
 		return CLASH_EINVAL;

@@ -27,7 +27,7 @@
 int scan3_usable(const support_frame *f)
 {
 #if defined(SCAN3_AVX)
-	return f->dim == 3 && f->count <= SCAN3_MAX && !prepared_climbs(f->prep) &&
+	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && !prepared_climbs(f->prep) &&
 	       __builtin_cpu_supports("avx");
 #else
 	(void)f;

@@ -56,6 +56,7 @@
 
 #include "clash.h"
 #include "motion.h"
+#include "primitive.h"
 #include "vec.h"
 
 /* The default tolerance of a pair, relative to its size: clash_gjk's. */
@@ -562,6 +563,8 @@ static int same_shape(const clash_shape *a, const clash_shape *b, double tol, in
 				return 0;
 		return 1;
 	}
+	if (a->kind || b->kind) /* exact primitives: kind, sizes and pose */
+		return primitive_same(a, b, tol);
 	if (a->count != b->count || a->count == 0)
 		return 0;
 	for (size_t i = 0; i < a->count; i++) {

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "primitive.h"
 #include "scan3_copy.h"
 #include "support.h"
 #include "vec.h"
@@ -381,9 +382,33 @@ ball_of_box(const clash_shape *s, const double *lo, const double *hi, double *ce
 }
 
 
+size_t support_primitive3(const support_frame *f, const double *d, double *x)
+{
+	double e[3], p[3];
+	const double *u = support_local_dir3(f, d, e);
+	primitive_local_support(f->kind, f->prm, u, p);
+	if (!f->posed) {
+		for (int k = 0; k < 3; k++)
+			x[k] = (p[k] - f->shift[k]) * f->scale;
+		return 0;
+	}
+	const double *l = f->lin;
+	const double x0 = f->off[0] + l[0] * p[0] + l[3] * p[1] + l[6] * p[2];
+	const double x1 = f->off[1] + l[1] * p[0] + l[4] * p[1] + l[7] * p[2];
+	const double x2 = f->off[2] + l[2] * p[0] + l[5] * p[1] + l[8] * p[2];
+	x[0] = x0;
+	x[1] = x1;
+	x[2] = x2;
+	return 0;
+}
+
 int support_bounds(const clash_shape *s, double *center, double *radius)
 {
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
+	if (s->kind) { /* an exact primitive: its own box */
+		primitive_local_box(s, lo, hi);
+		return ball_of_box(s, lo, hi, center, radius);
+	}
 	const prepared *p;
 	int err = prepared_of(s, &p);
 	if (err)
@@ -622,6 +647,11 @@ static int bounds_extreme(const clash_shape *s, const double *d, double *center,
 			e[k] = x;
 		}
 	}
+	if (s->kind) { /* an exact primitive: no vertex is extreme */
+		*extreme = 0;
+		primitive_local_box(s, lo, hi);
+		return ball_of_box(s, lo, hi, center, radius);
+	}
 	const prepared *p;
 	int err = prepared_of(s, &p);
 	if (err)
@@ -647,6 +677,9 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->scale = scale;
 	f->prep = NULL;
 	f->hint = NULL;
+	f->kind = s->kind;
+	if (s->kind)
+		memcpy(f->prm, s->params, sizeof f->prm);
 	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */
 	vec_copy(f->shift, shift, n);
 	if (s->posed && n == 3) {

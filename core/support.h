@@ -40,7 +40,16 @@ typedef struct support_frame {
 	/* Where the query keeps the last support point of a prepared shape,
 	 * the next climb's start (see prepared_climb); NULL for none. */
 	size_t *hint;
+	/* An exact primitive (primitive.h): its kind (0: the vertices) and
+	 * sizes; its support points come from support_primitive3. */
+	int kind;
+	double prm[3];
 } support_frame;
+
+/* The support point of primitive frame f (kind > 0, 3-D) in frame
+ * direction d, written to x, by primitive_local_support; returns 0, a
+ * primitive has no vertex indices. */
+size_t support_primitive3(const support_frame *f, const double *d, double *x);
 
 /* The checks every pairwise query (gjk, simplex, ipm) makes before any
  * work: two convex shapes (not compounds: compound.c splits those) of one
@@ -378,6 +387,8 @@ SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const doubl
  * dimension is a constant to the compiler. */
 SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
 {
+	if (f->kind)
+		return support_primitive3(f, d, x);
 	double e[3];
 	const double *u = support_local_dir3(f, d, e);
 	const size_t i = prepared_climbs(f->prep) ? prepared_climb(f->prep, u, 0, f->hint)

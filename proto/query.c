@@ -42,6 +42,7 @@
 #include "pointer.h"
 #include "query.h"
 #include "refs.h"
+#include "shape_primitive.h"
 #include "stored_shape.h"
 #include "vertex_table.h"
 
@@ -391,7 +392,8 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 }
 
 static const char *const shape_members[] = {"vertices", "positions", "dim", "parts", "ref",
-                                            "radius", "pose", "pose_end", NULL};
+                                            "radius", "pose", "pose_end", "sphere", "box",
+                                            "capsule", "cylinder", "cone", "ellipsoid", NULL};
 
 /* Hold a stored shape until proto_query_release (which lets it go even
  * when this fails: -1, memory ran out). */
@@ -515,7 +517,41 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	const json_t *ref = json_object_get(v, "ref");
 	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0}, fp = {at, "ref", 0};
 	proto_path xp = {at, "positions", 0}, dp = {at, "dim", 0};
-	if (ref && (verts || flat || list))
+	const char *prim = proto_primitive_key(v);
+	if (prim && (verts || flat || list || ref || dimv)) {
+		proto_path kp = {at, prim, 0};
+		return proto_fail(p, &kp, "a shape is either a primitive (%s) or given by vertices, "
+		                  "positions, parts or ref, not both", prim);
+	}
+	if (prim) {
+		proto_path kp = {at, prim, 0};
+		/* The stored shapes' canonical encoding (shape_id.c) has no
+		 * form for primitives yet: their ids would collide. */
+		if (w->stored)
+			return proto_fail(p, &kp, "a stored shape cannot be (or hold) a primitive yet: "
+			                  "send the %s inline", prim);
+		if (w->dim == 0) {
+			w->dim = 3;
+			char *first = proto_path_render(&kp);
+			if (!first)
+				return -1;
+			snprintf(w->first, sizeof w->first, "%s", first);
+			free(first);
+		} else if (w->dim != 3) {
+			return proto_fail(p, &kp, "a %s is 3-D but %s has %d coordinates: all points of "
+			                  "a query must have the same dimension", prim, w->first, w->dim);
+		}
+		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
+			return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
+			                  "ones included; this part is beyond that",
+			                  CLASH_COMPOUND_MAX_LEAVES);
+		r = proto_primitive(v, prim, at, s, p);
+		if (r)
+			return r;
+	}
+	if (prim) {
+		/* sizes read; radius and pose below */
+	} else if (ref && (verts || flat || list))
 		return proto_fail(p, &fp, "ref stands for a stored shape's geometry: a shape has "
 		                  "either ref or %s, not both",
 		                  verts ? "vertices" : flat ? "positions" : "parts");
@@ -528,12 +564,14 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	if (dimv && !flat)
 		return proto_fail(p, &dp, "dim (coordinates a point) goes with positions only: "
 		                  "vertices, parts and ref have their own");
-	if (!verts && !flat && !list && !ref)
+	if (!prim && !verts && !flat && !list && !ref)
 		return proto_fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
 		                   "positions, the same points flat [x, y, z, ...], or parts, an array "
 		                   "of shapes, for a compound shape, or ref, a stored shape's id)");
 	int e;
-	if (ref) {
+	if (prim) {
+		/* read above */
+	} else if (ref) {
 		r = ref_shape(ref, &fp, depth, w, s, p);
 		if (r)
 			return r;

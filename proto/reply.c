@@ -90,7 +90,10 @@ static int run_problem(int err, proto_problem *p)
 	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones, or
 	                     * "simplex" on rounded shapes it cannot decide */
 		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
-		                                             "query: %s (method \"simplex\": rounded "
+		                                             "query: %s (methods \"simplex\" and "
+		                                             "\"ipm\" take no curved primitive: sphere, "
+		                                             "capsule, cylinder, cone or ellipsoid; "
+		                                             "method \"simplex\": rounded "
 		                                             "shapes whose hull distance is too close to "
 		                                             "the sum of their radii for its bounds; "
 		                                             "method \"gjk\" answers)",

@@ -31,10 +31,11 @@ static int sgn(double x)
 
 /* ---- the oracle ---- */
 
-static int gmp_orient3d(const double *a, const double *b, const double *c, const double *d)
+static void gmp_det3(const double *a, const double *b, const double *c, const double *d,
+                     mpq_t det)
 {
 	const double *p[3] = {a, b, c};
-	mpq_t m[9], t, u, det;
+	mpq_t m[9], t, u;
 	for (int i = 0; i < 9; i++) {
 		mpq_init(m[i]);
 		mpq_set_d(m[i], p[i / 3][i % 3]);
@@ -43,7 +44,8 @@ static int gmp_orient3d(const double *a, const double *b, const double *c, const
 		mpq_sub(m[i], m[i], t);
 		mpq_clear(t);
 	}
-	mpq_inits(t, u, det, NULL);
+	mpq_inits(t, u, NULL);
+	mpq_set_ui(det, 0, 1);
 	/* det = r0 . (r1 x r2) with rows r_i = m[3i .. 3i+2] */
 	for (int k = 0; k < 3; k++) {
 		const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
@@ -53,11 +55,37 @@ static int gmp_orient3d(const double *a, const double *b, const double *c, const
 		mpq_mul(t, t, m[k]);
 		mpq_add(det, det, t);
 	}
-	const int s = mpq_sgn(det);
-	mpq_clears(t, u, det, NULL);
+	mpq_clears(t, u, NULL);
 	for (int i = 0; i < 9; i++)
 		mpq_clear(m[i]);
+}
+
+static int gmp_orient3d(const double *a, const double *b, const double *c, const double *d)
+{
+	mpq_t det;
+	mpq_init(det);
+	gmp_det3(a, b, c, d, det);
+	const int s = mpq_sgn(det);
+	mpq_clear(det);
 	return s;
+}
+
+/* |value - exact| <= 4 epsilon |exact|. */
+static int accurate(double value, const mpq_t exact)
+{
+	mpq_t v, bound;
+	mpq_inits(v, bound, NULL);
+	mpq_set_d(v, value);
+	mpq_sub(v, v, exact);
+	mpq_abs(v, v);
+	mpq_abs(bound, exact);
+	mpq_t f;
+	mpq_init(f);
+	mpq_set_d(f, 4 * DBL_EPSILON / 2);
+	mpq_mul(bound, bound, f);
+	const int ok = mpq_cmp(v, bound) <= 0;
+	mpq_clears(v, bound, f, NULL);
+	return ok;
 }
 
 static int gmp_orient2d(const double *a, const double *b, const double *c)
@@ -318,6 +346,35 @@ START_TEST(orient2d_collinear_inexact_differences)
 }
 END_TEST
 
+/* pred_orient3d_value: within 4 epsilon of the exact determinant, on the
+ * nearly coplanar sets where the sign-exact value may be far off. */
+START_TEST(orient3d_value_accurate)
+{
+	prng r = {0xacc};
+	mpq_t exact;
+	mpq_init(exact);
+	int far = 0;
+	for (int i = 0; i < 4000; i++) {
+		double p[4][3];
+		near_coplanar(&r, p, i % 2);
+		gmp_det3(p[0], p[1], p[2], p[3], exact);
+		const double v = pred_orient3d_value(p[0], p[1], p[2], p[3]);
+		ck_assert_msg(accurate(v, exact), "case %d: value %g not within 4 eps", i, v);
+		far += !accurate(pred_orient3d(p[0], p[1], p[2], p[3]), exact);
+		const double q[3][2] = {{p[0][0], p[0][1]}, {p[1][0], p[1][1]}, {p[2][0], p[2][1]}};
+		const double v2 = pred_orient2d_value(q[0], q[1], q[2]);
+		const double pad[3] = {0, 0, 1}, a3[3] = {q[0][0], q[0][1], 0},
+		             b3[3] = {q[1][0], q[1][1], 0}, c3[3] = {q[2][0], q[2][1], 0};
+		/* det[a-c; b-c] in 2-D is orient3d(a, b, pad, c) with a, b, c in z = 0 */
+		gmp_det3(a3, b3, pad, c3, exact);
+		ck_assert_msg(accurate(v2, exact), "case %d: 2-D value %g not within 4 eps", i, v2);
+	}
+	mpq_clear(exact);
+	printf("predicates: orient3d value: sign-exact value off by more than 4 eps in %d of 4000\n",
+	       far);
+}
+END_TEST
+
 /* The sign is a property of the four points: an odd permutation of the
  * arguments negates it exactly, also where the determinant is tiny. */
 START_TEST(orient3d_permutations)
@@ -434,6 +491,7 @@ static Suite *predicates_suite(void)
 	tcase_add_test(tc, orient3d_near_coplanar);
 	tcase_add_test(tc, orient3d_coplanar_inexact_differences);
 	tcase_add_test(tc, orient3d_permutations);
+	tcase_add_test(tc, orient3d_value_accurate);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("orient2d");

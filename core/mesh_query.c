@@ -1,0 +1,850 @@
+/*
+ * mesh_query.c — queries with a triangle mesh on either side: distance,
+ * near points and intersection (surfaces within the tolerance, or one
+ * shape inside a solid other).  No penetration depth.
+ *
+ * Frames.  Meshes are never transformed: a query maps the other shape into
+ * the mesh's own frame (a's, for two meshes) for the tree's boxes, and
+ * computes triangle distances in world coordinates.  A distance between
+ * boxes in a's frame times the least singular value of a's linear pose
+ * bounds the world distance from below, so any pose, scaled or sheared,
+ * is answered exactly; rigid poses (singular values 1) prune best.
+ *
+ * Distance: branch and bound, depth first, nearer pair first, a pair of
+ * nodes pruned when its boxes' lower bound is no better than the best
+ * pair of triangles so far (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
+ * proximity queries with swept sphere volumes", section 4, with boxes for
+ * swept spheres).  Triangle pairs by closed form (tri_dist.c); a triangle
+ * and a convex shape by clash_gjk on the triangle as a 3-vertex shape.
+ * The search stops at the first pair within the tolerance (radii
+ * included): the surfaces touch.  A verdict alone prunes at that
+ * threshold instead of at the best distance.
+ *
+ * Containment: when the surfaces are apart, each connected part of one
+ * shape lies wholly inside or wholly outside the other, so one point of it
+ * decides (mesh.h, reps).  Points in a solid mesh by ray parity through
+ * the tree with exact orientation predicates (predicates.h): a ray that
+ * meets an edge or a vertex is dropped for another direction.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "mesh.h"
+#include "mesh_query.h"
+#include "predicates.h"
+#include "support.h"
+#include "tri_dist.h"
+
+/* Default tolerance relative to the shapes' size, as clash_gjk's. */
+#define MESH_DEFAULT_RELATIVE_TOLERANCE 1e-12
+/* Rounding floor of the tolerance, in ulps of the scene's extent. */
+#define MESH_ROUNDOFF_ULPS 64.0
+/* Stack entries of a depth-first walk: each level pushes at most two
+ * pairs, and a tree is at most this deep (mesh_build.c bounds it). */
+#define MESH_STACK 512
+/* The cancel flag is read every this many node visits. */
+#define MESH_CANCEL_EVERY 256
+/* Ray directions tried before a point is given up as undecided. */
+#define MESH_RAY_TRIES 64
+
+/* ---- affine maps (row-major: x' = l x + t) ------------------------------ */
+
+typedef struct affine {
+	double l[9], t[3];
+} affine;
+
+static void affine_of(const clash_shape *s, affine *f)
+{
+	for (int r = 0; r < 3; r++) {
+		for (int c = 0; c < 3; c++)
+			f->l[3 * r + c] = s->posed ? s->linear[3 * c + r] : (double)(r == c);
+		f->t[r] = s->posed ? s->translation[r] : 0.0;
+	}
+}
+
+static void apply(const affine *f, const double *v, double *x)
+{
+	for (int r = 0; r < 3; r++)
+		x[r] = f->t[r] + f->l[3 * r] * v[0] + f->l[3 * r + 1] * v[1] + f->l[3 * r + 2] * v[2];
+}
+
+/* The inverse of f (its linear part is non-singular: shape.c checks). */
+static void invert(const affine *f, affine *g)
+{
+	const double *m = f->l;
+	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+	               m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+	               m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};
+	const double det = m[0] * c[0] + m[1] * c[3] + m[2] * c[6];
+	for (int k = 0; k < 9; k++)
+		g->l[k] = c[k] / det;
+	for (int r = 0; r < 3; r++)
+		g->t[r] = -(g->l[3 * r] * f->t[0] + g->l[3 * r + 1] * f->t[1] + g->l[3 * r + 2] * f->t[2]);
+}
+
+/* h = f after g. */
+static void compose(const affine *f, const affine *g, affine *h)
+{
+	for (int r = 0; r < 3; r++) {
+		for (int c = 0; c < 3; c++)
+			h->l[3 * r + c] = f->l[3 * r] * g->l[c] + f->l[3 * r + 1] * g->l[3 + c] +
+			                  f->l[3 * r + 2] * g->l[6 + c];
+		h->t[r] = f->t[r] + f->l[3 * r] * g->t[0] + f->l[3 * r + 1] * g->t[1] +
+		          f->l[3 * r + 2] * g->t[2];
+	}
+}
+
+/* A lower bound on the least singular value of f's linear part: |l x| >=
+ * it |x|.  1 (rounded down) for rotations, s for similarities; else the
+ * least eigenvalue of l^T l in closed form (the trigonometric solution of
+ * the characteristic cubic), rounded down generously. */
+static double sigma_min(const affine *f)
+{
+	const double *m = f->l;
+	double g[9];
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++)
+			g[3 * r + c] = m[r] * m[c] + m[3 + r] * m[3 + c] + m[6 + r] * m[6 + c];
+	const double off = g[1] * g[1] + g[2] * g[2] + g[5] * g[5];
+	const double q = (g[0] + g[4] + g[8]) / 3.0;
+	const double dev = (g[0] - q) * (g[0] - q) + (g[4] - q) * (g[4] - q) + (g[8] - q) * (g[8] - q);
+	if (off + dev <= 1e-28 * q * q) /* a similarity */
+		return sqrt(fmin(g[0], fmin(g[4], g[8]))) * (1.0 - 1e-12);
+	const double p = sqrt((dev + 2.0 * off) / 6.0);
+	double b[9];
+	for (int k = 0; k < 9; k++)
+		b[k] = (g[k] - (k % 4 == 0 ? q : 0.0)) / p;
+	double det = b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) +
+	             b[2] * (b[3] * b[7] - b[4] * b[6]);
+	double hr = fmax(-1.0, fmin(1.0, 0.5 * det));
+	double lmin = q + 2.0 * p * cos(acos(hr) / 3.0 + 2.0943951023931957 /* 2 pi / 3 */);
+	lmin -= 1e-9 * (q + 2.0 * p);
+	return lmin > 0.0 ? sqrt(lmin) : 0.0;
+}
+
+/* ---- boxes --------------------------------------------------------------- */
+
+typedef struct obox {
+	double c[3], h[3]; /* centre and half extents */
+} obox;
+
+/* The box of node n mapped by f (NULL: as it is), grown to hold the map
+ * of every point of it despite rounding. */
+static void node_box(const mesh_node *n, const affine *f, obox *o)
+{
+	double c[3], h[3];
+	for (int k = 0; k < 3; k++) {
+		c[k] = 0.5 * n->lo[k] + 0.5 * n->hi[k];
+		h[k] = 0.5 * n->hi[k] - 0.5 * n->lo[k];
+	}
+	if (f == NULL) {
+		for (int k = 0; k < 3; k++) {
+			o->c[k] = c[k];
+			o->h[k] = h[k] * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(c[k]);
+		}
+		return;
+	}
+	apply(f, c, o->c);
+	for (int r = 0; r < 3; r++) {
+		const double *l = f->l + 3 * r;
+		double e = fabs(l[0]) * h[0] + fabs(l[1]) * h[1] + fabs(l[2]) * h[2];
+		double mag = fabs(f->t[r]) + fabs(l[0] * c[0]) + fabs(l[1] * c[1]) + fabs(l[2] * c[2]);
+		o->h[r] = e * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * mag;
+	}
+}
+
+/* Squared distance between two boxes. */
+static double box_gap2(const obox *x, const obox *y)
+{
+	double s = 0.0;
+	for (int k = 0; k < 3; k++) {
+		double g = fabs(x->c[k] - y->c[k]) - x->h[k] - y->h[k];
+		if (g > 0.0)
+			s += g * g;
+	}
+	return s;
+}
+
+static double box_size(const obox *x)
+{
+	return x->h[0] + x->h[1] + x->h[2];
+}
+
+/* ---- the query's common state -------------------------------------------- */
+
+typedef struct query {
+	const clash_shape *a, *b; /* a is a mesh */
+	const clash_mesh *ma, *mb; /* mb: NULL when b is convex */
+	affine fa, fb;            /* local to world */
+	affine ia;                /* world to a's frame */
+	affine ba;                /* b's frame to a's frame */
+	double sig;               /* world distance >= sig * distance in a's frame */
+	double rsum, tol, thr;    /* radii, tolerance, thr = rsum + tol */
+	int verdict_only;
+	const volatile int *cancel;
+	unsigned visits;
+	/* The best pair: hull distance (radii not taken off) and points. */
+	double best;
+	double pa[3], pb[3];
+	int found;
+	size_t pairs;
+	clash_options sub; /* for clash_gjk on triangles */
+	int converged;
+} query;
+
+static int cancelled(query *q)
+{
+	return (++q->visits % MESH_CANCEL_EVERY) == 0 && q->cancel && *q->cancel;
+}
+
+/* Can nothing with lower bound lb matter?  A verdict needs pairs within
+ * the threshold; a distance, pairs nearer than the best so far. */
+static int pruned(const query *q, double lb)
+{
+	return q->verdict_only ? !(lb <= q->thr) : (q->found && !(lb < q->best));
+}
+
+/* ---- mesh against mesh --------------------------------------------------- */
+
+typedef struct pair_entry {
+	uint32_t na, nb;
+	double lb; /* world lower bound of the hull distance */
+	obox bx;   /* nb's box in a's frame */
+} pair_entry;
+
+static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f, double *w)
+{
+	for (uint32_t i = 0; i < n->count; i++) {
+		const double *t = mesh_tri(m, n->first + i);
+		for (int c = 0; c < 3; c++)
+			apply(f, t + 3 * c, w + 9 * i + 3 * c);
+	}
+}
+
+/* The squared gap between the boxes of two triangles (a lower bound on
+ * their squared distance, up to rounding far below the tolerance). */
+static double tri_gap2(const double *s, const double *t)
+{
+	double g2 = 0.0;
+	for (int k = 0; k < 3; k++) {
+		double slo = s[k], shi = s[k], tlo = t[k], thi = t[k];
+		for (int c = 1; c < 3; c++) {
+			slo = s[3 * c + k] < slo ? s[3 * c + k] : slo;
+			shi = s[3 * c + k] > shi ? s[3 * c + k] : shi;
+			tlo = t[3 * c + k] < tlo ? t[3 * c + k] : tlo;
+			thi = t[3 * c + k] > thi ? t[3 * c + k] : thi;
+		}
+		double g = slo > thi ? slo - thi : tlo > shi ? tlo - shi : 0.0;
+		g2 += g * g;
+	}
+	return g2;
+}
+
+static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
+{
+	double wa[9 * MESH_LEAF_MAX], wb[9 * MESH_LEAF_MAX], pa[3], pb[3];
+	leaf_world(q->ma, x, &q->fa, wa);
+	leaf_world(q->mb, y, &q->fb, wb);
+	for (uint32_t i = 0; i < x->count; i++)
+		for (uint32_t j = 0; j < y->count; j++) {
+			if (pruned(q, sqrt(tri_gap2(wa + 9 * i, wb + 9 * j)) * (1.0 - 1e-9)))
+				continue;
+			q->pairs++;
+			double d = sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, pa, pb));
+			if (!q->found || d < q->best) {
+				q->found = 1;
+				q->best = d;
+				memcpy(q->pa, pa, sizeof pa);
+				memcpy(q->pb, pb, sizeof pb);
+				if (d <= q->thr)
+					return;
+			}
+		}
+}
+
+static double pair_lb(const query *q, const obox *x, const obox *y)
+{
+	return sqrt(box_gap2(x, y)) * q->sig;
+}
+
+static int mesh_mesh(query *q)
+{
+	const mesh_node *na = q->ma->nodes, *nb = q->mb->nodes;
+	pair_entry stack[MESH_STACK];
+	int top = 0;
+	obox ax, bx;
+	node_box(&na[0], NULL, &ax);
+	node_box(&nb[0], &q->ba, &bx);
+	stack[top++] = (pair_entry){0, 0, pair_lb(q, &ax, &bx), bx};
+	while (top > 0) {
+		pair_entry e = stack[--top];
+		if (pruned(q, e.lb))
+			continue;
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		const mesh_node *x = &na[e.na], *y = &nb[e.nb];
+		if (x->count && y->count) {
+			leaf_pair(q, x, y);
+			if (q->found && q->best <= q->thr)
+				return CLASH_OK;
+			continue;
+		}
+		node_box(x, NULL, &ax);
+		int split_a = y->count || (!x->count && box_size(&ax) >= box_size(&e.bx));
+		pair_entry c[2];
+		if (split_a) {
+			uint32_t k[2] = {e.na + 1, x->first};
+			for (int i = 0; i < 2; i++) {
+				obox cx;
+				node_box(&na[k[i]], NULL, &cx);
+				c[i] = (pair_entry){k[i], e.nb, pair_lb(q, &cx, &e.bx), e.bx};
+			}
+		} else {
+			uint32_t k[2] = {e.nb + 1, y->first};
+			for (int i = 0; i < 2; i++) {
+				obox cy;
+				node_box(&nb[k[i]], &q->ba, &cy);
+				c[i] = (pair_entry){e.na, k[i], pair_lb(q, &ax, &cy), cy};
+			}
+		}
+		/* The nearer pair on top, searched first. */
+		int near = c[1].lb < c[0].lb;
+		if (!pruned(q, c[1 - near].lb))
+			stack[top++] = c[1 - near];
+		if (!pruned(q, c[near].lb))
+			stack[top++] = c[near];
+	}
+	return CLASH_OK;
+}
+
+/* ---- mesh against a convex shape ------------------------------------------ */
+
+typedef struct node_entry {
+	uint32_t n;
+	double lb;
+} node_entry;
+
+static int tri_convex(query *q, const double *w, clash_shape *tri)
+{
+	memcpy((double *)tri->vertices, w, 9 * sizeof *w);
+	clash_result r;
+	int err = clash_gjk(tri, q->b, &q->sub, &r);
+	if (err)
+		return err;
+	q->pairs++;
+	q->converged = q->converged && r.converged;
+	if (r.intersecting) {
+		/* A common point: clash_gjk's own (near_a == near_b); -1 marks
+		 * it as that rather than a pair of hull points.  A verdict
+		 * gives none: asked again with the distance. */
+		if (q->sub.want == CLASH_WANT_VERDICT) {
+			clash_options o = q->sub;
+			o.want = CLASH_WANT_DISTANCE;
+			if ((err = clash_gjk(tri, q->b, &o, &r)))
+				return err;
+		}
+		q->found = 1;
+		q->best = -1.0;
+		memcpy(q->pa, r.near_a, sizeof q->pa);
+		memcpy(q->pb, r.near_b, sizeof q->pb);
+		return CLASH_OK;
+	}
+	if (q->sub.want == CLASH_WANT_VERDICT)
+		return CLASH_OK; /* apart: a verdict carries no distance */
+	/* Back to the hull distance and points, radii not taken off. */
+	const double d = r.distance + q->rsum;
+	if (!q->found || d < q->best) {
+		double n[3] = {0.0, 0.0, 0.0}, len = 0.0;
+		for (int k = 0; k < 3; k++) {
+			n[k] = r.near_b[k] - r.near_a[k];
+			len += n[k] * n[k];
+		}
+		len = sqrt(len);
+		if (r.has & CLASH_HAS_PLANE)
+			memcpy(n, r.normal, sizeof n);
+		else
+			for (int k = 0; k < 3; k++)
+				n[k] = len > 0.0 ? n[k] / len : 0.0;
+		q->found = 1;
+		q->best = d;
+		for (int k = 0; k < 3; k++) {
+			q->pa[k] = r.near_a[k] - tri->radius * n[k];
+			q->pb[k] = r.near_b[k] + q->b->radius * n[k];
+		}
+	}
+	return CLASH_OK;
+}
+
+static void tri_box(const double *t, obox *o)
+{
+	for (int k = 0; k < 3; k++) {
+		double lo = t[k], hi = t[k];
+		for (int c = 1; c < 3; c++) {
+			lo = t[3 * c + k] < lo ? t[3 * c + k] : lo;
+			hi = t[3 * c + k] > hi ? t[3 * c + k] : hi;
+		}
+		o->c[k] = 0.5 * lo + 0.5 * hi;
+		o->h[k] = (0.5 * hi - 0.5 * lo) * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(o->c[k]);
+	}
+}
+
+static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
+{
+	const mesh_node *nodes = q->ma->nodes;
+	node_entry stack[MESH_STACK];
+	int top = 0;
+	obox x;
+	node_box(&nodes[0], NULL, &x);
+	stack[top++] = (node_entry){0, sqrt(box_gap2(&x, cb)) * q->sig};
+	while (top > 0) {
+		node_entry e = stack[--top];
+		if (pruned(q, e.lb))
+			continue;
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		const mesh_node *nd = &nodes[e.n];
+		if (nd->count) {
+			for (uint32_t i = 0; i < nd->count; i++) {
+				double w[9];
+				const double *t = mesh_tri(q->ma, nd->first + i);
+				/* The triangle's own box first. */
+				obox tb;
+				tri_box(t, &tb);
+				if (pruned(q, sqrt(box_gap2(&tb, cb)) * q->sig))
+					continue;
+				for (int c = 0; c < 3; c++)
+					apply(&q->fa, t + 3 * c, w + 3 * c);
+				int err = tri_convex(q, w, tri);
+				if (err)
+					return err;
+				if (q->best <= q->thr)
+					return CLASH_OK;
+			}
+			continue;
+		}
+		node_entry c[2];
+		uint32_t k[2] = {e.n + 1, nd->first};
+		for (int i = 0; i < 2; i++) {
+			node_box(&nodes[k[i]], NULL, &x);
+			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
+		}
+		int near = c[1].lb < c[0].lb;
+		if (!pruned(q, c[1 - near].lb))
+			stack[top++] = c[1 - near];
+		if (!pruned(q, c[near].lb))
+			stack[top++] = c[near];
+	}
+	return CLASH_OK;
+}
+
+/* The box in a's frame of the convex shape b (its hull, radius left out). */
+static void convex_box(const query *q, obox *o)
+{
+	affine f;
+	compose(&q->ia, &q->fb, &f);
+	const clash_shape *b = q->b;
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	double mag = 0.0;
+	for (size_t i = 0; i < b->count; i++) {
+		double x[3];
+		apply(&f, b->vertices + 3 * i, x);
+		for (int k = 0; k < 3; k++) {
+			lo[k] = fmin(lo[k], x[k]);
+			hi[k] = fmax(hi[k], x[k]);
+			mag = fmax(mag, fabs(x[k]));
+		}
+	}
+	double lm = 0.0;
+	for (int k = 0; k < 9; k++)
+		lm = fmax(lm, fabs(f.l[k]));
+	for (int k = 0; k < 3; k++)
+		lm = fmax(lm, fabs(f.t[k]));
+	for (int k = 0; k < 3; k++) {
+		o->c[k] = 0.5 * lo[k] + 0.5 * hi[k];
+		o->h[k] = (0.5 * hi[k] - 0.5 * lo[k]) + 16 * DBL_EPSILON * (mag + lm);
+	}
+}
+
+/* ---- points in solids ------------------------------------------------------ */
+
+/* The exact sign of orient3d(a, b, c, d) (predicates.h: Shewchuk 1997,
+ * "Adaptive precision floating-point arithmetic and fast robust geometric
+ * predicates", section 4.3). */
+static int orient_sign(const double *a, const double *b, const double *c, const double *d)
+{
+	const double det = pred_orient3d(a, b, c, d);
+	return det > 0.0 ? 1 : det < 0.0 ? -1 : 0;
+}
+
+/* Segment s0 s1 and triangle t0 t1 t2, exactly: 1 when it crosses the
+ * triangle's interior, 0 when it misses it, -1 when it touches an edge or
+ * a vertex or runs in its plane: then another ray. */
+static int segment_cross(const double *s0, const double *s1, const double *t0,
+                         const double *t1, const double *t2)
+{
+	const int p = orient_sign(t0, t1, t2, s0), q = orient_sign(t0, t1, t2, s1);
+	if (p != 0 && p == q)
+		return 0;
+	const int e1 = orient_sign(s0, s1, t0, t1), e2 = orient_sign(s0, s1, t1, t2),
+	          e3 = orient_sign(s0, s1, t2, t0);
+	if ((e1 > 0 || e2 > 0 || e3 > 0) && (e1 < 0 || e2 < 0 || e3 < 0))
+		return 0; /* the line passes outside an edge */
+	if (p == 0 || q == 0 || e1 == 0 || e2 == 0 || e3 == 0)
+		return -1;
+	return 1;
+}
+
+/* Does segment s0 s1 meet box n (grown a little)? */
+static int segment_meets(const mesh_node *n, const double *s0, const double *d)
+{
+	double t0 = 0.0, t1 = 1.0;
+	for (int k = 0; k < 3; k++) {
+		double pad = 1e-9 * (n->hi[k] - n->lo[k]) + 8 * DBL_EPSILON * fmax(fabs(n->lo[k]), fabs(n->hi[k]));
+		double lo = n->lo[k] - pad, hi = n->hi[k] + pad;
+		if (d[k] == 0.0) {
+			if (s0[k] < lo || s0[k] > hi)
+				return 0;
+			continue;
+		}
+		double u = (lo - s0[k]) / d[k], v = (hi - s0[k]) / d[k];
+		if (u > v) {
+			double w = u;
+			u = v;
+			v = w;
+		}
+		t0 = fmax(t0, u);
+		t1 = fmin(t1, v);
+		if (t0 > t1)
+			return 0;
+	}
+	return 1;
+}
+
+/* Crossings of segment s0 s1 with m's triangles: their count's parity, or
+ * -1 when the segment meets an edge or a vertex (or runs in a plane). */
+static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
+                      const volatile int *cancel)
+{
+	double d[3] = {s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2]};
+	uint32_t stack[MESH_STACK];
+	int top = 0, parity = 0;
+	unsigned visits = 0;
+	stack[top++] = 0;
+	while (top > 0) {
+		const mesh_node *n = &m->nodes[stack[--top]];
+		if (cancel && (++visits % MESH_CANCEL_EVERY) == 0 && *cancel)
+			return CLASH_ECANCELED;
+		if (!segment_meets(n, s0, d))
+			continue;
+		if (n->count) {
+			for (uint32_t i = 0; i < n->count; i++) {
+				const double *t = mesh_tri(m, n->first + i);
+				int c = segment_cross(s0, s1, t, t + 3, t + 6);
+				if (c < 0)
+					return -1;
+				parity ^= c;
+			}
+			continue;
+		}
+		stack[top++] = n->first;
+		stack[top++] = (uint32_t)(n - m->nodes) + 1;
+	}
+	return parity;
+}
+
+int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel)
+{
+	const mesh_node *root = &m->nodes[0];
+	for (int k = 0; k < 3; k++)
+		if (p[k] < root->lo[k] || p[k] > root->hi[k])
+			return 0;
+	double reach = 0.0;
+	for (int k = 0; k < 3; k++)
+		reach += (root->hi[k] - root->lo[k]) + fabs(root->hi[k]) + fabs(root->lo[k]);
+	/* Directions on a golden-angle spiral, none along an axis. */
+	for (int i = 0; i < MESH_RAY_TRIES; i++) {
+		double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
+		double rr = sqrt(fmax(0.0, 1.0 - z * z)), phi = 2.399963229728653 * i + 0.3;
+		double dir[3] = {rr * cos(phi), rr * sin(phi), z};
+		double s1[3];
+		for (int k = 0; k < 3; k++)
+			s1[k] = p[k] + 2.0 * reach * dir[k];
+		int c = ray_parity(m, p, s1, cancel);
+		if (c >= 0 || c == CLASH_ECANCELED)
+			return c;
+	}
+	return CLASH_ERANGE; /* every ray grazed: cannot happen off the surface */
+}
+
+/* ---- the answer ------------------------------------------------------------ */
+
+/* The half diagonal of m's box in the world; *far: that plus the
+ * distance of its centre from the origin. */
+static double mesh_size(const clash_mesh *m, const affine *f, double *far)
+{
+	obox o;
+	node_box(&m->nodes[0], f, &o);
+	double h = sqrt(o.h[0] * o.h[0] + o.h[1] * o.h[1] + o.h[2] * o.h[2]);
+	*far = h + sqrt(o.c[0] * o.c[0] + o.c[1] * o.c[1] + o.c[2] * o.c[2]);
+	return h;
+}
+
+static void common_point(const query *q, double *x)
+{
+	double u = q->rsum > 0.0 ? q->a->radius / q->rsum : 0.5;
+	for (int k = 0; k < 3; k++)
+		x[k] = q->pa[k] + u * (q->pb[k] - q->pa[k]);
+}
+
+/* A point of each part of the mesh side m (frame f) inside `other`?
+ * inside_fn answers for one world point. */
+typedef int (*inside_fn)(query *q, const double *world, int other_is_b);
+
+static int in_mesh(query *q, const double *world, int other_is_b)
+{
+	const clash_mesh *m = other_is_b ? q->mb : q->ma;
+	affine inv;
+	invert(other_is_b ? &q->fb : &q->fa, &inv);
+	double p[3];
+	apply(&inv, world, p);
+	int c = mesh_point_inside(m, p, q->cancel);
+	if (c == CLASH_ERANGE) {
+		q->converged = 0;
+		return 0;
+	}
+	return c;
+}
+
+static int in_convex(query *q, const double *world, int other_is_b)
+{
+	(void)other_is_b;
+	clash_shape pt;
+	clash_shape_init(&pt, 3, world, 1);
+	pt.radius = q->a->radius;
+	clash_options o = q->sub;
+	o.want = CLASH_WANT_VERDICT;
+	clash_result r;
+	int err = clash_gjk(&pt, q->b, &o, &r);
+	return err ? err : r.intersecting;
+}
+
+/* Is some part of mesh m (posed by f) inside the other side?  *at: the
+ * point. */
+static int parts_inside(query *q, const clash_mesh *m, const affine *f, inside_fn fn,
+                        int other_is_b, double *at)
+{
+	for (size_t i = 0; i < m->nreps; i++) {
+		double w[3];
+		apply(f, mesh_tri(m, m->reps[i]), w);
+		int c = fn(q, w, other_is_b);
+		if (c < 0)
+			return c;
+		if (c) {
+			memcpy(at, w, sizeof w);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int check_shape(const clash_shape *s)
+{
+	if (s->dim != 3)
+		return CLASH_EDIM;
+	if (s->mesh && !mesh_valid(s->mesh))
+		return CLASH_EINVAL;
+	if (s->count == 0)
+		return CLASH_EEMPTY;
+	if (s->vertices == NULL)
+		return CLASH_EINVAL;
+	if (!(s->radius >= 0.0) || !isfinite(s->radius))
+		return CLASH_ERADIUS;
+	return CLASH_OK;
+}
+
+static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+               clash_result *r)
+{
+	query q;
+	memset(&q, 0, sizeof q);
+	q.a = a;
+	q.b = b;
+	q.ma = a->mesh;
+	q.mb = b->mesh;
+	q.converged = 1;
+	q.cancel = opt ? opt->cancel : NULL;
+	affine_of(a, &q.fa);
+	affine_of(b, &q.fb);
+	invert(&q.fa, &q.ia);
+	compose(&q.ia, &q.fb, &q.ba);
+	q.sig = sigma_min(&q.fa);
+	q.rsum = a->radius + b->radius;
+	const unsigned want = opt ? opt->want : 0;
+	q.verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
+
+	/* Size and tolerance (clash_gjk's rule, with boxes for balls). */
+	double far_a, far_b;
+	double size = mesh_size(q.ma, &q.fa, &far_a) + q.rsum;
+	obox cb;
+	if (q.mb) {
+		size += mesh_size(q.mb, &q.fb, &far_b);
+	} else {
+		double centre[3], reach;
+		int err = support_bounds(b, centre, &reach);
+		if (err)
+			return err;
+		size += reach;
+		far_b = reach + sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
+		convex_box(&q, &cb);
+	}
+	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
+	                                           : MESH_DEFAULT_RELATIVE_TOLERANCE * size;
+	tol = fmax(tol, MESH_ROUNDOFF_ULPS * DBL_EPSILON * (far_a + far_b + q.rsum));
+	if (!isfinite(tol))
+		return CLASH_ERANGE;
+	q.tol = tol;
+	q.thr = q.rsum + tol;
+	q.best = INFINITY;
+	q.sub = opt ? *opt : (clash_options){0};
+	q.sub.warm_count = 0;
+	q.sub.warm_a = q.sub.warm_b = NULL;
+	q.sub.warm_plane = NULL;
+	q.sub.tolerance = tol;
+	q.sub.want = q.verdict_only ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+
+	/* Three passes, each only when the one before leaves the answer
+	 * open: do the surfaces come within the threshold (pruned at it, so
+	 * cheap)?  Else is a part of one inside the other?  Else the
+	 * distance, pruned at the best so far. */
+	int err;
+	double tw[9] = {0};
+	clash_shape tri;
+	clash_shape_init(&tri, 3, tw, 3);
+	tri.radius = a->radius;
+	const int verdict_only = q.verdict_only;
+	q.verdict_only = 1;
+	q.sub.want = CLASH_WANT_VERDICT;
+	err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+	if (err)
+		return err;
+	const int touching = q.found && q.best <= q.thr;
+	r->dim = 3;
+	r->has = CLASH_HAS_MESH;
+	r->solid_a = q.ma->solid;
+	r->solid_b = q.mb ? q.mb->solid : 1;
+	if (touching) {
+		r->intersecting = 1;
+		r->contact = CLASH_CONTACT_SURFACES;
+		double x[3];
+		if (q.best < 0.0) /* clash_gjk's common point */
+			memcpy(x, q.pa, sizeof x);
+		else
+			common_point(&q, x);
+		memcpy(r->near_a, x, sizeof x);
+		memcpy(r->near_b, x, sizeof x);
+	} else {
+		/* Surfaces apart: containment decides. */
+		double at[3];
+		int c = 0;
+		if (r->solid_b) {
+			c = q.mb ? parts_inside(&q, q.ma, &q.fa, in_mesh, 1, at)
+			         : parts_inside(&q, q.ma, &q.fa, in_convex, 1, at);
+			if (c < 0)
+				return c;
+			if (c)
+				r->contact = CLASH_CONTACT_A_IN_B;
+		}
+		if (!c && r->solid_a) {
+			if (q.mb) {
+				c = parts_inside(&q, q.mb, &q.fb, in_mesh, 0, at);
+			} else {
+				/* b is convex: connected, one point decides. */
+				double v[3];
+				affine_of(b, &q.fb);
+				apply(&q.fb, b->vertices, v);
+				c = in_mesh(&q, v, 0);
+				if (c > 0)
+					memcpy(at, v, sizeof v);
+			}
+			if (c < 0)
+				return c;
+			if (c)
+				r->contact = CLASH_CONTACT_B_IN_A;
+		}
+		if (c) {
+			r->intersecting = 1;
+			memcpy(r->near_a, at, sizeof at);
+			memcpy(r->near_b, at, sizeof at);
+		} else if (!verdict_only) {
+			q.verdict_only = 0;
+			q.sub.want = CLASH_WANT_DISTANCE;
+			q.found = 0;
+			q.best = INFINITY;
+			err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+			if (err)
+				return err;
+			double d = q.best, dir[3];
+			for (int k = 0; k < 3; k++)
+				dir[k] = d > 0.0 ? (q.pb[k] - q.pa[k]) / d : 0.0;
+			r->distance = d - q.rsum;
+			for (int k = 0; k < 3; k++) {
+				r->near_a[k] = q.pa[k] + a->radius * dir[k];
+				r->near_b[k] = q.pb[k] - b->radius * dir[k];
+			}
+		}
+	}
+	if (!verdict_only || r->intersecting)
+		r->has |= CLASH_HAS_DISTANCE;
+	r->converged = q.converged;
+	r->iterations = (int)(q.pairs > INT32_MAX ? INT32_MAX : q.pairs);
+	return CLASH_OK;
+}
+
+/* Swap the sides of an answer. */
+static void swap_result(clash_result *r)
+{
+	for (int k = 0; k < 3; k++) {
+		double t = r->near_a[k];
+		r->near_a[k] = r->near_b[k];
+		r->near_b[k] = t;
+	}
+	int s = r->solid_a;
+	r->solid_a = r->solid_b;
+	r->solid_b = s;
+	if (r->contact == CLASH_CONTACT_A_IN_B)
+		r->contact = CLASH_CONTACT_B_IN_A;
+	else if (r->contact == CLASH_CONTACT_B_IN_A)
+		r->contact = CLASH_CONTACT_A_IN_B;
+}
+
+int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+               clash_result *r)
+{
+	if (r == NULL)
+		return CLASH_EINVAL;
+	memset(r, 0, sizeof *r);
+	if (a == NULL || b == NULL)
+		return CLASH_EINVAL;
+	int err = check_shape(a);
+	if (!err)
+		err = check_shape(b);
+	if (err)
+		return err;
+	if (opt) {
+		if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
+			return CLASH_EINVAL;
+		if (opt->warm_count > 0)
+			return CLASH_ENOTSUP;
+	}
+	if (a->mesh)
+		err = run(a, b, opt, r);
+	else {
+		err = run(b, a, opt, r);
+		if (!err)
+			swap_result(r);
+	}
+	if (err)
+		memset(r, 0, sizeof *r);
+	return err;
+}

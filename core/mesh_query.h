@@ -1,0 +1,18 @@
+/*
+ * mesh_query.h — queries with a triangle mesh on either side (internal;
+ * clash_gjk sends them here once compounds are split into leaves).
+ */
+#ifndef CLASH_MESH_QUERY_H
+#define CLASH_MESH_QUERY_H
+
+#include "clash.h"
+
+/* clash_gjk's answer for a and b, neither compound, one or both meshes. */
+int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+               clash_result *r);
+
+/* Point p (in m's own coordinates) inside the solid m?  1 inside, 0
+ * outside; CLASH_ECANCELED when *cancel is set. */
+int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel);
+
+#endif

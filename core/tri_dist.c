@@ -1,0 +1,262 @@
+/*
+ * tri_dist.c — closest points of two triangles in closed form.
+ *
+ * As Larsen, Gottschalk, Lin and Manocha 1999, "Fast proximity queries
+ * with swept sphere volumes", section 5 (the triangle distance of PQP)
+ * argues: when two triangles are apart, their closest pair is realized
+ * either by a pair of edges (9 segment-segment problems) or by a vertex and
+ * the other triangle's face (6 vertex-triangle problems); when they cross,
+ * an edge of one pierces the other.  This takes the least of the 15 closed
+ * forms, and tests the piercing only when each triangle straddles the
+ * other's plane (else they cannot cross).  Segments are closest-pointed by
+ * clamping the line parameters (the derivation in Ericson 2005, "Real-Time
+ * Collision Detection", section 5.1.9); a point and a triangle by the
+ * point's Voronoi region of the triangle (section 5.1.5).  Degenerate
+ * triangles fall to their edges and vertices.
+ */
+#include <math.h>
+
+#include "tri_dist.h"
+
+static inline double dot3(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void sub3(double *r, const double *a, const double *b)
+{
+	r[0] = a[0] - b[0];
+	r[1] = a[1] - b[1];
+	r[2] = a[2] - b[2];
+}
+
+static inline void cross3(double *r, const double *a, const double *b)
+{
+	r[0] = a[1] * b[2] - a[2] * b[1];
+	r[1] = a[2] * b[0] - a[0] * b[2];
+	r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline void lerp3(double *r, const double *a, const double *d, double t)
+{
+	r[0] = a[0] + t * d[0];
+	r[1] = a[1] + t * d[1];
+	r[2] = a[2] + t * d[2];
+}
+
+static inline double clamp01(double x)
+{
+	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+}
+
+/* Closest points of segments p + s d1 and q + t d2, s, t in [0, 1]. */
+static double seg_seg(const double *p, const double *p1, const double *q, const double *q1,
+                      double *cp, double *cq)
+{
+	double d1[3], d2[3], r[3];
+	sub3(d1, p1, p);
+	sub3(d2, q1, q);
+	sub3(r, p, q);
+	const double a = dot3(d1, d1), e = dot3(d2, d2), f = dot3(d2, r);
+	double s, t;
+	if (a <= 0.0 && e <= 0.0) {
+		s = t = 0.0;
+	} else if (a <= 0.0) {
+		s = 0.0;
+		t = clamp01(f / e);
+	} else {
+		const double c = dot3(d1, r);
+		if (e <= 0.0) {
+			t = 0.0;
+			s = clamp01(-c / a);
+		} else {
+			const double b = dot3(d1, d2), den = a * e - b * b;
+			s = den > 0.0 ? clamp01((b * f - c * e) / den) : 0.0;
+			t = (b * s + f) / e;
+			if (t < 0.0) {
+				t = 0.0;
+				s = clamp01(-c / a);
+			} else if (t > 1.0) {
+				t = 1.0;
+				s = clamp01((b - c) / a);
+			}
+		}
+	}
+	lerp3(cp, p, d1, s);
+	lerp3(cq, q, d2, t);
+	double d[3];
+	sub3(d, cp, cq);
+	return dot3(d, d);
+}
+
+double tri_point_dist2(const double *p, const double *t, double *q)
+{
+	const double *a = t, *b = t + 3, *c = t + 6;
+	double ab[3], ac[3], ap[3], d[3];
+	sub3(ab, b, a);
+	sub3(ac, c, a);
+	sub3(ap, p, a);
+	const double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+	if (d1 <= 0.0 && d2 <= 0.0) {
+		q[0] = a[0], q[1] = a[1], q[2] = a[2];
+		goto done;
+	}
+	double bp[3];
+	sub3(bp, p, b);
+	const double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+	if (d3 >= 0.0 && d4 <= d3) {
+		q[0] = b[0], q[1] = b[1], q[2] = b[2];
+		goto done;
+	}
+	const double vc = d1 * d4 - d3 * d2;
+	if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0) {
+		lerp3(q, a, ab, d1 / (d1 - d3));
+		goto done;
+	}
+	double cp[3];
+	sub3(cp, p, c);
+	const double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+	if (d6 >= 0.0 && d5 <= d6) {
+		q[0] = c[0], q[1] = c[1], q[2] = c[2];
+		goto done;
+	}
+	const double vb = d5 * d2 - d1 * d6;
+	if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0) {
+		lerp3(q, a, ac, d2 / (d2 - d6));
+		goto done;
+	}
+	const double va = d3 * d6 - d5 * d4;
+	if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0) {
+		double bc[3];
+		sub3(bc, c, b);
+		lerp3(q, b, bc, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+		goto done;
+	}
+	const double den = va + vb + vc;
+	if (den > 0.0 && va >= 0.0 && vb >= 0.0 && vc >= 0.0) {
+		const double v = vb / den, w = vc / den;
+		for (int k = 0; k < 3; k++)
+			q[k] = a[k] + ab[k] * v + ac[k] * w;
+		goto done;
+	}
+	/* Degenerate (or rounding left no region): the nearest edge. */
+	{
+		double best = INFINITY, x[3], y[3];
+		const double *e[3][2] = {{a, b}, {b, c}, {c, a}};
+		for (int i = 0; i < 3; i++) {
+			double d2e = seg_seg(p, p, e[i][0], e[i][1], x, y);
+			if (d2e < best) {
+				best = d2e;
+				q[0] = y[0], q[1] = y[1], q[2] = y[2];
+			}
+		}
+	}
+done:
+	sub3(d, p, q);
+	return dot3(d, d);
+}
+
+/* Where segment p0 p1 crosses triangle t (whose plane has normal n and
+ * offset c = n.t0), if it does: 1 and the point.  The signs sd0, sd1 are
+ * the ends' n.p - c, of opposite signs (or zero). */
+static int pierce(const double *p0, const double *p1, double sd0, double sd1, const double *t,
+                  const double *n, double *x)
+{
+	if (sd0 == sd1)
+		return 0;
+	const double u = sd0 / (sd0 - sd1);
+	double d[3];
+	sub3(d, p1, p0);
+	lerp3(x, p0, d, u);
+	/* Inside: on the inner side of each edge, within the plane. */
+	for (int i = 0; i < 3; i++) {
+		const double *a = t + 3 * i, *b = t + 3 * ((i + 1) % 3);
+		double e[3], ax[3], c[3];
+		sub3(e, b, a);
+		sub3(ax, x, a);
+		cross3(c, e, ax);
+		if (dot3(c, n) < 0.0)
+			return 0;
+	}
+	return 1;
+}
+
+/* Do some edges of s pierce t?  ds: s's corners' signed plane offsets
+ * from t's plane (normal nt). */
+static int edges_pierce(const double *s, const double *ds, const double *t, const double *nt,
+                        double *x)
+{
+	for (int i = 0; i < 3; i++) {
+		int j = (i + 1) % 3;
+		if ((ds[i] <= 0.0 && ds[j] >= 0.0) || (ds[i] >= 0.0 && ds[j] <= 0.0))
+			if (pierce(s + 3 * i, s + 3 * j, ds[i], ds[j], t, nt, x))
+				return 1;
+	}
+	return 0;
+}
+
+/* Signed offsets of t's corners from s's plane (normal n). */
+static int straddles(const double *s, const double *t, double *n, double *dt)
+{
+	double e1[3], e2[3];
+	sub3(e1, s + 3, s);
+	sub3(e2, s + 6, s);
+	cross3(n, e1, e2);
+	if (!(dot3(n, n) > 0.0))
+		return 0; /* degenerate: its edges answer */
+	const double c = dot3(n, s);
+	int pos = 0, neg = 0;
+	for (int i = 0; i < 3; i++) {
+		dt[i] = dot3(n, t + 3 * i) - c;
+		pos |= dt[i] >= 0.0;
+		neg |= dt[i] <= 0.0;
+	}
+	return pos && neg;
+}
+
+double tri_dist2(const double *s, const double *t, double *ps, double *pt)
+{
+	double best = INFINITY, x[3], y[3];
+	/* Crossing: each must straddle the other's plane. */
+	double ns[3], nt[3], dts[3], dst[3];
+	if (straddles(s, t, ns, dts) && straddles(t, s, nt, dst)) {
+		if (edges_pierce(t, dts, s, ns, x) || edges_pierce(s, dst, t, nt, x)) {
+			for (int k = 0; k < 3; k++)
+				ps[k] = pt[k] = x[k];
+			return 0.0;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		const double *a0 = s + 3 * i, *a1 = s + 3 * ((i + 1) % 3);
+		for (int j = 0; j < 3; j++) {
+			const double *b0 = t + 3 * j, *b1 = t + 3 * ((j + 1) % 3);
+			double d2 = seg_seg(a0, a1, b0, b1, x, y);
+			if (d2 < best) {
+				best = d2;
+				for (int k = 0; k < 3; k++) {
+					ps[k] = x[k];
+					pt[k] = y[k];
+				}
+			}
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		double d2 = tri_point_dist2(s + 3 * i, t, y);
+		if (d2 < best) {
+			best = d2;
+			for (int k = 0; k < 3; k++) {
+				ps[k] = s[3 * i + k];
+				pt[k] = y[k];
+			}
+		}
+		d2 = tri_point_dist2(t + 3 * i, s, x);
+		if (d2 < best) {
+			best = d2;
+			for (int k = 0; k < 3; k++) {
+				ps[k] = x[k];
+				pt[k] = t[3 * i + k];
+			}
+		}
+	}
+	return best;
+}

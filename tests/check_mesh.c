@@ -1,0 +1,850 @@
+/*
+ * check_mesh.c — triangle meshes (issue #13): the build's checks and
+ * topology, and every query with a mesh on either side against
+ * independent answers: brute force over all triangle pairs with clash_gjk
+ * on 3-vertex shapes (distance, touching), the generalized winding number
+ * by solid angles (Van Oosterom and Strackee 1983, "The solid angle of a
+ * plane triangle") for insideness, and the convex query on a polytope's
+ * vertices for a mesh of its hull.  Also the L-bracket notch, a bolt in a
+ * plate's hole, mesh leaves in compounds, scenes and motion, and the
+ * timings on two three.js TorusKnotGeometry(1, 0.3, 800, 64) meshes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "clash.h"
+#include "prng.h"
+
+/* ---- meshes -------------------------------------------------------------- */
+
+typedef struct tmesh {
+	double *pos;
+	uint32_t *idx;
+	size_t nv, nt;
+	void *store;
+	clash_mesh *m;
+} tmesh;
+
+static void tm_alloc(tmesh *t, size_t nv, size_t nt)
+{
+	memset(t, 0, sizeof *t);
+	t->pos = calloc(3 * nv, sizeof(double));
+	t->idx = calloc(3 * nt, sizeof(uint32_t));
+	ck_assert(t->pos && t->idx);
+}
+
+static void tm_build(tmesh *t)
+{
+	size_t size = clash_mesh_size(t->nv, t->nt);
+	ck_assert(size > 0);
+	t->store = malloc(size);
+	ck_assert(t->store);
+	ck_assert_int_eq(clash_mesh_build(t->store, size, t->pos, t->nv, t->idx, t->nt, &t->m),
+	                 CLASH_OK);
+	ck_assert_uint_le(clash_mesh_bytes(t->m), size);
+	ck_assert_uint_eq(clash_mesh_triangles(t->m), t->nt);
+}
+
+static void tm_free(tmesh *t)
+{
+	free(t->pos);
+	free(t->idx);
+	free(t->store);
+}
+
+static void tri(tmesh *t, uint32_t a, uint32_t b, uint32_t c)
+{
+	t->idx[3 * t->nt] = a;
+	t->idx[3 * t->nt + 1] = b;
+	t->idx[3 * t->nt + 2] = c;
+	t->nt++;
+}
+
+static uint32_t vtx(tmesh *t, double x, double y, double z)
+{
+	t->pos[3 * t->nv] = x;
+	t->pos[3 * t->nv + 1] = y;
+	t->pos[3 * t->nv + 2] = z;
+	return (uint32_t)t->nv++;
+}
+
+/* A box's surface, outward counter-clockwise, appended to t. */
+static void add_box(tmesh *t, const double *lo, const double *hi)
+{
+	uint32_t v[8];
+	for (int i = 0; i < 8; i++)
+		v[i] = vtx(t, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]);
+	static const int f[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+	                            {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+	for (int i = 0; i < 6; i++) {
+		tri(t, v[f[i][0]], v[f[i][1]], v[f[i][2]]);
+		tri(t, v[f[i][0]], v[f[i][2]], v[f[i][3]]);
+	}
+}
+
+static void box_mesh(tmesh *t, const double *lo, const double *hi)
+{
+	tm_alloc(t, 8, 12);
+	add_box(t, lo, hi);
+	tm_build(t);
+}
+
+/* A torus about z, closed (indices wrap). */
+static void torus_mesh(tmesh *t, double R, double r, int nu, int nv)
+{
+	tm_alloc(t, (size_t)(nu * nv), (size_t)(2 * nu * nv));
+	for (int i = 0; i < nu; i++)
+		for (int j = 0; j < nv; j++) {
+			double u = 2 * M_PI * i / nu, v = 2 * M_PI * j / nv;
+			vtx(t, (R + r * cos(v)) * cos(u), (R + r * cos(v)) * sin(u), r * sin(v));
+		}
+	for (int i = 0; i < nu; i++)
+		for (int j = 0; j < nv; j++) {
+			uint32_t a = (uint32_t)(i * nv + j), b = (uint32_t)(((i + 1) % nu) * nv + j);
+			uint32_t c = (uint32_t)(((i + 1) % nu) * nv + (j + 1) % nv),
+			         d = (uint32_t)(i * nv + (j + 1) % nv);
+			tri(t, a, b, c);
+			tri(t, a, c, d);
+		}
+	tm_build(t);
+}
+
+/* three.js TorusKnotGeometry(radius, tube, tubular, radial, 2, 3), its
+ * seams closed by wrapping the indices (so a solid). */
+static void knot_point(double u, double radius, double *p)
+{
+	double cu = cos(u), su = sin(u), qp = 1.5 * u, cs = cos(qp);
+	p[0] = radius * (2 + cs) * 0.5 * cu;
+	p[1] = radius * (2 + cs) * su * 0.5;
+	p[2] = radius * sin(qp) * 0.5;
+}
+
+static void knot_mesh(tmesh *t, double radius, double tube, int tubular, int radial)
+{
+	tm_alloc(t, (size_t)(tubular * radial), (size_t)(2 * tubular * radial));
+	for (int j = 0; j < tubular; j++) {
+		double u = (double)j / tubular * 2 * 2 * M_PI, p1[3], p2[3], T[3], N[3], B[3];
+		knot_point(u, radius, p1);
+		knot_point(u + 0.01, radius, p2);
+		for (int k = 0; k < 3; k++) {
+			T[k] = p2[k] - p1[k];
+			N[k] = p2[k] + p1[k];
+		}
+		B[0] = T[1] * N[2] - T[2] * N[1];
+		B[1] = T[2] * N[0] - T[0] * N[2];
+		B[2] = T[0] * N[1] - T[1] * N[0];
+		N[0] = B[1] * T[2] - B[2] * T[1];
+		N[1] = B[2] * T[0] - B[0] * T[2];
+		N[2] = B[0] * T[1] - B[1] * T[0];
+		double lb = sqrt(B[0] * B[0] + B[1] * B[1] + B[2] * B[2]),
+		       ln = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
+		for (int i = 0; i < radial; i++) {
+			double v = (double)i / radial * 2 * M_PI, cx = -tube * cos(v), cy = tube * sin(v);
+			vtx(t, p1[0] + cx * N[0] / ln + cy * B[0] / lb, p1[1] + cx * N[1] / ln + cy * B[1] / lb,
+			    p1[2] + cx * N[2] / ln + cy * B[2] / lb);
+		}
+	}
+	for (int j = 1; j <= tubular; j++)
+		for (int i = 1; i <= radial; i++) {
+			uint32_t a = (uint32_t)(radial * (j - 1) + (i - 1));
+			uint32_t b = (uint32_t)(radial * (j % tubular) + (i - 1));
+			uint32_t c = (uint32_t)(radial * (j % tubular) + i % radial);
+			uint32_t d = (uint32_t)(radial * (j - 1) + i % radial);
+			tri(t, a, b, d);
+			tri(t, b, c, d);
+		}
+	tm_build(t);
+}
+
+/* An L-shaped prism: the profile (0,0) (4,0) (4,1) (1,1) (1,4) (0,4),
+ * extruded over z in [0, 1]. */
+static void l_bracket(tmesh *t)
+{
+	static const double p[6][2] = {{0, 0}, {4, 0}, {4, 1}, {1, 1}, {1, 4}, {0, 4}};
+	static const int cap[4][3] = {{0, 1, 2}, {0, 2, 3}, {0, 3, 4}, {0, 4, 5}};
+	tm_alloc(t, 12, 20);
+	for (int z = 0; z < 2; z++)
+		for (int i = 0; i < 6; i++)
+			vtx(t, p[i][0], p[i][1], z);
+	for (int i = 0; i < 4; i++) {
+		tri(t, (uint32_t)cap[i][0], (uint32_t)cap[i][2], (uint32_t)cap[i][1]);
+		tri(t, (uint32_t)cap[i][0] + 6, (uint32_t)cap[i][1] + 6, (uint32_t)cap[i][2] + 6);
+	}
+	for (uint32_t i = 0; i < 6; i++) {
+		uint32_t j = (i + 1) % 6;
+		tri(t, i, j, j + 6);
+		tri(t, i, j + 6, i + 6);
+	}
+	tm_build(t);
+}
+
+/* ---- independent answers ---------------------------------------------------- */
+
+static void world(const clash_shape *s, const double *v, double *x)
+{
+	for (int r = 0; r < 3; r++) {
+		x[r] = s->posed ? s->translation[r] : 0.0;
+		for (int k = 0; k < 3; k++)
+			x[r] += (s->posed ? s->linear[3 * k + r] : (double)(r == k)) * v[k];
+	}
+}
+
+/* World triangles of a mesh shape (9 doubles each, malloc'd). */
+static double *world_tris(const clash_shape *s, const tmesh *t)
+{
+	double *w = malloc(9 * t->nt * sizeof *w);
+	for (size_t i = 0; i < t->nt; i++)
+		for (int c = 0; c < 3; c++)
+			world(s, t->pos + 3 * t->idx[3 * i + c], w + 9 * i + 3 * c);
+	return w;
+}
+
+/* Least distance over triangle pairs by clash_gjk (radii 0). */
+static double brute_pairs(const double *wa, size_t na, const double *wb, size_t nb)
+{
+	double best = INFINITY;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++) {
+			clash_shape x, y;
+			clash_shape_init(&x, 3, wa + 9 * i, 3);
+			clash_shape_init(&y, 3, wb + 9 * j, 3);
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(&x, &y, NULL, &r), CLASH_OK);
+			best = fmin(best, r.intersecting ? 0.0 : r.distance);
+		}
+	return best;
+}
+
+/* Winding number of closed triangles w around p, by solid angles. */
+static double winding(const double *w, size_t n, const double *p)
+{
+	double sum = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		double a[3], b[3], c[3];
+		for (int k = 0; k < 3; k++) {
+			a[k] = w[9 * i + k] - p[k];
+			b[k] = w[9 * i + 3 + k] - p[k];
+			c[k] = w[9 * i + 6 + k] - p[k];
+		}
+		double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+		double lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+		double lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+		double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+		             a[2] * (b[0] * c[1] - b[1] * c[0]);
+		double ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+		double ac = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
+		double bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
+		sum += 2.0 * atan2(det, la * lb * lc + ab * lc + ac * lb + bc * la);
+	}
+	return sum / (4 * M_PI);
+}
+
+static void random_pose(clash_shape *s, prng *g, double spread, int scale)
+{
+	double q[4], n = 0;
+	for (int k = 0; k < 4; k++) {
+		q[k] = prng_range(g, -1, 1);
+		n += q[k] * q[k];
+	}
+	for (int k = 0; k < 4; k++)
+		q[k] /= sqrt(n);
+	double t[3] = {prng_range(g, -spread, spread), prng_range(g, -spread, spread),
+	               prng_range(g, -spread, spread)};
+	if (scale) {
+		/* A rotation after a non-uniform scale, as a matrix. */
+		double x = q[0], y = q[1], z = q[2], w = q[3];
+		double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+		               2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+		               2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)};
+		double sc[3] = {prng_range(g, 0.5, 2), prng_range(g, 0.5, 2), prng_range(g, 0.5, 2)};
+		double m[16] = {0};
+		for (int c = 0; c < 3; c++)
+			for (int r = 0; r < 3; r++)
+				m[4 * c + r] = R[3 * c + r] * sc[c];
+		for (int r = 0; r < 3; r++)
+			m[12 + r] = t[r];
+		m[15] = 1;
+		ck_assert_int_eq(clash_shape_set_matrix(s, m), CLASH_OK);
+	} else {
+		ck_assert_int_eq(clash_shape_set_quaternion(s, q), CLASH_OK);
+		ck_assert_int_eq(clash_shape_set_translation(s, t), CLASH_OK);
+	}
+}
+
+/* Some vertex of `pts` (world) inside the closed triangles w? */
+static int any_inside(const double *pts, size_t np, const double *w, size_t nt)
+{
+	for (size_t i = 0; i < np; i++)
+		if (fabs(winding(w, nt, pts + 3 * i)) > 0.5)
+			return 1;
+	return 0;
+}
+
+static double *world_verts(const clash_shape *s, const double *v, size_t n)
+{
+	double *w = malloc(3 * n * sizeof *w);
+	for (size_t i = 0; i < n; i++)
+		world(s, v + 3 * i, w + 3 * i);
+	return w;
+}
+
+/* ---- tests -------------------------------------------------------------------- */
+
+START_TEST(build_errors_and_topology)
+{
+	double pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+	uint32_t idx[3] = {0, 1, 2}, bad[3] = {0, 1, 3};
+	static double store[4096];
+	clash_mesh *m;
+	size_t size = clash_mesh_size(3, 1);
+	ck_assert(size > 0 && size <= sizeof store);
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, bad, 1, &m), CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 0, &m), CLASH_EEMPTY);
+	ck_assert_int_eq(clash_mesh_build(store, size - 8, pos, 3, idx, 1, &m), CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_build((char *)store + 4, size, pos, 3, idx, 1, &m), CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 4, NULL, 1, &m), CLASH_EINVAL);
+	pos[4] = NAN;
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 1, &m), CLASH_ERANGE);
+	pos[4] = 1;
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, NULL, 1, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	clash_shape s;
+	ck_assert_int_eq(clash_shape_init_mesh(&s, m), CLASH_OK);
+	ck_assert_int_eq(s.dim, 3);
+	ck_assert_ptr_eq(s.mesh, m);
+	ck_assert_int_eq(clash_shape_init_mesh(&s, NULL), CLASH_EINVAL);
+
+	/* A box: solid; without a face: a surface; with a face flipped: a
+	 * surface; as unindexed triples: welded, solid. */
+	tmesh b;
+	double lo[3] = {0, 0, 0}, hi[3] = {1, 2, 3};
+	box_mesh(&b, lo, hi);
+	ck_assert_int_eq(clash_mesh_is_solid(b.m), 1);
+	size = clash_mesh_size(8, 11);
+	void *st = malloc(size);
+	ck_assert_int_eq(clash_mesh_build(st, size, b.pos, 8, b.idx, 11, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	free(st);
+	uint32_t flip[36];
+	memcpy(flip, b.idx, sizeof flip);
+	flip[1] = b.idx[2];
+	flip[2] = b.idx[1];
+	size = clash_mesh_size(8, 12);
+	st = malloc(size);
+	ck_assert_int_eq(clash_mesh_build(st, size, b.pos, 8, flip, 12, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	free(st);
+	double soup[108];
+	for (int i = 0; i < 36; i++)
+		memcpy(soup + 3 * i, b.pos + 3 * b.idx[i], 3 * sizeof(double));
+	size = clash_mesh_size(36, 12);
+	st = malloc(size);
+	ck_assert_int_eq(clash_mesh_build(st, size, soup, 36, NULL, 12, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 1);
+	free(st);
+	tm_free(&b);
+	tmesh t;
+	torus_mesh(&t, 2, 0.5, 24, 12);
+	ck_assert_int_eq(clash_mesh_is_solid(t.m), 1);
+	tm_free(&t);
+}
+END_TEST
+
+/* Mesh a against mesh b at random poses: distance, near points and the
+ * verdict against brute force and winding numbers. */
+static void check_pair(const tmesh *ta, const tmesh *tb, prng *g, int rounds, double spread,
+                       int scale)
+{
+	for (int round = 0; round < rounds; round++) {
+		clash_shape a, b;
+		clash_shape_init_mesh(&a, ta->m);
+		clash_shape_init_mesh(&b, tb->m);
+		random_pose(&a, g, spread, scale && round % 2);
+		random_pose(&b, g, spread, scale && round % 3 == 0);
+		double ra = round % 4 == 1 ? 0.05 : 0.0;
+		clash_shape_set_radius(&a, ra);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+		double *wa = world_tris(&a, ta), *wb = world_tris(&b, tb);
+		double d = brute_pairs(wa, ta->nt, wb, tb->nt) - ra;
+		ck_assert(r.has & CLASH_HAS_MESH);
+		ck_assert_int_eq(r.solid_a, clash_mesh_is_solid(ta->m));
+		ck_assert_int_eq(r.solid_b, clash_mesh_is_solid(tb->m));
+		if (fabs(d) < 1e-9)
+			goto next; /* too close to call either way */
+		int surfaces = d <= 0;
+		double *va = world_verts(&a, ta->pos, ta->nv), *vb = world_verts(&b, tb->pos, tb->nv);
+		int a_in_b = !surfaces && r.solid_b && any_inside(va, ta->nv, wb, tb->nt);
+		int b_in_a = !surfaces && !a_in_b && r.solid_a && any_inside(vb, tb->nv, wa, ta->nt);
+		free(va);
+		free(vb);
+		ck_assert_int_eq(r.intersecting, surfaces || a_in_b || b_in_a);
+		if (surfaces)
+			ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+		else if (a_in_b)
+			ck_assert_int_eq(r.contact, CLASH_CONTACT_A_IN_B);
+		else if (b_in_a)
+			ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
+		if (!r.intersecting) {
+			ck_near(r.distance, d, 1e-9 * (1 + d));
+			double e[3] = {r.near_b[0] - r.near_a[0], r.near_b[1] - r.near_a[1],
+			               r.near_b[2] - r.near_a[2]};
+			ck_near(sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), d, 1e-9 * (1 + d));
+		} else {
+			ck_assert(r.near_a[0] == r.near_b[0] && r.near_a[2] == r.near_b[2]);
+		}
+		/* The verdict alone agrees. */
+		clash_options o = {0};
+		o.want = CLASH_WANT_VERDICT;
+		clash_result v;
+		ck_assert_int_eq(clash_gjk(&a, &b, &o, &v), CLASH_OK);
+		ck_assert_int_eq(v.intersecting, r.intersecting);
+		/* Swapped. */
+		clash_result s;
+		ck_assert_int_eq(clash_gjk(&b, &a, NULL, &s), CLASH_OK);
+		ck_assert_int_eq(s.intersecting, r.intersecting);
+		if (!r.intersecting)
+			ck_near(s.distance, r.distance, 1e-9 * (1 + d));
+	next:
+		free(wa);
+		free(wb);
+	}
+}
+
+START_TEST(mesh_mesh_against_brute_force)
+{
+	prng g;
+	g.s = 1301;
+	tmesh t, k, b, l;
+	torus_mesh(&t, 1.0, 0.3, 16, 8);
+	knot_mesh(&k, 1.0, 0.3, 24, 6);
+	double lo[3] = {-0.3, -0.2, -0.5}, hi[3] = {0.3, 0.2, 0.5};
+	box_mesh(&b, lo, hi);
+	l_bracket(&l);
+	check_pair(&t, &t, &g, 30, 1.5, 1);
+	check_pair(&t, &b, &g, 40, 1.0, 1);
+	check_pair(&k, &t, &g, 20, 1.5, 0);
+	check_pair(&l, &b, &g, 40, 2.5, 1);
+	check_pair(&b, &l, &g, 20, 2.5, 0);
+	tm_free(&t);
+	tm_free(&k);
+	tm_free(&b);
+	tm_free(&l);
+}
+END_TEST
+
+/* A mesh and a convex shape: brute force over triangles; a mesh of a
+ * convex hull answers as the hull's vertex list. */
+START_TEST(mesh_convex_against_brute_force)
+{
+	prng g;
+	g.s = 1302;
+	tmesh t, h;
+	torus_mesh(&t, 1.0, 0.3, 16, 8);
+	double lo[3] = {-0.5, -0.4, -0.3}, hi[3] = {0.5, 0.4, 0.3};
+	box_mesh(&h, lo, hi);
+	double bx[24];
+	for (int i = 0; i < 8; i++) {
+		bx[3 * i] = (i & 1) ? 0.2 : -0.2;
+		bx[3 * i + 1] = (i & 2) ? 0.1 : -0.1;
+		bx[3 * i + 2] = (i & 4) ? 0.15 : -0.15;
+	}
+	for (int round = 0; round < 200; round++) {
+		const tmesh *tm = round % 2 ? &t : &h;
+		clash_shape m, c;
+		clash_shape_init_mesh(&m, tm->m);
+		clash_shape_init(&c, 3, bx, 8);
+		random_pose(&m, &g, 0.6, round % 3 == 0);
+		random_pose(&c, &g, 1.2, round % 5 == 0);
+		if (round % 4 == 2)
+			clash_shape_set_radius(&c, 0.03);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&m, &c, NULL, &r), CLASH_OK);
+		double *w = world_tris(&m, tm);
+		double best = INFINITY;
+		for (size_t i = 0; i < tm->nt; i++) {
+			clash_shape x;
+			clash_shape_init(&x, 3, w + 9 * i, 3);
+			clash_result q;
+			ck_assert_int_eq(clash_gjk(&x, &c, NULL, &q), CLASH_OK);
+			best = fmin(best, q.intersecting ? 0.0 : q.distance);
+		}
+		if (best > 1e-9 || best == 0.0) {
+			int surfaces = best == 0.0;
+			double *vc = world_verts(&c, bx, 8);
+			int c_in_m = !surfaces && any_inside(vc, 1, w, tm->nt);
+			free(vc);
+			int m_in_c = 0;
+			if (!surfaces && !c_in_m) {
+				clash_containment cc;
+				ck_assert_int_eq(clash_contains(&m, &c, NULL, &cc), CLASH_OK);
+				m_in_c = cc.contained;
+			}
+			ck_assert_int_eq(r.intersecting, surfaces || c_in_m || m_in_c);
+			if (!r.intersecting)
+				ck_near(r.distance, best, 1e-9);
+			if (c_in_m)
+				ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
+			if (m_in_c)
+				ck_assert_int_eq(r.contact, CLASH_CONTACT_A_IN_B);
+			/* The box mesh is the hull of its vertices. */
+			if (tm == &h) {
+				clash_shape hv;
+				clash_shape_init(&hv, 3, h.pos, h.nv);
+				memcpy(hv.linear, m.linear, sizeof hv.linear);
+				memcpy(hv.translation, m.translation, sizeof hv.translation);
+				hv.posed = m.posed;
+				clash_result cv;
+				ck_assert_int_eq(clash_gjk(&hv, &c, NULL, &cv), CLASH_OK);
+				ck_assert_int_eq(cv.intersecting, r.intersecting);
+				if (!r.intersecting)
+					ck_near(r.distance, cv.distance, 1e-9);
+			}
+		}
+		clash_result s;
+		ck_assert_int_eq(clash_gjk(&c, &m, NULL, &s), CLASH_OK);
+		ck_assert_int_eq(s.intersecting, r.intersecting);
+		ck_assert_int_eq(s.solid_a, 1);
+		free(w);
+	}
+	tm_free(&t);
+	tm_free(&h);
+}
+END_TEST
+
+START_TEST(l_bracket_notch_and_inside)
+{
+	tmesh l;
+	l_bracket(&l);
+	ck_assert_int_eq(clash_mesh_is_solid(l.m), 1);
+	double probe[24];
+	for (int i = 0; i < 8; i++) {
+		probe[3 * i] = (i & 1) ? 0.25 : -0.25;
+		probe[3 * i + 1] = (i & 2) ? 0.25 : -0.25;
+		probe[3 * i + 2] = (i & 4) ? 0.25 : -0.25;
+	}
+	clash_shape m, p;
+	clash_shape_init_mesh(&m, l.m);
+	clash_shape_init(&p, 3, probe, 8);
+	/* In the notch, 2.0 from both arms, within the hull of the L. */
+	double at[3] = {3.25, 3.25, 0.5};
+	clash_shape_set_translation(&p, at);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&p, &m, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 2.0, 1e-12);
+	/* Inside the bracket's material. */
+	double in[3] = {0.5, 2.5, 0.5};
+	clash_shape_set_translation(&p, in);
+	ck_assert_int_eq(clash_gjk(&p, &m, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_A_IN_B);
+	/* Touching a face counts. */
+	double touch[3] = {1.25, 2.5, 0.5};
+	clash_shape_set_translation(&p, touch);
+	ck_assert_int_eq(clash_gjk(&p, &m, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+	tm_free(&l);
+}
+END_TEST
+
+/* A plate with a square hole (an extruded square annulus, one closed
+ * mesh); a bolt through the hole not touching it; a bolt wholly inside
+ * the plate. */
+START_TEST(bolt_through_a_hole)
+{
+	tmesh pl;
+	tm_alloc(&pl, 16, 32);
+	static const double sq[4][2] = {{-2, -2}, {2, -2}, {2, 2}, {-2, 2}};
+	for (int z = 0; z < 2; z++)
+		for (int i = 0; i < 4; i++) {
+			vtx(&pl, sq[i][0], sq[i][1], z); /* outer */
+			vtx(&pl, sq[i][0] / 2, sq[i][1] / 2, z); /* inner */
+		}
+#define OV(i, z) ((uint32_t)(8 * (z) + 2 * ((i) % 4)))
+#define IV(i, z) ((uint32_t)(8 * (z) + 2 * ((i) % 4) + 1))
+	for (int i = 0; i < 4; i++) {
+		tri(&pl, OV(i, 1), OV(i + 1, 1), IV(i + 1, 1));
+		tri(&pl, OV(i, 1), IV(i + 1, 1), IV(i, 1));
+		tri(&pl, OV(i, 0), IV(i + 1, 0), OV(i + 1, 0));
+		tri(&pl, OV(i, 0), IV(i, 0), IV(i + 1, 0));
+		tri(&pl, OV(i, 0), OV(i + 1, 0), OV(i + 1, 1));
+		tri(&pl, OV(i, 0), OV(i + 1, 1), OV(i, 1));
+		tri(&pl, IV(i, 0), IV(i + 1, 1), IV(i + 1, 0));
+		tri(&pl, IV(i, 0), IV(i, 1), IV(i + 1, 1));
+	}
+#undef OV
+#undef IV
+	tm_build(&pl);
+	ck_assert_int_eq(clash_mesh_is_solid(pl.m), 1);
+	tmesh bolt;
+	double lo[3] = {-0.9, -0.9, -3}, hi[3] = {0.9, 0.9, 3};
+	box_mesh(&bolt, lo, hi);
+	clash_shape p, s;
+	clash_shape_init_mesh(&p, pl.m);
+	clash_shape_init_mesh(&s, bolt.m);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&s, &p, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 0.1, 1e-12);
+	/* As a convex bolt too. */
+	clash_shape c;
+	clash_shape_init(&c, 3, bolt.pos, 8);
+	ck_assert_int_eq(clash_gjk(&c, &p, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 0.1, 1e-12);
+	/* A small bolt inside the plate's material. */
+	double small_lo[3] = {-0.1, -0.1, -0.3}, small_hi[3] = {0.1, 0.1, 0.3};
+	tmesh sb;
+	box_mesh(&sb, small_lo, small_hi);
+	clash_shape_init_mesh(&s, sb.m);
+	double t[3] = {1.5, 0, 0.5};
+	clash_shape_set_translation(&s, t);
+	ck_assert_int_eq(clash_gjk(&s, &p, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_A_IN_B);
+	ck_assert_int_eq(clash_gjk(&p, &s, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
+	/* An open surface holds nothing: the plate without its last triangle. */
+	size_t size = clash_mesh_size(pl.nv, pl.nt - 1);
+	void *st = malloc(size);
+	clash_mesh *open;
+	ck_assert_int_eq(clash_mesh_build(st, size, pl.pos, pl.nv, pl.idx, pl.nt - 1, &open),
+	                 CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(open), 0);
+	clash_shape o;
+	clash_shape_init_mesh(&o, open);
+	ck_assert_int_eq(clash_gjk(&s, &o, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_assert_int_eq(r.solid_b, 0);
+	ck_near(r.distance, 0.2, 1e-12);
+	free(st);
+	tm_free(&pl);
+	tm_free(&bolt);
+	tm_free(&sb);
+}
+END_TEST
+
+START_TEST(other_methods_say_not_supported)
+{
+	tmesh b;
+	double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+	box_mesh(&b, lo, hi);
+	clash_shape m, c;
+	clash_shape_init_mesh(&m, b.m);
+	clash_shape_init(&c, 3, b.pos, 8);
+	clash_result r;
+	ck_assert_int_eq(clash_lp_simplex(&m, &c, NULL, &r), CLASH_ENOTSUP);
+	ck_assert_int_eq(clash_lp_ipm(&c, &m, NULL, &r), CLASH_ENOTSUP);
+	clash_containment cc;
+	ck_assert_int_eq(clash_contains(&c, &m, NULL, &cc), CLASH_ENOTSUP);
+	ck_assert_int_eq(clash_contains(&m, &c, NULL, &cc), CLASH_OK);
+	ck_assert_int_eq(cc.contained, 1);
+	clash_motion mo = {{1, 0, 0}, {0, 0, 0}};
+	ck_assert_int_eq(clash_swept(&m, NULL, &c, &mo, NULL, &r), CLASH_ENOTSUP);
+	clash_options o = {0};
+	size_t w = 0;
+	o.warm_count = 1;
+	o.warm_a = o.warm_b = &w;
+	ck_assert_int_eq(clash_gjk(&m, &c, &o, &r), CLASH_ENOTSUP);
+	volatile int stop = 1;
+	clash_options oc = {0};
+	oc.cancel = &stop;
+	tm_free(&b);
+	tmesh k;
+	knot_mesh(&k, 1, 0.3, 200, 16);
+	clash_shape_init_mesh(&m, k.m);
+	clash_shape_init_mesh(&c, k.m);
+	double t[3] = {3.2, 0.1, 0.05};
+	clash_shape_set_translation(&c, t);
+	ck_assert_int_eq(clash_gjk(&m, &c, &oc, &r), CLASH_ECANCELED);
+	tm_free(&k);
+}
+END_TEST
+
+/* Mesh leaves in a compound; a mesh in a scene; a mesh in motion. */
+START_TEST(compound_scene_and_motion)
+{
+	tmesh t, b;
+	torus_mesh(&t, 1.0, 0.25, 16, 8);
+	double lo[3] = {-0.2, -0.2, -0.2}, hi[3] = {0.2, 0.2, 0.2};
+	box_mesh(&b, lo, hi);
+	clash_shape parts[2];
+	clash_shape_init_mesh(&parts[0], t.m);
+	clash_shape_init_mesh(&parts[1], t.m);
+	double off[3] = {5, 0, 0};
+	clash_shape_set_translation(&parts[1], off);
+	clash_shape comp, probe;
+	ck_assert_int_eq(clash_shape_init_compound(&comp, 3, parts, 2), CLASH_OK);
+	clash_shape_init_mesh(&probe, b.m);
+	/* In the hole of the second torus: 1 - 0.25 - 0.2 from its tube
+	 * (the box's corner reaches 0.2 sqrt 2 sideways). */
+	clash_shape_set_translation(&probe, off);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&comp, &probe, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_assert(r.distance > 0.4 && r.distance < 0.56);
+	ck_assert_int_eq((int)r.part_a, 1);
+	double on[3] = {6, 0, 0};
+	clash_shape_set_translation(&probe, on);
+	ck_assert_int_eq(clash_gjk(&comp, &probe, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+
+	/* A scene: the probe inside the first torus's tube, a box far away. */
+	clash_shape objs[3];
+	clash_shape_init_mesh(&objs[0], t.m);
+	clash_shape_init_mesh(&objs[1], b.m);
+	double in_tube[3] = {1, 0, 0}, far[3] = {10, 0, 0};
+	clash_shape_set_translation(&objs[1], in_tube);
+	clash_shape_init_mesh(&objs[2], b.m);
+	clash_shape_set_translation(&objs[2], far);
+	objs[1].mesh = NULL; /* the probe as a convex box */
+	objs[1].vertices = b.pos;
+	objs[1].count = 8;
+	clash_scene sc;
+	memset(&sc, 0, sizeof sc);
+	sc.count = 3;
+	sc.shapes = objs;
+	clash_scene_hit *hits;
+	size_t nh;
+	ck_assert_int_eq(clash_scene_run(&sc, &hits, &nh, NULL), CLASH_OK);
+	ck_assert_uint_eq(nh, 1);
+	ck_assert_uint_eq(hits[0].a, 0);
+	ck_assert_uint_eq(hits[0].b, 1);
+	ck_assert_int_eq(hits[0].cls, CLASH_CLASS_CLASH);
+	free(hits);
+
+	/* Motion: the box mesh flies along x through the torus's tube; the
+	 * first contact against sampling. */
+	clash_shape a, m;
+	clash_shape_init_mesh(&a, t.m);
+	clash_shape_init_mesh(&m, b.m);
+	double start[3] = {-3, 0.05, 0.02};
+	clash_shape_set_translation(&m, start);
+	clash_motion mo = {{3, 0, 0}, {0, 0, 0.7}};
+	clash_toi_result tr;
+	ck_assert_int_eq(clash_toi(&a, NULL, &m, &mo, 0.0, NULL, &tr), CLASH_OK);
+	ck_assert_int_eq(tr.contact, 1);
+	double first = -1;
+	for (int i = 0; i <= 2000; i++) {
+		double tt = i / 2000.0;
+		clash_shape pm;
+		clash_motion_pose(&pm, &m, &mo, tt);
+		ck_assert_int_eq(clash_gjk(&a, &pm, NULL, &r), CLASH_OK);
+		if (r.intersecting) {
+			first = tt;
+			break;
+		}
+	}
+	ck_assert(first >= 0);
+	ck_assert(tr.toi <= first + 1e-9 && tr.toi >= first - 1.0 / 2000 - 1e-9);
+	tm_free(&t);
+	tm_free(&b);
+}
+END_TEST
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Timings on two 102 400-triangle torus knots (printed; only correctness
+ * is asserted, against the distance's symmetry and a 2-D scan). */
+START_TEST(torus_knot_timings)
+{
+	double t0 = now();
+	tmesh k;
+	knot_mesh(&k, 1, 0.3, 800, 64);
+	double t1 = now();
+	ck_assert_uint_eq(k.nt, 102400);
+	ck_assert_int_eq(clash_mesh_is_solid(k.m), 1);
+	/* Build alone, repeated. */
+	size_t size = clash_mesh_size(k.nv, k.nt);
+	void *st = malloc(size);
+	clash_mesh *m2;
+	double best_build = INFINITY;
+	for (int i = 0; i < 5; i++) {
+		double s = now();
+		ck_assert_int_eq(clash_mesh_build(st, size, k.pos, k.nv, k.idx, k.nt, &m2), CLASH_OK);
+		best_build = fmin(best_build, now() - s);
+	}
+	(void)t1;
+	(void)t0;
+	printf("mesh: torus knot %zu triangles, build %.1f ms (best of 5), %zu bytes kept\n", k.nt,
+	       1e3 * best_build, clash_mesh_bytes(m2));
+	free(st);
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, k.m);
+	clash_shape_init_mesh(&b, k.m);
+	const double dxs[3] = {3.2, 2.75, 0.5};
+	const char *names[3] = {"apart", "crossing", "deep"};
+	for (int c = 0; c < 3; c++) {
+		double tr[3] = {dxs[c], 0.1, 0.05};
+		clash_shape_set_translation(&b, tr);
+		clash_result r;
+		int reps = 200;
+		double s = now();
+		for (int i = 0; i < reps; i++)
+			ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+		double dist_us = 1e6 * (now() - s) / reps;
+		clash_options o = {0};
+		o.want = CLASH_WANT_VERDICT;
+		clash_result v;
+		s = now();
+		for (int i = 0; i < reps; i++)
+			ck_assert_int_eq(clash_gjk(&a, &b, &o, &v), CLASH_OK);
+		double verdict_us = 1e6 * (now() - s) / reps;
+		ck_assert_int_eq(v.intersecting, r.intersecting);
+		ck_assert_int_eq(r.intersecting, c > 0);
+		printf("mesh: knot %-8s distance %8.1f us (d = %.6f, %d pairs), intersect %8.1f us\n",
+		       names[c], dist_us, r.distance, r.iterations, verdict_us);
+	}
+	/* Against a small box. */
+	double bx[24];
+	for (int i = 0; i < 8; i++) {
+		bx[3 * i] = (i & 1) ? 0.05 : -0.05;
+		bx[3 * i + 1] = (i & 2) ? 0.05 : -0.05;
+		bx[3 * i + 2] = (i & 4) ? 0.05 : -0.05;
+	}
+	clash_shape box;
+	clash_shape_init(&box, 3, bx, 8);
+	const double at[3][3] = {{0.0, 0.0, 0.0}, {1.5, 0.0, 0.0}, {1.3, 0.2, 0.1}};
+	for (int c = 0; c < 3; c++) {
+		clash_shape_set_translation(&box, at[c]);
+		clash_result r;
+		int reps = 2000;
+		double s = now();
+		for (int i = 0; i < reps; i++)
+			ck_assert_int_eq(clash_gjk(&a, &box, NULL, &r), CLASH_OK);
+		printf("mesh: knot vs small box at (%.1f %.1f %.1f): %.1f us (intersecting %d, d = %.6f)\n",
+		       at[c][0], at[c][1], at[c][2], 1e6 * (now() - s) / reps, r.intersecting, r.distance);
+	}
+	tm_free(&k);
+}
+END_TEST
+
+static Suite *mesh_suite(void)
+{
+	Suite *s = suite_create("mesh");
+	TCase *tc = tcase_create("mesh");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, build_errors_and_topology);
+	tcase_add_test(tc, mesh_mesh_against_brute_force);
+	tcase_add_test(tc, mesh_convex_against_brute_force);
+	tcase_add_test(tc, l_bracket_notch_and_inside);
+	tcase_add_test(tc, bolt_through_a_hole);
+	tcase_add_test(tc, other_methods_say_not_supported);
+	tcase_add_test(tc, compound_scene_and_motion);
+	tcase_add_test(tc, torus_knot_timings);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(mesh_suite)
