@@ -45,12 +45,14 @@ CLI_CFLAGS    = $(PROTO_CFLAGS) -Icli
 APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 
 # gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
-# zlib: request bodies sent with Content-Encoding: gzip; nettle: SHA-256 of
-# stored shapes' ids (proto/shape_id.c), so every program linking the proto
-# objects links it too.
-PKGS_APP  = libmicrohttpd jansson libuv gnutls zlib nettle
+# zlib: request bodies sent with Content-Encoding: gzip.  PKGS_PROTO: what
+# the proto objects use, so every program linking them links it too: jansson,
+# nettle (SHA-256 of stored shapes' ids, proto/shape_id.c) and libassimp
+# (mesh files, proto/mesh_import.c).
+PKGS_PROTO = jansson nettle assimp
+PKGS_APP  = libmicrohttpd libuv gnutls zlib $(PKGS_PROTO)
 # What server/ itself includes: not jansson (proto/ alone touches it; the
-# proto objects bring it, and nettle, to clashd's link).
+# proto objects bring it, nettle and assimp to clashd's link).
 PKGS_SERVER = libmicrohttpd libuv gnutls zlib
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
@@ -228,10 +230,10 @@ $(B)/san/core/%.o: core/%.c Makefile
 
 $(B)/obj/proto/%.o: proto/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(PROTO_CFLAGS) $(shell pkg-config --cflags jansson nettle) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(PROTO_CFLAGS) $(shell pkg-config --cflags $(PKGS_PROTO)) $(DEPFLAGS) -c $< -o $@
 $(B)/san/proto/%.o: proto/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(PROTO_CFLAGS) $(SAN) $(shell pkg-config --cflags jansson nettle) $(DEPFLAGS) \
+	$(CC) $(PROTO_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_PROTO)) $(DEPFLAGS) \
 		-c $< -o $@
 
 $(B)/obj/server/%.o: server/%.c Makefile
@@ -280,13 +282,13 @@ $(VALIDATOR):
 
 $(B)/clash: $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(PROTO_OBJ) $(B)/libclash.a \
-		$(shell pkg-config --libs jansson nettle) -lm
+		$(shell pkg-config --libs $(PKGS_PROTO)) -lm
 
 $(B)/check: $(CHECK_OBJ) $(PROTO_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson nettle) $(LIBS_TEST) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) $(PKGS_PROTO)) $(LIBS_TEST) -lm -lpthread
 
 $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) jansson nettle) $(LIBS_TEST) -lm -lpthread
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) $(PKGS_PROTO)) $(LIBS_TEST) -lm -lpthread
 
 $(B)/clashd-san: $(SERVER_SOBJ) $(OPENAPI_OBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
@@ -338,9 +340,9 @@ DURATION ?= 600
 SOAK_SHORT ?= 25
 
 $(B)/failover: $(B)/obj/tests/load/failover.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson nettle) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
 $(B)/soak: $(B)/obj/tests/load/soak.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson nettle) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
 
 failover: $(B)/failover $(B)/clashd
 	$(B)/failover --seconds $(FAILOVER_SECONDS) --dir $(B)/failover.d
@@ -402,7 +404,7 @@ $(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore -Iproto \
 		$(shell pkg-config --cflags jansson) -c $< -o $@
 $(B)/fuzz/fuzz_proto: $(B)/fuzz/obj/tests/fuzz/fuzz_proto.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs jansson nettle) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm
 $(B)/fuzz/fuzz_core: $(B)/fuzz/obj/tests/fuzz/fuzz_core.o $(FUZZ_CORE_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lm
 
@@ -480,4 +482,4 @@ $(B)/bench/drag: bench/drag/drag.c
 $(B)/bench/batch-bench: bench/batch/batch_bench.c $(PROTO_OBJ) $(B)/libclash.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_APP_CFLAGS) $< $(PROTO_OBJ) $(B)/libclash.a -o $@ \
-		$(shell pkg-config --libs jansson nettle) -lm -lpthread
+		$(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread

@@ -140,6 +140,39 @@ static int run_scene(const command *cmd, int argc, char **argv)
 	                    cli_scene_summary);
 }
 
+static int run_import(const command *cmd, int argc, char **argv)
+{
+	const char *format = NULL;
+	/* --format comes before the operand; the rest as for every command. */
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--format") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s %s: %s needs a value\n", PROG, cmd->name, a);
+				return CLI_EXIT_ERROR;
+			}
+			format = argv[++i];
+		} else if (strncmp(a, "--format=", 9) == 0) {
+			format = a + 9;
+		} else {
+			break;
+		}
+	}
+	int first;
+	int r = common_options(cmd, argc - (i - 1), argv + (i - 1), &first);
+	if (r >= 0)
+		return r;
+	first += i - 1;
+	if (argc - first != 1) {
+		fprintf(stderr, "%s %s: expected one FILE (\"-\": standard input, with --format)\n",
+		        PROG, cmd->name);
+		command_usage(cmd, stderr);
+		return CLI_EXIT_ERROR;
+	}
+	return cli_import(PROG " import", argv[first], format);
+}
+
 /* The paragraphs every line-oriented command shares. */
 #define LINES_PROBLEMS \
 	"A problem names the input line it answers: \"line\" is that line's number\n" \
@@ -240,6 +273,35 @@ static const command commands[] = {
 	 "\"outer\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}' | clash contains\n"
 	 "  {\"contained\":true,\"outside_vertex\":null,\"converged\":true,\"iterations\":4}\n",
 	 run_contains},
+	{"import", "[--format F] FILE", "Read the meshes of an STL, OBJ, glTF or PLY file as Shapes.",
+	 "\n"
+	 "Reads the mesh file FILE (\"-\": standard input) with libassimp and writes\n"
+	 "one JSON document, the shapes clashd's POST /v1/shapes stores for the same\n"
+	 "file (see proto/openapi.yaml, ImportResult):\n"
+	 "  {\"shapes\": [{\"name\": ..., \"mesh\": {\"positions\": [x0, y0, z0, ...],\n"
+	 "    \"indices\": [i0, i1, i2, ...]}, \"pose\": {\"matrix\": [16 numbers]}}, ...]}\n"
+	 "one shape for each place a node of the file puts a mesh: its triangles,\n"
+	 "vertices joined by exact position (so a closed mesh is a solid), and the\n"
+	 "node's transform, column-major.  Points and lines are left out.  Each\n"
+	 "\"mesh\" object, alone, is a StoredShape (its id is clashd's).\n"
+	 "\n"
+	 "The format is --format F (stl, obj, glb, gltf or ply), else FILE's\n"
+	 "extension.  A glTF must hold its buffers (data: URIs); other files a\n"
+	 "file names (an OBJ's materials, say) are not read.  A file assimp cannot\n"
+	 "read, or with no triangle, is answered with the RFC 9457 problem clashd\n"
+	 "answers (status 422, assimp's message in \"detail\").  After a document,\n"
+	 "one line on standard error sums it up.\n"
+	 "\n"
+	 "Exit status: 0 when the file was read; 1 when it was answered with a\n"
+	 "problem; 2 for a bad command line, a format not known, a FILE that cannot\n"
+	 "be opened or read, output that cannot be written, or memory that ran out.\n"
+	 "\n"
+	 "Example (one triangle, as an ASCII STL on standard input):\n"
+	 "  $ printf 'solid t\\nfacet normal 0 0 1\\nouter loop\\nvertex 0 0 0\\nvertex 1 0 0\\n"
+	 "vertex 0 1 0\\nendloop\\nendfacet\\nendsolid t\\n' | clash import --format stl -\n"
+	 "  {\"shapes\":[{\"name\":\"t\",\"mesh\":{\"positions\":[0.0,0.0,0.0,1.0,0.0,0.0,...\n"
+	 "  clash import: 1 shape, 3 vertices, 1 triangle\n",
+	 run_import},
 };
 
 static const command *find(const char *name)

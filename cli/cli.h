@@ -9,7 +9,7 @@
  * that is not JSON Lines at all.  `clash query` answers a block as a batch
  * (proto_batch, on several threads: parallel.c), the very code of clashd's
  * POST /v1/batch.  document.c reads the one document of `clash scene`,
- * summary.c writes its one-line summary.
+ * summary.c writes its one-line summary; import.c is `clash import`.
  */
 #ifndef CLI_H
 #define CLI_H
@@ -107,6 +107,17 @@ int cli_framing_of(const cli_lines *lines, int eof, cli_framing *out);
  * given to `prog` (e.g. "clash query"): a 400 saying that the tool reads
  * one JSON object per line and how to convert the input.  Returns 0 or -1. */
 int cli_framing_problem(const char *prog, cli_framing framing, proto_reply *out);
+
+/* Read the whole of `path` (stdin when NULL or "-") into *text (malloc'd,
+ * NULL when empty) and *len.  Messages go to stderr prefixed with `prog`.
+ * Returns CLI_EXIT_OK, or CLI_EXIT_ERROR (then *text is NULL). */
+int cli_read_input(const char *prog, const char *path, char **text, size_t *len);
+
+/* `clash import`: the mesh file `path` (stdin when NULL or "-") of format
+ * `format` ("stl", "obj", "glb", "gltf", "ply"; NULL: from the extension of
+ * `path`) written as the import document on stdout, a summary on stderr;
+ * or its problem (422) on stdout.  Returns one of the CLI_EXIT_* statuses. */
+int cli_import(const char *prog, const char *path, const char *format);
 
 /* Called with the answer of cli_document() when it is not a problem. */
 typedef void (*cli_summary_fn)(const char *prog, const proto_reply *answer);

@@ -17,7 +17,7 @@
 
 #include "cli.h"
 
-int cli_document(const char *prog, const char *path, cli_reply_fn reply, cli_summary_fn summary)
+int cli_read_input(const char *prog, const char *path, char **text_out, size_t *len_out)
 {
 	FILE *in = stdin;
 	const char *name = "standard input";
@@ -57,6 +57,21 @@ int cli_document(const char *prog, const char *path, cli_reply_fn reply, cli_sum
 	}
 	if (in != stdin)
 		fclose(in);
+	if (status != CLI_EXIT_OK) {
+		free(text);
+		text = NULL;
+		len = 0;
+	}
+	*text_out = text;
+	*len_out = len;
+	return status;
+}
+
+int cli_document(const char *prog, const char *path, cli_reply_fn reply, cli_summary_fn summary)
+{
+	size_t len;
+	char *text;
+	int status = cli_read_input(prog, path, &text, &len);
 	if (status == CLI_EXIT_OK) {
 		proto_reply r;
 		if (reply(text ? text : "", len, &r) != 0) {

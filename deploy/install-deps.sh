@@ -25,10 +25,11 @@ esac
 # libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
 # in too, but clashd now links it itself); zlib1g-dev: gzip request bodies;
 # nettle-dev: SHA-256, the ids of stored shapes (GnuTLS brings it, but the
-# proto objects link it themselves).
-pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev nettle-dev"
+# proto objects link it themselves); libassimp-dev: mesh files (STL, OBJ,
+# glTF, PLY) imported by POST /v1/shapes and `clash import`.
+pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev nettle-dev libassimp-dev"
 if [ "$profile" = runtime ]; then
-	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8"
+	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8 libassimp5"
 fi
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;

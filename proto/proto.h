@@ -251,6 +251,24 @@ int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_r
  */
 int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_reply *out);
 
+/* Whether a Content-Type names a mesh file POST /v1/shapes imports:
+ * model/stl, model/obj, model/gltf-binary, model/gltf+json or
+ * application/x-ply (any case, parameters allowed). */
+int proto_media_is_mesh(const char *content_type);
+
+/* POST /v1/shapes with a mesh file of that Content-Type (openapi.yaml,
+ * ImportResult): read with libassimp, one shape stored for each place a
+ * node of the file puts a mesh, each exactly as the upload of its
+ * {"mesh": ...} geometry would store it, answered 201 (200 when every one
+ * was there) with {"shapes": [{"name", "id", "pose", ShapeSummary
+ * members}, ...]}.  A file assimp cannot read, or with no triangle, is a
+ * 422 with pointer ""; a file whose meshes break the context's
+ * max_vertices (all together) or max_shapes limits a 422.  Imports run one
+ * at a time (libassimp's error message is process-wide).  Problems and the
+ * return value as for proto_query_reply(). */
+int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
+                             proto_call *call, proto_reply *out);
+
 /* GET (the summary, 200), HEAD (the same, the caller drops the body) and
  * DELETE (204 with an empty body) of /v1/shapes/{id}, `id` the path's last
  * segment; a 404 problem for an id not stored, a 400 for one not an id.

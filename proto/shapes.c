@@ -7,9 +7,9 @@
  * by the Query's own decoder with pose, pose_end and ref refused (so every
  * rule and pointer is a query's), then built into a stored shape (its id;
  * its preparations are made on first use: stored_shape.h) and put in the
- * store.  The same
- * geometry always gives the same id, so a second upload finds the first
- * (200) and its copy is dropped.
+ * store (proto_shape_store, shapes.h: a mesh file's import stores its
+ * shapes through it too).  The same geometry always gives the same id, so
+ * a second upload finds the first (200) and its copy is dropped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +19,12 @@
 #include "proto.h"
 #include "query.h"
 #include "shape_id.h"
+#include "shapes.h"
 #include "store.h"
 #include "stored_shape.h"
 #include "vertex_scan.h"
 
-static int summary(const stored_shape *st, int status, proto_reply *out)
+json_t *proto_shape_summary(const stored_shape *st)
 {
 	char id[PROTO_PROBLEM_ID_SIZE];
 	proto_shape_id_format(st->id, id);
@@ -39,6 +40,12 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 		json_decref(o);
 		o = NULL;
 	}
+	return o;
+}
+
+static int summary(const stored_shape *st, int status, proto_reply *out)
+{
+	json_t *o = proto_shape_summary(st);
 	char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!body)
@@ -50,9 +57,8 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 	return 0;
 }
 
-/* Decode and store the shape of a parsed upload. */
-static int put(const json_t *root, const vertex_table *vt, proto_store *store,
-               proto_reply *out, proto_problem *p)
+int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
+                      proto_store_entry **held, int *created, proto_problem *p)
 {
 	proto_query owner;
 	memset(&owner, 0, sizeof owner);
@@ -68,16 +74,25 @@ static int put(const json_t *root, const vertex_table *vt, proto_store *store,
 	if (r)
 		return r;
 	size_t bytes = st->bytes;
-	int created = 0;
-	proto_store_entry *e = proto_store_put(store, st->id, st, bytes, proto_stored_shape_free,
-	                                       &created);
-	if (created == -1) {
+	*created = 0;
+	*held = proto_store_put(store, st->id, st, bytes, proto_stored_shape_free, created);
+	if (*created == -1) {
 		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than the whole "
 		                  "shape store holds (--shape-store)", bytes);
 		return p->pointer ? 1 : -1;
 	}
-	if (!e)
-		return -1;
+	return *held ? 0 : -1;
+}
+
+/* Decode and store the shape of a parsed upload. */
+static int put(const json_t *root, const vertex_table *vt, proto_store *store,
+               proto_reply *out, proto_problem *p)
+{
+	proto_store_entry *e;
+	int created;
+	int r = proto_shape_store(root, vt, store, &e, &created, p);
+	if (r)
+		return r;
 	r = summary(proto_store_value(e), created ? 201 : 200, out);
 	proto_store_release(store, e);
 	return r;

@@ -39,6 +39,12 @@ const http_route *http_route_find(const char *path);
 /* Whether `method` is one the route's Allow list names. */
 int http_route_allows(const http_route *r, const char *method);
 
+/* What POST /v1/shapes takes besides JSON (proto_media_is_mesh), for a
+ * 415's detail. */
+#define HTTP_MESH_MEDIA_TYPES \
+	" or a mesh file's (model/stl, model/obj, model/gltf-binary, model/gltf+json, " \
+	"application/x-ply)"
+
 /* Whether a Content-Type names JSON: application/json or application/X+json,
  * any case, parameters (charset ...) allowed.  NULL (no header) is not. */
 int http_media_is_json(const char *content_type);

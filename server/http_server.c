@@ -20,7 +20,9 @@
  *     501, http_strict.h; unsound framing is answered at once and closes
  *     the connection, see answer_malformed), path (404), CORS
  *     preflight (204), bearer token (401), method (405); then for a query
- *     Content-Type (415), Content-Length (413) and admission (503).  A
+ *     Content-Type (415; POST /v1/shapes also takes mesh files, imported
+ *     on a worker like any upload), Content-Length (413) and admission
+ *     (503).  A
  *     request it can answer from these (probes, metrics, the contract,
  *     every error) keeps its answer for the final call, its body (if any)
  *     dropped meanwhile, so the connection stays usable (see answer_early
@@ -234,6 +236,7 @@ typedef struct http_request {
 	const char *allow; /* the Allow header of a 405 (static) */
 	const char *www_authenticate; /* of a 401 (static) */
 	int accept_encoding; /* a 415 for Content-Encoding: say which we take */
+	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
 	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
 	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
 	int retry_after;   /* a 503: say when to come back */
@@ -449,6 +452,9 @@ static void work_run(uv_work_t *w)
 	r->call.cancel = &r->cancel;
 	if (r->route->id == HTTP_ROUTE_BATCH)
 		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
+	else if (r->mesh_type[0])
+		r->reply_rc = proto_shape_import_reply(r->body, r->len, r->mesh_type, &r->call,
+		                                       &r->reply);
 	else
 		r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
 	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
@@ -487,6 +493,8 @@ static int is_heavy(const http_request *r)
 {
 	if (r->route->id == HTTP_ROUTE_BATCH)
 		return 0;
+	if (r->mesh_type[0])
+		return 1; /* imports take turns (proto.h): never every worker waiting */
 	if (r->len >= HTTP_HEAVY_BYTES)
 		return 1;
 	static const char key[] = "\"vertices\"";
@@ -1024,14 +1032,19 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	}
 
 	const char *ct = header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-	if (!http_media_is_json(ct)) {
+	if (route->id == HTTP_ROUTE_SHAPES && proto_media_is_mesh(ct) &&
+	    strlen(ct) < sizeof r->mesh_type) {
+		strcpy(r->mesh_type, ct); /* a mesh file, imported (on a worker) */
+	} else if (!http_media_is_json(ct)) {
+		const char *mesh = route->id == HTTP_ROUTE_SHAPES ? HTTP_MESH_MEDIA_TYPES : "";
 		if (ct)
 			snprintf(detail, sizeof detail,
-			         "Content-Type must be application/json, not %s",
+			         "Content-Type must be application/json%s, not %s", mesh,
 			         log_printable(text, sizeof text, ct));
 		else
 			snprintf(detail, sizeof detail,
-			         "Content-Type must be application/json (the header is missing)");
+			         "Content-Type must be application/json%s (the header is missing)",
+			         mesh);
 		return answer_problem(r, 415, detail);
 	}
 

@@ -645,6 +645,7 @@ START_TEST(help_examples_run)
 	check_example("query");
 	check_example("scene");
 	check_example("contains");
+	check_example("import");
 }
 END_TEST
 

@@ -1,0 +1,147 @@
+/*
+ * shape_import.c — POST /v1/shapes with a mesh file (openapi.yaml,
+ * ImportResult): the file read as `clash import` reads it (mesh_import.h),
+ * then each shape's geometry written as its StoredShape text (mesh_doc.h)
+ * and stored exactly as an upload of that text would be (parsed under the
+ * context's limits, shapes.h), so its id is the id of the same JSON upload.
+ * The answer lists, in the file's order, each shape's name, id and pose
+ * with its ShapeSummary: 201 when some shape was new, 200 when all were
+ * there.  A problem with one shape's geometry names it in the import
+ * document ("/shapes/3/mesh/indices/7"); the cancel flag is looked at
+ * before the file is read and between shapes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call.h"
+#include "json_dump.h"
+#include "mesh_doc.h"
+#include "mesh_import.h"
+#include "proto.h"
+#include "shapes.h"
+#include "vertex_scan.h"
+
+int proto_media_is_mesh(const char *content_type)
+{
+	return proto_mesh_format_of_media(content_type) != PROTO_MESH_NONE;
+}
+
+static int stopped(proto_call *call, proto_problem *p)
+{
+	if (!(call->cancel && *call->cancel))
+		return 0;
+	call->cancelled = 1;
+	proto_problem_set(p, 503, NULL, "the import was stopped before it finished");
+	return 1;
+}
+
+/* Shape i's problem, named in the import document. */
+static int placed(proto_problem *p, size_t i)
+{
+	if (!p->pointer)
+		return 1;
+	size_t n = strlen(p->pointer) + 32;
+	char *at = malloc(n);
+	if (!at)
+		return -1;
+	snprintf(at, n, "/shapes/%zu%s", i, p->pointer);
+	free(p->pointer);
+	p->pointer = at;
+	return 1;
+}
+
+/* Store shape s; its entry of the answer in *item.  0, 1 or -1. */
+static int store_one(const proto_mesh_shape *s, size_t i, proto_call *call, json_t **item,
+                     int *created, proto_problem *p)
+{
+	const proto_context *ctx = proto_context_of(call);
+	size_t len;
+	char *text = proto_mesh_geometry_text(s, &len);
+	if (!text)
+		return -1;
+	json_t *root = NULL;
+	vertex_table *vt = NULL;
+	int r = proto_parse_query_text(text, len, ctx, &root, p, &call->limit, &vt);
+	proto_store_entry *e = NULL;
+	if (r == 0)
+		r = proto_shape_store(root, vt, ctx->store, &e, created, p);
+	proto_vertex_table_free(vt);
+	json_decref(root);
+	free(text);
+	if (r == 1)
+		return placed(p, i);
+	if (r)
+		return r;
+	json_t *summary = proto_shape_summary(proto_store_value(e));
+	proto_store_release(ctx->store, e);
+	json_t *matrix = json_array();
+	for (int k = 0; matrix && k < 16; k++)
+		if (json_array_append_new(matrix, json_real(s->matrix[k])) != 0)
+			json_decref(matrix), matrix = NULL;
+	json_t *o = summary && matrix
+	          ? json_pack("{s:s, s:O, s:{s:o}}", "name", s->name, "id",
+	                      json_object_get(summary, "id"), "pose", "matrix", matrix)
+	          : (json_decref(matrix), NULL);
+	if (o && json_object_del(summary, "id") == 0 && json_object_update(o, summary) == 0) {
+		json_decref(summary);
+		*item = o;
+		return 0;
+	}
+	json_decref(summary);
+	json_decref(o);
+	return -1;
+}
+
+static int import_all(const char *body, size_t len, const char *content_type,
+                      proto_call *call, proto_reply *out, proto_problem *p)
+{
+	const proto_context *ctx = proto_context_of(call);
+	if (!ctx->store) {
+		proto_problem_set(p, 503, NULL, "this server keeps no shape store");
+		return 1;
+	}
+	if (stopped(call, p))
+		return 1;
+	proto_mesh_set set;
+	int r = proto_mesh_import(body, len, proto_mesh_format_of_media(content_type),
+	                          &ctx->limits, &set, p, &call->limit);
+	if (r)
+		return r;
+	json_t *shapes = json_array();
+	int any = 0;
+	r = shapes ? 0 : -1;
+	for (size_t i = 0; r == 0 && i < set.n; i++) {
+		json_t *item = NULL;
+		int created = 0;
+		r = stopped(call, p);
+		if (r == 0)
+			r = store_one(&set.shapes[i], i, call, &item, &created, p);
+		if (r == 0 && json_array_append_new(shapes, item) != 0)
+			r = -1;
+		any |= created;
+	}
+	proto_mesh_set_free(&set);
+	json_t *doc = r == 0 ? json_pack("{s:o}", "shapes", shapes) : (json_decref(shapes), NULL);
+	if (r == 0) {
+		out->body = doc ? proto_json_dump(doc, &out->length) : NULL;
+		out->status = any ? 201 : 200;
+		out->content_type = PROTO_JSON;
+		r = out->body ? 0 : -1;
+	}
+	json_decref(doc);
+	return r;
+}
+
+int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
+                             proto_call *call, proto_reply *out)
+{
+	proto_call none;
+	call = proto_call_begin(call, &none, out);
+	proto_problem p = {0};
+	int r = import_all(body, len, content_type, call, out, &p);
+	if (r == 1)
+		r = proto_problem_encode(&p, out);
+	proto_problem_release(&p);
+	return r;
+}
