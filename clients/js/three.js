@@ -276,8 +276,8 @@ function partsOf(object, leaf) {
  * is new on each call: the geometry part is geometryShape's cached object.
  */
 export function objectShape(object, options = {}) {
-  if (options.updateMatrixWorld !== false) object.updateWorldMatrix(true, true);
   if (object.isBufferGeometry) return geometryShape(object, options);
+  if (options.updateMatrixWorld !== false) object.updateWorldMatrix(true, true);
   const p = partsOf(object, (g) => g);
   if (p.leaf) return { ...geometryShape(p.leaf, options), pose: p.pose };
   return { parts: p.parts.map((q) => ({ ...geometryShape(q.geometry, options), pose: q.pose })), pose: p.pose };
@@ -314,8 +314,8 @@ export class ClashdThree {
   /** objectShape, with every geometry named by ref (primitives inline). */
   async shape(object, options = {}) {
     const o = { ...this.defaults, ...options };
-    if (o.updateMatrixWorld !== false) object.updateWorldMatrix(true, true);
     if (object.isBufferGeometry) return this.geometry(object, o);
+    if (o.updateMatrixWorld !== false) object.updateWorldMatrix(true, true);
     const p = partsOf(object, (g) => g);
     if (p.leaf) return { ...(await this.geometry(p.leaf, o)), pose: p.pose };
     const parts = await Promise.all(p.parts.map(async (q) => ({ ...(await this.geometry(q.geometry, o)), pose: q.pose })));

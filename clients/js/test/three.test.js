@@ -235,6 +235,9 @@ test('caching: the geometry part is made once per geometry version', async () =>
   assert.deepEqual(r2.pose, { matrix: Array.from(obj.matrixWorld.elements) });
   assert.equal(c.shapes.get(r1.ref), geometryShape(g, { as: 'mesh', weld: true }));
   assert.equal(r1.ref, await shapeId(geometryShape(g, { as: 'mesh', weld: true })));
+  // a geometry alone: its part, without pose
+  assert.equal(objectShape(g, { as: 'mesh', weld: true }), geometryShape(g, { as: 'mesh', weld: true }));
+  assert.deepEqual(await three.shape(g), { ref: r1.ref });
   // primitives inline, with their pose
   const ball = new THREE.Mesh(new THREE.SphereGeometry(0.25));
   ball.position.set(1, 1, 1);
