@@ -323,7 +323,7 @@ WEB_DEPS = $(WEB)/node_modules/.package-lock.json
 WEB_DIST = $(B)/web/demo.js
 $(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
-$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js
+$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js $(JS)/three.js
 	cd $(WEB) && node build.mjs $(abspath $(B)/web)
 web: $(WEB_DIST)
 web-test: $(B)/clashd $(WEB_DIST)

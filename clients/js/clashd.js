@@ -45,18 +45,75 @@ export function fromPositions(positions, dim = 3) {
   return { vertices };
 }
 
+/** The primitive members of a Shape (sent inline: they have no id yet). */
+export const PRIMITIVES = Object.freeze(['sphere', 'box', 'capsule', 'cylinder', 'cone', 'ellipsoid']);
+
+/** The primitive member a shape has (`"box"`, ...), or undefined. */
+export function primitiveKind(s) {
+  if (s === null || typeof s !== 'object') return undefined;
+  return PRIMITIVES.find((k) => k in s);
+}
+
+/** Whether a shape is, or has among its parts, a primitive. */
+export function hasPrimitive(s) {
+  if (primitiveKind(s) !== undefined) return true;
+  return Array.isArray(s?.parts) && s.parts.some(hasPrimitive);
+}
+
+function noId(where, kind) {
+  return new TypeError(`${where}: a ${kind} primitive has no shape id yet: send it inline, not by ref`);
+}
+
+function flatDim(s, where) {
+  const dim = s.dim ?? 3;
+  if (!Number.isInteger(dim) || dim < 1 || dim > 8) throw new TypeError(`${where}/dim: not an integer from 1 to 8`);
+  const n = s.positions.length;
+  if (n === 0 || n % dim !== 0) throw new TypeError(`${where}/positions: ${n} numbers, not a positive multiple of ${dim}`);
+  return dim;
+}
+
 function shapeDim(s, where) {
   if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
   if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
+  const kind = primitiveKind(s);
+  if (kind !== undefined) throw noId(where, kind);
   if (Array.isArray(s.vertices) && s.vertices.length > 0) return s.vertices[0].length;
+  if (s.positions !== undefined && typeof s.positions === 'object') return flatDim(s, where);
+  if (s.mesh !== undefined) return 3;
   if (Array.isArray(s.parts) && s.parts.length > 0) return shapeDim(s.parts[0], `${where}/parts/0`);
-  throw new TypeError(`${where}: a shape needs vertices or parts`);
+  throw new TypeError(`${where}: a shape needs vertices, positions, mesh or parts`);
 }
 
-function countBytes(s) {
+function meshCounts(m, where) {
+  if (m === null || typeof m !== 'object' || m.positions === undefined || typeof m.positions !== 'object')
+    throw new TypeError(`${where}/mesh: a mesh needs positions`);
+  const len = m.positions.length;
+  if (len === 0 || len % 3 !== 0) throw new TypeError(`${where}/mesh/positions: ${len} numbers, not a positive multiple of 3`);
+  const n = len / 3;
+  if (m.indices === undefined) {
+    if (n % 3 !== 0) throw new TypeError(`${where}/mesh/positions: ${n} vertices and no indices: not whole triangles`);
+    return { n, t: n / 3 };
+  }
+  const k = m.indices?.length;
+  if (typeof m.indices !== 'object' || !Number.isInteger(k) || k === 0 || k % 3 !== 0)
+    throw new TypeError(`${where}/mesh/indices: not a positive multiple of 3 indices`);
+  return { n, t: k / 3 };
+}
+
+function countBytes(s, where) {
+  if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
+  const kind = primitiveKind(s);
+  if (kind !== undefined) throw noId(where, kind);
+  if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
   if (Array.isArray(s.vertices)) return 1 + 8 + s.vertices.length * s.vertices[0].length * 8 + 8;
+  if (s.positions !== undefined) return 1 + 8 + s.positions.length * 8 + 8;
+  if (s.mesh !== undefined) {
+    const { n, t } = meshCounts(s.mesh, where);
+    return 1 + 8 + 3 * n * 8 + 8 + 3 * t * 4 + 8;
+  }
+  if (!Array.isArray(s.parts)) throw new TypeError(`${where}: a shape needs vertices, positions, mesh or parts`);
   let b = 1 + 8 + 8;
-  for (const p of s.parts) b += countBytes(p);
+  s.parts.forEach((p, i) => { b += countBytes(p, `${where}/parts/${i}`); });
   return b;
 }
 
@@ -65,11 +122,14 @@ const MAGIC = 'clashd-shape-v1';
 /**
  * The canonical encoding of a shape's geometry (ShapeId in
  * proto/openapi.yaml): "clashd-shape-v1", dim, node(shape), every integer
- * and double little-endian, -0 as +0, an absent radius as 0.
+ * and double little-endian, -0 as +0, an absent radius as 0.  A node is
+ * 0x01 and the points (`vertices`, or `positions` read `dim` at a time),
+ * 0x02 and the parts, or 0x03 and a mesh's vertices and indices (uint32).
+ * Primitives (`box`, `sphere`, ...) have no id yet: a TypeError.
  */
 export function canonicalBytes(shape) {
   const dim = shapeDim(shape, '');
-  const buf = new ArrayBuffer(MAGIC.length + 1 + countBytes(shape));
+  const buf = new ArrayBuffer(MAGIC.length + 1 + countBytes(shape, ''));
   const u8 = new Uint8Array(buf);
   const dv = new DataView(buf);
   let o = 0;
@@ -81,22 +141,44 @@ export function canonicalBytes(shape) {
     dv.setFloat64(o, v + 0, true); // + 0 turns -0 into +0
     o += 8;
   };
+  const u64 = (n) => { dv.setBigUint64(o, BigInt(n), true); o += 8; };
   const node = (s, where) => {
+    if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
+    const kind = primitiveKind(s);
+    if (kind !== undefined) throw noId(where, kind);
+    if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
     if (Array.isArray(s.vertices)) {
       u8[o++] = 1;
-      dv.setBigUint64(o, BigInt(s.vertices.length), true);
-      o += 8;
+      u64(s.vertices.length);
       s.vertices.forEach((p, i) => {
         if (!p || p.length !== dim) throw new TypeError(`${where}/vertices/${i}: not a point of dimension ${dim}`);
         for (let j = 0; j < dim; j++) f64(p[j], `${where}/vertices/${i}/${j}`);
       });
+    } else if (s.positions !== undefined) {
+      if (flatDim(s, where) !== dim) throw new TypeError(`${where}/dim: not the shape's dimension ${dim}`);
+      u8[o++] = 1;
+      u64(s.positions.length / dim);
+      for (let i = 0; i < s.positions.length; i++) f64(s.positions[i], `${where}/positions/${i}`);
+    } else if (s.mesh !== undefined) {
+      if (dim !== 3) throw new TypeError(`${where}/mesh: a mesh is 3-D, the shape ${dim}-D`);
+      const { n, t } = meshCounts(s.mesh, where);
+      const { positions, indices } = s.mesh;
+      u8[o++] = 3;
+      u64(n);
+      for (let i = 0; i < 3 * n; i++) f64(positions[i], `${where}/mesh/positions/${i}`);
+      u64(t);
+      for (let i = 0; i < 3 * t; i++) {
+        const k = indices === undefined ? i : Number(indices[i]);
+        if (!Number.isInteger(k) || k < 0 || k >= n) throw new TypeError(`${where}/mesh/indices/${i}: not a vertex index from 0 to ${n - 1}`);
+        dv.setUint32(o, k, true);
+        o += 4;
+      }
     } else if (Array.isArray(s.parts) && s.parts.length > 0) {
       u8[o++] = 2;
-      dv.setBigUint64(o, BigInt(s.parts.length), true);
-      o += 8;
+      u64(s.parts.length);
       s.parts.forEach((p, i) => node(p, `${where}/parts/${i}`));
     } else {
-      throw new TypeError(`${where}: a shape needs vertices or parts`);
+      throw new TypeError(`${where}: a shape needs vertices, positions, mesh or parts`);
     }
     f64(s.radius ?? 0, `${where}/radius`);
   };
@@ -161,6 +243,8 @@ export class Clashd {
   /**
    * `{ref: id}` (with the shape's pose and pose_end, if any) for a shape,
    * remembering its geometry so that a server lacking it gets it uploaded.
+   * A primitive (`box`, `sphere`, ...) has no id yet: a TypeError (send
+   * it inline).
    */
   async ref(shape, placement = {}) {
     const { geometry, placement: own } = splitShape(shape);

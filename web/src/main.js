@@ -1,23 +1,31 @@
 // The clashd demo page: a small CAD assembly in three.js whose parts are
-// dragged on a horizontal plane; every move asks clashd (through the
-// client of clients/js) for the dragged part's distance to the rest of the
-// assembly (POST /v1/query, near points drawn as a line) and for every
-// pair that clashes, touches or comes within the clearance (POST
-// /v1/scene).  Parts are named by ref: their geometry goes to the shape
-// store once (the client uploads on unknown-shape) and moves send poses.
+// moved and turned with TransformControls; every change asks clashd
+// (through the client of clients/js and its three.js helpers) for the
+// selected part's distance to the rest of the assembly (POST /v1/query:
+// near points, separating plane, penetration direction) and for every pair
+// that clashes, touches or comes within the clearance (POST /v1/scene).
+// Parts go as mesh solids (plate, bracket), primitives (bolt, pipe, knob)
+// or convex hulls, posed by matrixWorld; meshes and hulls by ref (their
+// geometry goes to the shape store once, the client uploads on
+// unknown-shape), primitives inline.  A server that does not know a form
+// (422) gets that part as its convex hull instead, and the status line
+// says so with the problem's detail.
 //
 // The page reads `?clashd=URL` (default: its own origin) and `?token=`.
 // window.clashdDemo is a hook for the browser test (web/test/).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { ConvexGeometry } from 'three/examples/jsm/geometries/ConvexGeometry.js';
-import { Clashd } from '../../clients/js/clashd.js';
-import { PARTS, CLEARANCE, FIRST_SELECTED } from './assembly.js';
+import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
+import { Clashd, ClashdProblem } from '../../clients/js/clashd.js';
+import { ClashdThree, poseOf, resultVectors } from '../../clients/js/three.js';
+import { makeParts, CLEARANCE, FIRST_SELECTED, FALLBACK } from './assembly.js';
 
 const CLASS_COLOR = { clash: 0xe53935, touch: 0xffa000 };
+const UNKNOWN_SHAPE = 'urn:clashd:problem:unknown-shape';
 
 const params = new URLSearchParams(location.search);
 const clashd = new Clashd(params.get('clashd') ?? location.origin, { token: params.get('token') ?? undefined });
+const three = new ClashdThree(clashd);
 
 // ---- three.js scene ----
 const view = document.getElementById('view');
@@ -36,54 +44,33 @@ const grid = new THREE.GridHelper(12, 24, 0x55606c, 0x353b44);
 grid.position.y = -0.001;
 scene.add(grid);
 
-/** Meshes for a clashd Shape (a convex hull, rounded by `radius`, or parts). */
-function meshesOf(shape, material) {
-  if (Array.isArray(shape.parts)) return shape.parts.flatMap((p) => meshesOf(p, material));
-  const v = shape.vertices.map((p) => new THREE.Vector3(...p));
-  const r = shape.radius ?? 0;
-  if (v.length === 1) {
-    const m = new THREE.Mesh(new THREE.SphereGeometry(r, 32, 16), material);
-    m.position.copy(v[0]);
-    return [m];
-  }
-  if (v.length === 2) { // a segment with a radius: a capsule
-    const axis = new THREE.Vector3().subVectors(v[1], v[0]);
-    const m = new THREE.Mesh(new THREE.CapsuleGeometry(r, axis.length(), 8, 24), material);
-    m.position.addVectors(v[0], v[1]).multiplyScalar(0.5);
-    m.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), axis.normalize());
-    return [m];
-  }
-  // (a rounded polytope of 3 or more points is drawn without its rounding)
-  const g = new ConvexGeometry(v);
-  const m = new THREE.Mesh(g, material);
-  const edges = new THREE.LineSegments(new THREE.EdgesGeometry(g, 20), new THREE.LineBasicMaterial({ color: 0x111111 }));
-  m.add(edges);
-  return [m];
-}
-
-const parts = PARTS.map((def) => {
+const parts = makeParts().map((def) => {
   const material = new THREE.MeshStandardMaterial({ color: def.color, roughness: 0.6, metalness: 0.2 });
-  const object = new THREE.Group();
+  const object = new THREE.Mesh(def.geometry, material);
   object.name = def.id;
-  for (const m of meshesOf(def.shape, material)) { m.userData.partId = def.id; object.add(m); }
+  object.userData.partId = def.id;
+  object.add(new THREE.LineSegments(new THREE.EdgesGeometry(def.geometry, 20), new THREE.LineBasicMaterial({ color: 0x111111 })));
   object.position.set(...def.position);
+  if (def.rotation) object.rotation.set(...def.rotation);
   scene.add(object);
-  return { ...def, object, material, ref: null };
+  // fallback: the server refused the part's own form; probed: it took it
+  return { ...def, object, material, fallback: false, probed: false };
 });
 const byId = new Map(parts.map((p) => [p.id, p]));
+const formOf = (p) => (p.fallback ? FALLBACK : p.form);
 
-// The near points of the last answer: a line with a dot at each end.
+// The answer drawn in the scene: near points (a line with a dot at each
+// end), the separating plane (a translucent quad, when apart) and the
+// penetration direction (an arrow, when overlapping and the answer has one).
+const overlay = { depthTest: false, transparent: true };
 const nearGeometry = new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(6), 3));
-const nearLine = new THREE.Line(nearGeometry, new THREE.LineBasicMaterial({ color: 0xffffff, depthTest: false }));
-nearLine.renderOrder = 10;
-const dots = [0, 1].map(() => {
-  const d = new THREE.Mesh(new THREE.SphereGeometry(0.05, 12, 8), new THREE.MeshBasicMaterial({ color: 0xffffff, depthTest: false }));
-  d.renderOrder = 11;
-  scene.add(d);
-  return d;
-});
-nearLine.visible = dots[0].visible = dots[1].visible = false;
-scene.add(nearLine);
+const nearLine = new THREE.Line(nearGeometry, new THREE.LineBasicMaterial({ color: 0xffffff, ...overlay }));
+const dots = [0, 1].map(() => new THREE.Mesh(new THREE.SphereGeometry(0.05, 12, 8), new THREE.MeshBasicMaterial({ color: 0xffffff, ...overlay })));
+const planeQuad = new THREE.Mesh(new THREE.PlaneGeometry(1.6, 1.6),
+  new THREE.MeshBasicMaterial({ color: 0x4fc3f7, transparent: true, opacity: 0.25, side: THREE.DoubleSide, depthWrite: false }));
+const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 1, 0), new THREE.Vector3(), 0.6, 0xff5252, 0.15, 0.08);
+arrow.line.material.depthTest = arrow.cone.material.depthTest = false;
+for (const o of [nearLine, ...dots, planeQuad, arrow]) { o.renderOrder = 10; o.visible = false; scene.add(o); }
 
 function resize() {
   const w = view.clientWidth, h = view.clientHeight;
@@ -97,48 +84,75 @@ resize();
 // ---- asking clashd ----
 let selected = byId.get(FIRST_SELECTED);
 let inflight = null; // the promise of the running update loop
-let pending = false; // a move happened since the last request was sent
-let warm = false; // the shapes are in the store (first scene answered)
+let pending = false; // a change happened since the last request was sent
+let warm = false; // the shapes are in the store (a scene answered)
 let requests = 0;
 let shown = null; // what the panel shows: the poses asked about and the answers
+let notice = ''; // why some parts go as convex hulls
 
-function poseOf(part) {
-  const p = part.object.position, q = part.object.quaternion;
-  return { translation: [p.x, p.y, p.z], rotation: [q.x, q.y, q.z, q.w] };
-}
+const shapeOf = (p) => three.shape(p.object, formOf(p));
 
-async function ask(poses, sel) {
-  const objects = parts.map((p) => ({ id: p.id, shape: { ...p.ref, pose: poses[p.id] } }));
+async function ask(sel) {
+  const shapes = new Map(await Promise.all(parts.map(async (p) => [p.id, await shapeOf(p)])));
+  const poses = Object.fromEntries(parts.map((p) => [p.id, shapes.get(p.id).pose]));
+  const objects = parts.map((p) => ({ id: p.id, shape: shapes.get(p.id) }));
   const others = parts.filter((p) => p !== sel);
-  const query = {
-    a: { ...sel.ref, pose: poses[sel.id] },
-    b: { parts: others.map((p) => ({ ...p.ref, pose: poses[p.id] })) },
-  };
+  const query = { a: shapes.get(sel.id), b: { parts: others.map((p) => shapes.get(p.id)) } };
   const sceneReq = { objects, clearance: CLEARANCE };
   if (!warm) { // one request names every part first, so each is uploaded once
     const s = await clashd.scene(sceneReq);
     warm = true;
-    return { scene: s, query: await clashd.query(query), others };
+    return { poses, scene: s, query: await clashd.query(query), others };
   }
   const [s, q] = await Promise.all([clashd.scene(sceneReq), clashd.query(query)]);
-  return { scene: s, query: q, others };
+  return { poses, scene: s, query: q, others };
+}
+
+/**
+ * After a 422: ask about each part whose form the server has not taken yet
+ * alone (an upload for a mesh, a query for a primitive); those refused go
+ * as convex hulls from now on.  Answers whether any part changed form.
+ */
+async function degrade(err) {
+  if (!(err instanceof ClashdProblem) || err.status !== 422 || err.type === UNKNOWN_SHAPE) return false;
+  const suspects = parts.filter((p) => !p.fallback && !p.probed && p.form.as !== FALLBACK.as);
+  const refused = [];
+  let detail = '';
+  for (const p of suspects) {
+    try {
+      await clashd.query({ a: await shapeOf(p), b: { vertices: [[1e3, 1e3, 1e3]] } });
+      p.probed = true;
+    } catch (e) {
+      if (!(e instanceof ClashdProblem) || e.status !== 422) throw e;
+      p.fallback = true;
+      refused.push(p.id);
+      detail ||= `${e.detail ?? e.message}${e.pointer !== undefined ? ` (at ${e.pointer})` : ''}`;
+    }
+  }
+  if (refused.length === 0) return false;
+  notice = `clashd answered 422: ${detail}; sent as convex hulls instead: ${parts.filter((p) => p.fallback).map((p) => p.id).join(', ')}`;
+  warm = false; // the hulls are to be uploaded
+  return true;
 }
 
 async function pump() {
   while (pending) {
     pending = false;
-    const poses = Object.fromEntries(parts.map((p) => [p.id, poseOf(p)]));
     const sel = selected;
     const t0 = performance.now();
     try {
-      const answer = await ask(poses, sel);
+      let answer;
+      for (;;) {
+        try { answer = await ask(sel); break; } catch (e) { if (!(await degrade(e))) throw e; }
+      }
       requests++;
-      show({ poses, selected: sel.id, ...answer, ms: performance.now() - t0 });
+      show({ selected: sel.id, ...answer, ms: performance.now() - t0 });
     } catch (e) {
       const status = document.getElementById('status');
       status.className = 'error';
-      status.textContent = String(e.message ?? e);
-      shown = { poses, selected: sel.id, error: String(e.message ?? e) };
+      const text = e instanceof ClashdProblem && e.detail ? `clashd ${e.status}: ${e.detail}` : String(e.message ?? e);
+      status.textContent = text;
+      shown = { poses: Object.fromEntries(parts.map((p) => [p.id, poseOf(p.object)])), selected: sel.id, error: text };
     }
   }
 }
@@ -150,27 +164,53 @@ function update() {
 }
 
 function fmt(x) { return x.toFixed(4); }
+const CONTACT = { surfaces: 'surfaces meet', a_inside_b: 'inside the other', b_inside_a: 'the other inside it' };
 
 function show(s) {
   shown = s;
   const q = s.query;
+  const v = resultVectors(q, THREE);
   document.getElementById('selected').textContent = byId.get(s.selected).name;
   const d = document.getElementById('distance');
   d.textContent = fmt(q.distance);
   d.dataset.distance = String(q.distance);
-  const depth = q.penetration && (q.penetration.depth ?? q.penetration.depth_lower_bound);
-  document.getElementById('distance-note').textContent =
-    q.intersecting ? `(intersecting${depth !== undefined ? `, depth ${q.penetration.depth !== undefined ? '' : '≥ '}${fmt(depth)}` : ''})` : '';
+  let note = '';
+  if (q.intersecting) {
+    const depth = q.penetration && (q.penetration.depth ?? q.penetration.depth_lower_bound);
+    note = `(intersecting${depth !== undefined ? `, depth ${q.penetration.depth !== undefined ? '' : '≥ '}${fmt(depth)}` : ''}` +
+      `${v.kind ? `: ${CONTACT[v.kind] ?? v.kind}` : ''})`;
+  }
+  document.getElementById('distance-note').textContent = note;
   const nearest = q.near_parts ? s.others[q.near_parts.b] : undefined;
   document.getElementById('nearest').textContent = nearest ? nearest.name : '–';
   document.getElementById('nearest').dataset.part = nearest ? nearest.id : '';
 
-  const [a, b] = [q.near_points.a, q.near_points.b];
-  nearGeometry.attributes.position.array.set([...a, ...b]);
+  // near points
+  const { a, b } = v.near;
+  nearGeometry.attributes.position.array.set([a.x, a.y, a.z, b.x, b.y, b.z]);
   nearGeometry.attributes.position.needsUpdate = true;
-  dots[0].position.set(...a);
-  dots[1].position.set(...b);
+  dots[0].position.copy(a);
+  dots[1].position.copy(b);
   nearLine.visible = dots[0].visible = dots[1].visible = true;
+  // separating plane: through the middle of the near points, facing its normal
+  planeQuad.visible = !q.intersecting && v.plane !== undefined;
+  if (planeQuad.visible) {
+    const n = v.plane.normal.normalize();
+    const mid = a.clone().add(b).multiplyScalar(0.5);
+    planeQuad.position.copy(mid).addScaledVector(n, v.plane.offset - n.dot(mid));
+    planeQuad.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+  }
+  // penetration direction
+  arrow.visible = q.intersecting && v.penetration !== undefined;
+  if (arrow.visible) {
+    arrow.position.copy(v.penetration.points?.a ?? a);
+    arrow.setDirection(v.penetration.normal.normalize());
+    arrow.setLength(Math.max(v.penetration.depth ?? 0, 0.5), 0.15, 0.08);
+  }
+  const panel = document.getElementById('answer');
+  panel.dataset.plane = String(planeQuad.visible);
+  panel.dataset.arrow = String(arrow.visible);
+  panel.dataset.contact = v.kind ?? '';
 
   const worst = new Map(); // part id -> clash | touch
   const ul = document.getElementById('clashes');
@@ -186,7 +226,9 @@ function show(s) {
     li.dataset.class = c.class;
     const depth = c.penetration && (c.penetration.depth ?? c.penetration.depth_lower_bound);
     li.textContent = `${c.a} × ${c.b}: ${c.class}` +
-      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '');
+      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '') +
+      (typeof c.contact === 'string' ? ` (${CONTACT[c.contact] ?? c.contact})` : '');
+    li.addEventListener('click', () => select(byId.get(c.a)));
     ul.appendChild(li);
   }
   document.getElementById('clash-count').textContent = String(s.scene.counts.clash);
@@ -195,82 +237,95 @@ function show(s) {
     p.material.emissive.setHex(p.id === s.selected ? 0x202020 : 0x000000);
   }
   const status = document.getElementById('status');
-  status.className = '';
-  status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms (a query and a scene of ${parts.length} parts)`;
+  status.className = notice ? 'warn' : '';
+  status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms (a query and a scene of ${parts.length} parts)` +
+    (notice ? `. ${notice}` : '');
 }
 
-// ---- dragging: pick a part, move it on the horizontal plane through the hit point ----
+// ---- moving parts: TransformControls on the selected part ----
+const orbit = new OrbitControls(camera, renderer.domElement);
+orbit.target.set(0, 0.6, 0);
+orbit.update();
+const gizmo = new TransformControls(camera, renderer.domElement);
+gizmo.setSize(0.8);
+gizmo.addEventListener('dragging-changed', (e) => { orbit.enabled = !e.value; });
+gizmo.addEventListener('objectChange', () => update());
+scene.add(gizmo.getHelper());
+
+function select(part) {
+  if (!part) return;
+  selected = part;
+  gizmo.attach(part.object);
+  update();
+}
+function setMode(mode) {
+  gizmo.setMode(mode);
+  for (const b of document.querySelectorAll('[data-mode]')) b.classList.toggle('on', b.dataset.mode === mode);
+}
+for (const b of document.querySelectorAll('[data-mode]')) b.addEventListener('click', () => setMode(b.dataset.mode));
+window.addEventListener('keydown', (e) => {
+  if (e.key === 't' || e.key === 'w') setMode('translate');
+  if (e.key === 'r' || e.key === 'e') setMode('rotate');
+});
+
+// Registered after TransformControls' own listener: a press on one of its
+// handles starts a drag there; a press on a part selects it.
 const raycaster = new THREE.Raycaster();
 const ndc = new THREE.Vector2();
-const dragPlane = new THREE.Plane();
-const hitPoint = new THREE.Vector3();
-const grab = new THREE.Vector3(); // part position minus the hit point
-let dragging = null;
-
-function rayFrom(e) {
+renderer.domElement.addEventListener('pointerdown', (e) => {
+  if (gizmo.dragging || gizmo.axis !== null) return;
   const r = renderer.domElement.getBoundingClientRect();
   ndc.set(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
-}
-
-// Registered before OrbitControls' own listener, so a press on a part turns
-// the orbiting off before the controls see it.
-renderer.domElement.addEventListener('pointerdown', (e) => {
-  rayFrom(e);
-  const hit = raycaster.intersectObjects(parts.map((p) => p.object), true).find((h) => h.object.userData.partId);
-  if (!hit) return;
-  const part = byId.get(hit.object.userData.partId);
-  controls.enabled = false;
-  dragging = part;
-  selected = part;
-  dragPlane.setFromNormalAndCoplanarPoint(new THREE.Vector3(0, 1, 0), hit.point);
-  grab.subVectors(part.object.position, hit.point);
-  renderer.domElement.setPointerCapture(e.pointerId);
-  update();
+  const hit = raycaster.intersectObjects(parts.map((p) => p.object), false)[0];
+  if (hit) select(byId.get(hit.object.userData.partId));
 });
-renderer.domElement.addEventListener('pointermove', (e) => {
-  if (!dragging) return;
-  rayFrom(e);
-  if (!raycaster.ray.intersectPlane(dragPlane, hitPoint)) return;
-  dragging.object.position.set(hitPoint.x + grab.x, dragging.object.position.y, hitPoint.z + grab.z);
-  update();
-});
-const endDrag = () => { dragging = null; controls.enabled = true; };
-renderer.domElement.addEventListener('pointerup', endDrag);
-renderer.domElement.addEventListener('pointercancel', endDrag);
-
-const controls = new OrbitControls(camera, renderer.domElement);
-controls.target.set(0, 0.6, 0);
-controls.update();
 
 renderer.setAnimationLoop(() => renderer.render(scene, camera));
 
-// ---- start: refs (ids computed here), then the first answer ----
+// ---- start: the first answer ----
+const project = (v) => {
+  v.project(camera);
+  const r = renderer.domElement.getBoundingClientRect();
+  return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
+};
 const hook = {
   ready: false,
   parts: parts.map((p) => p.id),
   /** Wait until the panel shows the answer for the current poses. */
   idle: () => inflight ?? Promise.resolve(),
-  /** Place a part (and select it), as a drag would; resolves once shown. */
-  moveTo(id, position) {
-    selected = byId.get(id);
-    selected.object.position.set(...position);
+  /** Place a part (position, and Euler angles if given) and select it; resolves once shown. */
+  moveTo(id, position, rotation) {
+    const p = byId.get(id);
+    p.object.position.set(...position);
+    if (rotation) p.object.rotation.set(...rotation);
+    if (selected !== p) { selected = p; gizmo.attach(p.object); }
     return update();
   },
-  pose: (id) => poseOf(byId.get(id)),
+  select: (id) => { select(byId.get(id)); return inflight; },
+  setMode,
+  pose: (id) => poseOf(byId.get(id).object),
+  /** The geometryShape options each part goes with (its own form, or the hull it fell back to). */
+  forms: () => Object.fromEntries(parts.map((p) => [p.id, formOf(p)])),
+  notice: () => notice,
   shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, error: shown.error },
   color: (id) => '#' + byId.get(id).material.color.getHexString(),
   /** A part's origin in client (CSS pixel) coordinates. */
-  screenPoint(id) {
-    const v = byId.get(id).object.getWorldPosition(new THREE.Vector3()).project(camera);
-    const r = renderer.domElement.getBoundingClientRect();
-    return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
+  screenPoint: (id) => project(byId.get(id).object.getWorldPosition(new THREE.Vector3())),
+  /** The middle of a TransformControls handle ('X', 'Y', 'Z' of the current mode), in client coordinates. */
+  handlePoint(axis) {
+    const picker = gizmo.getHelper().children.find((c) => c.picker)?.picker[gizmo.mode];
+    const h = picker?.children.find((c) => c.name === axis);
+    if (!h) return null;
+    h.geometry.computeBoundingBox();
+    return project(h.localToWorld(h.geometry.boundingBox.getCenter(new THREE.Vector3())));
   },
 };
 window.clashdDemo = hook;
 
 (async () => {
-  for (const p of parts) p.ref = await clashd.ref(p.shape);
+  gizmo.attach(selected.object);
+  setMode('translate');
   await update();
   hook.ready = true;
 })();
