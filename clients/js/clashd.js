@@ -45,7 +45,10 @@ export function fromPositions(positions, dim = 3) {
   return { vertices };
 }
 
-/** The primitive members of a Shape (sent inline: they have no id yet). */
+/**
+ * The primitive members of a Shape, in the order of their kind byte in the
+ * canonical encoding (1 sphere, 2 box, ... 6 ellipsoid).
+ */
 export const PRIMITIVES = Object.freeze(['sphere', 'box', 'capsule', 'cylinder', 'cone', 'ellipsoid']);
 
 /** The primitive member a shape has (`"box"`, ...), or undefined. */
@@ -60,8 +63,29 @@ export function hasPrimitive(s) {
   return Array.isArray(s?.parts) && s.parts.some(hasPrimitive);
 }
 
-function noId(where, kind) {
-  return new TypeError(`${where}: a ${kind} primitive has no shape id yet: send it inline, not by ref`);
+/**
+ * A primitive's sizes in the order of the wire (ShapeId): the sphere's
+ * radius; the box's half_extents; radius then half_height; the
+ * ellipsoid's radii.  Each must be a finite number > 0 (a TypeError naming
+ * its path, as the server's 422 would).
+ */
+function primitiveSizes(s, kind, where) {
+  const p = s[kind];
+  const at = `${where}/${kind}`;
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new TypeError(`${at}: not an object`);
+  let named;
+  if (kind === 'sphere') named = [['radius', p.radius]];
+  else if (kind === 'box' || kind === 'ellipsoid') {
+    const m = kind === 'box' ? 'half_extents' : 'radii';
+    const v = p[m];
+    if (v === null || typeof v !== 'object' || v.length !== 3) throw new TypeError(`${at}/${m}: not 3 numbers`);
+    named = [0, 1, 2].map((i) => [`${m}/${i}`, v[i]]);
+  } else named = [['radius', p.radius], ['half_height', p.half_height]];
+  return named.map(([m, x]) => {
+    const v = typeof x === 'number' ? x : NaN;
+    if (!Number.isFinite(v) || !(v > 0)) throw new TypeError(`${at}/${m}: not a finite number > 0`);
+    return v;
+  });
 }
 
 function flatDim(s, where) {
@@ -75,13 +99,12 @@ function flatDim(s, where) {
 function shapeDim(s, where) {
   if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
   if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
-  const kind = primitiveKind(s);
-  if (kind !== undefined) throw noId(where, kind);
+  if (primitiveKind(s) !== undefined) return 3;
   if (Array.isArray(s.vertices) && s.vertices.length > 0) return s.vertices[0].length;
   if (s.positions !== undefined && typeof s.positions === 'object') return flatDim(s, where);
   if (s.mesh !== undefined) return 3;
   if (Array.isArray(s.parts) && s.parts.length > 0) return shapeDim(s.parts[0], `${where}/parts/0`);
-  throw new TypeError(`${where}: a shape needs vertices, positions, mesh or parts`);
+  throw new TypeError(`${where}: a shape needs vertices, positions, mesh, parts or a primitive`);
 }
 
 function meshCounts(m, where) {
@@ -102,16 +125,16 @@ function meshCounts(m, where) {
 
 function countBytes(s, where) {
   if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
-  const kind = primitiveKind(s);
-  if (kind !== undefined) throw noId(where, kind);
   if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
+  const kind = primitiveKind(s);
+  if (kind !== undefined) return 1 + 1 + primitiveSizes(s, kind, where).length * 8 + 8;
   if (Array.isArray(s.vertices)) return 1 + 8 + s.vertices.length * s.vertices[0].length * 8 + 8;
   if (s.positions !== undefined) return 1 + 8 + s.positions.length * 8 + 8;
   if (s.mesh !== undefined) {
     const { n, t } = meshCounts(s.mesh, where);
     return 1 + 8 + 3 * n * 8 + 8 + 3 * t * 4 + 8;
   }
-  if (!Array.isArray(s.parts)) throw new TypeError(`${where}: a shape needs vertices, positions, mesh or parts`);
+  if (!Array.isArray(s.parts)) throw new TypeError(`${where}: a shape needs vertices, positions, mesh, parts or a primitive`);
   let b = 1 + 8 + 8;
   s.parts.forEach((p, i) => { b += countBytes(p, `${where}/parts/${i}`); });
   return b;
@@ -124,8 +147,9 @@ const MAGIC = 'clashd-shape-v1';
  * proto/openapi.yaml): "clashd-shape-v1", dim, node(shape), every integer
  * and double little-endian, -0 as +0, an absent radius as 0.  A node is
  * 0x01 and the points (`vertices`, or `positions` read `dim` at a time),
- * 0x02 and the parts, or 0x03 and a mesh's vertices and indices (uint32).
- * Primitives (`box`, `sphere`, ...) have no id yet: a TypeError.
+ * 0x02 and the parts, 0x03 and a mesh's vertices and indices (uint32),
+ * or 0x04, a primitive's kind (1 sphere, 2 box, 3 capsule, 4 cylinder,
+ * 5 cone, 6 ellipsoid) and its sizes in the order of the wire.
  */
 export function canonicalBytes(shape) {
   const dim = shapeDim(shape, '');
@@ -144,10 +168,14 @@ export function canonicalBytes(shape) {
   const u64 = (n) => { dv.setBigUint64(o, BigInt(n), true); o += 8; };
   const node = (s, where) => {
     if (s === null || typeof s !== 'object') throw new TypeError(`${where}: not a shape`);
-    const kind = primitiveKind(s);
-    if (kind !== undefined) throw noId(where, kind);
     if ('ref' in s) throw new TypeError(`${where}: a ref has no geometry here`);
-    if (Array.isArray(s.vertices)) {
+    const kind = primitiveKind(s);
+    if (kind !== undefined) {
+      if (dim !== 3) throw new TypeError(`${where}/${kind}: a primitive is 3-D, the shape ${dim}-D`);
+      u8[o++] = 4;
+      u8[o++] = PRIMITIVES.indexOf(kind) + 1;
+      for (const x of primitiveSizes(s, kind, where)) f64(x, where);
+    } else if (Array.isArray(s.vertices)) {
       u8[o++] = 1;
       u64(s.vertices.length);
       s.vertices.forEach((p, i) => {
@@ -178,7 +206,7 @@ export function canonicalBytes(shape) {
       u64(s.parts.length);
       s.parts.forEach((p, i) => node(p, `${where}/parts/${i}`));
     } else {
-      throw new TypeError(`${where}: a shape needs vertices, positions, mesh or parts`);
+      throw new TypeError(`${where}: a shape needs vertices, positions, mesh, parts or a primitive`);
     }
     f64(s.radius ?? 0, `${where}/radius`);
   };
@@ -243,8 +271,6 @@ export class Clashd {
   /**
    * `{ref: id}` (with the shape's pose and pose_end, if any) for a shape,
    * remembering its geometry so that a server lacking it gets it uploaded.
-   * A primitive (`box`, `sphere`, ...) has no id yet: a TypeError (send
-   * it inline).
    */
   async ref(shape, placement = {}) {
     const { geometry, placement: own } = splitShape(shape);

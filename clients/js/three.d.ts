@@ -1,16 +1,16 @@
-// Types of three.js (the '@clashd/client/three' module), written by hand:
-// the mesh and primitive wire forms (not in proto/openapi.yaml yet) come
-// from clashd.d.ts; the three.js objects are typed by the members the
-// module reads, so no @types/three is needed.
-import type { Clashd, Pose, Result, ShapeId, MeshGeometry, MeshShape, Primitive, PrimitiveShape, MeshResult } from './clashd.js';
-export type { MeshGeometry, MeshShape, Primitive, PrimitiveShape, MeshResult };
+// Types of three.js (the '@clashd/client/three' module): the wire forms
+// come from clashd.d.ts (generated from proto/openapi.yaml, and the narrow
+// forms built on them there); the three.js objects are typed by the
+// members the module reads, so no @types/three is needed.
+import type { Clashd, Pose, Result, ShapeId, MeshGeometry, MeshShape, Primitive, PrimitiveShape } from './clashd.js';
+export type { MeshGeometry, MeshShape, Primitive, PrimitiveShape };
 
 /** The convex hull of flat 3-D points. */
 export interface HullShape { positions: number[]; dim?: number; radius?: number; pose?: Pose; pose_end?: Pose }
 
 /** What geometryShape answers: a geometry part without pose. */
 export type GeometryPart = HullShape | { mesh: MeshGeometry } | Primitive;
-/** What the ClashdThree methods answer for a geometry. */
+/** What the ClashdThree methods answer for a geometry: a ref, or a primitive inline. */
 export type GeometryRef = { ref: ShapeId } | Primitive;
 
 /** A shape objectShape or ClashdThree.shape answers. */
@@ -84,9 +84,10 @@ export interface ResultVectors<V> {
   plane?: { normal: V; offset: number };
   penetration?: { normal: V; depth?: number; points?: { a: V; b: V } };
   contact?: V;
-  kind?: 'surfaces' | 'a_inside_b' | 'b_inside_a';
+  /** A mesh answer's `intersection`. */
+  kind?: Result['intersection'];
 }
 export function resultVectors<V extends { clone(): V }>(
-  result: Result | MeshResult,
+  result: Result,
   three: { Vector3: new (x: number, y: number, z: number) => V },
 ): ResultVectors<V>;

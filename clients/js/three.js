@@ -287,8 +287,10 @@ export function objectShape(object, options = {}) {
  * Shapes of three.js objects named by ref for one Clashd client: the
  * geometry part's id is computed once per geometry (and version), and
  * registered with the client so that a server lacking it gets it uploaded
- * (once); each call then costs a pose.  Primitives go inline (they have
- * no id yet).
+ * (once); each call then costs a pose.  Primitives go inline: they have
+ * ids, but a few numbers are shorter than a ref (`{"ref": "sha256:..."}`
+ * is 81 bytes of JSON, `{"sphere":{"radius":0.25}}` 26, a box or a
+ * cylinder under 50) and need no upload or miss.
  */
 export class ClashdThree {
   /**
@@ -332,7 +334,7 @@ export class ClashdThree {
  * `penetration` {normal, depth, points {a, b}} when the answer has one,
  * `contact` the point of contact (the time of impact's, or for an
  * intersecting answer a common point: near_points.a), and `kind` the
- * mesh answer's contact (`surfaces`, `a_inside_b`, `b_inside_a`).
+ * mesh answer's `intersection` (`surfaces`, `a_inside_b`, `b_inside_a`).
  * Members the answer lacks are undefined.
  */
 export function resultVectors(result, three) {
@@ -349,8 +351,8 @@ export function resultVectors(result, three) {
       points: pen.points ? { a: v(pen.points.a), b: v(pen.points.b) } : undefined,
     };
   }
-  const c = result.contact;
-  if (typeof c === 'string') out.kind = c;
+  if (typeof result.intersection === 'string') out.kind = result.intersection;
+  const c = result.contact; // a motion's contact, at time toi
   if (c && typeof c === 'object') out.contact = v(c.point);
   else if (result.intersecting && out.near) out.contact = out.near.a.clone();
   out.normal = out.plane?.normal.clone() ?? out.penetration?.normal.clone() ??

@@ -1,5 +1,6 @@
 // The client against a live clashd: every endpoint, the problem types,
-// upload-on-miss, shape ids, Retry-After, abort and CORS.
+// upload-on-miss, shape ids (primitives' and mixed compounds' too),
+// Retry-After, abort and CORS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -134,6 +135,91 @@ test('shapeId equals the server id: compounds, radius, 1 vs 1.0, -0, Float32Arra
   assert.equal(await shapeId(shapes[4]), 'sha256:' + createHash('sha256').update(bytes).digest('hex'));
   // A pose is not geometry: the client's id ignores it.
   assert.equal(await c.shapeId({ ...cube(), pose: { translation: [1, 2, 3] } }), await shapeId(cube()));
+});
+
+test('primitive ids: node 0x04, each kind equal to the server\'s', async () => {
+  const c = new Clashd(main.url);
+  const prims = [
+    { sphere: { radius: 0.7 } },
+    { box: { half_extents: [1, 1.5, 2] } },
+    { capsule: { radius: 0.3, half_height: 0.6 } },
+    { cylinder: { radius: 0.5, half_height: 1 } },
+    { cone: { radius: 0.5, half_height: 1.5 }, radius: 0.05 },
+    { ellipsoid: { radii: [0.1, 0.2, 0.3] } },
+  ];
+  const ids = new Set();
+  for (const [k, s] of prims.entries()) {
+    // the bytes as the contract writes them (ShapeId), built here independently
+    const kind = Object.keys(s)[0];
+    const p = s[kind];
+    const sizes = p.half_extents ?? p.radii ?? [p.radius, ...(p.half_height !== undefined ? [p.half_height] : [])];
+    const want = Buffer.alloc(15 + 1 + 1 + 1 + 8 * sizes.length + 8);
+    let o = want.write('clashd-shape-v1', 0, 'latin1');
+    o = want.writeUInt8(3, o); // dim
+    o = want.writeUInt8(4, o); // node(primitive)
+    o = want.writeUInt8(k + 1, o); // 1 sphere ... 6 ellipsoid
+    for (const x of sizes) o = want.writeDoubleLE(x, o);
+    want.writeDoubleLE(s.radius ?? 0, o);
+    assert.deepEqual(Buffer.from(canonicalBytes(s)), want, kind);
+    const local = await shapeId(s);
+    assert.equal(local, 'sha256:' + createHash('sha256').update(want).digest('hex'));
+    const summary = await c.upload(s);
+    assert.equal(summary.id, local, JSON.stringify(s));
+    ids.add(local);
+  }
+  assert.equal(ids.size, prims.length);
+  // The same sizes under another kind: another id (the kind byte).
+  assert.notEqual(await shapeId({ cone: prims[3].cylinder }), await shapeId(prims[3]));
+  // The numbers written otherwise (7e-1, -0.0): the same id.
+  const body = '{"sphere": {"radius": 7e-1}, "radius": -0.0}';
+  const r = await fetch(main.url + '/v1/shapes', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  assert.equal((await r.json()).id, await shapeId(prims[0]));
+  // A compound mixing a mesh, a primitive and vertices, nested, with radii.
+  const mixed = {
+    parts: [
+      { mesh: { positions: [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], indices: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3] } },
+      { box: { half_extents: [0.5, 0.25, 0.125] }, radius: 0.01 },
+      { parts: [{ vertices: [[2, 0, 0], [3, 0, 0], [2, 1, 0]] }, { cylinder: { radius: 0.2, half_height: 0.4 } }], radius: 0.1 },
+    ],
+  };
+  assert.equal((await c.upload(mixed)).id, await shapeId(mixed));
+  // A compound whose first part is a primitive is 3-D.
+  const first = { parts: [{ sphere: { radius: 1 } }, { vertices: [[5, 0, 0]] }] };
+  assert.equal((await c.upload(first)).id, await shapeId(first));
+});
+
+test('primitive ids: sizes must be finite numbers > 0 (TypeError at the path)', async () => {
+  const bad = [
+    [{ sphere: { radius: 0 } }, '/sphere/radius'],
+    [{ sphere: {} }, '/sphere/radius'],
+    [{ box: { half_extents: [1, -1, 1] } }, '/box/half_extents/1'],
+    [{ box: { half_extents: [1, 1] } }, '/box/half_extents'],
+    [{ capsule: { radius: 1, half_height: Infinity } }, '/capsule/half_height'],
+    [{ cone: { radius: NaN, half_height: 1 } }, '/cone/radius'],
+    [{ ellipsoid: { radii: [1, 1, '1'] } }, '/ellipsoid/radii/2'],
+    [{ parts: [{ vertices: [[0, 0, 0]] }, { cylinder: { radius: 1, half_height: -0 } }] }, '/parts/1/cylinder/half_height'],
+    [{ parts: [{ vertices: [[0, 0]] }, { sphere: { radius: 1 } }] }, '/parts/1/sphere'],
+  ];
+  for (const [s, at] of bad) {
+    assert.throws(() => canonicalBytes(s), (e) => e instanceof TypeError && e.message.startsWith(at + ':'), `${JSON.stringify(s)}: ${at}`);
+  }
+  await assert.rejects(new Clashd(main.url).ref({ box: { half_extents: [1, 0, 1] } }), TypeError);
+});
+
+test('a primitive by ref: uploaded on the first miss, answered as inline', async () => {
+  const rec = recordingFetch();
+  const c = new Clashd(main.url, { fetch: rec });
+  const ball = { ellipsoid: { radii: [0.5, 0.75, 1.25] }, radius: 0.125 };
+  const other = { vertices: [[3, 0.1, 0.2]] };
+  const inline = await c.query({ a: { ...ball, pose: { translation: [0, 0.5, 0] } }, b: other });
+  const ref = await c.ref(ball, { pose: { translation: [0, 0.5, 0] } });
+  assert.deepEqual(Object.keys(ref), ['ref', 'pose']);
+  const byRef = await c.query({ a: ref, b: other });
+  assert.equal(byRef.distance, inline.distance);
+  assert.deepEqual(byRef.near_points, inline.near_points);
+  assert.deepEqual(rec.calls.map((x) => `${x.method} ${x.path} ${x.status}`),
+    ['POST /v1/query 200', 'POST /v1/query 422', 'POST /v1/shapes 201', 'POST /v1/query 200']);
+  assert.equal(rec.calls[2].init.body, JSON.stringify(ball), 'the geometry went up, without pose');
 });
 
 test('fromPositions: flat arrays to points', () => {

@@ -1,7 +1,6 @@
 // The three.js helpers ('@clashd/client/three'): the shapes made for each
 // kind of geometry, welding, poses from matrixWorld, caching, and answers
-// as Vector3s; then against a live clashd (the mesh and primitive forms
-// only when its contract has them).
+// as Vector3s; then against a live clashd.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -163,10 +162,9 @@ test('mesh ids: the canonical encoding 0x03 of the contract', async () => {
   assert.equal(await shapeId({ positions: [0, 0, 1, 2], dim: 2 }), await shapeId({ vertices: [[0, 0], [1, 2]] }));
   assert.throws(() => canonicalBytes({ mesh: { positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [0, 1, 3] } }), /indices\/2/);
   assert.throws(() => canonicalBytes({ mesh: { positions: [0, 0, 0, 1, 0, 0] } }), /whole triangles/);
-  // primitives have no id yet: inline only
-  assert.throws(() => canonicalBytes({ box: { half_extents: [1, 1, 1] } }), /inline/);
-  assert.throws(() => canonicalBytes({ parts: [{ vertices: [[0, 0, 0]] }, { sphere: { radius: 1 } }] }), /parts\/1.*inline/);
-  await assert.rejects(new Clashd('http://127.0.0.1:9').ref({ sphere: { radius: 1 } }), TypeError);
+  // every primitive three.js makes has an id (node 0x04) too
+  for (const g of [new THREE.BoxGeometry(1, 2, 3), new THREE.SphereGeometry(1), new THREE.CapsuleGeometry(0.5, 1), new THREE.ConeGeometry(1, 2)])
+    assert.match(await shapeId(geometryShape(g)), /^sha256:/);
 });
 
 test('pose: matrixWorld, column-major, the object\'s own transform', () => {
@@ -265,25 +263,23 @@ test('resultVectors: points and directions as Vector3s', () => {
   assert.deepEqual(deep.contact.toArray(), [0.5, 0, 0]);
   const mesh = resultVectors({
     intersecting: true, distance: 0, near_points: { a: [0, 0, 0], b: [0, 0, 0] }, solid: { a: true, b: true },
-    contact: 'a_inside_b', method: 'gjk', iterations: 3, converged: true,
+    intersection: 'a_inside_b', method: 'gjk', iterations: 3, converged: true,
   }, THREE);
   assert.equal(mesh.kind, 'a_inside_b');
   assert.equal(mesh.normal, undefined);
+  assert.deepEqual(mesh.contact.toArray(), [0, 0, 0], 'an intersecting answer\'s common point');
   const toi = resultVectors({
     intersecting: false, distance: 1, near_points: { a: [0, 0, 0], b: [1, 0, 0] }, toi: 0.5,
     contact: { point: [0.5, 0, 0], normal: [1, 0, 0] }, method: 'gjk', iterations: 3, converged: true,
   }, THREE);
   assert.deepEqual(toi.contact.toArray(), [0.5, 0, 0]);
+  assert.deepEqual(toi.normal.toArray(), [1, 0, 0]);
+  assert.equal(toi.kind, undefined);
 });
 
 // ---- against clashd ----
-let server, meshSupported = false, skipWhy = '';
-before(async () => {
-  server = await startClashd(['--threads', '1']);
-  const api = await (await fetch(server.url + '/v1/openapi.json')).json();
-  meshSupported = !!api.components?.schemas?.MeshGeometry;
-  if (!meshSupported) skipWhy = 'this clashd\'s /v1/openapi.json has no MeshGeometry schema (mesh and primitive forms not served yet)';
-});
+let server;
+before(async () => { server = await startClashd(['--threads', '1']); });
 after(async () => { await server?.stop(); });
 
 test('live: a hull posed by matrixWorld answers as the same points moved by hand', async () => {
@@ -322,8 +318,7 @@ test('live: many moves by ref upload each geometry once', async () => {
   assert.equal(rec.calls.filter((x) => x.path === '/v1/query').length, 11, 'one miss, then poses only');
 });
 
-test('live: mesh and primitive forms', async (t) => {
-  if (!meshSupported) { t.skip(skipWhy); return; }
+test('live: mesh and primitive forms', async () => {
   const c = new Clashd(server.url);
   const three = new ClashdThree(c, { fallback: 'mesh', weld: true });
   const knot = new THREE.Mesh(new THREE.TorusKnotGeometry(1, 0.3, 64, 8));
@@ -340,4 +335,15 @@ test('live: mesh and primitive forms', async (t) => {
   box.position.set(3, 0, 0);
   const p = await c.query({ a: await three.shape(cyl), b: await three.shape(box) });
   assert.ok(Math.abs(p.distance - 2) < 1e-9, `cylinder to box ${p.distance}`);
+  // a ball wholly inside a welded box mesh: the Result's `intersection`
+  const shell = new THREE.Mesh(new THREE.BoxGeometry(2, 2, 2));
+  const inner = new THREE.Mesh(new THREE.SphereGeometry(0.25));
+  inner.position.set(0.3, -0.2, 0.1);
+  const q = await c.query({ a: await three.shape(shell, { as: 'mesh' }), b: await three.shape(inner) });
+  assert.equal(q.intersecting, true);
+  assert.deepEqual(q.solid, { a: true, b: true });
+  assert.equal(q.intersection, 'b_inside_a');
+  assert.equal(q.contact, undefined, 'contact is a motion\'s');
+  assert.equal(q.penetration, undefined);
+  assert.equal(resultVectors(q, THREE).kind, 'b_inside_a');
 });
