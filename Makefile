@@ -475,9 +475,9 @@ $(B)/bench/hello: bench/hello/hello.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_APP_CFLAGS) $< -o $@ $(shell pkg-config --libs libmicrohttpd libuv)
 
-$(B)/bench/drag: bench/drag/drag.c
+$(B)/bench/drag: bench/drag/drag.c bench/mesh/meshes.c bench/mesh/meshes.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_APP_CFLAGS) $< -o $@ -lm
+	$(CC) $(BENCH_APP_CFLAGS) bench/drag/drag.c bench/mesh/meshes.c -o $@ -lm
 
 $(B)/bench/batch-bench: bench/batch/batch_bench.c $(PROTO_OBJ) $(B)/libclash.a
 	@mkdir -p $(dir $@)

@@ -19,6 +19,8 @@
 
 int cli_read_input(const char *prog, const char *path, char **text_out, size_t *len_out)
 {
+	*text_out = NULL;
+	*len_out = 0;
 	FILE *in = stdin;
 	const char *name = "standard input";
 	if (path && strcmp(path, "-") != 0) {
@@ -69,8 +71,8 @@ int cli_read_input(const char *prog, const char *path, char **text_out, size_t *
 
 int cli_document(const char *prog, const char *path, cli_reply_fn reply, cli_summary_fn summary)
 {
-	size_t len;
-	char *text;
+	size_t len = 0;
+	char *text = NULL;
 	int status = cli_read_input(prog, path, &text, &len);
 	if (status == CLI_EXIT_OK) {
 		proto_reply r;

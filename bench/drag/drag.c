@@ -3,6 +3,7 @@
  * tool drags a small box past a large part.
  *
  *   drag PORT [STEPS] [VERTICES] [UPLOADS]
+ *   drag --mesh PORT [STEPS]     (issue 13: the part a triangle mesh)
  *
  * The part: VERTICES points (default 50 000) on the unit sphere (a
  * Fibonacci lattice, so every point is a hull vertex), written with 17
@@ -21,7 +22,11 @@
  * equally extreme vertices).  Storing the part is timed too: the first
  * upload (201), then UPLOADS times (default 9) DELETE and upload again
  * (201, the median of those), and one upload of a part already stored
- * (200).  Output: a Markdown table on stdout.
+ * (200).  Output: a Markdown table on stdout.  With --mesh the part is
+ * three.js's TorusKnotGeometry(1, 0.3, 800, 64), seams welded (102 400
+ * triangles, a solid), stored once as {"mesh": ...}; the box crosses it
+ * from x = -3.2 to 3.2 (y = 0.1, z = 0.05), by ref every step and inline
+ * for the first few, whose answers must be the same.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +42,8 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../mesh/meshes.h"
 
 typedef struct conn {
 	int fd;
@@ -193,16 +200,21 @@ static void sphere(text *t, size_t n)
 	put(t, "]}");
 }
 
-/* The query of step k of `steps`: shape a (a JSON object's text) and the
- * box moved along the path. */
-static void query(text *t, const char *a, size_t step, size_t steps)
+/* The query of shape a (a JSON object's text) and the box at (x, y, z). */
+static void query_at(text *t, const char *a, double x, double y, double z)
 {
-	double x = -1.6 + 3.2 * (double)step / (double)(steps > 1 ? steps - 1 : 1);
 	t->len = 0;
 	put(t, "{\"a\": %s, \"b\": {\"vertices\": [[-0.1, -0.1, -0.1], [0.1, -0.1, -0.1], "
 	       "[-0.1, 0.1, -0.1], [0.1, 0.1, -0.1], [-0.1, -0.1, 0.1], [0.1, -0.1, 0.1], "
-	       "[-0.1, 0.1, 0.1], [0.1, 0.1, 0.1]], \"pose\": {\"translation\": [%.17g, 0.3, 0.1]}}}",
-	    a, x);
+	       "[-0.1, 0.1, 0.1], [0.1, 0.1, 0.1]], \"pose\": {\"translation\": [%.17g, %.17g, "
+	       "%.17g]}}}",
+	    a, x, y, z);
+}
+
+/* The query of step k of `steps`: the box moved along the path. */
+static void query(text *t, const char *a, size_t step, size_t steps)
+{
+	query_at(t, a, -1.6 + 3.2 * (double)step / (double)(steps > 1 ? steps - 1 : 1), 0.3, 0.1);
 }
 
 /* ---- statistics ------------------------------------------------------------ */
@@ -238,10 +250,107 @@ static summary summarize(double *ms, size_t n)
 	return s;
 }
 
+/* {"mesh": ...} of the welded knot (positions float32, so 9 digits are
+ * exact); its triangle count in *nt. */
+static void knot(text *t, size_t *nt)
+{
+	bm_mesh k, w;
+	if (bm_torus_knot(&k, 1, 0.3, 800, 64, 2, 3, 1) || bm_weld(&k, 0, &w))
+		die("memory");
+	put(t, "{\"mesh\": {\"positions\": [");
+	for (size_t i = 0; i < 3 * w.nv; i++)
+		put(t, "%s%.9g", i ? ", " : "", w.pos[i]);
+	put(t, "], \"indices\": [");
+	for (size_t i = 0; i < 3 * w.nt; i++)
+		put(t, "%s%u", i ? ", " : "", (unsigned)w.idx[i]);
+	put(t, "]}}");
+	*nt = w.nt;
+	bm_free(&k);
+	bm_free(&w);
+}
+
+static double mesh_x(size_t k, size_t steps)
+{
+	return -3.2 + 6.4 * (double)k / (double)(steps > 1 ? steps - 1 : 1);
+}
+
+/* drag --mesh: the knot stored once, the box over it by ref (and inline
+ * for the first steps, the answers compared). */
+static int mesh_drag(int port, size_t steps)
+{
+	text part = {0}, q = {0}, ref = {0};
+	size_t nt = 0;
+	knot(&part, &nt);
+	conn c;
+	conn_open(&c, port);
+	reply r;
+	double t0 = now();
+	request(&c, "POST", "/v1/shapes", part.s, part.len, &r);
+	double upload_ms = (now() - t0) * 1e3;
+	char *id = r.status == 201 || r.status == 200 ? strstr(r.body, "\"sha256:") : NULL;
+	if (!id) {
+		fprintf(stderr, "drag: POST /v1/shapes answered %d: %.300s\n", r.status, r.body);
+		return 1;
+	}
+	put(&ref, "{\"ref\": \"%.71s\"}", id + 1);
+	char summary_text[512];
+	snprintf(summary_text, sizeof summary_text, "%s", r.body);
+	free(r.body);
+	size_t ninline = steps < 20 ? steps : 20, bad = 0, hits = 0, differ = 0;
+	double *ref_ms = malloc(steps * sizeof *ref_ms), *in_ms = malloc(ninline * sizeof *in_ms);
+	for (size_t k = 0; k < steps; k++) {
+		query_at(&q, ref.s, mesh_x(k, steps), 0.1, 0.05);
+		t0 = now();
+		request(&c, "POST", "/v1/query", q.s, q.len, &r);
+		ref_ms[k] = (now() - t0) * 1e3;
+		bad += r.status != 200;
+		hits += strstr(r.body, "\"intersecting\":true") != NULL;
+		if (k * ninline % steps < ninline) { /* every (steps/ninline)-th step: inline too */
+			reply ri;
+			query_at(&q, part.s, mesh_x(k, steps), 0.1, 0.05);
+			t0 = now();
+			request(&c, "POST", "/v1/query", q.s, q.len, &ri);
+			in_ms[k * ninline / steps] = (now() - t0) * 1e3;
+			bad += ri.status != 200;
+			if (strcmp(ri.body, r.body) != 0 && differ++ == 0)
+				fprintf(stderr, "drag: step %zu, inline: %s\ndrag: by ref: %s\n", k,
+				        ri.body, r.body);
+			free(ri.body);
+		}
+		free(r.body);
+	}
+	query_at(&q, ref.s, 0, 0, 0);
+	size_t ref_bytes = q.len;
+	summary sr = summarize(ref_ms, steps), si = summarize(in_ms, ninline);
+	printf("Drag over a mesh: three.js TorusKnotGeometry(1, 0.3, 800, 64), seams welded "
+	       "(%zu triangles, %.1f MB of JSON), stored once; a box moved over %zu steps "
+	       "across it, one keep-alive connection; %zu of the steps intersect.\n\n",
+	       nt, (double)part.len / 1e6, steps, hits);
+	printf("| step | request bytes | median ms | p99 ms | mean ms | max ms |\n");
+	printf("|---|---|---|---|---|---|\n");
+	printf("| inline (%zu of the steps) | %zu | %.3f | %.3f | %.3f | %.3f |\n", ninline,
+	       part.len, si.median, si.p99, si.mean, si.max);
+	printf("| by ref (stored once) | %zu | %.3f | %.3f | %.3f | %.3f |\n", ref_bytes,
+	       sr.median, sr.p99, sr.mean, sr.max);
+	printf("\nAnswers: %zu of %zu inline steps differ from by ref%s.  Storing the mesh "
+	       "(POST /v1/shapes, tree built with the decoding): %.1f ms.  Summary: %s\n",
+	       differ, ninline, bad ? "; SOME REQUESTS FAILED" : "", upload_ms, summary_text);
+	free(ref_ms);
+	free(in_ms);
+	free(part.s);
+	free(q.s);
+	free(ref.s);
+	free(c.buf);
+	close(c.fd);
+	return bad || differ ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "--mesh") == 0)
+		return mesh_drag(atoi(argv[2]), argc > 3 ? strtoul(argv[3], NULL, 10) : 1000);
 	if (argc < 2) {
-		fprintf(stderr, "usage: drag PORT [STEPS] [VERTICES] [UPLOADS]\n");
+		fprintf(stderr, "usage: drag PORT [STEPS] [VERTICES] [UPLOADS]\n       drag --mesh PORT [STEPS]\n");
 		return 2;
 	}
 	int port = atoi(argv[1]);
