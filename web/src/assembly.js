@@ -65,6 +65,3 @@ export function makeParts() {
       geometry: new THREE.SphereGeometry(0.35, 32, 16), form: PRIMITIVE, position: [1.6, 1.6, 0] },
   ];
 }
-
-/** The form a part falls back to when the server does not take its own. */
-export const FALLBACK = HULL;

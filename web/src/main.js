@@ -7,9 +7,9 @@
 // Parts go as mesh solids (plate, bracket), primitives (bolt, pipe, knob)
 // or convex hulls, posed by matrixWorld; meshes and hulls by ref (their
 // geometry goes to the shape store once, the client uploads on
-// unknown-shape), primitives inline.  A server that does not know a form
-// (422) gets that part as its convex hull instead, and the status line
-// says so with the problem's detail.
+// unknown-shape), primitives inline.  With "motion" on, a third query
+// sweeps the selected part from where its move began (`pose`) to where it
+// is (`pose_end`): the time of impact and the contact point.
 //
 // The page reads `?clashd=URL` (default: its own origin) and `?token=`.
 // window.clashdDemo is a hook for the browser test (web/test/).
@@ -18,10 +18,9 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
 import { Clashd, ClashdProblem } from '../../clients/js/clashd.js';
 import { ClashdThree, poseOf, resultVectors } from '../../clients/js/three.js';
-import { makeParts, CLEARANCE, FIRST_SELECTED, FALLBACK } from './assembly.js';
+import { makeParts, CLEARANCE, FIRST_SELECTED } from './assembly.js';
 
 const CLASS_COLOR = { clash: 0xe53935, touch: 0xffa000 };
-const UNKNOWN_SHAPE = 'urn:clashd:problem:unknown-shape';
 
 const params = new URLSearchParams(location.search);
 const clashd = new Clashd(params.get('clashd') ?? location.origin, { token: params.get('token') ?? undefined });
@@ -53,15 +52,14 @@ const parts = makeParts().map((def) => {
   object.position.set(...def.position);
   if (def.rotation) object.rotation.set(...def.rotation);
   scene.add(object);
-  // fallback: the server refused the part's own form; probed: it took it
-  return { ...def, object, material, fallback: false, probed: false };
+  return { ...def, object, material };
 });
 const byId = new Map(parts.map((p) => [p.id, p]));
-const formOf = (p) => (p.fallback ? FALLBACK : p.form);
 
 // The answer drawn in the scene: near points (a line with a dot at each
 // end), the separating plane (a translucent quad, when apart) and the
-// penetration direction (an arrow, when overlapping and the answer has one).
+// penetration direction (an arrow, when overlapping and the answer has one);
+// with "motion" on, the time of impact's contact point (a yellow dot).
 const overlay = { depthTest: false, transparent: true };
 const nearGeometry = new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(6), 3));
 const nearLine = new THREE.Line(nearGeometry, new THREE.LineBasicMaterial({ color: 0xffffff, ...overlay }));
@@ -70,7 +68,8 @@ const planeQuad = new THREE.Mesh(new THREE.PlaneGeometry(1.6, 1.6),
   new THREE.MeshBasicMaterial({ color: 0x4fc3f7, transparent: true, opacity: 0.25, side: THREE.DoubleSide, depthWrite: false }));
 const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 1, 0), new THREE.Vector3(), 0.6, 0xff5252, 0.15, 0.08);
 arrow.line.material.depthTest = arrow.cone.material.depthTest = false;
-for (const o of [nearLine, ...dots, planeQuad, arrow]) { o.renderOrder = 10; o.visible = false; scene.add(o); }
+const contactDot = new THREE.Mesh(new THREE.SphereGeometry(0.07, 12, 8), new THREE.MeshBasicMaterial({ color: 0xffeb3b, ...overlay }));
+for (const o of [nearLine, ...dots, planeQuad, arrow, contactDot]) { o.renderOrder = 10; o.visible = false; scene.add(o); }
 
 function resize() {
   const w = view.clientWidth, h = view.clientHeight;
@@ -88,51 +87,30 @@ let pending = false; // a change happened since the last request was sent
 let warm = false; // the shapes are in the store (a scene answered)
 let requests = 0;
 let shown = null; // what the panel shows: the poses asked about and the answers
-let notice = ''; // why some parts go as convex hulls
+let motionOn = false; // the "motion" toggle: ask for the time of impact too
+let moveStart = null; // the selected part's pose where its current move began
 
-const shapeOf = (p) => three.shape(p.object, formOf(p));
+const shapeOf = (p) => three.shape(p.object, p.form);
 
 async function ask(sel) {
   const shapes = new Map(await Promise.all(parts.map(async (p) => [p.id, await shapeOf(p)])));
   const poses = Object.fromEntries(parts.map((p) => [p.id, shapes.get(p.id).pose]));
   const objects = parts.map((p) => ({ id: p.id, shape: shapes.get(p.id) }));
   const others = parts.filter((p) => p !== sel);
-  const query = { a: shapes.get(sel.id), b: { parts: others.map((p) => shapes.get(p.id)) } };
+  const b = { parts: others.map((p) => shapes.get(p.id)) };
+  const query = { a: shapes.get(sel.id), b };
   const sceneReq = { objects, clearance: CLEARANCE };
+  // the motion: the selected part from where its move began to where it is
+  const from = motionOn ? (moveStart ?? poses[sel.id]) : undefined;
+  const sweep = () => (from ? clashd.query({ a: { ...query.a, pose: from, pose_end: poses[sel.id] }, b }) : undefined);
   if (!warm) { // one request names every part first, so each is uploaded once
     const s = await clashd.scene(sceneReq);
     warm = true;
-    return { poses, scene: s, query: await clashd.query(query), others };
+    const [q, m] = await Promise.all([clashd.query(query), sweep()]);
+    return { poses, scene: s, query: q, motion: m && { from, result: m }, others };
   }
-  const [s, q] = await Promise.all([clashd.scene(sceneReq), clashd.query(query)]);
-  return { poses, scene: s, query: q, others };
-}
-
-/**
- * After a 422: ask about each part whose form the server has not taken yet
- * alone (an upload for a mesh, a query for a primitive); those refused go
- * as convex hulls from now on.  Answers whether any part changed form.
- */
-async function degrade(err) {
-  if (!(err instanceof ClashdProblem) || err.status !== 422 || err.type === UNKNOWN_SHAPE) return false;
-  const suspects = parts.filter((p) => !p.fallback && !p.probed && p.form.as !== FALLBACK.as);
-  const refused = [];
-  let detail = '';
-  for (const p of suspects) {
-    try {
-      await clashd.query({ a: await shapeOf(p), b: { vertices: [[1e3, 1e3, 1e3]] } });
-      p.probed = true;
-    } catch (e) {
-      if (!(e instanceof ClashdProblem) || e.status !== 422) throw e;
-      p.fallback = true;
-      refused.push(p.id);
-      detail ||= `${e.detail ?? e.message}${e.pointer !== undefined ? ` (at ${e.pointer})` : ''}`;
-    }
-  }
-  if (refused.length === 0) return false;
-  notice = `clashd answered 422: ${detail}; sent as convex hulls instead: ${parts.filter((p) => p.fallback).map((p) => p.id).join(', ')}`;
-  warm = false; // the hulls are to be uploaded
-  return true;
+  const [s, q, m] = await Promise.all([clashd.scene(sceneReq), clashd.query(query), sweep()]);
+  return { poses, scene: s, query: q, motion: m && { from, result: m }, others };
 }
 
 async function pump() {
@@ -141,10 +119,7 @@ async function pump() {
     const sel = selected;
     const t0 = performance.now();
     try {
-      let answer;
-      for (;;) {
-        try { answer = await ask(sel); break; } catch (e) { if (!(await degrade(e))) throw e; }
-      }
+      const answer = await ask(sel);
       requests++;
       show({ selected: sel.id, ...answer, ms: performance.now() - t0 });
     } catch (e) {
@@ -164,7 +139,7 @@ function update() {
 }
 
 function fmt(x) { return x.toFixed(4); }
-const CONTACT = { surfaces: 'surfaces meet', a_inside_b: 'inside the other', b_inside_a: 'the other inside it' };
+const INTERSECTION = { surfaces: 'surfaces meet', a_inside_b: 'inside the other', b_inside_a: 'the other inside it' };
 
 function show(s) {
   shown = s;
@@ -178,7 +153,7 @@ function show(s) {
   if (q.intersecting) {
     const depth = q.penetration && (q.penetration.depth ?? q.penetration.depth_lower_bound);
     note = `(intersecting${depth !== undefined ? `, depth ${q.penetration.depth !== undefined ? '' : '≥ '}${fmt(depth)}` : ''}` +
-      `${v.kind ? `: ${CONTACT[v.kind] ?? v.kind}` : ''})`;
+      `${v.kind ? `: ${INTERSECTION[v.kind] ?? v.kind}` : ''})`;
   }
   document.getElementById('distance-note').textContent = note;
   const nearest = q.near_parts ? s.others[q.near_parts.b] : undefined;
@@ -210,7 +185,17 @@ function show(s) {
   const panel = document.getElementById('answer');
   panel.dataset.plane = String(planeQuad.visible);
   panel.dataset.arrow = String(arrow.visible);
-  panel.dataset.contact = v.kind ?? '';
+  panel.dataset.intersection = v.kind ?? '';
+
+  // the motion: time of impact and contact point
+  const m = s.motion?.result;
+  const toiText = document.getElementById('toi');
+  toiText.textContent = !m ? '–' : m.toi === null ? 'no contact during the move'
+    : `${fmt(m.toi)} at (${m.contact.point.map((x) => x.toFixed(3)).join(', ')})`;
+  toiText.dataset.toi = m ? String(m.toi) : '';
+  const mc = m && resultVectors(m, THREE).contact;
+  contactDot.visible = !!(m && m.toi !== null && mc);
+  if (contactDot.visible) contactDot.position.copy(mc);
 
   const worst = new Map(); // part id -> clash | touch
   const ul = document.getElementById('clashes');
@@ -226,8 +211,7 @@ function show(s) {
     li.dataset.class = c.class;
     const depth = c.penetration && (c.penetration.depth ?? c.penetration.depth_lower_bound);
     li.textContent = `${c.a} × ${c.b}: ${c.class}` +
-      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '') +
-      (typeof c.contact === 'string' ? ` (${CONTACT[c.contact] ?? c.contact})` : '');
+      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '');
     li.addEventListener('click', () => select(byId.get(c.a)));
     ul.appendChild(li);
   }
@@ -237,9 +221,9 @@ function show(s) {
     p.material.emissive.setHex(p.id === s.selected ? 0x202020 : 0x000000);
   }
   const status = document.getElementById('status');
-  status.className = notice ? 'warn' : '';
-  status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms (a query and a scene of ${parts.length} parts)` +
-    (notice ? `. ${notice}` : '');
+  status.className = '';
+  status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms ` +
+    `(${s.motion ? 'two queries' : 'a query'} and a scene of ${parts.length} parts)`;
 }
 
 // ---- moving parts: TransformControls on the selected part ----
@@ -250,14 +234,23 @@ const gizmo = new TransformControls(camera, renderer.domElement);
 gizmo.setSize(0.8);
 gizmo.addEventListener('dragging-changed', (e) => { orbit.enabled = !e.value; });
 gizmo.addEventListener('objectChange', () => update());
+// a drag of a handle starts a move: the motion sweeps from here
+gizmo.addEventListener('mouseDown', () => { moveStart = poseOf(selected.object); });
 scene.add(gizmo.getHelper());
 
 function select(part) {
   if (!part) return;
   selected = part;
+  moveStart = null;
   gizmo.attach(part.object);
   update();
 }
+function setMotion(on) {
+  motionOn = on;
+  document.getElementById('motion').checked = on;
+  return update();
+}
+document.getElementById('motion').addEventListener('change', (e) => setMotion(e.target.checked));
 function setMode(mode) {
   gizmo.setMode(mode);
   for (const b of document.querySelectorAll('[data-mode]')) b.classList.toggle('on', b.dataset.mode === mode);
@@ -294,21 +287,26 @@ const hook = {
   parts: parts.map((p) => p.id),
   /** Wait until the panel shows the answer for the current poses. */
   idle: () => inflight ?? Promise.resolve(),
-  /** Place a part (position, and Euler angles if given) and select it; resolves once shown. */
+  /**
+   * Place a part (position, and Euler angles if given) and select it; the
+   * move begins where it was.  Resolves once shown.
+   */
   moveTo(id, position, rotation) {
     const p = byId.get(id);
+    if (selected !== p) { selected = p; gizmo.attach(p.object); }
+    moveStart = poseOf(p.object);
     p.object.position.set(...position);
     if (rotation) p.object.rotation.set(...rotation);
-    if (selected !== p) { selected = p; gizmo.attach(p.object); }
     return update();
   },
+  /** The "motion" toggle; resolves once shown. */
+  setMotion,
   select: (id) => { select(byId.get(id)); return inflight; },
   setMode,
   pose: (id) => poseOf(byId.get(id).object),
-  /** The geometryShape options each part goes with (its own form, or the hull it fell back to). */
-  forms: () => Object.fromEntries(parts.map((p) => [p.id, formOf(p)])),
-  notice: () => notice,
-  shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, error: shown.error },
+  /** The geometryShape options each part goes with. */
+  forms: () => Object.fromEntries(parts.map((p) => [p.id, p.form])),
+  shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, motion: shown.motion, error: shown.error },
   color: (id) => '#' + byId.get(id).material.color.getHexString(),
   /** A part's origin in client (CSS pixel) coordinates. */
   screenPoint: (id) => project(byId.get(id).object.getWorldPosition(new THREE.Vector3())),

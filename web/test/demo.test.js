@@ -3,11 +3,9 @@
 // runs on another port with --cors-origin set to the page's origin.  The test
 // drags parts with TransformControls, asks clashd itself the same questions
 // with the shapes inline (built in node from the same assembly by the same
-// three.js helpers), and compares.  The mesh and primitive assertions run
-// only when clashd's /v1/openapi.json has a MeshGeometry schema; against an
-// older clashd they are skipped (the reason is logged) and the page is
-// checked to fall back to convex hulls and say why.  Environment: CLASHD (the binary), WEB_DIST (the
-// built page, default build/web), SCREENSHOT (default build/web-demo.png),
+// three.js helpers), and compares, a move's time of impact too.
+// Environment: CLASHD (the binary), WEB_DIST (the built page, default
+// build/web), SCREENSHOT (default build/web-demo.png),
 // CHROMIUM (default: where Debian's chromium package puts it).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,24 +24,16 @@ const SCREENSHOT = process.env.SCREENSHOT ?? path.resolve(here, '../../build/web
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let web, server, browser, page;
-let meshSupported = false, skipWhy = '';
 const uploads = []; // POST /v1/shapes the server took (2xx), as the page sent them
-const refused = []; // POST /v1/shapes answered 422 (a form the server lacks)
 const bodies = []; // every POST body to clashd
 const apiCalls = []; // every request to clashd
 const pageErrors = [];
-const misses = []; // clashd's answers >= 400: the first scene's unknown-shape (and the probes of an older clashd)
+const misses = []; // clashd's answers >= 400: the first scene's unknown-shape
 let loaded = 0; // misses.length once the page was ready
 
 before(async () => {
   web = await serveStatic(DIST);
   server = await startClashd(['--cors-origin', web.origin]);
-  const api = await (await fetch(server.url + '/v1/openapi.json')).json();
-  meshSupported = !!api.components?.schemas?.MeshGeometry;
-  if (!meshSupported) {
-    skipWhy = 'clashd\'s /v1/openapi.json has no MeshGeometry schema: mesh and primitive forms not served yet';
-    console.log(`web-test: ${skipWhy}; their assertions are skipped, the page is checked to fall back to convex hulls`);
-  }
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -59,8 +49,8 @@ before(async () => {
   page.on('response', (r) => {
     const u = new URL(r.url());
     if (u.origin === server.url && r.status() >= 400) misses.push(`${r.request().method()} ${u.pathname} ${r.status()}`);
-    if (u.origin === server.url && r.request().method() === 'POST' && u.pathname === '/v1/shapes')
-      (r.status() < 300 ? uploads : refused).push(r.request().postData());
+    if (u.origin === server.url && r.request().method() === 'POST' && u.pathname === '/v1/shapes' && r.status() < 300)
+      uploads.push(r.request().postData());
     if (u.origin === web.origin && r.status() !== 200) pageErrors.push(`${u.pathname}: ${r.status()}`);
   });
   page.on('request', (r) => {
@@ -84,8 +74,12 @@ after(async () => {
 const PARTS = makeParts();
 const geometryOf = Object.fromEntries(PARTS.map((p) => [p.id, p.geometry]));
 
-/** The page's question, asked by the test with every shape inline, in the forms the page used. */
-async function serverAnswer(poses, selected, forms) {
+/**
+ * The page's question, asked by the test with every shape inline, in the
+ * forms the page used; with `from`, the motion of the selected part from
+ * that pose to its pose in `poses` too.
+ */
+async function serverAnswer(poses, selected, forms, from) {
   const post = async (route, body) => {
     const r = await fetch(server.url + route, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(r.status, 200, `${route}: ${await r.clone().text()}`);
@@ -95,7 +89,10 @@ async function serverAnswer(poses, selected, forms) {
   const others = PARTS.filter((p) => p.id !== selected);
   const query = await post('/v1/query', { a: shape(selected), b: { parts: others.map((p) => shape(p.id)) } });
   const scene = await post('/v1/scene', { objects: PARTS.map((p) => ({ id: p.id, shape: shape(p.id) })), clearance: CLEARANCE });
-  return { query, scene };
+  const motion = from && await post('/v1/query', {
+    a: { ...shape(selected), pose: from, pose_end: poses[selected] }, b: { parts: others.map((p) => shape(p.id)) },
+  });
+  return { query, scene, motion };
 }
 
 /** What the panel shows, and the poses it was computed for. */
@@ -112,7 +109,7 @@ async function panel() {
       list: [...document.querySelectorAll('#clashes li')].map((li) => ({ a: li.dataset.a, b: li.dataset.b, class: li.dataset.class, text: li.textContent })),
       colors: Object.fromEntries(window.clashdDemo.parts.map((id) => [id, window.clashdDemo.color(id)])),
       forms: window.clashdDemo.forms(),
-      notice: window.clashdDemo.notice(),
+      toi: document.getElementById('toi').textContent,
       status: document.getElementById('status').textContent,
       note: document.getElementById('distance-note').textContent,
       drawn: { ...document.getElementById('answer').dataset },
@@ -125,6 +122,7 @@ async function assertShownMatchesServer(shown) {
   assert.equal(shown.error, undefined);
   assert.deepEqual(shown.poses, shown.current, 'the panel shows the current poses');
   const truth = await serverAnswer(shown.poses, shown.selected, shown.forms);
+  assert.ok(truth.query.distance >= 0, `clashd's distance ${truth.query.distance}`);
   // Stored shapes may pick another of equally extreme vertices (docs/shapes.md):
   // the same distance up to rounding, and the same shown digits.
   assert.ok(Math.abs(shown.value - truth.query.distance) <= 1e-9, `shown ${shown.value}, clashd ${truth.query.distance}`);
@@ -133,6 +131,8 @@ async function assertShownMatchesServer(shown) {
   // the separating plane when apart, the arrow when overlapping with a direction
   assert.equal(shown.drawn.plane, String(!truth.query.intersecting && !!truth.query.separating_plane));
   assert.equal(shown.drawn.arrow, String(truth.query.intersecting && !!truth.query.penetration?.normal));
+  // a mesh answer's `intersection`, in the note too
+  assert.equal(shown.drawn.intersection, truth.query.intersection ?? '');
   return truth;
 }
 
@@ -151,21 +151,11 @@ test('the page loads, uploads every part by ref once and shows the first answer'
   assert.equal(new Set(uploads).size, uploads.length, 'no shape twice');
   assert.ok(uploads.every((u) => !/"(cylinder|sphere|box|capsule|cone)"/.test(u)), 'primitives go inline');
   uploadsAtLoad = uploads.length;
-  if (meshSupported) {
-    // The first request named every part by ref: one unknown-shape miss, the
-    // uploads, the same request again.
-    assert.deepEqual(misses, ['POST /v1/scene 422']);
-    assert.equal(shown.notice, '');
-  } else {
-    // An older clashd: the parts it refused go as convex hulls, and the
-    // status line says so with the problem's detail.
-    for (const id of ['plate', 'bracket', 'bolt', 'pipe', 'knob']) assert.equal(shown.forms[id].as, 'hull', id);
-    assert.match(shown.notice, /422: unknown member/);
-    assert.ok(shown.status.includes(shown.notice), shown.status);
-    // each mesh upload refused in the first request and in its probe
-    assert.ok(refused.length >= 2 && refused.length <= 4, `${refused.length} refused uploads`);
-    assert.ok(refused.every((b) => b.startsWith('{"mesh"')));
-  }
+  // The first request named every part by ref: one unknown-shape miss, the
+  // uploads, the same request again.
+  assert.deepEqual(misses, ['POST /v1/scene 422']);
+  assert.equal(shown.motion, undefined, 'motion is off at the start');
+  assert.equal(shown.toi, '–');
 });
 
 test('a drag of the move gizmo\'s x arrow moves the bolt along x, and the distance follows', async () => {
@@ -217,8 +207,7 @@ test('the bolt through the bracket clashes: both red and listed', async () => {
   await page.screenshot({ path: SCREENSHOT });
 });
 
-test('meshes and primitives: the bolt passes through the plate\'s hole', async (t) => {
-  if (!meshSupported) { t.skip(skipWhy); return; }
+test('meshes and primitives: the bolt passes through the plate\'s hole', async () => {
   const forms0 = await page.evaluate(() => window.clashdDemo.forms());
   assert.deepEqual([forms0.plate.as, forms0.bracket.as], ['mesh', 'mesh']);
   assert.deepEqual([forms0.bolt.as, forms0.pipe.as, forms0.knob.as], ['primitive', 'primitive', 'primitive']);
@@ -236,6 +225,50 @@ test('meshes and primitives: the bolt passes through the plate\'s hole', async (
   // The plate's convex hull has no hole: the same bolt would clash with it.
   const asHull = await serverAnswer(shown.poses, 'bolt', { ...shown.forms, plate: { as: 'hull' } });
   assert.equal(asHull.query.intersecting, true);
+});
+
+test('motion: the time of impact of a move, as clashd answers it', async () => {
+  await page.click('#motion');
+  assert.equal(await page.evaluate(() => document.getElementById('motion').checked), true);
+  // The bolt (half height 0.8) over the plate, clear of the other parts, then
+  // down into it: its bottom goes from y 1.2 to -0.3 and meets the plate's
+  // top (y 0.2) two thirds of the way.
+  await page.evaluate(() => window.clashdDemo.moveTo('bolt', [0, 2, 0.9], [0, 0, 0]));
+  await page.evaluate(() => window.clashdDemo.moveTo('bolt', [0, 0.5, 0.9]));
+  const shown = await panel();
+  const from = shown.motion?.from;
+  assert.ok(from, 'the page sent a motion');
+  assert.deepEqual(from.matrix.slice(12, 15), [0, 2, 0.9], 'from where the move began');
+  const truth = await assertShownMatchesServer(shown);
+  const mine = shown.motion.result;
+  const theirs = (await serverAnswer(shown.poses, 'bolt', shown.forms, from)).motion;
+  assert.equal(typeof theirs.toi, 'number');
+  assert.ok(Math.abs(theirs.toi - 2 / 3) < 1e-3, `toi ${theirs.toi}`);
+  assert.ok(Math.abs(mine.toi - theirs.toi) <= 1e-9, `page ${mine.toi}, clashd ${theirs.toi}`);
+  mine.contact.point.forEach((x, i) => assert.ok(Math.abs(x - theirs.contact.point[i]) <= 1e-9, `contact ${mine.contact.point} vs ${theirs.contact.point}`));
+  assert.equal(shown.toi, `${theirs.toi.toFixed(4)} at (${theirs.contact.point.map((x) => x.toFixed(3)).join(', ')})`);
+  assert.ok(truth.query.intersecting, 'the bolt ends in the plate');
+  assert.equal(truth.query.intersection, 'surfaces');
+  assert.match(shown.note, /surfaces meet/);
+  // a move that touches nothing: no contact
+  await page.evaluate(() => window.clashdDemo.moveTo('bolt', [0, 2.5, 0.9]));
+  await page.evaluate(() => window.clashdDemo.moveTo('bolt', [0.5, 2.5, 0.9]));
+  const clear = await panel();
+  assert.equal(clear.motion.result.toi, null);
+  assert.equal(clear.toi, 'no contact during the move');
+  // a drag of the gizmo: the move begins where the handle was pressed
+  const h = await page.evaluate(() => window.clashdDemo.handlePoint('X'));
+  await page.mouse.move(h.x, h.y);
+  await page.mouse.down();
+  await page.mouse.move(h.x + 150, h.y, { steps: 10 });
+  await page.mouse.up();
+  const dragged = await panel();
+  assert.deepEqual(dragged.motion.from, clear.poses.bolt, 'from the pose at the press');
+  assert.notDeepEqual(dragged.poses.bolt, clear.poses.bolt, 'to where the drag ended');
+  const ref = (await serverAnswer(dragged.poses, 'bolt', dragged.forms, dragged.motion.from)).motion;
+  assert.equal(dragged.motion.result.toi, ref.toi);
+  await page.evaluate(() => window.clashdDemo.setMotion(false));
+  assert.equal((await panel()).motion, undefined);
 });
 
 test('many moves send poses only: each shape went up once', async () => {
