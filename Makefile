@@ -106,8 +106,11 @@ deps:
 deps-test:
 	@sh deploy/install-deps.sh test
 
+# The demo page too when npm is there (clashd serves build/web at /web/).
 run: deps
 	@$(MAKE) --no-print-directory all
+	@command -v npm >/dev/null 2>&1 && $(MAKE) --no-print-directory web || \
+		echo "make run: the demo page needs npm (make web); serving the API only"
 	exec $(B)/clashd --listen 127.0.0.1:8080
 
 test: deps-test

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
 #include <uv.h>
 
 #include "clash.h"
@@ -35,7 +36,8 @@ enum option_kind {
 	KIND_SIZE,     /* bytes, with K/M/G suffixes, in [min, max] */
 	KIND_DURATION, /* milliseconds from "30s", "250ms", "2m" or "30", in [min, max] */
 	KIND_FILE,     /* a path, read at start-up */
-	KIND_LIST      /* comma-separated items */
+	KIND_LIST,     /* comma-separated items */
+	KIND_DIR       /* a directory, read at start-up; "auto" or "off" */
 };
 
 typedef struct option {
@@ -157,6 +159,9 @@ static const option options[CONFIG_NOPTIONS] = {
 	                     NULL, "FILE", "serve HTTPS with this PEM certificate (chain)"},
 	[CONFIG_TLS_KEY] = {"--tls-key", "CLASHD_TLS_KEY", "tls_key", KIND_FILE, 0, 1 * MIB, NULL,
 	                    "FILE", "and this PEM private key (both or neither)"},
+	[CONFIG_WEB] = {"--web", "CLASHD_WEB", "web", KIND_DIR, 0, 0, "auto", "DIR",
+	                "serve the demo page (make web) from DIR at /web/; auto: the web\n"
+	                "directory beside clashd's binary, if there is one; off: none"},
 };
 
 void config_usage(FILE *out)
@@ -491,6 +496,38 @@ static int split_list(const char *v, char **items, size_t *n, char *why, size_t 
 	return 0;
 }
 
+/* --web: "off", "auto" (the web directory beside the running binary,
+ * served when it holds an index.html, else nothing) or a directory, which
+ * must hold one. */
+static int apply_web(server_config *cfg, const char *v, char *why, size_t whylen)
+{
+	char dir[sizeof cfg->web_dir];
+	int automatic = strcmp(v, "auto") == 0;
+	if (strcmp(v, "off") == 0)
+		return 0;
+	if (automatic) {
+		char exe[sizeof dir];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 8);
+		if (n <= 0)
+			return 0;
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (!slash)
+			return 0;
+		strcpy(slash, "/web");
+		snprintf(dir, sizeof dir, "%s", exe);
+	} else if (strlen(v) >= sizeof dir) {
+		snprintf(why, whylen, "path too long");
+		return -1;
+	} else {
+		snprintf(dir, sizeof dir, "%s", v);
+	}
+	if (http_static_load(&cfg->web, dir, why, whylen) != 0)
+		return automatic ? 0 : -1;
+	snprintf(cfg->web_dir, sizeof cfg->web_dir, "%s", dir);
+	return 0;
+}
+
 /* Store `v` (the text of setting `id`) in cfg.  Returns 0, or -1 with a
  * reason in `why`. */
 static int apply(server_config *cfg, int id, const char *v, char *why, size_t whylen)
@@ -524,6 +561,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 		break;
 	case KIND_FILE:
 	case KIND_LIST:
+	case KIND_DIR:
 		break;
 	}
 
@@ -619,6 +657,8 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 			cfg->tls_key = pem;
 		break;
 	}
+	case CONFIG_WEB:
+		return apply_web(cfg, v, why, whylen);
 	default:
 		break;
 	}
@@ -627,6 +667,8 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 
 void config_free(server_config *cfg)
 {
+	http_static_free(&cfg->web);
+	cfg->web_dir[0] = '\0';
 	free(cfg->auth_token);
 	free(cfg->tls_cert);
 	free(cfg->tls_key);
@@ -743,6 +785,9 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 			break;
 		case CONFIG_TLS_KEY:
 			v = LOG_STR(key, cfg->tls_key ? cfg->tls_key_file : NULL);
+			break;
+		case CONFIG_WEB:
+			v = LOG_STR(key, cfg->web_dir[0] ? cfg->web_dir : NULL);
 			break;
 		case CONFIG_AUTH_OPEN:
 		case CONFIG_CORS_ORIGIN: {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "http_static.h"
 #include "log.h"
 
 /* libuv 1.44 refuses thread pools larger than this (MAX_THREADPOOL_SIZE). */
@@ -57,6 +58,7 @@ enum config_option {
 	CONFIG_CORS_ORIGIN,
 	CONFIG_TLS_CERT,
 	CONFIG_TLS_KEY,
+	CONFIG_WEB,
 	CONFIG_NOPTIONS
 };
 
@@ -105,6 +107,11 @@ typedef struct server_config {
 	size_t n_cors_origins;
 	char *tls_cert, *tls_key;       /* malloc'd PEM text, or NULL: plain HTTP */
 	char tls_cert_file[512], tls_key_file[512];
+
+	/* The demo page (--web): its directory, its files read at start-up
+	 * (web_dir empty: not served). */
+	char web_dir[512];
+	http_static web;
 
 	const char *source[CONFIG_NOPTIONS]; /* "flag", "env" or "default" */
 

@@ -22,6 +22,8 @@ static const http_route routes[] = {
 	{HTTP_ROUTE_OPENAPI, "/v1/openapi.json", 0, "GET, HEAD", NULL},
 	{HTTP_ROUTE_SHAPES, "/v1/shapes", 0, "POST", proto_shape_put_reply},
 	{HTTP_ROUTE_SHAPE, "/v1/shapes/", 1, "GET, HEAD, DELETE", NULL},
+	{HTTP_ROUTE_HOME, "/", 0, "GET, HEAD", NULL},
+	{HTTP_ROUTE_WEB, "/web", 1, "GET, HEAD", NULL},
 };
 
 const http_route *http_route_find(const char *path)

@@ -20,7 +20,9 @@ enum http_route_id {
 	HTTP_ROUTE_METRICS,  /* GET /metrics */
 	HTTP_ROUTE_OPENAPI,  /* GET /v1/openapi.json */
 	HTTP_ROUTE_SHAPES,   /* POST /v1/shapes (the shape store's upload) */
-	HTTP_ROUTE_SHAPE     /* GET, HEAD, DELETE /v1/shapes/{id} */
+	HTTP_ROUTE_SHAPE,    /* GET, HEAD, DELETE /v1/shapes/{id} */
+	HTTP_ROUTE_HOME,     /* GET / (to the demo page, when served) */
+	HTTP_ROUTE_WEB       /* GET /web/... (the demo page's files, --web) */
 };
 
 typedef struct http_route {

@@ -235,6 +235,8 @@ typedef struct http_request {
 	unsigned long long declared; /* Content-Length; 0 if none, chunked */
 	const char *allow; /* the Allow header of a 405 (static) */
 	const char *www_authenticate; /* of a 401 (static) */
+	const char *location; /* of a redirect (static) */
+	int page;             /* a file of the demo page: not to be cached stale */
 	int accept_encoding; /* a 415 for Content-Encoding: say which we take */
 	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
 	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
@@ -334,6 +336,12 @@ static enum MHD_Result respond_body(http_request *r, unsigned status, const char
 		ok &= add_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
 	if (r->www_authenticate)
 		ok &= add_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+	if (r->location)
+		ok &= add_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
+	if (r->page) {
+		ok &= add_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+		ok &= add_header(resp, "X-Content-Type-Options", "nosniff");
+	}
 	if (r->accept_encoding)
 		ok &= add_header(resp, "Accept-Encoding", "gzip");
 	if (r->retry_after)
@@ -873,7 +881,9 @@ static int body_encoding(http_request *r, char *detail, size_t len)
 /* Whether the route needs the bearer token. */
 static int route_protected(const server_config *cfg, const http_route *route)
 {
-	if (!cfg->auth_token)
+	/* The demo page holds no data (a browser cannot send a token to
+	 * open it); its calls to the API need the token as any. */
+	if (!cfg->auth_token || route->id == HTTP_ROUTE_HOME || route->id == HTTP_ROUTE_WEB)
 		return 0;
 	for (size_t i = 0; i < cfg->n_auth_open; i++)
 		if (strcmp(cfg->auth_open[i], route->path) == 0)
@@ -908,6 +918,31 @@ static enum MHD_Result answer_openapi(http_request *r)
 	if (copy)
 		memcpy(copy, openapi_json, openapi_json_len + 1);
 	return answer_text(r, 200, PROTO_JSON, copy, openapi_json_len);
+}
+
+/* GET / and /web/...: the demo page's files, from memory (--web; a 404
+ * when it is not served). */
+static enum MHD_Result answer_page(http_request *r, const char *url)
+{
+	const http_static *web = &r->srv->cfg->web;
+	char detail[320], text[200];
+	if (r->srv->cfg->web_dir[0]) {
+		if (r->route->id == HTTP_ROUTE_HOME) {
+			r->location = "/web/";
+			return answer_text(r, 308, "text/plain; charset=utf-8", strdup("/web/\n"), 6);
+		}
+		const http_static_file *f = url[4] == '/' ? http_static_find(web, url + 5) : NULL;
+		if (f) {
+			char *copy = malloc(f->len ? f->len : 1);
+			if (copy)
+				memcpy(copy, f->data, f->len);
+			r->page = 1;
+			return answer_text(r, 200, f->type, copy, f->len);
+		}
+	}
+	snprintf(detail, sizeof detail, "no resource at %s%s", log_printable(text, sizeof text, url),
+	         r->srv->cfg->web_dir[0] ? "" : " (the demo page is not served: --web)");
+	return answer_problem(r, 404, detail);
 }
 
 /* GET, HEAD and DELETE /v1/shapes/{id}: a lookup in the store, short
@@ -1020,6 +1055,9 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		return answer_openapi(r);
 	case HTTP_ROUTE_SHAPE:
 		return answer_shape(r, url + strlen(route->path), method);
+	case HTTP_ROUTE_HOME:
+	case HTTP_ROUTE_WEB:
+		return answer_page(r, url);
 	case HTTP_ROUTE_SHAPES:
 	case HTTP_ROUTE_QUERY:
 	case HTTP_ROUTE_SCENE:

@@ -164,6 +164,72 @@ START_TEST(test_not_found)
 }
 END_TEST
 
+/* The demo page (--web DIR): / redirects to /web/, files from memory with
+ * their types, nothing else of the directory (hidden files, paths out of
+ * it), GET and HEAD only, open when a token guards the API. */
+START_TEST(test_web_page)
+{
+	char dir[] = "/tmp/clashd-web-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[256];
+	static const char *const files[][2] = {
+		{"index.html", "<!doctype html><title>demo</title>"},
+		{"demo.js", "console.log(1)"},
+		{".secret", "no"},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	char token[256];
+	snprintf(token, sizeof token, "%s/.secret", dir);
+	server_start_with((const char *const[]){"--web", dir, "--auth-token-file", token, NULL},
+	                  NULL);
+	hresp r;
+	char v[128];
+	http_do("GET", "/", NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 308);
+	ck_assert_str_eq(hresp_header(&r, "Location", v, sizeof v), "/web/");
+	hresp_free(&r);
+	http_do("GET", "/web/", NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.body, files[0][1]);
+	ck_assert_str_eq(hresp_header(&r, "Content-Type", v, sizeof v), "text/html; charset=utf-8");
+	hresp_free(&r);
+	http_do("GET", "/web/demo.js", NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.body, files[1][1]);
+	ck_assert_str_eq(hresp_header(&r, "Content-Type", v, sizeof v),
+	                 "text/javascript; charset=utf-8");
+	ck_assert_str_eq(hresp_header(&r, "X-Content-Type-Options", v, sizeof v), "nosniff");
+	hresp_free(&r);
+	static const char *const missing[] = {"/web/.secret", "/web/../index.html", "/web/x.js",
+	                                      "/webdemo.js", "/web", "/web/demo.js/"};
+	for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+		http_do("GET", missing[i], NULL, NULL, 0, &r);
+		json_decref(assert_problem(&r, 404));
+		hresp_free(&r);
+	}
+	http_do("POST", "/web/demo.js", JSON_HEADERS, "{}", 2, &r);
+	json_decref(assert_problem(&r, 405));
+	hresp_free(&r);
+	/* The API still wants the token. */
+	char *q = cubes_query(0);
+	http_do("POST", "/v1/query", JSON_HEADERS, q, strlen(q), &r);
+	json_decref(assert_problem(&r, 401));
+	hresp_free(&r);
+	free(q);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_method_not_allowed)
 {
 	struct {
@@ -1056,6 +1122,7 @@ Suite *server_suite(void)
 	tcase_add_test(tc, test_media_type_parameters);
 	tcase_add_test(tc, test_probes);
 	tcase_add_test(tc, test_not_found);
+	tcase_add_test(tc, test_web_page);
 	tcase_add_test(tc, test_method_not_allowed);
 	tcase_add_test(tc, test_unsupported_media_type);
 	tcase_add_test(tc, test_bad_request);

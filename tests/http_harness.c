@@ -244,7 +244,10 @@ void server_start_with(const char *const *args, const char *const *env)
 		}
 		child_env(env);
 		const char *argv[64];
-		static const char *const fixed[] = {"--listen", "127.0.0.1:0", "--threads", "2", NULL};
+		/* No demo page unless a test asks for one (--web: a later flag
+		 * wins): whether build/web exists must not change answers. */
+		static const char *const fixed[] = {"--listen", "127.0.0.1:0", "--threads", "2",
+		                                    "--web", "off", NULL};
 		build_argv(argv, 64, fixed, args);
 		execv(path, (char *const *)argv);
 		fprintf(stderr, "check_server: cannot run %s: %s\n", path, strerror(errno));
