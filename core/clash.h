@@ -724,6 +724,11 @@ typedef struct clash_scene_hit {
 	int converged;   /* the start's and, when moving, the motion's */
 	int moving;      /* either object moves: toi holds the motion's answer */
 	clash_toi_result toi;
+	/* A triangle mesh is involved (CLASH_HAS_MESH): no depth is answered
+	 * (depth is 0, depth_exact 0); when intersecting, contact says how
+	 * (clash_result.contact). */
+	int mesh;
+	int contact;
 } clash_scene_hit;
 
 /*

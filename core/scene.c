@@ -610,6 +610,8 @@ static void hit_from(clash_scene_hit *h, const clash_result *r, int n)
 	h->depth = h->depth_exact ? r->depth : r->depth_lower_bound;
 	if (h->depth_exact)
 		vec_copy(h->normal, r->depth_normal, n);
+	h->mesh = (r->has & CLASH_HAS_MESH) != 0;
+	h->contact = h->mesh && r->intersecting ? r->contact : CLASH_CONTACT_NONE;
 	h->has_parts = (r->has & CLASH_HAS_PARTS) != 0;
 	h->part_a = r->part_a;
 	h->part_b = r->part_b;

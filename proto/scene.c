@@ -686,7 +686,15 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 		proto_text_int(t, (long long)h->part_b);
 		PROTO_TEXT_LIT(t, "}");
 	}
-	if (h->intersecting && h->cls != CLASH_CLASS_DUPLICATE) {
+	if (h->intersecting && h->mesh) {
+		/* A mesh pair: how they meet, no depth (Result.intersection). */
+		static const char *const how[] = {NULL, "surfaces", "a_inside_b", "b_inside_a"};
+		if (h->contact > 0 && h->contact <= 3) {
+			PROTO_TEXT_LIT(t, ",\"intersection\":\"");
+			proto_text_put(t, how[h->contact], strlen(how[h->contact]));
+			PROTO_TEXT_LIT(t, "\"");
+		}
+	} else if (h->intersecting && h->cls != CLASH_CLASS_DUPLICATE) {
 		if (h->depth_exact)
 			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth\":");
 		else

@@ -233,6 +233,43 @@ START_TEST(mesh_in_a_compound)
 }
 END_TEST
 
+START_TEST(mesh_in_a_scene)
+{
+	/* The bracket, a probe inside it, a box in its notch 2.0 away (a
+	 * clearance of 1 leaves it out) and one crossing a wall. */
+	json_t *objs = json_pack("[{s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s, s:o}]", "id", "bracket",
+	                         "shape", bracket(0), "id", "probe", "shape",
+	                         box(0.2, 2, 0.4, 0.4, 2.2, 0.6), "id", "notch", "shape",
+	                         box(3, 3, 0, 4, 4, 1), "id", "wall", "shape",
+	                         box(0.5, 2, 0.4, 1.5, 2.2, 0.6));
+	json_t *doc = json_pack("{s:o, s:f}", "objects", objs, "clearance", 1.0);
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	proto_reply r;
+	ck_assert_int_eq(proto_scene_reply(text, strlen(text), &r), 0);
+	free(text);
+	ck_assert_int_eq(r.status, 200);
+	json_t *j = json_loadb(r.body, r.length, 0, NULL);
+	proto_reply_free(&r);
+	/* (The probe and the wall box, 0.1 apart, are a clearance pair.) */
+	const json_t *clashes = json_object_get(j, "clashes");
+	size_t with_bracket = 0;
+	for (size_t i = 0; i < json_array_size(clashes); i++) {
+		const json_t *c = json_array_get(clashes, i);
+		const char *b = json_string_value(json_object_get(c, "b"));
+		if (strcmp(json_string_value(json_object_get(c, "a")), "bracket") != 0)
+			continue;
+		with_bracket++;
+		ck_assert_str_eq(json_string_value(json_object_get(c, "class")), "clash");
+		ck_assert_str_eq(json_string_value(json_object_get(c, "intersection")),
+		                 strcmp(b, "probe") == 0 ? "b_inside_a" : "surfaces");
+		ck_assert_ptr_null(json_object_get(c, "penetration"));
+	}
+	ck_assert_uint_eq(with_bracket, 2);
+	json_decref(j);
+}
+END_TEST
+
 static Suite *mesh_wire_suite(void)
 {
 	Suite *s = suite_create("mesh_wire");
@@ -243,6 +280,7 @@ static Suite *mesh_wire_suite(void)
 	tcase_add_test(tc, consecutive_triples);
 	tcase_add_test(tc, bad_meshes);
 	tcase_add_test(tc, mesh_in_a_compound);
+	tcase_add_test(tc, mesh_in_a_scene);
 	suite_add_tcase(s, tc);
 	return s;
 }
