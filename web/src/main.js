@@ -211,7 +211,8 @@ function show(s) {
     li.dataset.class = c.class;
     const depth = c.penetration && (c.penetration.depth ?? c.penetration.depth_lower_bound);
     li.textContent = `${c.a} × ${c.b}: ${c.class}` +
-      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '');
+      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '') +
+      (c.intersection ? ` (${INTERSECTION[c.intersection] ?? c.intersection})` : '');
     li.addEventListener('click', () => select(byId.get(c.a)));
     ul.appendChild(li);
   }

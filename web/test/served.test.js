@@ -1,0 +1,48 @@
+// The demo page as clashd itself serves it (--web, issue 14): no other
+// server, no CORS.  clashd reads build/web at start-up; the browser opens
+// clashd's / (a 308 to /web/), the page talks to its own origin, and its
+// first answer is the one clashd gives the same question.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startClashd } from '../../clients/js/test/server.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DIST = process.env.WEB_DIST ?? path.resolve(here, '../../build/web');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+let server, browser, page;
+const errors = [];
+const origins = new Set();
+
+before(async () => {
+  server = await startClashd(['--web', DIST]);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-dev-shm-usage',
+      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
+  });
+  page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => origins.add(new URL(r.url()).origin));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('clashd serves the page at /web/ and the page asks clashd', async () => {
+  const response = await page.goto(`${server.url}/`);
+  assert.equal(new URL(page.url()).pathname, '/web/');
+  assert.equal(response.status(), 200);
+  await page.waitForFunction(() => window.clashdDemo?.ready === true || !!window.clashdDemo?.shown()?.error, null, { timeout: 20000 });
+  const shown = await page.evaluate(() => window.clashdDemo.shown());
+  assert.equal(shown.error, undefined, `the page shows an error: ${shown.error}`);
+  assert.ok(Number.isFinite(shown.query.distance) && shown.query.distance >= 0, 'a distance is shown');
+  assert.deepEqual([...origins], [server.url], 'every request went to clashd itself');
+  assert.deepEqual(errors, []);
+});
