@@ -233,6 +233,23 @@ START_TEST(mesh_in_a_compound)
 }
 END_TEST
 
+START_TEST(mesh_in_motion)
+{
+	/* A ball of radius 0.25 rolled from x = 7 to 3 at the bracket's arm
+	 * (its end face at x = 5): contact when its centre is at 5.25, t =
+	 * 1.75 / 4, by conservative advancement. */
+	json_t *ball = json_pack("{s:{s:f}, s:{s:[f, f, f]}, s:{s:[f, f, f]}}", "sphere", "radius",
+	                         0.25, "pose", "translation", 7.0, 0.5, 0.5, "pose_end",
+	                         "translation", 3.0, 0.5, 0.5);
+	json_t *j = ok(bracket(0), ball);
+	ck_near(json_number_value(json_object_get(j, "toi")), 1.75 / 4, 1e-9);
+	const json_t *c = json_object_get(j, "contact");
+	ck_near(json_number_value(json_array_get(json_object_get(c, "point"), 0)), 5.0, 1e-9);
+	ck_near(json_number_value(json_array_get(json_object_get(c, "normal"), 0)), 1.0, 1e-9);
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(mesh_in_a_scene)
 {
 	/* The bracket, a probe inside it, a box in its notch 2.0 away (a
@@ -281,6 +298,7 @@ static Suite *mesh_wire_suite(void)
 	tcase_add_test(tc, bad_meshes);
 	tcase_add_test(tc, mesh_in_a_compound);
 	tcase_add_test(tc, mesh_in_a_scene);
+	tcase_add_test(tc, mesh_in_motion);
 	suite_add_tcase(s, tc);
 	return s;
 }
