@@ -12,7 +12,8 @@
  * one scratch block per query of compound shapes, see clash_shape_init_compound,
  * a copy of the vertices, scaled up, for a query of shapes below about
  * 1e-289 in size (subnormal coordinates: core/support.h, "Tiny queries"),
- * and the swept-hull and scene calls of the motion and scenes section, which
+ * the polytope of a penetration-depth search past CLASH_EPA_FIXED_EXPANSIONS
+ * expansions, and the swept-hull and scene calls of the motion and scenes section, which
  * say what they allocate), no global state.  Every function is reentrant; shapes are read-only during a query, so
  * one shape may be used by many threads at once.  Errors are negative return
  * values (CLASH_E*), never exits; clash_strerror() names them.
@@ -37,10 +38,19 @@ extern "C" {
  * (GJK88 section VII saw 3 to 6); the cap only bounds pathological input. */
 #define CLASH_GJK_MAX_ITERATIONS 256
 
-/* Hard cap on the expansions of the penetration-depth search (EPA), which
- * also sizes its fixed storage.  Polytope pairs need a few dozen at most;
- * at the cap the answer is the best found, marked not converged. */
-#define CLASH_EPA_MAX_ITERATIONS 128
+/* The penetration-depth search (EPA) keeps its polytope on the stack for
+ * CLASH_EPA_FIXED_EXPANSIONS expansions, which most pairs need far fewer
+ * than; past them it grows on the heap (doubling, freed before the query
+ * returns; CLASH_ENOMEM if that fails), up to the hard cap
+ * CLASH_EPA_MAX_ITERATIONS, about 350 bytes and, the polytope's nearest
+ * face being found by a scan, time quadratic in the expansions: 23 MB and
+ * seconds at the cap.  Identical or nearly identical hulls of n vertices
+ * need about 2n (3 600 at n = 2 000), so the cap reaches hulls of some
+ * 30 000 vertices; a polytope pair ends anyway within |A| |B| expansions
+ * (each adds a vertex of A - B).  At the cap (or clash_options'
+ * max_iterations) the answer is the best found, marked not converged. */
+#define CLASH_EPA_FIXED_EXPANSIONS 128
+#define CLASH_EPA_MAX_ITERATIONS 65536
 
 /* A quaternion whose length differs from 1 by more than this is rejected as
  * not a rotation; within it, it is normalized.  Loose enough for quaternions
@@ -68,7 +78,7 @@ enum clash_error {
 	CLASH_ENOTSUP = -9,   /* the method does not support this input (say so, never guess) */
 	CLASH_ELIMIT = -10,   /* a compound shape is deeper than CLASH_COMPOUND_MAX_DEPTH or
 	                       * has more than CLASH_COMPOUND_MAX_LEAVES convex leaves */
-	CLASH_ENOMEM = -11,   /* out of memory (only queries of compound shapes allocate) */
+	CLASH_ENOMEM = -11,   /* out of memory (where the calls say they allocate) */
 	CLASH_ECANCELED = -12 /* the caller asked the query to stop (clash_options.cancel) */
 };
 
@@ -274,8 +284,8 @@ typedef struct clash_options {
 	 * the true distance unless `converged` is 0. */
 	double tolerance;
 	/* Hard cap on iterations; 0 selects CLASH_GJK_MAX_ITERATIONS.  It caps
-	 * the penetration-depth expansions separately, at most
-	 * CLASH_EPA_MAX_ITERATIONS. */
+	 * the penetration-depth expansions separately: 0 selects
+	 * CLASH_EPA_MAX_ITERATIONS, which also bounds a larger cap. */
 	int max_iterations;
 	/* Warm start (GJK88 section VIII): vertex index pairs of a previous
 	 * answer's final simplex, e.g. clash_result.warm_a / warm_b.  At most
@@ -288,9 +298,9 @@ typedef struct clash_options {
 	 * separates, the answer is "no collision" without iterating.  NULL: none. */
 	const double *warm_plane;
 	/* Cooperative cancellation: when not NULL, *cancel is read before each
-	 * GJK iteration (clash_gjk, and so each pair of a compound query) and,
-	 * once it is nonzero, the query stops and returns CLASH_ECANCELED (no
-	 * answer).  Another thread may set it at any time (a plain aligned int
+	 * GJK iteration and each EPA expansion (clash_gjk, and so each pair of
+	 * a compound query) and, once it is nonzero, the query stops and
+	 * returns CLASH_ECANCELED (no answer).  Another thread may set it at any time (a plain aligned int
 	 * store; the core only reads it).  A server uses it to free a worker
 	 * whose request has passed its deadline.  One iteration is not
 	 * interrupted: its support scans are linear in the vertex count, which

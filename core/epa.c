@@ -46,14 +46,16 @@
  *   - Support points are chosen by comparisons exact to the shape's own
  *     size, not to its coordinates' magnitude (shape_support), so a small
  *     pair far from the origin converges to its own precision.
- *   - Storage is fixed-size (CLASH_EPA_MAX_ITERATIONS) inside one struct on
- *     the caller's stack; freed face slots are reused.  The nearest face is
- *     found by a linear scan, as in Bullet: the polytopes stay small.
+ *   - Storage: one block on the caller's stack, doubled on the heap when
+ *     full (CLASH_EPA_FIXED_EXPANSIONS); freed face slots are reused.  The
+ *     nearest face is found by a linear scan, as in Bullet.
  */
 #include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -64,10 +66,11 @@
 #include "epa.h"
 #include "vec.h"
 
-/* One vertex per expansion, plus the starting simplex. */
-#define EPA_MAX_VERTICES (CLASH_EPA_MAX_ITERATIONS + EPA_MAX_DIM + 2)
-/* A closed triangulated polytope with V vertices has 2V - 4 faces. */
-#define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
+/* The fixed block on the caller's stack: room for the vertices of
+ * CLASH_EPA_FIXED_EXPANSIONS expansions (one each) and the starting
+ * simplex, and for the faces (2V - 4 on a closed triangulated polytope of
+ * V vertices). */
+#define EPA_FIXED_VERTICES (CLASH_EPA_FIXED_EXPANSIONS + EPA_MAX_DIM + 2)
 
 /* A point within this many ulps of the scale of K from a face's plane is
  * on it: rounding cannot tell which side it is on. */
@@ -91,6 +94,22 @@ typedef struct epa_face {
 	unsigned pass; /* last expansion that found it visible */
 } epa_face;
 
+typedef double epa_vec2[2];
+
+/* The polytope's arrays, for room for V vertices and 2V faces: type, name,
+ * length.  They live in one block: the fixed one on the caller's stack,
+ * or, once an expansion finds it full, twice as large on the heap. */
+#define EPA_ARRAYS(X, V)                                                                  \
+	X(epa_vertex, v, V) X(epa_face, f, 2 * (V)) X(double, fd, 2 * (V))                    \
+	X(double, vc[0], V) X(double, vc[1], V) X(double, vc[2], V) X(epa_vec2, en, V)        \
+	X(double, ed, V) X(int, freed, 2 * (V)) X(int, vis, 2 * (V)) X(int, hz_face, V)       \
+	X(int, hz_s, V) X(int, hz_t, V) X(int, nfs, (V) + 3) X(int, walk_face, 4 * (V) + 3) \
+	X(int, next, V) X(int, prev, V) X(unsigned, vmark, V) X(unsigned char, hz_edge, V)  \
+	X(unsigned char, walk_edge, 4 * (V) + 3)
+#define EPA_ROUND8(b) (((b) + 7) & ~(size_t)7)
+#define EPA_ARRAY_BYTES(T, name, n) +EPA_ROUND8(sizeof(T) * (size_t)(n))
+#define EPA_BYTES(V) ((size_t)0 EPA_ARRAYS(EPA_ARRAY_BYTES, V))
+
 typedef struct epa_poly {
 	const support_frame *fa, *fb;
 	scan3 *sa, *sb; /* fa's and fb's copies by coordinate (3-D), built or not */
@@ -98,8 +117,13 @@ typedef struct epa_poly {
 	double tol;   /* convergence tolerance (frame units) */
 	double scale; /* the largest |y| seen: the size of K */
 	double eps;   /* EPA_PLANE_ULPS ulps of scale */
-	epa_vertex v[EPA_MAX_VERTICES];
+	epa_vertex *v;
 	int nv;
+	int cap;  /* room for cap vertices (and 2 cap faces) */
+	int need; /* the most vertices the expansion cap can ask for */
+	unsigned char *heap; /* the arrays' block when not the fixed one */
+	const volatile int *cancel;
+	int err; /* CLASH_ENOMEM or CLASH_ECANCELED: no answer */
 	int seed_as_is; /* p->v[0..dim] are the seed's points, none probed */
 	/* The best upper bound h_K(u) over the directions u tried. */
 	int have_best;
@@ -108,34 +132,70 @@ typedef struct epa_poly {
 	epa_vertex best_w;
 
 	/* 3-D: faces, the free slots, and the scratch of one expansion. */
-	epa_face f[EPA_MAX_FACES];
+	epa_face *f;
 	/* f[i].d of the live faces, +inf for free slots: the nearest face
-	 * by a scan of one small array. */
-	double fd[EPA_MAX_FACES];
+	 * by a scan of one array. */
+	double *fd;
 	int nf;
-	int freed[EPA_MAX_FACES];
+	int *freed;
 	int nfreed;
 	unsigned pass;
-	int vis[EPA_MAX_FACES];
+	int *vis;
 	int nvis;
 	/* Horizon edge i: edge hz_edge[i] of the unseen face hz_face[i], from
 	 * vertex hz_t[i] to hz_s[i] (the new face on it runs s to t). */
-	int hz_face[EPA_MAX_VERTICES];
-	unsigned char hz_edge[EPA_MAX_VERTICES];
-	int hz_s[EPA_MAX_VERTICES], hz_t[EPA_MAX_VERTICES];
+	int *hz_face;
+	unsigned char *hz_edge;
+	int *hz_s, *hz_t;
 	int nhz, hz_overflow;
-	unsigned vmark[EPA_MAX_VERTICES];
+	int *nfs; /* an expansion's new faces */
+	int *walk_face; /* walk's stack */
+	unsigned char *walk_edge;
+	unsigned *vmark;
 	/* v[i].y by coordinate, vc[k][i] = v[i].y[k]: face_planes_avx
 	 * gathers its lanes by index. */
-	double vc[3][EPA_MAX_VERTICES];
+	double *vc[3];
 
 	/* 2-D: the polygon as a ring, counter-clockwise; edge i runs from
 	 * vertex i to next[i] with outward normal en[i] and distance ed[i]. */
-	int next[EPA_MAX_VERTICES], prev[EPA_MAX_VERTICES];
-	double en[EPA_MAX_VERTICES][2];
-	double ed[EPA_MAX_VERTICES];
+	int *next, *prev;
+	epa_vec2 *en;
+	double *ed;
 	int head;
 } epa_poly;
+
+/* Point p's arrays into the block at base, of room for cap vertices. */
+static void bind_arrays(epa_poly *p, unsigned char *base, int cap)
+{
+	size_t at = 0;
+#define EPA_BIND(T, name, n)                   \
+	p->name = (T *)(void *)(base + at);        \
+	at += EPA_ROUND8(sizeof(T) * (size_t)(n));
+	EPA_ARRAYS(EPA_BIND, cap)
+#undef EPA_BIND
+	p->cap = cap;
+}
+
+/* Twice the room (no more than p->need), on the heap, the arrays copied
+ * over; CLASH_ENOMEM in p->err when malloc fails. */
+static int grow(epa_poly *p)
+{
+	const int cap = p->cap > p->need / 2 ? p->need : 2 * p->cap;
+	assert(cap > p->nv);
+	unsigned char *heap = malloc(EPA_BYTES(cap));
+	if (!heap) {
+		p->err = CLASH_ENOMEM;
+		return 0;
+	}
+	const epa_poly old = *p;
+	bind_arrays(p, heap, cap);
+#define EPA_COPY(T, name, n) memcpy(p->name, old.name, sizeof(T) * (size_t)(n));
+	EPA_ARRAYS(EPA_COPY, old.cap)
+#undef EPA_COPY
+	free(old.heap);
+	p->heap = heap;
+	return 1;
+}
 
 /* Lengths here are plain square roots of inner products, not vec_norm's
  * overflow-proof scaling (whose divisions dominated the cost of a face):
@@ -556,7 +616,7 @@ static int expand_polygon(epa_poly *p, int i, const epa_vertex *w)
 		if (r == l)
 			return 0;
 	}
-	if (p->nv >= EPA_MAX_VERTICES)
+	if (p->nv >= p->cap)
 		return 0;
 	int wi = p->nv;
 	p->v[wi] = *w;
@@ -618,6 +678,17 @@ static void answer_edge(const epa_poly *p, int i, epa_answer *out)
 	answer_weights(p, vi, lambda, 2, p->en[i], p->ed[i], out);
 }
 
+/* Before expansion it (not converged): stop at the caller's request, or
+ * make room for the vertex to come.  0 with p->err set: no answer. */
+static int go_on(epa_poly *p, int it, int max_iterations)
+{
+	if (p->cancel && *p->cancel) {
+		p->err = CLASH_ECANCELED;
+		return 0;
+	}
+	return p->nv < p->cap || it >= max_iterations || grow(p);
+}
+
 static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 {
 	if (!init_polygon(p)) {
@@ -638,6 +709,8 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 			answer_edge(p, best, out);
 			return;
 		}
+		if (!go_on(p, it, max_iterations))
+			return;
 		if (it >= max_iterations || has_vertex(p, &w) || !expand_polygon(p, best, &w)) {
 			answer_best(p, out);
 			return;
@@ -855,7 +928,7 @@ static int new_face(epa_poly *p)
 {
 	if (p->nfreed > 0)
 		return p->freed[--p->nfreed];
-	assert(p->nf < EPA_MAX_FACES);
+	assert(p->nf < 2 * p->cap);
 	return p->nf++;
 }
 
@@ -929,11 +1002,11 @@ static int init_polyhedron(epa_poly *p)
  * e; if seen, enter the faces across its next two edges in turn", run on an
  * explicit stack of (face, edge) to enter: the same order, without a call
  * per face.  Each seen face pushes two entries, so the stack holds at most
- * 2 EPA_MAX_FACES + 3. */
+ * 2 (2 cap) + 3. */
 static void walk(epa_poly *p, const epa_face *f, const double *w)
 {
-	int sface[2 * EPA_MAX_FACES + 3];
-	unsigned char sedge[2 * EPA_MAX_FACES + 3];
+	int *restrict sface = p->walk_face;
+	unsigned char *restrict sedge = p->walk_edge;
 	int top = 0;
 	for (int k = 2; k >= 0; k--) {
 		sface[top] = f->adj[k];
@@ -942,34 +1015,38 @@ static void walk(epa_poly *p, const epa_face *f, const double *w)
 	}
 	const unsigned pass = p->pass;
 	const double eps = p->eps;
+	epa_face *const faces = p->f;
+	int nvis = p->nvis, nhz = p->nhz;
 	while (top > 0) {
 		top--;
 		const int gi = sface[top], e = sedge[top];
-		epa_face *g = &p->f[gi];
+		epa_face *g = &faces[gi];
 		if (g->pass == pass)
 			continue;
 		if (vec_dot(g->n, w, 3) - g->d > -eps) {
 			g->pass = pass;
-			p->vis[p->nvis++] = gi;
+			p->vis[nvis++] = gi;
 			/* Entered next: the face across edge e + 1, then (once
 			 * all that is done) the one across e + 2. */
 			const int e1 = epa_next3[e], e2 = epa_next3[e1];
-			assert(top + 2 <= 2 * EPA_MAX_FACES + 3);
+			assert(top + 2 <= 4 * p->cap + 3);
 			sface[top] = g->adj[e2];
 			sedge[top] = g->adj_edge[e2];
 			sface[top + 1] = g->adj[e1];
 			sedge[top + 1] = g->adj_edge[e1];
 			top += 2;
-		} else if (p->nhz < EPA_MAX_VERTICES) {
-			p->hz_face[p->nhz] = gi;
-			p->hz_edge[p->nhz] = (unsigned char)e;
-			p->hz_s[p->nhz] = g->v[epa_next3[e]];
-			p->hz_t[p->nhz] = g->v[e];
-			p->nhz++;
+		} else if (nhz < p->cap) {
+			p->hz_face[nhz] = gi;
+			p->hz_edge[nhz] = (unsigned char)e;
+			p->hz_s[nhz] = g->v[epa_next3[e]];
+			p->hz_t[nhz] = g->v[e];
+			nhz++;
 		} else {
 			p->hz_overflow = 1;
 		}
 	}
+	p->nvis = nvis;
+	p->nhz = nhz;
 }
 
 /* Expand P by w beyond face fi.  Returns 0 if the horizon is not one simple
@@ -980,7 +1057,7 @@ static void walk(epa_poly *p, const epa_face *f, const double *w)
  * scratch and copied over after the checks. */
 static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 {
-	if (p->nv >= EPA_MAX_VERTICES)
+	if (p->nv >= p->cap)
 		return 0;
 	p->pass++;
 	p->nvis = p->nhz = p->hz_overflow = 0;
@@ -991,7 +1068,7 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	const int nh = p->nhz;
 	if (p->hz_overflow || nh < 3)
 		return 0;
-	int avail = EPA_MAX_FACES - p->nf + p->nfreed + p->nvis;
+	int avail = 2 * p->cap - p->nf + p->nfreed + p->nvis;
 	if (nh > avail)
 		return 0;
 
@@ -1009,7 +1086,7 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 	 * its new face runs the other way, (s_i, t_i, w) = (g.v[e+1], g.v[e],
 	 * w), and t_i must be s_{i+1} for the loop to close.  The faces are
 	 * linked first, their planes computed after, together. */
-	int nfs[EPA_MAX_VERTICES + 3];
+	int *const nfs = p->nfs;
 	int first = -1, last = -1;
 	for (int i = 0; i < nh; i++) {
 		const int i1 = i + 1 < nh ? i + 1 : 0;
@@ -1180,6 +1257,8 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 			answer_face(p, f, out);
 			return;
 		}
+		if (!go_on(p, it, max_iterations))
+			return;
 		if (it >= max_iterations || has_vertex(p, &w) || !expand_polyhedron(p, best, &w)) {
 			answer_best(p, out);
 			return;
@@ -1189,14 +1268,18 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 
 /* ---- entry ------------------------------------------------------------------------- */
 
-void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
-                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
-                     const double *common_b, double tol, int max_iterations,
-                     epa_answer *out)
+int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
+                    int dim, const epa_vertex *seed, int nseed, const double *common_a,
+                    const double *common_b, double tol, int max_iterations,
+                    const volatile int *cancel, epa_answer *out)
 {
 	assert(dim >= 1 && dim <= EPA_MAX_DIM);
 	assert(nseed >= 1 && nseed <= dim + 1);
-	epa_poly p; /* large: only the members in use are ever written */
+	union {
+		max_align_t align;
+		unsigned char bytes[EPA_BYTES(EPA_FIXED_VERTICES)];
+	} fixed; /* large: only the parts in use are ever written */
+	epa_poly p;
 	p.fa = fa;
 	p.fb = fb;
 	p.sa = sa;
@@ -1207,12 +1290,17 @@ void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa
 	p.eps = 0.0;
 	p.nv = 0;
 	p.have_best = 0;
+	p.heap = NULL;
+	p.cancel = cancel;
+	p.err = CLASH_OK;
 	out->depth = 0.0;
 	out->seed_bound = -1.0;
 	out->converged = 0;
 	out->iterations = 0;
 	if (max_iterations < 1 || max_iterations > CLASH_EPA_MAX_ITERATIONS)
 		max_iterations = CLASH_EPA_MAX_ITERATIONS;
+	p.need = max_iterations + EPA_MAX_DIM + 2;
+	bind_arrays(&p, fixed.bytes, EPA_FIXED_VERTICES);
 
 	if (dim == 1) {
 		/* K is an interval [-h(-1), h(+1)] around the origin. */
@@ -1225,12 +1313,14 @@ void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa
 		out->normal[0] = hu <= hd ? up : down;
 		out->pa[0] = w->a[0];
 		out->pb[0] = w->b[0];
-		return;
+		return CLASH_OK;
 	}
 	if (seed_simplex(&p, seed, nseed, common_a, common_b, out))
-		return;
+		return CLASH_OK;
 	if (dim == 2)
 		run_polygon(&p, max_iterations, out);
 	else
 		run_polyhedron(&p, max_iterations, out);
+	free(p.heap);
+	return p.err;
 }

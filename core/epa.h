@@ -10,7 +10,7 @@
  * from the origin to that face is the penetration depth (the least
  * translation that parts the hulls), its normal the direction of that
  * translation.  Dimensions 1, 2 and 3; everything happens in the query's
- * working frame (support.h) and in fixed-size storage on the stack.
+ * working frame (support.h), in storage on the stack while it suffices.
  */
 #ifndef CLASH_EPA_H
 #define CLASH_EPA_H
@@ -60,16 +60,20 @@ typedef struct epa_answer {
  * face, whose hull holds the origin within tol; common_a / common_b are
  * GJK's common point (on a and on b; equal within tol), the answer's points
  * when the hulls only touch.  tol is the absolute tolerance in frame units;
- * max_iterations caps the expansions (at most CLASH_EPA_MAX_ITERATIONS).
+ * max_iterations caps the expansions (0: CLASH_EPA_MAX_ITERATIONS, also
+ * the most it may be); cancel (may be NULL), once nonzero, stops the search
+ * before its next expansion with CLASH_ECANCELED.
  * sa and sb are the query's copies of the shapes' vertices by coordinate
  * (scan3.h), built or not (state 0): in 3-D EPA scans them when built,
  * and builds them if its search goes on and they can be.
- * Always answers: a degenerate polytope, a numerical inconsistency or the
- * cap ends the search with the best upper bound found and converged = 0.
+ * Answers unless it returns CLASH_ENOMEM (its storage grows on the heap
+ * past CLASH_EPA_FIXED_EXPANSIONS expansions) or CLASH_ECANCELED: a
+ * degenerate polytope, a numerical inconsistency or the cap ends the
+ * search with the best upper bound found and converged = 0.
  */
-void epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
-                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
-                     const double *common_b, double tol, int max_iterations,
-                     epa_answer *out);
+int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
+                    int dim, const epa_vertex *seed, int nseed, const double *common_a,
+                    const double *common_b, double tol, int max_iterations,
+                    const volatile int *cancel, epa_answer *out);
 
 #endif

@@ -324,11 +324,12 @@ static void to_world(double *out, const double *x, double unit, const double *sh
  * the final face Y_s (the points carrying v), whose hull holds the origin.
  * pa, pb are the hulls' common point in the frame.  Radii are added the way
  * eq. (6) adds them to a distance: the rounded shapes reach ra and rb
- * further along the normal.  Returns whether EPA converged. */
+ * further along the normal.  *converged: whether EPA converged.  Returns
+ * CLASH_OK, or EPA's CLASH_ENOMEM or CLASH_ECANCELED (no answer). */
 static int penetration(gjk_query *q, const simplex_solution *sol, const double *pa,
-                       const double *pb, double tol_f, int max_iter, double unit,
+                       const double *pb, double tol_f, const clash_options *opt, double unit,
                        const double *shift, const clash_shape *a, const clash_shape *b,
-                       clash_result *r, double *seed_bound)
+                       clash_result *r, double *seed_bound, int *converged)
 {
 	const int n = q->dim;
 	epa_vertex seed[EPA_MAX_DIM + 1];
@@ -344,9 +345,10 @@ static int penetration(gjk_query *q, const simplex_solution *sol, const double *
 		v->ib = q->pts[i]->ib;
 	}
 	epa_answer e;
-	epa_penetration(&q->fa, &q->fb, &q->sa, &q->sb, n, seed, nseed, pa, pb, tol_f,
-	                max_iter < CLASH_EPA_MAX_ITERATIONS ? max_iter : CLASH_EPA_MAX_ITERATIONS,
-	                &e);
+	int err = epa_penetration(&q->fa, &q->fb, &q->sa, &q->sb, n, seed, nseed, pa, pb, tol_f,
+	                          opt ? opt->max_iterations : 0, opt ? opt->cancel : NULL, &e);
+	if (err != CLASH_OK)
+		return err;
 	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
 	to_world(xa, e.pa, unit, shift, n);
 	to_world(xb, e.pb, unit, shift, n);
@@ -359,7 +361,8 @@ static int penetration(gjk_query *q, const simplex_solution *sol, const double *
 	}
 	r->has |= CLASH_HAS_DEPTH;
 	*seed_bound = e.seed_bound;
-	return e.converged;
+	*converged = e.converged;
+	return CLASH_OK;
 }
 
 /* A verdict's warm simplex: the points of mask that are support points
@@ -804,9 +807,16 @@ static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_op
 		/* EPA first: in 3-D its first polytope is the final simplex,
 		 * whose facets' planes then give eq. (32)'s bound as well. */
 		double seed_bound = -1.0;
-		if (n <= EPA_MAX_DIM && depth_wanted &&
-		    !penetration(&q, &sol, pa, pb, tol_f, max_iter, unit, shift, a, b, r,
-		                 &seed_bound))
+		int epa_converged = 1;
+		if (n <= EPA_MAX_DIM && depth_wanted) {
+			int e = penetration(&q, &sol, pa, pb, tol_f, opt, unit, shift, a, b, r,
+			                    &seed_bound, &epa_converged);
+			if (e != CLASH_OK) {
+				memset(r, 0, sizeof *r);
+				return e;
+			}
+		}
+		if (!epa_converged)
 			converged = 0;
 		double depth = 0.0;
 		if (simplex_popcount(sol.mask) == n + 1 && n == 3) {

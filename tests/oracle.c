@@ -256,3 +256,65 @@ int oracle_point_distance(int dim, const double *pts, size_t n,
 	*dist = rc == ORACLE_OK ? ans.hull_distance : NAN;
 	return rc;
 }
+
+int oracle_hull_planes(int dim, const double *pts, size_t n, double **planes, size_t *count)
+{
+	if (!planes || !count)
+		return ORACLE_EINVAL;
+	*planes = NULL;
+	*count = 0;
+	if ((dim != 2 && dim != 3) || !pts || n > (size_t)INT_MAX)
+		return ORACLE_EINVAL;
+	if (n < (size_t)dim + 1)
+		return ORACLE_EFLAT;
+	/* qhull may reorder its input: hand it a copy. */
+	double *copy = malloc(n * (size_t)dim * sizeof *copy);
+	qhT *qh = calloc(1, sizeof *qh);
+	FILE *devnull = fopen("/dev/null", "w");
+	int rc = !copy || !qh ? ORACLE_ENOMEM : !devnull ? ORACLE_EQHULL : ORACLE_OK;
+	if (rc == ORACLE_OK) {
+		memcpy(copy, pts, n * (size_t)dim * sizeof *copy);
+		char cmd[] = "qhull Qt";
+		qh_zero(qh, devnull);
+		int exitcode = qh_new_qhull(qh, dim, (int)n, copy, False, cmd, NULL, devnull);
+		rc = exitcode == qh_ERRnone       ? ORACLE_OK
+		     : exitcode == qh_ERRsingular ? ORACLE_EFLAT
+		     : exitcode == qh_ERRmem      ? ORACLE_ENOMEM
+		                                  : ORACLE_EQHULL;
+		facetT *facet;
+		size_t m = 0;
+		if (rc == ORACLE_OK) {
+			FORALLfacets
+				m++;
+			*planes = malloc(m * (size_t)(dim + 1) * sizeof **planes);
+			if (!*planes)
+				rc = ORACLE_ENOMEM;
+		}
+		if (rc == ORACLE_OK) {
+			m = 0;
+			FORALLfacets {
+				double *row = *planes + m * (size_t)(dim + 1);
+				for (int k = 0; k < dim; k++)
+					row[k] = facet->normal[k];
+				row[dim] = -facet->offset; /* u.x + offset = 0 on the plane */
+				m++;
+			}
+			*count = m;
+		}
+		int curlong = 0, totlong = 0;
+		qh_freeqhull(qh, !qh_ALL);
+		qh_memfreeshort(qh, &curlong, &totlong);
+		if (rc == ORACLE_OK && (curlong || totlong))
+			rc = ORACLE_EQHULL;
+	}
+	if (devnull)
+		fclose(devnull);
+	free(qh);
+	free(copy);
+	if (rc != ORACLE_OK) {
+		free(*planes);
+		*planes = NULL;
+		*count = 0;
+	}
+	return rc;
+}

@@ -61,6 +61,13 @@ int oracle_query(int dim, const double *a, size_t na, double ra,
 int oracle_point_distance(int dim, const double *pts, size_t n,
                           const double *p, double *dist);
 
+/* The facet planes of the convex hull of pts (n points, dim 2 or 3), by
+ * qhull: *planes (malloc'd, free() it) gets *count rows of dim + 1
+ * numbers, the outward unit normal u and h = max over pts of u.x (the
+ * plane is u.x = h; triangulated, so a facet may come as several rows).
+ * Returns ORACLE_OK or an ORACLE_E* code (then *planes is NULL). */
+int oracle_hull_planes(int dim, const double *pts, size_t n, double **planes, size_t *count);
+
 /* Static message for an ORACLE_E* code. */
 const char *oracle_strerror(int err);
 

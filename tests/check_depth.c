@@ -1,0 +1,377 @@
+/*
+ * check_depth.c — suite "depth": the exact penetration depth of identical
+ * and nearly identical convex hulls, where EPA (core/epa.c) needs far more
+ * expansions than its fixed storage holds and A - B is full of coplanar
+ * points.
+ *
+ * Fibonacci-sphere hulls of 20 to 2 000 vertices, b a copy of a: the same,
+ * each coordinate scaled by 1 +- 1e-9 or 1e-6, moved or turned a little.
+ * The reference is the qhull oracle on the Minkowski difference up to
+ * 1 000 vertices.  At 2 000 (4 million points) the hulls are made
+ * centrally symmetric (points and their negatives), so that A - A = 2A
+ * and the depth is read off A's own facets from qhull: twice the nearest
+ * facet's distance (A's minimum width), and for b moved by t the least
+ * 2 h_f - u_f.t; a vertex scaling moves the depth by at most the vertices'
+ * displacement.  Every answer is converged and within 1e-9 relative.
+ * max_iterations in the query still caps EPA, and a cancel flag stops it.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "clash.h"
+#include "oracle.h"
+#include "prng.h"
+#include "proto.h"
+
+enum { MAX_N = 2000 };
+
+/* n points of the Fibonacci lattice on the unit sphere; symmetric: n / 2
+ * of them and their negatives. */
+static void fibonacci(double *v, int n, int symmetric)
+{
+	const int m = symmetric ? n / 2 : n;
+	const double g = M_PI * (3 - sqrt(5.0));
+	for (int i = 0; i < m; i++) {
+		double z = 1 - (2.0 * i + 1) / m, s = sqrt(1 - z * z);
+		v[3 * i] = s * cos(g * i);
+		v[3 * i + 1] = s * sin(g * i);
+		v[3 * i + 2] = z;
+		if (symmetric)
+			for (int k = 0; k < 3; k++)
+				v[3 * (m + i) + k] = -v[3 * i + k];
+	}
+}
+
+/* How b differs from a. */
+enum variant { SAME, SCALED_1E9, SCALED_1E6, MOVED, TURNED, NVARIANTS };
+static const char *const variant_name[NVARIANTS] = {"same", "scaled 1e-9", "scaled 1e-6",
+                                                     "moved", "turned"};
+static const double move_t[3] = {3e-7, -2e-7, 1e-7};
+
+/* b's vertices (world) for variant v of a; *shift: how far they moved. */
+static void make_b(const double *a, int n, enum variant v, double *b, double *shift)
+{
+	prng r = {(uint64_t)n * 31 + (uint64_t)v};
+	/* Turned: 1e-6 rad about (1, 2, 2) / 3, by Rodrigues' formula. */
+	const double th = 1e-6, ax[3] = {1.0 / 3, 2.0 / 3, 2.0 / 3};
+	*shift = 0;
+	for (int i = 0; i < n; i++) {
+		const double *x = a + 3 * i;
+		double *y = b + 3 * i;
+		switch (v) {
+		case SAME:
+			memcpy(y, x, 3 * sizeof *y);
+			break;
+		case SCALED_1E9:
+		case SCALED_1E6:
+			for (int k = 0; k < 3; k++)
+				y[k] = x[k] * (1 + (v == SCALED_1E9 ? 1e-9 : 1e-6) * prng_range(&r, -1, 1));
+			break;
+		case MOVED:
+			for (int k = 0; k < 3; k++)
+				y[k] = x[k] + move_t[k];
+			break;
+		default: {
+			double c[3] = {ax[1] * x[2] - ax[2] * x[1], ax[2] * x[0] - ax[0] * x[2],
+			               ax[0] * x[1] - ax[1] * x[0]};
+			double d = ax[0] * x[0] + ax[1] * x[1] + ax[2] * x[2];
+			for (int k = 0; k < 3; k++)
+				y[k] = x[k] * cos(th) + c[k] * sin(th) + ax[k] * d * (1 - cos(th));
+		}
+		}
+		double dd = 0;
+		for (int k = 0; k < 3; k++)
+			dd += (y[k] - x[k]) * (y[k] - x[k]);
+		*shift = fmax(*shift, sqrt(dd));
+	}
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* clash_gjk's depth of a and b (n vertices each), converged. */
+static double core_depth(const double *a, const double *b, int n, const char *what)
+{
+	clash_shape sa, sb;
+	ck_assert_int_eq(clash_shape_init(&sa, 3, a, (size_t)n), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&sb, 3, b, (size_t)n), CLASH_OK);
+	clash_result r;
+	double t0 = now();
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	double t = now() - t0;
+	ck_assert_msg(r.intersecting && (r.has & CLASH_HAS_DEPTH), "%s: no depth", what);
+	ck_assert_msg(r.converged, "%s: not converged (depth %.17g)", what, r.depth);
+	ck_assert(isfinite(r.depth) && r.depth >= r.depth_lower_bound);
+	if (getenv("CLASH_DEPTH_VERBOSE"))
+		fprintf(stderr, "%-24s depth %.17g  %.1f ms\n", what, r.depth, 1e3 * t);
+	return r.depth;
+}
+
+/* qhull's depth of the Minkowski difference a - b. */
+static double oracle_depth(const double *a, const double *b, int n)
+{
+	oracle_answer o;
+	int rc = oracle_query(3, a, (size_t)n, 0, b, (size_t)n, 0, &o);
+	ck_assert_msg(rc == ORACLE_OK, "oracle: %s", oracle_strerror(rc));
+	ck_assert(o.hull_overlap);
+	return o.hull_depth;
+}
+
+static void ck_rel(double got, double want, double rel, const char *what)
+{
+	ck_assert_msg(fabs(got - want) <= rel * want, "%s: depth %.17g, oracle %.17g (rel %.3g)", what,
+	              got, want, fabs(got - want) / want);
+}
+
+/* Identical and nearly identical hulls of n vertices against qhull on
+ * their Minkowski difference. */
+static void against_oracle(int n, int symmetric)
+{
+	static double a[3 * MAX_N], b[3 * MAX_N];
+	fibonacci(a, n, symmetric);
+	for (int v = 0; v < NVARIANTS; v++) {
+		double shift;
+		make_b(a, n, (enum variant)v, b, &shift);
+		char what[64];
+		snprintf(what, sizeof what, "%d %s%s", n, symmetric ? "sym " : "", variant_name[v]);
+		ck_rel(core_depth(a, b, n, what), oracle_depth(a, b, n), 1e-9, what);
+	}
+}
+
+START_TEST(fibonacci_20)
+{
+	against_oracle(20, 0);
+}
+END_TEST
+
+START_TEST(fibonacci_50)
+{
+	against_oracle(50, 0);
+}
+END_TEST
+
+START_TEST(fibonacci_200)
+{
+	against_oracle(200, 0);
+}
+END_TEST
+
+START_TEST(fibonacci_500)
+{
+	against_oracle(500, 0);
+}
+END_TEST
+
+START_TEST(fibonacci_1000)
+{
+	against_oracle(1000, 0);
+}
+END_TEST
+
+/* The planes of A's hull as reference (see the file header): here checked
+ * against the oracle on A - A where both are affordable. */
+static void against_planes(int n)
+{
+	static double a[3 * MAX_N], b[3 * MAX_N];
+	fibonacci(a, n, 1);
+	double *pl;
+	size_t np;
+	int rc = oracle_hull_planes(3, a, (size_t)n, &pl, &np);
+	ck_assert_msg(rc == ORACLE_OK, "oracle: %s", oracle_strerror(rc));
+	double width = INFINITY, moved = INFINITY;
+	for (size_t f = 0; f < np; f++) {
+		const double *u = pl + 4 * f;
+		width = fmin(width, 2 * u[3]);
+		moved = fmin(moved, 2 * u[3] - (u[0] * move_t[0] + u[1] * move_t[1] + u[2] * move_t[2]));
+	}
+	free(pl);
+	const int small = n <= 500; /* qhull on A - A too */
+	for (int v = 0; v < NVARIANTS; v++) {
+		double shift;
+		make_b(a, n, (enum variant)v, b, &shift);
+		char what[64];
+		snprintf(what, sizeof what, "%d sym %s", n, variant_name[v]);
+		double d = core_depth(a, b, n, what);
+		if (v == SAME)
+			ck_rel(d, width, 1e-9, what);
+		else if (v == MOVED)
+			ck_rel(d, moved, 1e-9, what);
+		else /* |depth(A - B) - depth(A - A)| <= the vertices' displacement */
+			ck_assert_msg(fabs(d - width) <= shift * (1 + 1e-6), "%s: %.17g, width %.17g, shift %g",
+			              what, d, width, shift);
+		if (small)
+			ck_rel(d, oracle_depth(a, b, n), 1e-9, what);
+	}
+}
+
+START_TEST(symmetric_200)
+{
+	against_planes(200);
+}
+END_TEST
+
+START_TEST(symmetric_500)
+{
+	against_planes(500);
+}
+END_TEST
+
+START_TEST(symmetric_2000)
+{
+	against_planes(2000);
+}
+END_TEST
+
+/* max_iterations given in the query caps EPA's expansions: a small one
+ * stops it unconverged with an upper bound; a large one lets it finish. */
+START_TEST(iteration_cap)
+{
+	enum { N = 200 };
+	static double a[3 * N];
+	fibonacci(a, N, 0);
+	clash_shape sa, sb;
+	ck_assert_int_eq(clash_shape_init(&sa, 3, a, N), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&sb, 3, a, N), CLASH_OK);
+	const double exact = oracle_depth(a, a, N);
+	clash_options opt;
+	memset(&opt, 0, sizeof opt);
+	clash_result r;
+	opt.max_iterations = 50;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert(!r.converged);
+	ck_assert_msg(r.depth >= exact - 1e-12 && r.depth <= 2 * exact, "depth %.17g", r.depth);
+	opt.max_iterations = 1000;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert(r.converged);
+	ck_rel(r.depth, exact, 1e-9, "max_iterations 1000");
+}
+END_TEST
+
+/* The same at the wire: the Query's max_iterations, and without it the
+ * identical 200-vertex hulls converge. */
+START_TEST(wire)
+{
+	enum { N = 200 };
+	static double a[3 * N];
+	fibonacci(a, N, 0);
+	const double exact = oracle_depth(a, a, N);
+	json_t *vs = json_array();
+	for (int i = 0; i < N; i++)
+		json_array_append_new(vs, json_pack("[fff]", a[3 * i], a[3 * i + 1], a[3 * i + 2]));
+	for (int cap = 0; cap <= 1; cap++) {
+		json_t *q = json_pack("{s{sO}s{sO}}", "a", "vertices", vs, "b", "vertices", vs);
+		if (cap)
+			json_object_set_new(q, "max_iterations", json_integer(20));
+		char *text = json_dumps(q, JSON_COMPACT);
+		json_decref(q);
+		proto_reply out;
+		ck_assert_int_eq(proto_query_reply(text, strlen(text), &out), 0);
+		free(text);
+		ck_assert_int_eq(out.status, 200);
+		json_error_t err;
+		json_t *j = json_loads(out.body, 0, &err);
+		proto_reply_free(&out);
+		ck_assert_ptr_nonnull(j);
+		double depth = json_number_value(json_object_get(json_object_get(j, "penetration"), "depth"));
+		int converged = json_is_true(json_object_get(j, "converged"));
+		if (cap) {
+			ck_assert(!converged);
+			ck_assert(depth >= exact - 1e-12);
+		} else {
+			ck_assert(converged);
+			ck_rel(depth, exact, 1e-9, "wire");
+		}
+		json_decref(j);
+	}
+	json_decref(vs);
+}
+END_TEST
+
+/* A cancel flag already set stops the query; one set while EPA runs stops
+ * it there (a query of EPA's length, cancelled a tenth of the way in:
+ * GJK's two iterations are long done by then). */
+typedef struct canceller {
+	volatile int flag;
+	double delay;
+} canceller;
+
+static void *cancel_later(void *arg)
+{
+	canceller *c = arg;
+	struct timespec ts = {(time_t)c->delay, (long)(1e9 * (c->delay - floor(c->delay)))};
+	nanosleep(&ts, NULL);
+	c->flag = 1;
+	return NULL;
+}
+
+START_TEST(cancel)
+{
+	enum { N = 2000 };
+	static double a[3 * N];
+	fibonacci(a, N, 0);
+	clash_shape sa, sb;
+	ck_assert_int_eq(clash_shape_init(&sa, 3, a, N), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&sb, 3, a, N), CLASH_OK);
+	clash_options opt;
+	memset(&opt, 0, sizeof opt);
+	clash_result r;
+	canceller c = {1, 0};
+	opt.cancel = &c.flag;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_ECANCELED);
+
+	c.flag = 0;
+	double t0 = now();
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert(r.converged);
+	c.delay = 0.1 * (now() - t0);
+	opt.want = CLASH_WANT_DISTANCE; /* GJK alone */
+	t0 = now();
+	ck_assert_int_eq(clash_gjk(&sa, &sb, &opt, &r), CLASH_OK);
+	ck_assert_msg(now() - t0 < 0.5 * c.delay, "GJK alone is not quick enough to tell");
+	opt.want = 0;
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, &c), 0);
+	int rc = clash_gjk(&sa, &sb, &opt, &r);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(rc, CLASH_ECANCELED);
+}
+END_TEST
+
+static Suite *depth_suite(void)
+{
+	Suite *s = suite_create("depth");
+	TCase *tc = tcase_create("oracle");
+	tcase_add_test(tc, fibonacci_20);
+	tcase_add_test(tc, fibonacci_50);
+	tcase_add_test(tc, fibonacci_200);
+	tcase_add_test(tc, fibonacci_500);
+	tcase_add_test(tc, fibonacci_1000);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("symmetric");
+	tcase_add_test(tc, symmetric_200);
+	tcase_add_test(tc, symmetric_500);
+	tcase_add_test(tc, symmetric_2000);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("limits");
+	tcase_add_test(tc, iteration_cap);
+	tcase_add_test(tc, wire);
+	tcase_add_test(tc, cancel);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(depth_suite)
