@@ -33,6 +33,7 @@
 #include "mesh.h"
 #include "mesh_query.h"
 #include "predicates.h"
+#include "primitive.h"
 #include "support.h"
 #include "tri_dist.h"
 
@@ -438,17 +439,29 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 	return CLASH_OK;
 }
 
-/* The box in a's frame of the convex shape b (its hull, radius left out). */
+/* The box in a's frame of the convex shape b (its hull, radius left out;
+ * a primitive's by the corners of its own box: its vertex array is only
+ * its centre). */
 static void convex_box(const query *q, obox *o)
 {
 	affine f;
 	compose(&q->ia, &q->fb, &f);
 	const clash_shape *b = q->b;
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	double mag = 0.0;
-	for (size_t i = 0; i < b->count; i++) {
+	double mag = 0.0, corners[24], plo[3], phi[3];
+	const double *pts = b->vertices;
+	size_t npts = b->count;
+	if (b->kind != CLASH_KIND_POLYTOPE) {
+		primitive_local_box(b, plo, phi);
+		for (int i = 0; i < 8; i++)
+			for (int k = 0; k < 3; k++)
+				corners[3 * i + k] = (i >> k) & 1 ? phi[k] : plo[k];
+		pts = corners;
+		npts = 8;
+	}
+	for (size_t i = 0; i < npts; i++) {
 		double x[3];
-		apply(&f, b->vertices + 3 * i, x);
+		apply(&f, pts + 3 * i, x);
 		for (int k = 0; k < 3; k++) {
 			lo[k] = fmin(lo[k], x[k]);
 			hi[k] = fmax(hi[k], x[k]);

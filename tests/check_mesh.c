@@ -516,6 +516,61 @@ START_TEST(mesh_convex_against_brute_force)
 }
 END_TEST
 
+/* Mesh against each exact primitive, at random poses: the verdict and the
+ * distance of the tree search against every triangle's own clash_gjk with
+ * the primitive, the centre's winding number and clash_contains. */
+START_TEST(mesh_primitive_against_brute_force)
+{
+	prng g;
+	g.s = 1313;
+	tmesh t;
+	torus_mesh(&t, 1.0, 0.3, 16, 8);
+	static const double sizes[][3] = {{0.2, 0, 0},     {0.2, 0.1, 0.15}, {0.1, 0.2, 0},
+	                                  {0.15, 0.25, 0}, {0.2, 0.2, 0},    {0.25, 0.1, 0.15}};
+	static const double origin[3] = {0, 0, 0};
+	for (int round = 0; round < 240; round++) {
+		int kind = CLASH_KIND_SPHERE + round % 6;
+		clash_shape m, c;
+		clash_shape_init_mesh(&m, t.m);
+		ck_assert_int_eq(clash_shape_init_primitive(&c, kind, sizes[kind - 1]), CLASH_OK);
+		random_pose(&m, &g, 0.3, round % 7 == 0);
+		random_pose(&c, &g, 1.3, round % 5 == 0);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&m, &c, NULL, &r), CLASH_OK);
+		double *w = world_tris(&m, &t);
+		double best = INFINITY;
+		for (size_t i = 0; i < t.nt; i++) {
+			clash_shape x;
+			clash_shape_init(&x, 3, w + 9 * i, 3);
+			clash_result q;
+			ck_assert_int_eq(clash_gjk(&x, &c, NULL, &q), CLASH_OK);
+			best = fmin(best, q.intersecting ? 0.0 : q.distance);
+		}
+		if (best > 1e-8 || best == 0.0) {
+			int surfaces = best == 0.0;
+			double centre[3];
+			world(&c, origin, centre);
+			int c_in_m = !surfaces && any_inside(centre, 1, w, t.nt);
+			int m_in_c = 0;
+			if (!surfaces && !c_in_m) {
+				clash_containment cc;
+				ck_assert_int_eq(clash_contains(&m, &c, NULL, &cc), CLASH_OK);
+				m_in_c = cc.contained;
+			}
+			ck_assert_msg(r.intersecting == (surfaces || c_in_m || m_in_c),
+			              "round %d (kind %d): intersecting %d, brute force %g, inside %d %d",
+			              round, kind, r.intersecting, best, c_in_m, m_in_c);
+			if (!r.intersecting)
+				ck_near(r.distance, best, 1e-8);
+			if (c_in_m)
+				ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
+		}
+		free(w);
+	}
+	tm_free(&t);
+}
+END_TEST
+
 START_TEST(l_bracket_notch_and_inside)
 {
 	tmesh l;
@@ -838,6 +893,7 @@ static Suite *mesh_suite(void)
 	tcase_add_test(tc, build_errors_and_topology);
 	tcase_add_test(tc, mesh_mesh_against_brute_force);
 	tcase_add_test(tc, mesh_convex_against_brute_force);
+	tcase_add_test(tc, mesh_primitive_against_brute_force);
 	tcase_add_test(tc, l_bracket_notch_and_inside);
 	tcase_add_test(tc, bolt_through_a_hole);
 	tcase_add_test(tc, other_methods_say_not_supported);
