@@ -53,10 +53,19 @@
 
 typedef struct affine {
 	double l[9], t[3];
+	int shift; /* l is exactly the identity (set by mark_shift) */
 } affine;
+
+static void mark_shift(affine *f)
+{
+	f->shift = 1;
+	for (int k = 0; k < 9; k++)
+		f->shift = f->shift && f->l[k] == (double)(k % 4 == 0);
+}
 
 static void affine_of(const clash_shape *s, affine *f)
 {
+	f->shift = 0;
 	for (int r = 0; r < 3; r++) {
 		for (int c = 0; c < 3; c++)
 			f->l[3 * r + c] = s->posed ? s->linear[3 * c + r] : (double)(r == c);
@@ -66,6 +75,11 @@ static void affine_of(const clash_shape *s, affine *f)
 
 static void apply(const affine *f, const double *v, double *x)
 {
+	if (f->shift) {
+		for (int r = 0; r < 3; r++)
+			x[r] = v[r] + f->t[r];
+		return;
+	}
 	for (int r = 0; r < 3; r++)
 		x[r] = f->t[r] + f->l[3 * r] * v[0] + f->l[3 * r + 1] * v[1] + f->l[3 * r + 2] * v[2];
 }
@@ -73,6 +87,7 @@ static void apply(const affine *f, const double *v, double *x)
 /* The inverse of f (its linear part is non-singular: shape.c checks). */
 static void invert(const affine *f, affine *g)
 {
+	g->shift = 0;
 	const double *m = f->l;
 	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
 	               m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
@@ -87,6 +102,7 @@ static void invert(const affine *f, affine *g)
 /* h = f after g. */
 static void compose(const affine *f, const affine *g, affine *h)
 {
+	h->shift = 0;
 	for (int r = 0; r < 3; r++) {
 		for (int c = 0; c < 3; c++)
 			h->l[3 * r + c] = f->l[3 * r] * g->l[c] + f->l[3 * r + 1] * g->l[3 + c] +
@@ -146,6 +162,14 @@ static void node_box(const mesh_node *n, const affine *f, obox *o)
 		}
 		return;
 	}
+	if (f->shift) { /* a translation: the box moves, its size stays */
+		for (int k = 0; k < 3; k++) {
+			o->c[k] = c[k] + f->t[k];
+			o->h[k] = h[k] * (1.0 + 8 * DBL_EPSILON) +
+			          8 * DBL_EPSILON * (fabs(c[k]) + fabs(f->t[k]));
+		}
+		return;
+	}
 	apply(f, c, o->c);
 	for (int r = 0; r < 3; r++) {
 		const double *l = f->l + 3 * r;
@@ -180,7 +204,7 @@ typedef struct query {
 	affine fa, fb;            /* local to world */
 	affine ia;                /* world to a's frame */
 	affine ba;                /* b's frame to a's frame */
-	double sig;               /* world distance >= sig * distance in a's frame */
+	double sig, sig2;         /* world distance >= sig * distance in a's frame */
 	double rsum, tol, thr;    /* radii, tolerance, thr = rsum + tol */
 	int verdict_only;
 	const volatile int *cancel;
@@ -206,11 +230,17 @@ static int pruned(const query *q, double lb)
 	return q->verdict_only ? !(lb <= q->thr) : (q->found && !(lb < q->best));
 }
 
+/* pruned on squared bounds (mesh against mesh: no square roots per node). */
+static int pruned2(const query *q, double lb2)
+{
+	return q->verdict_only ? !(lb2 <= q->thr * q->thr) : (q->found && !(lb2 < q->best * q->best));
+}
+
 /* ---- mesh against mesh --------------------------------------------------- */
 
 typedef struct pair_entry {
 	uint32_t na, nb;
-	double lb; /* world lower bound of the hull distance */
+	double lb2; /* world lower bound of the squared hull distance */
 	obox bx;   /* nb's box in a's frame */
 } pair_entry;
 
@@ -249,7 +279,11 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 	leaf_world(q->mb, y, &q->fb, wb);
 	for (uint32_t i = 0; i < x->count; i++)
 		for (uint32_t j = 0; j < y->count; j++) {
-			if (pruned(q, sqrt(tri_gap2(wa + 9 * i, wb + 9 * j)) * (1.0 - 1e-9)))
+			/* Two cheap lower bounds first: the triangles' boxes, then
+			 * their planes as separating axes. */
+			const double *s = wa + 9 * i, *t = wb + 9 * j;
+			if (pruned2(q, tri_gap2(s, t) * (1.0 - 1e-9)) ||
+			    pruned2(q, tri_plane_gap2(s, t) * (1.0 - 1e-9)))
 				continue;
 			q->pairs++;
 			double d = sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, pa, pb));
@@ -264,9 +298,9 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 		}
 }
 
-static double pair_lb(const query *q, const obox *x, const obox *y)
+static double pair_lb2(const query *q, const obox *x, const obox *y)
 {
-	return sqrt(box_gap2(x, y)) * q->sig;
+	return box_gap2(x, y) * q->sig2;
 }
 
 static int mesh_mesh(query *q)
@@ -277,10 +311,10 @@ static int mesh_mesh(query *q)
 	obox ax, bx;
 	node_box(&na[0], NULL, &ax);
 	node_box(&nb[0], &q->ba, &bx);
-	stack[top++] = (pair_entry){0, 0, pair_lb(q, &ax, &bx), bx};
+	stack[top++] = (pair_entry){0, 0, pair_lb2(q, &ax, &bx), bx};
 	while (top > 0) {
 		pair_entry e = stack[--top];
-		if (pruned(q, e.lb))
+		if (pruned2(q, e.lb2))
 			continue;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
@@ -299,21 +333,21 @@ static int mesh_mesh(query *q)
 			for (int i = 0; i < 2; i++) {
 				obox cx;
 				node_box(&na[k[i]], NULL, &cx);
-				c[i] = (pair_entry){k[i], e.nb, pair_lb(q, &cx, &e.bx), e.bx};
+				c[i] = (pair_entry){k[i], e.nb, pair_lb2(q, &cx, &e.bx), e.bx};
 			}
 		} else {
 			uint32_t k[2] = {e.nb + 1, y->first};
 			for (int i = 0; i < 2; i++) {
 				obox cy;
 				node_box(&nb[k[i]], &q->ba, &cy);
-				c[i] = (pair_entry){e.na, k[i], pair_lb(q, &ax, &cy), cy};
+				c[i] = (pair_entry){e.na, k[i], pair_lb2(q, &ax, &cy), cy};
 			}
 		}
 		/* The nearer pair on top, searched first. */
-		int near = c[1].lb < c[0].lb;
-		if (!pruned(q, c[1 - near].lb))
+		int near = c[1].lb2 < c[0].lb2;
+		if (!pruned2(q, c[1 - near].lb2))
 			stack[top++] = c[1 - near];
-		if (!pruned(q, c[near].lb))
+		if (!pruned2(q, c[near].lb2))
 			stack[top++] = c[near];
 	}
 	return CLASH_OK;
@@ -691,7 +725,11 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	affine_of(b, &q.fb);
 	invert(&q.fa, &q.ia);
 	compose(&q.ia, &q.fb, &q.ba);
+	mark_shift(&q.fa);
+	mark_shift(&q.fb);
+	mark_shift(&q.ba);
 	q.sig = sigma_min(&q.fa);
+	q.sig2 = q.sig * q.sig;
 	q.rsum = a->radius + b->radius;
 	const unsigned want = opt ? opt->want : 0;
 	q.verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));

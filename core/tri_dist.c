@@ -214,6 +214,33 @@ static int straddles(const double *s, const double *t, double *n, double *dt)
 	return pos && neg;
 }
 
+/* The squared gap between t and the plane of s when t lies wholly on one
+ * side of it, else 0: a lower bound on their squared distance (the plane's
+ * normal as a separating axis). */
+static double plane_gap2(const double *s, const double *t)
+{
+	double e1[3], e2[3], n[3];
+	sub3(e1, s + 3, s);
+	sub3(e2, s + 6, s);
+	cross3(n, e1, e2);
+	const double c = dot3(n, s);
+	double lo = INFINITY, hi = -INFINITY;
+	for (int i = 0; i < 3; i++) {
+		const double d = dot3(n, t + 3 * i) - c;
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	const double g = lo > 0.0 ? lo : hi < 0.0 ? -hi : 0.0;
+	const double nn = dot3(n, n);
+	return g > 0.0 && nn > 0.0 ? g * g / nn : 0.0;
+}
+
+double tri_plane_gap2(const double *s, const double *t)
+{
+	const double a = plane_gap2(s, t), b = plane_gap2(t, s);
+	return a > b ? a : b;
+}
+
 double tri_dist2(const double *s, const double *t, double *ps, double *pt)
 {
 	double best = INFINITY, x[3], y[3];
