@@ -17,7 +17,9 @@
  * swept spheres).  Triangle pairs by closed form (tri_dist.c); a triangle
  * and a convex shape by clash_gjk on the triangle as a 3-vertex shape.
  * The search stops at the first pair within the tolerance (radii
- * included): the surfaces touch.  A verdict alone prunes at that
+ * included): the surfaces touch; two triangles that meet exactly
+ * (tri_overlap.h, orientation predicates) touch at distance 0 at the
+ * exact test's common point, the band only adds near misses.  A verdict alone prunes at that
  * threshold instead of at the best distance.
  *
  * Containment: when the surfaces are apart, each connected part of one
@@ -36,6 +38,7 @@
 #include "primitive.h"
 #include "support.h"
 #include "tri_dist.h"
+#include "tri_overlap.h"
 
 /* Default tolerance relative to the shapes' size, as clash_gjk's. */
 #define MESH_DEFAULT_RELATIVE_TOLERANCE 1e-12
@@ -286,7 +289,15 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 			    pruned2(q, tri_plane_gap2(s, t) * (1.0 - 1e-9)))
 				continue;
 			q->pairs++;
-			double d = sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, pa, pb));
+			double d = sqrt(tri_dist2(s, t, pa, pb));
+			/* Within the tolerance band: do they meet exactly?  Then
+			 * the distance is 0 and the common point is the exact
+			 * test's (touching and coplanar contact decided by the
+			 * orientation predicates, not by rounded distances). */
+			if (d <= q->thr && tri_overlap_point(s, s + 3, s + 6, t, t + 3, t + 6, pa)) {
+				d = 0.0;
+				memcpy(pb, pa, sizeof pb);
+			}
 			if (!q->found || d < q->best) {
 				q->found = 1;
 				q->best = d;

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
+#include "tri_dist.h"
 
 /* ---- meshes -------------------------------------------------------------- */
 
@@ -803,6 +804,217 @@ START_TEST(compound_scene_and_motion)
 }
 END_TEST
 
+/* ---- exact touching ------------------------------------------------------------ */
+
+/* The tetrahedron o + {0, L e_x, L e_y, L e_z}, outward. */
+static void tetra_mesh(tmesh *t, double o, double L)
+{
+	tm_alloc(t, 4, 4);
+	uint32_t v0 = vtx(t, o, o, o), x = vtx(t, o + L, o, o), y = vtx(t, o, o + L, o),
+	         z = vtx(t, o, o, o + L);
+	tri(t, v0, y, x);
+	tri(t, v0, x, z);
+	tri(t, v0, z, y);
+	tri(t, x, y, z);
+	tm_build(t);
+}
+
+/* A small tetrahedron with its apex at p and its base beyond it along
+ * (1, 1, 1), outward. */
+static void spike_mesh(tmesh *t, const double *p)
+{
+	tm_alloc(t, 4, 4);
+	uint32_t a = vtx(t, p[0], p[1], p[2]), b = vtx(t, p[0] + 20, p[1] + 5, p[2] + 5),
+	         c = vtx(t, p[0] + 5, p[1] + 20, p[2] + 5), d = vtx(t, p[0] + 5, p[1] + 5, p[2] + 20);
+	tri(t, a, c, b);
+	tri(t, a, d, c);
+	tri(t, a, b, d);
+	tri(t, b, c, d);
+	tm_build(t);
+}
+
+/* *x's last mantissa bit set to y's. */
+static void same_last_bit(double *x, double y)
+{
+	uint64_t u, w;
+	memcpy(&u, x, sizeof u);
+	memcpy(&w, &y, sizeof w);
+	u = (u & ~(uint64_t)1) | (w & 1);
+	memcpy(x, &u, sizeof u);
+}
+
+/* One triangle, an open surface. */
+static void one_tri_mesh(tmesh *t, const double *p, const double *q, const double *r)
+{
+	tm_alloc(t, 3, 1);
+	vtx(t, p[0], p[1], p[2]);
+	vtx(t, q[0], q[1], q[2]);
+	vtx(t, r[0], r[1], r[2]);
+	tri(t, 0, 1, 2);
+	tm_build(t);
+}
+
+/* The least distance of the triangle pairs in the closed form of
+ * tri_dist.h, rounded: to show that rounding bites in these cases. */
+static double fp_pairs(const tmesh *a, const tmesh *b)
+{
+	clash_shape x, y;
+	clash_shape_init_mesh(&x, a->m);
+	clash_shape_init_mesh(&y, b->m);
+	double *wa = world_tris(&x, a), *wb = world_tris(&y, b), best = INFINITY, p[3], q[3];
+	for (size_t i = 0; i < a->nt; i++)
+		for (size_t j = 0; j < b->nt; j++)
+			best = fmin(best, sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, p, q)));
+	free(wa);
+	free(wb);
+	return best;
+}
+
+/* a and b (unposed) meet: every way of asking says so, distance 0, and
+ * the common point is `at` when given. */
+static void expect_contact(const tmesh *ta, const tmesh *tb, const double *at)
+{
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, ta->m);
+	clash_shape_init_mesh(&b, tb->m);
+	for (int swap = 0; swap < 2; swap++) {
+		for (int verdict = 0; verdict < 2; verdict++) {
+			clash_options o = {0};
+			o.want = verdict ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, &o, &r), CLASH_OK);
+			ck_assert_int_eq(r.intersecting, 1);
+			ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+			ck_assert(r.distance == 0.0);
+			for (int k = 0; k < 3; k++) {
+				ck_assert(r.near_a[k] == r.near_b[k]);
+				ck_assert(!at || r.near_a[k] == at[k]);
+			}
+		}
+	}
+}
+
+/* Surfaces meeting at distance 0 are decided by the exact triangle test
+ * (tri_overlap), their common point by tri_overlap_point, at offsets of
+ * 1e6 where the rounded distances of the same triangles are not 0; near
+ * misses within the tolerance still touch, larger gaps do not. */
+START_TEST(exact_touching_at_large_offsets)
+{
+	const double off = 1e6 + 0.1, L = 1e6;
+	/* A corner exactly on an oblique face: x + y + z = 3 off + L holds
+	 * exactly for integers 333333 + 333333 + 333334 (offset each). */
+	tmesh a, b;
+	tetra_mesh(&a, off, L);
+	double p[3] = {off + 333333, off + 333333, off + 333334};
+	spike_mesh(&b, p);
+	expect_contact(&a, &b, p);
+	tm_free(&b);
+	/* One ulp off the face, outside: within the tolerance, touching. */
+	double p1[3] = {p[0], p[1], nextafter(p[2], INFINITY)};
+	spike_mesh(&b, p1);
+	clash_shape sa, sb;
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+	tm_free(&b);
+	/* One unit off: apart by 1 / sqrt(3). */
+	double p2[3] = {p[0], p[1], p[2] + 1};
+	spike_mesh(&b, p2);
+	clash_shape_init_mesh(&sb, b.m);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 1 / sqrt(3.0), 1e-9);
+	tm_free(&b);
+	tm_free(&a);
+
+	/* Random triangles near 1.5e6 with full 53-bit coordinates; a vertex
+	 * of the second exactly on the first, inside it: the midpoint of v2
+	 * and of the midpoint m of v0 v1 (each pair summed shares its exponent
+	 * and last bit, so the halves are exact); the second's other corners
+	 * strictly on one side.  Contact at exactly that vertex, where the
+	 * rounded closed-form distance is often not 0. */
+	prng g;
+	g.s = 1366;
+	int rounded_apart = 0;
+	for (int round = 0; round < 40; round++) {
+		double v[9], q[9], e1[3], e2[3], n[3];
+		for (int k = 0; k < 9; k++)
+			v[k] = prng_range(&g, 1.1e6, 2e6);
+		for (int k = 0; k < 3; k++) {
+			same_last_bit(&v[3 + k], v[k]);
+			double m = (v[k] + v[3 + k]) / 2;
+			ck_assert(m - v[k] == v[3 + k] - m); /* exact */
+			same_last_bit(&v[6 + k], m);
+			q[k] = (m + v[6 + k]) / 2;
+			ck_assert(q[k] - m == v[6 + k] - q[k]);
+			e1[k] = v[3 + k] - v[k];
+			e2[k] = v[6 + k] - v[k];
+		}
+		n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+		n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+		n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+		double side = round % 2 ? 1e-6 : -1e-6;
+		for (int k = 0; k < 3; k++) {
+			q[3 + k] = q[k] + prng_range(&g, -1e3, 1e3) + side * n[k];
+			q[6 + k] = q[k] + prng_range(&g, -1e3, 1e3) + side * n[k];
+		}
+		one_tri_mesh(&a, v, v + 3, v + 6);
+		one_tri_mesh(&b, q, q + 3, q + 6);
+		rounded_apart += fp_pairs(&a, &b) > 0.0;
+		expect_contact(&a, &b, q);
+		tm_free(&a);
+		tm_free(&b);
+	}
+	printf("mesh: exact touching at 1e6: %d of 40 rounded distances not 0\n", rounded_apart);
+	ck_assert_int_gt(rounded_apart, 0);
+
+	/* Two boxes sharing part of a face exactly (the face x = off + 1). */
+	const double hx = off + 1;
+	double alo[3] = {off, off, off}, ahi[3] = {hx, off + 1, off + 1};
+	double blo[3] = {hx, off + 0.25, off + 0.3}, bhi[3] = {off + 2.7, off + 0.75, off + 1.9};
+	box_mesh(&a, alo, ahi);
+	box_mesh(&b, blo, bhi);
+	expect_contact(&a, &b, NULL);
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert(r.near_a[0] == hx);
+	tm_free(&a);
+	tm_free(&b);
+
+	/* Coplanar triangles in the oblique plane x + y + z = 3 off + L:
+	 * overlapping (contact), then apart in the plane. */
+	double t0[3] = {off + L, off, off}, t1[3] = {off, off + L, off}, t2[3] = {off, off, off + L};
+	double u0[3] = {off + 600000, off + 300000, off + 100000},
+	       u1[3] = {off + 100000, off + 600000, off + 300000},
+	       u2[3] = {off + 700000, off + 700000, off - 400000};
+	one_tri_mesh(&a, t0, t1, t2);
+	one_tri_mesh(&b, u0, u1, u2);
+	expect_contact(&a, &b, NULL);
+	tm_free(&b);
+	/* Sharing a vertex only. */
+	double w1[3] = {off + L + 1000, off - 500, off - 500}, w2[3] = {off + L + 500, off + 500, off - 1000};
+	one_tri_mesh(&b, t0, w1, w2);
+	expect_contact(&a, &b, t0);
+	tm_free(&b);
+	/* In the plane, 3 units beyond the edge t0 t1. */
+	double v0[3] = {off + 500000 + 2, off + 500000 + 2, off - 4},
+	       v1[3] = {off + 900000, off + 400000, off - 300000},
+	       v2[3] = {off + 400000, off + 900000, off - 300000};
+	one_tri_mesh(&b, v0, v1, v2);
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, sqrt(24.0), 1e-6);
+	tm_free(&b);
+	tm_free(&a);
+}
+END_TEST
+
 static double now(void)
 {
 	struct timespec ts;
@@ -898,6 +1110,7 @@ static Suite *mesh_suite(void)
 	tcase_add_test(tc, bolt_through_a_hole);
 	tcase_add_test(tc, other_methods_say_not_supported);
 	tcase_add_test(tc, compound_scene_and_motion);
+	tcase_add_test(tc, exact_touching_at_large_offsets);
 	tcase_add_test(tc, torus_knot_timings);
 	suite_add_tcase(s, tc);
 	return s;
