@@ -3,30 +3,15 @@
  * near points and intersection (surfaces within the tolerance, or one
  * shape inside a solid other).  No penetration depth.
  *
- * Frames.  Meshes are never transformed: a query maps the other shape into
- * the mesh's own frame (a's, for two meshes) for the tree's boxes, and
- * computes triangle distances in world coordinates.  A distance between
- * boxes in a's frame times the least singular value of a's linear pose
- * bounds the world distance from below, so any pose, scaled or sheared,
- * is answered exactly; rigid poses (singular values 1) prune best.
- *
- * Distance: branch and bound, depth first, nearer pair first, a pair of
- * nodes pruned when its boxes' lower bound is no better than the best
- * pair of triangles so far (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
+ * Meshes are never transformed: the other side is mapped into the mesh's
+ * frame for the tree's boxes, triangle distances are in world coordinates.
+ * Three passes: surfaces within the threshold (touching decided exactly by
+ * tri_overlap.h), else containment (one point of each connected part by
+ * ray parity with exact orientation predicates), else the distance by
+ * branch and bound (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
  * proximity queries with swept sphere volumes", section 4, with boxes for
- * swept spheres).  Triangle pairs by closed form (tri_dist.c); a triangle
- * and a convex shape by clash_gjk on the triangle as a 3-vertex shape.
- * The search stops at the first pair within the tolerance (radii
- * included): the surfaces touch; two triangles that meet exactly
- * (tri_overlap.h, orientation predicates) touch at distance 0 at the
- * exact test's common point, the band only adds near misses.  A verdict alone prunes at that
- * threshold instead of at the best distance.
- *
- * Containment: when the surfaces are apart, each connected part of one
- * shape lies wholly inside or wholly outside the other, so one point of it
- * decides (mesh.h, reps).  Points in a solid mesh by ray parity through
- * the tree with exact orientation predicates (predicates.h): a ray that
- * meets an edge or a vertex is dropped for another direction.
+ * swept spheres).  Design notes, cavities and speed history:
+ * docs/meshes.md.
  */
 #include <float.h>
 #include <math.h>
