@@ -28,6 +28,8 @@
 /* Largest mesh: node and vertex numbers fit uint32_t with room. */
 #define MESH_MAX_TRIANGLES ((size_t)1 << 30)
 #define MESH_MAX_VERTICES (((size_t)1 << 31) - 1)
+/* Largest extent along an axis: node boxes are floats (mesh.h). */
+#define MESH_MAX_EXTENT 1e30
 
 /* A triangle's box while building: lo, hi and its number. */
 typedef struct rec {
@@ -68,7 +70,7 @@ static size_t align8(size_t x)
 /* Bytes of the kept part: header, nodes, coordinates, numbers. */
 static size_t kept_bytes(size_t nt, size_t nnodes)
 {
-	return align8(sizeof(clash_mesh)) + nnodes * sizeof(mesh_node) + 9 * nt * sizeof(double) +
+	return align8(sizeof(clash_mesh)) + 32 + nnodes * sizeof(mesh_node) + 9 * nt * sizeof(double) +
 	       align8(nt * sizeof(uint32_t)) + align8(nt * sizeof(uint32_t));
 }
 
@@ -241,6 +243,33 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	return i;
 }
 
+/* A double bound relative to the origin as a float, rounded outward by
+ * one more float step than needed, which covers the rounding of the
+ * subtraction (at most half a double ulp of the difference). */
+static float float_down(double x)
+{
+	float f = (float)x;
+	if ((double)f > x)
+		f = nextafterf(f, -INFINITY);
+	return nextafterf(f, -INFINITY);
+}
+
+static float float_up(double x)
+{
+	float f = (float)x;
+	if ((double)f < x)
+		f = nextafterf(f, INFINITY);
+	return nextafterf(f, INFINITY);
+}
+
+static void store_box(const clash_mesh *m, mesh_node *nd, const box *b)
+{
+	for (int k = 0; k < 3; k++) {
+		nd->lo[k] = float_down(b->lo[k] - m->origin[k]);
+		nd->hi[k] = float_up(b->hi[k] - m->origin[k]);
+	}
+}
+
 static void build_tree(clash_mesh *m, rec *r, task *stack)
 {
 	const size_t nt = m->ntriangles;
@@ -251,6 +280,8 @@ static void build_tree(clash_mesh *m, rec *r, task *stack)
 	stack[top].parent = SIZE_MAX;
 	stack[top].depth = 1;
 	bounds(r, 0, nt, &stack[top].b, &stack[top].c);
+	for (int k = 0; k < 3; k++)
+		m->origin[k] = 0.5 * stack[top].b.lo[k] + 0.5 * stack[top].b.hi[k];
 	top++;
 	while (top > 0) {
 		task t = stack[--top];
@@ -258,8 +289,7 @@ static void build_tree(clash_mesh *m, rec *r, task *stack)
 		mesh_node *nd = &m->nodes[id];
 		if (t.parent != SIZE_MAX)
 			m->nodes[t.parent].first = (uint32_t)id;
-		memcpy(nd->lo, t.b.lo, sizeof nd->lo);
-		memcpy(nd->hi, t.b.hi, sizeof nd->hi);
+		store_box(m, nd, &t.b);
 		if (t.depth > depth_max)
 			depth_max = t.depth;
 		box lb, lc, rb, rc;
@@ -453,6 +483,16 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	for (size_t i = 0; i < 3 * nvertices; i++)
 		if (!isfinite(positions[i]))
 			return CLASH_ERANGE;
+	/* Node boxes are floats about the mesh's centre (mesh.h). */
+	for (int k = 0; k < 3; k++) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t v = 0; v < nvertices; v++) {
+			lo = lo2(lo, positions[3 * v + k]);
+			hi = hi2(hi, positions[3 * v + k]);
+		}
+		if (!(hi - lo <= MESH_MAX_EXTENT))
+			return CLASH_ERANGE;
+	}
 
 	char *base = storage;
 	clash_mesh *m = storage;
@@ -461,7 +501,9 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	m->indices = indices;
 	m->nvertices = nvertices;
 	m->ntriangles = ntriangles;
-	m->nodes = (mesh_node *)(base + align8(sizeof *m));
+	/* Nodes on 32-byte boundaries: one node, one half of a cache line. */
+	uintptr_t at = (uintptr_t)(base + align8(sizeof *m));
+	m->nodes = (mesh_node *)(base + align8(sizeof *m) + ((32 - (at & 31)) & 31));
 	m->tri = (double *)(m->nodes + (2 * ntriangles - 1));
 	m->orig = (uint32_t *)(m->tri + 9 * ntriangles);
 	m->reps = m->orig + ntriangles + (ntriangles & 1);

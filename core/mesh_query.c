@@ -136,27 +136,27 @@ typedef struct obox {
 
 /* The box of node n mapped by f (NULL: as it is), grown to hold the map
  * of every point of it despite rounding. */
-static void node_box(const mesh_node *n, const affine *f, obox *o)
+static void node_box(const clash_mesh *m, const mesh_node *n, const affine *f, obox *o)
 {
+	/* Float bounds: their half sum and half difference are exact in
+	 * double; the origin's addition rounds within the growth below.
+	 * Scalars throughout (no local arrays: stores then wide loads of
+	 * them stall store forwarding). */
+	if (f == NULL || f->shift) {
+		const int shift = f != NULL;
+		for (int k = 0; k < 3; k++) {
+			const double lo = n->lo[k], hi = n->hi[k];
+			const double c = m->origin[k] + 0.5 * (lo + hi), h = 0.5 * (hi - lo);
+			const double t = shift ? f->t[k] : 0.0;
+			o->c[k] = c + t;
+			o->h[k] = h * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * (fabs(c) + fabs(t));
+		}
+		return;
+	}
 	double c[3], h[3];
 	for (int k = 0; k < 3; k++) {
-		c[k] = 0.5 * n->lo[k] + 0.5 * n->hi[k];
-		h[k] = 0.5 * n->hi[k] - 0.5 * n->lo[k];
-	}
-	if (f == NULL) {
-		for (int k = 0; k < 3; k++) {
-			o->c[k] = c[k];
-			o->h[k] = h[k] * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(c[k]);
-		}
-		return;
-	}
-	if (f->shift) { /* a translation: the box moves, its size stays */
-		for (int k = 0; k < 3; k++) {
-			o->c[k] = c[k] + f->t[k];
-			o->h[k] = h[k] * (1.0 + 8 * DBL_EPSILON) +
-			          8 * DBL_EPSILON * (fabs(c[k]) + fabs(f->t[k]));
-		}
-		return;
+		c[k] = m->origin[k] + 0.5 * ((double)n->lo[k] + (double)n->hi[k]);
+		h[k] = 0.5 * ((double)n->hi[k] - (double)n->lo[k]);
 	}
 	apply(f, c, o->c);
 	for (int r = 0; r < 3; r++) {
@@ -229,7 +229,7 @@ static int pruned2(const query *q, double lb2)
 typedef struct pair_entry {
 	uint32_t na, nb;
 	double lb2; /* world lower bound of the squared hull distance */
-	obox bx;   /* nb's box in a's frame */
+	obox ax, bx; /* na's box, nb's box in a's frame */
 } pair_entry;
 
 static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f, double *w)
@@ -304,47 +304,130 @@ static int mesh_mesh(query *q)
 	const mesh_node *na = q->ma->nodes, *nb = q->mb->nodes;
 	pair_entry stack[MESH_STACK];
 	int top = 0;
-	obox ax, bx;
-	node_box(&na[0], NULL, &ax);
-	node_box(&nb[0], &q->ba, &bx);
-	stack[top++] = (pair_entry){0, 0, pair_lb2(q, &ax, &bx), bx};
-	while (top > 0) {
-		pair_entry e = stack[--top];
-		if (pruned2(q, e.lb2))
-			continue;
+	/* The current pair lives in locals; only the farther child of a
+	 * split is pushed, the nearer one is searched next (depth first). */
+	pair_entry cur;
+	node_box(q->ma, &na[0], NULL, &cur.ax);
+	node_box(q->mb, &nb[0], &q->ba, &cur.bx);
+	cur.na = cur.nb = 0;
+	cur.lb2 = pair_lb2(q, &cur.ax, &cur.bx);
+	for (;;) {
+		if (pruned2(q, cur.lb2))
+			goto pop;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
-		const mesh_node *x = &na[e.na], *y = &nb[e.nb];
+		const mesh_node *x = &na[cur.na], *y = &nb[cur.nb];
 		if (x->count && y->count) {
 			leaf_pair(q, x, y);
 			if (q->found && q->best <= q->thr)
 				return CLASH_OK;
-			continue;
+			goto pop;
 		}
-		node_box(x, NULL, &ax);
-		int split_a = y->count || (!x->count && box_size(&ax) >= box_size(&e.bx));
 		pair_entry c[2];
-		if (split_a) {
-			uint32_t k[2] = {e.na + 1, x->first};
+		if (y->count || (!x->count && box_size(&cur.ax) >= box_size(&cur.bx))) {
+			const uint32_t k[2] = {cur.na + 1, x->first};
 			for (int i = 0; i < 2; i++) {
-				obox cx;
-				node_box(&na[k[i]], NULL, &cx);
-				c[i] = (pair_entry){k[i], e.nb, pair_lb2(q, &cx, &e.bx), e.bx};
+				c[i].na = k[i];
+				c[i].nb = cur.nb;
+				node_box(q->ma, &na[k[i]], NULL, &c[i].ax);
+				c[i].bx = cur.bx;
+				c[i].lb2 = pair_lb2(q, &c[i].ax, &cur.bx);
 			}
 		} else {
-			uint32_t k[2] = {e.nb + 1, y->first};
+			const uint32_t k[2] = {cur.nb + 1, y->first};
 			for (int i = 0; i < 2; i++) {
-				obox cy;
-				node_box(&nb[k[i]], &q->ba, &cy);
-				c[i] = (pair_entry){e.na, k[i], pair_lb2(q, &ax, &cy), cy};
+				c[i].na = cur.na;
+				c[i].nb = k[i];
+				c[i].ax = cur.ax;
+				node_box(q->mb, &nb[k[i]], &q->ba, &c[i].bx);
+				c[i].lb2 = pair_lb2(q, &cur.ax, &c[i].bx);
 			}
 		}
-		/* The nearer pair on top, searched first. */
-		int near = c[1].lb2 < c[0].lb2;
+		const int near = c[1].lb2 < c[0].lb2;
 		if (!pruned2(q, c[1 - near].lb2))
 			stack[top++] = c[1 - near];
-		if (!pruned2(q, c[near].lb2))
-			stack[top++] = c[near];
+		cur = c[near];
+		continue;
+	pop:
+		if (top == 0)
+			break;
+		cur = stack[--top];
+	}
+	return CLASH_OK;
+}
+
+/* Mesh against mesh when b's frame is a's moved by a translation (the
+ * rotation parts equal, e.g. both unrotated): node boxes compare in their
+ * float form, b's shifted by d = b's origin + t - a's origin, with no
+ * box to map per node.  slack covers the rounding of d and of the sums. */
+typedef struct shift_entry {
+	uint32_t na, nb;
+	double lb2;
+} shift_entry;
+
+static double shift_gap2(const query *q, const double *d, double slack, const mesh_node *x,
+                         const mesh_node *y)
+{
+	double s = 0.0;
+	for (int k = 0; k < 3; k++) {
+		const double g1 = (d[k] + (double)y->lo[k]) - (double)x->hi[k];
+		const double g2 = (double)x->lo[k] - (d[k] + (double)y->hi[k]);
+		const double g = (g1 > g2 ? g1 : g2) - slack;
+		if (g > 0.0)
+			s += g * g;
+	}
+	return s * q->sig2;
+}
+
+static double node_extent(const mesh_node *n)
+{
+	return ((double)n->hi[0] - n->lo[0]) + ((double)n->hi[1] - n->lo[1]) +
+	       ((double)n->hi[2] - n->lo[2]);
+}
+
+static int mesh_mesh_shift(query *q)
+{
+	const mesh_node *na = q->ma->nodes, *nb = q->mb->nodes;
+	double d[3], mag = node_extent(&na[0]) + node_extent(&nb[0]);
+	for (int k = 0; k < 3; k++) {
+		d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];
+		mag += fabs(q->mb->origin[k]) + fabs(q->ba.t[k]) + fabs(q->ma->origin[k]);
+	}
+	const double slack = 16 * DBL_EPSILON * mag;
+	shift_entry stack[MESH_STACK];
+	int top = 0;
+	shift_entry cur = {0, 0, shift_gap2(q, d, slack, &na[0], &nb[0])};
+	for (;;) {
+		if (pruned2(q, cur.lb2))
+			goto pop;
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		const mesh_node *x = &na[cur.na], *y = &nb[cur.nb];
+		if (x->count && y->count) {
+			leaf_pair(q, x, y);
+			if (q->found && q->best <= q->thr)
+				return CLASH_OK;
+			goto pop;
+		}
+		shift_entry c[2];
+		if (y->count || (!x->count && node_extent(x) >= node_extent(y))) {
+			const uint32_t k[2] = {cur.na + 1, x->first};
+			for (int i = 0; i < 2; i++)
+				c[i] = (shift_entry){k[i], cur.nb, shift_gap2(q, d, slack, &na[k[i]], y)};
+		} else {
+			const uint32_t k[2] = {cur.nb + 1, y->first};
+			for (int i = 0; i < 2; i++)
+				c[i] = (shift_entry){cur.na, k[i], shift_gap2(q, d, slack, x, &nb[k[i]])};
+		}
+		const int near = c[1].lb2 < c[0].lb2;
+		if (!pruned2(q, c[1 - near].lb2))
+			stack[top++] = c[1 - near];
+		cur = c[near];
+		continue;
+	pop:
+		if (top == 0)
+			break;
+		cur = stack[--top];
 	}
 	return CLASH_OK;
 }
@@ -426,7 +509,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 	node_entry stack[MESH_STACK];
 	int top = 0;
 	obox x;
-	node_box(&nodes[0], NULL, &x);
+	node_box(q->ma, &nodes[0], NULL, &x);
 	stack[top++] = (node_entry){0, sqrt(box_gap2(&x, cb)) * q->sig};
 	while (top > 0) {
 		node_entry e = stack[--top];
@@ -457,7 +540,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 		node_entry c[2];
 		uint32_t k[2] = {e.n + 1, nd->first};
 		for (int i = 0; i < 2; i++) {
-			node_box(&nodes[k[i]], NULL, &x);
+			node_box(q->ma, &nodes[k[i]], NULL, &x);
 			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
 		}
 		int near = c[1].lb < c[0].lb;
@@ -539,12 +622,15 @@ static int segment_cross(const double *s0, const double *s1, const double *t0,
 }
 
 /* Does segment s0 s1 meet box n (grown a little)? */
-static int segment_meets(const mesh_node *n, const double *s0, const double *d)
+static int segment_meets(const clash_mesh *m, const mesh_node *n, const double *s0,
+                         const double *d)
 {
-	double t0 = 0.0, t1 = 1.0;
+	double t0 = 0.0, t1 = 1.0, nlo[3], nhi[3];
+	mesh_node_box(m, n, nlo, nhi);
 	for (int k = 0; k < 3; k++) {
-		double pad = 1e-9 * (n->hi[k] - n->lo[k]) + 8 * DBL_EPSILON * fmax(fabs(n->lo[k]), fabs(n->hi[k]));
-		double lo = n->lo[k] - pad, hi = n->hi[k] + pad;
+		double big = fabs(nlo[k]) > fabs(nhi[k]) ? fabs(nlo[k]) : fabs(nhi[k]);
+		double pad = 1e-9 * (nhi[k] - nlo[k]) + 8 * DBL_EPSILON * big;
+		double lo = nlo[k] - pad, hi = nhi[k] + pad;
 		if (d[k] == 0.0) {
 			if (s0[k] < lo || s0[k] > hi)
 				return 0;
@@ -556,8 +642,8 @@ static int segment_meets(const mesh_node *n, const double *s0, const double *d)
 			u = v;
 			v = w;
 		}
-		t0 = fmax(t0, u);
-		t1 = fmin(t1, v);
+		t0 = u > t0 ? u : t0;
+		t1 = v < t1 ? v : t1;
 		if (t0 > t1)
 			return 0;
 	}
@@ -578,7 +664,7 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 		const mesh_node *n = &m->nodes[stack[--top]];
 		if (cancel && (++visits % MESH_CANCEL_EVERY) == 0 && *cancel)
 			return CLASH_ECANCELED;
-		if (!segment_meets(n, s0, d))
+		if (!segment_meets(m, n, s0, d))
 			continue;
 		if (n->count) {
 			for (uint32_t i = 0; i < n->count; i++) {
@@ -598,13 +684,14 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 
 int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel)
 {
-	const mesh_node *root = &m->nodes[0];
+	double lo[3], hi[3];
+	mesh_node_box(m, &m->nodes[0], lo, hi);
 	for (int k = 0; k < 3; k++)
-		if (p[k] < root->lo[k] || p[k] > root->hi[k])
+		if (p[k] < lo[k] || p[k] > hi[k])
 			return 0;
 	double reach = 0.0;
 	for (int k = 0; k < 3; k++)
-		reach += (root->hi[k] - root->lo[k]) + fabs(root->hi[k]) + fabs(root->lo[k]);
+		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]);
 	/* Directions on a golden-angle spiral, none along an axis. */
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {
 		double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
@@ -627,7 +714,7 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 static double mesh_size(const clash_mesh *m, const affine *f, double *far)
 {
 	obox o;
-	node_box(&m->nodes[0], f, &o);
+	node_box(m, &m->nodes[0], f, &o);
 	double h = sqrt(o.h[0] * o.h[0] + o.h[1] * o.h[1] + o.h[2] * o.h[2]);
 	*far = h + sqrt(o.c[0] * o.c[0] + o.c[1] * o.c[1] + o.c[2] * o.c[2]);
 	return h;
@@ -772,7 +859,7 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	const int verdict_only = q.verdict_only;
 	q.verdict_only = 1;
 	q.sub.want = CLASH_WANT_VERDICT;
-	err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+	err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
 	if (err)
 		return err;
 	const int touching = q.found && q.best <= q.thr;
@@ -828,7 +915,7 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 			q.sub.want = CLASH_WANT_DISTANCE;
 			q.found = 0;
 			q.best = INFINITY;
-			err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+			err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
 			if (err)
 				return err;
 			double d = q.best, dir[3];

@@ -354,6 +354,8 @@ START_TEST(build_errors_and_topology)
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 4, NULL, 1, &m), CLASH_EINVAL);
 	pos[4] = NAN;
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 1, &m), CLASH_ERANGE);
+	pos[4] = 2e30; /* node boxes are floats: extents up to 1e30 */
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 1, &m), CLASH_ERANGE);
 	pos[4] = 1;
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, NULL, 1, &m), CLASH_OK);
 	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
@@ -410,6 +412,13 @@ static void check_pair(const tmesh *ta, const tmesh *tb, prng *g, int rounds, do
 		clash_shape_init_mesh(&b, tb->m);
 		random_pose(&a, g, spread, scale && round % 2);
 		random_pose(&b, g, spread, scale && round % 3 == 0);
+		if (round % 5 == 4) {
+			/* Unrotated, translated only: the query's translation path
+			 * (mesh_query.c, mesh_mesh_shift). */
+			const double id[4] = {0, 0, 0, 1};
+			ck_assert_int_eq(clash_shape_set_quaternion(&a, id), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_quaternion(&b, id), CLASH_OK);
+		}
 		double ra = round % 4 == 1 ? 0.05 : 0.0;
 		clash_shape_set_radius(&a, ra);
 		clash_result r;
