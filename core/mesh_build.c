@@ -150,10 +150,13 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 		bounds(r, mid, e, rb, rc);
 		return mid;
 	}
-	const double f = BINS * (1.0 - 1e-9) / ext;
+	/* Fewer bins for small ranges: the bins' fixed cost (emptying,
+	 * two sweeps) then no longer outweighs binning the triangles. */
+	const int nbins = n >= 64 ? BINS : n >= 12 ? BINS / 2 : n >= 6 ? BINS / 4 : 2;
+	const double f = nbins * (1.0 - 1e-9) / ext;
 	box bb[BINS], bc[BINS];
 	size_t cnt[BINS] = {0};
-	for (int i = 0; i < BINS; i++) {
+	for (int i = 0; i < nbins; i++) {
 		box_empty(&bb[i]);
 		box_empty(&bc[i]);
 	}
@@ -161,7 +164,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 		const rec *q = &r[i];
 		double m = q->lo[axis] + q->hi[axis];
 		int bi = (int)((m - lo) * f);
-		bi = bi < 0 ? 0 : bi >= BINS ? BINS - 1 : bi;
+		bi = bi < 0 ? 0 : bi >= nbins ? nbins - 1 : bi;
 		cnt[bi]++;
 		box *x = &bb[bi], *y = &bc[bi];
 		for (int k = 0; k < 3; k++) {
@@ -179,7 +182,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	box acc;
 	box_empty(&acc);
 	size_t c = 0;
-	for (int i = BINS - 1; i > 0; i--) {
+	for (int i = nbins - 1; i > 0; i--) {
 		for (int k = 0; k < 3; k++) {
 			acc.lo[k] = lo2(acc.lo[k], bb[i].lo[k]);
 			acc.hi[k] = hi2(acc.hi[k], bb[i].hi[k]);
@@ -192,7 +195,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	c = 0;
 	double best = INFINITY;
 	int best_i = -1;
-	for (int i = 1; i < BINS; i++) {
+	for (int i = 1; i < nbins; i++) {
 		for (int k = 0; k < 3; k++) {
 			acc.lo[k] = lo2(acc.lo[k], bb[i - 1].lo[k]);
 			acc.hi[k] = hi2(acc.hi[k], bb[i - 1].hi[k]);
@@ -218,7 +221,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	while (i < j) {
 		double m = r[i].lo[axis] + r[i].hi[axis];
 		int bi = (int)((m - lo) * f);
-		bi = bi < 0 ? 0 : bi >= BINS ? BINS - 1 : bi;
+		bi = bi < 0 ? 0 : bi >= nbins ? nbins - 1 : bi;
 		if (bi < best_i) {
 			i++;
 		} else {
@@ -231,7 +234,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	box_empty(lc);
 	box_empty(rb);
 	box_empty(rc);
-	for (int k = 0; k < BINS; k++) {
+	for (int k = 0; k < nbins; k++) {
 		box *x = k < best_i ? lb : rb, *y = k < best_i ? lc : rc;
 		for (int a = 0; a < 3; a++) {
 			x->lo[a] = lo2(x->lo[a], bb[k].lo[a]);
