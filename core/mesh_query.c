@@ -621,22 +621,43 @@ static int segment_cross(const double *s0, const double *s1, const double *t0,
 	return 1;
 }
 
-/* Does segment s0 s1 meet box n (grown a little)? */
-static int segment_meets(const clash_mesh *m, const mesh_node *n, const double *s0,
-                         const double *d)
+/* A segment s0 + t d, t in [0, 1], in a mesh's float box frame: o = s0 -
+ * origin, inv = 1 / d (0 where d is 0), slack covering the rounding of o,
+ * inv and the slab products (tiny beside the boxes' growth by 1e-9 of
+ * their size). */
+typedef struct seg_frame {
+	double o[3], d[3], inv[3], slack;
+} seg_frame;
+
+static void seg_frame_of(const clash_mesh *m, const double *s0, const double *d, seg_frame *f)
 {
-	double t0 = 0.0, t1 = 1.0, nlo[3], nhi[3];
-	mesh_node_box(m, n, nlo, nhi);
+	const mesh_node *root = &m->nodes[0];
+	double mag = 0.0;
 	for (int k = 0; k < 3; k++) {
-		double big = fabs(nlo[k]) > fabs(nhi[k]) ? fabs(nlo[k]) : fabs(nhi[k]);
-		double pad = 1e-9 * (nhi[k] - nlo[k]) + 8 * DBL_EPSILON * big;
-		double lo = nlo[k] - pad, hi = nhi[k] + pad;
-		if (d[k] == 0.0) {
-			if (s0[k] < lo || s0[k] > hi)
+		f->o[k] = s0[k] - m->origin[k];
+		f->d[k] = d[k];
+		f->inv[k] = d[k] != 0.0 ? 1.0 / d[k] : 0.0;
+		mag += fabs(s0[k]) + fabs(m->origin[k]) + fabs(d[k]) + fabs((double)root->lo[k]) +
+		       fabs((double)root->hi[k]);
+	}
+	f->slack = 32 * DBL_EPSILON * mag;
+}
+
+/* Does the segment meet box n (grown by 1e-9 of its size and the slack)?
+ * The slab test (Kay and Kajiya 1986, "Ray tracing complex scenes"). */
+static int segment_meets(const seg_frame *f, const mesh_node *n)
+{
+	double t0 = 0.0, t1 = 1.0;
+	for (int k = 0; k < 3; k++) {
+		const double nlo = n->lo[k], nhi = n->hi[k];
+		const double pad = 1e-9 * (nhi - nlo) + f->slack;
+		const double lo = nlo - pad - f->o[k], hi = nhi + pad - f->o[k];
+		if (f->d[k] == 0.0) {
+			if (lo > 0.0 || hi < 0.0)
 				return 0;
 			continue;
 		}
-		double u = (lo - s0[k]) / d[k], v = (hi - s0[k]) / d[k];
+		double u = lo * f->inv[k], v = hi * f->inv[k];
 		if (u > v) {
 			double w = u;
 			u = v;
@@ -656,6 +677,8 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
                       const volatile int *cancel)
 {
 	double d[3] = {s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2]};
+	seg_frame f;
+	seg_frame_of(m, s0, d, &f);
 	uint32_t stack[MESH_STACK];
 	int top = 0, parity = 0;
 	unsigned visits = 0;
@@ -664,7 +687,7 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 		const mesh_node *n = &m->nodes[stack[--top]];
 		if (cancel && (++visits % MESH_CANCEL_EVERY) == 0 && *cancel)
 			return CLASH_ECANCELED;
-		if (!segment_meets(m, n, s0, d))
+		if (!segment_meets(&f, n))
 			continue;
 		if (n->count) {
 			for (uint32_t i = 0; i < n->count; i++) {
