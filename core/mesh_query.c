@@ -32,6 +32,8 @@
 /* Stack entries of a depth-first walk: each level pushes at most two
  * pairs, and a tree is at most this deep (mesh_build.c bounds it). */
 #define MESH_STACK 512
+/* Pairs a best-first search keeps waiting (16 bytes each). */
+#define MESH_HEAP 1024
 /* The cancel flag is read every this many node visits. */
 #define MESH_CANCEL_EVERY 256
 /* Ray directions tried before a point is given up as undecided. */
@@ -385,39 +387,53 @@ static double node_extent(const mesh_node *n)
 	       ((double)n->hi[2] - n->lo[2]);
 }
 
-static int mesh_mesh_shift(query *q)
+typedef struct shift_ctx {
+	const mesh_node *na, *nb;
+	double d[3], slack;
+} shift_ctx;
+
+/* Open pair cur: a leaf pair is searched (returns 0), else its two
+ * children go to c (returns 2), the larger box split. */
+static int shift_open(query *q, const shift_ctx *x, const shift_entry *cur, shift_entry *c)
 {
-	const mesh_node *na = q->ma->nodes, *nb = q->mb->nodes;
-	double d[3], mag = node_extent(&na[0]) + node_extent(&nb[0]);
-	for (int k = 0; k < 3; k++) {
-		d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];
-		mag += fabs(q->mb->origin[k]) + fabs(q->ba.t[k]) + fabs(q->ma->origin[k]);
+	const mesh_node *p = &x->na[cur->na], *r = &x->nb[cur->nb];
+	if (p->count && r->count) {
+		leaf_pair(q, p, r);
+		return 0;
 	}
-	const double slack = 16 * DBL_EPSILON * mag;
+	if (r->count || (!p->count && node_extent(p) >= node_extent(r))) {
+		const uint32_t k[2] = {cur->na + 1, p->first};
+		for (int i = 0; i < 2; i++)
+			c[i] = (shift_entry){k[i], cur->nb, shift_gap2(q, x->d, x->slack, &x->na[k[i]], r)};
+	} else {
+		const uint32_t k[2] = {cur->nb + 1, r->first};
+		for (int i = 0; i < 2; i++)
+			c[i] = (shift_entry){cur->na, k[i], shift_gap2(q, x->d, x->slack, p, &x->nb[k[i]])};
+	}
+	return 2;
+}
+
+static int touching_now(const query *q)
+{
+	return q->found && q->best <= q->thr;
+}
+
+/* Depth first from pair cur, the nearer child first (a verdict: any pair
+ * within the threshold ends it). */
+static int shift_depth_first(query *q, const shift_ctx *x, shift_entry cur)
+{
 	shift_entry stack[MESH_STACK];
 	int top = 0;
-	shift_entry cur = {0, 0, shift_gap2(q, d, slack, &na[0], &nb[0])};
 	for (;;) {
 		if (pruned2(q, cur.lb2))
 			goto pop;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
-		const mesh_node *x = &na[cur.na], *y = &nb[cur.nb];
-		if (x->count && y->count) {
-			leaf_pair(q, x, y);
-			if (q->found && q->best <= q->thr)
+		shift_entry c[2];
+		if (shift_open(q, x, &cur, c) == 0) {
+			if (touching_now(q))
 				return CLASH_OK;
 			goto pop;
-		}
-		shift_entry c[2];
-		if (y->count || (!x->count && node_extent(x) >= node_extent(y))) {
-			const uint32_t k[2] = {cur.na + 1, x->first};
-			for (int i = 0; i < 2; i++)
-				c[i] = (shift_entry){k[i], cur.nb, shift_gap2(q, d, slack, &na[k[i]], y)};
-		} else {
-			const uint32_t k[2] = {cur.nb + 1, y->first};
-			for (int i = 0; i < 2; i++)
-				c[i] = (shift_entry){cur.na, k[i], shift_gap2(q, d, slack, x, &nb[k[i]])};
 		}
 		const int near = c[1].lb2 < c[0].lb2;
 		if (!pruned2(q, c[1 - near].lb2))
@@ -430,6 +446,84 @@ static int mesh_mesh_shift(query *q)
 		cur = stack[--top];
 	}
 	return CLASH_OK;
+}
+
+/* A binary min-heap of pairs by lower bound. */
+static void heap_push(shift_entry *h, int *n, shift_entry e)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2].lb2 > e.lb2) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = e;
+}
+
+static shift_entry heap_pop(shift_entry *h, int *n)
+{
+	shift_entry top = h[0], last = h[--*n];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1].lb2 < h[c].lb2)
+			c++;
+		if (!(h[c].lb2 < last.lb2))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = last;
+	return top;
+}
+
+/* Best first (the distance): always open the pair of least lower bound,
+ * so no pair is opened whose bound exceeds the answer; when the heap is
+ * full, a pair is searched depth first instead. */
+static int shift_best_first(query *q, const shift_ctx *x, shift_entry root)
+{
+	shift_entry heap[MESH_HEAP];
+	int n = 0;
+	heap_push(heap, &n, root);
+	while (n > 0) {
+		shift_entry e = heap_pop(heap, &n);
+		if (pruned2(q, e.lb2))
+			break; /* the least bound: every other is pruned too */
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		shift_entry c[2];
+		if (shift_open(q, x, &e, c) == 0) {
+			if (touching_now(q))
+				return CLASH_OK;
+			continue;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (pruned2(q, c[i].lb2))
+				continue;
+			if (n < MESH_HEAP) {
+				heap_push(heap, &n, c[i]);
+				continue;
+			}
+			int err = shift_depth_first(q, x, c[i]);
+			if (err || touching_now(q))
+				return err;
+		}
+	}
+	return CLASH_OK;
+}
+
+static int mesh_mesh_shift(query *q)
+{
+	shift_ctx x = {q->ma->nodes, q->mb->nodes, {0, 0, 0}, 0};
+	double mag = node_extent(&x.na[0]) + node_extent(&x.nb[0]);
+	for (int k = 0; k < 3; k++) {
+		x.d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];
+		mag += fabs(q->mb->origin[k]) + fabs(q->ba.t[k]) + fabs(q->ma->origin[k]);
+	}
+	x.slack = 16 * DBL_EPSILON * mag;
+	shift_entry root = {0, 0, shift_gap2(q, x.d, x.slack, &x.na[0], &x.nb[0])};
+	return q->verdict_only ? shift_depth_first(q, &x, root) : shift_best_first(q, &x, root);
 }
 
 /* ---- mesh against a convex shape ------------------------------------------ */
