@@ -167,13 +167,11 @@ deps-bench:
 # make bench-mesh (part of make bench): triangle meshes against FCL's
 # BVHModel<OBBRSS> and three-mesh-bvh (npm, under node), bench/mesh and
 # bench/README.md "Meshes".  build/bench-mesh makes the meshes, times FCL
-# (and clashd) and writes the brute-force truth; bench/mesh/bvh.mjs times
+# and clashd and writes the brute-force truth; bench/mesh/bvh.mjs times
 # three-mesh-bvh on the same meshes; report.mjs prints the one table (and
-# writes bench/out/mesh.md).  The clashd column (bench/mesh/ours.c) is
-# built only once core/clash.h declares the mesh API (clash_mesh_build).
-BENCH_MESH_OURS := $(shell grep -q clash_mesh_build core/clash.h && echo 1)
+# writes bench/out/mesh.md).  The clashd column is bench/mesh/ours.c.
 BENCH_MESH_OBJ  = $(B)/obj/bench/mesh/main.o $(B)/obj/bench/mesh/meshes.o \
-                  $(B)/obj/bench/mesh/peer_fcl.o $(if $(BENCH_MESH_OURS),$(B)/obj/bench/mesh/ours.o)
+                  $(B)/obj/bench/mesh/peer_fcl.o $(B)/obj/bench/mesh/ours.o
 BENCH_MESH_NPM  = bench/mesh/node_modules/.package-lock.json
 BENCH_MESH_OUT  = $(B)/bench-mesh-out
 BENCH_MESH_ROUNDS ?= 21
@@ -194,12 +192,12 @@ $(BENCH_MESH_NPM): bench/mesh/package.json bench/mesh/package-lock.json
 	cd bench/mesh && npm ci --no-audit --no-fund --loglevel=error
 $(B)/obj/bench/mesh/%.o: bench/mesh/%.c $(wildcard bench/mesh/*.h core/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) $(if $(BENCH_MESH_OURS),-DBENCH_MESH_OURS) -c $< -o $@
+	$(CC) $(APP_CFLAGS) -c $< -o $@
 $(B)/obj/bench/mesh/%.o: bench/mesh/%.cpp $(wildcard bench/mesh/*.h)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror \
 		$(shell pkg-config --cflags fcl | sed 's/-I/-isystem /g') -c $< -o $@
-$(B)/bench-mesh: $(BENCH_MESH_OBJ) $(if $(BENCH_MESH_OURS),$(B)/libclash.a)
+$(B)/bench-mesh: $(BENCH_MESH_OBJ) $(B)/libclash.a
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs fcl) -lm
 
 $(B)/obj/bench/core/%.o: bench/core/%.c $(wildcard bench/core/*.h core/*.h tests/*.h)

@@ -490,7 +490,7 @@ size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
  * used).  Borrows positions (3 doubles per vertex; kept unchanged while
  * used); indices (3 per triangle) may be NULL: triangle t is vertices 3t,
  * 3t+1, 3t+2 (then nvertices must be 3*ntriangles).  CLASH_EINVAL (index
- * out of range, bad sizes), CLASH_ERANGE (non-finite coordinate),
+ * out of range, bad sizes), CLASH_ERANGE (non-finite coordinate, or an extent over 1e30),
  * CLASH_EEMPTY (no triangles).  *out points into storage. */
 int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
                      const uint32_t *indices, size_t ntriangles, clash_mesh **out);

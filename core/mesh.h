@@ -2,11 +2,14 @@
  * mesh.h — the layout of a built triangle mesh (internal to the core).
  *
  * A clash_mesh lives at the start of the caller's storage: this header,
- * then the tree's nodes, then the triangles' corner coordinates in tree
- * order (9 doubles each, so a leaf's triangles are read contiguously), then
- * their original numbers, then one triangle of each connected part.  The tree is a binary bounding-volume hierarchy
- * of axis-aligned boxes in the mesh's own coordinates, stored depth first:
- * an inner node's first child follows it, its second is at `right`.
+ * then the tree's nodes (32 bytes each, 32-byte aligned), then the
+ * triangles' corner coordinates in tree order (9 doubles each, so a leaf's
+ * triangles are read contiguously), then their original numbers, then one
+ * triangle of each connected part.  The tree is a binary bounding-volume
+ * hierarchy of axis-aligned boxes in the mesh's own coordinates, stored
+ * depth first: an inner node's first child follows it, its second is at
+ * `right`.  Boxes are floats relative to `origin`, rounded outward, so a
+ * node (half a cache line) holds its triangles' corners exactly.
  * Built by core/mesh_build.c, read by core/mesh_query.c.
  */
 #ifndef CLASH_MESH_H
@@ -21,7 +24,7 @@
 #define MESH_LEAF_MAX 4
 
 typedef struct mesh_node {
-	double lo[3], hi[3];
+	float lo[3], hi[3]; /* relative to the mesh's origin, rounded outward */
 	uint32_t first; /* leaf: first triangle (tree order); inner: right child */
 	uint32_t count; /* leaf: its triangles (>= 1); inner: 0 */
 } mesh_node;
@@ -34,6 +37,7 @@ struct clash_mesh {
 	size_t bytes; /* of storage in use, this header included */
 	int solid;
 	int depth;      /* of the tree (a root alone: 1) */
+	double origin[3]; /* the root box's centre: node boxes are relative */
 	mesh_node *nodes;
 	double *tri;    /* 9 per triangle, tree order */
 	uint32_t *orig; /* original triangle number, tree order */
@@ -51,6 +55,17 @@ struct clash_mesh {
 static inline const double *mesh_tri(const clash_mesh *m, size_t i)
 {
 	return m->tri + 9 * i;
+}
+
+/* Node n's box in the mesh's coordinates (rounded: within an ulp of
+ * |lo|, |hi| of the float box it stands for). */
+static inline void mesh_node_box(const clash_mesh *m, const mesh_node *n, double lo[3],
+                                 double hi[3])
+{
+	for (int k = 0; k < 3; k++) {
+		lo[k] = m->origin[k] + (double)n->lo[k];
+		hi[k] = m->origin[k] + (double)n->hi[k];
+	}
 }
 
 /* 1 when m looks like a built mesh. */

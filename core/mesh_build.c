@@ -28,6 +28,8 @@
 /* Largest mesh: node and vertex numbers fit uint32_t with room. */
 #define MESH_MAX_TRIANGLES ((size_t)1 << 30)
 #define MESH_MAX_VERTICES (((size_t)1 << 31) - 1)
+/* Largest extent along an axis: node boxes are floats (mesh.h). */
+#define MESH_MAX_EXTENT 1e30
 
 /* A triangle's box while building: lo, hi and its number. */
 typedef struct rec {
@@ -68,7 +70,7 @@ static size_t align8(size_t x)
 /* Bytes of the kept part: header, nodes, coordinates, numbers. */
 static size_t kept_bytes(size_t nt, size_t nnodes)
 {
-	return align8(sizeof(clash_mesh)) + nnodes * sizeof(mesh_node) + 9 * nt * sizeof(double) +
+	return align8(sizeof(clash_mesh)) + 32 + nnodes * sizeof(mesh_node) + 9 * nt * sizeof(double) +
 	       align8(nt * sizeof(uint32_t)) + align8(nt * sizeof(uint32_t));
 }
 
@@ -148,10 +150,13 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 		bounds(r, mid, e, rb, rc);
 		return mid;
 	}
-	const double f = BINS * (1.0 - 1e-9) / ext;
+	/* Fewer bins for small ranges: the bins' fixed cost (emptying,
+	 * two sweeps) then no longer outweighs binning the triangles. */
+	const int nbins = n >= 64 ? BINS : n >= 12 ? BINS / 2 : n >= 6 ? BINS / 4 : 2;
+	const double f = nbins * (1.0 - 1e-9) / ext;
 	box bb[BINS], bc[BINS];
 	size_t cnt[BINS] = {0};
-	for (int i = 0; i < BINS; i++) {
+	for (int i = 0; i < nbins; i++) {
 		box_empty(&bb[i]);
 		box_empty(&bc[i]);
 	}
@@ -159,7 +164,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 		const rec *q = &r[i];
 		double m = q->lo[axis] + q->hi[axis];
 		int bi = (int)((m - lo) * f);
-		bi = bi < 0 ? 0 : bi >= BINS ? BINS - 1 : bi;
+		bi = bi < 0 ? 0 : bi >= nbins ? nbins - 1 : bi;
 		cnt[bi]++;
 		box *x = &bb[bi], *y = &bc[bi];
 		for (int k = 0; k < 3; k++) {
@@ -177,7 +182,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	box acc;
 	box_empty(&acc);
 	size_t c = 0;
-	for (int i = BINS - 1; i > 0; i--) {
+	for (int i = nbins - 1; i > 0; i--) {
 		for (int k = 0; k < 3; k++) {
 			acc.lo[k] = lo2(acc.lo[k], bb[i].lo[k]);
 			acc.hi[k] = hi2(acc.hi[k], bb[i].hi[k]);
@@ -190,7 +195,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	c = 0;
 	double best = INFINITY;
 	int best_i = -1;
-	for (int i = 1; i < BINS; i++) {
+	for (int i = 1; i < nbins; i++) {
 		for (int k = 0; k < 3; k++) {
 			acc.lo[k] = lo2(acc.lo[k], bb[i - 1].lo[k]);
 			acc.hi[k] = hi2(acc.hi[k], bb[i - 1].hi[k]);
@@ -216,7 +221,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	while (i < j) {
 		double m = r[i].lo[axis] + r[i].hi[axis];
 		int bi = (int)((m - lo) * f);
-		bi = bi < 0 ? 0 : bi >= BINS ? BINS - 1 : bi;
+		bi = bi < 0 ? 0 : bi >= nbins ? nbins - 1 : bi;
 		if (bi < best_i) {
 			i++;
 		} else {
@@ -229,7 +234,7 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 	box_empty(lc);
 	box_empty(rb);
 	box_empty(rc);
-	for (int k = 0; k < BINS; k++) {
+	for (int k = 0; k < nbins; k++) {
 		box *x = k < best_i ? lb : rb, *y = k < best_i ? lc : rc;
 		for (int a = 0; a < 3; a++) {
 			x->lo[a] = lo2(x->lo[a], bb[k].lo[a]);
@@ -239,6 +244,33 @@ static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, bo
 		}
 	}
 	return i;
+}
+
+/* A double bound relative to the origin as a float, rounded outward by
+ * one more float step than needed, which covers the rounding of the
+ * subtraction (at most half a double ulp of the difference). */
+static float float_down(double x)
+{
+	float f = (float)x;
+	if ((double)f > x)
+		f = nextafterf(f, -INFINITY);
+	return nextafterf(f, -INFINITY);
+}
+
+static float float_up(double x)
+{
+	float f = (float)x;
+	if ((double)f < x)
+		f = nextafterf(f, INFINITY);
+	return nextafterf(f, INFINITY);
+}
+
+static void store_box(const clash_mesh *m, mesh_node *nd, const box *b)
+{
+	for (int k = 0; k < 3; k++) {
+		nd->lo[k] = float_down(b->lo[k] - m->origin[k]);
+		nd->hi[k] = float_up(b->hi[k] - m->origin[k]);
+	}
 }
 
 static void build_tree(clash_mesh *m, rec *r, task *stack)
@@ -251,6 +283,8 @@ static void build_tree(clash_mesh *m, rec *r, task *stack)
 	stack[top].parent = SIZE_MAX;
 	stack[top].depth = 1;
 	bounds(r, 0, nt, &stack[top].b, &stack[top].c);
+	for (int k = 0; k < 3; k++)
+		m->origin[k] = 0.5 * stack[top].b.lo[k] + 0.5 * stack[top].b.hi[k];
 	top++;
 	while (top > 0) {
 		task t = stack[--top];
@@ -258,8 +292,7 @@ static void build_tree(clash_mesh *m, rec *r, task *stack)
 		mesh_node *nd = &m->nodes[id];
 		if (t.parent != SIZE_MAX)
 			m->nodes[t.parent].first = (uint32_t)id;
-		memcpy(nd->lo, t.b.lo, sizeof nd->lo);
-		memcpy(nd->hi, t.b.hi, sizeof nd->hi);
+		store_box(m, nd, &t.b);
 		if (t.depth > depth_max)
 			depth_max = t.depth;
 		box lb, lc, rb, rc;
@@ -453,6 +486,16 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	for (size_t i = 0; i < 3 * nvertices; i++)
 		if (!isfinite(positions[i]))
 			return CLASH_ERANGE;
+	/* Node boxes are floats about the mesh's centre (mesh.h). */
+	for (int k = 0; k < 3; k++) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t v = 0; v < nvertices; v++) {
+			lo = lo2(lo, positions[3 * v + k]);
+			hi = hi2(hi, positions[3 * v + k]);
+		}
+		if (!(hi - lo <= MESH_MAX_EXTENT))
+			return CLASH_ERANGE;
+	}
 
 	char *base = storage;
 	clash_mesh *m = storage;
@@ -461,7 +504,9 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	m->indices = indices;
 	m->nvertices = nvertices;
 	m->ntriangles = ntriangles;
-	m->nodes = (mesh_node *)(base + align8(sizeof *m));
+	/* Nodes on 32-byte boundaries: one node, one half of a cache line. */
+	uintptr_t at = (uintptr_t)(base + align8(sizeof *m));
+	m->nodes = (mesh_node *)(base + align8(sizeof *m) + ((32 - (at & 31)) & 31));
 	m->tri = (double *)(m->nodes + (2 * ntriangles - 1));
 	m->orig = (uint32_t *)(m->tri + 9 * ntriangles);
 	m->reps = m->orig + ntriangles + (ntriangles & 1);

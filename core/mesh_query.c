@@ -3,28 +3,15 @@
  * near points and intersection (surfaces within the tolerance, or one
  * shape inside a solid other).  No penetration depth.
  *
- * Frames.  Meshes are never transformed: a query maps the other shape into
- * the mesh's own frame (a's, for two meshes) for the tree's boxes, and
- * computes triangle distances in world coordinates.  A distance between
- * boxes in a's frame times the least singular value of a's linear pose
- * bounds the world distance from below, so any pose, scaled or sheared,
- * is answered exactly; rigid poses (singular values 1) prune best.
- *
- * Distance: branch and bound, depth first, nearer pair first, a pair of
- * nodes pruned when its boxes' lower bound is no better than the best
- * pair of triangles so far (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
+ * Meshes are never transformed: the other side is mapped into the mesh's
+ * frame for the tree's boxes, triangle distances are in world coordinates.
+ * Three passes: surfaces within the threshold (touching decided exactly by
+ * tri_overlap.h), else containment (one point of each connected part by
+ * ray parity with exact orientation predicates), else the distance by
+ * branch and bound (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
  * proximity queries with swept sphere volumes", section 4, with boxes for
- * swept spheres).  Triangle pairs by closed form (tri_dist.c); a triangle
- * and a convex shape by clash_gjk on the triangle as a 3-vertex shape.
- * The search stops at the first pair within the tolerance (radii
- * included): the surfaces touch.  A verdict alone prunes at that
- * threshold instead of at the best distance.
- *
- * Containment: when the surfaces are apart, each connected part of one
- * shape lies wholly inside or wholly outside the other, so one point of it
- * decides (mesh.h, reps).  Points in a solid mesh by ray parity through
- * the tree with exact orientation predicates (predicates.h): a ray that
- * meets an edge or a vertex is dropped for another direction.
+ * swept spheres).  Design notes, cavities and speed history:
+ * docs/meshes.md.
  */
 #include <float.h>
 #include <math.h>
@@ -36,6 +23,7 @@
 #include "primitive.h"
 #include "support.h"
 #include "tri_dist.h"
+#include "tri_overlap.h"
 
 /* Default tolerance relative to the shapes' size, as clash_gjk's. */
 #define MESH_DEFAULT_RELATIVE_TOLERANCE 1e-12
@@ -44,6 +32,8 @@
 /* Stack entries of a depth-first walk: each level pushes at most two
  * pairs, and a tree is at most this deep (mesh_build.c bounds it). */
 #define MESH_STACK 512
+/* Pairs a best-first search keeps waiting (16 bytes each). */
+#define MESH_HEAP 1024
 /* The cancel flag is read every this many node visits. */
 #define MESH_CANCEL_EVERY 256
 /* Ray directions tried before a point is given up as undecided. */
@@ -53,10 +43,19 @@
 
 typedef struct affine {
 	double l[9], t[3];
+	int shift; /* l is exactly the identity (set by mark_shift) */
 } affine;
+
+static void mark_shift(affine *f)
+{
+	f->shift = 1;
+	for (int k = 0; k < 9; k++)
+		f->shift = f->shift && f->l[k] == (double)(k % 4 == 0);
+}
 
 static void affine_of(const clash_shape *s, affine *f)
 {
+	f->shift = 0;
 	for (int r = 0; r < 3; r++) {
 		for (int c = 0; c < 3; c++)
 			f->l[3 * r + c] = s->posed ? s->linear[3 * c + r] : (double)(r == c);
@@ -66,6 +65,11 @@ static void affine_of(const clash_shape *s, affine *f)
 
 static void apply(const affine *f, const double *v, double *x)
 {
+	if (f->shift) {
+		for (int r = 0; r < 3; r++)
+			x[r] = v[r] + f->t[r];
+		return;
+	}
 	for (int r = 0; r < 3; r++)
 		x[r] = f->t[r] + f->l[3 * r] * v[0] + f->l[3 * r + 1] * v[1] + f->l[3 * r + 2] * v[2];
 }
@@ -73,6 +77,7 @@ static void apply(const affine *f, const double *v, double *x)
 /* The inverse of f (its linear part is non-singular: shape.c checks). */
 static void invert(const affine *f, affine *g)
 {
+	g->shift = 0;
 	const double *m = f->l;
 	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
 	               m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
@@ -87,6 +92,7 @@ static void invert(const affine *f, affine *g)
 /* h = f after g. */
 static void compose(const affine *f, const affine *g, affine *h)
 {
+	h->shift = 0;
 	for (int r = 0; r < 3; r++) {
 		for (int c = 0; c < 3; c++)
 			h->l[3 * r + c] = f->l[3 * r] * g->l[c] + f->l[3 * r + 1] * g->l[3 + c] +
@@ -132,19 +138,27 @@ typedef struct obox {
 
 /* The box of node n mapped by f (NULL: as it is), grown to hold the map
  * of every point of it despite rounding. */
-static void node_box(const mesh_node *n, const affine *f, obox *o)
+static void node_box(const clash_mesh *m, const mesh_node *n, const affine *f, obox *o)
 {
-	double c[3], h[3];
-	for (int k = 0; k < 3; k++) {
-		c[k] = 0.5 * n->lo[k] + 0.5 * n->hi[k];
-		h[k] = 0.5 * n->hi[k] - 0.5 * n->lo[k];
-	}
-	if (f == NULL) {
+	/* Float bounds: their half sum and half difference are exact in
+	 * double; the origin's addition rounds within the growth below.
+	 * Scalars throughout (no local arrays: stores then wide loads of
+	 * them stall store forwarding). */
+	if (f == NULL || f->shift) {
+		const int shift = f != NULL;
 		for (int k = 0; k < 3; k++) {
-			o->c[k] = c[k];
-			o->h[k] = h[k] * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(c[k]);
+			const double lo = n->lo[k], hi = n->hi[k];
+			const double c = m->origin[k] + 0.5 * (lo + hi), h = 0.5 * (hi - lo);
+			const double t = shift ? f->t[k] : 0.0;
+			o->c[k] = c + t;
+			o->h[k] = h * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * (fabs(c) + fabs(t));
 		}
 		return;
+	}
+	double c[3], h[3];
+	for (int k = 0; k < 3; k++) {
+		c[k] = m->origin[k] + 0.5 * ((double)n->lo[k] + (double)n->hi[k]);
+		h[k] = 0.5 * ((double)n->hi[k] - (double)n->lo[k]);
 	}
 	apply(f, c, o->c);
 	for (int r = 0; r < 3; r++) {
@@ -180,7 +194,7 @@ typedef struct query {
 	affine fa, fb;            /* local to world */
 	affine ia;                /* world to a's frame */
 	affine ba;                /* b's frame to a's frame */
-	double sig;               /* world distance >= sig * distance in a's frame */
+	double sig, sig2;         /* world distance >= sig * distance in a's frame */
 	double rsum, tol, thr;    /* radii, tolerance, thr = rsum + tol */
 	int verdict_only;
 	const volatile int *cancel;
@@ -206,12 +220,18 @@ static int pruned(const query *q, double lb)
 	return q->verdict_only ? !(lb <= q->thr) : (q->found && !(lb < q->best));
 }
 
+/* pruned on squared bounds (mesh against mesh: no square roots per node). */
+static int pruned2(const query *q, double lb2)
+{
+	return q->verdict_only ? !(lb2 <= q->thr * q->thr) : (q->found && !(lb2 < q->best * q->best));
+}
+
 /* ---- mesh against mesh --------------------------------------------------- */
 
 typedef struct pair_entry {
 	uint32_t na, nb;
-	double lb; /* world lower bound of the hull distance */
-	obox bx;   /* nb's box in a's frame */
+	double lb2; /* world lower bound of the squared hull distance */
+	obox ax, bx; /* na's box, nb's box in a's frame */
 } pair_entry;
 
 static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f, double *w)
@@ -249,10 +269,22 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 	leaf_world(q->mb, y, &q->fb, wb);
 	for (uint32_t i = 0; i < x->count; i++)
 		for (uint32_t j = 0; j < y->count; j++) {
-			if (pruned(q, sqrt(tri_gap2(wa + 9 * i, wb + 9 * j)) * (1.0 - 1e-9)))
+			/* Two cheap lower bounds first: the triangles' boxes, then
+			 * their planes as separating axes. */
+			const double *s = wa + 9 * i, *t = wb + 9 * j;
+			if (pruned2(q, tri_gap2(s, t) * (1.0 - 1e-9)) ||
+			    pruned2(q, tri_plane_gap2(s, t) * (1.0 - 1e-9)))
 				continue;
 			q->pairs++;
-			double d = sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, pa, pb));
+			double d = sqrt(tri_dist2(s, t, pa, pb));
+			/* Within the tolerance band: do they meet exactly?  Then
+			 * the distance is 0 and the common point is the exact
+			 * test's (touching and coplanar contact decided by the
+			 * orientation predicates, not by rounded distances). */
+			if (d <= q->thr && tri_overlap_point(s, s + 3, s + 6, t, t + 3, t + 6, pa)) {
+				d = 0.0;
+				memcpy(pb, pa, sizeof pb);
+			}
 			if (!q->found || d < q->best) {
 				q->found = 1;
 				q->best = d;
@@ -264,9 +296,9 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 		}
 }
 
-static double pair_lb(const query *q, const obox *x, const obox *y)
+static double pair_lb2(const query *q, const obox *x, const obox *y)
 {
-	return sqrt(box_gap2(x, y)) * q->sig;
+	return box_gap2(x, y) * q->sig2;
 }
 
 static int mesh_mesh(query *q)
@@ -274,49 +306,224 @@ static int mesh_mesh(query *q)
 	const mesh_node *na = q->ma->nodes, *nb = q->mb->nodes;
 	pair_entry stack[MESH_STACK];
 	int top = 0;
-	obox ax, bx;
-	node_box(&na[0], NULL, &ax);
-	node_box(&nb[0], &q->ba, &bx);
-	stack[top++] = (pair_entry){0, 0, pair_lb(q, &ax, &bx), bx};
-	while (top > 0) {
-		pair_entry e = stack[--top];
-		if (pruned(q, e.lb))
-			continue;
+	/* The current pair lives in locals; only the farther child of a
+	 * split is pushed, the nearer one is searched next (depth first). */
+	pair_entry cur;
+	node_box(q->ma, &na[0], NULL, &cur.ax);
+	node_box(q->mb, &nb[0], &q->ba, &cur.bx);
+	cur.na = cur.nb = 0;
+	cur.lb2 = pair_lb2(q, &cur.ax, &cur.bx);
+	for (;;) {
+		if (pruned2(q, cur.lb2))
+			goto pop;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
-		const mesh_node *x = &na[e.na], *y = &nb[e.nb];
+		const mesh_node *x = &na[cur.na], *y = &nb[cur.nb];
 		if (x->count && y->count) {
 			leaf_pair(q, x, y);
 			if (q->found && q->best <= q->thr)
 				return CLASH_OK;
-			continue;
+			goto pop;
 		}
-		node_box(x, NULL, &ax);
-		int split_a = y->count || (!x->count && box_size(&ax) >= box_size(&e.bx));
 		pair_entry c[2];
-		if (split_a) {
-			uint32_t k[2] = {e.na + 1, x->first};
+		if (y->count || (!x->count && box_size(&cur.ax) >= box_size(&cur.bx))) {
+			const uint32_t k[2] = {cur.na + 1, x->first};
 			for (int i = 0; i < 2; i++) {
-				obox cx;
-				node_box(&na[k[i]], NULL, &cx);
-				c[i] = (pair_entry){k[i], e.nb, pair_lb(q, &cx, &e.bx), e.bx};
+				c[i].na = k[i];
+				c[i].nb = cur.nb;
+				node_box(q->ma, &na[k[i]], NULL, &c[i].ax);
+				c[i].bx = cur.bx;
+				c[i].lb2 = pair_lb2(q, &c[i].ax, &cur.bx);
 			}
 		} else {
-			uint32_t k[2] = {e.nb + 1, y->first};
+			const uint32_t k[2] = {cur.nb + 1, y->first};
 			for (int i = 0; i < 2; i++) {
-				obox cy;
-				node_box(&nb[k[i]], &q->ba, &cy);
-				c[i] = (pair_entry){e.na, k[i], pair_lb(q, &ax, &cy), cy};
+				c[i].na = cur.na;
+				c[i].nb = k[i];
+				c[i].ax = cur.ax;
+				node_box(q->mb, &nb[k[i]], &q->ba, &c[i].bx);
+				c[i].lb2 = pair_lb2(q, &cur.ax, &c[i].bx);
 			}
 		}
-		/* The nearer pair on top, searched first. */
-		int near = c[1].lb < c[0].lb;
-		if (!pruned(q, c[1 - near].lb))
+		const int near = c[1].lb2 < c[0].lb2;
+		if (!pruned2(q, c[1 - near].lb2))
 			stack[top++] = c[1 - near];
-		if (!pruned(q, c[near].lb))
-			stack[top++] = c[near];
+		cur = c[near];
+		continue;
+	pop:
+		if (top == 0)
+			break;
+		cur = stack[--top];
 	}
 	return CLASH_OK;
+}
+
+/* Mesh against mesh when b's frame is a's moved by a translation (the
+ * rotation parts equal, e.g. both unrotated): node boxes compare in their
+ * float form, b's shifted by d = b's origin + t - a's origin, with no
+ * box to map per node.  slack covers the rounding of d and of the sums. */
+typedef struct shift_entry {
+	uint32_t na, nb;
+	double lb2;
+} shift_entry;
+
+static double shift_gap2(const query *q, const double *d, double slack, const mesh_node *x,
+                         const mesh_node *y)
+{
+	double s = 0.0;
+	for (int k = 0; k < 3; k++) {
+		const double g1 = (d[k] + (double)y->lo[k]) - (double)x->hi[k];
+		const double g2 = (double)x->lo[k] - (d[k] + (double)y->hi[k]);
+		const double g = (g1 > g2 ? g1 : g2) - slack;
+		if (g > 0.0)
+			s += g * g;
+	}
+	return s * q->sig2;
+}
+
+static double node_extent(const mesh_node *n)
+{
+	return ((double)n->hi[0] - n->lo[0]) + ((double)n->hi[1] - n->lo[1]) +
+	       ((double)n->hi[2] - n->lo[2]);
+}
+
+typedef struct shift_ctx {
+	const mesh_node *na, *nb;
+	double d[3], slack;
+} shift_ctx;
+
+/* Open pair cur: a leaf pair is searched (returns 0), else its two
+ * children go to c (returns 2), the larger box split. */
+static int shift_open(query *q, const shift_ctx *x, const shift_entry *cur, shift_entry *c)
+{
+	const mesh_node *p = &x->na[cur->na], *r = &x->nb[cur->nb];
+	if (p->count && r->count) {
+		leaf_pair(q, p, r);
+		return 0;
+	}
+	if (r->count || (!p->count && node_extent(p) >= node_extent(r))) {
+		const uint32_t k[2] = {cur->na + 1, p->first};
+		for (int i = 0; i < 2; i++)
+			c[i] = (shift_entry){k[i], cur->nb, shift_gap2(q, x->d, x->slack, &x->na[k[i]], r)};
+	} else {
+		const uint32_t k[2] = {cur->nb + 1, r->first};
+		for (int i = 0; i < 2; i++)
+			c[i] = (shift_entry){cur->na, k[i], shift_gap2(q, x->d, x->slack, p, &x->nb[k[i]])};
+	}
+	return 2;
+}
+
+static int touching_now(const query *q)
+{
+	return q->found && q->best <= q->thr;
+}
+
+/* Depth first from pair cur, the nearer child first (a verdict: any pair
+ * within the threshold ends it). */
+static int shift_depth_first(query *q, const shift_ctx *x, shift_entry cur)
+{
+	shift_entry stack[MESH_STACK];
+	int top = 0;
+	for (;;) {
+		if (pruned2(q, cur.lb2))
+			goto pop;
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		shift_entry c[2];
+		if (shift_open(q, x, &cur, c) == 0) {
+			if (touching_now(q))
+				return CLASH_OK;
+			goto pop;
+		}
+		const int near = c[1].lb2 < c[0].lb2;
+		if (!pruned2(q, c[1 - near].lb2))
+			stack[top++] = c[1 - near];
+		cur = c[near];
+		continue;
+	pop:
+		if (top == 0)
+			break;
+		cur = stack[--top];
+	}
+	return CLASH_OK;
+}
+
+/* A binary min-heap of pairs by lower bound. */
+static void heap_push(shift_entry *h, int *n, shift_entry e)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2].lb2 > e.lb2) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = e;
+}
+
+static shift_entry heap_pop(shift_entry *h, int *n)
+{
+	shift_entry top = h[0], last = h[--*n];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1].lb2 < h[c].lb2)
+			c++;
+		if (!(h[c].lb2 < last.lb2))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = last;
+	return top;
+}
+
+/* Best first (the distance): always open the pair of least lower bound,
+ * so no pair is opened whose bound exceeds the answer; when the heap is
+ * full, a pair is searched depth first instead. */
+static int shift_best_first(query *q, const shift_ctx *x, shift_entry root)
+{
+	shift_entry heap[MESH_HEAP];
+	int n = 0;
+	heap_push(heap, &n, root);
+	while (n > 0) {
+		shift_entry e = heap_pop(heap, &n);
+		if (pruned2(q, e.lb2))
+			break; /* the least bound: every other is pruned too */
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		shift_entry c[2];
+		if (shift_open(q, x, &e, c) == 0) {
+			if (touching_now(q))
+				return CLASH_OK;
+			continue;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (pruned2(q, c[i].lb2))
+				continue;
+			if (n < MESH_HEAP) {
+				heap_push(heap, &n, c[i]);
+				continue;
+			}
+			int err = shift_depth_first(q, x, c[i]);
+			if (err || touching_now(q))
+				return err;
+		}
+	}
+	return CLASH_OK;
+}
+
+static int mesh_mesh_shift(query *q)
+{
+	shift_ctx x = {q->ma->nodes, q->mb->nodes, {0, 0, 0}, 0};
+	double mag = node_extent(&x.na[0]) + node_extent(&x.nb[0]);
+	for (int k = 0; k < 3; k++) {
+		x.d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];
+		mag += fabs(q->mb->origin[k]) + fabs(q->ba.t[k]) + fabs(q->ma->origin[k]);
+	}
+	x.slack = 16 * DBL_EPSILON * mag;
+	shift_entry root = {0, 0, shift_gap2(q, x.d, x.slack, &x.na[0], &x.nb[0])};
+	return q->verdict_only ? shift_depth_first(q, &x, root) : shift_best_first(q, &x, root);
 }
 
 /* ---- mesh against a convex shape ------------------------------------------ */
@@ -396,7 +603,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 	node_entry stack[MESH_STACK];
 	int top = 0;
 	obox x;
-	node_box(&nodes[0], NULL, &x);
+	node_box(q->ma, &nodes[0], NULL, &x);
 	stack[top++] = (node_entry){0, sqrt(box_gap2(&x, cb)) * q->sig};
 	while (top > 0) {
 		node_entry e = stack[--top];
@@ -427,7 +634,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 		node_entry c[2];
 		uint32_t k[2] = {e.n + 1, nd->first};
 		for (int i = 0; i < 2; i++) {
-			node_box(&nodes[k[i]], NULL, &x);
+			node_box(q->ma, &nodes[k[i]], NULL, &x);
 			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
 		}
 		int near = c[1].lb < c[0].lb;
@@ -508,26 +715,50 @@ static int segment_cross(const double *s0, const double *s1, const double *t0,
 	return 1;
 }
 
-/* Does segment s0 s1 meet box n (grown a little)? */
-static int segment_meets(const mesh_node *n, const double *s0, const double *d)
+/* A segment s0 + t d, t in [0, 1], in a mesh's float box frame: o = s0 -
+ * origin, inv = 1 / d (0 where d is 0), slack covering the rounding of o,
+ * inv and the slab products (tiny beside the boxes' growth by 1e-9 of
+ * their size). */
+typedef struct seg_frame {
+	double o[3], d[3], inv[3], slack;
+} seg_frame;
+
+static void seg_frame_of(const clash_mesh *m, const double *s0, const double *d, seg_frame *f)
+{
+	const mesh_node *root = &m->nodes[0];
+	double mag = 0.0;
+	for (int k = 0; k < 3; k++) {
+		f->o[k] = s0[k] - m->origin[k];
+		f->d[k] = d[k];
+		f->inv[k] = d[k] != 0.0 ? 1.0 / d[k] : 0.0;
+		mag += fabs(s0[k]) + fabs(m->origin[k]) + fabs(d[k]) + fabs((double)root->lo[k]) +
+		       fabs((double)root->hi[k]);
+	}
+	f->slack = 32 * DBL_EPSILON * mag;
+}
+
+/* Does the segment meet box n (grown by 1e-9 of its size and the slack)?
+ * The slab test (Kay and Kajiya 1986, "Ray tracing complex scenes"). */
+static int segment_meets(const seg_frame *f, const mesh_node *n)
 {
 	double t0 = 0.0, t1 = 1.0;
 	for (int k = 0; k < 3; k++) {
-		double pad = 1e-9 * (n->hi[k] - n->lo[k]) + 8 * DBL_EPSILON * fmax(fabs(n->lo[k]), fabs(n->hi[k]));
-		double lo = n->lo[k] - pad, hi = n->hi[k] + pad;
-		if (d[k] == 0.0) {
-			if (s0[k] < lo || s0[k] > hi)
+		const double nlo = n->lo[k], nhi = n->hi[k];
+		const double pad = 1e-9 * (nhi - nlo) + f->slack;
+		const double lo = nlo - pad - f->o[k], hi = nhi + pad - f->o[k];
+		if (f->d[k] == 0.0) {
+			if (lo > 0.0 || hi < 0.0)
 				return 0;
 			continue;
 		}
-		double u = (lo - s0[k]) / d[k], v = (hi - s0[k]) / d[k];
+		double u = lo * f->inv[k], v = hi * f->inv[k];
 		if (u > v) {
 			double w = u;
 			u = v;
 			v = w;
 		}
-		t0 = fmax(t0, u);
-		t1 = fmin(t1, v);
+		t0 = u > t0 ? u : t0;
+		t1 = v < t1 ? v : t1;
 		if (t0 > t1)
 			return 0;
 	}
@@ -540,6 +771,8 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
                       const volatile int *cancel)
 {
 	double d[3] = {s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2]};
+	seg_frame f;
+	seg_frame_of(m, s0, d, &f);
 	uint32_t stack[MESH_STACK];
 	int top = 0, parity = 0;
 	unsigned visits = 0;
@@ -548,7 +781,7 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 		const mesh_node *n = &m->nodes[stack[--top]];
 		if (cancel && (++visits % MESH_CANCEL_EVERY) == 0 && *cancel)
 			return CLASH_ECANCELED;
-		if (!segment_meets(n, s0, d))
+		if (!segment_meets(&f, n))
 			continue;
 		if (n->count) {
 			for (uint32_t i = 0; i < n->count; i++) {
@@ -568,13 +801,14 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 
 int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel)
 {
-	const mesh_node *root = &m->nodes[0];
+	double lo[3], hi[3];
+	mesh_node_box(m, &m->nodes[0], lo, hi);
 	for (int k = 0; k < 3; k++)
-		if (p[k] < root->lo[k] || p[k] > root->hi[k])
+		if (p[k] < lo[k] || p[k] > hi[k])
 			return 0;
 	double reach = 0.0;
 	for (int k = 0; k < 3; k++)
-		reach += (root->hi[k] - root->lo[k]) + fabs(root->hi[k]) + fabs(root->lo[k]);
+		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]);
 	/* Directions on a golden-angle spiral, none along an axis. */
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {
 		double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
@@ -597,7 +831,7 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 static double mesh_size(const clash_mesh *m, const affine *f, double *far)
 {
 	obox o;
-	node_box(&m->nodes[0], f, &o);
+	node_box(m, &m->nodes[0], f, &o);
 	double h = sqrt(o.h[0] * o.h[0] + o.h[1] * o.h[1] + o.h[2] * o.h[2]);
 	*far = h + sqrt(o.c[0] * o.c[0] + o.c[1] * o.c[1] + o.c[2] * o.c[2]);
 	return h;
@@ -691,7 +925,11 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	affine_of(b, &q.fb);
 	invert(&q.fa, &q.ia);
 	compose(&q.ia, &q.fb, &q.ba);
+	mark_shift(&q.fa);
+	mark_shift(&q.fb);
+	mark_shift(&q.ba);
 	q.sig = sigma_min(&q.fa);
+	q.sig2 = q.sig * q.sig;
 	q.rsum = a->radius + b->radius;
 	const unsigned want = opt ? opt->want : 0;
 	q.verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
@@ -738,7 +976,7 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	const int verdict_only = q.verdict_only;
 	q.verdict_only = 1;
 	q.sub.want = CLASH_WANT_VERDICT;
-	err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+	err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
 	if (err)
 		return err;
 	const int touching = q.found && q.best <= q.thr;
@@ -794,7 +1032,7 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 			q.sub.want = CLASH_WANT_DISTANCE;
 			q.found = 0;
 			q.best = INFINITY;
-			err = q.mb ? mesh_mesh(&q) : mesh_convex(&q, &cb, &tri);
+			err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
 			if (err)
 				return err;
 			double d = q.best, dir[3];

@@ -214,6 +214,55 @@ static int straddles(const double *s, const double *t, double *n, double *dt)
 	return pos && neg;
 }
 
+/* The squared gap between t and the plane of s when t lies wholly on one
+ * side of it, else 0: a lower bound on their squared distance (the plane's
+ * normal as a separating axis). */
+static double plane_gap2(const double *s, const double *t)
+{
+	double e1[3], e2[3], n[3];
+	sub3(e1, s + 3, s);
+	sub3(e2, s + 6, s);
+	cross3(n, e1, e2);
+	double lo = INFINITY, hi = -INFINITY;
+	for (int i = 0; i < 3; i++) {
+		double r[3];
+		sub3(r, t + 3 * i, s); /* differences first: no cancellation far out */
+		const double d = dot3(n, r);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	const double g = lo > 0.0 ? lo : hi < 0.0 ? -hi : 0.0;
+	const double nn = dot3(n, n);
+	return g > 0.0 && nn > 0.0 ? g * g / nn : 0.0;
+}
+
+/* The squared gap between s and t along the line through their
+ * centroids (a separating axis when they are apart along it), else 0. */
+static double centre_gap2(const double *s, const double *t)
+{
+	double n[3];
+	for (int k = 0; k < 3; k++)
+		n[k] = (t[k] + t[3 + k] + t[6 + k]) - (s[k] + s[3 + k] + s[6 + k]);
+	double smax = -INFINITY, tmin = INFINITY;
+	for (int i = 0; i < 3; i++) {
+		double rs[3], rt[3];
+		sub3(rs, s + 3 * i, s);
+		sub3(rt, t + 3 * i, s);
+		const double a = dot3(n, rs), b = dot3(n, rt);
+		smax = a > smax ? a : smax;
+		tmin = b < tmin ? b : tmin;
+	}
+	const double g = tmin - smax, nn = dot3(n, n);
+	return g > 0.0 && nn > 0.0 ? g * g / nn : 0.0;
+}
+
+double tri_plane_gap2(const double *s, const double *t)
+{
+	const double a = plane_gap2(s, t), b = plane_gap2(t, s), c = centre_gap2(s, t);
+	const double ab = a > b ? a : b;
+	return ab > c ? ab : c;
+}
+
 double tri_dist2(const double *s, const double *t, double *ps, double *pt)
 {
 	double best = INFINITY, x[3], y[3];

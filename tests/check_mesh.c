@@ -17,7 +17,9 @@
 
 #include "check.h"
 #include "clash.h"
+#include "oracle.h"
 #include "prng.h"
+#include "tri_dist.h"
 
 /* ---- meshes -------------------------------------------------------------- */
 
@@ -182,6 +184,47 @@ static void l_bracket(tmesh *t)
 	tm_build(t);
 }
 
+/* A UV sphere of radius r about c (nu longitudes, nv latitude bands),
+ * closed, appended to t: outward, or inward (its triangles reversed). */
+static void add_sphere(tmesh *t, const double *c, double r, int nu, int nv, int inward)
+{
+	uint32_t top = vtx(t, c[0], c[1], c[2] + r), first = (uint32_t)t->nv;
+	for (int j = 1; j < nv; j++)
+		for (int i = 0; i < nu; i++) {
+			double th = M_PI * j / nv, ph = 2 * M_PI * i / nu;
+			vtx(t, c[0] + r * sin(th) * cos(ph), c[1] + r * sin(th) * sin(ph), c[2] + r * cos(th));
+		}
+	uint32_t bottom = vtx(t, c[0], c[1], c[2] - r);
+#define RING(j, i) (first + (uint32_t)((j) - 1) * (uint32_t)nu + (uint32_t)((i) % nu))
+	for (int i = 0; i < nu; i++) {
+		uint32_t f[2][3] = {{top, RING(1, i), RING(1, i + 1)},
+		                    {bottom, RING(nv - 1, i + 1), RING(nv - 1, i)}};
+		for (int k = 0; k < 2; k++)
+			inward ? tri(t, f[k][0], f[k][2], f[k][1]) : tri(t, f[k][0], f[k][1], f[k][2]);
+		for (int j = 1; j < nv - 1; j++) {
+			uint32_t a = RING(j, i), b = RING(j + 1, i), cc = RING(j + 1, i + 1), d = RING(j, i + 1);
+			if (inward) {
+				tri(t, a, d, b);
+				tri(t, b, d, cc);
+			} else {
+				tri(t, a, b, d);
+				tri(t, b, cc, d);
+			}
+		}
+	}
+#undef RING
+}
+
+static size_t sphere_vertices(int nu, int nv)
+{
+	return 2 + (size_t)nu * (size_t)(nv - 1);
+}
+
+static size_t sphere_triangles(int nu, int nv)
+{
+	return 2 * (size_t)nu * (size_t)(nv - 1);
+}
+
 /* ---- independent answers ---------------------------------------------------- */
 
 static void world(const clash_shape *s, const double *v, double *x)
@@ -207,15 +250,17 @@ static double *world_tris(const clash_shape *s, const tmesh *t)
 static double brute_pairs(const double *wa, size_t na, const double *wb, size_t nb)
 {
 	double best = INFINITY;
+	int errors = 0; /* asserted once: check logs every assertion */
 	for (size_t i = 0; i < na; i++)
 		for (size_t j = 0; j < nb; j++) {
 			clash_shape x, y;
 			clash_shape_init(&x, 3, wa + 9 * i, 3);
 			clash_shape_init(&y, 3, wb + 9 * j, 3);
 			clash_result r;
-			ck_assert_int_eq(clash_gjk(&x, &y, NULL, &r), CLASH_OK);
+			errors += clash_gjk(&x, &y, NULL, &r) != CLASH_OK;
 			best = fmin(best, r.intersecting ? 0.0 : r.distance);
 		}
+	ck_assert_int_eq(errors, 0);
 	return best;
 }
 
@@ -309,6 +354,8 @@ START_TEST(build_errors_and_topology)
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 4, NULL, 1, &m), CLASH_EINVAL);
 	pos[4] = NAN;
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 1, &m), CLASH_ERANGE);
+	pos[4] = 2e30; /* node boxes are floats: extents up to 1e30 */
+	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 1, &m), CLASH_ERANGE);
 	pos[4] = 1;
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, NULL, 1, &m), CLASH_OK);
 	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
@@ -365,6 +412,13 @@ static void check_pair(const tmesh *ta, const tmesh *tb, prng *g, int rounds, do
 		clash_shape_init_mesh(&b, tb->m);
 		random_pose(&a, g, spread, scale && round % 2);
 		random_pose(&b, g, spread, scale && round % 3 == 0);
+		if (round % 5 == 4) {
+			/* Unrotated, translated only: the query's translation path
+			 * (mesh_query.c, mesh_mesh_shift). */
+			const double id[4] = {0, 0, 0, 1};
+			ck_assert_int_eq(clash_shape_set_quaternion(&a, id), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_quaternion(&b, id), CLASH_OK);
+		}
 		double ra = round % 4 == 1 ? 0.05 : 0.0;
 		clash_shape_set_radius(&a, ra);
 		clash_result r;
@@ -803,6 +857,509 @@ START_TEST(compound_scene_and_motion)
 }
 END_TEST
 
+/* Larger random meshes: a torus of 40 x 25 = 2 000 triangles against a
+ * box, a knot and itself at random poses, against brute force over all
+ * triangle pairs (4 million clash_gjk pairs for the torus with itself). */
+START_TEST(two_thousand_triangles_against_brute_force)
+{
+	prng g;
+	g.s = 1321;
+	tmesh t, k, b;
+	torus_mesh(&t, 1.0, 0.3, 40, 25);
+	ck_assert_uint_eq(t.nt, 2000);
+	knot_mesh(&k, 1.0, 0.3, 48, 6);
+	double lo[3] = {-0.3, -0.2, -0.5}, hi[3] = {0.3, 0.2, 0.5};
+	box_mesh(&b, lo, hi);
+	check_pair(&t, &b, &g, 12, 1.2, 1);
+	check_pair(&t, &k, &g, 3, 1.5, 0);
+	check_pair(&t, &t, &g, 1, 1.5, 0);
+	tm_free(&t);
+	tm_free(&k);
+	tm_free(&b);
+}
+END_TEST
+
+/* A solid with a cavity: a ball of radius 1 with a spherical hole of
+ * radius 0.6, its inner shell oriented inward (closed and consistently
+ * oriented, so a solid).  The cavity is outside the solid, as the
+ * generalized winding number says (+1 - 1 = 0 there): a probe in the
+ * cavity is apart, at its distance to the inner shell; a probe in the
+ * wall is inside; a probe holding the whole shell in its own cavity... is
+ * the shell inside nothing. */
+START_TEST(nested_solids_and_cavities)
+{
+	tmesh shell, probe;
+	const double o[3] = {0, 0, 0};
+	tm_alloc(&shell, 2 * sphere_vertices(32, 16), 2 * sphere_triangles(32, 16));
+	add_sphere(&shell, o, 1.0, 32, 16, 0);
+	add_sphere(&shell, o, 0.6, 32, 16, 1);
+	tm_build(&shell);
+	ck_assert_int_eq(clash_mesh_is_solid(shell.m), 1);
+	tm_alloc(&probe, sphere_vertices(12, 6), sphere_triangles(12, 6));
+	add_sphere(&probe, o, 0.1, 12, 6, 0);
+	tm_build(&probe);
+	prng g;
+	g.s = 1331;
+	/* Probe centres: the cavity's middle, off-centre in the cavity, in
+	 * the wall, beyond, each under a random common rigid motion. */
+	const double at[4][3] = {{0, 0, 0}, {0.2, -0.15, 0.1}, {0, 0.8, 0}, {0, 0, 1.5}};
+	const int want_hit[4] = {0, 0, 1, 0};
+	for (int round = 0; round < 8; round++)
+		for (int c = 0; c < 4; c++) {
+			clash_shape a, b;
+			clash_shape_init_mesh(&a, shell.m);
+			clash_shape_init_mesh(&b, probe.m);
+			double q[4], n = 0;
+			for (int k = 0; k < 4; k++) {
+				q[k] = prng_range(&g, -1, 1);
+				n += q[k] * q[k];
+			}
+			for (int k = 0; k < 4; k++)
+				q[k] /= sqrt(n);
+			double shift[3] = {prng_range(&g, -5, 5), prng_range(&g, -5, 5), prng_range(&g, -5, 5)};
+			ck_assert_int_eq(clash_shape_set_quaternion(&a, q), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_translation(&a, shift), CLASH_OK);
+			double pc[3];
+			world(&a, at[c], pc);
+			ck_assert_int_eq(clash_shape_set_quaternion(&b, q), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_translation(&b, pc), CLASH_OK);
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+			double *wa = world_tris(&a, &shell), *wb = world_tris(&b, &probe);
+			ck_assert_int_eq(r.intersecting, want_hit[c]);
+			/* The winding number of the probe's centre agrees. */
+			ck_assert_int_eq(fabs(winding(wa, shell.nt, pc)) > 0.5, want_hit[c]);
+			if (want_hit[c]) {
+				ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
+			} else {
+				double d = brute_pairs(wa, shell.nt, wb, probe.nt);
+				ck_near(r.distance, d, 1e-9);
+			}
+			clash_options vo = {0};
+			vo.want = CLASH_WANT_VERDICT;
+			clash_result v;
+			ck_assert_int_eq(clash_gjk(&b, &a, &vo, &v), CLASH_OK);
+			ck_assert_int_eq(v.intersecting, want_hit[c]);
+			free(wa);
+			free(wb);
+		}
+	/* A ball filling the cavity exactly less 0.05: apart by 0.05. */
+	tmesh ball;
+	tm_alloc(&ball, sphere_vertices(32, 16), sphere_triangles(32, 16));
+	add_sphere(&ball, o, 0.55, 32, 16, 0);
+	tm_build(&ball);
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, shell.m);
+	clash_shape_init_mesh(&b, ball.m);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	double *wa = world_tris(&a, &shell), *wb = world_tris(&b, &ball);
+	ck_near(r.distance, brute_pairs(wa + 9 * (shell.nt / 2), shell.nt / 2, wb, ball.nt), 1e-9);
+	free(wa);
+	free(wb);
+	tm_free(&ball);
+	tm_free(&shell);
+	tm_free(&probe);
+}
+END_TEST
+
+/* Two tori linked like chain links, not touching: the second's centre
+ * circle runs through the first's hole and round its tube.  Not
+ * intersecting (neither holds the other: the winding numbers of their
+ * vertices are 0), the distance equal to brute force, at random common
+ * poses; then moved so the tubes cross. */
+START_TEST(interlocked_tori)
+{
+	tmesh a, b;
+	torus_mesh(&a, 1.0, 0.25, 32, 12);
+	/* b: a's vertices turned a quarter about x, moved by (1, 0, 0). */
+	tm_alloc(&b, a.nv, a.nt);
+	for (size_t i = 0; i < a.nv; i++)
+		vtx(&b, a.pos[3 * i] + 1.0, -a.pos[3 * i + 2], a.pos[3 * i + 1]);
+	for (size_t i = 0; i < a.nt; i++)
+		tri(&b, a.idx[3 * i], a.idx[3 * i + 1], a.idx[3 * i + 2]);
+	tm_build(&b);
+	ck_assert_int_eq(clash_mesh_is_solid(b.m), 1);
+	prng g;
+	g.s = 1341;
+	for (int round = 0; round < 6; round++) {
+		clash_shape sa, sb;
+		clash_shape_init_mesh(&sa, a.m);
+		clash_shape_init_mesh(&sb, b.m);
+		double q[4], n = 0;
+		for (int k = 0; k < 4; k++) {
+			q[k] = prng_range(&g, -1, 1);
+			n += q[k] * q[k];
+		}
+		for (int k = 0; k < 4; k++)
+			q[k] /= sqrt(n);
+		double t[3] = {prng_range(&g, -3, 3), prng_range(&g, -3, 3), prng_range(&g, -3, 3)};
+		for (int s = 0; s < 2; s++) {
+			clash_shape *x = s ? &sb : &sa;
+			ck_assert_int_eq(clash_shape_set_quaternion(x, q), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_translation(x, t), CLASH_OK);
+		}
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+		double *wa = world_tris(&sa, &a), *wb = world_tris(&sb, &b);
+		double d = brute_pairs(wa, a.nt, wb, b.nt);
+		ck_assert(d > 0.3);
+		ck_assert_int_eq(r.intersecting, 0);
+		ck_near(r.distance, d, 1e-9);
+		double *va = world_verts(&sa, a.pos, a.nv), *vb = world_verts(&sb, b.pos, b.nv);
+		ck_assert_int_eq(any_inside(va, a.nv, wb, b.nt), 0);
+		ck_assert_int_eq(any_inside(vb, b.nv, wa, a.nt), 0);
+		clash_options vo = {0};
+		vo.want = CLASH_WANT_VERDICT;
+		ck_assert_int_eq(clash_gjk(&sb, &sa, &vo, &r), CLASH_OK);
+		ck_assert_int_eq(r.intersecting, 0);
+		free(va);
+		free(vb);
+		free(wa);
+		free(wb);
+	}
+	/* Slid along x by 0.5: the tubes cross. */
+	clash_shape sa, sb;
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	double t[3] = {0.5, 0, 0};
+	clash_shape_set_translation(&sb, t);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+	tm_free(&a);
+	tm_free(&b);
+}
+END_TEST
+
+/* The facets of the hull of n points in general position on an
+ * ellipsoid, by brute force (a triple is a facet when every other point
+ * lies strictly below its plane), outward: a closed mesh of the hull. */
+static void hull_mesh(tmesh *t, const double *p, size_t n)
+{
+	tm_alloc(t, n, 2 * n);
+	for (size_t i = 0; i < n; i++)
+		vtx(t, p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++)
+			for (uint32_t k = j + 1; k < n; k++) {
+				double e1[3], e2[3], nr[3];
+				for (int c = 0; c < 3; c++) {
+					e1[c] = p[3 * j + c] - p[3 * i + c];
+					e2[c] = p[3 * k + c] - p[3 * i + c];
+				}
+				nr[0] = e1[1] * e2[2] - e1[2] * e2[1];
+				nr[1] = e1[2] * e2[0] - e1[0] * e2[2];
+				nr[2] = e1[0] * e2[1] - e1[1] * e2[0];
+				int pos = 0, neg = 0;
+				for (size_t m = 0; m < n; m++) {
+					if (m == i || m == j || m == k)
+						continue;
+					double h = nr[0] * (p[3 * m] - p[3 * i]) + nr[1] * (p[3 * m + 1] - p[3 * i + 1]) +
+					           nr[2] * (p[3 * m + 2] - p[3 * i + 2]);
+					pos += h > 0;
+					neg += h < 0;
+				}
+				if (pos == 0 && neg > 0)
+					tri(t, i, j, k);
+				else if (neg == 0 && pos > 0)
+					tri(t, i, k, j);
+			}
+	ck_assert_uint_eq(t->nt, 2 * n - 4); /* simplicial, all points on the hull */
+	tm_build(t);
+}
+
+static void random_ellipsoid_points(prng *g, double *p, size_t n)
+{
+	double ax[3] = {prng_range(g, 0.3, 1), prng_range(g, 0.3, 1), prng_range(g, 0.3, 1)};
+	for (size_t i = 0; i < n; i++) {
+		double d[3], len = 0;
+		do {
+			len = 0;
+			for (int k = 0; k < 3; k++) {
+				d[k] = prng_range(g, -1, 1);
+				len += d[k] * d[k];
+			}
+		} while (len > 1 || len < 1e-3);
+		for (int k = 0; k < 3; k++)
+			p[3 * i + k] = ax[k] * d[k] / sqrt(len);
+	}
+}
+
+/* A mesh of a convex polytope's hull answers as the polytope's vertex
+ * list does (clash_gjk's convex path, and the qhull oracle), against a
+ * convex polytope and against another hull mesh, at random poses. */
+START_TEST(hull_mesh_as_its_vertex_list)
+{
+	prng g;
+	g.s = 1351;
+	int agreed = 0;
+	for (int round = 0; round < 60; round++) {
+		size_t na = 4 + (size_t)round % 17, nb = 4 + (size_t)(round * 7) % 13;
+		double pa[3 * 20], pb[3 * 16];
+		random_ellipsoid_points(&g, pa, na);
+		random_ellipsoid_points(&g, pb, nb);
+		tmesh ha, hb;
+		hull_mesh(&ha, pa, na);
+		hull_mesh(&hb, pb, nb);
+		ck_assert_int_eq(clash_mesh_is_solid(ha.m), 1);
+		clash_shape ma, mb, va, vb;
+		clash_shape_init_mesh(&ma, ha.m);
+		clash_shape_init_mesh(&mb, hb.m);
+		clash_shape_init(&va, 3, pa, na);
+		clash_shape_init(&vb, 3, pb, nb);
+		random_pose(&ma, &g, 0.8, 0);
+		random_pose(&mb, &g, 0.8, 0);
+		memcpy(va.linear, ma.linear, sizeof va.linear);
+		memcpy(va.translation, ma.translation, sizeof va.translation);
+		va.posed = ma.posed;
+		memcpy(vb.linear, mb.linear, sizeof vb.linear);
+		memcpy(vb.translation, mb.translation, sizeof vb.translation);
+		vb.posed = mb.posed;
+		clash_result cv;
+		ck_assert_int_eq(clash_gjk(&va, &vb, NULL, &cv), CLASH_OK);
+		double *wa = world_verts(&va, pa, na), *wb = world_verts(&vb, pb, nb);
+		oracle_answer oa;
+		ck_assert_int_eq(oracle_query(3, wa, na, 0, wb, nb, 0, &oa), ORACLE_OK);
+		free(wa);
+		free(wb);
+		if (oa.hull_overlap ? oa.hull_depth < 1e-9 : oa.hull_distance < 1e-9) {
+			tm_free(&ha); /* too close to call */
+			tm_free(&hb);
+			continue;
+		}
+		ck_assert_int_eq(cv.intersecting, oa.hull_overlap);
+		const clash_shape *as[2] = {&ma, &ma}, *bs[2] = {&vb, &mb};
+		for (int c = 0; c < 2; c++) {
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(as[c], bs[c], NULL, &r), CLASH_OK);
+			ck_assert_int_eq(r.intersecting, oa.hull_overlap);
+			if (!r.intersecting) {
+				ck_near(r.distance, oa.hull_distance, 1e-9);
+				ck_near(r.distance, cv.distance, 1e-9);
+			}
+		}
+		agreed++;
+		tm_free(&ha);
+		tm_free(&hb);
+	}
+	ck_assert_int_ge(agreed, 50);
+}
+END_TEST
+
+/* ---- exact touching ------------------------------------------------------------ */
+
+/* The tetrahedron o + {0, L e_x, L e_y, L e_z}, outward. */
+static void tetra_mesh(tmesh *t, double o, double L)
+{
+	tm_alloc(t, 4, 4);
+	uint32_t v0 = vtx(t, o, o, o), x = vtx(t, o + L, o, o), y = vtx(t, o, o + L, o),
+	         z = vtx(t, o, o, o + L);
+	tri(t, v0, y, x);
+	tri(t, v0, x, z);
+	tri(t, v0, z, y);
+	tri(t, x, y, z);
+	tm_build(t);
+}
+
+/* A small tetrahedron with its apex at p and its base beyond it along
+ * (1, 1, 1), outward. */
+static void spike_mesh(tmesh *t, const double *p)
+{
+	tm_alloc(t, 4, 4);
+	uint32_t a = vtx(t, p[0], p[1], p[2]), b = vtx(t, p[0] + 20, p[1] + 5, p[2] + 5),
+	         c = vtx(t, p[0] + 5, p[1] + 20, p[2] + 5), d = vtx(t, p[0] + 5, p[1] + 5, p[2] + 20);
+	tri(t, a, c, b);
+	tri(t, a, d, c);
+	tri(t, a, b, d);
+	tri(t, b, c, d);
+	tm_build(t);
+}
+
+/* *x's last mantissa bit set to y's. */
+static void same_last_bit(double *x, double y)
+{
+	uint64_t u, w;
+	memcpy(&u, x, sizeof u);
+	memcpy(&w, &y, sizeof w);
+	u = (u & ~(uint64_t)1) | (w & 1);
+	memcpy(x, &u, sizeof u);
+}
+
+/* One triangle, an open surface. */
+static void one_tri_mesh(tmesh *t, const double *p, const double *q, const double *r)
+{
+	tm_alloc(t, 3, 1);
+	vtx(t, p[0], p[1], p[2]);
+	vtx(t, q[0], q[1], q[2]);
+	vtx(t, r[0], r[1], r[2]);
+	tri(t, 0, 1, 2);
+	tm_build(t);
+}
+
+/* The least distance of the triangle pairs in the closed form of
+ * tri_dist.h, rounded: to show that rounding bites in these cases. */
+static double fp_pairs(const tmesh *a, const tmesh *b)
+{
+	clash_shape x, y;
+	clash_shape_init_mesh(&x, a->m);
+	clash_shape_init_mesh(&y, b->m);
+	double *wa = world_tris(&x, a), *wb = world_tris(&y, b), best = INFINITY, p[3], q[3];
+	for (size_t i = 0; i < a->nt; i++)
+		for (size_t j = 0; j < b->nt; j++)
+			best = fmin(best, sqrt(tri_dist2(wa + 9 * i, wb + 9 * j, p, q)));
+	free(wa);
+	free(wb);
+	return best;
+}
+
+/* a and b (unposed) meet: every way of asking says so, distance 0, and
+ * the common point is `at` when given. */
+static void expect_contact(const tmesh *ta, const tmesh *tb, const double *at)
+{
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, ta->m);
+	clash_shape_init_mesh(&b, tb->m);
+	for (int swap = 0; swap < 2; swap++) {
+		for (int verdict = 0; verdict < 2; verdict++) {
+			clash_options o = {0};
+			o.want = verdict ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, &o, &r), CLASH_OK);
+			ck_assert_int_eq(r.intersecting, 1);
+			ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+			ck_assert(r.distance == 0.0);
+			for (int k = 0; k < 3; k++) {
+				ck_assert(r.near_a[k] == r.near_b[k]);
+				ck_assert(!at || r.near_a[k] == at[k]);
+			}
+		}
+	}
+}
+
+/* Surfaces meeting at distance 0 are decided by the exact triangle test
+ * (tri_overlap), their common point by tri_overlap_point, at offsets of
+ * 1e6 where the rounded distances of the same triangles are not 0; near
+ * misses within the tolerance still touch, larger gaps do not. */
+START_TEST(exact_touching_at_large_offsets)
+{
+	const double off = 1e6 + 0.1, L = 1e6;
+	/* A corner exactly on an oblique face: x + y + z = 3 off + L holds
+	 * exactly for integers 333333 + 333333 + 333334 (offset each). */
+	tmesh a, b;
+	tetra_mesh(&a, off, L);
+	double p[3] = {off + 333333, off + 333333, off + 333334};
+	spike_mesh(&b, p);
+	expect_contact(&a, &b, p);
+	tm_free(&b);
+	/* One ulp off the face, outside: within the tolerance, touching. */
+	double p1[3] = {p[0], p[1], nextafter(p[2], INFINITY)};
+	spike_mesh(&b, p1);
+	clash_shape sa, sb;
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+	tm_free(&b);
+	/* One unit off: apart by 1 / sqrt(3). */
+	double p2[3] = {p[0], p[1], p[2] + 1};
+	spike_mesh(&b, p2);
+	clash_shape_init_mesh(&sb, b.m);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, 1 / sqrt(3.0), 1e-9);
+	tm_free(&b);
+	tm_free(&a);
+
+	/* Random triangles near 1.5e6 with full 53-bit coordinates; a vertex
+	 * of the second exactly on the first, inside it: the midpoint of v2
+	 * and of the midpoint m of v0 v1 (each pair summed shares its exponent
+	 * and last bit, so the halves are exact); the second's other corners
+	 * strictly on one side.  Contact at exactly that vertex, where the
+	 * rounded closed-form distance is often not 0. */
+	prng g;
+	g.s = 1366;
+	int rounded_apart = 0;
+	for (int round = 0; round < 40; round++) {
+		double v[9], q[9], e1[3], e2[3], n[3];
+		for (int k = 0; k < 9; k++)
+			v[k] = prng_range(&g, 1.1e6, 2e6);
+		for (int k = 0; k < 3; k++) {
+			same_last_bit(&v[3 + k], v[k]);
+			double m = (v[k] + v[3 + k]) / 2;
+			ck_assert(m - v[k] == v[3 + k] - m); /* exact */
+			same_last_bit(&v[6 + k], m);
+			q[k] = (m + v[6 + k]) / 2;
+			ck_assert(q[k] - m == v[6 + k] - q[k]);
+			e1[k] = v[3 + k] - v[k];
+			e2[k] = v[6 + k] - v[k];
+		}
+		n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+		n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+		n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+		double side = round % 2 ? 1e-6 : -1e-6;
+		for (int k = 0; k < 3; k++) {
+			q[3 + k] = q[k] + prng_range(&g, -1e3, 1e3) + side * n[k];
+			q[6 + k] = q[k] + prng_range(&g, -1e3, 1e3) + side * n[k];
+		}
+		one_tri_mesh(&a, v, v + 3, v + 6);
+		one_tri_mesh(&b, q, q + 3, q + 6);
+		rounded_apart += fp_pairs(&a, &b) > 0.0;
+		expect_contact(&a, &b, q);
+		tm_free(&a);
+		tm_free(&b);
+	}
+	printf("mesh: exact touching at 1e6: %d of 40 rounded distances not 0\n", rounded_apart);
+	ck_assert_int_gt(rounded_apart, 0);
+
+	/* Two boxes sharing part of a face exactly (the face x = off + 1). */
+	const double hx = off + 1;
+	double alo[3] = {off, off, off}, ahi[3] = {hx, off + 1, off + 1};
+	double blo[3] = {hx, off + 0.25, off + 0.3}, bhi[3] = {off + 2.7, off + 0.75, off + 1.9};
+	box_mesh(&a, alo, ahi);
+	box_mesh(&b, blo, bhi);
+	expect_contact(&a, &b, NULL);
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert(r.near_a[0] == hx);
+	tm_free(&a);
+	tm_free(&b);
+
+	/* Coplanar triangles in the oblique plane x + y + z = 3 off + L:
+	 * overlapping (contact), then apart in the plane. */
+	double t0[3] = {off + L, off, off}, t1[3] = {off, off + L, off}, t2[3] = {off, off, off + L};
+	double u0[3] = {off + 600000, off + 300000, off + 100000},
+	       u1[3] = {off + 100000, off + 600000, off + 300000},
+	       u2[3] = {off + 700000, off + 700000, off - 400000};
+	one_tri_mesh(&a, t0, t1, t2);
+	one_tri_mesh(&b, u0, u1, u2);
+	expect_contact(&a, &b, NULL);
+	tm_free(&b);
+	/* Sharing a vertex only. */
+	double w1[3] = {off + L + 1000, off - 500, off - 500}, w2[3] = {off + L + 500, off + 500, off - 1000};
+	one_tri_mesh(&b, t0, w1, w2);
+	expect_contact(&a, &b, t0);
+	tm_free(&b);
+	/* In the plane, 3 units beyond the edge t0 t1. */
+	double v0[3] = {off + 500000 + 2, off + 500000 + 2, off - 4},
+	       v1[3] = {off + 900000, off + 400000, off - 300000},
+	       v2[3] = {off + 400000, off + 900000, off - 300000};
+	one_tri_mesh(&b, v0, v1, v2);
+	clash_shape_init_mesh(&sa, a.m);
+	clash_shape_init_mesh(&sb, b.m);
+	ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_near(r.distance, sqrt(24.0), 1e-6);
+	tm_free(&b);
+	tm_free(&a);
+}
+END_TEST
+
 static double now(void)
 {
 	struct timespec ts;
@@ -898,6 +1455,11 @@ static Suite *mesh_suite(void)
 	tcase_add_test(tc, bolt_through_a_hole);
 	tcase_add_test(tc, other_methods_say_not_supported);
 	tcase_add_test(tc, compound_scene_and_motion);
+	tcase_add_test(tc, two_thousand_triangles_against_brute_force);
+	tcase_add_test(tc, nested_solids_and_cavities);
+	tcase_add_test(tc, interlocked_tori);
+	tcase_add_test(tc, hull_mesh_as_its_vertex_list);
+	tcase_add_test(tc, exact_touching_at_large_offsets);
 	tcase_add_test(tc, torus_knot_timings);
 	suite_add_tcase(s, tc);
 	return s;

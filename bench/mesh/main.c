@@ -5,9 +5,9 @@
  *   build/bench-mesh --out DIR [--rounds N] [--no-brute]
  *       makes the meshes, writes them to DIR (NAME.pos: float64 x, y, z
  *       per vertex; NAME.idx: uint32 triples; cases.json: the cases, read
- *       by the node peer bvh.mjs), times FCL (and clashd when built with
- *       the mesh API), computes the brute-force truth of the small cases
- *       and writes DIR/native.json (read by report.mjs).
+ *       by the node peer bvh.mjs), times FCL and clashd, computes the
+ *       brute-force truth of the small cases and writes DIR/native.json
+ *       (read by report.mjs).
  *   build/bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q
  *       prints the C torus knot (float32 positions, then the index) as
  *       JSON, for the comparison with three.js (test/knot.test.js).
@@ -39,9 +39,7 @@
 
 static const bm_peer *const peers[] = {
 	&bm_peer_fcl,
-#ifdef BENCH_MESH_OURS
 	&bm_peer_ours,
-#endif
 };
 enum { NPEERS = sizeof peers / sizeof peers[0] };
 

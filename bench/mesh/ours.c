@@ -1,8 +1,7 @@
 /*
  * ours.c — clashd's collision core as the mesh benchmark's method, through
  * the mesh API of core/clash.h (clash_mesh_size, clash_mesh_build,
- * clash_shape_init_mesh, then clash_gjk).  The Makefile builds it only when
- * core/clash.h declares clash_mesh_build.
+ * clash_shape_init_mesh, then clash_gjk).
  *
  * three.js's torus knot has seam vertices (equal up to rounding, see
  * meshes.h), so by index it is an open tube; welding positions within

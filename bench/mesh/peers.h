@@ -1,7 +1,6 @@
 /*
  * peers.h — the native methods of the mesh benchmark (bench/mesh/main.c):
- * FCL (peer_fcl.cpp) and clashd (ours.c, built only once core/clash.h has
- * the mesh API), and the brute-force truth.
+ * FCL (peer_fcl.cpp) and clashd (ours.c), and the brute-force truth.
  */
 #ifndef BENCH_MESH_PEERS_H
 #define BENCH_MESH_PEERS_H
@@ -39,9 +38,7 @@ typedef struct bm_peer {
 } bm_peer;
 
 extern const bm_peer bm_peer_fcl;
-#ifdef BENCH_MESH_OURS
 extern const bm_peer bm_peer_ours;
-#endif
 
 /* The least distance over all triangle pairs of a and b + t (FCL's
  * PQP triangle distance, 0 for triangles that meet): O(na * nb). */
