@@ -63,6 +63,12 @@
 /* Default tolerance, relative to the size of the shapes. */
 #define GJK_DEFAULT_RELATIVE_TOLERANCE 1e-12
 
+/* The penetration-depth expansions of a pair with a curved side when the
+ * query sets no cap (see epa_depth below). */
+#ifndef GJK_CURVED_EPA_CAP
+#define GJK_CURVED_EPA_CAP 1024
+#endif
+
 /* The default for a pair with a curved side (an exact primitive, see
  * primitive.h): GJK converges on a curved K only in the limit, its
  * support points clustering ever closer, and the projections onto such
@@ -345,8 +351,14 @@ static int penetration(gjk_query *q, const simplex_solution *sol, const double *
 		v->ib = q->pts[i]->ib;
 	}
 	epa_answer e;
+	/* A curved pair's polytope only approaches its Minkowski difference:
+	 * without a cap of the query's own, it stops at GJK_CURVED_EPA_CAP
+	 * expansions (each costs more as the polytope grows). */
+	int cap = opt ? opt->max_iterations : 0;
+	if (q->curved && cap == 0)
+		cap = GJK_CURVED_EPA_CAP;
 	int err = epa_penetration(&q->fa, &q->fb, &q->sa, &q->sb, n, seed, nseed, pa, pb, tol_f,
-	                          opt ? opt->max_iterations : 0, opt ? opt->cancel : NULL, &e);
+	                          cap, opt ? opt->cancel : NULL, &e);
 	if (err != CLASH_OK)
 		return err;
 	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
