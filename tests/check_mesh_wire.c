@@ -287,11 +287,83 @@ START_TEST(mesh_in_a_scene)
 }
 END_TEST
 
+/* The centre curve of three.js's TorusKnotGeometry(radius, ..., 2, 3). */
+static void knot_curve(double u, double *p)
+{
+	double r = (2 + cos(1.5 * u)) * 0.5;
+	p[0] = r * cos(u);
+	p[1] = r * sin(u);
+	p[2] = sin(1.5 * u) * 0.5;
+}
+
+/* A torus knot like three.js's TorusKnotGeometry(1, 0.3, tubular, radial),
+ * its seams closed by wrapping the indices (a solid): {"mesh": ...}, and in
+ * *flat the same points as a convex shape's "positions". */
+static json_t *knot(int tubular, int radial, json_t **flat)
+{
+	json_t *pos = json_array(), *idx = json_array();
+	for (int j = 0; j < tubular; j++) {
+		double u = 4 * M_PI * j / tubular, p1[3], p2[3], T[3], N[3], B[3];
+		knot_curve(u, p1);
+		knot_curve(u + 0.01, p2);
+		for (int k = 0; k < 3; k++) {
+			T[k] = p2[k] - p1[k];
+			N[k] = p2[k] + p1[k];
+		}
+		for (int k = 0; k < 3; k++)
+			B[k] = T[(k + 1) % 3] * N[(k + 2) % 3] - T[(k + 2) % 3] * N[(k + 1) % 3];
+		for (int k = 0; k < 3; k++)
+			N[k] = B[(k + 1) % 3] * T[(k + 2) % 3] - B[(k + 2) % 3] * T[(k + 1) % 3];
+		double lb = sqrt(B[0] * B[0] + B[1] * B[1] + B[2] * B[2]);
+		double ln = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
+		for (int i = 0; i < radial; i++) {
+			double v = 2 * M_PI * i / radial, cx = -0.3 * cos(v), cy = 0.3 * sin(v);
+			for (int k = 0; k < 3; k++)
+				json_array_append_new(pos, json_real(p1[k] + cx * N[k] / ln + cy * B[k] / lb));
+		}
+	}
+	for (int j = 1; j <= tubular; j++)
+		for (int i = 1; i <= radial; i++) {
+			int a = radial * (j - 1) + (i - 1), b = radial * (j % tubular) + (i - 1);
+			int c = radial * (j % tubular) + i % radial, d = radial * (j - 1) + i % radial;
+			int t[6] = {a, b, d, b, c, d};
+			for (int k = 0; k < 6; k++)
+				json_array_append_new(idx, json_integer(t[k]));
+		}
+	*flat = json_pack("{s:O}", "positions", pos);
+	return json_pack("{s:{s:o, s:o}}", "mesh", "positions", pos, "indices", idx);
+}
+
+START_TEST(torus_knot_probes)
+{
+	/* A probe at the knot's centre, in its hole: the hull holds it, the
+	 * mesh does not. */
+	json_t *hull;
+	json_t *m = knot(128, 12, &hull);
+	json_t *j = ok(json_deep_copy(m), box(-0.05, -0.05, -0.05, 0.05, 0.05, 0.05));
+	ck_assert(json_is_false(json_object_get(j, "intersecting")));
+	ck_assert(flag(j, "solid", "a"));
+	ck_assert(json_real_value(json_object_get(j, "distance")) > 0.05);
+	json_decref(j);
+	j = ok(hull, box(-0.05, -0.05, -0.05, 0.05, 0.05, 0.05));
+	ck_assert(json_is_true(json_object_get(j, "intersecting")));
+	json_decref(j);
+	/* A probe on the tube's centre curve is inside the solid. */
+	double c[3];
+	knot_curve(1.0, c);
+	j = ok(m, box(c[0] - 0.02, c[1] - 0.02, c[2] - 0.02, c[0] + 0.02, c[1] + 0.02, c[2] + 0.02));
+	ck_assert(json_is_true(json_object_get(j, "intersecting")));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "intersection")), "b_inside_a");
+	json_decref(j);
+}
+END_TEST
+
 static Suite *mesh_wire_suite(void)
 {
 	Suite *s = suite_create("mesh_wire");
 	TCase *tc = tcase_create("mesh");
 	tcase_add_test(tc, notch_is_not_the_hull);
+	tcase_add_test(tc, torus_knot_probes);
 	tcase_add_test(tc, inside_the_solid);
 	tcase_add_test(tc, open_surface);
 	tcase_add_test(tc, consecutive_triples);
