@@ -507,6 +507,12 @@ const uint32_t *clash_mesh_indices(const clash_mesh *m);
 /* The bytes of storage the built mesh uses (from its start), for caches:
  * the rest of clash_mesh_size was scratch. */
 size_t clash_mesh_bytes(const clash_mesh *m);
+/* Move a built mesh into other storage: its first clash_mesh_bytes(m)
+ * bytes copied to dst (8-byte aligned, at least that size) and made a mesh
+ * of its own (*out, at dst; it borrows the same positions and indices), so
+ * a mesh kept for long need not hold the scratch of its build.  m is left
+ * as it was.  CLASH_EINVAL for NULL, a misaligned dst or not a mesh. */
+int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out);
 
 /* A 3-D shape that is the mesh m (identity pose, radius 0; set pose and
  * radius as for any shape).  vertices/count are set to the positions, so

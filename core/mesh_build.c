@@ -565,6 +565,23 @@ size_t clash_mesh_bytes(const clash_mesh *m)
 	return mesh_valid(m) ? m->bytes : 0;
 }
 
+int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
+{
+	if (dst == NULL || out == NULL || !mesh_valid(m) || ((uintptr_t)dst & 7u) != 0)
+		return CLASH_EINVAL;
+	memcpy(dst, m, m->bytes);
+	clash_mesh *c = dst;
+	/* Every array lies in the block after the header: the same offsets. */
+	const char *from = (const char *)m;
+	char *to = (char *)c;
+	c->nodes = (mesh_node *)(to + ((const char *)m->nodes - from));
+	c->tri = (double *)(to + ((const char *)m->tri - from));
+	c->orig = (uint32_t *)(to + ((const char *)m->orig - from));
+	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
+	*out = c;
+	return CLASH_OK;
+}
+
 int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m)
 {
 	if (s == NULL)

@@ -95,9 +95,8 @@ static void walk(stored_shape *st, const clash_shape *s, int depth)
 		st->meshes++;
 		st->solid_meshes += clash_mesh_is_solid(s->mesh) != 0;
 		st->triangles += clash_mesh_triangles(s->mesh);
-		/* The whole block it was built in (clash_mesh_size), scratch
-		 * included: the tree's pointers keep it from being moved. */
-		st->bytes += clash_mesh_size(s->count, clash_mesh_triangles(s->mesh));
+		/* Its tree, moved out of the build's scratch (query.c). */
+		st->bytes += clash_mesh_bytes(s->mesh);
 		if (clash_mesh_indices(s->mesh))
 			st->bytes += clash_mesh_triangles(s->mesh) * 3 * sizeof(uint32_t);
 	}

@@ -339,6 +339,59 @@ static double *world_verts(const clash_shape *s, const double *v, size_t n)
 
 /* ---- tests -------------------------------------------------------------------- */
 
+/* A mesh moved out of its build storage (clash_mesh_move) answers as
+ * before once that storage is gone. */
+START_TEST(moved_mesh_answers_the_same)
+{
+	prng g;
+	g.s = 77;
+	tmesh t;
+	torus_mesh(&t, 1.0, 0.3, 24, 12);
+	size_t kept = clash_mesh_bytes(t.m);
+	ck_assert_uint_lt(kept, clash_mesh_size(t.nv, t.nt));
+	void *dst = aligned_alloc(32, (kept + 31) & ~(size_t)31);
+	clash_mesh *moved = NULL;
+	ck_assert_int_eq(clash_mesh_move(dst, t.m, &moved), CLASH_OK);
+	ck_assert_ptr_eq(moved, dst);
+	ck_assert_int_eq(clash_mesh_move((char *)dst + 4, t.m, &moved), CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_move(dst, t.m, &moved), CLASH_OK);
+	double box[24];
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 3; k++)
+			box[3 * i + k] = (i >> k) & 1 ? 0.1 : -0.1;
+	double before[60];
+	int hit[60];
+	for (int round = 0; round < 60; round++) {
+		clash_shape m, c;
+		clash_shape_init_mesh(&m, t.m);
+		clash_shape_init(&c, 3, box, 8);
+		random_pose(&c, &g, 1.5, 0);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&m, &c, NULL, &r), CLASH_OK);
+		before[round] = r.distance;
+		hit[round] = r.intersecting;
+	}
+	/* The old storage scribbled over and freed. */
+	memset(t.store, 0xa5, clash_mesh_size(t.nv, t.nt));
+	free(t.store);
+	t.store = NULL;
+	g.s = 77;
+	for (int round = 0; round < 60; round++) {
+		clash_shape m, c;
+		clash_shape_init_mesh(&m, moved);
+		clash_shape_init(&c, 3, box, 8);
+		random_pose(&c, &g, 1.5, 0);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&m, &c, NULL, &r), CLASH_OK);
+		ck_assert_int_eq(r.intersecting, hit[round]);
+		ck_assert(r.distance == before[round]);
+	}
+	ck_assert_int_eq(clash_mesh_is_solid(moved), 1);
+	free(dst);
+	tm_free(&t);
+}
+END_TEST
+
 START_TEST(build_errors_and_topology)
 {
 	double pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -1448,6 +1501,7 @@ static Suite *mesh_suite(void)
 	TCase *tc = tcase_create("mesh");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, build_errors_and_topology);
+	tcase_add_test(tc, moved_mesh_answers_the_same);
 	tcase_add_test(tc, mesh_mesh_against_brute_force);
 	tcase_add_test(tc, mesh_convex_against_brute_force);
 	tcase_add_test(tc, mesh_primitive_against_brute_force);
