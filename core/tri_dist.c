@@ -17,25 +17,7 @@
 #include <math.h>
 
 #include "tri_dist.h"
-
-static inline double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void sub3(double *r, const double *a, const double *b)
-{
-	r[0] = a[0] - b[0];
-	r[1] = a[1] - b[1];
-	r[2] = a[2] - b[2];
-}
-
-static inline void cross3(double *r, const double *a, const double *b)
-{
-	r[0] = a[1] * b[2] - a[2] * b[1];
-	r[1] = a[2] * b[0] - a[0] * b[2];
-	r[2] = a[0] * b[1] - a[1] * b[0];
-}
+#include "vec.h"
 
 static inline void lerp3(double *r, const double *a, const double *d, double t)
 {
@@ -54,10 +36,10 @@ static double seg_seg(const double *p, const double *p1, const double *q, const 
                       double *cp, double *cq)
 {
 	double d1[3], d2[3], r[3];
-	sub3(d1, p1, p);
-	sub3(d2, q1, q);
-	sub3(r, p, q);
-	const double a = dot3(d1, d1), e = dot3(d2, d2), f = dot3(d2, r);
+	vec3_sub(d1, p1, p);
+	vec3_sub(d2, q1, q);
+	vec3_sub(r, p, q);
+	const double a = vec3_dot(d1, d1), e = vec3_dot(d2, d2), f = vec3_dot(d2, r);
 	double s, t;
 	if (a <= 0.0 && e <= 0.0) {
 		s = t = 0.0;
@@ -65,12 +47,12 @@ static double seg_seg(const double *p, const double *p1, const double *q, const 
 		s = 0.0;
 		t = clamp01(f / e);
 	} else {
-		const double c = dot3(d1, r);
+		const double c = vec3_dot(d1, r);
 		if (e <= 0.0) {
 			t = 0.0;
 			s = clamp01(-c / a);
 		} else {
-			const double b = dot3(d1, d2), den = a * e - b * b;
+			const double b = vec3_dot(d1, d2), den = a * e - b * b;
 			s = den > 0.0 ? clamp01((b * f - c * e) / den) : 0.0;
 			t = (b * s + f) / e;
 			if (t < 0.0) {
@@ -85,25 +67,25 @@ static double seg_seg(const double *p, const double *p1, const double *q, const 
 	lerp3(cp, p, d1, s);
 	lerp3(cq, q, d2, t);
 	double d[3];
-	sub3(d, cp, cq);
-	return dot3(d, d);
+	vec3_sub(d, cp, cq);
+	return vec3_dot(d, d);
 }
 
 double tri_point_dist2(const double *p, const double *t, double *q)
 {
 	const double *a = t, *b = t + 3, *c = t + 6;
 	double ab[3], ac[3], ap[3], d[3];
-	sub3(ab, b, a);
-	sub3(ac, c, a);
-	sub3(ap, p, a);
-	const double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+	vec3_sub(ab, b, a);
+	vec3_sub(ac, c, a);
+	vec3_sub(ap, p, a);
+	const double d1 = vec3_dot(ab, ap), d2 = vec3_dot(ac, ap);
 	if (d1 <= 0.0 && d2 <= 0.0) {
 		q[0] = a[0], q[1] = a[1], q[2] = a[2];
 		goto done;
 	}
 	double bp[3];
-	sub3(bp, p, b);
-	const double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+	vec3_sub(bp, p, b);
+	const double d3 = vec3_dot(ab, bp), d4 = vec3_dot(ac, bp);
 	if (d3 >= 0.0 && d4 <= d3) {
 		q[0] = b[0], q[1] = b[1], q[2] = b[2];
 		goto done;
@@ -114,8 +96,8 @@ double tri_point_dist2(const double *p, const double *t, double *q)
 		goto done;
 	}
 	double cp[3];
-	sub3(cp, p, c);
-	const double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+	vec3_sub(cp, p, c);
+	const double d5 = vec3_dot(ab, cp), d6 = vec3_dot(ac, cp);
 	if (d6 >= 0.0 && d5 <= d6) {
 		q[0] = c[0], q[1] = c[1], q[2] = c[2];
 		goto done;
@@ -128,7 +110,7 @@ double tri_point_dist2(const double *p, const double *t, double *q)
 	const double va = d3 * d6 - d5 * d4;
 	if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0) {
 		double bc[3];
-		sub3(bc, c, b);
+		vec3_sub(bc, c, b);
 		lerp3(q, b, bc, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
 		goto done;
 	}
@@ -152,8 +134,8 @@ double tri_point_dist2(const double *p, const double *t, double *q)
 		}
 	}
 done:
-	sub3(d, p, q);
-	return dot3(d, d);
+	vec3_sub(d, p, q);
+	return vec3_dot(d, d);
 }
 
 /* Where segment p0 p1 crosses triangle t (whose plane has normal n and
@@ -166,16 +148,16 @@ static int pierce(const double *p0, const double *p1, double sd0, double sd1, co
 		return 0;
 	const double u = sd0 / (sd0 - sd1);
 	double d[3];
-	sub3(d, p1, p0);
+	vec3_sub(d, p1, p0);
 	lerp3(x, p0, d, u);
 	/* Inside: on the inner side of each edge, within the plane. */
 	for (int i = 0; i < 3; i++) {
 		const double *a = t + 3 * i, *b = t + 3 * ((i + 1) % 3);
 		double e[3], ax[3], c[3];
-		sub3(e, b, a);
-		sub3(ax, x, a);
-		cross3(c, e, ax);
-		if (dot3(c, n) < 0.0)
+		vec3_sub(e, b, a);
+		vec3_sub(ax, x, a);
+		vec3_cross(c, e, ax);
+		if (vec3_dot(c, n) < 0.0)
 			return 0;
 	}
 	return 1;
@@ -199,15 +181,15 @@ static int edges_pierce(const double *s, const double *ds, const double *t, cons
 static int straddles(const double *s, const double *t, double *n, double *dt)
 {
 	double e1[3], e2[3];
-	sub3(e1, s + 3, s);
-	sub3(e2, s + 6, s);
-	cross3(n, e1, e2);
-	if (!(dot3(n, n) > 0.0))
+	vec3_sub(e1, s + 3, s);
+	vec3_sub(e2, s + 6, s);
+	vec3_cross(n, e1, e2);
+	if (!(vec3_dot(n, n) > 0.0))
 		return 0; /* degenerate: its edges answer */
-	const double c = dot3(n, s);
+	const double c = vec3_dot(n, s);
 	int pos = 0, neg = 0;
 	for (int i = 0; i < 3; i++) {
-		dt[i] = dot3(n, t + 3 * i) - c;
+		dt[i] = vec3_dot(n, t + 3 * i) - c;
 		pos |= dt[i] >= 0.0;
 		neg |= dt[i] <= 0.0;
 	}
@@ -220,19 +202,19 @@ static int straddles(const double *s, const double *t, double *n, double *dt)
 static double plane_gap2(const double *s, const double *t)
 {
 	double e1[3], e2[3], n[3];
-	sub3(e1, s + 3, s);
-	sub3(e2, s + 6, s);
-	cross3(n, e1, e2);
+	vec3_sub(e1, s + 3, s);
+	vec3_sub(e2, s + 6, s);
+	vec3_cross(n, e1, e2);
 	double lo = INFINITY, hi = -INFINITY;
 	for (int i = 0; i < 3; i++) {
 		double r[3];
-		sub3(r, t + 3 * i, s); /* differences first: no cancellation far out */
-		const double d = dot3(n, r);
+		vec3_sub(r, t + 3 * i, s); /* differences first: no cancellation far out */
+		const double d = vec3_dot(n, r);
 		lo = d < lo ? d : lo;
 		hi = d > hi ? d : hi;
 	}
 	const double g = lo > 0.0 ? lo : hi < 0.0 ? -hi : 0.0;
-	const double nn = dot3(n, n);
+	const double nn = vec3_dot(n, n);
 	return g > 0.0 && nn > 0.0 ? g * g / nn : 0.0;
 }
 
@@ -246,13 +228,13 @@ static double centre_gap2(const double *s, const double *t)
 	double smax = -INFINITY, tmin = INFINITY;
 	for (int i = 0; i < 3; i++) {
 		double rs[3], rt[3];
-		sub3(rs, s + 3 * i, s);
-		sub3(rt, t + 3 * i, s);
-		const double a = dot3(n, rs), b = dot3(n, rt);
+		vec3_sub(rs, s + 3 * i, s);
+		vec3_sub(rt, t + 3 * i, s);
+		const double a = vec3_dot(n, rs), b = vec3_dot(n, rt);
 		smax = a > smax ? a : smax;
 		tmin = b < tmin ? b : tmin;
 	}
-	const double g = tmin - smax, nn = dot3(n, n);
+	const double g = tmin - smax, nn = vec3_dot(n, n);
 	return g > 0.0 && nn > 0.0 ? g * g / nn : 0.0;
 }
 
