@@ -218,6 +218,13 @@ void server_start(void)
 void server_start_with(const char *const *args, const char *const *env)
 {
 	server *s = &srv;
+	/* A server still running (a fixture's, when the test wants its own
+	 * flags) is stopped first, its log reader joined: left running, that
+	 * thread read `s` after the memset below, from fd 0 (stdin: under
+	 * make test /dev/null, so an end of file) and marked the new
+	 * server's output ended before its "listening" line. */
+	if (s->pid > 0)
+		server_stop_within(15);
 	free(s->log); /* of an earlier server of the same test */
 	memset(s, 0, sizeof *s);
 	pthread_mutex_init(&s->mu, NULL);
