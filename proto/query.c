@@ -104,8 +104,10 @@ typedef struct shape_walk {
 	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
 	proto_store *store;     /* where refs are found, or NULL */
 	int stored;             /* a shape to store: no pose, pose_end or ref */
-	const char *mesh_at;    /* the first mesh's pointer (rendered), or NULL */
-	char mesh_first[128];
+	/* The first shape only method gjk answers (a mesh or a curved
+	 * primitive): its pointer, rendered, and what it is; or NULL. */
+	const char *gjk_only;
+	char gjk_only_at[160];
 } shape_walk;
 
 /* Keep `block` (malloc'd) until proto_query_release.  -1 (and block freed)
@@ -399,6 +401,21 @@ static const char *const shape_members[] = {"vertices", "positions", "dim", "par
                                             "box", "capsule", "cylinder", "cone", "ellipsoid",
                                             NULL};
 
+/* Note the first shape only method gjk answers (at `at`, `what` it is),
+ * for the /method check of proto_query_decode.  0, or -1 (memory). */
+static int gjk_only(shape_walk *w, const proto_path *at, const char *what)
+{
+	if (w->gjk_only)
+		return 0;
+	char *where = proto_path_render(at);
+	if (!where)
+		return -1;
+	snprintf(w->gjk_only_at, sizeof w->gjk_only_at, "%s is %s", where, what);
+	free(where);
+	w->gjk_only = w->gjk_only_at;
+	return 0;
+}
+
 static const char *const mesh_members[] = {"positions", "indices", NULL};
 
 /* {"mesh": {"positions": [...], "indices": [...]}} at `at` (the "mesh"
@@ -475,15 +492,7 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		e = clash_shape_init_mesh(s, m);
 	if (e)
 		return proto_fail(p, at, "mesh: %s", clash_strerror(e));
-	if (!w->mesh_at) {
-		char *where = proto_path_render(at);
-		if (!where)
-			return -1;
-		snprintf(w->mesh_first, sizeof w->mesh_first, "%s", where);
-		free(where);
-		w->mesh_at = w->mesh_first;
-	}
-	return 0;
+	return gjk_only(w, at, "a triangle mesh");
 }
 
 /* Hold a stored shape until proto_query_release (which lets it go even
@@ -547,14 +556,10 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		                  "ones included; this stored shape's %zu are beyond that",
 		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
 	*s = st->shape;
-	if (st->meshes && !w->mesh_at) {
-		char *where = proto_path_render(at);
-		if (!where)
-			return -1;
-		snprintf(w->mesh_first, sizeof w->mesh_first, "%s (stored)", where);
-		free(where);
-		w->mesh_at = w->mesh_first;
-	}
+	if (st->meshes && gjk_only(w, at, "a stored shape holding a triangle mesh"))
+		return -1;
+	if (st->curved && gjk_only(w, at, "a stored shape holding a curved primitive"))
+		return -1;
 	return 0;
 }
 
@@ -574,7 +579,10 @@ static int primitive_shape(const json_t *v, const char *prim, const proto_path *
 		return proto_fail(p, kp, "a %s is 3-D but %s has %d coordinates: all points of a "
 		                  "query must have the same dimension", prim, w->first, w->dim);
 	}
-	return proto_primitive(v, prim, at, s, p);
+	int r = proto_primitive(v, prim, at, s, p);
+	if (r == 0 && s->kind != CLASH_KIND_BOX)
+		r = gjk_only(w, kp, "a curved primitive");
+	return r;
 }
 
 static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w, double **store,
@@ -938,15 +946,16 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	return 0;
 }
 
-/* Meshes are answered by method gjk alone (the others take convex shapes):
- * another is a 422 at /method naming the first mesh (`mesh_at`). */
-static int mesh_method(const char *mesh_at, const proto_method *m, proto_problem *p)
+/* Meshes and curved primitives are answered by method gjk alone (the
+ * others take polytopes): another is a 422 at /method naming the first
+ * such shape (`gjk_only`), before any work. */
+static int gjk_method(const char *gjk_only, const proto_method *m, proto_problem *p)
 {
-	if (!mesh_at || strcmp(m->name, "gjk") == 0)
+	if (!gjk_only || strcmp(m->name, "gjk") == 0)
 		return 0;
 	proto_path at = {NULL, "method", 0};
-	return proto_fail(p, &at, "method \"%s\" takes convex shapes, and %s is a triangle mesh: "
-	                  "method \"gjk\" answers meshes", m->name, mesh_at);
+	return proto_fail(p, &at, "method \"%s\" takes polytopes, and %s: method \"gjk\" "
+	                  "answers it", m->name, gjk_only);
 }
 
 int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *store,
@@ -979,7 +988,7 @@ int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *
 		goto out;
 	if ((r = options(root, q, p)))
 		goto out;
-	r = mesh_method(w.mesh_at, q->method, p);
+	r = gjk_method(w.gjk_only, q->method, p);
 out:
 	if (r == 1 && proto_refs_missing(root, store, p) != 0)
 		r = -1;

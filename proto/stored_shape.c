@@ -100,6 +100,7 @@ static void walk(stored_shape *st, const clash_shape *s, int depth)
 		if (clash_mesh_indices(s->mesh))
 			st->bytes += clash_mesh_triangles(s->mesh) * 3 * sizeof(uint32_t);
 	}
+	st->curved += s->kind != CLASH_KIND_POLYTOPE && s->kind != CLASH_KIND_BOX;
 	if (prepared_part(s))
 		st->bytes += clash_prepared_bytes_max(s->dim, s->count);
 }

@@ -32,6 +32,7 @@ typedef struct stored_shape {
 	size_t meshes;       /* parts that are triangle meshes */
 	size_t triangles;    /* their triangles */
 	size_t solid_meshes; /* of them, the closed and consistently oriented */
+	size_t curved;       /* parts that are curved primitives (not a box) */
 	size_t bytes;        /* vertex and parts arrays, and the most their
 	                        preparations can take */
 	/* Guarded by `lock` until `ready`, then read-only: */
