@@ -17,8 +17,9 @@
 /* How long a browser may cache a preflight answer (seconds). */
 #define HTTP_CORS_MAX_AGE "600"
 
-/* Request headers a page may send. */
-#define HTTP_CORS_ALLOW_HEADERS "Content-Type, Authorization, X-Request-Id"
+/* Request headers a page may send (X-Clashd-Shape: the routing header a
+ * load balancer may hash on, openapi.yaml RouteShape). */
+#define HTTP_CORS_ALLOW_HEADERS "Content-Type, Authorization, X-Request-Id, X-Clashd-Shape"
 
 /* Response headers a page may read (beyond the always-safe ones). */
 #define HTTP_CORS_EXPOSE_HEADERS "X-Request-Id, Retry-After, WWW-Authenticate"

@@ -1621,7 +1621,8 @@ START_TEST(test_cors)
 	/* A preflight from an allowed origin: 204 and the grant, no token
 	 * needed (browsers never send one on a preflight). */
 	const char *pre = "Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n"
-	                  "Access-Control-Request-Headers: content-type, authorization\r\n";
+	                  "Access-Control-Request-Headers: content-type, authorization, "
+	                  "x-clashd-shape\r\n";
 	http_do("OPTIONS", "/v1/query", pre, NULL, 0, &r);
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v),
@@ -1631,6 +1632,8 @@ START_TEST(test_cors)
 	ck_assert_ptr_nonnull(hresp_header(&r, "Access-Control-Allow-Headers", v, sizeof v));
 	ck_assert_ptr_nonnull(strcasestr(v, "content-type"));
 	ck_assert_ptr_nonnull(strcasestr(v, "authorization"));
+	/* The routing header of deploy/haproxy (clients/js routeBy). */
+	ck_assert_ptr_nonnull(strcasestr(v, "x-clashd-shape"));
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Max-Age", v, sizeof v), "600");
 	ck_assert_uint_eq(r.body_len, 0);
 	hresp_free(&r);

@@ -57,7 +57,15 @@ export function hasPrimitive(shape: unknown): boolean;
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** The X-Clashd-Shape value to send (a shape id; "" for none), instead of routeBy's. */
+  route?: string;
 }
+
+/** The routing header a load balancer may hash on (deploy/haproxy): "X-Clashd-Shape". */
+export const ROUTE_HEADER: 'X-Clashd-Shape';
+
+/** The first `{"ref": id}` of a request body, in document order. */
+export function firstRef(body: unknown): string | undefined;
 
 export interface ClashdOptions {
   /** Bearer token (clashd --auth-token-file). */
@@ -68,6 +76,13 @@ export interface ClashdOptions {
   maxRetries?: number;
   /** Longest wait for one Retry-After, in ms (default 30000). */
   maxRetryWait?: number;
+  /**
+   * 'first-ref': send each request's first ref (an upload: its own id) as
+   * X-Clashd-Shape, for a load balancer hashing on it (deploy/haproxy), so
+   * that requests naming a shape, and the uploads after a miss, reach the
+   * replica holding it.  Default 'none'.
+   */
+  routeBy?: 'none' | 'first-ref';
 }
 
 export class ClashdProblem extends Error {
@@ -96,6 +111,7 @@ export function shapeId(shape: StoredShape | Shape): Promise<ShapeId>;
 export class Clashd {
   constructor(baseUrl: string | URL, options?: ClashdOptions | string);
   readonly baseUrl: string;
+  readonly routeBy: 'none' | 'first-ref';
   /** id -> geometry of the shapes this client made refs for or uploaded. */
   readonly shapes: Map<ShapeId, StoredShape | Shape>;
   /** The id of a shape's geometry (its pose and pose_end ignored). */

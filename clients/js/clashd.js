@@ -237,6 +237,32 @@ function splitShape(shape) {
   return { geometry, placement };
 }
 
+/** The routing header a load balancer may hash on (deploy/haproxy). */
+export const ROUTE_HEADER = 'X-Clashd-Shape';
+
+// Members that hold geometry or placement, never a ref: not walked.
+const NO_REF = new Set(['vertices', 'positions', 'mesh', 'pose', 'pose_end', 'radius']);
+
+/** The first `{"ref": id}` of a request body, in document order, or undefined. */
+export function firstRef(body) {
+  if (body === null || typeof body !== 'object') return undefined;
+  if (Array.isArray(body)) {
+    for (const x of body) {
+      if (x === null || typeof x !== 'object') return undefined; // numbers: no refs
+      const r = firstRef(x);
+      if (r !== undefined) return r;
+    }
+    return undefined;
+  }
+  if (typeof body.ref === 'string') return body.ref;
+  for (const [k, x] of Object.entries(body)) {
+    if (NO_REF.has(k)) continue;
+    const r = firstRef(x);
+    if (r !== undefined) return r;
+  }
+  return undefined;
+}
+
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -250,7 +276,9 @@ export class Clashd {
   /**
    * @param {string} baseUrl e.g. "http://127.0.0.1:8080"
    * @param {object} [options] token (bearer), fetch, maxRetries (503/429,
-   *   default 3), maxRetryWait (ms per wait, default 30000)
+   *   default 3), maxRetryWait (ms per wait, default 30000), routeBy
+   *   ('first-ref': send the first ref of each request as X-Clashd-Shape,
+   *   for a load balancer hashing on it; default 'none')
    */
   constructor(baseUrl, options = {}) {
     if (typeof options === 'string') options = { token: options };
@@ -259,6 +287,9 @@ export class Clashd {
     this.fetch = options.fetch ?? ((...a) => globalThis.fetch(...a));
     this.maxRetries = options.maxRetries ?? 3;
     this.maxRetryWait = options.maxRetryWait ?? 30000;
+    this.routeBy = options.routeBy ?? 'none';
+    if (this.routeBy !== 'none' && this.routeBy !== 'first-ref')
+      throw new RangeError(`routeBy must be 'none' or 'first-ref', not ${JSON.stringify(this.routeBy)}`);
     /** id -> geometry of every shape this client made a ref for or uploaded */
     this.shapes = new Map();
   }
@@ -282,6 +313,9 @@ export class Clashd {
   /** POST /v1/shapes: store a shape's geometry; answers its ShapeSummary. */
   async upload(shape, options = {}) {
     const { geometry } = splitShape(shape);
+    // Routed by its own id, as the requests whose main shape it is.
+    if (options.route === undefined && this.routeBy === 'first-ref')
+      options = { ...options, route: await shapeId(geometry) };
     const summary = await this.#request('POST', '/v1/shapes', geometry, options);
     this.shapes.set(summary.id, geometry);
     return summary;
@@ -329,9 +363,10 @@ export class Clashd {
       }
     });
     if (again.length === 0) return answer;
-    await this.#uploadIds([...missing], options.signal);
+    const route = this.#route(body, options);
+    await this.#uploadIds([...missing], options.signal, route);
     const retry = await this.#request('POST', '/v1/batch', { queries: again.map((i) => body.queries[i]) },
-      { ...options, uploadMissing: false });
+      { ...options, route, uploadMissing: false });
     again.forEach((i, k) => {
       const r = retry.results[k];
       if (r && typeof r.pointer === 'string' && r.pointer.startsWith(`/queries/${k}`))
@@ -350,14 +385,23 @@ export class Clashd {
   /** GET /v1/openapi.json. */
   openapi(options = {}) { return this.#request('GET', '/v1/openapi.json', undefined, options); }
 
-  async #uploadIds(ids, signal) {
-    await Promise.all(ids.map((id) => this.upload(this.shapes.get(id), { signal })));
+  // The uploads after a miss carry the request's route: they go where the
+  // request sent again will.
+  async #uploadIds(ids, signal, route) {
+    await Promise.all(ids.map((id) => this.upload(this.shapes.get(id), { signal, route })));
   }
 
-  #send(method, path, body, signal) {
+  // The X-Clashd-Shape value of a request: options.route, else by routeBy.
+  #route(body, options) {
+    if (options.route !== undefined) return options.route || undefined;
+    return this.routeBy === 'first-ref' ? firstRef(body) : undefined;
+  }
+
+  #send(method, path, body, signal, route) {
     const headers = { Accept: 'application/json, application/problem+json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.token) headers.Authorization = 'Bearer ' + this.token;
+    if (route) headers[ROUTE_HEADER] = route;
     return this.fetch(this.baseUrl + path, {
       method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -367,8 +411,9 @@ export class Clashd {
     const signal = options.signal;
     let uploadMissing = options.uploadMissing ?? true;
     let retries = 0;
+    const route = body === undefined ? undefined : this.#route(body, options);
     for (;;) {
-      const r = await this.#send(method, path, body, signal);
+      const r = await this.#send(method, path, body, signal, route);
       if (r.ok) {
         if (r.status === 204 || method === 'HEAD') return undefined;
         return r.json();
@@ -385,7 +430,7 @@ export class Clashd {
       if (err.type === UNKNOWN_SHAPE && uploadMissing && err.missing &&
           err.missing.every((id) => this.shapes.has(id))) {
         uploadMissing = false; // retry once
-        await this.#uploadIds(err.missing, signal);
+        await this.#uploadIds(err.missing, signal, route);
         continue;
       }
       throw err;

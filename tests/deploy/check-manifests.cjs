@@ -22,8 +22,11 @@
 //      CLASHD_* variable set is one clashd knows (server/config.c).
 // Compose: three clashd replicas of the image built from the Dockerfile and
 // an haproxy mounting deploy/haproxy/haproxy.cfg, whose default server
-// addresses are those replicas on clashd's port, with clashd's
-// per-client-address limits off (every request comes from HAProxy).
+// addresses are those replicas on clashd's port in every backend (least
+// connections, and hashed on X-Clashd-Shape: consistently), every retries
+// and retry-on line within the rules, option redispatch for each backend,
+// with clashd's per-client-address limits off (every request comes from
+// HAProxy).
 // Prints one line per file checked; exits 1 listing every problem.
 'use strict';
 const fs = require('fs');
@@ -207,11 +210,32 @@ function checkCompose(file, doc) {
 	need(replicas.length === 3, `three clashd replicas, not ${replicas.length}`);
 	// One request is never replayed onto every replica (issue #15): a
 	// request that killed one must not be sent on to kill them all.
-	const retries = Number((haproxyCfg.match(/^\s*retries\s+(\d+)/m) || [])[1]);
-	need(retries + 1 < replicas.length, `haproxy.cfg: retries ${retries} sends one request to all ${replicas.length} replicas`);
-	const retryOn = (haproxyCfg.match(/^\s*retry-on\s+(.*)$/m) || [, ''])[1].split(/\s+/);
-	for (const bad of ['all-retryable-errors', '504', 'response-timeout'])
-		need(!retryOn.includes(bad), `haproxy.cfg: retry-on ${bad} replays queries that outran or killed a replica`);
+	// Every retries and retry-on line (the defaults' and any backend's).
+	const retriesAll = [...haproxyCfg.matchAll(/^\s*retries\s+(\d+)/gm)].map((m) => Number(m[1]));
+	need(retriesAll.length > 0, 'haproxy.cfg: no retries line');
+	for (const retries of retriesAll)
+		need(retries + 1 < replicas.length, `haproxy.cfg: retries ${retries} sends one request to all ${replicas.length} replicas`);
+	for (const m of haproxyCfg.matchAll(/^\s*retry-on\s+(.*)$/gm)) {
+		const retryOn = m[1].split(/\s+/);
+		for (const bad of ['all-retryable-errors', '504', 'response-timeout'])
+			need(!retryOn.includes(bad), `haproxy.cfg: retry-on ${bad} replays queries that outran or killed a replica`);
+	}
+	// Each backend (by least connections, and hashed on X-Clashd-Shape):
+	// every replica as a server; a hash is consistent (a replica lost
+	// moves only its share of the keys); the retry goes elsewhere.
+	const sections = haproxyCfg.split(/^(?=\S)/m).filter((sec) => !/^\s*#/.test(sec));
+	const defaultsSec = sections.find((sec) => sec.startsWith('defaults')) || '';
+	const backends = sections.filter((sec) => sec.startsWith('backend '));
+	need(backends.length > 0, 'haproxy.cfg: no backend');
+	for (const b of backends) {
+		const name = b.split(/\s+/)[1];
+		for (const n of replicas)
+			need(new RegExp(`^\\s*server ${n} "\\$\\{CLASHD_\\d-${n}:`, 'm').test(b), `haproxy.cfg: backend ${name} has no server ${n}`);
+		if (/^\s*balance\s+(hdr|uri|url_param|source|hash)/m.test(b))
+			need(/^\s*hash-type\s+consistent/m.test(b), `haproxy.cfg: backend ${name} hashes without hash-type consistent`);
+		need(/^\s*option\s+redispatch/m.test(b) || /^\s*option\s+redispatch/m.test(defaultsSec),
+			`haproxy.cfg: backend ${name} has no option redispatch`);
+	}
 	for (const n of replicas) {
 		const s = services[n];
 		need(s.build && path.resolve(path.dirname(file), s.build.context) === root, `${n}: not built from the repository's Dockerfile`);

@@ -11,7 +11,13 @@
  * file reads.  Four clients send queries through HAProxy at a bounded rate
  * (loadgen.h: each answer is compared byte for byte with the reply the
  * codec gives for that body, so a lost, mixed-up or truncated answer is
- * caught, not only an error status).  During the load:
+ * caught, not only an error status).  About half the requests name stored
+ * shapes by ref and carry X-Clashd-Shape (their main shape's id), which
+ * haproxy.cfg hashes on: each client uploads the shapes first, and on an
+ * unknown-shape answer uploads what is missing and sends the request once
+ * more (as clients/js does); the misses, re-uploads and the locality (the
+ * requests by ref that found their shapes where they arrived) are
+ * printed.  During the load:
  *   at 30%  clashd-1 gets SIGKILL: queries in flight on it die with their
  *           connections, new connections to it are refused;
  *   at 55%  clashd-2 gets SIGTERM: it drains (listener closed, /readyz 503,
@@ -27,6 +33,7 @@
  * bounded by an alarm.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +47,15 @@
 #include "loadgen.h"
 #include "proc.h"
 #include "proto.h"
+#include "store.h"
 
 #define REPLICAS 3
 #define NQUERIES 16
+/* Stored shapes, named by ref in requests that carry the routing header. */
+#define NSHAPES 6
+#define NCONTAINS_REF 2
+#define NREF (2 * NSHAPES + NCONTAINS_REF)
+#define NREQS (NQUERIES + 2 + NREF)
 
 typedef struct replica {
 	char name[16];
@@ -109,10 +122,10 @@ static int show_stat(const char *sock, char *buf, size_t cap)
 	return n > 0 ? 0 : -1;
 }
 
-/* The field `col` of the row of proxy "clashd", server `sv`, from a "show
+/* The field `col` of the row of proxy `px`, server `sv`, from a "show
  * stat" CSV; copied into out ("" when absent). */
-static const char *stat_field(const char *csv, const char *sv, const char *col, char *out,
-                              size_t outlen)
+static const char *stat_field(const char *csv, const char *px, const char *sv, const char *col,
+                              char *out, size_t outlen)
 {
 	out[0] = '\0';
 	if (strncmp(csv, "# ", 2) != 0)
@@ -130,7 +143,7 @@ static const char *stat_field(const char *csv, const char *sv, const char *col, 
 	if (idx < 0)
 		return out;
 	char prefix[64];
-	snprintf(prefix, sizeof prefix, "\nclashd,%s,", sv);
+	snprintf(prefix, sizeof prefix, "\n%s,%s,", px, sv);
 	const char *row = strstr(csv, prefix);
 	if (!row)
 		return out;
@@ -149,10 +162,21 @@ static const char *stat_field(const char *csv, const char *sv, const char *col, 
 	return out;
 }
 
-static long stat_num(const char *csv, const char *sv, const char *col)
+/* The backends of deploy/haproxy/haproxy.cfg: by least connections, and
+ * hashed on X-Clashd-Shape; the same servers. */
+#define BACKEND "clashd"
+#define BACKEND_SHAPE "clashd-shape"
+
+static long stat_px(const char *csv, const char *px, const char *sv, const char *col)
 {
 	char v[64];
-	return atol(stat_field(csv, sv, col, v, sizeof v));
+	return atol(stat_field(csv, px, sv, col, v, sizeof v));
+}
+
+/* A counter summed over both backends. */
+static long stat_num(const char *csv, const char *sv, const char *col)
+{
+	return stat_px(csv, BACKEND, sv, col) + stat_px(csv, BACKEND_SHAPE, sv, col);
 }
 
 static double now_since(double t0)
@@ -239,7 +263,7 @@ int main(int argc, char **argv)
 		if (show_stat(sock, csv, sizeof csv) == 0)
 			for (int i = 0; i < REPLICAS; i++) {
 				char v[64];
-				up += strcmp(stat_field(csv, rep[i].name, "status", v, sizeof v), "UP") == 0;
+				up += strcmp(stat_field(csv, BACKEND, rep[i].name, "status", v, sizeof v), "UP") == 0;
 			}
 		if (up == REPLICAS)
 			break;
@@ -255,9 +279,9 @@ int main(int argc, char **argv)
 	/* The queries: cubes at 16 distances (16 different answers, so a
 	 * mixed-up reply shows), one ipm query and one containment query. */
 	proto_init();
-	load_request reqs[NQUERIES + 2];
-	proto_reply expect[NQUERIES + 2];
-	char *bodies[NQUERIES + 2];
+	load_request reqs[NREQS];
+	proto_reply expect[NREQS];
+	char *bodies[NREQS];
 	for (int i = 0; i < NQUERIES + 2; i++) {
 		const char *path = "/v1/query";
 		double gap = 2 + 0.25 * i;
@@ -281,13 +305,98 @@ int main(int argc, char **argv)
 			proc_fail("failover: query %d is not a good query: %s", i,
 			          expect[i].body ? expect[i].body : "");
 		reqs[i] = (load_request){"POST", path, bodies[i], strlen(bodies[i]), 200,
-		                         expect[i].body, expect[i].length};
+		                         expect[i].body, expect[i].length, NULL, 0, NULL};
+	}
+
+	/* By ref: NSHAPES convex shapes of 40 points (ellipsoids of different
+	 * sizes), stored here too to learn their ids and the answers by ref
+	 * (the same code, so the same bytes as a replica's).  The routed
+	 * requests name shape k as "a" (b inline, or b by ref: shape k + 1,
+	 * moved away) or as a containment's "outer", and carry X-Clashd-Shape:
+	 * shape k's id.  (Without that header, the upload after a miss and
+	 * the request sent again may reach different replicas: by least
+	 * connections, a restarted replica gets most new requests, and
+	 * misses again.) */
+	proto_store *store = proto_store_new((size_t)64 << 20);
+	if (!store)
+		proc_fail("failover: out of memory");
+	proto_context ctx = {.store = store};
+	load_shape shapes[NSHAPES];
+	char ids[NSHAPES][80];
+	for (int k = 0; k < NSHAPES; k++) {
+		char *b = malloc(40 * 3 * 24 + 32), *o = b;
+		if (!b)
+			proc_fail("failover: out of memory");
+		o += sprintf(o, "{\"vertices\":[");
+		for (int j = 0; j < 40; j++) {
+			double t = 1 - 2 * (j + 0.5) / 40, r = sqrt(1 - t * t), ph = 2.399963 * j;
+			o += sprintf(o, "%s[%.4f,%.4f,%.4f]", j ? "," : "", (1 + 0.1 * k) * r * cos(ph),
+			             r * sin(ph), 0.8 * t);
+		}
+		sprintf(o, "]}");
+		proto_call call = {.ctx = &ctx};
+		proto_reply rep_up;
+		if (proto_shape_put_reply(b, strlen(b), &call, &rep_up) != 0 || rep_up.status != 201)
+			proc_fail("failover: shape %d does not store: %s", k, rep_up.body ? rep_up.body : "");
+		const char *id = strstr(rep_up.body, "\"sha256:");
+		if (!id || sscanf(id + 1, "%78[^\"]", ids[k]) != 1)
+			proc_fail("failover: no id in %s", rep_up.body);
+		proto_reply_free(&rep_up);
+		shapes[k] = (load_shape){ids[k], b, strlen(b)};
+	}
+	for (int i = NQUERIES + 2; i < NREQS; i++) {
+		int j = i - (NQUERIES + 2), k, contains = 0, pair = 0;
+		if (j < NSHAPES) { /* a by ref, b inline */
+			k = j;
+		} else if (j < 2 * NSHAPES) { /* both by ref */
+			k = j - NSHAPES;
+			pair = 1;
+		} else {
+			k = j - 2 * NSHAPES;
+			contains = 1;
+		}
+		const char *route = ids[k];
+		double gap = 2.5 + 0.25 * j;
+		int rc;
+		if (contains)
+			rc = asprintf(&bodies[i],
+			              "{\"inner\":{\"vertices\":[[0.1,0,0]],\"radius\":%g},"
+			              "\"outer\":{\"ref\":\"%s\"}}",
+			              0.1 + 0.05 * k, ids[k]);
+		else if (pair)
+			rc = asprintf(&bodies[i],
+			              "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\","
+			              "\"pose\":{\"translation\":[%g,0.5,0]}}}",
+			              ids[k], ids[(k + 1) % NSHAPES], gap + 1);
+		else
+			rc = asprintf(&bodies[i],
+			              "{\"a\":{\"ref\":\"%s\",\"pose\":{\"translation\":[0,0,0.5]}},"
+			              "\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
+			              ids[k], 1 + gap, 2 + gap);
+		if (rc < 0)
+			proc_fail("failover: out of memory");
+		proto_call call = {.ctx = &ctx};
+		rc = contains ? proto_contains_reply_ex(bodies[i], strlen(bodies[i]), &call, &expect[i])
+		              : proto_query_reply_ex(bodies[i], strlen(bodies[i]), &call, &expect[i]);
+		if (rc != 0 || expect[i].status != 200)
+			proc_fail("failover: query %d by ref is not a good query: %s", j,
+			          expect[i].body ? expect[i].body : "");
+		reqs[i] = (load_request){"POST", contains ? "/v1/contains" : "/v1/query",
+		                         bodies[i], strlen(bodies[i]), 200, expect[i].body,
+		                         expect[i].length, &shapes[k], 1 + pair, route};
+		if (pair) {
+			/* Its two shapes, adjacent in a list of their own. */
+			static load_shape pairs[NSHAPES][2];
+			pairs[k][0] = shapes[k];
+			pairs[k][1] = shapes[(k + 1) % NSHAPES];
+			reqs[i].shapes = pairs[k];
+		}
 	}
 
 	char llog[512];
 	snprintf(llog, sizeof llog, "%s/failures.log", workdir);
 	FILE *flog = fopen(llog, "w");
-	load_config lc = {port, 4, 150, seconds, reqs, NQUERIES + 2, flog};
+	load_config lc = {port, 4, 150, seconds, reqs, NREQS, flog};
 	double t0 = load_now();
 	load_run *run = load_start(&lc);
 	if (!run)
@@ -336,20 +445,38 @@ int main(int argc, char **argv)
 		char v[64];
 		printf("failover: haproxy: %s: %s, %ld requests (%ld 5xx answers, retried), "
 		       "%ld connection errors, %ld retries, %ld redispatches\n",
-		       rep[i].name, stat_field(csv, rep[i].name, "status", v, sizeof v),
+		       rep[i].name, stat_field(csv, BACKEND, rep[i].name, "status", v, sizeof v),
 		       stat_num(csv, rep[i].name, "stot"), stat_num(csv, rep[i].name, "hrsp_5xx"),
 		       stat_num(csv, rep[i].name, "econ"), stat_num(csv, rep[i].name, "wretr"),
 		       stat_num(csv, rep[i].name, "wredis"));
 	}
-	printf("failover: haproxy: backend: %ld requests, %ld retries, %ld redispatches, "
-	       "%ld answered 5xx to clients\n",
-	       stat_num(csv, "BACKEND", "stot"), stat_num(csv, "BACKEND", "wretr"),
-	       stat_num(csv, "BACKEND", "wredis"), stat_num(csv, "BACKEND", "hrsp_5xx"));
+	static const char *const backends[] = {BACKEND, BACKEND_SHAPE};
+	for (int b = 0; b < 2; b++) {
+		printf("failover: haproxy: backend %s: %ld requests (", backends[b],
+		       stat_px(csv, backends[b], "BACKEND", "stot"));
+		for (int i = 0; i < REPLICAS; i++)
+			printf("%s%ld", i ? " / " : "", stat_px(csv, backends[b], rep[i].name, "stot"));
+		printf("), %ld retries, %ld redispatches, %ld answered 5xx to clients\n",
+		       stat_px(csv, backends[b], "BACKEND", "wretr"),
+		       stat_px(csv, backends[b], "BACKEND", "wredis"),
+		       stat_px(csv, backends[b], "BACKEND", "hrsp_5xx"));
+	}
+	/* Locality: the requests by ref that found their shapes on the
+	 * replica they reached. */
+	printf("failover: by ref with %s: %llu shapes uploaded first, %llu requests, %llu misses "
+	       "(%llu shapes uploaded again, each request sent again once): locality %.2f %%\n",
+	       LOAD_ROUTE_HEADER, (unsigned long long)ls.uploads, (unsigned long long)ls.routed,
+	       (unsigned long long)ls.routed_misses, (unsigned long long)ls.reuploads,
+	       ls.routed ? 100.0 * (double)(ls.routed - ls.routed_misses) / (double)ls.routed : 0.0);
 
 	int ok = 1;
 	if (ls.failed != 0) {
 		fprintf(stderr, "failover: FAILED: %llu of %llu client requests failed (see %s)\n",
 		        (unsigned long long)ls.failed, (unsigned long long)ls.sent, llog);
+		ok = 0;
+	}
+	if (ls.routed == 0 || stat_px(csv, BACKEND_SHAPE, "BACKEND", "stot") <= 0) {
+		fprintf(stderr, "failover: FAILED: no request went through the hashed backend\n");
 		ok = 0;
 	}
 	if (before_kill <= 0 || before_term <= 0) {
@@ -374,10 +501,13 @@ int main(int argc, char **argv)
 		}
 	}
 	proc_kill_all();
-	for (int i = 0; i < NQUERIES + 2; i++) {
+	for (int i = 0; i < NREQS; i++) {
 		free(bodies[i]);
 		proto_reply_free(&expect[i]);
 	}
+	for (int k = 0; k < NSHAPES; k++)
+		free((char *)shapes[k].body);
+	proto_store_free(store);
 	if (!ok)
 		return 1;
 	printf("failover: passed: %llu client requests, 0 failed, through a SIGKILL and a drain\n",

@@ -56,10 +56,10 @@ double load_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void describe(client *c, const load_request *rq, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void describe(client *c, const char *method, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void describe(client *c, const load_request *rq, const char *fmt, ...)
+static void describe(client *c, const char *method, const char *path, const char *fmt, ...)
 {
 	load_run *run = c->run;
 	if (atomic_fetch_add(&run->logged, 1) >= MAX_LOGGED)
@@ -69,7 +69,7 @@ static void describe(client *c, const load_request *rq, const char *fmt, ...)
 	va_start(ap, fmt);
 	pthread_mutex_lock(&run->log_mu);
 	fprintf(f, "loadgen: client %d, t=%.3f s, %s %s: ", c->index, load_now() - run->start,
-	        rq->method, rq->path);
+	        method, path);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	pthread_mutex_unlock(&run->log_mu);
@@ -282,12 +282,130 @@ static double bucket_top(int b)
 	return 10e-6 * pow(2, (b + 1) / 4.0);
 }
 
+/* Send a request (connecting first when needed) and read its answer into
+ * *a.  0, or -1 with no complete answer (described, counted in no_answer,
+ * disconnected).  A "Connection: close" answer disconnects after it. */
+static int exchange(client *c, const char *method, const char *path, const char *route,
+                    const char *body, size_t len, answer *a)
+{
+	char head[1024], rh[256] = "";
+	memset(a, 0, sizeof *a);
+	int e;
+	if (c->fd < 0 && (e = connect_to(c)) != 0) {
+		c->st.no_answer++;
+		describe(c, method, path, "connect: %s", strerror(-e));
+		return -1;
+	}
+	if (route)
+		snprintf(rh, sizeof rh, LOAD_ROUTE_HEADER ": %s\r\n", route);
+	int hn;
+	if (body)
+		hn = snprintf(head, sizeof head,
+		              "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\n"
+		              "Content-Length: %zu\r\n\r\n",
+		              method, path, rh, len);
+	else
+		hn = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", method,
+		              path, rh);
+	if (send_all(c->fd, head, (size_t)hn) != 0 || (body && send_all(c->fd, body, len) != 0)) {
+		c->st.no_answer++;
+		describe(c, method, path, "send: %s", strerror(errno));
+		disconnect(c);
+		return -1;
+	}
+	errno = 0;
+	if (read_answer(c, a) != 0) {
+		c->st.no_answer++;
+		describe(c, method, path, "no complete answer (%s)", errno ? strerror(errno) : "closed");
+		free(a->body);
+		a->body = NULL;
+		disconnect(c);
+		return -1;
+	}
+	if (a->closed)
+		disconnect(c);
+	return 0;
+}
+
+/* Upload a shape (route: the header to send, or NULL).  0, or -1 counted
+ * as a failure of the request it was for. */
+static int upload(client *c, const load_shape *sh, const char *route)
+{
+	answer a;
+	if (exchange(c, "POST", "/v1/shapes", route, sh->body, sh->len, &a) != 0)
+		return -1;
+	int ok = a.status == 200 || a.status == 201;
+	if (!ok) {
+		c->st.bad_status++;
+		describe(c, "POST", "/v1/shapes", "status %d, expected 200 or 201: %.300s", a.status,
+		         a.body);
+	}
+	free(a.body);
+	return ok ? 0 : -1;
+}
+
+/* Whether an answer is the unknown-shape problem. */
+static int is_miss(const answer *a)
+{
+	return a->status == 422 && a->body &&
+	       strstr(a->body, "\"urn:clashd:problem:unknown-shape\"") != NULL;
+}
+
+/* After a miss: upload the shapes of rq its "missing" list names.  The
+ * number uploaded (0: the list names none of them), or -1. */
+static int upload_missing(client *c, const load_request *rq, const answer *a)
+{
+	const char *missing = strstr(a->body, "\"missing\"");
+	if (!missing)
+		return 0;
+	const char *list_end = strchr(missing, ']');
+	int n = 0;
+	for (size_t k = 0; k < rq->nshapes; k++) {
+		const char *at = strstr(missing, rq->shapes[k].id);
+		if (!at || (list_end && at > list_end))
+			continue;
+		if (upload(c, &rq->shapes[k], rq->route) != 0)
+			return -1;
+		c->st.reuploads++;
+		n++;
+	}
+	return n;
+}
+
+/* Whether shape j of request p and shape k of request q are one upload:
+ * the same shape with the same route. */
+static int same_upload(const load_request *p, size_t j, const load_request *q, size_t k)
+{
+	if (strcmp(p->shapes[j].id, q->shapes[k].id) != 0)
+		return 0;
+	if (!p->route || !q->route)
+		return p->route == q->route;
+	return strcmp(p->route, q->route) == 0;
+}
+
 static void *client_main(void *arg)
 {
 	client *c = arg;
 	load_run *run = c->run;
 	const load_config *cfg = &run->cfg;
-	char head[1024];
+	/* The stored shapes first, each with every route of a request naming
+	 * it (the uploads go where the requests will). */
+	for (size_t r = 0; r < cfg->nreqs; r++)
+		for (size_t k = 0; k < cfg->reqs[r].nshapes; k++) {
+			int seen = 0;
+			for (size_t q = 0; q <= r && !seen; q++)
+				for (size_t j = 0; j < (q < r ? cfg->reqs[q].nshapes : k) && !seen; j++)
+					seen = same_upload(&cfg->reqs[q], j, &cfg->reqs[r], k);
+			if (seen)
+				continue;
+			/* A request of its own: counted in sent, ok or failed. */
+			c->st.sent++;
+			atomic_fetch_add(&run->sent, 1);
+			if (upload(c, &cfg->reqs[r].shapes[k], cfg->reqs[r].route) == 0) {
+				c->st.ok++;
+				c->st.uploads++;
+			}
+		}
 	for (uint64_t i = 0;; i++) {
 		if (atomic_load(&run->stop))
 			break;
@@ -307,36 +425,28 @@ static void *client_main(void *arg)
 		const load_request *rq = &cfg->reqs[(i + (uint64_t)c->index * 7) % cfg->nreqs];
 		c->st.sent++;
 		atomic_fetch_add(&run->sent, 1);
+		if (rq->nshapes) {
+			c->st.by_ref++;
+			c->st.routed += rq->route != NULL;
+		}
 		double t0 = load_now();
-		int e = 0;
-		if (c->fd < 0 && (e = connect_to(c)) != 0) {
-			c->st.no_answer++;
-			describe(c, rq, "connect: %s", strerror(-e));
-			continue;
-		}
-		int hn;
-		if (rq->body)
-			hn = snprintf(head, sizeof head,
-			              "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-			              "Content-Length: %zu\r\n\r\n",
-			              rq->method, rq->path, rq->len);
-		else
-			hn = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-			              rq->method, rq->path);
 		answer a;
-		if (send_all(c->fd, head, (size_t)hn) != 0 ||
-		    (rq->body && send_all(c->fd, rq->body, rq->len) != 0)) {
-			c->st.no_answer++;
-			describe(c, rq, "send: %s", strerror(errno));
-			disconnect(c);
+		if (exchange(c, rq->method, rq->path, rq->route, rq->body, rq->len, &a) != 0)
 			continue;
-		}
-		if (read_answer(c, &a) != 0) {
-			c->st.no_answer++;
-			describe(c, rq, "no complete answer (%s)", errno ? strerror(errno) : "closed");
-			free(a.body);
-			disconnect(c);
-			continue;
+		if (rq->nshapes && is_miss(&a)) {
+			/* Upload what is missing and send it once more. */
+			c->st.misses++;
+			c->st.routed_misses += rq->route != NULL;
+			int up = upload_missing(c, rq, &a);
+			if (up < 0) {
+				free(a.body);
+				continue;
+			}
+			if (up > 0) {
+				free(a.body);
+				if (exchange(c, rq->method, rq->path, rq->route, rq->body, rq->len, &a) != 0)
+					continue;
+			}
 		}
 		double lat = load_now() - t0;
 		if (lat > c->st.max_latency)
@@ -345,17 +455,16 @@ static void *client_main(void *arg)
 		c->st.by_status[a.status / 100 < LOAD_STATUS_CLASSES ? a.status / 100 : 0]++;
 		if (a.status != rq->status) {
 			c->st.bad_status++;
-			describe(c, rq, "status %d, expected %d: %.300s", a.status, rq->status, a.body);
+			describe(c, rq->method, rq->path, "status %d, expected %d: %.300s", a.status,
+			         rq->status, a.body);
 		} else if (rq->expect_body &&
 		           (a.len != rq->expect_len || memcmp(a.body, rq->expect_body, a.len) != 0)) {
 			c->st.bad_body++;
-			describe(c, rq, "another body: %.300s", a.body);
+			describe(c, rq->method, rq->path, "another body: %.300s", a.body);
 		} else {
 			c->st.ok++;
 		}
 		free(a.body);
-		if (a.closed)
-			disconnect(c);
 	}
 	disconnect(c);
 	return NULL;
@@ -413,6 +522,12 @@ void load_finish(load_run *run, int wait_duration, load_stats *out)
 		out->bad_status += c->st.bad_status;
 		out->bad_body += c->st.bad_body;
 		out->connections += c->st.connections;
+		out->by_ref += c->st.by_ref;
+		out->misses += c->st.misses;
+		out->routed += c->st.routed;
+		out->routed_misses += c->st.routed_misses;
+		out->uploads += c->st.uploads;
+		out->reuploads += c->st.reuploads;
 		for (int k = 0; k < LOAD_STATUS_CLASSES; k++)
 			out->by_status[k] += c->st.by_status[k];
 		if (c->st.max_latency > out->max_latency)

@@ -13,6 +13,15 @@
  * "Connection: close" is honoured (the next request opens a new connection)
  * and is not a failure.  Closed-loop: a slow server slows the clients
  * (coordinated omission), which bounds the load and is fine for these tests.
+ *
+ * Requests by ref (docs/shapes.md): a request may name stored shapes
+ * ({"ref": id}) and list them with their uploads; each client first
+ * uploads them (POST /v1/shapes), then sends the requests.  A request
+ * answered 422 unknown-shape is a miss, not a failure: the client uploads
+ * the shapes its `missing` list names and sends the request once more, as
+ * clients/js does; that second answer is the one checked.  A request may
+ * carry a routing header (X-Clashd-Shape, its main shape's id), which its
+ * uploads carry too, so that they go where the request goes.
  */
 #ifndef TESTS_LOAD_LOADGEN_H
 #define TESTS_LOAD_LOADGEN_H
@@ -29,7 +38,20 @@ typedef struct load_request {
 	int status;              /* the expected status */
 	const char *expect_body; /* NULL: not compared */
 	size_t expect_len;
+	const struct load_shape *shapes; /* the stored shapes it names by ref */
+	size_t nshapes;
+	const char *route;       /* NULL, or the X-Clashd-Shape value it carries */
 } load_request;
+
+/* A stored shape: its id and the body of its upload. */
+typedef struct load_shape {
+	const char *id;          /* "sha256:..." */
+	const char *body;        /* POST /v1/shapes */
+	size_t len;
+} load_shape;
+
+/* The routing header (deploy/haproxy/haproxy.cfg hashes on it). */
+#define LOAD_ROUTE_HEADER "X-Clashd-Shape"
 
 typedef struct load_config {
 	int port;                  /* on 127.0.0.1 */
@@ -55,6 +77,15 @@ typedef struct load_stats {
 	double max_latency;   /* seconds, of answered requests */
 	double p50, p99;      /* latency percentiles (from a log histogram), seconds */
 	double elapsed;       /* seconds from start to the last client's end */
+	/* By ref (counted in the totals above once each, however many times
+	 * they were sent). */
+	uint64_t by_ref;      /* requests naming stored shapes */
+	uint64_t misses;      /* of those, answered unknown-shape at first */
+	uint64_t routed;      /* by_ref requests with a routing header */
+	uint64_t routed_misses;
+	uint64_t uploads;     /* shapes uploaded before the requests (each a
+	                         request of its own in the totals) */
+	uint64_t reuploads;   /* shapes uploaded again after a miss */
 } load_stats;
 
 typedef struct load_run load_run;

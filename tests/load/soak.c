@@ -50,7 +50,7 @@ static size_t nreqs;
 static void add(const char *method, const char *path, char *body, int status)
 {
 	load_request *r = &reqs[nreqs];
-	*r = (load_request){method, path, body, body ? strlen(body) : 0, status, NULL, 0};
+	*r = (load_request){method, path, body, body ? strlen(body) : 0, status, NULL, 0, NULL, 0, NULL};
 	bodies[nreqs] = body;
 	proto_reply *e = &expect[nreqs];
 	int rc = 0;

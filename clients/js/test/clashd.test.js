@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { createHash } from 'node:crypto';
-import { Clashd, ClashdProblem, fromPositions, shapeId, canonicalBytes } from '../clashd.js';
+import { Clashd, ClashdProblem, fromPositions, shapeId, canonicalBytes, firstRef, ROUTE_HEADER } from '../clashd.js';
 import { startClashd, recordingFetch } from './server.js';
 
 const ORIGIN = 'http://example.test';
@@ -256,6 +256,44 @@ test('upload on miss: one upload, one retry (query and batch)', async () => {
   assert.equal(JSON.parse(f.calls[2].init.body).queries.length, 1);
 });
 
+test('routeBy first-ref: X-Clashd-Shape on requests by ref and their uploads', async () => {
+  const f = recordingFetch();
+  const c = new Clashd(main.url, { fetch: f, routeBy: 'first-ref' });
+  const route = (k) => k.init.headers[ROUTE_HEADER];
+  const part = { vertices: [[0, 0, 0], [2, 0, 0], [0, 2, 0], [0, 0, 2], [0.4, 0.4, 0.4]] };
+  const other = { vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 3]] };
+  const a = await c.ref(part);
+  const b = await c.ref(other, { pose: { translation: [5, 0, 0] } });
+  // A miss: the query, the upload of both, the query again: all routed by a.
+  const r = await c.query({ a, b });
+  assert.equal(r.intersecting, false);
+  assert.deepEqual(f.calls.map((k) => `${k.method} ${k.path} ${k.status} ${route(k)}`).sort(),
+    [`POST /v1/query 200 ${a.ref}`, `POST /v1/query 422 ${a.ref}`,
+      `POST /v1/shapes 201 ${a.ref}`, `POST /v1/shapes 201 ${a.ref}`].sort());
+  f.calls.length = 0;
+  // The first ref in document order: b's here (a inline); in a batch, the
+  // first query's; an explicit route wins; no ref, no header.
+  await c.query({ a: cube(), b });
+  await c.batch([{ a: cube(), b: cube() }, { a: b, b: a }]);
+  await c.query({ a, b }, { route: b.ref });
+  await c.query({ a: cube(), b: cube() });
+  await c.query({ a, b }, { route: '' });
+  assert.deepEqual(f.calls.map(route), [b.ref, b.ref, b.ref, undefined, undefined]);
+  // A direct upload is routed by its own id.
+  f.calls.length = 0;
+  await c.upload(other);
+  assert.equal(route(f.calls[0]), b.ref);
+  // Without routeBy nothing is sent; clashd answers the same either way.
+  const g = recordingFetch();
+  const plain = new Clashd(main.url, { fetch: g });
+  await plain.ref(part);
+  assert.deepEqual(await plain.query({ a, b }), r);
+  assert.ok(g.calls.every((k) => route(k) === undefined));
+  assert.throws(() => new Clashd(main.url, { routeBy: 'main' }), RangeError);
+  assert.equal(firstRef({ a: { vertices: [[0, 0]], pose: { translation: [0, 0] } }, b: { parts: [{ ref: 'x' }] } }), 'x');
+  assert.equal(firstRef({ objects: [{ shape: { vertices: [[1]] } }] }), undefined);
+});
+
 test('unknown-shape for a ref the client has no geometry of', async () => {
   const c = new Clashd(main.url);
   const id = 'sha256:' + '0'.repeat(64);
@@ -382,13 +420,14 @@ test('CORS: preflight and request from an allowed origin', async () => {
   const pre = await fetch(main.url + '/v1/query', {
     method: 'OPTIONS',
     headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST',
-      'Access-Control-Request-Headers': 'content-type, authorization' },
+      'Access-Control-Request-Headers': 'content-type, authorization, x-clashd-shape' },
   });
   await pre.body?.cancel();
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get('access-control-allow-origin'), ORIGIN);
   assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
   assert.match((pre.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /content-type/);
+  assert.match((pre.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /x-clashd-shape/);
 
   const f = recordingFetch((url, init) => fetch(url, { ...init, headers: { ...init.headers, Origin: ORIGIN } }));
   const c = new Clashd(main.url, { fetch: f });
