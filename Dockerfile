@@ -9,7 +9,8 @@
 # use (profile "test" to build and test, "runtime" for the libraries only),
 # so the image is set up by the same steps as a bookworm machine.  The run
 # stage has no compiler, no shell tools beyond the base image's and no curl:
-# HEALTHCHECK uses clashd's own probe.  tests/deploy/check-image.sh (make
+# HEALTHCHECK uses clashd's own probe.  The demo page is built in the
+# first stage (npm) and served by clashd from /usr/local/share/clashd/web.  tests/deploy/check-image.sh (make
 # test) checks this file against the Makefile, Debian and build/clashd.
 
 FROM debian:bookworm AS build
@@ -18,14 +19,19 @@ WORKDIR /src
 COPY . .
 RUN sh deploy/install-deps.sh test
 RUN if [ "$TESTS" = yes ]; then make test; else make all; fi
+# The demo page (three.js and the client from npm, bundled): served at /web/.
+RUN make web
 
 FROM debian:bookworm-slim
 COPY deploy/install-deps.sh /tmp/install-deps.sh
 RUN sh /tmp/install-deps.sh runtime && rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
 COPY --from=build /src/build/clashd /usr/local/bin/clashd
+COPY --from=build /src/build/web /usr/local/share/clashd/web
 # Any non-root id: nothing in the image is written at run time.
 USER 10001:10001
 ENV CLASHD_LISTEN=:8080
+# CLASHD_WEB=off serves no page.
+ENV CLASHD_WEB=/usr/local/share/clashd/web
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=6s --start-period=5s --retries=3 \
     CMD ["/usr/local/bin/clashd", "--healthcheck", "http://127.0.0.1:8080/livez"]

@@ -27,6 +27,7 @@
 #include <uv.h>
 
 #include "clash.h"
+#include "http_cors.h"
 #include "http_route.h"
 #include "proto.h"
 
@@ -153,8 +154,9 @@ static const option options[CONFIG_NOPTIONS] = {
 	                      "\"none\" or an empty flag value: none)"},
 	[CONFIG_CORS_ORIGIN] = {"--cors-origin", "CLASHD_CORS_ORIGIN", "cors_origin", KIND_LIST, 0,
 	                        0, "", "ORIGINS",
-	                        "browser origins allowed by CORS, e.g. https://app.example\n"
-	                        "(comma-separated; * for any; default: none)"},
+	                        "browser origins allowed by CORS, e.g. https://app.example,\n"
+	                        "http://localhost:* (any port), https://*.example.com (any\n"
+	                        "subdomain); comma-separated; * for any; default: none"},
 	[CONFIG_TLS_CERT] = {"--tls-cert", "CLASHD_TLS_CERT", "tls_cert", KIND_FILE, 0, 1 * MIB,
 	                     NULL, "FILE", "serve HTTPS with this PEM certificate (chain)"},
 	[CONFIG_TLS_KEY] = {"--tls-key", "CLASHD_TLS_KEY", "tls_key", KIND_FILE, 0, 1 * MIB, NULL,
@@ -446,25 +448,6 @@ static int is_b64token(const char *t)
 }
 
 /* scheme://host[:port], as a browser sends it in Origin; or "*". */
-static int is_origin(const char *o)
-{
-	if (strcmp(o, "*") == 0)
-		return 1;
-	const char *rest;
-	if (strncmp(o, "http://", 7) == 0)
-		rest = o + 7;
-	else if (strncmp(o, "https://", 8) == 0)
-		rest = o + 8;
-	else
-		return 0;
-	if (*rest == '\0')
-		return 0;
-	for (const char *p = rest; *p; p++)
-		if (*p <= ' ' || *p >= 0x7f || *p == '/' || *p == ',' || *p == '"')
-			return 0;
-	return 1;
-}
-
 /* Split a comma-separated list (items trimmed, empty ones skipped). */
 static int split_list(const char *v, char **items, size_t *n, char *why, size_t whylen)
 {
@@ -627,9 +610,11 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 		if (split_list(v, cfg->cors_origins, &cfg->n_cors_origins, why, whylen) != 0)
 			return -1;
 		for (size_t i = 0; i < cfg->n_cors_origins; i++)
-			if (!is_origin(cfg->cors_origins[i])) {
-				snprintf(why, whylen, "%.200s is not an origin: expected "
-				                      "http(s)://HOST[:PORT] or *",
+			if (!http_cors_pattern_valid(cfg->cors_origins[i])) {
+				snprintf(why, whylen, "%.80s is not an origin: expected "
+				                      "http(s)://HOST[:PORT], * as the port or the "
+				                      "first label of HOST (http://localhost:*, "
+				                      "https://*.example.com), or *",
 				         cfg->cors_origins[i]);
 				return -1;
 			}

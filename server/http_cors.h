@@ -24,9 +24,15 @@
 /* Response headers a page may read (beyond the always-safe ones). */
 #define HTTP_CORS_EXPOSE_HEADERS "X-Request-Id, Retry-After, WWW-Authenticate"
 
+/* Whether a --cors-origin entry is "*", an origin (http or https, host,
+ * optional port, no path) or a pattern with "*" as the port
+ * (http://localhost:*) or as the first label of the host ("*.example.com"
+ * after the scheme).  1 or 0. */
+int http_cors_pattern_valid(const char *pattern);
+
 /* The Access-Control-Allow-Origin value for a request's Origin header: the
- * origin itself when it is on the list, "*" when the list has "*", NULL
- * when the origin is not allowed or absent. */
+ * origin itself when an entry of the list matches it, "*" when the list has
+ * "*", NULL when the origin is not allowed or absent. */
 const char *http_cors_allow(char *const *origins, size_t n, const char *origin);
 
 #endif

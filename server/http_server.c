@@ -243,9 +243,11 @@ typedef struct http_request {
 	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
 	int retry_after;   /* a 503: say when to come back */
 	const char *cors;  /* Access-Control-Allow-Origin value, or NULL */
-	char *origin;      /* a copy of its Origin header (malloc'd; only with
-	                      --cors-origin; "cors" may point here) */
+	char *origin;      /* a copy of its Origin header (malloc'd; with
+	                      --cors-origin or on a preflight; "cors" may point here) */
 	int preflight;     /* a CORS preflight: grant headers go out */
+	const char *preflight_methods; /* what it grants (static, the route's, or
+	                                  the request's header) */
 	int close;         /* its framing is unsound: the answer closes the connection */
 	char id[REQUEST_ID_MAX + 1];
 	char method[16];   /* printable copies, for the log */
@@ -353,7 +355,7 @@ static enum MHD_Result respond_body(http_request *r, unsigned status, const char
 			ok &= add_header(resp, "Access-Control-Allow-Origin", r->cors);
 			if (r->preflight) {
 				ok &= add_header(resp, "Access-Control-Allow-Methods",
-				                 r->route ? r->route->allow : "GET");
+				                 r->preflight_methods);
 				ok &= add_header(resp, "Access-Control-Allow-Headers",
 				                 HTTP_CORS_ALLOW_HEADERS);
 				ok &= add_header(resp, "Access-Control-Max-Age", HTTP_CORS_MAX_AGE);
@@ -981,6 +983,54 @@ static unsigned client_admitted(const http_server *s, const unsigned char key[16
 	return n;
 }
 
+/* The methods a preflight grants: the route's when they hold the one
+ * asked for, else that one (a token of letters), so the real request is
+ * answered (405, 404) readably; NULL for a method that is no token. */
+static const char *preflight_methods(const http_route *route, const char *asked)
+{
+	size_t n = strlen(asked);
+	if (n == 0 || n > 15 || strspn(asked, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != n)
+		return NULL;
+	return route && http_route_allows(route, asked) ? route->allow : asked;
+}
+
+/* CORS at the start of a request: keep its Origin, decide the grant, and
+ * say whether it is a preflight to answer now (204; the grant headers go
+ * out in respond when the origin is allowed).  A preflight from an origin
+ * that is not allowed is logged with the flag that would allow it. */
+static int cors_begin(http_request *r, const char *method, const http_route *route)
+{
+	const server_config *cfg = r->srv->cfg;
+	const char *asked = header(r, "Access-Control-Request-Method");
+	int preflight = strcmp(method, "OPTIONS") == 0 && asked;
+	const char *origin = header(r, "Origin");
+	if (!origin || !origin[0] || (!cfg->n_cors_origins && !preflight))
+		return 0;
+	char text[HTTP_ORIGIN_MAX];
+	if (strlen(origin) >= HTTP_ORIGIN_MAX || !(r->origin = strdup(origin)))
+		return 0;
+	r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins, r->origin);
+	if (!preflight)
+		return 0;
+	r->preflight_methods = preflight_methods(route, asked);
+	if (!r->cors || !r->preflight_methods) {
+		LOG_EMIT("warn", "cors preflight refused", LOG_STR("request_id", r->id),
+		         LOG_STR("origin", log_printable(text, sizeof text, origin)),
+		         LOG_STR("reason", !cfg->n_cors_origins
+		                               ? "no --cors-origin is set: CORS is off"
+		                               : r->cors ? "the method asked for is not a token"
+		                                         : "the origin is not in --cors-origin"),
+		         LOG_STR("hint", "start clashd with --cors-origin ORIGIN "
+		                         "(or CLASHD_CORS_ORIGIN) naming this origin"));
+		if (!cfg->n_cors_origins)
+			return 0;
+		r->cors = NULL;
+	}
+	r->preflight = 1;
+	r->route = route;
+	return 1;
+}
+
 /* First call: headers are in, no body yet.  Decides the answer to
  * everything but a well-formed, admitted POST /v1/query (answer_early says
  * when it goes out). */
@@ -992,29 +1042,17 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	char detail[320];
 	const http_route *route = http_route_find(url);
 
-	if (cfg->n_cors_origins) {
-		const char *origin = header(r, "Origin");
-		if (origin && strlen(origin) < HTTP_ORIGIN_MAX) {
-			r->origin = strdup(origin);
-			if (r->origin)
-				r->cors = http_cors_allow(cfg->cors_origins, cfg->n_cors_origins,
-				                          r->origin);
-		}
-	}
+	/* A preflight carries no credentials (browsers never send them on
+	 * one), so it is answered before the token check, and for any path:
+	 * the real request may be a 404 or 405 the page can then read. */
+	if (cors_begin(r, method, route))
+		return answer_text(r, 204, PROTO_JSON, strdup(""), 0);
 	if (!route) {
 		snprintf(detail, sizeof detail, "no resource at %s",
 		         log_printable(text, sizeof text, url));
 		return answer_problem(r, 404, detail);
 	}
 	r->route = route;
-
-	/* A preflight carries no credentials (browsers never send them on
-	 * one), so it is answered before the token check. */
-	if (cfg->n_cors_origins && strcmp(method, "OPTIONS") == 0 && r->origin && r->origin[0] &&
-	    header(r, "Access-Control-Request-Method")) {
-		r->preflight = 1;
-		return answer_text(r, 204, PROTO_JSON, strdup(""), 0);
-	}
 
 	if (route_protected(cfg, route)) {
 		enum http_auth_result a = http_auth_check(cfg->auth_token,

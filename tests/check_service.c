@@ -1613,7 +1613,8 @@ START_TEST(test_cors)
 	char path[4200];
 	write_file(dir, "token", TOKEN, path, sizeof path);
 	server_start_with((const char *const[]){"--cors-origin",
-	                                        "https://app.example, http://localhost:3000",
+	                                        "https://app.example, http://localhost:3000, "
+	                                        "http://127.0.0.1:*, https://*.corp.example",
 	                                        "--auth-token-file", path, NULL},
 	                  NULL);
 	hresp r;
@@ -1637,13 +1638,61 @@ START_TEST(test_cors)
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Max-Age", v, sizeof v), "600");
 	ck_assert_uint_eq(r.body_len, 0);
 	hresp_free(&r);
-	/* From another origin: no grant (the browser then blocks the call). */
+	/* From another origin: no grant (the browser then blocks the call),
+	 * and a log line that says which flag would allow it. */
 	http_do("OPTIONS", "/v1/query",
 	        "Origin: https://evil.example\r\nAccess-Control-Request-Method: POST\r\n", NULL, 0,
 	        &r);
 	ck_assert_ptr_null(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v));
 	ck_assert_str_eq(hresp_header(&r, "Vary", v, sizeof v), "Origin");
 	hresp_free(&r);
+	json_t *line = log_wait(&srv, "cors preflight refused", 5);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_str_eq(json_string_value(json_object_get(line, "origin")), "https://evil.example");
+	ck_assert_str_eq(json_string_value(json_object_get(line, "reason")),
+	                 "the origin is not in --cors-origin");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(line, "hint")),
+	                             "--cors-origin"));
+	json_decref(line);
+	/* A preflight to a path that does not exist is granted, so the page
+	 * reads the 404 problem of the real request (not "Failed to fetch");
+	 * a method the route does not take is granted for the same reason. */
+	const char *pre_get = "Origin: https://app.example\r\nAccess-Control-Request-Method: GET\r\n";
+	http_do("OPTIONS", "/v1/qeury", pre_get, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 204);
+	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v),
+	                 "https://app.example");
+	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v), "GET");
+	hresp_free(&r);
+	http_do("OPTIONS", "/v1/query", pre_get, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 204);
+	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v), "GET");
+	hresp_free(&r);
+	/* Patterns: any port of 127.0.0.1 (and none), any name below
+	 * corp.example; not corp.example itself, not another scheme, not a
+	 * name that only ends alike. */
+	struct {
+		const char *origin;
+		int allowed;
+	} pat[] = {
+		{"http://127.0.0.1:5173", 1}, {"http://127.0.0.1", 1},
+		{"https://127.0.0.1:5173", 0}, {"http://127.0.0.10:80", 0},
+		{"https://cad.corp.example", 1}, {"https://a.b.CORP.example", 1},
+		{"https://corp.example", 0}, {"https://evilcorp.example", 0},
+		{"http://cad.corp.example", 0}, {"https://cad.corp.example:8443", 0},
+		{"http://localhost:3001", 0},
+	};
+	for (size_t i = 0; i < sizeof pat / sizeof pat[0]; i++) {
+		char h[256];
+		snprintf(h, sizeof h, "Origin: %s\r\nAccess-Control-Request-Method: POST\r\n",
+		         pat[i].origin);
+		http_do("OPTIONS", "/v1/query", h, NULL, 0, &r);
+		ck_assert_int_eq(r.status, 204);
+		const char *got = hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v);
+		ck_assert_msg(pat[i].allowed ? got && strcmp(got, pat[i].origin) == 0 : !got,
+		              "%s: granted %s", pat[i].origin, got ? got : "nothing");
+		hresp_free(&r);
+	}
 	/* An OPTIONS that is no preflight is still a 405 (after the token). */
 	http_do("OPTIONS", "/v1/query", "Authorization: Bearer " TOKEN "\r\n", NULL, 0, &r);
 	json_decref(assert_problem(&r, 405));
@@ -1693,13 +1742,20 @@ START_TEST(test_cors)
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v), "*");
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v), "GET, HEAD");
 	hresp_free(&r);
-	/* Without --cors-origin there is no CORS at all: OPTIONS is a 405. */
+	/* Without --cors-origin there is no CORS at all: OPTIONS is a 405,
+	 * and the log says how to turn CORS on. */
 	assert_clean_exit(server_stop_within(15));
 	server_start();
 	http_do("OPTIONS", "/v1/query", pre, NULL, 0, &r);
 	json_decref(assert_problem(&r, 405));
 	ck_assert_ptr_null(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v));
 	hresp_free(&r);
+	line = log_wait(&srv, "cors preflight refused", 5);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_str_eq(json_string_value(json_object_get(line, "origin")), "https://app.example");
+	ck_assert_str_eq(json_string_value(json_object_get(line, "reason")),
+	                 "no --cors-origin is set: CORS is off");
+	json_decref(line);
 	free(q);
 	unlink(path);
 	rmdir(dir);
@@ -1913,6 +1969,11 @@ START_TEST(test_bad_values)
 		{{NULL}, "CLASHD_IDLE_TIMEOUT=abc", "CLASHD_IDLE_TIMEOUT"},
 		{{NULL}, "CLASHD_MAX_BODY=-1", "CLASHD_MAX_BODY"},
 		{{NULL}, "CLASHD_CORS_ORIGIN=*.example", "CLASHD_CORS_ORIGIN"},
+		{{"--cors-origin", "http://local*:3000"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "https://a.*.example"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "http://localhost:3*"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "http://localhost:"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "https://*."}, NULL, "--cors-origin"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char err[1024];

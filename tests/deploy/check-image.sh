@@ -8,7 +8,8 @@
 #   - the stages: built on debian:bookworm, run on debian:bookworm-slim;
 #   - every RUN line calls deploy/install-deps.sh with a profile the script
 #     has, and every make target it names exists in the Makefile; the run
-#     stage copies the binary the Makefile builds;
+#     stage copies the binary the Makefile builds, and the demo page `make
+#     web` builds where CLASHD_WEB points;
 #   - the run stage: numeric non-root USER, exec-form ENTRYPOINT of that
 #     binary, a HEALTHCHECK through `clashd --healthcheck` on the port of
 #     CLASHD_LISTEN and EXPOSE, and no curl or wget;
@@ -70,11 +71,23 @@ printf '%s\n' "$run_stage" | grep -q 'RUN .*install-deps\.sh runtime' || fail "t
 printf '%s\n' "$instr" | grep -Eq 'RUN .*make (test|all)' || fail "the build stage runs neither make test nor make all"
 
 # The binary the run stage copies is one the Makefile builds.
-copy=$(printf '%s\n' "$run_stage" | awk 'toupper($1) == "COPY" && $2 ~ /^--from=/ { print $3, $4 }')
+copy=$(printf '%s\n' "$run_stage" | awk 'toupper($1) == "COPY" && $2 ~ /^--from=/ { print $3, $4 }' | head -1)
 src=$(echo "$copy" | awk '{print $1}'); dst=$(echo "$copy" | awk '{print $2}')
 [ -n "$src" ] || fail "the run stage copies nothing from the build stage"
 rel=${src#/src/}
 has_target "$rel" || fail "the Makefile does not build $rel (copied as $src)"
+
+# The demo page: CLASHD_WEB names where the run stage copies the directory
+# `make web` builds (its index.html beside the bundle the Makefile makes).
+web=$(printf '%s\n' "$run_stage" | grep -o 'CLASHD_WEB=[^ ]*' | tail -1 | cut -d= -f2)
+if [ -n "$web" ] && [ "$web" != off ]; then
+	printf '%s\n' "$run_stage" | awk 'toupper($1) == "COPY" && $2 ~ /^--from=/ { print $3, $4 }' |
+		grep -qx "/src/build/web $web" || fail "CLASHD_WEB=$web is not where build/web is copied"
+	has_target build/web/demo.js || fail "the Makefile does not build build/web/demo.js"
+	printf '%s\n' "$instr" | grep -Eq 'RUN .*make( [a-z]+)* web' || fail "the build stage does not make web"
+	[ -f web/src/index.html ] || fail "web/src/index.html is missing"
+	echo "check-image: demo page $web"
+fi
 
 # USER: numeric, not root.
 user=$(printf '%s\n' "$run_stage" | awk 'toupper($1) == "USER" { print $2 }' | tail -1)

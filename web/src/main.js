@@ -313,6 +313,9 @@ const hook = {
   screenPoint: (id) => project(byId.get(id).object.getWorldPosition(new THREE.Vector3())),
   /** The middle of a TransformControls handle ('X', 'Y', 'Z' of the current mode), in client coordinates. */
   handlePoint(axis) {
+    // Render first: the gizmo follows a moved part only when drawn, and a
+    // handle found where it was last drawn is missed by the next press.
+    renderer.render(scene, camera);
     const picker = gizmo.getHelper().children.find((c) => c.picker)?.picker[gizmo.mode];
     const h = picker?.children.find((c) => c.name === axis);
     if (!h) return null;

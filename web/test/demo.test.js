@@ -288,3 +288,19 @@ test('many moves send poses only: each shape went up once', async () => {
     `a move answered in ${ms.toFixed(1)} ms on average`);
   assert.deepEqual(pageErrors, []);
 });
+
+// Last: its answers are >= 400 on purpose (the tests above count misses).
+test('CORS: a mistyped path or method answers a problem the page can read', async () => {
+  const got = await page.evaluate(async (base) => {
+    const ask = async (method, p, body) => {
+      const r = await fetch(base + p, { method, headers: { 'Content-Type': 'application/json' }, body });
+      return { status: r.status, type: r.headers.get('content-type'), problem: await r.json() };
+    };
+    return [await ask('POST', '/v1/qeury', '{}'), await ask('PUT', '/v1/query', '{}')];
+  }, server.url);
+  assert.equal(got[0].status, 404);
+  assert.equal(got[0].type, 'application/problem+json');
+  assert.match(got[0].problem.detail, /no resource at \/v1\/qeury/);
+  assert.equal(got[1].status, 405);
+  assert.match(got[1].problem.detail, /use POST/);
+});
