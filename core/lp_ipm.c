@@ -701,17 +701,8 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 		return compound_query(a, b, opt, clash_lp_ipm, r, NULL);
 	/* Exact primitives: a box is its corners; a curved shape has no
 	 * vertices for the LP (CLASH_ENOTSUP). */
-	if (a && b && (a->kind || b->kind)) {
-		if (r == NULL)
-			return CLASH_EINVAL;
-		memset(r, 0, sizeof *r);
-		clash_shape la, lb;
-		const clash_shape *pa, *pb;
-		int e;
-		if ((e = primitive_lower(a, &la, &pa, 1)) || (e = primitive_lower(b, &lb, &pb, 1)))
-			return e;
-		return clash_lp_ipm(pa, pb, opt, r);
-	}
+	if (a && b && (a->kind || b->kind))
+		return primitive_polytope_query(a, b, opt, clash_lp_ipm, r);
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);

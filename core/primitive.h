@@ -24,6 +24,15 @@
 int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **out,
                     int box_only);
 
+/* For the LP methods: a query of a and b, one of them a primitive, by
+ * `method` on the lowered forms (a box as its corners; CLASH_ENOTSUP for
+ * a curved one, CLASH_EINVAL without r, as the methods answer). */
+int primitive_polytope_query(const clash_shape *a, const clash_shape *b,
+                             const clash_options *opt,
+                             int (*method)(const clash_shape *, const clash_shape *,
+                                           const clash_options *, clash_result *),
+                             clash_result *r);
+
 /* The support point p of a primitive of the kind and params in its own
  * coordinates, in local direction e (any length; e = 0 gives the
  * origin, a point of every primitive). */
