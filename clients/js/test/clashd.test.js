@@ -445,3 +445,41 @@ test('CORS: preflight and request from an allowed origin', async () => {
   await other.body?.cancel();
   assert.equal(other.headers.get('access-control-allow-origin'), null);
 });
+
+test('problems: 429 (per client) and 504 (deadline) as ClashdProblem', async () => {
+  const [perClient, hurried] = await Promise.all([
+    startClashd(['--max-queue', '4', '--max-queue-per-client', '1', '--threads', '1']),
+    startClashd(['--request-timeout', '5ms', '--threads', '1']),
+  ]);
+  try {
+    // 429: this address already has its one query admitted (a body not
+    // all sent); the client gives up after its retries.
+    const sock = net.connect(perClient.port, perClient.host);
+    await new Promise((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject); });
+    sock.write('POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+      'Content-Length: 100\r\nConnection: close\r\n\r\n{');
+    const c = new Clashd(perClient.url, { maxRetries: 0 });
+    let got = null;
+    for (let i = 0; i < 100 && !got; i++) {
+      got = await c.query({ a: cube(), b: cube() }).then(() => null, (e) => e);
+      if (!got) await new Promise((res) => setTimeout(res, 10));
+    }
+    sock.destroy();
+    assert.ok(got instanceof ClashdProblem, `no 429 came: ${got}`);
+    assert.equal(got.status, 429);
+    assert.equal(got.type, 'urn:clashd:problem:too-many-requests');
+    assert.ok(got.retryAfter >= 1);
+    // 504: two clouds of 100 000 points cannot be read and answered in 5 ms.
+    const cloud = (seed) => {
+      const v = new Array(300000);
+      let x = seed;
+      for (let i = 0; i < v.length; i++) { x = (x * 1103515245 + 12345) % 2147483648; v[i] = x / 2147483648; }
+      return { positions: v };
+    };
+    await assert.rejects(new Clashd(hurried.url).query({ a: cloud(1), b: cloud(2) }), (e) =>
+      e instanceof ClashdProblem && e.status === 504 && e.type === 'urn:clashd:problem:timeout' &&
+      /request-timeout|deadline|time/.test(e.detail));
+  } finally {
+    await Promise.all([perClient.stop(), hurried.stop()]);
+  }
+});
