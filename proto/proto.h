@@ -98,7 +98,10 @@ typedef struct proto_request_limits {
 /* clashd's defaults.  A Query nests 4 deep ({"a": {"vertices": [[...]]}}),
  * plus 2 per level of compound "parts". */
 #define PROTO_DEFAULT_MAX_DEPTH 64
-#define PROTO_DEFAULT_MAX_VERTICES 1000000
+/* The largest shape fits in the default body (16 MiB) as text, whatever the
+ * digits: 200 000 x 3 coordinates of at most 24 characters and a comma make
+ * 15 MB in "positions", 15.4 MB in "vertices" (docs/operations.md). */
+#define PROTO_DEFAULT_MAX_VERTICES 200000
 #define PROTO_DEFAULT_MAX_SHAPES 1024
 #define PROTO_DEFAULT_MAX_PART_DEPTH 8 /* = CLASH_COMPOUND_MAX_DEPTH, the core's own bound */
 #define PROTO_DEFAULT_MAX_QUERIES 10000

@@ -171,6 +171,10 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 		size_t nverts = points(w, v, &member);
 		if (l->max_vertices && nverts > l->max_vertices) {
 			proto_path vp = {at, member, 0};
+			if (at && at->key && strcmp(at->key, "mesh") == 0)
+				return over(w, PROTO_LIMIT_VERTICES, &vp,
+				            "a mesh may have at most %zu vertices, this one has %zu",
+				            l->max_vertices, nverts);
 			return over(w, PROTO_LIMIT_VERTICES, &vp,
 			            "a shape may have at most %zu vertices, this one has %zu (interior "
 			            "points can be dropped: only the hull counts)",

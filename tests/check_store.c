@@ -1020,6 +1020,64 @@ START_TEST(test_positions_bad_and_limits)
 }
 END_TEST
 
+/* The text of n random 3-D points, every coordinate the longest a double's
+ * shortest text can be (24 characters: 17 digits, padded with zeros, which
+ * change no value), as "positions" or as "vertices". */
+static char *longest_points(size_t n, int nested)
+{
+	size_t cap = n * 80 + 64;
+	char *text = malloc(cap), *o = text;
+	ck_assert_ptr_nonnull(text);
+	uint64_t g = 0x5EED1E55;
+	o += sprintf(o, nested ? "{\"vertices\":[" : "{\"positions\":[");
+	for (size_t i = 0; i < 3 * n; i++) {
+		g = g * 6364136223846793005ULL + 1442695040888963407ULL;
+		double x = (0.001 + 0.998 * (double)(g >> 11) / 9007199254740992.0) * (g & 1 ? -1 : 1);
+		char num[40];
+		int len = snprintf(num, sizeof num, "%.17g", x);
+		ck_assert(!strchr(num, 'e'));
+		while (len < 24)
+			num[len++] = '0';
+		num[len] = '\0';
+		if (nested && i % 3 == 0)
+			o += sprintf(o, "%s[", i ? "," : "");
+		int comma = nested ? i % 3 != 0 : i > 0;
+		o += sprintf(o, "%s%s", comma ? "," : "", num);
+		if (nested && i % 3 == 2)
+			*o++ = ']';
+	}
+	sprintf(o, "]}");
+	ck_assert_uint_lt(strlen(text), cap);
+	return text;
+}
+
+/* The defaults are coherent: the largest shape --max-vertices allows fits
+ * in a --max-body upload whatever its digits (so that limit binds first:
+ * one vertex more is a 422 at the points, not a 413). */
+START_TEST(test_largest_shape_fits)
+{
+	json_t *line = listening_line((const char *const[]){NULL}, NULL);
+	ck_assert_ptr_nonnull(line);
+	size_t nv = (size_t)json_integer_value(json_object_get(line, "max_vertices"));
+	size_t body = (size_t)json_integer_value(json_object_get(line, "max_body_bytes"));
+	json_decref(line);
+	ck_assert_uint_gt(nv, 1000);
+	server_start_with((const char *const[]){NULL}, NULL);
+	for (int nested = 0; nested < 2; nested++) {
+		char *text = longest_points(nv, nested);
+		ck_assert_msg(strlen(text) <= body, "%zu vertices take %zu bytes, over --max-body %zu",
+		              nv, strlen(text), body);
+		char id[72];
+		int st = upload(text, id);
+		ck_assert_msg(st == 201 || st == 200, "the largest shape: %d", st);
+		free(text);
+		text = longest_points(nv + 1, nested);
+		bad("/v1/shapes", text, 422, nested ? "/vertices" : "/positions");
+		free(text);
+	}
+}
+END_TEST
+
 /* An upload is answered before its preparation: hull_vertices is null
  * until the first query by ref prepares the shape; the answer is the
  * inline one all the same, and the bytes counted do not change. */
@@ -1082,6 +1140,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_get_head_delete);
 	tcase_add_test(tc, test_positions_same_as_vertices);
 	tcase_add_test(tc, test_positions_bad_and_limits);
+	tcase_add_test(tc, test_largest_shape_fits);
 	tcase_add_test(tc, test_prepared_on_first_use);
 	suite_add_tcase(s, tc);
 	return s;
