@@ -1020,6 +1020,30 @@ START_TEST(test_positions_bad_and_limits)
 }
 END_TEST
 
+/* A ref is a shape for --max-shapes, as the inline shape it stands for:
+ * a small body cannot name more stored shapes than it could send. */
+START_TEST(test_refs_count_as_shapes)
+{
+	server_start_with((const char *const[]){"--max-shapes", "4", NULL}, NULL);
+	char id[72];
+	ck_assert_int_lt(upload("{\"vertices\": [[0, 0, 0], [1, 1, 1]]}", id) - 200, 2);
+	char q[1024];
+	/* a, its 3 parts and b: 5 shapes, the fifth over. */
+	sprintf(q, "{\"a\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": \"%s\"}, {\"ref\": \"%s\"}]}, "
+	           "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
+	        id, id, id, id);
+	bad("/v1/query", q, 422, "/b");
+	/* 4 shapes are within. */
+	sprintf(q, "{\"a\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": \"%s\"}]}, "
+	           "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
+	        id, id, id);
+	int st;
+	char *body = post("/v1/query", q, &st);
+	ck_assert_msg(st == 200, "%d %s", st, body);
+	free(body);
+}
+END_TEST
+
 /* The text of n random 3-D points, every coordinate the longest a double's
  * shortest text can be (24 characters: 17 digits, padded with zeros, which
  * change no value), as "positions" or as "vertices". */
@@ -1141,6 +1165,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_positions_same_as_vertices);
 	tcase_add_test(tc, test_positions_bad_and_limits);
 	tcase_add_test(tc, test_largest_shape_fits);
+	tcase_add_test(tc, test_refs_count_as_shapes);
 	tcase_add_test(tc, test_prepared_on_first_use);
 	suite_add_tcase(s, tc);
 	return s;
