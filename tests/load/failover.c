@@ -17,7 +17,10 @@
  * unknown-shape answer uploads what is missing and sends the request once
  * more (as clients/js does); the misses, re-uploads and the locality (the
  * requests by ref that found their shapes where they arrived) are
- * printed.  During the load:
+ * printed.  Before the load, with every replica up, a stickiness check
+ * (docs/testing.md): boxes uploaded with the header must each be on
+ * exactly one replica, over two replicas or more, and their queries by
+ * ref through HAProxy must never miss.  During the load:
  *   at 30%  clashd-1 gets SIGKILL: queries in flight on it die with their
  *           connections, new connections to it are refused;
  *   at 55%  clashd-2 gets SIGTERM: it drains (listener closed, /readyz 503,
@@ -167,10 +170,15 @@ static const char *stat_field(const char *csv, const char *px, const char *sv, c
 #define BACKEND "clashd"
 #define BACKEND_SHAPE "clashd-shape"
 
+/* The stats when the load starts: the counters below count from there
+ * (the stickiness check's requests are not the load's). */
+static char csv_base[1 << 16];
+
 static long stat_px(const char *csv, const char *px, const char *sv, const char *col)
 {
-	char v[64];
-	return atol(stat_field(csv, px, sv, col, v, sizeof v));
+	char v[64], v0[64];
+	return atol(stat_field(csv, px, sv, col, v, sizeof v)) -
+	       atol(stat_field(csv_base, px, sv, col, v0, sizeof v0));
 }
 
 /* A counter summed over both backends. */
@@ -189,6 +197,160 @@ static void sleep_until(double t0, double at)
 	double w = at - now_since(t0);
 	if (w > 0)
 		usleep((useconds_t)(w * 1e6));
+}
+
+/* Stickiness, before the load, all replicas up (docs/testing.md): boxes
+ * uploaded through HAProxy with X-Clashd-Shape, each twice in a row (a
+ * balancer that is not sticky puts the second copy elsewhere), must each be
+ * held by exactly one replica (HEAD on each replica's own port), and be
+ * spread over two replicas or more; then each one's query by ref, sent
+ * STICKY_SENDS times in a row through HAProxy, must never be answered
+ * unknown-shape, and no replica's store may count a miss meanwhile. */
+#define STICKY_SHAPES 24
+#define STICKY_UPLOADS 2
+#define STICKY_SENDS 3
+
+/* clashd_shape_store_misses_total from a replica's /metrics, or -1. */
+static long store_misses(int port)
+{
+	static const char name[] = "\nclashd_shape_store_misses_total ";
+	char *m = NULL;
+	long v = -1;
+	if (load_once(port, "GET", "/metrics", NULL, NULL, 0, &m, NULL) == 200 && strstr(m, name))
+		v = atol(strstr(m, name) + strlen(name));
+	free(m);
+	return v;
+}
+
+/* Whether an answer is the unknown-shape problem. */
+static int unknown_shape(int status, const char *body)
+{
+	return status == 422 && body && strstr(body, "\"urn:clashd:problem:unknown-shape\"");
+}
+
+/* The check above; 1 if stickiness holds.  ctx: a store to learn the ids
+ * and the answers by ref. */
+static int check_sticky(int port, const replica *rep, const proto_context *ctx)
+{
+	char ids[STICKY_SHAPES][80], body[256];
+	proto_reply expect[STICKY_SHAPES];
+	char *queries[STICKY_SHAPES];
+	int odd = 0; /* answers neither expected nor a miss */
+	double t0 = load_now();
+	for (int k = 0; k < STICKY_SHAPES; k++) {
+		snprintf(body, sizeof body, "{\"box\":{\"half_extents\":[%g,0.5,%g]}}", 0.5 + 0.05 * k,
+		         0.25 + 0.01 * k);
+		proto_call call = {.ctx = ctx};
+		proto_reply up;
+		const char *id;
+		if (proto_shape_put_reply(body, strlen(body), &call, &up) != 0 || up.status != 201 ||
+		    !(id = strstr(up.body, "\"sha256:")) || sscanf(id + 1, "%78[^\"]", ids[k]) != 1)
+			proc_fail("failover: box %d does not store: %s", k, up.body ? up.body : "");
+		proto_reply_free(&up);
+		for (int u = 0; u < STICKY_UPLOADS; u++) {
+			char *ans = NULL;
+			int st = load_once(port, "POST", "/v1/shapes", ids[k], body, strlen(body), &ans, NULL);
+			/* The id is the one the server answers: the same. */
+			if ((st != 200 && st != 201) || !strstr(ans, ids[k])) {
+				fprintf(stderr, "failover: upload of box %d: %d %.300s\n", k, st, ans ? ans : "");
+				odd++;
+			}
+			free(ans);
+		}
+		if (asprintf(&queries[k], "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[3,0,0]],"
+		                          "\"radius\":0.5}}", ids[k]) < 0)
+			proc_fail("failover: out of memory");
+		call = (proto_call){.ctx = ctx};
+		if (proto_query_reply_ex(queries[k], strlen(queries[k]), &call, &expect[k]) != 0 ||
+		    expect[k].status != 200)
+			proc_fail("failover: the query of box %d is not a good query", k);
+	}
+	/* Where each shape is, asked of each replica directly. */
+	int held[STICKY_SHAPES] = {0}, per[REPLICAS] = {0}, none = 0, many = 0, used = 0;
+	char path[128];
+	for (int k = 0; k < STICKY_SHAPES; k++) {
+		snprintf(path, sizeof path, "/v1/shapes/%.79s", ids[k]);
+		for (int i = 0; i < REPLICAS; i++) {
+			int st = load_once(rep[i].port, "HEAD", path, NULL, NULL, 0, NULL, NULL);
+			if (st == 200) {
+				held[k]++;
+				per[i]++;
+			} else if (st != 404) {
+				fprintf(stderr, "failover: HEAD %s on %s: %d\n", path, rep[i].name, st);
+				odd++;
+			}
+		}
+		none += held[k] == 0;
+		many += held[k] > 1;
+	}
+	for (int i = 0; i < REPLICAS; i++)
+		used += per[i] > 0;
+	/* Each shape's query by ref, through HAProxy with its header. */
+	long misses[REPLICAS];
+	for (int i = 0; i < REPLICAS; i++)
+		misses[i] = store_misses(rep[i].port);
+	int unknown = 0;
+	for (int k = 0; k < STICKY_SHAPES; k++) {
+		for (int r = 0; r < STICKY_SENDS; r++) {
+			char *ans = NULL;
+			size_t len = 0;
+			int st = load_once(port, "POST", "/v1/query", ids[k], queries[k], strlen(queries[k]),
+			                   &ans, &len);
+			if (unknown_shape(st, ans)) {
+				unknown++;
+			} else if (st != 200 || len != expect[k].length ||
+			           memcmp(ans, expect[k].body, len) != 0) {
+				fprintf(stderr, "failover: query of box %d: %d %.300s\n", k, st, ans ? ans : "");
+				odd++;
+			}
+			free(ans);
+		}
+		free(queries[k]);
+		proto_reply_free(&expect[k]);
+	}
+	long grew = 0;
+	char counts[128] = "", grown[128] = "";
+	for (int i = 0; i < REPLICAS; i++) {
+		long m = store_misses(rep[i].port);
+		if (m < 0 || misses[i] < 0) {
+			fprintf(stderr, "failover: no clashd_shape_store_misses_total from %s\n", rep[i].name);
+			odd++;
+			m = misses[i];
+		}
+		grew += m - misses[i];
+		snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d", i ? " / " : "",
+		         per[i]);
+		snprintf(grown + strlen(grown), sizeof grown - strlen(grown), "%s+%ld", i ? " / " : "",
+		         m - misses[i]);
+	}
+	printf("failover: sticky: %d boxes uploaded %d times each with %s, held by clashd-1 / 2 / "
+	       "3: %s (%d on none, %d on more than one); %d queries by ref: %d unknown-shape, store "
+	       "misses %s; %d other wrong answers; %.2f s\n",
+	       STICKY_SHAPES, STICKY_UPLOADS, LOAD_ROUTE_HEADER, counts, none, many,
+	       STICKY_SHAPES * STICKY_SENDS, unknown, grown, odd, now_since(t0));
+	int ok = 1;
+	if (none || many) {
+		fprintf(stderr, "failover: FAILED: not sticky: of %d shapes uploaded with %s, %d are on "
+		                "more than one replica and %d on none\n",
+		        STICKY_SHAPES, LOAD_ROUTE_HEADER, many, none);
+		ok = 0;
+	}
+	if (used < 2) {
+		fprintf(stderr, "failover: FAILED: every shape is on one replica: the stickiness check "
+		                "tested nothing\n");
+		ok = 0;
+	}
+	if (unknown || grew) {
+		fprintf(stderr, "failover: FAILED: not sticky: %d of %d queries by ref with %s were "
+		                "answered unknown-shape; the replicas' store misses grew by %ld\n",
+		        unknown, STICKY_SHAPES * STICKY_SENDS, LOAD_ROUTE_HEADER, grew);
+		ok = 0;
+	}
+	if (odd) {
+		fprintf(stderr, "failover: FAILED: %d wrong answers in the stickiness check\n", odd);
+		ok = 0;
+	}
+	return ok;
 }
 
 int main(int argc, char **argv)
@@ -393,6 +555,10 @@ int main(int argc, char **argv)
 		}
 	}
 
+	int sticky = check_sticky(port, rep, &ctx);
+	if (show_stat(sock, csv_base, sizeof csv_base) != 0)
+		proc_fail("failover: no stats from haproxy (see %s)", hlog);
+
 	char llog[512];
 	snprintf(llog, sizeof llog, "%s/failures.log", workdir);
 	FILE *flog = fopen(llog, "w");
@@ -469,7 +635,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)ls.routed_misses, (unsigned long long)ls.reuploads,
 	       ls.routed ? 100.0 * (double)(ls.routed - ls.routed_misses) / (double)ls.routed : 0.0);
 
-	int ok = 1;
+	int ok = sticky;
 	if (ls.failed != 0) {
 		fprintf(stderr, "failover: FAILED: %llu of %llu client requests failed (see %s)\n",
 		        (unsigned long long)ls.failed, (unsigned long long)ls.sent, llog);

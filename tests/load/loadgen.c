@@ -179,8 +179,9 @@ typedef struct answer {
 	size_t len;
 } answer;
 
-/* Read one final response (1xx skipped).  0, or -1 with no complete answer. */
-static int read_answer(client *c, answer *a)
+/* Read one final response (1xx skipped; no body when `to_head`: the
+ * answer to a HEAD).  0, or -1 with no complete answer. */
+static int read_answer(client *c, int to_head, answer *a)
 {
 	memset(a, 0, sizeof *a);
 	for (;;) {
@@ -209,8 +210,10 @@ static int read_answer(client *c, answer *a)
 		if (header(head, "Content-Length", v, sizeof v))
 			want = atoll(v);
 		free(head);
-		if (a->status == 204 || a->status == 304)
+		if (to_head || a->status == 204 || a->status == 304) {
 			want = 0;
+			chunked = 0;
+		}
 		if (chunked) {
 			size_t cap = 4096, n = 0;
 			char *body = malloc(cap);
@@ -314,7 +317,7 @@ static int exchange(client *c, const char *method, const char *path, const char 
 		return -1;
 	}
 	errno = 0;
-	if (read_answer(c, a) != 0) {
+	if (read_answer(c, strcmp(method, "HEAD") == 0, a) != 0) {
 		c->st.no_answer++;
 		describe(c, method, path, "no complete answer (%s)", errno ? strerror(errno) : "closed");
 		free(a->body);
@@ -468,6 +471,39 @@ static void *client_main(void *arg)
 	}
 	disconnect(c);
 	return NULL;
+}
+
+int load_once(int port, const char *method, const char *path, const char *route,
+              const char *body, size_t len, char **out, size_t *outlen)
+{
+	load_run run;
+	memset(&run, 0, sizeof run);
+	atomic_init(&run.stop, 0);
+	atomic_init(&run.sent, 0);
+	atomic_init(&run.logged, 0);
+	run.cfg.port = port;
+	run.start = load_now();
+	pthread_mutex_init(&run.log_mu, NULL);
+	client c;
+	memset(&c, 0, sizeof c);
+	c.run = &run;
+	c.index = -1;
+	c.fd = -1;
+	answer a;
+	int rc = exchange(&c, method, path, route, body, len, &a);
+	disconnect(&c);
+	free(c.buf);
+	pthread_mutex_destroy(&run.log_mu);
+	if (rc != 0)
+		return -1;
+	if (out) {
+		*out = a.body;
+		if (outlen)
+			*outlen = a.len;
+	} else {
+		free(a.body);
+	}
+	return a.status;
 }
 
 load_run *load_start(const load_config *cfg)

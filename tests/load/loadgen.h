@@ -101,6 +101,13 @@ uint64_t load_sent(const load_run *run);
  * to stop is finished and counted. */
 void load_finish(load_run *run, int wait_duration, load_stats *out);
 
+/* One request on a connection of its own to 127.0.0.1:port, with the
+ * routing header when `route` is set (a HEAD's answer has no body).  The
+ * status, or -1 with no complete answer (described on stderr); the body
+ * (malloc'd, NUL-terminated) goes to *out when out is set. */
+int load_once(int port, const char *method, const char *path, const char *route,
+              const char *body, size_t len, char **out, size_t *outlen);
+
 /* One line of totals. */
 void load_print(FILE *f, const char *name, const load_stats *s);
 
