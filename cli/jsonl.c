@@ -1,29 +1,22 @@
 /*
  * jsonl.c — the JSON Lines driver shared by clash's line-oriented commands.
  *
- * Reads with read(2) into a buffer that grows with the longest line, so a
- * line is as long as memory allows (a query with a large hull is one long
- * line); a NUL byte inside a line is passed on and answered as malformed
- * JSON rather than cutting the line short.  Blank lines (only spaces, tabs,
- * CR) are skipped without a reply, so a file may end with an empty line or
- * be spaced out by hand; they still count in the line numbers.
- *
- * Every complete line in the buffer after a read is one block for the
- * command (cli_block_fn): reading a file fills the buffer, so its lines go
- * by in blocks of about CLI_READ_BYTES that `clash query` answers on
- * several threads; a pipe delivers what its writer has written, so a
- * program that sends one line and waits for the answer gets it at once.
- *
- * Before the first answer, the first non-blank lines are judged
- * (cli_framing_of): a pretty-printed document or a JSON array is answered
- * with one problem saying what the tool reads, instead of a problem for
- * each of its lines.  When the first line leaves JSON open, its answer
- * waits for the next non-blank line (or the end of input) that tells.
- *
- * Problems are placed in the whole input, as a batch body's are in the
- * body: "line" is the input line (every problem), "column" the character
- * in it and "position" the byte offset from the start of the input
- * (malformed JSON).
+ * Reads with read(2) into a buffer that grows with the longest line, so a line
+ * (a query with a large hull is one long line) is as long as memory allows; a
+ * NUL byte inside a line is passed on and answered as malformed JSON rather
+ * than cutting the line short.  Blank lines (only spaces, tabs, CR) get no
+ * reply, so a file may end with one or be spaced out by hand; they still count
+ * in the line numbers.  Every complete line in the buffer after a read is one
+ * block for the command (cli_block_fn): a file's lines go by in blocks of
+ * about CLI_READ_BYTES that `clash query` answers on several threads, and a
+ * program that writes one line to a pipe and waits gets its answer at once.
+ * Before the first answer the first non-blank lines are judged
+ * (cli_framing_of): a pretty-printed document or a JSON array gets one problem
+ * saying what the tool reads, not one per line; a first line that leaves JSON
+ * open waits for the next non-blank line (or the end) to tell.  Problems are
+ * placed in the whole input, as a batch body's are in the body: "line" the
+ * input line (every problem), "column" the character in it and "position" the
+ * byte offset from the start of the input (malformed JSON).
  */
 #include <errno.h>
 #include <fcntl.h>

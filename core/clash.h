@@ -2,24 +2,21 @@
  * clash.h — public interface of the clashd collision core.
  *
  * The core answers proximity queries between two convex polytopes given by
- * their vertices (the shape is the convex hull; no faces are needed), in any
- * dimension from 1 to CLASH_MAX_DIM.  A shape may be rounded by a radius
- * (its spherical extension, GJK88 section II) and placed by an affine pose
- * that is applied inside the support mapping, so vertex arrays are never
- * copied or transformed in bulk.
+ * their vertices (the convex hull; no faces needed), in any dimension from 1
+ * to CLASH_MAX_DIM.  A shape may be rounded by a radius (its spherical
+ * extension, GJK88 section II) and placed by an affine pose applied inside
+ * the support mapping, so vertex arrays are never copied or transformed.
  *
- * The library is pure C11: no I/O, no allocation in the query path (except
- * one scratch block per query of compound shapes, see clash_shape_init_compound,
- * a copy of the vertices, scaled up, for a query of shapes below about
- * 1e-289 in size (subnormal coordinates: core/support.h, "Tiny queries"),
- * the polytope of a penetration-depth search past CLASH_EPA_FIXED_EXPANSIONS
- * expansions, and the swept-hull and scene calls of the motion and scenes section, which
- * say what they allocate), no global state.  Every function is reentrant; shapes are read-only during a query, so
- * one shape may be used by many threads at once.  Errors are negative return
- * values (CLASH_E*), never exits; clash_strerror() names them.
- *
- * Lifetimes: a clash_shape borrows its vertex array; the array must outlive
- * every query that uses the shape.  A clash_result is plain data.
+ * The library is pure C11: no I/O, no global state, no allocation in the
+ * query path but one scratch block per query of compound shapes (see
+ * clash_shape_init_compound), a scaled-up copy of shapes below about 1e-289
+ * in size (core/support.h, "Tiny queries"), the polytope of a depth search
+ * past CLASH_EPA_FIXED_EXPANSIONS expansions, and the swept-hull and scene
+ * calls, which say what they allocate.  Every function is reentrant; shapes
+ * are read-only during a query, so one shape may serve many threads at once.
+ * Errors are negative return values (CLASH_E*), never exits; clash_strerror()
+ * names them.  Lifetimes: a clash_shape borrows its vertex array, which must
+ * outlive every query that uses it; a clash_result is plain data.
  */
 #ifndef CLASH_H
 #define CLASH_H

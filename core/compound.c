@@ -5,66 +5,16 @@
  * A compound shape is a tree: inner nodes have parts, leaves are convex
  * polytopes.  By eq. (3) the distance of two unions is the least distance
  * over pairs of their members, and by eq. (8) spherical extensions carry
- * over leaf by leaf; so the layer flattens both trees into leaves and asks
- * the method about pairs of leaves.
+ * over leaf by leaf; so the layer flattens both trees into leaves, each a
+ * clash_shape with its composed pose and summed radius that borrows the
+ * leaf's vertex array (eqs. (9)-(10)), and asks the method about pairs of
+ * leaves, in increasing order of a bound from their bounding balls, only
+ * while a pair could still change the answer (worth()).  The union's answer
+ * is read off the leaf answers' `has` bits, so one layer serves every
+ * method.  The scratch is O(leaves), never O(pairs), in one allocation.
  *
- * Poses and radii.  A leaf's world pose is the composition of the poses on
- * its path, outermost last (x_world = L_root (... (L_leaf x + t_leaf) ...) +
- * t_root), and its radius is the sum of the radii on the path: growing a
- * union by r grows each member by r, and radii are in world units, which no
- * pose scales.  The composed leaf is a clash_shape that borrows the leaf's
- * vertex array, so no vertex is copied or moved (GJK88 eq. (9)-(10)).
- *
- * Pruning.  Each leaf's world bounding ball (support_bounds, radius
- * included, rounded up) is computed once per query.  For a pair of leaves
- * the ball bound lb = |c_a - c_b| - r_a - r_b is a lower bound on the
- * pair's distance, and its negation an upper bound on the pair's
- * penetration depth (moving b by -lb along the centre line parts the balls).
- * Pairs are taken in increasing lb: the leaves of a in increasing least lb
- * of their pairs, and for each of them the leaves of b in increasing lb; a
- * pair is handed to the method only while its lb could still change the
- * answer (worth() below), and the loops stop at the first that cannot,
- * since every later pair's lb is at least as large.  The leaves of b are
- * sorted along one axis, so that pairs far apart along it are not even
- * bounded (sweep below); a pair that is costs a few subtractions and a
- * square root (twice at most) and no support mapping.  The scratch is
- * O(leaves), never O(pairs): the leaves (with their composed poses) and
- * three ranking arrays, one allocation.
- *
- * Union semantics, read off the leaf answers' `has` bits so one layer serves
- * every method:
- *  - The union intersects when some pair intersects.  The depth of a union
- *    is at least that of every pair (parting the unions parts every pair),
- *    so depth_lower_bound is the largest pair depth found: the pair's
- *    `depth` (EPA) or `depth_lower_bound`.  Pairs whose balls overlap by no
- *    more than that are skipped.  The union's exact depth is not the
- *    largest pair depth, so `depth` is not reported for compounds (its has
- *    bit is cleared; it becomes the bound).  A method that reports no depth
- *    (a verdict only) stops at the first intersecting pair.
- *  - Otherwise the union is separated and the answer is the pair with the
- *    least key: its `distance` (exact methods), else its
- *    `distance_lower_bound`, else its ball bound.  A pair is skipped when
- *    its lb is at least the least key so far and above a small margin (a
- *    pair within the tolerance could still count as touching): then it can
- *    neither be nearer nor intersect.  So an exact method's distance and
- *    near points are the union's; a lower-bound method's
- *    distance_lower_bound is still a bound on the union's distance (the
- *    nearest pair was either evaluated, or skipped with a distance of at
- *    least its lb, at least the bound), and no smaller than the least of
- *    the pairs' bounds.
- *  - The reported pair (near points, and part_a/part_b, the top-level parts
- *    of its leaves) is the intersecting pair of the largest depth, or the
- *    separated pair of the least key; the first found on ties.
- *  - A separating plane of one pair separates the unions only if every
- *    other leaf lies on its side: it is checked against every leaf (ball
- *    first, then the leaf's support point) and dropped when it fails, since
- *    a non-convex union often has no separating plane at all.
- *  - iterations and backups are summed over the pairs evaluated; converged
- *    holds only if it held for every one (a pair cut short may be nearer
- *    than it said).  The warm simplex names vertices of one leaf pair,
- *    which a later query could not name back: compound answers carry none,
- *    and compound queries take none (CLASH_ENOTSUP).  opt->warm_plane is
- *    passed on: a plane separating the unions separates every pair.
+ * Poses and radii, the pruning, and the union's semantics (depth, distance,
+ * plane, iterations, warm starts): docs/design.md, "core/compound.c".
  */
 #include <assert.h>
 #include <float.h>

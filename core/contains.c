@@ -2,51 +2,21 @@
  * contains.c — containment of one posed, rounded polytope in another
  * (Kreuzer 2016, IsSubsetOf), clash_contains().
  *
- * The exact condition.  Let inner = co(I) + B(ri) and outer = co(O) +
- * B(ro) (B(r): the ball of radius r).  Convex bodies nest iff their
- * support functions do: inner is in outer iff h_I(u) + ri <= h_O(u) + ro
- * for every unit u.  As h_I(u) = max over the vertices v of I of u.v, this
- * is a condition per vertex: max_u (u.v - h_O(u)) <= ro - ri, where the
- * left side is the signed distance of v from co(O) (its distance when
- * outside, minus its depth when inside).  So, with rho = ro - ri:
- *   - rho >= 0: every vertex of I lies within rho of co(O).  One point
- *     query per vertex — Kreuzer's IsSubsetOf, one collision test per
- *     vertex of the inner set, stopping at the first that fails: up to
- *     5-D by GJK from the point to co(O) grown by rho (exact, O(|O|) per
- *     iteration, warm-started from the previous vertex's final simplex, as
- *     neighbouring vertices tend to share their nearest face); from 6-D by
- *     the LP of method "simplex", which is faster there (see
- *     CONTAINS_LP_MIN_DIM), with GJK for a vertex the LP leaves undecided.
- *   - rho < 0: every vertex must lie at depth >= -rho inside co(O), that
- *     is co(I) + B(-rho) must be inside co(O) (Minkowski cancellation).
- *     Depth needs the facets of co(O): with them the condition is, for
- *     every facet {n.x <= c}, h_I(n) + (-rho) <= c — one support scan of I
- *     per facet, whose extreme vertex is the one that pokes out.  The
- *     facets are enumerated without storage: every facet hyperplane
- *     passes through dim affinely independent vertices of O with all of O
- *     on one side, so the dim-subsets of O are tried (combinatorial, hence
- *     a budget: CONTAINS_FACET_BUDGET operations, else CLASH_ENOTSUP).  A
- *     co(O) that is not full-dimensional has no room for a ball, and no
- *     such facets: then nothing is contained.
- *   An "outside" from a point query counts only with its certificate (a
- *   converged answer: GJK's plane with a gap on every vertex, the LP's
- *   slab).  A GJK run that stops without one (its iteration cap, or a
- *   simplex too flat for its sub-algorithm) has only an upper bound on
- *   the distance; that vertex is asked again by the LP (by GJK when the
- *   LP went first), and when neither decides it is unsure: unless another
- *   vertex is surely outside, the answer is then "not shown to be
- *   contained" with converged = 0, never a wrong "not contained".
- * Before either, a cheap test along the 2 dim coordinate directions: a
- * direction u with h_I(u) + ri > h_O(u) + ro (+ tolerance) proves at once
- * that the vertex extreme along u is outside.
+ * inner = co(I) + B(ri) lies in outer = co(O) + B(ro) iff every vertex of I
+ * has a signed distance from co(O) of at most rho = ro - ri (their support
+ * functions nest).  For rho >= 0 that is one point query per vertex,
+ * Kreuzer's IsSubsetOf: GJK up to 5-D, warm-started from the previous
+ * vertex, the LP of method "simplex" from 6-D (CONTAINS_LP_MIN_DIM).  For
+ * rho < 0 each facet of co(O) is checked by one support scan of I, the
+ * facets found without storage among the dim-subsets of O (within
+ * CONTAINS_FACET_BUDGET, else CLASH_ENOTSUP).  An "outside" counts only with
+ * its certificate: a vertex neither method decides makes the answer "not
+ * shown to be contained" (converged 0), never a wrong "not contained".
+ * Compound inner shapes are checked leaf by leaf (compound_foreach_leaf); a
+ * compound outer is CLASH_ENOTSUP.  Nothing is allocated.
  *
- * Compound inner shapes (a union) are contained iff every convex leaf is;
- * compound_foreach_leaf() (compound.c) hands us each leaf with its world
- * pose and total radius.  A compound outer is a non-convex union:
- * CLASH_ENOTSUP.
- *
- * Nothing is allocated: GJK works on stack shapes that borrow the vertex
- * arrays, the facet search on a few fixed-size arrays.
+ * The derivation and the order of the tests: docs/design.md,
+ * "core/contains.c".
  */
 #include <float.h>
 #include <math.h>

@@ -1,54 +1,21 @@
 /*
  * epa.c — penetration depth by the Expanding Polytope Algorithm (see epa.h).
  *
- * Sources.  The starting simplex is GJK's final one (GJK88 section VI: when
- * the hulls intersect, the last Y_s holds the origin; eq. (32) bounds the
- * depth from it).  EPA itself is G. van den Bergen's Expanding Polytope
- * Algorithm ("Proximity Queries and Penetration Depth Computation on 3D Game
+ * The starting simplex is GJK's final one (GJK88 section VI: when the hulls
+ * intersect, the last Y_s holds the origin; eq. (32) bounds the depth from
+ * it).  EPA itself is G. van den Bergen's Expanding Polytope Algorithm
+ * ("Proximity Queries and Penetration Depth Computation on 3D Game
  * Objects", GDC 2001; "Collision Detection in Interactive 3D Environments",
  * 2003), which is beyond the project's seed papers; the recursive horizon
  * walk over face adjacency follows Bullet's btGjkEpa2 (zlib licence).
  *
- * The idea: the penetration depth of two intersecting convex sets is the
- * distance from the origin to the boundary of K = A - B, min_u h_K(u) over
- * unit u, h_K the support function.  A polytope P inside K that holds the
- * origin bounds it from below by the distance to P's nearest face, and any
- * direction u bounds it from above by h_K(u).  EPA keeps such a P, takes its
- * nearest face f, evaluates the support point w of K in f's normal n, and
- * stops when h_K(n) = n.w is within tolerance of f's distance (then f lies on
- * the boundary of K).  Otherwise w is outside P: the faces w sees are
- * removed and the hole (its boundary is the "horizon") is closed with faces
- * from w, which keeps P convex and growing.  K is a polytope, so this ends:
- * every expansion adds a new vertex of K.
- *
- * Robustness, where EPA implementations (libccd's, FCL's, Bullet's) are
- * known to fail:
- *   - GJK's final simplex may be a point, a segment or a triangle (the
- *     origin on a face, edge or vertex of K: touching, face-face contact).
- *     It is blown up to a full simplex by the support points along the
- *     directions orthogonal to it; when a direction finds no room (h_K <=
- *     tol) the shapes touch and that direction is the answer, with depth
- *     h_K, without building any polytope.
- *   - Face normals are oriented by the faces' winding, fixed once from the
- *     sign of the starting simplex's volume and kept by the horizon walk,
- *     never by the origin's side: a face through the origin (depth 0) keeps
- *     its true outward normal, so touching boxes do not get a flipped one.
- *   - An expansion is checked before it changes anything: the horizon must
- *     be one simple loop, every new face non-degenerate and the origin not
- *     outside it beyond tolerance.  If not, or at the iteration cap, the
- *     search ends with the best upper bound found, min h_K(u) over the
- *     directions tried (a translation that really parts the hulls), and says
- *     it did not converge.  No NaN, no unbounded loop, no "origin outside".
- *   - K's facets are polygons that P splits into coplanar triangles (2-D:
- *     collinear edges); the origin's projection may fall in a neighbour of
- *     the nearest one, so the deepest points are read off the triangle
- *     that holds it, found by walking across coplanar neighbours.
- *   - Support points are chosen by comparisons exact to the shape's own
- *     size, not to its coordinates' magnitude (shape_support), so a small
- *     pair far from the origin converges to its own precision.
- *   - Storage: one block on the caller's stack, doubled on the heap when
- *     full (CLASH_EPA_FIXED_EXPANSIONS); freed face slots are reused.  The
- *     nearest face is found by a linear scan, as in Bullet.
+ * It keeps a polytope P inside K = A - B that holds the origin, takes P's
+ * nearest face, and stops when K's support point along that face's normal
+ * shows the face on K's boundary; otherwise that point replaces the faces
+ * it sees.  It is made robust where EPA implementations (libccd's, FCL's,
+ * Bullet's) are known to fail: flat starting simplices, faces through the
+ * origin, expansions that would break P, coplanar facets, small shapes far
+ * from the origin.  How, and why it ends: docs/design.md, "core/epa.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -1,47 +1,21 @@
 /*
- * gjk.c — the GJK distance algorithm between two posed, rounded polytopes.
+ * gjk.c — the GJK distance algorithm between two posed, rounded polytopes,
+ * after the Numerical Algorithm of GJK 1988 (Gilbert, Johnson, Keerthi, "A
+ * fast procedure for computing the distance between complex objects in
+ * three-dimensional space"), section VI.
  *
- * This follows the Numerical Algorithm of GJK88 section VI:
- *   - K = A - B is never built: its support point is s_A(eta) - s_B(-eta)
- *     (eq. (21)), found by scanning each shape's vertices (support.c);
- *   - each iteration finds the point v_k of co V_k nearest the origin with
- *     Johnson's sub-algorithm, its choice checked by the projection's
- *     weights, falling back to the backup procedure (38) when rounding
- *     defeats it (simplex.c: the backup judges subsets by projections, as
- *     the cofactors of a flat simplex can lose every digit); in 3-D the
- *     faces through the new support point are tried first by region tests
- *     (simplex3.c), the full table only when that is not clear-cut;
- *   - it stops on the convergence test (35), when v_k = 0 (the shapes
- *     intersect), or at a hard iteration cap.  A new support point already
- *     in the simplex ends GJK in exact arithmetic (Theorem 2) only because
- *     (35) then holds; when it does not, that is rounding, handled like a
- *     failed descent: the descent check of step 4 and the backup re-run of
- *     steps 5-6 keep it from cycling on round-off, and a run they stop is
- *     answered unconverged;
- *   - it works in a frame whose origin lies between the two shapes (the
- *     origin shift of section VI) and whose unit is a power of two near the
- *     scene size, so coordinates near 1e-6 or 1e6, or far from the origin,
- *     lose no more than the input's own precision, and no finite input can
- *     overflow an intermediate;
- *   - when the final simplex is full-dimensional and holds the origin, the
- *     distance to its nearest facet, eq. (32), bounds the penetration depth;
- *     in 1-D to 3-D the Expanding Polytope Algorithm (epa.c) then grows
- *     that simplex into the exact depth, its direction and deepest points.
- * Radii are the spherical extensions of section II: by eq. (6) the distance
- * of the rounded shapes is the hull distance minus both radii.  Unions of
- * convex parts (eqs. (2)-(8)) are handed to compound.c, which calls back
- * here with pairs of convex leaves.
- *
- * A query does the least work that answers what it wants
- * (clash_options.want): for the verdict alone it stops as soon as a
- * support point certifies a separating direction (v.w / |v| beyond the
- * radii, which the first direction often does) or v comes within them;
- * in 3-D the search after the first support point is portal refinement
- * (mpr.c), which needs no Johnson step per support point and certifies
- * by the same rules, GJK taking over where it cannot decide; without the
- * depth it skips EPA.  The first pass over each shape's
- * vertices (support_bounds_extreme) gives the frame and the first support
- * point together, in the direction between means of a few vertices.
+ * K = A - B is never built: its support point s_A(eta) - s_B(-eta) (eq.
+ * (21)) comes from support.c.  Each iteration finds the point of co V_k
+ * nearest the origin by Johnson's sub-algorithm with its backup procedure
+ * (simplex.c; in 3-D first by region tests, simplex3.c) and stops on the
+ * convergence test (35), on v_k = 0 or at a hard cap, all in a frame between
+ * the shapes scaled by a power of two.  When the final simplex holds the
+ * origin, eq. (32) bounds the depth, and in 1-D to 3-D epa.c grows it into
+ * the exact depth; a verdict-only query on small 3-D shapes searches by
+ * portal refinement (mpr.c).  Radii are the spherical extensions of section II (eq. (6));
+ * unions (eqs. (2)-(8)) go to compound.c, which calls back here with pairs
+ * of convex leaves.  Design notes (stopping on round-off, the frame, what
+ * each `want` skips): docs/design.md, "core/gjk.c".
  */
 #include <assert.h>
 #include <float.h>

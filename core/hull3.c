@@ -9,23 +9,10 @@
  * them by the cone from p to their boundary, the horizon; the points of
  * the removed faces go to the new faces they lie above, or are inside.
  * Each face keeps its neighbour across each edge, so the horizon is found
- * and the cone is stitched in without searching.
- *
- * Numerics.  Coordinates are taken relative to the centre of the points'
- * box, so the planes are exact to the hull's own size however far it sits
- * from the origin.  A point counts as outside a face only when it is more
- * than eps above it (HULL3_EPS_ULPS ulps of the hull's size): points within
- * rounding of a face are dropped as inside, which is all the precision the
- * planes have, and which keeps nearly coplanar points (the many points of a
- * flat facet) from making slivers.  p sees a face when it is above it or
- * within eps below: faces p lies in the plane of (a flat facet's triangles,
- * frequent with points on a grid) are replaced too, which keeps the
- * horizon one simple loop (taking only the faces strictly below p leaves
- * pinched horizons on such input), at the price of concavities no deeper
- * than eps.  An insertion whose horizon is still not one simple loop, or
- * whose cone would have a face thinner than rounding, is put off to the
- * end, when p is tried once more against the finished hull.  A support
- * point found on the graph is the true one or short of it by about eps.
+ * and the cone is stitched in without searching.  Points within rounding
+ * of a face (HULL3_EPS_ULPS of the hull's size) count as inside, so a
+ * support point found on the graph is the true one or short of it by about
+ * that much (the numerics: docs/design.md, "core/hull3.c").
  *
  * Storage: everything lives in the caller's scratch (hull3_scratch_size),
  * faces in a pool with a free list (at most 2 count live faces), so nothing

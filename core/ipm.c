@@ -2,47 +2,21 @@
  * ipm.c — Mehrotra's predictor-corrector interior-point method (see ipm.h).
  *
  * One step (Wright, Primal-Dual Interior-Point Methods, 1997, ch. 10; the
- * paper's section 4.3 in the infeasible form):
- *   residuals  rp = b - A x,  rd = c - A^T y - s,  mu = x.s / n;
- *   predictor  the Newton step to x.s = 0 (the affine-scaling direction);
- *   centring   sigma = (mu_aff / mu)^3 from how far the predictor got;
- *   corrector  the Newton step to x.s = sigma mu minus the predictor's
- *              second-order term, on the same factorization;
- *   step       a fraction of the way to the boundary, primal and dual
- *              separately.
+ * 2005 paper's section 4.3 in the infeasible form): residuals rp = b - A x,
+ * rd = c - A^T y - s, mu = x.s / n; the predictor, the Newton step to
+ * x.s = 0; centring sigma = (mu_aff / mu)^3; the corrector, the Newton step
+ * to x.s = sigma mu minus the predictor's second-order term, on the same
+ * factorization; a fraction of the way to the boundary, primal and dual
+ * separately (with free variables, a QP, the same step: z = J^T y).
  * Each Newton system  A dx + J dz = rp,  A^T dy + ds = rd,  dz - J^T dy = rz,
  * S dx + X ds = rxs  (D = X S^-1) is reduced to the augmented system of the
  * columns whose D_j exceeds 1 (the support S, at most IPM_MAX_AUG of them;
  * the rest N are eliminated into a normal matrix):
  *     [ A_N D_N A_N^T + J J^T   A_S     ] [ dy   ]   [ rp - J rz + A_N (D rd - S^-1 rxs)_N ]
  *     [ -A_S^T                  D_S^-1  ] [ dx_S ] = [ (X^-1 rxs - rd)_S                   ]
- * then ds = rd - A^T dy, dx_N = S^-1 (rxs - X ds), dz = rz + J^T dy.  The
- * system has at most m + IPM_MAX_AUG <= 20 rows; it is formed in O(n m^2)
- * and solved by Gaussian elimination with partial pivoting.  With free
- * variables (a QP) the primal and dual take the same step, since z = J^T y
- * ties them together.
- *
- * Why not the normal equations  (A D A^T + J J^T) dy = ...  alone (the
- * paper's eq. (28), and this file's first version): near the optimum D
- * holds 1 / mu on the support next to mu elsewhere.  Where the optimum is
- * nearly degenerate (shapes 1e-8 of the frame apart: the LP's w and the
- * weights of the nearest faces' far vertices are of that order) A D A^T's
- * condition number reaches 1 / eps while mu is still 1e-8: Cholesky
- * returned noise, the iterates lost primal feasibility and the dual plane
- * never separated (issue: ipm answered "intersecting", unconverged, for
- * shapes 1.9e-8 of their size apart).  In the augmented form every entry
- * is of moderate size (D_N <= 1, D_S^-1 < 1) and the matrix stays well
- * conditioned while the support has full rank, which is where an
- * interior-point method ends; the same reason LP solvers factor augmented
- * (quasidefinite) systems.  Two rounds of iterative refinement on the full
- * Newton equations keep the iterates primal feasible to rounding.  A
- * column of the system with no pivot at all (a row of A that is 0 on every
- * column, as a flat scene's coordinate) gets a 0 component, following
- * Wright ("Modified Cholesky factorizations in interior-point algorithms",
- * 1999).
- *
- * ipm_project, the purification of a nearly optimal primal iterate, uses a
- * Cholesky factorization of A W A^T with the weights as the scaling.
+ * then ds = rd - A^T dy, dx_N = S^-1 (rxs - X ds), dz = rz + J^T dy; at
+ * most m + IPM_MAX_AUG <= 20 rows, by Gaussian elimination with partial
+ * pivoting.  Why not the paper's normal equations: docs/design.md.
  */
 #include <assert.h>
 #include <float.h>

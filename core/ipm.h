@@ -4,19 +4,13 @@
  *
  * It solves   min c.x + |z|^2/2  s.t.  A x + J z = b,  x >= 0
  * and its dual max b.y - |z|^2/2  s.t.  A^T y + s = c,  s >= 0,  z = J^T y
- * where z is a vector of `nfree` free variables, one per leading row
- * (J = the first nfree columns of the identity).  With nfree = 0 it is a
- * plain LP; with nfree > 0 a convex QP whose normal equations differ from
- * the LP's only by +1 on those rows' diagonal.  It is meant for problems
- * with few rows (at most IPM_MAX_ROWS: the collision LP has dim + 2)
- * and a modest number of columns, by Mehrotra's predictor-corrector method
- * (the method the 2005 interframe paper cites, section 4.3).  Its Newton
- * systems are solved in a reduced augmented form (ipm.c): the columns with
- * x_j > s_j keep their own rows, the rest are folded into the normal matrix
- * A D A^T (the paper's eq. (27)-(30)), so that the system stays well
- * conditioned as the iterates approach a nearly degenerate optimum.  The
- * system is at most 2 IPM_MAX_ROWS square; a row of A that is 0 on every
- * column (a flat scene's coordinate) costs nothing.
+ * where z is a vector of `nfree` free variables, one per leading row (J =
+ * the first nfree columns of the identity): a plain LP with nfree = 0, a
+ * convex QP with more.  It is meant for few rows (at most IPM_MAX_ROWS: the
+ * collision LP has dim + 2) and a modest number of columns, by Mehrotra's
+ * predictor-corrector method (the method the 2005 interframe paper cites,
+ * section 4.3), its Newton systems in a reduced augmented form that stays
+ * well conditioned near a degenerate optimum (ipm.c, docs/design.md).
  *
  * Everything lives in one fixed-size struct: no allocation.  The caller
  * drives the iterations one at a time (ipm_step), because the collision

@@ -4,101 +4,19 @@
  * method (the 2005 interframe paper: "A Linear Programming Solution for
  * Exact Collision Detection", eqs. (8)-(16) and section 4).
  *
- * The LP (paper eq. (8)-(11)), with a_i the vertices of A and b_j of B in
- * the query's frame, u = mean(b) - mean(a) and m = max |u_k|:
- *     min  m w   s.t.  sum a_i alpha_i - sum b_j beta_j + u w = 0,
- *                      sum alpha = 1,  sum beta = 1,  alpha, beta, w >= 0.
- * alpha = 1/n1, beta = 1/n2, w = 1 is feasible (eq. (13)-(15)); the optimum
- * is 0 exactly when the hulls meet.  Its dual (eq. (12)) is
- *     max  pi4 + pi5   s.t.  a_i.p + pi4 <= 0,  -b_j.p + pi5 <= 0,  u.p <= m,
- * so any p with  min b.p - max a.p > 0  proves the hulls disjoint, with the
- * plane of normal p between them (eq. (25)-(26)).  The paper stops on the
- * sign of the dual objective; here every iterate is judged by two
- * certificates that do not trust the solver at all:
- *   - separated: p = the iterate's first dim dual variables, or a normal
- *     computed from the faces the iterate points at (dual purification,
- *     below), with pi4 and pi5 tightened to -max a.p and min b.p over ALL
- *     vertices (the re-check of section 4.2): a positive gap is a
- *     separating slab;
- *   - intersecting: the primal weights, normalized, give a point of each
- *     hull; if they are within the tolerance the shapes touch.
- * The solver (ipm.c) is Mehrotra's predictor-corrector method (section
- * 4.3), its Newton systems solved in an augmented form that stays well
- * conditioned where the paper's normal equations (27)-(30) do not.
- *
- * Vertex subsets (section 4.2): the LP is solved over at most
- * LPIPM_SUBSET vertices per shape, those farthest towards the other shape
- * along the line between their centres (or along the warm plane's normal).
- * A separating p found for the subsets is re-checked against every vertex;
- * the worst violators join the subsets (the vertices least useful along p
- * leave when a subset is full) and the LP is solved again.  An intersection
- * of subset hulls is one of the shapes, so it needs no re-check.
- *
- * Warm plane (section 4.1): a previous answer's plane (opt->warm_plane) is
- * checked against every vertex, radii included, in O(n); while its normal
- * still separates, the answer is "no collision" after 0 iterations, with
- * the plane re-centred in the gap that is there now.  Otherwise its normal
- * chooses the subsets.
- *
- * Tolerance.  As in gjk, shapes closer than the tolerance count as
- * touching: separated needs a plane whose gap beats ra + rb + tolerance;
- * intersecting needs two hull points within ra + rb + tolerance.
- *
- * Radii and near touching.  The LP decides whether the hulls meet; rounded
- * shapes are apart only if some plane has a gap larger than ra + rb (plus
- * the tolerance).  The dual plane is the support plane of B - A where the
- * ray along u leaves it, not the widest gap (the dual maximizes the gap per
- * unit of u.p, not per unit of |p|), so its gap certifies separation when
- * it is large enough but proves nothing when it is not.  Then a second
- * phase asks for the widest gap, with the ray u w replaced by a free vector
- * z of cost |z|^2 / 2:
- *     min |z|^2 / 2  s.t.  sum a_i alpha_i - sum b_j beta_j + z = 0,
- *                          sum alpha = 1,  sum beta = 1,  alpha, beta >= 0,
- * the distance of the hulls as a convex QP on the same variables and rows.
- * Its dual is  max pi4 + pi5 - |p|^2 / 2  under the same constraints
- * (eq. (25)-(26)), with z = p at the optimum: the dual p is the normal of
- * the widest gap, |p| the distance.  The interior-point method is the
- * same; its Newton systems only gain +1 on the coordinate rows (ipm.c).
- * Each iterate gives an upper bound (|x_b - x_a| of its primal points) and
- * a lower bound (the gap over all vertices along p, and along x_b - x_a)
- * on the Euclidean distance, which close in on it until they put ra + rb
- * on one side.  The same phase settles pairs that touch within the
- * tolerance, where the LP's plane is too narrow and its points too far.
- *
- * When nothing is settled (the iteration cap, LPIPM_MAX_ROUNDS rebuilt LPs,
- * or the solver at the end of its precision), the answer is what the
- * bounds prove, and says that the tolerance was not met (converged 0):
- *   - the best plane's gap beats ra + rb (though not by the tolerance):
- *     "separated", with that plane, which is checked on every vertex like
- *     any other: the shapes are apart by at least lower - rsum > 0;
- *   - otherwise nothing is certain either way: "intersecting" with no
- *     common point (has 0), the side a collision test must err on.
- * (Two hull points within ra + rb + tolerance, or bounds within the
- * tolerance of each other, are verdicts of their own, converged.)  On the
- * 100 000 pairs of `make crosscheck` and the suites, no answer is left
- * unsettled.
- *
- * Purification.  Where the optimum is degenerate (the hulls meet, or touch
- * along a face) an interior-point iterate approaches it only slowly, and
- * its points stall some 1e-10 apart.  Once they are within the paper's
- * epsilon (section 4.3), the weights are projected onto the optimal face
- * (ipm_project: least change, an active-set step for weights that would go
- * negative); the result is measured like any other pair of points, so a
- * bad projection costs nothing but the work.  The dual has its own
- * purification: near touching the dual iterate p is a poor normal long
- * after the support (the vertices of the nearest faces) is plain, so each
- * iterate also offers the normals of the faces its weights point at
- * (support_planes).
- *
- * Compound shapes go through the compound layer (compound.c), which asks
- * this method about pairs of convex leaves; the warm plane is passed on.
- *
- * Memory: every array is of fixed size on the stack (the subsets, at most
- * LPIPM_SUBSET_MAX vertices per shape, and an ipm_lp of at most
- * IPM_MAX_COLS columns: some 40 KB with the solver's own); no allocation
- * whatever the vertex count.  The cost per query is O(n) per pass over
- * every vertex (the warm plane, each re-check, each new plane) plus
- * O(columns * dim^2) per interior-point step, columns <= 2 * 56 + 1.
+ * The LP (eqs. (8)-(11)) has optimum 0 exactly when the hulls meet, and a
+ * dual p with  min b.p - max a.p > 0  proves them apart (eqs. (12),
+ * (25)-(26)).  Each iterate of the solver (ipm.c: Mehrotra's method,
+ * section 4.3) is judged by two certificates checked on every vertex, not
+ * by the solver: a plane whose gap beats ra + rb + tolerance (separated),
+ * or two hull points within that (intersecting).  It works on subsets of
+ * at most LPIPM_SUBSET vertices per shape (section 4.2), starts from a
+ * previous answer's plane (section 4.1), and for rounded or nearly
+ * touching shapes asks a distance QP for the widest gap.  Unsettled, it
+ * answers what the bounds prove: separated when the best plane's gap beats
+ * ra + rb, else intersecting with no common point (converged 0).  No
+ * allocation.  The LP, its dual, the QP, purification, memory and cost:
+ * docs/design.md, "core/lp_ipm.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -1,97 +1,22 @@
 /*
  * lp_simplex.c — method "simplex": intersection of two posed polytopes as a
- * linear program over their vertices (Kreuzer 2016), solved by the revised
- * simplex method with Bland's rule (rsimplex.c).
+ * linear program over their vertices (Kreuzer 2016, problems P1 and P2 and
+ * "Remarks"), solved by the revised simplex method (rsimplex.c).
  *
- * The LP.  Kreuzer's problem P1 asks for convex weights lambda (over the
- * vertices s_i of a) and mu (over the vertices t_j of b) with
- * sum lambda_i s_i = sum mu_j t_j: the hulls intersect iff it is feasible.
- * His problem P2 decides P1 as a Phase I: minimize e.(b - Ax) over
- * Ax <= b, x >= 0, whose minimum is 0 iff P1 is feasible.  We solve P2 in
- * a symmetric form: each coordinate row gets two residual columns, u_k and
- * w_k (cost 1 each), instead of one slack, and the convexity rows are
- * equalities:
+ * The LP is Kreuzer's P2 in a symmetric form, two residual columns per
+ * coordinate row, so that its minimum is the 1-norm distance d1 of the
+ * hulls, 0 iff they intersect.  Every answer is certified from the vertices,
+ * not the LP's arithmetic: a slab of width h >= d1 / sqrt(n) from the duals
+ * (the distance lower bound) and the primal pair's distance above.  With
+ * radii it solves again in rotated bases, each round also projecting its
+ * optimal basis's vertices exactly (basis_nearest), until the bounds put
+ * ra + rb on one side; after LP_SIMPLEX_ROUNDS rounds it answers
+ * CLASH_ENOTSUP and never guesses.  As in gjk.c it works in a frame centred
+ * between the shapes and scaled by a power of two, with columns made on
+ * the fly from the borrowed vertices, so a query allocates nothing.
  *
- *   minimize  sum_k (u_k + w_k)
- *   subject to  q_k.(sum lambda_i s_i - sum mu_j t_j) + u_k - w_k = 0   (k < n)
- *               sum lambda_i = 1,  sum mu_j = 1,  all variables >= 0
- *
- * with q_k an orthonormal basis (the coordinate axes in the first round).
- * The minimum is still 0 iff the hulls intersect, and it is now the 1-norm
- * distance d1 = min |p - q|_1 over p in co(a), q in co(b) (in the basis
- * q_k), so it means something when the hulls are apart.  A feasible basis
- * is at hand (one vertex of each shape plus one residual per row), so no
- * artificial variables are needed: the residuals are P2's artificials.
- *
- * The distance bound (Kreuzer, "Remarks").  The article bounds the
- * distance by the minimum of P2 over sqrt(n).  That does not hold for P2
- * as written: its one-sided slacks only admit differences p - q <= 0
- * componentwise, and the convexity slacks count too (in 1-D, a = {e},
- * b = {0}: the minimum is 1 for any e > 0, the distance is e).  For the
- * symmetric form it does: |z|_1 <= sqrt(n) |z|_2 for z in R^n, so
- *   dist(a, b) = min |p - q|_2 >= min |p - q|_1 / sqrt(n) = d1 / sqrt(n).
- * We report a bound at least as good and certified from the vertices
- * themselves rather than from the LP's arithmetic: LP duality gives duals
- * y (|y_k| <= 1, from the reduced costs of u_k and w_k) with
- * min_j y.t_j - max_i y.s_i >= d1, so the slab between those two values,
- * of width h(y) = (min_j y.t_j - max_i y.s_i) / |y|_2 >= d1 / |y|_2 >=
- * d1 / sqrt(n), separates the hulls and dist >= h(y).  h is recomputed by
- * scanning the vertices (so it is a true bound whatever round-off did to
- * y), and so is h(q - p) for the primal pair p, q of the optimum; the
- * larger one, less a rounding allowance, is the bound.  The primal pair is
- * also an upper bound: dist <= |p - q|_2.
- *
- * Radii.  Rounded shapes intersect iff the hull distance is <= ra + rb:
- * a Euclidean question the LP cannot answer in one go.  The two bounds
- * decide it when |p - q|_2 <= ra + rb (+ tolerance: intersecting) or
- * h > ra + rb (separated).  Otherwise we solve again in a rotated basis,
- * whose first axis is alternately the dual direction (the normal of the
- * face of co(a) - co(b) where the optimum lies; along it the foot of the
- * face's plane is the nearest point when that lies in the face) and the
- * primal difference q - p (along which the rotated 1-norm is the 2-norm,
- * so the upper bound cannot grow).  Each round also projects its optimal
- * basis's vertices exactly (basis_nearest): once the basis holds the
- * nearest features, that pair meets the distance from above and its
- * direction from below.  After LP_SIMPLEX_ROUNDS rounds without a
- * decision the answer is CLASH_ENOTSUP: the method never guesses.  On the
- * random pairs of the simplex suite (a third placed within 1e-4 of
- * touching) that is 4 of about 450 rounded 2-D pairs and 1 of 450 in 3-D
- * (65 and 83 before the projection); in the 5000-pair cross-check 13 of
- * 1382 rounded pairs (was 289), 9 of them within 1e-7 of touching.
- *
- * Numerics.  As in gjk.c, the LP works in a frame centred between the
- * shapes and scaled by a power of two near their size, so every column
- * entry is at most 1 in magnitude and the tolerances are relative to the
- * scene.  Columns are computed on the fly from the borrowed vertices with
- * the pose applied (support_point), so a query allocates nothing.  Bland's
- * rule cannot cycle in exact arithmetic; the pivot cap (default: columns
- * times rows, the article's choice) bounds what round-off could do.
- *
- * Speed (GJK88 set, 6000 pairs: from 25 000 to 11 700 instructions per
- * query, 8x to 14x GLPK; then, measured as the mean per query under
- * callgrind, from 13 500 to 8 600).  The article's first stopping rule: a
- * round stops as soon as the objective, the 1-norm of p - q and so at
- * least its 2-norm, is within reach of "intersecting" (the pivots that
- * would only prove optimality, many of them degenerate at objective 0, are
- * skipped).  The starting basis's inverse is written down, not eliminated
- * (see solve_round), and its vertices come from the pass that sets up the
- * frame.  Round 0 prices by Dantzig's rule through support scans
- * (lp_dantzig: the vertex of least reduced cost is a support point), one
- * shape first in turn (partial pricing), until a pivot fails to lower the
- * objective, then by Bland's (lp_bland scans the raw vertices two at a
- * time): 4.5 pivots per query instead of 7.2 (13 500 -> 12 500
- * instructions with both shapes scanned each time, 11 100 with one first).
- * An optimum found on updated duals is not refactored when the round's
- * certificates (below) already decide the query, and the dual slab takes
- * the last pricing's support points (separated pairs 12 400 -> 10 400).
- * Bland's rule alone, as before, scanned until the first improving vertex:
- * cheaper per pivot, but it took 7.2 of them and a refactorization.  In
- * 3-D the pass that sets up the frame also copies each shape's vertices by
- * coordinate (scan3.h), so the pricing scans read four vertices to a load
- * (the same vertices bit for bit), and a slab past the dual one is not
- * scanned for when vertices already at hand show it cannot be wider
- * (8 760 -> 8 370 instructions per query; with the engine's and the
- * set-up's smaller savings, 7 870).
+ * The LP, the bound (and why P2 as written gives none), radii, numerics:
+ * docs/design.md, "core/lp_simplex.c", and its "Performance history".
  */
 #include <assert.h>
 #include <float.h>

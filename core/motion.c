@@ -1,37 +1,21 @@
 /*
  * motion.c — shapes in motion (2005 interframe paper, section 5): the
  * motion between two poses, the swept-hull test, and the time of impact by
- * conservative advancement.
+ * conservative advancement (Mirtich 1996; FCL's CA), beyond the paper.
  *
  * A motion (clash.h) moves a shape's origin along a line at constant speed
  * and turns the shape about that moving origin at constant angular speed:
- * the pose at time t is x -> R(t) L x + T + t d.  That is the slerp of the
- * orientation and the lerp of the position between two poses, which is
- * what a client gives with "pose" and "pose_end", and it keeps every bound
- * simple: a point at distance r from the origin moves at most |d| + |w| r
- * per unit of t, and along a direction n at most n.d + |w| r.
+ * the pose at time t is x -> R(t) L x + T + t d, the slerp of the
+ * orientation and the lerp of the position between "pose" and "pose_end".
+ * Under translation the paper's hull of an object's vertices in two frames
+ * is exactly the volume it sweeps, so clash_swept answers "do they touch at
+ * any time" with one GJK query; under rotation it is not used.  clash_toi
+ * steps from t to t + d/mu, where GJK's distance d and a bound mu on the
+ * approach speed show that nothing can touch sooner, so it never misses a
+ * contact.
  *
- * The paper's test links two frames by the convex hull of an object's
- * vertices in both.  Under translation that hull is exactly the volume the
- * object sweeps, and the motion of b relative to a is a translation of b,
- * so testing a against b's relative swept hull answers "do they touch at
- * any time" exactly, with one GJK query (clash_swept); under rotation the
- * hull of two poses misses what the object sweeps between them, as the
- * paper says, so it is not used there.
- *
- * The time of impact (clash_toi) goes beyond the paper: conservative
- * advancement (Mirtich 1996; FCL's CA).  At time t GJK gives the distance
- * d and its direction n; since no point approaches the other shape along n
- * faster than mu, nothing can touch before t + d/mu, and the search steps
- * there.  It cannot step over a contact, so it never misses one however
- * fast the shapes turn; it converges linearly, at the rate of the true
- * approach speed over mu.  Under pure translation mu is the exact
- * approach speed and the distance a convex function of t, so each step is
- * a Newton step from the left: a few steps reach the root.  A step aims a
- * little past the target (the tolerance's middle) so that it is reached in
- * finitely many steps, and GJK runs with a quarter of the tolerance, so
- * that a stop within the tolerance still has a separating direction: the
- * contact normal.
+ * Why this motion, the swept hull under rotation, and the time of impact's
+ * steps and tolerance: docs/design.md, "core/motion.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -7,24 +7,16 @@
  * walks from a point c inside K = A - B towards the origin: it finds a
  * triangle of support points (the portal) that the ray from c through the
  * origin crosses, then moves the portal out to K's boundary one support
- * point at a time.  Compared with GJK's verdict it takes no projection
- * (no Johnson step) per support point and, starting from an interior
- * point, encloses the origin in fewer of them.
- *
- * Here it only searches; what it concludes it certifies as GJK's verdict
- * would, so that either method gives the same answer (clash_gjk falls back
- * to GJK when MPR cannot):
- *   - apart: a direction d whose support point w has d.w < 0 with
- *     (d.w)^2 > reach^2 |d|^2 (all of K beyond `reach` of the origin: the
- *     test of GJK's first step and of its APART stop);
+ * point at a time.  Here it only searches; what it concludes it certifies
+ * as GJK's verdict would (clash_gjk falls back to GJK when it cannot):
+ *   - apart: a direction d whose support point w has d.w < 0 and
+ *     (d.w)^2 > reach^2 |d|^2 (GJK's first step and its APART stop);
  *   - inside: a tetrahedron of c and three support points holding the
- *     origin, each of its four orientations beyond a bound on its
- *     rounding;
- *   - within: a point of K within `reach` of the origin (GJK's WITHIN /
- *     INTERSECT rule, |v| <= reach): c itself, the segment from c to
- *     s_K(-c), the portal triangle or a face of the tetrahedron with c.
+ *     origin, each of its four orientations beyond a bound on its rounding;
+ *   - within: a point of K within `reach` of the origin (GJK's |v| <= reach).
  * Anything else (a degenerate portal, the iteration cap, an orientation
- * lost in rounding) is MPR_UNDECIDED.
+ * lost in rounding) is MPR_UNDECIDED.  Design notes: docs/design.md,
+ * "core/mpr.c, mpr.h".
  */
 #ifndef CLASH_MPR_H
 #define CLASH_MPR_H

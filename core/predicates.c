@@ -10,21 +10,13 @@
  * the permanent; B, the exact determinant of the rounded coordinate
  * differences; C, B plus the first-order effect of those differences'
  * roundoff; D, the exact value.  Each stage stops when its error bound
- * makes the sign certain.  Stage D here recomputes the determinant exactly
- * from the differences held as two-term expansions instead of adding the
- * missing terms to B incrementally: it runs only for nearly or exactly
- * degenerate input, where clarity is worth more than its cost.
+ * makes the sign certain.
  *
- * Floating point: every operation must round to double, to nearest with
- * ties to even (x86-64 SSE2 does; the #errors below refuse x87 excess
- * precision and -ffast-math), and the compiler must not fuse a multiply
- * and an add into one fma: Theorems 17-18 (the split and the exact
- * product) and the error bounds are proven for operations rounded one at
- * a time.  The Makefile compiles this file with -ffp-contract=off: GCC
- * does not fuse in -std=c11 mode anyway, but clang does by default (63
- * fused operations in this file with -march=native).  Dekker's split is
- * kept rather than fma() for the exact product because on baseline x86-64
- * (no -mfma) fma() is a slow library call.
+ * Every operation must round to double, to nearest with ties to even, one
+ * at a time: the #errors below refuse x87 excess precision and -ffast-math,
+ * and the Makefile compiles this file with -ffp-contract=off.  Why, how
+ * stage D differs from the paper's, and why Dekker's split rather than
+ * fma(): docs/design.md, "core/predicates.c".
  */
 #include <float.h>
 #include <math.h>

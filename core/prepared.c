@@ -2,30 +2,12 @@
  * prepared.c — prepared shapes: clash_prepared_size, clash_shape_prepare
  * and the hill-climbing support mapping (see prepared.h).
  *
- * Why.  A support point of a polytope given by its vertices costs a scan of
- * all of them; GJK needs a handful per query, so a query on a 10^5-vertex
- * shape reads its vertices a dozen times.  A shape used for many queries
- * can afford to be prepared once: its convex hull's vertex adjacency is
- * built (hull3.c), and a support point is then found by walking the graph
- * uphill from a good start, in a number of steps that depends on how far
- * the start is, not on the vertex count.  On a convex polytope the walk
- * cannot stop short: at a vertex that is not the furthest along e, some
- * edge leads further along e (the edges at a vertex span its cone).
- *
- * The start is looked up in a cube map of directions: each of its
- * 6 x side x side cells holds the hull vertex extreme along the cell's
- * central direction, so a query direction starts within a few degrees of
- * its answer.  side grows as the square root of the vertex count (4 for a
- * hundred, 32 from 16 000 on: a cell then holds a dozen hull vertices or
- * so), which keeps the climbs a few steps long.  The table is filled by
- * climbing from cell to cell.
- *
- * Memory order matters as much as the step count: a climb on a large hull
- * reads a few neighbours per step, and in the input's order each is a
- * cache miss.  So the hull vertices are renumbered along a Morton (Z-order)
- * curve of their coordinates and copied in that order with the graph, and
- * neighbours on the hull, which are near in space, are mostly near in
- * memory.
+ * A shape used for many queries is prepared once: in 3-D its convex hull's
+ * vertex adjacency is built (hull3.c), and a support point is then found by
+ * walking the graph uphill from a start looked up in a cube map of
+ * directions, in a few steps whatever the vertex count; the hull vertices
+ * are renumbered along a Morton curve so that a climb reads near memory.
+ * Why, and how the cube map is sized: docs/design.md, "core/prepared.c".
  *
  * Storage layout (caller's, 8-aligned): the prepared header, then for 3-D
  * the graph's arrays, packed (their offsets are in the header, see

@@ -10,15 +10,13 @@
  * radial part, a cone as the better of its apex and the rim point under d's
  * radial part, an ellipsoid as the image of the ball's under its axes, and
  * Minkowski sums (a capsule = segment + ball) as sums of the terms' support
- * points.  An affine pose x -> L x + t maps them as polytopes are mapped
- * (GJK88 eq. (9)-(10)): s(d) = L s_local(L^T d) + t.
- *
- * Exactness: polytope methods answer a polytope exactly (EPA ends on a face
- * of K), a curved K only to a tolerance.  So what is a polytope in
- * disguise is lowered to one: a box to its corners, and a sphere or capsule
- * under a similarity pose (L^T L = sigma^2 I) to a point or a segment grown
- * by sigma r, the spherical extension of GJK88 section II.  The unit
- * vertices are static constants: the lowered shape borrows them.
+ * points.  A pose x -> L x + t maps them as polytopes are mapped (GJK88
+ * eqs. (9)-(10)): s(d) = L s_local(L^T d) + t.  Polytope methods answer a
+ * polytope exactly (EPA ends on a face of K), a curved K only to a
+ * tolerance, so a polytope in disguise is lowered to one: a box to its
+ * corners, a sphere or capsule under a similarity pose (L^T L = sigma^2 I)
+ * to a point or a segment grown by sigma r, the spherical extension of
+ * GJK88 section II.  The unit vertices are static constants it borrows.
  */
 #include <float.h>
 #include <math.h>

@@ -9,18 +9,11 @@
  * and the objective by their rank-one updates (O(m)).  Every
  * RSIMPLEX_REFACTOR pivots, and before declaring optimality, B^-1 is
  * rebuilt from the columns by Gauss-Jordan elimination with partial
- * pivoting and x, y recomputed, so round-off cannot accumulate over long
- * runs; a solution is only called optimal when freshly factored (and, when
- * the caller bounds the columns' entries, without pricing every column a
- * second time: see rsimplex_run).  A caller that knows its starting
- * basis's inverse in closed form skips the first elimination
- * (rsimplex_start_inverse), and one whose verdict is decided once the
- * objective is small enough stops there (lp.has_target).
- *
- * Speed: the collision LP of 3-D shapes has m = 5 rows, and everything per
- * pivot is a few 5 x 5 loops; they are compiled with m = 5 known and
- * unrolled (RS_INLINE, -funroll-loops), which halved the engine's instructions
- * on the GJK88 set.
+ * pivoting and x, y recomputed.  The collision LP of 3-D shapes has m = 5
+ * rows: the loops per pivot are compiled with m = 5 known and unrolled
+ * (RS_INLINE).  The shortcuts a caller may take (rsimplex_start_inverse,
+ * lp.has_target, bounded columns): docs/design.md, "core/rsimplex.c,
+ * rsimplex.h".
  */
 #include <assert.h>
 #include <float.h>

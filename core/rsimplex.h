@@ -1,6 +1,6 @@
 /*
  * rsimplex.h — a small revised simplex method with Bland's rule (internal
- * to the core).
+ * to the core; used by lp_simplex.c).
  *
  * It solves  min c.x  subject to  A x = b, x >= 0  for A with at most
  * RSIMPLEX_MAX_ROWS rows and any number of columns, starting from a primal
@@ -9,21 +9,14 @@
  * needs it, so a problem whose columns are the vertices of posed shapes is
  * priced straight from the borrowed vertex arrays, with no copy and no
  * allocation.  All state is one fixed-size struct: the basis, its explicit
- * inverse (m <= 10, so a dense inverse is both the simplest and the
- * cheapest representation), the basic values and the duals.
+ * inverse (m <= 10: a dense inverse is the simplest and the cheapest), the
+ * basic values and the duals.
  *
- * Pivoting (Kreuzer 2016, "Remarks"): Bland's rule — the entering column
- * is the lowest-numbered one with a negative reduced cost, the leaving row
- * the one with the least ratio, ties broken by the lowest-numbered basic
- * column — cannot cycle in exact arithmetic.  Dantzig's rule (most
- * negative reduced cost) alone can cycle on degenerate problems (kept
- * alone for tests only; the cap on pivots is for that); the LP method
- * takes it until the first pivot that does not lower the objective and
- * Bland's from there on (RSIMPLEX_DANTZIG_BLAND), which cannot cycle
- * either: its pivots are fewer (GJK88 set: 4.5 per query against 7.2).
- * Round-off is kept in check by refactoring the inverse from the columns
- * every RSIMPLEX_REFACTOR pivots and before optimality is declared (unless
- * the caller's own certificates make that unnecessary: lp.priced_ok).
+ * Pivoting (Kreuzer 2016, "Remarks"): Bland's rule, which cannot cycle, or
+ * Dantzig's until the first pivot that does not lower the objective and
+ * Bland's from there on (RSIMPLEX_DANTZIG_BLAND); Dantzig's alone is for
+ * tests.  The inverse is refactored every RSIMPLEX_REFACTOR pivots and
+ * before optimality is declared (unless lp.priced_ok): docs/design.md.
  */
 #ifndef CLASH_RSIMPLEX_H
 #define CLASH_RSIMPLEX_H

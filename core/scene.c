@@ -2,51 +2,20 @@
  * scene.c — scenes (issue #6): which pairs of the objects of an assembly
  * clash, touch or come closer than a clearance, at rest or in motion.
  *
- * Broad phase.  Each object gets one world box covering it over its whole
- * motion (motion_box: exact at rest and under translation, a safe cover
- * under rotation), radius included, grown by half the clearance and a
- * margin for the tolerance and rounding: two objects closer than the
- * clearance have points within it of each other on every axis, so their
- * boxes overlap.  The overlapping boxes are found with a bounding-volume
- * hierarchy (the 2005 paper culls with bounding boxes; a hierarchy finds
- * the overlaps of one frame without frame-to-frame bookkeeping): built top
- * down, splitting at the median centre along the axis where the centres
- * spread most, down to leaves of BVH_LEAF objects, then walked against
- * itself, descending only into pairs of nodes whose boxes overlap.  Build
- * is O(n log n); the walk visits O(n + k) pairs of nodes for objects of
- * similar size with k overlaps.  Sweep and prune was tried first: it is
- * as fast on scattered objects, but along any axis a lattice of parts (a
- * CAD array, a rack) projects whole slabs onto one interval, and it then
- * compares O(n^(5/3)) pairs; the hierarchy does not care.  A scene where
- * many boxes really overlap costs what its candidates cost, which the
- * caller may cap (max_candidates).
+ * Broad phase: one world box per object over its whole motion (motion_box),
+ * grown by half the clearance, the overlapping boxes found by a
+ * bounding-volume hierarchy walked against itself (the 2005 interframe
+ * paper culls with bounding boxes).  Narrow phase: clash_scene_pair answers
+ * one candidate pair (clash_gjk at the start, clash_toi when either object
+ * moves) and its class (clash.h, enum clash_class).  It only reads the
+ * scene, so a caller may spread the candidates over threads
+ * (clash_scene_run is the one-thread version); they come sorted by (a, b),
+ * so answers keep the input order however the pairs are split.  The pairs
+ * may be restricted ("only") and some excluded ("ignore"), by object or
+ * group.
  *
- * Narrow phase.  clash_scene_pair answers one candidate pair: clash_gjk at
- * the start, clash_toi when either object moves, and the class (clash.h,
- * enum clash_class).  It only reads the scene, so a caller may spread the
- * candidates over threads; clash_scene_run is the one-thread version.
- * The candidates come sorted by (a, b), so answers keep the input order
- * however the pairs are split.
- *
- * The pairs to examine may be restricted ("only") and some excluded
- * ("ignore"); both lists are normalized (a < b), sorted and deduplicated,
- * and looked up by binary search.  An end of a listed pair may be a group
- * (count + g): a pair of objects matches a list when one of the up to four
- * pairs of their selectors (each object, and its group) is in it.
- *
- * Tolerance.  A pair's tolerance is the scene's, capped at
- * CLASH_SCENE_MAX_RELATIVE_TOLERANCE times the pair's size (clash.h): GJK
- * calls shapes within the tolerance intersecting, so a tolerance meant as
- * a CAD allowance (millimetres) would turn every gap below it into
- * contact.  Shallow overlaps are excused by touch_depth instead, which
- * only ever applies to shapes that really intersect.
- *
- * Duplicates (two copies of a part in one place) are found by comparing
- * the two shapes, vertex by vertex in world space, before any GJK: a pair
- * that is not a duplicate almost always differs in its count, radius or
- * first vertex, so the test costs next to nothing; a duplicate then gets a
- * GJK query for its near points, without the depth search that identical
- * hulls make slowest.
+ * The hierarchy (and why not sweep and prune), the lists, the per-pair
+ * tolerance and duplicates: docs/design.md, "core/scene.c".
  */
 #include <assert.h>
 #include <float.h>

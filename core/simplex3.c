@@ -3,31 +3,20 @@
  * tests (see simplex.h, simplex3_step).
  *
  * Johnson's sub-algorithm (simplex.c) evaluates the cofactors of every
- * subset of Y and then tests the conditions of GJK88 Theorem 3 subset by
- * subset.  In a GJK step most of that is known in advance: Y = Vbar + {w},
- * where Vbar carried the previous v in its relative interior and w is the
- * new support point, so the answer is a face of co Y that contains w
- * (GJK88 section VI: "put one face ... at the head of the list").  In 3-D
- * the conditions of Theorem 3 restricted to those faces are a handful of
- * inner and triple products (the Voronoi-region tests of a segment,
- * triangle and tetrahedron), which is all this file computes to choose the
- * face.  The point v on the chosen face, and its weights, then come from
- * a projection that keeps v orthogonal to the face to working precision
- * however small |v| is, which is what lets near-touching shapes get a
- * normal that separates: on a triangle, v along the face's normal (a cross
- * product: parallel to it whatever its length); on an edge, Gram-Schmidt
- * done twice.  Neither takes a square root, as the step is on the latency
- * path of every iteration.  Where |v| is below 1e-3 of the face's distance
- * scale (nearly touching shapes, the last steps) the projections of
- * simplex.c (Gram-Schmidt twice with normalized edges), written out for
- * three coordinates, answer instead: the descent check then compares |v|
- * to a few ulps of itself, and those are what it was tuned against.
+ * subset of Y and tests the conditions of GJK88 Theorem 3 subset by subset.
+ * In a GJK step Y = Vbar + {w}, so the answer is a face of co Y that
+ * contains the new support point w (GJK88 section VI: "put one face ... at
+ * the head of the list").  In 3-D the conditions of Theorem 3 restricted to
+ * those faces are a handful of inner and triple products (the
+ * Voronoi-region tests of a segment, triangle and tetrahedron), which is all
+ * this file computes to choose the face; v and its weights then come from a
+ * projection onto it without square roots.  Everything degenerate goes back
+ * to the caller (return 0), who runs the full Johnson table with its backup
+ * procedure, so the fast path only ever answers where its decision is the
+ * one Theorem 3 makes.
  *
- * Everything degenerate goes back to the caller (return 0), who runs the
- * full Johnson table with its backup procedure: an edge or triangle thinner
- * than rounding, a tetrahedron of no volume, a face choice contradicted by
- * the weights of its projection.  So the fast path only ever answers where
- * its decision is the one Theorem 3 makes.
+ * Design notes (the projections, near touching, what is degenerate):
+ * docs/design.md, "core/simplex3.c".
  */
 #include <assert.h>
 #include <float.h>

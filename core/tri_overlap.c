@@ -1,23 +1,22 @@
 /*
  * tri_overlap.c — triangle-triangle and segment-triangle contact by exact
- * orientation predicates, after P. Guigue and O. Devillers, "Fast and
- * robust triangle-triangle overlap test using orientation predicates",
- * Journal of Graphics Tools 8(1), 2003.
+ * orientation predicates, after P. Guigue and O. Devillers, "Fast and robust
+ * triangle-triangle overlap test using orientation predicates", Journal of
+ * Graphics Tools 8(1), 2003.
  *
- * Each triangle is first reduced to what it spans: a triangle of nonzero
- * area, a segment or a point (a zero-area triangle is the segment between
- * its two extreme vertices).  Two proper triangles go through Guigue and
- * Devillers' test (section 3): reject when one lies strictly on one side of
- * the other's plane; otherwise order both so that one vertex of each lies
- * alone on its side of the other's plane, and decide with two orientation
- * tests whether the two intervals the triangles cut from the line where the
- * planes meet overlap.  Coplanar triangles (their section 4) are projected
- * on the coordinate plane where the normal is largest, with the 2-D
- * orientation test: closed triangles there meet exactly when a vertex of
- * one lies in the other or two edges meet.  The lower-dimensional cases
- * reduce to the same predicates.  No loop depends on the input beyond
- * these fixed cases, and nothing is divided but to place the common point
- * (by a nonzero number): no hang, no NaN.
+ * Each triangle is first reduced to what it spans: a triangle of nonzero area,
+ * a segment or a point (a zero-area triangle is the segment between its two
+ * extreme vertices).  Two proper triangles go through Guigue and Devillers'
+ * test (section 3): reject when one lies strictly on one side of the other's
+ * plane; otherwise order both so that one vertex of each lies alone on its
+ * side of the other's plane, and decide with two orientation tests whether the
+ * two intervals the triangles cut from the line where the planes meet overlap.
+ * Coplanar triangles (section 4) are projected on the coordinate plane where
+ * the normal is largest, with the 2-D orientation test: closed triangles there
+ * meet exactly when a vertex of one lies in the other or two edges meet.  The
+ * lower-dimensional cases reduce to the same predicates.  No loop depends on
+ * the input beyond these fixed cases, and nothing is divided but to place the
+ * common point (by a nonzero number): no hang, no NaN.
  */
 #include <string.h>
 

@@ -9,21 +9,10 @@
  * for an item of a batch body its problem is then placed in the body: the
  * pointer gets "/queries/N" in front (an item problem without a pointer,
  * such as an internal error, is given "/queries/N" itself), and a parser's
- * line, column and position are counted from the start of the body.
- *
- * Whole-body answers.  The body is split by a byte scan (batch_split.c), not
- * parsed.  When the scan does not find the plain form, or when an item
- * turns out not to be JSON (a 400 from its parse; for an item refused by
- * the depth limit, which scans the raw text, a parse without the limit
- * decides), the body is parsed whole with jansson to say what is wrong, so a
- * malformed batch gets exactly the 400 jansson gives the body (the same
- * problem POST /v1/query gives the same text); a well-formed body that is
- * not a batch gets a 422 naming the member at fault.  The nesting depth is
- * limited per query (as for a query alone): the whole-body parse allows the
- * batch's own two levels more.  A number out of the range of a double is
- * valid JSON: inside an item it is that item's 422, as for /v1/query — once
- * the rest of the item is checked to be JSON too (json_but_overflow: jansson
- * stops at such a number, so a syntax error after it would go unseen).
+ * line, column and position are counted from the start of the body.  The
+ * body is split by a byte scan (batch_split.c), not parsed; a body the scan
+ * does not find plain, or an item that is not JSON, is parsed whole to say
+ * what is wrong (docs/design.md, "proto/batch.c").
  *
  * Threads: proto_batch_answer() on disjoint ranges touches disjoint items
  * only; everything else runs on one thread.

@@ -2,26 +2,19 @@
  * batch_split.c — the queries of {"queries": [q0, q1, ...]} found by a byte
  * scan, so that each can be parsed (and answered) on its own, on any thread.
  *
- * Parsing the whole body with jansson first would put the slowest step of a
- * batch (decoding is most of its cost) on one thread, and build a tree of
- * the entire batch in memory.  Instead this scanner walks the envelope
- * strictly and, inside the array, only tells strings from structure (a
- * string runs from '"' to the next unescaped '"') and counts bracket depth:
- * a query ends at the first ',' or ']' at its own level.  For valid JSON
- * that is exactly where each element ends.  For invalid JSON it may cut in
- * the wrong place, but then some piece (or the envelope) is not JSON and
- * the caller answers the body as malformed — found by parsing each piece
- * strictly: if every piece is one valid JSON value and the envelope is
- * right, the body is valid JSON.
+ * The scanner walks the envelope strictly and, inside the array, only tells
+ * strings from structure (a string runs from '"' to the next unescaped '"')
+ * and counts bracket depth: a query ends at the first ',' or ']' at its own
+ * level.  For valid JSON that is exactly where each element ends; for
+ * invalid JSON some piece (or the envelope) is then not JSON, which the
+ * caller finds by parsing each piece strictly.  Anything but the plain form
+ * is BATCH_SPLIT_OTHER: the caller parses the whole body to say exactly
+ * what is wrong.  Each span also records its line and column (as jansson
+ * counts them: UTF-8 lead bytes), so that a parser position inside a query
+ * can be told relative to the whole body.
  *
- * Anything but the plain form (another member, a duplicate "queries", an
- * empty element, a body that is not an object ...) is BATCH_SPLIT_OTHER:
- * the caller parses the whole body to say exactly what is wrong.  A member
- * name written with escapes ("\u0071ueries") is the plain form too.
- *
- * Each span also records its line and column (characters before it on its
- * line, as jansson counts them: UTF-8 lead bytes), so that a parser
- * position inside a query can be told relative to the whole body.
+ * Why not parse the body whole first, and what the plain form is:
+ * docs/design.md, "proto/batch_split.c".
  */
 #include "batch_split.h"
 

@@ -6,24 +6,13 @@
  * member by member, with no jansson tree; proto_json_dump() walks a tree
  * with the same pieces.
  *
- * Why: a Result holds a dozen doubles, each written with 17 significant
- * digits so that it reads back bit for bit; glibc's printf("%.17g") works
- * in arbitrary precision and was a third of answering a small query after
- * parsing it.  Here the 17 digits are computed exactly with 128-bit
- * integers: for x = m * 2^e (m < 2^53) and 10^k <= x < 10^(k+1), the digits
- * are round(x * 10^(16-k)), a quotient of integers that fit in 128 bits
- * whenever k is within about [-16, 40] (any coordinate, distance or
- * normal a query sensibly has); it is rounded half to even on the exact
- * remainder, as glibc rounds.  Outside that range (and for subnormals)
- * snprintf does it.  Then the text is laid out as %g lays it out, and
- * patched as jansson patches it (jsonp_dtostr: ".0" when there is neither
- * '.' nor 'e'; no '+' and no leading zeros in the exponent).  The test
- * suite compares every form with jansson's own dump on millions of values.
- *
- * Strings are escaped as jansson escapes them without flags: '"', '\\'
- * and control characters (\b \f \n \r \t, else \u00XX); UTF-8 (valid in
- * any json_t string) passes through.  Object members keep insertion
- * order, as jansson's dump does without JSON_SORT_KEYS.
+ * A double's 17 significant digits are computed exactly with 128-bit
+ * integers (snprintf for the rare exponents out of their range and for
+ * subnormals), rounded half to even as glibc rounds, laid out as %g lays
+ * them out and patched as jansson patches them.  Strings are escaped as
+ * jansson escapes them without flags; object members keep insertion order.
+ * The test suite compares every form with jansson's own dump on millions of
+ * values.  Why, and the exact rules: docs/design.md, "proto/json_dump.c".
  */
 #include "json_dump.h"
 

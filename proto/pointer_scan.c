@@ -7,17 +7,16 @@
  * errors (400), where a pointer is a courtesy; one class matters more: a
  * number too large for a double (1e400, or a 400-digit integer) is perfectly
  * good JSON, yet jansson refuses the whole document.  Such a request deserves
- * a 422 naming the number, as if the decoder had seen it.
- *
- * The text up to the failing token was accepted by the parser, so a small
- * structural scanner is enough: a lexer that only finds token boundaries
- * (numbers and literals are runs of their characters, strings run to the
- * closing quote), and a stack of open containers holding, per level, the
- * current member name (as a range of the text, unescaped only when the
- * pointer is rendered) or array index.  It walks tokens until the one that
- * reaches `pos` and names the slot the parser was in.  Nothing here trusts
- * the text further than that: an unexpected token before `pos` simply ends
- * the walk there, and the stack grows on the heap, so any input is safe.
+ * a 422 naming the number, as if the decoder had seen it.  The text up to the
+ * failing token was accepted by the parser, so a small structural scanner is
+ * enough: a lexer that only finds token boundaries (numbers and literals are
+ * runs of their characters, strings run to the closing quote), and a stack of
+ * open containers holding, per level, the current member name (as a range of
+ * the text, unescaped only when the pointer is rendered) or array index.  It
+ * walks tokens until the one that reaches `pos` and names the slot the parser
+ * was in.  Nothing here trusts the text further than that: an unexpected
+ * token before `pos` simply ends the walk there, and the stack grows on the
+ * heap, so any input is safe.
  */
 #include <assert.h>
 #include <stdint.h>

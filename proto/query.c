@@ -2,34 +2,21 @@
  * query.c — the Query decoder: jansson tree -> proto_query, or a 422 problem
  * naming the first value that breaks the contract.
  *
- * Order of checks, so that the answer for a request with several faults is
- * predictable: unknown members of the top-level object (in document order),
- * then "a" and "b" (each: members, vertices point by point or parts part by
- * part, radius, pose, pose_end), then method, tolerance, max_iterations,
- * warm (members, plane, then a and b) and want.  "pose_end" (a whole
- * shape's, not a part's) is decoded as a pose of the same shape and turned
- * into the motion from pose (clash_motion_between).  The dimension of a
- * query is that of its first point (/a/vertices/0, or /a/parts/0/.../
- * vertices/0 when a is compound; /a/dim or /a/positions for the flat
- * form); every other point must match it.
+ * Checks run in a fixed order, so that the answer for a request with several
+ * faults is predictable: unknown members of the top-level object (in
+ * document order), then "a" and "b" (each: members, vertices point by point
+ * or parts part by part, radius, pose, pose_end), then method, tolerance,
+ * max_iterations, warm (members, plane, then a and b) and want.  The
+ * dimension of a query is that of its first point; every other point must
+ * match it.  A compound shape {"parts": [shape, ...]} is decoded depth first
+ * into malloc'd clash_shape arrays, the core's limits
+ * (CLASH_COMPOUND_MAX_DEPTH, CLASH_COMPOUND_MAX_LEAVES) checked before
+ * anything is allocated for a part beyond them.  Every number arrives as a
+ * real (JSON_DECODE_INT_AS_REAL), so indices and counts are checked to be
+ * integral here.
  *
- * A convex shape's points come as "vertices" ([[x, y, z], ...]) or flat as
- * "positions" ([x, y, z, ...], "dim" numbers a point, 3 by default): both
- * decode to the same row-major array, so the answer (and a stored shape's
- * id) is the same.
- *
- * A compound shape {"parts": [shape, ...]} is decoded depth first into
- * malloc'd clash_shape arrays (clash_shape_init_compound); the limits of the
- * core (CLASH_COMPOUND_MAX_DEPTH levels, CLASH_COMPOUND_MAX_LEAVES convex
- * parts per top-level shape) are checked here, before anything is
- * allocated for a part beyond them, so a hostile document costs no more
- * than a largest valid one.
- *
- * Every number arrives as a real (the text was parsed with
- * JSON_DECODE_INT_AS_REAL, so a browser's 1 for 1.0 is fine); indices and
- * counts are therefore checked to be integral here.  jansson never yields a
- * non-finite number, and numbers it cannot hold never reach this file (they
- * are caught at parse time, see reply.c).
+ * pose_end, the flat "positions" form, where the first point is, and what
+ * never reaches this file: docs/design.md, "proto/query.c".
  */
 #include <math.h>
 #include <stdarg.h>

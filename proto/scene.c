@@ -8,30 +8,13 @@
  * (clash_scene_candidates, on the calling thread: O(n log n)), the narrow
  * phase in pieces of SCENE_PIECE_PAIRS candidate pairs (clash_scene_pair
  * each; a piece only writes its own list, so the pieces may run on any
- * threads, see proto_context's parallel), and the encoding, which concatenates
- * the pieces' lists in order: the candidates are sorted by (a, b), so the
- * answer is in input order however the pieces ran.
+ * threads, see proto_context's parallel), and the encoding, which
+ * concatenates the pieces' lists in order: the candidates are sorted by
+ * (a, b), so the answer is in input order however the pieces ran.  Memory
+ * and time are bounded whatever the body asks (objects, candidates, listed
+ * clashes, reply bytes), and the server's cancel flag stops every piece.
  *
- * Bounds, so that a body of the accepted size cannot ask for unbounded
- * memory or time: at most PROTO_SCENE_MAX_OBJECTS objects and
- * PROTO_SCENE_MAX_CANDIDATES candidate pairs (422 beyond); the server's
- * request limits apply to each object's shape as to a Query's.  The answer
- * lists at most max_clashes clashes (the request's, at most the server's)
- * in at most max_reply bytes and counts the rest: the narrow phase runs in
- * waves of SCENE_WAVE_PIECES pieces, and once the list is full later waves
- * only count, so a scene holds at most max_clashes + one wave's hits
- * whatever it finds.  The text is written straight, without a jansson tree.
- *
- * A server's cancel flag (proto_call.cancel) reaches every GJK query of the
- * narrow phase through the scene's options, and each piece looks at it
- * before starting, so a stopped scene frees its threads within one pair.
- *
- * Ids are copied into one block (the parsed tree is freed before the
- * narrow phase) and looked up through an array of indices sorted by id.
- * Groups likewise: an object's "group" is copied beside the ids, the
- * distinct names numbered in sorted order (clash_scene's group), and an
- * end {"group": name} of a pair in "pairs" or "ignore" becomes that
- * number after the objects (count + g), as the core takes it.
+ * The bounds, cancelling, ids and groups: docs/design.md, "proto/scene.c".
  */
 #include <assert.h>
 #include <math.h>

@@ -2,38 +2,20 @@
  * vertex_scan.c — a Query's tree built without jansson's parser, its plain
  * vertex arrays read straight into doubles.
  *
- * Why: a Query is mostly vertex coordinates, and jansson spends most of a
- * small query's time on them: a lexer that reads byte by byte through a
- * callback, a json_t allocated (and later freed) per number, an array per
- * point.  Here a "vertices" member whose value is plain — an array of one
- * or more arrays of 1 to 8 numbers, all of the same length — is read
- * straight into doubles and stands in the tree as an empty array (so is a
- * plain "positions" member, a flat array of one or more numbers); the rest
- * of the query (a few dozen bytes) is built into the jansson tree the
- * parser would have built, without the parser (whose lexer cost three times
- * the tree it built for a small query).
+ * A Query is mostly vertex coordinates, and jansson spends most of a small
+ * query's time on them.  Here a plain "vertices" member (an array of one or
+ * more arrays of 1 to 8 numbers, all of the same length) or "positions"
+ * member (a flat array of one or more numbers) is read straight into
+ * doubles and stands in the tree as an empty array; the rest of the query
+ * is built into the jansson tree the parser would have built, without the
+ * parser.  The decoder (query.c) and the limits (request_limits.c) are
+ * handed the table (vertex_table.h) and find the arrays read by the empty
+ * arrays standing for them.  Numbers are read exactly as jansson reads
+ * them, and anything not plain is parsed the usual way, so the answer never
+ * changes, only its speed.
  *
- * The answer never changes, only its speed:
- *   - a number is read exactly as jansson reads it: the same grammar
- *     (RFC 8259), then strtod on the same characters — or, for at most 15
- *     digits and a power of ten within 10^±22, one exact multiplication or
- *     division of two doubles, which IEEE rounds exactly as strtod does
- *     (Clinger's fast path); like jansson with JSON_DECODE_INT_AS_REAL,
- *     every number is a real;
- *   - a vertex array with anything else in it (a string, a nested array,
- *     points of different lengths, a number out of range ...) is built as
- *     any other value, for the decoder to report as always;
- *   - only what is plain is built: objects (members in document order, as
- *     jansson keeps them), arrays, strings of printable ASCII without
- *     escapes, numbers, true, false and null.  Anything else — an escape,
- *     UTF-8, a duplicate member, malformed text, nesting past 64 — and the
- *     text is parsed the usual way, so every problem is the usual one;
- *   - the build measures how deep the text nests, so the byte scan of the
- *     depth limit (request_limits.c) runs only when that is exceeded, for
- *     its problem;
-*   - the decoder (query.c) and the limits (request_limits.c) are handed
- *     the table (vertex_table.h) and find the arrays read by the empty
- *     arrays standing for them.
+ * Why, and the rules that keep every answer the same: docs/design.md,
+ * "proto/vertex_scan.c".
  */
 #include "vertex_scan.h"
 

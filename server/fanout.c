@@ -3,31 +3,14 @@
  * request at once: the narrow phase of a scene (proto/scene.c splits its
  * candidate pairs into pieces of a few hundred pairs).
  *
- * Design, and why one huge scene does not starve other requests:
- *   - Requests still run on libuv's worker pool, one worker each.  A
- *     scene's worker hands its pieces here (fanout_run) and then takes
- *     pieces itself until none is left; the fanout's threads take the rest.
- *     Because the caller always works on its own job, a job finishes even
- *     when every fanout thread is busy elsewhere: no request waits for a
- *     free thread, and there is no deadlock however many scenes arrive.
- *   - Other requests never queue behind a scene's pieces: they wait only
- *     for a libuv worker, and a scene holds one worker, like any request,
- *     however many pieces it has; its extra parallelism never takes
- *     another.  The fanout threads compete with the other requests for CPU
- *     alone, which the kernel shares fairly between runnable threads: with
- *     N workers and N fanout threads on N cores, a query running beside the
- *     largest scene still gets about half a core.  (N scenes at once hold
- *     all N workers, as N slow queries would: that is the admission
- *     control's and deadlines' business, not this file's.)
- *   - Concurrent jobs share the fanout threads round robin: a thread takes
- *     one piece from the job at the head of the list and moves that job to
- *     the tail, so a small scene arriving during a huge one is not queued
- *     behind all of the huge one's pieces.  Pieces are short (milliseconds),
- *     so a thread is never tied to one job for long.
- * The other way, queuing each piece as a uv_queue_work item, would put a
- * large scene's thousand pieces ahead of the next query in libuv's one
- * FIFO queue (exactly the starvation to avoid), and uv_queue_work can only
- * be called from the loop thread, not from the worker that found the pieces.
+ * Requests still run on libuv's worker pool, one worker each.  A scene's
+ * worker hands its pieces here (fanout_run) and then takes pieces itself
+ * until none is left; the fanout's threads take the rest.  So a job
+ * finishes even when every fanout thread is busy elsewhere, other requests
+ * never queue behind a scene's pieces (a scene holds one worker, like any
+ * request), and concurrent jobs share the threads round robin, one piece at
+ * a time.  Why one huge scene does not starve other requests, and why not
+ * a uv_queue_work item per piece: docs/design.md, "server/fanout.c".
  *
  * A job lives on its caller's stack: it is on the list only while it has
  * pieces to hand out, and its caller returns only after the last piece has

@@ -1,118 +1,22 @@
 /*
  * http_server.c — libmicrohttpd inside a libuv loop, queries on libuv's pool.
  *
- * Design.  One loop thread owns all network I/O; decoding and queries run on
- * the libuv worker pool (uv_queue_work, size = --threads), so a slow query
- * never holds up other connections and the loop never parses JSON.
+ * One loop thread owns all network I/O; decoding and queries run on the
+ * libuv worker pool (uv_queue_work, size = --threads), so a slow query never
+ * holds up other connections and the loop never parses JSON.  libmicrohttpd
+ * runs in "external epoll" mode: a uv_poll watches its epoll fd, and MHD is
+ * run after every poll, timer and after-work callback.  A request's first
+ * handler call (headers read) decides everything the head can decide (form,
+ * route, token, method, media type, size, admission); a query's body is
+ * then copied, its connection suspended and its work queued, and the
+ * after-work callback resumes the connection to send the answer.  Around
+ * that: backpressure (--max-queue: 503; --max-queue-per-client: 429), one
+ * sweep timer for the deadlines (--request-timeout, --read-timeout, the
+ * cuts of slow or vanished clients), batches answered in chunks by all the
+ * workers, and the drain on SIGTERM.
  *
- *   - libmicrohttpd runs in "external epoll" mode (MHD_USE_EPOLL without an
- *     internal thread).  Its epoll fd is a single readable fd: a uv_poll
- *     watches it, and after every poll, timer and after-work callback we call
- *     MHD_run() and re-arm a uv_timer with MHD_get_timeout().  That may be
- *     0 (MHD's epoll is edge-triggered and handles at most 128 events per
- *     run, so it must be honoured or connections stall), and then a uv_idle
- *     runs MHD on the loop's next pass instead: libuv 1.44 runs a timer
- *     re-armed with 0 from its own callback again in the same pass, so
- *     while bodies streamed in the loop never polled (no accept, no
- *     finished query, no deadline, no signal).
- *   - A request's handler calls arrive on the loop thread.  The first one
- *     (headers read) runs the checks in this order: the head's form (400 or
- *     501, http_strict.h; unsound framing is answered at once and closes
- *     the connection, see answer_malformed), path (404), CORS
- *     preflight (204), bearer token (401), method (405); then for a query
- *     Content-Type (415; POST /v1/shapes also takes mesh files, imported
- *     on a worker like any upload), Content-Length (413) and admission
- *     (503).  A
- *     request it can answer from these (probes, metrics, the contract,
- *     every error) keeps its answer for the final call, its body (if any)
- *     dropped meanwhile, so the connection stays usable (see answer_early
- *     for when it goes out at once).  For a query the next calls copy body
- *     pieces (capped at --max-body; a chunked body over the cap is read and
- *     dropped to its end, then answered 413); the final one
- *     (*upload_data_size == 0) suspends the connection and queues the work.
- *     The worker only touches its own http_request; MHD cannot close a
- *     suspended connection, so the request outlives the work.  The
- *     after-work callback (loop thread again) resumes the connection and
- *     runs MHD, which calls the handler once more: that call queues the
- *     response.
- *   - Why not MHD's own threads: MHD's thread pool would run queries on its
- *     I/O threads (a slow query blocks every connection of that thread), and
- *     thread-per-connection has poor tail latency under CPU load; the
- *     loop+pool split measured as fast as MHD's epoll pool on 2 cores.
- *
- * Backpressure.  A query is admitted at its headers if fewer than
- * --max-queue are admitted (receiving their body, queued, running or
- * sending their answer); otherwise it is answered 503 with Retry-After at
- * once, its body never stored; and a client address holding
- * --max-queue-per-client of them is answered 429, so one client cannot
- * take every slot.  So memory for bodies and answers is bounded
- * by max_queue x (max_body + max_reply) and the wait of an admitted query
- * by max_queue / throughput, however many clients push: under overload the
- * excess is refused quickly instead of queueing without bound.  /readyz
- * says 503 while the bound is reached.  An answer is held until it is
- * sent, which --read-timeout bounds, so a client that does not read its
- * answer holds its slot no longer than one that does not send its body.
- *
- * Deadlines.  One sweep timer checks every connection (a record per
- * connection, kept from MHD's connection notifications):
- *   - a query on the pool past --request-timeout is stopped: uv_cancel if
- *     it has not started, else its cancel flag, which proto checks after
- *     parsing and the core every iteration (clash_options.cancel); the
- *     worker comes back early and the answer is 504;
- *   - a connection that has spent --read-timeout receiving one request (or
- *     sending its answer) is cut: 408 at its next body bytes, or, in the
- *     header phase or with no bytes coming, shutdown() of its socket, which
- *     MHD then closes.  MHD's idle timeout (--idle-timeout) bounds silence;
- *     this bounds a client trickling a byte at a time (slowloris);
- *   - tighter cuts for slow or vanished clients (cut_slow_client): a
- *     connection with no request head within --header-timeout (from the
- *     accept, or the end of its previous request) is shut; a body slower
- *     than --min-body-rate after --body-grace is given up like one past
- *     --read-timeout (408 at its next bytes), its admission let go at
- *     once; and a connection whose client has closed before completing a
- *     request (recv() sees the end of stream) is shut at the next sweep,
- *     where MHD 0.9.75 would keep it, and count it against
- *     --max-connections, until --idle-timeout.
- * MHD itself closes a connection at its accept when its client address
- * already has --max-connections-per-client open.
- *
- * Batches (POST /v1/batch).  A batch of N queries is answered by all the
- * workers, in chunks: one work item splits the body into its queries (a
- * byte scan, proto_batch_open), then the loop queues chunks of consecutive
- * queries as separate work items (proto_batch_answer on each range); the
- * worker finishing the last chunk joins the answers in order
- * (proto_batch_reply), and the loop resumes the connection as for a query.
- * A chunk is about HTTP_BATCH_CHUNK_BYTES of the body (~1 ms of decoding),
- * and at most 2 x --threads chunks of one batch are on the pool at a time,
- * the next queued as one finishes: so one batch keeps every worker busy,
- * yet a query arriving meanwhile waits behind two chunks per worker, not
- * behind the whole batch.
- *   - Admission: a batch counts as ONE query against --max-queue, from its
- *     headers to its answer.  What the bound protects holds for it as for
- *     any query: its body is within --max-body (so bodies in memory stay
- *     within max_queue x max_body), and its work, like a single query's, is
- *     roughly proportional to its bytes (decoding dominates), so a batch
- *     weighs no more than one large query of the same size.  Counting its
- *     queries instead would need the body before admitting it and refuse
- *     work the server has the memory for.  --max-batch bounds the count.
- *   - Deadline and drain: the batch has one deadline and one cancel flag
- *     for all its chunks.  Stopping it uv_cancel()s the chunks not started,
- *     the running ones see the flag (between queries, and in the core), no
- *     further chunk is queued, and once none is left on the pool the whole
- *     batch is answered 504 (or 503 at --drain-timeout), like a query.  A
- *     batch whose every chunk finished keeps its answer.
- *
- * Drain (SIGTERM): /readyz says 503 and responses carry "Connection:
- * close"; the listener stops taking new handshakes, takes in the ones under
- * way and the ones queued (at --max-connections they wait for a free slot),
- * and closes (http_listen.h: refused at connect, never reset after).
- * Every request whose handler has been called is finished and answered;
- * connections with no request get HTTP_DRAIN_GRACE_MS to send one, and
- * uploads whose client has gone are let go (expire_gone_uploads).  At
- * --drain-timeout whatever is left is stopped: queries cancelled (503),
- * other connections shut.  Then, with no connection suspended
- * (MHD_stop_daemon with suspended connections is an API violation), the
- * daemon is stopped and every handle closed.
+ * The design note (the loop, the order of the checks, why not MHD's own
+ * threads, backpressure, deadlines, batches, drain): docs/design.md.
  */
 #include "http_server.h"
 

@@ -8,27 +8,15 @@
  * connection, keeps field names with a space before the colon, and passes
  * on missing or repeated Host fields.  Each of these lets a proxy in front
  * and clashd disagree on where a request ends or what it says (request
- * smuggling), so clashd refuses them before routing:
- *
- *   - body framing (answered at once, then the connection is closed, as
- *     RFC 9112 section 6.3 requires: where the body ends is not known):
- *       Transfer-Encoding with Content-Length, or in an HTTP/1.0 request: 400;
- *       Transfer-Encoding that is not a list of codings, whose last coding
- *       is not chunked, or with chunked twice: 400;
- *       chunked last after other codings ("gzip, chunked"): 501;
- *       more than one Content-Length field, even with equal values (the
- *       list form "5, 5" is refused by libmicrohttpd itself): 400;
- *       a field name that is not a token ("Content-Length : 5"): 400;
- *   - the rest (400; the body, framed soundly, is read and dropped and the
- *     connection stays open):
- *       HTTP/1.1 without Host, more than one Host, or a Host value that is
- *       no host[:port];
- *       more than one Authorization or Content-Type field (which one would
- *       count is a guess);
- *       a control character (other than tab) in a field value;
- *       a control character in the decoded path or query ("%00", "%0A").
- *
- * The scan is fed every field line (duplicates included) and judges once.
+ * smuggling), so clashd refuses them before routing, in two kinds:
+ *   - body framing (Content-Length, Transfer-Encoding, a field name that is
+ *     not a token): 400 or 501, answered at once and the connection
+ *     closed, as RFC 9112 section 6.3 requires (the body's end is unknown);
+ *   - the rest (Host; Authorization or Content-Type twice; a control
+ *     character in a field value or the decoded path or query): 400, the
+ *     body, framed soundly, read and dropped; the connection stays open.
+ * Every case is a row of docs/operations.md, "Strict framing".  The scan is
+ * fed every field line (duplicates included) and judges once.
  */
 #ifndef SERVER_HTTP_STRICT_H
 #define SERVER_HTTP_STRICT_H

@@ -10,11 +10,17 @@
  *            each "..." standing for anything;
  *   flags    every flag of `clashd --help` has its row in
  *            docs/operations.md, with the default --help gives (a mode of
- *            its own, like --healthcheck, is named there in prose).
+ *            its own, like --healthcheck, is named there in prose);
+ *   headers  every .c and .h file under core/, proto/, server/ and cli/
+ *            opens with a comment of at most HEADER_MAX_LINES lines on
+ *            what it is and how it fits; design notes and speed history
+ *            belong in docs/design.md.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -258,6 +264,96 @@ START_TEST(flags)
 }
 END_TEST
 
+/* The longest opening comment a source file may have (issue 17: about 20
+ * lines, a little slack for the lines that open and close it). */
+#define HEADER_MAX_LINES 22
+
+/* Lines of the comment a file's text opens with (after blank lines), or 0
+ * when it opens with anything else or the comment never closes. */
+static size_t opening_comment_lines(const char *text)
+{
+	const char *p = text + strspn(text, " \t\r\n");
+	if (strncmp(p, "/*", 2) == 0) {
+		const char *end = strstr(p + 2, "*/");
+		if (!end)
+			return 0;
+		size_t n = 1;
+		for (const char *q = p; q < end; q++)
+			n += *q == '\n';
+		return n;
+	}
+	size_t n = 0;
+	while (strncmp(p, "//", 2) == 0) { /* a run of line comments */
+		n++;
+		const char *e = strchr(p, '\n');
+		if (!e)
+			break;
+		p = e + 1 + strspn(e + 1, " \t");
+	}
+	return n;
+}
+
+/* Every .c and .h below dir whose opening comment is missing or too long,
+ * appended to `bad` one a line; returns how many files were looked at. */
+static int check_headers_in(const char *dir, textbuf *bad)
+{
+	struct dirent **list;
+	int n_entries = scandir(dir, &list, NULL, alphasort);
+	ck_assert_msg(n_entries >= 0, "cannot open %s (run from the repository)", dir);
+	int seen = 0;
+	for (int i = 0; i < n_entries; i++) {
+		const struct dirent *e = list[i];
+		if (e->d_name[0] == '.')
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			seen += check_headers_in(path, bad);
+			continue;
+		}
+		size_t len = strlen(e->d_name);
+		if (len < 3 || e->d_name[len - 2] != '.' ||
+		    (e->d_name[len - 1] != 'c' && e->d_name[len - 1] != 'h'))
+			continue;
+		char *text = read_file(path);
+		size_t n = opening_comment_lines(text);
+		free(text);
+		seen++;
+		char line[1200];
+		if (n == 0)
+			snprintf(line, sizeof line, "\n  %s: opens with no comment", path);
+		else if (n > HEADER_MAX_LINES)
+			snprintf(line, sizeof line, "\n  %s: opening comment of %zu lines", path, n);
+		else
+			continue;
+		textbuf_str(bad, line);
+	}
+	for (int i = 0; i < n_entries; i++)
+		free(list[i]);
+	free(list);
+	return seen;
+}
+
+START_TEST(headers)
+{
+	static const char *const dirs[] = {"core", "proto", "server", "cli"};
+	textbuf bad = {0};
+	textbuf_add(&bad, "", 0);
+	int seen = 0;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		seen += check_headers_in(dirs[i], &bad);
+	ck_assert_int_ge(seen, 100);
+	ck_assert_msg(bad.len == 0,
+	              "these files do not open with a comment of at most %d lines on what the "
+	              "file is and how it fits (design notes go to docs/design.md):%s",
+	              HEADER_MAX_LINES, bad.s);
+	free(bad.s);
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
 	Suite *s = suite_create("docs");
@@ -265,6 +361,7 @@ static Suite *docs_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, readme);
 	tcase_add_test(tc, flags);
+	tcase_add_test(tc, headers);
 	suite_add_tcase(s, tc);
 	return s;
 }
