@@ -6,7 +6,10 @@
  * errors (proto_problem_reply) go through proto_problem_encode(), so every
  * error clashd or clash emits has the same members and type URIs.  The
  * body is written straight as text (json_dump.h), as for a Result.
+ * proto_problem_place() reads such a body back (jansson) to place it in a
+ * larger input.
  */
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,4 +257,21 @@ int proto_request_problem_reply(int status, const char *detail, proto_reply *out
 const char *proto_request_problem_slug(void)
 {
 	return malformed_request.slug;
+}
+
+char *proto_problem_place(const char *body, size_t len, uint64_t line, uint64_t offset,
+                          size_t *out_len)
+{
+	json_t *j = json_loadb(body, len, 0, NULL);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return NULL;
+	}
+	json_t *pos = json_object_get(j, "position");
+	int err = json_object_set_new(j, "line", json_integer((json_int_t)line));
+	if (json_is_integer(pos))
+		err |= json_integer_set(pos, json_integer_value(pos) + (json_int_t)offset);
+	char *placed = err ? NULL : proto_json_dump(j, out_len);
+	json_decref(j);
+	return placed;
 }

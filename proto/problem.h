@@ -17,6 +17,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proto.h"
 
@@ -67,5 +68,15 @@ const char *proto_problem_title(int status);
  * mangled key) is repaired with U+FFFD rather than refused.  Returns 0, or
  * -1 when memory ran out (then *out is empty). */
 int proto_problem_encode(const proto_problem *p, proto_reply *out);
+
+/* A problem body (as proto_problem_encode() writes it, `len` bytes) placed
+ * in a larger input, as `clash` places a line's problem in its input: its
+ * "line" member set to `line` (added last when it has none), its
+ * "position", when it has one, moved by `offset`; the other members, their
+ * order and bytes as they were.  Returns the new body (malloc'd,
+ * NUL-terminated, its length in *out_len when out_len is not NULL), or
+ * NULL when memory ran out or `body` is not a JSON object. */
+char *proto_problem_place(const char *body, size_t len, uint64_t line, uint64_t offset,
+                          size_t *out_len);
 
 #endif /* PROTO_PROBLEM_H */

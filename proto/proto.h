@@ -295,4 +295,47 @@ const char *proto_request_problem_slug(void);
 /* Release the body of a reply; the struct may be reused. */
 void proto_reply_free(proto_reply *r);
 
+/*
+ * Reading JSON text and answers without a JSON library of one's own: what
+ * the clash tool (cli/) needs beyond the calls above.
+ */
+
+/* How a JSON parser judges a text. */
+enum proto_json_state {
+	PROTO_JSON_BROKEN = -1,  /* not JSON, nor the start of it */
+	PROTO_JSON_OPEN = 0,     /* the parser stopped at the end of the text:
+	                            the value unfinished ("{", "{\"a\": {"),
+	                            or its last token bad ("{]") */
+	PROTO_JSON_COMPLETE = 1  /* one JSON value of any type */
+};
+
+/* How jansson judges text[0 .. len) (any top-level value; with `prefix`,
+ * what follows a complete value is not read).  proto/json_state.c. */
+enum proto_json_state proto_json_state_of(const char *text, size_t len, int prefix);
+
+/* One class of a Scene answer's "counts" ("clash", "touch", ...). */
+typedef struct proto_scene_count {
+	const char *name;
+	long long n; /* 0 when the member is not an integer */
+} proto_scene_count;
+
+/* The closing members of a Scene answer: "candidates", "counts" (every
+ * class, in the answer's order) and "truncated". */
+typedef struct proto_scene_tally {
+	long long candidates;
+	proto_scene_count *counts; /* malloc'd, the names with them */
+	size_t ncounts;
+	int truncated;
+} proto_scene_tally;
+
+/* Read the tally of a Scene answer (the body of a 200 of
+ * proto_scene_reply(), `len` bytes): only its closing members are parsed,
+ * so a list of clashes of any length costs a byte search.  Returns 1 with
+ * *out filled (release it with proto_scene_tally_free), 0 when the body
+ * has no such members ("candidates" an integer, "counts" an object), -1
+ * when memory ran out; *out is empty but for 1.  proto/scene_tally.c. */
+int proto_scene_tally_of(const char *body, size_t len, proto_scene_tally *out);
+
+void proto_scene_tally_free(proto_scene_tally *t);
+
 #endif /* PROTO_H */
