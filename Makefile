@@ -245,9 +245,10 @@ $(B)/san/server/%.o: server/%.c Makefile
 	$(CC) $(SERVER_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_SERVER)) $(DEPFLAGS) \
 		-c $< -o $@
 
+# No library's flags for the CLI: it reaches jansson only through proto's calls.
 $(B)/obj/cli/%.o: cli/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CLI_CFLAGS) $(shell pkg-config --cflags jansson) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CLI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # Tests, benchmarks and the load programs: every module's headers.
 $(B)/obj/%.o: %.c Makefile
@@ -365,7 +366,7 @@ $(DEPLOY_NPM):
 	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
 		$(DEPLOY_NPM_PKGS)
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
-# its .h is one module), and no jansson in server/: tests/modules.cjs.
+# its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
 module-check:
 	node tests/modules.cjs
 

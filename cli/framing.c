@@ -15,28 +15,13 @@
  *   - anything else: JSON Lines, some broken (each line answered alone).
  *
  * The third rule needs the second line to be a fragment, so a truncated
- * line followed by good ones is not taken for a document.
+ * line followed by good ones is not taken for a document.  Whether a text
+ * parses is jansson's judgment, asked through proto_json_state_of().
  */
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-/* How jansson judges text[0 .. len): 1 one JSON value of any type (what
- * follows it ignored when `prefix`), 0 open (every byte read, the value
- * unfinished), -1 broken. */
-static int parse_state(const char *text, size_t len, int prefix)
-{
-	json_error_t e;
-	size_t flags = JSON_DECODE_ANY | (prefix ? JSON_DISABLE_EOF_CHECK : 0);
-	json_t *j = json_loadb(text, len, flags, &e);
-	if (j) {
-		json_decref(j);
-		return 1;
-	}
-	return e.position >= 0 && (size_t)e.position >= len ? 0 : -1;
-}
 
 static const char *first_char(const char *text, size_t len)
 {
@@ -54,13 +39,13 @@ int cli_framing_of(const cli_lines *lines, int eof, cli_framing *out)
 		*out = CLI_FRAMING_ARRAY;
 		return 0;
 	}
-	if (parse_state(lines->text[0], lines->len[0], 0) != 0)
+	if (proto_json_state_of(lines->text[0], lines->len[0], 0) != PROTO_JSON_OPEN)
 		return 0;
 	if (lines->n < 2) {
 		*out = eof ? CLI_FRAMING_LINES : CLI_FRAMING_MORE;
 		return 0;
 	}
-	if (parse_state(lines->text[1], lines->len[1], 0) == 1)
+	if (proto_json_state_of(lines->text[1], lines->len[1], 0) == PROTO_JSON_COMPLETE)
 		return 0;
 	size_t n0 = lines->len[0], n1 = lines->len[1];
 	char *joined = malloc(n0 + 1 + n1);
@@ -69,7 +54,7 @@ int cli_framing_of(const cli_lines *lines, int eof, cli_framing *out)
 	memcpy(joined, lines->text[0], n0);
 	joined[n0] = '\n';
 	memcpy(joined + n0 + 1, lines->text[1], n1);
-	if (parse_state(joined, n0 + 1 + n1, 1) >= 0)
+	if (proto_json_state_of(joined, n0 + 1 + n1, 1) != PROTO_JSON_BROKEN)
 		*out = CLI_FRAMING_DOCUMENT;
 	free(joined);
 	return 0;

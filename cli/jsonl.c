@@ -16,17 +16,18 @@
  * open waits for the next non-blank line (or the end) to tell.  Problems are
  * placed in the whole input, as a batch body's are in the body: "line" the
  * input line (every problem), "column" the character in it and "position" the
- * byte offset from the start of the input (malformed JSON).
+ * byte offset from the start of the input (malformed JSON), by
+ * proto_problem_place().
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "problem.h"
 
 #define CLI_READ_BYTES (1 << 20)
 
@@ -262,26 +263,6 @@ int cli_jsonl(const char *prog, const char *path, cli_block_fn answer, void *arg
 	return status;
 }
 
-/* The problem `body` placed in the input: "line" set to `number`, and a
- * "position" moved by `offset`, the members otherwise as they were (their
- * order and bytes: the problem encoder writes what jansson does).  NULL
- * when memory ran out. */
-static char *placed_problem(const char *body, size_t len, uint64_t number, uint64_t offset)
-{
-	json_t *j = json_loadb(body, len, 0, NULL);
-	if (!json_is_object(j)) {
-		json_decref(j);
-		return NULL;
-	}
-	json_t *pos = json_object_get(j, "position");
-	int err = json_object_set_new(j, "line", json_integer((json_int_t)number));
-	if (json_is_integer(pos))
-		err |= json_integer_set(pos, json_integer_value(pos) + (json_int_t)offset);
-	char *placed = err ? NULL : json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	return placed;
-}
-
 int cli_put_answer(cli_sink *sink, const cli_lines *lines, size_t i, const char *body,
                    size_t len, int status)
 {
@@ -290,7 +271,7 @@ int cli_put_answer(cli_sink *sink, const cli_lines *lines, size_t i, const char 
 		putc('\n', sink->out);
 		return 0;
 	}
-	char *placed = placed_problem(body, len, lines->number[i], lines->offset[i]);
+	char *placed = proto_problem_place(body, len, lines->number[i], lines->offset[i], NULL);
 	if (!placed)
 		return -1;
 	fputs(placed, sink->out);
