@@ -16,6 +16,8 @@
 #                 drained: no client request may fail
 #   make soak     load clashd for DURATION seconds (default 600) and require a
 #                 flat resident set size
+#   make cli-compare  the clash tool's outputs byte for byte against those
+#                 of CLI_BASE (default main)
 #   make attack   the hostile-client scenarios of issue #15 against clashd on
 #                 loopback, each figure printed (make test runs the same)
 #
@@ -92,7 +94,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
         js-test web web-test
@@ -369,6 +371,18 @@ $(DEPLOY_NPM):
 # its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
 module-check:
 	node tests/modules.cjs
+
+# The clash tool's outputs byte for byte against those of CLI_BASE (a git
+# revision, main unless given), built in a temporary directory: for a change
+# meant to keep the CLI's behaviour (tests/cli_compare.sh says what it runs).
+CLI_BASE ?= main
+cli-compare: $(B)/clash
+	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \
+	git archive $(CLI_BASE) | tar -x -C "$$base" && \
+	echo "cli-compare: building $(CLI_BASE)'s clash" && \
+	{ $(MAKE) --no-print-directory -C "$$base" B=build build/clash >"$$base/build.log" 2>&1 || \
+	  { cat "$$base/build.log" >&2; exit 1; }; } && \
+	sh tests/cli_compare.sh "$$base/build/clash" $(B)/clash
 
 deploy-check: $(B)/clashd $(DEPLOY_NPM)
 	yamllint -s -c deploy/yamllint.yml deploy/k8s deploy/compose
