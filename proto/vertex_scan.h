@@ -33,7 +33,7 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 
 
 /* Read one JSON number (RFC 8259 grammar, the whole of s[0, n)) as jansson
- * does (strtod), faster for short decimals.  0, or -1 when the text is not
+ * does (strtod), faster for up to 19 digits.  0, or -1 when the text is not
  * a number or out of the range of a double. */
 int proto_read_number(const char *s, size_t n, double *out);
 
