@@ -632,10 +632,8 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 		proto_vertex_table_free(t);
 		return -1;
 	}
-	if (!tree || proto_vertex_table_count(t) == 0) {
-		json_decref(tree);
+	if (!tree) /* for the usual problem */
 		goto usual;
-	}
 
 	proto_vertex_table_seal(t);
 	const proto_request_limits *limits = &ctx->limits;
@@ -657,6 +655,10 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 		return r;
 	}
 	*root = tree;
+	if (proto_vertex_table_count(t) == 0) { /* e.g. every shape by ref */
+		proto_vertex_table_free(t);
+		t = NULL;
+	}
 	*table = t;
 	return 0;
 usual:
