@@ -477,8 +477,9 @@ clean:
 # make bench-http: wrk against clashd and bench/hello (the same threading
 # design answering a fixed body) at 1, 8 and 64 connections, pinned and
 # unpinned; then POST /v1/batch throughput against jansson's decode-only
-# rate on the same bodies; then the drag workload (bench/drag: a
-# 50 000-vertex part inline against by ref) (bench/http/run.sh).
+# rate on the same bodies; small queries by ref against hello at 4
+# connections; then the drag workload (bench/drag: a 50 000-vertex part
+# inline against by ref) (bench/http/run.sh).
 BENCH_APP_CFLAGS = $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP))
 
 .PHONY: bench-http

@@ -51,6 +51,33 @@ static void put_f64(encoder *e, double x)
 	put_u64(e, bits);
 }
 
+/* n coordinates, as put_f64 writes each: a buffer's worth at a time. */
+static void put_f64s(encoder *e, const double *x, size_t n)
+{
+	while (n) {
+		if (sizeof e->buf - e->used < 8)
+			flush(e);
+		size_t k = (sizeof e->buf - e->used) / 8;
+		if (k > n)
+			k = n;
+		uint8_t *out = e->buf + e->used;
+		for (size_t i = 0; i < k; i++) {
+			uint64_t bits;
+			double v = x[i] == 0 ? 0.0 : x[i]; /* -0.0 is +0.0 */
+			memcpy(&bits, &v, sizeof bits);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			memcpy(out + 8 * i, &bits, 8);
+#else
+			for (int b = 0; b < 8; b++)
+				out[8 * i + (size_t)b] = (uint8_t)(bits >> (8 * b));
+#endif
+		}
+		e->used += 8 * k;
+		x += k;
+		n -= k;
+	}
+}
+
 static void put_u32(encoder *e, uint32_t x)
 {
 	uint8_t b[4];
@@ -64,8 +91,7 @@ static void put_u32(encoder *e, uint32_t x)
 static void mesh_node(encoder *e, const clash_shape *s)
 {
 	put_u64(e, s->count);
-	for (size_t i = 0; i < s->count * 3; i++)
-		put_f64(e, s->vertices[i]);
+	put_f64s(e, s->vertices, s->count * 3);
 	size_t ntri = clash_mesh_triangles(s->mesh);
 	const uint32_t *idx = clash_mesh_indices(s->mesh);
 	put_u64(e, ntri);
@@ -100,9 +126,7 @@ static void node(encoder *e, const clash_shape *s)
 			node(e, &s->parts[i]);
 	} else {
 		put_u64(e, s->count);
-		size_t n = s->count * (size_t)s->dim;
-		for (size_t i = 0; i < n; i++)
-			put_f64(e, s->vertices[i]);
+		put_f64s(e, s->vertices, s->count * (size_t)s->dim);
 	}
 	put_f64(e, s->radius);
 }

@@ -38,6 +38,81 @@ static const double exact_pow10[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+/* 5^k for k <= 27 (the largest below 2^63). */
+static const uint64_t pow5_u64[28] = {
+	1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull,
+	1953125ull, 9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull,
+	30517578125ull, 152587890625ull, 762939453125ull, 3814697265625ull,
+	19073486328125ull, 95367431640625ull, 476837158203125ull, 2384185791015625ull,
+	11920928955078125ull, 59604644775390625ull, 298023223876953125ull,
+	1490116119384765625ull, 7450580596923828125ull,
+};
+
+typedef unsigned __int128 u128;
+
+/* n * 2^e (+ a fraction of n's last unit when `sticky`: then n has more
+ * than 54 bits), rounded to the nearest double, ties to even, as strtod
+ * rounds.  -1 when the result is not a normal double (let strtod say). */
+static int round_scaled(u128 n, int sticky, int e, int neg, double *out)
+{
+	int hi = (uint64_t)(n >> 64) ? 128 - __builtin_clzll((uint64_t)(n >> 64))
+	                             : 64 - __builtin_clzll((uint64_t)n); /* n > 0 */
+	uint64_t mant;
+	if (hi > 53) {
+		int shift = hi - 53;
+		mant = (uint64_t)(n >> shift);
+		u128 rem = n & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
+		if (rem > half || (rem == half && (sticky || (mant & 1))))
+			mant++;
+		e += shift;
+		if (mant >> 53) { /* rounded up to the next power of two */
+			mant >>= 1;
+			e++;
+		}
+	} else {
+		mant = (uint64_t)n << (53 - hi); /* exact: sticky needs more bits */
+		e -= 53 - hi;
+	}
+	int biased = e + 52 + 1023; /* mant * 2^e = 1.f * 2^(e + 52) */
+	if (biased < 1 || biased > 2046)
+		return -1;
+	uint64_t bits = ((uint64_t)neg << 63) | ((uint64_t)biased << 52) | (mant & ((1ull << 52) - 1));
+	memcpy(out, &bits, sizeof bits);
+	return 0;
+}
+
+/* m * 10^p10 (m < 2^64 exact, the digits as written), rounded as strtod
+ * rounds, by integers: for p10 >= 0 the product m * 10^p10 (< 2^128 up to
+ * 10^19); for p10 < 0, m / 5^k / 2^k (k = -p10 <= 27): m shifted so the
+ * quotient by 5^k has 63 or 64 bits, one 128-by-64-bit division, its
+ * remainder deciding ties.  -1 outside that range (and for results that
+ * are not normal doubles): strtod then. */
+static int exact_decimal(uint64_t m, long p10, int neg, double *out)
+{
+	if (m == 0) {
+		*out = neg ? -0.0 : 0.0;
+		return 0;
+	}
+	if (p10 >= 0 && p10 <= 19) {
+		u128 p = 1;
+		for (long k = 0; k < p10; k++)
+			p *= 10;
+		return round_scaled((u128)m * p, 0, 0, neg, out);
+	}
+	if (p10 < 0 && p10 >= -27) {
+		int k = (int)-p10;
+		uint64_t d = pow5_u64[k];
+		int lz = __builtin_clzll(m);
+		int c = 64 - __builtin_clzll(d); /* bits of 5^k: 5^k >= 2^(c-1) */
+		/* (m << lz) * 2^(c-1) / 5^k in [2^62, 2^64): its high half < d */
+		u128 num = (u128)(m << lz) << (c - 1);
+		u128 q = num / d;
+		int sticky = num - q * d != 0;
+		return round_scaled(q, sticky, -lz - (c - 1) - k, neg, out);
+	}
+	return -1;
+}
+
 /* The JSON number at the start of s[0, n): its length (the longest text
  * the grammar takes there; 0 when none) and its value, read as jansson
  * reads it.  *out_of_range when the text is a number strtod cannot hold
@@ -105,6 +180,8 @@ static size_t number_prefix(const char *s, size_t n, double *out, int *out_of_ra
 		*out = neg ? -x : x;
 		return i;
 	}
+	if (digits <= 19 && exact_decimal(m, p10, neg, out) == 0)
+		return i;
 	/* Anything else as jansson reads it. */
 	char buf[128];
 	if (i >= sizeof buf) {
@@ -535,10 +612,8 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 		proto_vertex_table_free(t);
 		return -1;
 	}
-	if (!tree || proto_vertex_table_count(t) == 0) {
-		json_decref(tree);
+	if (!tree) /* for the usual problem */
 		goto usual;
-	}
 
 	proto_vertex_table_seal(t);
 	const proto_request_limits *limits = &ctx->limits;
@@ -560,6 +635,10 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 		return r;
 	}
 	*root = tree;
+	if (proto_vertex_table_count(t) == 0) { /* e.g. every shape by ref */
+		proto_vertex_table_free(t);
+		t = NULL;
+	}
 	*table = t;
 	return 0;
 usual:

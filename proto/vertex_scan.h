@@ -19,8 +19,8 @@
  * proto_parse_ex() for a Query under ctx's limits, faster (unless
  * ctx->plain_parse): "vertices" arrays of plain numbers (and flat
  * "positions" arrays) are read here and stand as empty arrays in the tree
- * (*root); *table says which (NULL when none was read: then this is
- * exactly proto_parse_ex).  The answer is always the one proto_parse_ex would give:
+ * (*root); *table says which (NULL when none was read: a query naming
+ * its shapes by ref is still built here, without jansson's lexer).  The answer is always the one proto_parse_ex would give:
  * whenever the shortcut cannot be sure (anything unusual, any error), the
  * text is parsed the usual way.  The decoder and the limits are handed the
  * table and find the arrays with proto_vertex_lookup() (vertex_table.h).
@@ -33,7 +33,7 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 
 
 /* Read one JSON number (RFC 8259 grammar, the whole of s[0, n)) as jansson
- * does (strtod), faster for short decimals.  0, or -1 when the text is not
+ * does (strtod), faster for up to 19 digits.  0, or -1 when the text is not
  * a number or out of the range of a double. */
 int proto_read_number(const char *s, size_t n, double *out);
 

@@ -40,7 +40,8 @@ static int by_marker(const void *x, const void *y)
 
 void proto_vertex_table_seal(vertex_table *t)
 {
-	qsort(t->arrays, t->n, sizeof *t->arrays, by_marker);
+	if (t->n > 1) /* none: a query naming its shapes by ref */
+		qsort(t->arrays, t->n, sizeof *t->arrays, by_marker);
 }
 
 size_t proto_vertex_table_count(const vertex_table *t)

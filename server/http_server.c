@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -1093,6 +1094,25 @@ static void request_receive(http_request *r, const char *data, size_t n)
 		r->gzip_error = why;
 }
 
+/* A body of HUGE_BODY bytes or more (Content-Length) asks for transparent
+ * huge pages (where THP is "madvise", as here): filled in 4 KiB pages, a
+ * 3.3 MB upload to a fresh server took 800 page faults, about 3 us each on
+ * this virtual machine; its aligned 2 MiB take one.  A hint: refused, the
+ * block is an ordinary one.  The block is malloc's, freed as any body. */
+#define HUGE_BODY ((size_t)1 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static char *body_alloc(size_t cap)
+{
+	void *p = NULL;
+	if (cap < HUGE_BODY)
+		return malloc(cap);
+	if (posix_memalign(&p, HUGE_PAGE, cap) != 0)
+		return NULL;
+	(void)madvise(p, cap & ~(size_t)4095, MADV_HUGEPAGE);
+	return p;
+}
+
 /* Bytes of the (inflated) body, up to --max-body: 0, or 1 once over it
  * or out of memory (the rest is then discarded). */
 static int body_append(void *ctx, const char *data, size_t n)
@@ -1126,7 +1146,7 @@ static int body_append(void *ctx, const char *data, size_t n)
 			cap = max + 1;
 		if (cap < want)
 			cap = want;
-		char *body = realloc(r->body, cap);
+		char *body = r->body ? realloc(r->body, cap) : body_alloc(cap);
 		if (!body) {
 			r->no_memory = 1;
 			free(r->body);

@@ -11,11 +11,12 @@
  *
  * Logging never blocks serving: after log_start a line is copied into a
  * ring of RING_BYTES under a mutex and one writer thread alone write(2)s
- * the ring to fd 1.  When stdout is stuck (a pipe nobody reads) the ring
- * fills, a line that does not fit is dropped and counted (metric
- * clashd_log_lines_dropped_total), and once there is room again a
- * "log lines dropped" line says how many.  fd 1 is not made O_NONBLOCK: that would change
- * a file description shared with other processes.  At exit the writer gets
+ * the ring to fd 1, GATHER_US after the first line it finds (one wake-up
+ * per moment, not a context switch per request).  When stdout is stuck
+ * the ring fills, a line that does not fit is dropped and counted (metric
+ * clashd_log_lines_dropped_total), and once there is room again a "log
+ * lines dropped" line says how many.  fd 1 is not made O_NONBLOCK (a file
+ * description shared with other processes).  At exit the writer gets
  * EXIT_WAIT_MS to empty the ring.
  */
 #include "log.h"
@@ -34,6 +35,7 @@
 
 #define RING_BYTES ((size_t)1 << 20)
 #define EXIT_WAIT_MS 2000
+#define GATHER_US 1000
 
 /* "2026-11-22T10:00:00.123Z".  The part up to the seconds changes once a
  * second: it is kept (per thread) and only the milliseconds are written
@@ -151,13 +153,22 @@ static void *writer_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&g.mu);
 	for (;;) {
-		while (g.len == 0 && !g.stopping)
+		int woken = 0;
+		while (g.len == 0 && !g.stopping) {
 			pthread_cond_wait(&g.more, &g.mu);
+			woken = 1;
+		}
 		if (g.len == 0) { /* stopping: later lines are written directly */
 			free(g.ring);
 			g.ring = NULL;
 			pthread_cond_broadcast(&g.done);
 			break;
+		}
+		if (woken && !g.stopping) { /* producers' signals meanwhile wake no one */
+			pthread_mutex_unlock(&g.mu);
+			struct timespec gather = {0, GATHER_US * 1000L};
+			nanosleep(&gather, NULL);
+			pthread_mutex_lock(&g.mu);
 		}
 		/* The bytes up to the ring's end; producers only append after
 		 * them, so they can be written without the lock. */

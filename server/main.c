@@ -28,6 +28,11 @@ typedef struct app {
 	uv_signal_t sigint;
 } app;
 
+static void nothing(uv_work_t *w)
+{
+	(void)w;
+}
+
 static void on_signal(uv_signal_t *h, int signum)
 {
 	app *a = h->data;
@@ -140,6 +145,11 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	/* libuv creates its worker threads when the first work item is
+	 * queued: queue an empty one now, so that the first request does not
+	 * wait for them. */
+	uv_work_t pool_start;
+	uv_queue_work(&loop, &pool_start, nothing, NULL);
 	/* Signals first: whoever reads "listening" may send SIGTERM at once. */
 	app a = {0};
 	uv_signal_init(&loop, &a.sigterm);

@@ -5,7 +5,10 @@
  *   batch-bench bodies N DIR
  *       writes DIR/pair.json (one small pair, a Query), DIR/batch.json
  *       ({"queries": [N small pairs]}) and DIR/pair-answer.json (clashd's
- *       answer to pair.json, the body bench/hello sends back)
+ *       answer to pair.json, the body bench/hello sends back); for the
+ *       by-ref queries, DIR/shape-a.json and DIR/shape-b.json (the pair's
+ *       shapes, b without its move along x) and DIR/ref.json.in (the pair
+ *       by ref, b moved by a pose; @A@ and @B@ stand for the ids)
  *   batch-bench decode BODY THREADS SECONDS
  *       decodes the batch body over and over on THREADS threads (each its
  *       own copy of the work, no sharing) and prints pairs per second for
@@ -109,6 +112,19 @@ static int bodies(size_t n, const char *dir)
 	int rc = write_file(dir, "pair-answer.json", r.body, r.length);
 	proto_reply_free(&r);
 	free(batch);
+	/* The same pair again, for storing: a as it is, b at x = 0 and moved
+	 * by the by-ref query's pose instead. */
+	rng = 0x9E3779B97F4A7C15ULL;
+	char b[4096], ref[512];
+	int ka = shape(one, sizeof one, 0);
+	double x = 0.5 + 2 * uniform();
+	int kb = shape(b, sizeof b, 0);
+	int kr = snprintf(ref, sizeof ref, "{\"a\":{\"ref\":\"@A@\"},\"b\":{\"ref\":\"@B@\","
+	                  "\"pose\":{\"translation\":[%.17g,0,0]}}}", x);
+	if (rc == 0)
+		rc = write_file(dir, "shape-a.json", one, (size_t)ka) ||
+		     write_file(dir, "shape-b.json", b, (size_t)kb) ||
+		     write_file(dir, "ref.json.in", ref, (size_t)kr);
 	return rc ? 1 : 0;
 }
 

@@ -19,7 +19,13 @@
 #    query decoded into core types.  Also reported per CPU-second (clashd's
 #    CPU time from /proc; the decoders' thread CPU time), which a busy
 #    machine disturbs less than wall-clock rates.
-# 3. Drag (bench/drag): a 50 000-vertex part stored once (POST /v1/shapes,
+# 3. By ref (part "ref"): the small pair's two shapes stored once on
+#    clashd --threads 2 (POST /v1/shapes), then wrk POSTs the pair by ref
+#    ({"a": {"ref": ...}, "b": {"ref": ..., "pose": ...}}, 222 bytes)
+#    over 4 connections to clashd and the same bytes to hello (2 threads,
+#    answering clashd's answer to that query), nothing pinned, in the
+#    order clashd, hello, hello, clashd; each side's rate is its two runs'.
+# 4. Drag (bench/drag): a 50 000-vertex part stored once (POST /v1/shapes,
 #    timed) and a box moved over 1000 steps on one keep-alive connection,
 #    inline (the whole part in each request) against by ref, side by side
 #    (median, p99), to clashd --threads 2.  Then the same over a mesh
@@ -33,7 +39,7 @@
 # excess 503 at once: backpressure, not throughput) and its log to
 # /dev/null.  Output: a Markdown table on stdout, also in
 # BUILD-DIR/bench/http/results.md; raw wrk lines in results.jsonl.
-# BENCH_PARTS="pairs batch drag" (default) runs every part; a subset
+# BENCH_PARTS="pairs batch ref drag" (default) runs every part; a subset
 # leaves the others' rows out.  BENCH_DRAG_STEPS steps (default 1000),
 # BENCH_DRAG_VERTICES the part's vertices (default 50000).
 set -eu
@@ -48,9 +54,9 @@ HERE=$(dirname "$0")
 mkdir -p "$OUT"
 : > "$OUT/results.jsonl"
 
-PARTS=${BENCH_PARTS:-pairs batch drag}
+PARTS=${BENCH_PARTS:-pairs batch ref drag}
 wrk_parts=0
-case " $PARTS " in *" pairs "* | *" batch "*) wrk_parts=1 ;; esac
+case " $PARTS " in *" pairs "* | *" batch "* | *" ref "*) wrk_parts=1 ;; esac
 if [ $wrk_parts = 1 ]; then
 	command -v wrk >/dev/null || { echo "bench-http: wrk is missing (deploy/install-deps.sh bench)" >&2; exit 1; }
 	"$B/bench/batch-bench" bodies "$NBATCH" "$OUT"
@@ -131,6 +137,36 @@ for setup in $SETUPS; do
 	done
 	cleanup
 done
+
+# By ref: the pair's shapes stored once, the pair named by its ids.
+ref=0
+case " $PARTS " in *" ref "*) ref=1 ;; esac
+if [ $ref = 1 ]; then
+"$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 --max-queue 1024 >/dev/null &
+cpid=$!
+pids=$cpid
+wait_up "$PORT" /v1/query
+store() { # FILE: the id of the stored shape
+	curl -s -H 'Content-Type: application/json' --data-binary @"$1" \
+		"http://127.0.0.1:$PORT/v1/shapes" | sed -n 's/.*"id":"\(sha256:[0-9a-f]*\)".*/\1/p'
+}
+ida=$(store "$OUT/shape-a.json")
+idb=$(store "$OUT/shape-b.json")
+[ -n "$ida" ] && [ -n "$idb" ] || { echo "bench-http: storing the pair's shapes failed" >&2; exit 1; }
+sed "s/@A@/$ida/; s/@B@/$idb/" "$OUT/ref.json.in" > "$OUT/ref.json"
+code=$(curl -s -o "$OUT/ref-answer.json" -w '%{http_code}' -H 'Content-Type: application/json' \
+	--data-binary @"$OUT/ref.json" "http://127.0.0.1:$PORT/v1/query")
+[ "$code" = 200 ] || { echo "bench-http: the by-ref query answered $code" >&2; exit 1; }
+"$B/bench/hello" "$HPORT" 2 "$OUT/ref-answer.json" >/dev/null &
+hpid=$!
+pids="$cpid $hpid"
+wait_up "$HPORT" /
+measure "" 4 "http://127.0.0.1:$PORT/v1/query" "$OUT/ref.json" "ref clashd 4 a" $cpid
+measure "" 4 "http://127.0.0.1:$HPORT/" "$OUT/ref.json" "ref hello 4 a" $hpid
+measure "" 4 "http://127.0.0.1:$HPORT/" "$OUT/ref.json" "ref hello 4 b" $hpid
+measure "" 4 "http://127.0.0.1:$PORT/v1/query" "$OUT/ref.json" "ref clashd 4 b" $cpid
+cleanup
+fi
 
 # Batches: decode-only, then over HTTP, then decode-only again.
 batch=0
@@ -223,5 +259,22 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 		printf "| in process: whole batch answered (no HTTP) | %.0f | %.0f |\n", aw, ac
 		printf "\nclashd over HTTP / decode-only: %.0f%% of json_loadb, %.0f%% of json_loadb + decode (wall clock); %.0f%% and %.0f%% per CPU-second.\n", 100 * e2e / lw, 100 * e2e / dw, 100 * e2ec / lc, 100 * e2ec / dc
 	}' "$OUT/results.jsonl" "$OUT/decode1.jsonl" "$OUT/decode2.jsonl"
+	[ $ref = 1 ] && awk -v bytes="$(wc -c < "$OUT/ref.json")" -v abytes="$(wc -c < "$OUT/ref-answer.json")" '
+	function val(line, key,   m) {
+		if (match(line, "\"" key "\":[-0-9.]+")) {
+			m = substr(line, RSTART, RLENGTH); sub(/.*:/, "", m); return m + 0
+		}
+		return -1
+	}
+	index($0, "\"label\":\"ref clashd 4") { cn += val($0, "requests"); cd += val($0, "duration_s"); cu += val($0, "cpu_us_per_req") / 2; c50 = c50 "/" val($0, "p50_ms"); cr = cr "/" sprintf("%.0f", val($0, "rps")); ce += val($0, "non_2xx") + val($0, "socket_errors") }
+	index($0, "\"label\":\"ref hello 4") { hn += val($0, "requests"); hd += val($0, "duration_s"); hu += val($0, "cpu_us_per_req") / 2; h50 = h50 "/" val($0, "p50_ms"); hr = hr "/" sprintf("%.0f", val($0, "rps")) }
+	END {
+		c = cn / cd; h = hn / hd
+		printf "\nSmall queries by ref (issue 12): the pair'"'"'s two shapes stored once, the query naming them (%d bytes; answer %d bytes), 4 connections, 2 worker threads each, nothing pinned; runs clashd, hello, hello, clashd:\n\n", bytes, abytes
+		printf "| server | rps (both runs) | runs | p50 ms | CPU us/req |\n|---|---|---|---|---|\n"
+		printf "| clashd POST /v1/query by ref | %.0f | %s | %s | %.1f |\n", c, substr(cr, 2), substr(c50, 2), cu
+		printf "| hello, same bytes | %.0f | %s | %s | %.1f |\n", h, substr(hr, 2), substr(h50, 2), hu
+		printf "\nBy ref / hello: %.0f%% of the request rate%s.\n", 100 * c / h, (ce > 0 ? " (ERRORS!)" : "")
+	}' "$OUT/results.jsonl"
 	[ -s "$OUT/drag.md" ] && { echo; cat "$OUT/drag.md"; }
 } | tee "$OUT/results.md"
