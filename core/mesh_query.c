@@ -327,7 +327,7 @@ static int mesh_mesh(query *q)
 		}
 		pair_entry c[2];
 		if (y->count || (!x->count && box_size(&cur.ax) >= box_size(&cur.bx))) {
-			const uint32_t k[2] = {cur.na + 1, x->first};
+			const uint32_t k[2] = {x->first, x->first + 1};
 			for (int i = 0; i < 2; i++) {
 				c[i].na = k[i];
 				c[i].nb = cur.nb;
@@ -336,7 +336,7 @@ static int mesh_mesh(query *q)
 				c[i].lb2 = pair_lb2(q, &c[i].ax, &cur.bx);
 			}
 		} else {
-			const uint32_t k[2] = {cur.nb + 1, y->first};
+			const uint32_t k[2] = {y->first, y->first + 1};
 			for (int i = 0; i < 2; i++) {
 				c[i].na = cur.na;
 				c[i].nb = k[i];
@@ -402,11 +402,11 @@ static int shift_open(query *q, const shift_ctx *x, const shift_entry *cur, shif
 		return 0;
 	}
 	if (r->count || (!p->count && node_extent(p) >= node_extent(r))) {
-		const uint32_t k[2] = {cur->na + 1, p->first};
+		const uint32_t k[2] = {p->first, p->first + 1};
 		for (int i = 0; i < 2; i++)
 			c[i] = (shift_entry){k[i], cur->nb, shift_gap2(q, x->d, x->slack, &x->na[k[i]], r)};
 	} else {
-		const uint32_t k[2] = {cur->nb + 1, r->first};
+		const uint32_t k[2] = {r->first, r->first + 1};
 		for (int i = 0; i < 2; i++)
 			c[i] = (shift_entry){cur->na, k[i], shift_gap2(q, x->d, x->slack, p, &x->nb[k[i]])};
 	}
@@ -632,7 +632,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 			continue;
 		}
 		node_entry c[2];
-		uint32_t k[2] = {e.n + 1, nd->first};
+		uint32_t k[2] = {nd->first, nd->first + 1};
 		for (int i = 0; i < 2; i++) {
 			node_box(q->ma, &nodes[k[i]], NULL, &x);
 			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
@@ -793,8 +793,8 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 			}
 			continue;
 		}
+		stack[top++] = n->first + 1;
 		stack[top++] = n->first;
-		stack[top++] = (uint32_t)(n - m->nodes) + 1;
 	}
 	return parity;
 }
