@@ -13,9 +13,9 @@
  *
  * The topology: vertices of exactly equal coordinates are one (a hash of
  * their bits); every directed edge between distinct welded vertices is
- * keyed by its undirected edge and its direction, radix sorted, and the
- * mesh is a solid when every undirected edge appears exactly twice, once
- * each way.  Memory: the topology's scratch and then the tree's triangle
+ * filed under its lesser vertex (a counting sort), and the mesh is a solid
+ * when in each vertex's list every edge appears exactly twice, once each
+ * way.  Memory: the topology's scratch and then the tree's triangle
  * records live where the corner coordinates go last (see mesh_layout).
  */
 #include <float.h>
@@ -95,8 +95,8 @@ typedef struct layout {
 
 static size_t topo_bytes(size_t nv, size_t nt)
 {
-	return align8(hash_slots(nv) * sizeof(uint32_t)) + 2 * align8(nv * sizeof(uint32_t)) +
-	       2 * 3 * nt * sizeof(uint64_t) + 2048 * sizeof(size_t);
+	return align8(hash_slots(nv) * sizeof(uint32_t)) + align8(nv * sizeof(uint32_t)) +
+	       align8((nv + 1) * sizeof(uint32_t)) + 3 * nt * sizeof(uint32_t);
 }
 
 static layout mesh_layout(size_t nv, size_t nt)
@@ -248,6 +248,39 @@ static size_t halve(const fbox *r, size_t s, size_t e, fbox *lb, fbox *lc, fbox 
 	return mid;
 }
 
+/* The records r[s..e) into the bins: their boxes, centres' boxes and
+ * counts.  Neighbouring records mostly fall in the same bin, so a run of
+ * them is gathered in locals (registers) and added to its bin once: the
+ * bins in memory would chain each record's update to the last one's
+ * store. */
+static void bin_all(const fbox *r, size_t s, size_t e, const binning *g, fbox *bb, fbox *bc,
+                    size_t *cnt)
+{
+	int cur = bin_of(g, &r[s]);
+	fbox ab, ac;
+	fbox_empty(&ab);
+	fbox_empty(&ac);
+	size_t run = 0;
+	for (size_t i = s; i < e; i++) {
+		const int bi = bin_of(g, &r[i]);
+		if (bi != cur) {
+			fbox_grow(&bb[cur], &ab);
+			fbox_grow(&bc[cur], &ac);
+			cnt[cur] += run;
+			fbox_empty(&ab);
+			fbox_empty(&ac);
+			run = 0;
+			cur = bi;
+		}
+		fbox_grow(&ab, &r[i]);
+		fbox_grow_centre(&ac, &r[i]);
+		run++;
+	}
+	fbox_grow(&bb[cur], &ab);
+	fbox_grow(&bc[cur], &ac);
+	cnt[cur] += run;
+}
+
 /* The split of r[s..e) by binned SAH: returns the first record of the
  * right side (s < mid < e), or s when a leaf is cheaper (only when e - s
  * <= MESH_LEAF_MAX).  lb, lc, rb, rc: the sides' boxes and centres' boxes. */
@@ -273,12 +306,7 @@ static size_t split(fbox *r, uint32_t *ids, size_t s, size_t e, const fbox *nb, 
 		fbox_empty(&bb[i]);
 		fbox_empty(&bc[i]);
 	}
-	for (size_t i = s; i < e; i++) {
-		int bi = bin_of(&g, &r[i]);
-		cnt[bi]++;
-		fbox_grow(&bb[bi], &r[i]);
-		fbox_grow_centre(&bc[bi], &r[i]);
-	}
+	bin_all(r, s, e, &g, bb, bc, cnt);
 	double cost;
 	int border = best_border(bb, cnt, g.n, &cost);
 	if (border < 0) /* cannot happen with ext > 0; be safe */
@@ -502,67 +530,114 @@ static size_t parts(const clash_mesh *m, const uint32_t *canon, size_t nu, uint3
 	return n;
 }
 
-/* LSD radix sort of keys[0..n) below 2 kmax, 11 bits a pass; returns
- * the sorted array (keys or tmp). */
-static uint64_t *radix_sort(uint64_t *keys, uint64_t *tmp, size_t n, uint64_t kmax, size_t *count)
+static void sift(uint32_t *a, size_t i, size_t n)
 {
-	for (int shift = 0; shift < 64 && (kmax >> shift) != 0; shift += 11) {
-		memset(count, 0, 2048 * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			count[(keys[i] >> shift) & 2047]++;
-		size_t sum = 0;
-		for (int d = 0; d < 2048; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[(keys[i] >> shift) & 2047]++] = keys[i];
-		uint64_t *sw = keys;
-		keys = tmp;
-		tmp = sw;
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && a[c + 1] > a[c])
+			c++;
+		if (a[i] >= a[c])
+			return;
+		uint32_t t = a[i];
+		a[i] = a[c];
+		a[c] = t;
 	}
-	return keys;
+}
+
+/* a[0..n) ascending: insertion sort when short (buckets hold about six),
+ * else heapsort (a vertex shared by very many triangles). */
+static void sort_u32(uint32_t *a, size_t n)
+{
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = a[i];
+			size_t j = i;
+			for (; j > 0 && a[j - 1] > x; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	for (size_t k = n / 2; k-- > 0;)
+		sift(a, k, n);
+	for (size_t end = n; end-- > 1;) {
+		uint32_t t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		sift(a, 0, end);
+	}
+}
+
+/* One bucket of directed edges, sorted: each undirected edge exactly
+ * twice, once each way (entries 2w and 2w + 1 side by side). */
+static int bucket_closed(uint32_t *e, size_t n)
+{
+	if (n & 1)
+		return 0;
+	sort_u32(e, n);
+	for (size_t i = 0; i < n; i += 2)
+		if ((e[i] >> 1) != (e[i + 1] >> 1) || (e[i] & 1) || !(e[i + 1] & 1) ||
+		    (i + 2 < n && (e[i + 2] >> 1) == (e[i] >> 1)))
+			return 0;
+	return 1;
+}
+
+/* Whether every undirected edge between distinct welded vertices (canon,
+ * nu of them) is used exactly twice, once each way.  Each directed edge is
+ * filed under its lesser vertex as (greater << 1 | runs downward), a
+ * counting sort; then each vertex's short bucket is checked.  Scratch:
+ * start and at for nu + 1 numbers, ent for 3 per triangle. */
+static int closed(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_t *start,
+                  uint32_t *at, uint32_t *ent)
+{
+	memset(start, 0, (nu + 1) * sizeof *start);
+	size_t ne = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t t = 0; t < m->ntriangles; t++) {
+			uint32_t v[3];
+			for (int k = 0; k < 3; k++)
+				v[k] = canon[vertex_of(m->indices, t, k)];
+			for (int k = 0; k < 3; k++) {
+				const uint32_t a = v[k], b = v[(k + 1) % 3];
+				if (a == b)
+					continue;
+				const uint32_t lo = a < b ? a : b;
+				if (pass == 0)
+					start[lo + 1]++;
+				else
+					ent[at[lo]++] = a < b ? b << 1 : (a << 1) | 1;
+			}
+		}
+		if (pass == 0) {
+			for (size_t v = 0; v < nu; v++)
+				start[v + 1] += start[v];
+			memcpy(at, start, (nu + 1) * sizeof *at);
+			ne = start[nu];
+		}
+	}
+	if (ne == 0)
+		return 0;
+	for (size_t v = 0; v < nu; v++)
+		if (!bucket_closed(ent + start[v], start[v + 1] - start[v]))
+			return 0;
+	return 1;
 }
 
 /* Whether m is closed and consistently oriented; its parts' first
  * triangles into list (*nlist). */
 static int topology(const clash_mesh *m, void *scratch, uint32_t *list, size_t *nlist)
 {
-	const size_t nv = m->nvertices, nt = m->ntriangles, nslots = hash_slots(nv);
+	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
 	uint32_t *slots = (uint32_t *)p;
 	p += align8(nslots * sizeof *slots);
 	uint32_t *canon = (uint32_t *)p;
 	p += align8(nv * sizeof *canon);
 	uint32_t *seen = (uint32_t *)p;
-	p += align8(nv * sizeof *seen);
-	uint64_t *keys = (uint64_t *)p, *tmp = keys + 3 * nt;
-	size_t *count = (size_t *)(tmp + 3 * nt);
-	const uint64_t nu = weld(m->positions, nv, slots, nslots, canon);
-	size_t ne = 0;
-	for (size_t t = 0; t < nt; t++) {
-		uint32_t v[3];
-		for (int k = 0; k < 3; k++)
-			v[k] = canon[vertex_of(m->indices, t, k)];
-		for (int k = 0; k < 3; k++) {
-			uint64_t a = v[k], b = v[(k + 1) % 3];
-			if (a == b)
-				continue;
-			keys[ne++] = a < b ? ((a * nu + b) << 1) : ((b * nu + a) << 1) | 1;
-		}
-	}
-	keys = radix_sort(keys, tmp, ne, (nu * nu) << 1, count);
-	int solid = ne > 0;
-	for (size_t i = 0; i < ne && solid; i += 2) {
-		if (i + 1 >= ne || (keys[i] >> 1) != (keys[i + 1] >> 1) || (keys[i] & 1) ||
-		    !(keys[i + 1] & 1))
-			solid = 0;
-		else if (i + 2 < ne && (keys[i + 2] >> 1) == (keys[i] >> 1))
-			solid = 0;
-	}
-	/* The slots are free again. */
-	*nlist = parts(m, canon, (size_t)nu, slots, seen, list);
+	p += align8((nv + 1) * sizeof *seen);
+	const size_t nu = weld(m->positions, nv, slots, nslots, canon);
+	/* The slots (2 nv or more) and seen are free again. */
+	int solid = closed(m, canon, nu, slots, seen, (uint32_t *)p);
+	*nlist = parts(m, canon, nu, slots, seen, list);
 	return solid;
 }
 
