@@ -216,12 +216,13 @@ static int best_border(const fbox *bb, const size_t *cnt, int n, double *cost)
 }
 
 /* Records r[s..e) (with their ids) moved so that those of bins below
- * `border` come first; returns the first of the others. */
-static size_t partition(fbox *r, uint32_t *ids, size_t s, size_t e, const binning *g, int border)
+ * `border` come first; returns the first of the others.  bins: each
+ * record's bin (bin_all), kept in step for the records not yet passed. */
+static size_t partition(fbox *r, uint32_t *ids, uint8_t *bins, size_t s, size_t e, int border)
 {
 	size_t i = s, j = e;
 	while (i < j) {
-		if (bin_of(g, &r[i]) < border) {
+		if (bins[i] < border) {
 			i++;
 			continue;
 		}
@@ -232,6 +233,7 @@ static size_t partition(fbox *r, uint32_t *ids, size_t s, size_t e, const binnin
 		uint32_t u = ids[i];
 		ids[i] = ids[j];
 		ids[j] = u;
+		bins[i] = bins[j];
 	}
 	return i;
 }
@@ -249,12 +251,12 @@ static size_t halve(const fbox *r, size_t s, size_t e, fbox *lb, fbox *lc, fbox 
 }
 
 /* The records r[s..e) into the bins: their boxes, centres' boxes and
- * counts.  Neighbouring records mostly fall in the same bin, so a run of
+ * counts, and each record's bin into bins (for the partition).  Neighbouring records mostly fall in the same bin, so a run of
  * them is gathered in locals (registers) and added to its bin once: the
  * bins in memory would chain each record's update to the last one's
  * store. */
-static void bin_all(const fbox *r, size_t s, size_t e, const binning *g, fbox *bb, fbox *bc,
-                    size_t *cnt)
+static void bin_all(const fbox *r, uint8_t *bins, size_t s, size_t e, const binning *g, fbox *bb,
+                    fbox *bc, size_t *cnt)
 {
 	int cur = bin_of(g, &r[s]);
 	fbox ab, ac;
@@ -263,6 +265,7 @@ static void bin_all(const fbox *r, size_t s, size_t e, const binning *g, fbox *b
 	size_t run = 0;
 	for (size_t i = s; i < e; i++) {
 		const int bi = bin_of(g, &r[i]);
+		bins[i] = (uint8_t)bi;
 		if (bi != cur) {
 			fbox_grow(&bb[cur], &ab);
 			fbox_grow(&bc[cur], &ac);
@@ -284,8 +287,8 @@ static void bin_all(const fbox *r, size_t s, size_t e, const binning *g, fbox *b
 /* The split of r[s..e) by binned SAH: returns the first record of the
  * right side (s < mid < e), or s when a leaf is cheaper (only when e - s
  * <= MESH_LEAF_MAX).  lb, lc, rb, rc: the sides' boxes and centres' boxes. */
-static size_t split(fbox *r, uint32_t *ids, size_t s, size_t e, const fbox *nb, const fbox *nc,
-                    fbox *lb, fbox *lc, fbox *rb, fbox *rc)
+static size_t split(fbox *r, uint32_t *ids, uint8_t *bins, size_t s, size_t e, const fbox *nb,
+                    const fbox *nc, fbox *lb, fbox *lc, fbox *rb, fbox *rc)
 {
 	const size_t n = e - s;
 	binning g = {0, 0, 0.0, 0.0};
@@ -306,7 +309,7 @@ static size_t split(fbox *r, uint32_t *ids, size_t s, size_t e, const fbox *nb, 
 		fbox_empty(&bb[i]);
 		fbox_empty(&bc[i]);
 	}
-	bin_all(r, s, e, &g, bb, bc, cnt);
+	bin_all(r, bins, s, e, &g, bb, bc, cnt);
 	double cost;
 	int border = best_border(bb, cnt, g.n, &cost);
 	if (border < 0) /* cannot happen with ext > 0; be safe */
@@ -316,7 +319,7 @@ static size_t split(fbox *r, uint32_t *ids, size_t s, size_t e, const fbox *nb, 
 	double area = fbox_area(nb);
 	if (n <= MESH_LEAF_MAX && (!(area > 0.0) || MESH_NODE_COST + cost / area >= (double)n))
 		return s;
-	size_t mid = partition(r, ids, s, e, &g, border);
+	size_t mid = partition(r, ids, bins, s, e, border);
 	fbox_empty(lb);
 	fbox_empty(lc);
 	fbox_empty(rb);
@@ -338,7 +341,7 @@ static void store_box(mesh_node *nd, const fbox *b)
 
 /* The tree over records r (ids alongside), depth first: a node split
  * gets the next free pair of nodes for its children. */
-static void build_tree(clash_mesh *m, fbox *r, uint32_t *ids, const fbox *root_b,
+static void build_tree(clash_mesh *m, fbox *r, uint32_t *ids, uint8_t *bins, const fbox *root_b,
                        const fbox *root_c)
 {
 	task stack[MESH_TASKS];
@@ -354,7 +357,7 @@ static void build_tree(clash_mesh *m, fbox *r, uint32_t *ids, const fbox *root_b
 		fbox lb, lc, rb, rc;
 		size_t mid = t.depth >= MESH_SAH_DEPTH
 		                     ? halve(r, t.start, t.end, &lb, &lc, &rb, &rc)
-		                     : split(r, ids, t.start, t.end, &t.b, &t.c, &lb, &lc, &rb, &rc);
+		                     : split(r, ids, bins, t.start, t.end, &t.b, &t.c, &lb, &lc, &rb, &rc);
 		if (mid == t.start) {
 			nd->first = t.start;
 			nd->count = t.end - t.start;
@@ -716,15 +719,17 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	size_t nreps;
 	m->solid = topology(m, base + l.tri, list, &nreps);
 	/* Then the records there: ids first (place_triangles relies on it),
-	 * the float boxes 16-byte aligned after them. */
+	 * the float boxes 16-byte aligned after them, then a byte each for
+	 * its bin: 37 of the 72 bytes a triangle's corners take. */
 	uint32_t *ids = (uint32_t *)(base + l.tri);
 	fbox *r = (fbox *)(base + l.tri + ((ntriangles * sizeof(uint32_t) + 15) & ~(size_t)15));
+	uint8_t *bins = (uint8_t *)(r + ntriangles);
 	fbox rb, rc;
 	set_origin(m);
 	records(m, r, ids, &rb, &rc);
 	for (size_t i = 0; i < nreps; i++)
 		ids[list[i]] |= REP_BIT;
-	build_tree(m, r, ids, &rb, &rc);
+	build_tree(m, r, ids, bins, &rb, &rc);
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
 	place_triangles(m, ids, nreps);
 	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
