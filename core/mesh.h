@@ -1,16 +1,17 @@
 /*
  * mesh.h — the layout of a built triangle mesh (internal to the core).
  *
- * A clash_mesh lives at the start of the caller's storage: this header,
- * then the tree's nodes (32 bytes each, 32-byte aligned), then the
- * triangles' corner coordinates in tree order (9 doubles each, so a leaf's
- * triangles are read contiguously), then their original numbers, then one
+ * A clash_mesh lives in the caller's storage, at its first 64-byte
+ * boundary: this header, then the triangles' corner coordinates in tree
+ * order (9 doubles each, so a leaf's triangles are read contiguously),
+ * then the tree's nodes (32 bytes each, from a 64-byte boundary), then one
  * triangle of each connected part.  The tree is a binary bounding-volume
- * hierarchy of axis-aligned boxes in the mesh's own coordinates, stored
- * depth first: an inner node's first child follows it, its second is at
- * `right`.  Boxes are floats relative to `origin`, rounded outward, so a
- * node (half a cache line) holds its triangles' corners exactly.
- * Built by core/mesh_build.c, read by core/mesh_query.c.
+ * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
+ * is node 0 (node 1 is padding), and the two children of an inner node are
+ * a pair at an even index, `first` and `first + 1`, so they share one
+ * cache line; pairs are laid out depth first.  Boxes are floats relative
+ * to `origin`, rounded outward.  Built by core/mesh_build.c, read by
+ * core/mesh_query.c.
  */
 #ifndef CLASH_MESH_H
 #define CLASH_MESH_H
@@ -25,7 +26,7 @@
 
 typedef struct mesh_node {
 	float lo[3], hi[3]; /* relative to the mesh's origin, rounded outward */
-	uint32_t first; /* leaf: first triangle (tree order); inner: right child */
+	uint32_t first; /* leaf: first triangle (tree order); inner: left child */
 	uint32_t count; /* leaf: its triangles (>= 1); inner: 0 */
 } mesh_node;
 
@@ -40,7 +41,6 @@ struct clash_mesh {
 	double origin[3]; /* the root box's centre: node boxes are relative */
 	mesh_node *nodes;
 	double *tri;    /* 9 per triangle, tree order */
-	uint32_t *orig; /* original triangle number, tree order */
 	/* One triangle (tree order) of each connected part (triangles joined
 	 * through vertices of equal coordinates): when the surfaces of two
 	 * shapes are apart, each part lies wholly inside or outside the

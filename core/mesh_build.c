@@ -4,20 +4,21 @@
  *
  * The tree: binned SAH after Wald 2007, "On fast construction of SAH-based
  * bounding volume hierarchies", section 3: at each node the triangles'
- * box centres are put in 16 bins along the axis of their widest spread, the
- * surface area heuristic is evaluated at the 15 bin borders (section 3.2,
- * with the bins' boxes and counts gathered in one pass), and the range is
- * partitioned in place.  Children's boxes come from the bins, so each level
- * reads each triangle's record once to bin it and once to partition.
- * Below MESH_SAH_DEPTH levels ranges are halved by position, which bounds
- * the depth for any input (queries keep fixed stacks).
+ * box centres are put in up to 16 bins along the axis of their widest
+ * spread, the surface area heuristic is evaluated at the bin borders
+ * (section 3.2, bins' boxes and counts gathered in one pass), and the range
+ * is partitioned in place.  Triangle boxes are floats rounded outward, so
+ * node boxes (their unions) hold every corner.  Below MESH_SAH_DEPTH levels
+ * ranges are halved by position, which bounds the depth for any input.
  *
  * The topology: vertices of exactly equal coordinates are one (a hash of
- * their bits), so seams and unindexed triples weld; then every directed edge
- * between distinct welded vertices is keyed by its undirected edge and its
- * direction, radix sorted, and the mesh is a solid when every undirected
- * edge appears exactly twice, once each way.
+ * their bits); every directed edge between distinct welded vertices is
+ * filed under its lesser vertex (a counting sort), and the mesh is a solid
+ * when in each vertex's list every edge appears exactly twice, once each
+ * way.  Memory: the topology's scratch and then the tree's triangle
+ * records live where the corner coordinates go last (see mesh_layout).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -25,29 +26,34 @@
 
 #define BINS 16
 #define MESH_SAH_DEPTH 48
+/* The SAH's cost of opening a node, a triangle's being 1: 1.5 (not 1)
+ * makes leaves of 2 and 3 triangles where 1 + 1 were barely cheaper, and
+ * queries open 15% fewer pairs of nodes (docs/meshes.md). */
+#define MESH_NODE_COST 1.5
+/* Ranges waiting on the build's stack: at most the depth, which is at most
+ * MESH_SAH_DEPTH levels of SAH and then 31 of halving. */
+#define MESH_TASKS 96
 /* Largest mesh: node and vertex numbers fit uint32_t with room. */
 #define MESH_MAX_TRIANGLES ((size_t)1 << 30)
 #define MESH_MAX_VERTICES (((size_t)1 << 31) - 1)
 /* Largest extent along an axis: node boxes are floats (mesh.h). */
 #define MESH_MAX_EXTENT 1e30
+/* A record's id with this bit: the triangle stands for its part. */
+#define REP_BIT 0x80000000u
 
-/* A triangle's box while building: lo, hi and its number. */
-typedef struct rec {
-	double lo[3], hi[3];
-	uint32_t id;
-} rec;
+/* A box in floats relative to the mesh's origin (lane 3 unused, 0): a
+ * triangle's record while building, a bin, a node's box. */
+typedef struct fbox {
+	_Alignas(16) float lo[4];
+	float hi[4];
+} fbox;
 
-typedef struct box {
-	double lo[3], hi[3];
-} box;
-
-/* A range waiting to be built: node to patch with its index (as the
- * right child of `parent`), its box and its centres' box. */
+/* A range waiting to be built into node `node`: its box and its centres'
+ * box (lo + hi, unhalved). */
 typedef struct task {
-	size_t start, end;
-	size_t parent; /* SIZE_MAX: the left child, or the root */
+	uint32_t start, end, node;
 	int depth;
-	box b, c;
+	fbox b, c;
 } task;
 
 /* min and max without fmin's NaN rules (coordinates are finite): inline
@@ -67,11 +73,9 @@ static size_t align8(size_t x)
 	return (x + 7) & ~(size_t)7;
 }
 
-/* Bytes of the kept part: header, nodes, coordinates, numbers. */
-static size_t kept_bytes(size_t nt, size_t nnodes)
+static size_t align64(size_t x)
 {
-	return align8(sizeof(clash_mesh)) + 32 + nnodes * sizeof(mesh_node) + 9 * nt * sizeof(double) +
-	       align8(nt * sizeof(uint32_t)) + align8(nt * sizeof(uint32_t));
+	return (x + 63) & ~(size_t)63;
 }
 
 static size_t hash_slots(size_t nv)
@@ -82,242 +86,365 @@ static size_t hash_slots(size_t nv)
 	return s;
 }
 
-static size_t scratch_bytes(size_t nv, size_t nt)
+/* Byte offsets from the header (on a 64-byte boundary).  The topology's
+ * scratch starts at `tri` and may run past the node reserve (huge unindexed
+ * meshes); the list of parts it leaves for the tree goes after both. */
+typedef struct layout {
+	size_t tri, nodes, list, total;
+} layout;
+
+static size_t topo_bytes(size_t nv, size_t nt)
 {
-	size_t build = nt * sizeof(rec) + nt * sizeof(task);
-	size_t topo = align8(hash_slots(nv) * sizeof(uint32_t)) + 2 * align8(nv * sizeof(uint32_t)) +
-	              2 * 3 * nt * sizeof(uint64_t) + 2048 * sizeof(size_t);
-	return build > topo ? build : topo;
+	return align8(hash_slots(nv) * sizeof(uint32_t)) + align8(nv * sizeof(uint32_t)) +
+	       align8((nv + 1) * sizeof(uint32_t)) + 3 * nt * sizeof(uint32_t);
+}
+
+static layout mesh_layout(size_t nv, size_t nt)
+{
+	layout l;
+	l.tri = align64(sizeof(clash_mesh));
+	l.nodes = align64(l.tri + 9 * nt * sizeof(double));
+	/* 2 nt nodes at most (a pad and nt leaves), then the parts: their
+	 * list in input order is read before the tree is built, which then
+	 * writes them in tree order after its nodes, over the list. */
+	l.list = l.nodes + 2 * nt * sizeof(mesh_node);
+	if (l.list < align8(l.tri + topo_bytes(nv, nt)))
+		l.list = align8(l.tri + topo_bytes(nv, nt));
+	l.total = l.list + align8(nt * sizeof(uint32_t));
+	return l;
 }
 
 size_t clash_mesh_size(size_t nvertices, size_t ntriangles)
 {
 	if (ntriangles == 0 || ntriangles > MESH_MAX_TRIANGLES || nvertices > MESH_MAX_VERTICES)
 		return 0;
-	return kept_bytes(ntriangles, 2 * ntriangles - 1) + scratch_bytes(nvertices, ntriangles);
+	/* 56: the header moved up to a 64-byte boundary. */
+	return 56 + mesh_layout(nvertices, ntriangles).total;
 }
 
 /* ---- tree ---------------------------------------------------------------- */
 
-static void box_empty(box *b)
+/* Plain loops over the four lanes: compilers make them single SSE
+ * instructions (min and max of four floats). */
+static inline void fbox_empty(fbox *b)
 {
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		b->lo[k] = INFINITY;
 		b->hi[k] = -INFINITY;
 	}
 }
 
-static double box_area(const box *b)
+static inline void fbox_grow(fbox *b, const fbox *r)
 {
-	double x = b->hi[0] - b->lo[0], y = b->hi[1] - b->lo[1], z = b->hi[2] - b->lo[2];
+	for (int k = 0; k < 4; k++) {
+		b->lo[k] = r->lo[k] < b->lo[k] ? r->lo[k] : b->lo[k];
+		b->hi[k] = r->hi[k] > b->hi[k] ? r->hi[k] : b->hi[k];
+	}
+}
+
+/* c grown by the centre (lo + hi) of r. */
+static inline void fbox_grow_centre(fbox *c, const fbox *r)
+{
+	for (int k = 0; k < 4; k++) {
+		float m = r->lo[k] + r->hi[k];
+		c->lo[k] = m < c->lo[k] ? m : c->lo[k];
+		c->hi[k] = m > c->hi[k] ? m : c->hi[k];
+	}
+}
+
+static double fbox_area(const fbox *b)
+{
+	double x = (double)b->hi[0] - b->lo[0], y = (double)b->hi[1] - b->lo[1],
+	       z = (double)b->hi[2] - b->lo[2];
 	return x * y + y * z + z * x;
 }
 
-/* Boxes of recs[s..e) and of their centres (lo + hi, unhalved). */
-static void bounds(const rec *r, size_t s, size_t e, box *b, box *c)
+/* Boxes of r[s..e) and of their centres. */
+static void bounds(const fbox *r, size_t s, size_t e, fbox *b, fbox *c)
 {
-	box_empty(b);
-	box_empty(c);
-	for (size_t i = s; i < e; i++)
-		for (int k = 0; k < 3; k++) {
-			double m = r[i].lo[k] + r[i].hi[k];
-			b->lo[k] = lo2(b->lo[k], r[i].lo[k]);
-			b->hi[k] = hi2(b->hi[k], r[i].hi[k]);
-			c->lo[k] = lo2(c->lo[k], m);
-			c->hi[k] = hi2(c->hi[k], m);
-		}
+	fbox_empty(b);
+	fbox_empty(c);
+	for (size_t i = s; i < e; i++) {
+		fbox_grow(b, &r[i]);
+		fbox_grow_centre(c, &r[i]);
+	}
 }
 
-/* The split of recs[s..e) by binned SAH: returns the position of the
- * first rec of the right side (s < mid < e), or s when a leaf is cheaper
- * (only when e - s <= MESH_LEAF_MAX).  lb, lc, rb, rc: the sides' boxes
- * and centres' boxes. */
-static size_t split(rec *r, size_t s, size_t e, const box *nb, const box *nc, box *lb, box *lc,
-                    box *rb, box *rc)
+/* Binning along one axis: bin = (centre - lo) * f, clamped (in double:
+ * f stays finite for the least float extent). */
+typedef struct binning {
+	int axis, n;
+	double lo, f;
+} binning;
+
+static inline int bin_of(const binning *g, const fbox *r)
 {
-	const size_t n = e - s;
-	int axis = 0;
-	for (int k = 1; k < 3; k++)
-		if (nc->hi[k] - nc->lo[k] > nc->hi[axis] - nc->lo[axis])
-			axis = k;
-	const double lo = nc->lo[axis], ext = nc->hi[axis] - nc->lo[axis];
-	if (!(ext > 0.0)) {
-		/* Every centre alike: halve by position. */
-		if (n <= MESH_LEAF_MAX)
-			return s;
-		size_t mid = s + n / 2;
-		bounds(r, s, mid, lb, lc);
-		bounds(r, mid, e, rb, rc);
-		return mid;
-	}
-	/* Fewer bins for small ranges: the bins' fixed cost (emptying,
-	 * two sweeps) then no longer outweighs binning the triangles. */
-	const int nbins = n >= 64 ? BINS : n >= 12 ? BINS / 2 : n >= 6 ? BINS / 4 : 2;
-	const double f = nbins * (1.0 - 1e-9) / ext;
-	box bb[BINS], bc[BINS];
-	size_t cnt[BINS] = {0};
-	for (int i = 0; i < nbins; i++) {
-		box_empty(&bb[i]);
-		box_empty(&bc[i]);
-	}
-	for (size_t i = s; i < e; i++) {
-		const rec *q = &r[i];
-		double m = q->lo[axis] + q->hi[axis];
-		int bi = (int)((m - lo) * f);
-		bi = bi < 0 ? 0 : bi >= nbins ? nbins - 1 : bi;
-		cnt[bi]++;
-		box *x = &bb[bi], *y = &bc[bi];
-		for (int k = 0; k < 3; k++) {
-			double c = q->lo[k] + q->hi[k];
-			x->lo[k] = lo2(x->lo[k], q->lo[k]);
-			x->hi[k] = hi2(x->hi[k], q->hi[k]);
-			y->lo[k] = lo2(y->lo[k], c);
-			y->hi[k] = hi2(y->hi[k], c);
-		}
-	}
-	/* Sweep from the right for the right sides' areas, then from the
-	 * left for the cost at each border (SAH, section 2.1). */
+	double m = (double)(r->lo[g->axis] + r->hi[g->axis]);
+	int b = (int)((m - g->lo) * g->f);
+	return b < 0 ? 0 : b >= g->n ? g->n - 1 : b;
+}
+
+/* The border (1 .. n-1) of least SAH cost over the bins, or -1; *cost. */
+static int best_border(const fbox *bb, const size_t *cnt, int n, double *cost)
+{
 	double right_area[BINS];
-	size_t right_cnt[BINS];
-	box acc;
-	box_empty(&acc);
-	size_t c = 0;
-	for (int i = nbins - 1; i > 0; i--) {
-		for (int k = 0; k < 3; k++) {
-			acc.lo[k] = lo2(acc.lo[k], bb[i].lo[k]);
-			acc.hi[k] = hi2(acc.hi[k], bb[i].hi[k]);
-		}
+	size_t right_cnt[BINS], c = 0;
+	fbox acc;
+	fbox_empty(&acc);
+	for (int i = n - 1; i > 0; i--) {
+		fbox_grow(&acc, &bb[i]);
 		c += cnt[i];
-		right_area[i] = c ? box_area(&acc) : 0.0;
+		right_area[i] = c ? fbox_area(&acc) : 0.0;
 		right_cnt[i] = c;
 	}
-	box_empty(&acc);
+	fbox_empty(&acc);
 	c = 0;
-	double best = INFINITY;
-	int best_i = -1;
-	for (int i = 1; i < nbins; i++) {
-		for (int k = 0; k < 3; k++) {
-			acc.lo[k] = lo2(acc.lo[k], bb[i - 1].lo[k]);
-			acc.hi[k] = hi2(acc.hi[k], bb[i - 1].hi[k]);
-		}
+	*cost = INFINITY;
+	int best = -1;
+	for (int i = 1; i < n; i++) {
+		fbox_grow(&acc, &bb[i - 1]);
 		c += cnt[i - 1];
 		if (c == 0 || right_cnt[i] == 0)
 			continue;
-		double cost = box_area(&acc) * (double)c + right_area[i] * (double)right_cnt[i];
-		if (cost < best) {
-			best = cost;
-			best_i = i;
+		double x = fbox_area(&acc) * (double)c + right_area[i] * (double)right_cnt[i];
+		if (x < *cost) {
+			*cost = x;
+			best = i;
 		}
 	}
-	if (best_i < 0) /* cannot happen with ext > 0; be safe */
-		return n <= MESH_LEAF_MAX ? s : s + n / 2;
-	/* A leaf when small and no dearer: traversal cost 1 per node, one per
-	 * triangle, areas relative to the node's. */
-	double area = box_area(nb);
-	if (n <= MESH_LEAF_MAX && (!(area > 0.0) || 1.0 + best / area >= (double)n))
-		return s;
-	/* Partition in place by bin. */
+	return best;
+}
+
+/* Records r[s..e) (with their ids) moved so that those of bins below
+ * `border` come first; returns the first of the others.  bins: each
+ * record's bin (bin_all), kept in step for the records not yet passed. */
+static size_t partition(fbox *r, uint32_t *ids, uint8_t *bins, size_t s, size_t e, int border)
+{
 	size_t i = s, j = e;
 	while (i < j) {
-		double m = r[i].lo[axis] + r[i].hi[axis];
-		int bi = (int)((m - lo) * f);
-		bi = bi < 0 ? 0 : bi >= nbins ? nbins - 1 : bi;
-		if (bi < best_i) {
+		if (bins[i] < border) {
 			i++;
-		} else {
-			rec t = r[i];
-			r[i] = r[--j];
-			r[j] = t;
+			continue;
 		}
-	}
-	box_empty(lb);
-	box_empty(lc);
-	box_empty(rb);
-	box_empty(rc);
-	for (int k = 0; k < nbins; k++) {
-		box *x = k < best_i ? lb : rb, *y = k < best_i ? lc : rc;
-		for (int a = 0; a < 3; a++) {
-			x->lo[a] = lo2(x->lo[a], bb[k].lo[a]);
-			x->hi[a] = hi2(x->hi[a], bb[k].hi[a]);
-			y->lo[a] = lo2(y->lo[a], bc[k].lo[a]);
-			y->hi[a] = hi2(y->hi[a], bc[k].hi[a]);
-		}
+		j--;
+		fbox t = r[i];
+		r[i] = r[j];
+		r[j] = t;
+		uint32_t u = ids[i];
+		ids[i] = ids[j];
+		ids[j] = u;
+		bins[i] = bins[j];
 	}
 	return i;
 }
 
-/* A double bound relative to the origin as a float, rounded outward by
- * one more float step than needed, which covers the rounding of the
- * subtraction (at most half a double ulp of the difference). */
-static float float_down(double x)
+/* Halving by position: the sides' boxes; returns the middle, or s for a
+ * leaf. */
+static size_t halve(const fbox *r, size_t s, size_t e, fbox *lb, fbox *lc, fbox *rb, fbox *rc)
 {
-	float f = (float)x;
-	if ((double)f > x)
-		f = nextafterf(f, -INFINITY);
-	return nextafterf(f, -INFINITY);
+	if (e - s <= MESH_LEAF_MAX)
+		return s;
+	size_t mid = s + (e - s) / 2;
+	bounds(r, s, mid, lb, lc);
+	bounds(r, mid, e, rb, rc);
+	return mid;
 }
 
-static float float_up(double x)
+/* The records r[s..e) into the bins: their boxes, centres' boxes and
+ * counts, and each record's bin into bins (for the partition).  Neighbouring records mostly fall in the same bin, so a run of
+ * them is gathered in locals (registers) and added to its bin once: the
+ * bins in memory would chain each record's update to the last one's
+ * store. */
+static void bin_all(const fbox *r, uint8_t *bins, size_t s, size_t e, const binning *g, fbox *bb,
+                    fbox *bc, size_t *cnt)
 {
-	float f = (float)x;
-	if ((double)f < x)
-		f = nextafterf(f, INFINITY);
-	return nextafterf(f, INFINITY);
+	int cur = bin_of(g, &r[s]);
+	fbox ab, ac;
+	fbox_empty(&ab);
+	fbox_empty(&ac);
+	size_t run = 0;
+	for (size_t i = s; i < e; i++) {
+		const int bi = bin_of(g, &r[i]);
+		bins[i] = (uint8_t)bi;
+		if (bi != cur) {
+			fbox_grow(&bb[cur], &ab);
+			fbox_grow(&bc[cur], &ac);
+			cnt[cur] += run;
+			fbox_empty(&ab);
+			fbox_empty(&ac);
+			run = 0;
+			cur = bi;
+		}
+		fbox_grow(&ab, &r[i]);
+		fbox_grow_centre(&ac, &r[i]);
+		run++;
+	}
+	fbox_grow(&bb[cur], &ab);
+	fbox_grow(&bc[cur], &ac);
+	cnt[cur] += run;
 }
 
-static void store_box(const clash_mesh *m, mesh_node *nd, const box *b)
+/* The split of r[s..e) by binned SAH: returns the first record of the
+ * right side (s < mid < e), or s when a leaf is cheaper (only when e - s
+ * <= MESH_LEAF_MAX).  lb, lc, rb, rc: the sides' boxes and centres' boxes. */
+static size_t split(fbox *r, uint32_t *ids, uint8_t *bins, size_t s, size_t e, const fbox *nb,
+                    const fbox *nc, fbox *lb, fbox *lc, fbox *rb, fbox *rc)
+{
+	const size_t n = e - s;
+	binning g = {0, 0, 0.0, 0.0};
+	for (int k = 1; k < 3; k++)
+		if ((double)nc->hi[k] - nc->lo[k] > (double)nc->hi[g.axis] - nc->lo[g.axis])
+			g.axis = k;
+	const double ext = (double)nc->hi[g.axis] - nc->lo[g.axis];
+	if (!(ext > 0.0)) /* every centre alike */
+		return halve(r, s, e, lb, lc, rb, rc);
+	/* Fewer bins for small ranges: the bins' fixed cost (emptying,
+	 * two sweeps) then no longer outweighs binning the triangles. */
+	g.n = n >= 64 ? BINS : n >= 12 ? BINS / 2 : n >= 6 ? BINS / 4 : 2;
+	g.lo = nc->lo[g.axis];
+	g.f = g.n * (1.0 - 1e-9) / ext;
+	fbox bb[BINS], bc[BINS];
+	size_t cnt[BINS] = {0};
+	for (int i = 0; i < g.n; i++) {
+		fbox_empty(&bb[i]);
+		fbox_empty(&bc[i]);
+	}
+	bin_all(r, bins, s, e, &g, bb, bc, cnt);
+	double cost;
+	int border = best_border(bb, cnt, g.n, &cost);
+	if (border < 0) /* cannot happen with ext > 0; be safe */
+		return halve(r, s, e, lb, lc, rb, rc);
+	/* A leaf when small and no dearer: traversal cost MESH_NODE_COST per
+	 * node, one per triangle, areas relative to the node's. */
+	double area = fbox_area(nb);
+	if (n <= MESH_LEAF_MAX && (!(area > 0.0) || MESH_NODE_COST + cost / area >= (double)n))
+		return s;
+	size_t mid = partition(r, ids, bins, s, e, border);
+	fbox_empty(lb);
+	fbox_empty(lc);
+	fbox_empty(rb);
+	fbox_empty(rc);
+	for (int k = 0; k < g.n; k++) {
+		fbox_grow(k < border ? lb : rb, &bb[k]);
+		fbox_grow(k < border ? lc : rc, &bc[k]);
+	}
+	return mid;
+}
+
+static void store_box(mesh_node *nd, const fbox *b)
 {
 	for (int k = 0; k < 3; k++) {
-		nd->lo[k] = float_down(b->lo[k] - m->origin[k]);
-		nd->hi[k] = float_up(b->hi[k] - m->origin[k]);
+		nd->lo[k] = b->lo[k];
+		nd->hi[k] = b->hi[k];
 	}
 }
 
-static void build_tree(clash_mesh *m, rec *r, task *stack)
+/* The tree over records r (ids alongside), depth first: a node split
+ * gets the next free pair of nodes for its children. */
+static void build_tree(clash_mesh *m, fbox *r, uint32_t *ids, uint8_t *bins, const fbox *root_b,
+                       const fbox *root_c)
 {
-	const size_t nt = m->ntriangles;
-	size_t top = 0, nnodes = 0;
-	int depth_max = 0;
-	stack[top].start = 0;
-	stack[top].end = nt;
-	stack[top].parent = SIZE_MAX;
-	stack[top].depth = 1;
-	bounds(r, 0, nt, &stack[top].b, &stack[top].c);
-	for (int k = 0; k < 3; k++)
-		m->origin[k] = 0.5 * stack[top].b.lo[k] + 0.5 * stack[top].b.hi[k];
-	top++;
+	task stack[MESH_TASKS];
+	int top = 0, depth_max = 0;
+	size_t nnodes = 2;
+	memset(&m->nodes[1], 0, sizeof m->nodes[1]); /* the pad beside the root */
+	stack[top++] = (task){0, (uint32_t)m->ntriangles, 0, 1, *root_b, *root_c};
 	while (top > 0) {
 		task t = stack[--top];
-		size_t id = nnodes++;
-		mesh_node *nd = &m->nodes[id];
-		if (t.parent != SIZE_MAX)
-			m->nodes[t.parent].first = (uint32_t)id;
-		store_box(m, nd, &t.b);
-		if (t.depth > depth_max)
-			depth_max = t.depth;
-		box lb, lc, rb, rc;
-		size_t mid;
-		if (t.depth >= MESH_SAH_DEPTH) {
-			mid = t.end - t.start <= MESH_LEAF_MAX ? t.start : t.start + (t.end - t.start) / 2;
-			if (mid != t.start) {
-				bounds(r, t.start, mid, &lb, &lc);
-				bounds(r, mid, t.end, &rb, &rc);
-			}
-		} else {
-			mid = split(r, t.start, t.end, &t.b, &t.c, &lb, &lc, &rb, &rc);
-		}
+		mesh_node *nd = &m->nodes[t.node];
+		store_box(nd, &t.b);
+		depth_max = t.depth > depth_max ? t.depth : depth_max;
+		fbox lb, lc, rb, rc;
+		size_t mid = t.depth >= MESH_SAH_DEPTH
+		                     ? halve(r, t.start, t.end, &lb, &lc, &rb, &rc)
+		                     : split(r, ids, bins, t.start, t.end, &t.b, &t.c, &lb, &lc, &rb, &rc);
 		if (mid == t.start) {
-			nd->first = (uint32_t)t.start;
-			nd->count = (uint32_t)(t.end - t.start);
+			nd->first = t.start;
+			nd->count = t.end - t.start;
 			continue;
 		}
+		const uint32_t p = (uint32_t)nnodes;
+		nnodes += 2;
+		nd->first = p;
 		nd->count = 0;
-		/* Right pushed first: the left child is built next, at id + 1. */
-		stack[top++] = (task){mid, t.end, id, t.depth + 1, rb, rc};
-		stack[top++] = (task){t.start, mid, SIZE_MAX, t.depth + 1, lb, lc};
+		/* Right pushed first: the left child is built next. */
+		stack[top++] = (task){(uint32_t)mid, t.end, p + 1, t.depth + 1, rb, rc};
+		stack[top++] = (task){t.start, (uint32_t)mid, p, t.depth + 1, lb, lc};
 	}
 	m->nnodes = nnodes;
 	m->depth = depth_max;
+}
+
+/* A double bound relative to the origin as a float rounded outward: the
+ * nearest float moved out by 2^-22 of itself (at least two float steps:
+ * covers both roundings) and by FLT_MIN (near 0). */
+static inline float out_lo(double x)
+{
+	float f = (float)x;
+	return f - (fabsf(f) * 0x1p-22f + FLT_MIN);
+}
+
+static inline float out_hi(double x)
+{
+	float f = (float)x;
+	return f + (fabsf(f) * 0x1p-22f + FLT_MIN);
+}
+
+static inline size_t vertex_of(const uint32_t *indices, size_t t, int c)
+{
+	return indices ? indices[3 * t + (size_t)c] : 3 * t + (size_t)c;
+}
+
+/* The box of triangle t in doubles. */
+static inline void tri_bounds(const double *p, const uint32_t *indices, size_t t, double *lo,
+                              double *hi)
+{
+	const double *v = p + 3 * vertex_of(indices, t, 0);
+	for (int k = 0; k < 3; k++)
+		lo[k] = hi[k] = v[k];
+	for (int c = 1; c < 3; c++) {
+		v = p + 3 * vertex_of(indices, t, c);
+		for (int k = 0; k < 3; k++) {
+			lo[k] = lo2(lo[k], v[k]);
+			hi[k] = hi2(hi[k], v[k]);
+		}
+	}
+}
+
+/* m->origin: the centre of the box of the triangles' corners. */
+static void set_origin(clash_mesh *m)
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t t = 0; t < m->ntriangles; t++) {
+		double a[3], b[3];
+		tri_bounds(m->positions, m->indices, t, a, b);
+		for (int k = 0; k < 3; k++) {
+			lo[k] = lo2(lo[k], a[k]);
+			hi[k] = hi2(hi[k], b[k]);
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		m->origin[k] = 0.5 * lo[k] + 0.5 * hi[k];
+}
+
+/* Each triangle's record (float box about the origin) and id; the root's
+ * boxes. */
+static void records(const clash_mesh *m, fbox *r, uint32_t *ids, fbox *b, fbox *c)
+{
+	fbox_empty(b);
+	fbox_empty(c);
+	for (size_t t = 0; t < m->ntriangles; t++) {
+		double lo[3], hi[3];
+		tri_bounds(m->positions, m->indices, t, lo, hi);
+		for (int k = 0; k < 3; k++) {
+			r[t].lo[k] = out_lo(lo[k] - m->origin[k]);
+			r[t].hi[k] = out_hi(hi[k] - m->origin[k]);
+		}
+		r[t].lo[3] = r[t].hi[3] = 0.0f;
+		ids[t] = (uint32_t)t;
+		fbox_grow(b, &r[t]);
+		fbox_grow_centre(c, &r[t]);
+	}
 }
 
 /* ---- topology ------------------------------------------------------------ */
@@ -376,94 +503,190 @@ static uint32_t find(uint32_t *parent, uint32_t x)
 	return x;
 }
 
-/* m->reps: the first triangle (tree order) of each part, from the welded
- * vertex numbers canon; scratch for nu + nu numbers. */
-static void parts(clash_mesh *m, const uint32_t *indices, const uint32_t *canon, size_t nu,
-                  uint32_t *parent, uint32_t *seen)
+/* The first triangle of each part (triangles joined through welded
+ * vertices canon), in input order, into list; returns their count.
+ * Scratch for nu + nu numbers. */
+static size_t parts(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_t *parent,
+                    uint32_t *seen, uint32_t *list)
 {
+	const uint32_t *indices = m->indices;
 	for (size_t v = 0; v < nu; v++) {
 		parent[v] = (uint32_t)v;
 		seen[v] = 0;
 	}
 	for (size_t t = 0; t < m->ntriangles; t++) {
-		uint32_t v[3];
-		for (int k = 0; k < 3; k++)
-			v[k] = find(parent, canon[indices ? indices[3 * t + k] : 3 * t + (size_t)k]);
+		uint32_t v0 = find(parent, canon[vertex_of(indices, t, 0)]);
 		for (int k = 1; k < 3; k++) {
-			uint32_t x = find(parent, v[0]), y = find(parent, v[k]);
-			if (x != y)
-				parent[y] = x;
+			uint32_t y = find(parent, canon[vertex_of(indices, t, k)]);
+			if (v0 != y)
+				parent[y] = v0;
 		}
 	}
-	m->nreps = 0;
-	for (size_t i = 0; i < m->ntriangles; i++) {
-		size_t t = m->orig[i];
-		uint32_t root = find(parent, canon[indices ? indices[3 * t] : 3 * t]);
+	size_t n = 0;
+	for (size_t t = 0; t < m->ntriangles; t++) {
+		uint32_t root = find(parent, canon[vertex_of(indices, t, 0)]);
 		if (!seen[root]) {
 			seen[root] = 1;
-			m->reps[m->nreps++] = (uint32_t)i;
+			list[n++] = (uint32_t)t;
 		}
+	}
+	return n;
+}
+
+static void sift(uint32_t *a, size_t i, size_t n)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && a[c + 1] > a[c])
+			c++;
+		if (a[i] >= a[c])
+			return;
+		uint32_t t = a[i];
+		a[i] = a[c];
+		a[c] = t;
 	}
 }
 
-/* Whether m is closed and consistently oriented; also its parts. */
-static int topology(clash_mesh *m, const uint32_t *indices, void *scratch)
+/* a[0..n) ascending: insertion sort when short (buckets hold about six),
+ * else heapsort (a vertex shared by very many triangles). */
+static void sort_u32(uint32_t *a, size_t n)
 {
-	const size_t nv = m->nvertices, nt = m->ntriangles, nslots = hash_slots(nv);
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = a[i];
+			size_t j = i;
+			for (; j > 0 && a[j - 1] > x; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	for (size_t k = n / 2; k-- > 0;)
+		sift(a, k, n);
+	for (size_t end = n; end-- > 1;) {
+		uint32_t t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		sift(a, 0, end);
+	}
+}
+
+/* One bucket of directed edges, sorted: each undirected edge exactly
+ * twice, once each way (entries 2w and 2w + 1 side by side). */
+static int bucket_closed(uint32_t *e, size_t n)
+{
+	if (n & 1)
+		return 0;
+	sort_u32(e, n);
+	for (size_t i = 0; i < n; i += 2)
+		if ((e[i] >> 1) != (e[i + 1] >> 1) || (e[i] & 1) || !(e[i + 1] & 1) ||
+		    (i + 2 < n && (e[i + 2] >> 1) == (e[i] >> 1)))
+			return 0;
+	return 1;
+}
+
+/* Whether every undirected edge between distinct welded vertices (canon,
+ * nu of them) is used exactly twice, once each way.  Each directed edge is
+ * filed under its lesser vertex as (greater << 1 | runs downward), a
+ * counting sort; then each vertex's short bucket is checked.  Scratch:
+ * start and at for nu + 1 numbers, ent for 3 per triangle. */
+static int closed(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_t *start,
+                  uint32_t *at, uint32_t *ent)
+{
+	memset(start, 0, (nu + 1) * sizeof *start);
+	size_t ne = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t t = 0; t < m->ntriangles; t++) {
+			uint32_t v[3];
+			for (int k = 0; k < 3; k++)
+				v[k] = canon[vertex_of(m->indices, t, k)];
+			for (int k = 0; k < 3; k++) {
+				const uint32_t a = v[k], b = v[(k + 1) % 3];
+				if (a == b)
+					continue;
+				const uint32_t lo = a < b ? a : b;
+				if (pass == 0)
+					start[lo + 1]++;
+				else
+					ent[at[lo]++] = a < b ? b << 1 : (a << 1) | 1;
+			}
+		}
+		if (pass == 0) {
+			for (size_t v = 0; v < nu; v++)
+				start[v + 1] += start[v];
+			memcpy(at, start, (nu + 1) * sizeof *at);
+			ne = start[nu];
+		}
+	}
+	if (ne == 0)
+		return 0;
+	for (size_t v = 0; v < nu; v++)
+		if (!bucket_closed(ent + start[v], start[v + 1] - start[v]))
+			return 0;
+	return 1;
+}
+
+/* Whether m is closed and consistently oriented; its parts' first
+ * triangles into list (*nlist). */
+static int topology(const clash_mesh *m, void *scratch, uint32_t *list, size_t *nlist)
+{
+	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
 	uint32_t *slots = (uint32_t *)p;
 	p += align8(nslots * sizeof *slots);
 	uint32_t *canon = (uint32_t *)p;
 	p += align8(nv * sizeof *canon);
 	uint32_t *seen = (uint32_t *)p;
-	p += align8(nv * sizeof *seen);
-	uint64_t *keys = (uint64_t *)p, *tmp = keys + 3 * nt;
-	size_t *count = (size_t *)(tmp + 3 * nt);
-	const uint64_t nu = weld(m->positions, nv, slots, nslots, canon);
-	size_t ne = 0;
-	for (size_t t = 0; t < nt; t++) {
-		uint32_t v[3];
-		for (int k = 0; k < 3; k++)
-			v[k] = canon[indices ? indices[3 * t + k] : 3 * t + (size_t)k];
-		for (int k = 0; k < 3; k++) {
-			uint64_t a = v[k], b = v[(k + 1) % 3];
-			if (a == b)
-				continue;
-			keys[ne++] = a < b ? ((a * nu + b) << 1) : ((b * nu + a) << 1) | 1;
-		}
-	}
-	/* LSD radix sort, 11 bits a pass, over the bits the keys use. */
-	uint64_t kmax = (nu * nu) << 1;
-	for (int shift = 0; shift < 64 && (kmax >> shift) != 0; shift += 11) {
-		memset(count, 0, 2048 * sizeof *count);
-		for (size_t i = 0; i < ne; i++)
-			count[(keys[i] >> shift) & 2047]++;
-		size_t sum = 0;
-		for (int d = 0; d < 2048; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < ne; i++)
-			tmp[count[(keys[i] >> shift) & 2047]++] = keys[i];
-		uint64_t *sw = keys;
-		keys = tmp;
-		tmp = sw;
-	}
-	int solid = ne > 0;
-	for (size_t i = 0; i < ne && solid; i += 2) {
-		if (i + 1 >= ne || (keys[i] >> 1) != (keys[i + 1] >> 1) || (keys[i] & 1) ||
-		    !(keys[i + 1] & 1))
-			solid = 0;
-		else if (i + 2 < ne && (keys[i + 2] >> 1) == (keys[i] >> 1))
-			solid = 0;
-	}
-	/* The slots are free again. */
-	parts(m, indices, canon, (size_t)nu, slots, seen);
+	p += align8((nv + 1) * sizeof *seen);
+	const size_t nu = weld(m->positions, nv, slots, nslots, canon);
+	/* The slots (2 nv or more) and seen are free again. */
+	int solid = closed(m, canon, nu, slots, seen, (uint32_t *)p);
+	*nlist = parts(m, canon, nu, slots, seen, list);
 	return solid;
 }
 
 /* ---- the build ------------------------------------------------------------ */
+
+static int check_input(const double *positions, size_t nvertices, const uint32_t *indices,
+                       size_t ntriangles)
+{
+	if (indices == NULL && nvertices != 3 * ntriangles)
+		return CLASH_EINVAL;
+	if (indices)
+		for (size_t i = 0; i < 3 * ntriangles; i++)
+			if (indices[i] >= nvertices)
+				return CLASH_EINVAL;
+	/* Node boxes are floats about the mesh's centre (mesh.h). */
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t v = 0; v < nvertices; v++)
+		for (int k = 0; k < 3; k++) {
+			const double x = positions[3 * v + k];
+			if (!isfinite(x))
+				return CLASH_ERANGE;
+			lo[k] = lo2(lo[k], x);
+			hi[k] = hi2(hi[k], x);
+		}
+	for (int k = 0; k < 3; k++)
+		if (!(hi[k] - lo[k] <= MESH_MAX_EXTENT))
+			return CLASH_ERANGE;
+	return CLASH_OK;
+}
+
+/* The corners in tree order over the ids (which they overwrite from the
+ * end: id i is read before corner block i, at 18 times its offset, is
+ * written), and the parts' triangles in tree order into m->reps. */
+static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
+{
+	size_t k = nreps;
+	for (size_t i = m->ntriangles; i-- > 0;) {
+		const uint32_t id = ids[i], t = id & ~REP_BIT;
+		if (id & REP_BIT)
+			m->reps[--k] = (uint32_t)i;
+		for (int c = 0; c < 3; c++)
+			memcpy(m->tri + 9 * i + 3 * c, m->positions + 3 * vertex_of(m->indices, t, c),
+			       3 * sizeof(double));
+	}
+	m->nreps = nreps;
+}
 
 int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
                      const uint32_t *indices, size_t ntriangles, clash_mesh **out)
@@ -477,68 +700,38 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	const size_t need = clash_mesh_size(nvertices, ntriangles);
 	if (need == 0 || size < need)
 		return CLASH_EINVAL;
-	if (indices == NULL && nvertices != 3 * ntriangles)
-		return CLASH_EINVAL;
-	if (indices)
-		for (size_t i = 0; i < 3 * ntriangles; i++)
-			if (indices[i] >= nvertices)
-				return CLASH_EINVAL;
-	for (size_t i = 0; i < 3 * nvertices; i++)
-		if (!isfinite(positions[i]))
-			return CLASH_ERANGE;
-	/* Node boxes are floats about the mesh's centre (mesh.h). */
-	for (int k = 0; k < 3; k++) {
-		double lo = INFINITY, hi = -INFINITY;
-		for (size_t v = 0; v < nvertices; v++) {
-			lo = lo2(lo, positions[3 * v + k]);
-			hi = hi2(hi, positions[3 * v + k]);
-		}
-		if (!(hi - lo <= MESH_MAX_EXTENT))
-			return CLASH_ERANGE;
-	}
+	int err = check_input(positions, nvertices, indices, ntriangles);
+	if (err)
+		return err;
 
-	char *base = storage;
-	clash_mesh *m = storage;
+	const layout l = mesh_layout(nvertices, ntriangles);
+	char *base = (char *)storage + ((64 - ((uintptr_t)storage & 63)) & 63);
+	clash_mesh *m = (clash_mesh *)base;
 	memset(m, 0, sizeof *m);
 	m->positions = positions;
 	m->indices = indices;
 	m->nvertices = nvertices;
 	m->ntriangles = ntriangles;
-	/* Nodes on 32-byte boundaries: one node, one half of a cache line. */
-	uintptr_t at = (uintptr_t)(base + align8(sizeof *m));
-	m->nodes = (mesh_node *)(base + align8(sizeof *m) + ((32 - (at & 31)) & 31));
-	m->tri = (double *)(m->nodes + (2 * ntriangles - 1));
-	m->orig = (uint32_t *)(m->tri + 9 * ntriangles);
-	m->reps = m->orig + ntriangles + (ntriangles & 1);
-	void *scratch = base + kept_bytes(ntriangles, 2 * ntriangles - 1);
-
-	rec *r = scratch;
-	task *stack = (task *)(r + ntriangles);
-	for (size_t t = 0; t < ntriangles; t++) {
-		rec *q = &r[t];
-		for (int k = 0; k < 3; k++) {
-			q->lo[k] = INFINITY;
-			q->hi[k] = -INFINITY;
-		}
-		for (int c = 0; c < 3; c++) {
-			size_t v = indices ? indices[3 * t + c] : 3 * t + (size_t)c;
-			for (int k = 0; k < 3; k++) {
-				q->lo[k] = lo2(q->lo[k], positions[3 * v + k]);
-				q->hi[k] = hi2(q->hi[k], positions[3 * v + k]);
-			}
-		}
-		q->id = (uint32_t)t;
-	}
-	build_tree(m, r, stack);
-	for (size_t i = 0; i < ntriangles; i++) {
-		size_t t = r[i].id;
-		m->orig[i] = (uint32_t)t;
-		for (int c = 0; c < 3; c++) {
-			size_t v = indices ? indices[3 * t + c] : 3 * t + (size_t)c;
-			memcpy(m->tri + 9 * i + 3 * c, positions + 3 * v, 3 * sizeof(double));
-		}
-	}
-	m->solid = topology(m, indices, scratch);
+	m->tri = (double *)(base + l.tri);
+	m->nodes = (mesh_node *)(base + l.nodes);
+	/* The topology first, its scratch where the corners go last. */
+	uint32_t *list = (uint32_t *)(base + l.list);
+	size_t nreps;
+	m->solid = topology(m, base + l.tri, list, &nreps);
+	/* Then the records there: ids first (place_triangles relies on it),
+	 * the float boxes 16-byte aligned after them, then a byte each for
+	 * its bin: 37 of the 72 bytes a triangle's corners take. */
+	uint32_t *ids = (uint32_t *)(base + l.tri);
+	fbox *r = (fbox *)(base + l.tri + ((ntriangles * sizeof(uint32_t) + 15) & ~(size_t)15));
+	uint8_t *bins = (uint8_t *)(r + ntriangles);
+	fbox rb, rc;
+	set_origin(m);
+	records(m, r, ids, &rb, &rc);
+	for (size_t i = 0; i < nreps; i++)
+		ids[list[i]] |= REP_BIT;
+	build_tree(m, r, ids, bins, &rb, &rc);
+	m->reps = (uint32_t *)(m->nodes + m->nnodes);
+	place_triangles(m, ids, nreps);
 	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
 	m->magic = MESH_MAGIC;
 	*out = m;
@@ -576,7 +769,6 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	char *to = (char *)c;
 	c->nodes = (mesh_node *)(to + ((const char *)m->nodes - from));
 	c->tri = (double *)(to + ((const char *)m->tri - from));
-	c->orig = (uint32_t *)(to + ((const char *)m->orig - from));
 	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
 	*out = c;
 	return CLASH_OK;

@@ -243,48 +243,66 @@ static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f,
 	}
 }
 
-/* The squared gap between the boxes of two triangles (a lower bound on
- * their squared distance, up to rounding far below the tolerance). */
-static double tri_gap2(const double *s, const double *t)
+/* The boxes of n triangles w (9 coordinates each): lo and hi, 6 each. */
+static void tri_boxes(const double *w, uint32_t n, double *b)
+{
+	for (uint32_t i = 0; i < n; i++, w += 9, b += 6)
+		for (int k = 0; k < 3; k++) {
+			double lo = w[k], hi = w[k];
+			for (int c = 1; c < 3; c++) {
+				lo = w[3 * c + k] < lo ? w[3 * c + k] : lo;
+				hi = w[3 * c + k] > hi ? w[3 * c + k] : hi;
+			}
+			b[k] = lo;
+			b[3 + k] = hi;
+		}
+}
+
+/* The squared gap between two triangles' boxes (tri_boxes): a lower
+ * bound on their squared distance, up to rounding far below the
+ * tolerance. */
+static double box6_gap2(const double *s, const double *t)
 {
 	double g2 = 0.0;
 	for (int k = 0; k < 3; k++) {
-		double slo = s[k], shi = s[k], tlo = t[k], thi = t[k];
-		for (int c = 1; c < 3; c++) {
-			slo = s[3 * c + k] < slo ? s[3 * c + k] : slo;
-			shi = s[3 * c + k] > shi ? s[3 * c + k] : shi;
-			tlo = t[3 * c + k] < tlo ? t[3 * c + k] : tlo;
-			thi = t[3 * c + k] > thi ? t[3 * c + k] : thi;
-		}
-		double g = slo > thi ? slo - thi : tlo > shi ? tlo - shi : 0.0;
+		double g = s[k] > t[3 + k] ? s[k] - t[3 + k] : t[k] > s[3 + k] ? t[k] - s[3 + k] : 0.0;
 		g2 += g * g;
 	}
 	return g2;
 }
 
+/* Triangles s and t: their distance and points; 0 and the common point
+ * when they meet within the threshold exactly (touching and coplanar
+ * contact decided by the orientation predicates, not by rounded
+ * distances). */
+static double tri_pair(const query *q, const double *s, const double *t, double *pa, double *pb)
+{
+	double d = sqrt(tri_dist2(s, t, pa, pb));
+	if (d <= q->thr && tri_overlap_point(s, s + 3, s + 6, t, t + 3, t + 6, pa)) {
+		memcpy(pb, pa, 3 * sizeof *pb);
+		return 0.0;
+	}
+	return d;
+}
+
 static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 {
 	double wa[9 * MESH_LEAF_MAX], wb[9 * MESH_LEAF_MAX], pa[3], pb[3];
+	double ba[6 * MESH_LEAF_MAX], bb[6 * MESH_LEAF_MAX];
 	leaf_world(q->ma, x, &q->fa, wa);
 	leaf_world(q->mb, y, &q->fb, wb);
+	tri_boxes(wa, x->count, ba);
+	tri_boxes(wb, y->count, bb);
 	for (uint32_t i = 0; i < x->count; i++)
 		for (uint32_t j = 0; j < y->count; j++) {
 			/* Two cheap lower bounds first: the triangles' boxes, then
 			 * their planes as separating axes. */
 			const double *s = wa + 9 * i, *t = wb + 9 * j;
-			if (pruned2(q, tri_gap2(s, t) * (1.0 - 1e-9)) ||
+			if (pruned2(q, box6_gap2(ba + 6 * i, bb + 6 * j) * (1.0 - 1e-9)) ||
 			    pruned2(q, tri_plane_gap2(s, t) * (1.0 - 1e-9)))
 				continue;
 			q->pairs++;
-			double d = sqrt(tri_dist2(s, t, pa, pb));
-			/* Within the tolerance band: do they meet exactly?  Then
-			 * the distance is 0 and the common point is the exact
-			 * test's (touching and coplanar contact decided by the
-			 * orientation predicates, not by rounded distances). */
-			if (d <= q->thr && tri_overlap_point(s, s + 3, s + 6, t, t + 3, t + 6, pa)) {
-				d = 0.0;
-				memcpy(pb, pa, sizeof pb);
-			}
+			double d = tri_pair(q, s, t, pa, pb);
 			if (!q->found || d < q->best) {
 				q->found = 1;
 				q->best = d;
@@ -327,7 +345,7 @@ static int mesh_mesh(query *q)
 		}
 		pair_entry c[2];
 		if (y->count || (!x->count && box_size(&cur.ax) >= box_size(&cur.bx))) {
-			const uint32_t k[2] = {cur.na + 1, x->first};
+			const uint32_t k[2] = {x->first, x->first + 1};
 			for (int i = 0; i < 2; i++) {
 				c[i].na = k[i];
 				c[i].nb = cur.nb;
@@ -336,7 +354,7 @@ static int mesh_mesh(query *q)
 				c[i].lb2 = pair_lb2(q, &c[i].ax, &cur.bx);
 			}
 		} else {
-			const uint32_t k[2] = {cur.nb + 1, y->first};
+			const uint32_t k[2] = {y->first, y->first + 1};
 			for (int i = 0; i < 2; i++) {
 				c[i].na = cur.na;
 				c[i].nb = k[i];
@@ -402,11 +420,11 @@ static int shift_open(query *q, const shift_ctx *x, const shift_entry *cur, shif
 		return 0;
 	}
 	if (r->count || (!p->count && node_extent(p) >= node_extent(r))) {
-		const uint32_t k[2] = {cur->na + 1, p->first};
+		const uint32_t k[2] = {p->first, p->first + 1};
 		for (int i = 0; i < 2; i++)
 			c[i] = (shift_entry){k[i], cur->nb, shift_gap2(q, x->d, x->slack, &x->na[k[i]], r)};
 	} else {
-		const uint32_t k[2] = {cur->nb + 1, r->first};
+		const uint32_t k[2] = {r->first, r->first + 1};
 		for (int i = 0; i < 2; i++)
 			c[i] = (shift_entry){cur->na, k[i], shift_gap2(q, x->d, x->slack, p, &x->nb[k[i]])};
 	}
@@ -478,37 +496,54 @@ static shift_entry heap_pop(shift_entry *h, int *n)
 	return top;
 }
 
+/* A pair kept for later: into the heap, or, when it is full, searched
+ * depth first at once.  1 when that made the answer (touching), an error,
+ * or 0. */
+static int shift_keep(query *q, const shift_ctx *x, shift_entry *heap, int *n, shift_entry e)
+{
+	if (pruned2(q, e.lb2))
+		return 0;
+	if (*n < MESH_HEAP) {
+		heap_push(heap, n, e);
+		return 0;
+	}
+	int err = shift_depth_first(q, x, e);
+	return err ? err : touching_now(q);
+}
+
 /* Best first (the distance): always open the pair of least lower bound,
- * so no pair is opened whose bound exceeds the answer; when the heap is
- * full, a pair is searched depth first instead. */
+ * so no pair is opened whose bound exceeds the answer.  The nearer child
+ * of an opened pair is opened next without a trip through the heap when
+ * no waiting pair has a lower bound (a dive); the farther one waits. */
 static int shift_best_first(query *q, const shift_ctx *x, shift_entry root)
 {
-	shift_entry heap[MESH_HEAP];
+	shift_entry heap[MESH_HEAP], e = root;
 	int n = 0;
-	heap_push(heap, &n, root);
-	while (n > 0) {
-		shift_entry e = heap_pop(heap, &n);
+	for (;;) {
+		/* e's bound is the least: when it is pruned, all are. */
 		if (pruned2(q, e.lb2))
-			break; /* the least bound: every other is pruned too */
+			break;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
 		shift_entry c[2];
 		if (shift_open(q, x, &e, c) == 0) {
 			if (touching_now(q))
 				return CLASH_OK;
-			continue;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (pruned2(q, c[i].lb2))
-				continue;
-			if (n < MESH_HEAP) {
-				heap_push(heap, &n, c[i]);
+		} else {
+			const int near = c[1].lb2 < c[0].lb2;
+			int st = shift_keep(q, x, heap, &n, c[1 - near]);
+			if (st)
+				return st < 0 ? st : CLASH_OK;
+			if (!pruned2(q, c[near].lb2) && (n == 0 || c[near].lb2 <= heap[0].lb2)) {
+				e = c[near];
 				continue;
 			}
-			int err = shift_depth_first(q, x, c[i]);
-			if (err || touching_now(q))
-				return err;
+			if ((st = shift_keep(q, x, heap, &n, c[near])))
+				return st < 0 ? st : CLASH_OK;
 		}
+		if (n == 0)
+			break;
+		e = heap_pop(heap, &n);
 	}
 	return CLASH_OK;
 }
@@ -632,7 +667,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 			continue;
 		}
 		node_entry c[2];
-		uint32_t k[2] = {e.n + 1, nd->first};
+		uint32_t k[2] = {nd->first, nd->first + 1};
 		for (int i = 0; i < 2; i++) {
 			node_box(q->ma, &nodes[k[i]], NULL, &x);
 			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
@@ -793,8 +828,8 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 			}
 			continue;
 		}
+		stack[top++] = n->first + 1;
 		stack[top++] = n->first;
-		stack[top++] = (uint32_t)(n - m->nodes) + 1;
 	}
 	return parity;
 }

@@ -451,18 +451,18 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	size_t size = clash_mesh_size(n, ntri);
 	if (size == 0)
 		return proto_fail(p, at, "this mesh (%zu vertices, %zu triangles) is too large", n, ntri);
-	/* 32-byte aligned, as the tree lays its nodes (a moved copy keeps
-	 * their alignment). */
-	size = (size + 31) & ~(size_t)31;
-	void *storage = aligned_alloc(32, size);
+	/* 64-byte aligned, as the tree lays its pairs of nodes (a moved copy
+	 * keeps their alignment). */
+	size = (size + 63) & ~(size_t)63;
+	void *storage = aligned_alloc(64, size);
 	if (!storage)
 		return -1;
 	clash_mesh *m = NULL;
 	int e = clash_mesh_build(storage, size, xyz, n, idx, ntri, &m);
 	if (!e && w->stored) {
 		/* A stored mesh keeps only its tree, not the build's scratch. */
-		size_t kept = (clash_mesh_bytes(m) + 31) & ~(size_t)31;
-		void *compact = aligned_alloc(32, kept);
+		size_t kept = (clash_mesh_bytes(m) + 63) & ~(size_t)63;
+		void *compact = aligned_alloc(64, kept);
 		if (!compact) {
 			free(storage);
 			return -1;

@@ -392,6 +392,39 @@ START_TEST(moved_mesh_answers_the_same)
 }
 END_TEST
 
+/* A bipyramid over a 40-gon: each apex is on 80 directed edges (the
+ * build checks long vertex lists another way than short ones): solid;
+ * with one triangle flipped, or one doubled, a surface. */
+static void bipyramid_topology(void)
+{
+	enum { N = 40 };
+	double pos[3 * (N + 2)] = {0, 0, 1, 0, 0, -1};
+	uint32_t idx[3 * (2 * N + 1)];
+	for (int i = 0; i < N; i++) {
+		pos[6 + 3 * i] = cos(2 * M_PI * i / N);
+		pos[7 + 3 * i] = sin(2 * M_PI * i / N);
+		pos[8 + 3 * i] = 0;
+		uint32_t a = 2 + (uint32_t)i, b = 2 + (uint32_t)((i + 1) % N);
+		uint32_t *up = idx + 6 * i, *down = up + 3;
+		up[0] = a, up[1] = b, up[2] = 0;
+		down[0] = b, down[1] = a, down[2] = 1;
+	}
+	size_t size = clash_mesh_size(N + 2, 2 * N + 1);
+	void *st = malloc(size);
+	clash_mesh *m;
+	ck_assert_int_eq(clash_mesh_build(st, size, pos, N + 2, idx, 2 * N, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 1);
+	memcpy(idx + 6 * N, idx, 3 * sizeof *idx); /* the first triangle twice */
+	ck_assert_int_eq(clash_mesh_build(st, size, pos, N + 2, idx, 2 * N + 1, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	uint32_t t = idx[6 * 7];
+	idx[6 * 7] = idx[6 * 7 + 1];
+	idx[6 * 7 + 1] = t;
+	ck_assert_int_eq(clash_mesh_build(st, size, pos, N + 2, idx, 2 * N, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	free(st);
+}
+
 START_TEST(build_errors_and_topology)
 {
 	double pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -451,6 +484,7 @@ START_TEST(build_errors_and_topology)
 	torus_mesh(&t, 2, 0.5, 24, 12);
 	ck_assert_int_eq(clash_mesh_is_solid(t.m), 1);
 	tm_free(&t);
+	bipyramid_topology();
 }
 END_TEST
 
