@@ -37,10 +37,13 @@
  *    is at least that of every pair (parting the unions parts every pair),
  *    so depth_lower_bound is the largest pair depth found: the pair's
  *    `depth` (EPA) or `depth_lower_bound`.  Pairs whose balls overlap by no
- *    more than that are skipped.  The union's exact depth is not the
- *    largest pair depth, so `depth` is not reported for compounds (its has
- *    bit is cleared; it becomes the bound).  A method that reports no depth
- *    (a verdict only) stops at the first intersecting pair.
+ *    more than that are skipped, so every pair that could be deeper is
+ *    evaluated.  The union's exact depth is not the largest pair depth, so
+ *    CLASH_HAS_DEPTH is cleared; the deepest pair's own depth members are
+ *    kept under CLASH_HAS_PAIR_DEPTH (clash.h) when the method gave them
+ *    and the search saw every pair that could beat them.  A method that
+ *    reports no depth (a verdict only, a mesh pair) stops at the first
+ *    intersecting pair it reports no depth for.
  *  - Otherwise the union is separated and the answer is the pair with the
  *    least key: its `distance` (exact methods), else its
  *    `distance_lower_bound`, else its ball bound.  A pair is skipped when
@@ -557,10 +560,16 @@ static void answer(const search *s, int n, clash_result *r)
 			r->has |= CLASH_HAS_DEPTH_BOUND;
 			r->depth_lower_bound = s->best_depth;
 		}
-		r->depth = 0.0;
-		vec_zero(r->depth_normal, n);
-		vec_zero(r->depth_a, n);
-		vec_zero(r->depth_b, n);
+		/* The deepest pair's own depth, when the search was not cut
+		 * short by a pair without one. */
+		if ((s->best.has & CLASH_HAS_DEPTH) && !s->stop) {
+			r->has |= CLASH_HAS_PAIR_DEPTH;
+		} else {
+			r->depth = 0.0;
+			vec_zero(r->depth_normal, n);
+			vec_zero(r->depth_a, n);
+			vec_zero(r->depth_b, n);
+		}
 	} else if (r->has & CLASH_HAS_PLANE) {
 		if (!plane_holds(s->a, s->best_i, r->normal, r->offset, 1.0) ||
 		    !plane_holds(s->b, s->best_j, r->normal, r->offset, -1.0)) {

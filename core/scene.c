@@ -608,7 +608,9 @@ static void hit_from(clash_scene_hit *h, const clash_result *r, int n)
 	vec_copy(h->near_b, r->near_b, n);
 	h->depth_exact = (r->has & CLASH_HAS_DEPTH) != 0;
 	h->depth = h->depth_exact ? r->depth : r->depth_lower_bound;
-	if (h->depth_exact)
+	h->pair_depth_exact = (r->has & CLASH_HAS_PAIR_DEPTH) != 0;
+	h->pair_depth = h->pair_depth_exact ? r->depth : 0.0;
+	if (h->depth_exact || h->pair_depth_exact)
 		vec_copy(h->normal, r->depth_normal, n);
 	h->mesh = (r->has & CLASH_HAS_MESH) != 0;
 	h->contact = h->mesh && r->intersecting ? r->contact : CLASH_CONTACT_NONE;
