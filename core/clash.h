@@ -668,10 +668,14 @@ typedef struct clash_pair {
  * How a pair of a scene is classed, like CAD clash-detection tools do.  For
  * objects at rest, with tol the pair's tolerance (below) and touch the
  * scene's touch_depth:
- *   DUPLICATE   they coincide within tol: the same dimension, vertex count
- *               and parts, radii within tol, and every vertex of a (in
- *               world space, in order) within tol of b's of the same index;
- *               found by comparison alone, without a depth search;
+ *   DUPLICATE   they coincide within tol: the same dimension and parts,
+ *               radii within tol, and the same point set in world space
+ *               within tol, in any order (every vertex of a within tol of
+ *               some vertex of b and the other way round; a mesh's
+ *               positions in order and the same triangles; a primitive's
+ *               kind, sizes and pose); parts of compounds compared in
+ *               order; found by comparison alone, without a depth search
+ *               (CLASH_ENOMEM when its scratch cannot be had);
  *   CLASH       they intersect and the penetration depth exceeds
  *               max(tol, touch);
  *   TOUCH       they intersect (distance within tol) no deeper than that;
@@ -786,7 +790,10 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 
 /* Narrow phase for the pair (a, b), a != b: clash_gjk at the start and,
  * when either moves, clash_toi; the class in h->cls (NONE: not reported).
- * Reentrant: threads may run pairs of one scene at once. */
+ * Reentrant: threads may run pairs of one scene at once.  Besides what
+ * those allocate, the duplicate test sorts two point sets whose boxes
+ * agree but whose lists differ in order (freed before it returns;
+ * CLASH_ENOMEM when that fails). */
 int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *h);
 
 /* Both phases on the calling thread: the reported pairs, sorted by (a, b),
