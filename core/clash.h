@@ -138,9 +138,13 @@ int clash_shape_init(clash_shape *s, int dim, const double *vertices, size_t cou
  * Queries answer for the union: distance is the least over pairs of convex
  * leaves (eq. (8)); part_a and part_b of the result name the top-level parts
  * of the pair that gave the answer (0 for a side that is not compound).
- * See core/compound.c for what each method reports.  Limits:
- * CLASH_COMPOUND_MAX_DEPTH levels and CLASH_COMPOUND_MAX_LEAVES leaves per
- * shape (CLASH_ELIMIT), checked at query time with the rest of the tree.
+ * When they intersect, clash_gjk (1-D to 3-D) reports the penetration of
+ * the deepest intersecting pair of convex leaves (CLASH_HAS_PAIR_DEPTH,
+ * clash_result), a lower bound on the union's depth, never the union's
+ * own (CLASH_HAS_DEPTH).  See core/compound.c for what each method
+ * reports.  Limits: CLASH_COMPOUND_MAX_DEPTH levels and
+ * CLASH_COMPOUND_MAX_LEAVES leaves per shape (CLASH_ELIMIT), checked at
+ * query time with the rest of the tree.
  * A query of compound shapes allocates scratch for its leaves (freed before
  * it returns; CLASH_ENOMEM when that fails) and does not take a warm
  * simplex (opt->warm_count > 0 gives CLASH_ENOTSUP).
@@ -336,7 +340,8 @@ enum clash_has {
 	CLASH_HAS_DISTANCE_BOUND = 1u << 4, /* distance_lower_bound */
 	CLASH_HAS_WARM = 1u << 5,           /* warm_count, warm_a, warm_b */
 	CLASH_HAS_PARTS = 1u << 6,          /* part_a, part_b */
-	CLASH_HAS_MESH = 1u << 7            /* solid_a, solid_b, contact */
+	CLASH_HAS_MESH = 1u << 7,           /* solid_a, solid_b, contact */
+	CLASH_HAS_PAIR_DEPTH = 1u << 8      /* depth ... depth_b: the deepest pair of parts' */
 };
 
 /* How two shapes of a mesh query meet (clash_result.contact). */
@@ -395,7 +400,16 @@ typedef struct clash_result {
 	 * When `converged` is 0 the search stopped early: depth is then an upper
 	 * bound (the move still parts the shapes), depth_a is on a's surface and
 	 * depth_b = depth_a - depth * depth_normal lies on the plane touching b
-	 * on the side facing a. */
+	 * on the side facing a.
+	 * Compound shapes (gjk in 1-D to 3-D; CLASH_HAS_PAIR_DEPTH instead of
+	 * CLASH_HAS_DEPTH): the same four members for the deepest intersecting
+	 * pair of convex leaves (part_a, part_b name their top-level parts),
+	 * exactly as that pair alone would answer them.  That depth is the
+	 * union's depth_lower_bound (parting the unions parts every pair), not
+	 * the union's depth in general: translating b by depth * depth_normal
+	 * parts those two leaves, but may leave other pairs overlapping or make
+	 * new ones (a peg in a slot: each wall overlaps it a little, and the
+	 * peg must be pulled out of the slot to part them). */
 	double depth;
 	double depth_normal[CLASH_MAX_DIM];
 	double depth_a[CLASH_MAX_DIM];
@@ -651,10 +665,14 @@ typedef struct clash_pair {
  * How a pair of a scene is classed, like CAD clash-detection tools do.  For
  * objects at rest, with tol the pair's tolerance (below) and touch the
  * scene's touch_depth:
- *   DUPLICATE   they coincide within tol: the same dimension, vertex count
- *               and parts, radii within tol, and every vertex of a (in
- *               world space, in order) within tol of b's of the same index;
- *               found by comparison alone, without a depth search;
+ *   DUPLICATE   they coincide within tol: the same dimension and parts,
+ *               radii within tol, and the same point set in world space
+ *               within tol, in any order (every vertex of a within tol of
+ *               some vertex of b and the other way round; a mesh's
+ *               positions in order and the same triangles; a primitive's
+ *               kind, sizes and pose); parts of compounds compared in
+ *               order; found by comparison alone, without a depth search
+ *               (CLASH_ENOMEM when its scratch cannot be had);
  *   CLASH       they intersect and the penetration depth exceeds
  *               max(tol, touch);
  *   TOUCH       they intersect (distance within tol) no deeper than that;
@@ -733,8 +751,15 @@ typedef struct clash_scene_hit {
 	double depth;    /* when intersecting: the depth the class was judged by */
 	int depth_exact; /* depth is the penetration depth, not a lower bound */
 	/* With an exact depth: clash_result's depth_normal, the direction to
-	 * move b by depth to part them. */
+	 * move b by depth to part them.  With pair_depth_exact instead: the
+	 * deepest pair of parts' (CLASH_HAS_PAIR_DEPTH). */
 	double normal[CLASH_MAX_DIM];
+	/* Compound shapes, when clash_gjk reports it (CLASH_HAS_PAIR_DEPTH):
+	 * the penetration depth of the deepest intersecting pair of convex
+	 * parts (part_a, part_b), its direction in normal.  depth then is the
+	 * union's lower bound, the same number when converged. */
+	int pair_depth_exact;
+	double pair_depth;
 	int has_parts;   /* a or b is compound: part_a, part_b as in clash_result */
 	size_t part_a, part_b;
 	int converged;   /* the start's and, when moving, the motion's */
@@ -762,7 +787,10 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 
 /* Narrow phase for the pair (a, b), a != b: clash_gjk at the start and,
  * when either moves, clash_toi; the class in h->cls (NONE: not reported).
- * Reentrant: threads may run pairs of one scene at once. */
+ * Reentrant: threads may run pairs of one scene at once.  Besides what
+ * those allocate, the duplicate test sorts two point sets whose boxes
+ * agree but whose lists differ in order (freed before it returns;
+ * CLASH_ENOMEM when that fails). */
 int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *h);
 
 /* Both phases on the calling thread: the reported pairs, sorted by (a, b),

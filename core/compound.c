@@ -507,10 +507,16 @@ static void answer(const search *s, int n, clash_result *r)
 			r->has |= CLASH_HAS_DEPTH_BOUND;
 			r->depth_lower_bound = s->best_depth;
 		}
-		r->depth = 0.0;
-		vec_zero(r->depth_normal, n);
-		vec_zero(r->depth_a, n);
-		vec_zero(r->depth_b, n);
+		/* The deepest pair's own depth, when the search was not cut
+		 * short by a pair without one. */
+		if ((s->best.has & CLASH_HAS_DEPTH) && !s->stop) {
+			r->has |= CLASH_HAS_PAIR_DEPTH;
+		} else {
+			r->depth = 0.0;
+			vec_zero(r->depth_normal, n);
+			vec_zero(r->depth_a, n);
+			vec_zero(r->depth_b, n);
+		}
 	} else if (r->has & CLASH_HAS_PLANE) {
 		if (!plane_holds(s->a, s->best_i, r->normal, r->offset, 1.0) ||
 		    !plane_holds(s->b, s->best_j, r->normal, r->offset, -1.0)) {

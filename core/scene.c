@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "clash.h"
+#include "duplicate.h"
 #include "motion.h"
-#include "primitive.h"
 #include "vec.h"
 
 /* The default tolerance of a pair, relative to its size: clash_gjk's. */
@@ -487,76 +487,42 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 	return CLASH_OK;
 }
 
-/* The size of a shape where it is: half the diagonal of its box. */
-static int shape_size(const clash_shape *s, double *size)
-{
+/* The world box of a shape at rest, radius included: lo then hi. */
+typedef struct world_box {
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	int err = motion_box(s, NULL, lo, hi, NULL);
-	if (err)
-		return err;
-	*size = half_diagonal(lo, hi, s->dim);
-	return CLASH_OK;
-}
+} world_box;
 
-/* Point i of convex shape s, posed, in w. */
-static void world_point(const clash_shape *s, size_t i, double *w)
+/* Whether two boxes agree within d on every side. */
+static int same_box(const world_box *a, const world_box *b, int n, double d)
 {
-	const int n = s->dim;
-	const double *v = s->vertices + i * (size_t)n;
-	if (!s->posed) {
-		vec_copy(w, v, n);
-		return;
-	}
-	vec_copy(w, s->translation, n);
-	for (int c = 0; c < n; c++)
-		vec_axpy(w, v[c], s->linear + c * n, n);
-}
-
-/* Whether a and b coincide within tol (clash.h, CLASH_CLASS_DUPLICATE):
- * convex shapes point by point in world space; compound ones part by part,
- * their own poses equal (a compound's pose would move its parts' points,
- * which are compared where each part itself places them). */
-static int same_shape(const clash_shape *a, const clash_shape *b, double tol, int depth)
-{
-	const int n = a->dim;
-	if (b->dim != n || a->nparts != b->nparts || !(fabs(a->radius - b->radius) <= tol))
-		return 0;
-	if (a->nparts) {
-		if (depth >= CLASH_COMPOUND_MAX_DEPTH || a->posed != b->posed)
+	for (int k = 0; k < n; k++)
+		if (!(fabs(a->lo[k] - b->lo[k]) <= d && fabs(a->hi[k] - b->hi[k]) <= d))
 			return 0;
-		if (a->posed && (memcmp(a->linear, b->linear, sizeof a->linear) != 0 ||
-		                 memcmp(a->translation, b->translation, sizeof a->translation) != 0))
-			return 0;
-		for (size_t i = 0; i < a->nparts; i++)
-			if (!same_shape(&a->parts[i], &b->parts[i], tol, depth + 1))
-				return 0;
-		return 1;
-	}
-	if (a->kind || b->kind) /* exact primitives: kind, sizes and pose */
-		return primitive_same(a, b, tol);
-	if (a->count != b->count || a->count == 0)
-		return 0;
-	for (size_t i = 0; i < a->count; i++) {
-		double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM], d[CLASH_MAX_DIM];
-		world_point(a, i, pa);
-		world_point(b, i, pb);
-		vec_sub(d, pa, pb, n);
-		if (!(vec_norm(d, n) <= tol))
-			return 0;
-	}
 	return 1;
+}
+
+/* Whether a and b coincide within tol (clash.h, CLASH_CLASS_DUPLICATE;
+ * duplicate.c), their boxes first: points within tol and radii within
+ * tol move no side of a box by more than 2 tol.  1, 0 or an error. */
+static int duplicate(const clash_shape *sa, const clash_shape *sb, const world_box *ba,
+                     const world_box *bb, double tol)
+{
+	if (!same_box(ba, bb, sa->dim, 2.0 * tol))
+		return 0;
+	return duplicate_same(sa, sb, tol);
 }
 
 /* The tolerance of the pair (a, b) (clash.h): *tol for classing, and in
  * opt->tolerance what GJK is given (0 stays 0: GJK's own default). */
 static int pair_tolerance(const clash_scene *s, const clash_shape *sa, const clash_shape *sb,
-                          clash_options *opt, double *tol)
+                          world_box *ba, world_box *bb, clash_options *opt, double *tol)
 {
-	double za, zb;
+	const int n = sa->dim;
 	int err;
-	if ((err = shape_size(sa, &za)) || (err = shape_size(sb, &zb)))
+	if ((err = motion_box(sa, NULL, ba->lo, ba->hi, NULL)) ||
+	    (err = motion_box(sb, NULL, bb->lo, bb->hi, NULL)))
 		return err;
-	const double size = za + zb;
+	const double size = half_diagonal(ba->lo, ba->hi, n) + half_diagonal(bb->lo, bb->hi, n);
 	if (!(s->opt.tolerance > 0.0)) {
 		*tol = SCENE_DEFAULT_RELATIVE_TOLERANCE * size;
 		return CLASH_OK;
@@ -577,7 +543,9 @@ static void hit_from(clash_scene_hit *h, const clash_result *r, int n)
 	vec_copy(h->near_b, r->near_b, n);
 	h->depth_exact = (r->has & CLASH_HAS_DEPTH) != 0;
 	h->depth = h->depth_exact ? r->depth : r->depth_lower_bound;
-	if (h->depth_exact)
+	h->pair_depth_exact = (r->has & CLASH_HAS_PAIR_DEPTH) != 0;
+	h->pair_depth = h->pair_depth_exact ? r->depth : 0.0;
+	if (h->depth_exact || h->pair_depth_exact)
 		vec_copy(h->normal, r->depth_normal, n);
 	h->mesh = (r->has & CLASH_HAS_MESH) != 0;
 	h->contact = h->mesh && r->intersecting ? r->contact : CLASH_CONTACT_NONE;
@@ -607,7 +575,8 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
 	opt.warm_plane = NULL;
 	opt.want = 0; /* a pair's class needs its distance and depth */
 	double tol;
-	int err = pair_tolerance(s, sa, sb, &opt, &tol);
+	world_box ba, bb;
+	int err = pair_tolerance(s, sa, sb, &ba, &bb, &opt, &tol);
 	if (err)
 		return err;
 	const int n = sa->dim;
@@ -615,13 +584,18 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
 	h->b = b;
 
 	clash_result r;
-	if (ma == NULL && mb == NULL && same_shape(sa, sb, tol, 0)) {
+	const int dup = ma == NULL && mb == NULL ? duplicate(sa, sb, &ba, &bb, tol) : 0;
+	if (dup < 0)
+		return dup;
+	if (dup) {
 		opt.want = CLASH_WANT_DISTANCE; /* near points, no depth search */
 		if ((err = clash_gjk(sa, sb, &opt, &r)))
 			return err;
 		hit_from(h, &r, n);
 		h->depth = 0.0;
 		h->depth_exact = 0;
+		h->pair_depth = 0.0;
+		h->pair_depth_exact = 0;
 		vec_zero(h->normal, n);
 		h->cls = CLASH_CLASS_DUPLICATE;
 		return CLASH_OK;

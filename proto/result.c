@@ -54,10 +54,11 @@ static const char *non_finite(const clash_result *r)
 	return NULL;
 }
 
-/* The same for the penetration depth members (CLASH_HAS_DEPTH). */
+/* The same for the penetration depth members (CLASH_HAS_DEPTH, or the
+ * deepest pair's: CLASH_HAS_PAIR_DEPTH). */
 static const char *non_finite_depth(const clash_result *r)
 {
-	if (!r->intersecting || !(r->has & CLASH_HAS_DEPTH))
+	if (!r->intersecting || !(r->has & (CLASH_HAS_DEPTH | CLASH_HAS_PAIR_DEPTH)))
 		return NULL;
 	if (!isfinite(r->depth))
 		return "penetration.depth";
@@ -89,6 +90,18 @@ static void real_pair(proto_text *t, const double *a, const double *b, int n)
 	PROTO_TEXT_LIT(t, ",\"b\":");
 	proto_text_reals(t, b, n);
 	PROTO_TEXT_LIT(t, "}");
+}
+
+/* "depth":d,"normal":[...],"points":{...}: the exact depth of convex
+ * shapes, or of the deepest pair of parts of compound ones. */
+static void depth_members(proto_text *t, const clash_result *r)
+{
+	PROTO_TEXT_LIT(t, "\"depth\":");
+	proto_text_real(t, r->depth);
+	PROTO_TEXT_LIT(t, ",\"normal\":");
+	proto_text_reals(t, r->depth_normal, r->dim);
+	PROTO_TEXT_LIT(t, ",\"points\":");
+	real_pair(t, r->depth_a, r->depth_b, r->dim);
 }
 
 /* {"normal":[...],"offset":c} */
@@ -197,12 +210,12 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		PROTO_TEXT_LIT(&t, ",\"penetration\":{\"depth_lower_bound\":");
 		proto_text_real(&t, r->depth_lower_bound);
 		if (r->has & CLASH_HAS_DEPTH) {
-			PROTO_TEXT_LIT(&t, ",\"depth\":");
-			proto_text_real(&t, r->depth);
-			PROTO_TEXT_LIT(&t, ",\"normal\":");
-			proto_text_reals(&t, r->depth_normal, r->dim);
-			PROTO_TEXT_LIT(&t, ",\"points\":");
-			real_pair(&t, r->depth_a, r->depth_b, r->dim);
+			PROTO_TEXT_LIT(&t, ",");
+			depth_members(&t, r);
+		} else if (r->has & CLASH_HAS_PAIR_DEPTH) {
+			PROTO_TEXT_LIT(&t, ",\"deepest_pair\":{");
+			depth_members(&t, r);
+			PROTO_TEXT_LIT(&t, "}");
 		}
 		PROTO_TEXT_LIT(&t, "}");
 	}

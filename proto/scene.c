@@ -643,6 +643,29 @@ static void id_text(proto_text *t, const char *id)
 static const char *const class_names[SCENE_CLASSES] = {"clash", "touch", "clearance",
                                                        "duplicate"};
 
+/* ,"penetration":{...}: the exact depth with its direction (convex
+ * shapes), or the lower bound, with the deepest pair of parts' exact depth
+ * and direction when the core gave them (compound shapes). */
+static void penetration_text(proto_text *t, const clash_scene_hit *h, int dim)
+{
+	if (h->depth_exact)
+		PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth\":");
+	else
+		PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth_lower_bound\":");
+	proto_text_real(t, h->depth);
+	if (h->pair_depth_exact) {
+		PROTO_TEXT_LIT(t, ",\"deepest_pair\":{\"depth\":");
+		proto_text_real(t, h->pair_depth);
+	}
+	if (h->depth_exact || h->pair_depth_exact) {
+		PROTO_TEXT_LIT(t, ",\"normal\":");
+		proto_text_reals(t, h->normal, dim);
+	}
+	if (h->pair_depth_exact)
+		PROTO_TEXT_LIT(t, "}");
+	PROTO_TEXT_LIT(t, "}");
+}
+
 static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hit *h, int dim)
 {
 	PROTO_TEXT_LIT(t, "{\"a\":");
@@ -678,16 +701,7 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 			PROTO_TEXT_LIT(t, "\"");
 		}
 	} else if (h->intersecting && h->cls != CLASH_CLASS_DUPLICATE) {
-		if (h->depth_exact)
-			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth\":");
-		else
-			PROTO_TEXT_LIT(t, ",\"penetration\":{\"depth_lower_bound\":");
-		proto_text_real(t, h->depth);
-		if (h->depth_exact) {
-			PROTO_TEXT_LIT(t, ",\"normal\":");
-			proto_text_reals(t, h->normal, dim);
-		}
-		PROTO_TEXT_LIT(t, "}");
+		penetration_text(t, h, dim);
 	}
 	if (h->moving) {
 		const clash_toi_result *m = &h->toi;
@@ -708,7 +722,7 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 /* Whether a hit holds a number JSON cannot carry (a bug in the core). */
 static int non_finite(const clash_scene_hit *h, int dim)
 {
-	int bad = !isfinite(h->distance) || !isfinite(h->depth);
+	int bad = !isfinite(h->distance) || !isfinite(h->depth) || !isfinite(h->pair_depth);
 	for (int k = 0; k < dim; k++)
 		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) || !isfinite(h->normal[k]) ||
 		       !isfinite(h->toi.point[k]) || !isfinite(h->toi.normal[k]);

@@ -626,17 +626,23 @@ START_TEST(random_compounds_against_brute_force)
 		evaluated += st.pairs_evaluated;
 		pairs += ta.nworld * tb.nworld;
 
-		/* 1. Independent placement: the distance agrees to rounding. */
-		double best = INFINITY, scale = 0;
+		/* 1. Independent placement: the distance, and the deepest pair's
+		 * depth, agree to rounding. */
+		double best = INFINITY, scale = 0, deepest = -1;
 		for (size_t i = 0; i < ta.nworld; i++)
 			for (size_t j = 0; j < tb.nworld; j++) {
 				clash_result p = gjk(&ta.world[i], &tb.world[j]);
 				best = fmin(best, p.intersecting ? 0.0 : p.distance);
 				scale = fmax(scale, fabs(p.near_a[0]) + fabs(p.near_b[0]));
+				if (p.intersecting && (p.has & CLASH_HAS_DEPTH))
+					deepest = fmax(deepest, p.depth);
 			}
 		double tol = 1e-9 * (1 + scale);
 		ck_assert_msg(fabs((r.intersecting ? 0.0 : r.distance) - best) <= tol,
 		              "rep %d: union %.17g, brute force %.17g", rep, r.distance, best);
+		if (r.has & CLASH_HAS_PAIR_DEPTH)
+			ck_assert_msg(fabs(r.depth - deepest) <= tol, "rep %d: pair depth %.17g, brute force %.17g",
+			              rep, r.depth, deepest);
 
 		/* 2. The layer's own leaves, every pair: pruning must not change
 		 * the answer at all. */
@@ -649,6 +655,7 @@ START_TEST(random_compounds_against_brute_force)
 		double dmin = INFINITY, dmin2 = INFINITY, depth = -1, depth2 = -1;
 		size_t bi = 0, bj = 0;
 		int any = 0;
+		clash_result deep = {0}; /* the deepest pair's answer */
 		for (size_t i = 0; i < la.n; i++)
 			for (size_t j = 0; j < lb.n; j++) {
 				clash_result p = gjk(&la.s[i], &lb.s[j]);
@@ -660,6 +667,7 @@ START_TEST(random_compounds_against_brute_force)
 						depth = pd;
 						bi = i;
 						bj = j;
+						deep = p;
 					} else {
 						depth2 = fmax(depth2, pd);
 					}
@@ -682,6 +690,18 @@ START_TEST(random_compounds_against_brute_force)
 			              rep, r.depth_lower_bound, depth);
 			if (depth2 < depth)
 				ck_assert(r.part_a == la.top[bi] && r.part_b == lb.top[bj]);
+			/* In 1-D to 3-D the deepest pair's own depth, direction and
+			 * points, to the bit; in 4-D only the bound. */
+			ck_assert_int_eq(!!(r.has & CLASH_HAS_PAIR_DEPTH), dim <= 3);
+			ck_assert(!(r.has & CLASH_HAS_DEPTH));
+			if (dim <= 3) {
+				ck_assert(r.depth == depth && r.depth_lower_bound == r.depth);
+				if (depth2 < depth)
+					ck_assert(memcmp(r.depth_normal, deep.depth_normal, sizeof r.depth_normal) ==
+					                  0 &&
+					          memcmp(r.depth_a, deep.depth_a, sizeof r.depth_a) == 0 &&
+					          memcmp(r.depth_b, deep.depth_b, sizeof r.depth_b) == 0);
+			}
 		} else {
 			separated++;
 			ck_assert_msg(r.distance == dmin, "rep %d: %.17g, pairs %.17g", rep, r.distance,
@@ -834,16 +854,25 @@ START_TEST(union_semantics_of_other_methods)
 		}
 
 		/* An exact pair depth: the union gets it as a bound, never as its
-		 * depth. */
+		 * depth, and as the deepest pair's depth with its direction. */
 		ck_assert_int_eq(compound_query(&ta.root, &tb.root, NULL, exact_depth, &r, NULL),
 		                 CLASH_OK);
 		ck_assert_int_eq(r.intersecting, exact.intersecting);
 		ck_assert(!(r.has & CLASH_HAS_DEPTH));
-		ck_assert(r.depth == 0 && r.depth_normal[0] == 0);
 		if (r.intersecting) {
 			ck_assert(r.has & CLASH_HAS_DEPTH_BOUND);
 			ck_assert(r.depth_lower_bound == exact.depth_lower_bound);
+			ck_assert(r.has & CLASH_HAS_PAIR_DEPTH);
+			ck_assert(r.depth == r.depth_lower_bound && r.depth == exact.depth);
+			ck_assert(memcmp(r.depth_normal, exact.depth_normal, sizeof r.depth_normal) == 0);
+		} else {
+			ck_assert(!(r.has & CLASH_HAS_PAIR_DEPTH));
+			ck_assert(r.depth == 0 && r.depth_normal[0] == 0);
 		}
+		/* A verdict-only pair cuts the search short: no deepest pair. */
+		ck_assert_int_eq(compound_query(&ta.root, &tb.root, NULL, verdict_only, &r, NULL),
+		                 CLASH_OK);
+		ck_assert(!(r.has & CLASH_HAS_PAIR_DEPTH));
 		tree_free(&ta);
 		tree_free(&tb);
 	}

@@ -176,27 +176,65 @@ static void posed_point(const clash_shape *s, size_t i, double *w)
 	}
 }
 
-/* Whether a and b are copies of one shape within tol: convex ones point
- * by point; compound ones (only ever copied whole here) by their parts'
- * array and pose. */
+/* Whether every posed vertex of a is within tol of some posed vertex of b
+ * (every pair looked at). */
+static int brute_covered(const clash_shape *a, const clash_shape *b, double tol)
+{
+	for (size_t i = 0; i < a->count; i++) {
+		int found = 0;
+		for (size_t j = 0; j < b->count && !found; j++) {
+			double pa[3], pb[3], d2 = 0;
+			posed_point(a, i, pa);
+			posed_point(b, j, pb);
+			for (int k = 0; k < a->dim; k++)
+				d2 += (pa[k] - pb[k]) * (pa[k] - pb[k]);
+			found = sqrt(d2) <= tol;
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether a and b are copies of one shape within tol: convex ones as
+ * point sets, in any order; compound ones (only ever copied whole here)
+ * by their parts' array and pose. */
 static int brute_duplicate(const clash_shape *a, const clash_shape *b, double tol)
 {
 	if (a->nparts || b->nparts)
 		return a->parts == b->parts && a->nparts == b->nparts && a->radius == b->radius &&
 		       memcmp(a->linear, b->linear, sizeof a->linear) == 0 &&
 		       memcmp(a->translation, b->translation, sizeof a->translation) == 0;
-	if (a->count != b->count || fabs(a->radius - b->radius) > tol)
+	if (fabs(a->radius - b->radius) > tol)
 		return 0;
-	for (size_t i = 0; i < a->count; i++) {
-		double pa[3], pb[3], d2 = 0;
-		posed_point(a, i, pa);
-		posed_point(b, i, pb);
-		for (int k = 0; k < a->dim; k++)
-			d2 += (pa[k] - pb[k]) * (pa[k] - pb[k]);
-		if (sqrt(d2) > tol)
-			return 0;
+	return brute_covered(a, b, tol) && brute_covered(b, a, tol);
+}
+
+/* Into a fresh array of w: shape s's vertices shuffled, one of them
+ * repeated when `repeat`, and vertex 0 of the shuffle moved by `nudge`
+ * along x; the copy is posed like s. */
+static clash_shape shuffled_copy(world *w, prng *g, const clash_shape *s, int repeat,
+                                 double nudge)
+{
+	const int dim = s->dim;
+	size_t m = s->count + (repeat ? 1 : 0);
+	double *v = take(w, m * (size_t)dim);
+	memcpy(v, s->vertices, s->count * (size_t)dim * sizeof *v);
+	if (repeat)
+		memcpy(v + s->count * (size_t)dim, s->vertices, (size_t)dim * sizeof *v);
+	for (size_t i = m - 1; i > 0; i--) {
+		size_t j = (size_t)prng_int(g, 0, (int)i);
+		for (int k = 0; k < dim; k++) {
+			double t = v[i * (size_t)dim + (size_t)k];
+			v[i * (size_t)dim + (size_t)k] = v[j * (size_t)dim + (size_t)k];
+			v[j * (size_t)dim + (size_t)k] = t;
+		}
 	}
-	return 1;
+	v[0] += nudge;
+	clash_shape c = *s;
+	c.vertices = v;
+	c.count = m;
+	return c;
 }
 
 /* The class of a pair at rest with an explicit tolerance (one the cap of
@@ -424,9 +462,11 @@ END_TEST
 
 /* ---- against brute force ------------------------------------------------- */
 
-static void check_against_brute(const world *w, double clearance, double tol, double touch,
-                                const char *what)
+/* Returns how many duplicates there were. */
+static size_t check_against_brute(const world *w, double clearance, double tol, double touch,
+                                  const char *what)
 {
+	size_t duplicates = 0;
 	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance,
 	                  .touch_depth = touch};
 	sc.opt.tolerance = tol;
@@ -450,9 +490,16 @@ static void check_against_brute(const world *w, double clearance, double tol, do
 			              "brute force %d", what, clearance, touch, i, j, hits[k].cls, c);
 			if (c != CLASH_CLASS_DUPLICATE)
 				ck_assert(hits[k].distance == r.distance);
-			if (c == CLASH_CLASS_DUPLICATE)
+			if (c == CLASH_CLASS_DUPLICATE) {
 				ck_assert(hits[k].intersecting && hits[k].distance == 0);
-			if (hits[k].depth_exact) /* the normal is GJK's, a unit vector */
+				duplicates++;
+			}
+			/* A compound's deepest pair: GJK's depth of it. */
+			ck_assert_int_eq(hits[k].pair_depth_exact,
+			                 c != CLASH_CLASS_DUPLICATE && (r.has & CLASH_HAS_PAIR_DEPTH));
+			if (hits[k].pair_depth_exact)
+				ck_assert(hits[k].pair_depth == r.depth);
+			if (hits[k].depth_exact || hits[k].pair_depth_exact) /* GJK's, a unit vector */
 				for (int q = 0; q < w->dim; q++)
 					ck_assert(hits[k].normal[q] == r.depth_normal[q]);
 			k++;
@@ -460,6 +507,7 @@ static void check_against_brute(const world *w, double clearance, double tol, do
 	ck_assert_msg(n == want, "%s c=%g: %zu reported, brute force %zu", what, clearance, n, want);
 	ck_assert_uint_le(st.candidates, w->n * (w->n - 1) / 2);
 	free(hits);
+	return duplicates;
 }
 
 START_TEST(brute_force_at_rest)
@@ -469,14 +517,105 @@ START_TEST(brute_force_at_rest)
 		int dim = round % 2 ? 2 : 3;
 		world w;
 		world_random(&w, &g, dim, 300, dim == 3 ? 14 : 40, 0);
-		/* Some objects copied onto others: duplicates. */
-		for (size_t i = 10; i < w.n; i += 37)
-			w.shapes[i] = w.shapes[i - 10];
+		/* Some objects copied onto others: duplicates, their vertices
+		 * listed alike, shuffled, with one repeated, or one moved by
+		 * 1e-10 (a duplicate within the tolerance) or 1e-8 (none). */
+		for (size_t i = 10; i < w.n; i += 37) {
+			const clash_shape *o = &w.shapes[i - 10];
+			int how = (int)(i / 37) % 5;
+			if (how == 0 || o->nparts)
+				w.shapes[i] = *o;
+			else
+				w.shapes[i] = shuffled_copy(&w, &g, o, how == 2,
+				                            how == 3 ? 1e-10 : how == 4 ? 1e-8 : 0);
+		}
 		const double clearances[] = {0, 0.05, 0.3}, touches[] = {0, 0.05, 0.4};
-		for (size_t c = 0; c < 3; c++)
-			check_against_brute(&w, clearances[c], 1e-9, touches[c], dim == 3 ? "3-D" : "2-D");
+		for (size_t c = 0; c < 3; c++) {
+			size_t d = check_against_brute(&w, clearances[c], 1e-9, touches[c],
+			                               dim == 3 ? "3-D" : "2-D");
+			ck_assert_uint_ge(d, 6); /* 8 copies; the one moved 1e-8 is none */
+		}
 		world_free(&w);
 	}
+}
+END_TEST
+
+/* The class of the pair of a and b alone (tolerance tol), and its time. */
+static enum clash_class pair_class(const clash_shape *a, const clash_shape *b, double tol,
+                                   double *ms)
+{
+	clash_shape two[2] = {*a, *b};
+	clash_scene sc = {.count = 2, .shapes = two};
+	sc.opt.tolerance = tol;
+	clash_scene_hit h;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(clash_scene_pair(&sc, 0, 1, &h), CLASH_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+	if (h.cls == CLASH_CLASS_DUPLICATE)
+		ck_assert(!h.depth_exact && h.depth == 0 && h.intersecting);
+	return h.cls;
+}
+
+/* Duplicates whatever the order of the vertices (issue #16): a hull of
+ * 2000 points on a sphere against copies of it, shuffled, posed by hand
+ * into world coordinates, with a point repeated, with one point moved
+ * past the tolerance or dropped; each against brute force over every
+ * pair of points, and none by a depth search (identical hulls of 2000
+ * points would take EPA thousands of expansions: the comparison takes a
+ * fraction of that). */
+START_TEST(duplicates_in_any_order)
+{
+	enum { N = 2000 };
+	prng g = {0xd0b1e};
+	world w = {.dim = 3};
+	w.verts = calloc(8, sizeof *w.verts);
+	double *v = take(&w, 3 * N);
+	for (int i = 0; i < N; i++)
+		prng_direction(&g, 3, v + 3 * i);
+	clash_shape a;
+	ck_assert_int_eq(clash_shape_init(&a, 3, v, N), CLASH_OK);
+	const double q[4] = {0.1, 0.7, 0.1, 0.7}, t[3] = {5, -3, 2}, tol = 1e-9;
+	ck_assert_int_eq(clash_shape_set_quaternion(&a, q), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_translation(&a, t), CLASH_OK);
+	/* a's points in world coordinates, unposed, shuffled. */
+	clash_shape flat = shuffled_copy(&w, &g, &a, 0, 0);
+	double *fv = (double *)flat.vertices;
+	for (size_t i = 0; i < flat.count; i++) {
+		double p[3];
+		posed_point(&flat, i, p);
+		memcpy(fv + 3 * i, p, sizeof p);
+	}
+	ck_assert_int_eq(clash_shape_init(&flat, 3, fv, flat.count), CLASH_OK);
+	clash_shape dropped = shuffled_copy(&w, &g, &a, 0, 0);
+	dropped.count--;
+	const struct {
+		const char *what;
+		clash_shape b;
+		int dup;
+	} cases[] = {
+	    {"listed alike", a, 1},
+	    {"shuffled", shuffled_copy(&w, &g, &a, 0, 0), 1},
+	    {"world coordinates", flat, 1},
+	    {"a point repeated", shuffled_copy(&w, &g, &a, 1, 0), 1},
+	    {"a point moved by tol / 2", shuffled_copy(&w, &g, &a, 0, 0.5 * tol), 1},
+	    {"a point moved by 3 tol", shuffled_copy(&w, &g, &a, 0, 3 * tol), 0},
+	    {"a point dropped", dropped, 0},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		double ms;
+		enum clash_class c = pair_class(&a, &cases[k].b, tol, &ms);
+		ck_assert_msg(brute_duplicate(&a, &cases[k].b, tol) == cases[k].dup, "%s: brute force",
+		              cases[k].what);
+		ck_assert_msg((c == CLASH_CLASS_DUPLICATE) == cases[k].dup, "%s: class %d",
+		              cases[k].what, c);
+		if (!cases[k].dup)
+			ck_assert_int_eq(c, CLASH_CLASS_CLASH);
+		if (getenv("CLASH_SCENE_VERBOSE"))
+			fprintf(stderr, "%-26s class %d  %.2f ms\n", cases[k].what, c, ms);
+	}
+	world_free(&w);
 }
 END_TEST
 
@@ -843,6 +982,18 @@ START_TEST(cad_semantics)
 	j = scene_json("{\"objects\":[" OBJ("a", 2, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
 	               "[[2,0,0],[3,0,0],[2,1,0],[2,0,1],[3,1,0],[3,0,1],[2,1,1],[3,1,1]]}}]}", &st);
 	ck_assert_int_eq(count_of(j, "duplicate"), 1);
+	json_decref(j);
+	/* ... and its vertices listed in another order. */
+	j = scene_json("{\"objects\":[" OBJ("a", 2, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
+	               "[[3,1,1],[2,1,1],[3,0,1],[2,0,1],[3,1,0],[2,1,0],[3,0,0],[2,0,0]]}}]}", &st);
+	ck_assert_int_eq(count_of(j, "duplicate"), 1);
+	json_decref(j);
+	/* The two tetrahedra of a cube's corners: the same box, other points. */
+	j = scene_json("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":"
+	               "[[0,0,0],[1,1,0],[1,0,1],[0,1,1]]}},{\"id\":\"b\",\"shape\":{\"vertices\":"
+	               "[[1,0,0],[0,1,0],[0,0,1],[1,1,1]]}}]}", &st);
+	ck_assert_int_eq(count_of(j, "duplicate"), 0);
+	ck_assert_int_eq(count_of(j, "clash"), 1);
 	json_decref(j);
 
 	/* Groups: parts of one assembly are not tested against each other. */
@@ -1774,6 +1925,7 @@ static Suite *scene_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("brute_force");
 	tcase_add_test(tc, brute_force_at_rest);
+	tcase_add_test(tc, duplicates_in_any_order);
 	tcase_add_test(tc, brute_force_in_motion);
 	tcase_add_test(tc, brute_force_ignore);
 	tcase_add_test(tc, groups_brute_force);

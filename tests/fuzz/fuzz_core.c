@@ -284,6 +284,16 @@ static void check_members(const clash_result *r, int n, const char *method)
 		            finite_vec(r->depth_b, n),
 		        "depth members not finite", 0, 0);
 	}
+	if (r->has & CLASH_HAS_PAIR_DEPTH) { /* compounds: the deepest pair of parts' */
+		REQUIRE(r->intersecting && !(r->has & CLASH_HAS_DEPTH), "pair depth misplaced", 0, 0);
+		REQUIRE(isfinite(r->depth) && r->depth >= 0 && (r->has & CLASH_HAS_DEPTH_BOUND),
+		        "pair depth < 0, not finite or without a bound", r->depth, 0);
+		REQUIRE(!r->converged || r->depth == r->depth_lower_bound,
+		        "pair depth is not the bound", r->depth, r->depth_lower_bound);
+		REQUIRE(finite_vec(r->depth_normal, n) && finite_vec(r->depth_a, n) &&
+		            finite_vec(r->depth_b, n),
+		        "pair depth members not finite", 0, 0);
+	}
 	if (r->has & CLASH_HAS_DISTANCE_BOUND)
 		REQUIRE(isfinite(r->distance_lower_bound) && r->distance_lower_bound >= 0 &&
 		            (!r->intersecting || r->distance_lower_bound == 0),

@@ -1,0 +1,207 @@
+/*
+ * duplicate.c — two copies of a part in one place (a classic modelling
+ * error, CAD tools' "duplicate" test), found by comparing the shapes
+ * rather than by a depth search, which identical hulls make slowest.
+ *
+ * Convex shapes coincide when their world point sets do: every vertex of
+ * each within tol of some vertex of the other, whatever order the lists
+ * give them in (a part written out twice need not list its vertices
+ * alike).  Cheapest first: radii; the vertices in order (two copies of one
+ * list); one vertex of each against every vertex of the other (a pair
+ * that is no duplicate nearly always fails here, at the cost of one
+ * support scan); only then each list sorted along the axis where its
+ * points spread most and every point of the other looked up in the
+ * window of width 2 tol around its coordinate: O(n log n), stopping at the
+ * first match.  The caller first compares the world boxes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duplicate.h"
+#include "primitive.h"
+#include "vec.h"
+
+/* Point i of convex shape s, posed, in w. */
+static void world_point(const clash_shape *s, size_t i, double *w)
+{
+	const int n = s->dim;
+	const double *v = s->vertices + i * (size_t)n;
+	if (!s->posed) {
+		vec_copy(w, v, n);
+		return;
+	}
+	vec_copy(w, s->translation, n);
+	for (int c = 0; c < n; c++)
+		vec_axpy(w, v[c], s->linear + c * n, n);
+}
+
+static int near_points(const double *p, const double *q, int n, double tol)
+{
+	double d[CLASH_MAX_DIM];
+	vec_sub(d, p, q, n);
+	return vec_norm(d, n) <= tol;
+}
+
+/* Whether every vertex of a is within tol of b's of the same index. */
+static int same_order(const clash_shape *a, const clash_shape *b, double tol)
+{
+	if (a->count != b->count)
+		return 0;
+	for (size_t i = 0; i < a->count; i++) {
+		double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM];
+		world_point(a, i, pa);
+		world_point(b, i, pb);
+		if (!near_points(pa, pb, a->dim, tol))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether vertex i of a is within tol of some vertex of b (a scan). */
+static int found_anywhere(const clash_shape *a, size_t i, const clash_shape *b, double tol)
+{
+	double p[CLASH_MAX_DIM], q[CLASH_MAX_DIM];
+	world_point(a, i, p);
+	for (size_t j = 0; j < b->count; j++) {
+		world_point(b, j, q);
+		if (near_points(p, q, a->dim, tol))
+			return 1;
+	}
+	return 0;
+}
+
+typedef struct keyed {
+	double x;
+	size_t i;
+} keyed;
+
+static int keyed_cmp(const void *x, const void *y)
+{
+	const keyed *p = x, *q = y;
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/* b's vertices by their world coordinate along the axis where they spread
+ * most, into order (b->count entries); returns the axis. */
+static int sort_points(const clash_shape *b, keyed *order)
+{
+	const int n = b->dim;
+	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM], w[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++) {
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	for (size_t j = 0; j < b->count; j++) {
+		world_point(b, j, w);
+		for (int k = 0; k < n; k++) {
+			lo[k] = fmin(lo[k], w[k]);
+			hi[k] = fmax(hi[k], w[k]);
+		}
+	}
+	int axis = 0;
+	for (int k = 1; k < n; k++)
+		if (hi[k] - lo[k] > hi[axis] - lo[axis])
+			axis = k;
+	for (size_t j = 0; j < b->count; j++) {
+		world_point(b, j, w);
+		order[j] = (keyed){w[axis], j};
+	}
+	qsort(order, b->count, sizeof *order, keyed_cmp);
+	return axis;
+}
+
+/* The first entry of order (m of them) at or after x. */
+static size_t lower_bound(const keyed *order, size_t m, double x)
+{
+	size_t lo = 0, hi = m;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (order[mid].x < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether every vertex of a is within tol of some vertex of b, b's sorted
+ * into order (scratch of b->count entries). */
+static int covered(const clash_shape *a, const clash_shape *b, double tol, keyed *order)
+{
+	const int n = a->dim, axis = sort_points(b, order);
+	for (size_t i = 0; i < a->count; i++) {
+		double p[CLASH_MAX_DIM], q[CLASH_MAX_DIM];
+		world_point(a, i, p);
+		int found = 0;
+		for (size_t k = lower_bound(order, b->count, p[axis] - tol);
+		     !found && k < b->count && order[k].x <= p[axis] + tol; k++) {
+			world_point(b, order[k].i, q);
+			found = near_points(p, q, n, tol);
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* Convex shapes given as vertices: the same point set within tol. */
+static int same_points(const clash_shape *a, const clash_shape *b, double tol)
+{
+	if (a->count == 0 || b->count == 0)
+		return 0;
+	if (same_order(a, b, tol))
+		return 1;
+	if (!found_anywhere(a, 0, b, tol) || !found_anywhere(b, 0, a, tol))
+		return 0;
+	keyed *order = malloc((a->count > b->count ? a->count : b->count) * sizeof *order);
+	if (order == NULL)
+		return CLASH_ENOMEM;
+	int same = covered(a, b, tol, order) && covered(b, a, tol, order);
+	free(order);
+	return same;
+}
+
+/* Meshes: the positions in order, and the same triangles. */
+static int same_mesh(const clash_shape *a, const clash_shape *b, double tol)
+{
+	if (!a->mesh || !b->mesh)
+		return 0;
+	size_t nt = clash_mesh_triangles(a->mesh);
+	const uint32_t *ia = clash_mesh_indices(a->mesh), *ib = clash_mesh_indices(b->mesh);
+	if (nt != clash_mesh_triangles(b->mesh) || (ia == NULL) != (ib == NULL) ||
+	    (ia && memcmp(ia, ib, 3 * nt * sizeof *ia) != 0))
+		return 0;
+	return same_order(a, b, tol);
+}
+
+static int same_shape(const clash_shape *a, const clash_shape *b, double tol, int depth)
+{
+	if (b->dim != a->dim || a->nparts != b->nparts || !(fabs(a->radius - b->radius) <= tol))
+		return 0;
+	if (a->nparts) {
+		if (depth >= CLASH_COMPOUND_MAX_DEPTH || a->posed != b->posed)
+			return 0;
+		/* A compound's pose would move its parts' points, which are
+		 * compared where each part itself places them. */
+		if (a->posed && (memcmp(a->linear, b->linear, sizeof a->linear) != 0 ||
+		                 memcmp(a->translation, b->translation, sizeof a->translation) != 0))
+			return 0;
+		for (size_t i = 0; i < a->nparts; i++) {
+			int same = same_shape(&a->parts[i], &b->parts[i], tol, depth + 1);
+			if (same != 1)
+				return same;
+		}
+		return 1;
+	}
+	if (a->kind || b->kind) /* exact primitives: kind, sizes and pose */
+		return primitive_same(a, b, tol);
+	if (a->mesh || b->mesh)
+		return same_mesh(a, b, tol);
+	return same_points(a, b, tol);
+}
+
+int duplicate_same(const clash_shape *a, const clash_shape *b, double tol)
+{
+	return same_shape(a, b, tol, 0);
+}

@@ -1,0 +1,21 @@
+/*
+ * duplicate.h — whether two shapes of a scene coincide within a tolerance
+ * (CLASH_CLASS_DUPLICATE, clash.h), by comparison alone: never a depth
+ * search (internal to the core; see duplicate.c).
+ */
+#ifndef CLASH_DUPLICATE_H
+#define CLASH_DUPLICATE_H
+
+#include "clash.h"
+
+/* 1 when a and b (at rest, of one dimension, valid trees) coincide within
+ * tol, 0 when not, CLASH_ENOMEM when the search's scratch could not be
+ * had.  Convex shapes: radii within tol, and the same world point set
+ * within tol in any order (every vertex of each within tol of a vertex of
+ * the other); meshes: their positions in order and the same triangles;
+ * primitives: primitive_same; compounds: the same poses, and part i of
+ * each coinciding, for every i.  Allocates for a point set that is not
+ * listed in the same order (freed before it returns). */
+int duplicate_same(const clash_shape *a, const clash_shape *b, double tol);
+
+#endif /* CLASH_DUPLICATE_H */
