@@ -460,6 +460,10 @@ typedef struct clash_containment {
 	int has_outside_vertex; /* when not contained: a vertex of inner outside outer */
 	size_t outside_part;    /* its top-level part, when inner is compound */
 	size_t outside_vertex;  /* its index in that part's (or inner's) vertices */
+	/* When not contained and that part is a curved primitive (no
+	 * vertices): a point of it outside outer, world coordinates. */
+	int has_outside_point;
+	double outside_point[CLASH_MAX_DIM];
 	int iterations;
 	/* 1 when the answer is certain.  0 when some vertex of inner could be
 	 * shown neither inside nor outside (its point queries stopped without

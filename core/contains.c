@@ -54,6 +54,9 @@ typedef struct contains_query {
 	double tol; /* absolute, world units */
 	int iterations;
 	int unsure; /* vertices no point query could place */
+	int facets; /* supporting planes of outer the last inside_facets met */
+	int has_point; /* a curved inner's point outside: point */
+	double point[CLASH_MAX_DIM];
 } contains_query;
 
 /* World coordinates of vertex i of a (non-compound) shape. */
@@ -81,9 +84,20 @@ static double support_value(const clash_shape *s, const double *u, size_t *arg)
 	return best;
 }
 
+/* For a curved inner (no vertex to name): the point of leaf (its radius
+ * included) farthest along unit u, which lies beyond outer. */
+static void outside_point(contains_query *q, const clash_shape *leaf, const double *u)
+{
+	if (!leaf->kind)
+		return;
+	primitive_support_world(leaf, u, q->point);
+	vec_axpy(q->point, leaf->radius, u, q->dim);
+	q->has_point = 1;
+}
+
 /* The cheap test along +-e_k.  Returns 1 and the vertex when it proves
  * the leaf is not contained. */
-static int axis_reject(const contains_query *q, const clash_shape *leaf, double rho,
+static int axis_reject(contains_query *q, const clash_shape *leaf, double rho,
                        size_t *vertex)
 {
 	int n = q->dim;
@@ -99,6 +113,7 @@ static int axis_reject(const contains_query *q, const clash_shape *leaf, double 
 			double slack = 8.0 * DBL_EPSILON * (fabs(hi) + fabs(ho));
 			if (hi - ho > rho + q->tol + slack) {
 				*vertex = vi;
+				outside_point(q, leaf, u);
 				return 1;
 			}
 		}
@@ -247,6 +262,7 @@ static int inside_facets(contains_query *q, const clash_shape *leaf, double rho,
 	const clash_shape *o = q->outer;
 	size_t m = o->count;
 	double need = -rho;
+	q->facets = 0;
 	if (n == 1) {
 		/* The facets of an interval are its two ends. */
 		size_t lo_i, hi_i;
@@ -318,6 +334,7 @@ static int inside_facets(contains_query *q, const clash_shape *leaf, double rho,
 				double slack = 8.0 * DBL_EPSILON * (fabs(h) + fabs(cw));
 				if (h + need > cw + q->tol + slack) {
 					*vertex = vi;
+					outside_point(q, leaf, un);
 					return 0;
 				}
 			}
@@ -332,6 +349,7 @@ static int inside_facets(contains_query *q, const clash_shape *leaf, double rho,
 		for (int j = k + 1; j < n; j++)
 			idx[j] = idx[j - 1] + 1;
 	}
+	q->facets = facets;
 	if (facets == 0) {
 		*vertex = 0; /* not full-dimensional: no ball fits */
 		return 0;
@@ -378,10 +396,35 @@ static int inside_curved(contains_query *q, const clash_shape *leaf, double rho,
 	return 1;
 }
 
+/* A curved inner C + B(ri) (no vertices) in a polytope outer co(O) + B(ro):
+ * contained iff h_C(u) + ri <= h_O(u) + ro for every u.  For rho <= 0 the
+ * facet normals of co(O) decide exactly (inside_facets).  For rho > 0 a
+ * facet of co(O) pushed out by rho that C crosses proves a point outside,
+ * and C inside co(O) itself proves it contained; between the two, and for
+ * a flat co(O), the answer is unsure.  Returns 1, 0 or an error. */
+static int curved_inside(contains_query *q, const clash_shape *leaf, double rho, size_t *vertex)
+{
+	if (rho <= 0.0)
+		return inside_facets(q, leaf, rho, vertex);
+	int r = inside_facets(q, leaf, 0.0, vertex);
+	if (r != 0)
+		return r;
+	q->has_point = 0;
+	r = inside_facets(q, leaf, rho, vertex);
+	if (r == 0 && q->facets > 0)
+		return 0;
+	if (r < 0)
+		return r;
+	q->has_point = 0;
+	q->unsure++;
+	return 1;
+}
+
 /* One non-compound inner shape.  Returns 1, 0 (with *vertex) or an error.
  * An exact primitive inner is taken lowered (a box by its corners, a
- * sphere or capsule as a rounded point or segment); a curved one has no
- * vertices to test: CLASH_ENOTSUP. */
+ * sphere or capsule as a rounded point or segment); a curved one by its
+ * support mapping against the outer's facets (curved_inside), which a
+ * curved outer does not have: CLASH_ENOTSUP. */
 static int leaf_contained(contains_query *q, const clash_shape *shape, size_t *vertex)
 {
 	clash_shape buf;
@@ -389,11 +432,20 @@ static int leaf_contained(contains_query *q, const clash_shape *shape, size_t *v
 	int e = primitive_lower(shape, &buf, &leaf, 0);
 	if (e)
 		return e;
-	if (leaf->kind)
-		return CLASH_ENOTSUP;
 	double rho = q->ro - leaf->radius;
+	if (leaf->kind && q->outer->kind)
+		return CLASH_ENOTSUP;
 	if (axis_reject(q, leaf, rho, vertex))
 		return 0;
+	if (leaf->kind) {
+		int r = curved_inside(q, leaf, rho, vertex);
+		if (r == 0 && !q->has_point) { /* no room at all: any point of it */
+			double zero[CLASH_MAX_DIM] = {0};
+			primitive_support_world(leaf, zero, q->point);
+			q->has_point = 1;
+		}
+		return r;
+	}
 	if (rho >= 0.0)
 		return within_reach(q, leaf, rho, vertex);
 	if (q->outer->kind)
@@ -484,9 +536,12 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 	 * answer "not shown to be contained". */
 	out->converged = r != 0 || q.unsure == 0;
 	out->contained = r == 0 && q.unsure == 0;
-	out->has_outside_vertex = r != 0;
+	out->has_outside_vertex = r != 0 && !q.has_point;
+	out->has_outside_point = r != 0 && q.has_point;
+	if (out->has_outside_point)
+		vec_copy(out->outside_point, q.point, q.dim);
 	out->outside_part = r ? w.part : 0;
-	out->outside_vertex = r ? w.vertex : 0;
+	out->outside_vertex = r && !q.has_point ? w.vertex : 0;
 	out->iterations = q.iterations;
 	return CLASH_OK;
 }

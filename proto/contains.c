@@ -85,15 +85,22 @@ static int run_problem(int err, const contains_query *q, proto_problem *p)
 			                  "outer must be one convex shape: containment in a triangle "
 			                  "mesh is not decided here (a query of the two answers whether "
 			                  "inner lies inside it: contact \"a_inside_b\")");
+		} else if (q->holder.b.kind != CLASH_KIND_POLYTOPE) {
+			proto_problem_set(p, 422, strdup("/inner"),
+			                  "inner is (or holds) a curved primitive and outer is a "
+			                  "primitive: containment of a curved shape is decided against "
+			                  "a polytope's facets only (outer as vertices or a box); a "
+			                  "query of the two says whether they intersect");
 		} else if (q->holder.b.nparts > 0) {
 			proto_problem_set(p, 422, strdup("/outer"),
 			                  "outer must be one convex shape: a compound (a union) is not "
 			                  "convex, so containment in it is not decided here");
 		} else {
 			proto_problem_set(p, 422, strdup("/outer/vertices"),
-			                  "inner's radius exceeds outer's, which needs outer's facets; "
-			                  "they are enumerated from its vertices up to a budget, and "
-			                  "this outer has too many vertices for its dimension");
+			                  "inner's radius exceeds outer's, or inner holds a curved "
+			                  "primitive: either needs outer's facets, which are enumerated "
+			                  "from its vertices up to a budget, and this outer has too many "
+			                  "vertices for its dimension");
 		}
 		break;
 	case CLASH_ERANGE:
@@ -115,7 +122,13 @@ static int encode(const clash_containment *c, int compound, proto_reply *out)
 	int failed = json_object_set_new(o, "contained", json_boolean(c->contained)) != 0;
 	json_t *v = c->has_outside_vertex ? json_integer((json_int_t)c->outside_vertex) : json_null();
 	failed |= !v || json_object_set_new(o, "outside_vertex", v) != 0;
-	if (compound && c->has_outside_vertex) {
+	if (c->has_outside_point && isfinite(c->outside_point[0]) &&
+	    isfinite(c->outside_point[1]) && isfinite(c->outside_point[2])) {
+		json_t *pt = json_pack("[f, f, f]", c->outside_point[0], c->outside_point[1],
+		                       c->outside_point[2]);
+		failed |= !pt || json_object_set_new(o, "outside_point", pt) != 0;
+	}
+	if (compound && (c->has_outside_vertex || c->has_outside_point)) {
 		v = json_integer((json_int_t)c->outside_part);
 		failed |= !v || json_object_set_new(o, "outside_part", v) != 0;
 	}

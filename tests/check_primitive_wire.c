@@ -167,6 +167,41 @@ START_TEST(methods)
 }
 END_TEST
 
+/* /v1/contains with a curved inner: in a box (the closed form: a cylinder
+ * of radius r fits a box of half extent a across its axis iff r <= a), a
+ * point outside named when it does not fit, 422 at /inner in a curved
+ * outer. */
+START_TEST(curved_contains)
+{
+	int st;
+	json_t *j = reply_to("{'inner': {'cylinder': {'radius': 1, 'half_height': 1}}, 'outer': "
+	                     "{'box': {'half_extents': [1.01, 1.01, 1.01]}}}",
+	                     &st, proto_contains_reply);
+	ck_assert_int_eq(st, 200);
+	ck_assert(json_is_true(json_object_get(j, "contained")));
+	ck_assert(json_is_true(json_object_get(j, "converged")));
+	ck_assert(json_is_null(json_object_get(j, "outside_vertex")));
+	ck_assert_ptr_null(json_object_get(j, "outside_point"));
+	json_decref(j);
+	j = reply_to("{'inner': {'cylinder': {'radius': 1, 'half_height': 1}}, 'outer': "
+	             "{'box': {'half_extents': [0.99, 1.01, 1.01]}}}",
+	             &st, proto_contains_reply);
+	ck_assert_int_eq(st, 200);
+	ck_assert(json_is_false(json_object_get(j, "contained")));
+	ck_assert(json_is_true(json_object_get(j, "converged")));
+	json_t *pt = json_object_get(j, "outside_point");
+	ck_assert_int_eq(json_array_size(pt), 3);
+	ck_assert(fabs(json_real_value(json_array_get(pt, 0))) > 0.99);
+	json_decref(j);
+	j = reply_to("{'inner': {'cone': {'radius': 1, 'half_height': 1}}, 'outer': "
+	             "{'cylinder': {'radius': 2, 'half_height': 2}}}",
+	             &st, proto_contains_reply);
+	ck_assert_int_eq(st, 422);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "/inner");
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(scenes_and_motion)
 {
 	/* A sphere rolling at a cylinder: contact when the gap of 2 is gone,
@@ -203,6 +238,7 @@ static Suite *primitive_wire_suite(void)
 	tcase_add_test(tc, closed_forms);
 	tcase_add_test(tc, bad_sizes);
 	tcase_add_test(tc, methods);
+	tcase_add_test(tc, curved_contains);
 	tcase_add_test(tc, scenes_and_motion);
 	suite_add_tcase(s, tc);
 	return s;
