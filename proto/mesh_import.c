@@ -468,6 +468,39 @@ static int ply_header_ok(const char *d, size_t len)
 	return 0;
 }
 
+static uint32_t le32(const char *d)
+{
+	const unsigned char *u = (const unsigned char *)d;
+	return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+}
+
+/*
+ * Whether a binary glTF (a file that starts with "glTF") holds together:
+ * its total length within the file, and each chunk (the JSON one first)
+ * within that length; glTF 1's binary header, its content within it.
+ * Debian's assimp 5.2.5 trusts these lengths: a chunk longer than the file
+ * made it allocate 4 GiB, or spend seconds on a 427-byte file, and a
+ * garbled version read past its buffer (tests/fuzz/findings/import/).
+ */
+static int glb_ok(const char *d, size_t len)
+{
+	if (len < 20)
+		return 0;
+	const uint32_t version = le32(d + 4), length = le32(d + 8);
+	if (length > len || length < 20)
+		return 0;
+	if (version == 1) /* KHR_binary_glTF: content length, format 0 (JSON) */
+		return le32(d + 16) == 0 && le32(d + 12) <= length - 20;
+	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0)
+		return 0;
+	for (size_t pos = 12; pos < length;) {
+		if (length - pos < 8 || le32(d + pos) > length - pos - 8)
+			return 0;
+		pos += 8 + (size_t)le32(d + pos);
+	}
+	return 1;
+}
+
 /*
  * Set each mesh's primitive types from its faces, as assimp's loaders
  * should.  Its triangulation (TriangulateProcess.cpp) asserts that a mesh
@@ -524,6 +557,12 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 		proto_problem_set(p, 422, strdup(""), "the PLY file's header is not \"ply\", then "
 		                  "format, comment, obj_info, element and property lines, then an "
 		                  "end_header line");
+		return p->pointer ? 1 : -1;
+	}
+	if (len >= 4 && memcmp(data, "glTF", 4) == 0 && !glb_ok(data, len)) {
+		proto_problem_set(p, 422, strdup(""), "the binary glTF's lengths do not fit the "
+		                  "file (\"glTF\", version 2, the total length, then chunks of "
+		                  "JSON and BIN within it)");
 		return p->pointer ? 1 : -1;
 	}
 	mem_source src = {.data = data, .len = len};

@@ -540,6 +540,43 @@ START_TEST(ply_short_face)
 }
 END_TEST
 
+/* Fuzz findings (tests/fuzz/findings/import/glb-*.bin): assimp 5.2.5
+ * trusted a binary glTF's lengths.  A JSON chunk of 0xfc0001cc bytes in a
+ * 150-byte file made it allocate 4 GiB; one of 0x1cc00 bytes took seconds;
+ * a garbled version read past a buffer.  Now a file that starts with
+ * "glTF" must have its total length and each chunk within the file. */
+START_TEST(glb_lengths)
+{
+	size_t len;
+	char *glb = cube_glb(&len);
+	proto_mesh_set set = import_ok(glb, len, PROTO_MESH_GLB);
+	proto_mesh_set_free(&set);
+	static const struct {
+		size_t at;
+		uint32_t value;
+	} breaks[] = {
+		{4, 0x66646e02},  /* version */
+		{8, 0},           /* total length */
+		{12, 0xfc0001cc}, /* the JSON chunk's length */
+		{12, 0x1cc00},
+	};
+	for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+		char *bad = malloc(len);
+		ck_assert_ptr_nonnull(bad);
+		memcpy(bad, glb, len);
+		put_le32((unsigned char *)bad + breaks[i].at, breaks[i].value);
+		/* Whatever type it is sent as: assimp reads by the bytes too. */
+		assert_refused(bad, len, i % 2 ? PROTO_MESH_OBJ : PROTO_MESH_GLB, NULL,
+		               "lengths do not fit", PROTO_LIMIT_NONE);
+		free(bad);
+	}
+	/* The BIN chunk running past the end. */
+	put_le32((unsigned char *)glb + len - CUBE_BUF_BYTES - 8, CUBE_BUF_BYTES + 4);
+	assert_refused(glb, len, PROTO_MESH_GLB, NULL, "lengths do not fit", PROTO_LIMIT_NONE);
+	free(glb);
+}
+END_TEST
+
 START_TEST(limits)
 {
 	size_t len;
@@ -1011,6 +1048,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, obj_two_objects);
 	tcase_add_test(tc, bad_files);
 	tcase_add_test(tc, ply_short_face);
+	tcase_add_test(tc, glb_lengths);
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, threads);
 	tcase_set_timeout(tc, 60);
