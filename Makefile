@@ -399,39 +399,60 @@ deploy-check: $(B)/clashd $(DEPLOY_NPM)
 # (the seeds in tests/fuzz/corpus/<target> are read too) and crashes as
 # $(B)/fuzz/crash-<target>-*.  make test replays the seeds and the fixed
 # findings (tests/fuzz/findings/<target>, each file run as one input) and then
-# fuzzes each target for FUZZ_SMOKE_RUNS inputs from a fixed seed (a few
-# seconds).
+# fuzzes each target for FUZZ_SMOKE_RUNS inputs (FUZZ_SMOKE_RUNS_<target>
+# when set) from a fixed seed (a few seconds).
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all
-FUZZ_TARGETS  = proto core
+FUZZ_TARGETS  = proto core import
 FUZZ_BIN      = $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000
+# assimp zero-fills megabytes for every file it reads: under ASan the page
+# faults make an import cost about 15 ms of CPU (mostly system time), so
+# the import's smoke run is shorter.
+FUZZ_SMOKE_RUNS_import ?= 2000
+# The smoke runs use libFuzzer's plain power schedule: the entropic one's
+# bookkeeping per input (feature frequencies) took half their time.
+FUZZ_SMOKE_FLAGS = -entropic=0
 FUZZ_CORE_OBJ  = $(CORE_SRC:%.c=$(B)/fuzz/obj/%.o)
 FUZZ_PROTO_OBJ = $(PROTO_SRC:%.c=$(B)/fuzz/obj/%.o)
 # What each target reads: the codec's input is a request body (4 KiB covers
-# every seed with room to grow), the core's a short recipe of shapes.
+# every seed with room to grow), the core's a short recipe of shapes, the
+# import's a media type byte and a mesh file (16 KiB: a few hundred
+# triangles; a file that takes assimp over 30 s is a finding).
 FUZZ_ARGS_proto = -max_len=4096 -dict=tests/fuzz/proto.dict
 FUZZ_ARGS_core  = -max_len=512
+FUZZ_ARGS_import = -max_len=16384 -timeout=30 -dict=tests/fuzz/import.dict
+# The environment each runs in: the import's leak suppressions (assimp's
+# own leaks, tests/fuzz/import.supp).
+FUZZ_ENV_import = LSAN_OPTIONS=suppressions=tests/fuzz/import.supp
+# The loops below run in the shell: hand each target's arguments and
+# environment to it as shell variables (args_<t>, env_<t>).
+FUZZ_SHVARS = $(foreach t,$(FUZZ_TARGETS),args_$(t)='$(FUZZ_ARGS_$(t))' env_$(t)='$(FUZZ_ENV_$(t))' \
+                runs_$(t)='$(or $(FUZZ_SMOKE_RUNS_$(t)),$(FUZZ_SMOKE_RUNS))';) \
+              fuzz_of() { eval "args=\$$args_$$1 env=\$$env_$$1 runs=\$$runs_$$1"; };
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h)
+$(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore -Iproto \
 		$(shell pkg-config --cflags jansson) -c $< -o $@
 $(B)/fuzz/fuzz_proto: $(B)/fuzz/obj/tests/fuzz/fuzz_proto.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm
-$(B)/fuzz/fuzz_core: $(B)/fuzz/obj/tests/fuzz/fuzz_core.o $(FUZZ_CORE_OBJ)
+$(B)/fuzz/fuzz_import: $(B)/fuzz/obj/tests/fuzz/fuzz_import.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm
+$(B)/fuzz/fuzz_core: $(B)/fuzz/obj/tests/fuzz/fuzz_core.o $(B)/fuzz/obj/tests/fuzz/fuzz_solids.o \
+		$(FUZZ_CORE_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lm
 
 # Fork mode with crashes ignored: a run goes on for its whole time and keeps
 # every distinct failure it finds; any at all fails `make fuzz`.
 fuzz: deps-test
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
-	@rm -f $(B)/fuzz/crash-*; for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(B)/fuzz/corpus/$$t || exit 1; \
+	@rm -f $(B)/fuzz/crash-*; $(FUZZ_SHVARS) for t in $(FUZZ_TARGETS); do \
+		fuzz_of $$t; mkdir -p $(B)/fuzz/corpus/$$t || exit 1; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s (log: $(B)/fuzz/$$t.log)"; \
-		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -max_total_time=$(FUZZ_SECONDS) -fork=1 \
+		env $$env $(B)/fuzz/fuzz_$$t $$args -max_total_time=$(FUZZ_SECONDS) -fork=1 \
 			-ignore_crashes=1 -ignore_ooms=0 -ignore_timeouts=0 \
 			-artifact_prefix=$(B)/fuzz/crash-$$t- $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t \
 			>$(B)/fuzz/$$t.log 2>&1; \
@@ -453,20 +474,20 @@ attack: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
 	CK_RUN_SUITE=service CK_RUN_CASE=observe $(B)/check
 
 fuzz-smoke: $(FUZZ_BIN)
-	@for t in $(FUZZ_TARGETS); do \
-		rm -rf $(B)/fuzz/smoke/$$t && mkdir -p $(B)/fuzz/smoke/$$t || exit 1; \
-		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -runs=0 -artifact_prefix=$(B)/fuzz/crash-$$t- \
+	@$(FUZZ_SHVARS) for t in $(FUZZ_TARGETS); do \
+		fuzz_of $$t; rm -rf $(B)/fuzz/smoke/$$t && mkdir -p $(B)/fuzz/smoke/$$t || exit 1; \
+		env $$env $(B)/fuzz/fuzz_$$t $$args -runs=0 -artifact_prefix=$(B)/fuzz/crash-$$t- \
 			tests/fuzz/corpus/$$t \
 			2>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; \
 		if [ -d tests/fuzz/findings/$$t ]; then \
-			$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -runs=0 tests/fuzz/findings/$$t/* \
+			env $$env $(B)/fuzz/fuzz_$$t $$args -runs=0 tests/fuzz/findings/$$t/* \
 			2>>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; fi; \
-		$(B)/fuzz/fuzz_$$t $(FUZZ_ARGS_$$t) -seed=1 -runs=$(FUZZ_SMOKE_RUNS) \
+		env $$env $(B)/fuzz/fuzz_$$t $$args $(FUZZ_SMOKE_FLAGS) -seed=1 -runs=$$runs \
 			-artifact_prefix=$(B)/fuzz/crash-$$t- $(B)/fuzz/smoke/$$t tests/fuzz/corpus/$$t \
 			2>>$(B)/fuzz/smoke/$$t.log || { cat $(B)/fuzz/smoke/$$t.log; exit 1; }; \
 		echo "fuzz-smoke: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds and" \
 			"$$(ls tests/fuzz/findings/$$t 2>/dev/null | wc -l) findings replayed," \
-			"$(FUZZ_SMOKE_RUNS) inputs fuzzed, no crash" \
+			"$$runs inputs fuzzed, no crash" \
 			"($$(grep -o 'cov: [0-9]*' $(B)/fuzz/smoke/$$t.log | tail -1))"; \
 	done
 

@@ -248,14 +248,18 @@ double tri_plane_gap2(const double *s, const double *t)
 double tri_dist2(const double *s, const double *t, double *ps, double *pt)
 {
 	double best = INFINITY, x[3], y[3];
-	/* Crossing: each must straddle the other's plane. */
+	/* Crossing: each must straddle the other's plane; a degenerate one
+	 * (a segment or a point, no plane) crosses when it pierces the other
+	 * (its edges and corners below miss a segment through the inside). */
 	double ns[3], nt[3], dts[3], dst[3];
-	if (straddles(s, t, ns, dts) && straddles(t, s, nt, dst)) {
-		if (edges_pierce(t, dts, s, ns, x) || edges_pierce(s, dst, t, nt, x)) {
-			for (int k = 0; k < 3; k++)
-				ps[k] = pt[k] = x[k];
-			return 0.0;
-		}
+	const int sx = straddles(s, t, ns, dts), tx = straddles(t, s, nt, dst);
+	const int sflat = !(vec3_dot(ns, ns) > 0.0), tflat = !(vec3_dot(nt, nt) > 0.0);
+	if ((sx && tx && (edges_pierce(t, dts, s, ns, x) || edges_pierce(s, dst, t, nt, x))) ||
+	    (sflat && tx && edges_pierce(s, dst, t, nt, x)) ||
+	    (tflat && sx && edges_pierce(t, dts, s, ns, x))) {
+		for (int k = 0; k < 3; k++)
+			ps[k] = pt[k] = x[k];
+		return 0.0;
 	}
 	for (int i = 0; i < 3; i++) {
 		const double *a0 = s + 3 * i, *a1 = s + 3 * ((i + 1) % 3);

@@ -426,6 +426,109 @@ static int shapes_of(import *im)
 	return r;
 }
 
+/*
+ * Whether a PLY file's header is well formed as far as lines go: "ply",
+ * then lines whose first word is format, comment, obj_info, element or
+ * property, up to one whose first word is end_header, followed by more.
+ * Debian's assimp 5.2.5 reads some headers that break this forever, at the
+ * end of the file (no end_header line, or one it does not take for the
+ * header's end): in clashd that would pin a worker and hold the import
+ * mutex for good.  Such a file is refused before assimp sees it
+ * (tests/fuzz/findings/import/), whatever its declared type.
+ */
+static int ply_header_ok(const char *d, size_t len)
+{
+	static const char *const words[] = {"format", "comment", "obj_info", "element",
+	                                    "property", "end_header"};
+	for (size_t i = 0, line = 0; i < len; line++) {
+		const char *nl = memchr(d + i, '\n', len - i);
+		if (!nl)
+			return 0; /* the header does not end */
+		size_t e = (size_t)(nl - d), w = i;
+		while (w < e && (d[w] == ' ' || d[w] == '\t'))
+			w++;
+		size_t we = w;
+		while (we < e && d[we] != ' ' && d[we] != '\t' && d[we] != '\r')
+			we++;
+		size_t n = we - w;
+		if (line == 0) {
+			if (n != 3 || memcmp(d + w, "ply", 3) != 0)
+				return 0;
+		} else {
+			size_t k = 0;
+			while (k < 6 && !(strlen(words[k]) == n && memcmp(d + w, words[k], n) == 0))
+				k++;
+			if (k == 6)
+				return 0;
+			if (k == 5)
+				return 1;
+		}
+		i = e + 1;
+	}
+	return 0;
+}
+
+static uint32_t le32(const char *d)
+{
+	const unsigned char *u = (const unsigned char *)d;
+	return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+}
+
+/*
+ * Whether a binary glTF (a file that starts with "glTF") holds together:
+ * its total length within the file, and each chunk (the JSON one first)
+ * within that length; glTF 1's binary header, its content within it.
+ * Debian's assimp 5.2.5 trusts these lengths: a chunk longer than the file
+ * made it allocate 4 GiB, or spend seconds on a 427-byte file, and a
+ * garbled version read past its buffer (tests/fuzz/findings/import/).
+ */
+static int glb_ok(const char *d, size_t len)
+{
+	if (len < 20)
+		return 0;
+	const uint32_t version = le32(d + 4), length = le32(d + 8);
+	if (length > len || length < 20)
+		return 0;
+	if (version == 1) /* KHR_binary_glTF: content length, format 0 (JSON) */
+		return le32(d + 16) == 0 && le32(d + 12) <= length - 20;
+	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0)
+		return 0;
+	for (size_t pos = 12; pos < length;) {
+		if (length - pos < 8 || le32(d + pos) > length - pos - 8)
+			return 0;
+		pos += 8 + (size_t)le32(d + pos);
+	}
+	return 1;
+}
+
+/*
+ * Set each mesh's primitive types from its faces, as assimp's loaders
+ * should.  Its triangulation (TriangulateProcess.cpp) asserts that a mesh
+ * flagged as holding polygons has some, and a failed assertion aborts the
+ * process: Debian's assimp 5.2.5 reads an ASCII PLY whose last face is cut
+ * short into such a mesh (tests/fuzz/findings/import/).  So the file is
+ * read and validated first, the flags are made true here, and only then
+ * is it triangulated.  The scene is assimp's to post-process in place
+ * (aiApplyPostProcessing).  Returns 1 (the flags set), 0 when a face has
+ * no index (validation refuses those; nothing to triangulate then).
+ */
+static int primitive_types(const struct aiScene *sc)
+{
+	for (unsigned i = 0; i < sc->mNumMeshes; i++) {
+		struct aiMesh *m = sc->mMeshes[i];
+		unsigned types = 0;
+		for (unsigned f = 0; f < m->mNumFaces; f++) {
+			unsigned n = m->mFaces[f].mNumIndices;
+			if (n == 0)
+				return 0;
+			types |= n == 1 ? aiPrimitiveType_POINT : n == 2 ? aiPrimitiveType_LINE
+			       : n == 3 ? aiPrimitiveType_TRIANGLE : aiPrimitiveType_POLYGON;
+		}
+		m->mPrimitiveTypes = types;
+	}
+	return 1;
+}
+
 int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
                       const proto_request_limits *l, proto_mesh_set *out, proto_problem *p,
                       enum proto_limit *which)
@@ -444,13 +547,32 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 		                                          : "the file is empty");
 		return p->pointer ? 1 : -1;
 	}
+	/* assimp picks its reader by the bytes as well: a file of any type
+	 * that starts like a PLY is read as one. */
+	size_t lead = 0;
+	while (lead < len && strchr(" \t\r\n", data[lead]) && data[lead])
+		lead++;
+	int ply_like = len - lead >= 3 && strncasecmp(data + lead, "ply", 3) == 0;
+	if ((f == PROTO_MESH_PLY || ply_like) && !ply_header_ok(data, len)) {
+		proto_problem_set(p, 422, strdup(""), "the PLY file's header is not \"ply\", then "
+		                  "format, comment, obj_info, element and property lines, then an "
+		                  "end_header line");
+		return p->pointer ? 1 : -1;
+	}
+	if (len >= 4 && memcmp(data, "glTF", 4) == 0 && !glb_ok(data, len)) {
+		proto_problem_set(p, 422, strdup(""), "the binary glTF's lengths do not fit the "
+		                  "file (\"glTF\", version 2, the total length, then chunks of "
+		                  "JSON and BIN within it)");
+		return p->pointer ? 1 : -1;
+	}
 	mem_source src = {.data = data, .len = len};
 	snprintf(src.name, sizeof src.name, "clashd-mesh.%s", ext);
 	struct aiFileIO io = {mem_open, mem_close, (aiUserData)&src};
 	import im = {.limits = l, .out = out, .p = p, .which = which};
 	pthread_mutex_lock(&assimp_lock);
-	im.scene = aiImportFileEx(src.name, aiProcess_Triangulate | aiProcess_ValidateDataStructure,
-	                          &io);
+	im.scene = aiImportFileEx(src.name, aiProcess_ValidateDataStructure, &io);
+	if (im.scene && primitive_types(im.scene))
+		im.scene = aiApplyPostProcessing(im.scene, aiProcess_Triangulate);
 	int r;
 	if (!im.scene) {
 		const char *why = aiGetErrorString();

@@ -503,6 +503,80 @@ START_TEST(bad_files)
 }
 END_TEST
 
+/* Fuzz finding (tests/fuzz/findings/import/ply-short-face-abort.bin): an
+ * ASCII PLY whose last face is cut short made assimp 5.2.5 flag a mesh as
+ * holding polygons without any, and its triangulation's assertion aborted
+ * the process (clashd with it).  Now the flags are set from the faces
+ * before triangulation: the file is read, its good faces kept; a quad is
+ * still split in two. */
+START_TEST(ply_short_face)
+{
+	static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 4\n"
+	                          "property float x\nproperty float y\nproperty float z\n"
+	                          "element face 4\nproperty list uchar int vertex_indices\n"
+	                          "end_header\n0 0 0\355\316\337\317 0\n0 1 0\n0 0 1\n"
+	                          "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 scii 1.0\n"
+	                          "element vertex 4\nproperty float x\npro2 3\n";
+	proto_mesh_set set = import_ok(ply, sizeof ply - 1, PROTO_MESH_PLY);
+	ck_assert_uint_eq(set.n, 1);
+	ck_assert_uint_eq(set.shapes[0].t, 2);
+	proto_mesh_set_free(&set);
+	/* (ply-no-end-header-hang.bin) A header without its end_header line:
+	 * assimp read it forever; now refused before assimp sees it. */
+	static const char open_header[] = "ply\nformat ascii 1.0\nelement vertex 1\n"
+	                                  "property float x\ncomment end_header\n0\n";
+	assert_refused(open_header, sizeof open_header - 1, PROTO_MESH_PLY, NULL,
+	               "then an end_header line", PROTO_LIMIT_NONE);
+	/* (ply-broken-header-line-hang.bin) Sent as a GLB: assimp reads by
+	 * the bytes, so a file that starts like a PLY is checked as one. */
+	static const char broken[] = "ply\nformat ascii 1.0\nelement vertex 1\n"
+	                             "propert: 0 0\nend_header\n0\n";
+	assert_refused(broken, sizeof broken - 1, PROTO_MESH_GLB, NULL,
+	               "then an end_header line", PROTO_LIMIT_NONE);
+	static const char quad[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
+	set = import_ok(quad, sizeof quad - 1, PROTO_MESH_OBJ);
+	ck_assert_uint_eq(set.shapes[0].t, 2);
+	proto_mesh_set_free(&set);
+}
+END_TEST
+
+/* Fuzz findings (tests/fuzz/findings/import/glb-*.bin): assimp 5.2.5
+ * trusted a binary glTF's lengths.  A JSON chunk of 0xfc0001cc bytes in a
+ * 150-byte file made it allocate 4 GiB; one of 0x1cc00 bytes took seconds;
+ * a garbled version read past a buffer.  Now a file that starts with
+ * "glTF" must have its total length and each chunk within the file. */
+START_TEST(glb_lengths)
+{
+	size_t len;
+	char *glb = cube_glb(&len);
+	proto_mesh_set set = import_ok(glb, len, PROTO_MESH_GLB);
+	proto_mesh_set_free(&set);
+	static const struct {
+		size_t at;
+		uint32_t value;
+	} breaks[] = {
+		{4, 0x66646e02},  /* version */
+		{8, 0},           /* total length */
+		{12, 0xfc0001cc}, /* the JSON chunk's length */
+		{12, 0x1cc00},
+	};
+	for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+		char *bad = malloc(len);
+		ck_assert_ptr_nonnull(bad);
+		memcpy(bad, glb, len);
+		put_le32((unsigned char *)bad + breaks[i].at, breaks[i].value);
+		/* Whatever type it is sent as: assimp reads by the bytes too. */
+		assert_refused(bad, len, i % 2 ? PROTO_MESH_OBJ : PROTO_MESH_GLB, NULL,
+		               "lengths do not fit", PROTO_LIMIT_NONE);
+		free(bad);
+	}
+	/* The BIN chunk running past the end. */
+	put_le32((unsigned char *)glb + len - CUBE_BUF_BYTES - 8, CUBE_BUF_BYTES + 4);
+	assert_refused(glb, len, PROTO_MESH_GLB, NULL, "lengths do not fit", PROTO_LIMIT_NONE);
+	free(glb);
+}
+END_TEST
+
 START_TEST(limits)
 {
 	size_t len;
@@ -973,6 +1047,8 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, ply_cubes);
 	tcase_add_test(tc, obj_two_objects);
 	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, ply_short_face);
+	tcase_add_test(tc, glb_lengths);
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, threads);
 	tcase_set_timeout(tc, 60);

@@ -1529,6 +1529,55 @@ START_TEST(torus_knot_timings)
 }
 END_TEST
 
+/* Fuzz finding (tests/fuzz/findings/core/mesh-degenerate-through-solid.bin):
+ * a mesh triangle with two equal corners is a segment; one from inside a
+ * solid tetrahedron out through its face was answered separated (0.13
+ * away): tri_dist2 asked a crossing of both triangles' planes, and a
+ * segment has none, its corners and edges miss a piercing. */
+START_TEST(degenerate_triangle_pierces)
+{
+	static const double seg[9] = {-4.0625, -4.0625, 0, 0, 0, 0, 0, 0, 0};
+	static const double tet[12] = {0.28125, 0.25, 0.21875, 0.25, -0.21875, -0.25,
+	                               -0.26171875, 0.25146484375, -0.203125,
+	                               -0.26171875, -0.24853515625, 0.2568359375};
+	static const uint32_t ti[12] = {0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2};
+	static uint64_t sa[8192], sb[8192];
+	clash_mesh *ma, *mb;
+	ck_assert_int_eq(clash_mesh_build(sa, sizeof sa, seg, 3, NULL, 1, &ma), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_build(sb, sizeof sb, tet, 4, ti, 4, &mb), CLASH_OK);
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, ma);
+	clash_shape_init_mesh(&b, mb);
+	clash_result r;
+	for (int swap = 0; swap < 2; swap++) {
+		ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, NULL, &r), CLASH_OK);
+		ck_assert_int_eq(r.intersecting, 1);
+		ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+	}
+	/* tri_dist2 itself: a point-triangle (three equal corners) on a face
+	 * is at 0, and the segment meets the surface once, in either order. */
+	double ps[3], pt[3];
+	double t0[9];
+	for (int c = 0; c < 3; c++)
+		memcpy(t0 + 3 * c, tet + 3 * ti[c], 3 * sizeof *t0);
+	double cen[9];
+	for (int k = 0; k < 3; k++)
+		cen[k] = cen[3 + k] = cen[6 + k] = (t0[k] + t0[3 + k] + t0[6 + k]) / 3;
+	ck_assert(tri_dist2(cen, t0, ps, pt) < 1e-30);
+	ck_assert(tri_dist2(t0, cen, ps, pt) < 1e-30);
+	int hits = 0, back = 0;
+	for (int f = 0; f < 4; f++) {
+		double t[9];
+		for (int c = 0; c < 3; c++)
+			memcpy(t + 3 * c, tet + 3 * ti[3 * f + c], 3 * sizeof *t);
+		hits += tri_dist2(seg, t, ps, pt) == 0;
+		back += tri_dist2(t, seg, pt, ps) == 0;
+	}
+	ck_assert_int_eq(hits, 1);
+	ck_assert_int_eq(back, 1);
+}
+END_TEST
+
 static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
@@ -1548,6 +1597,7 @@ static Suite *mesh_suite(void)
 	tcase_add_test(tc, interlocked_tori);
 	tcase_add_test(tc, hull_mesh_as_its_vertex_list);
 	tcase_add_test(tc, exact_touching_at_large_offsets);
+	tcase_add_test(tc, degenerate_triangle_pierces);
 	tcase_add_test(tc, torus_knot_timings);
 	suite_add_tcase(s, tc);
 	return s;

@@ -2,8 +2,8 @@
  * fuzz_core.c — libFuzzer target for the collision core, fed with the
  * shapes a decoded request can hold.
  *
- * The fuzz bytes are read as a recipe for two shapes (fuzz_core_shapes
- * below): dimension 1 to 8, 1 to 12 vertices each (or, for a, a compound of
+ * The fuzz bytes are read as a recipe for two shapes (fuzz_solids.c when
+ * byte 0 >= 0xc0): dim 1 to 8, 1 to 12 vertices each (or, for a, a compound of
  * 2 or 3 convex parts), coordinates on a grid of 1/64 scaled by a power of
  * two from 2^-20 to 2^20 (so exact ties, flat and repeated points, touching
  * shapes and far-off coordinates all come up), a radius, a pose (translation,
@@ -40,17 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clash.h"
+#include "fuzz_core.h"
 
 #define MAX_VERTS 12
 #define MAX_PARTS 3
 
-typedef struct input {
-	const uint8_t *p;
-	size_t n;
-} input;
-
-static unsigned u8(input *in)
+unsigned u8(input *in)
 {
 	if (in->n == 0)
 		return 0;
@@ -58,7 +53,7 @@ static unsigned u8(input *in)
 	return *in->p++;
 }
 
-static int i16(input *in)
+int i16(input *in)
 {
 	unsigned lo = u8(in), hi = u8(in);
 	return (int)(int16_t)(uint16_t)(lo | hi << 8);
@@ -82,35 +77,27 @@ typedef struct side {
 	size_t nw;
 } side;
 
-static void oops(const char *what, double x, double y)
+_Noreturn void oops(const char *what, double x, double y)
 {
 	fprintf(stderr, "fuzz_core: %s (%.17g vs %.17g)\n", what, x, y);
 	abort();
 }
 
-#define REQUIRE(cond, what, x, y)  \
-	do {                           \
-		if (!(cond))               \
-			oops(what, (x), (y));  \
-	} while (0)
-
-/* Build one convex shape from the input.  Returns 0, or -1 when the core
- * refused the pose (a singular matrix: a 422 on the wire, nothing to
- * check). */
-static int make_convex(input *in, int dim, double scale, const double *offset, convex *c,
-                       size_t maxv)
+/* Round and place shape s from the input: a radius now and then, a pose
+ * (none, a translation, a rotation, any affine map) and the common offset.
+ * Returns 0, or -1 when the core refused the pose (a singular matrix: a 422
+ * on the wire, nothing to check).  *rigid: the pose is a rotation and a
+ * translation (closed forms hold). */
+int pose_shape(input *in, int dim, double scale, const double *offset, clash_shape *s,
+               int *rigid)
 {
-	size_t count = 1 + u8(in) % maxv;
-	for (size_t i = 0; i < count * (size_t)dim; i++)
-		c->v[i] = i16(in) / 64.0 * scale;
-	if (clash_shape_init(&c->s, dim, c->v, count) != CLASH_OK)
-		oops("clash_shape_init refused a good shape", dim, (double)count);
 	unsigned rb = u8(in);
-	if (rb >= 160 && clash_shape_set_radius(&c->s, (rb - 160) / 16.0 * scale) != CLASH_OK)
+	if (rb >= 160 && clash_shape_set_radius(s, (rb - 160) / 16.0 * scale) != CLASH_OK)
 		oops("clash_shape_set_radius refused a good radius", rb, scale);
 	double t[CLASH_MAX_DIM];
 	for (int k = 0; k < dim; k++)
 		t[k] = offset[k];
+	*rigid = 1;
 	switch (u8(in) % 4) {
 	case 0:
 		break;
@@ -129,10 +116,10 @@ static int make_convex(input *in, int dim, double scale, const double *offset, c
 				q[3] = len = 1;
 			for (int k = 0; k < 4; k++)
 				q[k] /= sqrt(len);
-			if (clash_shape_set_quaternion(&c->s, q) != CLASH_OK)
+			if (clash_shape_set_quaternion(s, q) != CLASH_OK)
 				oops("clash_shape_set_quaternion refused a unit quaternion", len, 0);
 		} else if (dim == 2) {
-			if (clash_shape_set_angle(&c->s, i16(in) / 1024.0) != CLASH_OK)
+			if (clash_shape_set_angle(s, i16(in) / 1024.0) != CLASH_OK)
 				oops("clash_shape_set_angle refused an angle", 0, 0);
 		}
 		break;
@@ -146,7 +133,8 @@ static int make_convex(input *in, int dim, double scale, const double *offset, c
 		for (int row = 0; row < dim; row++)
 			m[dim * d1 + row] = i16(in) / 64.0 * scale;
 		m[dim * d1 + dim] = 1;
-		if (clash_shape_set_matrix(&c->s, m) != CLASH_OK)
+		*rigid = 0;
+		if (clash_shape_set_matrix(s, m) != CLASH_OK)
 			return -1;
 		break;
 	}
@@ -155,16 +143,29 @@ static int make_convex(input *in, int dim, double scale, const double *offset, c
 	double tt[CLASH_MAX_DIM];
 	int any = 0;
 	for (int k = 0; k < dim; k++) {
-		tt[k] = c->s.translation[k] + t[k];
+		tt[k] = s->translation[k] + t[k];
 		any |= t[k] != 0;
 	}
-	if (any && clash_shape_set_translation(&c->s, tt) != CLASH_OK)
+	if (any && clash_shape_set_translation(s, tt) != CLASH_OK)
 		oops("clash_shape_set_translation refused a finite translation", tt[0], 0);
 	return 0;
 }
 
+/* Build one convex shape from the input (vertices, then radius and pose). */
+static int make_convex(input *in, int dim, double scale, const double *offset, convex *c,
+                       size_t maxv)
+{
+	size_t count = 1 + u8(in) % maxv;
+	for (size_t i = 0; i < count * (size_t)dim; i++)
+		c->v[i] = i16(in) / 64.0 * scale;
+	if (clash_shape_init(&c->s, dim, c->v, count) != CLASH_OK)
+		oops("clash_shape_init refused a good shape", dim, (double)count);
+	int rigid;
+	return pose_shape(in, dim, scale, offset, &c->s, &rigid);
+}
+
 /* x_world = linear x + translation, as clash.h defines the pose. */
-static void world(const clash_shape *s, const double *x, double *out)
+void world(const clash_shape *s, const double *x, double *out)
 {
 	int n = s->dim;
 	for (int r = 0; r < n; r++) {
@@ -219,7 +220,7 @@ static int finite_vec(const double *v, int n)
 	return 1;
 }
 
-static int known_error(int rc)
+int known_error(int rc)
 {
 	return rc == CLASH_ERANGE || rc == CLASH_ENOTSUP || rc == CLASH_ELIMIT;
 }
@@ -251,7 +252,7 @@ static double gap_along(const side *a, const side *b, const double *nrm, int n)
 }
 
 /* Check the members `has` names and that they go with the verdict. */
-static void check_members(const clash_result *r, int n, const char *method)
+void check_members(const clash_result *r, int n, const char *method)
 {
 	(void)method;
 	REQUIRE(r->dim == n, "result of another dimension", r->dim, n);
@@ -306,6 +307,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	input in = {data, size};
 	unsigned head = u8(&in), flags = u8(&in);
+	if (head >= 0xc0) {
+		/* Meshes and primitives (fuzz_solids.c). */
+		fuzz_solids(&in, flags, getenv("FUZZ_CORE_PRINT") != NULL);
+		return 0;
+	}
 	int n = 1 + (int)(head & 7);
 	double scale = ldexp(1.0, (int)(u8(&in) % 41) - 20);
 	double offset[CLASH_MAX_DIM] = {0};
