@@ -31,9 +31,9 @@
 #include <netinet/in.h>
 
 #include <jansson.h>
-#include <yaml.h>
 
 #include "check.h"
+#include "contract_doc.h"
 #include "clash.h"
 #include "prng.h"
 #include "proto.h"
@@ -1465,34 +1465,6 @@ END_TEST
 
 /* ---- the contract document ----------------------------------------------- */
 
-/* A YAML node as JSON (as check_proto.c reads the document): plain scalars
- * that parse as JSON become that value, other scalars strings. */
-static json_t *yaml_json(yaml_document_t *d, yaml_node_t *node)
-{
-	if (node->type == YAML_SCALAR_NODE) {
-		const char *v = (const char *)node->data.scalar.value;
-		size_t n = node->data.scalar.length;
-		json_t *j = node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
-		                    ? json_loadb(v, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL)
-		                    : NULL;
-		return j ? j : json_stringn(v, n);
-	}
-	if (node->type == YAML_SEQUENCE_NODE) {
-		json_t *a = json_array();
-		for (yaml_node_item_t *i = node->data.sequence.items.start;
-		     i < node->data.sequence.items.top; i++)
-			json_array_append_new(a, yaml_json(d, yaml_document_get_node(d, *i)));
-		return a;
-	}
-	json_t *o = json_object();
-	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(d, p->key);
-		json_object_set_new(o, (const char *)k->data.scalar.value,
-		                    yaml_json(d, yaml_document_get_node(d, p->value)));
-	}
-	return o;
-}
 
 static json_t *at(json_t *j, const char *const *path)
 {
@@ -1562,17 +1534,7 @@ static int same(json_t *x, json_t *y)
 START_TEST(contract)
 {
 	proto_init();
-	FILE *f = fopen("proto/openapi.yaml", "rb");
-	ck_assert_msg(f != NULL, "cannot open proto/openapi.yaml (run from the repository)");
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	ck_assert(yaml_parser_initialize(&parser));
-	yaml_parser_set_input_file(&parser, f);
-	ck_assert(yaml_parser_load(&parser, &doc));
-	json_t *api = yaml_json(&doc, yaml_document_get_root_node(&doc));
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	fclose(f);
+	json_t *api = contract_doc_load();
 
 	json_t *schemas = AT(api, "components", "schemas");
 	const char *names[] = {"Scene", "SceneObject", "SceneResult", "Clash", "Contact"};

@@ -1,0 +1,15 @@
+/*
+ * contract_doc.h — proto/openapi.yaml as a JSON document, for tests.
+ */
+#ifndef TESTS_CONTRACT_DOC_H
+#define TESTS_CONTRACT_DOC_H
+
+#include <jansson.h>
+
+/* proto/openapi.yaml (read from the repository's root) as JSON: mappings
+ * become objects (a duplicate key fails the test), sequences arrays, a
+ * plain scalar that reads as JSON (a number, true, false, null) that
+ * value, any other scalar a string.  A new reference. */
+json_t *contract_doc_load(void);
+
+#endif
