@@ -1070,13 +1070,31 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 			err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
 			if (err)
 				return err;
-			double d = q.best, dir[3];
-			for (int k = 0; k < 3; k++)
-				dir[k] = d > 0.0 ? (q.pb[k] - q.pa[k]) / d : 0.0;
-			r->distance = d - q.rsum;
-			for (int k = 0; k < 3; k++) {
-				r->near_a[k] = q.pa[k] + a->radius * dir[k];
-				r->near_b[k] = q.pb[k] - b->radius * dir[k];
+			if (q.found && q.best <= q.thr) {
+				/* The first pass found the surfaces apart, this one
+				 * (other pruning; for a convex side clash_gjk asked
+				 * for the distance, not the verdict: another start
+				 * and stopping rule) within the threshold: rounding
+				 * at touching.  They touch (was: a negative distance,
+				 * -1 for clash_gjk's common point). */
+				double x[3];
+				if (q.best < 0.0)
+					memcpy(x, q.pa, sizeof x);
+				else
+					common_point(&q, x);
+				r->intersecting = 1;
+				r->contact = CLASH_CONTACT_SURFACES;
+				memcpy(r->near_a, x, sizeof x);
+				memcpy(r->near_b, x, sizeof x);
+			} else {
+				double d = q.best, dir[3];
+				for (int k = 0; k < 3; k++)
+					dir[k] = d > 0.0 ? (q.pb[k] - q.pa[k]) / d : 0.0;
+				r->distance = d - q.rsum;
+				for (int k = 0; k < 3; k++) {
+					r->near_a[k] = q.pa[k] + a->radius * dir[k];
+					r->near_b[k] = q.pb[k] - b->radius * dir[k];
+				}
 			}
 		}
 	}

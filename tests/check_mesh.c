@@ -1578,6 +1578,54 @@ START_TEST(degenerate_triangle_pierces)
 }
 END_TEST
 
+/* Fuzz finding (tests/fuzz/findings/core/mesh-capsule-touching-far.bin):
+ * a capsule 1e-5 long under a shearing matrix against two triangles 5e-7
+ * across, both 3e7 from the origin: the first pass's clash_gjk verdicts
+ * said every triangle apart, the distance pass's clash_gjk found one
+ * intersecting, and the answer was "separated" at distance -1 (the mark
+ * of clash_gjk's common point).  Now a distance pass that comes within
+ * the threshold answers touching. */
+START_TEST(distance_pass_touching)
+{
+	static const double t[3] = {-28157952, 2671, 9325568};
+	static const double w[18] = {
+	    -28157951.999999762, 2671.0000001988374, 9325568.0000002906,
+	    -28157952.000000238, 2671.0000002379529, 9325567.9999997616,
+	    -28157951.999999717, 2670.9999998058192, 9325567.9999997616,
+	    -28157951.999999717, 2670.9999998058192, 9325567.9999997616,
+	    -28157952.000000238, 2671.0000002379529, 9325567.9999997616,
+	    -28157952.000000238, 2670.9999997611158, 9325568.0000001788};
+	static const double p[3] = {1.9073486328125e-06, 2.5033950805664062e-06, 0};
+	static const double m[16] = {2.96875, -3.15625, -1, 0, -1.65625, -0.28125, 1.84375, 0,
+	                             0, -0.03125, 0.96875, 0, -28157952.000000015,
+	                             2670.9999961853027, 9325567.9999999702, 1};
+	double loc[18];
+	for (int i = 0; i < 18; i++)
+		loc[i] = w[i] - t[i % 3];
+	clash_shape a;
+	ck_assert_int_eq(clash_shape_init_primitive(&a, CLASH_KIND_CAPSULE, p), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_matrix(&a, m), CLASH_OK);
+	static uint64_t sb[8192];
+	for (int posed = 0; posed < 2; posed++) {
+		clash_mesh *mb;
+		ck_assert_int_eq(clash_mesh_build(sb, sizeof sb, posed ? loc : w, 6, NULL, 2, &mb),
+		                 CLASH_OK);
+		clash_shape b;
+		clash_shape_init_mesh(&b, mb);
+		if (posed)
+			clash_shape_set_translation(&b, t);
+		for (int swap = 0; swap < 2; swap++) {
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, NULL, &r), CLASH_OK);
+			ck_assert(r.distance >= 0);
+			ck_assert_int_eq(r.intersecting, 1);
+			ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
+			ck_assert(!memcmp(r.near_a, r.near_b, sizeof r.near_a));
+		}
+	}
+}
+END_TEST
+
 static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
@@ -1598,6 +1646,7 @@ static Suite *mesh_suite(void)
 	tcase_add_test(tc, hull_mesh_as_its_vertex_list);
 	tcase_add_test(tc, exact_touching_at_large_offsets);
 	tcase_add_test(tc, degenerate_triangle_pierces);
+	tcase_add_test(tc, distance_pass_touching);
 	tcase_add_test(tc, torus_knot_timings);
 	suite_add_tcase(s, tc);
 	return s;

@@ -609,6 +609,12 @@ void fuzz_solids(input *in, unsigned flags, int show)
 		fprintf(stderr, "%c: type %d kind %d params %.17g %.17g %.17g radius %.17g rigid %d\n",
 		        "ab"[k], m->type, m->kind, m->params[0], m->params[1], m->params[2],
 		        m->s.radius, m->rigid);
+		if (m->s.posed)
+			fprintf(stderr, "  linear %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+			        "(column-major), translation %.17g %.17g %.17g\n", m->s.linear[0],
+			        m->s.linear[1], m->s.linear[2], m->s.linear[3], m->s.linear[4],
+			        m->s.linear[5], m->s.linear[6], m->s.linear[7], m->s.linear[8],
+			        m->s.translation[0], m->s.translation[1], m->s.translation[2]);
 		for (size_t t = 0; m->type == SIDE_MESH && t < m->nt; t++)
 			for (int c = 0; c < 3; c++)
 				fprintf(stderr, "  t%zu: %.17g %.17g %.17g\n", t, m->tri[t][c][0],
