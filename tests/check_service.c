@@ -45,9 +45,9 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <yaml.h>
 
 #include "check.h"
+#include "contract_doc.h"
 #include "clash.h"
 #include "http_harness.h"
 #include "proto.h"
@@ -1397,58 +1397,6 @@ START_TEST(test_request_id)
 }
 END_TEST
 
-/* proto/openapi.yaml read independently of the build's converter: libyaml
- * events into jansson, plain scalars that are JSON becoming values. */
-static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *node)
-{
-	switch (node->type) {
-	case YAML_SCALAR_NODE: {
-		const char *v = (const char *)node->data.scalar.value;
-		size_t n = node->data.scalar.length;
-		if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-			json_t *j = json_loadb(v, n, JSON_DECODE_ANY, NULL);
-			if (j)
-				return j;
-		}
-		return json_stringn(v, n);
-	}
-	case YAML_SEQUENCE_NODE: {
-		json_t *a = json_array();
-		for (yaml_node_item_t *i = node->data.sequence.items.start;
-		     i < node->data.sequence.items.top; i++)
-			json_array_append_new(a, yaml_node_json(doc, yaml_document_get_node(doc, *i)));
-		return a;
-	}
-	case YAML_MAPPING_NODE: {
-		json_t *o = json_object();
-		for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-		     p < node->data.mapping.pairs.top; p++)
-			json_object_set_new(
-				o, (const char *)yaml_document_get_node(doc, p->key)->data.scalar.value,
-				yaml_node_json(doc, yaml_document_get_node(doc, p->value)));
-		return o;
-	}
-	default:
-		return json_null();
-	}
-}
-
-static json_t *load_yaml(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s (run from the repository)", path);
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	ck_assert(yaml_parser_initialize(&parser));
-	yaml_parser_set_input_file(&parser, f);
-	ck_assert(yaml_parser_load(&parser, &doc));
-	json_t *j = yaml_node_json(&doc, yaml_document_get_root_node(&doc));
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	fclose(f);
-	return j;
-}
-
 /* The validator of make test; fails the test with how to get it. */
 static void validator_path(char *out, size_t len)
 {
@@ -1471,7 +1419,7 @@ START_TEST(test_openapi)
 	json_t *served = json_loads(r.body, JSON_REJECT_DUPLICATES, &err);
 	ck_assert_msg(served != NULL, "not JSON: %s", err.text);
 	/* The same document as proto/openapi.yaml. */
-	json_t *yaml = load_yaml("proto/openapi.yaml");
+	json_t *yaml = contract_doc_read("proto/openapi.yaml", 0);
 	ck_assert_msg(json_equal(served, yaml), "the served contract differs from openapi.yaml");
 	ck_assert_str_eq(json_string_value(json_object_get(served, "openapi")), "3.1.0");
 	/* Every route of the server is in it. */

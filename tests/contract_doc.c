@@ -1,8 +1,8 @@
 /*
  * contract_doc.c — proto/openapi.yaml read as JSON with libyaml, for the
- * suites that check the contract (proto, contains, scene, pairdepth).
- * check_service reads the document its own way, keeping integers as
- * integers to compare it with the JSON clashd serves.
+ * suites that check the contract (proto, contains, scene, pairdepth,
+ * service: the last keeps integers as integers, to compare the document
+ * with the JSON clashd serves).
  */
 #include "contract_doc.h"
 
@@ -16,15 +16,15 @@
 
 /* A YAML node as JSON: mappings become objects, sequences arrays; a plain
  * scalar that reads as JSON (a number, true, false, null) becomes that
- * value, any other scalar a string. */
-static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node)
+ * value (`flags`: jansson's decoding flags), any other scalar a string. */
+static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node, size_t flags)
 {
 	switch (node->type) {
 	case YAML_SCALAR_NODE: {
 		const char *v = (const char *)node->data.scalar.value;
 		size_t n = node->data.scalar.length;
 		if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-			json_t *j = json_loadb(v, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL);
+			json_t *j = json_loadb(v, n, JSON_DECODE_ANY | flags, NULL);
 			if (j)
 				return j;
 		}
@@ -34,7 +34,7 @@ static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node)
 		json_t *a = json_array();
 		for (yaml_node_item_t *i = node->data.sequence.items.start;
 		     i < node->data.sequence.items.top; i++)
-			json_array_append_new(a, yaml_to_json(ydoc, yaml_document_get_node(ydoc, *i)));
+			json_array_append_new(a, yaml_to_json(ydoc, yaml_document_get_node(ydoc, *i), flags));
 		return a;
 	}
 	case YAML_MAPPING_NODE: {
@@ -46,7 +46,7 @@ static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node)
 			ck_assert_msg(json_object_get(o, (const char *)k->data.scalar.value) == NULL,
 			              "duplicate key %s", k->data.scalar.value);
 			json_object_set_new(o, (const char *)k->data.scalar.value,
-			                    yaml_to_json(ydoc, yaml_document_get_node(ydoc, p->value)));
+			                    yaml_to_json(ydoc, yaml_document_get_node(ydoc, p->value), flags));
 		}
 		return o;
 	}
@@ -56,22 +56,26 @@ static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node)
 	return NULL;
 }
 
-json_t *contract_doc_load(void)
+json_t *contract_doc_read(const char *path, int ints_as_reals)
 {
-	FILE *f = fopen(OPENAPI_PATH, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s (run from the repository)", OPENAPI_PATH);
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s (run from the repository)", path);
 	yaml_parser_t parser;
 	yaml_document_t ydoc;
 	ck_assert(yaml_parser_initialize(&parser));
 	yaml_parser_set_input_file(&parser, f);
 	ck_assert_msg(yaml_parser_load(&parser, &ydoc), "%s: YAML error at line %zu: %s",
-	              OPENAPI_PATH, parser.problem_mark.line + 1, parser.problem);
+	              path, parser.problem_mark.line + 1, parser.problem);
 	yaml_node_t *root = yaml_document_get_root_node(&ydoc);
 	ck_assert_ptr_nonnull(root);
-	json_t *j = yaml_to_json(&ydoc, root);
+	json_t *j = yaml_to_json(&ydoc, root, ints_as_reals ? JSON_DECODE_INT_AS_REAL : 0);
 	yaml_document_delete(&ydoc);
 	yaml_parser_delete(&parser);
 	fclose(f);
 	return j;
 }
 
+json_t *contract_doc_load(void)
+{
+	return contract_doc_read(OPENAPI_PATH, 1);
+}

@@ -12,4 +12,7 @@
  * value, any other scalar a string.  A new reference. */
 json_t *contract_doc_load(void);
 
+/* The YAML file at path the same way, integers read as reals or not. */
+json_t *contract_doc_read(const char *path, int ints_as_reals);
+
 #endif
