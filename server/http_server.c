@@ -202,6 +202,7 @@ typedef struct http_request {
 } http_request;
 
 static void pump(http_server *s);
+static void sweep_by(http_server *s, uint64_t due);
 
 static void reject(http_request *r, enum http_reject why)
 {
@@ -1198,6 +1199,7 @@ static enum MHD_Result request_submit(http_request *r)
 
 	r->work.data = r;
 	r->deadline = uv_now(s->loop) + s->cfg->request_timeout_ms;
+	sweep_by(s, r->deadline);
 	MHD_suspend_connection(r->conn);
 	r->state = REQ_WORKING;
 	s->working++;
@@ -1659,6 +1661,18 @@ static int cut_slow_client(http_server *s, http_conn *hc, uint64_t now)
 	return 0;
 }
 
+static void on_sweep(uv_timer_t *t);
+
+/* Have the sweep run by `due` (a uv_now() time) at the latest: a deadline
+ * falls before its next tick, so it fires when due, not up to a period
+ * late. */
+static void sweep_by(http_server *s, uint64_t due)
+{
+	uint64_t now = uv_now(s->loop), in = due > now ? due - now : 0;
+	if (in < uv_timer_get_due_in(&s->sweep))
+		uv_timer_start(&s->sweep, on_sweep, in, uv_timer_get_repeat(&s->sweep));
+}
+
 /* The deadlines (see the design note at the top). */
 static void on_sweep(uv_timer_t *t)
 {
@@ -1670,6 +1684,8 @@ static void on_sweep(uv_timer_t *t)
 		if (r && r->state == REQ_WORKING) {
 			if (now >= r->deadline)
 				stop_work(r, STOP_DEADLINE);
+			else
+				sweep_by(s, r->deadline);
 			continue;
 		}
 		if (hc->shut || cut_slow_client(s, hc, now))

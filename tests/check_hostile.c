@@ -307,9 +307,10 @@ START_TEST(fair_workers)
 	                "p99 %.1f ms, max %.1f ms\n",
 	        NHEAVY, answered, 1e3 * lat[NSMALL / 2], 1e3 * p99, 1e3 * lat[NSMALL - 1]);
 	ck_assert_int_eq(answered, NSMALL);
-	/* The target is 50 ms; the bound is wide for a loaded machine, and far
-	 * below the seconds a small query waited behind heavy ones. */
-	ck_assert_msg(p99 < 1.0, "p99 %.3f s beside heavy requests", p99);
+	/* The target is 50 ms (held under make attack); make test's bound is
+	 * wide for a loaded machine, and far below the seconds a small query
+	 * waited behind heavy ones. */
+	ck_assert_msg(p99 < attack_bound(1.0, 0.050), "p99 %.3f s beside heavy requests", p99);
 	assert_clean_exit(server_stop_within(30));
 }
 END_TEST
@@ -367,14 +368,16 @@ START_TEST(streaming)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, stream_run, &st[i]), 0);
 	}
 	usleep(200000);
-	/* Deadlines while the streams go on: one containment running into
+	/* Deadlines while the streams go on: one heavy query running into
 	 * its deadline, one waiting behind it in the heavy lane; each 504
-	 * must come when due, not when the streams stop. */
+	 * must come when due, not when the streams stop.  Compounds, whose
+	 * bodies (370 KB) the server has whole soon after the client sent
+	 * them: a 7 MB body still in the socket buffers while the streams
+	 * compete would start its deadline later than `sent` says. */
 	attack late[2];
 	pthread_t lt[2];
 	for (int i = 0; i < 2; i++) {
-		late[i] = (attack){"60 000-vertex containment", "/v1/contains", big_contains(60000), 0,
-		                   NULL, 0, 0, 0};
+		late[i] = (attack){"511 x 511 parts", "/v1/query", big_compound(511), 0, NULL, 0, 0, 0};
 		ck_assert_int_eq(pthread_create(&lt[i], NULL, attack_run, &late[i]), 0);
 	}
 	double lat[NPROBES];
@@ -411,14 +414,16 @@ START_TEST(streaming)
 	        NSTREAMS, (double)sent / 1e6, answered, 1e3 * p50, 1e3 * p99,
 	        1e3 * lat[NPROBES - 1], 1e3 * sigterm);
 	ck_assert_int_eq(answered, NPROBES);
-	/* The target is 50 ms (make attack prints it); the test's bound is
-	 * wide, for a loaded machine, and far below the seconds of the spin. */
-	ck_assert_msg(p99 < 1.0, "p99 %.3f s while bodies stream in", p99);
-	ck_assert_msg(sigterm < 1.0, "SIGTERM acted on after %.3f s", sigterm);
+	/* The targets are 50 ms and 100 ms (held under make attack); make
+	 * test's bounds are wide, for a loaded machine, and far below the
+	 * seconds of the spin. */
+	ck_assert_msg(p99 < attack_bound(1.0, 0.050), "p99 %.3f s while bodies stream in", p99);
+	ck_assert_msg(sigterm < attack_bound(1.0, 0.100), "SIGTERM acted on after %.3f s", sigterm);
 	/* The sweep runs every 100 ms at most; the running one stops at the
-	 * core's next look at its cancel flag.  The bound is wide, the figure
-	 * printed. */
-	ck_assert_msg(worst_late < 1.0, "a deadline fired %.3f s late", worst_late);
+	 * core's next look at its cancel flag.  The target is 100 ms (held
+	 * under make attack), make test's bound wide. */
+	ck_assert_msg(worst_late < attack_bound(1.0, 0.100), "a deadline fired %.3f s late",
+	              worst_late);
 	assert_clean_exit(server_wait_exit(30));
 }
 END_TEST

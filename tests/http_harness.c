@@ -74,6 +74,17 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int attack_full(void)
+{
+	const char *v = getenv("CLASH_ATTACK");
+	return v && strcmp(v, "full") == 0;
+}
+
+double attack_bound(double wide, double target)
+{
+	return attack_full() ? target : wide;
+}
+
 static void *log_reader(void *arg)
 {
 	server *s = arg;

@@ -49,6 +49,15 @@ extern size_t server_as_limit;
 
 double now_s(void);
 
+/* Whether this run is `make attack` (CLASH_ATTACK=full): the hostile and
+ * slow suites then run issue #15's full-size attacks and hold each figure
+ * to the issue's target instead of make test's wide bound. */
+int attack_full(void);
+
+/* The bound a timing figure is held to: `target` under make attack, else
+ * `wide` (make test shares a loaded machine). */
+double attack_bound(double wide, double target);
+
 /* The first complete log line containing `needle`, parsed; waits up to
  * `timeout` seconds.  NULL if none came. */
 json_t *log_wait(server *s, const char *needle, double timeout);
