@@ -12,13 +12,15 @@
  * support scan); only then each list sorted along the axis where its
  * points spread most and every point of the other looked up in the
  * window of width 2 tol around its coordinate: O(n log n), stopping at the
- * first match.  The caller first compares the world boxes.
+ * first match.  Compounds: their parts one to one, in order or else
+ * matched by their boxes.  The caller first compares the world boxes.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "duplicate.h"
+#include "motion.h"
 #include "primitive.h"
 #include "vec.h"
 
@@ -175,6 +177,71 @@ static int same_mesh(const clash_shape *a, const clash_shape *b, double tol)
 	return same_order(a, b, tol);
 }
 
+static int same_shape(const clash_shape *a, const clash_shape *b, double tol, int depth);
+
+/* The world boxes of s's parts (each lo then hi, 2 dim values) into box. */
+static int part_boxes(const clash_shape *s, double *box)
+{
+	const size_t step = 2 * (size_t)s->dim;
+	for (size_t i = 0; i < s->nparts; i++) {
+		int err = motion_box(&s->parts[i], NULL, box + i * step, box + i * step + s->dim, NULL);
+		if (err)
+			return err;
+	}
+	return CLASH_OK;
+}
+
+/* Whether boxes x and y (lo then hi) agree within d on every side. */
+static int near_boxes(const double *x, const double *y, int n, double d)
+{
+	for (int k = 0; k < 2 * n; k++)
+		if (!(fabs(x[k] - y[k]) <= d))
+			return 0;
+	return 1;
+}
+
+/* Compounds whose parts are listed in another order: each part of a
+ * matched to a part of b not matched yet that coincides with it, looked
+ * up by box (points within tol and radii within tol move no side of a box
+ * by more than 2 tol) in b's parts sorted by their boxes' lowest x.  The
+ * first match is taken: a compound holding two parts that coincide within
+ * tol but not with each other's matches may be missed (then no duplicate,
+ * the ordinary clash), never the other way. */
+static int matched_parts(const clash_shape *a, const clash_shape *b, double tol, int depth)
+{
+	const size_t m = a->nparts, step = 2 * (size_t)a->dim;
+	double *box = malloc(2 * m * step * sizeof *box);
+	keyed *order = malloc(m * sizeof *order);
+	unsigned char *used = calloc(m, 1);
+	int same = box && order && used ? CLASH_OK : CLASH_ENOMEM;
+	const double *ba = box, *bb = box + m * step;
+	if (same == CLASH_OK && !(same = part_boxes(a, box)))
+		same = part_boxes(b, box + m * step);
+	if (same != CLASH_OK)
+		goto out;
+	for (size_t j = 0; j < m; j++)
+		order[j] = (keyed){bb[j * step], j};
+	qsort(order, m, sizeof *order, keyed_cmp);
+	same = 1;
+	for (size_t i = 0; i < m && same == 1; i++) {
+		const double x = ba[i * step];
+		same = 0;
+		for (size_t k = lower_bound(order, m, x - 2 * tol);
+		     !same && k < m && order[k].x <= x + 2 * tol; k++) {
+			size_t j = order[k].i;
+			if (used[j] || !near_boxes(ba + i * step, bb + j * step, a->dim, 2 * tol))
+				continue;
+			same = same_shape(&a->parts[i], &b->parts[j], tol, depth + 1);
+			used[j] = same == 1;
+		}
+	}
+out:
+	free(box);
+	free(order);
+	free(used);
+	return same;
+}
+
 static int same_shape(const clash_shape *a, const clash_shape *b, double tol, int depth)
 {
 	if (b->dim != a->dim || a->nparts != b->nparts || !(fabs(a->radius - b->radius) <= tol))
@@ -187,12 +254,10 @@ static int same_shape(const clash_shape *a, const clash_shape *b, double tol, in
 		if (a->posed && (memcmp(a->linear, b->linear, sizeof a->linear) != 0 ||
 		                 memcmp(a->translation, b->translation, sizeof a->translation) != 0))
 			return 0;
-		for (size_t i = 0; i < a->nparts; i++) {
-			int same = same_shape(&a->parts[i], &b->parts[i], tol, depth + 1);
-			if (same != 1)
-				return same;
-		}
-		return 1;
+		int same = 1;
+		for (size_t i = 0; i < a->nparts && same == 1; i++)
+			same = same_shape(&a->parts[i], &b->parts[i], tol, depth + 1);
+		return same == 0 ? matched_parts(a, b, tol, depth) : same;
 	}
 	if (a->kind || b->kind) /* exact primitives: kind, sizes and pose */
 		return primitive_same(a, b, tol);

@@ -13,9 +13,9 @@
  * had.  Convex shapes: radii within tol, and the same world point set
  * within tol in any order (every vertex of each within tol of a vertex of
  * the other); meshes: their positions in order and the same triangles;
- * primitives: primitive_same; compounds: the same poses, and part i of
- * each coinciding, for every i.  Allocates for a point set that is not
- * listed in the same order (freed before it returns). */
+ * primitives: primitive_same; compounds: the same poses, and their parts
+ * coinciding one to one, in order or not.  Allocates for point sets and
+ * part lists not in the same order (freed before it returns). */
 int duplicate_same(const clash_shape *a, const clash_shape *b, double tol);
 
 #endif /* CLASH_DUPLICATE_H */

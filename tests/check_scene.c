@@ -619,6 +619,113 @@ START_TEST(duplicates_in_any_order)
 }
 END_TEST
 
+/* Brute force for compounds in any order: every part of a coincides with
+ * a part of b not taken yet (the parts here are far apart, so a first
+ * match is the only one), convex parts by brute_duplicate, compound parts
+ * the same way one level down. */
+static int brute_matched(const clash_shape *a, const clash_shape *b, double tol)
+{
+	if (!a->nparts || !b->nparts)
+		return !a->nparts && !b->nparts && !a->kind && !b->kind && brute_duplicate(a, b, tol);
+	if (a->nparts != b->nparts)
+		return 0;
+	int taken[64] = {0};
+	ck_assert_uint_le(b->nparts, 64);
+	for (size_t i = 0; i < a->nparts; i++) {
+		size_t j = 0;
+		while (j < b->nparts && (taken[j] || !brute_matched(&a->parts[i], &b->parts[j], tol)))
+			j++;
+		if (j == b->nparts)
+			return 0;
+		taken[j] = 1;
+	}
+	return 1;
+}
+
+/* Duplicates of compounds whose parts are listed in another order
+ * (issue #16): 40 convex parts and a compound part of two, against the
+ * same parts shuffled (the vertices of each shuffled too), with one part
+ * moved by tol / 2 or 3 tol, or one part replaced by a copy of another;
+ * each against brute force and the class the scene gives. */
+START_TEST(compound_duplicates_in_any_order)
+{
+	enum { P = 41 };
+	prng g = {0xc0b1e};
+	world w = {.dim = 3};
+	w.verts = calloc(4 * P + 8, sizeof *w.verts);
+	const double tol = 1e-9;
+	clash_shape parts[P], inner[2], inner2[2], shuffled[P], moved[P], far[P], copied[P];
+	for (int i = 0; i < P + 1; i++) {
+		/* A hull of 8 to 20 points of radius 0.4 at a point of a
+		 * 6 x 6 x 6 grid of pitch 1 (no two parts meet). */
+		int m = prng_int(&g, 8, 20);
+		double *v = take(&w, 3 * (size_t)m);
+		double c[3] = {(double)(i % 6), (double)(i / 6 % 6), (double)(i / 36)};
+		for (int k = 0; k < m; k++) {
+			prng_direction(&g, 3, v + 3 * k);
+			for (int d = 0; d < 3; d++)
+				v[3 * k + d] = c[d] + 0.4 * v[3 * k + d];
+		}
+		clash_shape *s = i < P - 1 ? &parts[i] : &inner[i - (P - 1)];
+		ck_assert_int_eq(clash_shape_init(s, 3, v, (size_t)m), CLASH_OK);
+	}
+	ck_assert_int_eq(clash_shape_init_compound(&parts[P - 1], 3, inner, 2), CLASH_OK);
+	/* A shuffle of the parts, each convex one's vertices shuffled too, the
+	 * inner compound's two parts swapped. */
+	int perm[P];
+	for (int i = 0; i < P; i++)
+		perm[i] = i;
+	for (int i = P - 1; i > 0; i--) {
+		int j = prng_int(&g, 0, i), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	inner2[0] = shuffled_copy(&w, &g, &inner[1], 0, 0);
+	inner2[1] = shuffled_copy(&w, &g, &inner[0], 0, 0);
+	for (int i = 0; i < P; i++) {
+		const clash_shape *src = &parts[perm[i]];
+		if (src->nparts)
+			ck_assert_int_eq(clash_shape_init_compound(&shuffled[i], 3, inner2, 2), CLASH_OK);
+		else
+			shuffled[i] = shuffled_copy(&w, &g, src, 0, 0);
+	}
+	/* The shuffled parts with one convex part's first vertex moved by
+	 * tol / 2 (still a duplicate) or 3 tol (not), or replaced by a copy of
+	 * another part (not). */
+	int one = perm[0] == P - 1 ? 1 : 0;
+	memcpy(moved, shuffled, sizeof moved);
+	memcpy(far, shuffled, sizeof far);
+	memcpy(copied, shuffled, sizeof copied);
+	moved[one] = shuffled_copy(&w, &g, &shuffled[one], 0, 0.5 * tol);
+	far[one] = shuffled_copy(&w, &g, &shuffled[one], 0, 3 * tol);
+	copied[one] = shuffled[one + 1].nparts ? shuffled[one + 2] : shuffled[one + 1];
+	clash_shape a, b[5];
+	ck_assert_int_eq(clash_shape_init_compound(&a, 3, parts, P), CLASH_OK);
+	const clash_shape *lists[5] = {parts, shuffled, moved, far, copied};
+	for (int k = 0; k < 5; k++)
+		ck_assert_int_eq(clash_shape_init_compound(&b[k], 3, lists[k], P), CLASH_OK);
+	const struct {
+		const char *what;
+		int dup;
+	} cases[5] = {{"listed alike", 1},
+	              {"parts shuffled", 1},
+	              {"a part moved by tol / 2", 1},
+	              {"a part moved by 3 tol", 0},
+	              {"a part replaced by another", 0}};
+	for (int k = 0; k < 5; k++) {
+		double ms;
+		enum clash_class c = pair_class(&a, &b[k], tol, &ms);
+		ck_assert_msg(brute_matched(&a, &b[k], tol) == cases[k].dup, "%s: brute force",
+		              cases[k].what);
+		ck_assert_msg((c == CLASH_CLASS_DUPLICATE) == cases[k].dup, "%s: class %d",
+		              cases[k].what, c);
+		if (!cases[k].dup)
+			ck_assert_int_eq(c, CLASH_CLASS_CLASH);
+	}
+	world_free(&w);
+}
+END_TEST
+
 /* The broad phase loses nothing: every pair through clash_scene_pair. */
 static void check_broad_phase(const world *w, const clash_motion *motions, double clearance,
                               const clash_pair *ignore, size_t nignore)
@@ -1888,6 +1995,7 @@ static Suite *scene_suite(void)
 	tc = tcase_create("brute_force");
 	tcase_add_test(tc, brute_force_at_rest);
 	tcase_add_test(tc, duplicates_in_any_order);
+	tcase_add_test(tc, compound_duplicates_in_any_order);
 	tcase_add_test(tc, brute_force_in_motion);
 	tcase_add_test(tc, brute_force_ignore);
 	tcase_add_test(tc, groups_brute_force);
