@@ -18,7 +18,7 @@
  *            (the clashd of 331619b made them wait 3.9 s);
  *            eight connections streaming chunked bodies as fast as the
  *            socket takes them: small queries answered and SIGTERM acted on
- *            promptly.
+ *            promptly; a batch past its deadline answered 504 when due.
  *
  * Under the sanitizer pass the address-space limit is left off (ASan
  * reserves terabytes of it); the requests still run there, so leaks and
@@ -100,6 +100,18 @@ static char *big_contains(size_t n)
 	sphere_points(&t, n, 2);
 	textbuf_str(&t, "}}");
 	return t.s;
+}
+
+/* A query of two identical hulls of n points on the unit sphere: the EPA
+ * of identical hulls is its slowest (3 s at n = 20 000), for a body of
+ * 1.2 MB. */
+static void identical_hulls(textbuf *t, size_t n)
+{
+	textbuf_str(t, "{\"a\":{\"vertices\":");
+	sphere_points(t, n, 1);
+	textbuf_str(t, "},\"b\":{\"vertices\":");
+	sphere_points(t, n, 1);
+	textbuf_str(t, "}}");
 }
 
 /* Two compounds of n unit cubes each, all overlapping. */
@@ -370,14 +382,16 @@ START_TEST(streaming)
 	usleep(200000);
 	/* Deadlines while the streams go on: one heavy query running into
 	 * its deadline, one waiting behind it in the heavy lane; each 504
-	 * must come when due, not when the streams stop.  Compounds, whose
-	 * bodies (370 KB) the server has whole soon after the client sent
-	 * them: a 7 MB body still in the socket buffers while the streams
-	 * compete would start its deadline later than `sent` says. */
+	 * must come when due, not when the streams stop.  Identical hulls,
+	 * whose bodies (1.2 MB) the server has whole soon after the
+	 * client sent them: a 7 MB body still in the socket buffers while the
+	 * streams compete would start its deadline later than `sent` says. */
 	attack late[2];
 	pthread_t lt[2];
 	for (int i = 0; i < 2; i++) {
-		late[i] = (attack){"511 x 511 parts", "/v1/query", big_compound(511), 0, NULL, 0, 0, 0};
+		textbuf q = {0};
+		identical_hulls(&q, 20000);
+		late[i] = (attack){"identical hulls", "/v1/query", q.s, 0, NULL, 0, 0, 0};
 		ck_assert_int_eq(pthread_create(&lt[i], NULL, attack_run, &late[i]), 0);
 	}
 	double lat[NPROBES];
@@ -428,6 +442,32 @@ START_TEST(streaming)
 }
 END_TEST
 
+/* A batch past its deadline is answered 504 when due as well: its chunks
+ * on the pool see the cancel flag at the core's next look. */
+START_TEST(batch_deadline)
+{
+	server_start_with((const char *const[]){"--request-timeout", "1s", NULL}, NULL);
+	textbuf t = {0};
+	textbuf_str(&t, "{\"queries\":[");
+	for (int i = 0; i < 3; i++) {
+		textbuf_str(&t, i ? "," : "");
+		identical_hulls(&t, 20000);
+	}
+	textbuf_str(&t, "]}");
+	attack a = {"batch of identical hulls", "/v1/batch", t.s, 0, NULL, 0, 0, 0};
+	attack_run(&a);
+	ck_assert_int_eq(a.status, 504);
+	double overdue = a.answered - a.sent - 1.0;
+	fprintf(stderr, "hostile: a batch's 504 due 1 s after its body came %.1f ms after that\n",
+	        1e3 * overdue);
+	ck_assert_msg(overdue < attack_bound(1.0, 0.100), "a batch's deadline fired %.3f s late",
+	              overdue);
+	free(a.body);
+	free(a.reply);
+	assert_still_serving();
+}
+END_TEST
+
 static Suite *hostile_suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -439,6 +479,7 @@ static Suite *hostile_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, fair_workers);
 	tcase_add_test(tc, streaming);
+	tcase_add_test(tc, batch_deadline);
 	suite_add_tcase(s, tc);
 	return s;
 }
