@@ -24,13 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#elif defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "epa.h"
+#include "lanes.h"
 #include "vec.h"
 
 /* The fixed block on the caller's stack: room for the vertices of
@@ -119,7 +114,7 @@ typedef struct epa_poly {
 	int *walk_face; /* walk's stack */
 	unsigned char *walk_edge;
 	unsigned *vmark;
-	/* v[i].y by coordinate, vc[k][i] = v[i].y[k]: face_planes_avx
+	/* v[i].y by coordinate, vc[k][i] = v[i].y[k]: face_planes
 	 * gathers its lanes by index. */
 	double *vc[3];
 
@@ -687,208 +682,18 @@ static void run_polygon(epa_poly *p, int max_iterations, epa_answer *out)
 
 /* ---- 3-D: a triangulated polyhedron ----------------------------------------------- */
 
-/* Outward unit normal and distance of the triangle v[0..2] of P, from the
- * cross product of its two shorter edges (the most accurate pair); 0 if the
- * triangle is too thin to have a normal. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int face_plane_edges(const double *x0, const double *x1, const double *x2,
-                                   const double *e0, const double *e1, const double *e2,
-                                   double l0, double l1, double l2, double *nrm, double *d)
-{
-	/* (x1 - x0) x (x2 - x0) = e0 x e1 = e1 x e2 = e2 x e0: the pair
-	 * without the longest edge (written out: no indexed scratch). */
-	double c[3], la, lb;
-	if (l0 >= l1 && l0 >= l2) {
-		vec3_cross(c, e1, e2);
-		la = l1;
-		lb = l2;
-	} else if (l1 >= l2) {
-		vec3_cross(c, e2, e0);
-		la = l2;
-		lb = l0;
-	} else {
-		vec3_cross(c, e0, e1);
-		la = l0;
-		lb = l1;
-	}
-	double c2 = vec_dot(c, c, 3);
-	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
-	if (!(c2 > flat * flat * la * lb) || !(c2 > 0.0))
-		return 0;
-	double inv = 1.0 / sqrt(c2);
-	for (int j = 0; j < 3; j++)
-		nrm[j] = c[j] * inv;
-	*d = (vec_dot(nrm, x0, 3) + vec_dot(nrm, x1, 3) + vec_dot(nrm, x2, 3)) / 3.0;
-	return 1;
-}
-
-/* face_plane of the triangle v[0..2] of P: its edges e_k = x_{k+1} - x_k
- * and their squared lengths. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int face_plane(const epa_poly *p, const int *v, double *nrm, double *d)
-{
-	const double *x0 = p->v[v[0]].y, *x1 = p->v[v[1]].y, *x2 = p->v[v[2]].y;
-	const double e0[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
-	const double e1[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
-	const double e2[3] = {x0[0] - x2[0], x0[1] - x2[1], x0[2] - x2[2]};
-	const double l0 = vec_dot(e0, e0, 3), l1 = vec_dot(e1, e1, 3), l2 = vec_dot(e2, e2, 3);
-	return face_plane_edges(x0, x1, x2, e0, e1, e2, l0, l1, l2, nrm, d);
-}
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#define EPA_AVX 1
-_Static_assert(offsetof(epa_face, d) == 3 * sizeof(double), "n and d are one row of four");
-
-/* One of a, b, c by the exclusive masks ma, mb, mc (and, or: GCC widens a
- * blendv's mask lane by lane through general registers). */
-__attribute__((target("avx"), always_inline)) static inline __m256d
-sel4(__m256d ma, __m256d a, __m256d mb, __m256d b, __m256d mc, __m256d c)
-{
-	return _mm256_or_pd(_mm256_or_pd(_mm256_and_pd(ma, a), _mm256_and_pd(mb, b)),
-	                    _mm256_and_pd(mc, c));
-}
-
-__attribute__((target("avx"), always_inline)) static inline __m256d
-dot4(__m256d a0, __m256d a1, __m256d a2, __m256d b0, __m256d b1, __m256d b2)
-{
-	return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a0, b0), _mm256_mul_pd(a1, b1)),
-	                     _mm256_mul_pd(a2, b2));
-}
-
-/* face_plane of the faces fi[0..m-1] (n, d and fd), four at a time, lane j
- * face fi[j] (fi padded to a multiple of 4 by repeating its last face).  The faces come
- * in groups of independent triangles: the first polytope's 4, and each
- * expansion's, one per horizon edge (3 to 5).  Each lane does
- * face_plane's arithmetic in its order: multiplies and adds apart (no FMA
- * in the target), the pair without the longest edge chosen by selects
- * instead of branches, so the same bits, for about a third of the
- * instructions.  Returns 1 when every face has a normal and none lies
- * beyond the origin by more than -low (d >= low), as face_plane's callers
- * check one face at a time. */
-__attribute__((target("avx"), always_inline)) static inline int
-face_planes_avx_any(epa_poly *p, const int *fi, int m, double low, const double *w)
-{
-	const double flat = EPA_FLAT_ULPS * DBL_EPSILON;
-	const __m256d w0 = w ? _mm256_set1_pd(w[0]) : _mm256_setzero_pd(),
-	              w1 = w ? _mm256_set1_pd(w[1]) : _mm256_setzero_pd(),
-	              w2 = w ? _mm256_set1_pd(w[2]) : _mm256_setzero_pd();
-	for (int g = 0; g < m; g += 4) {
-		epa_face *const f[4] = {&p->f[fi[g]], &p->f[fi[g + 1]], &p->f[fi[g + 2]],
-		                        &p->f[fi[g + 3]]};
-		const int a0 = f[0]->v[0], a1 = f[1]->v[0], a2 = f[2]->v[0], a3 = f[3]->v[0];
-		const int b0 = f[0]->v[1], b1 = f[1]->v[1], b2 = f[2]->v[1], b3 = f[3]->v[1];
-		const double *const cx = p->vc[0], *const cy = p->vc[1], *const cz = p->vc[2];
-#define EPA_LD4(c, i0, i1, i2, i3) _mm256_set_pd(c[i3], c[i2], c[i1], c[i0])
-		const __m256d p00 = EPA_LD4(cx, a0, a1, a2, a3), p01 = EPA_LD4(cy, a0, a1, a2, a3),
-		              p02 = EPA_LD4(cz, a0, a1, a2, a3);
-		const __m256d p10 = EPA_LD4(cx, b0, b1, b2, b3), p11 = EPA_LD4(cy, b0, b1, b2, b3),
-		              p12 = EPA_LD4(cz, b0, b1, b2, b3);
-		__m256d p20, p21, p22;
-		if (w) {
-			p20 = w0;
-			p21 = w1;
-			p22 = w2;
-		} else {
-			const int c0 = f[0]->v[2], c1 = f[1]->v[2], c2 = f[2]->v[2], c3 = f[3]->v[2];
-			p20 = EPA_LD4(cx, c0, c1, c2, c3);
-			p21 = EPA_LD4(cy, c0, c1, c2, c3);
-			p22 = EPA_LD4(cz, c0, c1, c2, c3);
-		}
-#undef EPA_LD4
-		const __m256d e00 = _mm256_sub_pd(p10, p00), e01 = _mm256_sub_pd(p11, p01),
-		              e02 = _mm256_sub_pd(p12, p02);
-		const __m256d e10 = _mm256_sub_pd(p20, p10), e11 = _mm256_sub_pd(p21, p11),
-		              e12 = _mm256_sub_pd(p22, p12);
-		const __m256d e20 = _mm256_sub_pd(p00, p20), e21 = _mm256_sub_pd(p01, p21),
-		              e22 = _mm256_sub_pd(p02, p22);
-		const __m256d l0 = dot4(e00, e01, e02, e00, e01, e02);
-		const __m256d l1 = dot4(e10, e11, e12, e10, e11, e12);
-		const __m256d l2 = dot4(e20, e21, e22, e20, e21, e22);
-		/* m0: l0 the longest (e1 x e2); m1: else l1 (e2 x e0); else
-		 * e0 x e1 (m2), as face_plane_edges branches. */
-		const __m256d m0 = _mm256_and_pd(_mm256_cmp_pd(l0, l1, _CMP_GE_OQ),
-		                                 _mm256_cmp_pd(l0, l2, _CMP_GE_OQ));
-		const __m256d m1 = _mm256_andnot_pd(m0, _mm256_cmp_pd(l1, l2, _CMP_GE_OQ));
-		const __m256d m2 = _mm256_andnot_pd(m0, _mm256_cmp_pd(l1, l2, _CMP_NGE_UQ));
-		const __m256d u0 = sel4(m0, e10, m1, e20, m2, e00), v0 = sel4(m0, e20, m1, e00, m2, e10);
-		const __m256d u1 = sel4(m0, e11, m1, e21, m2, e01), v1 = sel4(m0, e21, m1, e01, m2, e11);
-		const __m256d u2 = sel4(m0, e12, m1, e22, m2, e02), v2 = sel4(m0, e22, m1, e02, m2, e12);
-		const __m256d la = sel4(m0, l1, m1, l2, m2, l0), lb = sel4(m0, l2, m1, l0, m2, l1);
-		const __m256d c0 = _mm256_sub_pd(_mm256_mul_pd(u1, v2), _mm256_mul_pd(u2, v1));
-		const __m256d c1 = _mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2));
-		const __m256d c2 = _mm256_sub_pd(_mm256_mul_pd(u0, v1), _mm256_mul_pd(u1, v0));
-		const __m256d cc = dot4(c0, c1, c2, c0, c1, c2);
-		const __m256d ok = _mm256_and_pd(
-		    _mm256_cmp_pd(cc,
-		                  _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(flat * flat), la), lb),
-		                  _CMP_GT_OQ),
-		    _mm256_cmp_pd(cc, _mm256_setzero_pd(), _CMP_GT_OQ));
-		/* A failed lane's root may be NaN; its plane is not used. */
-		const __m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(cc));
-		const __m256d n0 = _mm256_mul_pd(c0, inv), n1 = _mm256_mul_pd(c1, inv),
-		              n2 = _mm256_mul_pd(c2, inv);
-		const __m256d d = _mm256_div_pd(
-		    _mm256_add_pd(_mm256_add_pd(dot4(n0, n1, n2, p00, p01, p02),
-		                                dot4(n0, n1, n2, p10, p11, p12)),
-		                  dot4(n0, n1, n2, p20, p21, p22)),
-		    _mm256_set1_pd(3.0));
-		if (_mm256_movemask_pd(ok) != 15 ||
-		    _mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_set1_pd(low), _CMP_LT_OQ)) != 0)
-			return 0;
-		/* Rows n0, n1, n2, d to one (n, d) row per face. */
-		const __m256d t0 = _mm256_unpacklo_pd(n0, n1), t1 = _mm256_unpackhi_pd(n0, n1);
-		const __m256d t2 = _mm256_unpacklo_pd(n2, d), t3 = _mm256_unpackhi_pd(n2, d);
-		_mm256_storeu_pd((double *)(void *)f[3], _mm256_permute2f128_pd(t1, t3, 0x31));
-		_mm256_storeu_pd((double *)(void *)f[2], _mm256_permute2f128_pd(t0, t2, 0x31));
-		_mm256_storeu_pd((double *)(void *)f[1], _mm256_permute2f128_pd(t1, t3, 0x20));
-		_mm256_storeu_pd((double *)(void *)f[0], _mm256_permute2f128_pd(t0, t2, 0x20));
-		/* Padding lanes repeat a face: the same value again. */
-		const __m128d dlo = _mm256_castpd256_pd128(d), dhi = _mm256_extractf128_pd(d, 1);
-		_mm_storel_pd(p->fd + fi[g], dlo);
-		_mm_storeh_pd(p->fd + fi[g + 1], dlo);
-		_mm_storel_pd(p->fd + fi[g + 2], dhi);
-		_mm_storeh_pd(p->fd + fi[g + 3], dhi);
-	}
-	return 1;
-}
-
-/* face_planes_avx_any of any faces, and of faces whose third vertex is
- * w (an expansion's), broadcast instead of gathered. */
-__attribute__((target("avx"), noinline)) static int face_planes_avx(epa_poly *p, const int *fi,
-                                                                     int m, double low)
-{
-	return face_planes_avx_any(p, fi, m, low, NULL);
-}
-
-__attribute__((target("avx"), noinline, nonnull)) static int
-face_planes_avx_w(epa_poly *p, const int *fi, int m, double low, const double *w)
-{
-	return face_planes_avx_any(p, fi, m, low, w);
-}
-#endif
-
 /* The planes of the faces fi[0..m-1] into n, d and fd (fi padded to a
- * multiple of 4 by repeating its last face); 0 when one has none or lies
- * beyond the origin by more than -low.  w: the faces' common third vertex
- * (p->v[f->v[2]].y), or NULL. */
+ * multiple of 4 by repeating its last face): each the outward unit normal
+ * of the cross product of its two shorter edges, 0 if one is too thin to
+ * have one (lanes.h); 0 too when one lies beyond the origin by more than
+ * -low.  w: the faces' common third vertex (p->v[f->v[2]].y), or NULL. */
+_Static_assert(offsetof(epa_face, d) == 3 * sizeof(double), "n and d are one row of four");
+_Static_assert(offsetof(epa_face, v) == LANES_FACE_V, "the vertices follow the plane");
 static int face_planes(epa_poly *p, const int *fi, int m, double low, const double *w)
 {
-#if defined(EPA_AVX)
-	if (__builtin_cpu_supports("avx"))
-		return w ? face_planes_avx_w(p, fi, m, low, w) : face_planes_avx(p, fi, m, low);
-#endif
-	(void)w;
-	for (int i = 0; i < m; i++) {
-		epa_face *f = &p->f[fi[i]];
-		if (!face_plane(p, f->v, f->n, &f->d) || f->d < low)
-			return 0;
-		p->fd[fi[i]] = f->d;
-	}
-	return 1;
+	return lanes_face_planes((const double *const *)p->vc, (char *)(void *)p->f,
+	                         sizeof(epa_face), fi, m, EPA_FLAT_ULPS * DBL_EPSILON, low, w,
+	                         p->fd);
 }
 
 static int new_face(epa_poly *p)
@@ -1154,40 +959,10 @@ static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
 	answer_weights(p, g->v, lambda, 3, f->n, f->d, out);
 }
 
-/* The live face nearest the origin: the least fd, the first of equals.
- * The least value first, by packed minima in two independent chains (the
- * scalar compare-and-select loop is one serial chain through every entry),
- * then its first index: the same face as the plain scan. */
+/* The live face nearest the origin: the least fd, the first of equals. */
 static int nearest_face(const epa_poly *p)
 {
-	const double *fd = p->fd;
-	const int nf = p->nf;
-	int i = 0;
-	double bd = INFINITY;
-#if defined(__SSE2__)
-	__m128d m0 = _mm_set1_pd(INFINITY), m1 = m0;
-	for (; i + 4 <= nf; i += 4) {
-		m0 = _mm_min_pd(m0, _mm_loadu_pd(fd + i));
-		m1 = _mm_min_pd(m1, _mm_loadu_pd(fd + i + 2));
-	}
-	m0 = _mm_min_pd(m0, m1);
-	m0 = _mm_min_sd(m0, _mm_unpackhi_pd(m0, m0));
-	bd = _mm_cvtsd_f64(m0);
-#endif
-	for (; i < nf; i++)
-		bd = fd[i] < bd ? fd[i] : bd;
-	int best = 0;
-#if defined(__SSE2__)
-	const __m128d b = _mm_set1_pd(bd);
-	for (; best + 2 <= nf; best += 2) {
-		int m = _mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(fd + best), b));
-		if (m)
-			return best + 1 - (m & 1);
-	}
-#endif
-	while (best < nf - 1 && !(fd[best] == bd))
-		best++;
-	return best;
+	return lanes_first_min(p->fd, p->nf);
 }
 
 static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)

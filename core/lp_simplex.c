@@ -25,15 +25,12 @@
 
 #include "clash.h"
 #include "compound.h"
+#include "lanes.h"
 #include "primitive.h"
 #include "rsimplex.h"
 #include "scan3.h"
 #include "support.h"
 #include "vec.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* Forced inlining where a caller passes the dimension as a constant. */
 #if defined(__GNUC__)
@@ -142,36 +139,8 @@ static size_t first_above(const support_frame *f, const double *g, double thr, s
 {
 	const int n = f->dim;
 	const double *v = f->vertices;
-	if (n == 3) {
-		const double g0 = g[0], g1 = g[1], g2 = g[2];
-		size_t i = from;
-#if defined(__SSE2__)
-		/* Two vertices per step, each lane the scalar loop's own
-		 * products and sums in its order: the same verdicts. */
-		const __m128d G0 = _mm_set1_pd(g0), G1 = _mm_set1_pd(g1), G2 = _mm_set1_pd(g2);
-		const __m128d T = _mm_set1_pd(thr);
-		for (; i + 2 <= f->count; i += 2) {
-			const double *p = v + 3 * i;
-			__m128d a = _mm_loadu_pd(p);     /* x0 y0 */
-			__m128d b = _mm_loadu_pd(p + 2); /* z0 x1 */
-			__m128d c = _mm_loadu_pd(p + 4); /* y1 z1 */
-			__m128d x = _mm_shuffle_pd(a, b, 2); /* x0 x1 */
-			__m128d y = _mm_shuffle_pd(a, c, 1); /* y0 y1 */
-			__m128d z = _mm_shuffle_pd(b, c, 2); /* z0 z1 */
-			__m128d d = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x, G0), _mm_mul_pd(y, G1)),
-			                       _mm_mul_pd(z, G2));
-			int hit = _mm_movemask_pd(_mm_cmpgt_pd(d, T));
-			if (hit)
-				return i + ((hit & 1) ? 0 : 1);
-		}
-#endif
-		for (; i < f->count; i++) {
-			const double *p = v + 3 * i;
-			if ((p[0] * g0 + p[1] * g1) + p[2] * g2 > thr)
-				return i;
-		}
-		return f->count;
-	}
+	if (n == 3)
+		return lanes_first_above3(v, from, f->count, g, thr);
 	for (size_t i = from; i < f->count; i++)
 		if (vec_dot(v + i * (size_t)n, g, n) > thr)
 			return i;

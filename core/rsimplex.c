@@ -20,11 +20,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "lanes.h"
 #include "rsimplex.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* A pivot element below this fraction of the largest |alpha_i| is not
  * used: dividing by it would amplify round-off. */
@@ -327,48 +324,12 @@ RS_INLINE void pivot(rsimplex *s, int r, size_t q, double cq, double dq, const d
 	double *inv = s->binv;
 	double ar = alpha[r];
 	double theta = s->x[r] / ar;
-#if defined(__SSE2__)
 	if (m == 5) {
-		/* The same operations, two columns to a register: the same
-		 * bits (no contraction into FMA on either path). */
-		double *pr = inv + 5 * r;
-		const __m128d A = _mm_set1_pd(ar);
-		const __m128d r01 = _mm_div_pd(_mm_loadu_pd(pr), A);
-		const __m128d r23 = _mm_div_pd(_mm_loadu_pd(pr + 2), A);
-		const double r4 = pr[4] / ar;
-		_mm_storeu_pd(pr, r01);
-		_mm_storeu_pd(pr + 2, r23);
-		pr[4] = r4;
-		for (int i = 0; i < 5; i++) {
-			if (i == r)
-				continue;
-			const double f = alpha[i];
-			if (f != 0.0) {
-				double *pi = inv + 5 * i;
-				const __m128d F = _mm_set1_pd(f);
-				_mm_storeu_pd(pi, _mm_sub_pd(_mm_loadu_pd(pi), _mm_mul_pd(F, r01)));
-				_mm_storeu_pd(pi + 2, _mm_sub_pd(_mm_loadu_pd(pi + 2), _mm_mul_pd(F, r23)));
-				pi[4] -= f * r4;
-			}
-		}
-		/* x_i - theta alpha_i, clamped at 0, for every row at once:
-		 * max(v, 0) is v > 0 ? v : 0 (the second operand on NaN and
-		 * on -0); row r's is overwritten by pivot_finish. */
-		const __m128d T = _mm_set1_pd(theta), Z = _mm_setzero_pd();
-		_mm_storeu_pd(s->x, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(s->x),
-		                                          _mm_mul_pd(T, _mm_loadu_pd(alpha))), Z));
-		_mm_storeu_pd(s->x + 2, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(s->x + 2),
-		                                              _mm_mul_pd(T, _mm_loadu_pd(alpha + 2))), Z));
-		const double v4 = s->x[4] - theta * alpha[4];
-		s->x[4] = v4 > 0.0 ? v4 : 0.0;
-		const __m128d D = _mm_set1_pd(dq);
-		_mm_storeu_pd(s->y, _mm_add_pd(_mm_loadu_pd(s->y), _mm_mul_pd(D, r01)));
-		_mm_storeu_pd(s->y + 2, _mm_add_pd(_mm_loadu_pd(s->y + 2), _mm_mul_pd(D, r23)));
-		s->y[4] += dq * r4;
+		/* The same operations, on five rows (lanes.h): the same bits. */
+		lanes_pivot5(inv, r, alpha, theta, dq, s->x, s->y);
 		pivot_finish(s, r, q, cq, dq, theta);
 		return;
 	}
-#endif
 	for (int c = 0; c < m; c++)
 		inv[r * m + c] /= ar;
 	for (int i = 0; i < m; i++) {

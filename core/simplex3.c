@@ -22,10 +22,7 @@
 #include <float.h>
 #include <math.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "lanes.h"
 #include "simplex.h"
 #include "vec.h"
 
@@ -62,16 +59,8 @@ static inline void zero_weights(simplex_solution *sol, int n)
  * same 16 bytes, not from two 8-byte ones. */
 static inline void set_v(simplex_solution *sol, double x0, double x1, double x2, double vv)
 {
-#if defined(__SSE2__)
-	/* Packed in registers (a copy through a local array would itself be
-	 * two 8-byte stores read back by one 16-byte load). */
-	_mm_storeu_pd(sol->v, _mm_set_pd(x1, x0));
+	lanes_store2(sol->v, x0, x1); /* packed in registers */
 	sol->v[2] = x2;
-#else
-	sol->v[0] = x0;
-	sol->v[1] = x1;
-	sol->v[2] = x2;
-#endif
 	sol->vv = vv;
 }
 

@@ -18,9 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "clash.h"
 #include "prepared.h"
@@ -244,41 +241,6 @@ static inline void support_centre_direction(const double *sa, const double *sb, 
 	const double s = support_pow2(-support_exponent(big));
 	for (int k = 0; k < n; k++)
 		d[k] *= s;
-}
-
-/* The merge at the end of a four-lane scan (support.c, scan3.c): lane l
- * holds its largest score b[l] and the lowest index bi[l] among its equal
- * maxima; the answer is the largest score and, among equals, the lowest
- * index, so that any lane layout gives a plain scan's first maximum. */
-static inline size_t support_lanes_merge(const double *b, const double *bi)
-{
-#if defined(__SSE2__)
-	/* Packed, without a branch per lane: the largest score m, then the
-	 * least index among the lanes whose score == m (the same lanes the
-	 * loop below takes: equal under ==, so +0 and -0 alike).  Scores are
-	 * NaN only all together (a NaN first score; a lane never takes a NaN
-	 * later), and any NaN goes to the loop. */
-	const __m128d b01 = _mm_loadu_pd(b), b23 = _mm_loadu_pd(b + 2);
-	if (!_mm_movemask_pd(_mm_cmpunord_pd(b01, b23))) {
-		__m128d m = _mm_max_pd(b01, b23);
-		m = _mm_max_pd(m, _mm_shuffle_pd(m, m, 1));
-		const __m128d none = _mm_set1_pd(INFINITY);
-		const __m128d e01 = _mm_cmpeq_pd(b01, m), e23 = _mm_cmpeq_pd(b23, m);
-		const __m128d j01 = _mm_or_pd(_mm_and_pd(e01, _mm_loadu_pd(bi)), _mm_andnot_pd(e01, none));
-		const __m128d j23 =
-		    _mm_or_pd(_mm_and_pd(e23, _mm_loadu_pd(bi + 2)), _mm_andnot_pd(e23, none));
-		__m128d j = _mm_min_pd(j01, j23);
-		j = _mm_min_pd(j, _mm_shuffle_pd(j, j, 1));
-		return (size_t)_mm_cvtsd_f64(j);
-	}
-#endif
-	double bv = b[0], bx = bi[0];
-	for (int l = 1; l < 4; l++)
-		if (b[l] > bv || (b[l] == bv && bi[l] < bx)) {
-			bv = b[l];
-			bx = bi[l];
-		}
-	return (size_t)bx;
 }
 
 /* Bounding ball of a shape's hull in world coordinates (radius excluded):
