@@ -14,7 +14,9 @@
  *   headers  every .c and .h file under core/, proto/, server/ and cli/
  *            opens with a comment of at most HEADER_MAX_LINES lines on
  *            what it is and how it fits; design notes and speed history
- *            belong in docs/design.md.
+ *            belong in docs/design.md;
+ *   suites   every tests/check_*.c registers its suite (CHECK_SUITE), and
+ *            docs/testing.md says what each suite checks.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -354,6 +356,74 @@ START_TEST(headers)
 }
 END_TEST
 
+/* Whether docs/testing.md has a list item naming suite `name` before its
+ * colon ("- `name`: ..." or "- `a`, `name`: ..."). */
+static int suite_described(const char *md, const char *name)
+{
+	char want[128];
+	snprintf(want, sizeof want, "`%s`", name);
+	for (const char *line = md; line && *line;) {
+		const char *end = strchr(line, '\n'), *colon = strchr(line, ':');
+		if (!end)
+			end = line + strlen(line);
+		if (strncmp(line, "- `", 3) == 0 && colon && colon < end) {
+			const char *at = strstr(line, want);
+			if (at && at < colon)
+				return 1;
+		}
+		line = *end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+START_TEST(suites)
+{
+	struct dirent **list;
+	int n = scandir("tests", &list, NULL, alphasort);
+	ck_assert_msg(n >= 0, "cannot open tests (run from the repository)");
+	char *md = read_file("docs/testing.md");
+	textbuf bad = {0};
+	textbuf_add(&bad, "", 0);
+	int files = 0, named = 0;
+	for (int i = 0; i < n; i++) {
+		const char *f = list[i]->d_name;
+		size_t len = strlen(f);
+		if (strncmp(f, "check_", 6) == 0 && len > 8 && strcmp(f + len - 2, ".c") == 0 &&
+		    strcmp(f, "check_main.c") != 0) {
+			char path[600], line[800];
+			snprintf(path, sizeof path, "tests/%s", f);
+			char *text = read_file(path);
+			files++;
+			if (!strstr(text, "CHECK_SUITE(")) {
+				snprintf(line, sizeof line, "\n  %s: registers no suite (CHECK_SUITE)", path);
+				textbuf_str(&bad, line);
+			}
+			for (const char *p = strstr(text, "suite_create(\""); p;
+			     p = strstr(p + 1, "suite_create(\"")) {
+				char name[64];
+				if (sscanf(p, "suite_create(\"%63[a-z0-9_]\")", name) != 1)
+					continue;
+				named++;
+				if (!suite_described(md, name)) {
+					snprintf(line, sizeof line,
+					         "\n  suite %s (%s) is not described in docs/testing.md", name,
+					         path);
+					textbuf_str(&bad, line);
+				}
+			}
+			free(text);
+		}
+		free(list[i]);
+	}
+	free(list);
+	free(md);
+	ck_assert_int_ge(files, 30);
+	ck_assert_int_ge(named, files);
+	ck_assert_msg(bad.len == 0, "suites:%s", bad.s);
+	free(bad.s);
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
 	Suite *s = suite_create("docs");
@@ -362,6 +432,7 @@ static Suite *docs_suite(void)
 	tcase_add_test(tc, readme);
 	tcase_add_test(tc, flags);
 	tcase_add_test(tc, headers);
+	tcase_add_test(tc, suites);
 	suite_add_tcase(s, tc);
 	return s;
 }
