@@ -21,6 +21,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,19 @@
 /* A face (or edge) whose normal is this close to rounding noise relative to
  * its edges is degenerate. */
 #define EPA_FLAT_ULPS 16.0
+
+/* Past this many faces the nearest one is kept in a heap, and past this
+ * many vertices the known ones in a hash set: below, one scan is quicker;
+ * above, a scan per expansion makes a long search quadratic (identical
+ * hulls of 16 000 vertices: half the time in these two scans).  Either
+ * way the same face and verdict (build with -DEPA_HEAP_FROM=1
+ * -DEPA_HASH_FROM=0 to compare). */
+#ifndef EPA_HEAP_FROM
+#define EPA_HEAP_FROM 256
+#endif
+#ifndef EPA_HASH_FROM
+#define EPA_HASH_FROM 64
+#endif
 
 /* (k + 1) mod 3, without the division. */
 static const int epa_next3[3] = {1, 2, 0};
@@ -71,6 +85,12 @@ typedef double epa_vec2[2];
 #define EPA_ROUND8(b) (((b) + 7) & ~(size_t)7)
 #define EPA_ARRAY_BYTES(T, name, n) +EPA_ROUND8(sizeof(T) * (size_t)(n))
 #define EPA_BYTES(V) ((size_t)0 EPA_ARRAYS(EPA_ARRAY_BYTES, V))
+
+/* A face in the heap: its distance when pushed, and its slot. */
+typedef struct epa_hent {
+	double d;
+	int i;
+} epa_hent;
 
 typedef struct epa_poly {
 	const support_frame *fa, *fb;
@@ -124,6 +144,17 @@ typedef struct epa_poly {
 	epa_vec2 *en;
 	double *ed;
 	int head;
+
+	/* Large polytopes (malloc'd when first needed; NULL before, or when
+	 * that failed: then the scans serve).  fh: a binary heap of the live
+	 * faces by (d, slot), stale entries (a face gone, its slot reused
+	 * with another d) dropped when they come to the top.  vh: open
+	 * addressing over the vertices v[0 .. nhashed-1], -1 for empty. */
+	epa_hent *fh;
+	int nfh, fh_cap, fh_on;
+	int *vh;
+	size_t vh_size;
+	int nhashed;
 } epa_poly;
 
 /* Point p's arrays into the block at base, of room for cap vertices. */
@@ -310,16 +341,67 @@ static double probe(epa_poly *p, const double *d, epa_vertex *w)
 	return h;
 }
 
-static int has_vertex(const epa_poly *p, const epa_vertex *w)
+/* Whether x and w are one vertex of P.  A primitive's support points all
+ * have index 0: its points are told apart by their coordinates. */
+static int same_vertex(const epa_vertex *x, const epa_vertex *w, int by_point)
 {
-	/* A primitive's support points all have index 0: its points are
-	 * told apart by their coordinates. */
+	return x->ia == w->ia && x->ib == w->ib &&
+	       (!by_point || (x->a[0] == w->a[0] && x->a[1] == w->a[1] && x->a[2] == w->a[2] &&
+	                      x->b[0] == w->b[0] && x->b[1] == w->b[1] && x->b[2] == w->b[2]));
+}
+
+/* A hash of what same_vertex compares (-0 and +0 alike, as == has them). */
+static size_t vertex_hash(const epa_vertex *w, int by_point)
+{
+	uint64_t h = (uint64_t)w->ia * 0x9e3779b97f4a7c15u ^ (uint64_t)w->ib * 0xc2b2ae3d27d4eb4fu;
+	for (int k = 0; by_point && k < 3; k++) {
+		double c[2] = {w->a[k] == 0.0 ? 0.0 : w->a[k], w->b[k] == 0.0 ? 0.0 : w->b[k]};
+		uint64_t u[2];
+		memcpy(u, c, sizeof u);
+		h = (h ^ u[0]) * 0x100000001b3u;
+		h = (h ^ u[1]) * 0x100000001b3u;
+	}
+	return (size_t)(h ^ h >> 29);
+}
+
+/* v[nhashed .. nv-1] into the hash set, made (again) twice as large as it
+ * must be when it is missing or half full; 0 when there is no room. */
+static int hash_vertices(epa_poly *p, int by_point)
+{
+	if (p->vh == NULL || 2 * (size_t)p->nv > p->vh_size) {
+		size_t size = 64;
+		while (size < 4 * (size_t)p->nv)
+			size *= 2;
+		int *vh = malloc(size * sizeof *vh);
+		if (!vh)
+			return 0;
+		free(p->vh);
+		p->vh = vh;
+		p->vh_size = size;
+		p->nhashed = 0;
+		memset(vh, 0xff, size * sizeof *vh);
+	}
+	for (; p->nhashed < p->nv; p->nhashed++) {
+		size_t k = vertex_hash(&p->v[p->nhashed], by_point) & (p->vh_size - 1);
+		while (p->vh[k] >= 0)
+			k = (k + 1) & (p->vh_size - 1);
+		p->vh[k] = p->nhashed;
+	}
+	return 1;
+}
+
+static int has_vertex(epa_poly *p, const epa_vertex *w)
+{
 	const int by_point = p->fa->kind || p->fb->kind;
+	if (p->nv >= EPA_HASH_FROM && hash_vertices(p, by_point)) {
+		size_t k = vertex_hash(w, by_point) & (p->vh_size - 1);
+		for (; p->vh[k] >= 0; k = (k + 1) & (p->vh_size - 1))
+			if (same_vertex(&p->v[p->vh[k]], w, by_point))
+				return 1;
+		return 0;
+	}
 	for (int i = 0; i < p->nv; i++)
-		if (p->v[i].ia == w->ia && p->v[i].ib == w->ib &&
-		    (!by_point || (p->v[i].a[0] == w->a[0] && p->v[i].a[1] == w->a[1] &&
-		                   p->v[i].a[2] == w->a[2] && p->v[i].b[0] == w->b[0] &&
-		                   p->v[i].b[1] == w->b[1] && p->v[i].b[2] == w->b[2])))
+		if (same_vertex(&p->v[i], w, by_point))
 			return 1;
 	return 0;
 }
@@ -696,6 +778,88 @@ static int face_planes(epa_poly *p, const int *fi, int m, double low, const doub
 	                         p->fd);
 }
 
+/* Heap order: the nearer face first, the lower slot of equals (as
+ * lanes_first_min picks them: -0 and +0 are equal). */
+static int hent_before(const epa_hent *x, const epa_hent *y)
+{
+	return x->d < y->d || (x->d == y->d && x->i < y->i);
+}
+
+static void heap_down(epa_hent *h, int n, int k)
+{
+	for (;;) {
+		int c = 2 * k + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && hent_before(&h[c + 1], &h[c]))
+			c++;
+		if (!hent_before(&h[c], &h[k]))
+			return;
+		epa_hent t = h[k];
+		h[k] = h[c];
+		h[c] = t;
+		k = c;
+	}
+}
+
+/* The heap made afresh from the live faces, with room for as many again;
+ * 0 when there is no room (then fh_on is cleared and the scan serves). */
+static int heap_build(epa_poly *p)
+{
+	const int want = 4 * p->nf + 16;
+	if (want > p->fh_cap) {
+		epa_hent *h = realloc(p->fh, (size_t)want * sizeof *h);
+		if (!h)
+			return p->fh_on = 0;
+		p->fh = h;
+		p->fh_cap = want;
+	}
+	p->nfh = 0;
+	for (int i = 0; i < p->nf; i++)
+		if (p->fd[i] < INFINITY)
+			p->fh[p->nfh++] = (epa_hent){p->fd[i], i};
+	for (int k = p->nfh / 2 - 1; k >= 0; k--)
+		heap_down(p->fh, p->nfh, k);
+	return p->fh_on = 1;
+}
+
+/* Face i has its plane: into the heap, when there is one. */
+static void heap_push(epa_poly *p, int i)
+{
+	if (!p->fh_on)
+		return;
+	if (p->nfh == p->fh_cap) {
+		heap_build(p); /* face i included */
+		return;
+	}
+	int k = p->nfh++;
+	p->fh[k] = (epa_hent){p->fd[i], i};
+	while (k > 0 && hent_before(&p->fh[k], &p->fh[(k - 1) / 2])) {
+		epa_hent t = p->fh[k];
+		p->fh[k] = p->fh[(k - 1) / 2];
+		p->fh[(k - 1) / 2] = t;
+		k = (k - 1) / 2;
+	}
+}
+
+/* The live face nearest the origin: the least fd, the first of equals; by
+ * a scan of fd, or on a large polytope by the heap (the same face). */
+static int nearest_face(epa_poly *p)
+{
+	if (!p->fh_on && p->nf >= EPA_HEAP_FROM && p->fh_cap >= 0)
+		p->fh_cap = heap_build(p) ? p->fh_cap : -1; /* -1: never again */
+	if (!p->fh_on)
+		return lanes_first_min(p->fd, p->nf);
+	for (;;) {
+		assert(p->nfh > 0);
+		const epa_hent top = p->fh[0];
+		if (p->fd[top.i] == top.d)
+			return top.i;
+		p->fh[0] = p->fh[--p->nfh];
+		heap_down(p->fh, p->nfh, 0);
+	}
+}
+
 static int new_face(epa_poly *p)
 {
 	if (p->nfreed > 0)
@@ -899,6 +1063,8 @@ static int expand_polyhedron(epa_poly *p, int fi, const epa_vertex *w)
 		nfs[i] = nfs[nh - 1];
 	if (!face_planes(p, nfs, nh, -(p->tol + p->eps), p->v[wi].y))
 		return 0;
+	for (int i = 0; i < nh; i++)
+		heap_push(p, nfs[i]);
 	p->nv++;
 	grow_scale(p, w->y);
 	return 1;
@@ -957,12 +1123,6 @@ static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
 	for (int i = 0; i < 3; i++)
 		lambda[i] = total > 0.0 ? lambda[i] / total : 1.0 / 3.0;
 	answer_weights(p, g->v, lambda, 3, f->n, f->d, out);
-}
-
-/* The live face nearest the origin: the least fd, the first of equals. */
-static int nearest_face(const epa_poly *p)
-{
-	return lanes_first_min(p->fd, p->nf);
 }
 
 static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
@@ -1033,6 +1193,11 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa,
 	p.nv = 0;
 	p.have_best = 0;
 	p.heap = NULL;
+	p.fh = NULL;
+	p.nfh = p.fh_cap = p.fh_on = 0;
+	p.vh = NULL;
+	p.vh_size = 0;
+	p.nhashed = 0;
 	p.cancel = cancel;
 	p.err = CLASH_OK;
 	out->depth = 0.0;
@@ -1064,5 +1229,7 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa,
 	else
 		run_polyhedron(&p, max_iterations, out);
 	free(p.heap);
+	free(p.fh);
+	free(p.vh);
 	return p.err;
 }
