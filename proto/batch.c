@@ -29,6 +29,7 @@
 #include "call.h"
 #include "decode.h"
 #include "answer.h"
+#include "json_scan.h"
 #include "batch_split.h"
 #include "parse.h"
 #include "pointer.h"
@@ -50,9 +51,7 @@ static int json_but_overflow(const char *text, size_t len, json_error_t *e)
 	for (size_t i = 0; i < len;) {
 		char c = text[i];
 		if (c == '"') {
-			size_t j = i + 1;
-			while (j < len && text[j] != '"')
-				j += text[j] == '\\' ? 2 : 1;
+			size_t j = json_scan_string_end(text, len, i);
 			j = j < len ? j + 1 : len;
 			memcpy(copy + o, text + i, j - i);
 			o += j - i;
@@ -60,11 +59,7 @@ static int json_but_overflow(const char *text, size_t len, json_error_t *e)
 			continue;
 		}
 		if (c == '-' || (c >= '0' && c <= '9')) {
-			size_t j = i;
-			while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '-' ||
-			                   text[j] == '+' || text[j] == '.' || text[j] == 'e' ||
-			                   text[j] == 'E'))
-				j++;
+			size_t j = json_scan_number_end(text, len, i);
 			char *num = malloc(j - i + 1);
 			if (!num) {
 				free(copy);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "pointer.h"
 
 enum token_kind {
@@ -103,11 +104,6 @@ static void buf_put(buf *b, const char *s, size_t n)
 
 /* Lexing: only token boundaries, as jansson draws them for valid JSON. */
 
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 static int is_scalar_char(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -116,8 +112,7 @@ static int is_scalar_char(char c)
 
 static token lex(scanner *s)
 {
-	while (s->at < s->len && is_space(s->text[s->at]))
-		s->at++;
+	s->at = json_scan_skip_ws(s->text, s->len, s->at);
 	token t = {TOK_EOF, s->at, s->at, 1};
 	if (s->at >= s->len)
 		return t;
@@ -130,19 +125,11 @@ static token lex(scanner *s)
 	case ':': t.kind = TOK_COLON; break;
 	case ',': t.kind = TOK_COMMA; break;
 	case '"': {
-		size_t i = s->at + 1;
+		size_t i = json_scan_string_end(s->text, s->len, s->at);
 		t.kind = TOK_STRING;
-		t.complete = 0;
-		while (i < s->len) {
-			if (s->text[i] == '\\') {
-				i += 2;
-				continue;
-			}
-			if (s->text[i++] == '"') {
-				t.complete = 1;
-				break;
-			}
-		}
+		t.complete = i < s->len;
+		if (t.complete)
+			i++;
 		t.end = i < s->len ? i : s->len;
 		s->at = t.end;
 		return t;

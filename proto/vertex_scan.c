@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "parse.h"
 #include "request_limits.h"
 
@@ -211,30 +212,13 @@ int proto_read_number(const char *s, size_t n, double *out)
 
 /* ---- the scan ------------------------------------------------------------ */
 
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static size_t skip_ws(const char *s, size_t len, size_t i)
-{
-	while (i < len && is_ws(s[i]))
-		i++;
-	return i;
-}
-
-static int is_number_char(char c)
-{
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
-
 /* The number at s[*i], which must be all of the run of number characters
  * there (as jansson's lexer takes them): 1 with *x and *i past it, else 0. */
 static int plain_number(const char *s, size_t len, size_t *i, double *x)
 {
 	int bad;
 	size_t j = *i + number_prefix(s + *i, len - *i, x, &bad);
-	if (j == *i || bad || (j < len && is_number_char(s[j])))
+	if (j == *i || bad || (j < len && json_scan_is_number_char(s[j])))
 		return 0;
 	*i = j;
 	return 1;
@@ -264,11 +248,11 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 {
 	size_t cap = 0, count = 0, d = 0;
 	double *xyz = NULL;
-	i = skip_ws(s, len, i + 1);
+	i = json_scan_skip_ws(s, len, i + 1);
 	for (;;) {
 		if (i >= len || s[i] != '[')
 			goto not_plain;
-		i = skip_ws(s, len, i + 1);
+		i = json_scan_skip_ws(s, len, i + 1);
 		size_t k = 0;
 		for (;;) {
 			double x;
@@ -285,9 +269,9 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 				return -1;
 			xyz[at] = x;
 			k++;
-			i = skip_ws(s, len, i);
+			i = json_scan_skip_ws(s, len, i);
 			if (i < len && s[i] == ',') {
-				i = skip_ws(s, len, i + 1);
+				i = json_scan_skip_ws(s, len, i + 1);
 				continue;
 			}
 			if (i < len && s[i] == ']')
@@ -300,9 +284,9 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 			goto not_plain;
 		}
 		count++;
-		i = skip_ws(s, len, i + 1);
+		i = json_scan_skip_ws(s, len, i + 1);
 		if (i < len && s[i] == ',') {
-			i = skip_ws(s, len, i + 1);
+			i = json_scan_skip_ws(s, len, i + 1);
 			continue;
 		}
 		if (i < len && s[i] == ']')
@@ -328,7 +312,7 @@ static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_a
 {
 	size_t cap = 0, count = 0;
 	double *xyz = NULL;
-	i = skip_ws(s, len, i + 1);
+	i = json_scan_skip_ws(s, len, i + 1);
 	for (;;) {
 		double x;
 		if (!plain_number(s, len, &i, &x))
@@ -336,9 +320,9 @@ static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_a
 		if (room_for(&xyz, &cap, count, 192) != 0) /* 64 points first */
 			return -1;
 		xyz[count++] = x;
-		i = skip_ws(s, len, i);
+		i = json_scan_skip_ws(s, len, i);
 		if (i < len && s[i] == ',') {
-			i = skip_ws(s, len, i + 1);
+			i = json_scan_skip_ws(s, len, i + 1);
 			continue;
 		}
 		if (i < len && s[i] == ']')
@@ -416,7 +400,7 @@ static int open_container(builder *b)
 	b->depth++;
 	if (b->depth > b->deepest)
 		b->deepest = b->depth;
-	b->i = skip_ws(b->s, b->len, b->i + 1);
+	b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
 	return 0;
 }
 
@@ -436,10 +420,10 @@ static json_t *build_object(builder *b)
 		size_t key, klen;
 		if (b->i >= b->len || b->s[b->i] != '"' || plain_string(b, &key, &klen) != 0)
 			goto fail;
-		b->i = skip_ws(b->s, b->len, b->i);
+		b->i = json_scan_skip_ws(b->s, b->len, b->i);
 		if (b->i >= b->len || b->s[b->i] != ':')
 			goto fail;
-		b->i = skip_ws(b->s, b->len, b->i + 1);
+		b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
 		const char *k = b->s + key;
 		enum read_as as = READ_NONE;
 		if (klen == 8 && memcmp(k, "vertices", 8) == 0)
@@ -457,9 +441,9 @@ static json_t *build_object(builder *b)
 			give_up(b, -1);
 			goto fail;
 		}
-		b->i = skip_ws(b->s, b->len, b->i);
+		b->i = json_scan_skip_ws(b->s, b->len, b->i);
 		if (b->i < b->len && b->s[b->i] == ',') {
-			b->i = skip_ws(b->s, b->len, b->i + 1);
+			b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
 			continue;
 		}
 		if (b->i < b->len && b->s[b->i] == '}') {
@@ -494,9 +478,9 @@ static json_t *build_array(builder *b)
 			give_up(b, -1);
 			goto fail;
 		}
-		b->i = skip_ws(b->s, b->len, b->i);
+		b->i = json_scan_skip_ws(b->s, b->len, b->i);
 		if (b->i < b->len && b->s[b->i] == ',') {
-			b->i = skip_ws(b->s, b->len, b->i + 1);
+			b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
 			continue;
 		}
 		if (b->i < b->len && b->s[b->i] == ']') {
@@ -581,7 +565,7 @@ static json_t *build_value(builder *b, enum read_as as)
 		double x;
 		int bad;
 		size_t j = b->i + number_prefix(s + b->i, b->len - b->i, &x, &bad);
-		if (j == b->i || bad || (j < b->len && is_number_char(s[j])))
+		if (j == b->i || bad || (j < b->len && json_scan_is_number_char(s[j])))
 			return give_up(b, 1);
 		b->i = j;
 		json_t *v = json_real(x);
@@ -601,9 +585,9 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 	if (!t)
 		return -1;
 	builder b = {.s = body, .len = len, .t = t};
-	b.i = skip_ws(body, len, 0);
+	b.i = json_scan_skip_ws(body, len, 0);
 	json_t *tree = build_value(&b, READ_NONE);
-	if (tree && skip_ws(body, len, b.i) != len) {
+	if (tree && json_scan_skip_ws(body, len, b.i) != len) {
 		json_decref(tree); /* more after the value: jansson's error */
 		tree = NULL;
 		b.status = 1;

@@ -17,7 +17,10 @@
  *             the text holds exactly (bit for bit) the numbers of jansson's
  *             array;
  *   replies   the same documents as queries: proto_query_reply with the
- *             shortcut equals it without, byte for byte.
+ *             shortcut equals it without, byte for byte;
+ *   depth_at  the depth limit's problem is located as jansson counts: its
+ *             column counts every character of the line, escapes and
+ *             UTF-8 in strings before the bracket included.
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +33,7 @@
 #include "check.h"
 #include "prng.h"
 #include "textbuf.h"
+#include "parse.h"
 #include "problem.h"
 #include "proto.h"
 #include "vertex_scan.h"
@@ -523,6 +527,34 @@ START_TEST(test_replies)
 }
 END_TEST
 
+START_TEST(test_depth_at)
+{
+	static const struct {
+		const char *text;
+		int line, column;
+		size_t position;
+	} cases[] = {
+		{"[[[1]]]", 1, 3, 3},
+		{"{\"a\\\"b\":[[1]]}", 1, 10, 10},
+		{"{\"\\u00e9\\n\": [\n  [[0]]]}", 2, 3, 18},
+		{"[\"\\u00e9\", \"\xc3\xa9\", [[0]]]", 1, 18, 19},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const char *t = cases[k].text;
+		proto_request_limits l = {.max_depth = 2};
+		json_t *root = NULL;
+		proto_problem p = {0};
+		enum proto_limit which;
+		ck_assert_int_eq(proto_parse_ex(t, strlen(t), &l, &root, &p, &which), 1);
+		ck_assert_int_eq(which, PROTO_LIMIT_DEPTH);
+		ck_assert_msg(p.status == 400 && p.located && p.line == cases[k].line &&
+		              p.column == cases[k].column && p.position == cases[k].position,
+		              "%s: %d at %d:%d (%zu)", t, p.status, p.line, p.column, p.position);
+		proto_problem_release(&p);
+	}
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -530,6 +562,7 @@ static Suite *parse_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_tree);
 	tcase_add_test(tc, test_replies);
+	tcase_add_test(tc, test_depth_at);
 	suite_add_tcase(s, tc);
 	return s;
 }
