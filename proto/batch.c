@@ -36,6 +36,7 @@
 #include "problem.h"
 #include "proto.h"
 #include "request_limits.h"
+#include "text_buf.h"
 
 /* The text is JSON once its numbers out of the range of a double are read
  * as 0 (jansson stops at the first of them, so whatever follows is
@@ -300,16 +301,8 @@ static int place(const proto_batch *b, size_t i, proto_problem *p)
 	char prefix[48];
 	int k = snprintf(prefix, sizeof prefix, "/queries/%zu", i);
 	assert(k > 0 && (size_t)k < sizeof prefix);
-	size_t plen = (size_t)k, tail = p->pointer ? strlen(p->pointer) : 0;
-	char *pointer = malloc(plen + tail + 1);
-	if (!pointer)
+	if (proto_problem_prefix(p, prefix, (size_t)k) != 0)
 		return -1;
-	memcpy(pointer, prefix, plen);
-	if (tail)
-		memcpy(pointer + plen, p->pointer, tail);
-	pointer[plen + tail] = '\0';
-	free(p->pointer);
-	p->pointer = pointer;
 	if (p->located) {
 		if (p->line == 1)
 			p->column += (int)at->column;
@@ -461,8 +454,7 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 		proto_problem_release(&p);
 		return r;
 	}
-	static const char head[] = "{\"results\":[", tail[] = "]}";
-	size_t len = sizeof head - 1 + total + sizeof tail - 1;
+	size_t len = sizeof "{\"results\":[]}" - 1 + total;
 	size_t max_reply = proto_context_of(call)->limits.max_reply;
 	size_t exact = len - (b->n ? 1 : 0); /* total counted a comma per item */
 	if (max_reply && exact > max_reply) {
@@ -472,21 +464,20 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 		         exact, max_reply);
 		return proto_problem_reply(422, detail, "/queries", out);
 	}
-	char *body = malloc(len + 1);
-	if (!body)
+	proto_text t = {0};
+	if (proto_text_reserve(&t, len) != 0)
 		return -1;
-	char *o = body;
-	memcpy(o, head, sizeof head - 1);
-	o += sizeof head - 1;
+	PROTO_TEXT_LIT(&t, "{\"results\":[");
 	for (size_t i = 0; i < b->n; i++) {
 		if (i)
-			*o++ = ',';
-		memcpy(o, b->items[i].body, b->items[i].length);
-		o += b->items[i].length;
+			proto_text_putc(&t, ',');
+		proto_text_put(&t, b->items[i].body, b->items[i].length);
 	}
-	memcpy(o, tail, sizeof tail);
-	o += sizeof tail - 1;
-	*out = (proto_reply){200, PROTO_JSON, body, (size_t)(o - body)};
+	PROTO_TEXT_LIT(&t, "]}");
+	char *body = proto_text_finish(&t, &len);
+	if (!body)
+		return -1;
+	*out = (proto_reply){200, PROTO_JSON, body, len};
 	return 0;
 }
 

@@ -156,18 +156,9 @@ static int shape_limits(const json_t *shape, const proto_path *at, scene_job *jo
 		return r;
 	*job->limit_broken = which;
 	char *prefix = proto_path_render(at);
-	char *inner = p->pointer;
-	size_t n = prefix && inner ? strlen(prefix) + strlen(inner) + 1 : 0;
-	char *whole = n ? malloc(n) : NULL;
-	if (!whole) {
-		free(prefix);
-		return -1;
-	}
-	snprintf(whole, n, "%s%s", prefix, inner);
+	r = prefix ? proto_problem_prefix(p, prefix, strlen(prefix)) : -1;
 	free(prefix);
-	free(inner);
-	p->pointer = whole;
-	return 1;
+	return r == 0 ? 1 : -1;
 }
 
 static const char *const object_members[] = {"id", "shape", "group", NULL};
