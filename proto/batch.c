@@ -26,9 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "call.h"
 #include "decode.h"
-#include "answer.h"
+#include "endpoint.h"
 #include "json_scan.h"
 #include "batch_split.h"
 #include "parse.h"
@@ -232,29 +233,25 @@ static proto_batch *batch_new(size_t n)
 	return b;
 }
 
-int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
-                     proto_reply *out)
+/* A batch body split into its items (*rq->self, a proto_batch **), or the
+ * problem of a body that is not a batch. */
+static int open_batch(proto_request *rq, proto_reply *out, proto_problem *p)
 {
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	*batch = NULL;
-
+	(void)out;
+	proto_batch **batch = rq->self;
 	batch_span *spans = NULL;
-	size_t n = 0, max_queries = proto_context_of(call)->max_queries;
-	proto_problem p = {0};
+	size_t n = 0, max_queries = rq->ctx->max_queries;
 	int r;
-	switch (proto_batch_split(body, len, max_queries, &spans, &n)) {
+	switch (proto_batch_split(rq->body, rq->len, max_queries, &spans, &n)) {
 	case BATCH_SPLIT_OK:
 		break;
 	case BATCH_SPLIT_TOO_MANY:
-		r = too_many(&p, max_queries, call);
-		goto problem;
+		return too_many(p, max_queries, rq->call);
 	case BATCH_SPLIT_OTHER:
-		r = body_problem(body, len, call, &p);
+		r = body_problem(rq->body, rq->len, rq->call, p);
 		if (r == 0) /* a bug of the splitter: say so rather than guess */
-			proto_problem_set(&p, 500, NULL, "the batch could not be split into its queries");
-		r = r < 0 ? -1 : 1;
-		goto problem;
+			proto_problem_set(p, 500, NULL, "the batch could not be split into its queries");
+		return r < 0 ? -1 : 1;
 	case BATCH_SPLIT_NOMEM:
 		return -1;
 	}
@@ -263,20 +260,26 @@ int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch
 		free(spans);
 		return -1;
 	}
-	b->text = body;
-	b->len = len;
+	b->text = rq->body;
+	b->len = rq->len;
 	b->spans = spans;
 	for (size_t i = 0; i < n; i++) {
-		b->items[i].text = body + spans[i].start;
+		b->items[i].text = rq->body + spans[i].start;
 		b->items[i].len = spans[i].len;
 	}
 	*batch = b;
 	return 0;
-problem:
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
+}
+
+/* The body is split, not parsed (batch_split.c); its blanks are the
+ * splitter's to refuse, with the batch's words. */
+static const proto_endpoint batch_endpoint = {NULL, PROTO_PARSE_NONE, 0, open_batch};
+
+int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
+                     proto_reply *out)
+{
+	*batch = NULL;
+	return proto_endpoint_reply(&batch_endpoint, body, len, call, batch, out);
 }
 
 proto_batch *proto_batch_of_texts(const char *const *texts, const size_t *lens, size_t n)
