@@ -137,29 +137,15 @@ struct proto_batch {
 	size_t n;
 };
 
-/* A 422 at `pointer` (a literal, copied).  1, or -1 out of memory. */
-static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
-{
-	char *copy = strdup(pointer);
-	if (!copy)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, copy, fmt, ap);
-	va_end(ap);
-	return 1;
-}
+/* /queries, for the envelope's problems. */
+static const proto_path queries_at = {NULL, "queries", 0};
 
 static int too_many(proto_problem *p, size_t max, proto_call *call)
 {
-	char pointer[48];
-	snprintf(pointer, sizeof pointer, "/queries/%zu", max);
+	proto_path at = {&queries_at, NULL, max};
 	call->limit = PROTO_LIMIT_QUERIES;
-	return envelope_fail(p, pointer, "a batch may hold at most %zu queries: this is one more "
-	                                 "(split the batch)", max);
+	return proto_fail(p, &at, "a batch may hold at most %zu queries: this is one more (split "
+	                          "the batch)", max);
 }
 
 /* Why the whole body is not a batch, from a parse of all of it.  Returns 1
@@ -180,42 +166,23 @@ static int body_problem(const char *text, size_t len, proto_call *call, proto_pr
 			call->limit = PROTO_LIMIT_DEPTH;
 		return r;
 	}
-	json_error_t e;
-	json_t *root = json_loadb(text, len,
-	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
-	                          &e);
-	if (!root)
-		return proto_parse_problem(text, len, &e, p);
-	r = 0;
+	json_t *root;
+	if ((r = proto_parse_text(text, len, &root, p)) != 0)
+		return r;
+	static const char *const members[] = {"queries", NULL};
 	const json_t *queries = json_object_get(root, "queries");
-	if (!json_is_object(root)) {
-		r = envelope_fail(p, "", "a batch must be a JSON object {\"queries\": [query, ...]}, "
-		                         "got %s", proto_kind_of(root));
-	} else {
-		const char *key;
-		json_t *value;
-		json_object_foreach(root, key, value) {
-			if (strcmp(key, "queries") != 0) {
-				proto_path at = {NULL, key, 0};
-				char *pointer = proto_path_render(&at);
-				if (!pointer) {
-					r = -1;
-					break;
-				}
-				proto_problem_set(p, 422, pointer, "unknown member: a batch has queries only");
-				r = 1;
-				break;
-			}
-		}
-		if (r == 0 && !queries)
-			r = envelope_fail(p, "", "queries is required: a batch is {\"queries\": [query, "
-			                         "...]}");
-		else if (r == 0 && !json_is_array(queries))
-			r = envelope_fail(p, "/queries", "queries must be an array of queries, got %s",
-			                  proto_kind_of(queries));
-		else if (r == 0 && max_queries && json_array_size(queries) > max_queries)
-			r = too_many(p, max_queries, call);
-	}
+	if (!json_is_object(root))
+		r = proto_fail(p, NULL, "a batch must be a JSON object {\"queries\": [query, ...]}, "
+		                        "got %s", proto_kind_of(root));
+	else
+		r = proto_known_members(root, NULL, members, "a batch has queries only", p);
+	if (r == 0 && !queries)
+		r = proto_fail(p, NULL, "queries is required: a batch is {\"queries\": [query, ...]}");
+	else if (r == 0 && !json_is_array(queries))
+		r = proto_fail(p, &queries_at, "queries must be an array of queries, got %s",
+		               proto_kind_of(queries));
+	else if (r == 0 && max_queries && json_array_size(queries) > max_queries)
+		r = too_many(p, max_queries, call);
 	json_decref(root);
 	return r;
 }

@@ -39,24 +39,16 @@ static int decode(const json_t *root, proto_store *store, contains_query *q, pro
 	if (!json_is_object(root))
 		return proto_fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
 		                     "\"outer\": shape}");
-	const char *key;
-	json_t *value;
-	json_object_foreach((json_t *)root, key, value) {
-		int ok = 0;
-		for (const char *const *m = members; *m && !ok; m++)
-			ok = strcmp(*m, key) == 0;
-		if (!ok) {
-			proto_path at = {NULL, key, 0};
-			return proto_fail(p, &at, "unknown member: a containment query has inner, outer and "
-			                    "tolerance");
-		}
-	}
+	int r = proto_known_members(root, NULL, members,
+	                            "a containment query has inner, outer and tolerance", p);
+	if (r)
+		return r;
 	const json_t *inner = json_object_get(root, "inner");
 	const json_t *outer = json_object_get(root, "outer");
 	if (!inner || !outer)
 		return proto_fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
 		            inner ? "outer" : "inner");
-	int r = proto_shapes_decode(inner, "inner", outer, "outer", store, &q->holder, p);
+	r = proto_shapes_decode(inner, "inner", outer, "outer", store, &q->holder, p);
 	if (r == 1 && proto_refs_missing(root, store, p) != 0)
 		r = -1;
 	if (r)
