@@ -13,7 +13,8 @@ size_t json_scan_number_end(const char *s, size_t len, size_t i)
 	return i;
 }
 
-size_t json_scan_string_end(const char *s, size_t len, size_t i)
+/* The closing quote of the string opening at s[i], or len. */
+static inline size_t string_end(const char *s, size_t len, size_t i)
 {
 	for (i++; i < len; i++) {
 		if (s[i] == '\\')
@@ -22,6 +23,11 @@ size_t json_scan_string_end(const char *s, size_t len, size_t i)
 			return i;
 	}
 	return len;
+}
+
+size_t json_scan_string_end(const char *s, size_t len, size_t i)
+{
+	return string_end(s, len, i);
 }
 
 static void newline(json_scan *sc, size_t i)
@@ -47,15 +53,25 @@ size_t json_scan_column(json_scan *sc, size_t to)
 	return sc->col;
 }
 
+/* The bytes the walk stops at; any other is passed in a tight loop (most
+ * of a body is numbers). */
+static const unsigned char structural[256] = {
+	['"'] = 1, ['['] = 1, ['{'] = 1, [']'] = 1, ['}'] = 1, [','] = 1, ['\n'] = 1,
+};
+
 enum json_scan_stop json_scan_walk(json_scan *sc, size_t max_depth, int boundary)
 {
 	const char *s = sc->s;
 	const size_t len = sc->len;
 	size_t depth = 0;
 	for (size_t i = sc->i; i < len; i++) {
+		while (i < len && !structural[(unsigned char)s[i]])
+			i++;
+		if (i >= len)
+			break;
 		switch (s[i]) {
 		case '"':
-			i = json_scan_string_end(s, len, i);
+			i = string_end(s, len, i);
 			break;
 		case '[':
 		case '{':
@@ -81,10 +97,8 @@ enum json_scan_stop json_scan_walk(json_scan *sc, size_t max_depth, int boundary
 				return JSON_SCAN_BOUNDARY;
 			}
 			break;
-		case '\n':
+		default: /* '\n' */
 			newline(sc, i);
-			break;
-		default:
 			break;
 		}
 	}

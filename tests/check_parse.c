@@ -20,7 +20,10 @@
  *             shortcut equals it without, byte for byte;
  *   depth_at  the depth limit's problem is located as jansson counts: its
  *             column counts every character of the line, escapes and
- *             UTF-8 in strings before the bracket included.
+ *             UTF-8 in strings before the bracket included; and on the
+ *             random documents jansson parses, the byte scanner
+ *             (json_scan.h) finds their depth: the limit at the depth of
+ *             jansson's tree passes, one less stops.
  */
 #include <math.h>
 #include <stdint.h>
@@ -36,6 +39,7 @@
 #include "parse.h"
 #include "problem.h"
 #include "proto.h"
+#include "request_limits.h"
 #include "vertex_scan.h"
 
 /* ---- random documents ---------------------------------------------------- */
@@ -555,6 +559,56 @@ START_TEST(test_depth_at)
 }
 END_TEST
 
+/* Arrays and objects nested in v, as jansson built them. */
+static size_t tree_depth(const json_t *v)
+{
+	size_t d = 0;
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			size_t k = tree_depth(json_array_get(v, i));
+			d = k > d ? k : d;
+		}
+		return d + 1;
+	}
+	if (!json_is_object(v))
+		return 0;
+	const char *key;
+	json_t *m;
+	json_object_foreach((json_t *)v, key, m) {
+		size_t k = tree_depth(m);
+		d = k > d ? k : d;
+	}
+	return d + 1;
+}
+
+START_TEST(test_depth_scan)
+{
+	prng g = {11};
+	int nested = 0;
+	for (long i = 0; i < 20000; i++) {
+		char *doc = document(&g);
+		size_t len = strlen(doc);
+		json_error_t e;
+		/* Duplicates refused: jansson keeps a duplicate's last value,
+		 * which may nest less than the text does. */
+		json_t *v = json_loadb(doc, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+		size_t d = v ? tree_depth(v) : 0;
+		json_decref(v);
+		if (d >= 2) {
+			proto_problem p = {0};
+			ck_assert_msg(proto_limits_depth(doc, len, d, &p) == 0, "%s: depth %zu", doc,
+			              d);
+			ck_assert_msg(proto_limits_depth(doc, len, d - 1, &p) == 1, "%s: depth %zu", doc,
+			              d);
+			proto_problem_release(&p);
+			nested++;
+		}
+		free(doc);
+	}
+	ck_assert_int_gt(nested, 5000);
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -563,6 +617,7 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_tree);
 	tcase_add_test(tc, test_replies);
 	tcase_add_test(tc, test_depth_at);
+	tcase_add_test(tc, test_depth_scan);
 	suite_add_tcase(s, tc);
 	return s;
 }
