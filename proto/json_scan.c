@@ -1,10 +1,14 @@
 /*
  * json_scan.c — the byte scanner of proto/ (see json_scan.h): strings
- * skipped, brackets counted, lines and columns kept, one byte at a time.
- * The walk is the hot loop of a batch body's split (batch_split.c): it
- * looks at each byte once, strings with a loop of their own.
+ * skipped, brackets counted, lines and columns kept.  The walk and the
+ * columns are the hot loops of a batch body's split (batch_split.c):
+ * plain bytes pass the walk with a table lookup each, and columns are
+ * counted eight bytes at a time.
  */
 #include "json_scan.h"
+
+#include <stdint.h>
+#include <string.h>
 
 size_t json_scan_number_end(const char *s, size_t len, size_t i)
 {
@@ -46,11 +50,28 @@ void json_scan_ws(json_scan *sc)
 	}
 }
 
+/* Characters are the bytes that are no UTF-8 continuation (10xxxxxx),
+ * counted eight at a time: a continuation byte has bit 7 set and bit 6
+ * clear, so x & ~(x << 1) keeps bit 7 of exactly those bytes (the shift
+ * carries no bit into another byte's bit 7); a multiplication sums the
+ * eight flags into the top byte. */
 size_t json_scan_column(json_scan *sc, size_t to)
 {
-	for (; sc->col_at < to; sc->col_at++)
-		sc->col += ((unsigned char)sc->s[sc->col_at] & 0xC0) != 0x80;
-	return sc->col;
+	const unsigned char *s = (const unsigned char *)sc->s;
+	size_t i = sc->col_at, col = sc->col;
+	for (; i + 8 <= to; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, sizeof x);
+		uint64_t cont = (x & ~(x << 1) & 0x8080808080808080ull) >> 7; /* 0 or 1 a byte */
+		col += 8 - (size_t)((cont * 0x0101010101010101ull) >> 56);
+	}
+	for (; i < to; i++)
+		col += (s[i] & 0xC0) != 0x80;
+	if (to > sc->col_at) {
+		sc->col = col;
+		sc->col_at = to;
+	}
+	return col;
 }
 
 /* The bytes the walk stops at; any other is passed in a tight loop (most
