@@ -37,6 +37,30 @@ static inline int json_scan_is_number_char(char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
+/* What follows an element of an array or object. */
+enum json_scan_next {
+	JSON_SCAN_MORE,   /* a ',': *at past it and the blanks after it */
+	JSON_SCAN_CLOSED, /* the container's closing byte: *at past it */
+	JSON_SCAN_OTHER   /* anything else: *at at it */
+};
+
+/* After an element ending at *at, blanks passed: a ',' or `close`. */
+static inline enum json_scan_next json_scan_after(const char *s, size_t len, size_t *at,
+                                                  char close)
+{
+	size_t i = json_scan_skip_ws(s, len, *at);
+	if (i < len && s[i] == ',') {
+		*at = json_scan_skip_ws(s, len, i + 1);
+		return JSON_SCAN_MORE;
+	}
+	if (i < len && s[i] == close) {
+		*at = i + 1;
+		return JSON_SCAN_CLOSED;
+	}
+	*at = i;
+	return JSON_SCAN_OTHER;
+}
+
 /* The end of the run of number characters that starts at i. */
 size_t json_scan_number_end(const char *s, size_t len, size_t i);
 

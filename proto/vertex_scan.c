@@ -269,14 +269,11 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 				return -1;
 			xyz[at] = x;
 			k++;
-			i = json_scan_skip_ws(s, len, i);
-			if (i < len && s[i] == ',') {
-				i = json_scan_skip_ws(s, len, i + 1);
-				continue;
-			}
-			if (i < len && s[i] == ']')
+			enum json_scan_next next = json_scan_after(s, len, &i, ']');
+			if (next == JSON_SCAN_CLOSED)
 				break;
-			goto not_plain;
+			if (next != JSON_SCAN_MORE)
+				goto not_plain;
 		}
 		if (!d) {
 			d = k;
@@ -284,16 +281,13 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 			goto not_plain;
 		}
 		count++;
-		i = json_scan_skip_ws(s, len, i + 1);
-		if (i < len && s[i] == ',') {
-			i = json_scan_skip_ws(s, len, i + 1);
-			continue;
-		}
-		if (i < len && s[i] == ']')
+		enum json_scan_next next = json_scan_after(s, len, &i, ']');
+		if (next == JSON_SCAN_CLOSED)
 			break;
-		goto not_plain;
+		if (next != JSON_SCAN_MORE)
+			goto not_plain;
 	}
-	*end = i + 1;
+	*end = i;
 	a->n = count;
 	a->d = d;
 	a->xyz = xyz;
@@ -320,16 +314,13 @@ static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_a
 		if (room_for(&xyz, &cap, count, 192) != 0) /* 64 points first */
 			return -1;
 		xyz[count++] = x;
-		i = json_scan_skip_ws(s, len, i);
-		if (i < len && s[i] == ',') {
-			i = json_scan_skip_ws(s, len, i + 1);
-			continue;
-		}
-		if (i < len && s[i] == ']')
+		enum json_scan_next next = json_scan_after(s, len, &i, ']');
+		if (next == JSON_SCAN_CLOSED)
 			break;
-		goto not_plain;
+		if (next != JSON_SCAN_MORE)
+			goto not_plain;
 	}
-	*end = i + 1;
+	*end = i;
 	a->n = count;
 	a->d = 1;
 	a->xyz = xyz;
@@ -393,7 +384,10 @@ enum read_as { READ_NONE, READ_VERTICES, READ_POSITIONS };
 
 static json_t *build_value(builder *b, enum read_as as);
 
-static int open_container(builder *b)
+/* Past a container's opening bracket and the blanks after it: 0, an
+ * element follows; 2, it closes at once (`close`: b->i past it); 1, it
+ * opens a level past SCAN_MAX_DEPTH. */
+static int open_container(builder *b, char close)
 {
 	if (b->depth == SCAN_MAX_DEPTH)
 		return 1;
@@ -401,21 +395,31 @@ static int open_container(builder *b)
 	if (b->depth > b->deepest)
 		b->deepest = b->depth;
 	b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
+	if (b->i < b->len && b->s[b->i] == close) {
+		b->i++;
+		b->depth--;
+		return 2;
+	}
 	return 0;
+}
+
+/* After an element: a ',' (more) or the closing byte (one level less). */
+static enum json_scan_next after_element(builder *b, char close)
+{
+	enum json_scan_next next = json_scan_after(b->s, b->len, &b->i, close);
+	if (next == JSON_SCAN_CLOSED)
+		b->depth--;
+	return next;
 }
 
 static json_t *build_object(builder *b)
 {
-	if (open_container(b))
+	int opened = open_container(b, '}');
+	if (opened == 1)
 		return give_up(b, 1);
 	json_t *o = json_object();
-	if (!o)
-		return give_up(b, -1);
-	if (b->i < b->len && b->s[b->i] == '}') {
-		b->i++;
-		b->depth--;
-		return o;
-	}
+	if (!o || opened == 2)
+		return o ? o : give_up(b, -1);
 	for (;;) {
 		size_t key, klen;
 		if (b->i >= b->len || b->s[b->i] != '"' || plain_string(b, &key, &klen) != 0)
@@ -441,17 +445,11 @@ static json_t *build_object(builder *b)
 			give_up(b, -1);
 			goto fail;
 		}
-		b->i = json_scan_skip_ws(b->s, b->len, b->i);
-		if (b->i < b->len && b->s[b->i] == ',') {
-			b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
-			continue;
-		}
-		if (b->i < b->len && b->s[b->i] == '}') {
-			b->i++;
-			b->depth--;
+		enum json_scan_next next = after_element(b, '}');
+		if (next == JSON_SCAN_CLOSED)
 			return o;
-		}
-		goto fail;
+		if (next != JSON_SCAN_MORE)
+			goto fail;
 	}
 fail:
 	json_decref(o);
@@ -460,16 +458,12 @@ fail:
 
 static json_t *build_array(builder *b)
 {
-	if (open_container(b))
+	int opened = open_container(b, ']');
+	if (opened == 1)
 		return give_up(b, 1);
 	json_t *a = json_array();
-	if (!a)
-		return give_up(b, -1);
-	if (b->i < b->len && b->s[b->i] == ']') {
-		b->i++;
-		b->depth--;
-		return a;
-	}
+	if (!a || opened == 2)
+		return a ? a : give_up(b, -1);
 	for (;;) {
 		json_t *v = build_value(b, READ_NONE);
 		if (!v)
@@ -478,17 +472,11 @@ static json_t *build_array(builder *b)
 			give_up(b, -1);
 			goto fail;
 		}
-		b->i = json_scan_skip_ws(b->s, b->len, b->i);
-		if (b->i < b->len && b->s[b->i] == ',') {
-			b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
-			continue;
-		}
-		if (b->i < b->len && b->s[b->i] == ']') {
-			b->i++;
-			b->depth--;
+		enum json_scan_next next = after_element(b, ']');
+		if (next == JSON_SCAN_CLOSED)
 			return a;
-		}
-		goto fail;
+		if (next != JSON_SCAN_MORE)
+			goto fail;
 	}
 fail:
 	json_decref(a);
