@@ -26,15 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "call.h"
 #include "decode.h"
-#include "answer.h"
+#include "endpoint.h"
+#include "json_scan.h"
 #include "batch_split.h"
 #include "parse.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
 #include "request_limits.h"
+#include "text_buf.h"
 
 /* The text is JSON once its numbers out of the range of a double are read
  * as 0 (jansson stops at the first of them, so whatever follows is
@@ -50,9 +53,7 @@ static int json_but_overflow(const char *text, size_t len, json_error_t *e)
 	for (size_t i = 0; i < len;) {
 		char c = text[i];
 		if (c == '"') {
-			size_t j = i + 1;
-			while (j < len && text[j] != '"')
-				j += text[j] == '\\' ? 2 : 1;
+			size_t j = json_scan_string_end(text, len, i);
 			j = j < len ? j + 1 : len;
 			memcpy(copy + o, text + i, j - i);
 			o += j - i;
@@ -60,11 +61,7 @@ static int json_but_overflow(const char *text, size_t len, json_error_t *e)
 			continue;
 		}
 		if (c == '-' || (c >= '0' && c <= '9')) {
-			size_t j = i;
-			while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '-' ||
-			                   text[j] == '+' || text[j] == '.' || text[j] == 'e' ||
-			                   text[j] == 'E'))
-				j++;
+			size_t j = json_scan_number_end(text, len, i);
 			char *num = malloc(j - i + 1);
 			if (!num) {
 				free(copy);
@@ -140,29 +137,15 @@ struct proto_batch {
 	size_t n;
 };
 
-/* A 422 at `pointer` (a literal, copied).  1, or -1 out of memory. */
-static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int envelope_fail(proto_problem *p, const char *pointer, const char *fmt, ...)
-{
-	char *copy = strdup(pointer);
-	if (!copy)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, copy, fmt, ap);
-	va_end(ap);
-	return 1;
-}
+/* /queries, for the envelope's problems. */
+static const proto_path queries_at = {NULL, "queries", 0};
 
 static int too_many(proto_problem *p, size_t max, proto_call *call)
 {
-	char pointer[48];
-	snprintf(pointer, sizeof pointer, "/queries/%zu", max);
+	proto_path at = {&queries_at, NULL, max};
 	call->limit = PROTO_LIMIT_QUERIES;
-	return envelope_fail(p, pointer, "a batch may hold at most %zu queries: this is one more "
-	                                 "(split the batch)", max);
+	return proto_fail(p, &at, "a batch may hold at most %zu queries: this is one more (split "
+	                          "the batch)", max);
 }
 
 /* Why the whole body is not a batch, from a parse of all of it.  Returns 1
@@ -183,42 +166,23 @@ static int body_problem(const char *text, size_t len, proto_call *call, proto_pr
 			call->limit = PROTO_LIMIT_DEPTH;
 		return r;
 	}
-	json_error_t e;
-	json_t *root = json_loadb(text, len,
-	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
-	                          &e);
-	if (!root)
-		return proto_parse_problem(text, len, &e, p);
-	r = 0;
+	json_t *root;
+	if ((r = proto_parse_text(text, len, &root, p)) != 0)
+		return r;
+	static const char *const members[] = {"queries", NULL};
 	const json_t *queries = json_object_get(root, "queries");
-	if (!json_is_object(root)) {
-		r = envelope_fail(p, "", "a batch must be a JSON object {\"queries\": [query, ...]}, "
-		                         "got %s", proto_kind_of(root));
-	} else {
-		const char *key;
-		json_t *value;
-		json_object_foreach(root, key, value) {
-			if (strcmp(key, "queries") != 0) {
-				proto_path at = {NULL, key, 0};
-				char *pointer = proto_path_render(&at);
-				if (!pointer) {
-					r = -1;
-					break;
-				}
-				proto_problem_set(p, 422, pointer, "unknown member: a batch has queries only");
-				r = 1;
-				break;
-			}
-		}
-		if (r == 0 && !queries)
-			r = envelope_fail(p, "", "queries is required: a batch is {\"queries\": [query, "
-			                         "...]}");
-		else if (r == 0 && !json_is_array(queries))
-			r = envelope_fail(p, "/queries", "queries must be an array of queries, got %s",
-			                  proto_kind_of(queries));
-		else if (r == 0 && max_queries && json_array_size(queries) > max_queries)
-			r = too_many(p, max_queries, call);
-	}
+	if (!json_is_object(root))
+		r = proto_fail(p, NULL, "a batch must be a JSON object {\"queries\": [query, ...]}, "
+		                        "got %s", proto_kind_of(root));
+	else
+		r = proto_known_members(root, NULL, members, "a batch has queries only", p);
+	if (r == 0 && !queries)
+		r = proto_fail(p, NULL, "queries is required: a batch is {\"queries\": [query, ...]}");
+	else if (r == 0 && !json_is_array(queries))
+		r = proto_fail(p, &queries_at, "queries must be an array of queries, got %s",
+		               proto_kind_of(queries));
+	else if (r == 0 && max_queries && json_array_size(queries) > max_queries)
+		r = too_many(p, max_queries, call);
 	json_decref(root);
 	return r;
 }
@@ -236,29 +200,25 @@ static proto_batch *batch_new(size_t n)
 	return b;
 }
 
-int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
-                     proto_reply *out)
+/* A batch body split into its items (*rq->self, a proto_batch **), or the
+ * problem of a body that is not a batch. */
+static int open_batch(proto_request *rq, proto_reply *out, proto_problem *p)
 {
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	*batch = NULL;
-
+	(void)out;
+	proto_batch **batch = rq->self;
 	batch_span *spans = NULL;
-	size_t n = 0, max_queries = proto_context_of(call)->max_queries;
-	proto_problem p = {0};
+	size_t n = 0, max_queries = rq->ctx->max_queries;
 	int r;
-	switch (proto_batch_split(body, len, max_queries, &spans, &n)) {
+	switch (proto_batch_split(rq->body, rq->len, max_queries, &spans, &n)) {
 	case BATCH_SPLIT_OK:
 		break;
 	case BATCH_SPLIT_TOO_MANY:
-		r = too_many(&p, max_queries, call);
-		goto problem;
+		return too_many(p, max_queries, rq->call);
 	case BATCH_SPLIT_OTHER:
-		r = body_problem(body, len, call, &p);
+		r = body_problem(rq->body, rq->len, rq->call, p);
 		if (r == 0) /* a bug of the splitter: say so rather than guess */
-			proto_problem_set(&p, 500, NULL, "the batch could not be split into its queries");
-		r = r < 0 ? -1 : 1;
-		goto problem;
+			proto_problem_set(p, 500, NULL, "the batch could not be split into its queries");
+		return r < 0 ? -1 : 1;
 	case BATCH_SPLIT_NOMEM:
 		return -1;
 	}
@@ -267,20 +227,26 @@ int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch
 		free(spans);
 		return -1;
 	}
-	b->text = body;
-	b->len = len;
+	b->text = rq->body;
+	b->len = rq->len;
 	b->spans = spans;
 	for (size_t i = 0; i < n; i++) {
-		b->items[i].text = body + spans[i].start;
+		b->items[i].text = rq->body + spans[i].start;
 		b->items[i].len = spans[i].len;
 	}
 	*batch = b;
 	return 0;
-problem:
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
+}
+
+/* The body is split, not parsed (batch_split.c); its blanks are the
+ * splitter's to refuse, with the batch's words. */
+static const proto_endpoint batch_endpoint = {NULL, PROTO_PARSE_NONE, 0, open_batch};
+
+int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
+                     proto_reply *out)
+{
+	*batch = NULL;
+	return proto_endpoint_reply(&batch_endpoint, body, len, call, batch, out);
 }
 
 proto_batch *proto_batch_of_texts(const char *const *texts, const size_t *lens, size_t n)
@@ -305,16 +271,8 @@ static int place(const proto_batch *b, size_t i, proto_problem *p)
 	char prefix[48];
 	int k = snprintf(prefix, sizeof prefix, "/queries/%zu", i);
 	assert(k > 0 && (size_t)k < sizeof prefix);
-	size_t plen = (size_t)k, tail = p->pointer ? strlen(p->pointer) : 0;
-	char *pointer = malloc(plen + tail + 1);
-	if (!pointer)
+	if (proto_problem_prefix(p, prefix, (size_t)k) != 0)
 		return -1;
-	memcpy(pointer, prefix, plen);
-	if (tail)
-		memcpy(pointer + plen, p->pointer, tail);
-	pointer[plen + tail] = '\0';
-	free(p->pointer);
-	p->pointer = pointer;
 	if (p->located) {
 		if (p->line == 1)
 			p->column += (int)at->column;
@@ -466,8 +424,7 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 		proto_problem_release(&p);
 		return r;
 	}
-	static const char head[] = "{\"results\":[", tail[] = "]}";
-	size_t len = sizeof head - 1 + total + sizeof tail - 1;
+	size_t len = sizeof "{\"results\":[]}" - 1 + total;
 	size_t max_reply = proto_context_of(call)->limits.max_reply;
 	size_t exact = len - (b->n ? 1 : 0); /* total counted a comma per item */
 	if (max_reply && exact > max_reply) {
@@ -477,21 +434,20 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 		         exact, max_reply);
 		return proto_problem_reply(422, detail, "/queries", out);
 	}
-	char *body = malloc(len + 1);
-	if (!body)
+	proto_text t = {0};
+	if (proto_text_reserve(&t, len) != 0)
 		return -1;
-	char *o = body;
-	memcpy(o, head, sizeof head - 1);
-	o += sizeof head - 1;
+	PROTO_TEXT_LIT(&t, "{\"results\":[");
 	for (size_t i = 0; i < b->n; i++) {
 		if (i)
-			*o++ = ',';
-		memcpy(o, b->items[i].body, b->items[i].length);
-		o += b->items[i].length;
+			proto_text_putc(&t, ',');
+		proto_text_put(&t, b->items[i].body, b->items[i].length);
 	}
-	memcpy(o, tail, sizeof tail);
-	o += sizeof tail - 1;
-	*out = (proto_reply){200, PROTO_JSON, body, (size_t)(o - body)};
+	PROTO_TEXT_LIT(&t, "]}");
+	char *body = proto_text_finish(&t, &len);
+	if (!body)
+		return -1;
+	*out = (proto_reply){200, PROTO_JSON, body, len};
 	return 0;
 }
 

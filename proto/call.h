@@ -1,7 +1,7 @@
 /*
- * call.h — how every endpoint begins a call (reply.c, scene.c, contains.c,
- * batch.c, shapes.c): its reply emptied, and the caller's proto_call, or a
- * local one when it passed none, with its outputs reset.
+ * call.h — how every call begins (the endpoint skeleton, endpoint.c, and
+ * a batch's proto_batch_answer): its reply emptied, and the caller's
+ * proto_call, or a local one when it passed none, with its outputs reset.
  */
 #ifndef PROTO_CALL_H
 #define PROTO_CALL_H

@@ -16,10 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call.h"
-#include "decode.h"
 #include "clash.h"
-#include "parse.h"
+#include "decode.h"
+#include "endpoint.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -40,24 +39,16 @@ static int decode(const json_t *root, proto_store *store, contains_query *q, pro
 	if (!json_is_object(root))
 		return proto_fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
 		                     "\"outer\": shape}");
-	const char *key;
-	json_t *value;
-	json_object_foreach((json_t *)root, key, value) {
-		int ok = 0;
-		for (const char *const *m = members; *m && !ok; m++)
-			ok = strcmp(*m, key) == 0;
-		if (!ok) {
-			proto_path at = {NULL, key, 0};
-			return proto_fail(p, &at, "unknown member: a containment query has inner, outer and "
-			                    "tolerance");
-		}
-	}
+	int r = proto_known_members(root, NULL, members,
+	                            "a containment query has inner, outer and tolerance", p);
+	if (r)
+		return r;
 	const json_t *inner = json_object_get(root, "inner");
 	const json_t *outer = json_object_get(root, "outer");
 	if (!inner || !outer)
 		return proto_fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
 		            inner ? "outer" : "inner");
-	int r = proto_shapes_decode(inner, "inner", outer, "outer", store, &q->holder, p);
+	r = proto_shapes_decode(inner, "inner", outer, "outer", store, &q->holder, p);
 	if (r == 1 && proto_refs_missing(root, store, p) != 0)
 		r = -1;
 	if (r)
@@ -76,7 +67,7 @@ static int decode(const json_t *root, proto_store *store, contains_query *q, pro
 }
 
 /* The problem for a core error while answering. */
-static int run_problem(int err, const contains_query *q, proto_problem *p)
+static int run_problem(int err, const contains_query *q, proto_request *rq, proto_problem *p)
 {
 	switch (err) {
 	case CLASH_ENOTSUP:
@@ -103,13 +94,8 @@ static int run_problem(int err, const contains_query *q, proto_problem *p)
 			                  "vertices for its dimension");
 		}
 		break;
-	case CLASH_ERANGE:
-		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
-		                                     "coordinates, radii or poses are too large");
-		break;
 	default:
-		proto_problem_set(p, 500, NULL, "the collision core failed: %s", clash_strerror(err));
-		return 1;
+		return proto_core_problem(err, rq, "query", p);
 	}
 	return p->pointer ? 1 : -1;
 }
@@ -137,14 +123,31 @@ static int encode(const clash_containment *c, int compound, proto_reply *out)
 	failed |= !v || json_object_set_new(o, "iterations", v) != 0;
 	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT);
 	json_decref(o);
-	if (!body)
-		return -1;
-	out->status = 200;
-	out->content_type = PROTO_JSON;
-	out->body = body;
-	out->length = strlen(body);
-	return 0;
+	return proto_reply_json(out, 200, body, body ? strlen(body) : 0);
 }
+
+/* A ContainsQuery's tree decoded, run and encoded. */
+static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
+{
+	contains_query q;
+	memset(&q, 0, sizeof q);
+	int r = decode(rq->root, rq->ctx->store, &q, p);
+	proto_request_drop(rq);
+	if (r == 0 && (r = proto_request_stopped(rq, "query", p)) == 0) {
+		clash_containment c;
+		const clash_shape *inner = &q.holder.a, *outer = &q.holder.b;
+		/* A server's stop request (proto_call.cancel), as for queries. */
+		q.opt.cancel = rq->call->cancel;
+		int err = clash_contains(inner, outer, &q.opt, &c);
+		if (err != CLASH_ECANCELED)
+			rq->call->iterations = err ? 0 : c.iterations;
+		r = err ? run_problem(err, &q, rq, p) : encode(&c, inner->nparts > 0, out);
+	}
+	proto_query_release(&q.holder);
+	return r;
+}
+
+static const proto_endpoint contains_endpoint = {"a JSON object", PROTO_PARSE_LIMITS, 0, answer};
 
 int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 {
@@ -153,36 +156,5 @@ int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 
 int proto_contains_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	proto_problem p = {0};
-	contains_query q;
-	memset(&q, 0, sizeof q);
-	json_t *root = NULL;
-	int r = proto_parse_ex(body, len, &proto_context_of(call)->limits, &root, &p, &call->limit);
-	if (r == 0) {
-		r = decode(root, proto_context_of(call)->store, &q, &p);
-		json_decref(root);
-	}
-	if (r == 0) {
-		clash_containment c;
-		const clash_shape *inner = &q.holder.a, *outer = &q.holder.b;
-		/* A server's stop request (proto_call.cancel), as for queries. */
-		q.opt.cancel = call->cancel;
-		int err = call->cancel && *call->cancel ? CLASH_ECANCELED
-		                                        : clash_contains(inner, outer, &q.opt, &c);
-		if (err == CLASH_ECANCELED) {
-			call->cancelled = 1;
-			proto_problem_set(&p, 503, NULL, "the query was stopped before it finished");
-			r = 1;
-		} else {
-			call->iterations = err ? 0 : c.iterations;
-			r = err ? run_problem(err, &q, &p) : encode(&c, inner->nparts > 0, out);
-		}
-	}
-	proto_query_release(&q.holder);
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
+	return proto_endpoint_reply(&contains_endpoint, body, len, call, NULL, out);
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
+
 int proto_fail(proto_problem *p, const proto_path *at, const char *fmt, ...)
 {
 	char *pointer = proto_path_render(at);
@@ -75,8 +77,5 @@ int proto_blank_problem(const char *s, size_t n, const char *detail, proto_probl
 
 int proto_is_blank(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
-			return 0;
-	return 1;
+	return json_scan_skip_ws(s, n, 0) == n;
 }

@@ -25,46 +25,6 @@
 
 typedef unsigned __int128 u128;
 
-int proto_text_reserve(proto_text *t, size_t more)
-{
-	if (t->failed)
-		return -1;
-	if (t->len + more + 1 <= t->cap)
-		return 0;
-	size_t cap = t->cap ? t->cap : 256;
-	while (cap < t->len + more + 1)
-		cap *= 2;
-	char *s = realloc(t->s, cap);
-	if (!s) {
-		t->failed = 1;
-		return -1;
-	}
-	t->s = s;
-	t->cap = cap;
-	return 0;
-}
-
-static void putc1(proto_text *t, char c)
-{
-	if (t->len + 1 < t->cap || proto_text_reserve(t, 1) == 0)
-		t->s[t->len++] = c;
-}
-
-char *proto_text_finish(proto_text *t, size_t *len)
-{
-	if (t->failed || proto_text_reserve(t, 0) != 0) {
-		free(t->s);
-		memset(t, 0, sizeof *t);
-		return NULL;
-	}
-	char *s = t->s;
-	s[t->len] = '\0';
-	if (len)
-		*len = t->len;
-	memset(t, 0, sizeof *t);
-	return s;
-}
-
 /* 5^n for 0 <= n <= 54. */
 static u128 pow5(int n)
 {
@@ -314,7 +274,7 @@ void proto_text_int(proto_text *t, long long x)
 void proto_text_string(proto_text *t, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	putc1(t, '"');
+	proto_text_putc(t, '"');
 	size_t run = 0; /* bytes copied as they are, pending */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -344,36 +304,36 @@ void proto_text_string(proto_text *t, const char *s, size_t n)
 		proto_text_put(t, esc, len);
 	}
 	proto_text_put(t, s + n - run, run);
-	putc1(t, '"');
+	proto_text_putc(t, '"');
 }
 
 static void dump(proto_text *t, const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		putc1(t, '{');
+		proto_text_putc(t, '{');
 		const char *key;
 		json_t *member;
 		int first = 1;
 		json_object_foreach((json_t *)v, key, member) {
 			if (!first)
-				putc1(t, ',');
+				proto_text_putc(t, ',');
 			first = 0;
 			proto_text_string(t, key, strlen(key));
-			putc1(t, ':');
+			proto_text_putc(t, ':');
 			dump(t, member);
 		}
-		putc1(t, '}');
+		proto_text_putc(t, '}');
 		break;
 	}
 	case JSON_ARRAY:
-		putc1(t, '[');
+		proto_text_putc(t, '[');
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			if (i)
-				putc1(t, ',');
+				proto_text_putc(t, ',');
 			dump(t, json_array_get(v, i));
 		}
-		putc1(t, ']');
+		proto_text_putc(t, ']');
 		break;
 	case JSON_STRING:
 		proto_text_string(t, json_string_value(v), json_string_length(v));

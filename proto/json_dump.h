@@ -8,9 +8,10 @@
 #define PROTO_JSON_DUMP_H
 
 #include <stddef.h>
-#include <string.h>
 
 #include <jansson.h>
+
+#include "text_buf.h"
 
 /* The text json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17)) gives,
  * byte for byte (malloc'd, NUL-terminated, its length in *len when len is
@@ -29,33 +30,6 @@ size_t proto_real_text(double x, char *out);
  * Returns the length (the text is NUL-terminated). */
 size_t proto_real_g(double x, int precision, char *out);
 
-/*
- * A JSON text being written: a malloc'd buffer that grows as needed.  A
- * failed allocation sticks (later writes do nothing) and shows at
- * proto_text_finish(), so writers check once, at the end.  Zero-initialized
- * it is empty; proto_text_reserve() sizes it up front.
- */
-typedef struct proto_text {
-	char *s;
-	size_t len, cap; /* cap > len + 1 while room is left: the NUL fits */
-	int failed;
-} proto_text;
-
-/* Room for `more` bytes (and the final NUL); 0, or -1 (failed). */
-int proto_text_reserve(proto_text *t, size_t more);
-
-/* Bytes as they are (structure and member names: "{\"distance\":"). */
-static inline void proto_text_put(proto_text *t, const char *p, size_t n)
-{
-	if (n >= t->cap - t->len && proto_text_reserve(t, n) != 0)
-		return;
-	memcpy(t->s + t->len, p, n);
-	t->len += n;
-}
-
-/* A string literal as it is. */
-#define PROTO_TEXT_LIT(t, lit) proto_text_put((t), (lit), sizeof(lit) - 1)
-
 /* A double as json_dumps writes it with JSON_REAL_PRECISION(17) (finite
  * only: jansson holds no NaN or infinity). */
 void proto_text_real(proto_text *t, double x);
@@ -69,9 +43,5 @@ void proto_text_int(proto_text *t, long long x);
 /* A JSON string of n bytes of valid UTF-8, quoted and escaped as
  * json_dumps escapes it without flags. */
 void proto_text_string(proto_text *t, const char *s, size_t n);
-
-/* The text (NUL-terminated, its length in *len), which the caller frees;
- * or NULL when an allocation failed (then nothing is left to free). */
-char *proto_text_finish(proto_text *t, size_t *len);
 
 #endif /* PROTO_JSON_DUMP_H */

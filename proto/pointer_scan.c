@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "pointer.h"
+#include "text_buf.h"
 
 enum token_kind {
 	TOK_EOF,
@@ -69,44 +71,7 @@ typedef struct scanner {
 	int just_opened; /* the innermost container may still close empty */
 } scanner;
 
-typedef struct buf {
-	char *s;
-	size_t len, cap;
-	int failed;
-} buf;
-
-static void buf_reserve(buf *b, size_t more)
-{
-	if (b->failed || b->len + more + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *s = realloc(b->s, cap);
-	if (!s) {
-		b->failed = 1;
-		return;
-	}
-	b->s = s;
-	b->cap = cap;
-}
-
-static void buf_put(buf *b, const char *s, size_t n)
-{
-	buf_reserve(b, n);
-	if (b->failed)
-		return;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
 /* Lexing: only token boundaries, as jansson draws them for valid JSON. */
-
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 static int is_scalar_char(char c)
 {
@@ -116,8 +81,7 @@ static int is_scalar_char(char c)
 
 static token lex(scanner *s)
 {
-	while (s->at < s->len && is_space(s->text[s->at]))
-		s->at++;
+	s->at = json_scan_skip_ws(s->text, s->len, s->at);
 	token t = {TOK_EOF, s->at, s->at, 1};
 	if (s->at >= s->len)
 		return t;
@@ -130,19 +94,11 @@ static token lex(scanner *s)
 	case ':': t.kind = TOK_COLON; break;
 	case ',': t.kind = TOK_COMMA; break;
 	case '"': {
-		size_t i = s->at + 1;
+		size_t i = json_scan_string_end(s->text, s->len, s->at);
 		t.kind = TOK_STRING;
-		t.complete = 0;
-		while (i < s->len) {
-			if (s->text[i] == '\\') {
-				i += 2;
-				continue;
-			}
-			if (s->text[i++] == '"') {
-				t.complete = 1;
-				break;
-			}
-		}
+		t.complete = i < s->len;
+		if (t.complete)
+			i++;
 		t.end = i < s->len ? i : s->len;
 		s->at = t.end;
 		return t;
@@ -211,9 +167,9 @@ static size_t put_utf8(char *out, unsigned cp)
  * text[start, end), unescaped from JSON and escaped per RFC 6901.  A lone
  * surrogate is written as its 3-byte form; the problem encoder replaces
  * whatever is not valid UTF-8. */
-static void put_key(buf *b, const char *text, size_t start, size_t end)
+static void put_key(proto_text *b, const char *text, size_t start, size_t end)
 {
-	buf_put(b, "/", 1);
+	proto_text_put(b, "/", 1);
 	const char *p = text + start, *e = text + end;
 	while (p < e) {
 		char dec[8];
@@ -256,18 +212,18 @@ static void put_key(buf *b, const char *text, size_t start, size_t end)
 		}
 		char esc[16];
 		size_t m = proto_pointer_escape(esc, dec, n);
-		buf_put(b, esc, m);
+		proto_text_put(b, esc, m);
 	}
 }
 
-static void put_segment(buf *b, const scanner *s, const frame *f)
+static void put_segment(proto_text *b, const scanner *s, const frame *f)
 {
 	if (f->is_object) {
 		put_key(b, s->text, f->key_start, f->key_end);
 	} else {
 		char num[32];
 		int n = snprintf(num, sizeof num, "/%zu", f->index);
-		buf_put(b, num, (size_t)n);
+		proto_text_put(b, num, (size_t)n);
 	}
 }
 
@@ -276,19 +232,14 @@ static void put_segment(buf *b, const scanner *s, const frame *f)
  * token after that. */
 static char *render(const scanner *s, size_t levels, const token *key)
 {
-	buf b = {0};
-	buf_put(&b, "", 0);
+	proto_text b = {0};
 	for (size_t i = 0; i < levels; i++)
 		put_segment(&b, s, &s->frames[i]);
 	if (key) {
 		size_t end = key->complete ? key->end - 1 : key->end;
 		put_key(&b, s->text, key->start + 1, end);
 	}
-	if (b.failed) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return proto_text_finish(&b, NULL);
 }
 
 /* The pointer for a walk that stopped at token t (possibly TOK_EOF). */

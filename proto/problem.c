@@ -90,6 +90,20 @@ void proto_problem_set(proto_problem *p, int status, char *pointer, const char *
 	va_end(ap);
 }
 
+int proto_problem_prefix(proto_problem *p, const char *prefix, size_t n)
+{
+	proto_text t = {0};
+	proto_text_put(&t, prefix, n);
+	if (p->pointer)
+		proto_text_put(&t, p->pointer, strlen(p->pointer));
+	char *pointer = proto_text_finish(&t, NULL);
+	if (!pointer)
+		return -1;
+	free(p->pointer);
+	p->pointer = pointer;
+	return 0;
+}
+
 void proto_problem_release(proto_problem *p)
 {
 	free(p->pointer);

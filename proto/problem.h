@@ -56,6 +56,12 @@ void proto_problem_set(proto_problem *p, int status, char *pointer, const char *
 void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
 
+/* p's pointer with `prefix` (n bytes) in front (a problem of a part of a
+ * request placed in the whole: "/queries/3" + "/a/vertices"); a problem
+ * without a pointer gets the prefix itself.  0, or -1 out of memory (the
+ * pointer then unchanged). */
+int proto_problem_prefix(proto_problem *p, const char *prefix, size_t n);
+
 /* Release the pointer and ids held by *p (the struct may be reused). */
 void proto_problem_release(proto_problem *p);
 

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call.h"
-#include "decode.h"
 #include "answer.h"
+#include "decode.h"
+#include "endpoint.h"
 #include "parse.h"
 #include "request_limits.h"
 #include "pointer.h"
@@ -77,13 +77,9 @@ int proto_parse_problem(const char *body, size_t len, const json_error_t *e, pro
 
 /* The problem for a core error while answering (not while posing shapes:
  * the decoder maps those to the value that caused them). */
-static int run_problem(int err, proto_problem *p)
+static int run_problem(int err, proto_request *rq, proto_problem *p)
 {
 	switch (err) {
-	case CLASH_ERANGE:
-		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
-		                                     "coordinates, radii or poses are too large");
-		break;
 	case CLASH_EWARM:
 		proto_problem_set(p, 422, strdup("/warm"), "warm: %s", clash_strerror(err));
 		break;
@@ -99,67 +95,32 @@ static int run_problem(int err, proto_problem *p)
 		                                             "method \"gjk\" answers)",
 		                  clash_strerror(err));
 		break;
-	case CLASH_ENOMEM:
-		return -1;
 	default:
-		proto_problem_set(p, 500, NULL, "the collision core failed: %s",
-		                  clash_strerror(err));
-		return 1;
+		return proto_core_problem(err, rq, "query", p);
 	}
 	return p->pointer ? 1 : -1;
 }
 
-int proto_query_reply(const char *body, size_t len, proto_reply *out)
+/* A Query's tree decoded, run and encoded. */
+static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 {
-	return proto_query_reply_ex(body, len, NULL, out);
-}
-
-int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
-{
-	proto_problem p = {0};
-	int r = proto_query_answer(body, len, call, out, &p);
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
-}
-
-int proto_query_answer(const char *body, size_t len, proto_call *call, proto_reply *out,
-                       proto_problem *p_out)
-{
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	proto_problem p = {0};
-	int r;
-	json_t *root = NULL;
-	if (proto_is_blank(body, len)) {
-		r = proto_blank_problem(body, len, "empty body: expected a query, a JSON object", &p);
-		goto done;
-	}
-	/* Plain vertex arrays are read without jansson (vertex_scan.c): the
-	 * same answer, faster. */
-	vertex_table *vt = NULL;
-	if ((r = proto_parse_query_text(body, len, proto_context_of(call), &root, &p, &call->limit,
-	                                &vt)) != 0)
-		goto done;
+	proto_call *call = rq->call;
 	proto_query q;
-	r = proto_query_decode(root, vt, proto_context_of(call)->store, &q, &p);
-	proto_vertex_table_free(vt);
-	json_decref(root); /* the query holds copies of everything it needs */
+	int r = proto_query_decode(rq->root, rq->vt, rq->ctx->store, &q, p);
+	proto_request_drop(rq); /* the query holds copies of everything it needs */
 	if (r)
-		goto done;
+		return r;
+	q.opt.cancel = call->cancel;
+	if (q.moving && strcmp(q.method->name, "gjk") != 0) {
+		proto_problem_set(p, 422, strdup("/method"), "a query with pose_end (a motion) is "
+		                                             "answered by method \"gjk\" only");
+		proto_query_release(&q);
+		return p->pointer ? 1 : -1;
+	}
 	/* Parsing a large body is the slow part: a request whose deadline
 	 * passed meanwhile is not worth running. */
 	int err = CLASH_ECANCELED;
 	clash_result res;
-	q.opt.cancel = call->cancel;
-	if (q.moving && strcmp(q.method->name, "gjk") != 0) {
-		proto_problem_set(&p, 422, strdup("/method"), "a query with pose_end (a motion) is "
-		                                              "answered by method \"gjk\" only");
-		r = p.pointer ? 1 : -1;
-		proto_query_release(&q);
-		goto done;
-	}
 	clash_toi_result toi;
 	if (!(call->cancel && *call->cancel)) {
 		err = q.method->run(&q.a, &q.b, &q.opt, &res);
@@ -168,24 +129,35 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
 			err = clash_toi(&q.a, &q.motion[0], &q.b, &q.motion[1], 0.0, &q.opt, &toi);
 		call->iterations = err ? 0 : res.iterations;
 	}
-	if (err == CLASH_ECANCELED) {
-		call->cancelled = 1;
-		proto_problem_set(&p, 503, NULL, "the query was stopped before it finished");
-		r = 1;
-	} else if (err) {
-		r = run_problem(err, &p);
-	} else if (q.moving) {
-		r = proto_result_encode_motion(&res, q.method->name, &toi, out, &p);
-	} else {
-		r = proto_result_encode(&res, q.method->name, out, &p);
-	}
-	proto_query_release(&q);
-done:
-	if (r == 1)
-		*p_out = p; /* taken over: the caller encodes and releases it */
+	if (err)
+		r = run_problem(err, rq, p);
+	else if (q.moving)
+		r = proto_result_encode_motion(&res, q.method->name, &toi, out, p);
 	else
-		proto_problem_release(&p);
+		r = proto_result_encode(&res, q.method->name, out, p);
+	proto_query_release(&q);
 	return r;
+}
+
+/* POST /v1/query: plain vertex arrays are read without jansson
+ * (vertex_scan.c): the same answer, faster. */
+static const proto_endpoint query_endpoint = {"a query, a JSON object", PROTO_PARSE_QUERY, 0,
+                                              answer};
+
+int proto_query_reply(const char *body, size_t len, proto_reply *out)
+{
+	return proto_query_reply_ex(body, len, NULL, out);
+}
+
+int proto_query_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
+{
+	return proto_endpoint_reply(&query_endpoint, body, len, call, NULL, out);
+}
+
+int proto_query_answer(const char *body, size_t len, proto_call *call, proto_reply *out,
+                       proto_problem *p)
+{
+	return proto_endpoint_answer(&query_endpoint, body, len, call, NULL, out, p);
 }
 
 int proto_parse_ex(const char *body, size_t len, const proto_request_limits *limits,

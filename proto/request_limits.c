@@ -2,9 +2,8 @@
  * request_limits.c — request limits: nesting depth on the raw text, then vertex,
  * shape and compound-nesting counts on the parsed tree (see request_limits.h).
  *
- * The depth scan is a byte loop that only tells strings from structure (a
- * string runs from '"' to the next unescaped '"'); it needs no valid JSON:
- * whatever it misreads in broken text, the parser then rejects.  Its cost is
+ * The depth scan is a walk of the byte scanner (json_scan.h), which only
+ * tells strings from structure and needs no valid JSON.  Its cost is
  * a small fraction of parsing, and it keeps a hostile "[[[[..." from
  * building 2048 levels of jansson tree (and the decoder from recursing into
  * them) when the server allows far fewer.
@@ -19,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "pointer.h"
 #include "shape_primitive.h"
 #include "vertex_table.h"
@@ -27,55 +27,21 @@ int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_pro
 {
 	if (max_depth == 0)
 		return 0;
-	size_t depth = 0, line = 1, column = 0;
-	int in_string = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-		/* Columns count characters, as jansson's do: UTF-8 lead bytes. */
-		if ((c & 0xC0) != 0x80)
-			column++;
-		if (in_string) {
-			if (c == '\\')
-				i++; /* the escaped byte is no quote (all escapes are ASCII) */
-			else if (c == '"')
-				in_string = 0;
-			continue;
-		}
-		switch (c) {
-		case '"':
-			in_string = 1;
-			break;
-		case '\n':
-			line++;
-			column = 0;
-			break;
-		case '[':
-		case '{':
-			if (++depth > max_depth) {
-				char *pointer = proto_pointer_at(text, len, i + 1);
-				if (!pointer)
-					return -1;
-				proto_problem_set(p, 400, pointer,
-				                  "arrays and objects nested deeper than the limit of %zu "
-				                  "levels",
-				                  max_depth);
-				p->located = 1;
-				p->line = (int)line;
-				p->column = (int)column;
-				p->position = i + 1;
-				return 1;
-			}
-			break;
-		case ']':
-		case '}':
-			if (depth > 0)
-				depth--;
-			break;
-		default:
-			break;
-		}
-	}
-	return 0;
+	json_scan sc = json_scan_begin(text, len);
+	if (json_scan_walk(&sc, max_depth, 0) != JSON_SCAN_DEEP)
+		return 0;
+	size_t at = sc.i;
+	char *pointer = proto_pointer_at(text, len, at + 1);
+	if (!pointer)
+		return -1;
+	proto_problem_set(p, 400, pointer,
+	                  "arrays and objects nested deeper than the limit of %zu levels",
+	                  max_depth);
+	p->located = 1;
+	p->line = (int)sc.line;
+	p->column = (int)json_scan_column(&sc, at + 1); /* the bracket's own column */
+	p->position = at + 1;
+	return 1;
 }
 
 typedef struct walk {

@@ -25,8 +25,8 @@
 
 #include <jansson.h>
 
-#include "call.h"
 #include "decode.h"
+#include "endpoint.h"
 #include "refs.h"
 #include "json_dump.h"
 #include "parse.h"
@@ -156,18 +156,9 @@ static int shape_limits(const json_t *shape, const proto_path *at, scene_job *jo
 		return r;
 	*job->limit_broken = which;
 	char *prefix = proto_path_render(at);
-	char *inner = p->pointer;
-	size_t n = prefix && inner ? strlen(prefix) + strlen(inner) + 1 : 0;
-	char *whole = n ? malloc(n) : NULL;
-	if (!whole) {
-		free(prefix);
-		return -1;
-	}
-	snprintf(whole, n, "%s%s", prefix, inner);
+	r = prefix ? proto_problem_prefix(p, prefix, strlen(prefix)) : -1;
 	free(prefix);
-	free(inner);
-	p->pointer = whole;
-	return 1;
+	return r == 0 ? 1 : -1;
 }
 
 static const char *const object_members[] = {"id", "shape", "group", NULL};
@@ -566,40 +557,25 @@ static void wave_done(scene_job *job, size_t base, size_t n)
 }
 
 /* A core error while answering, as a problem (1) or -1 for memory. */
-static int run_problem(int err, proto_call *call, proto_problem *p)
+static int run_problem(int err, proto_request *rq, proto_problem *p)
 {
-	switch (err) {
-	case CLASH_ENOMEM:
-		return -1;
-	case CLASH_ECANCELED:
-		call->cancelled = 1;
-		proto_problem_set(p, 503, NULL, "the scene was stopped before it finished");
-		return 1;
-	case CLASH_ELIMIT:
-		proto_problem_set(p, 422, strdup("/objects"),
-		                  "more than %d pairs of objects have overlapping boxes (grown by "
-		                  "the clearance): split the scene, or narrow it with pairs or "
-		                  "ignore", PROTO_SCENE_MAX_CANDIDATES);
-		break;
-	case CLASH_ERANGE:
-		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
-		                                     "coordinates, radii or poses are too large");
-		break;
-	default:
-		proto_problem_set(p, 500, NULL, "the collision core failed: %s", clash_strerror(err));
-		return 1;
-	}
+	if (err != CLASH_ELIMIT)
+		return proto_core_problem(err, rq, "scene", p);
+	proto_problem_set(p, 422, strdup("/objects"),
+	                  "more than %d pairs of objects have overlapping boxes (grown by "
+	                  "the clearance): split the scene, or narrow it with pairs or "
+	                  "ignore", PROTO_SCENE_MAX_CANDIDATES);
 	return p->pointer ? 1 : -1;
 }
 
-static int run(scene_job *job, proto_call *call, proto_problem *p)
+static int run(scene_job *job, proto_request *rq, proto_problem *p)
 {
 	const volatile int *cancel = job->scene.opt.cancel;
 	if (cancel && *cancel) /* parsing took the time there was */
-		return run_problem(CLASH_ECANCELED, call, p);
+		return run_problem(CLASH_ECANCELED, rq, p);
 	int err = clash_scene_candidates(&job->scene, &job->cand, &job->ncand, NULL);
 	if (err)
-		return run_problem(err, call, p);
+		return run_problem(err, rq, p);
 	job->npieces = (job->ncand + SCENE_PIECE_PAIRS - 1) / SCENE_PIECE_PAIRS;
 	if (job->npieces == 0)
 		return 0;
@@ -621,10 +597,10 @@ static int run(scene_job *job, proto_call *call, proto_problem *p)
 		 * failed only because of it. */
 		for (size_t i = base; i < base + n; i++)
 			if (job->pieces[i].err == CLASH_ECANCELED)
-				return run_problem(CLASH_ECANCELED, call, p);
+				return run_problem(CLASH_ECANCELED, rq, p);
 		for (size_t i = base; i < base + n; i++)
 			if (job->pieces[i].err)
-				return run_problem(job->pieces[i].err, call, p);
+				return run_problem(job->pieces[i].err, rq, p);
 		wave_done(job, base, n);
 	}
 	return 0;
@@ -737,7 +713,7 @@ static int non_finite(const clash_scene_hit *h, int dim)
 /* Clashes written between two looks at the cancel flag. */
 #define SCENE_ENCODE_STRIDE 256
 
-static int encode(const scene_job *job, proto_call *call, proto_reply *out, proto_problem *p)
+static int encode(const scene_job *job, proto_request *rq, proto_reply *out, proto_problem *p)
 {
 	const int dim = job->count ? job->shapes[0].dim : 0;
 	for (size_t i = 0; i < job->npieces; i++)
@@ -759,7 +735,7 @@ static int encode(const scene_job *job, proto_call *call, proto_reply *out, prot
 			if (++written % SCENE_ENCODE_STRIDE == 0 && job->scene.opt.cancel &&
 			    *job->scene.opt.cancel) {
 				free(proto_text_finish(&t, NULL));
-				return run_problem(CLASH_ECANCELED, call, p);
+				return run_problem(CLASH_ECANCELED, rq, p);
 			}
 			size_t before = t.len;
 			if (listed)
@@ -790,17 +766,41 @@ static int encode(const scene_job *job, proto_call *call, proto_reply *out, prot
 		PROTO_TEXT_LIT(&t, "},\"truncated\":true}");
 	else
 		PROTO_TEXT_LIT(&t, "},\"truncated\":false}");
-	size_t len;
+	size_t len = 0;
 	char *body = proto_text_finish(&t, &len);
-	if (!body)
-		return -1;
-	assert(!job->max_reply || len <= job->max_reply);
-	out->status = 200;
-	out->content_type = PROTO_JSON;
-	out->body = body;
-	out->length = len;
-	return 0;
+	assert(!body || !job->max_reply || len <= job->max_reply);
+	return proto_reply_json(out, 200, body, len);
 }
+
+/* A Scene's tree decoded, run and encoded. */
+static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
+{
+	/* call->iterations stays -1: many methods' runs, none of them the
+	 * request's. */
+	scene_job job;
+	memset(&job, 0, sizeof job);
+	job.limits = &rq->ctx->limits;
+	job.parallel = &rq->ctx->parallel;
+	job.store = rq->ctx->store;
+	job.limit_broken = &rq->call->limit;
+	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
+	job.max_reply = job.limits->max_reply;
+	int r = decode(rq->root, &job, p);
+	if (r == 1 && proto_refs_missing(rq->root, job.store, p) != 0)
+		r = -1;
+	proto_request_drop(rq); /* the job holds copies of everything it needs */
+	job.scene.opt.cancel = rq->call->cancel;
+	if (r == 0)
+		r = run(&job, rq, p);
+	if (r == 0)
+		r = encode(&job, rq, out, p);
+	release(&job);
+	return r;
+}
+
+/* The depth limit on the whole body, the counts on each object's shape
+ * (shape_limits). */
+static const proto_endpoint scene_endpoint = {"a JSON object", PROTO_PARSE_DEPTH, 0, answer};
 
 int proto_scene_reply(const char *body, size_t len, proto_reply *out)
 {
@@ -809,38 +809,5 @@ int proto_scene_reply(const char *body, size_t len, proto_reply *out)
 
 int proto_scene_reply_ex(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	/* iterations stays -1: many methods' runs, none of them the request's. */
-	proto_problem p = {0};
-	scene_job job;
-	memset(&job, 0, sizeof job);
-	job.limits = &proto_context_of(call)->limits;
-	job.parallel = &proto_context_of(call)->parallel;
-	job.store = proto_context_of(call)->store;
-	job.limit_broken = &call->limit;
-	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
-	job.max_reply = job.limits->max_reply;
-	json_t *root = NULL;
-	int r = proto_limits_depth(body, len, job.limits->max_depth, &p);
-	if (r == 1)
-		call->limit = PROTO_LIMIT_DEPTH;
-	if (r == 0)
-		r = proto_parse_text(body, len, &root, &p);
-	if (r == 0) {
-		r = decode(root, &job, &p);
-		if (r == 1 && proto_refs_missing(root, job.store, &p) != 0)
-			r = -1;
-		json_decref(root); /* the job holds copies of everything it needs */
-	}
-	job.scene.opt.cancel = call->cancel;
-	if (r == 0)
-		r = run(&job, call, &p);
-	if (r == 0)
-		r = encode(&job, call, out, &p);
-	release(&job);
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
+	return proto_endpoint_reply(&scene_endpoint, body, len, call, NULL, out);
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call.h"
+#include "endpoint.h"
 #include "json_dump.h"
 #include "mesh_doc.h"
 #include "mesh_import.h"
@@ -27,28 +27,14 @@ int proto_media_is_mesh(const char *content_type)
 	return proto_mesh_format_of_media(content_type) != PROTO_MESH_NONE;
 }
 
-static int stopped(proto_call *call, proto_problem *p)
-{
-	if (!(call->cancel && *call->cancel))
-		return 0;
-	call->cancelled = 1;
-	proto_problem_set(p, 503, NULL, "the import was stopped before it finished");
-	return 1;
-}
-
 /* Shape i's problem, named in the import document. */
 static int placed(proto_problem *p, size_t i)
 {
 	if (!p->pointer)
 		return 1;
-	size_t n = strlen(p->pointer) + 32;
-	char *at = malloc(n);
-	if (!at)
-		return -1;
-	snprintf(at, n, "/shapes/%zu%s", i, p->pointer);
-	free(p->pointer);
-	p->pointer = at;
-	return 1;
+	char prefix[32];
+	int n = snprintf(prefix, sizeof prefix, "/shapes/%zu", i);
+	return proto_problem_prefix(p, prefix, (size_t)n) == 0 ? 1 : -1;
 }
 
 /* Store shape s; its entry of the answer in *item.  0, 1 or -1. */
@@ -93,18 +79,15 @@ static int store_one(const proto_mesh_shape *s, size_t i, proto_call *call, json
 	return -1;
 }
 
-static int import_all(const char *body, size_t len, const char *content_type,
-                      proto_call *call, proto_reply *out, proto_problem *p)
+/* The mesh file read (its media type in rq->self), each shape stored. */
+static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 {
-	const proto_context *ctx = proto_context_of(call);
-	if (!ctx->store) {
-		proto_problem_set(p, 503, NULL, "this server keeps no shape store");
-		return 1;
-	}
-	if (stopped(call, p))
+	proto_call *call = rq->call;
+	const proto_context *ctx = rq->ctx;
+	if (proto_request_stopped(rq, "import", p))
 		return 1;
 	proto_mesh_set set;
-	int r = proto_mesh_import(body, len, proto_mesh_format_of_media(content_type),
+	int r = proto_mesh_import(rq->body, rq->len, proto_mesh_format_of_media(rq->self),
 	                          &ctx->limits, &set, p, &call->limit);
 	if (r)
 		return r;
@@ -114,7 +97,7 @@ static int import_all(const char *body, size_t len, const char *content_type,
 	for (size_t i = 0; r == 0 && i < set.n; i++) {
 		json_t *item = NULL;
 		int created = 0;
-		r = stopped(call, p);
+		r = proto_request_stopped(rq, "import", p);
 		if (r == 0)
 			r = store_one(&set.shapes[i], i, call, &item, &created, p);
 		if (r == 0 && json_array_append_new(shapes, item) != 0)
@@ -124,24 +107,20 @@ static int import_all(const char *body, size_t len, const char *content_type,
 	proto_mesh_set_free(&set);
 	json_t *doc = r == 0 ? json_pack("{s:o}", "shapes", shapes) : (json_decref(shapes), NULL);
 	if (r == 0) {
-		out->body = doc ? proto_json_dump(doc, &out->length) : NULL;
-		out->status = any ? 201 : 200;
-		out->content_type = PROTO_JSON;
-		r = out->body ? 0 : -1;
+		size_t len = 0;
+		char *body = doc ? proto_json_dump(doc, &len) : NULL;
+		r = proto_reply_json(out, any ? 201 : 200, body, len);
 	}
 	json_decref(doc);
 	return r;
 }
 
+/* The file is read by the mesh importer, not parsed as JSON; the cancel
+ * flag is looked at before it is read and between shapes. */
+static const proto_endpoint import_endpoint = {NULL, PROTO_PARSE_NONE, 1, import_all};
+
 int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
                              proto_call *call, proto_reply *out)
 {
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	proto_problem p = {0};
-	int r = import_all(body, len, content_type, call, out, &p);
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
+	return proto_endpoint_reply(&import_endpoint, body, len, call, (void *)content_type, out);
 }

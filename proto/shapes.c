@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call.h"
 #include "decode.h"
+#include "endpoint.h"
 #include "proto.h"
 #include "query.h"
 #include "shape_id.h"
@@ -48,13 +48,7 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 	json_t *o = proto_shape_summary(st);
 	char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
-	if (!body)
-		return -1;
-	out->status = status;
-	out->content_type = PROTO_JSON;
-	out->body = body;
-	out->length = strlen(body);
-	return 0;
+	return proto_reply_json(out, status, body, body ? strlen(body) : 0);
 }
 
 int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
@@ -85,12 +79,12 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *s
 }
 
 /* Decode and store the shape of a parsed upload. */
-static int put(const json_t *root, const vertex_table *vt, proto_store *store,
-               proto_reply *out, proto_problem *p)
+static int put(proto_request *rq, proto_reply *out, proto_problem *p)
 {
+	proto_store *store = rq->ctx->store;
 	proto_store_entry *e;
 	int created;
-	int r = proto_shape_store(root, vt, store, &e, &created, p);
+	int r = proto_shape_store(rq->root, rq->vt, store, &e, &created, p);
 	if (r)
 		return r;
 	r = summary(proto_store_value(e), created ? 201 : 200, out);
@@ -98,31 +92,12 @@ static int put(const json_t *root, const vertex_table *vt, proto_store *store,
 	return r;
 }
 
+/* An upload is parsed as a Query is (vertex arrays beside the tree). */
+static const proto_endpoint upload = {"a shape, a JSON object", PROTO_PARSE_QUERY, 1, put};
+
 int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_reply *out)
 {
-	proto_call none;
-	call = proto_call_begin(call, &none, out);
-	const proto_context *ctx = proto_context_of(call);
-	proto_problem p = {0};
-	json_t *root = NULL;
-	vertex_table *vt = NULL;
-	int r;
-	if (!ctx->store) {
-		proto_problem_set(&p, 503, NULL, "this server keeps no shape store");
-		r = 1;
-	} else if (proto_is_blank(body, len)) {
-		r = proto_blank_problem(body, len, "empty body: expected a shape, a JSON object", &p);
-	} else {
-		r = proto_parse_query_text(body, len, ctx, &root, &p, &call->limit, &vt);
-	}
-	if (r == 0)
-		r = put(root, vt, ctx->store, out, &p);
-	proto_vertex_table_free(vt);
-	json_decref(root);
-	if (r == 1)
-		r = proto_problem_encode(&p, out);
-	proto_problem_release(&p);
-	return r;
+	return proto_endpoint_reply(&upload, body, len, call, NULL, out);
 }
 
 int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,

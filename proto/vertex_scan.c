@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "parse.h"
 #include "request_limits.h"
 
@@ -211,30 +212,13 @@ int proto_read_number(const char *s, size_t n, double *out)
 
 /* ---- the scan ------------------------------------------------------------ */
 
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static size_t skip_ws(const char *s, size_t len, size_t i)
-{
-	while (i < len && is_ws(s[i]))
-		i++;
-	return i;
-}
-
-static int is_number_char(char c)
-{
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
-
 /* The number at s[*i], which must be all of the run of number characters
  * there (as jansson's lexer takes them): 1 with *x and *i past it, else 0. */
 static int plain_number(const char *s, size_t len, size_t *i, double *x)
 {
 	int bad;
 	size_t j = *i + number_prefix(s + *i, len - *i, x, &bad);
-	if (j == *i || bad || (j < len && is_number_char(s[j])))
+	if (j == *i || bad || (j < len && json_scan_is_number_char(s[j])))
 		return 0;
 	*i = j;
 	return 1;
@@ -264,11 +248,11 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 {
 	size_t cap = 0, count = 0, d = 0;
 	double *xyz = NULL;
-	i = skip_ws(s, len, i + 1);
+	i = json_scan_skip_ws(s, len, i + 1);
 	for (;;) {
 		if (i >= len || s[i] != '[')
 			goto not_plain;
-		i = skip_ws(s, len, i + 1);
+		i = json_scan_skip_ws(s, len, i + 1);
 		size_t k = 0;
 		for (;;) {
 			double x;
@@ -285,14 +269,11 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 				return -1;
 			xyz[at] = x;
 			k++;
-			i = skip_ws(s, len, i);
-			if (i < len && s[i] == ',') {
-				i = skip_ws(s, len, i + 1);
-				continue;
-			}
-			if (i < len && s[i] == ']')
+			enum json_scan_next next = json_scan_after(s, len, &i, ']');
+			if (next == JSON_SCAN_CLOSED)
 				break;
-			goto not_plain;
+			if (next != JSON_SCAN_MORE)
+				goto not_plain;
 		}
 		if (!d) {
 			d = k;
@@ -300,16 +281,13 @@ static int plain_array(const char *s, size_t len, size_t i, size_t *end, vertex_
 			goto not_plain;
 		}
 		count++;
-		i = skip_ws(s, len, i + 1);
-		if (i < len && s[i] == ',') {
-			i = skip_ws(s, len, i + 1);
-			continue;
-		}
-		if (i < len && s[i] == ']')
+		enum json_scan_next next = json_scan_after(s, len, &i, ']');
+		if (next == JSON_SCAN_CLOSED)
 			break;
-		goto not_plain;
+		if (next != JSON_SCAN_MORE)
+			goto not_plain;
 	}
-	*end = i + 1;
+	*end = i;
 	a->n = count;
 	a->d = d;
 	a->xyz = xyz;
@@ -328,7 +306,7 @@ static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_a
 {
 	size_t cap = 0, count = 0;
 	double *xyz = NULL;
-	i = skip_ws(s, len, i + 1);
+	i = json_scan_skip_ws(s, len, i + 1);
 	for (;;) {
 		double x;
 		if (!plain_number(s, len, &i, &x))
@@ -336,16 +314,13 @@ static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_a
 		if (room_for(&xyz, &cap, count, 192) != 0) /* 64 points first */
 			return -1;
 		xyz[count++] = x;
-		i = skip_ws(s, len, i);
-		if (i < len && s[i] == ',') {
-			i = skip_ws(s, len, i + 1);
-			continue;
-		}
-		if (i < len && s[i] == ']')
+		enum json_scan_next next = json_scan_after(s, len, &i, ']');
+		if (next == JSON_SCAN_CLOSED)
 			break;
-		goto not_plain;
+		if (next != JSON_SCAN_MORE)
+			goto not_plain;
 	}
-	*end = i + 1;
+	*end = i;
 	a->n = count;
 	a->d = 1;
 	a->xyz = xyz;
@@ -409,37 +384,50 @@ enum read_as { READ_NONE, READ_VERTICES, READ_POSITIONS };
 
 static json_t *build_value(builder *b, enum read_as as);
 
-static int open_container(builder *b)
+/* Past a container's opening bracket and the blanks after it: 0, an
+ * element follows; 2, it closes at once (`close`: b->i past it); 1, it
+ * opens a level past SCAN_MAX_DEPTH. */
+static int open_container(builder *b, char close)
 {
 	if (b->depth == SCAN_MAX_DEPTH)
 		return 1;
 	b->depth++;
 	if (b->depth > b->deepest)
 		b->deepest = b->depth;
-	b->i = skip_ws(b->s, b->len, b->i + 1);
+	b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
+	if (b->i < b->len && b->s[b->i] == close) {
+		b->i++;
+		b->depth--;
+		return 2;
+	}
 	return 0;
+}
+
+/* After an element: a ',' (more) or the closing byte (one level less). */
+static enum json_scan_next after_element(builder *b, char close)
+{
+	enum json_scan_next next = json_scan_after(b->s, b->len, &b->i, close);
+	if (next == JSON_SCAN_CLOSED)
+		b->depth--;
+	return next;
 }
 
 static json_t *build_object(builder *b)
 {
-	if (open_container(b))
+	int opened = open_container(b, '}');
+	if (opened == 1)
 		return give_up(b, 1);
 	json_t *o = json_object();
-	if (!o)
-		return give_up(b, -1);
-	if (b->i < b->len && b->s[b->i] == '}') {
-		b->i++;
-		b->depth--;
-		return o;
-	}
+	if (!o || opened == 2)
+		return o ? o : give_up(b, -1);
 	for (;;) {
 		size_t key, klen;
 		if (b->i >= b->len || b->s[b->i] != '"' || plain_string(b, &key, &klen) != 0)
 			goto fail;
-		b->i = skip_ws(b->s, b->len, b->i);
+		b->i = json_scan_skip_ws(b->s, b->len, b->i);
 		if (b->i >= b->len || b->s[b->i] != ':')
 			goto fail;
-		b->i = skip_ws(b->s, b->len, b->i + 1);
+		b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
 		const char *k = b->s + key;
 		enum read_as as = READ_NONE;
 		if (klen == 8 && memcmp(k, "vertices", 8) == 0)
@@ -457,17 +445,11 @@ static json_t *build_object(builder *b)
 			give_up(b, -1);
 			goto fail;
 		}
-		b->i = skip_ws(b->s, b->len, b->i);
-		if (b->i < b->len && b->s[b->i] == ',') {
-			b->i = skip_ws(b->s, b->len, b->i + 1);
-			continue;
-		}
-		if (b->i < b->len && b->s[b->i] == '}') {
-			b->i++;
-			b->depth--;
+		enum json_scan_next next = after_element(b, '}');
+		if (next == JSON_SCAN_CLOSED)
 			return o;
-		}
-		goto fail;
+		if (next != JSON_SCAN_MORE)
+			goto fail;
 	}
 fail:
 	json_decref(o);
@@ -476,16 +458,12 @@ fail:
 
 static json_t *build_array(builder *b)
 {
-	if (open_container(b))
+	int opened = open_container(b, ']');
+	if (opened == 1)
 		return give_up(b, 1);
 	json_t *a = json_array();
-	if (!a)
-		return give_up(b, -1);
-	if (b->i < b->len && b->s[b->i] == ']') {
-		b->i++;
-		b->depth--;
-		return a;
-	}
+	if (!a || opened == 2)
+		return a ? a : give_up(b, -1);
 	for (;;) {
 		json_t *v = build_value(b, READ_NONE);
 		if (!v)
@@ -494,17 +472,11 @@ static json_t *build_array(builder *b)
 			give_up(b, -1);
 			goto fail;
 		}
-		b->i = skip_ws(b->s, b->len, b->i);
-		if (b->i < b->len && b->s[b->i] == ',') {
-			b->i = skip_ws(b->s, b->len, b->i + 1);
-			continue;
-		}
-		if (b->i < b->len && b->s[b->i] == ']') {
-			b->i++;
-			b->depth--;
+		enum json_scan_next next = after_element(b, ']');
+		if (next == JSON_SCAN_CLOSED)
 			return a;
-		}
-		goto fail;
+		if (next != JSON_SCAN_MORE)
+			goto fail;
 	}
 fail:
 	json_decref(a);
@@ -581,7 +553,7 @@ static json_t *build_value(builder *b, enum read_as as)
 		double x;
 		int bad;
 		size_t j = b->i + number_prefix(s + b->i, b->len - b->i, &x, &bad);
-		if (j == b->i || bad || (j < b->len && is_number_char(s[j])))
+		if (j == b->i || bad || (j < b->len && json_scan_is_number_char(s[j])))
 			return give_up(b, 1);
 		b->i = j;
 		json_t *v = json_real(x);
@@ -601,9 +573,9 @@ int proto_parse_query_text(const char *body, size_t len, const proto_context *ct
 	if (!t)
 		return -1;
 	builder b = {.s = body, .len = len, .t = t};
-	b.i = skip_ws(body, len, 0);
+	b.i = json_scan_skip_ws(body, len, 0);
 	json_t *tree = build_value(&b, READ_NONE);
-	if (tree && skip_ws(body, len, b.i) != len) {
+	if (tree && json_scan_skip_ws(body, len, b.i) != len) {
 		json_decref(tree); /* more after the value: jansson's error */
 		tree = NULL;
 		b.status = 1;

@@ -18,6 +18,7 @@
 
 #include "http_route.h"
 #include "log.h"
+#include "text_buf.h"
 
 /* Seconds: from a fast query (~50 us) to the longest deadline worth having. */
 static const double duration_bounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
@@ -142,41 +143,16 @@ void http_metrics_reject(http_metrics *m, enum http_reject why)
 		m->rejects[why]++;
 }
 
-/* A growing text buffer; a failed allocation sticks. */
-typedef struct text {
-	char *s;
-	size_t len, cap;
-	int failed;
-} text;
+/* The page is written into proto's text buffer; a failed allocation sticks
+ * and shows at the end. */
+static void put(proto_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(text *t, const char *fmt, ...)
+static void put(proto_text *t, const char *fmt, ...)
 {
-	if (t->failed)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = 1;
-			return;
-		}
-		if ((size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap * 2 + (size_t)n;
-		char *s = realloc(t->s, cap);
-		if (!s) {
-			t->failed = 1;
-			return;
-		}
-		t->s = s;
-		t->cap = cap;
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	proto_text_vprintf(t, fmt, ap);
+	va_end(ap);
 }
 
 static const char *route_label(const http_metrics *m, size_t route)
@@ -185,7 +161,7 @@ static const char *route_label(const http_metrics *m, size_t route)
 }
 
 /* One histogram's lines; `labels` is "" or `name="value",`. */
-static void put_histogram(text *t, const char *name, const char *labels, const histogram *h,
+static void put_histogram(proto_text *t, const char *name, const char *labels, const histogram *h,
                           const double *bounds, size_t n)
 {
 	uint64_t cumulative = 0;
@@ -220,10 +196,9 @@ static long long resident_bytes(void)
 
 char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *len)
 {
-	text t = {malloc(8192), 0, 8192, 0};
-	if (!t.s)
+	proto_text t = {0};
+	if (proto_text_reserve(&t, 8192) != 0)
 		return NULL;
-	t.s[0] = '\0';
 
 	put(&t, "# HELP clashd_http_requests_total HTTP requests answered, by route and status.\n"
 	        "# TYPE clashd_http_requests_total counter\n");
@@ -307,10 +282,5 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		put(&t, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
 		        "# TYPE process_resident_memory_bytes gauge\n"
 		        "process_resident_memory_bytes %lld\n", rss);
-	if (t.failed) {
-		free(t.s);
-		return NULL;
-	}
-	*len = t.len;
-	return t.s;
+	return proto_text_finish(&t, len);
 }

@@ -17,7 +17,13 @@
  *             the text holds exactly (bit for bit) the numbers of jansson's
  *             array;
  *   replies   the same documents as queries: proto_query_reply with the
- *             shortcut equals it without, byte for byte.
+ *             shortcut equals it without, byte for byte;
+ *   depth_at  the depth limit's problem is located as jansson counts: its
+ *             column counts every character of the line, escapes and
+ *             UTF-8 in strings before the bracket included; and on the
+ *             random documents jansson parses, the byte scanner
+ *             (json_scan.h) finds their depth: the limit at the depth of
+ *             jansson's tree passes, one less stops.
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,8 +36,10 @@
 #include "check.h"
 #include "prng.h"
 #include "textbuf.h"
+#include "parse.h"
 #include "problem.h"
 #include "proto.h"
+#include "request_limits.h"
 #include "vertex_scan.h"
 
 /* ---- random documents ---------------------------------------------------- */
@@ -523,6 +531,84 @@ START_TEST(test_replies)
 }
 END_TEST
 
+START_TEST(test_depth_at)
+{
+	static const struct {
+		const char *text;
+		int line, column;
+		size_t position;
+	} cases[] = {
+		{"[[[1]]]", 1, 3, 3},
+		{"{\"a\\\"b\":[[1]]}", 1, 10, 10},
+		{"{\"\\u00e9\\n\": [\n  [[0]]]}", 2, 3, 18},
+		{"[\"\\u00e9\", \"\xc3\xa9\", [[0]]]", 1, 18, 19},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const char *t = cases[k].text;
+		proto_request_limits l = {.max_depth = 2};
+		json_t *root = NULL;
+		proto_problem p = {0};
+		enum proto_limit which;
+		ck_assert_int_eq(proto_parse_ex(t, strlen(t), &l, &root, &p, &which), 1);
+		ck_assert_int_eq(which, PROTO_LIMIT_DEPTH);
+		ck_assert_msg(p.status == 400 && p.located && p.line == cases[k].line &&
+		              p.column == cases[k].column && p.position == cases[k].position,
+		              "%s: %d at %d:%d (%zu)", t, p.status, p.line, p.column, p.position);
+		proto_problem_release(&p);
+	}
+}
+END_TEST
+
+/* Arrays and objects nested in v, as jansson built them. */
+static size_t tree_depth(const json_t *v)
+{
+	size_t d = 0;
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			size_t k = tree_depth(json_array_get(v, i));
+			d = k > d ? k : d;
+		}
+		return d + 1;
+	}
+	if (!json_is_object(v))
+		return 0;
+	const char *key;
+	json_t *m;
+	json_object_foreach((json_t *)v, key, m) {
+		size_t k = tree_depth(m);
+		d = k > d ? k : d;
+	}
+	return d + 1;
+}
+
+START_TEST(test_depth_scan)
+{
+	prng g = {11};
+	int nested = 0;
+	for (long i = 0; i < 20000; i++) {
+		char *doc = document(&g);
+		size_t len = strlen(doc);
+		json_error_t e;
+		/* Duplicates refused: jansson keeps a duplicate's last value,
+		 * which may nest less than the text does. */
+		json_t *v = json_loadb(doc, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+		size_t d = v ? tree_depth(v) : 0;
+		json_decref(v);
+		if (d >= 2) {
+			proto_problem p = {0};
+			ck_assert_msg(proto_limits_depth(doc, len, d, &p) == 0, "%s: depth %zu", doc,
+			              d);
+			ck_assert_msg(proto_limits_depth(doc, len, d - 1, &p) == 1, "%s: depth %zu", doc,
+			              d);
+			proto_problem_release(&p);
+			nested++;
+		}
+		free(doc);
+	}
+	ck_assert_int_gt(nested, 5000);
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -530,6 +616,8 @@ static Suite *parse_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_tree);
 	tcase_add_test(tc, test_replies);
+	tcase_add_test(tc, test_depth_at);
+	tcase_add_test(tc, test_depth_scan);
 	suite_add_tcase(s, tc);
 	return s;
 }
