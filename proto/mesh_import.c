@@ -429,13 +429,38 @@ static int shapes_of(import *im)
 /*
  * Whether a PLY file's header is well formed as far as lines go: "ply",
  * then lines whose first word is format, comment, obj_info, element or
- * property, up to one whose first word is end_header, followed by more.
+ * property, up to one whose first word is end_header, followed by more;
+ * each element's count no larger than the file.
  * Debian's assimp 5.2.5 reads some headers that break this forever, at the
  * end of the file (no end_header line, or one it does not take for the
  * header's end): in clashd that would pin a worker and hold the import
  * mutex for good.  Such a file is refused before assimp sees it
  * (tests/fuzz/findings/import/), whatever its declared type.
  */
+static int ply_count_ok(const char *rest, size_t n, size_t len)
+{
+	/* " <name> <count>": the count a number no larger than the file (an
+	 * element takes a byte at least; assimp 5.2.5 reserves room for the
+	 * count before reading: 10^110 faces in a 379-byte file ran it out of
+	 * memory, tests/fuzz/findings/import/ply-huge-count-oom.bin). */
+	size_t i = 0;
+	while (i < n && (rest[i] == ' ' || rest[i] == '\t'))
+		i++;
+	while (i < n && rest[i] != ' ' && rest[i] != '\t')
+		i++;
+	while (i < n && (rest[i] == ' ' || rest[i] == '\t'))
+		i++;
+	size_t count = 0, digits = 0;
+	for (; i < n && rest[i] >= '0' && rest[i] <= '9'; i++, digits++) {
+		count = 10 * count + (size_t)(rest[i] - '0');
+		if (count > len)
+			return 0;
+	}
+	while (i < n && (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '\r'))
+		i++;
+	return digits > 0 && i == n;
+}
+
 static int ply_header_ok(const char *d, size_t len)
 {
 	static const char *const words[] = {"format", "comment", "obj_info", "element",
@@ -458,7 +483,7 @@ static int ply_header_ok(const char *d, size_t len)
 			size_t k = 0;
 			while (k < 6 && !(strlen(words[k]) == n && memcmp(d + w, words[k], n) == 0))
 				k++;
-			if (k == 6)
+			if (k == 6 || (k == 3 && !ply_count_ok(d + we, e - we, len)))
 				return 0;
 			if (k == 5)
 				return 1;
@@ -490,9 +515,11 @@ static int glb_ok(const char *d, size_t len)
 	if (length > len || length < 20)
 		return 0;
 	if (version == 1) /* KHR_binary_glTF: content length, format 0 (JSON) */
-		return le32(d + 16) == 0 && le32(d + 12) <= length - 20;
-	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0)
-		return 0;
+		return le32(d + 16) == 0 && le32(d + 12) <= length - 20 &&
+		       !memchr(d + 20, 0, le32(d + 12));
+	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0 || le32(d + 12) > length - 20 ||
+	    memchr(d + 20, 0, le32(d + 12)))
+		return 0; /* JSON holds no NUL byte */
 	for (size_t pos = 12; pos < length;) {
 		if (length - pos < 8 || le32(d + pos) > length - pos - 8)
 			return 0;
@@ -556,7 +583,16 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	if ((f == PROTO_MESH_PLY || ply_like) && !ply_header_ok(data, len)) {
 		proto_problem_set(p, 422, strdup(""), "the PLY file's header is not \"ply\", then "
 		                  "format, comment, obj_info, element and property lines, then an "
-		                  "end_header line");
+		                  "end_header line (each element's count no larger than the file)");
+		return p->pointer ? 1 : -1;
+	}
+	if ((f == PROTO_MESH_GLB && (len < 4 || memcmp(data, "glTF", 4) != 0)) ||
+	    (f == PROTO_MESH_GLTF && (lead == len || data[lead] != '{' || memchr(data, 0, len)))) {
+		/* assimp 5.2.5 read past its buffer on such text sent as either
+		 * (tests/fuzz/findings/import/gltf-not-json-overread.bin). */
+		proto_problem_set(p, 422, strdup(""), f == PROTO_MESH_GLB
+		                  ? "a binary glTF starts with \"glTF\""
+		                  : "a glTF file is a JSON object (\"{\" first, no NUL byte)");
 		return p->pointer ? 1 : -1;
 	}
 	if (len >= 4 && memcmp(data, "glTF", 4) == 0 && !glb_ok(data, len)) {

@@ -486,7 +486,9 @@ START_TEST(bad_files)
 	assert_refused(garbage, sizeof garbage, PROTO_MESH_STL,
 	               NULL, "assimp cannot read this stl file: ", PROTO_LIMIT_NONE);
 	assert_refused(garbage, sizeof garbage, PROTO_MESH_GLB,
-	               NULL, "assimp cannot read this glb file: ", PROTO_LIMIT_NONE);
+	               NULL, "a binary glTF starts with \"glTF\"", PROTO_LIMIT_NONE);
+	assert_refused(garbage, sizeof garbage, PROTO_MESH_GLTF,
+	               NULL, "a glTF file is a JSON object", PROTO_LIMIT_NONE);
 	size_t len;
 	char *stl = cube_binary_stl(&len);
 	assert_refused(stl, len - 20, PROTO_MESH_STL, NULL, "assimp cannot read", PROTO_LIMIT_NONE);
@@ -536,6 +538,41 @@ START_TEST(ply_short_face)
 	static const char quad[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
 	set = import_ok(quad, sizeof quad - 1, PROTO_MESH_OBJ);
 	ck_assert_uint_eq(set.shapes[0].t, 2);
+	proto_mesh_set_free(&set);
+}
+END_TEST
+
+/* Fuzz findings of 2026-11-27 (tests/fuzz/findings/import/): text that
+ * is neither JSON nor a binary glTF, sent as either, made assimp 5.2.5
+ * read past its buffer (gltf-not-json-overread.bin); a PLY declaring 10^110
+ * faces in 379 bytes ran it out of memory (ply-huge-count-oom.bin).  Both
+ * are refused before assimp sees them now; the good files still read. */
+START_TEST(gltf_and_ply_checks)
+{
+	static const char not_json[] = "glTblEndersset\":{\0geometrynode\0000\211\211\342\342"
+	                               "\"componentType\":5123";
+	assert_refused(not_json, sizeof not_json - 1, PROTO_MESH_GLB, NULL,
+	               "a binary glTF starts with \"glTF\"", PROTO_LIMIT_NONE);
+	assert_refused(not_json, sizeof not_json - 1, PROTO_MESH_GLTF, NULL,
+	               "a glTF file is a JSON object", PROTO_LIMIT_NONE);
+	static const char with_nul[] = " {\"asset\": {\"version\": \"2.0\"}\0}";
+	assert_refused(with_nul, sizeof with_nul - 1, PROTO_MESH_GLTF, NULL,
+	               "no NUL byte", PROTO_LIMIT_NONE);
+	static const char huge[] = "ply\nformat ascii 1.0\nelement vertex 3\n"
+	                           "property float x\nproperty float y\nproperty float z\n"
+	                           "element face 43333333333333333333333333333333333333\n"
+	                           "property list uchar int vertex_indices\nend_header\n"
+	                           "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+	assert_refused(huge, sizeof huge - 1, PROTO_MESH_PLY, NULL,
+	               "each element's count no larger than the file", PROTO_LIMIT_NONE);
+	/* The same file with its true count reads. */
+	char fine[sizeof huge];
+	memcpy(fine, huge, sizeof huge);
+	char *at = strstr(fine, "face 4");
+	memmove(at + 6, at + 6 + 37, strlen(at + 6 + 37) + 1);
+	at[5] = '1';
+	proto_mesh_set set = import_ok(fine, strlen(fine), PROTO_MESH_PLY);
+	ck_assert_uint_eq(set.shapes[0].t, 1);
 	proto_mesh_set_free(&set);
 }
 END_TEST
@@ -966,7 +1003,9 @@ START_TEST(http_bad_files)
 	assert_import_refused("model/stl", garbage, sizeof garbage, 422,
 	                      "assimp cannot read this stl file");
 	assert_import_refused("model/gltf-binary", garbage, sizeof garbage, 422,
-	                      "assimp cannot read this glb file");
+	                      "a binary glTF starts with");
+	assert_import_refused("model/obj", garbage, sizeof garbage, 422,
+	                      "assimp cannot read this obj file");
 	size_t len;
 	char *stl = cube_binary_stl(&len);
 	assert_import_refused("model/stl", stl, len - 20, 422, "assimp cannot read");
@@ -1049,6 +1088,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, bad_files);
 	tcase_add_test(tc, ply_short_face);
 	tcase_add_test(tc, glb_lengths);
+	tcase_add_test(tc, gltf_and_ply_checks);
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, threads);
 	tcase_set_timeout(tc, 60);
