@@ -341,6 +341,40 @@ START_TEST(api)
 }
 END_TEST
 
+/* A prepared inner shape in clash_contains: its vertices are taken one by
+ * one (each a shape of one point, which the preparation does not
+ * describe), as for the same shape unprepared. */
+START_TEST(contains_prepared_inner)
+{
+	prng r = {7};
+	size_t n = 40;
+	double *vi = malloc(3 * n * sizeof *vi), *vo = malloc(3 * n * sizeof *vo);
+	points(SPHERE, n, vi, &r); /* radius 2 */
+	points(SPHERE, n, vo, &r);
+	for (size_t i = 0; i < 3 * n; i++) {
+		vi[i] *= 0.25;
+		vo[i] *= 2.0;
+	}
+	clash_shape inner, outer, plain;
+	ck_assert_int_eq(clash_shape_init(&inner, 3, vi, n), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&outer, 3, vo, n), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_radius(&outer, 0.5), CLASH_OK);
+	plain = inner;
+	size_t size;
+	void *st = storage_for(3, n, &size);
+	ck_assert_int_eq(clash_shape_prepare(&inner, st, size), CLASH_OK);
+	clash_containment x, y;
+	ck_assert_int_eq(clash_contains(&plain, &outer, NULL, &x), CLASH_OK);
+	ck_assert_int_eq(clash_contains(&inner, &outer, NULL, &y), CLASH_OK);
+	ck_assert_int_eq(x.contained, 1);
+	ck_assert_int_eq(y.contained, 1);
+	ck_assert_int_eq(x.iterations, y.iterations);
+	free(st);
+	free(vi);
+	free(vo);
+}
+END_TEST
+
 static Suite *prepared_suite(void)
 {
 	Suite *s = suite_create("prepared");
@@ -351,6 +385,7 @@ static Suite *prepared_suite(void)
 	tcase_add_test(tc, big_spheres);
 	tcase_add_test(tc, compact_copy);
 	tcase_add_test(tc, api);
+	tcase_add_test(tc, contains_prepared_inner);
 	suite_add_tcase(s, tc);
 	return s;
 }
