@@ -26,13 +26,22 @@
  * see bench/README.md), so smaller prepared shapes keep scanning. */
 #define PREPARED_CLIMB_MIN 32
 
+/* Scores within this many ulps of reach |e|_1 of the climb's best are
+ * near-ties (prepared_climb); a patch of more than PREPARED_PLATEAU_MAX
+ * such nodes is settled by a scan instead. */
+#define PREPARED_TIE_ULPS 256.0
+#define PREPARED_PLATEAU_MAX 64
+
 typedef struct prepared {
 	uint32_t magic;
 	int dim;
 	size_t count;
 	const double *vertices; /* the array prepared: a shape must still borrow it */
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	size_t hull;            /* hull vertices H; 0: no graph (not 3-D, or flat) */
+	double reach;           /* the largest coordinate's magnitude */
+	size_t hull;            /* hull vertices; 0: no graph (not 3-D, or flat) */
+	size_t nodes;           /* of the graph, H: the hull vertices and the
+	                         * points attached to its faces (hull3.h) */
 	int side;               /* of the start table's cube map */
 	size_t bytes;           /* of the preparation, from its start (the rest was scratch) */
 	/* The graph, with the hull vertices renumbered 0 .. H-1 in an order
