@@ -10,9 +10,10 @@
  * the removed faces go to the new faces they lie above, or are inside.
  * Each face keeps its neighbour across each edge, so the horizon is found
  * and the cone is stitched in without searching.  Points within rounding
- * of a face (HULL3_EPS_ULPS of the hull's size) count as inside, so a
- * support point found on the graph is the true one or short of it by about
- * that much (the numerics: docs/design.md, "core/hull3.c").
+ * of a face (HULL3_EPS_ULPS of the hull's size) count as inside; those on
+ * the surface to rounding are then attached to their face's vertices, so
+ * the graph holds every point a scan may answer (docs/design.md,
+ * "core/hull3.c").
  *
  * Storage: everything lives in the caller's scratch (hull3_scratch_size),
  * faces in a pool with a free list (at most 2 count live faces), so nothing
@@ -32,7 +33,12 @@
 /* Plane distances within this many ulps of the hull's size are rounding. */
 #define HULL3_EPS_ULPS 64.0
 
+/* Points left out within this many ulps of the largest coordinate (and
+ * twice eps) of a face are attached to it (see attach). */
+#define HULL3_ATTACH_ULPS 32.0
+
 #define NONE UINT32_MAX
+#define ON_HULL (UINT32_MAX - 1) /* attach's mark of a hull vertex */
 
 typedef struct hface {
 	double n[3], d;    /* outward unit normal, n.x = d on the face (centred coordinates) */
@@ -63,6 +69,8 @@ typedef struct hbuild {
 	unsigned char *hz_edge;
 	uint32_t *order;       /* the horizon edges in loop order */
 	uint32_t *deferred, ndeferred; /* points whose insertion was refused */
+	uint32_t *home;        /* per point: the face it was dropped under */
+	double tau;            /* points this near the surface are attached */
 	uint32_t pass;
 } hbuild;
 
@@ -75,7 +83,7 @@ size_t hull3_scratch_size(size_t count)
 {
 	size_t cap = face_cap(count);
 	return cap * sizeof(hface) + 8 +
-	       (3 * cap + 3 * count) * sizeof(uint32_t) + count * sizeof(int32_t) +
+	       (3 * cap + 4 * count) * sizeof(uint32_t) + count * sizeof(int32_t) +
 	       cap * (sizeof(uint32_t) * 2 + 1) + 64;
 }
 
@@ -158,17 +166,23 @@ static void add_conflict(hbuild *b, uint32_t fi, uint32_t p, double d)
  * (beyond eps), or drop it as inside. */
 static void assign(hbuild *b, uint32_t p, const uint32_t *faces, uint32_t n)
 {
-	uint32_t best = NONE;
-	double bd = b->eps;
+	uint32_t best = NONE, near = faces[0];
+	double bd = b->eps, nd = -INFINITY;
 	for (uint32_t k = 0; k < n; k++) {
 		double d = dist(b, &b->f[faces[k]], p);
 		if (d > bd) {
 			bd = d;
 			best = faces[k];
 		}
+		if (d > nd) {
+			nd = d;
+			near = faces[k];
+		}
 	}
 	if (best != NONE)
 		add_conflict(b, best, p, bd);
+	else
+		b->home[p] = near; /* where to look for it from, at the end */
 }
 
 /* Take p out of face fi's conflict list (a refused insertion). */
@@ -342,6 +356,10 @@ static int seed(hbuild *b, uint32_t s[4])
 		}
 	}
 	b->eps = HULL3_EPS_ULPS * DBL_EPSILON * size;
+	double reach = 0.0;
+	for (int k = 0; k < 3; k++)
+		reach = fmax(reach, fmax(fabs(lo[k]), fabs(hi[k])));
+	b->tau = 2.0 * b->eps + HULL3_ATTACH_ULPS * DBL_EPSILON * reach;
 	if (!(size > 0.0))
 		return 0;
 	uint32_t i0 = 0, i1 = 0;
@@ -399,9 +417,106 @@ static int seed(hbuild *b, uint32_t s[4])
 	return 1;
 }
 
-size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
-                   uint32_t *adj)
+/* The face nearest point p (the largest dist) by steepest ascent over the
+ * faces from face f (Qhull's directed search, qh_findbest), then, among
+ * faces in the same plane to within tau, the one over which p lies (its
+ * projection inside the triangle, to rounding).  *g is p's dist. */
+static uint32_t nearest_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
 {
+	double best = dist(b, &b->f[f], p);
+	for (;;) {
+		uint32_t next = f;
+		for (int k = 0; k < 3; k++) {
+			uint32_t h = b->f[f].adj[k];
+			double d = dist(b, &b->f[h], p);
+			if (d > best) {
+				best = d;
+				next = h;
+			}
+		}
+		if (next == f)
+			break;
+		f = next;
+	}
+	for (int step = 0; step < 32; step++) {
+		const hface *x = &b->f[f];
+		double q[3], worst = -b->tau;
+		int out = -1;
+		point(b, p, q);
+		for (int k = 0; k < 3; k++) {
+			double s[3], t[3], e[3], c[3];
+			point(b, x->v[k], s);
+			point(b, x->v[(k + 1) % 3], t);
+			for (int j = 0; j < 3; j++) {
+				e[j] = t[j] - s[j];
+				c[j] = q[j] - s[j];
+			}
+			double w[3];
+			vec3_cross(w, e, c);
+			double len = sqrt(vec3_dot(e, e));
+			double side = len > 0.0 ? vec3_dot(x->n, w) / len : 0.0;
+			if (side < worst) {
+				worst = side;
+				out = k;
+			}
+		}
+		if (out < 0)
+			break;
+		uint32_t h = x->adj[out];
+		double d = dist(b, &b->f[h], p);
+		if (!(d >= best - 2.0 * b->tau))
+			break;
+		f = h;
+		best = d > best ? d : best;
+	}
+	*g = best;
+	return f;
+}
+
+/* Points within rounding of the hull's surface may be left out of it (the
+ * builder counts them as inside) and yet be a scan's support point, equal
+ * in score to a hull vertex or, to rounding, above it: each one within
+ * tau of a face's plane (tau covers the scores' rounding; see prepared.c)
+ * is attached to that face's three vertices, face_of[i] its face (NONE
+ * for the others).  Returns how many. */
+static size_t attach(hbuild *b, uint32_t *face_of)
+{
+	uint32_t any = NONE;
+	for (uint32_t i = 0; i < b->nf && any == NONE; i++)
+		if (b->f[i].alive)
+			any = i;
+	for (size_t i = 0; i < b->count; i++)
+		face_of[i] = NONE;
+	/* Hull vertices are marked as taken (not attached). */
+	for (uint32_t i = 0; i < b->nf; i++)
+		if (b->f[i].alive)
+			for (int k = 0; k < 3; k++)
+				face_of[b->f[i].v[k]] = ON_HULL;
+	size_t n = 0;
+	for (size_t i = 0; i < b->count; i++) {
+		if (face_of[i] == ON_HULL)
+			continue;
+		uint32_t f = b->home[i];
+		if (f == NONE || f >= b->nf || !b->f[f].alive)
+			f = any;
+		double g;
+		f = nearest_face(b, f, (uint32_t)i, &g);
+		if (g >= -b->tau) {
+			face_of[i] = f;
+			n++;
+		}
+	}
+	for (size_t i = 0; i < b->count; i++)
+		if (face_of[i] == ON_HULL)
+			face_of[i] = NONE;
+	return n;
+}
+
+size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
+                   uint32_t *adj, size_t *attached)
+{
+	if (attached)
+		*attached = 0;
 	memset(adj_start, 0, (count + 1) * sizeof *adj_start);
 	if (count < 4 || count > HULL3_MAX_POINTS)
 		return 0;
@@ -430,11 +545,15 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 	m += b.cap * sizeof(uint32_t);
 	b.deferred = (uint32_t *)(void *)m;
 	m += count * sizeof(uint32_t);
+	b.home = (uint32_t *)(void *)m;
+	m += count * sizeof(uint32_t);
 	b.hz_edge = (unsigned char *)m;
 	m += b.cap;
 	assert((size_t)(m - (char *)scratch) <= hull3_scratch_size(count));
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
 		b.vnext[i] = -1;
+		b.home[i] = NONE;
+	}
 
 	uint32_t s[4];
 	if (!seed(&b, s))
@@ -528,20 +647,33 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		fprintf(stderr, "hull3 debug: %d violations\n", nbad);
 	}
 #endif
+	/* The points left out near the surface (see attach). */
+	uint32_t *face_of = b.deferred; /* spent: reuse */
+	size_t nattached = attach(&b, face_of);
+	if (attached)
+		*attached = nattached;
 	/* The adjacency: each live face's directed edge (a, b) makes b a
-	 * neighbour of a; the other face on that edge gives (b, a). */
+	 * neighbour of a; the other face on that edge gives (b, a); an
+	 * attached point and the vertices of its face are neighbours. */
 	uint32_t *deg = (uint32_t *)b.vnext; /* spent: reuse as counters */
 	memset(deg, 0, count * sizeof *deg);
+	size_t hull = 0;
 	for (uint32_t i = 0; i < b.nf; i++)
 		if (b.f[i].alive)
 			for (int k = 0; k < 3; k++)
 				deg[b.f[i].v[k]]++;
-	size_t hull = 0;
+	for (size_t i = 0; i < count; i++)
+		hull += deg[i] > 0;
+	for (size_t i = 0; i < count; i++)
+		if (face_of[i] != NONE) {
+			deg[i] += 3;
+			for (int k = 0; k < 3; k++)
+				deg[b.f[face_of[i]].v[k]]++;
+		}
 	uint32_t at = 0;
 	for (size_t i = 0; i < count; i++) {
 		adj_start[i] = at;
 		at += deg[i];
-		hull += deg[i] > 0;
 		deg[i] = adj_start[i]; /* now the fill cursor */
 	}
 	adj_start[count] = at;
@@ -550,5 +682,12 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		if (b.f[i].alive)
 			for (int k = 0; k < 3; k++)
 				adj[deg[b.f[i].v[k]]++] = b.f[i].v[(k + 1) % 3];
+	for (size_t i = 0; i < count; i++)
+		if (face_of[i] != NONE)
+			for (int k = 0; k < 3; k++) {
+				uint32_t w = b.f[face_of[i]].v[k];
+				adj[deg[i]++] = w;
+				adj[deg[w]++] = (uint32_t)i;
+			}
 	return hull;
 }

@@ -403,8 +403,9 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 		uint32_t *adj_start0 = (uint32_t *)(void *)built;
 		uint32_t *adj0 = (uint32_t *)(void *)(built + align8((s->count + 1) * sizeof(uint32_t)));
 		char *scratch = built + built_size(s->count);
-		p->hull = hull3_build(v, s->count, scratch, adj_start0, adj0);
-		p->nodes = p->hull;
+		size_t attached;
+		p->hull = hull3_build(v, s->count, scratch, adj_start0, adj0, &attached);
+		p->nodes = p->hull + attached;
 		p->side = side_for(s->count);
 		if (p->hull > 0) {
 			char *end = pack(p, m, adj_start0, adj0, (uint32_t *)(void *)scratch);

@@ -44,10 +44,10 @@ typedef struct prepared {
 	                         * points attached to its faces (hull3.h) */
 	int side;               /* of the start table's cube map */
 	size_t bytes;           /* of the preparation, from its start (the rest was scratch) */
-	/* The graph, with the hull vertices renumbered 0 .. H-1 in an order
+	/* The graph, with its nodes renumbered 0 .. H-1 in an order
 	 * that keeps neighbours near in memory, at offsets from the start of
 	 * the preparation (so that it may be copied, clash_shape_set_prepared):
-	 * rank (count: a vertex's number in the graph, or UINT32_MAX inside),
+	 * rank (count: a vertex's number in the graph, or UINT32_MAX off it),
 	 * vid (H: the vertex of each number), adj_start (H + 1) and adj (the
 	 * neighbours' numbers), start (the cube map's numbers) and xyz (3 H
 	 * doubles: the hull vertices' coordinates in that order). */
