@@ -24,15 +24,19 @@
 #define SCAN3_AVX 1
 #endif
 
-int scan3_usable(const support_frame *f)
+int scan3_small(const support_frame *f)
 {
 #if defined(SCAN3_AVX)
-	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && !prepared_climbs(f->prep) &&
-	       __builtin_cpu_supports("avx");
+	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && __builtin_cpu_supports("avx");
 #else
 	(void)f;
 	return 0;
 #endif
+}
+
+int scan3_usable(const support_frame *f)
+{
+	return scan3_small(f) && !prepared_climbs(f->prep);
 }
 
 #if defined(SCAN3_AVX)

@@ -26,6 +26,12 @@
  * a state SCAN3_WANT_* (or, for a SCAN3_RAW copy, SCAN3_RAW_WANT_REL). */
 int scan3_usable(const support_frame *f);
 
+/* Whether f is small enough for the copy, prepared or not (3-D vertices,
+ * at most SCAN3_MAX, a processor with AVX): a choice between algorithms
+ * made on this, not on scan3_usable, answers alike for a prepared shape
+ * and the same shape unprepared. */
+int scan3_small(const support_frame *f);
+
 /* support_max_dot(f->vertices, f->count, 3, e) by a copy s in state
  * SCAN3_WANT_RAW or SCAN3_RAW (then SCAN3_RAW): the first vertex of the
  * largest v.e. */
