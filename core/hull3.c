@@ -71,6 +71,7 @@ typedef struct hbuild {
 	uint32_t *deferred, ndeferred; /* points whose insertion was refused */
 	uint32_t *home;        /* per point: the face it was dropped under */
 	double tau;            /* points this near the surface are attached */
+	double o[3];           /* a point inside the hull: the seed's centroid */
 	uint32_t pass;
 } hbuild;
 
@@ -417,44 +418,35 @@ static int seed(hbuild *b, uint32_t s[4])
 	return 1;
 }
 
-/* The face nearest point p (the largest dist) by steepest ascent over the
- * faces from face f (Qhull's directed search, qh_findbest), then, among
- * faces in the same plane to within tau, the one over which p lies (its
- * projection inside the triangle, to rounding).  *g is p's dist. */
-static uint32_t nearest_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
+/* The face through which the ray from o (inside the hull) to point p
+ * leaves the hull, by a walk over the faces from face f: across the edge
+ * whose plane through o has p furthest outside it, until p lies inside all
+ * three (on a convex hull the faces' cones from o tile space).  A walk
+ * that cycles (it may, on skewed faces) ends in a search of every face for
+ * the one p lies least below.  *g: the largest dist of p above that face
+ * and its neighbours. */
+static uint32_t exit_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
 {
-	double best = dist(b, &b->f[f], p);
-	for (;;) {
-		uint32_t next = f;
-		for (int k = 0; k < 3; k++) {
-			uint32_t h = b->f[f].adj[k];
-			double d = dist(b, &b->f[h], p);
-			if (d > best) {
-				best = d;
-				next = h;
-			}
-		}
-		if (next == f)
-			break;
-		f = next;
-	}
-	for (int step = 0; step < 32; step++) {
+	double q[3];
+	point(b, p, q);
+	for (int k = 0; k < 3; k++)
+		q[k] -= b->o[k];
+	uint32_t step = 0;
+	for (; step < b->nf; step++) {
 		const hface *x = &b->f[f];
-		double q[3], worst = -b->tau;
+		double worst = 0.0;
 		int out = -1;
-		point(b, p, q);
 		for (int k = 0; k < 3; k++) {
-			double s[3], t[3], e[3], c[3];
+			double s[3], t[3], m[3];
 			point(b, x->v[k], s);
 			point(b, x->v[(k + 1) % 3], t);
 			for (int j = 0; j < 3; j++) {
-				e[j] = t[j] - s[j];
-				c[j] = q[j] - s[j];
+				s[j] -= b->o[j];
+				t[j] -= b->o[j];
 			}
-			double w[3];
-			vec3_cross(w, e, c);
-			double len = sqrt(vec3_dot(e, e));
-			double side = len > 0.0 ? vec3_dot(x->n, w) / len : 0.0;
+			vec3_cross(m, s, t);
+			double len = sqrt(vec3_dot(m, m));
+			double side = len > 0.0 ? vec3_dot(m, q) / len : 0.0;
 			if (side < worst) {
 				worst = side;
 				out = k;
@@ -462,11 +454,22 @@ static uint32_t nearest_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
 		}
 		if (out < 0)
 			break;
-		uint32_t h = x->adj[out];
-		double d = dist(b, &b->f[h], p);
-		if (!(d >= best - 2.0 * b->tau))
-			break;
-		f = h;
+		f = x->adj[out];
+	}
+	if (step == b->nf) {
+		double best = -INFINITY;
+		for (uint32_t i = 0; i < b->nf; i++)
+			if (b->f[i].alive) {
+				double d = dist(b, &b->f[i], p);
+				if (d > best) {
+					best = d;
+					f = i;
+				}
+			}
+	}
+	double best = dist(b, &b->f[f], p);
+	for (int k = 0; k < 3; k++) {
+		double d = dist(b, &b->f[b->f[f].adj[k]], p);
 		best = d > best ? d : best;
 	}
 	*g = best;
@@ -476,8 +479,8 @@ static uint32_t nearest_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
 /* Points within rounding of the hull's surface may be left out of it (the
  * builder counts them as inside) and yet be a scan's support point, equal
  * in score to a hull vertex or, to rounding, above it: each one within
- * tau of a face's plane (tau covers the scores' rounding; see prepared.c)
- * is attached to that face's three vertices, face_of[i] its face (NONE
+ * tau of the face it lies over as seen from o (tau covers the scores'
+ * rounding; see prepared.c) is attached to that face's three vertices, face_of[i] its face (NONE
  * for the others).  Returns how many. */
 static size_t attach(hbuild *b, uint32_t *face_of)
 {
@@ -500,7 +503,7 @@ static size_t attach(hbuild *b, uint32_t *face_of)
 		if (f == NONE || f >= b->nf || !b->f[f].alive)
 			f = any;
 		double g;
-		f = nearest_face(b, f, (uint32_t)i, &g);
+		f = exit_face(b, f, (uint32_t)i, &g);
 		if (g >= -b->tau) {
 			face_of[i] = f;
 			n++;
@@ -591,6 +594,8 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		if (!plane(&b, f->v[0], f->v[1], f->v[2], f->n, &f->d))
 			return 0;
 	}
+	for (int k = 0; k < 3; k++)
+		b.o[k] = 0.25 * (p0[k] + p1[k] + p2[k] + p3[k]);
 	for (size_t i = 0; i < count; i++)
 		if (i != s[0] && i != s[1] && i != s[2] && i != s[3])
 			assign(&b, (uint32_t)i, faces, 4);
