@@ -140,6 +140,24 @@ static uint32_t climb_from(const prepared *p, uint32_t cur, const double *e, int
 	}
 }
 
+/* Plateaus of up to this many nodes are searched as a list. */
+#define PLATEAU_LIST 8
+
+/* Add w to the hash set of 2 PREPARED_PLATEAU_MAX slots (UINT32_MAX:
+ * empty); 0 when it was there. */
+static inline int set_add(uint32_t *set, uint32_t w)
+{
+	const uint32_t mask = 2 * PREPARED_PLATEAU_MAX - 1;
+	uint32_t h = (w * UINT32_C(2654435761)) >> 16 & mask;
+	while (set[h] != UINT32_MAX) {
+		if (set[h] == w)
+			return 0;
+		h = (h + 1) & mask;
+	}
+	set[h] = w;
+	return 1;
+}
+
 /* The scans' answer from the climb's end `cur` (score best): the highest
  * score, the lowest vertex index among equal scores.  On a convex hull the
  * vertices scoring within rounding of the highest are a connected patch
@@ -155,27 +173,41 @@ static size_t plateau(const prepared *p, uint32_t cur, double best, const double
 	const uint32_t *vid = prepared_array(p, p->at_vid);
 	const double x0 = rel ? v0[0] : 0.0, y0 = rel ? v0[1] : 0.0, z0 = rel ? v0[2] : 0.0;
 	uint32_t seen[PREPARED_PLATEAU_MAX];
+	/* The nodes seen: the list alone while it is short, then also a
+	 * hash set of them (open addressing, at most half full). */
+	uint32_t set[2 * PREPARED_PLATEAU_MAX];
 	size_t n = 1;
 	seen[0] = cur;
 	uint32_t idx = vid[cur];
+	double floor = best - delta;
 	for (size_t i = 0; i < n; i++) {
 		const uint32_t u = seen[i];
 		for (uint32_t k = adj_start[u]; k < adj_start[u + 1]; k++) {
 			const uint32_t w = adj[k];
 			const double s = node_score(xyz, w, e, x0, y0, z0);
-			if (!(s >= best - delta))
+			if (!(s >= floor))
 				continue;
-			size_t j = 0;
-			while (j < n && seen[j] != w)
-				j++;
-			if (j < n)
+			if (n <= PLATEAU_LIST) {
+				size_t j = 0;
+				while (j < n && seen[j] != w)
+					j++;
+				if (j < n)
+					continue;
+			} else if (!set_add(set, w)) {
 				continue;
+			}
 			if (n == PREPARED_PLATEAU_MAX)
 				return SIZE_MAX;
 			seen[n++] = w;
+			if (n == PLATEAU_LIST + 1) {
+				memset(set, 0xff, sizeof set);
+				for (size_t j = 0; j < n; j++)
+					set_add(set, seen[j]);
+			}
 			if (s > best || (s == best && vid[w] < idx)) {
 				best = s;
 				idx = vid[w];
+				floor = best - delta;
 			}
 		}
 	}
