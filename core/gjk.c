@@ -673,8 +673,8 @@ static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_op
 			q.pts[1] = q.pts[0];
 			q.pts[0] = c;
 			q.npts = 2;
-			if (n == 3 && (scan3_small(&q.fa) || q.fa.kind) &&
-			    (scan3_small(&q.fb) || q.fb.kind)) {
+			if (n == 3 && (scan3_usable(&q.fa) || q.fa.kind) &&
+			    (scan3_usable(&q.fb) || q.fb.kind)) {
 				/* Portal refinement takes a few more support
 				 * points than GJK (GJK88: 3.4 against 3.6
 				 * iterations on overlapping pairs, 5 against
@@ -688,12 +688,9 @@ static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_op
 				 * GJK stays (bench: 197 against 264 us one-shot
 				 * at M = 100 000, 2.4 against 5.3 prepared).
 				 * The first of the support points copies the
-				 * vertices by coordinate for the others (a
-				 * prepared shape climbs instead: scan3_small,
-				 * not scan3_usable, decides, so that a shape
-				 * answers alike prepared or not). */
-				q.sa.state = scan3_usable(&q.fa) ? SCAN3_WANT_RAW : SCAN3_NONE;
-				q.sb.state = scan3_usable(&q.fb) ? SCAN3_WANT_RAW : SCAN3_NONE;
+				 * vertices by coordinate for the others. */
+				q.sa.state = q.fa.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
+				q.sb.state = q.fb.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
 				int rc;
 				if (verdict_mpr(&q, reach_f, unit, shift, tol, a, b, r, &extra, &rc))
 					return rc;

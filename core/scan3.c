@@ -24,7 +24,7 @@
 #define SCAN3_AVX 1
 #endif
 
-int scan3_small(const support_frame *f)
+int scan3_usable(const support_frame *f)
 {
 #if defined(SCAN3_AVX)
 	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && __builtin_cpu_supports("avx");
@@ -32,11 +32,6 @@ int scan3_small(const support_frame *f)
 	(void)f;
 	return 0;
 #endif
-}
-
-int scan3_usable(const support_frame *f)
-{
-	return scan3_small(f) && !prepared_climbs(f->prep);
 }
 
 #if defined(SCAN3_AVX)
