@@ -158,6 +158,18 @@ static inline int set_add(uint32_t *set, uint32_t w)
 	return 1;
 }
 
+static inline int set_has(const uint32_t *set, uint32_t w)
+{
+	const uint32_t mask = 2 * PREPARED_PLATEAU_MAX - 1;
+	uint32_t h = (w * UINT32_C(2654435761)) >> 16 & mask;
+	while (set[h] != UINT32_MAX) {
+		if (set[h] == w)
+			return 1;
+		h = (h + 1) & mask;
+	}
+	return 0;
+}
+
 /* The scans' answer from the climb's end `cur` (score best): the highest
  * score, the lowest vertex index among equal scores.  On a convex hull the
  * vertices scoring within rounding of the highest are a connected patch
@@ -184,6 +196,10 @@ static size_t plateau(const prepared *p, uint32_t cur, double best, const double
 		const uint32_t u = seen[i];
 		for (uint32_t k = adj_start[u]; k < adj_start[u + 1]; k++) {
 			const uint32_t w = adj[k];
+			/* A large plateau's nodes are mostly each other's
+			 * neighbours: look them up before scoring them. */
+			if (n > PLATEAU_LIST && set_has(set, w))
+				continue;
 			const double s = node_score(xyz, w, e, x0, y0, z0);
 			if (!(s >= floor))
 				continue;
@@ -193,8 +209,8 @@ static size_t plateau(const prepared *p, uint32_t cur, double best, const double
 					j++;
 				if (j < n)
 					continue;
-			} else if (!set_add(set, w)) {
-				continue;
+			} else {
+				set_add(set, w);
 			}
 			if (n == PREPARED_PLATEAU_MAX)
 				return SIZE_MAX;
