@@ -69,7 +69,6 @@ typedef struct hbuild {
 	unsigned char *hz_edge;
 	uint32_t *order;       /* the horizon edges in loop order */
 	uint32_t *deferred, ndeferred; /* points whose insertion was refused */
-	uint32_t *home;        /* per point: the face it was dropped under */
 	double tau;            /* points this near the surface are attached */
 	double o[3];           /* a point inside the hull: the seed's centroid */
 	uint32_t pass;
@@ -84,7 +83,7 @@ size_t hull3_scratch_size(size_t count)
 {
 	size_t cap = face_cap(count);
 	return cap * sizeof(hface) + 8 +
-	       (3 * cap + 4 * count) * sizeof(uint32_t) + count * sizeof(int32_t) +
+	       (3 * cap + 3 * count) * sizeof(uint32_t) + count * sizeof(int32_t) +
 	       cap * (sizeof(uint32_t) * 2 + 1) + 64;
 }
 
@@ -167,23 +166,17 @@ static void add_conflict(hbuild *b, uint32_t fi, uint32_t p, double d)
  * (beyond eps), or drop it as inside. */
 static void assign(hbuild *b, uint32_t p, const uint32_t *faces, uint32_t n)
 {
-	uint32_t best = NONE, near = faces[0];
-	double bd = b->eps, nd = -INFINITY;
+	uint32_t best = NONE;
+	double bd = b->eps;
 	for (uint32_t k = 0; k < n; k++) {
 		double d = dist(b, &b->f[faces[k]], p);
 		if (d > bd) {
 			bd = d;
 			best = faces[k];
 		}
-		if (d > nd) {
-			nd = d;
-			near = faces[k];
-		}
 	}
 	if (best != NONE)
 		add_conflict(b, best, p, bd);
-	else
-		b->home[p] = near; /* where to look for it from, at the end */
 }
 
 /* Take p out of face fi's conflict list (a refused insertion). */
@@ -418,21 +411,14 @@ static int seed(hbuild *b, uint32_t s[4])
 	return 1;
 }
 
-/* The face through which the ray from o (inside the hull) to point p
+/* The face through which the ray from o (inside the hull) along q
  * leaves the hull, by a walk over the faces from face f: across the edge
- * whose plane through o has p furthest outside it, until p lies inside all
+ * whose plane through o has q furthest outside it, until q lies inside all
  * three (on a convex hull the faces' cones from o tile space).  A walk
- * that cycles (it may, on skewed faces) ends in a search of every face for
- * the one p lies least below.  *g: the largest dist of p above that face
- * and its neighbours. */
-static uint32_t exit_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
+ * that cycles (it may, on skewed faces) gives NONE. */
+static uint32_t exit_face(const hbuild *b, uint32_t f, const double *q)
 {
-	double q[3];
-	point(b, p, q);
-	for (int k = 0; k < 3; k++)
-		q[k] -= b->o[k];
-	uint32_t step = 0;
-	for (; step < b->nf; step++) {
+	for (uint32_t step = 0; step < b->nf; step++) {
 		const hface *x = &b->f[f];
 		double worst = 0.0;
 		int out = -1;
@@ -453,27 +439,29 @@ static uint32_t exit_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
 			}
 		}
 		if (out < 0)
-			break;
+			return f;
 		f = x->adj[out];
 	}
-	if (step == b->nf) {
-		double best = -INFINITY;
-		for (uint32_t i = 0; i < b->nf; i++)
-			if (b->f[i].alive) {
-				double d = dist(b, &b->f[i], p);
-				if (d > best) {
-					best = d;
-					f = i;
-				}
-			}
-	}
-	double best = dist(b, &b->f[f], p);
-	for (int k = 0; k < 3; k++) {
-		double d = dist(b, &b->f[b->f[f].adj[k]], p);
-		best = d > best ? d : best;
-	}
-	*g = best;
-	return f;
+	return NONE;
+}
+
+/* The cube map of directions from o that attach starts its walks from:
+ * ATTACH_SIDE^2 cells on each of six faces. */
+#define ATTACH_SIDE 8
+#define ATTACH_CELLS (6 * ATTACH_SIDE * ATTACH_SIDE)
+
+static unsigned attach_cell(const double *q)
+{
+	double ax = fabs(q[0]), ay = fabs(q[1]), az = fabs(q[2]);
+	int a = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+	double m = fabs(q[a]);
+	if (!(m > 0.0))
+		return 0;
+	double u = q[(a + 1) % 3] / m, w = q[(a + 2) % 3] / m;
+	int i = (int)((u + 1.0) * (0.5 * ATTACH_SIDE)), j = (int)((w + 1.0) * (0.5 * ATTACH_SIDE));
+	i = i < 0 ? 0 : i >= ATTACH_SIDE ? ATTACH_SIDE - 1 : i;
+	j = j < 0 ? 0 : j >= ATTACH_SIDE ? ATTACH_SIDE - 1 : j;
+	return (unsigned)(((2 * a + (q[a] < 0.0)) * ATTACH_SIDE + i) * ATTACH_SIDE + j);
 }
 
 /* Points within rounding of the hull's surface may be left out of it (the
@@ -485,9 +473,14 @@ static uint32_t exit_face(const hbuild *b, uint32_t f, uint32_t p, double *g)
 static size_t attach(hbuild *b, uint32_t *face_of)
 {
 	uint32_t any = NONE;
-	for (uint32_t i = 0; i < b->nf && any == NONE; i++)
-		if (b->f[i].alive)
-			any = i;
+	double inner = INFINITY; /* the ball about o inside every face's plane */
+	for (uint32_t i = 0; i < b->nf; i++)
+		if (b->f[i].alive) {
+			any = any == NONE ? i : any;
+			double d = b->f[i].d - vec3_dot(b->f[i].n, b->o);
+			inner = d < inner ? d : inner;
+		}
+	inner -= 2.0 * b->tau;
 	for (size_t i = 0; i < b->count; i++)
 		face_of[i] = NONE;
 	/* Hull vertices are marked as taken (not attached). */
@@ -495,15 +488,49 @@ static size_t attach(hbuild *b, uint32_t *face_of)
 		if (b->f[i].alive)
 			for (int k = 0; k < 3; k++)
 				face_of[b->f[i].v[k]] = ON_HULL;
+	/* The start of the walks by direction: each cell's central
+	 * direction walked from the previous cell's face. */
+	uint32_t start[ATTACH_CELLS], at = any;
+	for (unsigned c = 0; c < ATTACH_CELLS; c++) {
+		unsigned face = c / (ATTACH_SIDE * ATTACH_SIDE), i = (c / ATTACH_SIDE) % ATTACH_SIDE;
+		int a = (int)face / 2;
+		double d[3];
+		d[a] = face % 2 ? -1.0 : 1.0;
+		d[(a + 1) % 3] = ((i + 0.5) / ATTACH_SIDE) * 2.0 - 1.0;
+		d[(a + 2) % 3] = ((c % ATTACH_SIDE + 0.5) / ATTACH_SIDE) * 2.0 - 1.0;
+		uint32_t f = exit_face(b, at, d);
+		at = f == NONE ? any : f;
+		start[c] = at;
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < b->count; i++) {
 		if (face_of[i] == ON_HULL)
 			continue;
-		uint32_t f = b->home[i];
-		if (f == NONE || f >= b->nf || !b->f[f].alive)
-			f = any;
-		double g;
-		f = exit_face(b, f, (uint32_t)i, &g);
+		double q[3];
+		point(b, (uint32_t)i, q);
+		for (int k = 0; k < 3; k++)
+			q[k] -= b->o[k];
+		if (inner > 0.0 && vec3_dot(q, q) < inner * inner)
+			continue; /* deep inside: no face within tau */
+		uint32_t f = exit_face(b, start[attach_cell(q)], q);
+		if (f == NONE) { /* the walk cycled: the face it lies least below */
+			double best = -INFINITY;
+			for (uint32_t j = 0; j < b->nf; j++)
+				if (b->f[j].alive) {
+					double d = dist(b, &b->f[j], (uint32_t)i);
+					if (d > best) {
+						best = d;
+						f = j;
+					}
+				}
+		}
+		/* Near an edge the ray may leave by the face beside the one
+		 * the point is nearest: the largest dist of the two. */
+		double g = dist(b, &b->f[f], (uint32_t)i);
+		for (int k = 0; k < 3; k++) {
+			double d = dist(b, &b->f[b->f[f].adj[k]], (uint32_t)i);
+			g = d > g ? d : g;
+		}
 		if (g >= -b->tau) {
 			face_of[i] = f;
 			n++;
@@ -548,15 +575,11 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 	m += b.cap * sizeof(uint32_t);
 	b.deferred = (uint32_t *)(void *)m;
 	m += count * sizeof(uint32_t);
-	b.home = (uint32_t *)(void *)m;
-	m += count * sizeof(uint32_t);
 	b.hz_edge = (unsigned char *)m;
 	m += b.cap;
 	assert((size_t)(m - (char *)scratch) <= hull3_scratch_size(count));
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < count; i++)
 		b.vnext[i] = -1;
-		b.home[i] = NONE;
-	}
 
 	uint32_t s[4];
 	if (!seed(&b, s))
