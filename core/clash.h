@@ -227,9 +227,9 @@ int clash_shape_init_primitive(clash_shape *s, int kind, const double params[3])
  * while s is prepared.  The pose and radius may change freely (a
  * preparation describes the vertices only); clash_shape_init on s drops
  * it.  It takes O(count log count) time and allocates nothing.  Queries
- * answer as for the unprepared shape, except that among equally extreme
- * vertices another may be chosen (answers then agree to rounding; warm
- * indices may differ).  Returns CLASH_OK, CLASH_ERANGE (a vertex is not
+ * answer as for the unprepared shape, bit for bit (warm indices too): among
+ * equally extreme vertices, or ones equal to rounding, the climb takes the
+ * one a scan takes (the highest score, then the lowest index).  Returns CLASH_OK, CLASH_ERANGE (a vertex is not
  * finite) or CLASH_EINVAL (NULL, a compound shape, storage too small or
  * misaligned).  A query whose shape's preparation no longer matches its
  * vertex array or count gives CLASH_EINVAL.

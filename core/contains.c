@@ -176,6 +176,7 @@ static int within_reach(contains_query *q, const clash_shape *leaf, double rho, 
 		pt.vertices = leaf->vertices + i * (size_t)leaf->dim;
 		pt.count = 1;
 		pt.radius = 0.0;
+		pt.prepared = NULL; /* a preparation describes the whole array */
 		clash_result r;
 		enum reach at = REACH_UNSURE;
 		int lp_tried = 0, e;
@@ -378,6 +379,7 @@ static int inside_curved(contains_query *q, const clash_shape *leaf, double rho,
 		pt.vertices = leaf->vertices + i * (size_t)leaf->dim;
 		pt.count = 1;
 		pt.radius = 0.0;
+		pt.prepared = NULL; /* a preparation describes the whole array */
 		clash_result r;
 		int e = clash_gjk(&pt, q->outer, &o, &r);
 		if (e)

@@ -10,9 +10,10 @@
  * the removed faces go to the new faces they lie above, or are inside.
  * Each face keeps its neighbour across each edge, so the horizon is found
  * and the cone is stitched in without searching.  Points within rounding
- * of a face (HULL3_EPS_ULPS of the hull's size) count as inside, so a
- * support point found on the graph is the true one or short of it by about
- * that much (the numerics: docs/design.md, "core/hull3.c").
+ * of a face (HULL3_EPS_ULPS of the hull's size) count as inside; those on
+ * the surface to rounding are then attached to their face's vertices, so
+ * the graph holds every point a scan may answer (docs/design.md,
+ * "core/hull3.c").
  *
  * Storage: everything lives in the caller's scratch (hull3_scratch_size),
  * faces in a pool with a free list (at most 2 count live faces), so nothing
@@ -32,7 +33,12 @@
 /* Plane distances within this many ulps of the hull's size are rounding. */
 #define HULL3_EPS_ULPS 64.0
 
+/* Points left out within this many ulps of the largest coordinate (and
+ * twice eps) of a face are attached to it (see attach). */
+#define HULL3_ATTACH_ULPS 32.0
+
 #define NONE UINT32_MAX
+#define ON_HULL (UINT32_MAX - 1) /* attach's mark of a hull vertex */
 
 typedef struct hface {
 	double n[3], d;    /* outward unit normal, n.x = d on the face (centred coordinates) */
@@ -63,6 +69,8 @@ typedef struct hbuild {
 	unsigned char *hz_edge;
 	uint32_t *order;       /* the horizon edges in loop order */
 	uint32_t *deferred, ndeferred; /* points whose insertion was refused */
+	double tau;            /* points this near the surface are attached */
+	double o[3];           /* a point inside the hull: the seed's centroid */
 	uint32_t pass;
 } hbuild;
 
@@ -342,6 +350,10 @@ static int seed(hbuild *b, uint32_t s[4])
 		}
 	}
 	b->eps = HULL3_EPS_ULPS * DBL_EPSILON * size;
+	double reach = 0.0;
+	for (int k = 0; k < 3; k++)
+		reach = fmax(reach, fmax(fabs(lo[k]), fabs(hi[k])));
+	b->tau = 2.0 * b->eps + HULL3_ATTACH_ULPS * DBL_EPSILON * reach;
 	if (!(size > 0.0))
 		return 0;
 	uint32_t i0 = 0, i1 = 0;
@@ -399,9 +411,142 @@ static int seed(hbuild *b, uint32_t s[4])
 	return 1;
 }
 
-size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
-                   uint32_t *adj)
+/* The face through which the ray from o (inside the hull) along q
+ * leaves the hull, by a walk over the faces from face f: across the edge
+ * whose plane through o has q furthest outside it, until q lies inside all
+ * three (on a convex hull the faces' cones from o tile space).  A walk
+ * that cycles (it may, on skewed faces) gives NONE. */
+static uint32_t exit_face(const hbuild *b, uint32_t f, const double *q)
 {
+	for (uint32_t step = 0; step < b->nf; step++) {
+		const hface *x = &b->f[f];
+		double worst = 0.0;
+		int out = -1;
+		for (int k = 0; k < 3; k++) {
+			double s[3], t[3], m[3];
+			point(b, x->v[k], s);
+			point(b, x->v[(k + 1) % 3], t);
+			for (int j = 0; j < 3; j++) {
+				s[j] -= b->o[j];
+				t[j] -= b->o[j];
+			}
+			vec3_cross(m, s, t);
+			double len = sqrt(vec3_dot(m, m));
+			double side = len > 0.0 ? vec3_dot(m, q) / len : 0.0;
+			if (side < worst) {
+				worst = side;
+				out = k;
+			}
+		}
+		if (out < 0)
+			return f;
+		f = x->adj[out];
+	}
+	return NONE;
+}
+
+/* The cube map of directions from o that attach starts its walks from:
+ * ATTACH_SIDE^2 cells on each of six faces. */
+#define ATTACH_SIDE 8
+#define ATTACH_CELLS (6 * ATTACH_SIDE * ATTACH_SIDE)
+
+static unsigned attach_cell(const double *q)
+{
+	double ax = fabs(q[0]), ay = fabs(q[1]), az = fabs(q[2]);
+	int a = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+	double m = fabs(q[a]);
+	if (!(m > 0.0))
+		return 0;
+	double u = q[(a + 1) % 3] / m, w = q[(a + 2) % 3] / m;
+	int i = (int)((u + 1.0) * (0.5 * ATTACH_SIDE)), j = (int)((w + 1.0) * (0.5 * ATTACH_SIDE));
+	i = i < 0 ? 0 : i >= ATTACH_SIDE ? ATTACH_SIDE - 1 : i;
+	j = j < 0 ? 0 : j >= ATTACH_SIDE ? ATTACH_SIDE - 1 : j;
+	return (unsigned)(((2 * a + (q[a] < 0.0)) * ATTACH_SIDE + i) * ATTACH_SIDE + j);
+}
+
+/* Points within rounding of the hull's surface may be left out of it (the
+ * builder counts them as inside) and yet be a scan's support point, equal
+ * in score to a hull vertex or, to rounding, above it: each one within
+ * tau of the face it lies over as seen from o (tau covers the scores'
+ * rounding; see prepared.c) is attached to that face's three vertices, face_of[i] its face (NONE
+ * for the others).  Returns how many. */
+static size_t attach(hbuild *b, uint32_t *face_of)
+{
+	uint32_t any = NONE;
+	double inner = INFINITY; /* the ball about o inside every face's plane */
+	for (uint32_t i = 0; i < b->nf; i++)
+		if (b->f[i].alive) {
+			any = any == NONE ? i : any;
+			double d = b->f[i].d - vec3_dot(b->f[i].n, b->o);
+			inner = d < inner ? d : inner;
+		}
+	inner -= 2.0 * b->tau;
+	for (size_t i = 0; i < b->count; i++)
+		face_of[i] = NONE;
+	/* Hull vertices are marked as taken (not attached). */
+	for (uint32_t i = 0; i < b->nf; i++)
+		if (b->f[i].alive)
+			for (int k = 0; k < 3; k++)
+				face_of[b->f[i].v[k]] = ON_HULL;
+	/* The start of the walks by direction: each cell's central
+	 * direction walked from the previous cell's face. */
+	uint32_t start[ATTACH_CELLS], at = any;
+	for (unsigned c = 0; c < ATTACH_CELLS; c++) {
+		unsigned face = c / (ATTACH_SIDE * ATTACH_SIDE), i = (c / ATTACH_SIDE) % ATTACH_SIDE;
+		int a = (int)face / 2;
+		double d[3];
+		d[a] = face % 2 ? -1.0 : 1.0;
+		d[(a + 1) % 3] = ((i + 0.5) / ATTACH_SIDE) * 2.0 - 1.0;
+		d[(a + 2) % 3] = ((c % ATTACH_SIDE + 0.5) / ATTACH_SIDE) * 2.0 - 1.0;
+		uint32_t f = exit_face(b, at, d);
+		at = f == NONE ? any : f;
+		start[c] = at;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < b->count; i++) {
+		if (face_of[i] == ON_HULL)
+			continue;
+		double q[3];
+		point(b, (uint32_t)i, q);
+		for (int k = 0; k < 3; k++)
+			q[k] -= b->o[k];
+		if (inner > 0.0 && vec3_dot(q, q) < inner * inner)
+			continue; /* deep inside: no face within tau */
+		uint32_t f = exit_face(b, start[attach_cell(q)], q);
+		if (f == NONE) { /* the walk cycled: the face it lies least below */
+			double best = -INFINITY;
+			for (uint32_t j = 0; j < b->nf; j++)
+				if (b->f[j].alive) {
+					double d = dist(b, &b->f[j], (uint32_t)i);
+					if (d > best) {
+						best = d;
+						f = j;
+					}
+				}
+		}
+		/* Near an edge the ray may leave by the face beside the one
+		 * the point is nearest: the largest dist of the two. */
+		double g = dist(b, &b->f[f], (uint32_t)i);
+		for (int k = 0; k < 3; k++) {
+			double d = dist(b, &b->f[b->f[f].adj[k]], (uint32_t)i);
+			g = d > g ? d : g;
+		}
+		if (g >= -b->tau) {
+			face_of[i] = f;
+			n++;
+		}
+	}
+	for (size_t i = 0; i < b->count; i++)
+		if (face_of[i] == ON_HULL)
+			face_of[i] = NONE;
+	return n;
+}
+
+size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
+                   uint32_t *adj, size_t *attached)
+{
+	if (attached)
+		*attached = 0;
 	memset(adj_start, 0, (count + 1) * sizeof *adj_start);
 	if (count < 4 || count > HULL3_MAX_POINTS)
 		return 0;
@@ -472,6 +617,8 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		if (!plane(&b, f->v[0], f->v[1], f->v[2], f->n, &f->d))
 			return 0;
 	}
+	for (int k = 0; k < 3; k++)
+		b.o[k] = 0.25 * (p0[k] + p1[k] + p2[k] + p3[k]);
 	for (size_t i = 0; i < count; i++)
 		if (i != s[0] && i != s[1] && i != s[2] && i != s[3])
 			assign(&b, (uint32_t)i, faces, 4);
@@ -528,20 +675,33 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		fprintf(stderr, "hull3 debug: %d violations\n", nbad);
 	}
 #endif
+	/* The points left out near the surface (see attach). */
+	uint32_t *face_of = b.deferred; /* spent: reuse */
+	size_t nattached = attach(&b, face_of);
+	if (attached)
+		*attached = nattached;
 	/* The adjacency: each live face's directed edge (a, b) makes b a
-	 * neighbour of a; the other face on that edge gives (b, a). */
+	 * neighbour of a; the other face on that edge gives (b, a); an
+	 * attached point and the vertices of its face are neighbours. */
 	uint32_t *deg = (uint32_t *)b.vnext; /* spent: reuse as counters */
 	memset(deg, 0, count * sizeof *deg);
+	size_t hull = 0;
 	for (uint32_t i = 0; i < b.nf; i++)
 		if (b.f[i].alive)
 			for (int k = 0; k < 3; k++)
 				deg[b.f[i].v[k]]++;
-	size_t hull = 0;
+	for (size_t i = 0; i < count; i++)
+		hull += deg[i] > 0;
+	for (size_t i = 0; i < count; i++)
+		if (face_of[i] != NONE) {
+			deg[i] += 3;
+			for (int k = 0; k < 3; k++)
+				deg[b.f[face_of[i]].v[k]]++;
+		}
 	uint32_t at = 0;
 	for (size_t i = 0; i < count; i++) {
 		adj_start[i] = at;
 		at += deg[i];
-		hull += deg[i] > 0;
 		deg[i] = adj_start[i]; /* now the fill cursor */
 	}
 	adj_start[count] = at;
@@ -550,5 +710,12 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		if (b.f[i].alive)
 			for (int k = 0; k < 3; k++)
 				adj[deg[b.f[i].v[k]]++] = b.f[i].v[(k + 1) % 3];
+	for (size_t i = 0; i < count; i++)
+		if (face_of[i] != NONE)
+			for (int k = 0; k < 3; k++) {
+				uint32_t w = b.f[face_of[i]].v[k];
+				adj[deg[i]++] = w;
+				adj[deg[w]++] = (uint32_t)i;
+			}
 	return hull;
 }

@@ -21,15 +21,17 @@ size_t hull3_scratch_size(size_t count);
 
 /*
  * Build the hull of count points v (row-major x, y, z) and write its vertex
- * adjacency in compressed rows: the neighbours of point i (hull vertices
- * only; none for points inside) are adj[adj_start[i] .. adj_start[i+1]-1].
- * adj_start has count + 1 entries, adj room for 6 * count.  Points within
- * a few ulps of the hull's size of a face count as inside it (so a support
- * point found on the graph may fall short of the true one by that much).
- * Returns the number of hull vertices, or 0 when the points span no volume
- * (flat, collinear, or a single point): then adj_start is all zeros.
+ * adjacency in compressed rows: the neighbours of point i (none for points
+ * inside) are adj[adj_start[i] .. adj_start[i+1]-1].  adj_start has
+ * count + 1 entries, adj room for 6 * count.  Points within a few ulps of
+ * the hull's size of a face count as inside it; those of them within
+ * rounding of a face's plane (a scan may still pick them) are attached:
+ * each is a neighbour of its face's three vertices and they of it.
+ * Returns the number of hull vertices, *attached (when not NULL) the
+ * number attached, or 0 when the points span no volume (flat, collinear,
+ * or a single point): then adj_start is all zeros.
  */
 size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
-                   uint32_t *adj);
+                   uint32_t *adj, size_t *attached);
 
 #endif

@@ -16,11 +16,13 @@
  * bytes: it may be copied elsewhere and the rest freed
  * (clash_prepared_bytes, clash_shape_set_prepared). */
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "hull3.h"
 #include "prepared.h"
+#include "support.h"
 #include "vec.h"
 
 #define PREPARED_MAGIC 0x70726570u /* "prep" */
@@ -96,31 +98,136 @@ static void cell_direction(unsigned c, int side, double *d)
 	d[(a + 2) % 3] = ((j + 0.5) / side) * 2.0 - 1.0;
 }
 
+/* The score of graph node u along e: the scans' expression (support.c's
+ * max_dot3_any), operand for operand, so that equal points score equal
+ * bits. */
+static inline double node_score(const double *xyz, uint32_t u, const double *e, double x0,
+                                double y0, double z0)
+{
+	const double *r = xyz + 3 * (size_t)u;
+	return ((r[0] - x0) * e[0] + (r[1] - y0) * e[1]) + (r[2] - z0) * e[2];
+}
+
 /* The climb over graph numbers; rel scores relative to the shape's vertex 0
- * (as support_max_dot_rel3), else plainly.  Returns a graph number. */
-static uint32_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel)
+ * (as support_max_dot_rel3), else plainly.  Returns a graph number, a node
+ * none of whose neighbours scores higher; *second is the highest score of
+ * its neighbours (-INFINITY for none) and *top its own. */
+static uint32_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel,
+                           double *top, double *second)
 {
 	const double *xyz = prepared_xyz(p), *v0 = p->vertices;
 	const uint32_t *adj_start = prepared_array(p, p->at_adj_start), *adj = prepared_array(p, p->at_adj);
-	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	const double x0 = rel ? v0[0] : 0.0, y0 = rel ? v0[1] : 0.0, z0 = rel ? v0[2] : 0.0;
-	const double *q = xyz + 3 * (size_t)cur;
-	double best = ((q[0] - x0) * e0 + (q[1] - y0) * e1) + (q[2] - z0) * e2;
+	double best = node_score(xyz, cur, e, x0, y0, z0);
 	for (;;) {
 		uint32_t next = cur;
+		double runner = -INFINITY;
 		for (uint32_t k = adj_start[cur]; k < adj_start[cur + 1]; k++) {
 			uint32_t u = adj[k];
-			const double *r = xyz + 3 * (size_t)u;
-			double s = ((r[0] - x0) * e0 + (r[1] - y0) * e1) + (r[2] - z0) * e2;
+			double s = node_score(xyz, u, e, x0, y0, z0);
+			runner = s > runner ? s : runner;
 			if (s > best) {
 				best = s;
 				next = u;
 			}
 		}
-		if (next == cur)
+		if (next == cur) {
+			*top = best;
+			*second = runner;
 			return cur;
+		}
 		cur = next;
 	}
+}
+
+/* Plateaus of up to this many nodes are searched as a list. */
+#define PLATEAU_LIST 8
+
+/* Add w to the hash set of 2 PREPARED_PLATEAU_MAX slots (UINT32_MAX:
+ * empty); 0 when it was there. */
+static inline int set_add(uint32_t *set, uint32_t w)
+{
+	const uint32_t mask = 2 * PREPARED_PLATEAU_MAX - 1;
+	uint32_t h = (w * UINT32_C(2654435761)) >> 16 & mask;
+	while (set[h] != UINT32_MAX) {
+		if (set[h] == w)
+			return 0;
+		h = (h + 1) & mask;
+	}
+	set[h] = w;
+	return 1;
+}
+
+static inline int set_has(const uint32_t *set, uint32_t w)
+{
+	const uint32_t mask = 2 * PREPARED_PLATEAU_MAX - 1;
+	uint32_t h = (w * UINT32_C(2654435761)) >> 16 & mask;
+	while (set[h] != UINT32_MAX) {
+		if (set[h] == w)
+			return 1;
+		h = (h + 1) & mask;
+	}
+	return 0;
+}
+
+/* The scans' answer from the climb's end `cur` (score best): the highest
+ * score, the lowest vertex index among equal scores.  On a convex hull the
+ * vertices scoring within rounding of the highest are a connected patch
+ * around the climb's end (the nodes a linear function keeps above a level
+ * are connected), so the nodes scoring within delta of the best are
+ * visited from there.  Returns the vertex index, or SIZE_MAX when the patch
+ * holds more than PREPARED_PLATEAU_MAX nodes (the caller then scans). */
+static size_t plateau(const prepared *p, uint32_t cur, double best, const double *e, int rel,
+                      double delta)
+{
+	const double *xyz = prepared_xyz(p), *v0 = p->vertices;
+	const uint32_t *adj_start = prepared_array(p, p->at_adj_start), *adj = prepared_array(p, p->at_adj);
+	const uint32_t *vid = prepared_array(p, p->at_vid);
+	const double x0 = rel ? v0[0] : 0.0, y0 = rel ? v0[1] : 0.0, z0 = rel ? v0[2] : 0.0;
+	uint32_t seen[PREPARED_PLATEAU_MAX];
+	/* The nodes seen: the list alone while it is short, then also a
+	 * hash set of them (open addressing, at most half full). */
+	uint32_t set[2 * PREPARED_PLATEAU_MAX];
+	size_t n = 1;
+	seen[0] = cur;
+	uint32_t idx = vid[cur];
+	double floor = best - delta;
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t u = seen[i];
+		for (uint32_t k = adj_start[u]; k < adj_start[u + 1]; k++) {
+			const uint32_t w = adj[k];
+			/* A large plateau's nodes are mostly each other's
+			 * neighbours: look them up before scoring them. */
+			if (n > PLATEAU_LIST && set_has(set, w))
+				continue;
+			const double s = node_score(xyz, w, e, x0, y0, z0);
+			if (!(s >= floor))
+				continue;
+			if (n <= PLATEAU_LIST) {
+				size_t j = 0;
+				while (j < n && seen[j] != w)
+					j++;
+				if (j < n)
+					continue;
+			} else {
+				set_add(set, w);
+			}
+			if (n == PREPARED_PLATEAU_MAX)
+				return SIZE_MAX;
+			seen[n++] = w;
+			if (n == PLATEAU_LIST + 1) {
+				memset(set, 0xff, sizeof set);
+				for (size_t j = 0; j < n; j++)
+					set_add(set, seen[j]);
+			}
+			if (s > best || (s == best && vid[w] < idx)) {
+				best = s;
+				idx = vid[w];
+				floor = best - delta;
+			}
+		}
+	}
+	return idx;
 }
 
 size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
@@ -140,7 +247,19 @@ size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
 				at = h;
 		}
 	}
-	size_t best = vid[climb_from(p, at, e, rel)];
+	double top, second;
+	uint32_t end = climb_from(p, at, e, rel, &top, &second);
+	/* Near-ties: the bound covers the scores' rounding (a few ulps of
+	 * reach |e|_1 each) and the builder's (points within its eps of the
+	 * hull count as on it); NaN goes to the scan. */
+	const double delta =
+	    PREPARED_TIE_ULPS * DBL_EPSILON * p->reach * (fabs(e[0]) + fabs(e[1]) + fabs(e[2]));
+	size_t best;
+	if (second < top - delta)
+		best = vid[end];
+	else if ((best = plateau(p, end, top, e, rel, delta)) == SIZE_MAX)
+		best = rel ? support_max_dot_rel3(p->vertices, p->count, e)
+		           : support_max_dot(p->vertices, p->count, 3, e);
 	if (hint)
 		*hint = best;
 	return best;
@@ -164,7 +283,7 @@ static uint32_t spread10(uint32_t x)
 static char *pack(prepared *p, char *m, const uint32_t *adj_start0, const uint32_t *adj0,
                   uint32_t *work)
 {
-	const size_t n = p->count, H = p->hull;
+	const size_t n = p->count, H = p->nodes;
 	const double *v = p->vertices;
 	uint32_t *rank = (uint32_t *)(void *)m;
 	p->at_rank = (size_t)(m - (char *)p);
@@ -320,6 +439,10 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 			p->lo[k] = x < p->lo[k] ? x : p->lo[k];
 			p->hi[k] = x > p->hi[k] ? x : p->hi[k];
 		}
+	for (int k = 0; k < n; k++) {
+		double big = fmax(fabs(p->lo[k]), fabs(p->hi[k]));
+		p->reach = big > p->reach ? big : p->reach;
+	}
 
 	p->bytes = align8(sizeof(prepared));
 	if (graphed(n, s->count)) {
@@ -328,7 +451,9 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 		uint32_t *adj_start0 = (uint32_t *)(void *)built;
 		uint32_t *adj0 = (uint32_t *)(void *)(built + align8((s->count + 1) * sizeof(uint32_t)));
 		char *scratch = built + built_size(s->count);
-		p->hull = hull3_build(v, s->count, scratch, adj_start0, adj0);
+		size_t attached;
+		p->hull = hull3_build(v, s->count, scratch, adj_start0, adj0, &attached);
+		p->nodes = p->hull + attached;
 		p->side = side_for(s->count);
 		if (p->hull > 0) {
 			char *end = pack(p, m, adj_start0, adj0, (uint32_t *)(void *)scratch);
@@ -342,7 +467,8 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 			for (unsigned c = 0; c < cells; c++) {
 				double d[3];
 				cell_direction(c, p->side, d);
-				at = climb_from(p, at, d, 0);
+				double top, second;
+				at = climb_from(p, at, d, 0, &top, &second);
 				start[c] = at;
 			}
 		}

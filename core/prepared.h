@@ -26,19 +26,28 @@
  * see bench/README.md), so smaller prepared shapes keep scanning. */
 #define PREPARED_CLIMB_MIN 32
 
+/* Scores within this many ulps of reach |e|_1 of the climb's best are
+ * near-ties (prepared_climb); a patch of more than PREPARED_PLATEAU_MAX
+ * such nodes is settled by a scan instead. */
+#define PREPARED_TIE_ULPS 256.0
+#define PREPARED_PLATEAU_MAX 64
+
 typedef struct prepared {
 	uint32_t magic;
 	int dim;
 	size_t count;
 	const double *vertices; /* the array prepared: a shape must still borrow it */
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	size_t hull;            /* hull vertices H; 0: no graph (not 3-D, or flat) */
+	double reach;           /* the largest coordinate's magnitude */
+	size_t hull;            /* hull vertices; 0: no graph (not 3-D, or flat) */
+	size_t nodes;           /* of the graph, H: the hull vertices and the
+	                         * points attached to its faces (hull3.h) */
 	int side;               /* of the start table's cube map */
 	size_t bytes;           /* of the preparation, from its start (the rest was scratch) */
-	/* The graph, with the hull vertices renumbered 0 .. H-1 in an order
+	/* The graph, with its nodes renumbered 0 .. H-1 in an order
 	 * that keeps neighbours near in memory, at offsets from the start of
 	 * the preparation (so that it may be copied, clash_shape_set_prepared):
-	 * rank (count: a vertex's number in the graph, or UINT32_MAX inside),
+	 * rank (count: a vertex's number in the graph, or UINT32_MAX off it),
 	 * vid (H: the vertex of each number), adj_start (H + 1) and adj (the
 	 * neighbours' numbers), start (the cube map's numbers) and xyz (3 H
 	 * doubles: the hull vertices' coordinates in that order). */

@@ -16,8 +16,7 @@
 int scan3_usable(const support_frame *f)
 {
 #if defined(LANES_AVX)
-	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && !prepared_climbs(f->prep) &&
-	       lanes_have_avx();
+	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && lanes_have_avx();
 #else
 	(void)f;
 	return 0;

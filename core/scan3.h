@@ -20,10 +20,13 @@
 #include "scan3_copy.h"
 #include "support.h"
 
-/* Whether f's scans can take a copy: 3-D, scanned (not climbed), at most
- * SCAN3_MAX vertices, and a processor with AVX (the scans use it; decided
- * at run time, the build targets plain x86-64).  If so, the caller may set
- * a state SCAN3_WANT_* (or, for a SCAN3_RAW copy, SCAN3_RAW_WANT_REL). */
+/* Whether f's scans can take a copy: 3-D vertices, at most SCAN3_MAX of
+ * them, and a processor with AVX (the scans use it; decided at run time,
+ * the build targets plain x86-64).  If so, the caller may set a state
+ * SCAN3_WANT_* (or, for a SCAN3_RAW copy, SCAN3_RAW_WANT_REL).  Prepared
+ * or not: a prepared shape this small scans its copy like the same shape
+ * unprepared (its climb would answer the same vertex, no faster), so the
+ * algorithms chosen on this (gjk's portal refinement) are the same. */
 int scan3_usable(const support_frame *f);
 
 /* support_max_dot(f->vertices, f->count, 3, e) by a copy s in state
