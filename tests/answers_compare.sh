@@ -7,7 +7,7 @@
 # containment queries; 24 scenes; a damaged line now and then (problems).
 # Query files go through `clash query` on one thread and on two (the batch
 # code's blocks), contains files through `clash contains`, in chunks of
-# 1 000 lines; each scene through `clash scene`.  Then `answers
+# 250 lines; each scene through `clash scene`.  Then `answers
 # core`: clash_gjk's every member, iterations and backups included, on the
 # GJK88 set and random pairs, plain and prepared, every want, warm started.
 # A case is one answer line (stdout), or one stderr or exit status.
@@ -80,13 +80,13 @@ total() {
 }
 fc=0 fd=0
 
-# JSON Lines files go in chunks of 1 000 lines, so that a crash on one
+# JSON Lines files go in chunks of 250 lines, so that a crash on one
 # line costs only its chunk.
 mkdir "$dir/chunk" || exit 2
 for q in "$dir"/in/q_*.jsonl "$dir"/in/c_*.jsonl; do
 	b=$(basename "$q")
 	rm -f "$dir"/chunk/*
-	split -l 1000 -a 3 "$q" "$dir/chunk/"
+	split -l 250 -a 3 "$q" "$dir/chunk/"
 	case $b in
 	q_*) ways="query --threads 1|query --threads 2" ;;
 	*) ways="contains" ;; # one thread only
