@@ -191,7 +191,10 @@ static void drop_conflict(hbuild *b, uint32_t fi, uint32_t p)
 	}
 }
 
-/* Insert p, the furthest point above face f0.  Returns 0 when refused. */
+/* Insert p, the furthest point above face f0.  Returns 0 when refused.
+ * Long because the visible region's search, the horizon's new faces and
+ * the hand-over of the old faces' conflict points are one walk, marked by
+ * b->pass, that must not be left half done. */
 static int insert(hbuild *b, uint32_t p, uint32_t f0)
 {
 	uint32_t pass = ++b->pass;
@@ -399,6 +402,10 @@ static int seed(hbuild *b, uint32_t s[4])
 	return 1;
 }
 
+/* hull3.h.  Long because its phases (the seed tetrahedron, the conflict
+ * lists, the insertions, the points put off, the adjacency) work in place
+ * on arrays carved from one scratch block, each reusing the last's; the
+ * comments mark where each begins. */
 size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
                    uint32_t *adj)
 {

@@ -945,6 +945,10 @@ static int check_shape(const clash_shape *s)
 	return CLASH_OK;
 }
 
+/* The query proper: size and tolerance, then up to three passes, each only
+ * when the one before leaves the answer open.  Long because the passes
+ * hand each other the running answer in q and stop at different points;
+ * apart, each would take and return the whole state. */
 static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                clash_result *r)
 {
