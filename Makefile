@@ -18,6 +18,9 @@
 #                 flat resident set size
 #   make cli-compare  the clash tool's outputs byte for byte against those
 #                 of CLI_BASE (default main)
+#   make answers-compare  every answer (queries, motion, contains, scenes,
+#                 the core's prepared shapes) byte for byte against those of
+#                 ANSWERS_BASE (default main)
 #   make attack   the hostile-client scenarios of issue #15 against clashd on
 #                 loopback, each figure printed (make test runs the same)
 #
@@ -94,7 +97,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
         js-test web web-test
@@ -383,6 +386,29 @@ cli-compare: $(B)/clash
 	{ $(MAKE) --no-print-directory -C "$$base" B=build build/clash >"$$base/build.log" 2>&1 || \
 	  { cat "$$base/build.log" >&2; exit 1; }; } && \
 	sh tests/cli_compare.sh "$$base/build/clash" $(B)/clash
+
+# Every answer byte for byte against those of ANSWERS_BASE (a git revision,
+# main unless given), for a change meant to keep them (tests/answers_compare.sh
+# says what it compares).  tests/answers.c writes the inputs and asks the core
+# directly; it is compiled against each side's core, with this tree's GJK88
+# set and oracle copied beside it.
+ANSWERS_BASE ?= main
+ANSWERS_TESTS = tests/answers.c tests/gjk88.c tests/gjk88.h tests/oracle.c tests/oracle.h tests/prng.h
+ANSWERS_OBJ = obj/tests/answers.o obj/tests/gjk88.o obj/tests/oracle.o
+$(B)/answers: $(ANSWERS_OBJ:%=$(B)/%) $(B)/libclash.a
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs qhull_r) -lm
+answers-compare: $(B)/clash $(B)/answers
+	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \
+	git archive $(ANSWERS_BASE) | tar -x -C "$$base" && \
+	cp $(ANSWERS_TESTS) "$$base/tests/" && \
+	echo "answers-compare: building $(ANSWERS_BASE)'s clash and core" && \
+	{ $(MAKE) --no-print-directory -C "$$base" B=build build/clash build/libclash.a \
+	    $(ANSWERS_OBJ:%=build/%) >"$$base/build.log" 2>&1 && \
+	  $(CC) $(CFLAGS) -o "$$base/build/answers" $(ANSWERS_OBJ:%="$$base"/build/%) \
+	    "$$base/build/libclash.a" $(shell pkg-config --libs qhull_r) -lm \
+	    >>"$$base/build.log" 2>&1 || { cat "$$base/build.log" >&2; exit 1; }; } && \
+	sh tests/answers_compare.sh "$$base/build/clash" "$$base/build/answers" \
+	    $(B)/clash $(B)/answers
 
 deploy-check: $(B)/clashd $(DEPLOY_NPM)
 	yamllint -s -c deploy/yamllint.yml deploy/k8s deploy/compose

@@ -541,165 +541,229 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 	return gjk_convex(a, b, opt, r);
 }
 
-/* clash_gjk for two convex shapes, primitives lowered. */
-static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-                      clash_result *r)
-{
-	if (r == NULL)
-		return CLASH_EINVAL;
-	clear_result(r);
-	int err = support_check_query(a, b, opt);
-	if (err)
-		return err;
-	const int n = a->dim;
-	r->dim = n;
-
-	/* The initial direction (GJK88 section VI uses the centroids'): the
-	 * difference of the means of a few vertices of each shape.  The
-	 * first pass over each shape's vertices then finds its support point
-	 * in that direction together with its bounding ball (the shift point,
-	 * the frame's unit and D(K) of (37)) and the test for NaN, so a query
-	 * reads every vertex once before it iterates. */
-	double d0[CLASH_MAX_DIM];
-	const int warm = opt && opt->warm_count > 0;
+/* What the first pass over the vertices found (see first_pass). */
+typedef struct gjk_start {
 	support_pair_frame fr;
-	size_t ia0 = 0, ib0 = 0;
-	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM];
-	if (warm) {
-		/* A warm start needs no first direction. */
-		err = support_pair_frame_init(&fr, a, b);
-	} else {
-		support_sample_centre(a, sa);
-		support_sample_centre(b, sb);
-		support_centre_direction(sa, sb, d0, n);
-		err = support_pair_frame_init_extreme(&fr, a, b, d0, &ia0, &ib0);
-	}
-	if (err)
-		return err;
-	if (support_tiny(&fr)) {
-		int k = support_tiny_scale(&fr, a, b);
-		if (k > 0)
-			return support_query_scaled(a, b, opt, k, gjk_convex, r);
-	}
-	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
-	const double *shift = fr.shift;
+	int warm;                   /* the query brings a warm simplex */
+	double d0[CLASH_MAX_DIM];   /* the initial direction (not when warm) */
+	double sa[CLASH_MAX_DIM];   /* the sampled centres of a and b, world */
+	double sb[CLASH_MAX_DIM];
+	size_t ia0, ib0;            /* the support points in direction d0 */
+} gjk_start;
 
-	gjk_query q;
-	q.dim = n;
-	q.table_ok = 0;
-	q.npts = 0;
-	support_frame_init(&q.fa, a, shift, inv);
-	support_frame_init(&q.fb, b, shift, inv);
-	q.curved = q.fa.kind || q.fb.kind;
-	q.hint_a = warm ? opt->warm_a[0] : ia0;
-	q.hint_b = warm ? opt->warm_b[0] : ib0;
-	q.fa.hint = &q.hint_a;
-	q.fb.hint = &q.hint_b;
-	q.sa.state = q.sb.state = SCAN3_NONE;
+/* What the query asks and how closely, and the frame's map to the world. */
+typedef struct gjk_params {
+	double unit, inv;     /* frame to world and back (support.h) */
+	const double *shift;
+	double tol, tol_f;    /* the tolerance, in world and frame units */
+	double rsum;          /* the radii added up (eq. (6)) */
+	double reach_f;       /* the verdict's threshold on the hull distance, frame */
+	int max_iter;
+	int verdict_only, depth_wanted;
+} gjk_params;
 
-	double size = ra + rb + a->radius + b->radius;
+/* Set-up, the initial direction (GJK88 section VI uses the centroids'):
+ * the difference of the means of a few vertices of each shape.  The first
+ * pass over each shape's vertices then finds its support point in that
+ * direction together with its bounding ball (the shift point, the frame's
+ * unit and D(K) of (37)) and the test for NaN, so a query reads every
+ * vertex once before it iterates.  A warm start needs no first
+ * direction. */
+static int first_pass(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                      gjk_start *s)
+{
+	s->warm = opt && opt->warm_count > 0;
+	s->ia0 = s->ib0 = 0;
+	if (s->warm)
+		return support_pair_frame_init(&s->fr, a, b);
+	support_sample_centre(a, s->sa);
+	support_sample_centre(b, s->sb);
+	support_centre_direction(s->sa, s->sb, s->d0, a->dim);
+	return support_pair_frame_init_extreme(&s->fr, a, b, s->d0, &s->ia0, &s->ib0);
+}
+
+/* Set-up, the query: both shapes in the frame (the origin shift of GJK88
+ * section VI, scaled by a power of two), the tolerance (relative to the
+ * shapes' size, never below the rounding of their support points), the
+ * iteration cap and what is wanted. */
+static void query_init(gjk_query *q, gjk_params *p, const clash_shape *a, const clash_shape *b,
+                       const clash_options *opt, const gjk_start *s)
+{
+	const support_pair_frame *fr = &s->fr;
+	p->unit = fr->unit;
+	p->inv = fr->inv;
+	p->shift = fr->shift;
+	q->dim = a->dim;
+	q->table_ok = 0;
+	q->npts = 0;
+	support_frame_init(&q->fa, a, fr->shift, fr->inv);
+	support_frame_init(&q->fb, b, fr->shift, fr->inv);
+	q->curved = q->fa.kind || q->fb.kind;
+	q->hint_a = s->warm ? opt->warm_a[0] : s->ia0;
+	q->hint_b = s->warm ? opt->warm_b[0] : s->ib0;
+	q->fa.hint = &q->hint_a;
+	q->fb.hint = &q->hint_b;
+	q->sa.state = q->sb.state = SCAN3_NONE;
+
+	double size = fr->ra + fr->rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
-	             : q.curved                      ? GJK_CURVED_RELATIVE_TOLERANCE * size
+	             : q->curved                     ? GJK_CURVED_RELATIVE_TOLERANCE * size
 	                                             : GJK_DEFAULT_RELATIVE_TOLERANCE * size;
-	double floor_tol = GJK_ROUNDOFF_ULPS * DBL_EPSILON * (ra + rb + 2.0 * half_gap);
+	double floor_tol = GJK_ROUNDOFF_ULPS * DBL_EPSILON * (fr->ra + fr->rb + 2.0 * fr->half_gap);
 	if (tol < floor_tol)
 		tol = floor_tol;
-	const double tol_f = tol * inv; /* in frame units */
-	int max_iter = (opt && opt->max_iterations > 0) ? opt->max_iterations
-	                                                : CLASH_GJK_MAX_ITERATIONS;
+	p->tol = tol;
+	p->tol_f = tol * fr->inv; /* in frame units */
+	p->max_iter = (opt && opt->max_iterations > 0) ? opt->max_iterations
+	                                               : CLASH_GJK_MAX_ITERATIONS;
 	const unsigned want = opt ? opt->want : 0;
-	const int verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
-	const int depth_wanted = !want || (want & CLASH_WANT_DEPTH);
-	const double rsum = a->radius + b->radius;
+	p->verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
+	p->depth_wanted = !want || (want & CLASH_WANT_DEPTH);
+	p->rsum = a->radius + b->radius;
 	/* The verdict's threshold on the hull distance: the radii and the
-	 * tolerance, in frame units (as the full answer decides it below). */
-	const double reach_f = rsum * inv + tol_f;
+	 * tolerance, in frame units (as the full answer decides it). */
+	p->reach_f = p->rsum * fr->inv + p->tol_f;
+}
 
-	int extra = 0; /* support points a verdict's MPR took before GJK */
-	/* V_0: the warm simplex, or the single point s_K(d0), from the
-	 * first pass. */
-	if (warm) {
-		for (size_t i = 0; i < opt->warm_count; i++) {
-			gjk_point *p = &q.slot[q.npts];
-			point_from_indices(&q, opt->warm_a[i], opt->warm_b[i], p);
-			if (!has_point(&q, p)) {
-				q.pts[q.npts] = p;
-				q.npts++;
-			}
-		}
-		/* The fast sub-algorithm takes the last warm point for the new
-		 * one; where the answer does not contain it (or it fails
-		 * otherwise) the full table decides. */
-		q.fresh = 1;
-	} else {
-		q.pts[0] = &q.slot[0];
-		if (q.curved) /* no index names a primitive's point */
-			support_k(&q, d0, q.pts[0]);
-		else
-			point_from_indices(&q, ia0, ib0, q.pts[0]);
-		q.npts = 1;
-		q.fresh = 1;
-		/* A verdict may already be in: w0 = s_K(d0) maximizes d0.y over
-		 * K, so d0.w0 < 0 puts all of K on one side of a plane through
-		 * the origin, -d0.w0/|d0| from it. */
-		if (verdict_only) {
-			double dw = vec_dot(d0, q.pts[0]->y, n), dd = vec_dot(d0, d0, n);
-			if (dw < 0.0 && dw * dw > reach_f * reach_f * dd) {
-				double len = sqrt(dd), dir[CLASH_MAX_DIM];
-				for (int k = 0; k < n; k++)
-					dir[k] = d0[k] / len;
-				r->iterations = 1;
-				return verdict_apart(&q, dir, -dw / len, q.pts[0], unit, shift, a, b, r);
-			}
-			/* V_0 = {c, w0} with c = sa - sb, a point of K that is
-			 * no support point (GJK88 section V lets V_0 be any
-			 * points of K): w0 = s_K(d0) is the step from V = {c},
-			 * d0 being -c.  The centres lie inside the shapes, so
-			 * where they overlap c is near the origin, and a
-			 * tetrahedron on c (as MPR's portal on its interior
-			 * point) encloses the origin one support point sooner
-			 * than one of support points only.  Only the verdict
-			 * takes it: c has no vertex indices (GJK_NOT_VERTEX:
-			 * left out of the warm simplex), and EPA, which grows
-			 * its polytope from the final simplex, wants support
-			 * points. */
-			gjk_point *c = &q.slot[1];
-			for (int k = 0; k < n; k++) {
-				c->a[k] = (sa[k] - shift[k]) * inv;
-				c->b[k] = (sb[k] - shift[k]) * inv;
-				c->y[k] = c->a[k] - c->b[k];
-			}
-			c->ia = c->ib = GJK_NOT_VERTEX;
-			q.pts[1] = q.pts[0];
-			q.pts[0] = c;
-			q.npts = 2;
-			if (n == 3 && (scan3_usable(&q.fa) || q.fa.kind) &&
-			    (scan3_usable(&q.fb) || q.fb.kind)) {
-				/* Portal refinement takes a few more support
-				 * points than GJK (GJK88: 3.4 against 3.6
-				 * iterations on overlapping pairs, 5 against
-				 * 3.5 on the separated ones the first point
-				 * leaves open, 7 against 6.5 touching) and no
-				 * Johnson step: a gain while a support point is
-				 * a scan of a small copy.  On a large shape,
-				 * scanned or climbed, the support points are the
-				 * cost, and on a rounded one (a sphere of
-				 * 50 000 points) MPR needs many more: there
-				 * GJK stays (bench: 197 against 264 us one-shot
-				 * at M = 100 000, 2.4 against 5.3 prepared).
-				 * The first of the support points copies the
-				 * vertices by coordinate for the others. */
-				q.sa.state = q.fa.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
-				q.sb.state = q.fb.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
-				int rc;
-				if (verdict_mpr(&q, reach_f, unit, shift, tol, a, b, r, &extra, &rc))
-					return rc;
-			}
+/* V_0 from a warm start (GJK88 section VIII): the previous answer's
+ * points, each once.  The fast sub-algorithm takes the last warm point for
+ * the new one; where the answer does not contain it (or it fails
+ * otherwise) the full table decides. */
+static void warm_simplex(gjk_query *q, const clash_options *opt)
+{
+	for (size_t i = 0; i < opt->warm_count; i++) {
+		gjk_point *p = &q->slot[q->npts];
+		point_from_indices(q, opt->warm_a[i], opt->warm_b[i], p);
+		if (!has_point(q, p)) {
+			q->pts[q->npts] = p;
+			q->npts++;
 		}
 	}
+	q->fresh = 1;
+}
 
-	free_slot(&q);
-	simplex_solution sol;
+/* A verdict-only query's start from V_0 = {w0}, w0 = s_K(d0).  The verdict
+ * may already be in: w0 maximizes d0.y over K, so d0.w0 < 0 puts all of K
+ * on one side of a plane through the origin, -d0.w0/|d0| from it.  Else
+ * V_0 becomes {c, w0}, and a small 3-D pair is searched by portal
+ * refinement.  Returns 1 when answered (*rc the return), else 0 with
+ * *extra the support points MPR spent. */
+static int verdict_start(gjk_query *q, const gjk_params *p, const gjk_start *s,
+                         const clash_shape *a, const clash_shape *b, clash_result *r,
+                         int *extra, int *rc)
+{
+	const int n = q->dim;
+	const double *d0 = s->d0, *shift = p->shift;
+	const double reach_f = p->reach_f, inv = p->inv;
+	double dw = vec_dot(d0, q->pts[0]->y, n), dd = vec_dot(d0, d0, n);
+	if (dw < 0.0 && dw * dw > reach_f * reach_f * dd) {
+		double len = sqrt(dd), dir[CLASH_MAX_DIM];
+		for (int k = 0; k < n; k++)
+			dir[k] = d0[k] / len;
+		r->iterations = 1;
+		*rc = verdict_apart(q, dir, -dw / len, q->pts[0], p->unit, shift, a, b, r);
+		return 1;
+	}
+	/* V_0 = {c, w0} with c = sa - sb, a point of K that is no support
+	 * point (GJK88 section V lets V_0 be any points of K): w0 = s_K(d0) is
+	 * the step from V = {c}, d0 being -c.  The centres lie inside the
+	 * shapes, so where they overlap c is near the origin, and a
+	 * tetrahedron on c (as MPR's portal on its interior point) encloses
+	 * the origin one support point sooner than one of support points
+	 * only.  Only the verdict takes it: c has no vertex indices
+	 * (GJK_NOT_VERTEX: left out of the warm simplex), and EPA, which grows
+	 * its polytope from the final simplex, wants support points. */
+	gjk_point *c = &q->slot[1];
+	for (int k = 0; k < n; k++) {
+		c->a[k] = (s->sa[k] - shift[k]) * inv;
+		c->b[k] = (s->sb[k] - shift[k]) * inv;
+		c->y[k] = c->a[k] - c->b[k];
+	}
+	c->ia = c->ib = GJK_NOT_VERTEX;
+	q->pts[1] = q->pts[0];
+	q->pts[0] = c;
+	q->npts = 2;
+	if (n == 3 && (scan3_usable(&q->fa) || q->fa.kind) && (scan3_usable(&q->fb) || q->fb.kind)) {
+		/* Portal refinement takes a few more support points than GJK
+		 * (GJK88: 3.4 against 3.6 iterations on overlapping pairs, 5
+		 * against 3.5 on the separated ones the first point leaves
+		 * open, 7 against 6.5 touching) and no Johnson step: a gain
+		 * while a support point is a scan of a small copy.  On a large
+		 * shape, scanned or climbed, the support points are the cost,
+		 * and on a rounded one (a sphere of 50 000 points) MPR needs many
+		 * more: there GJK stays (bench: 197 against 264 us one-shot at
+		 * M = 100 000, 2.4 against 5.3 prepared).  The first of the
+		 * support points copies the vertices by coordinate for the
+		 * others. */
+		q->sa.state = q->fa.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
+		q->sb.state = q->fb.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
+		if (verdict_mpr(q, reach_f, p->unit, shift, p->tol, a, b, r, extra, rc))
+			return 1;
+	}
+	return 0;
+}
+
+/* Step 1 of the Numerical Algorithm (GJK88 section VI; section V lets
+ * V_0 be any points of K): the warm simplex, or the single point s_K(d0) from the
+ * first pass, from which a verdict-only query starts on its own (see
+ * verdict_start).  Returns 1 when the query is answered already. */
+static int initial_simplex(gjk_query *q, const gjk_params *p, const gjk_start *s,
+                           const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                           clash_result *r, int *extra, int *rc)
+{
+	if (s->warm) {
+		warm_simplex(q, opt);
+		return 0;
+	}
+	q->pts[0] = &q->slot[0];
+	if (q->curved) /* no index names a primitive's point */
+		support_k(q, s->d0, q->pts[0]);
+	else
+		point_from_indices(q, s->ia0, s->ib0, q->pts[0]);
+	q->npts = 1;
+	q->fresh = 1;
+	return p->verdict_only && verdict_start(q, p, s, a, b, r, extra, rc);
+}
+
+/* Steps 3 to 6 of the Numerical Algorithm for v_k = sol->v (k the
+ * iteration, prev = |v_{k-1}|^2, backup whether step 2 needed the backup
+ * procedure): stop (intersecting, converged, or for a verdict a decisive
+ * bound), advance to V_{k+1} when |v| descends (step 4), or, when it does
+ * not or w is already in V_k (a numerical inconsistency, steps 5-6),
+ * retry with the backup procedure once and then stop unconverged. */
+static enum gjk_step judge(gjk_query *q, const gjk_params *p, simplex_solution *sol, int k,
+                           double prev, int backup, clash_result *r)
+{
+	for (;;) {
+		enum gjk_step st = examine(q, sol, p->tol_f); /* step 3 */
+		if (p->verdict_only && (st == GJK_CONTINUE || st == GJK_CONVERGED || st == GJK_REPEAT)) {
+			/* The bounds v.w/|v| <= d <= |v| on the hull distance
+			 * d already decide the verdict? */
+			if (q->vw > 0.0 && q->vw * q->vw > p->reach_f * p->reach_f * sol->vv)
+				return GJK_APART;
+			if (p->rsum > 0.0 && sol->vv <= p->reach_f * p->reach_f)
+				return GJK_WITHIN;
+		}
+		if (st != GJK_CONTINUE && st != GJK_REPEAT)
+			return st;
+		if (st == GJK_CONTINUE && (k == 0 || sol->vv < prev)) /* step 4: descending */
+			return GJK_ADVANCE;
+		if (backup)
+			return GJK_STALLED;
+		backup = fallback(q, sol, q->npts);
+		r->backups += backup;
+	}
+}
+
+/* The iteration of the Numerical Algorithm from V_0 (q->pts): step 2
+ * (v_k = v(co V_k), solve), steps 3-6 (judge), V_{k+1} = Vbar_k + {w}
+ * (advance), until a step stops it or the hard cap does.  *st says how it
+ * stopped, sol holds the last v_k.  Returns CLASH_OK, or CLASH_ECANCELED
+ * (r zeroed). */
+static int iterate(gjk_query *q, const gjk_params *p, const clash_options *opt, int extra,
+                   simplex_solution *sol, enum gjk_step *stop, clash_result *r)
+{
+	free_slot(q);
 	double prev = INFINITY;
 	enum gjk_step st;
 	for (int k = 0;; k++) {
@@ -711,168 +775,145 @@ static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_op
 			return CLASH_ECANCELED;
 		}
 		r->iterations = k + 1 + extra;
-		if (k == 0 && n == 3 && !verdict_only) {
+		if (k == 0 && q->dim == 3 && !p->verdict_only) {
 			/* The search will likely take a few support points,
 			 * and EPA, if it follows, many: the first scan here
 			 * copies the shapes' vertices by coordinate for the
 			 * later ones (three stores per four vertices; a
 			 * verdict, which stops at the first decisive point,
 			 * keeps scanning the array). */
-			if (scan3_usable(&q.fa))
-				q.sa.state = SCAN3_WANT_RAW;
-			if (scan3_usable(&q.fb))
-				q.sb.state = SCAN3_WANT_RAW;
+			if (scan3_usable(&q->fa))
+				q->sa.state = SCAN3_WANT_RAW;
+			if (scan3_usable(&q->fb))
+				q->sb.state = SCAN3_WANT_RAW;
 		}
-		int backup = solve(&q, &sol); /* step 2 */
+		int backup = solve(q, sol); /* step 2 */
 		r->backups += backup;
-		for (;;) {
-			st = examine(&q, &sol, tol_f); /* step 3 */
-			if (verdict_only &&
-			    (st == GJK_CONTINUE || st == GJK_CONVERGED || st == GJK_REPEAT)) {
-				/* The bounds v.w/|v| <= d <= |v| on the hull
-				 * distance d already decide the verdict? */
-				if (q.vw > 0.0 && q.vw * q.vw > reach_f * reach_f * sol.vv) {
-					st = GJK_APART;
-					break;
-				}
-				if (rsum > 0.0 && sol.vv <= reach_f * reach_f) {
-					st = GJK_WITHIN;
-					break;
-				}
-			}
-			if (st != GJK_CONTINUE && st != GJK_REPEAT)
-				break;
-			if (st == GJK_CONTINUE && (k == 0 || sol.vv < prev)) { /* step 4: descending */
-				st = GJK_ADVANCE;
-				break;
-			}
-			/* Steps 5-6: no descent (or w already in V_k) is a numerical
-			 * inconsistency; retry with the backup procedure once, then
-			 * stop unconverged. */
-			if (backup) {
-				st = GJK_STALLED;
-				break;
-			}
-			backup = fallback(&q, &sol, q.npts);
-			r->backups += backup;
-		}
-		if (st == GJK_ADVANCE && k + 1 >= max_iter)
+		st = judge(q, p, sol, k, prev, backup, r);
+		if (st == GJK_ADVANCE && k + 1 >= p->max_iter)
 			st = GJK_STALLED; /* the hard cap: answer with the best so far */
 		if (st != GJK_ADVANCE)
 			break;
-		prev = sol.vv;
-		advance(&q, &sol);
+		prev = sol->vv;
+		advance(q, sol);
 	}
-	const int intersect = st == GJK_INTERSECT;
-	const double vnorm = sqrt(sol.vv);
-	const gjk_point *w = q.w; /* the last support point (not when intersecting) */
-	if (verdict_only)
-		return verdict(&q, &sol, st, vnorm, unit, shift, tol, a, b, r);
-	int converged = st != GJK_STALLED;
+	*stop = st;
+	return CLASH_OK;
+}
 
-	/* Near points of the hulls: eq. (23)-(24) with the final weights. */
-	double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM], xa[CLASH_MAX_DIM], xb[CLASH_MAX_DIM];
-	vec_zero(pa, n);
-	vec_zero(pb, n);
-	r->warm_count = 0;
-	for (int i = 0; i < q.npts; i++) {
-		if (!(sol.mask & (1u << i)))
-			continue;
-		vec_axpy(pa, sol.lambda[i], q.pts[i]->a, n);
-		vec_axpy(pb, sol.lambda[i], q.pts[i]->b, n);
-		r->warm_a[r->warm_count] = q.pts[i]->ia;
-		r->warm_b[r->warm_count] = q.pts[i]->ib;
-		r->warm_count++;
+/* The answer of intersecting hulls: the penetration depth by EPA when
+ * wanted (1-D to 3-D), the lower bound of eq. (32) from the final simplex
+ * when it is full, and a common point.  *converged is cleared when EPA did
+ * not converge.  Returns CLASH_OK, or EPA's error (r zeroed). */
+static int answer_intersecting(gjk_query *q, const gjk_params *p, const simplex_solution *sol,
+                               const double *pa, const double *pb, const double *xa,
+                               const double *xb, const clash_shape *a, const clash_shape *b,
+                               const clash_options *opt, clash_result *r, int *converged)
+{
+	const int n = q->dim;
+	/* EPA first: in 3-D its first polytope is the final simplex, whose
+	 * facets' planes then give eq. (32)'s bound as well. */
+	double seed_bound = -1.0;
+	int epa_converged = 1;
+	if (n <= EPA_MAX_DIM && p->depth_wanted) {
+		int e = penetration(q, sol, pa, pb, p->tol_f, opt, p->unit, p->shift, a, b, r,
+		                    &seed_bound, &epa_converged);
+		if (e != CLASH_OK) {
+			memset(r, 0, sizeof *r);
+			return e;
+		}
 	}
-	to_world(xa, pa, unit, shift, n);
-	to_world(xb, pb, unit, shift, n);
+	if (!epa_converged)
+		*converged = 0;
+	double depth = 0.0;
+	if (simplex_popcount(sol->mask) == n + 1 && n == 3) {
+		const double *y[4] = {q->pts[0]->y, q->pts[1]->y, q->pts[2]->y, q->pts[3]->y};
+		depth = (seed_bound >= 0.0 ? seed_bound : simplex3_depth_bound(y)) * p->unit;
+	} else if (simplex_popcount(sol->mask) == n + 1) {
+		if (!q->table_ok)
+			build_table(q);
+		depth = simplex_depth_bound(&q->table) * p->unit;
+	}
+	r->intersecting = 1;
+	r->has |= CLASH_HAS_DEPTH_BOUND;
+	r->depth_lower_bound = depth + p->rsum;
+	for (int k = 0; k < n; k++)
+		r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
+	return CLASH_OK;
+}
 
-	r->has = CLASH_HAS_DISTANCE | CLASH_HAS_WARM;
-	const double hull = intersect ? 0.0 : vnorm * unit;
-	if (intersect) {
-		/* EPA first: in 3-D its first polytope is the final simplex,
-		 * whose facets' planes then give eq. (32)'s bound as well. */
-		double seed_bound = -1.0;
-		int epa_converged = 1;
-		if (n <= EPA_MAX_DIM && depth_wanted) {
-			int e = penetration(&q, &sol, pa, pb, tol_f, opt, unit, shift, a, b, r,
-			                    &seed_bound, &epa_converged);
-			if (e != CLASH_OK) {
-				memset(r, 0, sizeof *r);
-				return e;
-			}
-		}
-		if (!epa_converged)
-			converged = 0;
-		double depth = 0.0;
-		if (simplex_popcount(sol.mask) == n + 1 && n == 3) {
-			const double *y[4] = {q.pts[0]->y, q.pts[1]->y, q.pts[2]->y, q.pts[3]->y};
-			depth = (seed_bound >= 0.0 ? seed_bound : simplex3_depth_bound(y)) * unit;
-		} else if (simplex_popcount(sol.mask) == n + 1) {
-			if (!q.table_ok)
-				build_table(&q);
-			depth = simplex_depth_bound(&q.table) * unit;
-		}
-		r->intersecting = 1;
-		r->has |= CLASH_HAS_DEPTH_BOUND;
-		r->depth_lower_bound = depth + rsum;
-		for (int k = 0; k < n; k++)
-			r->near_a[k] = r->near_b[k] = 0.5 * xa[k] + 0.5 * xb[k];
-	} else if (hull - rsum <= tol) {
-		/* The hulls are apart but the rounded shapes touch or overlap:
-		 * the point dividing the near segment in the ratio of the radii
-		 * lies within both extensions. */
-		r->intersecting = 1;
-		r->has |= CLASH_HAS_DEPTH_BOUND;
-		r->depth_lower_bound = fmax(0.0, rsum - hull);
-		double t = rsum > 0.0 ? a->radius / rsum : 0.5;
-		for (int k = 0; k < n; k++)
-			r->near_a[k] = r->near_b[k] = xa[k] + t * (xb[k] - xa[k]);
-		/* The rounded shapes overlap by rsum - hull along the near
-		 * points' direction n = -v/|v|: moving b that far along n leaves
-		 * the hulls rsum apart.  The deepest points are the near points
-		 * pushed out by the radii. */
-		if (n <= EPA_MAX_DIM && depth_wanted) {
-			r->has |= CLASH_HAS_DEPTH;
-			r->depth = r->depth_lower_bound;
-			for (int k = 0; k < n; k++) {
-				double nk = -sol.v[k] / vnorm + 0.0;
-				r->depth_normal[k] = nk;
-				r->depth_a[k] = xa[k] + a->radius * nk;
-				r->depth_b[k] = xb[k] - b->radius * nk;
-			}
-		}
-	} else {
-		/* Separated: the unit normal n = -v/|v| points from a to b. */
-		r->has |= CLASH_HAS_PLANE;
-		r->distance = hull - rsum;
-		double ns = 0.0;
+/* The answer of hulls apart by hull <= rsum + tol: the rounded shapes
+ * touch or overlap.  The point dividing the near segment in the ratio of
+ * the radii lies within both extensions (eq. (6)). */
+static void answer_within_radii(const gjk_params *p, const simplex_solution *sol, double vnorm,
+                                double hull, const double *xa, const double *xb,
+                                const clash_shape *a, const clash_shape *b, int n,
+                                clash_result *r)
+{
+	const double rsum = p->rsum;
+	r->intersecting = 1;
+	r->has |= CLASH_HAS_DEPTH_BOUND;
+	r->depth_lower_bound = fmax(0.0, rsum - hull);
+	double t = rsum > 0.0 ? a->radius / rsum : 0.5;
+	for (int k = 0; k < n; k++)
+		r->near_a[k] = r->near_b[k] = xa[k] + t * (xb[k] - xa[k]);
+	/* The rounded shapes overlap by rsum - hull along the near points'
+	 * direction n = -v/|v|: moving b that far along n leaves the hulls
+	 * rsum apart.  The deepest points are the near points pushed out by
+	 * the radii. */
+	if (n <= EPA_MAX_DIM && p->depth_wanted) {
+		r->has |= CLASH_HAS_DEPTH;
+		r->depth = r->depth_lower_bound;
 		for (int k = 0; k < n; k++) {
-			/* + 0.0 turns -0 into +0: clients compare normals as text. */
-			double nk = -sol.v[k] / vnorm + 0.0;
-			r->normal[k] = nk;
-			r->near_a[k] = xa[k] + a->radius * nk;
-			r->near_b[k] = xb[k] - b->radius * nk;
-			ns += nk * shift[k];
+			double nk = -sol->v[k] / vnorm + 0.0;
+			r->depth_normal[k] = nk;
+			r->depth_a[k] = xa[k] + a->radius * nk;
+			r->depth_b[k] = xb[k] - b->radius * nk;
 		}
-		/* The plane comes from the last support points, w = s_A(n) -
-		 * s_B(-n): n.w_a = h_A(n) and n.w_b = -h_B(-n) bound the two shapes
-		 * along n whatever rounding did to v, so the plane sits in the
-		 * middle of the gap that really is there (the lower bound of
-		 * eq. (35)).  The gap is judged in the frame, where it is exact to
-		 * rounding of the shapes' size; the world offset can only be as
-		 * exact as a number of its magnitude.  No gap left means rounding
-		 * ate the separation, and the answer says it is not certain. */
-		double ha = vec_dot(r->normal, w->a, n), hb = vec_dot(r->normal, w->b, n);
-		double gap = (hb - ha) * unit - rsum;
-		r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
-		if (!(gap > 0.0))
-			converged = 0;
 	}
+}
 
-	r->converged = converged;
+/* The answer of separated shapes: the distance (eq. (6)), the near points
+ * pushed out by the radii along the unit normal n = -v/|v| (from a to b),
+ * and the separating plane.  *converged is cleared when rounding left no
+ * gap. */
+static void answer_separated(const gjk_query *q, const gjk_params *p, const simplex_solution *sol,
+                             double vnorm, double hull, const double *xa, const double *xb,
+                             const clash_shape *a, const clash_shape *b, clash_result *r,
+                             int *converged)
+{
+	const int n = q->dim;
+	const double rsum = p->rsum, unit = p->unit;
+	const gjk_point *w = q->w; /* the last support point */
+	r->has |= CLASH_HAS_PLANE;
+	r->distance = hull - rsum;
+	double ns = 0.0;
+	for (int k = 0; k < n; k++) {
+		/* + 0.0 turns -0 into +0: clients compare normals as text. */
+		double nk = -sol->v[k] / vnorm + 0.0;
+		r->normal[k] = nk;
+		r->near_a[k] = xa[k] + a->radius * nk;
+		r->near_b[k] = xb[k] - b->radius * nk;
+		ns += nk * p->shift[k];
+	}
+	/* The plane comes from the last support points, w = s_A(n) - s_B(-n):
+	 * n.w_a = h_A(n) and n.w_b = -h_B(-n) bound the two shapes along n
+	 * whatever rounding did to v, so the plane sits in the middle of the
+	 * gap that really is there (the lower bound of eq. (35)).  The gap is
+	 * judged in the frame, where it is exact to rounding of the shapes'
+	 * size; the world offset can only be as exact as a number of its
+	 * magnitude.  No gap left means rounding ate the separation, and the
+	 * answer says it is not certain. */
+	double ha = vec_dot(r->normal, w->a, n), hb = vec_dot(r->normal, w->b, n);
+	double gap = (hb - ha) * unit - rsum;
+	r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
+	if (!(gap > 0.0))
+		*converged = 0;
+}
 
-	/* No NaN or infinity leaves the core. */
+/* No NaN or infinity leaves the core. */
+static int answer_finite(clash_result *r, int n)
+{
 	if (!isfinite(r->distance) || !isfinite(r->offset) || !isfinite(r->depth_lower_bound) ||
 	    !vec_isfinite(r->near_a, n) || !vec_isfinite(r->near_b, n) || !vec_isfinite(r->normal, n) ||
 	    !isfinite(r->depth) || !vec_isfinite(r->depth_normal, n) ||
@@ -881,4 +922,84 @@ static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_op
 		return CLASH_ERANGE;
 	}
 	return CLASH_OK;
+}
+
+/* The full answer from the final simplex (st: how the iteration stopped):
+ * the near points of the hulls by eqs. (23)-(24) with the final weights,
+ * the final simplex for a warm start, then by the hull distance |v| and
+ * the radii intersecting, within the radii, or separated. */
+static int answer(gjk_query *q, const gjk_params *p, const simplex_solution *sol,
+                  enum gjk_step st, const clash_shape *a, const clash_shape *b,
+                  const clash_options *opt, clash_result *r)
+{
+	const int n = q->dim;
+	const int intersect = st == GJK_INTERSECT;
+	const double vnorm = sqrt(sol->vv);
+	int converged = st != GJK_STALLED;
+	double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM], xa[CLASH_MAX_DIM], xb[CLASH_MAX_DIM];
+	vec_zero(pa, n);
+	vec_zero(pb, n);
+	r->warm_count = 0;
+	for (int i = 0; i < q->npts; i++) {
+		if (!(sol->mask & (1u << i)))
+			continue;
+		vec_axpy(pa, sol->lambda[i], q->pts[i]->a, n);
+		vec_axpy(pb, sol->lambda[i], q->pts[i]->b, n);
+		r->warm_a[r->warm_count] = q->pts[i]->ia;
+		r->warm_b[r->warm_count] = q->pts[i]->ib;
+		r->warm_count++;
+	}
+	to_world(xa, pa, p->unit, p->shift, n);
+	to_world(xb, pb, p->unit, p->shift, n);
+
+	r->has = CLASH_HAS_DISTANCE | CLASH_HAS_WARM;
+	const double hull = intersect ? 0.0 : vnorm * p->unit;
+	if (intersect) {
+		int e = answer_intersecting(q, p, sol, pa, pb, xa, xb, a, b, opt, r, &converged);
+		if (e != CLASH_OK)
+			return e;
+	} else if (hull - p->rsum <= p->tol)
+		answer_within_radii(p, sol, vnorm, hull, xa, xb, a, b, n, r);
+	else
+		answer_separated(q, p, sol, vnorm, hull, xa, xb, a, b, r, &converged);
+	r->converged = converged;
+	return answer_finite(r, n);
+}
+
+/* clash_gjk for two convex shapes, primitives lowered: GJK88's Numerical
+ * Algorithm (section VI) as set-up (first_pass, query_init), step 1
+ * (initial_simplex), steps 2-6 repeated (iterate) and the answer (answer,
+ * or verdict for a verdict-only query). */
+static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                      clash_result *r)
+{
+	if (r == NULL)
+		return CLASH_EINVAL;
+	clear_result(r);
+	int err = support_check_query(a, b, opt);
+	if (err)
+		return err;
+	r->dim = a->dim;
+	gjk_start s;
+	if ((err = first_pass(a, b, opt, &s)))
+		return err;
+	if (support_tiny(&s.fr)) {
+		int k = support_tiny_scale(&s.fr, a, b);
+		if (k > 0)
+			return support_query_scaled(a, b, opt, k, gjk_convex, r);
+	}
+	gjk_query q;
+	gjk_params p;
+	query_init(&q, &p, a, b, opt, &s);
+	int extra = 0; /* support points a verdict's MPR took before GJK */
+	int rc;
+	if (initial_simplex(&q, &p, &s, a, b, opt, r, &extra, &rc))
+		return rc;
+	simplex_solution sol;
+	enum gjk_step st;
+	if ((err = iterate(&q, &p, opt, extra, &sol, &st, r)))
+		return err;
+	if (p.verdict_only)
+		return verdict(&q, &sol, st, sqrt(sol.vv), p.unit, p.shift, p.tol, a, b, r);
+	return answer(&q, &p, &sol, st, a, b, opt, r);
 }

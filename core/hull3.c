@@ -199,7 +199,10 @@ static void drop_conflict(hbuild *b, uint32_t fi, uint32_t p)
 	}
 }
 
-/* Insert p, the furthest point above face f0.  Returns 0 when refused. */
+/* Insert p, the furthest point above face f0.  Returns 0 when refused.
+ * Long because the visible region's search, the horizon's new faces and
+ * the hand-over of the old faces' conflict points are one walk, marked by
+ * b->pass, that must not be left half done. */
 static int insert(hbuild *b, uint32_t p, uint32_t f0)
 {
 	uint32_t pass = ++b->pass;
@@ -542,55 +545,50 @@ static size_t attach(hbuild *b, uint32_t *face_of)
 	return n;
 }
 
-size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
-                   uint32_t *adj, size_t *attached)
+/* The scratch block (hull3_scratch_size) carved into b's arrays. */
+static void carve(hbuild *b, void *scratch, size_t count)
 {
-	if (attached)
-		*attached = 0;
-	memset(adj_start, 0, (count + 1) * sizeof *adj_start);
-	if (count < 4 || count > HULL3_MAX_POINTS)
-		return 0;
-	hbuild b;
-	memset(&b, 0, sizeof b);
-	b.v = v;
-	b.count = count;
-	b.cap = (uint32_t)face_cap(count);
 	char *m = scratch;
 	m += (8 - (uintptr_t)m % 8) % 8;
-	b.f = (hface *)(void *)m;
-	m += b.cap * sizeof(hface);
-	b.freed = (uint32_t *)(void *)m;
-	m += b.cap * sizeof(uint32_t);
-	b.work = (uint32_t *)(void *)m;
-	m += b.cap * sizeof(uint32_t);
-	b.vis = (uint32_t *)(void *)m;
-	m += b.cap * sizeof(uint32_t);
-	b.next = (uint32_t *)(void *)m;
+	b->f = (hface *)(void *)m;
+	m += b->cap * sizeof(hface);
+	b->freed = (uint32_t *)(void *)m;
+	m += b->cap * sizeof(uint32_t);
+	b->work = (uint32_t *)(void *)m;
+	m += b->cap * sizeof(uint32_t);
+	b->vis = (uint32_t *)(void *)m;
+	m += b->cap * sizeof(uint32_t);
+	b->next = (uint32_t *)(void *)m;
 	m += count * sizeof(uint32_t);
-	b.vnext = (int32_t *)(void *)m;
+	b->vnext = (int32_t *)(void *)m;
 	m += count * sizeof(int32_t);
-	b.hz_face = (uint32_t *)(void *)m;
-	m += b.cap * sizeof(uint32_t);
-	b.order = (uint32_t *)(void *)m;
-	m += b.cap * sizeof(uint32_t);
-	b.deferred = (uint32_t *)(void *)m;
+	b->hz_face = (uint32_t *)(void *)m;
+	m += b->cap * sizeof(uint32_t);
+	b->order = (uint32_t *)(void *)m;
+	m += b->cap * sizeof(uint32_t);
+	b->deferred = (uint32_t *)(void *)m;
 	m += count * sizeof(uint32_t);
-	b.hz_edge = (unsigned char *)m;
-	m += b.cap;
+	b->hz_edge = (unsigned char *)m;
+	m += b->cap;
 	assert((size_t)(m - (char *)scratch) <= hull3_scratch_size(count));
 	for (size_t i = 0; i < count; i++)
-		b.vnext[i] = -1;
+		b->vnext[i] = -1;
+}
 
+/* The seed tetrahedron, its faces wound outward, and every other point
+ * assigned to a face it lies above; 0 when the points span no volume. */
+static int tetrahedron(hbuild *b)
+{
 	uint32_t s[4];
-	if (!seed(&b, s))
+	if (!seed(b, s))
 		return 0;
 	/* Orient the tetrahedron: with positive volume these faces wind
 	 * outward (as in epa.c). */
 	double p0[3], p1[3], p2[3], p3[3], e1[3], e2[3], e3[3], c[3];
-	point(&b, s[0], p0);
-	point(&b, s[1], p1);
-	point(&b, s[2], p2);
-	point(&b, s[3], p3);
+	point(b, s[0], p0);
+	point(b, s[1], p1);
+	point(b, s[2], p2);
+	point(b, s[3], p3);
 	for (int k = 0; k < 3; k++) {
 		e1[k] = p1[k] - p0[k];
 		e2[k] = p2[k] - p0[k];
@@ -607,96 +605,106 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 	static const unsigned char tedge[4][3] = {{2, 0, 0}, {2, 2, 0}, {1, 1, 1}, {2, 1, 0}};
 	uint32_t faces[4];
 	for (int i = 0; i < 4; i++) {
-		faces[i] = new_face(&b);
-		hface *f = &b.f[faces[i]];
+		faces[i] = new_face(b);
+		hface *f = &b->f[faces[i]];
 		for (int k = 0; k < 3; k++) {
 			f->v[k] = s[tet[i][k]];
 			f->adj[k] = (uint32_t)tadj[i][k];
 			f->adj_edge[k] = tedge[i][k];
 		}
-		if (!plane(&b, f->v[0], f->v[1], f->v[2], f->n, &f->d))
+		if (!plane(b, f->v[0], f->v[1], f->v[2], f->n, &f->d))
 			return 0;
 	}
 	for (int k = 0; k < 3; k++)
-		b.o[k] = 0.25 * (p0[k] + p1[k] + p2[k] + p3[k]);
-	for (size_t i = 0; i < count; i++)
+		b->o[k] = 0.25 * (p0[k] + p1[k] + p2[k] + p3[k]);
+	for (size_t i = 0; i < b->count; i++)
 		if (i != s[0] && i != s[1] && i != s[2] && i != s[3])
-			assign(&b, (uint32_t)i, faces, 4);
+			assign(b, (uint32_t)i, faces, 4);
+	return 1;
+}
 
-	while (b.nwork > 0) {
-		uint32_t fi = b.work[--b.nwork];
-		hface *f = &b.f[fi];
+/* Points inserted, each the furthest above its face, until no face has
+ * one above it; those put off inserted at the end if still outside. */
+static void grow(hbuild *b)
+{
+	while (b->nwork > 0) {
+		uint32_t fi = b->work[--b->nwork];
+		hface *f = &b->f[fi];
 		f->queued = 0;
 		if (!f->alive || f->head == NONE)
 			continue;
 		uint32_t p = f->far;
-		if (!insert(&b, p, fi)) {
+		if (!insert(b, p, fi)) {
 #ifdef HULL3_DEBUG
 			fprintf(stderr, "hull3: insertion of %u refused (%g above)\n", p, f->far_d);
 #endif
-			b.deferred[b.ndeferred++] = p;
-			drop_conflict(&b, fi, p);
+			b->deferred[b->ndeferred++] = p;
+			drop_conflict(b, fi, p);
 			if (f->head != NONE) {
 				f->queued = 1;
-				b.work[b.nwork++] = fi;
+				b->work[b->nwork++] = fi;
 			}
 		}
 	}
 
 	/* The points put off: inserted if still outside the hull (rare: each
 	 * costs a pass over the faces). */
-	for (uint32_t k = 0; k < b.ndeferred; k++) {
-		uint32_t p = b.deferred[k];
-		for (uint32_t i = 0; i < b.nf; i++)
-			if (b.f[i].alive && dist(&b, &b.f[i], p) > b.eps) {
-				insert(&b, p, i);
+	for (uint32_t k = 0; k < b->ndeferred; k++) {
+		uint32_t p = b->deferred[k];
+		for (uint32_t i = 0; i < b->nf; i++)
+			if (b->f[i].alive && dist(b, &b->f[i], p) > b->eps) {
+				insert(b, p, i);
 				break;
 			}
 	}
+}
 
 #ifdef HULL3_DEBUG
-	{
-		int nbad = 0;
-		for (uint32_t i = 0; i < b.nf; i++) {
-			if (!b.f[i].alive)
-				continue;
-			for (size_t j = 0; j < count; j++) {
-				double d = dist(&b, &b.f[i], (uint32_t)j);
-				if (d > 10 * b.eps && nbad++ < 10)
-					fprintf(stderr, "face %u (%u %u %u): point %zu above by %g (eps %g)\n", i,
-					        b.f[i].v[0], b.f[i].v[1], b.f[i].v[2], j, d, b.eps);
-			}
-			for (int k = 0; k < 3; k++) {
-				const hface *g = &b.f[b.f[i].adj[k]];
-				if (!g->alive || g->adj[b.f[i].adj_edge[k]] != i)
-					fprintf(stderr, "face %u edge %d: bad adjacency\n", i, k);
-			}
+/* Every point below every live face, and the adjacency symmetric. */
+static void debug_check(const hbuild *b)
+{
+	int nbad = 0;
+	for (uint32_t i = 0; i < b->nf; i++) {
+		if (!b->f[i].alive)
+			continue;
+		for (size_t j = 0; j < b->count; j++) {
+			double d = dist(b, &b->f[i], (uint32_t)j);
+			if (d > 10 * b->eps && nbad++ < 10)
+				fprintf(stderr, "face %u (%u %u %u): point %zu above by %g (eps %g)\n", i,
+				        b->f[i].v[0], b->f[i].v[1], b->f[i].v[2], j, d, b->eps);
 		}
-		fprintf(stderr, "hull3 debug: %d violations\n", nbad);
+		for (int k = 0; k < 3; k++) {
+			const hface *g = &b->f[b->f[i].adj[k]];
+			if (!g->alive || g->adj[b->f[i].adj_edge[k]] != i)
+				fprintf(stderr, "face %u edge %d: bad adjacency\n", i, k);
+		}
 	}
+	fprintf(stderr, "hull3 debug: %d violations\n", nbad);
+}
 #endif
-	/* The points left out near the surface (see attach). */
-	uint32_t *face_of = b.deferred; /* spent: reuse */
-	size_t nattached = attach(&b, face_of);
-	if (attached)
-		*attached = nattached;
+
+/* The adjacency (hull3.h) of the live faces and of the points attached
+ * to them (face_of); returns the number of hull vertices. */
+static size_t adjacency(hbuild *b, const uint32_t *face_of, uint32_t *adj_start, uint32_t *adj)
+{
+	const size_t count = b->count;
 	/* The adjacency: each live face's directed edge (a, b) makes b a
 	 * neighbour of a; the other face on that edge gives (b, a); an
 	 * attached point and the vertices of its face are neighbours. */
-	uint32_t *deg = (uint32_t *)b.vnext; /* spent: reuse as counters */
+	uint32_t *deg = (uint32_t *)b->vnext; /* spent: reuse as counters */
 	memset(deg, 0, count * sizeof *deg);
 	size_t hull = 0;
-	for (uint32_t i = 0; i < b.nf; i++)
-		if (b.f[i].alive)
+	for (uint32_t i = 0; i < b->nf; i++)
+		if (b->f[i].alive)
 			for (int k = 0; k < 3; k++)
-				deg[b.f[i].v[k]]++;
+				deg[b->f[i].v[k]]++;
 	for (size_t i = 0; i < count; i++)
 		hull += deg[i] > 0;
 	for (size_t i = 0; i < count; i++)
 		if (face_of[i] != NONE) {
 			deg[i] += 3;
 			for (int k = 0; k < 3; k++)
-				deg[b.f[face_of[i]].v[k]]++;
+				deg[b->f[face_of[i]].v[k]]++;
 		}
 	uint32_t at = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -706,16 +714,44 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 	}
 	adj_start[count] = at;
 	assert(at <= 6 * count);
-	for (uint32_t i = 0; i < b.nf; i++)
-		if (b.f[i].alive)
+	for (uint32_t i = 0; i < b->nf; i++)
+		if (b->f[i].alive)
 			for (int k = 0; k < 3; k++)
-				adj[deg[b.f[i].v[k]]++] = b.f[i].v[(k + 1) % 3];
+				adj[deg[b->f[i].v[k]]++] = b->f[i].v[(k + 1) % 3];
 	for (size_t i = 0; i < count; i++)
 		if (face_of[i] != NONE)
 			for (int k = 0; k < 3; k++) {
-				uint32_t w = b.f[face_of[i]].v[k];
+				uint32_t w = b->f[face_of[i]].v[k];
 				adj[deg[i]++] = w;
 				adj[deg[w]++] = (uint32_t)i;
 			}
 	return hull;
+}
+
+size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
+                   uint32_t *adj, size_t *attached)
+{
+	if (attached)
+		*attached = 0;
+	memset(adj_start, 0, (count + 1) * sizeof *adj_start);
+	if (count < 4 || count > HULL3_MAX_POINTS)
+		return 0;
+	hbuild b;
+	memset(&b, 0, sizeof b);
+	b.v = v;
+	b.count = count;
+	b.cap = (uint32_t)face_cap(count);
+	carve(&b, scratch, count);
+	if (!tetrahedron(&b))
+		return 0;
+	grow(&b);
+#ifdef HULL3_DEBUG
+	debug_check(&b);
+#endif
+	/* The points left out near the surface (see attach). */
+	uint32_t *face_of = b.deferred; /* spent: reuse */
+	size_t nattached = attach(&b, face_of);
+	if (attached)
+		*attached = nattached;
+	return adjacency(&b, face_of, adj_start, adj);
 }

@@ -611,6 +611,9 @@ static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_
 	return CLASH_OK;
 }
 
+/* Long because it follows the 2005 paper's section 4 in order (the
+ * frame, 4.1 the warm plane, 4.2 the subsets, then the radii), with an
+ * early answer at each step; each part is short and commented. */
 int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                  clash_result *r)
 {

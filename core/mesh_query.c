@@ -945,36 +945,35 @@ static int check_shape(const clash_shape *s)
 	return CLASH_OK;
 }
 
-static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-               clash_result *r)
+/* The query's set-up: the shapes' maps, then the size and tolerance
+ * (clash_gjk's rule, with boxes for balls); cb: a convex b's box. */
+static int query_init(query *q, const clash_shape *a, const clash_shape *b,
+                      const clash_options *opt, obox *cb)
 {
-	query q;
-	memset(&q, 0, sizeof q);
-	q.a = a;
-	q.b = b;
-	q.ma = a->mesh;
-	q.mb = b->mesh;
-	q.converged = 1;
-	q.cancel = opt ? opt->cancel : NULL;
-	affine_of(a, &q.fa);
-	affine_of(b, &q.fb);
-	invert(&q.fa, &q.ia);
-	compose(&q.ia, &q.fb, &q.ba);
-	mark_shift(&q.fa);
-	mark_shift(&q.fb);
-	mark_shift(&q.ba);
-	q.sig = sigma_min(&q.fa);
-	q.sig2 = q.sig * q.sig;
-	q.rsum = a->radius + b->radius;
+	memset(q, 0, sizeof *q);
+	q->a = a;
+	q->b = b;
+	q->ma = a->mesh;
+	q->mb = b->mesh;
+	q->converged = 1;
+	q->cancel = opt ? opt->cancel : NULL;
+	affine_of(a, &q->fa);
+	affine_of(b, &q->fb);
+	invert(&q->fa, &q->ia);
+	compose(&q->ia, &q->fb, &q->ba);
+	mark_shift(&q->fa);
+	mark_shift(&q->fb);
+	mark_shift(&q->ba);
+	q->sig = sigma_min(&q->fa);
+	q->sig2 = q->sig * q->sig;
+	q->rsum = a->radius + b->radius;
 	const unsigned want = opt ? opt->want : 0;
-	q.verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
+	q->verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
 
-	/* Size and tolerance (clash_gjk's rule, with boxes for balls). */
 	double far_a, far_b;
-	double size = mesh_size(q.ma, &q.fa, &far_a) + q.rsum;
-	obox cb;
-	if (q.mb) {
-		size += mesh_size(q.mb, &q.fb, &far_b);
+	double size = mesh_size(q->ma, &q->fa, &far_a) + q->rsum;
+	if (q->mb) {
+		size += mesh_size(q->mb, &q->fb, &far_b);
 	} else {
 		double centre[3], reach;
 		int err = support_bounds(b, centre, &reach);
@@ -982,28 +981,129 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 			return err;
 		size += reach;
 		far_b = reach + sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
-		convex_box(&q, &cb);
+		convex_box(q, cb);
 	}
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
 	                                           : MESH_DEFAULT_RELATIVE_TOLERANCE * size;
-	tol = fmax(tol, MESH_ROUNDOFF_ULPS * DBL_EPSILON * (far_a + far_b + q.rsum));
+	tol = fmax(tol, MESH_ROUNDOFF_ULPS * DBL_EPSILON * (far_a + far_b + q->rsum));
 	if (!isfinite(tol))
 		return CLASH_ERANGE;
-	q.tol = tol;
-	q.thr = q.rsum + tol;
-	q.best = INFINITY;
-	q.sub = opt ? *opt : (clash_options){0};
-	q.sub.warm_count = 0;
-	q.sub.warm_a = q.sub.warm_b = NULL;
-	q.sub.warm_plane = NULL;
-	q.sub.tolerance = tol;
-	q.sub.want = q.verdict_only ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+	q->tol = tol;
+	q->thr = q->rsum + tol;
+	q->best = INFINITY;
+	q->sub = opt ? *opt : (clash_options){0};
+	q->sub.warm_count = 0;
+	q->sub.warm_a = q->sub.warm_b = NULL;
+	q->sub.warm_plane = NULL;
+	q->sub.tolerance = tol;
+	q->sub.want = q->verdict_only ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+	return CLASH_OK;
+}
 
-	/* Three passes, each only when the one before leaves the answer
-	 * open: do the surfaces come within the threshold (pruned at it, so
-	 * cheap)?  Else is a part of one inside the other?  Else the
-	 * distance, pruned at the best so far. */
-	int err;
+/* One pass over the pairs of triangles (or of triangles and the convex
+ * b), as q->verdict_only and q->sub ask. */
+static int surfaces(query *q, const obox *cb, clash_shape *tri)
+{
+	return !q->mb ? mesh_convex(q, cb, tri) : q->ba.shift ? mesh_mesh_shift(q) : mesh_mesh(q);
+}
+
+/* The answer of surfaces within the threshold: touching, at clash_gjk's
+ * common point (q->best < 0) or the point between the near points. */
+static void answer_touching(query *q, clash_result *r)
+{
+	double x[3];
+	if (q->best < 0.0) /* clash_gjk's common point */
+		memcpy(x, q->pa, sizeof x);
+	else
+		common_point(q, x);
+	r->intersecting = 1;
+	r->contact = CLASH_CONTACT_SURFACES;
+	memcpy(r->near_a, x, sizeof x);
+	memcpy(r->near_b, x, sizeof x);
+}
+
+/* Surfaces apart: is a part of one inside the other (a solid)?  Returns 1
+ * with r's contact and common point set, 0, or an error. */
+static int containment(query *q, const clash_shape *b, clash_result *r)
+{
+	double at[3];
+	int c = 0;
+	if (r->solid_b) {
+		c = q->mb ? parts_inside(q, q->ma, &q->fa, in_mesh, 1, at)
+		          : parts_inside(q, q->ma, &q->fa, in_convex, 1, at);
+		if (c < 0)
+			return c;
+		if (c)
+			r->contact = CLASH_CONTACT_A_IN_B;
+	}
+	if (!c && r->solid_a) {
+		if (q->mb) {
+			c = parts_inside(q, q->mb, &q->fb, in_mesh, 0, at);
+		} else {
+			/* b is convex: connected, one point decides. */
+			double v[3];
+			affine_of(b, &q->fb);
+			apply(&q->fb, b->vertices, v);
+			c = in_mesh(q, v, 0);
+			if (c > 0)
+				memcpy(at, v, sizeof v);
+		}
+		if (c < 0)
+			return c;
+		if (c)
+			r->contact = CLASH_CONTACT_B_IN_A;
+	}
+	if (c) {
+		r->intersecting = 1;
+		memcpy(r->near_a, at, sizeof at);
+		memcpy(r->near_b, at, sizeof at);
+	}
+	return c;
+}
+
+/* Apart, neither inside the other: the distance, pruned at the best so
+ * far, and the near points pushed out by the radii. */
+static int distance_pass(query *q, const obox *cb, clash_shape *tri, clash_result *r)
+{
+	q->verdict_only = 0;
+	q->sub.want = CLASH_WANT_DISTANCE;
+	q->found = 0;
+	q->best = INFINITY;
+	int err = surfaces(q, cb, tri);
+	if (err)
+		return err;
+	if (q->found && q->best <= q->thr) {
+		/* The first pass found the surfaces apart, this one (other
+		 * pruning; for a convex side clash_gjk asked for the distance,
+		 * not the verdict: another start and stopping rule) within the
+		 * threshold: rounding at touching.  They touch (was: a negative
+		 * distance, -1 for clash_gjk's common point). */
+		answer_touching(q, r);
+		return CLASH_OK;
+	}
+	double d = q->best, dir[3];
+	for (int k = 0; k < 3; k++)
+		dir[k] = d > 0.0 ? (q->pb[k] - q->pa[k]) / d : 0.0;
+	r->distance = d - q->rsum;
+	for (int k = 0; k < 3; k++) {
+		r->near_a[k] = q->pa[k] + q->a->radius * dir[k];
+		r->near_b[k] = q->pb[k] - q->b->radius * dir[k];
+	}
+	return CLASH_OK;
+}
+
+/* The query proper: set-up, then up to three passes, each only when the
+ * one before leaves the answer open: do the surfaces come within the
+ * threshold (pruned at it, so cheap)?  Else is a part of one inside the
+ * other?  Else the distance, pruned at the best so far. */
+static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+               clash_result *r)
+{
+	query q;
+	obox cb;
+	int err = query_init(&q, a, b, opt, &cb);
+	if (err)
+		return err;
 	double tw[9] = {0};
 	clash_shape tri;
 	clash_shape_init(&tri, 3, tw, 3);
@@ -1011,8 +1111,7 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	const int verdict_only = q.verdict_only;
 	q.verdict_only = 1;
 	q.sub.want = CLASH_WANT_VERDICT;
-	err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
-	if (err)
+	if ((err = surfaces(&q, &cb, &tri)))
 		return err;
 	const int touching = q.found && q.best <= q.thr;
 	r->dim = 3;
@@ -1020,83 +1119,13 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_options *
 	r->solid_a = q.ma->solid;
 	r->solid_b = q.mb ? q.mb->solid : 1;
 	if (touching) {
-		r->intersecting = 1;
-		r->contact = CLASH_CONTACT_SURFACES;
-		double x[3];
-		if (q.best < 0.0) /* clash_gjk's common point */
-			memcpy(x, q.pa, sizeof x);
-		else
-			common_point(&q, x);
-		memcpy(r->near_a, x, sizeof x);
-		memcpy(r->near_b, x, sizeof x);
+		answer_touching(&q, r);
 	} else {
-		/* Surfaces apart: containment decides. */
-		double at[3];
-		int c = 0;
-		if (r->solid_b) {
-			c = q.mb ? parts_inside(&q, q.ma, &q.fa, in_mesh, 1, at)
-			         : parts_inside(&q, q.ma, &q.fa, in_convex, 1, at);
-			if (c < 0)
-				return c;
-			if (c)
-				r->contact = CLASH_CONTACT_A_IN_B;
-		}
-		if (!c && r->solid_a) {
-			if (q.mb) {
-				c = parts_inside(&q, q.mb, &q.fb, in_mesh, 0, at);
-			} else {
-				/* b is convex: connected, one point decides. */
-				double v[3];
-				affine_of(b, &q.fb);
-				apply(&q.fb, b->vertices, v);
-				c = in_mesh(&q, v, 0);
-				if (c > 0)
-					memcpy(at, v, sizeof v);
-			}
-			if (c < 0)
-				return c;
-			if (c)
-				r->contact = CLASH_CONTACT_B_IN_A;
-		}
-		if (c) {
-			r->intersecting = 1;
-			memcpy(r->near_a, at, sizeof at);
-			memcpy(r->near_b, at, sizeof at);
-		} else if (!verdict_only) {
-			q.verdict_only = 0;
-			q.sub.want = CLASH_WANT_DISTANCE;
-			q.found = 0;
-			q.best = INFINITY;
-			err = !q.mb ? mesh_convex(&q, &cb, &tri) : q.ba.shift ? mesh_mesh_shift(&q) : mesh_mesh(&q);
-			if (err)
-				return err;
-			if (q.found && q.best <= q.thr) {
-				/* The first pass found the surfaces apart, this one
-				 * (other pruning; for a convex side clash_gjk asked
-				 * for the distance, not the verdict: another start
-				 * and stopping rule) within the threshold: rounding
-				 * at touching.  They touch (was: a negative distance,
-				 * -1 for clash_gjk's common point). */
-				double x[3];
-				if (q.best < 0.0)
-					memcpy(x, q.pa, sizeof x);
-				else
-					common_point(&q, x);
-				r->intersecting = 1;
-				r->contact = CLASH_CONTACT_SURFACES;
-				memcpy(r->near_a, x, sizeof x);
-				memcpy(r->near_b, x, sizeof x);
-			} else {
-				double d = q.best, dir[3];
-				for (int k = 0; k < 3; k++)
-					dir[k] = d > 0.0 ? (q.pb[k] - q.pa[k]) / d : 0.0;
-				r->distance = d - q.rsum;
-				for (int k = 0; k < 3; k++) {
-					r->near_a[k] = q.pa[k] + a->radius * dir[k];
-					r->near_b[k] = q.pb[k] - b->radius * dir[k];
-				}
-			}
-		}
+		int c = containment(&q, b, r);
+		if (c < 0)
+			return c;
+		if (!c && !verdict_only && (err = distance_pass(&q, &cb, &tri, r)))
+			return err;
 	}
 	if (!verdict_only || r->intersecting)
 		r->has |= CLASH_HAS_DISTANCE;

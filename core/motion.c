@@ -721,6 +721,184 @@ static void set_approach(const toi_state *st, double t, clash_toi_result *out)
 	out->approach = vec_dot(out->normal, rel, st->n) + 0.0;
 }
 
+/* What bounds a time of impact search (see clash_toi): sizes, speeds and
+ * the tolerance, all at the start. */
+typedef struct toi_bounds {
+	double rel[CLASH_MAX_DIM]; /* a's translation relative to b's */
+	double relnorm;
+	double wa, wb;             /* the spins (motion_spin) */
+	double spin_bound;         /* the most rotation adds to the approach */
+	double mu_max;             /* no pair of points approaches faster */
+	double tol, floor_tol;     /* the tolerance and its rounding floor */
+} toi_bounds;
+
+/* Sizes and reaches at the start; the tolerance. */
+static int toi_bounds_of(const clash_shape *a, const clash_motion *ma, const clash_shape *b,
+                         const clash_motion *mb, const clash_options *opt, toi_bounds *bd)
+{
+	const int n = a->dim;
+	int err;
+	double alo[CLASH_MAX_DIM], ahi[CLASH_MAX_DIM], blo[CLASH_MAX_DIM], bhi[CLASH_MAX_DIM];
+	double ra, rb;
+	if ((err = motion_box(a, NULL, alo, ahi, &ra)) || (err = motion_box(b, NULL, blo, bhi, &rb)))
+		return err;
+	const double size = half_diagonal(alo, ahi, n) + half_diagonal(blo, bhi, n);
+	double gap[CLASH_MAX_DIM];
+	for (int k = 0; k < n; k++) {
+		bd->rel[k] = (ma ? ma->translation[k] : 0.0) - (mb ? mb->translation[k] : 0.0);
+		gap[k] = (0.5 * alo[k] + 0.5 * ahi[k]) - (0.5 * blo[k] + 0.5 * bhi[k]);
+	}
+	bd->relnorm = vec_norm(bd->rel, n);
+	bd->wa = motion_spin(ma, n);
+	bd->wb = motion_spin(mb, n);
+	bd->spin_bound = bd->wa * ra + bd->wb * rb;
+	bd->mu_max = bd->relnorm + bd->spin_bound;
+	bd->floor_tol = TOI_ROUNDOFF_ULPS * DBL_EPSILON * (size + vec_norm(gap, n) + bd->mu_max);
+	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
+	                                           : TOI_DEFAULT_RELATIVE_TOLERANCE * size;
+	if (tol < bd->floor_tol)
+		tol = bd->floor_tol;
+	bd->tol = tol;
+	if (!isfinite(tol) || !isfinite(bd->mu_max))
+		return CLASH_ERANGE;
+	return CLASH_OK;
+}
+
+/* The conservative advancement: from t = 0, query the distance d at t and
+ * step ahead by as long as the approach speed bound mu needs to close d
+ * (less GJK's slack) down to the goal, until contact, the end of the
+ * motion, or CLASH_TOI_MAX_STEPS.  r: the last answer; prev_dir, *have_prev:
+ * the last separated answer's direction.  Returns CLASH_OK or an error. */
+static int toi_search(const toi_state *st, const toi_bounds *bd, const clash_options *o,
+                      double clearance, clash_toi_result *out, clash_result *r,
+                      double *prev_dir, int *have_prev)
+{
+	const int n = st->n;
+	const double tol = bd->tol;
+	/* A mesh answer has no separating plane: the near points' direction
+	 * and the full relative speed bound the approach. */
+	const int convex = st->a->nparts == 0 && st->b->nparts == 0 && !has_mesh(st->a) &&
+	                   !has_mesh(st->b);
+	/* A distance from GJK is within its tolerance of the truth (or its own
+	 * rounding floor, which floor_tol covers). */
+	const double slack = o->tolerance + bd->floor_tol;
+	double t = 0.0;
+	int err;
+	for (;;) {
+		if (out->steps >= CLASH_TOI_MAX_STEPS) {
+			/* Out of steps: nothing happened before t; say contact
+			 * there rather than risk a miss. */
+			out->converged = 0;
+			if (!out->near) {
+				out->near = 1;
+				out->near_time = t;
+			}
+			out->contact = 1;
+			out->toi = t;
+			return CLASH_OK;
+		}
+		clash_shape pa, pb;
+		if ((err = clash_motion_pose(&pa, st->a, st->ma, t)) ||
+		    (err = clash_motion_pose(&pb, st->b, st->mb, t)))
+			return err;
+		if ((err = clash_gjk(&pa, &pb, o, r)))
+			return err;
+		out->steps++;
+		const double d = r->intersecting ? 0.0 : r->distance;
+		if (!out->near && (d < clearance || d <= tol)) {
+			out->near = 1;
+			out->near_time = t;
+		}
+		if (d <= tol) {
+			out->contact = 1;
+			out->toi = t;
+			return CLASH_OK;
+		}
+		double dir[CLASH_MAX_DIM];
+		if (near_direction(r, n, dir)) {
+			vec_copy(prev_dir, dir, n);
+			*have_prev = 1;
+		}
+		/* Aim a little past the target, so that it is reached. */
+		const double goal = (out->near || clearance <= tol) ? 0.5 * tol : clearance - 0.5 * tol;
+		double mu = bd->spin_bound;
+		if (convex && (r->has & CLASH_HAS_PLANE))
+			mu += vec_dot(r->normal, bd->rel, n); /* n from a to b: a's own speed towards b */
+		else
+			mu += bd->relnorm;
+		if (!(mu > 0.0))
+			return CLASH_OK; /* the gap along n never closes: no contact, no nearer */
+		double dlb = r->converged ? d - slack : 0.0;
+		double dt = (dlb - goal) / mu;
+		double next = t + (dt > 0.0 ? dt : 0.0);
+		if (next <= t)
+			next = nextafter(t, 2.0); /* rounding must not stall the search */
+		if (next > 1.0)
+			return CLASH_OK; /* nothing before the end */
+		t = next;
+	}
+}
+
+/* The contact found at out->toi (r: the answer there): its point, normal
+ * and approach, and whether the shapes go on into each other. */
+static int toi_contact(const toi_state *st, const toi_bounds *bd, const clash_options *o,
+                       const clash_result *r, const double *prev_dir, int have_prev,
+                       clash_toi_result *out)
+{
+	const int n = st->n;
+	const double tol = bd->tol, mu_max = bd->mu_max;
+	int err;
+	for (int k = 0; k < n; k++)
+		out->point[k] = 0.5 * r->near_a[k] + 0.5 * r->near_b[k];
+	if (near_direction(r, n, out->normal)) {
+		out->has_normal = 1;
+	} else if (have_prev) {
+		vec_copy(out->normal, prev_dir, n);
+		out->has_normal = 1;
+	} else if (out->toi == 0.0 && mu_max > 0.0) {
+		/* Touching at the start: the direction that separated them a
+		 * moment before, the motion run backwards by 8 tolerances. */
+		clash_shape pa, pb;
+		clash_result back;
+		double eps = -8.0 * tol / mu_max;
+		if ((err = clash_motion_pose(&pa, st->a, st->ma, eps)) ||
+		    (err = clash_motion_pose(&pb, st->b, st->mb, eps)) ||
+		    (err = clash_gjk(&pa, &pb, o, &back)))
+			return err;
+		if (near_direction(&back, n, out->normal))
+			out->has_normal = 1;
+	}
+	if (out->has_normal)
+		set_approach(st, out->toi, out);
+
+	/* Do they go on into each other?  Look a moment later, when their
+	 * approach would have taken them 16 tolerances deep: the depth there
+	 * tells a collision from a graze or from sliding flush, which the
+	 * normal before contact cannot (an edge meeting a face edge-on has an
+	 * approaching normal, and then slides along the face). */
+	double speed = out->has_normal ? out->approach : mu_max;
+	if (out->toi < 1.0 && speed > 0.0) {
+		double later = fmin(1.0, out->toi + 16.0 * tol / speed);
+		if (later <= out->toi)
+			later = nextafter(out->toi, 2.0);
+		clash_shape pa, pb;
+		clash_result r2;
+		if ((err = clash_motion_pose(&pa, st->a, st->ma, later)) ||
+		    (err = clash_motion_pose(&pb, st->b, st->mb, later)) ||
+		    (err = clash_gjk(&pa, &pb, o, &r2)))
+			return err;
+		int deeper = motion_deeper(&pa, &pb, o, &r2, tol);
+		if (deeper < 0)
+			return deeper;
+		out->runs_in = deeper;
+	}
+	if (!vec_isfinite(out->point, n) || !isfinite(out->approach)) {
+		memset(out, 0, sizeof *out);
+		return CLASH_ERANGE;
+	}
+	return CLASH_OK;
+}
+
 int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b,
               const clash_motion *mb, double clearance, const clash_options *opt,
               clash_toi_result *out)
@@ -739,43 +917,22 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 	out->dim = n;
 	out->converged = 1;
 
-	/* Sizes and reaches at the start; the tolerance. */
-	double alo[CLASH_MAX_DIM], ahi[CLASH_MAX_DIM], blo[CLASH_MAX_DIM], bhi[CLASH_MAX_DIM];
-	double ra, rb;
-	if ((err = motion_box(a, NULL, alo, ahi, &ra)) || (err = motion_box(b, NULL, blo, bhi, &rb)))
+	toi_bounds bd;
+	if ((err = toi_bounds_of(a, ma, b, mb, opt, &bd)))
 		return err;
-	const double size = half_diagonal(alo, ahi, n) + half_diagonal(blo, bhi, n);
-	double rel[CLASH_MAX_DIM], gap[CLASH_MAX_DIM];
-	for (int k = 0; k < n; k++) {
-		rel[k] = (ma ? ma->translation[k] : 0.0) - (mb ? mb->translation[k] : 0.0);
-		gap[k] = (0.5 * alo[k] + 0.5 * ahi[k]) - (0.5 * blo[k] + 0.5 * bhi[k]);
-	}
-	const double relnorm = vec_norm(rel, n);
-	const double wa = motion_spin(ma, n), wb = motion_spin(mb, n);
-	const double spin_bound = wa * ra + wb * rb;
-	const double mu_max = relnorm + spin_bound; /* no pair of points approaches faster */
-	const double floor_tol =
-		TOI_ROUNDOFF_ULPS * DBL_EPSILON * (size + vec_norm(gap, n) + mu_max);
-	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
-	                                           : TOI_DEFAULT_RELATIVE_TOLERANCE * size;
-	if (tol < floor_tol)
-		tol = floor_tol;
-	if (!isfinite(tol) || !isfinite(mu_max))
-		return CLASH_ERANGE;
-
 	clash_options o = opt ? *opt : (clash_options){0};
 	o.warm_count = 0; /* each step is another configuration */
 	o.warm_a = o.warm_b = NULL;
 	o.warm_plane = NULL;
 	o.want = 0; /* distances (and depths) are what this needs, whatever the caller's want */
-	o.tolerance = 0.25 * tol;
+	o.tolerance = 0.25 * bd.tol;
 
 	/* Pure translation: the swept hull says in one query whether anything
 	 * happens at all. */
 	const int meshes = has_mesh(a) || has_mesh(b);
-	if (wa == 0.0 && wb == 0.0 && relnorm > 0.0 && !meshes) {
+	if (bd.wa == 0.0 && bd.wb == 0.0 && bd.relnorm > 0.0 && !meshes) {
 		clash_options os = o;
-		os.tolerance = tol;
+		os.tolerance = bd.tol;
 		clash_result sw;
 		err = clash_swept(a, ma, b, mb, &os, &sw);
 		if (err == CLASH_ENOTSUP) /* a curved b: the steps alone decide */
@@ -791,117 +948,13 @@ int clash_toi(const clash_shape *a, const clash_motion *ma, const clash_shape *b
 	toi_state st = {.a = a, .b = b, .ma = ma, .mb = mb, .n = n};
 	origin_of(a, st.oa);
 	origin_of(b, st.ob);
-	/* A mesh answer has no separating plane: the near points' direction
-	 * and the full relative speed bound the approach. */
-	const int convex = a->nparts == 0 && b->nparts == 0 && !meshes;
-	/* A distance from GJK is within its tolerance of the truth (or its own
-	 * rounding floor, which floor_tol covers). */
-	const double slack = o.tolerance + floor_tol;
-	double t = 0.0, prev_dir[CLASH_MAX_DIM];
+	double prev_dir[CLASH_MAX_DIM];
 	int have_prev = 0;
 	clash_result r;
 	memset(&r, 0, sizeof r);
-	for (;;) {
-		if (out->steps >= CLASH_TOI_MAX_STEPS) {
-			/* Out of steps: nothing happened before t; say contact
-			 * there rather than risk a miss. */
-			out->converged = 0;
-			if (!out->near) {
-				out->near = 1;
-				out->near_time = t;
-			}
-			out->contact = 1;
-			out->toi = t;
-			break;
-		}
-		clash_shape pa, pb;
-		if ((err = clash_motion_pose(&pa, a, ma, t)) || (err = clash_motion_pose(&pb, b, mb, t)))
-			return err;
-		if ((err = clash_gjk(&pa, &pb, &o, &r)))
-			return err;
-		out->steps++;
-		const double d = r.intersecting ? 0.0 : r.distance;
-		if (!out->near && (d < clearance || d <= tol)) {
-			out->near = 1;
-			out->near_time = t;
-		}
-		if (d <= tol) {
-			out->contact = 1;
-			out->toi = t;
-			break;
-		}
-		double dir[CLASH_MAX_DIM];
-		if (near_direction(&r, n, dir)) {
-			vec_copy(prev_dir, dir, n);
-			have_prev = 1;
-		}
-		/* Aim a little past the target, so that it is reached. */
-		const double goal = (out->near || clearance <= tol) ? 0.5 * tol : clearance - 0.5 * tol;
-		double mu = spin_bound;
-		if (convex && (r.has & CLASH_HAS_PLANE))
-			mu += vec_dot(r.normal, rel, n); /* n from a to b: a's own speed towards b */
-		else
-			mu += relnorm;
-		if (!(mu > 0.0))
-			break; /* the gap along n never closes: no contact, no nearer */
-		double dlb = r.converged ? d - slack : 0.0;
-		double dt = (dlb - goal) / mu;
-		double next = t + (dt > 0.0 ? dt : 0.0);
-		if (next <= t)
-			next = nextafter(t, 2.0); /* rounding must not stall the search */
-		if (next > 1.0)
-			break; /* nothing before the end */
-		t = next;
-	}
+	if ((err = toi_search(&st, &bd, &o, clearance, out, &r, prev_dir, &have_prev)))
+		return err;
 	if (!out->contact)
 		return CLASH_OK;
-
-	/* The contact: point, normal, approach. */
-	for (int k = 0; k < n; k++)
-		out->point[k] = 0.5 * r.near_a[k] + 0.5 * r.near_b[k];
-	if (near_direction(&r, n, out->normal)) {
-		out->has_normal = 1;
-	} else if (have_prev) {
-		vec_copy(out->normal, prev_dir, n);
-		out->has_normal = 1;
-	} else if (out->toi == 0.0 && mu_max > 0.0) {
-		/* Touching at the start: the direction that separated them a
-		 * moment before, the motion run backwards by 8 tolerances. */
-		clash_shape pa, pb;
-		clash_result back;
-		double eps = -8.0 * tol / mu_max;
-		if ((err = clash_motion_pose(&pa, a, ma, eps)) ||
-		    (err = clash_motion_pose(&pb, b, mb, eps)) || (err = clash_gjk(&pa, &pb, &o, &back)))
-			return err;
-		if (near_direction(&back, n, out->normal))
-			out->has_normal = 1;
-	}
-	if (out->has_normal)
-		set_approach(&st, out->toi, out);
-
-	/* Do they go on into each other?  Look a moment later, when their
-	 * approach would have taken them 16 tolerances deep: the depth there
-	 * tells a collision from a graze or from sliding flush, which the
-	 * normal before contact cannot (an edge meeting a face edge-on has an
-	 * approaching normal, and then slides along the face). */
-	double speed = out->has_normal ? out->approach : mu_max;
-	if (out->toi < 1.0 && speed > 0.0) {
-		double later = fmin(1.0, out->toi + 16.0 * tol / speed);
-		if (later <= out->toi)
-			later = nextafter(out->toi, 2.0);
-		clash_shape pa, pb;
-		clash_result r2;
-		if ((err = clash_motion_pose(&pa, a, ma, later)) ||
-		    (err = clash_motion_pose(&pb, b, mb, later)) || (err = clash_gjk(&pa, &pb, &o, &r2)))
-			return err;
-		int deeper = motion_deeper(&pa, &pb, &o, &r2, tol);
-		if (deeper < 0)
-			return deeper;
-		out->runs_in = deeper;
-	}
-	if (!vec_isfinite(out->point, n) || !isfinite(out->approach)) {
-		memset(out, 0, sizeof *out);
-		return CLASH_ERANGE;
-	}
-	return CLASH_OK;
+	return toi_contact(&st, &bd, &o, &r, prev_dir, have_prev, out);
 }
