@@ -408,11 +408,22 @@ static int has_vertex(epa_poly *p, const epa_vertex *w)
 
 /* ---- answers --------------------------------------------------------------- */
 
+static double probe(epa_poly *p, const double *d, epa_vertex *w);
+
 /* The fallback: the best direction tried.  Moving b by h_K(u) along u
- * parts the hulls whatever P looked like, so this is a sound upper bound. */
-static void answer_best(const epa_poly *p, epa_answer *out)
+ * parts the hulls whatever P looked like, so this is a sound upper bound.
+ * A search that stopped before trying any (a seed simplex taken whole,
+ * found flat by the polyhedron's first planes) tries the axes first. */
+static void answer_best(epa_poly *p, epa_answer *out)
 {
 	const int n = p->dim;
+	const int had_best = p->have_best;
+	for (int k = 0; k < 2 * n && !had_best; k++) {
+		double d[EPA_MAX_DIM] = {0};
+		epa_vertex w;
+		d[k / 2] = k % 2 ? -1.0 : 1.0;
+		probe(p, d, &w); /* keeps the least h */
+	}
 	assert(p->have_best);
 	out->converged = 0;
 	out->depth = fmax(p->best_h, 0.0);

@@ -231,6 +231,42 @@ START_TEST(scenes_and_motion)
 }
 END_TEST
 
+/* Found by make answers-compare: a sheared ellipsoid against a moving cone
+ * made EPA start from a flat seed simplex taken whole, give up before it
+ * tried any direction, and abort on its assertion (one request would have
+ * killed clashd).  Now the fallback tries the axes first.  The motion is
+ * answered, its distance at the start the one the same pair at rest gets. */
+static const char sheared_pair[] =
+    "{'a': {'ellipsoid': {'radii': [0.5408990570695501, 0.90721227531265269, "
+    "0.34517706790467928]}, 'pose': {'matrix': [0.6888102439699485, 0.11429628248122192, "
+    "-0.13816465124494109, 0, 0.10038959404661196, 1.2542025551011, 0, 0, 0, 0, "
+    "1.7084321099220463, 0, -0.14074543029885603, -0.01056230478125781, "
+    "-0.033148686949759885, 1]}}, 'b': {'cone': {'radius': 3.3617403104045698, "
+    "'half_height': 6.2837795828267131}, 'pose': {'rotation': [0.54654984044718469, "
+    "-0.4716446980081711, 0.4597865606940752, -0.51713718620212523], 'translation': "
+    "[2.4497095642898921, -2.3544079209749054, 1.5426881796297249]}%s}}";
+
+START_TEST(flat_seed_motion)
+{
+	char q[2048];
+	snprintf(q, sizeof q, sheared_pair,
+	         ", 'pose_end': {'translation': [0.85299620805507359, -0.80084249946943009, "
+	         "-0.86786745309531343]}");
+	int st;
+	json_t *moving = reply_to(q, &st, proto_query_reply);
+	ck_assert_int_eq(st, 200);
+	const json_t *toi = json_object_get(moving, "toi");
+	ck_assert_msg(json_is_number(toi), "no toi");
+	ck_assert(json_number_value(toi) > 0 && json_number_value(toi) <= 1);
+	snprintf(q, sizeof q, sheared_pair, "");
+	json_t *rest = ok(q);
+	ck_assert(json_real_value(json_object_get(moving, "distance")) ==
+	          json_real_value(json_object_get(rest, "distance")));
+	json_decref(moving);
+	json_decref(rest);
+}
+END_TEST
+
 static Suite *primitive_wire_suite(void)
 {
 	Suite *s = suite_create("primitive_wire");
@@ -240,6 +276,7 @@ static Suite *primitive_wire_suite(void)
 	tcase_add_test(tc, methods);
 	tcase_add_test(tc, curved_contains);
 	tcase_add_test(tc, scenes_and_motion);
+	tcase_add_test(tc, flat_seed_motion);
 	suite_add_tcase(s, tc);
 	return s;
 }
