@@ -25,6 +25,7 @@
 
 #include "clash.h"
 #include "compound.h"
+#include "gauss.h"
 #include "motion.h"
 #include "primitive.h"
 #include "vec.h"
@@ -92,52 +93,12 @@ static void pose_of(const clash_shape *s, double *lin, double *t)
 	vec_zero(t, n);
 }
 
-/* inv = a^-1 (column-major n x n) by Gauss-Jordan with partial pivoting;
- * -1 when a is singular. */
+/* inv = a^-1 (column-major n x n; gauss.h); -1 when a is singular. */
 static int invert(const double *a, int n, double *inv)
 {
 	double m[CLASH_MAX_DIM * CLASH_MAX_DIM];
 	memcpy(m, a, (size_t)(n * n) * sizeof *m);
-	memset(inv, 0, (size_t)(n * n) * sizeof *inv);
-	for (int i = 0; i < n; i++)
-		inv[i * n + i] = 1.0;
-	double scale = 0.0;
-	for (int i = 0; i < n * n; i++)
-		scale = fmax(scale, fabs(a[i]));
-	for (int k = 0; k < n; k++) {
-		int piv = k;
-		for (int r = k + 1; r < n; r++)
-			if (fabs(m[k * n + r]) > fabs(m[k * n + piv]))
-				piv = r;
-		double p = m[k * n + piv];
-		if (!(fabs(p) > 1e-14 * scale))
-			return -1;
-		if (piv != k)
-			for (int c = 0; c < n; c++) {
-				double x = m[c * n + k];
-				m[c * n + k] = m[c * n + piv];
-				m[c * n + piv] = x;
-				x = inv[c * n + k];
-				inv[c * n + k] = inv[c * n + piv];
-				inv[c * n + piv] = x;
-			}
-		for (int c = 0; c < n; c++) {
-			m[c * n + k] /= p;
-			inv[c * n + k] /= p;
-		}
-		for (int r = 0; r < n; r++) {
-			if (r == k)
-				continue;
-			double f = m[k * n + r];
-			if (f == 0.0)
-				continue;
-			for (int c = 0; c < n; c++) {
-				m[c * n + r] -= f * m[c * n + k];
-				inv[c * n + r] -= f * inv[c * n + k];
-			}
-		}
-	}
-	return 0;
+	return gauss_invert(m, inv, n, 1, n);
 }
 
 /* The rotation vector of a 3-D rotation matrix q (column-major), the

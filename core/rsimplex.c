@@ -21,15 +21,12 @@
 #include <string.h>
 
 #include "lanes.h"
+#include "gauss.h"
 #include "rsimplex.h"
 
 /* A pivot element below this fraction of the largest |alpha_i| is not
  * used: dividing by it would amplify round-off. */
 #define RSIMPLEX_PIVOT_RATIO 1e-11
-
-/* Gauss-Jordan: a pivot below this fraction of the largest entry of B
- * means the basis is singular to working precision. */
-#define RSIMPLEX_SINGULAR_RATIO 1e-14
 
 /* Two ratios within this relative difference are a tie (degeneracy), for
  * Bland's choice of the leaving row. */
@@ -79,52 +76,14 @@ RS_INLINE int refactor_m(rsimplex *s, const rsimplex_lp *lp, const int m)
 {
 	double bm[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS]; /* row-major B */
 	double col[RSIMPLEX_MAX_ROWS];
-	double big = 0.0;
 	for (int c = 0; c < m; c++) {
 		s->cb[c] = lp->column(lp->ctx, s->basis[c], col);
-		for (int r = 0; r < m; r++) {
+		for (int r = 0; r < m; r++)
 			bm[r * m + c] = col[r];
-			if (fabs(col[r]) > big)
-				big = fabs(col[r]);
-		}
 	}
 	double *inv = s->binv;
-	memset(inv, 0, sizeof(double) * (size_t)(m * m));
-	for (int i = 0; i < m; i++)
-		inv[i * m + i] = 1.0;
-	for (int k = 0; k < m; k++) {
-		int p = k;
-		for (int r = k + 1; r < m; r++)
-			if (fabs(bm[r * m + k]) > fabs(bm[p * m + k]))
-				p = r;
-		double piv = bm[p * m + k];
-		if (!(fabs(piv) > RSIMPLEX_SINGULAR_RATIO * big))
-			return RSIMPLEX_SINGULAR;
-		if (p != k)
-			for (int c = 0; c < m; c++) {
-				double t = bm[k * m + c];
-				bm[k * m + c] = bm[p * m + c];
-				bm[p * m + c] = t;
-				t = inv[k * m + c];
-				inv[k * m + c] = inv[p * m + c];
-				inv[p * m + c] = t;
-			}
-		for (int c = 0; c < m; c++) {
-			bm[k * m + c] /= piv;
-			inv[k * m + c] /= piv;
-		}
-		for (int r = 0; r < m; r++) {
-			if (r == k)
-				continue;
-			double f = bm[r * m + k];
-			if (f == 0.0)
-				continue;
-			for (int c = 0; c < m; c++) {
-				bm[r * m + c] -= f * bm[k * m + c];
-				inv[r * m + c] -= f * inv[k * m + c];
-			}
-		}
-	}
+	if (gauss_invert(bm, inv, m, m, 1) != 0)
+		return RSIMPLEX_SINGULAR;
 	for (int i = 0; i < m; i++) {
 		double v = 0.0;
 		for (int k = 0; k < m; k++)
