@@ -412,74 +412,62 @@ static enum json_scan_next after_element(builder *b, char close)
 	return next;
 }
 
-static json_t *build_object(builder *b)
+/* An object's member name and its colon; how to read the value (plain
+ * vertex arrays by name) into *as.  0 when they are not there. */
+static int member_key(builder *b, const char **k, size_t *klen, enum read_as *as)
 {
-	int opened = open_container(b, '}');
+	size_t key;
+	if (b->i >= b->len || b->s[b->i] != '"' || plain_string(b, &key, klen) != 0)
+		return 0;
+	b->i = json_scan_skip_ws(b->s, b->len, b->i);
+	if (b->i >= b->len || b->s[b->i] != ':')
+		return 0;
+	b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
+	*k = b->s + key;
+	*as = READ_NONE;
+	if (*klen == 8 && memcmp(*k, "vertices", 8) == 0)
+		*as = READ_VERTICES;
+	else if (*klen == 9 && memcmp(*k, "positions", 9) == 0)
+		*as = READ_POSITIONS;
+	return 1;
+}
+
+/* An object (close '}') or an array (']'): its elements built in turn,
+ * an object's under their names (a duplicate name is jansson's error). */
+static json_t *build_container(builder *b, char close)
+{
+	int opened = open_container(b, close);
 	if (opened == 1)
 		return give_up(b, 1);
-	json_t *o = json_object();
-	if (!o || opened == 2)
-		return o ? o : give_up(b, -1);
+	json_t *c = close == '}' ? json_object() : json_array();
+	if (!c || opened == 2)
+		return c ? c : give_up(b, -1);
 	for (;;) {
-		size_t key, klen;
-		if (b->i >= b->len || b->s[b->i] != '"' || plain_string(b, &key, &klen) != 0)
-			goto fail;
-		b->i = json_scan_skip_ws(b->s, b->len, b->i);
-		if (b->i >= b->len || b->s[b->i] != ':')
-			goto fail;
-		b->i = json_scan_skip_ws(b->s, b->len, b->i + 1);
-		const char *k = b->s + key;
+		const char *k = NULL;
+		size_t klen = 0;
 		enum read_as as = READ_NONE;
-		if (klen == 8 && memcmp(k, "vertices", 8) == 0)
-			as = READ_VERTICES;
-		else if (klen == 9 && memcmp(k, "positions", 9) == 0)
-			as = READ_POSITIONS;
+		if (close == '}' && !member_key(b, &k, &klen, &as))
+			goto fail;
 		json_t *v = build_value(b, as);
 		if (!v)
 			goto fail;
-		if (json_object_getn(o, k, klen)) { /* a duplicate: jansson's error */
+		if (close == '}' && json_object_getn(c, k, klen)) {
 			json_decref(v);
 			goto fail;
 		}
-		if (json_object_setn_new_nocheck(o, k, klen, v) != 0) {
+		if ((close == '}' ? json_object_setn_new_nocheck(c, k, klen, v)
+		                  : json_array_append_new(c, v)) != 0) {
 			give_up(b, -1);
 			goto fail;
 		}
-		enum json_scan_next next = after_element(b, '}');
+		enum json_scan_next next = after_element(b, close);
 		if (next == JSON_SCAN_CLOSED)
-			return o;
+			return c;
 		if (next != JSON_SCAN_MORE)
 			goto fail;
 	}
 fail:
-	json_decref(o);
-	return give_up(b, 1);
-}
-
-static json_t *build_array(builder *b)
-{
-	int opened = open_container(b, ']');
-	if (opened == 1)
-		return give_up(b, 1);
-	json_t *a = json_array();
-	if (!a || opened == 2)
-		return a ? a : give_up(b, -1);
-	for (;;) {
-		json_t *v = build_value(b, READ_NONE);
-		if (!v)
-			goto fail;
-		if (json_array_append_new(a, v) != 0) {
-			give_up(b, -1);
-			goto fail;
-		}
-		enum json_scan_next next = after_element(b, ']');
-		if (next == JSON_SCAN_CLOSED)
-			return a;
-		if (next != JSON_SCAN_MORE)
-			goto fail;
-	}
-fail:
-	json_decref(a);
+	json_decref(c);
 	return give_up(b, 1);
 }
 
@@ -512,7 +500,7 @@ static json_t *build_value(builder *b, enum read_as as)
 		return give_up(b, 1);
 	char c = s[b->i];
 	if (c == '{')
-		return build_object(b);
+		return build_container(b, '}');
 	if (c == '[') {
 		if (as != READ_NONE) {
 			vertex_array a;
@@ -538,7 +526,7 @@ static json_t *build_value(builder *b, enum read_as as)
 				return marker;
 			}
 		}
-		return build_array(b);
+		return build_container(b, ']');
 	}
 	if (c == '"') {
 		size_t start, n;
