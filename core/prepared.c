@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "hull3.h"
+#include "lanes.h"
 #include "prepared.h"
-#include "support.h"
 #include "vec.h"
 
 #define PREPARED_MAGIC 0x70726570u /* "prep" */
@@ -258,8 +258,7 @@ size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
 	if (second < top - delta)
 		best = vid[end];
 	else if ((best = plateau(p, end, top, e, rel, delta)) == SIZE_MAX)
-		best = rel ? support_max_dot_rel3(p->vertices, p->count, e)
-		           : support_max_dot(p->vertices, p->count, 3, e);
+		best = lanes_max_dot3(p->vertices, p->count, e, rel);
 	if (hint)
 		*hint = best;
 	return best;
