@@ -695,6 +695,85 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 	}
 }
 
+/* The verdict's tolerance in world units: opt's, else relative to the
+ * pair's size, never below the round-off of the frame's extent. */
+static double verdict_tolerance(const clash_options *opt, double size, double extent)
+{
+	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
+	                                           : LP_SIMPLEX_RELATIVE_TOLERANCE * size;
+	double floor_tol = LP_SIMPLEX_ROUNDOFF_ULPS * DBL_EPSILON * extent;
+	return tol < floor_tol ? floor_tol : tol;
+}
+
+/* The pivots a query may take: opt's cap, else the LP's cells (at most a
+ * million, at least LP_SIMPLEX_MIN_PIVOTS). */
+static int pivot_cap(const clash_options *opt, size_t na, size_t nb, int n)
+{
+	if (opt && opt->max_iterations > 0)
+		return opt->max_iterations;
+	double cells = (double)(na + nb + 2 * (size_t)n) * (n + 2);
+	int max_pivots = cells > 1e6 ? 1000000 : (int)cells;
+	return max_pivots < LP_SIMPLEX_MIN_PIVOTS ? LP_SIMPLEX_MIN_PIVOTS : max_pivots;
+}
+
+enum lp_verdict { LP_UNDECIDED, LP_INTERSECTING, LP_SEPARATED };
+
+/* What the rounds found: the verdict (LP_UNDECIDED when none decided),
+ * the bounds on the 1-norm distance in frame units, the pivots, the last
+ * round's status and objective. */
+typedef struct lp_rounds_out {
+	enum lp_verdict verdict;
+	double lower, upper, objective;
+	int pivots, status;
+} lp_rounds_out;
+
+/* Kreuzer's LP in rounds, from direction g (turned between rounds), until
+ * one decides against the radii (rsum_f, within tol_f), the pivots run out
+ * or round-off leaves no basis to trust.  CLASH_ECANCELED when stopped. */
+static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivots,
+                      double rsum_f, double tol_f, double slack, int rounded, lp_rounds_out *out)
+{
+	enum lp_verdict verdict = LP_UNDECIDED;
+	double lower = 0.0, upper = INFINITY;
+	int pivots = 0, status = RSIMPLEX_OPTIMAL;
+	double objective = 0.0;
+	for (int round = 0; round < LP_SIMPLEX_ROUNDS && verdict == LP_UNDECIDED; round++) {
+		lp_round o;
+		solve_round(q, g, round == 0 ? start : NULL, round > 0, max_pivots - pivots,
+		            rsum_f + tol_f, rsum_f, slack, rounded, &o);
+		pivots += o.pivots;
+		status = o.status;
+		objective = o.objective;
+		if (status == RSIMPLEX_CANCELED)
+			return CLASH_ECANCELED;
+		upper = fmin(upper, o.upper);
+		lower = fmax(lower, o.lower - slack);
+		if (status == RSIMPLEX_SINGULAR || status == RSIMPLEX_UNBOUNDED)
+			break; /* round-off beat the LP: no basis to trust */
+		if (upper <= rsum_f + tol_f)
+			verdict = LP_INTERSECTING;
+		else if (lower > rsum_f)
+			verdict = LP_SEPARATED;
+		else if (status != RSIMPLEX_OPTIMAL) {
+			/* An unconfirmed optimum only ends a decided round. */
+			assert(status != RSIMPLEX_PRICED);
+			break; /* capped */
+		}
+		else {
+			/* Turn the basis: alternately to the dual direction (the
+			 * normal of the face of co(a) - co(b) the optimum lies on)
+			 * and to the primal difference (along which the 1-norm is
+			 * the 2-norm).  Measured on the random pairs of the simplex
+			 * suite, alternating leaves a fifth fewer queries undecided
+			 * than either direction alone or the better slab's. */
+			const double *next = (round & 1) ? o.primal : o.dual;
+			vec_copy(g, vec_norm(next, q->n) > 0.0 ? next : o.dir, q->n);
+		}
+	}
+	*out = (lp_rounds_out){verdict, lower, upper, objective, pivots, status};
+	return CLASH_OK;
+}
+
 int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                      clash_result *r)
 {
@@ -772,82 +851,40 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		if (copy[s].state == SCAN3_WANT_RAW && !scan3_usable(s ? &q.fb : &q.fa))
 			copy[s].state = SCAN3_NONE;
 
-	double size = ra + rb + a->radius + b->radius;
-	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
-	                                           : LP_SIMPLEX_RELATIVE_TOLERANCE * size;
-	double floor_tol = LP_SIMPLEX_ROUNDOFF_ULPS * DBL_EPSILON * (ra + rb + 2.0 * half_gap);
-	if (tol < floor_tol)
-		tol = floor_tol;
-	const double tol_f = tol * inv;
+	const double tol_f = verdict_tolerance(opt, ra + rb + a->radius + b->radius,
+	                                       ra + rb + 2.0 * half_gap) * inv;
 	const double rsum = a->radius + b->radius;
 	const double rsum_f = rsum * inv;
 	/* Slab widths are differences of inner products of frame points of
 	 * norm <= 1: this much of them may be round-off. */
 	const double slack = 16.0 * n * DBL_EPSILON;
-	int max_pivots;
-	if (opt && opt->max_iterations > 0) {
-		max_pivots = opt->max_iterations;
-	} else {
-		double cells = (double)(q.na + q.nb + 2 * (size_t)n) * (n + 2);
-		max_pivots = cells > 1e6 ? 1000000 : (int)cells;
-		if (max_pivots < LP_SIMPLEX_MIN_PIVOTS)
-			max_pivots = LP_SIMPLEX_MIN_PIVOTS;
+	const int max_pivots = pivot_cap(opt, q.na, q.nb, n);
+	lp_rounds_out o;
+	if (run_rounds(&q, g, start, max_pivots, rsum_f, tol_f, slack, rsum > 0.0, &o) != CLASH_OK) {
+		memset(r, 0, sizeof *r);
+		return CLASH_ECANCELED;
 	}
-
-	enum { UNDECIDED, INTERSECTING, SEPARATED } verdict = UNDECIDED;
-	double lower = 0.0, upper = INFINITY;
-	int pivots = 0, status = RSIMPLEX_OPTIMAL;
-	double objective = 0.0;
-	for (int round = 0; round < LP_SIMPLEX_ROUNDS && verdict == UNDECIDED; round++) {
-		lp_round o;
-		solve_round(&q, g, round == 0 ? start : NULL, round > 0, max_pivots - pivots,
-		            rsum_f + tol_f, rsum_f, slack, rsum > 0.0, &o);
-		pivots += o.pivots;
-		status = o.status;
-		objective = o.objective;
-		if (status == RSIMPLEX_CANCELED) {
-			memset(r, 0, sizeof *r);
-			return CLASH_ECANCELED;
-		}
-		upper = fmin(upper, o.upper);
-		lower = fmax(lower, o.lower - slack);
-		if (status == RSIMPLEX_SINGULAR || status == RSIMPLEX_UNBOUNDED)
-			break; /* round-off beat the LP: no basis to trust */
-		if (upper <= rsum_f + tol_f)
-			verdict = INTERSECTING;
-		else if (lower > rsum_f)
-			verdict = SEPARATED;
-		else if (status != RSIMPLEX_OPTIMAL) {
-			/* An unconfirmed optimum only ends a decided round. */
-			assert(status != RSIMPLEX_PRICED);
-			break; /* capped */
-		}
-		else {
-			/* Turn the basis: alternately to the dual direction (the
-			 * normal of the face of co(a) - co(b) the optimum lies on)
-			 * and to the primal difference (along which the 1-norm is
-			 * the 2-norm).  Measured on the random pairs of the simplex
-			 * suite, alternating leaves a fifth fewer queries undecided
-			 * than either direction alone or the better slab's. */
-			const double *next = (round & 1) ? o.primal : o.dual;
-			vec_copy(g, vec_norm(next, n) > 0.0 ? next : o.dir, n);
-		}
-	}
+	enum lp_verdict verdict = o.verdict;
+	const int status = o.status;
+	const double lower = o.lower;
+	const int pivots = o.pivots;
+	const double objective = o.objective;
 
 	int converged = 1;
-	if (verdict == UNDECIDED) {
+	if (verdict == LP_UNDECIDED) {
 		if (rsum > 0.0 && status == RSIMPLEX_OPTIMAL)
 			return CLASH_ENOTSUP; /* within the LP's reach of ra + rb */
 		/* The article's decision on the LP's own minimum (for radius 0,
 		 * or when the cap or round-off ended the search): the answer
 		 * is not certified. */
 		converged = 0;
-		verdict = (status == RSIMPLEX_OPTIMAL && objective <= tol_f) ? INTERSECTING : SEPARATED;
+		verdict = (status == RSIMPLEX_OPTIMAL && objective <= tol_f) ? LP_INTERSECTING
+		                                                             : LP_SEPARATED;
 	}
 
 	r->dim = n;
 	r->has = CLASH_HAS_DISTANCE_BOUND;
-	r->intersecting = verdict == INTERSECTING;
+	r->intersecting = verdict == LP_INTERSECTING;
 	r->distance_lower_bound = r->intersecting ? 0.0 : fmax(0.0, lower * unit - rsum);
 	r->iterations = pivots;
 	r->converged = converged;
