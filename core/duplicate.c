@@ -191,19 +191,11 @@ static int part_boxes(const clash_shape *s, double *box)
 	return CLASH_OK;
 }
 
-/* Whether boxes x and y (lo then hi) agree within d on every side. */
-static int near_boxes(const double *x, const double *y, int n, double d)
-{
-	for (int k = 0; k < 2 * n; k++)
-		if (!(fabs(x[k] - y[k]) <= d))
-			return 0;
-	return 1;
-}
 
 /* Compounds whose parts are listed in another order: each part of a
  * matched to a part of b not matched yet that coincides with it, looked
- * up by box (points within tol and radii within tol move no side of a box
- * by more than 2 tol) in b's parts sorted by their boxes' lowest x.  The
+ * up by box (duplicate_boxes_allow) in b's parts sorted by their boxes'
+ * lowest x.  The
  * first match is taken: a compound holding two parts that coincide within
  * tol but not with each other's matches may be missed (then no duplicate,
  * the ordinary clash), never the other way. */
@@ -229,7 +221,9 @@ static int matched_parts(const clash_shape *a, const clash_shape *b, double tol,
 		for (size_t k = lower_bound(order, m, x - 2 * tol);
 		     !same && k < m && order[k].x <= x + 2 * tol; k++) {
 			size_t j = order[k].i;
-			if (used[j] || !near_boxes(ba + i * step, bb + j * step, a->dim, 2 * tol))
+			if (used[j] || !duplicate_boxes_allow(ba + i * step, ba + i * step + a->dim,
+			                                      bb + j * step, bb + j * step + a->dim,
+			                                      a->dim, tol))
 				continue;
 			same = same_shape(&a->parts[i], &b->parts[j], tol, depth + 1);
 			used[j] = same == 1;
@@ -269,4 +263,14 @@ static int same_shape(const clash_shape *a, const clash_shape *b, double tol, in
 int duplicate_same(const clash_shape *a, const clash_shape *b, double tol)
 {
 	return same_shape(a, b, tol, 0);
+}
+
+int duplicate_boxes_allow(const double *alo, const double *ahi, const double *blo,
+                          const double *bhi, int n, double tol)
+{
+	const double d = 2.0 * tol;
+	for (int k = 0; k < n; k++)
+		if (!(fabs(alo[k] - blo[k]) <= d && fabs(ahi[k] - bhi[k]) <= d))
+			return 0;
+	return 1;
 }

@@ -18,4 +18,11 @@
  * part lists not in the same order (freed before it returns). */
 int duplicate_same(const clash_shape *a, const clash_shape *b, double tol);
 
+/* Whether two shapes whose world boxes are [alo, ahi] and [blo, bhi] (n
+ * coordinates each) may coincide within tol: every side within 2 tol
+ * (points and radii within tol move no side of a box further).  The cheap
+ * test before duplicate_same. */
+int duplicate_boxes_allow(const double *alo, const double *ahi, const double *blo,
+                          const double *bhi, int n, double tol);
+
 #endif /* CLASH_DUPLICATE_H */

@@ -151,7 +151,8 @@ typedef struct epa_poly {
 	 * with another d) dropped when they come to the top.  vh: open
 	 * addressing over the vertices v[0 .. nhashed-1], -1 for empty. */
 	epa_hent *fh;
-	int nfh, fh_cap, fh_on;
+	int nfh, fh_cap;
+	int fh_on; /* 1: the heap serves; 0: not yet; -1: no room for it */
 	int *vh;
 	size_t vh_size;
 	int nhashed;
@@ -814,14 +815,16 @@ static void heap_down(epa_hent *h, int n, int k)
 }
 
 /* The heap made afresh from the live faces, with room for as many again;
- * 0 when there is no room (then fh_on is cleared and the scan serves). */
-static int heap_build(epa_poly *p)
+ * when there is no room, the scan serves from here on (fh_on -1). */
+static void heap_build(epa_poly *p)
 {
 	const int want = 4 * p->nf + 16;
 	if (want > p->fh_cap) {
 		epa_hent *h = realloc(p->fh, (size_t)want * sizeof *h);
-		if (!h)
-			return p->fh_on = 0;
+		if (!h) {
+			p->fh_on = -1;
+			return;
+		}
 		p->fh = h;
 		p->fh_cap = want;
 	}
@@ -831,13 +834,13 @@ static int heap_build(epa_poly *p)
 			p->fh[p->nfh++] = (epa_hent){p->fd[i], i};
 	for (int k = p->nfh / 2 - 1; k >= 0; k--)
 		heap_down(p->fh, p->nfh, k);
-	return p->fh_on = 1;
+	p->fh_on = 1;
 }
 
 /* Face i has its plane: into the heap, when there is one. */
 static void heap_push(epa_poly *p, int i)
 {
-	if (!p->fh_on)
+	if (p->fh_on != 1)
 		return;
 	if (p->nfh == p->fh_cap) {
 		heap_build(p); /* face i included */
@@ -857,9 +860,9 @@ static void heap_push(epa_poly *p, int i)
  * a scan of fd, or on a large polytope by the heap (the same face). */
 static int nearest_face(epa_poly *p)
 {
-	if (!p->fh_on && p->nf >= EPA_HEAP_FROM && p->fh_cap >= 0)
-		p->fh_cap = heap_build(p) ? p->fh_cap : -1; /* -1: never again */
-	if (!p->fh_on)
+	if (p->fh_on == 0 && p->nf >= EPA_HEAP_FROM)
+		heap_build(p);
+	if (p->fh_on != 1)
 		return lanes_first_min(p->fd, p->nf);
 	for (;;) {
 		assert(p->nfh > 0);

@@ -492,22 +492,12 @@ typedef struct world_box {
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
 } world_box;
 
-/* Whether two boxes agree within d on every side. */
-static int same_box(const world_box *a, const world_box *b, int n, double d)
-{
-	for (int k = 0; k < n; k++)
-		if (!(fabs(a->lo[k] - b->lo[k]) <= d && fabs(a->hi[k] - b->hi[k]) <= d))
-			return 0;
-	return 1;
-}
-
 /* Whether a and b coincide within tol (clash.h, CLASH_CLASS_DUPLICATE;
- * duplicate.c), their boxes first: points within tol and radii within
- * tol move no side of a box by more than 2 tol.  1, 0 or an error. */
+ * duplicate.c), their boxes first.  1, 0 or an error. */
 static int duplicate(const clash_shape *sa, const clash_shape *sb, const world_box *ba,
                      const world_box *bb, double tol)
 {
-	if (!same_box(ba, bb, sa->dim, 2.0 * tol))
+	if (!duplicate_boxes_allow(ba->lo, ba->hi, bb->lo, bb->hi, sa->dim, tol))
 		return 0;
 	return duplicate_same(sa, sb, tol);
 }

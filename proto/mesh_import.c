@@ -517,15 +517,14 @@ static int glb_ok(const char *d, size_t len)
 	if (version == 1) /* KHR_binary_glTF: content length, format 0 (JSON) */
 		return le32(d + 16) == 0 && le32(d + 12) <= length - 20 &&
 		       !memchr(d + 20, 0, le32(d + 12));
-	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0 || le32(d + 12) > length - 20 ||
-	    memchr(d + 20, 0, le32(d + 12)))
-		return 0; /* JSON holds no NUL byte */
+	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0)
+		return 0;
 	for (size_t pos = 12; pos < length;) {
 		if (length - pos < 8 || le32(d + pos) > length - pos - 8)
 			return 0;
 		pos += 8 + (size_t)le32(d + pos);
 	}
-	return 1;
+	return !memchr(d + 20, 0, le32(d + 12)); /* JSON holds no NUL byte */
 }
 
 /*

@@ -107,6 +107,14 @@ typedef struct proto_request_limits {
 #define PROTO_DEFAULT_MAX_QUERIES 10000
 #define PROTO_DEFAULT_MAX_CLASHES 10000
 #define PROTO_DEFAULT_MAX_REPLY (16u << 20)
+/* All of them as one proto_request_limits. */
+#define PROTO_DEFAULT_LIMITS                                                          \
+	((proto_request_limits){.max_depth = PROTO_DEFAULT_MAX_DEPTH,                 \
+	                        .max_vertices = PROTO_DEFAULT_MAX_VERTICES,           \
+	                        .max_shapes = PROTO_DEFAULT_MAX_SHAPES,               \
+	                        .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH,       \
+	                        .max_clashes = PROTO_DEFAULT_MAX_CLASHES,             \
+	                        .max_reply = PROTO_DEFAULT_MAX_REPLY})
 
 /* The limit a request broke (proto_call.limit). */
 enum proto_limit {

@@ -59,13 +59,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	proto_init();
-	proto_request_limits l = {.max_depth = PROTO_DEFAULT_MAX_DEPTH,
-	                          .max_vertices = PROTO_DEFAULT_MAX_VERTICES,
-	                          .max_shapes = PROTO_DEFAULT_MAX_SHAPES,
-	                          .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH,
-	                          .max_clashes = PROTO_DEFAULT_MAX_CLASHES,
-	                          .max_reply = PROTO_DEFAULT_MAX_REPLY};
-	ctx = (proto_context){.limits = l, .max_queries = PROTO_DEFAULT_MAX_QUERIES};
+	ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
+	                       .max_queries = PROTO_DEFAULT_MAX_QUERIES};
 	/* What a file must never read: a buffer of one triangle (36 bytes),
 	 * also valid as an OBJ library or a PLY body's floats. */
 	FILE *f = fopen(SECRET_PATH, "wb");

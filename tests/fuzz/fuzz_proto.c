@@ -356,13 +356,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	proto_init();
 	/* clashd's defaults, as `clashd` with no flags applies them. */
-	proto_request_limits l = {.max_depth = PROTO_DEFAULT_MAX_DEPTH,
-	                          .max_vertices = PROTO_DEFAULT_MAX_VERTICES,
-	                          .max_shapes = PROTO_DEFAULT_MAX_SHAPES,
-	                          .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH,
-	                          .max_clashes = PROTO_DEFAULT_MAX_CLASHES,
-	                          .max_reply = PROTO_DEFAULT_MAX_REPLY};
-	server_ctx = (proto_context){.limits = l, .max_queries = PROTO_DEFAULT_MAX_QUERIES};
+	server_ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
+	                              .max_queries = PROTO_DEFAULT_MAX_QUERIES};
 	plain_ctx = server_ctx;
 	plain_ctx.plain_parse = 1;
 	return 0;
