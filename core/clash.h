@@ -11,8 +11,9 @@
  * query path but one scratch block per query of compound shapes (see
  * clash_shape_init_compound), a scaled-up copy of shapes below about 1e-289
  * in size (core/support.h, "Tiny queries"), the polytope of a depth search
- * past CLASH_EPA_FIXED_EXPANSIONS expansions, and the swept-hull and scene
- * calls, which say what they allocate.  Every function is reentrant; shapes
+ * past CLASH_EPA_FIXED_EXPANSIONS expansions (with the preparation of its
+ * large shapes past 2 048), and the swept-hull and scene calls, which say
+ * what they allocate.  Every function is reentrant; shapes
  * are read-only during a query, so one shape may serve many threads at once.
  * Errors are negative return values (CLASH_E*), never exits; clash_strerror()
  * names them.  Lifetimes: a clash_shape borrows its vertex array, which must
@@ -37,14 +38,17 @@ extern "C" {
 
 /* The penetration-depth search (EPA) keeps its polytope on the stack for
  * CLASH_EPA_FIXED_EXPANSIONS expansions, which most pairs need far fewer
- * than; past them it grows on the heap (doubling, freed before the query
- * returns; CLASH_ENOMEM if that fails), up to the hard cap
- * CLASH_EPA_MAX_ITERATIONS, about 350 bytes and, the polytope's nearest
- * face being found by a scan, time quadratic in the expansions: 23 MB and
- * seconds at the cap.  Identical or nearly identical hulls of n vertices
- * need about 2n (3 600 at n = 2 000), so the cap reaches hulls of some
- * 30 000 vertices; a polytope pair ends anyway within |A| |B| expansions
- * (each adds a vertex of A - B).  At the cap (or clash_options'
+ * than; past them it grows on the heap (about 350 bytes an expansion,
+ * freed before the query returns; CLASH_ENOMEM if that fails), up to a
+ * hard cap of one expansion per vertex of the two shapes, at least
+ * CLASH_EPA_MAX_ITERATIONS.  Identical or nearly identical hulls of n
+ * vertices need about 1.6 n (3 600 at n = 2 000, 306 000 and some 110 MB
+ * at n = 200 000).  A search past 2 048 expansions prepares each shape of
+ * 2 048 vertices or more that came unprepared (as clash_shape_prepare,
+ * freed before the query returns; the same answer), so its support
+ * points cost a climb, not a scan: such hulls of 200 000 vertices take
+ * seconds.  A polytope pair ends anyway within |A| |B| expansions (each
+ * adds a vertex of A - B).  At the cap (or clash_options'
  * max_iterations) the answer is the best found, marked not converged. */
 #define CLASH_EPA_FIXED_EXPANSIONS 128
 #define CLASH_EPA_MAX_ITERATIONS 65536
@@ -289,7 +293,8 @@ typedef struct clash_options {
 	double tolerance;
 	/* Hard cap on iterations; 0 selects CLASH_GJK_MAX_ITERATIONS.  It caps
 	 * the penetration-depth expansions separately: 0 selects
-	 * CLASH_EPA_MAX_ITERATIONS, which also bounds a larger cap. */
+	 * the EPA cap above (one per vertex of the two shapes, at least
+	 * CLASH_EPA_MAX_ITERATIONS), which also bounds a larger one. */
 	int max_iterations;
 	/* Warm start (GJK88 section VIII): vertex index pairs of a previous
 	 * answer's final simplex, e.g. clash_result.warm_a / warm_b.  At most

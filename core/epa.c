@@ -56,6 +56,24 @@
 #define EPA_HASH_FROM 64
 #endif
 
+/* A 3-D search still going after EPA_PREPARE_AFTER expansions prepares
+ * each shape of EPA_PREPARE_FROM vertices or more that came unprepared
+ * (prepare_long): from then on its support points are found by hill
+ * climbing, the same vertex as the scan's (prepared.h).  Preparing costs
+ * about as many scans as EPA_PREPARE_AFTER; identical hulls of n
+ * vertices take about 1.6 n expansions.  Build with
+ * -DEPA_PREPARE_FROM=0x7fffffff to compare: the same bytes either way. */
+#ifndef EPA_PREPARE_FROM
+#define EPA_PREPARE_FROM 2048
+#endif
+#ifndef EPA_PREPARE_AFTER
+#define EPA_PREPARE_AFTER 2048
+#endif
+
+/* The most expansions a search may take whatever the shapes (an int
+ * with room to spare; 2^26 expansions would need some 23 GB). */
+#define EPA_MOST_EXPANSIONS (1 << 26)
+
 /* (k + 1) mod 3, without the division. */
 static const int epa_next3[3] = {1, 2, 0};
 
@@ -74,7 +92,7 @@ typedef double epa_vec2[2];
 
 /* The polytope's arrays, for room for V vertices and 2V faces: type, name,
  * length.  They live in one block: the fixed one on the caller's stack,
- * or, once an expansion finds it full, twice as large on the heap. */
+ * or, once an expansion finds it full, each array on the heap (grow). */
 #define EPA_ARRAYS(X, V)                                                                  \
 	X(epa_vertex, v, V) X(epa_face, f, 2 * (V)) X(double, fd, 2 * (V))                    \
 	X(double, vc[0], V) X(double, vc[1], V) X(double, vc[2], V) X(epa_vec2, en, V)        \
@@ -103,7 +121,7 @@ typedef struct epa_poly {
 	int nv;
 	int cap;  /* room for cap vertices (and 2 cap faces) */
 	int need; /* the most vertices the expansion cap can ask for */
-	unsigned char *heap; /* the arrays' block when not the fixed one */
+	int on_heap; /* the arrays are each on the heap, not in the fixed block */
 	const volatile int *cancel;
 	int err; /* CLASH_ENOMEM or CLASH_ECANCELED: no answer */
 	int seed_as_is; /* p->v[0..dim] are the seed's points, none probed */
@@ -156,6 +174,13 @@ typedef struct epa_poly {
 	int *vh;
 	size_t vh_size;
 	int nhashed;
+
+	/* Shapes prepared by prepare_long: the frames as given with the
+	 * preparation added (fa or fb then points here), their climbs'
+	 * hints, and the preparations' storage (malloc'd, or NULL). */
+	support_frame own[2];
+	size_t own_hint[2];
+	void *own_prep[2];
 } epa_poly;
 
 /* Point p's arrays into the block at base, of room for cap vertices. */
@@ -170,25 +195,63 @@ static void bind_arrays(epa_poly *p, unsigned char *base, int cap)
 	p->cap = cap;
 }
 
-/* Twice the room (no more than p->need), on the heap, the arrays copied
- * over; CLASH_ENOMEM in p->err when malloc fails. */
+/* Twice the room (no more than p->need), every array on the heap: moved
+ * out of the fixed block the first time, then grown by realloc, which for
+ * a large array moves its pages instead of copying them (glibc), so a
+ * long search holds about what its polytope needs rather than twice
+ * that while it grows.  CLASH_ENOMEM in p->err when memory runs out (the
+ * arrays then keep at least their old room). */
 static int grow(epa_poly *p)
 {
 	const int cap = p->cap > p->need / 2 ? p->need : 2 * p->cap;
 	assert(cap > p->nv);
-	unsigned char *heap = malloc(EPA_BYTES(cap));
-	if (!heap) {
-		p->err = CLASH_ENOMEM;
-		return 0;
+	int c;
+	if (!p->on_heap) {
+		epa_poly old = *p;
+		int ok = 1;
+		c = cap;
+#define EPA_ALLOC(T, name, n) ok = ok && (p->name = malloc(sizeof(T) * (size_t)(n))) != NULL;
+		EPA_ARRAYS(EPA_ALLOC, c)
+#undef EPA_ALLOC
+		if (!ok) {
+#define EPA_UNDO(T, name, n) if (p->name != old.name) free(p->name); p->name = old.name;
+			EPA_ARRAYS(EPA_UNDO, c)
+#undef EPA_UNDO
+			p->err = CLASH_ENOMEM;
+			return 0;
+		}
+		c = p->cap;
+#define EPA_MOVE(T, name, n) memcpy(p->name, old.name, sizeof(T) * (size_t)(n));
+		EPA_ARRAYS(EPA_MOVE, c)
+#undef EPA_MOVE
+		p->on_heap = 1;
+	} else {
+		c = cap;
+#define EPA_REALLOC(T, name, n)                                          \
+		{                                                                \
+			T *more = realloc(p->name, sizeof(T) * (size_t)(n));         \
+			if (!more) {                                                 \
+				p->err = CLASH_ENOMEM;                                   \
+				return 0;                                                \
+			}                                                            \
+			p->name = more;                                              \
+		}
+		EPA_ARRAYS(EPA_REALLOC, c)
+#undef EPA_REALLOC
 	}
-	const epa_poly old = *p;
-	bind_arrays(p, heap, cap);
-#define EPA_COPY(T, name, n) memcpy(p->name, old.name, sizeof(T) * (size_t)(n));
-	EPA_ARRAYS(EPA_COPY, old.cap)
-#undef EPA_COPY
-	free(old.heap);
-	p->heap = heap;
+	p->cap = cap;
 	return 1;
+}
+
+/* The arrays' heap storage, when they have moved there. */
+static void free_arrays(epa_poly *p)
+{
+	if (!p->on_heap)
+		return;
+#define EPA_FREE(T, name, n) free(p->name);
+	EPA_ARRAYS(EPA_FREE, 0)
+#undef EPA_FREE
+	p->on_heap = 0;
 }
 
 /* Lengths here are plain square roots of inner products, not vec_norm's
@@ -1139,6 +1202,40 @@ static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
 	answer_weights(p, g->v, lambda, 3, f->n, f->d, out);
 }
 
+/* The frame f of a 3-D shape given by vertices, unprepared, with at
+ * least EPA_PREPARE_FROM of them, prepared into p->own[side] (f itself
+ * when that is not worth it or not possible: no memory, a flat hull). */
+static const support_frame *prepare_long(epa_poly *p, const support_frame *f, int side)
+{
+	if (f->kind || f->prep || f->dim != 3 || f->count < EPA_PREPARE_FROM)
+		return f;
+	clash_shape s;
+	if (clash_shape_init(&s, 3, f->vertices, f->count) != CLASH_OK)
+		return f;
+	const size_t size = clash_prepared_size(3, f->count);
+	void *m = malloc(size);
+	if (!m || clash_shape_prepare(&s, m, size) != CLASH_OK) {
+		free(m);
+		return f;
+	}
+	/* Keep the graph, not the builder's scratch. */
+	void *kept = malloc(clash_prepared_bytes(&s));
+	if (kept) {
+		memcpy(kept, m, clash_prepared_bytes(&s));
+		clash_shape_set_prepared(&s, kept);
+		free(m);
+		m = kept;
+	}
+	p->own_prep[side] = m;
+	if (!prepared_climbs(s.prepared))
+		return f;
+	p->own[side] = *f;
+	p->own[side].prep = s.prepared;
+	p->own_hint[side] = SIZE_MAX;
+	p->own[side].hint = &p->own_hint[side];
+	return &p->own[side];
+}
+
 static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 {
 	if (!init_polyhedron(p)) {
@@ -1175,6 +1272,10 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 		}
 		if (!go_on(p, it, max_iterations))
 			return;
+		if (it == EPA_PREPARE_AFTER) {
+			p->fa = prepare_long(p, p->fa, 0);
+			p->fb = prepare_long(p, p->fb, 1);
+		}
 		if (it >= max_iterations || has_vertex(p, &w) || !expand_polyhedron(p, best, &w)) {
 			answer_best(p, out);
 			return;
@@ -1183,6 +1284,14 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 }
 
 /* ---- entry ------------------------------------------------------------------------- */
+
+int epa_most_expansions(const support_frame *fa, const support_frame *fb)
+{
+	const size_t n = fa->count + fb->count;
+	if (n <= CLASH_EPA_MAX_ITERATIONS)
+		return CLASH_EPA_MAX_ITERATIONS;
+	return n < EPA_MOST_EXPANSIONS ? (int)n : EPA_MOST_EXPANSIONS;
+}
 
 int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
@@ -1206,7 +1315,7 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa,
 	p.eps = 0.0;
 	p.nv = 0;
 	p.have_best = 0;
-	p.heap = NULL;
+	p.on_heap = 0;
 	p.fh = NULL;
 	p.nfh = p.fh_cap = p.fh_on = 0;
 	p.vh = NULL;
@@ -1214,12 +1323,14 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa,
 	p.nhashed = 0;
 	p.cancel = cancel;
 	p.err = CLASH_OK;
+	p.own_prep[0] = p.own_prep[1] = NULL;
 	out->depth = 0.0;
 	out->seed_bound = -1.0;
 	out->converged = 0;
 	out->iterations = 0;
-	if (max_iterations < 1 || max_iterations > CLASH_EPA_MAX_ITERATIONS)
-		max_iterations = CLASH_EPA_MAX_ITERATIONS;
+	const int most = epa_most_expansions(fa, fb);
+	if (max_iterations < 1 || max_iterations > most)
+		max_iterations = most;
 	p.need = max_iterations + EPA_MAX_DIM + 2;
 	bind_arrays(&p, fixed.bytes, EPA_FIXED_VERTICES);
 
@@ -1242,8 +1353,10 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa,
 		run_polygon(&p, max_iterations, out);
 	else
 		run_polyhedron(&p, max_iterations, out);
-	free(p.heap);
+	free_arrays(&p);
 	free(p.fh);
 	free(p.vh);
+	free(p.own_prep[0]);
+	free(p.own_prep[1]);
 	return p.err;
 }

@@ -60,8 +60,8 @@ typedef struct epa_answer {
  * face, whose hull holds the origin within tol; common_a / common_b are
  * GJK's common point (on a and on b; equal within tol), the answer's points
  * when the hulls only touch.  tol is the absolute tolerance in frame units;
- * max_iterations caps the expansions (0: CLASH_EPA_MAX_ITERATIONS, also
- * the most it may be); cancel (may be NULL), once nonzero, stops the search
+ * max_iterations caps the expansions (0: epa_most_expansions, also the
+ * most it may be); cancel (may be NULL), once nonzero, stops the search
  * before its next expansion with CLASH_ECANCELED.
  * sa and sb are the query's copies of the shapes' vertices by coordinate
  * (scan3.h), built or not (state 0): in 3-D EPA scans them when built,
@@ -71,6 +71,11 @@ typedef struct epa_answer {
  * degenerate polytope, a numerical inconsistency or the cap ends the
  * search with the best upper bound found and converged = 0.
  */
+/* The expansions a search of fa and fb may take: one per vertex of the
+ * two shapes, at least CLASH_EPA_MAX_ITERATIONS (identical hulls of n
+ * vertices take about 1.6 n; each expansion keeps about 350 bytes). */
+int epa_most_expansions(const support_frame *fa, const support_frame *fb);
+
 int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
                     int dim, const epa_vertex *seed, int nseed, const double *common_a,
                     const double *common_b, double tol, int max_iterations,

@@ -13,9 +13,11 @@
  * facet's distance (A's minimum width), and for b moved by t the least
  * 2 h_f - u_f.t; a vertex scaling moves the depth by at most the vertices'
  * displacement.  Every answer is converged and within 1e-9 relative.
- * max_iterations in the query still caps EPA, and a cancel flag stops it;
- * identical 2 000-vertex hulls through clashd converge within its default
- * --request-timeout.
+ * Symmetric hulls of 50 000 vertices take EPA past its fixed cap, and a
+ * search that prepares its shapes midway answers the caller-prepared
+ * bytes.  max_iterations in the query still caps EPA, and a cancel flag
+ * stops it; identical hulls of 2 000 and 60 000 vertices through clashd
+ * converge within its default --request-timeout.
  */
 #include <math.h>
 #include <pthread.h>
@@ -204,7 +206,8 @@ END_TEST
  * against the oracle on A - A where both are affordable. */
 static void against_planes(int n)
 {
-	static double a[3 * MAX_N], b[3 * MAX_N];
+	double *a = malloc(3 * sizeof *a * (size_t)n), *b = malloc(3 * sizeof *b * (size_t)n);
+	ck_assert(a && b);
 	fibonacci(a, n, 1);
 	double *pl;
 	size_t np;
@@ -234,6 +237,8 @@ static void against_planes(int n)
 		if (small)
 			ck_rel(d, oracle_depth(a, b, n), 1e-9, what);
 	}
+	free(a);
+	free(b);
 }
 
 START_TEST(symmetric_200)
@@ -251,6 +256,51 @@ END_TEST
 START_TEST(symmetric_2000)
 {
 	against_planes(2000);
+}
+END_TEST
+
+/* Past EPA's fixed cap of 65 536 expansions (about 1.6 n for these):
+ * the search prepares both shapes after 2 048 expansions and may take one
+ * expansion per vertex of the two. */
+START_TEST(symmetric_50000)
+{
+	against_planes(50000);
+}
+END_TEST
+
+/* A search that prepares its shapes midway (core/epa.c, prepare_long)
+ * answers the bytes of the same shapes prepared by the caller, whose
+ * climbs serve GJK and EPA from the start. */
+START_TEST(prepared_midway)
+{
+	enum { N = 20000 };
+	double *a = malloc(3 * sizeof *a * N), *b = malloc(3 * sizeof *b * N);
+	ck_assert(a && b);
+	fibonacci(a, N, 0);
+	for (int v = 0; v < NVARIANTS; v++) {
+		double shift;
+		make_b(a, N, (enum variant)v, b, &shift);
+		clash_shape sa, sb;
+		ck_assert_int_eq(clash_shape_init(&sa, 3, a, N), CLASH_OK);
+		ck_assert_int_eq(clash_shape_init(&sb, 3, b, N), CLASH_OK);
+		clash_result plain, prep;
+		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &plain), CLASH_OK);
+		const size_t size = clash_prepared_size(3, N);
+		void *ma = malloc(size), *mb = malloc(size);
+		ck_assert_int_eq(clash_shape_prepare(&sa, ma, size), CLASH_OK);
+		ck_assert_int_eq(clash_shape_prepare(&sb, mb, size), CLASH_OK);
+		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &prep), CLASH_OK);
+		free(ma);
+		free(mb);
+		ck_assert_msg(plain.converged && prep.converged, "%s: not converged", variant_name[v]);
+		ck_assert_msg(plain.depth == prep.depth && !memcmp(plain.depth_normal, prep.depth_normal,
+		                                                     sizeof plain.depth_normal),
+		              "%s: depth %.17g, prepared %.17g", variant_name[v], plain.depth, prep.depth);
+		ck_assert(!memcmp(plain.depth_a, prep.depth_a, sizeof plain.depth_a));
+		ck_assert(!memcmp(plain.depth_b, prep.depth_b, sizeof plain.depth_b));
+	}
+	free(a);
+	free(b);
 }
 END_TEST
 
@@ -319,21 +369,22 @@ START_TEST(wire)
 }
 END_TEST
 
-/* Identical 2 000-vertex hulls through clashd with its default
- * --request-timeout (10 s): answered (not a 504), converged, the core's
- * depth; the time is printed with CLASH_DEPTH_VERBOSE. */
-START_TEST(through_clashd)
+/* Identical hulls through clashd with its default --request-timeout
+ * (10 s): answered (not a 504), converged, the core's depth; the time is
+ * printed with CLASH_DEPTH_VERBOSE.  2 000 vertices, and 60 000 (a 7 MB
+ * query, past EPA's fixed cap). */
+static void through_clashd(int n)
 {
-	enum { N = 2000 };
-	static double a[3 * N];
-	fibonacci(a, N, 0);
+	double *a = malloc(3 * sizeof *a * (size_t)n);
+	ck_assert_ptr_nonnull(a);
+	fibonacci(a, n, 0);
 	clash_shape sa;
-	ck_assert_int_eq(clash_shape_init(&sa, 3, a, N), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init(&sa, 3, a, (size_t)n), CLASH_OK);
 	clash_result r;
 	ck_assert_int_eq(clash_gjk(&sa, &sa, NULL, &r), CLASH_OK);
 	ck_assert(r.converged && (r.has & CLASH_HAS_DEPTH));
 	json_t *vs = json_array();
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < n; i++)
 		json_array_append_new(vs, json_pack("[fff]", a[3 * i], a[3 * i + 1], a[3 * i + 2]));
 	json_t *q = json_pack("{s{sO}s{sO}}", "a", "vertices", vs, "b", "vertices", vs);
 	char *text = json_dumps(q, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -352,12 +403,25 @@ START_TEST(through_clashd)
 	double depth = json_number_value(json_object_get(json_object_get(j, "penetration"), "depth"));
 	ck_assert_msg(depth == r.depth, "clashd %.17g, core %.17g", depth, r.depth);
 	if (getenv("CLASH_DEPTH_VERBOSE"))
-		fprintf(stderr, "%-24s depth %.17g  %.1f ms through clashd\n", "2000 same", depth, 1e3 * t);
+		fprintf(stderr, "%6d same %17s depth %.17g  %.1f ms through clashd\n", n, "", depth,
+		        1e3 * t);
 	json_decref(j);
 	hresp_free(&resp);
 	assert_clean_exit(server_stop_within(15));
 	free(srv.log);
 	srv.log = NULL;
+	free(a);
+}
+
+START_TEST(through_clashd_2000)
+{
+	through_clashd(2000);
+}
+END_TEST
+
+START_TEST(through_clashd_60000)
+{
+	through_clashd(60000);
 }
 END_TEST
 
@@ -427,13 +491,16 @@ static Suite *depth_suite(void)
 	tcase_add_test(tc, symmetric_200);
 	tcase_add_test(tc, symmetric_500);
 	tcase_add_test(tc, symmetric_2000);
-	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, symmetric_50000);
+	tcase_add_test(tc, prepared_midway);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_add_test(tc, iteration_cap);
 	tcase_add_test(tc, wire);
 	tcase_add_test(tc, cancel);
-	tcase_add_test(tc, through_clashd);
+	tcase_add_test(tc, through_clashd_2000);
+	tcase_add_test(tc, through_clashd_60000);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
