@@ -5,8 +5,9 @@
 #   make run      install missing Debian packages, build, serve on 127.0.0.1:8080
 #   make test     install missing Debian packages (with test-only ones) and the
 #                 OpenAPI validator (npm, under build/), build, run every Check
-#                 suite, then again under ASan+UBSan (the server suites then
-#                 against build/clashd-san, failing on any sanitizer report);
+#                 suite, then again under ASan+UBSan (the suites that run
+#                 clashd then against build/clashd-san, failing on any
+#                 sanitizer report);
 #                 the JavaScript client's tests (js-test, clients/js);
 #                 the demo page in headless chromium (web-test, web/);
 #                 then a short run of each fuzz target, the deploy files'
@@ -127,7 +128,7 @@ test: deps-test
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
 	CLASH_BUILD=$(B) $(B)/check
-# The server suites start $(B)/clashd-san here (CLASH_CLASHD, read by
+# The suites that run clashd start $(B)/clashd-san here (CLASH_CLASHD, read by
 # tests/http_harness.c).  Every sanitized process, each clashd-san included,
 # writes its sanitizer reports (LeakSanitizer's at exit too) to a file under
 # $(SANLOG) instead of stderr, and any such file fails the pass, whichever test
@@ -492,14 +493,14 @@ fuzz: deps-test
 # Hostile clients (issue #15), every scenario bounded in time: memory under
 # deploy/k8s's limit, fair workers, the loop while bodies stream in (suite
 # hostile); slow, vanished and greedy clients from 127.0.0.2 (suite slow);
-# strict framing (server/http); a stuck stdout (service/observe).
+# strict framing (http_api/http); a stuck stdout (operations/observe).
 # CLASH_ATTACK=full: the issue's full-size attacks (make test runs them
 # scaled down) and its targets (p99 50 ms, 250 ms; 100 ms) as the bounds.
 attack: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
 	CLASH_ATTACK=full CK_RUN_SUITE=hostile $(B)/check
 	CLASH_ATTACK=full CK_RUN_SUITE=slow $(B)/check
-	CK_RUN_SUITE=server CK_RUN_CASE=http $(B)/check
-	CK_RUN_SUITE=service CK_RUN_CASE=observe $(B)/check
+	CK_RUN_SUITE=http_api CK_RUN_CASE=http $(B)/check
+	CK_RUN_SUITE=operations CK_RUN_CASE=observe $(B)/check
 
 fuzz-smoke: $(FUZZ_BIN)
 	@$(FUZZ_SHVARS) for t in $(FUZZ_TARGETS); do \

@@ -763,9 +763,10 @@ static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivot
 			/* Turn the basis: alternately to the dual direction (the
 			 * normal of the face of co(a) - co(b) the optimum lies on)
 			 * and to the primal difference (along which the 1-norm is
-			 * the 2-norm).  Measured on the random pairs of the simplex
-			 * suite, alternating leaves a fifth fewer queries undecided
-			 * than either direction alone or the better slab's. */
+			 * the 2-norm).  Measured on the random pairs of the
+			 * method_simplex suite, alternating leaves a fifth fewer
+			 * queries undecided than either direction alone or the
+			 * better slab's. */
 			const double *next = (round & 1) ? o.primal : o.dual;
 			vec_copy(g, vec_norm(next, q->n) > 0.0 ? next : o.dir, q->n);
 		}

@@ -33,11 +33,12 @@ if [ "$profile" = runtime ]; then
 fi
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
-	# curl: the server suites and the README examples talk to clashd over HTTP
-	# (and HTTPS); openssl: the service suite makes a self-signed certificate;
-	# libglpk-dev: the exact n-D LP oracle (tests/oracle_lp.c) of the simplex
-	# and contains suites.  (libyaml-dev, which the proto suite reads
-	# proto/openapi.yaml with, is a build dependency now.)
+	# curl: the suites that run clashd and the README examples talk to it
+	# over HTTP (and HTTPS); openssl: the operations suite makes a
+	# self-signed certificate; libglpk-dev: the exact n-D LP oracle
+	# (tests/oracle_lp.c) of the method_simplex and contains suites.
+	# (libyaml-dev, which the wire_contract suite reads proto/openapi.yaml
+	# with, is a build dependency now.)
 	# libssl-dev: OpenSSL's SHA-256, the store suite's independent check
 	# of stored shapes' ids.
 	pkgs="$pkgs check libqhull-dev curl openssl libglpk-dev libssl-dev"

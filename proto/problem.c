@@ -191,7 +191,7 @@ static void put_text(proto_text *t, const char *text)
 
 /* The body of every problem; `where` (may be NULL) adds the parser's stop.
  * Written as text, the bytes json_dumps(JSON_COMPACT) gives for the object
- * of the same members (the suite "encode" compares the two). */
+ * of the same members (the suite "encode_as_jansson" compares the two). */
 static int encode(const problem_kind *k, int status, const char *detail, const char *pointer,
                   const proto_problem *where, proto_reply *out)
 {

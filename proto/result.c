@@ -9,7 +9,8 @@
  * locale.  Member order is fixed, so replies are byte-for-byte
  * reproducible.  Why no tree: building and freeing a jansson tree of a
  * few dozen values was a third of answering a small query (the suite
- * "encode" checks the text against that tree's dump on random answers).
+ * "encode_as_jansson" checks the text against that tree's dump on random
+ * answers).
  */
 #include <assert.h>
 #include <math.h>

@@ -4,8 +4,8 @@
  * against each other (issue #3: "no disagreement outside the touching
  * band").
  *
- * The pairs are those of the "pairs" suite (tests/pairgen.c: every shape
- * kind, pose kind, scale, far offsets, radii, and placements from deep
+ * The pairs are those of the "random_pairs" suite (tests/pairgen.c: every
+ * shape kind, pose kind, scale, far offsets, radii, and placements from deep
  * overlap to touching within 1e-13 of the size).  A pair is in the touching
  * band when the oracle's distance and depth are both within 1e-9 of its
  * size (plus the rounding of coordinates far from the origin); there any
@@ -62,7 +62,7 @@ START_TEST(three_methods)
 		/* The band: 1e-9 of the size, widened by the rounding of the
 		 * pair's placement far from the origin (the core is given O + t,
 		 * a double of the magnitude of O; the oracle works relative to O,
-		 * exactly), as check_pairs.c allows for positions. */
+		 * exactly), as check_random_pairs.c allows for positions. */
 		double size = p.a.extent + p.b.extent + p.a.radius + p.b.radius;
 		double coord = 0;
 		for (int k = 0; k < dim; k++)

@@ -789,7 +789,7 @@ END_TEST
 
 static Suite *epa_suite(void)
 {
-	Suite *s = suite_create("epa");
+	Suite *s = suite_create("penetration");
 	TCase *tc = tcase_create("closed");
 	tcase_add_test(tc, boxes_each_axis);
 	tcase_add_test(tc, boxes_stacked_touching);

@@ -8,7 +8,7 @@
  * circles, a small shape 1e5 from the origin) the climb's support point
  * must be as far along every direction tried as the scan's, to rounding.
  * Then whole queries: gjk, simplex and ipm on prepared shapes answer as on
- * the same shapes unprepared (the random pairs of the pairs suite, and
+ * the same shapes unprepared (the pairs of the random_pairs suite, and
  * spheres of up to 20 000 points), and the API refuses what it must.
  */
 #include <math.h>

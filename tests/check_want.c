@@ -4,7 +4,7 @@
  *
  * A query that wants less must not answer differently: the verdict of
  * CLASH_WANT_VERDICT is the full query's on every GJK88 example and on the
- * random pairs of the pairs suite (rounded ones too, 2-D and 3-D), its
+ * pairs of the random_pairs suite (rounded ones too, 2-D and 3-D), its
  * separating plane separates the vertices and its distance_lower_bound is
  * at most the full query's distance; without CLASH_WANT_DEPTH the distance
  * and near points are the full query's and no depth is computed.  The wire

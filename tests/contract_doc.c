@@ -1,8 +1,8 @@
 /*
  * contract_doc.c — proto/openapi.yaml read as JSON with libyaml, for the
- * suites that check the contract (proto, contains, scene, pairdepth,
- * service: the last keeps integers as integers, to compare the document
- * with the JSON clashd serves).
+ * suites that check the contract (wire_contract, contains, scene,
+ * pairdepth, operations: the last keeps integers as integers, to compare
+ * the document with the JSON clashd serves).
  */
 #include "contract_doc.h"
 

@@ -1,7 +1,7 @@
 /*
- * http_harness.c — what the clashd suites (server, service) share: starting
- * build/clashd and reading its log, a small HTTP/1.1 client, and queries
- * whose answers are known in closed form.
+ * http_harness.c — what the suites that run clashd (http_api, operations
+ * and others) share: starting build/clashd and reading its log, a small
+ * HTTP/1.1 client, and queries whose answers are known in closed form.
  *
  * Each test starts build/clashd on 127.0.0.1:0 (with 2 worker threads and
  * any flags and environment of its own), learns the port from its start-up
@@ -268,7 +268,7 @@ void server_start_with(const char *const *args, const char *const *env)
 		                                    "--web", "off", NULL};
 		build_argv(argv, 64, fixed, args);
 		execv(path, (char *const *)argv);
-		fprintf(stderr, "check_server: cannot run %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "http_harness: cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(fds[1]);

@@ -1,6 +1,7 @@
 /*
- * http_harness.h — shared by the suites that run clashd (check_server.c,
- * check_service.c): the server process, an HTTP/1.1 client, known answers.
+ * http_harness.h — shared by the suites that run clashd (check_http_api.c,
+ * check_operations.c and others): the server process, an HTTP/1.1 client,
+ * known answers.
  * See http_harness.c.
  */
 #ifndef TESTS_HTTP_HARNESS_H

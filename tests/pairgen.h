@@ -1,7 +1,7 @@
 /*
- * pairgen.h — the random shape pairs of the "pairs" suite, shared by the
- * suites that judge a method on them (check_pairs.c against the qhull
- * oracle, check_ipm.c against clash_gjk and the oracle).
+ * pairgen.h — the random shape pairs of the "random_pairs" suite, shared by
+ * the suites that judge a method on them (check_random_pairs.c against the
+ * qhull oracle, check_method_ipm.c against clash_gjk and the oracle).
  *
  * A pair is built from its seed alone, so a failing case is replayed from
  * the printed seed.  Shapes: points on spheres, in balls, box corners plus
@@ -13,8 +13,8 @@
  * radii.  The placement is exact by construction: B is moved along the
  * normal ray of the nearest point of A - B (found by the oracle), which
  * sets the hull gap to any chosen value (separated, touching within
- * 1e-13..1e-4 of the size either way, or overlapping).  See check_pairs.c
- * for how answers are judged.
+ * 1e-13..1e-4 of the size either way, or overlapping).  See
+ * check_random_pairs.c for how answers are judged.
  */
 #ifndef TESTS_PAIRGEN_H
 #define TESTS_PAIRGEN_H

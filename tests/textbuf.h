@@ -1,6 +1,7 @@
 /*
  * textbuf.h — a growing NUL-terminated string for the suites that write
- * request bodies and documents piece by piece (check_parse.c, check_batch.c).
+ * request bodies and documents piece by piece (check_parse_as_jansson.c,
+ * check_batch.c).
  * Allocation failure fails the running Check test.
  */
 #ifndef TESTS_TEXTBUF_H

@@ -10,10 +10,10 @@
  * arrays.  A plain scalar that is JSON by itself (a number, true, false,
  * null) is written as that literal, byte for byte, so 0.38268343236508978
  * stays exactly what the contract says; every other scalar is a string.
- * This is the reading tests/check_proto.c applies to the same file.  The
- * result is parsed back with jansson before anything is written, and the
- * output file is replaced atomically, so a broken contract fails the build
- * instead of shipping.
+ * This is the reading tests/check_wire_contract.c applies to the same file.
+ * The result is parsed back with jansson before anything is written, and
+ * the output file is replaced atomically, so a broken contract fails the
+ * build instead of shipping.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /*
- * check_proto.c — suite "proto": the v1 wire contract (proto/openapi.yaml).
+ * check_wire_contract.c — suite "wire_contract": the v1 wire contract
+ * (proto/openapi.yaml).
  *
  * Every error class is checked for its exact status, problem type and JSON
  * Pointer; the pointer scanner is checked on hand-made tricky inputs and
@@ -1484,9 +1485,9 @@ static void setup(void)
 	proto_init();
 }
 
-static Suite *proto_suite(void)
+static Suite *wire_contract_suite(void)
 {
-	Suite *s = suite_create("proto");
+	Suite *s = suite_create("wire_contract");
 	TCase *tc = tcase_create("malformed");
 	tcase_add_unchecked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, malformed_syntax);
@@ -1542,4 +1543,4 @@ static Suite *proto_suite(void)
 	return s;
 }
 
-CHECK_SUITE(proto_suite)
+CHECK_SUITE(wire_contract_suite)

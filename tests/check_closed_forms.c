@@ -1,5 +1,6 @@
 /*
- * check_core.c — suite "core": the collision core against closed-form answers.
+ * check_closed_forms.c — suite "closed_forms": the collision core against
+ * closed-form answers.
  *
  * Every expected value here is worked out by hand (distances of boxes,
  * segments, points and simplices; touching and nested shapes; poses; radii),
@@ -7,7 +8,8 @@
  * of issue #2 (duplicate, coplanar, collinear, single-point shapes; 1e-6 and
  * 1e6 coordinates; shapes far from the origin) and the failures other
  * libraries are known for (bench/README.md's peers) each have a test.
- * Randomized comparison with an independent oracle lives in check_oracle.c.
+ * Randomized comparison with an independent oracle lives in
+ * check_random_pairs.c.
  */
 #include <float.h>
 #include <math.h>
@@ -1121,9 +1123,9 @@ START_TEST(shared_vertex_8d)
 }
 END_TEST
 
-static Suite *core_suite(void)
+static Suite *closed_forms_suite(void)
 {
-	Suite *s = suite_create("core");
+	Suite *s = suite_create("closed_forms");
 	TCase *tc = tcase_create("closed_form");
 	tcase_add_test(tc, unit_cubes_two_apart);
 	tcase_add_test(tc, boxes_edge_edge_and_vertex_vertex);
@@ -1166,4 +1168,4 @@ static Suite *core_suite(void)
 	return s;
 }
 
-CHECK_SUITE(core_suite)
+CHECK_SUITE(closed_forms_suite)

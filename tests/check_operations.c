@@ -1,5 +1,5 @@
 /*
- * check_service.c — suite "service": clashd as an operated service.
+ * check_operations.c — suite "operations": clashd as an operated service.
  *
  *   limits     each request limit answered with its problem and pointer
  *              (body size, JSON depth, vertices, shapes, compound nesting),
@@ -2035,9 +2035,9 @@ START_TEST(test_healthcheck)
 }
 END_TEST
 
-Suite *service_suite(void)
+static Suite *operations_suite(void)
 {
-	Suite *s = suite_create("service");
+	Suite *s = suite_create("operations");
 	TCase *tc = tcase_create("limits");
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_set_timeout(tc, 30);
@@ -2095,4 +2095,4 @@ Suite *service_suite(void)
 	return s;
 }
 
-CHECK_SUITE(service_suite)
+CHECK_SUITE(operations_suite)

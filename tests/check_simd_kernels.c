@@ -1,6 +1,6 @@
 /*
- * check_lanes.c — suite "lanes": every SIMD kernel of core/lanes.h against
- * its scalar reference, bit for bit.
+ * check_simd_kernels.c — suite "simd_kernels": every SIMD kernel of
+ * core/lanes.h against its scalar reference, bit for bit.
  *
  * Each kernel (SSE2, and AVX where the processor has it) runs beside its
  * reference on the same inputs: counts 1 to 70 and a few larger, starts
@@ -388,9 +388,9 @@ START_TEST(small_moves)
 }
 END_TEST
 
-static Suite *lanes_suite(void)
+static Suite *simd_kernels_suite(void)
 {
-	Suite *s = suite_create("lanes");
+	Suite *s = suite_create("simd_kernels");
 	TCase *tc = tcase_create("kernels");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, merge4);
@@ -408,4 +408,4 @@ static Suite *lanes_suite(void)
 	return s;
 }
 
-CHECK_SUITE(lanes_suite)
+CHECK_SUITE(simd_kernels_suite)

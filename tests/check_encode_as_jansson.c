@@ -1,7 +1,7 @@
 /*
- * check_encode.c — suite "encode": the Result and problem encoders
- * (proto/result.c, proto/problem.c), which write their text directly,
- * against the jansson trees they used to build.
+ * check_encode_as_jansson.c — suite "encode_as_jansson": the Result and
+ * problem encoders (proto/result.c, proto/problem.c), which write their
+ * text directly, against the jansson trees they used to build.
  *
  *   result    random answers (every dimension, every combination of the
  *             `has` bits, both verdicts, warm indices, compound parts,
@@ -581,9 +581,9 @@ START_TEST(test_problem_random)
 }
 END_TEST
 
-static Suite *encode_suite(void)
+static Suite *encode_as_jansson_suite(void)
 {
-	Suite *s = suite_create("encode");
+	Suite *s = suite_create("encode_as_jansson");
 	TCase *tc = tcase_create("result");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_result_random);
@@ -603,4 +603,4 @@ static Suite *encode_suite(void)
 	return s;
 }
 
-CHECK_SUITE(encode_suite)
+CHECK_SUITE(encode_as_jansson_suite)

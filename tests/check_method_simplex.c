@@ -1,6 +1,7 @@
 /*
- * check_simplex.c — suite "simplex": method "simplex" (clash_lp_simplex,
- * Kreuzer 2016) and its revised simplex engine (core/rsimplex.c).
+ * check_method_simplex.c — suite "method_simplex": method "simplex"
+ * (clash_lp_simplex, Kreuzer 2016) and its revised simplex engine
+ * (core/rsimplex.c).
  *
  * Judges, all independent of the LP code:
  *   - closed forms: boxes, intervals, points and segments whose distance
@@ -10,7 +11,8 @@
  *   - Beale's degenerate LP (1955), on which Dantzig's rule cycles: the
  *     engine with Bland's rule reaches the optimum -1, with Dantzig's it
  *     comes back to a basis it has seen, the objective stuck at 0;
- *   - random 2-D and 3-D pairs (shapes and placements as in check_pairs.c:
+ *   - random 2-D and 3-D pairs (shapes and placements as in
+ *     check_random_pairs.c:
  *     the hull gap set exactly from the qhull oracle's near point, radii,
  *     every kind of pose): the verdict against the oracle and clash_gjk
  *     outside the touching band, 0 <= distance_lower_bound <= the oracle
@@ -841,9 +843,9 @@ START_TEST(wire)
 }
 END_TEST
 
-static Suite *simplex_suite(void)
+static Suite *method_simplex_suite(void)
 {
-	Suite *s = suite_create("simplex");
+	Suite *s = suite_create("method_simplex");
 	TCase *tc = tcase_create("closed");
 	tcase_add_test(tc, closed_forms);
 	tcase_add_test(tc, degenerate);
@@ -860,4 +862,4 @@ static Suite *simplex_suite(void)
 	return s;
 }
 
-CHECK_SUITE(simplex_suite)
+CHECK_SUITE(method_simplex_suite)

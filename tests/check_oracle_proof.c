@@ -1,6 +1,7 @@
 /*
- * check_oracle.c — suite "oracle": proves the qhull oracle (tests/oracle.c)
- * before anything else trusts it, with no help from the collision core.
+ * check_oracle_proof.c — suite "oracle_proof": proves the qhull oracle
+ * (tests/oracle.c) before anything else trusts it, with no help from the
+ * collision core.
  *
  * Three kinds of evidence:
  *   - closed forms: boxes at known gaps (face-face g, edge-edge sqrt(2)·g,
@@ -553,9 +554,9 @@ START_TEST(brute_2d)
 }
 END_TEST
 
-static Suite *oracle_suite(void)
+static Suite *oracle_proof_suite(void)
 {
-	Suite *s = suite_create("oracle");
+	Suite *s = suite_create("oracle_proof");
 	TCase *tc = tcase_create("closed_forms");
 	tcase_add_test(tc, box_gaps);
 	tcase_add_test(tc, box_random);
@@ -573,4 +574,4 @@ static Suite *oracle_suite(void)
 	return s;
 }
 
-CHECK_SUITE(oracle_suite)
+CHECK_SUITE(oracle_proof_suite)

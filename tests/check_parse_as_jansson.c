@@ -1,7 +1,8 @@
 /*
- * check_parse.c — suite "parse": the query parser's own tree builder
- * (proto/vertex_scan.c, proto_parse_query_text) against jansson's parse of
- * the same text (the same call with the shortcut off: proto_parse_ex).
+ * check_parse_as_jansson.c — suite "parse_as_jansson": the query parser's
+ * own tree builder (proto/vertex_scan.c, proto_parse_query_text) against
+ * jansson's parse of the same text (the same call with the shortcut off:
+ * proto_parse_ex).
  *
  *   tree      random documents — objects and arrays nested at random,
  *             member names and strings with escapes, UTF-8, invalid UTF-8
@@ -609,9 +610,9 @@ START_TEST(test_depth_scan)
 }
 END_TEST
 
-static Suite *parse_suite(void)
+static Suite *parse_as_jansson_suite(void)
 {
-	Suite *s = suite_create("parse");
+	Suite *s = suite_create("parse_as_jansson");
 	TCase *tc = tcase_create("tree");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_tree);
@@ -622,4 +623,4 @@ static Suite *parse_suite(void)
 	return s;
 }
 
-CHECK_SUITE(parse_suite)
+CHECK_SUITE(parse_as_jansson_suite)

@@ -1,6 +1,7 @@
 /*
- * check_ipm.c — suite "ipm": method "ipm", clash_lp_ipm (core/lp_ipm.c, the
- * 2005 interframe paper's LP solved by a primal-dual interior-point method).
+ * check_method_ipm.c — suite "method_ipm": method "ipm", clash_lp_ipm
+ * (core/lp_ipm.c, the 2005 interframe paper's LP solved by a primal-dual
+ * interior-point method).
  *
  * What is independent of the method under test:
  *   - closed forms: boxes apart, overlapping and touching in every
@@ -12,7 +13,7 @@
  *     on the other grown by rb), and every intersecting answer's common
  *     point against both shapes;
  *   - the qhull oracle (tests/oracle.c) on the random 2-D and 3-D pairs of
- *     the "pairs" suite (tests/pairgen.c), outside the touching band;
+ *     the "random_pairs" suite (tests/pairgen.c), outside the touching band;
  *   - clash_gjk, a different algorithm, on random 4-D, 6-D and 8-D
  *     polytopes and on 10 000-vertex point clouds, outside the touching
  *     band; and on the d-D polytopes the exact LP oracle (tests/oracle_lp.c,
@@ -1069,7 +1070,7 @@ START_TEST(large_clouds)
 }
 END_TEST
 
-/* ---- the pairs of the "pairs" suite, against the oracle ------------------- */
+/* ---- the pairs of the "random_pairs" suite, against the oracle ------------ */
 
 static void pairs_run(int dim, int count, uint64_t base)
 {
@@ -1284,9 +1285,9 @@ START_TEST(contract)
 }
 END_TEST
 
-static Suite *ipm_suite(void)
+static Suite *method_ipm_suite(void)
 {
-	Suite *s = suite_create("ipm");
+	Suite *s = suite_create("method_ipm");
 	TCase *tc = tcase_create("closed");
 	tcase_add_test(tc, boxes_apart);
 	tcase_add_test(tc, boxes_overlapping_and_touching);
@@ -1323,4 +1324,4 @@ static Suite *ipm_suite(void)
 	return s;
 }
 
-CHECK_SUITE(ipm_suite)
+CHECK_SUITE(method_ipm_suite)

@@ -1,13 +1,13 @@
 /*
- * check_server.c — suite "server": clashd end to end, over real HTTP: the
- * contract's routes, errors, hostile clients, keep-alive, concurrency,
+ * check_http_api.c — suite "http_api": clashd end to end, over real HTTP:
+ * the contract's routes, errors, hostile clients, keep-alive, concurrency,
  * drain, flags.
  *
  * Each test starts build/clashd on 127.0.0.1:0 with 2 worker threads and
  * talks HTTP/1.1 to it (tests/http_harness.c).  Answers are checked against
  * closed forms: boxes whose distance, near points and separating plane are
  * known exactly.  The operational features (limits, backpressure,
- * deadlines, metrics, security) are suite "service" (check_service.c).
+ * deadlines, metrics, security) are suite "operations" (check_operations.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1111,9 +1111,9 @@ START_TEST(test_flag_precedence)
 }
 END_TEST
 
-Suite *server_suite(void)
+static Suite *http_api_suite(void)
 {
-	Suite *s = suite_create("server");
+	Suite *s = suite_create("http_api");
 
 	TCase *tc = tcase_create("http");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -1151,4 +1151,4 @@ Suite *server_suite(void)
 	return s;
 }
 
-CHECK_SUITE(server_suite)
+CHECK_SUITE(http_api_suite)

@@ -1,7 +1,7 @@
 /*
- * check_pairs.c — suite "pairs": the collision core (clash_gjk) and the
- * `clash query` command line tool against the qhull oracle (tests/oracle.c)
- * on thousands of random shape pairs.
+ * check_random_pairs.c — suite "random_pairs": the collision core
+ * (clash_gjk) and the `clash query` command line tool against the qhull
+ * oracle (tests/oracle.c) on thousands of random shape pairs.
  *
  * Each pair is built from its own seed (printed, with the whole pair, on any
  * failure), so a failing case is replayed alone.  Shapes: points on spheres,
@@ -49,8 +49,8 @@
  * does not stop at the first bad pair: failures are counted by kind, the
  * first few printed (two with the whole pair), and the summary line gives
  * the counts and the worst errors.  To replay one pair with everything
- * printed: CLASH_PAIR_SEED=0x... [CLASH_PAIR_DIM=2] CK_RUN_SUITE=pairs
- * CK_RUN_CASE=core build/check.
+ * printed: CLASH_PAIR_SEED=0x... [CLASH_PAIR_DIM=2]
+ * CK_RUN_SUITE=random_pairs CK_RUN_CASE=core build/check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1011,9 +1011,9 @@ START_TEST(cli_query)
 }
 END_TEST
 
-static Suite *pairs_suite(void)
+static Suite *random_pairs_suite(void)
 {
-	Suite *s = suite_create("pairs");
+	Suite *s = suite_create("random_pairs");
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, core_3d, 0, 4);
 	tcase_add_loop_test(tc, core_2d, 0, 2);
@@ -1031,4 +1031,4 @@ static Suite *pairs_suite(void)
 	return s;
 }
 
-CHECK_SUITE(pairs_suite)
+CHECK_SUITE(random_pairs_suite)

@@ -1,8 +1,8 @@
 /*
- * check_readback.c — suite "readback": proto's calls that read JSON text
- * back for the clash tool (proto_json_state_of, proto_problem_place,
- * proto_scene_tally_of), each against jansson asked directly, as cli/ did
- * before it left JSON to proto.
+ * check_readback_as_jansson.c — suite "readback_as_jansson": proto's
+ * calls that read JSON text back for the clash tool (proto_json_state_of,
+ * proto_problem_place, proto_scene_tally_of), each against jansson asked
+ * directly, as cli/ did before it left JSON to proto.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -155,9 +155,9 @@ START_TEST(scene_tallies)
 }
 END_TEST
 
-static Suite *readback_suite(void)
+static Suite *readback_as_jansson_suite(void)
 {
-	Suite *s = suite_create("readback");
+	Suite *s = suite_create("readback_as_jansson");
 	TCase *tc = tcase_create("readback");
 	tcase_add_test(tc, json_states);
 	tcase_add_test(tc, problems_placed);
@@ -166,4 +166,4 @@ static Suite *readback_suite(void)
 	return s;
 }
 
-CHECK_SUITE(readback_suite)
+CHECK_SUITE(readback_as_jansson_suite)

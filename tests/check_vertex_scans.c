@@ -1,6 +1,6 @@
 /*
- * check_support.c — suite "support": the vertex scans of core/support.c
- * against a plain scalar scan.
+ * check_vertex_scans.c — suite "vertex_scans": the vertex scans of
+ * core/support.c against a plain scalar scan.
  *
  * The scans are vectorized and interleaved (support.c), but their answer is
  * defined by the plain loop: the first vertex of largest inner product,
@@ -182,9 +182,9 @@ START_TEST(huge_is_not_nan)
 }
 END_TEST
 
-static Suite *support_suite(void)
+static Suite *vertex_scans_suite(void)
 {
-	Suite *s = suite_create("support");
+	Suite *s = suite_create("vertex_scans");
 	TCase *tc = tcase_create("scan");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, scan_is_the_plain_scan);
@@ -195,4 +195,4 @@ static Suite *support_suite(void)
 	return s;
 }
 
-CHECK_SUITE(support_suite)
+CHECK_SUITE(vertex_scans_suite)

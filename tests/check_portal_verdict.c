@@ -1,5 +1,6 @@
 /*
- * check_mpr.c — suite "mpr": the verdict's portal refinement (core/mpr.c).
+ * check_portal_verdict.c — suite "portal_verdict": the verdict's portal
+ * refinement (core/mpr.c).
  *
  * mpr_verdict3 is driven here with a support mapping over an explicit
  * point set K (a box, an octahedron, random points), so every answer can
@@ -262,9 +263,9 @@ START_TEST(random_sets)
 }
 END_TEST
 
-static Suite *mpr_suite(void)
+static Suite *portal_verdict_suite(void)
 {
-	Suite *s = suite_create("mpr");
+	Suite *s = suite_create("portal_verdict");
 	TCase *tc = tcase_create("mpr");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, boxes);
@@ -274,4 +275,4 @@ static Suite *mpr_suite(void)
 	return s;
 }
 
-CHECK_SUITE(mpr_suite)
+CHECK_SUITE(portal_verdict_suite)
