@@ -1,6 +1,6 @@
 /*
- * check_epa.c — suite "epa": the exact penetration depth (core/epa.c, through
- * clash_gjk) against closed forms.
+ * check_penetration.c — suite "penetration": the exact penetration depth
+ * (core/epa.c, through clash_gjk) against closed forms.
  *
  * Every expected depth, normal and deepest point here is worked out by hand:
  * boxes overlapping by known amounts along each axis (and exactly
@@ -14,7 +14,7 @@
  * failures other libraries are known for (bench/README.md's peers: flipped
  * normals on touching or face-face boxes, NaN, hangs, "origin outside the
  * polytope") each have a test.  Randomized comparison with the qhull oracle
- * is in check_pairs.c.
+ * is in check_random_pairs.c.
  *
  * Every answer also passes the invariants of any penetration: finite; a
  * unit normal; depth >= depth_lower_bound; depth_a - depth_b = depth *
@@ -787,7 +787,7 @@ START_TEST(wire)
 }
 END_TEST
 
-static Suite *epa_suite(void)
+static Suite *penetration_suite(void)
 {
 	Suite *s = suite_create("penetration");
 	TCase *tc = tcase_create("closed");
@@ -820,4 +820,4 @@ static Suite *epa_suite(void)
 	return s;
 }
 
-CHECK_SUITE(epa_suite)
+CHECK_SUITE(penetration_suite)
