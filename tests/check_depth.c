@@ -16,8 +16,9 @@
  * Symmetric hulls of 50 000 vertices take EPA past its fixed cap, and a
  * search that prepares its shapes midway answers the caller-prepared
  * bytes.  max_iterations in the query still caps EPA, and a cancel flag
- * stops it; identical hulls of 2 000 and 60 000 vertices through clashd
- * converge within its default --request-timeout.
+ * stops it; identical hulls of 2 000 and 60 000 vertices through clashd,
+ * and of 200 000 (the vertex limit) by ref, converge within its default
+ * --request-timeout.
  */
 #include <math.h>
 #include <pthread.h>
@@ -425,6 +426,73 @@ START_TEST(through_clashd_60000)
 }
 END_TEST
 
+/* The vertex limit by ref: a centrally symmetric hull of 200 000 vertices
+ * (clashd's default --max-vertices) stored once, queried against itself
+ * and against itself moved by t: converged within the default
+ * --request-timeout (under the sanitizers, which run it some five times
+ * slower, with 60 s), the depths twice A's nearest facet and the least
+ * 2 h_f - u_f.t over A's facets (qhull), as symmetric_* above. */
+START_TEST(by_ref_200000)
+{
+	enum { N = 200000 };
+	double *a = malloc(3 * sizeof *a * N);
+	char *text = malloc((size_t)N * 80 + 64), *o = text;
+	ck_assert(a && text);
+	fibonacci(a, N, 1);
+	o += sprintf(o, "{\"positions\":[");
+	for (int i = 0; i < 3 * N; i++)
+		o += sprintf(o, "%s%.17g", i ? "," : "", a[i]);
+	sprintf(o, "]}");
+	double *pl;
+	size_t np;
+	ck_assert_int_eq(oracle_hull_planes(3, a, N, &pl, &np), ORACLE_OK);
+	const double t[3] = {1e-7, 2e-7, 0};
+	double width = INFINITY, moved = INFINITY;
+	for (size_t f = 0; f < np; f++) {
+		const double *u = pl + 4 * f;
+		width = fmin(width, 2 * u[3]);
+		moved = fmin(moved, 2 * u[3] - (u[0] * t[0] + u[1] * t[1] + u[2] * t[2]));
+	}
+	free(pl);
+	free(a);
+	if (getenv("CLASH_CLASHD_SAN"))
+		server_start_with((const char *const[]){"--request-timeout", "60s", NULL}, NULL);
+	else
+		server_start();
+	hresp resp;
+	http_do("POST", "/v1/shapes", JSON_HEADERS, text, strlen(text), &resp);
+	free(text);
+	ck_assert_msg(resp.status == 201, "upload: %d %s", resp.status, resp.body);
+	json_t *j = json_loads(resp.body, 0, NULL);
+	char q[512];
+	const char *id = json_string_value(json_object_get(j, "id"));
+	for (int m = 0; m < 2; m++) {
+		snprintf(q, sizeof q, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\"%s}}", id, id,
+		         m ? ",\"pose\":{\"translation\":[1e-7,2e-7,0]}" : "");
+		hresp r;
+		double t0 = now();
+		http_do("POST", "/v1/query", JSON_HEADERS, q, strlen(q), &r);
+		double dt = now() - t0;
+		ck_assert_msg(r.status == 200, "status %d: %s", r.status, r.body);
+		json_t *ans = json_loads(r.body, 0, NULL);
+		ck_assert(json_is_true(json_object_get(ans, "converged")));
+		double depth =
+		    json_number_value(json_object_get(json_object_get(ans, "penetration"), "depth"));
+		ck_rel(depth, m ? moved : width, 1e-9, m ? "200000 by ref, moved" : "200000 by ref");
+		if (getenv("CLASH_DEPTH_VERBOSE"))
+			fprintf(stderr, "%6d sym %-14s by ref depth %.17g  %.1f ms through clashd\n", N,
+			        m ? "moved" : "same", depth, 1e3 * dt);
+		json_decref(ans);
+		hresp_free(&r);
+	}
+	json_decref(j);
+	hresp_free(&resp);
+	assert_clean_exit(server_stop_within(15));
+	free(srv.log);
+	srv.log = NULL;
+}
+END_TEST
+
 /* A cancel flag already set stops the query; one set while EPA runs stops
  * it there (a query of EPA's length, cancelled a tenth of the way in:
  * GJK's two iterations are long done by then). */
@@ -501,6 +569,7 @@ static Suite *depth_suite(void)
 	tcase_add_test(tc, cancel);
 	tcase_add_test(tc, through_clashd_2000);
 	tcase_add_test(tc, through_clashd_60000);
+	tcase_add_test(tc, by_ref_200000);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
