@@ -82,7 +82,8 @@ export interface ResultVectors<V> {
   near?: { a: V; b: V };
   normal?: V;
   plane?: { normal: V; offset: number };
-  penetration?: { normal: V; depth?: number; points?: { a: V; b: V } };
+  /** pair: the compound answer's `deepest_pair` (its parts in `near_parts`). */
+  penetration?: { normal: V; depth?: number; points?: { a: V; b: V }; pair: boolean };
   contact?: V;
   /** A mesh answer's `intersection`. */
   kind?: Result['intersection'];

@@ -331,7 +331,8 @@ export class ClashdThree {
  * `normal` (unit, from a towards b: the separating plane's normal when
  * apart, the penetration's when overlapping and the answer has one, the
  * time of impact's contact normal), `plane` {normal, offset} when apart,
- * `penetration` {normal, depth, points {a, b}} when the answer has one,
+ * `penetration` {normal, depth, points {a, b}, pair} when the answer has
+ * one (for compound shapes their `deepest_pair`'s, then `pair` is true),
  * `contact` the point of contact (the time of impact's, or for an
  * intersecting answer a common point: near_points.a), and `kind` the
  * mesh answer's `intersection` (`surfaces`, `a_inside_b`, `b_inside_a`).
@@ -344,11 +345,14 @@ export function resultVectors(result, three) {
   const out = { near: undefined, normal: undefined, plane: undefined, penetration: undefined, contact: undefined, kind: undefined };
   if (result.near_points) out.near = { a: v(result.near_points.a), b: v(result.near_points.b) };
   if (result.separating_plane) out.plane = { normal: v(result.separating_plane.normal), offset: result.separating_plane.offset };
-  const pen = result.penetration;
+  // a compound's answer: the deepest intersecting pair of parts
+  const pen = result.penetration && !Array.isArray(result.penetration.normal) &&
+    result.penetration.deepest_pair ? result.penetration.deepest_pair : result.penetration;
   if (pen && Array.isArray(pen.normal)) {
     out.penetration = {
       normal: v(pen.normal), depth: pen.depth ?? pen.depth_lower_bound,
       points: pen.points ? { a: v(pen.points.a), b: v(pen.points.b) } : undefined,
+      pair: pen !== result.penetration,
     };
   }
   if (typeof result.intersection === 'string') out.kind = result.intersection;

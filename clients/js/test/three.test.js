@@ -302,6 +302,26 @@ test('live: a hull posed by matrixWorld answers as the same points moved by hand
   assert.ok(Math.abs(v.near.a.distanceTo(v.near.b) - r1.distance) < 1e-9);
 });
 
+test('live: a compound clash shows its deepest pair of parts', async () => {
+  const c = new Clashd(server.url);
+  // two slabs side by side; b a cube overlapping the first by 0.25 and
+  // the second by 0.5 (x from 1.5 to 2.5): the deepest pair is (1, 0)
+  const box = (x0, x1) => ({ vertices: [[x0, 0, 0], [x1, 0, 0], [x0, 1, 0], [x1, 1, 0],
+    [x0, 0, 1], [x1, 0, 1], [x0, 1, 1], [x1, 1, 1]] });
+  const r = await c.query({ a: { parts: [box(0, 1.75), box(2, 3)] }, b: box(1.5, 2.5) });
+  assert.equal(r.intersecting, true);
+  assert.equal(r.penetration.normal, undefined, 'a compound has only its bound at the top');
+  const v = resultVectors(r, THREE);
+  assert.equal(v.penetration.pair, true);
+  assert.deepEqual([r.near_parts.a, r.near_parts.b], [1, 0]);
+  assert.ok(Math.abs(v.penetration.depth - 0.5) < 1e-12, `depth ${v.penetration.depth}`);
+  assert.ok(Math.abs(Math.abs(v.penetration.normal.x) - 1) < 1e-12);
+  assert.deepEqual(v.normal.toArray(), v.penetration.normal.toArray());
+  const one = resultVectors(await c.query({ a: box(2, 3), b: box(1.5, 2.5) }), THREE);
+  assert.equal(one.penetration.pair, false);
+  assert.equal(one.penetration.depth, v.penetration.depth, 'the pair alone, the same depth');
+});
+
 test('live: many moves by ref upload each geometry once', async () => {
   const rec = recordingFetch();
   const c = new Clashd(server.url, { fetch: rec });
