@@ -390,8 +390,8 @@ static void queue_request(http_request *r)
 /*
  * Fair workers.  A heavy request (a body of HTTP_HEAVY_BYTES or more, whose
  * decoding alone takes milliseconds, or one naming more than
- * HTTP_HEAVY_SHAPES shapes, by points or by ref, whose pairs of parts grow
- * with their square)
+ * HTTP_HEAVY_SHAPES shapes, by points, as primitives or by ref, whose
+ * pairs of parts grow with their square)
  * may hold at most threads - 1 workers: the others wait in a list on the
  * loop, so a small query always finds a worker that no heavy one holds,
  * and waits at most behind other small ones.  With one thread there is
@@ -414,10 +414,13 @@ static int is_heavy(const http_request *r)
 		return 1; /* imports take turns (proto.h): never every worker waiting */
 	if (r->len >= HTTP_HEAVY_BYTES)
 		return 1;
-	/* Shapes by their points or by ref (a small body may name large
-	 * stored shapes); a key counted where it is no member (in a string)
-	 * only makes a request wait its turn. */
-	static const char *const keys[] = {"\"vertices\"", "\"positions\"", "\"ref\""};
+	/* Shapes by their points, as primitives or by ref (a small body
+	 * may name large stored shapes, or many curved parts whose pairs
+	 * each run a depth search); a key counted where it is no member (in
+	 * a string) only makes a request wait its turn. */
+	static const char *const keys[] = {"\"vertices\"", "\"positions\"", "\"ref\"",
+	                                   "\"sphere\"",   "\"box\"",       "\"capsule\"",
+	                                   "\"cylinder\"", "\"cone\"",      "\"ellipsoid\""};
 	size_t shapes = 0;
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
 		size_t n = strlen(keys[k]);
