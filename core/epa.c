@@ -112,7 +112,6 @@ typedef struct epa_hent {
 
 typedef struct epa_poly {
 	const support_frame *fa, *fb;
-	scan3 *sa, *sb; /* fa's and fb's copies by coordinate (3-D), built or not */
 	int dim;
 	double tol;   /* convergence tolerance (frame units) */
 	double scale; /* the largest |y| seen: the size of K */
@@ -280,11 +279,11 @@ static void grow_scale(epa_poly *p, const double *y)
  * may fall short of the true support by as much, which would let the
  * convergence test pass early.  The differences are exact to the shape's
  * own size, and cost one subtraction per coordinate.  1-D and 2-D here;
- * 3-D in shape_support3 (below), by support.c's vectorized scans. */
+ * 3-D by support_eval_rel3 (support.h). */
 static size_t shape_support(const support_frame *f, const double *d, double *x)
 {
 	const int n = f->dim;
-	assert(n <= 2); /* 3-D: shape_support3 */
+	assert(n <= 2); /* 3-D: support_eval_rel3 */
 	double e[EPA_MAX_DIM];
 	for (int k = 0; k < n; k++)
 		e[k] = f->posed ? vec_dot(f->lin + k * n, d, n) : d[k];
@@ -314,38 +313,6 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 	return best;
 }
 
-/* Have the next relative scan of f leave a copy of v_i - v_0 in s. */
-static void want_rel(scan3 *s, const support_frame *f)
-{
-	if (s->state == SCAN3_RAW)
-		s->state = SCAN3_RAW_WANT_REL;
-	else if (s->state == SCAN3_NONE && scan3_usable(f))
-		s->state = SCAN3_WANT_REL;
-}
-
-/* shape_support for dim 3, by support.c's vectorized scan, the hull
- * climb of a prepared shape, or s, f's copy by coordinate when built: the
- * polyhedron's loop takes two per iteration. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline size_t shape_support3(const support_frame *f, scan3 *s, const double *d,
-                                    double *x)
-{
-	if (f->kind)
-		return support_primitive3(f, d, x);
-	double el[3];
-	const double *e = support_local_dir3(f, d, el);
-	size_t best;
-	if (s->state != SCAN3_NONE)
-		best = scan3_max_dot_rel(s, f, e);
-	else
-		best = prepared_climbs(f->prep) ? prepared_climb(f->prep, e, 1, f->hint)
-		                                : support_max_dot_rel3(f->vertices, f->count, e);
-	support_point3(f, best, x);
-	return best;
-}
-
 /* probe for dim 3: the points through locals (registers), each stored
  * once. */
 #if defined(__GNUC__)
@@ -356,8 +323,8 @@ static inline double probe3(epa_poly *p, const double *d, epa_vertex *w)
 	const double d0 = d[0], d1 = d[1], d2 = d[2];
 	const double nd[3] = {-d0, -d1, -d2};
 	double a[3], b[3];
-	const size_t ia = shape_support3(p->fa, p->sa, d, a);
-	const size_t ib = shape_support3(p->fb, p->sb, nd, b);
+	const size_t ia = support_eval_rel3(p->fa, d, a);
+	const size_t ib = support_eval_rel3(p->fb, nd, b);
 	const double y0 = a[0] - b[0], y1 = a[1] - b[1], y2 = a[2] - b[2];
 	const double h = y0 * d0 + y1 * d1 + y2 * d2;
 	w->ia = ia;
@@ -1250,15 +1217,12 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 			m = p->fd[i] < m ? p->fd[i] : m;
 		out->seed_bound = m > 0.0 ? m : 0.0;
 	}
-	/* The polyhedron's scans read copies of the differences v_i - v_0,
-	 * made by the first one (GJK's copies of the vertices, when it made
-	 * them, would subtract them again in every scan; they are turned
-	 * into these in place, EPA having the last support point of the
-	 * query).  A search that stops at its first support point pays
-	 * three stores per four vertices for them; one that goes on, as most
-	 * do, gains in every scan. */
-	want_rel(p->sa, p->fa);
-	want_rel(p->sb, p->fb);
+	/* The polyhedron's scans are relative ones: the copies of the
+	 * vertices that GJK had the frames keep would subtract v_0 again in
+	 * every scan, so they are turned into copies of v_i - v_0 in place,
+	 * EPA having the last support point of the query. */
+	support_frame_prefer_rel(p->fa);
+	support_frame_prefer_rel(p->fb);
 	for (int it = 1;; it++) {
 		const int best = nearest_face(p);
 		assert(p->fd[best] < INFINITY); /* a live face */
@@ -1293,8 +1257,8 @@ int epa_most_expansions(const support_frame *fa, const support_frame *fb)
 	return n < EPA_MOST_EXPANSIONS ? (int)n : EPA_MOST_EXPANSIONS;
 }
 
-int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
-                    int dim, const epa_vertex *seed, int nseed, const double *common_a,
+int epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
+                    const epa_vertex *seed, int nseed, const double *common_a,
                     const double *common_b, double tol, int max_iterations,
                     const volatile int *cancel, epa_answer *out)
 {
@@ -1307,8 +1271,6 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa,
 	epa_poly p;
 	p.fa = fa;
 	p.fb = fb;
-	p.sa = sa;
-	p.sb = sb;
 	p.dim = dim;
 	p.tol = tol;
 	p.scale = 0.0;

@@ -18,7 +18,6 @@
 #include <stddef.h>
 
 #include "clash.h"
-#include "scan3.h"
 #include "support.h"
 
 /* Largest dimension EPA handles. */
@@ -63,9 +62,8 @@ typedef struct epa_answer {
  * max_iterations caps the expansions (0: epa_most_expansions, also the
  * most it may be); cancel (may be NULL), once nonzero, stops the search
  * before its next expansion with CLASH_ECANCELED.
- * sa and sb are the query's copies of the shapes' vertices by coordinate
- * (scan3.h), built or not (state 0): in 3-D EPA scans them when built,
- * and builds them if its search goes on and they can be.
+ * In 3-D the frames' copies of their vertices (support_frame_keep_copy),
+ * when they keep them, are turned into the relative scans' own.
  * Answers unless it returns CLASH_ENOMEM (its storage grows on the heap
  * past CLASH_EPA_FIXED_EXPANSIONS expansions) or CLASH_ECANCELED: a
  * degenerate polytope, a numerical inconsistency or the cap ends the
@@ -76,8 +74,8 @@ typedef struct epa_answer {
  * vertices take about 1.6 n; each expansion keeps about 350 bytes). */
 int epa_most_expansions(const support_frame *fa, const support_frame *fb);
 
-int epa_penetration(const support_frame *fa, const support_frame *fb, scan3 *sa, scan3 *sb,
-                    int dim, const epa_vertex *seed, int nseed, const double *common_a,
+int epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
+                    const epa_vertex *seed, int nseed, const double *common_a,
                     const double *common_b, double tol, int max_iterations,
                     const volatile int *cancel, epa_answer *out);
 

@@ -29,7 +29,6 @@
 #include "mesh_query.h"
 #include "mpr.h"
 #include "primitive.h"
-#include "scan3.h"
 #include "simplex.h"
 #include "support.h"
 #include "vec.h"
@@ -90,10 +89,10 @@ typedef struct gjk_query {
 	size_t hint_a, hint_b; /* prepared shapes: the last support points */
 	int curved; /* a side is an exact primitive (its support points have index 0) */
 	simplex_table table;
-	/* The shapes' vertices by coordinate (scan3.h), built when the
-	 * iterations go on (see clash_gjk): GJK's later support points and
-	 * EPA's scan them. */
-	scan3 sa, sb;
+	/* Room for the frames' copies of the vertices by coordinate, kept
+	 * when the iterations go on (see iterate): GJK's later support
+	 * points and EPA's scan them. */
+	support_copy copy_a, copy_b;
 } gjk_query;
 
 static void build_table(gjk_query *q)
@@ -114,8 +113,8 @@ static void support_k(gjk_query *q, const double *d, gjk_point *p)
 		nd[0] = -d[0];
 		nd[1] = -d[1];
 		nd[2] = -d[2];
-		p->ia = scan3_eval3(&q->fa, &q->sa, d, p->a);
-		p->ib = scan3_eval3(&q->fb, &q->sb, nd, p->b);
+		p->ia = support_eval3(&q->fa, d, p->a);
+		p->ib = support_eval3(&q->fb, nd, p->b);
 		p->y[0] = p->a[0] - p->b[0];
 		p->y[1] = p->a[1] - p->b[1];
 		p->y[2] = p->a[2] - p->b[2];
@@ -331,8 +330,8 @@ static int penetration(gjk_query *q, const simplex_solution *sol, const double *
 	int cap = opt ? opt->max_iterations : 0;
 	if (q->curved && cap == 0)
 		cap = GJK_CURVED_EPA_CAP;
-	int err = epa_penetration(&q->fa, &q->fb, &q->sa, &q->sb, n, seed, nseed, pa, pb, tol_f,
-	                          cap, opt ? opt->cancel : NULL, &e);
+	int err = epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f, cap,
+	                          opt ? opt->cancel : NULL, &e);
 	if (err != CLASH_OK)
 		return err;
 	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
@@ -603,7 +602,6 @@ static void query_init(gjk_query *q, gjk_params *p, const clash_shape *a, const 
 	q->hint_b = s->warm ? opt->warm_b[0] : s->ib0;
 	q->fa.hint = &q->hint_a;
 	q->fb.hint = &q->hint_b;
-	q->sa.state = q->sb.state = SCAN3_NONE;
 
 	double size = fr->ra + fr->rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
@@ -683,7 +681,8 @@ static int verdict_start(gjk_query *q, const gjk_params *p, const gjk_start *s,
 	q->pts[1] = q->pts[0];
 	q->pts[0] = c;
 	q->npts = 2;
-	if (n == 3 && (scan3_usable(&q->fa) || q->fa.kind) && (scan3_usable(&q->fb) || q->fb.kind)) {
+	if (n == 3 && (support_frame_can_copy(&q->fa) || q->fa.kind) &&
+	    (support_frame_can_copy(&q->fb) || q->fb.kind)) {
 		/* Portal refinement takes a few more support points than GJK
 		 * (GJK88: 3.4 against 3.6 iterations on overlapping pairs, 5
 		 * against 3.5 on the separated ones the first point leaves
@@ -695,8 +694,8 @@ static int verdict_start(gjk_query *q, const gjk_params *p, const gjk_start *s,
 		 * M = 100 000, 2.4 against 5.3 prepared).  The first of the
 		 * support points copies the vertices by coordinate for the
 		 * others. */
-		q->sa.state = q->fa.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
-		q->sb.state = q->fb.kind ? SCAN3_NONE : SCAN3_WANT_RAW;
+		support_frame_keep_copy(&q->fa, &q->copy_a);
+		support_frame_keep_copy(&q->fb, &q->copy_b);
 		if (verdict_mpr(q, reach_f, p->unit, shift, p->tol, a, b, r, extra, rc))
 			return 1;
 	}
@@ -782,10 +781,8 @@ static int iterate(gjk_query *q, const gjk_params *p, const clash_options *opt, 
 			 * later ones (three stores per four vertices; a
 			 * verdict, which stops at the first decisive point,
 			 * keeps scanning the array). */
-			if (scan3_usable(&q->fa))
-				q->sa.state = SCAN3_WANT_RAW;
-			if (scan3_usable(&q->fb))
-				q->sb.state = SCAN3_WANT_RAW;
+			support_frame_keep_copy(&q->fa, &q->copy_a);
+			support_frame_keep_copy(&q->fb, &q->copy_b);
 		}
 		int backup = solve(q, sol); /* step 2 */
 		r->backups += backup;

@@ -28,7 +28,6 @@
 #include "lanes.h"
 #include "primitive.h"
 #include "rsimplex.h"
-#include "scan3.h"
 #include "support.h"
 #include "vec.h"
 
@@ -63,11 +62,6 @@ typedef struct lp_query {
 	double basis[CLASH_MAX_DIM * CLASH_MAX_DIM]; /* row k: q_k (when rotated) */
 	const volatile int *cancel; /* clash_options.cancel */
 	struct lp_priced *priced; /* lp_dantzig's record of its last pricing */
-	/* The shapes' vertices by coordinate (scan3.h; a, b), made by the
-	 * first pricing scan of each: the pricing scans and the slabs read
-	 * them.  In the caller's storage (6 KB: kept out of this struct,
-	 * which pricing sees as const). */
-	scan3 *copy[2];
 } lp_query;
 
 /* The last Dantzig pricing (lp_dantzig): the duals it priced and the
@@ -117,12 +111,10 @@ static double lp_column(const void *ctx, size_t j, double *col)
 	return 1.0;
 }
 
-/* support_eval3 for side 0 (a) or 1 (b) of a 3-D query, over the copy
- * of its vertices when there is one: the same direction L^T d, the same
- * vertex (scan3.h). */
+/* support_eval3 for side 0 (a) or 1 (b) of a 3-D query. */
 LP_INLINE size_t lp_eval3(const lp_query *q, int side, const double *d, double *x)
 {
-	return scan3_eval3(side ? &q->fb : &q->fa, q->copy[side], d, x);
+	return support_eval3(side ? &q->fb : &q->fa, d, x);
 }
 
 /* support_eval, the same way: any dimension. */
@@ -818,12 +810,10 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		support_sample_centre(b, sb);
 	support_centre_direction(sa, sb, g, n);
 	/* 3-D pricing scans each shape a few times (GJK88 set: 4 to 6 scans
-	 * per query): the pass that sets up the frame also copies the
-	 * vertices by coordinate (when it is the AVX scan; else the first
-	 * pricing scan does), and the later scans read four vertices to a
-	 * load without transposing. */
-	scan3 copy[2];
-	copy[0].state = copy[1].state = n == 3 ? SCAN3_WANT_RAW : SCAN3_NONE;
+	 * per query): the frames keep copies of the vertices by coordinate,
+	 * made by the pass that sets up the frame when it is the AVX scan
+	 * (else by the first pricing scan). */
+	support_copy copy[2];
 	support_pair_frame fr;
 	size_t start[2];
 	if ((err = support_pair_frame_init_copy(&fr, a, b, g, &start[0], &start[1], &copy[0],
@@ -846,11 +836,8 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	q.priced = NULL;
 	support_frame_init(&q.fa, a, shift, inv);
 	support_frame_init(&q.fb, b, shift, inv);
-	q.copy[0] = &copy[0];
-	q.copy[1] = &copy[1];
-	for (int s = 0; s < 2; s++)
-		if (copy[s].state == SCAN3_WANT_RAW && !scan3_usable(s ? &q.fb : &q.fa))
-			copy[s].state = SCAN3_NONE;
+	support_frame_keep_pair_copy(&q.fa, &copy[0]);
+	support_frame_keep_pair_copy(&q.fb, &copy[1]);
 
 	const double tol_f = verdict_tolerance(opt, ra + rb + a->radius + b->radius,
 	                                       ra + rb + 2.0 * half_gap) * inv;

@@ -2,7 +2,7 @@
  * scan3.c — support scans over a by-coordinate copy of the vertices (see
  * scan3.h).
  *
- * The copy's states decide which scan of lanes.h runs: from the vertex
+ * The copy's state decides which scan of lanes.h runs: from the vertex
  * array, making the copy (raw or less v_0) on the way, or from the copy,
  * scoring it raw, less v_0, or turning it into v - v_0 in place.  Each
  * answers "the first vertex of largest score" with each score computed as
@@ -13,55 +13,78 @@
 #include "lanes.h"
 #include "scan3.h"
 
-int scan3_usable(const support_frame *f)
-{
-#if defined(LANES_AVX)
-	return f->dim == 3 && !f->kind && f->count <= SCAN3_MAX && lanes_have_avx();
-#else
-	(void)f;
-	return 0;
-#endif
-}
+/* The first two are also scan3.h's (scan3_start, scan3_filled). */
+enum scan3_state {
+	SCAN3_EMPTY = 0,    /* the next scan makes the copy (of v_i or v_i - v_0) */
+	SCAN3_RAW = 1,      /* a copy of the vertices v_i */
+	SCAN3_RAW_WANT_REL, /* that, to be turned into v_i - v_0 by the next relative scan */
+	SCAN3_REL           /* a copy of v_i - v_0 (what the relative scan scores) */
+};
 
-#if defined(LANES_AVX)
-size_t scan3_max_dot(scan3 *s, const support_frame *f, const double *e)
+void scan3_want_rel(scan3 *s)
 {
 	if (s->state == SCAN3_RAW)
-		return lanes_soa_max_dot_raw(s->x, s->y, s->z, NULL, f->count, e);
-	assert(s->state == SCAN3_WANT_RAW);
-	s->state = SCAN3_RAW;
-	return lanes_soa_max_dot_aos_raw(s->x, s->y, s->z, f->vertices, f->count, e);
+		s->state = SCAN3_RAW_WANT_REL;
 }
 
-size_t scan3_max_dot_rel(scan3 *s, const support_frame *f, const double *e)
+/* scan3_usable asks for AVX where lanes.h builds its kernels. */
+#if defined(SCAN3_AVX) != defined(LANES_AVX)
+#error "scan3.h and lanes.h disagree on where the AVX kernels are built"
+#endif
+
+#if defined(LANES_AVX)
+/* A raw scan of a copy turned relative: the vertex array's (never on a
+ * query's path: EPA, which turns the copies, is the last to scan). */
+static __attribute__((noinline, cold)) size_t array_max_dot(const double *v, size_t count,
+                                                           const double *e)
+{
+	return lanes_max_dot3(v, count, e, 0);
+}
+
+size_t scan3_max_dot(scan3 *s, const double *v, size_t count, const double *e)
+{
+	if (s->state == SCAN3_RAW)
+		return lanes_soa_max_dot_raw(s->x, s->y, s->z, NULL, count, e);
+	if (s->state == SCAN3_EMPTY) {
+		s->state = SCAN3_RAW;
+		return lanes_soa_max_dot_aos_raw(s->x, s->y, s->z, v, count, e);
+	}
+	if (s->state == SCAN3_RAW_WANT_REL)
+		return lanes_soa_max_dot_raw(s->x, s->y, s->z, NULL, count, e);
+	assert(s->state == SCAN3_REL);
+	return array_max_dot(v, count, e);
+}
+
+size_t scan3_max_dot_rel(scan3 *s, const double *v, size_t count, const double *e)
 {
 	switch (s->state) {
 	case SCAN3_REL:
-		return lanes_soa_max_dot_rel(s->x, s->y, s->z, NULL, f->count, e);
+		return lanes_soa_max_dot_rel(s->x, s->y, s->z, NULL, count, e);
 	case SCAN3_RAW:
-		return lanes_soa_max_dot_raw_rel(s->x, s->y, s->z, NULL, f->count, e);
+		return lanes_soa_max_dot_raw_rel(s->x, s->y, s->z, NULL, count, e);
 	case SCAN3_RAW_WANT_REL:
 		s->state = SCAN3_REL;
-		return lanes_soa_max_dot_to_rel(s->x, s->y, s->z, NULL, f->count, e);
+		return lanes_soa_max_dot_to_rel(s->x, s->y, s->z, NULL, count, e);
 	default:
-		assert(s->state == SCAN3_WANT_RAW || s->state == SCAN3_WANT_REL);
+		assert(s->state == SCAN3_EMPTY);
 		s->state = SCAN3_REL;
-		return lanes_soa_max_dot_aos_rel(s->x, s->y, s->z, f->vertices, f->count, e);
+		return lanes_soa_max_dot_aos_rel(s->x, s->y, s->z, v, count, e);
 	}
 }
 #else
-/* Never called: scan3_usable says no, so no copy is ever wanted. */
-size_t scan3_max_dot(scan3 *s, const support_frame *f, const double *e)
+/* Never called: scan3_usable says no, so no frame keeps a copy. */
+size_t scan3_max_dot(scan3 *s, const double *v, size_t count, const double *e)
 {
 	(void)s;
-	(void)f;
+	(void)v;
+	(void)count;
 	(void)e;
 	assert(0);
 	return 0;
 }
 
-size_t scan3_max_dot_rel(scan3 *s, const support_frame *f, const double *e)
+size_t scan3_max_dot_rel(scan3 *s, const double *v, size_t count, const double *e)
 {
-	return scan3_max_dot(s, f, e);
+	return scan3_max_dot(s, v, count, e);
 }
 #endif

@@ -1,59 +1,73 @@
 /*
- * scan3.h — the 3-D support scans of one query over a copy of a shape's
- * vertices laid out by coordinate (internal to the core; see scan3.c).
+ * scan3.h — the 3-D support scans of one query over a copy of a small
+ * shape's vertices laid out by coordinate (internal to the core; see
+ * scan3.c).
  *
  * support.c scans the vertex array as it is given, x y z interleaved, and
  * transposes every four vertices into registers before it can form their
  * inner products.  A query that scans the same small shape many times (GJK
- * past its first iterations, then EPA) pays that once instead: the
- * vertices are copied into one array per coordinate, and each scan reads
- * four vertices to a load.  The scores are formed in the same order from
- * the same operands, and the lanes merged as support.c merges them, so the
- * vertex found is support.c's, bit for bit.  The copy lives in the
- * caller's storage (the query's stack): no allocation.
+ * past its first iterations, then EPA; the LP's pricing) pays that once
+ * instead: the vertices are copied into one array per coordinate, and each
+ * scan reads four vertices to a load.  The scores are formed in the same
+ * order from the same operands, and the lanes merged as support.c merges
+ * them, so the vertex found is support.c's, bit for bit.  The copy lives
+ * in the caller's storage (the query's stack): no allocation.  Only the
+ * support frames drive it (support.h: a frame keeps a copy), and the
+ * copy's state (empty, raw, relative) is scan3.c's.
  */
 #ifndef CLASH_SCAN3_H
 #define CLASH_SCAN3_H
 
 #include <stddef.h>
 
-#include "scan3_copy.h"
-#include "support.h"
+/* Shapes of at most this many vertices get the copy. */
+#define SCAN3_MAX 128
 
-/* Whether f's scans can take a copy: 3-D vertices, at most SCAN3_MAX of
- * them, and a processor with AVX (the scans use it; decided at run time,
- * the build targets plain x86-64).  If so, the caller may set a state
- * SCAN3_WANT_* (or, for a SCAN3_RAW copy, SCAN3_RAW_WANT_REL).  Prepared
- * or not: a prepared shape this small scans its copy like the same shape
- * unprepared (its climb would answer the same vertex, no faster), so the
- * algorithms chosen on this (gjk's portal refinement) are the same. */
-int scan3_usable(const support_frame *f);
+typedef struct scan3 {
+	int state; /* scan3.c's (0: empty, 1: the vertices, as scan3_start sets) */
+	double x[SCAN3_MAX], y[SCAN3_MAX], z[SCAN3_MAX];
+} scan3;
 
-/* support_max_dot(f->vertices, f->count, 3, e) by a copy s in state
- * SCAN3_WANT_RAW or SCAN3_RAW (then SCAN3_RAW): the first vertex of the
- * largest v.e. */
-size_t scan3_max_dot(scan3 *s, const support_frame *f, const double *e);
-
-/* support_max_dot_rel3(f->vertices, f->count, e) by a copy s in any state
- * but SCAN3_NONE (then SCAN3_RAW or SCAN3_REL): the first vertex of the
- * largest (v - v_0).e. */
-size_t scan3_max_dot_rel(scan3 *s, const support_frame *f, const double *e);
-
-/* support_eval3(f, d, x) over the copy s when it is wanted or built (the
- * same direction L^T d, the same vertex), else over the vertex array.
- * Inlined into the callers' support steps, where a call costs as much as
- * the arithmetic around the scan. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
+/* Whether a shape of count 3-D vertices can have a copy: at most
+ * SCAN3_MAX of them, and a processor with AVX (the scans use it; decided
+ * at run time, the build targets plain x86-64).  Inline, as lanes.h's
+ * lanes_have_avx (which scan3.c checks this against): it is asked on
+ * every query's path. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define SCAN3_AVX 1
 #endif
-static inline size_t scan3_eval3(const support_frame *f, scan3 *s, const double *d, double *x)
+static inline int scan3_usable(size_t count)
 {
-	if (s->state == SCAN3_NONE)
-		return support_eval3(f, d, x);
-	double e[3];
-	const size_t i = scan3_max_dot(s, f, support_local_dir3(f, d, e));
-	support_point3(f, i, x);
-	return i;
+#if defined(SCAN3_AVX)
+	return count <= SCAN3_MAX && __builtin_cpu_supports("avx");
+#else
+	(void)count;
+	return 0;
+#endif
 }
+
+/* Start s: empty, for the next scan to make the copy, or (filled) holding
+ * the vertices v_i, just written to its arrays by the caller. */
+static inline void scan3_start(scan3 *s, int filled)
+{
+	s->state = filled ? 1 : 0;
+}
+
+/* Whether s holds a copy that scan3_start(s, 1) began. */
+static inline int scan3_filled(const scan3 *s)
+{
+	return s->state == 1;
+}
+
+/* Have the next relative scan turn a copy of the v_i into one of
+ * v_i - v_0, what the relative scans score. */
+void scan3_want_rel(scan3 *s);
+
+/* The first vertex of the largest v.e among the count vertices v (x y z
+ * interleaved) that s copies, made or not: support_max_dot(v, count, 3, e). */
+size_t scan3_max_dot(scan3 *s, const double *v, size_t count, const double *e);
+
+/* The same for the largest (v - v_0).e: support_max_dot_rel3(v, count, e). */
+size_t scan3_max_dot_rel(scan3 *s, const double *v, size_t count, const double *e);
 
 #endif

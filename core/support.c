@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "primitive.h"
-#include "scan3_copy.h"
+#include "scan3.h"
 #include "support.h"
 #include "lanes.h"
 #include "vec.h"
@@ -79,14 +79,20 @@ int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const c
 static int bounds_extreme(const clash_shape *s, const double *d, double *center,
                           double *radius, size_t *extreme, scan3 *copy);
 
-int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
-                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
-                                 scan3 *copy_a, scan3 *copy_b)
+/* support_pair_frame_init_copy, inlined into both entries so that the
+ * one without copies tests none. */
+static inline __attribute__((always_inline)) int
+pair_frame_extremes(support_pair_frame *f, const clash_shape *a, const clash_shape *b,
+                    const double *d, size_t *ia, size_t *ib, scan3 *copy_a, scan3 *copy_b)
 {
 	const int n = a->dim;
 	double nd[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++)
 		nd[k] = -d[k];
+	if (copy_a) /* for bounds_extreme to fill, when it can */
+		scan3_start(copy_a, 0);
+	if (copy_b)
+		scan3_start(copy_b, 0);
 	int err;
 	if ((err = bounds_extreme(a, d, f->ca, &f->ra, ia, copy_a)) ||
 	    (err = bounds_extreme(b, nd, f->cb, &f->rb, ib, copy_b)))
@@ -94,11 +100,18 @@ int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
 	return pair_frame_finish(f, n);
 }
 
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
+                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
+                                 support_copy *room_a, support_copy *room_b)
+{
+	return pair_frame_extremes(f, a, b, d, ia, ib, room_a, room_b);
+}
+
 int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
                                     const clash_shape *b, const double *d, size_t *ia,
                                     size_t *ib)
 {
-	return support_pair_frame_init_copy(f, a, b, d, ia, ib, NULL, NULL);
+	return pair_frame_extremes(f, a, b, d, ia, ib, NULL, NULL);
 }
 
 int support_tiny_scale(const support_pair_frame *f, const clash_shape *a, const clash_shape *b)
@@ -330,9 +343,8 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 
 /* box() and support_max_dot() in one pass: the box of the vertices, the
  * NaN test, and the first vertex of largest inner product with e.  copy
- * (or NULL): a scan3 copy in state SCAN3_WANT_RAW, made here (then
- * SCAN3_RAW) when the kernel that can takes the shape; else left as it
- * is. */
+ * (or NULL): a room for the copy by coordinate, filled here when the
+ * kernel that can takes the shape, else left empty. */
 static int box_extreme(const double *v, size_t count, int n, const double *e, double *lo,
                        double *hi, size_t *extreme, scan3 *copy)
 {
@@ -340,9 +352,8 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 		*extreme = support_max_dot(v, count, n, e);
 		return box(v, count, n, lo, hi);
 	}
-	if (copy && copy->state == SCAN3_WANT_RAW && count <= SCAN3_MAX &&
-	    lanes_box_max_dot3_copies(count)) {
-		copy->state = SCAN3_RAW;
+	if (copy && count <= SCAN3_MAX && lanes_box_max_dot3_copies(count)) {
+		scan3_start(copy, 1);
 		return lanes_box_max_dot3(v, count, e, lo, hi, extreme, copy->x, copy->y, copy->z);
 	}
 	return lanes_box_max_dot3(v, count, e, lo, hi, extreme, NULL, NULL, NULL);
@@ -405,6 +416,7 @@ void support_frame_init(support_frame *f, const clash_shape *s,
 	f->prep = NULL;
 	f->hint = NULL;
 	f->kind = s->kind;
+	f->copy = NULL;
 	if (s->kind)
 		memcpy(f->prm, s->params, sizeof f->prm);
 	prepared_of(s, &f->prep); /* checked by support_bounds before any frame */

@@ -21,6 +21,7 @@
 
 #include "clash.h"
 #include "prepared.h"
+#include "scan3.h"
 
 typedef struct support_frame {
 	const double *vertices;
@@ -41,7 +42,15 @@ typedef struct support_frame {
 	 * sizes; its support points come from support_primitive3. */
 	int kind;
 	double prm[3];
+	/* The copy of the vertices by coordinate that f's 3-D scans read
+	 * (scan3.h), in the caller's storage; NULL for none.  Set by
+	 * support_frame_keep_copy, never by hand. */
+	scan3 *copy;
 } support_frame;
+
+/* Room for one frame's copy of its vertices by coordinate (scan3.h): the
+ * caller's storage, about 3 KB, needing no set-up. */
+typedef scan3 support_copy;
 
 /* The support point of primitive frame f (kind > 0, 3-D) in frame
  * direction d, written to x, by primitive_local_support; returns 0, a
@@ -133,14 +142,13 @@ int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
                                     const clash_shape *b, const double *d, size_t *ia,
                                     size_t *ib);
 
-/* support_pair_frame_init_extreme, and for a copy (scan3.h; or NULL) in
- * state SCAN3_WANT_RAW, the copy of that shape's vertices in the same pass
- * when the pass is the AVX scan of the array (then SCAN3_RAW; else the
- * state stays, for the first scan3 scan to make it). */
-struct scan3;
+/* support_pair_frame_init_extreme that also copies each shape's vertices
+ * by coordinate into room_a and room_b (support_frame_keep_pair_copy) in
+ * the same pass, when the pass is the AVX scan of the array; else the
+ * first scan of a frame that keeps the room makes the copy. */
 int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
                                  const clash_shape *b, const double *d, size_t *ia, size_t *ib,
-                                 struct scan3 *copy_a, struct scan3 *copy_b);
+                                 support_copy *room_a, support_copy *room_b);
 
 /* Tiny queries.  The frame's inv = 1 / unit overflows once the extent is
  * below 2^-1023 (subnormal coordinates), and a world tolerance of 1e-12
@@ -258,6 +266,48 @@ int support_bounds_extreme(const clash_shape *s, const double *d, double *center
 void support_frame_init(support_frame *f, const clash_shape *s,
                         const double *shift, double scale);
 
+/* Whether support_frame_keep_copy keeps a copy for f: a 3-D shape of
+ * vertices (no primitive), small enough (scan3_usable). */
+static inline int support_frame_can_copy(const support_frame *f)
+{
+	return f->dim == 3 && !f->kind && scan3_usable(f->count);
+}
+
+/* f will be scanned many times from here on: when it can (above), f keeps
+ * a copy of its vertices by coordinate in room, made by its next scan,
+ * and its 3-D scans read that (the same vertices, bit for bit, four to a
+ * load).  room must outlive f's scans.  Returns whether f keeps it;
+ * nothing changes when f keeps room already. */
+static inline int support_frame_keep_copy(support_frame *f, support_copy *room)
+{
+	if (f->copy == room)
+		return 1;
+	if (!support_frame_can_copy(f))
+		return 0;
+	scan3_start(room, 0);
+	f->copy = room;
+	return 1;
+}
+
+/* The same for a room that support_pair_frame_init_copy filled (or not)
+ * with f's shape's vertices: f keeps the copy made there. */
+static inline int support_frame_keep_pair_copy(support_frame *f, support_copy *room)
+{
+	if (!scan3_filled(room) && !support_frame_can_copy(f))
+		return 0;
+	f->copy = room;
+	return 1;
+}
+
+/* f's scans from here on are mostly relative (support_eval_rel3): a copy
+ * that f keeps is turned into one of v_i - v_0 by the next, so that the
+ * others need not subtract v_0. */
+static inline void support_frame_prefer_rel(const support_frame *f)
+{
+	if (f->copy)
+		scan3_want_rel(f->copy);
+}
+
 /* Index of the vertex with the largest inner product with e (the first one
  * on ties, so answers are deterministic). */
 size_t support_max_dot(const double *vertices, size_t count, int dim, const double *e);
@@ -331,8 +381,7 @@ SUPPORT_HOT void support_point(const support_frame *f, size_t i, double *x)
 
 /* The direction in the shape's own coordinates for frame direction d of
  * a 3-D frame: L^T d when posed (written to e), else d itself.  Which
- * vertex is extreme is decided there, by every 3-D support evaluation
- * (support_eval3, scan3_eval3, EPA's scans over its copies). */
+ * vertex is extreme is decided there, by every 3-D support evaluation. */
 SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const double *d, double *e)
 {
 	if (!f->posed)
@@ -344,19 +393,45 @@ SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const doubl
 	return e;
 }
 
-/* support_eval (below) for a frame known to be 3-D: its 3-D case, called
- * directly by scan3_eval3 (gjk's and the LP's support steps) so that the
- * dimension is a constant to the compiler. */
-SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
+/* The support point of a 3-D frame in frame direction d, scored by v.e
+ * or (rel) by (v - v_0).e (see support_max_dot_rel3), from what f has: a
+ * primitive's formula, the copy it keeps, a prepared shape's climb, or a
+ * scan of the vertex array.  Returns the vertex index (0 for a primitive)
+ * and writes the point's frame coordinates to x. */
+SUPPORT_HOT size_t support_scan3(const support_frame *f, const double *d, double *x,
+                                 const int rel)
 {
-	if (f->kind)
-		return support_primitive3(f, d, x);
 	double e[3];
-	const double *u = support_local_dir3(f, d, e);
-	const size_t i = prepared_climbs(f->prep) ? prepared_climb(f->prep, u, 0, f->hint)
-	                                          : support_max_dot(f->vertices, f->count, 3, u);
+	size_t i;
+	if (f->copy) { /* first: the scans of the queries that scan most */
+		const double *u = support_local_dir3(f, d, e);
+		i = rel ? scan3_max_dot_rel(f->copy, f->vertices, f->count, u)
+		        : scan3_max_dot(f->copy, f->vertices, f->count, u);
+	} else if (f->kind) {
+		return support_primitive3(f, d, x);
+	} else {
+		const double *u = support_local_dir3(f, d, e);
+		i = prepared_climbs(f->prep) ? prepared_climb(f->prep, u, rel, f->hint)
+		    : rel                    ? support_max_dot_rel3(f->vertices, f->count, u)
+		                             : support_max_dot(f->vertices, f->count, 3, u);
+	}
 	support_point3(f, i, x);
 	return i;
+}
+
+/* support_eval (below) for a frame known to be 3-D, so that the
+ * dimension is a constant to the compiler: GJK's, MPR's and the LP's
+ * support steps. */
+SUPPORT_HOT size_t support_eval3(const support_frame *f, const double *d, double *x)
+{
+	return support_scan3(f, d, x, 0);
+}
+
+/* The relative scan: EPA's support steps (exact to the shape's own size
+ * rather than to its coordinates' magnitude; see epa.c, shape_support). */
+SUPPORT_HOT size_t support_eval_rel3(const support_frame *f, const double *d, double *x)
+{
+	return support_scan3(f, d, x, 1);
 }
 
 /* The support point of the shape in frame direction d: returns its vertex

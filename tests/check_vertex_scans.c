@@ -10,18 +10,16 @@
  * tie exactly, and the first must win) and in general position, and the
  * one-pass box and extreme (support_bounds_extreme) against the box of
  * the vertices and the plain scan; a NaN anywhere is refused.  The scans
- * over a by-coordinate copy (core/scan3.c) in each of their states (the
- * copy made by the scan, read, turned into v - v_0) against the same plain
- * scan.
+ * of a frame that keeps a by-coordinate copy (core/scan3.c) in each of
+ * its states (the copy made by a scan or by the set-up pass, read, turned
+ * into v - v_0) against the same plain scan.
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
-#include "scan3.h"
 #include "support.h"
 
 #define MAX_COUNT 300
@@ -79,18 +77,29 @@ START_TEST(scan_is_the_plain_scan)
 }
 END_TEST
 
+/* support_eval3 (rel: support_eval_rel3) of frame f along e: the vertex
+ * index, checked against the point it writes (f maps v to itself). */
+static size_t frame_scan(const support_frame *f, const double *e, int rel)
+{
+	double x[3];
+	size_t i = rel ? support_eval_rel3(f, e, x) : support_eval3(f, e, x);
+	for (int k = 0; k < 3; k++)
+		ck_assert(x[k] == f->vertices[3 * i + k]);
+	return i;
+}
+
 START_TEST(copy_scans_are_the_plain_scan)
 {
-	static double v[3 * SCAN3_MAX];
-	static scan3 s;
+	static double v[3 * (SCAN3_MAX + 1)];
+	static support_copy room, other;
+	const double zero[3] = {0.0, 0.0, 0.0};
 	prng r = {0x5ca3};
 	for (size_t n = 1; n <= SCAN3_MAX; n++) {
+		clash_shape sh;
+		ck_assert_int_eq(clash_shape_init(&sh, 3, v, n), CLASH_OK);
 		support_frame f;
-		memset(&f, 0, sizeof f);
-		f.vertices = v;
-		f.count = n;
-		f.dim = 3;
-		if (!scan3_usable(&f))
+		support_frame_init(&f, &sh, zero, 1.0);
+		if (!support_frame_keep_copy(&f, &room))
 			return; /* no AVX: the copies are never made */
 		for (int trial = 0; trial < 40; trial++) {
 			int lattice = trial & 1;
@@ -103,24 +112,52 @@ START_TEST(copy_scans_are_the_plain_scan)
 				else
 					prng_direction(&r, 3, e[j]);
 			}
-			/* Made raw by a plain scan, read, read relative, turned
-			 * relative, read relative. */
-			s.state = SCAN3_WANT_RAW;
-			ck_assert_uint_eq(scan3_max_dot(&s, &f, e[0]), plain_scan(v, n, e[0], 0));
-			ck_assert_int_eq(s.state, SCAN3_RAW);
-			ck_assert_uint_eq(scan3_max_dot(&s, &f, e[1]), plain_scan(v, n, e[1], 0));
-			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[2]), plain_scan(v, n, e[2], 1));
-			s.state = SCAN3_RAW_WANT_REL;
-			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[3]), plain_scan(v, n, e[3], 1));
-			ck_assert_int_eq(s.state, SCAN3_REL);
-			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[0]), plain_scan(v, n, e[0], 1));
+			/* Made raw by a scan, read, read relative, turned
+			 * relative, read relative, read raw (from the array). */
+			support_frame_init(&f, &sh, zero, 1.0);
+			ck_assert(support_frame_keep_copy(&f, &room));
+			ck_assert_uint_eq(frame_scan(&f, e[0], 0), plain_scan(v, n, e[0], 0));
+			ck_assert(support_frame_keep_copy(&f, &room)); /* kept as it is */
+			ck_assert_uint_eq(frame_scan(&f, e[1], 0), plain_scan(v, n, e[1], 0));
+			ck_assert_uint_eq(frame_scan(&f, e[2], 1), plain_scan(v, n, e[2], 1));
+			support_frame_prefer_rel(&f);
+			ck_assert_uint_eq(frame_scan(&f, e[3], 1), plain_scan(v, n, e[3], 1));
+			ck_assert_uint_eq(frame_scan(&f, e[0], 1), plain_scan(v, n, e[0], 1));
+			ck_assert_uint_eq(frame_scan(&f, e[1], 0), plain_scan(v, n, e[1], 0));
 			/* Made relative by a relative scan, read. */
-			s.state = SCAN3_WANT_REL;
-			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[1]), plain_scan(v, n, e[1], 1));
-			ck_assert_int_eq(s.state, SCAN3_REL);
-			ck_assert_uint_eq(scan3_max_dot_rel(&s, &f, e[2]), plain_scan(v, n, e[2], 1));
+			support_frame_init(&f, &sh, zero, 1.0);
+			ck_assert(support_frame_keep_copy(&f, &room));
+			ck_assert_uint_eq(frame_scan(&f, e[1], 1), plain_scan(v, n, e[1], 1));
+			ck_assert_uint_eq(frame_scan(&f, e[2], 1), plain_scan(v, n, e[2], 1));
+			/* Made by the pass that sets up the frame (or, below 8
+			 * vertices, by the first scan), read raw and relative. */
+			support_pair_frame fr;
+			size_t ia, ib;
+			double ne[3] = {-e[0][0], -e[0][1], -e[0][2]};
+			ck_assert_int_eq(support_pair_frame_init_copy(&fr, &sh, &sh, e[0], &ia, &ib,
+			                                              &room, &other),
+			                 CLASH_OK);
+			ck_assert_uint_eq(ia, plain_scan(v, n, e[0], 0));
+			ck_assert_uint_eq(ib, plain_scan(v, n, ne, 0));
+			support_frame_init(&f, &sh, zero, 1.0);
+			ck_assert(support_frame_keep_pair_copy(&f, &room));
+			ck_assert_uint_eq(frame_scan(&f, e[1], 0), plain_scan(v, n, e[1], 0));
+			ck_assert_uint_eq(frame_scan(&f, e[2], 1), plain_scan(v, n, e[2], 1));
+			support_frame_init(&f, &sh, zero, 1.0);
+			ck_assert(support_frame_keep_pair_copy(&f, &other));
+			ck_assert_uint_eq(frame_scan(&f, e[3], 1), plain_scan(v, n, e[3], 1));
 		}
 	}
+	/* Past SCAN3_MAX vertices, or in 2-D, a frame keeps no copy. */
+	clash_shape big;
+	ck_assert_int_eq(clash_shape_init(&big, 3, v, SCAN3_MAX + 1), CLASH_OK);
+	support_frame f;
+	support_frame_init(&f, &big, zero, 1.0);
+	ck_assert(!support_frame_keep_copy(&f, &room));
+	ck_assert_ptr_null(f.copy);
+	ck_assert_int_eq(clash_shape_init(&big, 2, v, 10), CLASH_OK);
+	support_frame_init(&f, &big, zero, 1.0);
+	ck_assert(!support_frame_keep_copy(&f, &room));
 }
 END_TEST
 
