@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "axisym.h"
 #include "clash.h"
 #include "compound.h"
 #include "epa.h"
@@ -330,10 +331,14 @@ static int penetration(gjk_query *q, const simplex_solution *sol, const double *
 	int cap = opt ? opt->max_iterations : 0;
 	if (q->curved && cap == 0)
 		cap = GJK_CURVED_EPA_CAP;
-	int err = epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f, cap,
-	                          opt ? opt->cancel : NULL, &e);
-	if (err != CLASH_OK)
-		return err;
+	const volatile int *cancel = opt ? opt->cancel : NULL;
+	/* Coaxial curved shapes: in a meridian plane (axisym.c), where EPA's
+	 * polytope would never match their circle of nearest points. */
+	if (!(q->curved && n == 3 && axisym_penetration(&q->fa, &q->fb, tol_f, cap, cancel, &e))) {
+		int err = epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f, cap, cancel, &e);
+		if (err != CLASH_OK)
+			return err;
+	}
 	double xa[EPA_MAX_DIM], xb[EPA_MAX_DIM];
 	to_world(xa, e.pa, unit, shift, n);
 	to_world(xb, e.pb, unit, shift, n);

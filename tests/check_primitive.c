@@ -180,6 +180,76 @@ START_TEST(parallel_cylinders)
 }
 END_TEST
 
+/* Coaxial pairs (core/axisym.c), where K = A - B is a solid of revolution
+ * whose nearest points are often a whole circle: converged, the closed
+ * form's depth, a unit normal across or along the axis, and
+ * depth_a - depth_b = depth * normal; the same after a common turn and
+ * move.  Each case: a, b at their local origins (b moved along the axis
+ * by t), the depth. */
+static void rotate(const double q[4], const double v[3], double out[3]);
+
+typedef struct coaxial_case {
+	int ka;
+	double pa[3];
+	int kb;
+	double pb[3], t, depth;
+} coaxial_case;
+
+static void expect_coaxial(const coaxial_case *c, const double q[4], const double *at)
+{
+	clash_shape a = prim(c->ka, c->pa[0], c->pa[1], c->pa[2]);
+	clash_shape b = prim(c->kb, c->pb[0], c->pb[1], c->pb[2]);
+	double ty[3] = {0, c->t, 0}; /* b's offset along the local axis y */
+	if (q) {
+		ck_assert_int_eq(clash_shape_set_quaternion(&a, q), CLASH_OK);
+		ck_assert_int_eq(clash_shape_set_quaternion(&b, q), CLASH_OK);
+		rotate(q, (const double[3]){0, c->t, 0}, ty);
+	}
+	place(&a, at[0], at[1], at[2]);
+	place(&b, at[0] + ty[0], at[1] + ty[1], at[2] + ty[2]);
+	clash_result r = query(&a, &b);
+	ck_assert(r.intersecting && (r.has & CLASH_HAS_DEPTH));
+	ck_assert_msg(r.converged, "kinds %d, %d: not converged, depth %.17g", c->ka, c->kb, r.depth);
+	ck_assert_msg(fabs(r.depth - c->depth) <= 1e-9 * c->depth, "kinds %d, %d: depth %.17g, want %.17g",
+	              c->ka, c->kb, r.depth, c->depth);
+	double nn = 0;
+	for (int k = 0; k < 3; k++) {
+		nn += r.depth_normal[k] * r.depth_normal[k];
+		ck_near(r.depth_a[k] - r.depth_b[k], r.depth * r.depth_normal[k], 1e-9);
+	}
+	ck_near(nn, 1.0, 1e-12);
+}
+
+START_TEST(coaxial)
+{
+	const coaxial_case cases[] = {
+		/* a shaft in a bearing: across, r_a + r_b */
+		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_CYLINDER, {0.5, 1, 0}, 0, 1.5},
+		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_CYLINDER, {0.5, 3, 0}, 0.5, 1.5},
+		/* copies: across (2 r) before along (4 h) */
+		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_CYLINDER, {1, 2, 0}, 0, 2},
+		/* end to end, overlapping by 0.1: along */
+		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_CYLINDER, {1, 2, 0}, 3.9, 0.1},
+		/* a ball at the centre, and near an end */
+		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_SPHERE, {0.5, 0, 0}, 0, 1.5},
+		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_SPHERE, {0.5, 0, 0}, 1.8, 0.7},
+		/* a ball inside a cone, nearest its side: 2 / sqrt(17) + 0.3 */
+		{CLASH_KIND_CONE, {1, 2, 0}, CLASH_KIND_SPHERE, {0.3, 0, 0}, 0, 2 / sqrt(17.0) + 0.3},
+		/* a pin in a capsule; a ball in an ellipsoid of revolution */
+		{CLASH_KIND_CAPSULE, {1, 2, 0}, CLASH_KIND_CYLINDER, {0.2, 1, 0}, 0, 1.2},
+		{CLASH_KIND_ELLIPSOID, {1, 2, 1}, CLASH_KIND_SPHERE, {0.3, 0, 0}, 0, 1.3},
+		/* cone copies: the least width of the meridian triangle */
+		{CLASH_KIND_CONE, {1, 2, 0}, CLASH_KIND_CONE, {1, 2, 0}, 0, 8 / sqrt(17.0)},
+	};
+	const double h = 0.35, q[4] = {0.6 * sin(h), 0.0, 0.8 * sin(h), cos(h)};
+	const double origin[3] = {0, 0, 0}, far[3] = {1000, -2000, 500};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		expect_coaxial(&cases[i], NULL, origin);
+		expect_coaxial(&cases[i], q, far);
+	}
+}
+END_TEST
+
 START_TEST(cone_tip_on_a_box)
 {
 	clash_shape box = prim(CLASH_KIND_BOX, 5, 1, 5), cone = prim(CLASH_KIND_CONE, 2, 3, 0);
@@ -628,6 +698,7 @@ static Suite *primitive_suite(void)
 	tcase_add_test(tc, cone_tip_on_a_box);
 	tcase_add_test(tc, ellipsoid_and_box);
 	tcase_add_test(tc, capsules);
+	tcase_add_test(tc, coaxial);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("random");
 	tcase_add_loop_test(tc, random_poses_against_tessellations, 0, 10);
