@@ -21,6 +21,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,61 @@ START_TEST(coaxial)
 		expect_coaxial(&cases[i], NULL, origin);
 		expect_coaxial(&cases[i], q, far);
 	}
+}
+END_TEST
+
+/* Random coaxial pairs (kinds, sizes, an offset along the axis, one turn
+ * and move for both): the meridian search converges, and EPA on the same
+ * pair with b moved 1e-7 off the axis (so not coaxial), given 20 000
+ * expansions, agrees wherever it converges, to the 1e-7 moved. */
+START_TEST(coaxial_random)
+{
+	static const int kinds[] = {CLASH_KIND_CYLINDER, CLASH_KIND_CONE, CLASH_KIND_CAPSULE,
+	                            CLASH_KIND_SPHERE, CLASH_KIND_ELLIPSOID};
+	prng g = {0xC0A71A1};
+	int compared = 0, n = 0;
+	for (int i = 0; i < 30; i++) {
+		clash_shape s[2];
+		for (int j = 0; j < 2; j++) {
+			const int k = kinds[prng_int(&g, 0, 4)];
+			const double r = prng_range(&g, 0.2, 1), h = prng_range(&g, 0.2, 2);
+			s[j] = k == CLASH_KIND_ELLIPSOID ? prim(k, r, h, r) : prim(k, r, h, 0);
+		}
+		double q[4], len = 0, c[3], off[3], side[3];
+		for (int k = 0; k < 4; k++) {
+			q[k] = prng_normal(&g);
+			len += q[k] * q[k];
+		}
+		for (int k = 0; k < 4; k++)
+			q[k] /= sqrt(len);
+		for (int k = 0; k < 3; k++)
+			c[k] = prng_range(&g, -5, 5);
+		rotate(q, (const double[3]){0, prng_range(&g, -1.5, 1.5), 0}, off);
+		rotate(q, (const double[3]){1e-7, 0, 0}, side);
+		for (int j = 0; j < 2; j++)
+			ck_assert_int_eq(clash_shape_set_quaternion(&s[j], q), CLASH_OK);
+		place(&s[0], c[0], c[1], c[2]);
+		place(&s[1], c[0] + off[0], c[1] + off[1], c[2] + off[2]);
+		clash_result r = query(&s[0], &s[1]), e;
+		if (!r.intersecting)
+			continue;
+		n++;
+		ck_assert_msg(r.converged, "pair %d: not converged", i);
+		place(&s[1], c[0] + off[0] + side[0], c[1] + off[1] + side[1],
+		      c[2] + off[2] + side[2]);
+		clash_options opt = {0};
+		opt.max_iterations = 20000;
+		ck_assert_int_eq(clash_gjk(&s[0], &s[1], &opt, &e), CLASH_OK);
+		if (!e.converged)
+			continue;
+		compared++;
+		ck_assert_msg(fabs(r.depth - e.depth) <= 2e-7, "pair %d: depth %.17g, EPA off the axis %.17g",
+		              i, r.depth, e.depth);
+	}
+	if (getenv("CLASH_PRIMITIVE_VERBOSE"))
+		fprintf(stderr, "coaxial_random: %d intersecting, EPA converged on %d\n", n, compared);
+	ck_assert_int_ge(n, 20);
+	ck_assert_msg(compared >= n / 3, "EPA converged on %d of %d", compared, n);
 }
 END_TEST
 
@@ -703,6 +759,7 @@ static Suite *primitive_suite(void)
 	tc = tcase_create("random");
 	tcase_add_loop_test(tc, random_poses_against_tessellations, 0, 10);
 	tcase_add_test(tc, verdicts_and_warm_starts);
+	tcase_add_test(tc, coaxial_random);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("methods");
