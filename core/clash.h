@@ -188,9 +188,12 @@ int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts,
  * times the size (a smaller opt.tolerance may end with converged = 0 and
  * the best bounds found); EPA's polytope inside the curved Minkowski
  * difference ends with its depth within tolerance of its lower bound or,
- * after 1024 expansions (the query's max_iterations instead, when set:
- * each costs more as the polytope grows, and near touching the curved
- * difference is never matched), with converged = 0 and an upper bound.
+ * after 1024 expansions (the query's max_iterations instead, when set, up
+ * to 4096: each costs more as the polytope grows, near touching the
+ * curved difference is never matched, and a query this small must not
+ * hold a server's worker for seconds), with converged = 0 and an upper
+ * bound.  Shapes that share an axis of symmetry (a shaft in a bearing)
+ * are searched in a plane through it instead, and converge.
  * A curved shape has no vertices: warm-start indices are
  * ignored for a pair with a curved side (the answer's warm indices of
  * that side are 0), clash_shape_prepare gives CLASH_EINVAL, the LP methods
