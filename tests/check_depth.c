@@ -203,6 +203,25 @@ START_TEST(fibonacci_2000)
 }
 END_TEST
 
+/* For a centrally symmetric hull A of n vertices, from its facets (qhull):
+ * the depth of A - A, twice the nearest facet's distance (A's minimum
+ * width), and of A - (A + t), the least 2 h_f - u_f.t. */
+static void symmetric_depths(const double *a, int n, const double *t, double *width,
+                             double *moved)
+{
+	double *pl;
+	size_t np;
+	int rc = oracle_hull_planes(3, a, (size_t)n, &pl, &np);
+	ck_assert_msg(rc == ORACLE_OK, "oracle: %s", oracle_strerror(rc));
+	*width = *moved = INFINITY;
+	for (size_t f = 0; f < np; f++) {
+		const double *u = pl + 4 * f;
+		*width = fmin(*width, 2 * u[3]);
+		*moved = fmin(*moved, 2 * u[3] - (u[0] * t[0] + u[1] * t[1] + u[2] * t[2]));
+	}
+	free(pl);
+}
+
 /* The planes of A's hull as reference (see the file header): here checked
  * against the oracle on A - A where both are affordable. */
 static void against_planes(int n)
@@ -210,17 +229,8 @@ static void against_planes(int n)
 	double *a = malloc(3 * sizeof *a * (size_t)n), *b = malloc(3 * sizeof *b * (size_t)n);
 	ck_assert(a && b);
 	fibonacci(a, n, 1);
-	double *pl;
-	size_t np;
-	int rc = oracle_hull_planes(3, a, (size_t)n, &pl, &np);
-	ck_assert_msg(rc == ORACLE_OK, "oracle: %s", oracle_strerror(rc));
-	double width = INFINITY, moved = INFINITY;
-	for (size_t f = 0; f < np; f++) {
-		const double *u = pl + 4 * f;
-		width = fmin(width, 2 * u[3]);
-		moved = fmin(moved, 2 * u[3] - (u[0] * move_t[0] + u[1] * move_t[1] + u[2] * move_t[2]));
-	}
-	free(pl);
+	double width, moved;
+	symmetric_depths(a, n, move_t, &width, &moved);
 	const int small = n <= 500; /* qhull on A - A too */
 	for (int v = 0; v < NVARIANTS; v++) {
 		double shift;
@@ -443,17 +453,9 @@ START_TEST(by_ref_200000)
 	for (int i = 0; i < 3 * N; i++)
 		o += sprintf(o, "%s%.17g", i ? "," : "", a[i]);
 	sprintf(o, "]}");
-	double *pl;
-	size_t np;
-	ck_assert_int_eq(oracle_hull_planes(3, a, N, &pl, &np), ORACLE_OK);
 	const double t[3] = {1e-7, 2e-7, 0};
-	double width = INFINITY, moved = INFINITY;
-	for (size_t f = 0; f < np; f++) {
-		const double *u = pl + 4 * f;
-		width = fmin(width, 2 * u[3]);
-		moved = fmin(moved, 2 * u[3] - (u[0] * t[0] + u[1] * t[1] + u[2] * t[2]));
-	}
-	free(pl);
+	double width, moved;
+	symmetric_depths(a, N, t, &width, &moved);
 	free(a);
 	if (getenv("CLASH_CLASHD_SAN"))
 		server_start_with((const char *const[]){"--request-timeout", "60s", NULL}, NULL);

@@ -91,15 +91,26 @@ static void sphere_points(textbuf *t, size_t n, double r)
 	textbuf_str(t, "]");
 }
 
-static char *big_contains(size_t n)
+/* Two sphere point sets of n points, radii ra and rb, as members ka and
+ * kb of a query. */
+static char *two_spheres(const char *ka, double ra, const char *kb, double rb, size_t n)
 {
 	textbuf t = {0};
-	textbuf_str(&t, "{\"inner\":{\"vertices\":");
-	sphere_points(&t, n, 1);
-	textbuf_str(&t, "},\"outer\":{\"vertices\":");
-	sphere_points(&t, n, 2);
+	textbuf_str(&t, "{\"");
+	textbuf_str(&t, ka);
+	textbuf_str(&t, "\":{\"vertices\":");
+	sphere_points(&t, n, ra);
+	textbuf_str(&t, "},\"");
+	textbuf_str(&t, kb);
+	textbuf_str(&t, "\":{\"vertices\":");
+	sphere_points(&t, n, rb);
 	textbuf_str(&t, "}}");
 	return t.s;
+}
+
+static char *big_contains(size_t n)
+{
+	return two_spheres("inner", 1, "outer", 2, n);
 }
 
 /* Two identical hulls of n points on the unit sphere: EPA's longest
@@ -107,13 +118,7 @@ static char *big_contains(size_t n)
  * midway, the polytope growing on the heap). */
 static char *identical_hulls(size_t n)
 {
-	textbuf t = {0};
-	textbuf_str(&t, "{\"a\":{\"vertices\":");
-	sphere_points(&t, n, 1);
-	textbuf_str(&t, "},\"b\":{\"vertices\":");
-	sphere_points(&t, n, 1);
-	textbuf_str(&t, "}}");
-	return t.s;
+	return two_spheres("a", 1, "b", 1, n);
 }
 
 /* A query that runs for half a minute unless stopped, heavy by its 201
