@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "axisym.h"
+#include "primitive.h"
 #include "vec.h"
 
 /* A shape's symmetry: none, about the line through p along unit a, or
@@ -46,47 +47,14 @@ typedef struct meridian {
 	int n; /* the polygon pt[0 .. n-1], counter-clockwise */
 } meridian;
 
-static double dot3(const double *u, const double *v)
-{
-	return u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-}
-
-static void cross3(const double *u, const double *v, double *w)
-{
-	w[0] = u[1] * v[2] - u[2] * v[1];
-	w[1] = u[2] * v[0] - u[0] * v[2];
-	w[2] = u[0] * v[1] - u[1] * v[0];
-}
-
+/* u scaled to unit length; 0 when it has none. */
 static int unit3(double *u)
 {
-	const double l = sqrt(dot3(u, u));
+	const double l = vec_norm(u, 3);
 	if (!(l > 0.0) || !isfinite(l))
 		return 0;
-	for (int k = 0; k < 3; k++)
-		u[k] /= l;
+	vec_scale(u, 1.0 / l, 3);
 	return 1;
-}
-
-/* Whether posed frame f maps local space by a rotation times a scale (so
- * that a local symmetry axis stays one). */
-static int similar(const support_frame *f)
-{
-	if (!f->posed)
-		return 1;
-	const double *c0 = f->lin, *c1 = f->lin + 3, *c2 = f->lin + 6;
-	const double s = dot3(c0, c0), e = 1e-12 * s;
-	return fabs(dot3(c1, c1) - s) <= e && fabs(dot3(c2, c2) - s) <= e &&
-	       fabs(dot3(c0, c1)) <= e && fabs(dot3(c0, c2)) <= e && fabs(dot3(c1, c2)) <= e;
-}
-
-/* Frame image of local point (w = 1) or direction (w = 0) v of f. */
-static void frame_map(const support_frame *f, const double *v, int w, double *x)
-{
-	for (int r = 0; r < 3; r++)
-		x[r] = f->posed ? w * f->off[r] + f->lin[r] * v[0] + f->lin[3 + r] * v[1] +
-		                      f->lin[6 + r] * v[2]
-		                : (v[r] - w * f->shift[r]) * f->scale;
 }
 
 /* The local symmetry axis of primitive frame f (0, 1 or 2), -1 for every
@@ -118,17 +86,18 @@ static void axis_of(const support_frame *f, axis *ax)
 		return;
 	if (f->kind) {
 		const int k = primitive_axis(f);
-		if (k == -2 || !similar(f))
+		if (k == -2 || (f->posed && primitive_similarity_scale(f->lin) == 0.0))
 			return;
 		const double o[3] = {0, 0, 0};
-		double d[3] = {0, 0, 0};
-		frame_map(f, o, 1, ax->p);
+		double d[3] = {0, 0, 0}, q[3];
+		support_map3(f, o, ax->p);
 		if (k == -1) {
 			ax->kind = AXIS_POINT;
 			return;
 		}
 		d[k] = 1.0;
-		frame_map(f, d, 0, ax->a);
+		support_map3(f, d, q);
+		vec3_sub(ax->a, q, ax->p);
 		ax->kind = unit3(ax->a) ? AXIS_LINE : AXIS_NONE;
 		return;
 	}
@@ -139,7 +108,7 @@ static void axis_of(const support_frame *f, axis *ax)
 	if (f->count == 2) {
 		double q[3];
 		support_point3(f, 1, q);
-		vec_sub(ax->a, q, ax->p, 3);
+		vec3_sub(ax->a, q, ax->p);
 		if (unit3(ax->a))
 			ax->kind = AXIS_LINE;
 	}
@@ -149,9 +118,9 @@ static void axis_of(const support_frame *f, axis *ax)
 static double off_line(const double *q, const double *p, const double *a)
 {
 	double d[3], c[3];
-	vec_sub(d, q, p, 3);
-	cross3(d, a, c);
-	return sqrt(dot3(c, c));
+	vec3_sub(d, q, p);
+	vec3_cross(c, d, a);
+	return vec_norm(c, 3);
 }
 
 /* The line both shapes are symmetric about, within slack: 0 if none. */
@@ -169,8 +138,8 @@ static int shared_axis(const axis *x, const axis *y, double slack, axis *out)
 	if (y->kind == AXIS_POINT)
 		return off_line(y->p, x->p, x->a) <= slack;
 	double c[3];
-	cross3(x->a, y->a, c);
-	return sqrt(dot3(c, c)) <= slack && off_line(y->p, x->p, x->a) <= slack;
+	vec3_cross(c, x->a, y->a);
+	return vec_norm(c, 3) <= slack && off_line(y->p, x->p, x->a) <= slack;
 }
 
 /* K's support point along the plane's direction (c, s), into *w. */
@@ -183,9 +152,9 @@ static void probe(const meridian *m, double c, double s, mpoint *w)
 	}
 	support_eval3(m->fa, d, w->pa);
 	support_eval3(m->fb, nd, w->pb);
-	vec_sub(y, w->pa, w->pb, 3);
-	w->x = dot3(y, m->e);
-	w->y = dot3(y, m->a);
+	vec3_sub(y, w->pa, w->pb);
+	w->x = vec3_dot(y, m->e);
+	w->y = vec3_dot(y, m->a);
 }
 
 /* Twice the signed area of (u, v, w): > 0 for a left turn. */
@@ -273,7 +242,7 @@ static void plane_axes(meridian *m, const double *a)
 		k = fabs(a[j]) < fabs(a[k]) ? j : k;
 	const double c[3] = {k == 0, k == 1, k == 2};
 	vec_copy(m->a, a, 3);
-	cross3(m->a, c, m->e);
+	vec3_cross(m->e, m->a, c);
 	unit3(m->e);
 }
 

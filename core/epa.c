@@ -1185,13 +1185,15 @@ static const support_frame *prepare_long(epa_poly *p, const support_frame *f, in
 		free(m);
 		return f;
 	}
-	/* Keep the graph, not the builder's scratch. */
-	void *kept = malloc(clash_prepared_bytes(&s));
+	/* Keep the graph, not the builder's scratch (glibc shrinks a large
+	 * block in place). */
+	void *kept = realloc(m, clash_prepared_bytes(&s));
 	if (kept) {
-		memcpy(kept, m, clash_prepared_bytes(&s));
-		clash_shape_set_prepared(&s, kept);
-		free(m);
 		m = kept;
+		if (clash_shape_set_prepared(&s, m) != CLASH_OK) {
+			free(m);
+			return f;
+		}
 	}
 	p->own_prep[side] = m;
 	if (!prepared_climbs(s.prepared))
@@ -1249,7 +1251,10 @@ static void run_polyhedron(epa_poly *p, int max_iterations, epa_answer *out)
 
 /* ---- entry ------------------------------------------------------------------------- */
 
-int epa_most_expansions(const support_frame *fa, const support_frame *fb)
+/* The expansions a search of fa and fb may take: one per vertex of the
+ * two shapes, at least CLASH_EPA_MAX_ITERATIONS (identical hulls of n
+ * vertices take about 1.6 n; each expansion keeps about 350 bytes). */
+static int most_expansions(const support_frame *fa, const support_frame *fb)
 {
 	const size_t n = fa->count + fb->count;
 	if (n <= CLASH_EPA_MAX_ITERATIONS)
@@ -1290,7 +1295,7 @@ int epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
 	out->seed_bound = -1.0;
 	out->converged = 0;
 	out->iterations = 0;
-	const int most = epa_most_expansions(fa, fb);
+	const int most = most_expansions(fa, fb);
 	if (max_iterations < 1 || max_iterations > most)
 		max_iterations = most;
 	p.need = max_iterations + EPA_MAX_DIM + 2;

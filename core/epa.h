@@ -59,9 +59,10 @@ typedef struct epa_answer {
  * face, whose hull holds the origin within tol; common_a / common_b are
  * GJK's common point (on a and on b; equal within tol), the answer's points
  * when the hulls only touch.  tol is the absolute tolerance in frame units;
- * max_iterations caps the expansions (0: epa_most_expansions, also the
- * most it may be); cancel (may be NULL), once nonzero, stops the search
- * before its next expansion with CLASH_ECANCELED.
+ * max_iterations caps the expansions (0: one per vertex of the two
+ * shapes, at least CLASH_EPA_MAX_ITERATIONS, also the most it may be);
+ * cancel (may be NULL), once nonzero, stops the search before its next
+ * expansion with CLASH_ECANCELED.
  * In 3-D the frames' copies of their vertices (support_frame_keep_copy),
  * when they keep them, are turned into the relative scans' own.
  * Answers unless it returns CLASH_ENOMEM (its storage grows on the heap
@@ -69,11 +70,6 @@ typedef struct epa_answer {
  * degenerate polytope, a numerical inconsistency or the cap ends the
  * search with the best upper bound found and converged = 0.
  */
-/* The expansions a search of fa and fb may take: one per vertex of the
- * two shapes, at least CLASH_EPA_MAX_ITERATIONS (identical hulls of n
- * vertices take about 1.6 n; each expansion keeps about 350 bytes). */
-int epa_most_expansions(const support_frame *fa, const support_frame *fb);
-
 int epa_penetration(const support_frame *fa, const support_frame *fb, int dim,
                     const epa_vertex *seed, int nseed, const double *common_a,
                     const double *common_b, double tol, int max_iterations,

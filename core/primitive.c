@@ -253,9 +253,7 @@ int primitive_same(const clash_shape *a, const clash_shape *b, double tol)
 	return 1;
 }
 
-/* sigma when the 3x3 linear part l is a similarity (L^T L = sigma^2 I),
- * else 0. */
-static double similarity_scale(const double *l)
+double primitive_similarity_scale(const double *l)
 {
 	double g[3][3];
 	for (int i = 0; i < 3; i++)
@@ -311,7 +309,7 @@ int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **
 	*buf = *s;
 	buf->prepared = NULL;
 	*out = buf;
-	const double sigma = s->posed ? similarity_scale(s->linear) : 1.0;
+	const double sigma = s->posed ? primitive_similarity_scale(s->linear) : 1.0;
 	const double *p = s->params;
 	if (s->kind == CLASH_KIND_BOX) {
 		make_posed(buf);

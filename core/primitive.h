@@ -33,6 +33,11 @@ int primitive_polytope_query(const clash_shape *a, const clash_shape *b,
                                            const clash_options *, clash_result *),
                              clash_result *r);
 
+/* sigma when the 3x3 linear part l (column-major) is a similarity,
+ * L^T L = sigma^2 I within a relative 1e-13 (a rotation from a normalized
+ * quaternion is one to a few ulps), else 0. */
+double primitive_similarity_scale(const double *l);
+
 /* The support point p of a primitive of the kind and params in its own
  * coordinates, in local direction e (any length; e = 0 gives the
  * origin, a point of every primitive). */

@@ -307,18 +307,7 @@ size_t support_primitive3(const support_frame *f, const double *d, double *x)
 	double e[3], p[3];
 	const double *u = support_local_dir3(f, d, e);
 	primitive_local_support(f->kind, f->prm, u, p);
-	if (!f->posed) {
-		for (int k = 0; k < 3; k++)
-			x[k] = (p[k] - f->shift[k]) * f->scale;
-		return 0;
-	}
-	const double *l = f->lin;
-	const double x0 = f->off[0] + l[0] * p[0] + l[3] * p[1] + l[6] * p[2];
-	const double x1 = f->off[1] + l[1] * p[0] + l[4] * p[1] + l[7] * p[2];
-	const double x2 = f->off[2] + l[2] * p[0] + l[5] * p[1] + l[8] * p[2];
-	x[0] = x0;
-	x[1] = x1;
-	x[2] = x2;
+	support_map3(f, p, x);
 	return 0;
 }
 

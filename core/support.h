@@ -329,13 +329,10 @@ size_t support_max_dot_rel3(const double *vertices, size_t count, const double *
 #define SUPPORT_HOT static inline
 #endif
 
-/* Frame coordinates of vertex i of a 3-D frame: every support evaluation
- * and every LP column of the common case goes through here.  Split from
- * support_point so that a caller that knows the dimension is 3 (and the
- * compiler, which cannot tie that to f->dim) sees all of x written. */
-SUPPORT_HOT void support_point3(const support_frame *f, size_t i, double *x)
+/* Frame coordinates of a point v given in a 3-D frame's local
+ * coordinates (a vertex, or a primitive's support point). */
+SUPPORT_HOT void support_map3(const support_frame *f, const double *v, double *x)
 {
-	const double *v = f->vertices + 3 * i;
 	if (!f->posed) {
 		const double sc = f->scale;
 		const double x0 = (v[0] - f->shift[0]) * sc, x1 = (v[1] - f->shift[1]) * sc,
@@ -355,6 +352,15 @@ SUPPORT_HOT void support_point3(const support_frame *f, size_t i, double *x)
 	x[0] = x0;
 	x[1] = x1;
 	x[2] = x2;
+}
+
+/* Frame coordinates of vertex i of a 3-D frame: every support evaluation
+ * and every LP column of the common case goes through here.  Split from
+ * support_point so that a caller that knows the dimension is 3 (and the
+ * compiler, which cannot tie that to f->dim) sees all of x written. */
+SUPPORT_HOT void support_point3(const support_frame *f, size_t i, double *x)
+{
+	support_map3(f, f->vertices + 3 * i, x);
 }
 
 /* Frame coordinates of vertex i, any dimension. */
