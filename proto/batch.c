@@ -240,7 +240,7 @@ static int open_batch(proto_request *rq, proto_reply *out, proto_problem *p)
 
 /* The body is split, not parsed (batch_split.c); its blanks are the
  * splitter's to refuse, with the batch's words. */
-static const proto_endpoint batch_endpoint = {NULL, PROTO_PARSE_NONE, 0, open_batch};
+static const proto_endpoint batch_endpoint = {NULL, PROTO_PARSE_NONE, 0, open_batch, NULL};
 
 int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
                      proto_reply *out)
@@ -285,10 +285,14 @@ static int place(const proto_batch *b, size_t i, proto_problem *p)
 static int answer_one(proto_batch *b, size_t i, proto_call *call)
 {
 	batch_item *it = &b->items[i];
-	proto_call c = {.ctx = call->ctx, .cancel = call->cancel};
+	proto_call c = {.ctx = call->ctx, .cancel = call->cancel, .max_cost = call->max_cost};
 	proto_problem p = {0};
 	proto_reply out;
 	int r = proto_query_answer(it->text, it->len, &c, &out, &p);
+	if (r == 0 && c.deferred) {
+		call->deferred = 1;
+		return 0; /* left pending */
+	}
 	if (r == 1 && c.cancelled) {
 		proto_problem_release(&p);
 		call->cancelled = 1;
@@ -346,7 +350,7 @@ int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call)
 		}
 		if (answer_one(b, i, call) != 0)
 			return -1;
-		if (call->cancelled)
+		if (call->cancelled || call->deferred)
 			break;
 	}
 	return 0;

@@ -168,7 +168,16 @@ typedef struct proto_call {
 	 * between parsing and running.  A stopped call has cancelled set and
 	 * a 503 problem as its reply, which the caller may replace. */
 	const volatile int *cancel;
+	/* In: 0, or the most the request may cost (about microseconds of one
+	 * thread, proto/request_cost.h), judged once it is parsed, before
+	 * anything is decoded or run: a request (a batch item) that would
+	 * cost more is not answered, `deferred` is set and *out left empty,
+	 * for the caller to call again with no bound when it may run long
+	 * (clashd: when one of its heavy share of workers is free). */
+	double max_cost;
 	/* Out. */
+	int deferred;  /* not answered: over max_cost (a batch: the first such
+	                  item and those after it in the range are pending) */
 	int cancelled;
 	enum proto_limit limit; /* the limit the request broke, if any */
 	int iterations;         /* of the method; -1 when it did not run */
@@ -231,7 +240,10 @@ size_t proto_batch_size(const proto_batch *b);
 /* Answer queries [from, to).  Threads may answer disjoint ranges at once.
  * call->cancel (may be NULL) is checked before each query and handed to
  * the core; when it stops the range, call->cancelled is set and the rest
- * of the range is left unanswered.  call->iterations: the sum over the
+ * of the range is left unanswered.  An item costing more than
+ * call->max_cost (when set) stops the range too, with call->deferred set:
+ * answering the range again (once without the bound) answers the rest,
+ * items answered already being skipped.  call->iterations: the sum over the
  * queries answered.  Returns 0, or -1 when memory ran out. */
 int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call);
 
