@@ -196,8 +196,9 @@ typedef struct http_request {
 	size_t njobs;
 	size_t next_job;   /* jobs [0, next_job) have been queued */
 	unsigned jobs_out; /* queued or running now */
-	batch_job *redo_head, *redo_tail; /* chunks stopped at a heavy item,
-	                                     to run again in the heavy share */
+	int costly;        /* a chunk stopped over HTTP_HEAVY_COST: the rest
+	                      runs in the heavy share */
+	batch_job *redo_head, *redo_tail; /* those chunks, to run again */
 	int heavy_out;     /* the one unbounded chunk is queued or running */
 	unsigned jobs_left; /* not finished; the worker bringing it to 0 joins */
 	int batch_joined;  /* every query answered and the reply built (by that worker) */
@@ -408,12 +409,13 @@ static void queue_request(http_request *r)
  * HTTP_HEAVY_COST it comes back unanswered and takes its turn like any
  * heavy one, so no worker is held by a heavy request waiting: parsed
  * again once its turn comes (a body of less than 64 KiB: microseconds).
- * A batch's chunks are bounded item by item: a chunk stopped at a heavy
- * item goes to the batch's redo list, and the batch, once it holds a
- * place in the heavy share, runs those chunks one at a time with no
- * bound (its light chunks go on meanwhile on every worker), and lets the
- * place go when none is left.  With one thread there is nothing to keep
- * free.
+ * A batch's chunks run under a share of the bound, item by item and in
+ * all (2 a worker at a time: together the bound); a chunk stopped at an
+ * item over it, or once its items cost it in all, makes the batch costly; its stopped chunks and those not yet queued
+ * then run one at a time with no bound, each a turn in the heavy share
+ * (its place let go after each, so heavy requests take turns), and only
+ * its first chunks ever ran beside small queries.  With one thread there
+ * is nothing to keep free.
  */
 #define HTTP_HEAVY_BYTES ((size_t)64 << 10)
 /* About 25 ms of one worker at the most (proto/request_cost.h). */
@@ -575,7 +577,9 @@ static void batch_queue(http_request *r, batch_job *j, int unlimited)
 {
 	j->work.data = j;
 	j->unlimited = unlimited;
-	j->call.max_cost = cost_bound(r, unlimited);
+	/* Up to 2 chunks a worker at a time (batch_pump): together within
+	 * the bound, as one request. */
+	j->call.max_cost = cost_bound(r, unlimited) / (2 * r->srv->cfg->threads);
 	r->heavy_out |= unlimited;
 	r->jobs_out++;
 	r->srv->jobs++;
@@ -584,37 +588,43 @@ static void batch_queue(http_request *r, batch_job *j, int unlimited)
 	(void)rc;
 }
 
-/* Queue what a batch may run now (loop thread): a chunk stopped at a
- * heavy item when the batch holds its place in the heavy share and runs
- * no other, and new chunks up to 2 per worker, so every worker gets a
- * share and the batch never floods the pool. */
+/* Queue what a batch may run now (loop thread): new chunks up to 2 per
+ * worker, so every worker gets a share and the batch never floods the
+ * pool; once it is costly, one chunk at a time in its heavy turn, those
+ * stopped first. */
 static void batch_pump(http_request *r)
 {
 	if (r->stop)
 		return;
-	if (r->heavy && !r->heavy_out && r->redo_head) {
+	if (r->costly) {
+		if (!r->heavy || r->heavy_out)
+			return;
 		batch_job *j = r->redo_head;
-		r->redo_head = j->redo_next;
-		if (!r->redo_head)
-			r->redo_tail = NULL;
-		batch_queue(r, j, 1);
+		if (j) {
+			r->redo_head = j->redo_next;
+			if (!r->redo_head)
+				r->redo_tail = NULL;
+		} else if (r->next_job < r->njobs) {
+			j = &r->jobs[r->next_job++];
+		}
+		if (j)
+			batch_queue(r, j, 1);
+		return;
 	}
 	while (r->next_job < r->njobs && r->jobs_out < 2 * r->srv->cfg->threads)
 		batch_queue(r, &r->jobs[r->next_job++], 0);
 }
 
-/* A chunk stopped at a heavy item (loop thread): it waits for the batch's
- * heavy turn, which is asked for. */
+/* A chunk stopped over the bound (loop thread): it runs again. */
 static void batch_redo(http_request *r, batch_job *j)
 {
+	r->costly = 1;
 	j->redo_next = NULL;
 	if (r->redo_tail)
 		r->redo_tail->redo_next = j;
 	else
 		r->redo_head = j;
 	r->redo_tail = j;
-	if (!r->heavy && !r->heavy_waiting)
-		heavy_admit(r);
 }
 
 /* The split is done: cut the batch into chunks and queue the first ones.
@@ -709,17 +719,21 @@ static void batch_job_done(uv_work_t *w, int status)
 	r->jobs_out--;
 	if (j->unlimited) {
 		r->heavy_out = 0;
-		if (!r->redo_head)
-			heavy_done(r); /* no heavy item left to run: its place goes */
+		heavy_done(r); /* its turn is over */
 	}
 	int going = status == 0 && j->call.cancelled == 0 && !r->stop;
 	if (going && j->call.deferred)
 		batch_redo(r, j);
+	int left = r->redo_head || r->next_job < r->njobs;
+	/* A costly batch asks for its next turn (behind the heavy ones
+	 * waiting, when it just had one). */
+	if (going && r->costly && left && !r->heavy && !r->heavy_waiting)
+		heavy_admit(r);
 	if (going)
 		batch_pump(r);
 	if (r->jobs_out > 0)
 		return;
-	if (going && (r->next_job < r->njobs || r->redo_head))
+	if (going && left)
 		return; /* waiting for its heavy turn */
 	batch_settle(r);
 }

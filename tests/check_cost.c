@@ -8,7 +8,8 @@
  * none; a request under it is answered at once.  Heavy is what a request
  * names, not how it is spelled: stored shapes by their size in the store,
  * member names written with escapes as plainly.  A batch stops at its
- * first heavy item and finishes, answered again, as if never stopped.
+ * first heavy item, or once its items have cost the bound in all, and
+ * finishes, answered again, as if never stopped.
  */
 #include <math.h>
 #include <stdio.h>
@@ -223,7 +224,7 @@ START_TEST(test_batch_heavy_items_wait)
 	ck_assert_ptr_nonnull(b);
 	call.max_cost = BOUND;
 	ck_assert_int_eq(proto_batch_answer(b, 0, 3, &call), 0);
-	ck_assert_int_eq(call.deferred, 1);
+	ck_assert_int_eq(call.deferred, PROTO_DEFERRED_HEAVY);
 	ck_assert_int_eq(call.cancelled, 0);
 	ck_assert_ptr_nonnull(proto_batch_item(b, 0, NULL, NULL, NULL));
 	ck_assert_ptr_null(proto_batch_item(b, 1, NULL, NULL, NULL));
@@ -246,6 +247,52 @@ START_TEST(test_batch_heavy_items_wait)
 }
 END_TEST
 
+/* Items each light but together over the bound: every bounded call
+ * answers one and stops (its bound spent), and the reply once all are
+ * answered is the one of the batch answered in one go. */
+START_TEST(test_batch_spends_its_bound)
+{
+	/* Two pairs with a curved side at the default cap: 20 000 each. */
+	const char *item = "{\"a\":{\"parts\":[{\"cylinder\":{\"radius\":1,\"half_height\":2}},"
+	                   "{\"cone\":{\"radius\":1,\"half_height\":2}}]},"
+	                   "\"b\":{\"sphere\":{\"radius\":1},\"pose\":{\"translation\":[5,0,0]}}}";
+	proto_reply out;
+	ck_assert_int_eq(bounded(proto_query_reply_ex, item, &out), 0);
+	proto_reply_free(&out);
+	enum { N = 5 };
+	textbuf t = {0};
+	textbuf_str(&t, "{\"queries\":[");
+	for (int i = 0; i < N; i++) {
+		textbuf_str(&t, i ? "," : "");
+		textbuf_str(&t, item);
+	}
+	textbuf_str(&t, "]}");
+
+	proto_call call = {.ctx = &ctx};
+	proto_batch *b;
+	ck_assert_int_eq(proto_batch_open(t.s, t.len, &call, &b, &out), 0);
+	ck_assert_ptr_nonnull(b);
+	for (int k = 1; k <= N; k++) {
+		call.max_cost = BOUND;
+		ck_assert_int_eq(proto_batch_answer(b, 0, N, &call), 0);
+		ck_assert_int_eq(call.deferred, k < N ? PROTO_DEFERRED_SPENT : PROTO_DEFERRED_NONE);
+		for (int i = 0; i < N; i++)
+			ck_assert_int_eq(proto_batch_item(b, (size_t)i, NULL, NULL, NULL) != NULL, i < k);
+	}
+	ck_assert_int_eq(proto_batch_reply(b, &call, &out), 0);
+	proto_batch_free(b);
+
+	proto_reply whole;
+	proto_call plain = {.ctx = &ctx};
+	ck_assert_int_eq(proto_batch_reply_ex(t.s, t.len, &plain, &whole), 0);
+	ck_assert_int_eq(out.status, 200);
+	ck_assert_str_eq(out.body, whole.body);
+	proto_reply_free(&out);
+	proto_reply_free(&whole);
+	free(t.s);
+}
+END_TEST
+
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -254,6 +301,7 @@ static Suite *cost_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_heavy_by_what_it_names);
 	tcase_add_test(tc, test_batch_heavy_items_wait);
+	tcase_add_test(tc, test_batch_spends_its_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,7 +24,8 @@
  *            by what they name (issue 29): a containment and a query by
  *            ref to a stored 60 000-vertex part and a stored mesh, batches
  *            naming the mesh, scenes of cylinders with escaped member
- *            names; small queries beside them keep a worker (the clashd of
+ *            names; batches of many queries light alone, heavy together;
+ *            small queries beside them keep a worker (the clashd of
  *            f15403d made them wait seconds).  make attack: the issue's
  *            sizes (200 000 vertices, 1.3 M triangles, 10 s deadlines).
  *
@@ -611,6 +612,31 @@ START_TEST(fair_cost_batch)
 }
 END_TEST
 
+/* The same with batches of 1000 queries each light (a pair of
+ * near-coaxial cylinders searched to 800 expansions, some 6 ms) but heavy
+ * together: chunks of 125 of them held both workers for most of a second
+ * each; bounded in all, a chunk stops once its items cost its share of the
+ * bound, and the batch's rest takes turns in the heavy share. */
+START_TEST(fair_cost_spread)
+{
+	cost_server_start();
+	const char *cyl = "{\"cylinder\":{\"radius\":1,\"half_height\":2}";
+	textbuf t = {0};
+	textbuf_str(&t, "{\"queries\":[");
+	for (int i = 0; i < 1000; i++) {
+		textbuf_str(&t, i ? ",{\"a\":" : "{\"a\":");
+		textbuf_str(&t, cyl);
+		textbuf_str(&t, "},\"b\":");
+		textbuf_str(&t, cyl);
+		textbuf_str(&t, ",\"pose\":{\"translation\":[1e-7,0,0]}},\"max_iterations\":800}");
+	}
+	textbuf_str(&t, "]}");
+	small_beside("batches of many light queries", "/v1/batch", t.s, "/v1/batch", t.s);
+	free(t.s);
+	assert_clean_exit(server_stop_within(30));
+}
+END_TEST
+
 /* The same with scenes of 60 near-coaxial cylinders (200 under make
  * attack) whose member names are spelled with escapes: a scan of the text
  * for "cylinder" finds none; jansson's tree has them all. */
@@ -785,6 +811,7 @@ static Suite *hostile_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, fair_cost_refs);
 	tcase_add_test(tc, fair_cost_batch);
+	tcase_add_test(tc, fair_cost_spread);
 	tcase_add_test(tc, fair_cost_escaped);
 	suite_add_tcase(s, tc);
 	return s;
