@@ -411,11 +411,12 @@ static void queue_request(http_request *r)
  * again once its turn comes (a body of less than 64 KiB: microseconds).
  * A batch's chunks run under a share of the bound, item by item and in
  * all (2 a worker at a time: together the bound); a chunk stopped at an
- * item over it, or once its items cost it in all, makes the batch costly; its stopped chunks and those not yet queued
- * then run one at a time with no bound, each a turn in the heavy share
- * (its place let go after each, so heavy requests take turns), and only
- * its first chunks ever ran beside small queries.  With one thread there
- * is nothing to keep free.
+ * item over it, or once its items cost it in all, makes the batch
+ * costly: its stopped chunks and those not yet queued then run one at a
+ * time with no bound, each a turn in the heavy share (its place let go
+ * after each, so heavy requests take turns), and only its first chunks
+ * ever ran beside small queries.  With one thread there is nothing to
+ * keep free.
  */
 #define HTTP_HEAVY_BYTES ((size_t)64 << 10)
 /* About 25 ms of one worker at the most (proto/request_cost.h). */

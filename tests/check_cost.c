@@ -198,6 +198,23 @@ START_TEST(test_heavy_by_what_it_names)
 }
 END_TEST
 
+/* The reply of batch b, every item answered, is the one of its body
+ * (`t`) answered whole with no bound; b and t are freed. */
+static void same_as_whole(proto_batch *b, textbuf *t)
+{
+	proto_call call = {.ctx = &ctx};
+	proto_reply out, whole;
+	ck_assert_int_eq(proto_batch_reply(b, &call, &out), 0);
+	proto_batch_free(b);
+	ck_assert_int_eq(proto_batch_reply_ex(t->s, t->len, &call, &whole), 0);
+	ck_assert_int_eq(out.status, 200);
+	ck_assert_int_eq(whole.status, 200);
+	ck_assert_str_eq(out.body, whole.body);
+	proto_reply_free(&out);
+	proto_reply_free(&whole);
+	free(t->s);
+}
+
 /* A batch under the bound answers up to its first heavy item; answered
  * again without it, the rest: the reply is the one of a batch answered in
  * one go. */
@@ -232,18 +249,7 @@ START_TEST(test_batch_heavy_items_wait)
 	call.max_cost = 0;
 	ck_assert_int_eq(proto_batch_answer(b, 0, 3, &call), 0);
 	ck_assert_int_eq(call.deferred, 0);
-	ck_assert_int_eq(proto_batch_reply(b, &call, &out), 0);
-	proto_batch_free(b);
-
-	proto_reply whole;
-	proto_call plain = {.ctx = &ctx};
-	ck_assert_int_eq(proto_batch_reply_ex(t.s, t.len, &plain, &whole), 0);
-	ck_assert_int_eq(out.status, 200);
-	ck_assert_int_eq(whole.status, 200);
-	ck_assert_str_eq(out.body, whole.body);
-	proto_reply_free(&out);
-	proto_reply_free(&whole);
-	free(t.s);
+	same_as_whole(b, &t);
 }
 END_TEST
 
@@ -279,17 +285,7 @@ START_TEST(test_batch_spends_its_bound)
 		for (int i = 0; i < N; i++)
 			ck_assert_int_eq(proto_batch_item(b, (size_t)i, NULL, NULL, NULL) != NULL, i < k);
 	}
-	ck_assert_int_eq(proto_batch_reply(b, &call, &out), 0);
-	proto_batch_free(b);
-
-	proto_reply whole;
-	proto_call plain = {.ctx = &ctx};
-	ck_assert_int_eq(proto_batch_reply_ex(t.s, t.len, &plain, &whole), 0);
-	ck_assert_int_eq(out.status, 200);
-	ck_assert_str_eq(out.body, whole.body);
-	proto_reply_free(&out);
-	proto_reply_free(&whole);
-	free(t.s);
+	same_as_whole(b, &t);
 }
 END_TEST
 
