@@ -239,6 +239,10 @@ static int confine(size_t memory, unsigned cpu_s, long parent)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent)
 		return -1; /* its parent is gone already */
+	/* Never above what clashd itself was given (a container's limit). */
+	struct rlimit as;
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_max != RLIM_INFINITY && memory > as.rlim_max)
+		memory = as.rlim_max;
 	if (memory && HELPER_ADDRESS_LIMIT && set_limit(RLIMIT_AS, memory, memory) != 0)
 		return -1;
 	if (cpu_s && set_limit(RLIMIT_CPU, cpu_s, (rlim_t)cpu_s + 1) != 0)
