@@ -45,9 +45,9 @@ static void tb_printf(textbuf *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	ck_assert(n >= 0);
-	char *buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
+	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!buf) /* not ck_assert: each passing one is a write to Check's log */
+		ck_abort_msg("tb_printf: %d", n);
 	va_start(ap, fmt);
 	vsnprintf(buf, (size_t)n + 1, fmt, ap);
 	va_end(ap);
