@@ -101,7 +101,7 @@ static const option options[CONFIG_NOPTIONS] = {
 	                        "bytes of shapes kept by POST /v1/shapes (vertices and\n"
 	                        "preparations); the least recently used go first"},
 	[CONFIG_IMPORT_MEMORY] = {"--import-memory", "CLASHD_IMPORT_MEMORY", "import_memory_bytes",
-	                          KIND_SIZE, 64 * MIB, 1024 * GIB, "1G", "SIZE",
+	                          KIND_SIZE, 64 * MIB, 1024 * GIB, "512M", "SIZE",
 	                          "address space of the process that reads one mesh file\n"
 	                          "(POST /v1/shapes); a file that needs more gets 422"},
 	[CONFIG_IMPORT_CPU] = {"--import-cpu", "CLASHD_IMPORT_CPU", "import_cpu_ms", KIND_DURATION,
