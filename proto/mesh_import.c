@@ -256,18 +256,16 @@ static int join_mesh(import *im, const struct aiMesh *m, proto_mesh_shape *s)
 		for (int c = 0; c < 3; c++) {
 			unsigned v = face->mIndices[c];
 			if (v >= nv) {
-				proto_problem_set(im->p, 422, strdup(""), "the file's mesh \"%s\" has a "
-				                  "face with vertex index %u of %zu vertices",
-				                  s->name, v, nv);
-				r = im->p->pointer ? 1 : -1;
+				r = proto_problem_whole(im->p, "the file's mesh \"%s\" has a "
+				                        "face with vertex index %u of %zu vertices",
+				                        s->name, v, nv);
 				goto done;
 			}
 			if (remap[v] == UINT32_MAX) {
 				const struct aiVector3D *q = &m->mVertices[v];
 				if (!isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z)) {
-					proto_problem_set(im->p, 422, strdup(""), "the file's mesh \"%s\" "
-					                  "has a vertex that is not finite", s->name);
-					r = im->p->pointer ? 1 : -1;
+					r = proto_problem_whole(im->p, "the file's mesh \"%s\" "
+					                        "has a vertex that is not finite", s->name);
 					goto done;
 				}
 				uint32_t k[3] = {coord_bits(q->x), coord_bits(q->y), coord_bits(q->z)};
@@ -330,18 +328,16 @@ static int add_shape(import *im, unsigned i, const struct aiNode *node, const do
 	if (l && l->max_vertices && im->vertices > l->max_vertices) {
 		shape_free(&s);
 		*im->which = PROTO_LIMIT_VERTICES;
-		proto_problem_set(im->p, 422, strdup(""), "the file's meshes have more than %zu "
-		                  "vertices in all, the server's limit (--max-vertices)",
-		                  l->max_vertices);
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file's meshes have more than %zu "
+		                           "vertices in all, the server's limit (--max-vertices)",
+		                           l->max_vertices);
 	}
 	if (l && l->max_shapes && im->out->n >= l->max_shapes) {
 		shape_free(&s);
 		*im->which = PROTO_LIMIT_SHAPES;
-		proto_problem_set(im->p, 422, strdup(""), "the file places more than %zu meshes, "
-		                  "the server's limit of shapes in one request (--max-shapes)",
-		                  l->max_shapes);
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file places more than %zu meshes, "
+		                           "the server's limit of shapes in one request (--max-shapes)",
+		                           l->max_shapes);
 	}
 	for (int r2 = 0; r2 < 4; r2++)
 		for (int c = 0; c < 4; c++)
@@ -365,9 +361,8 @@ static int add_shape(import *im, unsigned i, const struct aiNode *node, const do
 static int walk(import *im, const struct aiNode *node, const double parent[4][4], int depth)
 {
 	if (depth > PROTO_MESH_MAX_NODE_DEPTH) {
-		proto_problem_set(im->p, 422, strdup(""), "the file's nodes nest deeper than %d",
-		                  PROTO_MESH_MAX_NODE_DEPTH);
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file's nodes nest deeper than %d",
+		                           PROTO_MESH_MAX_NODE_DEPTH);
 	}
 	const struct aiMatrix4x4 *t = &node->mTransformation;
 	const double local[4][4] = {{t->a1, t->a2, t->a3, t->a4},
@@ -406,8 +401,7 @@ static int shapes_of(import *im)
 {
 	const struct aiScene *sc = im->scene;
 	if (sc->mNumMeshes == 0) {
-		proto_problem_set(im->p, 422, strdup(""), "the file has no mesh");
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file has no mesh");
 	}
 	im->placed = calloc(sc->mNumMeshes, 1);
 	if (!im->placed)
@@ -417,9 +411,8 @@ static int shapes_of(import *im)
 		if (!im->placed[i])
 			r = add_shape(im, i, NULL, identity);
 	if (r == 0 && im->out->n == 0) {
-		proto_problem_set(im->p, 422, strdup(""), "the file's meshes have no triangle (points "
-		                  "and lines are not shapes)");
-		r = im->p->pointer ? 1 : -1;
+		r = proto_problem_whole(im->p, "the file's meshes have no triangle (points "
+		                        "and lines are not shapes)");
 	}
 	return r;
 }
@@ -462,13 +455,11 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	*which = PROTO_LIMIT_NONE;
 	const char *ext = format_ext(f);
 	if (!ext) {
-		proto_problem_set(p, 422, strdup(""), "not a mesh file format");
-		return p->pointer ? 1 : -1;
+		return proto_problem_whole(p, "not a mesh file format");
 	}
 	if (len == 0 || len > 0x7fffffff) {
-		proto_problem_set(p, 422, strdup(""), len ? "the file is larger than 2 GiB"
-		                                          : "the file is empty");
-		return p->pointer ? 1 : -1;
+		return proto_problem_whole(p, len ? "the file is larger than 2 GiB"
+		                           : "the file is empty");
 	}
 	int r = proto_mesh_precheck(data, len, f, p);
 	if (r)
@@ -483,9 +474,8 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 		im.scene = aiApplyPostProcessing(im.scene, aiProcess_Triangulate);
 	if (!im.scene) {
 		const char *why = aiGetErrorString();
-		proto_problem_set(p, 422, strdup(""), "assimp cannot read this %s file: %s", ext,
-		                  why && *why ? why : "no reason given");
-		r = p->pointer ? 1 : -1;
+		r = proto_problem_whole(p, "assimp cannot read this %s file: %s", ext,
+		                        why && *why ? why : "no reason given");
 	} else {
 		r = shapes_of(&im);
 		aiReleaseImport(im.scene);

@@ -21,22 +21,10 @@
 #include "mesh_precheck.h"
 
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static int refuse(proto_problem *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int refuse(proto_problem *p, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, strdup(""), fmt, ap);
-	va_end(ap);
-	return p->pointer ? 1 : -1;
-}
 
 /* Adds corners^2 of a polygon to *spent: 0 while within the budget. */
 static int polygon_spend(size_t corners, size_t *spent)
@@ -51,9 +39,10 @@ static int polygon_spend(size_t corners, size_t *spent)
 
 static int polygons_refused(proto_problem *p)
 {
-	return refuse(p, "the file's polygons are too large to triangulate: the squares of "
-	              "their corner counts add up to more than %zu (one polygon of 8192 corners, "
-	              "or 4096 of 128)", PROTO_MESH_POLYGON_BUDGET);
+	return proto_problem_whole(p, "the file's polygons are too large to triangulate: the "
+	                           "squares of their corner counts add up to more than %zu (one "
+	                           "polygon of 8192 corners, or 4096 of 128)",
+	                           PROTO_MESH_POLYGON_BUDGET);
 }
 
 /* ---- PLY ------------------------------------------------------------------ */
@@ -311,8 +300,9 @@ static int ply_body_ok(const char *d, size_t len, const ply_header *h, proto_pro
 				size_t n = 1;
 				int r = pr->count == PLY_BAD ? 0 : list_length(&w, pr, ascii, &n);
 				if (r < 0)
-					return refuse(p, "the PLY file declares a list longer than the rest "
-					              "of the file (element %zu, item %zu)", e, i);
+					return proto_problem_whole(p, "the PLY file declares a list longer "
+					                           "than the rest of the file (element %zu, "
+					                           "item %zu)", e, i);
 				if (r > 0 || skip_values(&w, pr->type, n, ascii) != 0)
 					return 0;
 				if (el->face && pr->count != PLY_BAD && polygon_spend(n, &w.spent) != 0)
@@ -329,10 +319,11 @@ static int ply_ok(const char *d, size_t len, proto_problem *p)
 		return -1;
 	int r = ply_header_read(d, len, h)
 	      ? ply_body_ok(d, len, h, p)
-	      : refuse(p, "the PLY file's header is not \"ply\", then format, comment, obj_info, "
-	               "element and property lines (at most %d elements and %d properties, "
-	               "each element's count no larger than the file), then an end_header line",
-	               PLY_MAX_ELEMENTS, PLY_MAX_PROPERTIES);
+	      : proto_problem_whole(p, "the PLY file's header is not \"ply\", then format, "
+	                            "comment, obj_info, element and property lines (at most %d "
+	                            "elements and %d properties, each element's count no larger "
+	                            "than the file), then an end_header line",
+	                            PLY_MAX_ELEMENTS, PLY_MAX_PROPERTIES);
 	free(h);
 	return r;
 }
@@ -492,8 +483,9 @@ static int gltf_nodes_ok(json_t *doc, proto_problem *p)
 		parent[i] = depth[i] = -1;
 	long bad = parents_of(list, names, parent);
 	if (bad) {
-		r = refuse(p, "the glTF's node %ld is listed as a child more than once (nodes form "
-		           "trees: each node the child of one node at most)", bad - 1);
+		r = proto_problem_whole(p, "the glTF's node %ld is listed as a child more than once "
+		                        "(nodes form trees: each node the child of one node at most)",
+		                        bad - 1);
 		goto done;
 	}
 	/* depth[] marks each scene's roots first (stamps below -1), then
@@ -509,15 +501,15 @@ static int gltf_nodes_ok(json_t *doc, proto_problem *p)
 		if (!bad)
 			bad = roots_of(scene, names, parent, depth, --stamp, n);
 	if (bad) {
-		r = refuse(p, "the glTF's node %ld is a scene's root twice, or a root and a child "
-		           "(nodes form trees)", bad - 1);
+		r = proto_problem_whole(p, "the glTF's node %ld is a scene's root twice, or a root "
+		                        "and a child (nodes form trees)", bad - 1);
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		depth[i] = -1;
 	bad = depths_of(parent, depth, n);
-	r = bad ? refuse(p, "the glTF's node %ld is its own ancestor or nested deeper than %d",
-	                 bad - 1, PROTO_MESH_MAX_NODE_DEPTH)
+	r = bad ? proto_problem_whole(p, "the glTF's node %ld is its own ancestor or nested "
+	                              "deeper than %d", bad - 1, PROTO_MESH_MAX_NODE_DEPTH)
 	        : 0;
 done:
 	json_decref(list);
@@ -532,8 +524,9 @@ done:
 static int gltf_ok(const char *d, size_t len, int binary, proto_problem *p)
 {
 	if (binary && !glb_ok(d, len))
-		return refuse(p, "the binary glTF's lengths do not fit the file (\"glTF\", version 2, "
-		              "the total length, then chunks of JSON and BIN within it)");
+		return proto_problem_whole(p, "the binary glTF's lengths do not fit the file "
+		                           "(\"glTF\", version 2, the total length, then chunks of "
+		                           "JSON and BIN within it)");
 	const char *text = binary ? d + 20 : d;
 	size_t n = binary ? le32(d + 12) : len;
 	json_error_t e;
@@ -560,9 +553,10 @@ int proto_mesh_precheck(const char *data, size_t len, proto_mesh_format f, proto
 	    (f == PROTO_MESH_GLTF && (lead == len || data[lead] != '{' || memchr(data, 0, len))))
 		/* assimp 5.2.5 read past its buffer on such text sent as either
 		 * (tests/fuzz/findings/import/gltf-not-json-overread.bin). */
-		return refuse(p, f == PROTO_MESH_GLB ? "a binary glTF starts with \"glTF\""
-		                                     : "a glTF file is a JSON object (\"{\" first, no "
-		                                       "NUL byte)");
+		return proto_problem_whole(p, f == PROTO_MESH_GLB
+		                              ? "a binary glTF starts with \"glTF\""
+		                              : "a glTF file is a JSON object (\"{\" first, no NUL "
+		                                "byte)");
 	if (glb_like || f == PROTO_MESH_GLTF || (lead < len && data[lead] == '{'))
 		return gltf_ok(data, len, glb_like, p);
 	if (f == PROTO_MESH_OBJ)

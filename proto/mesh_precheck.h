@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "mesh_import.h"
+#include "mesh_format.h"
 #include "problem.h"
 
 /* Polygons of more than three corners are triangulated by assimp in time

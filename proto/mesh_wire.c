@@ -89,17 +89,15 @@ static int take(wire *w, void *to, size_t n)
 
 static int malformed(proto_problem *p, const char *what)
 {
-	proto_problem_set(p, 422, strdup(""), "the import helper's answer is not well formed "
-	                  "(%s)", what);
-	return p->pointer ? 2 : -1;
+	int r = proto_problem_whole(p, "the import helper's answer is not well formed (%s)", what);
+	return r == 1 ? 2 : r;
 }
 
 static int over(proto_problem *p, enum proto_limit *which, enum proto_limit lim,
                 const char *fmt, size_t n)
 {
 	*which = lim;
-	proto_problem_set(p, 422, strdup(""), fmt, n);
-	return p->pointer ? 1 : -1;
+	return proto_problem_whole(p, fmt, n);
 }
 
 static int get_problem(wire *w, proto_problem *p, enum proto_limit *which)
@@ -119,8 +117,7 @@ static int get_problem(wire *w, proto_problem *p, enum proto_limit *which)
 		return json_decref(valid), malformed(p, "a problem's text");
 	json_decref(valid);
 	*which = (enum proto_limit)lim;
-	proto_problem_set(p, 422, strdup(""), "%s", detail);
-	return p->pointer ? 1 : -1;
+	return proto_problem_whole(p, "%s", detail);
 }
 
 /* One shape's name, counts and matrix; its arrays are read by get_arrays. */

@@ -21,7 +21,6 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,17 +54,6 @@ extern char **environ;
 #endif
 
 /* ---- the parent ---------------------------------------------------------- */
-
-static int failed(proto_problem *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int failed(proto_problem *p, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	proto_problem_setv(p, 422, strdup(""), fmt, ap);
-	va_end(ap);
-	return p->pointer ? 1 : -1;
-}
 
 /* The file in a sealed-off memfd at offset 0, or -1. */
 static int file_fd(const char *data, size_t len)
@@ -165,16 +153,16 @@ static int collect(int fd, size_t most, const volatile int *cancel, proto_text *
 static int died(const import_sandbox *sb, int status, proto_problem *p)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == HELPER_NOMEM)
-		return failed(p, "reading the file ran out of memory (the import's limit is "
-		              "--import-memory %zu bytes)", sb->memory);
+		return proto_problem_whole(p, "reading the file ran out of memory (the import's limit is "
+		                           "--import-memory %zu bytes)", sb->memory);
 	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-		return failed(p, "reading the file took more than %u s of CPU, the import's "
-		              "limit (--import-cpu)", sb->cpu_s);
+		return proto_problem_whole(p, "reading the file took more than %u s of CPU, the import's "
+		                           "limit (--import-cpu)", sb->cpu_s);
 	if (WIFSIGNALED(status))
-		return failed(p, "the mesh reader failed on this file (signal %d); within "
-		              "--import-memory %zu bytes", WTERMSIG(status), sb->memory);
-	return failed(p, "the mesh reader failed on this file (exit status %d)",
-	              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return proto_problem_whole(p, "the mesh reader failed on this file (signal %d); within "
+		                           "--import-memory %zu bytes", WTERMSIG(status), sb->memory);
+	return proto_problem_whole(p, "the mesh reader failed on this file (exit status %d)",
+	                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 static int sandbox_run(void *self, const char *data, size_t len, int format,
@@ -189,7 +177,7 @@ static int sandbox_run(void *self, const char *data, size_t len, int format,
 	if (in < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
 		if (in >= 0)
 			close(in);
-		return failed(p, "the import could not start: %s", strerror(errno));
+		return proto_problem_whole(p, "the import could not start: %s", strerror(errno));
 	}
 	pid_t pid;
 	int rc = spawn(sb, in, pipefd[1], format, l, &pid);
@@ -197,7 +185,7 @@ static int sandbox_run(void *self, const char *data, size_t len, int format,
 	close(pipefd[1]);
 	if (rc) {
 		close(pipefd[0]);
-		return failed(p, "the import could not start: %s", strerror(rc));
+		return proto_problem_whole(p, "the import could not start: %s", strerror(rc));
 	}
 	proto_text t = {0};
 	int over = 0;
@@ -219,9 +207,9 @@ static int sandbox_run(void *self, const char *data, size_t len, int format,
 	else if (r == 0)
 		r = died(sb, status, p);
 	else if (r == 1)
-		r = over ? failed(p, "the file's meshes are larger than the server's limits "
-		                  "(--max-vertices, --max-shapes) allow")
-		         : failed(p, "the import was stopped");
+		r = over ? proto_problem_whole(p, "the file's meshes are larger than the server's limits "
+		                               "(--max-vertices, --max-shapes) allow")
+		                               : proto_problem_whole(p, "the import was stopped");
 	free(bytes);
 	return r;
 }

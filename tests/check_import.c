@@ -1222,22 +1222,6 @@ START_TEST(http_limits)
 }
 END_TEST
 
-/* An STL of n random triangles (binary). */
-static char *random_stl(size_t n, size_t *len)
-{
-	*len = 84 + 50 * n;
-	unsigned char *b = calloc(1, *len);
-	ck_assert_ptr_nonnull(b);
-	put_le32(b + 80, (uint32_t)n);
-	uint32_t x = 12345;
-	for (size_t f = 0; f < n; f++)
-		for (int k = 0; k < 9; k++) {
-			x = x * 1664525u + 1013904223u;
-			put_float(b + 84 + 50 * f + 12 + 4 * k, (float)(x >> 8) / (float)(1 << 24));
-		}
-	return (char *)b;
-}
-
 START_TEST(http_deadline)
 {
 	/* An import is bounded by --request-timeout like any request, and the

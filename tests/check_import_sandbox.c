@@ -30,30 +30,6 @@
 #include "http_harness.h"
 #include "textbuf.h"
 
-static void put_le32(unsigned char *p, uint32_t x)
-{
-	for (int k = 0; k < 4; k++)
-		p[k] = (unsigned char)(x >> 8 * k);
-}
-
-/* A binary STL of n triangles: the first a unit right triangle, the rest
- * random in the unit cube (random_stl of the import suite). */
-static char *stl_of(size_t n, size_t *len)
-{
-	*len = 84 + 50 * n;
-	unsigned char *b = calloc(1, *len);
-	ck_assert_ptr_nonnull(b);
-	put_le32(b + 80, (uint32_t)n);
-	uint32_t x = 12345;
-	for (size_t f = 0; f < n; f++)
-		for (int k = 0; k < 9; k++) {
-			x = x * 1664525u + 1013904223u;
-			float v = f == 0 ? (float)(k == 3 || k == 7) : (float)(x >> 8) / (float)(1 << 24);
-			memcpy(b + 84 + 50 * f + 12 + 4 * k, &v, 4);
-		}
-	return (char *)b;
-}
-
 static char *text_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *text_of(const char *fmt, ...)
 {
@@ -137,7 +113,7 @@ static void assert_answer(const char *type, const char *data, size_t len, int st
 static void assert_imports(void)
 {
 	size_t len;
-	char *stl = stl_of(1, &len);
+	char *stl = random_stl(1, &len);
 	hresp r;
 	post_file("model/stl", stl, len, &r);
 	ck_assert_msg(r.status == 201 || r.status == 200, "import: %d %s", r.status, r.body);
@@ -177,7 +153,7 @@ START_TEST(memory_limit)
 	server_start_with((const char *const[]){"--import-memory", "64M", "--max-vertices",
 	                                        "2000000", NULL}, NULL);
 	size_t len;
-	char *stl = stl_of(BIG_TRIANGLES, &len);
+	char *stl = random_stl(BIG_TRIANGLES, &len);
 	if (!clashd_sanitized())
 		assert_answer("model/stl", stl, len, 422, "ran out of memory (the import's limit is "
 		              "--import-memory 67108864 bytes)", 11);
@@ -187,6 +163,20 @@ START_TEST(memory_limit)
 	assert_clean_exit(server_stop_within(20));
 }
 END_TEST
+
+/* Whether process `pid` runs as the helper (past its exec: before it,
+ * posix_spawn's child is a copy of clashd, which its parent waits for). */
+static int is_helper(const char *pid)
+{
+	char path[300], cmd[256] = {0};
+	snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+	if (f)
+		fclose(f);
+	size_t first = strnlen(cmd, n);
+	return first + 1 < n && strcmp(cmd + first + 1, "--import-helper") == 0;
+}
 
 /* The pid of clashd's import helper, waiting up to `timeout` s; -1. */
 static pid_t helper_pid(double timeout)
@@ -208,7 +198,7 @@ static pid_t helper_pid(double timeout)
 			const char *close_paren = strrchr(buf, ')');
 			int ppid = 0;
 			if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 &&
-			    ppid == srv.pid)
+			    ppid == srv.pid && is_helper(e->d_name))
 				found = (pid_t)atoi(e->d_name);
 		}
 		if (d)
@@ -257,7 +247,7 @@ static void *upload_run(void *arg)
  * a reader stuck for good.  Returns the helper's pid. */
 static pid_t stuck_upload(upload *u, pthread_t *t)
 {
-	u->data = stl_of(BIG_TRIANGLES, &u->len);
+	u->data = random_stl(BIG_TRIANGLES, &u->len);
 	u->port = srv.port;
 	ck_assert_int_eq(pthread_create(t, NULL, upload_run, u), 0);
 	pid_t h = helper_pid(30);
