@@ -155,9 +155,12 @@ static int died(const import_sandbox *sb, int status, proto_problem *p)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == HELPER_NOMEM)
 		return proto_problem_whole(p, "reading the file ran out of memory (the import's limit is "
 		                           "--import-memory %zu bytes)", sb->memory);
-	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-		return proto_problem_whole(p, "reading the file took more than %u s of CPU, the import's "
-		                           "limit (--import-cpu)", sb->cpu_s);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+		return proto_problem_whole(p, "reading the file took more than %u s of CPU, the "
+		                           "import's limit (--import-cpu)", sb->cpu_s);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return proto_problem_whole(p, "the mesh reader was killed: past %u s of CPU "
+		                           "(--import-cpu), or by the system for memory", sb->cpu_s);
 	if (WIFSIGNALED(status))
 		return proto_problem_whole(p, "the mesh reader failed on this file (signal %d); within "
 		                           "--import-memory %zu bytes", WTERMSIG(status), sb->memory);

@@ -9,7 +9,8 @@
  *  - a file that needs more than --import-memory: 422, the server fine;
  *  - a helper that hangs (stopped with SIGSTOP, as a stuck assimp would
  *    be): the request answered 504 at --request-timeout, the helper gone;
- *    and SIGTERM then exits within --drain-timeout.
+ *    and SIGTERM then exits within --drain-timeout;
+ *  - a helper that crashes or is killed: a 422 for that upload alone.
  * Under the sanitizers the helper's address-space limit is off (ASan's
  * shadow memory), so the memory case only checks that the server goes on.
  */
@@ -306,6 +307,36 @@ START_TEST(stuck_helper_drain)
 }
 END_TEST
 
+/* A helper that crashes (SIGSEGV, as a fault in libassimp would) or is
+ * killed (SIGKILL, as the kernel's OOM killer would): a 422 for that
+ * upload, the server fine. */
+START_TEST(helper_dies)
+{
+	server_start_with((const char *const[]){"--max-vertices", "2000000", NULL}, NULL);
+	const int sig[] = {SIGSEGV, SIGKILL};
+	const char *says[] = {"failed on this file (signal 11)", "was killed"};
+	for (int i = 0; i < 2; i++) {
+		upload u = {0};
+		pthread_t t;
+		pid_t h = stuck_upload(&u, &t);
+		ck_assert_int_eq(kill(h, sig[i]), 0);
+		kill(h, SIGCONT);
+		pthread_join(t, NULL);
+		ck_assert_int_eq(u.rc, 0);
+		json_t *p = assert_problem(&u.r, 422);
+		const char *detail = json_string_value(json_object_get(p, "detail"));
+		ck_assert_msg(detail && strstr(detail, says[i]), "\"%s\" lacks \"%s\"", detail,
+		              says[i]);
+		json_decref(p);
+		hresp_free(&u.r);
+		free(u.data);
+		assert_imports();
+	}
+	assert_still_serving();
+	assert_clean_exit(server_stop_within(20));
+}
+END_TEST
+
 static Suite *import_sandbox_suite(void)
 {
 	Suite *s = suite_create("import_sandbox");
@@ -314,6 +345,7 @@ static Suite *import_sandbox_suite(void)
 	tcase_add_test(tc, memory_limit);
 	tcase_add_test(tc, stuck_helper_deadline);
 	tcase_add_test(tc, stuck_helper_drain);
+	tcase_add_test(tc, helper_dies);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
