@@ -87,8 +87,14 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 	if (proto_request_stopped(rq, "import", p))
 		return 1;
 	proto_mesh_set set;
-	int r = proto_mesh_import(rq->body, rq->len, proto_mesh_format_of_media(rq->self),
-	                          &ctx->limits, &set, p, &call->limit);
+	proto_mesh_format f = proto_mesh_format_of_media(rq->self);
+	const proto_importer *im = &ctx->importer;
+	int r = im->run ? im->run(im->self, rq->body, rq->len, (int)f, &ctx->limits, call->cancel,
+	                          &set, p, &call->limit)
+	                : proto_mesh_import(rq->body, rq->len, f, &ctx->limits, &set, p,
+	                                    &call->limit);
+	if (r > 0 && proto_request_stopped(rq, "import", p))
+		return 1;
 	if (r)
 		return r;
 	json_t *shapes = json_array();

@@ -146,6 +146,9 @@ char *big_cubes_query(size_t n, unsigned seed);
  * but it takes jansson's parse (proto/vertex_scan.c reads plain vertex
  * arrays several times faster), for tests that need a slow decode. */
 char *slow_cubes_query(size_t n, unsigned seed);
+/* A binary STL of n random triangles in the unit cube (84 + 50 n bytes,
+ * little-endian as the format is; its length in *len). */
+char *random_stl(size_t n, size_t *len);
 
 /* ---- processes that do not serve ---- */
 
