@@ -529,20 +529,27 @@ static void release_query(held *h, hresp *r)
 	free(h->q);
 }
 
+/* clashd with --max-connections 2, both slots holding a query under way
+ * (q), and c connected behind them, in the backlog. */
+static void fill_two_slots(const char *q, held h[2], hconn *c)
+{
+	server_start_with((const char *const[]){"--max-connections", "2", NULL}, NULL);
+	hold_query(&h[0], q);
+	hold_query(&h[1], q);
+	ck_assert_int_eq(hconn_open(c, srv.port), 0);
+}
+
 START_TEST(test_connection_limit)
 {
 	/* Past --max-connections a connection waits in the kernel's backlog
 	 * while every slot holds a request under way (never cut to make
 	 * room; idle ones are, see suite slow): it is served once one
 	 * closes, never refused or reset. */
-	server_start_with((const char *const[]){"--max-connections", "2", NULL}, NULL);
 	char *q = cubes_query(0);
 	held h[2];
-	hold_query(&h[0], q);
-	hold_query(&h[1], q);
 	hconn c;
 	hresp r;
-	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	fill_two_slots(q, h, &c);
 	ck_assert_int_eq(hconn_request(&c, "GET", "/metrics", NULL, NULL, 0), 0);
 	/* Not served while both slots are taken ... */
 	hconn_timeout(&c, 1);
@@ -929,13 +936,10 @@ START_TEST(test_drain_backlog)
 	 * SIGTERM then must not reset it: the listener stays open (new SYNs
 	 * dropped) until the queued connection is taken in, once a slot frees,
 	 * and it is answered. */
-	server_start_with((const char *const[]){"--max-connections", "2", NULL}, NULL);
 	char *q = cubes_query(0);
 	held h[2];
-	hold_query(&h[0], q);
-	hold_query(&h[1], q);
 	hconn c;
-	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	fill_two_slots(q, h, &c);
 	ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", JSON_HEADERS, q, strlen(q)), 0);
 	kill(srv.pid, SIGTERM);
 	json_t *line = log_wait(&srv, "\"msg\":\"draining\"", 10);
