@@ -71,6 +71,7 @@ static const char *const reject_names[HTTP_REJECT_COUNT] = {
 	[HTTP_REJECT_HEADER_TIMEOUT] = "header_timeout",
 	[HTTP_REJECT_SLOW_BODY] = "slow_body",
 	[HTTP_REJECT_CLIENT_LIMIT] = "client_limit",
+	[HTTP_REJECT_CONNECTION_PRESSURE] = "connection_pressure",
 };
 
 const char *http_reject_name(enum http_reject why)

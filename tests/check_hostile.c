@@ -220,7 +220,7 @@ START_TEST(memory)
 {
 	/* deploy/k8s/deployment.yaml's settings and memory limit. */
 	static const char *const env[] = {"CLASHD_MAX_BODY=4M", "CLASHD_MAX_REPLY=4M",
-	                                  "CLASHD_MAX_QUEUE=16", "CLASHD_MAX_QUEUE_PER_CLIENT=0",
+	                                  "CLASHD_MAX_QUEUE=16", "CLASHD_MAX_QUEUE_PER_CLIENT=12",
 	                                  NULL};
 	static const char *const args[] = {"--request-timeout", "20s", NULL};
 	if (!clashd_sanitized())
