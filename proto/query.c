@@ -520,7 +520,11 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 	/* The store's value is the shape's own; its first use prepares it
 	 * (under its lock: stored_shape.h). */
 	stored_shape *st = (stored_shape *)proto_store_value(e);
-	if (proto_stored_shape_ready(st) != 0)
+	size_t grown;
+	int ready = proto_stored_shape_ready(st, &grown);
+	if (grown)
+		proto_store_charge(w->store, e, grown);
+	if (ready != 0)
 		return -1;
 	if (w->dim == 0) {
 		w->dim = st->shape.dim;
