@@ -437,7 +437,7 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		if (n > UINT32_MAX)
 			return proto_fail(p, &xp, "a mesh with indices may have at most %lu vertices",
 			                  (unsigned long)UINT32_MAX);
-		r = proto_mesh_indices(iv, &ip, n, &idx, &ntri, p);
+		r = proto_mesh_indices(iv, proto_vertex_lookup(w->vt, iv), &ip, n, &idx, &ntri, p);
 		if (r)
 			return r;
 		if (own(w->q, idx))

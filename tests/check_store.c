@@ -267,19 +267,6 @@ static char *post(const char *path, const char *body, int *status)
 	return out;
 }
 
-static long long metric(const char *name)
-{
-	hresp r;
-	http_do("GET", "/metrics", NULL, NULL, 0, &r);
-	char key[128];
-	snprintf(key, sizeof key, "\n%s ", name);
-	const char *at = strstr(r.body, key);
-	ck_assert_msg(at != NULL, "no %s in /metrics", name);
-	long long v = atoll(at + strlen(key));
-	hresp_free(&r);
-	return v;
-}
-
 /* ---- tests ---- */
 
 START_TEST(test_ids)
@@ -301,7 +288,7 @@ START_TEST(test_ids)
 		}
 		free(text);
 	}
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 40);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 40);
 }
 END_TEST
 
@@ -560,7 +547,7 @@ START_TEST(test_concurrent_uploads)
 		created += (intptr_t)n;
 	}
 	ck_assert_int_eq(created, 1);
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 1);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 1);
 	free(shape);
 }
 END_TEST
@@ -628,8 +615,8 @@ START_TEST(test_eviction_under_load)
 		answered += jobs[i].answered;
 	}
 	ck_assert_int_gt(answered, 0);
-	ck_assert_int_gt(metric("clashd_shape_store_evictions_total"), 0);
-	ck_assert_int_le(metric("clashd_shape_store_bytes"), 48 * 1024);
+	ck_assert_int_gt(server_metric("clashd_shape_store_evictions_total"), 0);
+	ck_assert_int_le(server_metric("clashd_shape_store_bytes"), 48 * 1024);
 	assert_still_serving();
 }
 END_TEST
@@ -693,7 +680,7 @@ START_TEST(test_unknown_refs)
 	ck_assert_int_eq(json_array_size(json_object_get(item, "missing")), 1);
 	json_decref(root);
 	free(body);
-	ck_assert_int_ge(metric("clashd_shape_store_misses_total"), 4);
+	ck_assert_int_ge(server_metric("clashd_shape_store_misses_total"), 4);
 }
 END_TEST
 
@@ -741,7 +728,7 @@ START_TEST(test_bad_uploads)
 	sprintf(q, "{\"a\": {\"ref\": \"%s\", \"vertices\": [[0, 0]]}, \"b\": {\"ref\": \"%s\"}}",
 	        id, id);
 	bad("/v1/query", q, 422, "/a/ref");
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 1);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 1);
 }
 END_TEST
 
@@ -1133,7 +1120,7 @@ START_TEST(test_prepared_on_first_use)
 	json_t *sum = json_loads(reply, 0, NULL);
 	ck_assert(json_is_null(json_object_get(sum, "hull_vertices")));
 	json_int_t weight = json_integer_value(json_object_get(sum, "bytes"));
-	long long counted = metric("clashd_shape_store_bytes");
+	long long counted = server_metric("clashd_shape_store_bytes");
 	ck_assert_int_gt(counted, weight);
 	char id[72], path[128];
 	snprintf(id, sizeof id, "%s", json_string_value(json_object_get(sum, "id")));
@@ -1155,7 +1142,7 @@ START_TEST(test_prepared_on_first_use)
 	ck_assert_int_ge(prepared, weight + 100 * 40);
 	/* The block malloc gave it and the list of blocks grown by one. */
 	ck_assert_int_le(prepared, weight + (json_int_t)clash_prepared_bytes_max(3, 100) + 256);
-	ck_assert_int_eq(metric("clashd_shape_store_bytes"), counted + (prepared - weight));
+	ck_assert_int_eq(server_metric("clashd_shape_store_bytes"), counted + (prepared - weight));
 	json_decref(sum);
 	hresp_free(&r);
 	free(qi);
@@ -1577,21 +1564,21 @@ START_TEST(test_client_share_http)
 		int kept = 0;
 		for (int i = 0; i < 4; i++)
 			kept += stored(theirs[i]);
-		long long total = metric("clashd_shape_store_bytes");
+		long long total = server_metric("clashd_shape_store_bytes");
 		fprintf(stderr, "store: share %s: the other address's 4 shapes, %d kept; %lld bytes "
 		        "stored\n", share ? "256K" : "off", kept, total);
 		if (share) {
 			ck_assert_int_eq(kept, 4);
 			ck_assert_int_le(total, 4 * 64 * 1024 + 256 * 1024);
-			ck_assert_int_gt(metric("clashd_shape_store_client_evictions_total"), 0);
-			ck_assert_int_eq(metric("clashd_shape_store_clients"), 2);
+			ck_assert_int_gt(server_metric("clashd_shape_store_client_evictions_total"), 0);
+			ck_assert_int_eq(server_metric("clashd_shape_store_clients"), 2);
 			char *big = cloud(7, 12000); /* about 290 KB stored */
 			ck_assert_int_eq(upload(big, id), 413);
 			free(big);
 		} else {
 			ck_assert_int_eq(kept, 0);
 			ck_assert_int_le(total, 1024 * 1024);
-			ck_assert_int_eq(metric("clashd_shape_store_client_evictions_total"), 0);
+			ck_assert_int_eq(server_metric("clashd_shape_store_client_evictions_total"), 0);
 		}
 		assert_clean_exit(server_stop_within(20));
 	}
@@ -1634,7 +1621,7 @@ static long long metric_until(const char *name, long long want, double seconds)
 {
 	double end = now_s() + seconds;
 	long long v;
-	while ((v = metric(name)) != want && now_s() < end)
+	while ((v = server_metric(name)) != want && now_s() < end)
 		usleep(20000);
 	return v;
 }
@@ -1654,7 +1641,7 @@ START_TEST(test_held_after_delete_metric)
 	t = sphere_cloud(60000, 5);
 	ck_assert_int_eq(upload(t, outer), 201);
 	free(t);
-	long long stored_bytes = metric("clashd_shape_store_bytes");
+	long long stored_bytes = server_metric("clashd_shape_store_bytes");
 	slow_call c = {malloc(256), 0};
 	sprintf(c.body, "{\"inner\": {\"ref\": \"%s\"}, \"outer\": {\"ref\": \"%s\"}}", inner, outer);
 	pthread_t th;
@@ -1668,11 +1655,11 @@ START_TEST(test_held_after_delete_metric)
 		ck_assert_int_eq(r.status, 204);
 		hresp_free(&r);
 	}
-	long long held = metric("clashd_shape_store_held_removed_bytes");
-	long long counted = metric("clashd_shape_store_bytes");
+	long long held = server_metric("clashd_shape_store_held_removed_bytes");
+	long long counted = server_metric("clashd_shape_store_bytes");
 	fprintf(stderr, "store: deleted while held: %lld bytes counted (%lld stored before)\n",
 	        counted, stored_bytes);
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 0);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 0);
 	ck_assert_int_ge(held, stored_bytes); /* their preparations may have been added */
 	ck_assert_int_eq(counted, held);
 	pthread_join(th, NULL);
@@ -1680,7 +1667,7 @@ START_TEST(test_held_after_delete_metric)
 	free(c.body);
 	/* The worker lets go when it next looks at its cancel flag. */
 	ck_assert_int_eq(metric_until("clashd_shape_store_bytes", 0, 60), 0);
-	ck_assert_int_eq(metric("clashd_shape_store_held_removed_bytes"), 0);
+	ck_assert_int_eq(server_metric("clashd_shape_store_held_removed_bytes"), 0);
 	assert_still_serving();
 }
 END_TEST
