@@ -1361,10 +1361,9 @@ static int has_value(proto_store *s, unsigned i)
 	return proto_store_has(s, key);
 }
 
-/* A value removed (or evicted) while held stays counted until released,
- * and what is counted makes others go: the store never holds more than its
- * budget but for what requests hold. */
-START_TEST(test_held_after_removal_counted)
+/* What put_value's values weigh in a store (the store's own bytes
+ * included). */
+static size_t value_weight(void)
 {
 	int created;
 	proto_store *probe = proto_store_new(1 << 20, 0);
@@ -1373,6 +1372,17 @@ START_TEST(test_held_after_removal_counted)
 	proto_store_release(probe, e);
 	proto_store_free(probe);
 	ck_assert_uint_gt(w, 1000);
+	return w;
+}
+
+/* A value removed (or evicted) while held stays counted until released,
+ * and what is counted makes others go: the store never holds more than its
+ * budget but for what requests hold. */
+START_TEST(test_held_after_removal_counted)
+{
+	int created;
+	proto_store_entry *e;
+	size_t w = value_weight();
 
 	proto_store *s = proto_store_new(10 * w + w / 2, 0);
 	proto_store_entry *held = put_value(s, 0, NULL, &created);
@@ -1431,11 +1441,8 @@ END_TEST
 START_TEST(test_client_share)
 {
 	int created;
-	proto_store *probe = proto_store_new(1 << 20, 0);
-	proto_store_entry *e = put_value(probe, 0, NULL, &created);
-	size_t w = proto_store_weight(probe, e);
-	proto_store_release(probe, e);
-	proto_store_free(probe);
+	proto_store_entry *e;
+	size_t w = value_weight();
 
 	uint8_t a[PROTO_STORE_CLIENT] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 1};
 	uint8_t b[PROTO_STORE_CLIENT] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 2};
