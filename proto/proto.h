@@ -186,6 +186,9 @@ typedef struct proto_call {
 	 * between parsing and running.  A stopped call has cancelled set and
 	 * a 503 problem as its reply, which the caller may replace. */
 	const volatile int *cancel;
+	/* In: NULL, or the client's address (16 bytes, IPv4 as ::ffff:a.b.c.d)
+	 * whose share of the shape store an upload counts against. */
+	const unsigned char *client;
 	/* Out. */
 	int cancelled;
 	enum proto_limit limit; /* the limit the request broke, if any */

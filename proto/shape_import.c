@@ -51,7 +51,7 @@ static int store_one(const proto_mesh_shape *s, size_t i, proto_call *call, json
 	int r = proto_parse_query_text(text, len, ctx, &root, p, &call->limit, &vt);
 	proto_store_entry *e = NULL;
 	if (r == 0)
-		r = proto_shape_store(root, vt, ctx->store, &e, created, p);
+		r = proto_shape_store(root, vt, ctx->store, call->client, &e, created, p);
 	proto_vertex_table_free(vt);
 	json_decref(root);
 	free(text);

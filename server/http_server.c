@@ -372,6 +372,7 @@ static void work_run(uv_work_t *w)
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 	r->call.ctx = r->srv->ctx;
 	r->call.cancel = &r->cancel;
+	r->call.client = r->client;
 	if (r->route->id == HTTP_ROUTE_BATCH)
 		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
 	else if (r->mesh_type[0])

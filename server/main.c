@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 			.max_reply = cfg.max_reply,
 		},
 		.max_queries = cfg.max_batch,
-		.store = proto_store_new(cfg.shape_store),
+		.store = proto_store_new(cfg.shape_store, cfg.store_per_client),
 	};
 	if (!ctx.store) {
 		LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store"));

@@ -664,6 +664,19 @@ json_t *assert_problem(const hresp *r, int status)
 	return p;
 }
 
+long long server_metric(const char *name)
+{
+	hresp r;
+	http_do("GET", "/metrics", NULL, NULL, 0, &r);
+	char key[128];
+	snprintf(key, sizeof key, "\n%s ", name);
+	const char *at = strstr(r.body, key);
+	ck_assert_msg(at != NULL, "no %s in /metrics", name);
+	long long v = atoll(at + strlen(key));
+	hresp_free(&r);
+	return v;
+}
+
 /* The server still answers the acceptance query correctly. */
 void assert_still_serving(void)
 {

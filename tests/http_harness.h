@@ -139,6 +139,8 @@ const char *problem_type(int status);
 json_t *assert_problem(const hresp *r, int status);
 /* The server still answers the acceptance query correctly. */
 void assert_still_serving(void);
+/* The value of an unlabelled series of the server's GET /metrics. */
+long long server_metric(const char *name);
 /* The cubes with n vertices each (8 corners + interior points): the same
  * answer, slower to decode. */
 char *big_cubes_query(size_t n, unsigned seed);
