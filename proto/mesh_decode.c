@@ -7,13 +7,15 @@
 #include "decode.h"
 #include "mesh_decode.h"
 
-int proto_mesh_indices(const json_t *v, const proto_path *at, size_t nvertices, uint32_t **out,
-                       size_t *ntriangles, proto_problem *p)
+int proto_mesh_indices(const json_t *v, const vertex_array *read, const proto_path *at,
+                       size_t nvertices, uint32_t **out, size_t *ntriangles, proto_problem *p)
 {
-	if (!json_is_array(v))
+	if (read && !read->flat)
+		read = NULL; /* "indices" written as points: the tree's empty array */
+	if (!read && !json_is_array(v))
 		return proto_fail(p, at, "indices must be an array of vertex indices, three a "
 		                  "triangle, got %s", proto_kind_of(v));
-	size_t n = json_array_size(v);
+	size_t n = read ? read->n : json_array_size(v);
 	if (n == 0)
 		return proto_fail(p, at, "indices must not be empty: a mesh has at least one "
 		                  "triangle (leave indices out when consecutive triples of "
@@ -25,12 +27,13 @@ int proto_mesh_indices(const json_t *v, const proto_path *at, size_t nvertices, 
 	if (!idx)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const json_t *x = json_array_get(v, i);
-		double d = json_is_number(x) ? json_number_value(x) : -1;
-		if (!json_is_number(x) || d != floor(d) || d < 0 || d >= (double)nvertices) {
+		const json_t *x = read ? NULL : json_array_get(v, i);
+		int number = read || json_is_number(x);
+		double d = read ? read->xyz[i] : number ? json_number_value(x) : -1;
+		if (!number || d != floor(d) || d < 0 || d >= (double)nvertices) {
 			proto_path el = {at, NULL, i};
 			free(idx);
-			if (!json_is_number(x))
+			if (!number)
 				return proto_fail(p, &el, "a vertex index must be an integer, got %s",
 				                  proto_kind_of(x));
 			return proto_fail(p, &el, "a vertex index must be an integer from 0 to %zu (the "

@@ -18,6 +18,7 @@
  * process (aiGetErrorString): every assimp call is made under one mutex.
  */
 #include "mesh_import.h"
+#include "mesh_precheck.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -30,9 +31,6 @@
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-
-/* Nodes nested deeper than this are a 422 (the walk recurses). */
-#define MESH_MAX_NODE_DEPTH 256
 
 static pthread_mutex_t assimp_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -258,18 +256,16 @@ static int join_mesh(import *im, const struct aiMesh *m, proto_mesh_shape *s)
 		for (int c = 0; c < 3; c++) {
 			unsigned v = face->mIndices[c];
 			if (v >= nv) {
-				proto_problem_set(im->p, 422, strdup(""), "the file's mesh \"%s\" has a "
-				                  "face with vertex index %u of %zu vertices",
-				                  s->name, v, nv);
-				r = im->p->pointer ? 1 : -1;
+				r = proto_problem_whole(im->p, "the file's mesh \"%s\" has a "
+				                        "face with vertex index %u of %zu vertices",
+				                        s->name, v, nv);
 				goto done;
 			}
 			if (remap[v] == UINT32_MAX) {
 				const struct aiVector3D *q = &m->mVertices[v];
 				if (!isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z)) {
-					proto_problem_set(im->p, 422, strdup(""), "the file's mesh \"%s\" "
-					                  "has a vertex that is not finite", s->name);
-					r = im->p->pointer ? 1 : -1;
+					r = proto_problem_whole(im->p, "the file's mesh \"%s\" "
+					                        "has a vertex that is not finite", s->name);
 					goto done;
 				}
 				uint32_t k[3] = {coord_bits(q->x), coord_bits(q->y), coord_bits(q->z)};
@@ -332,18 +328,16 @@ static int add_shape(import *im, unsigned i, const struct aiNode *node, const do
 	if (l && l->max_vertices && im->vertices > l->max_vertices) {
 		shape_free(&s);
 		*im->which = PROTO_LIMIT_VERTICES;
-		proto_problem_set(im->p, 422, strdup(""), "the file's meshes have more than %zu "
-		                  "vertices in all, the server's limit (--max-vertices)",
-		                  l->max_vertices);
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file's meshes have more than %zu "
+		                           "vertices in all, the server's limit (--max-vertices)",
+		                           l->max_vertices);
 	}
 	if (l && l->max_shapes && im->out->n >= l->max_shapes) {
 		shape_free(&s);
 		*im->which = PROTO_LIMIT_SHAPES;
-		proto_problem_set(im->p, 422, strdup(""), "the file places more than %zu meshes, "
-		                  "the server's limit of shapes in one request (--max-shapes)",
-		                  l->max_shapes);
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file places more than %zu meshes, "
+		                           "the server's limit of shapes in one request (--max-shapes)",
+		                           l->max_shapes);
 	}
 	for (int r2 = 0; r2 < 4; r2++)
 		for (int c = 0; c < 4; c++)
@@ -366,10 +360,9 @@ static int add_shape(import *im, unsigned i, const struct aiNode *node, const do
  * (row-major).  0, 1 or -1. */
 static int walk(import *im, const struct aiNode *node, const double parent[4][4], int depth)
 {
-	if (depth > MESH_MAX_NODE_DEPTH) {
-		proto_problem_set(im->p, 422, strdup(""), "the file's nodes nest deeper than %d",
-		                  MESH_MAX_NODE_DEPTH);
-		return im->p->pointer ? 1 : -1;
+	if (depth > PROTO_MESH_MAX_NODE_DEPTH) {
+		return proto_problem_whole(im->p, "the file's nodes nest deeper than %d",
+		                           PROTO_MESH_MAX_NODE_DEPTH);
 	}
 	const struct aiMatrix4x4 *t = &node->mTransformation;
 	const double local[4][4] = {{t->a1, t->a2, t->a3, t->a4},
@@ -408,8 +401,7 @@ static int shapes_of(import *im)
 {
 	const struct aiScene *sc = im->scene;
 	if (sc->mNumMeshes == 0) {
-		proto_problem_set(im->p, 422, strdup(""), "the file has no mesh");
-		return im->p->pointer ? 1 : -1;
+		return proto_problem_whole(im->p, "the file has no mesh");
 	}
 	im->placed = calloc(sc->mNumMeshes, 1);
 	if (!im->placed)
@@ -419,112 +411,10 @@ static int shapes_of(import *im)
 		if (!im->placed[i])
 			r = add_shape(im, i, NULL, identity);
 	if (r == 0 && im->out->n == 0) {
-		proto_problem_set(im->p, 422, strdup(""), "the file's meshes have no triangle (points "
-		                  "and lines are not shapes)");
-		r = im->p->pointer ? 1 : -1;
+		r = proto_problem_whole(im->p, "the file's meshes have no triangle (points "
+		                        "and lines are not shapes)");
 	}
 	return r;
-}
-
-/*
- * Whether a PLY file's header is well formed as far as lines go: "ply",
- * then lines whose first word is format, comment, obj_info, element or
- * property, up to one whose first word is end_header, followed by more;
- * each element's count no larger than the file.
- * Debian's assimp 5.2.5 reads some headers that break this forever, at the
- * end of the file (no end_header line, or one it does not take for the
- * header's end): in clashd that would pin a worker and hold the import
- * mutex for good.  Such a file is refused before assimp sees it
- * (tests/fuzz/findings/import/), whatever its declared type.
- */
-static int ply_count_ok(const char *rest, size_t n, size_t len)
-{
-	/* " <name> <count>": the count a number no larger than the file (an
-	 * element takes a byte at least; assimp 5.2.5 reserves room for the
-	 * count before reading: 10^110 faces in a 379-byte file ran it out of
-	 * memory, tests/fuzz/findings/import/ply-huge-count-oom.bin). */
-	size_t i = 0;
-	while (i < n && (rest[i] == ' ' || rest[i] == '\t'))
-		i++;
-	while (i < n && rest[i] != ' ' && rest[i] != '\t')
-		i++;
-	while (i < n && (rest[i] == ' ' || rest[i] == '\t'))
-		i++;
-	size_t count = 0, digits = 0;
-	for (; i < n && rest[i] >= '0' && rest[i] <= '9'; i++, digits++) {
-		count = 10 * count + (size_t)(rest[i] - '0');
-		if (count > len)
-			return 0;
-	}
-	while (i < n && (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '\r'))
-		i++;
-	return digits > 0 && i == n;
-}
-
-static int ply_header_ok(const char *d, size_t len)
-{
-	static const char *const words[] = {"format", "comment", "obj_info", "element",
-	                                    "property", "end_header"};
-	for (size_t i = 0, line = 0; i < len; line++) {
-		const char *nl = memchr(d + i, '\n', len - i);
-		if (!nl)
-			return 0; /* the header does not end */
-		size_t e = (size_t)(nl - d), w = i;
-		while (w < e && (d[w] == ' ' || d[w] == '\t'))
-			w++;
-		size_t we = w;
-		while (we < e && d[we] != ' ' && d[we] != '\t' && d[we] != '\r')
-			we++;
-		size_t n = we - w;
-		if (line == 0) {
-			if (n != 3 || memcmp(d + w, "ply", 3) != 0)
-				return 0;
-		} else {
-			size_t k = 0;
-			while (k < 6 && !(strlen(words[k]) == n && memcmp(d + w, words[k], n) == 0))
-				k++;
-			if (k == 6 || (k == 3 && !ply_count_ok(d + we, e - we, len)))
-				return 0;
-			if (k == 5)
-				return 1;
-		}
-		i = e + 1;
-	}
-	return 0;
-}
-
-static uint32_t le32(const char *d)
-{
-	const unsigned char *u = (const unsigned char *)d;
-	return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
-}
-
-/*
- * Whether a binary glTF (a file that starts with "glTF") holds together:
- * its total length within the file, and each chunk (the JSON one first)
- * within that length; glTF 1's binary header, its content within it.
- * Debian's assimp 5.2.5 trusts these lengths: a chunk longer than the file
- * made it allocate 4 GiB, or spend seconds on a 427-byte file, and a
- * garbled version read past its buffer (tests/fuzz/findings/import/).
- */
-static int glb_ok(const char *d, size_t len)
-{
-	if (len < 20)
-		return 0;
-	const uint32_t version = le32(d + 4), length = le32(d + 8);
-	if (length > len || length < 20)
-		return 0;
-	if (version == 1) /* KHR_binary_glTF: content length, format 0 (JSON) */
-		return le32(d + 16) == 0 && le32(d + 12) <= length - 20 &&
-		       !memchr(d + 20, 0, le32(d + 12));
-	if (version != 2 || memcmp(d + 16, "JSON", 4) != 0)
-		return 0;
-	for (size_t pos = 12; pos < length;) {
-		if (length - pos < 8 || le32(d + pos) > length - pos - 8)
-			return 0;
-		pos += 8 + (size_t)le32(d + pos);
-	}
-	return !memchr(d + 20, 0, le32(d + 12)); /* JSON holds no NUL byte */
 }
 
 /*
@@ -565,41 +455,15 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	*which = PROTO_LIMIT_NONE;
 	const char *ext = format_ext(f);
 	if (!ext) {
-		proto_problem_set(p, 422, strdup(""), "not a mesh file format");
-		return p->pointer ? 1 : -1;
+		return proto_problem_whole(p, "not a mesh file format");
 	}
 	if (len == 0 || len > 0x7fffffff) {
-		proto_problem_set(p, 422, strdup(""), len ? "the file is larger than 2 GiB"
-		                                          : "the file is empty");
-		return p->pointer ? 1 : -1;
+		return proto_problem_whole(p, len ? "the file is larger than 2 GiB"
+		                           : "the file is empty");
 	}
-	/* assimp picks its reader by the bytes as well: a file of any type
-	 * that starts like a PLY is read as one. */
-	size_t lead = 0;
-	while (lead < len && strchr(" \t\r\n", data[lead]) && data[lead])
-		lead++;
-	int ply_like = len - lead >= 3 && strncasecmp(data + lead, "ply", 3) == 0;
-	if ((f == PROTO_MESH_PLY || ply_like) && !ply_header_ok(data, len)) {
-		proto_problem_set(p, 422, strdup(""), "the PLY file's header is not \"ply\", then "
-		                  "format, comment, obj_info, element and property lines, then an "
-		                  "end_header line (each element's count no larger than the file)");
-		return p->pointer ? 1 : -1;
-	}
-	if ((f == PROTO_MESH_GLB && (len < 4 || memcmp(data, "glTF", 4) != 0)) ||
-	    (f == PROTO_MESH_GLTF && (lead == len || data[lead] != '{' || memchr(data, 0, len)))) {
-		/* assimp 5.2.5 read past its buffer on such text sent as either
-		 * (tests/fuzz/findings/import/gltf-not-json-overread.bin). */
-		proto_problem_set(p, 422, strdup(""), f == PROTO_MESH_GLB
-		                  ? "a binary glTF starts with \"glTF\""
-		                  : "a glTF file is a JSON object (\"{\" first, no NUL byte)");
-		return p->pointer ? 1 : -1;
-	}
-	if (len >= 4 && memcmp(data, "glTF", 4) == 0 && !glb_ok(data, len)) {
-		proto_problem_set(p, 422, strdup(""), "the binary glTF's lengths do not fit the "
-		                  "file (\"glTF\", version 2, the total length, then chunks of "
-		                  "JSON and BIN within it)");
-		return p->pointer ? 1 : -1;
-	}
+	int r = proto_mesh_precheck(data, len, f, p);
+	if (r)
+		return r;
 	mem_source src = {.data = data, .len = len};
 	snprintf(src.name, sizeof src.name, "clashd-mesh.%s", ext);
 	struct aiFileIO io = {mem_open, mem_close, (aiUserData)&src};
@@ -608,12 +472,10 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	im.scene = aiImportFileEx(src.name, aiProcess_ValidateDataStructure, &io);
 	if (im.scene && primitive_types(im.scene))
 		im.scene = aiApplyPostProcessing(im.scene, aiProcess_Triangulate);
-	int r;
 	if (!im.scene) {
 		const char *why = aiGetErrorString();
-		proto_problem_set(p, 422, strdup(""), "assimp cannot read this %s file: %s", ext,
-		                  why && *why ? why : "no reason given");
-		r = p->pointer ? 1 : -1;
+		r = proto_problem_whole(p, "assimp cannot read this %s file: %s", ext,
+		                        why && *why ? why : "no reason given");
 	} else {
 		r = shapes_of(&im);
 		aiReleaseImport(im.scene);

@@ -11,17 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mesh_format.h"
 #include "problem.h"
 #include "proto.h"
 
-typedef enum proto_mesh_format {
-	PROTO_MESH_NONE = 0,
-	PROTO_MESH_STL,  /* model/stl, ASCII or binary */
-	PROTO_MESH_OBJ,  /* model/obj (materials not read) */
-	PROTO_MESH_GLB,  /* model/gltf-binary */
-	PROTO_MESH_GLTF, /* model/gltf+json, buffers inline (data: URIs) */
-	PROTO_MESH_PLY   /* application/x-ply, ASCII or binary */
-} proto_mesh_format;
 
 /* The format a Content-Type names (any case, parameters allowed), or NONE. */
 proto_mesh_format proto_mesh_format_of_media(const char *content_type);

@@ -90,6 +90,15 @@ void proto_problem_set(proto_problem *p, int status, char *pointer, const char *
 	va_end(ap);
 }
 
+int proto_problem_whole(proto_problem *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	proto_problem_setv(p, 422, strdup(""), fmt, ap);
+	va_end(ap);
+	return p->pointer ? 1 : -1;
+}
+
 int proto_problem_prefix(proto_problem *p, const char *prefix, size_t n)
 {
 	proto_text t = {0};

@@ -56,6 +56,11 @@ void proto_problem_set(proto_problem *p, int status, char *pointer, const char *
 void proto_problem_setv(proto_problem *p, int status, char *pointer, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
 
+/* A 422 about a whole body or file (pointer ""), as a file's import
+ * refuses it.  Returns 1, or -1 when memory ran out. */
+int proto_problem_whole(proto_problem *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* p's pointer with `prefix` (n bytes) in front (a problem of a part of a
  * request placed in the whole: "/queries/3" + "/a/vertices"); a problem
  * without a pointer gets the prefix itself.  0, or -1 out of memory (the

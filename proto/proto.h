@@ -131,6 +131,23 @@ enum proto_limit {
 typedef struct proto_store proto_store;
 
 /*
+ * How a mesh file is read (POST /v1/shapes with a mesh media type): as
+ * proto_mesh_import() (mesh_import.h) does, with the same results, but
+ * where the caller chooses; clashd reads files in a helper process
+ * (server/import_sandbox.c).  `cancel` is the call's flag: once it is set
+ * the reader may stop and fail (the caller answers the stop).  .run NULL:
+ * proto_mesh_import() on the calling thread.
+ */
+struct proto_mesh_set;
+struct proto_problem;
+typedef struct proto_importer {
+	int (*run)(void *self, const char *data, size_t len, int format,
+	           const proto_request_limits *l, const volatile int *cancel,
+	           struct proto_mesh_set *out, struct proto_problem *p, enum proto_limit *which);
+	void *self;
+} proto_importer;
+
+/*
  * The context a call runs in, handed to it explicitly (proto_call.ctx): no
  * call reads a process global or keeps state between calls.  A shape is
  * any object with a "vertices", "positions" or "parts" member, so the
@@ -153,6 +170,7 @@ typedef struct proto_context {
 	proto_store *store;          /* where {"ref": id} shapes are found and
 	                                uploads kept; NULL: none (every ref is
 	                                an unknown shape, uploads a 503) */
+	proto_importer importer;     /* how mesh files are read */
 } proto_context;
 
 /* No limits, pieces in turn: the context of a call without one. */
@@ -178,6 +196,9 @@ typedef struct proto_call {
 	 * between parsing and running.  A stopped call has cancelled set and
 	 * a 503 problem as its reply, which the caller may replace. */
 	const volatile int *cancel;
+	/* In: NULL, or the client's address (16 bytes, IPv4 as ::ffff:a.b.c.d)
+	 * whose share of the shape store an upload counts against. */
+	const unsigned char *client;
 	/* In: 0, or the most the request may cost (about microseconds of one
 	 * thread, proto/request_cost.h), judged once it is parsed, before
 	 * anything is decoded or run: a request (a batch item) that would

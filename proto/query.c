@@ -437,7 +437,7 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		if (n > UINT32_MAX)
 			return proto_fail(p, &xp, "a mesh with indices may have at most %lu vertices",
 			                  (unsigned long)UINT32_MAX);
-		r = proto_mesh_indices(iv, &ip, n, &idx, &ntri, p);
+		r = proto_mesh_indices(iv, proto_vertex_lookup(w->vt, iv), &ip, n, &idx, &ntri, p);
 		if (r)
 			return r;
 		if (own(w->q, idx))
@@ -520,7 +520,11 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 	/* The store's value is the shape's own; its first use prepares it
 	 * (under its lock: stored_shape.h). */
 	stored_shape *st = (stored_shape *)proto_store_value(e);
-	if (proto_stored_shape_ready(st) != 0)
+	size_t grown;
+	int ready = proto_stored_shape_ready(st, &grown);
+	if (grown)
+		proto_store_charge(w->store, e, grown);
+	if (ready != 0)
 		return -1;
 	if (w->dim == 0) {
 		w->dim = st->shape.dim;

@@ -51,7 +51,7 @@ static int store_one(const proto_mesh_shape *s, size_t i, proto_call *call, json
 	int r = proto_parse_query_text(text, len, ctx, &root, p, &call->limit, &vt);
 	proto_store_entry *e = NULL;
 	if (r == 0)
-		r = proto_shape_store(root, vt, ctx->store, &e, created, p);
+		r = proto_shape_store(root, vt, ctx->store, call->client, &e, created, p);
 	proto_vertex_table_free(vt);
 	json_decref(root);
 	free(text);
@@ -87,8 +87,14 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 	if (proto_request_stopped(rq, "import", p))
 		return 1;
 	proto_mesh_set set;
-	int r = proto_mesh_import(rq->body, rq->len, proto_mesh_format_of_media(rq->self),
-	                          &ctx->limits, &set, p, &call->limit);
+	proto_mesh_format f = proto_mesh_format_of_media(rq->self);
+	const proto_importer *im = &ctx->importer;
+	int r = im->run ? im->run(im->self, rq->body, rq->len, (int)f, &ctx->limits, call->cancel,
+	                          &set, p, &call->limit)
+	                : proto_mesh_import(rq->body, rq->len, f, &ctx->limits, &set, p,
+	                                    &call->limit);
+	if (r > 0 && proto_request_stopped(rq, "import", p))
+		return 1;
 	if (r)
 		return r;
 	json_t *shapes = json_array();

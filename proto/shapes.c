@@ -34,7 +34,7 @@ json_t *proto_shape_summary(const stored_shape *st)
 	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:I}", "id", id, "dim", st->shape.dim,
 	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
 	                      "parts", (json_int_t)st->shape.nparts, "bytes",
-	                      (json_int_t)st->bytes);
+	                      (json_int_t)atomic_load(&((stored_shape *)st)->bytes));
 	if (o && st->meshes &&
 	    (json_object_set_new(o, "triangles", json_integer((json_int_t)st->triangles)) ||
 	     json_object_set_new(o, "solid", json_boolean(st->solid_meshes == st->meshes)))) {
@@ -53,7 +53,8 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 }
 
 int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
-                      proto_store_entry **held, int *created, proto_problem *p)
+                      const uint8_t *client, proto_store_entry **held, int *created,
+                      proto_problem *p)
 {
 	proto_query owner;
 	memset(&owner, 0, sizeof owner);
@@ -68,12 +69,13 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *s
 	proto_query_release(&owner);
 	if (r)
 		return r;
-	size_t bytes = st->bytes;
+	size_t bytes = atomic_load(&st->bytes);
 	*created = 0;
-	*held = proto_store_put(store, st->id, st, bytes, proto_stored_shape_free, created);
-	if (*created == -1) {
-		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than the whole "
-		                  "shape store holds (--shape-store)", bytes);
+	*held = proto_store_put(store, st->id, client, st, bytes, proto_stored_shape_free, created);
+	if (*created == -1 || *created == -3) {
+		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than %s",
+		                  bytes, *created == -1 ? "the whole shape store holds (--shape-store)"
+		                  : "one client may keep in the shape store (--store-per-client)");
 		return p->pointer ? 1 : -1;
 	}
 	return *held ? 0 : -1;
@@ -85,7 +87,7 @@ static int put(proto_request *rq, proto_reply *out, proto_problem *p)
 	proto_store *store = rq->ctx->store;
 	proto_store_entry *e;
 	int created;
-	int r = proto_shape_store(rq->root, rq->vt, store, &e, &created, p);
+	int r = proto_shape_store(rq->root, rq->vt, store, rq->call->client, &e, &created, p);
 	if (r)
 		return r;
 	r = summary(proto_store_value(e), created ? 201 : 200, out);

@@ -6,6 +6,8 @@
 #ifndef PROTO_SHAPES_H
 #define PROTO_SHAPES_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 #include "problem.h"
@@ -14,12 +16,14 @@
 #include "vertex_table.h"
 
 /* Decode the parsed StoredShape `root` (its vertex arrays read beside it,
- * `vt`, or NULL) and put it in `store`.  Returns 0 with its entry held in
+ * `vt`, or NULL) and put it in `store` for `client` (its address,
+ * PROTO_STORE_CLIENT bytes, or NULL: no client's share applies).  Returns 0 with its entry held in
  * *held (release it) and *created 1 when it is new, 0 when it was there;
  * 1 with a 422 problem (a pointer in `root`) or a 413 (larger than the
  * whole store) in *p; -1 when memory ran out. */
 int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
-                      proto_store_entry **held, int *created, proto_problem *p);
+                      const uint8_t *client, proto_store_entry **held, int *created,
+                      proto_problem *p);
 
 /* The ShapeSummary of a stored shape, {"id", "dim", "vertices",
  * "hull_vertices", "parts", "bytes"}; NULL when memory ran out. */

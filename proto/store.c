@@ -2,14 +2,19 @@
  * store.c — the bounded, content-addressed cache of store.h.
  *
  * One mutex guards everything: a chained hash table of entries (its size a
- * power of two, doubled when the entries outnumber the buckets) and a
- * doubly linked list in order of use, most recent first.  Keys are SHA-256
- * digests, so their bits are already uniform; they are still mixed with a
- * per-store random multiplier, so that ids a client ground out to share
- * low bits do not share a bucket.  Eviction walks the list from its old
- * end, skipping held entries.  Values are freed after the mutex is let go
- * (a large shape's arrays take a while to unmap).
+ * power of two, doubled when the entries outnumber the buckets), a doubly
+ * linked list in order of use, most recent first, and the clients that
+ * own entries, each with its own list of them in the same order (a
+ * client's eviction walks its own list, not everybody's).  Keys are
+ * SHA-256 digests, so their bits are already uniform; they are still mixed
+ * with a per-store random multiplier, so that ids a client ground out to
+ * share low bits do not share a bucket.  Eviction walks a list from its old
+ * end, skipping held entries.  An entry removed while held leaves the table
+ * and the lists but not the count (`bytes`, its client's) until its last
+ * release.  Values are freed after the mutex is let go (a large shape's
+ * arrays take a while to unmap).
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +22,32 @@
 
 #include "store.h"
 
+typedef struct client client;
+
 struct proto_store_entry {
 	uint8_t key[PROTO_STORE_KEY];
 	void *value;
-	size_t bytes;
+	size_t bytes;                    /* the value's and the store's own */
 	void (*free_fn)(void *);
 	unsigned refs;
-	int linked;                      /* in the table and the list */
+	int linked;                      /* in the table and the lists */
+	client *owner;                   /* NULL: nobody's */
 	struct proto_store_entry *chain; /* next in its bucket */
-	struct proto_store_entry *newer, *older;
+	struct proto_store_entry *newer, *older;   /* everybody's list */
+	struct proto_store_entry *cnewer, *colder; /* its owner's list */
 	struct proto_store_entry *gone;  /* in a list of entries to free */
 };
 
 typedef struct proto_store_entry entry;
+
+/* A client with entries counted (linked or held after removal). */
+struct client {
+	uint8_t addr[PROTO_STORE_CLIENT];
+	size_t bytes;
+	size_t counted;   /* entries counting against it */
+	entry *newest, *oldest;
+	client *chain;    /* next in its bucket */
+};
 
 struct proto_store {
 	pthread_mutex_t lock;
@@ -37,18 +55,22 @@ struct proto_store {
 	size_t nbuckets; /* a power of two */
 	uint64_t mix;    /* odd */
 	entry *newest, *oldest;
+	client **cbuckets; /* the clients' table, as the entries' */
+	size_t ncbuckets;
 	proto_store_stats st;
 };
 
-proto_store *proto_store_new(size_t budget)
+proto_store *proto_store_new(size_t budget, size_t client_budget)
 {
 	proto_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->nbuckets = 64;
+	s->nbuckets = s->ncbuckets = 64;
 	s->buckets = calloc(s->nbuckets, sizeof *s->buckets);
-	if (!s->buckets || pthread_mutex_init(&s->lock, NULL) != 0) {
+	s->cbuckets = calloc(s->ncbuckets, sizeof *s->cbuckets);
+	if (!s->buckets || !s->cbuckets || pthread_mutex_init(&s->lock, NULL) != 0) {
 		free(s->buckets);
+		free(s->cbuckets);
 		free(s);
 		return NULL;
 	}
@@ -56,6 +78,7 @@ proto_store *proto_store_new(size_t budget)
 		s->mix = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15u;
 	s->mix |= 1;
 	s->st.budget = budget;
+	s->st.client_budget = client_budget;
 	return s;
 }
 
@@ -79,6 +102,12 @@ void proto_store_free(proto_store *s)
 		all = e;
 	}
 	free_entries(all);
+	for (size_t i = 0; i < s->ncbuckets; i++)
+		for (client *c = s->cbuckets[i], *next; c; c = next) {
+			next = c->chain;
+			free(c);
+		}
+	free(s->cbuckets);
 	free(s->buckets);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -99,7 +128,7 @@ static entry **find(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 	return pp;
 }
 
-/* Make e the most recently used (it is linked, or being linked). */
+/* Take e out of the lists it is in (it is linked). */
 static void list_remove(proto_store *s, entry *e)
 {
 	if (e->newer)
@@ -111,8 +140,21 @@ static void list_remove(proto_store *s, entry *e)
 	else
 		s->oldest = e->newer;
 	e->newer = e->older = NULL;
+	client *c = e->owner;
+	if (!c)
+		return;
+	if (e->cnewer)
+		e->cnewer->colder = e->colder;
+	else
+		c->newest = e->colder;
+	if (e->colder)
+		e->colder->cnewer = e->cnewer;
+	else
+		c->oldest = e->cnewer;
+	e->cnewer = e->colder = NULL;
 }
 
+/* Make e the most recently used, in its owner's list too. */
 static void list_push(proto_store *s, entry *e)
 {
 	e->newer = NULL;
@@ -122,32 +164,132 @@ static void list_push(proto_store *s, entry *e)
 	else
 		s->oldest = e;
 	s->newest = e;
+	client *c = e->owner;
+	if (!c)
+		return;
+	e->cnewer = NULL;
+	e->colder = c->newest;
+	if (c->newest)
+		c->newest->cnewer = e;
+	else
+		c->oldest = e;
+	c->newest = e;
 }
 
-/* Take e out of the table and the list; the caller frees it when nobody
- * holds it. */
-static void unlink_entry(proto_store *s, entry *e)
+/* Addresses are chosen by clients (an IPv6 /64 holds many): mixed with
+ * the store's multiplier like keys. */
+static size_t client_bucket(const proto_store *s, const uint8_t addr[PROTO_STORE_CLIENT])
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (int i = 0; i < PROTO_STORE_CLIENT; i++)
+		h = (h ^ addr[i]) * 0x100000001b3u;
+	return (size_t)((h * s->mix) >> 32) & (s->ncbuckets - 1);
+}
+
+/* Double the clients' buckets when the clients outnumber them (failing
+ * quietly, as grow()). */
+static void grow_clients(proto_store *s)
+{
+	if (s->st.clients < s->ncbuckets)
+		return;
+	size_t old_n = s->ncbuckets;
+	client **old = s->cbuckets;
+	client **fresh = calloc(2 * old_n, sizeof *fresh);
+	if (!fresh)
+		return;
+	s->cbuckets = fresh;
+	s->ncbuckets = 2 * old_n;
+	for (size_t i = 0; i < old_n; i++) {
+		for (client *c = old[i], *next; c; c = next) {
+			next = c->chain;
+			size_t b = client_bucket(s, c->addr);
+			c->chain = fresh[b];
+			fresh[b] = c;
+		}
+	}
+	free(old);
+}
+
+/* The client of address `addr`, added when it is not there (NULL when
+ * memory ran out: then the entry is nobody's). */
+static client *client_of(proto_store *s, const uint8_t addr[PROTO_STORE_CLIENT])
+{
+	client **pp = &s->cbuckets[client_bucket(s, addr)];
+	for (client *c = *pp; c; c = c->chain)
+		if (memcmp(c->addr, addr, PROTO_STORE_CLIENT) == 0)
+			return c;
+	client *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	memcpy(c->addr, addr, PROTO_STORE_CLIENT);
+	c->chain = *pp;
+	*pp = c;
+	s->st.clients++;
+	grow_clients(s);
+	return c;
+}
+
+/* e counts no more: its bytes leave the store's and its owner's sums, and
+ * an owner left with nothing counted goes. */
+static void uncount(proto_store *s, entry *e)
+{
+	s->st.bytes -= e->bytes;
+	client *c = e->owner;
+	if (!c)
+		return;
+	c->bytes -= e->bytes;
+	if (--c->counted)
+		return;
+	client **pp = &s->cbuckets[client_bucket(s, c->addr)];
+	while (*pp != c)
+		pp = &(*pp)->chain;
+	*pp = c->chain;
+	free(c);
+	s->st.clients--;
+}
+
+/* Take e out of the table and the lists; it stays counted while it is
+ * held (its memory is still there), else it goes onto *gone. */
+static void unlink_entry(proto_store *s, entry *e, entry **gone)
 {
 	entry **pp = find(s, e->key);
 	*pp = e->chain;
 	list_remove(s, e);
 	e->linked = 0;
 	s->st.entries--;
-	s->st.bytes -= e->bytes;
+	if (e->refs) {
+		s->st.held_removed++;
+		s->st.held_removed_bytes += e->bytes;
+		return;
+	}
+	uncount(s, e);
+	e->gone = *gone;
+	*gone = e;
 }
 
-/* Evict unheld entries, oldest first, until `need` more bytes fit (or
- * none is left to evict); the evicted go onto *gone. */
-static void evict(proto_store *s, size_t need, entry **gone)
+/* Evict unheld entries, oldest first, until `need` more bytes fit the
+ * budget (or none is left to evict); then, for client c (may be NULL),
+ * its own until `cneed` more fit its share.  The evicted go onto *gone. */
+static void evict(proto_store *s, client *c, size_t cneed, size_t need, entry **gone)
 {
+	if (c && s->st.client_budget) {
+		entry *e = c->oldest;
+		while (e && c->bytes + cneed > s->st.client_budget) {
+			entry *newer = e->cnewer;
+			if (e->refs == 0) {
+				s->st.client_evictions++;
+				s->st.evictions++;
+				unlink_entry(s, e, gone);
+			}
+			e = newer;
+		}
+	}
 	entry *e = s->oldest;
 	while (e && s->st.bytes + need > s->st.budget) {
 		entry *newer = e->newer;
 		if (e->refs == 0) {
-			unlink_entry(s, e);
 			s->st.evictions++;
-			e->gone = *gone;
-			*gone = e;
+			unlink_entry(s, e, gone);
 		}
 		e = newer;
 	}
@@ -177,19 +319,51 @@ static void grow(proto_store *s)
 	free(old);
 }
 
+/* The store's own bytes for an entry: its block (with malloc's header)
+ * and its share of the buckets (at most two pointers an entry). */
+static size_t entry_cost(entry *e)
+{
+	return malloc_usable_size(e) + sizeof(size_t) + 2 * sizeof(entry *);
+}
+
+/* Link the new entry `fresh` (pp: where its key goes) for client `addr`,
+ * room made first. */
+static void insert(proto_store *s, entry *fresh, const uint8_t *addr, entry **gone)
+{
+	client *c = addr && s->st.client_budget ? client_of(s, addr) : NULL;
+	evict(s, c, fresh->bytes, fresh->bytes, gone);
+	grow(s);
+	entry **pp = find(s, fresh->key);
+	fresh->chain = *pp;
+	*pp = fresh;
+	fresh->owner = c;
+	list_push(s, fresh);
+	fresh->linked = 1;
+	s->st.entries++;
+	s->st.bytes += fresh->bytes;
+	if (c) {
+		c->bytes += fresh->bytes;
+		c->counted++;
+	}
+}
+
 proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
-                                   void *value, size_t bytes, void (*free_fn)(void *),
-                                   int *created)
+                                   const uint8_t *client_addr, void *value, size_t bytes,
+                                   void (*free_fn)(void *), int *created)
 {
 	entry *fresh = NULL, *gone = NULL, *held = NULL;
-	if (bytes > s->st.budget) {
-		*created = -1;
-		free_fn(value);
-		return NULL;
-	}
 	fresh = calloc(1, sizeof *fresh);
 	if (!fresh) {
 		*created = -2;
+		free_fn(value);
+		return NULL;
+	}
+	bytes += entry_cost(fresh);
+	int over = bytes > s->st.budget
+	         ? -1 : client_addr && s->st.client_budget && bytes > s->st.client_budget ? -3 : 0;
+	if (over) {
+		*created = over;
+		free(fresh);
 		free_fn(value);
 		return NULL;
 	}
@@ -210,21 +384,36 @@ proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE
 		fresh->gone = gone;
 		gone = fresh;
 	} else {
-		evict(s, bytes, &gone);
-		grow(s);
-		pp = find(s, key);
-		fresh->chain = *pp;
-		*pp = fresh;
-		list_push(s, fresh);
-		fresh->linked = 1;
-		s->st.entries++;
-		s->st.bytes += bytes;
+		insert(s, fresh, client_addr, &gone);
 		held = fresh;
 		*created = 1;
 	}
 	pthread_mutex_unlock(&s->lock);
 	free_entries(gone);
 	return held;
+}
+
+void proto_store_charge(proto_store *s, proto_store_entry *e, size_t more)
+{
+	entry *gone = NULL;
+	pthread_mutex_lock(&s->lock);
+	e->bytes += more;
+	s->st.bytes += more;
+	if (!e->linked)
+		s->st.held_removed_bytes += more;
+	if (e->owner)
+		e->owner->bytes += more;
+	evict(s, e->owner, 0, 0, &gone);
+	pthread_mutex_unlock(&s->lock);
+	free_entries(gone);
+}
+
+size_t proto_store_weight(proto_store *s, const proto_store_entry *e)
+{
+	pthread_mutex_lock(&s->lock);
+	size_t bytes = e->bytes;
+	pthread_mutex_unlock(&s->lock);
+	return bytes;
 }
 
 proto_store_entry *proto_store_acquire(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
@@ -272,10 +461,15 @@ void proto_store_release(proto_store *s, proto_store_entry *e)
 	entry *gone = NULL;
 	pthread_mutex_lock(&s->lock);
 	if (--e->refs == 0) {
-		if (!e->linked)
+		if (!e->linked) {
+			s->st.held_removed--;
+			s->st.held_removed_bytes -= e->bytes;
+			uncount(s, e);
 			gone = e;
-		else if (s->st.bytes > s->st.budget) /* put while others held theirs */
-			evict(s, 0, &gone);
+		}
+		/* Puts made while others held theirs may have left the store, or
+		 * this client, over. */
+		evict(s, e->linked ? e->owner : NULL, 0, 0, &gone);
 	}
 	pthread_mutex_unlock(&s->lock);
 	free_entries(gone);
@@ -287,11 +481,8 @@ int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 	pthread_mutex_lock(&s->lock);
 	entry *e = *find(s, key);
 	int found = e != NULL;
-	if (e) {
-		unlink_entry(s, e);
-		if (e->refs == 0)
-			gone = e;
-	}
+	if (e)
+		unlink_entry(s, e, &gone);
 	pthread_mutex_unlock(&s->lock);
 	free_entries(gone);
 	return found ? 0 : 1;

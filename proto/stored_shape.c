@@ -5,6 +5,7 @@
  * (prepared in scratch of clash_prepared_size, then the
  * clash_prepared_bytes that matter copied out, as clash.h allows).
  */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,35 +75,39 @@ static int prepare_tree(stored_shape *st, clash_shape *s)
 	return prepared_part(s) && !s->prepared ? prepare(st, s) : 0;
 }
 
-/* Count and weigh the tree under s, the room of its preparations
- * included. */
+size_t proto_block_bytes(const void *p)
+{
+	return p ? malloc_usable_size((void *)p) + sizeof(size_t) : 0;
+}
+
+/* What st holds: itself, its list of blocks and every block (vertex,
+ * parts and index arrays, mesh trees, preparations). */
+static size_t weigh(const stored_shape *st)
+{
+	size_t n = proto_block_bytes(st) + proto_block_bytes(st->blocks);
+	for (size_t i = 0; i < st->nblocks; i++)
+		n += proto_block_bytes(st->blocks[i]);
+	return n;
+}
+
+/* Count the tree under s. */
 static void walk(stored_shape *st, const clash_shape *s, int depth)
 {
 	if (depth > st->depth)
 		st->depth = depth;
 	if (s->nparts) {
-		st->bytes += s->nparts * sizeof *s->parts;
 		for (size_t i = 0; i < s->nparts; i++)
 			walk(st, &s->parts[i], depth + 1);
 		return;
 	}
 	st->leaves++;
 	st->vertices += s->count;
-	st->bytes += s->count * (size_t)s->dim * sizeof(double);
 	if (s->mesh) {
-		/* A mesh's tree was built with its decoding; its indices (when
-		 * given) are the 4 bytes a corner. */
 		st->meshes++;
 		st->solid_meshes += clash_mesh_is_solid(s->mesh) != 0;
 		st->triangles += clash_mesh_triangles(s->mesh);
-		/* Its tree, moved out of the build's scratch (query.c). */
-		st->bytes += clash_mesh_bytes(s->mesh);
-		if (clash_mesh_indices(s->mesh))
-			st->bytes += clash_mesh_triangles(s->mesh) * 3 * sizeof(uint32_t);
 	}
 	st->curved += s->kind != CLASH_KIND_POLYTOPE && s->kind != CLASH_KIND_BOX;
-	if (prepared_part(s))
-		st->bytes += clash_prepared_bytes_max(s->dim, s->count);
 }
 
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
@@ -122,20 +127,27 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 	*blocks = NULL;
 	*nblocks = 0;
 	proto_shape_id(&st->shape, st->id);
-	st->bytes = sizeof *st;
 	walk(st, &st->shape, 0);
+	atomic_init(&st->bytes, weigh(st));
 	*out = st;
 	return 0;
 }
 
-int proto_stored_shape_ready(stored_shape *st)
+int proto_stored_shape_ready(stored_shape *st, size_t *grown)
 {
+	*grown = 0;
 	if (atomic_load_explicit(&st->ready, memory_order_acquire))
 		return 0;
 	pthread_mutex_lock(&st->lock);
 	int r = 0;
 	if (!atomic_load_explicit(&st->ready, memory_order_relaxed)) {
 		r = prepare_tree(st, &st->shape);
+		/* Preparations kept before memory ran out stay: count them too. */
+		size_t was = atomic_load(&st->bytes), now = weigh(st);
+		if (now < was) /* cannot be (blocks are only added): keep the count */
+			now = was;
+		atomic_store(&st->bytes, now);
+		*grown = now - was;
 		if (r == 0) {
 			st->hull = st->shape.nparts || st->shape.mesh ? 0 : clash_prepared_hull(&st->shape);
 			atomic_store_explicit(&st->ready, 1, memory_order_release);

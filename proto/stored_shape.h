@@ -8,9 +8,11 @@
  * large part's hull is most of an upload's time (a 50 000-vertex part:
  * about 80 ms of 100), and the upload is answered as soon as the id is
  * known.  The first query naming the shape prepares it
- * (proto_stored_shape_ready), once, under the shape's own lock; its room
- * is counted from the start (clash_prepared_bytes_max), so the store's
- * bytes never grow behind its back.
+ * (proto_stored_shape_ready), once, under the shape's own lock, and
+ * tells what it added so the store counts it (proto_store_charge).  A
+ * stored shape weighs what malloc gave it: every block's usable size and
+ * header, not a figure from the text (200 000 copies of one point weigh
+ * their 4.8 MB of coordinates, and the preparation of one point).
  */
 #ifndef PROTO_STORED_SHAPE_H
 #define PROTO_STORED_SHAPE_H
@@ -33,8 +35,8 @@ typedef struct stored_shape {
 	size_t triangles;    /* their triangles */
 	size_t solid_meshes; /* of them, the closed and consistently oriented */
 	size_t curved;       /* parts that are curved primitives (not a box) */
-	size_t bytes;        /* vertex and parts arrays, and the most their
-	                        preparations can take */
+	atomic_size_t bytes; /* the blocks below (arrays, trees and
+	                        preparations made so far) and itself */
 	/* Guarded by `lock` until `ready`, then read-only: */
 	size_t hull;         /* a prepared 3-D convex shape's hull vertices (32
 	                        vertices or more), else 0 */
@@ -55,9 +57,14 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 
 /* Prepare st's 3-D convex parts if that is not done yet (the first call
  * does it, the others wait for it or find it done): afterwards st->shape
- * may be borrowed by any thread.  0, or -1 when memory ran out (then
- * nothing is marked ready: a later call tries again). */
-int proto_stored_shape_ready(stored_shape *st);
+ * may be borrowed by any thread.  *grown: the bytes this call added to
+ * st->bytes (0 but for the call that prepared it).  0, or -1 when memory
+ * ran out (then nothing is marked ready: a later call tries again). */
+int proto_stored_shape_ready(stored_shape *st, size_t *grown);
+
+/* The bytes malloc gave for block p (its usable size and its header);
+ * 0 for NULL. */
+size_t proto_block_bytes(const void *p);
 
 /* st's hull vertex count (stored_shape.hull) if it is prepared; -1 while
  * it is not. */

@@ -4,9 +4,11 @@
  *
  * A Query is mostly vertex coordinates, and jansson spends most of a small
  * query's time on them.  Here a plain "vertices" member (an array of one or
- * more arrays of 1 to 8 numbers, all of the same length) or "positions"
- * member (a flat array of one or more numbers) is read straight into
- * doubles and stands in the tree as an empty array; the rest of the query
+ * more arrays of 1 to 8 numbers, all of the same length), "positions" or
+ * "indices" member (a flat array of one or more numbers: a mesh's corners
+ * as jansson values take about 50 bytes a number, 8 bytes here) is read
+ * straight into doubles and stands in the tree as an empty array; the rest
+ * of the query
  * is built into the jansson tree the parser would have built, without the
  * parser.  The decoder (query.c) and the limits (request_limits.c) are
  * handed the table (vertex_table.h) and find the arrays read by the empty
@@ -299,7 +301,8 @@ not_plain:
 	return 0;
 }
 
-/* A plain flat "positions" array at s[i] ('['): one or more numbers.  As
+/* A plain flat "positions" or "indices" array at s[i] ('['): one or more
+ * numbers.  As
  * plain_array(): 1 (*end past its ']', the numbers in *a), 0 when it is
  * anything else (for the decoder to report), -1 out of memory. */
 static int plain_flat(const char *s, size_t len, size_t i, size_t *end, vertex_array *a)
@@ -378,9 +381,9 @@ static int plain_string(builder *b, size_t *start, size_t *n)
 	return 0;
 }
 
-/* What a member's name says of its value: a "vertices" or "positions"
- * array to read into the table when plain. */
-enum read_as { READ_NONE, READ_VERTICES, READ_POSITIONS };
+/* What a member's name says of its value: a "vertices", "positions" or
+ * "indices" array to read into the table when plain. */
+enum read_as { READ_NONE, READ_VERTICES, READ_FLAT };
 
 static json_t *build_value(builder *b, enum read_as as);
 
@@ -427,8 +430,9 @@ static int member_key(builder *b, const char **k, size_t *klen, enum read_as *as
 	*as = READ_NONE;
 	if (*klen == 8 && memcmp(*k, "vertices", 8) == 0)
 		*as = READ_VERTICES;
-	else if (*klen == 9 && memcmp(*k, "positions", 9) == 0)
-		*as = READ_POSITIONS;
+	else if ((*klen == 9 && memcmp(*k, "positions", 9) == 0) ||
+	         (*klen == 7 && memcmp(*k, "indices", 7) == 0))
+		*as = READ_FLAT;
 	return 1;
 }
 

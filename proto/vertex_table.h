@@ -13,12 +13,12 @@
 
 /* One vertex array read from the text: n points of d coordinates (a
  * "vertices" array), or n numbers, d = 1 and flat set (a "positions" array,
- * whose dimension is its shape's "dim"). */
+ * whose dimension is its shape's "dim", or a mesh's "indices"). */
 typedef struct vertex_array {
 	const json_t *marker; /* the empty array standing for it in the tree */
 	size_t n, d;
 	double *xyz;          /* n * d, row-major */
-	int flat;             /* 1: a flat "positions" array */
+	int flat;             /* 1: a flat "positions" or "indices" array */
 } vertex_array;
 
 typedef struct vertex_table vertex_table;

@@ -100,6 +100,20 @@ static const option options[CONFIG_NOPTIONS] = {
 	                        KIND_SIZE, 1 * KIB, 1024 * GIB, "256M", "SIZE",
 	                        "bytes of shapes kept by POST /v1/shapes (vertices and\n"
 	                        "preparations); the least recently used go first"},
+	[CONFIG_STORE_PER_CLIENT] = {"--store-per-client", "CLASHD_STORE_PER_CLIENT",
+	                             "store_per_client_bytes", KIND_SIZE, 0, 1024 * GIB, NULL,
+	                             "SIZE",
+	                             "bytes of the shape store one client address's uploads may\n"
+	                             "hold; beyond, its own least recently used go first\n"
+	                             "(default a quarter of --shape-store; 0: no share)"},
+	[CONFIG_IMPORT_MEMORY] = {"--import-memory", "CLASHD_IMPORT_MEMORY", "import_memory_bytes",
+	                          KIND_SIZE, 64 * MIB, 1024 * GIB, "512M", "SIZE",
+	                          "address space of the process that reads one mesh file\n"
+	                          "(POST /v1/shapes); a file that needs more gets 422"},
+	[CONFIG_IMPORT_CPU] = {"--import-cpu", "CLASHD_IMPORT_CPU", "import_cpu_ms", KIND_DURATION,
+	                       1000, DAY_MS, "10s", "TIME",
+	                       "CPU time of the process that reads one mesh file (whole\n"
+	                       "seconds); a file that needs more gets 422"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
@@ -559,6 +573,9 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_MAX_CLASHES: cfg->max_clashes = (size_t)n; break;
 	case CONFIG_MAX_REPLY: cfg->max_reply = (size_t)n; break;
 	case CONFIG_SHAPE_STORE: cfg->shape_store = (size_t)n; break;
+	case CONFIG_STORE_PER_CLIENT: cfg->store_per_client = (size_t)n; break;
+	case CONFIG_IMPORT_MEMORY: cfg->import_memory = (size_t)n; break;
+	case CONFIG_IMPORT_CPU: cfg->import_cpu_ms = (unsigned)n; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
 	case CONFIG_MAX_CONNECTIONS_PER_CLIENT: cfg->max_connections_per_client = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
@@ -723,6 +740,9 @@ enum config_status config_load(server_config *cfg, int argc, char **argv,
 	/* One client may hold half the slots: another still gets the rest. */
 	if (strcmp(cfg->source[CONFIG_MAX_QUEUE_PER_CLIENT], "default") == 0)
 		cfg->max_queue_per_client = (cfg->max_queue + 1) / 2;
+	/* Four clients may fill the store before they evict each other. */
+	if (strcmp(cfg->source[CONFIG_STORE_PER_CLIENT], "default") == 0)
+		cfg->store_per_client = cfg->shape_store / 4;
 	if (!cfg->tls_cert != !cfg->tls_key) {
 		set_err(err, errlen, "%s: TLS needs both --tls-cert and --tls-key",
 		        cfg->tls_cert ? "--tls-key" : "--tls-cert");
@@ -749,6 +769,9 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 		case CONFIG_MAX_CLASHES: v = LOG_INT(key, cfg->max_clashes); break;
 		case CONFIG_MAX_REPLY: v = LOG_INT(key, cfg->max_reply); break;
 		case CONFIG_SHAPE_STORE: v = LOG_INT(key, cfg->shape_store); break;
+		case CONFIG_STORE_PER_CLIENT: v = LOG_INT(key, cfg->store_per_client); break;
+		case CONFIG_IMPORT_MEMORY: v = LOG_INT(key, cfg->import_memory); break;
+		case CONFIG_IMPORT_CPU: v = LOG_INT(key, cfg->import_cpu_ms); break;
 		case CONFIG_MAX_CONNECTIONS: v = LOG_INT(key, cfg->max_connections); break;
 		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
 			v = LOG_INT(key, cfg->max_connections_per_client);

@@ -42,6 +42,9 @@ enum config_option {
 	CONFIG_MAX_CLASHES,
 	CONFIG_MAX_REPLY,
 	CONFIG_SHAPE_STORE,
+	CONFIG_STORE_PER_CLIENT,
+	CONFIG_IMPORT_MEMORY,
+	CONFIG_IMPORT_CPU,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_CONNECTIONS_PER_CLIENT,
 	CONFIG_MAX_QUEUE,
@@ -78,6 +81,10 @@ typedef struct server_config {
 	size_t max_clashes;             /* clashes listed in a scene's answer */
 	size_t max_reply;               /* bytes of one answer */
 	size_t shape_store;             /* bytes of stored shapes (POST /v1/shapes) */
+	size_t store_per_client;        /* of them, one client address's uploads
+	                                   (0: no share) */
+	size_t import_memory;           /* a mesh import helper's address space */
+	unsigned import_cpu_ms;         /* a mesh import helper's CPU time */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

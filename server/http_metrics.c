@@ -71,6 +71,7 @@ static const char *const reject_names[HTTP_REJECT_COUNT] = {
 	[HTTP_REJECT_HEADER_TIMEOUT] = "header_timeout",
 	[HTTP_REJECT_SLOW_BODY] = "slow_body",
 	[HTTP_REJECT_CLIENT_LIMIT] = "client_limit",
+	[HTTP_REJECT_CONNECTION_PRESSURE] = "connection_pressure",
 };
 
 const char *http_reject_name(enum http_reject why)
@@ -256,10 +257,17 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		put(&t, "# HELP clashd_shape_store_entries Shapes in the shape store.\n"
 		        "# TYPE clashd_shape_store_entries gauge\nclashd_shape_store_entries %zu\n",
 		    st->entries);
-		put(&t, "# HELP clashd_shape_store_bytes Bytes the stored shapes take (vertex and "
-		        "parts arrays, preparations).\n"
+		put(&t, "# HELP clashd_shape_store_bytes Bytes the stored shapes hold (arrays, "
+		        "trees, preparations), those removed but still in use included.\n"
 		        "# TYPE clashd_shape_store_bytes gauge\nclashd_shape_store_bytes %zu\n",
 		    st->bytes);
+		put(&t, "# HELP clashd_shape_store_held_removed_bytes Of them, shapes deleted or "
+		        "evicted that a request still holds.\n"
+		        "# TYPE clashd_shape_store_held_removed_bytes gauge\n"
+		        "clashd_shape_store_held_removed_bytes %zu\n", st->held_removed_bytes);
+		put(&t, "# HELP clashd_shape_store_clients Client addresses with shapes stored.\n"
+		        "# TYPE clashd_shape_store_clients gauge\nclashd_shape_store_clients %zu\n",
+		    st->clients);
 		put(&t, "# HELP clashd_shape_store_limit_bytes The bound on those bytes "
 		        "(--shape-store).\n"
 		        "# TYPE clashd_shape_store_limit_bytes gauge\n"
@@ -276,6 +284,11 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		        "# TYPE clashd_shape_store_evictions_total counter\n"
 		        "clashd_shape_store_evictions_total %llu\n",
 		    (unsigned long long)st->evictions);
+		put(&t, "# HELP clashd_shape_store_client_evictions_total Of them, a client's own, "
+		        "to keep it within --store-per-client.\n"
+		        "# TYPE clashd_shape_store_client_evictions_total counter\n"
+		        "clashd_shape_store_client_evictions_total %llu\n",
+		    (unsigned long long)st->client_evictions);
 	}
 	long long rss = resident_bytes();
 	if (rss >= 0)

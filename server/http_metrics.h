@@ -35,6 +35,8 @@ enum http_reject {
 	HTTP_REJECT_HEADER_TIMEOUT, /* closed: --header-timeout */
 	HTTP_REJECT_SLOW_BODY,      /* 408 or closed: --min-body-rate */
 	HTTP_REJECT_CLIENT_LIMIT,   /* 429: --max-queue-per-client */
+	HTTP_REJECT_CONNECTION_PRESSURE, /* closed: an idle connection, to keep
+	                                    --max-connections from filling */
 	HTTP_REJECT_COUNT
 };
 

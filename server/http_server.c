@@ -43,6 +43,7 @@
 #include "http_gzip.h"
 #include "http_listen.h"
 #include "http_metrics.h"
+#include "http_peer.h"
 #include "http_route.h"
 #include "http_strict.h"
 #include "log.h"
@@ -63,6 +64,8 @@ typedef struct http_conn {
 	uint64_t phase_start;     /* uv_now() when the current request (or the wait
 	                             for one) began: the read deadline counts from it */
 	int shut;                 /* its socket has been shut down */
+	int served;               /* a request has completed on it: idle now
+	                             means between requests (relieve_pressure) */
 	int bad_target;           /* the target of the request being read decoded
 	                             to a control character (on_unescape) */
 } http_conn;
@@ -85,6 +88,8 @@ struct http_server {
 	uint64_t drain_start; /* uv_now() at SIGTERM */
 	int closing;         /* daemon stopped, handles closing */
 	unsigned connections; /* open TCP connections */
+	int full;            /* connections reached --max-connections since the
+	                        last run of MHD that had a free slot (pump) */
 	unsigned requests;   /* requests begun and not completed */
 	unsigned working;    /* requests queued or running on the pool */
 	unsigned jobs;       /* work items of those on the pool: queries, batch
@@ -95,7 +100,8 @@ struct http_server {
 	struct http_request *heavy_head, *heavy_tail; /* heavy ones waiting */
 	unsigned heavy_waiting;
 	struct http_request *active; /* the `requests` ones, linked */
-	http_conn *conns;    /* the `connections` ones, linked */
+	http_conn *conns, *conns_tail; /* the `connections` ones, linked,
+	                                  oldest first */
 	http_metrics *metrics;
 	request_id_gen ids;
 	char address[INET6_ADDRSTRLEN + 16];
@@ -372,6 +378,7 @@ static void work_run(uv_work_t *w)
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
 	r->call.ctx = r->srv->ctx;
 	r->call.cancel = &r->cancel;
+	r->call.client = r->client;
 	if (r->route->id == HTTP_ROUTE_BATCH)
 		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
 	else if (r->mesh_type[0])
@@ -1558,6 +1565,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	release_admission(r);
 	if (r->hc) {
 		r->hc->req = NULL;
+		r->hc->served = 1;
 		r->hc->phase_start = uv_now(s->loop); /* waiting for the next request */
 	}
 	if (r->prev)
@@ -1592,17 +1600,20 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 {
 	http_server *s = cls;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		s->connections++;
+		if (++s->connections >= s->cfg->max_connections)
+			s->full = 1;
 		http_conn *hc = calloc(1, sizeof *hc);
 		*socket_context = hc;
 		if (!hc)
 			return; /* no deadlines for this one; MHD's idle timeout still holds */
 		hc->conn = conn;
 		hc->phase_start = uv_now(s->loop);
-		hc->next = s->conns;
-		if (s->conns)
-			s->conns->prev = hc;
-		s->conns = hc;
+		hc->prev = s->conns_tail;
+		if (s->conns_tail)
+			s->conns_tail->next = hc;
+		else
+			s->conns = hc;
+		s->conns_tail = hc;
 	} else {
 		assert(s->connections > 0);
 		s->connections--;
@@ -1617,6 +1628,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 			s->conns = hc->next;
 		if (hc->next)
 			hc->next->prev = hc->prev;
+		else
+			s->conns_tail = hc->prev;
 		free(hc);
 		*socket_context = NULL;
 	}
@@ -1860,6 +1873,93 @@ static void close_listener(http_server *s)
 	         LOG_INT("connections", s->connections));
 }
 
+/* How many connections may be open before idle ones are closed: all of
+ * --max-connections but a reserve (see HTTP_CONN_RESERVE). */
+static unsigned pressure_mark(unsigned max_connections)
+{
+	unsigned reserve = max_connections / HTTP_CONN_RESERVE;
+	if (reserve == 0 && max_connections > 1)
+		reserve = 1;
+	return max_connections - reserve;
+}
+
+/* The order in which idle connections are closed under pressure, lowest
+ * first; -1: never (shut already, or a request under way).  Ranks up to
+ * PRESSURE_IDLE go to keep the reserve free; PRESSURE_FRESH ones only for a
+ * client waiting in the backlog with every slot taken. */
+enum {
+	PRESSURE_SILENT,   /* nothing received since the accept */
+	PRESSURE_KEPT,     /* keep-alive, between requests */
+	PRESSURE_IDLE = PRESSURE_KEPT,
+	PRESSURE_HEAD,     /* a first head begun, not complete (or TLS) */
+	PRESSURE_FRESH     /* accepted too recently to tell */
+};
+
+static int pressure_rank(const http_conn *hc, uint64_t now)
+{
+	if (hc->shut || hc->req)
+		return -1;
+	if (hc->served)
+		return PRESSURE_KEPT;
+	if (now - hc->phase_start < HTTP_CONN_FRESH_MS)
+		return PRESSURE_FRESH;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(hc->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	return ci && http_peer_received(ci->connect_fd) == 0 ? PRESSURE_SILENT : PRESSURE_HEAD;
+}
+
+/* Close the connection of lowest rank (at most `upto`), idle the longest
+ * first (phase_start: the accept, or the end of its last request).
+ * Returns 0 when there was none. */
+static int evict_first(http_server *s, int upto, uint64_t now)
+{
+	http_conn *first = NULL;
+	int first_rank = 0;
+	for (http_conn *hc = s->conns; hc; hc = hc->next) {
+		int rank = pressure_rank(hc, now);
+		if (rank >= 0 && rank <= upto &&
+		    (!first || rank < first_rank ||
+		     (rank == first_rank && hc->phase_start < first->phase_start))) {
+			first = hc;
+			first_rank = rank;
+		}
+	}
+	if (!first)
+		return 0;
+	http_metrics_reject(s->metrics, HTTP_REJECT_CONNECTION_PRESSURE);
+	conn_shut(first);
+	return 1;
+}
+
+/* Near --max-connections, close idle connections until the reserve is
+ * free again, so connections that hold a slot without asking anything
+ * cannot keep out clients that do: silent ones first, then keep-alive ones
+ * between requests, then incomplete heads (pressure_rank).  A request
+ * under way (receiving, working, answering) is never cut.  With every slot
+ * taken and clients waiting in the backlog, the oldest fresh connections
+ * go too, one per waiting client; meanwhile the sweep looks again every
+ * HTTP_CONN_FULL_POLL_MS, as MHD does not watch its listener then.  Shut
+ * connections count with MHD until it has closed them, so only the live
+ * ones are weighed. */
+static void relieve_pressure(http_server *s)
+{
+	unsigned max = s->cfg->max_connections, mark = pressure_mark(max), live = 0;
+	if (s->connections <= mark || s->draining)
+		return;
+	for (http_conn *hc = s->conns; hc; hc = hc->next)
+		live += !hc->shut;
+	uint64_t now = uv_now(s->loop);
+	while (live > mark && evict_first(s, PRESSURE_HEAD, now))
+		live--;
+	if (live < max)
+		return;
+	sweep_by(s, now + HTTP_CONN_FULL_POLL_MS);
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+	int waiting = info ? http_listen_queued(info->listen_fd) : -1;
+	while (waiting-- > 0 && evict_first(s, PRESSURE_FRESH, now))
+		;
+}
+
 /* --drain-timeout has passed: stop what is left. */
 static void drain_expire(http_server *s)
 {
@@ -1903,6 +2003,15 @@ static void pump(http_server *s)
 	if (s->closing)
 		return;
 	MHD_run(s->daemon);
+	/* At --max-connections MHD takes its listener out of its epoll set and
+	 * puts it back only at the start of its next run: run again once a
+	 * slot is free, or a client in the backlog would wait for an unrelated
+	 * event.  Bounded: each run may fill the slots again. */
+	for (int i = 0; i < 4 && s->full && s->connections < s->cfg->max_connections; i++) {
+		s->full = 0;
+		MHD_run(s->daemon);
+	}
+	relieve_pressure(s);
 	if (s->draining && s->listener_closed && s->requests == 0 && s->working == 0 &&
 	    (s->connections == 0 || s->grace_over)) {
 		shut(s);

@@ -38,6 +38,17 @@
  * at its next bytes; if none come within this, its connection is closed. */
 #define HTTP_EXPIRE_GRACE_MS 1000
 
+/* Connection pressure: past --max-connections minus 1/HTTP_CONN_RESERVE of
+ * it (at least one slot), idle connections are closed, those that sent
+ * nothing first, so the last slots stay free for clients that send a
+ * request (http_server.c, relieve_pressure).  One accepted less than
+ * HTTP_CONN_FRESH_MS ago is not yet taken for silent (its request may be
+ * on the way); it goes only for a client waiting with every slot taken,
+ * looked for every HTTP_CONN_FULL_POLL_MS meanwhile. */
+#define HTTP_CONN_RESERVE 16
+#define HTTP_CONN_FRESH_MS 250
+#define HTTP_CONN_FULL_POLL_MS 10
+
 /* A batch is answered in chunks of about this many bytes of its body
  * (about 1 ms of decoding), spread over the workers. */
 #define HTTP_BATCH_CHUNK_BYTES 65536

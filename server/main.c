@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "fanout.h"
 #include "healthcheck.h"
 #include "http_server.h"
+#include "import_sandbox.h"
 #include "log.h"
 #include "proto.h"
 #include "store.h"
@@ -77,6 +79,8 @@ int main(int argc, char **argv)
 	server_config cfg;
 	char err[512];
 
+	if (argc > 1 && strcmp(argv[1], IMPORT_SANDBOX_FLAG) == 0)
+		return import_sandbox_main(argc, argv);
 	switch (config_load(&cfg, argc, argv, err, sizeof err)) {
 	case CONFIG_HELP:
 		config_free(&cfg);
@@ -117,7 +121,7 @@ int main(int argc, char **argv)
 			.max_reply = cfg.max_reply,
 		},
 		.max_queries = cfg.max_batch,
-		.store = proto_store_new(cfg.shape_store),
+		.store = proto_store_new(cfg.shape_store, cfg.store_per_client),
 	};
 	if (!ctx.store) {
 		LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store"));
@@ -135,6 +139,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ctx.parallel = (proto_parallel){fanout_run, fan};
+	import_sandbox sandbox = {cfg.import_memory, (cfg.import_cpu_ms + 999) / 1000};
+	ctx.importer = import_sandbox_importer(&sandbox);
 
 	uv_loop_t loop;
 	int rc = uv_loop_init(&loop);

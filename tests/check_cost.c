@@ -31,7 +31,7 @@ static proto_context ctx;
 
 static void setup(void)
 {
-	store = proto_store_new((size_t)64 << 20);
+	store = proto_store_new((size_t)64 << 20, 0);
 	ck_assert_ptr_nonnull(store);
 	ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS, .store = store};
 }

@@ -41,13 +41,18 @@
 static void tb_printf(textbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tb_printf(textbuf *t, const char *fmt, ...)
 {
-	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	ck_assert(n >= 0 && (size_t)n < sizeof buf);
+	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!buf) /* not ck_assert: each passing one is a write to Check's log */
+		ck_abort_msg("tb_printf: %d", n);
+	va_start(ap, fmt);
+	vsnprintf(buf, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	textbuf_add(t, buf, (size_t)n);
+	free(buf);
 }
 
 /* Corner i of the unit cube: (i>>2 & 1, i>>1 & 1, i & 1); its twelve
@@ -614,6 +619,177 @@ START_TEST(glb_lengths)
 }
 END_TEST
 
+/* A glTF 2.0 document placing the cube by the node graph `nodes` (JSON
+ * array members), the default scene's roots `roots`. */
+static char *gltf_graph(const char *roots, const char *nodes)
+{
+	textbuf t = {0};
+	tb_printf(&t, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[%s]}],"
+	              "\"nodes\":[%s],\"meshes\":[{\"name\":\"cube\",\"primitives\":[{"
+	              "\"attributes\":{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{\"uri\":"
+	              "\"%s\",\"byteLength\":%d}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,"
+	              "\"byteLength\":%d},{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":%d}],"
+	              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,"
+	              "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},{\"bufferView\":1,"
+	              "\"componentType\":5123,\"count\":36,\"type\":\"SCALAR\"}]}",
+	          roots, nodes, cube_data_uri(), CUBE_BUF_BYTES, CUBE_POS_BYTES, CUBE_POS_BYTES,
+	          CUBE_BUF_BYTES - CUBE_POS_BYTES);
+	return t.s;
+}
+
+/* A chain of `levels` nodes below the root, each listing the next `fan`
+ * times; the last places the cube. */
+static char *gltf_chain(int levels, int fan)
+{
+	textbuf t = {0};
+	for (int i = 0; i < levels; i++) {
+		tb_printf(&t, "%s{\"children\":[", i ? "," : "");
+		for (int k = 0; k < fan; k++)
+			tb_printf(&t, "%s%d", k ? "," : "", i + 1);
+		tb_printf(&t, "]}");
+	}
+	tb_printf(&t, "%s{\"mesh\":0}", levels ? "," : "");
+	char *doc = gltf_graph("0", t.s);
+	free(t.s);
+	return doc;
+}
+
+static void assert_gltf_refused(char *doc, const char *says)
+{
+	assert_refused(doc, strlen(doc), PROTO_MESH_GLTF, NULL, says, PROTO_LIMIT_NONE);
+	free(doc);
+}
+
+/* assimp expands a node graph into a tree: 13 nodes that each list the
+ * next four times made 4^12 placements (issue 29: 7.8 GB and rising).
+ * glTF 2.0 section 3.5.3: nodes form strict trees. */
+START_TEST(gltf_node_graphs)
+{
+	assert_gltf_refused(gltf_chain(12, 4), "node 1 is listed as a child more than once");
+	assert_gltf_refused(gltf_graph("0", "{\"children\":[1,1]},{\"mesh\":0}"),
+	                    "listed as a child more than once");
+	assert_gltf_refused(gltf_graph("0", "{\"mesh\":0},{\"children\":[2]},{\"children\":[1]}"),
+	                    "its own ancestor");
+	assert_gltf_refused(gltf_graph("0", "{\"children\":[1]},{\"children\":[0],\"mesh\":0}"),
+	                    "a root and a child");
+	assert_gltf_refused(gltf_graph("0,0", "{\"mesh\":0}"), "a scene's root twice");
+	assert_gltf_refused(gltf_chain(257, 1), "nested deeper than 256");
+	/* The same trees without the sharing read, one placement each. */
+	const int levels[] = {12, 256};
+	for (int i = 0; i < 2; i++) {
+		char *doc = gltf_chain(levels[i], 1);
+		proto_mesh_set set = import_ok(doc, strlen(doc), PROTO_MESH_GLTF);
+		ck_assert_uint_eq(set.n, 1);
+		assert_cube(&set.shapes[0], origin);
+		proto_mesh_set_free(&set);
+		free(doc);
+	}
+}
+END_TEST
+
+/* A PLY's lists are reserved by assimp at their declared length: 2^29
+ * indices in a 163-byte file took 4 GiB (issue 29).  Each list must fit
+ * in the rest of the file, in each of the three formats. */
+START_TEST(ply_list_lengths)
+{
+	static const char head[] = "ply\nformat %s 1.0\nelement vertex 3\nproperty float x\n"
+	                           "property float y\nproperty float z\nelement face 1\n"
+	                           "property list %s int vertex_indices\nend_header\n";
+	char text[512];
+	int n = snprintf(text, sizeof text, head, "ascii", "uchar");
+	snprintf(text + n, sizeof text - (size_t)n, "0 0 0\n1 0 0\n0 1 0\n536870912 0 1 2\n");
+	assert_refused(text, strlen(text), PROTO_MESH_PLY, NULL, "a list longer than the rest",
+	               PROTO_LIMIT_NONE);
+	/* Sent as another type: assimp reads a PLY by its bytes. */
+	assert_refused(text, strlen(text), PROTO_MESH_STL, NULL, "a list longer than the rest",
+	               PROTO_LIMIT_NONE);
+	const char *formats[] = {"binary_little_endian", "binary_big_endian"};
+	for (int f = 0; f < 2; f++)
+		for (int count = 0; count < 3; count++) { /* 2^29, -1, then the true 3 */
+			unsigned char b[512];
+			n = snprintf((char *)b, sizeof b, head, formats[f], "int");
+			unsigned char *w = b + n;
+			for (int k = 0; k < 9; k++, w += 4)
+				put_float(w, (float)(k == 3 || k == 7));
+			uint32_t c = count == 0 ? 1u << 29 : count == 1 ? 0xffffffffu : 3;
+			uint32_t words[4] = {c, 0, 1, 2};
+			for (int k = 0; k < 4; k++, w += 4) {
+				put_le32(w, words[k]);
+				if (f == 1) { /* big-endian */
+					unsigned char x = w[0], y = w[1];
+					w[0] = w[3], w[1] = w[2], w[2] = y, w[3] = x;
+				}
+			}
+			size_t len = (size_t)(w - b);
+			if (count < 2) {
+				assert_refused((char *)b, len, PROTO_MESH_PLY, NULL,
+				               "a list longer than the rest", PROTO_LIMIT_NONE);
+				continue;
+			}
+			proto_mesh_set set = import_ok((char *)b, len, PROTO_MESH_PLY);
+			ck_assert_uint_eq(set.shapes[0].t, 1);
+			proto_mesh_set_free(&set);
+		}
+}
+END_TEST
+
+/* An OBJ of one polygon of n corners on a circle (`polygons` copies of
+ * it, each on its own vertices). */
+static char *obj_polygons(int corners, int polygons, size_t *len)
+{
+	textbuf t = {0};
+	for (int p = 0; p < polygons; p++)
+		for (int i = 0; i < corners; i++)
+			tb_printf(&t, "v %.9f %.9f %d\n", cos(2 * M_PI * i / corners),
+			          sin(2 * M_PI * i / corners), p);
+	for (int p = 0; p < polygons; p++) {
+		tb_printf(&t, "f");
+		for (int i = 0; i < corners; i++)
+			tb_printf(&t, " %d", p * corners + i + 1);
+		tb_printf(&t, "\n");
+	}
+	*len = t.len;
+	return t.s;
+}
+
+/* assimp triangulates a polygon in time that grows with the square of its
+ * corners (eight of 32 000 took 100 s, issue 29): the squares may add up
+ * to PROTO_MESH_POLYGON_BUDGET, 2^26. */
+START_TEST(polygon_budget)
+{
+	size_t len;
+	char *obj = obj_polygons(8192, 1, &len); /* 8192^2 = 2^26: within */
+	proto_mesh_set set = import_ok(obj, len, PROTO_MESH_OBJ);
+	ck_assert_uint_eq(set.shapes[0].t, 8190); /* a convex polygon: n - 2 triangles */
+	proto_mesh_set_free(&set);
+	free(obj);
+	obj = obj_polygons(8193, 1, &len);
+	assert_refused(obj, len, PROTO_MESH_OBJ, NULL, "polygons are too large", PROTO_LIMIT_NONE);
+	free(obj);
+	obj = obj_polygons(128, 4097, &len); /* 4097 x 2^14 > 2^26 */
+	assert_refused(obj, len, PROTO_MESH_OBJ, NULL, "polygons are too large", PROTO_LIMIT_NONE);
+	free(obj);
+	obj = obj_polygons(128, 4096, &len);
+	set = import_ok(obj, len, PROTO_MESH_OBJ);
+	proto_mesh_set_free(&set);
+	free(obj);
+	/* A PLY face is triangulated the same way. */
+	textbuf t = {0};
+	tb_printf(&t, "ply\nformat ascii 1.0\nelement vertex 9000\nproperty float x\n"
+	              "property float y\nproperty float z\nelement face 1\n"
+	              "property list ushort int vertex_indices\nend_header\n");
+	for (int i = 0; i < 9000; i++)
+		tb_printf(&t, "%.9f %.9f 0\n", cos(2 * M_PI * i / 9000), sin(2 * M_PI * i / 9000));
+	tb_printf(&t, "9000");
+	for (int i = 0; i < 9000; i++)
+		tb_printf(&t, " %d", i);
+	tb_printf(&t, "\n");
+	assert_refused(t.s, t.len, PROTO_MESH_PLY, NULL, "polygons are too large",
+	               PROTO_LIMIT_NONE);
+	free(t.s);
+}
+END_TEST
+
 START_TEST(limits)
 {
 	size_t len;
@@ -1046,22 +1222,6 @@ START_TEST(http_limits)
 }
 END_TEST
 
-/* An STL of n random triangles (binary). */
-static char *random_stl(size_t n, size_t *len)
-{
-	*len = 84 + 50 * n;
-	unsigned char *b = calloc(1, *len);
-	ck_assert_ptr_nonnull(b);
-	put_le32(b + 80, (uint32_t)n);
-	uint32_t x = 12345;
-	for (size_t f = 0; f < n; f++)
-		for (int k = 0; k < 9; k++) {
-			x = x * 1664525u + 1013904223u;
-			put_float(b + 84 + 50 * f + 12 + 4 * k, (float)(x >> 8) / (float)(1 << 24));
-		}
-	return (char *)b;
-}
-
 START_TEST(http_deadline)
 {
 	/* An import is bounded by --request-timeout like any request, and the
@@ -1089,6 +1249,9 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, ply_short_face);
 	tcase_add_test(tc, glb_lengths);
 	tcase_add_test(tc, gltf_and_ply_checks);
+	tcase_add_test(tc, gltf_node_graphs);
+	tcase_add_test(tc, ply_list_lengths);
+	tcase_add_test(tc, polygon_budget);
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, threads);
 	tcase_set_timeout(tc, 60);

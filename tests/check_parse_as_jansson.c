@@ -8,8 +8,8 @@
  *             member names and strings with escapes, UTF-8, invalid UTF-8
  *             and control characters, numbers of every textual form,
  *             literals and near-literals, plain and irregular vertex
- *             arrays (nested "vertices" and flat "positions" with their
- *             "dim"), every kind of blank, duplicates, and now and then a
+ *             arrays (nested "vertices", flat "positions" with their
+ *             "dim", and a mesh's flat "indices"), every kind of blank, duplicates, and now and then a
  *             byte deleted, doubled or replaced — with and without limits
  *             (depth, vertices, shapes): the result code and problem
  *             (status, detail, pointer, line, column, position) are the
@@ -163,9 +163,9 @@ static void key(prng *g, textbuf *t)
 	static const char *const keys[] = {
 		"\"a\"", "\"b\"", "\"vertices\"", "\"parts\"", "\"method\"", "\"tolerance\"",
 		"\"radius\"", "\"x\"", "\"vertic\\u0065s\"", "\"\xc3\xa9\"", "\"\"", "\"a b\"",
-		"\"positions\"", "\"dim\"",
+		"\"positions\"", "\"dim\"", "\"indices\"",
 	};
-	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 13);
+	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 14);
 	textbuf_str(t, keys[k]);
 }
 
@@ -182,7 +182,8 @@ static void object(prng *g, textbuf *t, int depth)
 		size_t at = t->len;
 		key(g, t);
 		int is_vertices = strcmp(t->s + at, "\"vertices\"") == 0;
-		int is_positions = strcmp(t->s + at, "\"positions\"") == 0;
+		int is_positions = strcmp(t->s + at, "\"positions\"") == 0 ||
+		                   strcmp(t->s + at, "\"indices\"") == 0;
 		blank(g, t);
 		textbuf_str(t, ":");
 		blank(g, t);

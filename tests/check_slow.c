@@ -66,12 +66,13 @@ static void teardown(void)
 
 /* ---- the attacker ---------------------------------------------------------- */
 
-enum attack_kind { ATTACK_HEADERS, ATTACK_VANISH, ATTACK_BODIES };
+enum attack_kind { ATTACK_HEADERS, ATTACK_VANISH, ATTACK_BODIES, ATTACK_SILENT };
 
 typedef struct attack {
 	enum attack_kind kind;
 	int port;
-	int n;               /* connections kept (headers, bodies) or made per tick */
+	int n;               /* connections kept (headers, bodies, silent) or made per tick */
+	int addrs;           /* connection k comes from 127.0.0.(2 + k % addrs) */
 	int tick_ms;
 	volatile int stop;
 	pthread_t thread;
@@ -79,9 +80,10 @@ typedef struct attack {
 	long opened, cut, got408, got429, got503;
 } attack;
 
-/* A non-blocking TCP connection from ATTACKER to 127.0.0.1:port; -1 if
- * none could be started. */
-static int attacker_socket(int port)
+/* A non-blocking TCP connection from ATTACKER (k = 0) or the k-th
+ * address after it, 127.0.0.(2 + k), to 127.0.0.1:port; -1 if none could
+ * be started. */
+static int attacker_socket(int port, int k)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -89,6 +91,7 @@ static int attacker_socket(int port)
 	struct sockaddr_in a = {0};
 	a.sin_family = AF_INET;
 	inet_pton(AF_INET, ATTACKER, &a.sin_addr);
+	a.sin_addr.s_addr = htonl(ntohl(a.sin_addr.s_addr) + (uint32_t)k);
 	struct sockaddr_in to = {0};
 	to.sin_family = AF_INET;
 	to.sin_port = htons((uint16_t)port);
@@ -123,8 +126,9 @@ static const char slow_head[] = "GET /livez HTTP/1.1\r\nHost: a\r\nX-Slow: ";
 static const char body_head[] = "POST /v1/query HTTP/1.1\r\nHost: a\r\n"
                                 "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
 
-/* One byte more of connection k (headers, bodies); pos[k] counts them. */
-static void attacker_trickle(attack *at, int *fd, size_t *pos)
+/* One byte more of connection k (headers, bodies; none for silent ones,
+ * which are only reopened when cut); pos[k] counts them. */
+static void attacker_trickle(attack *at, int k, int *fd, size_t *pos)
 {
 	if (*fd >= 0 && attacker_read(at, *fd)) {
 		close(*fd);
@@ -132,11 +136,13 @@ static void attacker_trickle(attack *at, int *fd, size_t *pos)
 		at->cut++;
 	}
 	if (*fd < 0) {
-		*fd = attacker_socket(at->port);
+		*fd = attacker_socket(at->port, at->addrs > 1 ? k % at->addrs : 0);
 		*pos = 0;
 		at->opened += *fd >= 0;
 		return;
 	}
+	if (at->kind == ATTACK_SILENT)
+		return;
 	const char *text;
 	size_t len;
 	if (at->kind == ATTACK_HEADERS) {
@@ -156,7 +162,7 @@ static void attacker_trickle(attack *at, int *fd, size_t *pos)
 /* One connection that sends a byte and closes. */
 static void attacker_vanish(attack *at)
 {
-	int fd = attacker_socket(at->port);
+	int fd = attacker_socket(at->port, 0);
 	if (fd < 0)
 		return;
 	struct pollfd p = {fd, POLLOUT, 0};
@@ -180,7 +186,7 @@ static void *attack_run(void *arg)
 			if (at->kind == ATTACK_VANISH)
 				attacker_vanish(at);
 			else
-				attacker_trickle(at, &fds[k], &pos[k]);
+				attacker_trickle(at, k, &fds[k], &pos[k]);
 		}
 		double left = (double)at->tick_ms / 1000 - (now_s() - t0);
 		if (left > 0)
@@ -192,7 +198,7 @@ static void *attack_run(void *arg)
 	return NULL;
 }
 
-static void attack_start(attack *at, enum attack_kind kind, int n, int tick_ms)
+static void attack_start_from(attack *at, enum attack_kind kind, int n, int tick_ms, int addrs)
 {
 	ck_assert_int_le(n, MAX_ATTACK_FDS);
 	memset(at, 0, sizeof *at);
@@ -200,7 +206,13 @@ static void attack_start(attack *at, enum attack_kind kind, int n, int tick_ms)
 	at->port = srv.port;
 	at->n = n;
 	at->tick_ms = tick_ms;
+	at->addrs = addrs;
 	ck_assert_int_eq(pthread_create(&at->thread, NULL, attack_run, at), 0);
+}
+
+static void attack_start(attack *at, enum attack_kind kind, int n, int tick_ms)
+{
+	attack_start_from(at, kind, n, tick_ms, 1);
 }
 
 static void attack_stop(attack *at)
@@ -422,6 +434,51 @@ START_TEST(test_slow_bodies)
 }
 END_TEST
 
+/* Connections that never send a byte, reopened when cut, from one address
+ * (its per-client limit off, as behind a proxy) or from ten (within the
+ * per-client limit, together past --max-connections), while the probe
+ * sends queries: idle ones must make room for it at once. */
+static void silent_attack(int addrs)
+{
+	int full = attack_full(), n = full ? 1000 : 120;
+	const char *per_client = addrs == 1 ? "0" : full ? "100" : "12";
+	if (full)
+		server_start_with((const char *const[]){"--max-connections-per-client", per_client,
+		                                        NULL},
+		                  NULL);
+	else
+		server_start_with((const char *const[]){"--max-connections", "100",
+		                                        "--max-connections-per-client", per_client,
+		                                        NULL},
+		                  NULL);
+	attack at;
+	attack_start_from(&at, ATTACK_SILENT, n, 100, addrs);
+	usleep(500000);
+	probe_stats st;
+	probe_run(probe_seconds(), &st);
+	attack_stop(&at);
+	report(addrs == 1 ? "silent1" : "silent10", &at, &st);
+	ck_assert_msg(st.ok == st.sent, "%d of %d probes failed, the first: %s",
+	              st.sent - st.ok, st.sent, st.first_error);
+	ck_assert_int_gt(st.sent, 10);
+	ck_assert_msg(st.p99 <= 0.100, "probe p99 %.3f s", st.p99);
+	/* Made room by closing idle connections (not by timeouts). */
+	ck_assert_double_gt(metric_now("clashd_rejections_total{reason=\"connection_pressure\"}"),
+	                    0);
+}
+
+START_TEST(test_silent_one_address)
+{
+	silent_attack(1);
+}
+END_TEST
+
+START_TEST(test_silent_ten_addresses)
+{
+	silent_attack(10);
+}
+END_TEST
+
 /* A request whose body is still to come: admitted, and holding its slot. */
 static void begin_upload(hconn *c)
 {
@@ -431,6 +488,101 @@ static void begin_upload(hconn *c)
 	                             JSON_HEADERS),
 	                 0);
 }
+
+/* Whether the server closes (or resets) fd within `ms`, nothing read. */
+static int closed_within(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	if (poll(&p, 1, ms) != 1)
+		return 0;
+	char b;
+	ssize_t n = recv(fd, &b, 1, MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* One GET /livez on c, answered 200; the connection stays open. */
+static void keep_alive_get(hconn *c, const char *which)
+{
+	hresp r;
+	ck_assert_int_eq(hconn_request(c, "GET", "/livez", NULL, NULL, 0), 0);
+	ck_assert_msg(hconn_read(c, &r, 0) == 0, "%s: no answer", which);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(!r.closed);
+	hresp_free(&r);
+}
+
+START_TEST(test_idle_order)
+{
+	/* --max-connections 16 keeps one slot in reserve: a 16th connection
+	 * has an idle one closed.  Which one: never a request under way (an
+	 * upload, H, the oldest), first the oldest that never sent a request
+	 * (S[0]) while there is one, only then a keep-alive connection
+	 * between requests, the longest idle (P, not K, the older
+	 * connection that asked something since), and not the newest
+	 * connection, accepted before its request came (clashd gives one 250 ms
+	 * before it counts as silent). */
+	server_start_with((const char *const[]){"--max-connections", "16", NULL}, NULL);
+	enum { NS = 13, NQ = 12 };
+	hconn h, k, p, q[NQ], last;
+	int sfd[NS];
+	begin_upload(&h);
+	usleep(20000);
+	ck_assert_int_eq(hconn_open(&k, srv.port), 0);
+	keep_alive_get(&k, "k");
+	for (int i = 0; i < NS; i++) {
+		hconn c;
+		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+		sfd[i] = c.fd;
+		usleep(20000); /* accepted in this order */
+	}
+	/* 15 open: nothing closed; all silent for more than 1 s. */
+	ck_assert(!closed_within(sfd[0], 1200));
+	ck_assert_int_eq(hconn_open(&p, srv.port), 0);
+	keep_alive_get(&p, "p");
+	ck_assert_msg(closed_within(sfd[0], 2000), "the oldest silent connection is still open");
+	for (int i = 1; i < NS; i++)
+		ck_assert_msg(!closed_within(sfd[i], 0), "silent connection %d closed", i);
+	ck_assert(!closed_within(k.fd, 100));
+	ck_assert(!closed_within(h.fd, 0));
+
+	/* No silent connection left: keep-alive ones go, the idlest first. */
+	close(sfd[0]);
+	for (int i = 1; i < NS; i++)
+		close(sfd[i]);
+	double left = -1;
+	for (int i = 0; i < 100 && (left < 0 || left > 4); i++) {
+		usleep(50000);
+		left = metric_now("clashd_connections"); /* its own included */
+	}
+	ck_assert_msg(left == 4, "%.0f connections open, not h, k, p and the metrics one", left);
+	for (int i = 0; i < NQ; i++) {
+		ck_assert_int_eq(hconn_open(&q[i], srv.port), 0);
+		keep_alive_get(&q[i], "q");
+	}
+	keep_alive_get(&k, "k again"); /* idle again, now the least idle */
+	ck_assert_int_eq(hconn_open(&last, srv.port), 0);
+	keep_alive_get(&last, "last");
+	ck_assert_msg(closed_within(p.fd, 2000), "the idlest keep-alive connection is still open");
+	ck_assert(!closed_within(k.fd, 100));
+	for (int i = 0; i < NQ; i++)
+		ck_assert_msg(!closed_within(q[i].fd, 0), "keep-alive connection %d closed", i);
+	ck_assert(!closed_within(h.fd, 0));
+
+	/* The upload was never cut: its answer comes (a 400: "[123456789"). */
+	hresp r;
+	ck_assert_int_eq(hconn_send(&h, "123456789", 9), 0);
+	ck_assert_int_eq(hconn_read(&h, &r, 0), 0);
+	ck_assert_int_eq(r.status, 400);
+	hresp_free(&r);
+	hconn_close(&h);
+	hconn_close(&k);
+	hconn_close(&p);
+	hconn_close(&last);
+	for (int i = 0; i < NQ; i++)
+		hconn_close(&q[i]);
+	ck_assert_double_eq(metric_now("clashd_rejections_total{reason=\"connection_pressure\"}"), 2);
+}
+END_TEST
 
 START_TEST(test_client_quota)
 {
@@ -456,7 +608,7 @@ START_TEST(test_client_quota)
 	hconn_close(&c);
 
 	/* Another address is still admitted. */
-	int fd = attacker_socket(srv.port);
+	int fd = attacker_socket(srv.port, 0);
 	ck_assert_int_ge(fd, 0);
 	int fl = fcntl(fd, F_GETFL);
 	ck_assert_int_eq(fcntl(fd, F_SETFL, fl & ~O_NONBLOCK), 0);
@@ -527,6 +679,9 @@ static Suite *slow_suite(void)
 	tcase_add_test(tc, test_slow_headers);
 	tcase_add_test(tc, test_vanish);
 	tcase_add_test(tc, test_slow_bodies);
+	tcase_add_test(tc, test_silent_one_address);
+	tcase_add_test(tc, test_silent_ten_addresses);
+	tcase_add_test(tc, test_idle_order);
 	tcase_add_test(tc, test_client_quota);
 	tcase_add_test(tc, test_config);
 	suite_add_tcase(s, tc);

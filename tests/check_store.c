@@ -5,20 +5,31 @@
  * Ids are computed here from the canonical encoding proto/openapi.yaml
  * documents (ShapeId), with OpenSSL's SHA-256 rather than the server's
  * nettle, so the document, not the code, is what both agree on.  Answers
- * by ref must be the bytes the same request gives inline.
+ * by ref must be the bytes the same request gives inline.  What the store
+ * counts is held against malloc's own count of the bytes in use
+ * (mallinfo2) before and after storing, preparing and deleting shapes; its
+ * eviction (per-client shares, values held after removal) against a count
+ * kept here of what each client put.
  */
+#include <arpa/inet.h>
+#include <malloc.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <openssl/sha.h>
 
 #include "check.h"
+#include "clash.h"
 #include "http_harness.h"
+#include "proto.h"
+#include "store.h"
 
 /* ---- the canonical encoding, from the document ---- */
 
@@ -256,19 +267,6 @@ static char *post(const char *path, const char *body, int *status)
 	return out;
 }
 
-static long long metric(const char *name)
-{
-	hresp r;
-	http_do("GET", "/metrics", NULL, NULL, 0, &r);
-	char key[128];
-	snprintf(key, sizeof key, "\n%s ", name);
-	const char *at = strstr(r.body, key);
-	ck_assert_msg(at != NULL, "no %s in /metrics", name);
-	long long v = atoll(at + strlen(key));
-	hresp_free(&r);
-	return v;
-}
-
 /* ---- tests ---- */
 
 START_TEST(test_ids)
@@ -290,7 +288,7 @@ START_TEST(test_ids)
 		}
 		free(text);
 	}
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 40);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 40);
 }
 END_TEST
 
@@ -549,7 +547,7 @@ START_TEST(test_concurrent_uploads)
 		created += (intptr_t)n;
 	}
 	ck_assert_int_eq(created, 1);
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 1);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 1);
 	free(shape);
 }
 END_TEST
@@ -617,8 +615,8 @@ START_TEST(test_eviction_under_load)
 		answered += jobs[i].answered;
 	}
 	ck_assert_int_gt(answered, 0);
-	ck_assert_int_gt(metric("clashd_shape_store_evictions_total"), 0);
-	ck_assert_int_le(metric("clashd_shape_store_bytes"), 48 * 1024);
+	ck_assert_int_gt(server_metric("clashd_shape_store_evictions_total"), 0);
+	ck_assert_int_le(server_metric("clashd_shape_store_bytes"), 48 * 1024);
 	assert_still_serving();
 }
 END_TEST
@@ -682,7 +680,7 @@ START_TEST(test_unknown_refs)
 	ck_assert_int_eq(json_array_size(json_object_get(item, "missing")), 1);
 	json_decref(root);
 	free(body);
-	ck_assert_int_ge(metric("clashd_shape_store_misses_total"), 4);
+	ck_assert_int_ge(server_metric("clashd_shape_store_misses_total"), 4);
 }
 END_TEST
 
@@ -730,7 +728,7 @@ START_TEST(test_bad_uploads)
 	sprintf(q, "{\"a\": {\"ref\": \"%s\", \"vertices\": [[0, 0]]}, \"b\": {\"ref\": \"%s\"}}",
 	        id, id);
 	bad("/v1/query", q, 422, "/a/ref");
-	ck_assert_int_eq(metric("clashd_shape_store_entries"), 1);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 1);
 }
 END_TEST
 
@@ -1104,7 +1102,8 @@ END_TEST
 
 /* An upload is answered before its preparation: hull_vertices is null
  * until the first query by ref prepares the shape; the answer is the
- * inline one all the same, and the bytes counted do not change. */
+ * inline one all the same, and the bytes the preparation holds (about 60 a
+ * hull vertex, clash.h) are added to the shape's and the store's count. */
 START_TEST(test_prepared_on_first_use)
 {
 	server_start();
@@ -1121,6 +1120,8 @@ START_TEST(test_prepared_on_first_use)
 	json_t *sum = json_loads(reply, 0, NULL);
 	ck_assert(json_is_null(json_object_get(sum, "hull_vertices")));
 	json_int_t weight = json_integer_value(json_object_get(sum, "bytes"));
+	long long counted = server_metric("clashd_shape_store_bytes");
+	ck_assert_int_gt(counted, weight);
 	char id[72], path[128];
 	snprintf(id, sizeof id, "%s", json_string_value(json_object_get(sum, "id")));
 	json_decref(sum);
@@ -1137,13 +1138,544 @@ START_TEST(test_prepared_on_first_use)
 	ck_assert_int_eq(r.status, 200);
 	sum = json_loads(r.body, 0, NULL);
 	ck_assert_int_eq(json_integer_value(json_object_get(sum, "hull_vertices")), 100);
-	ck_assert_int_eq(json_integer_value(json_object_get(sum, "bytes")), weight);
+	json_int_t prepared = json_integer_value(json_object_get(sum, "bytes"));
+	ck_assert_int_ge(prepared, weight + 100 * 40);
+	/* The block malloc gave it and the list of blocks grown by one. */
+	ck_assert_int_le(prepared, weight + (json_int_t)clash_prepared_bytes_max(3, 100) + 256);
+	ck_assert_int_eq(server_metric("clashd_shape_store_bytes"), counted + (prepared - weight));
 	json_decref(sum);
 	hresp_free(&r);
 	free(qi);
 	free(qr);
 	free(ref);
 	free(text);
+}
+END_TEST
+
+/* ---- what the store counts ---- */
+
+/* ASan's allocator keeps no mallinfo2: under it the steps below run
+ * (for its checks) unmeasured. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MALLOC_COUNTS 0
+#else
+#define MALLOC_COUNTS 1
+#endif
+
+/* Bytes malloc has handed out and not had back (arena chunks and mmap'd
+ * blocks), as glibc counts them. */
+static size_t in_use(void)
+{
+	if (!MALLOC_COUNTS)
+		return 0;
+	struct mallinfo2 m = mallinfo2();
+	return m.uordblks + m.hblkhd;
+}
+
+/* n random points in the unit cube, as a shape's text. */
+static char *cloud(unsigned seed, size_t n)
+{
+	char *t = malloc(64 * n + 32), *o = t;
+	ck_assert_ptr_nonnull(t);
+	o += sprintf(o, "{\"vertices\": [");
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, "%s[%.9f, %.9f, %.9f]", i ? ", " : "", rnd(&seed), rnd(&seed),
+		             rnd(&seed));
+	sprintf(o, "]}");
+	return t;
+}
+
+/* n copies of the point (0, 0, 0): a few KB gzip'd, 8 bytes a point. */
+static char *copies_of_a_point(size_t n)
+{
+	char *t = malloc(8 * n + 32), *o = t;
+	ck_assert_ptr_nonnull(t);
+	o += sprintf(o, "{\"vertices\": [");
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, "%s[0,0,0]", i ? "," : "");
+	sprintf(o, "]}");
+	return t;
+}
+
+/* A k x k grid of squares, two triangles each, as a mesh. */
+static char *grid_mesh(size_t k)
+{
+	char *t = malloc(48 * (k + 1) * (k + 1) + 64 * k * k + 64), *o = t;
+	ck_assert_ptr_nonnull(t);
+	o += sprintf(o, "{\"mesh\": {\"positions\": [");
+	for (size_t i = 0; i <= k; i++)
+		for (size_t j = 0; j <= k; j++)
+			o += sprintf(o, "%s%zu, %zu, %g", i || j ? ", " : "", i, j,
+			             0.01 * (double)((i * 7 + j * 3) % 5));
+	o += sprintf(o, "], \"indices\": [");
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < k; j++) {
+			size_t a = i * (k + 1) + j, b = a + 1, c = a + k + 1, d = c + 1;
+			o += sprintf(o, "%s%zu, %zu, %zu, %zu, %zu, %zu", i || j ? ", " : "", a, b, d, a,
+			             d, c);
+		}
+	sprintf(o, "]}}");
+	return t;
+}
+
+/* n parts of m random points each. */
+static char *cloud_compound(size_t n, size_t m)
+{
+	char *t = malloc(n * (64 * m + 64) + 32), *o = t;
+	ck_assert_ptr_nonnull(t);
+	o += sprintf(o, "{\"parts\": [");
+	for (size_t i = 0; i < n; i++) {
+		char *part = cloud((unsigned)(7 * i + 1), m);
+		o += sprintf(o, "%s%s", i ? ", " : "", part);
+		free(part);
+	}
+	sprintf(o, "]}");
+	return t;
+}
+
+/* Whether the store's count moved by what malloc's did, within 2 % and
+ * 32 KiB (the thread's cache of small freed blocks counts as in use). */
+static void assert_counted(const char *what, size_t mem_before, size_t mem_after,
+                           size_t count_before, size_t count_after)
+{
+	if (!MALLOC_COUNTS)
+		return;
+	long long mem = (long long)mem_after - (long long)mem_before;
+	long long counted = (long long)count_after - (long long)count_before;
+	fprintf(stderr, "store: %-34s malloc %+10lld, counted %+10lld\n", what, mem, counted);
+	long long margin = llabs(counted) / 50 + 32768;
+	ck_assert_msg(llabs(mem - counted) <= margin,
+	              "%s: malloc's bytes in use moved by %lld, the store counted %lld", what, mem,
+	              counted);
+}
+
+/* Every kind of shape uploaded in-process, then prepared by a query naming
+ * it, then deleted: at each step the store's count moves as malloc's bytes
+ * in use do (200 000 copies of one point: their 4.8 MB of coordinates, not
+ * the 17.6 MB once counted for the room of a hull of every point). */
+START_TEST(test_charge_is_memory)
+{
+	proto_store *store = proto_store_new((size_t)1 << 30, 0);
+	ck_assert_ptr_nonnull(store);
+	proto_context ctx = {.limits = PROTO_DEFAULT_LIMITS, .store = store};
+	proto_call call = {.ctx = &ctx};
+	struct {
+		const char *what;
+		char *text;
+		char id[72];
+	} shapes[] = {
+		{"200 000 copies of a point", copies_of_a_point(200000), ""},
+		{"a 50 000-point cloud", cloud(3, 50000), ""},
+		{"a 2 x 300 x 300-triangle mesh", grid_mesh(300), ""},
+		{"a compound of 64 x 500 points", cloud_compound(64, 500), ""},
+		{"a 20-point cloud (a warm-up)", cloud(5, 20), ""},
+	};
+	size_t n = sizeof shapes / sizeof shapes[0];
+	proto_store_stats st;
+	size_t mem0 = 0, count0 = 0;
+	/* The last, small one first: lazily made tables of the libraries are
+	 * made then, not counted. */
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (k + n - 1) % n;
+		proto_reply out;
+		proto_store_get_stats(store, &st);
+		size_t mem = in_use(), count = st.bytes;
+		if (k == 1) {
+			mem0 = mem;
+			count0 = count;
+		}
+		ck_assert_int_eq(proto_shape_put_reply(shapes[i].text, strlen(shapes[i].text), &call,
+		                                       &out), 0);
+		ck_assert_msg(out.status == 201, "%s: %d %s", shapes[i].what, out.status, out.body);
+		json_t *sum = json_loads(out.body, 0, NULL);
+		snprintf(shapes[i].id, sizeof shapes[i].id, "%s",
+		         json_string_value(json_object_get(sum, "id")));
+		json_decref(sum);
+		proto_reply_free(&out);
+		proto_store_get_stats(store, &st);
+		if (k)
+			assert_counted(shapes[i].what, mem, in_use(), count, st.bytes);
+
+		char q[256];
+		snprintf(q, sizeof q, "{\"a\": {\"ref\": \"%s\"}, \"b\": {\"vertices\": [[900, 0, "
+		                      "0]]}}", shapes[i].id);
+		mem = in_use();
+		count = st.bytes;
+		ck_assert_int_eq(proto_query_reply_ex(q, strlen(q), &call, &out), 0);
+		ck_assert_msg(out.status == 200, "%s by ref: %d %s", shapes[i].what, out.status,
+		              out.body);
+		proto_reply_free(&out);
+		proto_store_get_stats(store, &st);
+		if (k) {
+			char what[96];
+			snprintf(what, sizeof what, "  prepared by a query");
+			assert_counted(what, mem, in_use(), count, st.bytes);
+		}
+	}
+	for (size_t i = 0; i + 1 < n; i++) {
+		proto_reply out;
+		ck_assert_int_eq(proto_shape_reply(&ctx, "DELETE", shapes[i].id, &out), 0);
+		ck_assert_int_eq(out.status, 204);
+		proto_reply_free(&out);
+	}
+	proto_store_get_stats(store, &st);
+	assert_counted("all but the warm-up deleted", mem0, in_use(), count0, st.bytes);
+	ck_assert_uint_eq(st.entries, 1);
+	for (size_t i = 0; i < n; i++)
+		free(shapes[i].text);
+	proto_store_free(store);
+}
+END_TEST
+
+/* Values for the store's own tests: blocks of a given size, their frees
+ * counted. */
+static int values_freed;
+
+static void value_free(void *v)
+{
+	free(v);
+	__atomic_add_fetch(&values_freed, 1, __ATOMIC_RELAXED);
+}
+
+static void key_of(unsigned i, uint8_t key[PROTO_STORE_KEY])
+{
+	memset(key, 0, PROTO_STORE_KEY);
+	for (int b = 0; b < 4; b++)
+		key[b] = (uint8_t)(i >> (8 * b));
+	key[31] = 0x5a;
+}
+
+/* Put value i (1000 bytes) for `client`, held: the entry. */
+static proto_store_entry *put_value(proto_store *s, unsigned i, const uint8_t *client,
+                                    int *created)
+{
+	uint8_t key[PROTO_STORE_KEY];
+	key_of(i, key);
+	return proto_store_put(s, key, client, malloc(1000), 1000, value_free, created);
+}
+
+static int has_value(proto_store *s, unsigned i)
+{
+	uint8_t key[PROTO_STORE_KEY];
+	key_of(i, key);
+	return proto_store_has(s, key);
+}
+
+/* What put_value's values weigh in a store (the store's own bytes
+ * included). */
+static size_t value_weight(void)
+{
+	int created;
+	proto_store *probe = proto_store_new(1 << 20, 0);
+	proto_store_entry *e = put_value(probe, 0, NULL, &created);
+	size_t w = proto_store_weight(probe, e);
+	proto_store_release(probe, e);
+	proto_store_free(probe);
+	ck_assert_uint_gt(w, 1000);
+	return w;
+}
+
+/* A value removed (or evicted) while held stays counted until released,
+ * and what is counted makes others go: the store never holds more than its
+ * budget but for what requests hold. */
+START_TEST(test_held_after_removal_counted)
+{
+	int created;
+	proto_store_entry *e;
+	size_t w = value_weight();
+
+	proto_store *s = proto_store_new(10 * w + w / 2, 0);
+	proto_store_entry *held = put_value(s, 0, NULL, &created);
+	ck_assert_int_eq(created, 1);
+	uint8_t key[PROTO_STORE_KEY];
+	key_of(0, key);
+	ck_assert_int_eq(proto_store_remove(s, key), 0);
+	proto_store_stats st;
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_eq(st.entries, 0);
+	ck_assert_uint_eq(st.bytes, w);
+	ck_assert_uint_eq(st.held_removed, 1);
+	ck_assert_uint_eq(st.held_removed_bytes, w);
+	values_freed = 0;
+	for (unsigned i = 1; i <= 20; i++) {
+		e = put_value(s, i, NULL, &created);
+		ck_assert_int_eq(created, 1);
+		proto_store_release(s, e);
+		proto_store_get_stats(s, &st);
+		ck_assert_uint_le(st.bytes, 10 * w + w / 2);
+	}
+	/* Nine fit beside the one held: the eleven first went. */
+	ck_assert_uint_eq(st.entries, 9);
+	ck_assert_int_eq(values_freed, 11);
+	ck_assert(!has_value(s, 11) && has_value(s, 12) && has_value(s, 20));
+	proto_store_release(s, held);
+	proto_store_get_stats(s, &st);
+	ck_assert_int_eq(values_freed, 12);
+	ck_assert_uint_eq(st.bytes, 9 * w);
+	ck_assert_uint_eq(st.held_removed, 0);
+	ck_assert_uint_eq(st.held_removed_bytes, 0);
+
+	/* Evicted while held: the same. */
+	e = put_value(s, 12, NULL, &created); /* there: held, most recent */
+	ck_assert_int_eq(created, 0);
+	for (unsigned i = 21; i <= 40; i++)
+		proto_store_release(s, put_value(s, i, NULL, &created));
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_eq(st.bytes, 10 * w);
+	ck_assert_uint_eq(st.entries, 10);
+	ck_assert(has_value(s, 12));
+	key_of(12, key);
+	ck_assert_int_eq(proto_store_remove(s, key), 0);
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_eq(st.held_removed_bytes, w);
+	proto_store_release(s, e);
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_eq(st.bytes, 9 * w);
+	proto_store_free(s);
+}
+END_TEST
+
+/* One client's puts evict its own least recently used values past its
+ * share, not another's; a value over the share is refused; a client's
+ * held values push it over until released. */
+START_TEST(test_client_share)
+{
+	int created;
+	proto_store_entry *e;
+	size_t w = value_weight();
+
+	uint8_t a[PROTO_STORE_CLIENT] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 1};
+	uint8_t b[PROTO_STORE_CLIENT] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 2};
+	proto_store *s = proto_store_new(10 * w + w / 2, 3 * w + w / 2);
+	for (unsigned i = 0; i < 3; i++)
+		proto_store_release(s, put_value(s, i, a, &created));
+	for (unsigned i = 100; i < 120; i++) {
+		proto_store_release(s, put_value(s, i, b, &created));
+		for (unsigned k = 0; k < 3; k++)
+			ck_assert_msg(has_value(s, k), "b's put %u flushed a's value %u", i, k);
+	}
+	proto_store_stats st;
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_eq(st.entries, 6);
+	ck_assert_uint_eq(st.clients, 2);
+	ck_assert_uint_eq(st.client_evictions, 17);
+	ck_assert_uint_eq(st.evictions, 17);
+	ck_assert(has_value(s, 117) && has_value(s, 118) && has_value(s, 119) &&
+	          !has_value(s, 116));
+
+	/* b holds its three and puts a fourth: over its share while it holds
+	 * them all; the first let go is then its least recently used that
+	 * can go. */
+	proto_store_entry *h[3];
+	uint8_t key[PROTO_STORE_KEY];
+	for (unsigned i = 0; i < 3; i++) {
+		key_of(117 + i, key);
+		h[i] = proto_store_acquire(s, key);
+	}
+	e = put_value(s, 120, b, &created);
+	ck_assert(has_value(s, 117) && has_value(s, 120));
+	proto_store_release(s, h[0]);
+	ck_assert(!has_value(s, 117) && has_value(s, 118) && has_value(s, 120));
+	proto_store_release(s, h[1]);
+	proto_store_release(s, h[2]);
+	ck_assert(has_value(s, 118) && has_value(s, 119));
+	/* Put and let go while the others are held: the new one is the one
+	 * that can go. */
+	for (unsigned i = 0; i < 2; i++) {
+		key_of(118 + i, key);
+		h[i] = proto_store_acquire(s, key);
+	}
+	proto_store_release(s, put_value(s, 121, b, &created));
+	ck_assert(!has_value(s, 121) && has_value(s, 120));
+	proto_store_release(s, h[0]);
+	proto_store_release(s, h[1]);
+	proto_store_release(s, e);
+	ck_assert(has_value(s, 118) && has_value(s, 119) && has_value(s, 120));
+
+	/* Nobody's values (no client) are bound by the budget alone. */
+	for (unsigned i = 200; i < 230; i++)
+		proto_store_release(s, put_value(s, i, NULL, &created));
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_le(st.bytes, 10 * w + w / 2);
+
+	/* Larger than a share: refused, freed. */
+	values_freed = 0;
+	key_of(999, key);
+	e = proto_store_put(s, key, a, malloc(4 * w), 4 * w, value_free, &created);
+	ck_assert_ptr_null(e);
+	ck_assert_int_eq(created, -3);
+	ck_assert_int_eq(values_freed, 1);
+	proto_store_free(s);
+}
+END_TEST
+
+/* POST /v1/shapes from address `src` (127.0.0.x): the status, the id. */
+static int upload_from(const char *src, const char *shape, char id[72])
+{
+	hconn c;
+	c.len = 0;
+	c.fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(c.fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	ck_assert_int_eq(inet_pton(AF_INET, src, &a.sin_addr), 1);
+	ck_assert_int_eq(bind(c.fd, (struct sockaddr *)&a, sizeof a), 0);
+	a.sin_port = htons((uint16_t)srv.port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(c.fd, (struct sockaddr *)&a, sizeof a), 0);
+	hconn_timeout(&c, 20);
+	ck_assert_int_eq(hconn_request(&c, "POST", "/v1/shapes", JSON_HEADERS, shape,
+	                               strlen(shape)), 0);
+	hresp r;
+	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
+	int status = r.status;
+	if (status == 200 || status == 201) {
+		json_t *j = json_loads(r.body, 0, NULL);
+		snprintf(id, 72, "%s", json_string_value(json_object_get(j, "id")));
+		json_decref(j);
+	}
+	hresp_free(&r);
+	hconn_close(&c);
+	return status;
+}
+
+static int stored(const char *id)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/v1/shapes/%s", id);
+	hresp r;
+	http_do("GET", path, NULL, NULL, 0, &r);
+	int st = r.status;
+	hresp_free(&r);
+	return st == 200;
+}
+
+/* Over HTTP: one address uploading 2 MB of shapes into a 1 MiB store
+ * leaves another address's shapes in place (--store-per-client 256K);
+ * without the share (0) they are flushed. */
+START_TEST(test_client_share_http)
+{
+	for (int share = 1; share >= 0; share--) {
+		server_start_with((const char *const[]){"--shape-store", "1M", "--store-per-client",
+		                                        share ? "256K" : "0", NULL}, NULL);
+		char theirs[4][72], id[72];
+		for (int i = 0; i < 4; i++) {
+			char *t = cloud(500 + (unsigned)i, 800);
+			ck_assert_int_eq(upload_from("127.0.0.2", t, theirs[i]), 201);
+			free(t);
+		}
+		for (int i = 0; i < 100; i++) {
+			char *t = cloud(1000 + (unsigned)i, 800);
+			ck_assert_int_eq(upload(t, id), 201);
+			free(t);
+		}
+		int kept = 0;
+		for (int i = 0; i < 4; i++)
+			kept += stored(theirs[i]);
+		long long total = server_metric("clashd_shape_store_bytes");
+		fprintf(stderr, "store: share %s: the other address's 4 shapes, %d kept; %lld bytes "
+		        "stored\n", share ? "256K" : "off", kept, total);
+		if (share) {
+			ck_assert_int_eq(kept, 4);
+			ck_assert_int_le(total, 4 * 64 * 1024 + 256 * 1024);
+			ck_assert_int_gt(server_metric("clashd_shape_store_client_evictions_total"), 0);
+			ck_assert_int_eq(server_metric("clashd_shape_store_clients"), 2);
+			char *big = cloud(7, 12000); /* about 290 KB stored */
+			ck_assert_int_eq(upload(big, id), 413);
+			free(big);
+		} else {
+			ck_assert_int_eq(kept, 0);
+			ck_assert_int_le(total, 1024 * 1024);
+			ck_assert_int_eq(server_metric("clashd_shape_store_client_evictions_total"), 0);
+		}
+		assert_clean_exit(server_stop_within(20));
+	}
+}
+END_TEST
+
+/* n points on a sphere of radius r (a Fibonacci lattice), as a shape. */
+static char *sphere_cloud(size_t n, double r)
+{
+	char *t = malloc(80 * n + 32), *o = t;
+	ck_assert_ptr_nonnull(t);
+	o += sprintf(o, "{\"vertices\": [");
+	for (size_t i = 0; i < n; i++) {
+		double z = 1 - 2 * ((double)i + 0.5) / (double)n, rr = sqrt(1 - z * z);
+		double a = 2.399963229728653 * (double)i;
+		o += sprintf(o, "%s[%.9f, %.9f, %.9f]", i ? ", " : "", r * rr * cos(a),
+		             r * rr * sin(a), r * z);
+	}
+	sprintf(o, "]}");
+	return t;
+}
+
+typedef struct slow_call {
+	char *body;
+	int status;
+} slow_call;
+
+static void *contains_run(void *arg)
+{
+	slow_call *c = arg;
+	hresp r;
+	http_do("POST", "/v1/contains", JSON_HEADERS, c->body, strlen(c->body), &r);
+	c->status = r.status;
+	hresp_free(&r);
+	return NULL;
+}
+
+/* Poll metric `name` until it is `want` (up to `seconds`); its last value. */
+static long long metric_until(const char *name, long long want, double seconds)
+{
+	double end = now_s() + seconds;
+	long long v;
+	while ((v = server_metric(name)) != want && now_s() < end)
+		usleep(20000);
+	return v;
+}
+
+/* Shapes deleted while a request holds them stay in
+ * clashd_shape_store_bytes (as clashd_shape_store_held_removed_bytes)
+ * until the request lets them go: a containment of 200 000 stored points
+ * in a stored 60 000-point hull, running into --request-timeout (it takes
+ * over 10 s), holds both while they are deleted. */
+START_TEST(test_held_after_delete_metric)
+{
+	server_start_with((const char *const[]){"--request-timeout", "5s", NULL}, NULL);
+	char inner[72], outer[72], path[128];
+	char *t = cloud(11, 200000);
+	ck_assert_int_eq(upload(t, inner), 201);
+	free(t);
+	t = sphere_cloud(60000, 5);
+	ck_assert_int_eq(upload(t, outer), 201);
+	free(t);
+	long long stored_bytes = server_metric("clashd_shape_store_bytes");
+	slow_call c = {malloc(256), 0};
+	sprintf(c.body, "{\"inner\": {\"ref\": \"%s\"}, \"outer\": {\"ref\": \"%s\"}}", inner, outer);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, contains_run, &c), 0);
+	ck_assert_int_eq(metric_until("clashd_shape_store_hits_total", 2, 30), 2);
+	const char *ids[] = {inner, outer};
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "/v1/shapes/%s", ids[i]);
+		hresp r;
+		http_do("DELETE", path, NULL, NULL, 0, &r);
+		ck_assert_int_eq(r.status, 204);
+		hresp_free(&r);
+	}
+	long long held = server_metric("clashd_shape_store_held_removed_bytes");
+	long long counted = server_metric("clashd_shape_store_bytes");
+	fprintf(stderr, "store: deleted while held: %lld bytes counted (%lld stored before)\n",
+	        counted, stored_bytes);
+	ck_assert_int_eq(server_metric("clashd_shape_store_entries"), 0);
+	ck_assert_int_ge(held, stored_bytes); /* their preparations may have been added */
+	ck_assert_int_eq(counted, held);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(c.status, 504);
+	free(c.body);
+	/* The worker lets go when it next looks at its cancel flag. */
+	ck_assert_int_eq(metric_until("clashd_shape_store_bytes", 0, 60), 0);
+	ck_assert_int_eq(server_metric("clashd_shape_store_held_removed_bytes"), 0);
+	assert_still_serving();
 }
 END_TEST
 
@@ -1167,6 +1699,11 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_largest_shape_fits);
 	tcase_add_test(tc, test_refs_count_as_shapes);
 	tcase_add_test(tc, test_prepared_on_first_use);
+	tcase_add_test(tc, test_charge_is_memory);
+	tcase_add_test(tc, test_held_after_removal_counted);
+	tcase_add_test(tc, test_client_share);
+	tcase_add_test(tc, test_client_share_http);
+	tcase_add_test(tc, test_held_after_delete_metric);
 	suite_add_tcase(s, tc);
 	return s;
 }

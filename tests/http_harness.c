@@ -664,6 +664,19 @@ json_t *assert_problem(const hresp *r, int status)
 	return p;
 }
 
+long long server_metric(const char *name)
+{
+	hresp r;
+	http_do("GET", "/metrics", NULL, NULL, 0, &r);
+	char key[128];
+	snprintf(key, sizeof key, "\n%s ", name);
+	const char *at = strstr(r.body, key);
+	ck_assert_msg(at != NULL, "no %s in /metrics", name);
+	long long v = atoll(at + strlen(key));
+	hresp_free(&r);
+	return v;
+}
+
 /* The server still answers the acceptance query correctly. */
 void assert_still_serving(void)
 {
@@ -838,4 +851,24 @@ char *problem_placed_in_input(const char *body, size_t len, long long line, long
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	return s;
+}
+
+char *random_stl(size_t n, size_t *len)
+{
+	*len = 84 + 50 * n;
+	unsigned char *b = calloc(1, *len);
+	ck_assert_ptr_nonnull(b);
+	for (int k = 0; k < 4; k++)
+		b[80 + k] = (unsigned char)(n >> 8 * k);
+	uint32_t x = 12345;
+	for (size_t f = 0; f < n; f++)
+		for (int k = 0; k < 9; k++) {
+			x = x * 1664525u + 1013904223u;
+			float v = (float)(x >> 8) / (float)(1 << 24);
+			uint32_t bits;
+			memcpy(&bits, &v, 4);
+			for (int i = 0; i < 4; i++)
+				b[84 + 50 * f + 12 + 4 * k + i] = (unsigned char)(bits >> 8 * i);
+		}
+	return (char *)b;
 }

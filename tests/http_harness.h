@@ -139,6 +139,8 @@ const char *problem_type(int status);
 json_t *assert_problem(const hresp *r, int status);
 /* The server still answers the acceptance query correctly. */
 void assert_still_serving(void);
+/* The value of an unlabelled series of the server's GET /metrics. */
+long long server_metric(const char *name);
 /* The cubes with n vertices each (8 corners + interior points): the same
  * answer, slower to decode. */
 char *big_cubes_query(size_t n, unsigned seed);
@@ -146,6 +148,9 @@ char *big_cubes_query(size_t n, unsigned seed);
  * but it takes jansson's parse (proto/vertex_scan.c reads plain vertex
  * arrays several times faster), for tests that need a slow decode. */
 char *slow_cubes_query(size_t n, unsigned seed);
+/* A binary STL of n random triangles in the unit cube (84 + 50 n bytes,
+ * little-endian as the format is; its length in *len). */
+char *random_stl(size_t n, size_t *len);
 
 /* ---- processes that do not serve ---- */
 

@@ -19,14 +19,15 @@
 //      user, a preStop sleep, a grace period above preStop + drain timeout,
 //      an autoscaling/v2 CPU HPA and a policy/v1 PDB (minAvailable 1) for
 //      this Deployment, a Service whose selector picks its pods; every
-//      CLASHD_* variable set is one clashd knows (server/config.c).
+//      CLASHD_* variable set is one clashd knows (server/config.c), the
+//      per-client limits on at values safe behind a proxy.
 // Compose: three clashd replicas of the image built from the Dockerfile and
 // an haproxy mounting deploy/haproxy/haproxy.cfg, whose default server
 // addresses are those replicas on clashd's port in every backend (least
 // connections, and hashed on X-Clashd-Shape: consistently), every retries
 // and retry-on line within the rules, option redispatch for each backend,
 // with clashd's per-client-address limits off (every request comes from
-// HAProxy).
+// HAProxy).  The Deployment's are on, at values safe behind a proxy.
 // Prints one line per file checked; exits 1 listing every problem.
 'use strict';
 const fs = require('fs');
@@ -150,11 +151,24 @@ function checkDeployment(file, d, all) {
 	need(res.limits && res.limits.memory, 'a memory limit is needed');
 	// tests/check_hostile.c proves the memory bound with exactly these.
 	const hostile = read('tests/check_hostile.c');
-	for (const name of ['CLASHD_MAX_BODY', 'CLASHD_MAX_REPLY', 'CLASHD_MAX_QUEUE', 'CLASHD_MAX_QUEUE_PER_CLIENT']) {
+	for (const name of ['CLASHD_MAX_BODY', 'CLASHD_MAX_REPLY', 'CLASHD_MAX_QUEUE', 'CLASHD_MAX_QUEUE_PER_CLIENT',
+		'CLASHD_SHAPE_STORE', 'CLASHD_STORE_PER_CLIENT', 'CLASHD_IMPORT_MEMORY']) {
 		const v = env[name] && env[name].value;
 		need(v && hostile.includes(`"${name}=${v}"`),
 			`${name} (${v}) must be set, and equal to what tests/check_hostile.c runs clashd with`);
 	}
+	// Per-client limits on, and safe behind a proxy (every client may come
+	// from one address): that address keeps at least half the connections
+	// and more admitted queries than there are workers, others the rest.
+	const num = (name, def) => Number(env[name] && env[name].value !== undefined ? env[name].value : def);
+	const cpus = Math.ceil(/m$/.test(String(res.limits && res.limits.cpu)) ?
+		parseInt(res.limits.cpu, 10) / 1000 : Number(res.limits && res.limits.cpu));
+	const maxConn = num('CLASHD_MAX_CONNECTIONS', 1000), connPer = num('CLASHD_MAX_CONNECTIONS_PER_CLIENT', 100);
+	need(Number.isInteger(connPer) && connPer > 0 && connPer < maxConn && connPer * 2 >= maxConn,
+		`CLASHD_MAX_CONNECTIONS_PER_CLIENT (${connPer}) must be on, below CLASHD_MAX_CONNECTIONS (${maxConn}) and at least half of it`);
+	const queue = num('CLASHD_MAX_QUEUE', 16 * cpus), queuePer = num('CLASHD_MAX_QUEUE_PER_CLIENT', Math.ceil(queue / 2));
+	need(Number.isInteger(queuePer) && queuePer > cpus && queuePer < queue,
+		`CLASHD_MAX_QUEUE_PER_CLIENT (${queuePer}) must be on, above the ${cpus} workers and below CLASHD_MAX_QUEUE (${queue})`);
 	need(res.limits && res.limits.memory === '512Mi' && /\(size_t\)512 << 20/.test(hostile),
 		'the memory limit must be the address-space limit of tests/check_hostile.c (512Mi)');
 	const port = (c.ports || []).find((p) => p.name === 'http');

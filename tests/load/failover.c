@@ -479,7 +479,7 @@ int main(int argc, char **argv)
 	 * the request sent again may reach different replicas: by least
 	 * connections, a restarted replica gets most new requests, and
 	 * misses again.) */
-	proto_store *store = proto_store_new((size_t)64 << 20);
+	proto_store *store = proto_store_new((size_t)64 << 20, 0);
 	if (!store)
 		proc_fail("failover: out of memory");
 	proto_context ctx = {.store = store};
