@@ -240,7 +240,7 @@ static int open_batch(proto_request *rq, proto_reply *out, proto_problem *p)
 
 /* The body is split, not parsed (batch_split.c); its blanks are the
  * splitter's to refuse, with the batch's words. */
-static const proto_endpoint batch_endpoint = {NULL, PROTO_PARSE_NONE, 0, open_batch};
+static const proto_endpoint batch_endpoint = {NULL, PROTO_PARSE_NONE, 0, open_batch, NULL};
 
 int proto_batch_open(const char *body, size_t len, proto_call *call, proto_batch **batch,
                      proto_reply *out)
@@ -282,13 +282,20 @@ static int place(const proto_batch *b, size_t i, proto_problem *p)
 	return 0;
 }
 
-static int answer_one(proto_batch *b, size_t i, proto_call *call)
+/* Answer item i; with call->max_cost, within *left of it (what the items
+ * answered before in this call have not spent). */
+static int answer_one(proto_batch *b, size_t i, proto_call *call, double *left)
 {
 	batch_item *it = &b->items[i];
-	proto_call c = {.ctx = call->ctx, .cancel = call->cancel};
+	proto_call c = {.ctx = call->ctx, .cancel = call->cancel, .max_cost = *left};
 	proto_problem p = {0};
 	proto_reply out;
 	int r = proto_query_answer(it->text, it->len, &c, &out, &p);
+	*left -= c.cost;
+	if (r == 0 && c.deferred) {
+		call->deferred = c.cost > call->max_cost ? PROTO_DEFERRED_HEAVY : PROTO_DEFERRED_SPENT;
+		return 0; /* left pending */
+	}
 	if (r == 1 && c.cancelled) {
 		proto_problem_release(&p);
 		call->cancelled = 1;
@@ -337,6 +344,7 @@ int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call)
 	proto_call none;
 	call = proto_call_begin(call, &none, NULL);
 	assert(from <= to && to <= b->n);
+	double left = call->max_cost;
 	for (size_t i = from; i < to; i++) {
 		if (b->items[i].state == ITEM_ANSWERED)
 			continue;
@@ -344,9 +352,13 @@ int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call)
 			call->cancelled = 1;
 			break;
 		}
-		if (answer_one(b, i, call) != 0)
+		if (call->max_cost > 0 && left <= 0) {
+			call->deferred = PROTO_DEFERRED_SPENT;
+			break;
+		}
+		if (answer_one(b, i, call, &left) != 0)
 			return -1;
-		if (call->cancelled)
+		if (call->cancelled || call->deferred)
 			break;
 	}
 	return 0;
@@ -493,7 +505,8 @@ static int answer_malformed(proto_batch *b, const proto_context *ctx)
 		if (r < 0)
 			return -1;
 		proto_call none = {0};
-		if (bad && answer_one(b, i, &none) != 0)
+		double unbounded = 0;
+		if (bad && answer_one(b, i, &none, &unbounded) != 0)
 			return -1;
 	}
 	return 0;

@@ -20,6 +20,8 @@ static inline proto_call *proto_call_begin(proto_call *call, proto_call *none, p
 		*none = (proto_call){0};
 		call = none;
 	}
+	call->deferred = PROTO_DEFERRED_NONE;
+	call->cost = 0;
 	call->cancelled = 0;
 	call->limit = PROTO_LIMIT_NONE;
 	call->iterations = -1;

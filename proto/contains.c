@@ -19,6 +19,7 @@
 #include "clash.h"
 #include "decode.h"
 #include "endpoint.h"
+#include "request_cost.h"
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
@@ -147,7 +148,8 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	return r;
 }
 
-static const proto_endpoint contains_endpoint = {"a JSON object", PROTO_PARSE_LIMITS, 0, answer};
+static const proto_endpoint contains_endpoint = {"a JSON object", PROTO_PARSE_LIMITS, 0, answer,
+                                                   proto_cost_contains};
 
 int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 {

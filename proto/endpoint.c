@@ -56,7 +56,11 @@ int proto_endpoint_answer(const proto_endpoint *e, const char *body, size_t len,
 	}
 	if (r == 0)
 		r = parse(e, &rq, &p);
-	if (r == 0)
+	if (r == 0 && call->max_cost > 0 && e->cost)
+		call->cost = e->cost(&rq);
+	if (r == 0 && call->cost > call->max_cost)
+		call->deferred = PROTO_DEFERRED_HEAVY; /* called again when it may run long */
+	else if (r == 0)
 		r = e->answer(&rq, out, &p);
 	proto_request_drop(&rq);
 	if (r == 1)

@@ -47,6 +47,9 @@ typedef struct proto_endpoint {
 	 * problem in *p, -1 out of memory.  It may drop the tree early
 	 * (proto_request_drop); the skeleton drops it otherwise. */
 	int (*answer)(proto_request *rq, proto_reply *out, proto_problem *p);
+	/* What the parsed request will cost (request_cost.h), or NULL: never
+	 * deferred.  Over the call's max_cost, the answer is not called. */
+	double (*cost)(const proto_request *rq);
 } proto_endpoint;
 
 /* `body` answered through e: 0 with *out the answer or the encoded

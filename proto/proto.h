@@ -176,6 +176,16 @@ typedef struct proto_context {
 /* No limits, pieces in turn: the context of a call without one. */
 extern const proto_context proto_context_none;
 
+/* Why a call bounded by max_cost was not answered (proto_call.deferred). */
+enum proto_deferred {
+	PROTO_DEFERRED_NONE = 0,
+	PROTO_DEFERRED_HEAVY, /* it (a batch: the next item) costs more than
+	                         max_cost: to be answered with no bound */
+	PROTO_DEFERRED_SPENT  /* a batch range: the items answered cost
+	                         max_cost in all; the rest, each within it,
+	                         are for another call with the bound */
+};
+
 /* What a server needs around one call: its context, a way to stop it, and
  * what happened. */
 typedef struct proto_call {
@@ -189,7 +199,17 @@ typedef struct proto_call {
 	/* In: NULL, or the client's address (16 bytes, IPv4 as ::ffff:a.b.c.d)
 	 * whose share of the shape store an upload counts against. */
 	const unsigned char *client;
+	/* In: 0, or the most the request may cost (about microseconds of one
+	 * thread, proto/request_cost.h), judged once it is parsed, before
+	 * anything is decoded or run: a request (a batch item) that would
+	 * cost more is not answered, `deferred` is set and *out left empty,
+	 * for the caller to call again with no bound when it may run long
+	 * (clashd: when one of its heavy share of workers is free). */
+	double max_cost;
 	/* Out. */
+	int deferred;  /* not answered (enum proto_deferred) */
+	double cost;   /* what it was judged to cost; 0 when not judged (no
+	                  max_cost, or it did not parse) */
 	int cancelled;
 	enum proto_limit limit; /* the limit the request broke, if any */
 	int iterations;         /* of the method; -1 when it did not run */
@@ -252,7 +272,11 @@ size_t proto_batch_size(const proto_batch *b);
 /* Answer queries [from, to).  Threads may answer disjoint ranges at once.
  * call->cancel (may be NULL) is checked before each query and handed to
  * the core; when it stops the range, call->cancelled is set and the rest
- * of the range is left unanswered.  call->iterations: the sum over the
+ * of the range is left unanswered.  With call->max_cost set, the range
+ * also stops at an item costing more than it (call->deferred
+ * PROTO_DEFERRED_HEAVY), or once the items answered cost that much in all
+ * (PROTO_DEFERRED_SPENT); answering the range again (without the bound,
+ * for a heavy item) answers the rest, items answered already skipped.  call->iterations: the sum over the
  * queries answered.  Returns 0, or -1 when memory ran out. */
 int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call);
 

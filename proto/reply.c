@@ -23,6 +23,7 @@
 #include "answer.h"
 #include "decode.h"
 #include "endpoint.h"
+#include "request_cost.h"
 #include "parse.h"
 #include "request_limits.h"
 #include "pointer.h"
@@ -142,7 +143,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 /* POST /v1/query: plain vertex arrays are read without jansson
  * (vertex_scan.c): the same answer, faster. */
 static const proto_endpoint query_endpoint = {"a query, a JSON object", PROTO_PARSE_QUERY, 0,
-                                              answer};
+                                              answer, proto_cost_query};
 
 int proto_query_reply(const char *body, size_t len, proto_reply *out)
 {

@@ -76,17 +76,13 @@ static int is_shape(const json_t *v)
 	        proto_primitive_key(v) != NULL);
 }
 
-/* The points of shape v's "vertices" (or, when it has none, of its flat
- * "positions": numbers over "dim", 3 when absent, rounded up; 1 when dim
- * is not 1 to 8, which the decoder refuses later), and the member that
- * holds them; 0 and NULL when neither is an array. */
-static size_t points(const walk *w, const json_t *v, const char **member)
+size_t proto_limits_points(const json_t *v, const vertex_table *vt, const char **member)
 {
 	const json_t *verts = json_object_get(v, "vertices");
 	if (verts) {
 		*member = "vertices";
 		/* An array read from the text (vertex_scan.c) has its count there. */
-		const vertex_array *read = proto_vertex_lookup(w->vt, verts);
+		const vertex_array *read = proto_vertex_lookup(vt, verts);
 		if (read && !read->flat)
 			return read->n;
 		return json_is_array(verts) ? json_array_size(verts) : 0;
@@ -95,7 +91,7 @@ static size_t points(const walk *w, const json_t *v, const char **member)
 	*member = flat ? "positions" : NULL;
 	if (!flat)
 		return 0;
-	const vertex_array *read = proto_vertex_lookup(w->vt, flat);
+	const vertex_array *read = proto_vertex_lookup(vt, flat);
 	size_t len = read && read->flat ? read->n : json_is_array(flat) ? json_array_size(flat) : 0;
 	const json_t *dim = json_object_get(v, "dim");
 	size_t d = 3;
@@ -135,7 +131,7 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 			            "at level %zu",
 			            l->max_part_depth, nesting);
 		const char *member = NULL;
-		size_t nverts = points(w, v, &member);
+		size_t nverts = proto_limits_points(v, w->vt, &member);
 		if (l->max_vertices && nverts > l->max_vertices) {
 			proto_path vp = {at, member, 0};
 			if (at && at->key && strcmp(at->key, "mesh") == 0)

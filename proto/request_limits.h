@@ -36,4 +36,11 @@ int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_pro
 int proto_limits_tree(const json_t *root, const vertex_table *vt,
                       const proto_request_limits *l, proto_problem *p, enum proto_limit *which);
 
+/* The points of shape object v's "vertices" (or, when it has none, of its
+ * flat "positions": numbers over "dim", 3 when absent, rounded up; 1 when
+ * dim is not 1 to 8, which the decoder refuses later), and the member
+ * that holds them; 0 and NULL when neither is an array.  Arrays read
+ * beside the tree are found in `vt` (may be NULL). */
+size_t proto_limits_points(const json_t *v, const vertex_table *vt, const char **member);
+
 #endif /* PROTO_REQUEST_LIMITS_H */

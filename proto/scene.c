@@ -27,6 +27,7 @@
 
 #include "decode.h"
 #include "endpoint.h"
+#include "request_cost.h"
 #include "refs.h"
 #include "json_dump.h"
 #include "parse.h"
@@ -800,7 +801,8 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 
 /* The depth limit on the whole body, the counts on each object's shape
  * (shape_limits). */
-static const proto_endpoint scene_endpoint = {"a JSON object", PROTO_PARSE_DEPTH, 0, answer};
+static const proto_endpoint scene_endpoint = {"a JSON object", PROTO_PARSE_DEPTH, 0, answer,
+                                                proto_cost_scene};
 
 int proto_scene_reply(const char *body, size_t len, proto_reply *out)
 {

@@ -123,7 +123,7 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 
 /* The file is read by the mesh importer, not parsed as JSON; the cancel
  * flag is looked at before it is read and between shapes. */
-static const proto_endpoint import_endpoint = {NULL, PROTO_PARSE_NONE, 1, import_all};
+static const proto_endpoint import_endpoint = {NULL, PROTO_PARSE_NONE, 1, import_all, NULL};
 
 int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
                              proto_call *call, proto_reply *out)

@@ -16,6 +16,7 @@
 
 #include "decode.h"
 #include "endpoint.h"
+#include "request_cost.h"
 #include "proto.h"
 #include "query.h"
 #include "shape_id.h"
@@ -95,7 +96,8 @@ static int put(proto_request *rq, proto_reply *out, proto_problem *p)
 }
 
 /* An upload is parsed as a Query is (vertex arrays beside the tree). */
-static const proto_endpoint upload = {"a shape, a JSON object", PROTO_PARSE_QUERY, 1, put};
+static const proto_endpoint upload = {"a shape, a JSON object", PROTO_PARSE_QUERY, 1, put,
+                                      proto_cost_upload};
 
 int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_reply *out)
 {

@@ -440,6 +440,17 @@ int proto_store_has(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 	return there;
 }
 
+int proto_store_peek(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
+                     void (*read)(const void *value, void *arg), void *arg)
+{
+	pthread_mutex_lock(&s->lock);
+	entry *e = *find(s, key);
+	if (e)
+		read(e->value, arg);
+	pthread_mutex_unlock(&s->lock);
+	return e != NULL;
+}
+
 const void *proto_store_value(const proto_store_entry *e)
 {
 	return e->value;

@@ -84,6 +84,13 @@ proto_store_entry *proto_store_acquire(proto_store *s, const uint8_t key[PROTO_S
 /* Whether `key` is there, counting nothing, holding nothing. */
 int proto_store_has(proto_store *s, const uint8_t key[PROTO_STORE_KEY]);
 
+/* When `key` is there: read(value, arg) under the store's lock (it must be
+ * short and only read the value), and 1; else 0.  Counts nothing, holds
+ * nothing, moves nothing in the order of use: a look at a value's size
+ * before deciding to use it. */
+int proto_store_peek(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
+                     void (*read)(const void *value, void *arg), void *arg);
+
 /* The value of a held entry. */
 const void *proto_store_value(const proto_store_entry *e);
 

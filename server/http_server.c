@@ -130,6 +130,8 @@ typedef struct batch_job {
 	struct http_request *r;
 	size_t from, to;
 	proto_call call; /* the worker's in/out */
+	int unlimited;   /* queued with no cost bound: the batch's heavy turn */
+	struct batch_job *redo_next; /* in its batch's redo list */
 } batch_job;
 
 typedef struct http_request {
@@ -200,6 +202,10 @@ typedef struct http_request {
 	size_t njobs;
 	size_t next_job;   /* jobs [0, next_job) have been queued */
 	unsigned jobs_out; /* queued or running now */
+	int costly;        /* a chunk stopped over HTTP_HEAVY_COST: the rest
+	                      runs in the heavy share */
+	batch_job *redo_head, *redo_tail; /* those chunks, to run again */
+	int heavy_out;     /* the one unbounded chunk is queued or running */
 	unsigned jobs_left; /* not finished; the worker bringing it to 0 joins */
 	int batch_joined;  /* every query answered and the reply built (by that worker) */
 	proto_reply reply;
@@ -385,9 +391,12 @@ static void work_run(uv_work_t *w)
 
 static void work_done(uv_work_t *w, int status);
 
+static double cost_bound(const http_request *r, int unlimited);
+
 /* Onto the pool (loop thread). */
 static void queue_request(http_request *r)
 {
+	r->call.max_cost = cost_bound(r, r->heavy);
 	r->srv->jobs++;
 	int rc = uv_queue_work(r->srv->loop, &r->work, work_run, work_done);
 	assert(rc == 0); /* fails only for a NULL work_cb */
@@ -395,49 +404,49 @@ static void queue_request(http_request *r)
 }
 
 /*
- * Fair workers.  A heavy request (a body of HTTP_HEAVY_BYTES or more, whose
- * decoding alone takes milliseconds, or one naming more than
- * HTTP_HEAVY_SHAPES shapes, by points, as primitives or by ref, whose
- * pairs of parts grow with their square)
- * may hold at most threads - 1 workers: the others wait in a list on the
- * loop, so a small query always finds a worker that no heavy one holds,
- * and waits at most behind other small ones.  With one thread there is
- * nothing to keep free.  A batch is not heavy: its chunks are about a
- * millisecond each (see Batches above).
+ * Fair workers.  A heavy request may hold at most threads - 1 workers: the
+ * others wait in a list on the loop, so a small query always finds a
+ * worker that no heavy one holds, and waits at most behind other small
+ * ones.  Heavy is what a request will cost, not how it looks: a body of
+ * HTTP_HEAVY_BYTES or more (its parse alone takes milliseconds) and an
+ * import are heavy from the start; any other request is parsed on a worker
+ * and judged by proto's cost (proto/request_cost.h: every shape it names,
+ * stored ones by their size in the store, its pairs and primitives),
+ * before anything is decoded or run (proto_call.max_cost).  Over
+ * HTTP_HEAVY_COST it comes back unanswered and takes its turn like any
+ * heavy one, so no worker is held by a heavy request waiting: parsed
+ * again once its turn comes (a body of less than 64 KiB: microseconds).
+ * A batch's chunks run under a share of the bound, item by item and in
+ * all (2 a worker at a time: together the bound); a chunk stopped at an
+ * item over it, or once its items cost it in all, makes the batch
+ * costly: its stopped chunks and those not yet queued then run one at a
+ * time with no bound, each a turn in the heavy share (its place let go
+ * after each, so heavy requests take turns), and only its first chunks
+ * ever ran beside small queries.  With one thread there is nothing to
+ * keep free.
  */
 #define HTTP_HEAVY_BYTES ((size_t)64 << 10)
-#define HTTP_HEAVY_SHAPES 64
+/* About 25 ms of one worker at the most (proto/request_cost.h). */
+#define HTTP_HEAVY_COST 25000.0
 
 static unsigned heavy_limit(const http_server *s)
 {
 	return s->cfg->threads > 1 ? s->cfg->threads - 1 : 1;
 }
 
+/* Heavy before any parse. */
 static int is_heavy(const http_request *r)
 {
-	if (r->route->id == HTTP_ROUTE_BATCH)
-		return 0;
 	if (r->mesh_type[0])
 		return 1; /* imports take turns (proto.h): never every worker waiting */
-	if (r->len >= HTTP_HEAVY_BYTES)
-		return 1;
-	/* Shapes by their points, as primitives or by ref (a small body
-	 * may name large stored shapes, or many curved parts whose pairs
-	 * each run a depth search); a key counted where it is no member (in
-	 * a string) only makes a request wait its turn. */
-	static const char *const keys[] = {"\"vertices\"", "\"positions\"", "\"ref\"",
-	                                   "\"sphere\"",   "\"box\"",       "\"capsule\"",
-	                                   "\"cylinder\"", "\"cone\"",      "\"ellipsoid\""};
-	size_t shapes = 0;
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-		size_t n = strlen(keys[k]);
-		const char *p = r->body, *end = r->body + r->len;
-		while (shapes <= HTTP_HEAVY_SHAPES && (p = memmem(p, (size_t)(end - p), keys[k], n))) {
-			shapes++;
-			p += n;
-		}
-	}
-	return shapes > HTTP_HEAVY_SHAPES;
+	return r->route->id != HTTP_ROUTE_BATCH && r->len >= HTTP_HEAVY_BYTES;
+}
+
+/* The cost bound of work queued now (loop thread): none once it holds
+ * its place in the heavy share, or with nothing to keep free. */
+static double cost_bound(const http_request *r, int unlimited)
+{
+	return unlimited || r->srv->cfg->threads <= 1 ? 0 : HTTP_HEAVY_COST;
 }
 
 static void heavy_wait(http_request *r)
@@ -469,6 +478,28 @@ static void heavy_unwait(http_request *r)
 	s->heavy_waiting--;
 }
 
+static void batch_pump(http_request *r);
+
+/* r has its place in the heavy share: its work goes on. */
+static void heavy_start(http_request *r)
+{
+	r->heavy = 1;
+	r->srv->heavy++;
+	if (r->batch_chunks)
+		batch_pump(r);
+	else
+		queue_request(r);
+}
+
+/* r is heavy: on now if the share has room, else in the waiting list. */
+static void heavy_admit(http_request *r)
+{
+	if (r->srv->heavy >= heavy_limit(r->srv))
+		heavy_wait(r);
+	else
+		heavy_start(r);
+}
+
 /* A heavy request is off the pool: the next waiting one goes on. */
 static void heavy_done(http_request *r)
 {
@@ -480,9 +511,7 @@ static void heavy_done(http_request *r)
 	if (s->heavy_head && s->heavy < heavy_limit(s)) {
 		http_request *next = s->heavy_head;
 		heavy_unwait(next);
-		next->heavy = 1;
-		s->heavy++;
-		queue_request(next);
+		heavy_start(next);
 	}
 }
 
@@ -498,8 +527,10 @@ static void batch_job_run(uv_work_t *w)
 	int rc = proto_batch_answer(r->batch, j->from, j->to, &j->call);
 	if (rc != 0)
 		j->call.cancelled = -1; /* out of memory: the batch fails (500) */
-	/* Release: this chunk's answers are visible to whoever joins. */
-	if (__atomic_sub_fetch(&r->jobs_left, 1, __ATOMIC_ACQ_REL) == 0) {
+	/* Release: this chunk's answers are visible to whoever joins.  A
+	 * chunk stopped at a heavy item is not done: it runs again. */
+	if ((rc != 0 || !j->call.deferred) &&
+	    __atomic_sub_fetch(&r->jobs_left, 1, __ATOMIC_ACQ_REL) == 0) {
 		int ok = 1;
 		for (size_t k = 0; k < r->njobs; k++)
 			ok &= r->jobs[k].call.cancelled == 0;
@@ -549,16 +580,59 @@ static void stopped_reply(http_request *r)
 
 static void batch_job_done(uv_work_t *w, int status);
 
-/* Queue the next chunk of a batch (loop thread). */
-static void batch_queue_next(http_request *r)
+/* Queue a chunk of a batch (loop thread); `unlimited`: its heavy turn. */
+static void batch_queue(http_request *r, batch_job *j, int unlimited)
 {
-	batch_job *j = &r->jobs[r->next_job++];
 	j->work.data = j;
+	j->unlimited = unlimited;
+	/* Up to 2 chunks a worker at a time (batch_pump): together within
+	 * the bound, as one request. */
+	j->call.max_cost = cost_bound(r, unlimited) / (2 * r->srv->cfg->threads);
+	r->heavy_out |= unlimited;
 	r->jobs_out++;
 	r->srv->jobs++;
 	int rc = uv_queue_work(r->srv->loop, &j->work, batch_job_run, batch_job_done);
 	assert(rc == 0); /* fails only for a NULL work_cb */
 	(void)rc;
+}
+
+/* Queue what a batch may run now (loop thread): new chunks up to 2 per
+ * worker, so every worker gets a share and the batch never floods the
+ * pool; once it is costly, one chunk at a time in its heavy turn, those
+ * stopped first. */
+static void batch_pump(http_request *r)
+{
+	if (r->stop)
+		return;
+	if (r->costly) {
+		if (!r->heavy || r->heavy_out)
+			return;
+		batch_job *j = r->redo_head;
+		if (j) {
+			r->redo_head = j->redo_next;
+			if (!r->redo_head)
+				r->redo_tail = NULL;
+		} else if (r->next_job < r->njobs) {
+			j = &r->jobs[r->next_job++];
+		}
+		if (j)
+			batch_queue(r, j, 1);
+		return;
+	}
+	while (r->next_job < r->njobs && r->jobs_out < 2 * r->srv->cfg->threads)
+		batch_queue(r, &r->jobs[r->next_job++], 0);
+}
+
+/* A chunk stopped over the bound (loop thread): it runs again. */
+static void batch_redo(http_request *r, batch_job *j)
+{
+	r->costly = 1;
+	j->redo_next = NULL;
+	if (r->redo_tail)
+		r->redo_tail->redo_next = j;
+	else
+		r->redo_head = j;
+	r->redo_tail = j;
 }
 
 /* The split is done: cut the batch into chunks and queue the first ones.
@@ -590,9 +664,7 @@ static int batch_start(http_request *r)
 		r->jobs[k].to = (k + 1) * per < n ? (k + 1) * per : n;
 	}
 	r->batch_chunks = 1;
-	size_t first = 2 * (size_t)cfg->threads;
-	while (r->next_job < njobs && r->next_job < first)
-		batch_queue_next(r);
+	batch_pump(r);
 	return 0;
 }
 
@@ -603,6 +675,14 @@ static void work_done(uv_work_t *w, int status)
 {
 	http_request *r = w->data;
 	r->srv->jobs--;
+	if (status == 0 && r->call.deferred) {
+		/* Over HTTP_HEAVY_COST, not answered: it takes its turn. */
+		if (!r->stop) {
+			heavy_admit(r);
+			return;
+		}
+		status = UV_ECANCELED;
+	}
 	if (r->batch) {
 		/* Split: answer its queries, unless stopped meanwhile. */
 		if (r->stop) {
@@ -616,20 +696,13 @@ static void work_done(uv_work_t *w, int status)
 	work_finish(r, status);
 }
 
-/* A chunk is back (loop thread): queue the next, or finish the batch. */
-static void batch_job_done(uv_work_t *w, int status)
+/* The batch is over (loop thread): every chunk done, or it was stopped or
+ * failed with none left on the pool. */
+static void batch_settle(http_request *r)
 {
-	batch_job *j = w->data;
-	http_request *r = j->r;
-	r->srv->jobs--;
-	r->jobs_out--;
-	if (status == 0 && j->call.cancelled == 0 && !r->stop && r->next_job < r->njobs) {
-		batch_queue_next(r);
-		return;
-	}
-	if (r->jobs_out > 0)
-		return;
-	if (r->next_job < r->njobs || !r->batch_joined) {
+	if (r->heavy_waiting)
+		heavy_unwait(r);
+	if (r->next_job < r->njobs || r->redo_head || !r->batch_joined) {
 		/* Stopped (deadline, drain) or failed before every chunk ran. */
 		int failed = 0;
 		for (size_t k = 0; k < r->next_job; k++)
@@ -643,6 +716,34 @@ static void batch_job_done(uv_work_t *w, int status)
 		return;
 	}
 	work_finish(r, 0);
+}
+
+/* A chunk is back (loop thread): queue the next, or finish the batch. */
+static void batch_job_done(uv_work_t *w, int status)
+{
+	batch_job *j = w->data;
+	http_request *r = j->r;
+	r->srv->jobs--;
+	r->jobs_out--;
+	if (j->unlimited) {
+		r->heavy_out = 0;
+		heavy_done(r); /* its turn is over */
+	}
+	int going = status == 0 && j->call.cancelled == 0 && !r->stop;
+	if (going && j->call.deferred)
+		batch_redo(r, j);
+	int left = r->redo_head || r->next_job < r->njobs;
+	/* A costly batch asks for its next turn (behind the heavy ones
+	 * waiting, when it just had one). */
+	if (going && r->costly && left && !r->heavy && !r->heavy_waiting)
+		heavy_admit(r);
+	if (going)
+		batch_pump(r);
+	if (r->jobs_out > 0)
+		return;
+	if (going && left)
+		return; /* waiting for its heavy turn */
+	batch_settle(r);
 }
 
 /* The work of a request is over (loop thread): its reply is ready, or it
@@ -740,10 +841,16 @@ static void stop_work(http_request *r, enum request_stop why)
 		return;
 	r->stop = why;
 	r->cancel = 1;
-	if (r->heavy_waiting) { /* never on the pool */
+	if (r->heavy_waiting) {
 		heavy_unwait(r);
-		work_finish(r, UV_ECANCELED);
-		return;
+		if (!r->batch_chunks) { /* never on the pool since */
+			work_finish(r, UV_ECANCELED);
+			return;
+		}
+		if (r->jobs_out == 0) { /* a batch with nothing on the pool */
+			batch_settle(r);
+			return;
+		}
 	}
 	/* Not started yet: it never will, and work_done gets UV_ECANCELED.
 	 * A batch: each chunk queued and not started (uv_cancel refuses the
@@ -1213,13 +1320,10 @@ static enum MHD_Result request_submit(http_request *r)
 	MHD_suspend_connection(r->conn);
 	r->state = REQ_WORKING;
 	s->working++;
-	if (is_heavy(r) && s->heavy >= heavy_limit(s)) {
-		heavy_wait(r);
-		return MHD_YES;
-	}
-	r->heavy = is_heavy(r);
-	s->heavy += (unsigned)r->heavy;
-	queue_request(r);
+	if (is_heavy(r))
+		heavy_admit(r);
+	else
+		queue_request(r);
 	return MHD_YES; /* never MHD_NO once suspended */
 }
 

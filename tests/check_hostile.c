@@ -26,6 +26,15 @@
  *            socket takes them: small queries answered and SIGTERM acted on
  *            promptly; a batch past its deadline answered 504 when due.
  *
+ *   fair_cost requests of a few hundred bytes, light by their text, heavy
+ *            by what they name (issue 29): a containment and a query by
+ *            ref to a stored 60 000-vertex part and a stored mesh, batches
+ *            naming the mesh, scenes of cylinders with escaped member
+ *            names; batches of many queries light alone, heavy together;
+ *            small queries beside them keep a worker (the clashd of
+ *            f15403d made them wait seconds).  make attack: the issue's
+ *            sizes (200 000 vertices, 1.3 M triangles, 10 s deadlines).
+ *
  * Under the sanitizer pass the address-space limit is left off (ASan
  * reserves terabytes of it); the requests still run there, so leaks and
  * overflows on these paths fail that pass.
@@ -432,13 +441,19 @@ static int cmp_double(const void *x, const void *y)
 
 /* ---- fair workers ----------------------------------------------------------- */
 
-/* The latencies of n small queries, one after another, sorted. */
-static void small_queries(double *lat, int n, int *answered)
+/* The latencies of n small queries, one after another, sorted; after
+ * `budget` seconds (0: none) those not sent count as never answered. */
+static void small_queries_within(double *lat, int n, int *answered, double budget)
 {
 	double alo[3] = {0, 0, 0}, ahi[3] = {1, 1, 1}, blo[3] = {2, 0, 0}, bhi[3] = {3, 1, 1};
 	char *q = box_query(alo, ahi, blo, bhi);
+	double t0 = now_s();
 	*answered = 0;
 	for (int i = 0; i < n; i++) {
+		if (budget > 0 && now_s() - t0 > budget) {
+			lat[i] = INFINITY;
+			continue;
+		}
 		double s0 = now_s();
 		hresp r;
 		http_do("POST", "/v1/query", JSON_HEADERS, q, strlen(q), &r);
@@ -448,6 +463,11 @@ static void small_queries(double *lat, int n, int *answered)
 	}
 	free(q);
 	qsort(lat, (size_t)n, sizeof lat[0], cmp_double);
+}
+
+static void small_queries(double *lat, int n, int *answered)
+{
+	small_queries_within(lat, n, answered, 0);
 }
 
 #define NHEAVY 6
@@ -499,6 +519,268 @@ START_TEST(fair_workers)
 	 * wide for a loaded machine, and far below the seconds a small query
 	 * waited behind heavy ones. */
 	ck_assert_msg(p99 < attack_bound(1.0, 0.050), "p99 %.3f s beside heavy requests", p99);
+	assert_clean_exit(server_stop_within(30));
+}
+END_TEST
+
+/* ---- fair by cost ----------------------------------------------------------- */
+
+/* Upload a shape (its JSON text) to the store: its id ("sha256:..."). */
+static void store_shape(const char *shape, char id[80])
+{
+	hresp r;
+	http_do("POST", "/v1/shapes", JSON_HEADERS, shape, strlen(shape), &r);
+	ck_assert_msg(r.status == 201 || r.status == 200, "upload: %d %.200s", r.status, r.body);
+	json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	snprintf(id, 80, "%s", json_string_value(json_object_get(j, "id")));
+	ck_assert_int_eq((int)strlen(id), 71);
+	json_decref(j);
+	hresp_free(&r);
+}
+
+/* A stored part of n points on the unit sphere. */
+static void store_sphere_part(size_t n, char id[80])
+{
+	textbuf t = {0};
+	textbuf_str(&t, "{\"vertices\":");
+	sphere_points(&t, n, 1);
+	textbuf_str(&t, "}");
+	store_shape(t.s, id);
+	free(t.s);
+}
+
+/* A stored triangle soup of `layers` x `per_layer` triangles: layer i the
+ * triangle cutting the corner of the positive octant at x + y + z = 1 +
+ * i / layers, repeated.  Every triangle's bounding box spans the same
+ * cube, so no tree of boxes prunes a pair: the distance between the soup
+ * and a copy moved half a layer along (1, 1, 1) looks at every pair of
+ * triangles (a query between two refs to a stored mesh that runs for
+ * seconds). */
+static void store_soup(size_t layers, size_t per_layer, char id[80])
+{
+	textbuf t = {0};
+	char num[160];
+	textbuf_str(&t, "{\"mesh\":{\"positions\":[");
+	for (size_t i = 0; i < layers; i++) {
+		double c = 1 + (double)i / (double)layers;
+		snprintf(num, sizeof num, "%s%.9g,0,0,0,%.9g,0,0,0,%.9g", i ? "," : "", c, c, c);
+		textbuf_str(&t, num);
+	}
+	textbuf_str(&t, "],\"indices\":[");
+	for (size_t i = 0; i < layers; i++)
+		for (size_t k = 0; k < per_layer; k++) {
+			snprintf(num, sizeof num, "%s%zu,%zu,%zu", i || k ? "," : "", 3 * i, 3 * i + 1,
+			         3 * i + 2);
+			textbuf_str(&t, num);
+		}
+	textbuf_str(&t, "]}}");
+	store_shape(t.s, id);
+	free(t.s);
+}
+
+/* A query between the soup `id` (of `layers` layers) and its copy half a
+ * layer further on. */
+static char *soup_query(const char *id, size_t layers)
+{
+	char *q = malloc(400);
+	ck_assert_ptr_nonnull(q);
+	double d = 0.5 / (double)layers / 3;
+	snprintf(q, 400, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\",\"pose\":{\"translation\":"
+	                 "[%.17g,%.17g,%.17g]}}}", id, id, d, d, d);
+	return q;
+}
+
+/* n cylinders 1e-7 apart along x, every member name spelled with escapes
+ * ("\u0063ylinder"): each pair's depth search runs to its cap. */
+static char *escaped_cylinders(size_t n)
+{
+	textbuf t = {0};
+	char obj[400];
+	textbuf_str(&t, "{\"\\u006fbjects\":[");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(obj, sizeof obj, "%s{\"\\u0069d\":\"c%zu\",\"\\u0073hape\":{\"\\u0063ylinder\":"
+		                          "{\"\\u0072adius\":1,\"\\u0068alf_height\":2},\"\\u0070ose\":"
+		                          "{\"\\u0074ranslation\":[%.17g,0,0]}}}",
+		         i ? "," : "", i, 1e-7 * (double)i);
+		textbuf_str(&t, obj);
+	}
+	textbuf_str(&t, "]}");
+	return t.s;
+}
+
+/* A client sending one request over and over until told to stop. */
+typedef struct repeater {
+	const char *what, *path, *body;
+	volatile int *stop;
+	int answered, bad; /* 200 or 504; anything else (status in `status`) */
+	int status;
+	int stopped;       /* of the answered, 504s */
+} repeater;
+
+static void *repeat_run(void *arg)
+{
+	repeater *a = arg;
+	while (!*a->stop) {
+		hconn c;
+		if (hconn_open(&c, srv.port) != 0)
+			break;
+		hconn_timeout(&c, 60);
+		hresp r;
+		if (hconn_request(&c, "POST", a->path, JSON_HEADERS, a->body, strlen(a->body)) == 0 &&
+		    hconn_read(&c, &r, 0) == 0) {
+			if (r.status == 200 || r.status == 504) {
+				a->answered++;
+				a->stopped += r.status == 504;
+			} else {
+				a->bad++;
+				a->status = r.status;
+			}
+			hresp_free(&r);
+		}
+		hconn_close(&c);
+	}
+	return NULL;
+}
+
+/* Two clients sending `a` and `b` (requests light by their look, heavy by
+ * what they name) while another sends small queries: the small ones keep
+ * a worker of their own, all answered, p99 within the bound. */
+static void small_beside(const char *what, const char *path_a, const char *a,
+                           const char *path_b, const char *b)
+{
+	volatile int stop = 0;
+	repeater rep[2] = {{what, path_a, a, &stop, 0, 0, 0, 0}, {what, path_b, b, &stop, 0, 0, 0, 0}};
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, repeat_run, &rep[i]), 0);
+	usleep(300000); /* their bodies are in, their work has begun */
+	double lat[NSMALL];
+	int answered;
+	/* 20 s: a hundredfold the probe's time when it is fair. */
+	small_queries_within(lat, NSMALL, &answered, 20);
+	stop = 1;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(rep[i].bad == 0, "%s: status %d", what, rep[i].status);
+		ck_assert_int_gt(rep[i].answered, 0);
+	}
+	double p99 = lat[NSMALL * 99 / 100];
+	fprintf(stderr, "hostile: beside %s (%zu and %zu bytes; %d and %d answered, %d and %d of "
+	                "them 504): %d small queries, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+	        what, strlen(a), strlen(b), rep[0].answered, rep[1].answered, rep[0].stopped,
+	        rep[1].stopped, answered, 1e3 * lat[NSMALL / 2], 1e3 * p99, 1e3 * lat[NSMALL - 1]);
+	/* The target is 100 ms (held under make attack); make test's bound is
+	 * wide for a loaded machine, and far below the seconds to the
+	 * deadline that small queries waited when these were light. */
+	ck_assert_msg(p99 < attack_bound(1.0, 0.100), "p99 %.3f s beside %s", p99, what);
+	ck_assert_int_eq(answered, NSMALL);
+}
+
+/* The sizes of issue #29's attacks under make attack; make test's are
+ * smaller, each still running into its deadline. */
+#define FULL_PART_VERTICES 200000
+#define PART_VERTICES 60000
+#define FULL_SOUP_LAYERS 65000 /* x 20: 1.3 M triangles over 195 000 vertices */
+#define FULL_SOUP_REPEAT 20
+#define SOUP_LAYERS 8000
+#define FULL_CYLINDERS 200
+#define CYLINDERS 60
+
+/* The clashd of fair_cost: 10 s deadlines under make attack (the default,
+ * as in the issue), 4 s under make test; there a body as large as the
+ * full soup's upload, and no per-client share of the store (the soup
+ * takes 141 MiB of its 256). */
+static void cost_server_start(void)
+{
+	static const char *const full[] = {"--request-timeout", "10s", "--max-body", "64M",
+	                                   "--store-per-client", "0", NULL};
+	static const char *const scaled[] = {"--request-timeout", "4s", NULL};
+	server_start_with(attack_full() ? full : scaled, NULL);
+}
+
+/* Issue #29, point 2: a small /v1/contains naming a stored 60 000-vertex
+ * part (200 000 under make attack), and a query of a few hundred bytes
+ * between two refs to a stored mesh whose triangles no tree prunes (1.3 M
+ * under make attack), used to be light and to hold a worker each until
+ * their deadline: small queries waited for seconds.  Heavy by what they
+ * name, they take turns on one worker, and small queries keep the other. */
+START_TEST(fair_cost_refs)
+{
+	cost_server_start();
+	int full = attack_full();
+	char part[80], soup[80];
+	store_sphere_part(full ? FULL_PART_VERTICES : PART_VERTICES, part);
+	size_t layers = full ? FULL_SOUP_LAYERS : SOUP_LAYERS;
+	store_soup(layers, full ? FULL_SOUP_REPEAT : 1, soup);
+	char contains[300];
+	snprintf(contains, sizeof contains, "{\"inner\":{\"ref\":\"%s\"},\"outer\":{\"ref\":\"%s\"}}",
+	         part, part);
+	char *query = soup_query(soup, layers);
+	small_beside("contains by ref, query by refs", "/v1/contains", contains, "/v1/query", query);
+	free(query);
+	assert_clean_exit(server_stop_within(30));
+}
+END_TEST
+
+/* The same with batches of a few queries naming the stored mesh: their
+ * heavy items take turns in the heavy share. */
+START_TEST(fair_cost_batch)
+{
+	cost_server_start();
+	int full = attack_full();
+	char soup[80];
+	size_t layers = full ? FULL_SOUP_LAYERS : SOUP_LAYERS;
+	store_soup(layers, full ? FULL_SOUP_REPEAT : 1, soup);
+	char *query = soup_query(soup, layers);
+	textbuf t = {0};
+	textbuf_str(&t, "{\"queries\":[");
+	for (int i = 0; i < 3; i++) {
+		textbuf_str(&t, i ? "," : "");
+		textbuf_str(&t, query);
+	}
+	textbuf_str(&t, "]}");
+	small_beside("batches naming a stored mesh", "/v1/batch", t.s, "/v1/batch", t.s);
+	free(query);
+	free(t.s);
+	assert_clean_exit(server_stop_within(30));
+}
+END_TEST
+
+/* The same with batches of 1000 queries each light (a pair of
+ * near-coaxial cylinders searched to 800 expansions, some 6 ms) but heavy
+ * together: chunks of 125 of them held both workers for most of a second
+ * each; bounded in all, a chunk stops once its items cost its share of the
+ * bound, and the batch's rest takes turns in the heavy share. */
+START_TEST(fair_cost_spread)
+{
+	cost_server_start();
+	const char *cyl = "{\"cylinder\":{\"radius\":1,\"half_height\":2}";
+	textbuf t = {0};
+	textbuf_str(&t, "{\"queries\":[");
+	for (int i = 0; i < 1000; i++) {
+		textbuf_str(&t, i ? ",{\"a\":" : "{\"a\":");
+		textbuf_str(&t, cyl);
+		textbuf_str(&t, "},\"b\":");
+		textbuf_str(&t, cyl);
+		textbuf_str(&t, ",\"pose\":{\"translation\":[1e-7,0,0]}},\"max_iterations\":800}");
+	}
+	textbuf_str(&t, "]}");
+	small_beside("batches of many light queries", "/v1/batch", t.s, "/v1/batch", t.s);
+	free(t.s);
+	assert_clean_exit(server_stop_within(30));
+}
+END_TEST
+
+/* The same with scenes of 60 near-coaxial cylinders (200 under make
+ * attack) whose member names are spelled with escapes: a scan of the text
+ * for "cylinder" finds none; jansson's tree has them all. */
+START_TEST(fair_cost_escaped)
+{
+	cost_server_start();
+	char *scene = escaped_cylinders(attack_full() ? FULL_CYLINDERS : CYLINDERS);
+	small_beside("escaped-key scenes", "/v1/scene", scene, "/v1/scene", scene);
+	free(scene);
 	assert_clean_exit(server_stop_within(30));
 }
 END_TEST
@@ -659,6 +941,13 @@ static Suite *hostile_suite(void)
 	tcase_add_test(tc, fair_workers);
 	tcase_add_test(tc, streaming);
 	tcase_add_test(tc, batch_deadline);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fair_cost");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, fair_cost_refs);
+	tcase_add_test(tc, fair_cost_batch);
+	tcase_add_test(tc, fair_cost_spread);
+	tcase_add_test(tc, fair_cost_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }
