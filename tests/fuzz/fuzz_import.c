@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* What clashd answers, with a store of its own (a fresh one: the
 	 * answer is then 201, or 422). */
 	proto_context c = ctx;
-	c.store = proto_store_new((size_t)64 << 20);
+	c.store = proto_store_new((size_t)64 << 20, 0);
 	REQUIRE(c.store, "proto_store_new", 0);
 	proto_call call = {.ctx = &c};
 	proto_reply reply;
