@@ -74,6 +74,19 @@ static void refused(const char *q, const char *pointer)
 	json_decref(j);
 }
 
+/* Each of n shapes as a, beside a point as b: refused at its pointer (a
+ * NULL pointer: skipped, the case being the parser's 400). */
+static void refused_as_a(const char *const (*cases)[2], size_t n)
+{
+	char q[512];
+	for (size_t i = 0; i < n; i++) {
+		if (!cases[i][1])
+			continue;
+		snprintf(q, sizeof q, "{'a': %s, 'b': {'vertices': [[0, 0, 0]]}}", cases[i][0]);
+		refused(q, cases[i][1]);
+	}
+}
+
 START_TEST(closed_forms)
 {
 	/* Spheres: centre distance less the radii. */
@@ -118,8 +131,6 @@ END_TEST
 
 START_TEST(bad_sizes)
 {
-	const char *b = "'b': {'vertices': [[0, 0, 0]]}";
-	char q[512];
 	static const char *const cases[][2] = {
 		{"{'sphere': {'radius': 0}}", "/a/sphere/radius"},
 		{"{'sphere': {'radius': -1}}", "/a/sphere/radius"},
@@ -136,12 +147,7 @@ START_TEST(bad_sizes)
 		{"{'ellipsoid': {'radii': [1, 2, -3]}}", "/a/ellipsoid/radii/2"},
 		{"{'sphere': {'radius': 1}, 'vertices': [[0, 0, 0]]}", "/a/sphere"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		if (!cases[i][1])
-			continue; /* 1e400: a 400 of the parser, not a decoder's 422 */
-		snprintf(q, sizeof q, "{'a': %s, %s}", cases[i][0], b);
-		refused(q, cases[i][1]);
-	}
+	refused_as_a(cases, sizeof cases / sizeof cases[0]); /* 1e400: the parser's 400 */
 	/* A primitive is 3-D. */
 	refused("{'a': {'vertices': [[0, 0]]}, 'b': {'sphere': {'radius': 1}}}", "/b/sphere");
 }
@@ -153,8 +159,6 @@ END_TEST
  * decodes a shape.  Before, the second primitive was silently dropped. */
 START_TEST(one_kind)
 {
-	const char *b = "'b': {'vertices': [[0, 0, 0]]}";
-	char q[512];
 	static const char *const cases[][2] = {
 		{"{'box': {'half_extents': [1, 1, 1]}, 'sphere': {'radius': 1}}", "/a/sphere"},
 		{"{'sphere': {'radius': 1}, 'box': {'half_extents': [1, 1, 1]}}", "/a/box"},
@@ -173,10 +177,7 @@ START_TEST(one_kind)
 		 "/a/sphere"},
 		{"{'v\\u0065rtices': [[0, 0, 0]], 'box': {'half_extents': [1, 1, 1]}}", "/a/box"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		snprintf(q, sizeof q, "{'a': %s, %s}", cases[i][0], b);
-		refused(q, cases[i][1]);
-	}
+	refused_as_a(cases, sizeof cases / sizeof cases[0]);
 	/* Nested in parts, in /v1/contains and in a scene. */
 	refused("{'a': {'parts': [{'sphere': {'radius': 1}}, {'box': {'half_extents': [1, 1, 1]}, "
 	        "'cone': {'radius': 1, 'half_height': 1}}]}, 'b': {'sphere': {'radius': 1}}}",
