@@ -635,10 +635,15 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	proto_path vp = {at, "vertices", 0}, lp = {at, "parts", 0}, fp = {at, "ref", 0};
 	proto_path xp = {at, "positions", 0}, dp = {at, "dim", 0};
 	const json_t *mesh = json_object_get(v, "mesh");
-	const char *prim = proto_primitive_key(v);
-	proto_path mp = {at, "mesh", 0}, kp = {at, prim, 0};
+	const char *prim2;
+	const char *prim = proto_primitive_key(v, &prim2);
+	proto_path mp = {at, "mesh", 0}, kp = {at, prim, 0}, k2 = {at, prim2, 0};
 	/* One kind of geometry a shape: a primitive, a mesh, a ref, or points
 	 * (vertices or positions) or parts. */
+	if (prim2)
+		return proto_fail(p, &k2, "a shape is one primitive: this one has both %s and %s "
+		                  "(a union of primitives is a compound shape, {\"parts\": [...]})",
+		                  prim, prim2);
 	const char *also = verts ? "vertices" : flat ? "positions" : list ? "parts" : ref ? "ref" :
 	                   dimv ? "dim" : NULL;
 	if (prim && (also || mesh))

@@ -104,7 +104,7 @@ static void shape_walk(const json_t *v, const vertex_table *vt, proto_store *sto
 	const json_t *pose = json_object_get(v, "pose");
 	matrix |= json_is_object(pose) && json_object_get(pose, "matrix") != NULL;
 	z->moving |= json_object_get(v, "pose_end") != NULL;
-	const char *prim = proto_primitive_key(v);
+	const char *prim = proto_primitive_key(v, NULL);
 	if (prim) {
 		z->leaves++;
 		z->curved += curved(prim, matrix);

@@ -73,7 +73,7 @@ static int is_shape(const json_t *v)
 	return json_is_object(v) &&
 	       (json_object_get(v, "vertices") != NULL || json_object_get(v, "parts") != NULL ||
 	        json_object_get(v, "positions") != NULL || json_object_get(v, "ref") != NULL ||
-	        proto_primitive_key(v) != NULL);
+	        proto_primitive_key(v, NULL) != NULL);
 }
 
 size_t proto_limits_points(const json_t *v, const vertex_table *vt, const char **member)

@@ -28,12 +28,34 @@ static const form forms[] = {
 
 #define NFORMS (sizeof forms / sizeof forms[0])
 
-const char *proto_primitive_key(const json_t *v)
+static const char *form_key(const char *key)
 {
 	for (size_t i = 0; i < NFORMS; i++)
-		if (json_object_get(v, forms[i].key))
+		if (strcmp(forms[i].key, key) == 0)
 			return forms[i].key;
 	return NULL;
+}
+
+const char *proto_primitive_key(const json_t *v, const char **second)
+{
+	const char *first = NULL, *key;
+	json_t *value;
+	if (second)
+		*second = NULL;
+	json_object_foreach((json_t *)v, key, value) {
+		const char *k = form_key(key);
+		if (!k)
+			continue;
+		if (!first) {
+			first = k;
+			if (!second)
+				break;
+		} else {
+			*second = k;
+			break;
+		}
+	}
+	return first;
 }
 
 /* One size: a finite number > 0. */

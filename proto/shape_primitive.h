@@ -15,8 +15,11 @@
 #include "pointer.h"
 #include "problem.h"
 
-/* The primitive member of shape object v ("sphere" ...), or NULL. */
-const char *proto_primitive_key(const json_t *v);
+/* The first primitive member of shape object v ("sphere" ...) in document
+ * order, or NULL; when second is not NULL, *second = the next primitive
+ * member after it, or NULL (a shape is one primitive: the decoder refuses
+ * a second). */
+const char *proto_primitive_key(const json_t *v, const char **second);
 
 /* s = the primitive v[key] describes, identity pose, radius 0; at is the
  * shape's path.  Returns 0, or 1 / -1 as proto_fail. */

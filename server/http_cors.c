@@ -7,7 +7,10 @@
  * one of two places: the port (`http://localhost:*`, any port or none) or
  * the first label of the host (`*.example.com` after the scheme: any name
  * below example.com, not example.com itself).  "null" (sandboxed frames, file:
- * pages) is matched by "*" only.
+ * pages) is matched by "*" only.  A request's Origin must be a whole,
+ * well-formed origin (a host name or IP literal, a port of digits) before
+ * it is compared: a wildcard stands for a port or a label, never for text
+ * such as "1@evil.net" or "evil.com?".
  */
 #include "http_cors.h"
 
@@ -20,20 +23,62 @@ typedef struct origin_parts {
 	size_t scheme_len, host_len, port_len; /* port_len 0: no port */
 } origin_parts;
 
-static int is_digits(const char *s, size_t n)
+/* A port: 1 to 5 digits, at most 65535. */
+static int is_port(const char *s, size_t n)
 {
 	if (n == 0 || n > 5)
 		return 0;
-	for (size_t i = 0; i < n; i++)
+	unsigned v = 0;
+	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return 0;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	return v <= 65535;
+}
+
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A host name (RFC 1123: dot-separated labels of 1 to 63 letters, digits
+ * and hyphens, no hyphen first or last; a dotted IPv4 address is one) or
+ * a bracketed IPv6 literal ("[::1]": hex digits, colons, dots).  What a
+ * browser serializes; anything else (an "@", a "?", an empty label) is no
+ * origin's host. */
+static int is_host(const char *h, size_t n)
+{
+	if (n > 0 && h[0] == '[') {
+		if (n < 4 || h[n - 1] != ']' || !memchr(h, ':', n))
+			return 0;
+		for (size_t i = 1; i + 1 < n; i++)
+			if (!strchr("0123456789abcdefABCDEF:.", h[i]))
+				return 0;
+		return 1;
+	}
+	if (n == 0 || n > 253)
+		return 0;
+	size_t label = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || h[i] == '.') {
+			if (label == 0 || label > 63 || h[i - 1] == '-')
+				return 0;
+			label = 0;
+		} else if (is_alnum(h[i]) || (h[i] == '-' && label > 0)) {
+			label++;
+		} else {
+			return 0;
+		}
+	}
 	return 1;
 }
 
-/* Split "scheme://host[:port]"; 0, or -1 when it is not of that form
- * (another scheme, a path, a space, an empty host or port).  Wildcards are
- * left for the caller to judge. */
-static int split_origin(const char *o, origin_parts *p)
+/* Split "scheme://host[:port]" and check its parts: 0, or -1 when it is
+ * not of that form (another scheme, a path, an empty or malformed host or
+ * port).  A `pattern` may also have "*" as its port or as its host's first
+ * label ("*.example.com"). */
+static int split_origin(const char *o, int pattern, origin_parts *p)
 {
 	if (strncasecmp(o, "http://", 7) == 0)
 		p->scheme_len = 4;
@@ -43,9 +88,6 @@ static int split_origin(const char *o, origin_parts *p)
 		return -1;
 	p->scheme = o;
 	p->host = o + p->scheme_len + 3;
-	for (const char *c = p->host; *c; c++)
-		if (*c <= ' ' || *c >= 0x7f || *c == '/' || *c == ',' || *c == '"' || *c == '\\')
-			return -1;
 	/* A bracketed IPv6 host holds colons; the port follows the ']'. */
 	const char *end = p->host[0] == '[' ? strchr(p->host, ']') : p->host;
 	if (!end)
@@ -54,7 +96,16 @@ static int split_origin(const char *o, origin_parts *p)
 	p->host_len = colon ? (size_t)(colon - p->host) : strlen(p->host);
 	p->port = colon ? colon + 1 : "";
 	p->port_len = strlen(p->port);
-	if (p->host_len == 0 || (colon && p->port_len == 0))
+	const char *host = p->host;
+	size_t host_len = p->host_len;
+	if (pattern && host_len > 2 && host[0] == '*' && host[1] == '.' && host[2] != '[') {
+		host += 2;
+		host_len -= 2;
+	}
+	if (!is_host(host, host_len))
+		return -1;
+	if (colon && !is_port(p->port, p->port_len) &&
+	    !(pattern && p->port_len == 1 && p->port[0] == '*'))
 		return -1;
 	return 0;
 }
@@ -62,21 +113,7 @@ static int split_origin(const char *o, origin_parts *p)
 int http_cors_pattern_valid(const char *pattern)
 {
 	origin_parts p;
-	if (strcmp(pattern, "*") == 0)
-		return 1;
-	if (split_origin(pattern, &p) != 0)
-		return 0;
-	const char *host = p.host;
-	size_t host_len = p.host_len;
-	if (host_len > 2 && host[0] == '*' && host[1] == '.') {
-		host += 2;
-		host_len -= 2;
-	}
-	if (memchr(host, '*', host_len))
-		return 0;
-	if (p.port_len && !(p.port_len == 1 && p.port[0] == '*') && !is_digits(p.port, p.port_len))
-		return 0;
-	return 1;
+	return strcmp(pattern, "*") == 0 || split_origin(pattern, 1, &p) == 0;
 }
 
 static int host_matches(const origin_parts *pat, const origin_parts *o)
@@ -94,7 +131,7 @@ static int host_matches(const origin_parts *pat, const origin_parts *o)
 static int origin_matches(const char *pattern, const char *origin)
 {
 	origin_parts pat, o;
-	if (split_origin(pattern, &pat) != 0 || split_origin(origin, &o) != 0)
+	if (split_origin(pattern, 1, &pat) != 0 || split_origin(origin, 0, &o) != 0)
 		return 0;
 	if (pat.scheme_len != o.scheme_len || strncasecmp(pat.scheme, o.scheme, o.scheme_len) != 0)
 		return 0;

@@ -24,8 +24,9 @@
 /* Response headers a page may read (beyond the always-safe ones). */
 #define HTTP_CORS_EXPOSE_HEADERS "X-Request-Id, Retry-After, WWW-Authenticate"
 
-/* Whether a --cors-origin entry is "*", an origin (http or https, host,
- * optional port, no path) or a pattern with "*" as the port
+/* Whether a --cors-origin entry is "*", an origin (http or https, a host
+ * name or IP literal, an optional port of digits, no path) or a pattern
+ * with "*" as the port
  * (http://localhost:*) or as the first label of the host ("*.example.com"
  * after the scheme).  1 or 0. */
 int http_cors_pattern_valid(const char *pattern);

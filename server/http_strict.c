@@ -86,8 +86,9 @@ static void add_codings(http_strict *s, const char *v, size_t len)
 }
 
 void http_strict_field(http_strict *s, const char *name, size_t name_len, const char *value,
-                       size_t value_len)
+                       size_t value_len, int folded)
 {
+	s->folded |= folded;
 	if (name_len == 0 || !all_bytes(name, name_len, is_tchar)) {
 		if (!s->bad_name[0])
 			log_printable(s->bad_name, sizeof s->bad_name, name);
@@ -128,6 +129,10 @@ static int fault(http_strict_fault *f, int status, int framing, const char *fmt,
 /* Where the body ends (RFC 9112 section 6.3); 1 and *f filled if unclear. */
 static int judge_framing(const http_strict *s, int http11, http_strict_fault *f)
 {
+	/* First: a fold also makes the names that are not tokens. */
+	if (s->folded)
+		return fault(f, 400, 1, "a header field line starts with a space or tab (obs-fold, "
+		                        "RFC 9112 section 5.2); send each field on one line");
 	if (s->bad_name[0])
 		return fault(f, 400, 1, "the header field name \"%s\" is not a token (no space "
 		                        "may precede the colon)", s->bad_name);

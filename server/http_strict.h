@@ -10,8 +10,10 @@
  * and clashd disagree on where a request ends or what it says (request
  * smuggling), so clashd refuses them before routing, in two kinds:
  *   - body framing (Content-Length, Transfer-Encoding, a field name that is
- *     not a token): 400 or 501, answered at once and the connection
- *     closed, as RFC 9112 section 6.3 requires (the body's end is unknown);
+ *     not a token, a field line folded onto the next, RFC 9112 section 5.2:
+ *     a proxy may read a folded Transfer-Encoding that libmicrohttpd does
+ *     not): 400 or 501, answered at once and the connection closed, as
+ *     RFC 9112 section 6.3 requires (the body's end is unknown);
  *   - the rest (Host; Authorization or Content-Type twice; a control
  *     character in a field value or the decoded path or query): 400, the
  *     body, framed soundly, read and dropped; the connection stays open.
@@ -27,6 +29,8 @@
 typedef struct http_strict {
 	unsigned hosts, lengths, encodings, authorizations, content_types;
 	int host_invalid;      /* a Host value that is no host[:port] */
+	int folded;            /* a field continued on a line starting with
+	                          space or tab (obs-fold) */
 	char bad_name[48];     /* the first field name that is not a token */
 	char bad_value[48];    /* the name of the first field with a control character */
 	int codings_invalid;   /* Transfer-Encoding is not a list of tokens */
@@ -43,9 +47,10 @@ typedef struct http_strict_fault {
 	char detail[240];
 } http_strict_fault;
 
-/* Add one field line (name and value as received, with their lengths). */
+/* Add one field (name and value as received, with their lengths);
+ * `folded`: it came on more than one line (obs-fold). */
 void http_strict_field(http_strict *s, const char *name, size_t name_len, const char *value,
-                       size_t value_len);
+                       size_t value_len, int folded);
 
 /* Judge a request: `http11` it is HTTP/1.1 (else 1.0), `bad_target` its
  * decoded path or query holds a control character.  Returns 1 with *f

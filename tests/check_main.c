@@ -2,7 +2,9 @@
  * check_main.c — the Check runner: every suite registered by a
  * tests/check_*.c file, run in fork mode, one summary line at the end
  * ("100%: Checks: N, Failures: 0, Errors: 0").  Exit status 0 only when
- * every test passed.
+ * every test passed.  Built with the sanitizers (build/check-san) it
+ * multiplies every Check timeout by SAN_TIMEOUT_MULTIPLIER unless
+ * CK_TIMEOUT_MULTIPLIER is set (docs/testing.md, "Timeouts").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,12 @@
 #include "check.h"
 
 #define MAX_SUITES 64
+
+/* AddressSanitizer and UBSan make the tests (and clashd-san) up to about
+ * three times slower; each TCase's timeout is set for the plain pass. */
+#ifdef __SANITIZE_ADDRESS__
+#define SAN_TIMEOUT_MULTIPLIER "4"
+#endif
 
 static check_suite_fn suites[MAX_SUITES];
 static int nsuites;
@@ -41,6 +49,13 @@ int main(void)
 		fprintf(stderr, "check: no suites registered\n");
 		return 1;
 	}
+#ifdef SAN_TIMEOUT_MULTIPLIER
+	/* Read by each tcase_create and tcase_set_timeout, below. */
+	if (setenv("CK_TIMEOUT_MULTIPLIER", SAN_TIMEOUT_MULTIPLIER, 0) != 0) {
+		perror("check: setenv");
+		return 1;
+	}
+#endif
 	SRunner *sr = srunner_create(suites[0]());
 	for (int i = 1; i < nsuites; i++)
 		srunner_add_suite(sr, suites[i]());

@@ -1582,7 +1582,8 @@ START_TEST(test_cors)
 	write_file(dir, "token", TOKEN, path, sizeof path);
 	server_start_with((const char *const[]){"--cors-origin",
 	                                        "https://app.example, http://localhost:3000, "
-	                                        "http://127.0.0.1:*, https://*.corp.example",
+	                                        "http://127.0.0.1:*, https://*.corp.example, "
+	                                        "http://[::1]:*",
 	                                        "--auth-token-file", path, NULL},
 	                  NULL);
 	hresp r;
@@ -1649,6 +1650,17 @@ START_TEST(test_cors)
 		{"https://corp.example", 0}, {"https://evilcorp.example", 0},
 		{"http://cad.corp.example", 0}, {"https://cad.corp.example:8443", 0},
 		{"http://localhost:3001", 0},
+		/* A wildcard stands for a port or a label of a well-formed
+		 * origin, never for other text. */
+		{"http://127.0.0.1:1@evil.net", 0}, {"http://127.0.0.1:abc", 0},
+		{"http://127.0.0.1:80/x", 0}, {"http://127.0.0.1:", 0},
+		{"http://127.0.0.1:99999", 0}, {"http://127.0.0.1:65535", 1},
+		{"https://evil.net?.corp.example", 0}, {"https://evil.net#.corp.example", 0},
+		{"https://a@b.corp.example", 0}, {"https://.corp.example", 0},
+		{"https://a..corp.example", 0}, {"https://-a.corp.example", 0},
+		{"https://a-.corp.example", 0}, {"https://evil.net/.corp.example", 0},
+		{"https://x-1.corp.example", 1}, {"http://[::1]:8080", 1}, {"http://[::1]", 1},
+		{"http://[::1]x:8080", 0}, {"http://[::1]:8080@evil.net", 0},
 	};
 	for (size_t i = 0; i < sizeof pat / sizeof pat[0]; i++) {
 		char h[256];
@@ -1942,6 +1954,11 @@ START_TEST(test_bad_values)
 		{{"--cors-origin", "http://localhost:3*"}, NULL, "--cors-origin"},
 		{{"--cors-origin", "http://localhost:"}, NULL, "--cors-origin"},
 		{{"--cors-origin", "https://*."}, NULL, "--cors-origin"},
+		{{"--cors-origin", "http://localhost:1@evil.net"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "https://a?b.example"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "https://*.a..example"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "http://[::1:*"}, NULL, "--cors-origin"},
+		{{"--cors-origin", "http://localhost:70000"}, NULL, "--cors-origin"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char err[1024];

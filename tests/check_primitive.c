@@ -772,6 +772,7 @@ static Suite *primitive_suite(void)
 	tcase_add_test(tc, capsules);
 	tcase_add_test(tc, coaxial);
 	tcase_add_test(tc, curved_cap);
+	tcase_set_timeout(tc, 10);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("random");
 	tcase_add_loop_test(tc, random_poses_against_tessellations, 0, 10);

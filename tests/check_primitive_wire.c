@@ -74,6 +74,19 @@ static void refused(const char *q, const char *pointer)
 	json_decref(j);
 }
 
+/* Each of n shapes as a, beside a point as b: refused at its pointer (a
+ * NULL pointer: skipped, the case being the parser's 400). */
+static void refused_as_a(const char *const (*cases)[2], size_t n)
+{
+	char q[512];
+	for (size_t i = 0; i < n; i++) {
+		if (!cases[i][1])
+			continue;
+		snprintf(q, sizeof q, "{'a': %s, 'b': {'vertices': [[0, 0, 0]]}}", cases[i][0]);
+		refused(q, cases[i][1]);
+	}
+}
+
 START_TEST(closed_forms)
 {
 	/* Spheres: centre distance less the radii. */
@@ -118,8 +131,6 @@ END_TEST
 
 START_TEST(bad_sizes)
 {
-	const char *b = "'b': {'vertices': [[0, 0, 0]]}";
-	char q[512];
 	static const char *const cases[][2] = {
 		{"{'sphere': {'radius': 0}}", "/a/sphere/radius"},
 		{"{'sphere': {'radius': -1}}", "/a/sphere/radius"},
@@ -136,14 +147,69 @@ START_TEST(bad_sizes)
 		{"{'ellipsoid': {'radii': [1, 2, -3]}}", "/a/ellipsoid/radii/2"},
 		{"{'sphere': {'radius': 1}, 'vertices': [[0, 0, 0]]}", "/a/sphere"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		if (!cases[i][1])
-			continue; /* 1e400: a 400 of the parser, not a decoder's 422 */
-		snprintf(q, sizeof q, "{'a': %s, %s}", cases[i][0], b);
-		refused(q, cases[i][1]);
-	}
+	refused_as_a(cases, sizeof cases / sizeof cases[0]); /* 1e400: the parser's 400 */
 	/* A primitive is 3-D. */
 	refused("{'a': {'vertices': [[0, 0]]}, 'b': {'sphere': {'radius': 1}}}", "/b/sphere");
+}
+END_TEST
+
+/* One shape, one kind of geometry: a second primitive (in document
+ * order, however its name is spelled) or a primitive beside vertices,
+ * positions, parts, ref or mesh is a 422 at that key, on every route that
+ * decodes a shape.  Before, the second primitive was silently dropped. */
+START_TEST(one_kind)
+{
+	static const char *const cases[][2] = {
+		{"{'box': {'half_extents': [1, 1, 1]}, 'sphere': {'radius': 1}}", "/a/sphere"},
+		{"{'sphere': {'radius': 1}, 'box': {'half_extents': [1, 1, 1]}}", "/a/box"},
+		{"{'cone': {'radius': 1, 'half_height': 1}, 'pose': {}, 'capsule': {'radius': 1, "
+		 "'half_height': 1}}",
+		 "/a/capsule"},
+		{"{'\\u0063ylinder': {'radius': 1, 'half_height': 1}, 'sphere': {'radius': 1}}",
+		 "/a/sphere"},
+		{"{'sphere': {'radius': 1}, 'ellips\\u006fid': {'radii': [1, 2, 3]}}", "/a/ellipsoid"},
+		{"{'sphere': {'radius': 1}, 'vertices': [[0, 0, 0]]}", "/a/sphere"},
+		{"{'positions': [0, 0, 0], 'sphere': {'radius': 1}}", "/a/sphere"},
+		{"{'sphere': {'radius': 1}, 'parts': [{'vertices': [[0, 0, 0]]}]}", "/a/sphere"},
+		{"{'sphere': {'radius': 1}, 'ref': 'sha256:00'}", "/a/sphere"},
+		{"{'sphere': {'radius': 1}, 'mesh': {'positions': [0, 0, 0, 1, 0, 0, 0, 1, 0], "
+		 "'indices': [0, 1, 2]}}",
+		 "/a/sphere"},
+		{"{'v\\u0065rtices': [[0, 0, 0]], 'box': {'half_extents': [1, 1, 1]}}", "/a/box"},
+	};
+	refused_as_a(cases, sizeof cases / sizeof cases[0]);
+	/* Nested in parts, in /v1/contains and in a scene. */
+	refused("{'a': {'parts': [{'sphere': {'radius': 1}}, {'box': {'half_extents': [1, 1, 1]}, "
+	        "'cone': {'radius': 1, 'half_height': 1}}]}, 'b': {'sphere': {'radius': 1}}}",
+	        "/a/parts/1/cone");
+	int st;
+	json_t *j = reply_to("{'inner': {'sphere': {'radius': 1}}, 'outer': {'box': {'half_extents': "
+	                     "[2, 2, 2]}, 'sphere': {'radius': 3}}}",
+	                     &st, proto_contains_reply);
+	ck_assert_int_eq(st, 422);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "/outer/sphere");
+	json_decref(j);
+	j = reply_to("{'objects': [{'id': 'x', 'shape': {'sphere': {'radius': 1}}}, {'id': 'y', "
+	             "'shape': {'capsule': {'radius': 1, 'half_height': 1}, 'cylinder': "
+	             "{'radius': 1, 'half_height': 1}}}]}",
+	             &st, proto_scene_reply);
+	ck_assert_int_eq(st, 422);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")),
+	                 "/objects/1/shape/cylinder");
+	json_decref(j);
+	/* A batch item. */
+	const char *batch = "{\"queries\": [{\"a\": {\"sphere\": {\"radius\": 1}}, \"b\": "
+	                    "{\"sphere\": {\"radius\": 1}, \"box\": {\"half_extents\": [1, 1, "
+	                    "1]}}}]}";
+	proto_reply r;
+	ck_assert_int_eq(proto_batch_reply_ex(batch, strlen(batch), NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	j = json_loadb(r.body, r.length, 0, NULL);
+	proto_reply_free(&r);
+	const json_t *item = json_array_get(json_object_get(j, "results"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(item, "status")), 422);
+	ck_assert_str_eq(json_string_value(json_object_get(item, "pointer")), "/queries/0/b/box");
+	json_decref(j);
 }
 END_TEST
 
@@ -273,6 +339,7 @@ static Suite *primitive_wire_suite(void)
 	TCase *tc = tcase_create("wire");
 	tcase_add_test(tc, closed_forms);
 	tcase_add_test(tc, bad_sizes);
+	tcase_add_test(tc, one_kind);
 	tcase_add_test(tc, methods);
 	tcase_add_test(tc, curved_contains);
 	tcase_add_test(tc, scenes_and_motion);

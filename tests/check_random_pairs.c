@@ -1026,7 +1026,7 @@ static Suite *random_pairs_suite(void)
 	tc = tcase_create("cli");
 	tcase_add_unchecked_fixture(tc, cli_setup, cli_teardown);
 	tcase_add_test(tc, cli_query);
-	tcase_set_timeout(tc, 180);
+	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -711,6 +711,13 @@ START_TEST(test_bad_uploads)
 	bad("/v1/shapes", "{\"ref\": \"sha256:00\"}", 422, "/ref");
 	bad("/v1/shapes", "{\"vertices\": [[0, 0]], \"radius\": -1}", 422, "/radius");
 	bad("/v1/shapes", "{\"vertices\": [[0, 0]], \"colour\": 1}", 422, "/colour");
+	/* One primitive a shape, its name spelled plainly or with escapes. */
+	bad("/v1/shapes", "{\"box\": {\"half_extents\": [1, 1, 1]}, \"sphere\": {\"radius\": 1}}",
+	    422, "/sphere");
+	bad("/v1/shapes", "{\"\\u0063ylinder\": {\"radius\": 1, \"half_height\": 1}, \"cone\": "
+	    "{\"radius\": 1, \"half_height\": 1}}", 422, "/cone");
+	bad("/v1/query", "{\"a\": {\"sphere\": {\"radius\": 1}, \"b\\u006fx\": {\"half_extents\": "
+	    "[1, 1, 1]}}, \"b\": {\"sphere\": {\"radius\": 1}}}", 422, "/a/box");
 	char big[4096], *o = big;
 	o += sprintf(o, "{\"vertices\": [");
 	for (int i = 0; i < 101; i++)

@@ -308,7 +308,7 @@ static Suite *want_suite(void)
 {
 	Suite *s = suite_create("want");
 	TCase *tc = tcase_create("want");
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, gjk88_verdicts);
 	tcase_add_test(tc, random_pairs);
 	tcase_add_test(tc, higher_dimensions);
