@@ -289,6 +289,8 @@ typedef struct attack {
 	char *reply;   /* its body */
 	size_t reply_len;
 	double sent, answered; /* now_s() when its body was out, its answer in */
+	const char *type;      /* its Content-Type; NULL: JSON */
+	size_t len;            /* its body's length; 0: strlen(body) */
 } attack;
 
 static void *attack_run(void *arg)
@@ -299,7 +301,11 @@ static void *attack_run(void *arg)
 		return NULL;
 	hconn_timeout(&c, 60);
 	hresp r;
-	int out = hconn_request(&c, "POST", a->path, JSON_HEADERS, a->body, strlen(a->body));
+	char headers[96];
+	snprintf(headers, sizeof headers, "Content-Type: %s\r\n",
+	         a->type ? a->type : "application/json");
+	int out = hconn_request(&c, "POST", a->path, headers, a->body,
+	                        a->len ? a->len : strlen(a->body));
 	a->sent = now_s();
 	if (out == 0 && hconn_read(&c, &r, 0) == 0) {
 		a->answered = now_s();
@@ -321,7 +327,7 @@ START_TEST(memory)
 	static const char *const env[] = {"CLASHD_MAX_BODY=4M", "CLASHD_MAX_REPLY=4M",
 	                                  "CLASHD_MAX_QUEUE=16", "CLASHD_MAX_QUEUE_PER_CLIENT=12",
 	                                  "CLASHD_SHAPE_STORE=48M", "CLASHD_STORE_PER_CLIENT=0",
-	                                  "CLASHD_IMPORT_MEMORY=128M",
+	                                  "CLASHD_IMPORT_MEMORY=128M", "MALLOC_ARENA_MAX=2",
 	                                  NULL};
 	/* Every attack comes from 127.0.0.1 here: k8s's share per client (12
 	 * of 16) would only admit fewer at once, so it is lifted to admit all
@@ -342,22 +348,24 @@ START_TEST(memory)
 		/* The 22x kind at half of --max-body: a whole 4 MB one beside
 		 * the rest breaks the address-space limit (which counts what
 		 * malloc's arenas reserve), not the resident budget. */
-		{"a 3 MB mesh upload", "/v1/shapes", dense_mesh(7, 500000), 0, NULL, 0, 0, 0},
-		{"a 2 MB mesh upload", "/v1/shapes", dense_mesh(8, 330000), 0, NULL, 0, 0, 0},
-		{"a 2 MB mesh query", "/v1/query", NULL, 0, NULL, 0, 0, 0},
-		{"a stored mesh by ref", "/v1/query", ref_query(newest), 0, NULL, 0, 0, 0},
-		{"a stored mesh by ref", "/v1/query", ref_query(newest), 0, NULL, 0, 0, 0},
-		{"a deleted mesh by ref", "/v1/query", ref_query(older), 0, NULL, 0, 0, 0},
-		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0},
-		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0},
-		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0},
-		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0},
-		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0},
-		{"75 000 objects", "/v1/scene", sparse_scene(75000), 0, NULL, 0, 0, 0},
-		{"511 x 511 parts", "/v1/query", big_compound(511), 0, NULL, 0, 0, 0},
-		{"10 000 queries", "/v1/batch", big_batch(10000), 0, NULL, 0, 0, 0},
-		{"10 000 queries", "/v1/batch", big_batch(10000), 0, NULL, 0, 0, 0},
-		{"identical 60 000-point hulls", "/v1/query", identical_hulls(60000), 0, NULL, 0, 0, 0},
+		{"a 3 MB mesh upload", "/v1/shapes", dense_mesh(7, 500000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"a 2 MB mesh upload", "/v1/shapes", dense_mesh(8, 330000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"a 2 MB mesh query", "/v1/query", NULL, 0, NULL, 0, 0, 0, NULL, 0},
+		{"a stored mesh by ref", "/v1/query", ref_query(newest), 0, NULL, 0, 0, 0, NULL, 0},
+		{"a stored mesh by ref", "/v1/query", ref_query(newest), 0, NULL, 0, 0, 0, NULL, 0},
+		{"a deleted mesh by ref", "/v1/query", ref_query(older), 0, NULL, 0, 0, 0, NULL, 0},
+		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0, NULL, 0},
+		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0, NULL, 0},
+		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0, NULL, 0},
+		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0, NULL, 0},
+		/* Read in the import helper, within --import-memory: the formula's
+		 * sandbox term, outside clashd's own address space. */
+		{"a 2 MB STL import", "/v1/shapes", NULL, 0, NULL, 0, 0, 0, "model/stl", 0},
+		{"75 000 objects", "/v1/scene", sparse_scene(75000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"511 x 511 parts", "/v1/query", big_compound(511), 0, NULL, 0, 0, 0, NULL, 0},
+		{"10 000 queries", "/v1/batch", big_batch(10000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"10 000 queries", "/v1/batch", big_batch(10000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"identical 60 000-point hulls", "/v1/query", identical_hulls(60000), 0, NULL, 0, 0, 0, NULL, 0},
 	};
 	{
 		textbuf q = {0};
@@ -368,6 +376,9 @@ START_TEST(memory)
 		free(m);
 		at[2].body = q.s;
 	}
+	for (int i = 0; i < NATTACKS; i++)
+		if (!at[i].body)
+			at[i].body = random_stl(40000, &at[i].len); /* 120 000 vertices */
 	pthread_t th[NATTACKS], del;
 	for (int i = 0; i < NATTACKS; i++)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, attack_run, &at[i]), 0);
@@ -384,14 +395,18 @@ START_TEST(memory)
 	for (int i = 0; i < NATTACKS; i++) {
 		attack *a = &at[i];
 		fprintf(stderr, "hostile: %-28s %7zu bytes -> %d, %zu bytes\n", a->what,
-		        strlen(a->body), a->status, a->reply_len);
+		        a->len ? a->len : strlen(a->body), a->status, a->reply_len);
 		/* A deleted shape named by ref is a 422 (unknown) when the
 		 * deletion came first. */
 		ck_assert_msg(a->status == 200 || a->status == 201 || a->status == 413 ||
 		                      a->status == 422 || a->status == 504,
 		              "%s: status %d (%.200s)", a->what, a->status, a->reply ? a->reply : "");
+		/* The uploads beside it may evict it first: then it is unknown,
+		 * and the client uploads it again. */
 		if (strstr(a->what, "stored mesh"))
-			ck_assert_int_eq(a->status, 200);
+			ck_assert_msg(a->status == 200 ||
+			                      (a->status == 422 && strstr(a->reply, "unknown-shape")),
+			              "%s: status %d", a->what, a->status);
 		ck_assert_uint_le(a->reply_len, (size_t)4 << 20);
 		if (a->status == 200 && strcmp(a->path, "/v1/scene") == 0) {
 			json_t *j = json_loadb(a->reply, a->reply_len, 0, NULL);
@@ -496,7 +511,7 @@ START_TEST(fair_workers)
 		                 i % 3 == 0   ? big_contains(60000)
 		                 : i % 3 == 1 ? big_compound(511)
 		                              : endless.s,
-		                 0, NULL, 0, 0, 0};
+		                 0, NULL, 0, 0, 0, NULL, 0};
 		ck_assert_int_eq(pthread_create(&th[i], NULL, attack_run, &at[i]), 0);
 	}
 	usleep(300000); /* their bodies are in, their work has begun */
@@ -842,7 +857,7 @@ START_TEST(streaming)
 	for (int i = 0; i < 2; i++) {
 		textbuf q = {0};
 		endless_query(&q);
-		late[i] = (attack){"endless query", "/v1/query", q.s, 0, NULL, 0, 0, 0};
+		late[i] = (attack){"endless query", "/v1/query", q.s, 0, NULL, 0, 0, 0, NULL, 0};
 		ck_assert_int_eq(pthread_create(&lt[i], NULL, attack_run, &late[i]), 0);
 	}
 	usleep(300000);
@@ -915,7 +930,7 @@ START_TEST(batch_deadline)
 		endless_query(&t);
 	}
 	textbuf_str(&t, "]}");
-	attack a = {"batch of endless queries", "/v1/batch", t.s, 0, NULL, 0, 0, 0};
+	attack a = {"batch of endless queries", "/v1/batch", t.s, 0, NULL, 0, 0, 0, NULL, 0};
 	attack_run(&a);
 	ck_assert_int_eq(a.status, 504);
 	double overdue = a.answered - a.sent - 1.0;
