@@ -1,20 +1,20 @@
 /*
  * winding.c — the generalized winding number of a triangle mesh, fast by
  * its tree (Barill, Dickson, Schmidt, Levin, Jacobson 2018, "Fast winding
- * numbers for soups and clouds", section 3: a node far from the point is
- * replaced by a dipole, near ones are opened, and leaves are summed
- * exactly).  A triangle's exact share is its solid angle over 4 pi (van
- * Oosterom and Strackee 1983, "The solid angle of a plane triangle").
- *
- * Far field, first order: a cluster of triangles within radius r of c,
- * area A and area-weighted normal sum N, seen from p at d = |c - p| > r,
- * adds N . (c - p) / (4 pi d^3).  Its error is at most A r / (2 pi
- * (d - r)^3): the gradient of x / |x|^3 has norm at most 2 / |x|^3, and
- * every point of the cluster is within r of c, so at least d - r from p.
- * The cluster is the node's box (c its centre, r its half diagonal: no
- * storage); N and A are kept per inner node as floats (N rounded to
- * nearest adds at most 2^-24 A / (4 pi (d - r)^2), counted in the bound;
- * A rounded up), 16 bytes each, indexed by the node's children pair.
+ * numbers for soups and clouds", section 3: a far node is replaced by its
+ * Taylor expansion, near ones are opened, leaves are summed exactly by
+ * solid angles: van Oosterom and Strackee 1983).  A node's cluster lies
+ * within r (its box's half diagonal) of c (the box centre); seen from p,
+ * y = c - p, d = |y| > r, g = d - r, it adds (N . y + tr M - 3 y.My / d^2)
+ * / (4 pi d^3): N the area-weighted normal sum, M = sum area n (centroid
+ * - c)^T, exact for the linear term on a triangle.  Error bounds, from
+ * |D^k (1/|x|)| <= k! / |x|^(k+1) (Legendre polynomials are at most 1):
+ * the dipole alone errs by at most A 2 r / (4 pi g^3), with M by A 3 r^2
+ * / (4 pi g^4), A the area; the smaller is used, plus the rounding of N
+ * and M to floats.  A node is expanded when its bound is at most tau, and
+ * the walk returns the sum of the bounds it used.  Per inner node N, A
+ * and M's symmetric part (all the term reads) are floats, 40 bytes,
+ * indexed by the node's children pair.
  */
 #include <math.h>
 #include <string.h>
@@ -29,6 +29,10 @@
 typedef struct far_node {
 	float n[3]; /* sum of (b - a) x (c - a) / 2 over the node's triangles */
 	float area; /* sum of their areas, rounded up */
+	/* The symmetric part of the sum of area n_i (centroid - box
+	 * centre)_j (xx yy zz xy yz zx): the only part the second-order
+	 * term reads. */
+	float m[6];
 } far_node;
 
 size_t winding_far_size(const clash_mesh *m)
@@ -51,32 +55,54 @@ static float up(double x)
 	return (double)f < x ? nextafterf(f, INFINITY) : f;
 }
 
-/* Node i's sums (n, area) in doubles; inner nodes' stored on the way
- * back.  Recursion as deep as the tree. */
-static void sums(const clash_mesh *m, far_node *far, uint32_t i, double *n, double *area)
+/* Node i's sums (n, area, s: area n_i centroid_j about the origin) in
+ * doubles; inner nodes' stored on the way back.  Recursion as deep as the
+ * tree. */
+static void sums(const clash_mesh *m, far_node *far, uint32_t i, double *n, double *area,
+                 double *s)
 {
 	const mesh_node *nd = &m->nodes[i];
 	n[0] = n[1] = n[2] = *area = 0.0;
+	for (int j = 0; j < 9; j++)
+		s[j] = 0.0;
 	if (nd->count) {
 		for (uint32_t k = 0; k < nd->count; k++) {
-			double t[3];
-			tri_normal(mesh_tri(m, nd->first + k), t);
-			for (int j = 0; j < 3; j++)
+			const double *tr = mesh_tri(m, nd->first + k);
+			double t[3], x[3];
+			tri_normal(tr, t);
+			for (int j = 0; j < 3; j++) {
 				n[j] += t[j];
+				x[j] = (tr[j] + tr[3 + j] + tr[6 + j]) / 3.0 - m->origin[j];
+			}
+			for (int a = 0; a < 3; a++)
+				for (int b = 0; b < 3; b++)
+					s[3 * a + b] += t[a] * x[b];
 			*area += sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
 		}
 		return;
 	}
 	for (uint32_t c = 0; c < 2; c++) {
-		double cn[3], ca;
-		sums(m, far, nd->first + c, cn, &ca);
+		double cn[3], ca, cs[9];
+		sums(m, far, nd->first + c, cn, &ca, cs);
 		for (int j = 0; j < 3; j++)
 			n[j] += cn[j];
+		for (int j = 0; j < 9; j++)
+			s[j] += cs[j];
 		*area += ca;
 	}
 	far_node *f = &far[nd->first / 2];
 	for (int j = 0; j < 3; j++)
 		f->n[j] = (float)n[j];
+	double c[3], mm[9];
+	for (int b = 0; b < 3; b++)
+		c[b] = 0.5 * nd->lo[b] + 0.5 * nd->hi[b];
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			mm[3 * a + b] = s[3 * a + b] - n[a] * c[b];
+	for (int k = 0; k < 3; k++) {
+		f->m[k] = (float)mm[4 * k];
+		f->m[3 + k] = (float)(0.5 * mm[3 * k + (k + 1) % 3] + 0.5 * mm[3 * ((k + 1) % 3) + k]);
+	}
 	f->area = up(*area * (1.0 + 0x1p-50)); /* the sums' own rounding */
 }
 
@@ -87,8 +113,8 @@ int winding_far_build(const clash_mesh *m, void *storage, size_t size)
 		return CLASH_EINVAL;
 	far_node *far = storage;
 	memset(far, 0, winding_far_size(m));
-	double n[3], area;
-	sums(m, far, 0, n, &area);
+	double n[3], area, sm[9];
+	sums(m, far, 0, n, &area, sm);
 	return CLASH_OK;
 }
 
@@ -127,11 +153,25 @@ static int dipole(const mesh_node *nd, const far_node *f, const double *p, doubl
 	const double r = 0.5 * sqrt(h2) * (1.0 + 0x1p-48), d = sqrt(d2), g = d - r;
 	if (!(g > 0.0))
 		return 0;
-	const double area = f->area;
-	*e = area * (2.0 * r / (FOUR_PI * g * g * g) + 0x1p-24 / (FOUR_PI * g * g));
+	const double area = f->area, g2 = g * g;
+	const double e1 = area * (2.0 * r / (FOUR_PI * g2 * g) + 0x1p-24 / (FOUR_PI * g2));
+	const double e2 = area * (3.0 * r * r / (FOUR_PI * g2 * g2) + 0x1p-24 / (FOUR_PI * g2) +
+	                          0x1p-22 * r / (FOUR_PI * g2 * g));
+	*e = e2 < e1 ? e2 : e1;
 	if (!(*e <= tau))
 		return 0;
-	*w = (f->n[0] * v[0] + f->n[1] * v[1] + f->n[2] * v[2]) / (FOUR_PI * d2 * d);
+	const double d3 = d2 * d;
+	double x = f->n[0] * v[0] + f->n[1] * v[1] + f->n[2] * v[2];
+	if (e2 < e1) {
+		const float *mm = f->m;
+		double tr = 0.0, yMy = 0.0;
+		for (int k = 0; k < 3; k++) {
+			tr += mm[k];
+			yMy += mm[k] * v[k] * v[k] + 2.0 * mm[3 + k] * v[k] * v[(k + 1) % 3];
+		}
+		x += tr - 3.0 * yMy / d2;
+	}
+	*w = x / (FOUR_PI * d3);
 	return 1;
 }
 

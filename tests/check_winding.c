@@ -4,8 +4,9 @@
  * angle (tests/winding_ref.h), and against the integers a closed mesh
  * must give: a box and a sphere-like mesh, the same with one triangle
  * removed, with their seams duplicated 1e-15 away, with a flipped face,
- * two overlapping cubes in one mesh, an open sheet, and a 99 372-triangle
- * mesh (timings printed, never asserted).
+ * two overlapping cubes in one mesh, an open sheet, the far field's order
+ * on a curved patch, and a 99 372-triangle mesh (timings printed, never
+ * asserted).
  *
  * Tolerance: winding_number returns a bound on its far-field error,
  * proven (core/winding.c) up to rounding, so the fast value must lie
@@ -26,6 +27,7 @@
 
 #include "check.h"
 #include "clash.h"
+#include "mesh_query.h"
 #include "prng.h"
 #include "winding.h"
 #include "winding_ref.h"
@@ -226,6 +228,7 @@ START_TEST(closed_box_and_sphere_wind_once)
 			if (r < 0.97 || r > 1.0)
 				ck_assert_int_eq(wi, r < 1.0);
 			ck_assert(wi == 0 || wi == 1);
+			ck_assert_int_eq(mesh_point_inside(w.m, p, NULL), wi); /* today's parity */
 			inside += wi;
 		}
 		ck_assert(inside > 30 && inside < 270);
@@ -451,14 +454,55 @@ START_TEST(large_mesh_tree_against_brute_force)
 		inside += want;
 	}
 	double t_inside = (now() - t0) / N;
+	/* Today's test, ray parity, says the same on this closed shell. */
+	t0 = now();
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(mesh_point_inside(w.m, pts + 3 * i, NULL), integer_of(ref[i]));
+	double t_parity = (now() - t0) / N;
 	ck_assert(inside > 0 && inside < N);
 	printf("winding_number: %zu triangles, mesh build %.1f ms, %.1f bytes/triangle, far field "
-	       "%.1f bytes/triangle; per point: brute force %.2f ms, inside test %.3f ms\n",
+	       "%.1f bytes/triangle; per point: brute force %.2f ms, inside test %.3f ms, ray "
+	       "parity %.3f ms\n",
 	       w.nt, 1e3 * t_build, (double)clash_mesh_bytes(w.m) / (double)w.nt,
-	       (double)winding_far_size(w.m) / (double)w.nt, 1e3 * t_brute, 1e3 * t_inside);
+	       (double)winding_far_size(w.m) / (double)w.nt, 1e3 * t_brute, 1e3 * t_inside,
+	       1e3 * t_parity);
 	for (int k = 0; k < NTAUS; k++)
 		printf("winding_number: tree, tau %g: %.3f ms, error %.2g, its bound %.2g\n", TAUS[k],
 		       1e3 * t_fast[k], worst[k], widest[k]);
+	wm_free(&w);
+}
+END_TEST
+
+START_TEST(far_field_is_second_order)
+{
+	/* A curved open patch (its normals do not cancel) seen from ever
+	 * farther, its whole tree taken as one expansion (tau huge): a
+	 * second-order expansion's error falls as d^-4 (16 times per
+	 * doubling), a dipole's only as d^-3 (8 times). */
+	wmesh w;
+	wm_alloc(&w, 21 * 21, 800);
+	for (int i = 0; i <= 20; i++)
+		for (int j = 0; j <= 20; j++) {
+			const double x = -1 + i / 10.0, y = -1 + j / 10.0;
+			add_vertex(&w, (double[3]){x, y, 0.3 * (x * x - y * y) + 0.2 * x});
+		}
+	for (uint32_t i = 0; i < 20; i++)
+		for (uint32_t j = 0; j < 20; j++) {
+			const uint32_t a = 21 * i + j, b = a + 21;
+			add_tri(&w, a, b, b + 1);
+			add_tri(&w, a, b + 1, a + 1);
+		}
+	wm_build(&w);
+	double last = 0.0;
+	for (double d = 8; d <= 64; d *= 2) {
+		const double p[3] = {0.3 * d, 0.2 * d, d};
+		double bound;
+		const double err = fabs(winding_number(w.m, w.far, p, 1e30, &bound) - agrees(&w, p));
+		ck_assert(bound > 0.0 && err <= bound);
+		if (last > 0.0)
+			ck_assert_msg(last / err > 12.0, "error %g then %g at %g", last, err, d);
+		last = err;
+	}
 	wm_free(&w);
 }
 END_TEST
@@ -494,6 +538,7 @@ static Suite *winding_suite(void)
 	tcase_add_test(tc, overlapping_cubes_wind_twice);
 	tcase_add_test(tc, open_sheet_encloses_nothing);
 	tcase_add_test(tc, large_mesh_tree_against_brute_force);
+	tcase_add_test(tc, far_field_is_second_order);
 	tcase_add_test(tc, far_field_build_errors);
 	suite_add_tcase(s, tc);
 	return s;
