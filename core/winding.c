@@ -104,6 +104,13 @@ static void sums(const clash_mesh *m, far_node *far, uint32_t i, double *n, doub
 		f->m[3 + k] = (float)(0.5 * mm[3 * k + (k + 1) % 3] + 0.5 * mm[3 * ((k + 1) % 3) + k]);
 	}
 	f->area = up(*area * (1.0 + 0x1p-50)); /* the sums' own rounding */
+	/* A sum past the floats' range (coordinates near 1e19 and more):
+	 * an infinite area, so that the node is always opened. */
+	int finite = isfinite(f->area);
+	for (int k = 0; k < 3; k++)
+		finite = finite && isfinite(f->n[k]) && isfinite(f->m[k]) && isfinite(f->m[3 + k]);
+	if (!finite)
+		f->area = INFINITY;
 }
 
 int winding_far_build(const clash_mesh *m, void *storage, size_t size)

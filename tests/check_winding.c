@@ -507,6 +507,31 @@ START_TEST(far_field_is_second_order)
 }
 END_TEST
 
+START_TEST(huge_coordinates_open_every_node)
+{
+	/* A sphere-like mesh of radius 1e15 about (3e15, 0, 0): its areas
+	 * fit floats, but area times radius does not, so no node may be
+	 * expanded (else inf or NaN); the answers stay exact. */
+	lattice l = SPHERE;
+	l.n = 4;
+	wmesh w;
+	lattice_mesh(&w, &l, 1);
+	for (size_t i = 0; i < 3 * w.nv; i++)
+		w.pos[i] = w.pos[i] * 1e15 + (i % 3 == 0 ? 3e15 : 0.0);
+	wm_build(&w);
+	prng g = {18};
+	for (int i = 0; i < 100; i++) {
+		double p[3];
+		random_point(&g, -6e15, 6e15, p);
+		p[0] += 3e15;
+		const double ref = agrees(&w, p);
+		ck_assert(isfinite(ref));
+		integer_of(ref);
+	}
+	wm_free(&w);
+}
+END_TEST
+
 START_TEST(far_field_build_errors)
 {
 	ck_assert_uint_eq(winding_far_size(NULL), 0);
@@ -539,6 +564,7 @@ static Suite *winding_suite(void)
 	tcase_add_test(tc, open_sheet_encloses_nothing);
 	tcase_add_test(tc, large_mesh_tree_against_brute_force);
 	tcase_add_test(tc, far_field_is_second_order);
+	tcase_add_test(tc, huge_coordinates_open_every_node);
 	tcase_add_test(tc, far_field_build_errors);
 	suite_add_tcase(s, tc);
 	return s;
