@@ -125,7 +125,8 @@ int winding_far_build(const clash_mesh *m, void *storage, size_t size)
 	return CLASH_OK;
 }
 
-/* The solid angle of triangle t seen from p, over 4 pi. */
+/* The solid angle of triangle t seen from p, over 4 pi (signed: positive
+ * when p is behind it). */
 static double tri_winding(const double *t, const double *p)
 {
 	double a[3], b[3], c[3];
@@ -142,7 +143,9 @@ static double tri_winding(const double *t, const double *p)
 	const double den = la * lb * lc + (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * lc +
 	                   (a[0] * c[0] + a[1] * c[1] + a[2] * c[2]) * lb +
 	                   (b[0] * c[0] + b[1] * c[1] + b[2] * c[2]) * la;
-	return 2.0 * atan2(det, den) / FOUR_PI;
+	/* p in the triangle's plane: 0, also on the triangle itself (the
+	 * mean of the two sides' +-1/2, whatever the sign of a zero det). */
+	return det == 0.0 ? 0.0 : 2.0 * atan2(det, den) / FOUR_PI;
 }
 
 /* Inner node nd as a dipole seen from p (relative to the origin, as its

@@ -547,6 +547,11 @@ START_TEST(far_field_build_errors)
 	double p[3] = {0.1, 0.2, 0.3}, bound = 1;
 	ck_assert(fabs(winding_number(w.m, w.far, p, 0.0, &bound) - 1.0) <= 1e-12);
 	ck_assert(bound == 0.0);
+	/* On a face, within a triangle: the mean of the two sides, 1/2 (the
+	 * triangle under p counts 0, the rest subtend a hemisphere). */
+	const double on[3] = {0.1, 0.05, 1.0};
+	ck_assert(winding_ref_on_surface(w.tris, w.nt, on));
+	ck_assert(fabs(winding_number(w.m, w.far, on, 0.0, NULL) - 0.5) <= 1e-12);
 	wm_free(&w);
 }
 END_TEST
