@@ -20,6 +20,7 @@
 #include "oracle.h"
 #include "prng.h"
 #include "tri_dist.h"
+#include "winding_ref.h"
 
 /* ---- meshes -------------------------------------------------------------- */
 
@@ -264,30 +265,6 @@ static double brute_pairs(const double *wa, size_t na, const double *wb, size_t 
 	return best;
 }
 
-/* Winding number of closed triangles w around p, by solid angles. */
-static double winding(const double *w, size_t n, const double *p)
-{
-	double sum = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		double a[3], b[3], c[3];
-		for (int k = 0; k < 3; k++) {
-			a[k] = w[9 * i + k] - p[k];
-			b[k] = w[9 * i + 3 + k] - p[k];
-			c[k] = w[9 * i + 6 + k] - p[k];
-		}
-		double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-		double lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
-		double lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-		double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-		             a[2] * (b[0] * c[1] - b[1] * c[0]);
-		double ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-		double ac = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
-		double bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
-		sum += 2.0 * atan2(det, la * lb * lc + ab * lc + ac * lb + bc * la);
-	}
-	return sum / (4 * M_PI);
-}
-
 static void random_pose(clash_shape *s, prng *g, double spread, int scale)
 {
 	double q[4], n = 0;
@@ -324,7 +301,7 @@ static void random_pose(clash_shape *s, prng *g, double spread, int scale)
 static int any_inside(const double *pts, size_t np, const double *w, size_t nt)
 {
 	for (size_t i = 0; i < np; i++)
-		if (fabs(winding(w, nt, pts + 3 * i)) > 0.5)
+		if (fabs(winding_ref(w, nt, pts + 3 * i)) > 0.5)
 			return 1;
 	return 0;
 }
@@ -1015,7 +992,7 @@ START_TEST(nested_solids_and_cavities)
 			double *wa = world_tris(&a, &shell), *wb = world_tris(&b, &probe);
 			ck_assert_int_eq(r.intersecting, want_hit[c]);
 			/* The winding number of the probe's centre agrees. */
-			ck_assert_int_eq(fabs(winding(wa, shell.nt, pc)) > 0.5, want_hit[c]);
+			ck_assert_int_eq(fabs(winding_ref(wa, shell.nt, pc)) > 0.5, want_hit[c]);
 			if (want_hit[c]) {
 				ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
 			} else {

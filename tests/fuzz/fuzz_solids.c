@@ -8,7 +8,9 @@
  *     triangle a 3-vertex convex shape, a convex side whole) by clash_gjk;
  *     a solid holds the other's points by a winding number (solid angles);
  *     verdicts agree when the pieces are 1e-6 of the size apart or deep,
- *     near points lie on their shapes at the reported distance;
+ *     near points lie on their shapes at the reported distance; the fast
+ *     winding number (core/winding.h) of each mesh at the other's points
+ *     is within its bound of the brute force, and so is its inside test;
  *   - no mesh: sphere, box and capsule pairs against closed forms (rigid
  *     poses), and every pair between the distances of inscribed and
  *     circumscribed polytopes (tessellations of the curved kinds).
@@ -18,7 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../winding_ref.h"
 #include "fuzz_core.h"
+#include "winding.h"
 
 #define MESH_MAX_V 12
 #define MESH_MAX_T 13
@@ -274,34 +278,10 @@ static size_t points_of(const solid *m, double (*x)[3])
 	return 1;
 }
 
-/* Winding number of m's world triangles about x (van Oosterom and
- * Strackee's solid angle): 0 outside a closed mesh, +-1 inside. */
-static double winding(const solid *m, const double *x)
-{
-	double sum = 0;
-	for (size_t t = 0; t < m->nt; t++) {
-		double a[3], b[3], c[3];
-		for (int k = 0; k < 3; k++) {
-			a[k] = m->tri[t][0][k] - x[k];
-			b[k] = m->tri[t][1][k] - x[k];
-			c[k] = m->tri[t][2][k] - x[k];
-		}
-		double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-		double lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
-		double lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-		double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-		             a[2] * (b[0] * c[1] - b[1] * c[0]);
-		double den = la * lb * lc + (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * lc +
-		             (a[0] * c[0] + a[1] * c[1] + a[2] * c[2]) * lb +
-		             (b[0] * c[0] + b[1] * c[1] + b[2] * c[2]) * la;
-		sum += 2 * atan2(det, den);
-	}
-	return sum / (4 * M_PI);
-}
-
 static int inside_solid(const solid *m, const double *x)
 {
-	return m->type == SIDE_MESH && m->solid && fabs(winding(m, x)) > 0.5;
+	return m->type == SIDE_MESH && m->solid &&
+	       fabs(winding_ref(&m->tri[0][0][0], m->nt, x)) > 0.5;
 }
 
 /* The distance from point x to m (0 inside a solid mesh); -1 when a
@@ -350,6 +330,39 @@ static double size_of3(const solid *m)
 
 /* ---- a mesh on either side ---------------------------------------------- */
 
+/* The fast winding number of mesh side m (core/winding.h) at points x
+ * (taken in the mesh's own coordinates) against the brute force: within
+ * its bound, finite, and its inside test as |brute force| >= 1/2. */
+static void check_winding(const solid *m, const double (*x)[3], size_t n)
+{
+	if (m->type != SIDE_MESH)
+		return;
+	static uint64_t far[MESH_MAX_T * 8];
+	const clash_mesh *mesh = m->s.mesh;
+	REQUIRE(winding_far_build(mesh, far, sizeof far) == CLASH_OK, "winding: far field",
+	        (double)winding_far_size(mesh), (double)sizeof far);
+	const uint32_t *idx = clash_mesh_indices(mesh);
+	double w[MESH_MAX_T * 9];
+	for (size_t t = 0; t < m->nt; t++)
+		for (int c = 0; c < 3; c++)
+			memcpy(w + 9 * t + 3 * c, m->s.vertices + 3 * (idx ? idx[3 * t + c] : 3 * t + c),
+			       3 * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		if (winding_ref_on_surface(w, m->nt, x[i]))
+			continue; /* w jumps by 1 there */
+		const double ref = winding_ref(w, m->nt, x[i]);
+		for (int k = 0; k < 2; k++) {
+			double bound;
+			const double v = winding_number(mesh, far, x[i], k ? 0.0 : 1e-3, &bound);
+			REQUIRE(isfinite(v) && fabs(v - ref) <= bound + 1e-12, "winding: fast vs brute force",
+			        v, ref);
+		}
+		if (fabs(fabs(ref) - 0.5) > 1e-9)
+			REQUIRE(winding_inside(mesh, far, x[i]) == (fabs(ref) >= 0.5), "winding: inside",
+			        ref, 0);
+	}
+}
+
 static void check_mesh(const solid *a, const solid *b, double eps, double far)
 {
 	clash_result r;
@@ -381,8 +394,10 @@ static void check_mesh(const solid *a, const solid *b, double eps, double far)
 	int held = 0;
 	for (size_t i = 0, n = points_of(a, pts); i < n; i++)
 		held |= inside_solid(b, pts[i]);
+	check_winding(b, (const double(*)[3])pts, points_of(a, pts));
 	for (size_t i = 0, n = points_of(b, pts); i < n; i++)
 		held |= inside_solid(a, pts[i]);
+	check_winding(a, (const double(*)[3])pts, points_of(b, pts));
 
 	if (print)
 		fprintf(stderr, "gjk: intersecting %d contact %d converged %d distance %.17g; "
