@@ -331,6 +331,9 @@ static size_t entry_cost(entry *e)
 static void insert(proto_store *s, entry *fresh, const uint8_t *addr, entry **gone)
 {
 	client *c = addr && s->st.client_budget ? client_of(s, addr) : NULL;
+	/* Counted first: evicting c's last other value must not free c. */
+	if (c)
+		c->counted++;
 	evict(s, c, fresh->bytes, fresh->bytes, gone);
 	grow(s);
 	entry **pp = find(s, fresh->key);
@@ -341,10 +344,8 @@ static void insert(proto_store *s, entry *fresh, const uint8_t *addr, entry **go
 	fresh->linked = 1;
 	s->st.entries++;
 	s->st.bytes += fresh->bytes;
-	if (c) {
+	if (c)
 		c->bytes += fresh->bytes;
-		c->counted++;
-	}
 }
 
 proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE_KEY],

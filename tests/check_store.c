@@ -1442,6 +1442,30 @@ START_TEST(test_held_after_removal_counted)
 }
 END_TEST
 
+/* A client whose share holds one value: each put evicts its only other
+ * value, which left it with nothing counted (and freed its record) while
+ * the put still used it (ASan: heap-use-after-free in the put). */
+START_TEST(test_client_last_value)
+{
+	int created;
+	size_t w = value_weight();
+	uint8_t a[PROTO_STORE_CLIENT] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 1};
+	proto_store *s = proto_store_new(10 * w + w / 2, w + w / 2);
+	for (unsigned i = 0; i < 5; i++) {
+		proto_store_release(s, put_value(s, i, a, &created));
+		ck_assert_int_eq(created, 1);
+		ck_assert(has_value(s, i) && (i == 0 || !has_value(s, i - 1)));
+	}
+	proto_store_stats st;
+	proto_store_get_stats(s, &st);
+	ck_assert_uint_eq(st.entries, 1);
+	ck_assert_uint_eq(st.clients, 1);
+	ck_assert_uint_eq(st.client_evictions, 4);
+	ck_assert_uint_eq(st.bytes, w);
+	proto_store_free(s);
+}
+END_TEST
+
 /* One client's puts evict its own least recently used values past its
  * share, not another's; a value over the share is refused; a client's
  * held values push it over until released. */
@@ -1709,6 +1733,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_charge_is_memory);
 	tcase_add_test(tc, test_held_after_removal_counted);
 	tcase_add_test(tc, test_client_share);
+	tcase_add_test(tc, test_client_last_value);
 	tcase_add_test(tc, test_client_share_http);
 	tcase_add_test(tc, test_held_after_delete_metric);
 	suite_add_tcase(s, tc);
