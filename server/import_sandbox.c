@@ -11,8 +11,9 @@
  *
  * The helper side: limits first (address space, CPU, no files, no core),
  * death with its parent, then proto_mesh_import() and the result written.
- * Under AddressSanitizer the address-space limit is left off: its shadow
- * memory alone is terabytes of address space.
+ * Under AddressSanitizer the address-space limit is left off (its shadow
+ * memory alone is terabytes of address space), and so is the file-size
+ * limit, so that a sanitizer report the helper writes reaches its log.
  */
 #include "import_sandbox.h"
 
@@ -43,14 +44,14 @@ extern char **environ;
 #define HELPER_NOMEM 3     /* the helper's exit status when memory ran out */
 
 #if defined(__SANITIZE_ADDRESS__)
-#define HELPER_ADDRESS_LIMIT 0
+#define HELPER_SANITIZED 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define HELPER_ADDRESS_LIMIT 0
+#define HELPER_SANITIZED 1
 #endif
 #endif
-#ifndef HELPER_ADDRESS_LIMIT
-#define HELPER_ADDRESS_LIMIT 1
+#ifndef HELPER_SANITIZED
+#define HELPER_SANITIZED 0
 #endif
 
 /* ---- the parent ---------------------------------------------------------- */
@@ -234,11 +235,13 @@ static int confine(size_t memory, unsigned cpu_s, long parent)
 	struct rlimit as;
 	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_max != RLIM_INFINITY && memory > as.rlim_max)
 		memory = as.rlim_max;
-	if (memory && HELPER_ADDRESS_LIMIT && set_limit(RLIMIT_AS, memory, memory) != 0)
+	if (memory && !HELPER_SANITIZED && set_limit(RLIMIT_AS, memory, memory) != 0)
 		return -1;
 	if (cpu_s && set_limit(RLIMIT_CPU, cpu_s, (rlim_t)cpu_s + 1) != 0)
 		return -1;
-	return set_limit(RLIMIT_CORE, 0, 0) | set_limit(RLIMIT_FSIZE, 0, 0);
+	if (!HELPER_SANITIZED && set_limit(RLIMIT_FSIZE, 0, 0) != 0)
+		return -1;
+	return set_limit(RLIMIT_CORE, 0, 0);
 }
 
 static int write_all(int fd, const char *s, size_t n)
