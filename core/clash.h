@@ -494,10 +494,14 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer,
  *
  * A shape may be a triangle mesh: positions (3 doubles a vertex) and
  * indices (3 a triangle; glTF and three.js layout), or, without indices,
- * consecutive triples of vertices.  A mesh whose edges (between vertices of
- * equal coordinates) are each used exactly twice, once in each direction,
- * is a solid: its inside is part of the shape.  Any other mesh is a
- * surface.  Degenerate triangles are allowed.  Queries with a mesh on
+ * consecutive triples of vertices.  Vertices of equal coordinates are one;
+ * triangles are turned over where their neighbours disagree.  A mesh that
+ * is then closed, or whose holes leak little (clash_mesh_info), is a
+ * solid: its inside, the points of winding number 1/2 or more in size
+ * (Jacobson, Kavan, Sorkine-Hornung 2013), is part of the shape; shells
+ * of the same turn that overlap or nest are their union, an inward shell
+ * inside an outward one a cavity.  Any other mesh is a surface.
+ * Degenerate triangles are allowed.  Queries with a mesh on
  * either side (clash_gjk; compounds may have mesh leaves) answer
  * `intersecting` (surfaces within the tolerance, or a point of one shape
  * inside a solid other), with a common point and `contact`; when separated,
@@ -521,8 +525,32 @@ size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
 int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
                      const uint32_t *indices, size_t ntriangles, clash_mesh **out);
 
-/* 1 when the mesh is closed and consistently oriented (a solid), else 0. */
+/* 1 when the mesh counts as a solid (clash_mesh_info.solid), else 0. */
 int clash_mesh_is_solid(const clash_mesh *m);
+
+/* How a mesh was read.  Its edges are counted between welded vertices;
+ * triangles whose corners weld into fewer than three take no part. */
+typedef struct clash_mesh_info {
+	/* Its inside is part of the shape: it is closed, or its leak is under
+	 * 0.15 (docs/shapes.md, "When a mesh is a solid"). */
+	int solid;
+	/* Every edge used by exactly two triangles, once each way, after the
+	 * turns below: watertight, the winding number an integer off it. */
+	int closed;
+	size_t triangles;
+	size_t parts;             /* connected through shared corners */
+	size_t boundary_edges;    /* used by one triangle: the rims of holes */
+	size_t nonmanifold_edges; /* used by three triangles or more */
+	/* Triangles turned over so that each edge-connected piece is
+	 * consistently oriented, the way of the greater part of its area. */
+	size_t flipped;
+	/* The winding number's mean distance from an integer just in front of
+	 * the surface: 0 for a closed mesh, about 1/2 for a single sheet. */
+	double leak;
+} clash_mesh_info;
+
+/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL). */
+int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out);
 size_t clash_mesh_triangles(const clash_mesh *m);
 /* The index array the mesh was built from (borrowed, 3 per triangle in
  * input order), or NULL when it was built without one. */

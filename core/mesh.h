@@ -5,7 +5,8 @@
  * boundary: this header, then the triangles' corner coordinates in tree
  * order (9 doubles each, so a leaf's triangles are read contiguously),
  * then the tree's nodes (32 bytes each, from a 64-byte boundary), then one
- * triangle of each connected part.  The tree is a binary bounding-volume
+ * triangle of each connected part, then the far field of the winding
+ * number (from a 64-byte boundary).  The tree is a binary bounding-volume
  * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
  * is node 0 (node 1 is padding), and the two children of an inner node are
  * a pair at an even index, `first` and `first + 1`, so they share one
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "clash.h"
+#include "mesh_topo.h"
 
 /* Largest triangles in one leaf. */
 #define MESH_LEAF_MAX 4
@@ -47,6 +49,13 @@ struct clash_mesh {
 	 * other, so its first corner decides for it. */
 	uint32_t *reps;
 	size_t nreps;
+	/* The edge census (after the weld) and the triangles turned over. */
+	mesh_topo topo;
+	/* The far field of the winding number (winding.h), after the parts. */
+	const void *far;
+	/* The mean distance of the winding number from an integer just off
+	 * the surface (mesh_solid.h); 0 when closed. */
+	double leak;
 };
 
 #define MESH_MAGIC 0x6873656d68736163ull

@@ -18,11 +18,15 @@
  * way.  Memory: the topology's scratch and then the tree's triangle
  * records live where the corner coordinates go last (see mesh_layout).
  */
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "mesh.h"
+#include "mesh_solid.h"
+#include "mesh_topo.h"
+#include "winding.h"
 
 #define BINS 16
 #define MESH_SAH_DEPTH 48
@@ -38,8 +42,10 @@
 #define MESH_MAX_VERTICES (((size_t)1 << 31) - 1)
 /* Largest extent along an axis: node boxes are floats (mesh.h). */
 #define MESH_MAX_EXTENT 1e30
-/* A record's id with this bit: the triangle stands for its part. */
+/* A record's id with these bits: the triangle stands for its part; it is
+ * turned over (its corners placed 0, 2, 1). */
 #define REP_BIT 0x80000000u
+#define FLIP_BIT 0x40000000u
 
 /* A box in floats relative to the mesh's origin (lane 3 unused, 0): a
  * triangle's record while building, a bin, a node's box. */
@@ -90,13 +96,13 @@ static size_t hash_slots(size_t nv)
  * scratch starts at `tri` and may run past the node reserve (huge unindexed
  * meshes); the list of parts it leaves for the tree goes after both. */
 typedef struct layout {
-	size_t tri, nodes, list, total;
+	size_t tri, nodes, list, flip, total;
 } layout;
 
 static size_t topo_bytes(size_t nv, size_t nt)
 {
 	return align8(hash_slots(nv) * sizeof(uint32_t)) + align8(nv * sizeof(uint32_t)) +
-	       align8((nv + 1) * sizeof(uint32_t)) + 3 * nt * sizeof(uint32_t);
+	       mesh_topo_scratch(nv, nt);
 }
 
 static layout mesh_layout(size_t nv, size_t nt)
@@ -110,7 +116,13 @@ static layout mesh_layout(size_t nv, size_t nt)
 	l.list = l.nodes + 2 * nt * sizeof(mesh_node);
 	if (l.list < align8(l.tri + topo_bytes(nv, nt)))
 		l.list = align8(l.tri + topo_bytes(nv, nt));
-	l.total = l.list + align8(nt * sizeof(uint32_t));
+	/* The turns' bitmap after the list; the far field (winding.h) goes
+	 * after the parts in tree order once the turns are read, over both. */
+	l.flip = l.list + align8(nt * sizeof(uint32_t));
+	l.total = l.flip + align8((nt + 7) / 8);
+	const size_t far_end = align64(l.flip) + winding_far_bound(nt);
+	if (l.total < far_end)
+		l.total = far_end;
 	return l;
 }
 
@@ -494,140 +506,10 @@ static size_t weld(const double *p, size_t nv, uint32_t *slots, size_t nslots, u
 	return nu;
 }
 
-static uint32_t find(uint32_t *parent, uint32_t x)
-{
-	while (parent[x] != x) {
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
-/* The first triangle of each part (triangles joined through welded
- * vertices canon), in input order, into list; returns their count.
- * Scratch for nu + nu numbers. */
-static size_t parts(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_t *parent,
-                    uint32_t *seen, uint32_t *list)
-{
-	const uint32_t *indices = m->indices;
-	for (size_t v = 0; v < nu; v++) {
-		parent[v] = (uint32_t)v;
-		seen[v] = 0;
-	}
-	for (size_t t = 0; t < m->ntriangles; t++) {
-		uint32_t v0 = find(parent, canon[vertex_of(indices, t, 0)]);
-		for (int k = 1; k < 3; k++) {
-			uint32_t y = find(parent, canon[vertex_of(indices, t, k)]);
-			if (v0 != y)
-				parent[y] = v0;
-		}
-	}
-	size_t n = 0;
-	for (size_t t = 0; t < m->ntriangles; t++) {
-		uint32_t root = find(parent, canon[vertex_of(indices, t, 0)]);
-		if (!seen[root]) {
-			seen[root] = 1;
-			list[n++] = (uint32_t)t;
-		}
-	}
-	return n;
-}
-
-static void sift(uint32_t *a, size_t i, size_t n)
-{
-	for (size_t c; (c = 2 * i + 1) < n; i = c) {
-		if (c + 1 < n && a[c + 1] > a[c])
-			c++;
-		if (a[i] >= a[c])
-			return;
-		uint32_t t = a[i];
-		a[i] = a[c];
-		a[c] = t;
-	}
-}
-
-/* a[0..n) ascending: insertion sort when short (buckets hold about six),
- * else heapsort (a vertex shared by very many triangles). */
-static void sort_u32(uint32_t *a, size_t n)
-{
-	if (n <= 16) {
-		for (size_t i = 1; i < n; i++) {
-			uint32_t x = a[i];
-			size_t j = i;
-			for (; j > 0 && a[j - 1] > x; j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	for (size_t k = n / 2; k-- > 0;)
-		sift(a, k, n);
-	for (size_t end = n; end-- > 1;) {
-		uint32_t t = a[0];
-		a[0] = a[end];
-		a[end] = t;
-		sift(a, 0, end);
-	}
-}
-
-/* One bucket of directed edges, sorted: each undirected edge exactly
- * twice, once each way (entries 2w and 2w + 1 side by side). */
-static int bucket_closed(uint32_t *e, size_t n)
-{
-	if (n & 1)
-		return 0;
-	sort_u32(e, n);
-	for (size_t i = 0; i < n; i += 2)
-		if ((e[i] >> 1) != (e[i + 1] >> 1) || (e[i] & 1) || !(e[i + 1] & 1) ||
-		    (i + 2 < n && (e[i + 2] >> 1) == (e[i] >> 1)))
-			return 0;
-	return 1;
-}
-
-/* Whether every undirected edge between distinct welded vertices (canon,
- * nu of them) is used exactly twice, once each way.  Each directed edge is
- * filed under its lesser vertex as (greater << 1 | runs downward), a
- * counting sort; then each vertex's short bucket is checked.  Scratch:
- * start and at for nu + 1 numbers, ent for 3 per triangle. */
-static int closed(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_t *start,
-                  uint32_t *at, uint32_t *ent)
-{
-	memset(start, 0, (nu + 1) * sizeof *start);
-	size_t ne = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t t = 0; t < m->ntriangles; t++) {
-			uint32_t v[3];
-			for (int k = 0; k < 3; k++)
-				v[k] = canon[vertex_of(m->indices, t, k)];
-			for (int k = 0; k < 3; k++) {
-				const uint32_t a = v[k], b = v[(k + 1) % 3];
-				if (a == b)
-					continue;
-				const uint32_t lo = a < b ? a : b;
-				if (pass == 0)
-					start[lo + 1]++;
-				else
-					ent[at[lo]++] = a < b ? b << 1 : (a << 1) | 1;
-			}
-		}
-		if (pass == 0) {
-			for (size_t v = 0; v < nu; v++)
-				start[v + 1] += start[v];
-			memcpy(at, start, (nu + 1) * sizeof *at);
-			ne = start[nu];
-		}
-	}
-	if (ne == 0)
-		return 0;
-	for (size_t v = 0; v < nu; v++)
-		if (!bucket_closed(ent + start[v], start[v + 1] - start[v]))
-			return 0;
-	return 1;
-}
-
-/* Whether m is closed and consistently oriented; its parts' first
- * triangles into list (*nlist). */
-static int topology(const clash_mesh *m, void *scratch, uint32_t *list, size_t *nlist)
+/* The weld, then the edge census (mesh_topo.c) into *t, the turns into
+ * the bitmap flip and the parts' first triangles into list. */
+static void topology(const clash_mesh *m, void *scratch, uint8_t *flip, uint32_t *list,
+                     mesh_topo *t)
 {
 	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
@@ -635,13 +517,9 @@ static int topology(const clash_mesh *m, void *scratch, uint32_t *list, size_t *
 	p += align8(nslots * sizeof *slots);
 	uint32_t *canon = (uint32_t *)p;
 	p += align8(nv * sizeof *canon);
-	uint32_t *seen = (uint32_t *)p;
-	p += align8((nv + 1) * sizeof *seen);
-	const size_t nu = weld(m->positions, nv, slots, nslots, canon);
-	/* The slots (2 nv or more) and seen are free again. */
-	int solid = closed(m, canon, nu, slots, seen, (uint32_t *)p);
-	*nlist = parts(m, canon, nu, slots, seen, list);
-	return solid;
+	const mesh_topo_in in = {m->positions, m->indices, canon,
+	                         weld(m->positions, nv, slots, nslots, canon), m->ntriangles};
+	mesh_topo_run(&in, p, flip, list, t);
 }
 
 /* ---- the build ------------------------------------------------------------ */
@@ -678,12 +556,14 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 {
 	size_t k = nreps;
 	for (size_t i = m->ntriangles; i-- > 0;) {
-		const uint32_t id = ids[i], t = id & ~REP_BIT;
+		const uint32_t id = ids[i], t = id & ~(REP_BIT | FLIP_BIT);
 		if (id & REP_BIT)
 			m->reps[--k] = (uint32_t)i;
-		for (int c = 0; c < 3; c++)
-			memcpy(m->tri + 9 * i + 3 * c, m->positions + 3 * vertex_of(m->indices, t, c),
+		for (int c = 0; c < 3; c++) {
+			const int from = (id & FLIP_BIT) && c ? 3 - c : c;
+			memcpy(m->tri + 9 * i + 3 * c, m->positions + 3 * vertex_of(m->indices, t, from),
 			       3 * sizeof(double));
+		}
 	}
 	m->nreps = nreps;
 }
@@ -716,8 +596,9 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	m->nodes = (mesh_node *)(base + l.nodes);
 	/* The topology first, its scratch where the corners go last. */
 	uint32_t *list = (uint32_t *)(base + l.list);
-	size_t nreps;
-	m->solid = topology(m, base + l.tri, list, &nreps);
+	const uint8_t *flip = (const uint8_t *)(base + l.flip);
+	topology(m, base + l.tri, (uint8_t *)(base + l.flip), list, &m->topo);
+	const size_t nreps = m->topo.parts;
 	/* Then the records there: ids first (place_triangles relies on it),
 	 * the float boxes 16-byte aligned after them, then a byte each for
 	 * its bin: 37 of the 72 bytes a triangle's corners take. */
@@ -729,11 +610,21 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	records(m, r, ids, &rb, &rc);
 	for (size_t i = 0; i < nreps; i++)
 		ids[list[i]] |= REP_BIT;
+	for (size_t t = 0; t < ntriangles; t++)
+		if (flip[t >> 3] & (1u << (t & 7)))
+			ids[t] |= FLIP_BIT;
 	build_tree(m, r, ids, bins, &rb, &rc);
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
 	place_triangles(m, ids, nreps);
-	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
+	/* The far field over the list and the turns, read by now. */
+	char *far = base + align64((size_t)((char *)(m->reps + m->nreps) - base));
+	m->far = far;
 	m->magic = MESH_MAGIC;
+	err = winding_far_build(m, far, winding_far_size(m));
+	assert(err == CLASH_OK);
+	m->bytes = (size_t)(far - base) + winding_far_size(m);
+	m->leak = m->topo.closed ? 0.0 : mesh_leak(m);
+	m->solid = mesh_solid_rule(m);
 	*out = m;
 	return CLASH_OK;
 }
@@ -741,6 +632,23 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 int clash_mesh_is_solid(const clash_mesh *m)
 {
 	return mesh_valid(m) ? m->solid : 0;
+}
+
+int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out)
+{
+	if (!mesh_valid(m) || out == NULL)
+		return CLASH_EINVAL;
+	*out = (clash_mesh_info){
+	        .solid = m->solid,
+	        .closed = m->topo.closed,
+	        .triangles = m->ntriangles,
+	        .parts = m->topo.parts,
+	        .boundary_edges = m->topo.boundary,
+	        .nonmanifold_edges = m->topo.nonmanifold,
+	        .flipped = m->topo.flipped,
+	        .leak = m->leak,
+	};
+	return CLASH_OK;
 }
 
 size_t clash_mesh_triangles(const clash_mesh *m)
@@ -770,6 +678,7 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->nodes = (mesh_node *)(to + ((const char *)m->nodes - from));
 	c->tri = (double *)(to + ((const char *)m->tri - from));
 	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
+	c->far = to + ((const char *)m->far - from);
 	*out = c;
 	return CLASH_OK;
 }

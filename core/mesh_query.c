@@ -24,6 +24,7 @@
 #include "support.h"
 #include "tri_dist.h"
 #include "tri_overlap.h"
+#include "winding.h"
 
 /* Default tolerance relative to the shapes' size, as clash_gjk's. */
 #define MESH_DEFAULT_RELATIVE_TOLERANCE 1e-12
@@ -890,12 +891,19 @@ static int in_mesh(query *q, const double *world, int other_is_b)
 	invert(other_is_b ? &q->fb : &q->fa, &inv);
 	double p[3];
 	apply(&inv, world, p);
-	int c = mesh_point_inside(m, p, q->cancel);
-	if (c == CLASH_ERANGE) {
-		q->converged = 0;
-		return 0;
+	/* Off a closed surface an odd number of crossings is a winding
+	 * number of at least 1 in size: the cheaper test answers inside.  An
+	 * even one may still be a shell inside a shell of the same turn. */
+	if (m->topo.closed) {
+		int c = mesh_point_inside(m, p, q->cancel);
+		if (c == CLASH_ERANGE) {
+			q->converged = 0;
+			return 0;
+		}
+		if (c != 0)
+			return c;
 	}
-	return c;
+	return winding_inside(m, m->far, p);
 }
 
 static int in_convex(query *q, const double *world, int other_is_b)

@@ -17,6 +17,7 @@
  * indexed by the node's children pair.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "winding.h"
@@ -38,6 +39,12 @@ typedef struct far_node {
 size_t winding_far_size(const clash_mesh *m)
 {
 	return mesh_valid(m) ? (m->nnodes / 2) * sizeof(far_node) : 0;
+}
+
+size_t winding_far_bound(size_t ntriangles)
+{
+	/* A pad and at most ntriangles leaves: ntriangles pairs at most. */
+	return ntriangles * sizeof(far_node);
 }
 
 static void tri_normal(const double *t, double *n)
@@ -185,8 +192,8 @@ static int dipole(const mesh_node *nd, const far_node *f, const double *p, doubl
 	return 1;
 }
 
-double winding_number(const clash_mesh *m, const void *far, const double *p, double tau,
-                      double *bound)
+double winding_number_within(const clash_mesh *m, const void *far, const double *p, double tau,
+                             double *bound, size_t *work, size_t limit)
 {
 	const far_node *fn = far;
 	double q[3], w = 0.0, err = 0.0;
@@ -194,9 +201,15 @@ double winding_number(const clash_mesh *m, const void *far, const double *p, dou
 		q[k] = p[k] - m->origin[k];
 	uint32_t stack[WINDING_STACK];
 	int top = 0;
+	size_t done = *work;
 	stack[top++] = 0;
 	while (top > 0) {
 		const mesh_node *nd = &m->nodes[stack[--top]];
+		done += nd->count ? nd->count : 1;
+		if (done > limit) {
+			*work = done;
+			return NAN;
+		}
 		if (nd->count) {
 			for (uint32_t i = 0; i < nd->count; i++)
 				w += tri_winding(mesh_tri(m, nd->first + i), p);
@@ -211,9 +224,17 @@ double winding_number(const clash_mesh *m, const void *far, const double *p, dou
 		stack[top++] = nd->first + 1;
 		stack[top++] = nd->first;
 	}
+	*work = done;
 	if (bound)
 		*bound = err;
 	return w;
+}
+
+double winding_number(const clash_mesh *m, const void *far, const double *p, double tau,
+                      double *bound)
+{
+	size_t work = 0;
+	return winding_number_within(m, far, p, tau, bound, &work, SIZE_MAX);
 }
 
 /* The first tolerance per cluster of the inside test, and how much each

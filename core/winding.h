@@ -20,6 +20,8 @@
 
 /* Bytes of far-field data for m (0 when m is not a mesh). */
 size_t winding_far_size(const clash_mesh *m);
+/* The most winding_far_size can be for a mesh of ntriangles. */
+size_t winding_far_bound(size_t ntriangles);
 
 /* The far-field data of m into storage (8-byte aligned, at least
  * winding_far_size(m) bytes).  CLASH_OK or CLASH_EINVAL. */
@@ -32,6 +34,13 @@ int winding_far_build(const clash_mesh *m, void *storage, size_t size);
  * from winding_far_build for this m. */
 double winding_number(const clash_mesh *m, const void *far, const double *p, double tau,
                       double *bound);
+
+/* As winding_number, adding to *work the nodes it reads and the
+ * triangles it sums; NAN (and *work past limit) as soon as that sum
+ * would pass limit, which bounds the time of a walk through a soup of
+ * crossing triangles. */
+double winding_number_within(const clash_mesh *m, const void *far, const double *p, double tau,
+                             double *bound, size_t *work, size_t limit);
 
 /* Is p inside m by its winding number: |w| >= 1/2, certified (the
  * evaluation is refined, down to the exact sum, until the bound no

@@ -187,7 +187,7 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		PROTO_TEXT_LIT(&t, "}");
 	}
 	/* Meshes: which side is a solid (a convex shape is one; a mesh is
-	 * when closed and consistently oriented) and, when they meet, how
+	 * when it encloses something) and, when they meet, how
 	 * ("intersection": "contact" is a motion's). */
 	if (r->has & CLASH_HAS_MESH) {
 		PROTO_TEXT_LIT(&t, ",\"solid\":{\"a\":");

@@ -33,7 +33,7 @@ typedef struct stored_shape {
 	int depth;           /* levels of parts (0: convex) */
 	size_t meshes;       /* parts that are triangle meshes */
 	size_t triangles;    /* their triangles */
-	size_t solid_meshes; /* of them, the closed and consistently oriented */
+	size_t solid_meshes; /* of them, the solids (clash_mesh_is_solid) */
 	size_t curved;       /* parts that are curved primitives (not a box) */
 	atomic_size_t bytes; /* the blocks below (arrays, trees and
 	                        preparations made so far) and itself */

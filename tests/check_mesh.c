@@ -371,7 +371,8 @@ END_TEST
 
 /* A bipyramid over a 40-gon: each apex is on 80 directed edges (the
  * build checks long vertex lists another way than short ones): solid;
- * with one triangle flipped, or one doubled, a surface. */
+ * with one triangle doubled, three edges shared by three; with one
+ * flipped, that one turned back. */
 static void bipyramid_topology(void)
 {
 	enum { N = 40 };
@@ -391,14 +392,21 @@ static void bipyramid_topology(void)
 	clash_mesh *m;
 	ck_assert_int_eq(clash_mesh_build(st, size, pos, N + 2, idx, 2 * N, &m), CLASH_OK);
 	ck_assert_int_eq(clash_mesh_is_solid(m), 1);
+	clash_mesh_info info;
 	memcpy(idx + 6 * N, idx, 3 * sizeof *idx); /* the first triangle twice */
 	ck_assert_int_eq(clash_mesh_build(st, size, pos, N + 2, idx, 2 * N + 1, &m), CLASH_OK);
-	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	ck_assert_int_eq(clash_mesh_info_get(m, &info), CLASH_OK);
+	ck_assert_int_eq(info.closed, 0);
+	ck_assert_uint_eq(info.nonmanifold_edges, 3);
+	ck_assert_uint_eq(info.boundary_edges, 0);
+	ck_assert_int_eq(info.solid, 1); /* a doubled face leaks nothing */
 	uint32_t t = idx[6 * 7];
 	idx[6 * 7] = idx[6 * 7 + 1];
 	idx[6 * 7 + 1] = t;
 	ck_assert_int_eq(clash_mesh_build(st, size, pos, N + 2, idx, 2 * N, &m), CLASH_OK);
-	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	ck_assert_int_eq(clash_mesh_info_get(m, &info), CLASH_OK);
+	ck_assert_int_eq(info.closed, 1);
+	ck_assert_uint_eq(info.flipped, 1);
 	free(st);
 }
 
@@ -428,16 +436,28 @@ START_TEST(build_errors_and_topology)
 	ck_assert_ptr_eq(s.mesh, m);
 	ck_assert_int_eq(clash_shape_init_mesh(&s, NULL), CLASH_EINVAL);
 
-	/* A box: solid; without a face: a surface; with a face flipped: a
-	 * surface; as unindexed triples: welded, solid. */
+	/* A box: solid; without a triangle: open, a solid still (its leak is
+	 * small); without two opposite faces: a tube, a surface; with a face flipped: turned
+	 * back, closed; as unindexed triples: welded, solid. */
 	tmesh b;
 	double lo[3] = {0, 0, 0}, hi[3] = {1, 2, 3};
 	box_mesh(&b, lo, hi);
 	ck_assert_int_eq(clash_mesh_is_solid(b.m), 1);
+	clash_mesh_info info;
 	size = clash_mesh_size(8, 11);
 	void *st = malloc(size);
 	ck_assert_int_eq(clash_mesh_build(st, size, b.pos, 8, b.idx, 11, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_info_get(m, &info), CLASH_OK);
+	ck_assert_int_eq(info.closed, 0);
+	ck_assert_uint_eq(info.boundary_edges, 3);
+	ck_assert_int_eq(info.solid, 1);
+	ck_assert_int_eq(clash_mesh_build(st, size, b.pos, 8, b.idx, 8, &m), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_info_get(m, &info), CLASH_OK);
+	ck_assert_uint_eq(info.boundary_edges, 8); /* a tube: two rims of four */
+	ck_assert_int_eq(info.solid, 0);
 	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	ck_assert_int_eq(clash_mesh_info_get(NULL, &info), CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_info_get(m, NULL), CLASH_EINVAL);
 	free(st);
 	uint32_t flip[36];
 	memcpy(flip, b.idx, sizeof flip);
@@ -446,7 +466,10 @@ START_TEST(build_errors_and_topology)
 	size = clash_mesh_size(8, 12);
 	st = malloc(size);
 	ck_assert_int_eq(clash_mesh_build(st, size, b.pos, 8, flip, 12, &m), CLASH_OK);
-	ck_assert_int_eq(clash_mesh_is_solid(m), 0);
+	ck_assert_int_eq(clash_mesh_info_get(m, &info), CLASH_OK);
+	ck_assert_int_eq(info.closed, 1);
+	ck_assert_uint_eq(info.flipped, 1);
+	ck_assert_int_eq(clash_mesh_is_solid(m), 1);
 	free(st);
 	double soup[108];
 	for (int i = 0; i < 36; i++)
@@ -783,19 +806,39 @@ START_TEST(bolt_through_a_hole)
 	ck_assert_int_eq(r.contact, CLASH_CONTACT_A_IN_B);
 	ck_assert_int_eq(clash_gjk(&p, &s, NULL, &r), CLASH_OK);
 	ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
-	/* An open surface holds nothing: the plate without its last triangle. */
+	/* The plate without its last triangle leaks little: a solid still,
+	 * the bolt inside it. */
 	size_t size = clash_mesh_size(pl.nv, pl.nt - 1);
 	void *st = malloc(size);
 	clash_mesh *open;
 	ck_assert_int_eq(clash_mesh_build(st, size, pl.pos, pl.nv, pl.idx, pl.nt - 1, &open),
 	                 CLASH_OK);
-	ck_assert_int_eq(clash_mesh_is_solid(open), 0);
+	ck_assert_int_eq(clash_mesh_is_solid(open), 1);
 	clash_shape o;
+	clash_shape_init_mesh(&o, open);
+	ck_assert_int_eq(clash_gjk(&s, &o, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 1);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_A_IN_B);
+	/* Its top alone is an open surface: it holds nothing. */
+	ck_assert_int_eq(clash_mesh_build(st, size, pl.pos, pl.nv, pl.idx, 1, &open), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_is_solid(open), 0);
 	clash_shape_init_mesh(&o, open);
 	ck_assert_int_eq(clash_gjk(&s, &o, NULL, &r), CLASH_OK);
 	ck_assert_int_eq(r.intersecting, 0);
 	ck_assert_int_eq(r.solid_b, 0);
-	ck_near(r.distance, 0.2, 1e-12);
+	/* Its distance: that of two convex shapes, the bolt and the triangle. */
+	double tv[9], bv[24];
+	for (int j = 0; j < 3; j++)
+		memcpy(tv + 3 * j, pl.pos + 3 * pl.idx[j], 3 * sizeof(double));
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 3; k++)
+			bv[3 * i + k] = sb.pos[3 * i + k] + t[k];
+	clash_shape ct, cb;
+	clash_shape_init(&ct, 3, tv, 3);
+	clash_shape_init(&cb, 3, bv, 8);
+	clash_result cr;
+	ck_assert_int_eq(clash_gjk(&cb, &ct, NULL, &cr), CLASH_OK);
+	ck_near(r.distance, cr.distance, 1e-12);
 	free(st);
 	tm_free(&pl);
 	tm_free(&bolt);

@@ -35,7 +35,7 @@ export type Health = Schemas['Health'];
 export interface Placement { radius?: number; pose?: Pose; pose_end?: Pose }
 /** A shape named by its id, with its own placement. */
 export interface ShapeRef extends Placement { ref: ShapeId }
-/** A triangle mesh shape: a solid when closed and consistently oriented. */
+/** A triangle mesh shape: a solid when it encloses something (closed, or its holes leak little). */
 export interface MeshShape extends Placement { mesh: MeshGeometry }
 /** A primitive, axis along local y (three.js convention). */
 export type Primitive =

@@ -6,7 +6,8 @@
  * clash_gjk's answer is checked against computations made here:
  *   - a mesh on either side: the distance is the least over pieces (each
  *     triangle a 3-vertex convex shape, a convex side whole) by clash_gjk;
- *     a solid holds the other's points by a winding number (solid angles);
+ *     a solid holds the other's points by a winding number (solid angles,
+ *     over the triangles as the build turned them);
  *     verdicts agree when the pieces are 1e-6 of the size apart or deep,
  *     near points lie on their shapes at the reported distance; the fast
  *     winding number (core/winding.h) of each mesh at the other's points
@@ -22,6 +23,7 @@
 
 #include "../winding_ref.h"
 #include "fuzz_core.h"
+#include "mesh.h"
 #include "winding.h"
 
 #define MESH_MAX_V 12
@@ -45,6 +47,7 @@ typedef struct solid {
 	size_t nv, nt;
 	int use_idx, expect_solid, solid;
 	double tri[MESH_MAX_T][3][3]; /* world */
+	double turned[MESH_MAX_T][3][3]; /* world, the build's (mesh.h): turned */
 	clash_shape piece[MESH_MAX_T];
 	uint64_t store[4096];
 	/* polytope */
@@ -90,14 +93,15 @@ static void make_mesh(input *in, int type, unsigned mods, double scale, solid *m
 	if (type <= 2) {
 		closed_mesh(in, type, sz, m);
 	} else if (type == 3) {
-		/* Open: a closed one less one or two triangles. */
+		/* Open: a closed one less one or two triangles; a solid when its
+		 * leak is small (mesh_solid.h). */
 		closed_mesh(in, (int)(mods % 3), sz, m);
 		for (int d = 0; d < 1 + (int)((mods >> 2) & 1) && m->nt > 1; d++) {
 			size_t t = u8(in) % m->nt;
 			memmove(m->idx + 3 * t, m->idx + 3 * t + 3, (m->nt - t - 1) * 3 * sizeof *m->idx);
 			m->nt--;
 		}
-		m->expect_solid = 0;
+		m->expect_solid = -1;
 	} else {
 		/* A soup: repeated, collinear and tiny triangles come up. */
 		m->nt = 1 + u8(in) % 4;
@@ -235,6 +239,8 @@ static int make_solid(input *in, double scale, const double *offset, solid *m)
 		for (size_t t = 0; t < m->nt; t++) {
 			for (int c = 0; c < 3; c++)
 				world(&m->s, m->pos + 3 * (ix ? ix[3 * t + c] : 3 * t + c), m->tri[t][c]);
+			for (int c = 0; c < 3; c++)
+				world(&m->s, mesh_tri(m->s.mesh, t) + 3 * c, m->turned[t][c]);
 			clash_shape_init(&m->piece[t], 3, &m->tri[t][0][0], 3);
 			if (m->s.radius > 0)
 				clash_shape_set_radius(&m->piece[t], m->s.radius);
@@ -281,7 +287,7 @@ static size_t points_of(const solid *m, double (*x)[3])
 static int inside_solid(const solid *m, const double *x)
 {
 	return m->type == SIDE_MESH && m->solid &&
-	       fabs(winding_ref(&m->tri[0][0][0], m->nt, x)) > 0.5;
+	       fabs(winding_ref(&m->turned[0][0][0], m->nt, x)) > 0.5;
 }
 
 /* The distance from point x to m (0 inside a solid mesh); -1 when a
@@ -341,12 +347,9 @@ static void check_winding(const solid *m, const double (*x)[3], size_t n)
 	const clash_mesh *mesh = m->s.mesh;
 	REQUIRE(winding_far_build(mesh, far, sizeof far) == CLASH_OK, "winding: far field",
 	        (double)winding_far_size(mesh), (double)sizeof far);
-	const uint32_t *idx = clash_mesh_indices(mesh);
+	/* The build's own triangles: some may have been turned over. */
 	double w[MESH_MAX_T * 9];
-	for (size_t t = 0; t < m->nt; t++)
-		for (int c = 0; c < 3; c++)
-			memcpy(w + 9 * t + 3 * c, m->s.vertices + 3 * (idx ? idx[3 * t + c] : 3 * t + c),
-			       3 * sizeof(double));
+	memcpy(w, mesh_tri(mesh, 0), 9 * m->nt * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
 		if (winding_ref_on_surface(w, m->nt, x[i]))
 			continue; /* w jumps by 1 there */

@@ -1,0 +1,44 @@
+/*
+ * mesh_topo.h — a mesh's edges after the weld: which are open, which are
+ * shared by more than two triangles, which triangles must turn over so
+ * that every part is consistently oriented, and the connected parts
+ * (internal to the core; core/mesh_topo.c, called by mesh_build.c).
+ */
+#ifndef CLASH_MESH_TOPO_H
+#define CLASH_MESH_TOPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the census found. */
+typedef struct mesh_topo {
+	size_t boundary;    /* edges used by one triangle */
+	size_t nonmanifold; /* edges used by three triangles or more */
+	size_t conflicts;   /* edges no choice of turns can orient (a Moebius band) */
+	size_t flipped;     /* triangles turned over */
+	size_t parts;       /* connected parts (triangles joined through vertices) */
+	/* Every edge used exactly twice, once each way, once turned: the mesh
+	 * is closed (watertight and orientable). */
+	int closed;
+} mesh_topo;
+
+/* The input to the census: ntriangles triangles over welded vertex numbers
+ * (canon[vertex] in 0..nu-1), their corners at positions (vertex numbers
+ * before the weld, as indices give them: NULL for consecutive triples). */
+typedef struct mesh_topo_in {
+	const double *positions;
+	const uint32_t *indices;
+	const uint32_t *canon;
+	size_t nu, ntriangles;
+} mesh_topo_in;
+
+/* Bytes of scratch mesh_topo_run needs. */
+size_t mesh_topo_scratch(size_t nu, size_t ntriangles);
+
+/* The census of in, in scratch (8-byte aligned, mesh_topo_scratch bytes):
+ * flip, a bitmap of ntriangles bits (input order, set: turn it over), and
+ * the first triangle of each part in input order into list.  *out. */
+void mesh_topo_run(const mesh_topo_in *in, void *scratch, uint8_t *flip, uint32_t *list,
+                   mesh_topo *out);
+
+#endif

@@ -1,0 +1,537 @@
+/*
+ * check_mesh_defects.c — parts as CAD exports leave them: a wall (a
+ * coarse box), a sphere-like part and a real exported part (an OpenSCAD
+ * bracket, tests/data/bracket.stl, made from tests/data/bracket.scad with
+ * OpenSCAD 2021.01), each with a cube buried in its material, then each
+ * defect in turn: one triangle removed (every triangle, one at a time),
+ * the seams duplicated 1e-15 away, one face flipped, a T-junction.  The
+ * cube must stay inside the part (B_IN_A, A_IN_B the other way round) and
+ * the part a solid, as the intact part, whose answer is checked against
+ * the cube's place chosen inside its material.  An open sheet and a
+ * half-open bowl stay surfaces: a cube in the bowl's hollow is apart from
+ * it, and the answer says the bowl is no solid.  Two crossing closed cubes
+ * in one mesh are their union: a cube in their overlap is inside (parity
+ * would call it outside); an inward shell inside an outward one stays a
+ * cavity.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "clash.h"
+#include "mesh_import.h"
+
+typedef struct part {
+	double *pos;
+	uint32_t *idx;
+	size_t nv, nt;
+	double at[3]; /* the centre of a cube of side `side` in its material */
+	double side;
+} part;
+
+static void part_alloc(part *p, size_t nv, size_t nt)
+{
+	memset(p, 0, sizeof *p);
+	p->pos = malloc(3 * (nv ? nv : 1) * sizeof *p->pos);
+	p->idx = malloc(3 * (nt ? nt : 1) * sizeof *p->idx);
+	ck_assert(p->pos && p->idx);
+}
+
+static void part_free(part *p)
+{
+	free(p->pos);
+	free(p->idx);
+}
+
+static uint32_t vtx(part *p, double x, double y, double z)
+{
+	double *v = p->pos + 3 * p->nv;
+	v[0] = x, v[1] = y, v[2] = z;
+	return (uint32_t)p->nv++;
+}
+
+static void tri(part *p, uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t *t = p->idx + 3 * p->nt++;
+	t[0] = a, t[1] = b, t[2] = c;
+}
+
+/* An outward box (inward when `in`), 12 triangles. */
+static void add_box(part *p, const double *lo, const double *hi, int in)
+{
+	uint32_t v[8];
+	for (int i = 0; i < 8; i++)
+		v[i] = vtx(p, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]);
+	static const int f[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+	                            {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+	for (int i = 0; i < 6; i++) {
+		tri(p, v[f[i][0]], v[f[i][1 + in]], v[f[i][2 - in]]);
+		tri(p, v[f[i][0]], v[f[i][2 + in]], v[f[i][3 - in]]);
+	}
+}
+
+/* A wall 10 x 10 x 3 as the 12 triangles of a box. */
+static void wall(part *p)
+{
+	part_alloc(p, 8, 12);
+	add_box(p, (double[3]){0, 0, 0}, (double[3]){10, 10, 3}, 0);
+	memcpy(p->at, (double[3]){5, 5, 1.5}, sizeof p->at);
+	p->side = 1;
+}
+
+/* A sphere-like part of radius 5: a cube's faces cut n x n, pushed out
+ * to the sphere, welded (shared lattice points). */
+static void sphere(part *p, int n)
+{
+	const int side = n + 1;
+	part_alloc(p, (size_t)side * side * side, 12 * (size_t)n * n);
+	uint32_t *map = malloc((size_t)side * side * side * sizeof *map);
+	ck_assert(map);
+	memset(map, 0xff, (size_t)side * side * side * sizeof *map);
+	for (int face = 0; face < 6; face++) {
+		const int a = face % 3, hi = face >= 3, b = (a + 1) % 3, c = (a + 2) % 3;
+		for (int u = 0; u < n; u++)
+			for (int t = 0; t < n; t++) {
+				uint32_t v[4];
+				for (int q = 0; q < 4; q++) {
+					int ijk[3];
+					ijk[a] = hi ? n : 0;
+					ijk[b] = u + (q == 1 || q == 2);
+					ijk[c] = t + (q >= 2);
+					uint32_t *slot = &map[(ijk[0] * side + ijk[1]) * side + ijk[2]];
+					if (*slot == UINT32_MAX) {
+						double x[3], r = 0.0;
+						for (int k = 0; k < 3; k++) {
+							x[k] = 2.0 * ijk[k] / n - 1.0;
+							r += x[k] * x[k];
+						}
+						r = 5.0 / sqrt(r);
+						*slot = vtx(p, x[0] * r, x[1] * r, x[2] * r);
+					}
+					v[q] = *slot;
+				}
+				if (hi) {
+					tri(p, v[0], v[1], v[2]);
+					tri(p, v[0], v[2], v[3]);
+				} else {
+					tri(p, v[0], v[2], v[1]);
+					tri(p, v[0], v[3], v[2]);
+				}
+			}
+	}
+	free(map);
+	memcpy(p->at, (double[3]){1, -0.5, 2}, sizeof p->at);
+	p->side = 1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s (run from the repository)", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	long n = ftell(f);
+	ck_assert(n > 0);
+	rewind(f);
+	char *s = malloc((size_t)n);
+	ck_assert(s);
+	ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return s;
+}
+
+/* The OpenSCAD bracket: its base plate is 40 x 30 x 4 from the origin,
+ * its holes at x = 28: a cube of side 1 at (10, 15, 2) is in the plate. */
+static void bracket(part *p)
+{
+	size_t len;
+	char *data = read_file("tests/data/bracket.stl", &len);
+	proto_mesh_set set = {0};
+	proto_problem pr = {0};
+	enum proto_limit which;
+	ck_assert_int_eq(proto_mesh_import(data, len, PROTO_MESH_STL, NULL, &set, &pr, &which), 0);
+	ck_assert_uint_eq(set.n, 1);
+	const proto_mesh_shape *s = &set.shapes[0];
+	part_alloc(p, s->n, s->t);
+	memcpy(p->pos, s->positions, 3 * s->n * sizeof *p->pos);
+	memcpy(p->idx, s->indices, 3 * s->t * sizeof *p->idx);
+	p->nv = s->n;
+	p->nt = s->t;
+	proto_mesh_set_free(&set);
+	free(data);
+	memcpy(p->at, (double[3]){10, 15, 2}, sizeof p->at);
+	p->side = 1;
+}
+
+static void part_copy(part *to, const part *from, size_t extra_v, size_t extra_t)
+{
+	part_alloc(to, from->nv + extra_v, from->nt + extra_t);
+	memcpy(to->pos, from->pos, 3 * from->nv * sizeof *to->pos);
+	memcpy(to->idx, from->idx, 3 * from->nt * sizeof *to->idx);
+	to->nv = from->nv;
+	to->nt = from->nt;
+	memcpy(to->at, from->at, sizeof to->at);
+	to->side = from->side;
+}
+
+/* ---- the defects --------------------------------------------------------- */
+
+static void remove_triangle(part *p, size_t i)
+{
+	memmove(p->idx + 3 * i, p->idx + 3 * (i + 1), 3 * (p->nt - i - 1) * sizeof *p->idx);
+	p->nt--;
+}
+
+static void flip_triangle(part *p, size_t i)
+{
+	uint32_t *t = p->idx + 3 * i, x = t[1];
+	t[1] = t[2];
+	t[2] = x;
+}
+
+/* Every triangle its own corners, moved 1e-15 of their size (a few ulps)
+ * one way or the other: no two triangles share a vertex any more. */
+static void unweld(part *p)
+{
+	part q;
+	part_alloc(&q, 3 * p->nt, p->nt);
+	for (size_t t = 0; t < p->nt; t++) {
+		uint32_t v[3];
+		for (int c = 0; c < 3; c++) {
+			const double *x = p->pos + 3 * p->idx[3 * t + c];
+			const double s = ((t + (size_t)c) & 1) ? 1e-15 : -1e-15;
+			v[c] = vtx(&q, x[0] + s * fabs(x[0]), x[1] + s * fabs(x[1]), x[2] + s * fabs(x[2]));
+		}
+		tri(&q, v[0], v[1], v[2]);
+	}
+	memcpy(q.at, p->at, sizeof q.at);
+	q.side = p->side;
+	part_free(p);
+	*p = q;
+}
+
+/* Triangle i cut in two at the midpoint of its first edge, the
+ * neighbour across that edge left whole: a T-junction.  p needs room for
+ * a vertex and a triangle more. */
+static void t_junction(part *p, size_t i)
+{
+	uint32_t *t = p->idx + 3 * i;
+	const double *a = p->pos + 3 * t[0], *b = p->pos + 3 * t[1];
+	const uint32_t m = vtx(p, 0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2]));
+	const uint32_t a0 = t[0], b0 = t[1], c0 = t[2];
+	t[1] = m; /* a m c */
+	tri(p, m, b0, c0);
+	(void)a0;
+}
+
+/* ---- the checks ---------------------------------------------------------- */
+
+typedef struct built {
+	void *store;
+	clash_mesh *m;
+	clash_shape s;
+} built;
+
+static void build(built *b, const part *p)
+{
+	size_t size = clash_mesh_size(p->nv, p->nt);
+	ck_assert(size > 0);
+	b->store = malloc(size);
+	ck_assert(b->store);
+	ck_assert_int_eq(clash_mesh_build(b->store, size, p->pos, p->nv, p->idx, p->nt, &b->m),
+	                 CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_mesh(&b->s, b->m), CLASH_OK);
+}
+
+/* The cube of p (a mesh cube, and a convex one) inside the part both
+ * ways round; the part a solid.  what: the defect, for messages. */
+static void cube_inside(const part *p, const char *what)
+{
+	built b;
+	build(&b, p);
+	clash_mesh_info info;
+	ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
+	if (!info.solid)
+		ck_abort_msg("%s: not a solid (leak %g, %zu open edges)", what, info.leak,
+		             info.boundary_edges);
+	part cube;
+	part_alloc(&cube, 8, 12);
+	double lo[3], hi[3];
+	for (int k = 0; k < 3; k++) {
+		lo[k] = p->at[k] - 0.5 * p->side;
+		hi[k] = p->at[k] + 0.5 * p->side;
+	}
+	add_box(&cube, lo, hi, 0);
+	built c;
+	build(&c, &cube);
+	clash_shape convex;
+	clash_shape_init(&convex, 3, cube.pos, 8);
+	const clash_shape *cubes[2] = {&c.s, &convex};
+	for (int i = 0; i < 2; i++) {
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&b.s, cubes[i], NULL, &r), CLASH_OK);
+		if (!r.intersecting || r.contact != CLASH_CONTACT_B_IN_A || !r.solid_a)
+			ck_abort_msg("%s (%s cube): intersecting %d, contact %d, solid %d", what,
+			             i ? "convex" : "mesh", r.intersecting, (int)r.contact, r.solid_a);
+		ck_assert_int_eq(clash_gjk(cubes[i], &b.s, NULL, &r), CLASH_OK);
+		if (r.contact != CLASH_CONTACT_A_IN_B)
+			ck_abort_msg("%s (%s cube, swapped): contact %d", what, i ? "convex" : "mesh",
+			             (int)r.contact);
+	}
+	free(c.store);
+	part_free(&cube);
+	free(b.store);
+}
+
+typedef void (*part_fn)(part *);
+static const part_fn PARTS[] = {wall, NULL, bracket};
+static const char *const PART_NAMES[] = {"wall", "sphere", "bracket"};
+
+/* Which triangles a defect is tried on: every one of the wall's 12,
+ * every fourth of the sphere's 768, every fifth of the bracket's 568
+ * (each build of an open mesh samples its leak: about 1024 winding
+ * numbers). */
+static const size_t STEP[] = {1, 4, 5};
+
+static void make_part(int i, part *p)
+{
+	if (PARTS[i])
+		PARTS[i](p);
+	else
+		sphere(p, 8);
+}
+
+START_TEST(intact_parts_hold_their_buried_cube)
+{
+	part p;
+	make_part(_i, &p);
+	built b;
+	build(&b, &p);
+	clash_mesh_info info;
+	ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
+	ck_assert_int_eq(info.closed, 1);
+	ck_assert_uint_eq(info.flipped, 0);
+	free(b.store);
+	cube_inside(&p, PART_NAMES[_i]);
+	part_free(&p);
+}
+END_TEST
+
+START_TEST(one_triangle_removed_still_holds_the_cube)
+{
+	part p;
+	make_part(_i, &p);
+	const size_t step = STEP[_i];
+	for (size_t i = 0; i < p.nt; i += step) {
+		part q;
+		part_copy(&q, &p, 0, 0);
+		remove_triangle(&q, i);
+		char what[64];
+		snprintf(what, sizeof what, "%s without triangle %zu", PART_NAMES[_i], i);
+		cube_inside(&q, what);
+		part_free(&q);
+	}
+	part_free(&p);
+}
+END_TEST
+
+START_TEST(seams_duplicated_1e15_away_still_hold_the_cube)
+{
+	part p;
+	make_part(_i, &p);
+	unweld(&p);
+	cube_inside(&p, PART_NAMES[_i]);
+	part_free(&p);
+}
+END_TEST
+
+START_TEST(a_flipped_face_is_turned_back)
+{
+	part p;
+	make_part(_i, &p);
+	const size_t step = STEP[_i];
+	for (size_t i = 0; i < p.nt; i += step) {
+		part q;
+		part_copy(&q, &p, 0, 0);
+		flip_triangle(&q, i);
+		built b;
+		build(&b, &q);
+		clash_mesh_info info;
+		ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
+		if (!info.closed || info.flipped != 1)
+			ck_abort_msg("%s, triangle %zu flipped: closed %d, flipped %zu", PART_NAMES[_i], i,
+			             info.closed, info.flipped);
+		free(b.store);
+		char what[64];
+		snprintf(what, sizeof what, "%s with triangle %zu flipped", PART_NAMES[_i], i);
+		cube_inside(&q, what);
+		part_free(&q);
+	}
+	part_free(&p);
+}
+END_TEST
+
+START_TEST(a_t_junction_still_holds_the_cube)
+{
+	part p;
+	make_part(_i, &p);
+	const size_t step = STEP[_i];
+	for (size_t i = 0; i < p.nt; i += step) {
+		part q;
+		part_copy(&q, &p, 1, 1);
+		t_junction(&q, i);
+		char what[64];
+		snprintf(what, sizeof what, "%s with a T-junction in triangle %zu", PART_NAMES[_i], i);
+		built b;
+		build(&b, &q);
+		clash_mesh_info info;
+		ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
+		/* The long edge and the two halves are each used once. */
+		if (info.closed || info.boundary_edges != 3)
+			ck_abort_msg("%s: closed %d, %zu open edges", what, info.closed,
+			             info.boundary_edges);
+		free(b.store);
+		cube_inside(&q, what);
+		part_free(&q);
+	}
+	part_free(&p);
+}
+END_TEST
+
+/* A hemisphere of radius 5 about the origin (z <= 0), open at z = 0:
+ * the rim a 48-gon, 12 rings. */
+static void bowl(part *p)
+{
+	enum { AROUND = 48, RINGS = 12 };
+	part_alloc(p, AROUND * RINGS + 1, 2 * AROUND * RINGS);
+	const uint32_t pole = vtx(p, 0, 0, -5);
+	for (int j = 1; j <= RINGS; j++) {
+		const double lat = -M_PI / 2 + (M_PI / 2) * j / RINGS;
+		for (int i = 0; i < AROUND; i++) {
+			const double lon = 2 * M_PI * i / AROUND;
+			vtx(p, 5 * cos(lat) * cos(lon), 5 * cos(lat) * sin(lon), 5 * sin(lat));
+		}
+	}
+#define RING(j, i) ((uint32_t)(1 + ((j)-1) * AROUND + ((i) % AROUND)))
+	for (int i = 0; i < AROUND; i++)
+		tri(p, pole, RING(1, i + 1), RING(1, i));
+	for (int j = 1; j < RINGS; j++)
+		for (int i = 0; i < AROUND; i++) {
+			tri(p, RING(j, i), RING(j, i + 1), RING(j + 1, i + 1));
+			tri(p, RING(j, i), RING(j + 1, i + 1), RING(j + 1, i));
+		}
+#undef RING
+}
+
+/* A cube of side 1 at c, apart from `open` (a surface): not
+ * intersecting, the surface said to be no solid, the distance that of
+ * the cube's corners to the surface found by brute force over its
+ * triangles (each convex: clash_gjk of two convex shapes). */
+static void cube_apart(const part *open, const double *c)
+{
+	built b;
+	build(&b, open);
+	ck_assert_int_eq(clash_mesh_is_solid(b.m), 0);
+	double cv[24];
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 3; k++)
+			cv[3 * i + k] = c[k] + ((i >> k) & 1 ? 0.5 : -0.5);
+	clash_shape cube;
+	clash_shape_init(&cube, 3, cv, 8);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&b.s, &cube, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_assert_int_eq(r.solid_a, 0);
+	double best = INFINITY;
+	for (size_t t = 0; t < open->nt; t++) {
+		double tv[9];
+		for (int k = 0; k < 3; k++)
+			memcpy(tv + 3 * k, open->pos + 3 * open->idx[3 * t + k], 3 * sizeof(double));
+		clash_shape ts;
+		clash_shape_init(&ts, 3, tv, 3);
+		clash_result tr;
+		ck_assert_int_eq(clash_gjk(&ts, &cube, NULL, &tr), CLASH_OK);
+		best = fmin(best, tr.distance);
+	}
+	ck_assert_double_eq_tol(r.distance, best, 1e-9);
+	free(b.store);
+}
+
+START_TEST(an_open_sheet_and_a_bowl_stay_surfaces)
+{
+	part sheet;
+	part_alloc(&sheet, 4, 2);
+	const uint32_t a = vtx(&sheet, -5, -5, 0), b = vtx(&sheet, 5, -5, 0),
+	               c = vtx(&sheet, 5, 5, 0), d = vtx(&sheet, -5, 5, 0);
+	tri(&sheet, a, b, c);
+	tri(&sheet, a, c, d);
+	cube_apart(&sheet, (double[3]){0, 0, -1});
+	cube_apart(&sheet, (double[3]){0, 0, 1});
+	part_free(&sheet);
+	part bw;
+	bowl(&bw);
+	cube_apart(&bw, (double[3]){0, 0, -3}); /* in its hollow */
+	cube_apart(&bw, (double[3]){0, 0, -0.5});
+	part_free(&bw);
+}
+END_TEST
+
+START_TEST(crossing_shells_are_a_union_and_a_cavity_stays_empty)
+{
+	/* Two crossing cubes exported as one mesh: the overlap is inside. */
+	part two;
+	part_alloc(&two, 16, 24);
+	add_box(&two, (double[3]){0, 0, 0}, (double[3]){4, 4, 4}, 0);
+	add_box(&two, (double[3]){2, 2, 2}, (double[3]){6, 6, 6}, 0);
+	memcpy(two.at, (double[3]){3, 3, 3}, sizeof two.at);
+	two.side = 1;
+	cube_inside(&two, "the overlap of two crossing cubes");
+	part_free(&two);
+	/* An inward box inside an outward one: a cube in the cavity is
+	 * apart from the part, by its gap to the inner walls. */
+	part hollow;
+	part_alloc(&hollow, 16, 24);
+	add_box(&hollow, (double[3]){0, 0, 0}, (double[3]){10, 10, 10}, 0);
+	add_box(&hollow, (double[3]){2, 2, 2}, (double[3]){8, 8, 8}, 1);
+	built b;
+	build(&b, &hollow);
+	ck_assert_int_eq(clash_mesh_is_solid(b.m), 1);
+	double cv[24];
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 3; k++)
+			cv[3 * i + k] = (k == 0 ? 3.0 : 5.0) + ((i >> k) & 1 ? 0.5 : -0.5);
+	clash_shape cube;
+	clash_shape_init(&cube, 3, cv, 8);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&b.s, &cube, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.intersecting, 0);
+	ck_assert_double_eq_tol(r.distance, 0.5, 1e-12); /* x = 2.5 to the wall at 2 */
+	/* In the walls' material: inside. */
+	for (int i = 0; i < 8; i++)
+		cv[3 * i] -= 2.0;
+	ck_assert_int_eq(clash_gjk(&b.s, &cube, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(r.contact, CLASH_CONTACT_B_IN_A);
+	free(b.store);
+	part_free(&hollow);
+}
+END_TEST
+
+static Suite *mesh_defects_suite(void)
+{
+	Suite *s = suite_create("mesh_defects");
+	TCase *tc = tcase_create("defects");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, intact_parts_hold_their_buried_cube, 0, 3);
+	tcase_add_loop_test(tc, one_triangle_removed_still_holds_the_cube, 0, 3);
+	tcase_add_loop_test(tc, seams_duplicated_1e15_away_still_hold_the_cube, 0, 3);
+	tcase_add_loop_test(tc, a_flipped_face_is_turned_back, 0, 3);
+	tcase_add_loop_test(tc, a_t_junction_still_holds_the_cube, 0, 3);
+	tcase_add_test(tc, an_open_sheet_and_a_bowl_stay_surfaces);
+	tcase_add_test(tc, crossing_shells_are_a_union_and_a_cavity_stays_empty);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(mesh_defects_suite)
