@@ -14,14 +14,14 @@
  * with two equal vertices are dropped, points and lines skipped; a file
  * with no triangle at all is a 422.  Coordinates are assimp's single
  * precision values, widened exactly (as a Float32Array's elements are);
- * an ASCII STL's are its numbers rounded as JavaScript rounds them
- * (stl_text.h), which assimp's own reading is not.
+ * a text file's are its numbers rounded as JavaScript rounds them
+ * (mesh_rounding.h), which assimp's own reading is not.
  * The C API keeps the last failed import's message in one string of the
  * process (aiGetErrorString): every assimp call is made under one mutex.
  */
 #include "mesh_import.h"
 #include "mesh_precheck.h"
-#include "stl_text.h"
+#include "mesh_rounding.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -448,58 +448,6 @@ static int primitive_types(const struct aiScene *sc)
 	return 1;
 }
 
-/* How many float steps apart a number of stl_text.h and assimp's may be:
- * further, the walk and assimp's reader disagree about the file. */
-#define STL_TEXT_STEPS 64
-
-static int float_steps_within(float a, float b, uint32_t most)
-{
-	if (a == b)
-		return 1;
-	if (!isfinite(a) || !isfinite(b) || (a < 0) != (b < 0))
-		return 0;
-	uint32_t x, y;
-	memcpy(&x, &a, sizeof x);
-	memcpy(&y, &b, sizeof y);
-	return (x > y ? x - y : y - x) <= most;
-}
-
-/*
- * An ASCII STL's coordinates as JavaScript reads them (stl_text.h) in place
- * of assimp's, so that a file and the same part parsed in a browser get
- * one id: when the walk finds as many vertices as assimp made, each number
- * within STL_TEXT_STEPS of assimp's.  Otherwise (a file assimp reads by
- * rules of its own) assimp's stand.  0, or -1 when memory ran out.
- */
-static int stl_text_coords(const struct aiScene *sc, const char *data, size_t len)
-{
-	size_t total = 0;
-	for (unsigned i = 0; i < sc->mNumMeshes; i++)
-		total += sc->mMeshes[i]->mNumVertices;
-	if (total == 0)
-		return 0;
-	float *v = malloc(3 * total * sizeof *v);
-	if (!v)
-		return -1;
-	long n = proto_stl_text_vertices(data, len, v, total);
-	int ok = n > 0 && (size_t)n == total;
-	for (int write = 0; ok && write < 2; write++)
-		for (unsigned i = 0, k = 0; ok && i < sc->mNumMeshes; i++) {
-			struct aiMesh *m = sc->mMeshes[i];
-			for (unsigned j = 0; ok && j < m->mNumVertices; j++, k += 3) {
-				struct aiVector3D *q = &m->mVertices[j];
-				if (write)
-					*q = (struct aiVector3D){v[k], v[k + 1], v[k + 2]};
-				else
-					ok = float_steps_within(q->x, v[k], STL_TEXT_STEPS) &&
-					     float_steps_within(q->y, v[k + 1], STL_TEXT_STEPS) &&
-					     float_steps_within(q->z, v[k + 2], STL_TEXT_STEPS);
-			}
-		}
-	free(v);
-	return 0;
-}
-
 int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
                       const proto_request_limits *l, proto_mesh_set *out, proto_problem *p,
                       enum proto_limit *which)
@@ -525,7 +473,7 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	import im = {.limits = l, .out = out, .p = p, .which = which};
 	pthread_mutex_lock(&assimp_lock);
 	im.scene = aiImportFileEx(src.name, aiProcess_ValidateDataStructure, &io);
-	if (im.scene && f == PROTO_MESH_STL && stl_text_coords(im.scene, data, len) != 0) {
+	if (im.scene && proto_mesh_rounding(im.scene, f, data, len) != 0) {
 		aiReleaseImport(im.scene);
 		pthread_mutex_unlock(&assimp_lock);
 		return -1;
