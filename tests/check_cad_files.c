@@ -17,7 +17,11 @@
  * Float32Array read them (libassimp's own reading is a float step off for
  * a few in a hundred of these).
  * A file ten times larger is a 413 problem naming --max-import-body,
- * announced by its Content-Length or found once inflated.
+ * announced by its Content-Length or found once inflated.  And in-process:
+ * numbers libassimp reads a float step off, in an ASCII STL of two solids
+ * (a facet of four vertices), an OBJ (a w, vertex colours) and an ASCII
+ * PLY (x, y, z among other properties), each equal to (float)strtod of
+ * its text; a number assimp reads by a rule of its own ("1,5") left so.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -30,6 +34,7 @@
 
 #include "check.h"
 #include "http_harness.h"
+#include "mesh_import.h"
 #include "textbuf.h"
 
 #define NU 250
@@ -408,6 +413,87 @@ START_TEST(file_ten_times_larger_is_refused)
 }
 END_TEST
 
+/* ---- numbers as JavaScript reads them --------------------------------- */
+
+/* Numbers libassimp 5.2.5 reads a float step away from (float)strtod. */
+static const char *const off[] = {"8.25275470e+3", "4.261069e-2", "-8.57393333e-3",
+                                  "-6.957487e+3",  "-5.52766389e+2", "3.57664e+0",
+                                  "1.29349",       "4.96435",        "7.66134",
+                                  "9.6195752e-3",  "3.9050787e-2",   "8.99079667e+1"};
+
+/* The file of format f imported in-process: its shapes in *set (0). */
+static void import_text(const char *text, proto_mesh_format f, proto_mesh_set *set)
+{
+	proto_problem p = {0};
+	int r = proto_mesh_import(text, strlen(text), f, NULL, set, &p, NULL);
+	ck_assert_msg(r == 0, "import: %s", p.detail);
+}
+
+/* Shape s's vertex i is the numbers off[k], off[k + 1], off[k + 2] as
+ * parseFloat and a Float32Array make them. */
+static void assert_vertex(const proto_mesh_shape *s, size_t i, size_t k)
+{
+	ck_assert_uint_lt(i, s->n);
+	for (int c = 0; c < 3; c++)
+		ck_assert_msg(s->positions[3 * i + c] == (double)(float)strtod(off[k + c], NULL),
+		              "vertex %zu, coordinate %d: %a, not %s", i, c, s->positions[3 * i + c],
+		              off[k + c]);
+}
+
+START_TEST(text_numbers_are_read_as_javascript_reads_them)
+{
+	char text[2048];
+	proto_mesh_set set;
+	/* STL: two solids, a facet of four vertices (assimp skips the
+	 * fourth), words the reader skips. */
+	snprintf(text, sizeof text,
+	         "solid one two\nfacet normal 0 0 1\nouter loop\nvertex %s %s %s\n"
+	         "vertex %s %s %s\nvertex %s %s %s\nvertex 9 9 9\nendloop\nendfacet\n"
+	         "endsolid one\nsolid three\n  facet normal 0 0 1\r\n  outer loop\r\n"
+	         "\tvertex %s %s %s\r\n\tvertex %s %s %s\r\n\tvertex %s %s %s\r\n endloop\r\n"
+	         " endfacet\r\nendsolid three\r\n",
+	         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[3],
+	         off[4], off[5], off[9], off[10], off[11], off[0], off[1], off[2]);
+	import_text(text, PROTO_MESH_STL, &set);
+	ck_assert_uint_eq(set.n, 2);
+	for (int k = 0; k < 3; k++) {
+		assert_vertex(&set.shapes[0], (size_t)k, 3 * (size_t)k);
+		assert_vertex(&set.shapes[1], (size_t)k, (size_t)(k == 0 ? 3 : k == 1 ? 9 : 0));
+	}
+	proto_mesh_set_free(&set);
+	/* OBJ: a w, and vertex colours after the position. */
+	snprintf(text, sizeof text, "# part\nv %s %s %s 1.0\nv\t%s %s %s 0.5 0.25 1\nv %s %s %s\n"
+	         "v %s %s %s\nf 1 2 3\nf 4 3 2\n",
+	         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9],
+	         off[10], off[11]);
+	import_text(text, PROTO_MESH_OBJ, &set);
+	ck_assert_uint_eq(set.n, 1);
+	for (size_t k = 0; k < 4; k++)
+		assert_vertex(&set.shapes[0], k, 3 * k);
+	proto_mesh_set_free(&set);
+	/* PLY: the coordinates among other properties, in another order. */
+	snprintf(text, sizeof text,
+	         "ply\nformat ascii 1.0\ncomment x y z\nelement vertex 4\nproperty float nx\n"
+	         "property float z\nproperty uchar red\nproperty float x\nproperty double y\n"
+	         "element face 2\nproperty list uchar int vertex_indices\nend_header\n"
+	         "0 %s 7 %s %s\n0 %s 7 %s %s\n0 %s 7 %s %s\n0 %s 7 %s %s\n3 0 1 2\n3 3 2 1\n",
+	         off[2], off[0], off[1], off[5], off[3], off[4], off[8], off[6], off[7], off[11],
+	         off[9], off[10]);
+	import_text(text, PROTO_MESH_PLY, &set);
+	ck_assert_uint_eq(set.n, 1);
+	for (size_t k = 0; k < 4; k++)
+		assert_vertex(&set.shapes[0], k, 3 * k);
+	proto_mesh_set_free(&set);
+	/* A number that is no plain decimal (assimp reads "1,5" as 1.5):
+	 * the file is read as assimp reads it. */
+	import_text("solid\nfacet normal 0 0 1\nouter loop\nvertex 1,5 0 0\nvertex 0 1 0\n"
+	            "vertex 0 0 1\nendloop\nendfacet\nendsolid\n", PROTO_MESH_STL, &set);
+	ck_assert_uint_eq(set.n, 1);
+	ck_assert(set.shapes[0].positions[0] == 1.5);
+	proto_mesh_set_free(&set);
+}
+END_TEST
+
 static Suite *cad_files_suite(void)
 {
 	Suite *s = suite_create("cad_files");
@@ -417,6 +503,7 @@ static Suite *cad_files_suite(void)
 	tcase_add_test(tc, part_of_1e5_triangles_imports_in_every_format_by_default);
 	tcase_add_test(tc, part_of_1e5_triangles_imports_in_every_format_as_deployed);
 	tcase_add_test(tc, file_ten_times_larger_is_refused);
+	tcase_add_test(tc, text_numbers_are_read_as_javascript_reads_them);
 	suite_add_tcase(s, tc);
 	return s;
 }
