@@ -9,8 +9,8 @@
  * give their vertex lists, which assimp copies to every corner that uses
  * a vertex: each vertex assimp made takes the file's vertex nearest to it
  * within SNAP_STEPS float steps in every coordinate (found through a grid
- * of cells SNAP_CELL steps wide), unless two different ones are as near
- * (nearly coincident vertices: assimp's value stands).  assimp's reading
+ * of cells SNAP_CELL steps wide, each value once), unless two different
+ * ones are as near (nearly coincident vertices: assimp's value stands).  assimp's reading
  * was at most two steps off in every number measured; anything farther is
  * a file the two readings disagree about, left as assimp read it.
  */
@@ -28,6 +28,10 @@
 #define STL_STEPS 64
 #define SNAP_STEPS 16
 #define SNAP_CELL 32 /* at least 2 x SNAP_STEPS: a match is in a cell beside */
+/* Distinct file vertices looked at in one cell at most: a real file has a
+ * few within 32 float steps of each other, a hostile one cannot make a
+ * vertex cost more than 8 cells of this. */
+#define SNAP_CHAIN 32
 
 /* A float's place in order: neighbours one apart, -0 and +0 at one place. */
 static int64_t place(float x)
@@ -104,7 +108,8 @@ static void snap_one(struct aiVector3D *q, const float *v, const uint32_t *head,
 	for (int64_t x = lo[0]; x <= hi[0]; x++)
 		for (int64_t y = lo[1]; y <= hi[1]; y++)
 			for (int64_t z = lo[2]; z <= hi[2]; z++)
-				for (uint32_t j = head[cell_hash(x, y, z) & mask]; j; j = next[j - 1]) {
+				for (uint32_t j = head[cell_hash(x, y, z) & mask], walked = 0;
+				     j && walked < SNAP_CHAIN; j = next[j - 1], walked++) {
 					const float *r = v + 3 * (j - 1);
 					int64_t d = steps(a, r);
 					if (d < nearest)
@@ -116,9 +121,22 @@ static void snap_one(struct aiVector3D *q, const float *v, const uint32_t *head,
 		*q = (struct aiVector3D){best[0], best[1], best[2]};
 }
 
-/* The OBJ's or PLY's vertices v[0, n) where assimp's are.  0 or -1. */
-static int snapped(const struct aiScene *sc, const float *v, size_t n)
+static int by_bits(const void *x, const void *y)
 {
+	return memcmp(x, y, 3 * sizeof(float));
+}
+
+/* The OBJ's or PLY's vertices v[0, n) (reordered) where assimp's are.
+ * 0 or -1. */
+static int snapped(const struct aiScene *sc, float *v, size_t n)
+{
+	/* Each value once: an unwelded file repeats a vertex at every face. */
+	qsort(v, n, 3 * sizeof *v, by_bits);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || memcmp(v + 3 * i, v + 3 * (u - 1), 3 * sizeof *v) != 0)
+			memmove(v + 3 * u++, v + 3 * i, 3 * sizeof *v);
+	n = u;
 	size_t cap = 16;
 	while (cap < 2 * n)
 		cap *= 2;

@@ -368,6 +368,15 @@ static enum MHD_Result answer_problem(http_request *r, int status, const char *d
 	return answer_early(r, &p);
 }
 
+/* Not admitted now: `status` (503 or 429) with Retry-After: 1. */
+static enum MHD_Result refuse_admission(http_request *r, int status, enum http_reject why,
+                                        const char *detail)
+{
+	r->retry_after = 1;
+	reject(r, why);
+	return answer_problem(r, status, detail);
+}
+
 /* `body` is taken (malloc'd; NULL when it could not be built). */
 static enum MHD_Result answer_text(http_request *r, int status, const char *type, char *body,
                                   size_t len)
@@ -1193,9 +1202,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		         "the server is at its limit of %u queries in progress (--max-queue); retry "
 		         "after the Retry-After seconds",
 		         cfg->max_queue);
-		r->retry_after = 1;
-		reject(r, HTTP_REJECT_OVERLOAD);
-		return answer_problem(r, 503, detail);
+		return refuse_admission(r, 503, HTTP_REJECT_OVERLOAD, detail);
 	}
 	if (cfg->max_queue_per_client &&
 	    client_admitted(s, r->client) >= cfg->max_queue_per_client) {
@@ -1203,18 +1210,14 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		         "this client address has %u queries in progress, the server's limit per "
 		         "client (--max-queue-per-client); retry after the Retry-After seconds",
 		         cfg->max_queue_per_client);
-		r->retry_after = 1;
-		reject(r, HTTP_REJECT_CLIENT_LIMIT);
-		return answer_problem(r, 429, detail);
+		return refuse_admission(r, 429, HTTP_REJECT_CLIENT_LIMIT, detail);
 	}
 	if (r->mesh_type[0] && s->imports >= cfg->max_imports) {
 		snprintf(detail, sizeof detail,
 		         "the server is at its limit of %u mesh files in progress (--max-imports); "
 		         "retry after the Retry-After seconds",
 		         cfg->max_imports);
-		r->retry_after = 1;
-		reject(r, HTTP_REJECT_OVERLOAD);
-		return answer_problem(r, 503, detail);
+		return refuse_admission(r, 503, HTTP_REJECT_OVERLOAD, detail);
 	}
 	s->admitted++;
 	s->imports += r->mesh_type[0] != 0;

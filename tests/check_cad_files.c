@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -413,6 +414,48 @@ START_TEST(file_ten_times_larger_is_refused)
 }
 END_TEST
 
+/* Mesh files beyond --max-imports wait their turn at the client: a 503
+ * with Retry-After while one is still arriving, then answered again. */
+START_TEST(mesh_files_past_max_imports_are_told_to_retry)
+{
+	server_start_with((const char *const[]){"--max-imports", "1", NULL}, NULL);
+	size_t len;
+	char *stl = random_stl(200, &len);
+	hconn c;
+	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/shapes HTTP/1.1\r\nHost: x\r\nContent-Type: "
+	                                 "model/stl\r\nContent-Length: %zu\r\n\r\n", len), 0);
+	ck_assert_int_eq(hconn_send(&c, stl, len / 2), 0);
+	/* The first is admitted once its head is read: wait for that. */
+	for (int i = 0; i < 200 && server_metric("clashd_queries_admitted") < 1; i++)
+		usleep(10000);
+	hresp r;
+	char retry[16];
+	http_do("POST", "/v1/shapes", "Content-Type: model/stl\r\n", stl, len, &r);
+	json_t *p = assert_problem(&r, 503);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")), "--max-imports"));
+	ck_assert_str_eq(hresp_header(&r, "Retry-After", retry, sizeof retry), "1");
+	json_decref(p);
+	hresp_free(&r);
+	/* A query is not a mesh file: admitted meanwhile. */
+	char *q = cubes_query(1);
+	http_do("POST", "/v1/query", "Content-Type: application/json\r\n", q, strlen(q), &r);
+	ck_assert_int_eq(r.status, 200);
+	hresp_free(&r);
+	free(q);
+	ck_assert_int_eq(hconn_send(&c, stl + len / 2, len - len / 2), 0);
+	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
+	ck_assert_int_eq(r.status, 201);
+	hresp_free(&r);
+	hconn_close(&c);
+	http_do("POST", "/v1/shapes", "Content-Type: model/stl\r\n", stl, len, &r);
+	ck_assert_int_eq(r.status, 200); /* its turn now: the same part, stored */
+	hresp_free(&r);
+	free(stl);
+	assert_clean_exit(server_stop_within(30));
+}
+END_TEST
+
 /* ---- numbers as JavaScript reads them --------------------------------- */
 
 /* Numbers libassimp 5.2.5 reads a float step away from (float)strtod. */
@@ -438,6 +481,17 @@ static void assert_vertex(const proto_mesh_shape *s, size_t i, size_t k)
 		ck_assert_msg(s->positions[3 * i + c] == (double)(float)strtod(off[k + c], NULL),
 		              "vertex %zu, coordinate %d: %a, not %s", i, c, s->positions[3 * i + c],
 		              off[k + c]);
+}
+
+/* One shape whose four vertices are off[0, 12), three a vertex. */
+static void assert_four_vertices(const char *text, proto_mesh_format f)
+{
+	proto_mesh_set set;
+	import_text(text, f, &set);
+	ck_assert_uint_eq(set.n, 1);
+	for (size_t k = 0; k < 4; k++)
+		assert_vertex(&set.shapes[0], k, 3 * k);
+	proto_mesh_set_free(&set);
 }
 
 START_TEST(text_numbers_are_read_as_javascript_reads_them)
@@ -466,11 +520,7 @@ START_TEST(text_numbers_are_read_as_javascript_reads_them)
 	         "v %s %s %s\nf 1 2 3\nf 4 3 2\n",
 	         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9],
 	         off[10], off[11]);
-	import_text(text, PROTO_MESH_OBJ, &set);
-	ck_assert_uint_eq(set.n, 1);
-	for (size_t k = 0; k < 4; k++)
-		assert_vertex(&set.shapes[0], k, 3 * k);
-	proto_mesh_set_free(&set);
+	assert_four_vertices(text, PROTO_MESH_OBJ);
 	/* PLY: the coordinates among other properties, in another order. */
 	snprintf(text, sizeof text,
 	         "ply\nformat ascii 1.0\ncomment x y z\nelement vertex 4\nproperty float nx\n"
@@ -479,11 +529,7 @@ START_TEST(text_numbers_are_read_as_javascript_reads_them)
 	         "0 %s 7 %s %s\n0 %s 7 %s %s\n0 %s 7 %s %s\n0 %s 7 %s %s\n3 0 1 2\n3 3 2 1\n",
 	         off[2], off[0], off[1], off[5], off[3], off[4], off[8], off[6], off[7], off[11],
 	         off[9], off[10]);
-	import_text(text, PROTO_MESH_PLY, &set);
-	ck_assert_uint_eq(set.n, 1);
-	for (size_t k = 0; k < 4; k++)
-		assert_vertex(&set.shapes[0], k, 3 * k);
-	proto_mesh_set_free(&set);
+	assert_four_vertices(text, PROTO_MESH_PLY);
 	/* A number that is no plain decimal (assimp reads "1,5" as 1.5):
 	 * the file is read as assimp reads it. */
 	import_text("solid\nfacet normal 0 0 1\nouter loop\nvertex 1,5 0 0\nvertex 0 1 0\n"
@@ -503,6 +549,7 @@ static Suite *cad_files_suite(void)
 	tcase_add_test(tc, part_of_1e5_triangles_imports_in_every_format_by_default);
 	tcase_add_test(tc, part_of_1e5_triangles_imports_in_every_format_as_deployed);
 	tcase_add_test(tc, file_ten_times_larger_is_refused);
+	tcase_add_test(tc, mesh_files_past_max_imports_are_told_to_retry);
 	tcase_add_test(tc, text_numbers_are_read_as_javascript_reads_them);
 	suite_add_tcase(s, tc);
 	return s;
