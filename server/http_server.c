@@ -336,7 +336,7 @@ static const char *body_limit_flag(const http_request *r)
  * read and dropped meanwhile, and the connection stays open.  It goes out at
  * once when the client holds the body back until told to go on (Expect:
  * 100-continue: the client then learns the answer without sending the body)
- * or announced more than --max-body (not worth reading). */
+ * or announced more than its bound, body_limit() (not worth reading). */
 static enum MHD_Result answer_early(http_request *r, proto_reply *p)
 {
 	if (r->has_body && (r->expect_continue || r->declared > body_limit(r))) {
