@@ -13,12 +13,15 @@
  * triangles share edges, so this join is what makes one.  Triangles left
  * with two equal vertices are dropped, points and lines skipped; a file
  * with no triangle at all is a 422.  Coordinates are assimp's single
- * precision values, widened exactly (as a Float32Array's elements are).
+ * precision values, widened exactly (as a Float32Array's elements are);
+ * a text file's are its numbers rounded as JavaScript rounds them
+ * (mesh_rounding.h), which assimp's own reading is not.
  * The C API keeps the last failed import's message in one string of the
  * process (aiGetErrorString): every assimp call is made under one mutex.
  */
 #include "mesh_import.h"
 #include "mesh_precheck.h"
+#include "mesh_rounding.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -470,6 +473,11 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	import im = {.limits = l, .out = out, .p = p, .which = which};
 	pthread_mutex_lock(&assimp_lock);
 	im.scene = aiImportFileEx(src.name, aiProcess_ValidateDataStructure, &io);
+	if (im.scene && proto_mesh_rounding(im.scene, f, data, len) != 0) {
+		aiReleaseImport(im.scene);
+		pthread_mutex_unlock(&assimp_lock);
+		return -1;
+	}
 	if (im.scene && primitive_types(im.scene))
 		im.scene = aiApplyPostProcessing(im.scene, aiProcess_Triangulate);
 	if (!im.scene) {

@@ -114,6 +114,14 @@ static const option options[CONFIG_NOPTIONS] = {
 	                       1000, DAY_MS, "10s", "TIME",
 	                       "CPU time of the process that reads one mesh file (whole\n"
 	                       "seconds); a file that needs more gets 422"},
+	[CONFIG_MAX_IMPORT_BODY] = {"--max-import-body", "CLASHD_MAX_IMPORT_BODY",
+	                            "max_import_body_bytes", KIND_SIZE, 64, GIB, "32M", "SIZE",
+	                            "largest mesh file (POST /v1/shapes with a mesh type; once\n"
+	                            "inflated when gzip); larger ones get 413"},
+	[CONFIG_MAX_IMPORTS] = {"--max-imports", "CLASHD_MAX_IMPORTS", "max_imports", KIND_COUNT, 1,
+	                        1000000, "2", "N",
+	                        "mesh files admitted at once (receiving, waiting or read);\n"
+	                        "more get 503 + Retry-After at once"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
@@ -576,6 +584,8 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_STORE_PER_CLIENT: cfg->store_per_client = (size_t)n; break;
 	case CONFIG_IMPORT_MEMORY: cfg->import_memory = (size_t)n; break;
 	case CONFIG_IMPORT_CPU: cfg->import_cpu_ms = (unsigned)n; break;
+	case CONFIG_MAX_IMPORT_BODY: cfg->max_import_body = (size_t)n; break;
+	case CONFIG_MAX_IMPORTS: cfg->max_imports = (unsigned)n; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
 	case CONFIG_MAX_CONNECTIONS_PER_CLIENT: cfg->max_connections_per_client = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
@@ -772,6 +782,8 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 		case CONFIG_STORE_PER_CLIENT: v = LOG_INT(key, cfg->store_per_client); break;
 		case CONFIG_IMPORT_MEMORY: v = LOG_INT(key, cfg->import_memory); break;
 		case CONFIG_IMPORT_CPU: v = LOG_INT(key, cfg->import_cpu_ms); break;
+		case CONFIG_MAX_IMPORT_BODY: v = LOG_INT(key, cfg->max_import_body); break;
+		case CONFIG_MAX_IMPORTS: v = LOG_INT(key, cfg->max_imports); break;
 		case CONFIG_MAX_CONNECTIONS: v = LOG_INT(key, cfg->max_connections); break;
 		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
 			v = LOG_INT(key, cfg->max_connections_per_client);

@@ -45,6 +45,8 @@ enum config_option {
 	CONFIG_STORE_PER_CLIENT,
 	CONFIG_IMPORT_MEMORY,
 	CONFIG_IMPORT_CPU,
+	CONFIG_MAX_IMPORT_BODY,
+	CONFIG_MAX_IMPORTS,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_CONNECTIONS_PER_CLIENT,
 	CONFIG_MAX_QUEUE,
@@ -85,6 +87,10 @@ typedef struct server_config {
 	                                   (0: no share) */
 	size_t import_memory;           /* a mesh import helper's address space */
 	unsigned import_cpu_ms;         /* a mesh import helper's CPU time */
+	size_t max_import_body;         /* bytes of a mesh file's body (inflated):
+	                                   more is a 413 */
+	unsigned max_imports;           /* mesh files admitted at once: more
+	                                   are answered 503 at once */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

@@ -96,6 +96,7 @@ struct http_server {
 	                        splits and batch chunks */
 	unsigned running;    /* of the jobs, running now (workers update it) */
 	unsigned admitted;   /* queries admitted, not yet back from the pool */
+	unsigned imports;    /* of them, mesh files (--max-imports) */
 	unsigned heavy;      /* heavy requests on the pool (see heavy_limit) */
 	struct http_request *heavy_head, *heavy_tail; /* heavy ones waiting */
 	unsigned heavy_waiting;
@@ -168,10 +169,10 @@ typedef struct http_request {
 	char *body;        /* the upload, NUL-terminated for the decoder */
 	size_t len, cap;
 	uint64_t bytes_in; /* body bytes received, discarded ones included */
-	int too_large;     /* the body went over --max-body */
+	int too_large;     /* the body went over body_limit() */
 	int peer_gone;     /* drain found its client gone mid-body */
 	int no_memory;     /* the body could not be stored */
-	int admitted;      /* counts in srv->admitted */
+	int admitted;      /* counts in srv->admitted (a mesh file: and imports) */
 	int overdue;       /* answered 504 at its deadline while its worker ran */
 	int worker_gone;   /* that worker has returned since */
 	int orphan;        /* its connection was done with it first: the
@@ -313,6 +314,18 @@ static enum MHD_Result respond_reply(http_request *r, proto_reply *p)
 	return ret;
 }
 
+/* The bound of r's body (inflated): a mesh file's is its own. */
+static size_t body_limit(const http_request *r)
+{
+	const server_config *cfg = r->srv->cfg;
+	return r->mesh_type[0] ? cfg->max_import_body : cfg->max_body;
+}
+
+static const char *body_limit_flag(const http_request *r)
+{
+	return r->mesh_type[0] ? "--max-import-body" : "--max-body";
+}
+
 /* An answer decided from the headers alone (`p` is taken; NULL when it could
  * not be built).
  *
@@ -323,10 +336,10 @@ static enum MHD_Result respond_reply(http_request *r, proto_reply *p)
  * read and dropped meanwhile, and the connection stays open.  It goes out at
  * once when the client holds the body back until told to go on (Expect:
  * 100-continue: the client then learns the answer without sending the body)
- * or announced more than --max-body (not worth reading). */
+ * or announced more than its bound, body_limit() (not worth reading). */
 static enum MHD_Result answer_early(http_request *r, proto_reply *p)
 {
-	if (r->has_body && (r->expect_continue || r->declared > r->srv->cfg->max_body)) {
+	if (r->has_body && (r->expect_continue || r->declared > body_limit(r))) {
 		if (!p)
 			return respond(r, 500, PROTO_PROBLEM_JSON, oom_body, sizeof oom_body - 1);
 		return respond_reply(r, p);
@@ -353,6 +366,15 @@ static enum MHD_Result answer_problem(http_request *r, int status, const char *d
 	if (proto_problem_reply(status, detail, NULL, &p) != 0)
 		return answer_early(r, NULL);
 	return answer_early(r, &p);
+}
+
+/* Not admitted now: `status` (503 or 429) with Retry-After: 1. */
+static enum MHD_Result refuse_admission(http_request *r, int status, enum http_reject why,
+                                        const char *detail)
+{
+	r->retry_after = 1;
+	reject(r, why);
+	return answer_problem(r, status, detail);
 }
 
 /* `body` is taken (malloc'd; NULL when it could not be built). */
@@ -551,6 +573,10 @@ static void release_admission(http_request *r)
 		r->admitted = 0;
 		assert(r->srv->admitted > 0);
 		r->srv->admitted--;
+		if (r->mesh_type[0]) {
+			assert(r->srv->imports > 0);
+			r->srv->imports--;
+		}
 	}
 }
 
@@ -1162,10 +1188,10 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 			return answer_early(r, NULL);
 	}
 
-	if (r->declared > cfg->max_body) {
+	if (r->declared > body_limit(r)) {
 		snprintf(detail, sizeof detail,
-		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes",
-		         r->declared, cfg->max_body);
+		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes "
+		         "(%s)", r->declared, body_limit(r), body_limit_flag(r));
 		reject(r, HTTP_REJECT_BODY_TOO_LARGE);
 		return answer_problem(r, 413, detail);
 	}
@@ -1176,9 +1202,7 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		         "the server is at its limit of %u queries in progress (--max-queue); retry "
 		         "after the Retry-After seconds",
 		         cfg->max_queue);
-		r->retry_after = 1;
-		reject(r, HTTP_REJECT_OVERLOAD);
-		return answer_problem(r, 503, detail);
+		return refuse_admission(r, 503, HTTP_REJECT_OVERLOAD, detail);
 	}
 	if (cfg->max_queue_per_client &&
 	    client_admitted(s, r->client) >= cfg->max_queue_per_client) {
@@ -1186,11 +1210,17 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 		         "this client address has %u queries in progress, the server's limit per "
 		         "client (--max-queue-per-client); retry after the Retry-After seconds",
 		         cfg->max_queue_per_client);
-		r->retry_after = 1;
-		reject(r, HTTP_REJECT_CLIENT_LIMIT);
-		return answer_problem(r, 429, detail);
+		return refuse_admission(r, 429, HTTP_REJECT_CLIENT_LIMIT, detail);
+	}
+	if (r->mesh_type[0] && s->imports >= cfg->max_imports) {
+		snprintf(detail, sizeof detail,
+		         "the server is at its limit of %u mesh files in progress (--max-imports); "
+		         "retry after the Retry-After seconds",
+		         cfg->max_imports);
+		return refuse_admission(r, 503, HTTP_REJECT_OVERLOAD, detail);
 	}
 	s->admitted++;
+	s->imports += r->mesh_type[0] != 0;
 	r->admitted = 1;
 	return MHD_YES;
 }
@@ -1231,12 +1261,12 @@ static char *body_alloc(size_t cap)
 	return p;
 }
 
-/* Bytes of the (inflated) body, up to --max-body: 0, or 1 once over it
+/* Bytes of the (inflated) body, up to body_limit(): 0, or 1 once over it
  * or out of memory (the rest is then discarded). */
 static int body_append(void *ctx, const char *data, size_t n)
 {
 	http_request *r = ctx;
-	size_t max = r->srv->cfg->max_body;
+	size_t max = body_limit(r);
 	if (r->too_large || r->no_memory)
 		return 1;
 	if (n > max - r->len) {
@@ -1289,8 +1319,8 @@ static enum MHD_Result request_submit(http_request *r)
 	if (r->too_large) {
 		release_admission(r);
 		reject(r, HTTP_REJECT_BODY_TOO_LARGE);
-		snprintf(detail, sizeof detail, "the request body is larger than the limit of %zu bytes%s",
-		         s->cfg->max_body, r->gzip ? " once inflated" : "");
+		snprintf(detail, sizeof detail, "the request body is larger than the limit of %zu bytes%s "
+		         "(%s)", body_limit(r), r->gzip ? " once inflated" : "", body_limit_flag(r));
 		return respond_problem(r, 413, detail); /* read to its end: keep-alive */
 	}
 	if (r->gzip && (r->gzip_error || !http_gzip_ended(r->gzip))) {
@@ -1504,7 +1534,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			/* The body of a request answered from its headers:
 			 * dropped, up to the cap; past it, answer and close. */
 			r->bytes_in += n;
-			if (r->bytes_in > s->cfg->max_body)
+			if (r->bytes_in > body_limit(r))
 				return request_reply(r);
 		}
 		return MHD_YES;

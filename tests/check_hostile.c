@@ -3,7 +3,7 @@
  * answered within the memory a deployment gives it (issue #15).
  *
  *   memory   clashd with deploy/k8s's settings (--threads 2, 4 MiB bodies
- *            and replies, 16 admitted queries, a 48 MiB shape store) under
+ *            and replies, 16 admitted queries, a 32 MiB shape store) under
  *            an address-space limit of the Deployment's 512 MiB: the store
  *            filled first (to evicting) with meshes of one-digit indices,
  *            the kind that weighs most for its text; then sent at once:
@@ -326,15 +326,16 @@ START_TEST(memory)
 	/* deploy/k8s/deployment.yaml's settings and memory limit. */
 	static const char *const env[] = {"CLASHD_MAX_BODY=4M", "CLASHD_MAX_REPLY=4M",
 	                                  "CLASHD_MAX_QUEUE=16", "CLASHD_MAX_QUEUE_PER_CLIENT=12",
-	                                  "CLASHD_SHAPE_STORE=48M", "CLASHD_STORE_PER_CLIENT=0",
-	                                  "CLASHD_IMPORT_MEMORY=128M", "MALLOC_ARENA_MAX=2",
+	                                  "CLASHD_SHAPE_STORE=32M", "CLASHD_STORE_PER_CLIENT=0",
+	                                  "CLASHD_IMPORT_MEMORY=128M", "CLASHD_MAX_IMPORT_BODY=24M",
+	                                  "CLASHD_MAX_IMPORTS=1", "MALLOC_ARENA_MAX=2",
 	                                  NULL};
 	/* Every attack comes from 127.0.0.1 here: k8s's share per client (12
 	 * of 16) would only admit fewer at once, so it is lifted to admit all
 	 * 16, the worst case the memory formula bounds. */
 	static const char *const args[] = {"--request-timeout", "20s", "--max-queue-per-client",
 	                                   "0", NULL};
-	const size_t store = (size_t)48 << 20;
+	const size_t store = (size_t)32 << 20;
 	if (!clashd_sanitized())
 		server_as_limit = (size_t)512 << 20;
 	server_start_with(args, env);

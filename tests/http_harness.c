@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 #include <arpa/inet.h>
 
 #include <jansson.h>
+#include <zlib.h>
 
 /* ---- the server process ------------------------------------------------- */
 
@@ -879,4 +881,30 @@ char *random_stl(size_t n, size_t *len)
 				b[84 + 50 * f + 12 + 4 * k + i] = (unsigned char)(bits >> 8 * i);
 		}
 	return (char *)b;
+}
+
+char *gzip_repeated(const char *text, size_t len, int times, size_t *out_len)
+{
+	z_stream z = {0};
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = deflateBound(&z, (uLong)len) * (size_t)times + 64, used = 0;
+	char *out = malloc(cap);
+	ck_assert_ptr_nonnull(out);
+	for (int k = 0; k < times; k++) {
+		z.next_in = (Bytef *)(uintptr_t)text;
+		z.avail_in = (uInt)len;
+		int last = k == times - 1;
+		do {
+			z.next_out = (Bytef *)out + used;
+			z.avail_out = (uInt)(cap - used);
+			int rc = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+			ck_assert_int_ne(rc, Z_STREAM_ERROR);
+			used = cap - z.avail_out;
+			if (last && rc == Z_STREAM_END)
+				break;
+		} while (z.avail_in > 0 || last);
+	}
+	deflateEnd(&z);
+	*out_len = used;
+	return out;
 }

@@ -151,6 +151,10 @@ char *slow_cubes_query(size_t n, unsigned seed);
 /* A binary STL of n random triangles in the unit cube (84 + 50 n bytes,
  * little-endian as the format is; its length in *len). */
 char *random_stl(size_t n, size_t *len);
+/* `times` copies of text[0, len) one after another, gzip-compressed
+ * (zlib's deflate with a gzip wrapper, level 6), without holding them
+ * all: malloc'd, its length in *out_len. */
+char *gzip_repeated(const char *text, size_t len, int times, size_t *out_len);
 
 /* ---- processes that do not serve ---- */
 

@@ -152,7 +152,8 @@ function checkDeployment(file, d, all) {
 	// tests/check_hostile.c proves the memory bound with exactly these.
 	const hostile = read('tests/check_hostile.c');
 	for (const name of ['CLASHD_MAX_BODY', 'CLASHD_MAX_REPLY', 'CLASHD_MAX_QUEUE', 'CLASHD_MAX_QUEUE_PER_CLIENT',
-		'CLASHD_SHAPE_STORE', 'CLASHD_STORE_PER_CLIENT', 'CLASHD_IMPORT_MEMORY', 'MALLOC_ARENA_MAX']) {
+		'CLASHD_SHAPE_STORE', 'CLASHD_STORE_PER_CLIENT', 'CLASHD_IMPORT_MEMORY', 'CLASHD_MAX_IMPORT_BODY',
+		'CLASHD_MAX_IMPORTS', 'MALLOC_ARENA_MAX']) {
 		const v = env[name] && env[name].value;
 		need(v && hostile.includes(`"${name}=${v}"`),
 			`${name} (${v}) must be set, and equal to what tests/check_hostile.c runs clashd with`);
