@@ -521,6 +521,23 @@ size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
 int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
                      const uint32_t *indices, size_t ntriangles, clash_mesh **out);
 
+/* As clash_mesh_build, with vertices within `weld` times the diagonal of
+ * the box of the positions joined into one first: two vertices are joined
+ * when their distance is at most that tolerance, and joins chain (the
+ * clusters are the connected components).  A joined vertex's triangle
+ * corners take the coordinates of its cluster's first vertex (in input
+ * order), and the topology (solid, parts) counts the cluster as one
+ * vertex; triangles are kept, in their order, even when the weld makes
+ * them degenerate.  weld 0: only vertices of equal coordinates, which is
+ * clash_mesh_build.  CLASH_EINVAL also for a weld negative or not finite. */
+int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
+                            size_t nvertices, const uint32_t *indices, size_t ntriangles,
+                            double weld, clash_mesh **out);
+
+/* The vertices the weld moved: joined to a cluster whose first vertex has
+ * other coordinates (exact duplicates are not counted; 0 for weld 0). */
+size_t clash_mesh_welded(const clash_mesh *m);
+
 /* 1 when the mesh is closed and consistently oriented (a solid), else 0. */
 int clash_mesh_is_solid(const clash_mesh *m);
 size_t clash_mesh_triangles(const clash_mesh *m);

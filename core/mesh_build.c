@@ -11,8 +11,9 @@
  * node boxes (their unions) hold every corner.  Below MESH_SAH_DEPTH levels
  * ranges are halved by position, which bounds the depth for any input.
  *
- * The topology: vertices of exactly equal coordinates are one (a hash of
- * their bits); every directed edge between distinct welded vertices is
+ * The topology: vertices of equal coordinates, or within the weld's
+ * tolerance (weld.h), are one, whose corners take the coordinates of its
+ * first vertex; every directed edge between distinct welded vertices is
  * filed under its lesser vertex (a counting sort), and the mesh is a solid
  * when in each vertex's list every edge appears exactly twice, once each
  * way.  Memory: the topology's scratch and then the tree's triangle
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "weld.h"
 
 #define BINS 16
 #define MESH_SAH_DEPTH 48
@@ -88,14 +90,16 @@ static size_t hash_slots(size_t nv)
 
 /* Byte offsets from the header (on a 64-byte boundary).  The topology's
  * scratch starts at `tri` and may run past the node reserve (huge unindexed
- * meshes); the list of parts it leaves for the tree goes after both. */
+ * meshes); the list of parts it leaves for the tree goes after both, then
+ * the welded coordinates the tree is built from (`placed`: scratch, read
+ * until the corners are placed). */
 typedef struct layout {
-	size_t tri, nodes, list, total;
+	size_t tri, nodes, list, placed, total;
 } layout;
 
 static size_t topo_bytes(size_t nv, size_t nt)
 {
-	return align8(hash_slots(nv) * sizeof(uint32_t)) + align8(nv * sizeof(uint32_t)) +
+	return align8(hash_slots(nv) * sizeof(uint32_t)) + 3 * align8(nv * sizeof(uint32_t)) +
 	       align8((nv + 1) * sizeof(uint32_t)) + 3 * nt * sizeof(uint32_t);
 }
 
@@ -110,7 +114,8 @@ static layout mesh_layout(size_t nv, size_t nt)
 	l.list = l.nodes + 2 * nt * sizeof(mesh_node);
 	if (l.list < align8(l.tri + topo_bytes(nv, nt)))
 		l.list = align8(l.tri + topo_bytes(nv, nt));
-	l.total = l.list + align8(nt * sizeof(uint32_t));
+	l.placed = l.list + align8(nt * sizeof(uint32_t));
+	l.total = l.placed + 3 * nv * sizeof(double);
 	return l;
 }
 
@@ -449,51 +454,6 @@ static void records(const clash_mesh *m, fbox *r, uint32_t *ids, fbox *b, fbox *
 
 /* ---- topology ------------------------------------------------------------ */
 
-static uint64_t bits_of(double x)
-{
-	uint64_t u;
-	x += 0.0; /* -0 as +0 */
-	memcpy(&u, &x, sizeof u);
-	return u;
-}
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
-/* canon[v]: a number 0..nu-1 shared by vertices of equal coordinates. */
-static size_t weld(const double *p, size_t nv, uint32_t *slots, size_t nslots, uint32_t *canon)
-{
-	memset(slots, 0, nslots * sizeof *slots);
-	size_t nu = 0;
-	for (size_t v = 0; v < nv; v++) {
-		const double *x = p + 3 * v;
-		uint64_t h = mix(bits_of(x[0]) ^ mix(bits_of(x[1]) ^ mix(bits_of(x[2]))));
-		size_t s = (size_t)h & (nslots - 1);
-		for (;;) {
-			uint32_t o = slots[s];
-			if (o == 0) {
-				slots[s] = (uint32_t)(v + 1);
-				canon[v] = (uint32_t)nu++;
-				break;
-			}
-			const double *y = p + 3 * (size_t)(o - 1);
-			if (x[0] == y[0] && x[1] == y[1] && x[2] == y[2]) {
-				canon[v] = canon[o - 1];
-				break;
-			}
-			s = (s + 1) & (nslots - 1);
-		}
-	}
-	return nu;
-}
-
 static uint32_t find(uint32_t *parent, uint32_t x)
 {
 	while (parent[x] != x) {
@@ -626,8 +586,11 @@ static int closed(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_
 }
 
 /* Whether m is closed and consistently oriented; its parts' first
- * triangles into list (*nlist). */
-static int topology(const clash_mesh *m, void *scratch, uint32_t *list, size_t *nlist)
+ * triangles into list (*nlist).  Vertices within tol are welded first
+ * (weld.h); when some moved, every vertex's welded coordinates go to
+ * placed (3 per vertex) and *moved counts them. */
+static int topology(const clash_mesh *m, void *scratch, double tol, double *placed,
+                    size_t *moved, uint32_t *list, size_t *nlist)
 {
 	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
@@ -637,7 +600,13 @@ static int topology(const clash_mesh *m, void *scratch, uint32_t *list, size_t *
 	p += align8(nv * sizeof *canon);
 	uint32_t *seen = (uint32_t *)p;
 	p += align8((nv + 1) * sizeof *seen);
-	const size_t nu = weld(m->positions, nv, slots, nslots, canon);
+	uint32_t *first = (uint32_t *)p;
+	p += align8(nv * sizeof *first);
+	uint32_t *parent = (uint32_t *)p;
+	p += align8(nv * sizeof *parent);
+	const weld_scratch ws = {slots, nslots, first, seen, parent};
+	const size_t nu = weld_join(m->positions, nv, tol, &ws, canon);
+	*moved = tol > 0.0 ? weld_place(m->positions, nv, canon, first, placed) : 0;
 	/* The slots (2 nv or more) and seen are free again. */
 	int solid = closed(m, canon, nu, slots, seen, (uint32_t *)p);
 	*nlist = parts(m, canon, nu, slots, seen, list);
@@ -688,12 +657,14 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 	m->nreps = nreps;
 }
 
-int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
-                     const uint32_t *indices, size_t ntriangles, clash_mesh **out)
+int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
+                            size_t nvertices, const uint32_t *indices, size_t ntriangles,
+                            double weld, clash_mesh **out)
 {
 	if (out)
 		*out = NULL;
-	if (storage == NULL || positions == NULL || out == NULL || ((uintptr_t)storage & 7))
+	if (storage == NULL || positions == NULL || out == NULL || ((uintptr_t)storage & 7) ||
+	    !(weld >= 0.0 && weld <= DBL_MAX))
 		return CLASH_EINVAL;
 	if (ntriangles == 0)
 		return CLASH_EEMPTY;
@@ -717,7 +688,13 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	/* The topology first, its scratch where the corners go last. */
 	uint32_t *list = (uint32_t *)(base + l.list);
 	size_t nreps;
-	m->solid = topology(m, base + l.tri, list, &nreps);
+	/* Vertices welded: the tree and corners are built from their new
+	 * coordinates, the caller's positions put back at the end. */
+	const double tol = weld > 0.0 ? weld * weld_diagonal(positions, nvertices) : 0.0;
+	double *placed = (double *)(base + l.placed);
+	m->solid = topology(m, base + l.tri, tol, placed, &m->welded, list, &nreps);
+	if (m->welded)
+		m->positions = placed;
 	/* Then the records there: ids first (place_triangles relies on it),
 	 * the float boxes 16-byte aligned after them, then a byte each for
 	 * its bin: 37 of the 72 bytes a triangle's corners take. */
@@ -732,10 +709,23 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	build_tree(m, r, ids, bins, &rb, &rc);
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
 	place_triangles(m, ids, nreps);
+	m->positions = positions;
 	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
 	m->magic = MESH_MAGIC;
 	*out = m;
 	return CLASH_OK;
+}
+
+int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
+                     const uint32_t *indices, size_t ntriangles, clash_mesh **out)
+{
+	return clash_mesh_build_welded(storage, size, positions, nvertices, indices, ntriangles,
+	                               0.0, out);
+}
+
+size_t clash_mesh_welded(const clash_mesh *m)
+{
+	return mesh_valid(m) ? m->welded : 0;
 }
 
 int clash_mesh_is_solid(const clash_mesh *m)

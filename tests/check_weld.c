@@ -1,0 +1,567 @@
+/*
+ * check_weld.c — the tolerance weld of a mesh's vertices (core/weld.c,
+ * clash_mesh_build_welded, issue 25 item 2).
+ *
+ * The clusters are compared with an independent O(n^2) clustering (every
+ * pair tested, joined in a plain union-find) on random point sets with
+ * planted near-duplicates, far pairs and chains; meshes whose seam
+ * vertices are duplicated 1e-15 and 1e-9 of their size away are compared,
+ * answer by answer and bit by bit, with the mesh whose seams share their
+ * vertices (built by clash_mesh_build); weld 0 is compared, tree and
+ * corners, with clash_mesh_build.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "clash.h"
+#include "mesh.h"
+#include "prng.h"
+#include "weld.h"
+
+/* ---- the oracle ------------------------------------------------------------ */
+
+static size_t root_of(size_t *parent, size_t x)
+{
+	while (parent[x] != x)
+		x = parent[x];
+	return x;
+}
+
+/* The rule of weld.h by brute force: every pair within tol (the same
+ * distance test: in units of tol, squared, at most 1; tol 0: equal
+ * coordinates) joined, clusters numbered by their first vertex; *nu. */
+static uint32_t *oracle_clusters(const double *p, size_t nv, double tol, size_t *nu)
+{
+	size_t *parent = malloc(nv * sizeof *parent);
+	uint32_t *label = malloc(nv * sizeof *label);
+	ck_assert(parent && label);
+	for (size_t v = 0; v < nv; v++)
+		parent[v] = v;
+	for (size_t a = 0; a < nv; a++)
+		for (size_t b = 0; b < a; b++) {
+			const double *x = p + 3 * a, *y = p + 3 * b;
+			int join;
+			if (tol == 0.0) {
+				join = x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+			} else {
+				double d = 0;
+				for (int k = 0; k < 3; k++)
+					d += ((x[k] - y[k]) / tol) * ((x[k] - y[k]) / tol);
+				join = d <= 1.0;
+			}
+			size_t ra = root_of(parent, a), rb = root_of(parent, b);
+			if (join && ra != rb)
+				parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+		}
+	size_t n = 0;
+	for (size_t v = 0; v < nv; v++) {
+		size_t r = root_of(parent, v);
+		label[v] = r == v ? (uint32_t)n++ : label[r];
+	}
+	free(parent);
+	*nu = n;
+	return label;
+}
+
+static size_t slots_for(size_t nv)
+{
+	size_t s = 16;
+	while (s < 2 * nv)
+		s *= 2;
+	return s;
+}
+
+/* weld_join against the oracle: the same numbers vertex by vertex, and
+ * each cluster's first vertex the least of its vertices. */
+static void compare_with_oracle(const double *p, size_t nv, double tol, const char *what)
+{
+	size_t nslots = slots_for(nv), nexp;
+	uint32_t *slots = malloc(nslots * sizeof *slots), *first = malloc(nv * sizeof *first),
+	         *next = malloc(nv * sizeof *next), *parent = malloc(nv * sizeof *parent),
+	         *canon = malloc(nv * sizeof *canon);
+	ck_assert(slots && first && next && parent && canon);
+	weld_scratch s = {slots, nslots, first, next, parent};
+	size_t nu = weld_join(p, nv, tol, &s, canon);
+	uint32_t *want = oracle_clusters(p, nv, tol, &nexp);
+	ck_assert_msg(nu == nexp, "%s: %zu clusters, the oracle %zu", what, nu, nexp);
+	size_t wrong = 0;
+	for (size_t v = 0; v < nv; v++)
+		wrong += canon[v] != want[v];
+	ck_assert_msg(wrong == 0, "%s: %zu vertices in another cluster than the oracle's", what,
+	              wrong);
+	for (size_t c = 0; c < nu; c++) {
+		uint32_t least = UINT32_MAX;
+		for (size_t v = 0; v < nv && least == UINT32_MAX; v++)
+			if (want[v] == c)
+				least = (uint32_t)v;
+		ck_assert_uint_eq(first[c], least);
+	}
+	free(want);
+	free(slots);
+	free(first);
+	free(next);
+	free(parent);
+	free(canon);
+}
+
+/* A point d * tol from x in a random direction. */
+static void near_point(prng *g, const double *x, double d, double *y)
+{
+	double u[3], n = 0;
+	do {
+		n = 0;
+		for (int k = 0; k < 3; k++) {
+			u[k] = prng_range(g, -1, 1);
+			n += u[k] * u[k];
+		}
+	} while (n < 1e-3 || n > 1);
+	for (int k = 0; k < 3; k++)
+		y[k] = x[k] + d * u[k] / sqrt(n);
+}
+
+/* n random points in [off, off + size)^3 with planted pairs within 0.98
+ * tol (some exact copies), pairs between 1.02 tol and 3 tol, and chains
+ * of steps of 0.9 tol (ends far apart), shuffled. */
+static double *planted(prng *g, size_t n, double off, double size, double tol, size_t *out)
+{
+	double *p = malloc(3 * 4 * n * sizeof *p);
+	ck_assert(p);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		double *x = p + 3 * k++;
+		for (int c = 0; c < 3; c++)
+			x[c] = off + prng_range(g, 0, size);
+		int kind = prng_int(g, 0, 7);
+		if (kind <= 1) { /* a near duplicate, or an exact one */
+			near_point(g, x, kind ? prng_range(g, 0.0, 0.98) * tol : 0.0, p + 3 * k);
+			k++;
+		} else if (kind == 2) { /* just too far */
+			near_point(g, x, prng_range(g, 1.02, 3.0) * tol, p + 3 * k);
+			k++;
+		} else if (kind == 3) { /* a chain of three steps */
+			double dir[3];
+			near_point(g, (double[3]){0, 0, 0}, 0.9 * tol, dir);
+			for (int s = 1; s <= 2; s++, k++)
+				for (int c = 0; c < 3; c++)
+					p[3 * k + (size_t)c] = x[c] + s * dir[c];
+		}
+	}
+	for (size_t i = k; i-- > 1;) {
+		size_t j = (size_t)(prng_next(g) % (i + 1));
+		for (int c = 0; c < 3; c++) {
+			double t = p[3 * i + (size_t)c];
+			p[3 * i + (size_t)c] = p[3 * j + (size_t)c];
+			p[3 * j + (size_t)c] = t;
+		}
+	}
+	*out = k;
+	return p;
+}
+
+START_TEST(clusters_match_brute_force)
+{
+	prng g = {2025};
+	struct {
+		size_t n;
+		double off, size, tol;
+	} cases[] = {
+		{400, 0.0, 1.0, 0.02},       /* crowded: many chance joins */
+		{1500, -0.5, 1.0, 1e-6},     /* sparse: the planted ones */
+		{800, 1e6, 1.0, 1e-7},       /* far from the origin */
+		{600, -3e11, 1e12, 1e-6},    /* cubes capped at 2^45 a side */
+		{300, 0.0, 1e-12, 3e-14},    /* tiny */
+		{500, 0.0, 1.0, 0.0},        /* exact duplicates only */
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+		for (int rep = 0; rep < 3; rep++) {
+			size_t nv;
+			double *p = planted(&g, cases[c].n, cases[c].off, cases[c].size, cases[c].tol,
+			                    &nv);
+			char what[64];
+			snprintf(what, sizeof what, "case %zu, set %d", c, rep);
+			compare_with_oracle(p, nv, cases[c].tol, what);
+			free(p);
+		}
+	/* -0 is +0; a chain along a line, the steps just within tol; one
+	 * point, two far apart. */
+	double z[12] = {0, -0.0, 1, -0.0, 0, 1, 5, 5, 5, 5, 5, 5};
+	compare_with_oracle(z, 4, 0.0, "signed zeros");
+	double line[60];
+	for (int i = 0; i < 20; i++) {
+		line[3 * i] = 0.999 * i;
+		line[3 * i + 1] = line[3 * i + 2] = 0.0;
+	}
+	compare_with_oracle(line, 20, 1.0, "chain");
+	size_t nu = 0;
+	uint32_t *lab = oracle_clusters(line, 20, 1.0, &nu);
+	ck_assert_uint_eq(nu, 1); /* the rule chains: ends 19 tol apart, one cluster */
+	free(lab);
+	compare_with_oracle(line, 1, 1.0, "one point");
+	double two[6] = {0, 0, 0, 1e300, -1e300, 0};
+	compare_with_oracle(two, 2, INFINITY, "infinite tolerance");
+	compare_with_oracle(two, 2, 1e-300, "far apart");
+}
+END_TEST
+
+/* ---- meshes ---------------------------------------------------------------- */
+
+typedef struct wmesh {
+	double *pos;
+	uint32_t *idx;
+	size_t nv, nt;
+	void *store;
+	clash_mesh *m;
+} wmesh;
+
+static uint32_t vtx(wmesh *t, double x, double y, double z)
+{
+	t->pos[3 * t->nv] = x;
+	t->pos[3 * t->nv + 1] = y;
+	t->pos[3 * t->nv + 2] = z;
+	return (uint32_t)t->nv++;
+}
+
+static void tri(wmesh *t, uint32_t a, uint32_t b, uint32_t c)
+{
+	t->idx[3 * t->nt] = a;
+	t->idx[3 * t->nt + 1] = b;
+	t->idx[3 * t->nt + 2] = c;
+	t->nt++;
+}
+
+/* A UV sphere (nu longitudes, nb bands) about c, outward, room for nv
+ * more vertices. */
+static void sphere(wmesh *t, const double *c, double r, int nu, int nb, size_t room)
+{
+	size_t nv = 2 + (size_t)nu * (size_t)(nb - 1), nt = 2 * (size_t)nu * (size_t)(nb - 1);
+	memset(t, 0, sizeof *t);
+	t->pos = malloc(3 * (nv + room) * sizeof *t->pos);
+	t->idx = malloc(3 * nt * sizeof *t->idx);
+	ck_assert(t->pos && t->idx);
+	uint32_t top = vtx(t, c[0], c[1], c[2] + r), first = (uint32_t)t->nv;
+	for (int j = 1; j < nb; j++)
+		for (int i = 0; i < nu; i++) {
+			double th = M_PI * j / nb, ph = 2 * M_PI * i / nu;
+			vtx(t, c[0] + r * sin(th) * cos(ph), c[1] + r * sin(th) * sin(ph),
+			    c[2] + r * cos(th));
+		}
+	uint32_t bottom = vtx(t, c[0], c[1], c[2] - r);
+#define RING(j, i) (first + (uint32_t)((j) - 1) * (uint32_t)nu + (uint32_t)((i) % nu))
+	for (int i = 0; i < nu; i++) {
+		tri(t, top, RING(1, i), RING(1, i + 1));
+		tri(t, bottom, RING(nb - 1, i + 1), RING(nb - 1, i));
+		for (int j = 1; j < nb - 1; j++) {
+			tri(t, RING(j, i), RING(j + 1, i), RING(j, i + 1));
+			tri(t, RING(j + 1, i), RING(j + 1, i + 1), RING(j, i + 1));
+		}
+	}
+#undef RING
+}
+
+/* A box [0,1]x[0,2]x[0,3] tessellated n x n a face, room for more. */
+static void box(wmesh *t, int n, size_t room)
+{
+	size_t nv = 6 * (size_t)(n + 1) * (size_t)(n + 1), nt = 12 * (size_t)n * (size_t)n;
+	memset(t, 0, sizeof *t);
+	t->pos = malloc(3 * (nv + room) * sizeof *t->pos);
+	t->idx = malloc(3 * nt * sizeof *t->idx);
+	ck_assert(t->pos && t->idx);
+	static const double size[3] = {1, 2, 3};
+	/* Each face: axis k fixed at 0 or size, spanned by the other two in
+	 * the order that makes it outward. */
+	for (int k = 0; k < 3; k++)
+		for (int side = 0; side < 2; side++) {
+			int u = (k + 1) % 3, v = (k + 2) % 3;
+			if (!side) {
+				int w = u;
+				u = v;
+				v = w;
+			}
+			uint32_t base = (uint32_t)t->nv;
+			for (int a = 0; a <= n; a++)
+				for (int b = 0; b <= n; b++) {
+					double x[3];
+					x[k] = side ? size[k] : 0.0;
+					x[u] = size[u] * a / n;
+					x[v] = size[v] * b / n;
+					vtx(t, x[0], x[1], x[2]);
+				}
+#define AT(a, b) (base + (uint32_t)((a) * (n + 1) + (b)))
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++) {
+					tri(t, AT(a, b), AT(a + 1, b), AT(a + 1, b + 1));
+					tri(t, AT(a, b), AT(a + 1, b + 1), AT(a, b + 1));
+				}
+#undef AT
+		}
+}
+
+static void build(wmesh *t, double weld)
+{
+	size_t size = clash_mesh_size(t->nv, t->nt);
+	ck_assert(size > 0);
+	t->store = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	ck_assert(t->store);
+	ck_assert_int_eq(clash_mesh_build_welded(t->store, size, t->pos, t->nv, t->idx, t->nt, weld,
+	                                         &t->m),
+	                 CLASH_OK);
+}
+
+static void tm_free(wmesh *t)
+{
+	free(t->pos);
+	free(t->idx);
+	free(t->store);
+}
+
+/* A copy of w whose triangles about its vertices with x > 0 (in their
+ * fan on the side y > 0) use duplicates moved d away in random directions
+ * (d relative to w's diagonal), appended after w's vertices: the seams of
+ * a part exported unwelded.  *ndup: the duplicates. */
+static void split(const wmesh *w, wmesh *s, double d, prng *g, size_t *ndup)
+{
+	*s = *w;
+	s->pos = malloc(3 * 2 * w->nv * sizeof *s->pos);
+	s->idx = malloc(3 * w->nt * sizeof *s->idx);
+	s->store = NULL;
+	s->m = NULL;
+	ck_assert(s->pos && s->idx);
+	memcpy(s->pos, w->pos, 3 * w->nv * sizeof *s->pos);
+	memcpy(s->idx, w->idx, 3 * w->nt * sizeof *s->idx);
+	uint32_t *dup = malloc(w->nv * sizeof *dup);
+	ck_assert(dup);
+	const double diag = weld_diagonal(w->pos, w->nv);
+	*ndup = 0;
+	for (size_t v = 0; v < w->nv; v++) {
+		dup[v] = UINT32_MAX;
+		if (w->pos[3 * v] > 0.0) {
+			near_point(g, w->pos + 3 * v, d * diag, s->pos + 3 * s->nv);
+			dup[v] = (uint32_t)s->nv++;
+			++*ndup;
+		}
+	}
+	for (size_t t = 0; t < w->nt; t++) {
+		double cy = 0;
+		for (int c = 0; c < 3; c++)
+			cy += w->pos[3 * w->idx[3 * t + (size_t)c] + 1];
+		for (int c = 0; cy > 0 && c < 3; c++) {
+			uint32_t *x = &s->idx[3 * t + (size_t)c];
+			if (dup[*x] != UINT32_MAX)
+				*x = dup[*x];
+		}
+	}
+	free(dup);
+}
+
+/* The members of a mesh query's answer, compared bit for bit. */
+static void same_answer(const clash_result *x, const clash_result *y, const char *what, int i)
+{
+	ck_assert_msg(x->intersecting == y->intersecting && x->contact == y->contact &&
+	                  x->solid_a == y->solid_a && x->solid_b == y->solid_b &&
+	                  x->converged == y->converged,
+	              "%s, query %d: verdicts differ", what, i);
+	ck_assert_msg(memcmp(&x->distance, &y->distance, sizeof x->distance) == 0 &&
+	                  memcmp(x->near_a, y->near_a, 3 * sizeof(double)) == 0 &&
+	                  memcmp(x->near_b, y->near_b, 3 * sizeof(double)) == 0,
+	              "%s, query %d: distance %.17g / %.17g or near points differ", what, i,
+	              x->distance, y->distance);
+}
+
+/* The welded mesh w and its split copy s built with the default weld
+ * answer random queries (convex tetrahedra, some inside, and a posed box
+ * mesh) bit for bit the same; s is a solid. */
+static void answers_as_welded(wmesh *w, double d, prng *g, const char *what)
+{
+	wmesh s;
+	size_t ndup;
+	split(w, &s, d, g, &ndup);
+	build(&s, 1e-6);
+	ck_assert_msg(clash_mesh_is_solid(s.m), "%s: not a solid once welded", what);
+	ck_assert_uint_eq(clash_mesh_welded(s.m), ndup);
+	ck_assert_uint_eq(clash_mesh_welded(w->m), 0);
+	clash_shape a, b;
+	ck_assert_int_eq(clash_shape_init_mesh(&a, w->m), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_mesh(&b, s.m), CLASH_OK);
+	wmesh other;
+	box(&other, 2, 0);
+	build(&other, 0.0);
+	for (int i = 0; i < 200; i++) {
+		double pts[12], c[3], r = prng_range(g, 0.02, 0.6);
+		for (int k = 0; k < 3; k++)
+			c[k] = prng_range(g, -1.5, 2.5);
+		for (int k = 0; k < 12; k++)
+			pts[k] = c[k % 3] + prng_range(g, -r, r);
+		clash_shape q;
+		clash_result x, y;
+		if (i % 4 == 3) {
+			ck_assert_int_eq(clash_shape_init_mesh(&q, other.m), CLASH_OK);
+			double t[3] = {c[0], c[1], c[2]}, quat[4] = {0.5, 0.5, 0.5, 0.5};
+			ck_assert_int_eq(clash_shape_set_quaternion(&q, quat), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_translation(&q, t), CLASH_OK);
+		} else {
+			ck_assert_int_eq(clash_shape_init(&q, 3, pts, 4), CLASH_OK);
+		}
+		memset(&x, 0, sizeof x);
+		memset(&y, 0, sizeof y);
+		ck_assert_int_eq(clash_gjk(&a, &q, NULL, &x), CLASH_OK);
+		ck_assert_int_eq(clash_gjk(&b, &q, NULL, &y), CLASH_OK);
+		same_answer(&x, &y, what, i);
+		ck_assert_int_eq(clash_gjk(&q, &b, NULL, &y), CLASH_OK);
+		ck_assert_int_eq(clash_gjk(&q, &a, NULL, &x), CLASH_OK);
+		same_answer(&x, &y, what, i);
+	}
+	/* A small cube buried in the wall's inside is inside both. */
+	double in[24];
+	for (int k = 0; k < 8; k++) {
+		in[3 * k] = 0.5 + 0.01 * (k & 1);
+		in[3 * k + 1] = 0.2 + 0.01 * ((k >> 1) & 1);
+		in[3 * k + 2] = 0.3 + 0.01 * ((k >> 2) & 1);
+	}
+	clash_shape q;
+	clash_result y;
+	ck_assert_int_eq(clash_shape_init(&q, 3, in, 8), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&b, &q, NULL, &y), CLASH_OK);
+	ck_assert_msg(y.intersecting && y.contact == CLASH_CONTACT_B_IN_A, "%s: cube not inside",
+	              what);
+	tm_free(&other);
+	tm_free(&s);
+}
+
+START_TEST(seam_duplicates_answer_as_welded)
+{
+	prng g = {25};
+	const double c[3] = {0.4, 0.3, 0.2};
+	wmesh w;
+	sphere(&w, c, 1.0, 24, 12, 0);
+	build(&w, 0.0);
+	ck_assert(clash_mesh_is_solid(w.m));
+	answers_as_welded(&w, 1e-15, &g, "sphere, 1e-15");
+	answers_as_welded(&w, 1e-9, &g, "sphere, 1e-9");
+	tm_free(&w);
+	/* A box whose faces each have their own vertices: its edges are
+	 * seams of exact duplicates (solid already), then moved apart. */
+	box(&w, 3, 0);
+	build(&w, 0.0);
+	ck_assert(clash_mesh_is_solid(w.m));
+	answers_as_welded(&w, 1e-15, &g, "box, 1e-15");
+	answers_as_welded(&w, 1e-9, &g, "box, 1e-9");
+	tm_free(&w);
+}
+END_TEST
+
+/* Duplicates farther apart than the weld stay apart: the seams are open
+ * (not a solid), nothing moved; a weld wide enough joins them. */
+START_TEST(apart_beyond_tolerance_stay_apart)
+{
+	prng g = {26};
+	const double c[3] = {0, 0, 0};
+	wmesh w, s;
+	size_t ndup;
+	sphere(&w, c, 1.0, 16, 8, 0);
+	split(&w, &s, 3e-6, &g, &ndup);
+	build(&s, 1e-6);
+	ck_assert_int_eq(clash_mesh_is_solid(s.m), 0);
+	ck_assert_uint_eq(clash_mesh_welded(s.m), 0);
+	free(s.store);
+	build(&s, 1e-5);
+	ck_assert_int_eq(clash_mesh_is_solid(s.m), 1);
+	ck_assert_uint_eq(clash_mesh_welded(s.m), ndup);
+	free(s.store);
+	build(&s, 0.0);
+	ck_assert_int_eq(clash_mesh_is_solid(s.m), 0);
+	ck_assert_uint_eq(clash_mesh_welded(s.m), 0);
+	tm_free(&s);
+	free(w.pos);
+	free(w.idx);
+}
+END_TEST
+
+/* Weld 0, and a weld with nothing to join, build what clash_mesh_build
+ * builds: the same corners, tree, parts and topology. */
+static void same_mesh(const clash_mesh *x, const clash_mesh *y)
+{
+	ck_assert_uint_eq(x->ntriangles, y->ntriangles);
+	ck_assert_uint_eq(x->nnodes, y->nnodes);
+	ck_assert_uint_eq(x->nreps, y->nreps);
+	ck_assert_uint_eq(x->bytes, y->bytes);
+	ck_assert_int_eq(x->solid, y->solid);
+	ck_assert_int_eq(x->depth, y->depth);
+	ck_assert_ptr_eq(x->positions, y->positions);
+	ck_assert(memcmp(x->origin, y->origin, sizeof x->origin) == 0);
+	ck_assert(memcmp(x->tri, y->tri, 9 * x->ntriangles * sizeof(double)) == 0);
+	ck_assert(memcmp(x->nodes, y->nodes, x->nnodes * sizeof *x->nodes) == 0);
+	ck_assert(memcmp(x->reps, y->reps, x->nreps * sizeof *x->reps) == 0);
+}
+
+START_TEST(weld_zero_is_mesh_build)
+{
+	prng g = {27};
+	const double c[3] = {1, 2, 3};
+	wmesh w, s;
+	size_t ndup;
+	sphere(&w, c, 2.0, 20, 10, 0);
+	split(&w, &s, 1e-9, &g, &ndup);
+	wmesh *both[2] = {&w, &s};
+	for (int i = 0; i < 2; i++) {
+		wmesh *t = both[i];
+		size_t size = clash_mesh_size(t->nv, t->nt);
+		void *st = aligned_alloc(64, (size + 63) & ~(size_t)63);
+		clash_mesh *m;
+		ck_assert_int_eq(clash_mesh_build(st, size, t->pos, t->nv, t->idx, t->nt, &m), CLASH_OK);
+		build(t, 0.0);
+		same_mesh(t->m, m);
+		ck_assert_uint_eq(clash_mesh_welded(t->m), 0);
+		if (t == &w) { /* nothing within 1e-6: the same mesh again */
+			free(t->store);
+			build(t, 1e-6);
+			same_mesh(t->m, m);
+		}
+		free(st);
+	}
+	tm_free(&w);
+	tm_free(&s);
+}
+END_TEST
+
+START_TEST(bad_weld_refused)
+{
+	double pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+	static double store[4096];
+	clash_mesh *m;
+	size_t size = clash_mesh_size(3, 1);
+	ck_assert(size <= sizeof store);
+	const double bad[] = {-1e-6, -0.0 - 1e-300, NAN, INFINITY};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_int_eq(clash_mesh_build_welded(store, size, pos, 3, NULL, 1, bad[i], &m),
+		                 CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_build_welded(store, size, pos, 3, NULL, 1, -0.0, &m), CLASH_OK);
+	/* A weld wider than the triangle: its corners all one, the triangle
+	 * kept (degenerate) and the coordinates of the first. */
+	ck_assert_int_eq(clash_mesh_build_welded(store, size, pos, 3, NULL, 1, 2.0, &m), CLASH_OK);
+	ck_assert_uint_eq(clash_mesh_triangles(m), 1);
+	ck_assert_uint_eq(clash_mesh_welded(m), 2);
+	for (int k = 0; k < 9; k++)
+		ck_assert(m->tri[k] == 0.0);
+	ck_assert_ptr_eq(m->positions, pos);
+}
+END_TEST
+
+static Suite *weld_suite(void)
+{
+	Suite *s = suite_create("weld");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, clusters_match_brute_force);
+	tcase_add_test(tc, seam_duplicates_answer_as_welded);
+	tcase_add_test(tc, apart_beyond_tolerance_stay_apart);
+	tcase_add_test(tc, weld_zero_is_mesh_build);
+	tcase_add_test(tc, bad_weld_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_SUITE(weld_suite)
