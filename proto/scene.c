@@ -67,6 +67,7 @@ typedef struct scene_job {
 	const proto_request_limits *limits; /* applied to each object's shape */
 	const proto_parallel *parallel;      /* how the pieces run */
 	proto_store *store;                  /* where refs are found */
+	double weld;                         /* of meshes without their own */
 	enum proto_limit *limit_broken;      /* which, when one is */
 	size_t count;
 	clash_shape *shapes;
@@ -281,7 +282,7 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 		            find_id(job, job->ids[dup]));
 	}
 	/* The shapes, in document order, all of one dimension. */
-	proto_shape_doc doc = {.store = job->store};
+	proto_shape_doc doc = {.store = job->store, .weld = job->weld};
 	for (size_t i = 0; i < n; i++) {
 		proto_path el = {&at, NULL, i}, sp = {&el, "shape", 0};
 		const json_t *shape = json_object_get(json_array_get(v, i), "shape");
@@ -783,6 +784,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	job.limits = &rq->ctx->limits;
 	job.parallel = &rq->ctx->parallel;
 	job.store = rq->ctx->store;
+	job.weld = rq->ctx->weld;
 	job.limit_broken = &rq->call->limit;
 	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
 	job.max_reply = job.limits->max_reply;

@@ -45,6 +45,7 @@ enum config_option {
 	CONFIG_STORE_PER_CLIENT,
 	CONFIG_IMPORT_MEMORY,
 	CONFIG_IMPORT_CPU,
+	CONFIG_WELD,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_CONNECTIONS_PER_CLIENT,
 	CONFIG_MAX_QUEUE,
@@ -85,6 +86,8 @@ typedef struct server_config {
 	                                   (0: no share) */
 	size_t import_memory;           /* a mesh import helper's address space */
 	unsigned import_cpu_ms;         /* a mesh import helper's CPU time */
+	double weld;                    /* meshes' vertices within this much of
+	                                   their box's diagonal are joined */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

@@ -8,7 +8,9 @@
  * vertices are duplicated 1e-15 and 1e-9 of their size away are compared,
  * answer by answer and bit by bit, with the mesh whose seams share their
  * vertices (built by clash_mesh_build); weld 0 is compared, tree and
- * corners, with clash_mesh_build.
+ * corners, with clash_mesh_build.  On the wire (a clashd): the same
+ * meshes uploaded and sent inline answer byte for byte alike, the weld's
+ * setting, member and import parameter do what openapi.yaml says.
  */
 #include <float.h>
 #include <math.h>
@@ -16,10 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "check.h"
 #include "clash.h"
+#include "http_harness.h"
 #include "mesh.h"
 #include "prng.h"
+#include "textbuf.h"
 #include "weld.h"
 
 /* ---- the oracle ------------------------------------------------------------ */
@@ -550,6 +556,372 @@ START_TEST(bad_weld_refused)
 }
 END_TEST
 
+
+/* ---- on the wire ------------------------------------------------------------- */
+
+/* {"positions": [...], "indices": [...]} of t, every double exactly, and
+ * `extra` (", \"weld\": 0", or "") before the closing brace.  malloc'd. */
+static char *mesh_text(const wmesh *t, const char *extra)
+{
+	textbuf b = {0};
+	char num[40];
+	textbuf_str(&b, "{\"positions\":[");
+	for (size_t i = 0; i < 3 * t->nv; i++) {
+		snprintf(num, sizeof num, "%s%.17g", i ? "," : "", t->pos[i]);
+		textbuf_str(&b, num);
+	}
+	textbuf_str(&b, "],\"indices\":[");
+	for (size_t i = 0; i < 3 * t->nt; i++) {
+		snprintf(num, sizeof num, "%s%u", i ? "," : "", t->idx[i]);
+		textbuf_str(&b, num);
+	}
+	textbuf_str(&b, "]");
+	textbuf_str(&b, extra);
+	textbuf_str(&b, "}");
+	return b.s;
+}
+
+/* POST `body` to `path`: the answer's body (malloc'd) and status. */
+static char *post(const char *path, const char *body, int *status)
+{
+	hresp r;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
+	*status = r.status;
+	char *copy = strdup(r.body ? r.body : "");
+	hresp_free(&r);
+	return copy;
+}
+
+/* Upload {"mesh": mesh}: its id (malloc'd); its summary's solid. */
+static char *upload(const char *mesh, int *solid)
+{
+	textbuf b = {0};
+	textbuf_str(&b, "{\"mesh\":");
+	textbuf_str(&b, mesh);
+	textbuf_str(&b, "}");
+	int status;
+	char *text = post("/v1/shapes", b.s, &status);
+	ck_assert_msg(status == 201 || status == 200, "upload: %d %s", status, text);
+	json_t *j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	char *id = strdup(json_string_value(json_object_get(j, "id")));
+	*solid = json_is_true(json_object_get(j, "solid"));
+	json_decref(j);
+	free(text);
+	free(b.s);
+	return id;
+}
+
+/* The query of `a` (a shape's text) and the box lo..hi: the answer. */
+static char *query(const char *a, const double *lo, const double *hi, int *status)
+{
+	char box_text[600];
+	box_vertices(box_text, sizeof box_text, lo, hi);
+	textbuf b = {0};
+	textbuf_str(&b, "{\"a\":");
+	textbuf_str(&b, a);
+	textbuf_str(&b, ",\"b\":{\"vertices\":");
+	textbuf_str(&b, box_text);
+	textbuf_str(&b, "}}");
+	char *answer = post("/v1/query", b.s, status);
+	free(b.s);
+	return answer;
+}
+
+static char *wrap(const char *member, const char *value)
+{
+	textbuf b = {0};
+	textbuf_str(&b, "{\"");
+	textbuf_str(&b, member);
+	textbuf_str(&b, "\":");
+	textbuf_str(&b, value);
+	textbuf_str(&b, "}");
+	return b.s;
+}
+
+static char *ref_of(const char *id)
+{
+	char text[128];
+	snprintf(text, sizeof text, "\"%s\"", id);
+	return wrap("ref", text);
+}
+
+/* Boxes about the sphere of test_sphere(): inside it, through its wall,
+ * beside it, far. */
+static const double boxes[4][2][3] = {
+	{{0.45, 0.25, 0.15}, {0.5, 0.3, 0.2}},
+	{{1.2, 0.2, 0.1}, {1.6, 0.4, 0.3}},
+	{{1.5, 0.3, 0.2}, {1.7, 0.4, 0.3}},
+	{{40, 40, 40}, {41, 41, 41}},
+};
+
+static void test_sphere(wmesh *w)
+{
+	const double c[3] = {0.4, 0.3, 0.2};
+	sphere(w, c, 1.0, 24, 12, 0);
+}
+
+/* The answer of a box query has "intersection": want (NULL: none). */
+static void assert_intersection(const char *answer, const char *want)
+{
+	json_t *j = json_loads(answer, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	const char *got = json_string_value(json_object_get(j, "intersection"));
+	ck_assert_msg(want ? got && strcmp(got, want) == 0 : got == NULL,
+	              "intersection %s, not %s: %s", got ? got : "none", want ? want : "none",
+	              answer);
+	json_decref(j);
+}
+
+static void assert_pointer(const char *path, const char *body, const char *pointer)
+{
+	hresp r;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
+	json_t *p = assert_problem(&r, 422);
+	const char *got = json_string_value(json_object_get(p, "pointer"));
+	ck_assert_msg(got && strcmp(got, pointer) == 0, "%s: pointer %s, not %s", path,
+	              got ? got : "none", pointer);
+	json_decref(p);
+	hresp_free(&r);
+}
+
+/* The sphere with seams duplicated 1e-15 of its size away, sent inline
+ * and by ref, answers byte for byte as the sphere with shared seams sent
+ * either way; "weld": 0 leaves it a surface (the buried box not inside);
+ * bad welds are 422s at the member. */
+START_TEST(wire_seams_answer_as_welded)
+{
+	server_start();
+	prng g = {31};
+	wmesh w, s;
+	size_t ndup;
+	test_sphere(&w);
+	split(&w, &s, 1e-15, &g, &ndup);
+	char *wt = mesh_text(&w, ""), *st = mesh_text(&s, ""), *s0 = mesh_text(&s, ",\"weld\":0");
+	int solid_w, solid_s, solid_0;
+	char *idw = upload(wt, &solid_w), *ids = upload(st, &solid_s), *id0 = upload(s0, &solid_0);
+	ck_assert(solid_w && solid_s && !solid_0);
+	ck_assert_str_ne(idw, ids);
+	ck_assert_str_ne(ids, id0);
+	char *shapes[6] = {wrap("mesh", wt), ref_of(idw), wrap("mesh", st), ref_of(ids),
+	                   wrap("mesh", s0), ref_of(id0)};
+	for (int k = 0; k < 4; k++) {
+		char *answers[6];
+		for (int i = 0; i < 6; i++) {
+			int status;
+			answers[i] = query(shapes[i], boxes[k][0], boxes[k][1], &status);
+			ck_assert_msg(status == 200, "box %d, shape %d: %d %s", k, i, status, answers[i]);
+		}
+		for (int i = 1; i < 4; i++)
+			ck_assert_msg(strcmp(answers[i], answers[0]) == 0, "box %d: shape %d answers\n%s\n"
+			              "where the welded mesh answers\n%s", k, i, answers[i], answers[0]);
+		ck_assert_str_eq(answers[5], answers[4]); /* weld 0: by ref as inline */
+		if (k == 0) {
+			assert_intersection(answers[0], "b_inside_a");
+			assert_intersection(answers[4], NULL);
+		}
+		for (int i = 0; i < 6; i++)
+			free(answers[i]);
+	}
+	/* A bad weld: at the member, wherever the mesh is. */
+	char *neg = mesh_text(&w, ",\"weld\":-1e-6"), *str = mesh_text(&w, ",\"weld\":\"1e-6\"");
+	char *body = wrap("mesh", neg), *q;
+	assert_pointer("/v1/shapes", body, "/mesh/weld");
+	free(body);
+	body = wrap("mesh", str);
+	assert_pointer("/v1/shapes", body, "/mesh/weld");
+	q = wrap("a", body);
+	free(q);
+	textbuf b = {0};
+	textbuf_str(&b, "{\"a\":");
+	textbuf_str(&b, body);
+	textbuf_str(&b, ",\"b\":{\"vertices\":[[0,0,0]]}}");
+	assert_pointer("/v1/query", b.s, "/a/mesh/weld");
+	textbuf c = {0};
+	textbuf_str(&c, "{\"queries\":[");
+	textbuf_str(&c, b.s);
+	textbuf_str(&c, "]}");
+	int status;
+	char *batch = post("/v1/batch", c.s, &status);
+	ck_assert_int_eq(status, 200);
+	ck_assert_msg(strstr(batch, "\"pointer\":\"/queries/0/a/mesh/weld\""), "%s", batch);
+	free(batch);
+	free(body);
+	textbuf d = {0};
+	textbuf_str(&d, "{\"objects\":[{\"id\":\"x\",\"shape\":{\"mesh\":");
+	textbuf_str(&d, neg);
+	textbuf_str(&d, "}},{\"id\":\"y\",\"shape\":{\"vertices\":[[0,0,0]]}}]}");
+	assert_pointer("/v1/scene", d.s, "/objects/0/shape/mesh/weld");
+	/* The import parameter is not for a JSON upload. */
+	body = wrap("mesh", wt);
+	hresp r;
+	http_do("POST", "/v1/shapes?weld=0", JSON_HEADERS, body, strlen(body), &r);
+	json_decref(assert_problem(&r, 422));
+	hresp_free(&r);
+	free(body);
+	free(b.s);
+	free(c.s);
+	free(d.s);
+	free(neg);
+	free(str);
+	for (int i = 0; i < 6; i++)
+		free(shapes[i]);
+	free(wt);
+	free(st);
+	free(s0);
+	free(idw);
+	free(ids);
+	free(id0);
+	tm_free(&w);
+	tm_free(&s);
+	assert_clean_exit(server_stop_within(20));
+}
+END_TEST
+
+/* --weld 0 turns the weld off for meshes without their own; the setting
+ * is in the start-up line; bad values stop clashd. */
+START_TEST(wire_weld_setting)
+{
+	const char *const off[] = {"--weld", "0", NULL};
+	server_start_with(off, NULL);
+	prng g = {32};
+	wmesh w, s;
+	size_t ndup;
+	test_sphere(&w);
+	split(&w, &s, 1e-15, &g, &ndup);
+	char *st = mesh_text(&s, ""), *s6 = mesh_text(&s, ",\"weld\":1e-6");
+	char *a = wrap("mesh", st), *a6 = wrap("mesh", s6);
+	int status;
+	char *x = query(a, boxes[0][0], boxes[0][1], &status);
+	assert_intersection(x, NULL);
+	free(x);
+	x = query(a6, boxes[0][0], boxes[0][1], &status);
+	assert_intersection(x, "b_inside_a");
+	free(x);
+	assert_clean_exit(server_stop_within(20));
+	const char *const env[] = {"CLASHD_WELD=2e-6", NULL};
+	json_t *line = listening_line(NULL, env);
+	ck_assert_ptr_nonnull(line);
+	ck_assert(json_real_value(json_object_get(line, "weld")) == 2e-6);
+	ck_assert_str_eq(json_string_value(json_object_get(line, "weld_source")), "env");
+	json_decref(line);
+	const char *bad[] = {"-1e-6", "2", "nan", "0x1p-20", "1e-6x", "", "1e-999"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *const args[] = {"--weld", bad[i], NULL};
+		char err[512];
+		ck_assert_msg(run_clashd(args, NULL, err, sizeof err) == 2, "--weld %s", bad[i]);
+		ck_assert_msg(strstr(err, "--weld"), "--weld %s: %s", bad[i], err);
+	}
+	free(st);
+	free(s6);
+	free(a);
+	free(a6);
+	tm_free(&w);
+	tm_free(&s);
+}
+END_TEST
+
+/* A binary STL of t's triangles, the corners at vertices with x > 0 of
+ * the triangles with y > 0 moved `ulps` float steps along x: the seams a
+ * second export writes apart. */
+static char *stl_of(const wmesh *t, int ulps, size_t *len)
+{
+	*len = 84 + 50 * t->nt;
+	char *b = calloc(1, *len);
+	ck_assert_ptr_nonnull(b);
+	uint32_t n = (uint32_t)t->nt;
+	memcpy(b + 80, &n, 4);
+	for (size_t i = 0; i < t->nt; i++) {
+		float f[12] = {0};
+		double cy = 0;
+		for (int c = 0; c < 3; c++)
+			cy += t->pos[3 * t->idx[3 * i + (size_t)c] + 1];
+		for (int c = 0; c < 3; c++)
+			for (int k = 0; k < 3; k++) {
+				float x = (float)t->pos[3 * t->idx[3 * i + (size_t)c] + (size_t)k];
+				for (int u = 0; k == 0 && x > 0 && cy > 0 && u < ulps; u++)
+					x = nextafterf(x, INFINITY);
+				f[3 + 3 * c + k] = x;
+			}
+		memcpy(b + 84 + 50 * i, f, sizeof f);
+	}
+	return b;
+}
+
+/* The import: {"shapes": [...]}'s one shape's id and solid. */
+static char *import_one(const char *path, const char *stl, size_t len, int *solid)
+{
+	hresp r;
+	http_do("POST", path, "Content-Type: model/stl\r\n", stl, len, &r);
+	ck_assert_msg(r.status == 201 || r.status == 200, "%s: %d %s", path, r.status, r.body);
+	json_t *j = json_loads(r.body, 0, NULL);
+	json_t *one = json_array_get(json_object_get(j, "shapes"), 0);
+	ck_assert_ptr_nonnull(one);
+	char *id = strdup(json_string_value(json_object_get(one, "id")));
+	*solid = json_is_true(json_object_get(one, "solid"));
+	json_decref(j);
+	hresp_free(&r);
+	return id;
+}
+
+/* An STL whose seams are two float steps apart is a solid when imported
+ * (the buried box inside it), not with ?weld=0; ?weld= is in the id; a
+ * bad one is a 422 at "". */
+START_TEST(wire_import_weld)
+{
+	server_start();
+	wmesh w;
+	test_sphere(&w);
+	size_t len, len0;
+	char *stl = stl_of(&w, 2, &len), *whole = stl_of(&w, 0, &len0);
+	int solid;
+	char *id_whole = import_one("/v1/shapes", whole, len0, &solid);
+	ck_assert(solid);
+	char *id = import_one("/v1/shapes", stl, len, &solid);
+	ck_assert(solid);
+	char *id0 = import_one("/v1/shapes?weld=0", stl, len, &solid);
+	ck_assert(!solid);
+	char *id6 = import_one("/v1/shapes?weld=1e-6", stl, len, &solid);
+	ck_assert(solid);
+	ck_assert_str_ne(id, id_whole);
+	ck_assert_str_ne(id, id0);
+	ck_assert_str_ne(id, id6);
+	const char *ids[3] = {id, id0, id_whole};
+	const char *want[3] = {"b_inside_a", NULL, "b_inside_a"};
+	for (int i = 0; i < 3; i++) {
+		char *a = ref_of(ids[i]);
+		int status;
+		char *x = query(a, boxes[0][0], boxes[0][1], &status);
+		ck_assert_int_eq(status, 200);
+		assert_intersection(x, want[i]);
+		free(x);
+		free(a);
+	}
+	const char *bad[] = {"-1", "abc", "", "1e-999", "inf", "0x10",
+	                     "0.00000000000000000000000000000000000000000000000000000000000000001"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char path[160];
+		snprintf(path, sizeof path, "/v1/shapes?weld=%s", bad[i]);
+		hresp r;
+		http_do("POST", path, "Content-Type: model/stl\r\n", stl, len, &r);
+		json_t *p = assert_problem(&r, 422);
+		ck_assert_str_eq(json_string_value(json_object_get(p, "pointer")), "");
+		ck_assert_msg(strstr(json_string_value(json_object_get(p, "detail")), "weld"), "%s",
+		              r.body);
+		json_decref(p);
+		hresp_free(&r);
+	}
+	free(stl);
+	free(whole);
+	free(id_whole);
+	free(id);
+	free(id0);
+	free(id6);
+	tm_free(&w);
+	assert_clean_exit(server_stop_within(20));
+}
+END_TEST
+
 static Suite *weld_suite(void)
 {
 	Suite *s = suite_create("weld");
@@ -560,6 +932,12 @@ static Suite *weld_suite(void)
 	tcase_add_test(tc, apart_beyond_tolerance_stay_apart);
 	tcase_add_test(tc, weld_zero_is_mesh_build);
 	tcase_add_test(tc, bad_weld_refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("wire");
+	tcase_set_timeout(tc, 90);
+	tcase_add_test(tc, wire_seams_answer_as_welded);
+	tcase_add_test(tc, wire_weld_setting);
+	tcase_add_test(tc, wire_import_weld);
 	suite_add_tcase(s, tc);
 	return s;
 }
