@@ -6,7 +6,8 @@
  * point below.  With a tolerance, those distinct points go into a grid of
  * cubes at least twice the tolerance wide: two points within it then lie
  * in the same or neighbouring cubes, and each point is compared with the
- * points of the 27 cubes about its own put in before it, the joins kept in
+ * points put in before it in the cubes its ball of radius tol enters (of
+ * the 27 about its own, those on its side of each axis), the joins kept in
  * a union-find whose root is the cluster's least point.  Cube numbers come
  * from floor((x - lo) / cell) with at most 2^45 cubes along an axis: their
  * rounding is below a hundredth of a cube, far less than the cube's width
@@ -102,11 +103,28 @@ static const double *point(const grid *g, uint32_t u)
 	return g->p + 3 * (size_t)g->first[u];
 }
 
-static void cube_of(const grid *g, uint32_t u, int64_t c[3])
+/* Point u's cube; with `reach`, along each axis the neighbours its ball
+ * of radius tol may enter: from c + lo[k] to c + hi[k] (-1..0, 0..1 or
+ * -1..1). */
+static void cube_reach(const grid *g, uint32_t u, int64_t c[3], int lo[3], int hi[3])
 {
 	const double *x = point(g, u);
-	for (int k = 0; k < 3; k++)
-		c[k] = (int64_t)floor((x[k] - g->lo[k]) / g->cell);
+	for (int k = 0; k < 3; k++) {
+		const double q = (x[k] - g->lo[k]) / g->cell, f = floor(q);
+		c[k] = (int64_t)f;
+		if (lo) {
+			/* The ball is half a cube wide: it leaves the cube below
+			 * only from its lower half, above only from its upper
+			 * (with room for the rounding of q, below 1/100). */
+			lo[k] = q - f < 0.5 + 1.0 / 32 ? -1 : 0;
+			hi[k] = q - f > 0.5 - 1.0 / 32 ? 1 : 0;
+		}
+	}
+}
+
+static void cube_of(const grid *g, uint32_t u, int64_t c[3])
+{
+	cube_reach(g, u, c, NULL, NULL);
 }
 
 static size_t cube_hash(const int64_t c[3])
@@ -152,15 +170,16 @@ static uint32_t find(uint32_t *parent, uint32_t x)
 	return x;
 }
 
-/* Point u joined with every earlier point within tol in the cubes about
- * its own, then put in its cube. */
+/* Point u joined with every earlier point within tol in the cubes its
+ * ball enters (8 of the 27 about it, mostly), then put in its cube. */
 static void add_point(const grid *g, const weld_scratch *s, uint32_t u)
 {
 	int64_t c[3];
-	cube_of(g, u, c);
-	for (int dx = -1; dx <= 1; dx++)
-		for (int dy = -1; dy <= 1; dy++)
-			for (int dz = -1; dz <= 1; dz++) {
+	int lo[3], hi[3];
+	cube_reach(g, u, c, lo, hi);
+	for (int dx = lo[0]; dx <= hi[0]; dx++)
+		for (int dy = lo[1]; dy <= hi[1]; dy++)
+			for (int dz = lo[2]; dz <= hi[2]; dz++) {
 				const int64_t n[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
 				for (uint32_t w = s->slots[cube_slot(g, s, n)]; w; w = s->next[w - 1]) {
 					uint32_t a = find(s->parent, u), b = find(s->parent, w - 1);
@@ -229,8 +248,11 @@ size_t weld_place(const double *p, size_t nv, const uint32_t *canon, const uint3
 	for (size_t v = 0; v < nv; v++) {
 		const double *x = p + 3 * v, *y = p + 3 * (size_t)first[canon[v]];
 		const int same = x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
-		moved += !same;
-		if (out)
+		/* out is written from the first vertex moved on (most meshes
+		 * have none: then it is not touched). */
+		if (!same && !moved++ && out)
+			memcpy(out, p, 3 * v * sizeof *p);
+		if (moved && out)
 			memcpy(out + 3 * v, same ? x : y, 3 * sizeof *x);
 	}
 	return moved;

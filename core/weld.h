@@ -34,9 +34,9 @@ size_t weld_join(const double *p, size_t nv, double tol, const weld_scratch *s,
                  uint32_t *canon);
 
 /* The vertices whose coordinates differ from their cluster's first
- * vertex's (first, canon from weld_join); when out is not NULL, every
- * vertex's coordinates in it (3 nv doubles): its first vertex's when they
- * differ, else its own. */
+ * vertex's (first, canon from weld_join); when some do and out is not
+ * NULL, every vertex's coordinates in it (3 nv doubles): its first
+ * vertex's when they differ, else its own (out untouched when none do). */
 size_t weld_place(const double *p, size_t nv, const uint32_t *canon, const uint32_t *first,
                   double *out);
 
