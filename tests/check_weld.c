@@ -581,17 +581,6 @@ static char *mesh_text(const wmesh *t, const char *extra)
 	return b.s;
 }
 
-/* POST `body` to `path`: the answer's body (malloc'd) and status. */
-static char *post(const char *path, const char *body, int *status)
-{
-	hresp r;
-	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
-	*status = r.status;
-	char *copy = strdup(r.body ? r.body : "");
-	hresp_free(&r);
-	return copy;
-}
-
 /* Upload {"mesh": mesh}: its id (malloc'd); its summary's solid. */
 static char *upload(const char *mesh, int *solid)
 {
@@ -600,7 +589,7 @@ static char *upload(const char *mesh, int *solid)
 	textbuf_str(&b, mesh);
 	textbuf_str(&b, "}");
 	int status;
-	char *text = post("/v1/shapes", b.s, &status);
+	char *text = http_post_json("/v1/shapes", b.s, &status);
 	ck_assert_msg(status == 201 || status == 200, "upload: %d %s", status, text);
 	json_t *j = json_loads(text, 0, NULL);
 	ck_assert_ptr_nonnull(j);
@@ -623,7 +612,7 @@ static char *query(const char *a, const double *lo, const double *hi, int *statu
 	textbuf_str(&b, ",\"b\":{\"vertices\":");
 	textbuf_str(&b, box_text);
 	textbuf_str(&b, "}}");
-	char *answer = post("/v1/query", b.s, status);
+	char *answer = http_post_json("/v1/query", b.s, status);
 	free(b.s);
 	return answer;
 }
@@ -742,7 +731,7 @@ START_TEST(wire_seams_answer_as_welded)
 	textbuf_str(&c, b.s);
 	textbuf_str(&c, "]}");
 	int status;
-	char *batch = post("/v1/batch", c.s, &status);
+	char *batch = http_post_json("/v1/batch", c.s, &status);
 	ck_assert_int_eq(status, 200);
 	ck_assert_msg(strstr(batch, "\"pointer\":\"/queries/0/a/mesh/weld\""), "%s", batch);
 	free(batch);
