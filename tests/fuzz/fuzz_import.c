@@ -60,7 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	proto_init();
 	ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
-	                       .max_queries = PROTO_DEFAULT_MAX_QUERIES};
+	                       .max_queries = PROTO_DEFAULT_MAX_QUERIES,
+	                       .weld = PROTO_DEFAULT_WELD};
 	/* What a file must never read: a buffer of one triangle (36 bytes),
 	 * also valid as an OBJ library or a PLY body's floats. */
 	FILE *f = fopen(SECRET_PATH, "wb");
