@@ -529,7 +529,10 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
  * order), and the topology (solid, parts) counts the cluster as one
  * vertex; triangles are kept, in their order, even when the weld makes
  * them degenerate.  weld 0: only vertices of equal coordinates, which is
- * clash_mesh_build.  CLASH_EINVAL also for a weld negative or not finite. */
+ * clash_mesh_build.  CLASH_EINVAL also for a weld negative or not finite;
+ * CLASH_ELIMIT for vertices packed too densely to weld in bounded time
+ * (thousands of distinct vertices within the tolerance of each other:
+ * build it with weld 0). */
 int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
                             size_t nvertices, const uint32_t *indices, size_t ntriangles,
                             double weld, clash_mesh **out);

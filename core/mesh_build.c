@@ -588,7 +588,7 @@ static int closed(const clash_mesh *m, const uint32_t *canon, size_t nu, uint32_
 /* Whether m is closed and consistently oriented; its parts' first
  * triangles into list (*nlist).  Vertices within tol are welded first
  * (weld.h); when some moved, every vertex's welded coordinates go to
- * placed (3 per vertex) and *moved counts them. */
+ * placed (3 per vertex) and *moved counts them.  -1: too dense to weld. */
 static int topology(const clash_mesh *m, void *scratch, double tol, double *placed,
                     size_t *moved, uint32_t *list, size_t *nlist)
 {
@@ -606,6 +606,8 @@ static int topology(const clash_mesh *m, void *scratch, double tol, double *plac
 	p += align8(nv * sizeof *parent);
 	const weld_scratch ws = {slots, nslots, first, seen, parent};
 	const size_t nu = weld_join(m->positions, nv, tol, &ws, canon);
+	if (nu == WELD_DENSE)
+		return -1;
 	*moved = tol > 0.0 ? weld_place(m->positions, nv, canon, first, placed) : 0;
 	/* The slots (2 nv or more) and seen are free again. */
 	int solid = closed(m, canon, nu, slots, seen, (uint32_t *)p);
@@ -693,6 +695,8 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	const double tol = weld > 0.0 ? weld * weld_diagonal(positions, nvertices) : 0.0;
 	double *placed = (double *)(base + l.placed);
 	m->solid = topology(m, base + l.tri, tol, placed, &m->welded, list, &nreps);
+	if (m->solid < 0)
+		return CLASH_ELIMIT;
 	if (m->welded)
 		m->positions = placed;
 	/* Then the records there: ids first (place_triangles relies on it),

@@ -13,7 +13,9 @@
  * rounding is below a hundredth of a cube, far less than the cube's width
  * over the tolerance's, so no pair within the tolerance is missed.  Points
  * packed much closer than the tolerance in one place are compared pair by
- * pair (quadratic in the points of a cube).
+ * pair (quadratic in the points of a cube): a real mesh looks at about 8
+ * points a point, and the weld gives up (WELD_DENSE) past WELD_BUDGET, so
+ * that a hostile mesh costs a bounded time.
  */
 #include <float.h>
 #include <math.h>
@@ -133,12 +135,14 @@ static size_t cube_hash(const int64_t c[3])
 }
 
 /* The slot of cube c: the one holding its first point + 1, or the empty
- * one where it would go. */
-static size_t cube_slot(const grid *g, const weld_scratch *s, const int64_t c[3])
+ * one where it would go; *seen counts the slots looked at (cubes made to
+ * collide count against the budget as points do). */
+static size_t cube_slot(const grid *g, const weld_scratch *s, const int64_t c[3], size_t *seen)
 {
 	const size_t mask = s->nslots - 1;
 	for (size_t i = cube_hash(c) & mask;; i = (i + 1) & mask) {
 		const uint32_t o = s->slots[i];
+		++*seen;
 		if (o == 0)
 			return i;
 		int64_t d[3];
@@ -171,9 +175,11 @@ static uint32_t find(uint32_t *parent, uint32_t x)
 }
 
 /* Point u joined with every earlier point within tol in the cubes its
- * ball enters (8 of the 27 about it, mostly), then put in its cube. */
-static void add_point(const grid *g, const weld_scratch *s, uint32_t u)
+ * ball enters (8 of the 27 about it, mostly), then put in its cube;
+ * returns the earlier points and the slots looked at. */
+static size_t add_point(const grid *g, const weld_scratch *s, uint32_t u)
 {
+	size_t seen = 0;
 	int64_t c[3];
 	int lo[3], hi[3];
 	cube_reach(g, u, c, lo, hi);
@@ -181,19 +187,24 @@ static void add_point(const grid *g, const weld_scratch *s, uint32_t u)
 		for (int dy = lo[1]; dy <= hi[1]; dy++)
 			for (int dz = lo[2]; dz <= hi[2]; dz++) {
 				const int64_t n[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
-				for (uint32_t w = s->slots[cube_slot(g, s, n)]; w; w = s->next[w - 1]) {
+				for (uint32_t w = s->slots[cube_slot(g, s, n, &seen)]; w;
+				     w = s->next[w - 1]) {
+					seen++;
 					uint32_t a = find(s->parent, u), b = find(s->parent, w - 1);
 					if (a != b && near(g, u, w - 1))
 						s->parent[a > b ? a : b] = a < b ? a : b;
 				}
 			}
-	const size_t i = cube_slot(g, s, c);
+	const size_t i = cube_slot(g, s, c, &seen);
 	s->next[u] = s->slots[i];
 	s->slots[i] = u + 1;
+	return seen;
 }
 
 /* The nu distinct points (numbers canon, first points first) joined by
- * tol: canon and first renumbered by cluster; returns their count. */
+ * tol: canon and first renumbered by cluster; returns their count, or
+ * WELD_DENSE when the points are packed too densely (looking at more
+ * than WELD_BUDGET of them). */
 static size_t join_near(const double *p, size_t nv, size_t nu, double tol, const weld_scratch *s,
                         uint32_t *canon)
 {
@@ -211,9 +222,13 @@ static size_t join_near(const double *p, size_t nv, size_t nu, double tol, const
 	}
 	g.cell = 2.0 * tol > ext * 0x1p-45 ? 2.0 * tol : ext * 0x1p-45;
 	memset(s->slots, 0, s->nslots * sizeof *s->slots);
+	const size_t budget = WELD_BUDGET(nu);
+	size_t seen = 0; /* points and slots looked at */
 	for (uint32_t u = 0; u < nu; u++) {
 		s->parent[u] = u;
-		add_point(&g, s, u);
+		seen += add_point(&g, s, u);
+		if (seen > budget)
+			return WELD_DENSE;
 	}
 	/* Roots are their clusters' least points: numbered in order, a
 	 * cluster's number (in next) is at most its root's. */

@@ -27,9 +27,16 @@ typedef struct weld_scratch {
 /* The diagonal of the box of the nv points p (3 doubles each); 0 for none. */
 double weld_diagonal(const double *p, size_t nv);
 
+/* weld_join's answer for points packed too densely to weld in bounded
+ * time: more than WELD_BUDGET(n) points and grid slots looked at for n
+ * distinct points (a mesh looks at about 20 a point; thousands of
+ * distinct points within a tolerance of each other exceed it). */
+#define WELD_DENSE ((size_t)-1)
+#define WELD_BUDGET(n) (128 * (size_t)(n) + ((size_t)1 << 22))
+
 /* canon[v]: a number 0..nu-1 shared by the vertices of one cluster (the
- * rule above, tol >= 0 finite); returns nu.  Afterwards s->first[c] is
- * cluster c's first vertex, for c < nu. */
+ * rule above, tol >= 0); returns nu, or WELD_DENSE.  Afterwards
+ * s->first[c] is cluster c's first vertex, for c < nu. */
 size_t weld_join(const double *p, size_t nv, double tol, const weld_scratch *s,
                  uint32_t *canon);
 

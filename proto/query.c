@@ -513,6 +513,10 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		return -1;
 	if (!e)
 		e = clash_shape_init_mesh(s, m);
+	if (e == CLASH_ELIMIT)
+		return proto_fail(p, at, "this mesh has thousands of distinct vertices within its "
+		                  "weld (%.17g of its size) of each other, too densely packed to "
+		                  "weld: send it with \"weld\": 0", weld);
 	if (e)
 		return proto_fail(p, at, "mesh: %s", clash_strerror(e));
 	if (wv && w->stored && note_weld(w->q, m, weld))

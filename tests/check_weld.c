@@ -168,6 +168,18 @@ static double *planted(prng *g, size_t n, double off, double size, double tol, s
 	return p;
 }
 
+/* n distinct points (3 a triangle) in a clump 1e-9 wide at the origin,
+ * and the last at (1, 1, 1): at any weld from 1e-8 on, all but that one
+ * are within the tolerance of each other.  malloc'd. */
+static double *clump(size_t n, prng *g)
+{
+	double *p = malloc(3 * n * sizeof *p);
+	ck_assert_ptr_nonnull(p);
+	for (size_t i = 0; i < 3 * n; i++)
+		p[i] = i + 3 < 3 * n ? prng_range(g, 0, 1e-9) : 1.0;
+	return p;
+}
+
 START_TEST(clusters_match_brute_force)
 {
 	prng g = {2025};
@@ -741,6 +753,22 @@ START_TEST(wire_seams_answer_as_welded)
 	textbuf_str(&d, neg);
 	textbuf_str(&d, "}},{\"id\":\"y\",\"shape\":{\"vertices\":[[0,0,0]]}}]}");
 	assert_pointer("/v1/scene", d.s, "/objects/0/shape/mesh/weld");
+	/* Too densely packed to weld: a 422 at the mesh, fine with weld 0. */
+	wmesh dense = {0};
+	dense.nv = 12000;
+	dense.nt = 4000;
+	dense.pos = clump(dense.nv, &g);
+	dense.idx = malloc(3 * dense.nt * sizeof *dense.idx);
+	for (uint32_t i = 0; i < 3 * dense.nt; i++)
+		dense.idx[i] = i;
+	char *dt = mesh_text(&dense, ""), *d0 = mesh_text(&dense, ",\"weld\":0");
+	body = wrap("mesh", dt);
+	assert_pointer("/v1/shapes", body, "/mesh");
+	free(body);
+	free(upload(d0, &solid_0));
+	free(dt);
+	free(d0);
+	tm_free(&dense);
 	/* The import parameter is not for a JSON upload. */
 	body = wrap("mesh", wt);
 	hresp r;
@@ -911,6 +939,30 @@ START_TEST(wire_import_weld)
 }
 END_TEST
 
+/* A clump of 12 000 distinct vertices within the weld of each other is
+ * refused (CLASH_ELIMIT) rather than welded pair by pair; weld 0 builds
+ * it; a clump of 1 500 is welded, as the oracle says (one cluster and the
+ * far point). */
+START_TEST(dense_clump_refused)
+{
+	prng g = {33};
+	const size_t n = 12000;
+	double *p = clump(n, &g);
+	size_t size = clash_mesh_size(n, n / 3);
+	void *st = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	clash_mesh *m;
+	ck_assert_int_eq(clash_mesh_build_welded(st, size, p, n, NULL, n / 3, 1e-6, &m),
+	                 CLASH_ELIMIT);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(clash_mesh_build_welded(st, size, p, n, NULL, n / 3, 0.0, &m), CLASH_OK);
+	free(st);
+	free(p);
+	p = clump(1500, &g);
+	compare_with_oracle(p, 1500, 1e-6 * weld_diagonal(p, 1500), "clump of 1500");
+	free(p);
+}
+END_TEST
+
 static Suite *weld_suite(void)
 {
 	Suite *s = suite_create("weld");
@@ -921,6 +973,7 @@ static Suite *weld_suite(void)
 	tcase_add_test(tc, apart_beyond_tolerance_stay_apart);
 	tcase_add_test(tc, weld_zero_is_mesh_build);
 	tcase_add_test(tc, bad_weld_refused);
+	tcase_add_test(tc, dense_clump_refused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wire");
 	tcase_set_timeout(tc, 90);
