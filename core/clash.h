@@ -525,6 +525,26 @@ size_t clash_mesh_size(size_t nvertices, size_t ntriangles);
 int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
                      const uint32_t *indices, size_t ntriangles, clash_mesh **out);
 
+/* As clash_mesh_build, with vertices within `weld` times the diagonal of
+ * the box of the positions joined into one first: two vertices are joined
+ * when their distance is at most that tolerance, and joins chain (the
+ * clusters are the connected components).  A joined vertex's triangle
+ * corners take the coordinates of its cluster's first vertex (in input
+ * order), and the topology (solid, parts) counts the cluster as one
+ * vertex; triangles are kept, in their order, even when the weld makes
+ * them degenerate.  weld 0: only vertices of equal coordinates, which is
+ * clash_mesh_build.  CLASH_EINVAL also for a weld negative or not finite;
+ * CLASH_ELIMIT for vertices packed too densely to weld in bounded time
+ * (thousands of distinct vertices within the tolerance of each other:
+ * build it with weld 0). */
+int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
+                            size_t nvertices, const uint32_t *indices, size_t ntriangles,
+                            double weld, clash_mesh **out);
+
+/* The vertices the weld moved: joined to a cluster whose first vertex has
+ * other coordinates (exact duplicates are not counted; 0 for weld 0). */
+size_t clash_mesh_welded(const clash_mesh *m);
+
 /* 1 when the mesh counts as a solid (clash_mesh_info.solid), else 0. */
 int clash_mesh_is_solid(const clash_mesh *m);
 
@@ -544,6 +564,7 @@ typedef struct clash_mesh_info {
 	/* Triangles turned over so that each edge-connected piece is
 	 * consistently oriented, the way of the greater part of its area. */
 	size_t flipped;
+	size_t welded; /* vertices the weld moved (clash_mesh_welded) */
 	/* The winding number's mean distance from an integer just in front of
 	 * the surface: 0 for a closed mesh, about 1/2 for a single sheet. */
 	double leak;
@@ -551,6 +572,11 @@ typedef struct clash_mesh_info {
 
 /* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL). */
 int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out);
+
+/* The meshes of shape s (itself, or the leaves of a compound) together:
+ * solid and closed when every one is, the counts summed, the greatest
+ * leak.  Returns how many meshes s holds (0: *out zeroed). */
+size_t clash_shape_mesh_info(const clash_shape *s, clash_mesh_info *out);
 size_t clash_mesh_triangles(const clash_mesh *m);
 /* The index array the mesh was built from (borrowed, 3 per triangle in
  * input order), or NULL when it was built without one. */

@@ -38,6 +38,7 @@ struct clash_mesh {
 	const uint32_t *indices; /* as given (borrowed), or NULL */
 	size_t nvertices, ntriangles, nnodes;
 	size_t bytes; /* of storage in use, this header included */
+	size_t welded; /* vertices moved by the weld (clash_mesh_welded) */
 	int solid;
 	int depth;      /* of the tree (a root alone: 1) */
 	double origin[3]; /* the root box's centre: node boxes are relative */

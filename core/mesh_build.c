@@ -11,11 +11,11 @@
  * node boxes (their unions) hold every corner.  Below MESH_SAH_DEPTH levels
  * ranges are halved by position, which bounds the depth for any input.
  *
- * The topology: vertices of exactly equal coordinates are one (a hash of
- * their bits); every directed edge between distinct welded vertices is
- * filed under its lesser vertex (a counting sort), and the mesh is a solid
- * when in each vertex's list every edge appears exactly twice, once each
- * way.  Memory: the topology's scratch and then the tree's triangle
+ * The topology: vertices of equal coordinates, or within the weld's
+ * tolerance (weld.h), are one, whose corners take the coordinates of its
+ * first vertex; then the edge census and the turns (mesh_topo.h), and,
+ * once the tree and the far field of the winding number are built, the
+ * solid rule (mesh_solid.h).  Memory: the topology's scratch and then the tree's triangle
  * records live where the corner coordinates go last (see mesh_layout).
  */
 #include <assert.h>
@@ -27,6 +27,7 @@
 #include "mesh_solid.h"
 #include "mesh_topo.h"
 #include "winding.h"
+#include "weld.h"
 
 #define BINS 16
 #define MESH_SAH_DEPTH 48
@@ -94,15 +95,19 @@ static size_t hash_slots(size_t nv)
 
 /* Byte offsets from the header (on a 64-byte boundary).  The topology's
  * scratch starts at `tri` and may run past the node reserve (huge unindexed
- * meshes); the list of parts it leaves for the tree goes after both. */
+ * meshes); the list of parts it leaves for the tree goes after both, then
+ * the welded coordinates the tree is built from (`placed`: scratch, read
+ * until the corners are placed). */
 typedef struct layout {
-	size_t tri, nodes, list, flip, total;
+	size_t tri, nodes, list, flip, placed, total;
 } layout;
 
 static size_t topo_bytes(size_t nv, size_t nt)
 {
+	const size_t weld = align8((nv + 1) * sizeof(uint32_t)) + 2 * align8(nv * sizeof(uint32_t));
+	const size_t census = mesh_topo_scratch(nv, nt);
 	return align8(hash_slots(nv) * sizeof(uint32_t)) + align8(nv * sizeof(uint32_t)) +
-	       mesh_topo_scratch(nv, nt);
+	       (weld > census ? weld : census);
 }
 
 static layout mesh_layout(size_t nv, size_t nt)
@@ -116,10 +121,12 @@ static layout mesh_layout(size_t nv, size_t nt)
 	l.list = l.nodes + 2 * nt * sizeof(mesh_node);
 	if (l.list < align8(l.tri + topo_bytes(nv, nt)))
 		l.list = align8(l.tri + topo_bytes(nv, nt));
-	/* The turns' bitmap after the list; the far field (winding.h) goes
-	 * after the parts in tree order once the turns are read, over both. */
+	/* The turns' bitmap after the list, then the welded coordinates; the
+	 * far field (winding.h) goes after the parts in tree order once the
+	 * turns and coordinates are read, over all three. */
 	l.flip = l.list + align8(nt * sizeof(uint32_t));
-	l.total = l.flip + align8((nt + 7) / 8);
+	l.placed = align8(l.flip + (nt + 7) / 8);
+	l.total = l.placed + 3 * nv * sizeof(double);
 	const size_t far_end = align64(l.flip) + winding_far_bound(nt);
 	if (l.total < far_end)
 		l.total = far_end;
@@ -461,55 +468,13 @@ static void records(const clash_mesh *m, fbox *r, uint32_t *ids, fbox *b, fbox *
 
 /* ---- topology ------------------------------------------------------------ */
 
-static uint64_t bits_of(double x)
-{
-	uint64_t u;
-	x += 0.0; /* -0 as +0 */
-	memcpy(&u, &x, sizeof u);
-	return u;
-}
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
-/* canon[v]: a number 0..nu-1 shared by vertices of equal coordinates. */
-static size_t weld(const double *p, size_t nv, uint32_t *slots, size_t nslots, uint32_t *canon)
-{
-	memset(slots, 0, nslots * sizeof *slots);
-	size_t nu = 0;
-	for (size_t v = 0; v < nv; v++) {
-		const double *x = p + 3 * v;
-		uint64_t h = mix(bits_of(x[0]) ^ mix(bits_of(x[1]) ^ mix(bits_of(x[2]))));
-		size_t s = (size_t)h & (nslots - 1);
-		for (;;) {
-			uint32_t o = slots[s];
-			if (o == 0) {
-				slots[s] = (uint32_t)(v + 1);
-				canon[v] = (uint32_t)nu++;
-				break;
-			}
-			const double *y = p + 3 * (size_t)(o - 1);
-			if (x[0] == y[0] && x[1] == y[1] && x[2] == y[2]) {
-				canon[v] = canon[o - 1];
-				break;
-			}
-			s = (s + 1) & (nslots - 1);
-		}
-	}
-	return nu;
-}
-
-/* The weld, then the edge census (mesh_topo.c) into *t, the turns into
- * the bitmap flip and the parts' first triangles into list. */
-static void topology(const clash_mesh *m, void *scratch, uint8_t *flip, uint32_t *list,
-                     mesh_topo *t)
+/* The weld (weld.h: vertices within tol are one; when some moved, every
+ * vertex's welded coordinates go to placed, 3 per vertex, and *moved
+ * counts them), then the edge census (mesh_topo.c) into *t, the turns
+ * into the bitmap flip and the parts' first triangles into list.  -1:
+ * too dense to weld. */
+static int topology(const clash_mesh *m, void *scratch, double tol, double *placed,
+                    size_t *moved, uint8_t *flip, uint32_t *list, mesh_topo *t)
 {
 	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
@@ -517,9 +482,19 @@ static void topology(const clash_mesh *m, void *scratch, uint8_t *flip, uint32_t
 	p += align8(nslots * sizeof *slots);
 	uint32_t *canon = (uint32_t *)p;
 	p += align8(nv * sizeof *canon);
-	const mesh_topo_in in = {m->positions, m->indices, canon,
-	                         weld(m->positions, nv, slots, nslots, canon), m->ntriangles};
+	uint32_t *seen = (uint32_t *)p;
+	uint32_t *first = (uint32_t *)(p + align8((nv + 1) * sizeof *seen));
+	uint32_t *parent = first + align8(nv * sizeof *first) / sizeof *first;
+	const weld_scratch ws = {slots, nslots, first, seen, parent};
+	const size_t nu = weld_join(m->positions, nv, tol, &ws, canon);
+	if (nu == WELD_DENSE)
+		return -1;
+	*moved = tol > 0.0 ? weld_place(m->positions, nv, canon, first, placed) : 0;
+	/* The weld's scratch after canon is free again: the census's. */
+	const mesh_topo_in in = {*moved ? placed : m->positions, m->indices, canon, nu,
+	                         m->ntriangles};
 	mesh_topo_run(&in, p, flip, list, t);
+	return 0;
 }
 
 /* ---- the build ------------------------------------------------------------ */
@@ -568,12 +543,14 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 	m->nreps = nreps;
 }
 
-int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
-                     const uint32_t *indices, size_t ntriangles, clash_mesh **out)
+int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
+                            size_t nvertices, const uint32_t *indices, size_t ntriangles,
+                            double weld, clash_mesh **out)
 {
 	if (out)
 		*out = NULL;
-	if (storage == NULL || positions == NULL || out == NULL || ((uintptr_t)storage & 7))
+	if (storage == NULL || positions == NULL || out == NULL || ((uintptr_t)storage & 7) ||
+	    !(weld >= 0.0 && weld <= DBL_MAX))
 		return CLASH_EINVAL;
 	if (ntriangles == 0)
 		return CLASH_EEMPTY;
@@ -597,7 +574,15 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	/* The topology first, its scratch where the corners go last. */
 	uint32_t *list = (uint32_t *)(base + l.list);
 	const uint8_t *flip = (const uint8_t *)(base + l.flip);
-	topology(m, base + l.tri, (uint8_t *)(base + l.flip), list, &m->topo);
+	/* Vertices welded: the tree and corners are built from their new
+	 * coordinates, the caller's positions put back at the end. */
+	const double tol = weld > 0.0 ? weld * weld_diagonal(positions, nvertices) : 0.0;
+	double *placed = (double *)(base + l.placed);
+	if (topology(m, base + l.tri, tol, placed, &m->welded, (uint8_t *)(base + l.flip), list,
+	             &m->topo) < 0)
+		return CLASH_ELIMIT;
+	if (m->welded)
+		m->positions = placed;
 	const size_t nreps = m->topo.parts;
 	/* Then the records there: ids first (place_triangles relies on it),
 	 * the float boxes 16-byte aligned after them, then a byte each for
@@ -616,7 +601,9 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	build_tree(m, r, ids, bins, &rb, &rc);
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
 	place_triangles(m, ids, nreps);
-	/* The far field over the list and the turns, read by now. */
+	m->positions = positions;
+	/* The far field over the list, the turns and the coordinates, read
+	 * by now. */
 	char *far = base + align64((size_t)((char *)(m->reps + m->nreps) - base));
 	m->far = far;
 	m->magic = MESH_MAGIC;
@@ -627,6 +614,18 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
 	m->solid = mesh_solid_rule(m);
 	*out = m;
 	return CLASH_OK;
+}
+
+int clash_mesh_build(void *storage, size_t size, const double *positions, size_t nvertices,
+                     const uint32_t *indices, size_t ntriangles, clash_mesh **out)
+{
+	return clash_mesh_build_welded(storage, size, positions, nvertices, indices, ntriangles,
+	                               0.0, out);
+}
+
+size_t clash_mesh_welded(const clash_mesh *m)
+{
+	return mesh_valid(m) ? m->welded : 0;
 }
 
 int clash_mesh_is_solid(const clash_mesh *m)
@@ -646,9 +645,44 @@ int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out)
 	        .boundary_edges = m->topo.boundary,
 	        .nonmanifold_edges = m->topo.nonmanifold,
 	        .flipped = m->topo.flipped,
+	        .welded = m->welded,
 	        .leak = m->leak,
 	};
 	return CLASH_OK;
+}
+
+static void add_info(clash_mesh_info *sum, const clash_mesh_info *i, int first)
+{
+	sum->solid = first ? i->solid : sum->solid && i->solid;
+	sum->closed = first ? i->closed : sum->closed && i->closed;
+	sum->triangles += i->triangles;
+	sum->parts += i->parts;
+	sum->boundary_edges += i->boundary_edges;
+	sum->nonmanifold_edges += i->nonmanifold_edges;
+	sum->flipped += i->flipped;
+	sum->welded += i->welded;
+	sum->leak = i->leak > sum->leak ? i->leak : sum->leak;
+}
+
+static size_t shape_info(const clash_shape *s, clash_mesh_info *sum, size_t n)
+{
+	clash_mesh_info i;
+	if (s->nparts) {
+		for (size_t k = 0; k < s->nparts; k++)
+			n = shape_info(&s->parts[k], sum, n);
+	} else if (s->mesh && clash_mesh_info_get(s->mesh, &i) == CLASH_OK) {
+		add_info(sum, &i, n == 0);
+		n++;
+	}
+	return n;
+}
+
+size_t clash_shape_mesh_info(const clash_shape *s, clash_mesh_info *out)
+{
+	if (out == NULL)
+		return 0;
+	memset(out, 0, sizeof *out);
+	return s ? shape_info(s, out, 0) : 0;
 }
 
 size_t clash_mesh_triangles(const clash_mesh *m)

@@ -35,7 +35,8 @@ typedef struct contains_query {
 
 static const char *const members[] = {"inner", "outer", "tolerance", NULL};
 
-static int decode(const json_t *root, proto_store *store, contains_query *q, proto_problem *p)
+static int decode(const json_t *root, const proto_context *ctx, contains_query *q,
+                  proto_problem *p)
 {
 	if (!json_is_object(root))
 		return proto_fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
@@ -49,8 +50,8 @@ static int decode(const json_t *root, proto_store *store, contains_query *q, pro
 	if (!inner || !outer)
 		return proto_fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
 		            inner ? "outer" : "inner");
-	r = proto_shapes_decode(inner, "inner", outer, "outer", store, &q->holder, p);
-	if (r == 1 && proto_refs_missing(root, store, p) != 0)
+	r = proto_shapes_decode(inner, "inner", outer, "outer", ctx, &q->holder, p);
+	if (r == 1 && proto_refs_missing(root, ctx->store, p) != 0)
 		r = -1;
 	if (r)
 		return r;
@@ -132,7 +133,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 {
 	contains_query q;
 	memset(&q, 0, sizeof q);
-	int r = decode(rq->root, rq->ctx->store, &q, p);
+	int r = decode(rq->root, rq->ctx, &q, p);
 	proto_request_drop(rq);
 	if (r == 0 && (r = proto_request_stopped(rq, "query", p)) == 0) {
 		clash_containment c;

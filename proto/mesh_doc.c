@@ -9,7 +9,7 @@
 
 #include "json_dump.h"
 
-static void put_geometry(proto_text *t, const proto_mesh_shape *s)
+static void put_geometry(proto_text *t, const proto_mesh_shape *s, const double *weld)
 {
 	PROTO_TEXT_LIT(t, "{\"positions\":[");
 	for (size_t i = 0; i < 3 * s->n; i++) {
@@ -23,7 +23,12 @@ static void put_geometry(proto_text *t, const proto_mesh_shape *s)
 			PROTO_TEXT_LIT(t, ",");
 		proto_text_int(t, s->indices[i]);
 	}
-	PROTO_TEXT_LIT(t, "]}");
+	PROTO_TEXT_LIT(t, "]");
+	if (weld) {
+		PROTO_TEXT_LIT(t, ",\"weld\":");
+		proto_text_real(t, *weld);
+	}
+	PROTO_TEXT_LIT(t, "}");
 }
 
 static void put_pose(proto_text *t, const proto_mesh_shape *s)
@@ -51,7 +56,7 @@ char *proto_mesh_document_text(const proto_mesh_set *set, size_t *len)
 		PROTO_TEXT_LIT(&t, "{\"name\":");
 		proto_text_string(&t, s->name, strlen(s->name));
 		PROTO_TEXT_LIT(&t, ",\"mesh\":");
-		put_geometry(&t, s);
+		put_geometry(&t, s, NULL);
 		PROTO_TEXT_LIT(&t, ",\"pose\":");
 		put_pose(&t, s);
 		PROTO_TEXT_LIT(&t, "}");
@@ -60,12 +65,12 @@ char *proto_mesh_document_text(const proto_mesh_set *set, size_t *len)
 	return proto_text_finish(&t, len);
 }
 
-char *proto_mesh_geometry_text(const proto_mesh_shape *s, size_t *len)
+char *proto_mesh_geometry_text(const proto_mesh_shape *s, const double *weld, size_t *len)
 {
 	proto_text t = {0};
 	reserve(&t, s);
 	PROTO_TEXT_LIT(&t, "{\"mesh\":");
-	put_geometry(&t, s);
+	put_geometry(&t, s, weld);
 	PROTO_TEXT_LIT(&t, "}");
 	return proto_text_finish(&t, len);
 }

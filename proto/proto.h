@@ -107,6 +107,10 @@ typedef struct proto_request_limits {
 #define PROTO_DEFAULT_MAX_QUERIES 10000
 #define PROTO_DEFAULT_MAX_CLASHES 10000
 #define PROTO_DEFAULT_MAX_REPLY (16u << 20)
+/* A mesh's vertices closer than this times its box's diagonal are joined
+ * (clash_mesh_build_welded): far below any CAD tolerance, far above the
+ * rounding of coordinates to float (2^-24 of their size). */
+#define PROTO_DEFAULT_WELD 1e-6
 /* All of them as one proto_request_limits. */
 #define PROTO_DEFAULT_LIMITS                                                          \
 	((proto_request_limits){.max_depth = PROTO_DEFAULT_MAX_DEPTH,                 \
@@ -171,9 +175,15 @@ typedef struct proto_context {
 	                                uploads kept; NULL: none (every ref is
 	                                an unknown shape, uploads a 503) */
 	proto_importer importer;     /* how mesh files are read */
+	double weld;                 /* every mesh built is welded by this,
+	                                relative to its box's diagonal, unless
+	                                it says its own "weld" (0: only equal
+	                                coordinates; clashd's --weld;
+	                                proto_context_none: PROTO_DEFAULT_WELD) */
 } proto_context;
 
-/* No limits, pieces in turn: the context of a call without one. */
+/* No limits, pieces in turn, the default weld: the context of a call
+ * without one. */
 extern const proto_context proto_context_none;
 
 /* Why a call bounded by max_cost was not answered (proto_call.deferred). */
@@ -320,10 +330,19 @@ int proto_media_is_mesh(const char *content_type);
  * members}, ...]}.  A file assimp cannot read, or with no triangle, is a
  * 422 with pointer ""; a file whose meshes break the context's
  * max_vertices (all together) or max_shapes limits a 422.  Imports run one
- * at a time (libassimp's error message is process-wide).  Problems and the
- * return value as for proto_query_reply(). */
+ * at a time (libassimp's error message is process-wide).  `weld`: the
+ * request's "weld" query parameter (a decimal number >= 0, else a 422 with
+ * pointer ""), or NULL: when given, each shape is stored with it as its
+ * mesh's "weld" member.  Problems and the return value as for
+ * proto_query_reply(). */
 int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
-                             proto_call *call, proto_reply *out);
+                             const char *weld, proto_call *call, proto_reply *out);
+
+/* A weld as text (the import's "weld" query parameter, clashd's --weld):
+ * a decimal number >= 0 (digits first: no sign, "inf", "nan" or hex; not
+ * so small it rounds to 0 but is not 0, nor over 1e300).  0 with *out, or
+ * -1. */
+int proto_weld_parse(const char *text, double *out);
 
 /* GET (the summary, 200), HEAD (the same, the caller drops the body) and
  * DELETE (204 with an empty body) of /v1/shapes/{id}, `id` the path's last

@@ -91,6 +91,7 @@ typedef struct shape_walk {
 	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
 	proto_store *store;     /* where refs are found, or NULL */
 	int stored;             /* a shape to store: no pose, pose_end or ref */
+	double weld;            /* of meshes without their own */
 	/* The first shape only method gjk answers (a mesh or a curved
 	 * primitive): its pointer, rendered, and what it is; or NULL. */
 	const char *gjk_only;
@@ -403,7 +404,37 @@ static int gjk_only(shape_walk *w, const proto_path *at, const char *what)
 	return 0;
 }
 
-static const char *const mesh_members[] = {"positions", "indices", NULL};
+static const char *const mesh_members[] = {"positions", "indices", "weld", NULL};
+
+/* A stored shape's mesh m had "weld": x (its id covers it).  0, or -1. */
+static int note_weld(proto_query *q, const clash_mesh *m, double x)
+{
+	if (q->nwelds == q->welds_cap) {
+		size_t cap = q->welds_cap ? 2 * q->welds_cap : 4;
+		proto_mesh_weld *grown = realloc(q->welds, cap * sizeof *grown);
+		if (!grown)
+			return -1;
+		q->welds = grown;
+		q->welds_cap = cap;
+	}
+	q->welds[q->nwelds++] = (proto_mesh_weld){m, x};
+	return 0;
+}
+
+/* The mesh's "weld" (wv, or NULL: the walk's), a number >= 0. */
+static int mesh_weld(const json_t *wv, const proto_path *at, const shape_walk *w, double *out,
+                     proto_problem *p)
+{
+	*out = w->weld;
+	if (!wv)
+		return 0;
+	proto_path wp = {at, "weld", 0};
+	int r = number(wv, &wp, "weld", out, p);
+	if (r == 0 && !(*out >= 0.0))
+		r = proto_fail(p, &wp, "weld must be at least 0 (a fraction of the mesh's box "
+		               "diagonal; 0: only vertices of equal coordinates), got %.17g", *out);
+	return r;
+}
 
 /* {"mesh": {"positions": [...], "indices": [...]}} at `at` (the "mesh"
  * member): a 3-D triangle mesh, its tree and topology built (clash_mesh_build)
@@ -414,7 +445,8 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	if (!json_is_object(v))
 		return proto_fail(p, at, "mesh must be an object {\"positions\": [x0, y0, z0, ...], "
 		                  "\"indices\": [i0, i1, i2, ...]}, got %s", proto_kind_of(v));
-	int r = proto_known_members(v, at, mesh_members, "a mesh has positions and indices", p);
+	int r = proto_known_members(v, at, mesh_members, "a mesh has positions, indices and weld",
+	                            p);
 	if (r)
 		return r;
 	const json_t *flat = json_object_get(v, "positions");
@@ -448,6 +480,10 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	} else {
 		ntri = n / 3;
 	}
+	const json_t *wv = json_object_get(v, "weld");
+	double weld;
+	if ((r = mesh_weld(wv, at, w, &weld, p)))
+		return r;
 	size_t size = clash_mesh_size(n, ntri);
 	if (size == 0)
 		return proto_fail(p, at, "this mesh (%zu vertices, %zu triangles) is too large", n, ntri);
@@ -458,7 +494,7 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	if (!storage)
 		return -1;
 	clash_mesh *m = NULL;
-	int e = clash_mesh_build(storage, size, xyz, n, idx, ntri, &m);
+	int e = clash_mesh_build_welded(storage, size, xyz, n, idx, ntri, weld, &m);
 	if (!e && w->stored) {
 		/* A stored mesh keeps only its tree, not the build's scratch. */
 		size_t kept = (clash_mesh_bytes(m) + 63) & ~(size_t)63;
@@ -477,8 +513,14 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		return -1;
 	if (!e)
 		e = clash_shape_init_mesh(s, m);
+	if (e == CLASH_ELIMIT)
+		return proto_fail(p, at, "this mesh has thousands of distinct vertices within its "
+		                  "weld (%.17g of its size) of each other, too densely packed to "
+		                  "weld: send it with \"weld\": 0", weld);
 	if (e)
 		return proto_fail(p, at, "mesh: %s", clash_strerror(e));
+	if (wv && w->stored && note_weld(w->q, m, weld))
+		return -1;
 	return gjk_only(w, at, "a triangle mesh");
 }
 
@@ -954,10 +996,13 @@ static int gjk_method(const char *gjk_only, const proto_method *m, proto_problem
 	                  "answers it", m->name, gjk_only);
 }
 
-int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *store,
+int proto_query_decode(const json_t *root, const vertex_table *vt, const proto_context *ctx,
                        proto_query *q, proto_problem *p)
 {
 	memset(q, 0, sizeof *q);
+	if (!ctx)
+		ctx = &proto_context_none;
+	proto_store *store = ctx->store;
 	int r;
 	if (!json_is_object(root)) {
 		r = proto_fail(p, NULL, "a query must be a JSON object {\"a\": shape, \"b\": shape}, got %s",
@@ -974,7 +1019,7 @@ int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *
 		goto out;
 	}
 	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving, .vt = vt,
-	                .store = store};
+	                .store = store, .weld = ctx->weld};
 	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
 	if ((r = shape(a, &ap, 0, &w, &q->vertices[0], &q->a, p)))
 		goto out;
@@ -1008,6 +1053,9 @@ void proto_query_release(proto_query *q)
 	free(q->held);
 	q->held = NULL;
 	q->nheld = q->held_cap = 0;
+	free(q->welds);
+	q->welds = NULL;
+	q->nwelds = q->welds_cap = 0;
 }
 
 int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
@@ -1015,7 +1063,8 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
                           int *moving, proto_problem *p)
 {
 	shape_walk w = {.q = owner, .dim = doc->dim, .motion = motion, .moving = moving,
-	                .store = doc->store, .stored = doc->stored, .vt = doc->vt};
+	                .store = doc->store, .stored = doc->stored, .vt = doc->vt,
+	                .weld = doc->weld};
 	memcpy(w.first, doc->first, sizeof w.first);
 	int r = shape(v, at, 0, &w, NULL, s, p);
 	doc->dim = w.dim;
@@ -1024,10 +1073,12 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
 }
 
 int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
-                        const char *name1, proto_store *store, proto_query *q,
+                        const char *name1, const proto_context *ctx, proto_query *q,
                         proto_problem *p)
 {
-	shape_walk w = {.q = q, .store = store};
+	if (!ctx)
+		ctx = &proto_context_none;
+	shape_walk w = {.q = q, .store = ctx->store, .weld = ctx->weld};
 	proto_path p0 = {NULL, name0, 0}, p1 = {NULL, name1, 0};
 	int r = shape(v0, &p0, 0, &w, &q->vertices[0], &q->a, p);
 	if (r)

@@ -18,6 +18,8 @@
 #include "method.h"
 #include "pointer.h"
 #include "problem.h"
+#include "proto.h"
+#include "shape_id.h"
 #include "store.h"
 #include "vertex_table.h"
 
@@ -45,15 +47,20 @@ typedef struct proto_query {
 	proto_store *store;
 	proto_store_entry **held;
 	size_t nheld, held_cap;
+	/* The meshes of a shape to store that had a "weld" member, and its
+	 * value (the shape's id covers it). */
+	proto_mesh_weld *welds;
+	size_t nwelds, welds_cap;
 } proto_query;
 
 /* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a
  * real), with the vertex arrays read beside it (`vt`, or NULL: see
- * vertex_scan.h), into *q, refs resolved in `store` (NULL: none held).
+ * vertex_scan.h), into *q, refs resolved in ctx's store and meshes welded
+ * by its weld (ctx NULL: proto_context_none, no store).
  * Returns 0; or 1 with a 422 problem in *p (an unknown-shape one listing
  * every missing id); or -1 when memory ran out.  Unless it returns 0, *q
  * holds nothing to release. */
-int proto_query_decode(const json_t *root, const vertex_table *vt, proto_store *store,
+int proto_query_decode(const json_t *root, const vertex_table *vt, const proto_context *ctx,
                        proto_query *q, proto_problem *p);
 
 /* Free the vertex and parts arrays of a decoded query and let go of the
@@ -70,6 +77,7 @@ typedef struct proto_shape_doc {
 	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
 	int stored;      /* 1: a shape to store (POST /v1/shapes): no pose,
 	                    pose_end or ref in it */
+	double weld;     /* of a mesh without its own (proto_context.weld) */
 } proto_shape_doc;
 
 /* Decode one top-level Shape (openapi.yaml, components/schemas/Shape) at
@@ -86,10 +94,11 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
  * name0 and name1 of a request other than a Query (e.g. "inner" and
  * "outer"), exactly as proto_query_decode() decodes "a" and "b": into q->a
  * and q->b, every allocation owned by *q (zeroed by the caller; release it
- * with proto_query_release() whatever the result), refs found in `store`.  Returns 0, 1 with a
- * 422 problem in *p, or -1 when memory ran out. */
+ * with proto_query_release() whatever the result), refs found and meshes
+ * welded as ctx says (NULL: proto_context_none).  Returns 0, 1 with a 422
+ * problem in *p, or -1 when memory ran out. */
 int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
-                        const char *name1, proto_store *store, proto_query *q,
+                        const char *name1, const proto_context *ctx, proto_query *q,
                         proto_problem *p);
 
 #endif /* PROTO_QUERY_H */

@@ -33,7 +33,7 @@
 #include "result.h"
 #include "vertex_scan.h"
 
-const proto_context proto_context_none;
+const proto_context proto_context_none = {.weld = PROTO_DEFAULT_WELD};
 
 int proto_init(void)
 {
@@ -107,7 +107,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 {
 	proto_call *call = rq->call;
 	proto_query q;
-	int r = proto_query_decode(rq->root, rq->vt, rq->ctx->store, &q, p);
+	int r = proto_query_decode(rq->root, rq->vt, rq->ctx, &q, p);
 	proto_request_drop(rq); /* the query holds copies of everything it needs */
 	if (r)
 		return r;
@@ -132,10 +132,9 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	}
 	if (err)
 		r = run_problem(err, rq, p);
-	else if (q.moving)
-		r = proto_result_encode_motion(&res, q.method->name, &toi, out, p);
 	else
-		r = proto_result_encode(&res, q.method->name, out, p);
+		r = proto_result_encode_read(&res, q.method->name, q.moving ? &toi : NULL, &q.a, &q.b,
+		                             out, p);
 	proto_query_release(&q);
 	return r;
 }

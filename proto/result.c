@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "json_dump.h"
+#include "mesh_reading.h"
 #include "result.h"
 
 /* Which members are written: those the method filled (clash_result.has). */
@@ -151,7 +152,7 @@ int proto_result_motion(proto_text *t, const clash_toi_result *m, int dim)
 #define RESULT_ROOM 1000
 
 static int encode(const clash_result *r, const char *method, const clash_toi_result *toi,
-                  proto_reply *out, proto_problem *p)
+                  const clash_shape *a, const clash_shape *b, proto_reply *out, proto_problem *p)
 {
 	memset(out, 0, sizeof *out);
 	assert(r->dim >= 1 && r->dim <= CLASH_MAX_DIM);
@@ -195,6 +196,13 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		PROTO_TEXT_LIT(&t, ",\"b\":");
 		proto_text_put(&t, r->solid_b ? "true" : "false", r->solid_b ? 4 : 5);
 		PROTO_TEXT_LIT(&t, "}");
+		if (a && b) {
+			PROTO_TEXT_LIT(&t, ",\"read\":{\"a\":");
+			proto_mesh_reading_text(&t, a);
+			PROTO_TEXT_LIT(&t, ",\"b\":");
+			proto_mesh_reading_text(&t, b);
+			PROTO_TEXT_LIT(&t, "}");
+		}
 		if (r->intersecting && r->contact == CLASH_CONTACT_SURFACES)
 			PROTO_TEXT_LIT(&t, ",\"intersection\":\"surfaces\"");
 		else if (r->intersecting && r->contact == CLASH_CONTACT_A_IN_B)
@@ -263,11 +271,18 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
                         proto_problem *p)
 {
-	return encode(r, method, NULL, out, p);
+	return encode(r, method, NULL, NULL, NULL, out, p);
 }
 
 int proto_result_encode_motion(const clash_result *r, const char *method,
                                const clash_toi_result *toi, proto_reply *out, proto_problem *p)
 {
-	return encode(r, method, toi, out, p);
+	return encode(r, method, toi, NULL, NULL, out, p);
+}
+
+int proto_result_encode_read(const clash_result *r, const char *method,
+                             const clash_toi_result *toi, const clash_shape *a,
+                             const clash_shape *b, proto_reply *out, proto_problem *p)
+{
+	return encode(r, method, toi, a, b, out, p);
 }

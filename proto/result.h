@@ -26,6 +26,13 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 int proto_result_encode_motion(const clash_result *r, const char *method,
                                const clash_toi_result *toi, proto_reply *out, proto_problem *p);
 
+/* Either of the above (toi NULL: no motion), a mesh answer also saying
+ * how the meshes of a and b were read: ,"read":{"a": MeshReading or null,
+ * "b": ...} after "solid" (mesh_reading.h). */
+int proto_result_encode_read(const clash_result *r, const char *method,
+                             const clash_toi_result *toi, const clash_shape *a,
+                             const clash_shape *b, proto_reply *out, proto_problem *p);
+
 /* The members of a motion's answer, appended to a Result or a Clash being
  * written: ,"toi" (null when there is no contact) and, with a contact,
  * ,"contact".  0, or -1 for a value that is not finite (jansson holds none:

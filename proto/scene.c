@@ -36,6 +36,7 @@
 #include "proto.h"
 #include "query.h"
 #include "request_limits.h"
+#include "mesh_reading.h"
 #include "result.h"
 
 /* Limits (openapi.yaml documents the same numbers). */
@@ -67,6 +68,7 @@ typedef struct scene_job {
 	const proto_request_limits *limits; /* applied to each object's shape */
 	const proto_parallel *parallel;      /* how the pieces run */
 	proto_store *store;                  /* where refs are found */
+	double weld;                         /* of meshes without their own */
 	enum proto_limit *limit_broken;      /* which, when one is */
 	size_t count;
 	clash_shape *shapes;
@@ -281,7 +283,7 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 		            find_id(job, job->ids[dup]));
 	}
 	/* The shapes, in document order, all of one dimension. */
-	proto_shape_doc doc = {.store = job->store};
+	proto_shape_doc doc = {.store = job->store, .weld = job->weld};
 	for (size_t i = 0; i < n; i++) {
 		proto_path el = {&at, NULL, i}, sp = {&el, "shape", 0};
 		const json_t *shape = json_object_get(json_array_get(v, i), "shape");
@@ -669,6 +671,22 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 		proto_text_int(t, (long long)h->part_b);
 		PROTO_TEXT_LIT(t, "}");
 	}
+	if (h->mesh) {
+		/* How each side's meshes were read (Result.solid, Result.read). */
+		const clash_shape *sa = &job->shapes[h->a], *sb = &job->shapes[h->b];
+		clash_mesh_info ia, ib;
+		const int solid_a = clash_shape_mesh_info(sa, &ia) == 0 || ia.solid;
+		const int solid_b = clash_shape_mesh_info(sb, &ib) == 0 || ib.solid;
+		PROTO_TEXT_LIT(t, ",\"solid\":{\"a\":");
+		proto_text_put(t, solid_a ? "true" : "false", solid_a ? 4 : 5);
+		PROTO_TEXT_LIT(t, ",\"b\":");
+		proto_text_put(t, solid_b ? "true" : "false", solid_b ? 4 : 5);
+		PROTO_TEXT_LIT(t, "},\"read\":{\"a\":");
+		proto_mesh_reading_text(t, sa);
+		PROTO_TEXT_LIT(t, ",\"b\":");
+		proto_mesh_reading_text(t, sb);
+		PROTO_TEXT_LIT(t, "}");
+	}
 	if (h->intersecting && h->mesh) {
 		/* A mesh pair: how they meet, no depth (Result.intersection). */
 		static const char *const how[] = {NULL, "surfaces", "a_inside_b", "b_inside_a"};
@@ -714,6 +732,38 @@ static int non_finite(const clash_scene_hit *h, int dim)
 /* Clashes written between two looks at the cancel flag. */
 #define SCENE_ENCODE_STRIDE 256
 
+/* The objects listed by id in the summary's "surfaces": those holding a
+ * mesh that is no solid. */
+#define SCENE_SURFACES_LISTED 100
+
+/* ,"surfaces":{"ids":[...],"count":n} when some object holds a mesh: the
+ * objects whose meshes were treated as open surfaces, the first
+ * SCENE_SURFACES_LISTED by id. */
+static void surfaces_text(proto_text *t, const scene_job *job)
+{
+	size_t n = 0, meshes = 0;
+	for (size_t i = 0; i < job->count; i++) {
+		clash_mesh_info info;
+		if (clash_shape_mesh_info(&job->shapes[i], &info) == 0)
+			continue;
+		if (meshes++ == 0)
+			PROTO_TEXT_LIT(t, ",\"surfaces\":{\"ids\":[");
+		if (info.solid)
+			continue;
+		if (n < SCENE_SURFACES_LISTED) {
+			if (n)
+				PROTO_TEXT_LIT(t, ",");
+			id_text(t, job->ids[i]);
+		}
+		n++;
+	}
+	if (meshes == 0)
+		return;
+	PROTO_TEXT_LIT(t, "],\"count\":");
+	proto_text_int(t, (long long)n);
+	PROTO_TEXT_LIT(t, "}");
+}
+
 static int encode(const scene_job *job, proto_request *rq, proto_reply *out, proto_problem *p)
 {
 	const int dim = job->count ? job->shapes[0].dim : 0;
@@ -724,9 +774,17 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 				                                "report this scene");
 				return 1;
 			}
+	proto_text tail = {0};
+	surfaces_text(&tail, job);
+	if (tail.failed) {
+		free(proto_text_finish(&tail, NULL));
+		return -1;
+	}
 	size_t room = SIZE_MAX;
-	if (job->max_reply)
-		room = job->max_reply > SCENE_TAIL_MAX ? job->max_reply - SCENE_TAIL_MAX : 0;
+	if (job->max_reply) {
+		const size_t keep = SCENE_TAIL_MAX + tail.len;
+		room = job->max_reply > keep ? job->max_reply - keep : 0;
+	}
 	size_t listed = 0, written = 0;
 	int full = 0;
 	proto_text t = {0};
@@ -736,6 +794,7 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 			if (++written % SCENE_ENCODE_STRIDE == 0 && job->scene.opt.cancel &&
 			    *job->scene.opt.cancel) {
 				free(proto_text_finish(&t, NULL));
+				free(proto_text_finish(&tail, NULL));
 				return run_problem(CLASH_ECANCELED, rq, p);
 			}
 			size_t before = t.len;
@@ -764,9 +823,12 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 		proto_text_int(&t, (long long)job->counts[c]);
 	}
 	if (listed < total)
-		PROTO_TEXT_LIT(&t, "},\"truncated\":true}");
+		PROTO_TEXT_LIT(&t, "},\"truncated\":true");
 	else
-		PROTO_TEXT_LIT(&t, "},\"truncated\":false}");
+		PROTO_TEXT_LIT(&t, "},\"truncated\":false");
+	proto_text_put(&t, tail.s, tail.len);
+	free(proto_text_finish(&tail, NULL));
+	PROTO_TEXT_LIT(&t, "}");
 	size_t len = 0;
 	char *body = proto_text_finish(&t, &len);
 	assert(!body || !job->max_reply || len <= job->max_reply);
@@ -783,6 +845,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	job.limits = &rq->ctx->limits;
 	job.parallel = &rq->ctx->parallel;
 	job.store = rq->ctx->store;
+	job.weld = rq->ctx->weld;
 	job.limit_broken = &rq->call->limit;
 	job.max_clashes = job.limits->max_clashes ? job.limits->max_clashes : SIZE_MAX;
 	job.max_reply = job.limits->max_reply;

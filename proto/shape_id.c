@@ -112,18 +112,31 @@ static void primitive_node(encoder *e, const clash_shape *s)
 		put_f64(e, s->params[i]);
 }
 
-static void node(encoder *e, const clash_shape *s)
+/* The weld a mesh's request gave it, if any. */
+static const proto_mesh_weld *weld_of(const clash_mesh *m, const proto_mesh_weld *welds,
+                                      size_t n)
 {
-	uint8_t kind = s->nparts ? 2 : s->mesh ? 3 : s->kind != CLASH_KIND_POLYTOPE ? 4 : 1;
+	for (size_t i = 0; i < n; i++)
+		if (welds[i].mesh == m)
+			return &welds[i];
+	return NULL;
+}
+
+static void node(encoder *e, const clash_shape *s, const proto_mesh_weld *welds, size_t n)
+{
+	const proto_mesh_weld *w = s->mesh ? weld_of(s->mesh, welds, n) : NULL;
+	uint8_t kind = s->nparts ? 2 : w ? 5 : s->mesh ? 3 : s->kind != CLASH_KIND_POLYTOPE ? 4 : 1;
 	put(e, &kind, 1);
-	if (kind == 3) {
+	if (w)
+		put_f64(e, w->weld);
+	if (kind == 3 || kind == 5) {
 		mesh_node(e, s);
 	} else if (kind == 4) {
 		primitive_node(e, s);
 	} else if (s->nparts) {
 		put_u64(e, s->nparts);
 		for (size_t i = 0; i < s->nparts; i++)
-			node(e, &s->parts[i]);
+			node(e, &s->parts[i], welds, n);
 	} else {
 		put_u64(e, s->count);
 		put_f64s(e, s->vertices, s->count * (size_t)s->dim);
@@ -131,7 +144,8 @@ static void node(encoder *e, const clash_shape *s)
 	put_f64(e, s->radius);
 }
 
-void proto_shape_id(const clash_shape *s, uint8_t id[PROTO_SHAPE_ID_BYTES])
+void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+                    uint8_t id[PROTO_SHAPE_ID_BYTES])
 {
 	encoder e;
 	sha256_init(&e.hash);
@@ -139,7 +153,7 @@ void proto_shape_id(const clash_shape *s, uint8_t id[PROTO_SHAPE_ID_BYTES])
 	uint8_t dim = (uint8_t)s->dim;
 	put(&e, tag, sizeof tag - 1);
 	put(&e, &dim, 1);
-	node(&e, s);
+	node(&e, s, welds, n);
 	flush(&e);
 	sha256_digest(&e.hash, PROTO_SHAPE_ID_BYTES, id);
 }

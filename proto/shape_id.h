@@ -10,6 +10,7 @@
  *                    order (n x dim binary64), radius (binary64)
  *   node(compound) = 0x02, k (uint64), node(part 0) .. node(part k-1),
  *                    radius (binary64)
+ * and for meshes and primitives as proto/openapi.yaml says (0x03 to 0x05),
  * every integer and binary64 little-endian, -0.0 written as +0.0, an
  * absent radius as 0.
  */
@@ -26,8 +27,18 @@
 /* "sha256:" + 64 hex digits, without the NUL. */
 #define PROTO_SHAPE_ID_TEXT 71
 
-/* The id of a decoded shape without pose (nested parts included). */
-void proto_shape_id(const clash_shape *s, uint8_t id[PROTO_SHAPE_ID_BYTES]);
+/* A mesh's "weld" as its request wrote it: the id covers what the client
+ * sent, not the server's default (a mesh without one is node 0x03). */
+typedef struct proto_mesh_weld {
+	const clash_mesh *mesh;
+	double weld;
+} proto_mesh_weld;
+
+/* The id of a decoded shape without pose (nested parts included); the
+ * meshes that had a "weld" listed in welds (n of them): each is node
+ * 0x05, its weld (binary64), then the rest of node 0x03. */
+void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+                    uint8_t id[PROTO_SHAPE_ID_BYTES]);
 
 /* The text form, NUL-terminated (PROTO_PROBLEM_ID_SIZE bytes). */
 void proto_shape_id_format(const uint8_t id[PROTO_SHAPE_ID_BYTES],

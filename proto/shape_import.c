@@ -8,7 +8,9 @@
  * with its ShapeSummary: 201 when some shape was new, 200 when all were
  * there.  A problem with one shape's geometry names it in the import
  * document ("/shapes/3/mesh/indices/7"); the cancel flag is looked at
- * before the file is read and between shapes.
+ * before the file is read and between shapes.  A "weld" query parameter
+ * is written into each shape's text as its mesh's "weld" (so the id is
+ * that of the same JSON upload with it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,13 +39,20 @@ static int placed(proto_problem *p, size_t i)
 	return proto_problem_prefix(p, prefix, (size_t)n) == 0 ? 1 : -1;
 }
 
-/* Store shape s; its entry of the answer in *item.  0, 1 or -1. */
-static int store_one(const proto_mesh_shape *s, size_t i, proto_call *call, json_t **item,
-                     int *created, proto_problem *p)
+/* What the request says beside the file: its media type and its "weld"
+ * query parameter (NULL: none). */
+typedef struct import_options {
+	const char *media, *weld;
+} import_options;
+
+/* Store shape s (with "weld": *weld when not NULL); its entry of the
+ * answer in *item.  0, 1 or -1. */
+static int store_one(const proto_mesh_shape *s, const double *weld, size_t i, proto_call *call,
+                     json_t **item, int *created, proto_problem *p)
 {
 	const proto_context *ctx = proto_context_of(call);
 	size_t len;
-	char *text = proto_mesh_geometry_text(s, &len);
+	char *text = proto_mesh_geometry_text(s, weld, &len);
 	if (!text)
 		return -1;
 	json_t *root = NULL;
@@ -51,7 +60,7 @@ static int store_one(const proto_mesh_shape *s, size_t i, proto_call *call, json
 	int r = proto_parse_query_text(text, len, ctx, &root, p, &call->limit, &vt);
 	proto_store_entry *e = NULL;
 	if (r == 0)
-		r = proto_shape_store(root, vt, ctx->store, call->client, &e, created, p);
+		r = proto_shape_store(root, vt, ctx, call->client, &e, created, p);
 	proto_vertex_table_free(vt);
 	json_decref(root);
 	free(text);
@@ -84,10 +93,16 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 {
 	proto_call *call = rq->call;
 	const proto_context *ctx = rq->ctx;
+	const import_options *o = rq->self;
+	double weld;
+	if (o->weld && proto_weld_parse(o->weld, &weld) != 0)
+		return proto_problem_whole(p, "the query parameter weld must be a decimal number of "
+		                           "at least 0 (a fraction of each mesh's box diagonal; 0: "
+		                           "only vertices of equal coordinates)");
 	if (proto_request_stopped(rq, "import", p))
 		return 1;
 	proto_mesh_set set;
-	proto_mesh_format f = proto_mesh_format_of_media(rq->self);
+	proto_mesh_format f = proto_mesh_format_of_media(o->media);
 	const proto_importer *im = &ctx->importer;
 	int r = im->run ? im->run(im->self, rq->body, rq->len, (int)f, &ctx->limits, call->cancel,
 	                          &set, p, &call->limit)
@@ -105,7 +120,8 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 		int created = 0;
 		r = proto_request_stopped(rq, "import", p);
 		if (r == 0)
-			r = store_one(&set.shapes[i], i, call, &item, &created, p);
+			r = store_one(&set.shapes[i], o->weld ? &weld : NULL, i, call, &item, &created,
+			              p);
 		if (r == 0 && json_array_append_new(shapes, item) != 0)
 			r = -1;
 		any |= created;
@@ -126,7 +142,8 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 static const proto_endpoint import_endpoint = {NULL, PROTO_PARSE_NONE, 1, import_all, NULL};
 
 int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
-                             proto_call *call, proto_reply *out)
+                             const char *weld, proto_call *call, proto_reply *out)
 {
-	return proto_endpoint_reply(&import_endpoint, body, len, call, (void *)content_type, out);
+	import_options o = {content_type, weld};
+	return proto_endpoint_reply(&import_endpoint, body, len, call, &o, out);
 }

@@ -22,6 +22,7 @@
 #include "shape_id.h"
 #include "shapes.h"
 #include "store.h"
+#include "mesh_reading.h"
 #include "stored_shape.h"
 #include "vertex_scan.h"
 
@@ -37,7 +38,8 @@ json_t *proto_shape_summary(const stored_shape *st)
 	                      (json_int_t)atomic_load(&((stored_shape *)st)->bytes));
 	if (o && st->meshes &&
 	    (json_object_set_new(o, "triangles", json_integer((json_int_t)st->triangles)) ||
-	     json_object_set_new(o, "solid", json_boolean(st->solid_meshes == st->meshes)))) {
+	     json_object_set_new(o, "solid", json_boolean(st->solid_meshes == st->meshes)) ||
+	     json_object_set_new(o, "read", proto_mesh_reading_json(&st->shape)))) {
 		json_decref(o);
 		o = NULL;
 	}
@@ -52,17 +54,19 @@ static int summary(const stored_shape *st, int status, proto_reply *out)
 	return proto_reply_json(out, status, body, body ? strlen(body) : 0);
 }
 
-int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
+int proto_shape_store(const json_t *root, const vertex_table *vt, const proto_context *ctx,
                       const uint8_t *client, proto_store_entry **held, int *created,
                       proto_problem *p)
 {
+	proto_store *store = ctx->store;
 	proto_query owner;
 	memset(&owner, 0, sizeof owner);
-	proto_shape_doc doc = {.vt = vt, .stored = 1};
+	proto_shape_doc doc = {.vt = vt, .stored = 1, .weld = ctx->weld};
 	clash_shape s;
 	int r = proto_shape_decode_in(root, NULL, &owner, &doc, &s, NULL, NULL, p);
 	stored_shape *st = NULL;
-	if (r == 0 && proto_stored_shape_build(&s, &owner.owned, &owner.nowned, &st) != 0)
+	if (r == 0 && proto_stored_shape_build(&s, &owner.owned, &owner.nowned, owner.welds,
+	                                      owner.nwelds, &st) != 0)
 		r = -1;
 	if (!owner.owned) /* passed to the stored shape */
 		owner.owned_cap = 0;
@@ -87,7 +91,7 @@ static int put(proto_request *rq, proto_reply *out, proto_problem *p)
 	proto_store *store = rq->ctx->store;
 	proto_store_entry *e;
 	int created;
-	int r = proto_shape_store(rq->root, rq->vt, store, rq->call->client, &e, &created, p);
+	int r = proto_shape_store(rq->root, rq->vt, rq->ctx, rq->call->client, &e, &created, p);
 	if (r)
 		return r;
 	r = summary(proto_store_value(e), created ? 201 : 200, out);

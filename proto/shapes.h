@@ -16,12 +16,13 @@
 #include "vertex_table.h"
 
 /* Decode the parsed StoredShape `root` (its vertex arrays read beside it,
- * `vt`, or NULL) and put it in `store` for `client` (its address,
+ * `vt`, or NULL; meshes welded by ctx->weld unless they say their own)
+ * and put it in ctx->store for `client` (its address,
  * PROTO_STORE_CLIENT bytes, or NULL: no client's share applies).  Returns 0 with its entry held in
  * *held (release it) and *created 1 when it is new, 0 when it was there;
  * 1 with a 422 problem (a pointer in `root`) or a 413 (larger than the
  * whole store) in *p; -1 when memory ran out. */
-int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *store,
+int proto_shape_store(const json_t *root, const vertex_table *vt, const proto_context *ctx,
                       const uint8_t *client, proto_store_entry **held, int *created,
                       proto_problem *p);
 

@@ -111,7 +111,7 @@ static void walk(stored_shape *st, const clash_shape *s, int depth)
 }
 
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
-                             stored_shape **out)
+                             const proto_mesh_weld *welds, size_t nwelds, stored_shape **out)
 {
 	stored_shape *st = calloc(1, sizeof *st);
 	if (!st)
@@ -126,7 +126,7 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 	st->nblocks = *nblocks;
 	*blocks = NULL;
 	*nblocks = 0;
-	proto_shape_id(&st->shape, st->id);
+	proto_shape_id(&st->shape, welds, nwelds, st->id);
 	walk(st, &st->shape, 0);
 	atomic_init(&st->bytes, weigh(st));
 	*out = st;

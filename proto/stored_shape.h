@@ -48,12 +48,12 @@ typedef struct stored_shape {
 
 /* Take shape `s` (decoded by proto_shape_decode_in without a pose) with
  * the *nblocks malloc'd blocks *blocks that its arrays live in (the decoding
- * owner's): its id computed, its parts counted and weighed, not yet
- * prepared.  The blocks pass to the stored shape: *blocks and *nblocks are
+ * owner's): its id computed (its meshes' "weld" members in welds), its
+ * parts counted and weighed, not yet prepared.  The blocks pass to the stored shape: *blocks and *nblocks are
  * left empty.  Returns 0 with *out, or -1 when memory ran out (the blocks
  * still the caller's). */
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
-                             stored_shape **out);
+                             const proto_mesh_weld *welds, size_t nwelds, stored_shape **out);
 
 /* Prepare st's 3-D convex parts if that is not done yet (the first call
  * does it, the others wait for it or find it done): afterwards st->shape

@@ -38,7 +38,8 @@ enum option_kind {
 	KIND_DURATION, /* milliseconds from "30s", "250ms", "2m" or "30", in [min, max] */
 	KIND_FILE,     /* a path, read at start-up */
 	KIND_LIST,     /* comma-separated items */
-	KIND_DIR       /* a directory, read at start-up; "auto" or "off" */
+	KIND_DIR,      /* a directory, read at start-up; "auto" or "off" */
+	KIND_RATIO     /* a decimal number from 0 to 1 */
 };
 
 typedef struct option {
@@ -122,6 +123,10 @@ static const option options[CONFIG_NOPTIONS] = {
 	                        1000000, "2", "N",
 	                        "mesh files admitted at once (receiving, waiting or read);\n"
 	                        "more get 503 + Retry-After at once"},
+	[CONFIG_WELD] = {"--weld", "CLASHD_WELD", "weld", KIND_RATIO, 0, 1, STR(PROTO_DEFAULT_WELD),
+	                 "RATIO",
+	                 "a mesh's vertices within RATIO times its box's diagonal are\n"
+	                 "joined (its \"weld\" overrides it); 0: only equal ones"},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
@@ -539,6 +544,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 {
 	const option *o = &options[id];
 	unsigned long long n = 0;
+	double x = 0.0;
 	switch (o->kind) {
 	case KIND_ADDRESS:
 		return parse_listen(v, cfg, why, whylen);
@@ -564,6 +570,12 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 			return -1;
 		}
 		break;
+	case KIND_RATIO:
+		if (proto_weld_parse(v, &x) != 0 || x > (double)o->max) {
+			snprintf(why, whylen, "expected a decimal number from 0 to %llu", o->max);
+			return -1;
+		}
+		break;
 	case KIND_FILE:
 	case KIND_LIST:
 	case KIND_DIR:
@@ -586,6 +598,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_IMPORT_CPU: cfg->import_cpu_ms = (unsigned)n; break;
 	case CONFIG_MAX_IMPORT_BODY: cfg->max_import_body = (size_t)n; break;
 	case CONFIG_MAX_IMPORTS: cfg->max_imports = (unsigned)n; break;
+	case CONFIG_WELD: cfg->weld = x; break;
 	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
 	case CONFIG_MAX_CONNECTIONS_PER_CLIENT: cfg->max_connections_per_client = (unsigned)n; break;
 	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
@@ -784,6 +797,7 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 		case CONFIG_IMPORT_CPU: v = LOG_INT(key, cfg->import_cpu_ms); break;
 		case CONFIG_MAX_IMPORT_BODY: v = LOG_INT(key, cfg->max_import_body); break;
 		case CONFIG_MAX_IMPORTS: v = LOG_INT(key, cfg->max_imports); break;
+		case CONFIG_WELD: v = LOG_REAL(key, cfg->weld); break;
 		case CONFIG_MAX_CONNECTIONS: v = LOG_INT(key, cfg->max_connections); break;
 		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
 			v = LOG_INT(key, cfg->max_connections_per_client);

@@ -47,6 +47,7 @@ enum config_option {
 	CONFIG_IMPORT_CPU,
 	CONFIG_MAX_IMPORT_BODY,
 	CONFIG_MAX_IMPORTS,
+	CONFIG_WELD,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_CONNECTIONS_PER_CLIENT,
 	CONFIG_MAX_QUEUE,
@@ -91,6 +92,8 @@ typedef struct server_config {
 	                                   more is a 413 */
 	unsigned max_imports;           /* mesh files admitted at once: more
 	                                   are answered 503 at once */
+	double weld;                    /* meshes' vertices within this much of
+	                                   their box's diagonal are joined */
 
 	/* Limits on the server. */
 	unsigned max_connections;       /* open at once; more wait in the backlog */

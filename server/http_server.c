@@ -153,6 +153,8 @@ typedef struct http_request {
 	int page;             /* a file of the demo page: not to be cached stale */
 	int accept_encoding; /* a 415 for Content-Encoding: say which we take */
 	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
+	char weld[64];      /* and its "weld" query parameter ("": none; " ":
+	                       one empty or too long, refused as no number) */
 	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
 	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
 	int retry_after;   /* a 503: say when to come back */
@@ -404,7 +406,8 @@ static void work_run(uv_work_t *w)
 	if (r->route->id == HTTP_ROUTE_BATCH)
 		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
 	else if (r->mesh_type[0])
-		r->reply_rc = proto_shape_import_reply(r->body, r->len, r->mesh_type, &r->call,
+		r->reply_rc = proto_shape_import_reply(r->body, r->len, r->mesh_type,
+		                                       r->weld[0] ? r->weld : NULL, &r->call,
 		                                       &r->reply);
 	else
 		r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
@@ -1163,9 +1166,18 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	}
 
 	const char *ct = header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *weld = route->id == HTTP_ROUTE_SHAPES
+	                 ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "weld")
+	                 : NULL;
 	if (route->id == HTTP_ROUTE_SHAPES && proto_media_is_mesh(ct) &&
 	    strlen(ct) < sizeof r->mesh_type) {
 		strcpy(r->mesh_type, ct); /* a mesh file, imported (on a worker) */
+		/* An empty or overlong value is no number: a space stands for it. */
+		const int bad = weld && (!weld[0] || strlen(weld) >= sizeof r->weld);
+		snprintf(r->weld, sizeof r->weld, "%s", bad ? " " : weld ? weld : "");
+	} else if (weld && http_media_is_json(ct)) {
+		return answer_problem(r, 422, "the query parameter weld is for mesh files: a JSON "
+		                              "upload's mesh says its own \"weld\"");
 	} else if (!http_media_is_json(ct)) {
 		const char *mesh = route->id == HTTP_ROUTE_SHAPES ? HTTP_MESH_MEDIA_TYPES : "";
 		if (ct)

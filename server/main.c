@@ -122,6 +122,7 @@ int main(int argc, char **argv)
 		},
 		.max_queries = cfg.max_batch,
 		.store = proto_store_new(cfg.shape_store, cfg.store_per_client),
+		.weld = cfg.weld,
 	};
 	if (!ctx.store) {
 		LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store"));

@@ -12,16 +12,23 @@
  * it, and the answer says the bowl is no solid.  Two crossing closed cubes
  * in one mesh are their union: a cube in their overlap is inside (parity
  * would call it outside); an inward shell inside an outward one stays a
- * cavity.
+ * cavity.  On the wire, every answer says how each part was read: a
+ * query's `read` (the counts the core reports for the part built here),
+ * a scene entry's `solid` and `read`, the scene's `surfaces`, an upload's
+ * summary.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "check.h"
 #include "clash.h"
+#include "http_harness.h"
 #include "mesh_import.h"
+#include "textbuf.h"
 
 typedef struct part {
 	double *pos;
@@ -518,6 +525,187 @@ START_TEST(crossing_shells_are_a_union_and_a_cavity_stays_empty)
 }
 END_TEST
 
+/* ---- on the wire --------------------------------------------------------- */
+
+/* {"mesh":{"positions":[...],"indices":[...]}} of p (malloc'd). */
+static char *mesh_json(const part *p)
+{
+	textbuf b = {0};
+	char num[40];
+	textbuf_str(&b, "{\"mesh\":{\"positions\":[");
+	for (size_t i = 0; i < 3 * p->nv; i++) {
+		snprintf(num, sizeof num, "%s%.17g", i ? "," : "", p->pos[i]);
+		textbuf_str(&b, num);
+	}
+	textbuf_str(&b, "],\"indices\":[");
+	for (size_t i = 0; i < 3 * p->nt; i++) {
+		snprintf(num, sizeof num, "%s%u", i ? "," : "", p->idx[i]);
+		textbuf_str(&b, num);
+	}
+	textbuf_str(&b, "]}}");
+	return b.s;
+}
+
+/* {"vertices":[...]} of a cube of side 1 at c (malloc'd). */
+static char *cube_json(const double *c)
+{
+	char *s = malloc(512);
+	ck_assert(s);
+	snprintf(s, 512, "{\"vertices\":[");
+	for (int i = 0; i < 8; i++) {
+		char v[96];
+		snprintf(v, sizeof v, "%s[%.17g,%.17g,%.17g]", i ? "," : "",
+		         c[0] + ((i & 1) ? 0.5 : -0.5), c[1] + ((i & 2) ? 0.5 : -0.5),
+		         c[2] + ((i & 4) ? 0.5 : -0.5));
+		strcat(s, v);
+	}
+	strcat(s, "]}");
+	return s;
+}
+
+/* A reading (MeshReading) equals the core's clash_mesh_info of p. */
+static void assert_reading(const json_t *r, const part *p, const char *what)
+{
+	built b;
+	build(&b, p);
+	clash_mesh_info i;
+	ck_assert_int_eq(clash_mesh_info_get(b.m, &i), CLASH_OK);
+	free(b.store);
+	ck_assert_msg(json_is_object(r), "%s: no reading", what);
+	ck_assert_msg(json_is_true(json_object_get(r, "solid")) == i.solid, "%s: solid", what);
+	ck_assert_msg(json_is_true(json_object_get(r, "closed")) == i.closed, "%s: closed", what);
+	static const char *const names[] = {"open_edges", "nonmanifold_edges", "flipped", "welded"};
+	const size_t want[] = {i.boundary_edges, i.nonmanifold_edges, i.flipped, i.welded};
+	for (int k = 0; k < 4; k++)
+		ck_assert_msg(json_integer_value(json_object_get(r, names[k])) == (json_int_t)want[k],
+		              "%s: %s %lld, not %zu", what, names[k],
+		              json_integer_value(json_object_get(r, names[k])), want[k]);
+	ck_assert_msg(json_real_value(json_object_get(r, "leak")) == i.leak, "%s: leak", what);
+}
+
+/* POST a query of part p (as a) and a cube at c (as b): its answer. */
+static json_t *query_with_cube(const part *p, const double *c)
+{
+	char *m = mesh_json(p), *cube = cube_json(c);
+	textbuf b = {0};
+	textbuf_str(&b, "{\"a\":");
+	textbuf_str(&b, m);
+	textbuf_str(&b, ",\"b\":");
+	textbuf_str(&b, cube);
+	textbuf_str(&b, "}");
+	int status;
+	char *text = http_post_json("/v1/query", b.s, &status);
+	ck_assert_msg(status == 200, "%d %s", status, text);
+	json_t *j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	free(text);
+	free(b.s);
+	free(m);
+	free(cube);
+	return j;
+}
+
+START_TEST(answers_say_how_each_part_was_read)
+{
+	server_start();
+	part wall_p, holed, turned, bw;
+	wall(&wall_p);
+	part_copy(&holed, &wall_p, 0, 0);
+	remove_triangle(&holed, 3);
+	part_copy(&turned, &wall_p, 0, 0);
+	flip_triangle(&turned, 5);
+	bowl(&bw);
+	/* Queries: the wall without a triangle and with one turned hold the
+	 * buried cube; the bowl is a surface, apart from a cube in it. */
+	const part *parts[3] = {&holed, &turned, &bw};
+	const double hollow[3] = {0, 0, -3};
+	for (int i = 0; i < 3; i++) {
+		json_t *j = query_with_cube(parts[i], i < 2 ? wall_p.at : hollow);
+		const int surface = i == 2;
+		ck_assert(json_is_true(json_object_get(json_object_get(j, "solid"), "a")) == !surface);
+		json_t *read = json_object_get(j, "read");
+		assert_reading(json_object_get(read, "a"), parts[i], "query");
+		ck_assert(json_is_null(json_object_get(read, "b")));
+		const char *how = json_string_value(json_object_get(j, "intersection"));
+		ck_assert(surface ? how == NULL : how && strcmp(how, "b_inside_a") == 0);
+		json_decref(j);
+	}
+	/* The upload's summary. */
+	char *m = mesh_json(&bw);
+	int status;
+	char *text = http_post_json("/v1/shapes", m, &status);
+	ck_assert_msg(status == 201, "%d %s", status, text);
+	json_t *j = json_loads(text, 0, NULL);
+	ck_assert(json_is_false(json_object_get(j, "solid")));
+	assert_reading(json_object_get(j, "read"), &bw, "upload");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "read"), "open_edges")),
+	                 48); /* the rim, a 48-gon */
+	json_decref(j);
+	free(text);
+	free(m);
+	/* A scene: its mesh entries carry solid and read; its summary lists
+	 * the surfaces. */
+	char *mw = mesh_json(&holed), *mb = mesh_json(&bw), *c1 = cube_json(wall_p.at),
+	     *c2 = cube_json((double[3]){0, 0, -4});
+	textbuf b = {0};
+	textbuf_str(&b, "{\"objects\":[{\"id\":\"wall\",\"shape\":");
+	textbuf_str(&b, mw);
+	textbuf_str(&b, "},{\"id\":\"bowl\",\"shape\":");
+	textbuf_str(&b, mb);
+	textbuf_str(&b, "},{\"id\":\"in-wall\",\"shape\":");
+	textbuf_str(&b, c1);
+	textbuf_str(&b, "},{\"id\":\"in-bowl\",\"shape\":");
+	textbuf_str(&b, c2);
+	textbuf_str(&b, "}],\"clearance\":100}");
+	text = http_post_json("/v1/scene", b.s, &status);
+	ck_assert_msg(status == 200, "%d %s", status, text);
+	j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	json_t *surfaces = json_object_get(j, "surfaces");
+	ck_assert_int_eq(json_integer_value(json_object_get(surfaces, "count")), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(surfaces, "ids"), 0)),
+	                 "bowl");
+	size_t i;
+	json_t *e;
+	int seen = 0;
+	json_array_foreach(json_object_get(j, "clashes"), i, e)
+	{
+		const char *a = json_string_value(json_object_get(e, "a"));
+		const char *bb = json_string_value(json_object_get(e, "b"));
+		json_t *read = json_object_get(e, "read");
+		if (strcmp(a, "in-wall") == 0 || strcmp(a, "in-bowl") == 0) {
+			ck_assert_ptr_null(read); /* two convex cubes */
+			continue;
+		}
+		const part *pa = strcmp(a, "wall") == 0 ? &holed : &bw;
+		assert_reading(json_object_get(read, "a"), pa, "scene entry");
+		ck_assert(json_is_true(json_object_get(json_object_get(e, "solid"), "a")) ==
+		          (pa == &holed));
+		if (strcmp(bb, "bowl") == 0)
+			assert_reading(json_object_get(read, "b"), &bw, "scene entry b");
+		else if (strcmp(bb, "in-wall") == 0 || strcmp(bb, "in-bowl") == 0)
+			ck_assert(json_is_null(json_object_get(read, "b")));
+		if (strcmp(a, "wall") == 0 && strcmp(bb, "in-wall") == 0) {
+			ck_assert_str_eq(json_string_value(json_object_get(e, "intersection")),
+			                 "b_inside_a");
+			seen++;
+		}
+	}
+	ck_assert_int_eq(seen, 1);
+	json_decref(j);
+	free(text);
+	free(b.s);
+	free(mw);
+	free(mb);
+	free(c1);
+	free(c2);
+	part_free(&wall_p);
+	part_free(&holed);
+	part_free(&turned);
+	part_free(&bw);
+}
+END_TEST
+
 static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
@@ -530,6 +718,10 @@ static Suite *mesh_defects_suite(void)
 	tcase_add_loop_test(tc, a_t_junction_still_holds_the_cube, 0, 3);
 	tcase_add_test(tc, an_open_sheet_and_a_bowl_stay_surfaces);
 	tcase_add_test(tc, crossing_shells_are_a_union_and_a_cavity_stays_empty);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("wire");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, answers_say_how_each_part_was_read);
 	suite_add_tcase(s, tc);
 	return s;
 }

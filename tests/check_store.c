@@ -257,16 +257,6 @@ static int upload(const char *shape, char id[72])
 	return status;
 }
 
-static char *post(const char *path, const char *body, int *status)
-{
-	hresp r;
-	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
-	*status = r.status;
-	char *out = strdup(r.body ? r.body : "");
-	hresp_free(&r);
-	return out;
-}
-
 /* ---- tests ---- */
 
 START_TEST(test_ids)
@@ -334,7 +324,8 @@ START_TEST(test_ref_answers_equal_inline)
 			char *inline_q = query_text(a, b, methods[m], pose);
 			char *ref_q = query_text(ra, rb, methods[m], pose);
 			int s1, s2;
-			char *x = post("/v1/query", inline_q, &s1), *y = post("/v1/query", ref_q, &s2);
+			char *x = http_post_json("/v1/query", inline_q, &s1),
+			     *y = http_post_json("/v1/query", ref_q, &s2);
 			ck_assert_int_eq(s1, s2);
 			if (s1 == 200)
 				ck_assert_str_eq(x, y);
@@ -343,7 +334,7 @@ START_TEST(test_ref_answers_equal_inline)
 			/* A batch of both forms: the same items. */
 			char *batch = malloc(strlen(inline_q) + strlen(ref_q) + 64);
 			sprintf(batch, "{\"queries\": [%s, %s]}", inline_q, ref_q);
-			x = post("/v1/batch", batch, &s1);
+			x = http_post_json("/v1/batch", batch, &s1);
 			ck_assert_int_eq(s1, 200);
 			json_t *root = json_loads(x, 0, NULL);
 			json_t *res = json_object_get(root, "results");
@@ -363,7 +354,7 @@ START_TEST(test_ref_answers_equal_inline)
 		sprintf(c1, "{\"inner\": %s, \"outer\": %s}", b, a);
 		sprintf(c2, "{\"inner\": %s, \"outer\": %s}", rb, ra);
 		int s1, s2;
-		char *x = post("/v1/contains", c1, &s1), *y = post("/v1/contains", c2, &s2);
+		char *x = http_post_json("/v1/contains", c1, &s1), *y = http_post_json("/v1/contains", c2, &s2);
 		ck_assert_int_eq(s1, s2);
 		ck_assert_str_eq(x, y);
 		free(x);
@@ -376,8 +367,8 @@ START_TEST(test_ref_answers_equal_inline)
 		             "\"shape\": %s}], \"clearance\": 1}", a, b);
 		sprintf(sc2, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
 		             "\"shape\": %s}], \"clearance\": 1}", ra, rb);
-		x = post("/v1/scene", sc1, &s1);
-		y = post("/v1/scene", sc2, &s2);
+		x = http_post_json("/v1/scene", sc1, &s1);
+		y = http_post_json("/v1/scene", sc2, &s2);
 		ck_assert_int_eq(s1, 200);
 		ck_assert_int_eq(s2, 200);
 		ck_assert_str_eq(x, y);
@@ -421,7 +412,8 @@ START_TEST(test_primitives)
 		char *inline_q = query_text(shapes[i], probe, "gjk", pose);
 		char *ref_q = query_text(r, probe, "gjk", pose);
 		int s1, s2;
-		char *x = post("/v1/query", inline_q, &s1), *y = post("/v1/query", ref_q, &s2);
+		char *x = http_post_json("/v1/query", inline_q, &s1),
+		     *y = http_post_json("/v1/query", ref_q, &s2);
 		ck_assert_int_eq(s1, 200);
 		ck_assert_int_eq(s2, 200);
 		ck_assert_str_eq(x, y);
@@ -467,7 +459,8 @@ START_TEST(test_meshes)
 		char *inline_q = query_text(shapes[i], probe, "gjk", pose);
 		char *ref_q = query_text(r, probe, "gjk", pose);
 		int s1, s2;
-		char *x = post("/v1/query", inline_q, &s1), *y = post("/v1/query", ref_q, &s2);
+		char *x = http_post_json("/v1/query", inline_q, &s1),
+		     *y = http_post_json("/v1/query", ref_q, &s2);
 		ck_assert_int_eq(s1, 200);
 		ck_assert_int_eq(s2, 200);
 		ck_assert_str_eq(x, y);
@@ -511,7 +504,7 @@ START_TEST(test_ref_radius_adds)
 	sprintf(q, "{\"a\": {\"ref\": \"%s\", \"radius\": 0.5}, \"b\": {\"vertices\": [[5, 0, 0]]}}",
 	        id);
 	int st;
-	char *x = post("/v1/query", q, &st);
+	char *x = http_post_json("/v1/query", q, &st);
 	ck_assert_int_eq(st, 200);
 	json_t *r = json_loads(x, 0, NULL);
 	ck_near(json_number_value(json_object_get(r, "distance")), 3.5, 1e-12);
@@ -580,7 +573,7 @@ static void *query_while_evicting(void *arg)
 		char *qi = query_text(a, b, "gjk", "{\"translation\": [1, 0, 0]}");
 		char *qr = query_text(ra, rb, "gjk", "{\"translation\": [1, 0, 0]}");
 		int s1, s2;
-		char *x = post("/v1/query", qi, &s1), *y = post("/v1/query", qr, &s2);
+		char *x = http_post_json("/v1/query", qi, &s1), *y = http_post_json("/v1/query", qr, &s2);
 		ck_assert_int_eq(s1, 200);
 		if (s2 == 200) {
 			ck_assert_str_eq(x, y);
@@ -668,7 +661,7 @@ START_TEST(test_unknown_refs)
 	sprintf(q, "{\"queries\": [{\"a\": {\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}, {\"a\": "
 	           "{\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}]}", held, held, held, y);
 	int st;
-	char *body = post("/v1/batch", q, &st);
+	char *body = http_post_json("/v1/batch", q, &st);
 	ck_assert_int_eq(st, 200);
 	json_t *root = json_loads(body, 0, NULL);
 	json_t *res = json_object_get(root, "results");
@@ -849,7 +842,7 @@ static void escaped(const char *method, char out[32])
 static void same_reply(const char *path, const char *body, const char *other)
 {
 	int s1, s2;
-	char *x = post(path, body, &s1), *y = post(path, other, &s2);
+	char *x = http_post_json(path, body, &s1), *y = http_post_json(path, other, &s2);
 	ck_assert_msg(s1 == s2, "%s: %d, flat %d\n%s\n%s", path, s1, s2, x, y);
 	ck_assert_msg(strcmp(x, y) == 0, "%s: %s\nflat: %s", path, x, y);
 	free(x);
@@ -984,8 +977,10 @@ START_TEST(test_positions_bad_and_limits)
 		bad(cases[i].path, cases[i].body, 422, cases[i].pointer);
 	/* A batch item answers for itself. */
 	int st;
-	char *body = post("/v1/batch", "{\"queries\": [{\"a\": {\"positions\": [0, 0, 0]}, \"b\": "
-	                               "{\"positions\": [1, 1]}}]}", &st);
+	char *body = http_post_json("/v1/batch",
+	                            "{\"queries\": [{\"a\": {\"positions\": [0, 0, 0]}, \"b\": "
+	                            "{\"positions\": [1, 1]}}]}",
+	                            &st);
 	ck_assert_int_eq(st, 200);
 	json_t *root = json_loads(body, 0, NULL);
 	json_t *item = json_array_get(json_object_get(root, "results"), 0);
@@ -1043,7 +1038,7 @@ START_TEST(test_refs_count_as_shapes)
 	           "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
 	        id, id, id);
 	int st;
-	char *body = post("/v1/query", q, &st);
+	char *body = http_post_json("/v1/query", q, &st);
 	ck_assert_msg(st == 200, "%d %s", st, body);
 	free(body);
 }
@@ -1122,7 +1117,7 @@ START_TEST(test_prepared_on_first_use)
 	}
 	sprintf(o, "]}");
 	int st;
-	char *reply = post("/v1/shapes", text, &st);
+	char *reply = http_post_json("/v1/shapes", text, &st);
 	ck_assert_int_eq(st, 201);
 	json_t *sum = json_loads(reply, 0, NULL);
 	ck_assert(json_is_null(json_object_get(sum, "hull_vertices")));

@@ -546,6 +546,16 @@ void http_do(const char *method, const char *path, const char *headers,
 	hconn_close(&c);
 }
 
+char *http_post_json(const char *path, const char *body, int *status)
+{
+	hresp r;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
+	*status = r.status;
+	char *out = strdup(r.body ? r.body : "");
+	hresp_free(&r);
+	return out;
+}
+
 /* ---- queries with known answers ----------------------------------------- */
 
 /* The 8 corners of the box [lo, hi] (3-D) as JSON vertices. */

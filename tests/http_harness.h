@@ -121,6 +121,9 @@ int hconn_request(hconn *c, const char *method, const char *path, const char *he
 /* One exchange on a fresh connection; asserts that it went through. */
 void http_do(const char *method, const char *path, const char *headers, const char *body,
              size_t len, hresp *r);
+/* POST the JSON text `body` to `path` (http_do): the answer's body
+ * (malloc'd, "" for none) and its status in *status. */
+char *http_post_json(const char *path, const char *body, int *status);
 
 /* ---- queries with known answers ---- */
 

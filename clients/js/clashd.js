@@ -132,7 +132,7 @@ function countBytes(s, where) {
   if (s.positions !== undefined) return 1 + 8 + s.positions.length * 8 + 8;
   if (s.mesh !== undefined) {
     const { n, t } = meshCounts(s.mesh, where);
-    return 1 + 8 + 3 * n * 8 + 8 + 3 * t * 4 + 8;
+    return 1 + (s.mesh.weld === undefined ? 0 : 8) + 8 + 3 * n * 8 + 8 + 3 * t * 4 + 8;
   }
   if (!Array.isArray(s.parts)) throw new TypeError(`${where}: a shape needs vertices, positions, mesh, parts or a primitive`);
   let b = 1 + 8 + 8;
@@ -148,8 +148,9 @@ const MAGIC = 'clashd-shape-v1';
  * and double little-endian, -0 as +0, an absent radius as 0.  A node is
  * 0x01 and the points (`vertices`, or `positions` read `dim` at a time),
  * 0x02 and the parts, 0x03 and a mesh's vertices and indices (uint32),
- * or 0x04, a primitive's kind (1 sphere, 2 box, 3 capsule, 4 cylinder,
- * 5 cone, 6 ellipsoid) and its sizes in the order of the wire.
+ * 0x04, a primitive's kind (1 sphere, 2 box, 3 capsule, 4 cylinder,
+ * 5 cone, 6 ellipsoid) and its sizes in the order of the wire, or 0x05
+ * and a mesh's `weld` (when it has one) before the rest of a 0x03.
  */
 export function canonicalBytes(shape) {
   const dim = shapeDim(shape, '');
@@ -190,8 +191,14 @@ export function canonicalBytes(shape) {
     } else if (s.mesh !== undefined) {
       if (dim !== 3) throw new TypeError(`${where}/mesh: a mesh is 3-D, the shape ${dim}-D`);
       const { n, t } = meshCounts(s.mesh, where);
-      const { positions, indices } = s.mesh;
-      u8[o++] = 3;
+      const { positions, indices, weld } = s.mesh;
+      if (weld === undefined) {
+        u8[o++] = 3;
+      } else {
+        if (typeof weld !== 'number' || !(weld >= 0)) throw new TypeError(`${where}/mesh/weld: not a number >= 0`);
+        u8[o++] = 5;
+        f64(weld, `${where}/mesh/weld`);
+      }
       u64(n);
       for (let i = 0; i < 3 * n; i++) f64(positions[i], `${where}/mesh/positions/${i}`);
       u64(t);

@@ -60,7 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	proto_init();
 	ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
-	                       .max_queries = PROTO_DEFAULT_MAX_QUERIES};
+	                       .max_queries = PROTO_DEFAULT_MAX_QUERIES,
+	                       .weld = PROTO_DEFAULT_WELD};
 	/* What a file must never read: a buffer of one triangle (36 bytes),
 	 * also valid as an OBJ library or a PLY body's floats. */
 	FILE *f = fopen(SECRET_PATH, "wb");
@@ -141,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	REQUIRE(c.store, "proto_store_new", 0);
 	proto_call call = {.ctx = &c};
 	proto_reply reply;
-	int rc = proto_shape_import_reply(file, len, media, &call, &reply);
+	int rc = proto_shape_import_reply(file, len, media, NULL, &call, &reply);
 	REQUIRE(rc == 0, "proto_shape_import_reply failed", rc);
 	REQUIRE(reply.body && strlen(reply.body) == reply.length, "reply body", reply.length);
 	if (getenv("FUZZ_IMPORT_PRINT"))

@@ -376,7 +376,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	proto_init();
 	/* clashd's defaults, as `clashd` with no flags applies them. */
 	server_ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
-	                              .max_queries = PROTO_DEFAULT_MAX_QUERIES};
+	                              .max_queries = PROTO_DEFAULT_MAX_QUERIES,
+	                              .weld = PROTO_DEFAULT_WELD};
 	plain_ctx = server_ctx;
 	plain_ctx.plain_parse = 1;
 	return 0;

@@ -183,6 +183,15 @@ test('primitive ids: node 0x04, each kind equal to the server\'s', async () => {
     ],
   };
   assert.equal((await c.upload(mixed)).id, await shapeId(mixed));
+  // A mesh's weld, when sent, is part of its id (0, -0 as 0, and another
+  // number: three ids, none the id without it).
+  const tet = mixed.parts[0].mesh;
+  const welded = [0, -0, 1e-4].map((weld) => ({ parts: [{ mesh: { ...tet, weld } }, mixed.parts[1]] }));
+  for (const s of welded) assert.equal((await c.upload(s)).id, await shapeId(s));
+  assert.equal(await shapeId(welded[0]), await shapeId(welded[1]));
+  assert.notEqual(await shapeId(welded[0]), await shapeId(welded[2]));
+  assert.notEqual(await shapeId(welded[0]), await shapeId({ parts: [{ mesh: tet }, mixed.parts[1]] }));
+  assert.throws(() => canonicalBytes({ mesh: { ...tet, weld: -1 } }), /\/mesh\/weld/);
   // A compound whose first part is a primitive is 3-D.
   const first = { parts: [{ sphere: { radius: 1 } }, { vertices: [[5, 0, 0]] }] };
   assert.equal((await c.upload(first)).id, await shapeId(first));
