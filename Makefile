@@ -56,10 +56,11 @@ APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 # nettle (SHA-256 of stored shapes' ids, proto/shape_id.c) and libassimp
 # (mesh files, proto/mesh_import.c).
 PKGS_PROTO = jansson nettle assimp
-PKGS_APP  = libmicrohttpd libuv gnutls zlib $(PKGS_PROTO)
+# hiredis: the shape store's second tier (--store-redis, server/store_redis.c).
+PKGS_APP  = libmicrohttpd libuv gnutls zlib hiredis $(PKGS_PROTO)
 # What server/ itself includes: not jansson (proto/ alone touches it; the
 # proto objects bring it, nettle and assimp to clashd's link).
-PKGS_SERVER = libmicrohttpd libuv gnutls zlib
+PKGS_SERVER = libmicrohttpd libuv gnutls zlib hiredis
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file; libcrypto

@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "query.h"
 #include "shape_id.h"
+#include "shape_tier.h"
 #include "shapes.h"
 #include "store.h"
 #include "stored_shape.h"
@@ -78,7 +79,17 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *s
 		                  : "one client may keep in the shape store (--store-per-client)");
 		return p->pointer ? 1 : -1;
 	}
-	return *held ? 0 : -1;
+	if (!*held)
+		return -1;
+	/* Written through even when it was here: the tier may have lost it
+	 * (evicted, restarted), and a client uploads again when some replica
+	 * told it the shape is unknown. */
+	if (proto_shape_write_through(store, *held) != 0) {
+		proto_store_release(store, *held);
+		*held = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* Decode and store the shape of a parsed upload. */

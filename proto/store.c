@@ -58,6 +58,7 @@ struct proto_store {
 	client **cbuckets; /* the clients' table, as the entries' */
 	size_t ncbuckets;
 	proto_store_stats st;
+	const struct proto_shape_tier *tier;
 };
 
 proto_store *proto_store_new(size_t budget, size_t client_budget)
@@ -494,4 +495,14 @@ void proto_store_get_stats(proto_store *s, proto_store_stats *out)
 	pthread_mutex_lock(&s->lock);
 	*out = s->st;
 	pthread_mutex_unlock(&s->lock);
+}
+
+void proto_store_set_tier(proto_store *s, const struct proto_shape_tier *tier)
+{
+	s->tier = tier;
+}
+
+const struct proto_shape_tier *proto_store_tier(const proto_store *s)
+{
+	return s->tier;
 }

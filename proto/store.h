@@ -103,4 +103,12 @@ int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY]);
 
 void proto_store_get_stats(proto_store *s, proto_store_stats *out);
 
+/* A second tier behind the store (shape_tier.h), or NULL: kept here so
+ * that whoever holds the store reaches it; the store itself never calls
+ * it.  Set before the store is shared; borrowed (it must outlive the
+ * store's use). */
+struct proto_shape_tier;
+void proto_store_set_tier(proto_store *s, const struct proto_shape_tier *tier);
+const struct proto_shape_tier *proto_store_tier(const proto_store *s);
+
 #endif /* PROTO_STORE_H */

@@ -38,7 +38,8 @@ enum option_kind {
 	KIND_DURATION, /* milliseconds from "30s", "250ms", "2m" or "30", in [min, max] */
 	KIND_FILE,     /* a path, read at start-up */
 	KIND_LIST,     /* comma-separated items */
-	KIND_DIR       /* a directory, read at start-up; "auto" or "off" */
+	KIND_DIR,      /* a directory, read at start-up; "auto" or "off" */
+	KIND_URL       /* a redis:// URL */
 };
 
 typedef struct option {
@@ -178,6 +179,19 @@ static const option options[CONFIG_NOPTIONS] = {
 	[CONFIG_WEB] = {"--web", "CLASHD_WEB", "web", KIND_DIR, 0, 0, "auto", "DIR",
 	                "serve the demo page (make web) from DIR at /web/; auto: the web\n"
 	                "directory beside clashd's binary, if there is one; off: none"},
+	[CONFIG_STORE_REDIS] = {"--store-redis", "CLASHD_STORE_REDIS", "store_redis", KIND_URL, 0, 0,
+	                        NULL, "URL",
+	                        "keep every stored shape in this Redis too, shared by replicas:\n"
+	                        "redis://[:PASSWORD@]HOST[:PORT][/DB] (default: memory only)"},
+	[CONFIG_STORE_TTL] = {"--store-ttl", "CLASHD_STORE_TTL", "store_ttl_ms", KIND_DURATION, 0,
+	                      3650 * DAY_MS, "0", "TIME",
+	                      "a shape in Redis expires this long after its last use (whole\n"
+	                      "seconds; 0: never, Redis's maxmemory-policy alone)"},
+	[CONFIG_STORE_REDIS_TIMEOUT] = {"--store-redis-timeout", "CLASHD_STORE_REDIS_TIMEOUT",
+	                                "store_redis_timeout_ms", KIND_DURATION, 1, 60000, "250ms",
+	                                "TIME",
+	                                "longest wait for Redis (connect, each answer); then the\n"
+	                                "shape is served from memory or is unknown"},
 };
 
 void config_usage(FILE *out)
@@ -559,6 +573,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case KIND_FILE:
 	case KIND_LIST:
 	case KIND_DIR:
+	case KIND_URL:
 		break;
 	}
 
@@ -661,6 +676,16 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	}
 	case CONFIG_WEB:
 		return apply_web(cfg, v, why, whylen);
+	case CONFIG_STORE_REDIS:
+		if (store_redis_parse_url(v, &cfg->store_redis, why, whylen) != 0)
+			return -1;
+		snprintf(cfg->store_redis_text, sizeof cfg->store_redis_text, "redis://%s%s%s:%d/%d",
+		         strchr(cfg->store_redis.host, ':') ? "[" : "", cfg->store_redis.host,
+		         strchr(cfg->store_redis.host, ':') ? "]" : "", cfg->store_redis.port,
+		         cfg->store_redis.db);
+		break;
+	case CONFIG_STORE_TTL: cfg->store_ttl_s = (unsigned)((n + 999) / 1000); break;
+	case CONFIG_STORE_REDIS_TIMEOUT: cfg->store_redis_timeout_ms = (unsigned)n; break;
 	default:
 		break;
 	}
@@ -797,6 +822,11 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 		case CONFIG_WEB:
 			v = LOG_STR(key, cfg->web_dir[0] ? cfg->web_dir : NULL);
 			break;
+		case CONFIG_STORE_REDIS:
+			v = LOG_STR(key, cfg->store_redis_text[0] ? cfg->store_redis_text : NULL);
+			break;
+		case CONFIG_STORE_TTL: v = LOG_INT(key, 1000ULL * cfg->store_ttl_s); break;
+		case CONFIG_STORE_REDIS_TIMEOUT: v = LOG_INT(key, cfg->store_redis_timeout_ms); break;
 		case CONFIG_AUTH_OPEN:
 		case CONFIG_CORS_ORIGIN: {
 			char *const *items = id == CONFIG_AUTH_OPEN ? cfg->auth_open : cfg->cors_origins;

@@ -22,6 +22,7 @@
 
 #include "http_static.h"
 #include "log.h"
+#include "store_redis.h"
 
 /* libuv 1.44 refuses thread pools larger than this (MAX_THREADPOOL_SIZE). */
 #define CONFIG_MAX_THREADS 1024
@@ -62,6 +63,9 @@ enum config_option {
 	CONFIG_TLS_CERT,
 	CONFIG_TLS_KEY,
 	CONFIG_WEB,
+	CONFIG_STORE_REDIS,
+	CONFIG_STORE_TTL,
+	CONFIG_STORE_REDIS_TIMEOUT,
 	CONFIG_NOPTIONS
 };
 
@@ -119,6 +123,13 @@ typedef struct server_config {
 	 * (web_dir empty: not served). */
 	char web_dir[512];
 	http_static web;
+
+	/* The shape store's second tier (--store-redis): off when
+	 * store_redis_text is empty; the text without its password. */
+	char store_redis_text[300];
+	store_redis_url store_redis;
+	unsigned store_ttl_s;           /* refreshed on every read and write (0: none) */
+	unsigned store_redis_timeout_ms; /* any one wait for Redis */
 
 	const char *source[CONFIG_NOPTIONS]; /* "flag", "env" or "default" */
 

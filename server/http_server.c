@@ -103,6 +103,7 @@ struct http_server {
 	http_conn *conns, *conns_tail; /* the `connections` ones, linked,
 	                                  oldest first */
 	http_metrics *metrics;
+	store_redis *redis;  /* the store's Redis tier, for /metrics; or NULL */
 	request_id_gen ids;
 	char address[INET6_ADDRSTRLEN + 16];
 	void (*on_closed)(void *arg);
@@ -938,9 +939,18 @@ static enum MHD_Result answer_metrics(http_request *r)
 	};
 	if (s->ctx->store)
 		proto_store_get_stats(s->ctx->store, &g.store);
+	if (s->redis) {
+		g.has_redis = 1;
+		store_redis_get_stats(s->redis, &g.redis);
+	}
 	size_t len = 0;
 	char *text = http_metrics_render(s->metrics, &g, &len);
 	return answer_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+}
+
+void http_server_watch_redis(http_server *s, store_redis *redis)
+{
+	s->redis = redis;
 }
 
 static enum MHD_Result answer_openapi(http_request *r)

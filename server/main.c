@@ -23,6 +23,7 @@
 #include "log.h"
 #include "proto.h"
 #include "store.h"
+#include "store_redis.h"
 
 typedef struct app {
 	http_server *server;
@@ -128,6 +129,18 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	/* The shared second tier: each worker connects on its first use. */
+	store_redis *redis = NULL;
+	if (cfg.store_redis_text[0]) {
+		redis = store_redis_new(&cfg.store_redis, cfg.store_redis_timeout_ms, cfg.store_ttl_s);
+		if (!redis) {
+			LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store redis"));
+			proto_store_free(ctx.store);
+			config_free(&cfg);
+			return 1;
+		}
+		proto_store_set_tier(ctx.store, store_redis_tier(redis));
+	}
 	raise_fd_limit(cfg.max_connections);
 	/* The threads that share a scene's narrow phase with its worker
 	 * (fanout.c says why they are apart from libuv's pool). */
@@ -135,6 +148,7 @@ int main(int argc, char **argv)
 	if (fanout_start(&fan, cfg.threads) != 0) {
 		LOG_EMIT("error", "cannot start", LOG_STR("error", "fanout threads"));
 		proto_store_free(ctx.store);
+		store_redis_free(redis);
 		config_free(&cfg);
 		return 1;
 	}
@@ -148,6 +162,7 @@ int main(int argc, char **argv)
 		LOG_EMIT("error", "cannot start", LOG_STR("error", uv_strerror(rc)));
 		fanout_stop(fan);
 		proto_store_free(ctx.store);
+		store_redis_free(redis);
 		config_free(&cfg);
 		return 1;
 	}
@@ -165,6 +180,8 @@ int main(int argc, char **argv)
 	uv_signal_start(&a.sigint, on_signal, SIGINT);
 
 	rc = http_server_start(&a.server, &loop, &cfg, &ctx, on_server_closed, &a);
+	if (rc == 0 && redis)
+		http_server_watch_redis(a.server, redis);
 	if (rc != 0) {
 		LOG_EMIT("error", "cannot listen", LOG_STR("listen", cfg.listen),
 		         LOG_STR("error", uv_strerror(rc)));
@@ -173,6 +190,7 @@ int main(int argc, char **argv)
 		uv_loop_close(&loop);
 		fanout_stop(fan);
 		proto_store_free(ctx.store);
+		store_redis_free(redis);
 		config_free(&cfg);
 		return 1;
 	}
@@ -195,6 +213,7 @@ int main(int argc, char **argv)
 	uv_library_shutdown(); /* joins the worker threads */
 	fanout_stop(fan);
 	proto_store_free(ctx.store);
+	store_redis_free(redis); /* after the threads: their connections are closed */
 	config_free(&cfg);
 	LOG_EMIT("info", "exit", LOG_INT("status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;

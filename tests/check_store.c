@@ -29,6 +29,8 @@
 #include "clash.h"
 #include "http_harness.h"
 #include "proto.h"
+#include "shape_canon.h"
+#include "shape_id.h"
 #include "store.h"
 
 /* ---- the canonical encoding, from the document ---- */
@@ -145,8 +147,8 @@ static void node(bytes *b, const json_t *s)
 	put_f64(b, r ? json_number_value(r) : 0.0);
 }
 
-/* "sha256:..." of a shape's JSON text, computed from the document. */
-static void expected_id(const char *text, char out[72])
+/* The canonical encoding of a shape's JSON text, from the document. */
+static bytes document_bytes(const char *text)
 {
 	json_t *s = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
 	ck_assert_ptr_nonnull(s);
@@ -155,13 +157,20 @@ static void expected_id(const char *text, char out[72])
 	unsigned char dim = (unsigned char)dim_of(s);
 	put(&b, &dim, 1);
 	node(&b, s);
+	json_decref(s);
+	return b;
+}
+
+/* "sha256:..." of a shape's JSON text, computed from the document. */
+static void expected_id(const char *text, char out[72])
+{
+	bytes b = document_bytes(text);
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	SHA256(b.p, b.n, md);
 	strcpy(out, "sha256:");
 	for (int i = 0; i < 32; i++)
 		sprintf(out + 7 + 2 * i, "%02x", md[i]);
 	free(b.p);
-	json_decref(s);
 }
 
 /* ---- random shapes, written in several ways ---- */
@@ -1710,12 +1719,85 @@ START_TEST(test_held_after_delete_metric)
 }
 END_TEST
 
+/* The canonical form read back (the shape store's second tier keeps it,
+ * proto/shape_canon.h): the bytes the document gives for each kind of
+ * shape decode to a shape whose id is their SHA-256 (OpenSSL's) and whose
+ * encoding is those bytes again; every truncation is refused, and no
+ * single flipped byte gives a shape of the same id. */
+static void canonical_round_trip(const char *text, int corrupt)
+{
+	bytes b = document_bytes(text);
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256(b.p, b.n, md);
+	stored_shape *st = NULL;
+	ck_assert_int_eq(proto_shape_canon_decode(b.p, b.n, &st), 0);
+	ck_assert_mem_eq(st->id, md, 32);
+	uint8_t *again = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(proto_shape_canon(&st->shape, &again, &len), 0);
+	ck_assert_uint_eq(len, b.n);
+	ck_assert_mem_eq(again, b.p, len);
+	free(again);
+	proto_stored_shape_free(st);
+	for (size_t cut = 0; corrupt && cut < b.n; cut += 1 + cut / 64) {
+		st = NULL;
+		ck_assert_int_eq(proto_shape_canon_decode(b.p, cut, &st), 1);
+	}
+	for (size_t at = 0; corrupt && at < b.n; at += 1 + at / 64) {
+		b.p[at] ^= 0x5a;
+		st = NULL;
+		int r = proto_shape_canon_decode(b.p, b.n, &st);
+		ck_assert(r == 1 || r == 0);
+		if (r == 0) {
+			ck_assert(memcmp(st->id, md, 32) != 0);
+			proto_stored_shape_free(st);
+		}
+		b.p[at] ^= 0x5a;
+	}
+	free(b.p);
+}
+
+START_TEST(test_canonical_form_read_back)
+{
+	for (unsigned i = 0; i < 24; i++) {
+		char *text = random_shape(7000 + i, 1 + (int)(i % 4), 0, 0);
+		canonical_round_trip(text, i < 6);
+		free(text);
+	}
+	static const char *const shapes[] = {
+		"{\"sphere\": {\"radius\": 1.5}}",
+		"{\"box\": {\"half_extents\": [1, 2, 3]}, \"radius\": 0.5}",
+		"{\"capsule\": {\"radius\": 0.5, \"half_height\": 2}}",
+		"{\"cylinder\": {\"radius\": 1, \"half_height\": 0.25}}",
+		"{\"cone\": {\"radius\": 1, \"half_height\": 3}}",
+		"{\"ellipsoid\": {\"radii\": [1, 2, 0.5]}}",
+		"{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
+		"\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]}}",
+		"{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0]}, \"radius\": 0.01}",
+		"{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"mesh\": {\"positions\": [0, 0, 0, 1, "
+		"0, 0, 0, 1, 0]}}, {\"parts\": [{\"vertices\": [[0, 0, 0], [1, 1, 1]]}], "
+		"\"radius\": 0.25}]}",
+	};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		canonical_round_trip(shapes[i], 1);
+	/* Not a shape: empty, another tag, bytes after the shape. */
+	stored_shape *st = NULL;
+	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"", 0, &st), 1);
+	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"clashd-shape-v2", 15, &st), 1);
+	bytes b = document_bytes(shapes[0]);
+	put(&b, "x", 1);
+	ck_assert_int_eq(proto_shape_canon_decode(b.p, b.n, &st), 1);
+	free(b.p);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ids);
+	tcase_add_test(tc, test_canonical_form_read_back);
 	tcase_add_test(tc, test_primitives);
 	tcase_add_test(tc, test_meshes);
 	tcase_add_test(tc, test_ref_answers_equal_inline);
@@ -1741,3 +1823,4 @@ static Suite *store_suite(void)
 }
 
 CHECK_SUITE(store_suite)
+
