@@ -13,7 +13,9 @@
  * a new one; a timeout is not).  Once a call fails, Redis is "down": for
  * the next second every call answers "not there" without trying, then one
  * call at a time probes it, so a paused or absent Redis costs a worker at
- * most one wait a second, not one a ref.  A refused write (maxmemory with
+ * most one wait a second, not one a ref; a thread of its own also probes
+ * a down Redis every second (PING), so the state in /metrics and the log
+ * comes back with Redis even when every ref is served from memory.  A refused write (maxmemory with
  * noeviction) is not a failure: the shape stays served from memory.
  * Keys are "clashd:shape:" and the id's 64 hex digits; values the
  * canonical encoding (shape_id.h).
@@ -47,6 +49,11 @@ struct store_redis {
 	atomic_int probing;    /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
 	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors;
+	pthread_t prober;       /* PINGs a down Redis */
+	pthread_mutex_t mu;     /* for `stop` and its signal */
+	pthread_cond_t wake;
+	int stop;
+	int has_prober;
 };
 
 static void close_conn(void *c)
@@ -303,6 +310,32 @@ static void tier_refused(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], con
 	         LOG_STR("key", key), LOG_STR("reason", why));
 }
 
+/* Every REDIS_RETRY_MS, a down Redis is probed like any call. */
+static void *prober_main(void *arg)
+{
+	store_redis *r = arg;
+	pthread_mutex_lock(&r->mu);
+	while (!r->stop) {
+		struct timespec due;
+		clock_gettime(CLOCK_REALTIME, &due);
+		due.tv_sec += REDIS_RETRY_MS / 1000;
+		pthread_cond_timedwait(&r->wake, &r->mu, &due);
+		if (r->stop || atomic_load(&r->up))
+			continue;
+		pthread_mutex_unlock(&r->mu);
+		const char *argv[1] = {"PING"};
+		size_t lens[1] = {4};
+		int skipped;
+		redisReply *y = call(r, 1, argv, lens, &skipped);
+		freeReplyObject(y);
+		pthread_mutex_lock(&r->mu);
+	}
+	pthread_mutex_unlock(&r->mu);
+	close_conn(pthread_getspecific(r->conn));
+	pthread_setspecific(r->conn, NULL);
+	return NULL;
+}
+
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s)
 {
 	store_redis *r = calloc(1, sizeof *r);
@@ -319,6 +352,9 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	snprintf(r->ttl, sizeof r->ttl, "%u", ttl_s);
 	atomic_init(&r->up, 1);
 	r->tier = (proto_shape_tier){tier_get, tier_put, tier_refused, r};
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	r->has_prober = pthread_create(&r->prober, NULL, prober_main, r) == 0;
 	return r;
 }
 
@@ -344,6 +380,15 @@ void store_redis_free(store_redis *r)
 {
 	if (!r)
 		return;
+	if (r->has_prober) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->prober, NULL);
+	}
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->mu);
 	close_conn(pthread_getspecific(r->conn));
 	pthread_key_delete(r->conn);
 	free(r);

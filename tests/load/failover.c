@@ -562,7 +562,7 @@ int main(int argc, char **argv)
 	char llog[512];
 	snprintf(llog, sizeof llog, "%s/failures.log", workdir);
 	FILE *flog = fopen(llog, "w");
-	load_config lc = {port, 4, 150, seconds, reqs, NREQS, flog};
+	load_config lc = {port, 4, 150, seconds, reqs, NREQS, flog, 0};
 	double t0 = load_now();
 	load_run *run = load_start(&lc);
 	if (!run)

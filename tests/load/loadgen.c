@@ -393,7 +393,7 @@ static void *client_main(void *arg)
 	const load_config *cfg = &run->cfg;
 	/* The stored shapes first, each with every route of a request naming
 	 * it (the uploads go where the requests will). */
-	for (size_t r = 0; r < cfg->nreqs; r++)
+	for (size_t r = 0; r < cfg->nreqs && !cfg->uploaded; r++)
 		for (size_t k = 0; k < cfg->reqs[r].nshapes; k++) {
 			int seen = 0;
 			for (size_t q = 0; q <= r && !seen; q++)

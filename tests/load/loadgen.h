@@ -61,6 +61,9 @@ typedef struct load_config {
 	const load_request *reqs;  /* sent in turn, each client from its own offset */
 	size_t nreqs;
 	FILE *log;                 /* the first failures are described here (NULL: stderr) */
+	int uploaded;              /* 1: the stored shapes were uploaded once before
+	                              the run (by the caller): clients upload only
+	                              after a miss */
 } load_config;
 
 #define LOAD_STATUS_CLASSES 6 /* by_status[s / 100] */
