@@ -22,7 +22,7 @@ proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROT
 		return e;
 	uint8_t *bytes = NULL;
 	size_t len = 0;
-	if (t->get(t->self, id, &bytes, &len) != 0)
+	if (t->get(t->self, proto_store_scope(store), id, &bytes, &len) != 0)
 		return NULL;
 	stored_shape *st = NULL;
 	int r = proto_shape_canon_decode(bytes, len, &st);
@@ -32,7 +32,7 @@ proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROT
 		r = 2;
 	}
 	if (r > 0 && t->refused)
-		t->refused(t->self, id, r == 1 ? "not a shape" : "another shape's");
+		t->refused(t->self, proto_store_scope(store), id, r == 1 ? "not a shape" : "another shape's");
 	if (r)
 		return NULL;
 	int created;
@@ -50,7 +50,7 @@ int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
 	size_t len;
 	if (proto_shape_canon(&st->shape, &bytes, &len) != 0)
 		return -1;
-	t->put(t->self, st->id, bytes, len);
+	t->put(t->self, proto_store_scope(store), st->id, bytes, len);
 	free(bytes);
 	return 0;
 }

@@ -21,18 +21,21 @@
 #include "store.h"
 
 typedef struct proto_shape_tier {
-	/* The bytes kept under `id`: 0 with *bytes (malloc'd, the caller's)
-	 * and *len; 1 when there are none or the tier cannot be reached.
-	 * Runs on the calling worker and may wait: the tier bounds the wait. */
-	int (*get)(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], uint8_t **bytes,
-	           size_t *len);
-	/* Keep `len` bytes under `id`, best effort (the memory tier has the
-	 * shape already). */
-	void (*put)(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], const uint8_t *bytes,
-	            size_t len);
+	/* The bytes kept under `id` in `scope` (a tenant, the store view's
+	 * name; NULL: none): 0 with *bytes (malloc'd, the caller's) and *len;
+	 * 1 when there are none or the tier cannot be reached.  Runs on the
+	 * calling worker and may wait: the tier bounds the wait.  Scopes never
+	 * share a value. */
+	int (*get)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+	           uint8_t **bytes, size_t *len);
+	/* Keep `len` bytes under `id` in `scope`, best effort (the memory
+	 * tier has the shape already). */
+	void (*put)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+	            const uint8_t *bytes, size_t len);
 	/* What get returned under `id` was refused (why: "not a shape",
 	 * "another shape's"): for the tier's metrics and log. */
-	void (*refused)(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], const char *why);
+	void (*refused)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+	                const char *why);
 	void *self;
 } proto_shape_tier;
 

@@ -76,6 +76,8 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, proto_store *s
 	if (*created == -1 || *created == -3) {
 		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than %s",
 		                  bytes, *created == -1 ? "the whole shape store holds (--shape-store)"
+		                  : proto_store_scope(store) ? "one tenant may keep in the shape store "
+		                                               "(--store-per-tenant)"
 		                  : "one client may keep in the shape store (--store-per-client)");
 		return p->pointer ? 1 : -1;
 	}

@@ -30,6 +30,10 @@
 /* Origins (--cors-origin) and open paths (--auth-open) at most. */
 #define CONFIG_MAX_LIST 32
 
+/* Tokens in --auth-token-file at most, and a tenant's longest name. */
+#define CONFIG_MAX_TOKENS 256
+#define CONFIG_TENANT_MAX 64
+
 /* The settings, in --help and log order. */
 enum config_option {
 	CONFIG_LISTEN,
@@ -66,6 +70,8 @@ enum config_option {
 	CONFIG_STORE_REDIS,
 	CONFIG_STORE_TTL,
 	CONFIG_STORE_REDIS_TIMEOUT,
+	CONFIG_STORE_PER_TENANT,
+	CONFIG_STORE_DELETE,
 	CONFIG_NOPTIONS
 };
 
@@ -110,7 +116,11 @@ typedef struct server_config {
 	unsigned drain_timeout_ms;      /* SIGTERM to exit, at most (about) */
 
 	/* Security. */
-	char *auth_token;               /* malloc'd bearer token, or NULL: no auth */
+	char *auth_token;               /* malloc'd token file text, cut into the
+	                                   tokens below; NULL: no auth */
+	char *auth_tokens[CONFIG_MAX_TOKENS];  /* into auth_token */
+	char *auth_tenants[CONFIG_MAX_TOKENS]; /* token i's tenant, or NULL */
+	size_t n_auth_tokens;
 	char auth_token_file[512];
 	char *auth_open[CONFIG_MAX_LIST]; /* paths served without a token */
 	size_t n_auth_open;
@@ -130,6 +140,8 @@ typedef struct server_config {
 	store_redis_url store_redis;
 	unsigned store_ttl_s;           /* refreshed on every read and write (0: none) */
 	unsigned store_redis_timeout_ms; /* any one wait for Redis */
+	size_t store_per_tenant;        /* bytes of one tenant's shapes */
+	int store_delete;               /* DELETE of shapes without a tenant */
 
 	const char *source[CONFIG_NOPTIONS]; /* "flag", "env" or "default" */
 

@@ -104,6 +104,8 @@ struct http_server {
 	                                  oldest first */
 	http_metrics *metrics;
 	store_redis *redis;  /* the store's Redis tier, for /metrics; or NULL */
+	const proto_context *const *tenant_ctx; /* token i's tenant's context, or
+	                                           NULL (none, or no tenants) */
 	request_id_gen ids;
 	char address[INET6_ADDRSTRLEN + 16];
 	void (*on_closed)(void *arg);
@@ -137,6 +139,8 @@ typedef struct batch_job {
 
 typedef struct http_request {
 	http_server *srv;
+	const proto_context *ctx; /* its calls': the server's, or its tenant's */
+	int tenant;        /* its token names a tenant: ctx is that tenant's */
 	struct http_request *prev, *next; /* in srv->active */
 	struct MHD_Connection *conn;
 	http_conn *hc;     /* its connection's record (NULL once that closed) */
@@ -377,7 +381,7 @@ static void work_run(uv_work_t *w)
 {
 	http_request *r = w->data;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
-	r->call.ctx = r->srv->ctx;
+	r->call.ctx = r->ctx;
 	r->call.cancel = &r->cancel;
 	r->call.client = r->client;
 	if (r->route->id == HTTP_ROUTE_BATCH)
@@ -523,7 +527,7 @@ static void batch_job_run(uv_work_t *w)
 	batch_job *j = w->data;
 	http_request *r = j->r;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
-	j->call.ctx = r->srv->ctx;
+	j->call.ctx = r->ctx;
 	j->call.cancel = &r->cancel;
 	int rc = proto_batch_answer(r->batch, j->from, j->to, &j->call);
 	if (rc != 0)
@@ -536,7 +540,7 @@ static void batch_job_run(uv_work_t *w)
 		for (size_t k = 0; k < r->njobs; k++)
 			ok &= r->jobs[k].call.cancelled == 0;
 		if (ok) {
-			proto_call c = {.ctx = r->srv->ctx};
+			proto_call c = {.ctx = r->ctx};
 			r->reply_rc = proto_batch_reply(r->batch, &c, &r->reply);
 			r->batch_joined = r->reply_rc == 0 && !c.cancelled;
 			if (!r->batch_joined)
@@ -953,6 +957,11 @@ void http_server_watch_redis(http_server *s, store_redis *redis)
 	s->redis = redis;
 }
 
+void http_server_set_tenants(http_server *s, const proto_context *const *ctx)
+{
+	s->tenant_ctx = ctx;
+}
+
 static enum MHD_Result answer_openapi(http_request *r)
 {
 	char *copy = malloc(openapi_json_len + 1);
@@ -991,7 +1000,14 @@ static enum MHD_Result answer_page(http_request *r, const char *url)
 static enum MHD_Result answer_shape(http_request *r, const char *id, const char *method)
 {
 	proto_reply p = {0};
-	if (proto_shape_reply(r->srv->ctx, method, id, &p) != 0)
+	/* A shared store must not let one client remove another's parts: a
+	 * tenant's own are its own to delete, the others only when the
+	 * operator says so. */
+	if (strcmp(method, "DELETE") == 0 && !r->tenant && !r->srv->cfg->store_delete)
+		return answer_problem(r, 403, "deleting stored shapes is off on this server: they may "
+		                              "be other clients' (--store-delete; or a token with a "
+		                              "tenant, which deletes its own)");
+	if (proto_shape_reply(r->ctx, method, id, &p) != 0)
 		return answer_early(r, NULL);
 	return answer_early(r, &p);
 }
@@ -1094,8 +1110,14 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	r->route = route;
 
 	if (route_protected(cfg, route)) {
-		enum http_auth_result a = http_auth_check(cfg->auth_token,
-		                                          header(r, MHD_HTTP_HEADER_AUTHORIZATION));
+		size_t which = 0;
+		enum http_auth_result a = http_auth_check(cfg->auth_tokens, cfg->n_auth_tokens,
+		                                          header(r, MHD_HTTP_HEADER_AUTHORIZATION),
+		                                          &which);
+		if (a == HTTP_AUTH_OK && s->tenant_ctx && s->tenant_ctx[which]) {
+			r->ctx = s->tenant_ctx[which];
+			r->tenant = 1;
+		}
 		if (a != HTTP_AUTH_OK) {
 			reject(r, HTTP_REJECT_UNAUTHORIZED);
 			if (a == HTTP_AUTH_MISSING) {
@@ -1478,6 +1500,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!r)
 			return MHD_NO;
 		r->srv = s;
+		r->ctx = s->ctx;
 		r->conn = conn;
 		r->start_ns = uv_hrtime();
 		r->body_start = uv_now(s->loop);

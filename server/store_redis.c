@@ -1,24 +1,21 @@
 /*
- * store_redis.c — the shape store's tier on Redis (store_redis.h), hiredis's
- * blocking API on the workers.
- *
- * Why the workers and not hiredis's libuv adapter on the loop: a ref is
- * resolved deep inside a request's decoding, on the worker decoding it;
- * an answer arriving on the loop would need every decoder to stop and
- * resume around it.  So each thread that calls keeps its own connection
- * (thread-local: no lock, no connection shared between requests), with a
- * timeout on the connect and on every answer, and the loop never waits
- * for Redis at all.  A worker waits at most three timeouts per call (an
- * answer that fails at once on a connection Redis closed is tried again on
- * a new one; a timeout is not).  Once a call fails, Redis is "down": for
- * the next second every call answers "not there" without trying, then one
- * call at a time probes it, so a paused or absent Redis costs a worker at
- * most one wait a second, not one a ref; a thread of its own also probes
- * a down Redis every second (PING), so the state in /metrics and the log
- * comes back with Redis even when every ref is served from memory.  A refused write (maxmemory with
- * noeviction) is not a failure: the shape stays served from memory.
- * Keys are "clashd:shape:" and the id's 64 hex digits; values the
- * canonical encoding (shape_id.h).
+ * store_redis.c — the shape store's tier on Redis (store_redis.h): hiredis's
+ * blocking API on the workers, not its libuv adapter on the loop, because
+ * a ref is resolved deep inside a request's decoding on a worker, and an
+ * answer arriving on the loop would need every decoder to stop and resume
+ * around it.  Each calling thread keeps its own connection (thread-local:
+ * no lock), every connect and answer bounded by the timeout, so the loop
+ * never waits for Redis and a worker waits at most three timeouts a call
+ * (an answer failing at once on a connection Redis closed is retried on a
+ * new one; a timeout is not).  After a failed call Redis is "down": for a
+ * second every call answers "not there" untried, then one call at a time
+ * probes it, so a paused or absent Redis costs a worker one wait a second,
+ * not one a ref; a thread of its own PINGs a down Redis every second, so
+ * /metrics and the log see it come back even when memory serves every
+ * ref.  A refused write (maxmemory, noeviction) is no failure: the shape
+ * stays served from memory.  Keys: "clashd:shape:", a tenant's name and
+ * ":" for a tenant's view, the id's 64 hex digits; values: the canonical
+ * encoding (shape_id.h).
  */
 #include "store_redis.h"
 
@@ -231,10 +228,14 @@ static redisReply *call(store_redis *r, int argc, const char **argv, const size_
 	return y;
 }
 
-static void key_of(const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[80])
+#define KEY_MAX (16 + PROTO_STORE_SCOPE + 2 * PROTO_SHAPE_ID_BYTES)
+
+/* "clashd:shape:" [scope ":"] and the id's hex digits. */
+static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[KEY_MAX])
 {
 	static const char hex[] = "0123456789abcdef";
-	int n = snprintf(key, 80, "clashd:shape:");
+	int n = snprintf(key, KEY_MAX, "clashd:shape:%.*s%s", PROTO_STORE_SCOPE, scope ? scope : "",
+	                 scope ? ":" : "");
 	for (int i = 0; i < PROTO_SHAPE_ID_BYTES; i++) {
 		key[n++] = hex[id[i] >> 4];
 		key[n++] = hex[id[i] & 15];
@@ -242,12 +243,12 @@ static void key_of(const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[80])
 	key[n] = '\0';
 }
 
-static int tier_get(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], uint8_t **bytes,
-                    size_t *len)
+static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                    uint8_t **bytes, size_t *len)
 {
 	store_redis *r = self;
-	char key[80];
-	key_of(id, key);
+	char key[KEY_MAX];
+	key_of(scope, id, key);
 	const char *argv[4] = {r->ttl_s ? "GETEX" : "GET", key, "EX", r->ttl};
 	size_t lens[4] = {strlen(argv[0]), strlen(key), 2, strlen(r->ttl)};
 	int skipped;
@@ -273,12 +274,12 @@ static int tier_get(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], uint8_t 
 	return rc;
 }
 
-static void tier_put(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], const uint8_t *bytes,
-                     size_t len)
+static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                     const uint8_t *bytes, size_t len)
 {
 	store_redis *r = self;
-	char key[80];
-	key_of(id, key);
+	char key[KEY_MAX];
+	key_of(scope, id, key);
 	const char *argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
 	size_t lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
 	int skipped;
@@ -300,11 +301,12 @@ static void tier_put(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], const u
 	freeReplyObject(y);
 }
 
-static void tier_refused(void *self, const uint8_t id[PROTO_SHAPE_ID_BYTES], const char *why)
+static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                         const char *why)
 {
 	store_redis *r = self;
-	char key[80];
-	key_of(id, key);
+	char key[KEY_MAX];
+	key_of(scope, id, key);
 	atomic_fetch_add(&r->refused, 1);
 	LOG_EMIT("warn", "shape store redis value refused: not the shape of its id",
 	         LOG_STR("key", key), LOG_STR("reason", why));

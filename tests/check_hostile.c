@@ -333,7 +333,7 @@ START_TEST(memory)
 	 * of 16) would only admit fewer at once, so it is lifted to admit all
 	 * 16, the worst case the memory formula bounds. */
 	static const char *const args[] = {"--request-timeout", "20s", "--max-queue-per-client",
-	                                   "0", NULL};
+	                                   "0", "--store-delete", "1", NULL};
 	const size_t store = (size_t)48 << 20;
 	if (!clashd_sanitized())
 		server_as_limit = (size_t)512 << 20;

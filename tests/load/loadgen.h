@@ -111,6 +111,10 @@ void load_finish(load_run *run, int wait_duration, load_stats *out);
 int load_once(int port, const char *method, const char *path, const char *route,
               const char *body, size_t len, char **out, size_t *outlen);
 
+/* load_once with "Authorization: Bearer <token>" (token NULL: none). */
+int load_once_as(int port, const char *token, const char *method, const char *path,
+                 const char *route, const char *body, size_t len, char **out, size_t *outlen);
+
 /* One line of totals. */
 void load_print(FILE *f, const char *name, const load_stats *s);
 

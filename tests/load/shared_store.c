@@ -33,6 +33,10 @@
  *                 re-uploaded are fine), /readyz 200 while Redis is down,
  *                 every replica back to clashd_store_redis_up 1, resident
  *                 memory bounded;
+ *   tenants       two more replicas with tokens naming tenants: alpha's part
+ *                 is served to alpha on the replica it was not uploaded to
+ *                 (Redis, under alpha's key), refused to beta and to a token
+ *                 without a tenant on both (GET, HEAD, by ref, DELETE);
  *   rolling       each replica in turn out of the proxy, SIGTERM (drain,
  *                 exit 0), started again, back in, under load: 0 failed,
  *                 0 unknown-shape, 0 re-uploads.
@@ -599,6 +603,78 @@ static void stage_rolling(int port)
 	        (unsigned long long)st.misses, (unsigned long long)st.reuploads);
 }
 
+/* Tenants on the shared store: two more replicas with tokens naming
+ * tenants.  alpha's part, uploaded on one, is served to alpha on the
+ * other (read from Redis, under alpha's key), and refused to beta and to
+ * a token without a tenant on both: GET, HEAD, query by ref, DELETE. */
+static void stage_tenants(void)
+{
+	char tokens[600];
+	snprintf(tokens, sizeof tokens, "%.200s/tokens", workdir);
+	FILE *f = fopen(tokens, "w");
+	if (!f)
+		proc_fail("shared-store: cannot write %s", tokens);
+	fputs("tokA tenant=alpha\ntokB tenant=beta\ntokN\n", f);
+	fclose(f);
+	replica t[2] = {{.name = "tenant-1"}, {.name = "tenant-2"}};
+	char redis[64];
+	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
+	for (int i = 0; i < 2; i++) {
+		snprintf(t[i].log, sizeof t[i].log, "%.200s/%.15s.log", workdir, t[i].name);
+		unlink(t[i].log);
+		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
+		                      "--store-redis", redis, "--auth-token-file", tokens, NULL};
+		t[i].pid = proc_spawn(argv, NULL, t[i].log);
+		char line[8192];
+		const char *p;
+		if (proc_wait_line(t[i].log, "\"msg\":\"listening\"", 10, line, sizeof line) != 0 ||
+		    !(p = strstr(line, "\"listen\":\"127.0.0.1:")) ||
+		    (t[i].port = atoi(p + strlen("\"listen\":\"127.0.0.1:"))) <= 0)
+			proc_fail("shared-store: %s did not start (see %s)", t[i].name, t[i].log);
+	}
+	load_shape sh;
+	char id[80], *q, path[128], *ans = NULL;
+	proto_reply want;
+	extra_shape(3, &sh, id, &q, &want);
+	snprintf(path, sizeof path, "/v1/shapes/%s", id);
+	int up = load_once_as(t[0].port, "tokA", "POST", "/v1/shapes", NULL, sh.body, sh.len, NULL,
+	                      NULL);
+	int refused = 0, attempts = 0;
+	static const char *const others[] = {"tokB", "tokN"};
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++) {
+			int g = load_once_as(t[i].port, others[k], "GET", path, NULL, NULL, 0, NULL, NULL);
+			int h = load_once_as(t[i].port, others[k], "HEAD", path, NULL, NULL, 0, NULL, NULL);
+			int r = load_once_as(t[i].port, others[k], "POST", "/v1/query", NULL, q, strlen(q),
+			                     &ans, NULL);
+			int unknown = r == 422 && ans && strstr(ans, "\"urn:clashd:problem:unknown-shape\"");
+			free(ans);
+			ans = NULL;
+			int d = load_once_as(t[i].port, others[k], "DELETE", path, NULL, NULL, 0, NULL, NULL);
+			refused += (g == 404) + (h == 404) + unknown + (d == 404 || d == 403);
+			attempts += 4;
+		}
+	size_t len = 0;
+	int own = load_once_as(t[1].port, "tokA", "POST", "/v1/query", NULL, q, strlen(q), &ans,
+	                       &len);
+	int served = own == 200 && len == want.length && memcmp(ans, want.body, len) == 0;
+	free(ans);
+	char out[64], unscoped[64];
+	redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
+	redis_cli(unscoped, sizeof unscoped, "EXISTS clashd:shape:%s", id + 7);
+	printf("shared-store: tenants: alpha's upload %d on tenant-1; %d of %d attempts by beta and "
+	       "by a token without a tenant, on both replicas, refused; alpha's query by ref on "
+	       "tenant-2 %s; in redis under alpha's key: %s, under no tenant's: %s\n",
+	       up, refused, attempts, served ? "served" : "NOT SERVED", out, unscoped);
+	require(up == 201 && refused == attempts && served, "tenants are not kept apart");
+	require(strcmp(out, "1") == 0 && strcmp(unscoped, "0") == 0,
+	        "alpha's part is not under alpha's key alone in redis");
+	proc_kill(t[0].pid);
+	proc_kill(t[1].pid);
+	free(q);
+	proto_reply_free(&want);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = "build/shared-store.d";
@@ -632,6 +708,7 @@ int main(int argc, char **argv)
 	stage_any_replica(port);
 	stage_corrupt();
 	stage_full();
+	stage_tenants();
 	stage_faults(port);
 	stage_rolling(port);
 	printf("shared-store: %s in %.1f s\n", failures ? "FAILED" : "passed", load_now() - t0);
