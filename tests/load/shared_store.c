@@ -129,16 +129,7 @@ static void start_clashd(replica *r, int port)
 	                      "5s", "--max-connections-per-client", "0", "--max-queue-per-client",
 	                      "0", "--store-redis", redis, NULL};
 	r->pid = proc_spawn(argv, NULL, r->log);
-	char needle[96], line[8192];
-	if (port)
-		snprintf(needle, sizeof needle, "\"listen\":\"127.0.0.1:%d\"", port);
-	else
-		snprintf(needle, sizeof needle, "\"msg\":\"listening\"");
-	if (proc_wait_line(r->log, needle, 10, line, sizeof line) != 0)
-		proc_fail("shared-store: %s did not start (see %s)", r->name, r->log);
-	const char *p = strstr(line, "\"listen\":\"127.0.0.1:");
-	if (!p || (r->port = atoi(p + strlen("\"listen\":\"127.0.0.1:"))) <= 0)
-		proc_fail("shared-store: %s: no address in %s", r->name, line);
+	r->port = proc_clashd_port(r->log, port, r->name);
 }
 
 /* ---- the proxy: a random replica per connection ---- */
@@ -286,12 +277,13 @@ static void make_shapes(void)
 			o += sprintf(o, "{\"parts\":[{\"box\":{\"half_extents\":[1,0.5,0.5]}},"
 			                "{\"sphere\":{\"radius\":0.7}}],\"radius\":0.1}");
 		} else {
+			/* 64 random points in a box growing with k. */
+			unsigned seed = 77 + (unsigned)k;
 			o += sprintf(o, "{\"vertices\":[");
-			for (int j = 0; j < 64; j++) {
-				double t = 1 - 2 * (j + 0.5) / 64, r = sqrt(1 - t * t), ph = 2.399963 * j;
-				o += sprintf(o, "%s[%.4f,%.4f,%.4f]", j ? "," : "", (1 + 0.1 * k) * r * cos(ph),
-				             r * sin(ph), 0.8 * t);
-			}
+			for (int j = 0; j < 64; j++)
+				o += sprintf(o, "%s[%.4f,%.4f,%.4f]", j ? "," : "",
+				             (1 + 0.1 * k) * rand_r(&seed) / RAND_MAX,
+				             (double)rand_r(&seed) / RAND_MAX, 0.8 * rand_r(&seed) / RAND_MAX);
 			sprintf(o, "]}");
 		}
 		if (local_id(b, ids[k]) != 0)
@@ -625,12 +617,7 @@ static void stage_tenants(void)
 		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
 		                      "--store-redis", redis, "--auth-token-file", tokens, NULL};
 		t[i].pid = proc_spawn(argv, NULL, t[i].log);
-		char line[8192];
-		const char *p;
-		if (proc_wait_line(t[i].log, "\"msg\":\"listening\"", 10, line, sizeof line) != 0 ||
-		    !(p = strstr(line, "\"listen\":\"127.0.0.1:")) ||
-		    (t[i].port = atoi(p + strlen("\"listen\":\"127.0.0.1:"))) <= 0)
-			proc_fail("shared-store: %s did not start (see %s)", t[i].name, t[i].log);
+		t[i].port = proc_clashd_port(t[i].log, 0, t[i].name);
 	}
 	load_shape sh;
 	char id[80], *q, path[128], *ans = NULL;
