@@ -54,3 +54,10 @@ int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
 	free(bytes);
 	return 0;
 }
+
+void proto_shape_forget(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	const proto_shape_tier *t = proto_store_tier(store);
+	if (t && t->remove)
+		t->remove(t->self, proto_store_scope(store), id);
+}

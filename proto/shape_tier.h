@@ -32,6 +32,9 @@ typedef struct proto_shape_tier {
 	 * tier has the shape already). */
 	void (*put)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
 	            const uint8_t *bytes, size_t len);
+	/* Remove `id` from `scope`, later: it must not wait (it is called on
+	 * the event loop); best effort. */
+	void (*remove)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES]);
 	/* What get returned under `id` was refused (why: "not a shape",
 	 * "another shape's"): for the tier's metrics and log. */
 	void (*refused)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
@@ -48,5 +51,9 @@ proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROT
 /* Write the stored shape held in `e` through to the store's tier, if it
  * has one.  0, or -1 when memory ran out (the shape stays in memory). */
 int proto_shape_write_through(proto_store *store, const proto_store_entry *e);
+
+/* Ask the store's tier, if it has one, to remove `id` (a DELETE): without
+ * waiting for it. */
+void proto_shape_forget(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES]);
 
 #endif /* PROTO_SHAPE_TIER_H */

@@ -126,6 +126,10 @@ int proto_shape_reply(const proto_context *ctx, const char *method, const char *
 		return proto_problem_reply(404, "no shape here: a shape's path is /v1/shapes/ and its "
 		                           "id, \"sha256:\" and 64 lowercase hex digits", NULL, out);
 	if (strcmp(method, "DELETE") == 0) {
+		/* From the shared tier too (in the background), even when this
+		 * replica's memory does not hold it. */
+		if (ctx->store)
+			proto_shape_forget(ctx->store, key);
 		if (!ctx->store || proto_store_remove(ctx->store, key) != 0)
 			return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
 		out->body = strdup("");

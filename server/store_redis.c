@@ -12,10 +12,10 @@
  * probes it, so a paused or absent Redis costs a worker one wait a second,
  * not one a ref; a thread of its own PINGs a down Redis every second, so
  * /metrics and the log see it come back even when memory serves every
- * ref.  A refused write (maxmemory, noeviction) is no failure: the shape
- * stays served from memory.  Keys: "clashd:shape:", a tenant's name and
- * ":" for a tenant's view, the id's 64 hex digits; values: the canonical
- * encoding (shape_id.h).
+ * ref; it also sends the DELs a DELETE asks for (queued: the loop never
+ * waits).  A refused write (maxmemory, noeviction) is no failure.  Keys:
+ * "clashd:shape:", a tenant's name and ":" for a tenant's view, the id's
+ * 64 hex digits; values: the canonical encoding (shape_id.h).
  */
 #include "store_redis.h"
 
@@ -33,6 +33,9 @@
 
 /* How long Redis stays "down" after a failed call before it is probed. */
 #define REDIS_RETRY_MS 1000
+/* DELs waiting for the prober thread at most (more are dropped: the
+ * shapes then stay until Redis evicts or expires them). */
+#define REDIS_FORGET_MAX 256
 
 struct store_redis {
 	store_redis_url url;
@@ -46,7 +49,13 @@ struct store_redis {
 	atomic_int probing;    /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
 	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors;
-	pthread_t prober;       /* PINGs a down Redis */
+	pthread_t prober;       /* PINGs a down Redis, runs the DELs */
+	struct forget {         /* DELs asked for (DELETE), not yet sent */
+		char scope[PROTO_STORE_SCOPE + 1];
+		int scoped;
+		uint8_t id[PROTO_SHAPE_ID_BYTES];
+	} forget[REDIS_FORGET_MAX];
+	size_t nforget;         /* under mu */
 	pthread_mutex_t mu;     /* for `stop` and its signal */
 	pthread_cond_t wake;
 	int stop;
@@ -312,30 +321,62 @@ static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_S
 	         LOG_STR("key", key), LOG_STR("reason", why));
 }
 
-/* Every REDIS_RETRY_MS, a down Redis is probed like any call. */
+static void run_forget(store_redis *r, const struct forget *f)
+{
+	char key[KEY_MAX];
+	key_of(f->scoped ? f->scope : NULL, f->id, key);
+	const char *argv[2] = {"DEL", key};
+	size_t lens[2] = {3, strlen(key)};
+	int skipped;
+	freeReplyObject(call(r, 2, argv, lens, &skipped));
+}
+
+/* Every REDIS_RETRY_MS, a down Redis is probed like any call; the DELs
+ * asked for are sent as they come. */
 static void *prober_main(void *arg)
 {
 	store_redis *r = arg;
 	pthread_mutex_lock(&r->mu);
 	while (!r->stop) {
+		if (r->nforget) {
+			struct forget f = r->forget[--r->nforget];
+			pthread_mutex_unlock(&r->mu);
+			run_forget(r, &f);
+			pthread_mutex_lock(&r->mu);
+			continue;
+		}
 		struct timespec due;
 		clock_gettime(CLOCK_REALTIME, &due);
 		due.tv_sec += REDIS_RETRY_MS / 1000;
 		pthread_cond_timedwait(&r->wake, &r->mu, &due);
-		if (r->stop || atomic_load(&r->up))
+		if (r->stop || r->nforget || atomic_load(&r->up))
 			continue;
 		pthread_mutex_unlock(&r->mu);
 		const char *argv[1] = {"PING"};
 		size_t lens[1] = {4};
 		int skipped;
-		redisReply *y = call(r, 1, argv, lens, &skipped);
-		freeReplyObject(y);
+		freeReplyObject(call(r, 1, argv, lens, &skipped));
 		pthread_mutex_lock(&r->mu);
 	}
 	pthread_mutex_unlock(&r->mu);
 	close_conn(pthread_getspecific(r->conn));
 	pthread_setspecific(r->conn, NULL);
 	return NULL;
+}
+
+/* On the loop: queued for the prober thread, never waited for. */
+static void tier_remove(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	store_redis *r = self;
+	pthread_mutex_lock(&r->mu);
+	if (r->nforget < REDIS_FORGET_MAX) {
+		struct forget *f = &r->forget[r->nforget++];
+		f->scoped = scope != NULL;
+		snprintf(f->scope, sizeof f->scope, "%s", scope ? scope : "");
+		memcpy(f->id, id, PROTO_SHAPE_ID_BYTES);
+		pthread_cond_signal(&r->wake);
+	}
+	pthread_mutex_unlock(&r->mu);
 }
 
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s)
@@ -353,7 +394,7 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	r->ttl_s = ttl_s;
 	snprintf(r->ttl, sizeof r->ttl, "%u", ttl_s);
 	atomic_init(&r->up, 1);
-	r->tier = (proto_shape_tier){tier_get, tier_put, tier_refused, r};
+	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, r};
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->wake, NULL);
 	r->has_prober = pthread_create(&r->prober, NULL, prober_main, r) == 0;

@@ -656,6 +656,16 @@ static void stage_tenants(void)
 	require(up == 201 && refused == attempts && served, "tenants are not kept apart");
 	require(strcmp(out, "1") == 0 && strcmp(unscoped, "0") == 0,
 	        "alpha's part is not under alpha's key alone in redis");
+	/* alpha's DELETE removes it from Redis too (in the background). */
+	int del = load_once_as(t[1].port, "tokA", "DELETE", path, NULL, NULL, 0, NULL, NULL);
+	double t0 = load_now();
+	do {
+		usleep(20000);
+		redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
+	} while (strcmp(out, "0") != 0 && load_now() - t0 < 5);
+	printf("shared-store: tenants: alpha's DELETE %d, gone from redis after %.3f s\n", del,
+	       load_now() - t0);
+	require(del == 204 && strcmp(out, "0") == 0, "alpha's DELETE did not reach redis");
 	proc_kill(t[0].pid);
 	proc_kill(t[1].pid);
 	free(q);
