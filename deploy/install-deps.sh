@@ -67,8 +67,9 @@ if [ "$profile" = bench ]; then
 	# GJK88 set's truth, FCL's meshes) and gnuplot for the plot of time
 	# against vertex count.
 	pkgs="$pkgs g++ libqhull-dev libglpk-dev libccd-dev libfcl-dev libbullet-dev gnuplot-nox"
-	# wrk: the HTTP load generator of make bench-http.
-	pkgs="$pkgs wrk"
+	# wrk: the HTTP load generator of make bench-http; redis-server: its
+	# shared-tier part.
+	pkgs="$pkgs wrk redis-server"
 	# make bench-mesh: FCL (above) and three-mesh-bvh under node, installed
 	# with npm ci from bench/mesh/package-lock.json.  nodejs + npm only when
 	# there is no npm at all (see the test profile).
