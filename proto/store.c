@@ -574,12 +574,18 @@ proto_store *proto_store_view(proto_store *base, const char *scope, size_t budge
 	v->base = base;
 	memcpy(v->scope, scope, n);
 	v->view_budget = budget;
-	static const char tag[] = "clashd-store-view-v1";
-	struct sha256_ctx h;
-	sha256_init(&h);
-	sha256_update(&h, sizeof tag, (const uint8_t *)tag);
-	sha256_update(&h, n, (const uint8_t *)scope);
-	sha256_digest(&h, PROTO_STORE_KEY, v->salt);
+	/* Random: nobody outside can compute a view's keys, nor pick a client
+	 * address equal to its puts' (the salt's first bytes).  Memory only:
+	 * the tier names the view by its scope. */
+	if (getrandom(v->salt, sizeof v->salt, GRND_NONBLOCK) != (ssize_t)sizeof v->salt) {
+		static const char tag[] = "clashd-store-view-v1";
+		struct sha256_ctx h;
+		sha256_init(&h);
+		sha256_update(&h, sizeof tag, (const uint8_t *)tag);
+		sha256_update(&h, n, (const uint8_t *)scope);
+		sha256_update(&h, sizeof base->mix, (const uint8_t *)&base->mix);
+		sha256_digest(&h, PROTO_STORE_KEY, v->salt);
+	}
 	return v;
 }
 
