@@ -117,8 +117,8 @@ int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_
 	return proto_endpoint_reply(&upload, body, len, call, NULL, out);
 }
 
-int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
-                      proto_reply *out)
+static int shape_reply(const proto_context *ctx, const char *method, const char *id,
+                       int through, proto_reply *out)
 {
 	memset(out, 0, sizeof *out);
 	uint8_t key[PROTO_SHAPE_ID_BYTES];
@@ -139,10 +139,23 @@ int proto_shape_reply(const proto_context *ctx, const char *method, const char *
 		out->content_type = PROTO_JSON;
 		return 0;
 	}
-	proto_store_entry *e = ctx->store ? proto_store_acquire(ctx->store, key) : NULL;
+	proto_store_entry *e = !ctx->store ? NULL : through ? proto_shape_acquire(ctx->store, key)
+	                                                    : proto_store_acquire(ctx->store, key);
 	if (!e)
 		return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
 	int r = summary(proto_store_value(e), 200, out);
 	proto_store_release(ctx->store, e);
 	return r;
+}
+
+int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
+                      proto_reply *out)
+{
+	return shape_reply(ctx, method, id, 0, out);
+}
+
+int proto_shape_reply_through(const proto_context *ctx, const char *method, const char *id,
+                              proto_reply *out)
+{
+	return shape_reply(ctx, method, id, 1, out);
 }

@@ -51,6 +51,7 @@
 #include "problem.h"
 #include "proto.h"
 #include "request_id.h"
+#include "store.h"
 
 /* The longest Origin header considered for CORS (longer ones are no
  * allowed origin). */
@@ -157,6 +158,8 @@ typedef struct http_request {
 	int page;             /* a file of the demo page: not to be cached stale */
 	int accept_encoding; /* a 415 for Content-Encoding: say which we take */
 	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
+	char shape_id[80];  /* GET or HEAD of a shape memory lacks: its id, looked
+	                       up in the store's tier on a worker */
 	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
 	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
 	int retry_after;   /* a 503: say when to come back */
@@ -389,6 +392,8 @@ static void work_run(uv_work_t *w)
 	else if (r->mesh_type[0])
 		r->reply_rc = proto_shape_import_reply(r->body, r->len, r->mesh_type, &r->call,
 		                                       &r->reply);
+	else if (r->shape_id[0])
+		r->reply_rc = proto_shape_reply_through(r->ctx, r->method, r->shape_id, &r->reply);
 	else
 		r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
 	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
@@ -996,7 +1001,8 @@ static enum MHD_Result answer_page(http_request *r, const char *url)
 }
 
 /* GET, HEAD and DELETE /v1/shapes/{id}: a lookup in the store, short
- * enough for the loop thread. */
+ * enough for the loop thread; a miss with a second tier goes on to a
+ * worker. */
 static enum MHD_Result answer_shape(http_request *r, const char *id, const char *method)
 {
 	proto_reply p = {0};
@@ -1009,6 +1015,18 @@ static enum MHD_Result answer_shape(http_request *r, const char *id, const char 
 		                              "tenant, which deletes its own)");
 	if (proto_shape_reply(r->ctx, method, id, &p) != 0)
 		return answer_early(r, NULL);
+	/* Not in memory, maybe in the shared tier: asked on a worker (the
+	 * loop never waits for Redis), admitted as a query is; when the
+	 * queue is full, memory's answer stands. */
+	if (p.status == 404 && strcmp(method, "DELETE") != 0 && r->ctx->store &&
+	    proto_store_tier(r->ctx->store) && strlen(id) < sizeof r->shape_id &&
+	    r->srv->admitted < r->srv->cfg->max_queue) {
+		proto_reply_free(&p);
+		strcpy(r->shape_id, id);
+		r->srv->admitted++;
+		r->admitted = 1;
+		return MHD_YES; /* to a worker once the (empty) body is in */
+	}
 	return answer_early(r, &p);
 }
 

@@ -19,6 +19,8 @@
  *   any replica   each part uploaded once, then 10 000 queries by ref
  *                 from 4 clients: 0 failed, 0 unknown-shape; the two
  *                 replicas an upload did not reach read it from Redis;
+ *   head          a part uploaded to one replica: HEAD and GET on the others
+ *                 200 (read from Redis on a worker);
  *   corrupt       another shape's bytes, then garbage, planted under a
  *                 shape's key: a replica lacking it answers unknown-shape
  *                 (not the other shape's answer) and counts a refusal; an
@@ -419,6 +421,27 @@ static void extra_shape(int n, load_shape *sh, char id[80], char **query, proto_
 		proc_fail("shared-store: extra query %d", n);
 }
 
+/* GET and HEAD of a part the replica lacks: read from Redis (on a
+ * worker), 200 on every replica after one upload. */
+static void stage_head(void)
+{
+	load_shape h;
+	char hid[80], *q, path[128], *ans = NULL;
+	proto_reply want;
+	extra_shape(4, &h, hid, &q, &want);
+	require(upload_to(rep[0].port, &h) == 201, "upload of the HEAD stage's shape");
+	snprintf(path, sizeof path, "/v1/shapes/%s", hid);
+	int head1 = load_once(rep[1].port, "HEAD", path, NULL, NULL, 0, NULL, NULL);
+	int get2 = load_once(rep[2].port, "GET", path, NULL, NULL, 0, &ans, NULL);
+	int named = ans && strstr(ans, hid) != NULL;
+	free(ans);
+	printf("shared-store: head: a part uploaded to clashd-1: HEAD on clashd-2 %d, GET on "
+	       "clashd-3 %d%s\n", head1, get2, named ? " (its summary)" : "");
+	require(head1 == 200 && get2 == 200 && named, "GET and HEAD do not read through");
+	free(q);
+	proto_reply_free(&want);
+}
+
 static void stage_corrupt(void)
 {
 	load_shape z;
@@ -703,6 +726,7 @@ int main(int argc, char **argv)
 	make_shapes();
 	double t0 = load_now();
 	stage_any_replica(port);
+	stage_head();
 	stage_corrupt();
 	stage_full();
 	stage_tenants();
