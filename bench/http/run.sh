@@ -91,6 +91,15 @@ wait_up() { # PORT PATH
 	done
 }
 
+wait_live() { # PORT: clashd answers /livez
+	i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$1/livez"; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $1" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+
 # start CPUS THREADS: clashd and hello, both on CPUS ("" = any)
 start() {
 	pin=""
@@ -201,12 +210,7 @@ case " $PARTS " in *" drag "*)
 "$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 --store-delete 1 >/dev/null &
 cpid=$!
 pids=$cpid
-i=0
-until curl -s -o /dev/null "http://127.0.0.1:$PORT/livez"; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $PORT" >&2; exit 1; }
-	sleep 0.1
-done
+wait_live "$PORT"
 "$B/bench/drag" "$PORT" "${BENCH_DRAG_STEPS:-1000}" "${BENCH_DRAG_VERTICES:-50000}" > "$OUT/drag.md"
 echo >> "$OUT/drag.md"
 "$B/bench/drag" --mesh "$PORT" "${BENCH_DRAG_STEPS:-1000}" >> "$OUT/drag.md"
@@ -228,14 +232,7 @@ for p in "$PORT" "$HPORT"; do
 done
 "$B/clashd" --listen "127.0.0.1:$PPORT" --threads 2 >/dev/null &
 pids="$pids $!"
-for p in "$PORT" "$HPORT" "$PPORT"; do
-	i=0
-	until curl -s -o /dev/null "http://127.0.0.1:$p/livez"; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $p" >&2; exit 1; }
-		sleep 0.1
-	done
-done
+for p in "$PORT" "$HPORT" "$PPORT"; do wait_live "$p"; done
 V=${BENCH_DRAG_VERTICES:-50000}
 # post PORT PATH FILE: "status seconds" of one POST, the body to $OUT/tier.out
 post() {
