@@ -11,12 +11,16 @@
 #                 the JavaScript client's tests (js-test, clients/js);
 #                 the demo page in headless chromium (web-test, web/);
 #                 then a short run of each fuzz target, the deploy files'
-#                 checks, the failover test and a short soak
+#                 checks, the failover test, the shared store's test and a
+#                 short soak
 #   make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make failover three clashd behind haproxy under load; one killed, one
 #                 drained: no client request may fail
 #   make soak     load clashd for DURATION seconds (default 600) and require a
 #                 flat resident set size
+#   make shared-store  three clashd sharing one Redis behind a random proxy:
+#                 refs work on any replica; Redis paused, killed, full or
+#                 corrupt, and a rolling restart, fail no request
 #   make cli-compare  the clash tool's outputs byte for byte against those
 #                 of CLI_BASE (default main)
 #   make answers-compare  every answer (queries, motion, contains, scenes,
@@ -56,10 +60,11 @@ APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
 # nettle (SHA-256 of stored shapes' ids, proto/shape_id.c) and libassimp
 # (mesh files, proto/mesh_import.c).
 PKGS_PROTO = jansson nettle assimp
-PKGS_APP  = libmicrohttpd libuv gnutls zlib $(PKGS_PROTO)
+# hiredis: the shape store's second tier (--store-redis, server/store_redis.c).
+PKGS_APP  = libmicrohttpd libuv gnutls zlib hiredis $(PKGS_PROTO)
 # What server/ itself includes: not jansson (proto/ alone touches it; the
 # proto objects bring it, nettle and assimp to clashd's link).
-PKGS_SERVER = libmicrohttpd libuv gnutls zlib
+PKGS_SERVER = libmicrohttpd libuv gnutls zlib hiredis
 PKGS_GEN  = yaml-0.1 jansson
 PKGS_TEST = check qhull_r yaml-0.1 zlib
 # GLPK (the n-D LP oracle of the tests) ships no pkg-config file; libcrypto
@@ -99,7 +104,7 @@ CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare answers-compare \
-        fuzz fuzz-smoke failover soak soak-short deploy-check bench bench-core deps-bench \
+        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
         js-test web web-test
 .DEFAULT_GOAL := all
@@ -121,9 +126,9 @@ run: deps
 
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
-		$(FUZZ_BIN) $(B)/failover $(B)/soak $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST)
+		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST)
 	@$(MAKE) --no-print-directory module-check check js-test web-test check-san fuzz-smoke deploy-check \
-		failover soak-short
+		failover shared-store soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -351,6 +356,8 @@ $(B)/failover: $(B)/obj/tests/load/failover.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libc
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
 $(B)/soak: $(B)/obj/tests/load/soak.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
+$(B)/shared-store: $(B)/obj/tests/load/shared_store.o $(LOAD_OBJ) $(PROTO_OBJ) $(B)/libclash.a
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
 
 failover: $(B)/failover $(B)/clashd
 	$(B)/failover --seconds $(FAILOVER_SECONDS) --dir $(B)/failover.d
@@ -358,6 +365,11 @@ soak: $(B)/soak $(B)/clashd
 	$(B)/soak --seconds $(DURATION) --dir $(B)/soak.d
 soak-short: $(B)/soak $(B)/clashd
 	$(B)/soak --seconds $(SOAK_SHORT) --dir $(B)/soak.d
+# Three clashd sharing one Redis (--store-redis) behind a proxy that picks a
+# replica per connection at random; Redis paused, killed, full, corrupt;
+# a rolling restart (tests/load/shared_store.c says what each stage holds).
+shared-store: $(B)/shared-store $(B)/clashd
+	$(B)/shared-store --dir $(B)/shared-store.d
 
 # ---- deploy files (deploy/, Dockerfile; checks in tests/deploy/) ----
 # No cluster and no Docker engine here: yamllint, the Kubernetes schemas of

@@ -26,10 +26,11 @@ esac
 # in too, but clashd now links it itself); zlib1g-dev: gzip request bodies;
 # nettle-dev: SHA-256, the ids of stored shapes (GnuTLS brings it, but the
 # proto objects link it themselves); libassimp-dev: mesh files (STL, OBJ,
-# glTF, PLY) imported by POST /v1/shapes and `clash import`.
-pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev nettle-dev libassimp-dev"
+# glTF, PLY) imported by POST /v1/shapes and `clash import`; libhiredis-dev:
+# the shared second tier of the shape store (--store-redis, server/store_redis.c).
+pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev nettle-dev libassimp-dev libhiredis-dev"
 if [ "$profile" = runtime ]; then
-	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8 libassimp5"
+	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8 libassimp5 libhiredis0.14"
 fi
 if [ "$profile" = test ]; then
 	# check: unit test framework; libqhull-dev: the independent distance oracle;
@@ -47,8 +48,9 @@ if [ "$profile" = test ]; then
 	pkgs="$pkgs libgmp-dev"
 	# clang + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/);
 	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
-	# the deploy files' check (tests/deploy/).
-	pkgs="$pkgs clang libclang-rt-14-dev haproxy yamllint"
+	# the deploy files' check (tests/deploy/); redis-server: the shared
+	# store's tests (make store-cluster) start one on a loopback port.
+	pkgs="$pkgs clang libclang-rt-14-dev haproxy yamllint redis-server"
 	# chromium: the browser test of the demo page (make web-test) drives
 	# Debian's chromium headless; no browser is downloaded.
 	pkgs="$pkgs chromium"
@@ -65,8 +67,9 @@ if [ "$profile" = bench ]; then
 	# GJK88 set's truth, FCL's meshes) and gnuplot for the plot of time
 	# against vertex count.
 	pkgs="$pkgs g++ libqhull-dev libglpk-dev libccd-dev libfcl-dev libbullet-dev gnuplot-nox"
-	# wrk: the HTTP load generator of make bench-http.
-	pkgs="$pkgs wrk"
+	# wrk: the HTTP load generator of make bench-http; redis-server: its
+	# shared-tier part.
+	pkgs="$pkgs wrk redis-server"
 	# make bench-mesh: FCL (above) and three-mesh-bvh under node, installed
 	# with npm ci from bench/mesh/package-lock.json.  nodejs + npm only when
 	# there is no npm at all (see the test profile).

@@ -28,6 +28,7 @@ static const problem_kind kinds[] = {
 	{400, "malformed-json", "Malformed JSON"},
 	{404, "not-found", "Not found"},
 	{401, "unauthorized", "Unauthorized"},
+	{403, "forbidden", "Forbidden"},
 	{405, "method-not-allowed", "Method not allowed"},
 	{406, "not-acceptable", "Not acceptable"},
 	{408, "request-timeout", "Request timeout"},

@@ -351,6 +351,12 @@ int proto_weld_parse(const char *text, double *out);
 int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
                       proto_reply *out);
 
+/* proto_shape_reply, a GET or HEAD of a shape the memory lacks looked up
+ * in the store's second tier too (shape_tier.h): it may wait (the tier
+ * bounds the wait), so it runs on a worker, never on the event loop. */
+int proto_shape_reply_through(const proto_context *ctx, const char *method, const char *id,
+                              proto_reply *out);
+
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */
 int proto_problem_reply(int status, const char *detail, const char *pointer,

@@ -12,6 +12,7 @@
 #include "decode.h"
 #include "refs.h"
 #include "shape_id.h"
+#include "shape_tier.h"
 
 int proto_ref_acquire(proto_store *store, const json_t *v, const proto_path *at,
                       proto_store_entry **entry, proto_problem *p)
@@ -22,7 +23,7 @@ int proto_ref_acquire(proto_store *store, const json_t *v, const proto_path *at,
 		return proto_fail(p, at, "ref must be a shape id, \"sha256:\" and 64 lowercase hex "
 		                  "digits (as POST /v1/shapes answers), got %s",
 		                  json_is_string(v) ? "another string" : proto_kind_of(v));
-	*entry = store ? proto_store_acquire(store, id) : NULL;
+	*entry = store ? proto_shape_acquire(store, id) : NULL;
 	if (*entry)
 		return 0;
 	int r = proto_fail(p, at, "no shape with this id is stored here (never uploaded, evicted, "

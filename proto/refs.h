@@ -15,7 +15,8 @@
 
 /* The stored shape a "ref" value (`v`, at `at`) names, held: 0 with
  * *entry.  1 with a 422 problem: an id that is not "sha256:" and 64
- * lowercase hex digits, or none the store holds (an unknown-shape problem
+ * lowercase hex digits, or none the store holds nor its second tier
+ * (shape_tier.h: an unknown-shape problem
  * with that id in "missing"; a NULL store holds nothing).  -1 when memory
  * ran out. */
 int proto_ref_acquire(proto_store *store, const json_t *v, const proto_path *at,

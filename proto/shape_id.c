@@ -3,8 +3,11 @@
  * as shape_id.h and proto/openapi.yaml (ShapeId) define them.
  *
  * The bytes are streamed into the hash through a small buffer, never
- * built whole: a 50 000-vertex part is 1.2 MB of coordinates.
+ * built whole: a 50 000-vertex part is 1.2 MB of coordinates.  The same
+ * encoder writes them out whole for the store's second tier
+ * (proto_shape_canon), so what a replica reads back hashes to its id.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <nettle/sha2.h>
@@ -18,11 +21,33 @@ typedef struct encoder {
 	struct sha256_ctx hash;
 	uint8_t buf[4096];
 	size_t used;
+	int write;        /* 1: into `out` instead of the hash */
+	uint8_t *out;     /* malloc'd */
+	size_t len, cap;
+	int failed;       /* memory ran out writing `out` */
 } encoder;
 
 static void flush(encoder *e)
 {
-	sha256_update(&e->hash, e->used, e->buf);
+	if (!e->write) {
+		sha256_update(&e->hash, e->used, e->buf);
+	} else if (!e->failed) {
+		if (e->len + e->used > e->cap) {
+			size_t cap = e->cap ? e->cap : sizeof e->buf;
+			while (cap < e->len + e->used)
+				cap *= 2;
+			uint8_t *grown = realloc(e->out, cap);
+			if (!grown) {
+				e->failed = 1;
+				e->used = 0;
+				return;
+			}
+			e->out = grown;
+			e->cap = cap;
+		}
+		memcpy(e->out + e->len, e->buf, e->used);
+		e->len += e->used;
+	}
 	e->used = 0;
 }
 
@@ -144,18 +169,41 @@ static void node(encoder *e, const clash_shape *s, const proto_mesh_weld *welds,
 	put_f64(e, s->radius);
 }
 
+static void encode(encoder *e, const clash_shape *s, const proto_mesh_weld *welds, size_t n)
+{
+	uint8_t dim = (uint8_t)s->dim;
+	put(e, tag, sizeof tag - 1);
+	put(e, &dim, 1);
+	node(e, s, welds, n);
+	flush(e);
+}
+
 void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
                     uint8_t id[PROTO_SHAPE_ID_BYTES])
 {
 	encoder e;
 	sha256_init(&e.hash);
 	e.used = 0;
-	uint8_t dim = (uint8_t)s->dim;
-	put(&e, tag, sizeof tag - 1);
-	put(&e, &dim, 1);
-	node(&e, s, welds, n);
-	flush(&e);
+	e.write = 0;
+	encode(&e, s, welds, n);
 	sha256_digest(&e.hash, PROTO_SHAPE_ID_BYTES, id);
+}
+
+int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+                      uint8_t **bytes, size_t *len)
+{
+	encoder *e = calloc(1, sizeof *e);
+	if (!e)
+		return -1;
+	e->write = 1;
+	encode(e, s, welds, n);
+	int r = e->failed ? -1 : 0;
+	if (r)
+		free(e->out);
+	else
+		*bytes = e->out, *len = e->len;
+	free(e);
+	return r;
 }
 
 static const char hex[] = "0123456789abcdef";

@@ -40,6 +40,11 @@ typedef struct proto_mesh_weld {
 void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
                     uint8_t id[PROTO_SHAPE_ID_BYTES]);
 
+/* The canonical encoding itself, whole (its SHA-256 is the id): 0 with
+ * *bytes (malloc'd) and *len, or -1 when memory ran out. */
+int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+                      uint8_t **bytes, size_t *len);
+
 /* The text form, NUL-terminated (PROTO_PROBLEM_ID_SIZE bytes). */
 void proto_shape_id_format(const uint8_t id[PROTO_SHAPE_ID_BYTES],
                            char text[PROTO_PROBLEM_ID_SIZE]);

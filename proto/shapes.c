@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "query.h"
 #include "shape_id.h"
+#include "shape_tier.h"
 #include "shapes.h"
 #include "store.h"
 #include "mesh_reading.h"
@@ -79,10 +80,22 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, const proto_co
 	if (*created == -1 || *created == -3) {
 		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than %s",
 		                  bytes, *created == -1 ? "the whole shape store holds (--shape-store)"
+		                  : proto_store_scope(store) ? "one tenant may keep in the shape store "
+		                                               "(--store-per-tenant)"
 		                  : "one client may keep in the shape store (--store-per-client)");
 		return p->pointer ? 1 : -1;
 	}
-	return *held ? 0 : -1;
+	if (!*held)
+		return -1;
+	/* Written through even when it was here: the tier may have lost it
+	 * (evicted, restarted), and a client uploads again when some replica
+	 * told it the shape is unknown. */
+	if (proto_shape_write_through(store, *held) != 0) {
+		proto_store_release(store, *held);
+		*held = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* Decode and store the shape of a parsed upload. */
@@ -108,8 +121,8 @@ int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_
 	return proto_endpoint_reply(&upload, body, len, call, NULL, out);
 }
 
-int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
-                      proto_reply *out)
+static int shape_reply(const proto_context *ctx, const char *method, const char *id,
+                       int through, proto_reply *out)
 {
 	memset(out, 0, sizeof *out);
 	uint8_t key[PROTO_SHAPE_ID_BYTES];
@@ -117,6 +130,10 @@ int proto_shape_reply(const proto_context *ctx, const char *method, const char *
 		return proto_problem_reply(404, "no shape here: a shape's path is /v1/shapes/ and its "
 		                           "id, \"sha256:\" and 64 lowercase hex digits", NULL, out);
 	if (strcmp(method, "DELETE") == 0) {
+		/* From the shared tier too (in the background), even when this
+		 * replica's memory does not hold it. */
+		if (ctx->store)
+			proto_shape_forget(ctx->store, key);
 		if (!ctx->store || proto_store_remove(ctx->store, key) != 0)
 			return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
 		out->body = strdup("");
@@ -126,10 +143,23 @@ int proto_shape_reply(const proto_context *ctx, const char *method, const char *
 		out->content_type = PROTO_JSON;
 		return 0;
 	}
-	proto_store_entry *e = ctx->store ? proto_store_acquire(ctx->store, key) : NULL;
+	proto_store_entry *e = !ctx->store ? NULL : through ? proto_shape_acquire(ctx->store, key)
+	                                                    : proto_store_acquire(ctx->store, key);
 	if (!e)
 		return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
 	int r = summary(proto_store_value(e), 200, out);
 	proto_store_release(ctx->store, e);
 	return r;
+}
+
+int proto_shape_reply(const proto_context *ctx, const char *method, const char *id,
+                      proto_reply *out)
+{
+	return shape_reply(ctx, method, id, 0, out);
+}
+
+int proto_shape_reply_through(const proto_context *ctx, const char *method, const char *id,
+                              proto_reply *out)
+{
+	return shape_reply(ctx, method, id, 1, out);
 }

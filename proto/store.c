@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include <nettle/sha2.h>
+
 #include "store.h"
 
 typedef struct client client;
@@ -43,6 +45,7 @@ typedef struct proto_store_entry entry;
 /* A client with entries counted (linked or held after removal). */
 struct client {
 	uint8_t addr[PROTO_STORE_CLIENT];
+	size_t budget;    /* its own bound (a tenant's); 0: the store's */
 	size_t bytes;
 	size_t counted;   /* entries counting against it */
 	entry *newest, *oldest;
@@ -58,7 +61,30 @@ struct proto_store {
 	client **cbuckets; /* the clients' table, as the entries' */
 	size_t ncbuckets;
 	proto_store_stats st;
+	const struct proto_shape_tier *tier;
+	/* A view (proto_store_view): every call goes to `base` with its keys
+	 * scoped, its puts a client of their own with `view_budget`. */
+	proto_store *base;
+	uint8_t salt[PROTO_STORE_KEY];
+	char scope[PROTO_STORE_SCOPE + 1];
+	size_t view_budget;
 };
+
+/* The key `key` has in the base store: itself, or in a view SHA-256 of
+ * the view's salt and it, so no id chosen in one view names an entry of
+ * another (a preimage would be needed). */
+static proto_store *resolve(proto_store *s, const uint8_t **key, uint8_t buf[PROTO_STORE_KEY])
+{
+	if (!s->base)
+		return s;
+	struct sha256_ctx h;
+	sha256_init(&h);
+	sha256_update(&h, PROTO_STORE_KEY, s->salt);
+	sha256_update(&h, PROTO_STORE_KEY, *key);
+	sha256_digest(&h, PROTO_STORE_KEY, buf);
+	*key = buf;
+	return s->base;
+}
 
 proto_store *proto_store_new(size_t budget, size_t client_budget)
 {
@@ -96,6 +122,10 @@ void proto_store_free(proto_store *s)
 {
 	if (!s)
 		return;
+	if (s->base) {
+		free(s);
+		return;
+	}
 	entry *all = NULL;
 	for (entry *e = s->newest; e; e = e->older) {
 		e->gone = all;
@@ -272,9 +302,10 @@ static void unlink_entry(proto_store *s, entry *e, entry **gone)
  * its own until `cneed` more fit its share.  The evicted go onto *gone. */
 static void evict(proto_store *s, client *c, size_t cneed, size_t need, entry **gone)
 {
-	if (c && s->st.client_budget) {
+	size_t cbudget = c ? (c->budget ? c->budget : s->st.client_budget) : 0;
+	if (c && cbudget) {
 		entry *e = c->oldest;
-		while (e && c->bytes + cneed > s->st.client_budget) {
+		while (e && c->bytes + cneed > cbudget) {
 			entry *newer = e->cnewer;
 			if (e->refs == 0) {
 				s->st.client_evictions++;
@@ -328,9 +359,12 @@ static size_t entry_cost(entry *e)
 
 /* Link the new entry `fresh` (pp: where its key goes) for client `addr`,
  * room made first. */
-static void insert(proto_store *s, entry *fresh, const uint8_t *addr, entry **gone)
+static void insert(proto_store *s, entry *fresh, const uint8_t *addr, size_t cbudget,
+                   entry **gone)
 {
-	client *c = addr && s->st.client_budget ? client_of(s, addr) : NULL;
+	client *c = addr && (cbudget || s->st.client_budget) ? client_of(s, addr) : NULL;
+	if (c && cbudget)
+		c->budget = cbudget;
 	/* Counted first: evicting c's last other value must not free c. */
 	if (c)
 		c->counted++;
@@ -353,6 +387,14 @@ proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE
                                    void (*free_fn)(void *), int *created)
 {
 	entry *fresh = NULL, *gone = NULL, *held = NULL;
+	uint8_t buf[PROTO_STORE_KEY];
+	size_t cbudget = 0;
+	if (s->base) { /* a view's puts are its own client's */
+		client_addr = s->salt;
+		cbudget = s->view_budget;
+	}
+	s = resolve(s, &key, buf);
+	size_t cb = cbudget ? cbudget : s->st.client_budget;
 	fresh = calloc(1, sizeof *fresh);
 	if (!fresh) {
 		*created = -2;
@@ -360,8 +402,7 @@ proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE
 		return NULL;
 	}
 	bytes += entry_cost(fresh);
-	int over = bytes > s->st.budget
-	         ? -1 : client_addr && s->st.client_budget && bytes > s->st.client_budget ? -3 : 0;
+	int over = bytes > s->st.budget ? -1 : client_addr && cb && bytes > cb ? -3 : 0;
 	if (over) {
 		*created = over;
 		free(fresh);
@@ -385,7 +426,7 @@ proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE
 		fresh->gone = gone;
 		gone = fresh;
 	} else {
-		insert(s, fresh, client_addr, &gone);
+		insert(s, fresh, client_addr, cbudget, &gone);
 		held = fresh;
 		*created = 1;
 	}
@@ -396,6 +437,8 @@ proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE
 
 void proto_store_charge(proto_store *s, proto_store_entry *e, size_t more)
 {
+	if (s->base)
+		s = s->base;
 	entry *gone = NULL;
 	pthread_mutex_lock(&s->lock);
 	e->bytes += more;
@@ -411,6 +454,8 @@ void proto_store_charge(proto_store *s, proto_store_entry *e, size_t more)
 
 size_t proto_store_weight(proto_store *s, const proto_store_entry *e)
 {
+	if (s->base)
+		s = s->base;
 	pthread_mutex_lock(&s->lock);
 	size_t bytes = e->bytes;
 	pthread_mutex_unlock(&s->lock);
@@ -419,6 +464,8 @@ size_t proto_store_weight(proto_store *s, const proto_store_entry *e)
 
 proto_store_entry *proto_store_acquire(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 {
+	uint8_t buf[PROTO_STORE_KEY];
+	s = resolve(s, &key, buf);
 	pthread_mutex_lock(&s->lock);
 	entry *e = *find(s, key);
 	if (e) {
@@ -435,6 +482,8 @@ proto_store_entry *proto_store_acquire(proto_store *s, const uint8_t key[PROTO_S
 
 int proto_store_has(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 {
+	uint8_t buf[PROTO_STORE_KEY];
+	s = resolve(s, &key, buf);
 	pthread_mutex_lock(&s->lock);
 	int there = *find(s, key) != NULL;
 	pthread_mutex_unlock(&s->lock);
@@ -444,6 +493,8 @@ int proto_store_has(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 int proto_store_peek(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
                      void (*read)(const void *value, void *arg), void *arg)
 {
+	uint8_t buf[PROTO_STORE_KEY];
+	s = resolve(s, &key, buf);
 	pthread_mutex_lock(&s->lock);
 	entry *e = *find(s, key);
 	if (e)
@@ -459,6 +510,8 @@ const void *proto_store_value(const proto_store_entry *e)
 
 void proto_store_release(proto_store *s, proto_store_entry *e)
 {
+	if (s->base)
+		s = s->base;
 	entry *gone = NULL;
 	pthread_mutex_lock(&s->lock);
 	if (--e->refs == 0) {
@@ -478,6 +531,8 @@ void proto_store_release(proto_store *s, proto_store_entry *e)
 
 int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 {
+	uint8_t buf[PROTO_STORE_KEY];
+	s = resolve(s, &key, buf);
 	entry *gone = NULL;
 	pthread_mutex_lock(&s->lock);
 	entry *e = *find(s, key);
@@ -491,7 +546,50 @@ int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 
 void proto_store_get_stats(proto_store *s, proto_store_stats *out)
 {
+	if (s->base)
+		s = s->base;
 	pthread_mutex_lock(&s->lock);
 	*out = s->st;
 	pthread_mutex_unlock(&s->lock);
+}
+
+void proto_store_set_tier(proto_store *s, const struct proto_shape_tier *tier)
+{
+	s->tier = tier;
+}
+
+const struct proto_shape_tier *proto_store_tier(const proto_store *s)
+{
+	return s->base ? s->base->tier : s->tier;
+}
+
+proto_store *proto_store_view(proto_store *base, const char *scope, size_t budget)
+{
+	size_t n = strlen(scope);
+	if (base->base || n == 0 || n > PROTO_STORE_SCOPE)
+		return NULL;
+	proto_store *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->base = base;
+	memcpy(v->scope, scope, n);
+	v->view_budget = budget;
+	/* Random: nobody outside can compute a view's keys, nor pick a client
+	 * address equal to its puts' (the salt's first bytes).  Memory only:
+	 * the tier names the view by its scope. */
+	if (getrandom(v->salt, sizeof v->salt, GRND_NONBLOCK) != (ssize_t)sizeof v->salt) {
+		static const char tag[] = "clashd-store-view-v1";
+		struct sha256_ctx h;
+		sha256_init(&h);
+		sha256_update(&h, sizeof tag, (const uint8_t *)tag);
+		sha256_update(&h, n, (const uint8_t *)scope);
+		sha256_update(&h, sizeof base->mix, (const uint8_t *)&base->mix);
+		sha256_digest(&h, PROTO_STORE_KEY, v->salt);
+	}
+	return v;
+}
+
+const char *proto_store_scope(const proto_store *s)
+{
+	return s->base ? s->scope : NULL;
 }

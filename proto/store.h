@@ -26,6 +26,7 @@
 
 #define PROTO_STORE_KEY 32
 #define PROTO_STORE_CLIENT 16 /* a client's address, IPv4 as ::ffff:a.b.c.d */
+#define PROTO_STORE_SCOPE 64  /* the longest name of a view */
 
 /* What GET /metrics shows. */
 typedef struct proto_store_stats {
@@ -102,5 +103,25 @@ void proto_store_release(proto_store *s, proto_store_entry *e);
 int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY]);
 
 void proto_store_get_stats(proto_store *s, proto_store_stats *out);
+
+/* A second tier behind the store (shape_tier.h), or NULL: kept here so
+ * that whoever holds the store reaches it; the store itself never calls
+ * it.  Set before the store is shared; borrowed (it must outlive the
+ * store's use). */
+struct proto_shape_tier;
+void proto_store_set_tier(proto_store *s, const struct proto_shape_tier *tier);
+const struct proto_shape_tier *proto_store_tier(const proto_store *s);
+
+/* A view of `base` named `scope` (1 to PROTO_STORE_SCOPE bytes; a
+ * tenant): a store of its own to its callers, whose keys name only its own
+ * entries (each key is scoped by a hash with the name, inside), kept in
+ * base's table, order and budget; its puts count as one client's, within
+ * `budget` bytes (0: base's share per client), whatever client they name.
+ * Stats and tier are base's.  Free it with proto_store_free before base.
+ * NULL when memory ran out or the name is empty or too long. */
+proto_store *proto_store_view(proto_store *base, const char *scope, size_t budget);
+
+/* A view's name; NULL for a store that is no view. */
+const char *proto_store_scope(const proto_store *s);
 
 #endif /* PROTO_STORE_H */

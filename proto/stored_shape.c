@@ -126,7 +126,20 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 	st->nblocks = *nblocks;
 	*blocks = NULL;
 	*nblocks = 0;
-	proto_shape_id(&st->shape, welds, nwelds, st->id);
+	if (nwelds) {
+		st->welds = malloc(nwelds * sizeof *st->welds);
+		if (!st->welds || keep(st, st->welds)) {
+			/* The blocks go back to the caller, as on any failure. */
+			*blocks = st->blocks;
+			*nblocks = st->nblocks;
+			pthread_mutex_destroy(&st->lock);
+			free(st);
+			return -1;
+		}
+		memcpy(st->welds, welds, nwelds * sizeof *welds);
+		st->nwelds = nwelds;
+	}
+	proto_shape_id(&st->shape, st->welds, st->nwelds, st->id);
 	walk(st, &st->shape, 0);
 	atomic_init(&st->bytes, weigh(st));
 	*out = st;

@@ -35,6 +35,10 @@ typedef struct stored_shape {
 	size_t triangles;    /* their triangles */
 	size_t solid_meshes; /* of them, the solids (clash_mesh_is_solid) */
 	size_t curved;       /* parts that are curved primitives (not a box) */
+	/* The meshes whose request gave them a "weld" (one of the blocks):
+	 * part of the id, and of the canonical form the second tier keeps. */
+	proto_mesh_weld *welds;
+	size_t nwelds;
 	atomic_size_t bytes; /* the blocks below (arrays, trees and
 	                        preparations made so far) and itself */
 	/* Guarded by `lock` until `ready`, then read-only: */

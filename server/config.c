@@ -39,7 +39,8 @@ enum option_kind {
 	KIND_FILE,     /* a path, read at start-up */
 	KIND_LIST,     /* comma-separated items */
 	KIND_DIR,      /* a directory, read at start-up; "auto" or "off" */
-	KIND_RATIO     /* a decimal number from 0 to 1 */
+	KIND_RATIO,    /* a decimal number from 0 to 1 */
+	KIND_URL       /* a redis:// URL */
 };
 
 typedef struct option {
@@ -172,7 +173,7 @@ static const option options[CONFIG_NOPTIONS] = {
 	                          "on SIGTERM, time for requests in flight to finish; then they\n"
 	                          "are stopped (503) and the process exits"},
 	[CONFIG_AUTH_TOKEN_FILE] = {"--auth-token-file", "CLASHD_AUTH_TOKEN_FILE",
-	                            "auth_token_file", KIND_FILE, 0, 4 * KIB, NULL, "FILE",
+	                            "auth_token_file", KIND_FILE, 0, 64 * KIB, NULL, "FILE",
 	                            "require \"Authorization: Bearer <token>\", the token being\n"
 	                            "this file's content (default: no authentication)"},
 	[CONFIG_AUTH_OPEN] = {"--auth-open", "CLASHD_AUTH_OPEN", "auth_open", KIND_LIST, 0, 0,
@@ -191,6 +192,28 @@ static const option options[CONFIG_NOPTIONS] = {
 	[CONFIG_WEB] = {"--web", "CLASHD_WEB", "web", KIND_DIR, 0, 0, "auto", "DIR",
 	                "serve the demo page (make web) from DIR at /web/; auto: the web\n"
 	                "directory beside clashd's binary, if there is one; off: none"},
+	[CONFIG_STORE_REDIS] = {"--store-redis", "CLASHD_STORE_REDIS", "store_redis", KIND_URL, 0, 0,
+	                        NULL, "URL",
+	                        "keep every stored shape in this Redis too, shared by replicas:\n"
+	                        "redis://[:PASSWORD@]HOST[:PORT][/DB] (default: memory only)"},
+	[CONFIG_STORE_TTL] = {"--store-ttl", "CLASHD_STORE_TTL", "store_ttl_ms", KIND_DURATION, 0,
+	                      3650 * DAY_MS, "0", "TIME",
+	                      "a shape in Redis expires this long after its last use (whole\n"
+	                      "seconds; 0: never, Redis's maxmemory-policy alone)"},
+	[CONFIG_STORE_REDIS_TIMEOUT] = {"--store-redis-timeout", "CLASHD_STORE_REDIS_TIMEOUT",
+	                                "store_redis_timeout_ms", KIND_DURATION, 1, 60000, "250ms",
+	                                "TIME",
+	                                "longest wait for Redis (connect, each answer); then the\n"
+	                                "shape is served from memory or is unknown"},
+	[CONFIG_STORE_PER_TENANT] = {"--store-per-tenant", "CLASHD_STORE_PER_TENANT",
+	                             "store_per_tenant_bytes", KIND_SIZE, 0, 1024 * GIB, NULL, "SIZE",
+	                             "bytes of the shape store one tenant's shapes may hold; beyond,\n"
+	                             "its own least recently used go first (default a quarter of\n"
+	                             "--shape-store; tenants: --auth-token-file)"},
+	[CONFIG_STORE_DELETE] = {"--store-delete", "CLASHD_STORE_DELETE", "store_delete", KIND_COUNT,
+	                         0, 1, "0", "0|1",
+	                         "1: DELETE /v1/shapes/{id} removes a shape stored without a\n"
+	                         "tenant (0: refused, 403; a tenant may always delete its own)"},
 };
 
 void config_usage(FILE *out)
@@ -538,6 +561,53 @@ static int apply_web(server_config *cfg, const char *v, char *why, size_t whylen
 	return 0;
 }
 
+/* A tenant's name: 1 to CONFIG_TENANT_MAX of [A-Za-z0-9._-]. */
+static int is_tenant(const char *t)
+{
+	size_t n = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+	return n > 0 && n <= CONFIG_TENANT_MAX && t[n] == '\0';
+}
+
+/* The token file's lines, cut in place: "TOKEN" or "TOKEN tenant=NAME"
+ * each (blank lines skipped; a final newline and CRs are editors'). */
+static int split_tokens(server_config *cfg, char *text, char *why, size_t whylen)
+{
+	for (char *line = text, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line[strcspn(line, "\r")] = '\0';
+		char *tok = strtok(line, " \t"), *tenant = tok ? strtok(NULL, " \t") : NULL;
+		if (!tok)
+			continue;
+		if (!is_b64token(tok) || (tenant && (strncmp(tenant, "tenant=", 7) != 0 ||
+		                                     !is_tenant(tenant + 7))) ||
+		    strtok(NULL, " \t")) {
+			snprintf(why, whylen, "each line must be a token (letters, digits and -._~+/, "
+			                      "then any '='), optionally followed by tenant=NAME (1 to %d "
+			                      "of letters, digits and -._)", CONFIG_TENANT_MAX);
+			return -1;
+		}
+		if (cfg->n_auth_tokens == CONFIG_MAX_TOKENS) {
+			snprintf(why, whylen, "more than %d tokens", CONFIG_MAX_TOKENS);
+			return -1;
+		}
+		for (size_t i = 0; i < cfg->n_auth_tokens; i++)
+			if (strcmp(cfg->auth_tokens[i], tok) == 0) {
+				snprintf(why, whylen, "a token is there twice");
+				return -1;
+			}
+		cfg->auth_tokens[cfg->n_auth_tokens] = tok;
+		cfg->auth_tenants[cfg->n_auth_tokens++] = tenant ? tenant + 7 : NULL;
+	}
+	if (cfg->n_auth_tokens == 0) {
+		snprintf(why, whylen, "no token in it: the token must be one line of letters, digits "
+		                      "and -._~+/ (then any '='), not empty");
+		return -1;
+	}
+	return 0;
+}
+
 /* Store `v` (the text of setting `id`) in cfg.  Returns 0, or -1 with a
  * reason in `why`. */
 static int apply(server_config *cfg, int id, const char *v, char *why, size_t whylen)
@@ -579,6 +649,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case KIND_FILE:
 	case KIND_LIST:
 	case KIND_DIR:
+	case KIND_URL:
 		break;
 	}
 
@@ -619,18 +690,8 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 		char *t = read_file(v, (size_t)o->max, why, whylen);
 		if (!t)
 			return -1;
-		/* Editors and `echo` add a final newline; nothing else is trimmed. */
-		size_t len = strlen(t);
-		while (len > 0 && (t[len - 1] == '\n' || t[len - 1] == '\r'))
-			t[--len] = '\0';
-		if (!is_b64token(t)) {
-			free(t);
-			snprintf(why, whylen, "the token must be one line of letters, digits and "
-			                      "-._~+/ (then any '='), not empty");
-			return -1;
-		}
 		cfg->auth_token = t;
-		break;
+		return split_tokens(cfg, t, why, whylen);
 	}
 	case CONFIG_AUTH_OPEN:
 		/* "none" says "no open path" where an empty value cannot (an empty
@@ -684,6 +745,18 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	}
 	case CONFIG_WEB:
 		return apply_web(cfg, v, why, whylen);
+	case CONFIG_STORE_REDIS:
+		if (store_redis_parse_url(v, &cfg->store_redis, why, whylen) != 0)
+			return -1;
+		snprintf(cfg->store_redis_text, sizeof cfg->store_redis_text, "redis://%s%s%s:%d/%d",
+		         strchr(cfg->store_redis.host, ':') ? "[" : "", cfg->store_redis.host,
+		         strchr(cfg->store_redis.host, ':') ? "]" : "", cfg->store_redis.port,
+		         cfg->store_redis.db);
+		break;
+	case CONFIG_STORE_TTL: cfg->store_ttl_s = (unsigned)((n + 999) / 1000); break;
+	case CONFIG_STORE_REDIS_TIMEOUT: cfg->store_redis_timeout_ms = (unsigned)n; break;
+	case CONFIG_STORE_PER_TENANT: cfg->store_per_tenant = (size_t)n; break;
+	case CONFIG_STORE_DELETE: cfg->store_delete = (int)n; break;
 	default:
 		break;
 	}
@@ -702,6 +775,7 @@ void config_free(server_config *cfg)
 	for (size_t i = 0; i < cfg->n_cors_origins; i++)
 		free(cfg->cors_origins[i]);
 	cfg->auth_token = cfg->tls_cert = cfg->tls_key = NULL;
+	cfg->n_auth_tokens = 0;
 	cfg->n_auth_open = cfg->n_cors_origins = 0;
 }
 
@@ -766,6 +840,8 @@ enum config_status config_load(server_config *cfg, int argc, char **argv,
 	/* Four clients may fill the store before they evict each other. */
 	if (strcmp(cfg->source[CONFIG_STORE_PER_CLIENT], "default") == 0)
 		cfg->store_per_client = cfg->shape_store / 4;
+	if (strcmp(cfg->source[CONFIG_STORE_PER_TENANT], "default") == 0)
+		cfg->store_per_tenant = cfg->shape_store / 4;
 	if (!cfg->tls_cert != !cfg->tls_key) {
 		set_err(err, errlen, "%s: TLS needs both --tls-cert and --tls-key",
 		        cfg->tls_cert ? "--tls-key" : "--tls-cert");
@@ -823,6 +899,13 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 		case CONFIG_WEB:
 			v = LOG_STR(key, cfg->web_dir[0] ? cfg->web_dir : NULL);
 			break;
+		case CONFIG_STORE_REDIS:
+			v = LOG_STR(key, cfg->store_redis_text[0] ? cfg->store_redis_text : NULL);
+			break;
+		case CONFIG_STORE_TTL: v = LOG_INT(key, 1000ULL * cfg->store_ttl_s); break;
+		case CONFIG_STORE_REDIS_TIMEOUT: v = LOG_INT(key, cfg->store_redis_timeout_ms); break;
+		case CONFIG_STORE_PER_TENANT: v = LOG_INT(key, cfg->store_per_tenant); break;
+		case CONFIG_STORE_DELETE: v = LOG_BOOL(key, cfg->store_delete); break;
 		case CONFIG_AUTH_OPEN:
 		case CONFIG_CORS_ORIGIN: {
 			char *const *items = id == CONFIG_AUTH_OPEN ? cfg->auth_open : cfg->cors_origins;

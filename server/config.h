@@ -22,12 +22,17 @@
 
 #include "http_static.h"
 #include "log.h"
+#include "store_redis.h"
 
 /* libuv 1.44 refuses thread pools larger than this (MAX_THREADPOOL_SIZE). */
 #define CONFIG_MAX_THREADS 1024
 
 /* Origins (--cors-origin) and open paths (--auth-open) at most. */
 #define CONFIG_MAX_LIST 32
+
+/* Tokens in --auth-token-file at most, and a tenant's longest name. */
+#define CONFIG_MAX_TOKENS 256
+#define CONFIG_TENANT_MAX 64
 
 /* The settings, in --help and log order. */
 enum config_option {
@@ -65,6 +70,11 @@ enum config_option {
 	CONFIG_TLS_CERT,
 	CONFIG_TLS_KEY,
 	CONFIG_WEB,
+	CONFIG_STORE_REDIS,
+	CONFIG_STORE_TTL,
+	CONFIG_STORE_REDIS_TIMEOUT,
+	CONFIG_STORE_PER_TENANT,
+	CONFIG_STORE_DELETE,
 	CONFIG_NOPTIONS
 };
 
@@ -115,7 +125,11 @@ typedef struct server_config {
 	unsigned drain_timeout_ms;      /* SIGTERM to exit, at most (about) */
 
 	/* Security. */
-	char *auth_token;               /* malloc'd bearer token, or NULL: no auth */
+	char *auth_token;               /* malloc'd token file text, cut into the
+	                                   tokens below; NULL: no auth */
+	char *auth_tokens[CONFIG_MAX_TOKENS];  /* into auth_token */
+	char *auth_tenants[CONFIG_MAX_TOKENS]; /* token i's tenant, or NULL */
+	size_t n_auth_tokens;
 	char auth_token_file[512];
 	char *auth_open[CONFIG_MAX_LIST]; /* paths served without a token */
 	size_t n_auth_open;
@@ -128,6 +142,15 @@ typedef struct server_config {
 	 * (web_dir empty: not served). */
 	char web_dir[512];
 	http_static web;
+
+	/* The shape store's second tier (--store-redis): off when
+	 * store_redis_text is empty; the text without its password. */
+	char store_redis_text[300];
+	store_redis_url store_redis;
+	unsigned store_ttl_s;           /* refreshed on every read and write (0: none) */
+	unsigned store_redis_timeout_ms; /* any one wait for Redis */
+	size_t store_per_tenant;        /* bytes of one tenant's shapes */
+	int store_delete;               /* DELETE of shapes without a tenant */
 
 	const char *source[CONFIG_NOPTIONS]; /* "flag", "env" or "default" */
 

@@ -24,7 +24,8 @@ int http_auth_equal(const char *secret, const char *given)
 	return diff == 0;
 }
 
-enum http_auth_result http_auth_check(const char *token, const char *authorization)
+enum http_auth_result http_auth_check(char *const *tokens, size_t ntokens,
+                                      const char *authorization, size_t *which)
 {
 	if (!authorization)
 		return HTTP_AUTH_MISSING;
@@ -46,5 +47,11 @@ enum http_auth_result http_auth_check(const char *token, const char *authorizati
 		return HTTP_AUTH_INVALID; /* longer than any token we accept */
 	memcpy(given, p, n);
 	given[n] = '\0';
-	return http_auth_equal(token, given) ? HTTP_AUTH_OK : HTTP_AUTH_INVALID;
+	int found = 0;
+	for (size_t i = 0; i < ntokens; i++)
+		if (http_auth_equal(tokens[i], given) && !found) {
+			found = 1;
+			*which = i;
+		}
+	return found ? HTTP_AUTH_OK : HTTP_AUTH_INVALID;
 }

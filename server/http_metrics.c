@@ -195,6 +195,34 @@ static long long resident_bytes(void)
 	return (long long)resident * sysconf(_SC_PAGESIZE);
 }
 
+/* The shape store's Redis tier (store_redis.h). */
+static void render_redis(proto_text *t, const store_redis_stats *r)
+{
+	put(t, "# HELP clashd_store_redis_up 1 while the shape store's Redis answers (its last "
+	       "call did), 0 while it is unreachable or too slow.\n"
+	       "# TYPE clashd_store_redis_up gauge\nclashd_store_redis_up %d\n", r->up);
+	put(t, "# HELP clashd_store_redis_writes_refused 1 while Redis refuses writes "
+	       "(maxmemory reached with noeviction).\n"
+	       "# TYPE clashd_store_redis_writes_refused gauge\n"
+	       "clashd_store_redis_writes_refused %d\n", r->writes_refused);
+	static const char *const names[] = {"reads", "hits", "refused", "skipped", "writes",
+	                                    "write_errors", "errors"};
+	static const char *const helps[] = {
+		"Refs memory lacked, looked up in Redis.",
+		"Of them, a value came back.",
+		"Values refused: not the shape of their id (corrupt or planted).",
+		"Lookups and writes not tried while Redis was down.",
+		"Shapes written through to Redis.",
+		"Write-throughs that failed or Redis refused.",
+		"Calls to Redis that failed (unreachable, timed out)."};
+	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
+	                      r->write_errors, r->errors};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		put(t, "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
+		       "counter\nclashd_store_redis_%s_total %llu\n",
+		    names[i], helps[i], names[i], names[i], (unsigned long long)v[i]);
+}
+
 char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *len)
 {
 	proto_text t = {0};
@@ -290,6 +318,8 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		        "clashd_shape_store_client_evictions_total %llu\n",
 		    (unsigned long long)st->client_evictions);
 	}
+	if (g->has_redis)
+		render_redis(&t, &g->redis);
 	long long rss = resident_bytes();
 	if (rss >= 0)
 		put(&t, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "store.h"
+#include "store_redis.h"
 
 /* Why a request was turned away or cut short (clashd_rejections_total). */
 enum http_reject {
@@ -51,6 +52,8 @@ typedef struct http_gauges {
 	int draining;
 	int has_store;         /* the shape store's figures follow */
 	proto_store_stats store;
+	int has_redis;         /* the store's Redis tier's figures follow */
+	store_redis_stats redis;
 } http_gauges;
 
 typedef struct http_metrics http_metrics;

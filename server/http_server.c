@@ -51,6 +51,7 @@
 #include "problem.h"
 #include "proto.h"
 #include "request_id.h"
+#include "store.h"
 
 /* The longest Origin header considered for CORS (longer ones are no
  * allowed origin). */
@@ -104,6 +105,9 @@ struct http_server {
 	http_conn *conns, *conns_tail; /* the `connections` ones, linked,
 	                                  oldest first */
 	http_metrics *metrics;
+	store_redis *redis;  /* the store's Redis tier, for /metrics; or NULL */
+	const proto_context *const *tenant_ctx; /* token i's tenant's context, or
+	                                           NULL (none, or no tenants) */
 	request_id_gen ids;
 	char address[INET6_ADDRSTRLEN + 16];
 	void (*on_closed)(void *arg);
@@ -137,6 +141,8 @@ typedef struct batch_job {
 
 typedef struct http_request {
 	http_server *srv;
+	const proto_context *ctx; /* its calls': the server's, or its tenant's */
+	int tenant;        /* its token names a tenant: ctx is that tenant's */
 	struct http_request *prev, *next; /* in srv->active */
 	struct MHD_Connection *conn;
 	http_conn *hc;     /* its connection's record (NULL once that closed) */
@@ -155,6 +161,8 @@ typedef struct http_request {
 	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
 	char weld[64];      /* and its "weld" query parameter ("": none; " ":
 	                       one empty or too long, refused as no number) */
+	char shape_id[80];  /* GET or HEAD of a shape memory lacks: its id, looked
+	                       up in the store's tier on a worker */
 	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
 	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
 	int retry_after;   /* a 503: say when to come back */
@@ -400,7 +408,7 @@ static void work_run(uv_work_t *w)
 {
 	http_request *r = w->data;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
-	r->call.ctx = r->srv->ctx;
+	r->call.ctx = r->ctx;
 	r->call.cancel = &r->cancel;
 	r->call.client = r->client;
 	if (r->route->id == HTTP_ROUTE_BATCH)
@@ -409,6 +417,8 @@ static void work_run(uv_work_t *w)
 		r->reply_rc = proto_shape_import_reply(r->body, r->len, r->mesh_type,
 		                                       r->weld[0] ? r->weld : NULL, &r->call,
 		                                       &r->reply);
+	else if (r->shape_id[0])
+		r->reply_rc = proto_shape_reply_through(r->ctx, r->method, r->shape_id, &r->reply);
 	else
 		r->reply_rc = r->route->reply(r->body, r->len, &r->call, &r->reply);
 	__atomic_sub_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
@@ -547,7 +557,7 @@ static void batch_job_run(uv_work_t *w)
 	batch_job *j = w->data;
 	http_request *r = j->r;
 	__atomic_add_fetch(&r->srv->running, 1, __ATOMIC_RELAXED);
-	j->call.ctx = r->srv->ctx;
+	j->call.ctx = r->ctx;
 	j->call.cancel = &r->cancel;
 	int rc = proto_batch_answer(r->batch, j->from, j->to, &j->call);
 	if (rc != 0)
@@ -560,7 +570,7 @@ static void batch_job_run(uv_work_t *w)
 		for (size_t k = 0; k < r->njobs; k++)
 			ok &= r->jobs[k].call.cancelled == 0;
 		if (ok) {
-			proto_call c = {.ctx = r->srv->ctx};
+			proto_call c = {.ctx = r->ctx};
 			r->reply_rc = proto_batch_reply(r->batch, &c, &r->reply);
 			r->batch_joined = r->reply_rc == 0 && !c.cancelled;
 			if (!r->batch_joined)
@@ -967,9 +977,23 @@ static enum MHD_Result answer_metrics(http_request *r)
 	};
 	if (s->ctx->store)
 		proto_store_get_stats(s->ctx->store, &g.store);
+	if (s->redis) {
+		g.has_redis = 1;
+		store_redis_get_stats(s->redis, &g.redis);
+	}
 	size_t len = 0;
 	char *text = http_metrics_render(s->metrics, &g, &len);
 	return answer_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+}
+
+void http_server_watch_redis(http_server *s, store_redis *redis)
+{
+	s->redis = redis;
+}
+
+void http_server_set_tenants(http_server *s, const proto_context *const *ctx)
+{
+	s->tenant_ctx = ctx;
 }
 
 static enum MHD_Result answer_openapi(http_request *r)
@@ -1006,12 +1030,32 @@ static enum MHD_Result answer_page(http_request *r, const char *url)
 }
 
 /* GET, HEAD and DELETE /v1/shapes/{id}: a lookup in the store, short
- * enough for the loop thread. */
+ * enough for the loop thread; a miss with a second tier goes on to a
+ * worker. */
 static enum MHD_Result answer_shape(http_request *r, const char *id, const char *method)
 {
 	proto_reply p = {0};
-	if (proto_shape_reply(r->srv->ctx, method, id, &p) != 0)
+	/* A shared store must not let one client remove another's parts: a
+	 * tenant's own are its own to delete, the others only when the
+	 * operator says so. */
+	if (strcmp(method, "DELETE") == 0 && !r->tenant && !r->srv->cfg->store_delete)
+		return answer_problem(r, 403, "deleting stored shapes is off on this server: they may "
+		                              "be other clients' (--store-delete; or a token with a "
+		                              "tenant, which deletes its own)");
+	if (proto_shape_reply(r->ctx, method, id, &p) != 0)
 		return answer_early(r, NULL);
+	/* Not in memory, maybe in the shared tier: asked on a worker (the
+	 * loop never waits for Redis), admitted as a query is; when the
+	 * queue is full, memory's answer stands. */
+	if (p.status == 404 && strcmp(method, "DELETE") != 0 && r->ctx->store &&
+	    proto_store_tier(r->ctx->store) && strlen(id) < sizeof r->shape_id &&
+	    r->srv->admitted < r->srv->cfg->max_queue) {
+		proto_reply_free(&p);
+		strcpy(r->shape_id, id);
+		r->srv->admitted++;
+		r->admitted = 1;
+		return MHD_YES; /* to a worker once the (empty) body is in */
+	}
 	return answer_early(r, &p);
 }
 
@@ -1113,8 +1157,14 @@ static enum MHD_Result request_begin(http_request *r, const char *url, const cha
 	r->route = route;
 
 	if (route_protected(cfg, route)) {
-		enum http_auth_result a = http_auth_check(cfg->auth_token,
-		                                          header(r, MHD_HTTP_HEADER_AUTHORIZATION));
+		size_t which = 0;
+		enum http_auth_result a = http_auth_check(cfg->auth_tokens, cfg->n_auth_tokens,
+		                                          header(r, MHD_HTTP_HEADER_AUTHORIZATION),
+		                                          &which);
+		if (a == HTTP_AUTH_OK && s->tenant_ctx && s->tenant_ctx[which]) {
+			r->ctx = s->tenant_ctx[which];
+			r->tenant = 1;
+		}
 		if (a != HTTP_AUTH_OK) {
 			reject(r, HTTP_REJECT_UNAUTHORIZED);
 			if (a == HTTP_AUTH_MISSING) {
@@ -1510,6 +1560,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!r)
 			return MHD_NO;
 		r->srv = s;
+		r->ctx = s->ctx;
 		r->conn = conn;
 		r->start_ns = uv_hrtime();
 		r->body_start = uv_now(s->loop);

@@ -67,6 +67,14 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 /* The address actually bound, e.g. "127.0.0.1:40123" or "[::1]:8080". */
 const char *http_server_address(const http_server *s);
 
+/* Show the shape store's Redis tier's state in GET /metrics (borrowed). */
+void http_server_watch_redis(http_server *s, store_redis *redis);
+
+/* Tenants (borrowed): ctx[i] is the context of the calls made with token
+ * i of cfg->auth_tokens, NULL for a token without a tenant (the server's
+ * context). */
+void http_server_set_tenants(http_server *s, const proto_context *const *ctx);
+
 /* Begin the graceful shutdown (idempotent). */
 void http_server_drain(http_server *s);
 

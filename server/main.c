@@ -23,12 +23,51 @@
 #include "log.h"
 #include "proto.h"
 #include "store.h"
+#include "store_redis.h"
 
 typedef struct app {
 	http_server *server;
 	uv_signal_t sigterm;
 	uv_signal_t sigint;
 } app;
+
+/* Tenants (tokens of --auth-token-file naming one): a view of the store
+ * each (proto_store_view: its own ids, its own share) and a context with
+ * it; tokens naming the same tenant share them. */
+typedef struct tenants {
+	proto_store *view[CONFIG_MAX_TOKENS];
+	proto_context ctx[CONFIG_MAX_TOKENS];
+	const proto_context *of_token[CONFIG_MAX_TOKENS]; /* NULL: no tenant */
+	size_t n;
+} tenants;
+
+static int tenants_make(tenants *t, const server_config *cfg, const proto_context *ctx)
+{
+	t->n = 0;
+	for (size_t i = 0; i < cfg->n_auth_tokens; i++) {
+		const char *name = cfg->auth_tenants[i];
+		t->of_token[i] = NULL;
+		for (size_t j = 0; name && j < i && !t->of_token[i]; j++)
+			if (cfg->auth_tenants[j] && strcmp(cfg->auth_tenants[j], name) == 0)
+				t->of_token[i] = t->of_token[j];
+		if (!name || t->of_token[i])
+			continue;
+		t->view[t->n] = proto_store_view(ctx->store, name, cfg->store_per_tenant);
+		if (!t->view[t->n])
+			return -1;
+		t->ctx[t->n] = *ctx;
+		t->ctx[t->n].store = t->view[t->n];
+		t->of_token[i] = &t->ctx[t->n++];
+	}
+	return 0;
+}
+
+static void tenants_free(tenants *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		proto_store_free(t->view[i]);
+	t->n = 0;
+}
 
 static void nothing(uv_work_t *w)
 {
@@ -129,6 +168,19 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	/* The shared second tier: each worker connects on its first use. */
+	store_redis *redis = NULL;
+	if (cfg.store_redis_text[0]) {
+		redis = store_redis_new(&cfg.store_redis, cfg.store_redis_timeout_ms, cfg.store_ttl_s,
+		                        cfg.weld);
+		if (!redis) {
+			LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store redis"));
+			proto_store_free(ctx.store);
+			config_free(&cfg);
+			return 1;
+		}
+		proto_store_set_tier(ctx.store, store_redis_tier(redis));
+	}
 	raise_fd_limit(cfg.max_connections);
 	/* The threads that share a scene's narrow phase with its worker
 	 * (fanout.c says why they are apart from libuv's pool). */
@@ -136,6 +188,7 @@ int main(int argc, char **argv)
 	if (fanout_start(&fan, cfg.threads) != 0) {
 		LOG_EMIT("error", "cannot start", LOG_STR("error", "fanout threads"));
 		proto_store_free(ctx.store);
+		store_redis_free(redis);
 		config_free(&cfg);
 		return 1;
 	}
@@ -149,6 +202,7 @@ int main(int argc, char **argv)
 		LOG_EMIT("error", "cannot start", LOG_STR("error", uv_strerror(rc)));
 		fanout_stop(fan);
 		proto_store_free(ctx.store);
+		store_redis_free(redis);
 		config_free(&cfg);
 		return 1;
 	}
@@ -165,7 +219,17 @@ int main(int argc, char **argv)
 	uv_signal_start(&a.sigterm, on_signal, SIGTERM);
 	uv_signal_start(&a.sigint, on_signal, SIGINT);
 
-	rc = http_server_start(&a.server, &loop, &cfg, &ctx, on_server_closed, &a);
+	static tenants ten; /* large: not on the stack */
+	if (tenants_make(&ten, &cfg, &ctx) != 0) {
+		LOG_EMIT("error", "cannot start", LOG_STR("error", "tenants' stores"));
+		rc = UV_ENOMEM;
+	} else {
+		rc = http_server_start(&a.server, &loop, &cfg, &ctx, on_server_closed, &a);
+	}
+	if (rc == 0 && redis)
+		http_server_watch_redis(a.server, redis);
+	if (rc == 0 && ten.n)
+		http_server_set_tenants(a.server, ten.of_token);
 	if (rc != 0) {
 		LOG_EMIT("error", "cannot listen", LOG_STR("listen", cfg.listen),
 		         LOG_STR("error", uv_strerror(rc)));
@@ -173,19 +237,22 @@ int main(int argc, char **argv)
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
 		fanout_stop(fan);
+		tenants_free(&ten);
 		proto_store_free(ctx.store);
+		store_redis_free(redis);
 		config_free(&cfg);
 		return 1;
 	}
 	/* The effective configuration, every value with its source; "listen"
 	 * is the address actually bound (port 0 resolved). */
 	config_keys keys;
-	log_field fields[CONFIG_NFIELDS + 5];
+	log_field fields[CONFIG_NFIELDS + 6];
 	config_fields(&cfg, http_server_address(a.server), fields, &keys);
 	log_field *more = fields + CONFIG_NFIELDS;
 	*more++ = LOG_STR("listen_requested", cfg.listen);
 	*more++ = LOG_BOOL("tls", cfg.tls_cert != NULL);
 	*more++ = LOG_STR("auth", cfg.auth_token ? "bearer" : "none");
+	*more++ = LOG_INT("tenants", ten.n);
 	*more++ = LOG_INT("pid", getpid());
 	/* libuv's pool runs requests; as many again share scenes. */
 	*more++ = LOG_INT("scene_threads", cfg.threads);
@@ -195,7 +262,9 @@ int main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
 	fanout_stop(fan);
+	tenants_free(&ten);
 	proto_store_free(ctx.store);
+	store_redis_free(redis); /* after the threads: their connections are closed */
 	config_free(&cfg);
 	LOG_EMIT("info", "exit", LOG_INT("status", rc == 0 ? 0 : 1));
 	return rc == 0 ? 0 : 1;

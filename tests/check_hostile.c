@@ -253,7 +253,7 @@ static void fill_store(size_t budget, char ids[][72], int *nids, int max_ids)
 {
 	unsigned seed = 100;
 	while (server_metric("clashd_shape_store_evictions_total") == 0) {
-		char *m = dense_mesh(seed++, 150000); /* 0.9 MB, about 21 MB stored */
+		char *m = dense_mesh(seed++, 50000); /* 0.3 MB, about 6 MB stored */
 		char id[72];
 		ck_assert_int_eq(upload_shape(m, id), 201);
 		free(m);
@@ -334,7 +334,7 @@ START_TEST(memory)
 	 * of 16) would only admit fewer at once, so it is lifted to admit all
 	 * 16, the worst case the memory formula bounds. */
 	static const char *const args[] = {"--request-timeout", "20s", "--max-queue-per-client",
-	                                   "0", NULL};
+	                                   "0", "--store-delete", "1", NULL};
 	const size_t store = (size_t)32 << 20;
 	if (!clashd_sanitized())
 		server_as_limit = (size_t)512 << 20;

@@ -29,6 +29,8 @@
 #include "clash.h"
 #include "http_harness.h"
 #include "proto.h"
+#include "shape_canon.h"
+#include "shape_id.h"
 #include "store.h"
 
 /* ---- the canonical encoding, from the document ---- */
@@ -93,8 +95,11 @@ static void node(bytes *b, const json_t *s)
 	const json_t *v = json_object_get(s, "vertices"), *parts = json_object_get(s, "parts");
 	int prim = primitive_of(s);
 	const json_t *mesh = json_object_get(s, "mesh");
-	unsigned char kind = mesh ? 3 : prim ? 4 : v ? 1 : 2;
+	const json_t *weld = mesh ? json_object_get(mesh, "weld") : NULL;
+	unsigned char kind = weld ? 5 : mesh ? 3 : prim ? 4 : v ? 1 : 2;
 	put(b, &kind, 1);
+	if (weld) /* node 0x05: the mesh's own weld, then node 0x03's bytes */
+		put_f64(b, json_number_value(weld));
 	size_t i;
 	json_t *x;
 	if (mesh) {
@@ -145,8 +150,8 @@ static void node(bytes *b, const json_t *s)
 	put_f64(b, r ? json_number_value(r) : 0.0);
 }
 
-/* "sha256:..." of a shape's JSON text, computed from the document. */
-static void expected_id(const char *text, char out[72])
+/* The canonical encoding of a shape's JSON text, from the document. */
+static bytes document_bytes(const char *text)
 {
 	json_t *s = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
 	ck_assert_ptr_nonnull(s);
@@ -155,13 +160,20 @@ static void expected_id(const char *text, char out[72])
 	unsigned char dim = (unsigned char)dim_of(s);
 	put(&b, &dim, 1);
 	node(&b, s);
+	json_decref(s);
+	return b;
+}
+
+/* "sha256:..." of a shape's JSON text, computed from the document. */
+static void expected_id(const char *text, char out[72])
+{
+	bytes b = document_bytes(text);
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	SHA256(b.p, b.n, md);
 	strcpy(out, "sha256:");
 	for (int i = 0; i < 32; i++)
 		sprintf(out + 7 + 2 * i, "%02x", md[i]);
 	free(b.p);
-	json_decref(s);
 }
 
 /* ---- random shapes, written in several ways ---- */
@@ -734,7 +746,7 @@ END_TEST
 
 START_TEST(test_get_head_delete)
 {
-	server_start();
+	server_start_with((const char *const[]){"--store-delete", "1", NULL}, NULL);
 	char id[72], path[128];
 	const char *shape = "{\"vertices\": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}";
 	ck_assert_int_eq(upload(shape, id), 201);
@@ -1666,7 +1678,8 @@ static long long metric_until(const char *name, long long want, double seconds)
  * over 10 s), holds both while they are deleted. */
 START_TEST(test_held_after_delete_metric)
 {
-	server_start_with((const char *const[]){"--request-timeout", "5s", NULL}, NULL);
+	server_start_with((const char *const[]){"--request-timeout", "5s", "--store-delete", "1", NULL},
+	                  NULL);
 	char inner[72], outer[72], path[128];
 	char *t = cloud(11, 200000);
 	ck_assert_int_eq(upload(t, inner), 201);
@@ -1705,12 +1718,232 @@ START_TEST(test_held_after_delete_metric)
 }
 END_TEST
 
+/* The canonical form read back (the shape store's second tier keeps it,
+ * proto/shape_canon.h): the bytes the document gives for each kind of
+ * shape decode to a shape whose id is their SHA-256 (OpenSSL's) and whose
+ * encoding is those bytes again; every truncation is refused, and no
+ * single flipped byte gives a shape of the same id. */
+static void canonical_round_trip(const char *text, int corrupt)
+{
+	bytes b = document_bytes(text);
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256(b.p, b.n, md);
+	stored_shape *st = NULL;
+	ck_assert_int_eq(proto_shape_canon_decode(b.p, b.n, PROTO_DEFAULT_WELD, &st), 0);
+	ck_assert_mem_eq(st->id, md, 32);
+	uint8_t *again = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(proto_shape_canon(&st->shape, st->welds, st->nwelds, &again, &len), 0);
+	ck_assert_uint_eq(len, b.n);
+	ck_assert_mem_eq(again, b.p, len);
+	free(again);
+	proto_stored_shape_free(st);
+	for (size_t cut = 0; corrupt && cut < b.n; cut += 1 + cut / 64) {
+		st = NULL;
+		ck_assert_int_eq(proto_shape_canon_decode(b.p, cut, PROTO_DEFAULT_WELD, &st), 1);
+	}
+	for (size_t at = 0; corrupt && at < b.n; at += 1 + at / 64) {
+		b.p[at] ^= 0x5a;
+		st = NULL;
+		int r = proto_shape_canon_decode(b.p, b.n, PROTO_DEFAULT_WELD, &st);
+		ck_assert(r == 1 || r == 0);
+		if (r == 0) {
+			ck_assert(memcmp(st->id, md, 32) != 0);
+			proto_stored_shape_free(st);
+		}
+		b.p[at] ^= 0x5a;
+	}
+	free(b.p);
+}
+
+START_TEST(test_canonical_form_read_back)
+{
+	for (unsigned i = 0; i < 24; i++) {
+		char *text = random_shape(7000 + i, 1 + (int)(i % 4), 0, 0);
+		canonical_round_trip(text, i < 6);
+		free(text);
+	}
+	static const char *const shapes[] = {
+		"{\"sphere\": {\"radius\": 1.5}}",
+		"{\"box\": {\"half_extents\": [1, 2, 3]}, \"radius\": 0.5}",
+		"{\"capsule\": {\"radius\": 0.5, \"half_height\": 2}}",
+		"{\"cylinder\": {\"radius\": 1, \"half_height\": 0.25}}",
+		"{\"cone\": {\"radius\": 1, \"half_height\": 3}}",
+		"{\"ellipsoid\": {\"radii\": [1, 2, 0.5]}}",
+		"{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
+		"\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]}}",
+		"{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0]}, \"radius\": 0.01}",
+		"{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"mesh\": {\"positions\": [0, 0, 0, 1, "
+		"0, 0, 0, 1, 0]}}, {\"parts\": [{\"vertices\": [[0, 0, 0], [1, 1, 1]]}], "
+		"\"radius\": 0.25}]}",
+		/* Meshes with their own weld (node 0x05), alone and as a part. */
+		"{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
+		"\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3], \"weld\": 0}}",
+		"{\"parts\": [{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 1e-9, 0, 0], "
+		"\"indices\": [0, 1, 2, 3, 2, 0], \"weld\": 1e-3}}, {\"sphere\": {\"radius\": 1}}]}",
+	};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		canonical_round_trip(shapes[i], 1);
+	/* Not a shape: empty, another tag, bytes after the shape. */
+	stored_shape *st = NULL;
+	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"", 0, PROTO_DEFAULT_WELD, &st), 1);
+	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"clashd-shape-v2", 15, PROTO_DEFAULT_WELD, &st), 1);
+	bytes b = document_bytes(shapes[0]);
+	put(&b, "x", 1);
+	ck_assert_int_eq(proto_shape_canon_decode(b.p, b.n, PROTO_DEFAULT_WELD, &st), 1);
+	free(b.p);
+}
+END_TEST
+
+
+/* ---- tenants (tokens naming one: --auth-token-file) ---- */
+
+/* A request with a bearer token: its status (and body into *body). */
+static int as(const char *token, const char *method, const char *path, const char *json,
+              char **body)
+{
+	char headers[256];
+	snprintf(headers, sizeof headers, "Authorization: Bearer %s\r\n%s", token,
+	         json ? JSON_HEADERS : "");
+	hresp r;
+	if (strcmp(method, "HEAD") == 0) {
+		hconn c;
+		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
+		ck_assert_int_eq(hconn_request(&c, "HEAD", path, headers, NULL, 0), 0);
+		ck_assert_int_eq(hconn_read(&c, &r, 1), 0);
+		hconn_close(&c);
+	} else {
+		http_do(method, path, headers, json, json ? strlen(json) : 0, &r);
+	}
+	int status = r.status;
+	if (body)
+		*body = strdup(r.body ? r.body : "");
+	hresp_free(&r);
+	return status;
+}
+
+static void tenant_tokens(char path[64])
+{
+	strcpy(path, "/tmp/clashd-tenants-XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	static const char text[] = "tokA tenant=alpha\ntokA2 tenant=alpha\ntokB tenant=beta\ntokN\n";
+	ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+	close(fd);
+}
+
+/* A tenant's shape is nobody else's: another tenant and a token without
+ * one can neither read it (GET, HEAD), use it by ref nor delete it, even
+ * naming its id; the tenant's other token can; the same content uploaded
+ * by another tenant is that tenant's own copy. */
+START_TEST(test_tenants_kept_apart)
+{
+	char tokens[64];
+	tenant_tokens(tokens);
+	server_start_with((const char *const[]){"--auth-token-file", tokens, NULL}, NULL);
+	const char *shape = "{\"vertices\": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}";
+	char want[72], path[128], *body = NULL;
+	expected_id(shape, want);
+	ck_assert_int_eq(as("tokA", "POST", "/v1/shapes", shape, &body), 201);
+	ck_assert_ptr_nonnull(strstr(body, want));
+	free(body);
+	snprintf(path, sizeof path, "/v1/shapes/%s", want);
+	char *q = ref_text(want),
+	     *query = query_text(q, "{\"vertices\": [[3, 0, 0]]}", "gjk", "{\"translation\": [1, 0, 0]}");
+	for (int round = 0; round < 2; round++) {
+		static const char *const others[] = {"tokB", "tokN"};
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(as(others[k], "GET", path, NULL, NULL), 404);
+			ck_assert_int_eq(as(others[k], "HEAD", path, NULL, NULL), 404);
+			ck_assert_int_eq(as(others[k], "POST", "/v1/query", query, &body), 422);
+			ck_assert_ptr_nonnull(strstr(body, "\"urn:clashd:problem:unknown-shape\""));
+			free(body);
+			/* Another tenant's DELETE finds nothing; without a tenant it is
+			 * refused outright (--store-delete is off). */
+			ck_assert_int_eq(as(others[k], "DELETE", path, NULL, NULL), k == 0 ? 404 : 403);
+		}
+		ck_assert_int_eq(as("tokA2", "HEAD", path, NULL, NULL), 200);
+		ck_assert_int_eq(as("tokA", "POST", "/v1/query", query, NULL), 200);
+	}
+	/* beta's own copy: alpha's delete leaves it. */
+	ck_assert_int_eq(as("tokB", "POST", "/v1/shapes", shape, NULL), 201);
+	ck_assert_int_eq(as("tokA2", "DELETE", path, NULL, NULL), 204);
+	ck_assert_int_eq(as("tokA", "HEAD", path, NULL, NULL), 404);
+	ck_assert_int_eq(as("tokB", "POST", "/v1/query", query, NULL), 200);
+	free(q);
+	free(query);
+	unlink(tokens);
+}
+END_TEST
+
+/* --store-per-tenant: a tenant's uploads past it evict its own oldest,
+ * never another's; a shape larger than it is a 413. */
+START_TEST(test_tenant_share)
+{
+	char tokens[64];
+	tenant_tokens(tokens);
+	server_start_with((const char *const[]){"--auth-token-file", tokens, "--shape-store", "8M",
+	                                        "--store-per-tenant", "1M", NULL}, NULL);
+	char ids[12][72], path[128];
+	char *b = cloud(900, 2000);
+	expected_id(b, ids[0]);
+	ck_assert_int_eq(as("tokB", "POST", "/v1/shapes", b, NULL), 201);
+	free(b);
+	for (unsigned i = 1; i < 12; i++) { /* about 150 KB each */
+		char *t = cloud(900 + i, 5000);
+		expected_id(t, ids[i]);
+		ck_assert_int_eq(as("tokA", "POST", "/v1/shapes", t, NULL), 201);
+		free(t);
+	}
+	int kept = 0;
+	for (unsigned i = 1; i < 12; i++) {
+		snprintf(path, sizeof path, "/v1/shapes/%s", ids[i]);
+		kept += as("tokA", "HEAD", path, NULL, NULL) == 200;
+	}
+	snprintf(path, sizeof path, "/v1/shapes/%s", ids[11]);
+	ck_assert_int_eq(as("tokA", "HEAD", path, NULL, NULL), 200); /* the newest stays */
+	snprintf(path, sizeof path, "/v1/shapes/%s", ids[0]);
+	ck_assert_int_eq(as("tokB", "HEAD", path, NULL, NULL), 200);
+	fprintf(stderr, "store: tenant share 1M: %d of alpha's 11 uploads kept, beta's kept\n", kept);
+	ck_assert_int_ge(kept, 2);
+	ck_assert_int_le(kept, 9);
+	char *big = cloud(990, 60000), *body = NULL;
+	ck_assert_int_eq(as("tokA", "POST", "/v1/shapes", big, &body), 413);
+	ck_assert_ptr_nonnull(strstr(body, "tenant"));
+	free(body);
+	free(big);
+	unlink(tokens);
+}
+END_TEST
+
+/* Without a tenant, DELETE is refused unless the operator allows it. */
+START_TEST(test_delete_refused_by_default)
+{
+	server_start();
+	char id[72], path[128];
+	ck_assert_int_eq(upload("{\"vertices\": [[0, 0, 0], [2, 0, 0]]}", id), 201);
+	snprintf(path, sizeof path, "/v1/shapes/%s", id);
+	hresp r;
+	http_do("DELETE", path, NULL, NULL, 0, &r);
+	json_decref(assert_problem(&r, 403));
+	ck_assert_ptr_nonnull(strstr(r.body, "--store-delete"));
+	hresp_free(&r);
+	http_do("GET", path, NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	hresp_free(&r);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ids);
+	tcase_add_test(tc, test_canonical_form_read_back);
+	tcase_add_test(tc, test_tenants_kept_apart);
+	tcase_add_test(tc, test_tenant_share);
+	tcase_add_test(tc, test_delete_refused_by_default);
 	tcase_add_test(tc, test_primitives);
 	tcase_add_test(tc, test_meshes);
 	tcase_add_test(tc, test_ref_answers_equal_inline);
@@ -1736,3 +1969,4 @@ static Suite *store_suite(void)
 }
 
 CHECK_SUITE(store_suite)
+

@@ -647,6 +647,7 @@ const char *problem_type(int status)
 	switch (status) {
 	case 400: return "urn:clashd:problem:malformed-json";
 	case 401: return "urn:clashd:problem:unauthorized";
+	case 403: return "urn:clashd:problem:forbidden";
 	case 408: return "urn:clashd:problem:request-timeout";
 	case 404: return "urn:clashd:problem:not-found";
 	case 405: return "urn:clashd:problem:method-not-allowed";

@@ -4,9 +4,12 @@
 // B's header.  And jansson stays in proto/: no file of server/ or cli/
 // includes <jansson.h>, directly or through a header (proto's public
 // headers are those that do not bring it), or names a json_* function or
-// type (server/gen/ is a build-time tool, not a module).  Prints the
-// modules and their dependencies' count; on a cycle or a jansson use, what
-// and where, and exits 1.
+// type (server/gen/ is a build-time tool, not a module).  And hiredis
+// stays in server/store_redis.c (the shape store's Redis tier): no other
+// file of the four directories includes <hiredis/...>, so the tier's
+// connection handling has one place.  Prints the modules and their
+// dependencies' count; on a cycle, a jansson or a hiredis use, what and
+// where, and exits 1.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -75,6 +78,16 @@ for (const d of janssonFree)
 		for (const w of why) janssonUses.push(`${d}/${f} ${w}`);
 	}
 
+const hiredisHome = 'server/store_redis.c';
+const hiredisUses = [];
+for (const d of dirs)
+	for (const f of fs.readdirSync(path.join(root, d)).filter((n) => /\.[ch]$/.test(n))) {
+		const code = fs.readFileSync(path.join(root, d, f), 'utf8')
+			.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+		if (`${d}/${f}` !== hiredisHome && /#include <hiredis\//.test(code))
+			hiredisUses.push(`${d}/${f} includes <hiredis/...>`);
+	}
+
 // Tarjan's strongly connected components: any of more than one module is
 // a cycle.
 let index = 0;
@@ -101,4 +114,6 @@ console.log(`modules: ${modules.size} modules, ${edges} dependencies, ${cycles.l
 for (const c of cycles) console.log(`modules: cycle of ${c.length}: ${c.join(' ')}`);
 console.log(`modules: jansson in ${janssonFree.join(', ')}: ${janssonUses.length} uses`);
 for (const u of janssonUses) console.log(`modules: jansson outside proto/: ${u}`);
-process.exit(cycles.length || janssonUses.length ? 1 : 0);
+console.log(`modules: hiredis outside ${hiredisHome}: ${hiredisUses.length} uses`);
+for (const u of hiredisUses) console.log(`modules: hiredis outside ${hiredisHome}: ${u}`);
+process.exit(cycles.length || janssonUses.length || hiredisUses.length ? 1 : 0);

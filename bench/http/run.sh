@@ -31,6 +31,13 @@
 #    (median, p99), to clashd --threads 2.  Then the same over a mesh
 #    (drag --mesh): three.js's 102 400-triangle torus knot stored once,
 #    by ref every step, inline for 20 of them (issue 13's 0.2 ms target).
+# 5. The shared tier (part "tier", issue 26): Debian's redis-server, two
+#    clashd --store-redis on it and one without.  For each of 7 parts of
+#    BENCH_DRAG_VERTICES points (curl's time_total, medians): its upload
+#    with write-through, on the first; its first query by ref on the
+#    second, which reads it from Redis, decodes and prepares it; and on the
+#    one without Redis what a client does there: the query answered
+#    unknown-shape, the upload, the query again.
 #
 # Settings (environment): BENCH_DURATION seconds per wrk run (default 8),
 # BENCH_PORT first of the two ports used (default 18471), BENCH_BATCH pairs
@@ -39,7 +46,7 @@
 # excess 503 at once: backpressure, not throughput) and its log to
 # /dev/null.  Output: a Markdown table on stdout, also in
 # BUILD-DIR/bench/http/results.md; raw wrk lines in results.jsonl.
-# BENCH_PARTS="pairs batch ref drag" (default) runs every part; a subset
+# BENCH_PARTS="pairs batch ref drag tier" (default) runs every part; a subset
 # leaves the others' rows out.  BENCH_DRAG_STEPS steps (default 1000),
 # BENCH_DRAG_VERTICES the part's vertices (default 50000).
 set -eu
@@ -54,7 +61,7 @@ HERE=$(dirname "$0")
 mkdir -p "$OUT"
 : > "$OUT/results.jsonl"
 
-PARTS=${BENCH_PARTS:-pairs batch ref drag}
+PARTS=${BENCH_PARTS:-pairs batch ref drag tier}
 wrk_parts=0
 case " $PARTS " in *" pairs "* | *" batch "* | *" ref "*) wrk_parts=1 ;; esac
 if [ $wrk_parts = 1 ]; then
@@ -78,6 +85,15 @@ wait_up() { # PORT PATH
 	i=0
 	until curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
 		--data-binary @"$OUT/pair.json" "http://127.0.0.1:$1$2"; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $1" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+
+wait_live() { # PORT: clashd answers /livez
+	i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$1/livez"; do
 		i=$((i + 1))
 		[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $1" >&2; exit 1; }
 		sleep 0.1
@@ -190,19 +206,67 @@ fi
 # Drag: the part inline against by ref, on one connection.
 : > "$OUT/drag.md"
 case " $PARTS " in *" drag "*)
-"$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 >/dev/null &
+# --store-delete 1: the drag times an upload after a DELETE.
+"$B/clashd" --listen "127.0.0.1:$PORT" --threads 2 --store-delete 1 >/dev/null &
 cpid=$!
 pids=$cpid
-i=0
-until curl -s -o /dev/null "http://127.0.0.1:$PORT/livez"; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { echo "bench-http: nothing listens on port $PORT" >&2; exit 1; }
-	sleep 0.1
-done
+wait_live "$PORT"
 "$B/bench/drag" "$PORT" "${BENCH_DRAG_STEPS:-1000}" "${BENCH_DRAG_VERTICES:-50000}" > "$OUT/drag.md"
 echo >> "$OUT/drag.md"
 "$B/bench/drag" --mesh "$PORT" "${BENCH_DRAG_STEPS:-1000}" >> "$OUT/drag.md"
 cleanup
+;;
+esac
+
+# The shared tier: a part read from Redis against the client uploading it.
+: > "$OUT/tier.md"
+case " $PARTS " in *" tier "*)
+RPORT=$((PORT + 2))
+PPORT=$((PORT + 3))
+redis-server --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no >/dev/null &
+pids=$!
+for p in "$PORT" "$HPORT"; do
+	"$B/clashd" --listen "127.0.0.1:$p" --threads 2 \
+		--store-redis "redis://127.0.0.1:$RPORT" >/dev/null &
+	pids="$pids $!"
+done
+"$B/clashd" --listen "127.0.0.1:$PPORT" --threads 2 >/dev/null &
+pids="$pids $!"
+for p in "$PORT" "$HPORT" "$PPORT"; do wait_live "$p"; done
+V=${BENCH_DRAG_VERTICES:-50000}
+# post PORT PATH FILE: "status seconds" of one POST, the body to $OUT/tier.out
+post() {
+	curl -s -o "$OUT/tier.out" -w '%{http_code} %{time_total}\n' -H 'Content-Type: application/json' \
+		--data-binary @"$3" "http://127.0.0.1:$1$2"
+}
+: > "$OUT/tier.times"
+for k in 1 2 3 4 5 6 7; do
+	# A Fibonacci sphere, scaled so that each part is new.
+	awk -v n="$V" -v s="$k" 'BEGIN { printf "{\"vertices\":["; for (i = 0; i < n; i++) {
+		t = 1 - 2 * (i + 0.5) / n; r = sqrt(1 - t * t); f = 2.399963229728653 * i
+		printf "%s[%.17g,%.17g,%.17g]", i ? "," : "", (1 + s / 1000) * r * cos(f), r * sin(f), t }
+		printf "]}" }' > "$OUT/tier-part.json"
+	up=$(post "$PORT" /v1/shapes "$OUT/tier-part.json")
+	id=$(grep -o '"sha256:[0-9a-f]*"' "$OUT/tier.out" | tr -d '"')
+	printf '{"a":{"ref":"%s"},"b":{"vertices":[[3,0,0]],"radius":0.1}}' "$id" > "$OUT/tier-query.json"
+	first=$(post "$HPORT" /v1/query "$OUT/tier-query.json")
+	miss=$(post "$PPORT" /v1/query "$OUT/tier-query.json")
+	plain_up=$(post "$PPORT" /v1/shapes "$OUT/tier-part.json")
+	again=$(post "$PPORT" /v1/query "$OUT/tier-query.json")
+	echo "$up $first $miss $plain_up $again" >> "$OUT/tier.times"
+done
+cleanup
+awk '{ if ($1 != 201 || $3 != 200 || $5 != 422 || $7 != 201 || $9 != 200) bad++
+	up[NR] = $2; first[NR] = $4; plain[NR] = $8; client[NR] = $6 + $8 + $10 }
+	function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((n + 1) / 2)] }
+	END { n = NR; u = median(up, n); f = median(first, n); p = median(plain, n); c = median(client, n)
+		printf "Shared tier (Redis on loopback), %d parts of %d vertices, medians of curl time_total:\n\n", n, v
+		print "| upload, write-through | upload, memory only | first query by ref, read from Redis | unknown-shape, upload, query again | re-upload / Redis |"
+		print "|---|---|---|---|---|"
+		printf "| %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1fx |\n", 1000 * u, 1000 * p, 1000 * f, 1000 * c, c / f
+		if (bad) printf "\n%d rounds answered otherwise than 201, 200, 422, 201, 200\n", bad }' \
+	v="$V" "$OUT/tier.times" > "$OUT/tier.md"
 ;;
 esac
 
@@ -277,4 +341,5 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 		printf "\nBy ref / hello: %.0f%% of the request rate%s.\n", 100 * c / h, (ce > 0 ? " (ERRORS!)" : "")
 	}' "$OUT/results.jsonl"
 	[ -s "$OUT/drag.md" ] && { echo; cat "$OUT/drag.md"; }
+	[ -s "$OUT/tier.md" ] && { echo; cat "$OUT/tier.md"; }
 } | tee "$OUT/results.md"

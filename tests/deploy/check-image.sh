@@ -69,6 +69,10 @@ rm -f /tmp/check-image.$$.run
 printf '%s\n' "$instr" | grep -q 'RUN .*install-deps\.sh test' || fail "the build stage does not install with install-deps.sh test"
 printf '%s\n' "$run_stage" | grep -q 'RUN .*install-deps\.sh runtime' || fail "the run stage does not install with install-deps.sh runtime"
 printf '%s\n' "$instr" | grep -Eq 'RUN .*make (test|all)' || fail "the build stage runs neither make test nor make all"
+# The image builds and runs the unit suites, not make test's fuzz, failover,
+# shared-store and soak runs (CI's).
+printf '%s\n' "$instr" | grep -q 'RUN .*make test' && fail "the build stage runs make test (fuzz, failover, soak): make check is the image's"
+
 
 # The binary the run stage copies is one the Makefile builds.
 copy=$(printf '%s\n' "$run_stage" | awk 'toupper($1) == "COPY" && $2 ~ /^--from=/ { print $3, $4 }' | head -1)

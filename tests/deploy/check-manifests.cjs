@@ -28,6 +28,10 @@
 // and retry-on line within the rules, option redispatch for each backend,
 // with clashd's per-client-address limits off (every request comes from
 // HAProxy).  The Deployment's are on, at values safe behind a proxy.
+// The shared store: in both, clashd's CLASHD_STORE_REDIS names a Redis
+// that is there (k8s: a Service selecting a StatefulSet's Redis pods on its
+// port; compose: a redis service), run with maxmemory under a memory limit
+// and maxmemory-policy allkeys-lru, persistence off.
 // Prints one line per file checked; exits 1 listing every problem.
 'use strict';
 const fs = require('fs');
@@ -209,10 +213,43 @@ function checkDeployment(file, d, all) {
 		h.spec.scaleTargetRef.name === d.metadata.name && h.spec.minReplicas >= 2 &&
 		(h.spec.metrics || []).some((m) => m.type === 'Resource' && m.resource.name === 'cpu')),
 		'no autoscaling/v2 HPA on CPU for it with minReplicas >= 2');
+	checkRedis(file, env.CLASHD_STORE_REDIS && env.CLASHD_STORE_REDIS.value, all, need);
 	const pdb = byKind('PodDisruptionBudget');
 	need(pdb.some((p) => p.apiVersion === 'policy/v1' && p.spec.minAvailable === 1 &&
 		Object.entries(p.spec.selector.matchLabels || {}).every(([k, v]) => labels[k] === v)),
 		'no policy/v1 PodDisruptionBudget with minAvailable 1 for its pods');
+}
+
+// ---- the shared store (Redis) ---------------------------------------------------
+
+/* A Redis command line: maxmemory set, allkeys-lru, no persistence. */
+function redisArgsOk(args) {
+	const at = (k) => { const i = args.indexOf(k); return i >= 0 ? String(args[i + 1]) : undefined; };
+	return /^\d+(mb|gb)$/.test(at('--maxmemory') || '') && at('--maxmemory-policy') === 'allkeys-lru' &&
+		at('--save') === '' && at('--appendonly') === 'no';
+}
+
+function checkRedis(file, url, all, need) {
+	const m = String(url || '').match(/^redis:\/\/([a-z0-9-]+):(\d+)$/);
+	need(m, `CLASHD_STORE_REDIS must name the shared store's Service (redis://NAME:PORT), not ${url}`);
+	if (!m) return;
+	const svc = all.map((x) => x.doc).find((d) => d.kind === 'Service' && d.metadata.name === m[1]);
+	need(svc, `no Service ${m[1]} for CLASHD_STORE_REDIS`);
+	if (!svc) return;
+	const port = (svc.spec.ports || []).find((p) => p.port === Number(m[2]));
+	need(port, `Service ${m[1]} has no port ${m[2]}`);
+	const sts = all.map((x) => x.doc).find((d) => d.kind === 'StatefulSet' &&
+		Object.entries(svc.spec.selector || {}).every(([k, v]) => (d.spec.template.metadata.labels || {})[k] === v));
+	need(sts, `no StatefulSet's pods behind Service ${m[1]}`);
+	if (!sts) return;
+	const c = (sts.spec.template.spec.containers || [])[0] || {};
+	need((c.ports || []).some((p) => p.containerPort === 6379 && port && (p.name === port.targetPort || p.containerPort === port.targetPort)),
+		`Service ${m[1]} does not reach Redis's port`);
+	need(redisArgsOk(c.args || []), 'Redis must run with --maxmemory, --maxmemory-policy allkeys-lru, --save "" and --appendonly no');
+	need(c.resources && c.resources.limits && c.resources.limits.memory, 'Redis needs a memory limit');
+	const sc = c.securityContext || {};
+	need(sc.readOnlyRootFilesystem === true && sc.allowPrivilegeEscalation === false &&
+		sc.capabilities && JSON.stringify(sc.capabilities.drop) === '["ALL"]', 'Redis: the restricted securityContext');
 }
 
 // ---- compose -------------------------------------------------------------------
@@ -266,6 +303,12 @@ function checkCompose(file, doc) {
 		const grace = seconds(s.stop_grace_period || '10s');
 		need(grace > seconds(env.CLASHD_DRAIN_TIMEOUT || '20s'), `${n}: stop_grace_period must exceed the drain timeout`);
 	}
+	const r = services.redis;
+	need(r && redisArgsOk((r.command || []).slice(1)) && r.mem_limit && r.read_only === true,
+		'a redis service with --maxmemory, allkeys-lru, no persistence, a mem_limit and read_only');
+	for (const n of replicas)
+		need((services[n].environment || {}).CLASHD_STORE_REDIS === 'redis://redis:6379',
+			`${n}: CLASHD_STORE_REDIS must be redis://redis:6379`);
 	const h = services.haproxy;
 	need(h, 'no haproxy service');
 	if (h) {
@@ -293,7 +336,7 @@ let valid = 0;
 for (const { file, doc } of all) valid += validate(file, doc) ? 1 : 0;
 for (const { file, doc } of all) if (doc.kind === 'Deployment') checkDeployment(file, doc, all);
 const kinds = all.map((x) => x.doc.kind);
-for (const k of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget'])
+for (const k of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'StatefulSet'])
 	if (!kinds.includes(k)) problem('deploy/k8s', `no ${k}`);
 
 const composeFile = path.join(root, 'deploy', 'compose', 'docker-compose.yml');
@@ -307,4 +350,5 @@ if (problems.length) {
 }
 console.log(`check-manifests: deploy/k8s: ${all.length} objects (${kinds.join(', ')}) valid against the ` +
 	`Kubernetes schema with no unknown member (${valid}/${all.length}), and the Deployment follows the ` +
-	`operational rules; deploy/compose: 3 replicas behind haproxy with deploy/haproxy/haproxy.cfg`);
+	`operational rules with its shared Redis; deploy/compose: 3 replicas behind haproxy with ` +
+	`deploy/haproxy/haproxy.cfg, sharing a redis`);

@@ -81,22 +81,9 @@ static void start_clashd(replica *r, int port)
 	                      "--drain-timeout", "5s", "--max-connections-per-client", "0",
 	                      "--max-queue-per-client", "0", NULL};
 	r->pid = proc_spawn(argv, NULL, r->log);
-	char line[8192];
 	/* Lines from an earlier run of the same replica are in the log too:
-	 * look for this port when it is known. */
-	char needle[96];
-	if (port)
-		snprintf(needle, sizeof needle, "\"listen\":\"127.0.0.1:%d\"", port);
-	else
-		snprintf(needle, sizeof needle, "\"msg\":\"listening\"");
-	if (proc_wait_line(r->log, needle, 10, line, sizeof line) != 0)
-		proc_fail("failover: %s did not start (see %s)", r->name, r->log);
-	const char *p = strstr(line, "\"listen\":\"127.0.0.1:");
-	if (!p)
-		proc_fail("failover: %s: no address in %s", r->name, line);
-	r->port = atoi(p + strlen("\"listen\":\"127.0.0.1:"));
-	if (r->port <= 0)
-		proc_fail("failover: %s: bad address in %s", r->name, line);
+	 * proc_clashd_port looks for this port when it is known. */
+	r->port = proc_clashd_port(r->log, port, r->name);
 }
 
 /* "show stat" from HAProxy's stats socket, into buf.  0 or -1. */
@@ -562,7 +549,7 @@ int main(int argc, char **argv)
 	char llog[512];
 	snprintf(llog, sizeof llog, "%s/failures.log", workdir);
 	FILE *flog = fopen(llog, "w");
-	load_config lc = {port, 4, 150, seconds, reqs, NREQS, flog};
+	load_config lc = {port, 4, 150, seconds, reqs, NREQS, flog, 0};
 	double t0 = load_now();
 	load_run *run = load_start(&lc);
 	if (!run)

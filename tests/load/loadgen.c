@@ -36,6 +36,7 @@ typedef struct client {
 	size_t len, cap;
 	load_stats st;
 	uint64_t hist[HIST_BUCKETS];
+	const char *token; /* a bearer token its requests carry, or NULL */
 } client;
 
 struct load_run {
@@ -291,7 +292,7 @@ static double bucket_top(int b)
 static int exchange(client *c, const char *method, const char *path, const char *route,
                     const char *body, size_t len, answer *a)
 {
-	char head[1024], rh[256] = "";
+	char head[1024], rh[512] = "";
 	memset(a, 0, sizeof *a);
 	int e;
 	if (c->fd < 0 && (e = connect_to(c)) != 0) {
@@ -300,7 +301,10 @@ static int exchange(client *c, const char *method, const char *path, const char 
 		return -1;
 	}
 	if (route)
-		snprintf(rh, sizeof rh, LOAD_ROUTE_HEADER ": %s\r\n", route);
+		snprintf(rh, sizeof rh, LOAD_ROUTE_HEADER ": %.200s\r\n", route);
+	if (c->token)
+		snprintf(rh + strlen(rh), sizeof rh - strlen(rh), "Authorization: Bearer %.200s\r\n",
+		         c->token);
 	int hn;
 	if (body)
 		hn = snprintf(head, sizeof head,
@@ -393,7 +397,7 @@ static void *client_main(void *arg)
 	const load_config *cfg = &run->cfg;
 	/* The stored shapes first, each with every route of a request naming
 	 * it (the uploads go where the requests will). */
-	for (size_t r = 0; r < cfg->nreqs; r++)
+	for (size_t r = 0; r < cfg->nreqs && !cfg->uploaded; r++)
 		for (size_t k = 0; k < cfg->reqs[r].nshapes; k++) {
 			int seen = 0;
 			for (size_t q = 0; q <= r && !seen; q++)
@@ -476,6 +480,12 @@ static void *client_main(void *arg)
 int load_once(int port, const char *method, const char *path, const char *route,
               const char *body, size_t len, char **out, size_t *outlen)
 {
+	return load_once_as(port, NULL, method, path, route, body, len, out, outlen);
+}
+
+int load_once_as(int port, const char *token, const char *method, const char *path,
+                 const char *route, const char *body, size_t len, char **out, size_t *outlen)
+{
 	load_run run;
 	memset(&run, 0, sizeof run);
 	atomic_init(&run.stop, 0);
@@ -489,6 +499,7 @@ int load_once(int port, const char *method, const char *path, const char *route,
 	c.run = &run;
 	c.index = -1;
 	c.fd = -1;
+	c.token = token;
 	answer a;
 	int rc = exchange(&c, method, path, route, body, len, &a);
 	disconnect(&c);

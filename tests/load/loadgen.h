@@ -61,6 +61,9 @@ typedef struct load_config {
 	const load_request *reqs;  /* sent in turn, each client from its own offset */
 	size_t nreqs;
 	FILE *log;                 /* the first failures are described here (NULL: stderr) */
+	int uploaded;              /* 1: the stored shapes were uploaded once before
+	                              the run (by the caller): clients upload only
+	                              after a miss */
 } load_config;
 
 #define LOAD_STATUS_CLASSES 6 /* by_status[s / 100] */
@@ -107,6 +110,10 @@ void load_finish(load_run *run, int wait_duration, load_stats *out);
  * (malloc'd, NUL-terminated) goes to *out when out is set. */
 int load_once(int port, const char *method, const char *path, const char *route,
               const char *body, size_t len, char **out, size_t *outlen);
+
+/* load_once with "Authorization: Bearer <token>" (token NULL: none). */
+int load_once_as(int port, const char *token, const char *method, const char *path,
+                 const char *route, const char *body, size_t len, char **out, size_t *outlen);
 
 /* One line of totals. */
 void load_print(FILE *f, const char *name, const load_stats *s);

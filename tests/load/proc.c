@@ -210,3 +210,19 @@ long proc_rss_kib(pid_t pid)
 		fclose(f);
 	return kib;
 }
+
+int proc_clashd_port(const char *logpath, int port, const char *name)
+{
+	char line[8192], needle[96];
+	if (port)
+		snprintf(needle, sizeof needle, "\"listen\":\"127.0.0.1:%d\"", port);
+	else
+		snprintf(needle, sizeof needle, "\"msg\":\"listening\"");
+	if (proc_wait_line(logpath, needle, 10, line, sizeof line) != 0)
+		proc_fail("%s did not start (see %s)", name, logpath);
+	const char *p = strstr(line, "\"listen\":\"127.0.0.1:");
+	int got = p ? atoi(p + strlen("\"listen\":\"127.0.0.1:")) : 0;
+	if (got <= 0)
+		proc_fail("%s: no address in %s", name, line);
+	return got;
+}

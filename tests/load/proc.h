@@ -50,6 +50,11 @@ int proc_wait_line(const char *path, const char *needle, double timeout, char *o
  * 0, or -1. */
 int proc_wait_port(int port, double timeout);
 
+/* The loopback port of the clashd logging to `logpath`, from its
+ * "listening" line: the one naming `port` when that is known (not 0),
+ * else the first; waits up to 10 s, then proc_fail() naming `name`. */
+int proc_clashd_port(const char *logpath, int port, const char *name);
+
 /* VmRSS of pid in KiB (/proc/PID/status), or -1. */
 long proc_rss_kib(pid_t pid);
 

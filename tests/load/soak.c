@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 	char flog[512];
 	snprintf(flog, sizeof flog, "%s/failures.log", dir);
 	FILE *ff = fopen(flog, "w");
-	load_config lc = {port, 4, 0, seconds, reqs, nreqs, ff};
+	load_config lc = {port, 4, 0, seconds, reqs, nreqs, ff, 0};
 	load_run *run = load_start(&lc);
 	if (!run)
 		proc_fail("soak: cannot start the clients");

@@ -24,7 +24,8 @@ before(async () => {
   const dir = await fs.mkdtemp((await import('node:path')).join(os.tmpdir(), 'clashd-js-'));
   await fs.writeFile(dir + '/token', 'sesame\n');
   [main, small, authed] = await Promise.all([
-    startClashd(['--cors-origin', ORIGIN, '--threads', '1']),
+    // Deleting shapes is off by default (a shared store): these tests delete.
+    startClashd(['--cors-origin', ORIGIN, '--threads', '1', '--store-delete', '1']),
     startClashd(['--max-body', '1024', '--max-queue', '1', '--max-queue-per-client', '0', '--threads', '1']),
     startClashd(['--auth-token-file', dir + '/token', '--threads', '1']),
   ]);

@@ -1,0 +1,63 @@
+/*
+ * shape_tier.c — the read-through and write-through of the shape store's
+ * second tier (shape_tier.h).
+ *
+ * A value read back is decoded by shape_canon.c and its id recomputed from
+ * the decoded geometry: only a value whose content is the id's shape is
+ * put in memory.  Two workers missing the same id at once both read it;
+ * the second put finds the first's and drops its copy (store.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape_canon.h"
+#include "shape_tier.h"
+#include "stored_shape.h"
+
+proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	proto_store_entry *e = proto_store_acquire(store, id);
+	const proto_shape_tier *t = proto_store_tier(store);
+	if (e || !t)
+		return e;
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	if (t->get(t->self, proto_store_scope(store), id, &bytes, &len) != 0)
+		return NULL;
+	stored_shape *st = NULL;
+	int r = proto_shape_canon_decode(bytes, len, t->weld, &st);
+	free(bytes);
+	if (r == 0 && memcmp(st->id, id, PROTO_SHAPE_ID_BYTES) != 0) {
+		proto_stored_shape_free(st);
+		r = 2;
+	}
+	if (r > 0 && t->refused)
+		t->refused(t->self, proto_store_scope(store), id, r == 1 ? "not a shape" : "another shape's");
+	if (r)
+		return NULL;
+	int created;
+	return proto_store_put(store, id, NULL, st, atomic_load(&st->bytes),
+	                       proto_stored_shape_free, &created);
+}
+
+int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
+{
+	const proto_shape_tier *t = proto_store_tier(store);
+	if (!t)
+		return 0;
+	const stored_shape *st = proto_store_value(e);
+	uint8_t *bytes;
+	size_t len;
+	if (proto_shape_canon(&st->shape, st->welds, st->nwelds, &bytes, &len) != 0)
+		return -1;
+	t->put(t->self, proto_store_scope(store), st->id, bytes, len);
+	free(bytes);
+	return 0;
+}
+
+void proto_shape_forget(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	const proto_shape_tier *t = proto_store_tier(store);
+	if (t && t->remove)
+		t->remove(t->self, proto_store_scope(store), id);
+}
