@@ -6,8 +6,9 @@
  * Meshes are never transformed: the other side is mapped into the mesh's
  * frame for the tree's boxes, triangle distances are in world coordinates.
  * Three passes: surfaces within the threshold (touching decided exactly by
- * tri_overlap.h), else containment (one point of each connected part by
- * ray parity with exact orientation predicates), else the distance by
+ * tri_overlap.h), else containment (one point of each connected part:
+ * the winding number, by a ray's signed crossings with exact orientation
+ * predicates on a closed mesh, by the tree on another), else the distance by
  * branch and bound (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
  * proximity queries with swept sphere volumes", section 4, with boxes for
  * swept spheres).  Design notes, cavities and speed history:
@@ -733,9 +734,11 @@ static int orient_sign(const double *a, const double *b, const double *c, const 
 	return det > 0.0 ? 1 : det < 0.0 ? -1 : 0;
 }
 
-/* Segment s0 s1 and triangle t0 t1 t2, exactly: 1 when it crosses the
- * triangle's interior, 0 when it misses it, -1 when it touches an edge or
- * a vertex or runs in its plane: then another ray. */
+/* Segment s0 s1 and triangle t0 t1 t2, exactly: +1 or -1 when it crosses
+ * the triangle's interior (+1 when s0 is behind it: orient3d positive, the
+ * segment leaving through its front), 0 when it misses it, GRAZE when it
+ * touches an edge or a vertex or runs in its plane: then another ray. */
+#define GRAZE 2
 static int segment_cross(const double *s0, const double *s1, const double *t0,
                          const double *t1, const double *t2)
 {
@@ -747,8 +750,8 @@ static int segment_cross(const double *s0, const double *s1, const double *t0,
 	if ((e1 > 0 || e2 > 0 || e3 > 0) && (e1 < 0 || e2 < 0 || e3 < 0))
 		return 0; /* the line passes outside an edge */
 	if (p == 0 || q == 0 || e1 == 0 || e2 == 0 || e3 == 0)
-		return -1;
-	return 1;
+		return GRAZE;
+	return p;
 }
 
 /* A segment s0 + t d, t in [0, 1], in a mesh's float box frame: o = s0 -
@@ -801,16 +804,17 @@ static int segment_meets(const seg_frame *f, const mesh_node *n)
 	return 1;
 }
 
-/* Crossings of segment s0 s1 with m's triangles: their count's parity, or
- * -1 when the segment meets an edge or a vertex (or runs in a plane). */
-static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
-                      const volatile int *cancel)
+/* Crossings of segment s0 s1 with m's triangles, signed (segment_cross)
+ * and summed into *w: 0, GRAZE when the segment meets an edge or a
+ * vertex (or runs in a plane), or CLASH_ECANCELED. */
+static int ray_crossings(const clash_mesh *m, const double *s0, const double *s1,
+                         const volatile int *cancel, int *w)
 {
 	double d[3] = {s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2]};
 	seg_frame f;
 	seg_frame_of(m, s0, d, &f);
 	uint32_t stack[MESH_STACK];
-	int top = 0, parity = 0;
+	int top = 0, sum = 0;
 	unsigned visits = 0;
 	stack[top++] = 0;
 	while (top > 0) {
@@ -823,18 +827,22 @@ static int ray_parity(const clash_mesh *m, const double *s0, const double *s1,
 			for (uint32_t i = 0; i < n->count; i++) {
 				const double *t = mesh_tri(m, n->first + i);
 				int c = segment_cross(s0, s1, t, t + 3, t + 6);
-				if (c < 0)
-					return -1;
-				parity ^= c;
+				if (c == GRAZE)
+					return GRAZE;
+				sum += c;
 			}
 			continue;
 		}
 		stack[top++] = n->first + 1;
 		stack[top++] = n->first;
 	}
-	return parity;
+	*w = sum;
+	return 0;
 }
 
+/* Off a closed surface the winding number is the signed count of the
+ * crossings of any ray (the surface separates; each crossing changes the
+ * number by one, by its side): exact, with exact crossings. */
 int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel)
 {
 	double lo[3], hi[3];
@@ -853,9 +861,11 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 		double s1[3];
 		for (int k = 0; k < 3; k++)
 			s1[k] = p[k] + 2.0 * reach * dir[k];
-		int c = ray_parity(m, p, s1, cancel);
-		if (c >= 0 || c == CLASH_ECANCELED)
+		int w = 0, c = ray_crossings(m, p, s1, cancel, &w);
+		if (c == CLASH_ECANCELED)
 			return c;
+		if (c == 0)
+			return w != 0;
 	}
 	return CLASH_ERANGE; /* every ray grazed: cannot happen off the surface */
 }
@@ -891,19 +901,16 @@ static int in_mesh(query *q, const double *world, int other_is_b)
 	invert(other_is_b ? &q->fb : &q->fa, &inv);
 	double p[3];
 	apply(&inv, world, p);
-	/* Off a closed surface an odd number of crossings is a winding
-	 * number of at least 1 in size: the cheaper test answers inside.  An
-	 * even one may still be a shell inside a shell of the same turn. */
-	if (m->topo.closed) {
-		int c = mesh_point_inside(m, p, q->cancel);
-		if (c == CLASH_ERANGE) {
-			q->converged = 0;
-			return 0;
-		}
-		if (c != 0)
-			return c;
+	/* Closed: the winding number is the rays' signed count, exactly and
+	 * as fast as their parity; else the generalized one, by the tree. */
+	if (!m->topo.closed)
+		return winding_inside(m, m->far, p);
+	int c = mesh_point_inside(m, p, q->cancel);
+	if (c == CLASH_ERANGE) {
+		q->converged = 0;
+		return 0;
 	}
-	return winding_inside(m, m->far, p);
+	return c;
 }
 
 static int in_convex(query *q, const double *world, int other_is_b)

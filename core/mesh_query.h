@@ -11,8 +11,10 @@
 int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                clash_result *r);
 
-/* Point p (in m's own coordinates) inside the solid m?  1 inside, 0
- * outside; CLASH_ECANCELED when *cancel is set. */
+/* Point p (in m's own coordinates) inside the closed mesh m: its winding
+ * number, the signed count of a ray's crossings, not 0?  1 inside, 0
+ * outside; CLASH_ECANCELED when *cancel is set, CLASH_ERANGE when every
+ * ray grazed an edge (p on the surface). */
 int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel);
 
 #endif
