@@ -6,7 +6,7 @@
  * Fast Robust Geometric Predicates" (1997): the determinant is first
  * evaluated in plain floating point and trusted when a static error bound
  * says its sign is certain; only near-degenerate inputs pay for exact
- * arithmetic.  The mesh code (triangle-triangle overlap, ray parity) decides
+ * arithmetic.  The mesh code (triangle-triangle overlap, ray crossings) decides
  * with these signs, so its answers are the exact answers for the double
  * coordinates it is given.
  *

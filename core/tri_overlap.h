@@ -18,7 +18,7 @@
 int tri_overlap(const double p0[3], const double p1[3], const double p2[3], const double q0[3],
                 const double q1[3], const double q2[3]);
 
-/* How the segment s0s1 meets the closed triangle t0t1t2, for ray-parity
+/* How the segment s0s1 meets the closed triangle t0t1t2, for ray-crossing
  * point-in-solid tests: 1 it crosses, in the interior of both; 0 no
  * contact; -1 degenerate contact (the segment touches an edge or vertex of
  * the triangle, or lies in its plane touching it, or an endpoint lies on

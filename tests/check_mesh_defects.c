@@ -326,21 +326,49 @@ START_TEST(intact_parts_hold_their_buried_cube)
 }
 END_TEST
 
-START_TEST(one_triangle_removed_still_holds_the_cube)
+/* A defect made at one triangle, and what the census must then say (-1:
+ * not checked). */
+typedef struct defect {
+	const char *what;
+	size_t extra_v, extra_t; /* room it needs */
+	void (*make)(part *p, size_t i);
+	int closed, flipped, open_edges;
+} defect;
+
+/* The defect at every STEP-th triangle of part `which` in turn: the
+ * census as the defect says, the buried cube still inside. */
+static void each_triangle(int which, const defect *d)
 {
 	part p;
-	make_part(_i, &p);
-	const size_t step = STEP[_i];
-	for (size_t i = 0; i < p.nt; i += step) {
+	make_part(which, &p);
+	for (size_t i = 0; i < p.nt; i += STEP[which]) {
 		part q;
-		part_copy(&q, &p, 0, 0);
-		remove_triangle(&q, i);
-		char what[64];
-		snprintf(what, sizeof what, "%s without triangle %zu", PART_NAMES[_i], i);
+		part_copy(&q, &p, d->extra_v, d->extra_t);
+		d->make(&q, i);
+		char what[96];
+		snprintf(what, sizeof what, "%s, triangle %zu: %s", PART_NAMES[which], i, d->what);
+		built b;
+		build(&b, &q);
+		clash_mesh_info info;
+		ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
+		free(b.store);
+		if ((d->closed >= 0 && info.closed != d->closed) ||
+		    (d->flipped >= 0 && info.flipped != (size_t)d->flipped) ||
+		    (d->open_edges >= 0 && info.boundary_edges != (size_t)d->open_edges))
+			ck_abort_msg("%s: closed %d, %zu turned, %zu open edges", what, info.closed,
+			             info.flipped, info.boundary_edges);
 		cube_inside(&q, what);
 		part_free(&q);
 	}
 	part_free(&p);
+}
+
+START_TEST(one_triangle_removed_still_holds_the_cube)
+{
+	/* Its three edges open (the bracket's long triangles may share an
+	 * edge with a removed neighbour's rim: not counted). */
+	const defect d = {"removed", 0, 0, remove_triangle, 0, 0, _i == 2 ? -1 : 3};
+	each_triangle(_i, &d);
 }
 END_TEST
 
@@ -356,54 +384,16 @@ END_TEST
 
 START_TEST(a_flipped_face_is_turned_back)
 {
-	part p;
-	make_part(_i, &p);
-	const size_t step = STEP[_i];
-	for (size_t i = 0; i < p.nt; i += step) {
-		part q;
-		part_copy(&q, &p, 0, 0);
-		flip_triangle(&q, i);
-		built b;
-		build(&b, &q);
-		clash_mesh_info info;
-		ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
-		if (!info.closed || info.flipped != 1)
-			ck_abort_msg("%s, triangle %zu flipped: closed %d, flipped %zu", PART_NAMES[_i], i,
-			             info.closed, info.flipped);
-		free(b.store);
-		char what[64];
-		snprintf(what, sizeof what, "%s with triangle %zu flipped", PART_NAMES[_i], i);
-		cube_inside(&q, what);
-		part_free(&q);
-	}
-	part_free(&p);
+	const defect d = {"flipped", 0, 0, flip_triangle, 1, 1, 0};
+	each_triangle(_i, &d);
 }
 END_TEST
 
 START_TEST(a_t_junction_still_holds_the_cube)
 {
-	part p;
-	make_part(_i, &p);
-	const size_t step = STEP[_i];
-	for (size_t i = 0; i < p.nt; i += step) {
-		part q;
-		part_copy(&q, &p, 1, 1);
-		t_junction(&q, i);
-		char what[64];
-		snprintf(what, sizeof what, "%s with a T-junction in triangle %zu", PART_NAMES[_i], i);
-		built b;
-		build(&b, &q);
-		clash_mesh_info info;
-		ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
-		/* The long edge and the two halves are each used once. */
-		if (info.closed || info.boundary_edges != 3)
-			ck_abort_msg("%s: closed %d, %zu open edges", what, info.closed,
-			             info.boundary_edges);
-		free(b.store);
-		cube_inside(&q, what);
-		part_free(&q);
-	}
-	part_free(&p);
+	/* The long edge and the two halves are each used once. */
+	const defect d = {"a T-junction", 1, 1, t_junction, 0, 0, 3};
+	each_triangle(_i, &d);
 }
 END_TEST
 
@@ -530,19 +520,12 @@ END_TEST
 /* {"mesh":{"positions":[...],"indices":[...]}} of p (malloc'd). */
 static char *mesh_json(const part *p)
 {
+	char *g = mesh_geometry_json(p->pos, p->nv, p->idx, p->nt, "");
 	textbuf b = {0};
-	char num[40];
-	textbuf_str(&b, "{\"mesh\":{\"positions\":[");
-	for (size_t i = 0; i < 3 * p->nv; i++) {
-		snprintf(num, sizeof num, "%s%.17g", i ? "," : "", p->pos[i]);
-		textbuf_str(&b, num);
-	}
-	textbuf_str(&b, "],\"indices\":[");
-	for (size_t i = 0; i < 3 * p->nt; i++) {
-		snprintf(num, sizeof num, "%s%u", i ? "," : "", p->idx[i]);
-		textbuf_str(&b, num);
-	}
-	textbuf_str(&b, "]}}");
+	textbuf_str(&b, "{\"mesh\":");
+	textbuf_str(&b, g);
+	textbuf_str(&b, "}");
+	free(g);
 	return b.s;
 }
 

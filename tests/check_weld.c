@@ -580,22 +580,7 @@ END_TEST
  * `extra` (", \"weld\": 0", or "") before the closing brace.  malloc'd. */
 static char *mesh_text(const wmesh *t, const char *extra)
 {
-	textbuf b = {0};
-	char num[40];
-	textbuf_str(&b, "{\"positions\":[");
-	for (size_t i = 0; i < 3 * t->nv; i++) {
-		snprintf(num, sizeof num, "%s%.17g", i ? "," : "", t->pos[i]);
-		textbuf_str(&b, num);
-	}
-	textbuf_str(&b, "],\"indices\":[");
-	for (size_t i = 0; i < 3 * t->nt; i++) {
-		snprintf(num, sizeof num, "%s%u", i ? "," : "", t->idx[i]);
-		textbuf_str(&b, num);
-	}
-	textbuf_str(&b, "]");
-	textbuf_str(&b, extra);
-	textbuf_str(&b, "}");
-	return b.s;
+	return mesh_geometry_json(t->pos, t->nv, t->idx, t->nt, extra);
 }
 
 /* Upload {"mesh": mesh}: its id (malloc'd); its summary's read.closed. */

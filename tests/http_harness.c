@@ -22,6 +22,7 @@
  * checks that it exited 0.
  */
 #include "http_harness.h"
+#include "textbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -918,4 +919,25 @@ char *gzip_repeated(const char *text, size_t len, int times, size_t *out_len)
 	deflateEnd(&z);
 	*out_len = used;
 	return out;
+}
+
+char *mesh_geometry_json(const double *pos, size_t nv, const uint32_t *idx, size_t nt,
+                         const char *extra)
+{
+	textbuf b = {0};
+	char num[40];
+	textbuf_str(&b, "{\"positions\":[");
+	for (size_t i = 0; i < 3 * nv; i++) {
+		snprintf(num, sizeof num, "%s%.17g", i ? "," : "", pos[i]);
+		textbuf_str(&b, num);
+	}
+	textbuf_str(&b, "],\"indices\":[");
+	for (size_t i = 0; i < 3 * nt; i++) {
+		snprintf(num, sizeof num, "%s%u", i ? "," : "", idx[i]);
+		textbuf_str(&b, num);
+	}
+	textbuf_str(&b, "]");
+	textbuf_str(&b, extra);
+	textbuf_str(&b, "}");
+	return b.s;
 }

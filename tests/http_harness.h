@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -174,5 +175,11 @@ long process_peak_rss_kib(pid_t pid);
  * "line" set to `line`, and "position" (malformed JSON) moved by `offset`,
  * the bytes before the line.  malloc'd. */
 char *problem_placed_in_input(const char *body, size_t len, long long line, long long offset);
+
+/* A MeshGeometry's JSON: {"positions": [...], "indices": [...]} with
+ * every double exactly (%.17g), then `extra` (e.g. ",\"weld\":0", or "")
+ * before the closing brace.  malloc'd. */
+char *mesh_geometry_json(const double *pos, size_t nv, const uint32_t *idx, size_t nt,
+                         const char *extra);
 
 #endif
