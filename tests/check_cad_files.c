@@ -324,7 +324,8 @@ static void import_every_format(void)
 
 START_TEST(part_of_1e5_triangles_imports_in_every_format_by_default)
 {
-	server_start();
+	/* Each part is deleted after its import: the store keeps room. */
+	server_start_with((const char *const[]){"--store-delete", "1", NULL}, NULL);
 	import_every_format();
 	assert_clean_exit(server_stop_within(30));
 }
@@ -367,6 +368,9 @@ START_TEST(part_of_1e5_triangles_imports_in_every_format_as_deployed)
 		imports |= strncmp(env[i], "CLASHD_IMPORT_MEMORY=", 21) == 0;
 	}
 	ck_assert(body && imports);
+	ck_assert_uint_lt(n, 31);
+	env[n++] = "CLASHD_STORE_DELETE=1"; /* each part deleted after its import */
+	env[n] = NULL;
 	/* The harness gives --listen (a free port) and --threads 2, which
 	 * CLASHD_THREADS is too (limits.cpu through the Downward API). */
 	if (!clashd_sanitized())
