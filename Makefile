@@ -195,7 +195,7 @@ bench-mesh: deps-bench
 	@mkdir -p bench/out
 	node bench/mesh/report.mjs $(BENCH_MESH_OUT)/native.json $(BENCH_MESH_OUT)/bvh.json bench/out/mesh.md
 # The C torus knot against three.js's TorusKnotGeometry (positions within
-# 1e-12, the same index), and the weld that closes it.
+# 1e-12, the same index), the weld that closes it, and the leaky knot.
 bench-mesh-test: $(B)/bench-mesh $(BENCH_MESH_NPM)
 	cd bench/mesh && BENCH_MESH=$(abspath $(B)/bench-mesh) node --test test/*.test.js
 

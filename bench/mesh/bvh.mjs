@@ -5,7 +5,8 @@
 //
 // reads DIR/cases.json and the meshes build/bench-mesh wrote (NAME.pos,
 // float64; NAME.idx, uint32), builds each torus knot the way a three.js user
-// does, with three's own TorusKnotGeometry, and fails unless its positions
+// does, with three's own TorusKnotGeometry (a leaky knot: without triangle t
+// when t % drop_every == drop_at), and fails unless its positions
 // and index equal the C generator's exactly (the icosphere has no three.js
 // twin with that layout: it is read from the files).  Then, as three-mesh-bvh
 // documents: new MeshBVH(geometry) with the defaults (CENTER split, 10
@@ -15,8 +16,8 @@
 // for the answer, one to calibrate a batch of about 1 ms, ROUNDS rounds
 // (default 21; fewer, at least 3, for a method whose rounds would pass 3 s)
 // of one batch each, the two queries alternating first; median per query.
-// Build: the median of 5 after one untimed.  Writes the JSON result to
-// stdout.
+// Build (the big knot, closed and leaky): the median of 5 after one
+// untimed.  Writes the JSON result to stdout.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BufferAttribute, BufferGeometry, Matrix4, TorusKnotGeometry, REVISION } from 'three';
@@ -48,6 +49,12 @@ function geometryOf(m) {
 	let g;
 	if (knot) {
 		g = new TorusKnotGeometry(...knot[1].split(',').map(Number));
+		if (m.drop_every) {
+			const all = g.index.array, kept = [];
+			for (let t = 0; 3 * t < all.length; t++)
+				if (t % m.drop_every !== m.drop_at) kept.push(all[3 * t], all[3 * t + 1], all[3 * t + 2]);
+			g.setIndex(kept);
+		}
 		const p = g.attributes.position.array, ix = g.index.array;
 		if (p.length !== file.pos.length || ix.length !== file.idx.length)
 			throw new Error(`${m.name}: sizes differ from the C generator's`);
@@ -72,20 +79,25 @@ const median = (v) => {
 const geoms = {};
 for (const m of spec.meshes) geoms[m.name] = geometryOf(m);
 
-// Build: after one untimed, the big knot's tree 5 times on fresh geometries (MeshBVH reorders
+// Build: after one untimed, a big knot's tree 5 times on fresh geometries (MeshBVH reorders
 // the index it is given), then one tree per geometry for the queries.
-const buildTimes = [];
-new MeshBVH(geometryOf(spec.meshes[0])); // warm up (JIT)
-for (let r = 0; r < 5; r++) {
-	const g = geometryOf(spec.meshes[0]);
-	const t0 = now();
-	new MeshBVH(g);
-	buildTimes.push(now() - t0);
+function timedBuild(mesh) {
+	const times = [];
+	new MeshBVH(geometryOf(mesh)); // warm up (JIT)
+	for (let r = 0; r < 5; r++) {
+		const g = geometryOf(mesh);
+		const t0 = now();
+		new MeshBVH(g);
+		times.push(now() - t0);
+	}
+	return median(times);
 }
+const meshNamed = (name) => spec.meshes.find((m) => m.name === name);
+const buildUs = timedBuild(meshNamed('knot')), buildLeakyUs = timedBuild(meshNamed('knot-leaky'));
 for (const g of Object.values(geoms)) g.boundsTree = new MeshBVH(g);
 
 const result = { peer: 'three-mesh-bvh', version: bvhVersion, three: REVISION, node: process.version,
-	rounds, build_us: median(buildTimes), cases: [] };
+	rounds, build_us: buildUs, build_leaky_us: buildLeakyUs, cases: [] };
 
 for (const c of spec.cases) {
 	const a = geoms[c.a], b = geoms[c.b];

@@ -8,9 +8,10 @@
  *       by the node peer bvh.mjs), times FCL and clashd, computes the
  *       brute-force truth of the small cases and writes DIR/native.json
  *       (read by report.mjs).
- *   build/bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q
+ *   build/bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]
  *       prints the C torus knot (float32 positions, then the index) as
- *       JSON, for the comparison with three.js (test/knot.test.js).
+ *       JSON, for the comparison with three.js (test/knot.test.js); with
+ *       EVERY AT, the leaky knot (bm_drop_triangles).
  *
  * Cases: a = the knot at the origin, b = a copy translated by (dx, 0.1,
  * 0.05), dx = 3.2 (apart), 2.75 (the surfaces cross) and 0.5 (deep); and
@@ -19,14 +20,17 @@
  * solid wholly inside the knot's without the surfaces crossing.  Each case
  * on the big knot TorusKnotGeometry(1, 0.3, 800, 64) (timed) and on a small
  * one, (1, 0.3, 64, 8), where the brute force over all triangle pairs is
- * the truth every method is checked against.
+ * the truth every method is checked against.  The same cases again on each
+ * knot made leaky ("apart-leaky" ...): every 100th triangle of three.js's
+ * layout removed (t % 100 == 37: 1 %, no two of them sharing an edge), an
+ * open mesh that clashd still reads as a solid (issue 25).
  *
  * Timing: per case every method is queried once (its answer), once more
  * to calibrate a batch of about 1 ms, then timed in ROUNDS rounds (fewer,
  * at least 3, for a method whose rounds would pass 3 s) of one batch each,
  * the methods in an order rotating per round; the time is the median over
- * rounds of the batch's time per query.  Builds: the median of 5 after one
- * untimed.
+ * rounds of the batch's time per query.  Builds (the big knot, closed and
+ * leaky): the median of 5 after one untimed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +45,7 @@ static const bm_peer *const peers[] = {
 	&bm_peer_fcl,
 	&bm_peer_ours,
 };
-enum { NPEERS = sizeof peers / sizeof peers[0] };
+enum { NPEERS = sizeof peers / sizeof peers[0], BM_NPEERS_MAX = 4 };
 
 static double now_us(void)
 {
@@ -68,12 +72,21 @@ static void die(const char *what)
 	exit(1);
 }
 
-static int dump_knot(char **argv)
+static int dump_knot(char **argv, int argc)
 {
 	bm_mesh m;
 	if (bm_torus_knot(&m, atof(argv[0]), atof(argv[1]), atoi(argv[2]), atoi(argv[3]),
 	                  atoi(argv[4]), atoi(argv[5]), 1) != 0)
 		die("out of memory");
+	if (argc >= 8) {
+		bm_mesh full = m;
+		int every = atoi(argv[6]), at = atoi(argv[7]);
+		if (every < 1 || at < 0 || at >= every)
+			die("--dump-knot: EVERY >= 1, 0 <= AT < EVERY");
+		if (bm_drop_triangles(&full, (size_t)every, (size_t)at, &m) != 0)
+			die("out of memory");
+		bm_free(&full);
+	}
 	printf("{\"position\":[");
 	for (size_t i = 0; i < 3 * m.nv; i++)
 		printf("%s%.17g", i ? "," : "", m.pos[i]);
@@ -89,13 +102,16 @@ typedef struct {
 	const char *name;
 	bm_mesh m;
 	const char *from; /* what three.js would call it */
+	int drop_every, drop_at; /* leaky: triangle t of `from` removed when t % every == at */
+	char described[BM_NPEERS_MAX][128]; /* each peer's describe() of its tree */
 	int closed_raw, closed_welded;
 	size_t nv_welded;
 	double seam_gap; /* largest distance merged by the weld */
 	double volume_welded;
 } mesh_info;
 
-enum { KNOT, SMALL, SPHERE, NMESH };
+enum { KNOT, SMALL, SPHERE, LEAKY, SMALL_LEAKY, NMESH };
+enum { DROP_EVERY = 100, DROP_AT = 37 };
 static mesh_info meshes[NMESH];
 
 typedef struct {
@@ -105,6 +121,26 @@ typedef struct {
 	int timed;  /* the big knot: timed; the small: answers and brute force */
 	const char *truth; /* by construction */
 } bench_case;
+
+/* A peer's build of m: the median of 5 after one untimed; the last tree
+ * kept in *tree. */
+static double timed_build(const bm_peer *peer, const bm_mesh *m, void *prep, void **tree)
+{
+	double t5[5];
+	peer->destroy(peer->build(m, prep), NULL); /* warm up */
+	for (int r = 0; r < 5; r++) {
+		double t0 = now_us();
+		void *tr = peer->build(m, prep);
+		t5[r] = now_us() - t0;
+		if (!tr)
+			die("build failed");
+		if (r < 4)
+			peer->destroy(tr, NULL);
+		else
+			*tree = tr;
+	}
+	return median(t5, 5);
+}
 
 static void write_mesh(const char *dir, const mesh_info *mi)
 {
@@ -208,7 +244,7 @@ int main(int argc, char **argv)
 	int rounds = 21, brute = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dump-knot") && i + 6 < argc)
-			return dump_knot(argv + i + 1);
+			return dump_knot(argv + i + 1, argc - i - 1);
 		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			out = argv[++i];
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
@@ -217,7 +253,7 @@ int main(int argc, char **argv)
 			brute = 0;
 		else {
 			fprintf(stderr, "usage: bench-mesh --out DIR [--rounds N] [--no-brute]\n"
-			                "       bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q\n");
+			                "       bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]\n");
 			return 2;
 		}
 	}
@@ -229,8 +265,14 @@ int main(int argc, char **argv)
 	meshes[KNOT] = (mesh_info){.name = "knot", .from = "TorusKnotGeometry(1, 0.3, 800, 64)"};
 	meshes[SMALL] = (mesh_info){.name = "knot-small", .from = "TorusKnotGeometry(1, 0.3, 64, 8)"};
 	meshes[SPHERE] = (mesh_info){.name = "icosphere", .from = "icosphere r 0.05, 3 subdivisions"};
+	meshes[LEAKY] = (mesh_info){.name = "knot-leaky", .from = meshes[KNOT].from,
+	                            .drop_every = DROP_EVERY, .drop_at = DROP_AT};
+	meshes[SMALL_LEAKY] = (mesh_info){.name = "knot-small-leaky", .from = meshes[SMALL].from,
+	                                  .drop_every = DROP_EVERY, .drop_at = DROP_AT};
 	if (bm_torus_knot(&meshes[KNOT].m, 1, 0.3, 800, 64, 2, 3, 1) || bm_torus_knot(&meshes[SMALL].m, 1, 0.3, 64, 8, 2, 3, 1) ||
-	    bm_icosphere(&meshes[SPHERE].m, 0.05, origin, 3))
+	    bm_icosphere(&meshes[SPHERE].m, 0.05, origin, 3) ||
+	    bm_drop_triangles(&meshes[KNOT].m, DROP_EVERY, DROP_AT, &meshes[LEAKY].m) ||
+	    bm_drop_triangles(&meshes[SMALL].m, DROP_EVERY, DROP_AT, &meshes[SMALL_LEAKY].m))
 		die("out of memory");
 	for (int i = 0; i < NMESH; i++) {
 		inspect(&meshes[i]);
@@ -239,14 +281,26 @@ int main(int argc, char **argv)
 
 	double inside[3];
 	bm_knot_curve(M_PI / 2, 2, 3, 1, inside);
-	bench_case cases[8];
+	/* The timed knots first, the closed before the leaky (report.mjs
+	 * pairs "NAME" with "NAME-leaky"). */
+	static const struct {
+		int mesh, timed;
+		const char *names[4];
+	} knots[] = {
+		{KNOT, 1, {"apart", "cross", "deep", "inside"}},
+		{LEAKY, 1, {"apart-leaky", "cross-leaky", "deep-leaky", "inside-leaky"}},
+		{SMALL, 0, {"apart", "cross", "deep", "inside"}},
+		{SMALL_LEAKY, 0, {"apart-leaky", "cross-leaky", "deep-leaky", "inside-leaky"}},
+	};
+	bench_case cases[16];
 	int nc = 0;
-	for (int s = 0; s < 2; s++) {
-		int k = s ? SMALL : KNOT;
-		cases[nc++] = (bench_case){"apart", k, k, {3.2, 0.1, 0.05}, !s, "separated"};
-		cases[nc++] = (bench_case){"cross", k, k, {2.75, 0.1, 0.05}, !s, "surfaces cross"};
-		cases[nc++] = (bench_case){"deep", k, k, {0.5, 0.1, 0.05}, !s, "surfaces cross"};
-		cases[nc++] = (bench_case){"inside", k, SPHERE, {inside[0], inside[1], inside[2]}, !s,
+	for (size_t s = 0; s < sizeof knots / sizeof knots[0]; s++) {
+		int k = knots[s].mesh, timed = knots[s].timed;
+		const char *const *nm = knots[s].names;
+		cases[nc++] = (bench_case){nm[0], k, k, {3.2, 0.1, 0.05}, timed, "separated"};
+		cases[nc++] = (bench_case){nm[1], k, k, {2.75, 0.1, 0.05}, timed, "surfaces cross"};
+		cases[nc++] = (bench_case){nm[2], k, k, {0.5, 0.1, 0.05}, timed, "surfaces cross"};
+		cases[nc++] = (bench_case){nm[3], k, SPHERE, {inside[0], inside[1], inside[2]}, timed,
 		                           "b inside a"};
 	}
 
@@ -258,8 +312,9 @@ int main(int argc, char **argv)
 		die("cannot write cases.json");
 	fprintf(cj, "{\"meshes\":[");
 	for (int i = 0; i < NMESH; i++)
-		fprintf(cj, "%s{\"name\":\"%s\",\"from\":\"%s\",\"nv\":%zu,\"nt\":%zu}", i ? "," : "", meshes[i].name,
-		        meshes[i].from, meshes[i].m.nv, meshes[i].m.nt);
+		fprintf(cj, "%s{\"name\":\"%s\",\"from\":\"%s\",\"nv\":%zu,\"nt\":%zu,\"drop_every\":%d,\"drop_at\":%d}",
+		        i ? "," : "", meshes[i].name, meshes[i].from, meshes[i].m.nv, meshes[i].m.nt,
+		        meshes[i].drop_every, meshes[i].drop_at);
 	fprintf(cj, "],\"cases\":[");
 	for (int c = 0; c < nc; c++)
 		fprintf(cj, "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"t\":[%.17g,%.17g,%.17g],\"timed\":%s}",
@@ -269,33 +324,25 @@ int main(int argc, char **argv)
 	if (fclose(cj) != 0)
 		die("cannot write cases.json");
 
-	/* Build every tree; time the big knot's builds (median of 5). */
+	/* Build every tree; time the big knots' builds (median of 5). */
 	void *prep[NPEERS][NMESH], *trees[NPEERS][NMESH];
-	double build_us[NPEERS];
+	double build_us[NPEERS], build_leaky_us[NPEERS];
 	for (int p = 0; p < NPEERS; p++) {
 		for (int i = 0; i < NMESH; i++) {
 			prep[p][i] = peers[p]->prepare ? peers[p]->prepare(&meshes[i].m) : NULL;
 			if (peers[p]->prepare && !prep[p][i])
 				die("prepare failed");
 		}
-		double t5[5];
-		peers[p]->destroy(peers[p]->build(&meshes[KNOT].m, prep[p][KNOT]), NULL); /* warm up */
-		for (int r = 0; r < 5; r++) {
-			double t0 = now_us();
-			void *tr = peers[p]->build(&meshes[KNOT].m, prep[p][KNOT]);
-			t5[r] = now_us() - t0;
-			if (!tr)
+		build_us[p] = timed_build(peers[p], &meshes[KNOT].m, prep[p][KNOT], &trees[p][KNOT]);
+		build_leaky_us[p] = timed_build(peers[p], &meshes[LEAKY].m, prep[p][LEAKY], &trees[p][LEAKY]);
+		for (int i = 0; i < NMESH; i++) {
+			if (i != KNOT && i != LEAKY && !(trees[p][i] = peers[p]->build(&meshes[i].m, prep[p][i])))
 				die("build failed");
-			if (r < 4)
-				peers[p]->destroy(tr, NULL);
-			else
-				trees[p][KNOT] = tr;
+			if (peers[p]->describe)
+				peers[p]->describe(trees[p][i], meshes[i].described[p], sizeof meshes[i].described[p]);
 		}
-		build_us[p] = median(t5, 5);
-		for (int i = 0; i < NMESH; i++)
-			if (i != KNOT && !(trees[p][i] = peers[p]->build(&meshes[i].m, prep[p][i])))
-				die("build failed");
-		fprintf(stderr, "bench-mesh: %s builds the knot's tree in %.0f us\n", peers[p]->name, build_us[p]);
+		fprintf(stderr, "bench-mesh: %s builds the knot's tree in %.0f us, the leaky knot's in %.0f us\n",
+		        peers[p]->name, build_us[p], build_leaky_us[p]);
 	}
 
 	snprintf(path, sizeof path, "%s/native.json", out);
@@ -305,14 +352,24 @@ int main(int argc, char **argv)
 	fprintf(nj, "{\"rounds\":%d,\"meshes\":[", rounds);
 	for (int i = 0; i < NMESH; i++) {
 		const mesh_info *mi = &meshes[i];
-		fprintf(nj, "%s{\"name\":\"%s\",\"from\":\"%s\",\"nv\":%zu,\"nt\":%zu,\"closed\":%d,"
-		            "\"nv_welded\":%zu,\"closed_welded\":%d,\"weld_gap\":%.3g,\"volume_welded\":%.17g}",
-		        i ? "," : "", mi->name, mi->from, mi->m.nv, mi->m.nt, mi->closed_raw, mi->nv_welded,
-		        mi->closed_welded, mi->seam_gap, mi->volume_welded);
+		fprintf(nj, "%s{\"name\":\"%s\",\"from\":\"%s\",\"drop_every\":%d,\"drop_at\":%d,\"nv\":%zu,"
+		            "\"nt\":%zu,\"closed\":%d,\"nv_welded\":%zu,\"closed_welded\":%d,\"weld_gap\":%.3g,"
+		            "\"volume_welded\":%.17g,\"described\":{",
+		        i ? "," : "", mi->name, mi->from, mi->drop_every, mi->drop_at, mi->m.nv, mi->m.nt,
+		        mi->closed_raw, mi->nv_welded, mi->closed_welded, mi->seam_gap, mi->volume_welded);
+		for (int p = 0, first = 1; p < NPEERS; p++)
+			if (peers[p]->describe) {
+				fprintf(nj, "%s\"%s\":\"%s\"", first ? "" : ",", peers[p]->name, mi->described[p]);
+				first = 0;
+			}
+		fprintf(nj, "}}");
 	}
 	fprintf(nj, "],\"build_us\":{");
 	for (int p = 0; p < NPEERS; p++)
 		fprintf(nj, "%s\"%s\":%.1f", p ? "," : "", peers[p]->name, build_us[p]);
+	fprintf(nj, "},\"build_leaky_us\":{");
+	for (int p = 0; p < NPEERS; p++)
+		fprintf(nj, "%s\"%s\":%.1f", p ? "," : "", peers[p]->name, build_leaky_us[p]);
 	fprintf(nj, "},\"cases\":[");
 
 	method ms[2 * NPEERS];

@@ -262,6 +262,23 @@ int bm_weld(const bm_mesh *in, double eps, bm_mesh *out)
 	return 0;
 }
 
+int bm_drop_triangles(const bm_mesh *in, size_t every, size_t at, bm_mesh *out)
+{
+	memset(out, 0, sizeof *out);
+	out->pos = malloc(3 * in->nv * sizeof *out->pos);
+	out->idx = malloc(3 * in->nt * sizeof *out->idx);
+	if (!out->pos || !out->idx) {
+		bm_free(out);
+		return -1;
+	}
+	memcpy(out->pos, in->pos, 3 * in->nv * sizeof *out->pos);
+	out->nv = in->nv;
+	for (size_t t = 0; t < in->nt; t++)
+		if (t % every != at)
+			memcpy(out->idx + 3 * out->nt++, in->idx + 3 * t, 3 * sizeof *out->idx);
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

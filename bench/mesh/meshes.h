@@ -48,6 +48,12 @@ int bm_weld(const bm_mesh *in, double eps, bm_mesh *out);
  * otherwise; -1 out of memory. */
 int bm_closed(const bm_mesh *m);
 
+/* A leaky copy: the same vertices, triangle t dropped when t % every ==
+ * at (the rest kept in order).  Removing triangles keeps the vertex
+ * numbering, so dropping from three.js's layout and then welding gives the
+ * mesh that welding and then dropping gives.  Returns 0 or -1 (memory). */
+int bm_drop_triangles(const bm_mesh *in, size_t every, size_t at, bm_mesh *out);
+
 /* Signed volume (divergence theorem): positive for outward triangles. */
 double bm_volume(const bm_mesh *m);
 

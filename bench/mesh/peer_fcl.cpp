@@ -85,7 +85,7 @@ int distance(void *a, void *b, const double t[3], bm_answer *r)
 
 } // namespace
 
-extern "C" const bm_peer bm_peer_fcl = {"FCL", nullptr, build, destroy, collide, distance};
+extern "C" const bm_peer bm_peer_fcl = {"FCL", nullptr, build, destroy, collide, distance, nullptr};
 
 extern "C" double bm_brute_distance(const bm_mesh *a, const bm_mesh *b, const double t[3])
 {

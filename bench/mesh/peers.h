@@ -35,6 +35,9 @@ typedef struct bm_peer {
 	void (*destroy)(void *tree, void *prepared);
 	int (*collide)(void *a, void *b, const double t[3], bm_answer *r);
 	int (*distance)(void *a, void *b, const double t[3], bm_answer *r);
+	/* How the peer reads a built mesh, a short phrase into buf (NULL:
+	 * nothing to say). */
+	void (*describe)(void *tree, char *buf, size_t n);
 } bm_peer;
 
 extern const bm_peer bm_peer_fcl;

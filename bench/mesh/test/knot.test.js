@@ -2,7 +2,10 @@
 // against three.js's TorusKnotGeometry: the positions within 1e-12 (three.js
 // stores float32, and so does the C generator: they come out equal), the
 // same index, and the seam: not closed by index, closed once equal
-// positions are welded.  `make bench-mesh-test` (BENCH_MESH: build/bench-mesh).
+// positions are welded.  The leaky knots (every 100th triangle removed)
+// against the same removal from three.js's index: equal, and once welded
+// their holes are exactly the removed triangles.
+// `make bench-mesh-test` (BENCH_MESH: build/bench-mesh).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -69,5 +72,44 @@ for (const s of sets) {
 		const w = weld(p, ix);
 		assert.equal(w.nv, s[2] * s[3], 'one vertex per (tubular, radial) pair after welding');
 		assert.equal(closed(w.index, w.nv), true, 'closed once welded');
+	});
+}
+
+// The directed edges used by exactly one triangle whose reverse no
+// triangle uses: the rims of holes.
+function border(index) {
+	const count = new Map();
+	for (let t = 0; t < index.length; t += 3)
+		for (let k = 0; k < 3; k++) {
+			const key = `${index[t + k]},${index[t + (k + 1) % 3]}`;
+			count.set(key, (count.get(key) || 0) + 1);
+		}
+	const rim = [];
+	for (const [key, n] of count) {
+		const [a, b] = key.split(',');
+		if (n === 1 && !count.has(`${b},${a}`)) rim.push(key);
+	}
+	return rim.sort();
+}
+
+for (const s of [sets[0], sets[1]]) {
+	const [every, at] = [100, 37]; // bench/mesh/main.c's DROP_EVERY, DROP_AT
+	test(`leaky TorusKnotGeometry(${s.join(', ')}), t % ${every} == ${at} removed`, () => {
+		const g = new TorusKnotGeometry(...s);
+		const all = Array.from(g.index.array), kept = [], dropped = [];
+		for (let t = 0; 3 * t < all.length; t++)
+			(t % every === at ? dropped : kept).push(all[3 * t], all[3 * t + 1], all[3 * t + 2]);
+		const c = cKnot([...s, every, at]);
+		assert.deepEqual(c.index, kept);
+		const p = g.attributes.position.array;
+		assert.equal(c.position.length, p.length);
+		// Welded, the border is the removed triangles' edges reversed: the
+		// holes do not touch one another.
+		const wk = weld(p, kept).index, wd = weld(p, dropped).index;
+		const want = [];
+		for (let t = 0; t < wd.length; t += 3)
+			for (let k = 0; k < 3; k++) want.push(`${wd[t + (k + 1) % 3]},${wd[t + k]}`);
+		assert.deepEqual(border(wk), want.sort());
+		console.log(`leaky knot ${s.join(', ')}: ${kept.length / 3} triangles, ${dropped.length / 3} removed, ${want.length} border edges`);
 	});
 }
