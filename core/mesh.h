@@ -5,8 +5,8 @@
  * boundary: this header, then the triangles' corner coordinates in tree
  * order (9 doubles each, so a leaf's triangles are read contiguously),
  * then the tree's nodes (32 bytes each, from a 64-byte boundary), then one
- * triangle of each connected part, then the far field of the winding
- * number (from a 64-byte boundary).  The tree is a binary bounding-volume
+ * triangle of each connected part, then, for a mesh that is not closed,
+ * the far field of the winding number (from a 64-byte boundary).  The tree is a binary bounding-volume
  * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
  * is node 0 (node 1 is padding), and the two children of an inner node are
  * a pair at an even index, `first` and `first + 1`, so they share one
@@ -52,7 +52,8 @@ struct clash_mesh {
 	size_t nreps;
 	/* The edge census (after the weld) and the triangles turned over. */
 	mesh_topo topo;
-	/* The far field of the winding number (winding.h), after the parts. */
+	/* The far field of the winding number (winding.h), after the parts;
+	 * NULL when the mesh is closed (rays decide inside it). */
 	const void *far;
 	/* The mean distance of the winding number from an integer just off
 	 * the surface (mesh_solid.h); 0 when closed. */

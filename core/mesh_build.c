@@ -602,15 +602,23 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
 	place_triangles(m, ids, nreps);
 	m->positions = positions;
+	m->magic = MESH_MAGIC;
+	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
+	if (m->topo.closed) {
+		/* A ray decides inside a closed mesh (mesh_query.c): no far
+		 * field, no leak. */
+		m->solid = mesh_solid_rule(m);
+		*out = m;
+		return CLASH_OK;
+	}
 	/* The far field over the list, the turns and the coordinates, read
 	 * by now. */
-	char *far = base + align64((size_t)((char *)(m->reps + m->nreps) - base));
+	char *far = base + align64(m->bytes);
 	m->far = far;
-	m->magic = MESH_MAGIC;
 	err = winding_far_build(m, far, winding_far_size(m));
 	assert(err == CLASH_OK);
 	m->bytes = (size_t)(far - base) + winding_far_size(m);
-	m->leak = m->topo.closed ? 0.0 : mesh_leak(m);
+	m->leak = mesh_leak(m);
 	m->solid = mesh_solid_rule(m);
 	*out = m;
 	return CLASH_OK;
@@ -712,7 +720,7 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->nodes = (mesh_node *)(to + ((const char *)m->nodes - from));
 	c->tri = (double *)(to + ((const char *)m->tri - from));
 	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
-	c->far = to + ((const char *)m->far - from);
+	c->far = m->far ? to + ((const char *)m->far - from) : NULL;
 	*out = c;
 	return CLASH_OK;
 }

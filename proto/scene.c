@@ -826,7 +826,8 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 		PROTO_TEXT_LIT(&t, "},\"truncated\":true");
 	else
 		PROTO_TEXT_LIT(&t, "},\"truncated\":false");
-	proto_text_put(&t, tail.s, tail.len);
+	if (tail.len)
+		proto_text_put(&t, tail.s, tail.len);
 	free(proto_text_finish(&tail, NULL));
 	PROTO_TEXT_LIT(&t, "}");
 	size_t len = 0;
