@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "clash.h"
+#include "cube_lattice.h"
 #include "http_harness.h"
 #include "mesh_import.h"
 #include "textbuf.h"
@@ -88,46 +89,40 @@ static void wall(part *p)
 	p->side = 1;
 }
 
+typedef struct sphere_build {
+	part *p;
+	int n;
+} sphere_build;
+
+/* A lattice point of sphere(): the cube's point pushed out to radius 5. */
+static uint32_t sphere_point(void *ctx, const int ijk[3], int face)
+{
+	(void)face;
+	const sphere_build *sb = ctx;
+	double x[3], r = 0.0;
+	for (int k = 0; k < 3; k++) {
+		x[k] = 2.0 * ijk[k] / sb->n - 1.0;
+		r += x[k] * x[k];
+	}
+	r = 5.0 / sqrt(r);
+	return vtx(sb->p, x[0] * r, x[1] * r, x[2] * r);
+}
+
+static void sphere_tri(void *ctx, uint32_t a, uint32_t b, uint32_t c)
+{
+	tri(((sphere_build *)ctx)->p, a, b, c);
+}
+
 /* A sphere-like part of radius 5: a cube's faces cut n x n, pushed out
  * to the sphere, welded (shared lattice points). */
 static void sphere(part *p, int n)
 {
-	const int side = n + 1;
-	part_alloc(p, (size_t)side * side * side, 12 * (size_t)n * n);
-	uint32_t *map = malloc((size_t)side * side * side * sizeof *map);
+	const size_t side = (size_t)n + 1;
+	part_alloc(p, side * side * side, 12 * (size_t)n * n);
+	uint32_t *map = malloc(side * side * side * sizeof *map);
 	ck_assert(map);
-	memset(map, 0xff, (size_t)side * side * side * sizeof *map);
-	for (int face = 0; face < 6; face++) {
-		const int a = face % 3, hi = face >= 3, b = (a + 1) % 3, c = (a + 2) % 3;
-		for (int u = 0; u < n; u++)
-			for (int t = 0; t < n; t++) {
-				uint32_t v[4];
-				for (int q = 0; q < 4; q++) {
-					int ijk[3];
-					ijk[a] = hi ? n : 0;
-					ijk[b] = u + (q == 1 || q == 2);
-					ijk[c] = t + (q >= 2);
-					uint32_t *slot = &map[(ijk[0] * side + ijk[1]) * side + ijk[2]];
-					if (*slot == UINT32_MAX) {
-						double x[3], r = 0.0;
-						for (int k = 0; k < 3; k++) {
-							x[k] = 2.0 * ijk[k] / n - 1.0;
-							r += x[k] * x[k];
-						}
-						r = 5.0 / sqrt(r);
-						*slot = vtx(p, x[0] * r, x[1] * r, x[2] * r);
-					}
-					v[q] = *slot;
-				}
-				if (hi) {
-					tri(p, v[0], v[1], v[2]);
-					tri(p, v[0], v[2], v[3]);
-				} else {
-					tri(p, v[0], v[2], v[1]);
-					tri(p, v[0], v[3], v[2]);
-				}
-			}
-	}
+	sphere_build sb = {p, n};
+	cube_lattice(n, 0, map, &sb, sphere_point, sphere_tri);
 	free(map);
 	memcpy(p->at, (double[3]){1, -0.5, 2}, sizeof p->at);
 	p->side = 1;

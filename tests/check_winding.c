@@ -27,6 +27,7 @@
 
 #include "check.h"
 #include "clash.h"
+#include "cube_lattice.h"
 #include "mesh_query.h"
 #include "prng.h"
 #include "winding.h"
@@ -125,43 +126,33 @@ static void add_tri(wmesh *w, uint32_t a, uint32_t b, uint32_t c)
 	t[2] = c;
 }
 
+typedef struct lattice_build {
+	wmesh *w;
+	const lattice *l;
+} lattice_build;
+
+static uint32_t lattice_point(void *ctx, const int ijk[3], int face)
+{
+	const lattice_build *lb = ctx;
+	double p[3];
+	place(lb->l, ijk, face, p);
+	return add_vertex(lb->w, p);
+}
+
+static void lattice_tri(void *ctx, uint32_t a, uint32_t b, uint32_t c)
+{
+	add_tri(((lattice_build *)ctx)->w, a, b, c);
+}
+
 /* The cube's surface lattice, outward: 12 n^2 triangles appended to w
  * (room for 6 (n + 1)^2 vertices and those triangles). */
 static void add_lattice(wmesh *w, const lattice *l)
 {
-	const int n = l->n, side = n + 1;
-	uint32_t *map = malloc((size_t)side * side * side * sizeof *map);
+	const size_t side = (size_t)l->n + 1;
+	uint32_t *map = malloc(side * side * side * sizeof *map);
 	ck_assert(map);
-	for (int face = 0; face < 6; face++) {
-		if (face == 0 || l->unweld)
-			memset(map, 0xff, (size_t)side * side * side * sizeof *map);
-		const int a = face % 3, hi = face >= 3, b = (a + 1) % 3, c = (a + 2) % 3;
-		uint32_t v[4];
-		for (int u = 0; u < n; u++)
-			for (int t = 0; t < n; t++) {
-				for (int q = 0; q < 4; q++) {
-					int ijk[3];
-					ijk[a] = hi ? n : 0;
-					ijk[b] = u + (q == 1 || q == 2);
-					ijk[c] = t + (q >= 2);
-					uint32_t *slot = &map[(ijk[0] * side + ijk[1]) * side + ijk[2]];
-					if (*slot == UINT32_MAX) {
-						double p[3];
-						place(l, ijk, face, p);
-						*slot = add_vertex(w, p);
-					}
-					v[q] = *slot;
-				}
-				/* (u, t) (u+1, t) (u+1, t+1) turns about +a. */
-				if (hi) {
-					add_tri(w, v[0], v[1], v[2]);
-					add_tri(w, v[0], v[2], v[3]);
-				} else {
-					add_tri(w, v[0], v[2], v[1]);
-					add_tri(w, v[0], v[3], v[2]);
-				}
-			}
-	}
+	lattice_build lb = {w, l};
+	cube_lattice(l->n, l->unweld, map, &lb, lattice_point, lattice_tri);
 	free(map);
 }
 

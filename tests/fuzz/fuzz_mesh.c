@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cube_lattice.h"
 #include "../winding_ref.h"
 #include "clash.h"
 #include "mesh.h"
@@ -88,36 +89,22 @@ static void soup(input *in, recipe *r)
 		tri(r, u8(in) % nv, u8(in) % nv, u8(in) % nv);
 }
 
+static uint32_t box_point(void *ctx, const int ijk[3], int face)
+{
+	(void)face;
+	return vtx(ctx, ijk[0], ijk[1], ijk[2]);
+}
+
+static void recipe_tri(void *ctx, uint32_t a, uint32_t b, uint32_t c)
+{
+	tri(ctx, a, b, c);
+}
+
 /* A box cut n x n a face (n 1..2), outward, welded. */
 static void box(input *in, recipe *r)
 {
-	const int n = 1 + (int)(u8(in) % 2), side = n + 1;
 	uint32_t map[4 * 4 * 4];
-	memset(map, 0xff, sizeof map);
-	for (int face = 0; face < 6; face++) {
-		const int a = face % 3, hi = face >= 3, b = (a + 1) % 3, c = (a + 2) % 3;
-		for (int u = 0; u < n; u++)
-			for (int t = 0; t < n; t++) {
-				uint32_t v[4];
-				for (int q = 0; q < 4; q++) {
-					int ijk[3];
-					ijk[a] = hi ? n : 0;
-					ijk[b] = u + (q == 1 || q == 2);
-					ijk[c] = t + (q >= 2);
-					uint32_t *slot = &map[(ijk[0] * side + ijk[1]) * side + ijk[2]];
-					if (*slot == UINT32_MAX)
-						*slot = vtx(r, ijk[0], ijk[1], ijk[2]);
-					v[q] = *slot;
-				}
-				if (hi) {
-					tri(r, v[0], v[1], v[2]);
-					tri(r, v[0], v[2], v[3]);
-				} else {
-					tri(r, v[0], v[2], v[1]);
-					tri(r, v[0], v[3], v[2]);
-				}
-			}
-	}
+	cube_lattice(1 + (int)(u8(in) % 2), 0, map, r, box_point, recipe_tri);
 }
 
 /* Up to eight edits of a closed box. */
