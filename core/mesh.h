@@ -58,6 +58,13 @@ struct clash_mesh {
 	/* The mean distance of the winding number from an integer just off
 	 * the surface (mesh_solid.h); 0 when closed. */
 	double leak;
+	/* The holes of a mesh that is not closed (mesh_topo.h), after the
+	 * parts; none (NULL) when closed or when they were too many to list. */
+	const mesh_hole *holes;
+	size_t nholes;
+	const mesh_hole_edge *hole_edges; /* after the holes */
+	const struct hole_node *hole_nodes; /* their tree (mesh_holes.h), after the edges */
+	int capped; /* not closed, its holes all listed (maybe none) */
 };
 
 #define MESH_MAGIC 0x6873656d68736163ull

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "mesh_holes.h"
 #include "mesh_solid.h"
 #include "mesh_topo.h"
 #include "winding.h"
@@ -47,6 +48,10 @@
  * turned over (its corners placed 0, 2, 1). */
 #define REP_BIT 0x80000000u
 #define FLIP_BIT 0x40000000u
+/* Room for the holes, their edges and their tree, bytes a triangle: a
+ * mesh whose boundary takes more (a soup) is left without caps
+ * (mesh_query.c). */
+#define HOLE_ROOM 48
 
 /* A box in floats relative to the mesh's origin (lane 3 unused, 0): a
  * triangle's record while building, a bin, a node's box. */
@@ -99,7 +104,7 @@ static size_t hash_slots(size_t nv)
  * the welded coordinates the tree is built from (`placed`: scratch, read
  * until the corners are placed). */
 typedef struct layout {
-	size_t tri, nodes, list, flip, placed, total;
+	size_t tri, nodes, list, flip, placed, holes, total;
 } layout;
 
 static size_t topo_bytes(size_t nv, size_t nt)
@@ -126,8 +131,12 @@ static layout mesh_layout(size_t nv, size_t nt)
 	 * turns and coordinates are read, over all three. */
 	l.flip = l.list + align8(nt * sizeof(uint32_t));
 	l.placed = align8(l.flip + (nt + 7) / 8);
-	l.total = l.placed + 3 * nv * sizeof(double);
-	const size_t far_end = align64(l.flip) + winding_far_bound(nt);
+	/* The holes and their edges the census finds (mesh_topo.h), in up to
+	 * HOLE_ROOM bytes a triangle, moved after the parts once the corners
+	 * are placed. */
+	l.holes = align8(l.placed + 3 * nv * sizeof(double));
+	l.total = l.holes + nt * HOLE_ROOM;
+	const size_t far_end = align64(l.flip + nt * HOLE_ROOM) + winding_far_bound(nt);
 	if (l.total < far_end)
 		l.total = far_end;
 	return l;
@@ -474,7 +483,8 @@ static void records(const clash_mesh *m, fbox *r, uint32_t *ids, fbox *b, fbox *
  * into the bitmap flip and the parts' first triangles into list.  -1:
  * too dense to weld. */
 static int topology(const clash_mesh *m, void *scratch, double tol, double *placed,
-                    size_t *moved, uint8_t *flip, uint32_t *list, mesh_topo *t)
+                    size_t *moved, uint8_t *flip, uint32_t *list, void *holes,
+                    size_t *nholes, size_t *nedges, mesh_topo *t)
 {
 	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
@@ -493,7 +503,7 @@ static int topology(const clash_mesh *m, void *scratch, double tol, double *plac
 	/* The weld's scratch after canon is free again: the census's. */
 	const mesh_topo_in in = {*moved ? placed : m->positions, m->indices, canon, nu,
 	                         m->ntriangles};
-	mesh_topo_run(&in, p, flip, list, t);
+	*nholes = mesh_topo_run(&in, p, flip, list, holes, m->ntriangles * HOLE_ROOM, nedges, t);
 	return 0;
 }
 
@@ -578,8 +588,10 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	 * coordinates, the caller's positions put back at the end. */
 	const double tol = weld > 0.0 ? weld * weld_diagonal(positions, nvertices) : 0.0;
 	double *placed = (double *)(base + l.placed);
+	void *holes = base + l.holes;
+	size_t nholes, nedges;
 	if (topology(m, base + l.tri, tol, placed, &m->welded, (uint8_t *)(base + l.flip), list,
-	             &m->topo) < 0)
+	             holes, &nholes, &nedges, &m->topo) < 0)
 		return CLASH_ELIMIT;
 	if (m->welded)
 		m->positions = placed;
@@ -604,6 +616,26 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	m->positions = positions;
 	m->magic = MESH_MAGIC;
 	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
+	m->capped = !m->topo.closed && nholes != SIZE_MAX;
+	const size_t hole_bytes = m->capped ? nholes * sizeof(mesh_hole) +
+	                                              nedges * sizeof(mesh_hole_edge)
+	                                    : 0;
+	if (m->capped && hole_bytes + holes_tree_nodes(nholes) * sizeof(hole_node) >
+	                         ntriangles * HOLE_ROOM)
+		m->capped = 0;
+	if (m->capped && nholes) {
+		/* The holes, their edges and their tree after the parts: the turns
+		 * and coordinates are read. */
+		mesh_hole *to = (mesh_hole *)(base + align8(m->bytes));
+		memmove(to, holes, hole_bytes);
+		hole_node *nodes = (hole_node *)((char *)to + hole_bytes);
+		const size_t nn = holes_tree_build(to, nholes, nodes);
+		m->holes = to;
+		m->nholes = nholes;
+		m->hole_edges = (const mesh_hole_edge *)(to + nholes);
+		m->hole_nodes = nodes;
+		m->bytes = (size_t)((char *)(nodes + nn) - base);
+	}
 	if (m->topo.closed) {
 		/* A ray decides inside a closed mesh (mesh_query.c): no far
 		 * field, no leak. */
@@ -721,6 +753,13 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->tri = (double *)(to + ((const char *)m->tri - from));
 	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
 	c->far = m->far ? to + ((const char *)m->far - from) : NULL;
+	c->holes = m->holes ? (const mesh_hole *)(to + ((const char *)m->holes - from)) : NULL;
+	c->hole_nodes = m->hole_nodes
+	                        ? (const hole_node *)(to + ((const char *)m->hole_nodes - from))
+	                        : NULL;
+	c->hole_edges = m->hole_edges
+	                        ? (const mesh_hole_edge *)(to + ((const char *)m->hole_edges - from))
+	                        : NULL;
 	*out = c;
 	return CLASH_OK;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "mesh_holes.h"
 #include "mesh_query.h"
 #include "predicates.h"
 #include "primitive.h"
@@ -870,6 +871,62 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 	return CLASH_ERANGE; /* every ray grazed: cannot happen off the surface */
 }
 
+/* The signed crossings of a segment with the caps of m's holes (the cone
+ * from each hole's centre over its edges, reversed), summed into w. */
+typedef struct cap_walk {
+	const clash_mesh *m;
+	const double *s0, *s1;
+	int w;
+} cap_walk;
+
+static int cap_crossings(void *ctx, const mesh_hole *h)
+{
+	cap_walk *cw = ctx;
+	for (uint32_t j = 0; j < h->count; j++) {
+		const mesh_hole_edge *e = &cw->m->hole_edges[h->first + j];
+		const int c = segment_cross(cw->s0, cw->s1, h->c, e->b, e->a);
+		if (c == GRAZE)
+			return GRAZE;
+		cw->w += c * (int)e->k;
+	}
+	return 0;
+}
+
+/* Point p inside the open mesh m, by a ray over m capped at its holes
+ * (mesh_topo.h): capped, the surface is closed, so its winding number is
+ * the ray's signed count over m and the caps; m's own differs from that
+ * by the caps' winding number, which mesh_holes.h bounds: under 1/2, the
+ * count decides.  1 inside, 0 outside, -1 undecided (p near a hole: the
+ * tree's winding number decides), CLASH_ECANCELED. */
+int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile int *cancel)
+{
+	if (!m->capped)
+		return -1;
+	if (m->nholes && !(holes_bound(m->hole_nodes, m->holes, p, 0.5) * (1.0 + 0x1p-30) < 0.5))
+		return -1;
+	double lo[3], hi[3];
+	mesh_node_box(m, &m->nodes[0], lo, hi);
+	double reach = 0.0;
+	for (int k = 0; k < 3; k++)
+		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]) + fabs(p[k]);
+	for (int i = 0; i < MESH_RAY_TRIES; i++) {
+		double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
+		double rr = sqrt(fmax(0.0, 1.0 - z * z)), phi = 2.399963229728653 * i + 0.3;
+		double dir[3] = {rr * cos(phi), rr * sin(phi), z}, s1[3];
+		for (int k = 0; k < 3; k++)
+			s1[k] = p[k] + 2.0 * reach * dir[k];
+		int w = 0, c = ray_crossings(m, p, s1, cancel, &w);
+		if (c == CLASH_ECANCELED)
+			return c;
+		if (c != 0)
+			continue;
+		cap_walk cw = {m, p, s1, w};
+		if (!m->nholes || holes_on_segment(m->hole_nodes, m->holes, p, s1, cap_crossings, &cw) == 0)
+			return cw.w != 0;
+	}
+	return -1;
+}
+
 /* ---- the answer ------------------------------------------------------------ */
 
 /* The half diagonal of m's box in the world; *far: that plus the
@@ -903,8 +960,12 @@ static int in_mesh(query *q, const double *world, int other_is_b)
 	apply(&inv, world, p);
 	/* Closed: the winding number is the rays' signed count, exactly and
 	 * as fast as their parity; else the generalized one, by the tree. */
-	if (!m->topo.closed)
-		return winding_inside(m, m->far, p);
+	if (!m->topo.closed) {
+		/* Open: the capped ray (away from the holes), else the winding
+		 * number by the tree. */
+		int c = mesh_point_inside_open(m, p, q->cancel);
+		return c >= 0 || c == CLASH_ECANCELED ? c : winding_inside(m, m->far, p);
+	}
 	int c = mesh_point_inside(m, p, q->cancel);
 	if (c == CLASH_ERANGE) {
 		q->converged = 0;

@@ -17,4 +17,9 @@ int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *
  * ray grazed an edge (p on the surface). */
 int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *cancel);
 
+/* Point p inside the open mesh m by a ray over m capped at its holes: 1,
+ * 0, or -1 when p is too near a hole for the caps to be left out (then
+ * winding_inside decides); CLASH_ECANCELED. */
+int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile int *cancel);
+
 #endif

@@ -31,7 +31,7 @@ static size_t align8(size_t x)
 
 size_t mesh_topo_scratch(size_t nu, size_t nt)
 {
-	return 2 * align8((nu + 1) * sizeof(uint32_t)) + 3 * nt * sizeof(uint64_t) +
+	return 3 * align8((nu + 1) * sizeof(uint32_t)) + 3 * nt * sizeof(uint64_t) +
 	       align8(nt * sizeof(uint32_t)) + nt * sizeof(double);
 }
 
@@ -248,8 +248,160 @@ static size_t parts(const mesh_topo_in *in, uint32_t *parent, uint32_t *seen, ui
 	return n;
 }
 
-void mesh_topo_run(const mesh_topo_in *in, void *scratch, uint8_t *flip, uint32_t *list,
-                   mesh_topo *out)
+/* ---- holes ----------------------------------------------------------------- */
+
+/* The corner of triangle t whose welded vertex is v: its coordinates. */
+static const double *corner_at(const mesh_topo_in *in, size_t t, uint32_t v)
+{
+	int k = 0;
+	while (k < 2 && in->canon[vertex_of(in->indices, t, k)] != v)
+		k++;
+	return in->positions + 3 * vertex_of(in->indices, t, k);
+}
+
+/* Each undirected edge's uses, once turned, one way less the other: its
+ * multiplicity in the boundary chain (0 for a shared edge).  For the
+ * group e[0..n) of edge (lo, hi). */
+static long net_of(const uint64_t *e, size_t n, const uint8_t *flip)
+{
+	long net = 0;
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t t = (uint32_t)e[i] & INDEX;
+		const unsigned down = ((uint32_t)e[i] >> 31) ^ ((flip[t >> 3] >> (t & 7)) & 1u);
+		net += down ? -1 : 1;
+	}
+	return net;
+}
+
+/* Calls fn(ctx, lo, hi, t, net) for every boundary chain edge (net > 0:
+ * it runs lo to hi). */
+static void chain_edges(const mesh_topo_in *in, const uint32_t *start, const uint64_t *ent,
+                        const uint8_t *flip,
+                        void (*fn)(void *, uint32_t, uint32_t, uint32_t, long), void *ctx)
+{
+	for (size_t v = 0; v < in->nu; v++) {
+		const uint64_t *e = ent + start[v];
+		const size_t n = start[v + 1] - start[v];
+		for (size_t i = 0, j; i < n; i = j) {
+			for (j = i + 1; j < n && (e[j] >> 32) == (e[i] >> 32); j++)
+				;
+			const long net = net_of(e + i, j - i, flip);
+			if (net)
+				fn(ctx, (uint32_t)v, (uint32_t)(e[i] >> 32), (uint32_t)e[i] & INDEX, net);
+		}
+	}
+}
+
+typedef struct hole_walk {
+	const mesh_topo_in *in;
+	uint32_t *parent, *hole_of;
+	mesh_hole *holes;
+	size_t n, room;        /* holes so far; bytes for holes and edges */
+	size_t nedges;
+	double (*hi)[3];       /* per hole while counting: its box's top */
+	mesh_hole_edge *edges; /* while filling */
+	int full;
+} hole_walk;
+
+static void join_edge(void *ctx, uint32_t lo, uint32_t hi, uint32_t t, long net)
+{
+	(void)t;
+	(void)net;
+	hole_walk *h = ctx;
+	const uint32_t a = find(h->parent, lo), b = find(h->parent, hi);
+	if (a != b)
+		h->parent[b] = a;
+}
+
+/* Count: the holes (their boxes: c holds the bottom while counting) and
+ * the edges of each. */
+static void count_edge(void *ctx, uint32_t lo, uint32_t hi, uint32_t t, long net)
+{
+	hole_walk *h = ctx;
+	if (h->full)
+		return;
+	const uint32_t root = find(h->parent, lo);
+	if (h->hole_of[root] == UINT32_MAX) {
+		if ((h->n + 1) * sizeof(mesh_hole) > h->room / 2) { /* the tops' half */
+			h->full = 1;
+			return;
+		}
+		h->hole_of[root] = (uint32_t)h->n;
+		h->holes[h->n] = (mesh_hole){{INFINITY, INFINITY, INFINITY}, 0, 0, 0, 0};
+		for (int k = 0; k < 3; k++)
+			h->hi[h->n][k] = -INFINITY;
+		h->n++;
+	}
+	mesh_hole *o = &h->holes[h->hole_of[root]];
+	o->count++;
+	o->edges += (double)(net < 0 ? -net : net);
+	h->nedges++;
+	/* Room for the holes and edges so far, the tops beside them. */
+	if ((h->n + 1) * (sizeof(mesh_hole) + sizeof *h->hi) + h->nedges * sizeof(mesh_hole_edge) >
+	    h->room) {
+		h->full = 1;
+		return;
+	}
+	const double *x[2] = {corner_at(h->in, t, lo), corner_at(h->in, t, hi)};
+	for (int c = 0; c < 2; c++)
+		for (int k = 0; k < 3; k++) {
+			o->c[k] = fmin(o->c[k], x[c][k]);
+			h->hi[h->hole_of[root]][k] = fmax(h->hi[h->hole_of[root]][k], x[c][k]);
+		}
+}
+
+static void fill_edge(void *ctx, uint32_t lo, uint32_t hi, uint32_t t, long net)
+{
+	hole_walk *h = ctx;
+	mesh_hole *o = &h->holes[h->hole_of[find(h->parent, lo)]];
+	mesh_hole_edge *e = &h->edges[o->first + o->count++];
+	const double *x = corner_at(h->in, t, lo), *y = corner_at(h->in, t, hi);
+	memcpy(e->a, net > 0 ? x : y, sizeof e->a);
+	memcpy(e->b, net > 0 ? y : x, sizeof e->b);
+	e->k = (double)(net < 0 ? -net : net);
+}
+
+/* The holes: the boundary chain's connected pieces, each with the ball
+ * about its box's centre through its corners (grown by rounding), then
+ * their edges.  The holes' count, or SIZE_MAX past `room` bytes. */
+static size_t find_holes(const mesh_topo_in *in, const uint32_t *start, const uint64_t *ent,
+                         const uint8_t *flip, uint32_t *parent, uint32_t *hole_of, void *room,
+                         size_t bytes, size_t *nedges)
+{
+	for (size_t v = 0; v < in->nu; v++) {
+		parent[v] = (uint32_t)v;
+		hole_of[v] = UINT32_MAX;
+	}
+	hole_walk h = {in, parent, hole_of, room, 0, bytes, 0, NULL, NULL, 0};
+	/* The tops go at the end of the room while counting. */
+	h.hi = (double(*)[3])(void *)((char *)room + (bytes / 2 & ~(size_t)7));
+	chain_edges(in, start, ent, flip, join_edge, &h);
+	chain_edges(in, start, ent, flip, count_edge, &h);
+	if (h.full)
+		return SIZE_MAX;
+	uint32_t first = 0;
+	for (size_t i = 0; i < h.n; i++) {
+		mesh_hole *o = &h.holes[i];
+		double r2 = 0.0, mag = 0.0;
+		for (int k = 0; k < 3; k++) {
+			const double lo = o->c[k], hi = h.hi[i][k];
+			o->c[k] = 0.5 * lo + 0.5 * hi;
+			r2 += (0.5 * hi - 0.5 * lo) * (0.5 * hi - 0.5 * lo);
+			mag += fabs(lo) + fabs(hi);
+		}
+		o->r = sqrt(r2) * (1.0 + 0x1p-40) + 0x1p-40 * mag;
+		o->first = first;
+		first += o->count;
+		o->count = 0;
+	}
+	h.edges = (mesh_hole_edge *)(h.holes + h.n);
+	chain_edges(in, start, ent, flip, fill_edge, &h);
+	*nedges = h.nedges;
+	return h.n;
+}
+
+size_t mesh_topo_run(const mesh_topo_in *in, void *scratch, uint8_t *flip, uint32_t *list,
+                     void *holes, size_t room, size_t *nedges, mesh_topo *out)
 {
 	const size_t nt = in->ntriangles, nu = in->nu;
 	char *p = scratch;
@@ -262,6 +414,8 @@ void mesh_topo_run(const mesh_topo_in *in, void *scratch, uint8_t *flip, uint32_
 	uint32_t *up = (uint32_t *)p;
 	p += align8(nt * sizeof *up);
 	double *acc = (double *)p;
+	p += nt * sizeof *acc;
+	uint32_t *hole_of = (uint32_t *)p;
 
 	memset(out, 0, sizeof *out);
 	for (size_t t = 0; t < nt; t++)
@@ -270,5 +424,9 @@ void mesh_topo_run(const mesh_topo_in *in, void *scratch, uint8_t *flip, uint32_
 	census(in, start, ent, up, out);
 	choose_turns(in, up, acc, flip, out);
 	out->closed = edges > 0 && !out->boundary && !out->nonmanifold && !out->conflicts;
+	*nedges = 0;
+	const size_t nholes = out->closed ? 0 : find_holes(in, start, ent, flip, at, hole_of, holes,
+	                                                    room, nedges);
 	out->parts = parts(in, start, at, list);
+	return nholes;
 }

@@ -17,7 +17,9 @@
  *   - at points the recipe picks (on the grid and between), the fast
  *     winding number is within its bound of the brute force over the
  *     turned triangles, an integer where the mesh is closed, and the
- *     inside test is |brute force| >= 1/2 wherever that is not at 1/2.
+ *     inside test (the tree's, and the ray over the mesh capped at its
+ *     holes where that decides) is |brute force| >= 1/2 wherever that is
+ *     not at 1/2.
  */
 #include <math.h>
 #include <stdint.h>
@@ -29,6 +31,7 @@
 #include "../winding_ref.h"
 #include "clash.h"
 #include "mesh.h"
+#include "mesh_query.h"
 #include "winding.h"
 
 #define MAX_V 64
@@ -319,8 +322,13 @@ static void check_points(input *in, const clash_mesh *m, const double *w, size_t
 		}
 		if (info->closed)
 			REQUIRE(fabs(ref - nearbyint(ref)) < 1e-9, "closed, but not an integer", ref, 0);
-		if (fabs(fabs(ref) - 0.5) > 1e-9)
+		if (fabs(fabs(ref) - 0.5) > 1e-9) {
 			REQUIRE(winding_inside(m, far, p) == (fabs(ref) >= 0.5), "inside test", ref, 0);
+			/* The capped ray, where it decides (away from the holes). */
+			const int c = mesh_point_inside_open(m, p, NULL);
+			REQUIRE(c < 0 || c == (fabs(ref) >= 0.5), "capped ray", ref, c);
+			REQUIRE(!info->closed || c == -1, "capped ray on a closed mesh", c, 0);
+		}
 	}
 }
 

@@ -1,0 +1,218 @@
+/*
+ * mesh_holes.c — the tree over an open mesh's holes (mesh_holes.h).
+ *
+ * The bound: a cap lies in its ball (centre c, radius r), so seen from p
+ * at d = |p - c| > r it covers at most wind times the ball's cone, whose
+ * share of the sphere of directions is (1 - cos a) / 2 = (r^2 / d^2) /
+ * (2 (1 + cos a)) <= r^2 / (2 d^2), sin a = r / d.  Under a node whose
+ * box of balls is at D > 0 from p, every d is at least D, so the node adds
+ * at most s / (2 D^2), s its sum of wind r^2: taken whole when that is
+ * small beside what is left below the limit (HOLES_TAKE_SHARE), else the
+ * node is opened.  Leaves are summed hole by
+ * hole with the exact cone.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "mesh_holes.h"
+
+#define HOLES_STACK 128
+/* A node's bound is taken whole when at most this share of what is left
+ * below the limit: the far holes in few steps, the limit kept for the
+ * near ones. */
+#define HOLES_TAKE_SHARE 16.0
+
+double holes_wind(const mesh_hole *h)
+{
+	return h->edges > 3.0 ? floor((h->edges - 1.0) / 2.0) : 1.0;
+}
+
+size_t holes_tree_nodes(size_t n)
+{
+	return n ? 2 * n : 1;
+}
+
+static void swap(mesh_hole *a, mesh_hole *b)
+{
+	mesh_hole t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void sift(mesh_hole *h, size_t i, size_t n, int k)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && h[c + 1].c[k] > h[c].c[k])
+			c++;
+		if (h[i].c[k] >= h[c].c[k])
+			return;
+		swap(&h[i], &h[c]);
+	}
+}
+
+/* h[0..n) sorted along axis k (heapsort: any n, no recursion). */
+static void sort_axis(mesh_hole *h, size_t n, int k)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift(h, i, n, k);
+	for (size_t end = n; end-- > 1;) {
+		swap(&h[0], &h[end]);
+		sift(h, 0, end, k);
+	}
+}
+
+static void node_of(const mesh_hole *h, size_t first, size_t count, hole_node *nd)
+{
+	for (int k = 0; k < 3; k++) {
+		nd->lo[k] = INFINITY;
+		nd->hi[k] = -INFINITY;
+	}
+	nd->s = 0.0;
+	for (size_t i = first; i < first + count; i++) {
+		for (int k = 0; k < 3; k++) {
+			nd->lo[k] = fmin(nd->lo[k], h[i].c[k] - h[i].r);
+			nd->hi[k] = fmax(nd->hi[k], h[i].c[k] + h[i].r);
+		}
+		nd->s += holes_wind(&h[i]) * h[i].r * h[i].r;
+	}
+}
+
+typedef struct range {
+	size_t first, count, node;
+} range;
+
+size_t holes_tree_build(mesh_hole *holes, size_t n, hole_node *nodes)
+{
+	range stack[HOLES_STACK];
+	int top = 0;
+	size_t used = 1;
+	stack[top++] = (range){0, n, 0};
+	while (top > 0) {
+		const size_t first = stack[top - 1].first, count = stack[top - 1].count,
+		             at = stack[top - 1].node;
+		top--;
+		hole_node *nd = &nodes[at];
+		node_of(holes, first, count, nd);
+		if (count <= HOLES_LEAF || top + 2 > HOLES_STACK) {
+			nd->first = (uint32_t)first;
+			nd->count = (uint32_t)count;
+			continue;
+		}
+		int k = 0;
+		for (int j = 1; j < 3; j++)
+			if (nd->hi[j] - nd->lo[j] > nd->hi[k] - nd->lo[k])
+				k = j;
+		const size_t mid = first + count / 2;
+		sort_axis(holes + first, count, k);
+		nd->first = (uint32_t)used;
+		nd->count = 0;
+		stack[top++] = (range){mid, first + count - mid, used + 1};
+		stack[top++] = (range){first, mid - first, used};
+		used += 2;
+	}
+	return used;
+}
+
+static double box_dist2(const hole_node *nd, const double *p)
+{
+	double d2 = 0.0;
+	for (int k = 0; k < 3; k++) {
+		const double e = p[k] < nd->lo[k] ? nd->lo[k] - p[k] : p[k] > nd->hi[k] ? p[k] - nd->hi[k] : 0.0;
+		d2 += e * e;
+	}
+	return d2;
+}
+
+/* The exact cone's share for one hole, or INFINITY with p in its ball. */
+static double hole_share(const mesh_hole *h, const double *p)
+{
+	const double d2 = (p[0] - h->c[0]) * (p[0] - h->c[0]) + (p[1] - h->c[1]) * (p[1] - h->c[1]) +
+	                  (p[2] - h->c[2]) * (p[2] - h->c[2]);
+	const double r2 = h->r * h->r;
+	if (!(d2 > r2 * (1.0 + 0x1p-30)))
+		return INFINITY;
+	return holes_wind(h) * 0.5 * (r2 / d2) / (1.0 + sqrt(1.0 - r2 / d2));
+}
+
+double holes_bound(const hole_node *nodes, const mesh_hole *holes, const double *p, double limit)
+{
+	uint32_t stack[HOLES_STACK];
+	int top = 0;
+	double total = 0.0;
+	stack[top++] = 0;
+	while (top > 0) {
+		const hole_node *nd = &nodes[stack[--top]];
+		const double d2 = box_dist2(nd, p);
+		if (d2 > 0.0 && nd->s / (2.0 * d2) <= (limit - total) / HOLES_TAKE_SHARE) {
+			total += nd->s / (2.0 * d2) * (1.0 + 0x1p-40);
+		} else if (nd->count) {
+			for (uint32_t i = nd->first; i < nd->first + nd->count; i++)
+				total += hole_share(&holes[i], p) * (1.0 + 0x1p-40);
+		} else if (top + 2 > HOLES_STACK) {
+			return INFINITY; /* cannot happen: the tree is balanced */
+		} else {
+			stack[top++] = nd->first + 1;
+			stack[top++] = nd->first;
+		}
+		if (!(total < limit))
+			return INFINITY;
+	}
+	return total;
+}
+
+/* Does segment s0 + t d, t in [0, 1], meet box nd (grown by slack)? */
+static int segment_meets_box(const hole_node *nd, const double *s0, const double *d, double slack)
+{
+	double t0 = 0.0, t1 = 1.0;
+	for (int k = 0; k < 3; k++) {
+		const double lo = nd->lo[k] - slack - s0[k], hi = nd->hi[k] + slack - s0[k];
+		if (d[k] == 0.0) {
+			if (lo > 0.0 || hi < 0.0)
+				return 0;
+			continue;
+		}
+		double u = lo / d[k], v = hi / d[k];
+		if (u > v) {
+			const double w = u;
+			u = v;
+			v = w;
+		}
+		t0 = u > t0 ? u : t0;
+		t1 = v < t1 ? v : t1;
+		if (t0 > t1)
+			return 0;
+	}
+	return 1;
+}
+
+int holes_on_segment(const hole_node *nodes, const mesh_hole *holes, const double *s0,
+                     const double *s1, int (*fn)(void *ctx, const mesh_hole *h), void *ctx)
+{
+	double d[3], mag = 0.0;
+	for (int k = 0; k < 3; k++) {
+		d[k] = s1[k] - s0[k];
+		mag += fabs(s0[k]) + fabs(s1[k]);
+	}
+	const double slack = 0x1p-40 * mag;
+	uint32_t stack[HOLES_STACK];
+	int top = 0;
+	stack[top++] = 0;
+	while (top > 0) {
+		const hole_node *nd = &nodes[stack[--top]];
+		if (!segment_meets_box(nd, s0, d, slack))
+			continue;
+		if (nd->count) {
+			for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+				const int r = fn(ctx, &holes[i]);
+				if (r)
+					return r;
+			}
+			continue;
+		}
+		if (top + 2 > HOLES_STACK)
+			return -1; /* cannot happen: the tree is balanced */
+		stack[top++] = nd->first + 1;
+		stack[top++] = nd->first;
+	}
+	return 0;
+}
