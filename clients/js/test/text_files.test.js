@@ -16,7 +16,7 @@ import { geometryShape } from '../three.js';
 import { startClashd } from './server.js';
 
 let server;
-before(async () => { server = await startClashd(['--threads', '1']); });
+before(async () => { server = await startClashd(['--threads', '1', '--store-delete', '1']); });
 after(async () => { await server?.stop(); });
 
 /** A deterministic generator of numbers in [0, 1) (mulberry32). */
