@@ -4,12 +4,12 @@
  * The bound: a cap lies in its ball (centre c, radius r), so seen from p
  * at d = |p - c| > r it covers at most wind times the ball's cone, whose
  * share of the sphere of directions is (1 - cos a) / 2 = (r^2 / d^2) /
- * (2 (1 + cos a)) <= r^2 / (2 d^2), sin a = r / d.  Under a node whose
- * box of balls is at D > 0 from p, every d is at least D, so the node adds
- * at most s / (2 D^2), s its sum of wind r^2: taken whole when that is
- * small beside what is left below the limit (HOLES_TAKE_SHARE), else the
- * node is opened.  Leaves are summed hole by
- * hole with the exact cone.
+ * (2 (1 + cos a)), sin a = r / d.  Under a node whose box of balls is at
+ * D > rmax (its largest r) from p, every d is over D and every angle at
+ * most b, sin b = rmax / D, so the node adds at most s / (2 D^2 (1 +
+ * cos b)), s its sum of wind r^2: taken whole when that is small beside
+ * what is left below the limit (HOLES_TAKE_SHARE), else the node is
+ * opened.  Leaves are summed hole by hole with the exact cone.
  */
 #include <math.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 /* A node's bound is taken whole when at most this share of what is left
  * below the limit: the far holes in few steps, the limit kept for the
  * near ones. */
-#define HOLES_TAKE_SHARE 16.0
+#define HOLES_TAKE_SHARE 8.0
 
 double holes_wind(const mesh_hole *h)
 {
@@ -67,8 +67,9 @@ static void node_of(const mesh_hole *h, size_t first, size_t count, hole_node *n
 		nd->lo[k] = INFINITY;
 		nd->hi[k] = -INFINITY;
 	}
-	nd->s = 0.0;
+	nd->s = nd->rmax = 0.0;
 	for (size_t i = first; i < first + count; i++) {
+		nd->rmax = fmax(nd->rmax, h[i].r);
 		for (int k = 0; k < 3; k++) {
 			nd->lo[k] = fmin(nd->lo[k], h[i].c[k] - h[i].r);
 			nd->hi[k] = fmax(nd->hi[k], h[i].c[k] + h[i].r);
@@ -143,8 +144,13 @@ double holes_bound(const hole_node *nodes, const mesh_hole *holes, const double 
 	while (top > 0) {
 		const hole_node *nd = &nodes[stack[--top]];
 		const double d2 = box_dist2(nd, p);
-		if (d2 > 0.0 && nd->s / (2.0 * d2) <= (limit - total) / HOLES_TAKE_SHARE) {
-			total += nd->s / (2.0 * d2) * (1.0 + 0x1p-40);
+		/* Every d below is over D (> rmax): 1 + cos a >= 1 + cos of the
+		 * widest. */
+		const double ub = d2 > nd->rmax * nd->rmax
+		                          ? nd->s / (2.0 * d2 * (1.0 + sqrt(1.0 - nd->rmax * nd->rmax / d2)))
+		                          : INFINITY;
+		if (ub <= (limit - total) / HOLES_TAKE_SHARE) {
+			total += ub * (1.0 + 0x1p-40);
 		} else if (nd->count) {
 			for (uint32_t i = nd->first; i < nd->first + nd->count; i++)
 				total += hole_share(&holes[i], p) * (1.0 + 0x1p-40);
