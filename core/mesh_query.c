@@ -841,6 +841,22 @@ static int ray_crossings(const clash_mesh *m, const double *s0, const double *s1
 	return 0;
 }
 
+/* The far end of the i-th ray from p: directions on a golden-angle
+ * spiral, none along an axis, each ray long enough to leave m's box
+ * wherever p is. */
+static void ray_end(const clash_mesh *m, const double *p, int i, double *s1)
+{
+	double lo[3], hi[3], reach = 0.0;
+	mesh_node_box(m, &m->nodes[0], lo, hi);
+	for (int k = 0; k < 3; k++)
+		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]) + fabs(p[k]);
+	const double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
+	const double rr = sqrt(fmax(0.0, 1.0 - z * z)), phi = 2.399963229728653 * i + 0.3;
+	const double dir[3] = {rr * cos(phi), rr * sin(phi), z};
+	for (int k = 0; k < 3; k++)
+		s1[k] = p[k] + 2.0 * reach * dir[k];
+}
+
 /* Off a closed surface the winding number is the signed count of the
  * crossings of any ray (the surface separates; each crossing changes the
  * number by one, by its side): exact, with exact crossings. */
@@ -851,17 +867,9 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 	for (int k = 0; k < 3; k++)
 		if (p[k] < lo[k] || p[k] > hi[k])
 			return 0;
-	double reach = 0.0;
-	for (int k = 0; k < 3; k++)
-		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]);
-	/* Directions on a golden-angle spiral, none along an axis. */
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {
-		double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
-		double rr = sqrt(fmax(0.0, 1.0 - z * z)), phi = 2.399963229728653 * i + 0.3;
-		double dir[3] = {rr * cos(phi), rr * sin(phi), z};
 		double s1[3];
-		for (int k = 0; k < 3; k++)
-			s1[k] = p[k] + 2.0 * reach * dir[k];
+		ray_end(m, p, i, s1);
 		int w = 0, c = ray_crossings(m, p, s1, cancel, &w);
 		if (c == CLASH_ECANCELED)
 			return c;
@@ -904,17 +912,9 @@ int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile 
 		return -1;
 	if (m->nholes && !(holes_bound(m->hole_nodes, m->holes, p, 0.5) * (1.0 + 0x1p-30) < 0.5))
 		return -1;
-	double lo[3], hi[3];
-	mesh_node_box(m, &m->nodes[0], lo, hi);
-	double reach = 0.0;
-	for (int k = 0; k < 3; k++)
-		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]) + fabs(p[k]);
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {
-		double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
-		double rr = sqrt(fmax(0.0, 1.0 - z * z)), phi = 2.399963229728653 * i + 0.3;
-		double dir[3] = {rr * cos(phi), rr * sin(phi), z}, s1[3];
-		for (int k = 0; k < 3; k++)
-			s1[k] = p[k] + 2.0 * reach * dir[k];
+		double s1[3];
+		ray_end(m, p, i, s1);
 		int w = 0, c = ray_crossings(m, p, s1, cancel, &w);
 		if (c == CLASH_ECANCELED)
 			return c;

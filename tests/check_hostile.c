@@ -693,8 +693,8 @@ static void small_beside(const char *what, const char *path_a, const char *a,
 	ck_assert_int_eq(answered, NSMALL);
 }
 
-/* The sizes of issue #29's attacks under make attack; make test's are
- * smaller, each still running into its deadline. */
+/* The attacks' sizes under make attack; make test's are smaller, so the
+ * suite stays quick, yet each still runs into its deadline. */
 #define FULL_PART_VERTICES 200000
 #define PART_VERTICES 60000
 #define FULL_SOUP_LAYERS 65000 /* x 20: 1.3 M triangles over 195 000 vertices */
