@@ -387,7 +387,7 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 static const char *const shape_members[] = {"vertices", "positions", "dim", "parts", "ref",
                                             "mesh", "radius", "pose", "pose_end", "sphere",
                                             "box", "capsule", "cylinder", "cone", "ellipsoid",
-                                            NULL};
+                                            "units", NULL};
 
 /* Note the first shape only method gjk answers (at `at`, `what` it is),
  * for the /method check of proto_query_decode.  0, or -1 (memory). */
@@ -589,6 +589,8 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		                  "ones included; this stored shape's %zu are beyond that",
 		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
 	*s = st->shape;
+	if (st->units && (r = proto_units_note(&w->q->units, st->units, at, p)) != 0)
+		return r;
 	if (st->meshes && gjk_only(w, at, "a stored shape holding a triangle mesh"))
 		return -1;
 	if (st->curved && gjk_only(w, at, "a stored shape holding a curved primitive"))
@@ -666,7 +668,7 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		            proto_kind_of(v));
 	int r = proto_known_members(v, at, shape_members,
 	                      "a shape has vertices (or positions and dim), parts or ref, radius, "
-	                      "pose and pose_end", p);
+	                      "pose, pose_end and units", p);
 	if (r)
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
@@ -765,6 +767,16 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		e = clash_shape_set_radius(s, s->radius + x);
 		if (e)
 			return proto_fail(p, &rp, "radius: %s", clash_strerror(e));
+	}
+	const json_t *uv = json_object_get(v, "units");
+	if (uv) {
+		proto_path up = {at, "units", 0};
+		int units = 0;
+		r = proto_units_read(uv, &up, &units, p);
+		if (r == 0)
+			r = proto_units_note(&w->q->units, units, &up, p);
+		if (r)
+			return r;
 	}
 	const json_t *po = json_object_get(v, "pose");
 	const json_t *pe = json_object_get(v, "pose_end");

@@ -21,6 +21,7 @@
 #include "proto.h"
 #include "shape_id.h"
 #include "store.h"
+#include "units.h"
 #include "vertex_table.h"
 
 
@@ -51,6 +52,8 @@ typedef struct proto_query {
 	 * value (the shape's id covers it). */
 	proto_mesh_weld *welds;
 	size_t nwelds, welds_cap;
+	/* The "units" its shapes (and stored shapes) named: one for all. */
+	proto_units_seen units;
 } proto_query;
 
 /* Decode `root` (parsed with JSON_DECODE_INT_AS_REAL, so every number is a

@@ -133,7 +133,9 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	if (err)
 		r = run_problem(err, rq, p);
 	else
-		r = proto_result_encode_read(&res, q.method->name, q.moving ? &toi : NULL, &q.a, &q.b,
+		r = proto_result_encode_more(&res, q.method->name,
+		                             &(proto_result_more){q.moving ? &toi : NULL, &q.a, &q.b,
+		                                                  proto_units_name(q.units.units)},
 		                             out, p);
 	proto_query_release(&q);
 	return r;

@@ -367,7 +367,7 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 }
 
 static const char *const scene_members[] = {"objects", "clearance", "tolerance", "touch_depth",
-                                            "pairs", "ignore", "max_clashes", NULL};
+                                            "pairs", "ignore", "max_clashes", "units", NULL};
 
 /* "max_clashes": how many clashes to list, at most the server's limit. */
 static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
@@ -400,9 +400,18 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 		            proto_kind_of(root));
 	int r = proto_known_members(root, NULL, scene_members,
 	                      "a scene has objects, clearance, tolerance, touch_depth, pairs, "
-	                      "ignore and max_clashes", p);
+	                      "ignore, max_clashes and units", p);
 	if (r)
 		return r;
+	/* The scene's units first: its objects must name the same. */
+	const json_t *uv = json_object_get(root, "units");
+	if (uv) {
+		proto_path at = {NULL, "units", 0};
+		int units = 0;
+		if ((r = proto_units_read(uv, &at, &units, p)) ||
+		    (r = proto_units_note(&job->owner.units, units, &at, p)))
+			return r;
+	}
 	if ((r = max_clashes(json_object_get(root, "max_clashes"), job, p)))
 		return r;
 	const json_t *v = json_object_get(root, "objects");
@@ -776,6 +785,11 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 			}
 	proto_text tail = {0};
 	surfaces_text(&tail, job);
+	const char *units = proto_units_name(job->owner.units.units);
+	if (units) {
+		PROTO_TEXT_LIT(&tail, ",\"units\":");
+		proto_text_string(&tail, units, strlen(units));
+	}
 	if (tail.failed) {
 		free(proto_text_finish(&tail, NULL));
 		return -1;
