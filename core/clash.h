@@ -596,6 +596,26 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out);
  * bounding boxes and reaches computed from vertices stay right. */
 int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
 
+/*
+ * Penetration depth of two 3-D shapes with a mesh on either side (mesh,
+ * compound with mesh leaves, against a mesh, hull, primitive or compound),
+ * both solids: fills r as clash_gjk does (intersecting, solid_a/b,
+ * contact, near points ...) and, when they intersect, CLASH_HAS_DEPTH with
+ * depth, depth_normal, depth_a, depth_b and converged, with the meaning
+ * clash_result documents: translating b by depth * depth_normal leaves the
+ * shapes touching or apart.  A side that is not a solid: CLASH_HAS_DEPTH
+ * not set (solid_a/solid_b say why).  opt as clash_gjk (tolerance, cancel,
+ * max_iterations may bound the search).
+ * The depth is the least over directions u of the exact directional depth
+ * along u (how far b must move along u to clear a); two convex meshes take
+ * the convex path (EPA on their hulls).  See docs/shapes.md, "How deep two
+ * meshes overlap", for the search and its guarantee; core/mesh_depth.c.
+ * Allocates its scratch (freed before it returns; CLASH_ENOMEM);
+ * CLASH_ECANCELED as clash_gjk; CLASH_EDIM for shapes not 3-D.
+ */
+int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                     clash_result *r);
+
 /* ==========================================================================
  * Mesh clash reports (issue #24)
  *
