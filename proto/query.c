@@ -27,6 +27,7 @@
 
 #include "decode.h"
 #include "mesh_decode.h"
+#include "mesh_report.h"
 #include "pointer.h"
 #include "query.h"
 #include "refs.h"
@@ -912,23 +913,30 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 static const char *const query_members[] = {"a", "b", "method", "tolerance", "max_iterations",
                                             "warm", "want", NULL};
 
-/* "want": the answers the client needs, as clash_options.want bits.  The
- * verdict always comes, so ["distance"] is ["intersecting", "distance"]. */
-static int want(const json_t *v, const proto_path *at, unsigned *out, proto_problem *p)
+/* "want": the answers the client needs, as clash_options.want bits, and
+ * the clash report of a mesh pair as proto_query.report bits.  The
+ * verdict always comes, so ["distance"] is ["intersecting", "distance"];
+ * the report's parts come only when named (they cost far more). */
+static int want(const json_t *v, const proto_path *at, unsigned *out, unsigned *report,
+                proto_problem *p)
 {
 	static const struct {
 		const char *name;
-		unsigned bit;
-	} names[] = {{"intersecting", CLASH_WANT_VERDICT},
-	             {"distance", CLASH_WANT_DISTANCE},
-	             {"depth", CLASH_WANT_DEPTH}};
+		unsigned bit, report;
+	} names[] = {{"intersecting", CLASH_WANT_VERDICT, 0},
+	             {"distance", CLASH_WANT_DISTANCE, 0},
+	             {"depth", CLASH_WANT_DEPTH, PROTO_REPORT_DEPTH},
+	             {"regions", CLASH_WANT_VERDICT, PROTO_REPORT_REGIONS},
+	             {"volume", CLASH_WANT_VERDICT, PROTO_REPORT_VOLUME}};
 	if (!json_is_array(v))
 		return proto_fail(p, at, "want must be an array of answer names (\"intersecting\", "
-		                   "\"distance\", \"depth\"), got %s", proto_kind_of(v));
+		                   "\"distance\", \"depth\", \"regions\", \"volume\"), got %s",
+		                   proto_kind_of(v));
 	if (json_array_size(v) == 0)
 		return proto_fail(p, at, "want must name at least one answer: \"intersecting\", "
-		                   "\"distance\" or \"depth\"");
+		                   "\"distance\", \"depth\", \"regions\" or \"volume\"");
 	unsigned bits = CLASH_WANT_VERDICT;
+	*report = 0;
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		proto_path ip = {at, NULL, i};
 		const json_t *e = json_array_get(v, i);
@@ -941,8 +949,9 @@ static int want(const json_t *v, const proto_path *at, unsigned *out, proto_prob
 				break;
 		if (k == sizeof names / sizeof names[0])
 			return proto_fail(p, &ip, "unknown answer in want; known: \"intersecting\", "
-			                    "\"distance\", \"depth\"");
+			                    "\"distance\", \"depth\", \"regions\", \"volume\"");
 		bits |= names[k].bit;
+		*report |= names[k].report;
 	}
 	*out = bits;
 	return 0;
@@ -990,7 +999,7 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	}
 	if ((v = json_object_get(root, "want"))) {
 		proto_path at = {NULL, "want", 0};
-		if ((r = want(v, &at, &q->opt.want, p)))
+		if ((r = want(v, &at, &q->opt.want, &q->report, p)))
 			return r;
 	}
 	return 0;

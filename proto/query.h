@@ -52,6 +52,9 @@ typedef struct proto_query {
 	 * value (the shape's id covers it). */
 	proto_mesh_weld *welds;
 	size_t nwelds, welds_cap;
+	/* The clash report its want names for a mesh pair (PROTO_REPORT_*
+	 * bits, mesh_report.h): none unless named. */
+	unsigned report;
 	/* The "units" its shapes (and stored shapes) named: one for all. */
 	proto_units_seen units;
 } proto_query;

@@ -18,6 +18,7 @@
 
 #include "json_dump.h"
 #include "mesh_reading.h"
+#include "mesh_report.h"
 #include "result.h"
 
 /* Which members are written: those the method filled (clash_result.has). */
@@ -230,6 +231,8 @@ static int encode(const clash_result *r, const char *method, const proto_result_
 		}
 		PROTO_TEXT_LIT(&t, "}");
 	}
+	if (more->report)
+		proto_mesh_report_text(&t, more->report);
 	if (r->has & CLASH_HAS_DISTANCE_BOUND) {
 		PROTO_TEXT_LIT(&t, ",\"distance_lower_bound\":");
 		proto_text_real(&t, r->distance_lower_bound);

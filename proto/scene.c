@@ -697,12 +697,20 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 		PROTO_TEXT_LIT(t, "}");
 	}
 	if (h->intersecting && h->mesh) {
-		/* A mesh pair: how they meet, no depth (Result.intersection). */
+		/* A mesh pair: how they meet (Result.intersection); between
+		 * solids, how deep and how much (issue 24). */
 		static const char *const how[] = {NULL, "surfaces", "a_inside_b", "b_inside_a"};
 		if (h->contact > 0 && h->contact <= 3) {
 			PROTO_TEXT_LIT(t, ",\"intersection\":\"");
 			proto_text_put(t, how[h->contact], strlen(how[h->contact]));
 			PROTO_TEXT_LIT(t, "\"");
+		}
+		if (h->depth_exact)
+			penetration_text(t, h, dim);
+		if (h->has_volume) {
+			PROTO_TEXT_LIT(t, ",\"overlap\":{\"volume\":");
+			proto_text_real(t, h->volume);
+			PROTO_TEXT_LIT(t, "}");
 		}
 	} else if (h->intersecting && h->cls != CLASH_CLASS_DUPLICATE) {
 		penetration_text(t, h, dim);
@@ -726,7 +734,8 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 /* Whether a hit holds a number JSON cannot carry (a bug in the core). */
 static int non_finite(const clash_scene_hit *h, int dim)
 {
-	int bad = !isfinite(h->distance) || !isfinite(h->depth) || !isfinite(h->pair_depth);
+	int bad = !isfinite(h->distance) || !isfinite(h->depth) || !isfinite(h->pair_depth) ||
+	          !isfinite(h->volume);
 	for (int k = 0; k < dim; k++)
 		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) || !isfinite(h->normal[k]) ||
 		       !isfinite(h->toi.point[k]) || !isfinite(h->toi.normal[k]);
