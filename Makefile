@@ -48,7 +48,11 @@ WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 # the objects that include it; a change of this file rebuilds them all
 # (flags, and objects made before there were .d files).
 DEPFLAGS    = -MMD -MP
-CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
+# The core is compiled with hidden visibility, clash.h's declarations
+# excepted (its visibility pragma), so that a shared build would export its
+# API alone; libclash.a does the same by linking the objects into one and
+# localizing every symbol but clash_* (below; export-check holds it).
+CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore -fvisibility=hidden
 PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto
 SERVER_CFLAGS = $(PROTO_CFLAGS) -Iserver
 CLI_CFLAGS    = $(PROTO_CFLAGS) -Icli
@@ -103,7 +107,8 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare answers-compare \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check export-check \
+        cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
         js-test web web-test
@@ -127,7 +132,7 @@ run: deps
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
 		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST)
-	@$(MAKE) --no-print-directory module-check check js-test web-test check-san fuzz-smoke deploy-check \
+	@$(MAKE) --no-print-directory module-check export-check check js-test web-test check-san fuzz-smoke deploy-check \
 		failover shared-store soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
@@ -218,7 +223,9 @@ $(B)/obj/bench/core/%.o: bench/core/%.cpp $(wildcard bench/core/*.h)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
 		$(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') -c $< -o $@
-$(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
+# Its experiments time the core's internals (support scans, the hull
+# climb), so it links the objects rather than the library's API.
+$(B)/bench-core: $(BENCH_CORE_OBJ) $(CORE_OBJ)
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_BENCH) qhull_r ccd) -lglpk -lm
 
 # The simplex engine's loops over the rows (m = 5 in 3-D) pay to unroll:
@@ -271,9 +278,25 @@ $(B)/san/%.o: %.c Makefile
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
+# One relocatable object of every core object, its symbols other than
+# clash_* made local: a program linking libclash.a can reach clash.h's
+# calls and nothing else (mesh_query, tri_overlap, ... stay internal).
+# The tests link the objects themselves, internals included.
 $(B)/libclash.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(LD) -r -o $(B)/obj/libclash.o $^
+	objcopy --wildcard --keep-global-symbol='clash_*' $(B)/obj/libclash.o
+	rm -f $@ && ar rcs $@ $(B)/obj/libclash.o
+
+# Every symbol libclash.a defines for others is clash.h's (clash_*).
+export-check: $(B)/libclash.a
+	@others=$$(nm -g --defined-only $(B)/libclash.a | awk 'NF == 3 { print $$3 }' | \
+		grep -v '^clash_' || true); \
+	if [ -n "$$others" ]; then \
+		echo "export-check: libclash.a exports symbols outside its API:" $$others; exit 1; \
+	fi; \
+	echo "export-check: libclash.a exports $$(nm -g --defined-only $(B)/libclash.a | \
+		awk 'NF == 3' | wc -l) symbols, every one clash_*"
 
 $(B)/clashd: $(SERVER_OBJ) $(OPENAPI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 	$(CC) $(CFLAGS) -o $@ $(SERVER_OBJ) $(OPENAPI_OBJ) $(PROTO_OBJ) $(B)/libclash.a \

@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* The library's API: exported even when the core is built with hidden
+ * visibility (its internals are). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* Largest supported dimension.  Simplices have up to CLASH_MAX_DIM+1 points. */
 #define CLASH_MAX_DIM 8
 
@@ -863,6 +869,10 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
  * in *hits (malloc'd; free()).  `st` may be NULL. */
 int clash_scene_run(const clash_scene *s, clash_scene_hit **hits, size_t *nhits,
                     clash_scene_stats *st);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
