@@ -109,7 +109,7 @@ SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
-        js-test web web-test wasm
+        js-test web web-test wasm bench-wasm
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -323,15 +323,6 @@ $(JS_DEPS): $(JS)/package.json $(JS)/package-lock.json
 	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
 $(JS_GEN): proto/openapi.yaml $(JS_DEPS)
 	cd $(JS) && ./node_modules/.bin/openapi-typescript ../../proto/openapi.yaml -o gen/openapi.d.ts
-# The local module's tests (test/local.test.js, and web/test/local.test.js
-# in chromium) compare its replies with clashd's on a sample of the inputs
-# `answers gen` writes (tests/answers.c), made once into $(WASM_CASES).
-WASM_CASES = $(B)/wasm/answers-in
-$(WASM_CASES)/q_gjk88.jsonl: $(B)/answers
-	rm -rf $(WASM_CASES) && mkdir -p $(WASM_CASES) && $(B)/answers gen $(WASM_CASES)
-js-test: $(B)/clashd $(JS_GEN) $(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
-	cd $(JS) && ./node_modules/.bin/tsc -p tsconfig.json && echo "js-test: tsc --strict --noEmit: no error"
-	cd $(JS) && CLASHD=$(abspath $(B)/clashd) ANSWERS_IN=$(abspath $(WASM_CASES)) node --test test/*.test.js
 
 # ---- the core in the page (clients/js/wasm, clients/js/local.js) ----
 # core/ and proto/ compiled to WebAssembly by Debian's clang 14 for
@@ -394,6 +385,17 @@ $(WASM_OUT): $(WASM_OBJ) $(WASM_LIBS)
 		-Wl,-z,stack-size=$(WASM_STACK) -Wl,--stack-first
 wasm: $(WASM_OUT)
 
+# ---- the JavaScript client's tests ----
+# The local module's tests (test/local.test.js, and web/test/local.test.js
+# in chromium) compare its replies with clashd's on a sample of the inputs
+# `answers gen` writes (tests/answers.c), made once into $(WASM_CASES).
+WASM_CASES = $(B)/wasm/answers-in
+$(WASM_CASES)/q_gjk88.jsonl: $(B)/answers
+	rm -rf $(WASM_CASES) && mkdir -p $(WASM_CASES) && $(B)/answers gen $(WASM_CASES)
+js-test: $(B)/clashd $(JS_GEN) $(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
+	cd $(JS) && ./node_modules/.bin/tsc -p tsconfig.json && echo "js-test: tsc --strict --noEmit: no error"
+	cd $(JS) && CLASHD=$(abspath $(B)/clashd) ANSWERS_IN=$(abspath $(WASM_CASES)) node --test test/*.test.js
+
 # ---- the demo page (web/, docs/client.md) ----
 # npm ci from web/package-lock.json (three, esbuild, playwright-core; no
 # browser download: playwright-core fetches none); esbuild bundles
@@ -407,12 +409,21 @@ WEB_DEPS = $(WEB)/node_modules/.package-lock.json
 WEB_DIST = $(B)/web/demo.js
 $(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
-$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js $(JS)/three.js
+$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js $(JS)/three.js \
+		$(JS)/local.js $(WASM_OUT)
 	cd $(WEB) && node build.mjs $(abspath $(B)/web)
 web: $(WEB_DIST)
-web-test: $(B)/clashd $(WEB_DIST)
+web-test: $(B)/clashd $(WEB_DIST) $(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
 	cd $(WEB) && CLASHD=$(abspath $(B)/clashd) WEB_DIST=$(abspath $(B)/web) \
-		SCREENSHOT=$(abspath $(B)/web-demo.png) node --test test/*.test.js
+		SCREENSHOT=$(abspath $(B)/web-demo.png) ANSWERS_IN=$(abspath $(WASM_CASES)) \
+		node --test test/*.test.js
+
+# make bench-wasm: the core in the page measured (bench/wasm/drag.mjs,
+# bench/README.md "The core in the page"): the module's size, its start-up
+# in node and chromium, and a drag of a gear over a 100 000-triangle mesh
+# answered locally in each.
+bench-wasm: $(WASM_OUT) $(JS_DEPS) $(WEB_DEPS)
+	node bench/wasm/drag.mjs
 
 # ---- failover and soak (tests/load/) ----
 # Programs, not Check suites: each runs for a while, prints its numbers and
