@@ -311,12 +311,11 @@ export class Clashd {
       throw new RangeError(`routeBy must be 'none' or 'first-ref', not ${JSON.stringify(this.routeBy)}`);
     /** id -> geometry of every shape this client made a ref for or uploaded */
     this.shapes = new Map();
-    // The core in the page (local.js): a LocalCore, or a promise of one,
-    // loaded on first use when `local` is true.
     this.local = options.local ?? false;
-    this.#core = options.local instanceof LocalCore ? options.local : undefined;
   }
 
+  // The core in the page that `local: true` (or its load options) loads on
+  // first use: a promise of a LocalCore.
   #core;
 
   // The LocalCore a call is to use (options.local, else the client's
