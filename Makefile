@@ -349,7 +349,7 @@ WASM_LIBS    = $(B)/wasm/obj/jansson/.built $(B)/wasm/obj/nettle/.built
 WASM_NETTLE_SRC = sha256.c sha256-compress.c write-be32.c
 WASM_OUT     = $(JS)/gen/clashd-core.wasm
 # The stack: wasm-ld gives 64 KiB, which the core's and proto's recursion
-# and frames outgrow (a thread of clashd has 8 MiB); first in memory, so
+# and frames outgrow (8 MiB, a Linux thread's default); first in memory, so
 # that an overflow traps instead of writing over the data.
 WASM_STACK   = 8388608
 $(WASM_JANSSON)/src/jansson.h: $(JS)/wasm/debian-source.sh
