@@ -44,6 +44,10 @@ struct clash_mesh {
 	size_t bytes; /* of storage in use, this header included */
 	size_t welded; /* vertices moved by the weld (clash_mesh_welded) */
 	int solid;
+	/* Signed volume of the triangles as turned (> 0: they face outward),
+	 * in the mesh's coordinates; its sign tells which way a closed mesh
+	 * faces. */
+	double volume;
 	int depth;      /* of the tree (a root alone: 1) */
 	double origin[3]; /* the root box's centre: node boxes are relative */
 	mesh_node *nodes;

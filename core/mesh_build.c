@@ -535,6 +535,22 @@ static int check_input(const double *positions, size_t nvertices, const uint32_t
 	return CLASH_OK;
 }
 
+/* Signed volume of the placed triangles, about the origin for accuracy. */
+static double signed_volume(const clash_mesh *m)
+{
+	double v = 0.0;
+	for (size_t i = 0; i < m->ntriangles; i++) {
+		double p[3][3];
+		for (int c = 0; c < 3; c++)
+			for (int k = 0; k < 3; k++)
+				p[c][k] = m->tri[9 * i + 3 * c + k] - m->origin[k];
+		v += p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) -
+		     p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
+		     p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0]);
+	}
+	return v / 6.0;
+}
+
 /* The corners in tree order over the ids (which they overwrite from the
  * end: id i is read before corner block i, at 18 times its offset, is
  * written), and the parts' triangles in tree order into m->reps. */
@@ -616,6 +632,7 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
 	m->input = m->reps + nreps;
 	place_triangles(m, ids, nreps);
+	m->volume = signed_volume(m);
 	m->positions = positions;
 	m->magic = MESH_MAGIC;
 	m->bytes = (size_t)((char *)(m->input + ntriangles) - base);

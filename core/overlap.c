@@ -43,25 +43,15 @@ static double det3(const double *l)
 	       l[2] * (l[3] * l[7] - l[4] * l[6]);
 }
 
-/* Box and orientation of a side's triangles (common frame). */
-static void survey(ov_side *s)
+/* A side's box in the common frame: its tree's root. */
+static void side_box(ov_side *s)
 {
-	double v = 0.0;
+	obox o;
+	ov_node_box(s, &s->m->nodes[0], &o);
 	for (int k = 0; k < 3; k++) {
-		s->lo[k] = INFINITY;
-		s->hi[k] = -INFINITY;
+		s->lo[k] = o.c[k] - o.h[k];
+		s->hi[k] = o.c[k] + o.h[k];
 	}
-	for (size_t i = 0; i < s->n; i++) {
-		const double *t = s->tri + 9 * i;
-		v += t[0] * (t[4] * t[8] - t[5] * t[7]) - t[1] * (t[3] * t[8] - t[5] * t[6]) +
-		     t[2] * (t[3] * t[7] - t[4] * t[6]);
-		for (int c = 0; c < 3; c++)
-			for (int k = 0; k < 3; k++) {
-				s->lo[k] = fmin(s->lo[k], t[3 * c + k]);
-				s->hi[k] = fmax(s->hi[k], t[3 * c + k]);
-			}
-	}
-	s->flip = v < 0.0;
 }
 
 static void side_init(ov_side *s, const clash_mesh *m)
@@ -69,35 +59,37 @@ static void side_init(ov_side *s, const clash_mesh *m)
 	memset(s, 0, sizeof *s);
 	s->m = m;
 	s->n = m->ntriangles;
+	s->tri = m->tri;
 	s->closed = m->topo.closed;
 	s->solid = m->solid;
 	s->listed = 1;
+	s->flip = m->volume < 0.0;
 	identity(&s->to_common);
 	identity(&s->to_mesh);
+	side_box(s);
 }
 
-/* b's triangles in a's frame, moved by the offset. */
-static int place_b(ov_side *b, const affine *ba, const double *offset, double **copy)
+/* b in a's frame, moved by offset: its triangles are mapped as they are
+ * first needed (ov_ready). */
+static int place_b(ov_side *b, const affine *ba, const double *offset)
 {
-	double *t = malloc(9 * b->n * sizeof *t);
-	if (t == NULL)
+	b->copy = malloc(9 * b->n * sizeof *b->copy);
+	b->ready = calloc(b->n, 1);
+	if (b->copy == NULL || b->ready == NULL)
 		return CLASH_ENOMEM;
-	for (size_t i = 0; i < 3 * b->n; i++) {
-		affine_apply(ba, b->m->tri + 3 * i, t + 3 * i);
-		for (int k = 0; k < 3; k++)
-			t[3 * i + k] += offset[k];
-	}
+	b->tri = b->copy;
 	b->to_common = *ba;
 	affine_invert(ba, &b->to_mesh);
 	memcpy(b->offset, offset, sizeof b->offset);
-	b->tri = t;
-	*copy = t;
-	survey(b);
+	b->flip = (b->m->volume < 0.0) != (det3(ba->l) < 0.0);
+	side_box(b);
 	return CLASH_OK;
 }
 
 static void work_free(ov_work *w)
 {
+	free(w->s[1].copy);
+	free(w->s[1].ready);
 	free(w->ends);
 	free(w->slots);
 	free(w->segs);
@@ -112,9 +104,9 @@ static double work_scale(const ov_side *a, const ov_side *b)
 {
 	double s = 0.0;
 	for (int k = 0; k < 3; k++) {
-		s = fmax(s, fmax(a->hi[k] - a->lo[k], b->hi[k] - b->lo[k]));
-		s = fmax(s, fmax(fmax(fabs(a->lo[k]), fabs(a->hi[k])),
-		                 fmax(fabs(b->lo[k]), fabs(b->hi[k]))));
+		s = OV_MAX(s, OV_MAX(a->hi[k] - a->lo[k], b->hi[k] - b->lo[k]));
+		s = OV_MAX(s, OV_MAX(OV_MAX(fabs(a->lo[k]), fabs(a->hi[k])),
+		                 OV_MAX(fabs(b->lo[k]), fabs(b->hi[k]))));
 	}
 	return s;
 }
@@ -190,29 +182,24 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_overlap_o
 		w.cancel = opt ? opt->cancel : NULL;
 		side_init(&w.s[0], a->mesh);
 		side_init(&w.s[1], b->mesh);
-		w.s[0].tri = a->mesh->tri;
-		survey(&w.s[0]);
-		double *copy = NULL, zero[3] = {0, 0, 0};
-		err = place_b(&w.s[1], &ba, zero, &copy);
-		if (err)
-			return err;
+		const double zero[3] = {0, 0, 0};
+		err = place_b(&w.s[1], &ba, zero);
 		double offset[3];
 		const double scale = OV_OFFSET * work_scale(&w.s[0], &w.s[1]);
 		for (int j = 0; j < 3; j++)
 			offset[j] = scale * ov_dirs[k][j];
-		free(copy);
-		err = place_b(&w.s[1], &ba, offset, &copy);
-		if (err)
-			return err;
-		for (int j = 0; j < 3; j++)
-			w.origin[j] = 0.5 * (fmax(w.s[0].lo[j], w.s[1].lo[j]) +
-			                     fmin(w.s[0].hi[j], w.s[1].hi[j]));
-		err = attempt(&w);
+		if (!err) {
+			memcpy(w.s[1].offset, offset, sizeof offset);
+			side_box(&w.s[1]);
+			for (int j = 0; j < 3; j++)
+				w.origin[j] = 0.5 * (OV_MAX(w.s[0].lo[j], w.s[1].lo[j]) +
+				                     OV_MIN(w.s[0].hi[j], w.s[1].hi[j]));
+			err = attempt(&w);
+		}
 		if (!err && !w.degenerate)
 			err = ov_answer(&w, opt, &fa, det3(fa.l), out);
 		const int again = !err && w.degenerate;
 		work_free(&w);
-		free(copy);
 		if (!again)
 			break;
 		err = CLASH_ENOTSUP;

@@ -25,6 +25,8 @@
 typedef struct ov_side {
 	const clash_mesh *m;
 	const double *tri;  /* 9 doubles a triangle, tree order, common frame */
+	double *copy;       /* b: tri, mapped when first needed (ready[i]) */
+	uint8_t *ready;
 	size_t n;
 	int flip;           /* corners 1 and 2 swap to face outward */
 	int closed;         /* watertight: inside decided by crossings */
@@ -95,6 +97,31 @@ typedef struct ov_work {
 	size_t nnodes;    /* ends, then side 0's vertices, then side 1's */
 } ov_work;
 
+#define OV_MIN(x, y) ((x) < (y) ? (x) : (y))
+#define OV_MAX(x, y) ((x) > (y) ? (x) : (y))
+
+/* Map triangle i of a mapped side into the common frame, once. */
+static inline void ov_ready(ov_side *s, size_t i)
+{
+	if (s->ready == NULL || s->ready[i])
+		return;
+	for (int c = 0; c < 3; c++) {
+		double *x = s->copy + 9 * i + 3 * c;
+		affine_apply(&s->to_common, s->m->tri + 9 * i + 3 * c, x);
+		for (int k = 0; k < 3; k++)
+			x[k] += s->offset[k];
+	}
+	s->ready[i] = 1;
+}
+
+/* Node n of side s's tree as a box in the common frame. */
+static inline void ov_node_box(const ov_side *s, const mesh_node *n, obox *o)
+{
+	mesh_node_obox(s->m, n, s->ready ? &s->to_common : NULL, o);
+	for (int k = 0; k < 3; k++)
+		o->c[k] += s->offset[k];
+}
+
 /* Corner c of triangle i of side s, in outward order. */
 static inline const double *ov_corner(const ov_side *s, size_t i, int c)
 {
@@ -112,6 +139,10 @@ static inline int ov_cancelled(ov_work *w)
  * CLASH_OK, CLASH_ENOMEM, CLASH_ECANCELED; w->degenerate on a degenerate
  * pair. */
 int ov_pairs(ov_work *w);
+
+/* Side x's triangles near the other side (its box grown by slack),
+ * mapped (overlap_pairs.c). */
+int ov_near(ov_work *w, int x, double slack, uint32_t *play, size_t *n);
 
 /* Side x's triangles near the other side, which lie inside it, and the
  * status of their vertices (overlap_classify.c). */

@@ -57,35 +57,30 @@ void ov_class_free(ov_class *c)
 	memset(c, 0, sizeof *c);
 }
 
-static int box_meets(const double *t, const double *lo, const double *hi)
-{
-	for (int k = 0; k < 3; k++) {
-		const double a = fmin(t[k], fmin(t[3 + k], t[6 + k]));
-		const double b = fmax(t[k], fmax(t[3 + k], t[6 + k]));
-		if (b < lo[k] || a > hi[k])
-			return 0;
-	}
-	return 1;
-}
-
 /* The triangles of side x in play, and slot. */
 static int find_play(ov_work *w, int x)
 {
-	const ov_side *s = &w->s[x], *o = &w->s[1 - x];
+	const ov_side *s = &w->s[x];
 	ov_class *c = &w->c[x];
 	c->slot = malloc(s->n * sizeof *c->slot);
 	c->play = malloc(s->n * sizeof *c->play);
 	if (c->slot == NULL || c->play == NULL)
 		return CLASH_ENOMEM;
-	for (size_t i = 0; i < s->n; i++) {
-		if (ov_cancelled(w))
-			return CLASH_ECANCELED;
-		c->slot[i] = UINT32_MAX;
-		if (box_meets(s->tri + 9 * i, o->lo, o->hi)) {
+	const double slack = fabs(w->s[1].offset[0]) + fabs(w->s[1].offset[1]) +
+	                     fabs(w->s[1].offset[2]);
+	const int err = ov_near(w, x, slack, c->play, &c->nplay);
+	if (err)
+		return err;
+	/* tree order, so that answers do not depend on the walk */
+	memset(c->slot, 0xff, s->n * sizeof *c->slot);
+	for (size_t k = 0; k < c->nplay; k++)
+		c->slot[c->play[k]] = 1;
+	c->nplay = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (c->slot[i] != UINT32_MAX) {
 			c->slot[i] = (uint32_t)c->nplay;
 			c->play[c->nplay++] = (uint32_t)i;
 		}
-	}
 	return CLASH_OK;
 }
 

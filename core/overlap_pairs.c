@@ -118,10 +118,10 @@ static int tri_box_overlap(const ov_side *x, size_t i, const ov_side *y, size_t 
 {
 	const double *a = x->tri + 9 * i, *b = y->tri + 9 * j;
 	for (int k = 0; k < 3; k++) {
-		const double alo = fmin(a[k], fmin(a[3 + k], a[6 + k]));
-		const double ahi = fmax(a[k], fmax(a[3 + k], a[6 + k]));
-		const double blo = fmin(b[k], fmin(b[3 + k], b[6 + k]));
-		const double bhi = fmax(b[k], fmax(b[3 + k], b[6 + k]));
+		const double alo = OV_MIN(a[k], OV_MIN(a[3 + k], a[6 + k]));
+		const double ahi = OV_MAX(a[k], OV_MAX(a[3 + k], a[6 + k]));
+		const double blo = OV_MIN(b[k], OV_MIN(b[3 + k], b[6 + k]));
+		const double bhi = OV_MAX(b[k], OV_MAX(b[3 + k], b[6 + k]));
 		if (ahi < blo || bhi < alo)
 			return 0;
 	}
@@ -160,6 +160,8 @@ static int cut_pair(ov_work *w, uint32_t i, uint32_t j)
 
 static int leaf_pair(ov_work *w, const mesh_node *x, const mesh_node *y)
 {
+	for (uint32_t j = y->first; j < y->first + y->count; j++)
+		ov_ready(&w->s[1], j);
 	for (uint32_t i = x->first; i < x->first + x->count; i++)
 		for (uint32_t j = y->first; j < y->first + y->count; j++) {
 			const int err = cut_pair(w, i, j);
@@ -192,10 +194,8 @@ int ov_pairs(ov_work *w)
 		const uint32_t na = stack[--top][0], nb = stack[top][1];
 		const mesh_node *x = &ma->nodes[na], *y = &mb->nodes[nb];
 		obox bx, by;
-		mesh_node_obox(ma, x, NULL, &bx);
-		mesh_node_obox(mb, y, &w->s[1].to_common, &by);
-		for (int k = 0; k < 3; k++)
-			by.c[k] += w->s[1].offset[k];
+		ov_node_box(&w->s[0], x, &bx);
+		ov_node_box(&w->s[1], y, &by);
 		if (!boxes_meet(&bx, &by, slack))
 			continue;
 		if (x->count && y->count) {
@@ -211,6 +211,50 @@ int ov_pairs(ov_work *w)
 		for (uint32_t c = 0; c < 2; c++) {
 			stack[top][0] = split_a ? x->first + c : na;
 			stack[top++][1] = split_a ? nb : y->first + c;
+		}
+	}
+	return CLASH_OK;
+}
+
+static int tri_meets(const double *t, const obox *o, double slack)
+{
+	for (int k = 0; k < 3; k++) {
+		const double lo = OV_MIN(t[k], OV_MIN(t[3 + k], t[6 + k]));
+		const double hi = OV_MAX(t[k], OV_MAX(t[3 + k], t[6 + k]));
+		if (hi < o->c[k] - o->h[k] - slack || lo > o->c[k] + o->h[k] + slack)
+			return 0;
+	}
+	return 1;
+}
+
+int ov_near(ov_work *w, int x, double slack, uint32_t *play, size_t *n)
+{
+	ov_side *s = &w->s[x];
+	obox other;
+	ov_node_box(&w->s[1 - x], &w->s[1 - x].m->nodes[0], &other);
+	uint32_t stack[OV_STACK];
+	int top = 0;
+	stack[top++] = 0;
+	*n = 0;
+	while (top > 0) {
+		if (ov_cancelled(w))
+			return CLASH_ECANCELED;
+		const mesh_node *nd = &s->m->nodes[stack[--top]];
+		obox b;
+		ov_node_box(s, nd, &b);
+		if (!boxes_meet(&b, &other, slack))
+			continue;
+		if (nd->count == 0) {
+			if (top + 2 > OV_STACK)
+				return CLASH_ENOMEM;
+			stack[top++] = nd->first;
+			stack[top++] = nd->first + 1;
+			continue;
+		}
+		for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+			ov_ready(s, i);
+			if (tri_meets(s->tri + 9 * i, &other, slack))
+				play[(*n)++] = i;
 		}
 	}
 	return CLASH_OK;

@@ -44,8 +44,8 @@ static void grow_box(acc *a, uint32_t r, const affine *f, const double *p)
 	double x[3];
 	affine_apply(f, p, x);
 	for (int k = 0; k < 3; k++) {
-		a->lo[3 * r + k] = fmin(a->lo[3 * r + k], x[k]);
-		a->hi[3 * r + k] = fmax(a->hi[3 * r + k], x[k]);
+		a->lo[3 * r + k] = OV_MIN(a->lo[3 * r + k], x[k]);
+		a->hi[3 * r + k] = OV_MAX(a->hi[3 * r + k], x[k]);
 	}
 }
 
