@@ -603,7 +603,7 @@ int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
  * they overlap: the regions of contact (one per connected component of
  * A∩B, or connected place where two surfaces cross), each with its
  * intersection curve as polylines of world points, its box, the input
- * triangles of each side that take part and, when both sides are solids,
+ * triangles of each side that take part and, when both sides are closed,
  * its volume; and the volume of A∩B, exact up to rounding.  Kept apart
  * from clash_gjk, whose queries do not pay for it.  Method, exactness,
  * degenerate configurations and caps: docs/shapes.md, "Where and how much
@@ -634,7 +634,7 @@ typedef struct clash_overlap_region {
 	int kind;
 	size_t part_a, part_b; /* top-level parts of compound sides (0 otherwise) */
 	double lo[3], hi[3];   /* world axis-aligned box of the region */
-	int has_volume;        /* both sides are solids: */
+	int has_volume;        /* both sides are closed: */
 	double volume;         /* the volume of this component of A∩B */
 	/* The intersection curve: polyline i is points[polyline[i] ..
 	 * polyline[i+1] - 1] (3 doubles a point, world coordinates), each
@@ -649,7 +649,7 @@ typedef struct clash_overlap_region {
 	 * clash_mesh_build), ascending: those the curve crosses and those
 	 * lying inside the other solid within this component.  Capped at
 	 * max_triangles per side; total_* count them all.  None for a side
-	 * that is not a mesh. */
+	 * that is not a mesh (a hull, a box). */
 	size_t ntriangles_a, ntriangles_b;
 	const uint32_t *triangles_a, *triangles_b;
 	size_t total_triangles_a, total_triangles_b;
@@ -659,7 +659,11 @@ typedef struct clash_overlap_region {
 typedef struct clash_overlap {
 	int intersecting; /* the surfaces cross, or one side lies inside the other */
 	int solid_a, solid_b; /* as clash_result's */
-	int has_volume;   /* both sides are solids: */
+	/* Each side is closed (clash_mesh_info.closed; a convex side is): the
+	 * volume needs both.  A solid that is not closed (a few triangles
+	 * missing) has no volume here. */
+	int closed_a, closed_b;
+	int has_volume;   /* both sides are closed: */
 	double volume;    /* the volume of A∩B (world units cubed) */
 	size_t nregions, total_regions;
 	const clash_overlap_region *regions;
@@ -669,11 +673,11 @@ typedef struct clash_overlap {
 } clash_overlap;
 
 /*
- * The overlap of a and b: 3-D shapes with a mesh on at least one side
- * (a mesh, or a compound with mesh leaves) against a mesh, a hull, a box
- * primitive or such a compound.  Curved primitives (sphere, capsule,
- * cylinder, cone, ellipsoid) and rounded shapes (radius > 0) give
- * CLASH_ENOTSUP.  *out is allocated in one block (free it with
+ * The overlap of a and b: 3-D shapes with a mesh on at least one side,
+ * against a mesh, a polytope (its hull) or a box primitive, any poses.
+ * Compounds, curved primitives (sphere, capsule, cylinder, cone,
+ * ellipsoid) and rounded shapes (radius > 0) give CLASH_ENOTSUP for now.
+ * A convex side names no triangles (ntriangles 0).  *out is allocated in one block (free it with
  * clash_overlap_free); the work allocates O(triangles of both sides +
  * crossing triangle pairs), freed before return.  Returns CLASH_OK,
  * CLASH_EINVAL (NULL, not 3-D, no mesh on either side), CLASH_ENOTSUP,

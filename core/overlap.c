@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hull3.h"
 #include "overlap.h"
 
 /* The offset of b: this fraction of the work's scale (the larger of the
@@ -158,17 +159,59 @@ static int attempt(ov_work *w)
 	return CLASH_OK;
 }
 
-static int check_side(const clash_shape *s)
+/* A side as a mesh: its own, or the triangulated hull of a convex one
+ * (a box primitive's corners, a polytope's vertices). */
+typedef struct ov_source {
+	const clash_mesh *m;
+	void *store;
+	double corners[24];
+} ov_source;
+
+static int hull_mesh(const double *v, size_t n, ov_source *src)
 {
-	if (s->dim != 3)
-		return CLASH_EINVAL;
-	if (s->radius != 0.0 || s->nparts > 0 || s->mesh == NULL)
-		return CLASH_ENOTSUP;
-	return CLASH_OK;
+	void *scratch = malloc(hull3_scratch_size(n));
+	uint32_t *faces = malloc(6 * n * sizeof *faces);
+	int err = CLASH_ENOMEM;
+	if (scratch && faces) {
+		const size_t nf = hull3_faces(v, n, scratch, faces);
+		const size_t size = nf ? clash_mesh_size(n, nf) : 0;
+		err = nf == 0 || size == 0 ? CLASH_ENOTSUP : CLASH_OK;
+		if (!err && (src->store = malloc(size)) == NULL)
+			err = CLASH_ENOMEM;
+		clash_mesh *m = NULL;
+		if (!err)
+			err = clash_mesh_build(src->store, size, v, n, faces, nf, &m);
+		src->m = m;
+	}
+	free(scratch);
+	free(faces);
+	return err;
 }
 
-static int run(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
-               clash_overlap **out)
+static int source_of(const clash_shape *s, ov_source *src)
+{
+	memset(src, 0, sizeof *src);
+	if (s->dim != 3)
+		return CLASH_EINVAL;
+	if (s->radius != 0.0 || s->nparts > 0)
+		return CLASH_ENOTSUP;
+	if (s->mesh) {
+		src->m = s->mesh;
+		return CLASH_OK;
+	}
+	if (s->kind == CLASH_KIND_BOX) {
+		for (int i = 0; i < 8; i++)
+			for (int k = 0; k < 3; k++)
+				src->corners[3 * i + k] = (i >> k & 1) ? s->params[k] : -s->params[k];
+		return hull_mesh(src->corners, 8, src);
+	}
+	if (s->kind != CLASH_KIND_POLYTOPE || s->vertices == NULL)
+		return CLASH_ENOTSUP;
+	return hull_mesh(s->vertices, s->count, src);
+}
+
+static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
+               const clash_overlap_options *opt, clash_overlap **out)
 {
 	affine fa, fb, ia, ba;
 	affine_of(a, &fa);
@@ -180,8 +223,10 @@ static int run(const clash_shape *a, const clash_shape *b, const clash_overlap_o
 		ov_work w;
 		memset(&w, 0, sizeof w);
 		w.cancel = opt ? opt->cancel : NULL;
-		side_init(&w.s[0], a->mesh);
-		side_init(&w.s[1], b->mesh);
+		side_init(&w.s[0], src[0].m);
+		side_init(&w.s[1], src[1].m);
+		w.s[0].listed = a->mesh != NULL;
+		w.s[1].listed = b->mesh != NULL;
 		const double zero[3] = {0, 0, 0};
 		err = place_b(&w.s[1], &ba, zero);
 		double offset[3];
@@ -214,17 +259,23 @@ int clash_overlap_get(const clash_shape *a, const clash_shape *b,
 		*out = NULL;
 	if (a == NULL || b == NULL || out == NULL)
 		return CLASH_EINVAL;
-	int err = check_side(a);
+	ov_source src[2];
+	int err = source_of(a, &src[0]);
 	if (!err)
-		err = check_side(b);
-	if (err)
-		return err;
-	err = run(a, b, opt, out);
-	if (err)
-		return err;
-	(*out)->solid_a = a->mesh->solid;
-	(*out)->solid_b = b->mesh->solid;
-	return CLASH_OK;
+		err = source_of(b, &src[1]);
+	if (!err && a->mesh == NULL && b->mesh == NULL)
+		err = CLASH_EINVAL;
+	if (!err)
+		err = run(a, b, src, opt, out);
+	if (!err) {
+		(*out)->solid_a = src[0].m->solid;
+		(*out)->solid_b = src[1].m->solid;
+		(*out)->closed_a = src[0].m->topo.closed;
+		(*out)->closed_b = src[1].m->topo.closed;
+	}
+	free(src[0].store);
+	free(src[1].store);
+	return err;
 }
 
 void clash_overlap_free(clash_overlap *o)

@@ -457,6 +457,39 @@ START_TEST(voxel_blocks_against_cells)
 }
 END_TEST
 
+/* Box primitives (posed) against the L, either side. */
+START_TEST(box_primitive_against_l)
+{
+	prng r = {5};
+	vox v;
+	make_l(&v);
+	tmesh a;
+	vox_mesh(&v, &a);
+	const double lo[3] = {0.5, -0.5, 0.25}, hi[3] = {3.5, 2.5, 2.0};
+	const double half[3] = {1.5, 1.5, 0.875}, centre[3] = {2.0, 1.0, 1.125};
+	const double want = vox_box_volume(&v, lo, hi);
+	for (int n = 0; n < 4; n++) {
+		double q[4] = {0, 0, 0, 1}, t[3] = {0, 0, 0}, bt[3];
+		if (n)
+			random_pose(&r, q, t);
+		set_pose(&a.s, q, t);
+		clash_shape box;
+		ck_assert_int_eq(clash_shape_init_primitive(&box, CLASH_KIND_BOX, half), CLASH_OK);
+		world_of(&a.s, centre, bt);
+		set_pose(&box, q, bt);
+		clash_overlap *o = NULL;
+		ck_assert_int_eq(n % 2 ? clash_overlap_get(&box, &a.s, NULL, &o)
+		                       : clash_overlap_get(&a.s, &box, NULL, &o),
+		                 CLASH_OK);
+		check_volume(o, want, 4.0);
+		ck_assert(o->closed_a && o->closed_b);
+		clash_overlap_free(o);
+	}
+	tm_free(&a);
+	free(v.occ);
+}
+END_TEST
+
 /* ---- volume: random convex polyhedra ---------------------------------------- */
 
 /* The hull of n points as a closed mesh: qhull's triangulated facets,
@@ -617,7 +650,17 @@ START_TEST(convex_against_half_spaces)
 		pl = realloc(pl, 4 * (np + nq) * sizeof *pl);
 		memcpy(pl + 4 * np, ql, 4 * nq * sizeof *ql);
 		const double want = planes_volume(pl, np + nq);
-		clash_overlap *o = get(&a, &b, NULL);
+		/* every other time b as a polytope (the core takes its hull) */
+		clash_shape poly;
+		ck_assert_int_eq(clash_shape_init(&poly, 3, pb, 14), CLASH_OK);
+		set_pose(&poly, q, t);
+		clash_overlap *o = NULL;
+		if (n % 2) {
+			ck_assert_int_eq(clash_overlap_get(&a.s, &poly, NULL, &o), CLASH_OK);
+			ck_assert_uint_eq(o->total_regions ? o->regions[0].total_triangles_b : 0, 0);
+		} else {
+			o = get(&a, &b, NULL);
+		}
 		check_volume(o, want, 2.0);
 		ck_assert_uint_le(o->total_regions, 1);
 		if (want > 1e-6) {
@@ -842,6 +885,9 @@ START_TEST(bad_arguments)
 	const double r[3] = {1, 0, 0};
 	ck_assert_int_eq(clash_shape_init_primitive(&sphere, CLASH_KIND_SPHERE, r), CLASH_OK);
 	ck_assert_int_eq(clash_overlap_get(&a.s, &sphere, NULL, &o), CLASH_ENOTSUP);
+	clash_shape box;
+	ck_assert_int_eq(clash_shape_init_primitive(&box, CLASH_KIND_BOX, hi), CLASH_OK);
+	ck_assert_int_eq(clash_overlap_get(&box, &box, NULL, &o), CLASH_EINVAL);
 	ck_assert_ptr_null(o);
 	clash_overlap_free(NULL);
 	tm_free(&a);
@@ -857,6 +903,7 @@ static Suite *overlap_volume_suite(void)
 	tcase_add_test(tc, l_and_u_against_boxes);
 	tcase_add_test(tc, voxel_blocks_against_cells);
 	tcase_add_test(tc, convex_against_half_spaces);
+	tcase_add_test(tc, box_primitive_against_l);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("large");
