@@ -673,11 +673,15 @@ typedef struct clash_overlap {
 } clash_overlap;
 
 /*
- * The overlap of a and b: 3-D shapes with a mesh on at least one side,
- * against a mesh, a polytope (its hull) or a box primitive, any poses.
- * Compounds, curved primitives (sphere, capsule, cylinder, cone,
- * ellipsoid) and rounded shapes (radius > 0) give CLASH_ENOTSUP for now.
- * A convex side names no triangles (ntriangles 0).  *out is allocated in one block (free it with
+ * The overlap of a and b: 3-D shapes with a mesh on at least one side
+ * (a mesh, or a compound with a mesh leaf), against a mesh, a polytope
+ * (its hull), a box primitive or a compound of these, any poses.  Curved
+ * primitives (sphere, capsule, cylinder, cone, ellipsoid) and rounded
+ * shapes (radius > 0), as sides or leaves, give CLASH_ENOTSUP for now.
+ * A convex side names no triangles (ntriangles 0).  Compounds are
+ * reported pair of leaves by pair of leaves (part_a, part_b name the
+ * top-level parts); their volume is the sum over the pairs, that of A∩B
+ * when the leaves of each side do not overlap each other.  *out is allocated in one block (free it with
  * clash_overlap_free); the work allocates O(triangles of both sides +
  * crossing triangle pairs), freed before return.  Returns CLASH_OK,
  * CLASH_EINVAL (NULL, not 3-D, no mesh on either side), CLASH_ENOTSUP,

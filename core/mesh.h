@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include <float.h>
+#include <math.h>
 
 #include "affine.h"
 #include "clash.h"

@@ -252,19 +252,13 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 	return err;
 }
 
-int clash_overlap_get(const clash_shape *a, const clash_shape *b,
-                      const clash_overlap_options *opt, clash_overlap **out)
+int ov_pair(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
+            clash_overlap **out)
 {
-	if (out != NULL)
-		*out = NULL;
-	if (a == NULL || b == NULL || out == NULL)
-		return CLASH_EINVAL;
 	ov_source src[2];
 	int err = source_of(a, &src[0]);
 	if (!err)
 		err = source_of(b, &src[1]);
-	if (!err && a->mesh == NULL && b->mesh == NULL)
-		err = CLASH_EINVAL;
 	if (!err)
 		err = run(a, b, src, opt, out);
 	if (!err) {
@@ -276,6 +270,22 @@ int clash_overlap_get(const clash_shape *a, const clash_shape *b,
 	free(src[0].store);
 	free(src[1].store);
 	return err;
+}
+
+int clash_overlap_get(const clash_shape *a, const clash_shape *b,
+                      const clash_overlap_options *opt, clash_overlap **out)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (a == NULL || b == NULL || out == NULL)
+		return CLASH_EINVAL;
+	if (a->dim != 3 || b->dim != 3)
+		return CLASH_EINVAL;
+	if (a->nparts || b->nparts)
+		return ov_compound(a, b, opt, out);
+	if (a->mesh == NULL && b->mesh == NULL)
+		return CLASH_EINVAL;
+	return ov_pair(a, b, opt, out);
 }
 
 void clash_overlap_free(clash_overlap *o)

@@ -160,4 +160,12 @@ int ov_answer(ov_work *w, const clash_overlap_options *opt, const affine *to_wor
 
 void ov_class_free(ov_class *c);
 
+/* The answer for two shapes that are not compound (overlap.c). */
+int ov_pair(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
+            clash_overlap **out);
+/* The answer for compound shapes, pair of leaves by pair of leaves
+ * (overlap_compound.c). */
+int ov_compound(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
+                clash_overlap **out);
+
 #endif

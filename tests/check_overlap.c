@@ -490,6 +490,42 @@ START_TEST(box_primitive_against_l)
 }
 END_TEST
 
+/* A compound of the L (a mesh) and a box primitive against a box mesh:
+ * the regions name their parts, the volumes add up. */
+START_TEST(compound_with_mesh_part)
+{
+	vox v;
+	make_l(&v);
+	tmesh l, b;
+	vox_mesh(&v, &l);
+	clash_shape parts[2], comp;
+	parts[0] = l.s;
+	const double half[3] = {1, 1, 1}, at[3] = {10, 0, 0};
+	ck_assert_int_eq(clash_shape_init_primitive(&parts[1], CLASH_KIND_BOX, half), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_translation(&parts[1], at), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_compound(&comp, 3, parts, 2), CLASH_OK);
+	const double lo[3] = {-1, 0.25, 0.5}, hi[3] = {12, 0.75, 1.5};
+	box_mesh(&b, lo, hi);
+	clash_overlap *o = NULL;
+	ck_assert_int_eq(clash_overlap_get(&comp, &b.s, NULL, &o), CLASH_OK);
+	const double in_l = vox_box_volume(&v, lo, hi), in_box = 2 * 0.5 * 0.5;
+	check_volume(o, in_l + in_box, 12.0);
+	ck_assert_uint_eq(o->total_regions, 2);
+	for (size_t r = 0; r < 2; r++) {
+		const clash_overlap_region *g = &o->regions[r];
+		const double want = g->part_a == 0 ? in_l : in_box;
+		ck_assert_msg(fabs(g->volume - want) <= 1e-9 * want, "part %zu: %.17g", g->part_a,
+		              g->volume);
+		ck_assert_uint_eq(g->part_b, 0);
+	}
+	ck_assert_uint_ne(o->regions[0].part_a, o->regions[1].part_a);
+	clash_overlap_free(o);
+	tm_free(&l);
+	tm_free(&b);
+	free(v.occ);
+}
+END_TEST
+
 /* ---- volume: random convex polyhedra ---------------------------------------- */
 
 /* The hull of n points as a closed mesh: qhull's triangulated facets,
@@ -904,6 +940,7 @@ static Suite *overlap_volume_suite(void)
 	tcase_add_test(tc, voxel_blocks_against_cells);
 	tcase_add_test(tc, convex_against_half_spaces);
 	tcase_add_test(tc, box_primitive_against_l);
+	tcase_add_test(tc, compound_with_mesh_part);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("large");
