@@ -621,7 +621,12 @@ typedef struct clash_overlap_options {
 	size_t max_points;    /* curve points over all regions; 0: CLASH_OVERLAP_MAX_POINTS */
 	size_t max_triangles; /* triangle indices listed per side of a region; 0:
 	                       * CLASH_OVERLAP_MAX_TRIANGLES */
-	double tolerance;     /* 0: as clash_gjk's default (1e-12 times the size) */
+	/* Curve points lie within it of both surfaces: the offset that
+	 * removes degenerate contacts (docs/shapes.md) is at most a quarter
+	 * of it, but at least 2^-47 of the scale; 0: 2^-42 of the scale (the
+	 * larger of the size and the farthest coordinate), within clash_gjk's
+	 * default 1e-12 times the size. */
+	double tolerance;
 	const volatile int *cancel; /* as clash_options.cancel: CLASH_ECANCELED */
 } clash_overlap_options;
 

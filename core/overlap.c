@@ -24,6 +24,7 @@
 /* The offset of b: this fraction of the work's scale (the larger of the
  * size and the farthest coordinate), in one of these directions. */
 #define OV_OFFSET 0x1p-42
+#define OV_OFFSET_MIN 0x1p-47
 #define OV_ATTEMPTS 4
 static const double ov_dirs[OV_ATTEMPTS][3] = {
         {1.0, 0.7548776662466927, 0.5698402909980532},
@@ -110,6 +111,17 @@ static double work_scale(const ov_side *a, const ov_side *b)
 		                 OV_MAX(fabs(b->lo[k]), fabs(b->hi[k]))));
 	}
 	return s;
+}
+
+/* |offset| per axis: OV_OFFSET of the scale, less to stay within a
+ * quarter of a smaller tolerance, never under OV_OFFSET_MIN of the scale
+ * (the rounding of coordinates must not undo it). */
+static double offset_size(double scale, const clash_overlap_options *opt)
+{
+	double d = OV_OFFSET * scale;
+	if (opt && opt->tolerance > 0.0 && opt->tolerance / 4 < d)
+		d = opt->tolerance / 4;
+	return OV_MAX(d, OV_OFFSET_MIN * scale);
 }
 
 /* The segments' volume terms and their ends joined. */
@@ -218,6 +230,7 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 	affine_of(b, &fb);
 	affine_invert(&fa, &ia);
 	affine_compose(&ia, &fb, &ba);
+	affine_mark_shift(&ba);
 	int err = CLASH_ENOTSUP;
 	for (int k = 0; k < OV_ATTEMPTS; k++) {
 		ov_work w;
@@ -230,7 +243,7 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 		const double zero[3] = {0, 0, 0};
 		err = place_b(&w.s[1], &ba, zero);
 		double offset[3];
-		const double scale = OV_OFFSET * work_scale(&w.s[0], &w.s[1]);
+		const double scale = offset_size(work_scale(&w.s[0], &w.s[1]), opt);
 		for (int j = 0; j < 3; j++)
 			offset[j] = scale * ov_dirs[k][j];
 		if (!err) {
