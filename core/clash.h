@@ -662,7 +662,11 @@ typedef struct clash_overlap_region {
 
 /* The answer; one block, released with clash_overlap_free. */
 typedef struct clash_overlap {
-	int intersecting; /* the surfaces cross, or one side lies inside the other */
+	/* The surfaces cross, or one side lies inside the other.  Sides that
+	 * only touch (face to face, edge to edge) may answer either way, with
+	 * a region of volume about 1e-13 of the size when they do: the
+	 * verdict of contact is clash_gjk's. */
+	int intersecting;
 	int solid_a, solid_b; /* as clash_result's */
 	/* Each side is closed (clash_mesh_info.closed; a convex side is): the
 	 * volume needs both.  A solid that is not closed (a few triangles
