@@ -103,7 +103,7 @@ static int number_vertices(ov_work *w, int x)
 	const ov_side *s = &w->s[x];
 	ov_class *c = &w->c[x];
 	size_t n = 16;
-	while (n < 6 * c->nplay)
+	while (n < 4 * c->nplay)
 		n *= 2;
 	uint32_t *slots = calloc(n, sizeof *slots);
 	const double **at = malloc((3 * c->nplay + 1) * sizeof *at);
