@@ -635,7 +635,8 @@ typedef struct clash_overlap_options {
 typedef struct clash_overlap_region {
 	/* CLASH_CONTACT_SURFACES (the surfaces cross), CLASH_CONTACT_A_IN_B or
 	 * CLASH_CONTACT_B_IN_A (a part of one side wholly inside the other,
-	 * no crossing: the region is that part). */
+	 * no crossing: the region is that part; found when both sides are
+	 * closed). */
 	int kind;
 	size_t part_a, part_b; /* top-level parts of compound sides (0 otherwise) */
 	double lo[3], hi[3];   /* world axis-aligned box of the region */
