@@ -360,6 +360,34 @@ START_TEST(box_inside_box)
 }
 END_TEST
 
+/* Poses that scale and shear: a box mesh stretched by a matrix against a
+ * box mesh, both then moved alike; the volume is the overlap of the
+ * stretched box with the other, times nothing else. */
+START_TEST(scaled_poses)
+{
+	const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+	tmesh a, b;
+	box_mesh(&a, lo, hi);
+	box_mesh(&b, lo, hi);
+	/* a: x -> (2x + 0.5, 3y - 1, 0.5z + 0.25), a box [0.5, 2.5] x [-1, 2] x [0.25, 0.75] */
+	const double ma[16] = {2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0.5, 0, 0.5, -1, 0.25, 1};
+	/* b: [1, 2.5] x [0.5, 1.25] x [0, 4] */
+	const double mb[16] = {1.5, 0, 0, 0, 0, 0.75, 0, 0, 0, 0, 4, 0, 1, 0.5, 0, 1};
+	ck_assert_int_eq(clash_shape_set_matrix(&a.s, ma), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_matrix(&b.s, mb), CLASH_OK);
+	const double want = 1.5 * 0.75 * 0.5;
+	clash_overlap *o = get(&a, &b, NULL);
+	check_volume(o, want, 4.0);
+	check_curves(o, &a, &b, 1e-11, 1);
+	clash_overlap_free(o);
+	o = get(&b, &a, NULL);
+	check_volume(o, want, 4.0);
+	clash_overlap_free(o);
+	tm_free(&a);
+	tm_free(&b);
+}
+END_TEST
+
 /* An L (arms along x and y) and a U (open along +y) in cells of 1. */
 static void make_l(vox *v)
 {
@@ -936,6 +964,7 @@ static Suite *overlap_volume_suite(void)
 	TCase *tc = tcase_create("closed_forms");
 	tcase_add_test(tc, boxes_coplanar_faces);
 	tcase_add_test(tc, box_inside_box);
+	tcase_add_test(tc, scaled_poses);
 	tcase_add_test(tc, l_and_u_against_boxes);
 	tcase_add_test(tc, voxel_blocks_against_cells);
 	tcase_add_test(tc, convex_against_half_spaces);
