@@ -281,6 +281,33 @@ static void check_curves(const clash_overlap *o, const tmesh *a, const tmesh *b,
 	}
 }
 
+/* The listed triangles name the input triangles the curve runs over:
+ * every curve point of a region lies on one of its listed triangles of
+ * each side (a mesh side, not truncated), read from the input arrays. */
+static void check_listed(const clash_overlap *o, const tmesh *a, const tmesh *b, double tol)
+{
+	const tmesh *m[2] = {a, b};
+	for (size_t r = 0; r < o->nregions; r++) {
+		const clash_overlap_region *g = &o->regions[r];
+		for (int s = 0; s < 2; s++) {
+			const uint32_t *t = s ? g->triangles_b : g->triangles_a;
+			const size_t n = s ? g->ntriangles_b : g->ntriangles_a;
+			for (size_t i = 1; i < n; i++)
+				ck_assert_uint_lt(t[i - 1], t[i]);
+			for (size_t i = 0; i < g->polyline[g->npolylines]; i++) {
+				double best = INFINITY, tri[9], q[3];
+				for (size_t k = 0; k < n; k++) {
+					for (int c = 0; c < 3; c++)
+						world_of(&m[s]->s, m[s]->pos + 3 * m[s]->idx[3 * t[k] + c], tri + 3 * c);
+					best = fmin(best, tri_point_dist2(g->points + 3 * i, tri, q));
+				}
+				ck_assert_msg(sqrt(best) <= tol, "region %zu point %zu: no listed triangle of %d",
+				              r, i, s);
+			}
+		}
+	}
+}
+
 static size_t total_polylines(const clash_overlap *o)
 {
 	size_t n = 0;
@@ -775,6 +802,7 @@ START_TEST(bolt_through_plate)
 		ck_assert_int_eq(o->regions[0].kind, CLASH_CONTACT_SURFACES);
 		ck_assert_uint_eq(o->regions[0].npolylines, 2);
 		check_curves(o, &plate, &bolt, 1e-11, 1);
+		check_listed(o, &plate, &bolt, 1e-11);
 		/* the bolt's 12 triangles, all of them crossed */
 		ck_assert_uint_eq(o->regions[0].total_triangles_b, 8);
 		clash_overlap_free(o);
@@ -794,6 +822,19 @@ START_TEST(bolt_through_plate)
 	ck_assert_uint_eq(o->regions[0].npolylines, 1);
 	ck_assert_uint_le(o->regions[0].total_triangles_a, plate.nt / 8);
 	check_curves(o, &plate, &bolt, 1e-11, 1);
+	check_listed(o, &plate, &bolt, 1e-11);
+	clash_overlap_free(o);
+	/* the same from a plate moved to other storage (its input numbers go
+	 * with it) */
+	void *moved = malloc(clash_mesh_bytes(plate.m));
+	clash_mesh *pm;
+	ck_assert_int_eq(clash_mesh_move(moved, plate.m, &pm), CLASH_OK);
+	free(plate.store);
+	plate.store = moved;
+	plate.m = pm;
+	clash_shape_init_mesh(&plate.s, pm);
+	o = get(&plate, &bolt, NULL);
+	check_listed(o, &plate, &bolt, 1e-11);
 	clash_overlap_free(o);
 	tm_free(&bolt);
 	tm_free(&plate);
@@ -821,6 +862,7 @@ START_TEST(two_separate_overlaps)
 	}
 	ck_assert(o->regions[0].hi[0] < 1.5 || o->regions[1].hi[0] < 1.5);
 	check_curves(o, &u, &b, 1e-11, 1);
+	check_listed(o, &u, &b, 1e-11);
 	clash_overlap_free(o);
 
 	/* caps: one region, 5 points, 1 triangle a side; totals stay */
