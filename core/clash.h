@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* The library's API: exported even when the core is built with hidden
+ * visibility (its internals are). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* Largest supported dimension.  Simplices have up to CLASH_MAX_DIM+1 points. */
 #define CLASH_MAX_DIM 8
 
@@ -623,7 +629,7 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
  * they overlap: the regions of contact (one per connected component of
  * A∩B, or connected place where two surfaces cross), each with its
  * intersection curve as polylines of world points, its box, the input
- * triangles of each side that take part and, when both sides are solids,
+ * triangles of each side that take part and, when both sides are closed,
  * its volume; and the volume of A∩B, exact up to rounding.  Kept apart
  * from clash_gjk, whose queries do not pay for it.  Method, exactness,
  * degenerate configurations and caps: docs/shapes.md, "Where and how much
@@ -641,7 +647,12 @@ typedef struct clash_overlap_options {
 	size_t max_points;    /* curve points over all regions; 0: CLASH_OVERLAP_MAX_POINTS */
 	size_t max_triangles; /* triangle indices listed per side of a region; 0:
 	                       * CLASH_OVERLAP_MAX_TRIANGLES */
-	double tolerance;     /* 0: as clash_gjk's default (1e-12 times the size) */
+	/* Curve points lie within it of both surfaces: the offset that
+	 * removes degenerate contacts (docs/shapes.md) is at most a quarter
+	 * of it, but at least 2^-47 of the scale; 0: 2^-42 of the scale (the
+	 * larger of the size and the farthest coordinate), within clash_gjk's
+	 * default 1e-12 times the size. */
+	double tolerance;
 	const volatile int *cancel; /* as clash_options.cancel: CLASH_ECANCELED */
 } clash_overlap_options;
 
@@ -650,11 +661,12 @@ typedef struct clash_overlap_options {
 typedef struct clash_overlap_region {
 	/* CLASH_CONTACT_SURFACES (the surfaces cross), CLASH_CONTACT_A_IN_B or
 	 * CLASH_CONTACT_B_IN_A (a part of one side wholly inside the other,
-	 * no crossing: the region is that part). */
+	 * no crossing: the region is that part; found when both sides are
+	 * closed). */
 	int kind;
 	size_t part_a, part_b; /* top-level parts of compound sides (0 otherwise) */
 	double lo[3], hi[3];   /* world axis-aligned box of the region */
-	int has_volume;        /* both sides are solids: */
+	int has_volume;        /* both sides are closed: */
 	double volume;         /* the volume of this component of A∩B */
 	/* The intersection curve: polyline i is points[polyline[i] ..
 	 * polyline[i+1] - 1] (3 doubles a point, world coordinates), each
@@ -669,7 +681,7 @@ typedef struct clash_overlap_region {
 	 * clash_mesh_build), ascending: those the curve crosses and those
 	 * lying inside the other solid within this component.  Capped at
 	 * max_triangles per side; total_* count them all.  None for a side
-	 * that is not a mesh. */
+	 * that is not a mesh (a hull, a box). */
 	size_t ntriangles_a, ntriangles_b;
 	const uint32_t *triangles_a, *triangles_b;
 	size_t total_triangles_a, total_triangles_b;
@@ -677,9 +689,17 @@ typedef struct clash_overlap_region {
 
 /* The answer; one block, released with clash_overlap_free. */
 typedef struct clash_overlap {
-	int intersecting; /* the surfaces cross, or one side lies inside the other */
+	/* The surfaces cross, or one side lies inside the other.  Sides that
+	 * only touch (face to face, edge to edge) may answer either way, with
+	 * a region of volume about 1e-13 of the size when they do: the
+	 * verdict of contact is clash_gjk's. */
+	int intersecting;
 	int solid_a, solid_b; /* as clash_result's */
-	int has_volume;   /* both sides are solids: */
+	/* Each side is closed (clash_mesh_info.closed; a convex side is): the
+	 * volume needs both.  A solid that is not closed (a few triangles
+	 * missing) has no volume here. */
+	int closed_a, closed_b;
+	int has_volume;   /* both sides are closed: */
 	double volume;    /* the volume of A∩B (world units cubed) */
 	size_t nregions, total_regions;
 	const clash_overlap_region *regions;
@@ -690,10 +710,14 @@ typedef struct clash_overlap {
 
 /*
  * The overlap of a and b: 3-D shapes with a mesh on at least one side
- * (a mesh, or a compound with mesh leaves) against a mesh, a hull, a box
- * primitive or such a compound.  Curved primitives (sphere, capsule,
- * cylinder, cone, ellipsoid) and rounded shapes (radius > 0) give
- * CLASH_ENOTSUP.  *out is allocated in one block (free it with
+ * (a mesh, or a compound with a mesh leaf), against a mesh, a polytope
+ * (its hull), a box primitive or a compound of these, any poses.  Curved
+ * primitives (sphere, capsule, cylinder, cone, ellipsoid) and rounded
+ * shapes (radius > 0), as sides or leaves, give CLASH_ENOTSUP for now.
+ * A convex side names no triangles (ntriangles 0).  Compounds are
+ * reported pair of leaves by pair of leaves (part_a, part_b name the
+ * top-level parts); their volume is the sum over the pairs, that of A∩B
+ * when the leaves of each side do not overlap each other.  *out is allocated in one block (free it with
  * clash_overlap_free); the work allocates O(triangles of both sides +
  * crossing triangle pairs), freed before return.  Returns CLASH_OK,
  * CLASH_EINVAL (NULL, not 3-D, no mesh on either side), CLASH_ENOTSUP,
@@ -978,6 +1002,10 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
  * in *hits (malloc'd; free()).  `st` may be NULL. */
 int clash_scene_run(const clash_scene *s, clash_scene_hit **hits, size_t *nhits,
                     clash_scene_stats *st);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
