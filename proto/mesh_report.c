@@ -49,6 +49,30 @@ static void depth_bound(clash_result *res)
 	res->depth_lower_bound = res->converged ? res->depth : 0.0;
 }
 
+/* 1 when s is, or holds, a curved primitive or a rounded shape. */
+static int curved(const clash_shape *s)
+{
+	for (size_t i = 0; i < s->nparts; i++)
+		if (curved(&s->parts[i]))
+			return 1;
+	return s->radius > 0 || (s->kind != CLASH_KIND_POLYTOPE && s->kind != CLASH_KIND_BOX);
+}
+
+/* Why a pair clash_overlap_get answered without a volume (both solids):
+ * a side whose mesh is not closed. */
+static const char *unclosed(const clash_overlap *o)
+{
+	if (!o->closed_a && !o->closed_b)
+		return "a and b are solids by their winding numbers but not closed (holes in their "
+		       "meshes): the volume they share is found between closed solids only";
+	return !o->closed_a ? "a is a solid by its winding number but not closed (holes in its "
+	                      "mesh): the volume it shares with b is found between closed solids "
+	                      "only"
+	                    : "b is a solid by its winding number but not closed (holes in its "
+	                      "mesh): the volume it shares with a is found between closed solids "
+	                      "only";
+}
+
 static int overlap(const proto_query *q, const proto_overlap_caps *caps, const clash_result *res,
                    proto_mesh_report *rep)
 {
@@ -60,11 +84,17 @@ static int overlap(const proto_query *q, const proto_overlap_caps *caps, const c
 	                           q->opt.cancel};
 	int err = clash_overlap_get(&q->a, &q->b, &o, &rep->overlap);
 	if (err == CLASH_ENOTSUP) {
-		rep->no_volume = "regions and volume are found between meshes, hulls and boxes: a "
-		                 "curved primitive or a rounded shape (a radius) has no triangles to "
-		                 "cross";
+		rep->no_volume = curved(&q->a) || curved(&q->b)
+		                 ? "regions and volume are found between meshes, hulls and boxes: a "
+		                   "curved primitive or a rounded shape (a radius) has no triangles "
+		                   "to cross"
+		                 : "regions and volume are not found for this pair: a mesh of it "
+		                   "overlaps itself (shells that cross), or its contacts are too "
+		                   "degenerate to resolve";
 		return 0;
 	}
+	if (!err && !rep->no_volume && !rep->overlap->has_volume)
+		rep->no_volume = unclosed(rep->overlap);
 	return err;
 }
 
