@@ -74,10 +74,35 @@ static int edge_fold(const double *a, const double *b, const double *c, const do
 	return 0;
 }
 
+/* The boxes of segment a b and triangle c d e meet (exact: compares). */
+static int seg_tri_boxes_meet(const double *a, const double *b, const double *c,
+                              const double *d, const double *e)
+{
+	for (int k = 0; k < 3; k++) {
+		const double slo = a[k] < b[k] ? a[k] : b[k], shi = a[k] < b[k] ? b[k] : a[k];
+		double tlo = c[k] < d[k] ? c[k] : d[k], thi = c[k] < d[k] ? d[k] : c[k];
+		tlo = e[k] < tlo ? e[k] : tlo;
+		thi = e[k] > thi ? e[k] : thi;
+		if (shi < tlo || thi < slo)
+			return 0;
+	}
+	return 1;
+}
+
+/* Segment a b meets the closed triangle c d e (tri_overlap.h: any
+ * contact, degenerate or not). */
+static int seg_meets_tri(const double *a, const double *b, const double *c, const double *d,
+                         const double *e)
+{
+	return seg_tri_boxes_meet(a, b, c, d, e) && tri_segment_cross(a, b, c, d, e) != 0;
+}
+
 /* Triangles v b c and v d e sharing the corner v only. */
 static int corner_fold(const double *v, const double *b, const double *c, const double *d,
                        const double *e)
 {
+	if (!seg_tri_boxes_meet(b, c, v, d, e) && !seg_tri_boxes_meet(d, e, v, b, c))
+		return 0;
 	/* d and e strictly on one side of the plane of v b c (or b, c of v d
 	 * e's): the triangles meet in v alone. */
 	const int sd = sgn(pred_orient3d(v, b, c, d)), se = sgn(pred_orient3d(v, b, c, e));
@@ -86,7 +111,17 @@ static int corner_fold(const double *v, const double *b, const double *c, const 
 	const int sb = sgn(pred_orient3d(v, d, e, b)), sc = sgn(pred_orient3d(v, d, e, c));
 	if (sb * sc > 0)
 		return 0;
-	return tri_overlap(b, c, c, v, d, e) || tri_overlap(d, e, e, v, b, c);
+	return seg_meets_tri(b, c, v, d, e) || seg_meets_tri(d, e, v, b, c);
+}
+
+/* q's corners all strictly on one side of p's plane (p of nonzero
+ * area): they cannot meet.  Cheaper than tri_overlap's own test, which
+ * first works out what each triangle spans. */
+static int apart(const double *p, const double *q)
+{
+	const int a = sgn(pred_orient3d(p, p + 3, p + 6, q));
+	return a != 0 && a == sgn(pred_orient3d(p, p + 3, p + 6, q + 3)) &&
+	       a == sgn(pred_orient3d(p, p + 3, p + 6, q + 6));
 }
 
 /* Triangles p and q (9 doubles each, distinct) cross (mesh_self.h). */
@@ -94,15 +129,13 @@ static int crossing(const double *p, const double *q)
 {
 	int share[3], n = 0; /* share[i]: the corner of q equal to p's i, or -1 */
 	for (int i = 0; i < 3; i++) {
-		share[i] = -1;
-		for (int j = 0; j < 3 && share[i] < 0; j++)
-			if (same(p + 3 * i, q + 3 * j))
-				share[i] = j;
+		const double *x = p + 3 * i;
+		share[i] = same(x, q) ? 0 : same(x, q + 3) ? 1 : same(x, q + 6) ? 2 : -1;
 		n += share[i] >= 0;
 	}
 	int hit;
 	if (n == 0) {
-		hit = tri_overlap(p, p + 3, p + 6, q, q + 3, q + 6);
+		hit = !apart(p, q) && !apart(q, p) && tri_overlap(p, p + 3, p + 6, q, q + 3, q + 6);
 	} else if (n == 1) {
 		const int i = share[0] >= 0 ? 0 : share[1] >= 0 ? 1 : 2, j = share[i];
 		hit = corner_fold(p + 3 * i, p + 3 * ((i + 1) % 3), p + 3 * ((i + 2) % 3),
