@@ -578,7 +578,10 @@ typedef struct clash_mesh_info {
 	int self_intersections_capped;
 } clash_mesh_info;
 
-/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL). */
+/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL).
+ * The first call for a mesh counts its self-intersections (about the
+ * build's time again), kept in the mesh for later calls: safe from
+ * several threads at once (an atomic store; two first calls both count). */
 int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out);
 
 /* The meshes of shape s (itself, or the leaves of a compound) together:
