@@ -574,15 +574,32 @@ typedef struct clash_mesh_info {
 	/* The winding number's mean distance from an integer just in front of
 	 * the surface: 0 for a closed mesh, about 1/2 for a single sheet. */
 	double leak;
+	/* Pairs of its triangles that cross each other, beyond the corners
+	 * and edges they share after the weld (a fold counts; triangles of
+	 * zero area take no part): exact, unless the work bound (1 << 20 and
+	 * 64 per triangle) was reached, then self_intersections_capped is 1
+	 * and the count a lower bound.  Informative: a closed mesh that
+	 * crosses itself is still a solid, the union of its shells. */
+	size_t self_intersections;
+	int self_intersections_capped;
 } clash_mesh_info;
 
-/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL). */
+/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL).
+ * The first call for a mesh counts its self-intersections (about the
+ * build's time again), kept in the mesh for later calls: safe from
+ * several threads at once (an atomic store; two first calls both count). */
 int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out);
 
 /* The meshes of shape s (itself, or the leaves of a compound) together:
- * solid and closed when every one is, the counts summed, the greatest
- * leak.  Returns how many meshes s holds (0: *out zeroed). */
+ * solid and closed when every one is, the counts summed (crossings
+ * within each mesh), capped when any is, the greatest leak.  Returns
+ * how many meshes s holds (0: *out zeroed). */
 size_t clash_shape_mesh_info(const clash_shape *s, clash_mesh_info *out);
+/* Whether every mesh of s is a solid, into *solid (untouched when none),
+ * without the count of crossings (clash_mesh_info.self_intersections,
+ * worked out on a reading's first request): returns 0 when s holds no
+ * mesh, else nonzero. */
+size_t clash_shape_mesh_solid(const clash_shape *s, int *solid);
 size_t clash_mesh_triangles(const clash_mesh *m);
 /* The index array the mesh was built from (borrowed, 3 per triangle in
  * input order), or NULL when it was built without one. */
