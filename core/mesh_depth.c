@@ -34,8 +34,9 @@
 #define DEPTH_NORMALS 48
 /* Directions evaluated at most, unless opt->max_iterations says fewer. */
 #define DEPTH_MAX_EVALS 1200
-/* Triangle pairs one direction may hold (24 bytes each); past it the
- * direction is given up and the answer marked not converged. */
+/* Triangle pairs one direction may hold (24 bytes each), and pairs
+ * waiting (32 bytes); past it the direction is given up and the answer
+ * marked not converged. */
 #define DEPTH_MAX_SPANS ((size_t)1 << 22)
 /* Distinct contacts kept at the best direction's end (see project). */
 #define DEPTH_CONSTRAINTS 24
@@ -44,8 +45,6 @@
 /* Proposals of the contact space in a row that may fail to improve
  * before the pattern search takes over. */
 #define DEPTH_MISSES 12
-/* Stack of a walk of two trees (each at most this deep: mesh_build.c). */
-#define DEPTH_STACK 1024
 #define DEPTH_CANCEL_EVERY 256
 /* The first angle of the pattern search (radians), about the spacing of
  * the Fibonacci sphere. */
@@ -307,6 +306,17 @@ static pv project(const frame *f, const double *p)
 	return q;
 }
 
+/* fmin and fmax without their NaN rules (a call each, in the hot loops). */
+static inline double lesser(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static inline double greater(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 static double cross2(double ax, double ay, double bx, double by)
 {
 	return ax * by - ay * bx;
@@ -392,8 +402,8 @@ static void edge_over(const pv *p, const pv *q, const pv *tr, double D, int on_a
 			ht += tr[c].h * cross2(m->x - x, m->y - y, n->x - x, n->y - y) / D;
 		}
 		double t = on_a ? hs - ht : ht - hs;
-		*lo = fmin(*lo, t);
-		*hi = fmax(*hi, t);
+		*lo = lesser(*lo, t);
+		*hi = greater(*hi, t);
 		if (w && t > w->t)
 			w->t = t, w->s = s, w->on_a = on_a, w->k = k;
 		if (w && w->want && fabs(t - w->target) <= w->eps)
@@ -429,8 +439,8 @@ static int tri_span(const frame *f, const double *ta, const double *tb, double s
 		double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
 		for (int c = 0; c < 3; c++) {
 			double va = axis ? pa[c].y : pa[c].x, vb = axis ? pb[c].y : pb[c].x;
-			amin = fmin(amin, va), amax = fmax(amax, va);
-			bmin = fmin(bmin, vb), bmax = fmax(bmax, vb);
+			amin = lesser(amin, va), amax = greater(amax, va);
+			bmin = lesser(bmin, vb), bmax = greater(bmax, vb);
 		}
 		if (amin > bmax + slack || bmin > amax + slack)
 			return 0;
@@ -463,6 +473,8 @@ typedef struct search {
 	double size;
 	span *spans;
 	size_t nspans, cap;
+	struct event *ev, *ready;
+	size_t nev, evcap, nready, readycap;
 	size_t visits;
 	int evals, max_evals;
 	int gave_up; /* a direction held too many pairs */
@@ -511,10 +523,10 @@ static void box_along(const double *x, const double *e, double *c, double *h)
 	}
 }
 
-/* Box x of a and box y of b moved by t u may meet for some t in [0, tau]:
- * the boxes overlap across u (along e1, e2) and their extents along u
- * can meet within the sweep. */
-static int boxes_meet(const double *x, const double *y, const frame *f, double tau, double slack)
+/* When box x of a and box y of b moved by t u may first meet: into *t0,
+ * and 1 when they overlap across u (along e1, e2) and may meet for some
+ * t >= 0. */
+static int boxes_meet(const double *x, const double *y, const frame *f, double slack, double *t0)
 {
 	double cx, hx, cy, hy;
 	box_along(x, f->e1, &cx, &hx);
@@ -527,82 +539,9 @@ static int boxes_meet(const double *x, const double *y, const frame *f, double t
 		return 0;
 	box_along(x, f->u, &cx, &hx);
 	box_along(y, f->u, &cy, &hy);
-	/* y + t meets x for t in [cx - cy - hx - hy, cx - cy + hx + hy] */
-	return cx - cy + hx + hy >= -slack && cx - cy - hx - hy <= tau + slack;
-}
-
-static int leaf_pairs(search *s, const frame *f, const leaf *la, const leaf *lb, const mesh_node *x,
-                      const mesh_node *y)
-{
-	for (uint32_t i = x->first; i < x->first + x->count; i++) {
-		size_t ia = la->tri0 + i;
-		for (uint32_t j = y->first; j < y->first + y->count; j++) {
-			size_t ib = lb->tri0 + j;
-			double lo, hi;
-			if (!tri_span(f, s->sa.tri + 9 * ia, s->sb.tri + 9 * ib, s->slack, &lo, &hi, NULL) ||
-			    hi < -s->slack)
-				continue;
-			int err = push_span(s, lo, hi, ia, ib);
-			if (err)
-				return err;
-		}
-	}
-	return CLASH_OK;
-}
-
-/* Every triangle pair of leaves la, lb that may meet for some t in
- * [0, tau]: b's boxes swept by tau u. */
-static int collect_leaves(search *s, const frame *f, const leaf *la, const leaf *lb, double tau)
-{
-	uint32_t stack[DEPTH_STACK][2];
-	int n = 0;
-	if (boxes_meet(la->box, lb->box, f, tau, s->slack))
-		stack[n][0] = 0, stack[n][1] = 0, n++;
-	while (n > 0) {
-		n--;
-		uint32_t p = stack[n][0], q = stack[n][1];
-		if (++s->visits % DEPTH_CANCEL_EVERY == 0 && cancelled(s))
-			return CLASH_ECANCELED;
-		const mesh_node *x = &la->m->nodes[p], *y = &lb->m->nodes[q];
-		if (x->count && y->count) {
-			int err = leaf_pairs(s, f, la, lb, x, y);
-			if (err)
-				return err;
-			continue;
-		}
-		const double *bx = la->box + 6 * (size_t)p, *by = lb->box + 6 * (size_t)q;
-		double ex = 0, ey = 0;
-		for (int k = 0; k < 3; k++)
-			ex = fmax(ex, bx[3 + k] - bx[k]), ey = fmax(ey, by[3 + k] - by[k]);
-		int split_a = y->count || (!x->count && ex >= ey);
-		for (uint32_t c = 0; c < 2; c++) {
-			uint32_t cp = split_a ? x->first + c : p, cq = split_a ? q : y->first + c;
-			if (!boxes_meet(la->box + 6 * (size_t)cp, lb->box + 6 * (size_t)cq, f, tau, s->slack))
-				continue;
-			if (n == DEPTH_STACK)
-				return CLASH_ELIMIT;
-			stack[n][0] = cp, stack[n][1] = cq, n++;
-		}
-	}
-	return CLASH_OK;
-}
-
-static int collect(search *s, const frame *f, double tau)
-{
-	s->nspans = 0;
-	for (size_t i = 0; i < s->sa.nleaves; i++)
-		for (size_t j = 0; j < s->sb.nleaves; j++) {
-			int err = collect_leaves(s, f, &s->sa.leaves[i], &s->sb.leaves[j], tau);
-			if (err)
-				return err;
-		}
-	return CLASH_OK;
-}
-
-static int by_lo(const void *x, const void *y)
-{
-	double a = ((const span *)x)->lo, b = ((const span *)y)->lo;
-	return (a > b) - (a < b);
+	/* y + t u meets x along u for t in [cx - cy - hx - hy, cx - cy + hx + hy] */
+	*t0 = cx - cy - hx - hy - slack;
+	return cx - cy + hx + hy >= -slack;
 }
 
 /* b moved by v (its pose followed by the shift). */
@@ -631,38 +570,177 @@ static int meets_at(search *s, const double *u, double t)
 	return err ? err : r.intersecting;
 }
 
-enum { WALK_DONE = 0, WALK_MORE = 1, WALK_ABOVE = 2 };
+/* ---- one direction: the overlap swept in order of t ----------------------- */
 
-/* The end of the overlap's part that holds t = 0, from the spans sorted:
- * *t and the span that ends it (*which, SIZE_MAX for none); WALK_MORE when
- * it may reach past tau, WALK_ABOVE past limit. */
-static int walk(search *s, const frame *f, double tau, double limit, double *t, size_t *which)
+/* What waits to be swept: a pair of tree nodes (kind 0: nodes a, b of
+ * leaves pair = i * nb + j), from the first t they may meet; or a pair of
+ * triangles (kind 1: a, b in the sides' arrays) meeting over [key, hi]. */
+typedef struct event {
+	double key, hi;
+	uint32_t a, b, pair, kind;
+} event;
+
+static int ev_push(search *s, event e)
+{
+	if (s->nev == s->evcap) {
+		if (s->evcap >= DEPTH_MAX_SPANS)
+			return CLASH_ELIMIT;
+		size_t cap = s->evcap ? 2 * s->evcap : 1024;
+		event *n = realloc(s->ev, cap * sizeof *n);
+		if (!n)
+			return CLASH_ENOMEM;
+		s->ev = n;
+		s->evcap = cap;
+	}
+	size_t i = s->nev++;
+	while (i > 0 && s->ev[(i - 1) / 2].key > e.key) {
+		s->ev[i] = s->ev[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->ev[i] = e;
+	return CLASH_OK;
+}
+
+static event ev_pop(search *s)
+{
+	event top = s->ev[0], last = s->ev[--s->nev];
+	size_t i = 0, n = s->nev;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && s->ev[c + 1].key < s->ev[c].key)
+			c++;
+		if (s->ev[c].key >= last.key)
+			break;
+		s->ev[i] = s->ev[c];
+		i = c;
+	}
+	if (n)
+		s->ev[i] = last;
+	return top;
+}
+
+/* Work that may start within the part swept so far goes on a stack (in
+ * any order: it is all taken before the part can end), the rest on the
+ * heap by when it may start. */
+static int defer(search *s, event e, double cur)
+{
+	if (e.key > cur + s->merge)
+		return ev_push(s, e);
+	if (s->nready == s->readycap) {
+		if (s->readycap >= DEPTH_MAX_SPANS)
+			return CLASH_ELIMIT;
+		size_t cap = s->readycap ? 2 * s->readycap : 1024;
+		event *n = realloc(s->ready, cap * sizeof *n);
+		if (!n)
+			return CLASH_ENOMEM;
+		s->ready = n;
+		s->readycap = cap;
+	}
+	s->ready[s->nready++] = e;
+	return CLASH_OK;
+}
+
+static int push_nodes(search *s, const frame *f, uint32_t pair, uint32_t p, uint32_t q, double cur)
+{
+	const leaf *la = &s->sa.leaves[pair / s->sb.nleaves], *lb = &s->sb.leaves[pair % s->sb.nleaves];
+	double t0;
+	if (!boxes_meet(la->box + 6 * (size_t)p, lb->box + 6 * (size_t)q, f, s->slack, &t0))
+		return CLASH_OK;
+	return defer(s, (event){t0, 0.0, p, q, pair, 0}, cur);
+}
+
+/* A node pair's turn: its children's pairs, or its triangles' spans. */
+static int expand(search *s, const frame *f, const event *e, double cur)
+{
+	const leaf *la = &s->sa.leaves[e->pair / s->sb.nleaves];
+	const leaf *lb = &s->sb.leaves[e->pair % s->sb.nleaves];
+	const mesh_node *x = &la->m->nodes[e->a], *y = &lb->m->nodes[e->b];
+	int err = CLASH_OK;
+	if (x->count && y->count) {
+		for (uint32_t i = x->first; i < x->first + x->count && !err; i++)
+			for (uint32_t j = y->first; j < y->first + y->count && !err; j++) {
+				size_t ia = la->tri0 + i, ib = lb->tri0 + j;
+				double lo, hi;
+				if (tri_span(f, s->sa.tri + 9 * ia, s->sb.tri + 9 * ib, s->slack, &lo, &hi, NULL) &&
+				    hi >= -s->slack)
+					err = defer(s, (event){lo, hi, (uint32_t)ia, (uint32_t)ib, 0, 1}, cur);
+			}
+		return err;
+	}
+	const double *bx = la->box + 6 * (size_t)e->a, *by = lb->box + 6 * (size_t)e->b;
+	double ex = 0, ey = 0;
+	for (int k = 0; k < 3; k++)
+		ex = fmax(ex, bx[3 + k] - bx[k]), ey = fmax(ey, by[3 + k] - by[k]);
+	int split_a = y->count || (!x->count && ex >= ey);
+	for (uint32_t c = 0; c < 2 && !err; c++)
+		err = split_a ? push_nodes(s, f, e->pair, x->first + c, e->b, cur)
+		              : push_nodes(s, f, e->pair, e->a, y->first + c, cur);
+	return err;
+}
+
+enum { SWEEP_DONE = 0, SWEEP_ABOVE = 1 };
+
+/* The end of the overlap's part that holds t = 0 along f->u: node pairs
+ * and triangle pairs taken in order of the first t they may meet, each
+ * triangle pair's span joining the part when it starts within it; where
+ * nothing is left to start within it, a verdict at a point of the gap
+ * says whether one lies inside the other across it.  *t and the span
+ * that ends it (*last; last->hi < 0 for none); SWEEP_ABOVE as soon as it
+ * passes limit.  The spans taken stay in s->spans. */
+static int sweep(search *s, const frame *f, double limit, double *t, span *last)
 {
 	double cur = 0.0;
-	size_t i = 0, n = s->nspans;
-	*which = SIZE_MAX;
-	for (;;) {
-		for (; i < n && s->spans[i].lo <= cur + s->merge; i++)
-			if (s->spans[i].hi > cur)
-				cur = s->spans[i].hi, *which = i;
-		if (cur > limit)
-			return WALK_ABOVE;
-		if (cur >= tau)
-			return WALK_MORE;
-		double next = i < n ? fmin(s->spans[i].lo, tau) : tau;
-		int in = meets_at(s, f->u, 0.5 * (cur + next));
-		if (in < 0)
-			return in;
-		if (!in) {
-			*t = cur;
-			return WALK_DONE;
+	int err = CLASH_OK;
+	s->nev = s->nready = s->nspans = 0;
+	last->hi = -1.0;
+	for (size_t i = 0; i < s->sa.nleaves * s->sb.nleaves && !err; i++)
+		err = push_nodes(s, f, (uint32_t)i, 0, 0, cur);
+	while (!err) {
+		if (++s->visits % DEPTH_CANCEL_EVERY == 0 && cancelled(s))
+			return CLASH_ECANCELED;
+		event e;
+		if (s->nready)
+			e = s->ready[--s->nready];
+		else if (s->nev && s->ev[0].key <= cur + s->merge)
+			e = ev_pop(s);
+		else if (s->nev == 0) {
+			break; /* nothing meets past cur: apart from there on */
+		} else {
+			double next = s->ev[0].key;
+			int in = meets_at(s, f->u, 0.5 * (cur + fmin(next, limit + s->merge)));
+			if (in < 0)
+				return in;
+			if (!in)
+				break;
+			if (next > limit)
+				return SWEEP_ABOVE;
+			cur = next; /* one inside the other across the gap */
+			continue;
 		}
-		/* one lies inside the other across the gap */
-		if (i == n || s->spans[i].lo > tau)
-			return WALK_MORE;
-		cur = s->spans[i].lo;
+		if (e.kind == 0) {
+			err = expand(s, f, &e, cur);
+			continue;
+		}
+		err = push_span(s, e.key, e.hi, e.a, e.b);
+		if (!err && e.hi > cur) {
+			cur = e.hi;
+			*last = s->spans[s->nspans - 1];
+			if (cur > limit)
+				return SWEEP_ABOVE;
+		}
 	}
+	*t = cur;
+	return err;
 }
+
+
+
+
+
+
+
 
 /* How far b must move along u to clear a's box: past it, nothing meets. */
 static double clear_along(const search *s, const double *u)
@@ -799,9 +877,7 @@ static void gather_contacts(search *s, const frame *f, double t)
 
 /* t(u) into *t when it is below the best so far (which it then becomes),
  * else INFINITY; with `learn`, also up to twice the best, and the contacts
- * where it ends are kept either way.  Sweeps [0, tau] for tau growing
- * fourfold, from a sixteenth of the best, until the part of the overlap
- * that holds 0 ends within it. */
+ * where it ends are kept either way. */
 static int eval_dir(search *s, const double *u_in, int learn, double *t)
 {
 	double len = sqrt(u_in[0] * u_in[0] + u_in[1] * u_in[1] + u_in[2] * u_in[2]);
@@ -813,48 +889,34 @@ static int eval_dir(search *s, const double *u_in, int learn, double *t)
 	if (cancelled(s))
 		return CLASH_ECANCELED;
 	double clear = clear_along(s, u), limit = fmin(learn ? 2 * s->best : s->best, clear);
-	double tau = fmax(fmin(limit, s->have ? s->best : clear) / 16, 8 * s->slack);
-	for (;;) {
-		tau = fmin(tau, limit);
-		int err = collect(s, &f, tau);
-		if (err == CLASH_ELIMIT) {
-			s->gave_up = 1;
-			return CLASH_OK;
-		}
-		if (err)
-			return err;
-		if (s->want_normals) {
-			take_normals(s);
-			s->want_normals = 0;
-		}
-		qsort(s->spans, s->nspans, sizeof *s->spans, by_lo);
-		double found = 0.0;
-		size_t which;
-		int w = walk(s, &f, tau, limit, &found, &which);
-		if (w < 0)
-			return w;
-		if (w == WALK_ABOVE || (w == WALK_MORE && tau >= limit && limit < clear))
-			return CLASH_OK;
-		if (w == WALK_MORE && tau < limit) {
-			tau *= 4;
-			continue;
-		}
-		if (w == WALK_MORE)
-			found = clear, which = SIZE_MAX;
-		if (learn || found < s->best)
-			gather_contacts(s, &f, found);
-		if (found >= s->best)
-			return CLASH_OK;
-		*t = s->best = found;
-		s->best_stamp = s->nbest;
-		memcpy(s->u, u, sizeof s->u);
-		s->have = 1;
-		if (which != SIZE_MAX)
-			witness_point(s, &f, &s->spans[which], s->point);
-		else
-			s->point[0] = NAN;
+	double found = 0.0;
+	span last = {0, -1.0, 0, 0};
+	int w = sweep(s, &f, limit, &found, &last);
+	if (w == CLASH_ELIMIT) {
+		s->gave_up = 1;
 		return CLASH_OK;
 	}
+	if (w < 0)
+		return w;
+	if (s->want_normals) {
+		take_normals(s);
+		s->want_normals = 0;
+	}
+	if (w == SWEEP_ABOVE)
+		return CLASH_OK;
+	if (learn || found < s->best)
+		gather_contacts(s, &f, found);
+	if (found >= s->best)
+		return CLASH_OK;
+	*t = s->best = found;
+	s->best_stamp = s->nbest;
+	memcpy(s->u, u, sizeof s->u);
+	s->have = 1;
+	if (last.hi >= 0)
+		witness_point(s, &f, &last, s->point);
+	else
+		s->point[0] = NAN;
+	return CLASH_OK;
 }
 
 /* ---- the search over directions ------------------------------------------ */
@@ -1124,6 +1186,8 @@ static int nonconvex_depth(const clash_shape *a, const clash_shape *b, const cla
 		err = search_run(&s, r);
 	}
 	free(s.spans);
+	free(s.ev);
+	free(s.ready);
 	side_free(&s.sa);
 	side_free(&s.sb);
 	return err;
