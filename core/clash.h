@@ -506,8 +506,8 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer,
  * `intersecting` (surfaces within the tolerance, or a point of one shape
  * inside a solid other), with a common point and `contact`; when separated,
  * the distance and the near points (no separating plane: a mesh need not
- * have one).  No penetration depth.  Other methods give CLASH_ENOTSUP.
- * See core/mesh_query.c.
+ * have one).  No penetration depth there: clash_mesh_depth (below) answers
+ * it for solids.  Other methods give CLASH_ENOTSUP.  See core/mesh_query.c.
  * ========================================================================== */
 typedef struct clash_mesh clash_mesh; /* opaque, lives in caller storage */
 
@@ -606,12 +606,19 @@ int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
  * shapes touching or apart.  A side that is not a solid: CLASH_HAS_DEPTH
  * not set (solid_a/solid_b say why).  opt as clash_gjk (tolerance, cancel,
  * max_iterations may bound the search).
- * The depth is the least over directions u of the exact directional depth
- * along u (how far b must move along u to clear a); two convex meshes take
- * the convex path (EPA on their hulls).  See docs/shapes.md, "How deep two
- * meshes overlap", for the search and its guarantee; core/mesh_depth.c.
- * Allocates its scratch (freed before it returns; CLASH_ENOMEM);
- * CLASH_ECANCELED as clash_gjk; CLASH_EDIM for shapes not 3-D.
+ * Two convex sides (a hull, a primitive, radius or not, or a convex mesh:
+ * closed, one part, every vertex on one side of each face's plane) get
+ * clash_gjk's EPA on their hulls, bit for bit.  Otherwise every leaf of
+ * both sides must be a mesh of radius 0 (CLASH_ENOTSUP for a hull or
+ * primitive leaf against a non-convex mesh): the depth is the least over
+ * directions u of the exact directional depth t(u) (how far b must move
+ * along u to clear a), over candidate directions refined locally; the
+ * move always parts them, and `converged` is 1 when the contacts where it
+ * ends admit no shorter move (a local optimum: the global one is not
+ * certified).  max_iterations, when set, caps the directions evaluated
+ * (1 200 by default).  docs/shapes.md, "How deep two meshes overlap";
+ * core/mesh_depth.c.  Allocates its scratch (freed before it returns;
+ * CLASH_ENOMEM); CLASH_EDIM for shapes not 3-D.
  */
 int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                      clash_result *r);
