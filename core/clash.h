@@ -608,14 +608,16 @@ int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
  * max_iterations may bound the search).
  * Two convex sides (a hull, a primitive, radius or not, or a convex mesh:
  * closed, one part, every vertex on one side of each face's plane) get
- * clash_gjk's EPA on their hulls, bit for bit.  Otherwise every leaf of
- * both sides must be a mesh of radius 0 (CLASH_ENOTSUP for a hull or
- * primitive leaf against a non-convex mesh): the depth is the least over
- * directions u of the exact directional depth t(u) (how far b must move
- * along u to clear a), over candidate directions refined locally; the
- * move always parts them, and `converged` is 1 when the contacts where it
- * ends admit no shorter move (a local optimum: the global one is not
- * certified).  max_iterations, when set, caps the directions evaluated
+ * clash_gjk's EPA on their hulls, bit for bit.  Otherwise the depth is
+ * the least over directions u of the exact directional depth t(u) (how far
+ * b must move along u to clear a), over candidate directions refined
+ * locally; the move always parts them, and `converged` is 1 when the
+ * contacts where it ends admit no shorter move (a local optimum: the
+ * global one is not certified).  There a convex leaf is taken as a
+ * polytope: exactly a hull or box of radius 0; a curved or rounded one as
+ * a polytope that holds it (its circles as 64-gons), so its depth is an
+ * upper bound, a little deeper than the truth, and converged 0.  A mesh
+ * leaf with a radius gives CLASH_ENOTSUP.  max_iterations, when set, caps the directions evaluated
  * (1 200 by default).  docs/shapes.md, "How deep two meshes overlap";
  * core/mesh_depth.c.  Allocates its scratch (freed before it returns;
  * CLASH_ENOMEM); CLASH_EDIM for shapes not 3-D.

@@ -755,3 +755,26 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		*attached = nattached;
 	return adjacency(&b, face_of, adj_start, adj);
 }
+
+size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *tri, size_t max)
+{
+	if (count < 4 || count > HULL3_MAX_POINTS)
+		return 0;
+	hbuild b;
+	memset(&b, 0, sizeof b);
+	b.v = v;
+	b.count = count;
+	b.cap = (uint32_t)face_cap(count);
+	carve(&b, scratch, count);
+	if (!tetrahedron(&b))
+		return 0;
+	grow(&b);
+	size_t n = 0;
+	for (uint32_t i = 0; i < b.nf; i++)
+		if (b.f[i].alive) {
+			if (n == max)
+				return 0;
+			memcpy(tri + 3 * n++, b.f[i].v, sizeof b.f[i].v);
+		}
+	return n;
+}

@@ -34,4 +34,10 @@ size_t hull3_scratch_size(size_t count);
 size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
                    uint32_t *adj, size_t *attached);
 
+/* The faces of the same hull as triangles of point indices, counter-
+ * clockwise seen from outside, into tri (3 a face, room for max faces: 2
+ * count suffices): their number, or 0 when the points span no volume or
+ * max is too small. */
+size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *tri, size_t max);
+
 #endif

@@ -27,7 +27,12 @@
 #include "mesh.h"
 #include "prepared.h"
 #include "support.h"
+#include "hull3.h"
 
+/* Points of the polytope that holds a ball, and sides of the polygon
+ * that holds a circle, when a curved or rounded leaf is made a mesh. */
+#define DEPTH_BALL 64
+#define DEPTH_ROUND 64
 /* Directions of the Fibonacci sphere tried after the hulls' and the axes. */
 #define DEPTH_FIBONACCI 128
 /* Face normals of triangles crossing at the start taken as candidates. */
@@ -64,23 +69,40 @@ typedef struct side {
 	size_t nleaves, ntri, nbox;
 	double *tri; /* world corners, 9 a triangle */
 	double *box;
-	size_t others; /* leaves that are not meshes of radius 0 */
+	size_t others; /* leaves it cannot take: meshes with a radius */
 	int solid;     /* every mesh leaf a solid */
+	/* Convex leaves as meshes of the polytopes that hold them (made when
+	 * `convert`, in the order of the leaves): their storage, to free. */
+	int convert, approx; /* approx: one of them is larger than its leaf */
+	void **made;
+	size_t nmade;
+	clash_mesh **built; /* the meshes made, one a convex leaf */
+	size_t nbuilt, used;
 } side;
+
+static int convex_leaf(side *s, const clash_shape *l, clash_mesh **out);
 
 static int count_leaf(const clash_shape *l, size_t top, void *ctx)
 {
 	(void)top;
 	side *s = ctx;
-	if (l->mesh && !clash_mesh_is_solid(l->mesh))
+	const clash_mesh *m = l->mesh;
+	if (m && !clash_mesh_is_solid(m))
 		s->solid = 0;
-	if (l->mesh == NULL || l->radius != 0.0) {
+	if (m && l->radius != 0.0) {
 		s->others++;
 		return 0;
 	}
+	if (m == NULL && s->convert) {
+		clash_mesh *made;
+		int err = convex_leaf(s, l, &made);
+		if (err)
+			return err;
+		m = made;
+	}
 	s->nleaves++;
-	s->ntri += l->mesh->ntriangles;
-	s->nbox += 6 * l->mesh->nnodes;
+	s->ntri += m ? m->ntriangles : 0;
+	s->nbox += m ? 6 * m->nnodes : 0;
 	return 0;
 }
 
@@ -90,6 +112,13 @@ static void grow(double *lo, double *hi, const double *p)
 		lo[k] = fmin(lo[k], p[k]);
 		hi[k] = fmax(hi[k], p[k]);
 	}
+}
+
+static void cross3(const double *a, const double *b, double *c)
+{
+	c[0] = a[1] * b[2] - a[2] * b[1];
+	c[1] = a[2] * b[0] - a[0] * b[2];
+	c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 /* World boxes of node n and below, from the world triangles. */
@@ -114,12 +143,16 @@ static void node_boxes(const clash_mesh *m, const double *tri, double *box, uint
 	}
 }
 
-static int fill_leaf(const clash_shape *l, size_t top, void *ctx)
+static int fill_leaf(const clash_shape *leaf_shape, size_t top, void *ctx)
 {
 	(void)top;
 	side *s = ctx;
-	if (l->mesh == NULL || l->radius != 0.0)
-		return 0;
+	const clash_shape *l = leaf_shape;
+	clash_shape made;
+	if (l->mesh == NULL) { /* the polytope made for it (count_leaf) */
+		clash_shape_init_mesh(&made, s->built[s->used++]);
+		l = &made;
+	}
 	leaf *f = &s->leaves[s->nleaves++];
 	const clash_mesh *m = l->mesh;
 	f->m = m;
@@ -142,6 +175,10 @@ static int fill_leaf(const clash_shape *l, size_t top, void *ctx)
 
 static void side_free(side *s)
 {
+	for (size_t i = 0; i < s->nmade; i++)
+		free(s->made[i]);
+	free(s->made);
+	free(s->built);
 	free(s->leaves);
 	free(s->tri);
 	free(s->box);
@@ -153,6 +190,7 @@ static int side_load(side *s, const clash_shape *sh, int load)
 {
 	memset(s, 0, sizeof *s);
 	s->solid = 1;
+	s->convert = load;
 	size_t nl;
 	int err = compound_check(sh, 3, &nl);
 	if (!err)
@@ -166,6 +204,160 @@ static int side_load(side *s, const clash_shape *sh, int load)
 		return CLASH_ENOMEM;
 	s->nleaves = s->ntri = s->nbox = 0;
 	return compound_foreach_leaf(sh, fill_leaf, s);
+}
+
+/* ---- convex leaves as meshes ------------------------------------------------ */
+
+/* The made storage of s grows by one block (freed with the side). */
+static void *made_alloc(side *s, size_t bytes)
+{
+	void **n = realloc(s->made, (s->nmade + 1) * sizeof *n);
+	if (!n)
+		return NULL;
+	s->made = n;
+	void *p = malloc(bytes ? bytes : 1);
+	if (p)
+		s->made[s->nmade++] = p;
+	return p;
+}
+
+/* The faces of the hull of n points (made storage): their number, 0 for
+ * points that span no volume, or an error. */
+static long hull_faces(side *s, const double *p, size_t n, uint32_t **tri)
+{
+	void *scratch = malloc(hull3_scratch_size(n));
+	*tri = made_alloc(s, 6 * n * sizeof **tri);
+	if (!scratch || !*tri) {
+		free(scratch);
+		return CLASH_ENOMEM;
+	}
+	size_t nf = hull3_faces(p, n, scratch, *tri, 2 * n);
+	free(scratch);
+	return (long)nf;
+}
+
+/* DEPTH_BALL points whose hull holds the unit ball: a Fibonacci sphere
+ * pushed out by the least distance of its hull's faces from the centre. */
+static int ball_points(side *s, double *p)
+{
+	const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
+	for (int i = 0; i < DEPTH_BALL; i++) {
+		double z = 1.0 - (2.0 * i + 1.0) / DEPTH_BALL, r = sqrt(1.0 - z * z);
+		p[3 * i] = r * cos(golden * i), p[3 * i + 1] = r * sin(golden * i), p[3 * i + 2] = z;
+	}
+	uint32_t *tri;
+	long nf = hull_faces(s, p, DEPTH_BALL, &tri);
+	if (nf <= 0)
+		return nf < 0 ? (int)nf : CLASH_ENOTSUP;
+	double dmin = 1.0;
+	for (long f = 0; f < nf; f++) {
+		const double *a = p + 3 * tri[3 * f], *b = p + 3 * tri[3 * f + 1], *c = p + 3 * tri[3 * f + 2];
+		double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3];
+		cross3(e1, e2, n);
+		double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+		dmin = fmin(dmin, (n[0] * a[0] + n[1] * a[1] + n[2] * a[2]) / len);
+	}
+	for (int i = 0; i < 3 * DEPTH_BALL; i++)
+		p[i] *= (1.0 + 1e-9) / dmin;
+	return CLASH_OK;
+}
+
+/* The local points of a convex leaf's core (its vertices, a box's corners,
+ * the polygons that hold a cylinder's or cone's circles, a capsule's
+ * segment, a sphere's centre, an ellipsoid's ball mapped) and the radius
+ * of the local ball around them: their number (room: count or 2
+ * DEPTH_ROUND + DEPTH_BALL points). */
+static size_t leaf_core(const clash_shape *l, const double *ball, double *p, double *rloc)
+{
+	const double *q = l->params, pi = 3.14159265358979323846;
+	const double grow_ring = 1.0 / cos(pi / DEPTH_ROUND) + 1e-9;
+	size_t n = 0;
+	*rloc = 0.0;
+	switch (l->kind) {
+	case CLASH_KIND_BOX:
+		for (int i = 0; i < 8; i++, n++)
+			for (int k = 0; k < 3; k++)
+				p[3 * n + k] = (i >> k) & 1 ? q[k] : -q[k];
+		return n;
+	case CLASH_KIND_SPHERE:
+	case CLASH_KIND_CAPSULE:
+		*rloc = q[0];
+		for (int e = 0; e < (l->kind == CLASH_KIND_SPHERE ? 1 : 2); e++, n++)
+			p[3 * n] = 0, p[3 * n + 1] = l->kind == CLASH_KIND_SPHERE ? 0 : (e ? q[1] : -q[1]), p[3 * n + 2] = 0;
+		return n;
+	case CLASH_KIND_CYLINDER:
+	case CLASH_KIND_CONE:
+		for (int e = 0; e < 2; e++)
+			for (int i = 0; i < DEPTH_ROUND && (e == 0 || l->kind == CLASH_KIND_CYLINDER); i++, n++) {
+				double a = 2 * pi * i / DEPTH_ROUND;
+				p[3 * n] = q[0] * grow_ring * cos(a), p[3 * n + 1] = e ? q[1] : -q[1];
+				p[3 * n + 2] = q[0] * grow_ring * sin(a);
+			}
+		if (l->kind == CLASH_KIND_CONE)
+			p[3 * n] = 0, p[3 * n + 1] = q[1], p[3 * n + 2] = 0, n++;
+		return n;
+	case CLASH_KIND_ELLIPSOID:
+		for (; n < DEPTH_BALL; n++)
+			for (int k = 0; k < 3; k++)
+				p[3 * n + k] = q[k] * ball[3 * n + k];
+		return n;
+	default:
+		memcpy(p, l->vertices, 3 * l->count * sizeof *p);
+		return l->count;
+	}
+}
+
+/* A convex leaf (hull, primitive, radius or not) as the mesh of a
+ * polytope that holds it, in world coordinates: exactly it for a hull or
+ * box of radius 0, a little larger (s->approx) for a curved or rounded
+ * one: each circle held by a polygon of DEPTH_ROUND sides, each ball by a
+ * polytope of DEPTH_BALL vertices. */
+static int convex_leaf(side *s, const clash_shape *l, clash_mesh **out)
+{
+	double ball[3 * DEPTH_BALL], rloc;
+	int err = ball_points(s, ball);
+	if (err)
+		return err;
+	int balled = l->kind == CLASH_KIND_SPHERE || l->kind == CLASH_KIND_CAPSULE;
+	size_t room = (l->kind ? 2 * DEPTH_ROUND + DEPTH_BALL : l->count) * (balled ? DEPTH_BALL : 1) *
+	              (l->radius > 0 ? DEPTH_BALL : 1);
+	double *core = malloc(3 * room * sizeof *core);
+	double *pts = made_alloc(s, 3 * room * sizeof *pts);
+	if (!core || !pts) {
+		free(core);
+		return CLASH_ENOMEM;
+	}
+	size_t n = leaf_core(l, ball, core, &rloc), m = 0;
+	s->approx |= l->kind > CLASH_KIND_BOX || rloc > 0 || l->radius > 0;
+	for (size_t i = 0; i < n; i++) /* the core, each point grown by the local ball, posed */
+		for (int j = 0; j < (rloc > 0 ? DEPTH_BALL : 1); j++, m++) {
+			double x[3];
+			for (int k = 0; k < 3; k++)
+				x[k] = core[3 * i + k] + (rloc > 0 ? rloc * ball[3 * j + k] : 0.0);
+			support_pose_point(l, x, pts + 3 * m);
+		}
+	for (size_t i = m; l->radius > 0 && i-- > 0;) /* then grown by the world ball */
+		for (int j = DEPTH_BALL; j-- > 0;)
+			for (int k = 0; k < 3; k++)
+				pts[3 * (i * DEPTH_BALL + j) + k] = pts[3 * i + k] + l->radius * ball[3 * j + k];
+	m *= l->radius > 0 ? DEPTH_BALL : 1;
+	free(core);
+	uint32_t *tri;
+	long nf = hull_faces(s, pts, m, &tri);
+	if (nf <= 0)
+		return nf < 0 ? (int)nf : CLASH_ENOTSUP;
+	size_t bytes = clash_mesh_size(m, (size_t)nf);
+	void *store = bytes ? made_alloc(s, bytes) : NULL;
+	if (!store)
+		return CLASH_ENOMEM;
+	clash_mesh **list = realloc(s->built, (s->nbuilt + 1) * sizeof *list);
+	if (!list)
+		return CLASH_ENOMEM;
+	s->built = list;
+	err = clash_mesh_build(store, bytes, pts, m, tri, (size_t)nf, out);
+	if (!err)
+		s->built[s->nbuilt++] = *out;
+	return err;
 }
 
 /* ---- the convex path ----------------------------------------------------- */
@@ -336,12 +528,6 @@ typedef struct probe {
 	double m[6][3];
 } probe;
 
-static void cross3(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 /* The normal of a contact of edge pq with triangle tr, on its side e (-1:
  * an end of the edge lies on the face), into w's list. */
@@ -478,6 +664,7 @@ typedef struct search {
 	size_t visits;
 	int evals, max_evals;
 	int gave_up; /* a direction held too many pairs */
+	int approx;  /* a convex leaf was taken as a larger polytope */
 	/* the best direction so far */
 	double best, u[3], point[3];
 	int have;
@@ -1146,7 +1333,7 @@ static int search_run(search *s, clash_result *r)
 	int in = meets_at(s, s->u, s->best * (1 + 1e-9) + 2 * s->merge);
 	if (in < 0)
 		return in;
-	r->converged = settled && !s->gave_up && !in;
+	r->converged = settled && !s->gave_up && !in && !s->approx;
 	r->has |= CLASH_HAS_DEPTH;
 	return CLASH_OK;
 }
@@ -1168,6 +1355,7 @@ static int nonconvex_depth(const clash_shape *a, const clash_shape *b, const cla
 		err = side_load(&s.sb, b, 1);
 	if (!err && (s.sa.others || s.sb.others))
 		err = CLASH_ENOTSUP;
+	s.approx = s.sa.approx || s.sb.approx;
 	if (!err) {
 		double lo[3], hi[3];
 		for (int k = 0; k < 3; k++)

@@ -576,6 +576,67 @@ START_TEST(compound_of_meshes)
 }
 END_TEST
 
+/* Convex sides that are not meshes against the slot and the plate: the
+ * peg as a box primitive and as a hull of its corners (exact: 1.5,
+ * converged), and the bolt as a cylinder primitive, round: its centre may
+ * take the 32-gon hole inset by its radius, whose corner on +x lies
+ * 0.5 - 0.45 / cos(pi / 32) from the axis.  A curved side is taken as a
+ * polytope that holds it (64-gons for its circles): never shallower than
+ * the truth, within 1e-3 of it, not converged. */
+START_TEST(convex_against_mesh)
+{
+	static const double u[16] = {0, 0, 3, 0, 3, 3, 2, 3, 2, 1, 1, 1, 1, 3, 0, 3};
+	prng g = {31};
+	rigid f;
+	double zero[3] = {0, 0, 0}, up[3] = {0, 1, 0}, n[3];
+	random_rigid(&g, &f, 1);
+	tmesh *slot = extrude(u, 8, 0, 3);
+	place(&slot->s, &f, zero);
+	turn(&f, up, n);
+	double half[3] = {0.6, 1, 0.5}, centre[3] = {1.5, 2.5, 1.5}, corners[24];
+	clash_shape box, hull;
+	ck_assert_int_eq(clash_shape_init_primitive(&box, CLASH_KIND_BOX, half), CLASH_OK);
+	place(&box, &f, centre);
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 3; k++)
+			corners[3 * i + k] = centre[k] + ((i >> k) & 1 ? half[k] : -half[k]);
+	ck_assert_int_eq(clash_shape_init(&hull, 3, corners, 8), CLASH_OK);
+	place(&hull, &f, zero);
+	const clash_shape *pegs[2] = {&box, &hull};
+	for (int i = 0; i < 2; i++) {
+		clash_result r;
+		ours(&slot->s, pegs[i], &r);
+		ck_near(r.depth, 1.5, 1e-7);
+		ck_assert_int_eq(r.converged, 1);
+		for (int k = 0; k < 3; k++)
+			ck_near(r.depth_normal[k], n[k], 1e-6);
+	}
+	tmesh *plate = plate_with_hole(2, 0.5, 0.5, 32);
+	place(&plate->s, &f, zero);
+	double cyl[3] = {0.45, 1.25, 0}, m[16] = {0}, R[9] = {1, 0, 0, 0, 0, -1, 0, 1, 0};
+	clash_shape bolt;
+	ck_assert_int_eq(clash_shape_init_primitive(&bolt, CLASH_KIND_CYLINDER, cyl), CLASH_OK);
+	/* y to z, centred at (0.1, 0, 0.25): f after that */
+	double at[3] = {0.1, 0, 0.25};
+	for (int r = 0; r < 3; r++) {
+		for (int c = 0; c < 3; c++)
+			for (int k = 0; k < 3; k++)
+				m[4 * c + r] += f.R[3 * r + k] * R[3 * k + c];
+		m[12 + r] = f.t[r] + f.R[3 * r] * at[0] + f.R[3 * r + 1] * at[1] + f.R[3 * r + 2] * at[2];
+	}
+	m[15] = 1;
+	ck_assert_int_eq(clash_shape_set_matrix(&bolt, m), CLASH_OK);
+	clash_result r;
+	ours(&plate->s, &bolt, &r);
+	double truth = 0.1 - (0.5 - 0.45 / cos(3.14159265358979323846 / 32));
+	ck_assert_msg(r.depth >= truth - 1e-9 && r.depth <= truth + 1e-3, "depth %.12g, truth %.12g",
+	              r.depth, truth);
+	ck_assert_int_eq(r.converged, 0);
+	tm_free(slot);
+	tm_free(plate);
+}
+END_TEST
+
 /* ---- touching, open surfaces, cancel ----------------------------------------- */
 
 START_TEST(face_to_face)
@@ -642,6 +703,7 @@ static Suite *mesh_depth_suite(void)
 	tcase_add_test(tc, bolt_in_hole);
 	tcase_add_test(tc, brackets_and_gears);
 	tcase_add_test(tc, compound_of_meshes);
+	tcase_add_test(tc, convex_against_mesh);
 	tcase_add_test(tc, face_to_face);
 	tcase_add_test(tc, open_surface);
 	tcase_add_test(tc, cancel);
