@@ -728,23 +728,32 @@ static size_t adjacency(hbuild *b, const uint32_t *face_of, uint32_t *adj_start,
 	return hull;
 }
 
+/* The hull of v's count points built in scratch into *b: 0 when they
+ * span no volume (or are too many). */
+static int quickhull(hbuild *b, const double *v, size_t count, void *scratch)
+{
+	if (count < 4 || count > HULL3_MAX_POINTS)
+		return 0;
+	memset(b, 0, sizeof *b);
+	b->v = v;
+	b->count = count;
+	b->cap = (uint32_t)face_cap(count);
+	carve(b, scratch, count);
+	if (!tetrahedron(b))
+		return 0;
+	grow(b);
+	return 1;
+}
+
 size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
                    uint32_t *adj, size_t *attached)
 {
 	if (attached)
 		*attached = 0;
 	memset(adj_start, 0, (count + 1) * sizeof *adj_start);
-	if (count < 4 || count > HULL3_MAX_POINTS)
-		return 0;
 	hbuild b;
-	memset(&b, 0, sizeof b);
-	b.v = v;
-	b.count = count;
-	b.cap = (uint32_t)face_cap(count);
-	carve(&b, scratch, count);
-	if (!tetrahedron(&b))
+	if (!quickhull(&b, v, count, scratch))
 		return 0;
-	grow(&b);
 #ifdef HULL3_DEBUG
 	debug_check(&b);
 #endif
@@ -758,17 +767,9 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 
 size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *tri, size_t max)
 {
-	if (count < 4 || count > HULL3_MAX_POINTS)
-		return 0;
 	hbuild b;
-	memset(&b, 0, sizeof b);
-	b.v = v;
-	b.count = count;
-	b.cap = (uint32_t)face_cap(count);
-	carve(&b, scratch, count);
-	if (!tetrahedron(&b))
+	if (!quickhull(&b, v, count, scratch))
 		return 0;
-	grow(&b);
 	size_t n = 0;
 	for (uint32_t i = 0; i < b.nf; i++)
 		if (b.f[i].alive) {

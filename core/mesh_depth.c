@@ -683,20 +683,29 @@ static int cancelled(const search *s)
 	return s->vopt.cancel && *s->vopt.cancel;
 }
 
+/* Room for one more in *arr (n used of *cap, elements of `size` bytes):
+ * doubled when full, up to DEPTH_MAX_SPANS. */
+static int room_for(void *arr, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return CLASH_OK;
+	if (*cap >= DEPTH_MAX_SPANS)
+		return CLASH_ELIMIT;
+	size_t c = *cap ? 2 * *cap : 1024;
+	void *grown = realloc(*(void **)arr, c * size);
+	if (!grown)
+		return CLASH_ENOMEM;
+	*(void **)arr = grown;
+	*cap = c;
+	return CLASH_OK;
+}
+
 static int push_span(search *s, double lo, double hi, size_t ia, size_t ib)
 {
-	if (s->nspans == s->cap) {
-		if (s->cap >= DEPTH_MAX_SPANS)
-			return CLASH_ELIMIT;
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		span *n = realloc(s->spans, cap * sizeof *n);
-		if (!n)
-			return CLASH_ENOMEM;
-		s->spans = n;
-		s->cap = cap;
-	}
-	s->spans[s->nspans++] = (span){lo, hi, (uint32_t)ia, (uint32_t)ib};
-	return CLASH_OK;
+	int err = room_for(&s->spans, s->nspans, &s->cap, sizeof *s->spans);
+	if (!err)
+		s->spans[s->nspans++] = (span){lo, hi, (uint32_t)ia, (uint32_t)ib};
+	return err;
 }
 
 /* The extent of box x (lo, hi) along axis e: its centre's and half width. */
@@ -769,16 +778,9 @@ typedef struct event {
 
 static int ev_push(search *s, event e)
 {
-	if (s->nev == s->evcap) {
-		if (s->evcap >= DEPTH_MAX_SPANS)
-			return CLASH_ELIMIT;
-		size_t cap = s->evcap ? 2 * s->evcap : 1024;
-		event *n = realloc(s->ev, cap * sizeof *n);
-		if (!n)
-			return CLASH_ENOMEM;
-		s->ev = n;
-		s->evcap = cap;
-	}
+	int err = room_for(&s->ev, s->nev, &s->evcap, sizeof *s->ev);
+	if (err)
+		return err;
 	size_t i = s->nev++;
 	while (i > 0 && s->ev[(i - 1) / 2].key > e.key) {
 		s->ev[i] = s->ev[(i - 1) / 2];
@@ -815,18 +817,10 @@ static int defer(search *s, event e, double cur)
 {
 	if (e.key > cur + s->merge)
 		return ev_push(s, e);
-	if (s->nready == s->readycap) {
-		if (s->readycap >= DEPTH_MAX_SPANS)
-			return CLASH_ELIMIT;
-		size_t cap = s->readycap ? 2 * s->readycap : 1024;
-		event *n = realloc(s->ready, cap * sizeof *n);
-		if (!n)
-			return CLASH_ENOMEM;
-		s->ready = n;
-		s->readycap = cap;
-	}
-	s->ready[s->nready++] = e;
-	return CLASH_OK;
+	int err = room_for(&s->ready, s->nready, &s->readycap, sizeof *s->ready);
+	if (!err)
+		s->ready[s->nready++] = e;
+	return err;
 }
 
 static int push_nodes(search *s, const frame *f, uint32_t pair, uint32_t p, uint32_t q, double cur)
