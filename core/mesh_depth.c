@@ -33,6 +33,9 @@
  * that holds a circle, when a curved or rounded leaf is made a mesh. */
 #define DEPTH_BALL 64
 #define DEPTH_ROUND 64
+/* Corners of each side found inside the other, whose rays bound t(u)
+ * from below. */
+#define DEPTH_PROBES 32
 /* Directions of the Fibonacci sphere tried after the hulls' and the axes. */
 #define DEPTH_FIBONACCI 128
 /* Face normals of triangles crossing at the start taken as candidates. */
@@ -664,6 +667,9 @@ typedef struct search {
 	size_t visits;
 	int evals, max_evals;
 	int gave_up; /* a direction held too many pairs */
+	/* corners of b's triangles inside a (ia), of a's inside b (ib) */
+	double probes[2][DEPTH_PROBES][3];
+	int nprobes[2];
 	int approx;  /* a convex leaf was taken as a larger polytope */
 	/* the best direction so far */
 	double best, u[3], point[3];
@@ -1056,6 +1062,107 @@ static void gather_contacts(search *s, const frame *f, double t)
 	}
 }
 
+/* ---- a lower bound on t(u) by rays ------------------------------------------ */
+
+/* Corners of the triangles of side `from` that the shape `other` holds at
+ * the start, spread over them, into s->probes[k]. */
+static int find_probes(search *s, const side *from, const clash_shape *other, int k)
+{
+	size_t step = from->ntri / (4 * DEPTH_PROBES) + 1;
+	for (size_t i = 0; i < from->ntri && s->nprobes[k] < DEPTH_PROBES; i += step) {
+		const double *p = from->tri + 9 * i;
+		clash_shape pt;
+		clash_result r;
+		clash_shape_init(&pt, 3, p, 1);
+		int err = clash_gjk(other, &pt, &s->vopt, &r);
+		if (err)
+			return err;
+		if (r.intersecting)
+			memcpy(s->probes[k][s->nprobes[k]++], p, 3 * sizeof *p);
+	}
+	return CLASH_OK;
+}
+
+/* The ray p + t d meets triangle w (its edges let out a little, so that
+ * a ray through a shared edge meets one of its triangles) for some t in
+ * [0, tmax]? */
+static int ray_meets(const double *p, const double *d, const double *w, double tmax)
+{
+	double e1[3], e2[3], q[3], h[3], sv[3];
+	for (int k = 0; k < 3; k++)
+		e1[k] = w[3 + k] - w[k], e2[k] = w[6 + k] - w[k], sv[k] = p[k] - w[k];
+	cross3(d, e2, h);
+	double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
+	if (det == 0.0)
+		return 0;
+	double f = 1.0 / det, eps = 1e-9;
+	double u = f * (sv[0] * h[0] + sv[1] * h[1] + sv[2] * h[2]);
+	if (u < -eps || u > 1 + eps)
+		return 0;
+	cross3(sv, e1, q);
+	double v = f * (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]);
+	if (v < -eps || u + v > 1 + eps)
+		return 0;
+	double t = f * (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]);
+	return t >= -eps && t <= tmax;
+}
+
+/* Does the ray p + t d, t in [0, tmax], meet a triangle of side sd? */
+static int ray_hits(const side *sd, const double *p, const double *d, double tmax, double slack)
+{
+	for (size_t l = 0; l < sd->nleaves; l++) {
+		const leaf *lf = &sd->leaves[l];
+		uint32_t stack[128];
+		int n = 0;
+		stack[n++] = 0;
+		while (n > 0) {
+			uint32_t i = stack[--n];
+			const double *b = lf->box + 6 * (size_t)i;
+			double t0 = 0.0, t1 = tmax;
+			for (int k = 0; k < 3 && t0 <= t1; k++) {
+				double lo = b[k] - slack - p[k], hi = b[3 + k] + slack - p[k];
+				if (d[k] == 0.0) {
+					if (lo > 0 || hi < 0)
+						t0 = INFINITY;
+					continue;
+				}
+				double a = lo / d[k], c = hi / d[k];
+				t0 = fmax(t0, fmin(a, c));
+				t1 = fmin(t1, fmax(a, c));
+			}
+			if (t0 > t1)
+				continue;
+			const mesh_node *nd = &lf->m->nodes[i];
+			if (nd->count) {
+				for (uint32_t j = nd->first; j < nd->first + nd->count; j++)
+					if (ray_meets(p, d, sd->tri + 9 * (lf->tri0 + j), tmax))
+						return 1;
+			} else if (n + 2 <= 128) {
+				stack[n++] = nd->first;
+				stack[n++] = nd->first + 1;
+			} else {
+				return 1; /* too deep to follow: no bound */
+			}
+		}
+	}
+	return 0;
+}
+
+/* t(u) is at least the best so far: a corner of b inside a must cross
+ * a's surface before b has left a, and one of a inside b b's; a ray that
+ * meets none within the best says so. */
+static int beyond_best(const search *s, const double *u)
+{
+	double back[3] = {-u[0], -u[1], -u[2]};
+	for (int i = 0; i < s->nprobes[0]; i++)
+		if (!ray_hits(&s->sa, s->probes[0][i], u, s->best, s->slack))
+			return 1;
+	for (int i = 0; i < s->nprobes[1]; i++)
+		if (!ray_hits(&s->sb, s->probes[1][i], back, s->best, s->slack))
+			return 1;
+	return 0;
+}
+
 /* t(u) into *t when it is below the best so far (which it then becomes),
  * else INFINITY; with `learn`, also up to twice the best, and the contacts
  * where it ends are kept either way. */
@@ -1069,6 +1176,8 @@ static int eval_dir(search *s, const double *u_in, int learn, double *t)
 	s->evals++;
 	if (cancelled(s))
 		return CLASH_ECANCELED;
+	if (!learn && s->have && beyond_best(s, u))
+		return CLASH_OK;
 	double clear = clear_along(s, u), limit = fmin(learn ? 2 * s->best : s->best, clear);
 	double found = 0.0;
 	span last = {0, -1.0, 0, 0};
@@ -1308,7 +1417,11 @@ static int refine(search *s, int *settled)
 
 static int search_run(search *s, clash_result *r)
 {
-	int settled = 0, err = candidates(s);
+	int settled = 0, err = find_probes(s, &s->sb, s->a, 0);
+	if (!err)
+		err = find_probes(s, &s->sa, s->b, 1);
+	if (!err)
+		err = candidates(s);
 	if (!err && s->have)
 		err = refine(s, &settled);
 	if (err)
