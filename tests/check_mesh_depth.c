@@ -19,9 +19,11 @@
  *    compound of mesh leaves (as the one mesh of them), cancel.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "clash.h"
@@ -679,6 +681,18 @@ START_TEST(open_surface)
 }
 END_TEST
 
+static void *cancel_soon(void *flag)
+{
+	struct timespec d = {0, 20 * 1000 * 1000};
+	nanosleep(&d, NULL);
+	*(volatile int *)flag = 1;
+	return NULL;
+}
+
+/* Set before the call, and set by another thread 20 ms into a search that
+ * takes about 0.3 s (two 40-tooth gears stacked: depth 0.4, which it
+ * answers uncancelled): the query stops with CLASH_ECANCELED and no
+ * answer. */
 START_TEST(cancel)
 {
 	static const double u[16] = {0, 0, 3, 0, 3, 3, 2, 3, 2, 1, 1, 1, 1, 3, 0, 3};
@@ -689,8 +703,25 @@ START_TEST(cancel)
 	clash_result r;
 	ck_assert_int_eq(clash_mesh_depth(&slot->s, &peg->s, &o, &r), CLASH_ECANCELED);
 	ck_assert_int_eq(r.has, 0);
+	double gp[2 * 160];
+	int n = gear_outline(gp, 40, 1.0, 1.3, 0.0);
+	tmesh *ga = extrude(gp, n, 0, 0.6), *gb = extrude(gp, n, 0.2, 0.8);
+	double shift[3] = {0.1, 0.03, 0};
+	clash_shape b = moved(&gb->s, shift);
+	stop = 0;
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_soon, (void *)&stop), 0);
+	int rc = clash_mesh_depth(&ga->s, &b, &o, &r);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(rc, CLASH_ECANCELED);
+	ck_assert_int_eq(r.has, 0);
+	/* uncancelled, the same query answers: lifted out by 0.4 */
+	ours(&ga->s, &b, &r);
+	ck_near(r.depth, 0.4, 1e-9);
 	tm_free(slot);
 	tm_free(peg);
+	tm_free(ga);
+	tm_free(gb);
 }
 END_TEST
 
