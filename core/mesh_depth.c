@@ -5,18 +5,18 @@
  *
  * Two convex sides (a convex mesh: closed, one part, every vertex on one
  * side of every face's plane) take the convex answer, EPA on their hulls.
- * Mesh sides otherwise are searched over directions u (Kim, Lin, Manocha
- * 2002; Zhang, Kim, Varadhan, Manocha 2007): the directional depth t(u),
- * the least t at which b moved by t u has left a, is exact for polyhedra.
- * While b moves along u, two triangles meet for an interval of t, read off
- * their projections along u (where an edge of one lies over the other in
- * projection, t is linear along it); the overlap is the union of those
- * intervals and the stretches where one lies inside the other (a query at
- * a point of each gap), and t(u) the end of its part that holds t = 0.
- * The depth is the least t(u) over candidates (the hulls' EPA direction,
- * the axes, a Fibonacci sphere, normals of the faces that cross), then a
- * pattern search on the sphere around the best.  docs/shapes.md, "How deep
- * two meshes overlap", states what is certain.
+ * Otherwise (convex leaves taken as polytopes) the depth is searched over
+ * directions u (Kim, Lin, Manocha 2002; Zhang, Kim, Varadhan, Manocha
+ * 2007): the directional depth t(u), the least t at which b moved by t u
+ * has left a, is exact for polyhedra.  While b moves along u, two
+ * triangles meet for an interval of t, read off their projections along u;
+ * the overlap is the union of those intervals and the stretches where one
+ * lies inside the other (a verdict in each gap), and t(u) the end of its
+ * part that holds t = 0, swept in order of t.  The depth is the least t(u)
+ * over candidates (the hulls' EPA direction, the axes, normals of the
+ * faces that cross, a Fibonacci sphere), refined in the contact space (Je
+ * et al. 2012) and by a pattern search.  docs/shapes.md, "How deep two
+ * meshes overlap", states what is certain.
  */
 #include <float.h>
 #include <math.h>
