@@ -33,6 +33,10 @@
  * that holds a circle, when a curved or rounded leaf is made a mesh. */
 #define DEPTH_BALL 64
 #define DEPTH_ROUND 64
+/* Triangle pairs a query may examine over all its directions (about
+ * 0.1 us each): past them the search stops with the best found, not
+ * converged, so that a deep overlap of fine meshes ends in seconds. */
+#define DEPTH_MAX_WORK ((size_t)1 << 25)
 /* Corners of each side found inside the other, whose rays bound t(u)
  * from below. */
 #define DEPTH_PROBES 32
@@ -666,7 +670,8 @@ typedef struct search {
 	size_t nev, evcap, nready, readycap;
 	size_t visits;
 	int evals, max_evals;
-	int gave_up; /* a direction held too many pairs */
+	int gave_up; /* a direction held too many pairs, or the work ran out */
+	size_t work; /* triangle pairs examined */
 	/* corners of b's triangles inside a (ia), of a's inside b (ib) */
 	double probes[2][DEPTH_PROBES][3];
 	int nprobes[2];
@@ -850,6 +855,8 @@ static int expand(search *s, const frame *f, const event *e, double cur)
 			for (uint32_t j = y->first; j < y->first + y->count && !err; j++) {
 				size_t ia = la->tri0 + i, ib = lb->tri0 + j;
 				double lo, hi;
+				if (++s->work > DEPTH_MAX_WORK)
+					return CLASH_ELIMIT;
 				if (tri_span(f, s->sa.tri + 9 * ia, s->sb.tri + 9 * ib, s->slack, &lo, &hi, NULL) &&
 				    hi >= -s->slack)
 					err = defer(s, (event){lo, hi, (uint32_t)ia, (uint32_t)ib, 0, 1}, cur);
@@ -1196,7 +1203,7 @@ static int eval_dir(search *s, const double *u_in, int learn, double *t)
 		return CLASH_OK;
 	if (learn || found < s->best)
 		gather_contacts(s, &f, found);
-	if (found >= s->best)
+	if (found >= s->best && (s->have != 2 || found > s->best))
 		return CLASH_OK;
 	*t = s->best = found;
 	s->best_stamp = s->nbest;
@@ -1213,7 +1220,7 @@ static int eval_dir(search *s, const double *u_in, int learn, double *t)
 
 static int budget_left(const search *s)
 {
-	return s->evals < s->max_evals;
+	return s->evals < s->max_evals && s->work <= DEPTH_MAX_WORK;
 }
 
 /* The hulls' EPA direction (its depth bounds the answer: parting the hulls
@@ -1234,6 +1241,11 @@ static int candidates(search *s)
 		if (err)
 			return err;
 		if ((h.has & CLASH_HAS_DEPTH) && h.depth > 0) {
+			/* a bound to start from, until a direction is swept */
+			s->best = h.depth * (1 + 1e-9) + 2 * s->merge;
+			memcpy(s->u, h.depth_normal, sizeof s->u);
+			memcpy(s->point, h.depth_a, sizeof s->point);
+			s->have = 2;
 			s->want_normals = 1;
 			if ((err = eval_dir(s, h.depth_normal, 0, &t)))
 				return err;
