@@ -2,13 +2,16 @@
 #
 #   make          build build/clashd, build/clash and build/libclash.a
 #   make web      build the demo page into build/web (web/, docs/client.md)
+#   make wasm     build the core in the page, clients/js/gen/clashd-core.wasm
+#                 (core/ and proto/ for wasm32-wasi: clients/js/local.js)
 #   make run      install missing Debian packages, build, serve on 127.0.0.1:8080
 #   make test     install missing Debian packages (with test-only ones) and the
 #                 OpenAPI validator (npm, under build/), build, run every Check
 #                 suite, then again under ASan+UBSan (the suites that run
 #                 clashd then against build/clashd-san, failing on any
 #                 sanitizer report);
-#                 the JavaScript client's tests (js-test, clients/js);
+#                 the JavaScript client's tests (js-test, clients/js; the
+#                 core in the page's answers against clashd's too);
 #                 the demo page in headless chromium (web-test, web/);
 #                 then a short run of each fuzz target, the deploy files'
 #                 checks, the failover test, the shared store's test and a
@@ -48,7 +51,11 @@ WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 # the objects that include it; a change of this file rebuilds them all
 # (flags, and objects made before there were .d files).
 DEPFLAGS    = -MMD -MP
-CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore
+# The core is compiled with hidden visibility, clash.h's declarations
+# excepted (its visibility pragma), so that a shared build would export its
+# API alone; libclash.a does the same by linking the objects into one and
+# localizing every symbol but clash_* (below; export-check holds it).
+CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore -fvisibility=hidden
 PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto
 SERVER_CFLAGS = $(PROTO_CFLAGS) -Iserver
 CLI_CFLAGS    = $(PROTO_CFLAGS) -Icli
@@ -103,10 +110,11 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare answers-compare \
+.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check export-check \
+        cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
-        js-test web web-test
+        js-test web web-test wasm bench-wasm
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
@@ -126,8 +134,9 @@ run: deps
 
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
-		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST)
-	@$(MAKE) --no-print-directory module-check check js-test web-test check-san fuzz-smoke deploy-check \
+		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST) \
+		$(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
+	@$(MAKE) --no-print-directory module-check export-check check js-test web-test check-san fuzz-smoke deploy-check \
 		failover shared-store soak-short
 
 # Both passes run every suite; Check prints its summary line for each.
@@ -218,7 +227,9 @@ $(B)/obj/bench/core/%.o: bench/core/%.cpp $(wildcard bench/core/*.h)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
 		$(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') -c $< -o $@
-$(B)/bench-core: $(BENCH_CORE_OBJ) $(B)/libclash.a
+# Its experiments time the core's internals (support scans, the hull
+# climb), so it links the objects rather than the library's API.
+$(B)/bench-core: $(BENCH_CORE_OBJ) $(CORE_OBJ)
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_BENCH) qhull_r ccd) -lglpk -lm
 
 # The simplex engine's loops over the rows (m = 5 in 3-D) pay to unroll:
@@ -271,9 +282,25 @@ $(B)/san/%.o: %.c Makefile
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
+# One relocatable object of every core object, its symbols other than
+# clash_* made local: a program linking libclash.a can reach clash.h's
+# calls and nothing else (mesh_query, tri_overlap, ... stay internal).
+# The tests link the objects themselves, internals included.
 $(B)/libclash.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(LD) -r -o $(B)/obj/libclash.o $^
+	objcopy --wildcard --keep-global-symbol='clash_*' $(B)/obj/libclash.o
+	rm -f $@ && ar rcs $@ $(B)/obj/libclash.o
+
+# Every symbol libclash.a defines for others is clash.h's (clash_*).
+export-check: $(B)/libclash.a
+	@others=$$(nm -g --defined-only $(B)/libclash.a | awk 'NF == 3 { print $$3 }' | \
+		grep -v '^clash_' || true); \
+	if [ -n "$$others" ]; then \
+		echo "export-check: libclash.a exports symbols outside its API:" $$others; exit 1; \
+	fi; \
+	echo "export-check: libclash.a exports $$(nm -g --defined-only $(B)/libclash.a | \
+		awk 'NF == 3' | wc -l) symbols, every one clash_*"
 
 $(B)/clashd: $(SERVER_OBJ) $(OPENAPI_OBJ) $(PROTO_OBJ) $(B)/libclash.a
 	$(CC) $(CFLAGS) -o $@ $(SERVER_OBJ) $(OPENAPI_OBJ) $(PROTO_OBJ) $(B)/libclash.a \
@@ -319,9 +346,78 @@ $(JS_DEPS): $(JS)/package.json $(JS)/package-lock.json
 	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
 $(JS_GEN): proto/openapi.yaml $(JS_DEPS)
 	cd $(JS) && ./node_modules/.bin/openapi-typescript ../../proto/openapi.yaml -o gen/openapi.d.ts
-js-test: $(B)/clashd $(JS_GEN)
+
+# ---- the core in the page (clients/js/wasm, clients/js/local.js) ----
+# core/ and proto/ compiled to WebAssembly by Debian's clang 14 for
+# wasm32-wasi (wasi-libc, lld's wasm-ld, compiler-rt's wasm32 builtins:
+# install-deps.sh's test profile), with jansson and nettle's SHA-256 built
+# from Debian's source of the versions clashd links (debian-source.sh):
+# the page answers a Query with the very code clashd answers it with.
+# The host's headers are kept out (-nostdlibinc): only wasi-libc's and the
+# stand-ins of clients/js/wasm/include.  proto/'s mesh file reader
+# (libassimp) is left out: only a mesh file's import reaches it, which the
+# module does not export (the link fails on any symbol left undefined).
+# clashd-core.wasm goes into clients/js/gen/ (not in git), beside the
+# generated types, for the package and the demo to carry.
+WASM_CC      = clang-14
+WASM_FLAGS   = --target=wasm32-wasi -O2 -nostdlibinc -isystem $(JS)/wasm/include \
+               -isystem /usr/include/wasm32-wasi
+WASM_JANSSON = $(B)/wasm/jansson
+WASM_NETTLE  = $(B)/wasm/nettle
+WASM_PROTO   = $(filter-out proto/mesh_import.c proto/mesh_rounding.c,$(PROTO_SRC))
+WASM_OBJ     = $(CORE_SRC:%.c=$(B)/wasm/obj/%.o) $(WASM_PROTO:%.c=$(B)/wasm/obj/%.o) \
+               $(B)/wasm/obj/$(JS)/wasm/local.o $(B)/wasm/obj/$(JS)/wasm/compat.o
+# jansson's src/*.c and the three files of nettle's SHA-256.
+WASM_LIBS    = $(B)/wasm/obj/jansson/.built $(B)/wasm/obj/nettle/.built
+WASM_NETTLE_SRC = sha256.c sha256-compress.c write-be32.c
+WASM_OUT     = $(JS)/gen/clashd-core.wasm
+# The stack: wasm-ld gives 64 KiB, which the core's and proto's recursion
+# and frames outgrow (8 MiB, a Linux thread's default); first in memory, so
+# that an overflow traps instead of writing over the data.
+WASM_STACK   = 8388608
+$(WASM_JANSSON)/src/jansson.h: $(JS)/wasm/debian-source.sh
+	sh $(JS)/wasm/debian-source.sh jansson $(WASM_JANSSON)
+$(WASM_NETTLE)/src/sha2.h: $(JS)/wasm/debian-source.sh
+	sh $(JS)/wasm/debian-source.sh nettle $(WASM_NETTLE)
+$(B)/wasm/obj/jansson/.built: $(WASM_JANSSON)/src/jansson.h
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	for f in $(WASM_JANSSON)/src/*.c; do \
+		$(WASM_CC) $(WASM_FLAGS) -DHAVE_CONFIG_H -I$(WASM_JANSSON)/src -c $$f \
+			-o $(dir $@)$$(basename $$f .c).o || exit 1; done
+	touch $@
+$(B)/wasm/obj/nettle/.built: $(WASM_NETTLE)/src/sha2.h
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	for f in $(WASM_NETTLE_SRC); do \
+		$(WASM_CC) $(WASM_FLAGS) -DHAVE_CONFIG_H -I$(WASM_NETTLE)/src -c $(WASM_NETTLE)/src/$$f \
+			-o $(dir $@)$${f%.c}.o || exit 1; done
+	touch $@
+$(B)/wasm/obj/core/%.o: core/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) $(WARN) -ffp-contract=off -Icore $(DEPFLAGS) -c $< -o $@
+$(B)/wasm/obj/proto/%.o: proto/%.c $(WASM_LIBS) Makefile
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) $(WARN) -D_GNU_SOURCE -include $(JS)/wasm/include/compat.h -Icore \
+		-Iproto -I$(WASM_JANSSON)/src -I$(WASM_NETTLE)/include $(DEPFLAGS) -c $< -o $@
+$(B)/wasm/obj/$(JS)/wasm/%.o: $(JS)/wasm/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) $(WARN) -I$(JS)/wasm/include -Icore -Iproto $(DEPFLAGS) -c $< -o $@
+$(WASM_OUT): $(WASM_OBJ) $(WASM_LIBS)
+	@mkdir -p $(dir $@)
+	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -O2 -o $@ $(WASM_OBJ) \
+		$(B)/wasm/obj/jansson/*.o $(B)/wasm/obj/nettle/*.o -lm -Wl,--gc-sections -Wl,--strip-all \
+		-Wl,-z,stack-size=$(WASM_STACK) -Wl,--stack-first
+wasm: $(WASM_OUT)
+
+# ---- the JavaScript client's tests ----
+# The local module's tests (test/local.test.js, and web/test/local.test.js
+# in chromium) compare its replies with clashd's on a sample of the inputs
+# `answers gen` writes (tests/answers.c), made once into $(WASM_CASES).
+WASM_CASES = $(B)/wasm/answers-in
+$(WASM_CASES)/q_gjk88.jsonl: $(B)/answers
+	rm -rf $(WASM_CASES) && mkdir -p $(WASM_CASES) && $(B)/answers gen $(WASM_CASES)
+js-test: $(B)/clashd $(JS_GEN) $(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
 	cd $(JS) && ./node_modules/.bin/tsc -p tsconfig.json && echo "js-test: tsc --strict --noEmit: no error"
-	cd $(JS) && CLASHD=$(abspath $(B)/clashd) node --test test/*.test.js
+	cd $(JS) && CLASHD=$(abspath $(B)/clashd) ANSWERS_IN=$(abspath $(WASM_CASES)) node --test test/*.test.js
 
 # ---- the demo page (web/, docs/client.md) ----
 # npm ci from web/package-lock.json (three, esbuild, playwright-core; no
@@ -336,12 +432,21 @@ WEB_DEPS = $(WEB)/node_modules/.package-lock.json
 WEB_DIST = $(B)/web/demo.js
 $(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
-$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js $(JS)/three.js
+$(WEB_DIST): $(WEB_DEPS) $(WEB)/build.mjs $(wildcard $(WEB)/src/*) $(JS)/clashd.js $(JS)/three.js \
+		$(JS)/local.js $(WASM_OUT)
 	cd $(WEB) && node build.mjs $(abspath $(B)/web)
 web: $(WEB_DIST)
-web-test: $(B)/clashd $(WEB_DIST)
+web-test: $(B)/clashd $(WEB_DIST) $(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
 	cd $(WEB) && CLASHD=$(abspath $(B)/clashd) WEB_DIST=$(abspath $(B)/web) \
-		SCREENSHOT=$(abspath $(B)/web-demo.png) node --test test/*.test.js
+		SCREENSHOT=$(abspath $(B)/web-demo.png) ANSWERS_IN=$(abspath $(WASM_CASES)) \
+		node --test test/*.test.js
+
+# make bench-wasm: the core in the page measured (bench/wasm/drag.mjs,
+# bench/README.md "The core in the page"): the module's size, its start-up
+# in node and chromium, and a drag of a gear over a 100 000-triangle mesh
+# answered locally in each.
+bench-wasm: $(WASM_OUT) $(JS_DEPS) $(WEB_DEPS)
+	node bench/wasm/drag.mjs
 
 # ---- failover and soak (tests/load/) ----
 # Programs, not Check suites: each runs for a while, prints its numbers and

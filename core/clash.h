@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* The library's API: exported even when the core is built with hidden
+ * visibility (its internals are). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* Largest supported dimension.  Simplices have up to CLASH_MAX_DIM+1 points. */
 #define CLASH_MAX_DIM 8
 
@@ -628,6 +634,114 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
                      clash_result *r);
 
 /* ==========================================================================
+ * Mesh clash reports (issue #24)
+ *
+ * Where two shapes with a mesh on at least one side cross, and how much
+ * they overlap: the regions of contact (one per connected component of
+ * A∩B, or connected place where two surfaces cross), each with its
+ * intersection curve as polylines of world points, its box, the input
+ * triangles of each side that take part and, when both sides are closed,
+ * its volume; and the volume of A∩B, exact up to rounding.  Kept apart
+ * from clash_gjk, whose queries do not pay for it.  Method, exactness,
+ * degenerate configurations and caps: docs/shapes.md, "Where and how much
+ * two meshes overlap"; core/overlap.c.
+ * ========================================================================== */
+
+/* Defaults of the caps of clash_overlap_options. */
+#define CLASH_OVERLAP_MAX_REGIONS 64
+#define CLASH_OVERLAP_MAX_POINTS 4096
+#define CLASH_OVERLAP_MAX_TRIANGLES 1024
+
+/* What clash_overlap_get lists.  Zero-initialize for the defaults. */
+typedef struct clash_overlap_options {
+	size_t max_regions;   /* regions listed; 0: CLASH_OVERLAP_MAX_REGIONS */
+	size_t max_points;    /* curve points over all regions; 0: CLASH_OVERLAP_MAX_POINTS */
+	size_t max_triangles; /* triangle indices listed per side of a region; 0:
+	                       * CLASH_OVERLAP_MAX_TRIANGLES */
+	/* Curve points lie within it of both surfaces: the offset that
+	 * removes degenerate contacts (docs/shapes.md) is at most a quarter
+	 * of it, but at least 2^-47 of the scale; 0: 2^-42 of the scale (the
+	 * larger of the size and the farthest coordinate), within clash_gjk's
+	 * default 1e-12 times the size. */
+	double tolerance;
+	const volatile int *cancel; /* as clash_options.cancel: CLASH_ECANCELED */
+} clash_overlap_options;
+
+/* One region: a connected component of A∩B (solids), or a connected place
+ * where the surfaces cross. */
+typedef struct clash_overlap_region {
+	/* CLASH_CONTACT_SURFACES (the surfaces cross), CLASH_CONTACT_A_IN_B or
+	 * CLASH_CONTACT_B_IN_A (a part of one side wholly inside the other,
+	 * no crossing: the region is that part; found when both sides are
+	 * closed). */
+	int kind;
+	size_t part_a, part_b; /* top-level parts of compound sides (0 otherwise) */
+	double lo[3], hi[3];   /* world axis-aligned box of the region */
+	int has_volume;        /* both sides are closed: */
+	double volume;         /* the volume of this component of A∩B */
+	/* The intersection curve: polyline i is points[polyline[i] ..
+	 * polyline[i+1] - 1] (3 doubles a point, world coordinates), each
+	 * point on both surfaces within the tolerance; closed[i] = 1 when it
+	 * is a closed loop (its last point is not repeated: the loop returns
+	 * to the first).  Loops are closed when both sides are closed. */
+	size_t npolylines;
+	const size_t *polyline;      /* npolylines + 1 offsets, in points */
+	const unsigned char *closed; /* npolylines flags */
+	const double *points;
+	/* The triangles that take part, as input indices (the order given to
+	 * clash_mesh_build), ascending: those the curve crosses and those
+	 * lying inside the other solid within this component.  Capped at
+	 * max_triangles per side; total_* count them all.  None for a side
+	 * that is not a mesh (a hull, a box). */
+	size_t ntriangles_a, ntriangles_b;
+	const uint32_t *triangles_a, *triangles_b;
+	size_t total_triangles_a, total_triangles_b;
+} clash_overlap_region;
+
+/* The answer; one block, released with clash_overlap_free. */
+typedef struct clash_overlap {
+	/* The surfaces cross, or one side lies inside the other.  Sides that
+	 * only touch (face to face, edge to edge) may answer either way, with
+	 * a region of volume about 1e-13 of the size when they do: the
+	 * verdict of contact is clash_gjk's. */
+	int intersecting;
+	int solid_a, solid_b; /* as clash_result's */
+	/* Each side is closed (clash_mesh_info.closed; a convex side is): the
+	 * volume needs both.  A solid that is not closed (a few triangles
+	 * missing) has no volume here. */
+	int closed_a, closed_b;
+	int has_volume;   /* both sides are closed: */
+	double volume;    /* the volume of A∩B (world units cubed) */
+	size_t nregions, total_regions;
+	const clash_overlap_region *regions;
+	/* A cap bound: fewer regions, points or triangles listed than exist.
+	 * total_regions and volume still count every region. */
+	int truncated;
+} clash_overlap;
+
+/*
+ * The overlap of a and b: 3-D shapes with a mesh on at least one side
+ * (a mesh, or a compound with a mesh leaf), against a mesh, a polytope
+ * (its hull), a box primitive or a compound of these, any poses.  Curved
+ * primitives (sphere, capsule, cylinder, cone, ellipsoid) and rounded
+ * shapes (radius > 0), as sides or leaves, give CLASH_ENOTSUP for now.
+ * A convex side names no triangles (ntriangles 0).  Compounds are
+ * reported pair of leaves by pair of leaves (part_a, part_b name the
+ * top-level parts); their volume is the sum over the pairs, that of A∩B
+ * when the leaves of each side do not overlap each other.  *out is allocated in one block (free it with
+ * clash_overlap_free); the work allocates O(triangles of both sides +
+ * crossing triangle pairs), freed before return.  Returns CLASH_OK,
+ * CLASH_EINVAL (NULL, not 3-D, no mesh on either side), CLASH_ENOTSUP,
+ * CLASH_ENOMEM, CLASH_ECANCELED (opt->cancel; no answer) or an error of
+ * the shapes (CLASH_ELIMIT for a compound over its limits).
+ */
+int clash_overlap_get(const clash_shape *a, const clash_shape *b,
+                      const clash_overlap_options *opt, clash_overlap **out);
+
+/* Release an answer of clash_overlap_get (NULL: nothing). */
+void clash_overlap_free(clash_overlap *o);
+
+/* ==========================================================================
  * Motion and scenes (issue #6)
  *
  * Kept apart from the pairwise API above.  A motion is its own value
@@ -894,6 +1008,10 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
  * in *hits (malloc'd; free()).  `st` may be NULL. */
 int clash_scene_run(const clash_scene *s, clash_scene_hit **hits, size_t *nhits,
                     clash_scene_stats *st);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -728,9 +728,8 @@ static size_t adjacency(hbuild *b, const uint32_t *face_of, uint32_t *adj_start,
 	return hull;
 }
 
-/* The hull of v's count points built in scratch into *b: 0 when they
- * span no volume (or are too many). */
-static int quickhull(hbuild *b, const double *v, size_t count, void *scratch)
+/* The hull's faces in b (in scratch); 0 when the points span no volume. */
+static int run(hbuild *b, const double *v, size_t count, void *scratch)
 {
 	if (count < 4 || count > HULL3_MAX_POINTS)
 		return 0;
@@ -752,7 +751,7 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 		*attached = 0;
 	memset(adj_start, 0, (count + 1) * sizeof *adj_start);
 	hbuild b;
-	if (!quickhull(&b, v, count, scratch))
+	if (!run(&b, v, count, scratch))
 		return 0;
 #ifdef HULL3_DEBUG
 	debug_check(&b);
@@ -765,17 +764,16 @@ size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_s
 	return adjacency(&b, face_of, adj_start, adj);
 }
 
-size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *tri, size_t max)
+size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *faces)
 {
 	hbuild b;
-	if (!quickhull(&b, v, count, scratch))
+	if (!run(&b, v, count, scratch))
 		return 0;
 	size_t n = 0;
 	for (uint32_t i = 0; i < b.nf; i++)
 		if (b.f[i].alive) {
-			if (n == max)
-				return 0;
-			memcpy(tri + 3 * n++, b.f[i].v, sizeof b.f[i].v);
+			memcpy(faces + 3 * n, b.f[i].v, 3 * sizeof *faces);
+			n++;
 		}
 	return n;
 }

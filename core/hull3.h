@@ -34,10 +34,10 @@ size_t hull3_scratch_size(size_t count);
 size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
                    uint32_t *adj, size_t *attached);
 
-/* The faces of the same hull as triangles of point indices, counter-
- * clockwise seen from outside, into tri (3 a face, room for max faces: 2
- * count suffices): their number, or 0 when the points span no volume or
- * max is too small. */
-size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *tri, size_t max);
+/* The faces of the hull of the same points, in the same scratch: their
+ * corners' indices, three a face, counter-clockwise seen from outside,
+ * into faces (room for 6 * count); every edge is used by two of them,
+ * once each way.  Returns the number of faces, 0 when flat. */
+size_t hull3_faces(const double *v, size_t count, void *scratch, uint32_t *faces);
 
 #endif

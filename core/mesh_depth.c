@@ -238,7 +238,7 @@ static long hull_faces(side *s, const double *p, size_t n, uint32_t **tri)
 		free(scratch);
 		return CLASH_ENOMEM;
 	}
-	size_t nf = hull3_faces(p, n, scratch, *tri, 2 * n);
+	size_t nf = hull3_faces(p, n, scratch, *tri);
 	free(scratch);
 	return (long)nf;
 }

@@ -32,7 +32,15 @@ void scan3_want_rel(scan3 *s)
 #error "scan3.h and lanes.h disagree on where the AVX kernels are built"
 #endif
 
+/* One scan of the copy: the AVX kernel where lanes.h builds them, else
+ * its reference (the same vertex, bit for bit). */
 #if defined(LANES_AVX)
+#define SCAN(kernel, from, s, v, count, e) kernel((s)->x, (s)->y, (s)->z, v, count, e)
+#else
+#define SCAN(kernel, from, s, v, count, e)                                                  \
+	lanes_soa_max_dot_ref((s)->x, (s)->y, (s)->z, v, count, e, from)
+#endif
+
 /* A raw scan of a copy turned relative: the vertex array's (never on a
  * query's path: EPA, which turns the copies, is the last to scan). */
 static __attribute__((noinline, cold)) size_t array_max_dot(const double *v, size_t count,
@@ -44,13 +52,13 @@ static __attribute__((noinline, cold)) size_t array_max_dot(const double *v, siz
 size_t scan3_max_dot(scan3 *s, const double *v, size_t count, const double *e)
 {
 	if (s->state == SCAN3_RAW)
-		return lanes_soa_max_dot_raw(s->x, s->y, s->z, NULL, count, e);
+		return SCAN(lanes_soa_max_dot_raw, LANES_SOA_RAW, s, NULL, count, e);
 	if (s->state == SCAN3_EMPTY) {
 		s->state = SCAN3_RAW;
-		return lanes_soa_max_dot_aos_raw(s->x, s->y, s->z, v, count, e);
+		return SCAN(lanes_soa_max_dot_aos_raw, LANES_SOA_AOS_RAW, s, v, count, e);
 	}
 	if (s->state == SCAN3_RAW_WANT_REL)
-		return lanes_soa_max_dot_raw(s->x, s->y, s->z, NULL, count, e);
+		return SCAN(lanes_soa_max_dot_raw, LANES_SOA_RAW, s, NULL, count, e);
 	assert(s->state == SCAN3_REL);
 	return array_max_dot(v, count, e);
 }
@@ -59,32 +67,15 @@ size_t scan3_max_dot_rel(scan3 *s, const double *v, size_t count, const double *
 {
 	switch (s->state) {
 	case SCAN3_REL:
-		return lanes_soa_max_dot_rel(s->x, s->y, s->z, NULL, count, e);
+		return SCAN(lanes_soa_max_dot_rel, LANES_SOA_REL, s, NULL, count, e);
 	case SCAN3_RAW:
-		return lanes_soa_max_dot_raw_rel(s->x, s->y, s->z, NULL, count, e);
+		return SCAN(lanes_soa_max_dot_raw_rel, LANES_SOA_RAW_REL, s, NULL, count, e);
 	case SCAN3_RAW_WANT_REL:
 		s->state = SCAN3_REL;
-		return lanes_soa_max_dot_to_rel(s->x, s->y, s->z, NULL, count, e);
+		return SCAN(lanes_soa_max_dot_to_rel, LANES_SOA_TO_REL, s, NULL, count, e);
 	default:
 		assert(s->state == SCAN3_EMPTY);
 		s->state = SCAN3_REL;
-		return lanes_soa_max_dot_aos_rel(s->x, s->y, s->z, v, count, e);
+		return SCAN(lanes_soa_max_dot_aos_rel, LANES_SOA_AOS_REL, s, v, count, e);
 	}
 }
-#else
-/* Never called: scan3_usable says no, so no frame keeps a copy. */
-size_t scan3_max_dot(scan3 *s, const double *v, size_t count, const double *e)
-{
-	(void)s;
-	(void)v;
-	(void)count;
-	(void)e;
-	assert(0);
-	return 0;
-}
-
-size_t scan3_max_dot_rel(scan3 *s, const double *v, size_t count, const double *e)
-{
-	return scan3_max_dot(s, v, count, e);
-}
-#endif

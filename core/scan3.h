@@ -29,10 +29,13 @@ typedef struct scan3 {
 } scan3;
 
 /* Whether a shape of count 3-D vertices can have a copy: at most
- * SCAN3_MAX of them, and a processor with AVX (the scans use it; decided
- * at run time, the build targets plain x86-64).  Inline, as lanes.h's
- * lanes_have_avx (which scan3.c checks this against): it is asked on
- * every query's path. */
+ * SCAN3_MAX of them, and on x86-64 a processor with AVX (the scans use
+ * it; decided at run time, the build targets plain x86-64).  Elsewhere
+ * (WebAssembly: clients/js/local.js) the scans are lanes.h's references,
+ * so that whatever rests on a copy being kept (gjk.c's portal refinement)
+ * goes as on an x86-64 with AVX, and the answers with it.  Inline, as
+ * lanes.h's lanes_have_avx (which scan3.c checks this against): it is
+ * asked on every query's path. */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define SCAN3_AVX 1
 #endif
@@ -41,8 +44,7 @@ static inline int scan3_usable(size_t count)
 #if defined(SCAN3_AVX)
 	return count <= SCAN3_MAX && __builtin_cpu_supports("avx");
 #else
-	(void)count;
-	return 0;
+	return count <= SCAN3_MAX;
 #endif
 }
 

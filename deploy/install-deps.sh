@@ -51,6 +51,12 @@ if [ "$profile" = test ]; then
 	# the deploy files' check (tests/deploy/); redis-server: the shared
 	# store's tests (make store-cluster) start one on a loopback port.
 	pkgs="$pkgs clang libclang-rt-14-dev haproxy yamllint redis-server"
+	# lld, wasi-libc, libclang-rt-14-dev-wasm32: clang's wasm32-wasi
+	# target (wasm-ld, the C library, compiler-rt's builtins), which builds
+	# the core in the page (clients/js/gen/clashd-core.wasm; js-test and
+	# web-test compare its answers with clashd's).  Its jansson and nettle
+	# come from Debian's source packages (clients/js/wasm/debian-source.sh).
+	pkgs="$pkgs lld wasi-libc libclang-rt-14-dev-wasm32"
 	# chromium: the browser test of the demo page (make web-test) drives
 	# Debian's chromium headless; no browser is downloaded.
 	pkgs="$pkgs chromium"

@@ -7,7 +7,8 @@
 // type (server/gen/ is a build-time tool, not a module).  And hiredis
 // stays in server/store_redis.c (the shape store's Redis tier): no other
 // file of the four directories includes <hiredis/...>, so the tier's
-// connection handling has one place.  Prints the modules and their
+// connection handling has one place.  And clients/js/wasm reaches the
+// core through proto/ only (below).  Prints the modules and their
 // dependencies' count; on a cycle, a jansson or a hiredis use, what and
 // where, and exits 1.
 'use strict';
@@ -88,6 +89,22 @@ for (const d of dirs)
 			hiredisUses.push(`${d}/${f} includes <hiredis/...>`);
 	}
 
+// clients/js/wasm (the exports of the WebAssembly build, local.c, and its
+// libc stand-ins) sits on proto/ as server/ and cli/ do: it includes
+// proto's headers and its own only, never core's (the page answers
+// through proto's calls, clashd's path) nor jansson.
+const wasmDir = 'clients/js/wasm';
+const wasmUses = [];
+for (const sub of ['', 'include'])
+	for (const f of fs.readdirSync(path.join(root, wasmDir, sub)).filter((n) => /\.[ch]$/.test(n))) {
+		const name = path.join(wasmDir, sub, f);
+		const code = fs.readFileSync(path.join(root, name), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+		if (/#include <jansson\.h>/.test(code) || /\bjson_\w+\s*\(/.test(code)) wasmUses.push(`${name} uses jansson`);
+		for (const [, inc] of code.matchAll(/#include "([^"]+)"/g))
+			if (!modules.has(`proto/${inc.replace(/\.h$/, '')}`) && !fs.existsSync(path.join(root, wasmDir, 'include', inc)))
+				wasmUses.push(`${name} includes "${inc}", not a header of proto/ or ${wasmDir}/include`);
+	}
+
 // Tarjan's strongly connected components: any of more than one module is
 // a cycle.
 let index = 0;
@@ -116,4 +133,6 @@ console.log(`modules: jansson in ${janssonFree.join(', ')}: ${janssonUses.length
 for (const u of janssonUses) console.log(`modules: jansson outside proto/: ${u}`);
 console.log(`modules: hiredis outside ${hiredisHome}: ${hiredisUses.length} uses`);
 for (const u of hiredisUses) console.log(`modules: hiredis outside ${hiredisHome}: ${u}`);
-process.exit(cycles.length || janssonUses.length || hiredisUses.length ? 1 : 0);
+console.log(`modules: ${wasmDir} below proto/: ${wasmUses.length} departures`);
+for (const u of wasmUses) console.log(`modules: ${u}`);
+process.exit(cycles.length || janssonUses.length || hiredisUses.length || wasmUses.length ? 1 : 0);

@@ -1,5 +1,6 @@
 // Builds the demo page: src/main.js with three.js and the client bundled
-// by esbuild into one module, beside index.html and demo.css.
+// by esbuild into one module, beside index.html, demo.css and the client's
+// WebAssembly module (gen/clashd-core.wasm, `make wasm`).
 // Usage: node build.mjs [OUTDIR]   (default ../build/web)
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
@@ -20,4 +21,8 @@ await esbuild.build({
   logLevel: 'warning',
 });
 for (const f of ['index.html', 'demo.css']) await copyFile(path.join(here, 'src', f), path.join(out, f));
+// The core in the page (clients/js/local.js), where the bundle's
+// new URL('./gen/clashd-core.wasm', import.meta.url) finds it.
+await mkdir(path.join(out, 'gen'), { recursive: true });
+await copyFile(path.join(here, '../clients/js/gen/clashd-core.wasm'), path.join(out, 'gen/clashd-core.wasm'));
 console.log(`web: built ${out}`);

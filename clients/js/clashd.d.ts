@@ -59,6 +59,27 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The X-Clashd-Shape value to send (a shape id; "" for none), instead of routeBy's. */
   route?: string;
+  /**
+   * query and upload: answered in the page (true or a LocalCore) or by the
+   * server (false), instead of the client's `local`.
+   */
+  local?: boolean | LocalCore;
+}
+
+export interface LocalCoreOptions {
+  /** Where the module is (default gen/clashd-core.wasm beside local.js), its bytes, or the module. */
+  wasm?: string | URL | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+  /** Bytes of shapes the page's store keeps (default 256 MiB). */
+  budget?: number;
+}
+
+/** clashd's core and proto/ in WebAssembly (local.js): /v1/query and /v1/shapes answered in the page. */
+export class LocalCore {
+  static load(options?: LocalCoreOptions): Promise<LocalCore>;
+  answerBytes(route: '/v1/query' | '/v1/shapes', body: string | Uint8Array):
+    { status: number; contentType: 'application/json' | 'application/problem+json'; bytes: Uint8Array };
+  answer(route: '/v1/query' | '/v1/shapes', body: string | Uint8Array):
+    { status: number; contentType: 'application/json' | 'application/problem+json'; body: string };
 }
 
 /** The routing header a load balancer may hash on (deploy/haproxy): "X-Clashd-Shape". */
@@ -83,6 +104,14 @@ export interface ClashdOptions {
    * replica holding it.  Default 'none'.
    */
   routeBy?: 'none' | 'first-ref';
+  /**
+   * Answer queries and uploads in the page (local.js; scenes, batches,
+   * contains and files go to the server): true (loaded on first use),
+   * a LocalCore, or LocalCore.load's options.  Default false.
+   */
+  local?: boolean | LocalCore | LocalCoreOptions;
+  /** The server's address, when the options come first: new Clashd({local: true, baseUrl}). */
+  baseUrl?: string | URL;
 }
 
 export class ClashdProblem extends Error {
@@ -110,6 +139,7 @@ export function shapeId(shape: StoredShape | Shape): Promise<ShapeId>;
 
 export class Clashd {
   constructor(baseUrl: string | URL, options?: ClashdOptions | string);
+  constructor(options: ClashdOptions);
   readonly baseUrl: string;
   readonly routeBy: 'none' | 'first-ref';
   /** id -> geometry of the shapes this client made refs for or uploaded. */

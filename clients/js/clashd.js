@@ -1,6 +1,10 @@
 // A client for clashd (proto/openapi.yaml): fetch and Web Crypto only, so the
 // same module runs in browsers and in node >= 20.  docs/client.md describes it.
 
+import { LocalCore } from './local.js';
+
+export { LocalCore };
+
 const PROBLEM_PREFIX = 'urn:clashd:problem:';
 const UNKNOWN_SHAPE = PROBLEM_PREFIX + 'unknown-shape';
 
@@ -285,9 +289,17 @@ export class Clashd {
    * @param {object} [options] token (bearer), fetch, maxRetries (503/429,
    *   default 3), maxRetryWait (ms per wait, default 30000), routeBy
    *   ('first-ref': send the first ref of each request as X-Clashd-Shape,
-   *   for a load balancer hashing on it; default 'none')
+   *   for a load balancer hashing on it; default 'none'), local (true, a
+   *   LocalCore or LocalCore.load's options: queries and uploads answered
+   *   in the page by local.js, scenes and the rest by the server; a call's
+   *   options.local overrides it).  `new Clashd({local: true, baseUrl})`
+   *   is the same as `new Clashd(baseUrl, {local: true})`.
    */
   constructor(baseUrl, options = {}) {
+    if (baseUrl !== null && typeof baseUrl === 'object' && !(baseUrl instanceof URL)) {
+      options = baseUrl;
+      baseUrl = options.baseUrl ?? '';
+    }
     if (typeof options === 'string') options = { token: options };
     this.baseUrl = String(baseUrl).replace(/\/+$/, '');
     this.token = options.token;
@@ -299,6 +311,49 @@ export class Clashd {
       throw new RangeError(`routeBy must be 'none' or 'first-ref', not ${JSON.stringify(this.routeBy)}`);
     /** id -> geometry of every shape this client made a ref for or uploaded */
     this.shapes = new Map();
+    this.local = options.local ?? false;
+  }
+
+  // The core in the page that `local: true` (or its load options) loads on
+  // first use: a promise of a LocalCore.
+  #core;
+
+  // The LocalCore a call is to use (options.local, else the client's
+  // `local`), or undefined: the call goes to the server.
+  async #localFor(options) {
+    const want = options.local ?? this.local;
+    if (want instanceof LocalCore) return want;
+    if (!want) return undefined;
+    if (this.#core === undefined)
+      this.#core = LocalCore.load(typeof want === 'object' ? want : {}).catch((e) => { this.#core = undefined; throw e; });
+    return this.#core;
+  }
+
+  // Answer a body in the page: the parsed JSON of a 2xx, a ClashdProblem
+  // thrown for a problem, exactly as the server's reply would be read.
+  static #read(reply) {
+    const body = JSON.parse(reply.body);
+    if (reply.status < 300) return body;
+    throw new ClashdProblem(reply.status, body);
+  }
+
+  // A Query answered in the page.  A ref the page's store lacks is put
+  // there from this client's shapes, as the server's upload-on-miss does;
+  // one it does not know at all sends the query to the server, which may
+  // hold it.  Undefined: the server is to answer.
+  #localQuery(core, query) {
+    const text = JSON.stringify(query);
+    let reply = core.answer('/v1/query', text);
+    if (reply.status === 422) {
+      const problem = JSON.parse(reply.body);
+      if (problem.type === UNKNOWN_SHAPE && Array.isArray(problem.missing)) {
+        if (!problem.missing.every((id) => this.shapes.has(id))) return undefined;
+        for (const id of problem.missing)
+          Clashd.#read(core.answer('/v1/shapes', JSON.stringify(this.shapes.get(id))));
+        reply = core.answer('/v1/query', text);
+      }
+    }
+    return Clashd.#read(reply);
   }
 
   /** The id of a shape's geometry, computed here (Web Crypto). */
@@ -320,6 +375,12 @@ export class Clashd {
   /** POST /v1/shapes: store a shape's geometry; answers its ShapeSummary. */
   async upload(shape, options = {}) {
     const { geometry } = splitShape(shape);
+    const core = await this.#localFor(options);
+    if (core) {
+      const summary = Clashd.#read(core.answer('/v1/shapes', JSON.stringify(geometry)));
+      this.shapes.set(summary.id, geometry);
+      return summary;
+    }
     // Routed by its own id, as the requests whose main shape it is.
     if (options.route === undefined && this.routeBy === 'first-ref')
       options = { ...options, route: await shapeId(geometry) };
@@ -346,8 +407,15 @@ export class Clashd {
     await this.#request('DELETE', '/v1/shapes/' + encodeURIComponent(id), undefined, options);
   }
 
-  /** POST /v1/query. */
-  query(query, options = {}) { return this.#request('POST', '/v1/query', query, options); }
+  /**
+   * POST /v1/query; answered in the page when local (options.local, else
+   * the client's): the same bytes, read the same way.
+   */
+  async query(query, options = {}) {
+    const core = await this.#localFor(options);
+    const local = core && this.#localQuery(core, query);
+    return local ?? this.#request('POST', '/v1/query', query, options);
+  }
   /** POST /v1/contains. */
   contains(query, options = {}) { return this.#request('POST', '/v1/contains', query, options); }
   /** POST /v1/scene. */
@@ -393,9 +461,9 @@ export class Clashd {
   openapi(options = {}) { return this.#request('GET', '/v1/openapi.json', undefined, options); }
 
   // The uploads after a miss carry the request's route: they go where the
-  // request sent again will.
+  // request sent again will (the server, whatever the client's `local`).
   async #uploadIds(ids, signal, route) {
-    await Promise.all(ids.map((id) => this.upload(this.shapes.get(id), { signal, route })));
+    await Promise.all(ids.map((id) => this.upload(this.shapes.get(id), { signal, route, local: false })));
   }
 
   // The X-Clashd-Shape value of a request: options.route, else by routeBy.

@@ -1,0 +1,208 @@
+/*
+ * overlap_compound.c — mesh clash reports for compound shapes: every pair
+ * of leaves (a leaf of a against a leaf of b, in world poses, as
+ * core/compound.c walks them) is reported on its own (overlap.c), and the
+ * answers are joined: regions in order of the pairs, named by their
+ * top-level parts, volumes added up, caps applied to the whole.
+ *
+ * The volume is the sum over the pairs of leaves, which is the volume of
+ * A∩B when the leaves of each side do not overlap each other (a part made
+ * of touching pieces); where they do, the common part counts once per
+ * pair that holds it (docs/shapes.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compound.h"
+#include "overlap.h"
+
+typedef struct leaves {
+	clash_shape *s;
+	size_t *top;
+	size_t n, cap;
+	int mesh; /* a leaf is a mesh */
+} leaves;
+
+static int add_leaf(const clash_shape *leaf, size_t top, void *ctx)
+{
+	leaves *l = ctx;
+	if (l->n == l->cap)
+		return CLASH_ELIMIT;
+	l->s[l->n] = *leaf;
+	l->top[l->n++] = top;
+	l->mesh |= leaf->mesh != NULL;
+	return CLASH_OK;
+}
+
+static int collect(const clash_shape *s, leaves *l)
+{
+	size_t n = 0;
+	int err = compound_check(s, 3, &n);
+	if (err)
+		return err;
+	l->s = malloc(n * sizeof *l->s);
+	l->top = malloc(n * sizeof *l->top);
+	if (l->s == NULL || l->top == NULL)
+		return CLASH_ENOMEM;
+	l->cap = n;
+	return compound_foreach_leaf(s, add_leaf, l);
+}
+
+typedef struct joined {
+	clash_overlap **part; /* one answer per pair of leaves */
+	size_t npart;
+	size_t *pa, *pb;      /* their top-level parts */
+} joined;
+
+/* Points of region g kept under the remaining budget. */
+static size_t kept_points(const clash_overlap_region *g, size_t budget)
+{
+	const size_t n = g->polyline[g->npolylines];
+	return n < budget ? n : budget;
+}
+
+static size_t join_bytes(const joined *j, size_t max_regions, size_t max_points)
+{
+	size_t bytes = sizeof(clash_overlap), regions = 0, points = 0;
+	for (size_t k = 0; k < j->npart; k++)
+		for (size_t r = 0; r < j->part[k]->nregions && regions < max_regions; r++, regions++) {
+			const clash_overlap_region *g = &j->part[k]->regions[r];
+			const size_t p = kept_points(g, max_points - points);
+			points += p;
+			bytes += sizeof *g + (g->npolylines + 1) * sizeof(size_t) +
+			         ((g->npolylines + 7) & ~(size_t)7) + 3 * p * sizeof(double) +
+			         ((g->ntriangles_a * 4 + 7) & ~(size_t)7) +
+			         ((g->ntriangles_b * 4 + 7) & ~(size_t)7);
+		}
+	return bytes;
+}
+
+static void *take(char **at, size_t bytes)
+{
+	void *p = *at;
+	*at += (bytes + 7) & ~(size_t)7;
+	return p;
+}
+
+/* Region g copied into d (arrays from *at), its points cut to keep. */
+static int copy_region(const clash_overlap_region *g, size_t keep, size_t pa, size_t pb,
+                       char **at, clash_overlap_region *d)
+{
+	*d = *g;
+	d->part_a = pa;
+	d->part_b = pb;
+	size_t *off = take(at, (g->npolylines + 1) * sizeof *off);
+	unsigned char *closed = take(at, g->npolylines);
+	int cut = 0;
+	for (size_t i = 0; i <= g->npolylines; i++)
+		off[i] = g->polyline[i] < keep ? g->polyline[i] : keep;
+	for (size_t i = 0; i < g->npolylines; i++) {
+		closed[i] = g->closed[i] && g->polyline[i + 1] <= keep;
+		cut |= g->polyline[i + 1] > keep;
+	}
+	double *pts = take(at, 3 * keep * sizeof *pts);
+	memcpy(pts, g->points, 3 * keep * sizeof *pts);
+	uint32_t *ta = take(at, g->ntriangles_a * sizeof *ta);
+	uint32_t *tb = take(at, g->ntriangles_b * sizeof *tb);
+	memcpy(ta, g->triangles_a, g->ntriangles_a * sizeof *ta);
+	memcpy(tb, g->triangles_b, g->ntriangles_b * sizeof *tb);
+	d->polyline = off;
+	d->closed = closed;
+	d->points = pts;
+	d->triangles_a = ta;
+	d->triangles_b = tb;
+	return cut;
+}
+
+static int join(const joined *j, const clash_overlap_options *opt, clash_overlap **out)
+{
+	const size_t max_regions = opt && opt->max_regions ? opt->max_regions
+	                                                   : CLASH_OVERLAP_MAX_REGIONS;
+	const size_t max_points = opt && opt->max_points ? opt->max_points : CLASH_OVERLAP_MAX_POINTS;
+	clash_overlap *o = malloc(join_bytes(j, max_regions, max_points));
+	if (o == NULL)
+		return CLASH_ENOMEM;
+	memset(o, 0, sizeof *o);
+	o->solid_a = o->solid_b = o->closed_a = o->closed_b = o->has_volume = 1;
+	size_t total = 0, points = 0;
+	for (size_t k = 0; k < j->npart; k++)
+		total += j->part[k]->nregions;
+	char *at = (char *)(o + 1);
+	clash_overlap_region *g = take(&at, (total < max_regions ? total : max_regions) * sizeof *g);
+	for (size_t k = 0; k < j->npart; k++) {
+		const clash_overlap *p = j->part[k];
+		o->intersecting |= p->intersecting;
+		o->solid_a &= p->solid_a;
+		o->solid_b &= p->solid_b;
+		o->closed_a &= p->closed_a;
+		o->closed_b &= p->closed_b;
+		o->has_volume &= p->has_volume;
+		o->volume += p->volume;
+		o->total_regions += p->total_regions;
+		o->truncated |= p->truncated;
+		for (size_t r = 0; r < p->nregions; r++) {
+			if (o->nregions == max_regions) {
+				o->truncated = 1;
+				break;
+			}
+			const size_t keep = kept_points(&p->regions[r], max_points - points);
+			points += keep;
+			o->truncated |= copy_region(&p->regions[r], keep, j->pa[k], j->pb[k], &at,
+			                            &g[o->nregions++]);
+		}
+	}
+	if (!o->has_volume)
+		o->volume = 0.0;
+	o->regions = g;
+	*out = o;
+	return CLASH_OK;
+}
+
+/* Every pair of leaves into j. */
+static int pairs(const leaves *la, const leaves *lb, const clash_overlap_options *opt,
+                 joined *j)
+{
+	const size_t n = la->n * lb->n;
+	j->part = calloc(n + 1, sizeof *j->part);
+	j->pa = malloc((n + 1) * sizeof *j->pa);
+	j->pb = malloc((n + 1) * sizeof *j->pb);
+	if (j->part == NULL || j->pa == NULL || j->pb == NULL)
+		return CLASH_ENOMEM;
+	for (size_t i = 0; i < la->n; i++)
+		for (size_t k = 0; k < lb->n; k++) {
+			if (opt && opt->cancel && *opt->cancel)
+				return CLASH_ECANCELED;
+			const int err = ov_pair(&la->s[i], &lb->s[k], opt, &j->part[j->npart]);
+			if (err)
+				return err;
+			j->pa[j->npart] = la->top[i];
+			j->pb[j->npart++] = lb->top[k];
+		}
+	return CLASH_OK;
+}
+
+int ov_compound(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
+                clash_overlap **out)
+{
+	leaves la = {0}, lb = {0};
+	joined j = {0};
+	int err = collect(a, &la);
+	if (!err)
+		err = collect(b, &lb);
+	if (!err && !la.mesh && !lb.mesh)
+		err = CLASH_EINVAL;
+	if (!err)
+		err = pairs(&la, &lb, opt, &j);
+	if (!err)
+		err = join(&j, opt, out);
+	for (size_t k = 0; k < j.npart; k++)
+		clash_overlap_free(j.part[k]);
+	free(j.part);
+	free(j.pa);
+	free(j.pb);
+	free(la.s);
+	free(la.top);
+	free(lb.s);
+	free(lb.top);
+	return err;
+}
