@@ -512,8 +512,8 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer,
  * `intersecting` (surfaces within the tolerance, or a point of one shape
  * inside a solid other), with a common point and `contact`; when separated,
  * the distance and the near points (no separating plane: a mesh need not
- * have one).  No penetration depth.  Other methods give CLASH_ENOTSUP.
- * See core/mesh_query.c.
+ * have one).  No penetration depth there: clash_mesh_depth (below) answers
+ * it for solids.  Other methods give CLASH_ENOTSUP.  See core/mesh_query.c.
  * ========================================================================== */
 typedef struct clash_mesh clash_mesh; /* opaque, lives in caller storage */
 
@@ -618,6 +618,37 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out);
  * radius as for any shape).  vertices/count are set to the positions, so
  * bounding boxes and reaches computed from vertices stay right. */
 int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
+
+/*
+ * Penetration depth of two 3-D shapes with a mesh on either side (mesh,
+ * compound with mesh leaves, against a mesh, hull, primitive or compound),
+ * both solids: fills r as clash_gjk does (intersecting, solid_a/b,
+ * contact, near points ...) and, when they intersect, CLASH_HAS_DEPTH with
+ * depth, depth_normal, depth_a, depth_b and converged, with the meaning
+ * clash_result documents: translating b by depth * depth_normal leaves the
+ * shapes touching or apart.  A side that is not a solid: CLASH_HAS_DEPTH
+ * not set (solid_a/solid_b say why).  opt as clash_gjk (tolerance, cancel,
+ * max_iterations may bound the search).
+ * Two convex sides (a hull, a primitive, radius or not, or a convex mesh:
+ * closed, one part, every vertex on one side of each face's plane) get
+ * clash_gjk's EPA on their hulls, bit for bit.  Otherwise the depth is
+ * the least over directions u of the exact directional depth t(u) (how far
+ * b must move along u to clear a), over candidate directions refined
+ * locally; the move always parts them, and `converged` is 1 when the
+ * contacts where it ends admit no shorter move (a local optimum: the
+ * global one is not certified).  There a convex leaf is taken as a
+ * polytope: exactly a hull or box of radius 0; a curved or rounded one as
+ * a polytope that holds it (its circles as 64-gons), so its depth is an
+ * upper bound, a little deeper than the truth, and converged 0.  A mesh
+ * leaf with a radius gives CLASH_ENOTSUP.  max_iterations, when set, caps
+ * the directions evaluated (1 200 by default), and 2^25 triangle pairs
+ * examined in all (a few seconds) end the search with the best found
+ * (converged 0).  docs/shapes.md, "How deep two meshes overlap";
+ * core/mesh_depth.c.  Allocates its scratch (freed before it returns;
+ * CLASH_ENOMEM); CLASH_EDIM for shapes not 3-D.
+ */
+int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                     clash_result *r);
 
 /* ==========================================================================
  * Mesh clash reports (issue #24)
