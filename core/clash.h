@@ -512,8 +512,8 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer,
  * `intersecting` (surfaces within the tolerance, or a point of one shape
  * inside a solid other), with a common point and `contact`; when separated,
  * the distance and the near points (no separating plane: a mesh need not
- * have one).  No penetration depth.  Other methods give CLASH_ENOTSUP.
- * See core/mesh_query.c.
+ * have one).  No penetration depth there: clash_mesh_depth (below) answers
+ * it for solids.  Other methods give CLASH_ENOTSUP.  See core/mesh_query.c.
  * ========================================================================== */
 typedef struct clash_mesh clash_mesh; /* opaque, lives in caller storage */
 
@@ -574,15 +574,32 @@ typedef struct clash_mesh_info {
 	/* The winding number's mean distance from an integer just in front of
 	 * the surface: 0 for a closed mesh, about 1/2 for a single sheet. */
 	double leak;
+	/* Pairs of its triangles that cross each other, beyond the corners
+	 * and edges they share after the weld (a fold counts; triangles of
+	 * zero area take no part): exact, unless the work bound (1 << 20 and
+	 * 64 per triangle) was reached, then self_intersections_capped is 1
+	 * and the count a lower bound.  Informative: a closed mesh that
+	 * crosses itself is still a solid, the union of its shells. */
+	size_t self_intersections;
+	int self_intersections_capped;
 } clash_mesh_info;
 
-/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL). */
+/* *out for a built mesh: CLASH_OK, or CLASH_EINVAL (not a mesh, NULL).
+ * The first call for a mesh counts its self-intersections (about the
+ * build's time again), kept in the mesh for later calls: safe from
+ * several threads at once (an atomic store; two first calls both count). */
 int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out);
 
 /* The meshes of shape s (itself, or the leaves of a compound) together:
- * solid and closed when every one is, the counts summed, the greatest
- * leak.  Returns how many meshes s holds (0: *out zeroed). */
+ * solid and closed when every one is, the counts summed (crossings
+ * within each mesh), capped when any is, the greatest leak.  Returns
+ * how many meshes s holds (0: *out zeroed). */
 size_t clash_shape_mesh_info(const clash_shape *s, clash_mesh_info *out);
+/* Whether every mesh of s is a solid, into *solid (untouched when none),
+ * without the count of crossings (clash_mesh_info.self_intersections,
+ * worked out on a reading's first request): returns 0 when s holds no
+ * mesh, else nonzero. */
+size_t clash_shape_mesh_solid(const clash_shape *s, int *solid);
 size_t clash_mesh_triangles(const clash_mesh *m);
 /* The index array the mesh was built from (borrowed, 3 per triangle in
  * input order), or NULL when it was built without one. */
@@ -612,12 +629,23 @@ int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
  * shapes touching or apart.  A side that is not a solid: CLASH_HAS_DEPTH
  * not set (solid_a/solid_b say why).  opt as clash_gjk (tolerance, cancel,
  * max_iterations may bound the search).
- * The depth is the least over directions u of the exact directional depth
- * along u (how far b must move along u to clear a); two convex meshes take
- * the convex path (EPA on their hulls).  See docs/shapes.md, "How deep two
- * meshes overlap", for the search and its guarantee; core/mesh_depth.c.
- * Allocates its scratch (freed before it returns; CLASH_ENOMEM);
- * CLASH_ECANCELED as clash_gjk; CLASH_EDIM for shapes not 3-D.
+ * Two convex sides (a hull, a primitive, radius or not, or a convex mesh:
+ * closed, one part, every vertex on one side of each face's plane) get
+ * clash_gjk's EPA on their hulls, bit for bit.  Otherwise the depth is
+ * the least over directions u of the exact directional depth t(u) (how far
+ * b must move along u to clear a), over candidate directions refined
+ * locally; the move always parts them, and `converged` is 1 when the
+ * contacts where it ends admit no shorter move (a local optimum: the
+ * global one is not certified).  There a convex leaf is taken as a
+ * polytope: exactly a hull or box of radius 0; a curved or rounded one as
+ * a polytope that holds it (its circles as 64-gons), so its depth is an
+ * upper bound, a little deeper than the truth, and converged 0.  A mesh
+ * leaf with a radius gives CLASH_ENOTSUP.  max_iterations, when set, caps
+ * the directions evaluated (1 200 by default), and 2^25 triangle pairs
+ * examined in all (a few seconds) end the search with the best found
+ * (converged 0).  docs/shapes.md, "How deep two meshes overlap";
+ * core/mesh_depth.c.  Allocates its scratch (freed before it returns;
+ * CLASH_ENOMEM); CLASH_EDIM for shapes not 3-D.
  */
 int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                      clash_result *r);

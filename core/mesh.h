@@ -18,6 +18,7 @@
 #ifndef CLASH_MESH_H
 #define CLASH_MESH_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +78,11 @@ struct clash_mesh {
 	const mesh_hole_edge *hole_edges; /* after the holes */
 	const struct hole_node *hole_nodes; /* their tree (mesh_holes.h), after the edges */
 	int capped; /* not closed, its holes all listed (maybe none) */
+	/* Pairs of its triangles that cross (mesh_self.h), worked out on
+	 * the first request: 0 not yet, else count << 2 | capped << 1 | 1.
+	 * Atomic: a mesh serves many threads; two that count at once store
+	 * the same value. */
+	_Atomic uint64_t self;
 };
 
 #define MESH_MAGIC 0x6873656d68736163ull

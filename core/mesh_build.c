@@ -25,6 +25,7 @@
 
 #include "mesh.h"
 #include "mesh_holes.h"
+#include "mesh_self.h"
 #include "mesh_solid.h"
 #include "mesh_topo.h"
 #include "winding.h"
@@ -697,6 +698,8 @@ int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out)
 {
 	if (!mesh_valid(m) || out == NULL)
 		return CLASH_EINVAL;
+	int capped;
+	const size_t crossings = mesh_self_count(m, &capped);
 	*out = (clash_mesh_info){
 	        .solid = m->solid,
 	        .closed = m->topo.closed,
@@ -707,6 +710,8 @@ int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out)
 	        .flipped = m->topo.flipped,
 	        .welded = m->welded,
 	        .leak = m->leak,
+	        .self_intersections = crossings,
+	        .self_intersections_capped = capped,
 	};
 	return CLASH_OK;
 }
@@ -722,6 +727,8 @@ static void add_info(clash_mesh_info *sum, const clash_mesh_info *i, int first)
 	sum->flipped += i->flipped;
 	sum->welded += i->welded;
 	sum->leak = i->leak > sum->leak ? i->leak : sum->leak;
+	sum->self_intersections += i->self_intersections;
+	sum->self_intersections_capped |= i->self_intersections_capped;
 }
 
 static size_t shape_info(const clash_shape *s, clash_mesh_info *sum, size_t n)
@@ -733,6 +740,24 @@ static size_t shape_info(const clash_shape *s, clash_mesh_info *sum, size_t n)
 	} else if (s->mesh && clash_mesh_info_get(s->mesh, &i) == CLASH_OK) {
 		add_info(sum, &i, n == 0);
 		n++;
+	}
+	return n;
+}
+
+size_t clash_shape_mesh_solid(const clash_shape *s, int *solid)
+{
+	size_t n = 0;
+	if (s && s->nparts) {
+		for (size_t k = 0; k < s->nparts; k++) {
+			int part;
+			if (clash_shape_mesh_solid(&s->parts[k], &part)) {
+				*solid = n ? *solid && part : part;
+				n++;
+			}
+		}
+	} else if (s && mesh_valid(s->mesh)) {
+		*solid = s->mesh->solid;
+		n = 1;
 	}
 	return n;
 }

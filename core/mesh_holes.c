@@ -4,12 +4,15 @@
  * The bound: a cap lies in its ball (centre c, radius r), so seen from p
  * at d = |p - c| > r it covers at most wind times the ball's cone, whose
  * share of the sphere of directions is (1 - cos a) / 2 = (r^2 / d^2) /
- * (2 (1 + cos a)), sin a = r / d.  Under a node whose box of balls is at
- * D > rmax (its largest r) from p, every d is over D and every angle at
- * most b, sin b = rmax / D, so the node adds at most s / (2 D^2 (1 +
- * cos b)), s its sum of wind r^2: taken whole when that is small beside
- * what is left below the limit (HOLES_TAKE_SHARE), else the node is
- * opened.  Leaves are summed hole by hole with the exact cone.
+ * (2 (1 + cos a)), sin a = r / d; as cos a = sqrt(1 - r^2 / d^2) >= 1 -
+ * r^2 / d^2, that is at most r^2 / (4 d^2 - 2 r^2) (over it by a factor
+ * under 1 + r^2 / (2 d^2)), with no square root.  Under a node whose box of balls
+ * is at D > rmax (its largest r) from p, every d is over D and every r at
+ * most rmax, so the node adds at most s / (4 D^2 - 2 rmax^2), s its sum
+ * of wind r^2: taken whole when that is small beside what is left below
+ * the limit (HOLES_TAKE_SHARE), else the node is opened.  Leaves are
+ * summed hole by hole.  A ray meets a cap only through its ball: the
+ * caps of the holes whose balls it passes by are left out.
  */
 #include <math.h>
 #include <string.h>
@@ -132,7 +135,7 @@ static double hole_share(const mesh_hole *h, const double *p)
 	const double r2 = h->r * h->r;
 	if (!(d2 > r2 * (1.0 + 0x1p-30)))
 		return INFINITY;
-	return holes_wind(h) * 0.5 * (r2 / d2) / (1.0 + sqrt(1.0 - r2 / d2));
+	return holes_wind(h) * r2 / (4.0 * d2 - 2.0 * r2);
 }
 
 double holes_bound(const hole_node *nodes, const mesh_hole *holes, const double *p, double limit)
@@ -146,9 +149,8 @@ double holes_bound(const hole_node *nodes, const mesh_hole *holes, const double 
 		const double d2 = box_dist2(nd, p);
 		/* Every d below is over D (> rmax): 1 + cos a >= 1 + cos of the
 		 * widest. */
-		const double ub = d2 > nd->rmax * nd->rmax
-		                          ? nd->s / (2.0 * d2 * (1.0 + sqrt(1.0 - nd->rmax * nd->rmax / d2)))
-		                          : INFINITY;
+		const double r2 = nd->rmax * nd->rmax;
+		const double ub = d2 > r2 ? nd->s / (4.0 * d2 - 2.0 * r2) : INFINITY;
 		if (ub <= (limit - total) / HOLES_TAKE_SHARE) {
 			total += ub * (1.0 + 0x1p-40);
 		} else if (nd->count) {
@@ -166,8 +168,10 @@ double holes_bound(const hole_node *nodes, const mesh_hole *holes, const double 
 	return total;
 }
 
-/* Does segment s0 + t d, t in [0, 1], meet box nd (grown by slack)? */
-static int segment_meets_box(const hole_node *nd, const double *s0, const double *d, double slack)
+/* Does segment s0 + t d, t in [0, 1], meet box nd (grown by slack)?
+ * inv: 1 / d (0 where d is 0); its rounding is far inside the slack. */
+static int segment_meets_box(const hole_node *nd, const double *s0, const double *d,
+                             const double *inv, double slack)
 {
 	double t0 = 0.0, t1 = 1.0;
 	for (int k = 0; k < 3; k++) {
@@ -177,7 +181,7 @@ static int segment_meets_box(const hole_node *nd, const double *s0, const double
 				return 0;
 			continue;
 		}
-		double u = lo / d[k], v = hi / d[k];
+		double u = lo * inv[k], v = hi * inv[k];
 		if (u > v) {
 			const double w = u;
 			u = v;
@@ -191,24 +195,48 @@ static int segment_meets_box(const hole_node *nd, const double *s0, const double
 	return 1;
 }
 
+/* Does segment s0 + t d, t in [0, 1], pass within h's radius (grown by
+ * slack) of its centre?  dd: |d|^2 (> 0). */
+static int segment_meets_ball(const mesh_hole *h, const double *s0, const double *d, double dd,
+                              double slack)
+{
+	double e[3], t = 0.0;
+	for (int k = 0; k < 3; k++) {
+		e[k] = h->c[k] - s0[k];
+		t += e[k] * d[k];
+	}
+	t = t <= 0.0 ? 0.0 : t >= dd ? 1.0 : t / dd;
+	double d2 = 0.0;
+	for (int k = 0; k < 3; k++) {
+		const double x = e[k] - t * d[k];
+		d2 += x * x;
+	}
+	const double reach = h->r + slack;
+	return d2 <= reach * reach;
+}
+
 int holes_on_segment(const hole_node *nodes, const mesh_hole *holes, const double *s0,
                      const double *s1, int (*fn)(void *ctx, const mesh_hole *h), void *ctx)
 {
-	double d[3], mag = 0.0;
+	double d[3], inv[3], mag = 0.0;
 	for (int k = 0; k < 3; k++) {
 		d[k] = s1[k] - s0[k];
+		inv[k] = d[k] != 0.0 ? 1.0 / d[k] : 0.0;
 		mag += fabs(s0[k]) + fabs(s1[k]);
 	}
+	const double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 	const double slack = 0x1p-40 * mag;
 	uint32_t stack[HOLES_STACK];
 	int top = 0;
 	stack[top++] = 0;
 	while (top > 0) {
 		const hole_node *nd = &nodes[stack[--top]];
-		if (!segment_meets_box(nd, s0, d, slack))
+		if (!segment_meets_box(nd, s0, d, inv, slack))
 			continue;
 		if (nd->count) {
 			for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+				if (dd > 0.0 && !segment_meets_ball(&holes[i], s0, d, dd, slack))
+					continue;
 				const int r = fn(ctx, &holes[i]);
 				if (r)
 					return r;

@@ -19,11 +19,15 @@ static size_t welded(const clash_mesh_info *i) { return i->welded; }
 static size_t flipped(const clash_mesh_info *i) { return i->flipped; }
 static size_t open_edges(const clash_mesh_info *i) { return i->boundary_edges; }
 static size_t nonmanifold(const clash_mesh_info *i) { return i->nonmanifold_edges; }
+static size_t self_x(const clash_mesh_info *i) { return i->self_intersections; }
+static size_t self_capped(const clash_mesh_info *i) { return (size_t)i->self_intersections_capped; }
 
 static const member members[] = {
         {"solid", 1, solid},           {"closed", 1, closed},
         {"welded", 0, welded},         {"flipped", 0, flipped},
         {"open_edges", 0, open_edges}, {"nonmanifold_edges", 0, nonmanifold},
+        {"self_intersections", 0, self_x},
+        {"self_intersections_capped", 1, self_capped},
 };
 #define NMEMBERS (sizeof members / sizeof members[0])
 

@@ -2,9 +2,9 @@
  * mesh_reading.h — how a shape's meshes were read (MeshReading in
  * openapi.yaml): whether they are solids and closed, and what the build
  * found and repaired (vertices welded, triangles turned over, open and
- * non-manifold edges, the leak), written into query answers, scene
- * entries and stored shapes' summaries, so a user never takes a surface
- * check for a solid one.
+ * non-manifold edges, pairs of triangles crossing each other, the leak),
+ * written into query answers, scene entries and stored shapes' summaries,
+ * so a user never takes a surface check for a solid one.
  */
 #ifndef PROTO_MESH_READING_H
 #define PROTO_MESH_READING_H

@@ -761,12 +761,14 @@ static void surfaces_text(proto_text *t, const scene_job *job)
 {
 	size_t n = 0, meshes = 0;
 	for (size_t i = 0; i < job->count; i++) {
-		clash_mesh_info info;
-		if (clash_shape_mesh_info(&job->shapes[i], &info) == 0)
+		/* Not clash_shape_mesh_info: the objects without a reported
+		 * pair need not have their crossings counted. */
+		int solid;
+		if (clash_shape_mesh_solid(&job->shapes[i], &solid) == 0)
 			continue;
 		if (meshes++ == 0)
 			PROTO_TEXT_LIT(t, ",\"surfaces\":{\"ids\":[");
-		if (info.solid)
+		if (solid)
 			continue;
 		if (n < SCENE_SURFACES_LISTED) {
 			if (n)

@@ -12,10 +12,13 @@
  * it, and the answer says the bowl is no solid.  Two crossing closed cubes
  * in one mesh are their union: a cube in their overlap is inside (parity
  * would call it outside); an inward shell inside an outward one stays a
- * cavity.  On the wire, every answer says how each part was read: a
- * query's `read` (the counts the core reports for the part built here),
- * a scene entry's `solid` and `read`, the scene's `surfaces`, an upload's
- * summary.
+ * cavity.  Pairs of triangles crossing each other are counted: two
+ * crossing cubes against a brute force over all pairs, folds by hand,
+ * none in the clean parts.  On the wire, every answer says how each part
+ * was read: a query's `read` (the counts the core reports for the part
+ * built here), a scene entry's `solid` and `read`, the scene's
+ * `surfaces`, an upload's summary; the crossing cubes' pairs in a query's
+ * reading and an upload's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -510,6 +513,174 @@ START_TEST(crossing_shells_are_a_union_and_a_cavity_stays_empty)
 }
 END_TEST
 
+/* ---- self-intersections --------------------------------------------------- */
+
+/* A cube [0, 4]^3 and a cube of side 2 turned by (0.3, 0.5, 0.7) radians
+ * about x, y, z, centred at (3.1, 2.9, 3.2): it pokes through the first's
+ * three faces at its corner (4, 4, 4), in general position (no corner of
+ * one on the other's faces or edges). */
+static void crossing_cubes(part *p)
+{
+	part_alloc(p, 16, 24);
+	add_box(p, (double[3]){0, 0, 0}, (double[3]){4, 4, 4}, 0);
+	add_box(p, (double[3]){-1, -1, -1}, (double[3]){1, 1, 1}, 0);
+	const double a = 0.3, b = 0.5, c = 0.7, centre[3] = {3.1, 2.9, 3.2};
+	for (size_t v = 8; v < 16; v++) {
+		double *x = p->pos + 3 * v, y[3];
+		y[0] = x[0], y[1] = cos(a) * x[1] - sin(a) * x[2], y[2] = sin(a) * x[1] + cos(a) * x[2];
+		x[0] = cos(b) * y[0] + sin(b) * y[2], x[1] = y[1], x[2] = -sin(b) * y[0] + cos(b) * y[2];
+		y[0] = cos(c) * x[0] - sin(c) * x[1], y[1] = sin(c) * x[0] + cos(c) * x[1], y[2] = x[2];
+		for (int k = 0; k < 3; k++)
+			x[k] = y[k] + centre[k];
+	}
+	memcpy(p->at, (double[3]){3.1, 2.9, 3.2}, sizeof p->at); /* in both */
+	p->side = 0.5;
+}
+
+static void sub3(const double *a, const double *b, double *o)
+{
+	for (int k = 0; k < 3; k++)
+		o[k] = a[k] - b[k];
+}
+
+static void cross3(const double *a, const double *b, double *o)
+{
+	o[0] = a[1] * b[2] - a[2] * b[1];
+	o[1] = a[2] * b[0] - a[0] * b[2];
+	o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The segment s0 s1 meets triangle t (Moeller and Trumbore's ray test in
+ * floating point), for points in general position: the decision is
+ * asserted clear of its bound, so a rounding cannot make it. */
+static int oracle_segment_hits(const double *s0, const double *s1, const double *t0,
+                               const double *t1, const double *t2)
+{
+	double d[3], e1[3], e2[3], h[3], s[3], q[3], n[3];
+	sub3(s1, s0, d);
+	sub3(t1, t0, e1);
+	sub3(t2, t0, e2);
+	cross3(d, e2, h);
+	const double det = dot3(e1, h);
+	sub3(s0, t0, s);
+	if (fabs(det) < 1e-12) { /* parallel: then well off the plane */
+		cross3(e1, e2, n);
+		ck_assert_msg(fabs(dot3(n, s)) > 1e-9 * sqrt(dot3(n, n)), "oracle: in the plane");
+		return 0;
+	}
+	const double u = dot3(s, h) / det;
+	cross3(s, e1, q);
+	const double v = dot3(d, q) / det, t = dot3(e2, q) / det;
+	const double m = fmin(fmin(u, v), fmin(1 - u - v, fmin(t, 1 - t)));
+	ck_assert_msg(fabs(m) > 1e-9, "oracle: degenerate (%g)", m);
+	return m > 0;
+}
+
+/* Pairs of p's triangles sharing no vertex that meet, over all pairs: two
+ * triangles in general position meet exactly when an edge of one crosses
+ * the other. */
+static size_t oracle_crossings(const part *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nt; i++)
+		for (size_t j = i + 1; j < p->nt; j++) {
+			const uint32_t *a = p->idx + 3 * i, *b = p->idx + 3 * j;
+			int shared = 0;
+			for (int x = 0; x < 3; x++)
+				for (int y = 0; y < 3; y++)
+					shared |= a[x] == b[y];
+			if (shared)
+				continue;
+			int hit = 0;
+			for (int e = 0; e < 3 && !hit; e++) {
+				hit = oracle_segment_hits(p->pos + 3 * a[e], p->pos + 3 * a[(e + 1) % 3],
+				                          p->pos + 3 * b[0], p->pos + 3 * b[1],
+				                          p->pos + 3 * b[2]) ||
+				      oracle_segment_hits(p->pos + 3 * b[e], p->pos + 3 * b[(e + 1) % 3],
+				                          p->pos + 3 * a[0], p->pos + 3 * a[1],
+				                          p->pos + 3 * a[2]);
+			}
+			n += hit;
+		}
+	return n;
+}
+
+/* The reading of p built with the weld (0: clash_mesh_build's). */
+static clash_mesh_info info_of(const part *p, double weld)
+{
+	built b;
+	const size_t size = clash_mesh_size(p->nv, p->nt);
+	b.store = malloc(size);
+	ck_assert(b.store);
+	ck_assert_int_eq(clash_mesh_build_welded(b.store, size, p->pos, p->nv, p->idx, p->nt, weld,
+	                                         &b.m),
+	                 CLASH_OK);
+	clash_mesh_info i;
+	ck_assert_int_eq(clash_mesh_info_get(b.m, &i), CLASH_OK);
+	/* Asked again: the same (kept after the first count). */
+	clash_mesh_info again;
+	ck_assert_int_eq(clash_mesh_info_get(b.m, &again), CLASH_OK);
+	ck_assert_int_eq(again.self_intersections, i.self_intersections);
+	free(b.store);
+	return i;
+}
+
+START_TEST(crossing_triangles_are_counted)
+{
+	/* Two crossing cubes in one mesh: the pairs the brute force finds
+	 * (pairs within one cube share a corner or are opposite faces); still
+	 * a closed solid, their union. */
+	part two;
+	crossing_cubes(&two);
+	const size_t want = oracle_crossings(&two);
+	ck_assert_uint_gt(want, 0);
+	clash_mesh_info i = info_of(&two, 0);
+	ck_assert_uint_eq(i.self_intersections, want);
+	ck_assert_int_eq(i.self_intersections_capped, 0);
+	ck_assert_int_eq(i.solid, 1);
+	ck_assert_int_eq(i.closed, 1);
+	cube_inside(&two, "two crossing cubes, turned");
+	part_free(&two);
+
+	/* Folds.  t0 in the plane z = 0; t1 shares t0's corner (0,0,0) and
+	 * pierces it along (0,0,0)-(1.5,0,0); t2 shares t0's edge x = 2 and
+	 * lies flat on it (third corner (1,0,0), on t0's side); t1 crosses t2
+	 * too, over x in [1, 1.5]: 3 pairs.  t3 shares the same edge on the
+	 * other side, t4 the corner (0,0,0) above z = 0, away from t1: no
+	 * crossing of theirs counts. */
+	part fold;
+	part_alloc(&fold, 12, 5);
+	const uint32_t o = vtx(&fold, 0, 0, 0), e0 = vtx(&fold, 2, -1, 0),
+	               e1 = vtx(&fold, 2, 1, 0);
+	tri(&fold, o, e0, e1);
+	tri(&fold, o, vtx(&fold, 1.5, 0.1, -1), vtx(&fold, 1.5, -0.1, 1));
+	tri(&fold, e0, e1, vtx(&fold, 1, 0, 0));
+	tri(&fold, e1, e0, vtx(&fold, 3, 0, 0));
+	tri(&fold, o, vtx(&fold, -1, 1, 0.5), vtx(&fold, -1, -1, 0.5));
+	ck_assert_uint_eq(info_of(&fold, 0).self_intersections, 3);
+	/* Every triangle's corners its own, moved 1e-15 away, and welded
+	 * back (as an upload does): the same 3. */
+	unweld(&fold);
+	ck_assert_uint_eq(info_of(&fold, 1e-9).self_intersections, 3);
+	part_free(&fold);
+
+	/* Clean closed parts: none. */
+	for (int k = 0; k < 3; k++) {
+		part p;
+		make_part(k, &p);
+		clash_mesh_info c = info_of(&p, 0);
+		ck_assert_msg(c.self_intersections == 0 && !c.self_intersections_capped, "%s: %zu",
+		              PART_NAMES[k], c.self_intersections);
+		part_free(&p);
+	}
+}
+END_TEST
+
 /* ---- on the wire --------------------------------------------------------- */
 
 /* {"mesh":{"positions":[...],"indices":[...]}} of p (malloc'd). */
@@ -558,6 +729,12 @@ static void assert_reading(const json_t *r, const part *p, const char *what)
 		ck_assert_msg(json_integer_value(json_object_get(r, names[k])) == (json_int_t)want[k],
 		              "%s: %s %lld, not %zu", what, names[k],
 		              json_integer_value(json_object_get(r, names[k])), want[k]);
+	ck_assert_msg(json_integer_value(json_object_get(r, "self_intersections")) ==
+	                      (json_int_t)i.self_intersections,
+	              "%s: self_intersections", what);
+	ck_assert_msg(json_is_true(json_object_get(r, "self_intersections_capped")) ==
+	                      i.self_intersections_capped,
+	              "%s: self_intersections_capped", what);
 	ck_assert_msg(json_real_value(json_object_get(r, "leak")) == i.leak, "%s: leak", what);
 }
 
@@ -684,6 +861,37 @@ START_TEST(answers_say_how_each_part_was_read)
 }
 END_TEST
 
+START_TEST(answers_count_crossing_triangles)
+{
+	/* Two crossing cubes in one mesh: a query's reading and an upload's
+	 * summary carry the pairs the brute force finds. */
+	server_start();
+	part two;
+	crossing_cubes(&two);
+	const json_int_t want = (json_int_t)oracle_crossings(&two);
+	json_t *j = query_with_cube(&two, two.at);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "intersection")), "b_inside_a");
+	json_t *read = json_object_get(json_object_get(j, "read"), "a");
+	ck_assert_int_eq(json_integer_value(json_object_get(read, "self_intersections")), want);
+	ck_assert(json_is_false(json_object_get(read, "self_intersections_capped")));
+	ck_assert(json_is_true(json_object_get(read, "solid")));
+	json_decref(j);
+	char *m = mesh_json(&two);
+	int status;
+	char *text = http_post_json("/v1/shapes", m, &status);
+	ck_assert_msg(status == 201 || status == 200, "%d %s", status, text);
+	j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	read = json_object_get(j, "read");
+	ck_assert_int_eq(json_integer_value(json_object_get(read, "self_intersections")), want);
+	ck_assert(json_is_false(json_object_get(read, "self_intersections_capped")));
+	json_decref(j);
+	free(text);
+	free(m);
+	part_free(&two);
+}
+END_TEST
+
 static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
@@ -696,10 +904,12 @@ static Suite *mesh_defects_suite(void)
 	tcase_add_loop_test(tc, a_t_junction_still_holds_the_cube, 0, 3);
 	tcase_add_test(tc, an_open_sheet_and_a_bowl_stay_surfaces);
 	tcase_add_test(tc, crossing_shells_are_a_union_and_a_cavity_stays_empty);
+	tcase_add_test(tc, crossing_triangles_are_counted);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wire");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, answers_say_how_each_part_was_read);
+	tcase_add_test(tc, answers_count_crossing_triangles);
 	suite_add_tcase(s, tc);
 	return s;
 }
