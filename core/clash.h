@@ -993,11 +993,16 @@ typedef struct clash_scene_hit {
 	int converged;   /* the start's and, when moving, the motion's */
 	int moving;      /* either object moves: toi holds the motion's answer */
 	clash_toi_result toi;
-	/* A triangle mesh is involved (CLASH_HAS_MESH): no depth is answered
-	 * (depth is 0, depth_exact 0); when intersecting, contact says how
-	 * (clash_result.contact). */
+	/* A triangle mesh is involved (CLASH_HAS_MESH); when intersecting,
+	 * contact says how (clash_result.contact).  Two solids: depth is
+	 * clash_mesh_depth's (depth_exact; an upper bound when converged is
+	 * 0) and, when clash_overlap_get answers the pair, has_volume and
+	 * the volume they share.  An open surface on either side: no depth
+	 * (0, depth_exact 0), no volume. */
 	int mesh;
 	int contact;
+	int has_volume;
+	double volume;
 } clash_scene_hit;
 
 /*

@@ -545,6 +545,36 @@ static void hit_from(clash_scene_hit *h, const clash_result *r, int n)
 	h->converged = r->converged;
 }
 
+/* Two intersecting solids with a mesh between them are classed by their
+ * depth, as convex shapes are (clash_mesh_depth, into *r), and carry the
+ * volume they share (clash_overlap_get; none for a pair it cannot
+ * answer, a curved primitive against a mesh), so that a client can rank
+ * clashes; a pair neither answers keeps clash_gjk's answer.  Open surfaces have neither: their class comes from the shift
+ * test of motion_deeper. */
+static int mesh_report(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                       clash_result *r, clash_scene_hit *h)
+{
+	if (!(r->has & CLASH_HAS_MESH) || !r->intersecting || !r->solid_a || !r->solid_b)
+		return CLASH_OK;
+	clash_result deep;
+	int err = clash_mesh_depth(a, b, opt, &deep);
+	if (err && err != CLASH_ENOTSUP)
+		return err;
+	if (!err)
+		*r = deep;
+	clash_overlap *o = NULL;
+	clash_overlap_options oo = {.tolerance = opt->tolerance, .cancel = opt->cancel};
+	err = clash_overlap_get(a, b, &oo, &o);
+	if (err == CLASH_ENOTSUP)
+		return CLASH_OK;
+	if (err)
+		return err;
+	h->has_volume = o->has_volume;
+	h->volume = o->has_volume ? o->volume : 0.0;
+	clash_overlap_free(o);
+	return CLASH_OK;
+}
+
 int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *h)
 {
 	if (h == NULL)
@@ -591,6 +621,8 @@ int clash_scene_pair(const clash_scene *s, size_t a, size_t b, clash_scene_hit *
 		return CLASH_OK;
 	}
 	if ((err = clash_gjk(sa, sb, &opt, &r)))
+		return err;
+	if ((err = mesh_report(sa, sb, &opt, &r, h)))
 		return err;
 	hit_from(h, &r, n);
 	const int deep = motion_deeper(sa, sb, &opt, &r, fmax(tol, s->touch_depth));

@@ -102,7 +102,8 @@ static int run_problem(int err, const contains_query *q, proto_request *rq, prot
 	return p->pointer ? 1 : -1;
 }
 
-static int encode(const clash_containment *c, int compound, proto_reply *out)
+static int encode(const clash_containment *c, int compound, const char *units,
+                  proto_reply *out)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -123,6 +124,8 @@ static int encode(const clash_containment *c, int compound, proto_reply *out)
 	failed |= json_object_set_new(o, "converged", json_boolean(c->converged)) != 0;
 	v = json_integer(c->iterations);
 	failed |= !v || json_object_set_new(o, "iterations", v) != 0;
+	if (units)
+		failed |= json_object_set_new(o, "units", json_string(units)) != 0;
 	char *body = failed ? NULL : json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return proto_reply_json(out, 200, body, body ? strlen(body) : 0);
@@ -143,7 +146,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 		int err = clash_contains(inner, outer, &q.opt, &c);
 		if (err != CLASH_ECANCELED)
 			rq->call->iterations = err ? 0 : c.iterations;
-		r = err ? run_problem(err, &q, rq, p) : encode(&c, inner->nparts > 0, out);
+		r = err ? run_problem(err, &q, rq, p) : encode(&c, inner->nparts > 0, proto_units_name(q.holder.units.units), out);
 	}
 	proto_query_release(&q.holder);
 	return r;

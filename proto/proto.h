@@ -151,6 +151,13 @@ typedef struct proto_importer {
 	void *self;
 } proto_importer;
 
+/* The caps of a mesh pair's clash report (clashd's --overlap-*; 0: the
+ * core's defaults, CLASH_OVERLAP_MAX_*): regions listed, curve points
+ * over all of them, triangles listed per side of a region. */
+typedef struct proto_overlap_caps {
+	size_t regions, points, triangles;
+} proto_overlap_caps;
+
 /*
  * The context a call runs in, handed to it explicitly (proto_call.ctx): no
  * call reads a process global or keeps state between calls.  A shape is
@@ -180,6 +187,7 @@ typedef struct proto_context {
 	                                it says its own "weld" (0: only equal
 	                                coordinates; clashd's --weld;
 	                                proto_context_none: PROTO_DEFAULT_WELD) */
+	proto_overlap_caps overlap;  /* of clash reports (mesh_report.h) */
 } proto_context;
 
 /* No limits, pieces in turn, the default weld: the context of a call

@@ -387,7 +387,7 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 static const char *const shape_members[] = {"vertices", "positions", "dim", "parts", "ref",
                                             "mesh", "radius", "pose", "pose_end", "sphere",
                                             "box", "capsule", "cylinder", "cone", "ellipsoid",
-                                            NULL};
+                                            "units", NULL};
 
 /* Note the first shape only method gjk answers (at `at`, `what` it is),
  * for the /method check of proto_query_decode.  0, or -1 (memory). */
@@ -589,6 +589,8 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		                  "ones included; this stored shape's %zu are beyond that",
 		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
 	*s = st->shape;
+	if (st->units && (r = proto_units_note(&w->q->units, st->units, at, p)) != 0)
+		return r;
 	if (st->meshes && gjk_only(w, at, "a stored shape holding a triangle mesh"))
 		return -1;
 	if (st->curved && gjk_only(w, at, "a stored shape holding a curved primitive"))
@@ -666,7 +668,7 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		            proto_kind_of(v));
 	int r = proto_known_members(v, at, shape_members,
 	                      "a shape has vertices (or positions and dim), parts or ref, radius, "
-	                      "pose and pose_end", p);
+	                      "pose, pose_end and units", p);
 	if (r)
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
@@ -765,6 +767,16 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 		e = clash_shape_set_radius(s, s->radius + x);
 		if (e)
 			return proto_fail(p, &rp, "radius: %s", clash_strerror(e));
+	}
+	const json_t *uv = json_object_get(v, "units");
+	if (uv) {
+		proto_path up = {at, "units", 0};
+		int units = 0;
+		r = proto_units_read(uv, &up, &units, p);
+		if (r == 0)
+			r = proto_units_note(&w->q->units, units, &up, p);
+		if (r)
+			return r;
 	}
 	const json_t *po = json_object_get(v, "pose");
 	const json_t *pe = json_object_get(v, "pose_end");
@@ -900,23 +912,30 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 static const char *const query_members[] = {"a", "b", "method", "tolerance", "max_iterations",
                                             "warm", "want", NULL};
 
-/* "want": the answers the client needs, as clash_options.want bits.  The
- * verdict always comes, so ["distance"] is ["intersecting", "distance"]. */
-static int want(const json_t *v, const proto_path *at, unsigned *out, proto_problem *p)
+/* "want": the answers the client needs, as clash_options.want bits, and
+ * the clash report of a mesh pair as proto_query.report bits.  The
+ * verdict always comes, so ["distance"] is ["intersecting", "distance"];
+ * the report's parts come only when named (they cost far more). */
+static int want(const json_t *v, const proto_path *at, unsigned *out, unsigned *report,
+                proto_problem *p)
 {
 	static const struct {
 		const char *name;
-		unsigned bit;
-	} names[] = {{"intersecting", CLASH_WANT_VERDICT},
-	             {"distance", CLASH_WANT_DISTANCE},
-	             {"depth", CLASH_WANT_DEPTH}};
+		unsigned bit, report;
+	} names[] = {{"intersecting", CLASH_WANT_VERDICT, 0},
+	             {"distance", CLASH_WANT_DISTANCE, 0},
+	             {"depth", CLASH_WANT_DEPTH, PROTO_REPORT_DEPTH},
+	             {"regions", CLASH_WANT_VERDICT, PROTO_REPORT_REGIONS},
+	             {"volume", CLASH_WANT_VERDICT, PROTO_REPORT_VOLUME}};
 	if (!json_is_array(v))
 		return proto_fail(p, at, "want must be an array of answer names (\"intersecting\", "
-		                   "\"distance\", \"depth\"), got %s", proto_kind_of(v));
+		                   "\"distance\", \"depth\", \"regions\", \"volume\"), got %s",
+		                   proto_kind_of(v));
 	if (json_array_size(v) == 0)
 		return proto_fail(p, at, "want must name at least one answer: \"intersecting\", "
-		                   "\"distance\" or \"depth\"");
+		                   "\"distance\", \"depth\", \"regions\" or \"volume\"");
 	unsigned bits = CLASH_WANT_VERDICT;
+	*report = 0;
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		proto_path ip = {at, NULL, i};
 		const json_t *e = json_array_get(v, i);
@@ -929,8 +948,9 @@ static int want(const json_t *v, const proto_path *at, unsigned *out, proto_prob
 				break;
 		if (k == sizeof names / sizeof names[0])
 			return proto_fail(p, &ip, "unknown answer in want; known: \"intersecting\", "
-			                    "\"distance\", \"depth\"");
+			                    "\"distance\", \"depth\", \"regions\", \"volume\"");
 		bits |= names[k].bit;
+		*report |= names[k].report;
 	}
 	*out = bits;
 	return 0;
@@ -978,7 +998,7 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	}
 	if ((v = json_object_get(root, "want"))) {
 		proto_path at = {NULL, "want", 0};
-		if ((r = want(v, &at, &q->opt.want, p)))
+		if ((r = want(v, &at, &q->opt.want, &q->report, p)))
 			return r;
 	}
 	return 0;

@@ -29,6 +29,7 @@
 #include "pointer.h"
 #include "problem.h"
 #include "proto.h"
+#include "mesh_report.h"
 #include "query.h"
 #include "result.h"
 #include "vertex_scan.h"
@@ -123,8 +124,9 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	int err = CLASH_ECANCELED;
 	clash_result res;
 	clash_toi_result toi;
+	proto_mesh_report rep = {0};
 	if (!(call->cancel && *call->cancel)) {
-		err = q.method->run(&q.a, &q.b, &q.opt, &res);
+		err = proto_mesh_report_run(&q, &proto_context_of(call)->overlap, &res, &rep);
 		/* A motion ("pose_end"): also the time of impact (clash_toi). */
 		if (!err && q.moving)
 			err = clash_toi(&q.a, &q.motion[0], &q.b, &q.motion[1], 0.0, &q.opt, &toi);
@@ -133,8 +135,12 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	if (err)
 		r = run_problem(err, rq, p);
 	else
-		r = proto_result_encode_read(&res, q.method->name, q.moving ? &toi : NULL, &q.a, &q.b,
+		r = proto_result_encode_more(&res, q.method->name,
+		                             &(proto_result_more){q.moving ? &toi : NULL, &q.a, &q.b,
+		                                                  proto_units_name(q.units.units),
+		                                                  &rep},
 		                             out, p);
+	proto_mesh_report_free(&rep);
 	proto_query_release(&q);
 	return r;
 }

@@ -50,6 +50,11 @@
 #define COST_CONTAINS_POINT 2.0
 #define COST_CONTAINS_OUTER_POINT 0.02
 #define COST_CONTAINS_CURVED 20.0
+/* A mesh pair's clash report (want "regions", "volume"; "depth"), per
+ * triangle of the two sides: the crossing pairs and the classification
+ * of every triangle; the depth's search over directions. */
+#define COST_REPORT_TRIANGLE 4.0
+#define COST_DEPTH_TRIANGLE 40.0
 /* A motion (pose_end): the time of impact takes several searches. */
 #define COST_MOTION_STEPS 16.0
 /* A scene's narrow phase sees at most this many candidate pairs
@@ -159,6 +164,28 @@ static double curved_pair(const json_t *max_iterations)
 	return c > COST_PAIR ? c : COST_PAIR;
 }
 
+/* Whether the want array `want` names `name`. */
+static int names(const json_t *want, const char *name)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(want, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The clash report a query's want asks of its meshes (mesh_report.h). */
+static double report(const json_t *want, double triangles)
+{
+	if (triangles == 0 || !json_is_array(want))
+		return 0;
+	double per = names(want, "depth") ? COST_DEPTH_TRIANGLE : 0;
+	if (names(want, "regions") || names(want, "volume"))
+		per += COST_REPORT_TRIANGLE;
+	return per * triangles;
+}
+
 double proto_cost_query(const proto_request *rq)
 {
 	const json_t *root = rq->root;
@@ -170,7 +197,8 @@ double proto_cost_query(const proto_request *rq)
 	                curved_pairs * curved_pair(json_object_get(root, "max_iterations")) +
 	                COST_PAIR_POINT * (b.leaves * a.vertices + a.leaves * b.vertices) +
 	                COST_DEPTH_POINT * (a.vertices + b.vertices) +
-	                COST_TRIANGLE * (a.triangles + b.triangles);
+	                COST_TRIANGLE * (a.triangles + b.triangles) +
+	                report(json_object_get(root, "want"), a.triangles + b.triangles);
 	if (a.moving || b.moving)
 		search *= COST_MOTION_STEPS;
 	return own(&a) + own(&b) + search;

@@ -18,6 +18,7 @@
 
 #include "json_dump.h"
 #include "mesh_reading.h"
+#include "mesh_report.h"
 #include "result.h"
 
 /* Which members are written: those the method filled (clash_result.has). */
@@ -151,9 +152,11 @@ int proto_result_motion(proto_text *t, const clash_toi_result *m, int dim)
  * reply); a larger Result grows the text. */
 #define RESULT_ROOM 1000
 
-static int encode(const clash_result *r, const char *method, const clash_toi_result *toi,
-                  const clash_shape *a, const clash_shape *b, proto_reply *out, proto_problem *p)
+static int encode(const clash_result *r, const char *method, const proto_result_more *more,
+                  proto_reply *out, proto_problem *p)
 {
+	const clash_toi_result *toi = more->toi;
+	const clash_shape *a = more->a, *b = more->b;
 	memset(out, 0, sizeof *out);
 	assert(r->dim >= 1 && r->dim <= CLASH_MAX_DIM);
 	assert(r->warm_count <= CLASH_MAX_DIM + 1);
@@ -228,6 +231,8 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		}
 		PROTO_TEXT_LIT(&t, "}");
 	}
+	if (more->report)
+		proto_mesh_report_text(&t, more->report);
 	if (r->has & CLASH_HAS_DISTANCE_BOUND) {
 		PROTO_TEXT_LIT(&t, ",\"distance_lower_bound\":");
 		proto_text_real(&t, r->distance_lower_bound);
@@ -254,6 +259,10 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 		plane_object(&t, r);
 		PROTO_TEXT_LIT(&t, "}");
 	}
+	if (more->units) {
+		PROTO_TEXT_LIT(&t, ",\"units\":");
+		proto_text_string(&t, more->units, strlen(more->units));
+	}
 	if (toi && proto_result_motion(&t, toi, r->dim) != 0)
 		t.failed = 1;
 	PROTO_TEXT_LIT(&t, "}");
@@ -271,18 +280,17 @@ static int encode(const clash_result *r, const char *method, const clash_toi_res
 int proto_result_encode(const clash_result *r, const char *method, proto_reply *out,
                         proto_problem *p)
 {
-	return encode(r, method, NULL, NULL, NULL, out, p);
+	return encode(r, method, &(proto_result_more){0}, out, p);
 }
 
 int proto_result_encode_motion(const clash_result *r, const char *method,
                                const clash_toi_result *toi, proto_reply *out, proto_problem *p)
 {
-	return encode(r, method, toi, NULL, NULL, out, p);
+	return encode(r, method, &(proto_result_more){.toi = toi}, out, p);
 }
 
-int proto_result_encode_read(const clash_result *r, const char *method,
-                             const clash_toi_result *toi, const clash_shape *a,
-                             const clash_shape *b, proto_reply *out, proto_problem *p)
+int proto_result_encode_more(const clash_result *r, const char *method,
+                             const proto_result_more *more, proto_reply *out, proto_problem *p)
 {
-	return encode(r, method, toi, a, b, out, p);
+	return encode(r, method, more, out, p);
 }

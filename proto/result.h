@@ -26,12 +26,20 @@ int proto_result_encode(const clash_result *r, const char *method, proto_reply *
 int proto_result_encode_motion(const clash_result *r, const char *method,
                                const clash_toi_result *toi, proto_reply *out, proto_problem *p);
 
-/* Either of the above (toi NULL: no motion), a mesh answer also saying
- * how the meshes of a and b were read: ,"read":{"a": MeshReading or null,
- * "b": ...} after "solid" (mesh_reading.h). */
-int proto_result_encode_read(const clash_result *r, const char *method,
-                             const clash_toi_result *toi, const clash_shape *a,
-                             const clash_shape *b, proto_reply *out, proto_problem *p);
+/* What a Query's answer carries beyond the core's result. */
+typedef struct proto_result_more {
+	const clash_toi_result *toi; /* a motion's (NULL: none) */
+	/* The shapes, so that a mesh answer says how their meshes were read:
+	 * ,"read":{"a": MeshReading or null, "b": ...} after "solid"
+	 * (mesh_reading.h); NULL: not said. */
+	const clash_shape *a, *b;
+	const char *units;           /* the request's "units", echoed; or NULL */
+	const struct proto_mesh_report *report; /* a mesh pair's clash report, or NULL */
+} proto_result_more;
+
+/* Either of the above with what `more` adds. */
+int proto_result_encode_more(const clash_result *r, const char *method,
+                             const proto_result_more *more, proto_reply *out, proto_problem *p);
 
 /* The members of a motion's answer, appended to a Result or a Clash being
  * written: ,"toi" (null when there is no contact) and, with a contact,

@@ -367,7 +367,7 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 }
 
 static const char *const scene_members[] = {"objects", "clearance", "tolerance", "touch_depth",
-                                            "pairs", "ignore", "max_clashes", NULL};
+                                            "pairs", "ignore", "max_clashes", "units", NULL};
 
 /* "max_clashes": how many clashes to list, at most the server's limit. */
 static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
@@ -400,9 +400,18 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 		            proto_kind_of(root));
 	int r = proto_known_members(root, NULL, scene_members,
 	                      "a scene has objects, clearance, tolerance, touch_depth, pairs, "
-	                      "ignore and max_clashes", p);
+	                      "ignore, max_clashes and units", p);
 	if (r)
 		return r;
+	/* The scene's units first: its objects must name the same. */
+	const json_t *uv = json_object_get(root, "units");
+	if (uv) {
+		proto_path at = {NULL, "units", 0};
+		int units = 0;
+		if ((r = proto_units_read(uv, &at, &units, p)) ||
+		    (r = proto_units_note(&job->owner.units, units, &at, p)))
+			return r;
+	}
 	if ((r = max_clashes(json_object_get(root, "max_clashes"), job, p)))
 		return r;
 	const json_t *v = json_object_get(root, "objects");
@@ -688,12 +697,20 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 		PROTO_TEXT_LIT(t, "}");
 	}
 	if (h->intersecting && h->mesh) {
-		/* A mesh pair: how they meet, no depth (Result.intersection). */
+		/* A mesh pair: how they meet (Result.intersection); between
+		 * solids, how deep and how much (issue 24). */
 		static const char *const how[] = {NULL, "surfaces", "a_inside_b", "b_inside_a"};
 		if (h->contact > 0 && h->contact <= 3) {
 			PROTO_TEXT_LIT(t, ",\"intersection\":\"");
 			proto_text_put(t, how[h->contact], strlen(how[h->contact]));
 			PROTO_TEXT_LIT(t, "\"");
+		}
+		if (h->depth_exact)
+			penetration_text(t, h, dim);
+		if (h->has_volume) {
+			PROTO_TEXT_LIT(t, ",\"overlap\":{\"volume\":");
+			proto_text_real(t, h->volume);
+			PROTO_TEXT_LIT(t, "}");
 		}
 	} else if (h->intersecting && h->cls != CLASH_CLASS_DUPLICATE) {
 		penetration_text(t, h, dim);
@@ -717,7 +734,8 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 /* Whether a hit holds a number JSON cannot carry (a bug in the core). */
 static int non_finite(const clash_scene_hit *h, int dim)
 {
-	int bad = !isfinite(h->distance) || !isfinite(h->depth) || !isfinite(h->pair_depth);
+	int bad = !isfinite(h->distance) || !isfinite(h->depth) || !isfinite(h->pair_depth) ||
+	          !isfinite(h->volume);
 	for (int k = 0; k < dim; k++)
 		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) || !isfinite(h->normal[k]) ||
 		       !isfinite(h->toi.point[k]) || !isfinite(h->toi.normal[k]);
@@ -778,6 +796,11 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 			}
 	proto_text tail = {0};
 	surfaces_text(&tail, job);
+	const char *units = proto_units_name(job->owner.units.units);
+	if (units) {
+		PROTO_TEXT_LIT(&tail, ",\"units\":");
+		proto_text_string(&tail, units, strlen(units));
+	}
 	if (tail.failed) {
 		free(proto_text_finish(&tail, NULL));
 		return -1;

@@ -15,6 +15,7 @@
 
 #include "shape_canon.h"
 #include "shape_id.h"
+#include "units.h"
 
 static const char tag[] = "clashd-shape-v1";
 
@@ -218,6 +219,18 @@ static int node(reader *r, clash_shape *s, int dim, int depth)
 	return 0;
 }
 
+/* The units node, when the shape has one (shape_id.h). */
+static int units_node(reader *r, int *units)
+{
+	uint8_t u[2];
+	if (r->left < 2 || r->p[0] != PROTO_SHAPE_UNITS_NODE)
+		return 0;
+	if (take(r, u, sizeof u) || !proto_units_name(u[1]))
+		return -1;
+	*units = u[1];
+	return 0;
+}
+
 int proto_shape_canon_decode(const uint8_t *bytes, size_t len, double weld, stored_shape **out)
 {
 	reader r = {bytes, len, NULL, 0, 0, 0, weld, NULL, 0, 0};
@@ -225,11 +238,13 @@ int proto_shape_canon_decode(const uint8_t *bytes, size_t len, double weld, stor
 	uint8_t dim = 0;
 	clash_shape s;
 	memset(&s, 0, sizeof s);
+	int units = 0;
 	int bad = take(&r, head, sizeof head) || memcmp(head, tag, sizeof head) != 0 ||
-	          take(&r, &dim, 1) || dim < 1 || dim > CLASH_MAX_DIM || node(&r, &s, dim, 0) ||
-	          r.left != 0;
+	          take(&r, &dim, 1) || dim < 1 || dim > CLASH_MAX_DIM ||
+	          units_node(&r, &units) || node(&r, &s, dim, 0) || r.left != 0;
 	int rc = r.oom ? -1 : bad ? 1 : 0;
-	if (rc == 0 && proto_stored_shape_build(&s, &r.blocks, &r.nblocks, r.welds, r.nwelds, out) != 0)
+	if (rc == 0 &&
+	    proto_stored_shape_build(&s, &r.blocks, &r.nblocks, r.welds, r.nwelds, units, out) != 0)
 		rc = -1;
 	free(r.welds);
 	for (size_t i = 0; i < r.nblocks; i++)

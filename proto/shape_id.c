@@ -169,34 +169,39 @@ static void node(encoder *e, const clash_shape *s, const proto_mesh_weld *welds,
 	put_f64(e, s->radius);
 }
 
-static void encode(encoder *e, const clash_shape *s, const proto_mesh_weld *welds, size_t n)
+static void encode(encoder *e, const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+                   int units)
 {
 	uint8_t dim = (uint8_t)s->dim;
 	put(e, tag, sizeof tag - 1);
 	put(e, &dim, 1);
+	if (units) {
+		uint8_t u[2] = {PROTO_SHAPE_UNITS_NODE, (uint8_t)units};
+		put(e, u, sizeof u);
+	}
 	node(e, s, welds, n);
 	flush(e);
 }
 
-void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n, int units,
                     uint8_t id[PROTO_SHAPE_ID_BYTES])
 {
 	encoder e;
 	sha256_init(&e.hash);
 	e.used = 0;
 	e.write = 0;
-	encode(&e, s, welds, n);
+	encode(&e, s, welds, n, units);
 	sha256_digest(&e.hash, PROTO_SHAPE_ID_BYTES, id);
 }
 
-int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t n, int units,
                       uint8_t **bytes, size_t *len)
 {
 	encoder *e = calloc(1, sizeof *e);
 	if (!e)
 		return -1;
 	e->write = 1;
-	encode(e, s, welds, n);
+	encode(e, s, welds, n, units);
 	int r = e->failed ? -1 : 0;
 	if (r)
 		free(e->out);

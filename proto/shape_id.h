@@ -29,6 +29,9 @@
 
 /* A mesh's "weld" as its request wrote it: the id covers what the client
  * sent, not the server's default (a mesh without one is node 0x03). */
+/* The node that carries a shape's units (after its dimension). */
+#define PROTO_SHAPE_UNITS_NODE 0x10
+
 typedef struct proto_mesh_weld {
 	const clash_mesh *mesh;
 	double weld;
@@ -36,13 +39,16 @@ typedef struct proto_mesh_weld {
 
 /* The id of a decoded shape without pose (nested parts included); the
  * meshes that had a "weld" listed in welds (n of them): each is node
- * 0x05, its weld (binary64), then the rest of node 0x03. */
-void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+ * 0x05, its weld (binary64), then the rest of node 0x03.  A shape that
+ * named its units (units.h; 0: none) has them after the dimension, as
+ * the byte 0x10 and the unit's number, so that ids of shapes without
+ * units stay what they were. */
+void proto_shape_id(const clash_shape *s, const proto_mesh_weld *welds, size_t n, int units,
                     uint8_t id[PROTO_SHAPE_ID_BYTES]);
 
 /* The canonical encoding itself, whole (its SHA-256 is the id): 0 with
  * *bytes (malloc'd) and *len, or -1 when memory ran out. */
-int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t n,
+int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t n, int units,
                       uint8_t **bytes, size_t *len);
 
 /* The text form, NUL-terminated (PROTO_PROBLEM_ID_SIZE bytes). */

@@ -48,7 +48,7 @@ int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
 	const stored_shape *st = proto_store_value(e);
 	uint8_t *bytes;
 	size_t len;
-	if (proto_shape_canon(&st->shape, st->welds, st->nwelds, &bytes, &len) != 0)
+	if (proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &bytes, &len) != 0)
 		return -1;
 	t->put(t->self, proto_store_scope(store), st->id, bytes, len);
 	free(bytes);

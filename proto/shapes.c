@@ -37,6 +37,11 @@ json_t *proto_shape_summary(const stored_shape *st)
 	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
 	                      "parts", (json_int_t)st->shape.nparts, "bytes",
 	                      (json_int_t)atomic_load(&((stored_shape *)st)->bytes));
+	const char *units = proto_units_name(st->units);
+	if (o && units && json_object_set_new(o, "units", json_string(units))) {
+		json_decref(o);
+		return NULL;
+	}
 	if (o && st->meshes &&
 	    (json_object_set_new(o, "triangles", json_integer((json_int_t)st->triangles)) ||
 	     json_object_set_new(o, "solid", json_boolean(st->solid_meshes == st->meshes)) ||
@@ -67,7 +72,7 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, const proto_co
 	int r = proto_shape_decode_in(root, NULL, &owner, &doc, &s, NULL, NULL, p);
 	stored_shape *st = NULL;
 	if (r == 0 && proto_stored_shape_build(&s, &owner.owned, &owner.nowned, owner.welds,
-	                                      owner.nwelds, &st) != 0)
+	                                      owner.nwelds, owner.units.units, &st) != 0)
 		r = -1;
 	if (!owner.owned) /* passed to the stored shape */
 		owner.owned_cap = 0;

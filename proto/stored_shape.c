@@ -111,7 +111,8 @@ static void walk(stored_shape *st, const clash_shape *s, int depth)
 }
 
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
-                             const proto_mesh_weld *welds, size_t nwelds, stored_shape **out)
+                             const proto_mesh_weld *welds, size_t nwelds, int units,
+                             stored_shape **out)
 {
 	stored_shape *st = calloc(1, sizeof *st);
 	if (!st)
@@ -139,7 +140,8 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
 		memcpy(st->welds, welds, nwelds * sizeof *welds);
 		st->nwelds = nwelds;
 	}
-	proto_shape_id(&st->shape, st->welds, st->nwelds, st->id);
+	st->units = units;
+	proto_shape_id(&st->shape, st->welds, st->nwelds, units, st->id);
 	walk(st, &st->shape, 0);
 	atomic_init(&st->bytes, weigh(st));
 	*out = st;

@@ -39,6 +39,7 @@ typedef struct stored_shape {
 	 * part of the id, and of the canonical form the second tier keeps. */
 	proto_mesh_weld *welds;
 	size_t nwelds;
+	int units;           /* the units it was uploaded with (units.h), or 0 */
 	atomic_size_t bytes; /* the blocks below (arrays, trees and
 	                        preparations made so far) and itself */
 	/* Guarded by `lock` until `ready`, then read-only: */
@@ -57,7 +58,8 @@ typedef struct stored_shape {
  * left empty.  Returns 0 with *out, or -1 when memory ran out (the blocks
  * still the caller's). */
 int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nblocks,
-                             const proto_mesh_weld *welds, size_t nwelds, stored_shape **out);
+                             const proto_mesh_weld *welds, size_t nwelds, int units,
+                             stored_shape **out);
 
 /* Prepare st's 3-D convex parts if that is not done yet (the first call
  * does it, the others wait for it or find it done): afterwards st->shape

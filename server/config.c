@@ -94,6 +94,20 @@ static const option options[CONFIG_NOPTIONS] = {
 	                        1, 100000000, STR(PROTO_DEFAULT_MAX_CLASHES), "N",
 	                        "most clashes listed in a scene's answer; the rest are counted\n"
 	                        "and the answer says truncated"},
+	[CONFIG_OVERLAP_REGIONS] = {"--overlap-regions", "CLASHD_OVERLAP_REGIONS",
+	                            "overlap_regions", KIND_COUNT, 1, 1000000,
+	                            STR(CLASH_OVERLAP_MAX_REGIONS), "N",
+	                            "most regions a mesh pair's clash report lists (want\n"
+	                            "\"regions\"); the others are counted, and it says truncated"},
+	[CONFIG_OVERLAP_POINTS] = {"--overlap-points", "CLASHD_OVERLAP_POINTS", "overlap_points",
+	                           KIND_COUNT, 16, 100000000, STR(CLASH_OVERLAP_MAX_POINTS), "N",
+	                           "most intersection-curve points of one clash report, all\n"
+	                           "its regions together; past them it says truncated"},
+	[CONFIG_OVERLAP_TRIANGLES] = {"--overlap-triangles", "CLASHD_OVERLAP_TRIANGLES",
+	                              "overlap_triangles", KIND_COUNT, 1, 100000000,
+	                              STR(CLASH_OVERLAP_MAX_TRIANGLES), "N",
+	                              "most triangle indices a clash report lists per side of a\n"
+	                              "region (the totals count them all)"},
 	[CONFIG_MAX_REPLY] = {"--max-reply", "CLASHD_MAX_REPLY", "max_reply_bytes", KIND_SIZE,
 	                      64 * KIB, GIB, "16M", "SIZE",
 	                      "largest answer: a scene's clash list stops short of it\n"
@@ -662,6 +676,9 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case CONFIG_MAX_PART_DEPTH: cfg->max_part_depth = (size_t)n; break;
 	case CONFIG_MAX_BATCH: cfg->max_batch = (size_t)n; break;
 	case CONFIG_MAX_CLASHES: cfg->max_clashes = (size_t)n; break;
+	case CONFIG_OVERLAP_REGIONS: cfg->overlap_regions = (size_t)n; break;
+	case CONFIG_OVERLAP_POINTS: cfg->overlap_points = (size_t)n; break;
+	case CONFIG_OVERLAP_TRIANGLES: cfg->overlap_triangles = (size_t)n; break;
 	case CONFIG_MAX_REPLY: cfg->max_reply = (size_t)n; break;
 	case CONFIG_SHAPE_STORE: cfg->shape_store = (size_t)n; break;
 	case CONFIG_STORE_PER_CLIENT: cfg->store_per_client = (size_t)n; break;
@@ -866,6 +883,9 @@ void config_fields(const server_config *cfg, const char *listen, log_field *out,
 		case CONFIG_MAX_PART_DEPTH: v = LOG_INT(key, cfg->max_part_depth); break;
 		case CONFIG_MAX_BATCH: v = LOG_INT(key, cfg->max_batch); break;
 		case CONFIG_MAX_CLASHES: v = LOG_INT(key, cfg->max_clashes); break;
+		case CONFIG_OVERLAP_REGIONS: v = LOG_INT(key, cfg->overlap_regions); break;
+		case CONFIG_OVERLAP_POINTS: v = LOG_INT(key, cfg->overlap_points); break;
+		case CONFIG_OVERLAP_TRIANGLES: v = LOG_INT(key, cfg->overlap_triangles); break;
 		case CONFIG_MAX_REPLY: v = LOG_INT(key, cfg->max_reply); break;
 		case CONFIG_SHAPE_STORE: v = LOG_INT(key, cfg->shape_store); break;
 		case CONFIG_STORE_PER_CLIENT: v = LOG_INT(key, cfg->store_per_client); break;

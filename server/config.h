@@ -45,6 +45,9 @@ enum config_option {
 	CONFIG_MAX_PART_DEPTH,
 	CONFIG_MAX_BATCH,
 	CONFIG_MAX_CLASHES,
+	CONFIG_OVERLAP_REGIONS,
+	CONFIG_OVERLAP_POINTS,
+	CONFIG_OVERLAP_TRIANGLES,
 	CONFIG_MAX_REPLY,
 	CONFIG_SHAPE_STORE,
 	CONFIG_STORE_PER_CLIENT,
@@ -92,6 +95,9 @@ typedef struct server_config {
 	size_t max_part_depth;          /* compound nesting: 422 */
 	size_t max_batch;               /* queries in one batch: 422 */
 	size_t max_clashes;             /* clashes listed in a scene's answer */
+	size_t overlap_regions;         /* a clash report's regions listed */
+	size_t overlap_points;          /* its curve points, all regions together */
+	size_t overlap_triangles;       /* its triangles listed per side of a region */
 	size_t max_reply;               /* bytes of one answer */
 	size_t shape_store;             /* bytes of stored shapes (POST /v1/shapes) */
 	size_t store_per_client;        /* of them, one client address's uploads

@@ -162,6 +162,7 @@ int main(int argc, char **argv)
 		.max_queries = cfg.max_batch,
 		.store = proto_store_new(cfg.shape_store, cfg.store_per_client),
 		.weld = cfg.weld,
+		.overlap = {cfg.overlap_regions, cfg.overlap_points, cfg.overlap_triangles},
 	};
 	if (!ctx.store) {
 		LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store"));

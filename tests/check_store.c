@@ -159,6 +159,13 @@ static bytes document_bytes(const char *text)
 	put(&b, "clashd-shape-v1", 15);
 	unsigned char dim = (unsigned char)dim_of(s);
 	put(&b, &dim, 1);
+	const char *const unit_names[] = {"mm", "cm", "m", "in"};
+	const char *units = json_string_value(json_object_get(s, "units"));
+	for (unsigned char u = 0; units && u < 4; u++)
+		if (strcmp(units, unit_names[u]) == 0) {
+			unsigned char head[2] = {0x10, (unsigned char)(u + 1)};
+			put(&b, head, 2);
+		}
 	node(&b, s);
 	json_decref(s);
 	return b;
@@ -1733,7 +1740,7 @@ static void canonical_round_trip(const char *text, int corrupt)
 	ck_assert_mem_eq(st->id, md, 32);
 	uint8_t *again = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(proto_shape_canon(&st->shape, st->welds, st->nwelds, &again, &len), 0);
+	ck_assert_int_eq(proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &again, &len), 0);
 	ck_assert_uint_eq(len, b.n);
 	ck_assert_mem_eq(again, b.p, len);
 	free(again);
@@ -1781,6 +1788,10 @@ START_TEST(test_canonical_form_read_back)
 		"\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3], \"weld\": 0}}",
 		"{\"parts\": [{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 1e-9, 0, 0], "
 		"\"indices\": [0, 1, 2, 3, 2, 0], \"weld\": 1e-3}}, {\"sphere\": {\"radius\": 1}}]}",
+		/* Shapes that name their units (the 0x10 node after dim). */
+		"{\"box\": {\"half_extents\": [1, 2, 3]}, \"units\": \"mm\"}",
+		"{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
+		"\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]}, \"units\": \"in\"}",
 	};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		canonical_round_trip(shapes[i], 1);
