@@ -17,13 +17,6 @@
 
 struct proto_query;
 
-/* The report's parts a query's want names (proto_query.report). */
-enum proto_report {
-	PROTO_REPORT_DEPTH = 1u << 0,   /* "depth": penetration of a mesh pair */
-	PROTO_REPORT_REGIONS = 1u << 1, /* "regions": overlap.regions (and volume) */
-	PROTO_REPORT_VOLUME = 1u << 2   /* "volume": overlap.volume */
-};
-
 /* What a query's run adds to its Result. */
 typedef struct proto_mesh_report {
 	unsigned asked;          /* the PROTO_REPORT_* bits that apply: a mesh pair's */

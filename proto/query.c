@@ -27,7 +27,6 @@
 
 #include "decode.h"
 #include "mesh_decode.h"
-#include "mesh_report.h"
 #include "pointer.h"
 #include "query.h"
 #include "refs.h"

@@ -25,6 +25,14 @@
 #include "vertex_table.h"
 
 
+/* The clash report's parts a query's want names for a mesh pair
+ * (proto_query.report; mesh_report.h runs them). */
+enum proto_report {
+	PROTO_REPORT_DEPTH = 1u << 0,   /* "depth": penetration of a mesh pair */
+	PROTO_REPORT_REGIONS = 1u << 1, /* "regions": overlap.regions (and volume) */
+	PROTO_REPORT_VOLUME = 1u << 2   /* "volume": overlap.volume */
+};
+
 /* Bounds of the options (openapi.yaml documents the same numbers). */
 #define PROTO_MAX_ITERATIONS_LIMIT 100000
 
@@ -53,7 +61,7 @@ typedef struct proto_query {
 	proto_mesh_weld *welds;
 	size_t nwelds, welds_cap;
 	/* The clash report its want names for a mesh pair (PROTO_REPORT_*
-	 * bits, mesh_report.h): none unless named. */
+	 * bits): none unless named. */
 	unsigned report;
 	/* The "units" its shapes (and stored shapes) named: one for all. */
 	proto_units_seen units;
