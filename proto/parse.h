@@ -1,6 +1,6 @@
 /*
  * parse.h — the strict JSON parse every request body goes through
- * (reply.c), for decoders other than the Query's (contains.c).
+ * (parse.c), for every decoder.
  */
 #ifndef PROTO_PARSE_H
 #define PROTO_PARSE_H

@@ -34,8 +34,6 @@
 #include "result.h"
 #include "vertex_scan.h"
 
-const proto_context proto_context_none = {.weld = PROTO_DEFAULT_WELD};
-
 int proto_init(void)
 {
 	/* A seed from the OS (/dev/urandom or the time): hash flooding of
@@ -48,33 +46,6 @@ void proto_reply_free(proto_reply *r)
 {
 	free(r->body);
 	memset(r, 0, sizeof *r);
-}
-
-int proto_parse_problem(const char *body, size_t len, const json_error_t *e, proto_problem *p)
-{
-	enum json_error_code code = json_error_code(e);
-	if (code == json_error_out_of_memory)
-		return -1;
-	size_t pos = e->position > 0 ? (size_t)e->position : 0;
-	/* Out of input: the value being read is the one left open at the end,
-	 * not the last complete token (which also ends at the error position). */
-	if (code == json_error_premature_end_of_input)
-		pos = len + 1;
-	char *pointer = proto_pointer_at(body, len, pos);
-	if (!pointer)
-		return -1;
-	if (code == json_error_numeric_overflow) {
-		proto_problem_set(p, 422, pointer, "number out of the range of a double "
-		                                   "(magnitude above 1.8e308)");
-		p->overflow = 1;
-		return 1;
-	}
-	proto_problem_set(p, 400, pointer, "%s", e->text);
-	p->located = 1;
-	p->line = e->line;
-	p->column = e->column;
-	p->position = (size_t)e->position;
-	return 1;
 }
 
 /* The problem for a core error while answering (not while posing shapes:
@@ -164,47 +135,4 @@ int proto_query_answer(const char *body, size_t len, proto_call *call, proto_rep
                        proto_problem *p)
 {
 	return proto_endpoint_answer(&query_endpoint, body, len, call, NULL, out, p);
-}
-
-int proto_parse_ex(const char *body, size_t len, const proto_request_limits *limits,
-                   json_t **root, proto_problem *p, enum proto_limit *which)
-{
-	*root = NULL;
-	*which = PROTO_LIMIT_NONE;
-	if (proto_is_blank(body, len))
-		return proto_blank_problem(body, len, "empty body: expected a JSON object", p);
-	int r = proto_limits_depth(body, len, limits->max_depth, p);
-	if (r) {
-		if (r == 1)
-			*which = PROTO_LIMIT_DEPTH;
-		return r;
-	}
-	json_error_t e;
-	*root = json_loadb(body, len,
-	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
-	if (!*root)
-		return proto_parse_problem(body, len, &e, p);
-	r = proto_limits_tree(*root, NULL, limits, p, which);
-	if (r) {
-		json_decref(*root);
-		*root = NULL;
-	}
-	return r;
-}
-
-int proto_parse(const char *body, size_t len, json_t **root, proto_problem *p)
-{
-	enum proto_limit which;
-	return proto_parse_ex(body, len, &proto_context_none.limits, root, p, &which);
-}
-
-int proto_parse_text(const char *body, size_t len, json_t **root, proto_problem *p)
-{
-	*root = NULL;
-	if (proto_is_blank(body, len))
-		return proto_blank_problem(body, len, "empty body: expected a JSON object", p);
-	json_error_t e;
-	*root = json_loadb(body, len,
-	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
-	return *root ? 0 : proto_parse_problem(body, len, &e, p);
 }

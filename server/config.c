@@ -9,9 +9,13 @@
  * environment variable counts as unset (orchestrators often template empty
  * strings).
  *
- * The settings are a table (options[]): adding one is a row here, a field in
- * server_config and a case in apply().  --help and the start-up log line are
- * generated from the table, so neither can forget a setting.
+ * The settings are a table (options[]), as Redis's config.c has: each row
+ * carries its flag, variable, bounds, default, help and the server_config
+ * field it fills (FIELD: a number stored and logged by its type), or, for
+ * the few that are more than a number (an address, files, lists, a URL),
+ * the pair of functions that read and log it (CUSTOM).  Adding a setting is
+ * a row here, its id in config.h and its field; --help, the reading and the
+ * start-up log line all come from the table, so none can forget it.
  */
 #include "config.h"
 
@@ -19,6 +23,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +48,25 @@ enum option_kind {
 	KIND_URL       /* a redis:// URL */
 };
 
-typedef struct option {
+/* How a numeric setting is kept in its server_config field. */
+enum field_type {
+	FIELD_NONE = 0, /* a CUSTOM setting */
+	FIELD_SIZE,     /* size_t */
+	FIELD_UINT,     /* unsigned */
+	FIELD_DOUBLE,   /* double (KIND_RATIO) */
+	FIELD_BOOL,     /* int, 0 or 1 */
+	FIELD_SECONDS   /* unsigned whole seconds, rounded up from the milliseconds read */
+};
+
+typedef struct option option;
+
+/* A CUSTOM setting's reader (0, or -1 with a reason in `why`) and the
+ * value its start-up log line shows. */
+typedef int (*option_apply)(server_config *cfg, const option *o, const char *v, char *why,
+                            size_t whylen);
+typedef log_field (*option_log)(const server_config *cfg, const char *key);
+
+struct option {
 	const char *flag;     /* "--max-body" */
 	const char *env;      /* "CLASHD_MAX_BODY" */
 	const char *key;      /* its name in the start-up log line */
@@ -52,7 +75,30 @@ typedef struct option {
 	const char *def;      /* default as text; NULL: computed or none */
 	const char *arg;      /* the value's name in --help */
 	const char *help;     /* one line, or two separated by '\n' */
-} option;
+	enum field_type type; /* a number's field: its type and offset */
+	size_t field;
+	option_apply apply;   /* or a CUSTOM setting's functions */
+	option_log log;
+};
+
+#define FIELD(name, t) .type = FIELD_##t, .field = offsetof(server_config, name)
+#define CUSTOM(a, l) .apply = (a), .log = (l)
+
+static int apply_listen(server_config *, const option *, const char *, char *, size_t);
+static int apply_token_file(server_config *, const option *, const char *, char *, size_t);
+static int apply_auth_open(server_config *, const option *, const char *, char *, size_t);
+static int apply_cors(server_config *, const option *, const char *, char *, size_t);
+static int apply_tls(server_config *, const option *, const char *, char *, size_t);
+static int apply_web(server_config *, const option *, const char *, char *, size_t);
+static int apply_store_redis(server_config *, const option *, const char *, char *, size_t);
+static log_field log_listen(const server_config *, const char *);
+static log_field log_token_file(const server_config *, const char *);
+static log_field log_auth_open(const server_config *, const char *);
+static log_field log_cors(const server_config *, const char *);
+static log_field log_tls_cert(const server_config *, const char *);
+static log_field log_tls_key(const server_config *, const char *);
+static log_field log_web(const server_config *, const char *);
+static log_field log_store_redis(const server_config *, const char *);
 
 #define KIB 1024ULL
 #define MIB (1024ULL * 1024)
@@ -66,168 +112,210 @@ static const option options[CONFIG_NOPTIONS] = {
 	[CONFIG_LISTEN] = {"--listen", "CLASHD_LISTEN", "listen", KIND_ADDRESS, 0, 0,
 	                   "127.0.0.1:8080", "HOST:PORT",
 	                   "address to listen on; [::1]:PORT for IPv6, :PORT for every\n"
-	                   "IPv4 interface, PORT 0 for any free port"},
+	                   "IPv4 interface, PORT 0 for any free port",
+		CUSTOM(apply_listen, log_listen)},
 	[CONFIG_THREADS] = {"--threads", "CLASHD_THREADS", "threads", KIND_COUNT, 1,
 	                    CONFIG_MAX_THREADS, NULL, "N",
 	                    "worker threads for decoding and queries (default: usable cores,\n"
-	                    "a cgroup CPU quota included)"},
+	                    "a cgroup CPU quota included)",
+		FIELD(threads, UINT)},
 	[CONFIG_MAX_BODY] = {"--max-body", "CLASHD_MAX_BODY", "max_body_bytes", KIND_SIZE, 64,
-	                     GIB, "16M", "SIZE", "largest request body; larger ones get 413"},
+	                     GIB, "16M", "SIZE", "largest request body; larger ones get 413",
+		FIELD(max_body, SIZE)},
 	[CONFIG_MAX_VERTICES] = {"--max-vertices", "CLASHD_MAX_VERTICES", "max_vertices",
 	                         KIND_COUNT, 1, 1000000000, STR(PROTO_DEFAULT_MAX_VERTICES), "N",
-	                         "most vertices in one shape (or part); more get 422"},
+	                         "most vertices in one shape (or part); more get 422",
+		FIELD(max_vertices, SIZE)},
 	[CONFIG_MAX_SHAPES] = {"--max-shapes", "CLASHD_MAX_SHAPES", "max_shapes", KIND_COUNT, 2,
 	                       1000000, STR(PROTO_DEFAULT_MAX_SHAPES), "N",
-	                       "most shapes in one request, compound parts included; 422"},
+	                       "most shapes in one request, compound parts included; 422",
+		FIELD(max_shapes, SIZE)},
 	[CONFIG_MAX_DEPTH] = {"--max-depth", "CLASHD_MAX_DEPTH", "max_depth", KIND_COUNT, 4, 2048,
 	                      STR(PROTO_DEFAULT_MAX_DEPTH), "N",
-	                      "deepest nesting of JSON arrays and objects; deeper gets 400"},
+	                      "deepest nesting of JSON arrays and objects; deeper gets 400",
+		FIELD(max_depth, SIZE)},
 	[CONFIG_MAX_PART_DEPTH] = {"--max-part-depth", "CLASHD_MAX_PART_DEPTH", "max_part_depth",
 	                           KIND_COUNT, 1, CLASH_COMPOUND_MAX_DEPTH,
 	                           STR(PROTO_DEFAULT_MAX_PART_DEPTH), "N",
 	                           "deepest nesting of compound shapes' parts (at most the\n"
-	                           "core's " STR(CLASH_COMPOUND_MAX_DEPTH) "); deeper gets 422"},
+	                           "core's " STR(CLASH_COMPOUND_MAX_DEPTH) "); deeper gets 422",
+		FIELD(max_part_depth, SIZE)},
 	[CONFIG_MAX_BATCH] = {"--max-batch", "CLASHD_MAX_BATCH", "max_batch", KIND_COUNT, 1,
 	                      100000000, STR(PROTO_DEFAULT_MAX_QUERIES), "N",
-	                      "most queries in one batch (POST /v1/batch); more get 422"},
+	                      "most queries in one batch (POST /v1/batch); more get 422",
+		FIELD(max_batch, SIZE)},
 	[CONFIG_MAX_CLASHES] = {"--max-clashes", "CLASHD_MAX_CLASHES", "max_clashes", KIND_COUNT,
 	                        1, 100000000, STR(PROTO_DEFAULT_MAX_CLASHES), "N",
 	                        "most clashes listed in a scene's answer; the rest are counted\n"
-	                        "and the answer says truncated"},
+	                        "and the answer says truncated",
+		FIELD(max_clashes, SIZE)},
 	[CONFIG_OVERLAP_REGIONS] = {"--overlap-regions", "CLASHD_OVERLAP_REGIONS",
 	                            "overlap_regions", KIND_COUNT, 1, 1000000,
 	                            STR(CLASH_OVERLAP_MAX_REGIONS), "N",
 	                            "most regions a mesh pair's clash report lists (want\n"
-	                            "\"regions\"); the others are counted, and it says truncated"},
+	                            "\"regions\"); the others are counted, and it says truncated",
+		FIELD(overlap_regions, SIZE)},
 	[CONFIG_OVERLAP_POINTS] = {"--overlap-points", "CLASHD_OVERLAP_POINTS", "overlap_points",
 	                           KIND_COUNT, 16, 100000000, STR(CLASH_OVERLAP_MAX_POINTS), "N",
 	                           "most intersection-curve points of one clash report, all\n"
-	                           "its regions together; past them it says truncated"},
+	                           "its regions together; past them it says truncated",
+		FIELD(overlap_points, SIZE)},
 	[CONFIG_OVERLAP_TRIANGLES] = {"--overlap-triangles", "CLASHD_OVERLAP_TRIANGLES",
 	                              "overlap_triangles", KIND_COUNT, 1, 100000000,
 	                              STR(CLASH_OVERLAP_MAX_TRIANGLES), "N",
 	                              "most triangle indices a clash report lists per side of a\n"
-	                              "region (the totals count them all)"},
+	                              "region (the totals count them all)",
+		FIELD(overlap_triangles, SIZE)},
 	[CONFIG_MAX_REPLY] = {"--max-reply", "CLASHD_MAX_REPLY", "max_reply_bytes", KIND_SIZE,
 	                      64 * KIB, GIB, "16M", "SIZE",
 	                      "largest answer: a scene's clash list stops short of it\n"
-	                      "(truncated), a batch whose answers exceed it gets 422"},
+	                      "(truncated), a batch whose answers exceed it gets 422",
+		FIELD(max_reply, SIZE)},
 	[CONFIG_SHAPE_STORE] = {"--shape-store", "CLASHD_SHAPE_STORE", "shape_store_bytes",
 	                        KIND_SIZE, 1 * KIB, 1024 * GIB, "256M", "SIZE",
 	                        "bytes of shapes kept by POST /v1/shapes (vertices and\n"
-	                        "preparations); the least recently used go first"},
+	                        "preparations); the least recently used go first",
+		FIELD(shape_store, SIZE)},
 	[CONFIG_STORE_PER_CLIENT] = {"--store-per-client", "CLASHD_STORE_PER_CLIENT",
 	                             "store_per_client_bytes", KIND_SIZE, 0, 1024 * GIB, NULL,
 	                             "SIZE",
 	                             "bytes of the shape store one client address's uploads may\n"
 	                             "hold; beyond, its own least recently used go first\n"
-	                             "(default a quarter of --shape-store; 0: no share)"},
+	                             "(default a quarter of --shape-store; 0: no share)",
+		FIELD(store_per_client, SIZE)},
 	[CONFIG_IMPORT_MEMORY] = {"--import-memory", "CLASHD_IMPORT_MEMORY", "import_memory_bytes",
 	                          KIND_SIZE, 64 * MIB, 1024 * GIB, "512M", "SIZE",
 	                          "address space of the process that reads one mesh file\n"
-	                          "(POST /v1/shapes); a file that needs more gets 422"},
+	                          "(POST /v1/shapes); a file that needs more gets 422",
+		FIELD(import_memory, SIZE)},
 	[CONFIG_IMPORT_CPU] = {"--import-cpu", "CLASHD_IMPORT_CPU", "import_cpu_ms", KIND_DURATION,
 	                       1000, DAY_MS, "10s", "TIME",
 	                       "CPU time of the process that reads one mesh file (whole\n"
-	                       "seconds); a file that needs more gets 422"},
+	                       "seconds); a file that needs more gets 422",
+		FIELD(import_cpu_ms, UINT)},
 	[CONFIG_MAX_IMPORT_BODY] = {"--max-import-body", "CLASHD_MAX_IMPORT_BODY",
 	                            "max_import_body_bytes", KIND_SIZE, 64, GIB, "32M", "SIZE",
 	                            "largest mesh file (POST /v1/shapes with a mesh type; once\n"
-	                            "inflated when gzip); larger ones get 413"},
+	                            "inflated when gzip); larger ones get 413",
+		FIELD(max_import_body, SIZE)},
 	[CONFIG_MAX_IMPORTS] = {"--max-imports", "CLASHD_MAX_IMPORTS", "max_imports", KIND_COUNT, 1,
 	                        1000000, "2", "N",
 	                        "mesh files admitted at once (receiving, waiting or read);\n"
-	                        "more get 503 + Retry-After at once"},
+	                        "more get 503 + Retry-After at once",
+		FIELD(max_imports, UINT)},
 	[CONFIG_WELD] = {"--weld", "CLASHD_WELD", "weld", KIND_RATIO, 0, 1, STR(PROTO_DEFAULT_WELD),
 	                 "RATIO",
 	                 "a mesh's vertices within RATIO times its box's diagonal are\n"
-	                 "joined (its \"weld\" overrides it); 0: only equal ones"},
+	                 "joined (its \"weld\" overrides it); 0: only equal ones",
+		FIELD(weld, DOUBLE)},
 	[CONFIG_MAX_CONNECTIONS] = {"--max-connections", "CLASHD_MAX_CONNECTIONS",
 	                            "max_connections", KIND_COUNT, 1, 1000000, "1000", "N",
 	                            "open connections at most; further ones wait in the\n"
-	                            "kernel's backlog until one closes"},
+	                            "kernel's backlog until one closes",
+		FIELD(max_connections, UINT)},
 	[CONFIG_MAX_CONNECTIONS_PER_CLIENT] = {
 		"--max-connections-per-client", "CLASHD_MAX_CONNECTIONS_PER_CLIENT",
 		"max_connections_per_client", KIND_COUNT, 0, 1000000, "100", "N",
 		"open connections from one client address; more are closed at\n"
-		"once (0: no limit, e.g. behind a load balancer)"},
+		"once (0: no limit, e.g. behind a load balancer)",
+		FIELD(max_connections_per_client, UINT)},
 	[CONFIG_MAX_QUEUE] = {"--max-queue", "CLASHD_MAX_QUEUE", "max_queue", KIND_COUNT, 1,
 	                      1000000, NULL, "N",
 	                      "queries admitted and not yet computed (receiving, queued or\n"
-	                      "running); more get 503 + Retry-After at once (default 16 x threads)"},
+	                      "running); more get 503 + Retry-After at once (default 16 x threads)",
+		FIELD(max_queue, UINT)},
 	[CONFIG_MAX_QUEUE_PER_CLIENT] = {
 		"--max-queue-per-client", "CLASHD_MAX_QUEUE_PER_CLIENT", "max_queue_per_client",
 		KIND_COUNT, 0, 1000000, NULL, "N",
 		"queries admitted from one client address; more get 429 +\n"
-		"Retry-After (default half of --max-queue; 0: no limit)"},
+		"Retry-After (default half of --max-queue; 0: no limit)",
+		FIELD(max_queue_per_client, UINT)},
 	[CONFIG_IDLE_TIMEOUT] = {"--idle-timeout", "CLASHD_IDLE_TIMEOUT", "idle_timeout_ms",
 	                         KIND_DURATION, 1000, DAY_MS, "30s", "TIME",
-	                         "a connection silent this long is closed (whole seconds)"},
+	                         "a connection silent this long is closed (whole seconds)",
+		FIELD(idle_timeout_ms, UINT)},
 	[CONFIG_HEADER_TIMEOUT] = {"--header-timeout", "CLASHD_HEADER_TIMEOUT", "header_timeout_ms",
 	                           KIND_DURATION, 100, DAY_MS, "10s", "TIME",
 	                           "time to receive a request head, from the accept or the\n"
-	                           "previous request's end; then the connection is closed"},
+	                           "previous request's end; then the connection is closed",
+		FIELD(header_timeout_ms, UINT)},
 	[CONFIG_READ_TIMEOUT] = {"--read-timeout", "CLASHD_READ_TIMEOUT", "read_timeout_ms",
 	                         KIND_DURATION, 100, DAY_MS, "60s", "TIME",
 	                         "time to receive a whole request (and to send its answer),\n"
-	                         "however slowly the bytes trickle in; then 408 or close"},
+	                         "however slowly the bytes trickle in; then 408 or close",
+		FIELD(read_timeout_ms, UINT)},
 	[CONFIG_MIN_BODY_RATE] = {"--min-body-rate", "CLASHD_MIN_BODY_RATE", "min_body_rate",
 	                          KIND_SIZE, 0, GIB, "1K", "SIZE",
 	                          "bytes per second a request body must average after\n"
-	                          "--body-grace; a slower one gets 408 (0: no minimum)"},
+	                          "--body-grace; a slower one gets 408 (0: no minimum)",
+		FIELD(min_body_rate, SIZE)},
 	[CONFIG_BODY_GRACE] = {"--body-grace", "CLASHD_BODY_GRACE", "body_grace_ms", KIND_DURATION,
 	                       0, DAY_MS, "5s", "TIME",
-	                       "time a request body is given before --min-body-rate applies"},
+	                       "time a request body is given before --min-body-rate applies",
+		FIELD(body_grace_ms, UINT)},
 	[CONFIG_REQUEST_TIMEOUT] = {"--request-timeout", "CLASHD_REQUEST_TIMEOUT",
 	                            "request_timeout_ms", KIND_DURATION, 1, DAY_MS, "10s", "TIME",
 	                            "time for a query in queue and on a worker; then it is\n"
-	                            "stopped and answered 504"},
+	                            "stopped and answered 504",
+		FIELD(request_timeout_ms, UINT)},
 	[CONFIG_DRAIN_TIMEOUT] = {"--drain-timeout", "CLASHD_DRAIN_TIMEOUT", "drain_timeout_ms",
 	                          KIND_DURATION, 0, DAY_MS, "20s", "TIME",
 	                          "on SIGTERM, time for requests in flight to finish; then they\n"
-	                          "are stopped (503) and the process exits"},
+	                          "are stopped (503) and the process exits",
+		FIELD(drain_timeout_ms, UINT)},
 	[CONFIG_AUTH_TOKEN_FILE] = {"--auth-token-file", "CLASHD_AUTH_TOKEN_FILE",
 	                            "auth_token_file", KIND_FILE, 0, 64 * KIB, NULL, "FILE",
 	                            "require \"Authorization: Bearer <token>\", the token being\n"
-	                            "this file's content (default: no authentication)"},
+	                            "this file's content (default: no authentication)",
+		CUSTOM(apply_token_file, log_token_file)},
 	[CONFIG_AUTH_OPEN] = {"--auth-open", "CLASHD_AUTH_OPEN", "auth_open", KIND_LIST, 0, 0,
 	                      "/livez,/readyz,/metrics", "PATHS",
 	                      "paths served without a token when one is set (comma-separated;\n"
-	                      "\"none\" or an empty flag value: none)"},
+	                      "\"none\" or an empty flag value: none)",
+		CUSTOM(apply_auth_open, log_auth_open)},
 	[CONFIG_CORS_ORIGIN] = {"--cors-origin", "CLASHD_CORS_ORIGIN", "cors_origin", KIND_LIST, 0,
 	                        0, "", "ORIGINS",
 	                        "browser origins allowed by CORS, e.g. https://app.example,\n"
 	                        "http://localhost:* (any port), https://*.example.com (any\n"
-	                        "subdomain); comma-separated; * for any; default: none"},
+	                        "subdomain); comma-separated; * for any; default: none",
+		CUSTOM(apply_cors, log_cors)},
 	[CONFIG_TLS_CERT] = {"--tls-cert", "CLASHD_TLS_CERT", "tls_cert", KIND_FILE, 0, 1 * MIB,
-	                     NULL, "FILE", "serve HTTPS with this PEM certificate (chain)"},
+	                     NULL, "FILE", "serve HTTPS with this PEM certificate (chain)",
+		CUSTOM(apply_tls, log_tls_cert)},
 	[CONFIG_TLS_KEY] = {"--tls-key", "CLASHD_TLS_KEY", "tls_key", KIND_FILE, 0, 1 * MIB, NULL,
-	                    "FILE", "and this PEM private key (both or neither)"},
+	                    "FILE", "and this PEM private key (both or neither)",
+		CUSTOM(apply_tls, log_tls_key)},
 	[CONFIG_WEB] = {"--web", "CLASHD_WEB", "web", KIND_DIR, 0, 0, "auto", "DIR",
 	                "serve the demo page (make web) from DIR at /web/; auto: the web\n"
-	                "directory beside clashd's binary, if there is one; off: none"},
+	                "directory beside clashd's binary, if there is one; off: none",
+		CUSTOM(apply_web, log_web)},
 	[CONFIG_STORE_REDIS] = {"--store-redis", "CLASHD_STORE_REDIS", "store_redis", KIND_URL, 0, 0,
 	                        NULL, "URL",
 	                        "keep every stored shape in this Redis too, shared by replicas:\n"
-	                        "redis://[:PASSWORD@]HOST[:PORT][/DB] (default: memory only)"},
+	                        "redis://[:PASSWORD@]HOST[:PORT][/DB] (default: memory only)",
+		CUSTOM(apply_store_redis, log_store_redis)},
 	[CONFIG_STORE_TTL] = {"--store-ttl", "CLASHD_STORE_TTL", "store_ttl_ms", KIND_DURATION, 0,
 	                      3650 * DAY_MS, "0", "TIME",
 	                      "a shape in Redis expires this long after its last use (whole\n"
-	                      "seconds; 0: never, Redis's maxmemory-policy alone)"},
+	                      "seconds; 0: never, Redis's maxmemory-policy alone)",
+		FIELD(store_ttl_s, SECONDS)},
 	[CONFIG_STORE_REDIS_TIMEOUT] = {"--store-redis-timeout", "CLASHD_STORE_REDIS_TIMEOUT",
 	                                "store_redis_timeout_ms", KIND_DURATION, 1, 60000, "250ms",
 	                                "TIME",
 	                                "longest wait for Redis (connect, each answer); then the\n"
-	                                "shape is served from memory or is unknown"},
+	                                "shape is served from memory or is unknown",
+		FIELD(store_redis_timeout_ms, UINT)},
 	[CONFIG_STORE_PER_TENANT] = {"--store-per-tenant", "CLASHD_STORE_PER_TENANT",
 	                             "store_per_tenant_bytes", KIND_SIZE, 0, 1024 * GIB, NULL, "SIZE",
 	                             "bytes of the shape store one tenant's shapes may hold; beyond,\n"
 	                             "its own least recently used go first (default a quarter of\n"
-	                             "--shape-store; tenants: --auth-token-file)"},
+	                             "--shape-store; tenants: --auth-token-file)",
+		FIELD(store_per_tenant, SIZE)},
 	[CONFIG_STORE_DELETE] = {"--store-delete", "CLASHD_STORE_DELETE", "store_delete", KIND_COUNT,
 	                         0, 1, "0", "0|1",
 	                         "1: DELETE /v1/shapes/{id} removes a shape stored without a\n"
-	                         "tenant (0: refused, 403; a tenant may always delete its own)"},
+	                         "tenant (0: refused, 403; a tenant may always delete its own)",
+		FIELD(store_delete, BOOL)},
 };
 
 void config_usage(FILE *out)
@@ -546,8 +634,10 @@ static int split_list(const char *v, char **items, size_t *n, char *why, size_t 
 /* --web: "off", "auto" (the web directory beside the running binary,
  * served when it holds an index.html, else nothing) or a directory, which
  * must hold one. */
-static int apply_web(server_config *cfg, const char *v, char *why, size_t whylen)
+static int apply_web(server_config *cfg, const option *o, const char *v, char *why,
+                     size_t whylen)
 {
+	(void)o;
 	char dir[sizeof cfg->web_dir];
 	int automatic = strcmp(v, "auto") == 0;
 	if (strcmp(v, "off") == 0)
@@ -622,6 +712,36 @@ static int split_tokens(server_config *cfg, char *text, char *why, size_t whylen
 	return 0;
 }
 
+/* A number read for setting o (n, or x for a ratio) into its field. */
+static void store_number(server_config *cfg, const option *o, unsigned long long n, double x)
+{
+	char *f = (char *)cfg + o->field;
+	switch (o->type) {
+	case FIELD_SIZE: *(size_t *)f = (size_t)n; break;
+	case FIELD_UINT: *(unsigned *)f = (unsigned)n; break;
+	case FIELD_DOUBLE: *(double *)f = x; break;
+	case FIELD_BOOL: *(int *)f = n != 0; break;
+	case FIELD_SECONDS: *(unsigned *)f = (unsigned)((n + 999) / 1000); break;
+	case FIELD_NONE: break;
+	}
+}
+
+/* The start-up log's value of a number's field (seconds shown as the
+ * milliseconds the setting is read in). */
+static log_field number_log(const server_config *cfg, const option *o)
+{
+	const char *f = (const char *)cfg + o->field;
+	switch (o->type) {
+	case FIELD_SIZE: return LOG_INT(o->key, *(const size_t *)f);
+	case FIELD_UINT: return LOG_INT(o->key, *(const unsigned *)f);
+	case FIELD_DOUBLE: return LOG_REAL(o->key, *(const double *)f);
+	case FIELD_BOOL: return LOG_BOOL(o->key, *(const int *)f);
+	case FIELD_SECONDS: return LOG_INT(o->key, 1000ULL * *(const unsigned *)f);
+	case FIELD_NONE: break;
+	}
+	return LOG_NULL(o->key);
+}
+
 /* Store `v` (the text of setting `id`) in cfg.  Returns 0, or -1 with a
  * reason in `why`. */
 static int apply(server_config *cfg, int id, const char *v, char *why, size_t whylen)
@@ -630,8 +750,6 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	unsigned long long n = 0;
 	double x = 0.0;
 	switch (o->kind) {
-	case KIND_ADDRESS:
-		return parse_listen(v, cfg, why, whylen);
 	case KIND_COUNT: {
 		size_t nd = parse_digits(v, o->max, &n);
 		if (nd == 0 || v[nd] != '\0' || n < o->min) {
@@ -660,6 +778,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 			return -1;
 		}
 		break;
+	case KIND_ADDRESS:
 	case KIND_FILE:
 	case KIND_LIST:
 	case KIND_DIR:
@@ -667,116 +786,105 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 		break;
 	}
 
-	switch (id) {
-	case CONFIG_THREADS: cfg->threads = (unsigned)n; break;
-	case CONFIG_MAX_BODY: cfg->max_body = (size_t)n; break;
-	case CONFIG_MAX_VERTICES: cfg->max_vertices = (size_t)n; break;
-	case CONFIG_MAX_SHAPES: cfg->max_shapes = (size_t)n; break;
-	case CONFIG_MAX_DEPTH: cfg->max_depth = (size_t)n; break;
-	case CONFIG_MAX_PART_DEPTH: cfg->max_part_depth = (size_t)n; break;
-	case CONFIG_MAX_BATCH: cfg->max_batch = (size_t)n; break;
-	case CONFIG_MAX_CLASHES: cfg->max_clashes = (size_t)n; break;
-	case CONFIG_OVERLAP_REGIONS: cfg->overlap_regions = (size_t)n; break;
-	case CONFIG_OVERLAP_POINTS: cfg->overlap_points = (size_t)n; break;
-	case CONFIG_OVERLAP_TRIANGLES: cfg->overlap_triangles = (size_t)n; break;
-	case CONFIG_MAX_REPLY: cfg->max_reply = (size_t)n; break;
-	case CONFIG_SHAPE_STORE: cfg->shape_store = (size_t)n; break;
-	case CONFIG_STORE_PER_CLIENT: cfg->store_per_client = (size_t)n; break;
-	case CONFIG_IMPORT_MEMORY: cfg->import_memory = (size_t)n; break;
-	case CONFIG_IMPORT_CPU: cfg->import_cpu_ms = (unsigned)n; break;
-	case CONFIG_MAX_IMPORT_BODY: cfg->max_import_body = (size_t)n; break;
-	case CONFIG_MAX_IMPORTS: cfg->max_imports = (unsigned)n; break;
-	case CONFIG_WELD: cfg->weld = x; break;
-	case CONFIG_MAX_CONNECTIONS: cfg->max_connections = (unsigned)n; break;
-	case CONFIG_MAX_CONNECTIONS_PER_CLIENT: cfg->max_connections_per_client = (unsigned)n; break;
-	case CONFIG_MAX_QUEUE: cfg->max_queue = (unsigned)n; break;
-	case CONFIG_MAX_QUEUE_PER_CLIENT: cfg->max_queue_per_client = (unsigned)n; break;
-	case CONFIG_IDLE_TIMEOUT: cfg->idle_timeout_ms = (unsigned)n; break;
-	case CONFIG_HEADER_TIMEOUT: cfg->header_timeout_ms = (unsigned)n; break;
-	case CONFIG_READ_TIMEOUT: cfg->read_timeout_ms = (unsigned)n; break;
-	case CONFIG_MIN_BODY_RATE: cfg->min_body_rate = (size_t)n; break;
-	case CONFIG_BODY_GRACE: cfg->body_grace_ms = (unsigned)n; break;
-	case CONFIG_REQUEST_TIMEOUT: cfg->request_timeout_ms = (unsigned)n; break;
-	case CONFIG_DRAIN_TIMEOUT: cfg->drain_timeout_ms = (unsigned)n; break;
-	case CONFIG_AUTH_TOKEN_FILE: {
-		if (strlen(v) >= sizeof cfg->auth_token_file) {
-			snprintf(why, whylen, "path too long");
+	if (o->apply)
+		return o->apply(cfg, o, v, why, whylen);
+	store_number(cfg, o, n, x);
+	return 0;
+}
+
+static int apply_listen(server_config *cfg, const option *o, const char *v, char *why,
+                        size_t whylen)
+{
+	(void)o;
+	return parse_listen(v, cfg, why, whylen);
+}
+
+static int apply_token_file(server_config *cfg, const option *o, const char *v, char *why,
+                            size_t whylen)
+{
+	if (strlen(v) >= sizeof cfg->auth_token_file) {
+		snprintf(why, whylen, "path too long");
+		return -1;
+	}
+	snprintf(cfg->auth_token_file, sizeof cfg->auth_token_file, "%s", v);
+	char *t = read_file(v, (size_t)o->max, why, whylen);
+	if (!t)
+		return -1;
+	cfg->auth_token = t;
+	return split_tokens(cfg, t, why, whylen);
+}
+
+static int apply_auth_open(server_config *cfg, const option *o, const char *v, char *why,
+                           size_t whylen)
+{
+	(void)o;
+	/* "none" says "no open path" where an empty value cannot (an empty
+	 * variable counts as unset). */
+	if (strcmp(v, "none") == 0)
+		return 0;
+	if (split_list(v, cfg->auth_open, &cfg->n_auth_open, why, whylen) != 0)
+		return -1;
+	for (size_t i = 0; i < cfg->n_auth_open; i++)
+		if (!http_route_find(cfg->auth_open[i])) {
+			snprintf(why, whylen, "%.200s is not one of clashd's paths", cfg->auth_open[i]);
 			return -1;
 		}
-		snprintf(cfg->auth_token_file, sizeof cfg->auth_token_file, "%s", v);
-		char *t = read_file(v, (size_t)o->max, why, whylen);
-		if (!t)
-			return -1;
-		cfg->auth_token = t;
-		return split_tokens(cfg, t, why, whylen);
-	}
-	case CONFIG_AUTH_OPEN:
-		/* "none" says "no open path" where an empty value cannot (an empty
-		 * variable counts as unset). */
-		if (strcmp(v, "none") == 0)
-			break;
-		if (split_list(v, cfg->auth_open, &cfg->n_auth_open, why, whylen) != 0)
-			return -1;
-		for (size_t i = 0; i < cfg->n_auth_open; i++)
-			if (!http_route_find(cfg->auth_open[i])) {
-				snprintf(why, whylen, "%.200s is not one of clashd's paths",
-				         cfg->auth_open[i]);
-				return -1;
-			}
-		break;
-	case CONFIG_CORS_ORIGIN:
-		if (split_list(v, cfg->cors_origins, &cfg->n_cors_origins, why, whylen) != 0)
-			return -1;
-		for (size_t i = 0; i < cfg->n_cors_origins; i++)
-			if (!http_cors_pattern_valid(cfg->cors_origins[i])) {
-				snprintf(why, whylen, "%.80s is not an origin: expected "
-				                      "http(s)://HOST[:PORT], * as the port or the "
-				                      "first label of HOST (http://localhost:*, "
-				                      "https://*.example.com), or *",
-				         cfg->cors_origins[i]);
-				return -1;
-			}
-		break;
-	case CONFIG_TLS_CERT:
-	case CONFIG_TLS_KEY: {
-		int cert = id == CONFIG_TLS_CERT;
-		char *file = cert ? cfg->tls_cert_file : cfg->tls_key_file;
-		if (strlen(v) >= sizeof cfg->tls_cert_file) {
-			snprintf(why, whylen, "path too long");
+	return 0;
+}
+
+static int apply_cors(server_config *cfg, const option *o, const char *v, char *why,
+                      size_t whylen)
+{
+	(void)o;
+	if (split_list(v, cfg->cors_origins, &cfg->n_cors_origins, why, whylen) != 0)
+		return -1;
+	for (size_t i = 0; i < cfg->n_cors_origins; i++)
+		if (!http_cors_pattern_valid(cfg->cors_origins[i])) {
+			snprintf(why, whylen, "%.80s is not an origin: expected "
+			                      "http(s)://HOST[:PORT], * as the port or the "
+			                      "first label of HOST (http://localhost:*, "
+			                      "https://*.example.com), or *",
+			         cfg->cors_origins[i]);
 			return -1;
 		}
-		snprintf(file, sizeof cfg->tls_cert_file, "%s", v);
-		char *pem = read_file(v, (size_t)o->max, why, whylen);
-		if (!pem)
-			return -1;
-		if (!strstr(pem, "-----BEGIN ")) {
-			free(pem);
-			snprintf(why, whylen, "not a PEM file (no -----BEGIN line)");
-			return -1;
-		}
-		if (cert)
-			cfg->tls_cert = pem;
-		else
-			cfg->tls_key = pem;
-		break;
+	return 0;
+}
+
+static int apply_tls(server_config *cfg, const option *o, const char *v, char *why,
+                     size_t whylen)
+{
+	const int cert = o == &options[CONFIG_TLS_CERT];
+	char *file = cert ? cfg->tls_cert_file : cfg->tls_key_file;
+	if (strlen(v) >= sizeof cfg->tls_cert_file) {
+		snprintf(why, whylen, "path too long");
+		return -1;
 	}
-	case CONFIG_WEB:
-		return apply_web(cfg, v, why, whylen);
-	case CONFIG_STORE_REDIS:
-		if (store_redis_parse_url(v, &cfg->store_redis, why, whylen) != 0)
-			return -1;
-		snprintf(cfg->store_redis_text, sizeof cfg->store_redis_text, "redis://%s%s%s:%d/%d",
-		         strchr(cfg->store_redis.host, ':') ? "[" : "", cfg->store_redis.host,
-		         strchr(cfg->store_redis.host, ':') ? "]" : "", cfg->store_redis.port,
-		         cfg->store_redis.db);
-		break;
-	case CONFIG_STORE_TTL: cfg->store_ttl_s = (unsigned)((n + 999) / 1000); break;
-	case CONFIG_STORE_REDIS_TIMEOUT: cfg->store_redis_timeout_ms = (unsigned)n; break;
-	case CONFIG_STORE_PER_TENANT: cfg->store_per_tenant = (size_t)n; break;
-	case CONFIG_STORE_DELETE: cfg->store_delete = (int)n; break;
-	default:
-		break;
+	snprintf(file, sizeof cfg->tls_cert_file, "%s", v);
+	char *pem = read_file(v, (size_t)o->max, why, whylen);
+	if (!pem)
+		return -1;
+	if (!strstr(pem, "-----BEGIN ")) {
+		free(pem);
+		snprintf(why, whylen, "not a PEM file (no -----BEGIN line)");
+		return -1;
 	}
+	if (cert)
+		cfg->tls_cert = pem;
+	else
+		cfg->tls_key = pem;
+	return 0;
+}
+
+static int apply_store_redis(server_config *cfg, const option *o, const char *v, char *why,
+                             size_t whylen)
+{
+	(void)o;
+	if (store_redis_parse_url(v, &cfg->store_redis, why, whylen) != 0)
+		return -1;
+	const int v6 = strchr(cfg->store_redis.host, ':') != NULL;
+	snprintf(cfg->store_redis_text, sizeof cfg->store_redis_text, "redis://%s%s%s:%d/%d",
+	         v6 ? "[" : "", cfg->store_redis.host, v6 ? "]" : "", cfg->store_redis.port,
+	         cfg->store_redis.db);
 	return 0;
 }
 
@@ -867,76 +975,55 @@ enum config_status config_load(server_config *cfg, int argc, char **argv,
 	return CONFIG_RUN;
 }
 
+static log_field log_listen(const server_config *cfg, const char *key)
+{
+	return LOG_STR(key, cfg->listen);
+}
+
+static log_field log_token_file(const server_config *cfg, const char *key)
+{
+	return LOG_STR(key, cfg->auth_token ? cfg->auth_token_file : NULL);
+}
+
+static log_field log_auth_open(const server_config *cfg, const char *key)
+{
+	return LOG_STRV(key, (const char *const *)cfg->auth_open, cfg->n_auth_open);
+}
+
+static log_field log_cors(const server_config *cfg, const char *key)
+{
+	return LOG_STRV(key, (const char *const *)cfg->cors_origins, cfg->n_cors_origins);
+}
+
+static log_field log_tls_cert(const server_config *cfg, const char *key)
+{
+	return LOG_STR(key, cfg->tls_cert ? cfg->tls_cert_file : NULL);
+}
+
+static log_field log_tls_key(const server_config *cfg, const char *key)
+{
+	return LOG_STR(key, cfg->tls_key ? cfg->tls_key_file : NULL);
+}
+
+static log_field log_web(const server_config *cfg, const char *key)
+{
+	return LOG_STR(key, cfg->web_dir[0] ? cfg->web_dir : NULL);
+}
+
+static log_field log_store_redis(const server_config *cfg, const char *key)
+{
+	return LOG_STR(key, cfg->store_redis_text[0] ? cfg->store_redis_text : NULL);
+}
+
 void config_fields(const server_config *cfg, const char *listen, log_field *out,
                    config_keys *keys)
 {
 	for (int id = 0; id < CONFIG_NOPTIONS; id++) {
-		const char *key = options[id].key;
-		log_field v = LOG_NULL(key);
-		switch (id) {
-		case CONFIG_LISTEN: v = LOG_STR(key, listen ? listen : cfg->listen); break;
-		case CONFIG_THREADS: v = LOG_INT(key, cfg->threads); break;
-		case CONFIG_MAX_BODY: v = LOG_INT(key, cfg->max_body); break;
-		case CONFIG_MAX_VERTICES: v = LOG_INT(key, cfg->max_vertices); break;
-		case CONFIG_MAX_SHAPES: v = LOG_INT(key, cfg->max_shapes); break;
-		case CONFIG_MAX_DEPTH: v = LOG_INT(key, cfg->max_depth); break;
-		case CONFIG_MAX_PART_DEPTH: v = LOG_INT(key, cfg->max_part_depth); break;
-		case CONFIG_MAX_BATCH: v = LOG_INT(key, cfg->max_batch); break;
-		case CONFIG_MAX_CLASHES: v = LOG_INT(key, cfg->max_clashes); break;
-		case CONFIG_OVERLAP_REGIONS: v = LOG_INT(key, cfg->overlap_regions); break;
-		case CONFIG_OVERLAP_POINTS: v = LOG_INT(key, cfg->overlap_points); break;
-		case CONFIG_OVERLAP_TRIANGLES: v = LOG_INT(key, cfg->overlap_triangles); break;
-		case CONFIG_MAX_REPLY: v = LOG_INT(key, cfg->max_reply); break;
-		case CONFIG_SHAPE_STORE: v = LOG_INT(key, cfg->shape_store); break;
-		case CONFIG_STORE_PER_CLIENT: v = LOG_INT(key, cfg->store_per_client); break;
-		case CONFIG_IMPORT_MEMORY: v = LOG_INT(key, cfg->import_memory); break;
-		case CONFIG_IMPORT_CPU: v = LOG_INT(key, cfg->import_cpu_ms); break;
-		case CONFIG_MAX_IMPORT_BODY: v = LOG_INT(key, cfg->max_import_body); break;
-		case CONFIG_MAX_IMPORTS: v = LOG_INT(key, cfg->max_imports); break;
-		case CONFIG_WELD: v = LOG_REAL(key, cfg->weld); break;
-		case CONFIG_MAX_CONNECTIONS: v = LOG_INT(key, cfg->max_connections); break;
-		case CONFIG_MAX_CONNECTIONS_PER_CLIENT:
-			v = LOG_INT(key, cfg->max_connections_per_client);
-			break;
-		case CONFIG_MAX_QUEUE: v = LOG_INT(key, cfg->max_queue); break;
-		case CONFIG_MAX_QUEUE_PER_CLIENT: v = LOG_INT(key, cfg->max_queue_per_client); break;
-		case CONFIG_IDLE_TIMEOUT: v = LOG_INT(key, cfg->idle_timeout_ms); break;
-		case CONFIG_HEADER_TIMEOUT: v = LOG_INT(key, cfg->header_timeout_ms); break;
-		case CONFIG_READ_TIMEOUT: v = LOG_INT(key, cfg->read_timeout_ms); break;
-		case CONFIG_MIN_BODY_RATE: v = LOG_INT(key, cfg->min_body_rate); break;
-		case CONFIG_BODY_GRACE: v = LOG_INT(key, cfg->body_grace_ms); break;
-		case CONFIG_REQUEST_TIMEOUT: v = LOG_INT(key, cfg->request_timeout_ms); break;
-		case CONFIG_DRAIN_TIMEOUT: v = LOG_INT(key, cfg->drain_timeout_ms); break;
-		case CONFIG_AUTH_TOKEN_FILE:
-			v = LOG_STR(key, cfg->auth_token ? cfg->auth_token_file : NULL);
-			break;
-		case CONFIG_TLS_CERT:
-			v = LOG_STR(key, cfg->tls_cert ? cfg->tls_cert_file : NULL);
-			break;
-		case CONFIG_TLS_KEY:
-			v = LOG_STR(key, cfg->tls_key ? cfg->tls_key_file : NULL);
-			break;
-		case CONFIG_WEB:
-			v = LOG_STR(key, cfg->web_dir[0] ? cfg->web_dir : NULL);
-			break;
-		case CONFIG_STORE_REDIS:
-			v = LOG_STR(key, cfg->store_redis_text[0] ? cfg->store_redis_text : NULL);
-			break;
-		case CONFIG_STORE_TTL: v = LOG_INT(key, 1000ULL * cfg->store_ttl_s); break;
-		case CONFIG_STORE_REDIS_TIMEOUT: v = LOG_INT(key, cfg->store_redis_timeout_ms); break;
-		case CONFIG_STORE_PER_TENANT: v = LOG_INT(key, cfg->store_per_tenant); break;
-		case CONFIG_STORE_DELETE: v = LOG_BOOL(key, cfg->store_delete); break;
-		case CONFIG_AUTH_OPEN:
-		case CONFIG_CORS_ORIGIN: {
-			char *const *items = id == CONFIG_AUTH_OPEN ? cfg->auth_open : cfg->cors_origins;
-			size_t n = id == CONFIG_AUTH_OPEN ? cfg->n_auth_open : cfg->n_cors_origins;
-			v = LOG_STRV(key, (const char *const *)items, n);
-			break;
-		}
-		default:
-			break;
-		}
-		snprintf(keys->source[id], sizeof keys->source[id], "%s_source", key);
+		const option *o = &options[id];
+		log_field v = o->log ? o->log(cfg, o->key) : number_log(cfg, o);
+		if (id == CONFIG_LISTEN && listen) /* the address bound */
+			v = LOG_STR(o->key, listen);
+		snprintf(keys->source[id], sizeof keys->source[id], "%s_source", o->key);
 		out[2 * id] = v;
 		out[2 * id + 1] = LOG_STR(keys->source[id], cfg->source[id]);
 	}
