@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "hull3.h"
-#include "overlap.h"
+#include "overlap_work.h"
 
 /* The offset of b: this fraction of the work's scale (the larger of the
  * size and the farthest coordinate), in one of these directions. */

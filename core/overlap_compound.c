@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compound.h"
-#include "overlap.h"
+#include "overlap_work.h"
 
 typedef struct leaves {
 	clash_shape *s;
