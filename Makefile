@@ -490,8 +490,9 @@ $(DEPLOY_NPM):
 		$(DEPLOY_NPM_PKGS)
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
 # its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
-module-check:
-	node tests/modules.cjs
+# Includes and calls: the calls are read from the objects (nm).
+module-check: $(CORE_OBJ) $(PROTO_OBJ) $(SERVER_OBJ) $(CLI_OBJ)
+	CLASH_BUILD=$(B) node tests/modules.cjs
 
 # The clash tool's outputs byte for byte against those of CLI_BASE (a git
 # revision, main unless given), built in a temporary directory: for a change

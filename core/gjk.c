@@ -537,6 +537,14 @@ static int primitive_query(const clash_shape *a, const clash_shape *b,
 	return gjk_convex(pa, pb, opt, r);
 }
 
+/* A convex pair (polytopes and primitives): what the mesh layer asks of
+ * each triangle against a convex side. */
+static int convex_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                        clash_result *r)
+{
+	return a->kind || b->kind ? primitive_query(a, b, opt, r) : gjk_convex(a, b, opt, r);
+}
+
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
@@ -545,7 +553,7 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 		return compound_query(a, b, opt, clash_gjk, r, NULL);
 	/* Triangle meshes: their own search (mesh_query.c). */
 	if (a && b && (a->mesh || b->mesh))
-		return mesh_query(a, b, opt, r);
+		return mesh_query(a, b, opt, convex_query, r);
 	/* Exact primitives: as polytopes where they are ones, else curved. */
 	if (a && b && (a->kind || b->kind))
 		return primitive_query(a, b, opt, r);

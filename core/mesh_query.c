@@ -108,7 +108,8 @@ typedef struct query {
 	double pa[3], pb[3];
 	int found;
 	size_t pairs;
-	clash_options sub; /* for clash_gjk on triangles */
+	clash_options sub; /* for the convex query on triangles */
+	compound_pair_fn convex; /* that query: clash_gjk's leaf method */
 	int converged;
 } query;
 
@@ -476,7 +477,7 @@ static int tri_convex(query *q, const double *w, clash_shape *tri)
 {
 	memcpy((double *)tri->vertices, w, 9 * sizeof *w);
 	clash_result r;
-	int err = clash_gjk(tri, q->b, &q->sub, &r);
+	int err = q->convex(tri, q->b, &q->sub, &r);
 	if (err)
 		return err;
 	q->pairs++;
@@ -488,7 +489,7 @@ static int tri_convex(query *q, const double *w, clash_shape *tri)
 		if (q->sub.want == CLASH_WANT_VERDICT) {
 			clash_options o = q->sub;
 			o.want = CLASH_WANT_DISTANCE;
-			if ((err = clash_gjk(tri, q->b, &o, &r)))
+			if ((err = q->convex(tri, q->b, &o, &r)))
 				return err;
 		}
 		q->found = 1;
@@ -884,7 +885,7 @@ static int in_convex(query *q, const double *world, int other_is_b)
 	clash_options o = q->sub;
 	o.want = CLASH_WANT_VERDICT;
 	clash_result r;
-	int err = clash_gjk(&pt, q->b, &o, &r);
+	int err = q->convex(&pt, q->b, &o, &r);
 	return err ? err : r.intersecting;
 }
 
@@ -925,9 +926,10 @@ static int check_shape(const clash_shape *s)
 /* The query's set-up: the shapes' maps, then the size and tolerance
  * (clash_gjk's rule, with boxes for balls); cb: a convex b's box. */
 static int query_init(query *q, const clash_shape *a, const clash_shape *b,
-                      const clash_options *opt, obox *cb)
+                      const clash_options *opt, compound_pair_fn convex, obox *cb)
 {
 	memset(q, 0, sizeof *q);
+	q->convex = convex;
 	q->a = a;
 	q->b = b;
 	q->ma = a->mesh;
@@ -1074,11 +1076,11 @@ static int distance_pass(query *q, const obox *cb, clash_shape *tri, clash_resul
  * threshold (pruned at it, so cheap)?  Else is a part of one inside the
  * other?  Else the distance, pruned at the best so far. */
 static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-               clash_result *r)
+               compound_pair_fn convex, clash_result *r)
 {
 	query q;
 	obox cb;
-	int err = query_init(&q, a, b, opt, &cb);
+	int err = query_init(&q, a, b, opt, convex, &cb);
 	if (err)
 		return err;
 	double tw[9] = {0};
@@ -1129,7 +1131,7 @@ static void swap_result(clash_result *r)
 }
 
 int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-               clash_result *r)
+               compound_pair_fn convex, clash_result *r)
 {
 	if (r == NULL)
 		return CLASH_EINVAL;
@@ -1148,9 +1150,9 @@ int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *
 			return CLASH_ENOTSUP;
 	}
 	if (a->mesh)
-		err = run(a, b, opt, r);
+		err = run(a, b, opt, convex, r);
 	else {
-		err = run(b, a, opt, r);
+		err = run(b, a, opt, convex, r);
 		if (!err)
 			swap_result(r);
 	}

@@ -6,10 +6,14 @@
 #define CLASH_MESH_QUERY_H
 
 #include "clash.h"
+#include "compound.h"
 
-/* clash_gjk's answer for a and b, neither compound, one or both meshes. */
+/* clash_gjk's answer for a and b, neither compound, one or both meshes.
+ * `convex` answers a triangle (or a point) against a convex side, the
+ * method of clash_gjk's leaves, passed down as compound_query's is so
+ * that this layer never calls back up into the dispatch. */
 int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-               clash_result *r);
+               compound_pair_fn convex, clash_result *r);
 
 /* Point p (in m's own coordinates) inside the closed mesh m: its winding
  * number, the signed count of a ray's crossings, not 0?  1 inside, 0

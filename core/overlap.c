@@ -1,6 +1,7 @@
 /*
- * overlap.c — mesh clash reports (issue #24): where two shapes with a mesh
- * on either side cross, and how much they overlap (clash_overlap_get).
+ * overlap.c — mesh clash reports (issue #24) for one pair of leaves: where
+ * two shapes with a mesh on either side cross, and how much they overlap
+ * (ov_pair; clash_overlap_get, in overlap_compound.c, calls it).
  *
  * The work is done in a's frame: b's triangles are mapped into it and
  * moved by a tiny offset in a fixed generic direction, so that no contact
@@ -19,7 +20,7 @@
 #include <string.h>
 
 #include "hull3.h"
-#include "overlap.h"
+#include "overlap_work.h"
 
 /* The offset of b: this fraction of the work's scale (the larger of the
  * size and the farthest coordinate), in one of these directions. */
@@ -283,25 +284,4 @@ int ov_pair(const clash_shape *a, const clash_shape *b, const clash_overlap_opti
 	free(src[0].store);
 	free(src[1].store);
 	return err;
-}
-
-int clash_overlap_get(const clash_shape *a, const clash_shape *b,
-                      const clash_overlap_options *opt, clash_overlap **out)
-{
-	if (out != NULL)
-		*out = NULL;
-	if (a == NULL || b == NULL || out == NULL)
-		return CLASH_EINVAL;
-	if (a->dim != 3 || b->dim != 3)
-		return CLASH_EINVAL;
-	if (a->nparts || b->nparts)
-		return ov_compound(a, b, opt, out);
-	if (a->mesh == NULL && b->mesh == NULL)
-		return CLASH_EINVAL;
-	return ov_pair(a, b, opt, out);
-}
-
-void clash_overlap_free(clash_overlap *o)
-{
-	free(o);
 }

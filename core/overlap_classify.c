@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "mesh_query.h"
-#include "overlap.h"
+#include "overlap_work.h"
 
 uint32_t ov_find(uint32_t *uf, uint32_t i)
 {

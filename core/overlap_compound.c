@@ -1,5 +1,6 @@
 /*
- * overlap_compound.c — mesh clash reports for compound shapes: every pair
+ * overlap_compound.c — the entry of mesh clash reports (clash_overlap_get)
+ * and their compound shapes: every pair
  * of leaves (a leaf of a against a leaf of b, in world poses, as
  * core/compound.c walks them) is reported on its own (overlap.c), and the
  * answers are joined: regions in order of the pairs, named by their
@@ -14,7 +15,7 @@
 #include <string.h>
 
 #include "compound.h"
-#include "overlap.h"
+#include "overlap_work.h"
 
 typedef struct leaves {
 	clash_shape *s;
@@ -205,4 +206,28 @@ int ov_compound(const clash_shape *a, const clash_shape *b, const clash_overlap_
 	free(lb.s);
 	free(lb.top);
 	return err;
+}
+
+/* The entry point: a pair of leaves directly (overlap.c), compound
+ * shapes leaf pair by leaf pair (above).  It lives here, above both, so
+ * that overlap.c never calls back into this file. */
+int clash_overlap_get(const clash_shape *a, const clash_shape *b,
+                      const clash_overlap_options *opt, clash_overlap **out)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (a == NULL || b == NULL || out == NULL)
+		return CLASH_EINVAL;
+	if (a->dim != 3 || b->dim != 3)
+		return CLASH_EINVAL;
+	if (a->nparts || b->nparts)
+		return ov_compound(a, b, opt, out);
+	if (a->mesh == NULL && b->mesh == NULL)
+		return CLASH_EINVAL;
+	return ov_pair(a, b, opt, out);
+}
+
+void clash_overlap_free(clash_overlap *o)
+{
+	free(o);
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "overlap.h"
+#include "overlap_work.h"
 #include "predicates.h"
 #include "tri_cut.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "overlap.h"
+#include "overlap_work.h"
 
 typedef struct tri_entry {
 	uint32_t region, side, index;

@@ -1,7 +1,7 @@
-// modules.cjs — the include graph of core/, proto/, server/ and cli/ has no
-// cycle (issue #17): a .c and its .h are one module, a header without a .c
-// a module of its own, and module A depends on B when a file of A includes
-// B's header.  And jansson stays in proto/: no file of server/ or cli/
+// modules.cjs — the dependency graph of core/, proto/, server/ and cli/
+// has no cycle: a .c and its .h are one module, a header without a .c a
+// module of its own, and module A depends on B when a file of A includes
+// B's header or A's object calls a function (or reads data) B's defines.  And jansson stays in proto/: no file of server/ or cli/
 // includes <jansson.h>, directly or through a header (proto's public
 // headers are those that do not bring it), or names a json_* function or
 // type (server/gen/ is a build-time tool, not a module).  And hiredis
@@ -105,6 +105,36 @@ for (const sub of ['', 'include'])
 				wasmUses.push(`${name} includes "${inc}", not a header of proto/ or ${wasmDir}/include`);
 	}
 
+// Calls as well as includes: module A also depends on B when A's object
+// uses a symbol B's object defines (nm over the objects `make all` built,
+// under CLASH_BUILD or build/), so a cycle through calls alone (a header
+// without its own .c, a function declared by hand) fails too.  A callback
+// passed down is no dependency: only link-time references count.
+const { execFileSync } = require('child_process');
+const objDir = path.join(process.env.CLASH_BUILD || path.join(root, 'build'), 'obj');
+const defines = new Map(), uses = new Map();
+for (const m of modules.keys()) {
+	const obj = path.join(objDir, `${m}.o`);
+	if (!fs.existsSync(obj)) continue;
+	const u = new Set();
+	for (const line of execFileSync('nm', [obj], { encoding: 'utf8' }).split('\n')) {
+		const f = line.trim().split(/\s+/);
+		if (f.length === 3 && /^[TDBRC]$/.test(f[1])) defines.set(f[2], m);
+		else if (f.length === 2 && f[0] === 'U') u.add(f[1]);
+	}
+	uses.set(m, u);
+}
+if (uses.size === 0) {
+	console.log(`modules: no objects under ${objDir}: run make all first`);
+	process.exit(1);
+}
+let callEdges = 0;
+for (const [m, u] of uses)
+	for (const sym of u) {
+		const t = defines.get(sym);
+		if (t && t !== m && !deps.get(m).has(t)) { deps.get(m).add(t); callEdges++; }
+	}
+
 // Tarjan's strongly connected components: any of more than one module is
 // a cycle.
 let index = 0;
@@ -127,7 +157,8 @@ for (const v of deps.keys()) if (!idx.has(v)) visit(v);
 
 let edges = 0;
 for (const s of deps.values()) edges += s.size;
-console.log(`modules: ${modules.size} modules, ${edges} dependencies, ${cycles.length} cycles`);
+console.log(`modules: ${modules.size} modules, ${edges} dependencies (${callEdges} by calls alone, ` +
+	`${uses.size} objects read), ${cycles.length} cycles`);
 for (const c of cycles) console.log(`modules: cycle of ${c.length}: ${c.join(' ')}`);
 console.log(`modules: jansson in ${janssonFree.join(', ')}: ${janssonUses.length} uses`);
 for (const u of janssonUses) console.log(`modules: jansson outside proto/: ${u}`);

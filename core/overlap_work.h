@@ -1,5 +1,5 @@
 /*
- * overlap.h — the working state of a mesh clash report (internal to the
+ * overlap_work.h — the working state of a mesh clash report (internal to the
  * core; core/overlap.c drives it).
  *
  * Both sides are meshes, side 0 (a) in its own frame, which is the common
@@ -11,8 +11,8 @@
  * inside the other solid and adds up the volume; overlap_regions.c joins
  * the pieces into regions and writes the answer.
  */
-#ifndef CLASH_OVERLAP_H
-#define CLASH_OVERLAP_H
+#ifndef CLASH_OVERLAP_WORK_H
+#define CLASH_OVERLAP_WORK_H
 
 #include <stddef.h>
 #include <stdint.h>
