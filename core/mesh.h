@@ -5,7 +5,8 @@
  * boundary: this header, then the triangles' corner coordinates in tree
  * order (9 doubles each, so a leaf's triangles are read contiguously),
  * then the tree's nodes (32 bytes each, from a 64-byte boundary), then one
- * triangle of each connected part, then, for a mesh that is not closed,
+ * triangle of each connected part, then each triangle's input index (tree
+ * order; 4 bytes a triangle), then, for a mesh that is not closed,
  * the far field of the winding number (from a 64-byte boundary).  The tree is a binary bounding-volume
  * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
  * is node 0 (node 1 is padding), and the two children of an inner node are
@@ -20,6 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <float.h>
+
+#include "affine.h"
 #include "clash.h"
 #include "mesh_topo.h"
 
@@ -50,6 +54,9 @@ struct clash_mesh {
 	 * other, so its first corner decides for it. */
 	uint32_t *reps;
 	size_t nreps;
+	/* The input index (the order given to the build) of each triangle in
+	 * tree order, after the parts: answers name triangles by it. */
+	uint32_t *input;
 	/* The edge census (after the weld) and the triangles turned over. */
 	mesh_topo topo;
 	/* The far field of the winding number (winding.h), after the parts;
@@ -83,6 +90,43 @@ static inline void mesh_node_box(const clash_mesh *m, const mesh_node *n, double
 	for (int k = 0; k < 3; k++) {
 		lo[k] = m->origin[k] + (double)n->lo[k];
 		hi[k] = m->origin[k] + (double)n->hi[k];
+	}
+}
+
+typedef struct obox {
+	double c[3], h[3]; /* centre and half extents */
+} obox;
+
+/* The box of node n mapped by f (NULL: as it is), grown to hold the map
+ * of every point of it despite rounding. */
+static inline void mesh_node_obox(const clash_mesh *m, const mesh_node *n, const affine *f, obox *o)
+{
+	/* Float bounds: their half sum and half difference are exact in
+	 * double; the origin's addition rounds within the growth below.
+	 * Scalars throughout (no local arrays: stores then wide loads of
+	 * them stall store forwarding). */
+	if (f == NULL || f->shift) {
+		const int shift = f != NULL;
+		for (int k = 0; k < 3; k++) {
+			const double lo = n->lo[k], hi = n->hi[k];
+			const double c = m->origin[k] + 0.5 * (lo + hi), h = 0.5 * (hi - lo);
+			const double t = shift ? f->t[k] : 0.0;
+			o->c[k] = c + t;
+			o->h[k] = h * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * (fabs(c) + fabs(t));
+		}
+		return;
+	}
+	double c[3], h[3];
+	for (int k = 0; k < 3; k++) {
+		c[k] = m->origin[k] + 0.5 * ((double)n->lo[k] + (double)n->hi[k]);
+		h[k] = 0.5 * ((double)n->hi[k] - (double)n->lo[k]);
+	}
+	affine_apply(f, c, o->c);
+	for (int r = 0; r < 3; r++) {
+		const double *l = f->l + 3 * r;
+		double e = fabs(l[0]) * h[0] + fabs(l[1]) * h[1] + fabs(l[2]) * h[2];
+		double mag = fabs(f->t[r]) + fabs(l[0] * c[0]) + fabs(l[1] * c[1]) + fabs(l[2] * c[2]);
+		o->h[r] = e * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * mag;
 	}
 }
 

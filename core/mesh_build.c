@@ -120,10 +120,11 @@ static layout mesh_layout(size_t nv, size_t nt)
 	layout l;
 	l.tri = align64(sizeof(clash_mesh));
 	l.nodes = align64(l.tri + 9 * nt * sizeof(double));
-	/* 2 nt nodes at most (a pad and nt leaves), then the parts: their
-	 * list in input order is read before the tree is built, which then
-	 * writes them in tree order after its nodes, over the list. */
-	l.list = l.nodes + 2 * nt * sizeof(mesh_node);
+	/* 2 nt nodes at most (a pad and nt leaves), then the parts, then the
+	 * input index of each triangle: the parts' list in input order is
+	 * read before the tree is built, which then writes both in tree
+	 * order after its nodes, over the list. */
+	l.list = l.nodes + 2 * nt * sizeof(mesh_node) + align8(nt * sizeof(uint32_t));
 	if (l.list < align8(l.tri + topo_bytes(nv, nt)))
 		l.list = align8(l.tri + topo_bytes(nv, nt));
 	/* The turns' bitmap after the list, then the welded coordinates; the
@@ -544,6 +545,7 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 		const uint32_t id = ids[i], t = id & ~(REP_BIT | FLIP_BIT);
 		if (id & REP_BIT)
 			m->reps[--k] = (uint32_t)i;
+		m->input[i] = t;
 		for (int c = 0; c < 3; c++) {
 			const int from = (id & FLIP_BIT) && c ? 3 - c : c;
 			memcpy(m->tri + 9 * i + 3 * c, m->positions + 3 * vertex_of(m->indices, t, from),
@@ -612,10 +614,11 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 			ids[t] |= FLIP_BIT;
 	build_tree(m, r, ids, bins, &rb, &rc);
 	m->reps = (uint32_t *)(m->nodes + m->nnodes);
+	m->input = m->reps + nreps;
 	place_triangles(m, ids, nreps);
 	m->positions = positions;
 	m->magic = MESH_MAGIC;
-	m->bytes = (size_t)((char *)(m->reps + m->nreps) - base);
+	m->bytes = (size_t)((char *)(m->input + ntriangles) - base);
 	m->capped = !m->topo.closed && nholes != SIZE_MAX;
 	const size_t hole_bytes = m->capped ? nholes * sizeof(mesh_hole) +
 	                                              nedges * sizeof(mesh_hole_edge)
@@ -752,6 +755,7 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->nodes = (mesh_node *)(to + ((const char *)m->nodes - from));
 	c->tri = (double *)(to + ((const char *)m->tri - from));
 	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
+	c->input = (uint32_t *)(to + ((const char *)m->input - from));
 	c->far = m->far ? to + ((const char *)m->far - from) : NULL;
 	c->holes = m->holes ? (const mesh_hole *)(to + ((const char *)m->holes - from)) : NULL;
 	c->hole_nodes = m->hole_nodes

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "affine.h"
 #include "mesh.h"
 #include "mesh_holes.h"
 #include "mesh_query.h"
@@ -41,69 +42,6 @@
 #define MESH_CANCEL_EVERY 256
 /* Ray directions tried before a point is given up as undecided. */
 #define MESH_RAY_TRIES 64
-
-/* ---- affine maps (row-major: x' = l x + t) ------------------------------ */
-
-typedef struct affine {
-	double l[9], t[3];
-	int shift; /* l is exactly the identity (set by mark_shift) */
-} affine;
-
-static void mark_shift(affine *f)
-{
-	f->shift = 1;
-	for (int k = 0; k < 9; k++)
-		f->shift = f->shift && f->l[k] == (double)(k % 4 == 0);
-}
-
-static void affine_of(const clash_shape *s, affine *f)
-{
-	f->shift = 0;
-	for (int r = 0; r < 3; r++) {
-		for (int c = 0; c < 3; c++)
-			f->l[3 * r + c] = s->posed ? s->linear[3 * c + r] : (double)(r == c);
-		f->t[r] = s->posed ? s->translation[r] : 0.0;
-	}
-}
-
-static void apply(const affine *f, const double *v, double *x)
-{
-	if (f->shift) {
-		for (int r = 0; r < 3; r++)
-			x[r] = v[r] + f->t[r];
-		return;
-	}
-	for (int r = 0; r < 3; r++)
-		x[r] = f->t[r] + f->l[3 * r] * v[0] + f->l[3 * r + 1] * v[1] + f->l[3 * r + 2] * v[2];
-}
-
-/* The inverse of f (its linear part is non-singular: shape.c checks). */
-static void invert(const affine *f, affine *g)
-{
-	g->shift = 0;
-	const double *m = f->l;
-	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
-	               m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
-	               m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};
-	const double det = m[0] * c[0] + m[1] * c[3] + m[2] * c[6];
-	for (int k = 0; k < 9; k++)
-		g->l[k] = c[k] / det;
-	for (int r = 0; r < 3; r++)
-		g->t[r] = -(g->l[3 * r] * f->t[0] + g->l[3 * r + 1] * f->t[1] + g->l[3 * r + 2] * f->t[2]);
-}
-
-/* h = f after g. */
-static void compose(const affine *f, const affine *g, affine *h)
-{
-	h->shift = 0;
-	for (int r = 0; r < 3; r++) {
-		for (int c = 0; c < 3; c++)
-			h->l[3 * r + c] = f->l[3 * r] * g->l[c] + f->l[3 * r + 1] * g->l[3 + c] +
-			                  f->l[3 * r + 2] * g->l[6 + c];
-		h->t[r] = f->t[r] + f->l[3 * r] * g->t[0] + f->l[3 * r + 1] * g->t[1] +
-		          f->l[3 * r + 2] * g->t[2];
-	}
-}
 
 /* A lower bound on the least singular value of f's linear part: |l x| >=
  * it |x|.  1 (rounded down) for rotations, s for similarities; else the
@@ -134,43 +72,6 @@ static double sigma_min(const affine *f)
 }
 
 /* ---- boxes --------------------------------------------------------------- */
-
-typedef struct obox {
-	double c[3], h[3]; /* centre and half extents */
-} obox;
-
-/* The box of node n mapped by f (NULL: as it is), grown to hold the map
- * of every point of it despite rounding. */
-static void node_box(const clash_mesh *m, const mesh_node *n, const affine *f, obox *o)
-{
-	/* Float bounds: their half sum and half difference are exact in
-	 * double; the origin's addition rounds within the growth below.
-	 * Scalars throughout (no local arrays: stores then wide loads of
-	 * them stall store forwarding). */
-	if (f == NULL || f->shift) {
-		const int shift = f != NULL;
-		for (int k = 0; k < 3; k++) {
-			const double lo = n->lo[k], hi = n->hi[k];
-			const double c = m->origin[k] + 0.5 * (lo + hi), h = 0.5 * (hi - lo);
-			const double t = shift ? f->t[k] : 0.0;
-			o->c[k] = c + t;
-			o->h[k] = h * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * (fabs(c) + fabs(t));
-		}
-		return;
-	}
-	double c[3], h[3];
-	for (int k = 0; k < 3; k++) {
-		c[k] = m->origin[k] + 0.5 * ((double)n->lo[k] + (double)n->hi[k]);
-		h[k] = 0.5 * ((double)n->hi[k] - (double)n->lo[k]);
-	}
-	apply(f, c, o->c);
-	for (int r = 0; r < 3; r++) {
-		const double *l = f->l + 3 * r;
-		double e = fabs(l[0]) * h[0] + fabs(l[1]) * h[1] + fabs(l[2]) * h[2];
-		double mag = fabs(f->t[r]) + fabs(l[0] * c[0]) + fabs(l[1] * c[1]) + fabs(l[2] * c[2]);
-		o->h[r] = e * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * mag;
-	}
-}
 
 /* Squared distance between two boxes. */
 static double box_gap2(const obox *x, const obox *y)
@@ -242,7 +143,7 @@ static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f,
 	for (uint32_t i = 0; i < n->count; i++) {
 		const double *t = mesh_tri(m, n->first + i);
 		for (int c = 0; c < 3; c++)
-			apply(f, t + 3 * c, w + 9 * i + 3 * c);
+			affine_apply(f, t + 3 * c, w + 9 * i + 3 * c);
 	}
 }
 
@@ -330,8 +231,8 @@ static int mesh_mesh(query *q)
 	/* The current pair lives in locals; only the farther child of a
 	 * split is pushed, the nearer one is searched next (depth first). */
 	pair_entry cur;
-	node_box(q->ma, &na[0], NULL, &cur.ax);
-	node_box(q->mb, &nb[0], &q->ba, &cur.bx);
+	mesh_node_obox(q->ma, &na[0], NULL, &cur.ax);
+	mesh_node_obox(q->mb, &nb[0], &q->ba, &cur.bx);
 	cur.na = cur.nb = 0;
 	cur.lb2 = pair_lb2(q, &cur.ax, &cur.bx);
 	for (;;) {
@@ -352,7 +253,7 @@ static int mesh_mesh(query *q)
 			for (int i = 0; i < 2; i++) {
 				c[i].na = k[i];
 				c[i].nb = cur.nb;
-				node_box(q->ma, &na[k[i]], NULL, &c[i].ax);
+				mesh_node_obox(q->ma, &na[k[i]], NULL, &c[i].ax);
 				c[i].bx = cur.bx;
 				c[i].lb2 = pair_lb2(q, &c[i].ax, &cur.bx);
 			}
@@ -362,7 +263,7 @@ static int mesh_mesh(query *q)
 				c[i].na = cur.na;
 				c[i].nb = k[i];
 				c[i].ax = cur.ax;
-				node_box(q->mb, &nb[k[i]], &q->ba, &c[i].bx);
+				mesh_node_obox(q->mb, &nb[k[i]], &q->ba, &c[i].bx);
 				c[i].lb2 = pair_lb2(q, &cur.ax, &c[i].bx);
 			}
 		}
@@ -641,7 +542,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 	node_entry stack[MESH_STACK];
 	int top = 0;
 	obox x;
-	node_box(q->ma, &nodes[0], NULL, &x);
+	mesh_node_obox(q->ma, &nodes[0], NULL, &x);
 	stack[top++] = (node_entry){0, sqrt(box_gap2(&x, cb)) * q->sig};
 	while (top > 0) {
 		node_entry e = stack[--top];
@@ -660,7 +561,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 				if (pruned(q, sqrt(box_gap2(&tb, cb)) * q->sig))
 					continue;
 				for (int c = 0; c < 3; c++)
-					apply(&q->fa, t + 3 * c, w + 3 * c);
+					affine_apply(&q->fa, t + 3 * c, w + 3 * c);
 				int err = tri_convex(q, w, tri);
 				if (err)
 					return err;
@@ -672,7 +573,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 		node_entry c[2];
 		uint32_t k[2] = {nd->first, nd->first + 1};
 		for (int i = 0; i < 2; i++) {
-			node_box(q->ma, &nodes[k[i]], NULL, &x);
+			mesh_node_obox(q->ma, &nodes[k[i]], NULL, &x);
 			c[i] = (node_entry){k[i], sqrt(box_gap2(&x, cb)) * q->sig};
 		}
 		int near = c[1].lb < c[0].lb;
@@ -690,7 +591,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 static void convex_box(const query *q, obox *o)
 {
 	affine f;
-	compose(&q->ia, &q->fb, &f);
+	affine_compose(&q->ia, &q->fb, &f);
 	const clash_shape *b = q->b;
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	double mag = 0.0, corners[24], plo[3], phi[3];
@@ -706,7 +607,7 @@ static void convex_box(const query *q, obox *o)
 	}
 	for (size_t i = 0; i < npts; i++) {
 		double x[3];
-		apply(&f, pts + 3 * i, x);
+		affine_apply(&f, pts + 3 * i, x);
 		for (int k = 0; k < 3; k++) {
 			lo[k] = fmin(lo[k], x[k]);
 			hi[k] = fmax(hi[k], x[k]);
@@ -934,7 +835,7 @@ int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile 
 static double mesh_size(const clash_mesh *m, const affine *f, double *far)
 {
 	obox o;
-	node_box(m, &m->nodes[0], f, &o);
+	mesh_node_obox(m, &m->nodes[0], f, &o);
 	double h = sqrt(o.h[0] * o.h[0] + o.h[1] * o.h[1] + o.h[2] * o.h[2]);
 	*far = h + sqrt(o.c[0] * o.c[0] + o.c[1] * o.c[1] + o.c[2] * o.c[2]);
 	return h;
@@ -955,9 +856,9 @@ static int in_mesh(query *q, const double *world, int other_is_b)
 {
 	const clash_mesh *m = other_is_b ? q->mb : q->ma;
 	affine inv;
-	invert(other_is_b ? &q->fb : &q->fa, &inv);
+	affine_invert(other_is_b ? &q->fb : &q->fa, &inv);
 	double p[3];
-	apply(&inv, world, p);
+	affine_apply(&inv, world, p);
 	/* Closed: the winding number is the rays' signed count, exactly and
 	 * as fast as their parity; else the generalized one, by the tree. */
 	if (!m->topo.closed) {
@@ -994,7 +895,7 @@ static int parts_inside(query *q, const clash_mesh *m, const affine *f, inside_f
 {
 	for (size_t i = 0; i < m->nreps; i++) {
 		double w[3];
-		apply(f, mesh_tri(m, m->reps[i]), w);
+		affine_apply(f, mesh_tri(m, m->reps[i]), w);
 		int c = fn(q, w, other_is_b);
 		if (c < 0)
 			return c;
@@ -1035,11 +936,11 @@ static int query_init(query *q, const clash_shape *a, const clash_shape *b,
 	q->cancel = opt ? opt->cancel : NULL;
 	affine_of(a, &q->fa);
 	affine_of(b, &q->fb);
-	invert(&q->fa, &q->ia);
-	compose(&q->ia, &q->fb, &q->ba);
-	mark_shift(&q->fa);
-	mark_shift(&q->fb);
-	mark_shift(&q->ba);
+	affine_invert(&q->fa, &q->ia);
+	affine_compose(&q->ia, &q->fb, &q->ba);
+	affine_mark_shift(&q->fa);
+	affine_mark_shift(&q->fb);
+	affine_mark_shift(&q->ba);
 	q->sig = sigma_min(&q->fa);
 	q->sig2 = q->sig * q->sig;
 	q->rsum = a->radius + b->radius;
@@ -1119,7 +1020,7 @@ static int containment(query *q, const clash_shape *b, clash_result *r)
 			/* b is convex: connected, one point decides. */
 			double v[3];
 			affine_of(b, &q->fb);
-			apply(&q->fb, b->vertices, v);
+			affine_apply(&q->fb, b->vertices, v);
 			c = in_mesh(q, v, 0);
 			if (c > 0)
 				memcpy(at, v, sizeof v);
