@@ -149,7 +149,9 @@ static void region_text(proto_text *t, const clash_overlap_region *g, int parts)
 	}
 	PROTO_TEXT_LIT(t, ",\"curve\":[");
 	for (size_t i = 0; i < g->npolylines; i++) {
-		PROTO_TEXT_LIT(t, i ? ",{\"closed\":" : "{\"closed\":");
+		if (i)
+			PROTO_TEXT_LIT(t, ",");
+		PROTO_TEXT_LIT(t, "{\"closed\":");
 		if (g->closed[i])
 			PROTO_TEXT_LIT(t, "true,\"points\":");
 		else
