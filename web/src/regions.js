@@ -22,8 +22,11 @@ const ARROW_COLOR = 0xff5252;
 const curveMaterial = new THREE.LineBasicMaterial({ color: CURVE_COLOR, depthTest: false, transparent: true });
 // In front of the part's own faces at the same place (no z-fighting), still
 // hidden by what is in front of the part.
+// Translucent: a CAD face is often one or two large triangles, and the
+// curve and the part's own shading should still show through them.
 const triangleMaterial = new THREE.MeshBasicMaterial({
-  color: TRIANGLE_COLOR, side: THREE.DoubleSide, polygonOffset: true, polygonOffsetFactor: -1, polygonOffsetUnits: -4,
+  color: TRIANGLE_COLOR, side: THREE.DoubleSide, transparent: true, opacity: 0.6, depthWrite: false,
+  polygonOffset: true, polygonOffsetFactor: -1, polygonOffsetUnits: -4,
 });
 
 /** The listed triangles of a mesh (`{positions, indices}` as sent), in its own frame. */
@@ -67,7 +70,7 @@ export class RegionView {
   clear() {
     for (const o of [...this.group.children]) {
       this.group.remove(o);
-      if (o.isArrowHelper) o.dispose(); else o.geometry.dispose();
+      if (o instanceof THREE.ArrowHelper) o.dispose(); else o.geometry.dispose();
     }
     for (const t of this.tints) { t.removeFromParent(); t.geometry.dispose(); }
     this.tints = [];
@@ -109,7 +112,7 @@ export class RegionView {
   /** What is drawn, for the browser test: tinted triangles, curves (world points), arrows. */
   drawn() {
     const lines = this.group.children.filter((o) => o.isLine);
-    const arrows = this.group.children.filter((o) => o.isArrowHelper);
+    const arrows = this.group.children.filter((o) => o instanceof THREE.ArrowHelper);
     return {
       highlighted: Object.fromEntries(this.highlighted),
       curves: lines.map((l) => ({ closed: !!l.isLineLoop, points: Array.from({ length: l.geometry.attributes.position.count },
