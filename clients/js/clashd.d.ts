@@ -31,8 +31,8 @@ export type Health = Schemas['Health'];
 // Shape has every member optional (its oneOf says which go together), so
 // each of these is a Shape.
 
-/** What places a shape (or a ref): its added radius, pose and pose_end. */
-export interface Placement { radius?: number; pose?: Pose; pose_end?: Pose }
+/** What places a shape (or a ref): its added radius, pose and pose_end; and the unit it is drawn in. */
+export interface Placement { radius?: number; pose?: Pose; pose_end?: Pose; units?: Schemas['Units'] }
 /** A shape named by its id, with its own placement. */
 export interface ShapeRef extends Placement { ref: ShapeId }
 /** A triangle mesh shape: a solid when it encloses something (closed, or its holes leak little). */
@@ -50,6 +50,9 @@ export type PrimitiveShape = Primitive & Placement;
 
 /** The primitive members, in the order of their kind byte (1 sphere ... 6 ellipsoid). */
 export const PRIMITIVES: readonly ['sphere', 'box', 'capsule', 'cylinder', 'cone', 'ellipsoid'];
+/** The units a shape may name, in the order of their byte in its id (1 mm ... 4 in). */
+export const UNITS: readonly ['mm', 'cm', 'm', 'in'];
+export type Units = Schemas['Units'];
 /** The primitive member a shape has, or undefined. */
 export function primitiveKind(shape: unknown): (typeof PRIMITIVES)[number] | undefined;
 /** Whether a shape is, or has among its parts, a primitive. */
@@ -132,7 +135,11 @@ export class ClashdProblem extends Error {
 
 /** A flat position array ([x0, y0, z0, x1, ...]) as `{vertices}`. */
 export function fromPositions(positions: ArrayLike<number>, dim?: number): { vertices: number[][] };
-/** The canonical encoding whose SHA-256 is a shape's id (a TypeError for a ref, or a size not finite > 0). */
+/**
+ * The canonical encoding whose SHA-256 is a shape's id, its `units` (or a
+ * part's) included (a TypeError for a ref, a size not finite > 0, or units
+ * unknown or not all the same).
+ */
 export function canonicalBytes(shape: StoredShape | Shape): Uint8Array;
 /** A shape's id, computed locally (Web Crypto SHA-256). */
 export function shapeId(shape: StoredShape | Shape): Promise<ShapeId>;

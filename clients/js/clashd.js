@@ -146,9 +146,31 @@ function countBytes(s, where) {
 
 const MAGIC = 'clashd-shape-v1';
 
+/** The units a shape may name, in the order of their byte in the canonical encoding (1 mm ... 4 in). */
+export const UNITS = Object.freeze(['mm', 'cm', 'm', 'in']);
+
+/**
+ * The unit a shape names (itself or any part: one for all, as the server
+ * requires), or undefined; a TypeError naming the path of an unknown unit
+ * or of the first that differs, where the server would answer 422.
+ */
+function unitsOf(s, where, seen = { units: undefined, at: undefined }) {
+  if (s === null || typeof s !== 'object') return seen.units;
+  if (s.units !== undefined) {
+    const at = `${where}/units`;
+    if (!UNITS.includes(s.units)) throw new TypeError(`${at}: not one of ${UNITS.join(', ')}`);
+    if (seen.units === undefined) Object.assign(seen, { units: s.units, at });
+    else if (seen.units !== s.units) throw new TypeError(`${at}: ${s.units}, but ${seen.at || '/units'} is ${seen.units}`);
+  }
+  if (Array.isArray(s.parts)) s.parts.forEach((p, i) => unitsOf(p, `${where}/parts/${i}`, seen));
+  return seen.units;
+}
+
 /**
  * The canonical encoding of a shape's geometry (ShapeId in
- * proto/openapi.yaml): "clashd-shape-v1", dim, node(shape), every integer
+ * proto/openapi.yaml): "clashd-shape-v1", dim, 0x10 and the unit's byte
+ * (1 mm, 2 cm, 3 m, 4 in) when the shape or a part names `units`,
+ * node(shape), every integer
  * and double little-endian, -0 as +0, an absent radius as 0.  A node is
  * 0x01 and the points (`vertices`, or `positions` read `dim` at a time),
  * 0x02 and the parts, 0x03 and a mesh's vertices and indices (uint32),
@@ -158,12 +180,17 @@ const MAGIC = 'clashd-shape-v1';
  */
 export function canonicalBytes(shape) {
   const dim = shapeDim(shape, '');
-  const buf = new ArrayBuffer(MAGIC.length + 1 + countBytes(shape, ''));
+  const units = unitsOf(shape, '');
+  const buf = new ArrayBuffer(MAGIC.length + 1 + (units === undefined ? 0 : 2) + countBytes(shape, ''));
   const u8 = new Uint8Array(buf);
   const dv = new DataView(buf);
   let o = 0;
   for (let i = 0; i < MAGIC.length; i++) u8[o++] = MAGIC.charCodeAt(i);
   u8[o++] = dim;
+  if (units !== undefined) {
+    u8[o++] = 0x10;
+    u8[o++] = UNITS.indexOf(units) + 1;
+  }
   const f64 = (x, where) => {
     const v = Number(x);
     if (!Number.isFinite(v)) throw new TypeError(`${where}: not a finite number`);

@@ -15,6 +15,19 @@ export const FIRST_SELECTED = 'bolt';
 /** Where the plate's hole is (world x and z) and its radius. */
 export const HOLE = { x: 1.0, z: 0.9, radius: 0.3 };
 
+/** The unit of every coordinate: the scene and the query name it, answers echo it. */
+export const UNITS = 'mm';
+
+/** The bolt's shaft radius, its head's, and its half length (head included). */
+export const BOLT = { radius: 0.15, head: 0.26, halfLength: 0.8 };
+
+/**
+ * Where the bolt starts: in the plate's hole, off its axis by 0.2, so that
+ * its shaft (radius 0.15) cuts 0.05 into the hole's wall (radius 0.3) over
+ * the plate's thickness: a graze, the clash the page first shows.
+ */
+export const BOLT_GRAZING = [HOLE.x + 0.2, 0.5, HOLE.z];
+
 const v2 = (x, y) => new THREE.Vector2(x, y);
 
 /** A profile in the x-y plane extruded along +z by `depth`. */
@@ -24,11 +37,39 @@ function extrude(points, holes, depth) {
   return new THREE.ExtrudeGeometry(shape, { depth, bevelEnabled: false, curveSegments: 32 });
 }
 
-/** The base plate: 6 x 4, 0.2 thick (y 0 to 0.2), with a round hole. */
+/** A w x h rectangle centred on the origin, its corners rounded by r. */
+function roundedRectangle(w, h, r) {
+  const [x0, x1, y0, y1] = [-w / 2, w / 2, -h / 2, h / 2];
+  const s = new THREE.Shape().moveTo(x0 + r, y0);
+  s.lineTo(x1 - r, y0).absarc(x1 - r, y0 + r, r, -Math.PI / 2, 0, false);
+  s.lineTo(x1, y1 - r).absarc(x1 - r, y1 - r, r, 0, Math.PI / 2, false);
+  s.lineTo(x0 + r, y1).absarc(x0 + r, y1 - r, r, Math.PI / 2, Math.PI, false);
+  s.lineTo(x0, y0 + r).absarc(x0 + r, y0 + r, r, Math.PI, 1.5 * Math.PI, false);
+  return s;
+}
+
+/**
+ * The base plate: 6 x 4 with rounded corners, 0.2 thick (y 0 to 0.2), with
+ * a round hole.  Its faces are tessellated as a CAD export would be: a
+ * bolt that grazes the hole meets few of its triangles.
+ */
 function plateWithHole() {
   // The profile in x and -z, extruded along y by turning it about x.
-  const hole = new THREE.Path().absarc(HOLE.x, -HOLE.z, HOLE.radius, 0, 2 * Math.PI, true);
-  return extrude([[-3, -2], [3, -2], [3, 2], [-3, 2]], [hole], 0.2).rotateX(-Math.PI / 2);
+  const outline = roundedRectangle(6, 4, 0.4);
+  outline.holes.push(new THREE.Path().absarc(HOLE.x, -HOLE.z, HOLE.radius, 0, 2 * Math.PI, true));
+  return new THREE.ExtrudeGeometry(outline, { depth: 0.2, bevelEnabled: false, curveSegments: 32 })
+    .rotateX(-Math.PI / 2);
+}
+
+/**
+ * A bolt: a shaft with a round head, turned about y from its profile (a
+ * LatheGeometry), centred on its origin, so one closed surface (welded at
+ * the seam) rather than two bodies sharing a face.
+ */
+function bolt() {
+  const { radius: r, head: h, halfLength: l } = BOLT;
+  const headFrom = l - 0.2;
+  return new THREE.LatheGeometry([v2(0, -l), v2(r, -l), v2(r, headFrom), v2(h, headFrom), v2(h, l), v2(0, l)], 32);
 }
 
 /** An L-bracket: a 2 x 2 L of 0.3 thick legs, 1.5 deep. */
@@ -49,8 +90,8 @@ export function makeParts() {
       geometry: plateWithHole(), form: MESH, position: [0, 0, 0] },
     { id: 'bracket', name: 'L-bracket (mesh)', color: 0x3f7fbf,
       geometry: lBracket(), form: MESH, position: [-2.6, 0.25, -1.6] },
-    { id: 'bolt', name: 'bolt (cylinder)', color: 0xc9a227,
-      geometry: new THREE.CylinderGeometry(0.15, 0.15, 1.6, 32), form: PRIMITIVE, position: [0.4, 1.25, 0.9] },
+    { id: 'bolt', name: 'bolt (mesh)', color: 0xc9a227,
+      geometry: bolt(), form: MESH, position: BOLT_GRAZING },
     { id: 'pipe', name: 'pipe (cylinder)', color: 0x4db6ac,
       geometry: new THREE.CylinderGeometry(0.2, 0.2, 3, 32), form: PRIMITIVE, position: [1.1, 0.45, -0.2], rotation: [0, 0, Math.PI / 2] },
     { id: 'wedge', name: 'wedge', color: 0x5a9e6f,

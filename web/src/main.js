@@ -9,7 +9,12 @@
 // geometry goes to the shape store once, the client uploads on
 // unknown-shape), primitives inline.  With "motion" on, a third query
 // sweeps the selected part from where its move began (`pose`) to where it
-// is (`pose_end`): the time of impact and the contact point.
+// is (`pose_end`): the time of impact and the contact point.  For each
+// clash or touch of the selected part with a mesh on either side, a batch
+// asks clashd for the pair's clash report (`want`: regions.js) and the page
+// draws it (regions.js) instead of painting the whole part.  The clash
+// list shows each pair's depth and overlap volume in the assembly's units
+// and ranks the pairs by them.
 //
 // The page reads `?clashd=URL` (default: its own origin) and `?token=`.
 // window.clashdDemo is a hook for the browser test (web/test/).
@@ -17,8 +22,9 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
 import { Clashd, ClashdProblem } from '../../clients/js/clashd.js';
-import { ClashdThree, poseOf, resultVectors } from '../../clients/js/three.js';
-import { makeParts, CLEARANCE, FIRST_SELECTED } from './assembly.js';
+import { ClashdThree, geometryShape, poseOf, resultVectors } from '../../clients/js/three.js';
+import { makeParts, CLEARANCE, FIRST_SELECTED, UNITS } from './assembly.js';
+import { RegionView, REPORT_WANT } from './regions.js';
 
 const CLASS_COLOR = { clash: 0xe53935, touch: 0xffa000 };
 
@@ -52,7 +58,9 @@ const parts = makeParts().map((def) => {
   object.position.set(...def.position);
   if (def.rotation) object.rotation.set(...def.rotation);
   scene.add(object);
-  return { ...def, object, material };
+  // the mesh that goes to clashd: the triangles a report lists index it
+  const mesh = def.form.as === 'mesh' ? geometryShape(def.geometry, def.form).mesh : undefined;
+  return { ...def, object, material, mesh };
 });
 const byId = new Map(parts.map((p) => [p.id, p]));
 
@@ -70,6 +78,7 @@ const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 1, 0), new THREE.Vector
 arrow.line.material.depthTest = arrow.cone.material.depthTest = false;
 const contactDot = new THREE.Mesh(new THREE.SphereGeometry(0.07, 12, 8), new THREE.MeshBasicMaterial({ color: 0xffeb3b, ...overlay }));
 for (const o of [nearLine, ...dots, planeQuad, arrow, contactDot]) { o.renderOrder = 10; o.visible = false; scene.add(o); }
+const regions = new RegionView(scene);
 
 function resize() {
   const w = view.clientWidth, h = view.clientHeight;
@@ -89,6 +98,7 @@ let requests = 0;
 let shown = null; // what the panel shows: the poses asked about and the answers
 let motionOn = false; // the "motion" toggle: ask for the time of impact too
 let moveStart = null; // the selected part's pose where its current move began
+let sortBy = 'depth'; // the clash list's order: 'depth' (then volume) or 'volume' (then depth)
 
 const shapeOf = (p) => three.shape(p.object, p.form);
 
@@ -98,19 +108,36 @@ async function ask(sel) {
   const objects = parts.map((p) => ({ id: p.id, shape: shapes.get(p.id) }));
   const others = parts.filter((p) => p !== sel);
   const b = { parts: others.map((p) => shapes.get(p.id)) };
-  const query = { a: shapes.get(sel.id), b };
-  const sceneReq = { objects, clearance: CLEARANCE };
+  const query = { a: { ...shapes.get(sel.id), units: UNITS }, b };
+  const sceneReq = { objects, clearance: CLEARANCE, units: UNITS };
   // the motion: the selected part from where its move began to where it is
   const from = motionOn ? (moveStart ?? poses[sel.id]) : undefined;
   const sweep = () => (from ? clashd.query({ a: { ...query.a, pose: from, pose_end: poses[sel.id] }, b }) : undefined);
   if (!warm) { // one request names every part first, so each is uploaded once
     const s = await clashd.scene(sceneReq);
     warm = true;
-    const [q, m] = await Promise.all([clashd.query(query), sweep()]);
-    return { poses, scene: s, query: q, motion: m && { from, result: m }, others };
+    const [q, m, r] = await Promise.all([clashd.query(query), sweep(), reportsOf(sel, s, shapes)]);
+    return { poses, scene: s, query: q, motion: m && { from, result: m }, reports: r, others };
   }
   const [s, q, m] = await Promise.all([clashd.scene(sceneReq), clashd.query(query), sweep()]);
-  return { poses, scene: s, query: q, motion: m && { from, result: m }, others };
+  const reports = await reportsOf(sel, s, shapes);
+  return { poses, scene: s, query: q, motion: m && { from, result: m }, reports, others };
+}
+
+/**
+ * The clash reports of the selected part's clashes and touches with a mesh
+ * on either side (one batch, each pair as the scene named it: a then b):
+ * [{a, b, result}] with the parts' ids; a pair answered with a problem is
+ * left out (its parts are painted as before).
+ */
+async function reportsOf(sel, sceneAnswer, shapes) {
+  const pairs = sceneAnswer.clashes.filter((c) => c.class !== 'clearance' && (c.a === sel.id || c.b === sel.id) &&
+    (byId.get(c.a).mesh || byId.get(c.b).mesh));
+  if (pairs.length === 0) return [];
+  const { results } = await clashd.batch(pairs.map((c) => ({
+    a: { ...shapes.get(c.a), units: UNITS }, b: shapes.get(c.b), want: REPORT_WANT,
+  })));
+  return pairs.map((c, i) => ({ a: c.a, b: c.b, result: results[i] })).filter((r) => r.result.overlap);
 }
 
 async function pump() {
@@ -139,6 +166,30 @@ function update() {
 }
 
 function fmt(x) { return x.toFixed(4); }
+/** A length or volume for the list: three significant digits, plain where that reads well. */
+function num(x) {
+  const m = Math.abs(x);
+  if (m === 0) return '0';
+  if (m >= 1000) return x.toFixed(0);
+  return m < 1e-4 ? x.toExponential(2) : x.toPrecision(3);
+}
+const withUnits = (x, units, power = '') => `${num(x)}${units ? ` ${units}${power}` : ''}`;
+
+/** A clash's depth (exact, else its lower bound) and the volume the two share, when the answer has them. */
+const depthOf = (c) => c.penetration && (c.penetration.depth ?? c.penetration.depth_lower_bound);
+const volumeOf = (c) => c.overlap?.volume;
+const CLASS_RANK = { clash: 0, touch: 1, clearance: 2 };
+/**
+ * The list's order: clashes, touches, clearances; within a class the
+ * deepest first, then the largest volume (or volume first, then depth),
+ * a pair without the number after those with it; clearances nearest first.
+ */
+function severity(order) {
+  const keys = order === 'volume' ? [volumeOf, depthOf] : [depthOf, volumeOf];
+  const desc = (x, y) => (y ?? -Infinity) - (x ?? -Infinity);
+  return (x, y) => (CLASS_RANK[x.class] - CLASS_RANK[y.class]) || desc(keys[0](x), keys[0](y)) ||
+    desc(keys[1](x), keys[1](y)) || (x.class === 'clearance' ? x.distance - y.distance : 0);
+}
 const INTERSECTION = { surfaces: 'surfaces meet', a_inside_b: 'inside the other', b_inside_a: 'the other inside it' };
 
 function show(s) {
@@ -149,6 +200,7 @@ function show(s) {
   const d = document.getElementById('distance');
   d.textContent = fmt(q.distance);
   d.dataset.distance = String(q.distance);
+  document.getElementById('distance-units').textContent = q.units ?? '';
   let note = '';
   if (q.intersecting) {
     const depth = q.penetration && (q.penetration.depth ?? q.penetration.depth_lower_bound);
@@ -197,11 +249,22 @@ function show(s) {
   contactDot.visible = !!(m && m.toi !== null && mc);
   if (contactDot.visible) contactDot.position.copy(mc);
 
+  // the clash reports: curves, tinted triangles, depth arrows
+  const tinted = regions.draw((s.reports ?? []).map((r) => ({ a: byId.get(r.a), b: byId.get(r.b), result: r.result })));
+  const reported = new Set((s.reports ?? []).map((r) => `${r.a}|${r.b}`));
+  const panelRegions = document.getElementById('regions');
+  const regionCount = (s.reports ?? []).reduce((n, r) => n + (r.result.overlap.regions?.length ?? 0), 0);
+  panelRegions.textContent = regionCount === 0 ? '–' : `${regionCount} where ${byId.get(s.selected).name} meets mesh parts` +
+    ((s.reports ?? []).some((r) => r.result.overlap.truncated) ? ' (truncated)' : '');
+
   const worst = new Map(); // part id -> clash | touch
   const ul = document.getElementById('clashes');
   ul.replaceChildren();
-  for (const c of s.scene.clashes) {
+  const units = s.scene.units;
+  for (const c of [...s.scene.clashes].sort(severity(sortBy))) {
     for (const id of [c.a, c.b]) {
+      // a part whose triangles show this clash is not painted whole
+      if (tinted.has(id) && reported.has(`${c.a}|${c.b}`)) continue;
       if (c.class === 'clash' || (c.class === 'touch' && worst.get(id) !== 'clash')) worst.set(id, c.class);
     }
     const li = document.createElement('li');
@@ -209,9 +272,13 @@ function show(s) {
     li.dataset.a = c.a;
     li.dataset.b = c.b;
     li.dataset.class = c.class;
-    const depth = c.penetration && (c.penetration.depth ?? c.penetration.depth_lower_bound);
+    const depth = depthOf(c), volume = volumeOf(c);
+    if (depth !== undefined) li.dataset.depth = String(depth);
+    if (volume !== undefined) li.dataset.volume = String(volume);
     li.textContent = `${c.a} × ${c.b}: ${c.class}` +
-      (c.class === 'clearance' ? `, ${fmt(c.distance)} apart` : depth !== undefined ? `, depth ${fmt(depth)}` : '') +
+      (c.class === 'clearance' ? `, ${withUnits(c.distance, units)} apart` : '') +
+      (c.class !== 'clearance' && depth !== undefined ? `, depth ${c.penetration.depth === undefined ? '≥ ' : ''}${withUnits(depth, units)}` : '') +
+      (c.class !== 'clearance' && volume !== undefined ? `, volume ${withUnits(volume, units, '³')}` : '') +
       (c.intersection ? ` (${INTERSECTION[c.intersection] ?? c.intersection})` : '');
     li.addEventListener('click', () => select(byId.get(c.a)));
     ul.appendChild(li);
@@ -224,7 +291,8 @@ function show(s) {
   const status = document.getElementById('status');
   status.className = '';
   status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms ` +
-    `(${s.motion ? 'two queries' : 'a query'} and a scene of ${parts.length} parts)`;
+    `(${s.motion ? 'two queries' : 'a query'}, a scene of ${parts.length} parts` +
+    `${s.reports?.length ? ` and ${s.reports.length === 1 ? 'a clash report' : `${s.reports.length} clash reports`}` : ''})`;
 }
 
 // ---- moving parts: TransformControls on the selected part ----
@@ -252,6 +320,12 @@ function setMotion(on) {
   return update();
 }
 document.getElementById('motion').addEventListener('change', (e) => setMotion(e.target.checked));
+function setSort(order) {
+  sortBy = order;
+  document.getElementById('sort').value = order;
+  if (shown && !shown.error) show(shown);
+}
+document.getElementById('sort').addEventListener('change', (e) => setSort(e.target.value));
 function setMode(mode) {
   gizmo.setMode(mode);
   for (const b of document.querySelectorAll('[data-mode]')) b.classList.toggle('on', b.dataset.mode === mode);
@@ -307,7 +381,14 @@ const hook = {
   pose: (id) => poseOf(byId.get(id).object),
   /** The geometryShape options each part goes with. */
   forms: () => Object.fromEntries(parts.map((p) => [p.id, p.form])),
-  shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, motion: shown.motion, error: shown.error },
+  shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, motion: shown.motion,
+    reports: shown.reports, error: shown.error },
+  /** What the clash reports drew: tinted triangles per part, curves, depth arrows. */
+  regions: () => regions.drawn(),
+  /** How many triangles each mesh part sent. */
+  triangleCounts: () => Object.fromEntries(parts.filter((p) => p.mesh).map((p) => [p.id, p.mesh.indices.length / 3])),
+  /** The clash list's order ('depth' or 'volume'); shows it again. */
+  setSort,
   color: (id) => '#' + byId.get(id).material.color.getHexString(),
   /** A part's origin in client (CSS pixel) coordinates. */
   screenPoint: (id) => project(byId.get(id).object.getWorldPosition(new THREE.Vector3())),

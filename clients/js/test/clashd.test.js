@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { createHash } from 'node:crypto';
-import { Clashd, ClashdProblem, fromPositions, shapeId, canonicalBytes, firstRef, ROUTE_HEADER } from '../clashd.js';
+import { Clashd, ClashdProblem, fromPositions, shapeId, canonicalBytes, firstRef, ROUTE_HEADER, UNITS } from '../clashd.js';
 import { startClashd, recordingFetch } from './server.js';
 
 const ORIGIN = 'http://example.test';
@@ -136,6 +136,43 @@ test('shapeId equals the server id: compounds, radius, 1 vs 1.0, -0, Float32Arra
   assert.equal(await shapeId(shapes[4]), 'sha256:' + createHash('sha256').update(bytes).digest('hex'));
   // A pose is not geometry: the client's id ignores it.
   assert.equal(await c.shapeId({ ...cube(), pose: { translation: [1, 2, 3] } }), await shapeId(cube()));
+});
+
+test('units are part of an id: [0x10, unit] after dim, equal to the server\'s; mixed units rejected', async () => {
+  const c = new Clashd(main.url);
+  const tet = { positions: [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], indices: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3] };
+  const plain = [cube(), { mesh: { ...tet, weld: 0 } }, { parts: [cube(), { sphere: { radius: 1 } }] }];
+  const ids = new Set();
+  for (const [k, units] of UNITS.entries()) {
+    for (const s of plain) {
+      // the unit on the shape, or on a part only: the same bytes
+      const named = [{ ...s, units }, ...(s.parts ? [{ ...s, parts: [s.parts[0], { ...s.parts[1], units }] }] : [])];
+      for (const n of named) {
+        const head = Buffer.from(canonicalBytes(s).subarray(0, 16));
+        const want = Buffer.concat([head, Buffer.from([0x10, k + 1]), Buffer.from(canonicalBytes(s).subarray(16))]);
+        assert.deepEqual(Buffer.from(canonicalBytes(n)), want, JSON.stringify(n));
+        const summary = await c.upload(n);
+        assert.equal(summary.id, await shapeId(n), JSON.stringify(n));
+        assert.equal(summary.units, units);
+        ids.add(summary.id);
+      }
+    }
+  }
+  assert.equal(ids.size, UNITS.length * plain.length, 'one id per shape and unit');
+  for (const s of plain) assert.ok(!ids.has(await shapeId(s)), 'none is the id without units');
+  // by ref (uploaded on the miss), the answer echoes the stored unit
+  const fresh = new Clashd(main.url);
+  const a = await fresh.ref({ ...cube(1, [0, 0, 0.25]), units: 'in' });
+  const r = await fresh.query({ a, b: { ...cube(), pose: { translation: [3, 0, 0] } } });
+  assert.equal(r.units, 'in');
+  assert.equal(r.distance, 2);
+  // two units in one shape: where the server says 422
+  const mixed = { parts: [{ ...cube(), units: 'mm' }, { ...cube(2), units: 'in' }] };
+  assert.throws(() => canonicalBytes(mixed), /^TypeError: \/parts\/1\/units: in, but \/parts\/0\/units is mm$/);
+  const p = await c.upload(mixed).catch((e) => e);
+  assert.ok(p instanceof ClashdProblem && p.status === 422, String(p));
+  assert.equal(p.pointer, '/parts/1/units');
+  assert.throws(() => canonicalBytes({ ...cube(), units: 'ft' }), /^TypeError: \/units: not one of mm, cm, m, in$/);
 });
 
 test('primitive ids: node 0x04, each kind equal to the server\'s', async () => {
