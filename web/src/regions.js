@@ -9,11 +9,10 @@
 import * as THREE from 'three';
 
 /**
- * What the page asks of each clashing pair with a mesh (`want`).  Mesh
- * depth is not answered yet (a 422): add 'depth' here once it is, and the
- * arrow and the list's depth follow.
+ * What the page asks of each clashing pair with a mesh (`want`): where
+ * (regions, with their volumes) and how deep (the arrow, the list's depth).
  */
-export const REPORT_WANT = ['regions'];
+export const REPORT_WANT = ['regions', 'depth'];
 
 const CURVE_COLOR = 0x00e5ff;
 const TRIANGLE_COLOR = 0xff1744;
