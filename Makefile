@@ -11,8 +11,8 @@
 #                 the JavaScript client's tests (js-test, clients/js);
 #                 the demo page in headless chromium (web-test, web/);
 #                 then a short run of each fuzz target, the deploy files'
-#                 checks, the failover test, the shared store's test and a
-#                 short soak
+#                 checks, the failover test, the shared store's test, a
+#                 short soak and, when podman is here, image-test
 #   make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make failover three clashd behind haproxy under load; one killed, one
 #                 drained: no client request may fail
@@ -26,6 +26,9 @@
 #   make answers-compare  every answer (queries, motion, contains, scenes,
 #                 the core's prepared shapes) byte for byte against those of
 #                 ANSWERS_BASE (default main)
+#   make image-test  build the Dockerfile with podman and run the image as
+#                 deploy/k8s does: one container checked, then three under
+#                 the failover test's load with Redis in a fourth
 #   make attack   the hostile-client scenarios of issue #15 against clashd on
 #                 loopback, each figure printed (make test runs the same)
 #
@@ -104,7 +107,8 @@ CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check cli-compare answers-compare \
-        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check bench bench-core deps-bench \
+        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
+        bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
         js-test web web-test
 .DEFAULT_GOAL := all
@@ -129,6 +133,9 @@ test: deps-test
 		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST)
 	@$(MAKE) --no-print-directory module-check check js-test web-test check-san fuzz-smoke deploy-check \
 		failover shared-store soak-short
+	@if command -v podman >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory image-test IMAGE_TESTS=$(TEST_IMAGE_TESTS); \
+	else echo "make test: no podman: image-test skipped"; fi
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -383,6 +390,21 @@ DEPLOY_NPM = $(B)/npm-deploy/node_modules/kubernetes-models/package.json
 $(DEPLOY_NPM):
 	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
 		$(DEPLOY_NPM_PKGS)
+# The image, built by podman and run (tests/deploy/image-test.sh says what
+# it checks): IMAGE_TESTS=yes builds it as the Dockerfile does by default,
+# the unit suites included.  make test builds it with TESTS=no
+# (TEST_IMAGE_TESTS): it has just run those suites itself, and running them
+# again in the build adds minutes to it.  The bases debian:bookworm and
+# bookworm-slim (mmdebstrap, no registry) stay in podman's storage;
+# image-clean removes them.
+IMAGE_TESTS ?= yes
+TEST_IMAGE_TESTS ?= no
+image-test: $(B)/failover
+	IMAGE_TESTS=$(IMAGE_TESTS) FAILOVER_SECONDS=$(FAILOVER_SECONDS) \
+		sh tests/deploy/image-test.sh $(B)/image-test.d
+image-clean:
+	-podman rmi docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim
+
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
 # its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
 module-check:
