@@ -3,6 +3,7 @@
 #
 #   docker build -t clashd .                      # builds, runs the unit suites
 #   docker build --build-arg TESTS=no -t clashd . # make only
+#   docker build --secret id=ca,src=FILE -t clashd .  # behind a TLS-inspecting proxy
 #   docker run --rm -p 8080:8080 clashd
 #
 # Both stages install with deploy/install-deps.sh, the script `make` and CI
@@ -14,20 +15,34 @@
 # The build runs the Check suites (make check), not the fuzz, failover,
 # shared-store and soak runs of make test: those belong to CI, not to
 # every image build.  tests/deploy/check-image.sh (make test) checks this
-# file against the Makefile, Debian and build/clashd.
+# file against the Makefile, Debian and build/clashd; tests/deploy/image-test.sh
+# (make image-test) builds it with podman and runs it.
+#
+# A network whose TLS is inspected by a proxy needs the proxy's CA: the
+# build secret "ca" (a PEM file), mounted at /run/secrets/ca only while a
+# RUN line naming it runs, read by apt (install-deps.sh, EXTRA_CA) and npm
+# (NODE_EXTRA_CA_CERTS).  No layer holds it and the run stage never sees
+# it; without the secret both use their own CAs.
 
 FROM debian:bookworm AS build
-ARG TESTS=yes
 WORKDIR /src
+# The packages before the sources: their layer is reused until
+# install-deps.sh changes.
+COPY deploy/install-deps.sh deploy/install-deps.sh
+RUN --mount=type=secret,id=ca EXTRA_CA=/run/secrets/ca sh deploy/install-deps.sh test
 COPY . .
-RUN sh deploy/install-deps.sh test
-RUN if [ "$TESTS" = yes ]; then make all check; else make all; fi
+ARG TESTS=yes
+# make check installs the OpenAPI validator with npm.
+RUN --mount=type=secret,id=ca export NODE_EXTRA_CA_CERTS=$(ls /run/secrets/ca 2>/dev/null); \
+    if [ "$TESTS" = yes ]; then make all check; else make all; fi
 # The demo page (three.js and the client from npm, bundled): served at /web/.
-RUN make web
+RUN --mount=type=secret,id=ca export NODE_EXTRA_CA_CERTS=$(ls /run/secrets/ca 2>/dev/null); \
+    make web
 
 FROM debian:bookworm-slim
 COPY deploy/install-deps.sh /tmp/install-deps.sh
-RUN sh /tmp/install-deps.sh runtime && rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
+RUN --mount=type=secret,id=ca EXTRA_CA=/run/secrets/ca sh /tmp/install-deps.sh runtime && \
+    rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
 COPY --from=build /src/build/clashd /usr/local/bin/clashd
 COPY --from=build /src/build/web /usr/local/share/clashd/web
 # Any non-root id: nothing in the image is written at run time.

@@ -14,8 +14,8 @@
 #                 core in the page's answers against clashd's too);
 #                 the demo page in headless chromium (web-test, web/);
 #                 then a short run of each fuzz target, the deploy files'
-#                 checks, the failover test, the shared store's test and a
-#                 short soak
+#                 checks, the failover test, the shared store's test, a
+#                 short soak and, when podman is here, image-test
 #   make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make failover three clashd behind haproxy under load; one killed, one
 #                 drained: no client request may fail
@@ -29,6 +29,9 @@
 #   make answers-compare  every answer (queries, motion, contains, scenes,
 #                 the core's prepared shapes) byte for byte against those of
 #                 ANSWERS_BASE (default main)
+#   make image-test  build the Dockerfile with podman and run the image as
+#                 deploy/k8s does: one container checked, then three under
+#                 the failover test's load with Redis in a fourth
 #   make attack   the hostile-client scenarios of issue #15 against clashd on
 #                 loopback, each figure printed (make test runs the same)
 #
@@ -112,7 +115,8 @@ SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
 .PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check export-check \
         cli-compare answers-compare \
-        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check bench bench-core deps-bench \
+        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
+        bench bench-core deps-bench \
         bench-mesh bench-mesh-test \
         js-test web web-test wasm bench-wasm
 .DEFAULT_GOAL := all
@@ -138,6 +142,9 @@ test: deps-test
 		$(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
 	@$(MAKE) --no-print-directory module-check export-check check js-test web-test check-san fuzz-smoke deploy-check \
 		failover shared-store soak-short
+	@if command -v podman >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory image-test IMAGE_TESTS=$(TEST_IMAGE_TESTS); \
+	else echo "make test: no podman: image-test skipped"; fi
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -488,6 +495,21 @@ DEPLOY_NPM = $(B)/npm-deploy/node_modules/kubernetes-models/package.json
 $(DEPLOY_NPM):
 	npm install --prefix $(B)/npm-deploy --no-save --no-audit --no-fund --loglevel=error \
 		$(DEPLOY_NPM_PKGS)
+# The image, built by podman and run (tests/deploy/image-test.sh says what
+# it checks): IMAGE_TESTS=yes builds it as the Dockerfile does by default,
+# the unit suites included.  make test builds it with TESTS=no
+# (TEST_IMAGE_TESTS): it has just run those suites itself, and running them
+# again in the build adds minutes to it.  The bases debian:bookworm and
+# bookworm-slim (mmdebstrap, no registry) stay in podman's storage;
+# image-clean removes them.
+IMAGE_TESTS ?= yes
+TEST_IMAGE_TESTS ?= no
+image-test: $(B)/failover
+	IMAGE_TESTS=$(IMAGE_TESTS) FAILOVER_SECONDS=$(FAILOVER_SECONDS) \
+		sh tests/deploy/image-test.sh $(B)/image-test.d
+image-clean:
+	-podman rmi docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim
+
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
 # its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
 # Includes and calls: the calls are read from the objects (nm).

@@ -13,6 +13,8 @@
 #            the meshes' peers, make bench-http: the load generator)
 #   runtime  only the shared libraries build/clashd links (the container's run
 #            stage; tests/deploy/check-image.sh checks this list against ldd)
+# EXTRA_CA=FILE: apt trusts the CA in FILE for https (a TLS-inspecting
+# proxy's; the Dockerfile passes its build secret so), when FILE exists.
 set -eu
 
 list=""
@@ -57,6 +59,10 @@ if [ "$profile" = test ]; then
 	# web-test compare its answers with clashd's).  Its jansson and nettle
 	# come from Debian's source packages (clients/js/wasm/debian-source.sh).
 	pkgs="$pkgs lld wasi-libc libclang-rt-14-dev-wasm32"
+	# podman + runc: make image-test builds the Dockerfile and runs the
+	# image (runc: crun cannot use hybrid cgroups); mmdebstrap makes its
+	# debian:bookworm bases where no image registry is reachable.
+	pkgs="$pkgs podman runc mmdebstrap"
 	# chromium: the browser test of the demo page (make web-test) drives
 	# Debian's chromium headless; no browser is downloaded.
 	pkgs="$pkgs chromium"
@@ -104,9 +110,11 @@ if [ "$(id -u)" != 0 ]; then
 	fi
 fi
 export DEBIAN_FRONTEND=noninteractive
+apt_ca=""
+if [ -n "${EXTRA_CA:-}" ] && [ -r "$EXTRA_CA" ]; then apt_ca="-o Acquire::https::CAInfo=$EXTRA_CA"; fi
 # Update the package index only when an install from the current one fails:
 # a fresh container has no index at all, a warm machine usually has a good one.
-if ! $SUDO apt-get install -y --no-install-recommends $missing; then
-	$SUDO apt-get update
-	$SUDO apt-get install -y --no-install-recommends $missing
+if ! $SUDO apt-get $apt_ca install -y --no-install-recommends $missing; then
+	$SUDO apt-get $apt_ca update
+	$SUDO apt-get $apt_ca install -y --no-install-recommends $missing
 fi

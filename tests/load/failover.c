@@ -34,6 +34,16 @@
  * socket the requests per replica, retries and redispatches.  Every child
  * is killed and reaped on every way out (proc.h), and the whole run is
  * bounded by an alarm.
+ *
+ * The replicas may be containers (make image-test): CLASH_CLASHD is then
+ * tests/deploy/podman-clashd.sh, which runs the image in the foreground,
+ * its container named after CLASH_REPLICA (each replica's name, in its
+ * environment), and CLASH_SIGNAL is the same script, called as
+ * `CLASH_SIGNAL --signal SIG NAME` to signal the clashd inside (a SIGKILL
+ * of `podman run` would leave its container running).  When every
+ * replica reports a shared store (clashd_store_redis_up 1), the
+ * stickiness check asks the opposite of each box: found by every replica
+ * (HEAD reads it from Redis), still never unknown-shape by ref.
  */
 #include <errno.h>
 #include <math.h>
@@ -80,10 +90,29 @@ static void start_clashd(replica *r, int port)
 	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1",
 	                      "--drain-timeout", "5s", "--max-connections-per-client", "0",
 	                      "--max-queue-per-client", "0", NULL};
-	r->pid = proc_spawn(argv, NULL, r->log);
+	char name[32];
+	snprintf(name, sizeof name, "CLASH_REPLICA=%s", r->name);
+	const char *env[] = {name, NULL};
+	r->pid = proc_spawn(argv, env, r->log);
 	/* Lines from an earlier run of the same replica are in the log too:
 	 * proc_clashd_port looks for this port when it is known. */
 	r->port = proc_clashd_port(r->log, port, r->name);
+}
+
+/* Send sig to a replica's clashd: the process started, or through
+ * CLASH_SIGNAL (see the top). */
+static void signal_replica(const replica *r, int sig)
+{
+	const char *via = getenv("CLASH_SIGNAL");
+	if (!via) {
+		kill(r->pid, sig);
+		return;
+	}
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "%s --signal %s %s", via, sig == SIGKILL ? "KILL" : "TERM",
+	         r->name);
+	if (system(cmd) != 0)
+		proc_fail("failover: %s failed", cmd);
 }
 
 /* "show stat" from HAProxy's stats socket, into buf.  0 or -1. */
@@ -209,15 +238,74 @@ static long store_misses(int port)
 	return v;
 }
 
+/* How many replicas report a shared store that answers. */
+static int redis_up(const replica *rep)
+{
+	int up = 0;
+	for (int i = 0; i < REPLICAS; i++) {
+		char *m = NULL;
+		if (load_once(rep[i].port, "GET", "/metrics", NULL, NULL, 0, &m, NULL) == 200 && m &&
+		    strstr(m, "\nclashd_store_redis_up 1\n"))
+			up++;
+		free(m);
+	}
+	return up;
+}
+
 /* Whether an answer is the unknown-shape problem. */
 static int unknown_shape(int status, const char *body)
 {
 	return status == 422 && body && strstr(body, "\"urn:clashd:problem:unknown-shape\"");
 }
 
-/* The check above; 1 if stickiness holds.  ctx: a store to learn the ids
- * and the answers by ref. */
-static int check_sticky(int port, const replica *rep, const proto_context *ctx)
+/* What the stickiness check counted. */
+typedef struct sticky_counts {
+	int none, many, everywhere; /* boxes held by no replica, two or more, all */
+	int used;                   /* replicas holding a box */
+	int unknown;                /* queries by ref answered unknown-shape */
+	long grew;                  /* store misses meanwhile */
+	int odd;                    /* other wrong answers */
+} sticky_counts;
+
+/* 1 if the counts pass: sticky, or with a shared store (every replica finds
+ * every box; a replica that had a box only in Redis counts a miss, and
+ * still answers by ref), each fault printed. */
+static int sticky_verdict(const sticky_counts *c, int shared)
+{
+	int ok = 1;
+	if (shared && c->everywhere != STICKY_SHAPES) {
+		fprintf(stderr, "failover: FAILED: shared store: %d of %d shapes are not found by every "
+		                "replica\n",
+		        STICKY_SHAPES - c->everywhere, STICKY_SHAPES);
+		ok = 0;
+	}
+	if (!shared && (c->none || c->many)) {
+		fprintf(stderr, "failover: FAILED: not sticky: of %d shapes uploaded with %s, %d are on "
+		                "more than one replica and %d on none\n",
+		        STICKY_SHAPES, LOAD_ROUTE_HEADER, c->many, c->none);
+		ok = 0;
+	}
+	if (!shared && c->used < 2) {
+		fprintf(stderr, "failover: FAILED: every shape is on one replica: the stickiness check "
+		                "tested nothing\n");
+		ok = 0;
+	}
+	if (c->unknown || (!shared && c->grew)) {
+		fprintf(stderr, "failover: FAILED: not sticky: %d of %d queries by ref with %s were "
+		                "answered unknown-shape; the replicas' store misses grew by %ld\n",
+		        c->unknown, STICKY_SHAPES * STICKY_SENDS, LOAD_ROUTE_HEADER, c->grew);
+		ok = 0;
+	}
+	if (c->odd) {
+		fprintf(stderr, "failover: FAILED: %d wrong answers in the stickiness check\n", c->odd);
+		ok = 0;
+	}
+	return ok;
+}
+
+/* The check above; 1 if stickiness holds (shared: see sticky_verdict).
+ * ctx: a store to learn the ids and the answers by ref. */
+static int check_sticky(int port, const replica *rep, const proto_context *ctx, int shared)
 {
 	char ids[STICKY_SHAPES][80], body[256];
 	proto_reply expect[STICKY_SHAPES];
@@ -253,7 +341,8 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx)
 			proc_fail("failover: the query of box %d is not a good query", k);
 	}
 	/* Where each shape is, asked of each replica directly. */
-	int held[STICKY_SHAPES] = {0}, per[REPLICAS] = {0}, none = 0, many = 0, used = 0;
+	int held[STICKY_SHAPES] = {0}, per[REPLICAS] = {0}, none = 0, many = 0, everywhere = 0;
+	int used = 0;
 	char path[128];
 	for (int k = 0; k < STICKY_SHAPES; k++) {
 		snprintf(path, sizeof path, "/v1/shapes/%.79s", ids[k]);
@@ -269,6 +358,7 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx)
 		}
 		none += held[k] == 0;
 		many += held[k] > 1;
+		everywhere += held[k] == REPLICAS;
 	}
 	for (int i = 0; i < REPLICAS; i++)
 		used += per[i] > 0;
@@ -315,29 +405,8 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx)
 	       "misses %s; %d other wrong answers; %.2f s\n",
 	       STICKY_SHAPES, STICKY_UPLOADS, LOAD_ROUTE_HEADER, counts, none, many,
 	       STICKY_SHAPES * STICKY_SENDS, unknown, grown, odd, now_since(t0));
-	int ok = 1;
-	if (none || many) {
-		fprintf(stderr, "failover: FAILED: not sticky: of %d shapes uploaded with %s, %d are on "
-		                "more than one replica and %d on none\n",
-		        STICKY_SHAPES, LOAD_ROUTE_HEADER, many, none);
-		ok = 0;
-	}
-	if (used < 2) {
-		fprintf(stderr, "failover: FAILED: every shape is on one replica: the stickiness check "
-		                "tested nothing\n");
-		ok = 0;
-	}
-	if (unknown || grew) {
-		fprintf(stderr, "failover: FAILED: not sticky: %d of %d queries by ref with %s were "
-		                "answered unknown-shape; the replicas' store misses grew by %ld\n",
-		        unknown, STICKY_SHAPES * STICKY_SENDS, LOAD_ROUTE_HEADER, grew);
-		ok = 0;
-	}
-	if (odd) {
-		fprintf(stderr, "failover: FAILED: %d wrong answers in the stickiness check\n", odd);
-		ok = 0;
-	}
-	return ok;
+	sticky_counts c = {none, many, everywhere, used, unknown, grew, odd};
+	return sticky_verdict(&c, shared);
 }
 
 int main(int argc, char **argv)
@@ -542,7 +611,12 @@ int main(int argc, char **argv)
 		}
 	}
 
-	int sticky = check_sticky(port, rep, &ctx);
+	int up = redis_up(rep);
+	if (up != 0 && up != REPLICAS)
+		proc_fail("failover: %d of %d replicas report a shared store that answers", up, REPLICAS);
+	if (up)
+		printf("failover: every replica shares one store (clashd_store_redis_up 1)\n");
+	int sticky = check_sticky(port, rep, &ctx, up == REPLICAS);
 	if (show_stat(sock, csv_base, sizeof csv_base) != 0)
 		proc_fail("failover: no stats from haproxy (see %s)", hlog);
 
@@ -559,7 +633,7 @@ int main(int argc, char **argv)
 	sleep_until(t0, 0.30 * seconds);
 	show_stat(sock, csv, sizeof csv);
 	long before_kill = stat_num(csv, rep[0].name, "stot");
-	kill(rep[0].pid, SIGKILL);
+	signal_replica(&rep[0], SIGKILL);
 	proc_wait(rep[0].pid, 5);
 	printf("failover: t=%.1f s: SIGKILL %s (it had served %ld requests), %llu requests sent\n",
 	       now_since(t0), rep[0].name, before_kill, (unsigned long long)load_sent(run));
@@ -569,7 +643,7 @@ int main(int argc, char **argv)
 	show_stat(sock, csv, sizeof csv);
 	long before_term = stat_num(csv, rep[1].name, "stot");
 	double t_term = now_since(t0);
-	kill(rep[1].pid, SIGTERM);
+	signal_replica(&rep[1], SIGTERM);
 	int st = proc_wait(rep[1].pid, 10);
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		load_stats ls;
@@ -646,7 +720,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < REPLICAS; i++) {
 		if (i == 1)
 			continue;
-		kill(rep[i].pid, SIGTERM);
+		signal_replica(&rep[i], SIGTERM);
 		st = proc_wait(rep[i].pid, 10);
 		if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			fprintf(stderr, "failover: FAILED: %s did not exit 0 after SIGTERM\n", rep[i].name);
