@@ -253,7 +253,8 @@ END_TEST
 START_TEST(mesh_in_a_scene)
 {
 	/* The bracket, a probe inside it, a box in its notch 2.0 away (a
-	 * clearance of 1 leaves it out) and one crossing a wall. */
+	 * clearance of 1 leaves it out) and one crossing a wall: each clash
+	 * with its depth and volume (issue 24). */
 	json_t *objs = json_pack("[{s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s, s:o}]", "id", "bracket",
 	                         "shape", bracket(0), "id", "probe", "shape",
 	                         box(0.2, 2, 0.4, 0.4, 2.2, 0.6), "id", "notch", "shape",
@@ -280,7 +281,16 @@ START_TEST(mesh_in_a_scene)
 		ck_assert_str_eq(json_string_value(json_object_get(c, "class")), "clash");
 		ck_assert_str_eq(json_string_value(json_object_get(c, "intersection")),
 		                 strcmp(b, "probe") == 0 ? "b_inside_a" : "surfaces");
-		ck_assert_ptr_null(json_object_get(c, "penetration"));
+		/* Two solids: their depth and shared volume, in closed form (the
+		 * probe leaves the arm x in [0, 1] by 0.4 along -x; the wall box
+		 * by 0.5 along +x; the probe lies wholly inside). */
+		const int probe = strcmp(b, "probe") == 0;
+		const json_t *pen = json_object_get(c, "penetration");
+		ck_near(json_number_value(json_object_get(pen, "depth")), probe ? 0.4 : 0.5, 1e-9);
+		ck_near(json_number_value(json_array_get(json_object_get(pen, "normal"), 0)),
+		        probe ? -1.0 : 1.0, 1e-9);
+		ck_near(json_number_value(json_object_get(json_object_get(c, "overlap"), "volume")),
+		        probe ? 0.2 * 0.2 * 0.2 : 0.5 * 0.2 * 0.2, 1e-9);
 	}
 	ck_assert_uint_eq(with_bracket, 2);
 	json_decref(j);
