@@ -908,6 +908,46 @@ static int parts_inside(query *q, const clash_mesh *m, const affine *f, inside_f
 	return 0;
 }
 
+/* The holder of an inside test: the mesh on side other_is_b. */
+static const clash_mesh *holder(const query *q, int other_is_b)
+{
+	return other_is_b ? q->mb : q->ma;
+}
+
+/* Is one of the n points pts (posed by f) inside the open solid on side
+ * other_is_b?  A solid that is not closed holds what its winding number
+ * says, which changes across its holes as well as across its surface:
+ * a part can reach in through a hole with its surfaces apart from the
+ * holder's, so one point a part does not decide.  Only points within the
+ * holder's box can be held (outside it the surface lies in a half space
+ * and |w| < 1/2), and only those are tested. */
+static int points_inside_open(query *q, const double *pts, size_t n, const affine *f,
+                              inside_fn fn, int other_is_b, double *at)
+{
+	const clash_mesh *h = holder(q, other_is_b);
+	obox box;
+	mesh_node_obox(h, &h->nodes[0], other_is_b ? &q->fb : &q->fa, &box);
+	for (size_t i = 0; i < n; i++) {
+		double w[3];
+		if (f)
+			affine_apply(f, pts + 3 * i, w);
+		else
+			memcpy(w, pts + 3 * i, sizeof w);
+		int within = 1;
+		for (int k = 0; k < 3; k++)
+			within &= fabs(w[k] - box.c[k]) <= box.h[k];
+		if (!within)
+			continue;
+		int c = fn(q, w, other_is_b);
+		if (c) {
+			if (c > 0)
+				memcpy(at, w, sizeof w);
+			return c;
+		}
+	}
+	return 0;
+}
+
 static int check_shape(const clash_shape *s)
 {
 	if (s->dim != 3)
@@ -1010,6 +1050,9 @@ static int containment(query *q, const clash_shape *b, clash_result *r)
 	if (r->solid_b) {
 		c = q->mb ? parts_inside(q, q->ma, &q->fa, in_mesh, 1, at)
 		          : parts_inside(q, q->ma, &q->fa, in_convex, 1, at);
+		if (!c && q->mb && !q->mb->topo.closed)
+			c = points_inside_open(q, q->ma->positions, q->ma->nvertices, &q->fa, in_mesh, 1,
+			                       at);
 		if (c < 0)
 			return c;
 		if (c)
@@ -1027,6 +1070,10 @@ static int containment(query *q, const clash_shape *b, clash_result *r)
 			if (c > 0)
 				memcpy(at, v, sizeof v);
 		}
+		if (!c && !q->ma->topo.closed)
+			c = q->mb ? points_inside_open(q, q->mb->positions, q->mb->nvertices, &q->fb,
+			                               in_mesh, 0, at)
+			          : points_inside_open(q, b->vertices, b->count, &q->fb, in_mesh, 0, at);
 		if (c < 0)
 			return c;
 		if (c)
