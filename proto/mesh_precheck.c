@@ -7,8 +7,9 @@
  *    file (assimp reserves a declared list before reading it: 2^29 indices
  *    in a 163-byte file took 4 GiB), and faces' corners are within the
  *    polygon budget;
- *  - OBJ: each face's corners within the polygon budget (assimp's
- *    triangulation of 32 000 corners took ten seconds);
+ *  - OBJ: text (no NUL byte: assimp corrupted its heap on one), each
+ *    face's corners within the polygon budget (assimp's triangulation of
+ *    32 000 corners took ten seconds);
  *  - glTF (text, or the JSON chunk of a binary one): its lengths within the
  *    file, and the nodes strict trees as glTF 2.0 (section 3.5.3) requires,
  *    each node the child of one node at most, no node a root and a child,
@@ -559,6 +560,11 @@ int proto_mesh_precheck(const char *data, size_t len, proto_mesh_format f, proto
 		                                "byte)");
 	if (glb_like || f == PROTO_MESH_GLTF || (lead < len && data[lead] == '{'))
 		return gltf_ok(data, len, glb_like, p);
+	if (f == PROTO_MESH_OBJ && memchr(data, 0, len))
+		/* OBJ is text; assimp 5.2.5 corrupted its heap on a vertex line
+		 * holding NUL bytes (tests/fuzz/findings/import/
+		 * obj-nul-vertex-heap.bin). */
+		return proto_problem_whole(p, "an OBJ file is text: it holds no NUL byte");
 	if (f == PROTO_MESH_OBJ)
 		return obj_ok(data, len, p);
 	return 0;

@@ -563,6 +563,17 @@ START_TEST(gltf_and_ply_checks)
 	static const char with_nul[] = " {\"asset\": {\"version\": \"2.0\"}\0}";
 	assert_refused(with_nul, sizeof with_nul - 1, PROTO_MESH_GLTF, NULL,
 	               "no NUL byte", PROTO_LIMIT_NONE);
+	/* An OBJ holding NUL bytes in a vertex line corrupted assimp's heap
+	 * (obj-nul-vertex-heap.bin); the same text without them reads. */
+	static const char obj_nul[] = "o tetra\nv 0 0 0\nv 1 0 0\nv \0\0\0 0 1 0\nv 0 0 1\n"
+	                              "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n";
+	assert_refused(obj_nul, sizeof obj_nul - 1, PROTO_MESH_OBJ, NULL,
+	               "an OBJ file is text: it holds no NUL byte", PROTO_LIMIT_NONE);
+	static const char obj_text[] = "o tetra\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+	                               "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n";
+	proto_mesh_set tetra = import_ok(obj_text, sizeof obj_text - 1, PROTO_MESH_OBJ);
+	ck_assert_uint_eq(tetra.shapes[0].t, 4);
+	proto_mesh_set_free(&tetra);
 	static const char huge[] = "ply\nformat ascii 1.0\nelement vertex 3\n"
 	                           "property float x\nproperty float y\nproperty float z\n"
 	                           "element face 43333333333333333333333333333333333333\n"
@@ -1181,6 +1192,11 @@ START_TEST(http_bad_files)
 	assert_import_refused("model/gltf-binary", garbage, sizeof garbage, 422,
 	                      "a binary glTF starts with");
 	assert_import_refused("model/obj", garbage, sizeof garbage, 422,
+	                      "an OBJ file is text: it holds no NUL byte");
+	char text_garbage[sizeof garbage];
+	for (size_t i = 0; i < sizeof garbage; i++)
+		text_garbage[i] = garbage[i] ? garbage[i] : 'x';
+	assert_import_refused("model/obj", text_garbage, sizeof text_garbage, 422,
 	                      "assimp cannot read this obj file");
 	size_t len;
 	char *stl = cube_binary_stl(&len);
