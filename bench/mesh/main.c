@@ -25,6 +25,10 @@
  * layout removed (t % 100 == 37: 1 %, no two of them sharing an edge), an
  * open mesh that clashd still reads as a solid (issue 25).
  *
+ * Queries: collide (the verdict), distance, report (where they meet:
+ * FCL's collide with every contact, clashd's regions and volume) and
+ * depth (clashd's penetration depth; FCL has none for meshes).
+ *
  * Timing: per case every method is queried once (its answer), once more
  * to calibrate a batch of about 1 ms, then timed in ROUNDS rounds (fewer,
  * at least 3, for a method whose rounds would pass 3 s) of one batch each,
@@ -185,9 +189,13 @@ static void inspect(mesh_info *mi)
 	bm_free(&w);
 }
 
+/* The queries, as native.json names them. */
+enum { Q_COLLIDE, Q_DISTANCE, Q_REPORT, Q_DEPTH, NQUERIES };
+static const char *const query_names[NQUERIES] = {"collide", "distance", "report", "depth"};
+
 typedef struct {
 	const bm_peer *peer;
-	int query; /* 0 collide, 1 distance */
+	int query; /* Q_* */
 	void *ta, *tb;
 	bm_answer ans;
 	int ok;
@@ -197,15 +205,30 @@ typedef struct {
 	double us;
 } method;
 
+/* The peer's function for m's query, or NULL when it has none. */
+static int (*query_fn(const method *m))(void *, void *, const double *, bm_answer *)
+{
+	const bm_peer *p = m->peer;
+	return m->query == Q_COLLIDE ? p->collide : m->query == Q_DISTANCE ? p->distance
+	       : m->query == Q_REPORT ? p->report : p->depth;
+}
+
 static int run_one(method *m, const double t[3], bm_answer *r)
 {
-	return m->query ? m->peer->distance(m->ta, m->tb, t, r) : m->peer->collide(m->ta, m->tb, t, r);
+	memset(r, 0, sizeof *r);
+	return query_fn(m)(m->ta, m->tb, t, r);
 }
 
 static void time_case(method *ms, int n, const double t[3], int rounds, int timed)
 {
 	for (int i = 0; i < n; i++) {
 		bm_answer a;
+		if (!query_fn(&ms[i])) { /* the peer has no such query */
+			ms[i].ok = 0;
+			ms[i].nrounds = 0;
+			ms[i].us = NAN;
+			continue;
+		}
 		ms[i].ok = run_one(&ms[i], t, &ms[i].ans) == 0;
 		double t0 = now_us();
 		run_one(&ms[i], t, &a);
@@ -229,7 +252,8 @@ static void time_case(method *ms, int n, const double t[3], int rounds, int time
 			m->rounds[r] = (now_us() - t0) / (double)m->batch;
 		}
 	for (int i = 0; i < n; i++)
-		ms[i].us = median(ms[i].rounds, ms[i].nrounds);
+		if (ms[i].nrounds > 0)
+			ms[i].us = median(ms[i].rounds, ms[i].nrounds);
 }
 
 static const char *contact_name(int c)
@@ -372,21 +396,21 @@ int main(int argc, char **argv)
 		fprintf(nj, "%s\"%s\":%.1f", p ? "," : "", peers[p]->name, build_leaky_us[p]);
 	fprintf(nj, "},\"cases\":[");
 
-	method ms[2 * NPEERS];
-	for (int i = 0; i < 2 * NPEERS; i++)
+	method ms[NQUERIES * NPEERS];
+	for (int i = 0; i < NQUERIES * NPEERS; i++)
 		if (!(ms[i].rounds = malloc((size_t)rounds * sizeof(double))))
 			die("out of memory");
 	for (int c = 0; c < nc; c++) {
 		const bench_case *bc = &cases[c];
 		for (int p = 0; p < NPEERS; p++)
-			for (int q = 0; q < 2; q++) {
-				method *m = &ms[2 * p + q];
+			for (int q = 0; q < NQUERIES; q++) {
+				method *m = &ms[NQUERIES * p + q];
 				m->peer = peers[p];
 				m->query = q;
 				m->ta = trees[p][bc->a];
 				m->tb = trees[p][bc->b];
 			}
-		time_case(ms, 2 * NPEERS, bc->t, rounds, bc->timed);
+		time_case(ms, NQUERIES * NPEERS, bc->t, rounds, bc->timed);
 		double truth = NAN;
 		if (brute && !bc->timed) {
 			double t0 = now_us();
@@ -400,13 +424,23 @@ int main(int argc, char **argv)
 		if (!isnan(truth))
 			fprintf(nj, ",\"brute_distance\":%.17g", truth);
 		fprintf(nj, ",\"methods\":[");
-		for (int i = 0; i < 2 * NPEERS; i++) {
+		for (int i = 0, first = 1; i < NQUERIES * NPEERS; i++) {
 			const method *m = &ms[i];
+			if (!query_fn(m))
+				continue;
 			fprintf(nj, "%s{\"peer\":\"%s\",\"query\":\"%s\",\"ok\":%s,\"intersecting\":%s,"
 			            "\"distance\":%.17g,\"contact\":\"%s\",\"batch\":%ld",
-			        i ? "," : "", m->peer->name, m->query ? "distance" : "collide", m->ok ? "true" : "false",
-			        m->ans.intersecting ? "true" : "false", m->query ? m->ans.distance : 0.0,
-			        contact_name(m->ans.contact), m->batch);
+			        first ? "" : ",", m->peer->name, query_names[m->query], m->ok ? "true" : "false",
+			        m->ans.intersecting ? "true" : "false",
+			        m->query == Q_DISTANCE ? m->ans.distance : 0.0, contact_name(m->ans.contact),
+			        m->batch);
+			first = 0;
+			if (m->query == Q_REPORT)
+				fprintf(nj, ",\"contacts\":%ld,\"regions\":%ld", m->ans.contacts, m->ans.regions);
+			if (m->query == Q_REPORT && isfinite(m->ans.volume))
+				fprintf(nj, ",\"volume\":%.17g", m->ans.volume);
+			if (m->query == Q_DEPTH && isfinite(m->ans.depth))
+				fprintf(nj, ",\"depth\":%.17g", m->ans.depth);
 			if (!isnan(m->us))
 				fprintf(nj, ",\"us\":%.3f,\"rounds\":%d", m->us, m->nrounds);
 			fprintf(nj, "}");
@@ -422,7 +456,7 @@ int main(int argc, char **argv)
 			peers[p]->destroy(trees[p][i], prep[p][i]);
 	for (int i = 0; i < NMESH; i++)
 		bm_free(&meshes[i].m);
-	for (int i = 0; i < 2 * NPEERS; i++)
+	for (int i = 0; i < NQUERIES * NPEERS; i++)
 		free(ms[i].rounds);
 	return 0;
 }

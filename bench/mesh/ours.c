@@ -9,7 +9,8 @@
  * closed solid, and only then can the core see a solid inside another.
  * The leaky knot stays open after the weld (its holes are real) and is a
  * solid by its small leak (describe says how the core read each mesh).
- * "collide" asks CLASH_WANT_VERDICT, distance CLASH_WANT_DISTANCE.
+ * "collide" asks CLASH_WANT_VERDICT, distance CLASH_WANT_DISTANCE; report
+ * is clash_overlap_get (regions and volume), depth clash_mesh_depth.
  */
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +116,34 @@ static int distance(void *a, void *b, const double t[3], bm_answer *r)
 	return query(a, b, t, CLASH_WANT_DISTANCE, r);
 }
 
+static int report(void *a, void *b, const double t[3], bm_answer *out)
+{
+	clash_shape sb = ((tree *)b)->shape;
+	clash_overlap *o = NULL;
+	if (clash_shape_set_translation(&sb, t) != CLASH_OK ||
+	    clash_overlap_get(&((tree *)a)->shape, &sb, NULL, &o) != CLASH_OK)
+		return -1;
+	out->intersecting = o->intersecting;
+	out->contact = o->intersecting ? BM_CONTACT_UNKNOWN : BM_CONTACT_NONE;
+	out->regions = (long)o->total_regions;
+	out->volume = o->has_volume ? o->volume : NAN;
+	clash_overlap_free(o);
+	return 0;
+}
+
+static int depth(void *a, void *b, const double t[3], bm_answer *out)
+{
+	clash_shape sb = ((tree *)b)->shape;
+	clash_result r;
+	if (clash_shape_set_translation(&sb, t) != CLASH_OK ||
+	    clash_mesh_depth(&((tree *)a)->shape, &sb, NULL, &r) != CLASH_OK)
+		return -1;
+	out->intersecting = r.intersecting;
+	out->contact = r.intersecting ? BM_CONTACT_UNKNOWN : BM_CONTACT_NONE;
+	out->depth = (r.has & CLASH_HAS_DEPTH) ? r.depth : NAN;
+	return 0;
+}
+
 static void describe(void *tr, char *buf, size_t n)
 {
 	clash_mesh_info in;
@@ -126,4 +155,5 @@ static void describe(void *tr, char *buf, size_t n)
 	         in.closed ? "closed" : "not closed", in.boundary_edges, in.leak);
 }
 
-const bm_peer bm_peer_ours = {"clashd", prepare, build, destroy, collide, distance, describe};
+const bm_peer bm_peer_ours = {"clashd", prepare, build,  destroy, collide,
+                              distance, report,  depth, describe};

@@ -5,13 +5,16 @@
  * mean along the longest axis, OBB fitted by covariance), fcl::collide
  * with FCL's default request (one contact, no contact details: the first
  * triangle pair found ends it) and fcl::distance with nearest points
- * (rel_err = abs_err = 0: exact).  b is posed by a Transform3d with the
+ * (rel_err = abs_err = 0: exact), and for the clash report's comparison
+ * fcl::collide with every contact (num_max_contacts unbounded,
+ * enable_contact).  b is posed by a Transform3d with the
  * translation.  Surface only: FCL sees no contact when one solid holds
  * the other.
  *
  * Also the brute-force truth: FCL's triangle distance (PQP's TriDist,
  * 0 for triangles that meet) over every triangle pair.
  */
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -71,6 +74,21 @@ int collide(void *a, void *b, const double t[3], bm_answer *r)
 	return 0;
 }
 
+/* Every intersecting triangle pair with its contact point: the work a
+ * clash report's regions need at least. */
+int contacts(void *a, void *b, const double t[3], bm_answer *r)
+{
+	static const fcl::Transform3d id = fcl::Transform3d::Identity();
+	fcl::CollisionRequestd req(std::numeric_limits<size_t>::max(), true);
+	fcl::CollisionResultd res;
+	fcl::collide(static_cast<Model *>(a), id, static_cast<Model *>(b), pose(t), req, res);
+	r->intersecting = res.isCollision();
+	r->distance = 0;
+	r->contact = r->intersecting ? BM_CONTACT_SURFACES : BM_CONTACT_NONE;
+	r->contacts = (long)res.numContacts();
+	return 0;
+}
+
 int distance(void *a, void *b, const double t[3], bm_answer *r)
 {
 	static const fcl::Transform3d id = fcl::Transform3d::Identity();
@@ -85,7 +103,8 @@ int distance(void *a, void *b, const double t[3], bm_answer *r)
 
 } // namespace
 
-extern "C" const bm_peer bm_peer_fcl = {"FCL", nullptr, build, destroy, collide, distance, nullptr};
+extern "C" const bm_peer bm_peer_fcl = {"FCL",    nullptr,  build,   destroy, collide,
+                                        distance, contacts, nullptr, nullptr};
 
 extern "C" double bm_brute_distance(const bm_mesh *a, const bm_mesh *b, const double t[3])
 {

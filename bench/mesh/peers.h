@@ -23,6 +23,11 @@ typedef struct bm_answer {
 	int intersecting;
 	double distance; /* the distance query only; 0 when intersecting */
 	int contact;     /* enum bm_contact */
+	/* The clash report: FCL, its contacts (every intersecting triangle
+	 * pair with its contact point); clashd, its regions and the volume
+	 * of the overlap.  The depth query: the penetration depth. */
+	long contacts, regions;
+	double volume, depth;
 } bm_answer;
 
 /* A peer: build its tree of a mesh in three.js's layout (a peer that needs
@@ -35,6 +40,11 @@ typedef struct bm_peer {
 	void (*destroy)(void *tree, void *prepared);
 	int (*collide)(void *a, void *b, const double t[3], bm_answer *r);
 	int (*distance)(void *a, void *b, const double t[3], bm_answer *r);
+	/* Where they meet (NULL: the peer has no such query): FCL's collide
+	 * with every contact, clashd's clash_overlap_get. */
+	int (*report)(void *a, void *b, const double t[3], bm_answer *r);
+	/* The penetration depth of two solids (NULL: none). */
+	int (*depth)(void *a, void *b, const double t[3], bm_answer *r);
 	/* How the peer reads a built mesh, a short phrase into buf (NULL:
 	 * nothing to say). */
 	void (*describe)(void *tree, char *buf, size_t n);

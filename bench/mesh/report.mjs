@@ -139,6 +139,23 @@ for (const c of cases.filter((c) => c.timed && closedTwin(c)))
 		say(`| ${baseName(c.name)} | ${q} | ${fmtUs(k)} | ${fmtUs(l)} | ${Number.isFinite(r) ? `${r.toFixed(2)}x` : '—'} | ${within(r)} |`);
 	}
 say();
+say('Clash reports (issue 24): where two knots meet and how much they overlap (clashd: ' +
+	'clash_overlap_get, regions and volume; FCL: collide with every contact, ' +
+	'num_max_contacts unbounded and enable_contact), target within 3x of FCL; and how deep ' +
+	'(clash_mesh_depth; FCL has no penetration depth for meshes), µs:');
+say();
+say('| case | FCL all contacts | clashd regions + volume | clashd / FCL | within 3x | FCL contacts | clashd regions | volume | clashd depth | depth |');
+say('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|');
+for (const c of cases.filter((c) => c.timed && !closedTwin(c))) {
+	const f = get(c, 'FCL', 'report'), o = get(c, 'clashd', 'report'), d = get(c, 'clashd', 'depth');
+	if (!o) continue;
+	const r = ratio(o.us, f?.us);
+	say(`| ${dx(c)} | ${fmtUs(f?.us)} | ${fmtUs(o.us)} | ${Number.isFinite(r) ? `${r.toFixed(2)}x` : '—'} | ` +
+		`${Number.isFinite(r) ? (r <= 3 ? 'yes' : '**no**') : '—'} | ${f?.contacts ?? '—'} | ${o.ok ? o.regions : 'failed'} | ` +
+		`${o.volume === undefined ? '—' : o.volume.toPrecision(6)} | ${fmtUs(d?.us)} | ` +
+		`${d?.depth === undefined ? (d && !d.ok ? 'failed' : '—') : d.depth.toPrecision(6)} |`);
+}
+say();
 say(`Small knot, ${m0[1].from} (${m0[1].nt} triangles), against the brute force over all triangle pairs ` +
 	'(FCL\'s PQP triangle distance; surface distance, so "inside" is a distance there), closed and leaky ' +
 	`(${m0.find((m) => m.name === 'knot-small-leaky').nt} triangles):`);
