@@ -651,7 +651,7 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
                      clash_result *r);
 
 /* ==========================================================================
- * Mesh clash reports (issue #24)
+ * Mesh clash reports
  *
  * Where two shapes with a mesh on at least one side cross, and how much
  * they overlap: the regions of contact (one per connected component of

@@ -1,5 +1,5 @@
 /*
- * overlap.c — mesh clash reports (issue #24) for one pair of leaves: where
+ * overlap.c — mesh clash reports for one pair of leaves: where
  * two shapes with a mesh on either side cross, and how much they overlap
  * (ov_pair; clash_overlap_get, in overlap_compound.c, calls it).
  *

@@ -9,15 +9,12 @@
 #include "mesh_report.h"
 #include "query.h"
 
-/* 1 when s is, or holds, a mesh; its meshes' solidity in *solid. */
-static int holds_mesh(const clash_shape *s, int *solid)
+/* 1 when s is, or holds, a mesh (clash_shape_mesh_solid: without the
+ * crossing count a full reading takes). */
+static int holds_mesh(const clash_shape *s)
 {
-	clash_mesh_info info;
-	*solid = 1;
-	if (clash_shape_mesh_info(s, &info) == 0)
-		return 0;
-	*solid = info.solid;
-	return 1;
+	int solid;
+	return clash_shape_mesh_solid(s, &solid) != 0;
 }
 
 static const char *open_side(int solid_a, int solid_b, const char *what)
@@ -102,8 +99,7 @@ int proto_mesh_report_run(const proto_query *q, const proto_overlap_caps *caps,
                           clash_result *res, proto_mesh_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
-	int solid_a, solid_b;
-	const int mesh = holds_mesh(&q->a, &solid_a) | holds_mesh(&q->b, &solid_b);
+	const int mesh = holds_mesh(&q->a) || holds_mesh(&q->b);
 	rep->asked = mesh ? q->report : 0;
 	rep->compound = q->a.nparts > 0 || q->b.nparts > 0;
 	int err = rep->asked & PROTO_REPORT_DEPTH ? clash_mesh_depth(&q->a, &q->b, &q->opt, res)

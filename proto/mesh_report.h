@@ -1,5 +1,5 @@
 /*
- * mesh_report.h — the clash report of a pair with a mesh (issue 24): how
+ * mesh_report.h — the clash report of a pair with a mesh: how
  * deep (clash_mesh_depth, written as the Result's `penetration`), where
  * and how much (clash_overlap_get, written as its `overlap`).
  *

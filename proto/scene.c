@@ -698,7 +698,7 @@ static void clash_text(proto_text *t, const scene_job *job, const clash_scene_hi
 	}
 	if (h->intersecting && h->mesh) {
 		/* A mesh pair: how they meet (Result.intersection); between
-		 * solids, how deep and how much (issue 24). */
+		 * solids, how deep and how much (penetration, overlap). */
 		static const char *const how[] = {NULL, "surfaces", "a_inside_b", "b_inside_a"};
 		if (h->contact > 0 && h->contact <= 3) {
 			PROTO_TEXT_LIT(t, ",\"intersection\":\"");

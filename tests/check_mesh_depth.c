@@ -1,6 +1,6 @@
 /*
  * check_mesh_depth.c — suite "mesh_depth": how deep two solids with a mesh
- * on either side overlap (clash_mesh_depth, issue 24 item 3).
+ * on either side overlap (clash_mesh_depth).
  *
  * What it is compared with:
  *  - convex meshes (hulls of random points, boxes) at random poses:

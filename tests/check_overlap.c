@@ -1,5 +1,5 @@
 /*
- * check_overlap.c — mesh clash reports (issue #24, items 1 and 2): where
+ * check_overlap.c — mesh clash reports: where
  * two meshes cross (regions, curves, triangles) and how much they overlap
  * (the volume of A∩B), against independent answers:
  *   - shapes made of axis-aligned voxels (an L, a U, a plate with a hole,

@@ -1,6 +1,6 @@
 /*
  * check_units.c — suite "units": the length units a shape or a scene may
- * name (issue 24 item 6, proto/units.c).
+ * name (proto/units.c).
  *
  * A unit is a label: every answer that names one must be, member for
  * member, the answer to the same request without it, plus "units"; a
