@@ -31,6 +31,13 @@ esac
 # glTF, PLY) imported by POST /v1/shapes and `clash import`; libhiredis-dev:
 # the shared second tier of the shape store (--store-redis, server/store_redis.c).
 pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev libyaml-dev libgnutls28-dev zlib1g-dev nettle-dev libassimp-dev libhiredis-dev"
+# clang, lld, wasi-libc, libclang-rt-14-dev-wasm32: clang's wasm32-wasi
+# target (wasm-ld, the C library, compiler-rt's builtins), which builds the
+# core in the page (clients/js/gen/clashd-core.wasm): the demo's bundle
+# holds it, so `make run` needs it as much as js-test and web-test, which
+# compare its answers with clashd's.  Its jansson and nettle come from
+# Debian's source packages (clients/js/wasm/debian-source.sh).
+pkgs="$pkgs clang lld wasi-libc libclang-rt-14-dev-wasm32"
 if [ "$profile" = runtime ]; then
 	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8 libassimp5 libhiredis0.14"
 fi
@@ -53,12 +60,6 @@ if [ "$profile" = test ]; then
 	# the deploy files' check (tests/deploy/); redis-server: the shared
 	# store's tests (make store-cluster) start one on a loopback port.
 	pkgs="$pkgs clang libclang-rt-14-dev haproxy yamllint redis-server"
-	# lld, wasi-libc, libclang-rt-14-dev-wasm32: clang's wasm32-wasi
-	# target (wasm-ld, the C library, compiler-rt's builtins), which builds
-	# the core in the page (clients/js/gen/clashd-core.wasm; js-test and
-	# web-test compare its answers with clashd's).  Its jansson and nettle
-	# come from Debian's source packages (clients/js/wasm/debian-source.sh).
-	pkgs="$pkgs lld wasi-libc libclang-rt-14-dev-wasm32"
 	# podman + runc: make image-test builds the Dockerfile and runs the
 	# image (runc: crun cannot use hybrid cgroups); mmdebstrap makes its
 	# debian:bookworm bases where no image registry is reachable.
