@@ -391,6 +391,16 @@ export function firstRef(body) {
   return undefined;
 }
 
+// The errors of a request written on a connection the server had closed
+// (its idle or header timeout) before the client saw it: undici's "other
+// side closed" (UND_ERR_SOCKET), a reset or a broken pipe, as node's fetch
+// reports them (the TypeError's cause).  A browser reuses no connection it
+// has not seen alive, and retries such a request itself.
+const CLOSED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+function closedByServer(e) {
+  return CLOSED_CODES.has(e?.code) || CLOSED_CODES.has(e?.cause?.code);
+}
+
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -625,7 +635,15 @@ export class Clashd {
       headers['Content-Type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    return this.fetch(this.baseUrl + path, { method, headers, signal, body: payload });
+    const url = this.baseUrl + path;
+    const init = { method, headers, signal, body: payload };
+    // Every request of the API is idempotent (a query, an upload by id, a
+    // scene): one the server's close of an idle connection cut is sent
+    // again, once, on a connection opened anew.
+    return this.fetch(url, init).catch((e) => {
+      if (signal?.aborted || !closedByServer(e)) throw e;
+      return this.fetch(url, init);
+    });
   }
 
   async #request(method, path, body, options) {
