@@ -360,6 +360,15 @@ export function fileMesh(positions, indices) {
   return { positions: out, indices: tris };
 }
 
+/**
+ * A request body's JSON text, each typed array in it (a Float32Array of
+ * positions, ...) written as the array of its numbers, as the wire takes
+ * it: JSON.stringify alone writes one as an object of indices.
+ */
+function wireJSON(body) {
+  return JSON.stringify(body, (_key, v) => (ArrayBuffer.isView(v) && !(v instanceof DataView) ? Array.from(v) : v));
+}
+
 /** A mesh file's bytes and media type, as a request body. */
 class FileBody {
   constructor(type, bytes) { this.type = type; this.bytes = bytes; }
@@ -469,14 +478,14 @@ export class Clashd {
   // one it does not know at all sends the query to the server, which may
   // hold it.  Undefined: the server is to answer.
   #localQuery(core, query) {
-    const text = JSON.stringify(query);
+    const text = wireJSON(query);
     let reply = core.answer('/v1/query', text);
     if (reply.status === 422) {
       const problem = JSON.parse(reply.body);
       if (problem.type === UNKNOWN_SHAPE && Array.isArray(problem.missing)) {
         if (!problem.missing.every((id) => this.shapes.has(id))) return undefined;
         for (const id of problem.missing)
-          Clashd.#read(core.answer('/v1/shapes', JSON.stringify(this.shapes.get(id))));
+          Clashd.#read(core.answer('/v1/shapes', wireJSON(this.shapes.get(id))));
         reply = core.answer('/v1/query', text);
       }
     }
@@ -515,7 +524,7 @@ export class Clashd {
     const { geometry } = splitShape(shape);
     const core = await this.#localFor(options);
     if (core) {
-      const summary = Clashd.#read(core.answer('/v1/shapes', JSON.stringify(geometry)));
+      const summary = Clashd.#read(core.answer('/v1/shapes', wireJSON(geometry)));
       this.shapes.set(summary.id, geometry);
       return summary;
     }
@@ -633,7 +642,7 @@ export class Clashd {
       payload = body.bytes;
     } else if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
-      payload = JSON.stringify(body);
+      payload = wireJSON(body);
     }
     const url = this.baseUrl + path;
     const init = { method, headers, signal, body: payload };
@@ -657,7 +666,7 @@ export class Clashd {
         if (r.status === 204 || method === 'HEAD') return undefined;
         return r.json();
       }
-      let problem = null;
+      let problem;
       const text = await r.text();
       try { problem = JSON.parse(text); } catch { problem = { detail: text || r.statusText }; }
       const err = new ClashdProblem(r.status, problem, r);
