@@ -8,23 +8,12 @@ import assert from 'node:assert/strict';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { Clashd, ClashdProblem, fileMesh, shapeId } from '../clashd.js';
 import { weld } from '../three.js';
+import { random } from './random.js';
 import { startClashd, recordingFetch } from './server.js';
 
 let server;
 before(async () => { server = await startClashd(['--threads', '1', '--store-delete', '1']); });
 after(async () => { await server?.stop(); });
-
-/** A deterministic generator of numbers in [0, 1) (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A binary STL of triangles given as 9 numbers each (written as float32). */
 function binarySTL(triangles) {
