@@ -233,10 +233,10 @@ export class Clashd {
   /** id -> geometry of the shapes this client made refs for or uploaded. */
   readonly shapes: Map<ShapeId, StoredShape | Shape>;
   /** The id of a shape's geometry (its pose and pose_end ignored). */
-  shapeId(shape: StoredShape | (StoredShape & Placement)): Promise<ShapeId>;
-  ref(shape: StoredShape | (StoredShape & Placement), placement?: Placement): Promise<ShapeRef>;
+  shapeId(shape: StoredShape & Placement): Promise<ShapeId>;
+  ref(shape: StoredShape & Placement, placement?: Placement): Promise<ShapeRef>;
   /** A shape's geometry to POST /v1/shapes (its pose and pose_end not sent): its ShapeSummary. */
-  upload(shape: StoredShape | (StoredShape & Placement), options?: CallOptions): Promise<ShapeSummary>;
+  upload(shape: StoredShape & Placement, options?: CallOptions): Promise<ShapeSummary>;
   /** A mesh file to POST /v1/shapes (always to the server, even in local mode): the server's ImportResult. */
   upload(file: MeshFile, options?: UploadFileOptions): Promise<ImportResult>;
   getShape(id: ShapeId, options?: CallOptions): Promise<ShapeSummary>;
