@@ -1,5 +1,5 @@
 /*
- * scene.c — scenes (issue #6): which pairs of the objects of an assembly
+ * scene.c — scenes: which pairs of the objects of an assembly
  * clash, touch or come closer than a clearance, at rest or in motion.
  *
  * Broad phase: one world box per object over its whole motion (motion_box),
