@@ -15,8 +15,7 @@
  * Compound inner shapes are checked leaf by leaf (compound_foreach_leaf); a
  * compound outer is CLASH_ENOTSUP.  Nothing is allocated.
  *
- * The derivation and the order of the tests: docs/design.md,
- * "core/contains.c".
+ * The derivation: docs/design.md, "core/contains.c".
  */
 #include <float.h>
 #include <math.h>

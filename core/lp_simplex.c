@@ -16,7 +16,7 @@
  * the fly from the borrowed vertices, so a query allocates nothing.
  *
  * The LP, the bound (and why P2 as written gives none), radii, numerics:
- * docs/design.md, "core/lp_simplex.c", and its "Performance history".
+ * docs/design.md, "core/lp_simplex.c, rsimplex.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -15,7 +15,7 @@
  * group.
  *
  * The hierarchy (and why not sweep and prune), the lists, the per-pair
- * tolerance and duplicates: docs/design.md, "core/scene.c".
+ * tolerance and duplicates: docs/design.md, "core/motion.c, scene.c".
  */
 #include <assert.h>
 #include <float.h>
