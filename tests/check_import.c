@@ -547,7 +547,7 @@ START_TEST(ply_short_face)
 }
 END_TEST
 
-/* Fuzz findings of 2026-11-27 (tests/fuzz/findings/import/): text that
+/* Fuzz findings (tests/fuzz/findings/import/): text that
  * is neither JSON nor a binary glTF, sent as either, made assimp 5.2.5
  * read past its buffer (gltf-not-json-overread.bin); a PLY declaring 10^110
  * faces in 379 bytes ran it out of memory (ply-huge-count-oom.bin).  Both
