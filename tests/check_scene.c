@@ -1013,7 +1013,7 @@ static size_t count_of(json_t *j, const char *cls)
 	return (size_t)json_integer_value(json_object_get(json_object_get(j, "counts"), cls));
 }
 
-/* The issue's case: a beam 6 x 0.3 x 0.4 and a pipe of radius 0.05 whose
+/* A clearance case from plant design: a beam 6 x 0.3 x 0.4 and a pipe of radius 0.05 whose
  * surface is 30 mm above it, in metres. */
 #define BEAM "{\"id\":\"beam\",\"shape\":{\"vertices\":[[0,0,0],[6,0,0],[0,0.3,0],[6,0.3,0]," \
 	"[0,0,0.4],[6,0,0.4],[0,0.3,0.4],[6,0.3,0.4]]}}"
