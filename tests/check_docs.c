@@ -565,6 +565,16 @@ static void files_under(const char *dir, textbuf *out)
 	free(list);
 }
 
+/* Every file below each of dirs, as "path\n" lines (free() it). */
+static char *files_of(const char *const *dirs, size_t ndirs)
+{
+	textbuf t = {0};
+	textbuf_add(&t, "", 0);
+	for (size_t i = 0; i < ndirs; i++)
+		files_under(dirs[i], &t);
+	return t.s;
+}
+
 /* The comments of C or JavaScript source text, each followed by a newline;
  * string and character literals are skipped, so a hash and a digit in a
  * string are not taken for a comment's. */
@@ -615,13 +625,11 @@ START_TEST(tracker)
 {
 	static const char *const dirs[] = {"core", "proto", "server", "cli", "tests"};
 	static const char *const exts[] = {".c", ".h", ".cjs", ".js", ".mjs"};
-	textbuf files = {0}, bad = {0};
-	textbuf_add(&files, "", 0);
+	char *files = files_of(dirs, sizeof dirs / sizeof dirs[0]);
+	textbuf bad = {0};
 	textbuf_add(&bad, "", 0);
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		files_under(dirs[i], &files);
 	int seen = 0;
-	for (char *path = files.s, *end; (end = strchr(path, '\n')) != NULL; path = end + 1) {
+	for (char *path = files, *end; (end = strchr(path, '\n')) != NULL; path = end + 1) {
 		*end = '\0';
 		int source = 0;
 		for (size_t k = 0; k < sizeof exts / sizeof exts[0]; k++) {
@@ -646,7 +654,7 @@ START_TEST(tracker)
 	              "these comments point at the issue tracker, which is not in the repository: "
 	              "say the reason instead:%s",
 	              bad.s);
-	free(files.s);
+	free(files);
 	free(bad.s);
 }
 END_TEST
@@ -658,13 +666,11 @@ START_TEST(layout)
 {
 	static const char *const dirs[] = {"proto", "server", "cli"};
 	char *md = read_file("docs/layout.md");
-	textbuf files = {0}, bad = {0};
-	textbuf_add(&files, "", 0);
+	char *files = files_of(dirs, sizeof dirs / sizeof dirs[0]);
+	textbuf bad = {0};
 	textbuf_add(&bad, "", 0);
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		files_under(dirs[i], &files);
 	int seen = 0;
-	for (char *path = files.s, *end; (end = strchr(path, '\n')) != NULL; path = end + 1) {
+	for (char *path = files, *end; (end = strchr(path, '\n')) != NULL; path = end + 1) {
 		*end = '\0';
 		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		char want[600], in_dir[600];
@@ -680,7 +686,7 @@ START_TEST(layout)
 	ck_assert_msg(bad.len == 0,
 	              "docs/layout.md does not name these files (a line each on what it is):%s",
 	              bad.s);
-	free(files.s);
+	free(files);
 	free(bad.s);
 	free(md);
 }
