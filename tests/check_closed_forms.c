@@ -858,9 +858,9 @@ static const double flat5_b[] = {
 };
 
 /* Each vertex of the hull, as a point posed like it, touches the hull:
- * GJK must find distance 0, and say it is sure.  It used to stop short of
- * the vertex on a flat simplex (separated, 4e-13 or 1.5e-10 away, not
- * converged), which made clash_contains(b, b) answer "not contained". */
+ * GJK must find distance 0, and say it is sure.  Stopping short of the
+ * vertex on a flat simplex (separated, a rounding away, not converged)
+ * would make clash_contains(b, b) answer "not contained". */
 static void ck_vertices_touch(int dim, const double *v, size_t count, const double *t)
 {
 	clash_shape hull, pt;
