@@ -32,7 +32,7 @@
 #   make image-test  build the Dockerfile with podman and run the image as
 #                 deploy/k8s does: one container checked, then three under
 #                 the failover test's load with Redis in a fourth
-#   make attack   the hostile-client scenarios of issue #15 against clashd on
+#   make attack   the hostile-client scenarios against clashd on
 #                 loopback, each figure printed (make test runs the same)
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
@@ -642,14 +642,14 @@ fuzz: deps-test
 			"FUZZ_CORE_PRINT=1 $(B)/fuzz/fuzz_core FILE):"; ls $(B)/fuzz/crash-*; exit 1; \
 	fi; echo "fuzz: no failure"
 
-# Hostile clients (issue #15), every scenario bounded in time: memory under
+# Hostile clients, every scenario bounded in time: memory under
 # deploy/k8s's limit, fair workers, the loop while bodies stream in (suite
 # hostile); slow, vanished and greedy clients from 127.0.0.2 (suite slow);
 # strict framing (http_api/http); a stuck stdout (operations/observe); mesh
 # files that would take assimp's memory or time without bound (import_sandbox,
-# at the issue's full size in make test too).
-# CLASH_ATTACK=full: the issue's full-size attacks (make test runs them
-# scaled down) and its targets (p99 50 ms, 250 ms; 100 ms) as the bounds.
+# at full size in make test too).
+# CLASH_ATTACK=full: full-size attacks (make test runs them
+# scaled down) and the targets (p99 50 ms, 250 ms; 100 ms) as the bounds.
 attack: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
 	CLASH_ATTACK=full CK_RUN_SUITE=hostile $(B)/check
 	CK_RUN_SUITE=import_sandbox $(B)/check

@@ -508,7 +508,7 @@ export interface components {
              */
             mesh?: components["schemas"]["MeshGeometry"];
             /**
-             * @description Exact primitives (issue #13), given to the core by analytic
+             * @description Exact primitives, given to the core by analytic
              *     support mappings rather than vertices: `sphere`, `box`,
              *     `capsule`, `cylinder`, `cone`, `ellipsoid`, each 3-D and
              *     centred on its local origin.  Axis convention (that of three.js
