@@ -65,9 +65,11 @@ extern "C" {
  * vector passed where a quaternion was meant. */
 #define CLASH_QUAT_TOLERANCE 1e-3
 
-/* Limits of compound shapes (clash_shape_init_compound); issue #5 makes them
- * configurable.  Depth counts levels of parts: a compound of convex shapes
- * has depth 1.  Leaves are the convex shapes of one compound, at any depth. */
+/* Limits of compound shapes (clash_shape_init_compound), fixed at compile
+ * time: depth bounds the recursion of every walk over the parts, leaves the
+ * scratch a query allocates (proto checks both before allocating).  Depth
+ * counts levels of parts: a compound of convex shapes has depth 1.  Leaves
+ * are the convex shapes of one compound, at any depth. */
 #define CLASH_COMPOUND_MAX_DEPTH 8
 #define CLASH_COMPOUND_MAX_LEAVES 4096
 
@@ -164,7 +166,7 @@ int clash_shape_init(clash_shape *s, int dim, const double *vertices, size_t cou
 int clash_shape_init_compound(clash_shape *s, int dim, const clash_shape *parts, size_t nparts);
 
 /*
- * Exact primitives (issue #13): 3-D shapes given by their analytic support
+ * Exact primitives: 3-D shapes given by their analytic support
  * mappings (van den Bergen, "Collision Detection in Interactive 3D
  * Environments", 2003, section 4.3.4), not by vertices.  One axis
  * convention for all, that of three.js (CylinderGeometry, ConeGeometry,
@@ -496,7 +498,7 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer,
                    const clash_options *opt, clash_containment *out);
 
 /* ==========================================================================
- * Triangle meshes (issue #13)
+ * Triangle meshes
  *
  * A shape may be a triangle mesh: positions (3 doubles a vertex) and
  * indices (3 a triangle; glTF and three.js layout), or, without indices,
@@ -759,7 +761,7 @@ int clash_overlap_get(const clash_shape *a, const clash_shape *b,
 void clash_overlap_free(clash_overlap *o);
 
 /* ==========================================================================
- * Motion and scenes (issue #6)
+ * Motion and scenes
  *
  * Kept apart from the pairwise API above.  A motion is its own value
  * (clash_motion) rather than more members of clash_shape: clash_shape is

@@ -703,17 +703,14 @@ static int verdict_start(gjk_query *q, const gjk_params *p, const gjk_start *s,
 	q->npts = 2;
 	if (n == 3 && (support_frame_can_copy(&q->fa) || q->fa.kind) &&
 	    (support_frame_can_copy(&q->fb) || q->fb.kind)) {
-		/* Portal refinement takes a few more support points than GJK
-		 * (GJK88: 3.4 against 3.6 iterations on overlapping pairs, 5
-		 * against 3.5 on the separated ones the first point leaves
-		 * open, 7 against 6.5 touching) and no Johnson step: a gain
-		 * while a support point is a scan of a small copy.  On a large
-		 * shape, scanned or climbed, the support points are the cost,
-		 * and on a rounded one (a sphere of 50 000 points) MPR needs many
-		 * more: there GJK stays (bench: 197 against 264 us one-shot at
-		 * M = 100 000, 2.4 against 5.3 prepared).  The first of the
-		 * support points copies the vertices by coordinate for the
-		 * others. */
+		/* Portal refinement takes about as many support points as GJK,
+		 * a few more on separated and touching pairs, and no Johnson
+		 * step: a gain while a support point is a scan of a small copy.
+		 * On a large shape, scanned or climbed, the support points are
+		 * the cost, and on a rounded one (a sphere of 50 000 points) MPR
+		 * needs many more: there GJK stays (the figures:
+		 * bench/results/history.md).  The first of the support points
+		 * copies the vertices by coordinate for the others. */
 		support_frame_keep_copy(&q->fa, &q->copy_a);
 		support_frame_keep_copy(&q->fb, &q->copy_b);
 		if (verdict_mpr(q, reach_f, p->unit, shift, p->tol, a, b, r, extra, rc))

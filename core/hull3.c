@@ -13,7 +13,7 @@
  * of a face (HULL3_EPS_ULPS of the hull's size) count as inside; those on
  * the surface to rounding are then attached to their face's vertices, so
  * the graph holds every point a scan may answer (docs/design.md,
- * "core/hull3.c").
+ * "core/prepared.c, hull3.c").
  *
  * Storage: everything lives in the caller's scratch (hull3_scratch_size),
  * faces in a pool with a free list (at most 2 count live faces), so nothing

@@ -13,8 +13,8 @@
  * where the lane layout can decide between -0 and +0 (a box's minimum) or
  * between NaNs, the reference is written in the same layout.  Suite
  * "simd_kernels" holds every pair to that on random and degenerate inputs.
- * Everything is static inline: a kernel inlines into its caller as it did
- * when it lived there, and the AVX entry points (static, not inlined into
+ * Everything is static inline: a kernel compiles into its caller as a loop
+ * written there would, and the AVX entry points (static, not inlined into
  * plain callers) are compiled into the units that use them.  Why the lanes
  * are laid out as they are: docs/design.md, "core/lanes.h".
  */

@@ -16,7 +16,7 @@
  * the fly from the borrowed vertices, so a query allocates nothing.
  *
  * The LP, the bound (and why P2 as written gives none), radii, numerics:
- * docs/design.md, "core/lp_simplex.c", and its "Performance history".
+ * docs/design.md, "core/lp_simplex.c, rsimplex.c".
  */
 #include <assert.h>
 #include <float.h>
@@ -547,9 +547,8 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
 	const lp_priced *pr = q->priced;
 	const int known = pr && pr->valid && memcmp(pr->y, s->y, sizeof(double) * (size_t)n) == 0;
 	/* The slabs past the first need not be scanned for when the vertices
-	 * at hand (seen) show they are no wider than the best so far (GJK88
-	 * set: separated queries 9 110 -> 8 910 instructions; the answers are
-	 * the same bit for bit). */
+	 * at hand (seen) show they are no wider than the best so far: the
+	 * scan could not change the answer. */
 	for (int c = 0; c < ncand; c++) {
 		double h = slab(q, cand[c], c == 0 && known ? pr->idx : NULL, seen,
 		                c == 0 ? -INFINITY : o->lower);
@@ -794,10 +793,9 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	 * of a towards b and of b back (the nearest pair along it).  The
 	 * guess: a posed shape's local origin (shapes are usually modelled
 	 * about it; the GJK88 set's are centred on it), else the mean of a
-	 * few vertices.  Measured on the GJK88 set: 4.19 pivots per query
-	 * (4.24 from the centres of the bounding balls, found by a second
-	 * pass; 4.40 from sample centres alone), 9 280 instructions per query
-	 * against 9 800 with the second pass. */
+	 * few vertices: it starts round 0 as near the optimum as the bounding
+	 * balls' centres would, without their second pass over the vertices
+	 * (bench/results/history.md). */
 	double sa[CLASH_MAX_DIM], sb[CLASH_MAX_DIM], g[CLASH_MAX_DIM];
 	const double origin[CLASH_MAX_DIM] = {0};
 	if (a->posed)

@@ -34,8 +34,8 @@
 #define BINS 16
 #define MESH_SAH_DEPTH 48
 /* The SAH's cost of opening a node, a triangle's being 1: 1.5 (not 1)
- * makes leaves of 2 and 3 triangles where 1 + 1 were barely cheaper, and
- * queries open 15% fewer pairs of nodes (docs/meshes.md). */
+ * makes leaves of 2 and 3 triangles where 1 + 1 would be barely cheaper,
+ * and queries open fewer pairs of nodes (docs/meshes.md). */
 #define MESH_NODE_COST 1.5
 /* Ranges waiting on the build's stack: at most the depth, which is at most
  * MESH_SAH_DEPTH levels of SAH and then 31 of halving. */

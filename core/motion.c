@@ -14,8 +14,8 @@
  * approach speed show that nothing can touch sooner, so it never misses a
  * contact.
  *
- * Why this motion, the swept hull under rotation, and the time of impact's
- * steps and tolerance: docs/design.md, "core/motion.c".
+ * Why this motion, the swept hull and the time of impact: docs/design.md,
+ * "core/motion.c, scene.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -22,8 +22,8 @@
 #define PREPARED_CELLS_MAX (6 * PREPARED_SIDE_MAX * PREPARED_SIDE_MAX)
 
 /* Below this many vertices a linear scan of the vertices is cheaper than
- * the climb (the crossover measured by make bench, bench/core/crossover.c:
- * see bench/README.md), so smaller prepared shapes keep scanning. */
+ * the climb (the crossover make bench measures: bench/core/experiments.c,
+ * exp_crossover), so smaller prepared shapes keep scanning. */
 #define PREPARED_CLIMB_MIN 32
 
 /* Scores within this many ulps of reach |e|_1 of the climb's best are

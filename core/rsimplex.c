@@ -12,8 +12,8 @@
  * pivoting and x, y recomputed.  The collision LP of 3-D shapes has m = 5
  * rows: the loops per pivot are compiled with m = 5 known and unrolled
  * (RS_INLINE).  The shortcuts a caller may take (rsimplex_start_inverse,
- * lp.has_target, bounded columns): docs/design.md, "core/rsimplex.c,
- * rsimplex.h".
+ * lp.has_target, bounded columns) are rsimplex.h's; the pivot rules:
+ * docs/design.md, "core/lp_simplex.c, rsimplex.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -1,5 +1,5 @@
 /*
- * scene.c — scenes (issue #6): which pairs of the objects of an assembly
+ * scene.c — scenes: which pairs of the objects of an assembly
  * clash, touch or come closer than a clearance, at rest or in motion.
  *
  * Broad phase: one world box per object over its whole motion (motion_box),
@@ -15,7 +15,7 @@
  * group.
  *
  * The hierarchy (and why not sweep and prune), the lists, the per-pair
- * tolerance and duplicates: docs/design.md, "core/scene.c".
+ * tolerance and duplicates: docs/design.md, "core/motion.c, scene.c".
  */
 #include <assert.h>
 #include <float.h>

@@ -25,7 +25,7 @@ case $profile in build|test|runtime|bench) ;; *)
 esac
 # libyaml-dev: clashd's build converts proto/openapi.yaml to the JSON it serves;
 # libgnutls28-dev: `clashd --healthcheck https://...` (libmicrohttpd-dev pulls it
-# in too, but clashd now links it itself); zlib1g-dev: gzip request bodies;
+# in too, but clashd links it itself); zlib1g-dev: gzip request bodies;
 # nettle-dev: SHA-256, the ids of stored shapes (GnuTLS brings it, but the
 # proto objects link it themselves); libassimp-dev: mesh files (STL, OBJ,
 # glTF, PLY) imported by POST /v1/shapes and `clash import`; libhiredis-dev:

@@ -13,8 +13,8 @@
  * counts them: UTF-8 lead bytes), so that a parser position inside a query
  * can be told relative to the whole body.
  *
- * Why not parse the body whole first, and what the plain form is:
- * docs/design.md, "proto/batch_split.c".
+ * Why not parse the body whole first: docs/design.md, "proto/batch.c,
+ * batch_split.c, scene.c".
  */
 #include "batch_split.h"
 

@@ -4,7 +4,7 @@
  * A method is one table entry in method.c: its wire name and the core call
  * that answers it.  The decoder looks names up here, the encoder writes the
  * name back, and the problem for an unknown name lists the table, so adding a
- * method (the contract reserves "simplex" and "ipm") touches nothing else.
+ * method (gjk, simplex and ipm are entries alike) touches nothing else.
  */
 #ifndef PROTO_METHOD_H
 #define PROTO_METHOD_H

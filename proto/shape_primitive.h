@@ -1,5 +1,5 @@
 /*
- * shape_primitive.h — decoding the exact primitives of a Shape (issue #13):
+ * shape_primitive.h — decoding the exact primitives of a Shape:
  * {"sphere": {"radius": r}}, {"box": {"half_extents": [x, y, z]}},
  * {"capsule" | "cylinder" | "cone": {"radius": r, "half_height": h}},
  * {"ellipsoid": {"radii": [a, b, c]}}, every size finite and > 0 (else a

@@ -10,7 +10,7 @@
  * never queue behind a scene's pieces (a scene holds one worker, like any
  * request), and concurrent jobs share the threads round robin, one piece at
  * a time.  Why one huge scene does not starve other requests, and why not
- * a uv_queue_work item per piece: docs/design.md, "server/fanout.c".
+ * a uv_queue_work item per piece: docs/design.md, "Threading".
  *
  * A job lives on its caller's stack: it is on the list only while it has
  * pieces to hand out, and its caller returns only after the last piece has

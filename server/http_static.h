@@ -1,7 +1,7 @@
 /*
  * http_static.h — the demo page's files (web/, built into build/web by
- * `make web`), read once at start-up and served from memory under /web/
- * (issue 14: "a static page that clashd serves").
+ * `make web`), read once at start-up and served from memory under /web/,
+ * so the demo needs no second server.
  *
  * Only the directory's own regular files whose names are plain
  * ([A-Za-z0-9._-], not starting with '.') are taken, at most

@@ -2,12 +2,12 @@
  * log.c — JSON-lines logging on stdout (see log.h).
  *
  * Lines are written as JSON text here, with one string escaper: the bytes
- * json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) gave when jansson
- * built them, in the order given (ts, level and msg first, so a human can
+ * json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) would give for
+ * them, in the order given (ts, level and msg first, so a human can
  * still scan the log).  A line is sized before it is written, on the stack
  * unless it is long (the start-up line).  The per-request line is written
  * the same way without a field list, and without printf (%.6g and the
- * timestamp by hand: printf and strftime were half of the line's cost).
+ * timestamp by hand: printf and strftime would cost as much as the rest).
  *
  * Logging never blocks serving: after log_start a line is copied into a
  * ring of RING_BYTES under a mutex and one writer thread alone write(2)s

@@ -1,6 +1,6 @@
 /*
  * check_cad_files.c — suite cad_files: parts as CAD tools write them
- * (issue 25, item 4), through HTTP against a real clashd.
+ * through HTTP against a real clashd.
  *
  * The part is a torus of 100 000 triangles (250 x 200 quads), its
  * coordinates float32 values, written here in every format the import

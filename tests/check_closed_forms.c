@@ -5,7 +5,7 @@
  * Every expected value here is worked out by hand (distances of boxes,
  * segments, points and simplices; touching and nested shapes; poses; radii),
  * so a wrong core cannot pass by agreeing with itself.  The degenerate inputs
- * of issue #2 (duplicate, coplanar, collinear, single-point shapes; 1e-6 and
+ * the core must survive (duplicate, coplanar, collinear, single-point shapes; 1e-6 and
  * 1e6 coordinates; shapes far from the origin) and the failures other
  * libraries are known for (bench/README.md's peers) each have a test.
  * Randomized comparison with an independent oracle lives in
@@ -99,7 +99,7 @@ static double rnd(void)
 
 START_TEST(unit_cubes_two_apart)
 {
-	/* Issue #2 acceptance 2: [0,1]^3 and [3,4]x[0,1]^2. */
+	/* Two unit cubes two apart along x: [0,1]^3 and [3,4]x[0,1]^2. */
 	double a[24], b[24];
 	box3(a, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5);
 	box3(b, 3.5, 0.5, 0.5, 0.5, 0.5, 0.5);
@@ -144,7 +144,8 @@ END_TEST
 
 START_TEST(box_25x_larger)
 {
-	/* peers.md: libccd gave a wrong contact for a 5 m box and a 0.2 m box. */
+	/* A 5 m box and a 0.2 m box: a size ratio at which contact code that
+	 * mixes absolute and relative tolerances goes wrong. */
 	double a[24], b[24];
 	box3(a, 0, 0, 0, 2.5, 2.5, 2.5);
 	box3(b, 0.7, -1.3, 2.5 + 0.1 + 0.05, 0.1, 0.1, 0.1); /* 0.05 above the top face */
@@ -857,9 +858,9 @@ static const double flat5_b[] = {
 };
 
 /* Each vertex of the hull, as a point posed like it, touches the hull:
- * GJK must find distance 0, and say it is sure.  It used to stop short of
- * the vertex on a flat simplex (separated, 4e-13 or 1.5e-10 away, not
- * converged), which made clash_contains(b, b) answer "not contained". */
+ * GJK must find distance 0, and say it is sure.  Stopping short of the
+ * vertex on a flat simplex (separated, a rounding away, not converged)
+ * would make clash_contains(b, b) answer "not contained". */
 static void ck_vertices_touch(int dim, const double *v, size_t count, const double *t)
 {
 	clash_shape hull, pt;

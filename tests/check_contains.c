@@ -875,8 +875,8 @@ START_TEST(self_containment)
 END_TEST
 
 /* An iteration cap too small to place a vertex leaves the answer unsure:
- * converged 0, and neither "contained" nor an outside vertex claimed (it
- * used to name an inside vertex as outside).  A vertex outside along an
+ * converged 0, and neither "contained" nor an outside vertex claimed (an
+ * inside vertex is never named as outside).  A vertex outside along an
  * axis is still found surely.  The small box is turned by 45 degrees about
  * z: an axis-aligned one has its vertices on the big box's diagonals,
  * where the LP's Dantzig pricing places a vertex in one pivot (the

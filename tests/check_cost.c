@@ -1,7 +1,7 @@
 /*
  * check_cost.c — suite "cost": requests judged heavy by what they will
  * cost once parsed (proto/request_cost.h, proto_call.max_cost), as clashd
- * bounds the requests that may not hold its last worker (issue 29).
+ * bounds the requests that may not hold its last worker.
  *
  * A request over the bound comes back unanswered (deferred, empty reply)
  * and, asked again without it, gets exactly the answer of a call that had

@@ -1,8 +1,7 @@
 /*
  * check_crosscheck.c — suite "crosscheck": the three methods (gjk, simplex,
  * ipm) on the same random pairs, each against the qhull oracle and so
- * against each other (issue #3: "no disagreement outside the touching
- * band").
+ * against each other: no disagreement outside the touching band.
  *
  * The pairs are those of the "random_pairs" suite (tests/pairgen.c: every
  * shape kind, pose kind, scale, far offsets, radii, and placements from deep

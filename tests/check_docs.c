@@ -13,12 +13,19 @@
  *            its own, like --healthcheck, is named there in prose);
  *   headers  every .c and .h file under core/, proto/, server/ and cli/
  *            opens with a comment of at most HEADER_MAX_LINES lines on
- *            what it is and how it fits; design notes and speed history
- *            belong in docs/design.md;
+ *            what it is and how it fits; design notes belong in
+ *            docs/design.md, measurements in bench/results/;
  *   suites   every tests/check_*.c registers its suite (CHECK_SUITE), and
  *            docs/testing.md says what each suite checks;
  *   lengths  no function in core/ runs over FUNCTION_MAX_LINES lines
- *            unless the comment before it says why ("long because").
+ *            unless the comment before it says why ("long because");
+ *   design   docs/design.md stays an architecture a newcomer reads in one
+ *            sitting: fewer than DESIGN_MAX_LINES lines;
+ *   tracker  no comment of a source file under core/, proto/, server/,
+ *            cli/ or tests/ points at the issue tracker (the word issue
+ *            or a hash sign before a number): the tracker is not in the repository, so a
+ *            comment says the reason itself;
+ *   layout   docs/layout.md names every file of proto/, server/ and cli/.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -269,8 +276,9 @@ START_TEST(flags)
 }
 END_TEST
 
-/* The longest opening comment a source file may have (issue 17: about 20
- * lines, a little slack for the lines that open and close it). */
+/* The longest opening comment a source file may have: about 20 lines, so
+ * a reader sees the code on the first screen, with a little slack for the
+ * lines that open and close the comment. */
 #define HEADER_MAX_LINES 22
 
 /* Lines of the comment a file's text opens with (after blank lines), or 0
@@ -427,8 +435,9 @@ START_TEST(suites)
 }
 END_TEST
 
-/* The longest function in core/ that needs no word on why (issue 17: about
- * 120 lines), and the files not held to it (none now). */
+/* The longest function in core/ that needs no word on why (about 120
+ * lines: what a reader can hold in mind), and the files not held to it
+ * (none). */
 #define FUNCTION_MAX_LINES 120
 static const char *const function_length_exempt[] = {""};
 
@@ -515,6 +524,174 @@ START_TEST(lengths)
 }
 END_TEST
 
+/* docs/design.md is read in one sitting (libuv's design.rst: 178 lines);
+ * the reasoning of a single function belongs beside it, speed history in
+ * bench/results/. */
+#define DESIGN_MAX_LINES 400
+
+START_TEST(design)
+{
+	char *md = read_file("docs/design.md");
+	size_t lines = 0;
+	for (const char *p = md; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_ge(lines, 100); /* the file is there and says something */
+	ck_assert_msg(lines < DESIGN_MAX_LINES,
+	              "docs/design.md has %zu lines (at most %d): keep it the architecture; "
+	              "a function's reasoning goes beside it, measurements to bench/results/",
+	              lines, DESIGN_MAX_LINES - 1);
+	free(md);
+}
+END_TEST
+
+/* Every file below dir (no dot files), appended to out as "path\n". */
+static void files_under(const char *dir, textbuf *out)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, alphasort);
+	ck_assert_msg(n >= 0, "cannot open %s (run from the repository)", dir);
+	for (int i = 0; i < n; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
+		struct stat st;
+		if (list[i]->d_name[0] != '.' && stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				files_under(path, out);
+			else if (S_ISREG(st.st_mode))
+				textbuf_str(out, path), textbuf_str(out, "\n");
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+/* Every file below each of dirs, as "path\n" lines (free() it). */
+static char *files_of(const char *const *dirs, size_t ndirs)
+{
+	textbuf t = {0};
+	textbuf_add(&t, "", 0);
+	for (size_t i = 0; i < ndirs; i++)
+		files_under(dirs[i], &t);
+	return t.s;
+}
+
+/* The comments of C or JavaScript source text, each followed by a newline;
+ * string and character literals are skipped, so a hash and a digit in a
+ * string are not taken for a comment's. */
+static char *comments_of(const char *text)
+{
+	textbuf t = {0};
+	textbuf_add(&t, "", 0);
+	for (const char *p = text; *p;) {
+		if (p[0] == '/' && (p[1] == '*' || p[1] == '/')) {
+			const char *end = p[1] == '*' ? strstr(p + 2, "*/") : strchr(p + 2, '\n');
+			size_t n = end ? (size_t)(end - (p + 2)) : strlen(p + 2);
+			textbuf_add(&t, p + 2, n);
+			textbuf_add(&t, "\n", 1);
+			p += 2 + n;
+		} else if (*p == '"' || *p == '\'' || *p == '`') {
+			char quote = *p++;
+			while (*p && *p != quote && !(quote != '`' && *p == '\n'))
+				p += p[0] == '\\' && p[1] ? 2 : 1;
+			if (*p)
+				p++;
+		} else {
+			p++;
+		}
+	}
+	return t.s;
+}
+
+/* The first reference to the issue tracker in s, or NULL: "issue" or
+ * "issues", then an optional space, then a hash sign or a digit; or a hash
+ * sign and a digit. */
+static const char *tracker_reference(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '#' && p[1] >= '0' && p[1] <= '9')
+			return p;
+		if (strncasecmp(p, "issue", 5) == 0) {
+			const char *q = p + 5;
+			q += *q == 's';
+			q += *q == ' ';
+			if (*q == '#' || (*q >= '0' && *q <= '9'))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+START_TEST(tracker)
+{
+	static const char *const dirs[] = {"core", "proto", "server", "cli", "tests"};
+	static const char *const exts[] = {".c", ".h", ".cjs", ".js", ".mjs"};
+	char *files = files_of(dirs, sizeof dirs / sizeof dirs[0]);
+	textbuf bad = {0};
+	textbuf_add(&bad, "", 0);
+	int seen = 0;
+	for (char *path = files, *end; (end = strchr(path, '\n')) != NULL; path = end + 1) {
+		*end = '\0';
+		int source = 0;
+		for (size_t k = 0; k < sizeof exts / sizeof exts[0]; k++) {
+			size_t len = strlen(path), el = strlen(exts[k]);
+			source |= len > el && strcmp(path + len - el, exts[k]) == 0;
+		}
+		if (!source)
+			continue;
+		char *text = read_file(path), *comments = comments_of(text);
+		const char *hit = tracker_reference(comments);
+		if (hit) {
+			char line[1200];
+			snprintf(line, sizeof line, "\n  %s: \"%.40s\"", path, hit);
+			textbuf_str(&bad, line);
+		}
+		seen++;
+		free(comments);
+		free(text);
+	}
+	ck_assert_int_ge(seen, 250);
+	ck_assert_msg(bad.len == 0,
+	              "these comments point at the issue tracker, which is not in the repository: "
+	              "say the reason instead:%s",
+	              bad.s);
+	free(files);
+	free(bad.s);
+}
+END_TEST
+
+/* docs/layout.md names every file of proto/, server/ and cli/ as `name`
+ * or `folder/name` (by its own name, so a file moved to a subfolder stays
+ * named). */
+START_TEST(layout)
+{
+	static const char *const dirs[] = {"proto", "server", "cli"};
+	char *md = read_file("docs/layout.md");
+	char *files = files_of(dirs, sizeof dirs / sizeof dirs[0]);
+	textbuf bad = {0};
+	textbuf_add(&bad, "", 0);
+	int seen = 0;
+	for (char *path = files, *end; (end = strchr(path, '\n')) != NULL; path = end + 1) {
+		*end = '\0';
+		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		char want[600], in_dir[600];
+		snprintf(want, sizeof want, "`%s`", name);
+		snprintf(in_dir, sizeof in_dir, "/%s`", name); /* `gen/x.c` */
+		if (!strstr(md, want) && !strstr(md, in_dir)) {
+			textbuf_str(&bad, "\n  ");
+			textbuf_str(&bad, path);
+		}
+		seen++;
+	}
+	ck_assert_int_ge(seen, 100);
+	ck_assert_msg(bad.len == 0,
+	              "docs/layout.md does not name these files (a line each on what it is):%s",
+	              bad.s);
+	free(files);
+	free(bad.s);
+	free(md);
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
 	Suite *s = suite_create("docs");
@@ -525,6 +702,9 @@ static Suite *docs_suite(void)
 	tcase_add_test(tc, headers);
 	tcase_add_test(tc, suites);
 	tcase_add_test(tc, lengths);
+	tcase_add_test(tc, design);
+	tcase_add_test(tc, tracker);
+	tcase_add_test(tc, layout);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,15 +1,15 @@
 /*
  * check_encode_as_jansson.c — suite "encode_as_jansson": the Result and
  * problem encoders (proto/result.c, proto/problem.c), which write their
- * text directly, against the jansson trees they used to build.
+ * text directly, against jansson's dump of the same values as trees.
  *
  *   result    random answers (every dimension, every combination of the
  *             `has` bits, both verdicts, warm indices, compound parts,
  *             motions with and without contact and normal, doubles of every
  *             form and magnitude, method names needing escapes): the text
  *             of proto_result_encode(_motion) is byte for byte
- *             json_dumps(JSON_COMPACT | JSON_REAL_PRECISION(17)) of the tree
- *             the previous encoder built (kept here, tree_result), and the
+ *             json_dumps(JSON_COMPACT | JSON_REAL_PRECISION(17)) of a jansson
+ *             tree of the same answer (built here, tree_result), and the
  *             return value and problem are the same — non-finite members
  *             included;
  *   numbers   proto_real_g (the request log's %.6g) against snprintf, every

@@ -1,6 +1,6 @@
 /*
  * check_hostile.c — suite "hostile": requests built to exhaust clashd,
- * answered within the memory a deployment gives it (issue #15).
+ * answered within the memory a deployment gives it.
  *
  *   memory   clashd with deploy/k8s's settings (--threads 2, 4 MiB bodies
  *            and replies, 16 admitted queries, a 32 MiB shape store) under
@@ -27,12 +27,12 @@
  *            promptly; a batch past its deadline answered 504 when due.
  *
  *   fair_cost requests of a few hundred bytes, light by their text, heavy
- *            by what they name (issue 29): a containment and a query by
+ *            by what they name: a containment and a query by
  *            ref to a stored 60 000-vertex part and a stored mesh, batches
  *            naming the mesh, scenes of cylinders with escaped member
  *            names; batches of many queries light alone, heavy together;
- *            small queries beside them keep a worker (the clashd of
- *            f15403d made them wait seconds).  make attack: the issue's
+ *            small queries beside them keep a worker (rather than
+ *            wait seconds behind them).  make attack: full
  *            sizes (200 000 vertices, 1.3 M triangles, 10 s deadlines).
  *
  * Under the sanitizer pass the address-space limit is left off (ASan
@@ -489,8 +489,8 @@ static void small_queries(double *lat, int n, int *answered)
 #define NHEAVY 6
 #define NSMALL 100
 
-/* Issue #15, point 2: two heavy requests used to take both workers, and a
- * small query waited for one of them (seconds, or its 504).  With six
+/* Two heavy requests must not take both workers while a small query
+ * waits for one of them (seconds, or its 504).  With six
  * heavy ones running (containments of 60 000-vertex hulls that run into
  * the deadline, 511 x 511 compound parts, and endless queries: heavy by
  * their 201 primitives, in an 18 KB body), small queries from another
@@ -703,8 +703,8 @@ static void small_beside(const char *what, const char *path_a, const char *a,
 #define FULL_CYLINDERS 200
 #define CYLINDERS 60
 
-/* The clashd of fair_cost: 10 s deadlines under make attack (the default,
- * as in the issue), 4 s under make test; there a body as large as the
+/* The clashd of fair_cost: 10 s deadlines under make attack (the default),
+ * 4 s under make test; there a body as large as the
  * full soup's upload, and no per-client share of the store (the soup
  * takes 141 MiB of its 256). */
 static void cost_server_start(void)
@@ -715,11 +715,11 @@ static void cost_server_start(void)
 	server_start_with(attack_full() ? full : scaled, NULL);
 }
 
-/* Issue #29, point 2: a small /v1/contains naming a stored 60 000-vertex
+/* A small /v1/contains naming a stored 60 000-vertex
  * part (200 000 under make attack), and a query of a few hundred bytes
  * between two refs to a stored mesh whose triangles no tree prunes (1.3 M
- * under make attack), used to be light and to hold a worker each until
- * their deadline: small queries waited for seconds.  Heavy by what they
+ * under make attack), light by their text, would each hold a worker until
+ * their deadline, small queries waiting for seconds.  Heavy by what they
  * name, they take turns on one worker, and small queries keep the other. */
 START_TEST(fair_cost_refs)
 {
@@ -833,14 +833,14 @@ static void *stream_run(void *arg)
 #define NSTREAMS 8
 #define NPROBES 200
 
-/* Issue #15, point 3: MHD asks to be run again at once (timeout 0) while
+/* MHD asks to be run again at once (timeout 0) while
  * data streams in; re-armed as a zero-timeout timer from the timer's own
  * callback, libuv 1.44 runs it again in the same pass, and nothing else the
  * loop does (accepting, finished queries, deadlines, signals) happens
  * until the streams stop.  With 8 streams, small queries on fresh
  * connections must still be answered promptly, and SIGTERM acted on.  (On
- * this 2-core machine the old loop passed this too: the clients could not
- * keep MHD's zero timeout up; the test guards the loop all the same.) */
+ * two cores the clients may not keep MHD's zero timeout up; the test
+ * guards the loop all the same.) */
 START_TEST(streaming)
 {
 	/* --request-timeout 1s: two heavy requests run into it meanwhile. */

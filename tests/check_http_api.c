@@ -405,7 +405,7 @@ static char *gzip_of(const char *text, size_t *len)
 
 #define GZIP_HEADERS JSON_HEADERS "Content-Encoding: gzip\r\n"
 
-/* Content-Encoding: gzip bodies (issue #12): the same answer as the plain
+/* Content-Encoding: gzip bodies: the same answer as the plain
  * body; inflated within --max-body (a bomb is a 413, the connection kept);
  * a stream cut short, not gzip, or followed by more bytes a 400; another
  * coding a 415 that says gzip is taken. */

@@ -547,7 +547,7 @@ START_TEST(ply_short_face)
 }
 END_TEST
 
-/* Fuzz findings of 2026-11-27 (tests/fuzz/findings/import/): text that
+/* Fuzz findings (tests/fuzz/findings/import/): text that
  * is neither JSON nor a binary glTF, sent as either, made assimp 5.2.5
  * read past its buffer (gltf-not-json-overread.bin); a PLY declaring 10^110
  * faces in 379 bytes ran it out of memory (ply-huge-count-oom.bin).  Both
@@ -672,7 +672,7 @@ static void assert_gltf_refused(char *doc, const char *says)
 }
 
 /* assimp expands a node graph into a tree: 13 nodes that each list the
- * next four times made 4^12 placements (issue 29: 7.8 GB and rising).
+ * next four times makes 4^12 placements (gigabytes).
  * glTF 2.0 section 3.5.3: nodes form strict trees. */
 START_TEST(gltf_node_graphs)
 {
@@ -699,7 +699,7 @@ START_TEST(gltf_node_graphs)
 END_TEST
 
 /* A PLY's lists are reserved by assimp at their declared length: 2^29
- * indices in a 163-byte file took 4 GiB (issue 29).  Each list must fit
+ * indices in a 163-byte file take 4 GiB.  Each list must fit
  * in the rest of the file, in each of the three formats. */
 START_TEST(ply_list_lengths)
 {
@@ -764,7 +764,7 @@ static char *obj_polygons(int corners, int polygons, size_t *len)
 }
 
 /* assimp triangulates a polygon in time that grows with the square of its
- * corners (eight of 32 000 took 100 s, issue 29): the squares may add up
+ * corners (eight of 32 000 take minutes): the squares may add up
  * to PROTO_MESH_POLYGON_BUDGET, 2^26. */
 START_TEST(polygon_budget)
 {

@@ -2,7 +2,7 @@
  * check_import_sandbox.c — suite import_sandbox: mesh files read by clashd's
  * import helper (server/import_sandbox.h), each bound checked through HTTP
  * against a real clashd:
- *  - the issue's hostile files (a glTF node graph that expands to 4^12
+ *  - hostile files (a glTF node graph that expands to 4^12
  *    nodes, a PLY list of 2^29 indices, an OBJ of eight 32 000-corner
  *    polygons) answered 422 well within the deadline, clashd's own peak
  *    RSS small, and the next import answered normally;
@@ -42,7 +42,7 @@ static char *text_of(const char *fmt, ...)
 	return s;
 }
 
-/* The glTF: 13 nodes, each listing the next four times. */
+/* A hostile glTF: 13 nodes, each listing the next four times. */
 static char *dag_gltf(size_t *len)
 {
 	textbuf t = {0};
@@ -62,7 +62,7 @@ static char *dag_gltf(size_t *len)
 	return t.s;
 }
 
-/* The OBJ: eight polygons of 32 000 corners. */
+/* A hostile OBJ: eight polygons of 32 000 corners. */
 static char *polygons_obj(size_t *len)
 {
 	textbuf t = {0};

@@ -1,5 +1,5 @@
 /*
- * check_mesh.c — triangle meshes (issue #13): the build's checks and
+ * check_mesh.c — triangle meshes: the build's checks and
  * topology, and every query with a mesh on either side against
  * independent answers: brute force over all triangle pairs with clash_gjk
  * on 3-vertex shapes (distance, touching), the generalized winding number

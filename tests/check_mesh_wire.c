@@ -1,6 +1,6 @@
 /*
  * check_mesh_wire.c — suite "mesh_wire": triangle meshes on the wire
- * (issue #13): {"mesh": {"positions", "indices"}} decoded, answered and
+ * {"mesh": {"positions", "indices"}} decoded, answered and
  * refused as proto/openapi.yaml (MeshGeometry) says.  The geometry is an
  * L-bracket, an extruded L whose distances and insides are known in
  * closed form; the core's own mesh suite checks the algorithms against
@@ -254,7 +254,7 @@ START_TEST(mesh_in_a_scene)
 {
 	/* The bracket, a probe inside it, a box in its notch 2.0 away (a
 	 * clearance of 1 leaves it out) and one crossing a wall: each clash
-	 * with its depth and volume (issue 24). */
+	 * with its depth and volume. */
 	json_t *objs = json_pack("[{s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s, s:o}]", "id", "bracket",
 	                         "shape", bracket(0), "id", "probe", "shape",
 	                         box(0.2, 2, 0.4, 0.4, 2.2, 0.6), "id", "notch", "shape",

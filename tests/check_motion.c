@@ -1,5 +1,5 @@
 /*
- * check_motion.c — suite "motion": shapes that move (issue #6; 2005
+ * check_motion.c — suite "motion": shapes that move (2005
  * interframe paper, section 5): clash_motion_between, clash_swept and
  * clash_toi, and "pose_end" in a Query.
  *

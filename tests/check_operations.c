@@ -824,7 +824,7 @@ START_TEST(test_request_timeout)
 	ck_assert_ptr_nonnull(strstr(a.body, "urn:clashd:problem:timeout"));
 	/* Due 100 ms after its body was in: answered then, not when the parse
 	 * (about 0.3 s) reaches its check.  The bound is wide for a loaded
-	 * machine; the figure is printed (issue #15's target: 100 ms). */
+	 * machine; the figure is printed (the target: 100 ms). */
 	double late = a.answered - a.sent - 0.100;
 	fprintf(stderr, "service: a running query's 504 came %.1f ms after its deadline\n",
 	        1e3 * late);

@@ -1,7 +1,7 @@
 /*
  * check_pair_depth.c — suite "pairdepth": the penetration of the deepest
  * pair of parts of intersecting compound shapes (CLASH_HAS_PAIR_DEPTH, the
- * wire's `penetration.deepest_pair`), issue #16.
+ * wire's `penetration.deepest_pair`).
  *
  * What it is compared with:
  *  - a closed form: compounds of axis-aligned boxes, whose pairwise depth

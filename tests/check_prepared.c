@@ -341,7 +341,7 @@ START_TEST(api)
 }
 END_TEST
 
-/* ---- byte identity (issue 12): prepared answers equal plain ones ---- */
+/* ---- byte identity: prepared answers equal plain ones ---- */
 
 enum { B_STORE, B_BOXGRID, B_PRISM, B_FIB, B_OCTGRID, B_KINDS };
 

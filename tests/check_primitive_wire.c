@@ -1,6 +1,6 @@
 /*
  * check_primitive_wire.c — suite "primitive_wire": the exact primitives on
- * the wire (issue #13): answers against closed forms through the whole
+ * the wire: answers against closed forms through the whole
  * decoder and encoder, every bad size with its pointer, the LP methods'
  * 422 for curved shapes, primitives in scenes and motions.  The core's
  * suite "primitive" checks the support mappings themselves.

@@ -1,6 +1,6 @@
 /*
  * check_scene.c — suite "scene": which pairs of many objects clash, touch
- * or come closer than a clearance (issue #6): the core's broad and narrow
+ * or come closer than a clearance: the core's broad and narrow
  * phases, the Scene contract (proto_scene_reply), `clash scene`, and POST
  * /v1/scene on a real clashd.
  *
@@ -558,7 +558,7 @@ static enum clash_class pair_class(const clash_shape *a, const clash_shape *b, d
 	return h.cls;
 }
 
-/* Duplicates whatever the order of the vertices (issue #16): a hull of
+/* Duplicates whatever the order of the vertices: a hull of
  * 2000 points on a sphere against copies of it, shuffled, posed by hand
  * into world coordinates, with a point repeated, with one point moved
  * past the tolerance or dropped; each against brute force over every
@@ -643,7 +643,7 @@ static int brute_matched(const clash_shape *a, const clash_shape *b, double tol)
 }
 
 /* Duplicates of compounds whose parts are listed in another order
- * (issue #16): 40 convex parts and a compound part of two, against the
+ * 40 convex parts and a compound part of two, against the
  * same parts shuffled (the vertices of each shuffled too), with one part
  * moved by tol / 2 or 3 tol, or one part replaced by a copy of another;
  * each against brute force and the class the scene gives. */
@@ -1013,7 +1013,7 @@ static size_t count_of(json_t *j, const char *cls)
 	return (size_t)json_integer_value(json_object_get(json_object_get(j, "counts"), cls));
 }
 
-/* The issue's case: a beam 6 x 0.3 x 0.4 and a pipe of radius 0.05 whose
+/* A clearance case from plant design: a beam 6 x 0.3 x 0.4 and a pipe of radius 0.05 whose
  * surface is 30 mm above it, in metres. */
 #define BEAM "{\"id\":\"beam\",\"shape\":{\"vertices\":[[0,0,0],[6,0,0],[0,0.3,0],[6,0.3,0]," \
 	"[0,0,0.4],[6,0,0.4],[0,0.3,0.4],[6,0.3,0.4]]}}"
@@ -1393,7 +1393,7 @@ static json_t *bounded_reply(const char *body, size_t *length)
 }
 
 
-/* The query of death of issue #15: 632 coincident points ask for 199 396
+/* A query of death: 632 coincident points ask for 199 396
  * clashes (36 MB of JSON).  The answer lists max_clashes of them, in at most
  * max_reply bytes, counts them all, and its list is the unbounded answer's
  * first entries. */

@@ -1,7 +1,6 @@
 /*
  * check_slow.c — suite "slow": slow and vanished clients are cut off, and
- * one client address cannot hold the door for the others (issue #15,
- * point 4).
+ * one client address cannot hold the door for the others.
  *
  * Each attack comes from 127.0.0.2 (its sockets bound there before
  * connecting; loopback accepts any 127/8 address) while a well-behaved
@@ -11,7 +10,7 @@
  * body grace) so each attack lasts a few seconds:
  *
  *   headers   120 connections trickling a header byte every 200 ms, each
- *             reconnecting when cut (the issue: 2000 at 1 byte/s);
+ *             reconnecting when cut (make attack: 2000 at 1 byte/s);
  *   vanish    500 connections a second that send one byte and close; once
  *             the attack stops the connections drop to none well within
  *             the header timeout (10 s here): a closed peer is noticed at
@@ -24,11 +23,11 @@
  *             another address is still admitted;
  *   config    the new settings in the start-up line, with their sources.
  *
- * Under make attack (CLASH_ATTACK=full) the attacks are the issue's own,
+ * Under make attack (CLASH_ATTACK=full) the attacks are full size,
  * against clashd's default limits: 2000 connections at a header byte a
  * second, 200 vanishing connections a second, 40 bodies at a byte a
  * second, each for 20 s.  The probe must see every query answered right;
- * its p99 is printed and held to the issue's 250 ms under make attack, to
+ * its p99 is printed and held to the 250 ms target under make attack, to
  * 1 s in make test (a loaded machine).
  */
 #include <arpa/inet.h>

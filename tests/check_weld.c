@@ -1,6 +1,6 @@
 /*
  * check_weld.c — the tolerance weld of a mesh's vertices (core/weld.c,
- * clash_mesh_build_welded, issue 25 item 2).
+ * clash_mesh_build_welded).
  *
  * The clusters are compared with an independent O(n^2) clustering (every
  * pair tested, joined in a plain union-find) on random point sets with

@@ -52,8 +52,8 @@ extern size_t server_as_limit;
 double now_s(void);
 
 /* Whether this run is `make attack` (CLASH_ATTACK=full): the hostile and
- * slow suites then run issue #15's full-size attacks and hold each figure
- * to the issue's target instead of make test's wide bound. */
+ * slow suites then run full-size attacks and hold each figure to its
+ * latency target instead of make test's wide bound. */
 int attack_full(void);
 
 /* The bound a timing figure is held to: `target` under make attack, else

@@ -1,9 +1,9 @@
 /*
- * drag.c — the drag workload of `make bench-http` (issue 12): a web CAD
+ * drag.c — the drag workload of `make bench-http`: a web CAD
  * tool drags a small box past a large part.
  *
  *   drag PORT [STEPS] [VERTICES] [UPLOADS]
- *   drag --mesh PORT [STEPS]     (issue 13: the part a triangle mesh)
+ *   drag --mesh PORT [STEPS]     (the part a triangle mesh)
  *
  * The part: VERTICES points (default 50 000) on the unit sphere (a
  * Fibonacci lattice, so every point is a hull vertex), written with 17

@@ -30,8 +30,8 @@
 #    inline (the whole part in each request) against by ref, side by side
 #    (median, p99), to clashd --threads 2.  Then the same over a mesh
 #    (drag --mesh): three.js's 102 400-triangle torus knot stored once,
-#    by ref every step, inline for 20 of them (issue 13's 0.2 ms target).
-# 5. The shared tier (part "tier", issue 26): Debian's redis-server, two
+#    by ref every step, inline for 20 of them (the 0.2 ms target).
+# 5. The shared tier (part "tier"): Debian's redis-server, two
 #    clashd --store-redis on it and one without.  For each of 7 parts of
 #    BENCH_DRAG_VERTICES points (curl's time_total, medians): its upload
 #    with write-through, on the first; its first query by ref on the
@@ -334,7 +334,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 	index($0, "\"label\":\"ref hello 4") { hn += val($0, "requests"); hd += val($0, "duration_s"); hu += val($0, "cpu_us_per_req") / 2; h50 = h50 "/" val($0, "p50_ms"); hr = hr "/" sprintf("%.0f", val($0, "rps")) }
 	END {
 		c = cn / cd; h = hn / hd
-		printf "\nSmall queries by ref (issue 12): the pair'"'"'s two shapes stored once, the query naming them (%d bytes; answer %d bytes), 4 connections, 2 worker threads each, nothing pinned; runs clashd, hello, hello, clashd:\n\n", bytes, abytes
+		printf "\nSmall queries by ref: the pair'"'"'s two shapes stored once, the query naming them (%d bytes; answer %d bytes), 4 connections, 2 worker threads each, nothing pinned; runs clashd, hello, hello, clashd:\n\n", bytes, abytes
 		printf "| server | rps (both runs) | runs | p50 ms | CPU us/req |\n|---|---|---|---|---|\n"
 		printf "| clashd POST /v1/query by ref | %.0f | %s | %s | %.1f |\n", c, substr(cr, 2), substr(c50, 2), cu
 		printf "| hello, same bytes | %.0f | %s | %s | %.1f |\n", h, substr(hr, 2), substr(h50, 2), hu

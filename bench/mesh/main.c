@@ -23,7 +23,7 @@
  * the truth every method is checked against.  The same cases again on each
  * knot made leaky ("apart-leaky" ...): every 100th triangle of three.js's
  * layout removed (t % 100 == 37: 1 %, no two of them sharing an edge), an
- * open mesh that clashd still reads as a solid (issue 25).
+ * open mesh that clashd still reads as a solid.
  *
  * Queries: collide (the verdict), distance, report (where they meet:
  * FCL's collide with every contact, clashd's regions and volume) and

@@ -9,7 +9,7 @@
 // within 1e-9 relative (1e-12 absolute near 0), the verdicts against the
 // distances, and on the small knot against the brute force over all
 // triangle pairs.  The leaky knot's cases ("NAME-leaky") also get clashd's
-// time over the closed knot's (issue 25: within 2x), and clashd's verdict
+// time over the closed knot's (the target: within 2x), and clashd's verdict
 // and contact there against the closed knot's.  Disagreements go to the
 // "check" column as WARN; the exit status stays 0 (a benchmark, not a
 // test).  With OUT.md, writes the same text there.
@@ -124,7 +124,7 @@ for (const c of cases.filter((c) => c.timed)) {
 	}
 }
 say();
-say(`clashd on the leaky knot against the closed one (issue 25: the leaky within 2x), µs:`);
+say(`clashd on the leaky knot against the closed one (the target: the leaky within 2x), µs:`);
 say();
 say('| case | query | closed | leaky | leaky / closed | within 2x |');
 say('|---|---|---:|---:|---:|---|');
@@ -139,7 +139,7 @@ for (const c of cases.filter((c) => c.timed && closedTwin(c)))
 		say(`| ${baseName(c.name)} | ${q} | ${fmtUs(k)} | ${fmtUs(l)} | ${Number.isFinite(r) ? `${r.toFixed(2)}x` : '—'} | ${within(r)} |`);
 	}
 say();
-say('Clash reports (issue 24): where two knots meet and how much they overlap (clashd: ' +
+say('Clash reports: where two knots meet and how much they overlap (clashd: ' +
 	'clash_overlap_get, regions and volume; FCL: collide with every contact, ' +
 	'num_max_contacts unbounded and enable_contact), target within 3x of FCL; and how deep ' +
 	'(clash_mesh_depth; FCL has no penetration depth for meshes), µs:');

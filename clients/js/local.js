@@ -69,9 +69,10 @@ export class LocalCore {
   static async load({ wasm, budget = DEFAULT_BUDGET } = {}) {
     const mod = wasm instanceof WebAssembly.Module ? wasm
       : await WebAssembly.compile(await moduleBytes(wasm ?? new URL('./gen/clashd-core.wasm', import.meta.url)));
-    let instance;
+    // The module calls WASI only once started (it is a reactor: no start
+    // function runs in instantiate), when `instance` is set.
     const memory = () => instance.exports.memory;
-    instance = await WebAssembly.instantiate(mod, { wasi_snapshot_preview1: wasiImports(memory) });
+    const instance = await WebAssembly.instantiate(mod, { wasi_snapshot_preview1: wasiImports(memory) });
     instance.exports._initialize();
     if (instance.exports.clashd_init(budget) !== 0) throw new Error('clashd local: out of memory');
     return new LocalCore(instance.exports);

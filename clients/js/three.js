@@ -203,7 +203,7 @@ function build(geometry, o) {
   const positions = flatPositions(geometry);
   const form = o.as === 'auto' ? o.fallback : o.as;
   if (form === 'hull') return { positions };
-  let indices = flatIndices(geometry);
+  const indices = flatIndices(geometry);
   if (o.weld !== false) {
     const w = weld(positions, indices, o.weld === true ? defaultTolerance(positions) : o.weld);
     return { mesh: { positions: w.positions, indices: w.indices } };

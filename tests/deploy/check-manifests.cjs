@@ -260,7 +260,7 @@ function checkCompose(file, doc) {
 	const haproxyCfg = read('deploy/haproxy/haproxy.cfg');
 	const replicas = Object.keys(services).filter((n) => n.startsWith('clashd-'));
 	need(replicas.length === 3, `three clashd replicas, not ${replicas.length}`);
-	// One request is never replayed onto every replica (issue #15): a
+	// One request is never replayed onto every replica: a
 	// request that killed one must not be sent on to kill them all.
 	// Every retries and retry-on line (the defaults' and any backend's).
 	const retriesAll = [...haproxyCfg.matchAll(/^\s*retries\s+(\d+)/gm)].map((m) => Number(m[1]));

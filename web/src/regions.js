@@ -1,5 +1,5 @@
-// A mesh pair's clash report drawn in the scene (docs/contract.md, issue
-// #24 "Shown"): for each pair the page asked about (a Result with
+// A mesh pair's clash report drawn in the scene (docs/contract.md, "Clash
+// reports"): for each pair the page asked about (a Result with
 // `overlap.regions`, and `penetration` once asked for), the intersection
 // curves as lines drawn over everything (they lie on both parts), only the
 // triangles that take part tinted on each mesh (a second mesh under the

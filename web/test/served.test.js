@@ -1,4 +1,4 @@
-// The demo page as clashd itself serves it (--web, issue 14): no other
+// The demo page as clashd itself serves it (--web): no other
 // server, no CORS.  clashd reads build/web at start-up; the browser opens
 // clashd's / (a 308 to /web/), the page talks to its own origin, and its
 // first answer is the one clashd gives the same question.

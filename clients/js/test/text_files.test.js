@@ -13,23 +13,12 @@ import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
 import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
 import { Clashd } from '../clashd.js';
 import { geometryShape } from '../three.js';
+import { random } from './random.js';
 import { startClashd } from './server.js';
 
 let server;
 before(async () => { server = await startClashd(['--threads', '1', '--store-delete', '1']); });
 after(async () => { await server?.stop(); });
-
-/** A deterministic generator of numbers in [0, 1) (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random decimal of 6 to 9 significant digits, from 1e-3 to 1e3 in size. */
 function decimal(rnd) {

@@ -21,3 +21,27 @@ export async function drag(url: string, positions: Float32Array, signal: AbortSi
     throw e;
   }
 }
+
+export async function dropFile(url: string, file: File): Promise<string[]> {
+  const clashd = new Clashd(url);
+  const reply = await clashd.upload(file, { weld: 1e-6 });
+  const bytes = await clashd.upload(new Uint8Array(await file.arrayBuffer()), { format: 'stl' });
+  return [...reply.shapes, ...bytes.shapes].map((s) => `${s.name} ${s.id} ${s.solid} ${s.read?.leak}`);
+}
+
+/** Typed arrays wherever the wire takes numbers, and the default method's distance. */
+export async function typed(url: string, f32: Float32Array, idx: Uint32Array): Promise<number> {
+  const clashd = new Clashd(url);
+  const part: Shape = { mesh: { positions: f32, indices: idx }, pose: { translation: new Float64Array([1, 2, 3]) } };
+  const flat: Shape = { positions: f32, dim: 3, radius: 0.1 };
+  const pts: Shape = { vertices: [new Float32Array([0, 0, 0]), [1, 0, 0]] as const };
+  const box: Shape = { box: { half_extents: new Float32Array([1, 1, 1]) }, pose: { matrix: new Float32Array(16) } };
+  const r = await clashd.query({ a: part, b: box });
+  const d: number = r.distance;
+  const near: number[] = r.near_points.a;
+  const gjk = await clashd.query({ a: flat, b: pts, method: 'gjk' });
+  const other: Result = await clashd.query({ a: flat, b: pts, method: 'ipm' });
+  await clashd.scene({ objects: [{ id: 'a', shape: part }, { id: 'b', shape: box }], pairs: [['a', 'b']] });
+  await clashd.upload({ positions: f32 });
+  return d + near[0] + gjk.distance + (other.distance ?? 0);
+}
