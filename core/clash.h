@@ -360,7 +360,9 @@ enum clash_has {
 	CLASH_HAS_PAIR_DEPTH = 1u << 8      /* depth ... depth_b: the deepest pair of parts' */
 };
 
-/* How two shapes of a mesh query meet (clash_result.contact). */
+/* How two shapes of a mesh query meet (clash_result.contact).  Inside
+ * means wholly inside, or, the holder an open solid, reaching in across
+ * the film over one of its holes (docs/shapes.md). */
 enum clash_contact {
 	CLASH_CONTACT_NONE = 0,
 	CLASH_CONTACT_SURFACES, /* their surfaces cross or touch */

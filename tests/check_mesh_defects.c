@@ -946,6 +946,80 @@ START_TEST(a_part_reaching_in_through_a_hole_is_held)
 }
 END_TEST
 
+/* A needle (a box lo..hi, its first corner, the one a part is judged by,
+ * at `first`) through a listed hole of the holder h, touching none of
+ * its triangles: held, as a mesh, a hull and (round its centre, radius
+ * rs) a sphere, either way round, as a part inside (reaching in); and
+ * apart once lifted clear of the film by `lift`, as the closed form of the
+ * hole's plane says. */
+static void needle_through(const part *h, const double *lo, const double *hi, double rs,
+                           const double *lift, const char *what)
+{
+	built b;
+	build(&b, h);
+	clash_mesh_info info;
+	ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
+	ck_assert_msg(info.solid && !info.closed, "%s: solid %d closed %d", what, info.solid,
+	              info.closed);
+	for (int lifted = 0; lifted < 2; lifted++) {
+		double l[3], u[3], c[3];
+		for (int k = 0; k < 3; k++) {
+			l[k] = lo[k] + (lifted ? lift[k] : 0.0);
+			u[k] = hi[k] + (lifted ? lift[k] : 0.0);
+			c[k] = 0.5 * (l[k] + u[k]);
+		}
+		part n;
+		part_alloc(&n, 8, 12);
+		add_box(&n, l, u, (l[0] > u[0]) ^ (l[1] > u[1]) ^ (l[2] > u[2]));
+		built nb;
+		build(&nb, &n);
+		clash_shape hull, ball;
+		clash_shape_init(&hull, 3, n.pos, 8);
+		clash_shape_init(&ball, 3, c, 1);
+		ball.radius = rs;
+		const clash_shape *parts[3] = {&nb.s, &hull, &ball};
+		for (int i = 0; i < 3; i++)
+			for (int swap = 0; swap < 2; swap++) {
+				clash_result r;
+				ck_assert_int_eq(swap ? clash_gjk(parts[i], &b.s, NULL, &r)
+				                      : clash_gjk(&b.s, parts[i], NULL, &r),
+				                 CLASH_OK);
+				const int in = swap ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A;
+				if (r.intersecting == lifted || (!lifted && r.contact != in))
+					ck_abort_msg("%s, part %d, swap %d, lifted %d: intersecting %d contact %d "
+					             "distance %g",
+					             what, i, swap, lifted, r.intersecting, (int)r.contact,
+					             r.distance);
+			}
+		free(nb.store);
+		part_free(&n);
+	}
+	free(b.store);
+}
+
+/* A part that crosses the film over a listed hole reaches in: with its
+ * surfaces apart from every triangle and its first corner outside, it is
+ * held.  A cube without its lid (one square hole), and a wall missing one
+ * triangle of a big face (one triangular hole). */
+START_TEST(a_part_crossing_a_listed_hole_is_held)
+{
+	part lidless;
+	part_alloc(&lidless, 8, 12);
+	add_box(&lidless, (double[3]){0, 0, 0}, (double[3]){10, 10, 10}, 0);
+	remove_triangle(&lidless, 2); /* the top face: triangles 2 and 3 */
+	remove_triangle(&lidless, 2);
+	needle_through(&lidless, (double[3]){4, 4, 11}, (double[3]){6, 6, 9}, 0.5,
+	               (double[3]){0, 0, 1.6}, "lidless cube");
+	part_free(&lidless);
+	part pierced;
+	wall(&pierced);
+	remove_triangle(&pierced, 2); /* half the top: corners (0,0) (10,0) (10,10) */
+	needle_through(&pierced, (double[3]){6.5, 2.5, 3.5}, (double[3]){7.5, 3.5, 2.5}, 0.3,
+	               (double[3]){0, 0, 1.6}, "wall missing a triangle");
+	part_free(&pierced);
+}
+END_TEST
+
 static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
@@ -960,6 +1034,7 @@ static Suite *mesh_defects_suite(void)
 	tcase_add_test(tc, crossing_shells_are_a_union_and_a_cavity_stays_empty);
 	tcase_add_test(tc, crossing_triangles_are_counted);
 	tcase_add_test(tc, a_part_reaching_in_through_a_hole_is_held);
+	tcase_add_test(tc, a_part_crossing_a_listed_hole_is_held);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wire");
 	tcase_set_timeout(tc, 120);

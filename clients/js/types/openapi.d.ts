@@ -1194,7 +1194,11 @@ export interface components {
              * @description Only when a mesh is involved and the shapes intersect: how.
              *     `surfaces`, their boundaries meet (`near_points` a common
              *     point); `a_inside_b`, a lies wholly inside solid b (a bolt in
-             *     a plate; `near_points` a point of a); `b_inside_a` the other way.
+             *     a plate; `near_points` a point of a), or, b an open solid,
+             *     reaches in across the film over one of its holes, its surface
+             *     apart from b's triangles (`near_points` a vertex of a inside
+             *     b, else a point where a crosses the film); `b_inside_a` the
+             *     other way.
              *     How deep and how much are the clash report's (`want` `depth`,
              *     `regions`, `volume`: `penetration`, `overlap`).
              * @enum {string}
