@@ -108,6 +108,59 @@ static int cors_begin(http_request *r, const char *method, const http_route *rou
 	return 1;
 }
 
+/* A query's head, once route, token and method passed: media type,
+ * Content-Encoding and size, then admission. */
+static enum MHD_Result query_head(http_request *r, const http_route *route)
+{
+	char text[200];
+	char detail[320];
+
+	const char *ct = http_request_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *weld = route->id == HTTP_ROUTE_SHAPES
+	                 ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "weld")
+	                 : NULL;
+	if (route->id == HTTP_ROUTE_SHAPES && proto_media_is_mesh(ct) &&
+	    strlen(ct) < sizeof r->mesh_type) {
+		strcpy(r->mesh_type, ct); /* a mesh file, imported (on a worker) */
+		/* An empty or overlong value is no number: a space stands for it. */
+		const int bad = weld && (!weld[0] || strlen(weld) >= sizeof r->weld);
+		snprintf(r->weld, sizeof r->weld, "%s", bad ? " " : weld ? weld : "");
+	} else if (weld && http_media_is_json(ct)) {
+		return http_answer_problem(r, 422, "the query parameter weld is for mesh files: a JSON "
+		                              "upload's mesh says its own \"weld\"");
+	} else if (!http_media_is_json(ct)) {
+		const char *mesh = route->id == HTTP_ROUTE_SHAPES ? HTTP_MESH_MEDIA_TYPES : "";
+		if (ct)
+			snprintf(detail, sizeof detail,
+			         "Content-Type must be application/json%s, not %s", mesh,
+			         log_printable(text, sizeof text, ct));
+		else
+			snprintf(detail, sizeof detail,
+			         "Content-Type must be application/json%s (the header is missing)",
+			         mesh);
+		return http_answer_problem(r, 415, detail);
+	}
+
+	int encoded = body_encoding(r, detail, sizeof detail);
+	if (encoded < 0)
+		return http_answer_problem(r, 415, detail);
+	if (encoded) {
+		r->gzip = http_gzip_new();
+		if (!r->gzip)
+			return http_answer_early(r, NULL);
+	}
+
+	if (r->declared > http_request_body_limit(r)) {
+		snprintf(detail, sizeof detail,
+		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes "
+		         "(%s)", r->declared, http_request_body_limit(r), http_request_body_limit_flag(r));
+		http_answer_reject(r, HTTP_REJECT_BODY_TOO_LARGE);
+		return http_answer_problem(r, 413, detail);
+	}
+
+	return http_admit_query(r);
+}
+
 /* First call: headers are in, no body yet.  Decides the answer to
  * everything but a well-formed, admitted POST /v1/query (http_answer_early says
  * when it goes out). */
@@ -190,50 +243,7 @@ enum MHD_Result http_head_begin(http_request *r, const char *url, const char *me
 		break;
 	}
 
-	const char *ct = http_request_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-	const char *weld = route->id == HTTP_ROUTE_SHAPES
-	                 ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "weld")
-	                 : NULL;
-	if (route->id == HTTP_ROUTE_SHAPES && proto_media_is_mesh(ct) &&
-	    strlen(ct) < sizeof r->mesh_type) {
-		strcpy(r->mesh_type, ct); /* a mesh file, imported (on a worker) */
-		/* An empty or overlong value is no number: a space stands for it. */
-		const int bad = weld && (!weld[0] || strlen(weld) >= sizeof r->weld);
-		snprintf(r->weld, sizeof r->weld, "%s", bad ? " " : weld ? weld : "");
-	} else if (weld && http_media_is_json(ct)) {
-		return http_answer_problem(r, 422, "the query parameter weld is for mesh files: a JSON "
-		                              "upload's mesh says its own \"weld\"");
-	} else if (!http_media_is_json(ct)) {
-		const char *mesh = route->id == HTTP_ROUTE_SHAPES ? HTTP_MESH_MEDIA_TYPES : "";
-		if (ct)
-			snprintf(detail, sizeof detail,
-			         "Content-Type must be application/json%s, not %s", mesh,
-			         log_printable(text, sizeof text, ct));
-		else
-			snprintf(detail, sizeof detail,
-			         "Content-Type must be application/json%s (the header is missing)",
-			         mesh);
-		return http_answer_problem(r, 415, detail);
-	}
-
-	int encoded = body_encoding(r, detail, sizeof detail);
-	if (encoded < 0)
-		return http_answer_problem(r, 415, detail);
-	if (encoded) {
-		r->gzip = http_gzip_new();
-		if (!r->gzip)
-			return http_answer_early(r, NULL);
-	}
-
-	if (r->declared > http_request_body_limit(r)) {
-		snprintf(detail, sizeof detail,
-		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes "
-		         "(%s)", r->declared, http_request_body_limit(r), http_request_body_limit_flag(r));
-		http_answer_reject(r, HTTP_REJECT_BODY_TOO_LARGE);
-		return http_answer_problem(r, 413, detail);
-	}
-
-	return http_admit_query(r);
+	return query_head(r, route);
 }
 
 /* MHD's own decoding of the %HH escapes of the path and query, noting a
