@@ -99,7 +99,7 @@ PROTO_SRC  = $(wildcard proto/*.c)
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
 CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c \
-             tests/http_harness.c tests/contract_doc.c
+             tests/http_harness.c tests/contract_doc.c tests/spawn.c tests/json_gen.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)
@@ -459,7 +459,7 @@ bench-wasm: $(WASM_OUT) $(JS_DEPS) $(WEB_DEPS)
 # Programs, not Check suites: each runs for a while, prints its numbers and
 # exits 0 or 1.  They start build/clashd (CLASH_CLASHD overrides) and, for
 # the failover, Debian's haproxy with deploy/haproxy/haproxy.cfg.
-LOAD_OBJ = $(B)/obj/tests/load/loadgen.o $(B)/obj/tests/load/proc.o
+LOAD_OBJ = $(B)/obj/tests/load/loadgen.o $(B)/obj/tests/load/proc.o $(B)/obj/tests/spawn.o
 FAILOVER_SECONDS ?= 20
 DURATION ?= 600
 SOAK_SHORT ?= 25

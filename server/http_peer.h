@@ -1,7 +1,7 @@
 /*
  * http_peer.h — what the kernel knows of a connection's peer.
  *
- * Connection pressure (http_server.c) closes first the connections whose
+ * Connection pressure (http_loop.c) closes first the connections whose
  * client has sent nothing at all since the accept; libmicrohttpd reads
  * whatever arrives into its own buffers and does not say how much, so the
  * count comes from the kernel (Linux 4.1+: TCP_INFO's tcpi_bytes_received).

@@ -14,7 +14,7 @@ enum http_route_id {
 	HTTP_ROUTE_QUERY,    /* POST /v1/query */
 	HTTP_ROUTE_SCENE,    /* POST /v1/scene */
 	HTTP_ROUTE_CONTAINS, /* POST /v1/contains */
-	HTTP_ROUTE_BATCH,    /* POST /v1/batch (answered in chunks, http_server.c) */
+	HTTP_ROUTE_BATCH,    /* POST /v1/batch (answered in chunks, http_batch.c) */
 	HTTP_ROUTE_LIVEZ,    /* GET /livez */
 	HTTP_ROUTE_READYZ,   /* GET /readyz */
 	HTTP_ROUTE_METRICS,  /* GET /metrics */

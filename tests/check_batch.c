@@ -45,7 +45,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +53,9 @@
 
 #include "check.h"
 #include "http_harness.h"
+#include "json_gen.h"
+#include "prng.h"
+#include "spawn.h"
 #include "json_dump.h"
 #include "proto.h"
 #include "textbuf.h"
@@ -61,60 +63,42 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static uint64_t rng_state = 1;
-
-static uint64_t rnd64(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static size_t rnd(size_t n)
-{
-	return (size_t)(rnd64() % n);
-}
-
-static double uniform(void)
-{
-	return (double)(rnd64() >> 11) * (1.0 / 9007199254740992.0);
-}
-
+/* The random source of the generated batches (prng.h); each test seeds it. */
+static prng rng = {1};
 
 /* A random small pair, 2-D or 3-D, with 17-digit coordinates and now and
  * then a radius, a pose or a method. */
 static char *random_pair(void)
 {
 	textbuf b = {0};
-	int dim = 2 + (int)rnd(2);
+	int dim = 2 + (int)prng_below(&rng, 2);
 	textbuf_str(&b, "{");
 	for (int s = 0; s < 2; s++) {
 		textbuf_str(&b, s ? ",\"b\":{\"vertices\":[" : "\"a\":{\"vertices\":[");
-		size_t n = 1 + rnd(10);
+		size_t n = 1 + prng_below(&rng, 10);
 		for (size_t i = 0; i < n; i++) {
 			char num[64];
 			textbuf_str(&b, i ? ",[" : "[");
 			for (int k = 0; k < dim; k++) {
 				snprintf(num, sizeof num, "%s%.17g", k ? "," : "",
-				         (s && k == 0 ? 1.5 : 0) + 2 * uniform() - 1);
+				         (s && k == 0 ? 1.5 : 0) + 2 * prng_unit(&rng) - 1);
 				textbuf_str(&b, num);
 			}
 			textbuf_str(&b, "]");
 		}
 		textbuf_str(&b, "]");
-		if (rnd(4) == 0) {
+		if (prng_below(&rng, 4) == 0) {
 			char r[48];
-			snprintf(r, sizeof r, ",\"radius\":%.17g", 0.25 * uniform());
+			snprintf(r, sizeof r, ",\"radius\":%.17g", 0.25 * prng_unit(&rng));
 			textbuf_str(&b, r);
 		}
-		if (rnd(4) == 0)
+		if (prng_below(&rng, 4) == 0)
 			textbuf_str(&b, dim == 3 ? ",\"pose\":{\"translation\":[0.5,0,0]}"
 			                    : ",\"pose\":{\"angle\":0.25}");
 		textbuf_str(&b, "}");
 	}
 	static const char *const methods[] = {"", ",\"method\":\"simplex\"", ",\"method\":\"ipm\""};
-	textbuf_str(&b, rnd(5) == 0 ? methods[1 + rnd(2)] : methods[0]);
+	textbuf_str(&b, prng_below(&rng, 5) == 0 ? methods[1 + prng_below(&rng, 2)] : methods[0]);
 	textbuf_str(&b, "}");
 	return b.s;
 }
@@ -551,49 +535,19 @@ END_TEST
 
 /* ---- split ---------------------------------------------------------------- */
 
-static json_t *random_json(int depth)
-{
-	switch (rnd(depth > 3 ? 4 : 7)) {
-	case 0: return json_real((double)(int64_t)rnd64() / 1e6);
-	case 1: {
-		static const char *const strs[] = {"", "]", ",", "}", "\"", "\\", "[{", "é,]", "\n"};
-		return json_string(strs[rnd(9)]);
-	}
-	case 2: return rnd(2) ? json_true() : json_null();
-	case 3: return json_integer((json_int_t)rnd(1000));
-	case 4:
-	case 5: {
-		json_t *a = json_array();
-		size_t n = rnd(4);
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(a, random_json(depth + 1));
-		return a;
-	}
-	default: {
-		json_t *o = json_object();
-		size_t n = rnd(4);
-		for (size_t i = 0; i < n; i++) {
-			char key[8];
-			snprintf(key, sizeof key, "%c%zu", "ab,]\"}"[rnd(6)], i);
-			json_object_set_new(o, key, random_json(depth + 1));
-		}
-		return o;
-	}
-	}
-}
-
 START_TEST(test_split_random)
 {
 	proto_init();
-	rng_state = 20261122;
+	rng.s = 20261122;
 	int corrupted_valid = 0, corrupted_400 = 0;
 	for (int round = 0; round < 400; round++) {
 		json_t *queries = json_array();
-		size_t n = rnd(8);
+		size_t n = prng_below(&rng, 8);
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(queries, random_json(0));
+			json_array_append_new(queries, json_gen(&rng, 4, 3));
 		json_t *doc = json_pack("{s:o}", "queries", queries);
-		char *text = json_dumps(doc, round % 2 ? JSON_INDENT((int)rnd(3)) : JSON_COMPACT);
+		char *text =
+			json_dumps(doc, round % 2 ? JSON_INDENT((int)prng_below(&rng, 3)) : JSON_COMPACT);
 		size_t len = strlen(text);
 		proto_batch *b;
 		proto_reply r;
@@ -620,7 +574,7 @@ START_TEST(test_split_random)
 		/* Corruptions: drop, duplicate or replace one byte. */
 		for (int c = 0; c < 6; c++) {
 			char *bad = malloc(len + 2);
-			size_t at = rnd(len);
+			size_t at = prng_below(&rng, len);
 			size_t blen = len;
 			memcpy(bad, text, len + 1);
 			switch (c % 3) {
@@ -633,7 +587,7 @@ START_TEST(test_split_random)
 				blen++;
 				break;
 			default:
-				bad[at] = "[]{},\":\\ x1"[rnd(12)];
+				bad[at] = "[]{},\":\\ x1"[prng_below(&rng, 12)];
 				break;
 			}
 			proto_reply out, alone;
@@ -702,7 +656,7 @@ static void *answer_range(void *arg)
 
 static char **random_pairs(size_t n, unsigned seed)
 {
-	rng_state = seed;
+	rng.s = seed;
 	char **items = malloc(n * sizeof *items);
 	for (size_t i = 0; i < n; i++)
 		items[i] = i % 97 == 5 ? strdup(mixed[i % NMIXED]) : random_pair();
@@ -769,19 +723,19 @@ END_TEST
 
 START_TEST(test_real_text)
 {
-	rng_state = 99;
+	rng.s = 99;
 	long checked = 0;
 	for (long i = 0; i < 600000; i++) {
 		double x;
-		uint64_t bits = rnd64();
+		uint64_t bits = prng_next(&rng);
 		switch (i % 7) {
 		case 0:
 			memcpy(&x, &bits, sizeof x);
 			if (!isfinite(x))
 				continue;
 			break;
-		case 1: x = uniform(); break;
-		case 2: x = (uniform() - 0.5) * pow(10, (int)(bits % 50) - 25); break;
+		case 1: x = prng_unit(&rng); break;
+		case 2: x = (prng_unit(&rng) - 0.5) * pow(10, (int)(bits % 50) - 25); break;
 		case 3: x = (double)(int64_t)(bits % 2000001) - 1000000; break;
 		case 4: x = (double)(int64_t)(bits % 200001) / 1000.0; break;
 		case 5: {
@@ -822,14 +776,14 @@ END_TEST
 
 START_TEST(test_json_dump)
 {
-	rng_state = 4242;
+	rng.s = 4242;
 	for (int i = 0; i < 3000; i++) {
-		json_t *v = random_json(0);
+		json_t *v = json_gen(&rng, 4, 3);
 		if (i % 3 == 0) {
 			/* Every control character, escapes, UTF-8. */
 			char s[64];
 			int k = 0;
-			for (int c = 1; c < 32 && k < 60; c += 1 + (int)rnd(3))
+			for (int c = 1; c < 32 && k < 60; c += 1 + (int)prng_below(&rng, 3))
 				s[k++] = (char)c;
 			s[k] = '\0';
 			json_t *o = json_object();
@@ -858,17 +812,17 @@ END_TEST
 /* A number's text in one of many forms. */
 static void number_text(char *out, size_t cap)
 {
-	double x = (uniform() - 0.5) * pow(10, (int)rnd(12) - 6);
-	switch (rnd(12)) {
-	case 0: snprintf(out, cap, "%d", (int)rnd(2000) - 1000); break;
+	double x = (prng_unit(&rng) - 0.5) * pow(10, (int)prng_below(&rng, 12) - 6);
+	switch (prng_below(&rng, 12)) {
+	case 0: snprintf(out, cap, "%d", (int)prng_below(&rng, 2000) - 1000); break;
 	case 1: snprintf(out, cap, "%.17g", x); break;
 	case 2: snprintf(out, cap, "%.3f", x); break;
 	case 3: snprintf(out, cap, "%.6e", x); break;
 	case 4: snprintf(out, cap, "%.15g", x); break;
 	case 5: snprintf(out, cap, "%.20f", x); break;
-	case 6: snprintf(out, cap, "%.6fE+%d", x, (int)rnd(30)); break;
+	case 6: snprintf(out, cap, "%.6fE+%d", x, (int)prng_below(&rng, 30)); break;
 	case 7: snprintf(out, cap, "-0"); break;
-	case 8: snprintf(out, cap, "%.9fe-%d", x, 300 + (int)rnd(30)); break; /* underflow */
+	case 8: snprintf(out, cap, "%.9fe-%d", x, 300 + (int)prng_below(&rng, 30)); break; /* underflow */
 	case 9: snprintf(out, cap, "123456789012345678901234567890.5"); break;
 	case 10: snprintf(out, cap, "0.%0130d1", 0); break; /* longer than the shortcut reads */
 	default: snprintf(out, cap, "%.1f", x); break;
@@ -881,55 +835,55 @@ static char *shortcut_query(void)
 {
 	textbuf b = {0};
 	static const char *const ws[] = {"", " ", "\n", "\t", "\r\n "};
-	int dim = 1 + (int)rnd(4);
+	int dim = 1 + (int)prng_below(&rng, 4);
 	textbuf_str(&b, "{");
 	for (int s = 0; s < 2; s++) {
 		textbuf_str(&b, s ? "," : "");
-		textbuf_str(&b, ws[rnd(5)]);
+		textbuf_str(&b, ws[prng_below(&rng, 5)]);
 		textbuf_str(&b, s ? "\"b\"" : "\"a\"");
 		textbuf_str(&b, ":{");
-		int parts = rnd(6) == 0;
+		int parts = prng_below(&rng, 6) == 0;
 		if (parts)
 			textbuf_str(&b, "\"parts\":[{");
-		textbuf_str(&b, rnd(40) == 0 ? "\"vertic\\u0065s\"" : "\"vertices\"");
-		textbuf_str(&b, ws[rnd(5)]);
+		textbuf_str(&b, prng_below(&rng, 40) == 0 ? "\"vertic\\u0065s\"" : "\"vertices\"");
+		textbuf_str(&b, ws[prng_below(&rng, 5)]);
 		textbuf_str(&b, ":");
-		textbuf_str(&b, ws[rnd(5)]);
+		textbuf_str(&b, ws[prng_below(&rng, 5)]);
 		textbuf_str(&b, "[");
-		size_t n = rnd(30) == 0 ? 0 : 1 + rnd(12);
+		size_t n = prng_below(&rng, 30) == 0 ? 0 : 1 + prng_below(&rng, 12);
 		for (size_t i = 0; i < n; i++) {
 			textbuf_str(&b, i ? "," : "");
-			textbuf_str(&b, ws[rnd(5)]);
+			textbuf_str(&b, ws[prng_below(&rng, 5)]);
 			textbuf_str(&b, "[");
-			int d = rnd(300) == 0 ? dim + 1 : dim;
+			int d = prng_below(&rng, 300) == 0 ? dim + 1 : dim;
 			for (int k = 0; k < d; k++) {
 				char num[200];
 				number_text(num, sizeof num);
-				if (rnd(400) == 0)
+				if (prng_below(&rng, 400) == 0)
 					snprintf(num, sizeof num, "%s", (const char *[]){"01", "1.", "\"1\"", "[1]",
 					                                                  "1e999", "+1", ".5", "null",
-					                                                  "1e", "-"}[rnd(10)]);
+					                                                  "1e", "-"}[prng_below(&rng, 10)]);
 				textbuf_str(&b, k ? "," : "");
-				textbuf_str(&b, ws[rnd(5)]);
+				textbuf_str(&b, ws[prng_below(&rng, 5)]);
 				textbuf_str(&b, num);
-				textbuf_str(&b, ws[rnd(5)]);
+				textbuf_str(&b, ws[prng_below(&rng, 5)]);
 			}
 			textbuf_str(&b, "]");
 		}
-		textbuf_str(&b, ws[rnd(5)]);
+		textbuf_str(&b, ws[prng_below(&rng, 5)]);
 		textbuf_str(&b, "]");
 		if (parts)
 			textbuf_str(&b, "},{\"vertices\":[[0.5]]}]");
-		if (rnd(8) == 0)
+		if (prng_below(&rng, 8) == 0)
 			textbuf_str(&b, ",\"radius\":0.125");
-		if (rnd(30) == 0)
+		if (prng_below(&rng, 30) == 0)
 			textbuf_str(&b, ",\"vertices\":[[1]]"); /* a duplicate */
 		textbuf_str(&b, "}");
 	}
-	if (rnd(10) == 0)
+	if (prng_below(&rng, 10) == 0)
 		textbuf_str(&b, ",\"colour\":{\"vertices\":[[1,2],[3,4]]}");
-	textbuf_str(&b, ws[rnd(5)]);
-	textbuf_str(&b, rnd(60) == 0 ? "" : "}");
+	textbuf_str(&b, ws[prng_below(&rng, 5)]);
+	textbuf_str(&b, prng_below(&rng, 60) == 0 ? "" : "}");
 	return b.s;
 }
 
@@ -938,7 +892,7 @@ START_TEST(test_vertex_shortcut)
 	/* Every answer with the shortcut is the answer without it, byte for
 	 * byte: Results and every problem (type, pointer, position). */
 	proto_init();
-	rng_state = 31337;
+	rng.s = 31337;
 	proto_request_limits l = test_ctx.limits;
 	int differ = 0, problems = 0;
 	for (int i = 0; i < 6000; i++) {
@@ -991,28 +945,32 @@ END_TEST
  * integers around 2^53 and 2^64. */
 static void long_number_text(char *out, size_t cap)
 {
-	double x = ldexp((double)(rnd64() >> 11), -(int)rnd(130)) * (rnd(2) ? 1 : -1);
-	switch (rnd(6)) {
-	case 0: snprintf(out, cap, "%.*g", 16 + (int)rnd(4), x); break;
+	double x = ldexp((double)(prng_next(&rng) >> 11), -(int)prng_below(&rng, 130)) *
+	           (prng_below(&rng, 2) ? 1 : -1);
+	switch (prng_below(&rng, 6)) {
+	case 0: snprintf(out, cap, "%.*g", 16 + (int)prng_below(&rng, 4), x); break;
 	case 1: {
-		uint64_t m = rnd64() % 10000000000000000000ull;
-		snprintf(out, cap, "%" PRIu64 "e%d", m, (int)rnd(52) - 30);
+		uint64_t m = prng_next(&rng) % 10000000000000000000ull;
+		snprintf(out, cap, "%" PRIu64 "e%d", m, (int)prng_below(&rng, 52) - 30);
 		break;
 	}
 	case 2: {
-		uint64_t m = rnd64() % 10000000000000000ull;
-		int frac = 1 + (int)rnd(18);
+		uint64_t m = prng_next(&rng) % 10000000000000000ull;
+		int frac = 1 + (int)prng_below(&rng, 18);
 		snprintf(out, cap, "%" PRIu64 ".%0*" PRIu64 "e-%d", m % 1000, frac,
-		         (uint64_t)(m % 1000000000000000ull), (int)rnd(20));
+		         (uint64_t)(m % 1000000000000000ull), (int)prng_below(&rng, 20));
 		break;
 	}
 	case 3: { /* exactly halfway between x and the next double, when short */
 		double y = fabs(x) + DBL_MIN, z = nextafter(y, INFINITY);
-		snprintf(out, cap, "%.*Lg", 16 + (int)rnd(4), ((long double)y + z) / 2);
+		snprintf(out, cap, "%.*Lg", 16 + (int)prng_below(&rng, 4), ((long double)y + z) / 2);
 		break;
 	}
-	case 4: snprintf(out, cap, "%" PRIu64, ((uint64_t)1 << 53) + rnd(64) * (1 + rnd(1000))); break;
-	default: snprintf(out, cap, "%" PRIu64, UINT64_MAX - rnd(1000) - 1); break;
+	case 4:
+		snprintf(out, cap, "%" PRIu64,
+		         ((uint64_t)1 << 53) + prng_below(&rng, 64) * (1 + prng_below(&rng, 1000)));
+		break;
+	default: snprintf(out, cap, "%" PRIu64, UINT64_MAX - prng_below(&rng, 1000) - 1); break;
 	}
 }
 
@@ -1020,7 +978,7 @@ START_TEST(test_long_numbers)
 {
 	/* 16 to 19 digits are read by 128-bit integers, not strtod: the same
 	 * double, bit for bit, on a million texts and the known hard cases. */
-	rng_state = 4242;
+	rng.s = 4242;
 	int read = 0;
 	for (int i = 0; i < 1000000; i++) {
 		char num[200];
@@ -1319,42 +1277,21 @@ END_TEST
 /* Run `clash query ARGS` on a file; its stdout, malloc'd. */
 static char *clash_query(const char *const *args, const char *input, int *status)
 {
-	char path[4096], out[64] = "/tmp/clash-batch-out-XXXXXX";
+	char path[4096];
 	snprintf(path, sizeof path, "%s/clash", check_build_dir());
-	int ofd = mkstemp(out);
-	ck_assert_int_ge(ofd, 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(ofd, STDOUT_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
-		const char *argv[16] = {path, "query"};
-		int k = 2;
-		for (; args && *args && k < 14; args++)
-			argv[k++] = *args;
-		argv[k++] = input;
-		argv[k] = NULL;
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	off_t size = lseek(ofd, 0, SEEK_END);
-	char *text = malloc((size_t)size + 1);
-	ck_assert_int_eq(pread(ofd, text, (size_t)size, 0), size);
-	text[size] = '\0';
-	close(ofd);
-	unlink(out);
+	const char *argv[16] = {path, "query"};
+	int k = 2;
+	for (; args && *args && k < 14; args++)
+		argv[k++] = *args;
+	argv[k++] = input;
+	argv[k] = NULL;
+	spawn_opts o = {.argv = argv};
+	char *text;
+	int st = spawn_capture(&o, &text, NULL, NULL);
+	ck_assert(st != -1 && text);
+	*status = spawn_exit_code(st);
 	return text;
 }
-
 
 START_TEST(test_cli_equals_http)
 {

@@ -24,6 +24,7 @@
 #include "check.h"
 #include "http_harness.h"
 #include "proto.h"
+#include "spawn.h"
 
 typedef struct run {
 	int status; /* exit status, or -1 if it did not exit normally */
@@ -39,26 +40,6 @@ static char *clash_path(void)
 	return path;
 }
 
-static char *slurp(FILE *f, size_t *len)
-{
-	fflush(f);
-	rewind(f);
-	size_t cap = 4096, n = 0;
-	char *s = malloc(cap);
-	size_t got;
-	while ((got = fread(s + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (cap - n < 2) {
-			cap *= 2;
-			s = realloc(s, cap);
-		}
-	}
-	s[n] = '\0';
-	if (len)
-		*len = n;
-	return s;
-}
-
 /* Run clash with the given arguments (NULL-terminated), standard input from
  * `input` (a path; NULL for /dev/null). */
 static run run_clash(const char *const *args, const char *input)
@@ -70,25 +51,15 @@ static run run_clash(const char *const *args, const char *input)
 		argv[argc] = args[argc - 1];
 	}
 	argv[argc] = NULL;
-	FILE *out = tmpfile(), *err = tmpfile();
-	ck_assert(out && err);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int in = open(input ? input : "/dev/null", O_RDONLY);
-		if (in < 0 || dup2(in, 0) < 0 || dup2(fileno(out), 1) < 0 || dup2(fileno(err), 2) < 0)
-			_exit(126);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int ws;
-	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	int in = input ? open(input, O_RDONLY) : SPAWN_NULL;
+	ck_assert_msg(in != -1, "cannot open %s", input);
+	spawn_opts o = {.argv = argv, .in = in};
 	run r;
-	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-	r.out = slurp(out, &r.out_len);
-	r.err = slurp(err, NULL);
-	fclose(out);
-	fclose(err);
+	int ws = spawn_capture(&o, &r.out, &r.out_len, &r.err);
+	if (in > 0)
+		close(in);
+	ck_assert(ws != -1 && r.out && r.err);
+	r.status = spawn_exit_code(ws);
 	return r;
 }
 
@@ -259,44 +230,31 @@ START_TEST(query_answers_each_line_at_once)
 {
 	/* Through pipes: each answer arrives before the next line is sent, so a
 	 * program can drive clash a query at a time. */
-	int to[2], from[2];
-	ck_assert_int_eq(pipe(to), 0);
-	ck_assert_int_eq(pipe(from), 0);
 	const char *path = clash_path();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
-		execl(path, path, "query", (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
+	spawn_opts o = {.argv = (const char *const[]){path, "query", NULL}, .in = SPAWN_PIPE,
+	                .out = SPAWN_PIPE};
+	spawned c;
+	ck_assert_int_eq(spawn(&o, &c), 0);
 	signal(SIGPIPE, SIG_IGN);
 	const char *lines[] = {CUBES("3") "\n", "{\"a\":1e400}\n", CUBES("2") "\n"};
 	const char *expect[] = {"\"distance\":2.0,", "\"pointer\":\"/a\"", "\"distance\":1.0,"};
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(write(to[1], lines[i], strlen(lines[i])), (ssize_t)strlen(lines[i]));
+		ck_assert_int_eq(write(c.in, lines[i], strlen(lines[i])), (ssize_t)strlen(lines[i]));
 		char buf[4096];
 		size_t n = 0;
 		while (n == 0 || buf[n - 1] != '\n') {
-			ssize_t got = read(from[0], buf + n, sizeof buf - 1 - n);
+			ssize_t got = read(c.out, buf + n, sizeof buf - 1 - n);
 			ck_assert_int_gt(got, 0); /* a hang here is the test's timeout */
 			n += (size_t)got;
 		}
 		buf[n] = '\0';
 		ck_assert_msg(strstr(buf, expect[i]) != NULL, "answer %d: %s", i, buf);
 	}
-	close(to[1]);
+	close(c.in);
 	char rest[16];
-	ck_assert_int_eq(read(from[0], rest, sizeof rest), 0);
-	close(from[0]);
-	int ws;
-	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-	ck_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 1); /* the second line's problem */
+	ck_assert_int_eq(read(c.out, rest, sizeof rest), 0);
+	close(c.out);
+	ck_assert_int_eq(spawn_exit_code(spawn_wait(c.pid, -1)), 1); /* the second line's problem */
 }
 END_TEST
 
@@ -615,7 +573,7 @@ static void check_example(const char *cmd)
 	ck_assert_ptr_nonnull(f);
 	char *out;
 	size_t out_len;
-	out = slurp(f, &out_len);
+	out = spawn_slurp(f, &out_len);
 	int st = pclose(f);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %d\n%s", command, st, out);
 	/* Each shown line, "  " and the text; "..." at the end: a prefix. */

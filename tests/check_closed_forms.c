@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "prng.h"
 #include "clash.h"
 #include "simplex.h" /* the sub-algorithm, for the fuzz findings */
 
@@ -84,16 +85,8 @@ static double dist(const double *p, const double *q, int dim)
 	return sqrt(s);
 }
 
-/* A small deterministic generator (splitmix64) for the stress tests. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return (double)(z >> 11) * 0x1.0p-53;
-}
+/* The stress tests' random source (prng.h). */
+static prng rng = {0x9e3779b97f4a7c15ull};
 
 /* ---- the acceptance example and boxes at known distances --------------- */
 
@@ -737,18 +730,18 @@ START_TEST(degenerate_stress)
 	static double a[64 * 3], b[64 * 3];
 	int done = 0;
 	for (int trial = 0; trial < 3000; trial++) {
-		int na = 1 + (int)(rnd() * 40), nb = 1 + (int)(rnd() * 40);
+		int na = 1 + (int)(prng_unit(&rng) * 40), nb = 1 + (int)(prng_unit(&rng) * 40);
 		int kind = trial % 5;
 		double base[3], dir[3], dir2[3];
 		for (int k = 0; k < 3; k++) {
-			base[k] = rnd() * 2 - 1;
-			dir[k] = rnd() * 2 - 1;
-			dir2[k] = rnd() * 2 - 1;
+			base[k] = prng_unit(&rng) * 2 - 1;
+			dir[k] = prng_unit(&rng) * 2 - 1;
+			dir2[k] = prng_unit(&rng) * 2 - 1;
 		}
 		double f = pow(10.0, (double)((trial / 5) % 13) - 6.0);
 		for (int i = 0; i < na + nb; i++) {
 			double *p = i < na ? a + 3 * i : b + 3 * (i - na);
-			double s = rnd() * 2 - 1, t = rnd() * 2 - 1;
+			double s = prng_unit(&rng) * 2 - 1, t = prng_unit(&rng) * 2 - 1;
 			/* 0 collinear, 1 coplanar, 2 duplicates, 3 snapped to a coarse
 			 * grid (touching features), 4 general */
 			for (int k = 0; k < 3; k++) {
@@ -757,10 +750,10 @@ START_TEST(degenerate_stress)
 				case 0: x = base[k] + s * dir[k]; break;
 				case 1: x = base[k] + s * dir[k] + t * dir2[k]; break;
 				case 2: x = (i % 3) ? base[k] : base[k] + dir[k]; break;
-				case 3: x = round((rnd() * 2 - 1) * 2) / 2; break;
-				default: x = rnd() * 2 - 1; break;
+				case 3: x = round((prng_unit(&rng) * 2 - 1) * 2) / 2; break;
+				default: x = prng_unit(&rng) * 2 - 1; break;
 				}
-				p[k] = x * f + (i < na ? 0 : f * (rnd() < 0.5 ? 0.0 : 1.0));
+				p[k] = x * f + (i < na ? 0 : f * (prng_unit(&rng) < 0.5 ? 0.0 : 1.0));
 			}
 		}
 		clash_shape sa, sb;

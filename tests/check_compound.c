@@ -36,6 +36,7 @@
 #include "compound.h"
 #include "prng.h"
 #include "proto.h"
+#include "spawn.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -1222,19 +1223,16 @@ START_TEST(clash_query_cli)
 	close(fd);
 	FILE *out = tmpfile();
 	ck_assert_ptr_nonnull(out);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int i = open(in, O_RDONLY);
-		if (i < 0 || dup2(i, 0) < 0 || dup2(fileno(out), 1) < 0)
-			_exit(126);
-		execl(path, path, "query", (char *)NULL);
-		_exit(127);
-	}
-	int ws;
-	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	int i = open(in, O_RDONLY);
+	ck_assert_int_ge(i, 0);
+	spawn_opts o = {.argv = (const char *const[]){path, "query", NULL}, .in = i,
+	                .out = fileno(out)};
+	spawned c;
+	ck_assert_int_eq(spawn(&o, &c), 0);
+	close(i);
+	int ws = spawn_wait(c.pid, -1);
 	unlink(in);
-	ck_assert(WIFEXITED(ws));
+	ck_assert(ws != -1 && WIFEXITED(ws));
 	rewind(out);
 	char line[4096];
 	ck_assert_ptr_nonnull(fgets(line, sizeof line, out));

@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +36,7 @@
 #include "check.h"
 #include "contract_doc.h"
 #include "clash.h"
+#include "http_harness.h"
 #include "oracle.h"
 #include "oracle_lp.h"
 #include "prng.h"
@@ -563,123 +563,42 @@ END_TEST
 
 /* ---- clashd's route ------------------------------------------------------ */
 
-static pid_t server_pid;
-
-static void server_kill(void)
+/* POST `body` to `path`: the answer in *r. */
+static void post(const char *path, const char *body, hresp *r)
 {
-	if (server_pid > 0) {
-		kill(server_pid, SIGTERM);
-		for (int i = 0; i < 400; i++) {
-			if (waitpid(server_pid, NULL, WNOHANG) == server_pid) {
-				server_pid = 0;
-				return;
-			}
-			usleep(10000);
-		}
-		kill(server_pid, SIGKILL);
-		waitpid(server_pid, NULL, 0);
-		server_pid = 0;
-	}
-}
-
-/* Start build/clashd on an ephemeral loopback port; returns the port. */
-static int server_start(void)
-{
-	char path[1024];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execl(path, "clashd", "--listen", "127.0.0.1:0", "--threads", "1", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	server_pid = pid;
-	FILE *log = fdopen(fds[0], "r");
-	ck_assert_ptr_nonnull(log);
-	char line[4096];
-	int port = 0;
-	while (!port && fgets(line, sizeof line, log)) {
-		json_t *j = json_loads(line, 0, NULL);
-		const char *listen = j ? json_string_value(json_object_get(j, "listen")) : NULL;
-		if (listen && strstr(line, "\"listening\"") && strncmp(listen, "127.0.0.1:", 10) == 0)
-			port = atoi(listen + 10);
-		json_decref(j);
-	}
-	/* Keep reading the log in the background would be nicer; the server
-	 * writes little, and the pipe buffer holds it. */
-	ck_assert_msg(port > 0, "clashd printed no listening line");
-	return port;
-}
-
-/* One request on its own connection; the whole response into buf. */
-static size_t http_post(int port, const char *path, const char *body, char *buf, size_t cap)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	ck_assert_int_ge(fd, 0);
-	struct timeval tv = {5, 0};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	struct sockaddr_in a;
-	memset(&a, 0, sizeof a);
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	char head[512];
-	int hn = snprintf(head, sizeof head,
-	                  "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-	                  "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-	                  path, strlen(body));
-	ck_assert_int_eq(write(fd, head, (size_t)hn), hn);
-	ck_assert_int_eq(write(fd, body, strlen(body)), (ssize_t)strlen(body));
-	size_t len = 0;
-	for (;;) {
-		ssize_t got = read(fd, buf + len, cap - 1 - len);
-		if (got <= 0)
-			break;
-		len += (size_t)got;
-	}
-	close(fd);
-	buf[len] = 0;
-	return len;
+	http_do("POST", path, JSON_HEADERS, body, strlen(body), r);
 }
 
 START_TEST(http_route)
 {
-	int port = server_start();
-	char buf[8192];
-	http_post(port, "/v1/contains",
-	          "{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"vertices\":" TRI "}}", buf,
-	          sizeof buf);
-	ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0, "%s", buf);
-	ck_assert_ptr_nonnull(strstr(buf, "\r\n\r\n{\"contained\":true,\"outside_vertex\":null,"));
-	http_post(port, "/v1/contains", "{\"inner\":{\"vertices\":[[0.1,0.1]]}}", buf, sizeof buf);
-	ck_assert_msg(strncmp(buf, "HTTP/1.1 422", 12) == 0, "%s", buf);
-	ck_assert_ptr_nonnull(strstr(buf, "application/problem+json"));
+	server_start_with((const char *const[]){"--threads", "1", NULL}, NULL);
+	hresp r;
+	post("/v1/contains", "{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"vertices\":" TRI "}}",
+	     &r);
+	ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+	ck_assert_msg(strncmp(r.body, "{\"contained\":true,\"outside_vertex\":null,", 40) == 0, "%s",
+	              r.body);
+	hresp_free(&r);
+	post("/v1/contains", "{\"inner\":{\"vertices\":[[0.1,0.1]]}}", &r);
+	ck_assert_msg(r.status == 422, "%d %s", r.status, r.body);
+	ck_assert_ptr_nonnull(strstr(r.head, "application/problem+json"));
+	hresp_free(&r);
 	/* The query route is unchanged, and simplex answers through it. */
-	http_post(port, "/v1/query",
-	          "{\"a\":{\"vertices\":[[0,0]]},\"b\":{\"vertices\":[[3,4]]},\"method\":\"simplex\"}",
-	          buf, sizeof buf);
-	ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0, "%s", buf);
-	const char *lb = strstr(buf, "\"distance_lower_bound\":");
+	post("/v1/query",
+	     "{\"a\":{\"vertices\":[[0,0]]},\"b\":{\"vertices\":[[3,4]]},\"method\":\"simplex\"}", &r);
+	ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+	const char *lb = strstr(r.body, "\"distance_lower_bound\":");
 	ck_assert_ptr_nonnull(lb);
 	ck_near(strtod(lb + 23, NULL), 5.0, 1e-12);
-	server_kill();
+	hresp_free(&r);
+	assert_clean_exit(server_stop_within(20));
 }
 END_TEST
 
 static void route_teardown(void)
 {
-	server_kill();
+	if (srv.pid > 0)
+		assert_clean_exit(server_stop_within(20));
 }
 
 /* ---- the contract document ----------------------------------------------- */

@@ -21,7 +21,7 @@
 #include "store.h"
 #include "textbuf.h"
 
-/* clashd's bound (server/http_server.c, HTTP_HEAVY_COST). */
+/* clashd's bound (server/http_admit.c, HTTP_HEAVY_COST). */
 #define BOUND 25000.0
 
 typedef int (*reply_fn)(const char *body, size_t len, proto_call *call, proto_reply *out);

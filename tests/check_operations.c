@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -50,7 +49,10 @@
 #include "contract_doc.h"
 #include "clash.h"
 #include "http_harness.h"
+#include "json_gen.h"
+#include "prng.h"
 #include "proto.h"
+#include "spawn.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -142,44 +144,10 @@ static void write_file(const char *dir, const char *name, const char *text, char
  * status, or -1 when it could not run. */
 static int run(const char *const *argv, char *out, size_t outlen)
 {
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDOUT_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	size_t n = 0;
-	char sink[4096];
-	for (;;) {
-		char *dst = out && n + 1 < outlen ? out + n : sink;
-		size_t room = out && n + 1 < outlen ? outlen - 1 - n : sizeof sink;
-		ssize_t k = read(fds[0], dst, room);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		if (dst != sink)
-			n += (size_t)k;
-	}
-	if (out && outlen)
-		out[n] = '\0';
-	close(fds[0]);
-	int status;
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	spawn_opts o = {.argv = argv, .search = 1, .out = SPAWN_PIPE, .err = SPAWN_NULL};
+	int status = spawn_run(&o, out, outlen);
+	ck_assert_int_ne(status, -1);
+	return spawn_exit_code(status);
 }
 
 /* ---- limits -------------------------------------------------------------- */
@@ -367,55 +335,19 @@ static size_t true_depth(const json_t *v)
 	return 0;
 }
 
-static unsigned long long rng_state;
-static unsigned rnd(unsigned n)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (unsigned)((rng_state >> 33) % n);
-}
-
-/* A random document with strings full of brackets, quotes and escapes. */
-static json_t *random_value(int depth)
-{
-	static const char *const strings[] = {"[", "]", "{", "}", "\"", "\\", "\\\"[", "[\"",
-	                                      "x", "\\\\", "}]", "\xc3\xa9["};
-	unsigned k = depth > 9 ? rnd(2) : rnd(5);
-	if (k == 0)
-		return json_real(rnd(1000) / 7.0);
-	if (k == 1) {
-		char s[64] = "";
-		for (unsigned i = 0, n = rnd(5); i < n; i++)
-			strcat(s, strings[rnd(sizeof strings / sizeof strings[0])]);
-		return json_string(s);
-	}
-	if (k == 2 || k == 3) {
-		json_t *a = json_array();
-		for (unsigned i = 0, n = rnd(4); i < n; i++)
-			json_array_append_new(a, random_value(depth + 1));
-		return a;
-	}
-	json_t *o = json_object();
-	for (unsigned i = 0, n = rnd(4); i < n; i++) {
-		char key[16];
-		snprintf(key, sizeof key, "%s%u", strings[rnd(sizeof strings / sizeof strings[0])], i);
-		json_object_set_new(o, key, random_value(depth + 1));
-	}
-	return o;
-}
-
 START_TEST(test_limits_in_proto)
 {
 	/* proto's depth scan against the true depth of random documents whose
 	 * strings hold brackets and escaped quotes: a document is refused as
 	 * too deep exactly when it is. */
 	proto_init();
-	rng_state = 12345;
+	prng g = {12345};
 	int refused = 0, passed = 0;
 	for (int i = 0; i < 3000; i++) {
-		json_t *doc = random_value(0);
+		json_t *doc = json_gen(&g, 10, 6);
 		char *text = json_dumps(doc, JSON_ENCODE_ANY | (i % 2 ? JSON_INDENT(1) : JSON_COMPACT));
 		size_t depth = true_depth(doc);
-		size_t limit = 1 + rnd(8);
+		size_t limit = 1 + prng_below(&g, 8);
 		proto_context ctx = {.limits = {.max_depth = limit}};
 		proto_reply out;
 		proto_call call = {.ctx = &ctx};
@@ -1575,25 +1507,55 @@ START_TEST(test_auth)
 }
 END_TEST
 
-START_TEST(test_cors)
+/* clashd with the origins the CORS tests are about, and a bearer token. */
+static char cors_dir[4096], cors_token[4200];
+
+static void cors_start(void)
 {
 	char *dir = temp_dir();
-	char path[4200];
-	write_file(dir, "token", TOKEN, path, sizeof path);
+	snprintf(cors_dir, sizeof cors_dir, "%s", dir);
+	free(dir);
+	write_file(cors_dir, "token", TOKEN, cors_token, sizeof cors_token);
 	server_start_with((const char *const[]){"--cors-origin",
 	                                        "https://app.example, http://localhost:3000, "
 	                                        "http://127.0.0.1:*, https://*.corp.example, "
 	                                        "http://[::1]:*",
-	                                        "--auth-token-file", path, NULL},
+	                                        "--auth-token-file", cors_token, NULL},
 	                  NULL);
-	hresp r;
-	char v[256];
+}
+
+static void cors_stop(void)
+{
+	assert_clean_exit(server_stop_within(15));
+	unlink(cors_token);
+	rmdir(cors_dir);
+}
+
+/* A browser's preflight of a POST with the headers the client sends. */
+#define CORS_PREFLIGHT                                                                    \
+	"Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n"             \
+	"Access-Control-Request-Headers: content-type, authorization, x-clashd-shape\r\n"
+
+/* The log line of a refused preflight names the origin, why, and the flag. */
+static void assert_preflight_refused_logged(const char *origin, const char *reason)
+{
+	json_t *line = log_wait(&srv, "cors preflight refused", 5);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_str_eq(json_string_value(json_object_get(line, "origin")), origin);
+	ck_assert_str_eq(json_string_value(json_object_get(line, "reason")), reason);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(line, "hint")),
+	                             "--cors-origin"));
+	json_decref(line);
+}
+
+START_TEST(test_cors_preflight_granted)
+{
 	/* A preflight from an allowed origin: 204 and the grant, no token
 	 * needed (browsers never send one on a preflight). */
-	const char *pre = "Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n"
-	                  "Access-Control-Request-Headers: content-type, authorization, "
-	                  "x-clashd-shape\r\n";
-	http_do("OPTIONS", "/v1/query", pre, NULL, 0, &r);
+	cors_start();
+	hresp r;
+	char v[256];
+	http_do("OPTIONS", "/v1/query", CORS_PREFLIGHT, NULL, 0, &r);
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v),
 	                 "https://app.example");
@@ -1607,25 +1569,37 @@ START_TEST(test_cors)
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Max-Age", v, sizeof v), "600");
 	ck_assert_uint_eq(r.body_len, 0);
 	hresp_free(&r);
+	cors_stop();
+}
+END_TEST
+
+START_TEST(test_cors_preflight_refused)
+{
 	/* From another origin: no grant (the browser then blocks the call),
 	 * and a log line that says which flag would allow it. */
+	cors_start();
+	hresp r;
+	char v[256];
 	http_do("OPTIONS", "/v1/query",
 	        "Origin: https://evil.example\r\nAccess-Control-Request-Method: POST\r\n", NULL, 0,
 	        &r);
 	ck_assert_ptr_null(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v));
 	ck_assert_str_eq(hresp_header(&r, "Vary", v, sizeof v), "Origin");
 	hresp_free(&r);
-	json_t *line = log_wait(&srv, "cors preflight refused", 5);
-	ck_assert_ptr_nonnull(line);
-	ck_assert_str_eq(json_string_value(json_object_get(line, "origin")), "https://evil.example");
-	ck_assert_str_eq(json_string_value(json_object_get(line, "reason")),
-	                 "the origin is not in --cors-origin");
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(line, "hint")),
-	                             "--cors-origin"));
-	json_decref(line);
+	assert_preflight_refused_logged("https://evil.example",
+	                                "the origin is not in --cors-origin");
+	cors_stop();
+}
+END_TEST
+
+START_TEST(test_cors_preflight_any_path)
+{
 	/* A preflight to a path that does not exist is granted, so the page
 	 * reads the 404 problem of the real request (not "Failed to fetch");
 	 * a method the route does not take is granted for the same reason. */
+	cors_start();
+	hresp r;
+	char v[256];
 	const char *pre_get = "Origin: https://app.example\r\nAccess-Control-Request-Method: GET\r\n";
 	http_do("OPTIONS", "/v1/qeury", pre_get, NULL, 0, &r);
 	ck_assert_int_eq(r.status, 204);
@@ -1637,9 +1611,18 @@ START_TEST(test_cors)
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v), "GET");
 	hresp_free(&r);
+	cors_stop();
+}
+END_TEST
+
+START_TEST(test_cors_origin_patterns)
+{
 	/* Patterns: any port of 127.0.0.1 (and none), any name below
 	 * corp.example; not corp.example itself, not another scheme, not a
 	 * name that only ends alike. */
+	cors_start();
+	hresp r;
+	char v[256];
 	struct {
 		const char *origin;
 		int allowed;
@@ -1673,13 +1656,29 @@ START_TEST(test_cors)
 		              "%s: granted %s", pat[i].origin, got ? got : "nothing");
 		hresp_free(&r);
 	}
+	cors_stop();
+}
+END_TEST
+
+START_TEST(test_cors_options_not_preflight)
+{
 	/* An OPTIONS that is no preflight is still a 405 (after the token). */
+	cors_start();
+	hresp r;
 	http_do("OPTIONS", "/v1/query", "Authorization: Bearer " TOKEN "\r\n", NULL, 0, &r);
 	json_decref(assert_problem(&r, 405));
 	hresp_free(&r);
+	cors_stop();
+}
+END_TEST
 
+START_TEST(test_cors_actual_requests)
+{
 	/* Actual requests: the grant and the exposed headers on answers and
 	 * on errors alike (401, 404, 422). */
+	cors_start();
+	hresp r;
+	char v[256];
 	char *q = cubes_query(0);
 	struct {
 		const char *headers, *method, *path, *body;
@@ -1707,39 +1706,58 @@ START_TEST(test_cors)
 		ck_assert_str_eq(hresp_header(&r, "Vary", v, sizeof v), "Origin");
 		hresp_free(&r);
 	}
+	free(q);
+	cors_stop();
+}
+END_TEST
+
+START_TEST(test_cors_no_origin)
+{
 	/* No Origin (not a browser): no CORS headers but Vary. */
+	cors_start();
+	hresp r;
+	char v[256];
+	char *q = cubes_query(0);
 	post("Authorization: Bearer " TOKEN "\r\n", q, &r);
 	ck_assert_int_eq(r.status, 200);
 	ck_assert_ptr_null(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v));
+	ck_assert_str_eq(hresp_header(&r, "Vary", v, sizeof v), "Origin");
 	hresp_free(&r);
-	assert_clean_exit(server_stop_within(15));
+	free(q);
+	cors_stop();
+}
+END_TEST
 
+START_TEST(test_cors_any_origin)
+{
 	/* "*": any origin, answered "*". */
 	server_start_with((const char *const[]){"--cors-origin", "*", NULL}, NULL);
+	hresp r;
+	char v[256];
 	http_do("OPTIONS", "/readyz",
 	        "Origin: null\r\nAccess-Control-Request-Method: GET\r\n", NULL, 0, &r);
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v), "*");
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v), "GET, HEAD");
 	hresp_free(&r);
+	assert_clean_exit(server_stop_within(15));
+}
+END_TEST
+
+START_TEST(test_cors_off)
+{
 	/* Without --cors-origin there is no CORS at all: OPTIONS is a 405,
 	 * and the log says how to turn CORS on. */
-	assert_clean_exit(server_stop_within(15));
 	server_start();
-	http_do("OPTIONS", "/v1/query", pre, NULL, 0, &r);
+	hresp r;
+	char v[256];
+	http_do("OPTIONS", "/v1/query", CORS_PREFLIGHT, NULL, 0, &r);
 	json_decref(assert_problem(&r, 405));
 	ck_assert_ptr_null(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v));
 	hresp_free(&r);
-	line = log_wait(&srv, "cors preflight refused", 5);
-	ck_assert_ptr_nonnull(line);
-	ck_assert_str_eq(json_string_value(json_object_get(line, "origin")), "https://app.example");
-	ck_assert_str_eq(json_string_value(json_object_get(line, "reason")),
-	                 "no --cors-origin is set: CORS is off");
-	json_decref(line);
-	free(q);
-	unlink(path);
-	rmdir(dir);
-	free(dir);
+	assert_preflight_refused_logged("https://app.example",
+	                                "no --cors-origin is set: CORS is off");
+	assert_clean_exit(server_stop_within(15));
 }
 END_TEST
 
@@ -2106,7 +2124,15 @@ static Suite *operations_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_auth);
-	tcase_add_test(tc, test_cors);
+	tcase_add_test(tc, test_cors_preflight_granted);
+	tcase_add_test(tc, test_cors_preflight_refused);
+	tcase_add_test(tc, test_cors_preflight_any_path);
+	tcase_add_test(tc, test_cors_origin_patterns);
+	tcase_add_test(tc, test_cors_options_not_preflight);
+	tcase_add_test(tc, test_cors_actual_requests);
+	tcase_add_test(tc, test_cors_no_origin);
+	tcase_add_test(tc, test_cors_any_origin);
+	tcase_add_test(tc, test_cors_off);
 	tcase_add_test(tc, test_tls);
 	suite_add_tcase(s, tc);
 

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "clash.h"
 #include "mpr.h"
+#include "prng.h"
 
 #define MAX_K 400
 
@@ -242,16 +243,16 @@ START_TEST(random_sets)
 {
 	kset *k = malloc(sizeof *k);
 	ck_assert_ptr_nonnull(k);
-	unsigned seed = 12345;
+	prng g = {12345};
 	int decided = 0;
 	for (int it = 0; it < 400; it++) {
-		k->n = 8 + (int)(rand_r(&seed) % 60);
+		k->n = 8 + (int)prng_below(&g, 60);
 		double off[3];
 		for (int j = 0; j < 3; j++)
-			off[j] = 2.4 * (rand_r(&seed) / (double)RAND_MAX) - 1.2;
+			off[j] = 2.4 * prng_unit(&g) - 1.2;
 		for (int i = 0; i < k->n; i++)
 			for (int j = 0; j < 3; j++)
-				k->y[i][j] = 2.0 * (rand_r(&seed) / (double)RAND_MAX) - 1.0 + off[j];
+				k->y[i][j] = 2.0 * prng_unit(&g) - 1.0 + off[j];
 		double c[3];
 		mean(k, c);
 		enum mpr_verdict v = run(k, c, 1e-12, 24);

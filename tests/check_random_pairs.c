@@ -69,6 +69,7 @@
 #include "oracle.h"
 #include "pairgen.h"
 #include "prng.h"
+#include "spawn.h"
 
 #define PAIR_MAX_CATS 16
 #define PAIR_SHOW_FAILURES 2 /* in full */
@@ -926,20 +927,14 @@ static int cli_run(const char *in, const char *out)
 	char prog[512];
 	snprintf(prog, sizeof prog, "%s/clash", check_build_dir());
 	ck_assert_msg(access(prog, X_OK) == 0, "%s is missing: build the CLI first (make)", prog);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_TRUNC);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(126);
-		close(fd);
-		execl(prog, "clash", "query", in, (char *)NULL);
-		_exit(127);
-	}
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		ck_assert_int_eq(errno, EINTR);
-	return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	int fd = open(out, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	spawn_opts o = {.file = prog, .argv = (const char *const[]){"clash", "query", in, NULL},
+	                .out = fd};
+	spawned c;
+	ck_assert_int_eq(spawn(&o, &c), 0);
+	close(fd);
+	return spawn_exit_code(spawn_wait(c.pid, -1));
 }
 
 #define CLI_PAIRS 10000

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,8 +34,10 @@
 #include "check.h"
 #include "contract_doc.h"
 #include "clash.h"
+#include "http_harness.h"
 #include "prng.h"
 #include "proto.h"
+#include "spawn.h"
 
 /* ---- random scenes ------------------------------------------------------- */
 
@@ -1755,32 +1756,14 @@ static int run_clash(const char *const *args, const char *input, char **out)
 	const char *argv[8] = {path};
 	for (int i = 0; args[i]; i++)
 		argv[i + 1] = args[i];
-	FILE *o = tmpfile();
-	ck_assert_ptr_nonnull(o);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int in = open(input ? input : "/dev/null", O_RDONLY);
-		int null = open("/dev/null", O_WRONLY);
-		if (in < 0 || dup2(in, 0) < 0 || dup2(fileno(o), 1) < 0 || dup2(null, 2) < 0)
-			_exit(126);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	int ws;
-	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-	rewind(o);
-	size_t cap = 1 << 16, n = 0, got;
-	char *s = malloc(cap);
-	while ((got = fread(s + n, 1, cap - n - 1, o)) > 0) {
-		n += got;
-		if (cap - n < 2)
-			s = realloc(s, cap *= 2);
-	}
-	s[n] = '\0';
-	fclose(o);
-	*out = s;
-	return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	int in = input ? open(input, O_RDONLY) : SPAWN_NULL;
+	ck_assert_msg(in != -1, "cannot open %s", input);
+	spawn_opts opts = {.argv = argv, .in = in};
+	int ws = spawn_capture(&opts, out, NULL, NULL);
+	if (in > 0)
+		close(in);
+	ck_assert(ws != -1 && *out);
+	return spawn_exit_code(ws);
 }
 
 START_TEST(cli_scene)
@@ -1827,65 +1810,6 @@ START_TEST(cli_scene)
 END_TEST
 
 /* ---- POST /v1/scene ------------------------------------------------------ */
-
-static pid_t server_pid;
-static char server_log[64];
-
-static void server_stop(void)
-{
-	if (server_pid > 0) {
-		kill(server_pid, SIGTERM);
-		int ws = 0;
-		for (int i = 0; i < 500 && waitpid(server_pid, &ws, WNOHANG) == 0; i++)
-			usleep(10000);
-		if (waitpid(server_pid, &ws, WNOHANG) == 0) {
-			kill(server_pid, SIGKILL);
-			waitpid(server_pid, &ws, 0);
-		}
-		server_pid = 0;
-	}
-	if (server_log[0])
-		unlink(server_log);
-}
-
-/* Start clashd on a free port (2 threads); its log goes to a temp file,
- * from which the port is read. */
-static int server_start(void)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/clashd", check_build_dir());
-	snprintf(server_log, sizeof server_log, "/tmp/check_scene_log_XXXXXX");
-	int fd = mkstemp(server_log);
-	ck_assert_int_ge(fd, 0);
-	pid_t parent = getpid();
-	server_pid = fork();
-	ck_assert_int_ge(server_pid, 0);
-	if (server_pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fd, 1);
-		execl(path, "clashd", "--listen", "127.0.0.1:0", "--threads", "2", (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(server_log, "r");
-		char line[1024];
-		while (f && fgets(line, sizeof line, f)) {
-			const char *at = strstr(line, "\"listen\":\"127.0.0.1:");
-			if (at) {
-				fclose(f);
-				return atoi(at + strlen("\"listen\":\"127.0.0.1:"));
-			}
-		}
-		if (f)
-			fclose(f);
-		usleep(10000);
-	}
-	ck_abort_msg("clashd did not start");
-	return -1;
-}
 
 /* One request on its own connection; the status, and the body (malloc'd). */
 static int http(int port, const char *method, const char *path, const char *body, char **reply)
@@ -1949,7 +1873,8 @@ static void *query_beside(void *arg)
 START_TEST(server_scene)
 {
 	proto_init();
-	int port = server_start();
+	server_start();
+	int port = srv.port;
 	prng g = {0x5ce0e005};
 	/* A scene with many pieces: the fanout threads share it. */
 	char *text = random_scene_text(&g, 4000, 26, 0.1);
@@ -1976,13 +1901,14 @@ START_TEST(server_scene)
 	free(reply);
 	ck_assert_int_eq(http(port, "POST", "/v1/scene", "{\"objects\":[", &reply), 400);
 	free(reply);
-	server_stop();
+	assert_clean_exit(server_stop_within(20));
 }
 END_TEST
 
 static void teardown(void)
 {
-	server_stop();
+	if (srv.pid > 0)
+		assert_clean_exit(server_stop_within(20));
 }
 
 static Suite *scene_suite(void)

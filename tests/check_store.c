@@ -28,6 +28,7 @@
 #include "check.h"
 #include "clash.h"
 #include "http_harness.h"
+#include "prng.h"
 #include "proto.h"
 #include "shape_canon.h"
 #include "shape_id.h"
@@ -185,11 +186,6 @@ static void expected_id(const char *text, char out[72])
 
 /* ---- random shapes, written in several ways ---- */
 
-static double rnd(unsigned *seed)
-{
-	return (double)rand_r(seed) / RAND_MAX;
-}
-
 /* A coordinate: style 0 %.17g, 1 integral ones as "k.0", 2 as "ke0". */
 static void put_number(char **o, double x, int style)
 {
@@ -200,15 +196,15 @@ static void put_number(char **o, double x, int style)
 }
 
 /* Random points of dimension dim, about a centre; some integral. */
-static void points(char **o, unsigned *seed, int dim, size_t n, double cx, int style)
+static void points(char **o, prng *g, int dim, size_t n, double cx, int style)
 {
 	*o += sprintf(*o, "\"vertices\": [");
 	for (size_t i = 0; i < n; i++) {
 		*o += sprintf(*o, "%s[", i ? ", " : "");
 		for (int k = 0; k < dim; k++) {
-			double x = (k == 0 ? cx : 0) + 2 * rnd(seed) - 1;
-			if (rand_r(seed) % 5 == 0)
-				x = (double)(rand_r(seed) % 3) - 1; /* 0 sometimes written -0.0 */
+			double x = (k == 0 ? cx : 0) + 2 * prng_unit(g) - 1;
+			if (prng_below(g, 5) == 0)
+				x = (double)prng_below(g, 3) - 1; /* 0 sometimes written -0.0 */
 			if (x == 0 && style == 2)
 				*o += sprintf(*o, "%s-0.0", k ? ", " : "");
 			else {
@@ -225,31 +221,32 @@ static void points(char **o, unsigned *seed, int dim, size_t n, double cx, int s
  * `style`; the same seed gives the same geometry in every style. */
 static char *random_shape(unsigned seed, int dim, double cx, int style)
 {
+	prng g = {seed};
 	char *text = malloc(1 << 20), *o = text;
 	ck_assert_ptr_nonnull(text);
-	int kind = rand_r(&seed) % 3;
+	int kind = (int)prng_below(&g, 3);
 	if (kind == 0) {
 		*o++ = '{';
-		points(&o, &seed, dim, 1 + (size_t)rand_r(&seed) % 60, cx, style);
+		points(&o, &g, dim, 1 + (size_t)prng_below(&g, 60), cx, style);
 	} else {
 		o += sprintf(o, "{\"parts\": [");
-		int n = 1 + rand_r(&seed) % 3;
+		int n = 1 + (int)prng_below(&g, 3);
 		for (int i = 0; i < n; i++) {
 			o += sprintf(o, "%s{", i ? ", " : "");
 			if (kind == 2 && i == 0) {
 				o += sprintf(o, "\"parts\": [{");
-				points(&o, &seed, dim, 1 + (size_t)rand_r(&seed) % 40, cx, style);
+				points(&o, &g, dim, 1 + (size_t)prng_below(&g, 40), cx, style);
 				o += sprintf(o, "}]");
 			} else {
-				points(&o, &seed, dim, 1 + (size_t)rand_r(&seed) % 40, cx + i, style);
+				points(&o, &g, dim, 1 + (size_t)prng_below(&g, 40), cx + i, style);
 			}
-			if (rand_r(&seed) % 2)
+			if (prng_below(&g, 2))
 				o += sprintf(o, ", \"radius\": 0.25");
 			*o++ = '}';
 		}
 		*o++ = ']';
 	}
-	if (rand_r(&seed) % 2)
+	if (prng_below(&g, 2))
 		o += sprintf(o, ", \"radius\": %s", style ? "1e-1" : "0.1");
 	*o++ = '}';
 	*o = '\0';
@@ -1196,12 +1193,13 @@ static size_t in_use(void)
 /* n random points in the unit cube, as a shape's text. */
 static char *cloud(unsigned seed, size_t n)
 {
+	prng g = {seed};
 	char *t = malloc(64 * n + 32), *o = t;
 	ck_assert_ptr_nonnull(t);
 	o += sprintf(o, "{\"vertices\": [");
 	for (size_t i = 0; i < n; i++)
-		o += sprintf(o, "%s[%.9f, %.9f, %.9f]", i ? ", " : "", rnd(&seed), rnd(&seed),
-		             rnd(&seed));
+		o += sprintf(o, "%s[%.9f, %.9f, %.9f]", i ? ", " : "", prng_unit(&g), prng_unit(&g),
+		             prng_unit(&g));
 	sprintf(o, "]}");
 	return t;
 }

@@ -16,12 +16,13 @@
  * Makefile), so a leak at exit fails the pass even when the test that
  * started that clashd did not look at its exit status.
  *
- * The server never outlives its test: it is started with PR_SET_PDEATHSIG,
- * so a failing test (Check _exits the forked test process) or a timeout
- * takes it down too; a passing test stops it with SIGTERM, reaps it and
- * checks that it exited 0.
+ * The server never outlives its test: it is started through spawn.h (with
+ * PR_SET_PDEATHSIG), so a failing test (Check _exits the forked test
+ * process) or a timeout takes it down too; a passing test stops it with
+ * SIGTERM, reaps it and checks that it exited 0.
  */
 #include "http_harness.h"
+#include "spawn.h"
 #include "textbuf.h"
 
 #include <errno.h>
@@ -37,8 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -157,30 +156,6 @@ json_t *log_wait(server *s, const char *needle, double timeout)
 	return found;
 }
 
-/* In a forked child: drop every CLASHD_* variable of the test's own
- * environment, then set `env` ("NAME=value" strings, NULL-terminated). */
-static void child_env(const char *const *env)
-{
-	extern char **environ;
-	for (int again = 1; again;) {
-		again = 0;
-		for (char **e = environ; *e; e++)
-			if (strncmp(*e, "CLASHD_", 7) == 0) {
-				char name[256];
-				size_t n = strcspn(*e, "=");
-				if (n >= sizeof name)
-					continue;
-				memcpy(name, *e, n);
-				name[n] = '\0';
-				unsetenv(name);
-				again = 1;
-				break;
-			}
-	}
-	for (; env && *env; env++)
-		putenv((char *)*env);
-}
-
 /* argv for clashd: "clashd", the fixed ones, then `args`. */
 static void build_argv(const char **argv, size_t cap, const char *const *fixed,
                        const char *const *args)
@@ -245,38 +220,18 @@ void server_start_with(const char *const *args, const char *const *env)
 	pthread_cond_init(&s->cv, NULL);
 
 	const char *path = clashd_path();
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		/* Die with the test process, whatever way it ends. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		if (server_as_limit) {
-			struct rlimit lim = {server_as_limit, server_as_limit};
-			if (setrlimit(RLIMIT_AS, &lim) != 0)
-				_exit(127);
-		}
-		child_env(env);
-		const char *argv[64];
-		/* No demo page unless a test asks for one (--web: a later flag
-		 * wins): whether build/web exists must not change answers. */
-		static const char *const fixed[] = {"--listen", "127.0.0.1:0", "--threads", "2",
-		                                    "--web", "off", NULL};
-		build_argv(argv, 64, fixed, args);
-		execv(path, (char *const *)argv);
-		fprintf(stderr, "http_harness: cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	s->pid = pid;
-	s->out = fds[0];
+	const char *argv[64];
+	/* No demo page unless a test asks for one (--web: a later flag
+	 * wins): whether build/web exists must not change answers. */
+	static const char *const fixed[] = {"--listen", "127.0.0.1:0", "--threads", "2",
+	                                    "--web", "off", NULL};
+	build_argv(argv, 64, fixed, args);
+	spawn_opts o = {.file = path, .argv = argv, .out = SPAWN_PIPE, .env_drop = "CLASHD_",
+	                .env = env, .as_limit = server_as_limit};
+	spawned c;
+	ck_assert_int_eq(spawn(&o, &c), 0);
+	s->pid = c.pid;
+	s->out = c.out;
 	ck_assert_int_eq(pthread_create(&s->reader, NULL, log_reader, s), 0);
 
 	double t0 = now_s();
@@ -312,20 +267,9 @@ int server_stop_within(double timeout)
 int server_wait_exit(double timeout)
 {
 	server *s = &srv;
-	int status = -1;
-	double deadline = now_s() + timeout;
-	for (;;) {
-		pid_t r = waitpid(s->pid, &status, WNOHANG);
-		if (r == s->pid)
-			break;
-		if (r < 0 || now_s() > deadline) {
-			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
-			status = -1;
-			break;
-		}
-		usleep(5000);
-	}
+	int status = spawn_wait(s->pid, timeout);
+	if (status == -1)
+		spawn_kill(s->pid);
 	s->pid = 0;
 	server_log_pause(0);
 	pthread_join(s->reader, NULL);
@@ -765,71 +709,26 @@ char *slow_cubes_query(size_t n, unsigned seed)
 /* Run clashd with args and env, return its exit status; stderr captured. */
 int run_clashd(const char *const *args, const char *const *env, char *err, size_t errlen)
 {
-	const char *path = clashd_path();
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDERR_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		child_env(env);
-		const char *argv[64];
-		build_argv(argv, 64, NULL, args);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	size_t n = 0;
-	ssize_t k;
-	while (n + 1 < errlen && (k = read(fds[0], err + n, errlen - 1 - n)) > 0)
-		n += (size_t)k;
-	err[n] = '\0';
-	close(fds[0]);
-	int status;
+	const char *argv[64];
+	build_argv(argv, 64, NULL, args);
+	spawn_opts o = {.file = clashd_path(), .argv = argv, .out = SPAWN_NULL, .err = SPAWN_PIPE,
+	                .env_drop = "CLASHD_", .env = env};
 	/* Bad values exit at once; the tests here never start a server. */
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status));
+	int status = spawn_run(&o, err, errlen);
+	ck_assert(status != -1 && WIFEXITED(status));
 	return WEXITSTATUS(status);
 }
 
 /* Start clashd with env/args of our own and read its "listening" line. */
 json_t *listening_line(const char *const *args, const char *const *env)
 {
-	const char *path = clashd_path();
-	int fds[2];
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		if (server_as_limit) {
-			struct rlimit lim = {server_as_limit, server_as_limit};
-			if (setrlimit(RLIMIT_AS, &lim) != 0)
-				_exit(127);
-		}
-		child_env(env);
-		const char *argv[64];
-		build_argv(argv, 64, NULL, args);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	FILE *f = fdopen(fds[0], "r");
+	const char *argv[64];
+	build_argv(argv, 64, NULL, args);
+	spawn_opts o = {.file = clashd_path(), .argv = argv, .out = SPAWN_PIPE,
+	                .env_drop = "CLASHD_", .env = env, .as_limit = server_as_limit};
+	spawned c;
+	ck_assert_int_eq(spawn(&o, &c), 0);
+	FILE *f = fdopen(c.out, "r");
 	char line[4096];
 	json_t *j = NULL;
 	while (f && fgets(line, sizeof line, f))
@@ -837,12 +736,12 @@ json_t *listening_line(const char *const *args, const char *const *env)
 			j = json_loads(line, 0, NULL);
 			break;
 		}
-	kill(pid, SIGTERM);
-	int status;
-	waitpid(pid, &status, 0);
+	kill(c.pid, SIGTERM);
+	int status = spawn_wait(c.pid, -1);
 	if (f)
 		fclose(f);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clashd did not exit 0");
+	ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	              "clashd did not exit 0");
 	return j;
 }
 

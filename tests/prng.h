@@ -39,6 +39,13 @@ static inline int prng_int(prng *r, int lo, int hi)
 	return lo + (int)(prng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
+/* Uniform integer in [0, n), n > 0 (the tiny modulo bias is irrelevant
+ * here). */
+static inline uint64_t prng_below(prng *r, uint64_t n)
+{
+	return prng_next(r) % n;
+}
+
 /* Log-uniform in [lo, hi], lo > 0: every order of magnitude equally likely. */
 static inline double prng_log(prng *r, double lo, double hi)
 {

@@ -12,11 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../spawn.h"
 
 static volatile pid_t children[PROC_MAX];
 
@@ -45,27 +46,14 @@ pid_t proc_spawn(const char *const *argv, const char *const *env, const char *lo
 	int out = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (out < 0)
 		proc_fail("proc: cannot open %s: %s", logpath, strerror(errno));
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0)
-		proc_fail("proc: fork: %s", strerror(errno));
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		/* Its own process group: a terminal's ^C reaches us, not it. */
-		setpgid(0, 0);
-		dup2(out, STDOUT_FILENO);
-		dup2(out, STDERR_FILENO);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDIN_FILENO);
-		for (; env && *env; env++)
-			putenv((char *)*env);
-		execv(argv[0], (char *const *)argv);
-		fprintf(stderr, "proc: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+	/* Its own process group: a terminal's ^C reaches us, not it. */
+	spawn_opts o = {.argv = argv, .in = SPAWN_NULL, .out = out, .err = out, .env = env,
+	                .own_group = 1};
+	spawned c;
+	int rc = spawn(&o, &c);
+	if (rc != 0)
+		proc_fail("proc: cannot start %s: %s", argv[0], strerror(-rc));
+	pid_t pid = c.pid;
 	close(out);
 	children[slot] = pid;
 	return pid;
@@ -73,30 +61,24 @@ pid_t proc_spawn(const char *const *argv, const char *const *env, const char *lo
 
 int proc_wait(pid_t pid, double timeout)
 {
-	double deadline = now() + timeout;
-	for (;;) {
-		int status;
+	int status = spawn_wait(pid, timeout);
+	if (status == -1) {
+		/* Still running (left so), or no child of ours any more. */
 		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid) {
-			forget(pid);
-			return status;
-		}
-		if (r < 0) {
-			forget(pid);
+		if (r == 0)
 			return -1;
-		}
-		if (now() > deadline)
-			return -1;
-		usleep(10000);
+		if (r != pid)
+			status = -1;
 	}
+	forget(pid);
+	return status;
 }
 
 void proc_kill(pid_t pid)
 {
 	if (pid <= 0)
 		return;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	spawn_kill(pid);
 	forget(pid);
 }
 
