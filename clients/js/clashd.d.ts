@@ -8,6 +8,8 @@ export type Shape = Schemas['Shape'];
 export type StoredShape = Schemas['StoredShape'];
 export type ShapeId = Schemas['ShapeId'];
 export type ShapeSummary = Schemas['ShapeSummary'];
+export type ImportResult = Schemas['ImportResult'];
+export type ImportedShape = Schemas['ImportedShape'];
 export type Pose = Schemas['Pose'];
 export type MeshGeometry = Schemas['MeshGeometry'];
 export type Sphere = Schemas['Sphere'];
@@ -68,6 +70,37 @@ export interface CallOptions {
    */
   local?: boolean | LocalCore;
 }
+
+/** The mesh file formats upload() sends, each with its media type. */
+export const MESH_FORMATS: Readonly<{
+  stl: 'model/stl'; obj: 'model/obj'; glb: 'model/gltf-binary'; gltf: 'model/gltf+json'; ply: 'application/x-ply';
+}>;
+export type MeshFormat = keyof typeof MESH_FORMATS;
+/** A mesh file's bytes: a Blob or File, an ArrayBuffer, or a typed array (a view: its bytes only). */
+export type MeshFile = Blob | ArrayBuffer | ArrayBufferView;
+
+export interface UploadFileOptions {
+  signal?: AbortSignal;
+  /**
+   * The file's format, by name or media type; default: a File's extension,
+   * else a GLB's or PLY's first bytes (STL and OBJ must be named).
+   */
+  format?: MeshFormat | (typeof MESH_FORMATS)[MeshFormat];
+  /** Sent as `?weld=x`: each stored mesh gets `"weld": x` (and its id with it). */
+  weld?: number;
+  /** The X-Clashd-Shape value to send, if any. */
+  route?: string;
+}
+
+/**
+ * The mesh clashd's import stores for a file's triangles: coordinates as
+ * float32, vertices of equal position joined in order of first use,
+ * triangles with two equal corners dropped (their vertices kept, as the
+ * import keeps them).  `shapeId({mesh: fileMesh(p, i)})` is the id clashd
+ * answers for a one-mesh file of these triangles.
+ */
+export function fileMesh(positions: ArrayLike<number>, indices?: ArrayLike<number>):
+  { positions: number[]; indices: number[] };
 
 export interface LocalCoreOptions {
   /** Where the module is (default gen/clashd-core.wasm beside local.js), its bytes, or the module. */
@@ -155,6 +188,8 @@ export class Clashd {
   shapeId(shape: StoredShape | Shape): Promise<ShapeId>;
   ref(shape: StoredShape | Shape, placement?: Placement): Promise<ShapeRef>;
   upload(shape: StoredShape | Shape, options?: CallOptions): Promise<ShapeSummary>;
+  /** A mesh file to POST /v1/shapes (always to the server, even in local mode): the server's ImportResult. */
+  upload(file: MeshFile, options?: UploadFileOptions): Promise<ImportResult>;
   getShape(id: ShapeId, options?: CallOptions): Promise<ShapeSummary>;
   hasShape(id: ShapeId, options?: CallOptions): Promise<boolean>;
   deleteShape(id: ShapeId, options?: CallOptions): Promise<void>;

@@ -275,6 +275,96 @@ function splitShape(shape) {
   return { geometry, placement };
 }
 
+/**
+ * The mesh file formats `upload` sends, by name (as `clash import --format`
+ * and a file's extension name them), each with the media type clashd reads
+ * it by (POST /v1/shapes).
+ */
+export const MESH_FORMATS = Object.freeze({
+  stl: 'model/stl',
+  obj: 'model/obj',
+  glb: 'model/gltf-binary',
+  gltf: 'model/gltf+json',
+  ply: 'application/x-ply',
+});
+
+/** Whether x is a file's bytes (a Blob or File, an ArrayBuffer, a typed array) rather than a shape. */
+function isFileBody(x) {
+  return (typeof Blob !== 'undefined' && x instanceof Blob) || x instanceof ArrayBuffer || ArrayBuffer.isView(x);
+}
+
+/**
+ * The media type of a mesh file: `format` (a name of MESH_FORMATS or one
+ * of its media types), else a File's extension, else a GLB's or PLY's
+ * magic bytes; a TypeError when none says (STL and OBJ have no magic).
+ */
+async function meshMediaType(file, format) {
+  const types = Object.values(MESH_FORMATS);
+  if (format !== undefined) {
+    const f = String(format).toLowerCase();
+    if (Object.hasOwn(MESH_FORMATS, f)) return MESH_FORMATS[f];
+    if (types.includes(f)) return f;
+    throw new TypeError(`format ${JSON.stringify(format)}: not one of ${Object.keys(MESH_FORMATS).join(', ')}`);
+  }
+  const ext = typeof file.name === 'string' ? file.name.slice(file.name.lastIndexOf('.') + 1).toLowerCase() : '';
+  if (Object.hasOwn(MESH_FORMATS, ext)) return MESH_FORMATS[ext];
+  const head = typeof Blob !== 'undefined' && file instanceof Blob ? new Uint8Array(await file.slice(0, 4).arrayBuffer())
+    : ArrayBuffer.isView(file) ? new Uint8Array(file.buffer, file.byteOffset, Math.min(4, file.byteLength))
+      : new Uint8Array(file, 0, Math.min(4, file.byteLength));
+  const magic = String.fromCharCode(...head);
+  if (magic === 'glTF') return MESH_FORMATS.glb;
+  if (magic === 'ply\n' || magic === 'ply\r') return MESH_FORMATS.ply;
+  throw new TypeError(`say the file's format: upload(file, {format: '${Object.keys(MESH_FORMATS).join("' | '")}'})`);
+}
+
+/**
+ * The mesh clashd's import stores for a file's triangles (ImportResult;
+ * docs/shapes.md, Mesh files): `positions` flat (3 a vertex) and `indices`
+ * 3 a triangle (absent: consecutive triples), as a loader reads the file.
+ * Coordinates become single precision (as every mesh file holds them);
+ * vertices of equal position (-0 as +0) are joined, in order of first use
+ * by a triangle; triangles with two equal corners are dropped, but the
+ * vertices they used first stay, as the import keeps them.  So
+ * `shapeId({mesh: fileMesh(p, i)})` is the id clashd answers for a file of
+ * one mesh whose triangles these are (with `?weld=x`: `{mesh:
+ * {...fileMesh(p, i), weld: x}}`).
+ */
+export function fileMesh(positions, indices) {
+  const n = Math.floor(positions.length / 3);
+  const m = indices === undefined ? 3 * Math.floor(n / 3) : indices.length - (indices.length % 3);
+  const joined = new Map(); // "x,y,z" of float32 values -> joined index
+  const remap = new Int32Array(n).fill(-1);
+  const out = [];
+  const tris = [];
+  const corner = (k) => {
+    const v = indices === undefined ? k : Number(indices[k]);
+    if (!Number.isInteger(v) || v < 0 || v >= n) throw new TypeError(`indices/${k}: not a vertex index from 0 to ${n - 1}`);
+    if (remap[v] < 0) {
+      const p = [0, 1, 2].map((j) => Math.fround(positions[3 * v + j]) + 0); // + 0: -0 as +0
+      if (!p.every(Number.isFinite)) throw new TypeError(`positions/${3 * v}: a vertex that is not finite`);
+      const key = p.join(',');
+      let r = joined.get(key);
+      if (r === undefined) {
+        r = out.length / 3;
+        joined.set(key, r);
+        out.push(...p);
+      }
+      remap[v] = r;
+    }
+    return remap[v];
+  };
+  for (let k = 0; k < m; k += 3) {
+    const a = corner(k), b = corner(k + 1), c = corner(k + 2);
+    if (a !== b && b !== c && a !== c) tris.push(a, b, c);
+  }
+  return { positions: out, indices: tris };
+}
+
+/** A mesh file's bytes and media type, as a request body. */
+class FileBody {
+  constructor(type, bytes) { this.type = type; this.bytes = bytes; }
+}
+
 /** The routing header a load balancer may hash on (deploy/haproxy). */
 export const ROUTE_HEADER = 'X-Clashd-Shape';
 
@@ -299,6 +389,16 @@ export function firstRef(body) {
     if (r !== undefined) return r;
   }
   return undefined;
+}
+
+// The errors of a request written on a connection the server had closed
+// (its idle or header timeout) before the client saw it: undici's "other
+// side closed" (UND_ERR_SOCKET), a reset or a broken pipe, as node's fetch
+// reports them (the TypeError's cause).  A browser reuses no connection it
+// has not seen alive, and retries such a request itself.
+const CLOSED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+function closedByServer(e) {
+  return CLOSED_CODES.has(e?.code) || CLOSED_CODES.has(e?.cause?.code);
 }
 
 function sleep(ms, signal) {
@@ -399,8 +499,19 @@ export class Clashd {
     return { ref: id, ...own, ...placement };
   }
 
-  /** POST /v1/shapes: store a shape's geometry; answers its ShapeSummary. */
+  /**
+   * POST /v1/shapes: store a shape's geometry; answers its ShapeSummary.
+   * Given a mesh file instead (a Blob or File, an ArrayBuffer or a typed
+   * array of its bytes: STL, OBJ, glTF, GLB or PLY), sends its bytes as
+   * they are, with the media type of options.format (else of a File's
+   * name, else of a GLB's or PLY's first bytes) and options.weld as the
+   * `weld` query parameter, and answers the server's ImportResult: each
+   * shape's name, id, pose and summary (`solid`, `read`).  A file always
+   * goes to the server, whatever `local` says (the module in the page
+   * holds no file reader).
+   */
   async upload(shape, options = {}) {
+    if (isFileBody(shape)) return this.#uploadFile(shape, options);
     const { geometry } = splitShape(shape);
     const core = await this.#localFor(options);
     if (core) {
@@ -414,6 +525,17 @@ export class Clashd {
     const summary = await this.#request('POST', '/v1/shapes', geometry, options);
     this.shapes.set(summary.id, geometry);
     return summary;
+  }
+
+  async #uploadFile(file, options) {
+    const type = await meshMediaType(file, options.format);
+    let path = '/v1/shapes';
+    if (options.weld !== undefined) {
+      const w = options.weld;
+      if (typeof w !== 'number' || !Number.isFinite(w) || !(w >= 0)) throw new RangeError('weld must be a finite number >= 0');
+      path += '?weld=' + encodeURIComponent(String(w));
+    }
+    return this.#request('POST', path, new FileBody(type, file), options);
   }
 
   /** GET /v1/shapes/{id}: the summary, or a ClashdProblem (404). */
@@ -499,13 +621,28 @@ export class Clashd {
     return this.routeBy === 'first-ref' ? firstRef(body) : undefined;
   }
 
+  // body: undefined, a JSON value, or {type, bytes} (a file's, sent as
+  // they are).
   #send(method, path, body, signal, route) {
     const headers = { Accept: 'application/json, application/problem+json' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.token) headers.Authorization = 'Bearer ' + this.token;
     if (route) headers[ROUTE_HEADER] = route;
-    return this.fetch(this.baseUrl + path, {
-      method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
+    let payload;
+    if (body instanceof FileBody) {
+      headers['Content-Type'] = body.type;
+      payload = body.bytes;
+    } else if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    const url = this.baseUrl + path;
+    const init = { method, headers, signal, body: payload };
+    // Every request of the API is idempotent (a query, an upload by id, a
+    // scene): one the server's close of an idle connection cut is sent
+    // again, once, on a connection opened anew.
+    return this.fetch(url, init).catch((e) => {
+      if (signal?.aborted || !closedByServer(e)) throw e;
+      return this.fetch(url, init);
     });
   }
 
@@ -513,7 +650,7 @@ export class Clashd {
     const signal = options.signal;
     let uploadMissing = options.uploadMissing ?? true;
     let retries = 0;
-    const route = body === undefined ? undefined : this.#route(body, options);
+    const route = body === undefined || body instanceof FileBody ? options.route || undefined : this.#route(body, options);
     for (;;) {
       const r = await this.#send(method, path, body, signal, route);
       if (r.ok) {

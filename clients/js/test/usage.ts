@@ -21,3 +21,10 @@ export async function drag(url: string, positions: Float32Array, signal: AbortSi
     throw e;
   }
 }
+
+export async function dropFile(url: string, file: File): Promise<string[]> {
+  const clashd = new Clashd(url);
+  const reply = await clashd.upload(file, { weld: 1e-6 });
+  const bytes = await clashd.upload(new Uint8Array(await file.arrayBuffer()), { format: 'stl' });
+  return [...reply.shapes, ...bytes.shapes].map((s) => `${s.name} ${s.id} ${s.solid} ${s.read?.leak}`);
+}
