@@ -1,32 +1,25 @@
 // The user's own parts: a mesh file (STL, OBJ, glTF/GLB, PLY) dropped on the
-// demo or chosen with its file input goes to clashd's POST /v1/shapes, which
-// reads it (libassimp, in its import helper) and answers an ImportResult:
-// one stored mesh shape per place the file puts a mesh, each with its id
-// and its pose in the file.  The part then goes to clashd as those refs,
-// posed by the part's matrixWorld.  The page draws the same file as
-// three.js's own loaders read it; the local mode (WebAssembly, which has
-// no file importer) holds that drawing as a mesh of its own.
+// demo or chosen with its file input goes to clashd's POST /v1/shapes
+// (Clashd.upload), which reads it (libassimp, in its import helper) and
+// answers an ImportResult: one stored mesh shape per place the file puts a
+// mesh, each with its id and its pose in the file.  The part then goes to
+// clashd as those refs, posed by the part's matrixWorld.  The page draws the
+// file as three.js's own loaders read it.  The core in the page (local
+// mode) has no file importer: it holds the mesh clashd stored when the page
+// can rebuild it from three.js's triangles (fileMesh, the same id), else
+// main.js gives it the drawn mesh as a shape of its own.
 import * as THREE from 'three';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
 import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { ClashdProblem } from '../../clients/js/clashd.js';
+import { MESH_FORMATS, fileMesh } from '../../clients/js/clashd.js';
 import { poseOf } from '../../clients/js/three.js';
 
-/** The formats clashd imports, by file extension: the upload's `format` and its media type. */
-export const FORMATS = Object.freeze({
-  stl: 'model/stl',
-  obj: 'model/obj',
-  glb: 'model/gltf-binary',
-  gltf: 'model/gltf+json',
-  ply: 'application/x-ply',
-});
-
-/** The format of a file name ('stl', ...), or undefined for another kind of file. */
+/** The format of a file name (a key of MESH_FORMATS: 'stl', ...), or undefined for another kind of file. */
 export function formatOf(name) {
   const ext = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
-  return ext && Object.hasOwn(FORMATS, ext) ? ext : undefined;
+  return ext && Object.hasOwn(MESH_FORMATS, ext) ? ext : undefined;
 }
 
 /**
@@ -53,36 +46,37 @@ export function meshesOf(object) {
   return out;
 }
 
-const triangleCount = (g) => (g.index ? g.index.count : g.attributes.position.count) / 3;
+const IDENTITY = new THREE.Matrix4();
+const atOrigin = (s) => new THREE.Matrix4().fromArray(s.pose.matrix).equals(IDENTITY);
 
 /**
- * The mesh whose triangles a clash report's indices name, `{positions,
- * indices}`, when the page can tell: one shape stored at the file's origin,
- * drawn as one mesh at its object's origin with as many triangles (clashd
- * keeps a file's triangles in order, dropping only degenerate ones);
- * undefined otherwise (the report's curves are drawn, no triangle tinted).
+ * The mesh clashd stored of a file, `{positions, indices}`, when the page
+ * can rebuild it: one shape at the file's origin, drawn as one mesh at the
+ * part's origin whose triangles give the same id (fileMesh: clashd keeps a
+ * file's triangles in order, joining equal vertices and dropping degenerate
+ * triangles).  Then the client holds it under that id (a query in the page
+ * finds it; a server that lost it gets it again) and a clash report's
+ * triangle indices name its triangles.  Else undefined.
  */
-export function reportMesh(object, shapes) {
+export async function storedMesh(clashd, object, shapes) {
   const meshes = meshesOf(object);
-  if (shapes.length !== 1 || meshes.length !== 1) return undefined;
+  if (shapes.length !== 1 || !atOrigin(shapes[0]) || meshes.length !== 1) return undefined;
   const [m] = meshes;
-  const identity = new THREE.Matrix4();
-  if (!m.matrix.equals(identity) || !new THREE.Matrix4().fromArray(shapes[0].pose.matrix).equals(identity)) return undefined;
-  if (triangleCount(m.geometry) !== shapes[0].triangles) return undefined;
-  return { positions: m.geometry.attributes.position.array, indices: m.geometry.index?.array };
+  if (m.parent !== object || !m.matrix.equals(IDENTITY)) return undefined;
+  const mesh = fileMesh(m.geometry.attributes.position.array, m.geometry.index?.array);
+  if (await clashd.shapeId({ mesh }) !== shapes[0].id) return undefined;
+  clashd.shapes.set(shapes[0].id, { mesh });
+  return mesh;
 }
 
 /**
  * The part's Shape for clashd: the stored shapes by ref, placed by the
- * object's matrixWorld (one shape: its pose in the file composed with it;
- * several: a compound of them, each at its pose in the file).
+ * object's matrixWorld (one at the file's origin: that ref; else a
+ * compound of them, each at its pose in the file).
  */
 export function fileShape(object, shapes) {
   object.updateWorldMatrix(true, false);
-  if (shapes.length === 1) {
-    const m = object.matrixWorld.clone().multiply(new THREE.Matrix4().fromArray(shapes[0].pose.matrix));
-    return { ref: shapes[0].id, pose: { matrix: Array.from(m.elements) } };
-  }
+  if (shapes.length === 1 && atOrigin(shapes[0])) return { ref: shapes[0].id, pose: poseOf(object) };
   return { parts: shapes.map((s) => ({ ref: s.id, pose: s.pose })), pose: poseOf(object) };
 }
 
@@ -103,19 +97,4 @@ export function place(object) {
   if (!far) return;
   const c = box.getCenter(new THREE.Vector3());
   object.position.sub(new THREE.Vector3(c.x, box.min.y, c.z));
-}
-
-/**
- * POST /v1/shapes with the file's bytes as its media type: the
- * ImportResult, or a ClashdProblem with the server's status and detail.
- */
-export async function uploadFile(clashd, bytes, format) {
-  const headers = { 'Content-Type': FORMATS[format], Accept: 'application/json, application/problem+json' };
-  if (clashd.token) headers.Authorization = 'Bearer ' + clashd.token;
-  const r = await clashd.fetch(clashd.baseUrl + '/v1/shapes', { method: 'POST', headers, body: bytes });
-  const text = await r.text();
-  let body;
-  try { body = JSON.parse(text); } catch { body = { detail: text || r.statusText }; }
-  if (!r.ok) throw new ClashdProblem(r.status, body, r);
-  return body;
 }

@@ -30,11 +30,11 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
-import { Clashd, ClashdProblem } from '../../clients/js/clashd.js';
+import { Clashd, ClashdProblem, MESH_FORMATS } from '../../clients/js/clashd.js';
 import { ClashdThree, geometryShape, poseOf, resultVectors } from '../../clients/js/three.js';
 import { makeParts, CLEARANCE, FIRST_SELECTED, UNITS } from './assembly.js';
 import { RegionView, REPORT_WANT } from './regions.js';
-import { FORMATS, fileShape, formatOf, meshesOf, place, readForDisplay, reportMesh, uploadFile } from './files.js';
+import { fileShape, formatOf, meshesOf, place, readForDisplay, storedMesh } from './files.js';
 import { noWebGL } from './webgl.js';
 
 const CLASS_COLOR = { clash: 0xe53935, touch: 0xffa000 };
@@ -118,12 +118,13 @@ let moveStart = null; // the selected part's pose where its current move began
 let sortBy = 'depth'; // the clash list's order: 'depth' (then volume) or 'volume' (then depth)
 let localOn = false; // the "in the page" toggle: the query answered in the page too
 
-// A file's part goes to clashd as the shapes clashd read of it; the core in
-// the page reads no files, so there it is the mesh three.js drew.
+// A file's part goes to clashd as the shapes clashd read of it.  The core
+// in the page reads no files: it gets the mesh clashd stored when the page
+// could rebuild it (files.js, storedMesh), else the mesh three.js drew.
 const FILE_FORM = { as: 'mesh', weld: true };
 const shapeOf = (p) => (p.file ? fileShape(p.object, p.file.shapes) : three.shape(p.object, p.form));
 async function pageShapeOf(p) {
-  if (!p.file) return shapeOf(p);
+  if (!p.file || p.file.held) return shapeOf(p);
   const meshes = meshesOf(p.object);
   if (meshes.length === 1 && meshes[0].parent === p.object && meshes[0].matrix.equals(new THREE.Matrix4()))
     return { ...(await three.geometry(meshes[0].geometry, FILE_FORM)), pose: poseOf(p.object) };
@@ -433,10 +434,10 @@ async function addFile(name, bytes) {
     li.textContent = `${name}: ${text}`;
   };
   const format = formatOf(name);
-  if (!format) return fail(`not a file clashd reads (${Object.keys(FORMATS).map((x) => '.' + x).join(', ')})`);
+  if (!format) return fail(`not a file clashd reads (${Object.keys(MESH_FORMATS).map((x) => '.' + x).join(', ')})`);
   let imported, object;
   try {
-    imported = await uploadFile(clashd, bytes, format);
+    imported = await clashd.upload(bytes, { format });
   } catch (e) {
     return fail(problemText(e), e);
   }
@@ -456,10 +457,11 @@ async function addFile(name, bytes) {
   }
   object.name = id;
   object.userData.partId = id;
+  const held = await storedMesh(clashd, object, imported.shapes);
   place(object);
   scene.add(object);
-  const part = { id, name, color, form: { as: 'file', format }, object, material, mesh: reportMesh(object, imported.shapes),
-    reported: true, pickables: meshes, file: { format, shapes: imported.shapes } };
+  const part = { id, name, color, form: { as: 'file', format }, object, material, mesh: held,
+    reported: true, pickables: meshes, file: { format, shapes: imported.shapes, held: !!held } };
   parts.push(part);
   byId.set(id, part);
   const triangles = imported.shapes.reduce((n, x) => n + (x.triangles ?? 0), 0);
