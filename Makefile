@@ -387,10 +387,12 @@ WASM_OUT     = $(JS)/gen/clashd-core.wasm
 # and frames outgrow (8 MiB, a Linux thread's default); first in memory, so
 # that an overflow traps instead of writing over the data.
 WASM_STACK   = 8388608
+# (touched: the sources keep their upstream dates, older than the script,
+# and would be fetched and the module rebuilt on every make)
 $(WASM_JANSSON)/src/jansson.h: $(JS)/wasm/debian-source.sh
-	sh $(JS)/wasm/debian-source.sh jansson $(WASM_JANSSON)
+	sh $(JS)/wasm/debian-source.sh jansson $(WASM_JANSSON) && touch $@
 $(WASM_NETTLE)/src/sha2.h: $(JS)/wasm/debian-source.sh
-	sh $(JS)/wasm/debian-source.sh nettle $(WASM_NETTLE)
+	sh $(JS)/wasm/debian-source.sh nettle $(WASM_NETTLE) && touch $@
 $(B)/wasm/obj/jansson/.built: $(WASM_JANSSON)/src/jansson.h
 	@rm -rf $(dir $@) && mkdir -p $(dir $@)
 	for f in $(WASM_JANSSON)/src/*.c; do \
