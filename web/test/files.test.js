@@ -17,42 +17,26 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startClashd } from '../../clients/js/test/server.js';
-import { serveStatic } from '../serve.mjs';
+import { launchChromium, openDemo } from './browser.js';
 import { makeParts } from '../src/assembly.js';
 import { geometryShape } from '../../clients/js/three.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.WEB_DIST ?? path.resolve(here, '../../build/web');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const SANDBOX = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
 
-let web, server, browser, page;
+let demo, web, server, page;
 const pageErrors = [];
 let queries = 0; // POST /v1/query requests to clashd
 
 before(async () => {
-  web = await serveStatic(DIST);
-  server = await startClashd(['--cors-origin', web.origin]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-dev-shm-usage', ...SANDBOX],
+  demo = await openDemo(DIST, {
+    errors: pageErrors,
+    watch: (p, s) => p.on('request', (r) => { if (r.method() === 'POST' && r.url() === `${s.url}/v1/query`) queries++; }),
   });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
-  page.on('request', (r) => { if (r.method() === 'POST' && r.url() === `${server.url}/v1/query`) queries++; });
-  await page.goto(`${web.url}?clashd=${encodeURIComponent(server.url)}`);
-  await page.waitForFunction(() => window.clashdDemo?.ready === true || !!window.clashdDemo?.shown()?.error, null, { timeout: 20000 });
+  ({ web, server, page } = demo);
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await web?.close();
-});
+after(async () => { await demo?.close(); });
 
 // The box: x -0.3..0.3, y -0.1..0.3, z 0.3..0.9, inside the base plate's
 // outline (6 x 4 about the origin, its hole at x 1, z 0.9, radius 0.3) and
@@ -263,7 +247,7 @@ test('files clashd refuses: listed with its status and detail, and the page goes
 test('without WebGL: a plain message, not "connecting…"', async () => {
   // Debian's chromium, headless without its software WebGL (SwiftShader)
   // flag, has no WebGL here; --disable-3d-apis makes sure of it.
-  const bare = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--disable-3d-apis', '--disable-dev-shm-usage', ...SANDBOX] });
+  const bare = await launchChromium({ args: ['--disable-3d-apis'] });
   try {
     const p = await bare.newPage();
     const errors = [];
