@@ -209,9 +209,14 @@ function update() {
   return inflight;
 }
 
-/** What the page says of a failed call: clashd's status and detail for a problem. */
+/**
+ * What the page says of a failed call: clashd's status and detail for a
+ * problem; where it asked when fetch itself failed (no answer at all).
+ */
 function problemText(e) {
-  return e instanceof ClashdProblem && e.detail ? `clashd ${e.status}: ${e.detail}` : String(e.message ?? e);
+  if (e instanceof ClashdProblem && e.detail) return `clashd ${e.status}: ${e.detail}`;
+  if (e instanceof TypeError && /fetch/i.test(e.message)) return `no answer from clashd at ${clashd.baseUrl} (${e.message})`;
+  return String(e.message ?? e);
 }
 
 function fmt(x) { return x.toFixed(4); }

@@ -1,11 +1,10 @@
 // Whether this browser can draw the demo (WebGL), and the plain message the
 // page shows when it cannot: without it three.js cannot start, and the page
 // would otherwise say "connecting…" for ever.
-/** Whether a canvas gives a WebGL context (2, else 1). */
+/** Whether a canvas gives a WebGL 2 context, which three.js needs. */
 export function hasWebGL() {
   try {
-    const canvas = document.createElement('canvas');
-    return !!(canvas.getContext('webgl2') || canvas.getContext('webgl'));
+    return !!document.createElement('canvas').getContext('webgl2');
   } catch {
     return false;
   }

@@ -10,8 +10,9 @@
 // gizmo, the clash goes.  "in the page" answers with the core in
 // WebAssembly and the server alike: both shown, equal.  Files clashd
 // refuses are listed with the status and detail clashd gives the test for
-// the same bytes, and the page goes on.  Last, chromium without WebGL gets
-// the page's plain message instead of "connecting…".
+// the same bytes, and the page goes on.  A page whose clashd does not
+// answer says where it asked; chromium without WebGL gets the page's plain
+// message instead of "connecting…".
 // Environment: CLASHD, WEB_DIST, CHROMIUM, as demo.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -242,6 +243,19 @@ test('files clashd refuses: listed with its status and detail, and the page goes
   assert.equal(after0.shown.error, undefined);
   assert.equal(after0.statusClass, '');
   assert.deepEqual(pageErrors, []);
+});
+
+test('no clashd at the address: the page says so', async () => {
+  const p = await demo.browser.newPage();
+  try {
+    const nowhere = 'http://127.0.0.1:1'; // nothing listens on port 1
+    await p.goto(`${web.url}?clashd=${encodeURIComponent(nowhere)}`);
+    await p.waitForFunction(() => !!window.clashdDemo?.shown()?.error, null, { timeout: 20000 });
+    const status = await p.evaluate(() => document.getElementById('status').textContent);
+    assert.match(status, /^no answer from clashd at http:\/\/127\.0\.0\.1:1 \(Failed to fetch\)$/);
+  } finally {
+    await p.close();
+  }
 });
 
 test('without WebGL: a plain message, not "connecting…"', async () => {
