@@ -184,7 +184,20 @@ async function reportsOf(sel, sceneAnswer, shapes) {
   return pairs.map((c, i) => ({ a: c.a, b: c.b, result: results[i] })).filter((r) => r.result.overlap);
 }
 
+/**
+ * A server that lost a file's shapes (restarted, evicted, another replica)
+ * answers unknown-shape naming them; the client uploads again only the
+ * shapes it holds, so the page sends those files again.  Whether it did.
+ */
+async function uploadFilesAgain(e) {
+  if (!(e instanceof ClashdProblem) || !e.missing) return false;
+  const lost = parts.filter((p) => p.file && p.file.shapes.some((s) => e.missing.includes(s.id)));
+  await Promise.all(lost.map((p) => clashd.upload(p.file.bytes, { format: p.file.format })));
+  return lost.length > 0;
+}
+
 async function pump() {
+  let again = true; // once per update: files sent again after unknown-shape
   while (pending) {
     pending = false;
     const sel = selected;
@@ -194,6 +207,11 @@ async function pump() {
       requests++;
       show({ selected: sel.id, ...answer, ms: performance.now() - t0 });
     } catch (e) {
+      if (again && await uploadFilesAgain(e).catch(() => false)) {
+        again = false;
+        pending = true;
+        continue;
+      }
       const status = document.getElementById('status');
       status.className = 'error';
       const text = problemText(e);
@@ -466,7 +484,7 @@ async function addFile(name, bytes) {
   place(object);
   scene.add(object);
   const part = { id, name, color, form: { as: 'file', format }, object, material, mesh: held,
-    reported: true, pickables: meshes, file: { format, shapes: imported.shapes, held: !!held } };
+    reported: true, pickables: meshes, file: { format, bytes, shapes: imported.shapes, held: !!held } };
   parts.push(part);
   byId.set(id, part);
   const triangles = imported.shapes.reduce((n, x) => n + (x.triangles ?? 0), 0);
@@ -540,8 +558,10 @@ const hook = {
   forms: () => Object.fromEntries(parts.map((p) => [p.id, p.form])),
   shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, motion: shown.motion,
     reports: shown.reports, error: shown.error, page: shown.page, server: shown.server },
-  /** A part's shape as it went to clashd and as it went to the core in the page. */
-  shapes: async (id) => ({ server: await shapeOf(byId.get(id)), page: await pageShapeOf(byId.get(id)) }),
+  /** A part's shape as it goes to clashd. */
+  serverShape: (id) => shapeOf(byId.get(id)),
+  /** A part's shape as it goes to the core in the page (the client then holds its geometry). */
+  pageShape: (id) => pageShapeOf(byId.get(id)),
   /** What the clash reports drew: tinted triangles per part, curves, depth arrows. */
   regions: () => regions.drawn(),
   /** How many triangles each mesh part sent. */

@@ -24,12 +24,12 @@ export function launchChromium({ webgl = false, args = [] } = {}) {
  * port allowing that origin, and chromium (with WebGL) on the page; page
  * errors and console errors go to `errors` (but chromium's "Failed to
  * load resource" line, which it logs for every 4xx); `watch(page, server,
- * web)` adds listeners before the page loads.  Resolves once the page
+ * web)` adds listeners before the page loads; `args` go to clashd.  Resolves once the page
  * shows its first answer or an error: {web, server, browser, page, close}.
  */
-export async function openDemo(dist, { errors = [], watch } = {}) {
+export async function openDemo(dist, { errors = [], watch, args = [] } = {}) {
   const web = await serveStatic(dist);
-  const server = await startClashd(['--cors-origin', web.origin]);
+  const server = await startClashd(['--cors-origin', web.origin, ...args]);
   const browser = await launchChromium({ webgl: true });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (e) => errors.push(String(e)));

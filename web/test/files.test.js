@@ -8,7 +8,10 @@
 // arithmetic, tints exactly the box's triangles that cross the plate's
 // faces and draws the two loops where they cross; dragged up with the
 // gizmo, the clash goes.  "in the page" answers with the core in
-// WebAssembly and the server alike: both shown, equal.  Files clashd
+// WebAssembly and the server alike: both shown, equal.  A glTF placing one
+// mesh at two nodes goes as a compound of clashd's two shapes at their
+// poses, its clash with the knob listed; when clashd loses the shape the
+// page sends the file again.  Files clashd
 // refuses are listed with the status and detail clashd gives the test for
 // the same bytes, and the page goes on.  A page whose clashd does not
 // answer says where it asked; chromium without WebGL gets the page's plain
@@ -28,11 +31,18 @@ const DIST = process.env.WEB_DIST ?? path.resolve(here, '../../build/web');
 let demo, web, server, page;
 const pageErrors = [];
 let queries = 0; // POST /v1/query requests to clashd
+const fileUploads = []; // the media types of the files the page sent to POST /v1/shapes
 
 before(async () => {
   demo = await openDemo(DIST, {
     errors: pageErrors,
-    watch: (p, s) => p.on('request', (r) => { if (r.method() === 'POST' && r.url() === `${s.url}/v1/query`) queries++; }),
+    args: ['--store-delete', '1'], // (the test drops a file's shape, as a restarted server would have)
+    watch: (p, s) => p.on('request', (r) => {
+      if (r.method() !== 'POST') return;
+      if (r.url() === `${s.url}/v1/query`) queries++;
+      const type = r.headers()['content-type'];
+      if (r.url().startsWith(`${s.url}/v1/shapes`) && type !== 'application/json') fileUploads.push(type);
+    }),
   });
   ({ web, server, page } = demo);
 });
@@ -110,9 +120,9 @@ test('a dropped STL: read by clashd, its clash with the plate listed, reported a
   assert.deepEqual(p.files.map((f) => [f.name, f.className, f.text]), [['box.stl', 'ok', 'box.stl: 12 triangles, a solid (read by clashd)']]);
   assert.equal(p.shown.error, undefined);
   assert.equal(p.shown.selected, 'box.stl', 'the new part is selected');
-  const shapes = await page.evaluate(() => window.clashdDemo.shapes('box.stl'));
-  assert.equal(shapes.server.ref, boxId, 'the page names the box by the id clashd gave');
-  assert.deepEqual(shapes.server.pose.matrix, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 'where its file puts it');
+  const shape = await page.evaluate(() => window.clashdDemo.serverShape('box.stl'));
+  assert.equal(shape.ref, boxId, 'the page names the box by the id clashd gave');
+  assert.deepEqual(shape.pose.matrix, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 'where its file puts it');
 
   // the one clash of the box: the plate, as much as the box's slab of it
   const mineList = p.list.filter((c) => c.a === 'box.stl' || c.b === 'box.stl');
@@ -161,7 +171,7 @@ test('a dropped STL: read by clashd, its clash with the plate listed, reported a
   // the distance shown is clashd's for the box where it is, asked here
   const others = await page.evaluate(async () => {
     const ids = window.clashdDemo.parts.filter((id) => id !== 'box.stl');
-    return Promise.all(ids.map(async (id) => (await window.clashdDemo.shapes(id)).server));
+    return Promise.all(ids.map((id) => window.clashdDemo.serverShape(id)));
   });
   // (the page uploaded the other parts' meshes by ref; this server has them)
   const r = await fetch(server.url + '/v1/query', { method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -191,7 +201,9 @@ test('"in the page": the core in WebAssembly answers as the server does, both ti
   assert.deepEqual(p.shown.query, p.shown.page.answer, 'the panel shows the page\'s answer');
   assert.equal(await page.evaluate(() => document.getElementById('files-local').hidden), false, 'says the files went to clashd');
   // the page holds the mesh clashd stored, by clashd's id
-  const shapes = await page.evaluate(() => window.clashdDemo.shapes('box.stl'));
+  const shapes = await page.evaluate(async () => ({
+    page: await window.clashdDemo.pageShape('box.stl'), server: await window.clashdDemo.serverShape('box.stl'),
+  }));
   assert.equal(shapes.page.ref, boxId);
   assert.deepEqual(shapes.page, shapes.server);
   // an OBJ of quads, chosen with the file input, away from the rest: the
@@ -207,7 +219,9 @@ test('"in the page": the core in WebAssembly answers as the server does, both ti
   const [pg, sv] = [withObj.shown.page.answer, withObj.shown.server.answer];
   assert.equal(pg.intersecting, false);
   assert.ok(Math.abs(pg.distance - sv.distance) <= 1e-9, `page ${pg.distance}, server ${sv.distance}`);
-  const cube = await page.evaluate(() => window.clashdDemo.shapes('cube.obj'));
+  const cube = await page.evaluate(async () => ({
+    page: await window.clashdDemo.pageShape('cube.obj'), server: await window.clashdDemo.serverShape('cube.obj'),
+  }));
   t.diagnostic(`cube.obj in the page: ${cube.page.ref === cube.server.ref ? 'the mesh clashd stored' : 'the mesh three.js read'}; ` +
     `${withObj.answers.page.text}, ${withObj.answers.server.text}`);
   await page.click('#local');
@@ -215,6 +229,56 @@ test('"in the page": the core in WebAssembly answers as the server does, both ti
   assert.equal(off.shown.page, undefined);
   assert.equal(off.answers.page.text, '');
   await page.evaluate(() => window.clashdDemo.moveTo('box.stl', [0, 0, 0]));
+});
+
+/**
+ * A glTF (JSON, its buffer a data: URI) placing one mesh, a box of half
+ * size `h` about its origin, at two nodes' translations.
+ */
+function boxPairGltf(h, [t0, t1]) {
+  const positions = new Float32Array([-h, -h, -h, h, -h, -h, h, h, -h, -h, h, -h, -h, -h, h, h, -h, h, h, h, h, -h, h, h]);
+  const indices = new Uint16Array([0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7]);
+  const data = Buffer.concat([Buffer.from(positions.buffer), Buffer.from(indices.buffer)]);
+  return Buffer.from(JSON.stringify({
+    asset: { version: '2.0' }, scene: 0, scenes: [{ nodes: [0, 1] }],
+    nodes: [{ name: 'near the knob', mesh: 0, translation: t0 }, { name: 'clear', mesh: 0, translation: t1 }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1 }] }],
+    accessors: [{ bufferView: 0, componentType: 5126, count: 8, type: 'VEC3', min: [-h, -h, -h], max: [h, h, h] },
+      { bufferView: 1, componentType: 5123, count: 36, type: 'SCALAR' }],
+    bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: 96 }, { buffer: 0, byteOffset: 96, byteLength: 72 }],
+    buffers: [{ byteLength: data.length, uri: `data:application/octet-stream;base64,${data.toString('base64')}` }],
+  }));
+}
+
+test('a glTF of two nodes: a compound of clashd\'s shapes, sent again when clashd lost them', async () => {
+  // One node's box (half size 0.2) 0.45 above the knob's centre (a sphere
+  // of radius 0.35 at 1.6, 1.6, 0): 0.1 into it; the other's clear of all.
+  const gltf = boxPairGltf(0.2, [[1.6, 1.6, 0.45], [2.4, 1.5, -1.5]]);
+  const theirs = await importHere(gltf, 'model/gltf+json');
+  assert.equal(theirs.body.shapes.length, 2, JSON.stringify(theirs.body));
+  const [s0, s1] = theirs.body.shapes;
+  assert.equal(s0.id, s1.id, 'one mesh, two places');
+  await drop([{ name: 'pair.gltf', bytes: gltf }]);
+  const p = await panel();
+  assert.deepEqual(pageErrors, []);
+  assert.equal(p.files.at(-1).text, 'pair.gltf: 24 triangles, a solid in 2 shapes (read by clashd)');
+  // (not the page's shape: the client would hold that mesh, and upload it on a miss)
+  const sent = await page.evaluate(() => window.clashdDemo.serverShape('pair.gltf'));
+  assert.deepEqual(sent.parts, theirs.body.shapes.map((s) => ({ ref: s.id, pose: s.pose })), 'a compound of clashd\'s shapes at their poses');
+  const mineList = p.list.filter((c) => c.a === 'pair.gltf' || c.b === 'pair.gltf');
+  assert.deepEqual(mineList.map((c) => [c.a, c.b, c.class]), [['knob', 'pair.gltf', 'clash']], p.status + JSON.stringify(p.list));
+  assert.deepEqual(fileUploads.filter((t) => t === 'model/gltf+json').length, 1);
+
+  // clashd loses it (as a restart would): the page sends the file again
+  const del = await fetch(`${server.url}/v1/shapes/${encodeURIComponent(s0.id)}`, { method: 'DELETE' });
+  assert.equal(del.status, 204);
+  await page.evaluate(() => window.clashdDemo.moveTo('pair.gltf', [0, 0.01, 0]));
+  const again = await panel();
+  assert.equal(again.shown.error, undefined, again.status);
+  assert.deepEqual(fileUploads.filter((t) => t === 'model/gltf+json').length, 2);
+  assert.deepEqual(again.list.filter((c) => c.a === 'pair.gltf' || c.b === 'pair.gltf').map((c) => [c.a, c.b, c.class]),
+    [['knob', 'pair.gltf', 'clash']]);
+  await page.evaluate(() => window.clashdDemo.moveTo('pair.gltf', [0, 0, 0]));
 });
 
 test('files clashd refuses: listed with its status and detail, and the page goes on', async () => {
