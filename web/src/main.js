@@ -370,7 +370,7 @@ function show(s) {
   const status = document.getElementById('status');
   status.className = '';
   status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms ` +
-    `(${s.motion ? 'two queries' : 'a query'}${s.page ? ' in the page and one by the server' : ''}, a scene of ${s.scene ? Object.keys(s.poses).length : parts.length} parts` +
+    `(${s.motion ? 'two queries' : 'a query'}${s.page ? ' in the page and one by the server' : ''}, a scene of ${Object.keys(s.poses).length} parts` +
     `${s.reports?.length ? ` and ${s.reports.length === 1 ? 'a clash report' : `${s.reports.length} clash reports`}` : ''})`;
 }
 
