@@ -158,14 +158,12 @@ async function ask(sel) {
   const q = pageQuery || query;
   const sweep = () => (from ? clashd.query({ a: { ...q.a, pose: from, pose_end: poses[sel.id] }, b: q.b }, { local: localOn }) : undefined);
   const server = () => timed(() => clashd.query(query, { local: false }));
-  let s;
-  if (!warm) { // one request names every part first, so each is uploaded once
-    s = await clashd.scene(sceneReq);
-    warm = true;
-  }
-  const [s2, sv, m] = await Promise.all([s ?? clashd.scene(sceneReq), server(), sweep()]);
-  const reports = await reportsOf(sel, s2, shapes);
-  return { poses, scene: s2, query: (page ?? sv).answer, page, server: sv, motion: m && { from, result: m }, reports, others };
+  // one request names every part first, so that each is uploaded once
+  const first = warm ? undefined : await clashd.scene(sceneReq);
+  warm = true;
+  const [sceneAnswer, sv, m] = await Promise.all([first ?? clashd.scene(sceneReq), server(), sweep()]);
+  const reports = await reportsOf(sel, sceneAnswer, shapes);
+  return { poses, scene: sceneAnswer, query: (page ?? sv).answer, page, server: sv, motion: m && { from, result: m }, reports, others };
 }
 
 /**
@@ -480,7 +478,8 @@ async function addFile(name, bytes) {
   }
   object.name = id;
   object.userData.partId = id;
-  const held = await storedMesh(clashd, object, imported.shapes);
+  // (without it, the page's core gets the drawn mesh and nothing is tinted)
+  const held = await storedMesh(clashd, object, imported.shapes).catch(() => undefined);
   place(object);
   scene.add(object);
   const part = { id, name, color, form: { as: 'file', format }, object, material, mesh: held,
