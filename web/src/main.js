@@ -469,12 +469,12 @@ async function addFile(name, bytes) {
   }
   const id = partIdFor(name);
   const color = FILE_COLORS[(parts.filter((p) => p.file).length) % FILE_COLORS.length];
-  const material = new THREE.MeshStandardMaterial({ color, roughness: 0.6, metalness: 0.2, side: THREE.DoubleSide });
+  // flat shading: a file's normals may be missing or zero (many STL writers)
+  const material = new THREE.MeshStandardMaterial({ color, roughness: 0.6, metalness: 0.2, side: THREE.DoubleSide, flatShading: true });
   const meshes = meshesOf(object);
   for (const m of meshes) {
     m.material = material;
     m.userData.partId = id;
-    if (!m.geometry.attributes.normal) m.geometry.computeVertexNormals();
   }
   object.name = id;
   object.userData.partId = id;

@@ -16,7 +16,8 @@
 // the same bytes, and the page goes on.  A page whose clashd does not
 // answer says where it asked; chromium without WebGL gets the page's plain
 // message instead of "connecting…".
-// Environment: CLASHD, WEB_DIST, CHROMIUM, as demo.test.js.
+// It saves build/web-demo-files.png (the box dropped).
+// Environment: CLASHD, WEB_DIST, CHROMIUM, SCREENSHOT, as demo.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -27,6 +28,7 @@ import { geometryShape } from '../../clients/js/three.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.WEB_DIST ?? path.resolve(here, '../../build/web');
+const SCREENSHOT = (process.env.SCREENSHOT ?? path.resolve(here, '../../build/web-demo.png')).replace(/\.png$/, '-files.png');
 
 let demo, web, server, page;
 const pageErrors = [];
@@ -156,6 +158,7 @@ test('a dropped STL: read by clashd, its clash with the plate listed, reported a
     }
   }
 
+  await page.screenshot({ path: SCREENSHOT });
   // dragged up by the gizmo's y arrow: clear of the plate
   const h = await page.evaluate(() => window.clashdDemo.handlePoint('Y'));
   assert.ok(h, 'the gizmo has a Y handle');
