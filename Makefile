@@ -4,7 +4,8 @@
 #   make web      build the demo page into build/web (web/, docs/client.md)
 #   make wasm     build the core in the page, clients/js/gen/clashd-core.wasm
 #                 (core/ and proto/ for wasm32-wasi: clients/js/local.js)
-#   make run      install missing Debian packages, build, serve on 127.0.0.1:8080
+#   make run      install missing Debian packages, build, serve the API and the
+#                 demo on http://127.0.0.1:8080/web/ (PORT=9000 or CLASHD_LISTEN)
 #   make test     install missing Debian packages (with test-only ones) and the
 #                 OpenAPI validator (npm, under build/), build, run every Check
 #                 suite, then again under ASan+UBSan (the suites that run
@@ -130,11 +131,15 @@ deps-test:
 	@sh deploy/install-deps.sh test
 
 # The demo page too when npm is there (clashd serves build/web at /web/).
+# PORT=9000 moves it; CLASHD_LISTEN (HOST:PORT), when set, is the address.
+PORT ?= 8080
+RUN_LISTEN = $(or $(CLASHD_LISTEN),127.0.0.1:$(PORT))
 run: deps
 	@$(MAKE) --no-print-directory all
 	@command -v npm >/dev/null 2>&1 && $(MAKE) --no-print-directory web || \
 		echo "make run: the demo page needs npm (make web); serving the API only"
-	exec $(B)/clashd --listen 127.0.0.1:8080
+	@echo "make run: the API on $(RUN_LISTEN), the demo at http://$(RUN_LISTEN)/web/"
+	exec $(B)/clashd --listen $(RUN_LISTEN)
 
 test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
@@ -379,10 +384,12 @@ WASM_OUT     = $(JS)/gen/clashd-core.wasm
 # and frames outgrow (8 MiB, a Linux thread's default); first in memory, so
 # that an overflow traps instead of writing over the data.
 WASM_STACK   = 8388608
+# (touched: the sources keep their upstream dates, older than the script,
+# and would be fetched and the module rebuilt on every make)
 $(WASM_JANSSON)/src/jansson.h: $(JS)/wasm/debian-source.sh
-	sh $(JS)/wasm/debian-source.sh jansson $(WASM_JANSSON)
+	sh $(JS)/wasm/debian-source.sh jansson $(WASM_JANSSON) && touch $@
 $(WASM_NETTLE)/src/sha2.h: $(JS)/wasm/debian-source.sh
-	sh $(JS)/wasm/debian-source.sh nettle $(WASM_NETTLE)
+	sh $(JS)/wasm/debian-source.sh nettle $(WASM_NETTLE) && touch $@
 $(B)/wasm/obj/jansson/.built: $(WASM_JANSSON)/src/jansson.h
 	@rm -rf $(dir $@) && mkdir -p $(dir $@)
 	for f in $(WASM_JANSSON)/src/*.c; do \

@@ -269,7 +269,7 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 int ov_pair(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
             clash_overlap **out)
 {
-	ov_source src[2];
+	ov_source src[2] = {{0}}; /* both freed below, whichever source_of failed */
 	int err = source_of(a, &src[0]);
 	if (!err)
 		err = source_of(b, &src[1]);

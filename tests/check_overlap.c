@@ -979,6 +979,15 @@ START_TEST(large_meshes_volume)
 }
 END_TEST
 
+/* Fills a stretch of the stack with non-zero bytes: a callee that frees a
+ * pointer it never set then frees garbage, not NULL. */
+static void dirty_stack(void)
+{
+	volatile unsigned char junk[32768];
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = 0xa5;
+}
+
 START_TEST(bad_arguments)
 {
 	const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
@@ -991,6 +1000,13 @@ START_TEST(bad_arguments)
 	const double r[3] = {1, 0, 0};
 	ck_assert_int_eq(clash_shape_init_primitive(&sphere, CLASH_KIND_SPHERE, r), CLASH_OK);
 	ck_assert_int_eq(clash_overlap_get(&a.s, &sphere, NULL, &o), CLASH_ENOTSUP);
+	/* a curved primitive first: the mesh's side is never read, yet freed */
+	dirty_stack();
+	ck_assert_int_eq(clash_overlap_get(&sphere, &a.s, NULL, &o), CLASH_ENOTSUP);
+	clash_shape whole;
+	ck_assert_int_eq(clash_shape_init_compound(&whole, 3, &a.s, 1), CLASH_OK);
+	dirty_stack();
+	ck_assert_int_eq(clash_overlap_get(&sphere, &whole, NULL, &o), CLASH_ENOTSUP);
 	clash_shape box;
 	ck_assert_int_eq(clash_shape_init_primitive(&box, CLASH_KIND_BOX, hi), CLASH_OK);
 	ck_assert_int_eq(clash_overlap_get(&box, &box, NULL, &o), CLASH_EINVAL);

@@ -1,4 +1,4 @@
-// Builds the demo page: src/main.js with three.js and the client bundled
+// Builds the demo page: src/start.js (src/main.js) with three.js and the client bundled
 // by esbuild into one module, beside index.html, demo.css and the client's
 // WebAssembly module (gen/clashd-core.wasm, `make wasm`).
 // Usage: node build.mjs [OUTDIR]   (default ../build/web)
@@ -11,7 +11,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.resolve(process.argv[2] ?? path.join(here, '../build/web'));
 await mkdir(out, { recursive: true });
 await esbuild.build({
-  entryPoints: [path.join(here, 'src/main.js')],
+  entryPoints: [path.join(here, 'src/start.js')],
   bundle: true,
   format: 'esm',
   target: 'es2022',

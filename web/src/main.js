@@ -16,15 +16,26 @@
 // list shows each pair's depth and overlap volume in the assembly's units
 // and ranks the pairs by them.
 //
+// The user's own parts (files.js): an STL, OBJ, glTF/GLB or PLY file
+// dropped on the page or chosen goes to clashd's POST /v1/shapes, which
+// reads it; the part then goes by the refs it answered and is placed,
+// dragged, listed and reported like the others.  A file clashd refuses is
+// listed with clashd's status and detail.  The "in the page" toggle answers
+// the selected part's query with the core in WebAssembly (the client's
+// local mode) and the server alike, and shows both answers and their
+// latency; scenes and reports always go to the server.
+//
 // The page reads `?clashd=URL` (default: its own origin) and `?token=`.
 // window.clashdDemo is a hook for the browser test (web/test/).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
-import { Clashd, ClashdProblem } from '../../clients/js/clashd.js';
+import { Clashd, ClashdProblem, MESH_FORMATS } from '../../clients/js/clashd.js';
 import { ClashdThree, geometryShape, poseOf, resultVectors } from '../../clients/js/three.js';
 import { makeParts, CLEARANCE, FIRST_SELECTED, UNITS } from './assembly.js';
 import { RegionView, REPORT_WANT } from './regions.js';
+import { fileShape, formatOf, meshesOf, place, readForDisplay, storedMesh } from './files.js';
+import { noWebGL } from './webgl.js';
 
 const CLASS_COLOR = { clash: 0xe53935, touch: 0xffa000 };
 
@@ -34,7 +45,13 @@ const three = new ClashdThree(clashd);
 
 // ---- three.js scene ----
 const view = document.getElementById('view');
-const renderer = new THREE.WebGLRenderer({ antialias: true });
+let renderer;
+try {
+  renderer = new THREE.WebGLRenderer({ antialias: true });
+} catch (e) {
+  noWebGL(e.message);
+  throw e;
+}
 renderer.setPixelRatio(window.devicePixelRatio);
 view.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
@@ -60,7 +77,7 @@ const parts = makeParts().map((def) => {
   scene.add(object);
   // the mesh that goes to clashd: the triangles a report lists index it
   const mesh = def.form.as === 'mesh' ? geometryShape(def.geometry, def.form).mesh : undefined;
-  return { ...def, object, material, mesh };
+  return { ...def, object, material, mesh, reported: !!mesh, pickables: [object] };
 });
 const byId = new Map(parts.map((p) => [p.id, p]));
 
@@ -99,29 +116,54 @@ let shown = null; // what the panel shows: the poses asked about and the answers
 let motionOn = false; // the "motion" toggle: ask for the time of impact too
 let moveStart = null; // the selected part's pose where its current move began
 let sortBy = 'depth'; // the clash list's order: 'depth' (then volume) or 'volume' (then depth)
+let localOn = false; // the "in the page" toggle: the query answered in the page too
 
-const shapeOf = (p) => three.shape(p.object, p.form);
+// A file's part goes to clashd as the shapes clashd read of it.  The core
+// in the page reads no files: it gets the mesh clashd stored when the page
+// could rebuild it (files.js, storedMesh), else the mesh three.js drew.
+const FILE_FORM = { as: 'mesh', weld: true };
+const shapeOf = (p) => (p.file ? fileShape(p.object, p.file.shapes) : three.shape(p.object, p.form));
+async function pageShapeOf(p) {
+  if (!p.file || p.file.held) return shapeOf(p);
+  const meshes = meshesOf(p.object);
+  if (meshes.length === 1 && meshes[0].parent === p.object && meshes[0].matrix.equals(new THREE.Matrix4()))
+    return { ...(await three.geometry(meshes[0].geometry, FILE_FORM)), pose: poseOf(p.object) };
+  return three.shape(p.object, FILE_FORM);
+}
+
+/** A call's answer and the milliseconds it took, as the page sees them. */
+async function timed(call) {
+  const t0 = performance.now();
+  const answer = await call();
+  return { answer, ms: performance.now() - t0 };
+}
+
+/** The selected part against a compound of the others, with each part's shape from `shapes`. */
+const queryOf = (sel, others, shapes) => ({ a: { ...shapes.get(sel.id), units: UNITS }, b: { parts: others.map((p) => shapes.get(p.id)) } });
 
 async function ask(sel) {
-  const shapes = new Map(await Promise.all(parts.map(async (p) => [p.id, await shapeOf(p)])));
-  const poses = Object.fromEntries(parts.map((p) => [p.id, shapes.get(p.id).pose]));
-  const objects = parts.map((p) => ({ id: p.id, shape: shapes.get(p.id) }));
-  const others = parts.filter((p) => p !== sel);
-  const b = { parts: others.map((p) => shapes.get(p.id)) };
-  const query = { a: { ...shapes.get(sel.id), units: UNITS }, b };
+  const list = [...parts]; // as they are now: a file may add one meanwhile
+  const shapes = new Map(await Promise.all(list.map(async (p) => [p.id, await shapeOf(p)])));
+  const poses = Object.fromEntries(list.map((p) => [p.id, shapes.get(p.id).pose]));
+  const objects = list.map((p) => ({ id: p.id, shape: shapes.get(p.id) }));
+  const others = list.filter((p) => p !== sel);
+  const query = queryOf(sel, others, shapes);
   const sceneReq = { objects, clearance: CLEARANCE, units: UNITS };
+  // with "in the page" on, the same question answered by the core in the
+  // page first (alone, so that its time is its own), then by the server
+  const pageQuery = localOn && queryOf(sel, others, new Map(await Promise.all(list.map(async (p) => [p.id, await pageShapeOf(p)]))));
+  const page = pageQuery ? await timed(() => clashd.query(pageQuery, { local: true })) : undefined;
   // the motion: the selected part from where its move began to where it is
   const from = motionOn ? (moveStart ?? poses[sel.id]) : undefined;
-  const sweep = () => (from ? clashd.query({ a: { ...query.a, pose: from, pose_end: poses[sel.id] }, b }) : undefined);
-  if (!warm) { // one request names every part first, so each is uploaded once
-    const s = await clashd.scene(sceneReq);
-    warm = true;
-    const [q, m, r] = await Promise.all([clashd.query(query), sweep(), reportsOf(sel, s, shapes)]);
-    return { poses, scene: s, query: q, motion: m && { from, result: m }, reports: r, others };
-  }
-  const [s, q, m] = await Promise.all([clashd.scene(sceneReq), clashd.query(query), sweep()]);
-  const reports = await reportsOf(sel, s, shapes);
-  return { poses, scene: s, query: q, motion: m && { from, result: m }, reports, others };
+  const q = pageQuery || query;
+  const sweep = () => (from ? clashd.query({ a: { ...q.a, pose: from, pose_end: poses[sel.id] }, b: q.b }, { local: localOn }) : undefined);
+  const server = () => timed(() => clashd.query(query, { local: false }));
+  // one request names every part first, so that each is uploaded once
+  const first = warm ? undefined : await clashd.scene(sceneReq);
+  warm = true;
+  const [sceneAnswer, sv, m] = await Promise.all([first ?? clashd.scene(sceneReq), server(), sweep()]);
+  const reports = await reportsOf(sel, sceneAnswer, shapes);
+  return { poses, scene: sceneAnswer, query: (page ?? sv).answer, page, server: sv, motion: m && { from, result: m }, reports, others };
 }
 
 /**
@@ -132,7 +174,7 @@ async function ask(sel) {
  */
 async function reportsOf(sel, sceneAnswer, shapes) {
   const pairs = sceneAnswer.clashes.filter((c) => c.class !== 'clearance' && (c.a === sel.id || c.b === sel.id) &&
-    (byId.get(c.a).mesh || byId.get(c.b).mesh));
+    (byId.get(c.a).reported || byId.get(c.b).reported));
   if (pairs.length === 0) return [];
   const { results } = await clashd.batch(pairs.map((c) => ({
     a: { ...shapes.get(c.a), units: UNITS }, b: shapes.get(c.b), want: REPORT_WANT,
@@ -140,7 +182,20 @@ async function reportsOf(sel, sceneAnswer, shapes) {
   return pairs.map((c, i) => ({ a: c.a, b: c.b, result: results[i] })).filter((r) => r.result.overlap);
 }
 
+/**
+ * A server that lost a file's shapes (restarted, evicted, another replica)
+ * answers unknown-shape naming them; the client uploads again only the
+ * shapes it holds, so the page sends those files again.  Whether it did.
+ */
+async function uploadFilesAgain(e) {
+  if (!(e instanceof ClashdProblem) || !e.missing) return false;
+  const lost = parts.filter((p) => p.file && p.file.shapes.some((s) => e.missing.includes(s.id)));
+  await Promise.all(lost.map((p) => clashd.upload(p.file.bytes, { format: p.file.format })));
+  return lost.length > 0;
+}
+
 async function pump() {
+  let again = true; // once per update: files sent again after unknown-shape
   while (pending) {
     pending = false;
     const sel = selected;
@@ -150,9 +205,14 @@ async function pump() {
       requests++;
       show({ selected: sel.id, ...answer, ms: performance.now() - t0 });
     } catch (e) {
+      if (again && await uploadFilesAgain(e).catch(() => false)) {
+        again = false;
+        pending = true;
+        continue;
+      }
       const status = document.getElementById('status');
       status.className = 'error';
-      const text = e instanceof ClashdProblem && e.detail ? `clashd ${e.status}: ${e.detail}` : String(e.message ?? e);
+      const text = problemText(e);
       status.textContent = text;
       shown = { poses: Object.fromEntries(parts.map((p) => [p.id, poseOf(p.object)])), selected: sel.id, error: text };
     }
@@ -163,6 +223,16 @@ function update() {
   pending = true;
   if (!inflight) inflight = pump().finally(() => { inflight = null; });
   return inflight;
+}
+
+/**
+ * What the page says of a failed call: clashd's status and detail for a
+ * problem; where it asked when fetch itself failed (no answer at all).
+ */
+function problemText(e) {
+  if (e instanceof ClashdProblem && e.detail) return `clashd ${e.status}: ${e.detail}`;
+  if (e instanceof TypeError && /fetch/i.test(e.message)) return `no answer from clashd at ${clashd.baseUrl} (${e.message})`;
+  return String(e.message ?? e);
 }
 
 function fmt(x) { return x.toFixed(4); }
@@ -208,6 +278,13 @@ function show(s) {
       `${v.kind ? `: ${INTERSECTION[v.kind] ?? v.kind}` : ''})`;
   }
   document.getElementById('distance-note').textContent = note;
+  // who answered, in how long: the server always, the page when asked
+  for (const [which, t] of [['server', s.server], ['page', s.page]]) {
+    const el = document.getElementById(`answer-${which}`);
+    el.textContent = t ? `${which}: ${fmt(t.answer.distance)} in ${t.ms.toFixed(2)} ms` : '';
+    el.dataset.distance = t ? String(t.answer.distance) : '';
+    el.dataset.ms = t ? String(t.ms) : '';
+  }
   const nearest = q.near_parts ? s.others[q.near_parts.b] : undefined;
   document.getElementById('nearest').textContent = nearest ? nearest.name : '–';
   document.getElementById('nearest').dataset.part = nearest ? nearest.id : '';
@@ -291,7 +368,7 @@ function show(s) {
   const status = document.getElementById('status');
   status.className = '';
   status.textContent = `${requests} updates, the last in ${s.ms.toFixed(1)} ms ` +
-    `(${s.motion ? 'two queries' : 'a query'}, a scene of ${parts.length} parts` +
+    `(${s.motion ? 'two queries' : 'a query'}${s.page ? ' in the page and one by the server' : ''}, a scene of ${Object.keys(s.poses).length} parts` +
     `${s.reports?.length ? ` and ${s.reports.length === 1 ? 'a clash report' : `${s.reports.length} clash reports`}` : ''})`;
 }
 
@@ -345,9 +422,104 @@ renderer.domElement.addEventListener('pointerdown', (e) => {
   const r = renderer.domElement.getBoundingClientRect();
   ndc.set(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
-  const hit = raycaster.intersectObjects(parts.map((p) => p.object), false)[0];
+  const hit = raycaster.intersectObjects(parts.flatMap((p) => p.pickables), false)[0];
   if (hit) select(byId.get(hit.object.userData.partId));
 });
+
+// ---- the user's parts: files dropped on the page or chosen ----
+const FILE_COLORS = [0xb0bec5, 0x90caf9, 0xa5d6a7, 0xffcc80, 0xce93d8];
+let adding = Promise.resolve(); // files are added one after the other, in the order given
+
+/** A part id for a file name: the name, made unique. */
+function partIdFor(name) {
+  let id = name;
+  for (let k = 2; byId.has(id); k++) id = `${name} (${k})`;
+  return id;
+}
+
+/**
+ * Add the part of a mesh file (its name and bytes): clashd reads it, the
+ * page draws it, selects it and asks about it.  The file's line in the list
+ * says what clashd read, or what it refused (its status and detail).
+ * Resolves to the part, or undefined.
+ */
+async function addFile(name, bytes) {
+  const li = document.createElement('li');
+  li.dataset.name = name;
+  li.textContent = `${name}: sent to clashd…`;
+  document.getElementById('files').appendChild(li);
+  const fail = (text, e) => {
+    li.className = 'problem';
+    li.dataset.status = e?.status === undefined ? '' : String(e.status);
+    li.dataset.detail = e?.detail ?? '';
+    li.textContent = `${name}: ${text}`;
+  };
+  const format = formatOf(name);
+  if (!format) return fail(`not a file clashd reads (${Object.keys(MESH_FORMATS).map((x) => '.' + x).join(', ')})`);
+  let imported, object;
+  try {
+    imported = await clashd.upload(bytes, { format });
+  } catch (e) {
+    return fail(problemText(e), e);
+  }
+  try {
+    object = await readForDisplay(format, bytes);
+  } catch (e) {
+    return fail(`clashd read it, but three.js cannot draw it: ${e.message ?? e}`);
+  }
+  const id = partIdFor(name);
+  const color = FILE_COLORS[(parts.filter((p) => p.file).length) % FILE_COLORS.length];
+  // flat shading: a file's normals may be missing or zero (many STL writers)
+  const material = new THREE.MeshStandardMaterial({ color, roughness: 0.6, metalness: 0.2, side: THREE.DoubleSide, flatShading: true });
+  const meshes = meshesOf(object);
+  for (const m of meshes) {
+    m.material = material;
+    m.userData.partId = id;
+  }
+  object.name = id;
+  object.userData.partId = id;
+  // (without it, the page's core gets the drawn mesh and nothing is tinted)
+  const held = await storedMesh(clashd, object, imported.shapes).catch(() => undefined);
+  place(object);
+  scene.add(object);
+  const part = { id, name, color, form: { as: 'file', format }, object, material, mesh: held,
+    reported: true, pickables: meshes, file: { format, bytes, shapes: imported.shapes, held: !!held } };
+  parts.push(part);
+  byId.set(id, part);
+  const triangles = imported.shapes.reduce((n, x) => n + (x.triangles ?? 0), 0);
+  li.className = 'ok';
+  li.dataset.id = id;
+  li.textContent = `${id}: ${triangles} triangles, ${imported.shapes.every((x) => x.solid) ? 'a solid' : 'a surface'}` +
+    (imported.shapes.length > 1 ? ` in ${imported.shapes.length} shapes` : '') + ' (read by clashd)';
+  li.addEventListener('click', () => select(part));
+  select(part);
+  await inflight;
+  return part;
+}
+
+/** Add files (File objects) in order; resolves once the last is shown. */
+function addFiles(files) {
+  for (const f of files) adding = adding.then(async () => addFile(f.name, await f.arrayBuffer()));
+  return adding;
+}
+// a drop anywhere on the page: the browser is not to open the file instead
+window.addEventListener('dragover', (e) => { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; });
+window.addEventListener('drop', (e) => {
+  e.preventDefault();
+  if (e.dataTransfer?.files.length) addFiles([...e.dataTransfer.files]);
+});
+document.getElementById('file').addEventListener('change', (e) => {
+  addFiles([...e.target.files]);
+  e.target.value = '';
+});
+
+function setLocal(on) {
+  localOn = on;
+  document.getElementById('local').checked = on;
+  document.getElementById('files-local').hidden = !on;
+  return update();
+}
+document.getElementById('local').addEventListener('change', (e) => setLocal(e.target.checked));
 
 renderer.setAnimationLoop(() => renderer.render(scene, camera));
 
@@ -359,9 +531,9 @@ const project = (v) => {
 };
 const hook = {
   ready: false,
-  parts: parts.map((p) => p.id),
-  /** Wait until the panel shows the answer for the current poses. */
-  idle: () => inflight ?? Promise.resolve(),
+  get parts() { return parts.map((p) => p.id); },
+  /** Wait until the files given are added and the panel shows the answer for the current poses. */
+  idle: async () => { await adding; await inflight; },
   /**
    * Place a part (position, and Euler angles if given) and select it; the
    * move begins where it was.  Resolves once shown.
@@ -376,13 +548,19 @@ const hook = {
   },
   /** The "motion" toggle; resolves once shown. */
   setMotion,
+  /** The "in the page" toggle; resolves once shown. */
+  setLocal,
   select: (id) => { select(byId.get(id)); return inflight; },
   setMode,
   pose: (id) => poseOf(byId.get(id).object),
   /** The geometryShape options each part goes with. */
   forms: () => Object.fromEntries(parts.map((p) => [p.id, p.form])),
   shown: () => shown && { poses: shown.poses, selected: shown.selected, query: shown.query, scene: shown.scene, motion: shown.motion,
-    reports: shown.reports, error: shown.error },
+    reports: shown.reports, error: shown.error, page: shown.page, server: shown.server },
+  /** A part's shape as it goes to clashd. */
+  serverShape: (id) => shapeOf(byId.get(id)),
+  /** A part's shape as it goes to the core in the page (the client then holds its geometry). */
+  pageShape: (id) => pageShapeOf(byId.get(id)),
   /** What the clash reports drew: tinted triangles per part, curves, depth arrows. */
   regions: () => regions.drawn(),
   /** How many triangles each mesh part sent. */

@@ -14,9 +14,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startClashd } from '../../clients/js/test/server.js';
-import { serveStatic } from '../serve.mjs';
+import { openDemo } from './browser.js';
 import * as THREE from 'three';
 import { makeParts, CLEARANCE, HOLE, UNITS, BOLT, BOLT_GRAZING } from '../src/assembly.js';
 import { geometryShape } from '../../clients/js/three.js';
@@ -24,9 +22,8 @@ import { geometryShape } from '../../clients/js/three.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.WEB_DIST ?? path.resolve(here, '../../build/web');
 const SCREENSHOT = process.env.SCREENSHOT ?? path.resolve(here, '../../build/web-demo.png');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-let web, server, browser, page;
+let demo, server, page;
 const uploads = []; // POST /v1/shapes the server took (2xx), as the page sent them
 const bodies = []; // every POST body to clashd
 const apiCalls = []; // every request to clashd
@@ -34,21 +31,8 @@ const pageErrors = [];
 const misses = []; // clashd's answers >= 400: the first scene's unknown-shape
 let loaded = 0; // misses.length once the page was ready
 
-before(async () => {
-  web = await serveStatic(DIST);
-  server = await startClashd(['--cors-origin', web.origin]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // WebGL without a GPU: SwiftShader, which Debian's chromium ships.
-    // As root, chromium refuses to start with its sandbox.
-    args: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-dev-shm-usage',
-      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  // (chromium logs every 4xx as a console error: those are counted below)
-  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
+// (chromium logs every 4xx as a console error: those are counted as misses)
+const watch = (page, server, web) => {
   page.on('response', (r) => {
     const u = new URL(r.url());
     if (u.origin === server.url && r.status() >= 400) misses.push(`${r.request().method()} ${u.pathname} ${r.status()}`);
@@ -62,16 +46,15 @@ before(async () => {
     apiCalls.push(`${r.method()} ${u.pathname}`);
     if (r.method() === 'POST') bodies.push(r.postData());
   });
-  await page.goto(`${web.url}?clashd=${encodeURIComponent(server.url)}`);
-  await page.waitForFunction(() => window.clashdDemo?.ready === true || !!window.clashdDemo?.shown()?.error, null, { timeout: 20000 });
+};
+
+before(async () => {
+  demo = await openDemo(DIST, { errors: pageErrors, watch });
+  ({ server, page } = demo);
   loaded = misses.length;
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await web?.close();
-});
+after(async () => { await demo?.close(); });
 
 // The parts as node builds them: the same geometries, hence the same shapes.
 const PARTS = makeParts();

@@ -11,13 +11,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { startClashd } from '../../clients/js/test/server.js';
 import { loadCases, serverReplies, tally, differences } from '../../clients/js/test/local_cases.js';
 import { serveStatic } from '../serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const LIBM_REL = 1e-3; // as clients/js/test/local.test.js
 
 let web, server, browser, page;
@@ -25,11 +24,7 @@ const pageErrors = [];
 
 before(async () => {
   [web, server] = await Promise.all([serveStatic(path.resolve(here, '../../clients/js')), startClashd(['--threads', '2'])]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--disable-dev-shm-usage', ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(web.url + 'package.json'); // any page of that origin

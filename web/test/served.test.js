@@ -6,12 +6,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { startClashd } from '../../clients/js/test/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.WEB_DIST ?? path.resolve(here, '../../build/web');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let server, browser, page;
 const errors = [];
@@ -19,12 +18,7 @@ const origins = new Set();
 
 before(async () => {
   server = await startClashd(['--web', DIST]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-dev-shm-usage',
-      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
-  });
+  browser = await launchChromium({ webgl: true });
   page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('request', (r) => origins.add(new URL(r.url()).origin));
