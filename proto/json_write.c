@@ -18,6 +18,7 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,55 +280,49 @@ static int plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
+/* n bytes of src at out + o, unless only counting (out NULL). */
+static size_t put(char *out, size_t o, const char *src, size_t n)
+{
+	if (out)
+		memcpy(out + o, src, n);
+	return o + n;
+}
+
 size_t proto_string_escape(char *out, size_t room, const char *s, size_t n, const char *bad,
                            size_t *used)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	static const char hex[] = "0123456789ABCDEF", shortcut[] = "btn\0fr";
 	size_t nbad = strlen(bad), o = 0, i = 0;
 	while (i < n && room - o >= PROTO_ESCAPE_MARGIN) {
 		unsigned char c = (unsigned char)s[i];
 		if (plain(c)) {
 			/* A run at once, as long as the margin holds after each byte. */
-			size_t end = i + (room - o - PROTO_ESCAPE_MARGIN) + 1, j = i + 1;
-			if (end > n)
-				end = n;
+			size_t end = room - o - PROTO_ESCAPE_MARGIN < n - i - 1
+			                     ? i + (room - o - PROTO_ESCAPE_MARGIN) + 1
+			                     : n,
+			       j = i + 1;
 			while (j < end && plain((unsigned char)s[j]))
 				j++;
-			memcpy(out + o, s + i, j - i);
-			o += j - i;
+			o = put(out, o, s + i, j - i);
 			i = j;
-			continue;
-		}
-		if (c >= 0x80) {
+		} else if (c >= 0x80) {
 			size_t k = proto_utf8_len(s + i, n - i);
-			if (k) {
-				memcpy(out + o, s + i, k);
-				o += k;
-				i += k;
-			} else {
-				memcpy(out + o, bad, nbad);
-				o += nbad;
-				i++;
+			o = k ? put(out, o, s + i, k) : put(out, o, bad, nbad);
+			i += k ? k : 1;
+		} else {
+			char esc[6] = {'\\', (char)c}; /* \" and \\ */
+			size_t k = 2;
+			if (c >= '\b' && c <= '\r' && c != '\v') {
+				esc[1] = shortcut[c - '\b'];
+			} else if (c < 0x20) {
+				memcpy(esc + 1, "u00", 3);
+				esc[4] = hex[c >> 4];
+				esc[5] = hex[c & 15];
+				k = 6;
 			}
-			continue;
+			o = put(out, o, esc, k);
+			i++;
 		}
-		out[o++] = '\\';
-		switch (c) {
-		case '"': out[o++] = '"'; break;
-		case '\\': out[o++] = '\\'; break;
-		case '\b': out[o++] = 'b'; break;
-		case '\f': out[o++] = 'f'; break;
-		case '\n': out[o++] = 'n'; break;
-		case '\r': out[o++] = 'r'; break;
-		case '\t': out[o++] = 't'; break;
-		default:
-			memcpy(out + o, "u00", 3);
-			out[o + 3] = hex[c >> 4];
-			out[o + 4] = hex[c & 15];
-			o += 5;
-			break;
-		}
-		i++;
 	}
 	*used = i;
 	return o;
@@ -353,23 +348,18 @@ void proto_text_reals(proto_text *t, const double *x, int n)
 
 void proto_text_int(proto_text *t, long long x)
 {
-	if (PROTO_INT_MAX >= t->cap - t->len && proto_text_reserve(t, PROTO_INT_MAX) != 0)
-		return;
-	t->len += proto_int_text(x, t->s + t->len);
+	char b[PROTO_INT_MAX];
+	proto_text_put(t, b, proto_int_text(x, b));
 }
 
 void proto_text_string(proto_text *t, const char *s, size_t n)
 {
-	/* The room for a few KB of s at a time, whatever its escapes. */
-	enum { STEP = 4096 };
+	/* Sized first, so that the buffer grows as for the text itself and
+	 * no more (a stored shape's size counts its blocks' capacity). */
+	size_t used, len = proto_string_escape(NULL, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT, &used);
 	proto_text_putc(t, '"');
-	while (n > 0) {
-		size_t room = PROTO_ESCAPE_WIDEST * (n < STEP ? n : STEP) + PROTO_ESCAPE_MARGIN, used;
-		if (proto_text_reserve(t, room) != 0)
-			return;
-		t->len += proto_string_escape(t->s + t->len, room, s, n, PROTO_UTF8_REPLACEMENT, &used);
-		s += used;
-		n -= used;
-	}
-	proto_text_putc(t, '"');
+	if (len + 1 >= t->cap - t->len && proto_text_reserve(t, len + 1) != 0)
+		return;
+	t->len += proto_string_escape(t->s + t->len, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT, &used);
+	t->s[t->len++] = '"';
 }

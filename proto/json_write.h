@@ -49,7 +49,8 @@ size_t proto_utf8_len(const char *s, size_t n);
  * \f \n \r \t or \u00XX, valid UTF-8 as it is, and each other byte written
  * as `bad` (valid UTF-8 of 1 to 3 bytes that needs no escape: "?" or
  * U+FFFD).  Writes into out while PROTO_ESCAPE_MARGIN of its `room` bytes
- * are left; the bytes of s written go to *used.  Returns the length. */
+ * are left (SIZE_MAX: no limit); the bytes of s written go to *used.
+ * Returns the length; with out NULL only that (to size a buffer). */
 size_t proto_string_escape(char *out, size_t room, const char *s, size_t n, const char *bad,
                            size_t *used);
 
