@@ -239,20 +239,27 @@ size_t proto_real_g(double x, int precision, char *b)
 	return real_g(x, precision, 0, b);
 }
 
-size_t proto_int_text(long long x, char *out)
+/* "%lld" of x written backwards, ending at `end`; returns its start. */
+static char *int_digits(long long x, char *end)
 {
-	char t[PROTO_INT_MAX];
-	size_t n = 0, len = 0;
+	char *p = end;
 	unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
 	do {
-		t[n++] = (char)('0' + u % 10);
+		*--p = (char)('0' + u % 10);
 		u /= 10;
 	} while (u);
 	if (x < 0)
-		out[len++] = '-';
-	while (n > 0)
-		out[len++] = t[--n];
-	return len;
+		*--p = '-';
+	return p;
+}
+
+size_t proto_int_text(long long x, char *out)
+{
+	char b[PROTO_INT_MAX];
+	char *p = int_digits(x, b + sizeof b);
+	size_t n = (size_t)(b + sizeof b - p);
+	memcpy(out, p, n);
+	return n;
 }
 
 size_t proto_utf8_len(const char *s, size_t n)
@@ -332,7 +339,7 @@ void proto_text_real(proto_text *t, double x)
 {
 	if (PROTO_REAL_MAX >= t->cap - t->len && proto_text_reserve(t, PROTO_REAL_MAX) != 0)
 		return;
-	t->len += proto_real_json(x, 17, t->s + t->len);
+	t->len += real_g(x, 17, 1, t->s + t->len);
 }
 
 void proto_text_reals(proto_text *t, const double *x, int n)
@@ -349,17 +356,28 @@ void proto_text_reals(proto_text *t, const double *x, int n)
 void proto_text_int(proto_text *t, long long x)
 {
 	char b[PROTO_INT_MAX];
-	proto_text_put(t, b, proto_int_text(x, b));
+	char *p = int_digits(x, b + sizeof b);
+	proto_text_put(t, p, (size_t)(b + sizeof b - p));
 }
 
 void proto_text_string(proto_text *t, const char *s, size_t n)
 {
-	/* Sized first, so that the buffer grows as for the text itself and
-	 * no more (a stored shape's size counts its blocks' capacity). */
-	size_t used, len = proto_string_escape(NULL, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT, &used);
+	/* Most strings (ids, method names) need no escape: copied at once. */
+	size_t run = 0;
+	while (run < n && plain((unsigned char)s[run]))
+		run++;
 	proto_text_putc(t, '"');
-	if (len + 1 >= t->cap - t->len && proto_text_reserve(t, len + 1) != 0)
-		return;
-	t->len += proto_string_escape(t->s + t->len, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT, &used);
-	t->s[t->len++] = '"';
+	if (run < n) {
+		/* Sized first, so that the buffer grows as for the text itself
+		 * and no more (a stored shape's size counts its blocks). */
+		size_t used, len = proto_string_escape(NULL, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT,
+		                                       &used);
+		if (len >= t->cap - t->len && proto_text_reserve(t, len) != 0)
+			return;
+		t->len += proto_string_escape(t->s + t->len, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT,
+		                              &used);
+	} else {
+		proto_text_put(t, s, n);
+	}
+	proto_text_putc(t, '"');
 }

@@ -18,7 +18,8 @@
  *             sequence of 1 and 2 bytes and the edges of 3 and 4, and
  *             random texts (escapes, control characters, valid and broken
  *             UTF-8) written by proto_text_string (U+FFFD for broken
- *             bytes) and proto_string_escape ('?', the log's, and cut
+ *             bytes, the buffer grown as for those bytes put as they
+ *             are) and proto_string_escape ('?', the log's, and cut
  *             short to a random room) against json_dumps of the repaired
  *             text;
  *   problem   random problems (every status, details and pointers with
@@ -616,8 +617,8 @@ static int jansson_takes(const char *s, size_t n)
 
 START_TEST(test_utf8_len)
 {
-	/* Every 1- and 2-byte text (no NUL), every lead byte of 3 and 4 bytes
-	 * with every second byte and the edge values of the others. */
+	/* Every 1- and 2-byte text, every lead byte of 3 and 4 bytes with
+	 * every second byte and the edge values of the others. */
 	static const unsigned char edges[] = {0x01, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f,
 	                                      0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xf0, 0xff};
 	static const unsigned char last[] = {0x41, 0x80, 0xbf, 0xc0};
@@ -626,8 +627,9 @@ START_TEST(test_utf8_len)
 	for (unsigned a = 1; a < 256; a++)
 		for (unsigned b = 0; b < 256; b++) {
 			char s[4] = {(char)a, (char)b, 0, 0};
-			size_t n = b ? 2 : 1;
-			ck_assert_msg(walks_through(s, n) == jansson_takes(s, n), "%02x %02x", a, b);
+			size_t n = b ? 2 : 1; /* b 0: the 1-byte text */
+			ck_assert_msg(walks_through(s, n) == jansson_takes(s, n), "%02x %02x", a,
+			              b);
 			checked++;
 			if (a < 0xe0)
 				continue;
@@ -637,7 +639,8 @@ START_TEST(test_utf8_len)
 					s[3] = (char)last[d];
 					n = a >= 0xf0 ? 4 : 3;
 					ck_assert_msg(walks_through(s, n) == jansson_takes(s, n),
-					              "%02x %02x %02x %02x", a, b, edges[c], last[d]);
+					              "%02x %02x %02x %02x", a, b, edges[c],
+					              last[d]);
 					checked++;
 				}
 		}
@@ -661,21 +664,37 @@ static char *inside(json_t *v)
 START_TEST(test_strings)
 {
 	prng g = {4242};
-	for (long i = 0; i < 40000; i++) {
+	for (long i = 0; i < 20000; i++) {
 		char s[400];
 		random_text(&g, s, sizeof s);
 		size_t n = strlen(s);
 
-		/* Replies: U+FFFD for what is not UTF-8. */
+		/* Replies: U+FFFD for what is not UTF-8; the buffer grows as
+		 * putting the same bytes makes it grow. */
 		char *want = inside(repaired(s));
-		proto_text t = {0};
+		proto_text t = {0}, same = {0};
+		size_t first = (size_t)prng_int(&g, 0, 300), before = (size_t)prng_int(&g, 0, 600);
+		if (first) {
+			proto_text_reserve(&t, first);
+			proto_text_reserve(&same, first);
+		}
+		for (size_t k = 0; k < before; k++) {
+			proto_text_putc(&t, 'x');
+			proto_text_putc(&same, 'x');
+		}
 		proto_text_string(&t, s, n);
+		proto_text_putc(&same, '"');
+		proto_text_put(&same, want, strlen(want));
+		proto_text_putc(&same, '"');
+		ck_assert_uint_eq(t.cap, same.cap);
+		free(proto_text_finish(&same, NULL));
 		size_t len;
 		char *got = proto_text_finish(&t, &len);
 		ck_assert_ptr_nonnull(got);
-		ck_assert_msg(len == strlen(want) + 2 && got[0] == '"' && got[len - 1] == '"' &&
-		                  memcmp(got + 1, want, len - 2) == 0,
-		              "case %ld: jansson \"%s\", proto_text_string %s", i, want, got);
+		const char *str = got + before;
+		ck_assert_msg(len == before + strlen(want) + 2 && str[0] == '"' &&
+		                  got[len - 1] == '"' && memcmp(str + 1, want, strlen(want)) == 0,
+		              "case %ld: jansson \"%s\", proto_text_string %s", i, want, str);
 		free(got);
 		free(want);
 
