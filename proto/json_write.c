@@ -368,8 +368,9 @@ void proto_text_string(proto_text *t, const char *s, size_t n)
 		run++;
 	proto_text_putc(t, '"');
 	if (run < n) {
-		/* Sized first, so that the buffer grows as for the text itself
-		 * and no more (a stored shape's size counts its blocks). */
+		/* Sized first, so that the buffer grows as putting the text
+		 * would make it grow, and no more (a reply sized up front stays
+		 * the size it was given). */
 		size_t used, len = proto_string_escape(NULL, SIZE_MAX, s, n, PROTO_UTF8_REPLACEMENT,
 		                                       &used);
 		if (len >= t->cap - t->len && proto_text_reserve(t, len) != 0)
