@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "json_dump.h"
+#include "json_write.h"
 
 static void put_geometry(proto_text *t, const proto_mesh_shape *s, const double *weld)
 {

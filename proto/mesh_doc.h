@@ -5,7 +5,7 @@
  *                "pose": {"matrix": [16 numbers, column-major]}}, ...]}
  * and the geometry of one shape alone, {"mesh": {...}}, the StoredShape
  * POST /v1/shapes stores for it.  Numbers are written as every reply writes
- * them (json_dump.h); indices as integers.
+ * them (json_write.h); indices as integers.
  */
 #ifndef PROTO_MESH_DOC_H
 #define PROTO_MESH_DOC_H

@@ -20,6 +20,7 @@
  * process (aiGetErrorString): every assimp call is made under one mutex.
  */
 #include "mesh_import.h"
+#include "json_write.h"
 #include "mesh_precheck.h"
 #include "mesh_rounding.h"
 
@@ -193,19 +194,9 @@ static char *utf8_copy(const char *s, size_t n)
 	char *o = malloc(n + 1);
 	if (!o)
 		return NULL;
-	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
-		size_t k = u[i] < 0x80 ? 1 : (u[i] >> 5) == 6 ? 2 : (u[i] >> 4) == 14 ? 3
-		         : (u[i] >> 3) == 30 ? 4 : 0;
-		int ok = k > 0 && i + k <= n && (k != 2 || u[i] >= 0xc2);
-		for (size_t j = 1; ok && j < k; j++)
-			ok = (u[i + j] & 0xc0) == 0x80;
-		if (ok && k == 3)
-			ok = !(u[i] == 0xe0 && u[i + 1] < 0xa0) && !(u[i] == 0xed && u[i + 1] >= 0xa0);
-		if (ok && k == 4)
-			ok = !(u[i] == 0xf0 && u[i + 1] < 0x90) && !(u[i] == 0xf4 && u[i + 1] >= 0x90) &&
-			     u[i] <= 0xf4;
-		if (!ok) {
+		size_t k = proto_utf8_len(s + i, n - i);
+		if (k == 0) {
 			o[i++] = '?';
 			continue;
 		}

@@ -1,6 +1,6 @@
 /*
  * mesh_reading.c — a shape's meshes as read (mesh_reading.h): one table
- * of members, written as text (answers, json_dump.c's rules) or as a
+ * of members, written as text (answers, json_write.c's rules) or as a
  * jansson object (summaries), in the same order.
  */
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "clash.h"
-#include "json_dump.h"
+#include "json_write.h"
 
 /* s's reading as a JSON object, or null when s holds no mesh (also for
  * s NULL). */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "json_dump.h"
+#include "json_write.h"
 #include "mesh_report.h"
 #include "query.h"
 

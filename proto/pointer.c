@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_write.h"
 #include "pointer.h"
 
 size_t proto_pointer_escape(char *dst, const char *name, size_t n)
@@ -42,18 +43,11 @@ static size_t step_token(const proto_path *p, char *dst)
 		return 1 + proto_pointer_escape(dst ? dst + 1 : NULL, p->key, strlen(p->key));
 	}
 	/* "/%zu", without printf: the decoder renders the pointer of a
-	 * query's first point on every query. */
-	char num[24];
-	char *end = num + sizeof num, *q = end;
-	size_t i = p->index;
-	do {
-		*--q = (char)('0' + i % 10);
-		i /= 10;
-	} while (i);
-	*--q = '/';
-	size_t n = (size_t)(end - q);
+	 * query's first point on every query (an index is far below 2^63). */
+	char num[1 + PROTO_INT_MAX] = "/";
+	size_t n = 1 + proto_int_text((long long)p->index, num + 1);
 	if (dst)
-		memcpy(dst, q, n);
+		memcpy(dst, num, n);
 	return n;
 }
 

@@ -5,7 +5,7 @@
  * components/schemas/Problem); both the query path and the server's own
  * errors (proto_problem_reply) go through proto_problem_encode(), so every
  * error clashd or clash emits has the same members and type URIs.  The
- * body is written straight as text (json_dump.h), as for a Result.
+ * body is written straight as text (json_write.h), as for a Result.
  * proto_problem_place() reads such a body back (jansson) to place it in a
  * larger input.
  */
@@ -123,80 +123,11 @@ void proto_problem_release(proto_problem *p)
 	p->nmissing = 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when the
- * bytes there are not one: the same rules as jansson's (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		cp = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		cp = c & 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 /* The text as a JSON string, each byte that does not start a valid UTF-8
- * sequence replaced by U+FFFD (json_string() would refuse the text). */
+ * sequence written U+FFFD (json_string() would refuse the text). */
 static void put_text(proto_text *t, const char *text)
 {
-	size_t n = strlen(text);
-	const unsigned char *s = (const unsigned char *)text;
-	size_t bad = 0;
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_sequence(s + i, n - i);
-		if (k == 0) {
-			bad++;
-			k = 1;
-		}
-		i += k;
-	}
-	if (bad == 0) {
-		proto_text_string(t, text, n);
-		return;
-	}
-	char *fixed = malloc(n + 2 * bad + 1);
-	if (!fixed) {
-		t->failed = 1;
-		return;
-	}
-	size_t o = 0;
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_sequence(s + i, n - i);
-		if (k == 0) {
-			memcpy(fixed + o, "\xEF\xBF\xBD", 3);
-			o += 3;
-			i++;
-		} else {
-			memcpy(fixed + o, text + i, k);
-			o += k;
-			i += k;
-		}
-	}
-	proto_text_string(t, fixed, o);
-	free(fixed);
+	proto_text_string(t, text, strlen(text));
 }
 
 /* The body of every problem; `where` (may be NULL) adds the parser's stop.

@@ -2,7 +2,7 @@
  * result.c — the Result encoder.
  *
  * Only the members the method filled are written (clash_result.has).
- * Written straight as text (json_dump.c), the bytes json_dumps(tree,
+ * Written straight as text (json_write.c), the bytes json_dumps(tree,
  * JSON_COMPACT | JSON_REAL_PRECISION(17)) gives for the tree of the same
  * members: 17 significant digits are enough for any double to read back
  * identically, and the decimal point is written regardless of the process
@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "json_dump.h"
+#include "json_write.h"
 #include "mesh_reading.h"
 #include "mesh_report.h"
 #include "result.h"

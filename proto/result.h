@@ -7,7 +7,7 @@
 
 #include "clash.h"
 #include "problem.h"
-#include "json_dump.h"
+#include "json_write.h"
 #include "proto.h"
 
 /* Encode *r, answered by the method called `method`, as a 200 reply: the

@@ -29,7 +29,7 @@
 #include "endpoint.h"
 #include "request_cost.h"
 #include "refs.h"
-#include "json_dump.h"
+#include "json_write.h"
 #include "parse.h"
 #include "pointer.h"
 #include "problem.h"
@@ -622,7 +622,7 @@ static int run(scene_job *job, proto_request *rq, proto_problem *p)
 
 /* Written straight as text, the bytes json_dumps(JSON_COMPACT |
  * JSON_REAL_PRECISION(17)) gives for the same members added in this order
- * (json_dump.h), so the text is what a jansson tree would have printed. */
+ * (json_write.h), so the text is what a jansson tree would have printed. */
 static void id_text(proto_text *t, const char *id)
 {
 	proto_text_string(t, id, strlen(id));

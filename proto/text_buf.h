@@ -4,7 +4,7 @@
  * written into a proto_text.  A failed allocation sticks (later writes do
  * nothing) and shows at proto_text_finish(), so a writer checks once, at
  * the end.  Zero-initialized it is empty; proto_text_reserve() sizes it up
- * front.  No JSON here (json_dump.h writes numbers and strings into it),
+ * front.  No JSON here (json_write.h writes numbers and strings into it),
  * and no jansson: server/ includes this header.
  */
 #ifndef PROTO_TEXT_BUF_H

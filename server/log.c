@@ -1,13 +1,13 @@
 /*
  * log.c — JSON-lines logging on stdout (see log.h).
  *
- * Lines are written as JSON text here, with one string escaper: the bytes
- * json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) would give for
- * them, in the order given (ts, level and msg first, so a human can
+ * Lines are written as JSON text here, with json_write.h's pieces: the bytes
+ * json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) gave when jansson
+ * built them, in the order given (ts, level and msg first, so a human can
  * still scan the log).  A line is sized before it is written, on the stack
  * unless it is long (the start-up line).  The per-request line is written
  * the same way without a field list, and without printf (%.6g and the
- * timestamp by hand: printf and strftime would cost as much as the rest).
+ * timestamp by hand: printf and strftime were half of the line's cost).
  *
  * Logging never blocks serving: after log_start a line is copied into a
  * ring of RING_BYTES under a mutex and one writer thread alone write(2)s
@@ -32,6 +32,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "json_write.h"
 
 #define RING_BYTES ((size_t)1 << 20)
 #define EXIT_WAIT_MS 2000
@@ -264,175 +266,39 @@ int log_start(void)
 
 /* ---- JSON text ----------------------------------------------------------- */
 
-/* The length of the UTF-8 sequence at s when it is a valid one (no
- * overlong form, surrogate or code point past U+10FFFF), else 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-	if (n == 0 || c > 0xf4)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
-}
-
 /* Room for put_string to write s whole: at most 6 bytes a byte, the quotes
  * and the margin it keeps before lim. */
 static size_t string_room(const char *s)
 {
-	return 6 * (s ? strlen(s) : 0) + 8;
+	return PROTO_ESCAPE_WIDEST * (s ? strlen(s) : 0) + PROTO_ESCAPE_MARGIN;
 }
 
-/* Append s (NULL: empty) as a JSON string, escaped as jansson escapes:
- * quotes and backslashes, control characters as \b \f \n \r \t or \u00XX,
- * UTF-8 copied and any other byte as '?'.  Cut short near lim: started 2
- * bytes or more before lim it ends before lim, else it is just "".  Returns
- * the new end. */
+/* Append s (NULL: empty) as a JSON string (json_write.h), any byte that is
+ * not UTF-8 as '?'.  Cut short near lim: started 2 bytes or more before lim
+ * it ends before lim, else it is just "".  Returns the new end. */
 static char *put_string(char *p, const char *lim, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF", shortcut[] = "btn\0fr";
 	*p++ = '"';
-	for (; s && *s && lim - p > 7; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)c;
-		} else if (c >= '\b' && c <= '\r' && c != '\v') {
-			*p++ = '\\';
-			*p++ = shortcut[c - '\b'];
-		} else if (c < 0x20) {
-			memcpy(p, "\\u00", 4);
-			p[4] = hex[c >> 4];
-			p[5] = hex[c & 15];
-			p += 6;
-		} else if (c < 0x80) {
-			*p++ = (char)c;
-		} else {
-			size_t n = utf8_len((const unsigned char *)s);
-			if (n == 0) {
-				*p++ = '?';
-			} else {
-				memcpy(p, s, n);
-				p += n;
-				s += n - 1;
-			}
-		}
-	}
+	size_t used;
+	p += proto_string_escape(p, lim > p ? (size_t)(lim - p) : 0, s, s ? strlen(s) : 0, "?",
+	                         &used);
 	*p++ = '"';
 	return p;
 }
 
-/* Append a literal / a number ("%lld"), without printf. */
+/* Append a literal / a number ("%lld"). */
 #define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 
 static char *put_ll(char *p, long long v)
 {
-	char t[24];
-	int n = 0;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do {
-		t[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*p++ = '-';
-	while (n > 0)
-		*p++ = t[--n];
-	return p;
+	return p + proto_int_text(v, p);
 }
 
-/* printf("%.6g", x) byte for byte (out: 32 bytes), without printf when
- * 1e-15 <= |x| < 1e15 (any duration): the six digits are x scaled by an
- * exact power of ten and rounded, one rounding error away from exact, so
- * a fraction within 1e-6 of a tie goes to snprintf, as do other x. */
-static size_t put_g6(double x, char *out)
-{
-	static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-	                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	                             1e16, 1e17, 1e18, 1e19, 1e20};
-	double a = fabs(x);
-	if (!(a >= 1e-15 && a < 1e15))
-		return (size_t)snprintf(out, 32, "%.6g", x);
-	int e;
-	frexp(a, &e); /* 2^(e-1) <= a < 2^e, so 10^k <= a within one k */
-	int k = (int)floor((e - 1) * 0.30102999566398120), tries = 0;
-	long long d;
-	for (;;) {
-		if (++tries > 4 || k < -15 || k > 14)
-			return (size_t)snprintf(out, 32, "%.6g", x);
-		double y = k <= 5 ? a * p10[5 - k] : a / p10[k - 5], f = y - floor(y);
-		if (f > 0.5 - 1e-6 && f < 0.5 + 1e-6)
-			return (size_t)snprintf(out, 32, "%.6g", x);
-		d = (long long)(y + 0.5);
-		if (d < 100000)
-			k--;
-		else if (d >= 1000000)
-			k++;
-		else
-			break;
-	}
-	char dig[6];
-	for (int i = 5; i >= 0; i--, d /= 10)
-		dig[i] = (char)('0' + d % 10);
-	int nd = 6; /* %g drops trailing zeros */
-	while (nd > 1 && dig[nd - 1] == '0')
-		nd--;
-	char *p = out;
-	if (x < 0)
-		*p++ = '-';
-	if (k < -4 || k >= 6) { /* d.ddddde+XX */
-		*p++ = dig[0];
-		if (nd > 1) {
-			*p++ = '.';
-			memcpy(p, dig + 1, (size_t)nd - 1);
-			p += nd - 1;
-		}
-		*p++ = 'e';
-		*p++ = k < 0 ? '-' : '+';
-		*p++ = (char)('0' + abs(k) / 10);
-		*p++ = (char)('0' + abs(k) % 10);
-	} else if (k >= 0) { /* k + 1 digits, then the fraction */
-		memcpy(p, dig, (size_t)k + 1);
-		p += k + 1;
-		if (nd > k + 1) {
-			*p++ = '.';
-			memcpy(p, dig + k + 1, (size_t)(nd - k - 1));
-			p += nd - k - 1;
-		}
-	} else { /* 0.000ddd */
-		p = PUT_LIT(p, "0.");
-		for (int i = 0; i < -k - 1; i++)
-			*p++ = '0';
-		memcpy(p, dig, (size_t)nd);
-		p += nd;
-	}
-	*p = '\0';
-	return (size_t)(p - out);
-}
-
-/* A real as jansson writes it with JSON_REAL_PRECISION(6): %.6g, ".0"
- * when it has neither '.' nor 'e', the exponent without '+' or leading
- * zeros; null when not finite (jansson holds no such real). */
+/* A real as jansson writes it with JSON_REAL_PRECISION(6); null when not
+ * finite (jansson holds no such real). */
 static char *put_real(char *p, double x)
 {
-	if (!isfinite(x))
-		return PUT_LIT(p, "null");
-	char t[32];
-	size_t n = put_g6(x, t);
-	char *e = memchr(t, 'e', n);
-	if (!e) {
-		memcpy(p, t, n);
-		p += n;
-		return memchr(t, '.', n) ? p : PUT_LIT(p, ".0");
-	}
-	memcpy(p, t, (size_t)(e - t + 1));
-	p += e - t + 1;
-	return put_ll(p, strtol(e + 1, NULL, 10));
+	return isfinite(x) ? p + proto_real_json(x, 6, p) : PUT_LIT(p, "null");
 }
 
 /* {"ts":"...","level":...,"msg":... : HEAD_ROOM bytes and the two
@@ -534,7 +400,8 @@ void log_request(const log_request_line *l)
 	p = put_ll(p, l->status);
 	/* %.6g: six significant digits keep microseconds; never NaN or inf. */
 	p = PUT_LIT(p, ",\"duration_s\":");
-	p += put_g6(l->duration_s >= 0 && isfinite(l->duration_s) ? l->duration_s : 0.0, p);
+	double duration = l->duration_s >= 0 && isfinite(l->duration_s) ? l->duration_s : 0.0;
+	p += proto_real_g(duration, 6, p);
 	p = PUT_LIT(p, ",\"bytes_in\":");
 	p = put_ll(p, l->bytes_in);
 	p = PUT_LIT(p, ",\"bytes_out\":");

@@ -1,7 +1,7 @@
 /*
  * check_batch.c — suite "batch": POST /v1/batch and `clash query`'s
  * blocks of lines (proto_batch, proto/batch.c, batch_split.c), and the
- * reply dumper they rely on (proto/json_dump.c).
+ * reply dumper they rely on (proto/json_write.c, json_dump.c).
  *
  *   items      each item is what POST /v1/query answers for that query
  *              alone (proto_query_reply, the reference): Results byte for
@@ -21,9 +21,10 @@
  *              never the splitter's 500;
  *   threads    a large batch answered in ranges on several threads equals
  *              the sequential answer byte for byte;
- *   dump       proto_real_text and proto_json_dump against jansson's
- *              json_dumps on random doubles (every %g form, ties, powers
- *              of ten and their neighbours) and random trees;
+ *   dump       proto_real_json (the replies' precision, 17, and the log's,
+ *              6) and proto_json_dump against jansson's json_dumps on
+ *              random doubles (every %g form, ties, powers of ten and their
+ *              neighbours) and random trees;
  *   http       clashd: the chunked /v1/batch equals the in-process answer
  *              byte for byte (a 4000-pair batch over 2 workers), metrics;
  *              --max-batch and its variable; a batch is one admitted query
@@ -750,12 +751,17 @@ START_TEST(test_real_text)
 			break;
 		}
 		json_t *v = json_real(x);
-		char *j = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-		char mine[PROTO_REAL_MAX];
-		size_t n = proto_real_text(x, mine);
-		ck_assert_msg(strcmp(j, mine) == 0, "%a: jansson %s, proto_real_text %s", x, j, mine);
-		ck_assert_int_eq(n, strlen(mine));
-		free(j);
+		/* The replies' precision, and the log's. */
+		static const int precision[] = {17, 6};
+		for (int k = 0; k < 2; k++) {
+			char *j = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(precision[k]));
+			char mine[PROTO_REAL_MAX];
+			size_t n = proto_real_json(x, precision[k], mine);
+			ck_assert_msg(strcmp(j, mine) == 0, "%a at %d: jansson %s, proto_real_json %s", x,
+			              precision[k], j, mine);
+			ck_assert_int_eq(n, strlen(mine));
+			free(j);
+		}
 		json_decref(v);
 		checked++;
 	}
@@ -766,7 +772,7 @@ START_TEST(test_real_text)
 		json_t *v = json_real(fixed[i]);
 		char *j = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
 		char mine[PROTO_REAL_MAX];
-		proto_real_text(fixed[i], mine);
+		proto_real_json(fixed[i], 17, mine);
 		ck_assert_msg(strcmp(j, mine) == 0, "%a: jansson %s, mine %s", fixed[i], j, mine);
 		free(j);
 		json_decref(v);

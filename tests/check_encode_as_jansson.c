@@ -14,6 +14,14 @@
  *             included;
  *   numbers   proto_real_g (the request log's %.6g) against snprintf, every
  *             precision, on the same doubles;
+ *   strings   proto_utf8_len against jansson's own UTF-8 check on every
+ *             sequence of 1 and 2 bytes and the edges of 3 and 4, and
+ *             random texts (escapes, control characters, valid and broken
+ *             UTF-8) written by proto_text_string (U+FFFD for broken
+ *             bytes, the buffer grown as for those bytes put as they
+ *             are) and proto_string_escape ('?', the log's, and cut
+ *             short to a random room) against json_dumps of the repaired
+ *             text;
  *   problem   random problems (every status, details and pointers with
  *             escapes, control characters, UTF-8 and invalid UTF-8, parse
  *             positions): proto_problem_encode and proto_problem_reply
@@ -32,7 +40,7 @@
 #include <jansson.h>
 
 #include "check.h"
-#include "json_dump.h"
+#include "json_write.h"
 #include "prng.h"
 #include "problem.h"
 #include "proto.h"
@@ -461,19 +469,20 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* The text with each byte that starts no valid sequence replaced by
- * U+FFFD, as a jansson string (which would refuse the raw text). */
-static json_t *repaired(const char *text)
+/* The text with each byte that starts no valid sequence replaced by `bad`
+ * (U+FFFD in replies, '?' in the log), as a jansson string (which would
+ * refuse the raw text). */
+static json_t *repaired_as(const char *text, const char *bad)
 {
-	size_t n = strlen(text);
+	size_t n = strlen(text), nbad = strlen(bad);
 	char *fixed = malloc(3 * n + 1);
 	ck_assert_ptr_nonnull(fixed);
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		size_t k = utf8_len((const unsigned char *)text + i, n - i);
 		if (k == 0) {
-			memcpy(fixed + o, "\xEF\xBF\xBD", 3);
-			o += 3;
+			memcpy(fixed + o, bad, nbad);
+			o += nbad;
 			i++;
 		} else {
 			memcpy(fixed + o, text + i, k);
@@ -485,6 +494,11 @@ static json_t *repaired(const char *text)
 	ck_assert_ptr_nonnull(v);
 	free(fixed);
 	return v;
+}
+
+static json_t *repaired(const char *text)
+{
+	return repaired_as(text, "\xEF\xBF\xBD");
 }
 
 static char *tree_problem(int status, const char *detail, const char *pointer,
@@ -523,6 +537,7 @@ static void random_text(prng *g, char *s, size_t cap)
 		"a", "/queries/3/a/vertices/0/1", " ", "\"", "\\", "\t", "\n", "\x01", "\x1f", "\x7f",
 		"~0", "~1", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc3", "\xe2\x82",
 		"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80", "number 1e400",
+		"\b", "\f", "\r", "\v", "\xe0\x9f\xbf", "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf",
 	};
 	size_t n = 0, count = (size_t)prng_int(g, 0, 12);
 	for (size_t i = 0; i < count; i++) {
@@ -581,6 +596,132 @@ START_TEST(test_problem_random)
 }
 END_TEST
 
+/* ---- strings: the writer's escapes and UTF-8 check ----------------------- */
+
+/* Whether proto_utf8_len walks the n bytes at s through. */
+static int walks_through(const char *s, size_t n)
+{
+	for (size_t i = 0, k; i < n; i += k)
+		if ((k = proto_utf8_len(s + i, n - i)) == 0)
+			return 0;
+	return 1;
+}
+
+/* jansson's own check: json_stringn refuses what is not UTF-8. */
+static int jansson_takes(const char *s, size_t n)
+{
+	json_t *v = json_stringn(s, n);
+	json_decref(v);
+	return v != NULL;
+}
+
+START_TEST(test_utf8_len)
+{
+	/* Every 1- and 2-byte text, every lead byte of 3 and 4 bytes with
+	 * every second byte and the edge values of the others. */
+	static const unsigned char edges[] = {0x01, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f,
+	                                      0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xf0, 0xff};
+	static const unsigned char last[] = {0x41, 0x80, 0xbf, 0xc0};
+	const size_t ne = sizeof edges;
+	long checked = 0;
+	for (unsigned a = 1; a < 256; a++)
+		for (unsigned b = 0; b < 256; b++) {
+			char s[4] = {(char)a, (char)b, 0, 0};
+			size_t n = b ? 2 : 1; /* b 0: the 1-byte text */
+			ck_assert_msg(walks_through(s, n) == jansson_takes(s, n), "%02x %02x", a,
+			              b);
+			checked++;
+			if (a < 0xe0)
+				continue;
+			for (size_t c = 0; c < ne; c++)
+				for (size_t d = 0; d < (a >= 0xf0 ? sizeof last : 1); d++) {
+					s[2] = (char)edges[c];
+					s[3] = (char)last[d];
+					n = a >= 0xf0 ? 4 : 3;
+					ck_assert_msg(walks_through(s, n) == jansson_takes(s, n),
+					              "%02x %02x %02x %02x", a, b, edges[c],
+					              last[d]);
+					checked++;
+				}
+		}
+	ck_assert_int_gt(checked, 300000);
+}
+END_TEST
+
+/* json_dumps of `v` without its quotes (malloc'd). */
+static char *inside(json_t *v)
+{
+	char *q = json_dumps(v, JSON_ENCODE_ANY);
+	ck_assert_ptr_nonnull(q);
+	size_t n = strlen(q);
+	ck_assert(n >= 2 && q[0] == '"' && q[n - 1] == '"');
+	memmove(q, q + 1, n - 2);
+	q[n - 2] = '\0';
+	json_decref(v);
+	return q;
+}
+
+START_TEST(test_strings)
+{
+	prng g = {4242};
+	for (long i = 0; i < 20000; i++) {
+		char s[400];
+		random_text(&g, s, sizeof s);
+		size_t n = strlen(s);
+
+		/* Replies: U+FFFD for what is not UTF-8; the buffer grows as
+		 * putting the same bytes makes it grow. */
+		char *want = inside(repaired(s));
+		proto_text t = {0}, same = {0};
+		size_t first = (size_t)prng_int(&g, 0, 300), before = (size_t)prng_int(&g, 0, 600);
+		if (first) {
+			proto_text_reserve(&t, first);
+			proto_text_reserve(&same, first);
+		}
+		for (size_t k = 0; k < before; k++) {
+			proto_text_putc(&t, 'x');
+			proto_text_putc(&same, 'x');
+		}
+		proto_text_string(&t, s, n);
+		proto_text_putc(&same, '"');
+		proto_text_put(&same, want, strlen(want));
+		proto_text_putc(&same, '"');
+		ck_assert_uint_eq(t.cap, same.cap);
+		free(proto_text_finish(&same, NULL));
+		size_t len;
+		char *got = proto_text_finish(&t, &len);
+		ck_assert_ptr_nonnull(got);
+		const char *str = got + before;
+		ck_assert_msg(len == before + strlen(want) + 2 && str[0] == '"' &&
+		                  got[len - 1] == '"' && memcmp(str + 1, want, strlen(want)) == 0,
+		              "case %ld: jansson \"%s\", proto_text_string %s", i, want, str);
+		free(got);
+		free(want);
+
+		/* The log: '?' for it, and a text cut short to the room given,
+		 * at a character's end, with the margin the closing quote needs. */
+		want = inside(repaired_as(s, "?"));
+		char out[6 * sizeof s + PROTO_ESCAPE_MARGIN];
+		size_t full = PROTO_ESCAPE_WIDEST * n + PROTO_ESCAPE_MARGIN, used;
+		len = proto_string_escape(out, full, s, n, "?", &used);
+		ck_assert_uint_eq(used, n);
+		ck_assert_msg(len == strlen(want) && memcmp(out, want, len) == 0,
+		              "case %ld: jansson \"%s\", proto_string_escape \"%.*s\"", i, want,
+		              (int)len, out);
+		size_t room = (size_t)prng_int(&g, 0, (int)full);
+		char cut[sizeof out], again[sizeof out];
+		size_t cut_len = proto_string_escape(cut, room, s, n, "?", &used);
+		ck_assert(used <= n && cut_len <= len && memcmp(cut, out, cut_len) == 0);
+		ck_assert(used == n || room - cut_len < PROTO_ESCAPE_MARGIN);
+		ck_assert(room < PROTO_ESCAPE_MARGIN ? cut_len == 0 : cut_len + 2 <= room);
+		size_t whole;
+		ck_assert_uint_eq(proto_string_escape(again, full, s, used, "?", &whole), cut_len);
+		ck_assert(whole == used && memcmp(again, cut, cut_len) == 0);
+		free(want);
+	}
+}
+END_TEST
+
 static Suite *encode_as_jansson_suite(void)
 {
 	Suite *s = suite_create("encode_as_jansson");
@@ -599,6 +740,12 @@ static Suite *encode_as_jansson_suite(void)
 	tc = tcase_create("problem");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_problem_random);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("strings");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_utf8_len);
+	tcase_add_test(tc, test_strings);
 	suite_add_tcase(s, tc);
 	return s;
 }
