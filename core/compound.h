@@ -4,9 +4,9 @@
  *
  * A method that answers for two convex shapes (clash_gjk, clash_lp_simplex,
  * clash_lp_ipm ...) answers for compound shapes by handing them, and itself,
- * to compound_query():
+ * to compound_query() (pair.h's dispatch does, for those three):
  *
- *     if (a && b && (a->nparts || b->nparts))
+ *     if (a->nparts || b->nparts)
  *             return compound_query(a, b, opt, clash_gjk, r, NULL);
  *
  * The layer calls the method back only with convex leaves, whose pose and

@@ -25,11 +25,9 @@
 
 #include "axisym.h"
 #include "clash.h"
-#include "compound.h"
 #include "epa.h"
-#include "mesh_query.h"
 #include "mpr.h"
-#include "primitive.h"
+#include "pair.h"
 #include "simplex.h"
 #include "support.h"
 #include "vec.h"
@@ -394,13 +392,10 @@ static int verdict_apart(const gjk_query *q, const double *dir, double lower, co
 {
 	const int n = q->dim;
 	const double rsum = a->radius + b->radius;
-	double ns = 0.0;
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < n; k++)
 		r->normal[k] = dir[k] + 0.0;
-		ns += r->normal[k] * shift[k];
-	}
 	double ha = vec_dot(r->normal, w->a, n), hb = vec_dot(r->normal, w->b, n);
-	r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
+	r->offset = pair_plane_offset(r->normal, ha, hb, unit, shift, a, b);
 	r->distance_lower_bound = fmax(0.0, lower * unit - rsum);
 	r->intersecting = 0;
 	r->has |= CLASH_HAS_PLANE | CLASH_HAS_DISTANCE_BOUND;
@@ -501,66 +496,31 @@ static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *
 	return 1;
 }
 
-/* memset(r, 0, sizeof *r) through the C library's memset.  Called
- * directly, GCC expands it inline as `rep stosq` (about 85 words), whose
- * start-up costs more than the library's vector stores: 30 to 40 cycles of
- * the 650 a separated verdict takes.  The volatile pointer keeps the call a
- * call. */
-static void clear_result(clash_result *r)
-{
-	void *(*volatile library_memset)(void *, int, size_t) = memset;
-	library_memset(r, 0, sizeof *r);
-}
-
 static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                       clash_result *r);
+static int gjk_leaf(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                    clash_result *r);
 
-/* clash_gjk for a pair with an exact primitive side: each lowered
- * (primitive.h), and a warm start ignored when a side stays curved (its
- * support points have no vertex indices). */
-static int primitive_query(const clash_shape *a, const clash_shape *b,
-                           const clash_options *opt, clash_result *r)
-{
-	if (r == NULL)
-		return CLASH_EINVAL;
-	clear_result(r);
-	clash_shape la, lb;
-	const clash_shape *pa, *pb;
-	int err;
-	if ((err = primitive_lower(a, &la, &pa, 0)) || (err = primitive_lower(b, &lb, &pb, 0)))
-		return err;
-	if (opt && opt->warm_count > 0 && (pa->kind || pb->kind)) {
-		clash_options o = *opt;
-		o.warm_count = 0;
-		return gjk_convex(pa, pb, &o, r);
-	}
-	return gjk_convex(pa, pb, opt, r);
-}
+/* Unions of convex parts through the compound layer, triangle meshes
+ * through their own search (mesh_query.c), exact primitives as polytopes
+ * where they are ones, else curved. */
+static const pair_method gjk_method = {clash_gjk, gjk_convex, gjk_leaf, 1};
 
 /* A convex pair (polytopes and primitives): what the mesh layer asks of
  * each triangle against a convex side. */
-static int convex_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-                        clash_result *r)
+static int gjk_leaf(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                    clash_result *r)
 {
-	return a->kind || b->kind ? primitive_query(a, b, opt, r) : gjk_convex(a, b, opt, r);
+	return pair_leaf(a, b, opt, &gjk_method, r);
 }
 
 int clash_gjk(const clash_shape *a, const clash_shape *b,
               const clash_options *opt, clash_result *r)
 {
-	/* Unions of convex parts: the compound layer calls back with leaves. */
-	if (a && b && (a->nparts || b->nparts))
-		return compound_query(a, b, opt, clash_gjk, r, NULL);
-	/* Triangle meshes: their own search (mesh_query.c). */
-	if (a && b && (a->mesh || b->mesh))
-		return mesh_query(a, b, opt, convex_query, r);
-	/* Exact primitives: as polytopes where they are ones, else curved. */
-	if (a && b && (a->kind || b->kind))
-		return primitive_query(a, b, opt, r);
-	return gjk_convex(a, b, opt, r);
+	return pair_query(a, b, opt, &gjk_method, r);
 }
 
-/* What the first pass over the vertices found (see first_pass). */
+/* What the first pass over the vertices found (see first_direction). */
 typedef struct gjk_start {
 	support_pair_frame fr;
 	int warm;                   /* the query brings a warm simplex */
@@ -583,22 +543,23 @@ typedef struct gjk_params {
 
 /* Set-up, the initial direction (GJK88 section VI uses the centroids'):
  * the difference of the means of a few vertices of each shape.  The first
- * pass over each shape's vertices then finds its support point in that
- * direction together with its bounding ball (the shift point, the frame's
- * unit and D(K) of (37)) and the test for NaN, so a query reads every
- * vertex once before it iterates.  A warm start needs no first
- * direction. */
-static int first_pass(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-                      gjk_start *s)
+ * pass over each shape's vertices (pair_frame) then finds its support
+ * point in that direction together with its bounding ball (the shift
+ * point, the frame's unit and D(K) of (37)) and the test for NaN, so a
+ * query reads every vertex once before it iterates.  A warm start needs
+ * no first direction: *pass asks for the balls alone. */
+static void first_direction(const clash_shape *a, const clash_shape *b,
+                            const clash_options *opt, gjk_start *s, pair_start *pass)
 {
 	s->warm = opt && opt->warm_count > 0;
 	s->ia0 = s->ib0 = 0;
+	*pass = (pair_start){NULL, &s->ia0, &s->ib0, NULL};
 	if (s->warm)
-		return support_pair_frame_init(&s->fr, a, b);
+		return;
 	support_sample_centre(a, s->sa);
 	support_sample_centre(b, s->sb);
 	support_centre_direction(s->sa, s->sb, s->d0, a->dim);
-	return support_pair_frame_init_extreme(&s->fr, a, b, s->d0, &s->ia0, &s->ib0);
+	pass->d = s->d0;
 }
 
 /* Set-up, the query: both shapes in the frame (the origin shift of GJK88
@@ -901,14 +862,12 @@ static void answer_separated(const gjk_query *q, const gjk_params *p, const simp
 	const gjk_point *w = q->w; /* the last support point */
 	r->has |= CLASH_HAS_PLANE;
 	r->distance = hull - rsum;
-	double ns = 0.0;
 	for (int k = 0; k < n; k++) {
 		/* + 0.0 turns -0 into +0: clients compare normals as text. */
 		double nk = -sol->v[k] / vnorm + 0.0;
 		r->normal[k] = nk;
 		r->near_a[k] = xa[k] + a->radius * nk;
 		r->near_b[k] = xb[k] - b->radius * nk;
-		ns += nk * p->shift[k];
 	}
 	/* The plane comes from the last support points, w = s_A(n) - s_B(-n):
 	 * n.w_a = h_A(n) and n.w_b = -h_B(-n) bound the two shapes along n
@@ -920,7 +879,7 @@ static void answer_separated(const gjk_query *q, const gjk_params *p, const simp
 	 * answer says it is not certain. */
 	double ha = vec_dot(r->normal, w->a, n), hb = vec_dot(r->normal, w->b, n);
 	double gap = (hb - ha) * unit - rsum;
-	r->offset = (0.5 * ha + 0.5 * hb) * unit + ns + 0.5 * (a->radius - b->radius);
+	r->offset = pair_plane_offset(r->normal, ha, hb, unit, p->shift, a, b);
 	if (!(gap > 0.0))
 		*converged = 0;
 }
@@ -981,27 +940,24 @@ static int answer(gjk_query *q, const gjk_params *p, const simplex_solution *sol
 }
 
 /* clash_gjk for two convex shapes, primitives lowered: GJK88's Numerical
- * Algorithm (section VI) as set-up (first_pass, query_init), step 1
- * (initial_simplex), steps 2-6 repeated (iterate) and the answer (answer,
- * or verdict for a verdict-only query). */
+ * Algorithm (section VI) as set-up (first_direction, pair_frame,
+ * query_init), step 1 (initial_simplex), steps 2-6 repeated (iterate) and
+ * the answer (answer, or verdict for a verdict-only query). */
 static int gjk_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                       clash_result *r)
 {
 	if (r == NULL)
 		return CLASH_EINVAL;
-	clear_result(r);
+	pair_clear(r);
 	int err = support_check_query(a, b, opt);
 	if (err)
 		return err;
 	r->dim = a->dim;
 	gjk_start s;
-	if ((err = first_pass(a, b, opt, &s)))
+	pair_start pass;
+	first_direction(a, b, opt, &s, &pass);
+	if (pair_frame(&s.fr, &pass, a, b, opt, gjk_convex, r, &err))
 		return err;
-	if (support_tiny(&s.fr)) {
-		int k = support_tiny_scale(&s.fr, a, b);
-		if (k > 0)
-			return support_query_scaled(a, b, opt, k, gjk_convex, r);
-	}
 	gjk_query q;
 	gjk_params p;
 	query_init(&q, &p, a, b, opt, &s);

@@ -24,9 +24,8 @@
 #include <string.h>
 
 #include "clash.h"
-#include "compound.h"
 #include "ipm.h"
-#include "primitive.h"
+#include "pair.h"
 #include "support.h"
 #include "vec.h"
 
@@ -611,24 +610,16 @@ static int check_inputs(const clash_shape *a, const clash_shape *b, const clash_
 	return CLASH_OK;
 }
 
-/* Long because it follows the 2005 paper's section 4 in order (the
- * frame, 4.1 the warm plane, 4.2 the subsets, then the radii), with an
- * early answer at each step; each part is short and commented. */
-int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-                 clash_result *r)
+/* clash_lp_ipm for two convex polytopes.  Long because it follows the
+ * 2005 paper's section 4 in order (the frame, 4.1 the warm plane, 4.2 the
+ * subsets, then the radii), with an early answer at each step; each part
+ * is short and commented. */
+static int lp_ipm_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                         clash_result *r)
 {
-	/* Compound shapes: the union of the convex leaf pairs' answers. */
-	if (a && b && (a->nparts || b->nparts))
-		return compound_query(a, b, opt, clash_lp_ipm, r, NULL);
-	/* Exact primitives: a box is its corners; a curved shape has no
-	 * vertices for the LP (CLASH_ENOTSUP). */
-	if (a && b && (a->kind || b->kind))
-		return primitive_polytope_query(a, b, opt, clash_lp_ipm, r);
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);
-	if (a && b && (a->mesh || b->mesh))
-		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
 	int err = check_inputs(a, b, opt);
 	if (err)
 		return err;
@@ -638,13 +629,9 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 	/* The frame, as gjk's: origin between the shapes, unit a power of two
 	 * near the scene's size, so every frame coordinate is at most 1. */
 	support_pair_frame fr;
-	if ((err = support_pair_frame_init(&fr, a, b)))
+	if (pair_frame(&fr, &(pair_start){NULL, NULL, NULL, NULL}, a, b, opt, lp_ipm_convex, r,
+	               &err))
 		return err;
-	if (support_tiny(&fr)) {
-		int k = support_tiny_scale(&fr, a, b);
-		if (k > 0)
-			return support_query_scaled(a, b, opt, k, clash_lp_ipm, r);
-	}
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
 	const double *shift = fr.shift, *dc = fr.dc;
 
@@ -722,12 +709,9 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 	if (v == LPIPM_SEPARATED) {
 		/* The plane in the middle of the gap that is really there
 		 * (along the normal, over every vertex, radii included). */
-		double ns = 0.0;
-		for (int k = 0; k < n; k++) {
+		for (int k = 0; k < n; k++)
 			r->normal[k] = q.normal[k] + 0.0; /* no -0: normals are compared as text */
-			ns += q.normal[k] * shift[k];
-		}
-		r->offset = (0.5 * q.ha + 0.5 * q.hb) * unit + ns + 0.5 * (a->radius - b->radius);
+		r->offset = pair_plane_offset(r->normal, q.ha, q.hb, unit, shift, a, b);
 		r->has = CLASH_HAS_PLANE;
 	} else {
 		r->intersecting = 1;
@@ -747,4 +731,15 @@ int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options
 		return CLASH_ERANGE;
 	}
 	return CLASH_OK;
+}
+
+/* Compound shapes: the union of the convex leaf pairs' answers.  Exact
+ * primitives: a box is its corners; a curved shape has no vertices for the
+ * LP (CLASH_ENOTSUP), nor has a mesh (it is no convex hull of them). */
+static const pair_method lp_ipm_method = {clash_lp_ipm, lp_ipm_convex, NULL, 0};
+
+int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                 clash_result *r)
+{
+	return pair_query(a, b, opt, &lp_ipm_method, r);
 }

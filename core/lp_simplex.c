@@ -24,9 +24,8 @@
 #include <string.h>
 
 #include "clash.h"
-#include "compound.h"
 #include "lanes.h"
-#include "primitive.h"
+#include "pair.h"
 #include "rsimplex.h"
 #include "support.h"
 #include "vec.h"
@@ -766,22 +765,13 @@ static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivot
 	return CLASH_OK;
 }
 
-int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
-                     clash_result *r)
+/* clash_lp_simplex for two convex polytopes. */
+static int lp_simplex_convex(const clash_shape *a, const clash_shape *b,
+                             const clash_options *opt, clash_result *r)
 {
 	if (r == NULL)
 		return CLASH_EINVAL;
 	memset(r, 0, sizeof *r);
-	/* Unions of convex parts: the compound layer calls back with leaves
-	 * (intersecting iff some pair is, the least pair bound for the union). */
-	if (a && b && (a->nparts || b->nparts))
-		return compound_query(a, b, opt, clash_lp_simplex, r, NULL);
-	if (a && b && (a->mesh || b->mesh))
-		return CLASH_ENOTSUP; /* a mesh is no convex hull of its vertices */
-	/* Exact primitives: a box is its corners; a curved shape has no
-	 * vertices for the LP (CLASH_ENOTSUP). */
-	if (a && b && (a->kind || b->kind))
-		return primitive_polytope_query(a, b, opt, clash_lp_simplex, r);
 	int err = support_check_query(a, b, opt);
 	if (err)
 		return err;
@@ -814,14 +804,9 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 	support_copy copy[2];
 	support_pair_frame fr;
 	size_t start[2];
-	if ((err = support_pair_frame_init_copy(&fr, a, b, g, &start[0], &start[1], &copy[0],
-	                                        &copy[1])))
+	if (pair_frame(&fr, &(pair_start){g, &start[0], &start[1], copy}, a, b, opt,
+	               lp_simplex_convex, r, &err))
 		return err;
-	if (support_tiny(&fr)) {
-		int k = support_tiny_scale(&fr, a, b);
-		if (k > 0)
-			return support_query_scaled(a, b, opt, k, clash_lp_simplex, r);
-	}
 	const double ra = fr.ra, rb = fr.rb, half_gap = fr.half_gap, unit = fr.unit, inv = fr.inv;
 	const double *shift = fr.shift;
 
@@ -879,4 +864,17 @@ int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_opt
 		return CLASH_ERANGE;
 	}
 	return CLASH_OK;
+}
+
+/* Unions of convex parts: the compound layer calls back with leaves
+ * (intersecting iff some pair is, the least pair bound for the union).
+ * Exact primitives: a box is its corners; a curved shape has no vertices
+ * for the LP (CLASH_ENOTSUP), nor has a mesh (it is no convex hull of
+ * them). */
+static const pair_method lp_simplex_method = {clash_lp_simplex, lp_simplex_convex, NULL, 0};
+
+int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                     clash_result *r)
+{
+	return pair_query(a, b, opt, &lp_simplex_method, r);
 }

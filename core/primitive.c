@@ -338,20 +338,3 @@ int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **
 		return CLASH_ERANGE;
 	return CLASH_OK;
 }
-
-int primitive_polytope_query(const clash_shape *a, const clash_shape *b,
-                             const clash_options *opt,
-                             int (*method)(const clash_shape *, const clash_shape *,
-                                           const clash_options *, clash_result *),
-                             clash_result *r)
-{
-	if (r == NULL)
-		return CLASH_EINVAL;
-	memset(r, 0, sizeof *r);
-	clash_shape la, lb;
-	const clash_shape *pa, *pb;
-	int e;
-	if ((e = primitive_lower(a, &la, &pa, 1)) || (e = primitive_lower(b, &lb, &pb, 1)))
-		return e;
-	return method(pa, pb, opt, r);
-}

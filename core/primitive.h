@@ -24,15 +24,6 @@
 int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **out,
                     int box_only);
 
-/* For the LP methods: a query of a and b, one of them a primitive, by
- * `method` on the lowered forms (a box as its corners; CLASH_ENOTSUP for
- * a curved one, CLASH_EINVAL without r, as the methods answer). */
-int primitive_polytope_query(const clash_shape *a, const clash_shape *b,
-                             const clash_options *opt,
-                             int (*method)(const clash_shape *, const clash_shape *,
-                                           const clash_options *, clash_result *),
-                             clash_result *r);
-
 /* sigma when the 3x3 linear part l (column-major) is a similarity,
  * L^T L = sigma^2 I within a relative 1e-13 (a rotation from a normalized
  * quaternion is one to a few ulps), else 0. */
