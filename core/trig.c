@@ -93,35 +93,38 @@ static unsigned reduce(double ax, double *hi, double *lo)
 	return q & 3u;
 }
 
+/* c[0] + w (c[1] + w (... + w c[n-1])), Horner's order. */
+static double horner(double w, const double *c, int n)
+{
+	double p = c[n - 1];
+	for (int k = n - 2; k >= 0; k--)
+		p = c[k] + w * p;
+	return p;
+}
+
+/* -1/3!, 1/5!, ..., 1/17! and 1/4!, -1/6!, ..., -1/18!. */
+static const double SIN_C[8] = {
+	-0x1.5555555555555p-3, 0x1.1111111111111p-7,  -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,
+	-0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33, -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49,
+};
+static const double COS_C[8] = {
+	0x1.5555555555555p-5,  -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16,  -0x1.27e4fb7789f5cp-22,
+	0x1.1eed8eff8d898p-29, -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45,  -0x1.6827863b97d97p-53,
+};
+
 /* sin(hi + lo) and cos(hi + lo) for |hi| <= about pi/4, |lo| tiny:
  * sin(hi) + lo cos(hi) and cos(hi) - lo sin(hi), to first order in lo. */
 static double kernel_sin(double x, double lo)
 {
 	const double w = x * x;
-	const double p = -0x1.5555555555555p-3 +
-	                 w * (0x1.1111111111111p-7 +
-	                      w * (-0x1.a01a01a01a01ap-13 +
-	                           w * (0x1.71de3a556c734p-19 +
-	                                w * (-0x1.ae64567f544e4p-26 +
-	                                     w * (0x1.6124613a86d09p-33 +
-	                                          w * (-0x1.ae7f3e733b81fp-41 +
-	                                               w * 0x1.952c77030ad4ap-49))))));
-	return x + (x * w * p + lo * (1.0 - 0.5 * w));
+	return x + (x * w * horner(w, SIN_C, 8) + lo * (1.0 - 0.5 * w));
 }
 
 static double kernel_cos(double x, double lo)
 {
 	const double w = x * x, hz = 0.5 * w, a = 1.0 - hz;
-	const double p = 0x1.5555555555555p-5 +
-	                 w * (-0x1.6c16c16c16c17p-10 +
-	                      w * (0x1.a01a01a01a01ap-16 +
-	                           w * (-0x1.27e4fb7789f5cp-22 +
-	                                w * (0x1.1eed8eff8d898p-29 +
-	                                     w * (-0x1.93974a8c07c9dp-37 +
-	                                          w * (0x1.ae7f3e733b81fp-45 +
-	                                               w * -0x1.6827863b97d97p-53))))));
 	/* (1 - a) - hz: the rounding error of a, exactly (hz <= 0.31). */
-	return a + (((1.0 - a) - hz) + (w * w * p - x * lo));
+	return a + (((1.0 - a) - hz) + (w * w * horner(w, COS_C, 8) - x * lo));
 }
 
 void trig_sincos(double x, double *s, double *c)
@@ -173,21 +176,18 @@ static const double ATAN_LO[9] = {
 static const double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54;
 static const double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 
+/* -1/3, 1/5, ..., -1/19, 1/21. */
+static const double ATAN_C[10] = {
+	-0x1.5555555555555p-2, 0x1.999999999999ap-3,  -0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4,
+	-0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4,  -0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5,
+	-0x1.af286bca1af28p-5, 0x1.8618618618618p-5,
+};
+
 /* atan u for |u| <= 1/8: u - u^3/3 + ... - u^19/19 + u^21/21. */
 static double atan_series(double u)
 {
 	const double w = u * u;
-	const double p = -0x1.5555555555555p-2 +
-	                 w * (0x1.999999999999ap-3 +
-	                      w * (-0x1.2492492492492p-3 +
-	                           w * (0x1.c71c71c71c71cp-4 +
-	                                w * (-0x1.745d1745d1746p-4 +
-	                                     w * (0x1.3b13b13b13b14p-4 +
-	                                          w * (-0x1.1111111111111p-4 +
-	                                               w * (0x1.e1e1e1e1e1e1ep-5 +
-	                                                    w * (-0x1.af286bca1af28p-5 +
-	                                                         w * 0x1.8618618618618p-5))))))));
-	return u + u * w * p;
+	return u + u * w * horner(w, ATAN_C, 10);
 }
 
 /* atan t = hi + *lo for 0 <= t <= 1. */
