@@ -254,8 +254,11 @@ $(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
 # rounded one at a time (Dekker's split, the error bounds): no multiply and
 # add fused into an fma.  GCC does not fuse in -std=c11 mode; clang does
 # by default once FMA is enabled (-march=native).
+# core/trig.c likewise: its sin, cos and atan2 must round the same way in
+# the page (the wasm objects below are all built with -ffp-contract=off).
 $(B)/obj/core/predicates.o $(B)/san/core/predicates.o: CORE_CFLAGS += -ffp-contract=off
-$(B)/fuzz/obj/core/predicates.o: FUZZ_FLAGS += -ffp-contract=off
+$(B)/obj/core/trig.o $(B)/san/core/trig.o: CORE_CFLAGS += -ffp-contract=off
+$(B)/fuzz/obj/core/predicates.o $(B)/fuzz/obj/core/trig.o: FUZZ_FLAGS += -ffp-contract=off
 $(B)/obj/core/%.o: core/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $(DEPFLAGS) -c $< -o $@

@@ -27,6 +27,7 @@
 #include "mesh.h"
 #include "prepared.h"
 #include "support.h"
+#include "trig.h"
 #include "hull3.h"
 
 /* Points of the polytope that holds a ball, and sides of the polygon
@@ -250,7 +251,8 @@ static int ball_points(side *s, double *p)
 	const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
 	for (int i = 0; i < DEPTH_BALL; i++) {
 		double z = 1.0 - (2.0 * i + 1.0) / DEPTH_BALL, r = sqrt(1.0 - z * z);
-		p[3 * i] = r * cos(golden * i), p[3 * i + 1] = r * sin(golden * i), p[3 * i + 2] = z;
+		trig_sincos(golden * i, &p[3 * i + 1], &p[3 * i]);
+		p[3 * i] *= r, p[3 * i + 1] *= r, p[3 * i + 2] = z;
 	}
 	uint32_t *tri;
 	long nf = hull_faces(s, p, DEPTH_BALL, &tri);
@@ -277,7 +279,7 @@ static int ball_points(side *s, double *p)
 static size_t leaf_core(const clash_shape *l, const double *ball, double *p, double *rloc)
 {
 	const double *q = l->params, pi = 3.14159265358979323846;
-	const double grow_ring = 1.0 / cos(pi / DEPTH_ROUND) + 1e-9;
+	const double grow_ring = 1.0 / trig_cos(pi / DEPTH_ROUND) + 1e-9;
 	size_t n = 0;
 	*rloc = 0.0;
 	switch (l->kind) {
@@ -296,9 +298,10 @@ static size_t leaf_core(const clash_shape *l, const double *ball, double *p, dou
 	case CLASH_KIND_CONE:
 		for (int e = 0; e < 2; e++)
 			for (int i = 0; i < DEPTH_ROUND && (e == 0 || l->kind == CLASH_KIND_CYLINDER); i++, n++) {
-				double a = 2 * pi * i / DEPTH_ROUND;
-				p[3 * n] = q[0] * grow_ring * cos(a), p[3 * n + 1] = e ? q[1] : -q[1];
-				p[3 * n + 2] = q[0] * grow_ring * sin(a);
+				double ca, sa;
+				trig_sincos(2 * pi * i / DEPTH_ROUND, &sa, &ca);
+				p[3 * n] = q[0] * grow_ring * ca, p[3 * n + 1] = e ? q[1] : -q[1];
+				p[3 * n + 2] = q[0] * grow_ring * sa;
 			}
 		if (l->kind == CLASH_KIND_CONE)
 			p[3 * n] = 0, p[3 * n + 1] = q[1], p[3 * n + 2] = 0, n++;
@@ -1264,7 +1267,8 @@ static int candidates(search *s)
 	const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
 	for (int i = 0; i < DEPTH_FIBONACCI && budget_left(s); i++) {
 		double z = 1.0 - (2.0 * i + 1.0) / DEPTH_FIBONACCI, r = sqrt(1.0 - z * z);
-		u[0] = r * cos(golden * i), u[1] = r * sin(golden * i), u[2] = z;
+		trig_sincos(golden * i, &u[1], &u[0]);
+		u[0] *= r, u[1] *= r, u[2] = z;
 		if ((err = eval_dir(s, u, 0, &t)))
 			return err;
 	}
@@ -1409,7 +1413,8 @@ static int refine(search *s, int *settled)
 			return CLASH_OK; /* the pattern bottomed out: not a certificate */
 		frame f;
 		frame_of(s->u, &f);
-		double c = cos(theta), sn = sin(theta), g = round++ % 2 ? sqrt(0.5) : 1.0;
+		double c, sn, g = round++ % 2 ? sqrt(0.5) : 1.0;
+		trig_sincos(theta, &sn, &c);
 		double base[3];
 		memcpy(base, s->u, sizeof base);
 		for (int k = 0; k < 4 && s->best >= before; k++) {

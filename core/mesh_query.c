@@ -28,6 +28,7 @@
 #include "support.h"
 #include "tri_dist.h"
 #include "tri_overlap.h"
+#include "trig.h"
 #include "winding.h"
 
 /* Default tolerance relative to the shapes' size, as clash_gjk's. */
@@ -67,7 +68,7 @@ static double sigma_min(const affine *f)
 	double det = b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) +
 	             b[2] * (b[3] * b[7] - b[4] * b[6]);
 	double hr = fmax(-1.0, fmin(1.0, 0.5 * det));
-	double lmin = q + 2.0 * p * cos(acos(hr) / 3.0 + 2.0943951023931957 /* 2 pi / 3 */);
+	double lmin = q + 2.0 * p * trig_cos(trig_acos(hr) / 3.0 + 2.0943951023931957 /* 2 pi / 3 */);
 	lmin -= 1e-9 * (q + 2.0 * p);
 	return lmin > 0.0 ? sqrt(lmin) : 0.0;
 }
@@ -755,7 +756,9 @@ static void ray_end(const clash_mesh *m, const double *p, int i, double *s1)
 		reach += (hi[k] - lo[k]) + fabs(hi[k]) + fabs(lo[k]) + fabs(p[k]);
 	const double z = 1.0 - (2.0 * i + 1.0) / MESH_RAY_TRIES * 0.999;
 	const double rr = sqrt(fmax(0.0, 1.0 - z * z)), phi = 2.399963229728653 * i + 0.3;
-	const double dir[3] = {rr * cos(phi), rr * sin(phi), z};
+	double dir[3] = {0.0, 0.0, z};
+	trig_sincos(phi, &dir[1], &dir[0]);
+	dir[0] *= rr, dir[1] *= rr;
 	for (int k = 0; k < 3; k++)
 		s1[k] = p[k] + 2.0 * reach * dir[k];
 }

@@ -28,6 +28,7 @@
 #include "gauss.h"
 #include "motion.h"
 #include "primitive.h"
+#include "trig.h"
 #include "vec.h"
 
 /* The default contact tolerance, relative to the shapes' size: clash_gjk's. */
@@ -148,7 +149,7 @@ static void rotation_vector(const double *q, double *rv)
 		vec_zero(rv, 3);
 		return;
 	}
-	double angle = 2.0 * atan2(vlen, w);
+	double angle = 2.0 * trig_atan2(vlen, w);
 	for (int k = 0; k < 3; k++)
 		rv[k] = v[k] / vlen * angle + 0.0;
 }
@@ -205,7 +206,7 @@ int clash_motion_between(clash_motion *m, const clash_shape *start, const clash_
 	} else if (n == 2) {
 		ok = q[0] * q[3] - q[2] * q[1] > 0.0;
 		if (ok)
-			m->rotation[0] = atan2(q[1], q[0]) + 0.0;
+			m->rotation[0] = trig_atan2(q[1], q[0]) + 0.0;
 	} else {
 		ok = 1;
 		for (int i = 0; i < n && ok; i++)
@@ -227,7 +228,8 @@ static int rotation_at(const clash_motion *m, int n, double t, double *rot)
 		double a = t * m->rotation[0];
 		if (a == 0.0)
 			return 0;
-		double c = cos(a), s = sin(a);
+		double c, s;
+		trig_sincos(a, &s, &c);
 		rot[0] = c;
 		rot[1] = s;
 		rot[2] = -s;
@@ -242,7 +244,9 @@ static int rotation_at(const clash_motion *m, int n, double t, double *rot)
 	double k[3];
 	for (int i = 0; i < 3; i++)
 		k[i] = m->rotation[i] / angle;
-	double c = cos(t * angle), s = sin(t * angle), v = 1.0 - c;
+	double c, s;
+	trig_sincos(t * angle, &s, &c);
+	const double v = 1.0 - c;
 	/* Rodrigues: R = c I + s [k]x + (1 - c) k k^T, element (r, c) at [c*3 + r]. */
 	rot[0] = c + v * k[0] * k[0];
 	rot[1] = s * k[2] + v * k[1] * k[0];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clash.h"
+#include "trig.h"
 
 /* |det| below this fraction of the product of the column lengths (Hadamard's
  * bound) makes a matrix numerically singular: it would squash the shape
@@ -105,7 +106,8 @@ int clash_shape_set_angle(clash_shape *s, double radians)
 		return CLASH_EDIM;
 	if (!isfinite(radians))
 		return CLASH_ERANGE;
-	double c = cos(radians), sn = sin(radians);
+	double c, sn;
+	trig_sincos(radians, &sn, &c);
 	s->linear[0] = c;
 	s->linear[1] = sn;
 	s->linear[2] = -sn;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "winding.h"
+#include "trig.h"
 
 /* Stack entries of a depth-first walk: the tree is at most about 80
  * levels deep (mesh_build.c) and each level leaves one entry waiting. */
@@ -152,7 +153,7 @@ static double tri_winding(const double *t, const double *p)
 	                   (b[0] * c[0] + b[1] * c[1] + b[2] * c[2]) * la;
 	/* p in the triangle's plane: 0, also on the triangle itself (the
 	 * mean of the two sides' +-1/2, whatever the sign of a zero det). */
-	return det == 0.0 ? 0.0 : 2.0 * atan2(det, den) / FOUR_PI;
+	return det == 0.0 ? 0.0 : 2.0 * trig_atan2(det, den) / FOUR_PI;
 }
 
 /* Inner node nd as a dipole seen from p (relative to the origin, as its

@@ -4,9 +4,8 @@
 // quarter of the sample of clients/js/test/local_cases.js (the GJK88 set,
 // random pairs with primitives and meshes, motions, damaged lines); each
 // reply is compared with build/clashd's to the same body, byte for byte
-// but where the answer goes through sin, cos or atan2 (there within
-// LIBM_REL: local_cases.js, usesLibm).  Its start-up time is printed, not
-// asserted.  Environment: CLASHD, CHROMIUM, ANSWERS_IN (or ANSWERS).
+// (angles and turning motions too: core/trig.c).  Its start-up time is
+// printed, not asserted.  Environment: CLASHD, CHROMIUM, ANSWERS_IN (or ANSWERS).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -17,7 +16,6 @@ import { loadCases, serverReplies, tally, differences } from '../../clients/js/t
 import { serveStatic } from '../serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const LIBM_REL = 1e-3; // as clients/js/test/local.test.js
 
 let web, server, browser, page;
 const pageErrors = [];
@@ -52,11 +50,12 @@ test('chromium: local replies are the server\'s bytes', async (t) => {
     for (const a of answers) local.push({ status: a.status, contentType: a.contentType, bytes: Buffer.from(a.body, 'utf8') });
   }
   const k = tally(cases, remote);
-  assert.ok(k.gjk88 >= 500 && k.random >= 500 && k.motion >= 100 && k.mesh >= 20 && k.primitive >= 20 && k.problem >= 5,
+  assert.ok(k.gjk88 >= 500 && k.random >= 500 && k.motion >= 100 && k.mesh >= 20 && k.primitive >= 20 && k.problem >= 5 &&
+    k.angles >= 25,
     JSON.stringify(k));
-  const { diff, inexact } = differences(cases, remote, local, LIBM_REL);
+  const diff = differences(cases, remote, local);
   assert.equal(diff.length, 0, `${diff.length} of ${cases.length} replies differ; first:\n${diff.slice(0, 3).join('\n')}`);
   assert.deepEqual(pageErrors, []);
   t.diagnostic(`chromium: module loaded and started in ${startup.toFixed(1)} ms; ${cases.length} bodies ` +
-    `(${JSON.stringify(k)}): the server's bytes but ${inexact} of the ${k.libm} through sin, cos or atan2`);
+    `(${JSON.stringify(k)}): every reply the server's bytes`);
 });
