@@ -114,7 +114,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san crosscheck clean attack module-check export-check \
+.PHONY: all run test deps deps-test check check-san test-beside-san crosscheck clean attack module-check export-check \
         cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
         bench bench-core deps-bench \
@@ -145,11 +145,18 @@ test: deps-test
 	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
 		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST) \
 		$(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
-	@$(MAKE) --no-print-directory module-check export-check check js-test web-test check-san fuzz-smoke deploy-check \
-		failover shared-store soak-short
+	@$(MAKE) --no-print-directory module-check export-check
+	@$(MAKE) --no-print-directory -j2 -Otarget check-san test-beside-san
+	@$(MAKE) --no-print-directory js-test web-test deploy-check failover shared-store soak-short
 	@if command -v podman >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory image-test IMAGE_TESTS=$(TEST_IMAGE_TESTS); \
 	else echo "make test: no podman: image-test skipped"; fi
+
+# The sanitizer pass, the longest, runs beside the plain pass and the fuzz
+# smoke (one after the other): each keeps about one core busy.  The browser
+# and load runs come after, on a machine no busier than make test found it.
+test-beside-san:
+	@$(MAKE) --no-print-directory -j1 check fuzz-smoke
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
