@@ -49,10 +49,18 @@
  * turned over (its corners placed 0, 2, 1). */
 #define REP_BIT 0x80000000u
 #define FLIP_BIT 0x40000000u
-/* Room for the holes, their edges and their tree, bytes a triangle: a
- * mesh whose boundary takes more (a soup) is left without caps
+/* Room for the holes, their edges and their tree: HOLE_ROOM bytes a
+ * triangle and HOLE_ROOM_MIN besides, so that a small mesh is capped even
+ * when every triangle is on the boundary (a dozen loose triangles).  A
+ * larger mesh whose boundary takes more (a soup) is left without caps
  * (mesh_query.c). */
 #define HOLE_ROOM 48
+#define HOLE_ROOM_MIN 4096
+
+static size_t hole_room(size_t nt)
+{
+	return nt * HOLE_ROOM + HOLE_ROOM_MIN;
+}
 
 /* A box in floats relative to the mesh's origin (lane 3 unused, 0): a
  * triangle's record while building, a bin, a node's box. */
@@ -134,11 +142,11 @@ static layout mesh_layout(size_t nv, size_t nt)
 	l.flip = l.list + align8(nt * sizeof(uint32_t));
 	l.placed = align8(l.flip + (nt + 7) / 8);
 	/* The holes and their edges the census finds (mesh_topo.h), in up to
-	 * HOLE_ROOM bytes a triangle, moved after the parts once the corners
-	 * are placed. */
+	 * hole_room bytes, moved after the parts once the corners are
+	 * placed. */
 	l.holes = align8(l.placed + 3 * nv * sizeof(double));
-	l.total = l.holes + nt * HOLE_ROOM;
-	const size_t far_end = align64(l.flip + nt * HOLE_ROOM) + winding_far_bound(nt);
+	l.total = l.holes + hole_room(nt);
+	const size_t far_end = align64(l.flip + hole_room(nt)) + winding_far_bound(nt);
 	if (l.total < far_end)
 		l.total = far_end;
 	return l;
@@ -505,7 +513,7 @@ static int topology(const clash_mesh *m, void *scratch, double tol, double *plac
 	/* The weld's scratch after canon is free again: the census's. */
 	const mesh_topo_in in = {*moved ? placed : m->positions, m->indices, canon, nu,
 	                         m->ntriangles};
-	*nholes = mesh_topo_run(&in, p, flip, list, holes, m->ntriangles * HOLE_ROOM, nedges, t);
+	*nholes = mesh_topo_run(&in, p, flip, list, holes, hole_room(m->ntriangles), nedges, t);
 	return 0;
 }
 
@@ -642,7 +650,7 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	                                              nedges * sizeof(mesh_hole_edge)
 	                                    : 0;
 	if (m->capped && hole_bytes + holes_tree_nodes(nholes) * sizeof(hole_node) >
-	                         ntriangles * HOLE_ROOM)
+	                         hole_room(ntriangles))
 		m->capped = 0;
 	if (m->capped && nholes) {
 		/* The holes, their edges and their tree after the parts: the turns

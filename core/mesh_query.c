@@ -1101,10 +1101,13 @@ static int vertex_inside(query *q, const clash_shape *b, int other_is_b, double 
 	const clash_mesh *h = holder(q, other_is_b);
 	if (!h || h->topo.closed)
 		return 0;
+	/* A mesh's corners as its triangles hold them: its vertex array may
+	 * list points no triangle uses, which are not part of the shape. */
 	if (other_is_b)
-		return points_inside_open(q, q->ma->positions, q->ma->nvertices, &q->fa, in_mesh, 1, at);
-	return q->mb ? points_inside_open(q, q->mb->positions, q->mb->nvertices, &q->fb, in_mesh, 0,
-	                                  at)
+		return points_inside_open(q, mesh_tri(q->ma, 0), 3 * q->ma->ntriangles, &q->fa,
+		                          in_mesh, 1, at);
+	return q->mb ? points_inside_open(q, mesh_tri(q->mb, 0), 3 * q->mb->ntriangles, &q->fb,
+	                                  in_mesh, 0, at)
 	             : points_inside_open(q, b->vertices, b->count, &q->fb, in_mesh, 0, at);
 }
 

@@ -1020,6 +1020,76 @@ START_TEST(a_part_crossing_a_listed_hole_is_held)
 }
 END_TEST
 
+/* A small open solid (a tetrahedron without its face on z = 0, three
+ * triangles) has its hole listed too: a needle through the hole is held,
+ * lowered out it is apart. */
+START_TEST(a_small_open_solid_is_capped)
+{
+	part tet;
+	part_alloc(&tet, 4, 3);
+	const uint32_t o = vtx(&tet, 0, 0, 0), x = vtx(&tet, 10, 0, 0), y = vtx(&tet, 0, 10, 0),
+	               z = vtx(&tet, 0, 0, 10);
+	tri(&tet, x, y, z);
+	tri(&tet, o, x, z);
+	tri(&tet, o, z, y);
+	needle_through(&tet, (double[3]){2, 2, -1.5}, (double[3]){3, 3, 1.5}, 0.5,
+	               (double[3]){0, 0, -3}, "tetrahedron without a face");
+	part_free(&tet);
+}
+END_TEST
+
+/* The answer for part p against holder h, the vertex arrays as given. */
+static clash_result against(const built *h, const part *p)
+{
+	built b;
+	build(&b, p);
+	clash_result r;
+	ck_assert_int_eq(clash_gjk(&h->s, &b.s, NULL, &r), CLASH_OK);
+	free(b.store);
+	return r;
+}
+
+/* A vertex array may hold points no triangle uses; they are not part of
+ * the shape.  A box outside an open solid, its array carrying one more
+ * point at the solid's heart, answers as the box alone: a lidless cube
+ * (its hole listed) and a sphere of loose triangles (its boundary too
+ * large to list: every point of the part is tested). */
+START_TEST(unused_vertices_are_not_part_of_a_part)
+{
+	part holders[2];
+	part_alloc(&holders[0], 8, 12);
+	add_box(&holders[0], (double[3]){0, 0, 0}, (double[3]){10, 10, 10}, 0);
+	remove_triangle(&holders[0], 2);
+	remove_triangle(&holders[0], 2);
+	sphere(&holders[1], 8);
+	unweld(&holders[1]);
+	static const double heart[2][3] = {{5, 5, 5}, {0, 0, 0}};
+	for (int i = 0; i < 2; i++) {
+		built h;
+		build(&h, &holders[i]);
+		clash_mesh_info info;
+		ck_assert_int_eq(clash_mesh_info_get(h.m, &info), CLASH_OK);
+		ck_assert_msg(info.solid && !info.closed, "holder %d: solid %d", i, info.solid);
+		part box, extra;
+		part_alloc(&box, 8, 12);
+		add_box(&box, (double[3]){12, 1, 1}, (double[3]){13, 2, 2}, 0);
+		part_copy(&extra, &box, 1, 0);
+		vtx(&extra, heart[i][0], heart[i][1], heart[i][2]);
+		const clash_result alone = against(&h, &box), with = against(&h, &extra);
+		ck_assert_msg(!alone.intersecting && alone.distance > 1.0, "holder %d: %d %g", i,
+		              alone.intersecting, alone.distance);
+		ck_assert_msg(!with.intersecting && with.distance == alone.distance,
+		              "holder %d, an unused point inside: intersecting %d contact %d "
+		              "distance %g (alone %g)",
+		              i, with.intersecting, (int)with.contact, with.distance, alone.distance);
+		part_free(&box);
+		part_free(&extra);
+		free(h.store);
+		part_free(&holders[i]);
+	}
+}
+END_TEST
+
 static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
@@ -1035,6 +1105,8 @@ static Suite *mesh_defects_suite(void)
 	tcase_add_test(tc, crossing_triangles_are_counted);
 	tcase_add_test(tc, a_part_reaching_in_through_a_hole_is_held);
 	tcase_add_test(tc, a_part_crossing_a_listed_hole_is_held);
+	tcase_add_test(tc, a_small_open_solid_is_capped);
+	tcase_add_test(tc, unused_vertices_are_not_part_of_a_part);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wire");
 	tcase_set_timeout(tc, 120);
