@@ -2,13 +2,15 @@
  * mesh_caps.c — a part against the caps of an open solid's holes
  * (mesh_caps.h).
  *
- * Against a mesh part, the holes' tree (mesh_holes.h) and the part's are
- * walked together in the holder's frame (the part's boxes mapped there),
- * pairs of nodes whose boxes do not overlap dropped; at two leaves, each
- * hole's ball, then each cap triangle's box, must meet a part triangle's
- * box before the exact test (tri_overlap.h) is asked, in the world.  Against a convex part the caller's test
- * takes each cap triangle whose hole's ball meets the part's box.  Most
- * holes are small beside the parts, so few pairs of leaves are reached.
+ * The holes' tree (mesh_holes.h) gives the holes whose balls meet the
+ * part's box.  Against a mesh part, each such ball is carried into the
+ * part's frame (one point mapped, the radius stretched by a bound on the
+ * map), where the part's tree is walked with its boxes as stored; at a
+ * leaf, each cap triangle's box must meet a part triangle's box (in the
+ * holder's frame) before the exact test (tri_overlap.h) is asked, in the
+ * world.  Against a convex part the caller's test takes each cap
+ * triangle of those holes.  Most holes are small beside the parts, so
+ * few holes pass and each walk goes down one narrow path.
  */
 #include <assert.h>
 #include <float.h>
@@ -20,8 +22,8 @@
 #include "mesh_holes.h"
 #include "tri_overlap.h"
 
-/* Pairs waiting in the walk: each step takes one and adds at most two, so
- * the two trees' depths (each bounded by its build) bound it. */
+/* Nodes waiting in a walk: each step takes one and adds at most two, so
+ * the tree's depth (bounded by its build) bounds it. */
 #define CAPS_STACK 512
 #define CAPS_CANCEL_EVERY 256
 
@@ -31,15 +33,6 @@ static int boxes_meet(const obox *x, const obox *y)
 		if (fabs(x->c[k] - y->c[k]) > x->h[k] + y->h[k])
 			return 0;
 	return 1;
-}
-
-/* The box lo..hi as centre and half extents. */
-static void box_of(const double *lo, const double *hi, obox *o)
-{
-	for (int k = 0; k < 3; k++) {
-		o->c[k] = 0.5 * lo[k] + 0.5 * hi[k];
-		o->h[k] = 0.5 * hi[k] - 0.5 * lo[k];
-	}
 }
 
 /* Cap triangle j of hole in h's frame: the centre, then the edge
@@ -138,100 +131,13 @@ static int cap_meets_leaf(const caps_walk *cw, const double *cap, const mesh_nod
 	return 0;
 }
 
-/* Which of the holes of leaf hn (bit i: hole first + i), among `live`,
- * have balls that meet box pb (h's frame)? */
-static unsigned balls_meeting(const clash_mesh *h, const hole_node *hn, unsigned live,
-                              const obox *pb)
-{
-	unsigned out = 0;
-	for (uint32_t i = 0; i < hn->count; i++) {
-		if (!(live >> i & 1u))
-			continue;
-		const mesh_hole *hole = &h->holes[hn->first + i];
-		int far = 0;
-		for (int k = 0; k < 3; k++)
-			far |= fabs(hole->c[k] - pb->c[k]) > hole->r + pb->h[k];
-		out |= (unsigned)!far << i;
-	}
-	return out;
-}
+/* The holes of h whose balls meet box (h's frame), each handed to fn
+ * until it returns non-zero; that return, else 0. */
+typedef int (*hole_fn)(void *ctx, const mesh_hole *hole, double at[3]);
 
-/* The holes `live` of leaf hn against the triangles of leaf pn. */
-static int leaves_meet(const caps_walk *cw, const hole_node *hn, unsigned live,
-                       const mesh_node *pn, double *at)
+static int holes_in_box(const clash_mesh *h, const obox *box, hole_fn fn, void *ctx,
+                        double at[3])
 {
-	part_leaf leaf;
-	part_leaf_of(cw, pn, &leaf);
-	for (uint32_t i = 0; i < hn->count; i++) {
-		if (!(live >> i & 1u))
-			continue;
-		const mesh_hole *hole = &cw->h->holes[hn->first + i];
-		for (uint32_t j = 0; j < hole->count; j++) {
-			double cap[9];
-			cap_tri(cw->h, hole, j, cap);
-			if (cap_meets_leaf(cw, cap, pn, &leaf, at))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* A pair waiting in the walk; below a leaf of holes, the holes whose
- * balls met every part node on the way down. */
-typedef struct caps_pair {
-	uint32_t hn, pn;
-	unsigned live;
-} caps_pair;
-
-int mesh_caps_meet_mesh(const clash_mesh *h, const affine *fh, const clash_mesh *p,
-                        const affine *fp, const volatile int *cancel, double at[3])
-{
-	if (!h->capped || !h->nholes)
-		return 0;
-	caps_walk cw = {h, p, fh, fp, {{0}, {0}, 0}};
-	affine ih;
-	affine_invert(fh, &ih);
-	affine_compose(&ih, fp, &cw.ph);
-	affine_mark_shift(&cw.ph);
-	caps_pair stack[CAPS_STACK];
-	int top = 0;
-	unsigned visits = 0;
-	stack[top++] = (caps_pair){0, 0, (1u << HOLES_LEAF) - 1};
-	while (top > 0) {
-		caps_pair e = stack[--top];
-		if (cancel && ++visits % CAPS_CANCEL_EVERY == 0 && *cancel)
-			return CLASH_ECANCELED;
-		const hole_node *hn = &h->hole_nodes[e.hn];
-		const mesh_node *pn = &p->nodes[e.pn];
-		obox hb, pb;
-		box_of(hn->lo, hn->hi, &hb);
-		mesh_node_obox(p, pn, &cw.ph, &pb);
-		grow(&pb);
-		if (!boxes_meet(&hb, &pb))
-			continue;
-		if (hn->count && !(e.live = balls_meeting(h, hn, e.live, &pb)))
-			continue;
-		if (hn->count && pn->count) {
-			if (leaves_meet(&cw, hn, e.live, pn, at))
-				return 1;
-			continue;
-		}
-		assert(top + 2 <= CAPS_STACK);
-		/* Open the inner node, the larger one when both are. */
-		const int open_hole = !hn->count && (pn->count || hb.h[0] + hb.h[1] + hb.h[2] >
-		                                                          pb.h[0] + pb.h[1] + pb.h[2]);
-		for (uint32_t k = 0; k < 2; k++)
-			stack[top++] = open_hole ? (caps_pair){hn->first + k, e.pn, e.live}
-			                         : (caps_pair){e.hn, pn->first + k, e.live};
-	}
-	return 0;
-}
-
-int mesh_caps_meet_box(const clash_mesh *h, const affine *fh, const obox *box, caps_tri_fn fn,
-                       void *ctx, double at[3])
-{
-	if (!h->capped || !h->nholes)
-		return 0;
 	uint32_t stack[CAPS_STACK];
 	int top = 0;
 	stack[top++] = 0;
@@ -253,16 +159,146 @@ int mesh_caps_meet_box(const clash_mesh *h, const affine *fh, const obox *box, c
 			int far = 0;
 			for (int k = 0; k < 3; k++)
 				far |= fabs(hole->c[k] - box->c[k]) > hole->r + box->h[k];
-			for (uint32_t j = 0; !far && j < hole->count; j++) {
-				double cap[9], w[9];
-				cap_tri(h, hole, j, cap);
-				for (int c = 0; c < 3; c++)
-					affine_apply(fh, cap + 3 * c, w + 3 * c);
-				const int c = fn(ctx, w, at);
-				if (c)
-					return c;
-			}
+			const int c = far ? 0 : fn(ctx, hole, at);
+			if (c)
+				return c;
 		}
 	}
 	return 0;
+}
+
+/* The caps of one hole against the part's triangles in leaf pn. */
+static int hole_meets_leaf(const caps_walk *cw, const mesh_hole *hole, const mesh_node *pn,
+                           double *at)
+{
+	part_leaf leaf;
+	part_leaf_of(cw, pn, &leaf);
+	for (uint32_t j = 0; j < hole->count; j++) {
+		double cap[9];
+		cap_tri(cw->h, hole, j, cap);
+		if (cap_meets_leaf(cw, cap, pn, &leaf, at))
+			return 1;
+	}
+	return 0;
+}
+
+/* The mesh part's side of the walk: the map of h's frame into p's and a
+ * bound on how far it stretches lengths, to carry each hole's ball into
+ * p's frame, where the part's boxes are read as stored. */
+typedef struct caps_mesh {
+	caps_walk cw;
+	affine hp;
+	double stretch;
+	const volatile int *cancel;
+	unsigned visits;
+} caps_mesh;
+
+/* A bound on the largest singular value of f's linear part: the square
+ * root of a Gershgorin bound on the eigenvalues of its Gram matrix (1,
+ * within rounding, for a rotation). */
+static double stretch_of(const affine *f)
+{
+	const double *m = f->l;
+	double worst = 0.0;
+	for (int r = 0; r < 3; r++) {
+		double row = 0.0;
+		for (int c = 0; c < 3; c++)
+			row += fabs(m[r] * m[c] + m[3 + r] * m[3 + c] + m[6 + r] * m[6 + c]);
+		worst = fmax(worst, row);
+	}
+	return sqrt(worst) * (1.0 + 0x1p-30);
+}
+
+/* One hole's ball, carried into p's frame, against p's tree. */
+static int hole_against_part(void *ctx, const mesh_hole *hole, double at[3])
+{
+	caps_mesh *cm = ctx;
+	const clash_mesh *p = cm->cw.p;
+	double c[3];
+	affine_apply(&cm->hp, hole->c, c);
+	double mag = 0.0;
+	for (int k = 0; k < 3; k++) {
+		c[k] -= p->origin[k]; /* node boxes are relative to it */
+		mag += fabs(c[k]) + fabs(p->origin[k]) + fabs(hole->c[k]);
+	}
+	const double r = hole->r * cm->stretch + 0x1p-30 * (mag + hole->r);
+	uint32_t stack[CAPS_STACK];
+	int top = 0;
+	stack[top++] = 0;
+	while (top > 0) {
+		if (cm->cancel && ++cm->visits % CAPS_CANCEL_EVERY == 0 && *cm->cancel)
+			return CLASH_ECANCELED;
+		const mesh_node *pn = &p->nodes[stack[--top]];
+		double gap2 = 0.0;
+		for (int k = 0; k < 3; k++) {
+			/* Comparisons, not fmax: compilers call libm's for its NaN
+			 * rule, and no term here is NaN. */
+			const double below = (double)pn->lo[k] - c[k], above = c[k] - (double)pn->hi[k];
+			const double g = below > 0.0 ? below : above > 0.0 ? above : 0.0;
+			gap2 += g * g;
+		}
+		if (gap2 > r * r)
+			continue;
+		if (pn->count) {
+			if (hole_meets_leaf(&cm->cw, hole, pn, at))
+				return 1;
+			continue;
+		}
+		assert(top + 2 <= CAPS_STACK);
+		stack[top++] = pn->first + 1;
+		stack[top++] = pn->first;
+	}
+	return 0;
+}
+
+int mesh_caps_meet_mesh(const clash_mesh *h, const affine *fh, const clash_mesh *p,
+                        const affine *fp, const volatile int *cancel, double at[3])
+{
+	if (!h->capped || !h->nholes)
+		return 0;
+	caps_mesh cm = {{h, p, fh, fp, {{0}, {0}, 0}}, {{0}, {0}, 0}, 0.0, cancel, 0};
+	affine ih;
+	affine_invert(fh, &ih);
+	affine_compose(&ih, fp, &cm.cw.ph);
+	affine_mark_shift(&cm.cw.ph);
+	affine_invert(&cm.cw.ph, &cm.hp);
+	affine_mark_shift(&cm.hp);
+	cm.stretch = cm.hp.shift ? 1.0 : stretch_of(&cm.hp);
+	obox pb;
+	mesh_node_obox(p, &p->nodes[0], &cm.cw.ph, &pb);
+	grow(&pb);
+	return holes_in_box(h, &pb, hole_against_part, &cm, at);
+}
+
+/* The convex part's side: each cap of a hole handed to the caller's
+ * test. */
+typedef struct caps_convex {
+	const clash_mesh *h;
+	const affine *fh;
+	caps_tri_fn fn;
+	void *ctx;
+} caps_convex;
+
+static int hole_against_convex(void *ctx, const mesh_hole *hole, double at[3])
+{
+	const caps_convex *cc = ctx;
+	for (uint32_t j = 0; j < hole->count; j++) {
+		double cap[9], w[9];
+		cap_tri(cc->h, hole, j, cap);
+		for (int c = 0; c < 3; c++)
+			affine_apply(cc->fh, cap + 3 * c, w + 3 * c);
+		const int c = cc->fn(cc->ctx, w, at);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+int mesh_caps_meet_box(const clash_mesh *h, const affine *fh, const obox *box, caps_tri_fn fn,
+                       void *ctx, double at[3])
+{
+	if (!h->capped || !h->nholes)
+		return 0;
+	caps_convex cc = {h, fh, fn, ctx};
+	return holes_in_box(h, box, hole_against_convex, &cc, at);
 }
