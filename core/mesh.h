@@ -141,6 +141,21 @@ static inline void mesh_node_obox(const clash_mesh *m, const mesh_node *n, const
 	}
 }
 
+/* The box of triangle t (9 coordinates), grown to hold it despite the
+ * rounding of its centre and half extents. */
+static inline void mesh_tri_obox(const double *t, obox *o)
+{
+	for (int k = 0; k < 3; k++) {
+		double lo = t[k], hi = t[k];
+		for (int c = 1; c < 3; c++) {
+			lo = t[3 * c + k] < lo ? t[3 * c + k] : lo;
+			hi = t[3 * c + k] > hi ? t[3 * c + k] : hi;
+		}
+		o->c[k] = 0.5 * lo + 0.5 * hi;
+		o->h[k] = (0.5 * hi - 0.5 * lo) * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(o->c[k]);
+	}
+}
+
 /* 1 when m looks like a built mesh. */
 static inline int mesh_valid(const clash_mesh *m)
 {

@@ -45,18 +45,6 @@ static void cap_tri(const clash_mesh *h, const mesh_hole *hole, uint32_t j, doub
 	memcpy(t + 6, e->a, 3 * sizeof *t);
 }
 
-static void tri_obox(const double *t, obox *o)
-{
-	double lo[3], hi[3];
-	for (int k = 0; k < 3; k++) {
-		lo[k] = fmin(t[k], fmin(t[3 + k], t[6 + k]));
-		hi[k] = fmax(t[k], fmax(t[3 + k], t[6 + k]));
-		o->c[k] = 0.5 * lo[k] + 0.5 * hi[k];
-		o->h[k] = (0.5 * hi[k] - 0.5 * lo[k]) * (1.0 + 4 * DBL_EPSILON) +
-		          4 * DBL_EPSILON * fabs(o->c[k]);
-	}
-}
-
 /* Grown by far more than the rounding of the map from the part's frame
  * to the holder's (the boxes there only prune; the test is exact in the
  * world). */
@@ -91,7 +79,7 @@ static void part_leaf_of(const caps_walk *cw, const mesh_node *n, part_leaf *l)
 		const double *t = mesh_tri(cw->p, n->first + i);
 		for (int c = 0; c < 3; c++)
 			affine_apply(&cw->ph, t + 3 * c, l->t + 9 * i + 3 * c);
-		tri_obox(l->t + 9 * i, &l->box[i]);
+		mesh_tri_obox(l->t + 9 * i, &l->box[i]);
 		grow(&l->box[i]);
 	}
 }
@@ -115,7 +103,7 @@ static int cap_meets_leaf(const caps_walk *cw, const double *cap, const mesh_nod
                           part_leaf *leaf, double *at)
 {
 	obox cb;
-	tri_obox(cap, &cb);
+	mesh_tri_obox(cap, &cb);
 	double w[9];
 	int mapped = 0;
 	for (uint32_t t = 0; t < leaf->count; t++) {

@@ -526,19 +526,6 @@ static int tri_convex(query *q, const double *w, clash_shape *tri)
 	return CLASH_OK;
 }
 
-static void tri_box(const double *t, obox *o)
-{
-	for (int k = 0; k < 3; k++) {
-		double lo = t[k], hi = t[k];
-		for (int c = 1; c < 3; c++) {
-			lo = t[3 * c + k] < lo ? t[3 * c + k] : lo;
-			hi = t[3 * c + k] > hi ? t[3 * c + k] : hi;
-		}
-		o->c[k] = 0.5 * lo + 0.5 * hi;
-		o->h[k] = (0.5 * hi - 0.5 * lo) * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(o->c[k]);
-	}
-}
-
 static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 {
 	const mesh_node *nodes = q->ma->nodes;
@@ -560,7 +547,7 @@ static int mesh_convex(query *q, const obox *cb, clash_shape *tri)
 				const double *t = mesh_tri(q->ma, nd->first + i);
 				/* The triangle's own box first. */
 				obox tb;
-				tri_box(t, &tb);
+				mesh_tri_obox(t, &tb);
 				if (pruned(q, sqrt(box_gap2(&tb, cb)) * q->sig))
 					continue;
 				for (int c = 0; c < 3; c++)
