@@ -659,6 +659,7 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 		memmove(to, holes, hole_bytes);
 		hole_node *nodes = (hole_node *)((char *)to + hole_bytes);
 		const size_t nn = holes_tree_build(to, nholes, nodes);
+		assert(nn <= holes_tree_nodes(nholes));
 		m->holes = to;
 		m->nholes = nholes;
 		m->hole_edges = (const mesh_hole_edge *)(to + nholes);

@@ -30,9 +30,11 @@ double holes_wind(const mesh_hole *h)
 	return h->edges > 3.0 ? floor((h->edges - 1.0) / 2.0) : 1.0;
 }
 
+/* Up to HOLES_LEAF holes is a leaf alone; more are halved, so every
+ * leaf then holds two at least: n / 2 leaves, 2 (n / 2) - 1 nodes. */
 size_t holes_tree_nodes(size_t n)
 {
-	return n ? 2 * n : 1;
+	return n <= HOLES_LEAF ? 1 : n;
 }
 
 static void swap(mesh_hole *a, mesh_hole *b)
