@@ -60,6 +60,8 @@ typedef struct caps_walk {
 	const clash_mesh *h, *p;
 	const affine *fh, *fp;
 	affine ph;
+	caps_point_fn inside;
+	void *ctx;
 } caps_walk;
 
 /* A part's leaf: its triangles in h's frame and their boxes there, and
@@ -98,7 +100,8 @@ static const double *part_world(const caps_walk *cw, const mesh_node *n, part_le
 	return l->w + 9 * i;
 }
 
-/* Does cap triangle cap (h's frame) meet a triangle of the leaf? */
+/* Does cap triangle cap (h's frame) meet a triangle of the leaf where
+ * the holder holds the common point?  1 with it in at, 0, or an error. */
 static int cap_meets_leaf(const caps_walk *cw, const double *cap, const mesh_node *pn,
                           part_leaf *leaf, double *at)
 {
@@ -113,9 +116,34 @@ static int cap_meets_leaf(const caps_walk *cw, const double *cap, const mesh_nod
 			for (int c = 0; c < 3; c++)
 				affine_apply(cw->fh, cap + 3 * c, w + 3 * c);
 		const double *s = part_world(cw, pn, leaf, t);
-		if (tri_overlap_point(w, w + 3, w + 6, s, s + 3, s + 6, at))
-			return 1;
+		if (!tri_overlap_point(w, w + 3, w + 6, s, s + 3, s + 6, at))
+			continue;
+		const int c = cw->inside(cw->ctx, at);
+		if (c)
+			return c;
 	}
+	return 0;
+}
+
+/* A corner of the leaf within the hole's ball that the holder holds?
+ * There the caps' winding number may pass 1/2, so the corner's side of
+ * the caps does not tell. */
+static int corner_in_ball(const caps_walk *cw, const mesh_hole *hole, const mesh_node *pn,
+                          part_leaf *leaf, double *at)
+{
+	for (uint32_t t = 0; t < leaf->count; t++)
+		for (int c = 0; c < 3; c++) {
+			const double *x = leaf->t + 9 * t + 3 * c;
+			double d2 = 0.0;
+			for (int k = 0; k < 3; k++)
+				d2 += (x[k] - hole->c[k]) * (x[k] - hole->c[k]);
+			if (d2 > hole->r * hole->r * (1.0 + 0x1p-20))
+				continue;
+			memcpy(at, part_world(cw, pn, leaf, t) + 3 * c, 3 * sizeof *at);
+			const int in = cw->inside(cw->ctx, at);
+			if (in)
+				return in;
+		}
 	return 0;
 }
 
@@ -155,7 +183,8 @@ static int holes_in_box(const clash_mesh *h, const obox *box, hole_fn fn, void *
 	return 0;
 }
 
-/* The caps of one hole against the part's triangles in leaf pn. */
+/* The caps of one hole against the part's triangles in leaf pn, then
+ * the leaf's corners in the hole's ball. */
 static int hole_meets_leaf(const caps_walk *cw, const mesh_hole *hole, const mesh_node *pn,
                            double *at)
 {
@@ -164,10 +193,11 @@ static int hole_meets_leaf(const caps_walk *cw, const mesh_hole *hole, const mes
 	for (uint32_t j = 0; j < hole->count; j++) {
 		double cap[9];
 		cap_tri(cw->h, hole, j, cap);
-		if (cap_meets_leaf(cw, cap, pn, &leaf, at))
-			return 1;
+		const int c = cap_meets_leaf(cw, cap, pn, &leaf, at);
+		if (c)
+			return c;
 	}
-	return 0;
+	return corner_in_ball(cw, hole, pn, &leaf, at);
 }
 
 /* The mesh part's side of the walk: the map of h's frame into p's and a
@@ -228,8 +258,9 @@ static int hole_against_part(void *ctx, const mesh_hole *hole, double at[3])
 		if (gap2 > r * r)
 			continue;
 		if (pn->count) {
-			if (hole_meets_leaf(&cm->cw, hole, pn, at))
-				return 1;
+			const int found = hole_meets_leaf(&cm->cw, hole, pn, at);
+			if (found)
+				return found;
 			continue;
 		}
 		assert(top + 2 <= CAPS_STACK);
@@ -240,11 +271,12 @@ static int hole_against_part(void *ctx, const mesh_hole *hole, double at[3])
 }
 
 int mesh_caps_meet_mesh(const clash_mesh *h, const affine *fh, const clash_mesh *p,
-                        const affine *fp, const volatile int *cancel, double at[3])
+                        const affine *fp, const volatile int *cancel, caps_point_fn inside,
+                        void *ctx, double at[3])
 {
 	if (!h->capped || !h->nholes)
 		return 0;
-	caps_mesh cm = {{h, p, fh, fp, {{0}, {0}, 0}}, {{0}, {0}, 0}, 0.0, cancel, 0};
+	caps_mesh cm = {{h, p, fh, fp, {{0}, {0}, 0}, inside, ctx}, {{0}, {0}, 0}, 0.0, cancel, 0};
 	affine ih;
 	affine_invert(fh, &ih);
 	affine_compose(&ih, fp, &cm.cw.ph);

@@ -1034,46 +1034,6 @@ static void answer_touching(query *q, clash_result *r)
 	memcpy(r->near_b, x, sizeof x);
 }
 
-/* A cap triangle against the convex b: do they meet (the common point in
- * at)? */
-static int cap_convex(void *ctx, const double tri[9], double at[3])
-{
-	query *q = ctx;
-	clash_shape t;
-	clash_shape_init(&t, 3, tri, 3);
-	clash_options o = q->sub;
-	o.want = CLASH_WANT_VERDICT;
-	clash_result r;
-	int err = q->convex(&t, q->b, &o, &r);
-	if (err || !r.intersecting)
-		return err;
-	o.want = CLASH_WANT_DISTANCE;
-	if ((err = q->convex(&t, q->b, &o, &r)))
-		return err;
-	memcpy(at, r.near_a, 3 * sizeof *at);
-	return 1;
-}
-
-/* Does the other side cross the film over a listed hole of the open solid
- * on side other_is_b (mesh_caps.h)?  cb: a convex b's box. */
-static int crosses_film(query *q, const obox *cb, int other_is_b, double *at)
-{
-	const clash_mesh *h = holder(q, other_is_b);
-	if (!h || h->topo.closed || !h->capped)
-		return 0; /* a convex holder has no holes */
-	if (other_is_b)
-		return mesh_caps_meet_mesh(q->mb, &q->fb, q->ma, &q->fa, q->cancel, at);
-	if (q->mb)
-		return mesh_caps_meet_mesh(q->ma, &q->fa, q->mb, &q->fb, q->cancel, at);
-	/* cb leaves the radii out: grown by them (and the tolerance) in a's
-	 * frame, where world lengths shrink by at most sig. */
-	obox grown = *cb;
-	const double g = q->sig > 0.0 ? (q->thr / q->sig) * (1.0 + 1e-9) : INFINITY;
-	for (int k = 0; k < 3; k++)
-		grown.h[k] += g;
-	return mesh_caps_meet_box(q->ma, &q->fa, &grown, cap_convex, q, at);
-}
-
 /* Does the open solid on side other_is_b have its holes listed? */
 static int holder_capped(const query *q, int other_is_b)
 {
@@ -1098,6 +1058,72 @@ static int vertex_inside(query *q, const clash_shape *b, int other_is_b, double 
 	             : points_inside_open(q, b->vertices, b->count, &q->fb, in_mesh, 0, at);
 }
 
+/* The film's test of a point the caps lead to (mesh_caps.h). */
+typedef struct film_ctx {
+	query *q;
+	const clash_shape *b;
+	int other_is_b, swept;
+} film_ctx;
+
+/* Is the point at (on the part) inside the holder, by its winding
+ * number?  A cap is not where that passes 1/2 (only near it: on it for a
+ * flat hole in an otherwise closed surface), so a part crossing a cap
+ * may stay outside there and reach in elsewhere: the part's corners are
+ * then tested too, once a query (one found moves at). */
+static int film_point(void *ctx, double at[3])
+{
+	film_ctx *f = ctx;
+	int c = in_mesh(f->q, at, f->other_is_b);
+	if (c || f->swept)
+		return c;
+	f->swept = 1;
+	return vertex_inside(f->q, f->b, f->other_is_b, at);
+}
+
+/* A cap triangle against the convex b: do they meet where a holds the
+ * common point (film_point; the point in at)? */
+static int cap_convex(void *ctx, const double tri[9], double at[3])
+{
+	film_ctx *f = ctx;
+	query *q = f->q;
+	clash_shape t;
+	clash_shape_init(&t, 3, tri, 3);
+	clash_options o = q->sub;
+	o.want = CLASH_WANT_VERDICT;
+	clash_result r;
+	int err = q->convex(&t, q->b, &o, &r);
+	if (err || !r.intersecting)
+		return err;
+	o.want = CLASH_WANT_DISTANCE;
+	if ((err = q->convex(&t, q->b, &o, &r)))
+		return err;
+	memcpy(at, r.near_a, 3 * sizeof *at);
+	return film_point(f, at);
+}
+
+/* Does the other side reach into the open solid on side other_is_b
+ * through a listed hole: a point of it the caps lead to, inside
+ * (mesh_caps.h, film_point)?  cb: a convex b's box. */
+static int crosses_film(query *q, const clash_shape *b, const obox *cb, int other_is_b,
+                        double *at)
+{
+	const clash_mesh *h = holder(q, other_is_b);
+	if (!h || h->topo.closed || !h->capped)
+		return 0; /* a convex holder has no holes */
+	film_ctx f = {q, b, other_is_b, 0};
+	if (other_is_b)
+		return mesh_caps_meet_mesh(q->mb, &q->fb, q->ma, &q->fa, q->cancel, film_point, &f, at);
+	if (q->mb)
+		return mesh_caps_meet_mesh(q->ma, &q->fa, q->mb, &q->fb, q->cancel, film_point, &f, at);
+	/* cb leaves the radii out: grown by them (and the tolerance) in a's
+	 * frame, where world lengths shrink by at most sig. */
+	obox grown = *cb;
+	const double g = q->sig > 0.0 ? (q->thr / q->sig) * (1.0 + 1e-9) : INFINITY;
+	for (int k = 0; k < 3; k++)
+		grown.h[k] += g;
+	return mesh_caps_meet_box(q->ma, &q->fa, &grown, cap_convex, &f, at);
+}
+
 /* Is a part of a wholly inside the solid b (other_is_b) or of b inside a?
  * One of its points tells. */
 static int part_inside(query *q, const clash_shape *b, int other_is_b, double *at)
@@ -1119,14 +1145,14 @@ static int part_inside(query *q, const clash_shape *b, int other_is_b, double *a
 
 /* Surfaces apart: is the other side in the solid on side other_is_b?
  * 1 with r's contact set, 0, or an error.  A part wholly inside is told
- * by one of its points.  One reaching into an open solid crosses the
- * film over a hole, found against the caps where the holes are listed,
- * else by the part's vertices. */
+ * by one of its points.  One reaching into an open solid has a point
+ * inside near a hole or beyond its cap: found from the caps where the
+ * holes are listed, else by the part's corners. */
 static int held_by(query *q, const clash_shape *b, const obox *cb, int other_is_b,
                    clash_result *r, double *at)
 {
 	int c = part_inside(q, b, other_is_b, at);
-	if (!c && (c = crosses_film(q, cb, other_is_b, at)) > 0) {
+	if (!c && (c = crosses_film(q, b, cb, other_is_b, at)) > 0) {
 		/* The point shown: a vertex of the part inside, where one is
 		 * (else the crossing, on the film). */
 		double v[3];

@@ -33,6 +33,7 @@
 #include "http_harness.h"
 #include "mesh_import.h"
 #include "textbuf.h"
+#include "winding_ref.h"
 
 typedef struct part {
 	double *pos;
@@ -1090,6 +1091,72 @@ START_TEST(unused_vertices_are_not_part_of_a_part)
 }
 END_TEST
 
+/* Two faces of an octahedron missing, one corner pulled out: a hole of
+ * four edges that bends, so its cap (the cone from its centre) is not
+ * where the winding number passes 1/2.  A segment crossing the cap whose
+ * points all wind under 1/2 (brute force) is apart, at the least
+ * distance over the triangles (clash_gjk on each), both ways round. */
+START_TEST(a_part_crossing_a_bent_cap_outside_the_solid_is_apart)
+{
+	static const double a[6][3][3] = {
+		{{0, 6.25, 0}, {-4.99267578125, 0.10986328125, 0}, {0.6103515625, 0.03662109375, 6.34765625}},
+		{{-4.99267578125, 0.10986328125, 0}, {0, -6.23779296875, 0.06103515625},
+		 {0.6103515625, 0.03662109375, 6.34765625}},
+		{{0, 6.25, 0}, {7.01904296875, -0.2197265625, 1.47705078125}, {0, 0, -6.21337890625}},
+		{{-4.99267578125, 0.10986328125, 0}, {0, 6.25, 0}, {0, 0, -6.21337890625}},
+		{{0, -6.23779296875, 0.06103515625}, {-4.99267578125, 0.10986328125, 0},
+		 {0, 0, -6.21337890625}},
+		{{7.01904296875, -0.2197265625, 1.47705078125}, {0, -6.23779296875, 0.06103515625},
+		 {0, 0, -6.21337890625}}};
+	/* b: three triangles, two of them one point, and a segment. */
+	static const double b[9][3] = {
+		{5.13671875, -0.09765625, 1.77734375}, {5.13671875, -0.09765625, 1.77734375},
+		{5.13671875, -0.09765625, 1.77734375}, {5.13671875, -0.09765625, 1.77734375},
+		{5.13671875, -0.09765625, 1.77734375}, {5.13671875, -0.09765625, 1.77734375},
+		{5.13671875, -0.09765625, 1.77734375}, {5.13671875, -0.09765625, 1.77734375},
+		{3.83984375, -0.14453125, 4.48046875}};
+	const double seg_w[2][3] = {{b[0][0], b[0][1], b[0][2]}, {b[8][0], b[8][1], b[8][2]}};
+	for (int i = 0; i <= 100; i++) {
+		double x[3];
+		for (int k = 0; k < 3; k++)
+			x[k] = seg_w[0][k] + (seg_w[1][k] - seg_w[0][k]) * i / 100.0;
+		const double w = winding_ref(&a[0][0][0], 6, x);
+		ck_assert_msg(fabs(w) < 0.5, "point %d winds %g", i, w);
+	}
+	size_t sa = clash_mesh_size(18, 6), sb = clash_mesh_size(9, 3);
+	void *qa = malloc(sa), *qb = malloc(sb);
+	clash_mesh *ma, *mb;
+	ck_assert_int_eq(clash_mesh_build(qa, sa, &a[0][0][0], 18, NULL, 6, &ma), CLASH_OK);
+	ck_assert_int_eq(clash_mesh_build(qb, sb, &b[0][0], 9, NULL, 3, &mb), CLASH_OK);
+	clash_mesh_info info;
+	ck_assert_int_eq(clash_mesh_info_get(ma, &info), CLASH_OK);
+	ck_assert(info.solid && !info.closed);
+	clash_shape A, B, seg;
+	clash_shape_init_mesh(&A, ma);
+	clash_shape_init_mesh(&B, mb);
+	clash_shape_init(&seg, 3, &seg_w[0][0], 2);
+	double ref = INFINITY;
+	for (int t = 0; t < 6; t++) {
+		clash_shape tri;
+		clash_shape_init(&tri, 3, &a[t][0][0], 3);
+		clash_result r;
+		ck_assert_int_eq(clash_gjk(&tri, &seg, NULL, &r), CLASH_OK);
+		ref = fmin(ref, r.distance);
+	}
+	ck_assert(ref > 1.0);
+	for (int swap = 0; swap < 2; swap++) {
+		clash_result r;
+		ck_assert_int_eq(swap ? clash_gjk(&B, &A, NULL, &r) : clash_gjk(&A, &B, NULL, &r),
+		                 CLASH_OK);
+		ck_assert_msg(!r.intersecting && fabs(r.distance - ref) <= 1e-12 * ref,
+		              "swap %d: intersecting %d contact %d distance %.17g, the triangles' %.17g",
+		              swap, r.intersecting, (int)r.contact, r.distance, ref);
+	}
+	free(qa);
+	free(qb);
+}
+END_TEST
+
 static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
@@ -1107,6 +1174,7 @@ static Suite *mesh_defects_suite(void)
 	tcase_add_test(tc, a_part_crossing_a_listed_hole_is_held);
 	tcase_add_test(tc, a_small_open_solid_is_capped);
 	tcase_add_test(tc, unused_vertices_are_not_part_of_a_part);
+	tcase_add_test(tc, a_part_crossing_a_bent_cap_outside_the_solid_is_apart);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wire");
 	tcase_set_timeout(tc, 120);
