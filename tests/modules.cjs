@@ -16,8 +16,12 @@ const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const dirs = ['core', 'proto', 'server', 'cli'];
-const modules = new Map(); // "proto/query" -> [files]
+// proto/ keeps its contract at the top (proto.h, openapi.yaml) and its
+// code in these sub-folders.
+const protoLayers = ['json', 'shapes', 'endpoints'];
+const dirs = ['core', 'proto', ...protoLayers.map((l) => `proto/${l}`), 'server', 'cli'];
+const dirOf = (m) => m.slice(0, m.lastIndexOf('/'));
+const modules = new Map(); // "proto/endpoints/query" -> [files]
 for (const d of dirs)
 	for (const f of fs.readdirSync(path.join(root, d)))
 		if (/\.[ch]$/.test(f)) {
@@ -31,7 +35,7 @@ for (const d of dirs)
 const resolve = (dir, inc) => [dir, ...dirs].map((d) => `${d}/${inc}`).find((c) => modules.has(c));
 const deps = new Map();
 for (const [m, files] of modules) {
-	const dir = m.split('/')[0];
+	const dir = dirOf(m);
 	const out = new Set();
 	for (const file of files)
 		for (const [, inc] of fs.readFileSync(file, 'utf8').matchAll(/#include "([^"]+)\.h"/g)) {
@@ -54,7 +58,7 @@ for (let grew = true; grew;) {
 	for (const [m, text] of headerIncludes) {
 		if (bringsJansson.has(m)) continue;
 		const incs = [...text.matchAll(/#include "([^"]+)\.h"/g)]
-			.map(([, i]) => resolve(m.split('/')[0], i));
+			.map(([, i]) => resolve(dirOf(m), i));
 		if (/#include <jansson\.h>/.test(text) || incs.some((t) => bringsJansson.has(t))) {
 			bringsJansson.add(m);
 			grew = true;
@@ -101,7 +105,8 @@ for (const sub of ['', 'include'])
 		const code = fs.readFileSync(path.join(root, name), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
 		if (/#include <jansson\.h>/.test(code) || /\bjson_\w+\s*\(/.test(code)) wasmUses.push(`${name} uses jansson`);
 		for (const [, inc] of code.matchAll(/#include "([^"]+)"/g))
-			if (!modules.has(`proto/${inc.replace(/\.h$/, '')}`) && !fs.existsSync(path.join(root, wasmDir, 'include', inc)))
+			if (!dirs.some((d) => d.startsWith('proto') && modules.has(`${d}/${inc.replace(/\.h$/, '')}`)) &&
+			    !fs.existsSync(path.join(root, wasmDir, 'include', inc)))
 				wasmUses.push(`${name} includes "${inc}", not a header of proto/ or ${wasmDir}/include`);
 	}
 
