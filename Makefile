@@ -61,7 +61,7 @@ DEPFLAGS    = -MMD -MP
 # localizing every symbol but clash_* (below; export-check holds it).
 CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore -fvisibility=hidden
 # proto/ keeps its contract (proto.h) at the top and its code in three
-# layers, a folder each.
+# layers, each using only those before it (tests/modules.cjs holds it).
 PROTO_DIRS  = proto/json proto/shapes proto/endpoints
 PROTO_INC   = -Iproto $(PROTO_DIRS:%=-I%)
 PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore $(PROTO_INC)
@@ -532,7 +532,8 @@ image-clean:
 	-podman rmi docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim
 
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
-# its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
+# its .h is one module), proto's layers in order (json, shapes, endpoints),
+# and no jansson in server/ or cli/: tests/modules.cjs.
 # Includes and calls: the calls are read from the objects (nm).
 module-check: $(CORE_OBJ) $(PROTO_OBJ) $(SERVER_OBJ) $(CLI_OBJ)
 	CLASH_BUILD=$(B) node tests/modules.cjs

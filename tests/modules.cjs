@@ -8,16 +8,24 @@
 // stays in server/store_redis.c (the shape store's Redis tier): no other
 // file of the four directories includes <hiredis/...>, so the tier's
 // connection handling has one place.  And clients/js/wasm reaches the
-// core through proto/ only (below).  Prints the modules and their
-// dependencies' count; on a cycle, a jansson or a hiredis use, what and
-// where, and exits 1.
+// core through proto/ only (below).  And proto/ is layered (protoLayers,
+// below): JSON text, then shapes, then endpoints, each module using only
+// its own layer and those before it.  Prints the modules and their
+// dependencies' count; on a cycle, a jansson or a hiredis use, an upward
+// dependency in proto/, what and where, and exits 1.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-// proto/ keeps its contract at the top (proto.h, openapi.yaml) and its
-// code in these sub-folders.
+// proto/ keeps its contract at the top (proto.h: the types every layer
+// speaks and the calls of the programs, no code of its own) and its code in
+// these sub-folders, bottom first: the JSON text (scanner, writer, pointers,
+// the buffer, problems); shapes (each shape form's decoder, the request
+// limits on them, ids, the store, mesh files); the endpoints (the Query,
+// batch, scene, contains and shape routes, the replies).  A module may
+// depend on its own layer and those before it (and on the top, which
+// depends on no layer); a sub-folder not named here is refused.
 const protoLayers = ['json', 'shapes', 'endpoints'];
 const dirs = ['core', 'proto', ...protoLayers.map((l) => `proto/${l}`), 'server', 'cli'];
 const dirOf = (m) => m.slice(0, m.lastIndexOf('/'));
@@ -140,6 +148,18 @@ for (const [m, u] of uses)
 		if (t && t !== m && !deps.get(m).has(t)) { deps.get(m).add(t); callEdges++; }
 	}
 
+// proto's layers, includes and calls alike: the top is -1, below every
+// layer, so that it may use none.
+const layerOf = (m) => (m.startsWith('proto/') ? protoLayers.indexOf(m.split('/')[1]) : null);
+const layerBreaks = [];
+for (const f of fs.readdirSync(path.join(root, 'proto'), { withFileTypes: true }))
+	if (f.isDirectory() && !protoLayers.includes(f.name))
+		layerBreaks.push(`proto/${f.name}/ is no layer of proto (tests/modules.cjs, protoLayers)`);
+for (const [m, out] of deps)
+	for (const t of out)
+		if (layerOf(m) !== null && layerOf(t) !== null && layerOf(t) > layerOf(m))
+			layerBreaks.push(`${m} uses ${t}, a layer above it`);
+
 // Tarjan's strongly connected components: any of more than one module is
 // a cycle.
 let index = 0;
@@ -171,4 +191,7 @@ console.log(`modules: hiredis outside ${hiredisHome}: ${hiredisUses.length} uses
 for (const u of hiredisUses) console.log(`modules: hiredis outside ${hiredisHome}: ${u}`);
 console.log(`modules: ${wasmDir} below proto/: ${wasmUses.length} departures`);
 for (const u of wasmUses) console.log(`modules: ${u}`);
-process.exit(cycles.length || janssonUses.length || hiredisUses.length || wasmUses.length ? 1 : 0);
+console.log(`modules: proto's layers ${protoLayers.join(' < ')}: ${layerBreaks.length} upward uses`);
+for (const u of layerBreaks) console.log(`modules: ${u}`);
+process.exit(cycles.length || janssonUses.length || hiredisUses.length || wasmUses.length ||
+	layerBreaks.length ? 1 : 0);
