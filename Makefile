@@ -37,7 +37,7 @@
 #                 loopback, each figure printed (make test runs the same)
 #
 # Sources are picked up by wildcard per module: core/*.c is the collision
-# library, proto/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
+# library, proto/*/*.c the JSON codec, server/*.c clashd, cli/*.c the clash tool,
 # tests/check_*.c (with tests/oracle.c, tests/oracle_lp.c, tests/pairgen.c and
 # tests/http_harness.c) the one Check runner.  tests/fuzz/ holds the libFuzzer
 # targets (clang), tests/load/ the failover and soak programs, deploy/ the
@@ -60,16 +60,20 @@ DEPFLAGS    = -MMD -MP
 # API alone; libclash.a does the same by linking the objects into one and
 # localizing every symbol but clash_* (below; export-check holds it).
 CORE_CFLAGS = $(WARN) $(CFLAGS) -Icore -fvisibility=hidden
-PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto
+# proto/ keeps its contract (proto.h) at the top and its code in three
+# layers, each using only those before it (tests/modules.cjs holds it).
+PROTO_DIRS  = proto/json proto/shapes proto/endpoints
+PROTO_INC   = -Iproto $(PROTO_DIRS:%=-I%)
+PROTO_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore $(PROTO_INC)
 SERVER_CFLAGS = $(PROTO_CFLAGS) -Iserver
 CLI_CFLAGS    = $(PROTO_CFLAGS) -Icli
-APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore -Iproto -Iserver
+APP_CFLAGS  = $(WARN) $(CFLAGS) -D_GNU_SOURCE -Icore $(PROTO_INC) -Iserver
 
 # gnutls: clashd --healthcheck https://... (libmicrohttpd links it anyway).
 # zlib: request bodies sent with Content-Encoding: gzip.  PKGS_PROTO: what
 # the proto objects use, so every program linking them links it too: jansson,
-# nettle (SHA-256 of stored shapes' ids, proto/shape_id.c) and libassimp
-# (mesh files, proto/mesh_import.c).
+# nettle (SHA-256 of stored shapes' ids, proto/shapes/shape_id.c) and
+# libassimp (mesh files, proto/shapes/mesh_import.c).
 PKGS_PROTO = jansson nettle assimp
 # hiredis: the shape store's second tier (--store-redis, server/store_redis.c).
 PKGS_APP  = libmicrohttpd libuv gnutls zlib hiredis $(PKGS_PROTO)
@@ -96,7 +100,7 @@ B        = build
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 CORE_SRC   = $(wildcard core/*.c)
-PROTO_SRC  = $(wildcard proto/*.c)
+PROTO_SRC  = $(wildcard $(PROTO_DIRS:%=%/*.c))
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
 CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c \
@@ -383,7 +387,7 @@ WASM_FLAGS   = --target=wasm32-wasi -O2 -nostdlibinc -isystem $(JS)/wasm/include
                -isystem /usr/include/wasm32-wasi
 WASM_JANSSON = $(B)/wasm/jansson
 WASM_NETTLE  = $(B)/wasm/nettle
-WASM_PROTO   = $(filter-out proto/mesh_import.c proto/mesh_rounding.c,$(PROTO_SRC))
+WASM_PROTO   = $(filter-out proto/shapes/mesh_import.c proto/shapes/mesh_rounding.c,$(PROTO_SRC))
 WASM_OBJ     = $(CORE_SRC:%.c=$(B)/wasm/obj/%.o) $(WASM_PROTO:%.c=$(B)/wasm/obj/%.o) \
                $(B)/wasm/obj/$(JS)/wasm/local.o $(B)/wasm/obj/$(JS)/wasm/compat.o
 # jansson's src/*.c and the three files of nettle's SHA-256.
@@ -418,10 +422,10 @@ $(B)/wasm/obj/core/%.o: core/%.c Makefile
 $(B)/wasm/obj/proto/%.o: proto/%.c $(WASM_LIBS) Makefile
 	@mkdir -p $(dir $@)
 	$(WASM_CC) $(WASM_FLAGS) $(WARN) -D_GNU_SOURCE -include $(JS)/wasm/include/compat.h -Icore \
-		-Iproto -I$(WASM_JANSSON)/src -I$(WASM_NETTLE)/include $(DEPFLAGS) -c $< -o $@
+		$(PROTO_INC) -I$(WASM_JANSSON)/src -I$(WASM_NETTLE)/include $(DEPFLAGS) -c $< -o $@
 $(B)/wasm/obj/$(JS)/wasm/%.o: $(JS)/wasm/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(WASM_CC) $(WASM_FLAGS) $(WARN) -I$(JS)/wasm/include -Icore -Iproto $(DEPFLAGS) -c $< -o $@
+	$(WASM_CC) $(WASM_FLAGS) $(WARN) -I$(JS)/wasm/include -Icore $(PROTO_INC) $(DEPFLAGS) -c $< -o $@
 $(WASM_OUT): $(WASM_OBJ) $(WASM_LIBS)
 	@mkdir -p $(dir $@)
 	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -O2 -o $@ $(WASM_OBJ) \
@@ -528,7 +532,8 @@ image-clean:
 	-podman rmi docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim
 
 # No cycle among the modules of core/, proto/, server/ and cli/ (a .c with
-# its .h is one module), and no jansson in server/ or cli/: tests/modules.cjs.
+# its .h is one module), proto's layers in order (json, shapes, endpoints),
+# and no jansson in server/ or cli/: tests/modules.cjs.
 # Includes and calls: the calls are read from the objects (nm).
 module-check: $(CORE_OBJ) $(PROTO_OBJ) $(SERVER_OBJ) $(CLI_OBJ)
 	CLASH_BUILD=$(B) node tests/modules.cjs
@@ -625,9 +630,9 @@ FUZZ_SHVARS = $(foreach t,$(FUZZ_TARGETS),args_$(t)='$(FUZZ_ARGS_$(t))' env_$(t)
                 runs_$(t)='$(or $(FUZZ_SMOKE_RUNS_$(t)),$(FUZZ_SMOKE_RUNS))';) \
               fuzz_of() { eval "args=\$$args_$$1 env=\$$env_$$1 runs=\$$runs_$$1"; };
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h tests/fuzz/*.h)
+$(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h proto/*/*.h tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore -Iproto \
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore $(PROTO_INC) \
 		$(shell pkg-config --cflags jansson) -c $< -o $@
 $(B)/fuzz/fuzz_proto: $(B)/fuzz/obj/tests/fuzz/fuzz_proto.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm

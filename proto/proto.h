@@ -131,7 +131,7 @@ enum proto_limit {
 };
 
 /* The shape store (POST /v1/shapes, {"ref": id}): a bounded cache shared
- * by every call of a server, thread-safe (proto/store.h). */
+ * by every call of a server, thread-safe (proto/shapes/store.h). */
 typedef struct proto_store proto_store;
 
 /*
@@ -218,7 +218,7 @@ typedef struct proto_call {
 	 * whose share of the shape store an upload counts against. */
 	const unsigned char *client;
 	/* In: 0, or the most the request may cost (about microseconds of one
-	 * thread, proto/request_cost.h), judged once it is parsed, before
+	 * thread, proto/endpoints/request_cost.h), judged once it is parsed, before
 	 * anything is decoded or run: a request (a batch item) that would
 	 * cost more is not answered, `deferred` is set and *out left empty,
 	 * for the caller to call again with no bound when it may run long
@@ -396,7 +396,7 @@ enum proto_json_state {
 };
 
 /* How jansson judges text[0 .. len) (any top-level value; with `prefix`,
- * what follows a complete value is not read).  proto/json_state.c. */
+ * what follows a complete value is not read).  proto/json/json_state.c. */
 enum proto_json_state proto_json_state_of(const char *text, size_t len, int prefix);
 
 /* One class of a Scene answer's "counts" ("clash", "touch", ...). */
@@ -419,7 +419,7 @@ typedef struct proto_scene_tally {
  * so a list of clashes of any length costs a byte search.  Returns 1 with
  * *out filled (release it with proto_scene_tally_free), 0 when the body
  * has no such members ("candidates" an integer, "counts" an object), -1
- * when memory ran out; *out is empty but for 1.  proto/scene_tally.c. */
+ * when memory ran out; *out is empty but for 1.  proto/endpoints/scene_tally.c. */
 int proto_scene_tally_of(const char *body, size_t len, proto_scene_tally *out);
 
 void proto_scene_tally_free(proto_scene_tally *t);

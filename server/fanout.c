@@ -1,6 +1,6 @@
 /*
  * fanout.c — a small fixed set of threads that run the pieces of one
- * request at once: the narrow phase of a scene (proto/scene.c splits its
+ * request at once: the narrow phase of a scene (proto/endpoints/scene.c splits its
  * candidate pairs into pieces of a few hundred pairs).
  *
  * Requests still run on libuv's worker pool, one worker each.  A scene's

@@ -22,7 +22,7 @@
  * ones.  Heavy is what a request will cost, not how it looks: a body of
  * HTTP_HEAVY_BYTES or more (its parse alone takes milliseconds) and an
  * import are heavy from the start; any other request is parsed on a worker
- * and judged by proto's cost (proto/request_cost.h: every shape it names,
+ * and judged by proto's cost (proto/endpoints/request_cost.h: every shape it names,
  * stored ones by their size in the store, its pairs and primitives),
  * before anything is decoded or run (proto_call.max_cost).  Over
  * HTTP_HEAVY_COST it comes back unanswered and takes its turn like any
@@ -38,7 +38,7 @@
  * keep free.
  */
 #define HTTP_HEAVY_BYTES ((size_t)64 << 10)
-/* About 25 ms of one worker at the most (proto/request_cost.h). */
+/* About 25 ms of one worker at the most (proto/endpoints/request_cost.h). */
 #define HTTP_HEAVY_COST 25000.0
 
 static unsigned heavy_limit(const http_server *s)

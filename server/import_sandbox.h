@@ -6,7 +6,7 @@
  * it: each import is one short-lived helper, this same program started as
  * `clashd --import-helper ...`, with an address-space and a CPU limit of its
  * own (--import-memory, --import-cpu).  The file goes to it in a memfd, the
- * shapes come back on a pipe (proto/mesh_wire.h), checked and bounded
+ * shapes come back on a pipe (proto/shapes/mesh_wire.h), checked and bounded
  * before clashd accepts them.  The worker waiting for it kills it when the
  * request's cancel flag is set (deadline, drain), so an import never
  * outlives its request.  A helper that dies is a 422 for that upload only.

@@ -1,6 +1,6 @@
 /*
  * store_redis.h — the shape store's second tier on Redis (--store-redis):
- * a proto_shape_tier (proto/shape_tier.h) whose calls run on the calling
+ * a proto_shape_tier (proto/shapes/shape_tier.h) whose calls run on the calling
  * worker, each Redis wait bounded by --store-redis-timeout, and that
  * answers "not there" at once while Redis is known to be unreachable.
  */

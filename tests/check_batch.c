@@ -1,7 +1,7 @@
 /*
  * check_batch.c — suite "batch": POST /v1/batch and `clash query`'s
- * blocks of lines (proto_batch, proto/batch.c, batch_split.c), and the
- * reply dumper they rely on (proto/json_write.c, json_dump.c).
+ * blocks of lines (proto_batch, proto/endpoints/batch.c, batch_split.c), and the
+ * reply dumper they rely on (proto/json/json_write.c, json_dump.c).
  *
  *   items      each item is what POST /v1/query answers for that query
  *              alone (proto_query_reply, the reference): Results byte for

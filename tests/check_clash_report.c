@@ -1,6 +1,6 @@
 /*
  * check_clash_report.c — suite "clash_report": a mesh pair's clash report
- * on the wire (proto/mesh_report.c, core/scene.c's classes).
+ * on the wire (proto/endpoints/mesh_report.c, core/scene.c's classes).
  *
  * Everything is compared with closed forms: boxes given as 12-triangle
  * meshes, overlapping with coplanar faces or not, posed by a random

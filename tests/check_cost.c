@@ -1,6 +1,6 @@
 /*
  * check_cost.c — suite "cost": requests judged heavy by what they will
- * cost once parsed (proto/request_cost.h, proto_call.max_cost), as clashd
+ * cost once parsed (proto/endpoints/request_cost.h, proto_call.max_cost), as clashd
  * bounds the requests that may not hold its last worker.
  *
  * A request over the bound comes back unanswered (deferred, empty reply)

@@ -1,6 +1,6 @@
 /*
  * check_encode_as_jansson.c — suite "encode_as_jansson": the Result and
- * problem encoders (proto/result.c, proto/problem.c), which write their
+ * problem encoders (proto/endpoints/result.c, proto/json/problem.c), which write their
  * text directly, against jansson's dump of the same values as trees.
  *
  *   result    random answers (every dimension, every combination of the

@@ -1,6 +1,6 @@
 /*
  * check_import.c — suite "import": mesh files read with libassimp
- * (proto/mesh_import.c), by `clash import` and by POST /v1/shapes.
+ * (proto/shapes/mesh_import.c), by `clash import` and by POST /v1/shapes.
  *
  *   read    files written here with known geometry: a unit cube as ASCII and
  *           binary STL, glTF (buffer inline, base64) and glb (both placed

@@ -1,6 +1,6 @@
 /*
  * check_parse_as_jansson.c — suite "parse_as_jansson": the query parser's
- * own tree builder (proto/vertex_scan.c, proto_parse_query_text) against
+ * own tree builder (proto/shapes/vertex_scan.c, proto_parse_query_text) against
  * jansson's parse of the same text (the same call with the shortcut off:
  * proto_parse_ex).
  *

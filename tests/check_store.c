@@ -1724,7 +1724,7 @@ START_TEST(test_held_after_delete_metric)
 END_TEST
 
 /* The canonical form read back (the shape store's second tier keeps it,
- * proto/shape_canon.h): the bytes the document gives for each kind of
+ * proto/shapes/shape_canon.h): the bytes the document gives for each kind of
  * shape decode to a shape whose id is their SHA-256 (OpenSSL's) and whose
  * encoding is those bytes again; every truncation is refused, and no
  * single flipped byte gives a shape of the same id. */

@@ -1,6 +1,6 @@
 /*
  * check_units.c — suite "units": the length units a shape or a scene may
- * name (proto/units.c).
+ * name (proto/shapes/units.c).
  *
  * A unit is a label: every answer that names one must be, member for
  * member, the answer to the same request without it, plus "units"; a

@@ -1,6 +1,6 @@
 /*
  * check_want.c — suite "want": clash_options.want and the Query member
- * "want" (core/gjk.c, proto/query.c).
+ * "want" (core/gjk.c, proto/endpoints/query.c).
  *
  * A query that wants less must not answer differently: the verdict of
  * CLASH_WANT_VERDICT is the full query's on every GJK88 example and on the

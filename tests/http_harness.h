@@ -149,7 +149,7 @@ long long server_metric(const char *name);
  * answer, slower to decode. */
 char *big_cubes_query(size_t n, unsigned seed);
 /* The same with a's member name written "vertic\u0065s": the same query,
- * but it takes jansson's parse (proto/vertex_scan.c reads plain vertex
+ * but it takes jansson's parse (proto/shapes/vertex_scan.c reads plain vertex
  * arrays several times faster), for tests that need a slow decode. */
 char *slow_cubes_query(size_t n, unsigned seed);
 /* A binary STL of n random triangles in the unit cube (84 + 50 n bytes,

@@ -8,16 +8,28 @@
 // stays in server/store_redis.c (the shape store's Redis tier): no other
 // file of the four directories includes <hiredis/...>, so the tier's
 // connection handling has one place.  And clients/js/wasm reaches the
-// core through proto/ only (below).  Prints the modules and their
-// dependencies' count; on a cycle, a jansson or a hiredis use, what and
-// where, and exits 1.
+// core through proto/ only (below).  And proto/ is layered (protoLayers,
+// below): JSON text, then shapes, then endpoints, each module using only
+// its own layer and those before it.  Prints the modules and their
+// dependencies' count; on a cycle, a jansson or a hiredis use, an upward
+// dependency in proto/, what and where, and exits 1.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const dirs = ['core', 'proto', 'server', 'cli'];
-const modules = new Map(); // "proto/query" -> [files]
+// proto/ keeps its contract at the top (proto.h: the types every layer
+// speaks and the calls of the programs, no code of its own) and its code in
+// these sub-folders, bottom first: the JSON text (scanner, writer, pointers,
+// the buffer, problems); shapes (each shape form's decoder, the request
+// limits on them, ids, the store, mesh files); the endpoints (the Query,
+// batch, scene, contains and shape routes, the replies).  A module may
+// depend on its own layer and those before it (and on the top, which
+// depends on no layer); a sub-folder not named here is refused.
+const protoLayers = ['json', 'shapes', 'endpoints'];
+const dirs = ['core', 'proto', ...protoLayers.map((l) => `proto/${l}`), 'server', 'cli'];
+const dirOf = (m) => m.slice(0, m.lastIndexOf('/'));
+const modules = new Map(); // "proto/endpoints/query" -> [files]
 for (const d of dirs)
 	for (const f of fs.readdirSync(path.join(root, d)))
 		if (/\.[ch]$/.test(f)) {
@@ -31,7 +43,7 @@ for (const d of dirs)
 const resolve = (dir, inc) => [dir, ...dirs].map((d) => `${d}/${inc}`).find((c) => modules.has(c));
 const deps = new Map();
 for (const [m, files] of modules) {
-	const dir = m.split('/')[0];
+	const dir = dirOf(m);
 	const out = new Set();
 	for (const file of files)
 		for (const [, inc] of fs.readFileSync(file, 'utf8').matchAll(/#include "([^"]+)\.h"/g)) {
@@ -54,7 +66,7 @@ for (let grew = true; grew;) {
 	for (const [m, text] of headerIncludes) {
 		if (bringsJansson.has(m)) continue;
 		const incs = [...text.matchAll(/#include "([^"]+)\.h"/g)]
-			.map(([, i]) => resolve(m.split('/')[0], i));
+			.map(([, i]) => resolve(dirOf(m), i));
 		if (/#include <jansson\.h>/.test(text) || incs.some((t) => bringsJansson.has(t))) {
 			bringsJansson.add(m);
 			grew = true;
@@ -101,7 +113,8 @@ for (const sub of ['', 'include'])
 		const code = fs.readFileSync(path.join(root, name), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
 		if (/#include <jansson\.h>/.test(code) || /\bjson_\w+\s*\(/.test(code)) wasmUses.push(`${name} uses jansson`);
 		for (const [, inc] of code.matchAll(/#include "([^"]+)"/g))
-			if (!modules.has(`proto/${inc.replace(/\.h$/, '')}`) && !fs.existsSync(path.join(root, wasmDir, 'include', inc)))
+			if (!dirs.some((d) => d.startsWith('proto') && modules.has(`${d}/${inc.replace(/\.h$/, '')}`)) &&
+			    !fs.existsSync(path.join(root, wasmDir, 'include', inc)))
 				wasmUses.push(`${name} includes "${inc}", not a header of proto/ or ${wasmDir}/include`);
 	}
 
@@ -135,6 +148,18 @@ for (const [m, u] of uses)
 		if (t && t !== m && !deps.get(m).has(t)) { deps.get(m).add(t); callEdges++; }
 	}
 
+// proto's layers, includes and calls alike: the top is -1, below every
+// layer, so that it may use none.
+const layerOf = (m) => (m.startsWith('proto/') ? protoLayers.indexOf(m.split('/')[1]) : null);
+const layerBreaks = [];
+for (const f of fs.readdirSync(path.join(root, 'proto'), { withFileTypes: true }))
+	if (f.isDirectory() && !protoLayers.includes(f.name))
+		layerBreaks.push(`proto/${f.name}/ is no layer of proto (tests/modules.cjs, protoLayers)`);
+for (const [m, out] of deps)
+	for (const t of out)
+		if (layerOf(m) !== null && layerOf(t) !== null && layerOf(t) > layerOf(m))
+			layerBreaks.push(`${m} uses ${t}, a layer above it`);
+
 // Tarjan's strongly connected components: any of more than one module is
 // a cycle.
 let index = 0;
@@ -166,4 +191,7 @@ console.log(`modules: hiredis outside ${hiredisHome}: ${hiredisUses.length} uses
 for (const u of hiredisUses) console.log(`modules: hiredis outside ${hiredisHome}: ${u}`);
 console.log(`modules: ${wasmDir} below proto/: ${wasmUses.length} departures`);
 for (const u of wasmUses) console.log(`modules: ${u}`);
-process.exit(cycles.length || janssonUses.length || hiredisUses.length || wasmUses.length ? 1 : 0);
+console.log(`modules: proto's layers ${protoLayers.join(' < ')}: ${layerBreaks.length} upward uses`);
+for (const u of layerBreaks) console.log(`modules: ${u}`);
+process.exit(cycles.length || janssonUses.length || hiredisUses.length || wasmUses.length ||
+	layerBreaks.length ? 1 : 0);

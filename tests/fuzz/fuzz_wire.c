@@ -1,6 +1,6 @@
 /*
  * fuzz_wire.c — libFuzzer target for what clashd reads back from its import
- * helper (proto/mesh_wire.h): the helper runs libassimp on an untrusted
+ * helper (proto/shapes/mesh_wire.h): the helper runs libassimp on an untrusted
  * file, so its output is untrusted too.  Each input is such an output, read
  * under clashd's default limits (and, by its first byte, smaller ones):
  *   - no crash, leak or sanitizer report, whatever the bytes;

@@ -17,7 +17,7 @@
  * changes, only its speed.
  *
  * Why, and the rules that keep every answer the same: docs/design.md,
- * "proto/query.c, vertex_scan.c".
+ * "proto/endpoints/query.c, shapes/vertex_scan.c".
  */
 #include "vertex_scan.h"
 

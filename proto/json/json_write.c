@@ -11,7 +11,7 @@
  * UTF-8 is replaced (jansson would refuse the string; the log writes '?',
  * replies U+FFFD).  The test suite compares every form with jansson's own
  * dump and with snprintf on millions of values.  Why, and the exact rules:
- * docs/design.md, "proto/json_write.c".
+ * docs/design.md, "proto/json/json_write.c".
  */
 #include "json_write.h"
 

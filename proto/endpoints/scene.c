@@ -14,7 +14,7 @@
  * and time are bounded whatever the body asks (objects, candidates, listed
  * clashes, reply bytes), and the server's cancel flag stops every piece.
  *
- * Why the bounds: docs/design.md, "proto/batch.c, batch_split.c, scene.c".
+ * Why the bounds: docs/design.md, "proto/endpoints/batch.c, batch_split.c, scene.c".
  */
 #include <assert.h>
 #include <math.h>

@@ -16,7 +16,7 @@
  * integral here.
  *
  * pose_end, the flat "positions" form, where the first point is, and what
- * never reaches this file: docs/design.md, "proto/query.c".
+ * never reaches this file: docs/design.md, "proto/endpoints/query.c".
  */
 #include <math.h>
 #include <stdarg.h>

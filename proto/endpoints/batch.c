@@ -12,7 +12,7 @@
  * line, column and position are counted from the start of the body.  The
  * body is split by a byte scan (batch_split.c), not parsed; a body the scan
  * does not find plain, or an item that is not JSON, is parsed whole to say
- * what is wrong (docs/design.md, "proto/batch.c, batch_split.c, scene.c").
+ * what is wrong (docs/design.md, "proto/endpoints/batch.c, batch_split.c, scene.c").
  *
  * Threads: proto_batch_answer() on disjoint ranges touches disjoint items
  * only; everything else runs on one thread.

@@ -13,7 +13,7 @@
  * counts them: UTF-8 lead bytes), so that a parser position inside a query
  * can be told relative to the whole body.
  *
- * Why not parse the body whole first: docs/design.md, "proto/batch.c,
+ * Why not parse the body whole first: docs/design.md, "proto/endpoints/batch.c,
  * batch_split.c, scene.c".
  */
 #include "batch_split.h"
