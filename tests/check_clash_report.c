@@ -468,20 +468,12 @@ END_TEST
 static Suite *clash_report_suite(void)
 {
 	Suite *s = suite_create("clash_report");
-	TCase *tc = tcase_create("wire");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, volume_of_overlapping_boxes);
-	tcase_add_test(tc, regions_of_overlapping_boxes);
-	tcase_add_test(tc, depth_of_boxes_is_the_least_overlap);
-	tcase_add_test(tc, no_report_unless_asked);
-	tcase_add_test(tc, open_surface_has_regions_only);
-	tcase_add_test(tc, leaky_solid_says_why_no_volume);
-	tcase_add_test(tc, scene_classes_meshes_as_primitives);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("server");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, caps_bind_and_say_so);
-	suite_add_tcase(s, tc);
+	ck_case(s, "wire", 60, CK_TESTS(volume_of_overlapping_boxes, regions_of_overlapping_boxes,
+	                                depth_of_boxes_is_the_least_overlap, no_report_unless_asked,
+	                                open_surface_has_regions_only,
+	                                leaky_solid_says_why_no_volume,
+	                                scene_classes_meshes_as_primitives));
+	ck_case(s, "server", 60, CK_TESTS(caps_bind_and_say_so));
 	return s;
 }
 

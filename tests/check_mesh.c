@@ -1649,26 +1649,18 @@ END_TEST
 static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
-	TCase *tc = tcase_create("mesh");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, build_errors_and_topology);
-	tcase_add_test(tc, moved_mesh_answers_the_same);
-	tcase_add_test(tc, mesh_mesh_against_brute_force);
-	tcase_add_test(tc, mesh_convex_against_brute_force);
-	tcase_add_test(tc, mesh_primitive_against_brute_force);
-	tcase_add_test(tc, l_bracket_notch_and_inside);
-	tcase_add_test(tc, bolt_through_a_hole);
-	tcase_add_test(tc, other_methods_say_not_supported);
-	tcase_add_test(tc, compound_scene_and_motion);
-	tcase_add_test(tc, two_thousand_triangles_against_brute_force);
-	tcase_add_test(tc, nested_solids_and_cavities);
-	tcase_add_test(tc, interlocked_tori);
-	tcase_add_test(tc, hull_mesh_as_its_vertex_list);
-	tcase_add_test(tc, exact_touching_at_large_offsets);
-	tcase_add_test(tc, degenerate_triangle_pierces);
-	tcase_add_test(tc, distance_pass_touching);
-	tcase_add_test(tc, torus_knot_timings);
-	suite_add_tcase(s, tc);
+	ck_case(s, "mesh", 120, CK_TESTS(build_errors_and_topology, moved_mesh_answers_the_same,
+	                                 mesh_mesh_against_brute_force,
+	                                 mesh_convex_against_brute_force,
+	                                 mesh_primitive_against_brute_force,
+	                                 l_bracket_notch_and_inside, bolt_through_a_hole,
+	                                 other_methods_say_not_supported, compound_scene_and_motion,
+	                                 two_thousand_triangles_against_brute_force,
+	                                 nested_solids_and_cavities, interlocked_tori,
+	                                 hull_mesh_as_its_vertex_list,
+	                                 exact_touching_at_large_offsets,
+	                                 degenerate_triangle_pierces, distance_pass_touching,
+	                                 torus_knot_timings));
 	return s;
 }
 

@@ -770,19 +770,9 @@ END_TEST
 static Suite *mesh_depth_suite(void)
 {
 	Suite *s = suite_create("mesh_depth");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, convex_equals_hulls);
-	tcase_add_test(tc, peg_in_slot);
-	tcase_add_test(tc, bolt_in_hole);
-	tcase_add_test(tc, brackets_and_gears);
-	tcase_add_test(tc, random_box_unions);
-	tcase_add_test(tc, compound_of_meshes);
-	tcase_add_test(tc, convex_against_mesh);
-	tcase_add_test(tc, face_to_face);
-	tcase_add_test(tc, open_surface);
-	tcase_add_test(tc, cancel);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
+	ck_case(s, "core", 120, CK_TESTS(convex_equals_hulls, peg_in_slot, bolt_in_hole,
+	                                 brackets_and_gears, random_box_unions, compound_of_meshes,
+	                                 convex_against_mesh, face_to_face, open_surface, cancel));
 	return s;
 }
 

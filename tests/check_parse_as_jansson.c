@@ -614,13 +614,7 @@ END_TEST
 static Suite *parse_as_jansson_suite(void)
 {
 	Suite *s = suite_create("parse_as_jansson");
-	TCase *tc = tcase_create("tree");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_tree);
-	tcase_add_test(tc, test_replies);
-	tcase_add_test(tc, test_depth_at);
-	tcase_add_test(tc, test_depth_scan);
-	suite_add_tcase(s, tc);
+	ck_case(s, "tree", 60, CK_TESTS(test_tree, test_replies, test_depth_at, test_depth_scan));
 	return s;
 }
 

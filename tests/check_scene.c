@@ -1914,36 +1914,16 @@ static void teardown(void)
 static Suite *scene_suite(void)
 {
 	Suite *s = suite_create("scene");
-	TCase *tc = tcase_create("closed_forms");
-	tcase_add_test(tc, classes_closed_form);
-	tcase_add_test(tc, moving_closed_form);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("brute_force");
-	tcase_add_test(tc, brute_force_at_rest);
-	tcase_add_test(tc, duplicates_in_any_order);
-	tcase_add_test(tc, compound_duplicates_in_any_order);
-	tcase_add_test(tc, brute_force_in_motion);
-	tcase_add_test(tc, brute_force_ignore);
-	tcase_add_test(tc, groups_brute_force);
-	tcase_add_test(tc, sparse_scene_scales);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("contract");
-	tcase_add_test(tc, reply_closed_form);
-	tcase_add_test(tc, reply_errors);
-	tcase_add_test(tc, cad_semantics);
-	tcase_add_test(tc, pieces_in_any_order);
-	tcase_add_test(tc, limits_and_cancel);
-	tcase_add_test(tc, reply_bounded);
-	tcase_add_test(tc, contract);
-	tcase_add_test(tc, cli_scene);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("server");
+	ck_case(s, "closed_forms", 0, CK_TESTS(classes_closed_form, moving_closed_form));
+	ck_case(s, "brute_force", 60, CK_TESTS(brute_force_at_rest, duplicates_in_any_order,
+	                                       compound_duplicates_in_any_order,
+	                                       brute_force_in_motion, brute_force_ignore,
+	                                       groups_brute_force, sparse_scene_scales));
+	ck_case(s, "contract", 30, CK_TESTS(reply_closed_form, reply_errors, cad_semantics,
+	                                    pieces_in_any_order, limits_and_cancel, reply_bounded,
+	                                    contract, cli_scene));
+	TCase *tc = ck_case(s, "server", 60, CK_TESTS(server_scene));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, server_scene);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

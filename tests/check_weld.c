@@ -992,21 +992,12 @@ END_TEST
 static Suite *weld_suite(void)
 {
 	Suite *s = suite_create("weld");
-	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, clusters_match_brute_force);
-	tcase_add_test(tc, seam_duplicates_answer_as_welded);
-	tcase_add_test(tc, apart_beyond_tolerance_stay_apart);
-	tcase_add_test(tc, weld_zero_is_mesh_build);
-	tcase_add_test(tc, bad_weld_refused);
-	tcase_add_test(tc, dense_clump_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("wire");
-	tcase_set_timeout(tc, 90);
-	tcase_add_test(tc, wire_seams_answer_as_welded);
-	tcase_add_test(tc, wire_weld_setting);
-	tcase_add_test(tc, wire_import_weld);
-	suite_add_tcase(s, tc);
+	ck_case(s, "core", 60, CK_TESTS(clusters_match_brute_force,
+	                                seam_duplicates_answer_as_welded,
+	                                apart_beyond_tolerance_stay_apart, weld_zero_is_mesh_build,
+	                                bad_weld_refused, dense_clump_refused));
+	ck_case(s, "wire", 90, CK_TESTS(wire_seams_answer_as_welded, wire_weld_setting,
+	                                wire_import_weld));
 	return s;
 }
 
