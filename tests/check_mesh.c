@@ -20,6 +20,7 @@
 #include "oracle.h"
 #include "prng.h"
 #include "tri_dist.h"
+#include "tri_list.h"
 #include "winding_ref.h"
 
 /* ---- meshes -------------------------------------------------------------- */
@@ -61,18 +62,12 @@ static void tm_free(tmesh *t)
 
 static void tri(tmesh *t, uint32_t a, uint32_t b, uint32_t c)
 {
-	t->idx[3 * t->nt] = a;
-	t->idx[3 * t->nt + 1] = b;
-	t->idx[3 * t->nt + 2] = c;
-	t->nt++;
+	tri_list_triangle(t->idx, &t->nt, a, b, c);
 }
 
 static uint32_t vtx(tmesh *t, double x, double y, double z)
 {
-	t->pos[3 * t->nv] = x;
-	t->pos[3 * t->nv + 1] = y;
-	t->pos[3 * t->nv + 2] = z;
-	return (uint32_t)t->nv++;
+	return tri_list_vertex(t->pos, &t->nv, x, y, z);
 }
 
 /* A box's surface, outward counter-clockwise, appended to t. */

@@ -33,6 +33,7 @@
 #include "http_harness.h"
 #include "mesh_import.h"
 #include "textbuf.h"
+#include "tri_list.h"
 #include "winding_ref.h"
 
 typedef struct part {
@@ -59,15 +60,12 @@ static void part_free(part *p)
 
 static uint32_t vtx(part *p, double x, double y, double z)
 {
-	double *v = p->pos + 3 * p->nv;
-	v[0] = x, v[1] = y, v[2] = z;
-	return (uint32_t)p->nv++;
+	return tri_list_vertex(p->pos, &p->nv, x, y, z);
 }
 
 static void tri(part *p, uint32_t a, uint32_t b, uint32_t c)
 {
-	uint32_t *t = p->idx + 3 * p->nt++;
-	t[0] = a, t[1] = b, t[2] = c;
+	tri_list_triangle(p->idx, &p->nt, a, b, c);
 }
 
 /* An outward box (inward when `in`), 12 triangles. */

@@ -28,6 +28,7 @@
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
+#include "tri_list.h"
 
 /* ---- meshes -------------------------------------------------------------- */
 
@@ -45,19 +46,13 @@ typedef struct tmesh {
 static uint32_t vtx(tmesh *t, double x, double y, double z)
 {
 	ck_assert_uint_lt(t->nv, MAX_V);
-	t->pos[3 * t->nv] = x;
-	t->pos[3 * t->nv + 1] = y;
-	t->pos[3 * t->nv + 2] = z;
-	return (uint32_t)t->nv++;
+	return tri_list_vertex(t->pos, &t->nv, x, y, z);
 }
 
 static void tri(tmesh *t, uint32_t a, uint32_t b, uint32_t c)
 {
 	ck_assert_uint_lt(t->nt, MAX_T);
-	t->idx[3 * t->nt] = a;
-	t->idx[3 * t->nt + 1] = b;
-	t->idx[3 * t->nt + 2] = c;
-	t->nt++;
+	tri_list_triangle(t->idx, &t->nt, a, b, c);
 }
 
 static tmesh *tm_new(void)

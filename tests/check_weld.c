@@ -26,6 +26,7 @@
 #include "mesh.h"
 #include "prng.h"
 #include "textbuf.h"
+#include "tri_list.h"
 #include "weld.h"
 
 /* ---- the oracle ------------------------------------------------------------ */
@@ -237,18 +238,12 @@ typedef struct wmesh {
 
 static uint32_t vtx(wmesh *t, double x, double y, double z)
 {
-	t->pos[3 * t->nv] = x;
-	t->pos[3 * t->nv + 1] = y;
-	t->pos[3 * t->nv + 2] = z;
-	return (uint32_t)t->nv++;
+	return tri_list_vertex(t->pos, &t->nv, x, y, z);
 }
 
 static void tri(wmesh *t, uint32_t a, uint32_t b, uint32_t c)
 {
-	t->idx[3 * t->nt] = a;
-	t->idx[3 * t->nt + 1] = b;
-	t->idx[3 * t->nt + 2] = c;
-	t->nt++;
+	tri_list_triangle(t->idx, &t->nt, a, b, c);
 }
 
 /* A UV sphere (nu longitudes, nb bands) about c, outward, room for nv
