@@ -44,12 +44,10 @@ static void pose_text(char *out, size_t n, const double q[4])
 	         q[3]);
 }
 
-/* The query of mesh boxes a and b (each with `pose`, may be "") and
- * `rest` (members after b, may be ""), answered in-process; parsed. */
-static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
-                         const double bhi[3], const char *pose, const char *rest, int *status)
+/* The query of meshes ma and mb (each with `pose`, may be "") and `rest`
+ * (members after b, may be ""); to free. */
+static char *mesh_query(const char *ma, const char *mb, const char *pose, const char *rest)
 {
-	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
 	textbuf b = {0};
 	textbuf_str(&b, "{\"a\":{\"mesh\":");
 	textbuf_str(&b, ma);
@@ -60,13 +58,30 @@ static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double
 	textbuf_str(&b, "}");
 	textbuf_str(&b, rest);
 	textbuf_str(&b, "}");
+	return b.s;
+}
+
+/* That query answered in-process; parsed. */
+static json_t *mesh_answer(const char *ma, const char *mb, const char *pose, const char *rest,
+                           int *status)
+{
+	char *q = mesh_query(ma, mb, pose, rest);
 	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
+	ck_assert_int_eq(proto_query_reply(q, strlen(q), &r), 0);
 	json_t *j = json_loadb(r.body, r.length, 0, NULL);
 	ck_assert_msg(j != NULL, "%.*s", (int)r.length, r.body);
 	*status = r.status;
 	proto_reply_free(&r);
-	free(b.s);
+	free(q);
+	return j;
+}
+
+/* The same for mesh boxes a and b. */
+static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
+                         const double bhi[3], const char *pose, const char *rest, int *status)
+{
+	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
+	json_t *j = mesh_answer(ma, mb, pose, rest, status);
 	free(ma);
 	free(mb);
 	return j;
@@ -265,17 +280,9 @@ START_TEST(open_surface_has_regions_only)
 	char *ma = box_mesh(lo, hi, NULL);
 	const char *sheet = "{\"positions\":[5,-5,-5, 5,15,-5, 5,15,15, 5,-5,15],"
 	                    "\"indices\":[0,1,2, 0,2,3]}";
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, ma);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, sheet);
-	textbuf_str(&b, "},\"want\":[\"regions\",\"depth\"]}");
-	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
-	ck_assert_int_eq(r.status, 200);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	proto_reply_free(&r);
+	int st;
+	json_t *j = mesh_answer(ma, sheet, "", ",\"want\":[\"regions\",\"depth\"]", &st);
+	ck_assert_int_eq(st, 200);
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ov, "no_volume")),
@@ -298,7 +305,6 @@ START_TEST(open_surface_has_regions_only)
 			ck_assert(fabs(box_surface_gap(p, lo, hi)) < 1e-9);
 		}
 	json_decref(j);
-	free(b.s);
 	free(ma);
 }
 END_TEST
@@ -318,17 +324,9 @@ START_TEST(leaky_solid_says_why_no_volume)
 	char *leaky = mesh_geometry_json(p, 8, t, 11, "");
 	const double blo[3] = {8, 2, 3}, bhi[3] = {18, 8, 12};
 	char *mb = box_mesh(blo, bhi, NULL);
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, leaky);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, mb);
-	textbuf_str(&b, "},\"want\":[\"regions\"]}");
-	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
-	ck_assert_int_eq(r.status, 200);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	proto_reply_free(&r);
+	int st;
+	json_t *j = mesh_answer(leaky, mb, "", ",\"want\":[\"regions\"]", &st);
+	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_true(json_object_get(json_object_get(j, "solid"), "a")));
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
@@ -337,7 +335,6 @@ START_TEST(leaky_solid_says_why_no_volume)
 	              "no_volume: %s", why ? why : "(none)");
 	ck_assert_uint_ge(json_array_size(json_object_get(ov, "regions")), 1);
 	json_decref(j);
-	free(b.s);
 	free(leaky);
 	free(mb);
 }
@@ -420,14 +417,9 @@ START_TEST(caps_bind_and_say_so)
 	char *ma = mesh_geometry_json(p, 16, t, 24, "");
 	const double blo[3] = {5, 4, 4}, bhi[3] = {25, 6, 7};
 	char *mb = box_mesh(blo, bhi, NULL);
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, ma);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, mb);
-	textbuf_str(&b, "},\"want\":[\"regions\"]}");
+	char *q = mesh_query(ma, mb, "", ",\"want\":[\"regions\"]");
 	int st;
-	char *text = http_post_json("/v1/query", b.s, &st);
+	char *text = http_post_json("/v1/query", q, &st);
 	ck_assert_int_eq(st, 200);
 	json_t *j = json_loads(text, 0, NULL);
 	const json_t *ov = json_object_get(j, "overlap");
@@ -445,12 +437,12 @@ START_TEST(caps_bind_and_say_so)
 	/* A batch answers the item as the query alone. */
 	textbuf bb = {0};
 	textbuf_str(&bb, "{\"queries\":[");
-	textbuf_str(&bb, b.s);
+	textbuf_str(&bb, q);
 	textbuf_str(&bb, "]}");
 	char *batch = http_post_json("/v1/batch", bb.s, &st);
 	ck_assert_int_eq(st, 200);
 	json_t *bj = json_loads(batch, 0, NULL);
-	text = http_post_json("/v1/query", b.s, &st);
+	text = http_post_json("/v1/query", q, &st);
 	json_t *qj = json_loads(text, 0, NULL);
 	ck_assert(json_equal(json_array_get(json_object_get(bj, "results"), 0), qj));
 	json_decref(bj);
@@ -458,7 +450,7 @@ START_TEST(caps_bind_and_say_so)
 	free(batch);
 	free(text);
 	free(bb.s);
-	free(b.s);
+	free(q);
 	free(ma);
 	free(mb);
 	assert_clean_exit(server_stop_within(20));
