@@ -981,6 +981,27 @@ START_TEST(two_thousand_triangles_against_brute_force)
 }
 END_TEST
 
+/* A random motion: a rotation q (a point of [-1, 1)^4 scaled to unit
+ * length) and a translation t in [-spread, spread)^3, drawn in that order. */
+static void random_motion(prng *g, double spread, double q[4], double t[3])
+{
+	double n = 0;
+	for (int k = 0; k < 4; k++) {
+		q[k] = prng_range(g, -1, 1);
+		n += q[k] * q[k];
+	}
+	for (int k = 0; k < 4; k++)
+		q[k] /= sqrt(n);
+	for (int k = 0; k < 3; k++)
+		t[k] = prng_range(g, -spread, spread);
+}
+
+static void set_pose(clash_shape *s, const double q[4], const double t[3])
+{
+	ck_assert_int_eq(clash_shape_set_quaternion(s, q), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_translation(s, t), CLASH_OK);
+}
+
 /* A solid with a cavity: a ball of radius 1 with a spherical hole of
  * radius 0.6, its inner shell oriented inward (closed and consistently
  * oriented, so a solid).  The cavity is outside the solid, as the
@@ -1011,20 +1032,11 @@ START_TEST(nested_solids_and_cavities)
 			clash_shape a, b;
 			clash_shape_init_mesh(&a, shell.m);
 			clash_shape_init_mesh(&b, probe.m);
-			double q[4], n = 0;
-			for (int k = 0; k < 4; k++) {
-				q[k] = prng_range(&g, -1, 1);
-				n += q[k] * q[k];
-			}
-			for (int k = 0; k < 4; k++)
-				q[k] /= sqrt(n);
-			double shift[3] = {prng_range(&g, -5, 5), prng_range(&g, -5, 5), prng_range(&g, -5, 5)};
-			ck_assert_int_eq(clash_shape_set_quaternion(&a, q), CLASH_OK);
-			ck_assert_int_eq(clash_shape_set_translation(&a, shift), CLASH_OK);
-			double pc[3];
+			double q[4], shift[3], pc[3];
+			random_motion(&g, 5, q, shift);
+			set_pose(&a, q, shift);
 			world(&a, at[c], pc);
-			ck_assert_int_eq(clash_shape_set_quaternion(&b, q), CLASH_OK);
-			ck_assert_int_eq(clash_shape_set_translation(&b, pc), CLASH_OK);
+			set_pose(&b, q, pc);
 			clash_result r;
 			ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
 			double *wa = world_tris(&a, &shell), *wb = world_tris(&b, &probe);
@@ -1089,19 +1101,10 @@ START_TEST(interlocked_tori)
 		clash_shape sa, sb;
 		clash_shape_init_mesh(&sa, a.m);
 		clash_shape_init_mesh(&sb, b.m);
-		double q[4], n = 0;
-		for (int k = 0; k < 4; k++) {
-			q[k] = prng_range(&g, -1, 1);
-			n += q[k] * q[k];
-		}
-		for (int k = 0; k < 4; k++)
-			q[k] /= sqrt(n);
-		double t[3] = {prng_range(&g, -3, 3), prng_range(&g, -3, 3), prng_range(&g, -3, 3)};
-		for (int s = 0; s < 2; s++) {
-			clash_shape *x = s ? &sb : &sa;
-			ck_assert_int_eq(clash_shape_set_quaternion(x, q), CLASH_OK);
-			ck_assert_int_eq(clash_shape_set_translation(x, t), CLASH_OK);
-		}
+		double q[4], t[3];
+		random_motion(&g, 3, q, t);
+		set_pose(&sa, q, t);
+		set_pose(&sb, q, t);
 		clash_result r;
 		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
 		double *wa = world_tris(&sa, &a), *wb = world_tris(&sb, &b);
