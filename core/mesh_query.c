@@ -1034,8 +1034,10 @@ static void answer_touching(query *q, clash_result *r)
 	memcpy(r->near_b, x, sizeof x);
 }
 
-/* Does the open solid on side other_is_b have its holes listed? */
-static int holder_capped(const query *q, int other_is_b)
+/* Does the caps' walk stand for the corner sweep on side other_is_b:
+ * no mesh there (a convex side holds by its surface), a closed one, or
+ * an open one with its holes listed? */
+static int holes_listed(const query *q, int other_is_b)
 {
 	const clash_mesh *h = holder(q, other_is_b);
 	return !h || h->topo.closed || h->capped;
@@ -1135,7 +1137,6 @@ static int part_inside(query *q, const clash_shape *b, int other_is_b, double *a
 		return parts_inside(q, q->mb, &q->fb, in_mesh, 0, at);
 	/* b is convex: connected, one point decides. */
 	double v[3];
-	affine_of(b, &q->fb);
 	affine_apply(&q->fb, b->vertices, v);
 	int c = in_mesh(q, v, 0);
 	if (c > 0)
@@ -1159,7 +1160,7 @@ static int held_by(query *q, const clash_shape *b, const obox *cb, int other_is_
 		if (vertex_inside(q, b, other_is_b, v) > 0)
 			memcpy(at, v, sizeof v);
 	}
-	if (!c && !holder_capped(q, other_is_b))
+	if (!c && !holes_listed(q, other_is_b))
 		c = vertex_inside(q, b, other_is_b, at);
 	if (c > 0)
 		r->contact = other_is_b ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A;
