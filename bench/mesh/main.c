@@ -8,6 +8,9 @@
  *       by the node peer bvh.mjs), times FCL and clashd, computes the
  *       brute-force truth of the small cases and writes DIR/native.json
  *       (read by report.mjs).
+ *   build/bench-mesh --sweep [--big] --out DIR [--rounds N]
+ *       the sweep (sweep.c): gaps, sizes, poses, two cubes, a drag; its
+ *       table on stdout and in DIR/sweep.md.
  *   build/bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]
  *       prints the C torus knot (float32 positions, then the index) as
  *       JSON, for the comparison with three.js (test/knot.test.js); with
@@ -44,6 +47,7 @@
 #include <time.h>
 
 #include "peers.h"
+#include "sweep.h"
 
 static const bm_peer *const peers[] = {
 	&bm_peer_fcl,
@@ -265,7 +269,7 @@ static const char *contact_name(int c)
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
-	int rounds = 21, brute = 1;
+	int rounds = 21, brute = 1, sweep = 0, big = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dump-knot") && i + 6 < argc)
 			return dump_knot(argv + i + 1, argc - i - 1);
@@ -275,8 +279,13 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-brute"))
 			brute = 0;
+		else if (!strcmp(argv[i], "--sweep"))
+			sweep = 1;
+		else if (!strcmp(argv[i], "--big"))
+			big = 1;
 		else {
 			fprintf(stderr, "usage: bench-mesh --out DIR [--rounds N] [--no-brute]\n"
+			                "       bench-mesh --sweep [--big] --out DIR [--rounds N]\n"
 			                "       bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]\n");
 			return 2;
 		}
@@ -284,6 +293,8 @@ int main(int argc, char **argv)
 	if (!out || rounds < 1)
 		die("--out DIR is required (rounds >= 1)");
 	mkdir(out, 0777);
+	if (sweep)
+		return bm_sweep(out, rounds, big);
 
 	static const double origin[3] = {0, 0, 0};
 	meshes[KNOT] = (mesh_info){.name = "knot", .from = "TorusKnotGeometry(1, 0.3, 800, 64)"};
