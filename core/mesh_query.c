@@ -122,10 +122,17 @@ static int pruned(const query *q, double lb)
 	return q->verdict_only ? !(lb <= q->thr) : (q->found && !(lb < q->best));
 }
 
-/* pruned on squared bounds (mesh against mesh: no square roots per node). */
+/* pruned on squared bounds (mesh against mesh: no square roots per
+ * node), with the tolerance: a pair that could come nearer than the best
+ * by less than tol is not opened.  Ties (parallel faces: many pairs at
+ * the least distance) are so left after the first, and the answer stays
+ * within the tolerance of the least distance. */
 static int pruned2(const query *q, double lb2)
 {
-	return q->verdict_only ? !(lb2 <= q->thr * q->thr) : (q->found && !(lb2 < q->best * q->best));
+	if (q->verdict_only)
+		return !(lb2 <= q->thr * q->thr);
+	const double cut = q->best - q->tol;
+	return q->found && !(lb2 < (cut > 0.0 ? cut * cut : 0.0));
 }
 
 /* ---- mesh against mesh --------------------------------------------------- */
@@ -191,10 +198,11 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 	tri_boxes(wb, y->count, bb);
 	for (uint32_t i = 0; i < x->count; i++)
 		for (uint32_t j = 0; j < y->count; j++) {
-			/* Two cheap lower bounds first: the triangles' boxes, then
-			 * their planes as separating axes. */
+			/* Two cheap lower bounds first: the triangles' boxes (from
+			 * the corners tri_pair reads: rounded within a few ulps),
+			 * then their planes as separating axes. */
 			const double *s = wa + 9 * i, *t = wb + 9 * j;
-			if (pruned2(q, box6_gap2(ba + 6 * i, bb + 6 * j) * (1.0 - 1e-9)) ||
+			if (pruned2(q, box6_gap2(ba + 6 * i, bb + 6 * j) * (1.0 - 1e-14)) ||
 			    pruned2(q, tri_plane_gap2(s, t) * (1.0 - 1e-9)))
 				continue;
 			q->pairs++;
