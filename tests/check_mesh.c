@@ -501,7 +501,7 @@ static void check_pair(const tmesh *ta, const tmesh *tb, prng *g, int rounds, do
 		random_pose(&b, g, spread, scale && round % 3 == 0);
 		if (round % 5 == 4) {
 			/* Unrotated, translated only: the query's translation path
-			 * (mesh_query.c, mesh_mesh_shift). */
+			 * (mesh_query.c, shift_gap2). */
 			const double id[4] = {0, 0, 0, 1};
 			ck_assert_int_eq(clash_shape_set_quaternion(&a, id), CLASH_OK);
 			ck_assert_int_eq(clash_shape_set_quaternion(&b, id), CLASH_OK);
