@@ -223,10 +223,7 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
  * rotation parts equal, e.g. both unrotated) node boxes compare in their
  * float form, b's shifted by d = b's origin + t - a's origin, with no box
  * to map per node (slack covers the rounding of d and of the sums).
- * Otherwise b's boxes are mapped into a's frame (pair_gap2).  Both also
- * take the gap along the line of the two boxes' centres, each box
- * projected on it: tighter than the boxes' gap when the pair lies apart
- * along a diagonal. */
+ * Otherwise b's boxes are mapped into a's frame (pair_gap2). */
 typedef struct pair_entry {
 	uint32_t na, nb;
 	double lb2;
@@ -240,25 +237,13 @@ typedef struct pair_ctx {
 
 static double shift_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
 {
-	double s = 0.0, u2 = 0.0, sa = 0.0, u[3], ha[3], hb[3];
+	double s = 0.0;
 	for (int k = 0; k < 3; k++) {
 		const double g1 = (x->d[k] + (double)r->lo[k]) - (double)p->hi[k];
 		const double g2 = (double)p->lo[k] - (x->d[k] + (double)r->hi[k]);
 		const double g = (g1 > g2 ? g1 : g2) - x->slack;
 		if (g > 0.0)
 			s += g * g;
-		ha[k] = 0.5 * ((double)p->hi[k] - (double)p->lo[k]);
-		hb[k] = 0.5 * ((double)r->hi[k] - (double)r->lo[k]);
-		u[k] = 0.5 * (g1 - g2); /* centre of r less centre of p */
-		u2 += u[k] * u[k];
-	}
-	for (int k = 0; k < 3; k++)
-		sa += (ha[k] + hb[k]) * fabs(u[k]);
-	const double num = u2 - sa;
-	if (num > 0.0) {
-		const double g = (num - 16 * DBL_EPSILON * (u2 + sa)) / sqrt(u2) - x->slack;
-		if (g > 0.0 && g * g > s)
-			s = g * g;
 	}
 	return s * q->sig2;
 }
