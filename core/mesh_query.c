@@ -252,22 +252,18 @@ static double shift_gap2(const query *q, const pair_ctx *x, const mesh_node *p, 
  * faces of a's box as separating axes), then the line of the centres as
  * the axis, b's box projected as the parallelepiped it maps to (a's
  * frame, where world lengths shrink by at most sig). */
-static double pair_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
+static double box_pair_gap2(const query *q, const pair_ctx *x, const obox *pa, const obox *ra,
+                            const mesh_node *r)
 {
-	if (x->shift)
-		return shift_gap2(q, x, p, r);
-	obox pa, ra;
-	mesh_node_obox(q->ma, p, NULL, &pa);
-	mesh_node_obox(q->mb, r, &q->ba, &ra);
-	double g2 = box_gap2(&pa, &ra);
+	double g2 = box_gap2(pa, ra);
 	const double *l = q->ba.l;
 	double u[3], u2 = 0.0, sa = 0.0, sb = 0.0;
 	for (int k = 0; k < 3; k++) {
-		u[k] = ra.c[k] - pa.c[k];
+		u[k] = ra->c[k] - pa->c[k];
 		u2 += u[k] * u[k];
 	}
 	for (int k = 0; k < 3; k++) {
-		sa += pa.h[k] * fabs(u[k]);
+		sa += pa->h[k] * fabs(u[k]);
 		sb += 0.5 * ((double)r->hi[k] - (double)r->lo[k]) *
 		      fabs(u[0] * l[k] + u[1] * l[3 + k] + u[2] * l[6 + k]);
 	}
@@ -279,6 +275,16 @@ static double pair_gap2(const query *q, const pair_ctx *x, const mesh_node *p, c
 			g2 = g * g;
 	}
 	return g2 * q->sig2;
+}
+
+static double pair_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
+{
+	if (x->shift)
+		return shift_gap2(q, x, p, r);
+	obox pa, ra;
+	mesh_node_obox(q->ma, p, NULL, &pa);
+	mesh_node_obox(q->mb, r, &q->ba, &ra);
+	return box_pair_gap2(q, x, &pa, &ra, r);
 }
 
 static double node_extent(const mesh_node *n)
@@ -296,14 +302,28 @@ static int pair_open(query *q, const pair_ctx *x, const pair_entry *cur, pair_en
 		leaf_pair(q, p, r);
 		return 0;
 	}
-	if (r->count || (!p->count && node_extent(p) >= node_extent(r))) {
-		const uint32_t k[2] = {p->first, p->first + 1};
+	const int split_a = r->count || (!p->count && node_extent(p) >= node_extent(r));
+	if (x->shift) {
 		for (int i = 0; i < 2; i++)
-			c[i] = (pair_entry){k[i], cur->nb, pair_gap2(q, x, &x->na[k[i]], r)};
-	} else {
-		const uint32_t k[2] = {r->first, r->first + 1};
-		for (int i = 0; i < 2; i++)
-			c[i] = (pair_entry){cur->na, k[i], pair_gap2(q, x, p, &x->nb[k[i]])};
+			c[i] = split_a ? (pair_entry){p->first + i, cur->nb, shift_gap2(q, x, &x->na[p->first + i], r)}
+			               : (pair_entry){cur->na, r->first + i, shift_gap2(q, x, p, &x->nb[r->first + i])};
+		return 2;
+	}
+	/* The side not split: its box once for both children. */
+	obox pa, ra;
+	if (split_a)
+		mesh_node_obox(q->mb, r, &q->ba, &ra);
+	else
+		mesh_node_obox(q->ma, p, NULL, &pa);
+	for (int i = 0; i < 2; i++) {
+		const mesh_node *pc = split_a ? &x->na[p->first + i] : p;
+		const mesh_node *rc = split_a ? r : &x->nb[r->first + i];
+		if (split_a)
+			mesh_node_obox(q->ma, pc, NULL, &pa);
+		else
+			mesh_node_obox(q->mb, rc, &q->ba, &ra);
+		c[i] = (pair_entry){split_a ? p->first + i : cur->na, split_a ? cur->nb : r->first + i,
+		                    box_pair_gap2(q, x, &pa, &ra, rc)};
 	}
 	return 2;
 }
@@ -425,6 +445,67 @@ static int pair_best_first(query *q, const pair_ctx *x, pair_entry root)
 	return CLASH_OK;
 }
 
+/* The verdict in a turned pose: depth first, each pair carrying its two
+ * boxes (b's mapped into a's frame) so that a split maps only the
+ * children's. */
+typedef struct box_entry {
+	uint32_t na, nb;
+	double lb2;
+	obox ax, bx;
+} box_entry;
+
+static double box_size(const obox *x)
+{
+	return x->h[0] + x->h[1] + x->h[2];
+}
+
+static int turned_depth_first(query *q, const pair_ctx *x)
+{
+	const mesh_node *na = x->na, *nb = x->nb;
+	box_entry stack[MESH_STACK], cur;
+	int top = 0;
+	mesh_node_obox(q->ma, &na[0], NULL, &cur.ax);
+	mesh_node_obox(q->mb, &nb[0], &q->ba, &cur.bx);
+	cur.na = cur.nb = 0;
+	cur.lb2 = box_pair_gap2(q, x, &cur.ax, &cur.bx, &nb[0]);
+	for (;;) {
+		if (pruned2(q, cur.lb2))
+			goto pop;
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		const mesh_node *p = &na[cur.na], *r = &nb[cur.nb];
+		if (p->count && r->count) {
+			leaf_pair(q, p, r);
+			if (touching_now(q))
+				return CLASH_OK;
+			goto pop;
+		}
+		box_entry c[2];
+		const int split_a = r->count || (!p->count && box_size(&cur.ax) >= box_size(&cur.bx));
+		for (int i = 0; i < 2; i++) {
+			c[i] = cur;
+			if (split_a) {
+				c[i].na = p->first + (uint32_t)i;
+				mesh_node_obox(q->ma, &na[c[i].na], NULL, &c[i].ax);
+			} else {
+				c[i].nb = r->first + (uint32_t)i;
+				mesh_node_obox(q->mb, &nb[c[i].nb], &q->ba, &c[i].bx);
+			}
+			c[i].lb2 = box_pair_gap2(q, x, &c[i].ax, &c[i].bx, &nb[c[i].nb]);
+		}
+		const int near = c[1].lb2 < c[0].lb2;
+		if (!pruned2(q, c[1 - near].lb2))
+			stack[top++] = c[1 - near];
+		cur = c[near];
+		continue;
+	pop:
+		if (top == 0)
+			break;
+		cur = stack[--top];
+	}
+	return CLASH_OK;
+}
+
 static int mesh_mesh(query *q)
 {
 	pair_ctx x = {q->ma->nodes, q->mb->nodes, q->ba.shift, {0, 0, 0}, 0};
@@ -437,6 +518,8 @@ static int mesh_mesh(query *q)
 		for (int k = 0; k < 9; k++)
 			mag += fabs(q->ba.l[k]) * (node_extent(&x.nb[0]) + fabs(q->mb->origin[k / 3]));
 	x.slack = 16 * DBL_EPSILON * mag;
+	if (q->verdict_only && !x.shift)
+		return turned_depth_first(q, &x);
 	pair_entry root = {0, 0, pair_gap2(q, &x, &x.na[0], &x.nb[0])};
 	return q->verdict_only ? pair_depth_first(q, &x, root) : pair_best_first(q, &x, root);
 }
