@@ -47,6 +47,7 @@
 #include <time.h>
 
 #include "peers.h"
+#include "clock.h"
 #include "sweep.h"
 
 static const bm_peer *const peers[] = {
@@ -54,25 +55,6 @@ static const bm_peer *const peers[] = {
 	&bm_peer_ours,
 };
 enum { NPEERS = sizeof peers / sizeof peers[0], BM_NPEERS_MAX = 4 };
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void die(const char *what)
 {
@@ -137,9 +119,9 @@ static double timed_build(const bm_peer *peer, const bm_mesh *m, void *prep, voi
 	double t5[5];
 	peer->destroy(peer->build(m, prep), NULL); /* warm up */
 	for (int r = 0; r < 5; r++) {
-		double t0 = now_us();
+		double t0 = bm_now_us();
 		void *tr = peer->build(m, prep);
-		t5[r] = now_us() - t0;
+		t5[r] = bm_now_us() - t0;
 		if (!tr)
 			die("build failed");
 		if (r < 4)
@@ -147,7 +129,7 @@ static double timed_build(const bm_peer *peer, const bm_mesh *m, void *prep, voi
 		else
 			*tree = tr;
 	}
-	return median(t5, 5);
+	return bm_median(t5, 5);
 }
 
 static void write_mesh(const char *dir, const mesh_info *mi)
@@ -234,9 +216,9 @@ static void time_case(method *ms, int n, const double t[3], int rounds, int time
 			continue;
 		}
 		ms[i].ok = run_one(&ms[i], t, &ms[i].ans) == 0;
-		double t0 = now_us();
+		double t0 = bm_now_us();
 		run_one(&ms[i], t, &a);
-		double one = now_us() - t0;
+		double one = bm_now_us() - t0;
 		ms[i].batch = one > 1000 ? 1 : (long)(1000 / fmax(one, 0.05)) + 1;
 		/* At most about 3 s a method: fewer rounds (at least 3) for slow ones. */
 		ms[i].nrounds = (int)fmin(rounds, fmax(3, floor(3e6 / (one * (double)ms[i].batch))));
@@ -250,14 +232,14 @@ static void time_case(method *ms, int n, const double t[3], int rounds, int time
 			if (r >= m->nrounds)
 				continue;
 			bm_answer a;
-			double t0 = now_us();
+			double t0 = bm_now_us();
 			for (long j = 0; j < m->batch; j++)
 				run_one(m, t, &a);
-			m->rounds[r] = (now_us() - t0) / (double)m->batch;
+			m->rounds[r] = (bm_now_us() - t0) / (double)m->batch;
 		}
 	for (int i = 0; i < n; i++)
 		if (ms[i].nrounds > 0)
-			ms[i].us = median(ms[i].rounds, ms[i].nrounds);
+			ms[i].us = bm_median(ms[i].rounds, ms[i].nrounds);
 }
 
 static const char *contact_name(int c)
@@ -424,10 +406,10 @@ int main(int argc, char **argv)
 		time_case(ms, NQUERIES * NPEERS, bc->t, rounds, bc->timed);
 		double truth = NAN;
 		if (brute && !bc->timed) {
-			double t0 = now_us();
+			double t0 = bm_now_us();
 			truth = bm_brute_distance(&meshes[bc->a].m, &meshes[bc->b].m, bc->t);
 			fprintf(stderr, "bench-mesh: brute force %s/%s: %.17g (%.1f s)\n", meshes[bc->a].name, bc->name,
-			        truth, (now_us() - t0) * 1e-6);
+			        truth, (bm_now_us() - t0) * 1e-6);
 		}
 		fprintf(nj, "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"timed\":%s,\"truth\":\"%s\"",
 		        c ? "," : "", bc->name, meshes[bc->a].name, meshes[bc->b].name, bc->timed ? "true" : "false",

@@ -27,24 +27,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "peers.h"
 #include "sweep.h"
 
 enum { NPEER = 2, DRAG_STEPS = 100, MAX_ROUNDS = 64 };
 static const bm_peer *const sweep_peers[NPEER] = {&bm_peer_fcl, &bm_peer_ours};
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 typedef struct {
 	void *prep, *tree;
@@ -78,25 +66,22 @@ static void time_methods(smethod *ms, int n, int rounds)
 	for (int i = 0; i < n; i++) {
 		bm_answer a;
 		ms[i].ok = run_all(&ms[i], &ms[i].ans) == 0;
-		double t0 = now_us();
+		double t0 = bm_now_us();
 		run_all(&ms[i], &a);
-		double one = now_us() - t0;
+		double one = bm_now_us() - t0;
 		ms[i].batch = one > 1000 ? 1 : (long)(1000 / fmax(one, 0.05)) + 1;
 	}
 	for (int r = 0; r < rounds; r++)
 		for (int k = 0; k < n; k++) {
 			smethod *m = &ms[(r + k) % n];
 			bm_answer a;
-			double t0 = now_us();
+			double t0 = bm_now_us();
 			for (long j = 0; j < m->batch; j++)
 				run_all(m, &a);
-			m->rounds[r] = (now_us() - t0) / (double)(m->batch * m->npose);
+			m->rounds[r] = (bm_now_us() - t0) / (double)(m->batch * m->npose);
 		}
-	for (int i = 0; i < n; i++) {
-		qsort(ms[i].rounds, (size_t)rounds, sizeof(double), cmp_d);
-		ms[i].us = rounds % 2 ? ms[i].rounds[rounds / 2]
-		                      : 0.5 * (ms[i].rounds[rounds / 2 - 1] + ms[i].rounds[rounds / 2]);
-	}
+	for (int i = 0; i < n; i++)
+		ms[i].us = bm_median(ms[i].rounds, rounds);
 }
 
 static void die(const char *what)
