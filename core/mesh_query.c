@@ -304,9 +304,11 @@ static int pair_open(query *q, const pair_ctx *x, const pair_entry *cur, pair_en
 	}
 	const int split_a = r->count || (!p->count && node_extent(p) >= node_extent(r));
 	if (x->shift) {
-		for (int i = 0; i < 2; i++)
-			c[i] = split_a ? (pair_entry){p->first + i, cur->nb, shift_gap2(q, x, &x->na[p->first + i], r)}
-			               : (pair_entry){cur->na, r->first + i, shift_gap2(q, x, p, &x->nb[r->first + i])};
+		for (int i = 0; i < 2; i++) {
+			const uint32_t ka = split_a ? p->first + (uint32_t)i : cur->na;
+			const uint32_t kb = split_a ? cur->nb : r->first + (uint32_t)i;
+			c[i] = (pair_entry){ka, kb, shift_gap2(q, x, &x->na[ka], &x->nb[kb])};
+		}
 		return 2;
 	}
 	/* The side not split: its box once for both children. */
@@ -322,8 +324,9 @@ static int pair_open(query *q, const pair_ctx *x, const pair_entry *cur, pair_en
 			mesh_node_obox(q->ma, pc, NULL, &pa);
 		else
 			mesh_node_obox(q->mb, rc, &q->ba, &ra);
-		c[i] = (pair_entry){split_a ? p->first + i : cur->na, split_a ? cur->nb : r->first + i,
-		                    box_pair_gap2(q, x, &pa, &ra, rc)};
+		c[i].na = split_a ? p->first + (uint32_t)i : cur->na;
+		c[i].nb = split_a ? cur->nb : r->first + (uint32_t)i;
+		c[i].lb2 = box_pair_gap2(q, x, &pa, &ra, rc);
 	}
 	return 2;
 }
