@@ -206,7 +206,8 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 	       "# TYPE clashd_store_redis_writes_refused gauge\n"
 	       "clashd_store_redis_writes_refused %d\n", r->writes_refused);
 	static const char *const names[] = {"reads", "hits", "refused", "skipped", "writes",
-	                                    "write_errors", "errors"};
+	                                    "write_errors", "errors", "too_large",
+	                                    "forgotten"};
 	static const char *const helps[] = {
 		"Refs memory lacked, looked up in Redis.",
 		"Of them, a value came back.",
@@ -214,9 +215,12 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 		"Lookups and writes not tried while Redis was down.",
 		"Shapes written through to Redis.",
 		"Write-throughs that failed or Redis refused.",
-		"Calls to Redis that failed (unreachable, timed out)."};
+		"Calls to Redis that failed (unreachable, timed out).",
+		"Values refused unread: larger than --store-redis-max-value.",
+		"Shapes dropped from memory: deleted on a replica sharing the Redis."};
 	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
-	                      r->write_errors, r->errors};
+	                      r->write_errors, r->errors, r->too_large,
+	                      r->forgotten};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		put(t, "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
 		       "counter\nclashd_store_redis_%s_total %llu\n",

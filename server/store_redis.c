@@ -13,9 +13,12 @@
  * not one a ref; a thread of its own PINGs a down Redis every second, so
  * /metrics and the log see it come back even when memory serves every
  * ref; it also sends the DELs a DELETE asks for (queued: the loop never
- * waits).  A refused write (maxmemory, noeviction) is no failure.  Keys:
- * "clashd:shape:", a tenant's name and ":" for a tenant's view, the id's
- * 64 hex digits; values: the canonical encoding (shape_id.h).
+ * waits), each with an entry in a stream that a watcher thread of every
+ * replica follows, dropping its memory copy.  A refused write (maxmemory,
+ * noeviction) is no failure.  A value is read after its length, never
+ * more than --store-redis-max-value of it.  Keys: "clashd:shape:", a
+ * tenant's name and ":" for a tenant's view, the id's 64 hex digits;
+ * values: the canonical encoding (shape_id.h).
  */
 #include "store_redis.h"
 
@@ -25,30 +28,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <hiredis/hiredis.h>
 
 #include "log.h"
+#include "problem.h"
 
 /* How long Redis stays "down" after a failed call before it is probed. */
 #define REDIS_RETRY_MS 1000
 /* DELs waiting for the prober thread at most (more are dropped: the
  * shapes then stay until Redis evicts or expires them). */
 #define REDIS_FORGET_MAX 256
+/* What a reply may hold besides the value: its header, and the other
+ * small replies of its pipeline. */
+#define REDIS_REPLY_SLACK 4096
+/* The stream of deleted shapes every replica reads (fields "s": the
+ * tenant or "", "id"), trimmed to about this many entries: a replica cut
+ * off from Redis for longer than that many deletes may miss some. */
+#define FORGOTTEN_STREAM "clashd:forgotten"
+#define FORGOTTEN_KEEP "100000"
+/* How long one read of the stream waits for news. */
+#define WATCH_BLOCK_MS 1000
+#define WATCH_REPLY_MAX (1 << 20)
 
 struct store_redis {
 	store_redis_url url;
 	struct timeval timeout;
 	unsigned ttl_s;
 	char ttl[24];          /* ttl_s as text, for EX */
+	size_t max_value;      /* the largest value read */
+	char last[24];         /* max_value - 1 as text, for GETRANGE */
 	pthread_key_t conn;    /* the calling thread's redisContext */
 	proto_shape_tier tier;
 	atomic_int up;
 	atomic_int writes_refused;
 	atomic_int probing;    /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
-	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors;
+	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors, too_large;
 	pthread_t prober;       /* PINGs a down Redis, runs the DELs */
 	struct forget {         /* DELs asked for (DELETE), not yet sent */
 		char scope[PROTO_STORE_SCOPE + 1];
@@ -60,6 +78,15 @@ struct store_redis {
 	pthread_cond_t wake;
 	int stop;
 	int has_prober;
+	/* The watcher: other replicas' deletes, read from the stream. */
+	store_redis_forgotten forgotten;
+	void *forgotten_arg;
+	pthread_t watcher;
+	pthread_cond_t watch_wake;
+	int watch_fd;          /* its connection's socket, -1: none (under mu) */
+	int watch_stop;        /* under mu */
+	int has_watcher;
+	atomic_ullong forgot;
 };
 
 static void close_conn(void *c)
@@ -188,12 +215,65 @@ static redisContext *connect_one(store_redis *r, char *err, size_t errlen)
 	return c;
 }
 
-/* Run one command on this thread's connection; the reply (an error reply
- * included), or NULL: not tried (*skipped) or failed (counted, Redis down). */
-static redisReply *call(store_redis *r, int argc, const char **argv, const size_t *lens,
-                        int *skipped)
+/* One command of a pipeline. */
+typedef struct redis_cmd {
+	int argc;
+	const char **argv;
+	const size_t *lens;
+} redis_cmd;
+
+/* The next reply on c, never holding more than `limit` unread bytes:
+ * hiredis 0.14 has no bound on a reply's size and keeps a bulk value's
+ * bytes until the whole value is there, so a value past the bound is
+ * refused as it arrives (*too_large), before it is all in memory. */
+static int read_bounded(redisContext *c, size_t limit, redisReply **out, int *too_large)
+{
+	void *y = NULL;
+	if (redisGetReplyFromReader(c, &y) != REDIS_OK)
+		return -1;
+	while (!y) {
+		if (redisBufferRead(c) != REDIS_OK)
+			return -1;
+		if (c->reader->len - c->reader->pos > limit) {
+			*too_large = 1;
+			return -1;
+		}
+		if (redisGetReplyFromReader(c, &y) != REDIS_OK)
+			return -1;
+	}
+	*out = y;
+	return 0;
+}
+
+/* Send n commands at once and read their n replies (one round trip). */
+static int pipeline(redisContext *c, int n, const redis_cmd *cmds, size_t limit,
+                    redisReply **y, int *too_large)
+{
+	for (int i = 0; i < n; i++)
+		if (redisAppendCommandArgv(c, cmds[i].argc, cmds[i].argv, cmds[i].lens) != REDIS_OK)
+			return -1;
+	int done = 0;
+	while (!done)
+		if (redisBufferWrite(c, &done) != REDIS_OK)
+			return -1;
+	for (int i = 0; i < n; i++)
+		if (read_bounded(c, limit, &y[i], too_large) != 0) {
+			while (i-- > 0)
+				freeReplyObject(y[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Run n commands on this thread's connection: 0 with their n replies
+ * (error replies included), or -1: not tried (*skipped), a reply larger
+ * than the bound (*too_large: the connection is dropped, Redis is not
+ * down), or failed (counted, Redis down). */
+static int call(store_redis *r, int n, const redis_cmd *cmds, redisReply **y, int *skipped,
+                int *too_large)
 {
 	*skipped = 0;
+	*too_large = 0;
 	int probe = 0;
 	if (!atomic_load(&r->up)) {
 		int idle = 0;
@@ -201,31 +281,31 @@ static redisReply *call(store_redis *r, int argc, const char **argv, const size_
 		    !atomic_compare_exchange_strong(&r->probing, &idle, 1)) {
 			*skipped = 1;
 			atomic_fetch_add(&r->skipped, 1);
-			return NULL;
+			return -1;
 		}
 		probe = 1;
 	}
 	redisContext *c = pthread_getspecific(r->conn);
-	redisReply *y = NULL;
+	int ok = 0;
 	char err[128] = "";
-	for (int attempt = 0; attempt < 2 && !y; attempt++) {
+	for (int attempt = 0; attempt < 2 && !ok && !*too_large; attempt++) {
 		int reused = c != NULL;
 		if (!c && !(c = connect_one(r, err, sizeof err)))
 			break;
 		pthread_setspecific(r->conn, c);
 		errno = 0;
-		y = redisCommandArgv(c, argc, argv, lens);
-		if (y)
+		ok = pipeline(c, n, cmds, r->max_value + REDIS_REPLY_SLACK, y, too_large) == 0;
+		if (ok)
 			break;
 		int timed_out = errno == EAGAIN || errno == EWOULDBLOCK;
 		snprintf(err, sizeof err, "%s", timed_out ? "timed out" : c->errstr);
-		redisFree(c);
+		redisFree(c); /* a reply may be half read: the connection is lost */
 		c = NULL;
 		pthread_setspecific(r->conn, NULL);
 		if (timed_out || !reused)
 			break;
 	}
-	if (y) {
+	if (ok || *too_large) {
 		set_up(r, 1, NULL);
 	} else {
 		atomic_fetch_add(&r->errors, 1);
@@ -234,7 +314,17 @@ static redisReply *call(store_redis *r, int argc, const char **argv, const size_
 	}
 	if (probe)
 		atomic_store(&r->probing, 0);
-	return y;
+	return ok ? 0 : -1;
+}
+
+/* One command alone: its reply, or NULL. */
+static redisReply *call1(store_redis *r, int argc, const char **argv, const size_t *lens,
+                         int *skipped)
+{
+	redis_cmd cmd = {argc, argv, lens};
+	redisReply *y;
+	int too_large;
+	return call(r, 1, &cmd, &y, skipped, &too_large) == 0 ? y : NULL;
 }
 
 #define KEY_MAX (16 + PROTO_STORE_SCOPE + 2 * PROTO_SHAPE_ID_BYTES)
@@ -252,34 +342,57 @@ static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], ch
 	key[n] = '\0';
 }
 
+static void value_too_large(store_redis *r, const char *key, long long len)
+{
+	atomic_fetch_add(&r->too_large, 1);
+	LOG_EMIT("warn", "shape store redis value refused: larger than --store-redis-max-value",
+	         LOG_STR("key", key), LOG_INT("bytes", len), LOG_INT("max", r->max_value));
+}
+
+/* Its length, then at most max_value bytes of it (GETRANGE: Redis never
+ * sends more), and its expiry pushed back, in one round trip. */
 static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
                     uint8_t **bytes, size_t *len)
 {
 	store_redis *r = self;
 	char key[KEY_MAX];
 	key_of(scope, id, key);
-	const char *argv[4] = {r->ttl_s ? "GETEX" : "GET", key, "EX", r->ttl};
-	size_t lens[4] = {strlen(argv[0]), strlen(key), 2, strlen(r->ttl)};
-	int skipped;
+	const char *strlen_argv[2] = {"STRLEN", key};
+	const size_t strlen_lens[2] = {6, strlen(key)};
+	const char *range_argv[4] = {"GETRANGE", key, "0", r->last};
+	const size_t range_lens[4] = {8, strlen(key), 1, strlen(r->last)};
+	const char *expire_argv[3] = {"EXPIRE", key, r->ttl};
+	const size_t expire_lens[3] = {6, strlen(key), strlen(r->ttl)};
+	const redis_cmd cmds[3] = {{2, strlen_argv, strlen_lens},
+	                           {4, range_argv, range_lens},
+	                           {3, expire_argv, expire_lens}};
+	const int n = r->ttl_s ? 3 : 2;
+	redisReply *y[3];
+	int skipped, too_large;
 	atomic_fetch_add(&r->reads, 1);
-	redisReply *y = call(r, r->ttl_s ? 4 : 2, argv, lens, &skipped);
-	if (!y)
+	if (call(r, n, cmds, y, &skipped, &too_large) != 0) {
+		if (too_large)
+			value_too_large(r, key, -1);
 		return 1;
+	}
 	int rc = 1;
-	if (y->type == REDIS_REPLY_STRING && y->len > 0) {
-		*bytes = malloc(y->len);
+	if (y[0]->type == REDIS_REPLY_INTEGER && (unsigned long long)y[0]->integer > r->max_value) {
+		value_too_large(r, key, y[0]->integer);
+	} else if (y[1]->type == REDIS_REPLY_STRING && y[1]->len > 0) {
+		*bytes = malloc(y[1]->len);
 		if (*bytes) {
-			memcpy(*bytes, y->str, y->len);
-			*len = y->len;
+			memcpy(*bytes, y[1]->str, y[1]->len);
+			*len = y[1]->len;
 			rc = 0;
 			atomic_fetch_add(&r->hits, 1);
 		}
-	} else if (y->type == REDIS_REPLY_ERROR) {
+	} else if (y[0]->type == REDIS_REPLY_ERROR || y[1]->type == REDIS_REPLY_ERROR) {
 		atomic_fetch_add(&r->errors, 1);
 		LOG_EMIT("warn", "shape store redis read refused", LOG_STR("key", key),
-		         LOG_STR("error", y->str));
+		         LOG_STR("error", (y[0]->type == REDIS_REPLY_ERROR ? y[0] : y[1])->str));
 	}
-	freeReplyObject(y);
+	for (int i = 0; i < n; i++)
+		freeReplyObject(y[i]);
 	return rc;
 }
 
@@ -292,7 +405,7 @@ static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE
 	const char *argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
 	size_t lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
 	int skipped;
-	redisReply *y = call(r, r->ttl_s ? 5 : 3, argv, lens, &skipped);
+	redisReply *y = call1(r, r->ttl_s ? 5 : 3, argv, lens, &skipped);
 	if (!y) {
 		if (!skipped)
 			atomic_fetch_add(&r->write_errors, 1);
@@ -321,14 +434,25 @@ static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_S
 	         LOG_STR("key", key), LOG_STR("reason", why));
 }
 
+/* The DEL, and the delete told to every replica through the stream. */
 static void run_forget(store_redis *r, const struct forget *f)
 {
-	char key[KEY_MAX];
+	char key[KEY_MAX], id[PROTO_PROBLEM_ID_SIZE];
 	key_of(f->scoped ? f->scope : NULL, f->id, key);
-	const char *argv[2] = {"DEL", key};
-	size_t lens[2] = {3, strlen(key)};
-	int skipped;
-	freeReplyObject(call(r, 2, argv, lens, &skipped));
+	proto_shape_id_format(f->id, id);
+	const char *del_argv[2] = {"DEL", key};
+	const size_t del_lens[2] = {3, strlen(key)};
+	const char *add_full[10] = {"XADD", FORGOTTEN_STREAM, "MAXLEN", "~", FORGOTTEN_KEEP, "*",
+	                            "s", f->scoped ? f->scope : "", "id", id};
+	const size_t add_lens[10] = {4, strlen(FORGOTTEN_STREAM), 6, 1, strlen(FORGOTTEN_KEEP), 1,
+	                             1, strlen(add_full[7]), 2, strlen(id)};
+	const redis_cmd cmds[2] = {{2, del_argv, del_lens}, {10, add_full, add_lens}};
+	redisReply *y[2];
+	int skipped, too_large;
+	if (call(r, 2, cmds, y, &skipped, &too_large) == 0) {
+		freeReplyObject(y[0]);
+		freeReplyObject(y[1]);
+	}
 }
 
 /* Every REDIS_RETRY_MS, a down Redis is probed like any call; the DELs
@@ -355,7 +479,7 @@ static void *prober_main(void *arg)
 		const char *argv[1] = {"PING"};
 		size_t lens[1] = {4};
 		int skipped;
-		freeReplyObject(call(r, 1, argv, lens, &skipped));
+		freeReplyObject(call1(r, 1, argv, lens, &skipped));
 		pthread_mutex_lock(&r->mu);
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -379,8 +503,148 @@ static void tier_remove(void *self, const char *scope, const uint8_t id[PROTO_SH
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* ---- the watcher: deletes made on any replica ---- */
+
+/* The newest entry's id, where reading starts ("0-0": none yet). */
+static int watch_start(redisContext *c, char last[64])
+{
+	const char *argv[6] = {"XREVRANGE", FORGOTTEN_STREAM, "+", "-", "COUNT", "1"};
+	const size_t lens[6] = {9, strlen(FORGOTTEN_STREAM), 1, 1, 5, 1};
+	const redis_cmd cmd = {6, argv, lens};
+	redisReply *y;
+	int too_large = 0;
+	if (pipeline(c, 1, &cmd, WATCH_REPLY_MAX, &y, &too_large) != 0)
+		return -1;
+	snprintf(last, 64, "0-0");
+	if (y->type == REDIS_REPLY_ARRAY && y->elements == 1 &&
+	    y->element[0]->type == REDIS_REPLY_ARRAY && y->element[0]->elements == 2 &&
+	    y->element[0]->element[0]->type == REDIS_REPLY_STRING)
+		snprintf(last, 64, "%s", y->element[0]->element[0]->str);
+	int rc = y->type == REDIS_REPLY_ERROR ? -1 : 0;
+	freeReplyObject(y);
+	return rc;
+}
+
+/* One entry of XREAD's answer: [id, [field, value, ...]]. */
+static void watch_entry(store_redis *r, const redisReply *e, char last[64])
+{
+	if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+	    e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
+		return;
+	snprintf(last, 64, "%s", e->element[0]->str);
+	const redisReply *kv = e->element[1];
+	const char *scope = NULL, *id = NULL;
+	size_t idlen = 0;
+	for (size_t i = 0; i + 1 < kv->elements; i += 2) {
+		const redisReply *k = kv->element[i], *v = kv->element[i + 1];
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+			continue;
+		if (strcmp(k->str, "s") == 0 && v->len <= PROTO_STORE_SCOPE)
+			scope = v->len ? v->str : NULL;
+		else if (strcmp(k->str, "id") == 0)
+			id = v->str, idlen = v->len;
+	}
+	uint8_t key[PROTO_SHAPE_ID_BYTES];
+	if (id && proto_shape_id_parse(id, idlen, key) == 0 &&
+	    r->forgotten(r->forgotten_arg, scope, key))
+		atomic_fetch_add(&r->forgot, 1);
+}
+
+/* Read the stream from `last` on one connection until it fails or the
+ * watcher is stopped. */
+static void watch_read(store_redis *r, redisContext *c, char last[64])
+{
+	char block[16];
+	snprintf(block, sizeof block, "%d", WATCH_BLOCK_MS);
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		int stop = r->watch_stop;
+		pthread_mutex_unlock(&r->mu);
+		if (stop || (!last[0] && watch_start(c, last) != 0))
+			return;
+		const char *argv[8] = {"XREAD", "COUNT", "256", "BLOCK", block, "STREAMS",
+		                       FORGOTTEN_STREAM, last};
+		const size_t lens[8] = {5, 5, 3, 5, strlen(block), 7, strlen(FORGOTTEN_STREAM),
+		                        strlen(last)};
+		const redis_cmd cmd = {8, argv, lens};
+		redisReply *y;
+		int too_large = 0;
+		if (pipeline(c, 1, &cmd, WATCH_REPLY_MAX, &y, &too_large) != 0)
+			return;
+		int bad = y->type == REDIS_REPLY_ERROR;
+		/* [[stream, [entry, ...]]], or nil when nothing came */
+		if (y->type == REDIS_REPLY_ARRAY && y->elements == 1 &&
+		    y->element[0]->type == REDIS_REPLY_ARRAY && y->element[0]->elements == 2) {
+			const redisReply *entries = y->element[0]->element[1];
+			for (size_t i = 0; entries->type == REDIS_REPLY_ARRAY && i < entries->elements; i++)
+				watch_entry(r, entries->element[i], last);
+		}
+		freeReplyObject(y);
+		if (bad)
+			return;
+	}
+}
+
+/* Connect, read, and after a failure try again a retry period later: a
+ * connection of its own, whose reads wait WATCH_BLOCK_MS for news. */
+static void *watcher_main(void *arg)
+{
+	store_redis *r = arg;
+	char last[64] = "";
+	struct timeval wait = r->timeout;
+	wait.tv_sec += WATCH_BLOCK_MS / 1000;
+	pthread_mutex_lock(&r->mu);
+	while (!r->watch_stop) {
+		pthread_mutex_unlock(&r->mu);
+		char err[128];
+		redisContext *c = connect_one(r, err, sizeof err);
+		if (c && redisSetTimeout(c, wait) == REDIS_OK) {
+			pthread_mutex_lock(&r->mu);
+			r->watch_fd = r->watch_stop ? -1 : c->fd;
+			pthread_mutex_unlock(&r->mu);
+			watch_read(r, c, last);
+			pthread_mutex_lock(&r->mu);
+			r->watch_fd = -1;
+			pthread_mutex_unlock(&r->mu);
+		}
+		if (c)
+			redisFree(c);
+		pthread_mutex_lock(&r->mu);
+		if (r->watch_stop)
+			break;
+		struct timespec due;
+		clock_gettime(CLOCK_REALTIME, &due);
+		due.tv_sec += REDIS_RETRY_MS / 1000;
+		pthread_cond_timedwait(&r->watch_wake, &r->mu, &due);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+int store_redis_watch(store_redis *r, store_redis_forgotten fn, void *arg)
+{
+	r->forgotten = fn;
+	r->forgotten_arg = arg;
+	r->has_watcher = pthread_create(&r->watcher, NULL, watcher_main, r) == 0;
+	return r->has_watcher ? 0 : -1;
+}
+
+void store_redis_unwatch(store_redis *r)
+{
+	if (!r || !r->has_watcher)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->watch_stop = 1;
+	if (r->watch_fd >= 0) /* its read returns at once */
+		shutdown(r->watch_fd, SHUT_RDWR);
+	pthread_cond_signal(&r->watch_wake);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->watcher, NULL);
+	r->has_watcher = 0;
+}
+
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s,
-                             double weld)
+                             size_t max_value, double weld)
 {
 	store_redis *r = calloc(1, sizeof *r);
 	if (!r)
@@ -394,10 +658,14 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	r->timeout.tv_usec = (long)(timeout_ms % 1000) * 1000;
 	r->ttl_s = ttl_s;
 	snprintf(r->ttl, sizeof r->ttl, "%u", ttl_s);
+	r->max_value = max_value ? max_value : 1;
+	snprintf(r->last, sizeof r->last, "%zu", r->max_value - 1);
 	atomic_init(&r->up, 1);
 	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, r, weld};
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->wake, NULL);
+	pthread_cond_init(&r->watch_wake, NULL);
+	r->watch_fd = -1;
 	r->has_prober = pthread_create(&r->prober, NULL, prober_main, r) == 0;
 	return r;
 }
@@ -418,12 +686,15 @@ void store_redis_get_stats(store_redis *r, store_redis_stats *out)
 	out->writes = atomic_load(&r->writes);
 	out->write_errors = atomic_load(&r->write_errors);
 	out->errors = atomic_load(&r->errors);
+	out->too_large = atomic_load(&r->too_large);
+	out->forgotten = atomic_load(&r->forgot);
 }
 
 void store_redis_free(store_redis *r)
 {
 	if (!r)
 		return;
+	store_redis_unwatch(r);
 	if (r->has_prober) {
 		pthread_mutex_lock(&r->mu);
 		r->stop = 1;
@@ -432,6 +703,7 @@ void store_redis_free(store_redis *r)
 		pthread_join(r->prober, NULL);
 	}
 	pthread_cond_destroy(&r->wake);
+	pthread_cond_destroy(&r->watch_wake);
 	pthread_mutex_destroy(&r->mu);
 	close_conn(pthread_getspecific(r->conn));
 	pthread_key_delete(r->conn);

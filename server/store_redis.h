@@ -37,18 +37,36 @@ typedef struct store_redis_stats {
 	uint64_t writes;       /* write-throughs Redis took */
 	uint64_t write_errors; /* write-throughs that failed or were refused */
 	uint64_t errors;       /* calls that failed (unreachable, timed out) */
+	uint64_t too_large;    /* values refused unread: over max_value */
+	uint64_t forgotten;    /* memory copies dropped: deleted on a replica */
 } store_redis_stats;
 
 /* A tier on the Redis at `url` (no connection is made yet: each thread
  * connects on its first call), waiting at most timeout_ms for any
  * connection or answer, keeping values ttl_s seconds from their last
- * write or read (0: no expiry, Redis's memory policy alone); meshes read
- * back without their own weld are welded by `weld` (--weld).  NULL when
- * memory ran out. */
+ * write or read (0: no expiry, Redis's memory policy alone), reading no
+ * value of more than max_value bytes (a longer one is refused, never
+ * held in memory whole); meshes read back without their own weld are
+ * welded by `weld` (--weld).  NULL when memory ran out. */
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s,
-                             double weld);
+                             size_t max_value, double weld);
 
 const proto_shape_tier *store_redis_tier(store_redis *r);
+
+/* Called for each shape deleted on any replica sharing the Redis (DELETE
+ * on this one included), with its scope (a tenant's name, or NULL), on a
+ * thread of the tier's own: drop the memory copy; 1 when there was one. */
+typedef int (*store_redis_forgotten)(void *arg, const char *scope,
+                                     const uint8_t id[PROTO_SHAPE_ID_BYTES]);
+
+/* Start following the deletes (a thread with its own connection, reading
+ * Redis's stream of them as they come, and after a lost connection those
+ * made meanwhile).  0, or -1 when the thread cannot start. */
+int store_redis_watch(store_redis *r, store_redis_forgotten fn, void *arg);
+
+/* Stop following them (before what fn touches goes); store_redis_free
+ * does it too. */
+void store_redis_unwatch(store_redis *r);
 
 void store_redis_get_stats(store_redis *r, store_redis_stats *out);
 

@@ -29,6 +29,11 @@
  *                 201 and served by ref from the replica that took it,
  *                 clashd_store_redis_writes_refused says so, and clears
  *                 once Redis takes writes again;
+ *   delete        a part in the memory of all three, DELETE on one: the
+ *                 other two answer unknown-shape within 5 s;
+ *   huge          a 16 MiB value planted under a part's key (replicas read
+ *                 at most 1M): refused, counted, the replica's peak resident
+ *                 memory not grown by a quarter of it; an upload repairs it;
  *   faults        under load, Redis paused (SIGSTOP) 2 s, then killed, a
  *                 replica restarted meanwhile (empty memory, no Redis),
  *                 Redis started again empty: 0 failed requests (misses
@@ -129,7 +134,8 @@ static void start_clashd(replica *r, int port)
 	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
 	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1", "--drain-timeout",
 	                      "5s", "--max-connections-per-client", "0", "--max-queue-per-client",
-	                      "0", "--store-redis", redis, NULL};
+	                      "0", "--store-redis", redis, "--store-redis-max-value", "1M",
+	                      "--store-delete", "1", NULL};
 	r->pid = proc_spawn(argv, NULL, r->log);
 	r->port = proc_clashd_port(r->log, port, r->name);
 }
@@ -514,6 +520,88 @@ static long rss_sum(void)
 	return s;
 }
 
+/* Query `q` on a port until it is unknown-shape (1) or 5 s have passed
+ * (0, or -1 on a wrong answer); *took: how long. */
+static int until_unknown(int port, const char *q, const proto_reply *want, double *took)
+{
+	double t0 = load_now();
+	int a;
+	while ((a = query_to(port, 5, q, want)) == 1 && load_now() - t0 < 5)
+		usleep(5000);
+	*took = load_now() - t0;
+	return a == 0 ? 1 : a == 1 ? 0 : -1;
+}
+
+/* A part served from the memory of all three replicas, deleted on one:
+ * the other two answer unknown-shape (Redis's stream of deletes). */
+static void stage_delete(void)
+{
+	load_shape d;
+	char did[80], *q, path[128];
+	proto_reply want;
+	extra_shape(5, &d, did, &q, &want);
+	require(upload_to(rep[0].port, &d) == 201, "upload of the delete stage's shape");
+	int held = 0;
+	for (int i = 0; i < REPLICAS; i++)
+		held += query_to(rep[i].port, 5, q, &want) == 1;
+	snprintf(path, sizeof path, "/v1/shapes/%s", did);
+	int del = load_once(rep[0].port, "DELETE", path, NULL, NULL, 0, NULL, NULL);
+	double t1, t2;
+	int gone1 = until_unknown(rep[1].port, q, &want, &t1);
+	int gone2 = until_unknown(rep[2].port, q, &want, &t2);
+	long long forgot = metric_sum("clashd_store_redis_forgotten_total");
+	printf("shared-store: delete: a part served from memory by %d replicas, DELETE %d on "
+	       "clashd-1: unknown-shape on clashd-2 %s after %.3f s, on clashd-3 %s after %.3f s; "
+	       "memory copies dropped %lld\n",
+	       held, del, gone1 == 1 ? "yes" : "NO", t1, gone2 == 1 ? "yes" : "NO", t2, forgot);
+	require(held == REPLICAS && del == 204, "the delete stage's part");
+	require(gone1 == 1 && gone2 == 1, "a DELETE on one replica left the part on others");
+	require(forgot >= REPLICAS - 1, "%lld memory copies dropped", forgot);
+	free(q);
+	proto_reply_free(&want);
+}
+
+/* A value far over --store-redis-max-value (1M here) planted under a
+ * part's key: refused before it is read, the replica's memory not grown
+ * by it. */
+static void stage_huge(void)
+{
+	enum { HUGE_MIB = 16 };
+	load_shape h;
+	char hid[80], *q, file[600], out[64];
+	proto_reply want;
+	extra_shape(6, &h, hid, &q, &want);
+	snprintf(file, sizeof file, "%.200s/huge.bin", workdir);
+	FILE *f = fopen(file, "wb");
+	if (!f)
+		proc_fail("shared-store: cannot write %s", file);
+	unsigned seed = 9;
+	for (long i = 0; i < (long)HUGE_MIB << 20; i++)
+		fputc(rand_r(&seed) & 255, f);
+	fclose(f);
+	redis_cli(out, sizeof out, "-x SET clashd:shape:%s < %s", hid + 7, file);
+	require(strcmp(out, "OK") == 0, "SET of the huge value: %s", out);
+	long rss0 = proc_peak_rss_kib(rep[1].pid);
+	long long big0 = metric(&rep[1], "clashd_store_redis_too_large_total");
+	int a = query_to(rep[1].port, 6, q, &want);
+	long long big1 = metric(&rep[1], "clashd_store_redis_too_large_total");
+	long rss1 = proc_peak_rss_kib(rep[1].pid);
+	/* Uploaded: written over, served from Redis on another replica. */
+	require(upload_to(rep[0].port, &h) == 201, "upload of the huge stage's shape");
+	int b = query_to(rep[2].port, 6, q, &want);
+	printf("shared-store: huge: a %d MiB value under a part's key: %s, refused %lld -> %lld, "
+	       "peak resident %ld -> %ld KiB; after an upload, on another replica: %s\n",
+	       HUGE_MIB, a == 0 ? "unknown-shape" : "SERVED", big0, big1, rss0, rss1,
+	       b == 1 ? "served" : "NOT SERVED");
+	require(a == 0 && big1 == big0 + 1, "the huge value was not refused");
+	require(rss1 - rss0 < (HUGE_MIB << 10) / 4, "peak resident memory grew by %ld KiB",
+	        rss1 - rss0);
+	require(b == 1, "the part uploaded over the huge value is not served");
+	unlink(file);
+	free(q);
+	proto_reply_free(&want);
+}
+
 static void restart(replica *r, int expect_clean)
 {
 	atomic_store(&r->in_service, 0);
@@ -679,16 +767,30 @@ static void stage_tenants(void)
 	require(up == 201 && refused == attempts && served, "tenants are not kept apart");
 	require(strcmp(out, "1") == 0 && strcmp(unscoped, "0") == 0,
 	        "alpha's part is not under alpha's key alone in redis");
-	/* alpha's DELETE removes it from Redis too (in the background). */
-	int del = load_once_as(t[1].port, "tokA", "DELETE", path, NULL, NULL, 0, NULL, NULL);
+	/* alpha's DELETE on tenant-1 removes it from Redis too (in the
+	 * background), and from tenant-2's memory. */
+	int del = load_once_as(t[0].port, "tokA", "DELETE", path, NULL, NULL, 0, NULL, NULL);
 	double t0 = load_now();
+	int gone = 0;
+	while (!gone && load_now() - t0 < 5) {
+		int g = load_once_as(t[1].port, "tokA", "POST", "/v1/query", NULL, q, strlen(q), &ans,
+		                     NULL);
+		gone = g == 422 && ans && strstr(ans, "\"urn:clashd:problem:unknown-shape\"");
+		free(ans);
+		ans = NULL;
+		if (!gone)
+			usleep(5000);
+	}
+	double tgone = load_now() - t0;
 	do {
 		usleep(20000);
 		redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
 	} while (strcmp(out, "0") != 0 && load_now() - t0 < 5);
-	printf("shared-store: tenants: alpha's DELETE %d, gone from redis after %.3f s\n", del,
-	       load_now() - t0);
+	printf("shared-store: tenants: alpha's DELETE %d on tenant-1, unknown-shape to alpha on "
+	       "tenant-2 %s after %.3f s, gone from redis after %.3f s\n", del, gone ? "yes" : "NO",
+	       tgone, load_now() - t0);
 	require(del == 204 && strcmp(out, "0") == 0, "alpha's DELETE did not reach redis");
+	require(gone, "alpha's DELETE left the part in tenant-2's memory");
 	proc_kill(t[0].pid);
 	proc_kill(t[1].pid);
 	free(q);
@@ -729,6 +831,8 @@ int main(int argc, char **argv)
 	stage_head();
 	stage_corrupt();
 	stage_full();
+	stage_delete();
+	stage_huge();
 	stage_tenants();
 	stage_faults(port);
 	stage_rolling(port);
