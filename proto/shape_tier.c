@@ -51,7 +51,6 @@ int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
 	if (proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &bytes, &len) != 0)
 		return -1;
 	t->put(t->self, proto_store_scope(store), st->id, bytes, len);
-	free(bytes);
 	return 0;
 }
 

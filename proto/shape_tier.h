@@ -28,10 +28,13 @@ typedef struct proto_shape_tier {
 	 * share a value. */
 	int (*get)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
 	           uint8_t **bytes, size_t *len);
-	/* Keep `len` bytes under `id` in `scope`, best effort (the memory
-	 * tier has the shape already). */
+	/* Keep `len` bytes (malloc'd: the tier takes them) under `id` in
+	 * `scope`, best effort (the memory tier has the shape already).  It
+	 * may write them after it returns, but a get of `id` from any
+	 * replica sharing the tier must from then on find them, or wait for
+	 * them (within the tier's bound), unless the tier fails. */
 	void (*put)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-	            const uint8_t *bytes, size_t len);
+	            uint8_t *bytes, size_t len);
 	/* Remove `id` from `scope`, later: it must not wait (it is called on
 	 * the event loop); best effort. */
 	void (*remove)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES]);

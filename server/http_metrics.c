@@ -205,9 +205,13 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 	       "(maxmemory reached with noeviction).\n"
 	       "# TYPE clashd_store_redis_writes_refused gauge\n"
 	       "clashd_store_redis_writes_refused %d\n", r->writes_refused);
+	put(t, "# HELP clashd_store_redis_queued_bytes Bytes of stored shapes answered and "
+	       "waiting to be written to Redis.\n"
+	       "# TYPE clashd_store_redis_queued_bytes gauge\n"
+	       "clashd_store_redis_queued_bytes %zu\n", r->queued_bytes);
 	static const char *const names[] = {"reads", "hits", "refused", "skipped", "writes",
 	                                    "write_errors", "errors", "too_large",
-	                                    "forgotten"};
+	                                    "forgotten", "waits", "dropped"};
 	static const char *const helps[] = {
 		"Refs memory lacked, looked up in Redis.",
 		"Of them, a value came back.",
@@ -217,10 +221,12 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 		"Write-throughs that failed or Redis refused.",
 		"Calls to Redis that failed (unreachable, timed out).",
 		"Values refused unread: larger than --store-redis-max-value.",
-		"Shapes dropped from memory: deleted on a replica sharing the Redis."};
+		"Shapes dropped from memory: deleted on a replica sharing the Redis.",
+		"Reads that waited for a value another replica was writing.",
+		"Deletes not sent to Redis: the writer's queue was full."};
 	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
 	                      r->write_errors, r->errors, r->too_large,
-	                      r->forgotten};
+	                      r->forgotten, r->waits, r->dropped};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		put(t, "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
 		       "counter\nclashd_store_redis_%s_total %llu\n",

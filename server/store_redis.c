@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 
@@ -38,9 +39,16 @@
 
 /* How long Redis stays "down" after a failed call before it is probed. */
 #define REDIS_RETRY_MS 1000
-/* DELs waiting for the prober thread at most (more are dropped: the
- * shapes then stay until Redis evicts or expires them). */
-#define REDIS_FORGET_MAX 256
+/* Jobs waiting for the writer (the prober thread) at most: a DEL past
+ * it is dropped (the shape then stays until Redis evicts or expires it),
+ * a write is made at once. */
+#define REDIS_QUEUE_JOBS 4096
+/* A pending marker lives this many timeouts (a replica that dies before
+ * writing its value leaves it that long); a reader waits one timeout. */
+#define REDIS_MARKER_TIMEOUTS 8
+/* Bytes of values waiting to be written at most; an upload past it is
+ * written before it is answered. */
+#define REDIS_QUEUE_BYTES ((size_t)64 << 20)
 /* What a reply may hold besides the value: its header, and the other
  * small replies of its pipeline. */
 #define REDIS_REPLY_SLACK 4096
@@ -66,14 +74,17 @@ struct store_redis {
 	atomic_int writes_refused;
 	atomic_int probing;    /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
-	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors, too_large;
+	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors, too_large, waits;
 	pthread_t prober;       /* PINGs a down Redis, runs the DELs */
-	struct forget {         /* DELs asked for (DELETE), not yet sent */
-		char scope[PROTO_STORE_SCOPE + 1];
-		int scoped;
-		uint8_t id[PROTO_SHAPE_ID_BYTES];
-	} forget[REDIS_FORGET_MAX];
-	size_t nforget;         /* under mu */
+	/* The writer's jobs, oldest first (under mu): the writes behind
+	 * uploads and the DELs of deletes, in the order they were asked for,
+	 * so a shape deleted after its upload is not written back. */
+	struct job *head, *tail;
+	size_t njobs, queued_bytes;
+	atomic_size_t queued;   /* queued_bytes, for /metrics */
+	atomic_ullong dropped;  /* DELs not queued: the queue was full */
+	unsigned marker_ms;     /* a pending marker's life */
+	char marker_px[24];
 	pthread_mutex_t mu;     /* for `stop` and its signal */
 	pthread_cond_t wake;
 	int stop;
@@ -327,19 +338,26 @@ static redisReply *call1(store_redis *r, int argc, const char **argv, const size
 	return call(r, 1, &cmd, &y, skipped, &too_large) == 0 ? y : NULL;
 }
 
-#define KEY_MAX (16 + PROTO_STORE_SCOPE + 2 * PROTO_SHAPE_ID_BYTES)
+#define KEY_MAX (24 + PROTO_STORE_SCOPE + 2 * PROTO_SHAPE_ID_BYTES)
 
-/* "clashd:shape:" [scope ":"] and the id's hex digits. */
-static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[KEY_MAX])
+/* "clashd:shape:" (or "clashd:pending:", the marker of a write under
+ * way) [scope ":"] and the id's hex digits. */
+static void key_in(const char *space, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                   char key[KEY_MAX])
 {
 	static const char hex[] = "0123456789abcdef";
-	int n = snprintf(key, KEY_MAX, "clashd:shape:%.*s%s", PROTO_STORE_SCOPE, scope ? scope : "",
-	                 scope ? ":" : "");
+	int n = snprintf(key, KEY_MAX, "clashd:%s:%.*s%s", space, PROTO_STORE_SCOPE,
+	                 scope ? scope : "", scope ? ":" : "");
 	for (int i = 0; i < PROTO_SHAPE_ID_BYTES; i++) {
 		key[n++] = hex[id[i] >> 4];
 		key[n++] = hex[id[i] & 15];
 	}
 	key[n] = '\0';
+}
+
+static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[KEY_MAX])
+{
+	key_in("shape", scope, id, key);
 }
 
 static void value_too_large(store_redis *r, const char *key, long long len)
@@ -350,26 +368,27 @@ static void value_too_large(store_redis *r, const char *key, long long len)
 }
 
 /* Its length, then at most max_value bytes of it (GETRANGE: Redis never
- * sends more), and its expiry pushed back, in one round trip. */
-static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-                    uint8_t **bytes, size_t *len)
+ * sends more), whether a write of it is under way, and its expiry pushed
+ * back, in one round trip.  0 with the value; 1 none; 2 none yet but a
+ * write of it is under way. */
+static int read_value(store_redis *r, const char *key, const char *pending, uint8_t **bytes,
+                      size_t *len)
 {
-	store_redis *r = self;
-	char key[KEY_MAX];
-	key_of(scope, id, key);
 	const char *strlen_argv[2] = {"STRLEN", key};
 	const size_t strlen_lens[2] = {6, strlen(key)};
 	const char *range_argv[4] = {"GETRANGE", key, "0", r->last};
 	const size_t range_lens[4] = {8, strlen(key), 1, strlen(r->last)};
+	const char *exists_argv[2] = {"EXISTS", pending};
+	const size_t exists_lens[2] = {6, strlen(pending)};
 	const char *expire_argv[3] = {"EXPIRE", key, r->ttl};
 	const size_t expire_lens[3] = {6, strlen(key), strlen(r->ttl)};
-	const redis_cmd cmds[3] = {{2, strlen_argv, strlen_lens},
+	const redis_cmd cmds[4] = {{2, strlen_argv, strlen_lens},
 	                           {4, range_argv, range_lens},
+	                           {2, exists_argv, exists_lens},
 	                           {3, expire_argv, expire_lens}};
-	const int n = r->ttl_s ? 3 : 2;
-	redisReply *y[3];
+	const int n = r->ttl_s ? 4 : 3;
+	redisReply *y[4];
 	int skipped, too_large;
-	atomic_fetch_add(&r->reads, 1);
 	if (call(r, n, cmds, y, &skipped, &too_large) != 0) {
 		if (too_large)
 			value_too_large(r, key, -1);
@@ -384,43 +403,140 @@ static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_
 			memcpy(*bytes, y[1]->str, y[1]->len);
 			*len = y[1]->len;
 			rc = 0;
-			atomic_fetch_add(&r->hits, 1);
 		}
 	} else if (y[0]->type == REDIS_REPLY_ERROR || y[1]->type == REDIS_REPLY_ERROR) {
 		atomic_fetch_add(&r->errors, 1);
 		LOG_EMIT("warn", "shape store redis read refused", LOG_STR("key", key),
 		         LOG_STR("error", (y[0]->type == REDIS_REPLY_ERROR ? y[0] : y[1])->str));
+	} else if (y[2]->type == REDIS_REPLY_INTEGER && y[2]->integer > 0) {
+		rc = 2;
 	}
 	for (int i = 0; i < n; i++)
 		freeReplyObject(y[i]);
 	return rc;
 }
 
-static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-                     const uint8_t *bytes, size_t len)
+/* A value whose write is under way (another replica answered its upload
+ * and writes it behind) is waited for, up to the timeout. */
+static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                    uint8_t **bytes, size_t *len)
 {
 	store_redis *r = self;
-	char key[KEY_MAX];
+	char key[KEY_MAX], pending[KEY_MAX];
 	key_of(scope, id, key);
-	const char *argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
-	size_t lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
-	int skipped;
-	redisReply *y = call1(r, r->ttl_s ? 5 : 3, argv, lens, &skipped);
-	if (!y) {
+	key_in("pending", scope, id, pending);
+	atomic_fetch_add(&r->reads, 1);
+	unsigned long long until = now_ms() + r->marker_ms / REDIS_MARKER_TIMEOUTS;
+	int rc, waited = 0;
+	while ((rc = read_value(r, key, pending, bytes, len)) == 2 && now_ms() < until) {
+		waited = 1;
+		usleep(1000);
+	}
+	if (waited)
+		atomic_fetch_add(&r->waits, 1);
+	if (rc == 0)
+		atomic_fetch_add(&r->hits, 1);
+	return rc == 0 ? 0 : 1;
+}
+
+/* SET the value, and DEL its pending marker when there is one. */
+static void write_value(store_redis *r, const char *key, const char *pending,
+                        const uint8_t *bytes, size_t len)
+{
+	const char *set_argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
+	const size_t set_lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
+	const char *del_argv[2] = {"DEL", pending};
+	const size_t del_lens[2] = {3, pending ? strlen(pending) : 0};
+	const redis_cmd cmds[2] = {{r->ttl_s ? 5 : 3, set_argv, set_lens}, {2, del_argv, del_lens}};
+	redisReply *y[2];
+	int skipped, too_large;
+	if (call(r, pending ? 2 : 1, cmds, y, &skipped, &too_large) != 0) {
 		if (!skipped)
 			atomic_fetch_add(&r->write_errors, 1);
 		return;
 	}
-	int refused = y->type == REDIS_REPLY_ERROR;
+	int refused = y[0]->type == REDIS_REPLY_ERROR;
 	atomic_fetch_add(refused ? &r->write_errors : &r->writes, 1);
 	if (atomic_exchange(&r->writes_refused, refused) != refused) {
 		if (refused)
 			LOG_EMIT("warn", "shape store redis refuses writes: shapes kept in memory only",
-			         LOG_STR("error", y->str));
+			         LOG_STR("error", y[0]->str));
 		else
 			LOG_EMIT("info", "shape store redis takes writes again");
 	}
-	freeReplyObject(y);
+	freeReplyObject(y[0]);
+	if (pending)
+		freeReplyObject(y[1]);
+}
+
+typedef struct job {
+	struct job *next;
+	int forget;            /* 1: a DELETE's, 0: a write behind an upload */
+	int scoped;
+	char scope[PROTO_STORE_SCOPE + 1];
+	uint8_t id[PROTO_SHAPE_ID_BYTES];
+	uint8_t *bytes;        /* a write's value */
+	size_t len;
+} job;
+
+static job *job_new(int forget, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	job *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	j->forget = forget;
+	j->scoped = scope != NULL;
+	snprintf(j->scope, sizeof j->scope, "%s", scope ? scope : "");
+	memcpy(j->id, id, PROTO_SHAPE_ID_BYTES);
+	return j;
+}
+
+/* Queue j for the writer: 0, or -1 when the queue is full (j is the
+ * caller's still). */
+static int enqueue(store_redis *r, job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	int room = r->njobs < REDIS_QUEUE_JOBS && r->queued_bytes + j->len <= REDIS_QUEUE_BYTES;
+	if (room) {
+		*(r->tail ? &r->tail->next : &r->head) = j;
+		r->tail = j;
+		r->njobs++;
+		r->queued_bytes += j->len;
+		atomic_store(&r->queued, r->queued_bytes);
+		pthread_cond_signal(&r->wake);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return room ? 0 : -1;
+}
+
+/* The value is written after the upload is answered (by the writer), but
+ * a marker set first, in the answer's time, makes any replica asking for
+ * it meanwhile wait for it: an answered upload is readable everywhere.
+ * Without room in the queue, or when the marker cannot be set, the value
+ * is written at once. */
+static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                     uint8_t *bytes, size_t len)
+{
+	store_redis *r = self;
+	char key[KEY_MAX], pending[KEY_MAX];
+	key_of(scope, id, key);
+	key_in("pending", scope, id, pending);
+	job *j = job_new(0, scope, id);
+	if (j) {
+		j->bytes = bytes;
+		j->len = len;
+		const char *argv[5] = {"SET", pending, "1", "PX", r->marker_px};
+		const size_t lens[5] = {3, strlen(pending), 1, 2, strlen(r->marker_px)};
+		int skipped;
+		redisReply *y = call1(r, 5, argv, lens, &skipped);
+		int marked = y && y->type == REDIS_REPLY_STATUS;
+		freeReplyObject(y);
+		if (marked && enqueue(r, j) == 0)
+			return;
+		free(j);
+	}
+	write_value(r, key, NULL, bytes, len);
+	free(bytes);
 }
 
 static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
@@ -435,18 +551,18 @@ static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_S
 }
 
 /* The DEL, and the delete told to every replica through the stream. */
-static void run_forget(store_redis *r, const struct forget *f)
+static void run_forget(store_redis *r, const job *f)
 {
 	char key[KEY_MAX], id[PROTO_PROBLEM_ID_SIZE];
 	key_of(f->scoped ? f->scope : NULL, f->id, key);
 	proto_shape_id_format(f->id, id);
 	const char *del_argv[2] = {"DEL", key};
 	const size_t del_lens[2] = {3, strlen(key)};
-	const char *add_full[10] = {"XADD", FORGOTTEN_STREAM, "MAXLEN", "~", FORGOTTEN_KEEP, "*",
-	                            "s", f->scoped ? f->scope : "", "id", id};
+	const char *add_argv[10] = {"XADD", FORGOTTEN_STREAM, "MAXLEN", "~", FORGOTTEN_KEEP, "*",
+	                            "s", f->scope, "id", id};
 	const size_t add_lens[10] = {4, strlen(FORGOTTEN_STREAM), 6, 1, strlen(FORGOTTEN_KEEP), 1,
-	                             1, strlen(add_full[7]), 2, strlen(id)};
-	const redis_cmd cmds[2] = {{2, del_argv, del_lens}, {10, add_full, add_lens}};
+	                             1, strlen(f->scope), 2, strlen(id)};
+	const redis_cmd cmds[2] = {{2, del_argv, del_lens}, {10, add_argv, add_lens}};
 	redisReply *y[2];
 	int skipped, too_large;
 	if (call(r, 2, cmds, y, &skipped, &too_large) == 0) {
@@ -455,25 +571,48 @@ static void run_forget(store_redis *r, const struct forget *f)
 	}
 }
 
-/* Every REDIS_RETRY_MS, a down Redis is probed like any call; the DELs
- * asked for are sent as they come. */
+static void run_job(store_redis *r, job *j)
+{
+	if (j->forget) {
+		run_forget(r, j);
+	} else {
+		char key[KEY_MAX], pending[KEY_MAX];
+		key_of(j->scoped ? j->scope : NULL, j->id, key);
+		key_in("pending", j->scoped ? j->scope : NULL, j->id, pending);
+		write_value(r, key, pending, j->bytes, j->len);
+	}
+}
+
+/* The writer: the queued jobs in order (all of them before it stops: an
+ * answered upload's value is written); and every REDIS_RETRY_MS, a down
+ * Redis is probed like any call. */
 static void *prober_main(void *arg)
 {
 	store_redis *r = arg;
 	pthread_mutex_lock(&r->mu);
-	while (!r->stop) {
-		if (r->nforget) {
-			struct forget f = r->forget[--r->nforget];
+	for (;;) {
+		if (r->head) {
+			job *j = r->head;
+			r->head = j->next;
+			if (!r->head)
+				r->tail = NULL;
 			pthread_mutex_unlock(&r->mu);
-			run_forget(r, &f);
+			run_job(r, j);
 			pthread_mutex_lock(&r->mu);
+			r->njobs--;
+			r->queued_bytes -= j->len;
+			atomic_store(&r->queued, r->queued_bytes);
+			free(j->bytes);
+			free(j);
 			continue;
 		}
+		if (r->stop)
+			break;
 		struct timespec due;
 		clock_gettime(CLOCK_REALTIME, &due);
 		due.tv_sec += REDIS_RETRY_MS / 1000;
 		pthread_cond_timedwait(&r->wake, &r->mu, &due);
-		if (r->stop || r->nforget || atomic_load(&r->up))
+		if (r->stop || r->head || atomic_load(&r->up))
 			continue;
 		pthread_mutex_unlock(&r->mu);
 		const char *argv[1] = {"PING"};
@@ -488,19 +627,15 @@ static void *prober_main(void *arg)
 	return NULL;
 }
 
-/* On the loop: queued for the prober thread, never waited for. */
+/* On the loop: queued for the writer, never waited for. */
 static void tier_remove(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
 {
 	store_redis *r = self;
-	pthread_mutex_lock(&r->mu);
-	if (r->nforget < REDIS_FORGET_MAX) {
-		struct forget *f = &r->forget[r->nforget++];
-		f->scoped = scope != NULL;
-		snprintf(f->scope, sizeof f->scope, "%s", scope ? scope : "");
-		memcpy(f->id, id, PROTO_SHAPE_ID_BYTES);
-		pthread_cond_signal(&r->wake);
+	job *j = job_new(1, scope, id);
+	if (!j || enqueue(r, j) != 0) {
+		free(j);
+		atomic_fetch_add(&r->dropped, 1);
 	}
-	pthread_mutex_unlock(&r->mu);
 }
 
 /* ---- the watcher: deletes made on any replica ---- */
@@ -659,6 +794,8 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	r->ttl_s = ttl_s;
 	snprintf(r->ttl, sizeof r->ttl, "%u", ttl_s);
 	r->max_value = max_value ? max_value : 1;
+	r->marker_ms = REDIS_MARKER_TIMEOUTS * (timeout_ms ? timeout_ms : 1);
+	snprintf(r->marker_px, sizeof r->marker_px, "%u", r->marker_ms);
 	snprintf(r->last, sizeof r->last, "%zu", r->max_value - 1);
 	atomic_init(&r->up, 1);
 	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, r, weld};
@@ -688,6 +825,9 @@ void store_redis_get_stats(store_redis *r, store_redis_stats *out)
 	out->errors = atomic_load(&r->errors);
 	out->too_large = atomic_load(&r->too_large);
 	out->forgotten = atomic_load(&r->forgot);
+	out->waits = atomic_load(&r->waits);
+	out->queued_bytes = atomic_load(&r->queued);
+	out->dropped = atomic_load(&r->dropped);
 }
 
 void store_redis_free(store_redis *r)

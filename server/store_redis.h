@@ -39,6 +39,9 @@ typedef struct store_redis_stats {
 	uint64_t errors;       /* calls that failed (unreachable, timed out) */
 	uint64_t too_large;    /* values refused unread: over max_value */
 	uint64_t forgotten;    /* memory copies dropped: deleted on a replica */
+	uint64_t waits;        /* reads that waited for a write under way */
+	uint64_t dropped;      /* deletes not sent: the writer's queue was full */
+	size_t queued_bytes;   /* values waiting to be written */
 } store_redis_stats;
 
 /* A tier on the Redis at `url` (no connection is made yet: each thread

@@ -21,6 +21,11 @@
  *                 replicas an upload did not reach read it from Redis;
  *   head          a part uploaded to one replica: HEAD and GET on the others
  *                 200 (read from Redis on a worker);
+ *   behind        a write under way (its marker planted by hand), a query
+ *                 by ref for it on one replica, the upload 30 ms later on
+ *                 another: the query waited and is served; parts of 30 000
+ *                 points uploaded to one replica and named by ref at once
+ *                 on another: each served;
  *   corrupt       another shape's bytes, then garbage, planted under a
  *                 shape's key: a replica lacking it answers unknown-shape
  *                 (not the other shape's answer) and counts a refusal; an
@@ -532,6 +537,80 @@ static int until_unknown(int port, const char *q, const proto_reply *want, doubl
 	return a == 0 ? 1 : a == 1 ? 0 : -1;
 }
 
+typedef struct behind_query {
+	int port, k;
+	const char *q;
+	const proto_reply *want;
+	int answer;
+	pthread_t thread;
+} behind_query;
+
+static void *behind_main(void *arg)
+{
+	behind_query *b = arg;
+	b->answer = query_to(b->port, b->k, b->q, b->want);
+	return NULL;
+}
+
+/* An upload is answered before its value is in Redis (written behind,
+ * after a marker): a replica asked for it meanwhile waits for it.  The
+ * marker planted here by hand, the query sent to clashd-2, and only then
+ * the part uploaded to clashd-1: served, after waiting.  Then large
+ * parts (their write takes a while) uploaded and named by ref on another
+ * replica at once: served every time. */
+static void stage_behind(void)
+{
+	load_shape m;
+	char mid[80], *mq, out[64];
+	proto_reply mwant;
+	extra_shape(7, &m, mid, &mq, &mwant);
+	redis_cli(out, sizeof out, "SET clashd:pending:%s 1 PX 5000", mid + 7);
+	long long w0 = metric(&rep[1], "clashd_store_redis_waits_total");
+	behind_query bq = {rep[1].port, 7, mq, &mwant, -2, 0};
+	if (pthread_create(&bq.thread, NULL, behind_main, &bq) != 0)
+		proc_fail("shared-store: thread");
+	usleep(30000); /* the query waits; the 250 ms timeout is 8 times this */
+	int mup = upload_to(rep[0].port, &m);
+	pthread_join(bq.thread, NULL);
+	long long w1 = metric(&rep[1], "clashd_store_redis_waits_total");
+	printf("shared-store: behind: a write under way (its marker planted), the query by ref on "
+	       "clashd-2, 30 ms later the upload %d on clashd-1: %s, %lld reads waited\n", mup,
+	       bq.answer == 1 ? "served" : bq.answer == 0 ? "unknown-shape" : "WRONG", w1 - w0);
+	require(mup == 201 && bq.answer == 1, "a read during a write under way did not wait for it");
+	free(mq);
+	proto_reply_free(&mwant);
+
+	enum { PARTS = 4, POINTS = 30000 };
+	int served = 0;
+	for (int k = 0; k < PARTS; k++) {
+		char *b = malloc((size_t)POINTS * 3 * 24 + 64), *o = b, id[80], *q = NULL;
+		if (!b)
+			proc_fail("shared-store: out of memory");
+		unsigned seed = 500 + (unsigned)k;
+		o += sprintf(o, "{\"vertices\":[");
+		for (int j = 0; j < POINTS; j++)
+			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "", (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX, (double)rand_r(&seed) / RAND_MAX);
+		sprintf(o, "]}");
+		proto_reply want;
+		if (local_id(b, id) != 0 ||
+		    asprintf(&q, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[3,0,0]]}}", id) < 0)
+			proc_fail("shared-store: behind stage's part %d", k);
+		proto_call call = {.ctx = &ctx};
+		if (proto_query_reply_ex(q, strlen(q), &call, &want) != 0 || want.status != 200)
+			proc_fail("shared-store: behind stage's query %d", k);
+		load_shape sh = {id, b, strlen(b)};
+		int up = upload_to(rep[0].port, &sh);
+		served += up == 201 && query_to(rep[1 + k % 2].port, k, q, &want) == 1;
+		free(b);
+		free(q);
+		proto_reply_free(&want);
+	}
+	printf("shared-store: behind: %d parts of %d points uploaded to clashd-1, each named by ref "
+	       "on another replica at once: %d served\n", PARTS, POINTS, served);
+	require(served == PARTS, "%d of %d parts served right after their upload", served, PARTS);
+}
+
 /* A part served from the memory of all three replicas, deleted on one:
  * the other two answer unknown-shape (Redis's stream of deletes). */
 static void stage_delete(void)
@@ -829,6 +908,7 @@ int main(int argc, char **argv)
 	double t0 = load_now();
 	stage_any_replica(port);
 	stage_head();
+	stage_behind();
 	stage_corrupt();
 	stage_full();
 	stage_delete();
