@@ -508,6 +508,15 @@ const void *proto_store_value(const proto_store_entry *e)
 	return e->value;
 }
 
+void proto_store_retain(proto_store *s, proto_store_entry *e)
+{
+	if (s->base)
+		s = s->base;
+	pthread_mutex_lock(&s->lock);
+	e->refs++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 void proto_store_release(proto_store *s, proto_store_entry *e)
 {
 	if (s->base)

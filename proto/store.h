@@ -95,6 +95,10 @@ int proto_store_peek(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
 /* The value of a held entry. */
 const void *proto_store_value(const proto_store_entry *e);
 
+/* Hold a held entry once more (for another thread, which releases it):
+ * counts nothing, moves nothing. */
+void proto_store_retain(proto_store *s, proto_store_entry *e);
+
 /* Let go of an entry acquired or put. */
 void proto_store_release(proto_store *s, proto_store_entry *e);
 

@@ -472,6 +472,8 @@ static void write_value(store_redis *r, const char *key, const char *pending,
 typedef struct job {
 	struct job *next;
 	int forget;            /* 1: a DELETE's, 0: a write behind an upload */
+	void (*fn)(void *);    /* or, when set, this call (tier_later) */
+	void *arg;
 	int scoped;
 	char scope[PROTO_STORE_SCOPE + 1];
 	uint8_t id[PROTO_SHAPE_ID_BYTES];
@@ -573,7 +575,9 @@ static void run_forget(store_redis *r, const job *f)
 
 static void run_job(store_redis *r, job *j)
 {
-	if (j->forget) {
+	if (j->fn) {
+		j->fn(j->arg);
+	} else if (j->forget) {
 		run_forget(r, j);
 	} else {
 		char key[KEY_MAX], pending[KEY_MAX];
@@ -636,6 +640,23 @@ static void tier_remove(void *self, const char *scope, const uint8_t id[PROTO_SH
 		free(j);
 		atomic_fetch_add(&r->dropped, 1);
 	}
+}
+
+/* A call for the writer's thread, in turn with the writes (a part read
+ * back is prepared there: one thread of its own for work the workers'
+ * queries need not wait for); made at once when the queue is full. */
+static void tier_later(void *self, void (*fn)(void *), void *arg)
+{
+	store_redis *r = self;
+	job *j = calloc(1, sizeof *j);
+	if (j) {
+		j->fn = fn;
+		j->arg = arg;
+		if (enqueue(r, j) == 0)
+			return;
+		free(j);
+	}
+	fn(arg);
 }
 
 /* ---- the watcher: deletes made on any replica ---- */
@@ -798,7 +819,8 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	snprintf(r->marker_px, sizeof r->marker_px, "%u", r->marker_ms);
 	snprintf(r->last, sizeof r->last, "%zu", r->max_value - 1);
 	atomic_init(&r->up, 1);
-	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, r, weld};
+	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, tier_later, r,
+	                             weld};
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->wake, NULL);
 	pthread_cond_init(&r->watch_wake, NULL);

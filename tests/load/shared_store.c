@@ -25,7 +25,9 @@
  *                 by ref for it on one replica, the upload 30 ms later on
  *                 another: the query waited and is served; parts of 30 000
  *                 points uploaded to one replica and named by ref at once
- *                 on another: each served;
+ *                 on another: each served (by a scan: the part read from
+ *                 Redis is prepared on the tier's thread), then prepared
+ *                 there within 5 s and served again, the same bytes;
  *   corrupt       another shape's bytes, then garbage, planted under a
  *                 shape's key: a replica lacking it answers unknown-shape
  *                 (not the other shape's answer) and counts a refusal; an
@@ -581,7 +583,7 @@ static void stage_behind(void)
 	proto_reply_free(&mwant);
 
 	enum { PARTS = 4, POINTS = 30000 };
-	int served = 0;
+	int served = 0, prepared = 0, served_prepared = 0;
 	for (int k = 0; k < PARTS; k++) {
 		char *b = malloc((size_t)POINTS * 3 * 24 + 64), *o = b, id[80], *q = NULL;
 		if (!b)
@@ -601,14 +603,38 @@ static void stage_behind(void)
 			proc_fail("shared-store: behind stage's query %d", k);
 		load_shape sh = {id, b, strlen(b)};
 		int up = upload_to(rep[0].port, &sh);
-		served += up == 201 && query_to(rep[1 + k % 2].port, k, q, &want) == 1;
+		int there = rep[1 + k % 2].port;
+		/* Answered by a scan while its hull is built on the tier's
+		 * thread: the same bytes as the prepared answer made here. */
+		served += up == 201 && query_to(there, k, q, &want) == 1;
+		/* Then prepared there: its summary gives the hull's size. */
+		char path[128], *ans = NULL;
+		snprintf(path, sizeof path, "/v1/shapes/%s", id);
+		double t0 = load_now();
+		int hull = 0;
+		while (!hull && load_now() - t0 < 5) {
+			free(ans);
+			ans = NULL;
+			hull = load_once(there, "GET", path, NULL, NULL, 0, &ans, NULL) == 200 && ans &&
+			       !strstr(ans, "\"hull_vertices\":null");
+			if (!hull)
+				usleep(10000);
+		}
+		free(ans);
+		prepared += hull;
+		served_prepared += query_to(there, k, q, &want) == 1;
 		free(b);
 		free(q);
 		proto_reply_free(&want);
 	}
 	printf("shared-store: behind: %d parts of %d points uploaded to clashd-1, each named by ref "
-	       "on another replica at once: %d served\n", PARTS, POINTS, served);
+	       "on another replica at once: %d served (unprepared there), %d prepared there in the "
+	       "background within 5 s, %d served again, the same bytes\n", PARTS, POINTS, served,
+	       prepared, served_prepared);
 	require(served == PARTS, "%d of %d parts served right after their upload", served, PARTS);
+	require(prepared == PARTS && served_prepared == PARTS,
+	        "parts read from redis not prepared in the background (%d of %d) or answered "
+	        "otherwise once prepared (%d)", prepared, PARTS, served_prepared);
 }
 
 /* A part served from the memory of all three replicas, deleted on one:
