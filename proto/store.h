@@ -125,6 +125,10 @@ const struct proto_shape_tier *proto_store_tier(const proto_store *s);
  * NULL when memory ran out or the name is empty or too long. */
 proto_store *proto_store_view(proto_store *base, const char *scope, size_t budget);
 
+/* The bytes a view's entries count for in its base (held removed ones
+ * included), and in *entries how many; 0 for a store that is no view. */
+size_t proto_store_view_usage(proto_store *view, size_t *entries);
+
 /* A view's name; NULL for a store that is no view. */
 const char *proto_store_scope(const proto_store *s);
 

@@ -328,6 +328,19 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		        "clashd_shape_store_client_evictions_total %llu\n",
 		    (unsigned long long)st->client_evictions);
 	}
+	if (g->ntenants) {
+		put(&t, "# HELP clashd_shape_store_tenant_bytes Bytes of one tenant's shapes in this "
+		        "replica's store (--store-per-tenant bounds it).\n"
+		        "# TYPE clashd_shape_store_tenant_bytes gauge\n");
+		for (size_t i = 0; i < g->ntenants; i++)
+			put(&t, "clashd_shape_store_tenant_bytes{tenant=\"%s\"} %zu\n", g->tenants[i].name,
+			    g->tenants[i].bytes);
+		put(&t, "# HELP clashd_shape_store_tenant_entries One tenant's shapes in this replica's "
+		        "store.\n# TYPE clashd_shape_store_tenant_entries gauge\n");
+		for (size_t i = 0; i < g->ntenants; i++)
+			put(&t, "clashd_shape_store_tenant_entries{tenant=\"%s\"} %zu\n",
+			    g->tenants[i].name, g->tenants[i].entries);
+	}
 	if (g->has_redis)
 		render_redis(&t, &g->redis);
 	long long rss = resident_bytes();

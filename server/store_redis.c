@@ -369,8 +369,9 @@ static void value_too_large(store_redis *r, const char *key, long long len)
 
 /* Its length, then at most max_value bytes of it (GETRANGE: Redis never
  * sends more), whether a write of it is under way, and its expiry pushed
- * back, in one round trip.  0 with the value; 1 none; 2 none yet but a
- * write of it is under way. */
+ * back, in one round trip.  0 with the value; 1 none; 2 a write of it is
+ * under way (what is there, if anything, may be what it replaces: a
+ * corrupt value an upload repairs). */
 static int read_value(store_redis *r, const char *key, const char *pending, uint8_t **bytes,
                       size_t *len)
 {
@@ -395,7 +396,10 @@ static int read_value(store_redis *r, const char *key, const char *pending, uint
 		return 1;
 	}
 	int rc = 1;
-	if (y[0]->type == REDIS_REPLY_INTEGER && (unsigned long long)y[0]->integer > r->max_value) {
+	if (y[2]->type == REDIS_REPLY_INTEGER && y[2]->integer > 0) {
+		rc = 2; /* what is there may be the value the write replaces */
+	} else if (y[0]->type == REDIS_REPLY_INTEGER &&
+	           (unsigned long long)y[0]->integer > r->max_value) {
 		value_too_large(r, key, y[0]->integer);
 	} else if (y[1]->type == REDIS_REPLY_STRING && y[1]->len > 0) {
 		*bytes = malloc(y[1]->len);
@@ -408,8 +412,6 @@ static int read_value(store_redis *r, const char *key, const char *pending, uint
 		atomic_fetch_add(&r->errors, 1);
 		LOG_EMIT("warn", "shape store redis read refused", LOG_STR("key", key),
 		         LOG_STR("error", (y[0]->type == REDIS_REPLY_ERROR ? y[0] : y[1])->str));
-	} else if (y[2]->type == REDIS_REPLY_INTEGER && y[2]->integer > 0) {
-		rc = 2;
 	}
 	for (int i = 0; i < n; i++)
 		freeReplyObject(y[i]);

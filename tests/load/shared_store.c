@@ -862,6 +862,13 @@ static void stage_tenants(void)
 	                       &len);
 	int served = own == 200 && len == want.length && memcmp(ans, want.body, len) == 0;
 	free(ans);
+	/* Each tenant's share of tenant-2's memory: alpha's part, beta none. */
+	long long alpha_n = metric(&t[1], "clashd_shape_store_tenant_entries{tenant=\"alpha\"}");
+	long long alpha_b = metric(&t[1], "clashd_shape_store_tenant_bytes{tenant=\"alpha\"}");
+	long long beta_n = metric(&t[1], "clashd_shape_store_tenant_entries{tenant=\"beta\"}");
+	printf("shared-store: tenants: on tenant-2, alpha's entries %lld (%lld bytes), beta's %lld\n",
+	       alpha_n, alpha_b, beta_n);
+	require(alpha_n == 1 && alpha_b > 0 && beta_n == 0, "per-tenant store metrics");
 	char out[64], unscoped[64];
 	redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
 	redis_cli(unscoped, sizeof unscoped, "EXISTS clashd:shape:%s", id + 7);
