@@ -589,6 +589,15 @@ static void run_job(store_redis *r, job *j)
 	}
 }
 
+/* Under mu: sleep a retry period, or until `wake` is signalled. */
+static void wait_retry(store_redis *r, pthread_cond_t *wake)
+{
+	struct timespec due;
+	clock_gettime(CLOCK_REALTIME, &due);
+	due.tv_sec += REDIS_RETRY_MS / 1000;
+	pthread_cond_timedwait(wake, &r->mu, &due);
+}
+
 /* The writer: the queued jobs in order (all of them before it stops: an
  * answered upload's value is written); and every REDIS_RETRY_MS, a down
  * Redis is probed like any call. */
@@ -614,10 +623,7 @@ static void *prober_main(void *arg)
 		}
 		if (r->stop)
 			break;
-		struct timespec due;
-		clock_gettime(CLOCK_REALTIME, &due);
-		due.tv_sec += REDIS_RETRY_MS / 1000;
-		pthread_cond_timedwait(&r->wake, &r->mu, &due);
+		wait_retry(r, &r->wake);
 		if (r->stop || r->head || atomic_load(&r->up))
 			continue;
 		pthread_mutex_unlock(&r->mu);
@@ -770,10 +776,7 @@ static void *watcher_main(void *arg)
 		pthread_mutex_lock(&r->mu);
 		if (r->watch_stop)
 			break;
-		struct timespec due;
-		clock_gettime(CLOCK_REALTIME, &due);
-		due.tv_sec += REDIS_RETRY_MS / 1000;
-		pthread_cond_timedwait(&r->watch_wake, &r->mu, &due);
+		wait_retry(r, &r->watch_wake);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
