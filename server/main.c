@@ -260,6 +260,7 @@ int main(int argc, char **argv)
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
 		fanout_stop(fan);
+		store_redis_stop(redis);
 		tenants_free(&ten);
 		proto_store_free(ctx.store);
 		store_redis_free(redis);
@@ -285,7 +286,7 @@ int main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
 	fanout_stop(fan);
-	store_redis_unwatch(redis); /* it removes from the stores */
+	store_redis_stop(redis); /* its threads use the stores */
 	tenants_free(&ten);
 	proto_store_free(ctx.store);
 	store_redis_free(redis); /* after the threads: their connections are closed */

@@ -1,23 +1,16 @@
 /*
  * store_redis.c — the shape store's tier on Redis (store_redis.h): hiredis's
  * blocking API on the workers, not its libuv adapter on the loop, because
- * a ref is resolved deep inside a request's decoding on a worker, and an
- * answer arriving on the loop would need every decoder to stop and resume
- * around it.  Each calling thread keeps its own connection (thread-local:
- * no lock), every connect and answer bounded by the timeout, so the loop
- * never waits for Redis and a worker waits at most three timeouts a call
- * (an answer failing at once on a connection Redis closed is retried on a
- * new one; a timeout is not).  After a failed call Redis is "down": for a
- * second every call answers "not there" untried, then one call at a time
- * probes it, so a paused or absent Redis costs a worker one wait a second,
- * not one a ref; a thread of its own PINGs a down Redis every second, so
- * /metrics and the log see it come back even when memory serves every
- * ref; it also sends the DELs a DELETE asks for (queued: the loop never
- * waits), each with an entry in a stream that a watcher thread of every
- * replica follows, dropping its memory copy.  A refused write (maxmemory,
- * noeviction) is no failure.  A value is read after its length, never
- * more than --store-redis-max-value of it.  Keys: "clashd:shape:", a
- * tenant's name and ":" for a tenant's view, the id's 64 hex digits;
+ * a ref is resolved deep inside a request's decoding on a worker.  Each
+ * calling thread keeps its own connection, every connect and answer
+ * bounded by the timeout, a reply by --store-redis-max-value; after a
+ * failed call Redis is "down" and calls answer "not there" untried for a
+ * second, then one probes it.  A writer thread (which also PINGs a down
+ * Redis) takes, in order, the values of answered uploads (a marker set
+ * before the answer makes readers wait for them), the DELs of deletes
+ * (each told to every replica in a stream a watcher thread follows) and
+ * the preparation of parts read back.  Keys: "clashd:shape:" (or
+ * "clashd:pending:"), a tenant's name and ":", the id's 64 hex digits;
  * values: the canonical encoding (shape_id.h).
  */
 #include "store_redis.h"
@@ -790,18 +783,28 @@ int store_redis_watch(store_redis *r, store_redis_forgotten fn, void *arg)
 	return r->has_watcher ? 0 : -1;
 }
 
-void store_redis_unwatch(store_redis *r)
+void store_redis_stop(store_redis *r)
 {
-	if (!r || !r->has_watcher)
+	if (!r)
 		return;
-	pthread_mutex_lock(&r->mu);
-	r->watch_stop = 1;
-	if (r->watch_fd >= 0) /* its read returns at once */
-		shutdown(r->watch_fd, SHUT_RDWR);
-	pthread_cond_signal(&r->watch_wake);
-	pthread_mutex_unlock(&r->mu);
-	pthread_join(r->watcher, NULL);
-	r->has_watcher = 0;
+	if (r->has_watcher) {
+		pthread_mutex_lock(&r->mu);
+		r->watch_stop = 1;
+		if (r->watch_fd >= 0) /* its read returns at once */
+			shutdown(r->watch_fd, SHUT_RDWR);
+		pthread_cond_signal(&r->watch_wake);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->watcher, NULL);
+		r->has_watcher = 0;
+	}
+	if (r->has_prober) { /* it empties its queue first */
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->prober, NULL);
+		r->has_prober = 0;
+	}
 }
 
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s,
@@ -861,14 +864,7 @@ void store_redis_free(store_redis *r)
 {
 	if (!r)
 		return;
-	store_redis_unwatch(r);
-	if (r->has_prober) {
-		pthread_mutex_lock(&r->mu);
-		r->stop = 1;
-		pthread_cond_signal(&r->wake);
-		pthread_mutex_unlock(&r->mu);
-		pthread_join(r->prober, NULL);
-	}
+	store_redis_stop(r);
 	pthread_cond_destroy(&r->wake);
 	pthread_cond_destroy(&r->watch_wake);
 	pthread_mutex_destroy(&r->mu);

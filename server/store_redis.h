@@ -67,14 +67,17 @@ typedef int (*store_redis_forgotten)(void *arg, const char *scope,
  * made meanwhile).  0, or -1 when the thread cannot start. */
 int store_redis_watch(store_redis *r, store_redis_forgotten fn, void *arg);
 
-/* Stop following them (before what fn touches goes); store_redis_free
+/* Stop its threads: the watcher, and the writer once it has sent what is
+ * queued (the writes behind answered uploads, the deletes) and made the
+ * preparations queued (which hold store entries): call it after the
+ * workers are done and before the stores are freed.  store_redis_free
  * does it too. */
-void store_redis_unwatch(store_redis *r);
+void store_redis_stop(store_redis *r);
 
 void store_redis_get_stats(store_redis *r, store_redis_stats *out);
 
-/* Free it; no call may be under way (threads' connections are closed as
- * their threads end). */
+/* Stop it and free it; no call may be under way (threads' connections
+ * are closed as their threads end). */
 void store_redis_free(store_redis *r);
 
 #endif /* SERVER_STORE_REDIS_H */
