@@ -211,7 +211,8 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 	       "clashd_store_redis_queued_bytes %zu\n", r->queued_bytes);
 	static const char *const names[] = {"reads", "hits", "refused", "skipped", "writes",
 	                                    "write_errors", "errors", "too_large",
-	                                    "forgotten", "waits", "dropped"};
+	                                    "forgotten", "waits", "dropped",
+	                                    "tenant_evictions"};
 	static const char *const helps[] = {
 		"Refs memory lacked, looked up in Redis.",
 		"Of them, a value came back.",
@@ -223,10 +224,13 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 		"Values refused unread: larger than --store-redis-max-value.",
 		"Shapes dropped from memory: deleted on a replica sharing the Redis.",
 		"Reads that waited for a value another replica was writing.",
-		"Deletes not sent to Redis: the writer's queue was full."};
+		"Deletes not sent to Redis: the writer's queue was full.",
+		"A tenant's values removed from Redis to keep its bytes there within "
+		"--store-per-tenant."};
 	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
 	                      r->write_errors, r->errors, r->too_large,
-	                      r->forgotten, r->waits, r->dropped};
+	                      r->forgotten, r->waits, r->dropped,
+	                      r->tenant_evictions};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		put(t, "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
 		       "counter\nclashd_store_redis_%s_total %llu\n",

@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	store_redis *redis = NULL;
 	if (cfg.store_redis_text[0]) {
 		redis = store_redis_new(&cfg.store_redis, cfg.store_redis_timeout_ms, cfg.store_ttl_s,
-		                        cfg.store_redis_max_value, cfg.weld);
+		                        cfg.store_redis_max_value, cfg.store_per_tenant, cfg.weld);
 		if (!redis) {
 			LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store redis"));
 			proto_store_free(ctx.store);

@@ -68,6 +68,8 @@ struct store_redis {
 	atomic_int probing;    /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
 	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors, too_large, waits;
+	atomic_ullong tenant_evictions;
+	size_t tenant_budget;  /* a tenant's bytes in Redis at most (0: none) */
 	pthread_t prober;       /* PINGs a down Redis, runs the DELs */
 	/* The writer's jobs, oldest first (under mu): the writes behind
 	 * uploads and the DELs of deletes, in the order they were asked for,
@@ -506,28 +508,113 @@ static int enqueue(store_redis *r, job *j)
 	return room ? 0 : -1;
 }
 
+/* A tenant's values in Redis kept within its budget (--store-per-tenant),
+ * whichever replica wrote them: each tenant's sizes (a hash), the order
+ * they were written in (a sorted set) and their sum, changed together by
+ * one script; past the budget the tenant's least recently written values
+ * go (their keys may be gone already: Redis's own eviction or expiry,
+ * which the sum then forgets).  KEYS: sizes, order, sum; ARGV: the id's
+ * hex digits, its bytes, the budget, the tenant's key prefix.  Returns
+ * how many values went.  (Keys built in the script: a single Redis, not
+ * a cluster.) */
+static const char account_script[] =
+	"local id, len, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]) "
+	"local old = tonumber(redis.call('HGET', KEYS[1], id) or '0') "
+	"local t = redis.call('TIME') "
+	"redis.call('HSET', KEYS[1], id, len) "
+	"redis.call('ZADD', KEYS[2], t[1] * 1000000 + t[2], id) "
+	"local sum = redis.call('INCRBY', KEYS[3], len - old) "
+	"local gone = 0 "
+	"while sum > budget do "
+	"  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1] "
+	"  if not oldest or oldest == id then break end "
+	"  local size = tonumber(redis.call('HGET', KEYS[1], oldest) or '0') "
+	"  redis.call('DEL', ARGV[4] .. oldest) "
+	"  redis.call('HDEL', KEYS[1], oldest) "
+	"  redis.call('ZREM', KEYS[2], oldest) "
+	"  sum = redis.call('DECRBY', KEYS[3], size) "
+	"  gone = gone + 1 "
+	"end "
+	"return gone";
+
+/* A deleted value leaves its tenant's sum.  KEYS, ARGV[1] as above. */
+static const char unaccount_script[] =
+	"local size = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') "
+	"if size > 0 then "
+	"  redis.call('HDEL', KEYS[1], ARGV[1]) "
+	"  redis.call('ZREM', KEYS[2], ARGV[1]) "
+	"  redis.call('DECRBY', KEYS[3], size) "
+	"end "
+	"return size";
+
+/* A tenant's accounting keys and its shapes' key prefix, and the EVAL. */
+typedef struct tenant_keys {
+	char sizes[KEY_MAX], order[KEY_MAX], sum[KEY_MAX], prefix[KEY_MAX];
+	const char *argv[10];
+	size_t lens[10];
+} tenant_keys;
+
+/* EVAL of `script` for `scope` and the id ending `key`; with `len` and
+ * `budget` (text) the accounting's, without the unaccounting's. */
+static redis_cmd tenant_cmd(tenant_keys *k, const char *script, const char *scope,
+                            const char *key, const char *len, const char *budget)
+{
+	snprintf(k->sizes, KEY_MAX, "clashd:tenant:%s:sizes", scope);
+	snprintf(k->order, KEY_MAX, "clashd:tenant:%s:order", scope);
+	snprintf(k->sum, KEY_MAX, "clashd:tenant:%s:bytes", scope);
+	snprintf(k->prefix, KEY_MAX, "clashd:shape:%s:", scope);
+	const char *hex = key + strlen(key) - 2 * PROTO_SHAPE_ID_BYTES;
+	const char *argv[10] = {"EVAL", script, "3", k->sizes, k->order, k->sum, hex, len, budget,
+	                        k->prefix};
+	int argc = len ? 10 : 7;
+	for (int i = 0; i < argc; i++) {
+		k->argv[i] = argv[i];
+		k->lens[i] = strlen(argv[i]);
+	}
+	return (redis_cmd){argc, k->argv, k->lens};
+}
+
 /* The value is written after the upload is answered (by the writer), but
  * a marker set first, in the answer's time, makes any replica asking for
  * it meanwhile wait for it: an answered upload is readable everywhere.
  * Without room in the queue, or when the marker cannot be set, the value
- * is written at once. */
+ * is written at once.  A tenant's value is counted first, in the same
+ * round trip. */
 static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
                      uint8_t *bytes, size_t len)
 {
 	store_redis *r = self;
-	char key[KEY_MAX], pending[KEY_MAX];
+	char key[KEY_MAX], pending[KEY_MAX], lentext[24], budget[24];
 	key_of(scope, id, key);
 	key_in("pending", scope, id, pending);
+	snprintf(lentext, sizeof lentext, "%zu", len);
+	snprintf(budget, sizeof budget, "%zu", r->tenant_budget);
+	tenant_keys tk;
+	redis_cmd cmds[2];
+	int n = 0;
+	if (scope && r->tenant_budget) {
+		cmds[n++] = tenant_cmd(&tk, account_script, scope, key, lentext, budget);
+	}
+	const char *marker_argv[5] = {"SET", pending, "1", "PX", r->marker_px};
+	const size_t marker_lens[5] = {3, strlen(pending), 1, 2, strlen(r->marker_px)};
 	job *j = job_new(0, scope, id);
+	if (j)
+		cmds[n++] = (redis_cmd){5, marker_argv, marker_lens};
+	redisReply *y[2];
+	int skipped, too_large, marked = 0;
+	if (n && call(r, n, cmds, y, &skipped, &too_large) == 0) {
+		if (scope && r->tenant_budget && y[0]->type == REDIS_REPLY_INTEGER)
+			atomic_fetch_add(&r->tenant_evictions, (unsigned long long)y[0]->integer);
+		else if (scope && r->tenant_budget)
+			LOG_EMIT("warn", "shape store redis: a tenant's bytes not counted",
+			         LOG_STR("error", y[0]->type == REDIS_REPLY_ERROR ? y[0]->str : "?"));
+		marked = j && y[n - 1]->type == REDIS_REPLY_STATUS;
+		for (int i = 0; i < n; i++)
+			freeReplyObject(y[i]);
+	}
 	if (j) {
 		j->bytes = bytes;
 		j->len = len;
-		const char *argv[5] = {"SET", pending, "1", "PX", r->marker_px};
-		const size_t lens[5] = {3, strlen(pending), 1, 2, strlen(r->marker_px)};
-		int skipped;
-		redisReply *y = call1(r, 5, argv, lens, &skipped);
-		int marked = y && y->type == REDIS_REPLY_STATUS;
-		freeReplyObject(y);
 		if (marked && enqueue(r, j) == 0)
 			return;
 		free(j);
@@ -559,13 +646,16 @@ static void run_forget(store_redis *r, const job *f)
 	                            "s", f->scope, "id", id};
 	const size_t add_lens[10] = {4, strlen(FORGOTTEN_STREAM), 6, 1, strlen(FORGOTTEN_KEEP), 1,
 	                             1, strlen(f->scope), 2, strlen(id)};
-	const redis_cmd cmds[2] = {{2, del_argv, del_lens}, {10, add_argv, add_lens}};
-	redisReply *y[2];
+	redis_cmd cmds[3] = {{2, del_argv, del_lens}, {10, add_argv, add_lens}};
+	tenant_keys tk;
+	int n = 2;
+	if (f->scoped && r->tenant_budget)
+		cmds[n++] = tenant_cmd(&tk, unaccount_script, f->scope, key, NULL, NULL);
+	redisReply *y[3];
 	int skipped, too_large;
-	if (call(r, 2, cmds, y, &skipped, &too_large) == 0) {
-		freeReplyObject(y[0]);
-		freeReplyObject(y[1]);
-	}
+	if (call(r, n, cmds, y, &skipped, &too_large) == 0)
+		for (int i = 0; i < n; i++)
+			freeReplyObject(y[i]);
 }
 
 static void run_job(store_redis *r, job *j)
@@ -808,7 +898,7 @@ void store_redis_stop(store_redis *r)
 }
 
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s,
-                             size_t max_value, double weld)
+                             size_t max_value, size_t tenant_budget, double weld)
 {
 	store_redis *r = calloc(1, sizeof *r);
 	if (!r)
@@ -823,6 +913,7 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	r->ttl_s = ttl_s;
 	snprintf(r->ttl, sizeof r->ttl, "%u", ttl_s);
 	r->max_value = max_value ? max_value : 1;
+	r->tenant_budget = tenant_budget;
 	r->marker_ms = REDIS_MARKER_TIMEOUTS * (timeout_ms ? timeout_ms : 1);
 	snprintf(r->marker_px, sizeof r->marker_px, "%u", r->marker_ms);
 	snprintf(r->last, sizeof r->last, "%zu", r->max_value - 1);
@@ -858,6 +949,7 @@ void store_redis_get_stats(store_redis *r, store_redis_stats *out)
 	out->waits = atomic_load(&r->waits);
 	out->queued_bytes = atomic_load(&r->queued);
 	out->dropped = atomic_load(&r->dropped);
+	out->tenant_evictions = atomic_load(&r->tenant_evictions);
 }
 
 void store_redis_free(store_redis *r)

@@ -42,6 +42,8 @@ typedef struct store_redis_stats {
 	uint64_t waits;        /* reads that waited for a write under way */
 	uint64_t dropped;      /* deletes not sent: the writer's queue was full */
 	size_t queued_bytes;   /* values waiting to be written */
+	uint64_t tenant_evictions; /* a tenant's values removed from Redis to
+	                              keep its bytes there within its budget */
 } store_redis_stats;
 
 /* A tier on the Redis at `url` (no connection is made yet: each thread
@@ -49,10 +51,12 @@ typedef struct store_redis_stats {
  * connection or answer, keeping values ttl_s seconds from their last
  * write or read (0: no expiry, Redis's memory policy alone), reading no
  * value of more than max_value bytes (a longer one is refused, never
- * held in memory whole); meshes read back without their own weld are
- * welded by `weld` (--weld).  NULL when memory ran out. */
+ * held in memory whole), keeping each tenant's values in Redis within
+ * tenant_budget bytes, whichever replicas wrote them (its least recently
+ * written go first; 0: no bound); meshes read back without their own
+ * weld are welded by `weld` (--weld).  NULL when memory ran out. */
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s,
-                             size_t max_value, double weld);
+                             size_t max_value, size_t tenant_budget, double weld);
 
 const proto_shape_tier *store_redis_tier(store_redis *r);
 

@@ -811,6 +811,89 @@ static void stage_rolling(int port)
 	        (unsigned long long)st.misses, (unsigned long long)st.reuploads);
 }
 
+/* Two replicas (named already) on the shared Redis with the token file
+ * `tokens`, each tenant's share `per_tenant` (NULL: the default). */
+static void start_tenant_pair(replica t[2], const char *tokens, const char *per_tenant)
+{
+	char redis[64];
+	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
+	for (int i = 0; i < 2; i++) {
+		snprintf(t[i].log, sizeof t[i].log, "%.200s/%.15s.log", workdir, t[i].name);
+		unlink(t[i].log);
+		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
+		                      "--store-redis", redis, "--auth-token-file", tokens,
+		                      per_tenant ? "--store-per-tenant" : NULL, per_tenant, NULL};
+		t[i].pid = proc_spawn(argv, NULL, t[i].log);
+		t[i].port = proc_clashd_port(t[i].log, 0, t[i].name);
+	}
+}
+
+/* Bytes and count of the values under `pattern` in Redis, read here
+ * (SCAN, STRLEN), not from clashd's own sums. */
+static long long redis_bytes(const char *pattern, int *count)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "redis-cli -p %d --scan --pattern '%s'", redis_port, pattern);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		proc_fail("shared-store: cannot run %s", cmd);
+	char key[256], out[64];
+	long long sum = 0;
+	*count = 0;
+	while (fgets(key, sizeof key, p)) {
+		key[strcspn(key, "\n")] = '\0';
+		redis_cli(out, sizeof out, "STRLEN %s", key);
+		sum += atoll(out);
+		++*count;
+	}
+	pclose(p);
+	return sum;
+}
+
+/* --store-per-tenant across replicas: two replicas whose tenants may keep
+ * 100K each; alpha uploads six parts of about 24 KB, alternately to
+ * each (each replica's memory holds its three), then beta one: in Redis
+ * alpha keeps at most 100K (its newest four), beta's part stays. */
+static void stage_tenant_budget(const char *tokens)
+{
+	replica t[2] = {{.name = "budget-1"}, {.name = "budget-2"}};
+	start_tenant_pair(t, tokens, "100K");
+	enum { PARTS = 6, POINTS = 1000, BUDGET = 100 << 10 };
+	int ok = 0;
+	char *body = malloc((size_t)POINTS * 3 * 24 + 64);
+	if (!body)
+		proc_fail("shared-store: out of memory");
+	for (int k = 0; k <= PARTS; k++) {
+		unsigned seed = 900 + (unsigned)k;
+		char *o = body + sprintf(body, "{\"vertices\":[");
+		for (int j = 0; j < POINTS; j++)
+			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "", (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX, (double)rand_r(&seed) / RAND_MAX);
+		sprintf(o, "]}");
+		/* the last one beta's */
+		ok += load_once_as(t[k % 2].port, k < PARTS ? "tokA" : "tokB", "POST", "/v1/shapes",
+		                   NULL, body, strlen(body), NULL, NULL) == 201;
+	}
+	free(body);
+	usleep(200000); /* the writes behind the answers */
+	int alpha_n, beta_n;
+	long long alpha = redis_bytes("clashd:shape:alpha:*", &alpha_n);
+	long long beta = redis_bytes("clashd:shape:beta:*", &beta_n);
+	char sum[64];
+	redis_cli(sum, sizeof sum, "GET clashd:tenant:alpha:bytes");
+	long long gone = metric(&t[0], "clashd_store_redis_tenant_evictions_total") +
+	                 metric(&t[1], "clashd_store_redis_tenant_evictions_total");
+	printf("shared-store: tenant budget: %d of %d uploads 201; in redis alpha keeps %d values, "
+	       "%lld bytes (its sum says %s; budget %d), beta %d (%lld bytes); %lld of alpha's "
+	       "removed\n", ok, PARTS + 1, alpha_n, alpha, sum, BUDGET, beta_n, beta, gone);
+	require(ok == PARTS + 1, "uploads refused");
+	require(alpha <= BUDGET && alpha_n >= 3 && alpha_n < PARTS && atoll(sum) == alpha,
+	        "alpha's values in redis are not kept within its budget across replicas");
+	require(beta_n == 1 && gone == PARTS - alpha_n, "beta's value, or the removals counted");
+	proc_kill(t[0].pid);
+	proc_kill(t[1].pid);
+}
+
 /* Tenants on the shared store: two more replicas with tokens naming
  * tenants.  alpha's part, uploaded on one, is served to alpha on the
  * other (read from Redis, under alpha's key), and refused to beta and to
@@ -825,16 +908,7 @@ static void stage_tenants(void)
 	fputs("tokA tenant=alpha\ntokB tenant=beta\ntokN\n", f);
 	fclose(f);
 	replica t[2] = {{.name = "tenant-1"}, {.name = "tenant-2"}};
-	char redis[64];
-	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
-	for (int i = 0; i < 2; i++) {
-		snprintf(t[i].log, sizeof t[i].log, "%.200s/%.15s.log", workdir, t[i].name);
-		unlink(t[i].log);
-		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
-		                      "--store-redis", redis, "--auth-token-file", tokens, NULL};
-		t[i].pid = proc_spawn(argv, NULL, t[i].log);
-		t[i].port = proc_clashd_port(t[i].log, 0, t[i].name);
-	}
+	start_tenant_pair(t, tokens, NULL);
 	load_shape sh;
 	char id[80], *q, path[128], *ans = NULL;
 	proto_reply want;
@@ -907,6 +981,7 @@ static void stage_tenants(void)
 	proc_kill(t[1].pid);
 	free(q);
 	proto_reply_free(&want);
+	stage_tenant_budget(tokens);
 }
 
 int main(int argc, char **argv)
