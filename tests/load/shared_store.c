@@ -41,6 +41,9 @@
  *   huge          a 16 MiB value planted under a part's key (replicas read
  *                 at most 1M): refused, counted, the replica's peak resident
  *                 memory not grown by a quarter of it; an upload repairs it;
+ *   hostile       a replica whose "Redis" (a thread here) answers every
+ *                 command with a 256 MiB value: unknown-shape, the reply
+ *                 refused as it comes, peak resident memory not +16 MiB;
  *   faults        under load, Redis paused (SIGSTOP) 2 s, then killed, a
  *                 replica restarted meanwhile (empty memory, no Redis),
  *                 Redis started again empty: 0 failed requests (misses
@@ -65,6 +68,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,7 +240,9 @@ static void *proxy_main(void *arg)
 	return NULL;
 }
 
-static int start_proxy(void)
+/* A listener on a free loopback port, served by `main` on a thread of
+ * its own (given a pointer to the listening socket); the port. */
+static int start_listener(void *(*main_fn)(void *), int *lfd)
 {
 	int port = proc_free_port();
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -244,14 +250,19 @@ static int start_proxy(void)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 256) != 0)
-		proc_fail("shared-store: the proxy cannot listen on %d", port);
-	static int lfd;
-	lfd = fd;
+		proc_fail("shared-store: cannot listen on %d", port);
+	*lfd = fd;
 	pthread_t th;
-	if (pthread_create(&th, NULL, proxy_main, &lfd) != 0)
-		proc_fail("shared-store: no proxy thread");
+	if (pthread_create(&th, NULL, main_fn, lfd) != 0)
+		proc_fail("shared-store: no listener thread");
 	pthread_detach(th);
 	return port;
+}
+
+static int start_proxy(void)
+{
+	static int lfd;
+	return start_listener(proxy_main, &lfd);
 }
 
 /* ---- the shapes and their queries ---- */
@@ -635,6 +646,73 @@ static void stage_behind(void)
 	require(prepared == PARTS && served_prepared == PARTS,
 	        "parts read from redis not prepared in the background (%d of %d) or answered "
 	        "otherwise once prepared (%d)", prepared, PARTS, served_prepared);
+}
+
+/* A server that speaks just enough Redis to be hostile: whatever it is
+ * asked, it answers a bulk string announced as 256 MiB and sends bytes
+ * of it until the client hangs up. */
+static void *hostile_conn(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char buf[4096];
+	static const char head[] = "$268435456\r\n";
+	memset(buf, 'x', sizeof buf);
+	if (recv(fd, buf, sizeof buf, 0) > 0 && send(fd, head, sizeof head - 1, MSG_NOSIGNAL) > 0) {
+		memset(buf, 'x', sizeof buf);
+		for (long sent = 0; sent < (256L << 20); sent += (long)sizeof buf)
+			if (send(fd, buf, sizeof buf, MSG_NOSIGNAL) <= 0)
+				break;
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *hostile_main(void *arg)
+{
+	int lfd = *(int *)arg;
+	for (;;) {
+		int c = accept(lfd, NULL, NULL);
+		pthread_t th;
+		if (c < 0 || pthread_create(&th, NULL, hostile_conn, (void *)(intptr_t)c) != 0) {
+			if (c >= 0)
+				close(c);
+			continue;
+		}
+		pthread_detach(th);
+	}
+	return NULL;
+}
+
+/* A replica whose "Redis" answers every command with a 256 MiB value
+ * (--store-redis-max-value 1M): a query by ref is unknown-shape, the
+ * reply refused as it arrives (counted), the replica's peak resident
+ * memory not grown by 16 MiB. */
+static void stage_hostile_redis(void)
+{
+	static int lfd;
+	int port = start_listener(hostile_main, &lfd);
+	replica h = {.name = "hostile"};
+	char redis[64], listen[32];
+	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", port);
+	snprintf(listen, sizeof listen, "127.0.0.1:0");
+	snprintf(h.log, sizeof h.log, "%.200s/%.15s.log", workdir, h.name);
+	unlink(h.log);
+	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1", "--store-redis",
+	                      redis, "--store-redis-max-value", "1M", NULL};
+	h.pid = proc_spawn(argv, NULL, h.log);
+	h.port = proc_clashd_port(h.log, 0, h.name);
+	usleep(300000); /* its watcher meets the same answer first */
+	long rss0 = proc_peak_rss_kib(h.pid);
+	int a = query_to(h.port, 0, bodies[0], &expect[0]);
+	long long big = metric(&h, "clashd_store_redis_too_large_total");
+	int ready = load_once(h.port, "GET", "/readyz", NULL, NULL, 0, NULL, NULL);
+	long rss1 = proc_peak_rss_kib(h.pid);
+	printf("shared-store: hostile redis: every answer a 256 MiB value: query by ref %s, "
+	       "replies refused %lld, /readyz %d, peak resident %ld -> %ld KiB\n",
+	       a == 0 ? "unknown-shape" : a == 1 ? "SERVED" : "WRONG", big, ready, rss0, rss1);
+	require(a == 0 && big >= 1 && ready == 200, "a hostile redis's reply was not refused");
+	require(rss1 - rss0 < 16 << 10, "peak resident memory grew by %ld KiB", rss1 - rss0);
+	proc_kill(h.pid);
 }
 
 /* A part served from the memory of all three replicas, deleted on one:
@@ -1021,6 +1099,7 @@ int main(int argc, char **argv)
 	stage_full();
 	stage_delete();
 	stage_huge();
+	stage_hostile_redis();
 	stage_tenants();
 	stage_faults(port);
 	stage_rolling(port);
