@@ -8,6 +8,7 @@
  * their overlaps and part by the least overlap along an axis; a curve's
  * points lie on both boxes' surfaces; a scene classes mesh boxes exactly
  * as the same boxes as primitives at every overlap around its touch
+ * depth; a sphere sunk into one part of a compound of mesh boxes, its
  * depth.  The core's own suites (overlap_volume, mesh_depth) check the
  * algorithms on harder shapes; this one checks what the wire makes of
  * them: members, pointers, caps, the want that asks, open surfaces.
@@ -44,29 +45,53 @@ static void pose_text(char *out, size_t n, const double q[4])
 	         q[3]);
 }
 
+/* The text `b` (taken) answered in-process by `reply`; parsed, its status
+ * in *status. */
+static json_t *answered(textbuf *b, int (*reply)(const char *, size_t, proto_reply *),
+                        int *status)
+{
+	proto_reply r;
+	ck_assert_int_eq(reply(b->s, strlen(b->s), &r), 0);
+	json_t *j = json_loadb(r.body, r.length, 0, NULL);
+	ck_assert_msg(j != NULL, "%.*s", (int)r.length, r.body);
+	*status = r.status;
+	proto_reply_free(&r);
+	free(b->s);
+	return j;
+}
+
+/* The query {"a": a, "b": b `rest`} (rest: members after b, may be "");
+ * parsed. */
+static json_t *query_of(const char *a, const char *b, const char *rest, int *status)
+{
+	textbuf q = {0};
+	textbuf_str(&q, "{\"a\":");
+	textbuf_str(&q, a);
+	textbuf_str(&q, ",\"b\":");
+	textbuf_str(&q, b);
+	textbuf_str(&q, rest);
+	textbuf_str(&q, "}");
+	return answered(&q, proto_query_reply, status);
+}
+
 /* The query of mesh boxes a and b (each with `pose`, may be "") and
  * `rest` (members after b, may be ""), answered in-process; parsed. */
 static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
                          const double bhi[3], const char *pose, const char *rest, int *status)
 {
 	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, ma);
-	textbuf_str(&b, pose);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, mb);
-	textbuf_str(&b, pose);
-	textbuf_str(&b, "}");
-	textbuf_str(&b, rest);
-	textbuf_str(&b, "}");
-	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	ck_assert_msg(j != NULL, "%.*s", (int)r.length, r.body);
-	*status = r.status;
-	proto_reply_free(&r);
-	free(b.s);
+	textbuf sa = {0}, sb = {0};
+	textbuf_str(&sa, "{\"mesh\":");
+	textbuf_str(&sa, ma);
+	textbuf_str(&sa, pose);
+	textbuf_str(&sa, "}");
+	textbuf_str(&sb, "{\"mesh\":");
+	textbuf_str(&sb, mb);
+	textbuf_str(&sb, pose);
+	textbuf_str(&sb, "}");
+	json_t *j = query_of(sa.s, sb.s, rest, status);
+	free(sa.s);
+	free(sb.s);
 	free(ma);
 	free(mb);
 	return j;
@@ -353,12 +378,9 @@ static json_t *scene_of(const char *shape_a, const char *shape_b)
 	textbuf_str(&b, "},{\"id\":\"b\",\"shape\":");
 	textbuf_str(&b, shape_b);
 	textbuf_str(&b, "}]}");
-	proto_reply r;
-	ck_assert_int_eq(proto_scene_reply(b.s, strlen(b.s), &r), 0);
-	ck_assert_int_eq(r.status, 200);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	proto_reply_free(&r);
-	free(b.s);
+	int status;
+	json_t *j = answered(&b, proto_scene_reply, &status);
+	ck_assert_int_eq(status, 200);
 	return j;
 }
 
@@ -396,6 +418,56 @@ START_TEST(scene_classes_meshes_as_primitives)
 		free(ma);
 		free(mb);
 	}
+}
+END_TEST
+
+/* A sphere of radius 0.35 sunk d into the first of two mesh boxes side by
+ * side, parts of one compound, far from their edges: depth d up the top
+ * face's normal, converged (its lower bound d too), in either order; in a
+ * scene with touch_depth 0.05, a clash from d > 0.05 with that depth. */
+START_TEST(depth_of_a_sphere_in_one_part)
+{
+	const double lo0[3] = {0, 0, 0}, hi0[3] = {10, 10, 10};
+	const double lo1[3] = {10, 0, 0}, hi1[3] = {20, 10, 10};
+	char *m0 = box_mesh(lo0, hi0, NULL), *m1 = box_mesh(lo1, hi1, NULL);
+	textbuf parts = {0};
+	textbuf_str(&parts, "{\"parts\":[{\"mesh\":");
+	textbuf_str(&parts, m0);
+	textbuf_str(&parts, "},{\"mesh\":");
+	textbuf_str(&parts, m1);
+	textbuf_str(&parts, "}]}");
+	const double ds[] = {0.1, 0.01, 0.06, 0.3};
+	for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+		const double d = ds[i];
+		char ball[160];
+		snprintf(ball, sizeof ball, "{\"sphere\":{\"radius\":0.35},\"pose\":{\"translation\":"
+		         "[%g,5,%.17g]}}", 3.0 + i, 10 + 0.35 - d);
+		for (int swap = 0; swap < 2; swap++) {
+			int st;
+			json_t *j = query_of(swap ? ball : parts.s, swap ? parts.s : ball,
+			                     ",\"want\":[\"depth\"]", &st);
+			ck_assert_int_eq(st, 200);
+			double got = num(j, "penetration.depth");
+			ck_assert_msg(fabs(got - d) < 1e-9, "d %g, swapped %d: depth %.17g", d, swap, got);
+			ck_assert(fabs(num(j, "penetration.depth_lower_bound") - got) < 1e-15);
+			const json_t *n = json_object_get(json_object_get(j, "penetration"), "normal");
+			ck_assert(fabs(json_number_value(json_array_get(n, 2)) - (swap ? -1 : 1)) < 1e-9);
+			ck_assert(json_is_true(json_object_get(j, "converged")));
+			json_decref(j);
+		}
+		json_t *sc = scene_of(parts.s, ball);
+		const json_t *c = json_array_get(json_object_get(sc, "clashes"), 0);
+		ck_assert_ptr_nonnull(c);
+		ck_assert_str_eq(json_string_value(json_object_get(c, "class")),
+		                 d > 0.05 ? "clash" : "touch");
+		if (d > 0.05 || json_object_get(c, "penetration"))
+			ck_assert_msg(fabs(num(c, "penetration.depth") - d) < 1e-9, "scene, d %g: %.17g",
+			              d, num(c, "penetration.depth"));
+		json_decref(sc);
+	}
+	free(parts.s);
+	free(m0);
+	free(m1);
 }
 END_TEST
 
@@ -473,6 +545,7 @@ static Suite *clash_report_suite(void)
 	tcase_add_test(tc, volume_of_overlapping_boxes);
 	tcase_add_test(tc, regions_of_overlapping_boxes);
 	tcase_add_test(tc, depth_of_boxes_is_the_least_overlap);
+	tcase_add_test(tc, depth_of_a_sphere_in_one_part);
 	tcase_add_test(tc, no_report_unless_asked);
 	tcase_add_test(tc, open_surface_has_regions_only);
 	tcase_add_test(tc, leaky_solid_says_why_no_volume);
