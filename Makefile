@@ -122,7 +122,7 @@ SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
         cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
         bench bench-core deps-bench \
-        bench-mesh bench-mesh-test \
+        bench-mesh bench-mesh-sweep bench-mesh-test \
         js-test web web-test wasm bench-wasm
 .DEFAULT_GOAL := all
 
@@ -214,10 +214,13 @@ deps-bench:
 # three-mesh-bvh on the same meshes; report.mjs prints the one table (and
 # writes bench/out/mesh.md).  The clashd column is bench/mesh/ours.c.
 BENCH_MESH_OBJ  = $(B)/obj/bench/mesh/main.o $(B)/obj/bench/mesh/meshes.o \
-                  $(B)/obj/bench/mesh/peer_fcl.o $(B)/obj/bench/mesh/ours.o
+                  $(B)/obj/bench/mesh/peer_fcl.o $(B)/obj/bench/mesh/ours.o \
+                  $(B)/obj/bench/mesh/sweep.o
 BENCH_MESH_NPM  = bench/mesh/node_modules/.package-lock.json
 BENCH_MESH_OUT  = $(B)/bench-mesh-out
 BENCH_MESH_ROUNDS ?= 21
+# BENCH_MESH_SWEEP=--big adds the 1 024 000-triangle knots to the sweep.
+BENCH_MESH_SWEEP ?=
 
 bench: bench-mesh
 bench-mesh: deps-bench
@@ -226,6 +229,12 @@ bench-mesh: deps-bench
 	node bench/mesh/bvh.mjs $(BENCH_MESH_OUT) $(BENCH_MESH_ROUNDS) > $(BENCH_MESH_OUT)/bvh.json
 	@mkdir -p bench/out
 	node bench/mesh/report.mjs $(BENCH_MESH_OUT)/native.json $(BENCH_MESH_OUT)/bvh.json bench/out/mesh.md
+	$(MAKE) --no-print-directory bench-mesh-sweep
+# The sweep alone (bench/mesh/sweep.c): gaps, sizes, poses, two cubes, a
+# drag, FCL beside clashd; the table also in bench/out/mesh-sweep.md.
+bench-mesh-sweep: $(B)/bench-mesh
+	$(B)/bench-mesh --sweep $(BENCH_MESH_SWEEP) --out $(BENCH_MESH_OUT) --rounds $(BENCH_MESH_ROUNDS)
+	@mkdir -p bench/out && cp $(BENCH_MESH_OUT)/sweep.md bench/out/mesh-sweep.md
 # The C torus knot against three.js's TorusKnotGeometry (positions within
 # 1e-12, the same index), the weld that closes it, and the leaky knot.
 bench-mesh-test: $(B)/bench-mesh $(BENCH_MESH_NPM)

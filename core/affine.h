@@ -49,6 +49,16 @@ static inline void affine_invert(const affine *f, affine *g)
 {
 	g->shift = 0;
 	const double *m = f->l;
+	int identity = 1;
+	for (int k = 0; k < 9; k++)
+		identity &= m[k] == (double)(k % 4 == 0);
+	if (identity) { /* what the general case gives, without 9 divisions */
+		for (int k = 0; k < 9; k++)
+			g->l[k] = (double)(k % 4 == 0);
+		for (int r = 0; r < 3; r++)
+			g->t[r] = -f->t[r];
+		return;
+	}
 	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
 	               m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
 	               m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};

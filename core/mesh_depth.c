@@ -25,7 +25,8 @@
 
 #include "compound.h"
 #include "mesh.h"
-#include "prepared.h"
+#include "mesh_convex.h"
+#include "mesh_depth_parts.h"
 #include "support.h"
 #include "trig.h"
 #include "hull3.h"
@@ -372,63 +373,6 @@ static int convex_leaf(side *s, const clash_shape *l, clash_mesh **out)
 
 /* ---- the convex path ----------------------------------------------------- */
 
-/* m is convex: closed, one part, and every vertex on one side of each
- * face's plane (within 1e-12 of its size), found by climbing the hull of
- * its positions.  1, 0, or CLASH_ENOMEM. */
-static int mesh_is_convex(const clash_mesh *m, const volatile int *cancel)
-{
-	if (!m->topo.closed || m->topo.parts != 1)
-		return 0;
-	clash_shape h;
-	if (clash_shape_init(&h, 3, m->positions, m->nvertices))
-		return 0;
-	size_t bytes = clash_prepared_size(3, m->nvertices);
-	void *room = bytes ? malloc(bytes) : NULL;
-	if (!room)
-		return CLASH_ENOMEM;
-	const prepared *p = NULL;
-	int climb = !clash_shape_prepare(&h, room, bytes) && !prepared_of(&h, &p) && prepared_climbs(p);
-	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (size_t i = 0; i < m->nvertices; i++)
-		grow(lo, hi, m->positions + 3 * i);
-	double eps = 1e-12 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-	                          (hi[2] - lo[2]) * (hi[2] - lo[2]));
-	int convex = 1;
-	size_t hint[2] = {SIZE_MAX, SIZE_MAX};
-	for (size_t i = 0; i < m->ntriangles && convex; i++) {
-		if (cancel && *cancel && (i & 255) == 0)
-			break;
-		const double *t = mesh_tri(m, i);
-		double e1[3], e2[3], n[3];
-		for (int k = 0; k < 3; k++) {
-			e1[k] = t[3 + k] - t[k];
-			e2[k] = t[6 + k] - t[k];
-		}
-		n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-		n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-		n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-		double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-		if (!(len > 0))
-			continue;
-		for (int way = 0; way < 2; way++) {
-			double d[3] = {n[0] / len, n[1] / len, n[2] / len};
-			if (way)
-				d[0] = -d[0], d[1] = -d[1], d[2] = -d[2];
-			size_t v = climb ? prepared_climb(p, d, 0, &hint[way])
-			                 : support_max_dot(m->positions, m->nvertices, 3, d);
-			const double *x = m->positions + 3 * v;
-			double h2 = (x[0] - t[0]) * d[0] + (x[1] - t[1]) * d[1] + (x[2] - t[2]) * d[2];
-			hint[way] = v;
-			if (h2 > eps && way == 1)
-				convex = 0;
-			if (h2 <= eps)
-				break; /* this face's plane supports the mesh on this side */
-		}
-	}
-	free(room);
-	return convex;
-}
-
 /* A side is convex: one leaf that is convex (a hull, a primitive, or a
  * convex mesh).  1, 0 or CLASH_ENOMEM. */
 static int shape_is_convex(const clash_shape *s, const volatile int *cancel)
@@ -754,27 +698,13 @@ static int boxes_meet(const double *x, const double *y, const frame *f, double s
 	return cx - cy + hx + hy >= -slack;
 }
 
-/* b moved by v (its pose followed by the shift). */
-static void shifted(const clash_shape *b, const double *v, clash_shape *out)
-{
-	*out = *b;
-	if (!out->posed) {
-		memset(out->linear, 0, sizeof out->linear);
-		for (int k = 0; k < 3; k++)
-			out->linear[4 * k] = 1.0, out->translation[k] = 0.0;
-		out->posed = 1;
-	}
-	for (int k = 0; k < 3; k++)
-		out->translation[k] += v[k];
-}
-
 /* Do a and b moved by t u meet (the verdict of clash_gjk)?  1, 0 or an
  * error. */
 static int meets_at(search *s, const double *u, double t)
 {
 	clash_shape m;
 	double v[3] = {t * u[0], t * u[1], t * u[2]};
-	shifted(s->b, v, &m);
+	mesh_depth_shifted(s->b, v, &m);
 	clash_result r;
 	int err = clash_gjk(s->a, &m, &s->vopt, &r);
 	return err ? err : r.intersecting;
@@ -1539,8 +1469,10 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
 		err = CLASH_ECANCELED;
 	else if (ca && cb)
 		err = convex_depth(a, b, opt, r);
-	else
+	else if (!(a->nparts || b->nparts) || (err = mesh_depth_parts(a, b, opt, r)) == 0)
 		err = nonconvex_depth(a, b, opt, r);
+	else if (err == 1)
+		err = CLASH_OK;
 	if (err)
 		memset(r, 0, sizeof *r);
 	return err;

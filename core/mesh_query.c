@@ -87,11 +87,6 @@ static double box_gap2(const obox *x, const obox *y)
 	return s;
 }
 
-static double box_size(const obox *x)
-{
-	return x->h[0] + x->h[1] + x->h[2];
-}
-
 /* ---- the query's common state -------------------------------------------- */
 
 typedef struct query {
@@ -127,19 +122,20 @@ static int pruned(const query *q, double lb)
 	return q->verdict_only ? !(lb <= q->thr) : (q->found && !(lb < q->best));
 }
 
-/* pruned on squared bounds (mesh against mesh: no square roots per node). */
+/* pruned on squared bounds (mesh against mesh: no square roots per
+ * node), with the tolerance: a pair that could come nearer than the best
+ * by less than tol is not opened.  Ties (parallel faces: many pairs at
+ * the least distance) are so left after the first, and the answer stays
+ * within the tolerance of the least distance. */
 static int pruned2(const query *q, double lb2)
 {
-	return q->verdict_only ? !(lb2 <= q->thr * q->thr) : (q->found && !(lb2 < q->best * q->best));
+	if (q->verdict_only)
+		return !(lb2 <= q->thr * q->thr);
+	const double cut = q->best - q->tol;
+	return q->found && !(lb2 < (cut > 0.0 ? cut * cut : 0.0));
 }
 
 /* ---- mesh against mesh --------------------------------------------------- */
-
-typedef struct pair_entry {
-	uint32_t na, nb;
-	double lb2; /* world lower bound of the squared hull distance */
-	obox ax, bx; /* na's box, nb's box in a's frame */
-} pair_entry;
 
 static void leaf_world(const clash_mesh *m, const mesh_node *n, const affine *f, double *w)
 {
@@ -202,10 +198,11 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 	tri_boxes(wb, y->count, bb);
 	for (uint32_t i = 0; i < x->count; i++)
 		for (uint32_t j = 0; j < y->count; j++) {
-			/* Two cheap lower bounds first: the triangles' boxes, then
-			 * their planes as separating axes. */
+			/* Two cheap lower bounds first: the triangles' boxes (from
+			 * the corners tri_pair reads: rounded within a few ulps),
+			 * then their planes as separating axes. */
 			const double *s = wa + 9 * i, *t = wb + 9 * j;
-			if (pruned2(q, box6_gap2(ba + 6 * i, bb + 6 * j) * (1.0 - 1e-9)) ||
+			if (pruned2(q, box6_gap2(ba + 6 * i, bb + 6 * j) * (1.0 - 1e-14)) ||
 			    pruned2(q, tri_plane_gap2(s, t) * (1.0 - 1e-9)))
 				continue;
 			q->pairs++;
@@ -221,89 +218,73 @@ static void leaf_pair(query *q, const mesh_node *x, const mesh_node *y)
 		}
 }
 
-static double pair_lb2(const query *q, const obox *x, const obox *y)
-{
-	return box_gap2(x, y) * q->sig2;
-}
-
-static int mesh_mesh(query *q)
-{
-	const mesh_node *na = q->ma->nodes, *nb = q->mb->nodes;
-	pair_entry stack[MESH_STACK];
-	int top = 0;
-	/* The current pair lives in locals; only the farther child of a
-	 * split is pushed, the nearer one is searched next (depth first). */
-	pair_entry cur;
-	mesh_node_obox(q->ma, &na[0], NULL, &cur.ax);
-	mesh_node_obox(q->mb, &nb[0], &q->ba, &cur.bx);
-	cur.na = cur.nb = 0;
-	cur.lb2 = pair_lb2(q, &cur.ax, &cur.bx);
-	for (;;) {
-		if (pruned2(q, cur.lb2))
-			goto pop;
-		if (cancelled(q))
-			return CLASH_ECANCELED;
-		const mesh_node *x = &na[cur.na], *y = &nb[cur.nb];
-		if (x->count && y->count) {
-			leaf_pair(q, x, y);
-			if (q->found && q->best <= q->thr)
-				return CLASH_OK;
-			goto pop;
-		}
-		pair_entry c[2];
-		if (y->count || (!x->count && box_size(&cur.ax) >= box_size(&cur.bx))) {
-			const uint32_t k[2] = {x->first, x->first + 1};
-			for (int i = 0; i < 2; i++) {
-				c[i].na = k[i];
-				c[i].nb = cur.nb;
-				mesh_node_obox(q->ma, &na[k[i]], NULL, &c[i].ax);
-				c[i].bx = cur.bx;
-				c[i].lb2 = pair_lb2(q, &c[i].ax, &cur.bx);
-			}
-		} else {
-			const uint32_t k[2] = {y->first, y->first + 1};
-			for (int i = 0; i < 2; i++) {
-				c[i].na = cur.na;
-				c[i].nb = k[i];
-				c[i].ax = cur.ax;
-				mesh_node_obox(q->mb, &nb[k[i]], &q->ba, &c[i].bx);
-				c[i].lb2 = pair_lb2(q, &cur.ax, &c[i].bx);
-			}
-		}
-		const int near = c[1].lb2 < c[0].lb2;
-		if (!pruned2(q, c[1 - near].lb2))
-			stack[top++] = c[1 - near];
-		cur = c[near];
-		continue;
-	pop:
-		if (top == 0)
-			break;
-		cur = stack[--top];
-	}
-	return CLASH_OK;
-}
-
-/* Mesh against mesh when b's frame is a's moved by a translation (the
- * rotation parts equal, e.g. both unrotated): node boxes compare in their
- * float form, b's shifted by d = b's origin + t - a's origin, with no
- * box to map per node.  slack covers the rounding of d and of the sums. */
-typedef struct shift_entry {
+/* Mesh against mesh: pairs of nodes by the lower bound of their squared
+ * world distance.  When b's frame is a's moved by a translation (the
+ * rotation parts equal, e.g. both unrotated) node boxes compare in their
+ * float form, b's shifted by d = b's origin + t - a's origin, with no box
+ * to map per node (slack covers the rounding of d and of the sums).
+ * Otherwise b's boxes are mapped into a's frame (pair_gap2). */
+typedef struct pair_entry {
 	uint32_t na, nb;
 	double lb2;
-} shift_entry;
+} pair_entry;
 
-static double shift_gap2(const query *q, const double *d, double slack, const mesh_node *x,
-                         const mesh_node *y)
+typedef struct pair_ctx {
+	const mesh_node *na, *nb;
+	int shift;
+	double d[3], slack;
+} pair_ctx;
+
+static double shift_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
 {
 	double s = 0.0;
 	for (int k = 0; k < 3; k++) {
-		const double g1 = (d[k] + (double)y->lo[k]) - (double)x->hi[k];
-		const double g2 = (double)x->lo[k] - (d[k] + (double)y->hi[k]);
-		const double g = (g1 > g2 ? g1 : g2) - slack;
+		const double g1 = (x->d[k] + (double)r->lo[k]) - (double)p->hi[k];
+		const double g2 = (double)p->lo[k] - (x->d[k] + (double)r->hi[k]);
+		const double g = (g1 > g2 ? g1 : g2) - x->slack;
 		if (g > 0.0)
 			s += g * g;
 	}
 	return s * q->sig2;
+}
+
+/* The general pose: a's box against b's mapped into a's frame (the
+ * faces of a's box as separating axes), then the line of the centres as
+ * the axis, b's box projected as the parallelepiped it maps to (a's
+ * frame, where world lengths shrink by at most sig). */
+static double box_pair_gap2(const query *q, const pair_ctx *x, const obox *pa, const obox *ra,
+                            const mesh_node *r)
+{
+	double g2 = box_gap2(pa, ra);
+	const double *l = q->ba.l;
+	double u[3], u2 = 0.0, sa = 0.0, sb = 0.0;
+	for (int k = 0; k < 3; k++) {
+		u[k] = ra->c[k] - pa->c[k];
+		u2 += u[k] * u[k];
+	}
+	for (int k = 0; k < 3; k++) {
+		sa += pa->h[k] * fabs(u[k]);
+		sb += 0.5 * ((double)r->hi[k] - (double)r->lo[k]) *
+		      fabs(u[0] * l[k] + u[1] * l[3 + k] + u[2] * l[6 + k]);
+	}
+	const double num = u2 - sa - sb;
+	if (num > 0.0) {
+		/* Rounding: of the sums (relative) and of the centres (slack). */
+		const double g = (num - 16 * DBL_EPSILON * (u2 + sa + sb)) / sqrt(u2) - x->slack;
+		if (g > 0.0 && g * g > g2)
+			g2 = g * g;
+	}
+	return g2 * q->sig2;
+}
+
+static double pair_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
+{
+	if (x->shift)
+		return shift_gap2(q, x, p, r);
+	obox pa, ra;
+	mesh_node_obox(q->ma, p, NULL, &pa);
+	mesh_node_obox(q->mb, r, &q->ba, &ra);
+	return box_pair_gap2(q, x, &pa, &ra, r);
 }
 
 static double node_extent(const mesh_node *n)
@@ -312,28 +293,40 @@ static double node_extent(const mesh_node *n)
 	       ((double)n->hi[2] - n->lo[2]);
 }
 
-typedef struct shift_ctx {
-	const mesh_node *na, *nb;
-	double d[3], slack;
-} shift_ctx;
-
 /* Open pair cur: a leaf pair is searched (returns 0), else its two
  * children go to c (returns 2), the larger box split. */
-static int shift_open(query *q, const shift_ctx *x, const shift_entry *cur, shift_entry *c)
+static int pair_open(query *q, const pair_ctx *x, const pair_entry *cur, pair_entry *c)
 {
 	const mesh_node *p = &x->na[cur->na], *r = &x->nb[cur->nb];
 	if (p->count && r->count) {
 		leaf_pair(q, p, r);
 		return 0;
 	}
-	if (r->count || (!p->count && node_extent(p) >= node_extent(r))) {
-		const uint32_t k[2] = {p->first, p->first + 1};
-		for (int i = 0; i < 2; i++)
-			c[i] = (shift_entry){k[i], cur->nb, shift_gap2(q, x->d, x->slack, &x->na[k[i]], r)};
-	} else {
-		const uint32_t k[2] = {r->first, r->first + 1};
-		for (int i = 0; i < 2; i++)
-			c[i] = (shift_entry){cur->na, k[i], shift_gap2(q, x->d, x->slack, p, &x->nb[k[i]])};
+	const int split_a = r->count || (!p->count && node_extent(p) >= node_extent(r));
+	if (x->shift) {
+		for (int i = 0; i < 2; i++) {
+			const uint32_t ka = split_a ? p->first + (uint32_t)i : cur->na;
+			const uint32_t kb = split_a ? cur->nb : r->first + (uint32_t)i;
+			c[i] = (pair_entry){ka, kb, shift_gap2(q, x, &x->na[ka], &x->nb[kb])};
+		}
+		return 2;
+	}
+	/* The side not split: its box once for both children. */
+	obox pa, ra;
+	if (split_a)
+		mesh_node_obox(q->mb, r, &q->ba, &ra);
+	else
+		mesh_node_obox(q->ma, p, NULL, &pa);
+	for (int i = 0; i < 2; i++) {
+		const mesh_node *pc = split_a ? &x->na[p->first + i] : p;
+		const mesh_node *rc = split_a ? r : &x->nb[r->first + i];
+		if (split_a)
+			mesh_node_obox(q->ma, pc, NULL, &pa);
+		else
+			mesh_node_obox(q->mb, rc, &q->ba, &ra);
+		c[i].na = split_a ? p->first + (uint32_t)i : cur->na;
+		c[i].nb = split_a ? cur->nb : r->first + (uint32_t)i;
+		c[i].lb2 = box_pair_gap2(q, x, &pa, &ra, rc);
 	}
 	return 2;
 }
@@ -345,17 +338,17 @@ static int touching_now(const query *q)
 
 /* Depth first from pair cur, the nearer child first (a verdict: any pair
  * within the threshold ends it). */
-static int shift_depth_first(query *q, const shift_ctx *x, shift_entry cur)
+static int pair_depth_first(query *q, const pair_ctx *x, pair_entry cur)
 {
-	shift_entry stack[MESH_STACK];
+	pair_entry stack[MESH_STACK];
 	int top = 0;
 	for (;;) {
 		if (pruned2(q, cur.lb2))
 			goto pop;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
-		shift_entry c[2];
-		if (shift_open(q, x, &cur, c) == 0) {
+		pair_entry c[2];
+		if (pair_open(q, x, &cur, c) == 0) {
 			if (touching_now(q))
 				return CLASH_OK;
 			goto pop;
@@ -374,7 +367,7 @@ static int shift_depth_first(query *q, const shift_ctx *x, shift_entry cur)
 }
 
 /* A binary min-heap of pairs by lower bound. */
-static void heap_push(shift_entry *h, int *n, shift_entry e)
+static void heap_push(pair_entry *h, int *n, pair_entry e)
 {
 	int i = (*n)++;
 	while (i > 0 && h[(i - 1) / 2].lb2 > e.lb2) {
@@ -384,9 +377,9 @@ static void heap_push(shift_entry *h, int *n, shift_entry e)
 	h[i] = e;
 }
 
-static shift_entry heap_pop(shift_entry *h, int *n)
+static pair_entry heap_pop(pair_entry *h, int *n)
 {
-	shift_entry top = h[0], last = h[--*n];
+	pair_entry top = h[0], last = h[--*n];
 	int i = 0;
 	for (;;) {
 		int c = 2 * i + 1;
@@ -406,7 +399,7 @@ static shift_entry heap_pop(shift_entry *h, int *n)
 /* A pair kept for later: into the heap, or, when it is full, searched
  * depth first at once.  1 when that made the answer (touching), an error,
  * or 0. */
-static int shift_keep(query *q, const shift_ctx *x, shift_entry *heap, int *n, shift_entry e)
+static int pair_keep(query *q, const pair_ctx *x, pair_entry *heap, int *n, pair_entry e)
 {
 	if (pruned2(q, e.lb2))
 		return 0;
@@ -414,7 +407,7 @@ static int shift_keep(query *q, const shift_ctx *x, shift_entry *heap, int *n, s
 		heap_push(heap, n, e);
 		return 0;
 	}
-	int err = shift_depth_first(q, x, e);
+	int err = pair_depth_first(q, x, e);
 	return err ? err : touching_now(q);
 }
 
@@ -422,9 +415,9 @@ static int shift_keep(query *q, const shift_ctx *x, shift_entry *heap, int *n, s
  * so no pair is opened whose bound exceeds the answer.  The nearer child
  * of an opened pair is opened next without a trip through the heap when
  * no waiting pair has a lower bound (a dive); the farther one waits. */
-static int shift_best_first(query *q, const shift_ctx *x, shift_entry root)
+static int pair_best_first(query *q, const pair_ctx *x, pair_entry root)
 {
-	shift_entry heap[MESH_HEAP], e = root;
+	pair_entry heap[MESH_HEAP], e = root;
 	int n = 0;
 	for (;;) {
 		/* e's bound is the least: when it is pruned, all are. */
@@ -432,20 +425,20 @@ static int shift_best_first(query *q, const shift_ctx *x, shift_entry root)
 			break;
 		if (cancelled(q))
 			return CLASH_ECANCELED;
-		shift_entry c[2];
-		if (shift_open(q, x, &e, c) == 0) {
+		pair_entry c[2];
+		if (pair_open(q, x, &e, c) == 0) {
 			if (touching_now(q))
 				return CLASH_OK;
 		} else {
 			const int near = c[1].lb2 < c[0].lb2;
-			int st = shift_keep(q, x, heap, &n, c[1 - near]);
+			int st = pair_keep(q, x, heap, &n, c[1 - near]);
 			if (st)
 				return st < 0 ? st : CLASH_OK;
 			if (!pruned2(q, c[near].lb2) && (n == 0 || c[near].lb2 <= heap[0].lb2)) {
 				e = c[near];
 				continue;
 			}
-			if ((st = shift_keep(q, x, heap, &n, c[near])))
+			if ((st = pair_keep(q, x, heap, &n, c[near])))
 				return st < 0 ? st : CLASH_OK;
 		}
 		if (n == 0)
@@ -455,17 +448,83 @@ static int shift_best_first(query *q, const shift_ctx *x, shift_entry root)
 	return CLASH_OK;
 }
 
-static int mesh_mesh_shift(query *q)
+/* The verdict in a turned pose: depth first, each pair carrying its two
+ * boxes (b's mapped into a's frame) so that a split maps only the
+ * children's. */
+typedef struct box_entry {
+	uint32_t na, nb;
+	double lb2;
+	obox ax, bx;
+} box_entry;
+
+static double box_size(const obox *x)
 {
-	shift_ctx x = {q->ma->nodes, q->mb->nodes, {0, 0, 0}, 0};
+	return x->h[0] + x->h[1] + x->h[2];
+}
+
+static int turned_depth_first(query *q, const pair_ctx *x)
+{
+	const mesh_node *na = x->na, *nb = x->nb;
+	box_entry stack[MESH_STACK], cur;
+	int top = 0;
+	mesh_node_obox(q->ma, &na[0], NULL, &cur.ax);
+	mesh_node_obox(q->mb, &nb[0], &q->ba, &cur.bx);
+	cur.na = cur.nb = 0;
+	cur.lb2 = box_pair_gap2(q, x, &cur.ax, &cur.bx, &nb[0]);
+	for (;;) {
+		if (pruned2(q, cur.lb2))
+			goto pop;
+		if (cancelled(q))
+			return CLASH_ECANCELED;
+		const mesh_node *p = &na[cur.na], *r = &nb[cur.nb];
+		if (p->count && r->count) {
+			leaf_pair(q, p, r);
+			if (touching_now(q))
+				return CLASH_OK;
+			goto pop;
+		}
+		box_entry c[2];
+		const int split_a = r->count || (!p->count && box_size(&cur.ax) >= box_size(&cur.bx));
+		for (int i = 0; i < 2; i++) {
+			c[i] = cur;
+			if (split_a) {
+				c[i].na = p->first + (uint32_t)i;
+				mesh_node_obox(q->ma, &na[c[i].na], NULL, &c[i].ax);
+			} else {
+				c[i].nb = r->first + (uint32_t)i;
+				mesh_node_obox(q->mb, &nb[c[i].nb], &q->ba, &c[i].bx);
+			}
+			c[i].lb2 = box_pair_gap2(q, x, &c[i].ax, &c[i].bx, &nb[c[i].nb]);
+		}
+		const int near = c[1].lb2 < c[0].lb2;
+		if (!pruned2(q, c[1 - near].lb2))
+			stack[top++] = c[1 - near];
+		cur = c[near];
+		continue;
+	pop:
+		if (top == 0)
+			break;
+		cur = stack[--top];
+	}
+	return CLASH_OK;
+}
+
+static int mesh_mesh(query *q)
+{
+	pair_ctx x = {q->ma->nodes, q->mb->nodes, q->ba.shift, {0, 0, 0}, 0};
 	double mag = node_extent(&x.na[0]) + node_extent(&x.nb[0]);
 	for (int k = 0; k < 3; k++) {
 		x.d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];
 		mag += fabs(q->mb->origin[k]) + fabs(q->ba.t[k]) + fabs(q->ma->origin[k]);
 	}
+	if (!x.shift)
+		for (int k = 0; k < 9; k++)
+			mag += fabs(q->ba.l[k]) * (node_extent(&x.nb[0]) + fabs(q->mb->origin[k / 3]));
 	x.slack = 16 * DBL_EPSILON * mag;
-	shift_entry root = {0, 0, shift_gap2(q, x.d, x.slack, &x.na[0], &x.nb[0])};
-	return q->verdict_only ? shift_depth_first(q, &x, root) : shift_best_first(q, &x, root);
+	if (q->verdict_only && !x.shift)
+		return turned_depth_first(q, &x);
+	pair_entry root = {0, 0, pair_gap2(q, &x, &x.na[0], &x.nb[0])};
+	return q->verdict_only ? pair_depth_first(q, &x, root) : pair_best_first(q, &x, root);
 }
 
 /* ---- mesh against a convex shape ------------------------------------------ */
@@ -978,6 +1037,7 @@ static int query_init(query *q, const clash_shape *a, const clash_shape *b,
 	affine_mark_shift(&q->ba);
 	q->sig = sigma_min(&q->fa);
 	q->sig2 = q->sig * q->sig;
+
 	q->rsum = a->radius + b->radius;
 	const unsigned want = opt ? opt->want : 0;
 	q->verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
@@ -1016,7 +1076,7 @@ static int query_init(query *q, const clash_shape *a, const clash_shape *b,
  * b), as q->verdict_only and q->sub ask. */
 static int surfaces(query *q, const obox *cb, clash_shape *tri)
 {
-	return !q->mb ? mesh_convex(q, cb, tri) : q->ba.shift ? mesh_mesh_shift(q) : mesh_mesh(q);
+	return !q->mb ? mesh_convex(q, cb, tri) : mesh_mesh(q);
 }
 
 /* The answer of surfaces within the threshold: touching, at clash_gjk's
@@ -1034,8 +1094,10 @@ static void answer_touching(query *q, clash_result *r)
 	memcpy(r->near_b, x, sizeof x);
 }
 
-/* Does the open solid on side other_is_b have its holes listed? */
-static int holder_capped(const query *q, int other_is_b)
+/* Does the caps' walk stand for the corner sweep on side other_is_b:
+ * no mesh there (a convex side holds by its surface), a closed one, or
+ * an open one with its holes listed? */
+static int holes_listed(const query *q, int other_is_b)
 {
 	const clash_mesh *h = holder(q, other_is_b);
 	return !h || h->topo.closed || h->capped;
@@ -1135,7 +1197,6 @@ static int part_inside(query *q, const clash_shape *b, int other_is_b, double *a
 		return parts_inside(q, q->mb, &q->fb, in_mesh, 0, at);
 	/* b is convex: connected, one point decides. */
 	double v[3];
-	affine_of(b, &q->fb);
 	affine_apply(&q->fb, b->vertices, v);
 	int c = in_mesh(q, v, 0);
 	if (c > 0)
@@ -1159,7 +1220,7 @@ static int held_by(query *q, const clash_shape *b, const obox *cb, int other_is_
 		if (vertex_inside(q, b, other_is_b, v) > 0)
 			memcpy(at, v, sizeof v);
 	}
-	if (!c && !holder_capped(q, other_is_b))
+	if (!c && !holes_listed(q, other_is_b))
 		c = vertex_inside(q, b, other_is_b, at);
 	if (c > 0)
 		r->contact = other_is_b ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A;

@@ -223,6 +223,49 @@ static int source_of(const clash_shape *s, ov_source *src)
 	return hull_mesh(s->vertices, s->count, src);
 }
 
+/* Are a and b clearly apart: their surfaces farther than any offset of
+ * the work can close (clash_gjk's verdict with that reach as its
+ * tolerance), neither inside the other?  Then the report is empty, and
+ * b's triangles need not be mapped nor a's classified.  Both closed
+ * sides must be solids, so that the verdict's containment is the one the
+ * work would find.  1, 0 (do the work) or an error. */
+static int clearly_apart(const clash_shape *a, const clash_shape *b, const ov_source *src,
+                         const affine *fa, const affine *ba, const clash_overlap_options *opt)
+{
+	if (src[0].m->topo.closed && src[1].m->topo.closed && !(src[0].m->solid && src[1].m->solid))
+		return 0;
+	ov_side sa, sb;
+	side_init(&sa, src[0].m);
+	side_init(&sb, src[1].m);
+	sb.to_common = *ba;
+	side_box(&sb);
+	/* |offset| <= 2 offset_size in a's frame; world lengths grow by at
+	 * most the Frobenius norm of a's map. */
+	double norm = 0.0;
+	for (int k = 0; k < 9; k++)
+		norm += fa->l[k] * fa->l[k];
+	clash_options o;
+	memset(&o, 0, sizeof o);
+	o.want = CLASH_WANT_VERDICT;
+	o.cancel = opt ? opt->cancel : NULL;
+	o.tolerance = 4.0 * offset_size(work_scale(&sa, &sb), opt) * sqrt(norm);
+	clash_result r;
+	int err = clash_gjk(a, b, &o, &r);
+	return err ? err : !r.intersecting;
+}
+
+/* The report of two shapes apart: no regions, no volume. */
+static int empty_answer(const ov_source *src, clash_overlap **out)
+{
+	clash_overlap *o = calloc(1, sizeof *o);
+	if (o == NULL)
+		return CLASH_ENOMEM;
+	o->regions = (const clash_overlap_region *)(o + 1);
+	o->has_volume = src[0].m->topo.closed && src[1].m->topo.closed;
+	*out = o;
+	return CLASH_OK;
+}
+
 static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
                const clash_overlap_options *opt, clash_overlap **out)
 {
@@ -232,7 +275,10 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 	affine_invert(&fa, &ia);
 	affine_compose(&ia, &fb, &ba);
 	affine_mark_shift(&ba);
-	int err = CLASH_ENOTSUP;
+	int err = clearly_apart(a, b, src, &fa, &ba, opt);
+	if (err)
+		return err < 0 ? err : empty_answer(src, out);
+	err = CLASH_ENOTSUP;
 	for (int k = 0; k < OV_ATTEMPTS; k++) {
 		ov_work w;
 		memset(&w, 0, sizeof w);

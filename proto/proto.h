@@ -341,10 +341,14 @@ int proto_media_is_mesh(const char *content_type);
  * at a time (libassimp's error message is process-wide).  `weld`: the
  * request's "weld" query parameter (a decimal number >= 0, else a 422 with
  * pointer ""), or NULL: when given, each shape is stored with it as its
- * mesh's "weld" member.  Problems and the return value as for
- * proto_query_reply(). */
+ * mesh's "weld" member.  `units`: its "units" query parameter ("mm", "cm",
+ * "m" or "in", else a 422 with pointer "/units"), or NULL: when given,
+ * each shape is stored with it as its "units" member (in its id, in its
+ * summary) and the answer says "units" beside "shapes".  Problems and the
+ * return value as for proto_query_reply(). */
 int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
-                             const char *weld, proto_call *call, proto_reply *out);
+                             const char *weld, const char *units, proto_call *call,
+                             proto_reply *out);
 
 /* A weld as text (the import's "weld" query parameter, clashd's --weld):
  * a decimal number >= 0 (digits first: no sign, "inf", "nan" or hex; not

@@ -305,6 +305,12 @@ static const option options[CONFIG_NOPTIONS] = {
 	                                "longest wait for Redis (connect, each answer); then the\n"
 	                                "shape is served from memory or is unknown",
 		FIELD(store_redis_timeout_ms, UINT)},
+	[CONFIG_STORE_REDIS_MAX_VALUE] = {"--store-redis-max-value", "CLASHD_STORE_REDIS_MAX_VALUE",
+	                                  "store_redis_max_value_bytes", KIND_SIZE, 1 * KIB, GIB,
+	                                  "64M", "SIZE",
+	                                  "largest shape read from Redis; a larger value is refused\n"
+	                                  "before it is read (the shape is then unknown)",
+		FIELD(store_redis_max_value, SIZE)},
 	[CONFIG_STORE_PER_TENANT] = {"--store-per-tenant", "CLASHD_STORE_PER_TENANT",
 	                             "store_per_tenant_bytes", KIND_SIZE, 0, 1024 * GIB, NULL, "SIZE",
 	                             "bytes of the shape store one tenant's shapes may hold; beyond,\n"

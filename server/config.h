@@ -76,6 +76,7 @@ enum config_option {
 	CONFIG_STORE_REDIS,
 	CONFIG_STORE_TTL,
 	CONFIG_STORE_REDIS_TIMEOUT,
+	CONFIG_STORE_REDIS_MAX_VALUE,
 	CONFIG_STORE_PER_TENANT,
 	CONFIG_STORE_DELETE,
 	CONFIG_NOPTIONS
@@ -155,6 +156,7 @@ typedef struct server_config {
 	store_redis_url store_redis;
 	unsigned store_ttl_s;           /* refreshed on every read and write (0: none) */
 	unsigned store_redis_timeout_ms; /* any one wait for Redis */
+	size_t store_redis_max_value;   /* the largest value read from Redis */
 	size_t store_per_tenant;        /* bytes of one tenant's shapes */
 	int store_delete;               /* DELETE of shapes without a tenant */
 

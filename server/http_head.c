@@ -116,18 +116,27 @@ static enum MHD_Result query_head(http_request *r, const http_route *route)
 	char detail[320];
 
 	const char *ct = http_request_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-	const char *weld = route->id == HTTP_ROUTE_SHAPES
-	                 ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "weld")
-	                 : NULL;
-	if (route->id == HTTP_ROUTE_SHAPES && proto_media_is_mesh(ct) &&
-	    strlen(ct) < sizeof r->mesh_type) {
+	const int shapes = route->id == HTTP_ROUTE_SHAPES;
+	const char *weld = shapes ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+	                                                        "weld")
+	                          : NULL;
+	const char *units = shapes ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+	                                                         "units")
+	                           : NULL;
+	if (shapes && proto_media_is_mesh(ct) && strlen(ct) < sizeof r->mesh_type) {
 		strcpy(r->mesh_type, ct); /* a mesh file, imported (on a worker) */
-		/* An empty or overlong value is no number: a space stands for it. */
+		/* An empty or overlong value is no number, no unit's name: a space
+		 * stands for it. */
 		const int bad = weld && (!weld[0] || strlen(weld) >= sizeof r->weld);
 		snprintf(r->weld, sizeof r->weld, "%s", bad ? " " : weld ? weld : "");
-	} else if (weld && http_media_is_json(ct)) {
-		return http_answer_problem(r, 422, "the query parameter weld is for mesh files: a JSON "
-		                              "upload's mesh says its own \"weld\"");
+		const int bad_units = units && (!units[0] || strlen(units) >= sizeof r->units);
+		snprintf(r->units, sizeof r->units, "%s", bad_units ? " " : units ? units : "");
+	} else if ((weld || units) && http_media_is_json(ct)) {
+		return http_answer_problem(r, 422, weld ? "the query parameter weld is for mesh files: "
+		                                          "a JSON upload's mesh says its own \"weld\""
+		                                        : "the query parameter units is for mesh "
+		                                          "files: a JSON upload says its own "
+		                                          "\"units\"");
 	} else if (!http_media_is_json(ct)) {
 		const char *mesh = route->id == HTTP_ROUTE_SHAPES ? HTTP_MESH_MEDIA_TYPES : "";
 		if (ct)

@@ -172,6 +172,8 @@ typedef struct http_request {
 	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
 	char weld[64];      /* and its "weld" query parameter ("": none; " ":
 	                       one empty or too long, refused as no number) */
+	char units[24];     /* and its "units" one ("": none; " ": one empty or
+	                       too long, refused as no unit's name) */
 	char shape_id[80];  /* GET or HEAD of a shape memory lacks: its id, looked
 	                       up in the store's tier on a worker */
 	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */

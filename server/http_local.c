@@ -35,6 +35,20 @@ enum MHD_Result http_local_metrics(http_request *r)
 		g.has_redis = 1;
 		store_redis_get_stats(s->redis, &g.redis);
 	}
+	/* Each tenant once (tokens may share one). */
+	struct http_tenant_usage tenants[CONFIG_MAX_TOKENS];
+	for (size_t i = 0; s->tenant_ctx && i < s->cfg->n_auth_tokens; i++) {
+		const proto_context *c = s->tenant_ctx[i];
+		int seen = !c;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = s->tenant_ctx[j] == c;
+		if (seen)
+			continue;
+		struct http_tenant_usage *u = &tenants[g.ntenants++];
+		u->name = proto_store_scope(c->store);
+		u->bytes = proto_store_view_usage(c->store, &u->entries);
+	}
+	g.tenants = tenants;
 	size_t len = 0;
 	char *text = http_metrics_render(s->metrics, &g, &len);
 	return http_answer_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);

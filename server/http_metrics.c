@@ -205,8 +205,14 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 	       "(maxmemory reached with noeviction).\n"
 	       "# TYPE clashd_store_redis_writes_refused gauge\n"
 	       "clashd_store_redis_writes_refused %d\n", r->writes_refused);
+	put(t, "# HELP clashd_store_redis_queued_bytes Bytes of stored shapes answered and "
+	       "waiting to be written to Redis.\n"
+	       "# TYPE clashd_store_redis_queued_bytes gauge\n"
+	       "clashd_store_redis_queued_bytes %zu\n", r->queued_bytes);
 	static const char *const names[] = {"reads", "hits", "refused", "skipped", "writes",
-	                                    "write_errors", "errors"};
+	                                    "write_errors", "errors", "too_large",
+	                                    "forgotten", "waits", "dropped",
+	                                    "tenant_evictions"};
 	static const char *const helps[] = {
 		"Refs memory lacked, looked up in Redis.",
 		"Of them, a value came back.",
@@ -214,9 +220,17 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 		"Lookups and writes not tried while Redis was down.",
 		"Shapes written through to Redis.",
 		"Write-throughs that failed or Redis refused.",
-		"Calls to Redis that failed (unreachable, timed out)."};
+		"Calls to Redis that failed (unreachable, timed out).",
+		"Values refused unread: larger than --store-redis-max-value.",
+		"Shapes dropped from memory: deleted on a replica sharing the Redis.",
+		"Reads that waited for a value another replica was writing.",
+		"Deletes not sent to Redis: the writer's queue was full.",
+		"A tenant's values removed from Redis to keep its bytes there within "
+		"--store-per-tenant."};
 	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
-	                      r->write_errors, r->errors};
+	                      r->write_errors, r->errors, r->too_large,
+	                      r->forgotten, r->waits, r->dropped,
+	                      r->tenant_evictions};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		put(t, "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
 		       "counter\nclashd_store_redis_%s_total %llu\n",
@@ -317,6 +331,19 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		        "# TYPE clashd_shape_store_client_evictions_total counter\n"
 		        "clashd_shape_store_client_evictions_total %llu\n",
 		    (unsigned long long)st->client_evictions);
+	}
+	if (g->ntenants) {
+		put(&t, "# HELP clashd_shape_store_tenant_bytes Bytes of one tenant's shapes in this "
+		        "replica's store (--store-per-tenant bounds it).\n"
+		        "# TYPE clashd_shape_store_tenant_bytes gauge\n");
+		for (size_t i = 0; i < g->ntenants; i++)
+			put(&t, "clashd_shape_store_tenant_bytes{tenant=\"%s\"} %zu\n", g->tenants[i].name,
+			    g->tenants[i].bytes);
+		put(&t, "# HELP clashd_shape_store_tenant_entries One tenant's shapes in this replica's "
+		        "store.\n# TYPE clashd_shape_store_tenant_entries gauge\n");
+		for (size_t i = 0; i < g->ntenants; i++)
+			put(&t, "clashd_shape_store_tenant_entries{tenant=\"%s\"} %zu\n",
+			    g->tenants[i].name, g->tenants[i].entries);
 	}
 	if (g->has_redis)
 		render_redis(&t, &g->redis);

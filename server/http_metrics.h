@@ -54,6 +54,12 @@ typedef struct http_gauges {
 	proto_store_stats store;
 	int has_redis;         /* the store's Redis tier's figures follow */
 	store_redis_stats redis;
+	/* Each tenant's share of this replica's store (--store-per-tenant). */
+	struct http_tenant_usage {
+		const char *name;
+		size_t bytes, entries;
+	} *tenants;
+	size_t ntenants;
 } http_gauges;
 
 typedef struct http_metrics http_metrics;

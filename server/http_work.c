@@ -29,7 +29,8 @@ static void work_run(uv_work_t *w)
 		r->reply_rc = proto_batch_open(r->body, r->len, &r->call, &r->batch, &r->reply);
 	else if (r->mesh_type[0])
 		r->reply_rc = proto_shape_import_reply(r->body, r->len, r->mesh_type,
-		                                       r->weld[0] ? r->weld : NULL, &r->call,
+		                                       r->weld[0] ? r->weld : NULL,
+		                                       r->units[0] ? r->units : NULL, &r->call,
 		                                       &r->reply);
 	else if (r->shape_id[0])
 		r->reply_rc = proto_shape_reply_through(r->ctx, r->method, r->shape_id, &r->reply);

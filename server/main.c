@@ -62,6 +62,23 @@ static int tenants_make(tenants *t, const server_config *cfg, const proto_contex
 	return 0;
 }
 
+/* A shape deleted on some replica sharing the Redis: its copy in this
+ * one's memory goes too, from the base store or the tenant's view. */
+typedef struct forget_target {
+	proto_store *base;
+	const tenants *ten;
+} forget_target;
+
+static int on_forgotten(void *arg, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	const forget_target *f = arg;
+	proto_store *s = scope ? NULL : f->base;
+	for (size_t i = 0; scope && !s && i < f->ten->n; i++)
+		if (strcmp(proto_store_scope(f->ten->view[i]), scope) == 0)
+			s = f->ten->view[i];
+	return s && proto_store_remove(s, id) == 0;
+}
+
 static void tenants_free(tenants *t)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -173,7 +190,7 @@ int main(int argc, char **argv)
 	store_redis *redis = NULL;
 	if (cfg.store_redis_text[0]) {
 		redis = store_redis_new(&cfg.store_redis, cfg.store_redis_timeout_ms, cfg.store_ttl_s,
-		                        cfg.weld);
+		                        cfg.store_redis_max_value, cfg.store_per_tenant, cfg.weld);
 		if (!redis) {
 			LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store redis"));
 			proto_store_free(ctx.store);
@@ -227,6 +244,11 @@ int main(int argc, char **argv)
 	} else {
 		rc = http_server_start(&a.server, &loop, &cfg, &ctx, on_server_closed, &a);
 	}
+	static forget_target forget;
+	forget = (forget_target){ctx.store, &ten};
+	if (rc == 0 && redis && store_redis_watch(redis, on_forgotten, &forget) != 0)
+		LOG_EMIT("warn", "shape store redis: cannot follow deletes",
+		         LOG_STR("error", "watcher thread"));
 	if (rc == 0 && redis)
 		http_server_watch_redis(a.server, redis);
 	if (rc == 0 && ten.n)
@@ -238,6 +260,7 @@ int main(int argc, char **argv)
 		uv_run(&loop, UV_RUN_DEFAULT);
 		uv_loop_close(&loop);
 		fanout_stop(fan);
+		store_redis_stop(redis);
 		tenants_free(&ten);
 		proto_store_free(ctx.store);
 		store_redis_free(redis);
@@ -263,6 +286,7 @@ int main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	uv_library_shutdown(); /* joins the worker threads */
 	fanout_stop(fan);
+	store_redis_stop(redis); /* its threads use the stores */
 	tenants_free(&ten);
 	proto_store_free(ctx.store);
 	store_redis_free(redis); /* after the threads: their connections are closed */

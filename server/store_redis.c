@@ -1,21 +1,17 @@
 /*
  * store_redis.c — the shape store's tier on Redis (store_redis.h): hiredis's
  * blocking API on the workers, not its libuv adapter on the loop, because
- * a ref is resolved deep inside a request's decoding on a worker, and an
- * answer arriving on the loop would need every decoder to stop and resume
- * around it.  Each calling thread keeps its own connection (thread-local:
- * no lock), every connect and answer bounded by the timeout, so the loop
- * never waits for Redis and a worker waits at most three timeouts a call
- * (an answer failing at once on a connection Redis closed is retried on a
- * new one; a timeout is not).  After a failed call Redis is "down": for a
- * second every call answers "not there" untried, then one call at a time
- * probes it, so a paused or absent Redis costs a worker one wait a second,
- * not one a ref; a thread of its own PINGs a down Redis every second, so
- * /metrics and the log see it come back even when memory serves every
- * ref; it also sends the DELs a DELETE asks for (queued: the loop never
- * waits).  A refused write (maxmemory, noeviction) is no failure.  Keys:
- * "clashd:shape:", a tenant's name and ":" for a tenant's view, the id's
- * 64 hex digits; values: the canonical encoding (shape_id.h).
+ * a ref is resolved deep inside a request's decoding on a worker.  Each
+ * calling thread keeps its own connection, every connect and answer
+ * bounded by the timeout, a reply by --store-redis-max-value; after a
+ * failed call Redis is "down" and calls answer "not there" untried for a
+ * second, then one probes it.  A writer thread (which also PINGs a down
+ * Redis) takes, in order, the values of answered uploads (a marker set
+ * before the answer makes readers wait for them), the DELs of deletes
+ * (each told to every replica in a stream a watcher thread follows) and
+ * the preparation of parts read back.  Keys: "clashd:shape:" (or
+ * "clashd:pending:"), a tenant's name and ":", the id's 64 hex digits;
+ * values: the canonical encoding (shape_id.h).
  */
 #include "store_redis.h"
 
@@ -25,41 +21,78 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 
 #include "log.h"
+#include "problem.h"
 
 /* How long Redis stays "down" after a failed call before it is probed. */
 #define REDIS_RETRY_MS 1000
-/* DELs waiting for the prober thread at most (more are dropped: the
- * shapes then stay until Redis evicts or expires them). */
-#define REDIS_FORGET_MAX 256
+/* Jobs waiting for the writer (the prober thread) at most: a DEL past
+ * it is dropped (the shape then stays until Redis evicts or expires it),
+ * a write is made at once. */
+#define REDIS_QUEUE_JOBS 4096
+/* A pending marker lives this many timeouts (a replica that dies before
+ * writing its value leaves it that long); a reader waits one timeout. */
+#define REDIS_MARKER_TIMEOUTS 8
+/* Bytes of values waiting to be written at most; an upload past it is
+ * written before it is answered. */
+#define REDIS_QUEUE_BYTES ((size_t)64 << 20)
+/* What a reply may hold besides the value: its header, and the other
+ * small replies of its pipeline. */
+#define REDIS_REPLY_SLACK 4096
+/* The stream of deleted shapes every replica reads (fields "s": the
+ * tenant or "", "id"), trimmed to about this many entries: a replica cut
+ * off from Redis for longer than that many deletes may miss some. */
+#define FORGOTTEN_STREAM "clashd:forgotten"
+#define FORGOTTEN_KEEP "100000"
+/* How long one read of the stream waits for news. */
+#define WATCH_BLOCK_MS 1000
+#define WATCH_REPLY_MAX (1 << 20)
 
 struct store_redis {
 	store_redis_url url;
 	struct timeval timeout;
 	unsigned ttl_s;
 	char ttl[24];          /* ttl_s as text, for EX */
+	size_t max_value;      /* the largest value read */
+	char last[24];         /* max_value - 1 as text, for GETRANGE */
 	pthread_key_t conn;    /* the calling thread's redisContext */
 	proto_shape_tier tier;
 	atomic_int up;
 	atomic_int writes_refused;
 	atomic_int probing;    /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
-	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors;
+	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors, too_large, waits;
+	atomic_ullong tenant_evictions;
+	size_t tenant_budget;  /* a tenant's bytes in Redis at most (0: none) */
 	pthread_t prober;       /* PINGs a down Redis, runs the DELs */
-	struct forget {         /* DELs asked for (DELETE), not yet sent */
-		char scope[PROTO_STORE_SCOPE + 1];
-		int scoped;
-		uint8_t id[PROTO_SHAPE_ID_BYTES];
-	} forget[REDIS_FORGET_MAX];
-	size_t nforget;         /* under mu */
+	/* The writer's jobs, oldest first (under mu): the writes behind
+	 * uploads and the DELs of deletes, in the order they were asked for,
+	 * so a shape deleted after its upload is not written back. */
+	struct job *head, *tail;
+	size_t njobs, queued_bytes;
+	atomic_size_t queued;   /* queued_bytes, for /metrics */
+	atomic_ullong dropped;  /* DELs not queued: the queue was full */
+	unsigned marker_ms;     /* a pending marker's life */
+	char marker_px[24];
 	pthread_mutex_t mu;     /* for `stop` and its signal */
 	pthread_cond_t wake;
 	int stop;
 	int has_prober;
+	/* The watcher: other replicas' deletes, read from the stream. */
+	store_redis_forgotten forgotten;
+	void *forgotten_arg;
+	pthread_t watcher;
+	pthread_cond_t watch_wake;
+	int watch_fd;          /* its connection's socket, -1: none (under mu) */
+	int watch_stop;        /* under mu */
+	int has_watcher;
+	atomic_ullong forgot;
 };
 
 static void close_conn(void *c)
@@ -188,12 +221,65 @@ static redisContext *connect_one(store_redis *r, char *err, size_t errlen)
 	return c;
 }
 
-/* Run one command on this thread's connection; the reply (an error reply
- * included), or NULL: not tried (*skipped) or failed (counted, Redis down). */
-static redisReply *call(store_redis *r, int argc, const char **argv, const size_t *lens,
-                        int *skipped)
+/* One command of a pipeline. */
+typedef struct redis_cmd {
+	int argc;
+	const char **argv;
+	const size_t *lens;
+} redis_cmd;
+
+/* The next reply on c, never holding more than `limit` unread bytes:
+ * hiredis 0.14 has no bound on a reply's size and keeps a bulk value's
+ * bytes until the whole value is there, so a value past the bound is
+ * refused as it arrives (*too_large), before it is all in memory. */
+static int read_bounded(redisContext *c, size_t limit, redisReply **out, int *too_large)
+{
+	void *y = NULL;
+	if (redisGetReplyFromReader(c, &y) != REDIS_OK)
+		return -1;
+	while (!y) {
+		if (redisBufferRead(c) != REDIS_OK)
+			return -1;
+		if (c->reader->len - c->reader->pos > limit) {
+			*too_large = 1;
+			return -1;
+		}
+		if (redisGetReplyFromReader(c, &y) != REDIS_OK)
+			return -1;
+	}
+	*out = y;
+	return 0;
+}
+
+/* Send n commands at once and read their n replies (one round trip). */
+static int pipeline(redisContext *c, int n, const redis_cmd *cmds, size_t limit,
+                    redisReply **y, int *too_large)
+{
+	for (int i = 0; i < n; i++)
+		if (redisAppendCommandArgv(c, cmds[i].argc, cmds[i].argv, cmds[i].lens) != REDIS_OK)
+			return -1;
+	int done = 0;
+	while (!done)
+		if (redisBufferWrite(c, &done) != REDIS_OK)
+			return -1;
+	for (int i = 0; i < n; i++)
+		if (read_bounded(c, limit, &y[i], too_large) != 0) {
+			while (i-- > 0)
+				freeReplyObject(y[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Run n commands on this thread's connection: 0 with their n replies
+ * (error replies included), or -1: not tried (*skipped), a reply larger
+ * than the bound (*too_large: the connection is dropped, Redis is not
+ * down), or failed (counted, Redis down). */
+static int call(store_redis *r, int n, const redis_cmd *cmds, redisReply **y, int *skipped,
+                int *too_large)
 {
 	*skipped = 0;
+	*too_large = 0;
 	int probe = 0;
 	if (!atomic_load(&r->up)) {
 		int idle = 0;
@@ -201,31 +287,31 @@ static redisReply *call(store_redis *r, int argc, const char **argv, const size_
 		    !atomic_compare_exchange_strong(&r->probing, &idle, 1)) {
 			*skipped = 1;
 			atomic_fetch_add(&r->skipped, 1);
-			return NULL;
+			return -1;
 		}
 		probe = 1;
 	}
 	redisContext *c = pthread_getspecific(r->conn);
-	redisReply *y = NULL;
+	int ok = 0;
 	char err[128] = "";
-	for (int attempt = 0; attempt < 2 && !y; attempt++) {
+	for (int attempt = 0; attempt < 2 && !ok && !*too_large; attempt++) {
 		int reused = c != NULL;
 		if (!c && !(c = connect_one(r, err, sizeof err)))
 			break;
 		pthread_setspecific(r->conn, c);
 		errno = 0;
-		y = redisCommandArgv(c, argc, argv, lens);
-		if (y)
+		ok = pipeline(c, n, cmds, r->max_value + REDIS_REPLY_SLACK, y, too_large) == 0;
+		if (ok)
 			break;
 		int timed_out = errno == EAGAIN || errno == EWOULDBLOCK;
 		snprintf(err, sizeof err, "%s", timed_out ? "timed out" : c->errstr);
-		redisFree(c);
+		redisFree(c); /* a reply may be half read: the connection is lost */
 		c = NULL;
 		pthread_setspecific(r->conn, NULL);
 		if (timed_out || !reused)
 			break;
 	}
-	if (y) {
+	if (ok || *too_large) {
 		set_up(r, 1, NULL);
 	} else {
 		atomic_fetch_add(&r->errors, 1);
@@ -234,17 +320,29 @@ static redisReply *call(store_redis *r, int argc, const char **argv, const size_
 	}
 	if (probe)
 		atomic_store(&r->probing, 0);
-	return y;
+	return ok ? 0 : -1;
 }
 
-#define KEY_MAX (16 + PROTO_STORE_SCOPE + 2 * PROTO_SHAPE_ID_BYTES)
+/* One command alone: its reply, or NULL. */
+static redisReply *call1(store_redis *r, int argc, const char **argv, const size_t *lens,
+                         int *skipped)
+{
+	redis_cmd cmd = {argc, argv, lens};
+	redisReply *y;
+	int too_large;
+	return call(r, 1, &cmd, &y, skipped, &too_large) == 0 ? y : NULL;
+}
 
-/* "clashd:shape:" [scope ":"] and the id's hex digits. */
-static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[KEY_MAX])
+#define KEY_MAX (24 + PROTO_STORE_SCOPE + 2 * PROTO_SHAPE_ID_BYTES)
+
+/* "clashd:shape:" (or "clashd:pending:", the marker of a write under
+ * way) [scope ":"] and the id's hex digits. */
+static void key_in(const char *space, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                   char key[KEY_MAX])
 {
 	static const char hex[] = "0123456789abcdef";
-	int n = snprintf(key, KEY_MAX, "clashd:shape:%.*s%s", PROTO_STORE_SCOPE, scope ? scope : "",
-	                 scope ? ":" : "");
+	int n = snprintf(key, KEY_MAX, "clashd:%s:%.*s%s", space, PROTO_STORE_SCOPE,
+	                 scope ? scope : "", scope ? ":" : "");
 	for (int i = 0; i < PROTO_SHAPE_ID_BYTES; i++) {
 		key[n++] = hex[id[i] >> 4];
 		key[n++] = hex[id[i] & 15];
@@ -252,62 +350,277 @@ static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], ch
 	key[n] = '\0';
 }
 
+static void key_of(const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES], char key[KEY_MAX])
+{
+	key_in("shape", scope, id, key);
+}
+
+static void value_too_large(store_redis *r, const char *key, long long len)
+{
+	atomic_fetch_add(&r->too_large, 1);
+	LOG_EMIT("warn", "shape store redis value refused: larger than --store-redis-max-value",
+	         LOG_STR("key", key), LOG_INT("bytes", len), LOG_INT("max", r->max_value));
+}
+
+/* Its length, then at most max_value bytes of it (GETRANGE: Redis never
+ * sends more), whether a write of it is under way, and its expiry pushed
+ * back, in one round trip.  0 with the value; 1 none; 2 a write of it is
+ * under way (what is there, if anything, may be what it replaces: a
+ * corrupt value an upload repairs). */
+static int read_value(store_redis *r, const char *key, const char *pending, uint8_t **bytes,
+                      size_t *len)
+{
+	const char *strlen_argv[2] = {"STRLEN", key};
+	const size_t strlen_lens[2] = {6, strlen(key)};
+	const char *range_argv[4] = {"GETRANGE", key, "0", r->last};
+	const size_t range_lens[4] = {8, strlen(key), 1, strlen(r->last)};
+	const char *exists_argv[2] = {"EXISTS", pending};
+	const size_t exists_lens[2] = {6, strlen(pending)};
+	const char *expire_argv[3] = {"EXPIRE", key, r->ttl};
+	const size_t expire_lens[3] = {6, strlen(key), strlen(r->ttl)};
+	const redis_cmd cmds[4] = {{2, strlen_argv, strlen_lens},
+	                           {4, range_argv, range_lens},
+	                           {2, exists_argv, exists_lens},
+	                           {3, expire_argv, expire_lens}};
+	const int n = r->ttl_s ? 4 : 3;
+	redisReply *y[4];
+	int skipped, too_large;
+	if (call(r, n, cmds, y, &skipped, &too_large) != 0) {
+		if (too_large)
+			value_too_large(r, key, -1);
+		return 1;
+	}
+	int rc = 1;
+	if (y[2]->type == REDIS_REPLY_INTEGER && y[2]->integer > 0) {
+		rc = 2; /* what is there may be the value the write replaces */
+	} else if (y[0]->type == REDIS_REPLY_INTEGER &&
+	           (unsigned long long)y[0]->integer > r->max_value) {
+		value_too_large(r, key, y[0]->integer);
+	} else if (y[1]->type == REDIS_REPLY_STRING && y[1]->len > 0) {
+		*bytes = malloc(y[1]->len);
+		if (*bytes) {
+			memcpy(*bytes, y[1]->str, y[1]->len);
+			*len = y[1]->len;
+			rc = 0;
+		}
+	} else if (y[0]->type == REDIS_REPLY_ERROR || y[1]->type == REDIS_REPLY_ERROR) {
+		atomic_fetch_add(&r->errors, 1);
+		LOG_EMIT("warn", "shape store redis read refused", LOG_STR("key", key),
+		         LOG_STR("error", (y[0]->type == REDIS_REPLY_ERROR ? y[0] : y[1])->str));
+	}
+	for (int i = 0; i < n; i++)
+		freeReplyObject(y[i]);
+	return rc;
+}
+
+/* A value whose write is under way (another replica answered its upload
+ * and writes it behind) is waited for, up to the timeout. */
 static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
                     uint8_t **bytes, size_t *len)
 {
 	store_redis *r = self;
-	char key[KEY_MAX];
+	char key[KEY_MAX], pending[KEY_MAX];
 	key_of(scope, id, key);
-	const char *argv[4] = {r->ttl_s ? "GETEX" : "GET", key, "EX", r->ttl};
-	size_t lens[4] = {strlen(argv[0]), strlen(key), 2, strlen(r->ttl)};
-	int skipped;
+	key_in("pending", scope, id, pending);
 	atomic_fetch_add(&r->reads, 1);
-	redisReply *y = call(r, r->ttl_s ? 4 : 2, argv, lens, &skipped);
-	if (!y)
-		return 1;
-	int rc = 1;
-	if (y->type == REDIS_REPLY_STRING && y->len > 0) {
-		*bytes = malloc(y->len);
-		if (*bytes) {
-			memcpy(*bytes, y->str, y->len);
-			*len = y->len;
-			rc = 0;
-			atomic_fetch_add(&r->hits, 1);
-		}
-	} else if (y->type == REDIS_REPLY_ERROR) {
-		atomic_fetch_add(&r->errors, 1);
-		LOG_EMIT("warn", "shape store redis read refused", LOG_STR("key", key),
-		         LOG_STR("error", y->str));
+	unsigned long long until = now_ms() + r->marker_ms / REDIS_MARKER_TIMEOUTS;
+	int rc, waited = 0;
+	while ((rc = read_value(r, key, pending, bytes, len)) == 2 && now_ms() < until) {
+		waited = 1;
+		usleep(1000);
 	}
-	freeReplyObject(y);
-	return rc;
+	if (waited)
+		atomic_fetch_add(&r->waits, 1);
+	if (rc == 0)
+		atomic_fetch_add(&r->hits, 1);
+	return rc == 0 ? 0 : 1;
 }
 
-static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-                     const uint8_t *bytes, size_t len)
+/* SET the value, and DEL its pending marker when there is one. */
+static void write_value(store_redis *r, const char *key, const char *pending,
+                        const uint8_t *bytes, size_t len)
 {
-	store_redis *r = self;
-	char key[KEY_MAX];
-	key_of(scope, id, key);
-	const char *argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
-	size_t lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
-	int skipped;
-	redisReply *y = call(r, r->ttl_s ? 5 : 3, argv, lens, &skipped);
-	if (!y) {
+	const char *set_argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
+	const size_t set_lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
+	const char *del_argv[2] = {"DEL", pending};
+	const size_t del_lens[2] = {3, pending ? strlen(pending) : 0};
+	const redis_cmd cmds[2] = {{r->ttl_s ? 5 : 3, set_argv, set_lens}, {2, del_argv, del_lens}};
+	redisReply *y[2];
+	int skipped, too_large;
+	if (call(r, pending ? 2 : 1, cmds, y, &skipped, &too_large) != 0) {
 		if (!skipped)
 			atomic_fetch_add(&r->write_errors, 1);
 		return;
 	}
-	int refused = y->type == REDIS_REPLY_ERROR;
+	int refused = y[0]->type == REDIS_REPLY_ERROR;
 	atomic_fetch_add(refused ? &r->write_errors : &r->writes, 1);
 	if (atomic_exchange(&r->writes_refused, refused) != refused) {
 		if (refused)
 			LOG_EMIT("warn", "shape store redis refuses writes: shapes kept in memory only",
-			         LOG_STR("error", y->str));
+			         LOG_STR("error", y[0]->str));
 		else
 			LOG_EMIT("info", "shape store redis takes writes again");
 	}
-	freeReplyObject(y);
+	freeReplyObject(y[0]);
+	if (pending)
+		freeReplyObject(y[1]);
+}
+
+typedef struct job {
+	struct job *next;
+	int forget;            /* 1: a DELETE's, 0: a write behind an upload */
+	void (*fn)(void *);    /* or, when set, this call (tier_later) */
+	void *arg;
+	int scoped;
+	char scope[PROTO_STORE_SCOPE + 1];
+	uint8_t id[PROTO_SHAPE_ID_BYTES];
+	uint8_t *bytes;        /* a write's value */
+	size_t len;
+} job;
+
+static job *job_new(int forget, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
+{
+	job *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	j->forget = forget;
+	j->scoped = scope != NULL;
+	snprintf(j->scope, sizeof j->scope, "%s", scope ? scope : "");
+	memcpy(j->id, id, PROTO_SHAPE_ID_BYTES);
+	return j;
+}
+
+/* Queue j for the writer: 0, or -1 when the queue is full (j is the
+ * caller's still). */
+static int enqueue(store_redis *r, job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	int room = r->njobs < REDIS_QUEUE_JOBS && r->queued_bytes + j->len <= REDIS_QUEUE_BYTES;
+	if (room) {
+		*(r->tail ? &r->tail->next : &r->head) = j;
+		r->tail = j;
+		r->njobs++;
+		r->queued_bytes += j->len;
+		atomic_store(&r->queued, r->queued_bytes);
+		pthread_cond_signal(&r->wake);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return room ? 0 : -1;
+}
+
+/* A tenant's values in Redis kept within its budget (--store-per-tenant),
+ * whichever replica wrote them: each tenant's sizes (a hash), the order
+ * they were written in (a sorted set) and their sum, changed together by
+ * one script; past the budget the tenant's least recently written values
+ * go (their keys may be gone already: Redis's own eviction or expiry,
+ * which the sum then forgets).  KEYS: sizes, order, sum; ARGV: the id's
+ * hex digits, its bytes, the budget, the tenant's key prefix.  Returns
+ * how many values went.  (Keys built in the script: a single Redis, not
+ * a cluster.) */
+static const char account_script[] =
+	"local id, len, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]) "
+	"local old = tonumber(redis.call('HGET', KEYS[1], id) or '0') "
+	"local t = redis.call('TIME') "
+	"redis.call('HSET', KEYS[1], id, len) "
+	"redis.call('ZADD', KEYS[2], t[1] * 1000000 + t[2], id) "
+	"local sum = redis.call('INCRBY', KEYS[3], len - old) "
+	"local gone = 0 "
+	"while sum > budget do "
+	"  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1] "
+	"  if not oldest or oldest == id then break end "
+	"  local size = tonumber(redis.call('HGET', KEYS[1], oldest) or '0') "
+	"  redis.call('DEL', ARGV[4] .. oldest) "
+	"  redis.call('HDEL', KEYS[1], oldest) "
+	"  redis.call('ZREM', KEYS[2], oldest) "
+	"  sum = redis.call('DECRBY', KEYS[3], size) "
+	"  gone = gone + 1 "
+	"end "
+	"return gone";
+
+/* A deleted value leaves its tenant's sum.  KEYS, ARGV[1] as above. */
+static const char unaccount_script[] =
+	"local size = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') "
+	"if size > 0 then "
+	"  redis.call('HDEL', KEYS[1], ARGV[1]) "
+	"  redis.call('ZREM', KEYS[2], ARGV[1]) "
+	"  redis.call('DECRBY', KEYS[3], size) "
+	"end "
+	"return size";
+
+/* A tenant's accounting keys and its shapes' key prefix, and the EVAL. */
+typedef struct tenant_keys {
+	char sizes[KEY_MAX], order[KEY_MAX], sum[KEY_MAX], prefix[KEY_MAX];
+	const char *argv[10];
+	size_t lens[10];
+} tenant_keys;
+
+/* EVAL of `script` for `scope` and the id ending `key`; with `len` and
+ * `budget` (text) the accounting's, without the unaccounting's. */
+static redis_cmd tenant_cmd(tenant_keys *k, const char *script, const char *scope,
+                            const char *key, const char *len, const char *budget)
+{
+	snprintf(k->sizes, KEY_MAX, "clashd:tenant:%s:sizes", scope);
+	snprintf(k->order, KEY_MAX, "clashd:tenant:%s:order", scope);
+	snprintf(k->sum, KEY_MAX, "clashd:tenant:%s:bytes", scope);
+	snprintf(k->prefix, KEY_MAX, "clashd:shape:%s:", scope);
+	const char *hex = key + strlen(key) - 2 * PROTO_SHAPE_ID_BYTES;
+	const char *argv[10] = {"EVAL", script, "3", k->sizes, k->order, k->sum, hex, len, budget,
+	                        k->prefix};
+	int argc = len ? 10 : 7;
+	for (int i = 0; i < argc; i++) {
+		k->argv[i] = argv[i];
+		k->lens[i] = strlen(argv[i]);
+	}
+	return (redis_cmd){argc, k->argv, k->lens};
+}
+
+/* The value is written after the upload is answered (by the writer), but
+ * a marker set first, in the answer's time, makes any replica asking for
+ * it meanwhile wait for it: an answered upload is readable everywhere.
+ * Without room in the queue, or when the marker cannot be set, the value
+ * is written at once.  A tenant's value is counted first, in the same
+ * round trip. */
+static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                     uint8_t *bytes, size_t len)
+{
+	store_redis *r = self;
+	char key[KEY_MAX], pending[KEY_MAX], lentext[24], budget[24];
+	key_of(scope, id, key);
+	key_in("pending", scope, id, pending);
+	snprintf(lentext, sizeof lentext, "%zu", len);
+	snprintf(budget, sizeof budget, "%zu", r->tenant_budget);
+	tenant_keys tk;
+	redis_cmd cmds[2];
+	int n = 0;
+	if (scope && r->tenant_budget) {
+		cmds[n++] = tenant_cmd(&tk, account_script, scope, key, lentext, budget);
+	}
+	const char *marker_argv[5] = {"SET", pending, "1", "PX", r->marker_px};
+	const size_t marker_lens[5] = {3, strlen(pending), 1, 2, strlen(r->marker_px)};
+	job *j = job_new(0, scope, id);
+	if (j)
+		cmds[n++] = (redis_cmd){5, marker_argv, marker_lens};
+	redisReply *y[2];
+	int skipped, too_large, marked = 0;
+	if (n && call(r, n, cmds, y, &skipped, &too_large) == 0) {
+		if (scope && r->tenant_budget && y[0]->type == REDIS_REPLY_INTEGER)
+			atomic_fetch_add(&r->tenant_evictions, (unsigned long long)y[0]->integer);
+		else if (scope && r->tenant_budget)
+			LOG_EMIT("warn", "shape store redis: a tenant's bytes not counted",
+			         LOG_STR("error", y[0]->type == REDIS_REPLY_ERROR ? y[0]->str : "?"));
+		marked = j && y[n - 1]->type == REDIS_REPLY_STATUS;
+		for (int i = 0; i < n; i++)
+			freeReplyObject(y[i]);
+	}
+	if (j) {
+		j->bytes = bytes;
+		j->len = len;
+		if (marked && enqueue(r, j) == 0)
+			return;
+		free(j);
+	}
+	write_value(r, key, NULL, bytes, len);
+	free(bytes);
 }
 
 static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
@@ -321,41 +634,86 @@ static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_S
 	         LOG_STR("key", key), LOG_STR("reason", why));
 }
 
-static void run_forget(store_redis *r, const struct forget *f)
+/* The DEL, and the delete told to every replica through the stream. */
+static void run_forget(store_redis *r, const job *f)
 {
-	char key[KEY_MAX];
+	char key[KEY_MAX], id[PROTO_PROBLEM_ID_SIZE];
 	key_of(f->scoped ? f->scope : NULL, f->id, key);
-	const char *argv[2] = {"DEL", key};
-	size_t lens[2] = {3, strlen(key)};
-	int skipped;
-	freeReplyObject(call(r, 2, argv, lens, &skipped));
+	proto_shape_id_format(f->id, id);
+	const char *del_argv[2] = {"DEL", key};
+	const size_t del_lens[2] = {3, strlen(key)};
+	const char *add_argv[10] = {"XADD", FORGOTTEN_STREAM, "MAXLEN", "~", FORGOTTEN_KEEP, "*",
+	                            "s", f->scope, "id", id};
+	const size_t add_lens[10] = {4, strlen(FORGOTTEN_STREAM), 6, 1, strlen(FORGOTTEN_KEEP), 1,
+	                             1, strlen(f->scope), 2, strlen(id)};
+	redis_cmd cmds[3] = {{2, del_argv, del_lens}, {10, add_argv, add_lens}};
+	tenant_keys tk;
+	int n = 2;
+	if (f->scoped && r->tenant_budget)
+		cmds[n++] = tenant_cmd(&tk, unaccount_script, f->scope, key, NULL, NULL);
+	redisReply *y[3];
+	int skipped, too_large;
+	if (call(r, n, cmds, y, &skipped, &too_large) == 0)
+		for (int i = 0; i < n; i++)
+			freeReplyObject(y[i]);
 }
 
-/* Every REDIS_RETRY_MS, a down Redis is probed like any call; the DELs
- * asked for are sent as they come. */
+static void run_job(store_redis *r, job *j)
+{
+	if (j->fn) {
+		j->fn(j->arg);
+	} else if (j->forget) {
+		run_forget(r, j);
+	} else {
+		char key[KEY_MAX], pending[KEY_MAX];
+		key_of(j->scoped ? j->scope : NULL, j->id, key);
+		key_in("pending", j->scoped ? j->scope : NULL, j->id, pending);
+		write_value(r, key, pending, j->bytes, j->len);
+	}
+}
+
+/* Under mu: sleep a retry period, or until `wake` is signalled. */
+static void wait_retry(store_redis *r, pthread_cond_t *wake)
+{
+	struct timespec due;
+	clock_gettime(CLOCK_REALTIME, &due);
+	due.tv_sec += REDIS_RETRY_MS / 1000;
+	pthread_cond_timedwait(wake, &r->mu, &due);
+}
+
+/* The writer: the queued jobs in order (all of them before it stops: an
+ * answered upload's value is written); and every REDIS_RETRY_MS, a down
+ * Redis is probed like any call. */
 static void *prober_main(void *arg)
 {
 	store_redis *r = arg;
 	pthread_mutex_lock(&r->mu);
-	while (!r->stop) {
-		if (r->nforget) {
-			struct forget f = r->forget[--r->nforget];
+	for (;;) {
+		if (r->head) {
+			job *j = r->head;
+			r->head = j->next;
+			if (!r->head)
+				r->tail = NULL;
 			pthread_mutex_unlock(&r->mu);
-			run_forget(r, &f);
+			run_job(r, j);
 			pthread_mutex_lock(&r->mu);
+			r->njobs--;
+			r->queued_bytes -= j->len;
+			atomic_store(&r->queued, r->queued_bytes);
+			free(j->bytes);
+			free(j);
 			continue;
 		}
-		struct timespec due;
-		clock_gettime(CLOCK_REALTIME, &due);
-		due.tv_sec += REDIS_RETRY_MS / 1000;
-		pthread_cond_timedwait(&r->wake, &r->mu, &due);
-		if (r->stop || r->nforget || atomic_load(&r->up))
+		if (r->stop)
+			break;
+		wait_retry(r, &r->wake);
+		if (r->stop || r->head || atomic_load(&r->up))
 			continue;
 		pthread_mutex_unlock(&r->mu);
 		const char *argv[1] = {"PING"};
 		size_t lens[1] = {4};
 		int skipped;
-		freeReplyObject(call(r, 1, argv, lens, &skipped));
+		freeReplyObject(call1(r, 1, argv, lens, &skipped));
 		pthread_mutex_lock(&r->mu);
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -364,23 +722,183 @@ static void *prober_main(void *arg)
 	return NULL;
 }
 
-/* On the loop: queued for the prober thread, never waited for. */
+/* On the loop: queued for the writer, never waited for. */
 static void tier_remove(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
 {
 	store_redis *r = self;
+	job *j = job_new(1, scope, id);
+	if (!j || enqueue(r, j) != 0) {
+		free(j);
+		atomic_fetch_add(&r->dropped, 1);
+	}
+}
+
+/* A call for the writer's thread, in turn with the writes (a part read
+ * back is prepared there: one thread of its own for work the workers'
+ * queries need not wait for); made at once when the queue is full. */
+static void tier_later(void *self, void (*fn)(void *), void *arg)
+{
+	store_redis *r = self;
+	job *j = calloc(1, sizeof *j);
+	if (j) {
+		j->fn = fn;
+		j->arg = arg;
+		if (enqueue(r, j) == 0)
+			return;
+		free(j);
+	}
+	fn(arg);
+}
+
+/* ---- the watcher: deletes made on any replica ---- */
+
+/* The newest entry's id, where reading starts ("0-0": none yet). */
+static int watch_start(redisContext *c, char last[64])
+{
+	const char *argv[6] = {"XREVRANGE", FORGOTTEN_STREAM, "+", "-", "COUNT", "1"};
+	const size_t lens[6] = {9, strlen(FORGOTTEN_STREAM), 1, 1, 5, 1};
+	const redis_cmd cmd = {6, argv, lens};
+	redisReply *y;
+	int too_large = 0;
+	if (pipeline(c, 1, &cmd, WATCH_REPLY_MAX, &y, &too_large) != 0)
+		return -1;
+	snprintf(last, 64, "0-0");
+	if (y->type == REDIS_REPLY_ARRAY && y->elements == 1 &&
+	    y->element[0]->type == REDIS_REPLY_ARRAY && y->element[0]->elements == 2 &&
+	    y->element[0]->element[0]->type == REDIS_REPLY_STRING)
+		snprintf(last, 64, "%s", y->element[0]->element[0]->str);
+	int rc = y->type == REDIS_REPLY_ERROR ? -1 : 0;
+	freeReplyObject(y);
+	return rc;
+}
+
+/* One entry of XREAD's answer: [id, [field, value, ...]]. */
+static void watch_entry(store_redis *r, const redisReply *e, char last[64])
+{
+	if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+	    e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
+		return;
+	snprintf(last, 64, "%s", e->element[0]->str);
+	const redisReply *kv = e->element[1];
+	const char *scope = NULL, *id = NULL;
+	size_t idlen = 0;
+	for (size_t i = 0; i + 1 < kv->elements; i += 2) {
+		const redisReply *k = kv->element[i], *v = kv->element[i + 1];
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+			continue;
+		if (strcmp(k->str, "s") == 0 && v->len <= PROTO_STORE_SCOPE)
+			scope = v->len ? v->str : NULL;
+		else if (strcmp(k->str, "id") == 0)
+			id = v->str, idlen = v->len;
+	}
+	uint8_t key[PROTO_SHAPE_ID_BYTES];
+	if (id && proto_shape_id_parse(id, idlen, key) == 0 &&
+	    r->forgotten(r->forgotten_arg, scope, key))
+		atomic_fetch_add(&r->forgot, 1);
+}
+
+/* Read the stream from `last` on one connection until it fails or the
+ * watcher is stopped. */
+static void watch_read(store_redis *r, redisContext *c, char last[64])
+{
+	char block[16];
+	snprintf(block, sizeof block, "%d", WATCH_BLOCK_MS);
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		int stop = r->watch_stop;
+		pthread_mutex_unlock(&r->mu);
+		if (stop || (!last[0] && watch_start(c, last) != 0))
+			return;
+		const char *argv[8] = {"XREAD", "COUNT", "256", "BLOCK", block, "STREAMS",
+		                       FORGOTTEN_STREAM, last};
+		const size_t lens[8] = {5, 5, 3, 5, strlen(block), 7, strlen(FORGOTTEN_STREAM),
+		                        strlen(last)};
+		const redis_cmd cmd = {8, argv, lens};
+		redisReply *y;
+		int too_large = 0;
+		if (pipeline(c, 1, &cmd, WATCH_REPLY_MAX, &y, &too_large) != 0)
+			return;
+		int bad = y->type == REDIS_REPLY_ERROR;
+		/* [[stream, [entry, ...]]], or nil when nothing came */
+		if (y->type == REDIS_REPLY_ARRAY && y->elements == 1 &&
+		    y->element[0]->type == REDIS_REPLY_ARRAY && y->element[0]->elements == 2) {
+			const redisReply *entries = y->element[0]->element[1];
+			for (size_t i = 0; entries->type == REDIS_REPLY_ARRAY && i < entries->elements; i++)
+				watch_entry(r, entries->element[i], last);
+		}
+		freeReplyObject(y);
+		if (bad)
+			return;
+	}
+}
+
+/* Connect, read, and after a failure try again a retry period later: a
+ * connection of its own, whose reads wait WATCH_BLOCK_MS for news. */
+static void *watcher_main(void *arg)
+{
+	store_redis *r = arg;
+	char last[64] = "";
+	struct timeval wait = r->timeout;
+	wait.tv_sec += WATCH_BLOCK_MS / 1000;
 	pthread_mutex_lock(&r->mu);
-	if (r->nforget < REDIS_FORGET_MAX) {
-		struct forget *f = &r->forget[r->nforget++];
-		f->scoped = scope != NULL;
-		snprintf(f->scope, sizeof f->scope, "%s", scope ? scope : "");
-		memcpy(f->id, id, PROTO_SHAPE_ID_BYTES);
-		pthread_cond_signal(&r->wake);
+	while (!r->watch_stop) {
+		pthread_mutex_unlock(&r->mu);
+		char err[128];
+		redisContext *c = connect_one(r, err, sizeof err);
+		if (c && redisSetTimeout(c, wait) == REDIS_OK) {
+			pthread_mutex_lock(&r->mu);
+			r->watch_fd = r->watch_stop ? -1 : c->fd;
+			pthread_mutex_unlock(&r->mu);
+			watch_read(r, c, last);
+			pthread_mutex_lock(&r->mu);
+			r->watch_fd = -1;
+			pthread_mutex_unlock(&r->mu);
+		}
+		if (c)
+			redisFree(c);
+		pthread_mutex_lock(&r->mu);
+		if (r->watch_stop)
+			break;
+		wait_retry(r, &r->watch_wake);
 	}
 	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+int store_redis_watch(store_redis *r, store_redis_forgotten fn, void *arg)
+{
+	r->forgotten = fn;
+	r->forgotten_arg = arg;
+	r->has_watcher = pthread_create(&r->watcher, NULL, watcher_main, r) == 0;
+	return r->has_watcher ? 0 : -1;
+}
+
+void store_redis_stop(store_redis *r)
+{
+	if (!r)
+		return;
+	if (r->has_watcher) {
+		pthread_mutex_lock(&r->mu);
+		r->watch_stop = 1;
+		if (r->watch_fd >= 0) /* its read returns at once */
+			shutdown(r->watch_fd, SHUT_RDWR);
+		pthread_cond_signal(&r->watch_wake);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->watcher, NULL);
+		r->has_watcher = 0;
+	}
+	if (r->has_prober) { /* it empties its queue first */
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->prober, NULL);
+		r->has_prober = 0;
+	}
 }
 
 store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, unsigned ttl_s,
-                             double weld)
+                             size_t max_value, size_t tenant_budget, double weld)
 {
 	store_redis *r = calloc(1, sizeof *r);
 	if (!r)
@@ -394,10 +912,18 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	r->timeout.tv_usec = (long)(timeout_ms % 1000) * 1000;
 	r->ttl_s = ttl_s;
 	snprintf(r->ttl, sizeof r->ttl, "%u", ttl_s);
+	r->max_value = max_value ? max_value : 1;
+	r->tenant_budget = tenant_budget;
+	r->marker_ms = REDIS_MARKER_TIMEOUTS * (timeout_ms ? timeout_ms : 1);
+	snprintf(r->marker_px, sizeof r->marker_px, "%u", r->marker_ms);
+	snprintf(r->last, sizeof r->last, "%zu", r->max_value - 1);
 	atomic_init(&r->up, 1);
-	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, r, weld};
+	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, tier_later, r,
+	                             weld};
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->wake, NULL);
+	pthread_cond_init(&r->watch_wake, NULL);
+	r->watch_fd = -1;
 	r->has_prober = pthread_create(&r->prober, NULL, prober_main, r) == 0;
 	return r;
 }
@@ -418,20 +944,21 @@ void store_redis_get_stats(store_redis *r, store_redis_stats *out)
 	out->writes = atomic_load(&r->writes);
 	out->write_errors = atomic_load(&r->write_errors);
 	out->errors = atomic_load(&r->errors);
+	out->too_large = atomic_load(&r->too_large);
+	out->forgotten = atomic_load(&r->forgot);
+	out->waits = atomic_load(&r->waits);
+	out->queued_bytes = atomic_load(&r->queued);
+	out->dropped = atomic_load(&r->dropped);
+	out->tenant_evictions = atomic_load(&r->tenant_evictions);
 }
 
 void store_redis_free(store_redis *r)
 {
 	if (!r)
 		return;
-	if (r->has_prober) {
-		pthread_mutex_lock(&r->mu);
-		r->stop = 1;
-		pthread_cond_signal(&r->wake);
-		pthread_mutex_unlock(&r->mu);
-		pthread_join(r->prober, NULL);
-	}
+	store_redis_stop(r);
 	pthread_cond_destroy(&r->wake);
+	pthread_cond_destroy(&r->watch_wake);
 	pthread_mutex_destroy(&r->mu);
 	close_conn(pthread_getspecific(r->conn));
 	pthread_key_delete(r->conn);

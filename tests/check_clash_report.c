@@ -8,6 +8,7 @@
  * their overlaps and part by the least overlap along an axis; a curve's
  * points lie on both boxes' surfaces; a scene classes mesh boxes exactly
  * as the same boxes as primitives at every overlap around its touch
+ * depth; a sphere sunk into one part of a compound of mesh boxes, its
  * depth.  The core's own suites (overlap_volume, mesh_depth) check the
  * algorithms on harder shapes; this one checks what the wire makes of
  * them: members, pointers, caps, the want that asks, open surfaces.
@@ -44,44 +45,53 @@ static void pose_text(char *out, size_t n, const double q[4])
 	         q[3]);
 }
 
-/* The query of meshes ma and mb (each with `pose`, may be "") and `rest`
- * (members after b, may be ""); to free. */
-static char *mesh_query(const char *ma, const char *mb, const char *pose, const char *rest)
+/* The text `b` (taken) answered in-process by `reply`; parsed, its status
+ * in *status. */
+static json_t *answered(textbuf *b, int (*reply)(const char *, size_t, proto_reply *),
+                        int *status)
 {
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, ma);
-	textbuf_str(&b, pose);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, mb);
-	textbuf_str(&b, pose);
-	textbuf_str(&b, "}");
-	textbuf_str(&b, rest);
-	textbuf_str(&b, "}");
-	return b.s;
-}
-
-/* That query answered in-process; parsed. */
-static json_t *mesh_answer(const char *ma, const char *mb, const char *pose, const char *rest,
-                           int *status)
-{
-	char *q = mesh_query(ma, mb, pose, rest);
 	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(q, strlen(q), &r), 0);
+	ck_assert_int_eq(reply(b->s, strlen(b->s), &r), 0);
 	json_t *j = json_loadb(r.body, r.length, 0, NULL);
 	ck_assert_msg(j != NULL, "%.*s", (int)r.length, r.body);
 	*status = r.status;
 	proto_reply_free(&r);
-	free(q);
+	free(b->s);
 	return j;
 }
 
-/* The same for mesh boxes a and b. */
+/* The query {"a": a, "b": b `rest`} (rest: members after b, may be "");
+ * parsed. */
+static json_t *query_of(const char *a, const char *b, const char *rest, int *status)
+{
+	textbuf q = {0};
+	textbuf_str(&q, "{\"a\":");
+	textbuf_str(&q, a);
+	textbuf_str(&q, ",\"b\":");
+	textbuf_str(&q, b);
+	textbuf_str(&q, rest);
+	textbuf_str(&q, "}");
+	return answered(&q, proto_query_reply, status);
+}
+
+/* The query of mesh boxes a and b (each with `pose`, may be "") and
+ * `rest` (members after b, may be ""), answered in-process; parsed. */
 static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
                          const double bhi[3], const char *pose, const char *rest, int *status)
 {
 	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
-	json_t *j = mesh_answer(ma, mb, pose, rest, status);
+	textbuf sa = {0}, sb = {0};
+	textbuf_str(&sa, "{\"mesh\":");
+	textbuf_str(&sa, ma);
+	textbuf_str(&sa, pose);
+	textbuf_str(&sa, "}");
+	textbuf_str(&sb, "{\"mesh\":");
+	textbuf_str(&sb, mb);
+	textbuf_str(&sb, pose);
+	textbuf_str(&sb, "}");
+	json_t *j = query_of(sa.s, sb.s, rest, status);
+	free(sa.s);
+	free(sb.s);
 	free(ma);
 	free(mb);
 	return j;
@@ -280,9 +290,17 @@ START_TEST(open_surface_has_regions_only)
 	char *ma = box_mesh(lo, hi, NULL);
 	const char *sheet = "{\"positions\":[5,-5,-5, 5,15,-5, 5,15,15, 5,-5,15],"
 	                    "\"indices\":[0,1,2, 0,2,3]}";
-	int st;
-	json_t *j = mesh_answer(ma, sheet, "", ",\"want\":[\"regions\",\"depth\"]", &st);
-	ck_assert_int_eq(st, 200);
+	textbuf b = {0};
+	textbuf_str(&b, "{\"a\":{\"mesh\":");
+	textbuf_str(&b, ma);
+	textbuf_str(&b, "},\"b\":{\"mesh\":");
+	textbuf_str(&b, sheet);
+	textbuf_str(&b, "},\"want\":[\"regions\",\"depth\"]}");
+	proto_reply r;
+	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	json_t *j = json_loadb(r.body, r.length, 0, NULL);
+	proto_reply_free(&r);
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ov, "no_volume")),
@@ -305,6 +323,7 @@ START_TEST(open_surface_has_regions_only)
 			ck_assert(fabs(box_surface_gap(p, lo, hi)) < 1e-9);
 		}
 	json_decref(j);
+	free(b.s);
 	free(ma);
 }
 END_TEST
@@ -324,9 +343,17 @@ START_TEST(leaky_solid_says_why_no_volume)
 	char *leaky = mesh_geometry_json(p, 8, t, 11, "");
 	const double blo[3] = {8, 2, 3}, bhi[3] = {18, 8, 12};
 	char *mb = box_mesh(blo, bhi, NULL);
-	int st;
-	json_t *j = mesh_answer(leaky, mb, "", ",\"want\":[\"regions\"]", &st);
-	ck_assert_int_eq(st, 200);
+	textbuf b = {0};
+	textbuf_str(&b, "{\"a\":{\"mesh\":");
+	textbuf_str(&b, leaky);
+	textbuf_str(&b, "},\"b\":{\"mesh\":");
+	textbuf_str(&b, mb);
+	textbuf_str(&b, "},\"want\":[\"regions\"]}");
+	proto_reply r;
+	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	json_t *j = json_loadb(r.body, r.length, 0, NULL);
+	proto_reply_free(&r);
 	ck_assert(json_is_true(json_object_get(json_object_get(j, "solid"), "a")));
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
@@ -335,6 +362,7 @@ START_TEST(leaky_solid_says_why_no_volume)
 	              "no_volume: %s", why ? why : "(none)");
 	ck_assert_uint_ge(json_array_size(json_object_get(ov, "regions")), 1);
 	json_decref(j);
+	free(b.s);
 	free(leaky);
 	free(mb);
 }
@@ -350,12 +378,9 @@ static json_t *scene_of(const char *shape_a, const char *shape_b)
 	textbuf_str(&b, "},{\"id\":\"b\",\"shape\":");
 	textbuf_str(&b, shape_b);
 	textbuf_str(&b, "}]}");
-	proto_reply r;
-	ck_assert_int_eq(proto_scene_reply(b.s, strlen(b.s), &r), 0);
-	ck_assert_int_eq(r.status, 200);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	proto_reply_free(&r);
-	free(b.s);
+	int status;
+	json_t *j = answered(&b, proto_scene_reply, &status);
+	ck_assert_int_eq(status, 200);
 	return j;
 }
 
@@ -396,6 +421,56 @@ START_TEST(scene_classes_meshes_as_primitives)
 }
 END_TEST
 
+/* A sphere of radius 0.35 sunk d into the first of two mesh boxes side by
+ * side, parts of one compound, far from their edges: depth d up the top
+ * face's normal, converged (its lower bound d too), in either order; in a
+ * scene with touch_depth 0.05, a clash from d > 0.05 with that depth. */
+START_TEST(depth_of_a_sphere_in_one_part)
+{
+	const double lo0[3] = {0, 0, 0}, hi0[3] = {10, 10, 10};
+	const double lo1[3] = {10, 0, 0}, hi1[3] = {20, 10, 10};
+	char *m0 = box_mesh(lo0, hi0, NULL), *m1 = box_mesh(lo1, hi1, NULL);
+	textbuf parts = {0};
+	textbuf_str(&parts, "{\"parts\":[{\"mesh\":");
+	textbuf_str(&parts, m0);
+	textbuf_str(&parts, "},{\"mesh\":");
+	textbuf_str(&parts, m1);
+	textbuf_str(&parts, "}]}");
+	const double ds[] = {0.1, 0.01, 0.06, 0.3};
+	for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+		const double d = ds[i];
+		char ball[160];
+		snprintf(ball, sizeof ball, "{\"sphere\":{\"radius\":0.35},\"pose\":{\"translation\":"
+		         "[%g,5,%.17g]}}", 3.0 + i, 10 + 0.35 - d);
+		for (int swap = 0; swap < 2; swap++) {
+			int st;
+			json_t *j = query_of(swap ? ball : parts.s, swap ? parts.s : ball,
+			                     ",\"want\":[\"depth\"]", &st);
+			ck_assert_int_eq(st, 200);
+			double got = num(j, "penetration.depth");
+			ck_assert_msg(fabs(got - d) < 1e-9, "d %g, swapped %d: depth %.17g", d, swap, got);
+			ck_assert(fabs(num(j, "penetration.depth_lower_bound") - got) < 1e-15);
+			const json_t *n = json_object_get(json_object_get(j, "penetration"), "normal");
+			ck_assert(fabs(json_number_value(json_array_get(n, 2)) - (swap ? -1 : 1)) < 1e-9);
+			ck_assert(json_is_true(json_object_get(j, "converged")));
+			json_decref(j);
+		}
+		json_t *sc = scene_of(parts.s, ball);
+		const json_t *c = json_array_get(json_object_get(sc, "clashes"), 0);
+		ck_assert_ptr_nonnull(c);
+		ck_assert_str_eq(json_string_value(json_object_get(c, "class")),
+		                 d > 0.05 ? "clash" : "touch");
+		if (d > 0.05 || json_object_get(c, "penetration"))
+			ck_assert_msg(fabs(num(c, "penetration.depth") - d) < 1e-9, "scene, d %g: %.17g",
+			              d, num(c, "penetration.depth"));
+		json_decref(sc);
+	}
+	free(parts.s);
+	free(m0);
+	free(m1);
+}
+END_TEST
+
 /* Two boxes of one mesh, a bar across both: two regions, their volumes;
  * with --overlap-regions 1 one is listed, both are counted. */
 START_TEST(caps_bind_and_say_so)
@@ -417,9 +492,14 @@ START_TEST(caps_bind_and_say_so)
 	char *ma = mesh_geometry_json(p, 16, t, 24, "");
 	const double blo[3] = {5, 4, 4}, bhi[3] = {25, 6, 7};
 	char *mb = box_mesh(blo, bhi, NULL);
-	char *q = mesh_query(ma, mb, "", ",\"want\":[\"regions\"]");
+	textbuf b = {0};
+	textbuf_str(&b, "{\"a\":{\"mesh\":");
+	textbuf_str(&b, ma);
+	textbuf_str(&b, "},\"b\":{\"mesh\":");
+	textbuf_str(&b, mb);
+	textbuf_str(&b, "},\"want\":[\"regions\"]}");
 	int st;
-	char *text = http_post_json("/v1/query", q, &st);
+	char *text = http_post_json("/v1/query", b.s, &st);
 	ck_assert_int_eq(st, 200);
 	json_t *j = json_loads(text, 0, NULL);
 	const json_t *ov = json_object_get(j, "overlap");
@@ -437,12 +517,12 @@ START_TEST(caps_bind_and_say_so)
 	/* A batch answers the item as the query alone. */
 	textbuf bb = {0};
 	textbuf_str(&bb, "{\"queries\":[");
-	textbuf_str(&bb, q);
+	textbuf_str(&bb, b.s);
 	textbuf_str(&bb, "]}");
 	char *batch = http_post_json("/v1/batch", bb.s, &st);
 	ck_assert_int_eq(st, 200);
 	json_t *bj = json_loads(batch, 0, NULL);
-	text = http_post_json("/v1/query", q, &st);
+	text = http_post_json("/v1/query", b.s, &st);
 	json_t *qj = json_loads(text, 0, NULL);
 	ck_assert(json_equal(json_array_get(json_object_get(bj, "results"), 0), qj));
 	json_decref(bj);
@@ -450,7 +530,7 @@ START_TEST(caps_bind_and_say_so)
 	free(batch);
 	free(text);
 	free(bb.s);
-	free(q);
+	free(b.s);
 	free(ma);
 	free(mb);
 	assert_clean_exit(server_stop_within(20));
@@ -461,7 +541,8 @@ static Suite *clash_report_suite(void)
 {
 	Suite *s = suite_create("clash_report");
 	ck_case(s, "wire", 60, CK_TESTS(volume_of_overlapping_boxes, regions_of_overlapping_boxes,
-	                                depth_of_boxes_is_the_least_overlap, no_report_unless_asked,
+	                                depth_of_boxes_is_the_least_overlap,
+	                                depth_of_a_sphere_in_one_part, no_report_unless_asked,
 	                                open_surface_has_regions_only,
 	                                leaky_solid_says_why_no_volume,
 	                                scene_classes_meshes_as_primitives));

@@ -15,6 +15,7 @@
  *           from the canonical encoding of the shapes `clash import` wrote,
  *           GET of each id, the JSON upload of the same geometry finding it;
  *           every bad file a 422 with its message; other media types 415;
+ *           ?units= in each id (the JSON upload with "units" finding it);
  *           --max-vertices and --max-shapes; --request-timeout.
  */
 #include <math.h>
@@ -1046,18 +1047,23 @@ END_TEST
 
 /* ---- POST /v1/shapes ---- */
 
-/* The id of a mesh from the canonical encoding (openapi.yaml, ShapeId). */
-static void mesh_id(const json_t *mesh, char out[72])
+/* The id of a mesh from the canonical encoding (openapi.yaml, ShapeId),
+ * with its units' byte (1 mm, 2 cm, 3 m, 4 in; 0: none) after node 0x10. */
+static void mesh_id_in(const json_t *mesh, int units, char out[72])
 {
 	const json_t *pos = json_object_get(mesh, "positions");
 	const json_t *idx = json_object_get(mesh, "indices");
 	size_t n = json_array_size(pos) / 3, t = json_array_size(idx) / 3;
-	size_t len = 15 + 1 + 1 + 8 + 24 * n + 8 + 12 * t + 8;
+	size_t len = 15 + 1 + (units ? 2 : 0) + 1 + 8 + 24 * n + 8 + 12 * t + 8;
 	unsigned char *b = malloc(len), *w = b;
 	ck_assert_ptr_nonnull(b);
 	memcpy(w, "clashd-shape-v1", 15);
 	w += 15;
 	*w++ = 3;
+	if (units) {
+		*w++ = 0x10;
+		*w++ = (unsigned char)units;
+	}
 	*w++ = 3;
 	for (int i = 0; i < 8; i++)
 		*w++ = (unsigned char)((uint64_t)n >> (8 * i));
@@ -1085,6 +1091,11 @@ static void mesh_id(const json_t *mesh, char out[72])
 	char *o = out + sprintf(out, "sha256:");
 	for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
 		o += sprintf(o, "%02x", md[i]);
+}
+
+static void mesh_id(const json_t *mesh, char out[72])
+{
+	mesh_id_in(mesh, 0, out);
 }
 
 static void post_file(const char *type, const char *data, size_t len, hresp *r)
@@ -1163,6 +1174,121 @@ START_TEST(http_import)
 	assert_imported("model/gltf-binary", cube_glb, PROTO_MESH_GLB, 200);
 	assert_imported("application/x-ply", binary_ply, PROTO_MESH_PLY, 200);
 	assert_imported("model/gltf+json", three_boxes_gltf, PROTO_MESH_GLTF, 200);
+	assert_clean_exit(server_stop_within(20));
+}
+END_TEST
+
+/* ?units=u stores each shape of the file as the JSON upload of its
+ * geometry with "units": u (the id computed here with the units' byte,
+ * found again by that JSON upload), echoed in each summary and beside the
+ * shapes; a stored shape named by ref then speaks that unit (a query in
+ * another is a 422).  A name not in the list is a 422 at "/units", as the
+ * member is; the parameter with a JSON body is a 422. */
+START_TEST(http_import_units)
+{
+	server_start();
+	size_t len;
+	char *obj = two_objects_obj(&len);
+	char *doc_text = document_of(obj, len, PROTO_MESH_OBJ);
+	json_t *doc = json_loads(doc_text, 0, NULL);
+	const json_t *wanted = json_object_get(doc, "shapes");
+	ck_assert_uint_eq(json_array_size(wanted), 2);
+	const char *names[] = {NULL, "mm", "cm", "m", "in"};
+	char ids[5][2][72];
+	for (int u = 0; u < 5; u++) {
+		char path[64];
+		snprintf(path, sizeof path, "/v1/shapes%s%s", u ? "?units=" : "", u ? names[u] : "");
+		hresp r;
+		http_do("POST", path, "Content-Type: model/obj\r\n", obj, len, &r);
+		ck_assert_msg(r.status == 201, "%s: %d %s", path, r.status, r.body);
+		json_t *got = json_loads(r.body, 0, NULL);
+		const json_t *units = json_object_get(got, "units");
+		if (u)
+			ck_assert_str_eq(json_string_value(units), names[u]);
+		else
+			ck_assert_ptr_null(units);
+		const json_t *shapes = json_object_get(got, "shapes");
+		ck_assert_uint_eq(json_array_size(shapes), 2);
+		for (size_t i = 0; i < 2; i++) {
+			const json_t *sh = json_array_get(shapes, i);
+			const json_t *mesh = json_object_get(json_array_get(wanted, i), "mesh");
+			mesh_id_in(mesh, u, ids[u][i]);
+			ck_assert_str_eq(json_string_value(json_object_get(sh, "id")), ids[u][i]);
+			if (u)
+				ck_assert_str_eq(json_string_value(json_object_get(sh, "units")), names[u]);
+			else
+				ck_assert_ptr_null(json_object_get(sh, "units"));
+			for (int v = 0; v < u; v++)
+				ck_assert_str_ne(ids[u][i], ids[v][i]);
+			/* The JSON upload of the same mesh with those units: found. */
+			json_t *geometry = json_pack("{s:O}", "mesh", mesh);
+			if (u)
+				json_object_set_new(geometry, "units", json_string(names[u]));
+			char *body = json_dumps(geometry, JSON_COMPACT | JSON_REAL_PRECISION(17));
+			hresp g;
+			http_do("POST", "/v1/shapes", JSON_HEADERS, body, strlen(body), &g);
+			ck_assert_msg(g.status == 200, "JSON upload: %d %s", g.status, g.body);
+			json_t *sum = json_loads(g.body, 0, NULL);
+			ck_assert_str_eq(json_string_value(json_object_get(sum, "id")), ids[u][i]);
+			json_decref(sum);
+			hresp_free(&g);
+			free(body);
+			json_decref(geometry);
+		}
+		json_decref(got);
+		hresp_free(&r);
+	}
+	/* The shape stored in mm speaks mm: with a sphere in inches, a 422 at
+	 * the sphere's units; in mm, an answer that echoes them. */
+	for (int same = 0; same < 2; same++) {
+		char body[400];
+		snprintf(body, sizeof body,
+		         "{\"a\":{\"ref\":\"%s\"},\"b\":{\"sphere\":{\"radius\":0.1},\"units\":\"%s\"}}",
+		         ids[1][0], same ? "mm" : "in");
+		int status;
+		char *x = http_post_json("/v1/query", body, &status);
+		ck_assert_msg(status == (same ? 200 : 422), "%d %s", status, x);
+		json_t *j = json_loads(x, 0, NULL);
+		if (same) {
+			ck_assert_str_eq(json_string_value(json_object_get(j, "units")), "mm");
+		} else {
+			ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "/b/units");
+			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "detail")),
+			                             "\"mm\""));
+		}
+		json_decref(j);
+		free(x);
+	}
+	const char *bad[] = {"ft", "MM", "mm%20", "", "%22mm%22", "millimetres-of-a-very-long-name",
+	                     "%C2%B5m"};
+	const char *shown[] = {"got \"ft\"", "got \"MM\"", NULL, NULL, NULL, NULL, NULL};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char path[96];
+		snprintf(path, sizeof path, "/v1/shapes?units=%s", bad[i]);
+		hresp r;
+		http_do("POST", path, "Content-Type: model/obj\r\n", obj, len, &r);
+		json_t *p = assert_problem(&r, 422);
+		ck_assert_str_eq(json_string_value(json_object_get(p, "pointer")), "/units");
+		const char *detail = json_string_value(json_object_get(p, "detail"));
+		ck_assert_msg(strstr(detail, "query parameter units"), "%s: %s", path, detail);
+		ck_assert_msg(!shown[i] ? !strstr(detail, "got") : strstr(detail, shown[i]) != NULL,
+		              "%s: %s", path, detail);
+		json_decref(p);
+		hresp_free(&r);
+	}
+	/* A JSON upload says its own units. */
+	hresp r;
+	const char tetra[] = "{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}";
+	http_do("POST", "/v1/shapes?units=mm", JSON_HEADERS, tetra, sizeof tetra - 1, &r);
+	json_t *p = assert_problem(&r, 422);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")),
+	                             "query parameter units is for mesh files"));
+	json_decref(p);
+	hresp_free(&r);
+	json_decref(doc);
+	free(doc_text);
+	free(obj);
+	assert_still_serving();
 	assert_clean_exit(server_stop_within(20));
 }
 END_TEST
@@ -1260,7 +1386,8 @@ static Suite *import_suite(void)
 	                                gltf_and_ply_checks, gltf_node_graphs, ply_list_lengths,
 	                                polygon_budget, limits, threads));
 	ck_case(s, "cli", 60, CK_TESTS(cli_writes_the_document, cli_problems_and_usage));
-	ck_case(s, "http", 90, CK_TESTS(http_import, http_bad_files, http_limits, http_deadline));
+	ck_case(s, "http", 90, CK_TESTS(http_import, http_import_units, http_bad_files, http_limits,
+	                                http_deadline));
 	return s;
 }
 

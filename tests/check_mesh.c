@@ -496,7 +496,7 @@ static void check_pair(const tmesh *ta, const tmesh *tb, prng *g, int rounds, do
 		random_pose(&b, g, spread, scale && round % 3 == 0);
 		if (round % 5 == 4) {
 			/* Unrotated, translated only: the query's translation path
-			 * (mesh_query.c, mesh_mesh_shift). */
+			 * (mesh_query.c, shift_gap2). */
 			const double id[4] = {0, 0, 0, 1};
 			ck_assert_int_eq(clash_shape_set_quaternion(&a, id), CLASH_OK);
 			ck_assert_int_eq(clash_shape_set_quaternion(&b, id), CLASH_OK);
@@ -570,6 +570,55 @@ START_TEST(mesh_mesh_against_brute_force)
 	tm_free(&k);
 	tm_free(&b);
 	tm_free(&l);
+}
+END_TEST
+
+/* Two boxes with parallel faces: many triangle pairs tie at the least
+ * distance (faces, and the edges of the faces beside them), which the
+ * search may leave after the first; the distance still the brute force's
+ * and the construction's, translated only and turned together. */
+START_TEST(parallel_faces_tie)
+{
+	tmesh b;
+	double lo[3] = {-0.5, -0.5, -0.5}, hi[3] = {0.5, 0.5, 0.5};
+	box_mesh(&b, lo, hi);
+	static const double gaps[] = {1e-6, 0.02, 0.1, 0.4, 1.0, 37.5};
+	static const double q[][4] = {{0, 0, 0, 1}, {0.1, 0.2, 0.3, 0.9}, {-0.6, 0.1, 0.2, 0.7}};
+	for (size_t qi = 0; qi < sizeof q / sizeof q[0]; qi++)
+		for (size_t gi = 0; gi < sizeof gaps / sizeof gaps[0]; gi++) {
+			clash_shape a, c;
+			clash_shape_init_mesh(&a, b.m);
+			clash_shape_init_mesh(&c, b.m);
+			double n = sqrt(q[qi][0] * q[qi][0] + q[qi][1] * q[qi][1] + q[qi][2] * q[qi][2] +
+			                q[qi][3] * q[qi][3]);
+			double u[4] = {q[qi][0] / n, q[qi][1] / n, q[qi][2] / n, q[qi][3] / n};
+			ck_assert_int_eq(clash_shape_set_quaternion(&a, u), CLASH_OK);
+			ck_assert_int_eq(clash_shape_set_quaternion(&c, u), CLASH_OK);
+			/* c: a moved by 1 + gap along a's x axis and 0.1, 0.05
+			 * along its others (the faces overlap, offset). */
+			double local[3] = {1.0 + gaps[gi], 0.1, 0.05}, t[3];
+			double x = u[0], y = u[1], z = u[2], w = u[3];
+			t[0] = (1 - 2 * (y * y + z * z)) * local[0] + 2 * (x * y - z * w) * local[1] +
+			       2 * (x * z + y * w) * local[2];
+			t[1] = 2 * (x * y + z * w) * local[0] + (1 - 2 * (x * x + z * z)) * local[1] +
+			       2 * (y * z - x * w) * local[2];
+			t[2] = 2 * (x * z - y * w) * local[0] + 2 * (y * z + x * w) * local[1] +
+			       (1 - 2 * (x * x + y * y)) * local[2];
+			ck_assert_int_eq(clash_shape_set_translation(&c, t), CLASH_OK);
+			clash_result r;
+			ck_assert_int_eq(clash_gjk(&a, &c, NULL, &r), CLASH_OK);
+			double *wa = world_tris(&a, &b), *wc = world_tris(&c, &b);
+			const double d = brute_pairs(wa, b.nt, wc, b.nt);
+			ck_assert(!r.intersecting);
+			ck_near(d, gaps[gi], 1e-9 * (1 + d));
+			ck_near(r.distance, d, 1e-9 * (1 + d));
+			double e[3] = {r.near_b[0] - r.near_a[0], r.near_b[1] - r.near_a[1],
+			               r.near_b[2] - r.near_a[2]};
+			ck_near(sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), d, 1e-9 * (1 + d));
+			free(wa);
+			free(wc);
+		}
+	tm_free(&b);
 }
 END_TEST
 
@@ -1648,7 +1697,7 @@ static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
 	ck_case(s, "mesh", 120, CK_TESTS(build_errors_and_topology, moved_mesh_answers_the_same,
-	                                 mesh_mesh_against_brute_force,
+	                                 mesh_mesh_against_brute_force, parallel_faces_tie,
 	                                 mesh_convex_against_brute_force,
 	                                 mesh_primitive_against_brute_force,
 	                                 l_bracket_notch_and_inside, bolt_through_a_hole,

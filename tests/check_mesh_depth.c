@@ -15,6 +15,9 @@
  *    the bolt (sideways to the hole's wall);
  *  - every answer: b moved by depth * (1 + 1e-9) + 1e-9 along the normal
  *    no longer meets a (clash_gjk);
+ *  - a sphere sunk d into one part of a compound of box meshes or hulls,
+ *    far from its edges: the closed form d, converged; in a corner of two
+ *    parts: sqrt(d^2 + e^2) from above, within 9% of its radius;
  *  - face-to-face contact (depth 0), an open surface (no depth), a
  *    compound of mesh leaves (as the one mesh of them), cancel.
  */
@@ -674,6 +677,122 @@ START_TEST(convex_against_mesh)
 }
 END_TEST
 
+/* The two boxes [0,10]^3 and [10,20] x [0,10]^2 side by side and a wall
+ * [2,4] x [0,10] x [10,15] standing on the first, as a compound of box
+ * meshes (hulls: as a compound of the hulls of their corners), posed by f. */
+typedef struct parts3 {
+	tmesh *m[3];
+	double corners[3][24];
+	clash_shape leaves[3], hull[3], meshes, hulls; /* the compounds borrow the parts */
+} parts3;
+
+static void parts3_make(parts3 *p, const rigid *f, int nparts)
+{
+	static const double lo[3][3] = {{0, 0, 0}, {10, 0, 0}, {2, 0, 10}};
+	static const double hi[3][3] = {{10, 10, 10}, {20, 10, 10}, {4, 10, 15}};
+	for (int i = 0; i < 3; i++) {
+		p->m[i] = box_mesh(lo[i], hi[i]);
+		p->leaves[i] = p->m[i]->s;
+		for (int c = 0; c < 8; c++)
+			for (int k = 0; k < 3; k++)
+				p->corners[i][3 * c + k] = (c >> k) & 1 ? hi[i][k] : lo[i][k];
+		ck_assert_int_eq(clash_shape_init(&p->hull[i], 3, p->corners[i], 8), CLASH_OK);
+	}
+	ck_assert_int_eq(clash_shape_init_compound(&p->meshes, 3, p->leaves, (size_t)nparts), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_compound(&p->hulls, 3, p->hull, (size_t)nparts), CLASH_OK);
+	double zero[3] = {0, 0, 0};
+	place(&p->meshes, f, zero);
+	place(&p->hulls, f, zero);
+}
+
+static void parts3_free(parts3 *p)
+{
+	for (int i = 0; i < 3; i++)
+		tm_free(p->m[i]);
+}
+
+/* A sphere of radius r sunk d into the first of the two boxes, its centre
+ * r - d above the top face and far from every edge: d is the depth (no
+ * shorter move parts the sphere from that box, and the move up by d parts
+ * it from both), along the face's normal turned by the pose (a and b
+ * swapped: turned round), converged, for the boxes as meshes and as hulls,
+ * at random rigid poses, several r and d. */
+START_TEST(sphere_in_one_part)
+{
+	prng g = {41};
+	static const double radii[3] = {0.5, 0.35, 2}, sunk[4] = {0.1, 0.01, 0.3, 1e-4};
+	for (int trial = 0; trial < 3; trial++) {
+		rigid f;
+		random_rigid(&g, &f, 20);
+		parts3 p;
+		parts3_make(&p, &f, 2);
+		double up[3] = {0, 0, 1}, n[3];
+		turn(&f, up, n);
+		for (int i = 0; i < 4; i++) {
+			double r = radii[trial], d = sunk[i] * r / 0.5;
+			double params[3] = {r, 0, 0}, centre[3] = {5 + i, 4 + trial, 10 + r - d};
+			clash_shape ball;
+			ck_assert_int_eq(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE, params),
+			                 CLASH_OK);
+			place(&ball, &f, centre);
+			const clash_shape *sides[2] = {&p.meshes, &p.hulls};
+			for (int w = 0; w < 2; w++) {
+				clash_result x, y;
+				ours(sides[w], &ball, &x);
+				ours(&ball, sides[w], &y);
+				ck_assert_msg(fabs(x.depth - d) <= 1e-9 * r && fabs(y.depth - d) <= 1e-9 * r,
+				              "%s, r %g, d %g: depth %.17g and %.17g",
+				              w ? "hulls" : "meshes", r, d, x.depth, y.depth);
+				ck_assert_int_eq(x.converged, 1);
+				ck_assert_int_eq(y.converged, 1);
+				for (int k = 0; k < 3; k++) {
+					ck_near(x.depth_normal[k], n[k], 1e-9);
+					ck_near(y.depth_normal[k], -n[k], 1e-9);
+				}
+			}
+		}
+		parts3_free(&p);
+	}
+}
+END_TEST
+
+/* The sphere in the corner of the first box's top and the wall, sunk d
+ * into the top and e into the wall's face x = 4: a move along one face's
+ * normal does not clear the other, so the deepest part does not decide;
+ * the least move is (e, 0, d) (its centre r from both planes), of length
+ * sqrt(d^2 + e^2), deeper than either part.  The search over directions
+ * takes the sphere as a polytope around it (mesh_depth.c: 64 points whose
+ * hull's faces are at least 0.9423 r from the centre, so no farther than
+ * 1.0613 r): each plane then asks for at most 0.0613 r more, and the
+ * answer is an upper bound within sqrt(2) 0.0613 r < 0.09 r of the truth,
+ * not converged. */
+START_TEST(sphere_in_a_corner)
+{
+	prng g = {43};
+	rigid f;
+	random_rigid(&g, &f, 20);
+	parts3 p;
+	parts3_make(&p, &f, 3);
+	const double r = 0.5;
+	for (int i = 0; i < 3; i++) {
+		double d = 0.05 + 0.1 * i, e = 0.1 + 0.05 * i, truth = sqrt(d * d + e * e);
+		double params[3] = {r, 0, 0}, centre[3] = {4 + r - e, 5, 10 + r - d};
+		clash_shape ball;
+		ck_assert_int_eq(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE, params), CLASH_OK);
+		place(&ball, &f, centre);
+		const clash_shape *sides[2] = {&p.meshes, &p.hulls};
+		for (int w = 0; w < 2; w++) {
+			clash_result x;
+			ours(sides[w], &ball, &x);
+			ck_assert_msg(x.depth >= truth - 1e-9 && x.depth <= truth + 0.09 * r,
+			              "d %g, e %g: depth %.17g, truth %.17g", d, e, x.depth, truth);
+			ck_assert_int_eq(x.converged, 0);
+		}
+	}
+	parts3_free(&p);
+}
+END_TEST
+
 /* ---- touching, open surfaces, cancel ----------------------------------------- */
 
 START_TEST(face_to_face)
@@ -765,7 +884,8 @@ static Suite *mesh_depth_suite(void)
 	Suite *s = suite_create("mesh_depth");
 	ck_case(s, "core", 120, CK_TESTS(convex_equals_hulls, peg_in_slot, bolt_in_hole,
 	                                 brackets_and_gears, random_box_unions, compound_of_meshes,
-	                                 convex_against_mesh, face_to_face, open_surface, cancel));
+	                                 convex_against_mesh, sphere_in_one_part,
+	                                 sphere_in_a_corner, face_to_face, open_surface, cancel));
 	return s;
 }
 

@@ -8,6 +8,9 @@
  *       by the node peer bvh.mjs), times FCL and clashd, computes the
  *       brute-force truth of the small cases and writes DIR/native.json
  *       (read by report.mjs).
+ *   build/bench-mesh --sweep [--big] --out DIR [--rounds N]
+ *       the sweep (sweep.c): gaps, sizes, poses, two cubes, a drag; its
+ *       table on stdout and in DIR/sweep.md.
  *   build/bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]
  *       prints the C torus knot (float32 positions, then the index) as
  *       JSON, for the comparison with three.js (test/knot.test.js); with
@@ -44,31 +47,14 @@
 #include <time.h>
 
 #include "peers.h"
+#include "clock.h"
+#include "sweep.h"
 
 static const bm_peer *const peers[] = {
 	&bm_peer_fcl,
 	&bm_peer_ours,
 };
 enum { NPEERS = sizeof peers / sizeof peers[0], BM_NPEERS_MAX = 4 };
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void die(const char *what)
 {
@@ -133,9 +119,9 @@ static double timed_build(const bm_peer *peer, const bm_mesh *m, void *prep, voi
 	double t5[5];
 	peer->destroy(peer->build(m, prep), NULL); /* warm up */
 	for (int r = 0; r < 5; r++) {
-		double t0 = now_us();
+		double t0 = bm_now_us();
 		void *tr = peer->build(m, prep);
-		t5[r] = now_us() - t0;
+		t5[r] = bm_now_us() - t0;
 		if (!tr)
 			die("build failed");
 		if (r < 4)
@@ -143,7 +129,7 @@ static double timed_build(const bm_peer *peer, const bm_mesh *m, void *prep, voi
 		else
 			*tree = tr;
 	}
-	return median(t5, 5);
+	return bm_median(t5, 5);
 }
 
 static void write_mesh(const char *dir, const mesh_info *mi)
@@ -230,9 +216,9 @@ static void time_case(method *ms, int n, const double t[3], int rounds, int time
 			continue;
 		}
 		ms[i].ok = run_one(&ms[i], t, &ms[i].ans) == 0;
-		double t0 = now_us();
+		double t0 = bm_now_us();
 		run_one(&ms[i], t, &a);
-		double one = now_us() - t0;
+		double one = bm_now_us() - t0;
 		ms[i].batch = one > 1000 ? 1 : (long)(1000 / fmax(one, 0.05)) + 1;
 		/* At most about 3 s a method: fewer rounds (at least 3) for slow ones. */
 		ms[i].nrounds = (int)fmin(rounds, fmax(3, floor(3e6 / (one * (double)ms[i].batch))));
@@ -246,14 +232,14 @@ static void time_case(method *ms, int n, const double t[3], int rounds, int time
 			if (r >= m->nrounds)
 				continue;
 			bm_answer a;
-			double t0 = now_us();
+			double t0 = bm_now_us();
 			for (long j = 0; j < m->batch; j++)
 				run_one(m, t, &a);
-			m->rounds[r] = (now_us() - t0) / (double)m->batch;
+			m->rounds[r] = (bm_now_us() - t0) / (double)m->batch;
 		}
 	for (int i = 0; i < n; i++)
 		if (ms[i].nrounds > 0)
-			ms[i].us = median(ms[i].rounds, ms[i].nrounds);
+			ms[i].us = bm_median(ms[i].rounds, ms[i].nrounds);
 }
 
 static const char *contact_name(int c)
@@ -265,7 +251,7 @@ static const char *contact_name(int c)
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
-	int rounds = 21, brute = 1;
+	int rounds = 21, brute = 1, sweep = 0, big = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dump-knot") && i + 6 < argc)
 			return dump_knot(argv + i + 1, argc - i - 1);
@@ -275,8 +261,13 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-brute"))
 			brute = 0;
+		else if (!strcmp(argv[i], "--sweep"))
+			sweep = 1;
+		else if (!strcmp(argv[i], "--big"))
+			big = 1;
 		else {
 			fprintf(stderr, "usage: bench-mesh --out DIR [--rounds N] [--no-brute]\n"
+			                "       bench-mesh --sweep [--big] --out DIR [--rounds N]\n"
 			                "       bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]\n");
 			return 2;
 		}
@@ -284,6 +275,8 @@ int main(int argc, char **argv)
 	if (!out || rounds < 1)
 		die("--out DIR is required (rounds >= 1)");
 	mkdir(out, 0777);
+	if (sweep)
+		return bm_sweep(out, rounds, big);
 
 	static const double origin[3] = {0, 0, 0};
 	meshes[KNOT] = (mesh_info){.name = "knot", .from = "TorusKnotGeometry(1, 0.3, 800, 64)"};
@@ -413,10 +406,10 @@ int main(int argc, char **argv)
 		time_case(ms, NQUERIES * NPEERS, bc->t, rounds, bc->timed);
 		double truth = NAN;
 		if (brute && !bc->timed) {
-			double t0 = now_us();
+			double t0 = bm_now_us();
 			truth = bm_brute_distance(&meshes[bc->a].m, &meshes[bc->b].m, bc->t);
 			fprintf(stderr, "bench-mesh: brute force %s/%s: %.17g (%.1f s)\n", meshes[bc->a].name, bc->name,
-			        truth, (now_us() - t0) * 1e-6);
+			        truth, (bm_now_us() - t0) * 1e-6);
 		}
 		fprintf(nj, "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"timed\":%s,\"truth\":\"%s\"",
 		        c ? "," : "", bc->name, meshes[bc->a].name, meshes[bc->b].name, bc->timed ? "true" : "false",

@@ -129,6 +129,33 @@ static uint32_t midpoint(double *pos, size_t *nv, edge_slot *tab, size_t cap,
 	return v;
 }
 
+int bm_box(bm_mesh *m, const double c[3], const double h[3])
+{
+	/* Corner i: bit 0 the z sign, bit 1 y's, bit 2 x's; each face's
+	 * corners run counter-clockwise seen from outside. */
+	static const uint32_t faces[12][3] = {
+		{2, 6, 4}, {2, 4, 0}, {1, 5, 7}, {1, 7, 3}, /* -z, +z */
+		{4, 5, 1}, {4, 1, 0}, {2, 3, 7}, {2, 7, 6}, /* -y, +y */
+		{1, 3, 2}, {1, 2, 0}, {4, 6, 7}, {4, 7, 5}, /* -x, +x */
+	};
+	memset(m, 0, sizeof *m);
+	m->pos = malloc(24 * sizeof *m->pos);
+	m->idx = malloc(36 * sizeof *m->idx);
+	if (!m->pos || !m->idx) {
+		bm_free(m);
+		return -1;
+	}
+	for (int i = 0; i < 8; i++) {
+		m->pos[3 * i + 0] = c[0] + (i & 4 ? h[0] : -h[0]);
+		m->pos[3 * i + 1] = c[1] + (i & 2 ? h[1] : -h[1]);
+		m->pos[3 * i + 2] = c[2] + (i & 1 ? h[2] : -h[2]);
+	}
+	memcpy(m->idx, faces, sizeof faces);
+	m->nv = 8;
+	m->nt = 12;
+	return 0;
+}
+
 int bm_icosphere(bm_mesh *m, double radius, const double centre[3], int detail)
 {
 	static const uint32_t faces[20][3] = {

@@ -37,6 +37,10 @@ void bm_knot_curve(double u, int p, int q, double radius, double out[3]);
  * 20 * 4^detail triangles.  Positions rounded to float32 like the knots. */
 int bm_icosphere(bm_mesh *m, double radius, const double centre[3], int detail);
 
+/* An axis-aligned box of half-sizes h about centre c: 8 vertices, 12
+ * outward triangles (two a face).  Returns 0 or -1 (memory). */
+int bm_box(bm_mesh *m, const double c[3], const double h[3]);
+
 /* Weld: vertices whose positions are within eps (max-norm) of an earlier
  * one are merged into it (its position kept), the triangles re-indexed and
  * unused vertices dropped.  Triangles that become degenerate are kept (the

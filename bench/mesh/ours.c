@@ -144,6 +144,37 @@ static int depth(void *a, void *b, const double t[3], bm_answer *out)
 	return 0;
 }
 
+static int set_pose(clash_shape *s, const bm_pose *p)
+{
+	return clash_shape_set_quaternion(s, p->q) != CLASH_OK || clash_shape_set_translation(s, p->t) != CLASH_OK;
+}
+
+static int posed(void *a, void *b, const bm_pose *pa, const bm_pose *pb, int q, bm_answer *out)
+{
+	clash_shape sa = ((tree *)a)->shape, sb = ((tree *)b)->shape;
+	if (set_pose(&sa, pa) || set_pose(&sb, pb))
+		return -1;
+	if (q == BM_REPORT) {
+		clash_overlap *o = NULL;
+		if (clash_overlap_get(&sa, &sb, NULL, &o) != CLASH_OK)
+			return -1;
+		out->intersecting = o->intersecting;
+		out->regions = (long)o->total_regions;
+		out->volume = o->has_volume ? o->volume : NAN;
+		clash_overlap_free(o);
+		return 0;
+	}
+	clash_options opt;
+	clash_result r;
+	memset(&opt, 0, sizeof opt);
+	opt.want = q == BM_DISTANCE ? CLASH_WANT_DISTANCE : CLASH_WANT_VERDICT;
+	if (clash_gjk(&sa, &sb, &opt, &r) != CLASH_OK)
+		return -1;
+	out->intersecting = r.intersecting;
+	out->distance = r.intersecting ? 0 : r.distance;
+	return 0;
+}
+
 static void describe(void *tr, char *buf, size_t n)
 {
 	clash_mesh_info in;
@@ -155,5 +186,5 @@ static void describe(void *tr, char *buf, size_t n)
 	         in.closed ? "closed" : "not closed", in.boundary_edges, in.leak);
 }
 
-const bm_peer bm_peer_ours = {"clashd", prepare, build,  destroy, collide,
-                              distance, report,  depth, describe};
+const bm_peer bm_peer_ours = {"clashd", prepare, build, destroy, collide,
+                              distance, report,  depth, posed, describe};

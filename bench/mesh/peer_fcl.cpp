@@ -101,10 +101,40 @@ int distance(void *a, void *b, const double t[3], bm_answer *r)
 	return 0;
 }
 
+fcl::Transform3d pose_of(const bm_pose *p)
+{
+	fcl::Transform3d tf = fcl::Transform3d::Identity();
+	tf.linear() = fcl::Quaterniond(p->q[3], p->q[0], p->q[1], p->q[2]).normalized().toRotationMatrix();
+	tf.translation() = fcl::Vector3d(p->t[0], p->t[1], p->t[2]);
+	return tf;
+}
+
+int posed(void *a, void *b, const bm_pose *pa, const bm_pose *pb, int q, bm_answer *r)
+{
+	const Model *ma = static_cast<Model *>(a), *mb = static_cast<Model *>(b);
+	if (q == BM_DISTANCE) {
+		fcl::DistanceRequestd req(true);
+		fcl::DistanceResultd res;
+		fcl::distance(ma, pose_of(pa), mb, pose_of(pb), req, res);
+		r->distance = res.min_distance;
+		r->intersecting = res.min_distance <= 0;
+	} else {
+		fcl::CollisionRequestd req;
+		if (q == BM_REPORT)
+			req = fcl::CollisionRequestd(std::numeric_limits<size_t>::max(), true);
+		fcl::CollisionResultd res;
+		fcl::collide(ma, pose_of(pa), mb, pose_of(pb), req, res);
+		r->intersecting = res.isCollision();
+		r->contacts = (long)res.numContacts();
+	}
+	r->contact = r->intersecting ? BM_CONTACT_SURFACES : BM_CONTACT_NONE;
+	return 0;
+}
+
 } // namespace
 
 extern "C" const bm_peer bm_peer_fcl = {"FCL",    nullptr,  build,   destroy, collide,
-                                        distance, contacts, nullptr, nullptr};
+                                        distance, contacts, nullptr, posed,  nullptr};
 
 extern "C" double bm_brute_distance(const bm_mesh *a, const bm_mesh *b, const double t[3])
 {

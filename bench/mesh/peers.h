@@ -30,6 +30,15 @@ typedef struct bm_answer {
 	double volume, depth;
 } bm_answer;
 
+/* A rigid pose: the rotation as a unit quaternion (x, y, z, w), then the
+ * translation. */
+typedef struct bm_pose {
+	double q[4], t[3];
+} bm_pose;
+
+/* The queries of a posed pair (bm_peer.posed). */
+enum bm_query { BM_COLLIDE = 0, BM_DISTANCE = 1, BM_REPORT = 2 };
+
 /* A peer: build its tree of a mesh in three.js's layout (a peer that needs
  * a welded mesh welds it first, untimed: prepare), and answer for a and b
  * with b translated by t.  Each query returns 0, or -1 on error. */
@@ -45,6 +54,9 @@ typedef struct bm_peer {
 	int (*report)(void *a, void *b, const double t[3], bm_answer *r);
 	/* The penetration depth of two solids (NULL: none). */
 	int (*depth)(void *a, void *b, const double t[3], bm_answer *r);
+	/* Query q (enum bm_query) on a posed by pa and b by pb, both
+	 * rotated and moved. */
+	int (*posed)(void *a, void *b, const bm_pose *pa, const bm_pose *pb, int q, bm_answer *r);
 	/* How the peer reads a built mesh, a short phrase into buf (NULL:
 	 * nothing to say). */
 	void (*describe)(void *tree, char *buf, size_t n);

@@ -134,6 +134,11 @@ export interface UploadFileOptions {
   format?: MeshFormat | (typeof MESH_FORMATS)[MeshFormat];
   /** Sent as `?weld=x`: each stored mesh gets `"weld": x` (and its id with it). */
   weld?: number;
+  /**
+   * Sent as `?units=u`: each stored shape gets `"units": u` (and its id with
+   * it), echoed in the answer; a TypeError for a name not in UNITS.
+   */
+  units?: Units;
   /** The X-Clashd-Shape value to send, if any. */
   route?: string;
 }

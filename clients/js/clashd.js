@@ -513,8 +513,10 @@ export class Clashd {
    * Given a mesh file instead (a Blob or File, an ArrayBuffer or a typed
    * array of its bytes: STL, OBJ, glTF, GLB or PLY), sends its bytes as
    * they are, with the media type of options.format (else of a File's
-   * name, else of a GLB's or PLY's first bytes) and options.weld as the
-   * `weld` query parameter, and answers the server's ImportResult: each
+   * name, else of a GLB's or PLY's first bytes), options.weld and
+   * options.units as the `weld` and `units` query parameters (a unit not
+   * in UNITS: a TypeError, nothing sent), and answers the server's
+   * ImportResult (with `units` when named): each
    * shape's name, id, pose and summary (`solid`, `read`).  A file always
    * goes to the server, whatever `local` says (the module in the page
    * holds no file reader).
@@ -539,11 +541,17 @@ export class Clashd {
   async #uploadFile(file, options) {
     const type = await meshMediaType(file, options.format);
     let path = '/v1/shapes';
+    const query = [];
     if (options.weld !== undefined) {
       const w = options.weld;
       if (typeof w !== 'number' || !Number.isFinite(w) || !(w >= 0)) throw new RangeError('weld must be a finite number >= 0');
-      path += '?weld=' + encodeURIComponent(String(w));
+      query.push('weld=' + encodeURIComponent(String(w)));
     }
+    if (options.units !== undefined) {
+      if (!UNITS.includes(options.units)) throw new TypeError(`units: not one of ${UNITS.join(', ')}`);
+      query.push('units=' + options.units);
+    }
+    if (query.length) path += '?' + query.join('&');
     return this.#request('POST', path, new FileBody(type, file), options);
   }
 

@@ -560,14 +560,18 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 	if (hold(w->q, w->store, e))
 		return -1;
 	/* The store's value is the shape's own; its first use prepares it
-	 * (under its lock: stored_shape.h). */
+	 * (under its lock: stored_shape.h), unless another thread does. */
 	stored_shape *st = (stored_shape *)proto_store_value(e);
-	size_t grown;
-	int ready = proto_stored_shape_ready(st, &grown);
-	if (grown)
-		proto_store_charge(w->store, e, grown);
-	if (ready != 0)
-		return -1;
+	const clash_shape *borrowed = proto_stored_shape_borrow(st);
+	if (!borrowed) {
+		size_t grown;
+		int ready = proto_stored_shape_ready(st, &grown);
+		if (grown)
+			proto_store_charge(w->store, e, grown);
+		if (ready != 0)
+			return -1;
+		borrowed = &st->shape;
+	}
 	if (w->dim == 0) {
 		w->dim = st->shape.dim;
 		char *first = proto_path_render(at);
@@ -588,7 +592,7 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
 		                  "ones included; this stored shape's %zu are beyond that",
 		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
-	*s = st->shape;
+	*s = *borrowed;
 	if (st->units && (r = proto_units_note(&w->q->units, st->units, at, p)) != 0)
 		return r;
 	if (st->meshes && gjk_only(w, at, "a stored shape holding a triangle mesh"))

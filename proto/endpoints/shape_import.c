@@ -9,19 +9,22 @@
  * there.  A problem with one shape's geometry names it in the import
  * document ("/shapes/3/mesh/indices/7"); the cancel flag is looked at
  * before the file is read and between shapes.  A "weld" query parameter
- * is written into each shape's text as its mesh's "weld" (so the id is
- * that of the same JSON upload with it).
+ * is written into each shape's text as its mesh's "weld", a "units" one
+ * as its "units" (so the id is that of the same JSON upload with them);
+ * the units are echoed beside the shapes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "endpoint.h"
 #include "json_dump.h"
 #include "mesh_doc.h"
 #include "mesh_import.h"
 #include "proto.h"
 #include "shapes.h"
+#include "units.h"
 #include "vertex_scan.h"
 
 int proto_media_is_mesh(const char *content_type)
@@ -40,19 +43,37 @@ static int placed(proto_problem *p, size_t i)
 }
 
 /* What the request says beside the file: its media type and its "weld"
- * query parameter (NULL: none). */
+ * and "units" query parameters (NULL: none). */
 typedef struct import_options {
-	const char *media, *weld;
+	const char *media, *weld, *units;
 } import_options;
 
-/* Store shape s (with "weld": *weld when not NULL); its entry of the
- * answer in *item.  0, 1 or -1. */
-static int store_one(const proto_mesh_shape *s, const double *weld, size_t i, proto_call *call,
-                     json_t **item, int *created, proto_problem *p)
+/* The "units" query parameter's unit: 0 and *out, or 1 (a 422 at
+ * "/units", where a JSON upload names them) or -1. */
+static int units_parameter(const char *text, int *out, proto_problem *p)
+{
+	*out = proto_units_of_name(text);
+	if (*out)
+		return 0;
+	/* Echoed only when short and plain: it came from a URL. */
+	int plain = strlen(text) <= 16;
+	for (const char *c = text; plain && *c; c++)
+		plain = *c > ' ' && *c < 0x7f && *c != '"' && *c != '\\';
+	const proto_path at = {NULL, "units", 0};
+	return proto_fail(p, &at, "the query parameter units must be one of \"mm\", \"cm\", \"m\" "
+	                  "and \"in\" (a label each stored shape keeps, as a JSON upload's "
+	                  "\"units\"; clashd converts no units)%s%s%s",
+	                  plain ? ", got \"" : "", plain ? text : "", plain ? "\"" : "");
+}
+
+/* Store shape s (with "weld": *weld when not NULL, "units" when units is
+ * not NULL); its entry of the answer in *item.  0, 1 or -1. */
+static int store_one(const proto_mesh_shape *s, const double *weld, const char *units, size_t i,
+                     proto_call *call, json_t **item, int *created, proto_problem *p)
 {
 	const proto_context *ctx = proto_context_of(call);
 	size_t len;
-	char *text = proto_mesh_geometry_text(s, weld, &len);
+	char *text = proto_mesh_geometry_text(s, weld, units, &len);
 	if (!text)
 		return -1;
 	json_t *root = NULL;
@@ -99,15 +120,19 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 		return proto_problem_whole(p, "the query parameter weld must be a decimal number of "
 		                           "at least 0 (a fraction of each mesh's box diagonal; 0: "
 		                           "only vertices of equal coordinates)");
+	int units = PROTO_UNITS_NONE;
+	int r = o->units ? units_parameter(o->units, &units, p) : 0;
+	if (r)
+		return r;
+	const char *unit_name = proto_units_name(units);
 	if (proto_request_stopped(rq, "import", p))
 		return 1;
 	proto_mesh_set set;
 	proto_mesh_format f = proto_mesh_format_of_media(o->media);
 	const proto_importer *im = &ctx->importer;
-	int r = im->run ? im->run(im->self, rq->body, rq->len, (int)f, &ctx->limits, call->cancel,
-	                          &set, p, &call->limit)
-	                : proto_mesh_import(rq->body, rq->len, f, &ctx->limits, &set, p,
-	                                    &call->limit);
+	r = im->run ? im->run(im->self, rq->body, rq->len, (int)f, &ctx->limits, call->cancel, &set,
+	                      p, &call->limit)
+	            : proto_mesh_import(rq->body, rq->len, f, &ctx->limits, &set, p, &call->limit);
 	if (r > 0 && proto_request_stopped(rq, "import", p))
 		return 1;
 	if (r)
@@ -120,14 +145,16 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 		int created = 0;
 		r = proto_request_stopped(rq, "import", p);
 		if (r == 0)
-			r = store_one(&set.shapes[i], o->weld ? &weld : NULL, i, call, &item, &created,
-			              p);
+			r = store_one(&set.shapes[i], o->weld ? &weld : NULL, unit_name, i, call, &item,
+			              &created, p);
 		if (r == 0 && json_array_append_new(shapes, item) != 0)
 			r = -1;
 		any |= created;
 	}
 	proto_mesh_set_free(&set);
 	json_t *doc = r == 0 ? json_pack("{s:o}", "shapes", shapes) : (json_decref(shapes), NULL);
+	if (doc && unit_name && json_object_set_new(doc, "units", json_string(unit_name)) != 0)
+		r = -1;
 	if (r == 0) {
 		size_t len = 0;
 		char *body = doc ? proto_json_dump(doc, &len) : NULL;
@@ -142,8 +169,9 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 static const proto_endpoint import_endpoint = {NULL, PROTO_PARSE_NONE, 1, import_all, NULL};
 
 int proto_shape_import_reply(const char *body, size_t len, const char *content_type,
-                             const char *weld, proto_call *call, proto_reply *out)
+                             const char *weld, const char *units, proto_call *call,
+                             proto_reply *out)
 {
-	import_options o = {content_type, weld};
+	import_options o = {content_type, weld, units};
 	return proto_endpoint_reply(&import_endpoint, body, len, call, &o, out);
 }

@@ -135,11 +135,14 @@ static int shape_reply(const proto_context *ctx, const char *method, const char 
 		return proto_problem_reply(404, "no shape here: a shape's path is /v1/shapes/ and its "
 		                           "id, \"sha256:\" and 64 lowercase hex digits", NULL, out);
 	if (strcmp(method, "DELETE") == 0) {
-		/* From the shared tier too (in the background), even when this
-		 * replica's memory does not hold it. */
+		/* From the shared tier too (in the background, which also tells
+		 * the other replicas), even when this replica's memory does not
+		 * hold it; memory first, so that what the tier then tells this
+		 * replica finds nothing left to remove. */
+		int found = ctx->store && proto_store_remove(ctx->store, key) == 0;
 		if (ctx->store)
 			proto_shape_forget(ctx->store, key);
-		if (!ctx->store || proto_store_remove(ctx->store, key) != 0)
+		if (!found)
 			return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
 		out->body = strdup("");
 		if (!out->body)

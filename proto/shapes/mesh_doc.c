@@ -65,12 +65,17 @@ char *proto_mesh_document_text(const proto_mesh_set *set, size_t *len)
 	return proto_text_finish(&t, len);
 }
 
-char *proto_mesh_geometry_text(const proto_mesh_shape *s, const double *weld, size_t *len)
+char *proto_mesh_geometry_text(const proto_mesh_shape *s, const double *weld, const char *units,
+                               size_t *len)
 {
 	proto_text t = {0};
 	reserve(&t, s);
 	PROTO_TEXT_LIT(&t, "{\"mesh\":");
 	put_geometry(&t, s, weld);
+	if (units) {
+		PROTO_TEXT_LIT(&t, ",\"units\":");
+		proto_text_string(&t, units, strlen(units));
+	}
 	PROTO_TEXT_LIT(&t, "}");
 	return proto_text_finish(&t, len);
 }

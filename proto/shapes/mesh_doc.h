@@ -19,9 +19,11 @@
 char *proto_mesh_document_text(const proto_mesh_set *set, size_t *len);
 
 /* {"mesh": {"positions": [...], "indices": [...]}} of one shape, the same
- * bytes as in the document, and "weld": *weld last when weld is not NULL.
- * NULL when memory ran out. */
-char *proto_mesh_geometry_text(const proto_mesh_shape *s, const double *weld, size_t *len);
+ * bytes as in the document, and "weld": *weld last in the mesh when weld
+ * is not NULL, and "units": units after the mesh when units (a name of
+ * units.h) is not NULL.  NULL when memory ran out. */
+char *proto_mesh_geometry_text(const proto_mesh_shape *s, const double *weld, const char *units,
+                               size_t *len);
 
 /* Its "pose" member's value, {"matrix": [...]}, as a JSON text. */
 char *proto_mesh_pose_text(const proto_mesh_shape *s, size_t *len);

@@ -4,7 +4,9 @@
  *
  * A value read back is decoded by shape_canon.c and its id recomputed from
  * the decoded geometry: only a value whose content is the id's shape is
- * put in memory.  Two workers missing the same id at once both read it;
+ * put in memory.  A single convex part read back is prepared on the
+ * tier's thread (its hull is most of the time a first query would take),
+ * queries scanning it meanwhile.  Two workers missing the same id at once both read it;
  * the second put finds the first's and drops its copy (store.h).
  */
 #include <stdlib.h>
@@ -13,6 +15,34 @@
 #include "shape_canon.h"
 #include "shape_tier.h"
 #include "stored_shape.h"
+
+/* A deferred preparation: the entry held until it is made and counted. */
+typedef struct preparation {
+	proto_store *store;
+	proto_store_entry *e;
+} preparation;
+
+static void prepare_now(void *arg)
+{
+	preparation *p = arg;
+	size_t grown;
+	/* On failure (memory) the shape stays deferred: queries scan it. */
+	proto_stored_shape_ready((stored_shape *)proto_store_value(p->e), &grown);
+	if (grown)
+		proto_store_charge(p->store, p->e, grown);
+	proto_store_release(p->store, p->e);
+	free(p);
+}
+
+static void prepare_later(proto_store *store, proto_store_entry *e, const proto_shape_tier *t)
+{
+	preparation *p = malloc(sizeof *p);
+	if (!p)
+		return; /* stays deferred: queries scan it */
+	proto_store_retain(store, e);
+	*p = (preparation){store, e};
+	t->later(t->self, prepare_now, p);
+}
 
 proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES])
 {
@@ -35,9 +65,13 @@ proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROT
 		t->refused(t->self, proto_store_scope(store), id, r == 1 ? "not a shape" : "another shape's");
 	if (r)
 		return NULL;
+	int deferred = t->later && proto_stored_shape_defer(st);
 	int created;
-	return proto_store_put(store, id, NULL, st, atomic_load(&st->bytes),
-	                       proto_stored_shape_free, &created);
+	e = proto_store_put(store, id, NULL, st, atomic_load(&st->bytes), proto_stored_shape_free,
+	                    &created);
+	if (e && created == 1 && deferred)
+		prepare_later(store, e, t);
+	return e;
 }
 
 int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
@@ -51,7 +85,6 @@ int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
 	if (proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &bytes, &len) != 0)
 		return -1;
 	t->put(t->self, proto_store_scope(store), st->id, bytes, len);
-	free(bytes);
 	return 0;
 }
 

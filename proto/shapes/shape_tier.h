@@ -28,10 +28,13 @@ typedef struct proto_shape_tier {
 	 * share a value. */
 	int (*get)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
 	           uint8_t **bytes, size_t *len);
-	/* Keep `len` bytes under `id` in `scope`, best effort (the memory
-	 * tier has the shape already). */
+	/* Keep `len` bytes (malloc'd: the tier takes them) under `id` in
+	 * `scope`, best effort (the memory tier has the shape already).  It
+	 * may write them after it returns, but a get of `id` from any
+	 * replica sharing the tier must from then on find them, or wait for
+	 * them (within the tier's bound), unless the tier fails. */
 	void (*put)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-	            const uint8_t *bytes, size_t len);
+	            uint8_t *bytes, size_t len);
 	/* Remove `id` from `scope`, later: it must not wait (it is called on
 	 * the event loop); best effort. */
 	void (*remove)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES]);
@@ -39,6 +42,11 @@ typedef struct proto_shape_tier {
 	 * "another shape's"): for the tier's metrics and log. */
 	void (*refused)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
 	                const char *why);
+	/* Run fn(arg) soon on a thread of the tier's own (not a worker's),
+	 * or now when it cannot: a part read back is prepared there, so the
+	 * query that asked for it does not wait for its hull.  NULL: none
+	 * (parts are prepared by their first query). */
+	void (*later)(void *self, void (*fn)(void *arg), void *arg);
 	void *self;
 	/* The weld of meshes read back without their own "weld" (node 0x03):
 	 * the server's --weld, which every replica sharing the tier shares. */
@@ -47,8 +55,9 @@ typedef struct proto_shape_tier {
 
 /* The stored shape under `id`, held: from memory, else from the store's
  * tier (decoded, checked against `id`, put in memory as the least
- * recently used would be: it counts as a hit next time).  NULL when
- * neither has it (or memory ran out). */
+ * recently used would be: it counts as a hit next time; a single convex
+ * part is prepared on the tier's thread meanwhile, queries scanning it
+ * until then).  NULL when neither has it (or memory ran out). */
 proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES]);
 
 /* Write the stored shape held in `e` through to the store's tier, if it

@@ -512,6 +512,15 @@ const void *proto_store_value(const proto_store_entry *e)
 	return e->value;
 }
 
+void proto_store_retain(proto_store *s, proto_store_entry *e)
+{
+	if (s->base)
+		s = s->base;
+	pthread_mutex_lock(&s->lock);
+	e->refs++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 void proto_store_release(proto_store *s, proto_store_entry *e)
 {
 	if (s->base)
@@ -546,6 +555,25 @@ int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 	pthread_mutex_unlock(&s->lock);
 	free_entries(gone);
 	return found ? 0 : 1;
+}
+
+size_t proto_store_view_usage(proto_store *view, size_t *entries)
+{
+	*entries = 0;
+	if (!view->base)
+		return 0;
+	proto_store *s = view->base;
+	size_t bytes = 0;
+	pthread_mutex_lock(&s->lock);
+	for (chained *n = *bucket(s, &s->by_addr, addr_bits(view->salt)); n; n = n->chain) {
+		const client *c = (const client *)n;
+		if (memcmp(c->addr, view->salt, PROTO_STORE_CLIENT) == 0) {
+			bytes = c->bytes;
+			*entries = c->counted;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return bytes;
 }
 
 void proto_store_get_stats(proto_store *s, proto_store_stats *out)

@@ -95,6 +95,10 @@ int proto_store_peek(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
 /* The value of a held entry. */
 const void *proto_store_value(const proto_store_entry *e);
 
+/* Hold a held entry once more (for another thread, which releases it):
+ * counts nothing, moves nothing. */
+void proto_store_retain(proto_store *s, proto_store_entry *e);
+
 /* Let go of an entry acquired or put. */
 void proto_store_release(proto_store *s, proto_store_entry *e);
 
@@ -120,6 +124,10 @@ const struct proto_shape_tier *proto_store_tier(const proto_store *s);
  * Stats and tier are base's.  Free it with proto_store_free before base.
  * NULL when memory ran out or the name is empty or too long. */
 proto_store *proto_store_view(proto_store *base, const char *scope, size_t budget);
+
+/* The bytes a view's entries count for in its base (held removed ones
+ * included), and in *entries how many; 0 for a store that is no view. */
+size_t proto_store_view_usage(proto_store *view, size_t *entries);
 
 /* A view's name; NULL for a store that is no view. */
 const char *proto_store_scope(const proto_store *s);

@@ -172,6 +172,22 @@ int proto_stored_shape_ready(stored_shape *st, size_t *grown)
 	return r;
 }
 
+int proto_stored_shape_defer(stored_shape *st)
+{
+	if (st->shape.nparts || st->shape.mesh || !prepared_part(&st->shape))
+		return 0;
+	st->plain = st->shape;
+	st->deferred = 1;
+	return 1;
+}
+
+const clash_shape *proto_stored_shape_borrow(stored_shape *st)
+{
+	if (atomic_load_explicit(&st->ready, memory_order_acquire))
+		return &st->shape;
+	return st->deferred ? &st->plain : NULL;
+}
+
 long long proto_stored_shape_hull(const stored_shape *st)
 {
 	if (!atomic_load_explicit(&((stored_shape *)st)->ready, memory_order_acquire))

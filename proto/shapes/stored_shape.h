@@ -9,7 +9,9 @@
  * about 80 ms of 100), and the upload is answered as soon as the id is
  * known.  The first query naming the shape prepares it
  * (proto_stored_shape_ready), once, under the shape's own lock, and
- * tells what it added so the store counts it (proto_store_charge).  A
+ * tells what it added so the store counts it (proto_store_charge); or,
+ * for a part read back from the second tier, another thread does while
+ * queries scan (proto_stored_shape_defer).  A
  * stored shape weighs what malloc gave it: every block's usable size and
  * header, not a figure from the text (200 000 copies of one point weigh
  * their 4.8 MB of coordinates, and the preparation of one point).
@@ -49,6 +51,11 @@ typedef struct stored_shape {
 	size_t nblocks;
 	pthread_mutex_t lock;
 	atomic_int ready;    /* 1 once prepared (release; read with acquire) */
+	/* Set before the shape is shared (proto_stored_shape_defer): it is
+	 * prepared by another thread, and until then queries borrow `plain`,
+	 * the shape without preparation, never read while written. */
+	int deferred;
+	clash_shape plain;
 } stored_shape;
 
 /* Take shape `s` (decoded by proto_shape_decode_in without a pose) with
@@ -67,6 +74,19 @@ int proto_stored_shape_build(const clash_shape *s, void ***blocks, size_t *nbloc
  * st->bytes (0 but for the call that prepared it).  0, or -1 when memory
  * ran out (then nothing is marked ready: a later call tries again). */
 int proto_stored_shape_ready(stored_shape *st, size_t *grown);
+
+/* Let a single convex part be prepared by another thread, later
+ * (proto_stored_shape_ready there), queries meanwhile scanning its
+ * vertices (the same answers, bit for bit: clash.h): a part read back
+ * from the second tier answers its first query without waiting for its
+ * hull.  Call before st is shared; 1 when it is deferred, 0 when it is
+ * not a single convex part (it is then prepared on first use). */
+int proto_stored_shape_defer(stored_shape *st);
+
+/* What a query borrows: st->shape once prepared, else for a deferred
+ * shape its plain copy; NULL when the caller must prepare it first
+ * (proto_stored_shape_ready). */
+const clash_shape *proto_stored_shape_borrow(stored_shape *st);
 
 /* The bytes malloc gave for block p (its usable size and its header);
  * 0 for NULL. */

@@ -15,14 +15,21 @@ const char *proto_units_name(int units)
 	return units > 0 && units < PROTO_UNITS_COUNT ? names[units] : NULL;
 }
 
+int proto_units_of_name(const char *name)
+{
+	for (int u = 1; u < PROTO_UNITS_COUNT; u++)
+		if (strcmp(name, names[u]) == 0)
+			return u;
+	return PROTO_UNITS_NONE;
+}
+
 int proto_units_read(const json_t *v, const proto_path *at, int *out, proto_problem *p)
 {
-	if (json_is_string(v))
-		for (int u = 1; u < PROTO_UNITS_COUNT; u++)
-			if (strcmp(json_string_value(v), names[u]) == 0) {
-				*out = u;
-				return 0;
-			}
+	const int u = json_is_string(v) ? proto_units_of_name(json_string_value(v)) : 0;
+	if (u) {
+		*out = u;
+		return 0;
+	}
 	const int shown = json_is_string(v) && json_string_length(v) <= 16;
 	return proto_fail(p, at, "units must be one of \"mm\", \"cm\", \"m\" and \"in\" (a "
 	                  "label the answer echoes; clashd converts no units), got %s%s%s",

@@ -32,6 +32,9 @@ typedef struct proto_units_seen {
 /* The unit's name ("mm"), or NULL for PROTO_UNITS_NONE or out of range. */
 const char *proto_units_name(int units);
 
+/* The unit named `name` ("mm"), or PROTO_UNITS_NONE when it names none. */
+int proto_units_of_name(const char *name);
+
 /* The unit of a "units" member v at `at`: 0 and *out, or 1 (a 422 in p:
  * not one of the names) or -1 (memory). */
 int proto_units_read(const json_t *v, const proto_path *at, int *out, proto_problem *p);

@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	REQUIRE(c.store, "proto_store_new", 0);
 	proto_call call = {.ctx = &c};
 	proto_reply reply;
-	int rc = proto_shape_import_reply(file, len, media, NULL, &call, &reply);
+	int rc = proto_shape_import_reply(file, len, media, NULL, NULL, &call, &reply);
 	REQUIRE(rc == 0, "proto_shape_import_reply failed", rc);
 	REQUIRE(reply.body && strlen(reply.body) == reply.length, "reply body", reply.length);
 	if (getenv("FUZZ_IMPORT_PRINT"))

@@ -179,18 +179,29 @@ int proc_wait_port(int port, double timeout)
 	}
 }
 
-long proc_rss_kib(pid_t pid)
+/* A "Name: N kB" line of the process's status. */
+static long status_kib(pid_t pid, const char *format)
 {
 	char path[64], line[256];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "r");
 	long kib = -1;
 	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+		if (sscanf(line, format, &kib) == 1)
 			break;
 	if (f)
 		fclose(f);
 	return kib;
+}
+
+long proc_rss_kib(pid_t pid)
+{
+	return status_kib(pid, "VmRSS: %ld kB");
+}
+
+long proc_peak_rss_kib(pid_t pid)
+{
+	return status_kib(pid, "VmHWM: %ld kB");
 }
 
 int proc_clashd_port(const char *logpath, int port, const char *name)

@@ -58,4 +58,7 @@ int proc_clashd_port(const char *logpath, int port, const char *name);
 /* VmRSS of pid in KiB (/proc/PID/status), or -1. */
 long proc_rss_kib(pid_t pid);
 
+/* Its peak (VmHWM) in KiB, or -1: what a freed allocation leaves seen. */
+long proc_peak_rss_kib(pid_t pid);
+
 #endif

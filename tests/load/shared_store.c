@@ -21,6 +21,13 @@
  *                 replicas an upload did not reach read it from Redis;
  *   head          a part uploaded to one replica: HEAD and GET on the others
  *                 200 (read from Redis on a worker);
+ *   behind        a write under way (its marker planted by hand), a query
+ *                 by ref for it on one replica, the upload 30 ms later on
+ *                 another: the query waited and is served; parts of 30 000
+ *                 points uploaded to one replica and named by ref at once
+ *                 on another: each served (by a scan: the part read from
+ *                 Redis is prepared on the tier's thread), then prepared
+ *                 there within 5 s and served again, the same bytes;
  *   corrupt       another shape's bytes, then garbage, planted under a
  *                 shape's key: a replica lacking it answers unknown-shape
  *                 (not the other shape's answer) and counts a refusal; an
@@ -29,6 +36,14 @@
  *                 201 and served by ref from the replica that took it,
  *                 clashd_store_redis_writes_refused says so, and clears
  *                 once Redis takes writes again;
+ *   delete        a part in the memory of all three, DELETE on one: the
+ *                 other two answer unknown-shape within 5 s;
+ *   huge          a 16 MiB value planted under a part's key (replicas read
+ *                 at most 1M): refused, counted, the replica's peak resident
+ *                 memory not grown by a quarter of it; an upload repairs it;
+ *   hostile       a replica whose "Redis" (a thread here) answers every
+ *                 command with a 256 MiB value: unknown-shape, the reply
+ *                 refused as it comes, peak resident memory not +16 MiB;
  *   faults        under load, Redis paused (SIGSTOP) 2 s, then killed, a
  *                 replica restarted meanwhile (empty memory, no Redis),
  *                 Redis started again empty: 0 failed requests (misses
@@ -53,6 +68,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +145,8 @@ static void start_clashd(replica *r, int port)
 	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
 	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1", "--drain-timeout",
 	                      "5s", "--max-connections-per-client", "0", "--max-queue-per-client",
-	                      "0", "--store-redis", redis, NULL};
+	                      "0", "--store-redis", redis, "--store-redis-max-value", "1M",
+	                      "--store-delete", "1", NULL};
 	r->pid = proc_spawn(argv, NULL, r->log);
 	r->port = proc_clashd_port(r->log, port, r->name);
 }
@@ -223,7 +240,9 @@ static void *proxy_main(void *arg)
 	return NULL;
 }
 
-static int start_proxy(void)
+/* A listener on a free loopback port, served by `main` on a thread of
+ * its own (given a pointer to the listening socket); the port. */
+static int start_listener(void *(*main_fn)(void *), int *lfd)
 {
 	int port = proc_free_port();
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -231,14 +250,19 @@ static int start_proxy(void)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 256) != 0)
-		proc_fail("shared-store: the proxy cannot listen on %d", port);
-	static int lfd;
-	lfd = fd;
+		proc_fail("shared-store: cannot listen on %d", port);
+	*lfd = fd;
 	pthread_t th;
-	if (pthread_create(&th, NULL, proxy_main, &lfd) != 0)
-		proc_fail("shared-store: no proxy thread");
+	if (pthread_create(&th, NULL, main_fn, lfd) != 0)
+		proc_fail("shared-store: no listener thread");
 	pthread_detach(th);
 	return port;
+}
+
+static int start_proxy(void)
+{
+	static int lfd;
+	return start_listener(proxy_main, &lfd);
 }
 
 /* ---- the shapes and their queries ---- */
@@ -514,6 +538,253 @@ static long rss_sum(void)
 	return s;
 }
 
+/* Query `q` on a port until it is unknown-shape (1) or 5 s have passed
+ * (0, or -1 on a wrong answer); *took: how long. */
+static int until_unknown(int port, const char *q, const proto_reply *want, double *took)
+{
+	double t0 = load_now();
+	int a;
+	while ((a = query_to(port, 5, q, want)) == 1 && load_now() - t0 < 5)
+		usleep(5000);
+	*took = load_now() - t0;
+	return a == 0 ? 1 : a == 1 ? 0 : -1;
+}
+
+typedef struct behind_query {
+	int port, k;
+	const char *q;
+	const proto_reply *want;
+	int answer;
+	pthread_t thread;
+} behind_query;
+
+static void *behind_main(void *arg)
+{
+	behind_query *b = arg;
+	b->answer = query_to(b->port, b->k, b->q, b->want);
+	return NULL;
+}
+
+/* An upload is answered before its value is in Redis (written behind,
+ * after a marker): a replica asked for it meanwhile waits for it.  The
+ * marker planted here by hand, the query sent to clashd-2, and only then
+ * the part uploaded to clashd-1: served, after waiting.  Then large
+ * parts (their write takes a while) uploaded and named by ref on another
+ * replica at once: served every time. */
+static void stage_behind(void)
+{
+	load_shape m;
+	char mid[80], *mq, out[64];
+	proto_reply mwant;
+	extra_shape(7, &m, mid, &mq, &mwant);
+	redis_cli(out, sizeof out, "SET clashd:pending:%s 1 PX 5000", mid + 7);
+	long long w0 = metric(&rep[1], "clashd_store_redis_waits_total");
+	behind_query bq = {rep[1].port, 7, mq, &mwant, -2, 0};
+	if (pthread_create(&bq.thread, NULL, behind_main, &bq) != 0)
+		proc_fail("shared-store: thread");
+	usleep(30000); /* the query waits; the 250 ms timeout is 8 times this */
+	int mup = upload_to(rep[0].port, &m);
+	pthread_join(bq.thread, NULL);
+	long long w1 = metric(&rep[1], "clashd_store_redis_waits_total");
+	printf("shared-store: behind: a write under way (its marker planted), the query by ref on "
+	       "clashd-2, 30 ms later the upload %d on clashd-1: %s, %lld reads waited\n", mup,
+	       bq.answer == 1 ? "served" : bq.answer == 0 ? "unknown-shape" : "WRONG", w1 - w0);
+	require(mup == 201 && bq.answer == 1, "a read during a write under way did not wait for it");
+	free(mq);
+	proto_reply_free(&mwant);
+
+	enum { PARTS = 4, POINTS = 30000 };
+	int served = 0, prepared = 0, served_prepared = 0;
+	for (int k = 0; k < PARTS; k++) {
+		char *b = malloc((size_t)POINTS * 3 * 24 + 64), *o = b, id[80], *q = NULL;
+		if (!b)
+			proc_fail("shared-store: out of memory");
+		unsigned seed = 500 + (unsigned)k;
+		o += sprintf(o, "{\"vertices\":[");
+		for (int j = 0; j < POINTS; j++)
+			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "", (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX, (double)rand_r(&seed) / RAND_MAX);
+		sprintf(o, "]}");
+		proto_reply want;
+		if (local_id(b, id) != 0 ||
+		    asprintf(&q, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[3,0,0]]}}", id) < 0)
+			proc_fail("shared-store: behind stage's part %d", k);
+		proto_call call = {.ctx = &ctx};
+		if (proto_query_reply_ex(q, strlen(q), &call, &want) != 0 || want.status != 200)
+			proc_fail("shared-store: behind stage's query %d", k);
+		load_shape sh = {id, b, strlen(b)};
+		int up = upload_to(rep[0].port, &sh);
+		int there = rep[1 + k % 2].port;
+		/* Answered by a scan while its hull is built on the tier's
+		 * thread: the same bytes as the prepared answer made here. */
+		served += up == 201 && query_to(there, k, q, &want) == 1;
+		/* Then prepared there: its summary gives the hull's size. */
+		char path[128], *ans = NULL;
+		snprintf(path, sizeof path, "/v1/shapes/%s", id);
+		double t0 = load_now();
+		int hull = 0;
+		while (!hull && load_now() - t0 < 5) {
+			free(ans);
+			ans = NULL;
+			hull = load_once(there, "GET", path, NULL, NULL, 0, &ans, NULL) == 200 && ans &&
+			       !strstr(ans, "\"hull_vertices\":null");
+			if (!hull)
+				usleep(10000);
+		}
+		free(ans);
+		prepared += hull;
+		served_prepared += query_to(there, k, q, &want) == 1;
+		free(b);
+		free(q);
+		proto_reply_free(&want);
+	}
+	printf("shared-store: behind: %d parts of %d points uploaded to clashd-1, each named by ref "
+	       "on another replica at once: %d served (unprepared there), %d prepared there in the "
+	       "background within 5 s, %d served again, the same bytes\n", PARTS, POINTS, served,
+	       prepared, served_prepared);
+	require(served == PARTS, "%d of %d parts served right after their upload", served, PARTS);
+	require(prepared == PARTS && served_prepared == PARTS,
+	        "parts read from redis not prepared in the background (%d of %d) or answered "
+	        "otherwise once prepared (%d)", prepared, PARTS, served_prepared);
+}
+
+/* A server that speaks just enough Redis to be hostile: whatever it is
+ * asked, it answers a bulk string announced as 256 MiB and sends bytes
+ * of it until the client hangs up. */
+static void *hostile_conn(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char buf[4096];
+	static const char head[] = "$268435456\r\n";
+	memset(buf, 'x', sizeof buf);
+	if (recv(fd, buf, sizeof buf, 0) > 0 && send(fd, head, sizeof head - 1, MSG_NOSIGNAL) > 0) {
+		memset(buf, 'x', sizeof buf);
+		for (long sent = 0; sent < (256L << 20); sent += (long)sizeof buf)
+			if (send(fd, buf, sizeof buf, MSG_NOSIGNAL) <= 0)
+				break;
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *hostile_main(void *arg)
+{
+	int lfd = *(int *)arg;
+	for (;;) {
+		int c = accept(lfd, NULL, NULL);
+		pthread_t th;
+		if (c < 0 || pthread_create(&th, NULL, hostile_conn, (void *)(intptr_t)c) != 0) {
+			if (c >= 0)
+				close(c);
+			continue;
+		}
+		pthread_detach(th);
+	}
+	return NULL;
+}
+
+/* A replica whose "Redis" answers every command with a 256 MiB value
+ * (--store-redis-max-value 1M): a query by ref is unknown-shape, the
+ * reply refused as it arrives (counted), the replica's peak resident
+ * memory not grown by 16 MiB. */
+static void stage_hostile_redis(void)
+{
+	static int lfd;
+	int port = start_listener(hostile_main, &lfd);
+	replica h = {.name = "hostile"};
+	char redis[64], listen[32];
+	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", port);
+	snprintf(listen, sizeof listen, "127.0.0.1:0");
+	snprintf(h.log, sizeof h.log, "%.200s/%.15s.log", workdir, h.name);
+	unlink(h.log);
+	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1", "--store-redis",
+	                      redis, "--store-redis-max-value", "1M", NULL};
+	h.pid = proc_spawn(argv, NULL, h.log);
+	h.port = proc_clashd_port(h.log, 0, h.name);
+	usleep(300000); /* its watcher meets the same answer first */
+	long rss0 = proc_peak_rss_kib(h.pid);
+	int a = query_to(h.port, 0, bodies[0], &expect[0]);
+	long long big = metric(&h, "clashd_store_redis_too_large_total");
+	int ready = load_once(h.port, "GET", "/readyz", NULL, NULL, 0, NULL, NULL);
+	long rss1 = proc_peak_rss_kib(h.pid);
+	printf("shared-store: hostile redis: every answer a 256 MiB value: query by ref %s, "
+	       "replies refused %lld, /readyz %d, peak resident %ld -> %ld KiB\n",
+	       a == 0 ? "unknown-shape" : a == 1 ? "SERVED" : "WRONG", big, ready, rss0, rss1);
+	require(a == 0 && big >= 1 && ready == 200, "a hostile redis's reply was not refused");
+	require(rss1 - rss0 < 16 << 10, "peak resident memory grew by %ld KiB", rss1 - rss0);
+	proc_kill(h.pid);
+}
+
+/* A part served from the memory of all three replicas, deleted on one:
+ * the other two answer unknown-shape (Redis's stream of deletes). */
+static void stage_delete(void)
+{
+	load_shape d;
+	char did[80], *q, path[128];
+	proto_reply want;
+	extra_shape(5, &d, did, &q, &want);
+	require(upload_to(rep[0].port, &d) == 201, "upload of the delete stage's shape");
+	int held = 0;
+	for (int i = 0; i < REPLICAS; i++)
+		held += query_to(rep[i].port, 5, q, &want) == 1;
+	snprintf(path, sizeof path, "/v1/shapes/%s", did);
+	int del = load_once(rep[0].port, "DELETE", path, NULL, NULL, 0, NULL, NULL);
+	double t1, t2;
+	int gone1 = until_unknown(rep[1].port, q, &want, &t1);
+	int gone2 = until_unknown(rep[2].port, q, &want, &t2);
+	long long forgot = metric_sum("clashd_store_redis_forgotten_total");
+	printf("shared-store: delete: a part served from memory by %d replicas, DELETE %d on "
+	       "clashd-1: unknown-shape on clashd-2 %s after %.3f s, on clashd-3 %s after %.3f s; "
+	       "memory copies dropped %lld\n",
+	       held, del, gone1 == 1 ? "yes" : "NO", t1, gone2 == 1 ? "yes" : "NO", t2, forgot);
+	require(held == REPLICAS && del == 204, "the delete stage's part");
+	require(gone1 == 1 && gone2 == 1, "a DELETE on one replica left the part on others");
+	require(forgot >= REPLICAS - 1, "%lld memory copies dropped", forgot);
+	free(q);
+	proto_reply_free(&want);
+}
+
+/* A value far over --store-redis-max-value (1M here) planted under a
+ * part's key: refused before it is read, the replica's memory not grown
+ * by it. */
+static void stage_huge(void)
+{
+	enum { HUGE_MIB = 16 };
+	load_shape h;
+	char hid[80], *q, file[600], out[64];
+	proto_reply want;
+	extra_shape(6, &h, hid, &q, &want);
+	snprintf(file, sizeof file, "%.200s/huge.bin", workdir);
+	FILE *f = fopen(file, "wb");
+	if (!f)
+		proc_fail("shared-store: cannot write %s", file);
+	unsigned seed = 9;
+	for (long i = 0; i < (long)HUGE_MIB << 20; i++)
+		fputc(rand_r(&seed) & 255, f);
+	fclose(f);
+	redis_cli(out, sizeof out, "-x SET clashd:shape:%s < %s", hid + 7, file);
+	require(strcmp(out, "OK") == 0, "SET of the huge value: %s", out);
+	long rss0 = proc_peak_rss_kib(rep[1].pid);
+	long long big0 = metric(&rep[1], "clashd_store_redis_too_large_total");
+	int a = query_to(rep[1].port, 6, q, &want);
+	long long big1 = metric(&rep[1], "clashd_store_redis_too_large_total");
+	long rss1 = proc_peak_rss_kib(rep[1].pid);
+	/* Uploaded: written over, served from Redis on another replica. */
+	require(upload_to(rep[0].port, &h) == 201, "upload of the huge stage's shape");
+	int b = query_to(rep[2].port, 6, q, &want);
+	printf("shared-store: huge: a %d MiB value under a part's key: %s, refused %lld -> %lld, "
+	       "peak resident %ld -> %ld KiB; after an upload, on another replica: %s\n",
+	       HUGE_MIB, a == 0 ? "unknown-shape" : "SERVED", big0, big1, rss0, rss1,
+	       b == 1 ? "served" : "NOT SERVED");
+	require(a == 0 && big1 == big0 + 1, "the huge value was not refused");
+	require(rss1 - rss0 < (HUGE_MIB << 10) / 4, "peak resident memory grew by %ld KiB",
+	        rss1 - rss0);
+	require(b == 1, "the part uploaded over the huge value is not served");
+	unlink(file);
+	free(q);
+	proto_reply_free(&want);
+}
+
 static void restart(replica *r, int expect_clean)
 {
 	atomic_store(&r->in_service, 0);
@@ -618,6 +889,89 @@ static void stage_rolling(int port)
 	        (unsigned long long)st.misses, (unsigned long long)st.reuploads);
 }
 
+/* Two replicas (named already) on the shared Redis with the token file
+ * `tokens`, each tenant's share `per_tenant` (NULL: the default). */
+static void start_tenant_pair(replica t[2], const char *tokens, const char *per_tenant)
+{
+	char redis[64];
+	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
+	for (int i = 0; i < 2; i++) {
+		snprintf(t[i].log, sizeof t[i].log, "%.200s/%.15s.log", workdir, t[i].name);
+		unlink(t[i].log);
+		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
+		                      "--store-redis", redis, "--auth-token-file", tokens,
+		                      per_tenant ? "--store-per-tenant" : NULL, per_tenant, NULL};
+		t[i].pid = proc_spawn(argv, NULL, t[i].log);
+		t[i].port = proc_clashd_port(t[i].log, 0, t[i].name);
+	}
+}
+
+/* Bytes and count of the values under `pattern` in Redis, read here
+ * (SCAN, STRLEN), not from clashd's own sums. */
+static long long redis_bytes(const char *pattern, int *count)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "redis-cli -p %d --scan --pattern '%s'", redis_port, pattern);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		proc_fail("shared-store: cannot run %s", cmd);
+	char key[256], out[64];
+	long long sum = 0;
+	*count = 0;
+	while (fgets(key, sizeof key, p)) {
+		key[strcspn(key, "\n")] = '\0';
+		redis_cli(out, sizeof out, "STRLEN %s", key);
+		sum += atoll(out);
+		++*count;
+	}
+	pclose(p);
+	return sum;
+}
+
+/* --store-per-tenant across replicas: two replicas whose tenants may keep
+ * 100K each; alpha uploads six parts of about 24 KB, alternately to
+ * each (each replica's memory holds its three), then beta one: in Redis
+ * alpha keeps at most 100K (its newest four), beta's part stays. */
+static void stage_tenant_budget(const char *tokens)
+{
+	replica t[2] = {{.name = "budget-1"}, {.name = "budget-2"}};
+	start_tenant_pair(t, tokens, "100K");
+	enum { PARTS = 6, POINTS = 1000, BUDGET = 100 << 10 };
+	int ok = 0;
+	char *body = malloc((size_t)POINTS * 3 * 24 + 64);
+	if (!body)
+		proc_fail("shared-store: out of memory");
+	for (int k = 0; k <= PARTS; k++) {
+		unsigned seed = 900 + (unsigned)k;
+		char *o = body + sprintf(body, "{\"vertices\":[");
+		for (int j = 0; j < POINTS; j++)
+			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "", (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX, (double)rand_r(&seed) / RAND_MAX);
+		sprintf(o, "]}");
+		/* the last one beta's */
+		ok += load_once_as(t[k % 2].port, k < PARTS ? "tokA" : "tokB", "POST", "/v1/shapes",
+		                   NULL, body, strlen(body), NULL, NULL) == 201;
+	}
+	free(body);
+	usleep(200000); /* the writes behind the answers */
+	int alpha_n, beta_n;
+	long long alpha = redis_bytes("clashd:shape:alpha:*", &alpha_n);
+	long long beta = redis_bytes("clashd:shape:beta:*", &beta_n);
+	char sum[64];
+	redis_cli(sum, sizeof sum, "GET clashd:tenant:alpha:bytes");
+	long long gone = metric(&t[0], "clashd_store_redis_tenant_evictions_total") +
+	                 metric(&t[1], "clashd_store_redis_tenant_evictions_total");
+	printf("shared-store: tenant budget: %d of %d uploads 201; in redis alpha keeps %d values, "
+	       "%lld bytes (its sum says %s; budget %d), beta %d (%lld bytes); %lld of alpha's "
+	       "removed\n", ok, PARTS + 1, alpha_n, alpha, sum, BUDGET, beta_n, beta, gone);
+	require(ok == PARTS + 1, "uploads refused");
+	require(alpha <= BUDGET && alpha_n >= 3 && alpha_n < PARTS && atoll(sum) == alpha,
+	        "alpha's values in redis are not kept within its budget across replicas");
+	require(beta_n == 1 && gone == PARTS - alpha_n, "beta's value, or the removals counted");
+	proc_kill(t[0].pid);
+	proc_kill(t[1].pid);
+}
+
 /* Tenants on the shared store: two more replicas with tokens naming
  * tenants.  alpha's part, uploaded on one, is served to alpha on the
  * other (read from Redis, under alpha's key), and refused to beta and to
@@ -632,16 +986,7 @@ static void stage_tenants(void)
 	fputs("tokA tenant=alpha\ntokB tenant=beta\ntokN\n", f);
 	fclose(f);
 	replica t[2] = {{.name = "tenant-1"}, {.name = "tenant-2"}};
-	char redis[64];
-	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
-	for (int i = 0; i < 2; i++) {
-		snprintf(t[i].log, sizeof t[i].log, "%.200s/%.15s.log", workdir, t[i].name);
-		unlink(t[i].log);
-		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
-		                      "--store-redis", redis, "--auth-token-file", tokens, NULL};
-		t[i].pid = proc_spawn(argv, NULL, t[i].log);
-		t[i].port = proc_clashd_port(t[i].log, 0, t[i].name);
-	}
+	start_tenant_pair(t, tokens, NULL);
 	load_shape sh;
 	char id[80], *q, path[128], *ans = NULL;
 	proto_reply want;
@@ -669,6 +1014,13 @@ static void stage_tenants(void)
 	                       &len);
 	int served = own == 200 && len == want.length && memcmp(ans, want.body, len) == 0;
 	free(ans);
+	/* Each tenant's share of tenant-2's memory: alpha's part, beta none. */
+	long long alpha_n = metric(&t[1], "clashd_shape_store_tenant_entries{tenant=\"alpha\"}");
+	long long alpha_b = metric(&t[1], "clashd_shape_store_tenant_bytes{tenant=\"alpha\"}");
+	long long beta_n = metric(&t[1], "clashd_shape_store_tenant_entries{tenant=\"beta\"}");
+	printf("shared-store: tenants: on tenant-2, alpha's entries %lld (%lld bytes), beta's %lld\n",
+	       alpha_n, alpha_b, beta_n);
+	require(alpha_n == 1 && alpha_b > 0 && beta_n == 0, "per-tenant store metrics");
 	char out[64], unscoped[64];
 	redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
 	redis_cli(unscoped, sizeof unscoped, "EXISTS clashd:shape:%s", id + 7);
@@ -679,20 +1031,35 @@ static void stage_tenants(void)
 	require(up == 201 && refused == attempts && served, "tenants are not kept apart");
 	require(strcmp(out, "1") == 0 && strcmp(unscoped, "0") == 0,
 	        "alpha's part is not under alpha's key alone in redis");
-	/* alpha's DELETE removes it from Redis too (in the background). */
-	int del = load_once_as(t[1].port, "tokA", "DELETE", path, NULL, NULL, 0, NULL, NULL);
+	/* alpha's DELETE on tenant-1 removes it from Redis too (in the
+	 * background), and from tenant-2's memory. */
+	int del = load_once_as(t[0].port, "tokA", "DELETE", path, NULL, NULL, 0, NULL, NULL);
 	double t0 = load_now();
+	int gone = 0;
+	while (!gone && load_now() - t0 < 5) {
+		int g = load_once_as(t[1].port, "tokA", "POST", "/v1/query", NULL, q, strlen(q), &ans,
+		                     NULL);
+		gone = g == 422 && ans && strstr(ans, "\"urn:clashd:problem:unknown-shape\"");
+		free(ans);
+		ans = NULL;
+		if (!gone)
+			usleep(5000);
+	}
+	double tgone = load_now() - t0;
 	do {
 		usleep(20000);
 		redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
 	} while (strcmp(out, "0") != 0 && load_now() - t0 < 5);
-	printf("shared-store: tenants: alpha's DELETE %d, gone from redis after %.3f s\n", del,
-	       load_now() - t0);
+	printf("shared-store: tenants: alpha's DELETE %d on tenant-1, unknown-shape to alpha on "
+	       "tenant-2 %s after %.3f s, gone from redis after %.3f s\n", del, gone ? "yes" : "NO",
+	       tgone, load_now() - t0);
 	require(del == 204 && strcmp(out, "0") == 0, "alpha's DELETE did not reach redis");
+	require(gone, "alpha's DELETE left the part in tenant-2's memory");
 	proc_kill(t[0].pid);
 	proc_kill(t[1].pid);
 	free(q);
 	proto_reply_free(&want);
+	stage_tenant_budget(tokens);
 }
 
 int main(int argc, char **argv)
@@ -727,8 +1094,12 @@ int main(int argc, char **argv)
 	double t0 = load_now();
 	stage_any_replica(port);
 	stage_head();
+	stage_behind();
 	stage_corrupt();
 	stage_full();
+	stage_delete();
+	stage_huge();
+	stage_hostile_redis();
 	stage_tenants();
 	stage_faults(port);
 	stage_rolling(port);

@@ -44,7 +44,7 @@ export async function startClashd(args = []) {
 export function recordingFetch(inner = globalThis.fetch) {
   const calls = [];
   const f = async (url, init = {}) => {
-    const call = { method: init.method ?? 'GET', path: new URL(url).pathname, init };
+    const call = { method: init.method ?? 'GET', path: new URL(url).pathname, url: String(url), init };
     calls.push(call);
     call.response = await inner(url, init);
     call.status = call.response.status;

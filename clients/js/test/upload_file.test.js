@@ -1,4 +1,4 @@
-// Mesh files uploaded by the client (upload(file, {format, weld})) to a live
+// Mesh files uploaded by the client (upload(file, {format, weld, units})) to a live
 // clashd: the ids the server answers against the ids the client computes
 // for three.js's STLLoader reading of the same bytes (fileMesh, then
 // shapeId), the body kinds (Blob, File, ArrayBuffer, a Uint8Array view),
@@ -106,6 +106,32 @@ test('live: ?weld=x is in the id as the mesh\'s "weld"', async () => {
     assert.notEqual(s.id, await shapeId({ mesh }));
   }
   await assert.rejects(c.upload(bytes, { format: 'stl', weld: -1 }), RangeError);
+});
+
+test('live: ?units=u is in the id as the shape\'s "units", echoed', async () => {
+  const f = recordingFetch();
+  const c = new Clashd(server.url, { fetch: f });
+  const bytes = binarySTL(randomTriangles(200, 37));
+  const mesh = fileMesh(loaderPositions(bytes));
+  const plain = await shapeId({ mesh });
+  for (const units of ['mm', 'cm', 'm', 'in']) {
+    const reply = await c.upload(bytes, { format: 'stl', units });
+    assert.equal(reply.units, units);
+    const [s] = reply.shapes;
+    assert.equal(s.units, units);
+    assert.equal(s.id, await shapeId({ mesh, units }), `units ${units}`);
+    assert.notEqual(s.id, plain);
+    // The JSON upload of the same mesh with those units finds it.
+    assert.equal((await c.upload({ mesh, units })).id, s.id);
+    await c.deleteShape(s.id);
+  }
+  const [both] = (await c.upload(bytes, { format: 'stl', weld: 0.25, units: 'mm' })).shapes;
+  assert.equal(both.id, await shapeId({ mesh: { ...mesh, weld: 0.25 }, units: 'mm' }));
+  assert.match(f.calls.at(-1).url, /\?weld=0\.25&units=mm$/);
+  const sent = f.calls.length;
+  await assert.rejects(c.upload(bytes, { format: 'stl', units: 'ft' }), TypeError);
+  await assert.rejects(c.upload(bytes, { format: 'stl', units: 'MM' }), TypeError);
+  assert.equal(f.calls.length, sent, 'nothing sent for a bad unit');
 });
 
 test('live: body kinds and the format named, inferred or missing', async () => {

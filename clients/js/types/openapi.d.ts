@@ -205,7 +205,9 @@ export interface paths {
          *     decoding, limits and id), with `"weld": x` in it when the request
          *     has the query parameter `weld=x` (a decimal number >= 0; else a
          *     422 with pointer `""`; the parameter is for mesh files only: with
-         *     a JSON body it is a 422).  Nothing else a file names (an OBJ's
+         *     a JSON body it is a 422), and `"units": u` beside its mesh when
+         *     it has `units=u` (a name of Units; else a 422 with pointer
+         *     `/units`; with a JSON body a 422).  Nothing else a file names (an OBJ's
          *     materials, a glTF's external buffers or images) is read.  The
          *     import runs in a helper process with its own memory and CPU
          *     limits (`--import-memory`, `--import-cpu`), within
@@ -865,9 +867,62 @@ export interface components {
          *     for each place a node of the file puts a mesh, in the file's
          *     order.  `clash import FILE` writes the same list offline, each
          *     entry with the shape's `mesh` instead of the summary.
+         * @example {
+         *       "shapes": [
+         *         {
+         *           "name": "bracket",
+         *           "id": "sha256:880989d435b3381d4d4f95fef831ef8e7fc18613f715cc574619314ab097cfcc",
+         *           "pose": {
+         *             "matrix": [
+         *               1,
+         *               0,
+         *               0,
+         *               0,
+         *               0,
+         *               1,
+         *               0,
+         *               0,
+         *               0,
+         *               0,
+         *               1,
+         *               0,
+         *               0,
+         *               0,
+         *               0,
+         *               1
+         *             ]
+         *           },
+         *           "dim": 3,
+         *           "vertices": 4,
+         *           "hull_vertices": null,
+         *           "parts": 0,
+         *           "bytes": 2016,
+         *           "units": "mm",
+         *           "triangles": 4,
+         *           "solid": true,
+         *           "read": {
+         *             "solid": true,
+         *             "closed": true,
+         *             "welded": 0,
+         *             "flipped": 0,
+         *             "open_edges": 0,
+         *             "nonmanifold_edges": 0,
+         *             "self_intersections": 0,
+         *             "self_intersections_capped": false,
+         *             "leak": 0
+         *           }
+         *         }
+         *       ],
+         *       "units": "mm"
+         *     }
          */
         ImportResult: {
             shapes: components["schemas"]["ImportedShape"][];
+            /**
+             * @description The request's `units` query parameter, echoed (each shape's
+             *     summary says it too); absent when it named none.
+             */
+            units?: components["schemas"]["Units"];
         };
         /**
          * @description One shape of a mesh file: its name (the node's, when the node
@@ -2705,6 +2760,16 @@ export interface operations {
                  *     Not for a JSON body (a 422: its mesh says its own `weld`).
                  */
                 weld?: number;
+                /**
+                 * @description For a mesh file: every shape of it is stored with this as its
+                 *     `units` (StoredShape), so its id is that of the JSON upload of
+                 *     the same mesh with `"units"`, its summary says them, the
+                 *     ImportResult echoes them, and a query naming it by `ref`
+                 *     speaks that unit.  One of the Units names; any other value is
+                 *     a 422 with pointer `/units` (where a JSON upload names them).
+                 *     Not for a JSON body (a 422: it says its own `units`).
+                 */
+                units?: components["schemas"]["Units"];
             };
             header?: {
                 /**
