@@ -262,15 +262,8 @@ static double brute_pairs(const double *wa, size_t na, const double *wb, size_t 
 
 static void random_pose(clash_shape *s, prng *g, double spread, int scale)
 {
-	double q[4], n = 0;
-	for (int k = 0; k < 4; k++) {
-		q[k] = prng_range(g, -1, 1);
-		n += q[k] * q[k];
-	}
-	for (int k = 0; k < 4; k++)
-		q[k] /= sqrt(n);
-	double t[3] = {prng_range(g, -spread, spread), prng_range(g, -spread, spread),
-	               prng_range(g, -spread, spread)};
+	double q[4], t[3];
+	prng_motion(g, spread, q, t);
 	if (scale) {
 		/* A rotation after a non-uniform scale, as a matrix. */
 		double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -1030,21 +1023,6 @@ START_TEST(two_thousand_triangles_against_brute_force)
 }
 END_TEST
 
-/* A random motion: a rotation q (a point of [-1, 1)^4 scaled to unit
- * length) and a translation t in [-spread, spread)^3, drawn in that order. */
-static void random_motion(prng *g, double spread, double q[4], double t[3])
-{
-	double n = 0;
-	for (int k = 0; k < 4; k++) {
-		q[k] = prng_range(g, -1, 1);
-		n += q[k] * q[k];
-	}
-	for (int k = 0; k < 4; k++)
-		q[k] /= sqrt(n);
-	for (int k = 0; k < 3; k++)
-		t[k] = prng_range(g, -spread, spread);
-}
-
 static void set_pose(clash_shape *s, const double q[4], const double t[3])
 {
 	ck_assert_int_eq(clash_shape_set_quaternion(s, q), CLASH_OK);
@@ -1082,7 +1060,7 @@ START_TEST(nested_solids_and_cavities)
 			clash_shape_init_mesh(&a, shell.m);
 			clash_shape_init_mesh(&b, probe.m);
 			double q[4], shift[3], pc[3];
-			random_motion(&g, 5, q, shift);
+			prng_motion(&g, 5, q, shift);
 			set_pose(&a, q, shift);
 			world(&a, at[c], pc);
 			set_pose(&b, q, pc);
@@ -1151,7 +1129,7 @@ START_TEST(interlocked_tori)
 		clash_shape_init_mesh(&sa, a.m);
 		clash_shape_init_mesh(&sb, b.m);
 		double q[4], t[3];
-		random_motion(&g, 3, q, t);
+		prng_motion(&g, 3, q, t);
 		set_pose(&sa, q, t);
 		set_pose(&sb, q, t);
 		clash_result r;

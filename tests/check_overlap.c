@@ -200,15 +200,7 @@ static void box_mesh(tmesh *t, const double *lo, const double *hi)
 
 static void random_pose(prng *r, double q[4], double t[3])
 {
-	double n = 0.0;
-	for (int k = 0; k < 4; k++) {
-		q[k] = prng_range(r, -1, 1);
-		n += q[k] * q[k];
-	}
-	for (int k = 0; k < 4; k++)
-		q[k] /= sqrt(n);
-	for (int k = 0; k < 3; k++)
-		t[k] = prng_range(r, -5, 5);
+	prng_motion(r, 5, q, t);
 }
 
 static void set_pose(clash_shape *s, const double q[4], const double t[3])
