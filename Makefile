@@ -52,8 +52,8 @@ WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 # everything.  The core is plain C11; everything above it uses POSIX and
 # GNU interfaces.  -MMD -MP: each object's header dependencies, as the
 # compiler saw them (build/**/*.d), so a header change rebuilds exactly
-# the objects that include it; a change of this file rebuilds them all
-# (flags, and objects made before there were .d files).
+# the objects that include it; a change of their compile command (flags,
+# compiler) rebuilds them too, and nothing else does ("compiling", below).
 DEPFLAGS    = -MMD -MP
 # The core is compiled with hidden visibility, clash.h's declarations
 # excepted (its visibility pragma), so that a shared build would export its
@@ -93,6 +93,9 @@ VALIDATOR_PKG = @seriousme/openapi-schema-validator@2.11.0
 VALIDATOR = $(B)/npm/node_modules/@seriousme/openapi-schema-validator/package.json
 
 B        = build
+# Each family of objects' compile command, kept to rebuild them when it
+# changes ("compiling", below).
+STAMPS_DIR = $(B)/flags
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 CORE_SRC   = $(wildcard core/*.c)
@@ -114,7 +117,8 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san test-beside-san crosscheck clean attack module-check export-check \
+.PHONY: all run test deps deps-test check check-san test-beside-san crosscheck clean attack \
+        module-check export-check \
         cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
         bench bench-core deps-bench \
@@ -229,79 +233,123 @@ bench-mesh-test: $(B)/bench-mesh $(BENCH_MESH_NPM)
 
 $(BENCH_MESH_NPM): bench/mesh/package.json bench/mesh/package-lock.json
 	cd bench/mesh && npm ci --no-audit --no-fund --loglevel=error
-$(B)/obj/bench/mesh/%.o: bench/mesh/%.c $(wildcard bench/mesh/*.h core/*.h) Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -c $< -o $@
-$(B)/obj/bench/mesh/%.o: bench/mesh/%.cpp $(wildcard bench/mesh/*.h)
-	@mkdir -p $(dir $@)
-	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror \
-		$(shell pkg-config --cflags fcl | sed 's/-I/-isystem /g') -c $< -o $@
+# (Its C files are compiled as the tests are: $(B)/obj/%.o below.)
+$(B)/obj/bench/mesh/%.o: bench/mesh/%.cpp $(STAMPS_DIR)/cxx-bench-mesh
+	@mkdir -p $(@D)
+	$(CMD_cxx-bench-mesh) -c $< -o $@
 $(B)/bench-mesh: $(BENCH_MESH_OBJ) $(B)/libclash.a
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs fcl) -lm
 
-$(B)/obj/bench/core/%.o: bench/core/%.c $(wildcard bench/core/*.h core/*.h tests/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -c $< -o $@
-$(B)/obj/bench/core/%.o: bench/core/%.cpp $(wildcard bench/core/*.h)
-	@mkdir -p $(dir $@)
-	$(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
-		$(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') -c $< -o $@
+$(B)/obj/bench/core/%.o: bench/core/%.cpp $(STAMPS_DIR)/cxx-bench-core
+	@mkdir -p $(@D)
+	$(CMD_cxx-bench-core) -c $< -o $@
 # Its experiments time the core's internals (support scans, the hull
 # climb), so it links the objects rather than the library's API.
 $(B)/bench-core: $(BENCH_CORE_OBJ) $(CORE_OBJ)
 	$(CXX) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_BENCH) qhull_r ccd) -lglpk -lm
 
+# ---- compiling: one command per family of objects ----
+# A family is a flavour (obj: as shipped; san: AddressSanitizer and
+# UndefinedBehaviorSanitizer; fuzz; wasm) and the module its sources
+# belong to.  CMD_<family> is the whole command but for
+# the file's own flags and -c $< -o $@; its objects depend on the stamp
+# $(STAMPS_DIR)/<family>, which holds that command (and every file's own
+# flags) and is rewritten only when that text changes.  So editing this file
+# rebuilds only the objects whose command it changed, `make CFLAGS=...`
+# rebuilds them all, and a header change (the .d files below) rebuilds
+# exactly the objects that include it.
+# $(call compile,COMPILER,MODULE,FLAGS): the command of MODULE's objects.
+compile = $(strip $1 $(MODULE_CFLAGS_$2) $3 $(DEPFLAGS))
+MODULE_CFLAGS_core   = $(CORE_CFLAGS)
+MODULE_CFLAGS_proto  = $(PROTO_CFLAGS) $(shell pkg-config --cflags $(PKGS_PROTO))
+MODULE_CFLAGS_server = $(SERVER_CFLAGS) $(shell pkg-config --cflags $(PKGS_SERVER))
+# No library's flags for the CLI: it reaches jansson only through proto's calls.
+MODULE_CFLAGS_cli    = $(CLI_CFLAGS)
+# Tests, benchmarks and the load programs: every module's headers.
+MODULE_CFLAGS_app    = $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP))
+CMD_obj-core    = $(call compile,$(CC),core)
+CMD_obj-proto   = $(call compile,$(CC),proto)
+CMD_obj-server  = $(call compile,$(CC),server)
+CMD_obj-cli     = $(call compile,$(CC),cli)
+CMD_obj-app     = $(call compile,$(CC),app)
+CMD_san-core    = $(call compile,$(CC),core,$(SAN))
+CMD_san-proto   = $(call compile,$(CC),proto,$(SAN))
+CMD_san-server  = $(call compile,$(CC),server,$(SAN))
+CMD_san-app     = $(call compile,$(CC),app,$(SAN))
+CMD_cxx-bench-core = $(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
+                     $(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') $(DEPFLAGS)
+CMD_cxx-bench-mesh = $(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror \
+                     $(shell pkg-config --cflags fcl | sed 's/-I/-isystem /g') $(DEPFLAGS)
+CMD_fuzz        = $(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE \
+                  -Icore -Iproto $(shell pkg-config --cflags jansson) $(DEPFLAGS)
+CMD_wasm-core   = $(WASM_CC) $(WASM_FLAGS) $(WARN) -ffp-contract=off -Icore $(DEPFLAGS)
+CMD_wasm-proto  = $(WASM_CC) $(WASM_FLAGS) $(WARN) -D_GNU_SOURCE -include $(JS)/wasm/include/compat.h \
+                  -Icore -Iproto -I$(WASM_JANSSON)/src -I$(WASM_NETTLE)/include $(DEPFLAGS)
+CMD_wasm-js     = $(WASM_CC) $(WASM_FLAGS) $(WARN) -I$(JS)/wasm/include -Icore -Iproto $(DEPFLAGS)
+
+# A file's own flags (FILE_CFLAGS_<path>), in every flavour but wasm's.
 # The simplex engine's loops over the rows (m = 5 in 3-D) pay to unroll:
 # about a sixth of the LP method's instructions.  lp_simplex.c does not:
 # unrolled, it saves 1% of the instructions but doubles its code (33 to
 # 70 KB), and the benchmark's batches start with caches other methods
 # have just used.
-$(B)/obj/core/rsimplex.o $(B)/san/core/rsimplex.o: CORE_CFLAGS += -funroll-loops
+FILE_CFLAGS_core/rsimplex.c = -funroll-loops
 # The exact predicates (core/predicates.c) are proven for products and sums
 # rounded one at a time (Dekker's split, the error bounds): no multiply and
 # add fused into an fma.  GCC does not fuse in -std=c11 mode; clang does
 # by default once FMA is enabled (-march=native).
 # core/trig.c likewise: its sin, cos and atan2 must round the same way in
-# the page (the wasm objects below are all built with -ffp-contract=off).
-$(B)/obj/core/predicates.o $(B)/san/core/predicates.o: CORE_CFLAGS += -ffp-contract=off
-$(B)/obj/core/trig.o $(B)/san/core/trig.o: CORE_CFLAGS += -ffp-contract=off
-$(B)/fuzz/obj/core/predicates.o $(B)/fuzz/obj/core/trig.o: FUZZ_FLAGS += -ffp-contract=off
-$(B)/obj/core/%.o: core/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(B)/san/core/%.o: core/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) $(SAN) $(DEPFLAGS) -c $< -o $@
+# the page (the wasm objects are all built with -ffp-contract=off).
+FILE_CFLAGS_core/predicates.c = -ffp-contract=off
+FILE_CFLAGS_core/trig.c = -ffp-contract=off
 
-$(B)/obj/proto/%.o: proto/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(PROTO_CFLAGS) $(shell pkg-config --cflags $(PKGS_PROTO)) $(DEPFLAGS) -c $< -o $@
-$(B)/san/proto/%.o: proto/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(PROTO_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_PROTO)) $(DEPFLAGS) \
-		-c $< -o $@
+STAMPS = $(patsubst CMD_%,$(STAMPS_DIR)/%,$(filter CMD_%,$(.VARIABLES)))
+stamp_text = $(strip $(CMD_$1) $(foreach v,$(sort $(filter FILE_CFLAGS_%,$(.VARIABLES))),$v=$($v)))
+# True (non-empty) when the two texts differ.
+differ = $(subst x$1,,x$2)$(subst x$2,,x$1)
+# $(call stamp_refresh,FAMILY): its stamp written, when its text changed.
+# (What $(file <) returns is stripped: make 4.3 leaves the last newline
+# on in some expansions.)
+stamp_refresh = $(if $(call differ,$(strip $(file <$(STAMPS_DIR)/$1)),$(call stamp_text,$1)),$(shell \
+	mkdir -p $(STAMPS_DIR))$(file >$(STAMPS_DIR)/$1,$(call stamp_text,$1)))
+# Every stamp there is, refreshed as this file is read (at its end: the
+# commands use variables defined anywhere in it), so that make -n and -q
+# see the objects a change of flags makes stale, and only those; a stamp
+# not made yet is made when an object first needs it.
+$(STAMPS): $(STAMPS_DIR)/%:
+	$(call stamp_refresh,$*)
 
-$(B)/obj/server/%.o: server/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(SERVER_CFLAGS) $(shell pkg-config --cflags $(PKGS_SERVER)) $(DEPFLAGS) -c $< -o $@
-$(B)/san/server/%.o: server/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(SERVER_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_SERVER)) $(DEPFLAGS) \
-		-c $< -o $@
+$(B)/obj/core/%.o: core/%.c $(STAMPS_DIR)/obj-core
+	@mkdir -p $(@D)
+	$(CMD_obj-core) $(FILE_CFLAGS_$<) -c $< -o $@
+$(B)/obj/proto/%.o: proto/%.c $(STAMPS_DIR)/obj-proto
+	@mkdir -p $(@D)
+	$(CMD_obj-proto) -c $< -o $@
+$(B)/obj/server/%.o: server/%.c $(STAMPS_DIR)/obj-server
+	@mkdir -p $(@D)
+	$(CMD_obj-server) -c $< -o $@
+$(B)/obj/cli/%.o: cli/%.c $(STAMPS_DIR)/obj-cli
+	@mkdir -p $(@D)
+	$(CMD_obj-cli) -c $< -o $@
+$(B)/obj/%.o: %.c $(STAMPS_DIR)/obj-app
+	@mkdir -p $(@D)
+	$(CMD_obj-app) -c $< -o $@
 
-# No library's flags for the CLI: it reaches jansson only through proto's calls.
-$(B)/obj/cli/%.o: cli/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(CLI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(B)/san/core/%.o: core/%.c $(STAMPS_DIR)/san-core
+	@mkdir -p $(@D)
+	$(CMD_san-core) $(FILE_CFLAGS_$<) -c $< -o $@
+$(B)/san/proto/%.o: proto/%.c $(STAMPS_DIR)/san-proto
+	@mkdir -p $(@D)
+	$(CMD_san-proto) -c $< -o $@
+$(B)/san/server/%.o: server/%.c $(STAMPS_DIR)/san-server
+	@mkdir -p $(@D)
+	$(CMD_san-server) -c $< -o $@
+$(B)/san/%.o: %.c $(STAMPS_DIR)/san-app
+	@mkdir -p $(@D)
+	$(CMD_san-app) -c $< -o $@
 
-# Tests, benchmarks and the load programs: every module's headers.
-$(B)/obj/%.o: %.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
-$(B)/san/%.o: %.c Makefile
-	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) $(SAN) $(shell pkg-config --cflags $(PKGS_APP)) $(DEPFLAGS) -c $< -o $@
-
+# The compiler's record of the headers each object read (-MMD -MP), for
+# every flavour: build/**/*.d.
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
 # One relocatable object of every core object, its symbols other than
@@ -335,8 +383,8 @@ $(B)/openapi-embed: server/gen/openapi_embed.c
 $(OPENAPI_GEN): proto/openapi.yaml $(B)/openapi-embed
 	@mkdir -p $(dir $@)
 	$(B)/openapi-embed proto/openapi.yaml $@
-$(OPENAPI_OBJ): $(OPENAPI_GEN)
-	$(CC) $(APP_CFLAGS) -c $< -o $@
+$(OPENAPI_OBJ): $(OPENAPI_GEN) $(STAMPS_DIR)/obj-app
+	$(CMD_obj-app) -c $< -o $@
 
 $(VALIDATOR):
 	npm install --prefix $(B)/npm --no-save --no-audit --no-fund --loglevel=error \
@@ -412,16 +460,15 @@ $(B)/wasm/obj/nettle/.built: $(WASM_NETTLE)/src/sha2.h
 		$(WASM_CC) $(WASM_FLAGS) -DHAVE_CONFIG_H -I$(WASM_NETTLE)/src -c $(WASM_NETTLE)/src/$$f \
 			-o $(dir $@)$${f%.c}.o || exit 1; done
 	touch $@
-$(B)/wasm/obj/core/%.o: core/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(WASM_CC) $(WASM_FLAGS) $(WARN) -ffp-contract=off -Icore $(DEPFLAGS) -c $< -o $@
-$(B)/wasm/obj/proto/%.o: proto/%.c $(WASM_LIBS) Makefile
-	@mkdir -p $(dir $@)
-	$(WASM_CC) $(WASM_FLAGS) $(WARN) -D_GNU_SOURCE -include $(JS)/wasm/include/compat.h -Icore \
-		-Iproto -I$(WASM_JANSSON)/src -I$(WASM_NETTLE)/include $(DEPFLAGS) -c $< -o $@
-$(B)/wasm/obj/$(JS)/wasm/%.o: $(JS)/wasm/%.c Makefile
-	@mkdir -p $(dir $@)
-	$(WASM_CC) $(WASM_FLAGS) $(WARN) -I$(JS)/wasm/include -Icore -Iproto $(DEPFLAGS) -c $< -o $@
+$(B)/wasm/obj/core/%.o: core/%.c $(STAMPS_DIR)/wasm-core
+	@mkdir -p $(@D)
+	$(CMD_wasm-core) -c $< -o $@
+$(B)/wasm/obj/proto/%.o: proto/%.c $(WASM_LIBS) $(STAMPS_DIR)/wasm-proto
+	@mkdir -p $(@D)
+	$(CMD_wasm-proto) -c $< -o $@
+$(B)/wasm/obj/$(JS)/wasm/%.o: $(JS)/wasm/%.c $(STAMPS_DIR)/wasm-js
+	@mkdir -p $(@D)
+	$(CMD_wasm-js) -c $< -o $@
 $(WASM_OUT): $(WASM_OBJ) $(WASM_LIBS)
 	@mkdir -p $(dir $@)
 	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -O2 -o $@ $(WASM_OBJ) \
@@ -625,10 +672,9 @@ FUZZ_SHVARS = $(foreach t,$(FUZZ_TARGETS),args_$(t)='$(FUZZ_ARGS_$(t))' env_$(t)
                 runs_$(t)='$(or $(FUZZ_SMOKE_RUNS_$(t)),$(FUZZ_SMOKE_RUNS))';) \
               fuzz_of() { eval "args=\$$args_$$1 env=\$$env_$$1 runs=\$$runs_$$1"; };
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard core/*.h proto/*.h tests/fuzz/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -D_GNU_SOURCE -Icore -Iproto \
-		$(shell pkg-config --cflags jansson) -c $< -o $@
+$(B)/fuzz/obj/%.o: %.c $(STAMPS_DIR)/fuzz
+	@mkdir -p $(@D)
+	$(CMD_fuzz) $(FILE_CFLAGS_$<) -c $< -o $@
 $(B)/fuzz/fuzz_proto: $(B)/fuzz/obj/tests/fuzz/fuzz_proto.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm
 $(B)/fuzz/fuzz_import: $(B)/fuzz/obj/tests/fuzz/fuzz_import.o $(FUZZ_PROTO_OBJ) $(FUZZ_CORE_OBJ)
@@ -702,23 +748,24 @@ clean:
 # rate on the same bodies; small queries by ref against hello at 4
 # connections; then the drag workload (bench/drag: a 50 000-vertex part
 # inline against by ref) (bench/http/run.sh).
-BENCH_APP_CFLAGS = $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_APP))
-
 .PHONY: bench-http
 bench-http:
 	@sh deploy/install-deps.sh bench
 	@$(MAKE) --no-print-directory all $(B)/bench/hello $(B)/bench/batch-bench $(B)/bench/drag
 	sh bench/http/run.sh $(B)
 
-$(B)/bench/hello: bench/hello/hello.c
-	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_APP_CFLAGS) $< -o $@ $(shell pkg-config --libs libmicrohttpd libuv)
+# Their objects are compiled as the tests' are ($(B)/obj/%.o).
+$(B)/bench/hello: $(B)/obj/bench/hello/hello.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs libmicrohttpd libuv)
 
-$(B)/bench/drag: bench/drag/drag.c bench/mesh/meshes.c bench/mesh/meshes.h
-	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_APP_CFLAGS) bench/drag/drag.c bench/mesh/meshes.c -o $@ -lm
+$(B)/bench/drag: $(B)/obj/bench/drag/drag.o $(B)/obj/bench/mesh/meshes.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lm
 
-$(B)/bench/batch-bench: bench/batch/batch_bench.c $(PROTO_OBJ) $(B)/libclash.a
-	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_APP_CFLAGS) $< $(PROTO_OBJ) $(B)/libclash.a -o $@ \
-		$(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
+$(B)/bench/batch-bench: $(B)/obj/bench/batch/batch_bench.o $(PROTO_OBJ) $(B)/libclash.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS_PROTO)) -lm -lpthread
+
+# The stamps of "compiling", refreshed (last: see there).
+$(foreach f,$(filter $(STAMPS),$(wildcard $(STAMPS_DIR)/*)),$(call stamp_refresh,$(notdir $f)))
