@@ -1,6 +1,7 @@
 # clashd — build, run and test.
 #
 #   make          build build/clashd, build/clash and build/libclash.a
+#                 (make build: the same)
 #   make web      build the demo page into build/web (web/, docs/client.md)
 #   make wasm     build the core in the page, clients/js/gen/clashd-core.wasm
 #                 (core/ and proto/ for wasm32-wasi: clients/js/local.js)
@@ -117,7 +118,7 @@ PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 
-.PHONY: all run test deps deps-test check check-san test-beside-san crosscheck clean attack \
+.PHONY: all build run test deps deps-test check check-san test-beside-san crosscheck clean attack \
         module-check export-check \
         cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
@@ -127,6 +128,7 @@ SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
 .DEFAULT_GOAL := all
 
 all: $(B)/libclash.a $(B)/clashd $(B)/clash
+build: all
 
 deps:
 	@sh deploy/install-deps.sh build
