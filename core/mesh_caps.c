@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "clash.h"
 #include "mesh_caps.h"
 #include "mesh_holes.h"
@@ -199,7 +200,7 @@ int mesh_caps_meet_mesh(const clash_mesh *h, const affine *fh, const clash_mesh 
 	stack[top++] = (caps_pair){0, 0, (1u << HOLES_LEAF) - 1};
 	while (top > 0) {
 		caps_pair e = stack[--top];
-		if (cancel && ++visits % CAPS_CANCEL_EVERY == 0 && *cancel)
+		if (cancel && ++visits % CAPS_CANCEL_EVERY == 0 && cancel_requested(cancel))
 			return CLASH_ECANCELED;
 		const hole_node *hn = &h->hole_nodes[e.hn];
 		const mesh_node *pn = &p->nodes[e.pn];

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "compound.h"
 #include "mesh.h"
 #include "prepared.h"
@@ -396,7 +397,7 @@ static int mesh_is_convex(const clash_mesh *m, const volatile int *cancel)
 	int convex = 1;
 	size_t hint[2] = {SIZE_MAX, SIZE_MAX};
 	for (size_t i = 0; i < m->ntriangles && convex; i++) {
-		if (cancel && *cancel && (i & 255) == 0)
+		if ((i & 255) == 0 && cancel_requested(cancel))
 			break;
 		const double *t = mesh_tri(m, i);
 		double e1[3], e2[3], n[3];
@@ -694,7 +695,7 @@ typedef struct search {
 
 static int cancelled(const search *s)
 {
-	return s->vopt.cancel && *s->vopt.cancel;
+	return cancel_requested(s->vopt.cancel);
 }
 
 /* Room for one more in *arr (n used of *cap, elements of `size` bytes):
@@ -1535,7 +1536,7 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
 	int ca = shape_is_convex(a, cancel), cb = ca == 1 ? shape_is_convex(b, cancel) : 0;
 	if (ca < 0 || cb < 0)
 		err = ca < 0 ? ca : cb;
-	else if (cancel && *cancel)
+	else if (cancel_requested(cancel))
 		err = CLASH_ECANCELED;
 	else if (ca && cb)
 		err = convex_depth(a, b, opt, r);

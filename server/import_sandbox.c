@@ -126,7 +126,7 @@ static int collect(int fd, size_t most, const volatile int *cancel, proto_text *
 {
 	struct pollfd pfd = {fd, POLLIN, 0};
 	for (;;) {
-		if (cancel && *cancel)
+		if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) /* set on the loop */
 			return 1;
 		int n = poll(&pfd, 1, HELPER_POLL_MS);
 		if (n < 0 && errno != EINTR)
