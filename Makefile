@@ -11,7 +11,8 @@
 #                 OpenAPI validator (npm, under build/), build, run every Check
 #                 suite, then again under ASan+UBSan (the suites that run
 #                 clashd then against build/clashd-san, failing on any
-#                 sanitizer report);
+#                 sanitizer report), and the threaded suites under
+#                 ThreadSanitizer (check-tsan: build/clashd-tsan);
 #                 the JavaScript client's tests (js-test, clients/js; the
 #                 core in the page's answers against clashd's too);
 #                 the demo page in headless chromium (web-test, web/);
@@ -98,6 +99,9 @@ B        = build
 # changes ("compiling", below).
 STAMPS_DIR = $(B)/flags
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# ThreadSanitizer: clang's (GCC's needs a libtsan package of its own).
+TSAN_CC ?= clang
+TSAN     = -fsanitize=thread -fno-omit-frame-pointer
 
 CORE_SRC   = $(wildcard core/*.c)
 PROTO_SRC  = $(wildcard proto/*.c)
@@ -117,8 +121,13 @@ CORE_SOBJ  = $(CORE_SRC:%.c=$(B)/san/%.o)
 PROTO_SOBJ = $(PROTO_SRC:%.c=$(B)/san/%.o)
 CHECK_SOBJ = $(CHECK_SRC:%.c=$(B)/san/%.o)
 SERVER_SOBJ = $(SERVER_SRC:%.c=$(B)/san/%.o)
+# And the ThreadSanitizer variants, for the threaded suites (check-tsan).
+CORE_TOBJ   = $(CORE_SRC:%.c=$(B)/tsan/%.o)
+PROTO_TOBJ  = $(PROTO_SRC:%.c=$(B)/tsan/%.o)
+CHECK_TOBJ  = $(CHECK_SRC:%.c=$(B)/tsan/%.o)
+SERVER_TOBJ = $(SERVER_SRC:%.c=$(B)/tsan/%.o)
 
-.PHONY: all build run test deps deps-test check check-san test-beside-san crosscheck clean attack \
+.PHONY: all build run test deps deps-test check check-san check-tsan test-beside-san crosscheck clean attack \
         module-check export-check \
         cli-compare answers-compare \
         fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
@@ -148,7 +157,8 @@ run: deps
 	exec $(B)/clashd --listen $(RUN_LISTEN)
 
 test: deps-test
-	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(VALIDATOR) \
+	@$(MAKE) --no-print-directory all $(B)/check $(B)/check-san $(B)/clashd-san $(B)/check-tsan \
+		$(B)/clashd-tsan $(VALIDATOR) \
 		$(FUZZ_BIN) $(B)/failover $(B)/soak $(B)/shared-store $(DEPLOY_NPM) $(JS_DEPS) $(WEB_DIST) \
 		$(WASM_OUT) $(WASM_CASES)/q_gjk88.jsonl
 	@$(MAKE) --no-print-directory module-check export-check
@@ -158,11 +168,12 @@ test: deps-test
 		$(MAKE) --no-print-directory image-test IMAGE_TESTS=$(TEST_IMAGE_TESTS); \
 	else echo "make test: no podman: image-test skipped"; fi
 
-# The sanitizer pass, the longest, runs beside the plain pass and the fuzz
-# smoke (one after the other): each keeps about one core busy.  The browser
-# and load runs come after, on a machine no busier than make test found it.
+# The sanitizer pass, the longest, runs beside the plain pass, the fuzz
+# smoke and the ThreadSanitizer pass (one after the other): each keeps
+# about one core busy.  The browser and load runs come after, on a machine
+# no busier than make test found it.
 test-beside-san:
-	@$(MAKE) --no-print-directory -j1 check fuzz-smoke
+	@$(MAKE) --no-print-directory -j1 check fuzz-smoke check-tsan
 
 # Both passes run every suite; Check prints its summary line for each.
 check: $(B)/check $(B)/clashd $(B)/clash $(VALIDATOR)
@@ -183,6 +194,29 @@ check-san: $(B)/check-san $(B)/clashd $(B)/clashd-san $(B)/clash $(VALIDATOR)
 		echo "check-san: sanitizer reports:" >&2; cat $(SANLOG)/* >&2; exit 1; \
 	fi; \
 	[ $$st = 0 ] && echo "check-san: no sanitizer report (clashd-san included)"; exit $$st
+
+# ThreadSanitizer over the suites whose clashd runs its threads hardest
+# (TSAN_SUITES; docs/testing.md says what each covers): build/check-tsan
+# starts build/clashd-tsan, and the runner's own threads (the clients, the
+# log readers, proto's batch and scene pieces) are watched too.  As in
+# check-san, every report of every process goes to a file under $(TSANLOG)
+# and any such file fails the pass.  tests/tsan.supp: reports to leave out
+# (only ones inside system libraries; it says why each).
+TSAN_SUITES ?= http_api operations batch scene store import_sandbox slow
+TSANLOG = $(B)/tsan-log
+TSAN_ENV = CLASH_BUILD=$(B) CLASH_CLASHD=$(B)/clashd-tsan CLASH_CLASHD_SAN=1 \
+	TSAN_OPTIONS=log_path=$(abspath $(TSANLOG))/tsan:suppressions=$(abspath tests/tsan.supp)
+check-tsan: $(B)/check-tsan $(B)/clashd $(B)/clashd-tsan $(B)/clash $(VALIDATOR)
+	@rm -rf $(TSANLOG) && mkdir -p $(TSANLOG)
+	@st=0; start=$$(date +%s); for s in $(TSAN_SUITES); do \
+		echo "check-tsan: suite $$s"; \
+		$(TSAN_ENV) CK_RUN_SUITE=$$s $(B)/check-tsan || st=1; \
+	done; \
+	if [ -n "$$(ls $(TSANLOG))" ]; then \
+		echo "check-tsan: ThreadSanitizer reports:" >&2; cat $(TSANLOG)/* >&2; exit 1; \
+	fi; \
+	[ $$st = 0 ] && echo "check-tsan: $(TSAN_SUITES): no ThreadSanitizer report" \
+		"($$(($$(date +%s) - start)) s)"; exit $$st
 
 # The randomized cross-check of the three methods on 100 000 pairs (minutes);
 # make test runs the same suite on 5000.
@@ -252,8 +286,8 @@ $(B)/bench-core: $(BENCH_CORE_OBJ) $(CORE_OBJ)
 
 # ---- compiling: one command per family of objects ----
 # A family is a flavour (obj: as shipped; san: AddressSanitizer and
-# UndefinedBehaviorSanitizer; fuzz; wasm) and the module its sources
-# belong to.  CMD_<family> is the whole command but for
+# UndefinedBehaviorSanitizer; tsan: ThreadSanitizer; fuzz; wasm) and the
+# module its sources belong to.  CMD_<family> is the whole command but for
 # the file's own flags and -c $< -o $@; its objects depend on the stamp
 # $(STAMPS_DIR)/<family>, which holds that command (and every file's own
 # flags) and is rewritten only when that text changes.  So editing this file
@@ -278,6 +312,10 @@ CMD_san-core    = $(call compile,$(CC),core,$(SAN))
 CMD_san-proto   = $(call compile,$(CC),proto,$(SAN))
 CMD_san-server  = $(call compile,$(CC),server,$(SAN))
 CMD_san-app     = $(call compile,$(CC),app,$(SAN))
+CMD_tsan-core   = $(call compile,$(TSAN_CC),core,$(TSAN))
+CMD_tsan-proto  = $(call compile,$(TSAN_CC),proto,$(TSAN))
+CMD_tsan-server = $(call compile,$(TSAN_CC),server,$(TSAN))
+CMD_tsan-app    = $(call compile,$(TSAN_CC),app,$(TSAN))
 CMD_cxx-bench-core = $(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror -Icore \
                      $(shell pkg-config --cflags $(PKGS_BENCH) | sed 's/-I/-isystem /g') $(DEPFLAGS)
 CMD_cxx-bench-mesh = $(CXX) $(CFLAGS) -std=c++17 -Wall -Wextra -Werror \
@@ -350,6 +388,19 @@ $(B)/san/%.o: %.c $(STAMPS_DIR)/san-app
 	@mkdir -p $(@D)
 	$(CMD_san-app) -c $< -o $@
 
+$(B)/tsan/core/%.o: core/%.c $(STAMPS_DIR)/tsan-core
+	@mkdir -p $(@D)
+	$(CMD_tsan-core) $(FILE_CFLAGS_$<) -c $< -o $@
+$(B)/tsan/proto/%.o: proto/%.c $(STAMPS_DIR)/tsan-proto
+	@mkdir -p $(@D)
+	$(CMD_tsan-proto) -c $< -o $@
+$(B)/tsan/server/%.o: server/%.c $(STAMPS_DIR)/tsan-server
+	@mkdir -p $(@D)
+	$(CMD_tsan-server) -c $< -o $@
+$(B)/tsan/%.o: %.c $(STAMPS_DIR)/tsan-app
+	@mkdir -p $(@D)
+	$(CMD_tsan-app) -c $< -o $@
+
 # The compiler's record of the headers each object read (-MMD -MP), for
 # every flavour: build/**/*.d.
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
@@ -404,6 +455,12 @@ $(B)/check-san: $(CHECK_SOBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 
 $(B)/clashd-san: $(SERVER_SOBJ) $(OPENAPI_OBJ) $(PROTO_SOBJ) $(CORE_SOBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
+
+$(B)/check-tsan: $(CHECK_TOBJ) $(PROTO_TOBJ) $(CORE_TOBJ)
+	$(TSAN_CC) $(CFLAGS) $(TSAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_TEST) $(PKGS_PROTO)) \
+		$(LIBS_TEST) -lm -lpthread
+$(B)/clashd-tsan: $(SERVER_TOBJ) $(OPENAPI_OBJ) $(PROTO_TOBJ) $(CORE_TOBJ)
+	$(TSAN_CC) $(CFLAGS) $(TSAN) -o $@ $^ $(shell pkg-config --libs $(PKGS_APP)) -lm -lpthread
 
 # ---- the JavaScript client (clients/js, docs/client.md) ----
 # npm ci from its package-lock.json into clients/js/node_modules (not in

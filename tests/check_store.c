@@ -1172,11 +1172,16 @@ END_TEST
 
 /* ---- what the store counts ---- */
 
-/* ASan's allocator keeps no mallinfo2: under it the steps below run
- * (for its checks) unmeasured. */
-#if defined(__SANITIZE_ADDRESS__)
+/* The sanitizers' allocators keep no mallinfo2: under ASan or TSan the
+ * steps below run (for their checks) unmeasured. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MALLOC_COUNTS 0
-#else
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MALLOC_COUNTS 0
+#endif
+#endif
+#ifndef MALLOC_COUNTS
 #define MALLOC_COUNTS 1
 #endif
 
