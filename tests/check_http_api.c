@@ -332,7 +332,7 @@ START_TEST(test_hostile_clients)
 		"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
 		"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n",
 		("POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-		 "Content-Type: application/json\r\n\r\nzz\r\n"),
+	         "Content-Type: application/json\r\n\r\nzz\r\n"),
 		"GET /livez HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
 	};
 	for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {

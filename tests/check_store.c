@@ -325,7 +325,7 @@ START_TEST(test_ref_answers_equal_inline)
 	static const char *const poses[] = {
 		"{\"translation\": [1.5, 0, 0]}",
 		("{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
-		 "0.9238795325112867]}"),
+	         "0.9238795325112867]}"),
 		"{\"translation\": [4, 0.5, 0]}",
 	};
 	for (unsigned i = 0; i < 24; i++) {
@@ -412,8 +412,8 @@ START_TEST(test_primitives)
 		"{\"cylinder\": {\"radius\": 10, \"half_height\": 3}}",
 		"{\"cone\": {\"radius\": 1, \"half_height\": 1.5}}",
 		"{\"ellipsoid\": {\"radii\": [3, 2, 1]}}",
-		("{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"vertices\": [[0, 0, 0], [1, 0, 0], "
-		 "[0, 1, 0]]}, {\"cylinder\": {\"radius\": 0.5, \"half_height\": 1}}]}"),
+		("{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"vertices\": [[0, 0, 0], "
+	         "[1, 0, 0], [0, 1, 0]]}, {\"cylinder\": {\"radius\": 0.5, \"half_height\": 1}}]}"),
 	};
 	const char *probe = "{\"box\": {\"half_extents\": [0.5, 0.5, 0.5]}}";
 	const char *pose = "{\"translation\": [2.5, 0.75, 0.25], \"rotation\": [0, 0, "
@@ -888,7 +888,7 @@ START_TEST(test_positions_same_as_vertices)
 	static const char *const poses[] = {
 		"{\"translation\": [1.5, 0, 0]}",
 		("{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
-		 "0.9238795325112867]}"),
+	         "0.9238795325112867]}"),
 		"{\"translation\": [4, 0.5, 0]}",
 	};
 	for (unsigned i = 0; i < 16; i++) {
