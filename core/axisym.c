@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "axisym.h"
+#include "cancel.h"
 #include "primitive.h"
 #include "vec.h"
 
@@ -289,7 +290,7 @@ int axisym_penetration(const support_frame *fa, const support_frame *fb, double 
 	if (max_points > AXISYM_MAX_POINTS)
 		max_points = AXISYM_MAX_POINTS;
 	for (int it = 1; it <= max_points; it++) {
-		if (cancel && *cancel)
+		if (cancel_requested(cancel))
 			return 0;
 		double nx, ny, d;
 		const int i = nearest_edge(&m, &nx, &ny, &d);

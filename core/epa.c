@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "epa.h"
 #include "lanes.h"
 #include "vec.h"
@@ -768,7 +769,7 @@ static void answer_edge(const epa_poly *p, int i, epa_answer *out)
  * make room for the vertex to come.  0 with p->err set: no answer. */
 static int go_on(epa_poly *p, int it, int max_iterations)
 {
-	if (p->cancel && *p->cancel) {
+	if (cancel_requested(p->cancel)) {
 		p->err = CLASH_ECANCELED;
 		return 0;
 	}

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "axisym.h"
+#include "cancel.h"
 #include "clash.h"
 #include "epa.h"
 #include "mpr.h"
@@ -747,7 +748,7 @@ static int iterate(gjk_query *q, const gjk_params *p, const clash_options *opt, 
 		/* The caller's stop request (clash_options.cancel): checked
 		 * before each iteration, so a cancelled query costs at most one
 		 * more pair of support scans. */
-		if (opt && opt->cancel && *opt->cancel) {
+		if (opt && cancel_requested(opt->cancel)) {
 			memset(r, 0, sizeof *r);
 			return CLASH_ECANCELED;
 		}

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "clash.h"
 #include "ipm.h"
 #include "pair.h"
@@ -542,7 +543,7 @@ static enum lpipm_verdict run(lpipm_query *q, int margin, int *grew, int *done)
 {
 	*grew = *done = 0;
 	for (;;) {
-		if (q->cancel && *q->cancel) {
+		if (cancel_requested(q->cancel)) {
 			q->canceled = *done = 1;
 			return LPIPM_UNDECIDED;
 		}

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "clash.h"
 #include "mesh_caps.h"
 #include "mesh_holes.h"
@@ -244,7 +245,7 @@ static int hole_against_part(void *ctx, const mesh_hole *hole, double at[3])
 	int top = 0;
 	stack[top++] = 0;
 	while (top > 0) {
-		if (cm->cancel && ++cm->visits % CAPS_CANCEL_EVERY == 0 && *cm->cancel)
+		if (cm->cancel && ++cm->visits % CAPS_CANCEL_EVERY == 0 && cancel_requested(cm->cancel))
 			return CLASH_ECANCELED;
 		const mesh_node *pn = &p->nodes[stack[--top]];
 		double gap2 = 0.0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "cancel.h"
 #include "mesh.h"
 #include "mesh_convex.h"
 #include "prepared.h"
@@ -41,7 +42,7 @@ int mesh_is_convex(const clash_mesh *m, const volatile int *cancel)
 	int convex = 1;
 	size_t hint[2] = {SIZE_MAX, SIZE_MAX};
 	for (size_t i = 0; i < m->ntriangles && convex; i++) {
-		if (cancel && *cancel && (i & 255) == 0)
+		if ((i & 255) == 0 && cancel_requested(cancel))
 			break;
 		const double *t = mesh_tri(m, i);
 		double e1[3], e2[3], n[3];

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "compound.h"
 #include "mesh.h"
 #include "mesh_convex.h"
@@ -638,7 +639,7 @@ typedef struct search {
 
 static int cancelled(const search *s)
 {
-	return s->vopt.cancel && *s->vopt.cancel;
+	return cancel_requested(s->vopt.cancel);
 }
 
 /* Room for one more in *arr (n used of *cap, elements of `size` bytes):
@@ -1465,7 +1466,7 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
 	int ca = shape_is_convex(a, cancel), cb = ca == 1 ? shape_is_convex(b, cancel) : 0;
 	if (ca < 0 || cb < 0)
 		err = ca < 0 ? ca : cb;
-	else if (cancel && *cancel)
+	else if (cancel_requested(cancel))
 		err = CLASH_ECANCELED;
 	else if (ca && cb)
 		err = convex_depth(a, b, opt, r);

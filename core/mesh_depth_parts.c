@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "compound.h"
 #include "mesh_convex.h"
 #include "mesh_depth_parts.h"
@@ -167,7 +168,7 @@ int mesh_depth_parts(const clash_shape *a, const clash_shape *b, const clash_opt
 	int ok = flatten(a, &fa, &ua);
 	if (ok == 1)
 		ok = flatten(b, &fb, &ub);
-	if (ok == 1 && cancel && *cancel)
+	if (ok == 1 && cancel_requested(cancel))
 		ok = CLASH_ECANCELED;
 	if (ok == 1)
 		ok = certify(&ua, &ub, &fa, &fb, opt, r);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "affine.h"
+#include "cancel.h"
 #include "mesh.h"
 #include "mesh_caps.h"
 #include "mesh_holes.h"
@@ -112,7 +113,7 @@ typedef struct query {
 
 static int cancelled(query *q)
 {
-	return (++q->visits % MESH_CANCEL_EVERY) == 0 && q->cancel && *q->cancel;
+	return (++q->visits % MESH_CANCEL_EVERY) == 0 && cancel_requested(q->cancel);
 }
 
 /* Can nothing with lower bound lb matter?  A verdict needs pairs within
@@ -770,7 +771,7 @@ static int ray_crossings(const clash_mesh *m, const double *s0, const double *s1
 	stack[top++] = 0;
 	while (top > 0) {
 		const mesh_node *n = &m->nodes[stack[--top]];
-		if (cancel && (++visits % MESH_CANCEL_EVERY) == 0 && *cancel)
+		if (cancel && (++visits % MESH_CANCEL_EVERY) == 0 && cancel_requested(cancel))
 			return CLASH_ECANCELED;
 		if (!segment_meets(&f, n))
 			continue;

@@ -171,7 +171,7 @@ static int pairs(const leaves *la, const leaves *lb, const clash_overlap_options
 		return CLASH_ENOMEM;
 	for (size_t i = 0; i < la->n; i++)
 		for (size_t k = 0; k < lb->n; k++) {
-			if (opt && opt->cancel && *opt->cancel)
+			if (opt && cancel_requested(opt->cancel))
 				return CLASH_ECANCELED;
 			const int err = ov_pair(&la->s[i], &lb->s[k], opt, &j->part[j->npart]);
 			if (err)

@@ -207,7 +207,7 @@ static int chain(ov_work *w, const acc *a, size_t nlisted, chains *ch)
 		ch->reached[w->segs[i].to] = 1;
 	}
 	for (size_t r = 0; r < nlisted; r++) {
-		if (w->cancel && *w->cancel)
+		if (cancel_requested(w->cancel))
 			return CLASH_ECANCELED;
 		ch->region_poly[r] = ch->npoly;
 		for (int loop = 0; loop < 2; loop++)

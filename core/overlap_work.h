@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "affine.h"
+#include "cancel.h"
 #include "clash.h"
 #include "mesh.h"
 
@@ -132,7 +133,7 @@ static inline const double *ov_corner(const ov_side *s, size_t i, int c)
 /* 1 when the cancel flag is set, read every 256 calls. */
 static inline int ov_cancelled(ov_work *w)
 {
-	return (++w->visits & 255) == 0 && w->cancel && *w->cancel;
+	return (++w->visits & 255) == 0 && cancel_requested(w->cancel);
 }
 
 /* The crossing segments of the two sides into w (overlap_pairs.c):

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "lanes.h"
 #include "gauss.h"
 #include "rsimplex.h"
@@ -322,7 +323,7 @@ RS_INLINE int run_m(rsimplex *s, const rsimplex_lp *lp, enum rsimplex_rule rule,
 	double a[RSIMPLEX_MAX_ROWS], alpha[RSIMPLEX_MAX_ROWS];
 	int pivots = 0;
 	for (;;) {
-		if (lp->cancel && *lp->cancel)
+		if (cancel_requested(lp->cancel))
 			return RSIMPLEX_CANCELED;
 		if (lp->has_target && s->objective <= lp->target)
 			return RSIMPLEX_TARGET;

@@ -18,13 +18,13 @@
 #include "http_loop.h"
 #include "http_request.h"
 
-/* The reply of a query stopped before its answer. */
-static void stopped_reply(http_request *r)
+/* The reply of a query stopped before its answer, into *out (not the
+ * worker's r->reply when that worker may still run); its return code. */
+static int stopped_reply(http_request *r, proto_reply *out)
 {
 	const server_config *cfg = r->srv->cfg;
 	char detail[200];
 	int status;
-	proto_reply_free(&r->reply);
 	if (r->stop == STOP_SHUTDOWN) {
 		status = 503;
 		r->retry_after = 1;
@@ -39,7 +39,7 @@ static void stopped_reply(http_request *r)
 		         cfg->request_timeout_ms);
 		http_answer_reject(r, HTTP_REJECT_DEADLINE);
 	}
-	r->reply_rc = proto_problem_reply(status, detail, NULL, &r->reply);
+	return proto_problem_reply(status, detail, NULL, out);
 }
 
 /* The work of a request is over (loop thread): its reply is ready, or it
@@ -82,7 +82,8 @@ void http_finish(http_request *r, int status)
 		 * query that finished anyway keeps its answer. */
 		if (r->stop == STOP_NONE)
 			r->stop = STOP_DEADLINE;
-		stopped_reply(r);
+		proto_reply_free(&r->reply);
+		r->reply_rc = stopped_reply(r, &r->reply);
 	} else if (status != 0) {
 		r->reply_rc = -1;
 	} else {
@@ -117,11 +118,7 @@ void http_finish(http_request *r, int status)
 void http_finish_overdue(http_request *r)
 {
 	http_server *s = r->srv;
-	proto_reply keep = r->reply; /* the worker's: not touched here */
-	r->reply = (proto_reply){0};
-	stopped_reply(r);
-	r->early = r->reply;
-	r->reply = keep;
+	stopped_reply(r, &r->early); /* r->reply and r->call are the worker's */
 	r->overdue = 1;
 	if (r->hc)
 		r->hc->phase_start = uv_now(s->loop); /* a fresh budget to send it */

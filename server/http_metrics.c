@@ -225,8 +225,8 @@ static void render_redis(proto_text *t, const store_redis_stats *r)
 		"Shapes dropped from memory: deleted on a replica sharing the Redis.",
 		"Reads that waited for a value another replica was writing.",
 		"Deletes not sent to Redis: the writer's queue was full.",
-		"A tenant's values removed from Redis to keep its bytes there within "
-		"--store-per-tenant."};
+		("A tenant's values removed from Redis to keep its bytes there within "
+		 "--store-per-tenant.")};
 	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
 	                      r->write_errors, r->errors, r->too_large,
 	                      r->forgotten, r->waits, r->dropped,

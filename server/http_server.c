@@ -131,8 +131,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		.bytes_in = (long long)r->bytes_in,
 		.bytes_out = (long long)r->bytes_out,
 		.error = why,
-		.rejected = r->rejected ? http_reject_name((enum http_reject)(r->rejected - 1)) : NULL,
-		.iterations = r->call.iterations,
+		.rejected =
+			r->rejected ? http_reject_name((enum http_reject)(r->rejected - 1)) : NULL,
+		/* Answered overdue: r->call is its worker's, which may still run. */
+		.iterations = r->overdue ? 0 : r->call.iterations,
 		.queries = (long long)r->queries,
 	});
 

@@ -83,7 +83,7 @@ void http_work_stop(http_request *r, enum request_stop why)
 	if (r->stop != STOP_NONE)
 		return;
 	r->stop = why;
-	r->cancel = 1;
+	__atomic_store_n(&r->cancel, 1, __ATOMIC_RELAXED); /* the worker reads it atomically too */
 	if (r->heavy_waiting) {
 		http_admit_unwait(r);
 		if (!r->batch_chunks) { /* never on the pool since */

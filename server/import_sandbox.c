@@ -11,9 +11,10 @@
  *
  * The helper side: limits first (address space, CPU, no files, no core),
  * death with its parent, then proto_mesh_import() and the result written.
- * Under AddressSanitizer the address-space limit is left off (its shadow
- * memory alone is terabytes of address space), and so is the file-size
- * limit, so that a sanitizer report the helper writes reaches its log.
+ * Under AddressSanitizer or ThreadSanitizer the address-space limit is left
+ * off (their shadow memory alone is terabytes of address space), and so is
+ * the file-size limit, so that a sanitizer report the helper writes reaches
+ * its log.
  */
 #include "import_sandbox.h"
 
@@ -43,10 +44,10 @@ extern char **environ;
 #define HELPER_POLL_MS 20  /* how soon a cancel reaches a running helper */
 #define HELPER_NOMEM 3     /* the helper's exit status when memory ran out */
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HELPER_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define HELPER_SANITIZED 1
 #endif
 #endif
@@ -126,7 +127,7 @@ static int collect(int fd, size_t most, const volatile int *cancel, proto_text *
 {
 	struct pollfd pfd = {fd, POLLIN, 0};
 	for (;;) {
-		if (cancel && *cancel)
+		if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) /* set on the loop */
 			return 1;
 		int n = poll(&pfd, 1, HELPER_POLL_MS);
 		if (n < 0 && errno != EINTR)

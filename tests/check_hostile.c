@@ -637,7 +637,7 @@ typedef struct repeater {
 static void *repeat_run(void *arg)
 {
 	repeater *a = arg;
-	while (!*a->stop) {
+	while (!__atomic_load_n(a->stop, __ATOMIC_RELAXED)) {
 		hconn c;
 		if (hconn_open(&c, srv.port) != 0)
 			break;
@@ -675,7 +675,7 @@ static void small_beside(const char *what, const char *path_a, const char *a,
 	int answered;
 	/* 20 s: a hundredfold the probe's time when it is fair. */
 	small_queries_within(lat, NSMALL, &answered, 20);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED); /* read atomically by the clients */
 	for (int i = 0; i < 2; i++) {
 		pthread_join(th[i], NULL);
 		ck_assert_msg(rep[i].bad == 0, "%s: status %d", what, rep[i].status);
@@ -818,13 +818,13 @@ static void *stream_run(void *arg)
 	hconn c;
 	if (hconn_open(&c, st->port) != 0)
 		return NULL;
-	static char chunks[60000];
+	char chunks[60000]; /* each stream's own: they run at once */
 	for (size_t i = 0; i + 6 <= sizeof chunks; i += 6)
 		memcpy(chunks + i, "1\r\n \r\n", 6);
 	if (hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
 	                    "Transfer-Encoding: chunked\r\n\r\n") == 0)
-		while (!*st->stop && now_s() < st->until && st->sent < ((size_t)64 << 20) &&
-		       hconn_send(&c, chunks, sizeof chunks) == 0)
+		while (!__atomic_load_n(st->stop, __ATOMIC_RELAXED) && now_s() < st->until &&
+		       st->sent < ((size_t)64 << 20) && hconn_send(&c, chunks, sizeof chunks) == 0)
 			st->sent += sizeof chunks;
 	hconn_close(&c);
 	return NULL;
@@ -896,7 +896,7 @@ START_TEST(streaming)
 	double sigterm = now_s() - k0;
 	ck_assert_ptr_nonnull(line);
 	json_decref(line);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED); /* read atomically by the clients */
 	for (int i = 0; i < NSTREAMS; i++)
 		pthread_join(th[i], NULL);
 	double p50 = lat[NPROBES / 2], p99 = lat[NPROBES * 99 / 100];

@@ -331,8 +331,8 @@ START_TEST(test_hostile_clients)
 		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", /* a TLS hello */
 		"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
 		"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n",
-		"POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-		"Content-Type: application/json\r\n\r\nzz\r\n",
+		("POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+	         "Content-Type: application/json\r\n\r\nzz\r\n"),
 		"GET /livez HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
 	};
 	for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {

@@ -2,8 +2,8 @@
  * check_main.c — the Check runner: every suite registered by a
  * tests/check_*.c file, run in fork mode, one summary line at the end
  * ("100%: Checks: N, Failures: 0, Errors: 0").  Exit status 0 only when
- * every test passed.  Built with the sanitizers (build/check-san) it
- * multiplies every Check timeout by SAN_TIMEOUT_MULTIPLIER unless
+ * every test passed.  Built with a sanitizer (build/check-san, check-tsan)
+ * it multiplies every Check timeout by SAN_TIMEOUT_MULTIPLIER unless
  * CK_TIMEOUT_MULTIPLIER is set (docs/testing.md, "Timeouts").
  */
 #include <stdio.h>
@@ -15,9 +15,14 @@
 #define MAX_SUITES 64
 
 /* AddressSanitizer and UBSan make the tests (and clashd-san) up to about
- * three times slower; each TCase's timeout is set for the plain pass. */
+ * three times slower, ThreadSanitizer (build/check-tsan, clang's) up to
+ * about eight; each TCase's timeout is set for the plain pass. */
 #ifdef __SANITIZE_ADDRESS__
 #define SAN_TIMEOUT_MULTIPLIER "4"
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SAN_TIMEOUT_MULTIPLIER "10"
+#endif
 #endif
 
 static check_suite_fn suites[MAX_SUITES];

@@ -159,11 +159,10 @@ START_TEST(balls_on_lines)
 			v[k] = db[k] - da[k];
 		}
 		/* Skip grazing cases, where a rounding decides. */
-		double vv = 0, pv = 0, pp = 0;
+		double vv = 0, pv = 0;
 		for (int k = 0; k < dim; k++) {
 			vv += v[k] * v[k];
 			pv += p[k] * v[k];
-			pp += p[k] * p[k];
 		}
 		double tm = fmin(1, fmax(0, -pv / vv)), least = 0;
 		for (int k = 0; k < dim; k++)

@@ -179,9 +179,9 @@ static void *attack_run(void *arg)
 		fds[k] = -1;
 		pos[k] = 0;
 	}
-	while (!at->stop) {
+	while (!__atomic_load_n(&at->stop, __ATOMIC_RELAXED)) {
 		double t0 = now_s();
-		for (int k = 0; k < at->n && !at->stop; k++) {
+		for (int k = 0; k < at->n && !__atomic_load_n(&at->stop, __ATOMIC_RELAXED); k++) {
 			if (at->kind == ATTACK_VANISH)
 				attacker_vanish(at);
 			else
@@ -216,7 +216,7 @@ static void attack_start(attack *at, enum attack_kind kind, int n, int tick_ms)
 
 static void attack_stop(attack *at)
 {
-	at->stop = 1;
+	__atomic_store_n(&at->stop, 1, __ATOMIC_RELAXED); /* the attacker reads it atomically */
 	pthread_join(at->thread, NULL);
 }
 

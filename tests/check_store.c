@@ -324,8 +324,8 @@ START_TEST(test_ref_answers_equal_inline)
 	static const char *const methods[] = {"gjk", "simplex", "ipm"};
 	static const char *const poses[] = {
 		"{\"translation\": [1.5, 0, 0]}",
-		"{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
-		"0.9238795325112867]}",
+		("{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
+	         "0.9238795325112867]}"),
 		"{\"translation\": [4, 0.5, 0]}",
 	};
 	for (unsigned i = 0; i < 24; i++) {
@@ -412,8 +412,8 @@ START_TEST(test_primitives)
 		"{\"cylinder\": {\"radius\": 10, \"half_height\": 3}}",
 		"{\"cone\": {\"radius\": 1, \"half_height\": 1.5}}",
 		"{\"ellipsoid\": {\"radii\": [3, 2, 1]}}",
-		"{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"vertices\": [[0, 0, 0], [1, 0, 0], "
-		"[0, 1, 0]]}, {\"cylinder\": {\"radius\": 0.5, \"half_height\": 1}}]}",
+		("{\"parts\": [{\"sphere\": {\"radius\": 1}}, {\"vertices\": [[0, 0, 0], "
+	         "[1, 0, 0], [0, 1, 0]]}, {\"cylinder\": {\"radius\": 0.5, \"half_height\": 1}}]}"),
 	};
 	const char *probe = "{\"box\": {\"half_extents\": [0.5, 0.5, 0.5]}}";
 	const char *pose = "{\"translation\": [2.5, 0.75, 0.25], \"rotation\": [0, 0, "
@@ -887,8 +887,8 @@ START_TEST(test_positions_same_as_vertices)
 	static const char *const methods[] = {"gjk", "simplex", "ipm"};
 	static const char *const poses[] = {
 		"{\"translation\": [1.5, 0, 0]}",
-		"{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
-		"0.9238795325112867]}",
+		("{\"translation\": [0.2, 0.1, 0], \"rotation\": [0, 0, 0.38268343236508984, "
+	         "0.9238795325112867]}"),
 		"{\"translation\": [4, 0.5, 0]}",
 	};
 	for (unsigned i = 0; i < 16; i++) {
@@ -1172,11 +1172,16 @@ END_TEST
 
 /* ---- what the store counts ---- */
 
-/* ASan's allocator keeps no mallinfo2: under it the steps below run
- * (for its checks) unmeasured. */
-#if defined(__SANITIZE_ADDRESS__)
+/* The sanitizers' allocators keep no mallinfo2: under ASan or TSan the
+ * steps below run (for their checks) unmeasured. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MALLOC_COUNTS 0
-#else
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MALLOC_COUNTS 0
+#endif
+#endif
+#ifndef MALLOC_COUNTS
 #define MALLOC_COUNTS 1
 #endif
 

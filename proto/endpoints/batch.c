@@ -348,7 +348,7 @@ int proto_batch_answer(proto_batch *b, size_t from, size_t to, proto_call *call)
 	for (size_t i = from; i < to; i++) {
 		if (b->items[i].state == ITEM_ANSWERED)
 			continue;
-		if (call->cancel && *call->cancel) {
+		if (proto_cancel_requested(call->cancel)) {
 			call->cancelled = 1;
 			break;
 		}
@@ -521,7 +521,7 @@ int proto_batch_reply_ex(const char *body, size_t len, proto_call *call, proto_r
 	int r = proto_batch_open(body, len, call, &b, out);
 	if (r != 0 || !b)
 		return r;
-	if (call->cancel && *call->cancel)
+	if (proto_cancel_requested(call->cancel))
 		call->cancelled = 1; /* as for one query: stopped once it opens, even empty */
 	else
 		r = proto_batch_answer(b, 0, b->n, call);

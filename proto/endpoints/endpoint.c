@@ -91,7 +91,7 @@ void proto_request_drop(proto_request *rq)
 
 int proto_request_stopped(proto_request *rq, const char *what, proto_problem *p)
 {
-	if (!(rq->call->cancel && *rq->call->cancel))
+	if (!proto_cancel_requested(rq->call->cancel))
 		return 0;
 	return proto_core_problem(CLASH_ECANCELED, rq, what, p);
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "answer.h"
+#include "call.h"
 #include "decode.h"
 #include "endpoint.h"
 #include "request_cost.h"
@@ -96,7 +97,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 	clash_result res;
 	clash_toi_result toi;
 	proto_mesh_report rep = {0};
-	if (!(call->cancel && *call->cancel)) {
+	if (!proto_cancel_requested(call->cancel)) {
 		err = proto_mesh_report_run(&q, &proto_context_of(call)->overlap, &res, &rep);
 		/* A motion ("pose_end"): also the time of impact (clash_toi). */
 		if (!err && q.moving)

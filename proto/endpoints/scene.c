@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "call.h"
 #include "decode.h"
 #include "endpoint.h"
 #include "request_cost.h"
@@ -511,7 +512,7 @@ static void run_piece(scene_job *job, size_t i)
 		end = job->ncand;
 	size_t cap = 0;
 	const volatile int *cancel = job->scene.opt.cancel;
-	if (cancel && *cancel) {
+	if (proto_cancel_requested(cancel)) {
 		pc->err = CLASH_ECANCELED;
 		return;
 	}
@@ -583,7 +584,7 @@ static int run_problem(int err, proto_request *rq, proto_problem *p)
 static int run(scene_job *job, proto_request *rq, proto_problem *p)
 {
 	const volatile int *cancel = job->scene.opt.cancel;
-	if (cancel && *cancel) /* parsing took the time there was */
+	if (proto_cancel_requested(cancel)) /* parsing took the time there was */
 		return run_problem(CLASH_ECANCELED, rq, p);
 	int err = clash_scene_candidates(&job->scene, &job->cand, &job->ncand, NULL);
 	if (err)
@@ -816,8 +817,8 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 	PROTO_TEXT_LIT(&t, "{\"clashes\":[");
 	for (size_t i = 0; !full && i < job->npieces; i++)
 		for (size_t k = 0; !full && k < job->pieces[i].n; k++) {
-			if (++written % SCENE_ENCODE_STRIDE == 0 && job->scene.opt.cancel &&
-			    *job->scene.opt.cancel) {
+			if (++written % SCENE_ENCODE_STRIDE == 0 &&
+			    proto_cancel_requested(job->scene.opt.cancel)) {
 				free(proto_text_finish(&t, NULL));
 				free(proto_text_finish(&tail, NULL));
 				return run_problem(CLASH_ECANCELED, rq, p);

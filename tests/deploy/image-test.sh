@@ -90,10 +90,11 @@ else
 	ca=${NODE_EXTRA_CA_CERTS:-}
 fi
 [ -z "$ca" ] || [ -r "$ca" ] || fail "the CA file $ca cannot be read"
-# The suites' drain tests need clashd's SYN filter on its listener
-# (server/http_listen.c), which kernels such as 6.18 refuse without
-# CAP_NET_ADMIN (EPERM): given to the build's RUN lines when they run
-# the suites, as they have it on a CI host.  The image runs without it.
+# The suites' drain tests check clashd's SYN filter on its listener
+# (server/http_listen.c) where they can attach one, which kernels such as
+# 6.18 refuse without CAP_NET_ADMIN (EPERM): given to the build's RUN
+# lines when they run the suites, as on a CI host run as root, so that
+# they check the filter.  The image runs without it.
 caps=""
 [ "$tests" = no ] || caps="--cap-add NET_ADMIN"
 t=$(date +%s)
