@@ -1405,48 +1405,16 @@ END_TEST
 static Suite *batch_suite(void)
 {
 	Suite *s = suite_create("batch");
-	TCase *tc = tcase_create("items");
-	tcase_add_test(tc, test_items_as_alone);
-	tcase_add_test(tc, test_located_items);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("body");
-	tcase_add_test(tc, test_malformed_body);
-	tcase_add_test(tc, test_not_a_batch);
-	tcase_add_test(tc, test_limits);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("split");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_split_random);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("threads");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_threads_equal_sequential);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("shortcut");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_vertex_shortcut);
-	tcase_add_test(tc, test_long_numbers);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("dump");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_real_text);
-	tcase_add_test(tc, test_json_dump);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("http");
+	ck_case(s, "items", 0, CK_TESTS(test_items_as_alone, test_located_items));
+	ck_case(s, "body", 0, CK_TESTS(test_malformed_body, test_not_a_batch, test_limits));
+	ck_case(s, "split", 60, CK_TESTS(test_split_random));
+	ck_case(s, "threads", 60, CK_TESTS(test_threads_equal_sequential));
+	ck_case(s, "shortcut", 60, CK_TESTS(test_vertex_shortcut, test_long_numbers));
+	ck_case(s, "dump", 60, CK_TESTS(test_real_text, test_json_dump));
+	TCase *tc = ck_case(s, "http", 90, CK_TESTS(test_http_equals_in_process,
+	                                            test_http_max_batch, test_http_admission,
+	                                            test_http_deadline, test_cli_equals_http));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 90);
-	tcase_add_test(tc, test_http_equals_in_process);
-	tcase_add_test(tc, test_http_max_batch);
-	tcase_add_test(tc, test_http_admission);
-	tcase_add_test(tc, test_http_deadline);
-	tcase_add_test(tc, test_cli_equals_http);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

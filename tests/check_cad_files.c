@@ -547,16 +547,14 @@ END_TEST
 static Suite *cad_files_suite(void)
 {
 	Suite *s = suite_create("cad_files");
-	TCase *tc = tcase_create("cad_files");
 	/* The whole suite takes 12 s here (30 s sanitized), each import
 	 * under a second. */
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, part_of_1e5_triangles_imports_in_every_format_by_default);
-	tcase_add_test(tc, part_of_1e5_triangles_imports_in_every_format_as_deployed);
-	tcase_add_test(tc, file_ten_times_larger_is_refused);
-	tcase_add_test(tc, mesh_files_past_max_imports_are_told_to_retry);
-	tcase_add_test(tc, text_numbers_are_read_as_javascript_reads_them);
-	suite_add_tcase(s, tc);
+	ck_case(s, "cad_files", 120,
+	        CK_TESTS(part_of_1e5_triangles_imports_in_every_format_by_default,
+	                 part_of_1e5_triangles_imports_in_every_format_as_deployed,
+	                 file_ten_times_larger_is_refused,
+	                 mesh_files_past_max_imports_are_told_to_retry,
+	                 text_numbers_are_read_as_javascript_reads_them));
 	return s;
 }
 

@@ -74,12 +74,11 @@ static json_t *query_of(const char *a, const char *b, const char *rest, int *sta
 	return answered(&q, proto_query_reply, status);
 }
 
-/* The query of mesh boxes a and b (each with `pose`, may be "") and
- * `rest` (members after b, may be ""), answered in-process; parsed. */
-static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
-                         const double bhi[3], const char *pose, const char *rest, int *status)
+/* The query of meshes ma and mb (each with `pose`, may be "") and `rest`
+ * (members after b, may be ""), answered in-process; parsed. */
+static json_t *mesh_pair(const char *ma, const char *mb, const char *pose, const char *rest,
+                         int *status)
 {
-	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
 	textbuf sa = {0}, sb = {0};
 	textbuf_str(&sa, "{\"mesh\":");
 	textbuf_str(&sa, ma);
@@ -92,6 +91,15 @@ static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double
 	json_t *j = query_of(sa.s, sb.s, rest, status);
 	free(sa.s);
 	free(sb.s);
+	return j;
+}
+
+/* The same for mesh boxes a and b. */
+static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
+                         const double bhi[3], const char *pose, const char *rest, int *status)
+{
+	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
+	json_t *j = mesh_pair(ma, mb, pose, rest, status);
 	free(ma);
 	free(mb);
 	return j;
@@ -290,17 +298,9 @@ START_TEST(open_surface_has_regions_only)
 	char *ma = box_mesh(lo, hi, NULL);
 	const char *sheet = "{\"positions\":[5,-5,-5, 5,15,-5, 5,15,15, 5,-5,15],"
 	                    "\"indices\":[0,1,2, 0,2,3]}";
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, ma);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, sheet);
-	textbuf_str(&b, "},\"want\":[\"regions\",\"depth\"]}");
-	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
-	ck_assert_int_eq(r.status, 200);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	proto_reply_free(&r);
+	int st;
+	json_t *j = mesh_pair(ma, sheet, "", ",\"want\":[\"regions\",\"depth\"]", &st);
+	ck_assert_int_eq(st, 200);
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ov, "no_volume")),
@@ -323,7 +323,6 @@ START_TEST(open_surface_has_regions_only)
 			ck_assert(fabs(box_surface_gap(p, lo, hi)) < 1e-9);
 		}
 	json_decref(j);
-	free(b.s);
 	free(ma);
 }
 END_TEST
@@ -343,17 +342,9 @@ START_TEST(leaky_solid_says_why_no_volume)
 	char *leaky = mesh_geometry_json(p, 8, t, 11, "");
 	const double blo[3] = {8, 2, 3}, bhi[3] = {18, 8, 12};
 	char *mb = box_mesh(blo, bhi, NULL);
-	textbuf b = {0};
-	textbuf_str(&b, "{\"a\":{\"mesh\":");
-	textbuf_str(&b, leaky);
-	textbuf_str(&b, "},\"b\":{\"mesh\":");
-	textbuf_str(&b, mb);
-	textbuf_str(&b, "},\"want\":[\"regions\"]}");
-	proto_reply r;
-	ck_assert_int_eq(proto_query_reply(b.s, strlen(b.s), &r), 0);
-	ck_assert_int_eq(r.status, 200);
-	json_t *j = json_loadb(r.body, r.length, 0, NULL);
-	proto_reply_free(&r);
+	int st;
+	json_t *j = mesh_pair(leaky, mb, "", ",\"want\":[\"regions\"]", &st);
+	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_true(json_object_get(json_object_get(j, "solid"), "a")));
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
@@ -362,7 +353,6 @@ START_TEST(leaky_solid_says_why_no_volume)
 	              "no_volume: %s", why ? why : "(none)");
 	ck_assert_uint_ge(json_array_size(json_object_get(ov, "regions")), 1);
 	json_decref(j);
-	free(b.s);
 	free(leaky);
 	free(mb);
 }
@@ -540,21 +530,13 @@ END_TEST
 static Suite *clash_report_suite(void)
 {
 	Suite *s = suite_create("clash_report");
-	TCase *tc = tcase_create("wire");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, volume_of_overlapping_boxes);
-	tcase_add_test(tc, regions_of_overlapping_boxes);
-	tcase_add_test(tc, depth_of_boxes_is_the_least_overlap);
-	tcase_add_test(tc, depth_of_a_sphere_in_one_part);
-	tcase_add_test(tc, no_report_unless_asked);
-	tcase_add_test(tc, open_surface_has_regions_only);
-	tcase_add_test(tc, leaky_solid_says_why_no_volume);
-	tcase_add_test(tc, scene_classes_meshes_as_primitives);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("server");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, caps_bind_and_say_so);
-	suite_add_tcase(s, tc);
+	ck_case(s, "wire", 60, CK_TESTS(volume_of_overlapping_boxes, regions_of_overlapping_boxes,
+	                                depth_of_boxes_is_the_least_overlap,
+	                                depth_of_a_sphere_in_one_part, no_report_unless_asked,
+	                                open_surface_has_regions_only,
+	                                leaky_solid_says_why_no_volume,
+	                                scene_classes_meshes_as_primitives));
+	ck_case(s, "server", 60, CK_TESTS(caps_bind_and_say_so));
 	return s;
 }
 

@@ -610,18 +610,10 @@ END_TEST
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("query");
-	tcase_add_test(tc, query_file_and_stdin);
-	tcase_add_test(tc, query_empty_and_long);
-	tcase_add_test(tc, query_answers_each_line_at_once);
-	tcase_add_test(tc, help_and_usage);
-	tcase_add_test(tc, unreadable_input);
-	tcase_add_test(tc, not_json_lines);
-	tcase_add_test(tc, problems_name_their_line);
-	tcase_add_test(tc, scene_summary);
-	tcase_add_test(tc, help_examples_run);
-	tcase_set_timeout(tc, 20);
-	suite_add_tcase(s, tc);
+	ck_case(s, "query", 20, CK_TESTS(query_file_and_stdin, query_empty_and_long,
+	                                 query_answers_each_line_at_once, help_and_usage,
+	                                 unreadable_input, not_json_lines, problems_name_their_line,
+	                                 scene_summary, help_examples_run));
 	return s;
 }
 

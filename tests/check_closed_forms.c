@@ -1120,45 +1120,21 @@ END_TEST
 static Suite *closed_forms_suite(void)
 {
 	Suite *s = suite_create("closed_forms");
-	TCase *tc = tcase_create("closed_form");
-	tcase_add_test(tc, unit_cubes_two_apart);
-	tcase_add_test(tc, boxes_edge_edge_and_vertex_vertex);
-	tcase_add_test(tc, box_25x_larger);
-	tcase_add_test(tc, segment_segment);
-	tcase_add_test(tc, point_tetrahedron);
-	tcase_add_test(tc, depth_bound_for_simplex_is_exact);
-	tcase_add_test(tc, touching_face_edge_vertex);
-	tcase_add_test(tc, nested_shapes);
-	tcase_add_test(tc, origin_on_simplex_face);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("degenerate");
-	tcase_add_test(tc, duplicate_points);
-	tcase_add_test(tc, coplanar_shapes);
-	tcase_add_test(tc, single_points);
-	tcase_add_test(tc, tiny_and_huge_coordinates);
-	tcase_add_test(tc, far_from_origin);
-	tcase_add_test(tc, degenerate_stress);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("pose_radius_dim");
-	tcase_add_test(tc, quaternion_pose);
-	tcase_add_test(tc, matrix_pose);
-	tcase_add_test(tc, spheres_capsules_rounded_boxes);
-	tcase_add_test(tc, two_d_polygons);
-	tcase_add_test(tc, higher_dimensions);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("options");
-	tcase_add_test(tc, warm_start);
-	tcase_add_test(tc, tolerance_and_cap);
-	tcase_add_test(tc, bad_arguments);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("fuzz_findings");
-	tcase_add_test(tc, flat_hull_vertices);
-	tcase_add_test(tc, backup_on_flat_simplices);
-	tcase_add_test(tc, gap_7d);
-	tcase_add_test(tc, gap_8d);
-	tcase_add_test(tc, shared_vertex_8d);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed_form", 0, CK_TESTS(unit_cubes_two_apart,
+	                                      boxes_edge_edge_and_vertex_vertex, box_25x_larger,
+	                                      segment_segment, point_tetrahedron,
+	                                      depth_bound_for_simplex_is_exact,
+	                                      touching_face_edge_vertex, nested_shapes,
+	                                      origin_on_simplex_face));
+	ck_case(s, "degenerate", 60, CK_TESTS(duplicate_points, coplanar_shapes, single_points,
+	                                      tiny_and_huge_coordinates, far_from_origin,
+	                                      degenerate_stress));
+	ck_case(s, "pose_radius_dim", 0, CK_TESTS(quaternion_pose, matrix_pose,
+	                                          spheres_capsules_rounded_boxes, two_d_polygons,
+	                                          higher_dimensions));
+	ck_case(s, "options", 0, CK_TESTS(warm_start, tolerance_and_cap, bad_arguments));
+	ck_case(s, "fuzz_findings", 0, CK_TESTS(flat_hull_vertices, backup_on_flat_simplices,
+	                                        gap_7d, gap_8d, shared_vertex_8d));
 	return s;
 }
 

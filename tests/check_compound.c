@@ -1256,33 +1256,17 @@ END_TEST
 static Suite *compound_suite(void)
 {
 	Suite *s = suite_create("compound");
-	TCase *tc = tcase_create("closed_form");
-	tcase_add_test(tc, l_shape_and_box_in_its_corner);
-	tcase_add_test(tc, dumbbells);
-	tcase_add_test(tc, nested_compounds);
-	tcase_add_test(tc, deepest_nesting);
-	tcase_add_test(tc, scaling_matrix_and_radius_in_world_units);
-	tcase_add_test(tc, depth_bound_is_the_largest_over_pairs);
-	tcase_add_test(tc, plane_only_when_it_separates_the_unions);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("pruning");
-	tcase_add_loop_test(tc, random_compounds_against_brute_force, 0, 3);
-	tcase_add_test(tc, pruning_skips_far_pairs);
-	tcase_add_test(tc, union_semantics_of_other_methods);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("limits");
-	tcase_add_test(tc, leaf_limit);
-	tcase_add_test(tc, bad_arguments);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("proto");
-	tcase_add_test(tc, proto_answers);
-	tcase_add_test(tc, proto_errors);
-	tcase_add_test(tc, proto_limits);
-	tcase_add_test(tc, clash_query_cli);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed_form", 0, CK_TESTS(l_shape_and_box_in_its_corner, dumbbells,
+	                                      nested_compounds, deepest_nesting,
+	                                      scaling_matrix_and_radius_in_world_units,
+	                                      depth_bound_is_the_largest_over_pairs,
+	                                      plane_only_when_it_separates_the_unions));
+	TCase *tc = ck_case(s, "pruning", 60, NULL);
+	ck_loops(tc, 3, CK_TESTS(random_compounds_against_brute_force));
+	ck_loops(tc, 1, CK_TESTS(pruning_skips_far_pairs, union_semantics_of_other_methods));
+	ck_case(s, "limits", 30, CK_TESTS(leaf_limit, bad_arguments));
+	ck_case(s, "proto", 30, CK_TESTS(proto_answers, proto_errors, proto_limits,
+	                                 clash_query_cli));
 	return s;
 }
 

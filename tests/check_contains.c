@@ -834,26 +834,12 @@ END_TEST
 static Suite *contains_suite(void)
 {
 	Suite *s = suite_create("contains");
-	TCase *tc = tcase_create("closed");
-	tcase_add_test(tc, closed_forms);
-	tcase_add_test(tc, compound_inner);
-	tcase_add_test(tc, bad_input);
-	tcase_add_test(tc, wire);
-	tcase_add_test(tc, cli);
-	tcase_add_test(tc, contract);
-	tcase_add_test(tc, self_containment);
-	tcase_add_test(tc, iteration_cap);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("random");
-	tcase_add_loop_test(tc, random_qhull, 0, 2);
-	tcase_add_loop_test(tc, random_glpk, 0, 2);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("route");
+	ck_case(s, "closed", 0, CK_TESTS(closed_forms, compound_inner, bad_input, wire, cli,
+	                                 contract, self_containment, iteration_cap));
+	TCase *tc = ck_case(s, "random", 60, NULL);
+	ck_loops(tc, 2, CK_TESTS(random_qhull, random_glpk));
+	tc = ck_case(s, "route", 20, CK_TESTS(http_route));
 	tcase_add_checked_fixture(tc, NULL, route_teardown);
-	tcase_add_test(tc, http_route);
-	tcase_set_timeout(tc, 20);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

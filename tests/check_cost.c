@@ -292,13 +292,10 @@ END_TEST
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
-	TCase *tc = tcase_create("cost");
+	TCase *tc = ck_case(s, "cost", 60, CK_TESTS(test_heavy_by_what_it_names,
+	                                            test_batch_heavy_items_wait,
+	                                            test_batch_spends_its_bound));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_heavy_by_what_it_names);
-	tcase_add_test(tc, test_batch_heavy_items_wait);
-	tcase_add_test(tc, test_batch_spends_its_bound);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -115,11 +115,8 @@ END_TEST
 static Suite *crosscheck_suite(void)
 {
 	Suite *s = suite_create("crosscheck");
-	TCase *tc = tcase_create("methods");
 	/* make crosscheck's 100 000 pairs take minutes; the smoke run seconds. */
-	tcase_set_timeout(tc, 3600);
-	tcase_add_test(tc, three_methods);
-	suite_add_tcase(s, tc);
+	ck_case(s, "methods", 3600, CK_TESTS(three_methods));
 	return s;
 }
 

@@ -548,32 +548,12 @@ END_TEST
 static Suite *depth_suite(void)
 {
 	Suite *s = suite_create("depth");
-	TCase *tc = tcase_create("oracle");
-	tcase_add_test(tc, fibonacci_20);
-	tcase_add_test(tc, fibonacci_50);
-	tcase_add_test(tc, fibonacci_200);
-	tcase_add_test(tc, fibonacci_500);
-	tcase_add_test(tc, fibonacci_1000);
-	tcase_add_test(tc, fibonacci_2000);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("symmetric");
-	tcase_add_test(tc, symmetric_200);
-	tcase_add_test(tc, symmetric_500);
-	tcase_add_test(tc, symmetric_2000);
-	tcase_add_test(tc, symmetric_50000);
-	tcase_add_test(tc, prepared_midway);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("limits");
-	tcase_add_test(tc, iteration_cap);
-	tcase_add_test(tc, wire);
-	tcase_add_test(tc, cancel);
-	tcase_add_test(tc, through_clashd_2000);
-	tcase_add_test(tc, through_clashd_60000);
-	tcase_add_test(tc, by_ref_200000);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "oracle", 120, CK_TESTS(fibonacci_20, fibonacci_50, fibonacci_200, fibonacci_500,
+	                                   fibonacci_1000, fibonacci_2000));
+	ck_case(s, "symmetric", 120, CK_TESTS(symmetric_200, symmetric_500, symmetric_2000,
+	                                      symmetric_50000, prepared_midway));
+	ck_case(s, "limits", 60, CK_TESTS(iteration_cap, wire, cancel, through_clashd_2000,
+	                                  through_clashd_60000, by_ref_200000));
 	return s;
 }
 

@@ -695,17 +695,8 @@ END_TEST
 static Suite *docs_suite(void)
 {
 	Suite *s = suite_create("docs");
-	TCase *tc = tcase_create("docs");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, readme);
-	tcase_add_test(tc, flags);
-	tcase_add_test(tc, headers);
-	tcase_add_test(tc, suites);
-	tcase_add_test(tc, lengths);
-	tcase_add_test(tc, design);
-	tcase_add_test(tc, tracker);
-	tcase_add_test(tc, layout);
-	suite_add_tcase(s, tc);
+	ck_case(s, "docs", 60, CK_TESTS(readme, flags, headers, suites, lengths, design, tracker,
+	                                layout));
 	return s;
 }
 

@@ -725,28 +725,11 @@ END_TEST
 static Suite *encode_as_jansson_suite(void)
 {
 	Suite *s = suite_create("encode_as_jansson");
-	TCase *tc = tcase_create("result");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_result_random);
-	tcase_add_test(tc, test_result_non_finite);
-	tcase_add_test(tc, test_result_example);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("numbers");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_real_g);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("problem");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_problem_random);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("strings");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_utf8_len);
-	tcase_add_test(tc, test_strings);
-	suite_add_tcase(s, tc);
+	ck_case(s, "result", 60, CK_TESTS(test_result_random, test_result_non_finite,
+	                                  test_result_example));
+	ck_case(s, "numbers", 60, CK_TESTS(test_real_g));
+	ck_case(s, "problem", 60, CK_TESTS(test_problem_random));
+	ck_case(s, "strings", 60, CK_TESTS(test_utf8_len, test_strings));
 	return s;
 }
 

@@ -183,12 +183,8 @@ END_TEST
 static Suite *gjk88_suite(void)
 {
 	Suite *s = suite_create("gjk88");
-	TCase *tc = tcase_create("section_vii");
+	TCase *tc = ck_case(s, "section_vii", 300, CK_TESTS(family_and_pairs, gjk_against_oracle));
 	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, family_and_pairs);
-	tcase_add_test(tc, gjk_against_oracle);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

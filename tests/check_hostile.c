@@ -948,23 +948,10 @@ END_TEST
 static Suite *hostile_suite(void)
 {
 	Suite *s = suite_create("hostile");
-	TCase *tc = tcase_create("memory");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, memory);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("fair");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, fair_workers);
-	tcase_add_test(tc, streaming);
-	tcase_add_test(tc, batch_deadline);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("fair_cost");
-	tcase_set_timeout(tc, 180);
-	tcase_add_test(tc, fair_cost_refs);
-	tcase_add_test(tc, fair_cost_batch);
-	tcase_add_test(tc, fair_cost_spread);
-	tcase_add_test(tc, fair_cost_escaped);
-	suite_add_tcase(s, tc);
+	ck_case(s, "memory", 120, CK_TESTS(memory));
+	ck_case(s, "fair", 120, CK_TESTS(fair_workers, streaming, batch_deadline));
+	ck_case(s, "fair_cost", 180, CK_TESTS(fair_cost_refs, fair_cost_batch, fair_cost_spread,
+	                                      fair_cost_escaped));
 	return s;
 }
 

@@ -1146,40 +1146,20 @@ END_TEST
 static Suite *http_api_suite(void)
 {
 	Suite *s = suite_create("http_api");
-
-	TCase *tc = tcase_create("http");
+	TCase *tc = ck_case(s, "http", 30, CK_TESTS(test_acceptance_query,
+	                                            test_media_type_parameters, test_probes,
+	                                            test_not_found, test_web_page,
+	                                            test_method_not_allowed,
+	                                            test_unsupported_media_type, test_bad_request,
+	                                            test_hostile_clients, test_strict_framing,
+	                                            test_gzip_bodies, test_unprocessable,
+	                                            test_too_large_by_length,
+	                                            test_too_large_chunked, test_keep_alive,
+	                                            test_concurrent_clients));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_acceptance_query);
-	tcase_add_test(tc, test_media_type_parameters);
-	tcase_add_test(tc, test_probes);
-	tcase_add_test(tc, test_not_found);
-	tcase_add_test(tc, test_web_page);
-	tcase_add_test(tc, test_method_not_allowed);
-	tcase_add_test(tc, test_unsupported_media_type);
-	tcase_add_test(tc, test_bad_request);
-	tcase_add_test(tc, test_hostile_clients);
-	tcase_add_test(tc, test_strict_framing);
-	tcase_add_test(tc, test_gzip_bodies);
-	tcase_add_test(tc, test_unprocessable);
-	tcase_add_test(tc, test_too_large_by_length);
-	tcase_add_test(tc, test_too_large_chunked);
-	tcase_add_test(tc, test_keep_alive);
-	tcase_add_test(tc, test_concurrent_clients);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("drain");
+	tc = ck_case(s, "drain", 60, CK_TESTS(test_drain_on_sigterm, test_drain_idle));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_drain_on_sigterm);
-	tcase_add_test(tc, test_drain_idle);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("config");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_bad_flags);
-	tcase_add_test(tc, test_flag_precedence);
-	suite_add_tcase(s, tc);
+	ck_case(s, "config", 30, CK_TESTS(test_bad_flags, test_flag_precedence));
 	return s;
 }
 

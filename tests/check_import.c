@@ -1381,36 +1381,13 @@ END_TEST
 static Suite *import_suite(void)
 {
 	Suite *s = suite_create("import");
-	TCase *tc = tcase_create("read");
-	tcase_add_test(tc, stl_cubes);
-	tcase_add_test(tc, gltf_cubes_placed);
-	tcase_add_test(tc, gltf_instances);
-	tcase_add_test(tc, ply_cubes);
-	tcase_add_test(tc, obj_two_objects);
-	tcase_add_test(tc, bad_files);
-	tcase_add_test(tc, ply_short_face);
-	tcase_add_test(tc, glb_lengths);
-	tcase_add_test(tc, gltf_and_ply_checks);
-	tcase_add_test(tc, gltf_node_graphs);
-	tcase_add_test(tc, ply_list_lengths);
-	tcase_add_test(tc, polygon_budget);
-	tcase_add_test(tc, limits);
-	tcase_add_test(tc, threads);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("cli");
-	tcase_add_test(tc, cli_writes_the_document);
-	tcase_add_test(tc, cli_problems_and_usage);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("http");
-	tcase_add_test(tc, http_import);
-	tcase_add_test(tc, http_import_units);
-	tcase_add_test(tc, http_bad_files);
-	tcase_add_test(tc, http_limits);
-	tcase_add_test(tc, http_deadline);
-	tcase_set_timeout(tc, 90);
-	suite_add_tcase(s, tc);
+	ck_case(s, "read", 60, CK_TESTS(stl_cubes, gltf_cubes_placed, gltf_instances, ply_cubes,
+	                                obj_two_objects, bad_files, ply_short_face, glb_lengths,
+	                                gltf_and_ply_checks, gltf_node_graphs, ply_list_lengths,
+	                                polygon_budget, limits, threads));
+	ck_case(s, "cli", 60, CK_TESTS(cli_writes_the_document, cli_problems_and_usage));
+	ck_case(s, "http", 90, CK_TESTS(http_import, http_import_units, http_bad_files, http_limits,
+	                                http_deadline));
 	return s;
 }
 

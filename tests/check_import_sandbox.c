@@ -342,14 +342,8 @@ END_TEST
 static Suite *import_sandbox_suite(void)
 {
 	Suite *s = suite_create("import_sandbox");
-	TCase *tc = tcase_create("http");
-	tcase_add_test(tc, hostile_files);
-	tcase_add_test(tc, memory_limit);
-	tcase_add_test(tc, stuck_helper_deadline);
-	tcase_add_test(tc, stuck_helper_drain);
-	tcase_add_test(tc, helper_dies);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
+	ck_case(s, "http", 120, CK_TESTS(hostile_files, memory_limit, stuck_helper_deadline,
+	                                 stuck_helper_drain, helper_dies));
 	return s;
 }
 

@@ -43,6 +43,23 @@ const char *check_build_dir(void)
 	return b && *b ? b : "build";
 }
 
+TCase *ck_case(Suite *s, const char *name, double timeout, const TTest *const tests[])
+{
+	TCase *tc = tcase_create(name);
+	if (timeout > 0)
+		tcase_set_timeout(tc, timeout);
+	if (tests)
+		ck_loops(tc, 1, tests);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+void ck_loops(TCase *tc, int n, const TTest *const tests[])
+{
+	for (const TTest *const *t = tests; *t; t++)
+		tcase_add_loop_test(tc, *t, 0, n);
+}
+
 int main(void)
 {
 	if (dropped) {

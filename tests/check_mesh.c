@@ -20,6 +20,7 @@
 #include "oracle.h"
 #include "prng.h"
 #include "tri_dist.h"
+#include "tri_list.h"
 #include "winding_ref.h"
 
 /* ---- meshes -------------------------------------------------------------- */
@@ -61,18 +62,12 @@ static void tm_free(tmesh *t)
 
 static void tri(tmesh *t, uint32_t a, uint32_t b, uint32_t c)
 {
-	t->idx[3 * t->nt] = a;
-	t->idx[3 * t->nt + 1] = b;
-	t->idx[3 * t->nt + 2] = c;
-	t->nt++;
+	tri_list_triangle(t->idx, &t->nt, a, b, c);
 }
 
 static uint32_t vtx(tmesh *t, double x, double y, double z)
 {
-	t->pos[3 * t->nv] = x;
-	t->pos[3 * t->nv + 1] = y;
-	t->pos[3 * t->nv + 2] = z;
-	return (uint32_t)t->nv++;
+	return tri_list_vertex(t->pos, &t->nv, x, y, z);
 }
 
 /* A box's surface, outward counter-clockwise, appended to t. */
@@ -267,15 +262,8 @@ static double brute_pairs(const double *wa, size_t na, const double *wb, size_t 
 
 static void random_pose(clash_shape *s, prng *g, double spread, int scale)
 {
-	double q[4], n = 0;
-	for (int k = 0; k < 4; k++) {
-		q[k] = prng_range(g, -1, 1);
-		n += q[k] * q[k];
-	}
-	for (int k = 0; k < 4; k++)
-		q[k] /= sqrt(n);
-	double t[3] = {prng_range(g, -spread, spread), prng_range(g, -spread, spread),
-	               prng_range(g, -spread, spread)};
+	double q[4], t[3];
+	prng_motion(g, spread, q, t);
 	if (scale) {
 		/* A rotation after a non-uniform scale, as a matrix. */
 		double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -1035,6 +1023,12 @@ START_TEST(two_thousand_triangles_against_brute_force)
 }
 END_TEST
 
+static void set_pose(clash_shape *s, const double q[4], const double t[3])
+{
+	ck_assert_int_eq(clash_shape_set_quaternion(s, q), CLASH_OK);
+	ck_assert_int_eq(clash_shape_set_translation(s, t), CLASH_OK);
+}
+
 /* A solid with a cavity: a ball of radius 1 with a spherical hole of
  * radius 0.6, its inner shell oriented inward (closed and consistently
  * oriented, so a solid).  The cavity is outside the solid, as the
@@ -1065,20 +1059,11 @@ START_TEST(nested_solids_and_cavities)
 			clash_shape a, b;
 			clash_shape_init_mesh(&a, shell.m);
 			clash_shape_init_mesh(&b, probe.m);
-			double q[4], n = 0;
-			for (int k = 0; k < 4; k++) {
-				q[k] = prng_range(&g, -1, 1);
-				n += q[k] * q[k];
-			}
-			for (int k = 0; k < 4; k++)
-				q[k] /= sqrt(n);
-			double shift[3] = {prng_range(&g, -5, 5), prng_range(&g, -5, 5), prng_range(&g, -5, 5)};
-			ck_assert_int_eq(clash_shape_set_quaternion(&a, q), CLASH_OK);
-			ck_assert_int_eq(clash_shape_set_translation(&a, shift), CLASH_OK);
-			double pc[3];
+			double q[4], shift[3], pc[3];
+			prng_motion(&g, 5, q, shift);
+			set_pose(&a, q, shift);
 			world(&a, at[c], pc);
-			ck_assert_int_eq(clash_shape_set_quaternion(&b, q), CLASH_OK);
-			ck_assert_int_eq(clash_shape_set_translation(&b, pc), CLASH_OK);
+			set_pose(&b, q, pc);
 			clash_result r;
 			ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
 			double *wa = world_tris(&a, &shell), *wb = world_tris(&b, &probe);
@@ -1143,19 +1128,10 @@ START_TEST(interlocked_tori)
 		clash_shape sa, sb;
 		clash_shape_init_mesh(&sa, a.m);
 		clash_shape_init_mesh(&sb, b.m);
-		double q[4], n = 0;
-		for (int k = 0; k < 4; k++) {
-			q[k] = prng_range(&g, -1, 1);
-			n += q[k] * q[k];
-		}
-		for (int k = 0; k < 4; k++)
-			q[k] /= sqrt(n);
-		double t[3] = {prng_range(&g, -3, 3), prng_range(&g, -3, 3), prng_range(&g, -3, 3)};
-		for (int s = 0; s < 2; s++) {
-			clash_shape *x = s ? &sb : &sa;
-			ck_assert_int_eq(clash_shape_set_quaternion(x, q), CLASH_OK);
-			ck_assert_int_eq(clash_shape_set_translation(x, t), CLASH_OK);
-		}
+		double q[4], t[3];
+		prng_motion(&g, 3, q, t);
+		set_pose(&sa, q, t);
+		set_pose(&sb, q, t);
 		clash_result r;
 		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &r), CLASH_OK);
 		double *wa = world_tris(&sa, &a), *wb = world_tris(&sb, &b);
@@ -1698,27 +1674,18 @@ END_TEST
 static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
-	TCase *tc = tcase_create("mesh");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, build_errors_and_topology);
-	tcase_add_test(tc, moved_mesh_answers_the_same);
-	tcase_add_test(tc, mesh_mesh_against_brute_force);
-	tcase_add_test(tc, parallel_faces_tie);
-	tcase_add_test(tc, mesh_convex_against_brute_force);
-	tcase_add_test(tc, mesh_primitive_against_brute_force);
-	tcase_add_test(tc, l_bracket_notch_and_inside);
-	tcase_add_test(tc, bolt_through_a_hole);
-	tcase_add_test(tc, other_methods_say_not_supported);
-	tcase_add_test(tc, compound_scene_and_motion);
-	tcase_add_test(tc, two_thousand_triangles_against_brute_force);
-	tcase_add_test(tc, nested_solids_and_cavities);
-	tcase_add_test(tc, interlocked_tori);
-	tcase_add_test(tc, hull_mesh_as_its_vertex_list);
-	tcase_add_test(tc, exact_touching_at_large_offsets);
-	tcase_add_test(tc, degenerate_triangle_pierces);
-	tcase_add_test(tc, distance_pass_touching);
-	tcase_add_test(tc, torus_knot_timings);
-	suite_add_tcase(s, tc);
+	ck_case(s, "mesh", 120, CK_TESTS(build_errors_and_topology, moved_mesh_answers_the_same,
+	                                 mesh_mesh_against_brute_force, parallel_faces_tie,
+	                                 mesh_convex_against_brute_force,
+	                                 mesh_primitive_against_brute_force,
+	                                 l_bracket_notch_and_inside, bolt_through_a_hole,
+	                                 other_methods_say_not_supported, compound_scene_and_motion,
+	                                 two_thousand_triangles_against_brute_force,
+	                                 nested_solids_and_cavities, interlocked_tori,
+	                                 hull_mesh_as_its_vertex_list,
+	                                 exact_touching_at_large_offsets,
+	                                 degenerate_triangle_pierces, distance_pass_touching,
+	                                 torus_knot_timings));
 	return s;
 }
 

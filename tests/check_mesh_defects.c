@@ -33,6 +33,7 @@
 #include "http_harness.h"
 #include "mesh_import.h"
 #include "textbuf.h"
+#include "tri_list.h"
 #include "winding_ref.h"
 
 typedef struct part {
@@ -59,15 +60,12 @@ static void part_free(part *p)
 
 static uint32_t vtx(part *p, double x, double y, double z)
 {
-	double *v = p->pos + 3 * p->nv;
-	v[0] = x, v[1] = y, v[2] = z;
-	return (uint32_t)p->nv++;
+	return tri_list_vertex(p->pos, &p->nv, x, y, z);
 }
 
 static void tri(part *p, uint32_t a, uint32_t b, uint32_t c)
 {
-	uint32_t *t = p->idx + 3 * p->nt++;
-	t[0] = a, t[1] = b, t[2] = c;
+	tri_list_triangle(p->idx, &p->nt, a, b, c);
 }
 
 /* An outward box (inward when `in`), 12 triangles. */
@@ -1160,27 +1158,21 @@ END_TEST
 static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
-	TCase *tc = tcase_create("defects");
-	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, intact_parts_hold_their_buried_cube, 0, 3);
-	tcase_add_loop_test(tc, one_triangle_removed_still_holds_the_cube, 0, 3);
-	tcase_add_loop_test(tc, seams_duplicated_1e15_away_still_hold_the_cube, 0, 3);
-	tcase_add_loop_test(tc, a_flipped_face_is_turned_back, 0, 3);
-	tcase_add_loop_test(tc, a_t_junction_still_holds_the_cube, 0, 3);
-	tcase_add_test(tc, an_open_sheet_and_a_bowl_stay_surfaces);
-	tcase_add_test(tc, crossing_shells_are_a_union_and_a_cavity_stays_empty);
-	tcase_add_test(tc, crossing_triangles_are_counted);
-	tcase_add_test(tc, a_part_reaching_in_through_a_hole_is_held);
-	tcase_add_test(tc, a_part_crossing_a_listed_hole_is_held);
-	tcase_add_test(tc, a_small_open_solid_is_capped);
-	tcase_add_test(tc, unused_vertices_are_not_part_of_a_part);
-	tcase_add_test(tc, a_part_crossing_a_bent_cap_outside_the_solid_is_apart);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("wire");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, answers_say_how_each_part_was_read);
-	tcase_add_test(tc, answers_count_crossing_triangles);
-	suite_add_tcase(s, tc);
+	TCase *tc = ck_case(s, "defects", 300, NULL);
+	ck_loops(tc, 3, CK_TESTS(intact_parts_hold_their_buried_cube,
+	                         one_triangle_removed_still_holds_the_cube,
+	                         seams_duplicated_1e15_away_still_hold_the_cube,
+	                         a_flipped_face_is_turned_back, a_t_junction_still_holds_the_cube));
+	ck_loops(tc, 1, CK_TESTS(an_open_sheet_and_a_bowl_stay_surfaces,
+	                         crossing_shells_are_a_union_and_a_cavity_stays_empty,
+	                         crossing_triangles_are_counted,
+	                         a_part_reaching_in_through_a_hole_is_held,
+	                         a_part_crossing_a_listed_hole_is_held,
+	                         a_small_open_solid_is_capped,
+	                         unused_vertices_are_not_part_of_a_part,
+	                         a_part_crossing_a_bent_cap_outside_the_solid_is_apart));
+	ck_case(s, "wire", 120, CK_TESTS(answers_say_how_each_part_was_read,
+	                                 answers_count_crossing_triangles));
 	return s;
 }
 

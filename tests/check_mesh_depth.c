@@ -31,6 +31,7 @@
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
+#include "tri_list.h"
 
 /* ---- meshes -------------------------------------------------------------- */
 
@@ -48,19 +49,13 @@ typedef struct tmesh {
 static uint32_t vtx(tmesh *t, double x, double y, double z)
 {
 	ck_assert_uint_lt(t->nv, MAX_V);
-	t->pos[3 * t->nv] = x;
-	t->pos[3 * t->nv + 1] = y;
-	t->pos[3 * t->nv + 2] = z;
-	return (uint32_t)t->nv++;
+	return tri_list_vertex(t->pos, &t->nv, x, y, z);
 }
 
 static void tri(tmesh *t, uint32_t a, uint32_t b, uint32_t c)
 {
 	ck_assert_uint_lt(t->nt, MAX_T);
-	t->idx[3 * t->nt] = a;
-	t->idx[3 * t->nt + 1] = b;
-	t->idx[3 * t->nt + 2] = c;
-	t->nt++;
+	tri_list_triangle(t->idx, &t->nt, a, b, c);
 }
 
 static tmesh *tm_new(void)
@@ -449,6 +444,27 @@ static double against_brute(const clash_shape *a, const clash_shape *b, clash_re
 	return brute;
 }
 
+/* a and b under one random rigid motion: the depth is the closed form
+ * `depth` (not below it), along `away` turned by the motion (each
+ * component within `normal_tol`), and the brute force finds no less. */
+static void moved_closed_form(prng *g, tmesh *a, tmesh *b, double depth, const double *away,
+                              double normal_tol)
+{
+	rigid f;
+	double zero[3] = {0, 0, 0}, n[3];
+	random_rigid(g, &f, 2);
+	place(&a->s, &f, zero);
+	place(&b->s, &f, zero);
+	clash_result r;
+	double brute = against_brute(&a->s, &b->s, &r);
+	ck_assert_msg(r.depth >= depth - 1e-9, "depth %.17g below the closed form", r.depth);
+	ck_near(r.depth, depth, 1e-7);
+	turn(&f, away, n);
+	for (int k = 0; k < 3; k++)
+		ck_near(r.depth_normal[k], n[k], normal_tol);
+	ck_assert(brute >= depth - 1e-8);
+}
+
 /* The U block [0,3]^2 less the slot [1,2] x [1,3], z in [0,3]; the peg
  * [0.9,2.1] x [1.5,3.5] x [1,2] cuts both walls: it leaves by the open
  * side, 1.5 along +y (through a wall takes 2.1, along z 2). */
@@ -460,19 +476,8 @@ START_TEST(peg_in_slot)
 		tmesh *slot = extrude(u, 8, 0, 3);
 		double lo[3] = {0.9, 1.5, 1}, hi[3] = {2.1, 3.5, 2};
 		tmesh *peg = box_mesh(lo, hi);
-		rigid f;
-		double zero[3] = {0, 0, 0}, up[3] = {0, 1, 0}, n[3];
-		random_rigid(&g, &f, 2);
-		place(&slot->s, &f, zero);
-		place(&peg->s, &f, zero);
-		clash_result r;
-		double brute = against_brute(&slot->s, &peg->s, &r);
-		ck_assert_msg(r.depth >= 1.5 - 1e-9, "depth %.17g below the closed form", r.depth);
-		ck_near(r.depth, 1.5, 1e-7);
-		turn(&f, up, n);
-		for (int k = 0; k < 3; k++)
-			ck_near(r.depth_normal[k], n[k], 1e-6);
-		ck_assert(brute >= 1.5 - 1e-8);
+		const double up[3] = {0, 1, 0};
+		moved_closed_form(&g, slot, peg, 1.5, up, 1e-6);
 		tm_free(slot);
 		tm_free(peg);
 	}
@@ -490,21 +495,9 @@ START_TEST(bolt_in_hole)
 	double p[64];
 	ngon(p, 32, 0.45, 0.1, 0);
 	tmesh *bolt = extrude(p, 32, -1, 1.5);
-	for (int round = 0; round < 3; round++) {
-		rigid f;
-		double zero[3] = {0, 0, 0}, back[3] = {-1, 0, 0}, n[3];
-		random_rigid(&g, &f, 2);
-		place(&plate->s, &f, zero);
-		place(&bolt->s, &f, zero);
-		clash_result r;
-		double brute = against_brute(&plate->s, &bolt->s, &r);
-		ck_assert_msg(r.depth >= 0.05 - 1e-9, "depth %.17g below the closed form", r.depth);
-		ck_near(r.depth, 0.05, 1e-7);
-		turn(&f, back, n);
-		for (int k = 0; k < 3; k++)
-			ck_near(r.depth_normal[k], n[k], 1e-5);
-		ck_assert(brute >= 0.05 - 1e-8);
-	}
+	const double back[3] = {-1, 0, 0};
+	for (int round = 0; round < 3; round++)
+		moved_closed_form(&g, plate, bolt, 0.05, back, 1e-5);
 	tm_free(plate);
 	tm_free(bolt);
 }
@@ -889,21 +882,10 @@ END_TEST
 static Suite *mesh_depth_suite(void)
 {
 	Suite *s = suite_create("mesh_depth");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, convex_equals_hulls);
-	tcase_add_test(tc, peg_in_slot);
-	tcase_add_test(tc, bolt_in_hole);
-	tcase_add_test(tc, brackets_and_gears);
-	tcase_add_test(tc, random_box_unions);
-	tcase_add_test(tc, compound_of_meshes);
-	tcase_add_test(tc, convex_against_mesh);
-	tcase_add_test(tc, sphere_in_one_part);
-	tcase_add_test(tc, sphere_in_a_corner);
-	tcase_add_test(tc, face_to_face);
-	tcase_add_test(tc, open_surface);
-	tcase_add_test(tc, cancel);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
+	ck_case(s, "core", 120, CK_TESTS(convex_equals_hulls, peg_in_slot, bolt_in_hole,
+	                                 brackets_and_gears, random_box_unions, compound_of_meshes,
+	                                 convex_against_mesh, sphere_in_one_part,
+	                                 sphere_in_a_corner, face_to_face, open_surface, cancel));
 	return s;
 }
 

@@ -371,17 +371,9 @@ END_TEST
 static Suite *mesh_wire_suite(void)
 {
 	Suite *s = suite_create("mesh_wire");
-	TCase *tc = tcase_create("mesh");
-	tcase_add_test(tc, notch_is_not_the_hull);
-	tcase_add_test(tc, torus_knot_probes);
-	tcase_add_test(tc, inside_the_solid);
-	tcase_add_test(tc, open_surface);
-	tcase_add_test(tc, consecutive_triples);
-	tcase_add_test(tc, bad_meshes);
-	tcase_add_test(tc, mesh_in_a_compound);
-	tcase_add_test(tc, mesh_in_a_scene);
-	tcase_add_test(tc, mesh_in_motion);
-	suite_add_tcase(s, tc);
+	ck_case(s, "mesh", 0, CK_TESTS(notch_is_not_the_hull, torus_knot_probes, inside_the_solid,
+	                               open_surface, consecutive_triples, bad_meshes,
+	                               mesh_in_a_compound, mesh_in_a_scene, mesh_in_motion));
 	return s;
 }
 

@@ -1288,39 +1288,15 @@ END_TEST
 static Suite *method_ipm_suite(void)
 {
 	Suite *s = suite_create("method_ipm");
-	TCase *tc = tcase_create("closed");
-	tcase_add_test(tc, boxes_apart);
-	tcase_add_test(tc, boxes_overlapping_and_touching);
-	tcase_add_test(tc, spheres);
-	tcase_add_test(tc, segment_and_point);
-	tcase_add_test(tc, degenerate);
-	tcase_add_test(tc, posed);
-	tcase_add_test(tc, errors);
-	tcase_add_test(tc, compound);
-	tcase_add_test(tc, iteration_cap);
-	tcase_add_test(tc, cancel);
-	tcase_add_test(tc, unsettled);
-	tcase_add_test(tc, near_corner);
-	tcase_add_test(tc, crosscheck_seeds);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("warm");
-	tcase_add_test(tc, warm_plane);
-	tcase_add_test(tc, warm_frames);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("random");
-	tcase_add_test(tc, dims_4);
-	tcase_add_test(tc, dims_6);
-	tcase_add_test(tc, dims_8);
-	tcase_add_test(tc, large_clouds);
-	tcase_add_loop_test(tc, pairs_3d, 0, 2);
-	tcase_add_test(tc, pairs_2d);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("proto");
-	tcase_add_test(tc, contract);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed", 30, CK_TESTS(boxes_apart, boxes_overlapping_and_touching, spheres,
+	                                  segment_and_point, degenerate, posed, errors, compound,
+	                                  iteration_cap, cancel, unsettled, near_corner,
+	                                  crosscheck_seeds));
+	ck_case(s, "warm", 30, CK_TESTS(warm_plane, warm_frames));
+	TCase *tc = ck_case(s, "random", 120, CK_TESTS(dims_4, dims_6, dims_8, large_clouds));
+	ck_loops(tc, 2, CK_TESTS(pairs_3d));
+	ck_loops(tc, 1, CK_TESTS(pairs_2d));
+	ck_case(s, "proto", 0, CK_TESTS(contract));
 	return s;
 }
 

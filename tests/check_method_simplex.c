@@ -846,19 +846,11 @@ END_TEST
 static Suite *method_simplex_suite(void)
 {
 	Suite *s = suite_create("method_simplex");
-	TCase *tc = tcase_create("closed");
-	tcase_add_test(tc, closed_forms);
-	tcase_add_test(tc, degenerate);
-	tcase_add_test(tc, bland_does_not_cycle);
-	tcase_add_test(tc, dantzig_then_bland);
-	tcase_add_test(tc, target_and_start_inverse);
-	tcase_add_test(tc, wire);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("random");
-	tcase_add_loop_test(tc, random_pairs, 0, 2);
-	tcase_add_loop_test(tc, nd_against_glpk, 0, 5);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed", 0, CK_TESTS(closed_forms, degenerate, bland_does_not_cycle,
+	                                 dantzig_then_bland, target_and_start_inverse, wire));
+	TCase *tc = ck_case(s, "random", 120, NULL);
+	ck_loops(tc, 2, CK_TESTS(random_pairs));
+	ck_loops(tc, 5, CK_TESTS(nd_against_glpk));
 	return s;
 }
 

@@ -827,26 +827,14 @@ END_TEST
 static Suite *motion_suite(void)
 {
 	Suite *s = suite_create("motion");
-	TCase *tc = tcase_create("closed_forms");
-	tcase_add_test(tc, thin_box_through_wall);
-	tcase_add_test(tc, balls_on_lines);
-	tcase_add_test(tc, boxes_sliding_along_axes);
-	tcase_add_test(tc, clearance_time);
-	tcase_add_test(tc, spinning_bar_closed_form);
-	tcase_add_test(tc, compound_moving);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("sampling");
-	tcase_add_test(tc, turning_against_sampling);
-	tcase_add_test(tc, spinning_bars_against_sampling);
-	tcase_add_test(tc, swept_against_sampling);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("poses");
-	tcase_add_test(tc, motion_from_quaternions_is_slerp);
-	tcase_add_test(tc, motion_between_limits);
-	tcase_add_test(tc, query_pose_end);
-	tcase_add_test(tc, query_pose_end_errors);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed_forms", 0, CK_TESTS(thin_box_through_wall, balls_on_lines,
+	                                       boxes_sliding_along_axes, clearance_time,
+	                                       spinning_bar_closed_form, compound_moving));
+	ck_case(s, "sampling", 60, CK_TESTS(turning_against_sampling,
+	                                    spinning_bars_against_sampling,
+	                                    swept_against_sampling));
+	ck_case(s, "poses", 0, CK_TESTS(motion_from_quaternions_is_slerp, motion_between_limits,
+	                                query_pose_end, query_pose_end_errors));
 	return s;
 }
 

@@ -2120,68 +2120,31 @@ END_TEST
 static Suite *operations_suite(void)
 {
 	Suite *s = suite_create("operations");
-	TCase *tc = tcase_create("limits");
+	TCase *tc = ck_case(s, "limits", 30, CK_TESTS(test_limit_body, test_limit_vertices,
+	                                              test_limit_shapes_and_parts, test_limit_depth,
+	                                              test_connection_limit, test_limits_in_proto,
+	                                              test_cancel_hook));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_limit_body);
-	tcase_add_test(tc, test_limit_vertices);
-	tcase_add_test(tc, test_limit_shapes_and_parts);
-	tcase_add_test(tc, test_limit_depth);
-	tcase_add_test(tc, test_connection_limit);
-	tcase_add_test(tc, test_limits_in_proto);
-	tcase_add_test(tc, test_cancel_hook);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("load");
+	tc = ck_case(s, "load", 60, CK_TESTS(test_backpressure, test_overload));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_backpressure);
-	tcase_add_test(tc, test_overload);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("deadlines");
+	tc = ck_case(s, "deadlines", 60, CK_TESTS(test_request_timeout, test_read_timeout,
+	                                          test_drain_timeout, test_drain_backlog,
+	                                          test_drain_under_load));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_request_timeout);
-	tcase_add_test(tc, test_read_timeout);
-	tcase_add_test(tc, test_drain_timeout);
-	tcase_add_test(tc, test_drain_backlog);
-	tcase_add_test(tc, test_drain_under_load);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("observe");
+	tc = ck_case(s, "observe", 30, CK_TESTS(test_metrics, test_request_id, test_openapi,
+	                                        test_log_stuck_stdout));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_metrics);
-	tcase_add_test(tc, test_request_id);
-	tcase_add_test(tc, test_openapi);
-	tcase_add_test(tc, test_log_stuck_stdout);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("security");
+	tc = ck_case(s, "security", 60, CK_TESTS(test_auth, test_cors_preflight_granted,
+	                                         test_cors_preflight_refused,
+	                                         test_cors_preflight_any_path,
+	                                         test_cors_origin_patterns,
+	                                         test_cors_options_not_preflight,
+	                                         test_cors_actual_requests, test_cors_no_origin,
+	                                         test_cors_any_origin, test_cors_off, test_tls));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_auth);
-	tcase_add_test(tc, test_cors_preflight_granted);
-	tcase_add_test(tc, test_cors_preflight_refused);
-	tcase_add_test(tc, test_cors_preflight_any_path);
-	tcase_add_test(tc, test_cors_origin_patterns);
-	tcase_add_test(tc, test_cors_options_not_preflight);
-	tcase_add_test(tc, test_cors_actual_requests);
-	tcase_add_test(tc, test_cors_no_origin);
-	tcase_add_test(tc, test_cors_any_origin);
-	tcase_add_test(tc, test_cors_off);
-	tcase_add_test(tc, test_tls);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("config");
+	tc = ck_case(s, "config", 60, CK_TESTS(test_flags_and_environment, test_bad_values,
+	                                       test_help, test_healthcheck));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_flags_and_environment);
-	tcase_add_test(tc, test_bad_values);
-	tcase_add_test(tc, test_help);
-	tcase_add_test(tc, test_healthcheck);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

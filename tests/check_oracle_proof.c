@@ -557,20 +557,9 @@ END_TEST
 static Suite *oracle_proof_suite(void)
 {
 	Suite *s = suite_create("oracle_proof");
-	TCase *tc = tcase_create("closed_forms");
-	tcase_add_test(tc, box_gaps);
-	tcase_add_test(tc, box_random);
-	tcase_add_test(tc, tetra_points);
-	tcase_add_test(tc, planar);
-	tcase_add_test(tc, radii);
-	tcase_add_test(tc, errors);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("brute_force");
-	tcase_add_test(tc, brute_3d);
-	tcase_add_test(tc, brute_2d);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed_forms", 30, CK_TESTS(box_gaps, box_random, tetra_points, planar, radii,
+	                                        errors));
+	ck_case(s, "brute_force", 60, CK_TESTS(brute_3d, brute_2d));
 	return s;
 }
 

@@ -200,15 +200,7 @@ static void box_mesh(tmesh *t, const double *lo, const double *hi)
 
 static void random_pose(prng *r, double q[4], double t[3])
 {
-	double n = 0.0;
-	for (int k = 0; k < 4; k++) {
-		q[k] = prng_range(r, -1, 1);
-		n += q[k] * q[k];
-	}
-	for (int k = 0; k < 4; k++)
-		q[k] /= sqrt(n);
-	for (int k = 0; k < 3; k++)
-		t[k] = prng_range(r, -5, 5);
+	prng_motion(r, 5, q, t);
 }
 
 static void set_pose(clash_shape *s, const double q[4], const double t[3])
@@ -1019,35 +1011,20 @@ END_TEST
 static Suite *overlap_volume_suite(void)
 {
 	Suite *s = suite_create("overlap_volume");
-	TCase *tc = tcase_create("closed_forms");
-	tcase_add_test(tc, boxes_coplanar_faces);
-	tcase_add_test(tc, box_inside_box);
-	tcase_add_test(tc, scaled_poses);
-	tcase_add_test(tc, l_and_u_against_boxes);
-	tcase_add_test(tc, voxel_blocks_against_cells);
-	tcase_add_test(tc, convex_against_half_spaces);
-	tcase_add_test(tc, box_primitive_against_l);
-	tcase_add_test(tc, compound_with_mesh_part);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("large");
-	tcase_add_test(tc, large_meshes_volume);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed_forms", 60, CK_TESTS(boxes_coplanar_faces, box_inside_box, scaled_poses,
+	                                        l_and_u_against_boxes, voxel_blocks_against_cells,
+	                                        convex_against_half_spaces, box_primitive_against_l,
+	                                        compound_with_mesh_part));
+	ck_case(s, "large", 60, CK_TESTS(large_meshes_volume));
 	return s;
 }
 
 static Suite *overlap_regions_suite(void)
 {
 	Suite *s = suite_create("overlap_regions");
-	TCase *tc = tcase_create("regions");
-	tcase_add_test(tc, bolt_through_plate);
-	tcase_add_test(tc, two_separate_overlaps);
-	tcase_add_test(tc, open_surface_no_volume);
-	tcase_add_test(tc, random_soups_do_not_crash);
-	tcase_add_test(tc, bad_arguments);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "regions", 60, CK_TESTS(bolt_through_plate, two_separate_overlaps,
+	                                   open_surface_no_volume, random_soups_do_not_crash,
+	                                   bad_arguments));
 	return s;
 }
 

@@ -388,14 +388,8 @@ END_TEST
 static Suite *pair_depth_suite(void)
 {
 	Suite *s = suite_create("pairdepth");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, boxes_closed_form);
-	tcase_add_test(tc, peg_in_slot);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("wire");
-	tcase_add_test(tc, scene_matches_query);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "core", 0, CK_TESTS(boxes_closed_form, peg_in_slot));
+	ck_case(s, "wire", 60, CK_TESTS(scene_matches_query));
 	return s;
 }
 

@@ -96,6 +96,22 @@ static void string(prng *g, textbuf *t)
 	textbuf_str(t, "\"");
 }
 
+/* Element i of an array of numbers, blanks about it: when `odd`, one
+ * in `rare` is not a number. */
+static void element(prng *g, textbuf *t, size_t i, int odd, unsigned rare)
+{
+	if (i)
+		textbuf_str(t, ",");
+	blank(g, t);
+	if (odd && prng_next(g) % rare == 0) {
+		static const char *const other[] = {"\"1\"", "[1]", "null", "true", "{}"};
+		textbuf_str(t, other[prng_next(g) % 5]);
+	} else {
+		number(g, t, odd);
+	}
+	blank(g, t);
+}
+
 /* A vertex array of points of `dim` numbers (0: any). */
 static void vertex_text(prng *g, textbuf *t, int dim)
 {
@@ -112,18 +128,8 @@ static void vertex_text(prng *g, textbuf *t, int dim)
 		int d = odd && prng_next(g) % 20 == 0 ? dim + 1 : dim;
 		if (odd && prng_next(g) % 50 == 0)
 			d = 9; /* more than a point may have */
-		for (int k = 0; k < d; k++) {
-			if (k)
-				textbuf_str(t, ",");
-			blank(g, t);
-			if (odd && prng_next(g) % 40 == 0) {
-				static const char *const other[] = {"\"1\"", "[1]", "null", "true", "{}"};
-				textbuf_str(t, other[prng_next(g) % 5]);
-			} else {
-				number(g, t, odd);
-			}
-			blank(g, t);
-		}
+		for (int k = 0; k < d; k++)
+			element(g, t, k, odd, 40);
 		textbuf_str(t, "]");
 	}
 	blank(g, t);
@@ -141,18 +147,8 @@ static void flat_text(prng *g, textbuf *t, int dim)
 	if (odd && n && prng_next(g) % 3 == 0)
 		n--;
 	textbuf_str(t, "[");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			textbuf_str(t, ",");
-		blank(g, t);
-		if (odd && prng_next(g) % 20 == 0) {
-			static const char *const other[] = {"\"1\"", "[1]", "null", "true", "{}"};
-			textbuf_str(t, other[prng_next(g) % 5]);
-		} else {
-			number(g, t, odd);
-		}
-		blank(g, t);
-	}
+	for (size_t i = 0; i < n; i++)
+		element(g, t, i, odd, 20);
 	textbuf_str(t, "]");
 }
 
@@ -614,13 +610,7 @@ END_TEST
 static Suite *parse_as_jansson_suite(void)
 {
 	Suite *s = suite_create("parse_as_jansson");
-	TCase *tc = tcase_create("tree");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_tree);
-	tcase_add_test(tc, test_replies);
-	tcase_add_test(tc, test_depth_at);
-	tcase_add_test(tc, test_depth_scan);
-	suite_add_tcase(s, tc);
+	ck_case(s, "tree", 60, CK_TESTS(test_tree, test_replies, test_depth_at, test_depth_scan));
 	return s;
 }
 

@@ -790,33 +790,12 @@ END_TEST
 static Suite *penetration_suite(void)
 {
 	Suite *s = suite_create("penetration");
-	TCase *tc = tcase_create("closed");
-	tcase_add_test(tc, boxes_each_axis);
-	tcase_add_test(tc, boxes_stacked_touching);
-	tcase_add_test(tc, boxes_edge_and_corner_contact);
-	tcase_add_test(tc, boxes_nested);
-	tcase_add_test(tc, boxes_25x);
-	tcase_add_test(tc, boxes_turned);
-	tcase_add_test(tc, spheres);
-	tcase_add_test(tc, capsules);
-	tcase_add_test(tc, point_in_tetrahedron);
-	tcase_add_test(tc, polygons);
-	tcase_add_test(tc, intervals);
-	tcase_add_test(tc, degenerate);
-	tcase_add_test(tc, far_from_origin);
-	tcase_add_test(tc, wire);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("grid");
-	tcase_add_test(tc, boxes_grid_3d);
-	tcase_add_test(tc, boxes_grid_2d);
-	tcase_add_test(tc, boxes_grid_turned);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("round");
-	tcase_add_test(tc, fine_spheres);
-	tcase_add_test(tc, iteration_cap);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed", 0, CK_TESTS(boxes_each_axis, boxes_stacked_touching,
+	                                 boxes_edge_and_corner_contact, boxes_nested, boxes_25x,
+	                                 boxes_turned, spheres, capsules, point_in_tetrahedron,
+	                                 polygons, intervals, degenerate, far_from_origin, wire));
+	ck_case(s, "grid", 30, CK_TESTS(boxes_grid_3d, boxes_grid_2d, boxes_grid_turned));
+	ck_case(s, "round", 30, CK_TESTS(fine_spheres, iteration_cap));
 	return s;
 }
 

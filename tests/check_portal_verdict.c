@@ -267,12 +267,7 @@ END_TEST
 static Suite *portal_verdict_suite(void)
 {
 	Suite *s = suite_create("portal_verdict");
-	TCase *tc = tcase_create("mpr");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, boxes);
-	tcase_add_test(tc, side_face);
-	tcase_add_test(tc, random_sets);
-	suite_add_tcase(s, tc);
+	ck_case(s, "mpr", 60, CK_TESTS(boxes, side_face, random_sets));
 	return s;
 }
 

@@ -484,23 +484,14 @@ END_TEST
 static Suite *predicates_suite(void)
 {
 	Suite *s = suite_create("predicates");
-	TCase *tc = tcase_create("orient3d");
-	tcase_add_test(tc, orient3d_convention);
-	tcase_add_test(tc, orient3d_random);
-	tcase_add_test(tc, orient3d_coplanar_and_one_ulp_off);
-	tcase_add_test(tc, orient3d_near_coplanar);
-	tcase_add_test(tc, orient3d_coplanar_inexact_differences);
-	tcase_add_test(tc, orient3d_permutations);
-	tcase_add_test(tc, orient3d_value_accurate);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("orient2d");
-	tcase_add_test(tc, orient2d_random);
-	tcase_add_test(tc, orient2d_collinear_and_near);
-	tcase_add_test(tc, orient2d_ulp_grid);
-	tcase_add_test(tc, orient2d_collinear_inexact_differences);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "orient3d", 60, CK_TESTS(orient3d_convention, orient3d_random,
+	                                    orient3d_coplanar_and_one_ulp_off,
+	                                    orient3d_near_coplanar,
+	                                    orient3d_coplanar_inexact_differences,
+	                                    orient3d_permutations, orient3d_value_accurate));
+	ck_case(s, "orient2d", 60, CK_TESTS(orient2d_random, orient2d_collinear_and_near,
+	                                    orient2d_ulp_grid,
+	                                    orient2d_collinear_inexact_differences));
 	return s;
 }
 

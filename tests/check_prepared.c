@@ -610,16 +610,9 @@ END_TEST
 static Suite *prepared_suite(void)
 {
 	Suite *s = suite_create("prepared");
-	TCase *tc = tcase_create("prepared");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, climb_matches_scan);
-	tcase_add_test(tc, pairs_agree);
-	tcase_add_test(tc, big_spheres);
-	tcase_add_test(tc, compact_copy);
-	tcase_add_test(tc, api);
-	tcase_add_test(tc, bytes_same);
-	tcase_add_test(tc, contains_prepared_inner);
-	suite_add_tcase(s, tc);
+	ck_case(s, "prepared", 120, CK_TESTS(climb_matches_scan, pairs_agree, big_spheres,
+	                                     compact_copy, api, bytes_same,
+	                                     contains_prepared_inner));
 	return s;
 }
 

@@ -762,33 +762,14 @@ END_TEST
 static Suite *primitive_suite(void)
 {
 	Suite *s = suite_create("primitive");
-	TCase *tc = tcase_create("closed_forms");
-	tcase_add_test(tc, bad_arguments);
-	tcase_add_test(tc, spheres);
-	tcase_add_test(tc, sphere_and_cylinder);
-	tcase_add_test(tc, parallel_cylinders);
-	tcase_add_test(tc, cone_tip_on_a_box);
-	tcase_add_test(tc, ellipsoid_and_box);
-	tcase_add_test(tc, capsules);
-	tcase_add_test(tc, coaxial);
-	tcase_add_test(tc, curved_cap);
-	tcase_set_timeout(tc, 10);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("random");
-	tcase_add_loop_test(tc, random_poses_against_tessellations, 0, 10);
-	tcase_add_test(tc, verdicts_and_warm_starts);
-	tcase_add_test(tc, coaxial_random);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("methods");
-	tcase_add_test(tc, linear_programs);
-	tcase_add_test(tc, containment);
-	tcase_add_test(tc, curved_inner);
-	tcase_add_test(tc, compounds);
-	tcase_add_test(tc, scenes);
-	tcase_add_test(tc, motion);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
+	ck_case(s, "closed_forms", 10, CK_TESTS(bad_arguments, spheres, sphere_and_cylinder,
+	                                        parallel_cylinders, cone_tip_on_a_box,
+	                                        ellipsoid_and_box, capsules, coaxial, curved_cap));
+	TCase *tc = ck_case(s, "random", 60, NULL);
+	ck_loops(tc, 10, CK_TESTS(random_poses_against_tessellations));
+	ck_loops(tc, 1, CK_TESTS(verdicts_and_warm_starts, coaxial_random));
+	ck_case(s, "methods", 30, CK_TESTS(linear_programs, containment, curved_inner, compounds,
+	                                   scenes, motion));
 	return s;
 }
 

@@ -336,15 +336,8 @@ END_TEST
 static Suite *primitive_wire_suite(void)
 {
 	Suite *s = suite_create("primitive_wire");
-	TCase *tc = tcase_create("wire");
-	tcase_add_test(tc, closed_forms);
-	tcase_add_test(tc, bad_sizes);
-	tcase_add_test(tc, one_kind);
-	tcase_add_test(tc, methods);
-	tcase_add_test(tc, curved_contains);
-	tcase_add_test(tc, scenes_and_motion);
-	tcase_add_test(tc, flat_seed_motion);
-	suite_add_tcase(s, tc);
+	ck_case(s, "wire", 0, CK_TESTS(closed_forms, bad_sizes, one_kind, methods, curved_contains,
+	                               scenes_and_motion, flat_seed_motion));
 	return s;
 }
 

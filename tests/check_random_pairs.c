@@ -1009,20 +1009,13 @@ END_TEST
 static Suite *random_pairs_suite(void)
 {
 	Suite *s = suite_create("random_pairs");
-	TCase *tc = tcase_create("core");
-	tcase_add_loop_test(tc, core_3d, 0, 4);
-	tcase_add_loop_test(tc, core_2d, 0, 2);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("tiny");
-	tcase_add_loop_test(tc, tiny, 0, 2);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("cli");
+	TCase *tc = ck_case(s, "core", 120, NULL);
+	ck_loops(tc, 4, CK_TESTS(core_3d));
+	ck_loops(tc, 2, CK_TESTS(core_2d));
+	tc = ck_case(s, "tiny", 120, NULL);
+	ck_loops(tc, 2, CK_TESTS(tiny));
+	tc = ck_case(s, "cli", 300, CK_TESTS(cli_query));
 	tcase_add_unchecked_fixture(tc, cli_setup, cli_teardown);
-	tcase_add_test(tc, cli_query);
-	tcase_set_timeout(tc, 300);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -158,11 +158,7 @@ END_TEST
 static Suite *readback_as_jansson_suite(void)
 {
 	Suite *s = suite_create("readback_as_jansson");
-	TCase *tc = tcase_create("readback");
-	tcase_add_test(tc, json_states);
-	tcase_add_test(tc, problems_placed);
-	tcase_add_test(tc, scene_tallies);
-	suite_add_tcase(s, tc);
+	ck_case(s, "readback", 0, CK_TESTS(json_states, problems_placed, scene_tallies));
 	return s;
 }
 

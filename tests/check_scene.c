@@ -1611,34 +1611,6 @@ static void documented(json_t *schemas, const char *schema, json_t *value, const
 		              "%s lacks %s", where, json_string_value(json_array_get(req, i)));
 }
 
-/* Equal as JSON, numbers by value. */
-static int same(json_t *x, json_t *y)
-{
-	if (json_is_number(x) && json_is_number(y))
-		return json_number_value(x) == json_number_value(y);
-	if (json_typeof(x) != json_typeof(y))
-		return 0;
-	if (json_is_array(x)) {
-		if (json_array_size(x) != json_array_size(y))
-			return 0;
-		for (size_t i = 0; i < json_array_size(x); i++)
-			if (!same(json_array_get(x, i), json_array_get(y, i)))
-				return 0;
-		return 1;
-	}
-	if (json_is_object(x)) {
-		if (json_object_size(x) != json_object_size(y))
-			return 0;
-		const char *k;
-		json_t *v;
-		json_object_foreach(x, k, v)
-			if (!json_object_get(y, k) || !same(v, json_object_get(y, k)))
-				return 0;
-		return 1;
-	}
-	return json_equal(x, y);
-}
-
 START_TEST(contract)
 {
 	proto_init();
@@ -1715,13 +1687,15 @@ START_TEST(contract)
 		if (want) {
 			json_t *wl = json_object_get(want, "clashes");
 			ck_assert_uint_eq(json_array_size(wl), json_array_size(list));
-			ck_assert(same(json_object_get(want, "candidates"), json_object_get(res, "candidates")));
+			ck_assert(contract_doc_same(json_object_get(want, "candidates"),
+			                            json_object_get(res, "candidates")));
 			json_array_foreach(list, i, c) {
 				json_t *w = json_deep_copy(json_array_get(wl, i)), *g = json_deep_copy(c);
 				json_object_del(w, "penetration");
 				json_object_del(g, "penetration");
 				char *gs = json_dumps(g, JSON_COMPACT);
-				ck_assert_msg(same(w, g), "example %s, clash %zu is answered %s", name, i, gs);
+				ck_assert_msg(contract_doc_same(w, g), "example %s, clash %zu is answered %s",
+				              name, i, gs);
 				free(gs);
 				json_decref(w);
 				json_decref(g);
@@ -1914,36 +1888,16 @@ static void teardown(void)
 static Suite *scene_suite(void)
 {
 	Suite *s = suite_create("scene");
-	TCase *tc = tcase_create("closed_forms");
-	tcase_add_test(tc, classes_closed_form);
-	tcase_add_test(tc, moving_closed_form);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("brute_force");
-	tcase_add_test(tc, brute_force_at_rest);
-	tcase_add_test(tc, duplicates_in_any_order);
-	tcase_add_test(tc, compound_duplicates_in_any_order);
-	tcase_add_test(tc, brute_force_in_motion);
-	tcase_add_test(tc, brute_force_ignore);
-	tcase_add_test(tc, groups_brute_force);
-	tcase_add_test(tc, sparse_scene_scales);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("contract");
-	tcase_add_test(tc, reply_closed_form);
-	tcase_add_test(tc, reply_errors);
-	tcase_add_test(tc, cad_semantics);
-	tcase_add_test(tc, pieces_in_any_order);
-	tcase_add_test(tc, limits_and_cancel);
-	tcase_add_test(tc, reply_bounded);
-	tcase_add_test(tc, contract);
-	tcase_add_test(tc, cli_scene);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("server");
+	ck_case(s, "closed_forms", 0, CK_TESTS(classes_closed_form, moving_closed_form));
+	ck_case(s, "brute_force", 60, CK_TESTS(brute_force_at_rest, duplicates_in_any_order,
+	                                       compound_duplicates_in_any_order,
+	                                       brute_force_in_motion, brute_force_ignore,
+	                                       groups_brute_force, sparse_scene_scales));
+	ck_case(s, "contract", 30, CK_TESTS(reply_closed_form, reply_errors, cad_semantics,
+	                                    pieces_in_any_order, limits_and_cancel, reply_bounded,
+	                                    contract, cli_scene));
+	TCase *tc = ck_case(s, "server", 60, CK_TESTS(server_scene));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, server_scene);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

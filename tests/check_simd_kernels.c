@@ -391,20 +391,11 @@ END_TEST
 static Suite *simd_kernels_suite(void)
 {
 	Suite *s = suite_create("simd_kernels");
-	TCase *tc = tcase_create("kernels");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, merge4);
-	tcase_add_test(tc, max_dot3);
-	tcase_add_test(tc, box3);
+	TCase *tc = ck_case(s, "kernels", 60, CK_TESTS(merge4, max_dot3, box3));
 #if defined(LANES_AVX)
-	tcase_add_test(tc, soa_scans);
+	ck_loops(tc, 1, CK_TESTS(soa_scans));
 #endif
-	tcase_add_test(tc, face_planes);
-	tcase_add_test(tc, first_min);
-	tcase_add_test(tc, first_above);
-	tcase_add_test(tc, pivot5);
-	tcase_add_test(tc, small_moves);
-	suite_add_tcase(s, tc);
+	ck_loops(tc, 1, CK_TESTS(face_planes, first_min, first_above, pivot5, small_moves));
 	return s;
 }
 

@@ -672,18 +672,11 @@ END_TEST
 static Suite *slow_suite(void)
 {
 	Suite *s = suite_create("slow");
-	TCase *tc = tcase_create("attacks");
+	TCase *tc = ck_case(s, "attacks", 60, CK_TESTS(test_slow_headers, test_vanish,
+	                                               test_slow_bodies, test_silent_one_address,
+	                                               test_silent_ten_addresses, test_idle_order,
+	                                               test_client_quota, test_config));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_slow_headers);
-	tcase_add_test(tc, test_vanish);
-	tcase_add_test(tc, test_slow_bodies);
-	tcase_add_test(tc, test_silent_one_address);
-	tcase_add_test(tc, test_silent_ten_addresses);
-	tcase_add_test(tc, test_idle_order);
-	tcase_add_test(tc, test_client_quota);
-	tcase_add_test(tc, test_config);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

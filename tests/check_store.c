@@ -1951,34 +1951,19 @@ END_TEST
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("store");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_ids);
-	tcase_add_test(tc, test_canonical_form_read_back);
-	tcase_add_test(tc, test_tenants_kept_apart);
-	tcase_add_test(tc, test_tenant_share);
-	tcase_add_test(tc, test_delete_refused_by_default);
-	tcase_add_test(tc, test_primitives);
-	tcase_add_test(tc, test_meshes);
-	tcase_add_test(tc, test_ref_answers_equal_inline);
-	tcase_add_test(tc, test_ref_radius_adds);
-	tcase_add_test(tc, test_concurrent_uploads);
-	tcase_add_test(tc, test_eviction_under_load);
-	tcase_add_test(tc, test_unknown_refs);
-	tcase_add_test(tc, test_bad_uploads);
-	tcase_add_test(tc, test_get_head_delete);
-	tcase_add_test(tc, test_positions_same_as_vertices);
-	tcase_add_test(tc, test_positions_bad_and_limits);
-	tcase_add_test(tc, test_largest_shape_fits);
-	tcase_add_test(tc, test_refs_count_as_shapes);
-	tcase_add_test(tc, test_prepared_on_first_use);
-	tcase_add_test(tc, test_charge_is_memory);
-	tcase_add_test(tc, test_held_after_removal_counted);
-	tcase_add_test(tc, test_client_share);
-	tcase_add_test(tc, test_client_last_value);
-	tcase_add_test(tc, test_client_share_http);
-	tcase_add_test(tc, test_held_after_delete_metric);
-	suite_add_tcase(s, tc);
+	ck_case(s, "store", 120, CK_TESTS(test_ids, test_canonical_form_read_back,
+	                                  test_tenants_kept_apart, test_tenant_share,
+	                                  test_delete_refused_by_default, test_primitives,
+	                                  test_meshes, test_ref_answers_equal_inline,
+	                                  test_ref_radius_adds, test_concurrent_uploads,
+	                                  test_eviction_under_load, test_unknown_refs,
+	                                  test_bad_uploads, test_get_head_delete,
+	                                  test_positions_same_as_vertices,
+	                                  test_positions_bad_and_limits, test_largest_shape_fits,
+	                                  test_refs_count_as_shapes, test_prepared_on_first_use,
+	                                  test_charge_is_memory, test_held_after_removal_counted,
+	                                  test_client_share, test_client_last_value,
+	                                  test_client_share_http, test_held_after_delete_metric));
 	return s;
 }
 

@@ -519,19 +519,10 @@ END_TEST
 static Suite *tri_overlap_suite(void)
 {
 	Suite *s = suite_create("tri_overlap");
-	TCase *tc = tcase_create("overlap");
-	tcase_add_test(tc, constructed_contacts);
-	tcase_add_test(tc, constructed_degenerate);
-	tcase_add_test(tc, random_against_gjk);
-	tcase_add_test(tc, random_coplanar_against_gjk);
-	tcase_add_test(tc, near_contacts_consistent);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("segment");
-	tcase_add_test(tc, segment_cross_constructed);
-	tcase_add_test(tc, segment_cross_against_gmp);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	ck_case(s, "overlap", 120, CK_TESTS(constructed_contacts, constructed_degenerate,
+	                                    random_against_gjk, random_coplanar_against_gjk,
+	                                    near_contacts_consistent));
+	ck_case(s, "segment", 60, CK_TESTS(segment_cross_constructed, segment_cross_against_gmp));
 	return s;
 }
 

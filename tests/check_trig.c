@@ -232,20 +232,10 @@ END_TEST
 static Suite *trig_suite(void)
 {
 	Suite *s = suite_create("trig");
-	TCase *tc = tcase_create("sin_cos");
-	tcase_add_test(tc, sin_cos_random);
-	tcase_add_test(tc, sin_cos_large);
-	tcase_add_test(tc, sin_cos_near_multiples_of_half_pi);
-	tcase_add_test(tc, sin_cos_special);
-	tcase_add_test(tc, sin_cos_symmetry);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("atan2");
-	tcase_add_test(tc, atan2_random);
-	tcase_add_test(tc, atan2_special);
-	tcase_add_test(tc, acos_random);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
+	ck_case(s, "sin_cos", 120, CK_TESTS(sin_cos_random, sin_cos_large,
+	                                    sin_cos_near_multiples_of_half_pi, sin_cos_special,
+	                                    sin_cos_symmetry));
+	ck_case(s, "atan2", 120, CK_TESTS(atan2_random, atan2_special, acos_random));
 	return s;
 }
 

@@ -235,16 +235,9 @@ END_TEST
 static Suite *units_suite(void)
 {
 	Suite *s = suite_create("units");
-	TCase *tc = tcase_create("wire");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, query_echoes_units);
-	tcase_add_test(tc, batch_contains_and_scene_echo_units);
-	tcase_add_test(tc, different_units_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("store");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, stored_shapes_keep_units);
-	suite_add_tcase(s, tc);
+	ck_case(s, "wire", 30, CK_TESTS(query_echoes_units, batch_contains_and_scene_echo_units,
+	                                different_units_refused));
+	ck_case(s, "store", 60, CK_TESTS(stored_shapes_keep_units));
 	return s;
 }
 

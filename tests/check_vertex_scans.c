@@ -222,13 +222,8 @@ END_TEST
 static Suite *vertex_scans_suite(void)
 {
 	Suite *s = suite_create("vertex_scans");
-	TCase *tc = tcase_create("scan");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, scan_is_the_plain_scan);
-	tcase_add_test(tc, copy_scans_are_the_plain_scan);
-	tcase_add_test(tc, bounds_and_extreme);
-	tcase_add_test(tc, huge_is_not_nan);
-	suite_add_tcase(s, tc);
+	ck_case(s, "scan", 30, CK_TESTS(scan_is_the_plain_scan, copy_scans_are_the_plain_scan,
+	                                bounds_and_extreme, huge_is_not_nan));
 	return s;
 }
 

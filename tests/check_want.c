@@ -307,15 +307,8 @@ END_TEST
 static Suite *want_suite(void)
 {
 	Suite *s = suite_create("want");
-	TCase *tc = tcase_create("want");
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, gjk88_verdicts);
-	tcase_add_test(tc, random_pairs);
-	tcase_add_test(tc, higher_dimensions);
-	tcase_add_test(tc, compounds);
-	tcase_add_test(tc, toi_ignores_want);
-	tcase_add_test(tc, wire);
-	suite_add_tcase(s, tc);
+	ck_case(s, "want", 240, CK_TESTS(gjk88_verdicts, random_pairs, higher_dimensions, compounds,
+	                                 toi_ignores_want, wire));
 	return s;
 }
 

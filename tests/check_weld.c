@@ -26,6 +26,7 @@
 #include "mesh.h"
 #include "prng.h"
 #include "textbuf.h"
+#include "tri_list.h"
 #include "weld.h"
 
 /* ---- the oracle ------------------------------------------------------------ */
@@ -237,18 +238,12 @@ typedef struct wmesh {
 
 static uint32_t vtx(wmesh *t, double x, double y, double z)
 {
-	t->pos[3 * t->nv] = x;
-	t->pos[3 * t->nv + 1] = y;
-	t->pos[3 * t->nv + 2] = z;
-	return (uint32_t)t->nv++;
+	return tri_list_vertex(t->pos, &t->nv, x, y, z);
 }
 
 static void tri(wmesh *t, uint32_t a, uint32_t b, uint32_t c)
 {
-	t->idx[3 * t->nt] = a;
-	t->idx[3 * t->nt + 1] = b;
-	t->idx[3 * t->nt + 2] = c;
-	t->nt++;
+	tri_list_triangle(t->idx, &t->nt, a, b, c);
 }
 
 /* A UV sphere (nu longitudes, nb bands) about c, outward, room for nv
@@ -992,21 +987,12 @@ END_TEST
 static Suite *weld_suite(void)
 {
 	Suite *s = suite_create("weld");
-	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, clusters_match_brute_force);
-	tcase_add_test(tc, seam_duplicates_answer_as_welded);
-	tcase_add_test(tc, apart_beyond_tolerance_stay_apart);
-	tcase_add_test(tc, weld_zero_is_mesh_build);
-	tcase_add_test(tc, bad_weld_refused);
-	tcase_add_test(tc, dense_clump_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("wire");
-	tcase_set_timeout(tc, 90);
-	tcase_add_test(tc, wire_seams_answer_as_welded);
-	tcase_add_test(tc, wire_weld_setting);
-	tcase_add_test(tc, wire_import_weld);
-	suite_add_tcase(s, tc);
+	ck_case(s, "core", 60, CK_TESTS(clusters_match_brute_force,
+	                                seam_duplicates_answer_as_welded,
+	                                apart_beyond_tolerance_stay_apart, weld_zero_is_mesh_build,
+	                                bad_weld_refused, dense_clump_refused));
+	ck_case(s, "wire", 90, CK_TESTS(wire_seams_answer_as_welded, wire_weld_setting,
+	                                wire_import_weld));
 	return s;
 }
 

@@ -565,19 +565,16 @@ END_TEST
 static Suite *winding_suite(void)
 {
 	Suite *s = suite_create("winding_number");
-	TCase *tc = tcase_create("winding_number");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, closed_box_and_sphere_wind_once);
-	tcase_add_test(tc, one_triangle_removed_stays_inside);
-	tcase_add_test(tc, seams_duplicated_1e15_away_wind_as_welded);
-	tcase_add_test(tc, flipped_face_is_turned_back);
-	tcase_add_test(tc, overlapping_cubes_wind_twice);
-	tcase_add_test(tc, open_sheet_encloses_nothing);
-	tcase_add_test(tc, large_mesh_tree_against_brute_force);
-	tcase_add_test(tc, far_field_is_second_order);
-	tcase_add_test(tc, huge_coordinates_open_every_node);
-	tcase_add_test(tc, far_field_build_errors);
-	suite_add_tcase(s, tc);
+	ck_case(s, "winding_number", 120, CK_TESTS(closed_box_and_sphere_wind_once,
+	                                           one_triangle_removed_stays_inside,
+	                                           seams_duplicated_1e15_away_wind_as_welded,
+	                                           flipped_face_is_turned_back,
+	                                           overlapping_cubes_wind_twice,
+	                                           open_sheet_encloses_nothing,
+	                                           large_mesh_tree_against_brute_force,
+	                                           far_field_is_second_order,
+	                                           huge_coordinates_open_every_node,
+	                                           far_field_build_errors));
 	return s;
 }
 

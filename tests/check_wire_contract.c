@@ -1366,36 +1366,6 @@ static void check_documented(json_t *schemas, const char *schema, json_t *value,
 	}
 }
 
-/* Equal as JSON values, numbers compared by value (1 == 1.0, -0.0 == 0). */
-static int same_json(json_t *x, json_t *y)
-{
-	if (json_is_number(x) && json_is_number(y))
-		return json_number_value(x) == json_number_value(y);
-	if (json_typeof(x) != json_typeof(y))
-		return 0;
-	if (json_is_array(x)) {
-		if (json_array_size(x) != json_array_size(y))
-			return 0;
-		for (size_t i = 0; i < json_array_size(x); i++)
-			if (!same_json(json_array_get(x, i), json_array_get(y, i)))
-				return 0;
-		return 1;
-	}
-	if (json_is_object(x)) {
-		if (json_object_size(x) != json_object_size(y))
-			return 0;
-		const char *k;
-		json_t *v;
-		json_object_foreach(x, k, v) {
-			json_t *w = json_object_get(y, k);
-			if (!w || !same_json(v, w))
-				return 0;
-		}
-		return 1;
-	}
-	return json_equal(x, y);
-}
-
 START_TEST(contract_examples)
 {
 	json_t *api = contract_doc_load();
@@ -1421,8 +1391,8 @@ START_TEST(contract_examples)
 			"value");
 		if (shown) {
 			char *want = json_dumps(shown, JSON_COMPACT), *got = json_dumps(res, JSON_COMPACT);
-			ck_assert_msg(same_json(shown, res), "example %s shows %s, the answer is %s", name,
-			              want, got);
+			ck_assert_msg(contract_doc_same(shown, res), "example %s shows %s, the answer is %s",
+			              name, want, got);
 			free(want);
 			free(got);
 		}
@@ -1488,58 +1458,31 @@ static void setup(void)
 static Suite *wire_contract_suite(void)
 {
 	Suite *s = suite_create("wire_contract");
-	TCase *tc = tcase_create("malformed");
+	TCase *tc = ck_case(s, "malformed", 0, CK_TESTS(malformed_syntax,
+	                                                malformed_duplicates_trailing_empty,
+	                                                malformed_empty_located,
+	                                                malformed_bytes_and_ends,
+	                                                malformed_too_deep, number_overflow));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, malformed_syntax);
-	tcase_add_test(tc, malformed_duplicates_trailing_empty);
-	tcase_add_test(tc, malformed_empty_located);
-	tcase_add_test(tc, malformed_bytes_and_ends);
-	tcase_add_test(tc, malformed_too_deep);
-	tcase_add_test(tc, number_overflow);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("invalid");
+	tc = ck_case(s, "invalid", 0, CK_TESTS(top_level, vertices_required_and_nonempty,
+	                                       mixed_dimensions, radius,
+	                                       pose_rotation_angle_translation, pose_matrix,
+	                                       method_and_options, unknown_members, wrong_types,
+	                                       warm_indices, answer_out_of_range));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, top_level);
-	tcase_add_test(tc, vertices_required_and_nonempty);
-	tcase_add_test(tc, mixed_dimensions);
-	tcase_add_test(tc, radius);
-	tcase_add_test(tc, pose_rotation_angle_translation);
-	tcase_add_test(tc, pose_matrix);
-	tcase_add_test(tc, method_and_options);
-	tcase_add_test(tc, unknown_members);
-	tcase_add_test(tc, wrong_types);
-	tcase_add_test(tc, warm_indices);
-	tcase_add_test(tc, answer_out_of_range);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("answers");
+	tc = ck_case(s, "answers", 0, CK_TESTS(cubes_two_apart, overlapping_cubes,
+	                                       poses_radii_dimensions, integers_are_numbers,
+	                                       subnormal_coordinates, warm_round_trip,
+	                                       decoded_values, concurrent_replies));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, cubes_two_apart);
-	tcase_add_test(tc, overlapping_cubes);
-	tcase_add_test(tc, poses_radii_dimensions);
-	tcase_add_test(tc, integers_are_numbers);
-	tcase_add_test(tc, subnormal_coordinates);
-	tcase_add_test(tc, warm_round_trip);
-	tcase_add_test(tc, decoded_values);
-	tcase_add_test(tc, concurrent_replies);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("encoding");
+	tc = ck_case(s, "encoding", 0, CK_TESTS(doubles_round_trip, never_non_finite,
+	                                        problem_replies));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, doubles_round_trip);
-	tcase_add_test(tc, never_non_finite);
-	tcase_add_test(tc, problem_replies);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("scanner");
-	tcase_add_test(tc, scanner_tricky);
-	tcase_add_test(tc, scanner_against_jansson);
-	tcase_add_test(tc, scanner_any_bytes);
-	tcase_set_timeout(tc, 30);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("contract");
+	ck_case(s, "scanner", 30, CK_TESTS(scanner_tricky, scanner_against_jansson,
+	                                   scanner_any_bytes));
+	tc = ck_case(s, "contract", 0, CK_TESTS(contract_document, contract_examples,
+	                                        contract_members_known));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, contract_document);
-	tcase_add_test(tc, contract_examples);
-	tcase_add_test(tc, contract_members_known);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -79,3 +79,32 @@ json_t *contract_doc_load(void)
 {
 	return contract_doc_read(OPENAPI_PATH, 1);
 }
+
+int contract_doc_same(json_t *x, json_t *y)
+{
+	if (json_is_number(x) && json_is_number(y))
+		return json_number_value(x) == json_number_value(y);
+	if (json_typeof(x) != json_typeof(y))
+		return 0;
+	if (json_is_array(x)) {
+		if (json_array_size(x) != json_array_size(y))
+			return 0;
+		for (size_t i = 0; i < json_array_size(x); i++)
+			if (!contract_doc_same(json_array_get(x, i), json_array_get(y, i)))
+				return 0;
+		return 1;
+	}
+	if (json_is_object(x)) {
+		if (json_object_size(x) != json_object_size(y))
+			return 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(x, k, v) {
+			json_t *w = json_object_get(y, k);
+			if (!w || !contract_doc_same(v, w))
+				return 0;
+		}
+		return 1;
+	}
+	return json_equal(x, y);
+}

@@ -15,4 +15,8 @@ json_t *contract_doc_load(void);
 /* The YAML file at path the same way, integers read as reals or not. */
 json_t *contract_doc_read(const char *path, int ints_as_reals);
 
+/* Whether x and y are equal as JSON values, numbers compared by value
+ * (1 == 1.0, -0.0 == 0): an example in the document against an answer. */
+int contract_doc_same(json_t *x, json_t *y);
+
 #endif

@@ -73,6 +73,22 @@ static inline void prng_rotation(prng *r, double q[4])
 	q[3] = b * cos(u3);
 }
 
+/* A random motion: a rotation q (a point of [-1, 1)^4 scaled to unit
+ * length, not uniform over rotations as prng_rotation is) and a
+ * translation t in [-spread, spread)^3, drawn in that order. */
+static inline void prng_motion(prng *r, double spread, double q[4], double t[3])
+{
+	double n = 0;
+	for (int k = 0; k < 4; k++) {
+		q[k] = prng_range(r, -1, 1);
+		n += q[k] * q[k];
+	}
+	for (int k = 0; k < 4; k++)
+		q[k] /= sqrt(n);
+	for (int k = 0; k < 3; k++)
+		t[k] = prng_range(r, -spread, spread);
+}
+
 /* Uniform direction on the unit sphere in dim dimensions. */
 static inline void prng_direction(prng *r, int dim, double *u)
 {

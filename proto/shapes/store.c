@@ -26,7 +26,19 @@
 
 typedef struct client client;
 
+/* The first member of an entry and of a client: a node of a chained hash
+ * table (its size a power of two). */
+typedef struct chained {
+	struct chained *chain; /* next in its bucket */
+} chained;
+
+typedef struct table {
+	chained **b;
+	size_t n;
+} table;
+
 struct proto_store_entry {
+	chained node;                    /* in the table of keys */
 	uint8_t key[PROTO_STORE_KEY];
 	void *value;
 	size_t bytes;                    /* the value's and the store's own */
@@ -34,7 +46,6 @@ struct proto_store_entry {
 	unsigned refs;
 	int linked;                      /* in the table and the lists */
 	client *owner;                   /* NULL: nobody's */
-	struct proto_store_entry *chain; /* next in its bucket */
 	struct proto_store_entry *newer, *older;   /* everybody's list */
 	struct proto_store_entry *cnewer, *colder; /* its owner's list */
 	struct proto_store_entry *gone;  /* in a list of entries to free */
@@ -44,22 +55,20 @@ typedef struct proto_store_entry entry;
 
 /* A client with entries counted (linked or held after removal). */
 struct client {
+	chained node;     /* in the table of addresses */
 	uint8_t addr[PROTO_STORE_CLIENT];
 	size_t budget;    /* its own bound (a tenant's); 0: the store's */
 	size_t bytes;
 	size_t counted;   /* entries counting against it */
 	entry *newest, *oldest;
-	client *chain;    /* next in its bucket */
 };
 
 struct proto_store {
 	pthread_mutex_t lock;
-	entry **buckets;
-	size_t nbuckets; /* a power of two */
-	uint64_t mix;    /* odd */
+	table by_key;  /* the entries */
+	table by_addr; /* the clients */
+	uint64_t mix;  /* odd */
 	entry *newest, *oldest;
-	client **cbuckets; /* the clients' table, as the entries' */
-	size_t ncbuckets;
 	proto_store_stats st;
 	const struct proto_shape_tier *tier;
 	/* A view (proto_store_view): every call goes to `base` with its keys
@@ -91,12 +100,12 @@ proto_store *proto_store_new(size_t budget, size_t client_budget)
 	proto_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->nbuckets = s->ncbuckets = 64;
-	s->buckets = calloc(s->nbuckets, sizeof *s->buckets);
-	s->cbuckets = calloc(s->ncbuckets, sizeof *s->cbuckets);
-	if (!s->buckets || !s->cbuckets || pthread_mutex_init(&s->lock, NULL) != 0) {
-		free(s->buckets);
-		free(s->cbuckets);
+	s->by_key.n = s->by_addr.n = 64;
+	s->by_key.b = calloc(s->by_key.n, sizeof *s->by_key.b);
+	s->by_addr.b = calloc(s->by_addr.n, sizeof *s->by_addr.b);
+	if (!s->by_key.b || !s->by_addr.b || pthread_mutex_init(&s->lock, NULL) != 0) {
+		free(s->by_key.b);
+		free(s->by_addr.b);
 		free(s);
 		return NULL;
 	}
@@ -132,30 +141,69 @@ void proto_store_free(proto_store *s)
 		all = e;
 	}
 	free_entries(all);
-	for (size_t i = 0; i < s->ncbuckets; i++)
-		for (client *c = s->cbuckets[i], *next; c; c = next) {
+	for (size_t i = 0; i < s->by_addr.n; i++)
+		for (chained *c = s->by_addr.b[i], *next; c; c = next) {
 			next = c->chain;
 			free(c);
 		}
-	free(s->cbuckets);
-	free(s->buckets);
+	free(s->by_addr.b);
+	free(s->by_key.b);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
-static size_t bucket_of(const proto_store *s, const uint8_t key[PROTO_STORE_KEY])
+/* The bucket of t for a node whose bits are `bits`, mixed with the
+ * store's multiplier. */
+static chained **bucket(const proto_store *s, const table *t, uint64_t bits)
+{
+	return &t->b[(size_t)((bits * s->mix) >> 32) & (t->n - 1)];
+}
+
+static uint64_t key_bits(const uint8_t key[PROTO_STORE_KEY])
 {
 	uint64_t k;
 	memcpy(&k, key, sizeof k);
-	return (size_t)((k * s->mix) >> 32) & (s->nbuckets - 1);
+	return k;
 }
 
-static entry **find(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
+static uint64_t entry_bits(const chained *e)
 {
-	entry **pp = &s->buckets[bucket_of(s, key)];
-	while (*pp && memcmp((*pp)->key, key, PROTO_STORE_KEY) != 0)
+	return key_bits(((const entry *)e)->key);
+}
+
+/* Double t when its nodes (`count`) outnumber its buckets (failing
+ * quietly: chains just grow); bits: a node's, as bucket() takes them. */
+static void grow(const proto_store *s, table *t, size_t count, uint64_t (*bits)(const chained *))
+{
+	if (count < t->n)
+		return;
+	table fresh = {calloc(2 * t->n, sizeof(chained *)), 2 * t->n};
+	if (!fresh.b)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		for (chained *c = t->b[i], *next; c; c = next) {
+			next = c->chain;
+			chained **b = bucket(s, &fresh, bits(c));
+			c->chain = *b;
+			*b = c;
+		}
+	}
+	free(t->b);
+	*t = fresh;
+}
+
+/* Where the entry of `key` is linked (holding NULL: nowhere). */
+static chained **find(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
+{
+	chained **pp = bucket(s, &s->by_key, key_bits(key));
+	while (*pp && memcmp(((entry *)*pp)->key, key, PROTO_STORE_KEY) != 0)
 		pp = &(*pp)->chain;
 	return pp;
+}
+
+static entry *lookup(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
+{
+	return (entry *)*find(s, key);
 }
 
 /* Take e out of the lists it is in (it is linked). */
@@ -206,56 +254,37 @@ static void list_push(proto_store *s, entry *e)
 	c->newest = e;
 }
 
-/* Addresses are chosen by clients (an IPv6 /64 holds many): mixed with
- * the store's multiplier like keys. */
-static size_t client_bucket(const proto_store *s, const uint8_t addr[PROTO_STORE_CLIENT])
+/* Addresses are chosen by clients (an IPv6 /64 holds many): hashed
+ * (FNV-1a) before they are mixed like keys. */
+static uint64_t addr_bits(const uint8_t addr[PROTO_STORE_CLIENT])
 {
 	uint64_t h = 0xcbf29ce484222325u;
 	for (int i = 0; i < PROTO_STORE_CLIENT; i++)
 		h = (h ^ addr[i]) * 0x100000001b3u;
-	return (size_t)((h * s->mix) >> 32) & (s->ncbuckets - 1);
+	return h;
 }
 
-/* Double the clients' buckets when the clients outnumber them (failing
- * quietly, as grow()). */
-static void grow_clients(proto_store *s)
+static uint64_t client_bits(const chained *c)
 {
-	if (s->st.clients < s->ncbuckets)
-		return;
-	size_t old_n = s->ncbuckets;
-	client **old = s->cbuckets;
-	client **fresh = calloc(2 * old_n, sizeof *fresh);
-	if (!fresh)
-		return;
-	s->cbuckets = fresh;
-	s->ncbuckets = 2 * old_n;
-	for (size_t i = 0; i < old_n; i++) {
-		for (client *c = old[i], *next; c; c = next) {
-			next = c->chain;
-			size_t b = client_bucket(s, c->addr);
-			c->chain = fresh[b];
-			fresh[b] = c;
-		}
-	}
-	free(old);
+	return addr_bits(((const client *)c)->addr);
 }
 
 /* The client of address `addr`, added when it is not there (NULL when
  * memory ran out: then the entry is nobody's). */
 static client *client_of(proto_store *s, const uint8_t addr[PROTO_STORE_CLIENT])
 {
-	client **pp = &s->cbuckets[client_bucket(s, addr)];
-	for (client *c = *pp; c; c = c->chain)
-		if (memcmp(c->addr, addr, PROTO_STORE_CLIENT) == 0)
-			return c;
+	chained **pp = bucket(s, &s->by_addr, addr_bits(addr));
+	for (chained *n = *pp; n; n = n->chain)
+		if (memcmp(((client *)n)->addr, addr, PROTO_STORE_CLIENT) == 0)
+			return (client *)n;
 	client *c = calloc(1, sizeof *c);
 	if (!c)
 		return NULL;
 	memcpy(c->addr, addr, PROTO_STORE_CLIENT);
-	c->chain = *pp;
-	*pp = c;
+	c->node.chain = *pp;
+	*pp = &c->node;
 	s->st.clients++;
-	grow_clients(s);
+	grow(s, &s->by_addr, s->st.clients, client_bits);
 	return c;
 }
 
@@ -270,10 +299,10 @@ static void uncount(proto_store *s, entry *e)
 	c->bytes -= e->bytes;
 	if (--c->counted)
 		return;
-	client **pp = &s->cbuckets[client_bucket(s, c->addr)];
-	while (*pp != c)
+	chained **pp = bucket(s, &s->by_addr, addr_bits(c->addr));
+	while (*pp != &c->node)
 		pp = &(*pp)->chain;
-	*pp = c->chain;
+	*pp = c->node.chain;
 	free(c);
 	s->st.clients--;
 }
@@ -282,8 +311,8 @@ static void uncount(proto_store *s, entry *e)
  * held (its memory is still there), else it goes onto *gone. */
 static void unlink_entry(proto_store *s, entry *e, entry **gone)
 {
-	entry **pp = find(s, e->key);
-	*pp = e->chain;
+	chained **pp = find(s, e->key);
+	*pp = e->node.chain;
 	list_remove(s, e);
 	e->linked = 0;
 	s->st.entries--;
@@ -326,30 +355,6 @@ static void evict(proto_store *s, client *c, size_t cneed, size_t need, entry **
 	}
 }
 
-/* Double the buckets when the entries outnumber them (failing quietly:
- * chains just grow). */
-static void grow(proto_store *s)
-{
-	if (s->st.entries < s->nbuckets)
-		return;
-	size_t old_n = s->nbuckets;
-	entry **old = s->buckets;
-	entry **fresh = calloc(2 * old_n, sizeof *fresh);
-	if (!fresh)
-		return;
-	s->buckets = fresh;
-	s->nbuckets = 2 * old_n;
-	for (size_t i = 0; i < old_n; i++) {
-		for (entry *e = old[i], *next; e; e = next) {
-			next = e->chain;
-			size_t b = bucket_of(s, e->key);
-			e->chain = fresh[b];
-			fresh[b] = e;
-		}
-	}
-	free(old);
-}
-
 /* The store's own bytes for an entry: its block (with malloc's header)
  * and its share of the buckets (at most two pointers an entry). */
 static size_t entry_cost(entry *e)
@@ -369,10 +374,10 @@ static void insert(proto_store *s, entry *fresh, const uint8_t *addr, size_t cbu
 	if (c)
 		c->counted++;
 	evict(s, c, fresh->bytes, fresh->bytes, gone);
-	grow(s);
-	entry **pp = find(s, fresh->key);
-	fresh->chain = *pp;
-	*pp = fresh;
+	grow(s, &s->by_key, s->st.entries, entry_bits);
+	chained **pp = find(s, fresh->key);
+	fresh->node.chain = *pp;
+	*pp = &fresh->node;
 	fresh->owner = c;
 	list_push(s, fresh);
 	fresh->linked = 1;
@@ -416,9 +421,8 @@ proto_store_entry *proto_store_put(proto_store *s, const uint8_t key[PROTO_STORE
 	fresh->refs = 1;
 
 	pthread_mutex_lock(&s->lock);
-	entry **pp = find(s, key);
-	if (*pp) {
-		held = *pp;
+	held = lookup(s, key);
+	if (held) {
 		held->refs++;
 		list_remove(s, held);
 		list_push(s, held);
@@ -467,7 +471,7 @@ proto_store_entry *proto_store_acquire(proto_store *s, const uint8_t key[PROTO_S
 	uint8_t buf[PROTO_STORE_KEY];
 	s = resolve(s, &key, buf);
 	pthread_mutex_lock(&s->lock);
-	entry *e = *find(s, key);
+	entry *e = lookup(s, key);
 	if (e) {
 		e->refs++;
 		list_remove(s, e);
@@ -485,7 +489,7 @@ int proto_store_has(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 	uint8_t buf[PROTO_STORE_KEY];
 	s = resolve(s, &key, buf);
 	pthread_mutex_lock(&s->lock);
-	int there = *find(s, key) != NULL;
+	int there = lookup(s, key) != NULL;
 	pthread_mutex_unlock(&s->lock);
 	return there;
 }
@@ -496,7 +500,7 @@ int proto_store_peek(proto_store *s, const uint8_t key[PROTO_STORE_KEY],
 	uint8_t buf[PROTO_STORE_KEY];
 	s = resolve(s, &key, buf);
 	pthread_mutex_lock(&s->lock);
-	entry *e = *find(s, key);
+	entry *e = lookup(s, key);
 	if (e)
 		read(e->value, arg);
 	pthread_mutex_unlock(&s->lock);
@@ -544,7 +548,7 @@ int proto_store_remove(proto_store *s, const uint8_t key[PROTO_STORE_KEY])
 	s = resolve(s, &key, buf);
 	entry *gone = NULL;
 	pthread_mutex_lock(&s->lock);
-	entry *e = *find(s, key);
+	entry *e = lookup(s, key);
 	int found = e != NULL;
 	if (e)
 		unlink_entry(s, e, &gone);
@@ -561,11 +565,13 @@ size_t proto_store_view_usage(proto_store *view, size_t *entries)
 	proto_store *s = view->base;
 	size_t bytes = 0;
 	pthread_mutex_lock(&s->lock);
-	for (client *c = s->cbuckets[client_bucket(s, view->salt)]; c; c = c->chain)
+	for (chained *n = *bucket(s, &s->by_addr, addr_bits(view->salt)); n; n = n->chain) {
+		const client *c = (const client *)n;
 		if (memcmp(c->addr, view->salt, PROTO_STORE_CLIENT) == 0) {
 			bytes = c->bytes;
 			*entries = c->counted;
 		}
+	}
 	pthread_mutex_unlock(&s->lock);
 	return bytes;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "../cube_lattice.h"
+#include "../tri_list.h"
 #include "../winding_ref.h"
 #include "clash.h"
 #include "mesh.h"
@@ -69,18 +70,12 @@ typedef struct recipe {
 
 static uint32_t vtx(recipe *r, double x, double y, double z)
 {
-	r->pos[3 * r->nv] = x;
-	r->pos[3 * r->nv + 1] = y;
-	r->pos[3 * r->nv + 2] = z;
-	return (uint32_t)r->nv++;
+	return tri_list_vertex(r->pos, &r->nv, x, y, z);
 }
 
 static void tri(recipe *r, uint32_t a, uint32_t b, uint32_t c)
 {
-	r->idx[3 * r->nt] = a;
-	r->idx[3 * r->nt + 1] = b;
-	r->idx[3 * r->nt + 2] = c;
-	r->nt++;
+	tri_list_triangle(r->idx, &r->nt, a, b, c);
 }
 
 static void soup(input *in, recipe *r)
