@@ -238,15 +238,29 @@ typedef struct built {
 	clash_shape s;
 } built;
 
-static void build(built *b, const part *p)
+/* The mesh of nt triangles over pos (idx NULL: three corners each). */
+static void build_of(built *b, const double *pos, size_t nv, const uint32_t *idx, size_t nt)
 {
-	size_t size = clash_mesh_size(p->nv, p->nt);
+	size_t size = clash_mesh_size(nv, nt);
 	ck_assert(size > 0);
 	b->store = malloc(size);
 	ck_assert(b->store);
-	ck_assert_int_eq(clash_mesh_build(b->store, size, p->pos, p->nv, p->idx, p->nt, &b->m),
-	                 CLASH_OK);
+	ck_assert_int_eq(clash_mesh_build(b->store, size, pos, nv, idx, nt, &b->m), CLASH_OK);
 	ck_assert_int_eq(clash_shape_init_mesh(&b->s, b->m), CLASH_OK);
+}
+
+static void build(built *b, const part *p)
+{
+	build_of(b, p->pos, p->nv, p->idx, p->nt);
+}
+
+/* An open solid, as the tests of its holes need it.  what: for messages. */
+static void assert_open_solid(const built *b, const char *what)
+{
+	clash_mesh_info info;
+	ck_assert_int_eq(clash_mesh_info_get(b->m, &info), CLASH_OK);
+	ck_assert_msg(info.solid && !info.closed, "%s: solid %d closed %d", what, info.solid,
+	              info.closed);
 }
 
 /* The cube of p (a mesh cube, and a convex one) inside the part both
@@ -924,24 +938,17 @@ START_TEST(a_part_reaching_in_through_a_hole_is_held)
 		{-1.52587890625e-05, 1.52587890625e-05, -1.52587890625e-05},
 		{-1.52587890625e-05, -1.52587890625e-05, 1.52587890625e-05}};
 	static const uint32_t bt[12] = {0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2};
-	size_t sa = clash_mesh_size(18, 6), sb = clash_mesh_size(4, 4);
-	void *qa = malloc(sa), *qb = malloc(sb);
-	clash_mesh *ma, *mb;
-	ck_assert_int_eq(clash_mesh_build(qa, sa, &a[0][0][0], 18, NULL, 6, &ma), CLASH_OK);
-	ck_assert_int_eq(clash_mesh_build(qb, sb, &b[0][0], 4, bt, 4, &mb), CLASH_OK);
-	clash_mesh_info info;
-	ck_assert_int_eq(clash_mesh_info_get(ma, &info), CLASH_OK);
-	ck_assert(info.solid && !info.closed);
-	clash_shape A, B;
-	clash_shape_init_mesh(&A, ma);
-	clash_shape_init_mesh(&B, mb);
+	built A, B;
+	build_of(&A, &a[0][0][0], 18, NULL, 6);
+	build_of(&B, &b[0][0], 4, bt, 4);
+	assert_open_solid(&A, "a soup of six triangles");
 	clash_result r;
-	ck_assert_int_eq(clash_gjk(&A, &B, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&A.s, &B.s, NULL, &r), CLASH_OK);
 	ck_assert_msg(r.intersecting, "separated at %.17g: a part reaching through a hole", r.distance);
-	ck_assert_int_eq(clash_gjk(&B, &A, NULL, &r), CLASH_OK);
+	ck_assert_int_eq(clash_gjk(&B.s, &A.s, NULL, &r), CLASH_OK);
 	ck_assert(r.intersecting);
-	free(qa);
-	free(qb);
+	free(A.store);
+	free(B.store);
 }
 END_TEST
 
@@ -956,10 +963,7 @@ static void needle_through(const part *h, const double *lo, const double *hi, do
 {
 	built b;
 	build(&b, h);
-	clash_mesh_info info;
-	ck_assert_int_eq(clash_mesh_info_get(b.m, &info), CLASH_OK);
-	ck_assert_msg(info.solid && !info.closed, "%s: solid %d closed %d", what, info.solid,
-	              info.closed);
+	assert_open_solid(&b, what);
 	for (int lifted = 0; lifted < 2; lifted++) {
 		double l[3], u[3], c[3];
 		for (int k = 0; k < 3; k++) {
@@ -1066,9 +1070,7 @@ START_TEST(unused_vertices_are_not_part_of_a_part)
 	for (int i = 0; i < 2; i++) {
 		built h;
 		build(&h, &holders[i]);
-		clash_mesh_info info;
-		ck_assert_int_eq(clash_mesh_info_get(h.m, &info), CLASH_OK);
-		ck_assert_msg(info.solid && !info.closed, "holder %d: solid %d", i, info.solid);
+		assert_open_solid(&h, i ? "a sphere of loose triangles" : "a lidless cube");
 		part box, extra;
 		part_alloc(&box, 8, 12);
 		add_box(&box, (double[3]){12, 1, 1}, (double[3]){13, 2, 2}, 0);
@@ -1121,17 +1123,11 @@ START_TEST(a_part_crossing_a_bent_cap_outside_the_solid_is_apart)
 		const double w = winding_ref(&a[0][0][0], 6, x);
 		ck_assert_msg(fabs(w) < 0.5, "point %d winds %g", i, w);
 	}
-	size_t sa = clash_mesh_size(18, 6), sb = clash_mesh_size(9, 3);
-	void *qa = malloc(sa), *qb = malloc(sb);
-	clash_mesh *ma, *mb;
-	ck_assert_int_eq(clash_mesh_build(qa, sa, &a[0][0][0], 18, NULL, 6, &ma), CLASH_OK);
-	ck_assert_int_eq(clash_mesh_build(qb, sb, &b[0][0], 9, NULL, 3, &mb), CLASH_OK);
-	clash_mesh_info info;
-	ck_assert_int_eq(clash_mesh_info_get(ma, &info), CLASH_OK);
-	ck_assert(info.solid && !info.closed);
-	clash_shape A, B, seg;
-	clash_shape_init_mesh(&A, ma);
-	clash_shape_init_mesh(&B, mb);
+	built A, B;
+	build_of(&A, &a[0][0][0], 18, NULL, 6);
+	build_of(&B, &b[0][0], 9, NULL, 3);
+	assert_open_solid(&A, "an octahedron less two faces");
+	clash_shape seg;
 	clash_shape_init(&seg, 3, &seg_w[0][0], 2);
 	double ref = INFINITY;
 	for (int t = 0; t < 6; t++) {
@@ -1144,14 +1140,14 @@ START_TEST(a_part_crossing_a_bent_cap_outside_the_solid_is_apart)
 	ck_assert(ref > 1.0);
 	for (int swap = 0; swap < 2; swap++) {
 		clash_result r;
-		ck_assert_int_eq(swap ? clash_gjk(&B, &A, NULL, &r) : clash_gjk(&A, &B, NULL, &r),
+		ck_assert_int_eq(swap ? clash_gjk(&B.s, &A.s, NULL, &r) : clash_gjk(&A.s, &B.s, NULL, &r),
 		                 CLASH_OK);
 		ck_assert_msg(!r.intersecting && fabs(r.distance - ref) <= 1e-12 * ref,
 		              "swap %d: intersecting %d contact %d distance %.17g, the triangles' %.17g",
 		              swap, r.intersecting, (int)r.contact, r.distance, ref);
 	}
-	free(qa);
-	free(qb);
+	free(A.store);
+	free(B.store);
 }
 END_TEST
 
