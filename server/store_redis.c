@@ -6,8 +6,9 @@
  * bounded by the timeout, a reply by --store-redis-max-value; after a
  * failed call Redis is "down" and calls answer "not there" untried for a
  * second, then one probes it.  A writer thread (which also PINGs a down
- * Redis) takes, in order, the values of answered uploads (a marker set
- * before the answer makes readers wait for them), the DELs of deletes
+ * Redis) takes, in order, the values of answered uploads to encode and
+ * write (a marker set before the answer makes readers wait for them),
+ * the DELs of deletes
  * (each told to every replica in a stream a watcher thread follows) and
  * the preparation of parts read back.  Keys: "clashd:shape:" (or
  * "clashd:pending:"), a tenant's name and ":", the id's 64 hex digits;
@@ -474,8 +475,8 @@ typedef struct job {
 	int scoped;
 	char scope[PROTO_STORE_SCOPE + 1];
 	uint8_t id[PROTO_SHAPE_ID_BYTES];
-	uint8_t *bytes;        /* a write's value */
-	size_t len;
+	proto_shape_value *value; /* a write's value, encoded by the writer */
+	size_t len;            /* its weight in the queue */
 } job;
 
 static job *job_new(int forget, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
@@ -574,53 +575,79 @@ static redis_cmd tenant_cmd(tenant_keys *k, const char *script, const char *scop
 	return (redis_cmd){argc, k->argv, k->lens};
 }
 
-/* The value is written after the upload is answered (by the writer), but
- * a marker set first, in the answer's time, makes any replica asking for
- * it meanwhile wait for it: an answered upload is readable everywhere.
- * Without room in the queue, or when the marker cannot be set, the value
- * is written at once.  A tenant's value is counted first, in the same
- * round trip. */
-static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-                     uint8_t *bytes, size_t len)
+/* A tenant's value of len bytes counted in Redis (account_script) before
+ * it is written. */
+static void account(store_redis *r, const char *scope, const char *key, size_t len)
 {
-	store_redis *r = self;
-	char key[KEY_MAX], pending[KEY_MAX], lentext[24], budget[24];
-	key_of(scope, id, key);
-	key_in("pending", scope, id, pending);
+	if (!scope || !r->tenant_budget)
+		return;
+	char lentext[24], budget[24];
 	snprintf(lentext, sizeof lentext, "%zu", len);
 	snprintf(budget, sizeof budget, "%zu", r->tenant_budget);
 	tenant_keys tk;
-	redis_cmd cmds[2];
-	int n = 0;
-	if (scope && r->tenant_budget) {
-		cmds[n++] = tenant_cmd(&tk, account_script, scope, key, lentext, budget);
+	redis_cmd cmd = tenant_cmd(&tk, account_script, scope, key, lentext, budget);
+	redisReply *y[1];
+	int skipped, too_large;
+	if (call(r, 1, &cmd, y, &skipped, &too_large) != 0)
+		return;
+	if (y[0]->type == REDIS_REPLY_INTEGER)
+		atomic_fetch_add(&r->tenant_evictions, (unsigned long long)y[0]->integer);
+	else
+		LOG_EMIT("warn", "shape store redis: a tenant's bytes not counted",
+		         LOG_STR("error", y[0]->type == REDIS_REPLY_ERROR ? y[0]->str : "?"));
+	freeReplyObject(y[0]);
+}
+
+/* Encode v, count it for its tenant, write it (deleting the marker
+ * `pending`, NULL: none), and let v go. */
+static void write_encoded(store_redis *r, const char *scope, const char *key,
+                          const char *pending, proto_shape_value *v)
+{
+	uint8_t *bytes;
+	size_t len;
+	if (v->encode(v, &bytes, &len) == 0) {
+		account(r, scope, key, len);
+		write_value(r, key, pending, bytes, len);
+		free(bytes);
+	} else {
+		atomic_fetch_add(&r->write_errors, 1);
 	}
+	v->done(v);
+}
+
+/* The value is encoded and written after the upload is answered (by the
+ * writer), but a marker set first, in the answer's time, makes any
+ * replica asking for it meanwhile wait for it: an answered upload is
+ * readable everywhere.  Without room in the queue, or when the marker
+ * cannot be set, the value is written at once. */
+static void tier_put(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
+                     proto_shape_value *v)
+{
+	store_redis *r = self;
+	char key[KEY_MAX], pending[KEY_MAX];
+	key_of(scope, id, key);
+	key_in("pending", scope, id, pending);
 	const char *marker_argv[5] = {"SET", pending, "1", "PX", r->marker_px};
 	const size_t marker_lens[5] = {3, strlen(pending), 1, 2, strlen(r->marker_px)};
 	job *j = job_new(0, scope, id);
-	if (j)
-		cmds[n++] = (redis_cmd){5, marker_argv, marker_lens};
-	redisReply *y[2];
-	int skipped, too_large, marked = 0;
-	if (n && call(r, n, cmds, y, &skipped, &too_large) == 0) {
-		if (scope && r->tenant_budget && y[0]->type == REDIS_REPLY_INTEGER)
-			atomic_fetch_add(&r->tenant_evictions, (unsigned long long)y[0]->integer);
-		else if (scope && r->tenant_budget)
-			LOG_EMIT("warn", "shape store redis: a tenant's bytes not counted",
-			         LOG_STR("error", y[0]->type == REDIS_REPLY_ERROR ? y[0]->str : "?"));
-		marked = j && y[n - 1]->type == REDIS_REPLY_STATUS;
-		for (int i = 0; i < n; i++)
-			freeReplyObject(y[i]);
-	}
+	int marked = 0;
 	if (j) {
-		j->bytes = bytes;
-		j->len = len;
-		if (marked && enqueue(r, j) == 0)
-			return;
-		free(j);
+		redis_cmd cmd = {5, marker_argv, marker_lens};
+		redisReply *y[1];
+		int skipped, too_large;
+		if (call(r, 1, &cmd, y, &skipped, &too_large) == 0) {
+			marked = y[0]->type == REDIS_REPLY_STATUS;
+			freeReplyObject(y[0]);
+		}
 	}
-	write_value(r, key, NULL, bytes, len);
-	free(bytes);
+	if (marked) {
+		j->value = v;
+		j->len = v->weight;
+		if (enqueue(r, j) == 0)
+			return;
+	}
+	free(j);
+	write_encoded(r, scope, key, NULL, v);
 }
 
 static void tier_refused(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
@@ -668,7 +695,7 @@ static void run_job(store_redis *r, job *j)
 		char key[KEY_MAX], pending[KEY_MAX];
 		key_of(j->scoped ? j->scope : NULL, j->id, key);
 		key_in("pending", j->scoped ? j->scope : NULL, j->id, pending);
-		write_value(r, key, pending, j->bytes, j->len);
+		write_encoded(r, j->scoped ? j->scope : NULL, key, pending, j->value);
 	}
 }
 
@@ -700,7 +727,6 @@ static void *prober_main(void *arg)
 			r->njobs--;
 			r->queued_bytes -= j->len;
 			atomic_store(&r->queued, r->queued_bytes);
-			free(j->bytes);
 			free(j);
 			continue;
 		}

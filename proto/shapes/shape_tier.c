@@ -74,17 +74,38 @@ proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROT
 	return e;
 }
 
-int proto_shape_write_through(proto_store *store, const proto_store_entry *e)
+/* A stored shape as the tier's value: its entry held until it is let go. */
+typedef struct held_value {
+	proto_shape_value v; /* first: the tier hands back &v */
+	proto_store *store;
+	proto_store_entry *e;
+} held_value;
+
+static int held_encode(proto_shape_value *v, uint8_t **bytes, size_t *len)
+{
+	const stored_shape *st = proto_store_value(((held_value *)v)->e);
+	return proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, bytes, len);
+}
+
+static void held_done(proto_shape_value *v)
+{
+	held_value *h = (held_value *)v;
+	proto_store_release(h->store, h->e);
+	free(h);
+}
+
+int proto_shape_write_through(proto_store *store, proto_store_entry *e)
 {
 	const proto_shape_tier *t = proto_store_tier(store);
 	if (!t)
 		return 0;
 	const stored_shape *st = proto_store_value(e);
-	uint8_t *bytes;
-	size_t len;
-	if (proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &bytes, &len) != 0)
+	held_value *h = malloc(sizeof *h);
+	if (!h)
 		return -1;
-	t->put(t->self, proto_store_scope(store), st->id, bytes, len);
+	*h = (held_value){{held_encode, held_done, atomic_load(&st->bytes)}, store, e};
+	proto_store_retain(store, e);
+	t->put(t->self, proto_store_scope(store), st->id, &h->v);
 	return 0;
 }
 

@@ -20,6 +20,20 @@
 #include "shape_id.h"
 #include "store.h"
 
+/* A value for the tier to keep, encoded (shape_id.h) when the tier
+ * writes it: on the tier's own thread, so that an upload's answer does
+ * not wait for the encoding of a large part. */
+typedef struct proto_shape_value proto_shape_value;
+struct proto_shape_value {
+	/* Its bytes: 0 with *bytes (malloc'd, the caller's) and *len, or -1
+	 * when memory ran out. */
+	int (*encode)(proto_shape_value *v, uint8_t **bytes, size_t *len);
+	/* Let go of v: called once, after encode or without it. */
+	void (*done)(proto_shape_value *v);
+	/* About the bytes its encoding takes (for the tier's bounds). */
+	size_t weight;
+};
+
 typedef struct proto_shape_tier {
 	/* The bytes kept under `id` in `scope` (a tenant, the store view's
 	 * name; NULL: none): 0 with *bytes (malloc'd, the caller's) and *len;
@@ -28,13 +42,13 @@ typedef struct proto_shape_tier {
 	 * share a value. */
 	int (*get)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
 	           uint8_t **bytes, size_t *len);
-	/* Keep `len` bytes (malloc'd: the tier takes them) under `id` in
+	/* Keep the value v (the tier takes it: v->done once) under `id` in
 	 * `scope`, best effort (the memory tier has the shape already).  It
-	 * may write them after it returns, but a get of `id` from any
-	 * replica sharing the tier must from then on find them, or wait for
-	 * them (within the tier's bound), unless the tier fails. */
+	 * may encode and write it after it returns, but a get of `id` from
+	 * any replica sharing the tier must from then on find it, or wait for
+	 * it (within the tier's bound), unless the tier fails. */
 	void (*put)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES],
-	            uint8_t *bytes, size_t len);
+	            proto_shape_value *v);
 	/* Remove `id` from `scope`, later: it must not wait (it is called on
 	 * the event loop); best effort. */
 	void (*remove)(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES]);
@@ -61,8 +75,9 @@ typedef struct proto_shape_tier {
 proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROTO_SHAPE_ID_BYTES]);
 
 /* Write the stored shape held in `e` through to the store's tier, if it
- * has one.  0, or -1 when memory ran out (the shape stays in memory). */
-int proto_shape_write_through(proto_store *store, const proto_store_entry *e);
+ * has one (e held again until the tier has encoded it).  0, or -1 when
+ * memory ran out (the shape stays in memory). */
+int proto_shape_write_through(proto_store *store, proto_store_entry *e);
 
 /* Ask the store's tier, if it has one, to remove `id` (a DELETE): without
  * waiting for it. */
