@@ -248,11 +248,15 @@ for k in 1 2 3 4 5 6 7; do
 		t = 1 - 2 * (i + 0.5) / n; r = sqrt(1 - t * t); f = 2.399963229728653 * i
 		printf "%s[%.17g,%.17g,%.17g]", i ? "," : "", (1 + s / 1000) * r * cos(f), r * sin(f), t }
 		printf "]}" }' > "$OUT/tier-part.json"
+	# Each upload after the same pause (0.2 s), so that neither finds its
+	# replica warmer than the other or the other's writer still busy.
+	sleep 0.2
 	up=$(post "$PORT" /v1/shapes "$OUT/tier-part.json")
 	id=$(grep -o '"sha256:[0-9a-f]*"' "$OUT/tier.out" | tr -d '"')
 	printf '{"a":{"ref":"%s"},"b":{"vertices":[[3,0,0]],"radius":0.1}}' "$id" > "$OUT/tier-query.json"
 	first=$(post "$HPORT" /v1/query "$OUT/tier-query.json")
 	miss=$(post "$PPORT" /v1/query "$OUT/tier-query.json")
+	sleep 0.2
 	plain_up=$(post "$PPORT" /v1/shapes "$OUT/tier-part.json")
 	again=$(post "$PPORT" /v1/query "$OUT/tier-query.json")
 	echo "$up $first $miss $plain_up $again" >> "$OUT/tier.times"
