@@ -1166,25 +1166,33 @@ static int cap_convex(void *ctx, const double tri[9], double at[3])
 
 /* Does the other side reach into the open solid on side other_is_b
  * through a listed hole: a point of it the caps lead to, inside
- * (mesh_caps.h, film_point)?  cb: a convex b's box. */
+ * (mesh_caps.h, film_point)?  cb: a convex b's box.  *swept: whether the
+ * part's corners were tested on the way (then at is the first corner
+ * inside, if there is one). */
 static int crosses_film(query *q, const clash_shape *b, const obox *cb, int other_is_b,
-                        double *at)
+                        double *at, int *swept)
 {
 	const clash_mesh *h = holder(q, other_is_b);
+	*swept = 0;
 	if (!h || h->topo.closed || !h->capped)
 		return 0; /* a convex holder has no holes */
 	film_ctx f = {q, b, other_is_b, 0};
-	if (other_is_b)
-		return mesh_caps_meet_mesh(q->mb, &q->fb, q->ma, &q->fa, q->cancel, film_point, &f, at);
-	if (q->mb)
-		return mesh_caps_meet_mesh(q->ma, &q->fa, q->mb, &q->fb, q->cancel, film_point, &f, at);
-	/* cb leaves the radii out: grown by them (and the tolerance) in a's
-	 * frame, where world lengths shrink by at most sig. */
-	obox grown = *cb;
-	const double g = q->sig > 0.0 ? (q->thr / q->sig) * (1.0 + 1e-9) : INFINITY;
-	for (int k = 0; k < 3; k++)
-		grown.h[k] += g;
-	return mesh_caps_meet_box(q->ma, &q->fa, &grown, cap_convex, &f, at);
+	int c;
+	if (other_is_b) {
+		c = mesh_caps_meet_mesh(q->mb, &q->fb, q->ma, &q->fa, q->cancel, film_point, &f, at);
+	} else if (q->mb) {
+		c = mesh_caps_meet_mesh(q->ma, &q->fa, q->mb, &q->fb, q->cancel, film_point, &f, at);
+	} else {
+		/* cb leaves the radii out: grown by them (and the tolerance)
+		 * in a's frame, where world lengths shrink by at most sig. */
+		obox grown = *cb;
+		const double g = q->sig > 0.0 ? (q->thr / q->sig) * (1.0 + 1e-9) : INFINITY;
+		for (int k = 0; k < 3; k++)
+			grown.h[k] += g;
+		c = mesh_caps_meet_box(q->ma, &q->fa, &grown, cap_convex, &f, at);
+	}
+	*swept = f.swept;
+	return c;
 }
 
 /* Is a part of a wholly inside the solid b (other_is_b) or of b inside a?
@@ -1214,9 +1222,11 @@ static int held_by(query *q, const clash_shape *b, const obox *cb, int other_is_
                    clash_result *r, double *at)
 {
 	int c = part_inside(q, b, other_is_b, at);
-	if (!c && (c = crosses_film(q, b, cb, other_is_b, at)) > 0) {
+	int swept = 0;
+	if (!c && (c = crosses_film(q, b, cb, other_is_b, at, &swept)) > 0 && !swept) {
 		/* The point shown: a vertex of the part inside, where one is
-		 * (else the crossing, on the film). */
+		 * (else the crossing, on the film); the film's test may have
+		 * looked for it already. */
 		double v[3];
 		if (vertex_inside(q, b, other_is_b, v) > 0)
 			memcpy(at, v, sizeof v);

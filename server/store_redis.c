@@ -496,7 +496,9 @@ static job *job_new(int forget, const char *scope, const uint8_t id[PROTO_SHAPE_
 static int enqueue(store_redis *r, job *j)
 {
 	pthread_mutex_lock(&r->mu);
-	int room = r->njobs < REDIS_QUEUE_JOBS && r->queued_bytes + j->len <= REDIS_QUEUE_BYTES;
+	/* No writer thread (it could not start): nothing would take it. */
+	int room = r->has_prober && r->njobs < REDIS_QUEUE_JOBS &&
+	           r->queued_bytes + j->len <= REDIS_QUEUE_BYTES;
 	if (room) {
 		*(r->tail ? &r->tail->next : &r->head) = j;
 		r->tail = j;
