@@ -736,7 +736,12 @@ typedef struct clash_overlap {
 	 * volume needs both.  A solid that is not closed (a few triangles
 	 * missing) has no volume here. */
 	int closed_a, closed_b;
-	int has_volume;   /* both sides are closed: */
+	/* A side's surface does not bound its solid once: shells of one of
+	 * its meshes cross each other or nest facing the same way (winding
+	 * number 2 somewhere), or leaves of a compound overlap each other.
+	 * Its volume is not read from its surface then: has_volume is 0. */
+	int overlaps_itself_a, overlaps_itself_b;
+	int has_volume;   /* both sides are closed, neither overlaps itself: */
 	double volume;    /* the volume of A∩B (world units cubed) */
 	size_t nregions, total_regions;
 	const clash_overlap_region *regions;
@@ -754,7 +759,8 @@ typedef struct clash_overlap {
  * A convex side names no triangles (ntriangles 0).  Compounds are
  * reported pair of leaves by pair of leaves (part_a, part_b name the
  * top-level parts); their volume is the sum over the pairs, that of A∩B
- * when the leaves of each side do not overlap each other.  *out is allocated in one block (free it with
+ * because the leaves of each side must not overlap each other (else
+ * overlaps_itself_a or _b, and no volume).  *out is allocated in one block (free it with
  * clash_overlap_free); the work allocates O(triangles of both sides +
  * crossing triangle pairs), freed before return.  Returns CLASH_OK,
  * CLASH_EINVAL (NULL, not 3-D, no mesh on either side), CLASH_ENOTSUP,

@@ -756,10 +756,11 @@ static int segment_meets(const seg_frame *f, const mesh_node *n)
 	return 1;
 }
 
-/* Crossings of segment s0 s1 with m's triangles, signed (segment_cross)
- * and summed into *w: 0, GRAZE when the segment meets an edge or a
- * vertex (or runs in a plane), or CLASH_ECANCELED. */
-static int ray_crossings(const clash_mesh *m, const double *s0, const double *s1,
+/* Crossings of segment s0 s1 with m's triangles but triangle skip (tree
+ * order; SIZE_MAX: none), signed (segment_cross) and summed into *w: 0,
+ * GRAZE when the segment meets an edge or a vertex (or runs in a plane),
+ * or CLASH_ECANCELED. */
+static int ray_crossings(const clash_mesh *m, const double *s0, const double *s1, size_t skip,
                          const volatile int *cancel, int *w)
 {
 	double d[3] = {s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2]};
@@ -777,6 +778,8 @@ static int ray_crossings(const clash_mesh *m, const double *s0, const double *s1
 			continue;
 		if (n->count) {
 			for (uint32_t i = 0; i < n->count; i++) {
+				if (n->first + i == skip)
+					continue;
 				const double *t = mesh_tri(m, n->first + i);
 				int c = segment_cross(s0, s1, t, t + 3, t + 6);
 				if (c == GRAZE)
@@ -823,13 +826,59 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {
 		double s1[3];
 		ray_end(m, p, i, s1);
-		int w = 0, c = ray_crossings(m, p, s1, cancel, &w);
+		int w = 0, c = ray_crossings(m, p, s1, SIZE_MAX, cancel, &w);
 		if (c == CLASH_ECANCELED)
 			return c;
 		if (c == 0)
 			return w != 0;
 	}
 	return CLASH_ERANGE; /* every ray grazed: cannot happen off the surface */
+}
+
+/* Just beside the interior of triangle t the winding number is the
+ * signed count of a ray's crossings from t's centroid leaving on that
+ * side, t itself left out: the centroid's rounding off t's plane does not
+ * matter once t is skipped, and no other triangle holds the centroid
+ * unless the mesh crosses itself. */
+int mesh_winding_beside(const clash_mesh *m, size_t t, int side, const volatile int *cancel,
+                        int *w)
+{
+	const double *v = mesh_tri(m, t);
+	double c[3], n[3], nn = 0.0;
+	const double u[3] = {v[3] - v[0], v[4] - v[1], v[5] - v[2]};
+	const double e[3] = {v[6] - v[0], v[7] - v[1], v[8] - v[2]};
+	n[0] = u[1] * e[2] - u[2] * e[1];
+	n[1] = u[2] * e[0] - u[0] * e[2];
+	n[2] = u[0] * e[1] - u[1] * e[0];
+	for (int k = 0; k < 3; k++) {
+		c[k] = (v[k] + v[3 + k] + v[6 + k]) / 3.0;
+		nn += n[k] * n[k];
+	}
+	if (!(nn > 0.0))
+		return CLASH_ERANGE;
+	for (int i = 0; i < MESH_RAY_TRIES; i++) {
+		double s1[3], d[3], dn = 0.0, dd = 0.0;
+		ray_end(m, c, i, s1);
+		for (int k = 0; k < 3; k++) {
+			d[k] = s1[k] - c[k];
+			dn += d[k] * n[k];
+			dd += d[k] * d[k];
+		}
+		/* Well to t's side (not grazing its plane), turned over if need be. */
+		if (dn * dn < 1e-4 * dd * nn)
+			continue;
+		if ((dn > 0.0) != (side > 0))
+			for (int k = 0; k < 3; k++)
+				s1[k] = c[k] - d[k];
+		int sum = 0, r = ray_crossings(m, c, s1, t, cancel, &sum);
+		if (r == CLASH_ECANCELED)
+			return r;
+		if (r == 0) {
+			*w = sum;
+			return CLASH_OK;
+		}
+	}
+	return CLASH_ERANGE;
 }
 
 /* The signed crossings of a segment with the caps of m's holes (the cone
@@ -868,7 +917,7 @@ int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile 
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {
 		double s1[3];
 		ray_end(m, p, i, s1);
-		int w = 0, c = ray_crossings(m, p, s1, cancel, &w);
+		int w = 0, c = ray_crossings(m, p, s1, SIZE_MAX, cancel, &w);
 		if (c == CLASH_ECANCELED)
 			return c;
 		if (c != 0)

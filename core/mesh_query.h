@@ -26,4 +26,11 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
  * winding_inside decides); CLASH_ECANCELED. */
 int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile int *cancel);
 
+/* The winding number of the closed mesh m just in front of (side > 0) or
+ * behind (side < 0) the interior of its triangle t (tree order), into *w:
+ * CLASH_OK, CLASH_ECANCELED, or CLASH_ERANGE when t has no area or every
+ * ray grazed an edge. */
+int mesh_winding_beside(const clash_mesh *m, size_t t, int side, const volatile int *cancel,
+                        int *w);
+
 #endif

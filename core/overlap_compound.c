@@ -8,13 +8,17 @@
  *
  * The volume is the sum over the pairs of leaves, which is the volume of
  * A∩B when the leaves of each side do not overlap each other (a part made
- * of touching pieces); where they do, the common part counts once per
- * pair that holds it (docs/shapes.md).
+ * of touching pieces); where they do, the common part would count once per
+ * pair that holds it, so the answer has no volume then, and none either
+ * for a mesh whose shells cross or nest the same way (mesh_shells.h): a
+ * surface that does not bound its solid once (docs/shapes.md).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compound.h"
+#include "mesh_shells.h"
 #include "overlap_work.h"
 
 typedef struct leaves {
@@ -182,6 +186,99 @@ static int pairs(const leaves *la, const leaves *lb, const clash_overlap_options
 	return CLASH_OK;
 }
 
+/* A leaf's volume, or for a hull an upper bound (its box's), in world
+ * units: what an overlap between leaves is measured against. */
+static double leaf_volume(const clash_shape *s)
+{
+	affine f;
+	affine_of(s, &f);
+	const double *l = f.l;
+	const double det = fabs(l[0] * (l[4] * l[8] - l[5] * l[7]) -
+	                        l[1] * (l[3] * l[8] - l[5] * l[6]) +
+	                        l[2] * (l[3] * l[7] - l[4] * l[6]));
+	if (s->mesh)
+		return fabs(s->mesh->volume) * det;
+	if (s->kind == CLASH_KIND_BOX)
+		return 8.0 * s->params[0] * s->params[1] * s->params[2] * det;
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t i = 0; s->vertices && i < s->count; i++)
+		for (int k = 0; k < 3; k++) {
+			lo[k] = fmin(lo[k], s->vertices[3 * i + k]);
+			hi[k] = fmax(hi[k], s->vertices[3 * i + k]);
+		}
+	return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]) * det;
+}
+
+/* Do two leaves of one side overlap by more than 1e-9 of the smaller one
+ * (more than rounding and the report's offset can make of a touch)?  By
+ * the same report between them.  1, 0 or an error; a pair the report
+ * cannot resolve counts as overlapping. */
+static int leaves_overlap(const clash_shape *p, const clash_shape *q,
+                          const clash_overlap_options *opt)
+{
+	clash_options o;
+	memset(&o, 0, sizeof o);
+	o.want = CLASH_WANT_VERDICT;
+	o.cancel = opt ? opt->cancel : NULL;
+	clash_result r;
+	int err = clash_gjk(p, q, &o, &r);
+	if (err || !r.intersecting)
+		return err;
+	clash_overlap_options only = {1, 1, 1, opt ? opt->tolerance : 0.0, o.cancel};
+	clash_overlap *v = NULL;
+	err = ov_pair(p, q, &only, &v);
+	if (err == CLASH_ENOTSUP)
+		return 1;
+	if (err)
+		return err;
+	const double vp = leaf_volume(p), vq = leaf_volume(q);
+	const int over = !v->has_volume || v->volume > 1e-9 * (vp < vq ? vp : vq);
+	clash_overlap_free(v);
+	return over;
+}
+
+/* Does the surface of side l bound its solid once: every mesh leaf's
+ * shells (mesh_shells.h), and no two leaves overlapping?  1, 0 or an
+ * error. */
+static int side_once(const leaves *l, const clash_overlap_options *opt)
+{
+	const volatile int *cancel = opt ? opt->cancel : NULL;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->s[i].mesh) {
+			const int once = mesh_shells_once(l->s[i].mesh, cancel);
+			if (once <= 0)
+				return once;
+		}
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t k = i + 1; k < l->n; k++) {
+			const int over = leaves_overlap(&l->s[i], &l->s[k], opt);
+			if (over)
+				return over < 0 ? over : 0;
+		}
+	return 1;
+}
+
+/* The volume of *o kept only where both sides bound their solids once. */
+static int check_once(const leaves *la, const leaves *lb, const clash_overlap_options *opt,
+                      clash_overlap *o)
+{
+	if (!o->has_volume)
+		return CLASH_OK;
+	int once = side_once(la, opt);
+	if (once < 0)
+		return once;
+	o->overlaps_itself_a = !once;
+	once = side_once(lb, opt);
+	if (once < 0)
+		return once;
+	o->overlaps_itself_b = !once;
+	if (o->overlaps_itself_a || o->overlaps_itself_b) {
+		o->has_volume = 0;
+		o->volume = 0.0;
+	}
+	return CLASH_OK;
+}
+
 int ov_compound(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
                 clash_overlap **out)
 {
@@ -196,6 +293,10 @@ int ov_compound(const clash_shape *a, const clash_shape *b, const clash_overlap_
 		err = pairs(&la, &lb, opt, &j);
 	if (!err)
 		err = join(&j, opt, out);
+	if (!err && (err = check_once(&la, &lb, opt, *out)) != CLASH_OK) {
+		clash_overlap_free(*out);
+		*out = NULL;
+	}
 	for (size_t k = 0; k < j.npart; k++)
 		clash_overlap_free(j.part[k]);
 	free(j.part);
@@ -224,7 +325,14 @@ int clash_overlap_get(const clash_shape *a, const clash_shape *b,
 		return ov_compound(a, b, opt, out);
 	if (a->mesh == NULL && b->mesh == NULL)
 		return CLASH_EINVAL;
-	return ov_pair(a, b, opt, out);
+	int err = ov_pair(a, b, opt, out);
+	const leaves la = {(clash_shape *)a, NULL, 1, 1, a->mesh != NULL};
+	const leaves lb = {(clash_shape *)b, NULL, 1, 1, b->mesh != NULL};
+	if (!err && (err = check_once(&la, &lb, opt, *out)) != CLASH_OK) {
+		clash_overlap_free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 void clash_overlap_free(clash_overlap *o)

@@ -327,6 +327,50 @@ START_TEST(open_surface_has_regions_only)
 }
 END_TEST
 
+/* A part made of two mesh boxes that overlap each other: the volume it
+ * shares with a box across both would count their common part twice, so
+ * regions and a plain statement instead; touching, the volume. */
+START_TEST(overlapping_parts_say_why_no_volume)
+{
+	const double lo1[3] = {0, 0, 0}, hi1[3] = {2, 2, 2};
+	const double blo[3] = {0.5, 0.5, 0.5}, bhi[3] = {3.5, 1.5, 1.5};
+	char *m1 = box_mesh(lo1, hi1, NULL), *mb = box_mesh(blo, bhi, NULL);
+	for (int touch = 0; touch < 2; touch++) {
+		const double lo2[3] = {touch ? 2.0 : 1.0, 0, 0}, hi2[3] = {touch ? 4.0 : 3.0, 2, 2};
+		char *m2 = box_mesh(lo2, hi2, NULL);
+		textbuf a = {0}, b = {0};
+		textbuf_str(&a, "{\"parts\":[{\"mesh\":");
+		textbuf_str(&a, m1);
+		textbuf_str(&a, "},{\"mesh\":");
+		textbuf_str(&a, m2);
+		textbuf_str(&a, "}]}");
+		textbuf_str(&b, "{\"mesh\":");
+		textbuf_str(&b, mb);
+		textbuf_str(&b, "}");
+		int st;
+		json_t *j = query_of(a.s, b.s, ",\"want\":[\"regions\",\"volume\"]", &st);
+		ck_assert_int_eq(st, 200);
+		const json_t *ov = json_object_get(j, "overlap");
+		const char *why = json_string_value(json_object_get(ov, "no_volume"));
+		if (touch) {
+			ck_assert_msg(why == NULL, "no_volume: %s", why);
+			ck_assert(fabs(num(j, "overlap.volume") - 3.0) <= 3e-9);
+		} else {
+			ck_assert_ptr_null(json_object_get(ov, "volume"));
+			ck_assert_msg(why && strstr(why, "a overlaps itself"), "no_volume: %s",
+			              why ? why : "(none)");
+		}
+		ck_assert_uint_ge(json_array_size(json_object_get(ov, "regions")), 1);
+		json_decref(j);
+		free(a.s);
+		free(b.s);
+		free(m2);
+	}
+	free(m1);
+	free(mb);
+}
+END_TEST
+
 /* A box with one triangle missing is still a solid (by its winding
  * number) but not closed: regions, and a plain statement instead of a
  * volume. */
@@ -535,6 +579,7 @@ static Suite *clash_report_suite(void)
 	                                depth_of_a_sphere_in_one_part, no_report_unless_asked,
 	                                open_surface_has_regions_only,
 	                                leaky_solid_says_why_no_volume,
+	                                overlapping_parts_say_why_no_volume,
 	                                scene_classes_meshes_as_primitives));
 	ck_case(s, "server", 60, CK_TESTS(caps_bind_and_say_so));
 	return s;

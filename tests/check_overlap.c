@@ -907,6 +907,118 @@ START_TEST(open_surface_no_volume)
 }
 END_TEST
 
+/* ---- surfaces that do not bound their solid once ----------------------- */
+
+/* The triangles of box lo..hi added to t (not built), facing out or, with
+ * inward, turned over: a cavity's shell. */
+static void push_box(tmesh *t, const double *lo, const double *hi, int inward)
+{
+	tmesh b;
+	box_mesh(&b, lo, hi);
+	for (size_t i = 0; i < b.nt; i++) {
+		const double *p = b.pos + 3 * b.idx[3 * i], *q = b.pos + 3 * b.idx[3 * i + 1],
+		             *r = b.pos + 3 * b.idx[3 * i + 2];
+		if (inward)
+			tm_push_tri(t, p, r, q);
+		else
+			tm_push_tri(t, p, q, r);
+	}
+	tm_free(&b);
+}
+
+/* a against b and b against a: intersecting, with regions; a overlapping
+ * itself (then no volume) or not (then the volume), b not. */
+static void check_once_both_ways(const clash_shape *a, const tmesh *b, int overlaps,
+                                 double volume)
+{
+	for (int swap = 0; swap < 2; swap++) {
+		clash_overlap *o = NULL;
+		ck_assert_int_eq(swap ? clash_overlap_get(&b->s, a, NULL, &o)
+		                      : clash_overlap_get(a, &b->s, NULL, &o),
+		                 CLASH_OK);
+		ck_assert(o->intersecting);
+		ck_assert_uint_ge(o->total_regions, 1);
+		ck_assert_int_eq(swap ? o->overlaps_itself_b : o->overlaps_itself_a, overlaps);
+		ck_assert_int_eq(swap ? o->overlaps_itself_a : o->overlaps_itself_b, 0);
+		if (overlaps)
+			ck_assert(!o->has_volume && o->volume == 0.0);
+		else
+			check_volume(o, volume, 4.0);
+		clash_overlap_free(o);
+	}
+}
+
+/* A compound of two boxes overlapping by half: the sum over its leaves
+ * would count their common part twice (3 where A∩B is 2), so no volume;
+ * the same boxes touching face to face add up exactly. */
+START_TEST(overlapping_leaves_have_no_volume)
+{
+	const double lo1[3] = {0, 0, 0}, hi1[3] = {2, 2, 2};
+	const double blo[3] = {0.5, 0.5, 0.5}, bhi[3] = {3.5, 1.5, 1.5};
+	tmesh a1, a2, b;
+	box_mesh(&a1, lo1, hi1);
+	box_mesh(&b, blo, bhi);
+	for (int touch = 0; touch < 2; touch++) {
+		const double lo2[3] = {touch ? 2.0 : 1.0, 0, 0}, hi2[3] = {touch ? 4.0 : 3.0, 2, 2};
+		box_mesh(&a2, lo2, hi2);
+		clash_shape parts[2] = {a1.s, a2.s}, comp;
+		ck_assert_int_eq(clash_shape_init_compound(&comp, 3, parts, 2), CLASH_OK);
+		check_once_both_ways(&comp, &b, !touch, 3.0);
+		tm_free(&a2);
+	}
+	tm_free(&a1);
+	tm_free(&b);
+}
+END_TEST
+
+/* One mesh of two cube shells, the inner in the outer.  Facing the same
+ * way, their winding number is 2 within the inner: the solid is the outer
+ * cube, and a box inside it crossing the inner shell would be measured
+ * against the inner alone, so no volume.  The inner turned over is a
+ * cavity: A∩B is the box's part above it, 0.5. */
+START_TEST(nested_shells_one_way_have_no_volume)
+{
+	const double olo[3] = {0, 0, 0}, ohi[3] = {4, 4, 4};
+	const double ilo[3] = {1, 1, 1}, ihi[3] = {3, 3, 3};
+	const double blo[3] = {1.5, 1.5, 2}, bhi[3] = {2.5, 2.5, 3.5};
+	tmesh b;
+	box_mesh(&b, blo, bhi);
+	for (int cavity = 0; cavity < 2; cavity++) {
+		tmesh a = {0};
+		push_box(&a, olo, ohi, 0);
+		push_box(&a, ilo, ihi, cavity);
+		tm_build(&a);
+		check_once_both_ways(&a.s, &b, !cavity, 0.5);
+		tm_free(&a);
+	}
+	tm_free(&b);
+}
+END_TEST
+
+/* Two cube shells of one mesh that cross each other, a box reaching into
+ * both: no volume (or no report at all), never the sum. */
+START_TEST(crossing_shells_have_no_volume)
+{
+	const double lo1[3] = {0, 0, 0}, hi1[3] = {2, 2, 2};
+	const double lo2[3] = {1, 1, 1}, hi2[3] = {3, 3, 3};
+	const double blo[3] = {1.25, 1.25, 1.5}, bhi[3] = {1.75, 1.75, 2.5};
+	tmesh a = {0}, b;
+	push_box(&a, lo1, hi1, 0);
+	push_box(&a, lo2, hi2, 0);
+	tm_build(&a);
+	box_mesh(&b, blo, bhi);
+	clash_overlap *o = NULL;
+	const int err = clash_overlap_get(&a.s, &b.s, NULL, &o);
+	ck_assert_msg(err == CLASH_OK || err == CLASH_ENOTSUP, "%s", clash_strerror(err));
+	if (err == CLASH_OK) {
+		ck_assert(o->overlaps_itself_a && !o->has_volume);
+		clash_overlap_free(o);
+	}
+	tm_free(&a);
+	tm_free(&b);
+}
+END_TEST
+
 /* Random triangle soups against each other and against a box: no crash,
  * every curve point on both. */
 START_TEST(random_soups_do_not_crash)
@@ -1016,6 +1128,9 @@ static Suite *overlap_volume_suite(void)
 	                                        convex_against_half_spaces, box_primitive_against_l,
 	                                        compound_with_mesh_part));
 	ck_case(s, "large", 60, CK_TESTS(large_meshes_volume));
+	ck_case(s, "bounded_once", 60,
+	        CK_TESTS(overlapping_leaves_have_no_volume, nested_shells_one_way_have_no_volume,
+	                 crossing_shells_have_no_volume));
 	return s;
 }
 

@@ -56,9 +56,21 @@ static int curved(const clash_shape *s)
 }
 
 /* Why a pair clash_overlap_get answered without a volume (both solids):
- * a side whose mesh is not closed. */
+ * a side that overlaps itself, or whose mesh is not closed. */
 static const char *unclosed(const clash_overlap *o)
 {
+	if (o->overlaps_itself_a || o->overlaps_itself_b)
+		return o->overlaps_itself_a && o->overlaps_itself_b
+		       ? "a and b each overlap themselves (shells of a mesh that cross or nest, or "
+		         "parts that overlap each other): their surfaces do not bound their solids "
+		         "once, so the volume they share is not measured"
+		       : o->overlaps_itself_a
+		       ? "a overlaps itself (shells of its mesh that cross or nest, or parts that "
+		         "overlap each other): its surface does not bound its solid once, so the "
+		         "volume it shares with b is not measured"
+		       : "b overlaps itself (shells of its mesh that cross or nest, or parts that "
+		         "overlap each other): its surface does not bound its solid once, so the "
+		         "volume it shares with a is not measured";
 	if (!o->closed_a && !o->closed_b)
 		return "a and b are solids by their winding numbers but not closed (holes in their "
 		       "meshes): the volume they share is found between closed solids only";

@@ -1017,8 +1017,11 @@ export interface components {
             volume?: number;
             /**
              * @description Why there is no volume: which side is an open surface (a mesh
-             *     that encloses nothing), or that a curved primitive has no
-             *     triangles to cross.
+             *     that encloses nothing), a solid that is not closed, or overlaps
+             *     itself (shells of its mesh that cross or nest facing the same
+             *     way, or parts of a compound that overlap each other: the volume
+             *     read from its surface would count some of it twice), or that a
+             *     curved primitive has no triangles to cross.
              */
             no_volume?: string;
             /**
