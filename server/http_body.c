@@ -75,10 +75,11 @@ static int body_append(void *ctx, const char *data, size_t n)
 		/* Content-Length known: one exact allocation (a small query
 		 * then costs a small block, not 64 KiB, which glibc would hand
 		 * back to the kernel and take again on every request).
-		 * Chunked: double, from 64 KiB, never past the cap. */
+		 * want counts the NUL the decoder needs, which Content-Length
+		 * does not.  Chunked: double, from 64 KiB, never past the cap. */
 		size_t want = r->len + n + 1;
 		size_t cap;
-		if (!r->gzip && r->declared >= want) {
+		if (!r->gzip && r->declared >= want - 1) {
 			cap = (size_t)r->declared + 1;
 		} else {
 			cap = r->cap * 2;

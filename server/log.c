@@ -11,13 +11,14 @@
  *
  * Logging never blocks serving: after log_start a line is copied into a
  * ring of RING_BYTES under a mutex and one writer thread alone write(2)s
- * the ring to fd 1, GATHER_US after the first line it finds (one wake-up
- * per moment, not a context switch per request).  When stdout is stuck
- * the ring fills, a line that does not fit is dropped and counted (metric
- * clashd_log_lines_dropped_total), and once there is room again a "log
- * lines dropped" line says how many.  fd 1 is not made O_NONBLOCK (a file
- * description shared with other processes).  At exit the writer gets
- * EXIT_WAIT_MS to empty the ring.
+ * the ring to fd 1, GATHER_US after the first line it finds and then
+ * every GATHER_US while lines keep coming (under a steady stream one
+ * wake-up per GATHER_US and none from the producers, not a context switch
+ * per request).  When stdout is stuck the ring fills, a line that does not
+ * fit is dropped and counted (metric clashd_log_lines_dropped_total), and
+ * once there is room again a "log lines dropped" line says how many.  fd 1
+ * is not made O_NONBLOCK (a file description shared with other
+ * processes).  At exit the writer gets EXIT_WAIT_MS to empty the ring.
  */
 #include "log.h"
 
@@ -153,34 +154,42 @@ static void put_note(size_t then)
 static void *writer_main(void *arg)
 {
 	(void)arg;
+	int streaming = 0; /* the last GATHER_US brought lines */
 	pthread_mutex_lock(&g.mu);
 	for (;;) {
-		int woken = 0;
-		while (g.len == 0 && !g.stopping) {
+		while (g.len == 0 && !g.stopping && !streaming)
 			pthread_cond_wait(&g.more, &g.mu);
-			woken = 1;
-		}
-		if (g.len == 0) { /* stopping: later lines are written directly */
+		if (g.len == 0 && g.stopping) { /* later lines are written directly */
 			free(g.ring);
 			g.ring = NULL;
 			pthread_cond_broadcast(&g.done);
 			break;
 		}
-		if (woken && !g.stopping) { /* producers' signals meanwhile wake no one */
+		/* A write every GATHER_US while lines keep coming: the writer
+		 * blocks on `more` again (where a producer's signal wakes it)
+		 * only after a GATHER_US that brought none, so under a steady
+		 * stream it wakes from this sleep alone. */
+		if (!g.stopping) {
 			pthread_mutex_unlock(&g.mu);
 			struct timespec gather = {0, GATHER_US * 1000L};
 			nanosleep(&gather, NULL);
 			pthread_mutex_lock(&g.mu);
 		}
-		/* The bytes up to the ring's end; producers only append after
-		 * them, so they can be written without the lock. */
-		const char *p = g.ring + g.head;
-		size_t n = g.len < RING_BYTES - g.head ? g.len : RING_BYTES - g.head;
-		pthread_mutex_unlock(&g.mu);
-		size_t w = write_out(p, n);
-		pthread_mutex_lock(&g.mu);
-		g.head = (g.head + w) % RING_BYTES;
-		g.len -= w;
+		streaming = g.len > 0;
+		/* The ring's end, then its start; producers only append after
+		 * the bytes being written, so they can be written without the
+		 * lock. */
+		for (int part = 0; part < 2 && g.len > 0; part++) {
+			const char *p = g.ring + g.head;
+			size_t n = g.len < RING_BYTES - g.head ? g.len : RING_BYTES - g.head;
+			pthread_mutex_unlock(&g.mu);
+			size_t w = write_out(p, n);
+			pthread_mutex_lock(&g.mu);
+			g.head = (g.head + w) % RING_BYTES;
+			g.len -= w;
+			if (w < n)
+				break;
+		}
 		if (g.unreported)
 			put_note(0);
 	}

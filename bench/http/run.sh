@@ -24,7 +24,8 @@
 #    ({"a": {"ref": ...}, "b": {"ref": ..., "pose": ...}}, 222 bytes)
 #    over 4 connections to clashd and the same bytes to hello (2 threads,
 #    answering clashd's answer to that query), nothing pinned, in the
-#    order clashd, hello, hello, clashd; each side's rate is its two runs'.
+#    order clashd, hello, hello, clashd (BENCH_REF_ROUNDS times, default
+#    1); each side's rate pools its runs, its CPU per request too.
 # 4. Drag (bench/drag): a 50 000-vertex part stored once (POST /v1/shapes,
 #    timed) and a box moved over 1000 steps on one keep-alive connection,
 #    inline (the whole part in each request) against by ref, side by side
@@ -57,6 +58,7 @@ B=${1:-build}
 DUR=${BENCH_DURATION:-8}
 PORT=${BENCH_PORT:-18471}
 NBATCH=${BENCH_BATCH:-1000}
+REF_ROUNDS=${BENCH_REF_ROUNDS:-1}
 HPORT=$((PORT + 1))
 OUT=$B/bench/http
 HERE=$(dirname "$0")
@@ -179,10 +181,14 @@ code=$(curl -s -o "$OUT/ref-answer.json" -w '%{http_code}' -H 'Content-Type: app
 hpid=$!
 pids="$cpid $hpid"
 wait_up "$HPORT" /
-measure "" 4 "http://127.0.0.1:$PORT/v1/query" "$OUT/ref.json" "ref clashd 4 a" $cpid
-measure "" 4 "http://127.0.0.1:$HPORT/" "$OUT/ref.json" "ref hello 4 a" $hpid
-measure "" 4 "http://127.0.0.1:$HPORT/" "$OUT/ref.json" "ref hello 4 b" $hpid
-measure "" 4 "http://127.0.0.1:$PORT/v1/query" "$OUT/ref.json" "ref clashd 4 b" $cpid
+k=1
+while [ $k -le "$REF_ROUNDS" ]; do
+	measure "" 4 "http://127.0.0.1:$PORT/v1/query" "$OUT/ref.json" "ref clashd 4 a$k" $cpid
+	measure "" 4 "http://127.0.0.1:$HPORT/" "$OUT/ref.json" "ref hello 4 a$k" $hpid
+	measure "" 4 "http://127.0.0.1:$HPORT/" "$OUT/ref.json" "ref hello 4 b$k" $hpid
+	measure "" 4 "http://127.0.0.1:$PORT/v1/query" "$OUT/ref.json" "ref clashd 4 b$k" $cpid
+	k=$((k + 1))
+done
 cleanup
 fi
 
@@ -329,22 +335,22 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 		printf "| in process: whole batch answered (no HTTP) | %.0f | %.0f |\n", aw, ac
 		printf "\nclashd over HTTP / decode-only: %.0f%% of json_loadb, %.0f%% of json_loadb + decode (wall clock); %.0f%% and %.0f%% per CPU-second.\n", 100 * e2e / lw, 100 * e2e / dw, 100 * e2ec / lc, 100 * e2ec / dc
 	}' "$OUT/results.jsonl" "$OUT/decode1.jsonl" "$OUT/decode2.jsonl"
-	[ $ref = 1 ] && awk -v bytes="$(wc -c < "$OUT/ref.json")" -v abytes="$(wc -c < "$OUT/ref-answer.json")" '
+	[ $ref = 1 ] && awk -v rounds="$REF_ROUNDS" -v bytes="$(wc -c < "$OUT/ref.json")" -v abytes="$(wc -c < "$OUT/ref-answer.json")" '
 	function val(line, key,   m) {
 		if (match(line, "\"" key "\":[-0-9.]+")) {
 			m = substr(line, RSTART, RLENGTH); sub(/.*:/, "", m); return m + 0
 		}
 		return -1
 	}
-	index($0, "\"label\":\"ref clashd 4") { cn += val($0, "requests"); cd += val($0, "duration_s"); cu += val($0, "cpu_us_per_req") / 2; c50 = c50 "/" val($0, "p50_ms"); cr = cr "/" sprintf("%.0f", val($0, "rps")); ce += val($0, "non_2xx") + val($0, "socket_errors") }
-	index($0, "\"label\":\"ref hello 4") { hn += val($0, "requests"); hd += val($0, "duration_s"); hu += val($0, "cpu_us_per_req") / 2; h50 = h50 "/" val($0, "p50_ms"); hr = hr "/" sprintf("%.0f", val($0, "rps")) }
+	index($0, "\"label\":\"ref clashd 4") { cn += val($0, "requests"); cd += val($0, "duration_s"); cu += val($0, "cpu_us_per_req") * val($0, "requests"); c50 = c50 "/" val($0, "p50_ms"); cr = cr "/" sprintf("%.0f", val($0, "rps")); ce += val($0, "non_2xx") + val($0, "socket_errors") }
+	index($0, "\"label\":\"ref hello 4") { hn += val($0, "requests"); hd += val($0, "duration_s"); hu += val($0, "cpu_us_per_req") * val($0, "requests"); h50 = h50 "/" val($0, "p50_ms"); hr = hr "/" sprintf("%.0f", val($0, "rps")) }
 	END {
-		c = cn / cd; h = hn / hd
-		printf "\nSmall queries by ref: the pair'"'"'s two shapes stored once, the query naming them (%d bytes; answer %d bytes), 4 connections, 2 worker threads each, nothing pinned; runs clashd, hello, hello, clashd:\n\n", bytes, abytes
-		printf "| server | rps (both runs) | runs | p50 ms | CPU us/req |\n|---|---|---|---|---|\n"
+		c = cn / cd; h = hn / hd; cu = cu / cn; hu = hu / hn
+		printf "\nSmall queries by ref: the pair'"'"'s two shapes stored once, the query naming them (%d bytes; answer %d bytes), 4 connections, 2 worker threads each, nothing pinned; runs clashd, hello, hello, clashd%s:\n\n", bytes, abytes, (rounds > 1 ? ", " rounds " rounds" : "")
+		printf "| server | rps (all runs) | runs | p50 ms | CPU us/req |\n|---|---|---|---|---|\n"
 		printf "| clashd POST /v1/query by ref | %.0f | %s | %s | %.1f |\n", c, substr(cr, 2), substr(c50, 2), cu
 		printf "| hello, same bytes | %.0f | %s | %s | %.1f |\n", h, substr(hr, 2), substr(h50, 2), hu
-		printf "\nBy ref / hello: %.0f%% of the request rate%s.\n", 100 * c / h, (ce > 0 ? " (ERRORS!)" : "")
+		printf "\nBy ref / hello: %.0f%% of the request rate%s; hello'"'"'s CPU per request is %.0f%% of clashd'"'"'s.\n", 100 * c / h, (ce > 0 ? " (ERRORS!)" : ""), 100 * hu / cu
 	}' "$OUT/results.jsonl"
 	[ -s "$OUT/drag.md" ] && { echo; cat "$OUT/drag.md"; }
 	[ -s "$OUT/tier.md" ] && { echo; cat "$OUT/tier.md"; }
