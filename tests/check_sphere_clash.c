@@ -506,6 +506,129 @@ START_TEST(ball_in_nonconvex_solids)
 }
 END_TEST
 
+
+/* ---- depth ------------------------------------------------------------------ */
+
+/* The distance from x to the grid solid (0 inside). */
+static double grid_dist(const grid *v, const double *x)
+{
+	double best = INFINITY;
+	for (int k = 0; k < v->n[2]; k++)
+		for (int j = 0; j < v->n[1]; j++)
+			for (int i = 0; i < v->n[0]; i++) {
+				if (!grid_at(v, i, j, k))
+					continue;
+				const int c[3] = {i, j, k};
+				double d = 0.0;
+				for (int a = 0; a < 3; a++) {
+					const double e = fmax(v->g[a][c[a]] - x[a], x[a] - v->g[a][c[a] + 1]);
+					d += e > 0 ? e * e : 0.0;
+				}
+				best = fmin(best, sqrt(d));
+			}
+	return best;
+}
+
+/* The least t >= 0 with the ball c + t u clear of the solid: marching by
+ * the overlap (the distance is 1-Lipschitz, so a step of r - dist never
+ * passes the exit). */
+static double march(const grid *v, const double *c, double r, const double *u)
+{
+	double t = 0.0;
+	for (int i = 0; i < 100000; i++) {
+		const double x[3] = {c[0] + t * u[0], c[1] + t * u[1], c[2] + t * u[2]};
+		const double g = r - grid_dist(v, x);
+		if (g <= 1e-14 * r)
+			return t;
+		t += g;
+	}
+	return t;
+}
+
+/* The least over n Fibonacci directions. */
+static double brute_depth(const grid *v, const double *c, double r, int n)
+{
+	double best = INFINITY;
+	for (int i = 0; i < n; i++) {
+		const double z = 1 - (2 * i + 1.0) / n, s = sqrt(1 - z * z);
+		const double u[3] = {s * cos(2.39996322972865332 * i), s * sin(2.39996322972865332 * i), z};
+		best = fmin(best, march(v, c, r, u));
+	}
+	return best;
+}
+
+static void depth_of(const grid *v, const double *c, double r, int swap, clash_result *res)
+{
+	clash_shape b;
+	ball_shape(&b, c, r);
+	const int err = swap ? clash_mesh_depth(&b, &v->s, NULL, res)
+	                     : clash_mesh_depth(&v->s, &b, NULL, res);
+	ck_assert_msg(err == CLASH_OK, "clash_mesh_depth: %s", clash_strerror(err));
+	ck_assert(res->intersecting && (res->has & CLASH_HAS_DEPTH));
+	/* b moved by depth * normal: the ball (moved by it, or back by it) is
+	 * touching or apart */
+	const double sg = swap ? -1.0 : 1.0;
+	const double x[3] = {c[0] + sg * res->depth * res->depth_normal[0],
+	                     c[1] + sg * res->depth * res->depth_normal[1],
+	                     c[2] + sg * res->depth * res->depth_normal[2]};
+	ck_assert_msg(grid_dist(v, x) >= r - 1e-9 * r,
+	              "ball at %g %g %g r %g moved by %g along %g %g %g: still %g deep", c[0], c[1],
+	              c[2], r, res->depth, res->depth_normal[0], res->depth_normal[1],
+	              res->depth_normal[2], r - grid_dist(v, x));
+}
+
+/* An L: a ball sunk h into the long arm's top, far from its edges: r - h
+ * up the face's normal, converged; a ball in the inner corner and in the
+ * U's slot against the brute force. */
+START_TEST(ball_depth)
+{
+	const double xs[4] = {0, 4, 8, 12}, ys[3] = {0, 4, 8}, zs[2] = {0, 4};
+	grid l, u;
+	grid_init(&l, xs, 3, ys, 2, zs, 1);
+	grid_set(&l, 0, 0, 0);
+	grid_set(&l, 1, 0, 0);
+	grid_set(&l, 2, 0, 0);
+	grid_set(&l, 0, 1, 0);
+	grid_build(&l);
+	grid_init(&u, xs, 3, ys, 2, zs, 1);
+	grid_set(&u, 0, 0, 0);
+	grid_set(&u, 1, 0, 0);
+	grid_set(&u, 2, 0, 0);
+	grid_set(&u, 0, 1, 0);
+	grid_set(&u, 2, 1, 0);
+	grid_build(&u);
+	for (int swap = 0; swap < 2; swap++) {
+		clash_result res;
+		const double r = 0.5, h = 0.2;
+		const double c[3] = {6.1, 2.2, 4 + r - h};
+		depth_of(&l, c, r, swap, &res);
+		ck_assert_msg(fabs(res.depth - h) < 1e-12, "depth %.17g", res.depth);
+		ck_assert(fabs(res.depth_normal[2] - (swap ? -1 : 1)) < 1e-12);
+		ck_assert(res.converged);
+	}
+	/* the inner corner of the L, the slot of the U, a ball across the
+	 * slot's floor */
+	const struct {
+		const grid *v;
+		double c[3], r;
+	} cases[] = {{&l, {4.3, 4.2, 2.0}, 0.6}, {&l, {3.7, 4.4, 3.8}, 0.9},
+	             {&u, {6.0, 5.0, 2.0}, 2.3}, {&u, {5.0, 4.3, 3.5}, 1.2},
+	             {&u, {4.5, 6.5, 3.9}, 0.8}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		clash_result res;
+		depth_of(cases[i].v, cases[i].c, cases[i].r, 0, &res);
+		const double ref = brute_depth(cases[i].v, cases[i].c, cases[i].r, 20000);
+		if (getenv("CLASH_SPHERE_DEPTH_LOG"))
+			fprintf(stderr, "case %zu: depth %.17g converged %d, brute force %.17g\n", i,
+			        res.depth, res.converged, ref);
+		ck_assert_msg(res.depth <= ref * (1 + 1e-9) && res.depth >= 0.97 * ref,
+		              "case %zu: depth %.17g, brute force %.17g", i, res.depth, ref);
+	}
+	grid_free(&l);
+	grid_free(&u);
+}
+END_TEST
+
 static Suite *sphere_mesh_overlap_suite(void)
 {
 	Suite *s = suite_create("sphere_mesh_overlap");
@@ -515,4 +638,12 @@ static Suite *sphere_mesh_overlap_suite(void)
 	return s;
 }
 
+static Suite *sphere_mesh_depth_suite(void)
+{
+	Suite *s = suite_create("sphere_mesh_depth");
+	ck_case(s, "depth", 120, CK_TESTS(ball_depth));
+	return s;
+}
+
 CHECK_SUITE(sphere_mesh_overlap_suite)
+CHECK_SUITE(sphere_mesh_depth_suite)
