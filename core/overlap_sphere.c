@@ -8,18 +8,17 @@
  * area of the unit sphere's part inside the mesh (on the sphere x.n = r,
  * on a face x.n = h_T).  area(T∩D) is closed form: T's boundary is cut
  * into pieces inside the circle (triangles with o) and outside (sectors).
- * Omega follows from Gauss-Bonnet on each patch P of the sphere inside
- * the mesh, bounded by b loops of arcs:
- *   area(P) = 2 pi (2 - b) - sum over its loops of (integral of the
- *             geodesic curvature + the turning angles at the corners),
- * an arc of T's circle of angle phi contributing -phi h_T / r and a
- * corner (where a loop crosses an edge) the signed angle between the
- * arcs' tangents.  A sphere no loop crosses lies wholly inside the mesh
- * or outside (one ray cast).  Loops bound one patch when each lies on the
- * other's inner side and no third separates them (sides by counting
- * crossings of a great-circle arc with the loops' sampled polygons).
- * Regions: triangles joined through edges that pass inside the ball,
- * loops to their triangles, loops of one patch to each other.
+ * Omega from Gauss-Bonnet on each patch P of the sphere inside the mesh,
+ * bounded by b loops of arcs: area(P) = 2 pi (2 - b) - sum over its loops
+ * of (integral of the geodesic curvature + turning angles at corners),
+ * an arc of T's circle of angle phi giving -phi h_T / r, a corner (where a
+ * loop crosses an edge) the signed angle between the arcs' tangents; a
+ * sphere no loop crosses is inside or out (a ray).
+ * Loops bound one patch when each lies on the other's inner side and no
+ * third separates them (crossings of a great-circle arc with the loops'
+ * sampled polygons).  Regions join triangles through edges inside the
+ * ball, loops to their triangles and to the loops of their patch
+ * (docs/shapes.md, "A mesh and a sphere").
  */
 #include <math.h>
 #include <stdlib.h>
