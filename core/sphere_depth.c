@@ -31,10 +31,12 @@
 #include "sphere_depth.h"
 #include "tri_dist.h"
 
-#define SD_FIBONACCI 256
+#define SD_FIBONACCI 128
 #define SD_STEPS 40
-/* Features within this much of the ball (times r) propose feet. */
-#define SD_NEAR 1.0
+/* Faces (those asking the least move) whose pairs and triples are tried. */
+#define SD_FACES 8
+/* Feet tried, the least asked first. */
+#define SD_FEET 48
 
 typedef struct sd_tri {
 	double p[9], n[3];
@@ -318,9 +320,15 @@ typedef struct sd_face {
 	double n[3], a; /* the centre must move a along n to leave its plane's offset */
 } sd_face;
 
+typedef struct sd_cand {
+	double u[3], foot; /* a direction and the move its feature asks */
+} sd_cand;
+
 typedef struct sd_near {
 	sd_face *faces;
 	size_t nfaces, cap;
+	sd_cand *cand;
+	size_t ncand, cap_cand;
 } sd_near;
 
 /* Try direction u with the foot length `foot` (0: none): keep the best. */
@@ -391,24 +399,70 @@ static int feature_feet(sd_work *w, const sd_tri *t, const double *q, void *ctx)
 		f[k] = w->c[k] - t->p[k];
 	}
 	const double d = sqrt(dot3(e, e)), h = dot3(f, t->n);
-	int err = try_dir(w, t->n, w->r - h);
-	if (!err && d > 0) {
-		const double back[3] = {-e[0], -e[1], -e[2]};
-		err = try_dir(w, e, w->r - d);
-		if (!err)
-			err = try_dir(w, back, 0);
+	if (nr->ncand + 3 > nr->cap_cand) {
+		const size_t cap = nr->cap_cand ? 2 * nr->cap_cand : 256;
+		sd_cand *c = realloc(nr->cand, cap * sizeof *c);
+		if (c == NULL)
+			return CLASH_ENOMEM;
+		nr->cand = c;
+		nr->cap_cand = cap;
 	}
-	if (err)
-		return err;
+	sd_cand *c = nr->cand + nr->ncand;
+	memcpy(c[0].u, t->n, sizeof t->n);
+	c[0].foot = w->r - h;
+	nr->ncand++;
+	if (d > 0) {
+		for (int k = 0; k < 3; k++) {
+			c[1].u[k] = e[k] / d;
+			c[2].u[k] = -e[k] / d;
+		}
+		c[1].foot = w->r - d;
+		c[2].foot = w->r + d; /* through it: no foot, tried last */
+		nr->ncand += 2;
+	}
 	for (size_t i = 0; i < nr->nfaces; i++)
 		if (dot3(nr->faces[i].n, t->n) > 1 - 1e-12 &&
 		    fabs(nr->faces[i].a - (w->r - h)) < 1e-12 * w->r)
 			return CLASH_OK;
-	if (nr->nfaces == nr->cap)
-		return CLASH_OK;
+	if (nr->nfaces == nr->cap) { /* keep the faces that ask the least */
+		size_t worst = 0;
+		for (size_t i = 1; i < nr->nfaces; i++)
+			if (nr->faces[i].a > nr->faces[worst].a)
+				worst = i;
+		if (nr->faces[worst].a <= w->r - h)
+			return CLASH_OK;
+		nr->faces[worst] = nr->faces[--nr->nfaces];
+	}
 	memcpy(nr->faces[nr->nfaces].n, t->n, sizeof t->n);
 	nr->faces[nr->nfaces++].a = w->r - h;
 	return CLASH_OK;
+}
+
+static int cand_cmp(const void *x, const void *y)
+{
+	const double a = ((const sd_cand *)x)->foot, b = ((const sd_cand *)y)->foot;
+	return (a > b) - (a < b);
+}
+
+/* The candidates in order of the move they ask, distinct directions
+ * only, at most SD_FEET of them. */
+static int try_feet(sd_work *w, sd_near *nr)
+{
+	qsort(nr->cand, nr->ncand, sizeof *nr->cand, cand_cmp);
+	size_t tried = 0;
+	const double *done[SD_FEET];
+	int err = CLASH_OK;
+	for (size_t i = 0; i < nr->ncand && tried < SD_FEET && !err; i++) {
+		const sd_cand *c = &nr->cand[i];
+		int seen = 0;
+		for (size_t j = 0; j < tried && !seen; j++)
+			seen = dot3(done[j], c->u) > 1 - 1e-12;
+		if (seen)
+			continue;
+		done[tried++] = c->u;
+		err = try_dir(w, c->u, c->foot <= w->r ? c->foot : 0.0);
+	}
+	return err;
 }
 
 /* The least move v with n_i . v = a_i for the k faces id (k = 2, 3), when
@@ -497,7 +551,7 @@ static int pattern(sd_work *w)
 {
 	double step = 0.3;
 	int err = CLASH_OK;
-	for (int it = 0; it < SD_STEPS * 4 && step > 1e-9 && !err; it++) {
+	for (int it = 0; it < SD_STEPS * 4 && step > 1e-7 && !err; it++) {
 		double e1[3], e2[3];
 		const double ax[3] = {fabs(w->u[0]) < 0.6 ? 1.0 : 0.0, fabs(w->u[0]) < 0.6 ? 0.0 : 1.0,
 		                      0.0};
@@ -560,7 +614,7 @@ int sphere_depth(const clash_shape *mesh, const double *c, double r, int ball_is
 	w.flip = (w.m->volume < 0.0) != (det < 0.0);
 	w.stack = malloc((2 * (size_t)w.m->depth + 4) * sizeof *w.stack);
 	w.stack2 = malloc((2 * (size_t)w.m->depth + 4) * sizeof *w.stack2);
-	sd_near nr = {malloc(24 * sizeof(sd_face)), 0, 24};
+	sd_near nr = {malloc(SD_FACES * sizeof(sd_face)), 0, SD_FACES, NULL, 0, 0};
 	int err = w.stack && w.stack2 && nr.faces ? CLASH_OK : CLASH_ENOMEM;
 	if (!err) {
 		/* no move longer than leaving the mesh's box from the centre */
@@ -575,6 +629,8 @@ int sphere_depth(const clash_shape *mesh, const double *c, double r, int ball_is
 		w.u[2] = 1.0;
 		err = near_tris(&w, c, r, feature_feet, &nr);
 	}
+	if (!err)
+		err = try_feet(&w, &nr);
 	if (!err)
 		err = face_sets(&w, &nr);
 	if (!err)
@@ -604,5 +660,6 @@ int sphere_depth(const clash_shape *mesh, const double *c, double r, int ball_is
 	free(w.stack2);
 	free(w.spans);
 	free(nr.faces);
+	free(nr.cand);
 	return err;
 }
