@@ -27,33 +27,12 @@
 #include "cancel.h"
 #include "mesh_query.h"
 #include "overlap_sphere.h"
+#include "vec.h"
 #include "overlap_work.h"
 
 #define SP_PI 3.14159265358979323846
 /* Samples of a whole circle when sides of loops are compared. */
 #define SP_SIDE_STEPS 64
-
-static double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static int unit3(double *a)
-{
-	const double l = sqrt(dot3(a, a));
-	if (!(l > 0))
-		return 0;
-	for (int k = 0; k < 3; k++)
-		a[k] /= l;
-	return 1;
-}
 
 int ov_ball_of(const clash_shape *s, double *c, double *r)
 {
@@ -74,11 +53,11 @@ int ov_ball_of(const clash_shape *s, double *c, double *r)
 	for (int j = 0; j < 3; j++) {
 		for (int k = 0; k < 3; k++)
 			col[j][k] = f.l[3 * k + j];
-		len[j] = sqrt(dot3(col[j], col[j]));
+		len[j] = sqrt(vec3_dot(col[j], col[j]));
 	}
 	const double tol = 1e-14 * len[0];
 	for (int j = 0; j < 3; j++)
-		if (fabs(len[j] - len[0]) > tol || fabs(dot3(col[j], col[(j + 1) % 3])) > tol * len[0])
+		if (fabs(len[j] - len[0]) > tol || fabs(vec3_dot(col[j], col[(j + 1) % 3])) > tol * len[0])
 			return 0;
 	*r = base * len[0] + s->radius;
 	return *r > 0;
@@ -170,23 +149,23 @@ static int plane_of(sp_work *w, sp_tri *t)
 		u[k] = t->p[3 + k] - t->p[k];
 		v[k] = t->p[6 + k] - t->p[k];
 	}
-	cross3(u, v, t->n);
-	if (!unit3(t->n) || !unit3(u))
+	vec3_cross(t->n, u, v);
+	if (!sp_unit3(t->n) || !sp_unit3(u))
 		return 0;
 	memcpy(t->e1, u, sizeof u);
-	cross3(t->n, t->e1, t->e2);
+	vec3_cross(t->e2, t->n, t->e1);
 	double rel[3][3];
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 3; k++)
 			rel[i][k] = t->p[3 * i + k] - w->c[k];
-	t->h = (dot3(t->n, rel[0]) + dot3(t->n, rel[1]) + dot3(t->n, rel[2])) / 3.0;
+	t->h = (vec3_dot(t->n, rel[0]) + vec3_dot(t->n, rel[1]) + vec3_dot(t->n, rel[2])) / 3.0;
 	if (!(fabs(t->h) < w->r))
 		return 0;
 	t->rho = sqrt((w->r - fabs(t->h)) * (w->r + fabs(t->h)));
 	double q[3][2];
 	for (int i = 0; i < 3; i++) {
-		q[i][0] = dot3(rel[i], t->e1);
-		q[i][1] = dot3(rel[i], t->e2);
+		q[i][0] = vec3_dot(rel[i], t->e1);
+		q[i][1] = vec3_dot(rel[i], t->e2);
 	}
 	if (!(plane_gap(q) < t->rho))
 		return 0; /* the disc misses T or only touches it */
@@ -290,6 +269,16 @@ static int lex_less(const double *a, const double *b)
 	return 0;
 }
 
+/* The edge p-q with its corners in lexicographic order, so that both
+ * triangles of an edge name it alike. */
+static void edge_key(const double *p, const double *q, xkey *k)
+{
+	const int swap = lex_less(q, p);
+	memcpy(k->e, swap ? q : p, 3 * sizeof(double));
+	memcpy(k->e + 3, swap ? p : q, 3 * sizeof(double));
+	k->root = 0;
+}
+
 /* Crossing `root` of the edge with corners in canonical order: its index,
  * added when new (the same point for both triangles of the edge). */
 static int crossing(sp_work *w, xmap *x, const xkey *k, double t, uint32_t *id)
@@ -326,16 +315,14 @@ static int edge_crossings(sp_work *w, xmap *x, const sp_tri *t, xing *out, int *
 	for (int i = 0; i < 3; i++) {
 		const double *p = t->p + 3 * i, *q = t->p + 3 * ((i + 1) % 3);
 		xkey k;
-		const int swap = lex_less(q, p);
-		memcpy(k.e, swap ? q : p, 3 * sizeof(double));
-		memcpy(k.e + 3, swap ? p : q, 3 * sizeof(double));
+		edge_key(p, q, &k);
 		double d[3], f[3];
 		for (int j = 0; j < 3; j++) {
 			d[j] = k.e[3 + j] - k.e[j];
 			f[j] = k.e[j] - w->c[j];
 		}
-		const double a = dot3(d, d), b = dot3(f, d);
-		const double lf = sqrt(dot3(f, f));
+		const double a = vec3_dot(d, d), b = vec3_dot(f, d);
+		const double lf = sqrt(vec3_dot(f, f));
 		const double cc = (lf - w->r) * (lf + w->r);
 		const double disc = b * b - a * cc;
 		if (!(a > 0) || !(disc > 0))
@@ -354,7 +341,7 @@ static int edge_crossings(sp_work *w, xmap *x, const sp_tri *t, xing *out, int *
 			double rel[3];
 			for (int j = 0; j < 3; j++)
 				rel[j] = w->xp[id][j] - w->c[j];
-			out[*n].theta = atan2(dot3(rel, t->e2), dot3(rel, t->e1));
+			out[*n].theta = atan2(vec3_dot(rel, t->e2), vec3_dot(rel, t->e1));
 			out[(*n)++].id = id;
 		}
 	}
@@ -368,8 +355,8 @@ static int in_triangle(const sp_work *w, const sp_tri *t, double theta)
 		double rel[3];
 		for (int k = 0; k < 3; k++)
 			rel[k] = t->p[3 * i + k] - w->c[k];
-		q[i][0] = dot3(rel, t->e1);
-		q[i][1] = dot3(rel, t->e2);
+		q[i][0] = vec3_dot(rel, t->e1);
+		q[i][1] = vec3_dot(rel, t->e2);
 	}
 	const double m[2] = {t->rho * cos(theta), t->rho * sin(theta)};
 	for (int i = 0; i < 3; i++) {
@@ -470,8 +457,8 @@ static void tangent(const sp_work *w, const sp_tri *t, const double *x, double *
 {
 	for (int k = 0; k < 3; k++)
 		nu[k] = (x[k] - w->c[k]) / w->r;
-	cross3(nu, t->n, tg);
-	unit3(tg);
+	vec3_cross(tg, nu, t->n);
+	sp_unit3(tg);
 }
 
 /* The turning angle where arc a hands over to arc b (at a's end). */
@@ -481,8 +468,8 @@ static double corner(const sp_work *w, const sp_arc *a, const sp_arc *b)
 	double nu[3], t1[3], t2[3], c[3];
 	tangent(w, &w->tri[a->tri], x, nu, t1);
 	tangent(w, &w->tri[b->tri], x, nu, t2);
-	cross3(t1, t2, c);
-	return atan2(dot3(nu, c), dot3(t1, t2));
+	vec3_cross(c, t1, t2);
+	return atan2(vec3_dot(nu, c), vec3_dot(t1, t2));
 }
 
 static int add_loop(sp_work *w, uint32_t first)
@@ -576,20 +563,20 @@ static int loop_poly(const sp_work *w, const sp_loop *l, poly *out)
 	const sp_tri *t = &w->tri[w->arcs[l->first].tri];
 	double nu[3], tg[3], left[3];
 	memcpy(nu, out->p[0], sizeof nu);
-	cross3(nu, t->n, tg);
-	unit3(tg);
-	cross3(nu, tg, left);
+	vec3_cross(tg, nu, t->n);
+	sp_unit3(tg);
+	vec3_cross(left, nu, tg);
 	for (int j = 0; j < 3; j++)
 		out->ref[j] = nu[j] + 1e-6 * left[j];
-	unit3(out->ref);
+	sp_unit3(out->ref);
 	return CLASH_OK;
 }
 
 static double det3v(const double *a, const double *b, const double *c)
 {
 	double x[3];
-	cross3(a, b, x);
-	return dot3(x, c);
+	vec3_cross(x, a, b);
+	return vec3_dot(x, c);
 }
 
 /* Do the great-circle arcs a-b and p-q cross? */
@@ -600,17 +587,17 @@ static int arcs_cross(const double *a, const double *b, const double *p, const d
 	if (!((s1 > 0) != (s2 > 0) && (s3 > 0) != (s4 > 0)))
 		return 0;
 	double n1[3], n2[3], x[3], ab[3], pq[3];
-	cross3(a, b, n1);
-	cross3(p, q, n2);
-	cross3(n1, n2, x);
+	vec3_cross(n1, a, b);
+	vec3_cross(n2, p, q);
+	vec3_cross(x, n1, n2);
 	for (int k = 0; k < 3; k++) {
 		ab[k] = a[k] + b[k];
 		pq[k] = p[k] + q[k];
 	}
-	if (dot3(x, ab) < 0)
+	if (vec3_dot(x, ab) < 0)
 		for (int k = 0; k < 3; k++)
 			x[k] = -x[k];
-	return dot3(x, pq) > 0;
+	return vec3_dot(x, pq) > 0;
 }
 
 /* Point x (unit) on the inner side of loop l's polygon. */
@@ -674,8 +661,8 @@ static int edge_inside(const sp_work *w, const double *p, const double *q)
 		d[k] = q[k] - p[k];
 		f[k] = w->c[k] - p[k];
 	}
-	const double dd = dot3(d, d);
-	double t = dd > 0 ? dot3(f, d) / dd : 0.0;
+	const double dd = vec3_dot(d, d);
+	double t = dd > 0 ? vec3_dot(f, d) / dd : 0.0;
 	t = fmin(fmax(t, 0.0), 1.0);
 	double e = 0.0;
 	for (int k = 0; k < 3; k++) {
@@ -706,10 +693,8 @@ static int join_edges(sp_work *w)
 			const double *p = w->tri[i].p + 3 * j, *q = w->tri[i].p + 3 * ((j + 1) % 3);
 			if (!edge_inside(w, p, q))
 				continue;
-			xkey k = {{0}, 0};
-			const int swap = lex_less(q, p);
-			memcpy(k.e, swap ? q : p, 3 * sizeof(double));
-			memcpy(k.e + 3, swap ? p : q, 3 * sizeof(double));
+			xkey k;
+			edge_key(p, q, &k);
 			size_t h = (size_t)(key_hash(&k) >> 17) & (e.nslots - 1);
 			while (e.slots[h] && memcmp(e.keys[e.slots[h] - 1], k.e, sizeof k.e) != 0)
 				h = (h + 1) & (e.nslots - 1);

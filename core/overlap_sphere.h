@@ -14,6 +14,7 @@
 #ifndef CLASH_OVERLAP_SPHERE_H
 #define CLASH_OVERLAP_SPHERE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,17 @@ void sp_arc_point(const sp_work *w, const sp_arc *a, size_t i, size_t count, dou
 /* Steps an arc is sampled with. */
 size_t sp_arc_steps(const sp_arc *a);
 void sp_free(sp_work *w);
+
+/* a := a / |a|; 0 (a untouched) when |a| is 0. */
+static inline int sp_unit3(double *a)
+{
+	const double l = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	if (!(l > 0))
+		return 0;
+	for (int k = 0; k < 3; k++)
+		a[k] /= l;
+	return 1;
+}
 
 /* The report of a mesh leaf (radius 0) against a ball leaf (overlap.c):
  * CLASH_ENOTSUP when `ball` is not a ball in world space (a primitive

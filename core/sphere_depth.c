@@ -28,6 +28,7 @@
 #include "mesh.h"
 #include "mesh_query.h"
 #include "overlap_sphere.h"
+#include "vec.h"
 #include "sphere_depth.h"
 #include "tri_dist.h"
 
@@ -60,28 +61,6 @@ typedef struct sd_work {
 	int exact;       /* the best is a foot that t(u) confirms */
 } sd_work;
 
-static double dot3(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static int unit3(double *a)
-{
-	const double l = sqrt(dot3(a, a));
-	if (!(l > 0))
-		return 0;
-	for (int k = 0; k < 3; k++)
-		a[k] /= l;
-	return 1;
-}
-
 static void world_tri(const sd_work *w, size_t i, sd_tri *t)
 {
 	static const int perm[2][3] = {{0, 1, 2}, {0, 2, 1}};
@@ -93,8 +72,8 @@ static void world_tri(const sd_work *w, size_t i, sd_tri *t)
 		a[k] = t->p[3 + k] - t->p[k];
 		b[k] = t->p[6 + k] - t->p[k];
 	}
-	cross3(a, b, t->n);
-	unit3(t->n);
+	vec3_cross(t->n, a, b);
+	sp_unit3(t->n);
 }
 
 /* ---- one triangle's interval ------------------------------------------ */
@@ -143,8 +122,8 @@ static int tri_interval(const sd_work *w, const sd_tri *t, const double *u, doub
 		double f[3];
 		for (int k = 0; k < 3; k++)
 			f[k] = w->c[k] - p[k];
-		const double lf = sqrt(dot3(f, f));
-		if (roots(dot3(u, f), (lf - w->r) * (lf + w->r), &a, &b))
+		const double lf = sqrt(vec3_dot(f, f));
+		if (roots(vec3_dot(u, f), (lf - w->r) * (lf + w->r), &a, &b))
 			take(lo, hi, a, b);
 	}
 	for (int i = 0; i < 3; i++) { /* edges */
@@ -154,22 +133,22 @@ static int tri_interval(const sd_work *w, const sd_tri *t, const double *u, doub
 			e[k] = q[k] - p[k];
 			f[k] = w->c[k] - p[k];
 		}
-		const double len = sqrt(dot3(e, e));
+		const double len = sqrt(vec3_dot(e, e));
 		if (!(len > 0))
 			continue;
 		for (int k = 0; k < 3; k++)
 			e[k] /= len;
-		const double fe = dot3(f, e), ue = dot3(u, e);
+		const double fe = vec3_dot(f, e), ue = vec3_dot(u, e);
 		for (int k = 0; k < 3; k++) {
 			fp[k] = f[k] - fe * e[k];
 			up[k] = u[k] - ue * e[k];
 		}
-		const double uu = dot3(up, up);
+		const double uu = vec3_dot(up, up);
 		if (uu > 1e-300) {
-			const double lf = sqrt(dot3(fp, fp));
-			if (!roots(dot3(up, fp) / uu, (lf - w->r) * (lf + w->r) / uu, &a, &b))
+			const double lf = sqrt(vec3_dot(fp, fp));
+			if (!roots(vec3_dot(up, fp) / uu, (lf - w->r) * (lf + w->r) / uu, &a, &b))
 				continue;
-		} else if (dot3(fp, fp) <= w->r * w->r) {
+		} else if (vec3_dot(fp, fp) <= w->r * w->r) {
 			a = -INFINITY;
 			b = INFINITY;
 		} else {
@@ -183,7 +162,7 @@ static int tri_interval(const sd_work *w, const sd_tri *t, const double *u, doub
 		double f[3];
 		for (int k = 0; k < 3; k++)
 			f[k] = w->c[k] - t->p[k];
-		const double h = dot3(f, t->n), s = dot3(u, t->n);
+		const double h = vec3_dot(f, t->n), s = vec3_dot(u, t->n);
 		a = -INFINITY;
 		b = INFINITY;
 		clip_linear(w->r - h, -s, &a, &b); /* h + t s <= r */
@@ -195,8 +174,8 @@ static int tri_interval(const sd_work *w, const sd_tri *t, const double *u, doub
 				e[k] = q[k] - p[k];
 				g[k] = w->c[k] - p[k];
 			}
-			cross3(t->n, e, m); /* inward in the plane */
-			clip_linear(dot3(g, m), dot3(u, m), &a, &b);
+			vec3_cross(m, t->n, e); /* inward in the plane */
+			clip_linear(vec3_dot(g, m), vec3_dot(u, m), &a, &b);
 		}
 		take(lo, hi, a, b);
 	}
@@ -335,7 +314,7 @@ typedef struct sd_near {
 static int try_dir(sd_work *w, const double *u_in, double foot)
 {
 	double u[3] = {u_in[0], u_in[1], u_in[2]}, t;
-	if (!unit3(u))
+	if (!sp_unit3(u))
 		return CLASH_OK;
 	const int err = depth_along(w, u, w->best, &t);
 	if (err)
@@ -378,7 +357,7 @@ static int near_tris(sd_work *w, const double *x, double reach, near_fn fn, void
 			tri_point_dist2(x, t.p, q);
 			for (int k = 0; k < 3; k++)
 				e[k] = x[k] - q[k];
-			if (dot3(e, e) > reach * reach)
+			if (vec3_dot(e, e) > reach * reach)
 				continue;
 			const int err = fn(w, &t, q, ctx);
 			if (err)
@@ -398,7 +377,7 @@ static int feature_feet(sd_work *w, const sd_tri *t, const double *q, void *ctx)
 		e[k] = w->c[k] - q[k];
 		f[k] = w->c[k] - t->p[k];
 	}
-	const double d = sqrt(dot3(e, e)), h = dot3(f, t->n);
+	const double d = sqrt(vec3_dot(e, e)), h = vec3_dot(f, t->n);
 	if (nr->ncand + 3 > nr->cap_cand) {
 		const size_t cap = nr->cap_cand ? 2 * nr->cap_cand : 256;
 		sd_cand *c = realloc(nr->cand, cap * sizeof *c);
@@ -421,7 +400,7 @@ static int feature_feet(sd_work *w, const sd_tri *t, const double *q, void *ctx)
 		nr->ncand += 2;
 	}
 	for (size_t i = 0; i < nr->nfaces; i++)
-		if (dot3(nr->faces[i].n, t->n) > 1 - 1e-12 &&
+		if (vec3_dot(nr->faces[i].n, t->n) > 1 - 1e-12 &&
 		    fabs(nr->faces[i].a - (w->r - h)) < 1e-12 * w->r)
 			return CLASH_OK;
 	if (nr->nfaces == nr->cap) { /* keep the faces that ask the least */
@@ -456,7 +435,7 @@ static int try_feet(sd_work *w, sd_near *nr)
 		const sd_cand *c = &nr->cand[i];
 		int seen = 0;
 		for (size_t j = 0; j < tried && !seen; j++)
-			seen = dot3(done[j], c->u) > 1 - 1e-12;
+			seen = vec3_dot(done[j], c->u) > 1 - 1e-12;
 		if (seen)
 			continue;
 		done[tried++] = c->u;
@@ -473,7 +452,7 @@ static int min_norm(const sd_face *f, const int *id, int k, double *v)
 	for (int i = 0; i < k; i++) {
 		rhs[i] = f[id[i]].a;
 		for (int j = 0; j < k; j++)
-			g[i][j] = dot3(f[id[i]].n, f[id[j]].n);
+			g[i][j] = vec3_dot(f[id[i]].n, f[id[j]].n);
 	}
 	double det;
 	if (k == 2) {
@@ -514,12 +493,12 @@ static int face_sets(sd_work *w, const sd_near *nr)
 		for (size_t j = i + 1; j < n && !err; j++) {
 			int id[3] = {(int)i, (int)j, 0};
 			double v[3];
-			if (min_norm(nr->faces, id, 2, v) && sqrt(dot3(v, v)) < w->best)
-				err = try_dir(w, v, sqrt(dot3(v, v)));
+			if (min_norm(nr->faces, id, 2, v) && sqrt(vec3_dot(v, v)) < w->best)
+				err = try_dir(w, v, sqrt(vec3_dot(v, v)));
 			for (size_t k = j + 1; k < n && !err; k++) {
 				id[2] = (int)k;
-				if (min_norm(nr->faces, id, 3, v) && sqrt(dot3(v, v)) < w->best)
-					err = try_dir(w, v, sqrt(dot3(v, v)));
+				if (min_norm(nr->faces, id, 3, v) && sqrt(vec3_dot(v, v)) < w->best)
+					err = try_dir(w, v, sqrt(vec3_dot(v, v)));
 			}
 			if (!err && cancel_requested(w->cancel))
 				err = CLASH_ECANCELED;
@@ -555,9 +534,9 @@ static int pattern(sd_work *w)
 		double e1[3], e2[3];
 		const double ax[3] = {fabs(w->u[0]) < 0.6 ? 1.0 : 0.0, fabs(w->u[0]) < 0.6 ? 0.0 : 1.0,
 		                      0.0};
-		cross3(w->u, ax, e1);
-		unit3(e1);
-		cross3(w->u, e1, e2);
+		vec3_cross(e1, w->u, ax);
+		sp_unit3(e1);
+		vec3_cross(e2, w->u, e1);
 		const double best = w->best;
 		const int exact = w->exact;
 		const double u0[3] = {w->u[0], w->u[1], w->u[2]};
@@ -589,7 +568,7 @@ static int touch_point(sd_work *w, const sd_tri *t, const double *q, void *ctx)
 		x[k] = w->c[k] + w->best * w->u[k];
 		e[k] = x[k] - q[k];
 	}
-	const double d = dot3(e, e);
+	const double d = vec3_dot(e, e);
 	if (d < *best) {
 		*best = d;
 		memcpy(w->point, q, sizeof w->point);

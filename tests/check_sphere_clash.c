@@ -141,6 +141,23 @@ static void box_grid(grid *v, const double *lo, const double *hi)
 	grid_build(v);
 }
 
+/* An L (three cells along x, one up at x's first) and a U (one up at
+ * each end) on the grid xs x ys x zs (3 x 2 x 1 cells). */
+static void l_and_u(grid *l, grid *u, const double *xs, const double *ys, const double *zs)
+{
+	grid *g[2] = {l, u};
+	for (int k = 0; k < 2; k++) {
+		grid_init(g[k], xs, 3, ys, 2, zs, 1);
+		grid_set(g[k], 0, 0, 0);
+		grid_set(g[k], 1, 0, 0);
+		grid_set(g[k], 2, 0, 0);
+		grid_set(g[k], 0, 1, 0);
+		if (k)
+			grid_set(g[k], 2, 1, 0);
+		grid_build(g[k]);
+	}
+}
+
 /* ---- the volume of a ball and a box, independently ------------------------- */
 
 typedef long double ld;
@@ -437,19 +454,7 @@ START_TEST(ball_in_nonconvex_solids)
 {
 	const double xs[4] = {0, 1, 2, 3}, ys[3] = {0, 1, 2}, zs[2] = {0, 1};
 	grid l, u, s;
-	grid_init(&l, xs, 3, ys, 2, zs, 1);
-	grid_set(&l, 0, 0, 0);
-	grid_set(&l, 1, 0, 0);
-	grid_set(&l, 2, 0, 0);
-	grid_set(&l, 0, 1, 0);
-	grid_build(&l);
-	grid_init(&u, xs, 3, ys, 2, zs, 1);
-	grid_set(&u, 0, 0, 0);
-	grid_set(&u, 1, 0, 0);
-	grid_set(&u, 2, 0, 0);
-	grid_set(&u, 0, 1, 0);
-	grid_set(&u, 2, 1, 0);
-	grid_build(&u);
+	l_and_u(&l, &u, xs, ys, zs);
 	box_grid(&s, (double[]){-5, -5, -0.1}, (double[]){5, 5, 0.1});
 	clash_shape b;
 	/* L: the ball in the inner corner at (1, 1) */
@@ -584,19 +589,7 @@ START_TEST(ball_depth)
 {
 	const double xs[4] = {0, 4, 8, 12}, ys[3] = {0, 4, 8}, zs[2] = {0, 4};
 	grid l, u;
-	grid_init(&l, xs, 3, ys, 2, zs, 1);
-	grid_set(&l, 0, 0, 0);
-	grid_set(&l, 1, 0, 0);
-	grid_set(&l, 2, 0, 0);
-	grid_set(&l, 0, 1, 0);
-	grid_build(&l);
-	grid_init(&u, xs, 3, ys, 2, zs, 1);
-	grid_set(&u, 0, 0, 0);
-	grid_set(&u, 1, 0, 0);
-	grid_set(&u, 2, 0, 0);
-	grid_set(&u, 0, 1, 0);
-	grid_set(&u, 2, 1, 0);
-	grid_build(&u);
+	l_and_u(&l, &u, xs, ys, zs);
 	for (int swap = 0; swap < 2; swap++) {
 		clash_result res;
 		const double r = 0.5, h = 0.2;
