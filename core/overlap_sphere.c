@@ -29,6 +29,7 @@
 #include "overlap_sphere.h"
 #include "vec.h"
 #include "overlap_work.h"
+#include "tri_dist.h"
 
 #define SP_PI 3.14159265358979323846
 /* Samples of a whole circle when sides of loops are compared. */
@@ -90,9 +91,25 @@ static int box_meets_ball(const obox *o, const double *c, double r)
 }
 
 /* Area of T∩D: T's edges about o in the plane, cut by the circle. */
-static double piece_area(const double (*q)[2], double rho)
+/* The solid angle from c of the triangle o, x, y of T's plane (x, y about
+ * o): Van Oosterom and Strackee (1983), signed as h. */
+static double fan_angle(const double *x, const double *y, double h)
 {
-	double area = 0.0;
+	const double lx = sqrt(x[0] * x[0] + x[1] * x[1] + h * h);
+	const double ly = sqrt(y[0] * y[0] + y[1] * y[1] + h * h);
+	const double det = h * (x[0] * y[1] - x[1] * y[0]);
+	const double den = fabs(h) * lx * ly + h * h * (lx + ly) + (x[0] * y[0] + x[1] * y[1] + h * h) * fabs(h);
+	return 2 * atan2(det, den);
+}
+
+/* Area of T∩D and its solid angle seen from c (signed as h): T's edges
+ * about o in the plane, cut by the circle; pieces inside are triangles
+ * with o, pieces outside sectors (solid angle phi (sign h - h / r)). */
+static void piece_area(const double (*q)[2], double rho, double h, double r, double *area,
+                       double *omega)
+{
+	const double cone = (h > 0) - (h < 0) - h / r;
+	*area = *omega = 0.0;
 	for (int i = 0; i < 3; i++) {
 		const double *p = q[i], *s = q[(i + 1) % 3];
 		const double d[2] = {s[0] - p[0], s[1] - p[1]};
@@ -100,28 +117,32 @@ static double piece_area(const double (*q)[2], double rho)
 		const double b = p[0] * d[0] + p[1] * d[1];
 		const double cc = (p[0] - rho) * (p[0] + rho) + p[1] * p[1];
 		const double disc = b * b - a * cc;
-		double t0 = 1.0, t1 = 1.0; /* the inside part [t0, t1] */
+		double t0 = 0.0, t1 = 0.0; /* the inside part [t0, t1] */
 		if (a > 0 && disc > 0) {
 			const double sq = sqrt(disc);
 			const double r0 = b > 0 ? (-b - sq) / a : cc / (-b + sq);
 			const double r1 = b > 0 ? cc / (-b - sq) : (-b + sq) / a;
 			t0 = fmin(fmax(fmin(r0, r1), 0.0), 1.0);
 			t1 = fmin(fmax(fmax(r0, r1), 0.0), 1.0);
-		} else {
-			t0 = t1 = 0.0;
 		}
 		const double x0[2] = {p[0] + t0 * d[0], p[1] + t0 * d[1]};
 		const double x1[2] = {p[0] + t1 * d[0], p[1] + t1 * d[1]};
-		if (t0 > 0) /* outside p .. x0: a sector */
-			area += 0.5 * rho * rho *
-			        atan2(p[0] * x0[1] - p[1] * x0[0], p[0] * x0[0] + p[1] * x0[1]);
-		if (t1 > t0)
-			area += 0.5 * (x0[0] * x1[1] - x0[1] * x1[0]);
-		if (t1 < 1)
-			area += 0.5 * rho * rho *
-			        atan2(x1[0] * s[1] - x1[1] * s[0], x1[0] * s[0] + x1[1] * s[1]);
+		double phi;
+		if (t0 > 0) { /* outside p .. x0: a sector */
+			phi = atan2(p[0] * x0[1] - p[1] * x0[0], p[0] * x0[0] + p[1] * x0[1]);
+			*area += 0.5 * rho * rho * phi;
+			*omega += phi * cone;
+		}
+		if (t1 > t0) {
+			*area += 0.5 * (x0[0] * x1[1] - x0[1] * x1[0]);
+			*omega += fan_angle(x0, x1, h);
+		}
+		if (t1 < 1) {
+			phi = atan2(x1[0] * s[1] - x1[1] * s[0], x1[0] * s[0] + x1[1] * s[1]);
+			*area += 0.5 * rho * rho * phi;
+			*omega += phi * cone;
+		}
 	}
-	return area;
 }
 
 /* The distance from o (the origin) to the triangle q in its plane. */
@@ -169,7 +190,7 @@ static int plane_of(sp_work *w, sp_tri *t)
 	}
 	if (!(plane_gap(q) < t->rho))
 		return 0; /* the disc misses T or only touches it */
-	t->area = piece_area((const double(*)[2])q, t->rho);
+	piece_area((const double(*)[2])q, t->rho, t->h, w->r, &t->area, &t->omega);
 	return 1;
 }
 
@@ -813,10 +834,16 @@ static int regions(sp_work *w)
 		w->vol[r] += r3 * ((w->loops[l].patch == l ? 4 * SP_PI : 0.0) - 2 * SP_PI -
 		                   w->loops[l].turning);
 	}
+	/* the curve's points too: an extreme of a circle that only touches an
+	 * edge may fall just outside T */
 	for (size_t a = 0; a < w->narcs; a++) {
 		const uint32_t r = w->reg[ov_find(w->uf, w->arcs[a].tri)];
-		if (w->arcs[a].from != UINT32_MAX)
-			box_grow(w, r, w->xp[w->arcs[a].from]);
+		const size_t n = sp_arc_steps(&w->arcs[a]);
+		for (size_t i = 0; i <= n; i++) {
+			double x[3];
+			sp_arc_point(w, &w->arcs[a], i, n, x);
+			box_grow(w, r, x);
+		}
 	}
 	if (w->closed && w->nloops)
 		pole_boxes(w);
@@ -829,9 +856,17 @@ static int regions(sp_work *w)
  * whatever the mesh leaves out of it. */
 static int ball_inside(sp_work *w)
 {
+	/* points of the sphere in generic directions: a sphere that only
+	 * touches the surface (at a face's foot, along an edge) is decided by
+	 * any point off it */
+	static const double dirs[3][3] = {{0.5698402909980532, 0.7548776662466927, 0.3247179572447460},
+	                                  {-0.6180339887498949, 0.2360679774997897, 0.7500000000000000},
+	                                  {0.1, -0.8660254037844386, -0.4898979485566356}};
 	for (int k = 0; k < 3; k++) {
-		double x[3] = {w->c[0], w->c[1], w->c[2]};
-		x[k] += w->r;
+		double x[3];
+		const double l = sqrt(vec3_dot(dirs[k], dirs[k]));
+		for (int j = 0; j < 3; j++)
+			x[j] = w->c[j] + w->r * dirs[k][j] / l;
 		double y[3];
 		affine_apply(&w->to_mesh, x, y);
 		const int in = mesh_point_inside(w->m, y, w->cancel);
@@ -839,6 +874,56 @@ static int ball_inside(sp_work *w)
 			return in;
 	}
 	return 0;
+}
+
+/* The volume again, independently of how loops were grouped: a ray from c
+ * to x crosses the faces between, so 1_M(x) = 1_M(c) - the signed count,
+ * and V = 1_M(c) 4/3 pi r^3 + (1/3) sum over T (h_T area(T∩D) - r^3
+ * omega_T), omega_T T∩D's solid angle from c signed as h_T.  When the
+ * regions' volumes do not add up to it (loops that nearly touch, grouped
+ * wrong), they are one region, of this volume. */
+static int check_total(sp_work *w)
+{
+	/* a centre near a face makes its solid angle ill-conditioned (it
+	 * jumps by the disc's winding as c crosses the plane): then the
+	 * loops decide alone */
+	for (size_t i = 0; i < w->ntri; i++) {
+		double q[3];
+		if (tri_point_dist2(w->c, w->tri[i].p, q) < 1e-12 * w->r * w->r)
+			return CLASH_OK;
+	}
+	double y[3];
+	affine_apply(&w->to_mesh, w->c, y);
+	const int in = mesh_point_inside(w->m, y, w->cancel);
+	if (in < 0)
+		return in == CLASH_ERANGE ? CLASH_OK : in;
+	const double r3 = w->r * w->r * w->r;
+	double v = in ? 4 * SP_PI * r3 : 0.0, sum = 0.0;
+	for (size_t i = 0; i < w->ntri; i++)
+		v += w->tri[i].h * w->tri[i].area - r3 * w->tri[i].omega;
+	v /= 3.0;
+	w->volume = v;
+	for (size_t r = 0; r < w->nregions; r++)
+		sum += w->vol[r];
+	if (w->nregions == 0 || fabs(sum - v) <= 1e-10 * fmax(fabs(v), 1e-6 * r3))
+		return CLASH_OK;
+	if (w->nregions == 1) {
+		w->vol[0] = v;
+		return CLASH_OK;
+	}
+	const size_t nn = w->ntri + w->nloops;
+	for (size_t i = 1; i < nn; i++)
+		ov_union(w->uf, 0, (uint32_t)i);
+	free(w->reg);
+	free(w->vol);
+	free(w->lo);
+	free(w->hi);
+	free(w->crossed);
+	w->nregions = 0;
+	const int err = regions(w);
+	if (!err)
+		w->vol[0] = v;
+	return err;
 }
 
 int sp_pieces(sp_work *w)
@@ -885,6 +970,8 @@ int sp_pieces(sp_work *w)
 			w->hi[k] = w->c[k] + w->r;
 		}
 	}
+	if (!err && w->closed)
+		err = check_total(w);
 	return err;
 }
 

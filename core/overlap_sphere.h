@@ -28,6 +28,7 @@ typedef struct sp_tri {
 	double n[3], e1[3], e2[3]; /* unit normal, plane basis (e1 x e2 = n) */
 	double h, rho;        /* signed plane distance from c, disc radius */
 	double area;          /* of T∩D */
+	double omega;         /* T∩D's solid angle from c, signed as h */
 	uint32_t input;       /* input index */
 	uint32_t region;      /* union-find node, then its region */
 } sp_tri;
@@ -70,6 +71,7 @@ typedef struct sp_work {
 	struct sp_poly *polys; /* per loop: its sampled polygon on the unit sphere */
 	uint32_t *uf;        /* triangles then loops */
 	int sphere_inside;   /* no loop: the sphere lies inside the mesh */
+	double volume;       /* of ball and mesh, by the cones from c */
 	size_t nregions;
 	double *vol;         /* per region */
 	double *lo, *hi;     /* per region box */

@@ -186,13 +186,24 @@ static int answer(const sp_work *w, plan *p, clash_overlap **out)
 	return CLASH_OK;
 }
 
-int ov_sphere(const clash_shape *mesh, const clash_shape *ball, int mesh_is_a,
-              const clash_overlap_options *opt, clash_overlap **out)
+/* Nudges of the centre when a configuration is degenerate (the circle
+ * of a face through a corner, a loop that does not close): 2^-40 of the
+ * scale in one of these directions. */
+#define SP_NUDGE 0x1p-40
+#define SP_ATTEMPTS 4
+static const double sp_dirs[SP_ATTEMPTS][3] = {
+        {1.0, 0.7548776662466927, 0.5698402909980532},
+        {-0.6180339887498949, 1.0, -0.4142135623730950},
+        {0.3819660112501051, -0.8660254037844386, 1.0},
+        {-1.0, -0.2360679774997897, -0.7071067811865476}};
+
+static int attempt(const clash_shape *mesh, const double *c, double r, int mesh_is_a,
+                   const clash_overlap_options *opt, clash_overlap **out)
 {
 	sp_work w;
 	memset(&w, 0, sizeof w);
-	if (mesh->mesh == NULL || mesh->radius != 0.0 || !ov_ball_of(ball, w.c, &w.r))
-		return CLASH_ENOTSUP;
+	memcpy(w.c, c, sizeof w.c);
+	w.r = r;
 	w.m = mesh->mesh;
 	w.closed = w.m->topo.closed;
 	w.mesh_is_a = mesh_is_a;
@@ -210,5 +221,22 @@ int ov_sphere(const clash_shape *mesh, const clash_shape *ball, int mesh_is_a,
 	free(p.tfirst);
 	free(p.keep);
 	sp_free(&w);
+	return err;
+}
+
+int ov_sphere(const clash_shape *mesh, const clash_shape *ball, int mesh_is_a,
+              const clash_overlap_options *opt, clash_overlap **out)
+{
+	double c[3], r;
+	if (mesh->mesh == NULL || mesh->radius != 0.0 || !ov_ball_of(ball, c, &r))
+		return CLASH_ENOTSUP;
+	int err = attempt(mesh, c, r, mesh_is_a, opt, out);
+	const double scale = r + fmax(fabs(c[0]), fmax(fabs(c[1]), fabs(c[2])));
+	for (int k = 0; k < SP_ATTEMPTS && err == CLASH_ENOTSUP; k++) {
+		double x[3];
+		for (int j = 0; j < 3; j++)
+			x[j] = c[j] + SP_NUDGE * scale * sp_dirs[k][j];
+		err = attempt(mesh, x, r, mesh_is_a, opt, out);
+	}
 	return err;
 }

@@ -317,7 +317,9 @@ static void check_curves(const clash_overlap *o, const grid *v, const clash_shap
 				ck_assert_msg(fabs(d - r) <= tol, "point %zu off the sphere by %g", i,
 				              d - r);
 				for (int k = 0; k < 3; k++)
-					ck_assert(p[k] >= rg->lo[k] - tol && p[k] <= rg->hi[k] + tol);
+					ck_assert_msg(p[k] >= rg->lo[k] - tol && p[k] <= rg->hi[k] + tol,
+					              "point %zu (%g %g %g) outside its region's box on axis %d: "
+					              "%g .. %g", i, p[0], p[1], p[2], k, rg->lo[k], rg->hi[k]);
 				double best = INFINITY;
 				for (size_t t = 0; t < v->nt; t++) {
 					double w[9], q[3];
@@ -441,6 +443,35 @@ START_TEST(ball_at_edges_and_corners)
 			check_volume(o, want, r);
 			check_curves(o, &v, &v.s, c, r, 1e-11);
 		}
+		clash_overlap_free(o);
+	}
+	grid_free(&v);
+}
+END_TEST
+
+/* Balls whose circles pass through corners, run along edges or touch
+ * faces (the core nudges the centre by 2^-40 of the scale): a unit cube
+ * against balls at a corner, an edge, a face, inscribed, and through its
+ * twelve edges' midpoints. */
+START_TEST(ball_degenerate_contacts)
+{
+	grid v;
+	const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+	box_grid(&v, lo, hi);
+	const struct {
+		double c[3], r, want;
+	} cases[] = {{{0, 0, 0}, 1.0, M_PI / 6},      {{0, 0, 0}, 0.5, M_PI / 48},
+	             {{0.5, 0.5, 0.5}, 0.5, M_PI / 6}, {{0.5, 0.5, 0}, 0.5, M_PI / 12},
+	             {{0, 0, 0.5}, 0.5, M_PI / 24},   {{0.5, 0.5, 0.5}, M_SQRT1_2, -1},
+	             {{1, 0.5, 0.5}, 0.5, M_PI / 12}, {{0.5, 0.5, 0.5}, M_SQRT1_2 * 1.2247448713915890, -1}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		clash_shape b;
+		ball_shape(&b, cases[i].c, cases[i].r);
+		clash_overlap *o = report(&v.s, &b);
+		const double want = cases[i].want >= 0 ? cases[i].want
+		                                        : ball_box(cases[i].c, cases[i].r, lo, hi);
+		check_volume(o, want, cases[i].r);
+		check_curves(o, &v, &v.s, cases[i].c, cases[i].r, 1e-11);
 		clash_overlap_free(o);
 	}
 	grid_free(&v);
@@ -627,7 +658,7 @@ static Suite *sphere_mesh_overlap_suite(void)
 	Suite *s = suite_create("sphere_mesh_overlap");
 	ck_case(s, "volume_and_curves", 60,
 	        CK_TESTS(ball_inside_box, ball_cut_by_face, ball_at_edges_and_corners,
-	                 ball_in_nonconvex_solids));
+	                 ball_degenerate_contacts, ball_in_nonconvex_solids));
 	return s;
 }
 
