@@ -142,6 +142,7 @@ static void fill_region(const sp_work *w, const plan *p, size_t r, char **at,
 	const size_t kt = nt < p->max_triangles ? nt : p->max_triangles;
 	uint32_t *t = take(at, kt * sizeof *t);
 	memcpy(t, p->tris + p->tfirst[r], kt * sizeof *t);
+	g->triangles_a = g->triangles_b = t; /* the ball's side: none, yet a pointer */
 	if (w->mesh_is_a) {
 		g->ntriangles_a = kt;
 		g->triangles_a = t;
