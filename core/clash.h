@@ -648,8 +648,11 @@ int clash_shape_init_mesh(clash_shape *s, const clash_mesh *m);
  * polytope: exactly a hull or box of radius 0; a curved or rounded one as
  * a polytope that holds it (its circles as 64-gons, its balls as 64-point
  * hulls), so its depth is an upper bound, a little deeper than the truth
- * (a sphere's up to 6.1% of its radius), and converged 0.  A mesh
- * leaf with a radius gives CLASH_ENOTSUP.  max_iterations, when set, caps
+ * (a sphere's up to 6.1% of its radius), and converged 0; but a closed
+ * mesh leaf against a ball (alone on its side) gets the exact directional
+ * depth of the ball (core/sphere_depth.c) over the same kind of search,
+ * converged when the best is a confirmed foot of one to three features.
+ * A mesh leaf with a radius gives CLASH_ENOTSUP.  max_iterations, when set, caps
  * the directions evaluated (1 200 by default), and 2^25 triangle pairs
  * examined in all (a few seconds) end the search with the best found
  * (converged 0).  docs/shapes.md, "How deep two meshes overlap";
@@ -753,9 +756,11 @@ typedef struct clash_overlap {
 /*
  * The overlap of a and b: 3-D shapes with a mesh on at least one side
  * (a mesh, or a compound with a mesh leaf), against a mesh, a polytope
- * (its hull), a box primitive or a compound of these, any poses.  Curved
- * primitives (sphere, capsule, cylinder, cone, ellipsoid) and rounded
- * shapes (radius > 0), as sides or leaves, give CLASH_ENOTSUP for now.
+ * (its hull), a box primitive, a ball (a sphere primitive under a pose
+ * that scales evenly, or a point with a radius; core/overlap_sphere.c)
+ * or a compound of these, any poses.  Other curved primitives (capsule,
+ * cylinder, cone, ellipsoid) and rounded shapes (radius > 0), as sides
+ * or leaves, give CLASH_ENOTSUP for now.
  * A convex side names no triangles (ntriangles 0).  Compounds are
  * reported pair of leaves by pair of leaves (part_a, part_b name the
  * top-level parts); their volume is the sum over the pairs, that of A∩B

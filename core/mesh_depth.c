@@ -28,6 +28,8 @@
 #include "mesh.h"
 #include "mesh_convex.h"
 #include "mesh_depth_parts.h"
+#include "overlap_sphere.h"
+#include "sphere_depth.h"
 #include "support.h"
 #include "trig.h"
 #include "hull3.h"
@@ -1436,6 +1438,22 @@ static int nonconvex_depth(const clash_shape *a, const clash_shape *b, const cla
 	return err;
 }
 
+/* A closed mesh leaf against a ball: its exact directional depths
+ * (sphere_depth.c).  1 with *err set when it applies. */
+static int ball_against_mesh(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                             clash_result *r, int *err)
+{
+	double c[3], rad;
+	for (int x = 0; x < 2; x++) {
+		const clash_shape *m = x ? b : a, *ball = x ? a : b;
+		if (m->mesh && m->radius == 0.0 && m->mesh->topo.closed && ov_ball_of(ball, c, &rad)) {
+			*err = sphere_depth(m, c, rad, !x, opt, r);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                      clash_result *r)
 {
@@ -1470,6 +1488,8 @@ int clash_mesh_depth(const clash_shape *a, const clash_shape *b, const clash_opt
 		err = CLASH_ECANCELED;
 	else if (ca && cb)
 		err = convex_depth(a, b, opt, r);
+	else if (ball_against_mesh(a, b, opt, r, &err))
+		;
 	else if (!(a->nparts || b->nparts) || (err = mesh_depth_parts(a, b, opt, r)) == 0)
 		err = nonconvex_depth(a, b, opt, r);
 	else if (err == 1)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "hull3.h"
+#include "overlap_sphere.h"
 #include "overlap_work.h"
 
 /* The offset of b: this fraction of the work's scale (the larger of the
@@ -315,6 +316,11 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 int ov_pair(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
             clash_overlap **out)
 {
+	double c[3], r;
+	if (a->mesh && a->radius == 0.0 && ov_ball_of(b, c, &r))
+		return ov_sphere(a, b, 1, opt, out);
+	if (b->mesh && b->radius == 0.0 && ov_ball_of(a, c, &r))
+		return ov_sphere(b, a, 0, opt, out);
 	ov_source src[2] = {{0}}; /* both freed below, whichever source_of failed */
 	int err = source_of(a, &src[0]);
 	if (!err)

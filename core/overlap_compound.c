@@ -19,6 +19,7 @@
 
 #include "compound.h"
 #include "mesh_shells.h"
+#include "primitive.h"
 #include "overlap_work.h"
 
 typedef struct leaves {
@@ -186,8 +187,8 @@ static int pairs(const leaves *la, const leaves *lb, const clash_overlap_options
 	return CLASH_OK;
 }
 
-/* A leaf's volume, or for a hull an upper bound (its box's), in world
- * units: what an overlap between leaves is measured against. */
+/* A leaf's volume, or for a convex leaf an upper bound (its box's), in
+ * world units: what an overlap between leaves is measured against. */
 static double leaf_volume(const clash_shape *s)
 {
 	affine f;
@@ -198,15 +199,15 @@ static double leaf_volume(const clash_shape *s)
 	                        l[2] * (l[3] * l[7] - l[4] * l[6]));
 	if (s->mesh)
 		return fabs(s->mesh->volume) * det;
-	if (s->kind == CLASH_KIND_BOX)
-		return 8.0 * s->params[0] * s->params[1] * s->params[2] * det;
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (size_t i = 0; s->vertices && i < s->count; i++)
+	if (s->kind != CLASH_KIND_POLYTOPE)
+		primitive_local_box(s, lo, hi);
+	for (size_t i = 0; s->kind == CLASH_KIND_POLYTOPE && s->vertices && i < s->count; i++)
 		for (int k = 0; k < 3; k++) {
 			lo[k] = fmin(lo[k], s->vertices[3 * i + k]);
 			hi[k] = fmax(hi[k], s->vertices[3 * i + k]);
 		}
-	return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]) * det;
+	return lo[0] <= hi[0] ? (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]) * det : 0.0;
 }
 
 /* Do two leaves of one side overlap by more than 1e-9 of the smaller one

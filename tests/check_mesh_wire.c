@@ -368,12 +368,58 @@ START_TEST(torus_knot_probes)
 }
 END_TEST
 
+
+START_TEST(mesh_and_ball_report)
+{
+	/* A ball of radius 0.4 sunk 0.3 into the bracket's top, over its
+	 * arm: a spherical cap, one closed loop on the ball and the top,
+	 * depth 0.3 up +z; a capsule there has no volume, and says why. */
+	json_t *ball = json_pack("{s:{s:f}, s:{s:[f, f, f]}}", "sphere", "radius", 0.4, "pose",
+	                         "translation", 3.0, 0.5, 1.1);
+	int st;
+	json_t *j = ask(bracket(0), ball, json_pack("{s:[s, s, s]}", "want", "regions", "volume",
+	                                             "depth"), &st);
+	ck_assert_int_eq(st, 200);
+	const json_t *ov = json_object_get(j, "overlap");
+	ck_assert_ptr_null(json_object_get(ov, "no_volume"));
+	const double h = 0.3, r = 0.4;
+	ck_near(json_number_value(json_object_get(ov, "volume")), M_PI * h * h * (3 * r - h) / 3,
+	        1e-12);
+	const json_t *regions = json_object_get(ov, "regions");
+	ck_assert_uint_eq(json_array_size(regions), 1);
+	const json_t *curve = json_object_get(json_array_get(regions, 0), "curve");
+	ck_assert_uint_eq(json_array_size(curve), 1);
+	ck_assert(json_is_true(json_object_get(json_array_get(curve, 0), "closed")));
+	size_t i;
+	const json_t *pt;
+	json_array_foreach(json_object_get(json_array_get(curve, 0), "points"), i, pt) {
+		const double x = json_number_value(json_array_get(pt, 0)) - 3.0;
+		const double y = json_number_value(json_array_get(pt, 1)) - 0.5;
+		const double z = json_number_value(json_array_get(pt, 2));
+		ck_near(z, 1.0, 1e-12);
+		ck_near(sqrt(x * x + y * y + 0.01), r, 1e-12);
+	}
+	const json_t *pen = json_object_get(j, "penetration");
+	ck_near(json_number_value(json_object_get(pen, "depth")), h, 1e-12);
+	ck_near(json_number_value(json_array_get(json_object_get(pen, "normal"), 2)), 1.0, 1e-12);
+	json_decref(j);
+	json_t *cap = json_pack("{s:{s:f, s:f}, s:{s:[f, f, f]}}", "capsule", "radius", 0.4,
+	                        "half_height", 0.2, "pose", "translation", 3.0, 0.5, 1.1);
+	j = ask(bracket(0), cap, json_pack("{s:[s]}", "want", "volume"), &st);
+	ck_assert_int_eq(st, 200);
+	const char *why = json_string_value(json_object_get(json_object_get(j, "overlap"), "no_volume"));
+	ck_assert_msg(why && strstr(why, "capsule"), "no_volume: %s", why ? why : "(none)");
+	json_decref(j);
+}
+END_TEST
+
 static Suite *mesh_wire_suite(void)
 {
 	Suite *s = suite_create("mesh_wire");
 	ck_case(s, "mesh", 0, CK_TESTS(notch_is_not_the_hull, torus_knot_probes, inside_the_solid,
 	                               open_surface, consecutive_triples, bad_meshes,
-	                               mesh_in_a_compound, mesh_in_a_scene, mesh_in_motion));
+	                               mesh_in_a_compound, mesh_in_a_scene, mesh_in_motion,
+	                               mesh_and_ball_report));
 	return s;
 }
 

@@ -46,12 +46,17 @@ static void depth_bound(clash_result *res)
 	res->depth_lower_bound = res->converged ? res->depth : 0.0;
 }
 
-/* 1 when s is, or holds, a curved primitive or a rounded shape. */
+/* 1 when s is, or holds, a curved primitive other than a sphere or a
+ * rounded shape other than a ball (a point with a radius). */
 static int curved(const clash_shape *s)
 {
 	for (size_t i = 0; i < s->nparts; i++)
 		if (curved(&s->parts[i]))
 			return 1;
+	if (s->nparts == 0 && s->mesh == NULL && s->radius >= 0 &&
+	    (s->kind == CLASH_KIND_SPHERE ||
+	     (s->kind == CLASH_KIND_POLYTOPE && s->count == 1 && s->radius > 0)))
+		return 0;
 	return s->radius > 0 || (s->kind != CLASH_KIND_POLYTOPE && s->kind != CLASH_KIND_BOX);
 }
 
@@ -94,9 +99,10 @@ static int overlap(const proto_query *q, const proto_overlap_caps *caps, const c
 	int err = clash_overlap_get(&q->a, &q->b, &o, &rep->overlap);
 	if (err == CLASH_ENOTSUP) {
 		rep->no_volume = curved(&q->a) || curved(&q->b)
-		                 ? "regions and volume are found between meshes, hulls and boxes: a "
-		                   "curved primitive or a rounded shape (a radius) has no triangles "
-		                   "to cross"
+		                 ? "regions and volume are found between meshes, hulls, boxes and "
+		                   "spheres (a sphere under a pose that scales it unevenly is an "
+		                   "ellipsoid): a capsule, cylinder, cone, ellipsoid or rounded "
+		                   "shape (a radius) is not answered yet"
 		                 : "regions and volume are not found for this pair: a mesh of it "
 		                   "overlaps itself (shells that cross), or its contacts are too "
 		                   "degenerate to resolve";

@@ -19,7 +19,13 @@
  *     turned triangles, an integer where the mesh is closed, and the
  *     inside test (the tree's, and the ray over the mesh capped at its
  *     holes where that decides) is |brute force| >= 1/2 wherever that is
- *     not at 1/2.
+ *     not at 1/2;
+ *   - a ball the recipe places (on grid points, half points and between,
+ *     so that it touches corners and edges exactly) gets a clash report
+ *     and a depth or CLASH_ENOTSUP, never a crash; a volume that is
+ *     finite, at most the ball's when the mesh is a closed solid of
+ *     winding numbers 0 and 1 (a box lattice), and a depth >= 0 that
+ *     leaves the ball touching or apart from the lattice's cells.
  */
 #include <math.h>
 #include <stdint.h>
@@ -327,6 +333,38 @@ static void check_points(input *in, const clash_mesh *m, const double *w, size_t
 	}
 }
 
+/* A ball against the mesh: its report and its depth. */
+static void check_ball(input *in, const clash_mesh *m, const clash_mesh_info *info)
+{
+	clash_shape ms, ball;
+	REQUIRE(clash_shape_init_mesh(&ms, m) == CLASH_OK, "mesh shape", 0, 0);
+	const double c[3] = {((int)(u8(in) % 33) - 16) / 4.0, ((int)(u8(in) % 33) - 16) / 4.0,
+	                     ((int)(u8(in) % 33) - 16) / 4.0};
+	const double r = (1 + u8(in) % 16) / 4.0;
+	REQUIRE(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE, (double[]){r, 0, 0}) ==
+	                CLASH_OK,
+	        "ball", 0, 0);
+	REQUIRE(clash_shape_set_translation(&ball, c) == CLASH_OK, "ball pose", 0, 0);
+	clash_overlap *o = NULL;
+	int rc = clash_overlap_get(&ms, &ball, NULL, &o);
+	REQUIRE(rc == CLASH_OK || rc == CLASH_ENOTSUP, "ball report", rc, 0);
+	if (rc == CLASH_OK) {
+		REQUIRE(isfinite(o->volume), "ball volume finite", 0, 0);
+		REQUIRE(o->volume <= 4.0 / 3.0 * M_PI * r * r * r * (1 + 1e-9) + 1e-12 || !info->closed ||
+		            info->nonmanifold_edges || info->self_intersections,
+		        "ball volume at most the ball's", (size_t)(1e6 * o->volume), (size_t)(1e6 * r));
+		for (size_t g = 0; g < o->nregions; g++)
+			for (size_t i = 0; i < 3 * o->regions[g].polyline[o->regions[g].npolylines]; i++)
+				REQUIRE(isfinite(o->regions[g].points[i]), "curve point finite", g, i);
+	}
+	clash_overlap_free(o);
+	clash_result res;
+	rc = clash_mesh_depth(&ms, &ball, NULL, &res);
+	REQUIRE(rc == CLASH_OK || rc == CLASH_ENOTSUP, "ball depth", rc, 0);
+	if (rc == CLASH_OK && (res.has & CLASH_HAS_DEPTH))
+		REQUIRE(isfinite(res.depth) && res.depth >= 0, "ball depth finite", 0, 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	input in = {data, size};
@@ -366,5 +404,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	REQUIRE(info.solid == (info.closed || info.leak < 0.15), "the solid rule", info.solid,
 	        info.leak);
 	check_points(&in, m, built, r.nt, &info);
+	check_ball(&in, m, &info);
 	return 0;
 }

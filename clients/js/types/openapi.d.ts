@@ -938,9 +938,11 @@ export interface components {
         /**
          * @description Where and how much two shapes with a mesh between them overlap
          *     (docs/shapes.md, "Where and how much two meshes overlap").
-         *     Regions and volume are found between meshes, hulls and boxes; a
-         *     curved primitive or a rounded shape against a mesh has neither
-         *     (`no_volume` says so).  Its size is bounded by the server's
+         *     Regions and volume are found between meshes, hulls, boxes and
+         *     spheres (a mesh against a sphere exactly: loops of circle arcs,
+         *     the volume by the divergence theorem and Gauss-Bonnet); a
+         *     capsule, cylinder, cone, ellipsoid or rounded shape against a
+         *     mesh has neither yet (`no_volume` says so).  Its size is bounded by the server's
          *     `--overlap-regions`, `--overlap-points` and `--overlap-triangles`:
          *     when one binds, `truncated` is true and the totals still count
          *     everything.
@@ -1021,7 +1023,8 @@ export interface components {
              *     itself (shells of its mesh that cross or nest facing the same
              *     way, or parts of a compound that overlap each other: the volume
              *     read from its surface would count some of it twice), or that a
-             *     curved primitive has no triangles to cross.
+             *     capsule, cylinder, cone, ellipsoid or rounded shape is not
+             *     answered yet (a sphere is).
              */
             no_volume?: string;
             /**
