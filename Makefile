@@ -114,7 +114,7 @@ PROTO_SRC  = $(wildcard $(PROTO_DIRS:%=%/*.c))
 SERVER_SRC = $(wildcard server/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
 CHECK_SRC  = $(wildcard tests/check_*.c) tests/oracle.c tests/gjk88.c tests/oracle_lp.c tests/pairgen.c \
-             tests/http_harness.c tests/contract_doc.c tests/spawn.c tests/json_gen.c
+             tests/http_harness.c tests/contract_doc.c tests/spawn.c tests/json_gen.c tests/cells.c
 
 CORE_OBJ   = $(CORE_SRC:%.c=$(B)/obj/%.o)
 PROTO_OBJ  = $(PROTO_SRC:%.c=$(B)/obj/%.o)

@@ -24,15 +24,9 @@
 #include "overlap_work.h"
 
 /* The offset of b: this fraction of the work's scale (the larger of the
- * size and the farthest coordinate), in one of these directions. */
+ * size and the farthest coordinate), in one of ov_dirs' directions. */
 #define OV_OFFSET 0x1p-42
 #define OV_OFFSET_MIN 0x1p-47
-#define OV_ATTEMPTS 4
-static const double ov_dirs[OV_ATTEMPTS][3] = {
-        {1.0, 0.7548776662466927, 0.5698402909980532},
-        {-0.6180339887498949, 1.0, -0.4142135623730950},
-        {0.3819660112501051, -0.8660254037844386, 1.0},
-        {-1.0, -0.2360679774997897, -0.7071067811865476}};
 
 static void identity(affine *f)
 {

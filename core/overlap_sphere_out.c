@@ -189,14 +189,8 @@ static int answer(const sp_work *w, plan *p, clash_overlap **out)
 
 /* Nudges of the centre when a configuration is degenerate (the circle
  * of a face through a corner, a loop that does not close): 2^-40 of the
- * scale in one of these directions. */
+ * scale in one of the mesh reports' generic directions (ov_dirs). */
 #define SP_NUDGE 0x1p-40
-#define SP_ATTEMPTS 4
-static const double sp_dirs[SP_ATTEMPTS][3] = {
-        {1.0, 0.7548776662466927, 0.5698402909980532},
-        {-0.6180339887498949, 1.0, -0.4142135623730950},
-        {0.3819660112501051, -0.8660254037844386, 1.0},
-        {-1.0, -0.2360679774997897, -0.7071067811865476}};
 
 static int attempt(const clash_shape *mesh, const double *c, double r, int mesh_is_a,
                    const clash_overlap_options *opt, clash_overlap **out)
@@ -233,10 +227,10 @@ int ov_sphere(const clash_shape *mesh, const clash_shape *ball, int mesh_is_a,
 		return CLASH_ENOTSUP;
 	int err = attempt(mesh, c, r, mesh_is_a, opt, out);
 	const double scale = r + fmax(fabs(c[0]), fmax(fabs(c[1]), fabs(c[2])));
-	for (int k = 0; k < SP_ATTEMPTS && err == CLASH_ENOTSUP; k++) {
+	for (int k = 0; k < OV_ATTEMPTS && err == CLASH_ENOTSUP; k++) {
 		double x[3];
 		for (int j = 0; j < 3; j++)
-			x[j] = c[j] + SP_NUDGE * scale * sp_dirs[k][j];
+			x[j] = c[j] + SP_NUDGE * scale * ov_dirs[k][j];
 		err = attempt(mesh, x, r, mesh_is_a, opt, out);
 	}
 	return err;

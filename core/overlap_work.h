@@ -22,6 +22,15 @@
 #include "clash.h"
 #include "mesh.h"
 
+/* The generic directions a report moves b (or a ball's centre) in, one
+ * attempt after another, when a contact is degenerate (overlap.c). */
+#define OV_ATTEMPTS 4
+static const double ov_dirs[OV_ATTEMPTS][3] = {
+        {1.0, 0.7548776662466927, 0.5698402909980532},
+        {-0.6180339887498949, 1.0, -0.4142135623730950},
+        {0.3819660112501051, -0.8660254037844386, 1.0},
+        {-1.0, -0.2360679774997897, -0.7071067811865476}};
+
 /* One side: a built mesh and its triangles in the common frame. */
 typedef struct ov_side {
 	const clash_mesh *m;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cells.h"
 #include "clash.h"
 #include "oracle.h"
 #include "prng.h"
@@ -97,41 +98,28 @@ static void vox_set(vox *v, int i0, int i1, int j0, int j1, int k0, int k1, int 
 				v->occ[i + v->n[0] * (j + v->n[1] * k)] = (unsigned char)on;
 }
 
-/* The boundary faces, two triangles each, counter-clockwise outside. */
+/* A boundary face as two triangles of t. */
+static void push_face(void *ctx, const double (*q)[3])
+{
+	tm_push_tri(ctx, q[0], q[1], q[2]);
+	tm_push_tri(ctx, q[0], q[2], q[3]);
+}
+
+/* The boundary of v's union (tests/cells.h), built as t. */
 static void vox_mesh(const vox *v, tmesh *t)
 {
 	memset(t, 0, sizeof *t);
-	for (int k = 0; k < v->n[2]; k++)
-		for (int j = 0; j < v->n[1]; j++)
-			for (int i = 0; i < v->n[0]; i++) {
-				if (!vox_at(v, i, j, k))
-					continue;
-				const int c[3] = {i, j, k};
-				for (int a = 0; a < 3; a++)
-					for (int s = 0; s < 2; s++) {
-						int d[3] = {i, j, k};
-						d[a] += s ? 1 : -1;
-						if (vox_at(v, d[0], d[1], d[2]))
-							continue;
-						const int u = (a + 1) % 3, w = (a + 2) % 3;
-						double q[4][3];
-						for (int r = 0; r < 4; r++) {
-							int g[3] = {c[0], c[1], c[2]};
-							g[a] += s;
-							g[u] += r == 1 || r == 2;
-							g[w] += r >= 2;
-							for (int x = 0; x < 3; x++)
-								q[r][x] = v->o[x] + v->h * g[x];
-						}
-						if (s) {
-							tm_push_tri(t, q[0], q[1], q[2]);
-							tm_push_tri(t, q[0], q[2], q[3]);
-						} else {
-							tm_push_tri(t, q[0], q[2], q[1]);
-							tm_push_tri(t, q[0], q[3], q[2]);
-						}
-					}
-			}
+	double *g[3];
+	for (int a = 0; a < 3; a++) {
+		g[a] = malloc((size_t)(v->n[a] + 1) * sizeof *g[a]);
+		ck_assert(g[a]);
+		for (int i = 0; i <= v->n[a]; i++)
+			g[a][i] = v->o[a] + v->h * i;
+	}
+	const cells c = {{v->n[0], v->n[1], v->n[2]}, {g[0], g[1], g[2]}, v->occ};
+	cells_boundary(&c, push_face, t);
+	for (int a = 0; a < 3; a++)
+		free(g[a]);
 	tm_build(t);
 }
 

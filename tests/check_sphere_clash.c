@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cells.h"
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
@@ -65,8 +66,9 @@ static void grid_set(grid *v, int i, int j, int k)
 	v->occ[(k * v->n[1] + j) * v->n[0] + i] = 1;
 }
 
-static void push_quad(grid *v, const double (*q)[3])
+static void push_quad(void *ctx, const double (*q)[3])
 {
+	grid *v = ctx;
 	if (v->nt + 2 > v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 64;
 		v->pos = realloc(v->pos, 9 * v->cap * sizeof *v->pos);
@@ -83,34 +85,12 @@ static void push_quad(grid *v, const double (*q)[3])
 	}
 }
 
-/* The boundary of the occupied cells, outward, built as a mesh. */
+/* The boundary of the occupied cells (tests/cells.h), outward, built as a
+ * mesh. */
 static void grid_build(grid *v)
 {
-	for (int k = 0; k < v->n[2]; k++)
-		for (int j = 0; j < v->n[1]; j++)
-			for (int i = 0; i < v->n[0]; i++) {
-				if (!grid_at(v, i, j, k))
-					continue;
-				const int c[3] = {i, j, k};
-				for (int ax = 0; ax < 3; ax++)
-					for (int sg = 0; sg < 2; sg++) {
-						int d[3] = {i, j, k};
-						d[ax] += sg ? 1 : -1;
-						if (grid_at(v, d[0], d[1], d[2]))
-							continue;
-						const int u = (ax + 1) % 3, w = (ax + 2) % 3;
-						double q[4][3];
-						static const int uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-						for (int p = 0; p < 4; p++) {
-							const int pu = sg ? uv[p][0] : uv[p][1];
-							const int pw = sg ? uv[p][1] : uv[p][0];
-							q[p][ax] = v->g[ax][c[ax] + sg];
-							q[p][u] = v->g[u][c[u] + pu];
-							q[p][w] = v->g[w][c[w] + pw];
-						}
-						push_quad(v, (const double(*)[3])q);
-					}
-			}
+	const cells c = {{v->n[0], v->n[1], v->n[2]}, {v->g[0], v->g[1], v->g[2]}, v->occ};
+	cells_boundary(&c, push_quad, v);
 	const size_t size = clash_mesh_size(v->nv, v->nt);
 	v->store = malloc(size);
 	ck_assert(v->store);
