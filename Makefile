@@ -243,13 +243,15 @@ BENCH_CORE_FLAGS ?=
 # OPENGJK_DIR=<a checkout of github.com/MattiaMontanari/openGJK, outside
 # this tree> adds openGJK's distance as a peer: its scalar/openGJK.c is
 # compiled from there (GPL-3.0: never copied here) and
-# bench/core/peer_opengjk.c gets BENCH_OPENGJK.  Unset, the peer is absent.
+# bench/core/peer_opengjk.c gets BENCH_OPENGJK (and takes its printf, which
+# would write into the report).  Unset, the peer is absent.
 OPENGJK_DIR ?=
 ifneq ($(strip $(OPENGJK_DIR)),)
 BENCH_CORE_OBJ += $(B)/obj/opengjk/openGJK.o
 BENCH_OPENGJK_CFLAGS = -DBENCH_OPENGJK -I$(OPENGJK_DIR)/scalar/include
 endif
-CMD_cc-opengjk = $(CC) $(CFLAGS) -std=c11 -w -I$(OPENGJK_DIR)/scalar/include $(DEPFLAGS)
+CMD_cc-opengjk = $(CC) $(CFLAGS) -std=c11 -w -Dprintf=bench_opengjk_printf \
+                 -I$(OPENGJK_DIR)/scalar/include $(DEPFLAGS)
 CMD_obj-bench-opengjk = $(call compile,$(CC),app,$(BENCH_OPENGJK_CFLAGS))
 
 bench: bench-core
