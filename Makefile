@@ -240,6 +240,19 @@ BENCH_CORE_OBJ = $(BENCH_CORE_C:%.c=$(B)/obj/%.o) $(BENCH_CORE_CXX:%.cpp=$(B)/ob
                  $(B)/obj/tests/oracle.o $(B)/obj/tests/gjk88.o
 PKGS_BENCH     = fcl bullet-float64
 BENCH_CORE_FLAGS ?=
+# OPENGJK_DIR=<a checkout of github.com/MattiaMontanari/openGJK, outside
+# this tree> adds openGJK's distance as a peer: its scalar/openGJK.c is
+# compiled from there (GPL-3.0: never copied here) and
+# bench/core/peer_opengjk.c gets BENCH_OPENGJK (and takes its printf, which
+# would write into the report).  Unset, the peer is absent.
+OPENGJK_DIR ?=
+ifneq ($(strip $(OPENGJK_DIR)),)
+BENCH_CORE_OBJ += $(B)/obj/opengjk/openGJK.o
+BENCH_OPENGJK_CFLAGS = -DBENCH_OPENGJK -I$(OPENGJK_DIR)/scalar/include
+endif
+CMD_cc-opengjk = $(CC) $(CFLAGS) -std=c11 -w -Dprintf=bench_opengjk_printf \
+                 -I$(OPENGJK_DIR)/scalar/include $(DEPFLAGS)
+CMD_obj-bench-opengjk = $(call compile,$(CC),app,$(BENCH_OPENGJK_CFLAGS))
 
 bench: bench-core
 bench-core: deps-bench
@@ -295,6 +308,13 @@ $(B)/bench-mesh: $(BENCH_MESH_OBJ) $(B)/libclash.a
 $(B)/obj/bench/core/%.o: bench/core/%.cpp $(STAMPS_DIR)/cxx-bench-core
 	@mkdir -p $(@D)
 	$(CMD_cxx-bench-core) -c $< -o $@
+# With and without BENCH_OPENGJK: the stamp holds OPENGJK_DIR's flags.
+$(B)/obj/bench/core/peer_opengjk.o: bench/core/peer_opengjk.c $(STAMPS_DIR)/obj-bench-opengjk
+	@mkdir -p $(@D)
+	$(CMD_obj-bench-opengjk) -c $< -o $@
+$(B)/obj/opengjk/openGJK.o: $(OPENGJK_DIR)/scalar/openGJK.c $(STAMPS_DIR)/cc-opengjk
+	@mkdir -p $(@D)
+	$(CMD_cc-opengjk) -c $< -o $@
 # Its experiments time the core's internals (support scans, the hull
 # climb), so it links the objects rather than the library's API.
 $(B)/bench-core: $(BENCH_CORE_OBJ) $(CORE_OBJ)

@@ -199,13 +199,23 @@ static int solve(gjk_query *q, simplex_solution *sol)
 	return fallback(q, sol, q->npts);
 }
 
+/* Whether p is already a point of the simplex.  For polytopes the index
+ * pairs are compared without a branch per comparison: whether a new
+ * support point repeats one of a or of b varies from step to step, and
+ * the short-circuit form mispredicted on it. */
 static int has_point(const gjk_query *q, const gjk_point *p)
 {
+	if (q->curved) {
+		for (int i = 0; i < q->npts; i++)
+			if (q->pts[i]->ia == p->ia && q->pts[i]->ib == p->ib &&
+			    memcmp(q->pts[i]->y, p->y, 3 * sizeof p->y[0]) == 0)
+				return 1;
+		return 0;
+	}
+	unsigned hit = 0;
 	for (int i = 0; i < q->npts; i++)
-		if (q->pts[i]->ia == p->ia && q->pts[i]->ib == p->ib &&
-		    (!q->curved || memcmp(q->pts[i]->y, p->y, 3 * sizeof p->y[0]) == 0))
-			return 1;
-	return 0;
+		hit |= (unsigned)(q->pts[i]->ia == p->ia) & (unsigned)(q->pts[i]->ib == p->ib);
+	return hit != 0;
 }
 
 /* A slot no current point occupies: the next support point's. */

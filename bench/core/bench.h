@@ -90,6 +90,8 @@ extern const bench_method bench_ccd[];
 extern const bench_method bench_fcl[];
 extern const bench_method bench_bullet[];
 extern const bench_method bench_glpk[];
+/* Empty unless built with OPENGJK_DIR (peer_opengjk.c). */
+extern const bench_method bench_opengjk[];
 
 /* Free the preparations ours.c keeps per vertex array. */
 void bench_ours_forget(void);

@@ -1,8 +1,9 @@
 /*
- * main.c — `make bench` for the core: clash against libccd, FCL, Bullet and
- * GLPK on the same cases in one process run (see ../README.md).
+ * main.c — `make bench` for the core: clash against libccd, FCL, Bullet,
+ * GLPK and (built with OPENGJK_DIR) openGJK on the same cases in one
+ * process run (see ../README.md).
  *
- *   build/bench-core [--quick] [--out DIR] [--cpu N] [--only PEER]
+ *   build/bench-core [--quick] [--out DIR] [--cpu N] [--only PEER[,PEER...]]
  *
  * Experiments, in order:
  *   1. the GJK88 section VII set (6000 cases, qhull oracle): every method,
@@ -31,10 +32,23 @@
 
 static FILE *md; /* the report, echoed to stdout at the end */
 
+/* Whether peer is one of the comma-separated names in only. */
+static int listed(const char *only, const char *peer)
+{
+	size_t n = strlen(peer);
+	for (const char *p = only; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, peer, n))
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 static void collect(const bench_method *table, const char *only, const bench_method **out, int *n)
 {
 	for (const bench_method *m = table; m->name; m++)
-		if (!only || !strcmp(only, m->peer) || !strcmp(m->peer, "clash"))
+		if (!only || listed(only, m->peer) || !strcmp(m->peer, "clash"))
 			out[(*n)++] = m;
 }
 
@@ -91,7 +105,7 @@ static void tables_by_class(const run_set *s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench-core [--quick] [--out DIR] [--cpu N] [--only PEER] "
+	fprintf(stderr, "usage: bench-core [--quick] [--out DIR] [--cpu N] [--only PEER[,PEER...]] "
 	                "[--skip gjk88,warm,scale,crossover]\n");
 	exit(2);
 }
@@ -135,6 +149,7 @@ int main(int argc, char **argv)
 	collect(bench_fcl, only, methods, &nm);
 	collect(bench_bullet, only, methods, &nm);
 	collect(bench_glpk, only, methods, &nm);
+	collect(bench_opengjk, only, methods, &nm);
 
 	struct utsname u;
 	uname(&u);
