@@ -7,7 +7,8 @@
  * then the tree's nodes (32 bytes each, from a 64-byte boundary), then one
  * triangle of each connected part, then each triangle's input index (tree
  * order; 4 bytes a triangle), then, for a mesh that is not closed,
- * the far field of the winding number (from a 64-byte boundary).  The tree is a binary bounding-volume
+ * the far field of the winding number (from a 64-byte boundary), then an
+ * oriented box per node (mesh_fit.h; 64 bytes each).  The tree is a binary bounding-volume
  * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
  * is node 0 (node 1 is padding), and the two children of an inner node are
  * a pair at an even index, `first` and `first + 1`, so they share one
@@ -27,6 +28,7 @@
 
 #include "affine.h"
 #include "clash.h"
+#include "mesh_fit.h"
 #include "mesh_topo.h"
 
 /* Largest triangles in one leaf. */
@@ -78,6 +80,9 @@ struct clash_mesh {
 	const mesh_hole_edge *hole_edges; /* after the holes */
 	const struct hole_node *hole_nodes; /* their tree (mesh_holes.h), after the edges */
 	int capped; /* not closed, its holes all listed (maybe none) */
+	/* An oriented box per node (mesh_fit.h), indexed as the nodes, last
+	 * in the storage (from a 64-byte boundary). */
+	const mesh_obb *obbs;
 	/* Pairs of its triangles that cross (mesh_self.h), worked out on
 	 * the first request: 0 not yet, else count << 2 | capped << 1 | 1.
 	 * Atomic: a mesh serves many threads; two that count at once store
