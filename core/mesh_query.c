@@ -39,8 +39,10 @@
 /* Stack entries of a depth-first walk: each level pushes at most two
  * pairs, and a tree is at most this deep (mesh_build.c bounds it). */
 #define MESH_STACK 512
-/* Pairs a best-first search keeps waiting (16 bytes each). */
-#define MESH_HEAP 1024
+/* Pairs a best-first search keeps waiting (16 bytes each, 64 KiB of
+ * stack): past it a pair is searched depth first at once, which at large
+ * gaps opens many pairs a best-first order would leave. */
+#define MESH_HEAP 4096
 /* The cancel flag is read every this many node visits. */
 #define MESH_CANCEL_EVERY 256
 /* Ray directions tried before a point is given up as undecided. */
