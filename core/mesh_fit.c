@@ -233,6 +233,28 @@ static int leaf_axes(const clash_mesh *m, const mesh_node *nd, float ax[9])
 	return 1;
 }
 
+/* The node's own axis-aligned box instead of o when that is no larger:
+ * the covariance is isotropic for a cube or a sphere, and its axes then
+ * any (often diagonal to the faces, the box half as large again). */
+static void aabb_if_smaller(const clash_mesh *m, const mesh_node *nd, mesh_obb *o)
+{
+	double vol = 1.0, mag = 0.0;
+	span s;
+	for (int i = 0; i < 3; i++) {
+		vol *= 0.5 * ((double)nd->hi[i] - (double)nd->lo[i]);
+		s.lo[i] = nd->lo[i];
+		s.hi[i] = nd->hi[i];
+		mag += fabs(m->origin[i]) + fmax(fabs((double)nd->lo[i]), fabs((double)nd->hi[i]));
+	}
+	if (vol > (double)o->h[0] * (double)o->h[1] * (double)o->h[2])
+		return;
+	float ax[9];
+	for (int i = 0; i < 9; i++)
+		s.a[i] = ax[i] = (float)(i % 4 == 0);
+	s.mag = 2.0 * mag;
+	span_box(&s, ax, o);
+}
+
 static moments fit(const clash_mesh *m, mesh_obb *out, uint32_t k)
 {
 	const mesh_node *nd = &m->nodes[k];
@@ -266,6 +288,7 @@ static moments fit(const clash_mesh *m, mesh_obb *out, uint32_t k)
 		s.a[j] = ax[j];
 	project_corners(m, nd, mo.lo, mo.hi, &s);
 	span_box(&s, ax, &out[k]);
+	aabb_if_smaller(m, nd, &out[k]);
 	return mo;
 }
 
