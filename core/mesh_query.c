@@ -1461,6 +1461,49 @@ static int distance_pass(query *q, const obox *cb, clash_shape *tri, clash_resul
 	return CLASH_OK;
 }
 
+/* A verdict on two meshes whose root boxes, mapped to the world, are
+ * apart by more than any threshold the set-up could take (radii plus
+ * twice the largest tolerance its rule gives, from the boxes' L1 sizes,
+ * which bound the half diagonals it uses): apart, with no set-up.  No
+ * part of one can then be inside the other (a part's point would lie in
+ * the holder's box), and every triangle pair would be pruned by its
+ * boxes, so the full query's answer is this one, its count of pairs (0)
+ * included.  1 when it answered r. */
+static int apart_at_roots(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                          clash_result *r)
+{
+	if (!b->mesh || opt == NULL || !opt->want ||
+	    (opt->want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH)))
+		return 0;
+	affine fa, fb;
+	affine_of(a, &fa);
+	affine_of(b, &fb);
+	affine_mark_shift(&fa);
+	affine_mark_shift(&fb);
+	obox oa, ob;
+	mesh_node_obox(a->mesh, &a->mesh->nodes[0], &fa, &oa);
+	mesh_node_obox(b->mesh, &b->mesh->nodes[0], &fb, &ob);
+	const double rsum = a->radius + b->radius;
+	double size = rsum, far = rsum;
+	for (int k = 0; k < 3; k++) {
+		size += oa.h[k] + ob.h[k];
+		far += oa.h[k] + ob.h[k] + fabs(oa.c[k]) + fabs(ob.c[k]);
+	}
+	const double tol = fmax(opt->tolerance > 0.0 ? opt->tolerance
+	                                             : MESH_DEFAULT_RELATIVE_TOLERANCE * size,
+	                        MESH_ROUNDOFF_ULPS * DBL_EPSILON * far);
+	const double thr = (rsum + 2.0 * tol) * (1.0 + 1e-9);
+	const double g2 = box_gap2(&oa, &ob);
+	if (!(isfinite(thr) && isfinite(far) && g2 > thr * thr))
+		return 0;
+	r->dim = 3;
+	r->has = CLASH_HAS_MESH;
+	r->solid_a = a->mesh->solid;
+	r->solid_b = b->mesh->solid;
+	r->converged = 1;
+	return 1;
+}
+
 /* The query proper: set-up, then up to three passes, each only when the
  * one before leaves the answer open: do the surfaces come within the
  * threshold (pruned at it, so cheap)?  Else is a part of one inside the
@@ -1468,6 +1511,8 @@ static int distance_pass(query *q, const obox *cb, clash_shape *tri, clash_resul
 static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                compound_pair_fn convex, clash_result *r)
 {
+	if (apart_at_roots(a, b, opt, r))
+		return CLASH_OK;
 	query q;
 	obox cb;
 	int err = query_init(&q, a, b, opt, convex, &cb);
