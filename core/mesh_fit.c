@@ -6,8 +6,9 @@
  * the corners' projections on them.
  *
  * One walk after the tree is built, children before parents: a node's
- * moments are its children's summed, so the axes cost O(1) a node; a
- * leaf's axes are its largest triangle's normal and longest edge.  Every
+ * moments are its children's summed, and its rotations start from its
+ * first child's axes (one sweep), so the axes cost O(1) a node; a leaf's
+ * axes are its largest triangle's normal and longest edge.  Every
  * node projects all its corners (a triangle once a level): bounding the
  * children's boxes instead compounds their overhang level by level, and
  * the boxes near the root came out several times the node's size.
@@ -50,12 +51,10 @@ static void add_point(moments *mo, const double *p)
 
 /* The eigenvectors of the symmetric a (3x3, row-major, destroyed) as the
  * columns of v, by cyclic Jacobi rotations. */
-static void jacobi(double a[9], double v[9])
+static void jacobi(double a[9], double v[9], int sweeps)
 {
-	for (int k = 0; k < 9; k++)
-		v[k] = (double)(k % 4 == 0);
 	static const int pq[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-	for (int sweep = 0; sweep < 3; sweep++) {
+	for (int sweep = 0; sweep < sweeps; sweep++) {
 		const double off = a[1] * a[1] + a[2] * a[2] + a[5] * a[5];
 		const double diag = a[0] * a[0] + a[4] * a[4] + a[8] * a[8];
 		if (!(off > 1e-6 * diag))
@@ -88,8 +87,11 @@ static void jacobi(double a[9], double v[9])
 	}
 }
 
-/* The axes of mo (rows of ax, right-handed) as floats. */
-static void fit_axes(const moments *mo, float ax[9])
+/* The axes of mo (rows of ax, right-handed) as floats.  from: a child's
+ * axes to start the rotations from (NULL: the coordinate axes); a
+ * parent's covariance is nearly diagonal in its child's frame, and one
+ * sweep then does what three do from the coordinate axes. */
+static void fit_axes(const moments *mo, const float *from, float ax[9])
 {
 	double a[9], v[9], mean[3];
 	for (int k = 0; k < 3; k++)
@@ -98,7 +100,23 @@ static void fit_axes(const moments *mo, float ax[9])
 	for (int r = 0; r < 3; r++)
 		for (int c = 0; c < 3; c++)
 			a[3 * r + c] = mo->ss[at[3 * r + c]] / mo->n - mean[r] * mean[c];
-	jacobi(a, v);
+	if (from) {
+		/* v's columns the child's axes; a = v^T a v. */
+		double t[9];
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++)
+				v[3 * r + c] = from[3 * c + r];
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++)
+				t[3 * r + c] = a[3 * r] * v[c] + a[3 * r + 1] * v[3 + c] + a[3 * r + 2] * v[6 + c];
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++)
+				a[3 * r + c] = v[r] * t[c] + v[3 + r] * t[3 + c] + v[6 + r] * t[6 + c];
+	} else {
+		for (int k = 0; k < 9; k++)
+			v[k] = (double)(k % 4 == 0);
+	}
+	jacobi(a, v, from ? 1 : 3);
 	double e[3][3];
 	for (int i = 0; i < 2; i++) {
 		double len = 0.0;
@@ -281,8 +299,10 @@ static moments fit(const clash_mesh *m, mesh_obb *out, uint32_t k)
 		mo.hi = r.hi;
 	}
 	float ax[9];
-	if (!nd->count || !leaf_axes(m, nd, ax))
-		fit_axes(&mo, ax);
+	if (!nd->count)
+		fit_axes(&mo, out[nd->first].a, ax);
+	else if (!leaf_axes(m, nd, ax))
+		fit_axes(&mo, NULL, ax);
 	span s;
 	for (int j = 0; j < 9; j++)
 		s.a[j] = ax[j];
