@@ -8,7 +8,7 @@
  * triangle of each connected part, then each triangle's input index (tree
  * order; 4 bytes a triangle), then, for a mesh that is not closed,
  * the far field of the winding number (from a 64-byte boundary), then an
- * oriented box per node (mesh_fit.c; 64 bytes each).  The tree is a binary bounding-volume
+ * oriented box per node (mesh_fit.c; 64 bytes each, fitted lazily).  The tree is a binary bounding-volume
  * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
  * is node 0 (node 1 is padding), and the two children of an inner node are
  * a pair at an even index, `first` and `first + 1`, so they share one
@@ -91,14 +91,22 @@ struct clash_mesh {
 	const struct hole_node *hole_nodes; /* their tree (mesh_holes.h), after the edges */
 	int capped; /* not closed, its holes all listed (maybe none) */
 	/* An oriented box per node (mesh_fit.c), indexed as the nodes, last
-	 * in the storage (from a 64-byte boundary). */
+	 * in the storage (from a 64-byte boundary): room reserved by the
+	 * build, fitted by the first query with a rotation that needs them
+	 * (mesh_fit_get), so a mesh only translated or never turned does not
+	 * pay for them.  `fit` tells their state (MESH_FIT_*), atomic as
+	 * `self` below. */
 	const mesh_obb *obbs;
+	_Atomic int fit;
 	/* Pairs of its triangles that cross (mesh_self.h), worked out on
 	 * the first request: 0 not yet, else count << 2 | capped << 1 | 1.
 	 * Atomic: a mesh serves many threads; two that count at once store
 	 * the same value. */
 	_Atomic uint64_t self;
 };
+
+/* States of a mesh's oriented boxes (clash_mesh.fit). */
+enum { MESH_FIT_NONE, MESH_FIT_BUSY, MESH_FIT_DONE };
 
 #define MESH_MAGIC 0x6873656d68736163ull
 

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "mesh.h"
-#include "mesh_fit.h"
 #include "mesh_holes.h"
 #include "mesh_self.h"
 #include "mesh_solid.h"
@@ -583,13 +582,13 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 	m->nreps = nreps;
 }
 
-/* The oriented boxes after everything else, fitted to the placed
- * triangles. */
+/* Room for the oriented boxes after everything else: fitted by the
+ * first query that needs them (mesh_fit_get). */
 static void place_obbs(clash_mesh *m, char *base)
 {
 	mesh_obb *o = (mesh_obb *)(base + align64(m->bytes));
-	mesh_fit_obbs(m, o);
 	m->obbs = o;
+	atomic_init(&m->fit, MESH_FIT_NONE);
 	m->bytes = (size_t)((char *)(o + m->nnodes) - base);
 }
 
@@ -813,6 +812,9 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 {
 	if (dst == NULL || out == NULL || !mesh_valid(m) || ((uintptr_t)dst & 7u) != 0)
 		return CLASH_EINVAL;
+	/* Boxes fitted before the copy are copied fitted; any others are
+	 * fitted again in the copy, by its first query. */
+	const int fit = atomic_load_explicit((_Atomic int *)&m->fit, memory_order_acquire);
 	memcpy(dst, m, m->bytes);
 	clash_mesh *c = dst;
 	/* Every array lies in the block after the header: the same offsets. */
@@ -824,6 +826,7 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->input = (uint32_t *)(to + ((const char *)m->input - from));
 	c->far = m->far ? to + ((const char *)m->far - from) : NULL;
 	c->obbs = (const mesh_obb *)(to + ((const char *)m->obbs - from));
+	atomic_init(&c->fit, fit == MESH_FIT_DONE ? MESH_FIT_DONE : MESH_FIT_NONE);
 	c->holes = m->holes ? (const mesh_hole *)(to + ((const char *)m->holes - from)) : NULL;
 	c->hole_nodes = m->hole_nodes
 	                        ? (const hole_node *)(to + ((const char *)m->hole_nodes - from))

@@ -317,3 +317,20 @@ void mesh_fit_obbs(const clash_mesh *m, mesh_obb *out)
 	memset(&out[1], 0, sizeof out[1]);
 	fit(m, out, 0);
 }
+
+const mesh_obb *mesh_fit_get(const clash_mesh *m)
+{
+	/* The mesh is read-only to its users but for its boxes: fitted once,
+	 * published by the release store, seen through the acquire load. */
+	_Atomic int *state = (_Atomic int *)&m->fit;
+	int s = atomic_load_explicit(state, memory_order_acquire);
+	if (s == MESH_FIT_DONE)
+		return m->obbs;
+	if (s != MESH_FIT_NONE ||
+	    !atomic_compare_exchange_strong_explicit(state, &s, MESH_FIT_BUSY,
+	                                             memory_order_acquire, memory_order_relaxed))
+		return NULL;
+	mesh_fit_obbs(m, (mesh_obb *)m->obbs);
+	atomic_store_explicit(state, MESH_FIT_DONE, memory_order_release);
+	return m->obbs;
+}

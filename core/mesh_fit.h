@@ -13,4 +13,11 @@ struct mesh_obb; /* mesh.h */
  * into out, from the triangles as placed in tree order. */
 void mesh_fit_obbs(const struct clash_mesh *m, struct mesh_obb *out);
 
+/* m's boxes (in its storage, reserved by the build), or NULL while they
+ * are not fitted.  The first caller fits them (and waits for that); a
+ * caller that meets another thread fitting gets NULL at once and uses
+ * the axis-aligned boxes for its query.  Safe from any number of
+ * threads on a mesh otherwise read-only. */
+const struct mesh_obb *mesh_fit_get(const struct clash_mesh *m);
+
 #endif

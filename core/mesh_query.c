@@ -22,6 +22,7 @@
 #include "cancel.h"
 #include "mesh.h"
 #include "mesh_caps.h"
+#include "mesh_fit.h"
 #include "mesh_holes.h"
 #include "mesh_query.h"
 #include "predicates.h"
@@ -239,6 +240,7 @@ typedef struct pair_ctx {
 	/* A rigid pose: node pairs bounded by the oriented boxes
 	 * (obb_gap2); with shift, by the larger of that and shift_gap2. */
 	int obb;
+	const mesh_obb *oa, *ob; /* each mesh's boxes when obb */
 } pair_ctx;
 
 static double shift_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
@@ -290,9 +292,9 @@ typedef struct obb_w {
 } obb_w;
 
 /* Node k's box of mesh a, in a's frame. */
-static void obb_of_a(const query *q, uint32_t k, obb_w *w)
+static void obb_of_a(const query *q, const pair_ctx *x, uint32_t k, obb_w *w)
 {
-	const mesh_obb *o = &q->ma->obbs[k];
+	const mesh_obb *o = &x->oa[k];
 	for (int i = 0; i < 9; i++)
 		w->a[i] = o->a[i];
 	for (int i = 0; i < 3; i++) {
@@ -303,9 +305,9 @@ static void obb_of_a(const query *q, uint32_t k, obb_w *w)
 
 /* Node k's box of mesh b, mapped into a's frame (a rigid map: the axes
  * stay orthonormal, the extents as they are). */
-static void obb_of_b(const query *q, uint32_t k, obb_w *w)
+static void obb_of_b(const query *q, const pair_ctx *x, uint32_t k, obb_w *w)
 {
-	const mesh_obb *o = &q->mb->obbs[k];
+	const mesh_obb *o = &x->ob[k];
 	const double *l = q->ba.l;
 	double c[3];
 	for (int i = 0; i < 3; i++) {
@@ -404,8 +406,8 @@ static double pair_gap2(const query *q, const pair_ctx *x, const mesh_node *p, c
 {
 	if (x->obb) {
 		obb_w A, B;
-		obb_of_a(q, (uint32_t)(p - x->na), &A);
-		obb_of_b(q, (uint32_t)(r - x->nb), &B);
+		obb_of_a(q, x, (uint32_t)(p - x->na), &A);
+		obb_of_b(q, x, (uint32_t)(r - x->nb), &B);
 		if (!x->shift)
 			return obb_gap2(q, x, &A, &B);
 		const double g = shift_gap2(q, x, p, r);
@@ -439,16 +441,16 @@ static int pair_open(query *q, const pair_ctx *x, const pair_entry *cur, pair_en
 		/* The side not split: its box once for both children. */
 		obb_w A, B;
 		if (split_a)
-			obb_of_b(q, cur->nb, &B);
+			obb_of_b(q, x, cur->nb, &B);
 		else
-			obb_of_a(q, cur->na, &A);
+			obb_of_a(q, x, cur->na, &A);
 		for (int i = 0; i < 2; i++) {
 			const uint32_t ka = split_a ? p->first + (uint32_t)i : cur->na;
 			const uint32_t kb = split_a ? cur->nb : r->first + (uint32_t)i;
 			if (split_a)
-				obb_of_a(q, ka, &A);
+				obb_of_a(q, x, ka, &A);
 			else
-				obb_of_b(q, kb, &B);
+				obb_of_b(q, x, kb, &B);
 			/* A pure translation: the float boxes' gap first, the
 			 * oriented boxes' only when that leaves the pair open. */
 			const double g = x->shift ? shift_gap2(q, x, &x->na[ka], &x->nb[kb]) : 0.0;
@@ -678,13 +680,27 @@ static int rigid(const affine *f)
 	return 1;
 }
 
+/* Triangles of each mesh from which a translated distance uses the
+ * oriented boxes too (below that, they cost more than they save). */
+#define MESH_OBB_SHIFT_MIN 65536
+
 static int mesh_mesh(query *q)
 {
-	pair_ctx x = {q->ma->nodes, q->mb->nodes, q->ba.shift, {0, 0, 0}, 0, 0};
-	/* A verdict in a pure translation: the boxes alone (the tree's
-	 * own, exact there, and cheapest).  A distance there: the larger
-	 * of both bounds. */
-	x.obb = q->ma->obbs && q->mb->obbs && !(x.shift && q->verdict_only) && rigid(&q->ba);
+	pair_ctx x = {q->ma->nodes, q->mb->nodes, q->ba.shift, {0, 0, 0}, 0, 0, NULL, NULL};
+	/* The oriented boxes under a rotation, fitted by the first such
+	 * query (mesh_fit_get; NULL while another thread fits them: the
+	 * axis-aligned boxes then).  Translated only, the float boxes alone
+	 * for a verdict (exact there, and cheapest) and for a distance
+	 * between smaller meshes, whose float boxes are tight enough that
+	 * the oriented boxes' test costs more than it prunes; between two
+	 * large meshes a distance takes the larger of both bounds. */
+	const int big = q->ma->ntriangles >= MESH_OBB_SHIFT_MIN &&
+	                q->mb->ntriangles >= MESH_OBB_SHIFT_MIN;
+	if (rigid(&q->ba) && (!x.shift || (big && !q->verdict_only))) {
+		x.oa = mesh_fit_get(q->ma);
+		x.ob = x.oa ? mesh_fit_get(q->mb) : NULL;
+		x.obb = x.ob != NULL;
+	}
 	double mag = node_extent(&x.na[0]) + node_extent(&x.nb[0]);
 	for (int k = 0; k < 3; k++) {
 		x.d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];

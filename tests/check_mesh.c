@@ -10,6 +10,7 @@
  * timings on two three.js TorusKnotGeometry(1, 0.3, 800, 64) meshes.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "clash.h"
 #include "mesh.h"
+#include "mesh_fit.h"
 #include "oracle.h"
 #include "prng.h"
 #include "tri_dist.h"
@@ -1693,10 +1695,12 @@ static void node_range(const clash_mesh *m, uint32_t k, uint32_t *lo, uint32_t *
  * projections as the fit makes them); the root covers the whole mesh. */
 static void check_boxes_hold(const clash_mesh *m)
 {
+	const mesh_obb *obbs = mesh_fit_get(m); /* fitted here, on one thread */
+	ck_assert_ptr_nonnull(obbs);
 	for (uint32_t k = 0; k < m->nnodes; k++) {
 		if (k == 1)
 			continue; /* the pad */
-		const mesh_obb *o = &m->obbs[k];
+		const mesh_obb *o = &obbs[k];
 		double A[9];
 		for (int i = 0; i < 9; i++)
 			A[i] = o->a[i];
@@ -1776,7 +1780,7 @@ START_TEST(oriented_boxes_hold_their_triangles)
 	one.nt = 1;
 	tm_build(&one);
 	check_boxes_hold(one.m);
-	const float *h = one.m->obbs[0].h;
+	const float *h = mesh_fit_get(one.m)[0].h;
 	ck_assert(fmin(h[0], fmin(h[1], h[2])) < 1e-5 * fmax(h[0], fmax(h[1], h[2])));
 	tm_free(&one);
 	tm_free(&t);
@@ -1851,6 +1855,165 @@ START_TEST(rotated_near_misses_against_brute_force)
 	tm_free(&t);
 }
 END_TEST
+
+/* ---- one mesh, many threads ------------------------------------------------ */
+
+/* Poses of a knot against itself (one mesh on both sides) and against a
+ * second mesh: both turned at random, b moved along a random direction to
+ * a target gap; the distance and the verdict of each. */
+#define SHARED_POSES 24
+
+typedef struct shared_pose {
+	double qa[4], ta[3], qb[4], tb[3];
+	int self, verdict;
+} shared_pose;
+
+typedef struct shared_run {
+	const clash_mesh *k, *t;
+	const shared_pose *poses;
+	const clash_result *want; /* the single-threaded answers */
+	int start;                /* each thread its own order */
+	pthread_barrier_t *go;
+	int wrong;
+} shared_run;
+
+static void shared_answer(const clash_mesh *k, const clash_mesh *t, const shared_pose *p,
+                          clash_result *r)
+{
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, k);
+	clash_shape_init_mesh(&b, p->self ? k : t);
+	clash_shape_set_quaternion(&a, p->qa);
+	clash_shape_set_translation(&a, p->ta);
+	clash_shape_set_quaternion(&b, p->qb);
+	clash_shape_set_translation(&b, p->tb);
+	clash_options o = {0};
+	o.want = p->verdict ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+	if (clash_gjk(&a, &b, &o, r) != CLASH_OK)
+		r->distance = NAN;
+}
+
+static void *shared_worker(void *arg)
+{
+	shared_run *w = arg;
+	pthread_barrier_wait(w->go);
+	for (int i = 0; i < SHARED_POSES; i++) {
+		const int n = (w->start + i) % SHARED_POSES;
+		clash_result r;
+		shared_answer(w->k, w->t, &w->poses[n], &r);
+		const clash_result *e = &w->want[n];
+		/* The same least distance whichever boxes bounded the search;
+		 * the same points up to rounding (pairs of triangles that share
+		 * the nearest corner tie, and either may be met first). */
+		int same = r.intersecting == e->intersecting;
+		if (!w->poses[n].verdict) {
+			same = same && r.distance == e->distance;
+			for (int j = 0; j < 3; j++)
+				same = same && fabs(r.near_a[j] - e->near_a[j]) <= 1e-12 &&
+				       fabs(r.near_b[j] - e->near_b[j]) <= 1e-12;
+		}
+		w->wrong += !same;
+	}
+	return NULL;
+}
+
+static void shared_poses(const tmesh *k, const tmesh *t, shared_pose *poses)
+{
+	prng g;
+	g.s = 4242;
+	static const double gaps[] = {1e-3, 0.02, 0.1, 0.4};
+	for (int i = 0; i < SHARED_POSES; i++) {
+		shared_pose *p = &poses[i];
+		p->self = i % 2;
+		p->verdict = i % 3 == 2;
+		prng_motion(&g, 1.0, p->qa, p->ta);
+		prng_motion(&g, 1.0, p->qb, p->tb);
+		double dir[3], len = 0.0, s = 8.0;
+		for (int j = 0; j < 3; j++) {
+			dir[j] = prng_range(&g, -1, 1);
+			len += dir[j] * dir[j];
+		}
+		len = sqrt(len);
+		for (int it = 0; it < 200; it++) {
+			for (int j = 0; j < 3; j++)
+				p->tb[j] = p->ta[j] + s * dir[j] / len;
+			shared_pose d = *p;
+			d.verdict = 0;
+			clash_result r;
+			shared_answer(k->m, t->m, &d, &r);
+			const double gap = gaps[i % 4];
+			if (r.intersecting || r.distance - gap < 1e-3 * gap)
+				break;
+			s -= r.distance - gap;
+		}
+	}
+}
+
+/* Rotated queries on fresh meshes (boxes not yet fitted) from four threads
+ * at once, each in its own order: one thread fits a mesh's boxes while
+ * the others answer from the axis-aligned ones, then all use the fitted
+ * boxes; every answer must equal the one a single thread gave on meshes
+ * built apart (ThreadSanitizer checks the hand-over: make check-tsan). */
+START_TEST(fresh_mesh_shared_by_threads)
+{
+	tmesh k, t;
+	knot_mesh(&k, 1.0, 0.3, 400, 12);
+	torus_mesh(&t, 1.0, 0.3, 48, 24);
+	shared_pose poses[SHARED_POSES];
+	clash_result want[SHARED_POSES];
+	shared_poses(&k, &t, poses);
+	for (int i = 0; i < SHARED_POSES; i++) {
+		shared_answer(k.m, t.m, &poses[i], &want[i]);
+		ck_assert(!isnan(want[i].distance));
+	}
+	for (int round = 0; round < 3; round++) {
+		const clash_mesh *fk, *ft;
+		void *sk = malloc(clash_mesh_size(k.nv, k.nt)), *st = malloc(clash_mesh_size(t.nv, t.nt));
+		ck_assert(sk && st);
+		/* Storage not zeroed: boxes read before their fit would be
+		 * nonsense, not zeros (which bound nothing and stay exact). */
+		memset(sk, 0x47, clash_mesh_size(k.nv, k.nt));
+		memset(st, 0x47, clash_mesh_size(t.nv, t.nt));
+		ck_assert_int_eq(clash_mesh_build(sk, clash_mesh_size(k.nv, k.nt), k.pos, k.nv, k.idx,
+		                                  k.nt, (clash_mesh **)&fk),
+		                 CLASH_OK);
+		ck_assert_int_eq(clash_mesh_build(st, clash_mesh_size(t.nv, t.nt), t.pos, t.nv, t.idx,
+		                                  t.nt, (clash_mesh **)&ft),
+		                 CLASH_OK);
+		ck_assert_int_eq(atomic_load(&fk->fit), MESH_FIT_NONE);
+		enum { NTHREADS = 4 };
+		pthread_barrier_t go;
+		ck_assert_int_eq(pthread_barrier_init(&go, NULL, NTHREADS), 0);
+		pthread_t th[NTHREADS];
+		shared_run runs[NTHREADS];
+		for (int i = 0; i < NTHREADS; i++) {
+			runs[i] = (shared_run){fk, ft, poses, want, i * SHARED_POSES / NTHREADS, &go, 0};
+			ck_assert_int_eq(pthread_create(&th[i], NULL, shared_worker, &runs[i]), 0);
+		}
+		for (int i = 0; i < NTHREADS; i++) {
+			pthread_join(th[i], NULL);
+			ck_assert_msg(runs[i].wrong == 0, "round %d thread %d: %d answers differ", round,
+			              i, runs[i].wrong);
+		}
+		pthread_barrier_destroy(&go);
+		ck_assert_int_eq(atomic_load(&fk->fit), MESH_FIT_DONE);
+		ck_assert_int_eq(atomic_load(&ft->fit), MESH_FIT_DONE);
+		free(sk);
+		free(st);
+	}
+	tm_free(&k);
+	tm_free(&t);
+}
+END_TEST
+
+static Suite *mesh_threads_suite(void)
+{
+	Suite *s = suite_create("mesh_threads");
+	ck_case(s, "mesh_threads", 120, CK_TESTS(fresh_mesh_shared_by_threads));
+	return s;
+}
+
+CHECK_SUITE(mesh_threads_suite)
 
 static Suite *mesh_suite(void)
 {
