@@ -209,7 +209,7 @@ check-san: $(B)/check-san $(B)/clashd $(B)/clashd-san $(B)/clash $(VALIDATOR)
 # check-san, every report of every process goes to a file under $(TSANLOG)
 # and any such file fails the pass.  tests/tsan.supp: reports to leave out
 # (only ones inside system libraries; it says why each).
-TSAN_SUITES ?= http_api operations batch scene store import_sandbox slow
+TSAN_SUITES ?= http_api operations batch scene store import_sandbox slow mesh_threads
 TSANLOG = $(B)/tsan-log
 TSAN_ENV = CLASH_BUILD=$(B) CLASH_CLASHD=$(B)/clashd-tsan CLASH_CLASHD_SAN=1 \
 	TSAN_OPTIONS=log_path=$(abspath $(TSANLOG))/tsan:suppressions=$(abspath tests/tsan.supp)

@@ -7,7 +7,8 @@
  * then the tree's nodes (32 bytes each, from a 64-byte boundary), then one
  * triangle of each connected part, then each triangle's input index (tree
  * order; 4 bytes a triangle), then, for a mesh that is not closed,
- * the far field of the winding number (from a 64-byte boundary).  The tree is a binary bounding-volume
+ * the far field of the winding number (from a 64-byte boundary), then an
+ * oriented box per node (mesh_fit.c; 64 bytes each, fitted lazily).  The tree is a binary bounding-volume
  * hierarchy of axis-aligned boxes in the mesh's own coordinates: the root
  * is node 0 (node 1 is padding), and the two children of an inner node are
  * a pair at an even index, `first` and `first + 1`, so they share one
@@ -37,6 +38,17 @@ typedef struct mesh_node {
 	uint32_t first; /* leaf: first triangle (tree order); inner: left child */
 	uint32_t count; /* leaf: its triangles (>= 1); inner: 0 */
 } mesh_node;
+
+/* An oriented box: centre c (relative to the mesh's origin) plus s_i a_i
+ * with |s_i| <= h_i, the rows a_i of `a` orthonormal up to float rounding.
+ * Fitted (core/mesh_fit.c) so that, read as that parallelepiped with the
+ * axes as stored, it holds every corner of the node's triangles. */
+typedef struct mesh_obb {
+	float a[9]; /* rows: the axes, right-handed */
+	float c[3];
+	float h[3];
+	float pad;
+} mesh_obb;
 
 struct clash_mesh {
 	uint64_t magic;
@@ -78,12 +90,23 @@ struct clash_mesh {
 	const mesh_hole_edge *hole_edges; /* after the holes */
 	const struct hole_node *hole_nodes; /* their tree (mesh_holes.h), after the edges */
 	int capped; /* not closed, its holes all listed (maybe none) */
+	/* An oriented box per node (mesh_fit.c), indexed as the nodes, last
+	 * in the storage (from a 64-byte boundary): room reserved by the
+	 * build, fitted by the first query with a rotation that needs them
+	 * (mesh_fit_get), so a mesh only translated or never turned does not
+	 * pay for them.  `fit` tells their state (MESH_FIT_*), atomic as
+	 * `self` below. */
+	const mesh_obb *obbs;
+	_Atomic int fit;
 	/* Pairs of its triangles that cross (mesh_self.h), worked out on
 	 * the first request: 0 not yet, else count << 2 | capped << 1 | 1.
 	 * Atomic: a mesh serves many threads; two that count at once store
 	 * the same value. */
 	_Atomic uint64_t self;
 };
+
+/* States of a mesh's oriented boxes (clash_mesh.fit). */
+enum { MESH_FIT_NONE, MESH_FIT_BUSY, MESH_FIT_DONE };
 
 #define MESH_MAGIC 0x6873656d68736163ull
 

@@ -149,6 +149,8 @@ static layout mesh_layout(size_t nv, size_t nt)
 	const size_t far_end = align64(l.flip + hole_room(nt)) + winding_far_bound(nt);
 	if (l.total < far_end)
 		l.total = far_end;
+	/* The oriented boxes last, one per node (at most 2 nt). */
+	l.total = align64(l.total) + 2 * nt * sizeof(mesh_obb);
 	return l;
 }
 
@@ -580,6 +582,16 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 	m->nreps = nreps;
 }
 
+/* Room for the oriented boxes after everything else: fitted by the
+ * first query that needs them (mesh_fit_get). */
+static void place_obbs(clash_mesh *m, char *base)
+{
+	mesh_obb *o = (mesh_obb *)(base + align64(m->bytes));
+	m->obbs = o;
+	atomic_init(&m->fit, MESH_FIT_NONE);
+	m->bytes = (size_t)((char *)(o + m->nnodes) - base);
+}
+
 int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
                             size_t nvertices, const uint32_t *indices, size_t ntriangles,
                             double weld, clash_mesh **out)
@@ -670,6 +682,7 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 		/* A ray decides inside a closed mesh (mesh_query.c): no far
 		 * field, no leak. */
 		m->solid = mesh_solid_rule(m);
+		place_obbs(m, base);
 		*out = m;
 		return CLASH_OK;
 	}
@@ -682,6 +695,7 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	m->bytes = (size_t)(far - base) + winding_far_size(m);
 	m->leak = mesh_leak(m);
 	m->solid = mesh_solid_rule(m);
+	place_obbs(m, base);
 	*out = m;
 	return CLASH_OK;
 }
@@ -798,6 +812,9 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 {
 	if (dst == NULL || out == NULL || !mesh_valid(m) || ((uintptr_t)dst & 7u) != 0)
 		return CLASH_EINVAL;
+	/* Boxes fitted before the copy are copied fitted; any others are
+	 * fitted again in the copy, by its first query. */
+	const int fit = atomic_load_explicit((_Atomic int *)&m->fit, memory_order_acquire);
 	memcpy(dst, m, m->bytes);
 	clash_mesh *c = dst;
 	/* Every array lies in the block after the header: the same offsets. */
@@ -808,6 +825,8 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->reps = (uint32_t *)(to + ((const char *)m->reps - from));
 	c->input = (uint32_t *)(to + ((const char *)m->input - from));
 	c->far = m->far ? to + ((const char *)m->far - from) : NULL;
+	c->obbs = (const mesh_obb *)(to + ((const char *)m->obbs - from));
+	atomic_init(&c->fit, fit == MESH_FIT_DONE ? MESH_FIT_DONE : MESH_FIT_NONE);
 	c->holes = m->holes ? (const mesh_hole *)(to + ((const char *)m->holes - from)) : NULL;
 	c->hole_nodes = m->hole_nodes
 	                        ? (const hole_node *)(to + ((const char *)m->hole_nodes - from))

@@ -22,6 +22,7 @@
 #include "cancel.h"
 #include "mesh.h"
 #include "mesh_caps.h"
+#include "mesh_fit.h"
 #include "mesh_holes.h"
 #include "mesh_query.h"
 #include "predicates.h"
@@ -39,8 +40,10 @@
 /* Stack entries of a depth-first walk: each level pushes at most two
  * pairs, and a tree is at most this deep (mesh_build.c bounds it). */
 #define MESH_STACK 512
-/* Pairs a best-first search keeps waiting (16 bytes each). */
-#define MESH_HEAP 1024
+/* Pairs a best-first search keeps waiting (16 bytes each, 64 KiB of
+ * stack): past it a pair is searched depth first at once, which at large
+ * gaps opens many pairs a best-first order would leave. */
+#define MESH_HEAP 4096
 /* The cancel flag is read every this many node visits. */
 #define MESH_CANCEL_EVERY 256
 /* Ray directions tried before a point is given up as undecided. */
@@ -234,6 +237,10 @@ typedef struct pair_ctx {
 	const mesh_node *na, *nb;
 	int shift;
 	double d[3], slack;
+	/* A rigid pose: node pairs bounded by the oriented boxes
+	 * (obb_gap2); with shift, by the larger of that and shift_gap2. */
+	int obb;
+	const mesh_obb *oa, *ob; /* each mesh's boxes when obb */
 } pair_ctx;
 
 static double shift_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
@@ -278,8 +285,134 @@ static double box_pair_gap2(const query *q, const pair_ctx *x, const obox *pa, c
 	return g2 * q->sig2;
 }
 
+/* An oriented box in a's frame, in doubles: axes (rows), centre, half
+ * extents. */
+typedef struct obb_w {
+	double a[9], c[3], h[3];
+} obb_w;
+
+/* Node k's box of mesh a, in a's frame. */
+static void obb_of_a(const query *q, const pair_ctx *x, uint32_t k, obb_w *w)
+{
+	const mesh_obb *o = &x->oa[k];
+	for (int i = 0; i < 9; i++)
+		w->a[i] = o->a[i];
+	for (int i = 0; i < 3; i++) {
+		w->c[i] = q->ma->origin[i] + (double)o->c[i];
+		w->h[i] = o->h[i];
+	}
+}
+
+/* Node k's box of mesh b, mapped into a's frame (a rigid map: the axes
+ * stay orthonormal, the extents as they are). */
+static void obb_of_b(const query *q, const pair_ctx *x, uint32_t k, obb_w *w)
+{
+	const mesh_obb *o = &x->ob[k];
+	const double *l = q->ba.l;
+	double c[3];
+	for (int i = 0; i < 3; i++) {
+		c[i] = q->mb->origin[i] + (double)o->c[i];
+		w->h[i] = o->h[i];
+	}
+	for (int r = 0; r < 3; r++) {
+		w->c[r] = q->ba.t[r] + l[3 * r] * c[0] + l[3 * r + 1] * c[1] + l[3 * r + 2] * c[2];
+		for (int i = 0; i < 3; i++)
+			w->a[3 * i + r] = l[3 * r] * o->a[3 * i] + l[3 * r + 1] * o->a[3 * i + 1] +
+			                  l[3 * r + 2] * o->a[3 * i + 2];
+	}
+}
+
+/* The squared gap of two oriented boxes by the separating axis test
+ * (Gottschalk, Lin, Manocha 1996, "OBBTree", section 5), each axis giving
+ * a lower bound on the distance (the gap of the projections over the
+ * axis's length): the faces' axes of each box together (the gap to the
+ * other's box of that frame), the line of the centres, and for a verdict
+ * the nine cross products of edges.  It returns as soon as its bound
+ * prunes the pair.  The identities of orthonormal
+ * frames hold to about 1e-6 for axes rounded to floats: the slack takes
+ * 1e-5 of the sizes and the centres' offset off every gap, and a cross
+ * axis's length is taken as its upper bound. */
+static double obb_gap2(const query *q, const pair_ctx *x, const obb_w *A, const obb_w *B)
+{
+	double R[9], F[9], T[3], d[3];
+	for (int k = 0; k < 3; k++)
+		d[k] = B->c[k] - A->c[k];
+	for (int i = 0; i < 3; i++) {
+		const double *ai = A->a + 3 * i;
+		T[i] = ai[0] * d[0] + ai[1] * d[1] + ai[2] * d[2];
+		for (int j = 0; j < 3; j++) {
+			const double *bj = B->a + 3 * j;
+			R[3 * i + j] = ai[0] * bj[0] + ai[1] * bj[1] + ai[2] * bj[2];
+			F[3 * i + j] = fabs(R[3 * i + j]);
+		}
+	}
+	const double slack = x->slack + 1e-5 * (A->h[0] + A->h[1] + A->h[2] + B->h[0] + B->h[1] +
+	                                        B->h[2] + fabs(T[0]) + fabs(T[1]) + fabs(T[2]));
+	double ga = 0.0, gb = 0.0;
+	for (int i = 0; i < 3; i++) {
+		const double g = fabs(T[i]) - A->h[i] -
+		                 (B->h[0] * F[3 * i] + B->h[1] * F[3 * i + 1] + B->h[2] * F[3 * i + 2]) -
+		                 slack;
+		if (g > 0.0)
+			ga += g * g;
+	}
+	if (pruned2(q, ga * q->sig2))
+		return ga * q->sig2;
+	for (int j = 0; j < 3; j++) {
+		const double t = T[0] * R[j] + T[1] * R[3 + j] + T[2] * R[6 + j];
+		const double g = fabs(t) - B->h[j] -
+		                 (A->h[0] * F[j] + A->h[1] * F[3 + j] + A->h[2] * F[6 + j]) - slack;
+		if (g > 0.0)
+			gb += g * g;
+	}
+	double best = ga > gb ? ga : gb;
+	if (pruned2(q, best * q->sig2))
+		return best * q->sig2; /* pruned already: the rest cannot matter */
+	/* The line of the centres: the best axis for boxes far apart. */
+	double tb[3], d2 = 0.0, ra = 0.0;
+	for (int j = 0; j < 3; j++) {
+		tb[j] = T[0] * R[j] + T[1] * R[3 + j] + T[2] * R[6 + j];
+		d2 += d[j] * d[j];
+		ra += A->h[j] * fabs(T[j]) + B->h[j] * fabs(tb[j]);
+	}
+	const double num = d2 - ra - 16 * DBL_EPSILON * (d2 + ra);
+	if (num > 0.0) {
+		const double g = num / sqrt(d2) - slack;
+		if (g > 0.0 && g * g > best)
+			best = g * g;
+	}
+	/* The edges' cross products: for a verdict (touching boxes told
+	 * apart), not for a distance, where they cost more than they prune. */
+	if (!q->verdict_only)
+		return best * q->sig2;
+	for (int i = 0; i < 3; i++) {
+		const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+		for (int j = 0; j < 3; j++) {
+			const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+			const double u2 = 1.0 - R[3 * i + j] * R[3 * i + j];
+			if (u2 < 1e-4)
+				continue; /* near parallel: the faces' axes bound it */
+			const double t = T[i2] * R[3 * i1 + j] - T[i1] * R[3 * i2 + j];
+			const double g = fabs(t) - A->h[i1] * F[3 * i2 + j] - A->h[i2] * F[3 * i1 + j] -
+			                 B->h[j1] * F[3 * i + j2] - B->h[j2] * F[3 * i + j1] - slack;
+			if (g > 0.0 && g * g > best * (u2 + 1e-5))
+				best = g * g / (u2 + 1e-5);
+		}
+	}
+	return best * q->sig2;
+}
+
 static double pair_gap2(const query *q, const pair_ctx *x, const mesh_node *p, const mesh_node *r)
 {
+	if (x->obb) {
+		obb_w A, B;
+		obb_of_a(q, x, (uint32_t)(p - x->na), &A);
+		obb_of_b(q, x, (uint32_t)(r - x->nb), &B);
+		if (!x->shift)
+			return obb_gap2(q, x, &A, &B);
+		const double g = shift_gap2(q, x, p, r);
+		return pruned2(q, g) ? g : fmax(g, obb_gap2(q, x, &A, &B));
+	}
 	if (x->shift)
 		return shift_gap2(q, x, p, r);
 	obox pa, ra;
@@ -304,6 +437,29 @@ static int pair_open(query *q, const pair_ctx *x, const pair_entry *cur, pair_en
 		return 0;
 	}
 	const int split_a = r->count || (!p->count && node_extent(p) >= node_extent(r));
+	if (x->obb) {
+		/* The side not split: its box once for both children. */
+		obb_w A, B;
+		if (split_a)
+			obb_of_b(q, x, cur->nb, &B);
+		else
+			obb_of_a(q, x, cur->na, &A);
+		for (int i = 0; i < 2; i++) {
+			const uint32_t ka = split_a ? p->first + (uint32_t)i : cur->na;
+			const uint32_t kb = split_a ? cur->nb : r->first + (uint32_t)i;
+			if (split_a)
+				obb_of_a(q, x, ka, &A);
+			else
+				obb_of_b(q, x, kb, &B);
+			/* A pure translation: the float boxes' gap first, the
+			 * oriented boxes' only when that leaves the pair open. */
+			const double g = x->shift ? shift_gap2(q, x, &x->na[ka], &x->nb[kb]) : 0.0;
+			c[i] = (pair_entry){ka, kb, g};
+			if (!pruned2(q, g))
+				c[i].lb2 = fmax(g, obb_gap2(q, x, &A, &B));
+		}
+		return 2;
+	}
 	if (x->shift) {
 		for (int i = 0; i < 2; i++) {
 			const uint32_t ka = split_a ? p->first + (uint32_t)i : cur->na;
@@ -510,9 +666,41 @@ static int turned_depth_first(query *q, const pair_ctx *x)
 	return CLASH_OK;
 }
 
+/* Is f's linear part a rotation (or a reflection), to far better than
+ * the oriented boxes' slack? */
+static int rigid(const affine *f)
+{
+	const double *l = f->l;
+	for (int r = 0; r < 3; r++)
+		for (int c = r; c < 3; c++) {
+			const double g = l[r] * l[c] + l[3 + r] * l[3 + c] + l[6 + r] * l[6 + c];
+			if (!(fabs(g - (double)(r == c)) <= 1e-9))
+				return 0;
+		}
+	return 1;
+}
+
+/* Triangles of each mesh from which a translated distance uses the
+ * oriented boxes too (below that, they cost more than they save). */
+#define MESH_OBB_SHIFT_MIN 65536
+
 static int mesh_mesh(query *q)
 {
-	pair_ctx x = {q->ma->nodes, q->mb->nodes, q->ba.shift, {0, 0, 0}, 0};
+	pair_ctx x = {q->ma->nodes, q->mb->nodes, q->ba.shift, {0, 0, 0}, 0, 0, NULL, NULL};
+	/* The oriented boxes under a rotation, fitted by the first such
+	 * query (mesh_fit_get; NULL while another thread fits them: the
+	 * axis-aligned boxes then).  Translated only, the float boxes alone
+	 * for a verdict (exact there, and cheapest) and for a distance
+	 * between smaller meshes, whose float boxes are tight enough that
+	 * the oriented boxes' test costs more than it prunes; between two
+	 * large meshes a distance takes the larger of both bounds. */
+	const int big = q->ma->ntriangles >= MESH_OBB_SHIFT_MIN &&
+	                q->mb->ntriangles >= MESH_OBB_SHIFT_MIN;
+	if (rigid(&q->ba) && (!x.shift || (big && !q->verdict_only))) {
+		x.oa = mesh_fit_get(q->ma);
+		x.ob = x.oa ? mesh_fit_get(q->mb) : NULL;
+		x.obb = x.ob != NULL;
+	}
 	double mag = node_extent(&x.na[0]) + node_extent(&x.nb[0]);
 	for (int k = 0; k < 3; k++) {
 		x.d[k] = (q->mb->origin[k] + q->ba.t[k]) - q->ma->origin[k];
@@ -522,7 +710,7 @@ static int mesh_mesh(query *q)
 		for (int k = 0; k < 9; k++)
 			mag += fabs(q->ba.l[k]) * (node_extent(&x.nb[0]) + fabs(q->mb->origin[k / 3]));
 	x.slack = 16 * DBL_EPSILON * mag;
-	if (q->verdict_only && !x.shift)
+	if (q->verdict_only && !x.shift && !x.obb)
 		return turned_depth_first(q, &x);
 	pair_entry root = {0, 0, pair_gap2(q, &x, &x.na[0], &x.nb[0])};
 	return q->verdict_only ? pair_depth_first(q, &x, root) : pair_best_first(q, &x, root);
@@ -1338,6 +1526,49 @@ static int distance_pass(query *q, const obox *cb, clash_shape *tri, clash_resul
 	return CLASH_OK;
 }
 
+/* A verdict on two meshes whose root boxes, mapped to the world, are
+ * apart by more than any threshold the set-up could take (radii plus
+ * twice the largest tolerance its rule gives, from the boxes' L1 sizes,
+ * which bound the half diagonals it uses): apart, with no set-up.  No
+ * part of one can then be inside the other (a part's point would lie in
+ * the holder's box), and every triangle pair would be pruned by its
+ * boxes, so the full query's answer is this one, its count of pairs (0)
+ * included.  1 when it answered r. */
+static int apart_at_roots(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                          clash_result *r)
+{
+	if (!b->mesh || opt == NULL || !opt->want ||
+	    (opt->want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH)))
+		return 0;
+	affine fa, fb;
+	affine_of(a, &fa);
+	affine_of(b, &fb);
+	affine_mark_shift(&fa);
+	affine_mark_shift(&fb);
+	obox oa, ob;
+	mesh_node_obox(a->mesh, &a->mesh->nodes[0], &fa, &oa);
+	mesh_node_obox(b->mesh, &b->mesh->nodes[0], &fb, &ob);
+	const double rsum = a->radius + b->radius;
+	double size = rsum, far = rsum;
+	for (int k = 0; k < 3; k++) {
+		size += oa.h[k] + ob.h[k];
+		far += oa.h[k] + ob.h[k] + fabs(oa.c[k]) + fabs(ob.c[k]);
+	}
+	const double tol = fmax(opt->tolerance > 0.0 ? opt->tolerance
+	                                             : MESH_DEFAULT_RELATIVE_TOLERANCE * size,
+	                        MESH_ROUNDOFF_ULPS * DBL_EPSILON * far);
+	const double thr = (rsum + 2.0 * tol) * (1.0 + 1e-9);
+	const double g2 = box_gap2(&oa, &ob);
+	if (!(isfinite(thr) && isfinite(far) && g2 > thr * thr))
+		return 0;
+	r->dim = 3;
+	r->has = CLASH_HAS_MESH;
+	r->solid_a = a->mesh->solid;
+	r->solid_b = b->mesh->solid;
+	r->converged = 1;
+	return 1;
+}
+
 /* The query proper: set-up, then up to three passes, each only when the
  * one before leaves the answer open: do the surfaces come within the
  * threshold (pruned at it, so cheap)?  Else is a part of one inside the
@@ -1345,6 +1576,8 @@ static int distance_pass(query *q, const obox *cb, clash_shape *tri, clash_resul
 static int run(const clash_shape *a, const clash_shape *b, const clash_options *opt,
                compound_pair_fn convex, clash_result *r)
 {
+	if (apart_at_roots(a, b, opt, r))
+		return CLASH_OK;
 	query q;
 	obox cb;
 	int err = query_init(&q, a, b, opt, convex, &cb);

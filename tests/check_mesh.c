@@ -10,6 +10,7 @@
  * timings on two three.js TorusKnotGeometry(1, 0.3, 800, 64) meshes.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 
 #include "check.h"
 #include "clash.h"
+#include "mesh.h"
+#include "mesh_fit.h"
 #include "oracle.h"
 #include "prng.h"
 #include "tri_dist.h"
@@ -1671,6 +1674,347 @@ START_TEST(distance_pass_touching)
 }
 END_TEST
 
+/* The triangles under node k of m (tree order): [*lo, *hi). */
+static void node_range(const clash_mesh *m, uint32_t k, uint32_t *lo, uint32_t *hi)
+{
+	const mesh_node *nd = &m->nodes[k];
+	if (nd->count) {
+		*lo = nd->first;
+		*hi = nd->first + nd->count;
+		return;
+	}
+	uint32_t l, h;
+	node_range(m, nd->first, lo, &h);
+	node_range(m, nd->first + 1, &l, hi);
+	ck_assert_uint_eq(h, l);
+}
+
+/* Every corner of every triangle under each node lies in the node's
+ * oriented box, read as the parallelepiped its float axes span (the
+ * coordinates along them solved by Cramer's rule in doubles, not by
+ * projections as the fit makes them); the root covers the whole mesh. */
+static void check_boxes_hold(const clash_mesh *m)
+{
+	const mesh_obb *obbs = mesh_fit_get(m); /* fitted here, on one thread */
+	ck_assert_ptr_nonnull(obbs);
+	for (uint32_t k = 0; k < m->nnodes; k++) {
+		if (k == 1)
+			continue; /* the pad */
+		const mesh_obb *o = &obbs[k];
+		double A[9];
+		for (int i = 0; i < 9; i++)
+			A[i] = o->a[i];
+		/* Columns of M = A^T: p - c = M s. */
+		const double det = A[0] * (A[4] * A[8] - A[7] * A[5]) -
+		                   A[3] * (A[1] * A[8] - A[7] * A[2]) + A[6] * (A[1] * A[5] - A[4] * A[2]);
+		ck_assert(fabs(det - 1.0) < 1e-5);
+		uint32_t lo, hi;
+		node_range(m, k, &lo, &hi);
+		if (k == 0) {
+			ck_assert_uint_eq(lo, 0);
+			ck_assert_uint_eq(hi, m->ntriangles);
+		}
+		for (uint32_t t = lo; t < hi; t++)
+			for (int c = 0; c < 3; c++) {
+				const double *p = m->tri + 9 * t + 3 * c;
+				double v[3], sv[3];
+				for (int j = 0; j < 3; j++)
+					v[j] = p[j] - m->origin[j] - (double)o->c[j];
+				for (int i = 0; i < 3; i++) {
+					/* Cramer: column i of M replaced by v; M's columns
+					 * are A's rows. */
+					double col[3][3];
+					for (int cc = 0; cc < 3; cc++)
+						for (int r = 0; r < 3; r++)
+							col[cc][r] = cc == i ? v[r] : A[3 * cc + r];
+					const double di =
+					        col[0][0] * (col[1][1] * col[2][2] - col[1][2] * col[2][1]) -
+					        col[1][0] * (col[0][1] * col[2][2] - col[0][2] * col[2][1]) +
+					        col[2][0] * (col[0][1] * col[1][2] - col[0][2] * col[1][1]);
+					sv[i] = di / det;
+				}
+				for (int i = 0; i < 3; i++)
+					ck_assert_msg(fabs(sv[i]) <= (double)o->h[i],
+					              "node %u triangle %u corner %d: %g along axis %d, extent %g",
+					              k, t, c, sv[i], i, (double)o->h[i]);
+			}
+	}
+}
+
+/* The oriented boxes (core/mesh_fit.c) hold their triangles, on meshes
+ * near the origin and far from it; a lone tilted triangle's box is flat
+ * (the fit follows the surface, not the axes). */
+START_TEST(oriented_boxes_hold_their_triangles)
+{
+	tmesh t, k, l, far;
+	torus_mesh(&t, 1.0, 0.3, 40, 25);
+	knot_mesh(&k, 1.0, 0.3, 48, 6);
+	l_bracket(&l);
+	torus_mesh(&far, 1.0, 0.3, 20, 12);
+	tm_free(&far);
+	tm_alloc(&far, 20 * 12, 2 * 20 * 12);
+	{
+		tmesh src;
+		torus_mesh(&src, 1.0, 0.3, 20, 12);
+		memcpy(far.idx, src.idx, 3 * src.nt * sizeof *far.idx);
+		for (size_t i = 0; i < src.nv; i++) {
+			far.pos[3 * i] = src.pos[3 * i] * 1e-3 + 12345.678;
+			far.pos[3 * i + 1] = src.pos[3 * i + 2] * 1e-3 - 9876.5;
+			far.pos[3 * i + 2] = src.pos[3 * i + 1] * 1e-3 + 0.25;
+		}
+		far.nv = src.nv;
+		far.nt = src.nt;
+		tm_free(&src);
+		tm_build(&far);
+	}
+	check_boxes_hold(t.m);
+	check_boxes_hold(k.m);
+	check_boxes_hold(l.m);
+	check_boxes_hold(far.m);
+	tmesh one;
+	tm_alloc(&one, 3, 1);
+	const double tri[9] = {0.1, 0.2, 0.3, 1.7, -0.4, 0.9, -0.6, 1.1, 1.4};
+	memcpy(one.pos, tri, sizeof tri);
+	one.idx[0] = 0, one.idx[1] = 1, one.idx[2] = 2;
+	one.nv = 3;
+	one.nt = 1;
+	tm_build(&one);
+	check_boxes_hold(one.m);
+	const float *h = mesh_fit_get(one.m)[0].h;
+	ck_assert(fmin(h[0], fmin(h[1], h[2])) < 1e-5 * fmax(h[0], fmax(h[1], h[2])));
+	tm_free(&one);
+	tm_free(&t);
+	tm_free(&k);
+	tm_free(&l);
+	tm_free(&far);
+}
+END_TEST
+
+/* Rotated poses at small gaps, where a lower bound of the oriented boxes
+ * that came out too high would lose the least pair: b turned at random
+ * (or turned as a is: the translation-only pair of frames, up to
+ * rounding) and moved along a random direction until the distance is a
+ * target gap (moved by the query's distance still to go, which never
+ * overshoots); then the distance, both ways, and the verdict against
+ * brute force over all triangle pairs. */
+START_TEST(rotated_near_misses_against_brute_force)
+{
+	prng g;
+	g.s = 2811;
+	tmesh k, t;
+	knot_mesh(&k, 1.0, 0.3, 24, 6);
+	torus_mesh(&t, 1.0, 0.3, 16, 8);
+	static const double gaps[] = {1e-6, 1e-3, 0.02, 0.1, 0.4, 1.5};
+	for (int round = 0; round < 24; round++) {
+		const tmesh *ta = &k, *tb = round % 3 == 2 ? &t : &k;
+		clash_shape a, b;
+		clash_shape_init_mesh(&a, ta->m);
+		clash_shape_init_mesh(&b, tb->m);
+		double qa[4], qb[4], ta0[3], tb0[3];
+		prng_motion(&g, 1.0, qa, ta0);
+		prng_motion(&g, 1.0, qb, tb0);
+		set_pose(&a, qa, ta0);
+		set_pose(&b, round % 4 == 3 ? qa : qb, ta0);
+		double dir[3], len = 0.0;
+		for (int j = 0; j < 3; j++) {
+			dir[j] = prng_range(&g, -1, 1);
+			len += dir[j] * dir[j];
+		}
+		len = sqrt(len);
+		const double gap = gaps[round % 6];
+		double s = 8.0;
+		clash_result r;
+		for (int it = 0; it < 200; it++) {
+			double tr[3];
+			for (int j = 0; j < 3; j++)
+				tr[j] = ta0[j] + s * dir[j] / len;
+			ck_assert_int_eq(clash_shape_set_translation(&b, tr), CLASH_OK);
+			ck_assert_int_eq(clash_gjk(&a, &b, NULL, &r), CLASH_OK);
+			if (r.intersecting || r.distance - gap < 1e-3 * gap)
+				break;
+			s -= r.distance - gap;
+		}
+		double *wa = world_tris(&a, ta), *wb = world_tris(&b, tb);
+		const double d = brute_pairs(wa, ta->nt, wb, tb->nt);
+		free(wa);
+		free(wb);
+		if (fabs(d) < 1e-9)
+			continue; /* too close to call */
+		ck_assert_int_eq(r.intersecting, 0);
+		ck_assert_msg(fabs(r.distance - d) <= 1e-9 * (1 + d), "round %d: %.17g, brute force %.17g",
+		              round, r.distance, d);
+		clash_result sw, v;
+		ck_assert_int_eq(clash_gjk(&b, &a, NULL, &sw), CLASH_OK);
+		ck_near(sw.distance, d, 1e-9 * (1 + d));
+		clash_options o = {0};
+		o.want = CLASH_WANT_VERDICT;
+		ck_assert_int_eq(clash_gjk(&a, &b, &o, &v), CLASH_OK);
+		ck_assert_int_eq(v.intersecting, 0);
+	}
+	tm_free(&k);
+	tm_free(&t);
+}
+END_TEST
+
+/* ---- one mesh, many threads ------------------------------------------------ */
+
+/* Poses of a knot against itself (one mesh on both sides) and against a
+ * second mesh: both turned at random, b moved along a random direction to
+ * a target gap; the distance and the verdict of each. */
+#define SHARED_POSES 24
+
+typedef struct shared_pose {
+	double qa[4], ta[3], qb[4], tb[3];
+	int self, verdict;
+} shared_pose;
+
+typedef struct shared_run {
+	const clash_mesh *k, *t;
+	const shared_pose *poses;
+	const clash_result *want; /* the single-threaded answers */
+	int start;                /* each thread its own order */
+	pthread_barrier_t *go;
+	int wrong;
+} shared_run;
+
+static void shared_answer(const clash_mesh *k, const clash_mesh *t, const shared_pose *p,
+                          clash_result *r)
+{
+	clash_shape a, b;
+	clash_shape_init_mesh(&a, k);
+	clash_shape_init_mesh(&b, p->self ? k : t);
+	clash_shape_set_quaternion(&a, p->qa);
+	clash_shape_set_translation(&a, p->ta);
+	clash_shape_set_quaternion(&b, p->qb);
+	clash_shape_set_translation(&b, p->tb);
+	clash_options o = {0};
+	o.want = p->verdict ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
+	if (clash_gjk(&a, &b, &o, r) != CLASH_OK)
+		r->distance = NAN;
+}
+
+static void *shared_worker(void *arg)
+{
+	shared_run *w = arg;
+	pthread_barrier_wait(w->go);
+	for (int i = 0; i < SHARED_POSES; i++) {
+		const int n = (w->start + i) % SHARED_POSES;
+		clash_result r;
+		shared_answer(w->k, w->t, &w->poses[n], &r);
+		const clash_result *e = &w->want[n];
+		/* The same least distance whichever boxes bounded the search;
+		 * the same points up to rounding (pairs of triangles that share
+		 * the nearest corner tie, and either may be met first). */
+		int same = r.intersecting == e->intersecting;
+		if (!w->poses[n].verdict) {
+			same = same && r.distance == e->distance;
+			for (int j = 0; j < 3; j++)
+				same = same && fabs(r.near_a[j] - e->near_a[j]) <= 1e-12 &&
+				       fabs(r.near_b[j] - e->near_b[j]) <= 1e-12;
+		}
+		w->wrong += !same;
+	}
+	return NULL;
+}
+
+static void shared_poses(const tmesh *k, const tmesh *t, shared_pose *poses)
+{
+	prng g;
+	g.s = 4242;
+	static const double gaps[] = {1e-3, 0.02, 0.1, 0.4};
+	for (int i = 0; i < SHARED_POSES; i++) {
+		shared_pose *p = &poses[i];
+		p->self = i % 2;
+		p->verdict = i % 3 == 2;
+		prng_motion(&g, 1.0, p->qa, p->ta);
+		prng_motion(&g, 1.0, p->qb, p->tb);
+		double dir[3], len = 0.0, s = 8.0;
+		for (int j = 0; j < 3; j++) {
+			dir[j] = prng_range(&g, -1, 1);
+			len += dir[j] * dir[j];
+		}
+		len = sqrt(len);
+		for (int it = 0; it < 200; it++) {
+			for (int j = 0; j < 3; j++)
+				p->tb[j] = p->ta[j] + s * dir[j] / len;
+			shared_pose d = *p;
+			d.verdict = 0;
+			clash_result r;
+			shared_answer(k->m, t->m, &d, &r);
+			const double gap = gaps[i % 4];
+			if (r.intersecting || r.distance - gap < 1e-3 * gap)
+				break;
+			s -= r.distance - gap;
+		}
+	}
+}
+
+/* Rotated queries on fresh meshes (boxes not yet fitted) from four threads
+ * at once, each in its own order: one thread fits a mesh's boxes while
+ * the others answer from the axis-aligned ones, then all use the fitted
+ * boxes; every answer must equal the one a single thread gave on meshes
+ * built apart (ThreadSanitizer checks the hand-over: make check-tsan). */
+START_TEST(fresh_mesh_shared_by_threads)
+{
+	tmesh k, t;
+	knot_mesh(&k, 1.0, 0.3, 400, 12);
+	torus_mesh(&t, 1.0, 0.3, 48, 24);
+	shared_pose poses[SHARED_POSES];
+	clash_result want[SHARED_POSES];
+	shared_poses(&k, &t, poses);
+	for (int i = 0; i < SHARED_POSES; i++) {
+		shared_answer(k.m, t.m, &poses[i], &want[i]);
+		ck_assert(!isnan(want[i].distance));
+	}
+	for (int round = 0; round < 3; round++) {
+		const clash_mesh *fk, *ft;
+		void *sk = malloc(clash_mesh_size(k.nv, k.nt)), *st = malloc(clash_mesh_size(t.nv, t.nt));
+		ck_assert(sk && st);
+		/* Storage not zeroed: boxes read before their fit would be
+		 * nonsense, not zeros (which bound nothing and stay exact). */
+		memset(sk, 0x47, clash_mesh_size(k.nv, k.nt));
+		memset(st, 0x47, clash_mesh_size(t.nv, t.nt));
+		ck_assert_int_eq(clash_mesh_build(sk, clash_mesh_size(k.nv, k.nt), k.pos, k.nv, k.idx,
+		                                  k.nt, (clash_mesh **)&fk),
+		                 CLASH_OK);
+		ck_assert_int_eq(clash_mesh_build(st, clash_mesh_size(t.nv, t.nt), t.pos, t.nv, t.idx,
+		                                  t.nt, (clash_mesh **)&ft),
+		                 CLASH_OK);
+		ck_assert_int_eq(atomic_load(&fk->fit), MESH_FIT_NONE);
+		enum { NTHREADS = 4 };
+		pthread_barrier_t go;
+		ck_assert_int_eq(pthread_barrier_init(&go, NULL, NTHREADS), 0);
+		pthread_t th[NTHREADS];
+		shared_run runs[NTHREADS];
+		for (int i = 0; i < NTHREADS; i++) {
+			runs[i] = (shared_run){fk, ft, poses, want, i * SHARED_POSES / NTHREADS, &go, 0};
+			ck_assert_int_eq(pthread_create(&th[i], NULL, shared_worker, &runs[i]), 0);
+		}
+		for (int i = 0; i < NTHREADS; i++) {
+			pthread_join(th[i], NULL);
+			ck_assert_msg(runs[i].wrong == 0, "round %d thread %d: %d answers differ", round,
+			              i, runs[i].wrong);
+		}
+		pthread_barrier_destroy(&go);
+		ck_assert_int_eq(atomic_load(&fk->fit), MESH_FIT_DONE);
+		ck_assert_int_eq(atomic_load(&ft->fit), MESH_FIT_DONE);
+		free(sk);
+		free(st);
+	}
+	tm_free(&k);
+	tm_free(&t);
+}
+END_TEST
+
+static Suite *mesh_threads_suite(void)
+{
+	Suite *s = suite_create("mesh_threads");
+	ck_case(s, "mesh_threads", 120, CK_TESTS(fresh_mesh_shared_by_threads));
+	return s;
+}
+
+CHECK_SUITE(mesh_threads_suite)
+
 static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
@@ -1685,7 +2029,8 @@ static Suite *mesh_suite(void)
 	                                 hull_mesh_as_its_vertex_list,
 	                                 exact_touching_at_large_offsets,
 	                                 degenerate_triangle_pierces, distance_pass_touching,
-	                                 torus_knot_timings));
+	                                 torus_knot_timings, oriented_boxes_hold_their_triangles,
+	                                 rotated_near_misses_against_brute_force));
 	return s;
 }
 
