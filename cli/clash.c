@@ -174,6 +174,7 @@ static int run_import(const command *cmd, int argc, char **argv)
 }
 
 /* The paragraphs every line-oriented command shares. */
+/* clang-format off */
 #define LINES_PROBLEMS \
 	"A problem names the input line it answers: \"line\" is that line's number\n" \
 	"in the input (from 1, blank lines counted); for malformed JSON (400),\n" \
@@ -303,6 +304,7 @@ static const command commands[] = {
 	 "  clash import: 1 shape, 3 vertices, 1 triangle\n",
 	 run_import},
 };
+/* clang-format on */
 
 static const command *find(const char *name)
 {

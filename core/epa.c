@@ -94,6 +94,7 @@ typedef double epa_vec2[2];
 /* The polytope's arrays, for room for V vertices and 2V faces: type, name,
  * length.  They live in one block: the fixed one on the caller's stack,
  * or, once an expansion finds it full, each array on the heap (grow). */
+/* clang-format off */
 #define EPA_ARRAYS(X, V)                                                                  \
 	X(epa_vertex, v, V) X(epa_face, f, 2 * (V)) X(double, fd, 2 * (V))                    \
 	X(double, vc[0], V) X(double, vc[1], V) X(double, vc[2], V) X(epa_vec2, en, V)        \
@@ -101,6 +102,7 @@ typedef double epa_vec2[2];
 	X(int, hz_s, V) X(int, hz_t, V) X(int, nfs, (V) + 3) X(int, walk_face, 4 * (V) + 3) \
 	X(int, next, V) X(int, prev, V) X(unsigned, vmark, V) X(unsigned char, hz_edge, V)  \
 	X(unsigned char, walk_edge, 4 * (V) + 3)
+/* clang-format on */
 #define EPA_ROUND8(b) (((b) + 7) & ~(size_t)7)
 #define EPA_ARRAY_BYTES(T, name, n) +EPA_ROUND8(sizeof(T) * (size_t)(n))
 #define EPA_BYTES(V) ((size_t)0 EPA_ARRAYS(EPA_ARRAY_BYTES, V))

@@ -108,6 +108,7 @@ static log_field log_store_redis(const server_config *, const char *);
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* clang-format off */
 static const option options[CONFIG_NOPTIONS] = {
 	[CONFIG_LISTEN] = {"--listen", "CLASHD_LISTEN", "listen", KIND_ADDRESS, 0, 0,
 	                   "127.0.0.1:8080", "HOST:PORT",
@@ -323,6 +324,7 @@ static const option options[CONFIG_NOPTIONS] = {
 	                         "tenant (0: refused, 403; a tenant may always delete its own)",
 		FIELD(store_delete, BOOL)},
 };
+/* clang-format on */
 
 void config_usage(FILE *out)
 {

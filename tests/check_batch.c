@@ -361,6 +361,7 @@ START_TEST(test_malformed_body)
 	const char *good = mixed[0];
 	char *cases[16];
 	int n = 0;
+	/* clang-format off */
 	ck_assert(asprintf(&cases[n++], "{\"queries\":[%s,%s", good, good) > 0);          /* truncated */
 	ck_assert(asprintf(&cases[n++], "{\"queries\":[%s %s]}", good, good) > 0);        /* no comma */
 	ck_assert(asprintf(&cases[n++], "{\"queries\":[%s,%s]} x", good, good) > 0);      /* junk after */
@@ -372,6 +373,7 @@ START_TEST(test_malformed_body)
 	ck_assert(asprintf(&cases[n++], "{\"queries\":[],\"queries\":[]}") > 0);          /* duplicate */
 	ck_assert(asprintf(&cases[n++], "{\"queries\":[{\"a\":1,\"a\":2}]}") > 0);        /* dup inside */
 	ck_assert(asprintf(&cases[n++], "  \n ") > 0);                                   /* blank */
+	/* clang-format on */
 	for (int i = 0; i < n; i++) {
 		proto_reply r, alone;
 		reply_of(cases[i], strlen(cases[i]), &r, NULL);
@@ -997,6 +999,7 @@ START_TEST(test_long_numbers)
 		              ref);
 	}
 	ck_assert_int_gt(read, 990000);
+	/* clang-format off */
 	static const char *const hard[] = {
 		"9007199254740993", "9007199254740995", "4503599627370496.5", "4503599627370497.5",
 		"1e23", "7.2057594037927933e+16", "7.3177701707893310e+15", "0.30000000000000004",
@@ -1005,6 +1008,7 @@ START_TEST(test_long_numbers)
 		"1e-27", "1.2345678901234567e-12", "2.2250738585072014e-308", "1.7976931348623157e308",
 		"4.9406564584124654e-324", "0.1000000000000000055511151231257827",
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
 		double mine, ref = strtod(hard[i], NULL);
 		ck_assert_msg(proto_read_number(hard[i], strlen(hard[i]), &mine) == 0, "%s", hard[i]);

@@ -785,6 +785,7 @@ END_TEST
 
 /* contains-self-4d.bin: a hull of 11 points 2.4e-4 across, with points
  * 1.5e-8 and 3.8e-6 around the vertex at the origin (three copies of it). */
+/* clang-format off */
 static const double flat4[] = {
 	0.00024424493312835693, 0, 1.4901161193847656e-08, 0,
 	0, -3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
@@ -798,6 +799,7 @@ static const double flat4[] = {
 	0, 0, 0, 0,
 	0, 0, 0, 0,
 };
+/* clang-format on */
 
 /* contains-self-5d.bin: the same kind in 5-D. */
 static const double flat5[] = {
@@ -837,6 +839,7 @@ static const double flat5_far_t[] = {0, 22873, 269893632, 0, 0};
 
 /* contains-self-5d-rounded.bin: 9 points 8e-4 across, 1.5e-8 around two
  * of them. */
+/* clang-format off */
 static const double flat5_b[] = {
 	1.1473894119262695e-05, -1.4901161193847656e-08, -1.4901161193847656e-08, 0, 7.62939453125e-05,
 	-3.7848949432373047e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
@@ -849,6 +852,7 @@ static const double flat5_b[] = {
 	1.4901161193847656e-08, 0, 0, 0, 2.5331974029541016e-07,
 	2.86102294921875e-06, 0, 1.9073486328125e-06, 9.5367431640625e-07, 2.4586915969848633e-06,
 };
+/* clang-format on */
 
 /* Each vertex of the hull, as a point posed like it, touches the hull:
  * GJK must find distance 0, and say it is sure.  Stopping short of the
@@ -1016,6 +1020,7 @@ END_TEST
  * was wrong by 300 times the tolerance. */
 START_TEST(gap_8d)
 {
+	/* clang-format off */
 	static const double a1[] = {
 		3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
 		-1.4901161193847656e-08, -1.4901161193847656e-08, -3.814697265625e-06,
@@ -1110,6 +1115,7 @@ START_TEST(shared_vertex_8d)
 		0, 0, 0, 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0,
 	};
+	/* clang-format on */
 	clash_result r = query(8, a, 7, b, 9);
 	ck_assert_int_eq(r.intersecting, 1);
 	ck_assert_int_eq(r.converged, 1);

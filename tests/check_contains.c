@@ -694,6 +694,7 @@ END_TEST
  * and a rounded shape with a sheared pose. */
 START_TEST(self_containment)
 {
+	/* clang-format off */
 	static const double flat4[] = {
 		0.00024424493312835693, 0, 1.4901161193847656e-08, 0,
 		0, -3.814697265625e-06, -1.4901161193847656e-08, -1.4901161193847656e-08,
@@ -769,6 +770,7 @@ START_TEST(self_containment)
 		-0.015625, 0.125, 0,
 		0.03125, 0, -0.015625,
 	};
+	/* clang-format on */
 	clash_shape s;
 	/* contains-self-4d.bin */
 	clash_shape_init(&s, 4, flat4, 11);

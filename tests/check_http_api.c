@@ -232,6 +232,7 @@ END_TEST
 
 START_TEST(test_method_not_allowed)
 {
+	/* clang-format off */
 	struct {
 		const char *method, *path, *allow;
 	} cases[] = {
@@ -242,6 +243,7 @@ START_TEST(test_method_not_allowed)
 		{"POST", "/readyz", "GET, HEAD"},
 		{"OPTIONS", "/readyz", "GET, HEAD"},
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		hresp r;
 		char v[256];

@@ -913,6 +913,7 @@ END_TEST
  * holder: the query must see the tetrahedron held. */
 START_TEST(a_part_reaching_in_through_a_hole_is_held)
 {
+	/* clang-format off */
 	static const double a[6][3][3] = {
 		{{-2.0265579223632812e-06, 5.8889389038085938e-05, 1.4185905456542969e-05},
 		 {-6.103515625e-05, 3.814697265625e-06, -7.62939453125e-06},
@@ -937,6 +938,7 @@ START_TEST(a_part_reaching_in_through_a_hole_is_held)
 		{1.52587890625e-05, -1.52587890625e-05, -1.5228986740112305e-05},
 		{-1.52587890625e-05, 1.52587890625e-05, -1.52587890625e-05},
 		{-1.52587890625e-05, -1.52587890625e-05, 1.52587890625e-05}};
+	/* clang-format on */
 	static const uint32_t bt[12] = {0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2};
 	built A, B;
 	build_of(&A, &a[0][0][0], 18, NULL, 6);
@@ -1098,6 +1100,7 @@ END_TEST
  * distance over the triangles (clash_gjk on each), both ways round. */
 START_TEST(a_part_crossing_a_bent_cap_outside_the_solid_is_apart)
 {
+	/* clang-format off */
 	static const double a[6][3][3] = {
 		{{0, 6.25, 0}, {-4.99267578125, 0.10986328125, 0}, {0.6103515625, 0.03662109375, 6.34765625}},
 		{{-4.99267578125, 0.10986328125, 0}, {0, -6.23779296875, 0.06103515625},
@@ -1115,6 +1118,7 @@ START_TEST(a_part_crossing_a_bent_cap_outside_the_solid_is_apart)
 		{5.13671875, -0.09765625, 1.77734375}, {5.13671875, -0.09765625, 1.77734375},
 		{5.13671875, -0.09765625, 1.77734375}, {5.13671875, -0.09765625, 1.77734375},
 		{3.83984375, -0.14453125, 4.48046875}};
+	/* clang-format on */
 	const double seg_w[2][3] = {{b[0][0], b[0][1], b[0][2]}, {b[8][0], b[8][1], b[8][2]}};
 	for (int i = 0; i <= 100; i++) {
 		double x[3];

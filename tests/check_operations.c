@@ -1331,6 +1331,7 @@ START_TEST(test_request_id)
 	id128[128] = '\0';
 	memset(id129, 'y', 129);
 	id129[129] = '\0';
+	/* clang-format off */
 	struct {
 		const char *sent; /* NULL: no header */
 		int kept;
@@ -1343,6 +1344,7 @@ START_TEST(test_request_id)
 		{"semi;colon", 0},
 		{"\xc3\xa9t\xc3\xa9", 0},
 	};
+	/* clang-format on */
 	char previous[200] = "";
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char headers[512] = "";
@@ -1661,6 +1663,7 @@ START_TEST(test_cors_origin_patterns)
 	cors_start();
 	hresp r;
 	char v[256];
+	/* clang-format off */
 	struct {
 		const char *origin;
 		int allowed;
@@ -1683,6 +1686,7 @@ START_TEST(test_cors_origin_patterns)
 		{"https://x-1.corp.example", 1}, {"http://[::1]:8080", 1}, {"http://[::1]", 1},
 		{"http://[::1]x:8080", 0}, {"http://[::1]:8080@evil.net", 0},
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof pat / sizeof pat[0]; i++) {
 		char h[256];
 		snprintf(h, sizeof h, "Origin: %s\r\nAccess-Control-Request-Method: POST\r\n",

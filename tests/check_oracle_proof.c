@@ -168,6 +168,7 @@ START_TEST(tetra_points)
 	 * B = {p} makes A - B a translate of A, so it is full-dimensional. */
 	static const double t[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
 	const double r3 = sqrt(3.0);
+	/* clang-format off */
 	const struct {
 		double p[3];
 		double dist, depth;
@@ -184,6 +185,7 @@ START_TEST(tetra_points)
 		{{0.3, 0.3, 0.3}, 0, 0.1 / r3},    /* inside: nearest x+y+z=1 */
 		{{0.1, 0.2, 0.3}, 0, 0.1},         /* inside: nearest x=0 */
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		oracle_answer ans;
 		query_ok(3, t, 4, 0, cases[i].p, 1, 0, &ans);

@@ -591,6 +591,7 @@ START_TEST(duplicates_in_any_order)
 	ck_assert_int_eq(clash_shape_init(&flat, 3, fv, flat.count), CLASH_OK);
 	clash_shape dropped = shuffled_copy(&w, &g, &a, 0, 0);
 	dropped.count--;
+	/* clang-format off */
 	const struct {
 		const char *what;
 		clash_shape b;
@@ -604,6 +605,7 @@ START_TEST(duplicates_in_any_order)
 	    {"a point moved by 3 tol", shuffled_copy(&w, &g, &a, 0, 3 * tol), 0},
 	    {"a point dropped", dropped, 0},
 	};
+	/* clang-format on */
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		double ms;
 		enum clash_class c = pair_class(&a, &cases[k].b, tol, &ms);
@@ -1113,6 +1115,7 @@ START_TEST(cad_semantics)
 	                   ",\"pose\":{\"translation\":[0,0.5,0]}}},"
 	                   "{\"id\":\"d\",\"shape\":{\"vertices\":" JCUBE
 	                   ",\"pose\":{\"translation\":[0,0,0.5]}}}]";
+	/* clang-format off */
 	const struct {
 		const char *lists;
 		size_t n;
@@ -1125,6 +1128,7 @@ START_TEST(cad_semantics)
 	    {",\"pairs\":[[{\"group\":\"g1\"},\"d\"],[\"a\",\"b\"]],"
 	     "\"ignore\":[[\"b\",\"d\"]]", 2},
 	};
+	/* clang-format on */
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		char body[2048];
 		snprintf(body, sizeof body, "%s%s}", objs, cases[k].lists);

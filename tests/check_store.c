@@ -944,6 +944,7 @@ END_TEST
 START_TEST(test_positions_bad_and_limits)
 {
 	server_start_with((const char *const[]){"--max-vertices", "100", NULL}, NULL);
+	/* clang-format off */
 	static const struct {
 		const char *path, *body, *pointer;
 	} cases[] = {
@@ -989,6 +990,7 @@ START_TEST(test_positions_bad_and_limits)
 		{"/v1/shapes", "{\"positions\": [0, 0], \"dim\": 2, \"pose\": {\"angle\": 1}}", "/pose"},
 		{"/v1/shapes", "{\"dim\": 2}", "/dim"},
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		bad(cases[i].path, cases[i].body, 422, cases[i].pointer);
 	/* A batch item answers for itself. */

@@ -492,6 +492,7 @@ START_TEST(segment_cross_constructed)
 		ck_assert_int_eq(tri_segment_cross(s1_, s0_, P[2], P[0], P[1]), want);             \
 	} while (0)
 #define V(x, y, z) x, y, z
+	/* clang-format off */
 	CROSS(V(1, 1, 0), V(1, 1, 2), 1);           /* through the interior */
 	CROSS(V(5, 5, 0), V(5, 5, 2), 0);           /* beside */
 	CROSS(V(1, 1, 1.5), V(1, 1, 2), 0);         /* above */
@@ -506,6 +507,7 @@ START_TEST(segment_cross_constructed)
 	CROSS(V(2, 2, 0), V(2, 2, 2), -1);          /* through the hypotenuse */
 	CROSS(V(2, 2, 0), V(2, up(2), 2), 0);       /* just outside it */
 	CROSS(V(2, 2, 0), V(2, down(2), 2), 1);     /* just inside it */
+	/* clang-format on */
 #undef CROSS
 #undef V
 	/* a zero-area triangle: any contact is degenerate */

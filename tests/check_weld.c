@@ -184,6 +184,7 @@ static double *clump(size_t n, prng *g)
 START_TEST(clusters_match_brute_force)
 {
 	prng g = {2025};
+	/* clang-format off */
 	struct {
 		size_t n;
 		double off, size, tol;
@@ -195,6 +196,7 @@ START_TEST(clusters_match_brute_force)
 		{300, 0.0, 1e-12, 3e-14},    /* tiny */
 		{500, 0.0, 1.0, 0.0},        /* exact duplicates only */
 	};
+	/* clang-format on */
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (int rep = 0; rep < 3; rep++) {
 			size_t nv;

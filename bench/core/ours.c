@@ -177,6 +177,7 @@ static void release(void *p)
 #define TOUCH (1u << BENCH_TOUCHING)
 #define INTER (1u << BENCH_INTERSECTING)
 
+/* clang-format off */
 const bench_method bench_ours[] = {
 	{"clash_gjk want distance", "clash", BENCH_DISTANCE, SEP | TOUCH, 1, 0, prep_distance, query,
 	 release},
@@ -195,3 +196,4 @@ const bench_method bench_ours[] = {
 	 release},
 	{"clash_lp_ipm", "clash", BENCH_LP, SEP | TOUCH | INTER, 0, 20000, prep_ipm, query, release},
 	{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+/* clang-format on */

@@ -139,9 +139,11 @@ static void release(void *h)
 #define ALL ((1u << BENCH_SEPARATED) | (1u << BENCH_TOUCHING) | (1u << BENCH_INTERSECTING))
 #define DEEP ((1u << BENCH_TOUCHING) | (1u << BENCH_INTERSECTING))
 
+/* clang-format off */
 const bench_method bench_ccd[] = {
 	{"ccdGJKIntersect", "libccd", BENCH_VERDICT, ALL, 0, 0, prep_gi, query, release},
 	{"ccdMPRIntersect", "libccd", BENCH_VERDICT, ALL, 0, 0, prep_mi, query, release},
 	{"ccdGJKPenetration (EPA)", "libccd", BENCH_DEPTH, DEEP, 0, 0, prep_gp, query, release},
 	{"ccdMPRPenetration", "libccd", BENCH_DEPTH, DEEP, 0, 0, prep_mp, query, release},
 	{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+/* clang-format on */

@@ -42,6 +42,7 @@ static const double exact_pow10[23] = {
 };
 
 /* 5^k for k <= 27 (the largest below 2^63). */
+/* clang-format off */
 static const uint64_t pow5_u64[28] = {
 	1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull,
 	1953125ull, 9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull,
@@ -50,6 +51,7 @@ static const uint64_t pow5_u64[28] = {
 	11920928955078125ull, 59604644775390625ull, 298023223876953125ull,
 	1490116119384765625ull, 7450580596923828125ull,
 };
+/* clang-format on */
 
 typedef unsigned __int128 u128;
 
