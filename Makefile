@@ -153,7 +153,8 @@ deps:
 deps-test:
 	@sh deploy/install-deps.sh test
 
-# The demo page too when npm is there (clashd serves build/web at /web/).
+# The demo page too (clashd serves build/web at /web/): install-deps.sh's
+# build profile brings npm; without npm (not Debian), the API alone.
 # PORT=9000 moves it; CLASHD_LISTEN (HOST:PORT), when set, is the address.
 PORT ?= 8080
 RUN_LISTEN = $(or $(CLASHD_LISTEN),127.0.0.1:$(PORT))

@@ -29,7 +29,7 @@ set -eu
 
 dir=${1:-build/run-check.d}
 say() { echo "run-check: $*"; }
-fail() { echo "run-check: FAILED: $*" >&2; [ ! -s "$dir/run.log" ] || tail -30 "$dir/run.log" >&2; exit 1; }
+fail() { echo "run-check: FAILED: $*" >&2; [ ! -s "$dir/run.log" ] || tail -30 "$dir/run.log" | cut -c1-300 >&2; exit 1; }
 keep=
 . tests/deploy/podman-base.sh
 command -v podman >/dev/null 2>&1 || fail "no podman (sh deploy/install-deps.sh test)"
