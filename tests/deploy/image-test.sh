@@ -146,11 +146,7 @@ podman healthcheck run $name >"$dir/healthcheck.log" 2>&1 ||
 say "HEALTHCHECK $hc: healthy"
 
 t=$(date +%s)
-podman kill --signal TERM $name >/dev/null
-rc=0
-wait $pid || rc=$?
-[ $rc = 0 ] || fail "after SIGTERM the container exited $rc (see $dir/single.log)"
-grep -q '"msg":"draining"' "$dir/single.log" || fail "no drain in $dir/single.log"
+podman_sigterm $name $pid "$dir/single.log"
 # Without CAP_NET_ADMIN some kernels refuse the SYN filter: the listener
 # then closes at once (docs/operations.md, Deploy).
 filter=$(grep -o '"syn_filter":[a-z]*' "$dir/single.log" | cut -d: -f2)

@@ -1,7 +1,7 @@
 # podman-base.sh — what the podman checks share, sourced by
 # tests/deploy/image-test.sh (make image-test) and tests/deploy/run-check.sh
-# (make run-check): how podman runs on this host, the debian:bookworm bases
-# and the extra CA the host trusts.
+# (make run-check): how podman runs on this host, the debian:bookworm bases,
+# the extra CA the host trusts, and a container's SIGTERM.
 #
 # Before sourcing: dir (the check's work directory), say and fail (its
 # output), keep (set empty: the bases' image id lands there when they are
@@ -34,6 +34,16 @@ podman_bases() {
 	rm -f "$dir/bookworm.tar"
 	keep=$(podman images -q --no-trunc $base:bookworm)
 	say "bases $base:bookworm and :bookworm-slim made with mmdebstrap in $(since "$_t") s"
+}
+
+# SIGTERM to container $1, run by the background job $2 whose output is
+# the file $3: it exits 0 and clashd drained.
+podman_sigterm() {
+	podman kill --signal TERM "$1" >/dev/null
+	_rc=0
+	wait "$2" || _rc=$?
+	[ $_rc = 0 ] || fail "after SIGTERM the container exited $_rc (see $3)"
+	grep -q '"msg":"draining"' "$3" || fail "no drain in $3"
 }
 
 # Sets ca to the extra CA's file ("" for none).

@@ -127,11 +127,7 @@ curl -sS -m 30 -o "$dir/got.wasm" "$url/web/gen/clashd-core.wasm"
 say "/web/gen/clashd-core.wasm: $(wc -c <"$dir/got.wasm") bytes, a WebAssembly module"
 
 t=$(date +%s)
-podman kill --signal TERM $name >/dev/null
-rc=0
-wait $pid || rc=$?
-[ $rc = 0 ] || fail "the container exited $rc after SIGTERM (see $dir/run.log)"
-grep -q '"msg":"draining"' "$dir/run.log" || fail "clashd did not drain (see $dir/run.log)"
+podman_sigterm $name $pid "$dir/run.log"
 grep -q '"msg":"exit","status":0' "$dir/run.log" || fail "clashd did not exit 0 (see $dir/run.log)"
 say "SIGTERM: clashd drained and exited 0 after $(since "$t") s"
 say "passed in $(since "$t_start") s"
