@@ -37,6 +37,8 @@
 #   make image-test  build the Dockerfile with podman and run the image as
 #                 deploy/k8s does: one container checked, then three under
 #                 the failover test's load with Redis in a fourth
+#   make run-check  make run as a new user runs it on a fresh bookworm
+#                 container: the page, a query and SIGTERM (root, podman)
 #   make attack   the hostile-client scenarios against clashd on
 #                 loopback, each figure printed (make test runs the same)
 #
@@ -136,7 +138,7 @@ SERVER_TOBJ = $(SERVER_SRC:%.c=$(B)/tsan/%.o)
 .PHONY: all build run test deps deps-test check check-san check-tsan test-beside-san crosscheck clean attack \
         module-check export-check format-check \
         cli-compare answers-compare \
-        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean \
+        fuzz fuzz-smoke failover soak soak-short shared-store deploy-check image-test image-clean run-check \
         bench bench-core deps-bench \
         bench-mesh bench-mesh-sweep bench-mesh-test \
         js-test web web-test wasm bench-wasm
@@ -151,7 +153,8 @@ deps:
 deps-test:
 	@sh deploy/install-deps.sh test
 
-# The demo page too when npm is there (clashd serves build/web at /web/).
+# The demo page too (clashd serves build/web at /web/): install-deps.sh's
+# build profile brings npm; without npm (not Debian), the API alone.
 # PORT=9000 moves it; CLASHD_LISTEN (HOST:PORT), when set, is the address.
 PORT ?= 8080
 RUN_LISTEN = $(or $(CLASHD_LISTEN),127.0.0.1:$(PORT))
@@ -666,6 +669,12 @@ TEST_IMAGE_TESTS ?= no
 image-test: $(B)/failover
 	IMAGE_TESTS=$(IMAGE_TESTS) FAILOVER_SECONDS=$(FAILOVER_SECONDS) \
 		sh tests/deploy/image-test.sh $(B)/image-test.d
+# make run as a new user runs it on a fresh bookworm container (rootful
+# podman, image-test's bases; tests/deploy/run-check.sh says what it
+# checks): install, build, the page, a query, SIGTERM.  Not in make test:
+# docs/testing.md, "make run on a fresh machine", says why.
+run-check:
+	sh tests/deploy/run-check.sh $(B)/run-check.d
 image-clean:
 	-podman rmi docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim
 

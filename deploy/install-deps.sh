@@ -38,6 +38,14 @@ pkgs="build-essential pkg-config libmicrohttpd-dev libjansson-dev libuv1-dev lib
 # compare its answers with clashd's.  Its jansson and nettle come from
 # Debian's source packages (clients/js/wasm/debian-source.sh).
 pkgs="$pkgs clang lld wasi-libc libclang-rt-14-dev-wasm32"
+# nodejs + npm: the demo page's bundle (make web: three.js and esbuild from
+# npm), which `make run` serves at /web/; make test's OpenAPI validator and
+# make bench-mesh's three-mesh-bvh too.  Only when there is no npm at all:
+# a machine may have Node.js from elsewhere, whose nodejs package ships npm
+# and conflicts with Debian's.
+if ! command -v npm >/dev/null 2>&1; then
+	pkgs="$pkgs nodejs npm"
+fi
 if [ "$profile" = runtime ]; then
 	pkgs="libmicrohttpd12 libjansson4 libuv1 libgnutls30 zlib1g libnettle8 libassimp5 libhiredis0.14"
 fi
@@ -67,12 +75,6 @@ if [ "$profile" = test ]; then
 	# chromium: the browser test of the demo page (make web-test) drives
 	# Debian's chromium headless; no browser is downloaded.
 	pkgs="$pkgs chromium"
-	# nodejs + npm: make test installs the OpenAPI 3.1 schema validator with
-	# npm.  Only when there is no npm at all: a machine may have Node.js from
-	# elsewhere, whose nodejs package ships npm and conflicts with Debian's.
-	if ! command -v npm >/dev/null 2>&1; then
-		pkgs="$pkgs nodejs npm"
-	fi
 fi
 if [ "$profile" = bench ]; then
 	# bench/core: its peers (libccd, FCL 0.7, Bullet's btGjkEpa2, GLPK),
@@ -83,12 +85,8 @@ if [ "$profile" = bench ]; then
 	# wrk: the HTTP load generator of make bench-http; redis-server: its
 	# shared-tier part.
 	pkgs="$pkgs wrk redis-server"
-	# make bench-mesh: FCL (above) and three-mesh-bvh under node, installed
-	# with npm ci from bench/mesh/package-lock.json.  nodejs + npm only when
-	# there is no npm at all (see the test profile).
-	if ! command -v npm >/dev/null 2>&1; then
-		pkgs="$pkgs nodejs npm"
-	fi
+	# make bench-mesh: FCL (above) and three-mesh-bvh under node (npm, in
+	# the build profile), installed with npm ci from bench/mesh/package-lock.json.
 fi
 if [ -n "$list" ]; then
 	echo $pkgs

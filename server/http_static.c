@@ -23,6 +23,7 @@ static const struct {
 	{".png", "image/png"},
 	{".ico", "image/x-icon"},
 	{".txt", "text/plain; charset=utf-8"},
+	{".wasm", "application/wasm"},
 };
 
 static const char *type_of(const char *name)
@@ -84,20 +85,40 @@ static int read_one(http_static *s, const char *dir, const char *name, char *err
 	return 0;
 }
 
-int http_static_load(http_static *s, const char *dir, char *err, size_t errlen)
+/* dir/sub's regular files with plain names into s, as "sub/name"; at the
+ * top (sub "") its plain subdirectories too, one level: the page's gen/
+ * holds the core in the page, which clients/js/local.js loads from
+ * ./gen/ beside the bundle. */
+static int read_dir(http_static *s, const char *dir, const char *sub, char *err, size_t errlen)
 {
-	memset(s, 0, sizeof *s);
-	DIR *d = opendir(dir);
+	char path[4096], name[272];
+	snprintf(path, sizeof path, "%s%s%s", dir, *sub ? "/" : "", sub);
+	DIR *d = opendir(path);
 	if (!d) {
-		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	struct dirent *e;
 	int r = 0;
-	while (r == 0 && (e = readdir(d)) != NULL)
-		if (plain_name(e->d_name))
-			r = read_one(s, dir, e->d_name, err, errlen);
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		if (!plain_name(e->d_name))
+			continue;
+		snprintf(name, sizeof name, "%s%s%s", sub, *sub ? "/" : "", e->d_name);
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			r = *sub ? 0 : read_dir(s, dir, name, err, errlen);
+		else
+			r = read_one(s, dir, name, err, errlen);
+	}
 	closedir(d);
+	return r;
+}
+
+int http_static_load(http_static *s, const char *dir, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	int r = read_dir(s, dir, "", err, errlen);
 	if (r == 0 && !http_static_find(s, "")) {
 		snprintf(err, errlen, "%s has no index.html", dir);
 		r = -1;

@@ -4,7 +4,9 @@
  * so the demo needs no second server.
  *
  * Only the directory's own regular files whose names are plain
- * ([A-Za-z0-9._-], not starting with '.') are taken, at most
+ * ([A-Za-z0-9._-], not starting with '.') are taken, and those of its
+ * subdirectories with plain names one level down (gen/, the core in the
+ * page: "gen/clashd-core.wasm" in the URL), at most
  * HTTP_STATIC_MAX_FILES of them and HTTP_STATIC_MAX_BYTES in all: the
  * page is a few files, and nothing on disk is read after start-up, so a
  * request can never name a path outside them.
@@ -18,7 +20,7 @@
 #define HTTP_STATIC_MAX_BYTES ((size_t)64 << 20)
 
 typedef struct http_static_file {
-	char *name;       /* as in the URL after /web/ */
+	char *name;       /* as in the URL after /web/ ("demo.js", "gen/x.wasm") */
 	const char *type; /* its Content-Type, from the extension */
 	char *data;
 	size_t len;

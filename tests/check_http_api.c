@@ -24,6 +24,7 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -165,8 +166,10 @@ START_TEST(test_not_found)
 END_TEST
 
 /* The demo page (--web DIR): / redirects to /web/, files from memory with
- * their types, nothing else of the directory (hidden files, paths out of
- * it), GET and HEAD only, open when a token guards the API. */
+ * their types, those of a subdirectory (gen/, where the page loads its
+ * wasm core from) too but none deeper, nothing else of the directory
+ * (hidden files, paths out of it), GET and HEAD only, open when a token
+ * guards the API. */
 START_TEST(test_web_page)
 {
 	char dir[] = "/tmp/clashd-web-XXXXXX";
@@ -176,8 +179,15 @@ START_TEST(test_web_page)
 		{"index.html", "<!doctype html><title>demo</title>"},
 		{"demo.js", "console.log(1)"},
 		{".secret", "no"},
+		{"gen/core.wasm", "asm"},
+		{"gen/deep/x.js", "console.log(2)"},
 	};
-	for (size_t i = 0; i < 3; i++) {
+	static const char *const subdirs[] = {"gen", "gen/deep"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]);
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+	}
+	for (size_t i = 0; i < 5; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
 		FILE *f = fopen(path, "w");
 		ck_assert_ptr_nonnull(f);
@@ -206,8 +216,15 @@ START_TEST(test_web_page)
 	                 "text/javascript; charset=utf-8");
 	ck_assert_str_eq(hresp_header(&r, "X-Content-Type-Options", v, sizeof v), "nosniff");
 	hresp_free(&r);
-	static const char *const missing[] = {"/web/.secret", "/web/../index.html", "/web/x.js",
-	                                      "/webdemo.js", "/web", "/web/demo.js/"};
+	http_do("GET", "/web/gen/core.wasm", NULL, NULL, 0, &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.body, files[3][1]);
+	ck_assert_str_eq(hresp_header(&r, "Content-Type", v, sizeof v), "application/wasm");
+	hresp_free(&r);
+	static const char *const missing[] =
+		{"/web/.secret", "/web/../index.html",  "/web/x.js",          "/webdemo.js",
+	         "/web",         "/web/demo.js/",       "/web/gen/deep/x.js", "/web/gen",
+	         "/web/gen/",    "/web/gen/../demo.js", "/web/deep/x.js"};
 	for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
 		http_do("GET", missing[i], NULL, NULL, 0, &r);
 		json_decref(assert_problem(&r, 404));
@@ -222,9 +239,13 @@ START_TEST(test_web_page)
 	json_decref(assert_problem(&r, 401));
 	hresp_free(&r);
 	free(q);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
 		unlink(path);
+	}
+	for (size_t i = 2; i-- > 0;) {
+		snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]);
+		rmdir(path);
 	}
 	rmdir(dir);
 }

@@ -8,13 +8,8 @@
 #   IMAGE_CA=FILE: the extra CA for the build ("" for none; see below)
 #   FAILOVER_SECONDS: the failover run's length (20)
 #
-# What the host has to offer: Debian's podman with runc (crun cannot use
-# this host's hybrid cgroups), container ulimits at or below the host's (no
-# CAP_SYS_RESOURCE to raise them), the host's network for builds, and no
-# image registry: debian:bookworm and debian:bookworm-slim are one
-# `mmdebstrap --variant=minbase bookworm` tree imported into podman, made
-# once and kept in its storage like a pulled base (make image-clean removes
-# them).
+# What the host has to offer (podman, the bases made with mmdebstrap, the
+# extra CA): tests/deploy/podman-base.sh, shared with make run-check.
 #
 #   build    podman build (with the suites: CAP_NET_ADMIN, see below); the
 #            extra CA the host trusts (a TLS-inspecting proxy's: IMAGE_CA,
@@ -40,18 +35,16 @@ dir=${1:-build/image-test.d}
 tests=${IMAGE_TESTS:-yes}
 image=localhost/clashd:image-test
 redis_image=localhost/clashd-redis:image-test
-base=docker.io/library/debian
-pm="podman --runtime runc"
-limits="--ulimit nofile=4096:4096 --ulimit nproc=4096:4096"
 wrap=tests/deploy/podman-clashd.sh
 say() { echo "image-test: $*"; }
 fail() { echo "image-test: FAILED: $*" >&2; exit 1; }
+keep=
+. tests/deploy/podman-base.sh
 command -v podman >/dev/null 2>&1 || fail "no podman (sh deploy/install-deps.sh test)"
 [ -x build/failover ] || fail "no build/failover (make build/failover)"
 # The images there were before: any other this run made (the two built,
 # their build stages and cached layers) is removed at the end.
 before=$(podman images -aq --no-trunc | tr "\n" " ")
-keep=
 cleanup() {
 	ids=$(podman ps -aq --filter label=clashd-image-test 2>/dev/null || true)
 	[ -z "$ids" ] || podman rm -f -t 0 $ids >/dev/null 2>&1 || true
@@ -65,31 +58,12 @@ trap 'exit 1' INT TERM HUP
 mkdir -p "$dir"
 rm -rf "$dir"/*.log "$dir"/failover.d
 t_start=$(date +%s)
-since() { echo $(($(date +%s) - $1)); }
 
 # ---- the bases ----
-if ! podman image exists $base:bookworm || ! podman image exists $base:bookworm-slim; then
-	command -v mmdebstrap >/dev/null 2>&1 || fail "no mmdebstrap (sh deploy/install-deps.sh test)"
-	t=$(date +%s)
-	mmdebstrap --variant=minbase bookworm "$dir/bookworm.tar" >"$dir/mmdebstrap.log" 2>&1 ||
-		fail "mmdebstrap (see $dir/mmdebstrap.log)"
-	podman import "$dir/bookworm.tar" $base:bookworm >/dev/null
-	podman tag $base:bookworm $base:bookworm-slim
-	rm -f "$dir/bookworm.tar"
-	keep=$(podman images -q --no-trunc $base:bookworm)
-	say "bases $base:bookworm and :bookworm-slim made with mmdebstrap in $(since "$t") s"
-fi
+podman_bases
 
 # ---- the build ----
-if [ -n "${IMAGE_CA+set}" ]; then
-	ca=$IMAGE_CA
-elif ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
-	cat /usr/local/share/ca-certificates/*.crt >"$dir/extra-ca.pem"
-	ca=$dir/extra-ca.pem
-else
-	ca=${NODE_EXTRA_CA_CERTS:-}
-fi
-[ -z "$ca" ] || [ -r "$ca" ] || fail "the CA file $ca cannot be read"
+podman_ca
 # The suites' drain tests check clashd's SYN filter on its listener
 # (server/http_listen.c) where they can attach one, which kernels such as
 # 6.18 refuse without CAP_NET_ADMIN (EPERM): given to the build's RUN
@@ -172,11 +146,7 @@ podman healthcheck run $name >"$dir/healthcheck.log" 2>&1 ||
 say "HEALTHCHECK $hc: healthy"
 
 t=$(date +%s)
-podman kill --signal TERM $name >/dev/null
-rc=0
-wait $pid || rc=$?
-[ $rc = 0 ] || fail "after SIGTERM the container exited $rc (see $dir/single.log)"
-grep -q '"msg":"draining"' "$dir/single.log" || fail "no drain in $dir/single.log"
+podman_sigterm $name $pid "$dir/single.log"
 # Without CAP_NET_ADMIN some kernels refuse the SYN filter: the listener
 # then closes at once (docs/operations.md, Deploy).
 filter=$(grep -o '"syn_filter":[a-z]*' "$dir/single.log" | cut -d: -f2)

@@ -37,6 +37,13 @@ test('clashd serves the page at /web/ and the page asks clashd', async () => {
   const shown = await page.evaluate(() => window.clashdDemo.shown());
   assert.equal(shown.error, undefined, `the page shows an error: ${shown.error}`);
   assert.ok(Number.isFinite(shown.query.distance) && shown.query.distance >= 0, 'a distance is shown');
+  // The core in the page: its wasm is /web/gen/clashd-core.wasm, from
+  // clashd too, and it answers as clashd does.
+  await page.evaluate(() => window.clashdDemo.setLocal(true));
+  await page.evaluate(() => window.clashdDemo.idle());
+  const local = await page.evaluate(() => window.clashdDemo.shown());
+  assert.equal(local.error, undefined, `in the page: ${local.error}`);
+  assert.equal(local.page.answer.distance, local.server.answer.distance);
   assert.deepEqual([...origins], [server.url], 'every request went to clashd itself');
   assert.deepEqual(errors, []);
 });
