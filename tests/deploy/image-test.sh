@@ -21,7 +21,8 @@
 #            from the host is uid/gid 10001 with no capability, no new
 #            privileges, seccomp on; writing its root fails; a query's answer
 #            is its closed form; /web/ is web/src/index.html byte for byte and
-#            /web/demo.js the bundle the image holds; the image's HEALTHCHECK
+#            /web/demo.js the bundle the image holds, /web/gen/clashd-core.wasm
+#            a WebAssembly module; the image's HEALTHCHECK
 #            (podman healthcheck run) passes; SIGTERM drains, exit 0;
 #   failover build/failover (tests/load/failover.c) with its replicas three
 #            such containers and Redis (Debian's, on the same base) a fourth,
@@ -138,6 +139,10 @@ held=$(podman exec $name sha256sum /usr/local/share/clashd/web/demo.js | cut -d'
 [ "$(sha256sum "$dir/demo.js" | cut -d' ' -f1)" = "$held" ] || fail "/web/demo.js is not the image's bundle"
 say "demo page: /web/ is web/src/index.html, /web/demo.js ($(wc -c <"$dir/demo.js") bytes, $ct)" \
 	"the image's bundle"
+ct=$(curl -sS -m 30 -o "$dir/core.wasm" -w '%{content_type}' "$url/web/gen/clashd-core.wasm")
+[ "$(od -An -N4 -tx1 "$dir/core.wasm" | tr -d ' ')" = 0061736d ] ||
+	fail "/web/gen/clashd-core.wasm is no wasm module ($ct)"
+say "demo page: /web/gen/clashd-core.wasm ($(wc -c <"$dir/core.wasm") bytes, $ct), the core it loads"
 
 hc=$(podman inspect -f '{{.Config.Healthcheck.Test}}' $name)
 case $hc in *--healthcheck*) ;; *) fail "the image has no clashd --healthcheck HEALTHCHECK: $hc";; esac
