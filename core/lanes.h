@@ -94,9 +94,10 @@ LANES_INLINE size_t lanes_merge4(const double *b, const double *bi)
 		m = _mm_max_pd(m, _mm_shuffle_pd(m, m, 1));
 		const __m128d none = _mm_set1_pd(INFINITY);
 		const __m128d e01 = _mm_cmpeq_pd(b01, m), e23 = _mm_cmpeq_pd(b23, m);
-		const __m128d j01 = _mm_or_pd(_mm_and_pd(e01, _mm_loadu_pd(bi)), _mm_andnot_pd(e01, none));
+		const __m128d j01 =
+			_mm_or_pd(_mm_and_pd(e01, _mm_loadu_pd(bi)), _mm_andnot_pd(e01, none));
 		const __m128d j23 =
-		    _mm_or_pd(_mm_and_pd(e23, _mm_loadu_pd(bi + 2)), _mm_andnot_pd(e23, none));
+			_mm_or_pd(_mm_and_pd(e23, _mm_loadu_pd(bi + 2)), _mm_andnot_pd(e23, none));
 		__m128d j = _mm_min_pd(j01, j23);
 		j = _mm_min_pd(j, _mm_shuffle_pd(j, j, 1));
 		return (size_t)_mm_cvtsd_f64(j);
@@ -132,9 +133,8 @@ LANES_INLINE size_t lanes_max_dot3_ref(const double *v, size_t count, const doub
 /* The end of a four-lane scan: vertices i .. count-1 go to lane 0, which
  * holds the lowest indices so far among its equals (theirs are larger than
  * all); then the lanes merge. */
-LANES_INLINE size_t lanes_max_dot3_finish(const double *v, size_t i, size_t count,
-                                          const double *e, double x0, double y0, double z0,
-                                          double *b, double *bi)
+LANES_INLINE size_t lanes_max_dot3_finish(const double *v, size_t i, size_t count, const double *e,
+                                          double x0, double y0, double z0, double *b, double *bi)
 {
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	for (; i < count; i++) {
@@ -186,8 +186,10 @@ static inline size_t lanes_max_dot3_sse2(const double *v, size_t count, const do
 			/* Two vertices' coordinates transposed into (x0 x1)
 			 * (y0 y1) (z0 z1). */
 			const double *p = v + 3 * i;
-			__m128d a0 = _mm_loadu_pd(p), b0 = _mm_loadu_pd(p + 2), c0 = _mm_loadu_pd(p + 4);
-			__m128d a1 = _mm_loadu_pd(p + 6), b1 = _mm_loadu_pd(p + 8), c1 = _mm_loadu_pd(p + 10);
+			__m128d a0 = _mm_loadu_pd(p), b0 = _mm_loadu_pd(p + 2),
+				c0 = _mm_loadu_pd(p + 4);
+			__m128d a1 = _mm_loadu_pd(p + 6), b1 = _mm_loadu_pd(p + 8),
+				c1 = _mm_loadu_pd(p + 10);
 			__m128d px = _mm_shuffle_pd(a0, b0, 2), py = _mm_shuffle_pd(a0, c0, 1);
 			__m128d pz = _mm_shuffle_pd(b0, c0, 2);
 			__m128d qx = _mm_shuffle_pd(a1, b1, 2), qy = _mm_shuffle_pd(a1, c1, 1);
@@ -250,8 +252,8 @@ static inline size_t lanes_max_dot3_sse2(const double *v, size_t count, const do
  * both halves, give (x0 x1 | x2 x3), (y0 y1 | y2 y3), (z0 z1 | z2 z3). */
 LANES_AVX_INLINE void lanes_avx_load4(const double *p, __m256d *x, __m256d *y, __m256d *z)
 {
-	__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)), _mm_loadu_pd(p + 6),
-	                                  1);
+	__m256d m0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)),
+	                                  _mm_loadu_pd(p + 6), 1);
 	__m256d m1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 2)),
 	                                  _mm_loadu_pd(p + 8), 1);
 	__m256d m2 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p + 4)),
@@ -446,7 +448,8 @@ LANES_INLINE void lanes_box2_add(lanes_box2 *bl, __m128d x, __m128d y, __m128d z
 	bl->h[0] = _mm_max_pd(x, bl->h[0]);
 	bl->h[1] = _mm_max_pd(y, bl->h[1]);
 	bl->h[2] = _mm_max_pd(z, bl->h[2]);
-	bl->sum = _mm_add_pd(bl->sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), _mm_setzero_pd()));
+	bl->sum =
+		_mm_add_pd(bl->sum, _mm_mul_pd(_mm_add_pd(_mm_add_pd(x, y), z), _mm_setzero_pd()));
 }
 
 /* The lanes merged into lo[3] and hi[3]; returns the NaN test's sum. */
@@ -516,8 +519,8 @@ LANES_INLINE int lanes_box3(const double *v, size_t count, double *lo, double *h
 /* lanes_box3 and, in the same pass, the first vertex of largest v.e
  * (*extreme), SSE2's two lanes: even vertices and the tail in lane 0, odd
  * ones in lane 1. */
-LANES_INLINE int lanes_box_max_dot3_sse2(const double *v, size_t count, const double *e,
-                                         double *lo, double *hi, size_t *extreme)
+LANES_INLINE int lanes_box_max_dot3_sse2(const double *v, size_t count, const double *e, double *lo,
+                                         double *hi, size_t *extreme)
 {
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	double l[3] = {v[0], v[1], v[2]}, h[3] = {v[0], v[1], v[2]}, bad = 0.0;
@@ -531,10 +534,12 @@ LANES_INLINE int lanes_box_max_dot3_sse2(const double *v, size_t count, const do
 		lanes_box2_start(&bl, v);
 		const __m128d E0 = _mm_set1_pd(e0), E1 = _mm_set1_pd(e1), E2 = _mm_set1_pd(e2);
 		const __m128d two = _mm_set1_pd(2.0);
-		__m128d best = _mm_set1_pd(b[0]), idx = _mm_setzero_pd(), cur = _mm_set_pd(1.0, 0.0);
+		__m128d best = _mm_set1_pd(b[0]), idx = _mm_setzero_pd(),
+			cur = _mm_set_pd(1.0, 0.0);
 		for (; i + 2 <= count; i += 2) {
 			const double *p = v + 3 * i;
-			__m128d x = _mm_loadu_pd(p), y = _mm_loadu_pd(p + 2), z = _mm_loadu_pd(p + 4);
+			__m128d x = _mm_loadu_pd(p), y = _mm_loadu_pd(p + 2),
+				z = _mm_loadu_pd(p + 4);
 			lanes_box2_add(&bl, x, y, z);
 			__m128d X = _mm_shuffle_pd(x, y, 2), Y = _mm_shuffle_pd(x, z, 1);
 			__m128d Z = _mm_shuffle_pd(y, z, 2);
@@ -594,9 +599,8 @@ LANES_AVX_INLINE double lanes_avx_max(__m256d a)
  * (confirmed by lanes_has_nan).  store: also the by-coordinate copy of the
  * vertices into cx, cy, cz. */
 LANES_AVX_INLINE int lanes_box_max_dot3_avx_any(const double *v, size_t count, const double *e,
-                                                double *lo, double *hi, size_t *extreme,
-                                                double *cx, double *cy, double *cz,
-                                                const int store)
+                                                double *lo, double *hi, size_t *extreme, double *cx,
+                                                double *cy, double *cz, const int store)
 {
 	if (store) { /* vertex 0 */
 		cx[0] = v[0];
@@ -609,11 +613,13 @@ LANES_AVX_INLINE int lanes_box_max_dot3_avx_any(const double *v, size_t count, c
 	int isbad;
 	size_t i = 0;
 	{
-		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1), E2 = _mm256_set1_pd(e2);
+		const __m256d E0 = _mm256_set1_pd(e0), E1 = _mm256_set1_pd(e1),
+			      E2 = _mm256_set1_pd(e2);
 		__m256d best = _mm256_set1_pd(first), idx = _mm256_setzero_pd();
 		__m256d cur = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
 		const __m256d four = _mm256_set1_pd(4.0);
-		__m256d lx = _mm256_set1_pd(v[0]), ly = _mm256_set1_pd(v[1]), lz = _mm256_set1_pd(v[2]);
+		__m256d lx = _mm256_set1_pd(v[0]), ly = _mm256_set1_pd(v[1]),
+			lz = _mm256_set1_pd(v[2]);
 		__m256d hx = lx, hy = ly, hz = lz, nan = _mm256_setzero_pd();
 		for (; i + 4 <= count; i += 4) {
 			const double *p = v + 3 * i;
@@ -631,7 +637,7 @@ LANES_AVX_INLINE int lanes_box_max_dot3_avx_any(const double *v, size_t count, c
 			hy = _mm256_max_pd(y, hy);
 			hz = _mm256_max_pd(z, hz);
 			const __m256d d =
-			    lanes_avx_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
+				lanes_avx_step(x, y, z, E0, E1, E2, &best, &idx, &cur, four);
 			/* A NaN coordinate makes d NaN whatever e is, so d alone
 			 * is the fast test (it also fires on inf * 0 and inf - inf,
 			 * which the exact test then clears). */
@@ -684,8 +690,8 @@ LANES_AVX_ENTRY int lanes_box_max_dot3_avx(const double *v, size_t count, const 
 }
 
 LANES_AVX_ENTRY int lanes_box_max_dot3_avx_copy(const double *v, size_t count, const double *e,
-                                                double *lo, double *hi, size_t *extreme,
-                                                double *cx, double *cy, double *cz)
+                                                double *lo, double *hi, size_t *extreme, double *cx,
+                                                double *cy, double *cz)
 {
 	return lanes_box_max_dot3_avx_any(v, count, e, lo, hi, extreme, cx, cy, cz, 1);
 }
@@ -707,13 +713,13 @@ LANES_INLINE int lanes_box_max_dot3_copies(size_t count)
  * cx (or NULL, with cy and cz), where lanes_box_max_dot3_copies(count),
  * receives the vertices by coordinate. */
 LANES_INLINE int lanes_box_max_dot3(const double *v, size_t count, const double *e, double *lo,
-                                    double *hi, size_t *extreme, double *cx, double *cy,
-                                    double *cz)
+                                    double *hi, size_t *extreme, double *cx, double *cy, double *cz)
 {
 #if defined(LANES_AVX_DISPATCH)
 	if (lanes_box_max_dot3_copies(count)) {
 		if (cx)
-			return lanes_box_max_dot3_avx_copy(v, count, e, lo, hi, extreme, cx, cy, cz);
+			return lanes_box_max_dot3_avx_copy(v, count, e, lo, hi, extreme, cx, cy,
+			                                   cz);
 		return lanes_box_max_dot3_avx(v, count, e, lo, hi, extreme);
 	}
 #endif
@@ -744,11 +750,11 @@ static inline size_t lanes_soa_max_dot_ref(double *cx, double *cy, double *cz, c
 {
 	const int aos = from == LANES_SOA_AOS_RAW || from == LANES_SOA_AOS_REL;
 	const int rel = from != LANES_SOA_RAW && from != LANES_SOA_AOS_RAW;
-	const int sub = from == LANES_SOA_RAW_REL || from == LANES_SOA_TO_REL ||
-	                from == LANES_SOA_AOS_REL;
+	const int sub =
+		from == LANES_SOA_RAW_REL || from == LANES_SOA_TO_REL || from == LANES_SOA_AOS_REL;
 	const int store = from == LANES_SOA_TO_REL || aos;
 	const double x0 = sub ? (aos ? v[0] : cx[0]) : 0.0, y0 = sub ? (aos ? v[1] : cy[0]) : 0.0,
-	             z0 = sub ? (aos ? v[2] : cz[0]) : 0.0;
+		     z0 = sub ? (aos ? v[2] : cz[0]) : 0.0;
 	double bv = 0.0;
 	size_t best = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -777,14 +783,13 @@ static inline size_t lanes_soa_max_dot_ref(double *cx, double *cy, double *cz, c
 
 #if defined(LANES_AVX)
 /* One round of lanes_soa_max_dot_any over vertices j .. j+3. */
-LANES_AVX_INLINE void lanes_soa_round(double *cx, double *cy, double *cz, const double *v,
-                                      size_t j, const int from, const __m256d *o,
-                                      const __m256d *e, __m256d *best, __m256d *idx,
-                                      __m256d *cur, __m256d four)
+LANES_AVX_INLINE void lanes_soa_round(double *cx, double *cy, double *cz, const double *v, size_t j,
+                                      const int from, const __m256d *o, const __m256d *e,
+                                      __m256d *best, __m256d *idx, __m256d *cur, __m256d four)
 {
 	const int aos = from == LANES_SOA_AOS_RAW || from == LANES_SOA_AOS_REL;
-	const int sub = from == LANES_SOA_RAW_REL || from == LANES_SOA_TO_REL ||
-	                from == LANES_SOA_AOS_REL;
+	const int sub =
+		from == LANES_SOA_RAW_REL || from == LANES_SOA_TO_REL || from == LANES_SOA_AOS_REL;
 	const int store = from == LANES_SOA_TO_REL || aos;
 	__m256d x, y, z;
 	if (aos) {
@@ -812,14 +817,13 @@ LANES_AVX_INLINE void lanes_soa_round(double *cx, double *cy, double *cz, const 
  * pass (three stores per four vertices).  The last one to three vertices
  * are one more round over the last four, except for TO_REL, which
  * rewrites the copy in place: the overlap would subtract v_0 twice. */
-LANES_AVX_INLINE size_t lanes_soa_max_dot_any(double *cx, double *cy, double *cz,
-                                              const double *v, size_t count, const double *e,
-                                              const int from)
+LANES_AVX_INLINE size_t lanes_soa_max_dot_any(double *cx, double *cy, double *cz, const double *v,
+                                              size_t count, const double *e, const int from)
 {
 	const int aos = from == LANES_SOA_AOS_RAW || from == LANES_SOA_AOS_REL;
 	const int rel = from != LANES_SOA_RAW && from != LANES_SOA_AOS_RAW;
-	const int sub = from == LANES_SOA_RAW_REL || from == LANES_SOA_TO_REL ||
-	                from == LANES_SOA_AOS_REL;
+	const int sub =
+		from == LANES_SOA_RAW_REL || from == LANES_SOA_TO_REL || from == LANES_SOA_AOS_REL;
 	const int store = from == LANES_SOA_TO_REL || aos;
 	const double e0 = e[0], e1 = e[1], e2 = e[2];
 	double x0 = 0.0, y0 = 0.0, z0 = 0.0;
@@ -875,11 +879,11 @@ LANES_AVX_INLINE size_t lanes_soa_max_dot_any(double *cx, double *cy, double *cz
 }
 
 /* One entry point per from, each without the tests in its loop. */
-#define LANES_SOA_ONE(name, from)                                                          \
-	LANES_AVX_ENTRY size_t name(double *cx, double *cy, double *cz, const double *v,     \
-	                            size_t count, const double *e)                           \
-	{                                                                                    \
-		return lanes_soa_max_dot_any(cx, cy, cz, v, count, e, from);                  \
+#define LANES_SOA_ONE(name, from)                                                        \
+	LANES_AVX_ENTRY size_t name(double *cx, double *cy, double *cz, const double *v, \
+	                            size_t count, const double *e)                       \
+	{                                                                                \
+		return lanes_soa_max_dot_any(cx, cy, cz, v, count, e, from);             \
 	}
 LANES_SOA_ONE(lanes_soa_max_dot_raw, LANES_SOA_RAW)
 LANES_SOA_ONE(lanes_soa_max_dot_raw_rel, LANES_SOA_RAW_REL)
@@ -889,7 +893,6 @@ LANES_SOA_ONE(lanes_soa_max_dot_aos_raw, LANES_SOA_AOS_RAW)
 LANES_SOA_ONE(lanes_soa_max_dot_aos_rel, LANES_SOA_AOS_REL)
 #undef LANES_SOA_ONE
 #endif
-
 
 /* ---- The planes of EPA's faces ----------------------------------------
  * A face record (epa.c's) starts with its plane, double n[3] and d, then
@@ -939,15 +942,15 @@ LANES_INLINE int lanes_face_plane_ref(const double *x0, const double *x1, const 
 #if defined(LANES_AVX)
 /* One of a, b, c by the exclusive masks ma, mb, mc (and, or: GCC widens a
  * blendv's mask lane by lane through general registers). */
-LANES_AVX_INLINE __m256d lanes_avx_sel(__m256d ma, __m256d a, __m256d mb, __m256d b,
-                                       __m256d mc, __m256d c)
+LANES_AVX_INLINE __m256d lanes_avx_sel(__m256d ma, __m256d a, __m256d mb, __m256d b, __m256d mc,
+                                       __m256d c)
 {
 	return _mm256_or_pd(_mm256_or_pd(_mm256_and_pd(ma, a), _mm256_and_pd(mb, b)),
 	                    _mm256_and_pd(mc, c));
 }
 
-LANES_AVX_INLINE __m256d lanes_avx_dot(__m256d a0, __m256d a1, __m256d a2, __m256d b0,
-                                       __m256d b1, __m256d b2)
+LANES_AVX_INLINE __m256d lanes_avx_dot(__m256d a0, __m256d a1, __m256d a2, __m256d b0, __m256d b1,
+                                       __m256d b2)
 {
 	return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a0, b0), _mm256_mul_pd(a1, b1)),
 	                     _mm256_mul_pd(a2, b2));
@@ -957,31 +960,32 @@ LANES_AVX_INLINE __m256d lanes_avx_dot(__m256d a0, __m256d a1, __m256d a2, __m25
  * reference's arithmetic in its order, the pair without the longest edge
  * chosen by selects instead of branches; w: the faces' common third
  * vertex, broadcast instead of gathered. */
-LANES_AVX_INLINE int lanes_face_planes_avx_any(const double *const *c, char *faces,
-                                               size_t stride, const int *fi, int m,
-                                               double flat, double low, const double *w,
-                                               double *fd)
+LANES_AVX_INLINE int lanes_face_planes_avx_any(const double *const *c, char *faces, size_t stride,
+                                               const int *fi, int m, double flat, double low,
+                                               const double *w, double *fd)
 {
 	const __m256d w0 = w ? _mm256_set1_pd(w[0]) : _mm256_setzero_pd(),
-	              w1 = w ? _mm256_set1_pd(w[1]) : _mm256_setzero_pd(),
-	              w2 = w ? _mm256_set1_pd(w[2]) : _mm256_setzero_pd();
+		      w1 = w ? _mm256_set1_pd(w[1]) : _mm256_setzero_pd(),
+		      w2 = w ? _mm256_set1_pd(w[2]) : _mm256_setzero_pd();
 	for (int g = 0; g < m; g += 4) {
-		char *const f[4] = {faces + (size_t)fi[g] * stride, faces + (size_t)fi[g + 1] * stride,
+		char *const f[4] = {faces + (size_t)fi[g] * stride,
+		                    faces + (size_t)fi[g + 1] * stride,
 		                    faces + (size_t)fi[g + 2] * stride,
 		                    faces + (size_t)fi[g + 3] * stride};
-		const int *const fv[4] = {
-		    (const int *)(const void *)(f[0] + LANES_FACE_V),
-		    (const int *)(const void *)(f[1] + LANES_FACE_V),
-		    (const int *)(const void *)(f[2] + LANES_FACE_V),
-		    (const int *)(const void *)(f[3] + LANES_FACE_V)};
+		const int *const fv[4] = {(const int *)(const void *)(f[0] + LANES_FACE_V),
+		                          (const int *)(const void *)(f[1] + LANES_FACE_V),
+		                          (const int *)(const void *)(f[2] + LANES_FACE_V),
+		                          (const int *)(const void *)(f[3] + LANES_FACE_V)};
 		const int a0 = fv[0][0], a1 = fv[1][0], a2 = fv[2][0], a3 = fv[3][0];
 		const int b0 = fv[0][1], b1 = fv[1][1], b2 = fv[2][1], b3 = fv[3][1];
 		const double *const cx = c[0], *const cy = c[1], *const cz = c[2];
 #define LANES_LD4(c, i0, i1, i2, i3) _mm256_set_pd(c[i3], c[i2], c[i1], c[i0])
-		const __m256d p00 = LANES_LD4(cx, a0, a1, a2, a3), p01 = LANES_LD4(cy, a0, a1, a2, a3),
-		              p02 = LANES_LD4(cz, a0, a1, a2, a3);
-		const __m256d p10 = LANES_LD4(cx, b0, b1, b2, b3), p11 = LANES_LD4(cy, b0, b1, b2, b3),
-		              p12 = LANES_LD4(cz, b0, b1, b2, b3);
+		const __m256d p00 = LANES_LD4(cx, a0, a1, a2, a3),
+			      p01 = LANES_LD4(cy, a0, a1, a2, a3),
+			      p02 = LANES_LD4(cz, a0, a1, a2, a3);
+		const __m256d p10 = LANES_LD4(cx, b0, b1, b2, b3),
+			      p11 = LANES_LD4(cy, b0, b1, b2, b3),
+			      p12 = LANES_LD4(cz, b0, b1, b2, b3);
 		__m256d p20, p21, p22;
 		if (w) {
 			p20 = w0;
@@ -995,11 +999,11 @@ LANES_AVX_INLINE int lanes_face_planes_avx_any(const double *const *c, char *fac
 		}
 #undef LANES_LD4
 		const __m256d e00 = _mm256_sub_pd(p10, p00), e01 = _mm256_sub_pd(p11, p01),
-		              e02 = _mm256_sub_pd(p12, p02);
+			      e02 = _mm256_sub_pd(p12, p02);
 		const __m256d e10 = _mm256_sub_pd(p20, p10), e11 = _mm256_sub_pd(p21, p11),
-		              e12 = _mm256_sub_pd(p22, p12);
+			      e12 = _mm256_sub_pd(p22, p12);
 		const __m256d e20 = _mm256_sub_pd(p00, p20), e21 = _mm256_sub_pd(p01, p21),
-		              e22 = _mm256_sub_pd(p02, p22);
+			      e22 = _mm256_sub_pd(p02, p22);
 		const __m256d l0 = lanes_avx_dot(e00, e01, e02, e00, e01, e02);
 		const __m256d l1 = lanes_avx_dot(e10, e11, e12, e10, e11, e12);
 		const __m256d l2 = lanes_avx_dot(e20, e21, e22, e20, e21, e22);
@@ -1010,31 +1014,31 @@ LANES_AVX_INLINE int lanes_face_planes_avx_any(const double *const *c, char *fac
 		const __m256d m1 = _mm256_andnot_pd(m0, _mm256_cmp_pd(l1, l2, _CMP_GE_OQ));
 		const __m256d m2 = _mm256_andnot_pd(m0, _mm256_cmp_pd(l1, l2, _CMP_NGE_UQ));
 		const __m256d u0 = lanes_avx_sel(m0, e10, m1, e20, m2, e00),
-		              v0 = lanes_avx_sel(m0, e20, m1, e00, m2, e10);
+			      v0 = lanes_avx_sel(m0, e20, m1, e00, m2, e10);
 		const __m256d u1 = lanes_avx_sel(m0, e11, m1, e21, m2, e01),
-		              v1 = lanes_avx_sel(m0, e21, m1, e01, m2, e11);
+			      v1 = lanes_avx_sel(m0, e21, m1, e01, m2, e11);
 		const __m256d u2 = lanes_avx_sel(m0, e12, m1, e22, m2, e02),
-		              v2 = lanes_avx_sel(m0, e22, m1, e02, m2, e12);
+			      v2 = lanes_avx_sel(m0, e22, m1, e02, m2, e12);
 		const __m256d la = lanes_avx_sel(m0, l1, m1, l2, m2, l0),
-		              lb = lanes_avx_sel(m0, l2, m1, l0, m2, l1);
+			      lb = lanes_avx_sel(m0, l2, m1, l0, m2, l1);
 		const __m256d c0 = _mm256_sub_pd(_mm256_mul_pd(u1, v2), _mm256_mul_pd(u2, v1));
 		const __m256d c1 = _mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2));
 		const __m256d c2 = _mm256_sub_pd(_mm256_mul_pd(u0, v1), _mm256_mul_pd(u1, v0));
 		const __m256d cc = lanes_avx_dot(c0, c1, c2, c0, c1, c2);
-		const __m256d ok = _mm256_and_pd(
-		    _mm256_cmp_pd(cc,
-		                  _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(flat * flat), la), lb),
-		                  _CMP_GT_OQ),
-		    _mm256_cmp_pd(cc, _mm256_setzero_pd(), _CMP_GT_OQ));
+		const __m256d least =
+			_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(flat * flat), la), lb);
+		const __m256d ok =
+			_mm256_and_pd(_mm256_cmp_pd(cc, least, _CMP_GT_OQ),
+		                      _mm256_cmp_pd(cc, _mm256_setzero_pd(), _CMP_GT_OQ));
 		/* A failed lane's root may be NaN; its plane is not used. */
 		const __m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(cc));
 		const __m256d n0 = _mm256_mul_pd(c0, inv), n1 = _mm256_mul_pd(c1, inv),
-		              n2 = _mm256_mul_pd(c2, inv);
-		const __m256d d = _mm256_div_pd(
-		    _mm256_add_pd(_mm256_add_pd(lanes_avx_dot(n0, n1, n2, p00, p01, p02),
-		                                lanes_avx_dot(n0, n1, n2, p10, p11, p12)),
-		                  lanes_avx_dot(n0, n1, n2, p20, p21, p22)),
-		    _mm256_set1_pd(3.0));
+			      n2 = _mm256_mul_pd(c2, inv);
+		const __m256d d0 = lanes_avx_dot(n0, n1, n2, p00, p01, p02),
+			      d1 = lanes_avx_dot(n0, n1, n2, p10, p11, p12),
+			      d2 = lanes_avx_dot(n0, n1, n2, p20, p21, p22);
+		const __m256d d = _mm256_div_pd(_mm256_add_pd(_mm256_add_pd(d0, d1), d2),
+		                                _mm256_set1_pd(3.0));
 		if (_mm256_movemask_pd(ok) != 15 ||
 		    _mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_set1_pd(low), _CMP_LT_OQ)) != 0)
 			return 0;
@@ -1055,16 +1059,16 @@ LANES_AVX_INLINE int lanes_face_planes_avx_any(const double *const *c, char *fac
 	return 1;
 }
 
-static __attribute__((target("avx"), noinline, unused)) int
-lanes_face_planes_avx(const double *const *c, char *faces, size_t stride, const int *fi, int m,
-                      double flat, double low, double *fd)
+static __attribute__((target("avx"), noinline, unused)) int lanes_face_planes_avx(
+	const double *const *c, char *faces, size_t stride, const int *fi, int m, double flat,
+	double low, double *fd)
 {
 	return lanes_face_planes_avx_any(c, faces, stride, fi, m, flat, low, NULL, fd);
 }
 
-static __attribute__((target("avx"), noinline, nonnull, unused)) int
-lanes_face_planes_avx_w(const double *const *c, char *faces, size_t stride, const int *fi,
-                        int m, double flat, double low, const double *w, double *fd)
+static __attribute__((target("avx"), noinline, nonnull, unused)) int lanes_face_planes_avx_w(
+	const double *const *c, char *faces, size_t stride, const int *fi, int m, double flat,
+	double low, const double *w, double *fd)
 {
 	return lanes_face_planes_avx_any(c, faces, stride, fi, m, flat, low, w, fd);
 }
@@ -1075,8 +1079,8 @@ lanes_face_planes_avx_w(const double *const *c, char *faces, size_t stride, cons
  * has none or lies beyond the origin by more than -low (d < low), some
  * planes then written.  w: the faces' common third vertex, or NULL. */
 LANES_INLINE int lanes_face_planes(const double *const *c, char *faces, size_t stride,
-                                   const int *fi, int m, double flat, double low,
-                                   const double *w, double *fd)
+                                   const int *fi, int m, double flat, double low, const double *w,
+                                   double *fd)
 {
 #if defined(LANES_AVX)
 	if (lanes_have_avx())
@@ -1171,8 +1175,8 @@ LANES_INLINE size_t lanes_first_above3_ref(const double *v, size_t from, size_t 
 }
 
 /* Two vertices per step. */
-LANES_INLINE size_t lanes_first_above3(const double *v, size_t from, size_t count,
-                                       const double *g, double thr)
+LANES_INLINE size_t lanes_first_above3(const double *v, size_t from, size_t count, const double *g,
+                                       double thr)
 {
 	const double g0 = g[0], g1 = g[1], g2 = g[2];
 	size_t i = from;
@@ -1181,9 +1185,9 @@ LANES_INLINE size_t lanes_first_above3(const double *v, size_t from, size_t coun
 	const __m128d T = _mm_set1_pd(thr);
 	for (; i + 2 <= count; i += 2) {
 		const double *p = v + 3 * i;
-		__m128d a = _mm_loadu_pd(p);     /* x0 y0 */
-		__m128d b = _mm_loadu_pd(p + 2); /* z0 x1 */
-		__m128d c = _mm_loadu_pd(p + 4); /* y1 z1 */
+		__m128d a = _mm_loadu_pd(p);         /* x0 y0 */
+		__m128d b = _mm_loadu_pd(p + 2);     /* z0 x1 */
+		__m128d c = _mm_loadu_pd(p + 4);     /* y1 z1 */
 		__m128d x = _mm_shuffle_pd(a, b, 2); /* x0 x1 */
 		__m128d y = _mm_shuffle_pd(a, c, 1); /* y0 y1 */
 		__m128d z = _mm_shuffle_pd(b, c, 2); /* z0 z1 */
@@ -1208,8 +1212,8 @@ LANES_INLINE size_t lanes_first_above3(const double *v, size_t from, size_t coun
  * every other row i with alpha[i] != 0 less alpha[i] times it; the values
  * x_i - theta alpha_i clamped at 0 (v > 0 ? v : 0: 0 on NaN and on -0),
  * row r's too (its caller overwrites it); the duals y += dq row r. */
-LANES_INLINE void lanes_pivot5_ref(double *inv, int r, const double *alpha, double theta,
-                                   double dq, double *x, double *y)
+LANES_INLINE void lanes_pivot5_ref(double *inv, int r, const double *alpha, double theta, double dq,
+                                   double *x, double *y)
 {
 	const double ar = alpha[r];
 	for (int c = 0; c < 5; c++)
@@ -1256,9 +1260,11 @@ LANES_INLINE void lanes_pivot5(double *inv, int r, const double *alpha, double t
 	}
 	/* max(v, 0) is v > 0 ? v : 0. */
 	const __m128d T = _mm_set1_pd(theta), Z = _mm_setzero_pd();
-	_mm_storeu_pd(x, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(x), _mm_mul_pd(T, _mm_loadu_pd(alpha))), Z));
+	_mm_storeu_pd(x, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(x), _mm_mul_pd(T, _mm_loadu_pd(alpha))),
+	                            Z));
 	_mm_storeu_pd(x + 2, _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(x + 2),
-	                                           _mm_mul_pd(T, _mm_loadu_pd(alpha + 2))), Z));
+	                                           _mm_mul_pd(T, _mm_loadu_pd(alpha + 2))),
+	                                Z));
 	const double v4 = x[4] - theta * alpha[4];
 	x[4] = v4 > 0.0 ? v4 : 0.0;
 	const __m128d D = _mm_set1_pd(dq);

@@ -38,8 +38,8 @@ typedef struct grid {
 	clash_shape s;
 } grid;
 
-static void grid_init(grid *v, const double *xs, int nx, const double *ys, int ny,
-                      const double *zs, int nz)
+static void grid_init(grid *v, const double *xs, int nx, const double *ys, int ny, const double *zs,
+                      int nz)
 {
 	memset(v, 0, sizeof *v);
 	const double *src[3] = {xs, ys, zs};
@@ -198,7 +198,8 @@ static ld simpson(const slab *b, ld a, ld c, ld fa, ld fm, ld fc, ld whole, ld t
 {
 	const ld m = 0.5L * (a + c), lm = 0.5L * (a + m), rm = 0.5L * (m + c);
 	const ld flm = rect_area(b, lm), frm = rect_area(b, rm);
-	const ld left = (m - a) / 6 * (fa + 4 * flm + fm), right = (c - m) / 6 * (fm + 4 * frm + fc);
+	const ld left = (m - a) / 6 * (fa + 4 * flm + fm),
+		 right = (c - m) / 6 * (fm + 4 * frm + fc);
 	const ld diff = left + right - whole;
 	if (depth <= 0 || fabsl(diff) <= 15 * tol)
 		return left + right + diff / 15;
@@ -249,7 +250,8 @@ static double ball_box(const double *c, double r, const double *lo, const double
 		const ld a = cut[i], e = cut[i + 1];
 		if (!(e > a))
 			continue;
-		const ld fa = rect_area(&b, a), fe = rect_area(&b, e), fm = rect_area(&b, 0.5L * (a + e));
+		const ld fa = rect_area(&b, a), fe = rect_area(&b, e),
+			 fm = rect_area(&b, 0.5L * (a + e));
 		v += simpson(&b, a, e, fa, fm, fe, (e - a) / 6 * (fa + 4 * fm + fe), tol, 40);
 	}
 	return (double)v;
@@ -264,7 +266,8 @@ static double ball_grid(const double *c, double r, const grid *v)
 			for (int i = 0; i < v->n[0]; i++)
 				if (grid_at(v, i, j, k)) {
 					const double lo[3] = {v->g[0][i], v->g[1][j], v->g[2][k]};
-					const double hi[3] = {v->g[0][i + 1], v->g[1][j + 1], v->g[2][k + 1]};
+					const double hi[3] = {v->g[0][i + 1], v->g[1][j + 1],
+					                      v->g[2][k + 1]};
 					sum += ball_box(c, r, lo, hi);
 				}
 	return sum;
@@ -277,6 +280,30 @@ static void ball_shape(clash_shape *s, const double *c, double r)
 	ck_assert_int_eq(clash_shape_init_primitive(s, CLASH_KIND_SPHERE, (double[]){r, 0, 0}),
 	                 CLASH_OK);
 	ck_assert_int_eq(clash_shape_set_translation(s, c), CLASH_OK);
+}
+
+/* Point x of the mesh's own coordinates in its world pose, into w. */
+static void world_point(const clash_shape *mesh, const double *x, double *w)
+{
+	for (int r = 0; r < 3; r++) {
+		w[r] = mesh->posed ? mesh->translation[r] : 0.0;
+		for (int k = 0; k < 3; k++)
+			w[r] += (mesh->posed ? mesh->linear[3 * k + r] : (double)(r == k)) * x[k];
+	}
+}
+
+/* The squared distance from p to the nearest triangle of v, posed as mesh,
+ * by brute force. */
+static double mesh_gap2(const grid *v, const clash_shape *mesh, const double *p)
+{
+	double best = INFINITY;
+	for (size_t t = 0; t < v->nt; t++) {
+		double w[9], q[3];
+		for (int c = 0; c < 3; c++)
+			world_point(mesh, v->pos + 3 * v->idx[3 * t + c], w + 3 * c);
+		best = fmin(best, tri_point_dist2(p, w, q));
+	}
+	return best;
 }
 
 /* Every point within tol of the sphere and of a triangle of the mesh (in
@@ -294,27 +321,15 @@ static void check_curves(const clash_overlap *o, const grid *v, const clash_shap
 				const double d = sqrt((p[0] - c[0]) * (p[0] - c[0]) +
 				                      (p[1] - c[1]) * (p[1] - c[1]) +
 				                      (p[2] - c[2]) * (p[2] - c[2]));
-				ck_assert_msg(fabs(d - r) <= tol, "point %zu off the sphere by %g", i,
-				              d - r);
+				ck_assert_msg(fabs(d - r) <= tol, "point %zu off the sphere by %g",
+				              i, d - r);
 				for (int k = 0; k < 3; k++)
-					ck_assert_msg(p[k] >= rg->lo[k] - tol && p[k] <= rg->hi[k] + tol,
-					              "point %zu (%g %g %g) outside its region's box on axis %d: "
-					              "%g .. %g", i, p[0], p[1], p[2], k, rg->lo[k], rg->hi[k]);
-				double best = INFINITY;
-				for (size_t t = 0; t < v->nt; t++) {
-					double w[9], q[3];
-					for (int cc = 0; cc < 3; cc++) {
-						const double *x = v->pos + 3 * v->idx[3 * t + cc];
-						for (int rr = 0; rr < 3; rr++) {
-							w[3 * cc + rr] = mesh->posed ? mesh->translation[rr] : 0.0;
-							for (int k = 0; k < 3; k++)
-								w[3 * cc + rr] += (mesh->posed ? mesh->linear[3 * k + rr]
-								                               : (double)(rr == k)) *
-								                  x[k];
-						}
-					}
-					best = fmin(best, tri_point_dist2(p, w, q));
-				}
+					ck_assert_msg(
+						p[k] >= rg->lo[k] - tol && p[k] <= rg->hi[k] + tol,
+						"point %zu (%g %g %g) outside its region's box on axis %d: "
+						"%g .. %g",
+						i, p[0], p[1], p[2], k, rg->lo[k], rg->hi[k]);
+				const double best = mesh_gap2(v, mesh, p);
 				ck_assert_msg(sqrt(best) <= tol, "point %zu off the mesh by %g", i,
 				              sqrt(best));
 			}
@@ -440,16 +455,20 @@ START_TEST(ball_degenerate_contacts)
 	box_grid(&v, lo, hi);
 	const struct {
 		double c[3], r, want;
-	} cases[] = {{{0, 0, 0}, 1.0, M_PI / 6},      {{0, 0, 0}, 0.5, M_PI / 48},
-	             {{0.5, 0.5, 0.5}, 0.5, M_PI / 6}, {{0.5, 0.5, 0}, 0.5, M_PI / 12},
-	             {{0, 0, 0.5}, 0.5, M_PI / 24},   {{0.5, 0.5, 0.5}, M_SQRT1_2, -1},
-	             {{1, 0.5, 0.5}, 0.5, M_PI / 12}, {{0.5, 0.5, 0.5}, M_SQRT1_2 * 1.2247448713915890, -1}};
+	} cases[] = {{{0, 0, 0}, 1.0, M_PI / 6},
+	             {{0, 0, 0}, 0.5, M_PI / 48},
+	             {{0.5, 0.5, 0.5}, 0.5, M_PI / 6},
+	             {{0.5, 0.5, 0}, 0.5, M_PI / 12},
+	             {{0, 0, 0.5}, 0.5, M_PI / 24},
+	             {{0.5, 0.5, 0.5}, M_SQRT1_2, -1},
+	             {{1, 0.5, 0.5}, 0.5, M_PI / 12},
+	             {{0.5, 0.5, 0.5}, M_SQRT1_2 * 1.2247448713915890, -1}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		clash_shape b;
 		ball_shape(&b, cases[i].c, cases[i].r);
 		clash_overlap *o = report(&v.s, &b);
 		const double want = cases[i].want >= 0 ? cases[i].want
-		                                        : ball_box(cases[i].c, cases[i].r, lo, hi);
+		                                       : ball_box(cases[i].c, cases[i].r, lo, hi);
 		check_volume(o, want, cases[i].r);
 		check_curves(o, &v, &v.s, cases[i].c, cases[i].r, 1e-11);
 		clash_overlap_free(o);
@@ -495,7 +514,7 @@ START_TEST(ball_in_nonconvex_solids)
 	/* each region's volume: its arm's cells and the base below it */
 	double arm = ball_box(c3, 0.6, (double[]){0, 1, 0}, (double[]){1, 2, 1});
 	ck_assert_msg(fabs(o->regions[0].volume - arm) <= 1e-9 * arm ||
-	                  fabs(o->regions[1].volume - arm) <= 1e-9 * arm,
+	                      fabs(o->regions[1].volume - arm) <= 1e-9 * arm,
 	              "arm %.17g: %.17g %.17g", arm, o->regions[0].volume, o->regions[1].volume);
 	clash_overlap_free(o);
 	/* the L and its ball under a common rigid pose */
@@ -522,7 +541,6 @@ START_TEST(ball_in_nonconvex_solids)
 }
 END_TEST
 
-
 /* ---- depth ------------------------------------------------------------------ */
 
 /* The distance from x to the grid solid (0 inside). */
@@ -537,7 +555,8 @@ static double grid_dist(const grid *v, const double *x)
 				const int c[3] = {i, j, k};
 				double d = 0.0;
 				for (int a = 0; a < 3; a++) {
-					const double e = fmax(v->g[a][c[a]] - x[a], x[a] - v->g[a][c[a] + 1]);
+					const double e = fmax(v->g[a][c[a]] - x[a],
+					                      x[a] - v->g[a][c[a] + 1]);
 					d += e > 0 ? e * e : 0.0;
 				}
 				best = fmin(best, sqrt(d));
@@ -567,7 +586,8 @@ static double brute_depth(const grid *v, const double *c, double r, int n)
 	double best = INFINITY;
 	for (int i = 0; i < n; i++) {
 		const double z = 1 - (2 * i + 1.0) / n, s = sqrt(1 - z * z);
-		const double u[3] = {s * cos(2.39996322972865332 * i), s * sin(2.39996322972865332 * i), z};
+		const double u[3] = {s * cos(2.39996322972865332 * i),
+		                     s * sin(2.39996322972865332 * i), z};
 		best = fmin(best, march(v, c, r, u));
 	}
 	return best;
@@ -615,16 +635,18 @@ START_TEST(ball_depth)
 	const struct {
 		const grid *v;
 		double c[3], r;
-	} cases[] = {{&l, {4.3, 4.2, 2.0}, 0.6}, {&l, {3.7, 4.4, 3.8}, 0.9},
-	             {&u, {6.0, 5.0, 2.0}, 2.3}, {&u, {5.0, 4.3, 3.5}, 1.2},
+	} cases[] = {{&l, {4.3, 4.2, 2.0}, 0.6},
+	             {&l, {3.7, 4.4, 3.8}, 0.9},
+	             {&u, {6.0, 5.0, 2.0}, 2.3},
+	             {&u, {5.0, 4.3, 3.5}, 1.2},
 	             {&u, {4.5, 6.5, 3.9}, 0.8}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		clash_result res;
 		depth_of(cases[i].v, cases[i].c, cases[i].r, 0, &res);
 		const double ref = brute_depth(cases[i].v, cases[i].c, cases[i].r, 20000);
 		if (getenv("CLASH_SPHERE_DEPTH_LOG"))
-			fprintf(stderr, "case %zu: depth %.17g converged %d, brute force %.17g\n", i,
-			        res.depth, res.converged, ref);
+			fprintf(stderr, "case %zu: depth %.17g converged %d, brute force %.17g\n",
+			        i, res.depth, res.converged, ref);
 		ck_assert_msg(res.depth <= ref * (1 + 1e-9) && res.depth >= 0.97 * ref,
 		              "case %zu: depth %.17g, brute force %.17g", i, res.depth, ref);
 	}
