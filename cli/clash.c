@@ -105,8 +105,9 @@ static int run_query(const command *cmd, int argc, char **argv)
 			break;
 		}
 		if (parse_threads(v, &threads) != 0) {
-			fprintf(stderr, "%s %s: --threads: expected a whole number from 1 to 64, not "
-			                "\"%s\"\n",
+			fprintf(stderr,
+			        "%s %s: --threads: expected a whole number from 1 to 64, not "
+			        "\"%s\"\n",
 			        PROG, cmd->name, v);
 			return CLI_EXIT_ERROR;
 		}

@@ -36,9 +36,9 @@ typedef struct cli_lines {
 	const char *const *text; /* line i: text[i], len[i] bytes, no "\n" or "\r\n",
 	                            not NUL-terminated */
 	const size_t *len;
-	const uint64_t *number;  /* its 1-based line number in the input, blank
+	const uint64_t *number; /* its 1-based line number in the input, blank
 	                            lines counted */
-	const uint64_t *offset;  /* the input's byte offset of its first byte */
+	const uint64_t *offset; /* the input's byte offset of its first byte */
 	size_t n;
 } cli_lines;
 
@@ -71,8 +71,8 @@ int cli_jsonl(const char *prog, const char *path, cli_block_fn answer, void *arg
  * 200) is counted, and placed in the whole input: its "line" member set to
  * the line's number, its "position" (malformed JSON) moved by the line's
  * offset.  Returns 0, or -1 when memory ran out. */
-int cli_put_answer(cli_sink *sink, const cli_lines *lines, size_t i, const char *body,
-                   size_t len, int status);
+int cli_put_answer(cli_sink *sink, const cli_lines *lines, size_t i, const char *body, size_t len,
+                   int status);
 
 /* A cli_block_fn answering each line in turn with the cli_reply_fn that
  * `arg` points to. */
@@ -92,10 +92,10 @@ unsigned cli_default_threads(void);
 
 /* What the first non-blank lines of an input say it is. */
 typedef enum cli_framing {
-	CLI_FRAMING_LINES,    /* JSON Lines (or lines too broken to say more) */
-	CLI_FRAMING_MORE,     /* the next non-blank line will tell */
-	CLI_FRAMING_ARRAY,    /* a JSON array, on one line or many */
-	CLI_FRAMING_DOCUMENT  /* a JSON document spread over lines (pretty-printed) */
+	CLI_FRAMING_LINES,   /* JSON Lines (or lines too broken to say more) */
+	CLI_FRAMING_MORE,    /* the next non-blank line will tell */
+	CLI_FRAMING_ARRAY,   /* a JSON array, on one line or many */
+	CLI_FRAMING_DOCUMENT /* a JSON document spread over lines (pretty-printed) */
 } cli_framing;
 
 /* Judge an input by its first non-blank lines, lines->text[0 .. n) (n >= 1);

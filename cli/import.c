@@ -20,7 +20,8 @@ static proto_mesh_format format_of(const char *prog, const char *path, const cha
 	if (format) {
 		proto_mesh_format f = proto_mesh_format_of_name(format);
 		if (!f)
-			fprintf(stderr, "%s: --format: expected stl, obj, glb, gltf or ply, not \"%s\"\n",
+			fprintf(stderr,
+			        "%s: --format: expected stl, obj, glb, gltf or ply, not \"%s\"\n",
 			        prog, format);
 		return f;
 	}
@@ -28,8 +29,9 @@ static proto_mesh_format format_of(const char *prog, const char *path, const cha
 	const char *dot = path ? strrchr(slash ? slash : path, '.') : NULL;
 	proto_mesh_format f = dot ? proto_mesh_format_of_name(dot + 1) : PROTO_MESH_NONE;
 	if (!f)
-		fprintf(stderr, "%s: cannot tell the format of %s from its name: give --format "
-		                "stl, obj, glb, gltf or ply\n",
+		fprintf(stderr,
+		        "%s: cannot tell the format of %s from its name: give --format "
+		        "stl, obj, glb, gltf or ply\n",
 		        prog, path && strcmp(path, "-") != 0 ? path : "standard input");
 	return f;
 }

@@ -42,7 +42,7 @@ static int blank(const char *s, size_t n)
 /* The non-blank lines gathered for the next answer, by their offsets in the
  * read buffer (which moves when it grows). */
 typedef struct block {
-	size_t *at;        /* offset in the buffer */
+	size_t *at; /* offset in the buffer */
 	size_t *len;
 	uint64_t *number;
 	uint64_t *offset;  /* offset in the input */
@@ -263,8 +263,8 @@ int cli_jsonl(const char *prog, const char *path, cli_block_fn answer, void *arg
 	return status;
 }
 
-int cli_put_answer(cli_sink *sink, const cli_lines *lines, size_t i, const char *body,
-                   size_t len, int status)
+int cli_put_answer(cli_sink *sink, const cli_lines *lines, size_t i, const char *body, size_t len,
+                   int status)
 {
 	if (status == 200) {
 		fwrite(body, 1, len, sink->out);

@@ -22,8 +22,8 @@
 typedef struct share {
 	proto_batch *b;
 	size_t n;
-	size_t next;   /* the first query no thread has taken (atomic) */
-	int failed;    /* memory ran out (atomic) */
+	size_t next; /* the first query no thread has taken (atomic) */
+	int failed;  /* memory ran out (atomic) */
 } share;
 
 static void *answer_chunks(void *arg)

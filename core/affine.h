@@ -41,7 +41,8 @@ static inline void affine_apply(const affine *f, const double *v, double *x)
 		return;
 	}
 	for (int r = 0; r < 3; r++)
-		x[r] = f->t[r] + f->l[3 * r] * v[0] + f->l[3 * r + 1] * v[1] + f->l[3 * r + 2] * v[2];
+		x[r] = f->t[r] + f->l[3 * r] * v[0] + f->l[3 * r + 1] * v[1] +
+		       f->l[3 * r + 2] * v[2];
 }
 
 /* The inverse of f (its linear part is non-singular: shape.c checks). */
@@ -59,14 +60,17 @@ static inline void affine_invert(const affine *f, affine *g)
 			g->t[r] = -f->t[r];
 		return;
 	}
-	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
-	               m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
-	               m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};
+	double c[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8],
+	               m[1] * m[5] - m[2] * m[4], m[5] * m[6] - m[3] * m[8],
+	               m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+	               m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7],
+	               m[0] * m[4] - m[1] * m[3]};
 	const double det = m[0] * c[0] + m[1] * c[3] + m[2] * c[6];
 	for (int k = 0; k < 9; k++)
 		g->l[k] = c[k] / det;
 	for (int r = 0; r < 3; r++)
-		g->t[r] = -(g->l[3 * r] * f->t[0] + g->l[3 * r + 1] * f->t[1] + g->l[3 * r + 2] * f->t[2]);
+		g->t[r] = -(g->l[3 * r] * f->t[0] + g->l[3 * r + 1] * f->t[1] +
+		            g->l[3 * r + 2] * f->t[2]);
 }
 
 /* h = f after g. */

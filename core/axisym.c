@@ -27,7 +27,11 @@
 
 /* A shape's symmetry: none, about the line through p along unit a, or
  * about every line through p (a point). */
-enum { AXIS_NONE, AXIS_LINE, AXIS_POINT };
+enum {
+	AXIS_NONE,
+	AXIS_LINE,
+	AXIS_POINT
+};
 
 typedef struct axis {
 	int kind;
@@ -64,18 +68,15 @@ static int primitive_axis(const support_frame *f)
 {
 	const double *r = f->prm;
 	switch (f->kind) {
-	case CLASH_KIND_SPHERE:
-		return -1;
+	case CLASH_KIND_SPHERE: return -1;
 	case CLASH_KIND_CAPSULE:
 	case CLASH_KIND_CYLINDER:
-	case CLASH_KIND_CONE:
-		return 1;
+	case CLASH_KIND_CONE: return 1;
 	case CLASH_KIND_ELLIPSOID:
 		if (r[0] == r[1] && r[1] == r[2])
 			return -1;
 		return r[0] == r[2] ? 1 : r[0] == r[1] ? 2 : r[1] == r[2] ? 0 : -2;
-	default:
-		return -2;
+	default: return -2;
 	}
 }
 
@@ -252,7 +253,7 @@ static void plane_axes(meridian *m, const double *a)
  * the rim's points its corners), as far as they are strict corners. */
 static int start(meridian *m, double tol)
 {
-	static const double dir[8][2] = {{2, 1}, {1, 2}, {-1, 2}, {-2, 1},
+	static const double dir[8][2] = {{2, 1},   {1, 2},   {-1, 2}, {-2, 1},
 	                                 {-2, -1}, {-1, -2}, {1, -2}, {2, -1}};
 	const double s = 1.0 / sqrt(5.0);
 	m->n = 0;
@@ -273,8 +274,8 @@ static int start(meridian *m, double tol)
 	return nearest_edge(m, &nx, &ny, &d) >= 0 && d > -tol;
 }
 
-int axisym_penetration(const support_frame *fa, const support_frame *fb, double tol,
-                       int max_points, const volatile int *cancel, epa_answer *out)
+int axisym_penetration(const support_frame *fa, const support_frame *fb, double tol, int max_points,
+                       const volatile int *cancel, epa_answer *out)
 {
 	axis x, y, shared;
 	axis_of(fa, &x);

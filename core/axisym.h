@@ -25,7 +25,7 @@
  * shapes must intersect (GJK's verdict).  cancel (may be NULL), once
  * nonzero, gives 0 at the next round.
  */
-int axisym_penetration(const support_frame *fa, const support_frame *fb, double tol,
-                       int max_points, const volatile int *cancel, epa_answer *out);
+int axisym_penetration(const support_frame *fa, const support_frame *fb, double tol, int max_points,
+                       const volatile int *cancel, epa_answer *out);
 
 #endif

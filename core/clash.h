@@ -453,24 +453,24 @@ typedef struct clash_result {
  * Returns CLASH_OK and fills *r, or a negative CLASH_E* code (and *r is
  * zeroed).
  */
-int clash_gjk(const clash_shape *a, const clash_shape *b,
-              const clash_options *opt, clash_result *r);
+int clash_gjk(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+              clash_result *r);
 
 /*
  * Intersection as a linear program over the vertices, solved by the simplex
  * method with Bland's rule (Kreuzer 2016, problem P2): intersecting and
  * distance_lower_bound.  Any dimension.
  */
-int clash_lp_simplex(const clash_shape *a, const clash_shape *b,
-                     const clash_options *opt, clash_result *r);
+int clash_lp_simplex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                     clash_result *r);
 
 /*
  * The same LP by a primal-dual interior-point method (2005 interframe paper,
  * eqs. (8)-(16) and section 4): intersecting, and when separated the plane
  * given by the dual variables.  Honours opt->warm_plane.  Any dimension.
  */
-int clash_lp_ipm(const clash_shape *a, const clash_shape *b,
-                 const clash_options *opt, clash_result *r);
+int clash_lp_ipm(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                 clash_result *r);
 
 /* The answer to a containment query. */
 typedef struct clash_containment {
@@ -496,8 +496,8 @@ typedef struct clash_containment {
  * Radii count (a rounded inner needs room for its radius).  An outer
  * compound shape (a non-convex union) gives CLASH_ENOTSUP.
  */
-int clash_contains(const clash_shape *inner, const clash_shape *outer,
-                   const clash_options *opt, clash_containment *out);
+int clash_contains(const clash_shape *inner, const clash_shape *outer, const clash_options *opt,
+                   clash_containment *out);
 
 /* ==========================================================================
  * Triangle meshes
@@ -547,9 +547,9 @@ int clash_mesh_build(void *storage, size_t size, const double *positions, size_t
  * CLASH_ELIMIT for vertices packed too densely to weld in bounded time
  * (thousands of distinct vertices within the tolerance of each other:
  * build it with weld 0). */
-int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
-                            size_t nvertices, const uint32_t *indices, size_t ntriangles,
-                            double weld, clash_mesh **out);
+int clash_mesh_build_welded(void *storage, size_t size, const double *positions, size_t nvertices,
+                            const uint32_t *indices, size_t ntriangles, double weld,
+                            clash_mesh **out);
 
 /* The vertices the weld moved: joined to a cluster whose first vertex has
  * other coordinates (exact duplicates are not counted; 0 for weld 0). */
@@ -744,8 +744,8 @@ typedef struct clash_overlap {
 	 * number 2 somewhere), or leaves of a compound overlap each other.
 	 * Its volume is not read from its surface then: has_volume is 0. */
 	int overlaps_itself_a, overlaps_itself_b;
-	int has_volume;   /* both sides are closed, neither overlaps itself: */
-	double volume;    /* the volume of A∩B (world units cubed) */
+	int has_volume; /* both sides are closed, neither overlaps itself: */
+	double volume;  /* the volume of A∩B (world units cubed) */
 	size_t nregions, total_regions;
 	const clash_overlap_region *regions;
 	/* A cap bound: fewer regions, points or triangles listed than exist.
@@ -772,8 +772,8 @@ typedef struct clash_overlap {
  * CLASH_ENOMEM, CLASH_ECANCELED (opt->cancel; no answer) or an error of
  * the shapes (CLASH_ELIMIT for a compound over its limits).
  */
-int clash_overlap_get(const clash_shape *a, const clash_shape *b,
-                      const clash_overlap_options *opt, clash_overlap **out);
+int clash_overlap_get(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
+                      clash_overlap **out);
 
 /* Release an answer of clash_overlap_get (NULL: nothing). */
 void clash_overlap_free(clash_overlap *o);
@@ -973,11 +973,11 @@ typedef struct clash_scene {
 	clash_options opt;           /* tolerance and max_iterations for every pair */
 	const clash_pair *only;      /* when nonly > 0: only these pairs are examined */
 	size_t nonly;
-	const clash_pair *ignore;    /* never these pairs (either order) */
+	const clash_pair *ignore; /* never these pairs (either order) */
 	size_t nignore;
-	const size_t *group;         /* NULL: no groups; else one per object */
+	const size_t *group; /* NULL: no groups; else one per object */
 	size_t ngroups;
-	size_t max_candidates;       /* 0: no limit; more candidates give CLASH_ELIMIT */
+	size_t max_candidates; /* 0: no limit; more candidates give CLASH_ELIMIT */
 } clash_scene;
 
 /* What a scene query did, for tests and measurements. */
@@ -1008,10 +1008,10 @@ typedef struct clash_scene_hit {
 	 * union's lower bound, the same number when converged. */
 	int pair_depth_exact;
 	double pair_depth;
-	int has_parts;   /* a or b is compound: part_a, part_b as in clash_result */
+	int has_parts; /* a or b is compound: part_a, part_b as in clash_result */
 	size_t part_a, part_b;
-	int converged;   /* the start's and, when moving, the motion's */
-	int moving;      /* either object moves: toi holds the motion's answer */
+	int converged; /* the start's and, when moving, the motion's */
+	int moving;    /* either object moves: toi holds the motion's answer */
 	clash_toi_result toi;
 	/* A triangle mesh is involved (CLASH_HAS_MESH); when intersecting,
 	 * contact says how (clash_result.contact).  Two solids: depth is

@@ -305,8 +305,8 @@ static int evaluate(search *s, size_t i, size_t j, double lb)
 		const unsigned depth_bits = CLASH_HAS_DEPTH | CLASH_HAS_DEPTH_BOUND;
 		/* An unconverged EPA depth is an upper bound: not a bound here. */
 		double depth = (lr.has & CLASH_HAS_DEPTH) && lr.converged ? lr.depth
-		               : (lr.has & CLASH_HAS_DEPTH_BOUND) ? lr.depth_lower_bound
-		                                                  : 0.0;
+		               : (lr.has & CLASH_HAS_DEPTH_BOUND)         ? lr.depth_lower_bound
+		                                                          : 0.0;
 		take = !s->intersecting || depth > s->best_depth;
 		if (take)
 			s->best_depth = depth;
@@ -314,7 +314,7 @@ static int evaluate(search *s, size_t i, size_t j, double lb)
 		if (!(lr.has & depth_bits))
 			s->stop = 1;
 	} else if (!s->intersecting) {
-		double key = (lr.has & CLASH_HAS_DISTANCE) ? lr.distance
+		double key = (lr.has & CLASH_HAS_DISTANCE)         ? lr.distance
 		             : (lr.has & CLASH_HAS_DISTANCE_BOUND) ? lr.distance_lower_bound
 		                                                   : fmax(lb, 0.0);
 		take = !s->found || key < s->best_key;
@@ -571,7 +571,8 @@ int compound_query(const clash_shape *a, const clash_shape *b, const clash_optio
 		vec_sub(gap, sa.center, sb.center, n);
 		s.margin = (opt && opt->tolerance > 0.0)
 		                   ? opt->tolerance
-		                   : COMPOUND_MARGIN_RELATIVE * (sa.reach + sb.reach + vec_norm(gap, n));
+		                   : COMPOUND_MARGIN_RELATIVE *
+		                             (sa.reach + sb.reach + vec_norm(gap, n));
 		if (!(s.margin >= 0.0)) /* NaN from infinite scenes: skip nothing near */
 			s.margin = INFINITY;
 		err = run(&s, outer, inner, order);

@@ -51,8 +51,8 @@ typedef struct contains_query {
 	const clash_options *opt;
 	double tol; /* absolute, world units */
 	int iterations;
-	int unsure; /* vertices no point query could place */
-	int facets; /* supporting planes of outer the last inside_facets met */
+	int unsure;    /* vertices no point query could place */
+	int facets;    /* supporting planes of outer the last inside_facets met */
 	int has_point; /* a curved inner's point outside: point */
 	double point[CLASH_MAX_DIM];
 } contains_query;
@@ -95,8 +95,7 @@ static void outside_point(contains_query *q, const clash_shape *leaf, const doub
 
 /* The cheap test along +-e_k.  Returns 1 and the vertex when it proves
  * the leaf is not contained. */
-static int axis_reject(contains_query *q, const clash_shape *leaf, double rho,
-                       size_t *vertex)
+static int axis_reject(contains_query *q, const clash_shape *leaf, double rho, size_t *vertex)
 {
 	int n = q->dim;
 	for (int k = 0; k < n; k++)
@@ -119,7 +118,11 @@ static int axis_reject(contains_query *q, const clash_shape *leaf, double rho,
 }
 
 /* What a point query proved about one vertex. */
-enum reach { REACH_OUT, REACH_IN, REACH_UNSURE };
+enum reach {
+	REACH_OUT,
+	REACH_IN,
+	REACH_UNSURE
+};
 
 /* The verdict of one point query, or REACH_UNSURE when it carries no
  * certificate.  "Intersecting" always does: GJK says so only with the
@@ -310,7 +313,8 @@ static int inside_facets(contains_query *q, const clash_shape *leaf, double rho,
 			support_point(&fo, idx[k], pts[k]);
 		double nrm[CLASH_MAX_DIM];
 		if (hyperplane(pp, n, nrm)) {
-			double off = vec_dot(nrm, pts[0], n), above = 0.0, below = 0.0, x[CLASH_MAX_DIM];
+			double off = vec_dot(nrm, pts[0], n), above = 0.0, below = 0.0,
+			       x[CLASH_MAX_DIM];
 			for (size_t i = 0; i < m && !(above > tol_f && below > tol_f); i++) {
 				support_point(&fo, i, x);
 				double d = vec_dot(nrm, x, n) - off;
@@ -505,7 +509,8 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 		return e;
 	if (outer->nparts > 0 || outer->mesh)
 		return CLASH_ENOTSUP; /* a union of convex shapes, or a mesh, is not convex */
-	if (opt && (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0))
+	if (opt &&
+	    (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0))
 		return CLASH_EINVAL;
 
 	/* An exact primitive outer: lowered (its radius may grow), else
@@ -527,7 +532,8 @@ int clash_contains(const clash_shape *inner, const clash_shape *outer, const cla
 	w.q = &q;
 	if ((e = leaf_size(outer, 0, &w)) || (e = compound_foreach_leaf(inner, leaf_size, &w)))
 		return e;
-	q.tol = (opt && opt->tolerance > 0.0) ? opt->tolerance : CONTAINS_RELATIVE_TOLERANCE * w.size;
+	q.tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
+	                                      : CONTAINS_RELATIVE_TOLERANCE * w.size;
 
 	int r = compound_foreach_leaf(inner, leaf_visit, &w);
 	if (r < 0)

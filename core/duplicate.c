@@ -184,13 +184,13 @@ static int part_boxes(const clash_shape *s, double *box)
 {
 	const size_t step = 2 * (size_t)s->dim;
 	for (size_t i = 0; i < s->nparts; i++) {
-		int err = motion_box(&s->parts[i], NULL, box + i * step, box + i * step + s->dim, NULL);
+		int err = motion_box(&s->parts[i], NULL, box + i * step, box + i * step + s->dim,
+		                     NULL);
 		if (err)
 			return err;
 	}
 	return CLASH_OK;
 }
-
 
 /* Compounds whose parts are listed in another order: each part of a
  * matched to a part of b not matched yet that coincides with it, looked
@@ -245,8 +245,9 @@ static int same_shape(const clash_shape *a, const clash_shape *b, double tol, in
 			return 0;
 		/* A compound's pose would move its parts' points, which are
 		 * compared where each part itself places them. */
-		if (a->posed && (memcmp(a->linear, b->linear, sizeof a->linear) != 0 ||
-		                 memcmp(a->translation, b->translation, sizeof a->translation) != 0))
+		if (a->posed &&
+		    (memcmp(a->linear, b->linear, sizeof a->linear) != 0 ||
+		     memcmp(a->translation, b->translation, sizeof a->translation) != 0))
 			return 0;
 		int same = 1;
 		for (size_t i = 0; i < a->nparts && same == 1; i++)

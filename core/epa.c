@@ -82,11 +82,11 @@ static const int epa_next3[3] = {1, 2, 0};
  * counter-clockwise, so n = (v1 - v0) x (v2 - v0) / |..| points out. */
 typedef struct epa_face {
 	double n[3];
-	double d;   /* n . x on the face: the origin's distance to its plane */
+	double d; /* n . x on the face: the origin's distance to its plane */
 	int v[3];
-	int adj[3]; /* the face across edge k = (v[k], v[k+1]) */
+	int adj[3];                /* the face across edge k = (v[k], v[k+1]) */
 	unsigned char adj_edge[3]; /* that edge's index in adj[k] */
-	unsigned pass; /* last expansion that found it visible */
+	unsigned pass;             /* last expansion that found it visible */
 } epa_face;
 
 typedef double epa_vec2[2];
@@ -121,11 +121,11 @@ typedef struct epa_poly {
 	double eps;   /* EPA_PLANE_ULPS ulps of scale */
 	epa_vertex *v;
 	int nv;
-	int cap;  /* room for cap vertices (and 2 cap faces) */
-	int need; /* the most vertices the expansion cap can ask for */
+	int cap;     /* room for cap vertices (and 2 cap faces) */
+	int need;    /* the most vertices the expansion cap can ask for */
 	int on_heap; /* the arrays are each on the heap, not in the fixed block */
 	const volatile int *cancel;
-	int err; /* CLASH_ENOMEM or CLASH_ECANCELED: no answer */
+	int err;        /* CLASH_ENOMEM or CLASH_ECANCELED: no answer */
 	int seed_as_is; /* p->v[0..dim] are the seed's points, none probed */
 	/* The best upper bound h_K(u) over the directions u tried. */
 	int have_best;
@@ -150,7 +150,7 @@ typedef struct epa_poly {
 	unsigned char *hz_edge;
 	int *hz_s, *hz_t;
 	int nhz, hz_overflow;
-	int *nfs; /* an expansion's new faces */
+	int *nfs;       /* an expansion's new faces */
 	int *walk_face; /* walk's stack */
 	unsigned char *walk_edge;
 	unsigned *vmark;
@@ -189,8 +189,8 @@ typedef struct epa_poly {
 static void bind_arrays(epa_poly *p, unsigned char *base, int cap)
 {
 	size_t at = 0;
-#define EPA_BIND(T, name, n)                   \
-	p->name = (T *)(void *)(base + at);        \
+#define EPA_BIND(T, name, n)                \
+	p->name = (T *)(void *)(base + at); \
 	at += EPA_ROUND8(sizeof(T) * (size_t)(n));
 	EPA_ARRAYS(EPA_BIND, cap)
 #undef EPA_BIND
@@ -216,7 +216,10 @@ static int grow(epa_poly *p)
 		EPA_ARRAYS(EPA_ALLOC, c)
 #undef EPA_ALLOC
 		if (!ok) {
-#define EPA_UNDO(T, name, n) if (p->name != old.name) free(p->name); p->name = old.name;
+#define EPA_UNDO(T, name, n)     \
+	if (p->name != old.name) \
+		free(p->name);   \
+	p->name = old.name;
 			EPA_ARRAYS(EPA_UNDO, c)
 #undef EPA_UNDO
 			p->err = CLASH_ENOMEM;
@@ -229,15 +232,15 @@ static int grow(epa_poly *p)
 		p->on_heap = 1;
 	} else {
 		c = cap;
-#define EPA_REALLOC(T, name, n)                                          \
-		{                                                                \
-			T *more = realloc(p->name, sizeof(T) * (size_t)(n));         \
-			if (!more) {                                                 \
-				p->err = CLASH_ENOMEM;                                   \
-				return 0;                                                \
-			}                                                            \
-			p->name = more;                                              \
-		}
+#define EPA_REALLOC(T, name, n)                                      \
+	{                                                            \
+		T *more = realloc(p->name, sizeof(T) * (size_t)(n)); \
+		if (!more) {                                         \
+			p->err = CLASH_ENOMEM;                       \
+			return 0;                                    \
+		}                                                    \
+		p->name = more;                                      \
+	}
 		EPA_ARRAYS(EPA_REALLOC, c)
 #undef EPA_REALLOC
 	}
@@ -321,7 +324,8 @@ static size_t shape_support(const support_frame *f, const double *d, double *x)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline double probe3(epa_poly *p, const double *d, epa_vertex *w)
+static inline double
+probe3(epa_poly *p, const double *d, epa_vertex *w)
 {
 	const double d0 = d[0], d1 = d[1], d2 = d[2];
 	const double nd[3] = {-d0, -d1, -d2};
@@ -535,8 +539,9 @@ static void complement(double q[][EPA_MAX_DIM], int m, int n, double *d)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double *ca,
-                        const double *cb, epa_answer *out)
+static int
+seed_simplex(epa_poly *p, const epa_vertex *in, int nin, const double *ca, const double *cb,
+             epa_answer *out)
 {
 	const int n = p->dim;
 	double q[EPA_MAX_DIM][EPA_MAX_DIM];
@@ -956,14 +961,17 @@ static int init_polyhedron(epa_poly *p)
 			p->f[i].adj[k] = adj[i][k];
 			p->f[i].adj_edge[k] = adj_edge[i][k];
 		}
-	/* The tables agree (the map relabels vertices, so checking them
+		/* The tables agree (the map relabels vertices, so checking them
 	 * unmapped is enough).  Written out with constant indices, which the
 	 * compiler folds away, so an assert-enabled build pays nothing per
 	 * query for it (inside the loop above it would). */
-#define EPA_ADJ_AGREE(i, k)                                                          \
-	assert(faces[adj[i][k]][adj_edge[i][k]] == faces[i][epa_next3[k]] &&      \
+#define EPA_ADJ_AGREE(i, k)                                                  \
+	assert(faces[adj[i][k]][adj_edge[i][k]] == faces[i][epa_next3[k]] && \
 	       faces[adj[i][k]][epa_next3[adj_edge[i][k]]] == faces[i][k])
-#define EPA_ADJ_AGREE3(i) EPA_ADJ_AGREE(i, 0); EPA_ADJ_AGREE(i, 1); EPA_ADJ_AGREE(i, 2)
+#define EPA_ADJ_AGREE3(i)    \
+	EPA_ADJ_AGREE(i, 0); \
+	EPA_ADJ_AGREE(i, 1); \
+	EPA_ADJ_AGREE(i, 2)
 	EPA_ADJ_AGREE3(0);
 	EPA_ADJ_AGREE3(1);
 	EPA_ADJ_AGREE3(2);
@@ -1147,7 +1155,9 @@ static void answer_face(const epa_poly *p, const epa_face *f, epa_answer *out)
 	const epa_face *g = f;
 	double sum = face_weights(p, g, x, lambda);
 	for (int steps = 0; steps < p->nf; steps++) {
-		int i = lambda[0] <= lambda[1] && lambda[0] <= lambda[2] ? 0 : lambda[1] <= lambda[2] ? 1 : 2;
+		int i = lambda[0] <= lambda[1] && lambda[0] <= lambda[2] ? 0
+		        : lambda[1] <= lambda[2]                         ? 1
+		                                                         : 2;
 		if (lambda[i] >= 0.0)
 			break;
 		const epa_face *h = &p->f[g->adj[(i + 1) % 3]]; /* across the edge opposite v[i] */

@@ -49,7 +49,7 @@ typedef struct epa_answer {
 	 * a lower bound on the depth; >= 0), from the planes EPA computes for
 	 * its first polytope anyway.  -1 otherwise. */
 	double seed_bound;
-	int converged; /* depth is within tol of the true depth */
+	int converged;  /* depth is within tol of the true depth */
 	int iterations; /* expansions (support evaluations of the main loop) */
 } epa_answer;
 

@@ -17,7 +17,7 @@
  * 1e-14 of a's largest entry: a is singular to working precision. */
 static inline int gauss_invert(double *a, double *inv, int n, int rs, int cs)
 {
-#define GJ(x, r, c) (x)[(r) * rs + (c) * cs]
+#define GJ(x, r, c) (x)[(r)*rs + (c)*cs]
 	double big = 0.0;
 	for (int r = 0; r < n; r++)
 		for (int c = 0; c < n; c++) {

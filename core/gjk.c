@@ -93,7 +93,7 @@ typedef struct gjk_query {
 	/* v.w of the last examine: the lower bound v.w/|v| on the distance. */
 	double vw;
 	size_t hint_a, hint_b; /* prepared shapes: the last support points */
-	int curved; /* a side is an exact primitive (its support points have index 0) */
+	int curved;            /* a side is an exact primitive (its support points have index 0) */
 	simplex_table table;
 	/* Room for the frames' copies of the vertices by coordinate, kept
 	 * when the iterations go on (see iterate): GJK's later support
@@ -346,12 +346,15 @@ static int penetration(gjk_query *q, const simplex_solution *sol, const double *
 	 * GJK_CURVED_EPA_MAX. */
 	int cap = opt ? opt->max_iterations : 0;
 	if (q->curved)
-		cap = cap == 0 ? GJK_CURVED_EPA_CAP : cap > GJK_CURVED_EPA_MAX ? GJK_CURVED_EPA_MAX : cap;
+		cap = cap == 0                   ? GJK_CURVED_EPA_CAP
+		      : cap > GJK_CURVED_EPA_MAX ? GJK_CURVED_EPA_MAX
+		                                 : cap;
 	const volatile int *cancel = opt ? opt->cancel : NULL;
 	/* Coaxial curved shapes: in a meridian plane (axisym.c), where EPA's
 	 * polytope would never match their circle of nearest points. */
 	if (!(q->curved && n == 3 && axisym_penetration(&q->fa, &q->fb, tol_f, cap, cancel, &e))) {
-		int err = epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f, cap, cancel, &e);
+		int err = epa_penetration(&q->fa, &q->fb, n, seed, nseed, pa, pb, tol_f, cap,
+		                          cancel, &e);
 		if (err != CLASH_OK)
 			return err;
 	}
@@ -428,9 +431,9 @@ static int verdict_apart(const gjk_query *q, const double *dir, double lower, co
  * answer's rule, the hull distance |v| less the radii above the
  * tolerance; otherwise intersecting, and nothing more.  Either way the
  * final simplex, for a warm start. */
-static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_step st,
-                   double vnorm, double unit, const double *shift, double tol,
-                   const clash_shape *a, const clash_shape *b, clash_result *r)
+static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_step st, double vnorm,
+                   double unit, const double *shift, double tol, const clash_shape *a,
+                   const clash_shape *b, clash_result *r)
 {
 	const int n = q->dim;
 	const double rsum = a->radius + b->radius;
@@ -450,7 +453,8 @@ static int verdict(const gjk_query *q, const simplex_solution *sol, enum gjk_ste
 	for (int k = 0; k < n; k++)
 		dir[k] = -sol->v[k] / vnorm;
 	int converged = r->converged;
-	int rc = verdict_apart(q, dir, q->vw > 0.0 ? q->vw / vnorm : 0.0, q->w, unit, shift, a, b, r);
+	int rc = verdict_apart(q, dir, q->vw > 0.0 ? q->vw / vnorm : 0.0, q->w, unit, shift, a, b,
+	                       r);
 	if (rc == CLASH_OK && !converged)
 		r->converged = 0;
 	return rc;
@@ -476,9 +480,9 @@ static gjk_point *mpr_point(gjk_query *q, int slot)
  * {c, w0} (q->pts).  Answers as verdict() and verdict_apart() would and
  * returns 1 when MPR decided; else 0, q untouched but for free slots, and
  * *taken the support points spent. */
-static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *shift,
-                       double tol, const clash_shape *a, const clash_shape *b, clash_result *r,
-                       int *taken, int *rc)
+static int verdict_mpr(gjk_query *q, double reach_f, double unit, const double *shift, double tol,
+                       const clash_shape *a, const clash_shape *b, clash_result *r, int *taken,
+                       int *rc)
 {
 	gjk_point *c = q->pts[0], *w0 = q->pts[1];
 	mpr_answer m;
@@ -525,8 +529,7 @@ static int gjk_leaf(const clash_shape *a, const clash_shape *b, const clash_opti
 	return pair_leaf(a, b, opt, &gjk_method, r);
 }
 
-int clash_gjk(const clash_shape *a, const clash_shape *b,
-              const clash_options *opt, clash_result *r)
+int clash_gjk(const clash_shape *a, const clash_shape *b, const clash_options *opt, clash_result *r)
 {
 	return pair_query(a, b, opt, &gjk_method, r);
 }
@@ -534,20 +537,20 @@ int clash_gjk(const clash_shape *a, const clash_shape *b,
 /* What the first pass over the vertices found (see first_direction). */
 typedef struct gjk_start {
 	support_pair_frame fr;
-	int warm;                   /* the query brings a warm simplex */
-	double d0[CLASH_MAX_DIM];   /* the initial direction (not when warm) */
-	double sa[CLASH_MAX_DIM];   /* the sampled centres of a and b, world */
+	int warm;                 /* the query brings a warm simplex */
+	double d0[CLASH_MAX_DIM]; /* the initial direction (not when warm) */
+	double sa[CLASH_MAX_DIM]; /* the sampled centres of a and b, world */
 	double sb[CLASH_MAX_DIM];
-	size_t ia0, ib0;            /* the support points in direction d0 */
+	size_t ia0, ib0; /* the support points in direction d0 */
 } gjk_start;
 
 /* What the query asks and how closely, and the frame's map to the world. */
 typedef struct gjk_params {
-	double unit, inv;     /* frame to world and back (support.h) */
+	double unit, inv; /* frame to world and back (support.h) */
 	const double *shift;
-	double tol, tol_f;    /* the tolerance, in world and frame units */
-	double rsum;          /* the radii added up (eq. (6)) */
-	double reach_f;       /* the verdict's threshold on the hull distance, frame */
+	double tol, tol_f; /* the tolerance, in world and frame units */
+	double rsum;       /* the radii added up (eq. (6)) */
+	double reach_f;    /* the verdict's threshold on the hull distance, frame */
 	int max_iter;
 	int verdict_only, depth_wanted;
 } gjk_params;
@@ -559,8 +562,8 @@ typedef struct gjk_params {
  * point, the frame's unit and D(K) of (37)) and the test for NaN, so a
  * query reads every vertex once before it iterates.  A warm start needs
  * no first direction: *pass asks for the balls alone. */
-static void first_direction(const clash_shape *a, const clash_shape *b,
-                            const clash_options *opt, gjk_start *s, pair_start *pass)
+static void first_direction(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                            gjk_start *s, pair_start *pass)
 {
 	s->warm = opt && opt->warm_count > 0;
 	s->ia0 = s->ib0 = 0;
@@ -597,15 +600,15 @@ static void query_init(gjk_query *q, gjk_params *p, const clash_shape *a, const 
 
 	double size = fr->ra + fr->rb + a->radius + b->radius;
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
-	             : q->curved                     ? GJK_CURVED_RELATIVE_TOLERANCE * size
-	                                             : GJK_DEFAULT_RELATIVE_TOLERANCE * size;
+	             : q->curved                   ? GJK_CURVED_RELATIVE_TOLERANCE * size
+	                                           : GJK_DEFAULT_RELATIVE_TOLERANCE * size;
 	double floor_tol = GJK_ROUNDOFF_ULPS * DBL_EPSILON * (fr->ra + fr->rb + 2.0 * fr->half_gap);
 	if (tol < floor_tol)
 		tol = floor_tol;
 	p->tol = tol;
 	p->tol_f = tol * fr->inv; /* in frame units */
-	p->max_iter = (opt && opt->max_iterations > 0) ? opt->max_iterations
-	                                               : CLASH_GJK_MAX_ITERATIONS;
+	p->max_iter =
+		(opt && opt->max_iterations > 0) ? opt->max_iterations : CLASH_GJK_MAX_ITERATIONS;
 	const unsigned want = opt ? opt->want : 0;
 	p->verdict_only = want && !(want & (CLASH_WANT_DISTANCE | CLASH_WANT_DEPTH));
 	p->depth_wanted = !want || (want & CLASH_WANT_DEPTH);
@@ -639,8 +642,8 @@ static void warm_simplex(gjk_query *q, const clash_options *opt)
  * refinement.  Returns 1 when answered (*rc the return), else 0 with
  * *extra the support points MPR spent. */
 static int verdict_start(gjk_query *q, const gjk_params *p, const gjk_start *s,
-                         const clash_shape *a, const clash_shape *b, clash_result *r,
-                         int *extra, int *rc)
+                         const clash_shape *a, const clash_shape *b, clash_result *r, int *extra,
+                         int *rc)
 {
 	const int n = q->dim;
 	const double *d0 = s->d0, *shift = p->shift;
@@ -724,7 +727,8 @@ static enum gjk_step judge(gjk_query *q, const gjk_params *p, simplex_solution *
 {
 	for (;;) {
 		enum gjk_step st = examine(q, sol, p->tol_f); /* step 3 */
-		if (p->verdict_only && (st == GJK_CONTINUE || st == GJK_CONVERGED || st == GJK_REPEAT)) {
+		if (p->verdict_only &&
+		    (st == GJK_CONTINUE || st == GJK_CONVERGED || st == GJK_REPEAT)) {
 			/* The bounds v.w/|v| <= d <= |v| on the hull distance
 			 * d already decide the verdict? */
 			if (q->vw > 0.0 && q->vw * q->vw > p->reach_f * p->reach_f * sol->vv)
@@ -833,8 +837,7 @@ static int answer_intersecting(gjk_query *q, const gjk_params *p, const simplex_
  * the radii lies within both extensions (eq. (6)). */
 static void answer_within_radii(const gjk_params *p, const simplex_solution *sol, double vnorm,
                                 double hull, const double *xa, const double *xb,
-                                const clash_shape *a, const clash_shape *b, int n,
-                                clash_result *r)
+                                const clash_shape *a, const clash_shape *b, int n, clash_result *r)
 {
 	const double rsum = p->rsum;
 	r->intersecting = 1;
@@ -899,9 +902,10 @@ static void answer_separated(const gjk_query *q, const gjk_params *p, const simp
 static int answer_finite(clash_result *r, int n)
 {
 	if (!isfinite(r->distance) || !isfinite(r->offset) || !isfinite(r->depth_lower_bound) ||
-	    !vec_isfinite(r->near_a, n) || !vec_isfinite(r->near_b, n) || !vec_isfinite(r->normal, n) ||
-	    !isfinite(r->depth) || !vec_isfinite(r->depth_normal, n) ||
-	    !vec_isfinite(r->depth_a, n) || !vec_isfinite(r->depth_b, n)) {
+	    !vec_isfinite(r->near_a, n) || !vec_isfinite(r->near_b, n) ||
+	    !vec_isfinite(r->normal, n) || !isfinite(r->depth) ||
+	    !vec_isfinite(r->depth_normal, n) || !vec_isfinite(r->depth_a, n) ||
+	    !vec_isfinite(r->depth_b, n)) {
 		memset(r, 0, sizeof *r);
 		return CLASH_ERANGE;
 	}
@@ -912,9 +916,9 @@ static int answer_finite(clash_result *r, int n)
  * the near points of the hulls by eqs. (23)-(24) with the final weights,
  * the final simplex for a warm start, then by the hull distance |v| and
  * the radii intersecting, within the radii, or separated. */
-static int answer(gjk_query *q, const gjk_params *p, const simplex_solution *sol,
-                  enum gjk_step st, const clash_shape *a, const clash_shape *b,
-                  const clash_options *opt, clash_result *r)
+static int answer(gjk_query *q, const gjk_params *p, const simplex_solution *sol, enum gjk_step st,
+                  const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                  clash_result *r)
 {
 	const int n = q->dim;
 	const int intersect = st == GJK_INTERSECT;

@@ -41,13 +41,13 @@
 #define ON_HULL (UINT32_MAX - 1) /* attach's mark of a hull vertex */
 
 typedef struct hface {
-	double n[3], d;    /* outward unit normal, n.x = d on the face (centred coordinates) */
-	double far_d;      /* distance of the furthest conflict point */
-	uint32_t v[3];     /* counter-clockwise seen from outside */
-	uint32_t adj[3];   /* face across edge k = (v[k], v[k+1]) */
-	uint32_t head;     /* conflict list: first point */
-	uint32_t far;      /* the furthest conflict point */
-	uint32_t mark;     /* visible in insertion number `mark` */
+	double n[3], d;  /* outward unit normal, n.x = d on the face (centred coordinates) */
+	double far_d;    /* distance of the furthest conflict point */
+	uint32_t v[3];   /* counter-clockwise seen from outside */
+	uint32_t adj[3]; /* face across edge k = (v[k], v[k+1]) */
+	uint32_t head;   /* conflict list: first point */
+	uint32_t far;    /* the furthest conflict point */
+	uint32_t mark;   /* visible in insertion number `mark` */
 	unsigned char adj_edge[3]; /* that edge's index in adj[k] */
 	unsigned char alive;
 	unsigned char queued; /* the slot is on the work stack */
@@ -67,10 +67,10 @@ typedef struct hbuild {
 	uint32_t *vis;         /* the visible faces of one insertion */
 	uint32_t *hz_face;     /* horizon edge i: edge hz_edge[i] of face hz_face[i] */
 	unsigned char *hz_edge;
-	uint32_t *order;       /* the horizon edges in loop order */
+	uint32_t *order;               /* the horizon edges in loop order */
 	uint32_t *deferred, ndeferred; /* points whose insertion was refused */
-	double tau;            /* points this near the surface are attached */
-	double o[3];           /* a point inside the hull: the seed's centroid */
+	double tau;                    /* points this near the surface are attached */
+	double o[3];                   /* a point inside the hull: the seed's centroid */
 	uint32_t pass;
 } hbuild;
 
@@ -82,9 +82,8 @@ static size_t face_cap(size_t count)
 size_t hull3_scratch_size(size_t count)
 {
 	size_t cap = face_cap(count);
-	return cap * sizeof(hface) + 8 +
-	       (3 * cap + 3 * count) * sizeof(uint32_t) + count * sizeof(int32_t) +
-	       cap * (sizeof(uint32_t) * 2 + 1) + 64;
+	return cap * sizeof(hface) + 8 + (3 * cap + 3 * count) * sizeof(uint32_t) +
+	       count * sizeof(int32_t) + cap * (sizeof(uint32_t) * 2 + 1) + 64;
 }
 
 static void point(const hbuild *b, uint32_t i, double *x)
@@ -495,7 +494,8 @@ static size_t attach(hbuild *b, uint32_t *face_of)
 	 * direction walked from the previous cell's face. */
 	uint32_t start[ATTACH_CELLS], at = any;
 	for (unsigned c = 0; c < ATTACH_CELLS; c++) {
-		unsigned face = c / (ATTACH_SIDE * ATTACH_SIDE), i = (c / ATTACH_SIDE) % ATTACH_SIDE;
+		unsigned face = c / (ATTACH_SIDE * ATTACH_SIDE),
+			 i = (c / ATTACH_SIDE) % ATTACH_SIDE;
 		int a = (int)face / 2;
 		double d[3];
 		d[a] = face % 2 ? -1.0 : 1.0;
@@ -670,7 +670,8 @@ static void debug_check(const hbuild *b)
 		for (size_t j = 0; j < b->count; j++) {
 			double d = dist(b, &b->f[i], (uint32_t)j);
 			if (d > 10 * b->eps && nbad++ < 10)
-				fprintf(stderr, "face %u (%u %u %u): point %zu above by %g (eps %g)\n", i,
+				fprintf(stderr,
+				        "face %u (%u %u %u): point %zu above by %g (eps %g)\n", i,
 				        b->f[i].v[0], b->f[i].v[1], b->f[i].v[2], j, d, b->eps);
 		}
 		for (int k = 0; k < 3; k++) {
@@ -744,8 +745,8 @@ static int run(hbuild *b, const double *v, size_t count, void *scratch)
 	return 1;
 }
 
-size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
-                   uint32_t *adj, size_t *attached)
+size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start, uint32_t *adj,
+                   size_t *attached)
 {
 	if (attached)
 		*attached = 0;

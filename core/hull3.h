@@ -31,8 +31,8 @@ size_t hull3_scratch_size(size_t count);
  * number attached, or 0 when the points span no volume (flat, collinear,
  * or a single point): then adj_start is all zeros.
  */
-size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start,
-                   uint32_t *adj, size_t *attached);
+size_t hull3_build(const double *v, size_t count, void *scratch, uint32_t *adj_start, uint32_t *adj,
+                   size_t *attached);
 
 /* The faces of the hull of the same points, in the same scratch: their
  * corners' indices, three a face, counter-clockwise seen from outside,

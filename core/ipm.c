@@ -157,9 +157,9 @@ typedef struct ipm_kkt {
 	int m, k, size;
 	int big[IPM_MAX_AUG]; /* the columns of the augmented block */
 	int in_big[IPM_MAX_COLS];
-	double lu[IPM_MAX_KKT][IPM_MAX_KKT];  /* the system, then its LU factors */
-	int swap[IPM_MAX_KKT];                /* row swapped with at each step */
-	int pivcol[IPM_MAX_KKT];              /* pivot column of each step */
+	double lu[IPM_MAX_KKT][IPM_MAX_KKT]; /* the system, then its LU factors */
+	int swap[IPM_MAX_KKT];               /* row swapped with at each step */
+	int pivcol[IPM_MAX_KKT];             /* pivot column of each step */
 	int steps;
 } ipm_kkt;
 
@@ -288,9 +288,9 @@ static void kkt_solve(const ipm_kkt *k, double *v)
 /* The Newton direction for complementarity target rxs (see the top):
  * the reduced system solved, then ds, dx and dz from dy; iterative
  * refinement on the primal rows and the support's rows. */
-static void direction(const ipm_lp *lp, const ipm_kkt *k, const double *rp,
-                      const double *rd, const double *rz, const double *d,
-                      const double *rxs, double *dx, double *dy, double *ds, double *dz)
+static void direction(const ipm_lp *lp, const ipm_kkt *k, const double *rp, const double *rd,
+                      const double *rz, const double *d, const double *rxs, double *dx, double *dy,
+                      double *ds, double *dz)
 {
 	int m = lp->m, n = lp->n;
 	double v[IPM_MAX_KKT];

@@ -69,9 +69,9 @@ typedef struct lpipm_query {
 	int dim;
 	lpipm_side sa, sb;
 	ipm_lp lp;
-	double rsum;   /* ra + rb, frame units */
-	double tol;    /* touching tolerance, frame units */
-	double floor;  /* rounding of a gap, frame units */
+	double rsum;  /* ra + rb, frame units */
+	double tol;   /* touching tolerance, frame units */
+	double floor; /* rounding of a gap, frame units */
 	int iterations, max_iterations, rounds;
 	/* clash_options.cancel, read before each interior-point step; set
 	 * once it was found nonzero: the query answers CLASH_ECANCELED. */
@@ -85,7 +85,11 @@ typedef struct lpipm_query {
 	double pa[CLASH_MAX_DIM], pb[CLASH_MAX_DIM]; /* those points */
 } lpipm_query;
 
-enum lpipm_verdict { LPIPM_UNDECIDED, LPIPM_SEPARATED, LPIPM_INTERSECTING };
+enum lpipm_verdict {
+	LPIPM_UNDECIDED,
+	LPIPM_SEPARATED,
+	LPIPM_INTERSECTING
+};
 
 /* ---- vertices ------------------------------------------------------------ */
 
@@ -651,8 +655,8 @@ static int lp_ipm_convex(const clash_shape *a, const clash_shape *b, const clash
 	q.floor = floor_w * inv + 2.0 * (n + 2) * DBL_EPSILON;
 	q.tol = fmax(tol * inv, q.floor);
 	q.rsum = (a->radius + b->radius) * inv;
-	q.max_iterations = (opt && opt->max_iterations > 0) ? opt->max_iterations
-	                                                    : CLASH_GJK_MAX_ITERATIONS;
+	q.max_iterations =
+		(opt && opt->max_iterations > 0) ? opt->max_iterations : CLASH_GJK_MAX_ITERATIONS;
 	q.lower = -INFINITY;
 	q.upper = INFINITY;
 	q.cancel = opt ? opt->cancel : NULL;

@@ -59,8 +59,8 @@ typedef struct lp_query {
 	size_t na, nb;
 	int rotated;
 	double basis[CLASH_MAX_DIM * CLASH_MAX_DIM]; /* row k: q_k (when rotated) */
-	const volatile int *cancel; /* clash_options.cancel */
-	struct lp_priced *priced; /* lp_dantzig's record of its last pricing */
+	const volatile int *cancel;                  /* clash_options.cancel */
+	struct lp_priced *priced;                    /* lp_dantzig's record of its last pricing */
 } lp_query;
 
 /* The last Dantzig pricing (lp_dantzig): the duals it priced and the
@@ -353,8 +353,8 @@ typedef struct lp_seen {
  * show the width is at most floor (less the margin), -INFINITY without
  * scanning the rest (the caller keeps the best slab, of width > floor, so
  * the answer is the same). */
-static double slab(const lp_query *q, const double *d, const size_t *known,
-                   lp_seen *seen, double floor)
+static double slab(const lp_query *q, const double *d, const size_t *known, lp_seen *seen,
+                   double floor)
 {
 	int n = q->n;
 	double len = vec_norm(d, n);
@@ -400,15 +400,15 @@ static double slab(const lp_query *q, const double *d, const size_t *known,
 
 /* What one LP round found, in frame units. */
 typedef struct lp_round {
-	int status;                 /* rsimplex_status */
+	int status; /* rsimplex_status */
 	int pivots;
-	double objective;           /* the LP's d1 */
-	double p[CLASH_MAX_DIM];    /* primal pair: p in co(a), q in co(b) */
+	double objective;        /* the LP's d1 */
+	double p[CLASH_MAX_DIM]; /* primal pair: p in co(a), q in co(b) */
 	double q[CLASH_MAX_DIM];
-	double upper;               /* |p - q|_2 */
-	double lower;               /* best slab width, -inf if none */
-	double dir[CLASH_MAX_DIM];  /* its direction (unit, a towards b) */
-	double dual[CLASH_MAX_DIM]; /* the dual direction (unit), */
+	double upper;                 /* |p - q|_2 */
+	double lower;                 /* best slab width, -inf if none */
+	double dir[CLASH_MAX_DIM];    /* its direction (unit, a towards b) */
+	double dual[CLASH_MAX_DIM];   /* the dual direction (unit), */
 	double primal[CLASH_MAX_DIM]; /* and q - p (unit; 0 if p = q) */
 } lp_round;
 
@@ -416,7 +416,7 @@ typedef struct lp_round {
  * round-off; dividing keeps p and q inside their hulls), and |p - q|_2;
  * the vertices it takes go to seen (see slab). */
 LP_INLINE void primal_pair(const lp_query *q, const rsimplex *s, const double *xs, const double *xt,
-                        lp_seen *seen, lp_round *o)
+                           lp_seen *seen, lp_round *o)
 {
 	const int n = q->n;
 	double sl = 0.0, sm = 0.0;
@@ -479,8 +479,8 @@ static int basis_nearest(const lp_query *q, const rsimplex *s, double *near)
 	}
 	clash_shape a, b;
 	clash_result r;
-	if (ka == 0 || kb == 0 || clash_shape_init(&a, n, va, ka) || clash_shape_init(&b, n, vb, kb) ||
-	    clash_gjk(&a, &b, NULL, &r))
+	if (ka == 0 || kb == 0 || clash_shape_init(&a, n, va, ka) ||
+	    clash_shape_init(&b, n, vb, kb) || clash_gjk(&a, &b, NULL, &r))
 		return 0;
 	/* Intersecting sub-hulls (within GJK's tolerance): near = 0. */
 	if (r.intersecting)
@@ -494,8 +494,8 @@ static int basis_nearest(const lp_query *q, const rsimplex *s, double *near)
  * |p - q|, and unless that is within reach, the slabs along the duals, q - p
  * and, for rounded shapes, the basis's nearest pair.  Every bound comes
  * from the vertices themselves, so it holds whatever round-off did to s. */
-static void certify(const lp_query *q, const rsimplex *s, double reach, int rounded,
-                    lp_seen *seen, lp_round *o)
+static void certify(const lp_query *q, const rsimplex *s, double reach, int rounded, lp_seen *seen,
+                    lp_round *o)
 {
 	const int n = q->n;
 	o->pivots = s->iterations;
@@ -569,8 +569,8 @@ static void certify(const lp_query *q, const rsimplex *s, double reach, int roun
  * slack, as clash_lp_simplex tests them) may end on an unconfirmed
  * optimum (status RSIMPLEX_PRICED). */
 static void solve_round(lp_query *q, const double *g, const size_t *start, int rotate,
-                        int max_pivots, double reach,
-                        double rsum, double slack, int rounded, lp_round *o)
+                        int max_pivots, double reach, double rsum, double slack, int rounded,
+                        lp_round *o)
 {
 	int n = q->n, m = n + 2;
 	memset(o, 0, sizeof *o);
@@ -625,7 +625,7 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 	 * (col holds -t). */
 	rsimplex s;
 	double *binv = s.binv, cb[RSIMPLEX_MAX_ROWS]; /* in place (rsimplex_start_inverse) */
-	if (m == 5) /* a fixed size: stores, not a call */
+	if (m == 5)                                   /* a fixed size: stores, not a call */
 		memset(binv, 0, sizeof(double) * 25);
 	else
 		memset(binv, 0, sizeof(double) * (size_t)(m * m));
@@ -666,8 +666,7 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 			/* Round-off in the objective's updates: the pair itself
 			 * does not decide; go on to the optimum. */
 			lp.has_target = 0;
-			o->status = rsimplex_run(&s, &lp, rule,
-			                         max_pivots - s.iterations);
+			o->status = rsimplex_run(&s, &lp, rule, max_pivots - s.iterations);
 			continue;
 		}
 		certify(q, &s, reach, rounded, &seen, o);
@@ -676,8 +675,7 @@ static void solve_round(lp_query *q, const double *g, const size_t *start, int r
 		 * that would confirm optimality changes nothing; else resume. */
 		if (o->status == RSIMPLEX_PRICED && !(o->upper <= reach) &&
 		    !(o->lower - slack > rsum)) {
-			o->status = rsimplex_run(&s, &lp, rule,
-			                         max_pivots - s.iterations);
+			o->status = rsimplex_run(&s, &lp, rule, max_pivots - s.iterations);
 			continue;
 		}
 		q->priced = NULL; /* a local of this call */
@@ -706,7 +704,11 @@ static int pivot_cap(const clash_options *opt, size_t na, size_t nb, int n)
 	return max_pivots < LP_SIMPLEX_MIN_PIVOTS ? LP_SIMPLEX_MIN_PIVOTS : max_pivots;
 }
 
-enum lp_verdict { LP_UNDECIDED, LP_INTERSECTING, LP_SEPARATED };
+enum lp_verdict {
+	LP_UNDECIDED,
+	LP_INTERSECTING,
+	LP_SEPARATED
+};
 
 /* What the rounds found: the verdict (LP_UNDECIDED when none decided),
  * the bounds on the 1-norm distance in frame units, the pivots, the last
@@ -720,8 +722,8 @@ typedef struct lp_rounds_out {
 /* Kreuzer's LP in rounds, from direction g (turned between rounds), until
  * one decides against the radii (rsum_f, within tol_f), the pivots run out
  * or round-off leaves no basis to trust.  CLASH_ECANCELED when stopped. */
-static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivots,
-                      double rsum_f, double tol_f, double slack, int rounded, lp_rounds_out *out)
+static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivots, double rsum_f,
+                      double tol_f, double slack, int rounded, lp_rounds_out *out)
 {
 	enum lp_verdict verdict = LP_UNDECIDED;
 	double lower = 0.0, upper = INFINITY;
@@ -748,8 +750,7 @@ static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivot
 			/* An unconfirmed optimum only ends a decided round. */
 			assert(status != RSIMPLEX_PRICED);
 			break; /* capped */
-		}
-		else {
+		} else {
 			/* Turn the basis: alternately to the dual direction (the
 			 * normal of the face of co(a) - co(b) the optimum lies on)
 			 * and to the primal difference (along which the 1-norm is
@@ -766,8 +767,8 @@ static int run_rounds(lp_query *q, double *g, const size_t *start, int max_pivot
 }
 
 /* clash_lp_simplex for two convex polytopes. */
-static int lp_simplex_convex(const clash_shape *a, const clash_shape *b,
-                             const clash_options *opt, clash_result *r)
+static int lp_simplex_convex(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                             clash_result *r)
 {
 	if (r == NULL)
 		return CLASH_EINVAL;
@@ -822,8 +823,9 @@ static int lp_simplex_convex(const clash_shape *a, const clash_shape *b,
 	support_frame_keep_pair_copy(&q.fa, &copy[0]);
 	support_frame_keep_pair_copy(&q.fb, &copy[1]);
 
-	const double tol_f = verdict_tolerance(opt, ra + rb + a->radius + b->radius,
-	                                       ra + rb + 2.0 * half_gap) * inv;
+	const double tol_f =
+		verdict_tolerance(opt, ra + rb + a->radius + b->radius, ra + rb + 2.0 * half_gap) *
+		inv;
 	const double rsum = a->radius + b->radius;
 	const double rsum_f = rsum * inv;
 	/* Slab widths are differences of inner products of frame points of
@@ -831,7 +833,8 @@ static int lp_simplex_convex(const clash_shape *a, const clash_shape *b,
 	const double slack = 16.0 * n * DBL_EPSILON;
 	const int max_pivots = pivot_cap(opt, q.na, q.nb, n);
 	lp_rounds_out o;
-	if (run_rounds(&q, g, start, max_pivots, rsum_f, tol_f, slack, rsum > 0.0, &o) != CLASH_OK) {
+	if (run_rounds(&q, g, start, max_pivots, rsum_f, tol_f, slack, rsum > 0.0, &o) !=
+	    CLASH_OK) {
 		memset(r, 0, sizeof *r);
 		return CLASH_ECANCELED;
 	}

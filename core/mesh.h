@@ -35,8 +35,8 @@
 
 typedef struct mesh_node {
 	float lo[3], hi[3]; /* relative to the mesh's origin, rounded outward */
-	uint32_t first; /* leaf: first triangle (tree order); inner: left child */
-	uint32_t count; /* leaf: its triangles (>= 1); inner: 0 */
+	uint32_t first;     /* leaf: first triangle (tree order); inner: left child */
+	uint32_t count;     /* leaf: its triangles (>= 1); inner: 0 */
 } mesh_node;
 
 /* An oriented box: centre c (relative to the mesh's origin) plus s_i a_i
@@ -55,17 +55,17 @@ struct clash_mesh {
 	const double *positions;
 	const uint32_t *indices; /* as given (borrowed), or NULL */
 	size_t nvertices, ntriangles, nnodes;
-	size_t bytes; /* of storage in use, this header included */
+	size_t bytes;  /* of storage in use, this header included */
 	size_t welded; /* vertices moved by the weld (clash_mesh_welded) */
 	int solid;
 	/* Signed volume of the triangles as turned (> 0: they face outward),
 	 * in the mesh's coordinates; its sign tells which way a closed mesh
 	 * faces. */
 	double volume;
-	int depth;      /* of the tree (a root alone: 1) */
+	int depth;        /* of the tree (a root alone: 1) */
 	double origin[3]; /* the root box's centre: node boxes are relative */
 	mesh_node *nodes;
-	double *tri;    /* 9 per triangle, tree order */
+	double *tri; /* 9 per triangle, tree order */
 	/* One triangle (tree order) of each connected part (triangles joined
 	 * through vertices of equal coordinates): when the surfaces of two
 	 * shapes are apart, each part lies wholly inside or outside the
@@ -87,9 +87,9 @@ struct clash_mesh {
 	 * parts; none (NULL) when closed or when they were too many to list. */
 	const mesh_hole *holes;
 	size_t nholes;
-	const mesh_hole_edge *hole_edges; /* after the holes */
+	const mesh_hole_edge *hole_edges;   /* after the holes */
 	const struct hole_node *hole_nodes; /* their tree (mesh_holes.h), after the edges */
-	int capped; /* not closed, its holes all listed (maybe none) */
+	int capped;                         /* not closed, its holes all listed (maybe none) */
 	/* An oriented box per node (mesh_fit.c), indexed as the nodes, last
 	 * in the storage (from a 64-byte boundary): room reserved by the
 	 * build, fitted by the first query with a rotation that needs them
@@ -106,7 +106,11 @@ struct clash_mesh {
 };
 
 /* States of a mesh's oriented boxes (clash_mesh.fit). */
-enum { MESH_FIT_NONE, MESH_FIT_BUSY, MESH_FIT_DONE };
+enum {
+	MESH_FIT_NONE,
+	MESH_FIT_BUSY,
+	MESH_FIT_DONE
+};
 
 #define MESH_MAGIC 0x6873656d68736163ull
 
@@ -146,7 +150,8 @@ static inline void mesh_node_obox(const clash_mesh *m, const mesh_node *n, const
 			const double c = m->origin[k] + 0.5 * (lo + hi), h = 0.5 * (hi - lo);
 			const double t = shift ? f->t[k] : 0.0;
 			o->c[k] = c + t;
-			o->h[k] = h * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * (fabs(c) + fabs(t));
+			o->h[k] =
+				h * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * (fabs(c) + fabs(t));
 		}
 		return;
 	}
@@ -159,7 +164,8 @@ static inline void mesh_node_obox(const clash_mesh *m, const mesh_node *n, const
 	for (int r = 0; r < 3; r++) {
 		const double *l = f->l + 3 * r;
 		double e = fabs(l[0]) * h[0] + fabs(l[1]) * h[1] + fabs(l[2]) * h[2];
-		double mag = fabs(f->t[r]) + fabs(l[0] * c[0]) + fabs(l[1] * c[1]) + fabs(l[2] * c[2]);
+		double mag =
+			fabs(f->t[r]) + fabs(l[0] * c[0]) + fabs(l[1] * c[1]) + fabs(l[2] * c[2]);
 		o->h[r] = e * (1.0 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * mag;
 	}
 }
@@ -175,7 +181,8 @@ static inline void mesh_tri_obox(const double *t, obox *o)
 			hi = t[3 * c + k] > hi ? t[3 * c + k] : hi;
 		}
 		o->c[k] = 0.5 * lo + 0.5 * hi;
-		o->h[k] = (0.5 * hi - 0.5 * lo) * (1.0 + 4 * DBL_EPSILON) + 4 * DBL_EPSILON * fabs(o->c[k]);
+		o->h[k] = (0.5 * hi - 0.5 * lo) * (1.0 + 4 * DBL_EPSILON) +
+		          4 * DBL_EPSILON * fabs(o->c[k]);
 	}
 }
 

@@ -397,7 +397,8 @@ static void build_tree(clash_mesh *m, fbox *r, uint32_t *ids, uint8_t *bins, con
 		fbox lb, lc, rb, rc;
 		size_t mid = t.depth >= MESH_SAH_DEPTH
 		                     ? halve(r, t.start, t.end, &lb, &lc, &rb, &rc)
-		                     : split(r, ids, bins, t.start, t.end, &t.b, &t.c, &lb, &lc, &rb, &rc);
+		                     : split(r, ids, bins, t.start, t.end, &t.b, &t.c, &lb, &lc,
+		                             &rb, &rc);
 		if (mid == t.start) {
 			nd->first = t.start;
 			nd->count = t.end - t.start;
@@ -494,9 +495,9 @@ static void records(const clash_mesh *m, fbox *r, uint32_t *ids, fbox *b, fbox *
  * counts them), then the edge census (mesh_topo.c) into *t, the turns
  * into the bitmap flip and the parts' first triangles into list.  -1:
  * too dense to weld. */
-static int topology(const clash_mesh *m, void *scratch, double tol, double *placed,
-                    size_t *moved, uint8_t *flip, uint32_t *list, void *holes,
-                    size_t *nholes, size_t *nedges, mesh_topo *t)
+static int topology(const clash_mesh *m, void *scratch, double tol, double *placed, size_t *moved,
+                    uint8_t *flip, uint32_t *list, void *holes, size_t *nholes, size_t *nedges,
+                    mesh_topo *t)
 {
 	const size_t nv = m->nvertices, nslots = hash_slots(nv);
 	char *p = scratch;
@@ -575,7 +576,8 @@ static void place_triangles(clash_mesh *m, const uint32_t *ids, size_t nreps)
 		m->input[i] = t;
 		for (int c = 0; c < 3; c++) {
 			const int from = (id & FLIP_BIT) && c ? 3 - c : c;
-			memcpy(m->tri + 9 * i + 3 * c, m->positions + 3 * vertex_of(m->indices, t, from),
+			memcpy(m->tri + 9 * i + 3 * c,
+			       m->positions + 3 * vertex_of(m->indices, t, from),
 			       3 * sizeof(double));
 		}
 	}
@@ -592,9 +594,9 @@ static void place_obbs(clash_mesh *m, char *base)
 	m->bytes = (size_t)((char *)(o + m->nnodes) - base);
 }
 
-int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
-                            size_t nvertices, const uint32_t *indices, size_t ntriangles,
-                            double weld, clash_mesh **out)
+int clash_mesh_build_welded(void *storage, size_t size, const double *positions, size_t nvertices,
+                            const uint32_t *indices, size_t ntriangles, double weld,
+                            clash_mesh **out)
 {
 	if (out)
 		*out = NULL;
@@ -658,11 +660,10 @@ int clash_mesh_build_welded(void *storage, size_t size, const double *positions,
 	m->magic = MESH_MAGIC;
 	m->bytes = (size_t)((char *)(m->input + ntriangles) - base);
 	m->capped = !m->topo.closed && nholes != SIZE_MAX;
-	const size_t hole_bytes = m->capped ? nholes * sizeof(mesh_hole) +
-	                                              nedges * sizeof(mesh_hole_edge)
-	                                    : 0;
-	if (m->capped && hole_bytes + holes_tree_nodes(nholes) * sizeof(hole_node) >
-	                         hole_room(ntriangles))
+	const size_t hole_bytes =
+		m->capped ? nholes * sizeof(mesh_hole) + nedges * sizeof(mesh_hole_edge) : 0;
+	if (m->capped &&
+	    hole_bytes + holes_tree_nodes(nholes) * sizeof(hole_node) > hole_room(ntriangles))
 		m->capped = 0;
 	if (m->capped && nholes) {
 		/* The holes, their edges and their tree after the parts: the turns
@@ -724,17 +725,17 @@ int clash_mesh_info_get(const clash_mesh *m, clash_mesh_info *out)
 	int capped;
 	const size_t crossings = mesh_self_count(m, &capped);
 	*out = (clash_mesh_info){
-	        .solid = m->solid,
-	        .closed = m->topo.closed,
-	        .triangles = m->ntriangles,
-	        .parts = m->topo.parts,
-	        .boundary_edges = m->topo.boundary,
-	        .nonmanifold_edges = m->topo.nonmanifold,
-	        .flipped = m->topo.flipped,
-	        .welded = m->welded,
-	        .leak = m->leak,
-	        .self_intersections = crossings,
-	        .self_intersections_capped = capped,
+		.solid = m->solid,
+		.closed = m->topo.closed,
+		.triangles = m->ntriangles,
+		.parts = m->topo.parts,
+		.boundary_edges = m->topo.boundary,
+		.nonmanifold_edges = m->topo.nonmanifold,
+		.flipped = m->topo.flipped,
+		.welded = m->welded,
+		.leak = m->leak,
+		.self_intersections = crossings,
+		.self_intersections_capped = capped,
 	};
 	return CLASH_OK;
 }
@@ -831,9 +832,9 @@ int clash_mesh_move(void *dst, const clash_mesh *m, clash_mesh **out)
 	c->hole_nodes = m->hole_nodes
 	                        ? (const hole_node *)(to + ((const char *)m->hole_nodes - from))
 	                        : NULL;
-	c->hole_edges = m->hole_edges
-	                        ? (const mesh_hole_edge *)(to + ((const char *)m->hole_edges - from))
-	                        : NULL;
+	c->hole_edges =
+		m->hole_edges ? (const mesh_hole_edge *)(to + ((const char *)m->hole_edges - from))
+			      : NULL;
 	*out = c;
 	return CLASH_OK;
 }

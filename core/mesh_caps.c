@@ -87,8 +87,7 @@ static void part_leaf_of(const caps_walk *cw, const mesh_node *n, part_leaf *l)
 	}
 }
 
-static const double *part_world(const caps_walk *cw, const mesh_node *n, part_leaf *l,
-                                 uint32_t i)
+static const double *part_world(const caps_walk *cw, const mesh_node *n, part_leaf *l, uint32_t i)
 {
 	if (!l->world) {
 		for (uint32_t j = 0; j < n->count; j++) {
@@ -152,8 +151,7 @@ static int corner_in_ball(const caps_walk *cw, const mesh_hole *hole, const mesh
  * until it returns non-zero; that return, else 0. */
 typedef int (*hole_fn)(void *ctx, const mesh_hole *hole, double at[3]);
 
-static int holes_in_box(const clash_mesh *h, const obox *box, hole_fn fn, void *ctx,
-                        double at[3])
+static int holes_in_box(const clash_mesh *h, const obox *box, hole_fn fn, void *ctx, double at[3])
 {
 	uint32_t stack[CAPS_STACK];
 	int top = 0;
@@ -162,7 +160,8 @@ static int holes_in_box(const clash_mesh *h, const obox *box, hole_fn fn, void *
 		const hole_node *hn = &h->hole_nodes[stack[--top]];
 		int apart = 0;
 		for (int k = 0; k < 3; k++)
-			apart |= hn->lo[k] > box->c[k] + box->h[k] || hn->hi[k] < box->c[k] - box->h[k];
+			apart |= hn->lo[k] > box->c[k] + box->h[k] ||
+			         hn->hi[k] < box->c[k] - box->h[k];
 		if (apart)
 			continue;
 		if (!hn->count) {
@@ -245,14 +244,16 @@ static int hole_against_part(void *ctx, const mesh_hole *hole, double at[3])
 	int top = 0;
 	stack[top++] = 0;
 	while (top > 0) {
-		if (cm->cancel && ++cm->visits % CAPS_CANCEL_EVERY == 0 && cancel_requested(cm->cancel))
+		if (cm->cancel && ++cm->visits % CAPS_CANCEL_EVERY == 0 &&
+		    cancel_requested(cm->cancel))
 			return CLASH_ECANCELED;
 		const mesh_node *pn = &p->nodes[stack[--top]];
 		double gap2 = 0.0;
 		for (int k = 0; k < 3; k++) {
 			/* Comparisons, not fmax: compilers call libm's for its NaN
 			 * rule, and no term here is NaN. */
-			const double below = (double)pn->lo[k] - c[k], above = c[k] - (double)pn->hi[k];
+			const double below = (double)pn->lo[k] - c[k],
+				     above = c[k] - (double)pn->hi[k];
 			const double g = below > 0.0 ? below : above > 0.0 ? above : 0.0;
 			gap2 += g * g;
 		}

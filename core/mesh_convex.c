@@ -30,15 +30,17 @@ int mesh_is_convex(const clash_mesh *m, const volatile int *cancel)
 	if (!room)
 		return CLASH_ENOMEM;
 	const prepared *p = NULL;
-	int climb = !clash_shape_prepare(&h, room, bytes) && !prepared_of(&h, &p) && prepared_climbs(p);
+	int climb =
+		!clash_shape_prepare(&h, room, bytes) && !prepared_of(&h, &p) && prepared_climbs(p);
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	for (size_t i = 0; i < m->nvertices; i++)
 		for (int k = 0; k < 3; k++) {
 			lo[k] = fmin(lo[k], m->positions[3 * i + k]);
 			hi[k] = fmax(hi[k], m->positions[3 * i + k]);
 		}
-	double eps = 1e-12 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-	                          (hi[2] - lo[2]) * (hi[2] - lo[2]));
+	double eps =
+		1e-12 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+	                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
 	int convex = 1;
 	size_t hint[2] = {SIZE_MAX, SIZE_MAX};
 	for (size_t i = 0; i < m->ntriangles && convex; i++) {
@@ -63,7 +65,8 @@ int mesh_is_convex(const clash_mesh *m, const volatile int *cancel)
 			size_t v = climb ? prepared_climb(p, d, 0, &hint[way])
 			                 : support_max_dot(m->positions, m->nvertices, 3, d);
 			const double *x = m->positions + 3 * v;
-			double h2 = (x[0] - t[0]) * d[0] + (x[1] - t[1]) * d[1] + (x[2] - t[2]) * d[2];
+			double h2 =
+				(x[0] - t[0]) * d[0] + (x[1] - t[1]) * d[1] + (x[2] - t[2]) * d[2];
 			hint[way] = v;
 			if (h2 > eps && way == 1)
 				convex = 0;

@@ -71,9 +71,9 @@
 
 typedef struct leaf {
 	const clash_mesh *m;
-	size_t tri0;  /* its first triangle in the side's array */
-	double *box;  /* 6 per node (world lo, hi) */
-	double sign;  /* 1 when its triangles face out, -1 when in */
+	size_t tri0; /* its first triangle in the side's array */
+	double *box; /* 6 per node (world lo, hi) */
+	double sign; /* 1 when its triangles face out, -1 when in */
 } leaf;
 
 typedef struct side {
@@ -264,8 +264,10 @@ static int ball_points(side *s, double *p)
 		return nf < 0 ? (int)nf : CLASH_ENOTSUP;
 	double dmin = 1.0;
 	for (long f = 0; f < nf; f++) {
-		const double *a = p + 3 * tri[3 * f], *b = p + 3 * tri[3 * f + 1], *c = p + 3 * tri[3 * f + 2];
-		double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3];
+		const double *a = p + 3 * tri[3 * f], *b = p + 3 * tri[3 * f + 1],
+			     *c = p + 3 * tri[3 * f + 2];
+		double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+		       e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3];
 		cross3(e1, e2, n);
 		double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 		dmin = fmin(dmin, (n[0] * a[0] + n[1] * a[1] + n[2] * a[2]) / len);
@@ -296,12 +298,16 @@ static size_t leaf_core(const clash_shape *l, const double *ball, double *p, dou
 	case CLASH_KIND_CAPSULE:
 		*rloc = q[0];
 		for (int e = 0; e < (l->kind == CLASH_KIND_SPHERE ? 1 : 2); e++, n++)
-			p[3 * n] = 0, p[3 * n + 1] = l->kind == CLASH_KIND_SPHERE ? 0 : (e ? q[1] : -q[1]), p[3 * n + 2] = 0;
+			p[3 * n] = 0,
+			      p[3 * n + 1] = l->kind == CLASH_KIND_SPHERE ? 0 : (e ? q[1] : -q[1]),
+			      p[3 * n + 2] = 0;
 		return n;
 	case CLASH_KIND_CYLINDER:
 	case CLASH_KIND_CONE:
 		for (int e = 0; e < 2; e++)
-			for (int i = 0; i < DEPTH_ROUND && (e == 0 || l->kind == CLASH_KIND_CYLINDER); i++, n++) {
+			for (int i = 0;
+			     i < DEPTH_ROUND && (e == 0 || l->kind == CLASH_KIND_CYLINDER);
+			     i++, n++) {
 				double ca, sa;
 				trig_sincos(2 * pi * i / DEPTH_ROUND, &sa, &ca);
 				p[3 * n] = q[0] * grow_ring * ca, p[3 * n + 1] = e ? q[1] : -q[1];
@@ -315,9 +321,7 @@ static size_t leaf_core(const clash_shape *l, const double *ball, double *p, dou
 			for (int k = 0; k < 3; k++)
 				p[3 * n + k] = q[k] * ball[3 * n + k];
 		return n;
-	default:
-		memcpy(p, l->vertices, 3 * l->count * sizeof *p);
-		return l->count;
+	default: memcpy(p, l->vertices, 3 * l->count * sizeof *p); return l->count;
 	}
 }
 
@@ -333,8 +337,8 @@ static int convex_leaf(side *s, const clash_shape *l, clash_mesh **out)
 	if (err)
 		return err;
 	int balled = l->kind == CLASH_KIND_SPHERE || l->kind == CLASH_KIND_CAPSULE;
-	size_t room = (l->kind ? 2 * DEPTH_ROUND + DEPTH_BALL : l->count) * (balled ? DEPTH_BALL : 1) *
-	              (l->radius > 0 ? DEPTH_BALL : 1);
+	size_t room = (l->kind ? 2 * DEPTH_ROUND + DEPTH_BALL : l->count) *
+	              (balled ? DEPTH_BALL : 1) * (l->radius > 0 ? DEPTH_BALL : 1);
 	double *core = malloc(3 * room * sizeof *core);
 	double *pts = made_alloc(s, 3 * room * sizeof *pts);
 	if (!core || !pts) {
@@ -353,7 +357,8 @@ static int convex_leaf(side *s, const clash_shape *l, clash_mesh **out)
 	for (size_t i = m; l->radius > 0 && i-- > 0;) /* then grown by the world ball */
 		for (int j = DEPTH_BALL; j-- > 0;)
 			for (int k = 0; k < 3; k++)
-				pts[3 * (i * DEPTH_BALL + j) + k] = pts[3 * i + k] + l->radius * ball[3 * j + k];
+				pts[3 * (i * DEPTH_BALL + j) + k] =
+					pts[3 * i + k] + l->radius * ball[3 * j + k];
 	m *= l->radius > 0 ? DEPTH_BALL : 1;
 	free(core);
 	uint32_t *tri;
@@ -435,10 +440,13 @@ typedef struct pv {
 static void frame_of(const double *u, frame *f)
 {
 	memcpy(f->u, u, sizeof f->u);
-	int k = fabs(u[0]) <= fabs(u[1]) && fabs(u[0]) <= fabs(u[2]) ? 0 : fabs(u[1]) <= fabs(u[2]) ? 1 : 2;
+	int k = fabs(u[0]) <= fabs(u[1]) && fabs(u[0]) <= fabs(u[2]) ? 0
+	        : fabs(u[1]) <= fabs(u[2])                           ? 1
+	                                                             : 2;
 	double a[3] = {0, 0, 0};
 	a[k] = 1.0;
-	double c[3] = {u[1] * a[2] - u[2] * a[1], u[2] * a[0] - u[0] * a[2], u[0] * a[1] - u[1] * a[0]};
+	double c[3] = {u[1] * a[2] - u[2] * a[1], u[2] * a[0] - u[0] * a[2],
+	               u[0] * a[1] - u[1] * a[0]};
 	double n = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
 	for (int i = 0; i < 3; i++)
 		f->e1[i] = c[i] / n;
@@ -484,7 +492,6 @@ typedef struct probe {
 	double target, eps;
 	double m[6][3];
 } probe;
-
 
 /* The normal of a contact of edge pq with triangle tr, on its side e (-1:
  * an end of the edge lies on the face), into w's list. */
@@ -611,8 +618,8 @@ typedef struct search {
 	const clash_shape *a, *b;
 	clash_options vopt; /* the verdict-only query of a gap */
 	side sa, sb;
-	double slack;   /* rounding margin, world units */
-	double merge;   /* gaps this short are not looked into (the tolerance) */
+	double slack; /* rounding margin, world units */
+	double merge; /* gaps this short are not looked into (the tolerance) */
 	double size;
 	span *spans;
 	size_t nspans, cap;
@@ -625,7 +632,7 @@ typedef struct search {
 	/* corners of b's triangles inside a (ia), of a's inside b (ib) */
 	double probes[2][DEPTH_PROBES][3];
 	int nprobes[2];
-	int approx;  /* a convex leaf was taken as a larger polytope */
+	int approx; /* a convex leaf was taken as a larger polytope */
 	/* the best direction so far */
 	double best, u[3], point[3];
 	int have;
@@ -772,7 +779,8 @@ static int defer(search *s, event e, double cur)
 
 static int push_nodes(search *s, const frame *f, uint32_t pair, uint32_t p, uint32_t q, double cur)
 {
-	const leaf *la = &s->sa.leaves[pair / s->sb.nleaves], *lb = &s->sb.leaves[pair % s->sb.nleaves];
+	const leaf *la = &s->sa.leaves[pair / s->sb.nleaves],
+		   *lb = &s->sb.leaves[pair % s->sb.nleaves];
 	double t0;
 	if (!boxes_meet(la->box + 6 * (size_t)p, lb->box + 6 * (size_t)q, f, s->slack, &t0))
 		return CLASH_OK;
@@ -793,9 +801,13 @@ static int expand(search *s, const frame *f, const event *e, double cur)
 				double lo, hi;
 				if (++s->work > DEPTH_MAX_WORK)
 					return CLASH_ELIMIT;
-				if (tri_span(f, s->sa.tri + 9 * ia, s->sb.tri + 9 * ib, s->slack, &lo, &hi, NULL) &&
+				if (tri_span(f, s->sa.tri + 9 * ia, s->sb.tri + 9 * ib, s->slack,
+				             &lo, &hi, NULL) &&
 				    hi >= -s->slack)
-					err = defer(s, (event){lo, hi, (uint32_t)ia, (uint32_t)ib, 0, 1}, cur);
+					err = defer(s,
+					            (event){lo, hi, (uint32_t)ia, (uint32_t)ib, 0,
+					                    1},
+					            cur);
 			}
 		return err;
 	}
@@ -810,7 +822,10 @@ static int expand(search *s, const frame *f, const event *e, double cur)
 	return err;
 }
 
-enum { SWEEP_DONE = 0, SWEEP_ABOVE = 1 };
+enum {
+	SWEEP_DONE = 0,
+	SWEEP_ABOVE = 1
+};
 
 /* The end of the overlap's part that holds t = 0 along f->u: node pairs
  * and triangle pairs taken in order of the first t they may meet, each
@@ -864,13 +879,6 @@ static int sweep(search *s, const frame *f, double limit, double *t, span *last)
 	*t = cur;
 	return err;
 }
-
-
-
-
-
-
-
 
 /* How far b must move along u to clear a's box: past it, nothing meets. */
 static double clear_along(const search *s, const double *u)
@@ -970,8 +978,8 @@ static void add_contact(search *s, const double *m, double c)
 {
 	int at = -1, old = 0;
 	for (int q = 0; q < s->ncons && at < 0; q++)
-		if (fabs(s->cons[q][0] - m[0]) + fabs(s->cons[q][1] - m[1]) + fabs(s->cons[q][2] - m[2]) +
-		        fabs(s->cons[q][3] - c) <
+		if (fabs(s->cons[q][0] - m[0]) + fabs(s->cons[q][1] - m[1]) +
+		            fabs(s->cons[q][2] - m[2]) + fabs(s->cons[q][3] - c) <
 		    1e-9 * (1 + fabs(c)))
 			at = q;
 	for (int q = 1; q < s->ncons; q++)
@@ -994,12 +1002,13 @@ static void gather_contacts(search *s, const frame *f, double t)
 			continue;
 		probe w = {.t = -INFINITY, .want = 1, .target = t, .eps = eps};
 		double lo, hi;
-		tri_span(f, s->sa.tri + 9 * (size_t)p->ia, s->sb.tri + 9 * (size_t)p->ib, s->slack, &lo, &hi,
-		         &w);
+		tri_span(f, s->sa.tri + 9 * (size_t)p->ia, s->sb.tri + 9 * (size_t)p->ib, s->slack,
+		         &lo, &hi, &w);
 		for (int j = 0; j < w.nm; j++) {
 			double m[3];
 			for (int k = 0; k < 3; k++)
-				m[k] = w.m[j][0] * f->e1[k] + w.m[j][1] * f->e2[k] + w.m[j][2] * f->u[k];
+				m[k] = w.m[j][0] * f->e1[k] + w.m[j][1] * f->e2[k] +
+				       w.m[j][2] * f->u[k];
 			add_contact(s, m, w.m[j][2] * t);
 		}
 	}
@@ -1264,7 +1273,8 @@ static void try_subset(const search *s, const int *id, int m, int now, double *b
 	for (int r = 0; r < m; r++) {
 		c[r] = s->cons[id[r]][3];
 		for (int q = 0; q < m; q++)
-			g[r][q] = s->cons[id[r]][0] * s->cons[id[q]][0] + s->cons[id[r]][1] * s->cons[id[q]][1] +
+			g[r][q] = s->cons[id[r]][0] * s->cons[id[q]][0] +
+			          s->cons[id[r]][1] * s->cons[id[q]][1] +
 			          s->cons[id[r]][2] * s->cons[id[q]][2];
 	}
 	if (!solve_small(m, g, c, lam))
@@ -1277,7 +1287,8 @@ static void try_subset(const search *s, const int *id, int m, int now, double *b
 	}
 	for (int q = 0; q < s->ncons; q++)
 		if (usable(s, q, now) &&
-		    s->cons[q][0] * x[0] + s->cons[q][1] * x[1] + s->cons[q][2] * x[2] < s->cons[q][3] - tol)
+		    s->cons[q][0] * x[0] + s->cons[q][1] * x[1] + s->cons[q][2] * x[2] <
+		            s->cons[q][3] - tol)
 			return;
 	double len = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
 	if (len < *best && len > 0) {
@@ -1285,7 +1296,6 @@ static void try_subset(const search *s, const int *id, int m, int now, double *b
 		memcpy(v, x, sizeof x);
 	}
 }
-
 
 /* The shortest v that keeps clear of the usable contacts: the least norm
  * point of their half-spaces, found among the subsets of up to three (in
@@ -1330,7 +1340,8 @@ static int refine(search *s, int *settled)
 			seen = s->best_stamp;
 			misses = 0;
 			if (contact_project(s, 1, v) >= s->best - s->merge) {
-				*settled = 1; /* no shorter move clears the contacts where it ends */
+				*settled =
+					1; /* no shorter move clears the contacts where it ends */
 				return CLASH_OK;
 			}
 		}
@@ -1351,7 +1362,8 @@ static int refine(search *s, int *settled)
 		double base[3];
 		memcpy(base, s->u, sizeof base);
 		for (int k = 0; k < 4 && s->best >= before; k++) {
-			double a = k < 2 ? 1.0 : 0.0, b = k < 2 ? 0.0 : 1.0, sg = k % 2 ? -1.0 : 1.0;
+			double a = k < 2 ? 1.0 : 0.0, b = k < 2 ? 0.0 : 1.0,
+			       sg = k % 2 ? -1.0 : 1.0;
 			double x = g == 1.0 ? a : g * (a - b), y = g == 1.0 ? b : g * (a + b), u[3];
 			for (int i = 0; i < 3; i++)
 				u[i] = c * base[i] + sg * sn * (x * f.e1[i] + y * f.e2[i]);
@@ -1424,8 +1436,9 @@ static int nonconvex_depth(const clash_shape *a, const clash_shape *b, const cla
 		for (int k = 0; k < 3; k++)
 			s.size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
 		s.size = sqrt(s.size);
-		s.slack = 64 * DBL_EPSILON * (s.size + fmax(fabs(lo[0]), fmax(fabs(lo[1]), fabs(lo[2]))) +
-		                              fmax(fabs(hi[0]), fmax(fabs(hi[1]), fabs(hi[2]))));
+		s.slack = 64 * DBL_EPSILON *
+		          (s.size + fmax(fabs(lo[0]), fmax(fabs(lo[1]), fabs(lo[2]))) +
+		           fmax(fabs(hi[0]), fmax(fabs(hi[1]), fabs(hi[2]))));
 		s.merge = opt && opt->tolerance > 0 ? opt->tolerance : 1e-12 * s.size;
 		s.merge = fmax(s.merge, s.slack);
 		err = search_run(&s, r);
@@ -1446,7 +1459,8 @@ static int ball_against_mesh(const clash_shape *a, const clash_shape *b, const c
 	double c[3], rad;
 	for (int x = 0; x < 2; x++) {
 		const clash_shape *m = x ? b : a, *ball = x ? a : b;
-		if (m->mesh && m->radius == 0.0 && m->mesh->topo.closed && ov_ball_of(ball, c, &rad)) {
+		if (m->mesh && m->radius == 0.0 && m->mesh->topo.closed &&
+		    ov_ball_of(ball, c, &rad)) {
 			*err = sphere_depth(m, c, rad, !x, opt, r);
 			return 1;
 		}

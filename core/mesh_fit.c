@@ -65,7 +65,8 @@ static void jacobi(double a[9], double v[9], int sweeps)
 			if (apq == 0.0)
 				continue;
 			const double th = (a[3 * q + q] - a[3 * p + p]) / (2.0 * apq);
-			const double t = (th >= 0.0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
+			const double t =
+				(th >= 0.0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
 			const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
 			/* a = J^T a J, v = v J; J the rotation in the (p, q) plane. */
 			for (int k = 0; k < 3; k++) {
@@ -108,10 +109,12 @@ static void fit_axes(const moments *mo, const float *from, float ax[9])
 				v[3 * r + c] = from[3 * c + r];
 		for (int r = 0; r < 3; r++)
 			for (int c = 0; c < 3; c++)
-				t[3 * r + c] = a[3 * r] * v[c] + a[3 * r + 1] * v[3 + c] + a[3 * r + 2] * v[6 + c];
+				t[3 * r + c] = a[3 * r] * v[c] + a[3 * r + 1] * v[3 + c] +
+				               a[3 * r + 2] * v[6 + c];
 		for (int r = 0; r < 3; r++)
 			for (int c = 0; c < 3; c++)
-				a[3 * r + c] = v[r] * t[c] + v[3 + r] * t[3 + c] + v[6 + r] * t[6 + c];
+				a[3 * r + c] =
+					v[r] * t[c] + v[3 + r] * t[3 + c] + v[6 + r] * t[6 + c];
 	} else {
 		for (int k = 0; k < 9; k++)
 			v[k] = (double)(k % 4 == 0);
@@ -327,8 +330,8 @@ const mesh_obb *mesh_fit_get(const clash_mesh *m)
 	if (s == MESH_FIT_DONE)
 		return m->obbs;
 	if (s != MESH_FIT_NONE ||
-	    !atomic_compare_exchange_strong_explicit(state, &s, MESH_FIT_BUSY,
-	                                             memory_order_acquire, memory_order_relaxed))
+	    !atomic_compare_exchange_strong_explicit(state, &s, MESH_FIT_BUSY, memory_order_acquire,
+	                                             memory_order_relaxed))
 		return NULL;
 	mesh_fit_obbs(m, (mesh_obb *)m->obbs);
 	atomic_store_explicit(state, MESH_FIT_DONE, memory_order_release);

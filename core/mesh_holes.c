@@ -95,7 +95,7 @@ size_t holes_tree_build(mesh_hole *holes, size_t n, hole_node *nodes)
 	stack[top++] = (range){0, n, 0};
 	while (top > 0) {
 		const size_t first = stack[top - 1].first, count = stack[top - 1].count,
-		             at = stack[top - 1].node;
+			     at = stack[top - 1].node;
 		top--;
 		hole_node *nd = &nodes[at];
 		node_of(holes, first, count, nd);
@@ -123,7 +123,9 @@ static double box_dist2(const hole_node *nd, const double *p)
 {
 	double d2 = 0.0;
 	for (int k = 0; k < 3; k++) {
-		const double e = p[k] < nd->lo[k] ? nd->lo[k] - p[k] : p[k] > nd->hi[k] ? p[k] - nd->hi[k] : 0.0;
+		const double e = p[k] < nd->lo[k]   ? nd->lo[k] - p[k]
+		                 : p[k] > nd->hi[k] ? p[k] - nd->hi[k]
+		                                    : 0.0;
 		d2 += e * e;
 	}
 	return d2;
@@ -132,8 +134,8 @@ static double box_dist2(const hole_node *nd, const double *p)
 /* The exact cone's share for one hole, or INFINITY with p in its ball. */
 static double hole_share(const mesh_hole *h, const double *p)
 {
-	const double d2 = (p[0] - h->c[0]) * (p[0] - h->c[0]) + (p[1] - h->c[1]) * (p[1] - h->c[1]) +
-	                  (p[2] - h->c[2]) * (p[2] - h->c[2]);
+	const double d2 = (p[0] - h->c[0]) * (p[0] - h->c[0]) +
+	                  (p[1] - h->c[1]) * (p[1] - h->c[1]) + (p[2] - h->c[2]) * (p[2] - h->c[2]);
 	const double r2 = h->r * h->r;
 	if (!(d2 > r2 * (1.0 + 0x1p-30)))
 		return INFINITY;

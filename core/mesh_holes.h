@@ -21,9 +21,9 @@
 #define HOLES_LEAF 4
 
 typedef struct hole_node {
-	double lo[3], hi[3]; /* the box of the balls below */
-	double s;            /* sum of wind r^2 below (holes_wind) */
-	double rmax;         /* the largest r below */
+	double lo[3], hi[3];   /* the box of the balls below */
+	double s;              /* sum of wind r^2 below (holes_wind) */
+	double rmax;           /* the largest r below */
 	uint32_t first, count; /* leaf: holes first .. + count; inner: children first, first + 1 */
 } hole_node;
 

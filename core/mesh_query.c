@@ -62,7 +62,8 @@ static double sigma_min(const affine *f)
 			g[3 * r + c] = m[r] * m[c] + m[3 + r] * m[3 + c] + m[6 + r] * m[6 + c];
 	const double off = g[1] * g[1] + g[2] * g[2] + g[5] * g[5];
 	const double q = (g[0] + g[4] + g[8]) / 3.0;
-	const double dev = (g[0] - q) * (g[0] - q) + (g[4] - q) * (g[4] - q) + (g[8] - q) * (g[8] - q);
+	const double dev =
+		(g[0] - q) * (g[0] - q) + (g[4] - q) * (g[4] - q) + (g[8] - q) * (g[8] - q);
 	if (off + dev <= 1e-28 * q * q) /* a similarity */
 		return sqrt(fmin(g[0], fmin(g[4], g[8]))) * (1.0 - 1e-12);
 	const double p = sqrt((dev + 2.0 * off) / 6.0);
@@ -72,7 +73,8 @@ static double sigma_min(const affine *f)
 	double det = b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) +
 	             b[2] * (b[3] * b[7] - b[4] * b[6]);
 	double hr = fmax(-1.0, fmin(1.0, 0.5 * det));
-	double lmin = q + 2.0 * p * trig_cos(trig_acos(hr) / 3.0 + 2.0943951023931957 /* 2 pi / 3 */);
+	double lmin =
+		q + 2.0 * p * trig_cos(trig_acos(hr) / 3.0 + 2.0943951023931957 /* 2 pi / 3 */);
 	lmin -= 1e-9 * (q + 2.0 * p);
 	return lmin > 0.0 ? sqrt(lmin) : 0.0;
 }
@@ -94,13 +96,13 @@ static double box_gap2(const obox *x, const obox *y)
 /* ---- the query's common state -------------------------------------------- */
 
 typedef struct query {
-	const clash_shape *a, *b; /* a is a mesh */
+	const clash_shape *a, *b;  /* a is a mesh */
 	const clash_mesh *ma, *mb; /* mb: NULL when b is convex */
-	affine fa, fb;            /* local to world */
-	affine ia;                /* world to a's frame */
-	affine ba;                /* b's frame to a's frame */
-	double sig, sig2;         /* world distance >= sig * distance in a's frame */
-	double rsum, tol, thr;    /* radii, tolerance, thr = rsum + tol */
+	affine fa, fb;             /* local to world */
+	affine ia;                 /* world to a's frame */
+	affine ba;                 /* b's frame to a's frame */
+	double sig, sig2;          /* world distance >= sig * distance in a's frame */
+	double rsum, tol, thr;     /* radii, tolerance, thr = rsum + tol */
 	int verdict_only;
 	const volatile int *cancel;
 	unsigned visits;
@@ -109,7 +111,7 @@ typedef struct query {
 	double pa[3], pb[3];
 	int found;
 	size_t pairs;
-	clash_options sub; /* for the convex query on triangles */
+	clash_options sub;       /* for the convex query on triangles */
 	compound_pair_fn convex; /* that query: clash_gjk's leaf method */
 	int converged;
 } query;
@@ -172,7 +174,9 @@ static double box6_gap2(const double *s, const double *t)
 {
 	double g2 = 0.0;
 	for (int k = 0; k < 3; k++) {
-		double g = s[k] > t[3 + k] ? s[k] - t[3 + k] : t[k] > s[3 + k] ? t[k] - s[3 + k] : 0.0;
+		double g = s[k] > t[3 + k]   ? s[k] - t[3 + k]
+		           : t[k] > s[3 + k] ? t[k] - s[3 + k]
+		                             : 0.0;
 		g2 += g * g;
 	}
 	return g2;
@@ -350,9 +354,10 @@ static double obb_gap2(const query *q, const pair_ctx *x, const obb_w *A, const 
 	                                        B->h[2] + fabs(T[0]) + fabs(T[1]) + fabs(T[2]));
 	double ga = 0.0, gb = 0.0;
 	for (int i = 0; i < 3; i++) {
-		const double g = fabs(T[i]) - A->h[i] -
-		                 (B->h[0] * F[3 * i] + B->h[1] * F[3 * i + 1] + B->h[2] * F[3 * i + 2]) -
-		                 slack;
+		const double g =
+			fabs(T[i]) - A->h[i] -
+			(B->h[0] * F[3 * i] + B->h[1] * F[3 * i + 1] + B->h[2] * F[3 * i + 2]) -
+			slack;
 		if (g > 0.0)
 			ga += g * g;
 	}
@@ -393,8 +398,9 @@ static double obb_gap2(const query *q, const pair_ctx *x, const obb_w *A, const 
 			if (u2 < 1e-4)
 				continue; /* near parallel: the faces' axes bound it */
 			const double t = T[i2] * R[3 * i1 + j] - T[i1] * R[3 * i2 + j];
-			const double g = fabs(t) - A->h[i1] * F[3 * i2 + j] - A->h[i2] * F[3 * i1 + j] -
-			                 B->h[j1] * F[3 * i + j2] - B->h[j2] * F[3 * i + j1] - slack;
+			const double g = fabs(t) - A->h[i1] * F[3 * i2 + j] -
+			                 A->h[i2] * F[3 * i1 + j] - B->h[j1] * F[3 * i + j2] -
+			                 B->h[j2] * F[3 * i + j1] - slack;
 			if (g > 0.0 && g * g > best * (u2 + 1e-5))
 				best = g * g / (u2 + 1e-5);
 		}
@@ -641,7 +647,8 @@ static int turned_depth_first(query *q, const pair_ctx *x)
 			goto pop;
 		}
 		box_entry c[2];
-		const int split_a = r->count || (!p->count && box_size(&cur.ax) >= box_size(&cur.bx));
+		const int split_a =
+			r->count || (!p->count && box_size(&cur.ax) >= box_size(&cur.bx));
 		for (int i = 0; i < 2; i++) {
 			c[i] = cur;
 			if (split_a) {
@@ -694,8 +701,8 @@ static int mesh_mesh(query *q)
 	 * between smaller meshes, whose float boxes are tight enough that
 	 * the oriented boxes' test costs more than it prunes; between two
 	 * large meshes a distance takes the larger of both bounds. */
-	const int big = q->ma->ntriangles >= MESH_OBB_SHIFT_MIN &&
-	                q->mb->ntriangles >= MESH_OBB_SHIFT_MIN;
+	const int big =
+		q->ma->ntriangles >= MESH_OBB_SHIFT_MIN && q->mb->ntriangles >= MESH_OBB_SHIFT_MIN;
 	if (rigid(&q->ba) && (!x.shift || (big && !q->verdict_only))) {
 		x.oa = mesh_fit_get(q->ma);
 		x.ob = x.oa ? mesh_fit_get(q->mb) : NULL;
@@ -708,7 +715,8 @@ static int mesh_mesh(query *q)
 	}
 	if (!x.shift)
 		for (int k = 0; k < 9; k++)
-			mag += fabs(q->ba.l[k]) * (node_extent(&x.nb[0]) + fabs(q->mb->origin[k / 3]));
+			mag += fabs(q->ba.l[k]) *
+			       (node_extent(&x.nb[0]) + fabs(q->mb->origin[k / 3]));
 	x.slack = 16 * DBL_EPSILON * mag;
 	if (q->verdict_only && !x.shift && !x.obb)
 		return turned_depth_first(q, &x);
@@ -879,14 +887,14 @@ static int orient_sign(const double *a, const double *b, const double *c, const 
  * segment leaving through its front), 0 when it misses it, GRAZE when it
  * touches an edge or a vertex or runs in its plane: then another ray. */
 #define GRAZE 2
-static int segment_cross(const double *s0, const double *s1, const double *t0,
-                         const double *t1, const double *t2)
+static int segment_cross(const double *s0, const double *s1, const double *t0, const double *t1,
+                         const double *t2)
 {
 	const int p = orient_sign(t0, t1, t2, s0), q = orient_sign(t0, t1, t2, s1);
 	if (p != 0 && p == q)
 		return 0;
 	const int e1 = orient_sign(s0, s1, t0, t1), e2 = orient_sign(s0, s1, t1, t2),
-	          e3 = orient_sign(s0, s1, t2, t0);
+		  e3 = orient_sign(s0, s1, t2, t0);
 	if ((e1 > 0 || e2 > 0 || e3 > 0) && (e1 < 0 || e2 < 0 || e3 < 0))
 		return 0; /* the line passes outside an edge */
 	if (p == 0 || q == 0 || e1 == 0 || e2 == 0 || e3 == 0)
@@ -1028,8 +1036,7 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
  * side, t itself left out: the centroid's rounding off t's plane does not
  * matter once t is skipped, and no other triangle holds the centroid
  * unless the mesh crosses itself. */
-int mesh_winding_beside(const clash_mesh *m, size_t t, int side, const volatile int *cancel,
-                        int *w)
+int mesh_winding_beside(const clash_mesh *m, size_t t, int side, const volatile int *cancel, int *w)
 {
 	const double *v = mesh_tri(m, t);
 	double c[3], n[3], nn = 0.0;
@@ -1111,7 +1118,8 @@ int mesh_point_inside_open(const clash_mesh *m, const double *p, const volatile 
 		if (c != 0)
 			continue;
 		cap_walk cw = {m, p, s1, w};
-		if (!m->nholes || holes_on_segment(m->hole_nodes, m->holes, p, s1, cap_crossings, &cw) == 0)
+		if (!m->nholes ||
+		    holes_on_segment(m->hole_nodes, m->holes, p, s1, cap_crossings, &cw) == 0)
 			return cw.w != 0;
 	}
 	return -1;
@@ -1211,8 +1219,8 @@ static const clash_mesh *holder(const query *q, int other_is_b)
  * and |w| < 1/2), and only those are tested.  Where the holes are listed
  * the caps find a part reaching in, at a fraction of the sweep's cost
  * (mesh_caps.h); this sweep then only picks the point to show. */
-static int points_inside_open(query *q, const double *pts, size_t n, const affine *f,
-                              inside_fn fn, int other_is_b, double *at)
+static int points_inside_open(query *q, const double *pts, size_t n, const affine *f, inside_fn fn,
+                              int other_is_b, double *at)
 {
 	const clash_mesh *h = holder(q, other_is_b);
 	obox box;
@@ -1290,7 +1298,8 @@ static int query_init(query *q, const clash_shape *a, const clash_shape *b,
 		if (err)
 			return err;
 		size += reach;
-		far_b = reach + sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
+		far_b = reach +
+		        sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
 		convex_box(q, cb);
 	}
 	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
@@ -1406,8 +1415,8 @@ static int cap_convex(void *ctx, const double tri[9], double at[3])
  * (mesh_caps.h, film_point)?  cb: a convex b's box.  *swept: whether the
  * part's corners were tested on the way (then at is the first corner
  * inside, if there is one). */
-static int crosses_film(query *q, const clash_shape *b, const obox *cb, int other_is_b,
-                        double *at, int *swept)
+static int crosses_film(query *q, const clash_shape *b, const obox *cb, int other_is_b, double *at,
+                        int *swept)
 {
 	const clash_mesh *h = holder(q, other_is_b);
 	*swept = 0;
@@ -1416,9 +1425,11 @@ static int crosses_film(query *q, const clash_shape *b, const obox *cb, int othe
 	film_ctx f = {q, b, other_is_b, 0};
 	int c;
 	if (other_is_b) {
-		c = mesh_caps_meet_mesh(q->mb, &q->fb, q->ma, &q->fa, q->cancel, film_point, &f, at);
+		c = mesh_caps_meet_mesh(q->mb, &q->fb, q->ma, &q->fa, q->cancel, film_point, &f,
+		                        at);
 	} else if (q->mb) {
-		c = mesh_caps_meet_mesh(q->ma, &q->fa, q->mb, &q->fb, q->cancel, film_point, &f, at);
+		c = mesh_caps_meet_mesh(q->ma, &q->fa, q->mb, &q->fb, q->cancel, film_point, &f,
+		                        at);
 	} else {
 		/* cb leaves the radii out: grown by them (and the tolerance)
 		 * in a's frame, where world lengths shrink by at most sig. */
@@ -1455,8 +1466,8 @@ static int part_inside(query *q, const clash_shape *b, int other_is_b, double *a
  * by one of its points.  One reaching into an open solid has a point
  * inside near a hole or beyond its cap: found from the caps where the
  * holes are listed, else by the part's corners. */
-static int held_by(query *q, const clash_shape *b, const obox *cb, int other_is_b,
-                   clash_result *r, double *at)
+static int held_by(query *q, const clash_shape *b, const obox *cb, int other_is_b, clash_result *r,
+                   double *at)
 {
 	int c = part_inside(q, b, other_is_b, at);
 	int swept = 0;
@@ -1554,9 +1565,9 @@ static int apart_at_roots(const clash_shape *a, const clash_shape *b, const clas
 		size += oa.h[k] + ob.h[k];
 		far += oa.h[k] + ob.h[k] + fabs(oa.c[k]) + fabs(ob.c[k]);
 	}
-	const double tol = fmax(opt->tolerance > 0.0 ? opt->tolerance
-	                                             : MESH_DEFAULT_RELATIVE_TOLERANCE * size,
-	                        MESH_ROUNDOFF_ULPS * DBL_EPSILON * far);
+	const double tol =
+		fmax(opt->tolerance > 0.0 ? opt->tolerance : MESH_DEFAULT_RELATIVE_TOLERANCE * size,
+	             MESH_ROUNDOFF_ULPS * DBL_EPSILON * far);
 	const double thr = (rsum + 2.0 * tol) * (1.0 + 1e-9);
 	const double g2 = box_gap2(&oa, &ob);
 	if (!(isfinite(thr) && isfinite(far) && g2 > thr * thr))
@@ -1644,7 +1655,8 @@ int mesh_query(const clash_shape *a, const clash_shape *b, const clash_options *
 	if (err)
 		return err;
 	if (opt) {
-		if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) || opt->max_iterations < 0)
+		if (!(opt->tolerance >= 0.0) || !isfinite(opt->tolerance) ||
+		    opt->max_iterations < 0)
 			return CLASH_EINVAL;
 		if (opt->warm_count > 0)
 			return CLASH_ENOTSUP;

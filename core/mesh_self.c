@@ -48,7 +48,7 @@ static int proper(const double *t)
 	for (int k = 0; k < 3; k++) {
 		const int i = (k + 1) % 3, j = (k + 2) % 3;
 		const double a[2] = {t[i], t[j]}, b[2] = {t[3 + i], t[3 + j]},
-		             c[2] = {t[6 + i], t[6 + j]};
+			     c[2] = {t[6 + i], t[6 + j]};
 		if (pred_orient2d(a, b, c) != 0.0)
 			return 1;
 	}
@@ -66,7 +66,7 @@ static int edge_fold(const double *a, const double *b, const double *c, const do
 		 * one on their plane, so it keeps sides (up to one sign). */
 		const int i = (k + 1) % 3, j = (k + 2) % 3;
 		const double a2[2] = {a[i], a[j]}, b2[2] = {b[i], b[j]}, c2[2] = {c[i], c[j]},
-		             d2[2] = {d[i], d[j]};
+			     d2[2] = {d[i], d[j]};
 		const int sc = sgn(pred_orient2d(a2, b2, c2));
 		if (sc != 0)
 			return sc * sgn(pred_orient2d(a2, b2, d2)) > 0;
@@ -75,8 +75,8 @@ static int edge_fold(const double *a, const double *b, const double *c, const do
 }
 
 /* The boxes of segment a b and triangle c d e meet (exact: compares). */
-static int seg_tri_boxes_meet(const double *a, const double *b, const double *c,
-                              const double *d, const double *e)
+static int seg_tri_boxes_meet(const double *a, const double *b, const double *c, const double *d,
+                              const double *e)
 {
 	for (int k = 0; k < 3; k++) {
 		const double slo = a[k] < b[k] ? a[k] : b[k], shi = a[k] < b[k] ? b[k] : a[k];
@@ -141,7 +141,7 @@ static int crossing(const double *p, const double *q)
 		hit = corner_fold(p + 3 * i, p + 3 * ((i + 1) % 3), p + 3 * ((i + 2) % 3),
 		                  q + 3 * ((j + 1) % 3), q + 3 * ((j + 2) % 3));
 	} else if (n == 2) {
-		const int i = share[0] < 0 ? 0 : share[1] < 0 ? 1 : 2; /* p's third */
+		const int i = share[0] < 0 ? 0 : share[1] < 0 ? 1 : 2;     /* p's third */
 		const int j = 3 - share[(i + 1) % 3] - share[(i + 2) % 3]; /* q's third */
 		hit = j >= 0 && j < 3 &&
 		      edge_fold(p + 3 * ((i + 1) % 3), p + 3 * ((i + 2) % 3), p + 3 * i, q + 3 * j);

@@ -43,8 +43,8 @@ static double tri_normal(const double *t, double *n)
 
 /* The leak at the point of triangle t at (u, v) of its edges, just in
  * front of it (n: its normal, area its area). */
-static double leak_at(const clash_mesh *m, const double *t, const double *n, double area,
-                      double u, double v, size_t *work, size_t limit)
+static double leak_at(const clash_mesh *m, const double *t, const double *n, double area, double u,
+                      double v, size_t *work, size_t limit)
 {
 	if (u + v > 1.0) {
 		u = 1.0 - u;

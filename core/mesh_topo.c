@@ -137,7 +137,8 @@ static size_t file_edges(const mesh_topo_in *in, uint32_t *start, uint32_t *at, 
 				if (pass == 0)
 					start[lo + 1]++;
 				else
-					ent[at[lo]++] = (uint64_t)hi << 32 | (a > b ? PARITY : 0) | (uint32_t)t;
+					ent[at[lo]++] = (uint64_t)hi << 32 | (a > b ? PARITY : 0) |
+					                (uint32_t)t;
 			}
 		}
 		if (pass == 0) {
@@ -165,7 +166,8 @@ static void census(const mesh_topo_in *in, const uint32_t *start, uint64_t *ent,
 			} else if (j - i > 2) {
 				out->nonmanifold++;
 			} else {
-				const unsigned same = ((uint32_t)e[i] >> 31) == ((uint32_t)e[i + 1] >> 31);
+				const unsigned same =
+					((uint32_t)e[i] >> 31) == ((uint32_t)e[i + 1] >> 31);
 				out->conflicts += (size_t)uf_tie(up, (uint32_t)e[i] & INDEX,
 				                                 (uint32_t)e[i + 1] & INDEX, same);
 			}
@@ -276,8 +278,8 @@ static long net_of(const uint64_t *e, size_t n, const uint8_t *flip)
 /* Calls fn(ctx, lo, hi, t, net) for every boundary chain edge (net > 0:
  * it runs lo to hi). */
 static void chain_edges(const mesh_topo_in *in, const uint32_t *start, const uint64_t *ent,
-                        const uint8_t *flip,
-                        void (*fn)(void *, uint32_t, uint32_t, uint32_t, long), void *ctx)
+                        const uint8_t *flip, void (*fn)(void *, uint32_t, uint32_t, uint32_t, long),
+                        void *ctx)
 {
 	for (size_t v = 0; v < in->nu; v++) {
 		const uint64_t *e = ent + start[v];
@@ -287,7 +289,8 @@ static void chain_edges(const mesh_topo_in *in, const uint32_t *start, const uin
 				;
 			const long net = net_of(e + i, j - i, flip);
 			if (net)
-				fn(ctx, (uint32_t)v, (uint32_t)(e[i] >> 32), (uint32_t)e[i] & INDEX, net);
+				fn(ctx, (uint32_t)v, (uint32_t)(e[i] >> 32), (uint32_t)e[i] & INDEX,
+				   net);
 		}
 	}
 }
@@ -296,7 +299,7 @@ typedef struct hole_walk {
 	const mesh_topo_in *in;
 	uint32_t *parent, *hole_of;
 	mesh_hole *holes;
-	size_t n, room;        /* holes so far; bytes for holes and edges */
+	size_t n, room; /* holes so far; bytes for holes and edges */
 	size_t nedges;
 	double (*hi)[3];       /* per hole while counting: its box's top */
 	mesh_hole_edge *edges; /* while filling */
@@ -425,8 +428,9 @@ size_t mesh_topo_run(const mesh_topo_in *in, void *scratch, uint8_t *flip, uint3
 	choose_turns(in, up, acc, flip, out);
 	out->closed = edges > 0 && !out->boundary && !out->nonmanifold && !out->conflicts;
 	*nedges = 0;
-	const size_t nholes = out->closed ? 0 : find_holes(in, start, ent, flip, at, hole_of, holes,
-	                                                    room, nedges);
+	const size_t nholes =
+		out->closed ? 0
+			    : find_holes(in, start, ent, flip, at, hole_of, holes, room, nedges);
 	out->parts = parts(in, start, at, list);
 	return nholes;
 }

@@ -198,7 +198,8 @@ int clash_motion_between(clash_motion *m, const clash_shape *start, const clash_
 	/* ... and proper (det +1), in a dimension where we can turn. */
 	int ok;
 	if (n == 3) {
-		double det = q[0] * (q[4] * q[8] - q[7] * q[5]) - q[3] * (q[1] * q[8] - q[7] * q[2]) +
+		double det = q[0] * (q[4] * q[8] - q[7] * q[5]) -
+		             q[3] * (q[1] * q[8] - q[7] * q[2]) +
 		             q[6] * (q[1] * q[5] - q[4] * q[2]);
 		ok = det > 0.0;
 		if (ok)
@@ -395,8 +396,7 @@ static int box_of(const clash_shape *s, box_walk *w)
 	return CLASH_OK;
 }
 
-int motion_box(const clash_shape *s, const clash_motion *m, double *lo, double *hi,
-               double *reach)
+int motion_box(const clash_shape *s, const clash_motion *m, double *lo, double *hi, double *reach)
 {
 	if (s == NULL || lo == NULL || hi == NULL)
 		return CLASH_EINVAL;
@@ -467,10 +467,10 @@ typedef struct sweep_build {
 	int n;
 	double d[CLASH_MAX_DIM];
 	clash_shape *leaves;
-	size_t *tops;    /* the top-level part of each leaf */
+	size_t *tops;     /* the top-level part of each leaf */
 	double *vertices; /* where the next leaf's vertices go */
 	size_t nleaves;
-	size_t total;    /* vertices counted in the first pass */
+	size_t total; /* vertices counted in the first pass */
 } sweep_build;
 
 static int count_leaf(const clash_shape *leaf, size_t top, void *ctx)
@@ -691,10 +691,10 @@ static void set_approach(const toi_state *st, double t, clash_toi_result *out)
 typedef struct toi_bounds {
 	double rel[CLASH_MAX_DIM]; /* a's translation relative to b's */
 	double relnorm;
-	double wa, wb;             /* the spins (motion_spin) */
-	double spin_bound;         /* the most rotation adds to the approach */
-	double mu_max;             /* no pair of points approaches faster */
-	double tol, floor_tol;     /* the tolerance and its rounding floor */
+	double wa, wb;         /* the spins (motion_spin) */
+	double spin_bound;     /* the most rotation adds to the approach */
+	double mu_max;         /* no pair of points approaches faster */
+	double tol, floor_tol; /* the tolerance and its rounding floor */
 } toi_bounds;
 
 /* Sizes and reaches at the start; the tolerance. */
@@ -705,7 +705,8 @@ static int toi_bounds_of(const clash_shape *a, const clash_motion *ma, const cla
 	int err;
 	double alo[CLASH_MAX_DIM], ahi[CLASH_MAX_DIM], blo[CLASH_MAX_DIM], bhi[CLASH_MAX_DIM];
 	double ra, rb;
-	if ((err = motion_box(a, NULL, alo, ahi, &ra)) || (err = motion_box(b, NULL, blo, bhi, &rb)))
+	if ((err = motion_box(a, NULL, alo, ahi, &ra)) ||
+	    (err = motion_box(b, NULL, blo, bhi, &rb)))
 		return err;
 	const double size = half_diagonal(alo, ahi, n) + half_diagonal(blo, bhi, n);
 	double gap[CLASH_MAX_DIM];
@@ -735,15 +736,15 @@ static int toi_bounds_of(const clash_shape *a, const clash_motion *ma, const cla
  * motion, or CLASH_TOI_MAX_STEPS.  r: the last answer; prev_dir, *have_prev:
  * the last separated answer's direction.  Returns CLASH_OK or an error. */
 static int toi_search(const toi_state *st, const toi_bounds *bd, const clash_options *o,
-                      double clearance, clash_toi_result *out, clash_result *r,
-                      double *prev_dir, int *have_prev)
+                      double clearance, clash_toi_result *out, clash_result *r, double *prev_dir,
+                      int *have_prev)
 {
 	const int n = st->n;
 	const double tol = bd->tol;
 	/* A mesh answer has no separating plane: the near points' direction
 	 * and the full relative speed bound the approach. */
-	const int convex = st->a->nparts == 0 && st->b->nparts == 0 && !has_mesh(st->a) &&
-	                   !has_mesh(st->b);
+	const int convex =
+		st->a->nparts == 0 && st->b->nparts == 0 && !has_mesh(st->a) && !has_mesh(st->b);
 	/* A distance from GJK is within its tolerance of the truth (or its own
 	 * rounding floor, which floor_tol covers). */
 	const double slack = o->tolerance + bd->floor_tol;
@@ -785,10 +786,12 @@ static int toi_search(const toi_state *st, const toi_bounds *bd, const clash_opt
 			*have_prev = 1;
 		}
 		/* Aim a little past the target, so that it is reached. */
-		const double goal = (out->near || clearance <= tol) ? 0.5 * tol : clearance - 0.5 * tol;
+		const double goal =
+			(out->near || clearance <= tol) ? 0.5 * tol : clearance - 0.5 * tol;
 		double mu = bd->spin_bound;
 		if (convex && (r->has & CLASH_HAS_PLANE))
-			mu += vec_dot(r->normal, bd->rel, n); /* n from a to b: a's own speed towards b */
+			mu += vec_dot(r->normal, bd->rel,
+			              n); /* n from a to b: a's own speed towards b */
 		else
 			mu += bd->relnorm;
 		if (!(mu > 0.0))

@@ -32,8 +32,7 @@ double motion_spin(const clash_motion *m, int dim);
  * reach.  Also *reach (may be NULL): the largest distance of a point of
  * the hulls (radii excluded) from the origin at the start.  Returns
  * CLASH_OK or an error of compound_check / CLASH_ERANGE. */
-int motion_box(const clash_shape *s, const clash_motion *m, double *lo, double *hi,
-               double *reach);
+int motion_box(const clash_shape *s, const clash_motion *m, double *lo, double *hi, double *reach);
 
 /*
  * Whether a and b, which clash_gjk found intersecting (its answer r, with

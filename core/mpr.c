@@ -178,8 +178,9 @@ static void apart(mpr_answer *ans, const double *d, int slot, const mpr_point *p
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int probe(mpr_support_fn support, void *ctx, const double *n, const mpr_point *p,
-                 int np, double reach2, mpr_answer *ans, mpr_point *w)
+static inline int
+probe(mpr_support_fn support, void *ctx, const double *n, const mpr_point *p, int np, double reach2,
+      mpr_answer *ans, mpr_point *w)
 {
 	w->slot = free_slot(&p[0], &p[1], &p[2]);
 	w->y = support(ctx, n, w->slot);
@@ -298,7 +299,8 @@ void mpr_verdict3(const double *c, const double *y0, double reach, int max_iter,
 		}
 		/* Outside, by no more than reach: the portal, a triangle of
 		 * K, may be within reach, which needs no support point. */
-		if (np * np <= reach2 * nn && triangle_distance2(p[0].y, p[1].y, p[2].y) <= reach2) {
+		if (np * np <= reach2 * nn &&
+		    triangle_distance2(p[0].y, p[1].y, p[2].y) <= reach2) {
 			answer(ans, MPR_WITHIN, p, 3);
 			return;
 		}

@@ -27,7 +27,12 @@
  * written again. */
 typedef const double *(*mpr_support_fn)(void *ctx, const double *d, int slot);
 
-enum mpr_verdict { MPR_UNDECIDED, MPR_APART, MPR_INSIDE, MPR_WITHIN };
+enum mpr_verdict {
+	MPR_UNDECIDED,
+	MPR_APART,
+	MPR_INSIDE,
+	MPR_WITHIN
+};
 
 typedef struct mpr_answer {
 	enum mpr_verdict verdict;

@@ -104,7 +104,7 @@ static double work_scale(const ov_side *a, const ov_side *b)
 	for (int k = 0; k < 3; k++) {
 		s = OV_MAX(s, OV_MAX(a->hi[k] - a->lo[k], b->hi[k] - b->lo[k]));
 		s = OV_MAX(s, OV_MAX(OV_MAX(fabs(a->lo[k]), fabs(a->hi[k])),
-		                 OV_MAX(fabs(b->lo[k]), fabs(b->hi[k]))));
+		                     OV_MAX(fabs(b->lo[k]), fabs(b->hi[k]))));
 	}
 	return s;
 }
@@ -136,7 +136,8 @@ static void segment_terms(ov_work *w)
 			}
 			w->vol[g->from] += (r[0] * (u[1] * v[2] - u[2] * v[1]) +
 			                    r[1] * (u[2] * v[0] - u[0] * v[2]) +
-			                    r[2] * (u[0] * v[1] - u[1] * v[0])) / 6.0;
+			                    r[2] * (u[0] * v[1] - u[1] * v[0])) /
+			                   6.0;
 		}
 		ov_union(w->uf, g->from, g->to);
 	}
@@ -210,7 +211,8 @@ static int source_of(const clash_shape *s, ov_source *src)
 	if (s->kind == CLASH_KIND_BOX) {
 		for (int i = 0; i < 8; i++)
 			for (int k = 0; k < 3; k++)
-				src->corners[3 * i + k] = (i >> k & 1) ? s->params[k] : -s->params[k];
+				src->corners[3 * i + k] =
+					(i >> k & 1) ? s->params[k] : -s->params[k];
 		return hull_mesh(src->corners, 8, src);
 	}
 	if (s->kind != CLASH_KIND_POLYTOPE || s->vertices == NULL)

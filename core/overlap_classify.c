@@ -66,8 +66,8 @@ static int find_play(ov_work *w, int x)
 	c->play = malloc(s->n * sizeof *c->play);
 	if (c->slot == NULL || c->play == NULL)
 		return CLASH_ENOMEM;
-	const double slack = fabs(w->s[1].offset[0]) + fabs(w->s[1].offset[1]) +
-	                     fabs(w->s[1].offset[2]);
+	const double slack =
+		fabs(w->s[1].offset[0]) + fabs(w->s[1].offset[1]) + fabs(w->s[1].offset[2]);
 	const int err = ov_near(w, x, slack, c->play, &c->nplay);
 	if (err)
 		return err;
@@ -375,7 +375,8 @@ static double term(const double *o, const double *xt, const double *p, const dou
 		r[k] = xt[k] - o[k];
 	}
 	return (r[0] * (a[1] * b[2] - a[2] * b[1]) + r[1] * (a[2] * b[0] - a[0] * b[2]) +
-	        r[2] * (a[0] * b[1] - a[1] * b[0])) / 6.0;
+	        r[2] * (a[0] * b[1] - a[1] * b[0])) /
+	       6.0;
 }
 
 /* The inside pieces of the edges of cut play triangle k. */
@@ -420,8 +421,8 @@ void ov_pieces(ov_work *w, int x)
 		if (c->sfirst[k + 1] > c->sfirst[k]) {
 			cut_pieces(w, x, k, vbase);
 		} else if (c->tri_in[k] == 1) {
-			w->vol[vbase + v[0]] += term(w->origin, ov_corner(s, i, 0), ov_corner(s, i, 1),
-			                             ov_corner(s, i, 2));
+			w->vol[vbase + v[0]] += term(w->origin, ov_corner(s, i, 0),
+			                             ov_corner(s, i, 1), ov_corner(s, i, 2));
 			ov_union(w->uf, (uint32_t)(vbase + v[0]), (uint32_t)(vbase + v[1]));
 			ov_union(w->uf, (uint32_t)(vbase + v[0]), (uint32_t)(vbase + v[2]));
 		}

@@ -57,7 +57,7 @@ static int collect(const clash_shape *s, leaves *l)
 typedef struct joined {
 	clash_overlap **part; /* one answer per pair of leaves */
 	size_t npart;
-	size_t *pa, *pb;      /* their top-level parts */
+	size_t *pa, *pb; /* their top-level parts */
 } joined;
 
 /* Points of region g kept under the remaining budget. */
@@ -71,7 +71,8 @@ static size_t join_bytes(const joined *j, size_t max_regions, size_t max_points)
 {
 	size_t bytes = sizeof(clash_overlap), regions = 0, points = 0;
 	for (size_t k = 0; k < j->npart; k++)
-		for (size_t r = 0; r < j->part[k]->nregions && regions < max_regions; r++, regions++) {
+		for (size_t r = 0; r < j->part[k]->nregions && regions < max_regions;
+		     r++, regions++) {
 			const clash_overlap_region *g = &j->part[k]->regions[r];
 			const size_t p = kept_points(g, max_points - points);
 			points += p;
@@ -91,8 +92,8 @@ static void *take(char **at, size_t bytes)
 }
 
 /* Region g copied into d (arrays from *at), its points cut to keep. */
-static int copy_region(const clash_overlap_region *g, size_t keep, size_t pa, size_t pb,
-                       char **at, clash_overlap_region *d)
+static int copy_region(const clash_overlap_region *g, size_t keep, size_t pa, size_t pb, char **at,
+                       clash_overlap_region *d)
 {
 	*d = *g;
 	d->part_a = pa;
@@ -122,9 +123,10 @@ static int copy_region(const clash_overlap_region *g, size_t keep, size_t pa, si
 
 static int join(const joined *j, const clash_overlap_options *opt, clash_overlap **out)
 {
-	const size_t max_regions = opt && opt->max_regions ? opt->max_regions
-	                                                   : CLASH_OVERLAP_MAX_REGIONS;
-	const size_t max_points = opt && opt->max_points ? opt->max_points : CLASH_OVERLAP_MAX_POINTS;
+	const size_t max_regions =
+		opt && opt->max_regions ? opt->max_regions : CLASH_OVERLAP_MAX_REGIONS;
+	const size_t max_points =
+		opt && opt->max_points ? opt->max_points : CLASH_OVERLAP_MAX_POINTS;
 	clash_overlap *o = malloc(join_bytes(j, max_regions, max_points));
 	if (o == NULL)
 		return CLASH_ENOMEM;
@@ -134,7 +136,8 @@ static int join(const joined *j, const clash_overlap_options *opt, clash_overlap
 	for (size_t k = 0; k < j->npart; k++)
 		total += j->part[k]->nregions;
 	char *at = (char *)(o + 1);
-	clash_overlap_region *g = take(&at, (total < max_regions ? total : max_regions) * sizeof *g);
+	clash_overlap_region *g =
+		take(&at, (total < max_regions ? total : max_regions) * sizeof *g);
 	for (size_t k = 0; k < j->npart; k++) {
 		const clash_overlap *p = j->part[k];
 		o->intersecting |= p->intersecting;
@@ -165,8 +168,7 @@ static int join(const joined *j, const clash_overlap_options *opt, clash_overlap
 }
 
 /* Every pair of leaves into j. */
-static int pairs(const leaves *la, const leaves *lb, const clash_overlap_options *opt,
-                 joined *j)
+static int pairs(const leaves *la, const leaves *lb, const clash_overlap_options *opt, joined *j)
 {
 	const size_t n = la->n * lb->n;
 	j->part = calloc(n + 1, sizeof *j->part);
@@ -194,9 +196,9 @@ static double leaf_volume(const clash_shape *s)
 	affine f;
 	affine_of(s, &f);
 	const double *l = f.l;
-	const double det = fabs(l[0] * (l[4] * l[8] - l[5] * l[7]) -
-	                        l[1] * (l[3] * l[8] - l[5] * l[6]) +
-	                        l[2] * (l[3] * l[7] - l[4] * l[6]));
+	const double det =
+		fabs(l[0] * (l[4] * l[8] - l[5] * l[7]) - l[1] * (l[3] * l[8] - l[5] * l[6]) +
+	             l[2] * (l[3] * l[7] - l[4] * l[6]));
 	if (s->mesh)
 		return fabs(s->mesh->volume) * det;
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -313,8 +315,8 @@ int ov_compound(const clash_shape *a, const clash_shape *b, const clash_overlap_
 /* The entry point: a pair of leaves directly (overlap.c), compound
  * shapes leaf pair by leaf pair (above).  It lives here, above both, so
  * that overlap.c never calls back into this file. */
-int clash_overlap_get(const clash_shape *a, const clash_shape *b,
-                      const clash_overlap_options *opt, clash_overlap **out)
+int clash_overlap_get(const clash_shape *a, const clash_shape *b, const clash_overlap_options *opt,
+                      clash_overlap **out)
 {
 	if (out != NULL)
 		*out = NULL;

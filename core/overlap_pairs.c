@@ -38,16 +38,14 @@ static uint64_t mix(uint64_t h, const double *p)
 	return h;
 }
 
-static size_t end_hash(const ov_work *w, int side, uint32_t tri, const double *e0,
-                       const double *e1)
+static size_t end_hash(const ov_work *w, int side, uint32_t tri, const double *e0, const double *e1)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)tri << 1 | (uint64_t)side);
 	h = mix(mix(h, e0), e1);
 	return (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & (w->nslots - 1);
 }
 
-static int same_end(const ov_end *e, int side, uint32_t tri, const double *e0,
-                    const double *e1)
+static int same_end(const ov_end *e, int side, uint32_t tri, const double *e0, const double *e1)
 {
 	return e->side == side && e->tri == tri && memcmp(e->e0, e0, 24) == 0 &&
 	       memcmp(e->e1, e1, 24) == 0;
@@ -182,8 +180,8 @@ static int boxes_meet(const obox *p, const obox *q, double slack)
 int ov_pairs(ov_work *w)
 {
 	const clash_mesh *ma = w->s[0].m, *mb = w->s[1].m;
-	const double slack = fabs(w->s[1].offset[0]) + fabs(w->s[1].offset[1]) +
-	                     fabs(w->s[1].offset[2]);
+	const double slack =
+		fabs(w->s[1].offset[0]) + fabs(w->s[1].offset[1]) + fabs(w->s[1].offset[2]);
 	uint32_t stack[OV_STACK][2];
 	int top = 0;
 	stack[top][0] = 0;

@@ -22,7 +22,7 @@ typedef struct tri_entry {
 } tri_entry;
 
 typedef struct acc {
-	uint32_t *reg;     /* per root node: region or UINT32_MAX */
+	uint32_t *reg; /* per root node: region or UINT32_MAX */
 	size_t nreg;
 	int *has_seg, *inside_side;
 	double *vol, *lo, *hi;
@@ -71,17 +71,20 @@ static int number_regions(ov_work *w, acc *a)
 		const uint32_t r = region_of(w, a, g->from);
 		for (int x = 0; x < 2; x++)
 			if (w->s[x].listed)
-				a->tris[a->ntris++] = (tri_entry){r, (uint32_t)x, w->s[x].m->input[g->t[x]]};
+				a->tris[a->ntris++] =
+					(tri_entry){r, (uint32_t)x, w->s[x].m->input[g->t[x]]};
 	}
 	for (int x = 0; x < 2 && w->volume; x++) {
 		const ov_class *c = &w->c[x];
 		const size_t vbase = w->nends + (x ? w->c[0].nv : 0);
 		for (size_t k = 0; k < c->nplay; k++)
 			if (c->sfirst[k + 1] == c->sfirst[k] && c->tri_in[k] == 1) {
-				const uint32_t r = region_of(w, a, (uint32_t)(vbase + c->vid[3 * k]));
+				const uint32_t r =
+					region_of(w, a, (uint32_t)(vbase + c->vid[3 * k]));
 				if (w->s[x].listed)
 					a->tris[a->ntris++] =
-					        (tri_entry){r, (uint32_t)x, w->s[x].m->input[c->play[k]]};
+						(tri_entry){r, (uint32_t)x,
+					                    w->s[x].m->input[c->play[k]]};
 			}
 	}
 	return CLASH_OK;
@@ -131,7 +134,8 @@ static int measure(ov_work *w, acc *a, const affine *f, double *total)
 		const size_t vbase = w->nends + (x ? w->c[0].nv : 0);
 		for (size_t k = 0; k < c->nplay; k++)
 			if (c->sfirst[k + 1] == c->sfirst[k] && c->tri_in[k] == 1) {
-				const uint32_t r = a->reg[ov_find(w->uf, (uint32_t)(vbase + c->vid[3 * k]))];
+				const uint32_t r =
+					a->reg[ov_find(w->uf, (uint32_t)(vbase + c->vid[3 * k]))];
 				a->inside_side[r] |= 1 << x;
 				for (int j = 0; j < 3; j++)
 					grow_box(a, r, f, ov_corner(&w->s[x], c->play[k], j));
@@ -164,7 +168,7 @@ static int segments_by_region(ov_work *w, acc *a)
 typedef struct chains {
 	uint32_t *pts;
 	size_t npts;
-	size_t *off;    /* per polyline: first point; one more at the end */
+	size_t *off; /* per polyline: first point; one more at the end */
 	unsigned char *closed;
 	size_t npoly;
 	size_t *region_poly; /* per listed region: first polyline; one more */
@@ -185,8 +189,8 @@ static void follow(const ov_work *w, chains *ch, uint32_t s, int loop)
 		ch->pts[ch->npts++] = to;
 		s = ch->next[to];
 	}
-	ch->closed[ch->npoly++] = (unsigned char)(loop && s != UINT32_MAX &&
-	                                          w->segs[s].to == start);
+	ch->closed[ch->npoly++] =
+		(unsigned char)(loop && s != UINT32_MAX && w->segs[s].to == start);
 }
 
 static int chain(ov_work *w, const acc *a, size_t nlisted, chains *ch)
@@ -283,13 +287,14 @@ static void *take(char **at, size_t bytes)
 	return p;
 }
 
-static void fill_region(const ov_work *w, const acc *a, const chains *ch, size_t r,
-                        const caps *cp, size_t *points, const affine *f, double det, char **at,
+static void fill_region(const ov_work *w, const acc *a, const chains *ch, size_t r, const caps *cp,
+                        size_t *points, const affine *f, double det, char **at,
                         clash_overlap_region *g)
 {
 	memset(g, 0, sizeof *g);
-	g->kind = a->has_seg[r] ? CLASH_CONTACT_SURFACES
-	                        : (a->inside_side[r] & 1 ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A);
+	g->kind = a->has_seg[r]
+	                  ? CLASH_CONTACT_SURFACES
+	                  : (a->inside_side[r] & 1 ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A);
 	memcpy(g->lo, a->lo + 3 * r, sizeof g->lo);
 	memcpy(g->hi, a->hi + 3 * r, sizeof g->hi);
 	g->has_volume = w->volume;

@@ -58,7 +58,8 @@ int ov_ball_of(const clash_shape *s, double *c, double *r)
 	}
 	const double tol = 1e-14 * len[0];
 	for (int j = 0; j < 3; j++)
-		if (fabs(len[j] - len[0]) > tol || fabs(vec3_dot(col[j], col[(j + 1) % 3])) > tol * len[0])
+		if (fabs(len[j] - len[0]) > tol ||
+		    fabs(vec3_dot(col[j], col[(j + 1) % 3])) > tol * len[0])
 			return 0;
 	*r = base * len[0] + s->radius;
 	return *r > 0;
@@ -98,7 +99,8 @@ static double fan_angle(const double *x, const double *y, double h)
 	const double lx = sqrt(x[0] * x[0] + x[1] * x[1] + h * h);
 	const double ly = sqrt(y[0] * y[0] + y[1] * y[1] + h * h);
 	const double det = h * (x[0] * y[1] - x[1] * y[0]);
-	const double den = fabs(h) * lx * ly + h * h * (lx + ly) + (x[0] * y[0] + x[1] * y[1] + h * h) * fabs(h);
+	const double den = fabs(h) * lx * ly + h * h * (lx + ly) +
+	                   (x[0] * y[0] + x[1] * y[1] + h * h) * fabs(h);
 	return 2 * atan2(det, den);
 }
 
@@ -413,8 +415,8 @@ static int tri_arcs(sp_work *w, xmap *x, uint32_t i)
 		return err;
 	if (n == 0)
 		return in_triangle(w, t, 0.0)
-		       ? add_arc(w, i, UINT32_MAX, UINT32_MAX, 2 * SP_PI, 0.0)
-		       : CLASH_OK;
+		               ? add_arc(w, i, UINT32_MAX, UINT32_MAX, 2 * SP_PI, 0.0)
+		               : CLASH_OK;
 	qsort(xs, (size_t)n, sizeof *xs, xing_cmp);
 	for (int j = 0; j < n && !err; j++) {
 		const double lo = xs[j].theta;
@@ -540,7 +542,8 @@ static int find_loops(sp_work *w)
 			}
 		}
 		for (size_t i = 0; i < w->narcs && !err; i++)
-			if (!reached[i] && w->arcs[i].from != UINT32_MAX && w->arcs[i].loop == UINT32_MAX)
+			if (!reached[i] && w->arcs[i].from != UINT32_MAX &&
+			    w->arcs[i].loop == UINT32_MAX)
 				err = add_loop(w, (uint32_t)i);
 		for (size_t i = 0; i < w->narcs && !err; i++)
 			if (w->arcs[i].loop == UINT32_MAX)
@@ -556,7 +559,7 @@ static int find_loops(sp_work *w)
 typedef struct sp_poly {
 	double (*p)[3]; /* unit vectors from c */
 	size_t n;
-	double ref[3];  /* a point just on the inner side */
+	double ref[3]; /* a point just on the inner side */
 } poly;
 
 static int loop_poly(const sp_work *w, const sp_loop *l, poly *out)
@@ -859,8 +862,10 @@ static int ball_inside(sp_work *w)
 	/* points of the sphere in generic directions: a sphere that only
 	 * touches the surface (at a face's foot, along an edge) is decided by
 	 * any point off it */
-	static const double dirs[3][3] = {{0.5698402909980532, 0.7548776662466927, 0.3247179572447460},
-	                                  {-0.6180339887498949, 0.2360679774997897, 0.7500000000000000},
+	static const double dirs[3][3] = {{0.5698402909980532, 0.7548776662466927,
+	                                   0.3247179572447460},
+	                                  {-0.6180339887498949, 0.2360679774997897,
+	                                   0.7500000000000000},
 	                                  {0.1, -0.8660254037844386, -0.4898979485566356}};
 	for (int k = 0; k < 3; k++) {
 		double x[3];

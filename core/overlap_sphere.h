@@ -24,13 +24,13 @@
 
 /* A triangle near the ball. */
 typedef struct sp_tri {
-	double p[9];          /* world corners, outward order */
+	double p[9];               /* world corners, outward order */
 	double n[3], e1[3], e2[3]; /* unit normal, plane basis (e1 x e2 = n) */
-	double h, rho;        /* signed plane distance from c, disc radius */
-	double area;          /* of T∩D */
-	double omega;         /* T∩D's solid angle from c, signed as h */
-	uint32_t input;       /* input index */
-	uint32_t region;      /* union-find node, then its region */
+	double h, rho;             /* signed plane distance from c, disc radius */
+	double area;               /* of T∩D */
+	double omega;              /* T∩D's solid angle from c, signed as h */
+	uint32_t input;            /* input index */
+	uint32_t region;           /* union-find node, then its region */
 } sp_tri;
 
 /* An arc of a triangle's circle inside it, walked from angle hi down to
@@ -50,33 +50,33 @@ typedef struct sp_loop {
 	size_t narcs;
 	int closed;
 	double turning; /* geodesic curvature and corner angles (unit sphere) */
-	uint32_t patch;  /* union-find over loops: the sphere patch it bounds */
+	uint32_t patch; /* union-find over loops: the sphere patch it bounds */
 } sp_loop;
 
 typedef struct sp_work {
 	const clash_mesh *m;
 	double c[3], r;
-	int closed;          /* the mesh is closed: loops close, volume defined */
+	int closed; /* the mesh is closed: loops close, volume defined */
 	int mesh_is_a;
 	const volatile int *cancel;
 	affine to_world, to_mesh;
 	sp_tri *tri;
 	size_t ntri;
-	double (*xp)[3];     /* crossing points of the sphere and the edges */
+	double (*xp)[3]; /* crossing points of the sphere and the edges */
 	size_t nx, cap_x;
 	sp_arc *arcs;
 	size_t narcs, cap_arcs;
 	sp_loop *loops;
 	size_t nloops;
 	struct sp_poly *polys; /* per loop: its sampled polygon on the unit sphere */
-	uint32_t *uf;        /* triangles then loops */
-	int sphere_inside;   /* no loop: the sphere lies inside the mesh */
-	double volume;       /* of ball and mesh, by the cones from c */
+	uint32_t *uf;          /* triangles then loops */
+	int sphere_inside;     /* no loop: the sphere lies inside the mesh */
+	double volume;         /* of ball and mesh, by the cones from c */
 	size_t nregions;
-	double *vol;         /* per region */
-	double *lo, *hi;     /* per region box */
-	int *crossed;        /* per region: a loop */
-	uint32_t *reg;       /* per union-find root: its region */
+	double *vol;     /* per region */
+	double *lo, *hi; /* per region box */
+	int *crossed;    /* per region: a loop */
+	uint32_t *reg;   /* per union-find root: its region */
 } sp_work;
 
 /* The pieces of w (its mesh, pose, ball set): CLASH_OK, CLASH_ENOMEM,

@@ -38,9 +38,9 @@ static int u32_cmp(const void *a, const void *b)
 
 typedef struct plan {
 	size_t max_regions, max_points, max_triangles;
-	uint32_t *tris;   /* input indices by region */
-	size_t *tfirst;   /* nregions + 1 */
-	size_t *keep;     /* per loop: points kept */
+	uint32_t *tris; /* input indices by region */
+	size_t *tfirst; /* nregions + 1 */
+	size_t *keep;   /* per loop: points kept */
 	size_t listed;
 	int truncated;
 } plan;
@@ -88,7 +88,8 @@ static size_t block_bytes(const sp_work *w, const plan *p)
 			}
 		const size_t nt = p->tfirst[r + 1] - p->tfirst[r];
 		bytes += (nl + 1) * sizeof(size_t) + ((nl + 7) & ~(size_t)7) +
-		         (((nt < p->max_triangles ? nt : p->max_triangles) * 4 + 7) & ~(size_t)7) + 32;
+		         (((nt < p->max_triangles ? nt : p->max_triangles) * 4 + 7) & ~(size_t)7) +
+		         32;
 	}
 	return bytes;
 }
@@ -111,8 +112,9 @@ static void fill_region(const sp_work *w, const plan *p, size_t r, char **at,
                         clash_overlap_region *g)
 {
 	memset(g, 0, sizeof *g);
-	g->kind = w->crossed[r] ? CLASH_CONTACT_SURFACES
-	          : w->sphere_inside != w->mesh_is_a ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A;
+	g->kind = w->crossed[r]                      ? CLASH_CONTACT_SURFACES
+	          : w->sphere_inside != w->mesh_is_a ? CLASH_CONTACT_A_IN_B
+	                                             : CLASH_CONTACT_B_IN_A;
 	memcpy(g->lo, w->lo + 3 * r, sizeof g->lo);
 	memcpy(g->hi, w->hi + 3 * r, sizeof g->hi);
 	g->has_volume = w->closed;
@@ -208,7 +210,11 @@ static int attempt(const clash_shape *mesh, const double *c, double r, int mesh_
 	plan p = {opt && opt->max_regions ? opt->max_regions : CLASH_OVERLAP_MAX_REGIONS,
 	          opt && opt->max_points ? opt->max_points : CLASH_OVERLAP_MAX_POINTS,
 	          opt && opt->max_triangles ? opt->max_triangles : CLASH_OVERLAP_MAX_TRIANGLES,
-	          NULL, NULL, NULL, 0, 0};
+	          NULL,
+	          NULL,
+	          NULL,
+	          0,
+	          0};
 	int err = sp_pieces(&w);
 	if (!err)
 		err = answer(&w, &p, out);

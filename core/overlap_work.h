@@ -25,26 +25,25 @@
 /* The generic directions a report moves b (or a ball's centre) in, one
  * attempt after another, when a contact is degenerate (overlap.c). */
 #define OV_ATTEMPTS 4
-static const double ov_dirs[OV_ATTEMPTS][3] = {
-        {1.0, 0.7548776662466927, 0.5698402909980532},
-        {-0.6180339887498949, 1.0, -0.4142135623730950},
-        {0.3819660112501051, -0.8660254037844386, 1.0},
-        {-1.0, -0.2360679774997897, -0.7071067811865476}};
+static const double ov_dirs[OV_ATTEMPTS][3] = {{1.0, 0.7548776662466927, 0.5698402909980532},
+                                               {-0.6180339887498949, 1.0, -0.4142135623730950},
+                                               {0.3819660112501051, -0.8660254037844386, 1.0},
+                                               {-1.0, -0.2360679774997897, -0.7071067811865476}};
 
 /* One side: a built mesh and its triangles in the common frame. */
 typedef struct ov_side {
 	const clash_mesh *m;
-	const double *tri;  /* 9 doubles a triangle, tree order, common frame */
-	double *copy;       /* b: tri, mapped when first needed (ready[i]) */
+	const double *tri; /* 9 doubles a triangle, tree order, common frame */
+	double *copy;      /* b: tri, mapped when first needed (ready[i]) */
 	uint8_t *ready;
 	size_t n;
-	int flip;           /* corners 1 and 2 swap to face outward */
-	int closed;         /* watertight: inside decided by crossings */
+	int flip;   /* corners 1 and 2 swap to face outward */
+	int closed; /* watertight: inside decided by crossings */
 	int solid;
-	int listed;         /* its triangles are named in answers (a mesh) */
-	affine to_common;   /* the mesh's frame to the common frame */
-	affine to_mesh;     /* and back */
-	double offset[3];   /* added after to_common */
+	int listed;          /* its triangles are named in answers (a mesh) */
+	affine to_common;    /* the mesh's frame to the common frame */
+	affine to_mesh;      /* and back */
+	double offset[3];    /* added after to_common */
 	double lo[3], hi[3]; /* its triangles' box, common frame */
 } ov_side;
 
@@ -52,11 +51,11 @@ typedef struct ov_side {
  * lexicographic order) passing through triangle `tri` of the other. */
 typedef struct ov_end {
 	double p[3];
-	double t;          /* where along e0 -> e1 */
+	double t; /* where along e0 -> e1 */
 	const double *e0, *e1;
 	uint32_t tri;
 	uint8_t side;
-	uint8_t exit;      /* walking e0 -> e1 leaves the other solid here */
+	uint8_t exit; /* walking e0 -> e1 leaves the other solid here */
 } ov_end;
 
 /* A segment of the curve: triangle t[0] of a crosses t[1] of b, from end
@@ -75,24 +74,24 @@ typedef struct ov_cross {
 
 /* What classifying a side leaves (overlap_classify.c). */
 typedef struct ov_class {
-	size_t nplay;        /* triangles near the other side */
-	uint32_t *play;      /* their tree indices */
-	uint32_t *vid;       /* 3 a triangle of play: vertex numbers */
+	size_t nplay;   /* triangles near the other side */
+	uint32_t *play; /* their tree indices */
+	uint32_t *vid;  /* 3 a triangle of play: vertex numbers */
 	size_t nv;
-	int8_t *status;      /* per vertex: 1 inside the other solid, 0 out, -1 unknown */
-	int8_t *tri_in;      /* per play triangle not crossed: 1 inside, 0, -1 */
-	uint32_t *xfirst;    /* per play triangle: its crossings, nplay + 1 */
+	int8_t *status;   /* per vertex: 1 inside the other solid, 0 out, -1 unknown */
+	int8_t *tri_in;   /* per play triangle not crossed: 1 inside, 0, -1 */
+	uint32_t *xfirst; /* per play triangle: its crossings, nplay + 1 */
 	ov_cross *xs;
-	uint32_t *sfirst;    /* per play triangle: its segments in sorder, nplay + 1 */
+	uint32_t *sfirst; /* per play triangle: its segments in sorder, nplay + 1 */
 	uint32_t *sorder;
-	uint32_t *slot;      /* per tree index: its play index or UINT32_MAX */
+	uint32_t *slot; /* per tree index: its play index or UINT32_MAX */
 } ov_class;
 
 typedef struct ov_work {
 	ov_side s[2];
 	ov_end *ends;
 	size_t nends, cap_ends;
-	uint32_t *slots;  /* hash of ends: index + 1, 0 empty */
+	uint32_t *slots; /* hash of ends: index + 1, 0 empty */
 	size_t nslots;
 	ov_seg *segs;
 	size_t nsegs, cap_segs;
@@ -102,9 +101,9 @@ typedef struct ov_work {
 	int volume;       /* both sides closed: classify and add up */
 	double origin[3]; /* of the volume terms */
 	ov_class c[2];
-	double *vol;      /* per node: volume terms (common frame) */
-	uint32_t *uf;     /* per node: union-find parent */
-	size_t nnodes;    /* ends, then side 0's vertices, then side 1's */
+	double *vol;   /* per node: volume terms (common frame) */
+	uint32_t *uf;  /* per node: union-find parent */
+	size_t nnodes; /* ends, then side 0's vertices, then side 1's */
 } ov_work;
 
 #define OV_MIN(x, y) ((x) < (y) ? (x) : (y))
@@ -165,8 +164,8 @@ uint32_t ov_find(uint32_t *uf, uint32_t i);
 void ov_union(uint32_t *uf, uint32_t i, uint32_t j);
 
 /* The answer from w (overlap_regions.c). */
-int ov_answer(ov_work *w, const clash_overlap_options *opt, const affine *to_world,
-              double det, clash_overlap **out);
+int ov_answer(ov_work *w, const clash_overlap_options *opt, const affine *to_world, double det,
+              clash_overlap **out);
 
 void ov_class_free(ov_class *c);
 

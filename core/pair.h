@@ -58,8 +58,8 @@ int pair_no_mesh(clash_result *r);
 
 /* m's answer for a and b, neither compound nor mesh: primitives lowered,
  * then m->convex. */
-static inline int pair_leaf(const clash_shape *a, const clash_shape *b,
-                            const clash_options *opt, const pair_method *m, clash_result *r)
+static inline int pair_leaf(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                            const pair_method *m, clash_result *r)
 {
 	if (a->kind || b->kind)
 		return pair_lowered(a, b, opt, m, r);
@@ -69,8 +69,8 @@ static inline int pair_leaf(const clash_shape *a, const clash_shape *b,
 /* m's answer for a and b of any kind, decided in this order: either a
  * compound, either a mesh, either a primitive, else two convex shapes
  * (m->convex checks them, and answers a NULL side). */
-static inline int pair_query(const clash_shape *a, const clash_shape *b,
-                             const clash_options *opt, const pair_method *m, clash_result *r)
+static inline int pair_query(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                             const pair_method *m, clash_result *r)
 {
 	if (a == NULL || b == NULL)
 		return m->convex(a, b, opt, r);

@@ -438,8 +438,8 @@ double pred_orient3d(const double a[3], const double b[3], const double c[3], co
 	const double adxbdy = adx * bdy, bdxady = bdx * ady;
 
 	/* Stage A: plain floating point, trusted beyond the static bound. */
-	const double det = adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy) +
-	                   cdz * (adxbdy - bdxady);
+	const double det =
+		adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy) + cdz * (adxbdy - bdxady);
 	const double permanent = (fabs(bdxcdy) + fabs(cdxbdy)) * fabs(adz) +
 	                         (fabs(cdxady) + fabs(adxcdy)) * fabs(bdz) +
 	                         (fabs(adxbdy) + fabs(bdxady)) * fabs(cdz);

@@ -36,8 +36,8 @@ static size_t align8(size_t n)
 static size_t final_size(size_t count)
 {
 	return align8(count * sizeof(uint32_t)) * 3 + align8((count + 1) * sizeof(uint32_t)) +
-	       align8(6 * count * sizeof(uint32_t)) + align8(PREPARED_CELLS_MAX * sizeof(uint32_t)) +
-	       3 * count * sizeof(double) + 64;
+	       align8(6 * count * sizeof(uint32_t)) +
+	       align8(PREPARED_CELLS_MAX * sizeof(uint32_t)) + 3 * count * sizeof(double) + 64;
 }
 
 static size_t built_size(size_t count)
@@ -112,11 +112,12 @@ static inline double node_score(const double *xyz, uint32_t u, const double *e, 
  * (as support_max_dot_rel3), else plainly.  Returns a graph number, a node
  * none of whose neighbours scores higher; *second is the highest score of
  * its neighbours (-INFINITY for none) and *top its own. */
-static uint32_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel,
-                           double *top, double *second)
+static uint32_t climb_from(const prepared *p, uint32_t cur, const double *e, int rel, double *top,
+                           double *second)
 {
 	const double *xyz = prepared_xyz(p), *v0 = p->vertices;
-	const uint32_t *adj_start = prepared_array(p, p->at_adj_start), *adj = prepared_array(p, p->at_adj);
+	const uint32_t *adj_start = prepared_array(p, p->at_adj_start),
+		       *adj = prepared_array(p, p->at_adj);
 	const double x0 = rel ? v0[0] : 0.0, y0 = rel ? v0[1] : 0.0, z0 = rel ? v0[2] : 0.0;
 	double best = node_score(xyz, cur, e, x0, y0, z0);
 	for (;;) {
@@ -181,7 +182,8 @@ static size_t plateau(const prepared *p, uint32_t cur, double best, const double
                       double delta)
 {
 	const double *xyz = prepared_xyz(p), *v0 = p->vertices;
-	const uint32_t *adj_start = prepared_array(p, p->at_adj_start), *adj = prepared_array(p, p->at_adj);
+	const uint32_t *adj_start = prepared_array(p, p->at_adj_start),
+		       *adj = prepared_array(p, p->at_adj);
 	const uint32_t *vid = prepared_array(p, p->at_vid);
 	const double x0 = rel ? v0[0] : 0.0, y0 = rel ? v0[1] : 0.0, z0 = rel ? v0[2] : 0.0;
 	uint32_t seen[PREPARED_PLATEAU_MAX];
@@ -242,8 +244,9 @@ size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
 			 * start from the last one when it is already further
 			 * along e. */
 			const double *xyz = prepared_xyz(p), *a = xyz + 3 * (size_t)at,
-			             *b = xyz + 3 * (size_t)h;
-			if ((a[0] - b[0]) * e[0] + (a[1] - b[1]) * e[1] + (a[2] - b[2]) * e[2] < 0.0)
+				     *b = xyz + 3 * (size_t)h;
+			if ((a[0] - b[0]) * e[0] + (a[1] - b[1]) * e[1] + (a[2] - b[2]) * e[2] <
+			    0.0)
 				at = h;
 		}
 	}
@@ -253,7 +256,7 @@ size_t prepared_climb(const prepared *p, const double *e, int rel, size_t *hint)
 	 * reach |e|_1 each) and the builder's (points within its eps of the
 	 * hull count as on it); NaN goes to the scan. */
 	const double delta =
-	    PREPARED_TIE_ULPS * DBL_EPSILON * p->reach * (fabs(e[0]) + fabs(e[1]) + fabs(e[2]));
+		PREPARED_TIE_ULPS * DBL_EPSILON * p->reach * (fabs(e[0]) + fabs(e[1]) + fabs(e[2]));
 	size_t best;
 	if (second < top - delta)
 		best = vid[end];
@@ -448,7 +451,8 @@ int clash_shape_prepare(clash_shape *s, void *storage, size_t size)
 		/* The builder works behind the room of the packed graph. */
 		char *built = m + final_size(s->count);
 		uint32_t *adj_start0 = (uint32_t *)(void *)built;
-		uint32_t *adj0 = (uint32_t *)(void *)(built + align8((s->count + 1) * sizeof(uint32_t)));
+		uint32_t *adj0 =
+			(uint32_t *)(void *)(built + align8((s->count + 1) * sizeof(uint32_t)));
 		char *scratch = built + built_size(s->count);
 		size_t attached;
 		p->hull = hull3_build(v, s->count, scratch, adj_start0, adj0, &attached);

@@ -38,12 +38,12 @@ typedef struct prepared {
 	size_t count;
 	const double *vertices; /* the array prepared: a shape must still borrow it */
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	double reach;           /* the largest coordinate's magnitude */
-	size_t hull;            /* hull vertices; 0: no graph (not 3-D, or flat) */
-	size_t nodes;           /* of the graph, H: the hull vertices and the
+	double reach; /* the largest coordinate's magnitude */
+	size_t hull;  /* hull vertices; 0: no graph (not 3-D, or flat) */
+	size_t nodes; /* of the graph, H: the hull vertices and the
 	                         * points attached to its faces (hull3.h) */
-	int side;               /* of the start table's cube map */
-	size_t bytes;           /* of the preparation, from its start (the rest was scratch) */
+	int side;     /* of the start table's cube map */
+	size_t bytes; /* of the preparation, from its start (the rest was scratch) */
 	/* The graph, with its nodes renumbered 0 .. H-1 in an order
 	 * that keeps neighbours near in memory, at offsets from the start of
 	 * the preparation (so that it may be copied, clash_shape_set_prepared):

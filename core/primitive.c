@@ -40,17 +40,13 @@ static const double unit_cube[24] = {-1, -1, -1, 1, -1, -1, -1, 1, -1, 1, 1, -1,
 static int params_used(int kind)
 {
 	switch (kind) {
-	case CLASH_KIND_SPHERE:
-		return 1;
+	case CLASH_KIND_SPHERE: return 1;
 	case CLASH_KIND_CAPSULE:
 	case CLASH_KIND_CYLINDER:
-	case CLASH_KIND_CONE:
-		return 2;
+	case CLASH_KIND_CONE: return 2;
 	case CLASH_KIND_BOX:
-	case CLASH_KIND_ELLIPSOID:
-		return 3;
-	default:
-		return 0;
+	case CLASH_KIND_ELLIPSOID: return 3;
+	default: return 0;
 	}
 }
 
@@ -151,8 +147,7 @@ void primitive_local_support(int kind, const double *prm, const double *e, doubl
 		p[2] = prm[2] * q2 / l;
 		break;
 	}
-	default:
-		break;
+	default: break;
 	}
 }
 
@@ -161,9 +156,7 @@ void primitive_local_box(const clash_shape *s, double *lo, double *hi)
 	const double *p = s->params;
 	double h[3];
 	switch (s->kind) {
-	case CLASH_KIND_SPHERE:
-		h[0] = h[1] = h[2] = p[0];
-		break;
+	case CLASH_KIND_SPHERE: h[0] = h[1] = h[2] = p[0]; break;
 	case CLASH_KIND_CAPSULE:
 		h[0] = h[2] = p[0];
 		h[1] = p[1] + p[0];
@@ -205,22 +198,12 @@ double primitive_reach(const clash_shape *s, const double *o)
 	const double *p = s->params;
 	double local;
 	switch (s->kind) {
-	case CLASH_KIND_SPHERE:
-		local = p[0];
-		break;
-	case CLASH_KIND_CAPSULE:
-		local = p[0] + p[1];
-		break;
+	case CLASH_KIND_SPHERE: local = p[0]; break;
+	case CLASH_KIND_CAPSULE: local = p[0] + p[1]; break;
 	case CLASH_KIND_CYLINDER:
-	case CLASH_KIND_CONE:
-		local = hypot(p[0], p[1]);
-		break;
-	case CLASH_KIND_BOX:
-		local = vec_norm(p, 3);
-		break;
-	default: /* ellipsoid */
-		local = fmax(p[0], fmax(p[1], p[2]));
-		break;
+	case CLASH_KIND_CONE: local = hypot(p[0], p[1]); break;
+	case CLASH_KIND_BOX: local = vec_norm(p, 3); break;
+	default: /* ellipsoid */ local = fmax(p[0], fmax(p[1], p[2])); break;
 	}
 	double c[3] = {0.0, 0.0, 0.0}, gain = 1.0;
 	pose_point(s, unit_origin, c);
@@ -241,7 +224,8 @@ int primitive_same(const clash_shape *a, const clash_shape *b, double tol)
 	double lo[3], hi[3];
 	primitive_local_box(a, lo, hi);
 	for (int i = 0; i < 4; i++) {
-		double v[3] = {0.0, 0.0, 0.0}, pa[3] = {0.0, 0.0, 0.0}, pb[3] = {0.0, 0.0, 0.0}, d[3];
+		double v[3] = {0.0, 0.0, 0.0}, pa[3] = {0.0, 0.0, 0.0}, pb[3] = {0.0, 0.0, 0.0},
+		       d[3];
 		if (i > 0)
 			v[i - 1] = hi[i - 1];
 		pose_point(a, v, pa);
@@ -259,7 +243,8 @@ double primitive_similarity_scale(const double *l)
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
 			g[i][j] = vec_dot(l + 3 * i, l + 3 * j, 3);
-	const double s2 = (g[0][0] + g[1][1] + g[2][2]) / 3.0, t = PRIMITIVE_SIMILARITY_TOLERANCE * s2;
+	const double s2 = (g[0][0] + g[1][1] + g[2][2]) / 3.0,
+		     t = PRIMITIVE_SIMILARITY_TOLERANCE * s2;
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
 			if (!(fabs(g[i][j] - (i == j ? s2 : 0.0)) <= t))
@@ -294,8 +279,7 @@ static void as_polytope(clash_shape *buf, const double *v, size_t count)
 	buf->count = count;
 }
 
-int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **out,
-                    int box_only)
+int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **out, int box_only)
 {
 	*out = s;
 	if (s->kind == CLASH_KIND_POLYTOPE)

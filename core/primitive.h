@@ -21,8 +21,7 @@
  * for an unknown kind or bad params, CLASH_EDIM for a primitive not 3-D.
  * box_only (the LP methods, which take no curved shape): CLASH_ENOTSUP
  * for every kind but the box. */
-int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **out,
-                    int box_only);
+int primitive_lower(const clash_shape *s, clash_shape *buf, const clash_shape **out, int box_only);
 
 /* sigma when the 3x3 linear part l (column-major) is a similarity,
  * L^T L = sigma^2 I within a relative 1e-13 (a rotation from a normalized

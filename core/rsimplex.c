@@ -145,7 +145,7 @@ RS_INLINE void start_inverse_m(rsimplex *s, const rsimplex_lp *lp, const size_t 
 }
 
 int rsimplex_start_inverse(rsimplex *s, const rsimplex_lp *lp, const size_t *basis,
-                                     const double *binv, const double *cb)
+                           const double *binv, const double *cb)
 {
 	assert(lp->m >= 1 && lp->m <= RSIMPLEX_MAX_ROWS && lp->n >= (size_t)lp->m);
 	if (lp->m == 5)

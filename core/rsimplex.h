@@ -36,8 +36,8 @@
 typedef double (*rsimplex_column_fn)(const void *ctx, size_t j, double *a);
 
 typedef struct rsimplex_lp {
-	int m;          /* rows, 1..RSIMPLEX_MAX_ROWS */
-	size_t n;       /* columns, n >= m */
+	int m;    /* rows, 1..RSIMPLEX_MAX_ROWS */
+	size_t n; /* columns, n >= m */
 	double b[RSIMPLEX_MAX_ROWS];
 	rsimplex_column_fn column;
 	const void *ctx;
@@ -87,7 +87,11 @@ typedef struct rsimplex_lp {
  * this and later runs of the same rsimplex).  It cannot cycle: until the
  * switch the objective falls strictly, so no basis comes back; after it,
  * Bland's rule. */
-enum rsimplex_rule { RSIMPLEX_BLAND, RSIMPLEX_DANTZIG, RSIMPLEX_DANTZIG_BLAND };
+enum rsimplex_rule {
+	RSIMPLEX_BLAND,
+	RSIMPLEX_DANTZIG,
+	RSIMPLEX_DANTZIG_BLAND
+};
 
 enum rsimplex_status {
 	RSIMPLEX_OPTIMAL = 0,
@@ -101,16 +105,16 @@ enum rsimplex_status {
 
 typedef struct rsimplex {
 	int m;
-	size_t basis[RSIMPLEX_MAX_ROWS]; /* the column basic in each row */
-	double cb[RSIMPLEX_MAX_ROWS];    /* their costs */
+	size_t basis[RSIMPLEX_MAX_ROWS];                    /* the column basic in each row */
+	double cb[RSIMPLEX_MAX_ROWS];                       /* their costs */
 	double binv[RSIMPLEX_MAX_ROWS * RSIMPLEX_MAX_ROWS]; /* B^-1, row-major */
-	double x[RSIMPLEX_MAX_ROWS];     /* basic values, B^-1 b (>= 0) */
-	double y[RSIMPLEX_MAX_ROWS];     /* duals, c_B B^-1 */
-	double objective;                /* c_B . x */
-	int iterations;                  /* pivots made */
+	double x[RSIMPLEX_MAX_ROWS];                        /* basic values, B^-1 b (>= 0) */
+	double y[RSIMPLEX_MAX_ROWS];                        /* duals, c_B B^-1 */
+	double objective;                                   /* c_B . x */
+	int iterations;                                     /* pivots made */
 	int since_refactor;
-	int degenerate;                  /* a pivot did not lower the objective */
-	int priced;                      /* the last run returned RSIMPLEX_PRICED */
+	int degenerate; /* a pivot did not lower the objective */
+	int priced;     /* the last run returned RSIMPLEX_PRICED */
 } rsimplex;
 
 /* Set up the basis `basis` (m distinct column indices) and factor it.

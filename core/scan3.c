@@ -37,14 +37,14 @@ void scan3_want_rel(scan3 *s)
 #if defined(LANES_AVX)
 #define SCAN(kernel, from, s, v, count, e) kernel((s)->x, (s)->y, (s)->z, v, count, e)
 #else
-#define SCAN(kernel, from, s, v, count, e)                                                  \
+#define SCAN(kernel, from, s, v, count, e) \
 	lanes_soa_max_dot_ref((s)->x, (s)->y, (s)->z, v, count, e, from)
 #endif
 
 /* A raw scan of a copy turned relative: the vertex array's (never on a
  * query's path: EPA, which turns the copies, is the last to scan). */
 static __attribute__((noinline, cold)) size_t array_max_dot(const double *v, size_t count,
-                                                           const double *e)
+                                                            const double *e)
 {
 	return lanes_max_dot3(v, count, e, 0);
 }
@@ -66,8 +66,7 @@ size_t scan3_max_dot(scan3 *s, const double *v, size_t count, const double *e)
 size_t scan3_max_dot_rel(scan3 *s, const double *v, size_t count, const double *e)
 {
 	switch (s->state) {
-	case SCAN3_REL:
-		return SCAN(lanes_soa_max_dot_rel, LANES_SOA_REL, s, NULL, count, e);
+	case SCAN3_REL: return SCAN(lanes_soa_max_dot_rel, LANES_SOA_REL, s, NULL, count, e);
 	case SCAN3_RAW:
 		return SCAN(lanes_soa_max_dot_raw_rel, LANES_SOA_RAW_REL, s, NULL, count, e);
 	case SCAN3_RAW_WANT_REL:

@@ -56,8 +56,8 @@ static int selector_ok(size_t x, size_t count, size_t ngroups)
  * checked against count objects and ngroups groups after them (a group may
  * be paired with itself, an object not).  *out is malloc'd (NULL for an
  * empty list); *groups tells whether an end names a group. */
-static int pair_set(const clash_pair *in, size_t n, size_t count, size_t ngroups,
-                    clash_pair **out, size_t *nout, int *groups)
+static int pair_set(const clash_pair *in, size_t n, size_t count, size_t ngroups, clash_pair **out,
+                    size_t *nout, int *groups)
 {
 	*groups = 0;
 	*out = NULL;
@@ -97,8 +97,8 @@ static int pair_in(const clash_pair *set, size_t n, size_t a, size_t b)
 
 /* Whether the objects a and b match a pair of the set: by themselves, or
  * by their groups (scene->group) when `groups`. */
-static int pair_matches(const clash_pair *set, size_t n, int groups, const clash_scene *s,
-                        size_t a, size_t b)
+static int pair_matches(const clash_pair *set, size_t n, int groups, const clash_scene *s, size_t a,
+                        size_t b)
 {
 	if (pair_in(set, n, a, b))
 		return 1;
@@ -199,7 +199,8 @@ static int scene_boxes(const clash_scene *s, double *box)
 			return err;
 		largest = fmax(largest, half_diagonal(lo, hi, n));
 	}
-	const double tol = fmin(s->opt.tolerance, 2.0 * CLASH_SCENE_MAX_RELATIVE_TOLERANCE * largest);
+	const double tol =
+		fmin(s->opt.tolerance, 2.0 * CLASH_SCENE_MAX_RELATIVE_TOLERANCE * largest);
 	const double grow = 0.5 * s->clearance + 0.5 * tol;
 	for (size_t i = 0; i < s->count; i++) {
 		double *lo = box + 2 * i * (size_t)n, *hi = lo + n;
@@ -222,7 +223,7 @@ static int scene_boxes(const clash_scene *s, double *box)
 /* A node: its box, and either two children or a run of objects. */
 typedef struct bvh_node {
 	double lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
-	size_t left, right; /* children, when count == 0 */
+	size_t left, right;  /* children, when count == 0 */
 	size_t first, count; /* a leaf: order[first .. first + count) */
 } bvh_node;
 
@@ -440,8 +441,13 @@ int clash_scene_candidates(const clash_scene *s, clash_pair **pairs, size_t *npa
 	const size_t count = s->count;
 	double *box = malloc(2 * count * (size_t)n * sizeof *box);
 	pair_list out = {.max = s->max_candidates};
-	bvh t = {.box = box, .n = n, .out = &out, .scene = s, .ignore = ignore,
-	         .nignore = nignore, .ignore_groups = ignore_groups};
+	bvh t = {.box = box,
+	         .n = n,
+	         .out = &out,
+	         .scene = s,
+	         .ignore = ignore,
+	         .nignore = nignore,
+	         .ignore_groups = ignore_groups};
 	if (only_groups) { /* groups: the hierarchy finds their pairs */
 		t.only = only;
 		t.nonly = nonly;

@@ -28,10 +28,10 @@ typedef struct simplex_table {
 
 /* The nearest point found over one subset. */
 typedef struct simplex_solution {
-	unsigned mask;                        /* the subset Y_s */
-	double lambda[SIMPLEX_MAX_POINTS];    /* weights, 0 outside the subset */
-	double v[CLASH_MAX_DIM];              /* sum lambda_i y_i */
-	double vv;                            /* |v|^2 */
+	unsigned mask;                     /* the subset Y_s */
+	double lambda[SIMPLEX_MAX_POINTS]; /* weights, 0 outside the subset */
+	double v[CLASH_MAX_DIM];           /* sum lambda_i y_i */
+	double vv;                         /* |v|^2 */
 } simplex_solution;
 
 /* Fill the cofactor table for n points y[0..n-1] of dimension dim. */

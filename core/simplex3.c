@@ -111,7 +111,7 @@ static int project_edge_gs(const double *const *y, int n, int i, int j, simplex_
 /* v = v(aff {y_i, y_j, y_k}), i < j < k, as simplex_project computes it.
  * Returns 0 if the triangle is thinner than rounding. */
 static int project_triangle_gs(const double *const *y, int n, int i, int j, int k,
-                            simplex_solution *sol)
+                               simplex_solution *sol)
 {
 	const double *p = y[i];
 	double q0[3], q1[3];
@@ -309,9 +309,21 @@ static int triangle(const double *const *y, int n, int a, int b, int w, simplex_
 	/* The face. */
 	int i = a, j = b, k = w;
 	/* sort the three slot indices, as the generic projection takes them */
-	if (i > j) { int t = i; i = j; j = t; }
-	if (j > k) { int t = j; j = k; k = t; }
-	if (i > j) { int t = i; i = j; j = t; }
+	if (i > j) {
+		int t = i;
+		i = j;
+		j = t;
+	}
+	if (j > k) {
+		int t = j;
+		j = k;
+		k = t;
+	}
+	if (i > j) {
+		int t = i;
+		i = j;
+		j = t;
+	}
 	return project_triangle(y, n, i, j, k, sol) && interior(sol, n);
 }
 
@@ -337,7 +349,8 @@ int simplex3_step(const double *const *y, int n, simplex_solution *sol)
 	double sxs[3], sos[3];
 	int outside = 0;
 	/* A tetrahedron thinner than rounding decides nothing. */
-	const double l0 = vec3_dot(e[0], e[0]), l1 = vec3_dot(e[1], e[1]), l2 = vec3_dot(e[2], e[2]);
+	const double l0 = vec3_dot(e[0], e[0]), l1 = vec3_dot(e[1], e[1]),
+		     l2 = vec3_dot(e[2], e[2]);
 	const double thin = SIDE_ULPS * DBL_EPSILON * sqrt(l0 * l1 * l2);
 	for (int f = 0; f < 3; f++) {
 		double nrm[3];

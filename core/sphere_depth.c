@@ -154,8 +154,8 @@ static int tri_interval(const sd_work *w, const sd_tri *t, const double *u, doub
 		} else {
 			continue;
 		}
-		clip_linear(fe, ue, &a, &b);         /* along the edge: s >= 0 */
-		clip_linear(len - fe, -ue, &a, &b);  /* s <= len */
+		clip_linear(fe, ue, &a, &b);        /* along the edge: s >= 0 */
+		clip_linear(len - fe, -ue, &a, &b); /* s <= len */
 		take(lo, hi, a, b);
 	}
 	{ /* the slab about the plane, within the edge planes */
@@ -465,8 +465,9 @@ static int min_norm(const sd_face *f, const int *id, int k, double *v)
 		double cf[3][3];
 		for (int i = 0; i < 3; i++)
 			for (int j = 0; j < 3; j++)
-				cf[i][j] = g[(i + 1) % 3][(j + 1) % 3] * g[(i + 2) % 3][(j + 2) % 3] -
-				           g[(i + 1) % 3][(j + 2) % 3] * g[(i + 2) % 3][(j + 1) % 3];
+				cf[i][j] =
+					g[(i + 1) % 3][(j + 1) % 3] * g[(i + 2) % 3][(j + 2) % 3] -
+					g[(i + 1) % 3][(j + 2) % 3] * g[(i + 2) % 3][(j + 1) % 3];
 		det = g[0][0] * cf[0][0] + g[0][1] * cf[0][1] + g[0][2] * cf[0][2];
 		if (!(fabs(det) > 1e-9))
 			return 0;
@@ -532,8 +533,8 @@ static int pattern(sd_work *w)
 	int err = CLASH_OK;
 	for (int it = 0; it < SD_STEPS * 4 && step > 1e-7 && !err; it++) {
 		double e1[3], e2[3];
-		const double ax[3] = {fabs(w->u[0]) < 0.6 ? 1.0 : 0.0, fabs(w->u[0]) < 0.6 ? 0.0 : 1.0,
-		                      0.0};
+		const double ax[3] = {fabs(w->u[0]) < 0.6 ? 1.0 : 0.0,
+		                      fabs(w->u[0]) < 0.6 ? 0.0 : 1.0, 0.0};
 		vec3_cross(e1, w->u, ax);
 		sp_unit3(e1);
 		vec3_cross(e2, w->u, e1);

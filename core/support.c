@@ -76,14 +76,14 @@ int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const c
 	return pair_frame_finish(f, a->dim);
 }
 
-static int bounds_extreme(const clash_shape *s, const double *d, double *center,
-                          double *radius, size_t *extreme, scan3 *copy);
+static int bounds_extreme(const clash_shape *s, const double *d, double *center, double *radius,
+                          size_t *extreme, scan3 *copy);
 
 /* support_pair_frame_init_copy, inlined into both entries so that the
  * one without copies tests none. */
-static inline __attribute__((always_inline)) int
-pair_frame_extremes(support_pair_frame *f, const clash_shape *a, const clash_shape *b,
-                    const double *d, size_t *ia, size_t *ib, scan3 *copy_a, scan3 *copy_b)
+static inline __attribute__((always_inline)) int pair_frame_extremes(
+	support_pair_frame *f, const clash_shape *a, const clash_shape *b, const double *d,
+	size_t *ia, size_t *ib, scan3 *copy_a, scan3 *copy_b)
 {
 	const int n = a->dim;
 	double nd[CLASH_MAX_DIM];
@@ -100,16 +100,15 @@ pair_frame_extremes(support_pair_frame *f, const clash_shape *a, const clash_sha
 	return pair_frame_finish(f, n);
 }
 
-int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
-                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
-                                 support_copy *room_a, support_copy *room_b)
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a, const clash_shape *b,
+                                 const double *d, size_t *ia, size_t *ib, support_copy *room_a,
+                                 support_copy *room_b)
 {
 	return pair_frame_extremes(f, a, b, d, ia, ib, room_a, room_b);
 }
 
 int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
-                                    const clash_shape *b, const double *d, size_t *ia,
-                                    size_t *ib)
+                                    const clash_shape *b, const double *d, size_t *ia, size_t *ib)
 {
 	return pair_frame_extremes(f, a, b, d, ia, ib, NULL, NULL);
 }
@@ -227,9 +226,9 @@ int support_query_scaled(const clash_shape *a, const clash_shape *b, const clash
 }
 
 /* The ball of a shape's hull from its local box: see support_bounds. */
-static inline __attribute__((always_inline)) int
-ball_of_box(const clash_shape *s, const double *lo, const double *hi, double *center,
-            double *radius)
+static inline __attribute__((always_inline)) int ball_of_box(const clash_shape *s, const double *lo,
+                                                             const double *hi, double *center,
+                                                             double *radius)
 {
 	int n = s->dim;
 	if (n == 3) {
@@ -239,7 +238,7 @@ ball_of_box(const clash_shape *s, const double *lo, const double *hi, double *ce
 		if (!vec_isfinite(lo, 3) || !vec_isfinite(hi, 3))
 			return CLASH_ERANGE;
 		const double c0 = 0.5 * hi[0] + 0.5 * lo[0], c1 = 0.5 * hi[1] + 0.5 * lo[1],
-		             c2 = 0.5 * hi[2] + 0.5 * lo[2];
+			     c2 = 0.5 * hi[2] + 0.5 * lo[2];
 		double h[3] = {0.5 * hi[0] - 0.5 * lo[0], 0.5 * hi[1] - 0.5 * lo[1],
 		               0.5 * hi[2] - 0.5 * lo[2]};
 		if (!s->posed) {
@@ -301,7 +300,6 @@ ball_of_box(const clash_shape *s, const double *lo, const double *hi, double *ce
 	return CLASH_OK;
 }
 
-
 size_t support_primitive3(const support_frame *f, const double *d, double *x)
 {
 	double e[3], p[3];
@@ -329,7 +327,6 @@ int support_bounds(const clash_shape *s, double *center, double *radius)
 	return ball_of_box(s, lo, hi, center, radius);
 }
 
-
 /* box() and support_max_dot() in one pass: the box of the vertices, the
  * NaN test, and the first vertex of largest inner product with e.  copy
  * (or NULL): a room for the copy by coordinate, filled here when the
@@ -348,14 +345,14 @@ static int box_extreme(const double *v, size_t count, int n, const double *e, do
 	return lanes_box_max_dot3(v, count, e, lo, hi, extreme, NULL, NULL, NULL);
 }
 
-int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
-                           double *radius, size_t *extreme)
+int support_bounds_extreme(const clash_shape *s, const double *d, double *center, double *radius,
+                           size_t *extreme)
 {
 	return bounds_extreme(s, d, center, radius, extreme, NULL);
 }
 
-static int bounds_extreme(const clash_shape *s, const double *d, double *center,
-                          double *radius, size_t *extreme, scan3 *copy)
+static int bounds_extreme(const clash_shape *s, const double *d, double *center, double *radius,
+                          size_t *extreme, scan3 *copy)
 {
 	const int n = s->dim;
 	double e[CLASH_MAX_DIM], lo[CLASH_MAX_DIM], hi[CLASH_MAX_DIM];
@@ -393,8 +390,7 @@ static int bounds_extreme(const clash_shape *s, const double *d, double *center,
 	return ball_of_box(s, lo, hi, center, radius);
 }
 
-void support_frame_init(support_frame *f, const clash_shape *s,
-                        const double *shift, double scale)
+void support_frame_init(support_frame *f, const clash_shape *s, const double *shift, double scale)
 {
 	int n = s->dim;
 	f->vertices = s->vertices;

@@ -65,7 +65,8 @@ size_t support_primitive3(const support_frame *f, const double *d, double *x);
  * them, used or not: an option that is wrong is an error whichever method
  * reads it).  CLASH_OK or the error code.  Inline: it is on every
  * query's path. */
-static inline int support_check_query(const clash_shape *a, const clash_shape *b, const clash_options *opt)
+static inline int support_check_query(const clash_shape *a, const clash_shape *b,
+                                      const clash_options *opt)
 {
 	if (a == NULL || b == NULL)
 		return CLASH_EINVAL;
@@ -139,16 +140,15 @@ int support_pair_frame_init(support_pair_frame *f, const clash_shape *a, const c
  * the vertex of a extreme along world direction d (*ia) and of b along -d
  * (*ib). */
 int support_pair_frame_init_extreme(support_pair_frame *f, const clash_shape *a,
-                                    const clash_shape *b, const double *d, size_t *ia,
-                                    size_t *ib);
+                                    const clash_shape *b, const double *d, size_t *ia, size_t *ib);
 
 /* support_pair_frame_init_extreme that also copies each shape's vertices
  * by coordinate into room_a and room_b (support_frame_keep_pair_copy) in
  * the same pass, when the pass is the AVX scan of the array; else the
  * first scan of a frame that keeps the room makes the copy. */
-int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a,
-                                 const clash_shape *b, const double *d, size_t *ia, size_t *ib,
-                                 support_copy *room_a, support_copy *room_b);
+int support_pair_frame_init_copy(support_pair_frame *f, const clash_shape *a, const clash_shape *b,
+                                 const double *d, size_t *ia, size_t *ib, support_copy *room_a,
+                                 support_copy *room_b);
 
 /* Tiny queries.  The frame's inv = 1 / unit overflows once the extent is
  * below 2^-1023 (subnormal coordinates), and a world tolerance of 1e-12
@@ -232,8 +232,7 @@ static inline int support_exponent(double x)
  * first scan), or e_0 where the guesses coincide or are not finite (NaN is
  * left to the first scan's input check).  gjk's d0 and the LP's round-0
  * pricing direction. */
-static inline void support_centre_direction(const double *sa, const double *sb, double *d,
-                                            int n)
+static inline void support_centre_direction(const double *sa, const double *sb, double *d, int n)
 {
 	double big = 0.0;
 	for (int k = 0; k < n; k++) {
@@ -259,12 +258,11 @@ int support_bounds(const clash_shape *s, double *center, double *radius);
 /* support_bounds and, in the same pass over the vertices, the index of the
  * vertex extreme along world direction d (the first of the largest inner
  * products, as support_eval). */
-int support_bounds_extreme(const clash_shape *s, const double *d, double *center,
-                           double *radius, size_t *extreme);
+int support_bounds_extreme(const clash_shape *s, const double *d, double *center, double *radius,
+                           size_t *extreme);
 
 /* Set up the map of shape s into the frame x_frame = (x_world - shift) * scale. */
-void support_frame_init(support_frame *f, const clash_shape *s,
-                        const double *shift, double scale);
+void support_frame_init(support_frame *f, const clash_shape *s, const double *shift, double scale);
 
 /* Whether support_frame_keep_copy keeps a copy for f: a 3-D shape of
  * vertices (no primitive), small enough (scan3_usable). */
@@ -336,7 +334,7 @@ SUPPORT_HOT void support_map3(const support_frame *f, const double *v, double *x
 	if (!f->posed) {
 		const double sc = f->scale;
 		const double x0 = (v[0] - f->shift[0]) * sc, x1 = (v[1] - f->shift[1]) * sc,
-		             x2 = (v[2] - f->shift[2]) * sc;
+			     x2 = (v[2] - f->shift[2]) * sc;
 		x[0] = x0;
 		x[1] = x1;
 		x[2] = x2;
@@ -404,8 +402,7 @@ SUPPORT_HOT const double *support_local_dir3(const support_frame *f, const doubl
  * primitive's formula, the copy it keeps, a prepared shape's climb, or a
  * scan of the vertex array.  Returns the vertex index (0 for a primitive)
  * and writes the point's frame coordinates to x. */
-SUPPORT_HOT size_t support_scan3(const support_frame *f, const double *d, double *x,
-                                 const int rel)
+SUPPORT_HOT size_t support_scan3(const support_frame *f, const double *d, double *x, const int rel)
 {
 	double e[3];
 	size_t i;

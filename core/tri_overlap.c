@@ -341,18 +341,12 @@ static int simplices(simplex a, simplex b)
 		b = t;
 	}
 	switch (a.n * 4 + b.n) {
-	case 3 * 4 + 3:
-		return triangles(a.v, b.v);
-	case 3 * 4 + 2:
-		return segment_triangle(b.v[0], b.v[1], a.v);
-	case 3 * 4 + 1:
-		return point_triangle(b.v[0], a.v);
-	case 2 * 4 + 2:
-		return segment_segment(a.v[0], a.v[1], b.v[0], b.v[1]);
-	case 2 * 4 + 1:
-		return point_segment(b.v[0], a.v[0], a.v[1]);
-	default:
-		return same_point(a.v[0], b.v[0]);
+	case 3 * 4 + 3: return triangles(a.v, b.v);
+	case 3 * 4 + 2: return segment_triangle(b.v[0], b.v[1], a.v);
+	case 3 * 4 + 1: return point_triangle(b.v[0], a.v);
+	case 2 * 4 + 2: return segment_segment(a.v[0], a.v[1], b.v[0], b.v[1]);
+	case 2 * 4 + 1: return point_segment(b.v[0], a.v[0], a.v[1]);
+	default: return same_point(a.v[0], b.v[0]);
 	}
 }
 

@@ -28,7 +28,7 @@
 
 /* pi/2 = P1 + ... + P5 (24 bits each) + P6 (rounded). */
 static const double P1 = 0x1.921fb4p+0, P2 = 0x1.4442d0p-24, P3 = 0x1.846988p-48,
-                    P4 = 0x1.8cc516p-72, P5 = 0x1.01b838p-96, P6 = 0x1.a252049c1114dp-120;
+		    P4 = 0x1.8cc516p-72, P5 = 0x1.01b838p-96, P6 = 0x1.a252049c1114dp-120;
 static const double INV_PIO2 = 0x1.45f306dc9c883p-1;
 static const double PIO4 = 0x1.921fb54442d18p-1;
 /* Beyond this n reaches 2^29 and n P_k would round. */
@@ -104,12 +104,14 @@ static double horner(double w, const double *c, int n)
 
 /* -1/3!, 1/5!, ..., 1/17! and 1/4!, -1/6!, ..., -1/18!. */
 static const double SIN_C[8] = {
-	-0x1.5555555555555p-3, 0x1.1111111111111p-7,  -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,
-	-0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33, -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49,
+	-0x1.5555555555555p-3,  0x1.1111111111111p-7,   -0x1.a01a01a01a01ap-13,
+	0x1.71de3a556c734p-19,  -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
+	-0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49,
 };
 static const double COS_C[8] = {
-	0x1.5555555555555p-5,  -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16,  -0x1.27e4fb7789f5cp-22,
-	0x1.1eed8eff8d898p-29, -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45,  -0x1.6827863b97d97p-53,
+	0x1.5555555555555p-5,   -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16,
+	-0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,  -0x1.93974a8c07c9dp-37,
+	0x1.ae7f3e733b81fp-45,  -0x1.6827863b97d97p-53,
 };
 
 /* sin(hi + lo) and cos(hi + lo) for |hi| <= about pi/4, |lo| tiny:
@@ -164,22 +166,34 @@ double trig_cos(double x)
 
 /* atan(j / 8) = ATAN_HI[j] + ATAN_LO[j]. */
 static const double ATAN_HI[9] = {
-	0.0,                    0x1.fd5ba9aac2f6ep-4, 0x1.f5b75f92c80ddp-3,
-	0x1.6f61941e4def1p-2,   0x1.dac670561bb4fp-2, 0x1.1e00babdefeb4p-1,
-	0x1.4978fa3269ee1p-1,   0x1.700a7c5784634p-1, 0x1.921fb54442d18p-1,
+	0.0,
+	0x1.fd5ba9aac2f6ep-4,
+	0x1.f5b75f92c80ddp-3,
+	0x1.6f61941e4def1p-2,
+	0x1.dac670561bb4fp-2,
+	0x1.1e00babdefeb4p-1,
+	0x1.4978fa3269ee1p-1,
+	0x1.700a7c5784634p-1,
+	0x1.921fb54442d18p-1,
 };
 static const double ATAN_LO[9] = {
-	0.0,                    -0x1.cd37686760c17p-59, 0x1.8ab6e3cf7afbdp-57,
-	-0x1.c63aae6f6e918p-56, 0x1.a2b7f222f65e2p-56,  -0x1.928df287a668fp-58,
-	0x1.2419a87f2a458p-56,  -0x1.8c34d25aadef6p-56, 0x1.1a62633145c07p-55,
+	0.0,
+	-0x1.cd37686760c17p-59,
+	0x1.8ab6e3cf7afbdp-57,
+	-0x1.c63aae6f6e918p-56,
+	0x1.a2b7f222f65e2p-56,
+	-0x1.928df287a668fp-58,
+	0x1.2419a87f2a458p-56,
+	-0x1.8c34d25aadef6p-56,
+	0x1.1a62633145c07p-55,
 };
 static const double PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54;
 static const double PI_HI = 0x1.921fb54442d18p+1, PI_LO = 0x1.1a62633145c07p-53;
 
 /* -1/3, 1/5, ..., -1/19, 1/21. */
 static const double ATAN_C[10] = {
-	-0x1.5555555555555p-2, 0x1.999999999999ap-3,  -0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4,
-	-0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4,  -0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5,
+	-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4,
+	-0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, -0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5,
 	-0x1.af286bca1af28p-5, 0x1.8618618618618p-5,
 };
 

@@ -247,8 +247,7 @@ static size_t join_near(const double *p, size_t nv, size_t nu, double tol, const
 	return nc;
 }
 
-size_t weld_join(const double *p, size_t nv, double tol, const weld_scratch *s,
-                 uint32_t *canon)
+size_t weld_join(const double *p, size_t nv, double tol, const weld_scratch *s, uint32_t *canon)
 {
 	const size_t nu = join_equal(p, nv, s, canon);
 	if (!(tol > 0.0) || nu < 2)

@@ -37,8 +37,7 @@ double weld_diagonal(const double *p, size_t nv);
 /* canon[v]: a number 0..nu-1 shared by the vertices of one cluster (the
  * rule above, tol >= 0); returns nu, or WELD_DENSE.  Afterwards
  * s->first[c] is cluster c's first vertex, for c < nu. */
-size_t weld_join(const double *p, size_t nv, double tol, const weld_scratch *s,
-                 uint32_t *canon);
+size_t weld_join(const double *p, size_t nv, double tol, const weld_scratch *s, uint32_t *canon);
 
 /* The vertices whose coordinates differ from their cluster's first
  * vertex's (first, canon from weld_join); when some do and out is not

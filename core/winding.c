@@ -66,8 +66,7 @@ static float up(double x)
 /* Node i's sums (n, area, s: area n_i centroid_j about the origin) in
  * doubles; inner nodes' stored on the way back.  Recursion as deep as the
  * tree. */
-static void sums(const clash_mesh *m, far_node *far, uint32_t i, double *n, double *area,
-                 double *s)
+static void sums(const clash_mesh *m, far_node *far, uint32_t i, double *n, double *area, double *s)
 {
 	const mesh_node *nd = &m->nodes[i];
 	n[0] = n[1] = n[2] = *area = 0.0;
@@ -109,7 +108,8 @@ static void sums(const clash_mesh *m, far_node *far, uint32_t i, double *n, doub
 			mm[3 * a + b] = s[3 * a + b] - n[a] * c[b];
 	for (int k = 0; k < 3; k++) {
 		f->m[k] = (float)mm[4 * k];
-		f->m[3 + k] = (float)(0.5 * mm[3 * k + (k + 1) % 3] + 0.5 * mm[3 * ((k + 1) % 3) + k]);
+		f->m[3 + k] =
+			(float)(0.5 * mm[3 * k + (k + 1) % 3] + 0.5 * mm[3 * ((k + 1) % 3) + k]);
 	}
 	f->area = up(*area * (1.0 + 0x1p-50)); /* the sums' own rounding */
 	/* A sum past the floats' range (coordinates near 1e19 and more):

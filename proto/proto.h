@@ -112,12 +112,12 @@ typedef struct proto_request_limits {
  * rounding of coordinates to float (2^-24 of their size). */
 #define PROTO_DEFAULT_WELD 1e-6
 /* All of them as one proto_request_limits. */
-#define PROTO_DEFAULT_LIMITS                                                          \
-	((proto_request_limits){.max_depth = PROTO_DEFAULT_MAX_DEPTH,                 \
-	                        .max_vertices = PROTO_DEFAULT_MAX_VERTICES,           \
-	                        .max_shapes = PROTO_DEFAULT_MAX_SHAPES,               \
-	                        .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH,       \
-	                        .max_clashes = PROTO_DEFAULT_MAX_CLASHES,             \
+#define PROTO_DEFAULT_LIMITS                                                    \
+	((proto_request_limits){.max_depth = PROTO_DEFAULT_MAX_DEPTH,           \
+	                        .max_vertices = PROTO_DEFAULT_MAX_VERTICES,     \
+	                        .max_shapes = PROTO_DEFAULT_MAX_SHAPES,         \
+	                        .max_part_depth = PROTO_DEFAULT_MAX_PART_DEPTH, \
+	                        .max_clashes = PROTO_DEFAULT_MAX_CLASHES,       \
 	                        .max_reply = PROTO_DEFAULT_MAX_REPLY})
 
 /* The limit a request broke (proto_call.limit). */
@@ -127,7 +127,7 @@ enum proto_limit {
 	PROTO_LIMIT_VERTICES,
 	PROTO_LIMIT_SHAPES,
 	PROTO_LIMIT_PART_DEPTH,
-	PROTO_LIMIT_QUERIES     /* a batch */
+	PROTO_LIMIT_QUERIES /* a batch */
 };
 
 /* The shape store (POST /v1/shapes, {"ref": id}): a bounded cache shared
@@ -225,8 +225,8 @@ typedef struct proto_call {
 	 * (clashd: when one of its heavy share of workers is free). */
 	double max_cost;
 	/* Out. */
-	int deferred;  /* not answered (enum proto_deferred) */
-	double cost;   /* what it was judged to cost; 0 when not judged (no
+	int deferred; /* not answered (enum proto_deferred) */
+	double cost;  /* what it was judged to cost; 0 when not judged (no
 	                  max_cost, or it did not parse) */
 	int cancelled;
 	enum proto_limit limit; /* the limit the request broke, if any */
@@ -371,8 +371,7 @@ int proto_shape_reply_through(const proto_context *ctx, const char *method, cons
 
 /* Build a problem reply for an error found outside the decoder (404, 405,
  * 413, 415, 503 ...).  `detail` and `pointer` may be NULL.  Returns 0 or -1. */
-int proto_problem_reply(int status, const char *detail, const char *pointer,
-                        proto_reply *out);
+int proto_problem_reply(int status, const char *detail, const char *pointer, proto_reply *out);
 
 /* The same for a request refused for its HTTP form (framing, header fields,
  * target) before any JSON is read: a 400 has the type "malformed-request",
@@ -392,11 +391,11 @@ void proto_reply_free(proto_reply *r);
 
 /* How a JSON parser judges a text. */
 enum proto_json_state {
-	PROTO_JSON_BROKEN = -1,  /* not JSON, nor the start of it */
-	PROTO_JSON_OPEN = 0,     /* the parser stopped at the end of the text:
+	PROTO_JSON_BROKEN = -1, /* not JSON, nor the start of it */
+	PROTO_JSON_OPEN = 0,    /* the parser stopped at the end of the text:
 	                            the value unfinished ("{", "{\"a\": {"),
 	                            or its last token bad ("{]") */
-	PROTO_JSON_COMPLETE = 1  /* one JSON value of any type */
+	PROTO_JSON_COMPLETE = 1 /* one JSON value of any type */
 };
 
 /* How jansson judges text[0 .. len) (any top-level value; with `prefix`,

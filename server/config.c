@@ -67,9 +67,9 @@ typedef int (*option_apply)(server_config *cfg, const option *o, const char *v, 
 typedef log_field (*option_log)(const server_config *cfg, const char *key);
 
 struct option {
-	const char *flag;     /* "--max-body" */
-	const char *env;      /* "CLASHD_MAX_BODY" */
-	const char *key;      /* its name in the start-up log line */
+	const char *flag; /* "--max-body" */
+	const char *env;  /* "CLASHD_MAX_BODY" */
+	const char *key;  /* its name in the start-up log line */
 	enum option_kind kind;
 	unsigned long long min, max;
 	const char *def;      /* default as text; NULL: computed or none */
@@ -77,7 +77,7 @@ struct option {
 	const char *help;     /* one line, or two separated by '\n' */
 	enum field_type type; /* a number's field: its type and offset */
 	size_t field;
-	option_apply apply;   /* or a CUSTOM setting's functions */
+	option_apply apply; /* or a CUSTOM setting's functions */
 	option_log log;
 };
 
@@ -328,15 +328,14 @@ static const option options[CONFIG_NOPTIONS] = {
 
 void config_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: clashd [OPTION...]\n"
-	        "       clashd --healthcheck URL\n"
-	        "\n"
-	        "Serve collision queries over HTTP (POST /v1/query, /v1/batch,\n"
-	        "/v1/contains, /v1/scene; GET /livez, /readyz, /metrics,\n"
-	        "/v1/openapi.json).  Each option also reads the environment variable\n"
-	        "shown; a flag wins over the environment.\n"
-	        "\n");
+	fprintf(out, "usage: clashd [OPTION...]\n"
+	             "       clashd --healthcheck URL\n"
+	             "\n"
+	             "Serve collision queries over HTTP (POST /v1/query, /v1/batch,\n"
+	             "/v1/contains, /v1/scene; GET /livez, /readyz, /metrics,\n"
+	             "/v1/openapi.json).  Each option also reads the environment variable\n"
+	             "shown; a flag wins over the environment.\n"
+	             "\n");
 	for (int i = 0; i < CONFIG_NOPTIONS; i++) {
 		const option *o = &options[i];
 		fprintf(out, "  %s %s\n", o->flag, o->arg);
@@ -350,18 +349,17 @@ void config_usage(FILE *out)
 		else
 			fprintf(out, "      (env %s)\n", o->env);
 	}
-	fprintf(out,
-	        "  --healthcheck URL\n"
-	        "      GET URL (http://HOST:PORT/PATH, or https:// without verifying the\n"
-	        "      certificate) and exit: 0 on a 2xx answer within 5 s, else 1 (for\n"
-	        "      container probes; nothing is served)\n"
-	        "  --help\n"
-	        "      show this text\n"
-	        "\n"
-	        "Sizes: bytes, or with K, M, G (KiB, MiB, GiB).  Times: seconds, or with\n"
-	        "ms, s, m.  Logs are JSON lines on stdout.  SIGTERM or SIGINT drains: the\n"
-	        "listener closes, /readyz answers 503, requests in flight finish (within\n"
-	        "--drain-timeout), exit status 0.\n");
+	fprintf(out, "  --healthcheck URL\n"
+	             "      GET URL (http://HOST:PORT/PATH, or https:// without verifying the\n"
+	             "      certificate) and exit: 0 on a 2xx answer within 5 s, else 1 (for\n"
+	             "      container probes; nothing is served)\n"
+	             "  --help\n"
+	             "      show this text\n"
+	             "\n"
+	             "Sizes: bytes, or with K, M, G (KiB, MiB, GiB).  Times: seconds, or with\n"
+	             "ms, s, m.  Logs are JSON lines on stdout.  SIGTERM or SIGINT drains: the\n"
+	             "listener closes, /readyz answers 503, requests in flight finish (within\n"
+	             "--drain-timeout), exit status 0.\n");
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -535,8 +533,7 @@ unsigned config_default_threads(void)
 /* The value of --name VALUE or --name=VALUE at argv[*i]; advances *i past a
  * separate value.  NULL when argv[*i] is not this flag; *missing is set when
  * it is but the value is absent. */
-static const char *flag_value(const char *name, int argc, char **argv, int *i,
-                              int *missing)
+static const char *flag_value(const char *name, int argc, char **argv, int *i, int *missing)
 {
 	const char *a = argv[*i];
 	size_t n = strlen(name);
@@ -642,8 +639,7 @@ static int split_list(const char *v, char **items, size_t *n, char *why, size_t 
 /* --web: "off", "auto" (the web directory beside the running binary,
  * served when it holds an index.html, else nothing) or a directory, which
  * must hold one. */
-static int apply_web(server_config *cfg, const option *o, const char *v, char *why,
-                     size_t whylen)
+static int apply_web(server_config *cfg, const option *o, const char *v, char *why, size_t whylen)
 {
 	(void)o;
 	char dir[sizeof cfg->web_dir];
@@ -692,12 +688,14 @@ static int split_tokens(server_config *cfg, char *text, char *why, size_t whylen
 		char *tok = strtok(line, " \t"), *tenant = tok ? strtok(NULL, " \t") : NULL;
 		if (!tok)
 			continue;
-		if (!is_b64token(tok) || (tenant && (strncmp(tenant, "tenant=", 7) != 0 ||
-		                                     !is_tenant(tenant + 7))) ||
+		if (!is_b64token(tok) ||
+		    (tenant && (strncmp(tenant, "tenant=", 7) != 0 || !is_tenant(tenant + 7))) ||
 		    strtok(NULL, " \t")) {
-			snprintf(why, whylen, "each line must be a token (letters, digits and -._~+/, "
-			                      "then any '='), optionally followed by tenant=NAME (1 to %d "
-			                      "of letters, digits and -._)", CONFIG_TENANT_MAX);
+			snprintf(why, whylen,
+			         "each line must be a token (letters, digits and -._~+/, "
+			         "then any '='), optionally followed by tenant=NAME (1 to %d "
+			         "of letters, digits and -._)",
+			         CONFIG_TENANT_MAX);
 			return -1;
 		}
 		if (cfg->n_auth_tokens == CONFIG_MAX_TOKENS) {
@@ -713,8 +711,9 @@ static int split_tokens(server_config *cfg, char *text, char *why, size_t whylen
 		cfg->auth_tenants[cfg->n_auth_tokens++] = tenant ? tenant + 7 : NULL;
 	}
 	if (cfg->n_auth_tokens == 0) {
-		snprintf(why, whylen, "no token in it: the token must be one line of letters, digits "
-		                      "and -._~+/ (then any '='), not empty");
+		snprintf(why, whylen,
+		         "no token in it: the token must be one line of letters, digits "
+		         "and -._~+/ (then any '='), not empty");
 		return -1;
 	}
 	return 0;
@@ -761,22 +760,27 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case KIND_COUNT: {
 		size_t nd = parse_digits(v, o->max, &n);
 		if (nd == 0 || v[nd] != '\0' || n < o->min) {
-			snprintf(why, whylen, "expected a whole number from %llu to %llu", o->min, o->max);
+			snprintf(why, whylen, "expected a whole number from %llu to %llu", o->min,
+			         o->max);
 			return -1;
 		}
 		break;
 	}
 	case KIND_SIZE:
 		if (parse_scaled(v, size_units, 1, o->max, &n) != 0 || n < o->min) {
-			snprintf(why, whylen, "expected a size from %llu bytes to %llu MiB: bytes, "
-			                      "or a number with K, M or G", o->min, o->max / MIB);
+			snprintf(why, whylen,
+			         "expected a size from %llu bytes to %llu MiB: bytes, "
+			         "or a number with K, M or G",
+			         o->min, o->max / MIB);
 			return -1;
 		}
 		break;
 	case KIND_DURATION:
 		if (parse_scaled(v, time_units, 1000, o->max, &n) != 0 || n < o->min) {
-			snprintf(why, whylen, "expected a time from %llu ms to %llu s: seconds, or a "
-			                      "number with ms, s or m", o->min, o->max / 1000);
+			snprintf(why, whylen,
+			         "expected a time from %llu ms to %llu s: seconds, or a "
+			         "number with ms, s or m",
+			         o->min, o->max / 1000);
 			return -1;
 		}
 		break;
@@ -790,8 +794,7 @@ static int apply(server_config *cfg, int id, const char *v, char *why, size_t wh
 	case KIND_FILE:
 	case KIND_LIST:
 	case KIND_DIR:
-	case KIND_URL:
-		break;
+	case KIND_URL: break;
 	}
 
 	if (o->apply)
@@ -834,32 +837,32 @@ static int apply_auth_open(server_config *cfg, const option *o, const char *v, c
 		return -1;
 	for (size_t i = 0; i < cfg->n_auth_open; i++)
 		if (!http_route_find(cfg->auth_open[i])) {
-			snprintf(why, whylen, "%.200s is not one of clashd's paths", cfg->auth_open[i]);
+			snprintf(why, whylen, "%.200s is not one of clashd's paths",
+			         cfg->auth_open[i]);
 			return -1;
 		}
 	return 0;
 }
 
-static int apply_cors(server_config *cfg, const option *o, const char *v, char *why,
-                      size_t whylen)
+static int apply_cors(server_config *cfg, const option *o, const char *v, char *why, size_t whylen)
 {
 	(void)o;
 	if (split_list(v, cfg->cors_origins, &cfg->n_cors_origins, why, whylen) != 0)
 		return -1;
 	for (size_t i = 0; i < cfg->n_cors_origins; i++)
 		if (!http_cors_pattern_valid(cfg->cors_origins[i])) {
-			snprintf(why, whylen, "%.80s is not an origin: expected "
-			                      "http(s)://HOST[:PORT], * as the port or the "
-			                      "first label of HOST (http://localhost:*, "
-			                      "https://*.example.com), or *",
+			snprintf(why, whylen,
+			         "%.80s is not an origin: expected "
+			         "http(s)://HOST[:PORT], * as the port or the "
+			         "first label of HOST (http://localhost:*, "
+			         "https://*.example.com), or *",
 			         cfg->cors_origins[i]);
 			return -1;
 		}
 	return 0;
 }
 
-static int apply_tls(server_config *cfg, const option *o, const char *v, char *why,
-                     size_t whylen)
+static int apply_tls(server_config *cfg, const option *o, const char *v, char *why, size_t whylen)
 {
 	const int cert = o == &options[CONFIG_TLS_CERT];
 	char *file = cert ? cfg->tls_cert_file : cfg->tls_key_file;
@@ -912,8 +915,7 @@ void config_free(server_config *cfg)
 	cfg->n_auth_open = cfg->n_cors_origins = 0;
 }
 
-enum config_status config_load(server_config *cfg, int argc, char **argv,
-                               char *err, size_t errlen)
+enum config_status config_load(server_config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
 	const char *given[CONFIG_NOPTIONS] = {0};
 
@@ -1023,8 +1025,7 @@ static log_field log_store_redis(const server_config *cfg, const char *key)
 	return LOG_STR(key, cfg->store_redis_text[0] ? cfg->store_redis_text : NULL);
 }
 
-void config_fields(const server_config *cfg, const char *listen, log_field *out,
-                   config_keys *keys)
+void config_fields(const server_config *cfg, const char *listen, log_field *out, config_keys *keys)
 {
 	for (int id = 0; id < CONFIG_NOPTIONS; id++) {
 		const option *o = &options[id];

@@ -83,56 +83,56 @@ enum config_option {
 };
 
 typedef struct server_config {
-	char listen[256];               /* HOST:PORT as given */
-	struct sockaddr_storage addr;   /* what it resolved to */
+	char listen[256];             /* HOST:PORT as given */
+	struct sockaddr_storage addr; /* what it resolved to */
 	socklen_t addrlen;
-	unsigned threads;               /* worker threads, 1..CONFIG_MAX_THREADS */
+	unsigned threads; /* worker threads, 1..CONFIG_MAX_THREADS */
 
 	/* Limits on one request (see README, Operations). */
-	size_t max_body;                /* bytes of body: more is a 413 */
-	size_t max_vertices;            /* per shape: 422 */
-	size_t max_shapes;              /* per request, parts included: 422 */
-	size_t max_depth;               /* JSON nesting: 400 */
-	size_t max_part_depth;          /* compound nesting: 422 */
-	size_t max_batch;               /* queries in one batch: 422 */
-	size_t max_clashes;             /* clashes listed in a scene's answer */
-	size_t overlap_regions;         /* a clash report's regions listed */
-	size_t overlap_points;          /* its curve points, all regions together */
-	size_t overlap_triangles;       /* its triangles listed per side of a region */
-	size_t max_reply;               /* bytes of one answer */
-	size_t shape_store;             /* bytes of stored shapes (POST /v1/shapes) */
-	size_t store_per_client;        /* of them, one client address's uploads
+	size_t max_body;          /* bytes of body: more is a 413 */
+	size_t max_vertices;      /* per shape: 422 */
+	size_t max_shapes;        /* per request, parts included: 422 */
+	size_t max_depth;         /* JSON nesting: 400 */
+	size_t max_part_depth;    /* compound nesting: 422 */
+	size_t max_batch;         /* queries in one batch: 422 */
+	size_t max_clashes;       /* clashes listed in a scene's answer */
+	size_t overlap_regions;   /* a clash report's regions listed */
+	size_t overlap_points;    /* its curve points, all regions together */
+	size_t overlap_triangles; /* its triangles listed per side of a region */
+	size_t max_reply;         /* bytes of one answer */
+	size_t shape_store;       /* bytes of stored shapes (POST /v1/shapes) */
+	size_t store_per_client;  /* of them, one client address's uploads
 	                                   (0: no share) */
-	size_t import_memory;           /* a mesh import helper's address space */
-	unsigned import_cpu_ms;         /* a mesh import helper's CPU time */
-	size_t max_import_body;         /* bytes of a mesh file's body (inflated):
+	size_t import_memory;     /* a mesh import helper's address space */
+	unsigned import_cpu_ms;   /* a mesh import helper's CPU time */
+	size_t max_import_body;   /* bytes of a mesh file's body (inflated):
 	                                   more is a 413 */
-	unsigned max_imports;           /* mesh files admitted at once: more
+	unsigned max_imports;     /* mesh files admitted at once: more
 	                                   are answered 503 at once */
-	double weld;                    /* meshes' vertices within this much of
+	double weld;              /* meshes' vertices within this much of
 	                                   their box's diagonal are joined */
 
 	/* Limits on the server. */
-	unsigned max_connections;       /* open at once; more wait in the backlog */
-	unsigned max_queue;             /* queries admitted and not yet computed:
+	unsigned max_connections; /* open at once; more wait in the backlog */
+	unsigned max_queue;       /* queries admitted and not yet computed:
 	                                   more are answered 503 at once */
 	/* Per client address (0: no limit; behind a load balancer every
 	 * request comes from its address). */
 	unsigned max_connections_per_client; /* more are closed at accept */
-	unsigned max_queue_per_client;  /* admitted queries: more get 429 */
-	unsigned idle_timeout_ms;       /* a silent connection is closed */
-	unsigned header_timeout_ms;     /* to receive a request head, from the
+	unsigned max_queue_per_client;       /* admitted queries: more get 429 */
+	unsigned idle_timeout_ms;            /* a silent connection is closed */
+	unsigned header_timeout_ms;          /* to receive a request head, from the
 	                                   accept or the previous request */
-	unsigned read_timeout_ms;       /* to receive one request, and to send its
+	unsigned read_timeout_ms;            /* to receive one request, and to send its
 	                                   answer: the slow-client bound */
-	size_t min_body_rate;           /* bytes/s a body must average after
+	size_t min_body_rate;                /* bytes/s a body must average after
 	                                   body_grace_ms, else 408 (0: none) */
 	unsigned body_grace_ms;
-	unsigned request_timeout_ms;    /* queue wait + compute: then 504 */
-	unsigned drain_timeout_ms;      /* SIGTERM to exit, at most (about) */
+	unsigned request_timeout_ms; /* queue wait + compute: then 504 */
+	unsigned drain_timeout_ms;   /* SIGTERM to exit, at most (about) */
 
 	/* Security. */
-	char *auth_token;               /* malloc'd token file text, cut into the
+	char *auth_token;                      /* malloc'd token file text, cut into the
 	                                   tokens below; NULL: no auth */
 	char *auth_tokens[CONFIG_MAX_TOKENS];  /* into auth_token */
 	char *auth_tenants[CONFIG_MAX_TOKENS]; /* token i's tenant, or NULL */
@@ -142,7 +142,7 @@ typedef struct server_config {
 	size_t n_auth_open;
 	char *cors_origins[CONFIG_MAX_LIST]; /* allowed Origins ("*": any) */
 	size_t n_cors_origins;
-	char *tls_cert, *tls_key;       /* malloc'd PEM text, or NULL: plain HTTP */
+	char *tls_cert, *tls_key; /* malloc'd PEM text, or NULL: plain HTTP */
 	char tls_cert_file[512], tls_key_file[512];
 
 	/* The demo page (--web): its directory, its files read at start-up
@@ -154,15 +154,15 @@ typedef struct server_config {
 	 * store_redis_text is empty; the text without its password. */
 	char store_redis_text[300];
 	store_redis_url store_redis;
-	unsigned store_ttl_s;           /* refreshed on every read and write (0: none) */
+	unsigned store_ttl_s;            /* refreshed on every read and write (0: none) */
 	unsigned store_redis_timeout_ms; /* any one wait for Redis */
-	size_t store_redis_max_value;   /* the largest value read from Redis */
-	size_t store_per_tenant;        /* bytes of one tenant's shapes */
-	int store_delete;               /* DELETE of shapes without a tenant */
+	size_t store_redis_max_value;    /* the largest value read from Redis */
+	size_t store_per_tenant;         /* bytes of one tenant's shapes */
+	int store_delete;                /* DELETE of shapes without a tenant */
 
 	const char *source[CONFIG_NOPTIONS]; /* "flag", "env" or "default" */
 
-	const char *healthcheck_url;    /* --healthcheck URL: probe, do not serve */
+	const char *healthcheck_url; /* --healthcheck URL: probe, do not serve */
 } server_config;
 
 enum config_status {
@@ -176,8 +176,7 @@ enum config_status {
  * it names).  Returns a config_status; on CONFIG_ERROR `err` (errlen bytes)
  * names the bad flag or variable and value.  Release with config_free()
  * whatever it returns. */
-enum config_status config_load(server_config *cfg, int argc, char **argv,
-                               char *err, size_t errlen);
+enum config_status config_load(server_config *cfg, int argc, char **argv, char *err, size_t errlen);
 
 void config_free(server_config *cfg);
 
@@ -193,8 +192,7 @@ void config_usage(FILE *out);
 typedef struct config_keys {
 	char source[CONFIG_NOPTIONS][48]; /* "<key>_source" */
 } config_keys;
-void config_fields(const server_config *cfg, const char *listen, log_field *out,
-                   config_keys *keys);
+void config_fields(const server_config *cfg, const char *listen, log_field *out, config_keys *keys);
 
 /* The default worker count: the cores this process may run on (affinity
  * mask), lowered to a cgroup v2 CPU quota when one is set. */

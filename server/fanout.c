@@ -27,8 +27,8 @@ typedef struct fanout_job {
 	proto_piece_fn piece;
 	void *ctx;
 	size_t n;
-	size_t next;     /* the next piece to hand out */
-	size_t finished; /* pieces that have returned */
+	size_t next;             /* the next piece to hand out */
+	size_t finished;         /* pieces that have returned */
 	struct fanout_job *link; /* in the list of jobs with pieces to hand out */
 } fanout_job;
 

@@ -247,7 +247,8 @@ int healthcheck_run(const char *url)
 	line[got] = '\0';
 	int status = 0;
 	if (sscanf(line, "HTTP/1.%*d %d", &status) != 1)
-		return fail(url, got ? "not an HTTP answer" : "the connection closed without an answer");
+		return fail(url,
+		            got ? "not an HTTP answer" : "the connection closed without an answer");
 	if (status < 200 || status > 299) {
 		char what[64];
 		snprintf(what, sizeof what, "status %d", status);

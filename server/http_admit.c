@@ -144,10 +144,11 @@ enum MHD_Result http_admit_query(http_request *r)
 
 	/* Admission: refuse at once rather than queue without bound. */
 	if (s->admitted >= cfg->max_queue) {
-		snprintf(detail, sizeof detail,
-		         "the server is at its limit of %u queries in progress (--max-queue); retry "
-		         "after the Retry-After seconds",
-		         cfg->max_queue);
+		snprintf(
+			detail, sizeof detail,
+			"the server is at its limit of %u queries in progress (--max-queue); retry "
+			"after the Retry-After seconds",
+			cfg->max_queue);
 		return http_answer_refuse(r, 503, HTTP_REJECT_OVERLOAD, detail);
 	}
 	if (cfg->max_queue_per_client &&

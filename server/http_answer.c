@@ -35,12 +35,13 @@ static int add_header(struct MHD_Response *resp, const char *name, const char *v
 
 /* Queue the answer.  `owned`: `body` is malloc'd and passes to MHD, which
  * frees it once sent (no copy); else it is copied (static text). */
-static enum MHD_Result respond_body(http_request *r, unsigned status, const char *type,
-                                    char *body, size_t len, int owned)
+static enum MHD_Result respond_body(http_request *r, unsigned status, const char *type, char *body,
+                                    size_t len, int owned)
 {
 	http_server *s = r->srv;
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body,
+	                                                            owned ? MHD_RESPMEM_MUST_FREE
+	                                                                  : MHD_RESPMEM_MUST_COPY);
 	if (!resp) {
 		if (owned)
 			free(body);
@@ -101,7 +102,7 @@ enum MHD_Result http_answer_oom(http_request *r)
 
 /* A static body, copied. */
 enum MHD_Result http_answer_now(http_request *r, unsigned status, const char *type,
-                               const char *body, size_t len)
+                                const char *body, size_t len)
 {
 	return respond_body(r, status, type, (char *)body, len, 0);
 }
@@ -111,8 +112,8 @@ enum MHD_Result http_answer_now_reply(http_request *r, proto_reply *p)
 {
 	char *body = p->body;
 	p->body = NULL;
-	enum MHD_Result ret = respond_body(r, (unsigned)p->status, p->content_type, body,
-	                                   p->length, 1);
+	enum MHD_Result ret =
+		respond_body(r, (unsigned)p->status, p->content_type, body, p->length, 1);
 	proto_reply_free(p);
 	return ret;
 }
@@ -161,7 +162,7 @@ enum MHD_Result http_answer_problem(http_request *r, int status, const char *det
 
 /* Not admitted now: `status` (503 or 429) with Retry-After: 1. */
 enum MHD_Result http_answer_refuse(http_request *r, int status, enum http_reject why,
-                                        const char *detail)
+                                   const char *detail)
 {
 	r->retry_after = 1;
 	http_answer_reject(r, why);
@@ -170,7 +171,7 @@ enum MHD_Result http_answer_refuse(http_request *r, int status, enum http_reject
 
 /* `body` is taken (malloc'd; NULL when it could not be built). */
 enum MHD_Result http_answer_text(http_request *r, int status, const char *type, char *body,
-                                  size_t len)
+                                 size_t len)
 {
 	proto_reply p = {status, type, body, len};
 	return http_answer_early(r, body ? &p : NULL);

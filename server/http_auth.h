@@ -12,8 +12,8 @@
 
 enum http_auth_result {
 	HTTP_AUTH_OK = 0,
-	HTTP_AUTH_MISSING,  /* no Authorization header, or not a Bearer one */
-	HTTP_AUTH_INVALID   /* a Bearer token, not the right one */
+	HTTP_AUTH_MISSING, /* no Authorization header, or not a Bearer one */
+	HTTP_AUTH_INVALID  /* a Bearer token, not the right one */
 };
 
 /* Judge an Authorization header value (NULL: absent) against the n

@@ -115,14 +115,18 @@ enum MHD_Result http_body_submit(http_request *r)
 	if (r->too_large) {
 		http_admit_release(r);
 		http_answer_reject(r, HTTP_REJECT_BODY_TOO_LARGE);
-		snprintf(detail, sizeof detail, "the request body is larger than the limit of %zu bytes%s "
-		         "(%s)", http_request_body_limit(r), r->gzip ? " once inflated" : "", http_request_body_limit_flag(r));
+		snprintf(detail, sizeof detail,
+		         "the request body is larger than the limit of %zu bytes%s "
+		         "(%s)",
+		         http_request_body_limit(r), r->gzip ? " once inflated" : "",
+		         http_request_body_limit_flag(r));
 		return http_answer_now_problem(r, 413, detail); /* read to its end: keep-alive */
 	}
 	if (r->gzip && (r->gzip_error || !http_gzip_ended(r->gzip))) {
 		http_admit_release(r);
-		snprintf(detail, sizeof detail, "the body is not a whole gzip stream (Content-Encoding: "
-		                                "gzip): %s",
+		snprintf(detail, sizeof detail,
+		         "the body is not a whole gzip stream (Content-Encoding: "
+		         "gzip): %s",
 		         r->gzip_error ? r->gzip_error : "it ends before the stream does");
 		proto_reply p = {0};
 		if (proto_request_problem_reply(400, detail, &p) != 0)

@@ -33,13 +33,15 @@ static void send_problem_raw(http_request *r, int status, const char *detail)
 	char head[256];
 	if (r->srv->cfg->tls_cert || !ci || proto_problem_reply(status, detail, NULL, &p) != 0)
 		return;
-	int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-	                                    "X-Request-Id: %s\r\nConnection: close\r\n"
-	                                    "Content-Length: %zu\r\n\r\n",
+	int n = snprintf(head, sizeof head,
+	                 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	                 "X-Request-Id: %s\r\nConnection: close\r\n"
+	                 "Content-Length: %zu\r\n\r\n",
 	                 status, proto_problem_title(status), p.content_type, r->id, p.length);
 	if (n > 0 && (size_t)n < sizeof head &&
 	    send(ci->connect_fd, head, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) == n &&
-	    send(ci->connect_fd, p.body, p.length, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)p.length) {
+	    send(ci->connect_fd, p.body, p.length, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	            (ssize_t)p.length) {
 		r->status = status;
 		r->bytes_out = p.length;
 	}
@@ -56,12 +58,14 @@ enum MHD_Result http_deadline_expired(http_request *r)
 	http_admit_release(r);
 	proto_reply_free(&r->reply);
 	if (r->expired_why == HTTP_REJECT_SLOW_BODY)
-		snprintf(detail, sizeof detail, "the request body came slower than the server's "
-		                                "minimum of %zu bytes/s after %u ms (--min-body-rate)",
+		snprintf(detail, sizeof detail,
+		         "the request body came slower than the server's "
+		         "minimum of %zu bytes/s after %u ms (--min-body-rate)",
 		         cfg->min_body_rate, cfg->body_grace_ms);
 	else
-		snprintf(detail, sizeof detail, "the request was not received within the server's "
-		                                "limit of %u ms (--read-timeout)",
+		snprintf(detail, sizeof detail,
+		         "the request was not received within the server's "
+		         "limit of %u ms (--read-timeout)",
 		         cfg->read_timeout_ms);
 	send_problem_raw(r, 408, detail);
 	r->state = REQ_RESPONDED;
@@ -161,7 +165,7 @@ void http_deadline_sweep(uv_timer_t *t)
 unsigned http_deadline_interval(const server_config *cfg)
 {
 	unsigned shortest = cfg->request_timeout_ms < cfg->read_timeout_ms ? cfg->request_timeout_ms
-	                                                                    : cfg->read_timeout_ms;
+	                                                                   : cfg->read_timeout_ms;
 	if (cfg->header_timeout_ms < shortest)
 		shortest = cfg->header_timeout_ms;
 	unsigned ms = shortest / 4;

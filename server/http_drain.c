@@ -110,7 +110,8 @@ void http_server_drain(http_server *s)
 		MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
 	int rc = info ? http_listen_refuse_new(info->listen_fd) : -EBADF;
 	if (rc != 0)
-		close_listener(s); /* no filter: close now, as a last-instant connect may be reset */
+		close_listener(
+			s); /* no filter: close now, as a last-instant connect may be reset */
 	LOG_EMIT("info", "draining", LOG_INT("requests", s->requests),
 	         LOG_INT("connections", s->connections), LOG_BOOL("syn_filter", rc == 0));
 	uv_timer_start(&s->drain, on_drain_tick, HTTP_DRAIN_TICK_MS, HTTP_DRAIN_TICK_MS);

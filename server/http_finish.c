@@ -28,14 +28,16 @@ static int stopped_reply(http_request *r, proto_reply *out)
 	if (r->stop == STOP_SHUTDOWN) {
 		status = 503;
 		r->retry_after = 1;
-		snprintf(detail, sizeof detail, "the server is shutting down and stopped this query "
-		                                "(--drain-timeout %u ms); retry elsewhere",
+		snprintf(detail, sizeof detail,
+		         "the server is shutting down and stopped this query "
+		         "(--drain-timeout %u ms); retry elsewhere",
 		         cfg->drain_timeout_ms);
 		http_answer_reject(r, HTTP_REJECT_SHUTDOWN);
 	} else {
 		status = 504;
-		snprintf(detail, sizeof detail, "the query did not finish within the server's limit "
-		                                "of %u ms (--request-timeout)",
+		snprintf(detail, sizeof detail,
+		         "the query did not finish within the server's limit "
+		         "of %u ms (--request-timeout)",
 		         cfg->request_timeout_ms);
 		http_answer_reject(r, HTTP_REJECT_DEADLINE);
 	}
@@ -65,7 +67,8 @@ void http_finish(http_request *r, int status)
 			long total = 0;
 			for (size_t i = 0; i < r->queries; i++) {
 				int st, it;
-				if (proto_batch_item(r->batch, i, NULL, &st, &it) && st == 200 && it > 0) {
+				if (proto_batch_item(r->batch, i, NULL, &st, &it) && st == 200 &&
+				    it > 0) {
 					http_metrics_iterations(s->metrics, it);
 					total += it;
 				}
@@ -89,10 +92,16 @@ void http_finish(http_request *r, int status)
 	} else {
 		switch (r->call.limit) {
 		case PROTO_LIMIT_DEPTH: http_answer_reject(r, HTTP_REJECT_TOO_DEEP); break;
-		case PROTO_LIMIT_VERTICES: http_answer_reject(r, HTTP_REJECT_TOO_MANY_VERTICES); break;
+		case PROTO_LIMIT_VERTICES:
+			http_answer_reject(r, HTTP_REJECT_TOO_MANY_VERTICES);
+			break;
 		case PROTO_LIMIT_SHAPES: http_answer_reject(r, HTTP_REJECT_TOO_MANY_SHAPES); break;
-		case PROTO_LIMIT_PART_DEPTH: http_answer_reject(r, HTTP_REJECT_PARTS_TOO_DEEP); break;
-		case PROTO_LIMIT_QUERIES: http_answer_reject(r, HTTP_REJECT_TOO_MANY_QUERIES); break;
+		case PROTO_LIMIT_PART_DEPTH:
+			http_answer_reject(r, HTTP_REJECT_PARTS_TOO_DEEP);
+			break;
+		case PROTO_LIMIT_QUERIES:
+			http_answer_reject(r, HTTP_REJECT_TOO_MANY_QUERIES);
+			break;
 		case PROTO_LIMIT_NONE: break;
 		}
 		if (!r->queries && r->reply_rc == 0 && r->reply.status == 200 &&

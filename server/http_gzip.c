@@ -13,8 +13,8 @@
 
 struct http_gzip {
 	z_stream z;
-	int ended;    /* Z_STREAM_END seen */
-	int stopped;  /* the sink said stop */
+	int ended;   /* Z_STREAM_END seen */
+	int stopped; /* the sink said stop */
 };
 
 http_gzip *http_gzip_new(void)

@@ -40,8 +40,9 @@ static int body_encoding(http_request *r, char *detail, size_t len)
 	if (strcasecmp(ce, "gzip") == 0 || strcasecmp(ce, "x-gzip") == 0)
 		return 1;
 	char text[64];
-	snprintf(detail, len, "Content-Encoding %s is not supported: send the body as it is, or "
-	                      "with Content-Encoding: gzip",
+	snprintf(detail, len,
+	         "Content-Encoding %s is not supported: send the body as it is, or "
+	         "with Content-Encoding: gzip",
 	         log_printable(text, sizeof text, ce));
 	r->accept_encoding = 1;
 	return -1;
@@ -94,9 +95,9 @@ static int cors_begin(http_request *r, const char *method, const http_route *rou
 		LOG_EMIT("warn", "cors preflight refused", LOG_STR("request_id", r->id),
 		         LOG_STR("origin", log_printable(text, sizeof text, origin)),
 		         LOG_STR("reason", !cfg->n_cors_origins
-		                               ? "no --cors-origin is set: CORS is off"
-		                               : r->cors ? "the method asked for is not a token"
-		                                         : "the origin is not in --cors-origin"),
+		                                   ? "no --cors-origin is set: CORS is off"
+		                           : r->cors ? "the method asked for is not a token"
+		                                     : "the origin is not in --cors-origin"),
 		         LOG_STR("hint", "start clashd with --cors-origin ORIGIN "
 		                         "(or CLASHD_CORS_ORIGIN) naming this origin"));
 		if (!cfg->n_cors_origins)
@@ -117,12 +118,11 @@ static enum MHD_Result query_head(http_request *r, const http_route *route)
 
 	const char *ct = http_request_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
 	const int shapes = route->id == HTTP_ROUTE_SHAPES;
-	const char *weld = shapes ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
-	                                                        "weld")
-	                          : NULL;
-	const char *units = shapes ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
-	                                                         "units")
-	                           : NULL;
+	const char *weld =
+		shapes ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "weld") : NULL;
+	const char *units =
+		shapes ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "units")
+		       : NULL;
 	if (shapes && proto_media_is_mesh(ct) && strlen(ct) < sizeof r->mesh_type) {
 		strcpy(r->mesh_type, ct); /* a mesh file, imported (on a worker) */
 		/* An empty or overlong value is no number, no unit's name: a space
@@ -132,11 +132,12 @@ static enum MHD_Result query_head(http_request *r, const http_route *route)
 		const int bad_units = units && (!units[0] || strlen(units) >= sizeof r->units);
 		snprintf(r->units, sizeof r->units, "%s", bad_units ? " " : units ? units : "");
 	} else if ((weld || units) && http_media_is_json(ct)) {
-		return http_answer_problem(r, 422, weld ? "the query parameter weld is for mesh files: "
-		                                          "a JSON upload's mesh says its own \"weld\""
-		                                        : "the query parameter units is for mesh "
-		                                          "files: a JSON upload says its own "
-		                                          "\"units\"");
+		return http_answer_problem(r, 422,
+		                           weld ? "the query parameter weld is for mesh files: "
+		                                  "a JSON upload's mesh says its own \"weld\""
+		                                : "the query parameter units is for mesh "
+		                                  "files: a JSON upload says its own "
+		                                  "\"units\"");
 	} else if (!http_media_is_json(ct)) {
 		const char *mesh = route->id == HTTP_ROUTE_SHAPES ? HTTP_MESH_MEDIA_TYPES : "";
 		if (ct)
@@ -160,9 +161,11 @@ static enum MHD_Result query_head(http_request *r, const http_route *route)
 	}
 
 	if (r->declared > http_request_body_limit(r)) {
-		snprintf(detail, sizeof detail,
-		         "the request body (Content-Length %llu) is larger than the limit of %zu bytes "
-		         "(%s)", r->declared, http_request_body_limit(r), http_request_body_limit_flag(r));
+		snprintf(
+			detail, sizeof detail,
+			"the request body (Content-Length %llu) is larger than the limit of %zu bytes "
+			"(%s)",
+			r->declared, http_request_body_limit(r), http_request_body_limit_flag(r));
 		http_answer_reject(r, HTTP_REJECT_BODY_TOO_LARGE);
 		return http_answer_problem(r, 413, detail);
 	}
@@ -195,9 +198,10 @@ enum MHD_Result http_head_begin(http_request *r, const char *url, const char *me
 
 	if (route_protected(cfg, route)) {
 		size_t which = 0;
-		enum http_auth_result a = http_auth_check(cfg->auth_tokens, cfg->n_auth_tokens,
-		                                          http_request_header(r, MHD_HTTP_HEADER_AUTHORIZATION),
-		                                          &which);
+		enum http_auth_result a =
+			http_auth_check(cfg->auth_tokens, cfg->n_auth_tokens,
+		                        http_request_header(r, MHD_HTTP_HEADER_AUTHORIZATION),
+		                        &which);
 		if (a == HTTP_AUTH_OK && s->tenant_ctx && s->tenant_ctx[which]) {
 			r->ctx = s->tenant_ctx[which];
 			r->tenant = 1;
@@ -206,50 +210,45 @@ enum MHD_Result http_head_begin(http_request *r, const char *url, const char *me
 			http_answer_reject(r, HTTP_REJECT_UNAUTHORIZED);
 			if (a == HTTP_AUTH_MISSING) {
 				r->www_authenticate = "Bearer realm=\"clashd\"";
-				snprintf(detail, sizeof detail, "%s needs a bearer token: send "
-				                                "\"Authorization: Bearer <token>\"",
+				snprintf(detail, sizeof detail,
+				         "%s needs a bearer token: send "
+				         "\"Authorization: Bearer <token>\"",
 				         route->path);
 			} else {
-				r->www_authenticate = "Bearer realm=\"clashd\", error=\"invalid_token\"";
-				snprintf(detail, sizeof detail, "the bearer token is not the right one");
+				r->www_authenticate =
+					"Bearer realm=\"clashd\", error=\"invalid_token\"";
+				snprintf(detail, sizeof detail,
+				         "the bearer token is not the right one");
 			}
 			return http_answer_problem(r, 401, detail);
 		}
 	}
 
 	if (!http_route_allows(route, method)) {
-		snprintf(detail, sizeof detail, "method %s is not allowed on %s; use %s",
-		         r->method, route->path, route->allow);
+		snprintf(detail, sizeof detail, "method %s is not allowed on %s; use %s", r->method,
+		         route->path, route->allow);
 		r->allow = route->allow;
 		return http_answer_problem(r, 405, detail);
 	}
 	switch (route->id) {
-	case HTTP_ROUTE_LIVEZ:
-		return http_answer_json(r, 200, "{\"status\":\"ok\"}");
+	case HTTP_ROUTE_LIVEZ: return http_answer_json(r, 200, "{\"status\":\"ok\"}");
 	case HTTP_ROUTE_READYZ:
 		if (s->draining)
 			return http_answer_json(r, 503, "{\"status\":\"draining\"}");
 		if (s->admitted >= cfg->max_queue)
 			return http_answer_json(r, 503, "{\"status\":\"overloaded\"}");
 		return http_answer_json(r, 200, "{\"status\":\"ready\"}");
-	case HTTP_ROUTE_METRICS:
-		return http_local_metrics(r);
-	case HTTP_ROUTE_OPENAPI:
-		return http_local_openapi(r);
-	case HTTP_ROUTE_SHAPE:
-		return http_local_shape(r, url + strlen(route->path), method);
+	case HTTP_ROUTE_METRICS: return http_local_metrics(r);
+	case HTTP_ROUTE_OPENAPI: return http_local_openapi(r);
+	case HTTP_ROUTE_SHAPE: return http_local_shape(r, url + strlen(route->path), method);
 	case HTTP_ROUTE_HOME:
-	case HTTP_ROUTE_WEB:
-		return http_local_page(r, url);
+	case HTTP_ROUTE_WEB: return http_local_page(r, url);
 	case HTTP_ROUTE_SHAPES:
 	case HTTP_ROUTE_QUERY:
 	case HTTP_ROUTE_SCENE:
 	case HTTP_ROUTE_CONTAINS:
-	case HTTP_ROUTE_BATCH:
-		break;
-	case HTTP_ROUTE_NONE:
-		assert(0);
-		break;
+	case HTTP_ROUTE_BATCH: break;
+	case HTTP_ROUTE_NONE: assert(0); break;
 	}
 
 	return query_head(r, route);
@@ -291,8 +290,7 @@ static enum MHD_Result scan_field(void *cls, enum MHD_ValueKind kind, const char
 
 /* Whether the head is one clashd refuses (http_strict.h): every field line,
  * repeated ones included, and the target as decoded. */
-int http_head_refused(http_request *r, const char *url, const char *version,
-                        http_strict_fault *f)
+int http_head_refused(http_request *r, const char *url, const char *version, http_strict_fault *f)
 {
 	http_strict scan = {0};
 	MHD_get_connection_values_n(r->conn, MHD_HEADER_KIND, scan_field, &scan);

@@ -13,8 +13,7 @@ size_t http_head_unescape(void *cls, struct MHD_Connection *conn, char *text);
 
 /* Whether the head is one clashd refuses (then *f says why), and its
  * answer. */
-int http_head_refused(http_request *r, const char *url, const char *version,
-                      http_strict_fault *f);
+int http_head_refused(http_request *r, const char *url, const char *version, http_strict_fault *f);
 enum MHD_Result http_head_malformed(http_request *r, const http_strict_fault *f);
 
 /* Decide all the head can decide: an answer, or a query admitted. */

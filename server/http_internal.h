@@ -86,37 +86,37 @@ struct http_server {
 	const server_config *cfg;
 	const proto_context *ctx; /* every proto call's */
 	struct MHD_Daemon *daemon;
-	uv_poll_t poll;      /* MHD's epoll fd */
-	uv_timer_t timer;    /* MHD_get_timeout() */
-	uv_idle_t again;     /* MHD_get_timeout() == 0: run on the next pass */
-	uv_timer_t drain;    /* ticks while draining */
-	uv_timer_t sweep;    /* deadlines */
+	uv_poll_t poll;       /* MHD's epoll fd */
+	uv_timer_t timer;     /* MHD_get_timeout() */
+	uv_idle_t again;      /* MHD_get_timeout() == 0: run on the next pass */
+	uv_timer_t drain;     /* ticks while draining */
+	uv_timer_t sweep;     /* deadlines */
 	uv_timer_cb on_sweep; /* its callback (http_deadline.c), to re-arm it */
-	int open_handles;    /* of the four above, not yet closed */
-	int draining;        /* SIGTERM seen: /readyz 503, Connection: close */
-	int listener_closed; /* no more connections can arrive */
-	int grace_over;      /* idle connections may now be dropped */
-	int drain_expired;   /* --drain-timeout passed: stop everything */
+	int open_handles;     /* of the four above, not yet closed */
+	int draining;         /* SIGTERM seen: /readyz 503, Connection: close */
+	int listener_closed;  /* no more connections can arrive */
+	int grace_over;       /* idle connections may now be dropped */
+	int drain_expired;    /* --drain-timeout passed: stop everything */
 	uint64_t drain_start; /* uv_now() at SIGTERM */
-	int closing;         /* daemon stopped, handles closing */
+	int closing;          /* daemon stopped, handles closing */
 	unsigned connections; /* open TCP connections */
-	int full;            /* connections reached --max-connections since the
+	int full;             /* connections reached --max-connections since the
 	                        last run of MHD that had a free slot (http_loop_pump) */
-	unsigned requests;   /* requests begun and not completed */
-	unsigned working;    /* requests queued or running on the pool */
-	unsigned jobs;       /* work items of those on the pool: queries, batch
+	unsigned requests;    /* requests begun and not completed */
+	unsigned working;     /* requests queued or running on the pool */
+	unsigned jobs;        /* work items of those on the pool: queries, batch
 	                        splits and batch chunks */
-	unsigned running;    /* of the jobs, running now (workers update it) */
-	unsigned admitted;   /* queries admitted, not yet back from the pool */
-	unsigned imports;    /* of them, mesh files (--max-imports) */
-	unsigned heavy;      /* heavy requests on the pool (see http_admit.c) */
+	unsigned running;     /* of the jobs, running now (workers update it) */
+	unsigned admitted;    /* queries admitted, not yet back from the pool */
+	unsigned imports;     /* of them, mesh files (--max-imports) */
+	unsigned heavy;       /* heavy requests on the pool (see http_admit.c) */
 	struct http_request *heavy_head, *heavy_tail; /* heavy ones waiting */
 	unsigned heavy_waiting;
-	struct http_request *active; /* the `requests` ones, linked */
+	struct http_request *active;   /* the `requests` ones, linked */
 	http_conn *conns, *conns_tail; /* the `connections` ones, linked,
 	                                  oldest first */
 	http_metrics *metrics;
-	store_redis *redis;  /* the store's Redis tier, for /metrics; or NULL */
+	store_redis *redis;                     /* the store's Redis tier, for /metrics; or NULL */
 	const proto_context *const *tenant_ctx; /* token i's tenant's context, or
 	                                           NULL (none, or no tenants) */
 	request_id_gen ids;
@@ -145,51 +145,51 @@ typedef struct batch_job {
 	uv_work_t work;
 	struct http_request *r;
 	size_t from, to;
-	proto_call call; /* the worker's in/out */
-	int unlimited;   /* queued with no cost bound: the batch's heavy turn */
+	proto_call call;             /* the worker's in/out */
+	int unlimited;               /* queued with no cost bound: the batch's heavy turn */
 	struct batch_job *redo_next; /* in its batch's redo list */
 } batch_job;
 
 typedef struct http_request {
 	http_server *srv;
-	const proto_context *ctx; /* its calls': the server's, or its tenant's */
-	int tenant;        /* its token names a tenant: ctx is that tenant's */
+	const proto_context *ctx;         /* its calls': the server's, or its tenant's */
+	int tenant;                       /* its token names a tenant: ctx is that tenant's */
 	struct http_request *prev, *next; /* in srv->active */
 	struct MHD_Connection *conn;
-	http_conn *hc;     /* its connection's record (NULL once that closed) */
+	http_conn *hc; /* its connection's record (NULL once that closed) */
 	const http_route *route;
 	enum request_state state;
 	uint64_t start_ns;
-	int head;          /* HEAD: no body goes out */
-	int has_body;      /* Content-Length > 0 or Transfer-Encoding */
-	int expect_continue; /* the client waits for "100 Continue" */
-	unsigned long long declared; /* Content-Length; 0 if none, chunked */
-	const char *allow; /* the Allow header of a 405 (static) */
-	const char *www_authenticate; /* of a 401 (static) */
-	const char *location; /* of a redirect (static) */
-	int page;             /* a file of the demo page: not to be cached stale */
-	int accept_encoding; /* a 415 for Content-Encoding: say which we take */
-	char mesh_type[64]; /* POST /v1/shapes with a mesh file: its Content-Type */
-	char weld[64];      /* and its "weld" query parameter ("": none; " ":
+	int head;                      /* HEAD: no body goes out */
+	int has_body;                  /* Content-Length > 0 or Transfer-Encoding */
+	int expect_continue;           /* the client waits for "100 Continue" */
+	unsigned long long declared;   /* Content-Length; 0 if none, chunked */
+	const char *allow;             /* the Allow header of a 405 (static) */
+	const char *www_authenticate;  /* of a 401 (static) */
+	const char *location;          /* of a redirect (static) */
+	int page;                      /* a file of the demo page: not to be cached stale */
+	int accept_encoding;           /* a 415 for Content-Encoding: say which we take */
+	char mesh_type[64];            /* POST /v1/shapes with a mesh file: its Content-Type */
+	char weld[64];                 /* and its "weld" query parameter ("": none; " ":
 	                       one empty or too long, refused as no number) */
-	char units[24];     /* and its "units" one ("": none; " ": one empty or
+	char units[24];                /* and its "units" one ("": none; " ": one empty or
 	                       too long, refused as no unit's name) */
-	char shape_id[80];  /* GET or HEAD of a shape memory lacks: its id, looked
+	char shape_id[80];             /* GET or HEAD of a shape memory lacks: its id, looked
 	                       up in the store's tier on a worker */
-	http_gzip *gzip;   /* Content-Encoding: gzip: its inflater */
-	const char *gzip_error; /* the body is not gzip: zlib's word (static) */
-	int retry_after;   /* a 503: say when to come back */
-	const char *cors;  /* Access-Control-Allow-Origin value, or NULL */
-	char *origin;      /* a copy of its Origin http_request_header (malloc'd; with
+	http_gzip *gzip;               /* Content-Encoding: gzip: its inflater */
+	const char *gzip_error;        /* the body is not gzip: zlib's word (static) */
+	int retry_after;               /* a 503: say when to come back */
+	const char *cors;              /* Access-Control-Allow-Origin value, or NULL */
+	char *origin;                  /* a copy of its Origin http_request_header (malloc'd; with
 	                      --cors-origin or on a preflight; "cors" may point here) */
-	int preflight;     /* a CORS preflight: grant headers go out */
+	int preflight;                 /* a CORS preflight: grant headers go out */
 	const char *preflight_methods; /* what it grants (static, the route's, or
 	                                  the request's header) */
-	int close;         /* its framing is unsound: the answer closes the connection */
+	int close; /* its framing is unsound: the answer closes the connection */
 	char id[REQUEST_ID_MAX + 1];
-	char method[16];   /* printable copies, for the log */
+	char method[16]; /* printable copies, for the log */
 	char path[256];
-	char *body;        /* the upload, NUL-terminated for the decoder */
+	char *body; /* the upload, NUL-terminated for the decoder */
 	size_t len, cap;
 	uint64_t bytes_in; /* body bytes received, discarded ones included */
 	int too_large;     /* the body went over http_request_body_limit() */
@@ -205,36 +205,36 @@ typedef struct http_request {
 	int heavy_waiting; /* in srv's heavy list, not yet on the pool */
 	struct http_request *heavy_next;
 	void (*heavy_go)(struct http_request *r); /* its work, once its turn comes */
-	int expired;       /* past --read-timeout or --min-body-rate while receiving */
+	int expired; /* past --read-timeout or --min-body-rate while receiving */
 	enum http_reject expired_why;
 	uint64_t expired_at;
-	uint64_t body_start; /* uv_now() at its headers */
-	int body_in;       /* the final handler call came: no more body */
+	uint64_t body_start;      /* uv_now() at its headers */
+	int body_in;              /* the final handler call came: no more body */
 	unsigned char client[16]; /* its client's address (IPv4 as ::ffff:a.b.c.d) */
-	int rejected;      /* 1 + enum http_reject, for the log; 0 if none */
-	uint64_t deadline; /* uv_now() by which the work must be done */
+	int rejected;             /* 1 + enum http_reject, for the log; 0 if none */
+	uint64_t deadline;        /* uv_now() by which the work must be done */
 	enum request_stop stop;
 	volatile int cancel; /* read by the worker (proto, core) */
 	uv_work_t work;
-	proto_call call;   /* the worker's in/out */
-	int reply_rc;      /* proto_query_reply_ex()'s result */
+	proto_call call; /* the worker's in/out */
+	int reply_rc;    /* proto_query_reply_ex()'s result */
 	/* POST /v1/batch: set by the split (its worker), then loop-owned but
 	 * for what the chunk workers write (see http_batch.c). */
 	proto_batch *batch;
-	size_t queries;    /* its size, for the log */
-	int batch_chunks;  /* the split is done: `jobs` are the work (loop) */
+	size_t queries;   /* its size, for the log */
+	int batch_chunks; /* the split is done: `jobs` are the work (loop) */
 	batch_job *jobs;
 	size_t njobs;
-	size_t next_job;   /* jobs [0, next_job) have been queued */
-	unsigned jobs_out; /* queued or running now */
-	int costly;        /* a chunk stopped over HTTP_HEAVY_COST: the rest
+	size_t next_job;                  /* jobs [0, next_job) have been queued */
+	unsigned jobs_out;                /* queued or running now */
+	int costly;                       /* a chunk stopped over HTTP_HEAVY_COST: the rest
 	                      runs in the heavy share */
 	batch_job *redo_head, *redo_tail; /* those chunks, to run again */
-	int heavy_out;     /* the one unbounded chunk is queued or running */
-	unsigned jobs_left; /* not finished; the worker bringing it to 0 joins */
-	int batch_joined;  /* every query answered and the reply built (by that worker) */
+	int heavy_out;                    /* the one unbounded chunk is queued or running */
+	unsigned jobs_left;               /* not finished; the worker bringing it to 0 joins */
+	int batch_joined; /* every query answered and the reply built (by that worker) */
 	proto_reply reply;
-	int status;        /* sent, for the log; 0 if none */
+	int status; /* sent, for the log; 0 if none */
 	size_t bytes_out;
 } http_request;
 

@@ -24,11 +24,11 @@ int http_listen_refuse_new(int fd)
 {
 #if defined(__linux__) && defined(SO_ATTACH_FILTER)
 	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 13),             /* A = TCP flags */
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x12),          /* SYN | ACK */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x02, 0, 1),    /* SYN alone? */
-		BPF_STMT(BPF_RET | BPF_K, 0),                       /* drop */
-		BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),             /* keep all */
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 13),          /* A = TCP flags */
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x12),       /* SYN | ACK */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x02, 0, 1), /* SYN alone? */
+		BPF_STMT(BPF_RET | BPF_K, 0),                    /* drop */
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),          /* keep all */
 	};
 	struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof code[0]), code};
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0)
@@ -46,7 +46,8 @@ int http_listen_queued(int fd)
 	struct tcp_info info;
 	socklen_t len = sizeof info;
 	memset(&info, 0, sizeof info);
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 || info.tcpi_state != TCP_LISTEN)
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 ||
+	    info.tcpi_state != TCP_LISTEN)
 		return -1;
 	return (int)info.tcpi_unacked;
 #else

@@ -71,7 +71,8 @@ enum MHD_Result http_local_page(http_request *r, const char *url)
 	if (r->srv->cfg->web_dir[0]) {
 		if (r->route->id == HTTP_ROUTE_HOME) {
 			r->location = "/web/";
-			return http_answer_text(r, 308, "text/plain; charset=utf-8", strdup("/web/\n"), 6);
+			return http_answer_text(r, 308, "text/plain; charset=utf-8",
+			                        strdup("/web/\n"), 6);
 		}
 		const http_static_file *f = url[4] == '/' ? http_static_find(web, url + 5) : NULL;
 		if (f) {
@@ -82,7 +83,8 @@ enum MHD_Result http_local_page(http_request *r, const char *url)
 			return http_answer_text(r, 200, f->type, copy, f->len);
 		}
 	}
-	snprintf(detail, sizeof detail, "no resource at %s%s", log_printable(text, sizeof text, url),
+	snprintf(detail, sizeof detail, "no resource at %s%s",
+	         log_printable(text, sizeof text, url),
 	         r->srv->cfg->web_dir[0] ? "" : " (the demo page is not served: --web)");
 	return http_answer_problem(r, 404, detail);
 }
@@ -97,9 +99,10 @@ enum MHD_Result http_local_shape(http_request *r, const char *id, const char *me
 	 * tenant's own are its own to delete, the others only when the
 	 * operator says so. */
 	if (strcmp(method, "DELETE") == 0 && !r->tenant && !r->srv->cfg->store_delete)
-		return http_answer_problem(r, 403, "deleting stored shapes is off on this server: they may "
-		                              "be other clients' (--store-delete; or a token with a "
-		                              "tenant, which deletes its own)");
+		return http_answer_problem(r, 403,
+		                           "deleting stored shapes is off on this server: they may "
+		                           "be other clients' (--store-delete; or a token with a "
+		                           "tenant, which deletes its own)");
 	if (proto_shape_reply(r->ctx, method, id, &p) != 0)
 		return http_answer_early(r, NULL);
 	/* Not in memory, maybe in the shared tier: asked on a worker (the

@@ -133,11 +133,11 @@ static unsigned pressure_mark(unsigned max_connections)
  * PRESSURE_IDLE go to keep the reserve free; PRESSURE_FRESH ones only for a
  * client waiting in the backlog with every slot taken. */
 enum {
-	PRESSURE_SILENT,   /* nothing received since the accept */
-	PRESSURE_KEPT,     /* keep-alive, between requests */
+	PRESSURE_SILENT, /* nothing received since the accept */
+	PRESSURE_KEPT,   /* keep-alive, between requests */
 	PRESSURE_IDLE = PRESSURE_KEPT,
-	PRESSURE_HEAD,     /* a first head begun, not complete (or TLS) */
-	PRESSURE_FRESH     /* accepted too recently to tell */
+	PRESSURE_HEAD, /* a first head begun, not complete (or TLS) */
+	PRESSURE_FRESH /* accepted too recently to tell */
 };
 
 static int pressure_rank(const http_conn *hc, uint64_t now)
@@ -199,7 +199,8 @@ static void relieve_pressure(http_server *s)
 	if (live < max)
 		return;
 	http_loop_sweep_by(s, now + HTTP_CONN_FULL_POLL_MS);
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
 	int waiting = info ? http_listen_queued(info->listen_fd) : -1;
 	while (waiting-- > 0 && evict_first(s, PRESSURE_FRESH, now))
 		;

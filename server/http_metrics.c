@@ -27,8 +27,8 @@ static const double duration_bounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
 #define NDURATION (sizeof duration_bounds / sizeof duration_bounds[0])
 
 /* GJK takes a handful of iterations; the tail is what the cap allows. */
-static const double iteration_bounds[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256,
-                                          1024, 10000, 100000};
+static const double iteration_bounds[] = {1,  2,  3,  4,   6,   8,    12,    16,
+                                          24, 32, 64, 128, 256, 1024, 10000, 100000};
 #define NITERATION (sizeof iteration_bounds / sizeof iteration_bounds[0])
 
 _Static_assert(NITERATION <= NDURATION, "a histogram holds either kind of buckets");
@@ -198,42 +198,48 @@ static long long resident_bytes(void)
 /* The shape store's Redis tier (store_redis.h). */
 static void render_redis(proto_text *t, const store_redis_stats *r)
 {
-	put(t, "# HELP clashd_store_redis_up 1 while the shape store's Redis answers (its last "
-	       "call did), 0 while it is unreachable or too slow.\n"
-	       "# TYPE clashd_store_redis_up gauge\nclashd_store_redis_up %d\n", r->up);
-	put(t, "# HELP clashd_store_redis_writes_refused 1 while Redis refuses writes "
-	       "(maxmemory reached with noeviction).\n"
-	       "# TYPE clashd_store_redis_writes_refused gauge\n"
-	       "clashd_store_redis_writes_refused %d\n", r->writes_refused);
-	put(t, "# HELP clashd_store_redis_queued_bytes Bytes of stored shapes answered and "
-	       "waiting to be written to Redis.\n"
-	       "# TYPE clashd_store_redis_queued_bytes gauge\n"
-	       "clashd_store_redis_queued_bytes %zu\n", r->queued_bytes);
-	static const char *const names[] = {"reads", "hits", "refused", "skipped", "writes",
-	                                    "write_errors", "errors", "too_large",
-	                                    "forgotten", "waits", "dropped",
-	                                    "tenant_evictions"};
-	static const char *const helps[] = {
-		"Refs memory lacked, looked up in Redis.",
-		"Of them, a value came back.",
-		"Values refused: not the shape of their id (corrupt or planted).",
-		"Lookups and writes not tried while Redis was down.",
-		"Shapes written through to Redis.",
-		"Write-throughs that failed or Redis refused.",
-		"Calls to Redis that failed (unreachable, timed out).",
-		"Values refused unread: larger than --store-redis-max-value.",
-		"Shapes dropped from memory: deleted on a replica sharing the Redis.",
-		"Reads that waited for a value another replica was writing.",
-		"Deletes not sent to Redis: the writer's queue was full.",
-		("A tenant's values removed from Redis to keep its bytes there within "
-		 "--store-per-tenant.")};
-	const uint64_t v[] = {r->reads, r->hits, r->refused, r->skipped, r->writes,
-	                      r->write_errors, r->errors, r->too_large,
-	                      r->forgotten, r->waits, r->dropped,
-	                      r->tenant_evictions};
+	put(t,
+	    "# HELP clashd_store_redis_up 1 while the shape store's Redis answers (its last "
+	    "call did), 0 while it is unreachable or too slow.\n"
+	    "# TYPE clashd_store_redis_up gauge\nclashd_store_redis_up %d\n",
+	    r->up);
+	put(t,
+	    "# HELP clashd_store_redis_writes_refused 1 while Redis refuses writes "
+	    "(maxmemory reached with noeviction).\n"
+	    "# TYPE clashd_store_redis_writes_refused gauge\n"
+	    "clashd_store_redis_writes_refused %d\n",
+	    r->writes_refused);
+	put(t,
+	    "# HELP clashd_store_redis_queued_bytes Bytes of stored shapes answered and "
+	    "waiting to be written to Redis.\n"
+	    "# TYPE clashd_store_redis_queued_bytes gauge\n"
+	    "clashd_store_redis_queued_bytes %zu\n",
+	    r->queued_bytes);
+	static const char *const names[] = {"reads",   "hits",      "refused",
+	                                    "skipped", "writes",    "write_errors",
+	                                    "errors",  "too_large", "forgotten",
+	                                    "waits",   "dropped",   "tenant_evictions"};
+	static const char *const helps[] =
+		{"Refs memory lacked, looked up in Redis.",
+	         "Of them, a value came back.",
+	         "Values refused: not the shape of their id (corrupt or planted).",
+	         "Lookups and writes not tried while Redis was down.",
+	         "Shapes written through to Redis.",
+	         "Write-throughs that failed or Redis refused.",
+	         "Calls to Redis that failed (unreachable, timed out).",
+	         "Values refused unread: larger than --store-redis-max-value.",
+	         "Shapes dropped from memory: deleted on a replica sharing the Redis.",
+	         "Reads that waited for a value another replica was writing.",
+	         "Deletes not sent to Redis: the writer's queue was full.",
+	         ("A tenant's values removed from Redis to keep its bytes there within "
+	          "--store-per-tenant.")};
+	const uint64_t v[] = {r->reads,     r->hits,         r->refused, r->skipped,
+	                      r->writes,    r->write_errors, r->errors,  r->too_large,
+	                      r->forgotten, r->waits,        r->dropped, r->tenant_evictions};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-		put(t, "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
-		       "counter\nclashd_store_redis_%s_total %llu\n",
+		put(t,
+		    "# HELP clashd_store_redis_%s_total %s\n# TYPE clashd_store_redis_%s_total "
+		    "counter\nclashd_store_redis_%s_total %llu\n",
 		    names[i], helps[i], names[i], names[i], (unsigned long long)v[i]);
 }
 
@@ -273,74 +279,102 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		put(&t, "clashd_rejections_total{reason=\"%s\"} %llu\n", reject_names[i],
 		    (unsigned long long)m->rejects[i]);
 
-	put(&t, "# HELP clashd_queue_depth Queries waiting for a worker thread.\n"
-	        "# TYPE clashd_queue_depth gauge\nclashd_queue_depth %u\n", g->queued);
-	put(&t, "# HELP clashd_workers_busy Queries running on a worker thread.\n"
-	        "# TYPE clashd_workers_busy gauge\nclashd_workers_busy %u\n", g->running);
-	put(&t, "# HELP clashd_queries_admitted Queries admitted and not yet computed "
-	        "(receiving their body, queued or running).\n"
-	        "# TYPE clashd_queries_admitted gauge\nclashd_queries_admitted %u\n", g->admitted);
-	put(&t, "# HELP clashd_queries_admitted_limit The bound on admitted queries (--max-queue).\n"
-	        "# TYPE clashd_queries_admitted_limit gauge\nclashd_queries_admitted_limit %u\n",
+	put(&t,
+	    "# HELP clashd_queue_depth Queries waiting for a worker thread.\n"
+	    "# TYPE clashd_queue_depth gauge\nclashd_queue_depth %u\n",
+	    g->queued);
+	put(&t,
+	    "# HELP clashd_workers_busy Queries running on a worker thread.\n"
+	    "# TYPE clashd_workers_busy gauge\nclashd_workers_busy %u\n",
+	    g->running);
+	put(&t,
+	    "# HELP clashd_queries_admitted Queries admitted and not yet computed "
+	    "(receiving their body, queued or running).\n"
+	    "# TYPE clashd_queries_admitted gauge\nclashd_queries_admitted %u\n",
+	    g->admitted);
+	put(&t,
+	    "# HELP clashd_queries_admitted_limit The bound on admitted queries (--max-queue).\n"
+	    "# TYPE clashd_queries_admitted_limit gauge\nclashd_queries_admitted_limit %u\n",
 	    g->queue_limit);
-	put(&t, "# HELP clashd_http_requests_in_flight Requests begun and not yet completed.\n"
-	        "# TYPE clashd_http_requests_in_flight gauge\nclashd_http_requests_in_flight %u\n",
+	put(&t,
+	    "# HELP clashd_http_requests_in_flight Requests begun and not yet completed.\n"
+	    "# TYPE clashd_http_requests_in_flight gauge\nclashd_http_requests_in_flight %u\n",
 	    g->in_flight);
-	put(&t, "# HELP clashd_connections Open client connections.\n"
-	        "# TYPE clashd_connections gauge\nclashd_connections %u\n", g->connections);
-	put(&t, "# HELP clashd_draining 1 once SIGTERM has started the drain.\n"
-	        "# TYPE clashd_draining gauge\nclashd_draining %d\n", g->draining ? 1 : 0);
-	put(&t, "# HELP clashd_log_lines_dropped_total Log lines dropped because stdout did not "
-	        "keep up.\n"
-	        "# TYPE clashd_log_lines_dropped_total counter\nclashd_log_lines_dropped_total %llu\n",
+	put(&t,
+	    "# HELP clashd_connections Open client connections.\n"
+	    "# TYPE clashd_connections gauge\nclashd_connections %u\n",
+	    g->connections);
+	put(&t,
+	    "# HELP clashd_draining 1 once SIGTERM has started the drain.\n"
+	    "# TYPE clashd_draining gauge\nclashd_draining %d\n",
+	    g->draining ? 1 : 0);
+	put(&t,
+	    "# HELP clashd_log_lines_dropped_total Log lines dropped because stdout did not "
+	    "keep up.\n"
+	    "# TYPE clashd_log_lines_dropped_total counter\nclashd_log_lines_dropped_total %llu\n",
 	    log_lines_dropped());
 	if (g->has_store) {
 		const proto_store_stats *st = &g->store;
-		put(&t, "# HELP clashd_shape_store_entries Shapes in the shape store.\n"
-		        "# TYPE clashd_shape_store_entries gauge\nclashd_shape_store_entries %zu\n",
+		put(&t,
+		    "# HELP clashd_shape_store_entries Shapes in the shape store.\n"
+		    "# TYPE clashd_shape_store_entries gauge\nclashd_shape_store_entries %zu\n",
 		    st->entries);
-		put(&t, "# HELP clashd_shape_store_bytes Bytes the stored shapes hold (arrays, "
-		        "trees, preparations), those removed but still in use included.\n"
-		        "# TYPE clashd_shape_store_bytes gauge\nclashd_shape_store_bytes %zu\n",
+		put(&t,
+		    "# HELP clashd_shape_store_bytes Bytes the stored shapes hold (arrays, "
+		    "trees, preparations), those removed but still in use included.\n"
+		    "# TYPE clashd_shape_store_bytes gauge\nclashd_shape_store_bytes %zu\n",
 		    st->bytes);
-		put(&t, "# HELP clashd_shape_store_held_removed_bytes Of them, shapes deleted or "
-		        "evicted that a request still holds.\n"
-		        "# TYPE clashd_shape_store_held_removed_bytes gauge\n"
-		        "clashd_shape_store_held_removed_bytes %zu\n", st->held_removed_bytes);
-		put(&t, "# HELP clashd_shape_store_clients Client addresses with shapes stored.\n"
-		        "# TYPE clashd_shape_store_clients gauge\nclashd_shape_store_clients %zu\n",
+		put(&t,
+		    "# HELP clashd_shape_store_held_removed_bytes Of them, shapes deleted or "
+		    "evicted that a request still holds.\n"
+		    "# TYPE clashd_shape_store_held_removed_bytes gauge\n"
+		    "clashd_shape_store_held_removed_bytes %zu\n",
+		    st->held_removed_bytes);
+		put(&t,
+		    "# HELP clashd_shape_store_clients Client addresses with shapes stored.\n"
+		    "# TYPE clashd_shape_store_clients gauge\nclashd_shape_store_clients %zu\n",
 		    st->clients);
-		put(&t, "# HELP clashd_shape_store_limit_bytes The bound on those bytes "
-		        "(--shape-store).\n"
-		        "# TYPE clashd_shape_store_limit_bytes gauge\n"
-		        "clashd_shape_store_limit_bytes %zu\n", st->budget);
-		put(&t, "# HELP clashd_shape_store_hits_total Refs (and GETs) that found their "
-		        "shape.\n"
-		        "# TYPE clashd_shape_store_hits_total counter\n"
-		        "clashd_shape_store_hits_total %llu\n", (unsigned long long)st->hits);
-		put(&t, "# HELP clashd_shape_store_misses_total Refs (and GETs) that did not.\n"
-		        "# TYPE clashd_shape_store_misses_total counter\n"
-		        "clashd_shape_store_misses_total %llu\n", (unsigned long long)st->misses);
-		put(&t, "# HELP clashd_shape_store_evictions_total Shapes dropped, least recently "
-		        "used first, to make room.\n"
-		        "# TYPE clashd_shape_store_evictions_total counter\n"
-		        "clashd_shape_store_evictions_total %llu\n",
+		put(&t,
+		    "# HELP clashd_shape_store_limit_bytes The bound on those bytes "
+		    "(--shape-store).\n"
+		    "# TYPE clashd_shape_store_limit_bytes gauge\n"
+		    "clashd_shape_store_limit_bytes %zu\n",
+		    st->budget);
+		put(&t,
+		    "# HELP clashd_shape_store_hits_total Refs (and GETs) that found their "
+		    "shape.\n"
+		    "# TYPE clashd_shape_store_hits_total counter\n"
+		    "clashd_shape_store_hits_total %llu\n",
+		    (unsigned long long)st->hits);
+		put(&t,
+		    "# HELP clashd_shape_store_misses_total Refs (and GETs) that did not.\n"
+		    "# TYPE clashd_shape_store_misses_total counter\n"
+		    "clashd_shape_store_misses_total %llu\n",
+		    (unsigned long long)st->misses);
+		put(&t,
+		    "# HELP clashd_shape_store_evictions_total Shapes dropped, least recently "
+		    "used first, to make room.\n"
+		    "# TYPE clashd_shape_store_evictions_total counter\n"
+		    "clashd_shape_store_evictions_total %llu\n",
 		    (unsigned long long)st->evictions);
-		put(&t, "# HELP clashd_shape_store_client_evictions_total Of them, a client's own, "
-		        "to keep it within --store-per-client.\n"
-		        "# TYPE clashd_shape_store_client_evictions_total counter\n"
-		        "clashd_shape_store_client_evictions_total %llu\n",
+		put(&t,
+		    "# HELP clashd_shape_store_client_evictions_total Of them, a client's own, "
+		    "to keep it within --store-per-client.\n"
+		    "# TYPE clashd_shape_store_client_evictions_total counter\n"
+		    "clashd_shape_store_client_evictions_total %llu\n",
 		    (unsigned long long)st->client_evictions);
 	}
 	if (g->ntenants) {
-		put(&t, "# HELP clashd_shape_store_tenant_bytes Bytes of one tenant's shapes in this "
-		        "replica's store (--store-per-tenant bounds it).\n"
-		        "# TYPE clashd_shape_store_tenant_bytes gauge\n");
+		put(&t,
+		    "# HELP clashd_shape_store_tenant_bytes Bytes of one tenant's shapes in this "
+		    "replica's store (--store-per-tenant bounds it).\n"
+		    "# TYPE clashd_shape_store_tenant_bytes gauge\n");
 		for (size_t i = 0; i < g->ntenants; i++)
-			put(&t, "clashd_shape_store_tenant_bytes{tenant=\"%s\"} %zu\n", g->tenants[i].name,
-			    g->tenants[i].bytes);
-		put(&t, "# HELP clashd_shape_store_tenant_entries One tenant's shapes in this replica's "
-		        "store.\n# TYPE clashd_shape_store_tenant_entries gauge\n");
+			put(&t, "clashd_shape_store_tenant_bytes{tenant=\"%s\"} %zu\n",
+			    g->tenants[i].name, g->tenants[i].bytes);
+		put(&t,
+		    "# HELP clashd_shape_store_tenant_entries One tenant's shapes in this replica's "
+		    "store.\n# TYPE clashd_shape_store_tenant_entries gauge\n");
 		for (size_t i = 0; i < g->ntenants; i++)
 			put(&t, "clashd_shape_store_tenant_entries{tenant=\"%s\"} %zu\n",
 			    g->tenants[i].name, g->tenants[i].entries);
@@ -349,8 +383,10 @@ char *http_metrics_render(const http_metrics *m, const http_gauges *g, size_t *l
 		render_redis(&t, &g->redis);
 	long long rss = resident_bytes();
 	if (rss >= 0)
-		put(&t, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
-		        "# TYPE process_resident_memory_bytes gauge\n"
-		        "process_resident_memory_bytes %lld\n", rss);
+		put(&t,
+		    "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+		    "# TYPE process_resident_memory_bytes gauge\n"
+		    "process_resident_memory_bytes %lld\n",
+		    rss);
 	return proto_text_finish(&t, len);
 }

@@ -17,25 +17,25 @@
 
 /* Why a request was turned away or cut short (clashd_rejections_total). */
 enum http_reject {
-	HTTP_REJECT_OVERLOAD,       /* 503: the queue bound was reached */
-	HTTP_REJECT_BODY_TOO_LARGE, /* 413 */
-	HTTP_REJECT_TOO_DEEP,       /* 400: JSON nesting */
-	HTTP_REJECT_TOO_MANY_VERTICES, /* 422 */
-	HTTP_REJECT_TOO_MANY_SHAPES,   /* 422 */
-	HTTP_REJECT_PARTS_TOO_DEEP,    /* 422: compound nesting */
-	HTTP_REJECT_DEADLINE,       /* 504: --request-timeout */
-	HTTP_REJECT_READ_TIMEOUT,   /* 408 or closed: --read-timeout */
-	HTTP_REJECT_UNAUTHORIZED,   /* 401 */
-	HTTP_REJECT_SHUTDOWN,       /* 503: stopped at the drain timeout */
-	HTTP_REJECT_TOO_MANY_QUERIES, /* 422: a batch over --max-batch */
-	HTTP_REJECT_BAD_FRAMING,    /* 400 or 501 and closed: where the body
+	HTTP_REJECT_OVERLOAD,            /* 503: the queue bound was reached */
+	HTTP_REJECT_BODY_TOO_LARGE,      /* 413 */
+	HTTP_REJECT_TOO_DEEP,            /* 400: JSON nesting */
+	HTTP_REJECT_TOO_MANY_VERTICES,   /* 422 */
+	HTTP_REJECT_TOO_MANY_SHAPES,     /* 422 */
+	HTTP_REJECT_PARTS_TOO_DEEP,      /* 422: compound nesting */
+	HTTP_REJECT_DEADLINE,            /* 504: --request-timeout */
+	HTTP_REJECT_READ_TIMEOUT,        /* 408 or closed: --read-timeout */
+	HTTP_REJECT_UNAUTHORIZED,        /* 401 */
+	HTTP_REJECT_SHUTDOWN,            /* 503: stopped at the drain timeout */
+	HTTP_REJECT_TOO_MANY_QUERIES,    /* 422: a batch over --max-batch */
+	HTTP_REJECT_BAD_FRAMING,         /* 400 or 501 and closed: where the body
 	                               ends is unclear (Content-Length,
 	                               Transfer-Encoding, a field name) */
-	HTTP_REJECT_MALFORMED,      /* 400: Host, a repeated field, a control
+	HTTP_REJECT_MALFORMED,           /* 400: Host, a repeated field, a control
 	                               character in a field or the path */
-	HTTP_REJECT_HEADER_TIMEOUT, /* closed: --header-timeout */
-	HTTP_REJECT_SLOW_BODY,      /* 408 or closed: --min-body-rate */
-	HTTP_REJECT_CLIENT_LIMIT,   /* 429: --max-queue-per-client */
+	HTTP_REJECT_HEADER_TIMEOUT,      /* closed: --header-timeout */
+	HTTP_REJECT_SLOW_BODY,           /* 408 or closed: --min-body-rate */
+	HTTP_REJECT_CLIENT_LIMIT,        /* 429: --max-queue-per-client */
 	HTTP_REJECT_CONNECTION_PRESSURE, /* closed: an idle connection, to keep
 	                                    --max-connections from filling */
 	HTTP_REJECT_COUNT
@@ -43,22 +43,22 @@ enum http_reject {
 
 /* The instantaneous values, read when rendering. */
 typedef struct http_gauges {
-	unsigned connections;  /* open TCP connections */
-	unsigned in_flight;    /* requests begun and not yet completed */
-	unsigned admitted;     /* queries admitted, not yet computed */
-	unsigned queue_limit;  /* --max-queue */
-	unsigned queued;       /* queries waiting for a worker */
-	unsigned running;      /* queries on a worker */
+	unsigned connections; /* open TCP connections */
+	unsigned in_flight;   /* requests begun and not yet completed */
+	unsigned admitted;    /* queries admitted, not yet computed */
+	unsigned queue_limit; /* --max-queue */
+	unsigned queued;      /* queries waiting for a worker */
+	unsigned running;     /* queries on a worker */
 	int draining;
-	int has_store;         /* the shape store's figures follow */
+	int has_store; /* the shape store's figures follow */
 	proto_store_stats store;
-	int has_redis;         /* the store's Redis tier's figures follow */
+	int has_redis; /* the store's Redis tier's figures follow */
 	store_redis_stats redis;
 	/* Each tenant's share of this replica's store (--store-per-tenant). */
 	struct http_tenant_usage {
 		const char *name;
 		size_t bytes, entries;
-	} *tenants;
+	} * tenants;
 	size_t ntenants;
 } http_gauges;
 

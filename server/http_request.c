@@ -26,8 +26,8 @@ static void read_framing(http_request *r)
 	                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_TRANSFER_ENCODING);
-	const char *ex = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_EXPECT);
+	const char *ex =
+		MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
 	if (cl && !te) {
 		errno = 0;
 		r->declared = strtoull(cl, NULL, 10);

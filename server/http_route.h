@@ -43,7 +43,7 @@ int http_route_allows(const http_route *r, const char *method);
 
 /* What POST /v1/shapes takes besides JSON (proto_media_is_mesh), for a
  * 415's detail. */
-#define HTTP_MESH_MEDIA_TYPES \
+#define HTTP_MESH_MEDIA_TYPES                                                           \
 	" or a mesh file's (model/stl, model/obj, model/gltf-binary, model/gltf+json, " \
 	"application/x-ply)"
 

@@ -36,8 +36,8 @@
 #include "log.h"
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *data, size_t *data_size, void **con_cls)
+                                  const char *method, const char *version, const char *data,
+                                  size_t *data_size, void **con_cls)
 {
 	http_server *s = cls;
 	http_request *r = *con_cls;
@@ -76,8 +76,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (r->expired)
 			return http_deadline_expired(r);
 		return http_body_submit(r);
-	case REQ_REPLIED:
-		return http_answer_reply(r);
+	case REQ_REPLIED: return http_answer_reply(r);
 	case REQ_WORKING: /* not called while suspended, but once answered overdue */
 		if (r->overdue) {
 			if (r->early.body == NULL)
@@ -85,8 +84,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return http_answer_now_reply(r, &r->early);
 		}
 		break;
-	case REQ_RESPONDED: /* not called once a response is queued */
-		break;
+	case REQ_RESPONDED: /* not called once a response is queued */ break;
 	}
 	return MHD_YES;
 }
@@ -287,7 +285,8 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 		{MHD_OPTION_SOCK_ADDR, 0, (void *)&cfg->addr},
 		{MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)idle_s, NULL},
 		{MHD_OPTION_CONNECTION_LIMIT, (intptr_t)cfg->max_connections, NULL},
-		{MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)cfg->max_connections_per_client, NULL},
+		{MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)cfg->max_connections_per_client,
+	         NULL},
 		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
 		{MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s},
 		{MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},
@@ -296,8 +295,8 @@ int http_server_start(http_server **out, uv_loop_t *loop, const server_config *c
 		{cfg->tls_key ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, cfg->tls_key},
 		{MHD_OPTION_END, 0, NULL},
 	};
-	s->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, s, MHD_OPTION_ARRAY,
-	                             opts, MHD_OPTION_END);
+	s->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, opts,
+	                             MHD_OPTION_END);
 	if (!s->daemon) {
 		http_metrics_free(s->metrics);
 		free(s);

@@ -42,8 +42,8 @@ static int plain_name(const char *name)
 	if (name[0] == '.' || name[0] == '\0')
 		return 0;
 	for (const char *c = name; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '.' || *c == '_' || *c == '-'))
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
 			return 0;
 	return strlen(name) < 128;
 }
@@ -63,8 +63,8 @@ static int read_one(http_static *s, const char *dir, const char *name, char *err
 	if (s->count == HTTP_STATIC_MAX_FILES ||
 	    (size_t)st.st_size > HTTP_STATIC_MAX_BYTES - s->bytes) {
 		fclose(in);
-		snprintf(err, errlen, "%s: more than %d files or %zu MiB", dir, HTTP_STATIC_MAX_FILES,
-		         HTTP_STATIC_MAX_BYTES >> 20);
+		snprintf(err, errlen, "%s: more than %d files or %zu MiB", dir,
+		         HTTP_STATIC_MAX_FILES, HTTP_STATIC_MAX_BYTES >> 20);
 		return -1;
 	}
 	http_static_file *f = &s->files[s->count];

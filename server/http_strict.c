@@ -131,14 +131,18 @@ static int judge_framing(const http_strict *s, int http11, http_strict_fault *f)
 {
 	/* First: a fold also makes the names that are not tokens. */
 	if (s->folded)
-		return fault(f, 400, 1, "a header field line starts with a space or tab (obs-fold, "
-		                        "RFC 9112 section 5.2); send each field on one line");
+		return fault(f, 400, 1,
+		             "a header field line starts with a space or tab (obs-fold, "
+		             "RFC 9112 section 5.2); send each field on one line");
 	if (s->bad_name[0])
-		return fault(f, 400, 1, "the header field name \"%s\" is not a token (no space "
-		                        "may precede the colon)", s->bad_name);
+		return fault(f, 400, 1,
+		             "the header field name \"%s\" is not a token (no space "
+		             "may precede the colon)",
+		             s->bad_name);
 	if (s->encodings && s->lengths)
-		return fault(f, 400, 1, "both Transfer-Encoding and Content-Length were sent; "
-		                        "send one");
+		return fault(f, 400, 1,
+		             "both Transfer-Encoding and Content-Length were sent; "
+		             "send one");
 	if (s->encodings && !http11)
 		return fault(f, 400, 1, "Transfer-Encoding is not allowed in an HTTP/1.0 request");
 	if (s->codings_invalid || (s->encodings && s->codings == 0))
@@ -150,8 +154,10 @@ static int judge_framing(const http_strict *s, int http11, http_strict_fault *f)
 	if (s->lengths > 1)
 		return fault(f, 400, 1, "Content-Length was sent more than once");
 	if (s->codings > 1)
-		return fault(f, 501, 1, "the transfer coding \"%s\" is not supported; send the "
-		                        "body chunked only", s->other_coding);
+		return fault(f, 501, 1,
+		             "the transfer coding \"%s\" is not supported; send the "
+		             "body chunked only",
+		             s->other_coding);
 	return 0;
 }
 
@@ -171,10 +177,13 @@ int http_strict_judge(const http_strict *s, int http11, int bad_target, http_str
 	if (s->content_types > 1)
 		return fault(f, 400, 0, "Content-Type was sent more than once");
 	if (s->bad_value[0])
-		return fault(f, 400, 0, "the value of the header field \"%s\" holds a control "
-		                        "character", s->bad_value);
+		return fault(f, 400, 0,
+		             "the value of the header field \"%s\" holds a control "
+		             "character",
+		             s->bad_value);
 	if (bad_target)
-		return fault(f, 400, 0, "the path or query decodes to a control character "
-		                        "(such as %%00)");
+		return fault(f, 400, 0,
+		             "the path or query decodes to a control character "
+		             "(such as %%00)");
 	return 0;
 }

@@ -41,8 +41,8 @@
 
 extern char **environ;
 
-#define HELPER_POLL_MS 20  /* how soon a cancel reaches a running helper */
-#define HELPER_NOMEM 3     /* the helper's exit status when memory ran out */
+#define HELPER_POLL_MS 20 /* how soon a cancel reaches a running helper */
+#define HELPER_NOMEM 3    /* the helper's exit status when memory ran out */
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HELPER_SANITIZED 1
@@ -155,25 +155,34 @@ static int collect(int fd, size_t most, const volatile int *cancel, proto_text *
 static int died(const import_sandbox *sb, int status, proto_problem *p)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == HELPER_NOMEM)
-		return proto_problem_whole(p, "reading the file ran out of memory (the import's limit is "
-		                           "--import-memory %zu bytes)", sb->memory);
+		return proto_problem_whole(
+			p,
+			"reading the file ran out of memory (the import's limit is "
+			"--import-memory %zu bytes)",
+			sb->memory);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-		return proto_problem_whole(p, "reading the file took more than %u s of CPU, the "
-		                           "import's limit (--import-cpu)", sb->cpu_s);
+		return proto_problem_whole(p,
+		                           "reading the file took more than %u s of CPU, the "
+		                           "import's limit (--import-cpu)",
+		                           sb->cpu_s);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-		return proto_problem_whole(p, "the mesh reader was killed: past %u s of CPU "
-		                           "(--import-cpu), or by the system for memory", sb->cpu_s);
+		return proto_problem_whole(p,
+		                           "the mesh reader was killed: past %u s of CPU "
+		                           "(--import-cpu), or by the system for memory",
+		                           sb->cpu_s);
 	if (WIFSIGNALED(status))
-		return proto_problem_whole(p, "the mesh reader failed on this file (signal %d); within "
-		                           "--import-memory %zu bytes", WTERMSIG(status), sb->memory);
+		return proto_problem_whole(
+			p,
+			"the mesh reader failed on this file (signal %d); within "
+			"--import-memory %zu bytes",
+			WTERMSIG(status), sb->memory);
 	return proto_problem_whole(p, "the mesh reader failed on this file (exit status %d)",
 	                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 static int sandbox_run(void *self, const char *data, size_t len, int format,
                        const proto_request_limits *l, const volatile int *cancel,
-                       struct proto_mesh_set *out, struct proto_problem *p,
-                       enum proto_limit *which)
+                       struct proto_mesh_set *out, struct proto_problem *p, enum proto_limit *which)
 {
 	const import_sandbox *sb = self;
 	memset(out, 0, sizeof *out);
@@ -208,13 +217,13 @@ static int sandbox_run(void *self, const char *data, size_t len, int format,
 	if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		r = proto_mesh_wire_get(bytes, n, l, out, p, which);
 		r = r == 2 ? 1 : r;
-	}
-	else if (r == 0)
+	} else if (r == 0)
 		r = died(sb, status, p);
 	else if (r == 1)
-		r = over ? proto_problem_whole(p, "the file's meshes are larger than the server's limits "
-		                               "(--max-vertices, --max-shapes) allow")
-		                               : proto_problem_whole(p, "the import was stopped");
+		r = over ? proto_problem_whole(
+				   p, "the file's meshes are larger than the server's limits "
+				      "(--max-vertices, --max-shapes) allow")
+		         : proto_problem_whole(p, "the import was stopped");
 	free(bytes);
 	return r;
 }
@@ -287,8 +296,10 @@ int import_sandbox_main(int argc, char **argv)
 	if (r < 0)
 		_exit(HELPER_NOMEM);
 	if (r == 1 && strstr(p.detail, "bad_alloc"))
-		proto_problem_set(&p, 422, NULL, "reading the file ran out of memory (the import's "
-		                  "limit is --import-memory %s bytes)", argv[5]);
+		proto_problem_set(&p, 422, NULL,
+		                  "reading the file ran out of memory (the import's "
+		                  "limit is --import-memory %s bytes)",
+		                  argv[5]);
 	proto_text t = {0};
 	proto_mesh_wire_put(&t, r, &set, &p, which);
 	size_t n;

@@ -23,8 +23,8 @@
 #define IMPORT_SANDBOX_FLAG "--import-helper"
 
 typedef struct import_sandbox {
-	size_t memory;       /* the helper's address space, bytes (0: none) */
-	unsigned cpu_s;      /* the helper's CPU seconds (0: none) */
+	size_t memory;  /* the helper's address space, bytes (0: none) */
+	unsigned cpu_s; /* the helper's CPU seconds (0: none) */
 } import_sandbox;
 
 /* A reader for proto_context.importer that runs each import in a helper

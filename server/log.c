@@ -75,13 +75,14 @@ static void timestamp(char *buf, size_t len)
 
 static struct {
 	pthread_mutex_t mu;
-	pthread_cond_t more;  /* to the writer: bytes in the ring, or stop */
-	pthread_cond_t done;  /* from the writer: it has emptied the ring and ended */
-	char *ring;           /* NULL until log_start: lines are written directly */
-	size_t head, len;     /* the buffered bytes: ring[head], wrapping */
+	pthread_cond_t more;           /* to the writer: bytes in the ring, or stop */
+	pthread_cond_t done;           /* from the writer: it has emptied the ring and ended */
+	char *ring;                    /* NULL until log_start: lines are written directly */
+	size_t head, len;              /* the buffered bytes: ring[head], wrapping */
 	unsigned long long unreported; /* dropped since the last "dropped" line */
 	int stopping;
-} g = {.mu = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER,
+} g = {.mu = PTHREAD_MUTEX_INITIALIZER,
+       .more = PTHREAD_COND_INITIALIZER,
        .done = PTHREAD_COND_INITIALIZER};
 
 static atomic_ullong dropped;
@@ -144,7 +145,8 @@ static void put_note(size_t then)
 	timestamp(ts, sizeof ts);
 	int n = snprintf(note, sizeof note,
 	                 "{\"ts\":\"%s\",\"level\":\"warn\",\"msg\":\"log lines dropped\","
-	                 "\"dropped\":%llu}\n", ts, g.unreported);
+	                 "\"dropped\":%llu}\n",
+	                 ts, g.unreported);
 	if (n > 0 && (size_t)n < sizeof note && g.len + (size_t)n + then <= RING_BYTES) {
 		ring_put(note, (size_t)n);
 		g.unreported = 0;
@@ -331,15 +333,13 @@ static size_t field_room(const log_field *f)
 {
 	size_t n = string_room(f->key) + 2;
 	switch (f->kind) {
-	case LOG_KIND_STR:
-		return n + string_room(f->s);
+	case LOG_KIND_STR: return n + string_room(f->s);
 	case LOG_KIND_STRV:
 		n += 2;
 		for (size_t i = 0; i < f->n; i++)
 			n += string_room(f->strv[i]) + 1;
 		return n;
-	default:
-		return n + 32; /* a number or a literal */
+	default: return n + 32; /* a number or a literal */
 	}
 }
 
@@ -349,16 +349,11 @@ static char *put_field(char *p, const char *lim, const log_field *f)
 	p = put_string(p, lim, f->key);
 	*p++ = ':';
 	switch (f->kind) {
-	case LOG_KIND_STR:
-		return f->s ? put_string(p, lim, f->s) : PUT_LIT(p, "null");
-	case LOG_KIND_INT:
-		return put_ll(p, f->i);
-	case LOG_KIND_REAL:
-		return put_real(p, f->d);
-	case LOG_KIND_BOOL:
-		return f->i ? PUT_LIT(p, "true") : PUT_LIT(p, "false");
-	case LOG_KIND_NULL:
-		break;
+	case LOG_KIND_STR: return f->s ? put_string(p, lim, f->s) : PUT_LIT(p, "null");
+	case LOG_KIND_INT: return put_ll(p, f->i);
+	case LOG_KIND_REAL: return put_real(p, f->d);
+	case LOG_KIND_BOOL: return f->i ? PUT_LIT(p, "true") : PUT_LIT(p, "false");
+	case LOG_KIND_NULL: break;
 	case LOG_KIND_STRV:
 		*p++ = '[';
 		for (size_t i = 0; i < f->n; i++) {

@@ -28,23 +28,29 @@ unsigned long long log_lines_dropped(void);
  * JSON_REAL_PRECISION(6) would; not finite: null).  Strings are escaped
  * here; bytes that are not UTF-8 become '?'.
  */
-enum log_kind { LOG_KIND_STR, LOG_KIND_INT, LOG_KIND_REAL, LOG_KIND_BOOL, LOG_KIND_NULL,
-                LOG_KIND_STRV };
+enum log_kind {
+	LOG_KIND_STR,
+	LOG_KIND_INT,
+	LOG_KIND_REAL,
+	LOG_KIND_BOOL,
+	LOG_KIND_NULL,
+	LOG_KIND_STRV
+};
 typedef struct log_field {
 	const char *key;
 	enum log_kind kind;
-	const char *s;            /* STR */
-	long long i;              /* INT, BOOL (0 or 1) */
-	double d;                 /* REAL */
-	const char *const *strv;  /* STRV: n strings */
+	const char *s;           /* STR */
+	long long i;             /* INT, BOOL (0 or 1) */
+	double d;                /* REAL */
+	const char *const *strv; /* STRV: n strings */
 	size_t n;
 } log_field;
 
-#define LOG_STR(k, v)  ((log_field){.key = (k), .kind = LOG_KIND_STR, .s = (v)})
-#define LOG_INT(k, v)  ((log_field){.key = (k), .kind = LOG_KIND_INT, .i = (long long)(v)})
+#define LOG_STR(k, v) ((log_field){.key = (k), .kind = LOG_KIND_STR, .s = (v)})
+#define LOG_INT(k, v) ((log_field){.key = (k), .kind = LOG_KIND_INT, .i = (long long)(v)})
 #define LOG_REAL(k, v) ((log_field){.key = (k), .kind = LOG_KIND_REAL, .d = (v)})
 #define LOG_BOOL(k, v) ((log_field){.key = (k), .kind = LOG_KIND_BOOL, .i = !!(v)})
-#define LOG_NULL(k)    ((log_field){.key = (k), .kind = LOG_KIND_NULL})
+#define LOG_NULL(k) ((log_field){.key = (k), .kind = LOG_KIND_NULL})
 #define LOG_STRV(k, v, count) \
 	((log_field){.key = (k), .kind = LOG_KIND_STRV, .strv = (v), .n = (count)})
 
@@ -54,7 +60,7 @@ void log_emit(const char *level, const char *msg, const log_field *fields, size_
 
 /* log_emit with the fields listed in place:
  * LOG_EMIT("info", "stopped", LOG_INT("connections_dropped", n)). */
-#define LOG_EMIT(level, msg, ...) \
+#define LOG_EMIT(level, msg, ...)                                  \
 	log_emit((level), (msg), (const log_field[]){__VA_ARGS__}, \
 	         sizeof((const log_field[]){__VA_ARGS__}) / sizeof(log_field))
 

@@ -142,15 +142,12 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		config_usage(stdout);
 		return 0;
-	case CONFIG_PROBE:
-		config_free(&cfg);
-		return healthcheck_run(cfg.healthcheck_url);
+	case CONFIG_PROBE: config_free(&cfg); return healthcheck_run(cfg.healthcheck_url);
 	case CONFIG_ERROR:
 		config_free(&cfg);
 		fprintf(stderr, "clashd: %s (see clashd --help)\n", err);
 		return 2;
-	case CONFIG_RUN:
-		break;
+	case CONFIG_RUN: break;
 	}
 
 	/* A peer that closes early must cost an EPIPE, not the process. */
@@ -168,14 +165,15 @@ int main(int argc, char **argv)
 	proto_init();
 	/* What every request is answered under, handed to each proto call. */
 	proto_context ctx = {
-		.limits = {
-			.max_depth = cfg.max_depth,
-			.max_vertices = cfg.max_vertices,
-			.max_shapes = cfg.max_shapes,
-			.max_part_depth = cfg.max_part_depth,
-			.max_clashes = cfg.max_clashes,
-			.max_reply = cfg.max_reply,
-		},
+		.limits =
+			{
+				.max_depth = cfg.max_depth,
+				.max_vertices = cfg.max_vertices,
+				.max_shapes = cfg.max_shapes,
+				.max_part_depth = cfg.max_part_depth,
+				.max_clashes = cfg.max_clashes,
+				.max_reply = cfg.max_reply,
+			},
 		.max_queries = cfg.max_batch,
 		.store = proto_store_new(cfg.shape_store, cfg.store_per_client),
 		.weld = cfg.weld,
@@ -189,8 +187,9 @@ int main(int argc, char **argv)
 	/* The shared second tier: each worker connects on its first use. */
 	store_redis *redis = NULL;
 	if (cfg.store_redis_text[0]) {
-		redis = store_redis_new(&cfg.store_redis, cfg.store_redis_timeout_ms, cfg.store_ttl_s,
-		                        cfg.store_redis_max_value, cfg.store_per_tenant, cfg.weld);
+		redis = store_redis_new(&cfg.store_redis, cfg.store_redis_timeout_ms,
+		                        cfg.store_ttl_s, cfg.store_redis_max_value,
+		                        cfg.store_per_tenant, cfg.weld);
 		if (!redis) {
 			LOG_EMIT("error", "cannot start", LOG_STR("error", "shape store redis"));
 			proto_store_free(ctx.store);

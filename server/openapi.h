@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-extern const char openapi_json[];   /* NUL-terminated compact JSON */
+extern const char openapi_json[];     /* NUL-terminated compact JSON */
 extern const size_t openapi_json_len; /* strlen(openapi_json) */
 
 #endif

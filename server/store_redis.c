@@ -59,29 +59,29 @@ struct store_redis {
 	store_redis_url url;
 	struct timeval timeout;
 	unsigned ttl_s;
-	char ttl[24];          /* ttl_s as text, for EX */
-	size_t max_value;      /* the largest value read */
-	char last[24];         /* max_value - 1 as text, for GETRANGE */
-	pthread_key_t conn;    /* the calling thread's redisContext */
+	char ttl[24];       /* ttl_s as text, for EX */
+	size_t max_value;   /* the largest value read */
+	char last[24];      /* max_value - 1 as text, for GETRANGE */
+	pthread_key_t conn; /* the calling thread's redisContext */
 	proto_shape_tier tier;
 	atomic_int up;
 	atomic_int writes_refused;
-	atomic_int probing;    /* a thread is trying a down Redis */
+	atomic_int probing;     /* a thread is trying a down Redis */
 	atomic_ullong retry_at; /* ms (monotonic): when a down Redis is tried */
 	atomic_ullong reads, hits, refused, skipped, writes, write_errors, errors, too_large, waits;
 	atomic_ullong tenant_evictions;
-	size_t tenant_budget;  /* a tenant's bytes in Redis at most (0: none) */
-	pthread_t prober;       /* PINGs a down Redis, runs the DELs */
+	size_t tenant_budget; /* a tenant's bytes in Redis at most (0: none) */
+	pthread_t prober;     /* PINGs a down Redis, runs the DELs */
 	/* The writer's jobs, oldest first (under mu): the writes behind
 	 * uploads and the DELs of deletes, in the order they were asked for,
 	 * so a shape deleted after its upload is not written back. */
 	struct job *head, *tail;
 	size_t njobs, queued_bytes;
-	atomic_size_t queued;   /* queued_bytes, for /metrics */
-	atomic_ullong dropped;  /* DELs not queued: the queue was full */
-	unsigned marker_ms;     /* a pending marker's life */
+	atomic_size_t queued;  /* queued_bytes, for /metrics */
+	atomic_ullong dropped; /* DELs not queued: the queue was full */
+	unsigned marker_ms;    /* a pending marker's life */
 	char marker_px[24];
-	pthread_mutex_t mu;     /* for `stop` and its signal */
+	pthread_mutex_t mu; /* for `stop` and its signal */
 	pthread_cond_t wake;
 	int stop;
 	int has_prober;
@@ -90,8 +90,8 @@ struct store_redis {
 	void *forgotten_arg;
 	pthread_t watcher;
 	pthread_cond_t watch_wake;
-	int watch_fd;          /* its connection's socket, -1: none (under mu) */
-	int watch_stop;        /* under mu */
+	int watch_fd;   /* its connection's socket, -1: none (under mu) */
+	int watch_stop; /* under mu */
 	int has_watcher;
 	atomic_ullong forgot;
 };
@@ -115,8 +115,10 @@ int store_redis_parse_url(const char *text, store_redis_url *out, char *why, siz
 	const char *at = strrchr(p, '@');
 	if (at) {
 		if (*p != ':' || (size_t)(at - p - 1) >= sizeof out->password) {
-			snprintf(why, whylen, "a password is written :PASSWORD@ (no user name), "
-			                      "at most %zu bytes", sizeof out->password - 1);
+			snprintf(why, whylen,
+			         "a password is written :PASSWORD@ (no user name), "
+			         "at most %zu bytes",
+			         sizeof out->password - 1);
 			return -1;
 		}
 		memcpy(out->password, p + 1, (size_t)(at - p - 1));
@@ -253,8 +255,8 @@ static int read_bounded(redisContext *c, size_t limit, redisReply **out, int *to
 }
 
 /* Send n commands at once and read their n replies (one round trip). */
-static int pipeline(redisContext *c, int n, const redis_cmd *cmds, size_t limit,
-                    redisReply **y, int *too_large)
+static int pipeline(redisContext *c, int n, const redis_cmd *cmds, size_t limit, redisReply **y,
+                    int *too_large)
 {
 	for (int i = 0; i < n; i++)
 		if (redisAppendCommandArgv(c, cmds[i].argc, cmds[i].argv, cmds[i].lens) != REDIS_OK)
@@ -438,8 +440,8 @@ static int tier_get(void *self, const char *scope, const uint8_t id[PROTO_SHAPE_
 }
 
 /* SET the value, and DEL its pending marker when there is one. */
-static void write_value(store_redis *r, const char *key, const char *pending,
-                        const uint8_t *bytes, size_t len)
+static void write_value(store_redis *r, const char *key, const char *pending, const uint8_t *bytes,
+                        size_t len)
 {
 	const char *set_argv[5] = {"SET", key, (const char *)bytes, "EX", r->ttl};
 	const size_t set_lens[5] = {3, strlen(key), len, 2, strlen(r->ttl)};
@@ -457,7 +459,8 @@ static void write_value(store_redis *r, const char *key, const char *pending,
 	atomic_fetch_add(refused ? &r->write_errors : &r->writes, 1);
 	if (atomic_exchange(&r->writes_refused, refused) != refused) {
 		if (refused)
-			LOG_EMIT("warn", "shape store redis refuses writes: shapes kept in memory only",
+			LOG_EMIT("warn",
+			         "shape store redis refuses writes: shapes kept in memory only",
 			         LOG_STR("error", y[0]->str));
 		else
 			LOG_EMIT("info", "shape store redis takes writes again");
@@ -469,14 +472,14 @@ static void write_value(store_redis *r, const char *key, const char *pending,
 
 typedef struct job {
 	struct job *next;
-	int forget;            /* 1: a DELETE's, 0: a write behind an upload */
-	void (*fn)(void *);    /* or, when set, this call (tier_later) */
+	int forget;         /* 1: a DELETE's, 0: a write behind an upload */
+	void (*fn)(void *); /* or, when set, this call (tier_later) */
 	void *arg;
 	int scoped;
 	char scope[PROTO_STORE_SCOPE + 1];
 	uint8_t id[PROTO_SHAPE_ID_BYTES];
 	proto_shape_value *value; /* a write's value, encoded by the writer */
-	size_t len;            /* its weight in the queue */
+	size_t len;               /* its weight in the queue */
 } job;
 
 static job *job_new(int forget, const char *scope, const uint8_t id[PROTO_SHAPE_ID_BYTES])
@@ -559,16 +562,16 @@ typedef struct tenant_keys {
 
 /* EVAL of `script` for `scope` and the id ending `key`; with `len` and
  * `budget` (text) the accounting's, without the unaccounting's. */
-static redis_cmd tenant_cmd(tenant_keys *k, const char *script, const char *scope,
-                            const char *key, const char *len, const char *budget)
+static redis_cmd tenant_cmd(tenant_keys *k, const char *script, const char *scope, const char *key,
+                            const char *len, const char *budget)
 {
 	snprintf(k->sizes, KEY_MAX, "clashd:tenant:%s:sizes", scope);
 	snprintf(k->order, KEY_MAX, "clashd:tenant:%s:order", scope);
 	snprintf(k->sum, KEY_MAX, "clashd:tenant:%s:bytes", scope);
 	snprintf(k->prefix, KEY_MAX, "clashd:shape:%s:", scope);
 	const char *hex = key + strlen(key) - 2 * PROTO_SHAPE_ID_BYTES;
-	const char *argv[10] = {"EVAL", script, "3", k->sizes, k->order, k->sum, hex, len, budget,
-	                        k->prefix};
+	const char *argv[10] = {"EVAL", script, "3", k->sizes, k->order,
+	                        k->sum, hex,    len, budget,   k->prefix};
 	int argc = len ? 10 : 7;
 	for (int i = 0; i < argc; i++) {
 		k->argv[i] = argv[i];
@@ -602,8 +605,8 @@ static void account(store_redis *r, const char *scope, const char *key, size_t l
 
 /* Encode v, count it for its tenant, write it (deleting the marker
  * `pending`, NULL: none), and let v go. */
-static void write_encoded(store_redis *r, const char *scope, const char *key,
-                          const char *pending, proto_shape_value *v)
+static void write_encoded(store_redis *r, const char *scope, const char *key, const char *pending,
+                          proto_shape_value *v)
 {
 	uint8_t *bytes;
 	size_t len;
@@ -672,9 +675,11 @@ static void run_forget(store_redis *r, const job *f)
 	const char *del_argv[2] = {"DEL", key};
 	const size_t del_lens[2] = {3, strlen(key)};
 	const char *add_argv[10] = {"XADD", FORGOTTEN_STREAM, "MAXLEN", "~", FORGOTTEN_KEEP, "*",
-	                            "s", f->scope, "id", id};
-	const size_t add_lens[10] = {4, strlen(FORGOTTEN_STREAM), 6, 1, strlen(FORGOTTEN_KEEP), 1,
-	                             1, strlen(f->scope), 2, strlen(id)};
+	                            "s",    f->scope,         "id",     id};
+	const size_t add_lens[10] = {4,         strlen(FORGOTTEN_STREAM), 6,
+	                             1,         strlen(FORGOTTEN_KEEP),   1,
+	                             1,         strlen(f->scope),         2,
+	                             strlen(id)};
 	redis_cmd cmds[3] = {{2, del_argv, del_lens}, {10, add_argv, add_lens}};
 	tenant_keys tk;
 	int n = 2;
@@ -837,10 +842,10 @@ static void watch_read(store_redis *r, redisContext *c, char last[64])
 		pthread_mutex_unlock(&r->mu);
 		if (stop || (!last[0] && watch_start(c, last) != 0))
 			return;
-		const char *argv[8] = {"XREAD", "COUNT", "256", "BLOCK", block, "STREAMS",
-		                       FORGOTTEN_STREAM, last};
-		const size_t lens[8] = {5, 5, 3, 5, strlen(block), 7, strlen(FORGOTTEN_STREAM),
-		                        strlen(last)};
+		const char *argv[8] = {"XREAD",   "COUNT",          "256", "BLOCK", block,
+		                       "STREAMS", FORGOTTEN_STREAM, last};
+		const size_t lens[8] =
+			{5, 5, 3, 5, strlen(block), 7, strlen(FORGOTTEN_STREAM), strlen(last)};
 		const redis_cmd cmd = {8, argv, lens};
 		redisReply *y;
 		int too_large = 0;
@@ -851,7 +856,8 @@ static void watch_read(store_redis *r, redisContext *c, char last[64])
 		if (y->type == REDIS_REPLY_ARRAY && y->elements == 1 &&
 		    y->element[0]->type == REDIS_REPLY_ARRAY && y->element[0]->elements == 2) {
 			const redisReply *entries = y->element[0]->element[1];
-			for (size_t i = 0; entries->type == REDIS_REPLY_ARRAY && i < entries->elements; i++)
+			for (size_t i = 0;
+			     entries->type == REDIS_REPLY_ARRAY && i < entries->elements; i++)
 				watch_entry(r, entries->element[i], last);
 		}
 		freeReplyObject(y);
@@ -946,8 +952,8 @@ store_redis *store_redis_new(const store_redis_url *url, unsigned timeout_ms, un
 	snprintf(r->marker_px, sizeof r->marker_px, "%u", r->marker_ms);
 	snprintf(r->last, sizeof r->last, "%zu", r->max_value - 1);
 	atomic_init(&r->up, 1);
-	r->tier = (proto_shape_tier){tier_get, tier_put, tier_remove, tier_refused, tier_later, r,
-	                             weld};
+	r->tier = (proto_shape_tier){tier_get,   tier_put, tier_remove, tier_refused,
+	                             tier_later, r,        weld};
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->wake, NULL);
 	pthread_cond_init(&r->watch_wake, NULL);

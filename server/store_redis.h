@@ -28,20 +28,20 @@ int store_redis_parse_url(const char *text, store_redis_url *out, char *why, siz
 
 /* What GET /metrics shows. */
 typedef struct store_redis_stats {
-	int up;                /* the last call reached Redis (or none was made) */
-	int writes_refused;    /* the last write was refused (maxmemory) */
-	uint64_t reads;        /* lookups of a ref memory lacked */
-	uint64_t hits;         /* of them, a value came back */
-	uint64_t refused;      /* of those, refused: not the id's shape */
-	uint64_t skipped;      /* lookups and writes not tried: Redis down */
-	uint64_t writes;       /* write-throughs Redis took */
-	uint64_t write_errors; /* write-throughs that failed or were refused */
-	uint64_t errors;       /* calls that failed (unreachable, timed out) */
-	uint64_t too_large;    /* values refused unread: over max_value */
-	uint64_t forgotten;    /* memory copies dropped: deleted on a replica */
-	uint64_t waits;        /* reads that waited for a write under way */
-	uint64_t dropped;      /* deletes not sent: the writer's queue was full */
-	size_t queued_bytes;   /* values waiting to be written */
+	int up;                    /* the last call reached Redis (or none was made) */
+	int writes_refused;        /* the last write was refused (maxmemory) */
+	uint64_t reads;            /* lookups of a ref memory lacked */
+	uint64_t hits;             /* of them, a value came back */
+	uint64_t refused;          /* of those, refused: not the id's shape */
+	uint64_t skipped;          /* lookups and writes not tried: Redis down */
+	uint64_t writes;           /* write-throughs Redis took */
+	uint64_t write_errors;     /* write-throughs that failed or were refused */
+	uint64_t errors;           /* calls that failed (unreachable, timed out) */
+	uint64_t too_large;        /* values refused unread: over max_value */
+	uint64_t forgotten;        /* memory copies dropped: deleted on a replica */
+	uint64_t waits;            /* reads that waited for a write under way */
+	uint64_t dropped;          /* deletes not sent: the writer's queue was full */
+	size_t queued_bytes;       /* values waiting to be written */
 	uint64_t tenant_evictions; /* a tenant's values removed from Redis to
 	                              keep its bytes there within its budget */
 } store_redis_stats;

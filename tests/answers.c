@@ -145,7 +145,10 @@ static void primitive(FILE *f, prng *r, double s)
 	double x = s * prng_log(r, 0.1, 1.0), y = s * prng_log(r, 0.1, 1.0),
 	       z = s * prng_log(r, 0.1, 1.0);
 	switch (prng_int(r, 0, 5)) {
-	case 0: fputs("{\"sphere\":{\"radius\":", f); num(f, x); break;
+	case 0:
+		fputs("{\"sphere\":{\"radius\":", f);
+		num(f, x);
+		break;
 	case 1: fprintf(f, "{\"box\":{\"half_extents\":[%.17g,%.17g,%.17g]", x, y, z); break;
 	case 2: fprintf(f, "{\"capsule\":{\"radius\":%.17g,\"half_height\":%.17g", x, y); break;
 	case 3: fprintf(f, "{\"cylinder\":{\"radius\":%.17g,\"half_height\":%.17g", x, y); break;
@@ -227,7 +230,10 @@ static void shape_open(FILE *f, prng *r, int dim, double s, const double *c, int
 static int random_dim(prng *r)
 {
 	int d = prng_int(r, 0, 9);
-	return d < 4 ? 3 : d < 7 ? 2 : d < 8 ? 1 + 3 * prng_int(r, 0, 1) : prng_int(r, 5, CLASH_MAX_DIM);
+	return d < 4   ? 3
+	       : d < 7 ? 2
+	       : d < 8 ? 1 + 3 * prng_int(r, 0, 1)
+	               : prng_int(r, 5, CLASH_MAX_DIM);
 }
 
 /* Centres of a pair of size s apart by about `near` (in sizes): from deep
@@ -486,9 +492,11 @@ static void gen_scenes(const char *dir)
 		if (prng_int(&r, 0, 3) == 0)
 			fprintf(f, ",\"max_clashes\":%d", prng_int(&r, 0, 10));
 		if (count >= 12 && prng_int(&r, 0, 3) == 0)
-			fputs(",\"pairs\":[[{\"group\":\"g0\"},{\"group\":\"g1\"}],[\"o0\",\"o1\"]]", f);
+			fputs(",\"pairs\":[[{\"group\":\"g0\"},{\"group\":\"g1\"}],[\"o0\",\"o1\"]]",
+			      f);
 		if (count >= 12 && prng_int(&r, 0, 3) == 0)
-			fputs(",\"ignore\":[[{\"group\":\"g2\"},{\"group\":\"g2\"}],[\"o1\",\"o0\"]]", f);
+			fputs(",\"ignore\":[[{\"group\":\"g2\"},{\"group\":\"g2\"}],[\"o1\",\"o0\"]]",
+			      f);
 		fputs("}\n", f);
 		fclose(f);
 	}

@@ -16,9 +16,10 @@ typedef Suite *(*check_suite_fn)(void);
 
 void check_register(check_suite_fn fn);
 
-#define CHECK_SUITE(fn)                                                  \
-	static void __attribute__((constructor)) check_register_##fn(void) { \
-		check_register(fn);                                              \
+#define CHECK_SUITE(fn)                                                    \
+	static void __attribute__((constructor)) check_register_##fn(void) \
+	{                                                                  \
+		check_register(fn);                                        \
 	}
 
 /* A NULL-terminated list of tests (the names START_TEST defines). */
@@ -34,11 +35,11 @@ TCase *ck_case(Suite *s, const char *name, double timeout, const TTest *const te
 void ck_loops(TCase *tc, int n, const TTest *const tests[]);
 
 /* |x - y| <= tol, with both values in the message (needs <math.h>). */
-#define ck_near(x, y, tol)                                                      \
-	do {                                                                        \
-		double x_ = (x), y_ = (y), t_ = (tol);                                  \
-		ck_assert_msg(fabs(x_ - y_) <= t_, "%s = %.17g, expected %.17g (+-%g)", \
-		              #x, x_, y_, t_);                                          \
+#define ck_near(x, y, tol)                                                                      \
+	do {                                                                                    \
+		double x_ = (x), y_ = (y), t_ = (tol);                                          \
+		ck_assert_msg(fabs(x_ - y_) <= t_, "%s = %.17g, expected %.17g (+-%g)", #x, x_, \
+		              y_, t_);                                                          \
 	} while (0)
 
 /* Directory of the built binaries (clashd, clash): $CLASH_BUILD or "build". */

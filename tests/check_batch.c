@@ -95,7 +95,7 @@ static char *random_pair(void)
 		}
 		if (prng_below(&rng, 4) == 0)
 			textbuf_str(&b, dim == 3 ? ",\"pose\":{\"translation\":[0.5,0,0]}"
-			                    : ",\"pose\":{\"angle\":0.25}");
+			                         : ",\"pose\":{\"angle\":0.25}");
 		textbuf_str(&b, "}");
 	}
 	static const char *const methods[] = {"", ",\"method\":\"simplex\"", ",\"method\":\"ipm\""};
@@ -185,8 +185,7 @@ static char *expected_item(const char *item, const char *body, size_t off, size_
 }
 
 /* {"results": [expected items]} */
-static char *expected_reply(const char *const *items, size_t n, const char *body,
-                            const size_t *off)
+static char *expected_reply(const char *const *items, size_t n, const char *body, const size_t *off)
 {
 	textbuf b = {0};
 	textbuf_str(&b, "{\"results\":[");
@@ -213,7 +212,8 @@ static void reply_of(const char *body, size_t len, proto_reply *out, proto_call 
 /* The problem members of a reply. */
 static json_t *problem_of(const proto_reply *r, int status)
 {
-	ck_assert_msg(r->status == status, "status %d, expected %d: %s", r->status, status, r->body);
+	ck_assert_msg(r->status == status, "status %d, expected %d: %s", r->status, status,
+	              r->body);
 	ck_assert_str_eq(r->content_type, PROTO_PROBLEM_JSON);
 	json_t *p = json_loads(r->body, 0, NULL);
 	ck_assert_ptr_nonnull(p);
@@ -282,7 +282,8 @@ START_TEST(test_items_as_alone)
 	                 "/queries/5/b/vertices/0/0");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(res, 6), "pointer")),
 	                 "/queries/6/colour");
-	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(res, 5), "status")), 422);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(res, 5), "status")),
+	                 422);
 	json_decref(doc);
 	free(want);
 	proto_reply_free(&r);
@@ -383,8 +384,8 @@ START_TEST(test_malformed_body)
 		ck_assert_int_eq(alone_reply(cases[i], strlen(cases[i]), &alone), 0);
 		json_t *p = problem_of(&r, 400);
 		if (i != n - 1)
-			ck_assert_msg(strcmp(r.body, alone.body) == 0, "case %d: %s\n  vs %s", i, r.body,
-			              alone.body);
+			ck_assert_msg(strcmp(r.body, alone.body) == 0, "case %d: %s\n  vs %s", i,
+			              r.body, alone.body);
 		json_decref(p);
 		proto_reply_free(&r);
 		proto_reply_free(&alone);
@@ -452,7 +453,9 @@ START_TEST(test_not_a_batch)
 	}
 	/* The member name written with escapes, and spaces everywhere. */
 	static const char *const fine[] = {
-		"{\"\\u0071ueries\":[]}", " \r\n{ \"queries\" \t: [ ] } \n", "{\"queries\":[1]}",
+		"{\"\\u0071ueries\":[]}",
+		" \r\n{ \"queries\" \t: [ ] } \n",
+		"{\"queries\":[1]}",
 	};
 	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
 		proto_reply r;
@@ -505,8 +508,9 @@ START_TEST(test_limits)
 	json_t *first = json_array_get(json_object_get(doc, "results"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(first, "pointer")),
 	                 "/queries/0/a/vertices");
-	ck_assert(json_is_boolean(json_object_get(json_array_get(json_object_get(doc, "results"), 1),
-	                                          "intersecting")));
+	ck_assert(
+		json_is_boolean(json_object_get(json_array_get(json_object_get(doc, "results"), 1),
+	                                        "intersecting")));
 	json_decref(doc);
 	proto_reply_free(&r);
 	free(body);
@@ -549,8 +553,8 @@ START_TEST(test_split_random)
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(queries, json_gen(&rng, 4, 3));
 		json_t *doc = json_pack("{s:o}", "queries", queries);
-		char *text =
-			json_dumps(doc, round % 2 ? JSON_INDENT((int)prng_below(&rng, 3)) : JSON_COMPACT);
+		char *text = json_dumps(doc, round % 2 ? JSON_INDENT((int)prng_below(&rng, 3))
+		                                       : JSON_COMPACT);
 		size_t len = strlen(text);
 		proto_batch *b;
 		proto_reply r;
@@ -567,7 +571,8 @@ START_TEST(test_split_random)
 
 		/* The spans themselves: walk the elements' dumps. */
 		for (size_t i = 0; i < n; i++) {
-			char *el = json_dumps(json_array_get(queries, i), JSON_ENCODE_ANY | JSON_COMPACT);
+			char *el = json_dumps(json_array_get(queries, i),
+			                      JSON_ENCODE_ANY | JSON_COMPACT);
 			json_t *back = json_loads(el, JSON_DECODE_ANY, NULL);
 			ck_assert(json_equal(back, json_array_get(queries, i)));
 			json_decref(back);
@@ -589,9 +594,7 @@ START_TEST(test_split_random)
 				memmove(bad + at + 1, bad + at, len - at + 1);
 				blen++;
 				break;
-			default:
-				bad[at] = "[]{},\":\\ x1"[prng_below(&rng, 12)];
-				break;
+			default: bad[at] = "[]{},\":\\ x1"[prng_below(&rng, 12)]; break;
 			}
 			proto_reply out, alone;
 			ck_assert_int_eq(proto_batch_reply_ex(bad, blen, NULL, &out), 0);
@@ -599,27 +602,29 @@ START_TEST(test_split_random)
 			json_error_t e;
 			json_t *parsed = json_loadb(bad, blen,
 			                            JSON_REJECT_DUPLICATES | JSON_DECODE_ANY |
-			                                JSON_DECODE_INT_AS_REAL,
+			                                    JSON_DECODE_INT_AS_REAL,
 			                            &e);
 			if (!parsed) {
 				/* Not JSON: exactly jansson's 400 (or, for a number out
 				 * of range, the 422 /v1/query gives the text). */
 				ck_assert_int_eq(alone_reply(bad, blen, &alone), 0);
 				if (alone.status == 400) {
-					ck_assert_msg(strcmp(out.body, alone.body) == 0, "%s\n-> %s\n vs %s",
-					              bad, out.body, alone.body);
+					ck_assert_msg(strcmp(out.body, alone.body) == 0,
+					              "%s\n-> %s\n vs %s", bad, out.body,
+					              alone.body);
 					corrupted_400++;
 				}
 				proto_reply_free(&alone);
 			} else {
 				json_t *q = json_object_get(parsed, "queries");
-				int batch = json_is_object(parsed) && json_object_size(parsed) == 1 &&
-				            json_is_array(q);
-				ck_assert_msg(batch ? out.status == 200 : out.status == 422, "%s -> %s", bad,
-				              out.body);
+				int batch = json_is_object(parsed) &&
+				            json_object_size(parsed) == 1 && json_is_array(q);
+				ck_assert_msg(batch ? out.status == 200 : out.status == 422,
+				              "%s -> %s", bad, out.body);
 				if (batch) {
 					json_t *res = json_loads(out.body, 0, NULL);
-					ck_assert_int_eq(json_array_size(json_object_get(res, "results")),
+					ck_assert_int_eq(json_array_size(
+								 json_object_get(res, "results")),
 					                 json_array_size(q));
 					json_decref(res);
 					corrupted_valid++;
@@ -669,7 +674,10 @@ static char **random_pairs(size_t n, unsigned seed)
 START_TEST(test_threads_equal_sequential)
 {
 	proto_init();
-	enum { N = 3000, T = 4 };
+	enum {
+		N = 3000,
+		T = 4
+	};
 	char **items = random_pairs(N, 77);
 	static const char *const sep[] = {"", "\n"};
 	size_t *off = malloc(N * sizeof *off), len;
@@ -684,7 +692,9 @@ START_TEST(test_threads_equal_sequential)
 	ck_assert_ptr_nonnull(b);
 	range_job jobs[T];
 	for (int k = 0; k < T; k++) {
-		jobs[k] = (range_job){.b = b, .from = (size_t)k * N / T, .to = (size_t)(k + 1) * N / T};
+		jobs[k] = (range_job){.b = b,
+		                      .from = (size_t)k * N / T,
+		                      .to = (size_t)(k + 1) * N / T};
 		ck_assert_int_eq(pthread_create(&jobs[k].t, NULL, answer_range, &jobs[k]), 0);
 	}
 	for (int k = 0; k < T; k++)
@@ -749,18 +759,21 @@ START_TEST(test_real_text)
 		default:
 			/* Exact ties at the 17th digit: integers of 18 digits
 			 * ending in 5 (exact in a double when small enough). */
-			x = (double)(100000000000000005ULL + 10 * (bits % 1000)) / (bits & 1 ? 1 : 8);
+			x = (double)(100000000000000005ULL + 10 * (bits % 1000)) /
+			    (bits & 1 ? 1 : 8);
 			break;
 		}
 		json_t *v = json_real(x);
 		/* The replies' precision, and the log's. */
 		static const int precision[] = {17, 6};
 		for (int k = 0; k < 2; k++) {
-			char *j = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(precision[k]));
+			char *j =
+				json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(precision[k]));
 			char mine[PROTO_REAL_MAX];
 			size_t n = proto_real_json(x, precision[k], mine);
-			ck_assert_msg(strcmp(j, mine) == 0, "%a at %d: jansson %s, proto_real_json %s", x,
-			              precision[k], j, mine);
+			ck_assert_msg(strcmp(j, mine) == 0,
+			              "%a at %d: jansson %s, proto_real_json %s", x, precision[k],
+			              j, mine);
 			ck_assert_int_eq(n, strlen(mine));
 			free(j);
 		}
@@ -768,8 +781,19 @@ START_TEST(test_real_text)
 		checked++;
 	}
 	ck_assert_int_gt(checked, 500000);
-	static const double fixed[] = {0.0, -0.0, 1, -1, 0.1, 1e-5, 1e-4, 1e16, 1e17, 123456789012345678.0,
-	                               5e-324, 2.2250738585072014e-308, 1.7976931348623157e308};
+	static const double fixed[] = {0.0,
+	                               -0.0,
+	                               1,
+	                               -1,
+	                               0.1,
+	                               1e-5,
+	                               1e-4,
+	                               1e16,
+	                               1e17,
+	                               123456789012345678.0,
+	                               5e-324,
+	                               2.2250738585072014e-308,
+	                               1.7976931348623157e308};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
 		json_t *v = json_real(fixed[i]);
 		char *j = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
@@ -802,7 +826,8 @@ START_TEST(test_json_dump)
 			json_object_set_new(o, "n", json_integer(-9223372036854775807LL - 1));
 			v = o;
 		}
-		char *want = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
+		char *want =
+			json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
 		size_t len = 0;
 		char *got = proto_json_dump(v, &len);
 		ck_assert_ptr_nonnull(got);
@@ -830,7 +855,9 @@ static void number_text(char *out, size_t cap)
 	case 5: snprintf(out, cap, "%.20f", x); break;
 	case 6: snprintf(out, cap, "%.6fE+%d", x, (int)prng_below(&rng, 30)); break;
 	case 7: snprintf(out, cap, "-0"); break;
-	case 8: snprintf(out, cap, "%.9fe-%d", x, 300 + (int)prng_below(&rng, 30)); break; /* underflow */
+	case 8:
+		snprintf(out, cap, "%.9fe-%d", x, 300 + (int)prng_below(&rng, 30));
+		break; /* underflow */
 	case 9: snprintf(out, cap, "123456789012345678901234567890.5"); break;
 	case 10: snprintf(out, cap, "0.%0130d1", 0); break; /* longer than the shortcut reads */
 	default: snprintf(out, cap, "%.1f", x); break;
@@ -868,9 +895,10 @@ static char *shortcut_query(void)
 				char num[200];
 				number_text(num, sizeof num);
 				if (prng_below(&rng, 400) == 0)
-					snprintf(num, sizeof num, "%s", (const char *[]){"01", "1.", "\"1\"", "[1]",
-					                                                  "1e999", "+1", ".5", "null",
-					                                                  "1e", "-"}[prng_below(&rng, 10)]);
+					snprintf(num, sizeof num, "%s",
+					         (const char *[]){"01", "1.", "\"1\"", "[1]",
+					                          "1e999", "+1", ".5", "null", "1e",
+					                          "-"}[prng_below(&rng, 10)]);
 				textbuf_str(&b, k ? "," : "");
 				textbuf_str(&b, ws[prng_below(&rng, 5)]);
 				textbuf_str(&b, num);
@@ -904,7 +932,8 @@ START_TEST(test_vertex_shortcut)
 	proto_request_limits l = test_ctx.limits;
 	int differ = 0, problems = 0;
 	for (int i = 0; i < 6000; i++) {
-		l.max_vertices = i % 3 == 0 ? 10 : 0; /* the limit, read from the shortcut's count */
+		l.max_vertices =
+			i % 3 == 0 ? 10 : 0; /* the limit, read from the shortcut's count */
 		l.max_depth = i % 5 == 0 ? 4 : 0;
 		test_ctx.limits = l;
 		char *q = shortcut_query();
@@ -937,11 +966,13 @@ START_TEST(test_vertex_shortcut)
 		ck_assert_msg(memcmp(&mine, &ref, sizeof mine) == 0, "%s: %a, strtod %a", num, mine,
 		              ref);
 	}
-	static const char *const bad[] = {"01", "1.", ".5", "+1", "1e", "1e+", "-", "", "1x", "--1",
+	static const char *const bad[] = {"01",   "1.",    ".5",     "+1",       "1e",
+	                                  "1e+",  "-",     "",       "1x",       "--1",
 	                                  "0x10", "1e999", "-1e400", "Infinity", "NaN"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		double x;
-		ck_assert_msg(proto_read_number(bad[i], strlen(bad[i]), &x) != 0, "%s read", bad[i]);
+		ck_assert_msg(proto_read_number(bad[i], strlen(bad[i]), &x) != 0, "%s read",
+		              bad[i]);
 	}
 }
 END_TEST
@@ -971,7 +1002,8 @@ static void long_number_text(char *out, size_t cap)
 	}
 	case 3: { /* exactly halfway between x and the next double, when short */
 		double y = fabs(x) + DBL_MIN, z = nextafter(y, INFINITY);
-		snprintf(out, cap, "%.*Lg", 16 + (int)prng_below(&rng, 4), ((long double)y + z) / 2);
+		snprintf(out, cap, "%.*Lg", 16 + (int)prng_below(&rng, 4),
+		         ((long double)y + z) / 2);
 		break;
 	}
 	case 4:
@@ -1011,7 +1043,8 @@ START_TEST(test_long_numbers)
 	/* clang-format on */
 	for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
 		double mine, ref = strtod(hard[i], NULL);
-		ck_assert_msg(proto_read_number(hard[i], strlen(hard[i]), &mine) == 0, "%s", hard[i]);
+		ck_assert_msg(proto_read_number(hard[i], strlen(hard[i]), &mine) == 0, "%s",
+		              hard[i]);
 		ck_assert_msg(memcmp(&mine, &ref, sizeof mine) == 0, "%s: %a, strtod %a", hard[i],
 		              mine, ref);
 	}
@@ -1097,7 +1130,9 @@ START_TEST(test_http_equals_in_process)
 {
 	server_start();
 	proto_init();
-	enum { N = 4000 };
+	enum {
+		N = 4000
+	};
 	char **items = random_pairs(N, 2026);
 	static const char *const sep[] = {"", "\n", " "};
 	size_t *off = malloc(N * sizeof *off), len;
@@ -1125,7 +1160,8 @@ START_TEST(test_http_equals_in_process)
 	}
 	json_decref(doc);
 	ck_assert(metric_now("clashd_query_iterations_count") == (double)answered);
-	ck_assert(metric_now("clashd_http_requests_total{route=\"/v1/batch\",status=\"200\"}") == 1);
+	ck_assert(metric_now("clashd_http_requests_total{route=\"/v1/batch\",status=\"200\"}") ==
+	          1);
 	json_t *line = log_wait(&srv, "\"path\":\"/v1/batch\"", 5);
 	ck_assert_ptr_nonnull(line);
 	ck_assert_int_eq(json_integer_value(json_object_get(line, "queries")), N);
@@ -1207,8 +1243,9 @@ START_TEST(test_http_admission)
 	char *body = batch_of(items, 3, sep, 1, off, &len);
 	hconn c;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/batch HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                 "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
+	ck_assert_int_eq(hconn_sendf(&c,
+	                             "POST /v1/batch HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	                             "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
 	                             len),
 	                 0);
 	hresp r;
@@ -1262,8 +1299,8 @@ START_TEST(test_http_deadline)
 	hresp r;
 	post_batch(body, len, &r);
 	json_t *p = assert_problem(&r, 504);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")),
-	                             "--request-timeout"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(p, "detail")), "--request-timeout"));
 	json_decref(p);
 	hresp_free(&r);
 	/* Stopped: no chunk left on the pool, the workers serve again. */
@@ -1307,7 +1344,9 @@ START_TEST(test_cli_equals_http)
 {
 	server_start();
 	proto_init();
-	enum { N = 2500 };
+	enum {
+		N = 2500
+	};
 	char **items = random_pairs(N, 555);
 	/* Lines: the queries, blank lines between some, CRLF on some. */
 	char in[64] = "/tmp/clash-batch-in-XXXXXX";
@@ -1318,7 +1357,8 @@ START_TEST(test_cli_equals_http)
 	for (size_t i = 0; i < N; i++) {
 		line_no[i] = i ? line_no[i - 1] + 1 + (i % 29 == 1 ? 2 : 0) : 1;
 		line_at[i] = ftell(f);
-		fprintf(f, "%s%s%s", items[i], i % 13 == 0 ? "\r\n" : "\n", i % 29 == 0 ? "\n \n" : "");
+		fprintf(f, "%s%s%s", items[i], i % 13 == 0 ? "\r\n" : "\n",
+		        i % 29 == 0 ? "\n \n" : "");
 	}
 	fclose(f);
 	int status;
@@ -1350,7 +1390,8 @@ START_TEST(test_cli_equals_http)
 		if (alone.status == 200) {
 			ck_assert_str_eq(text, alone.body);
 		} else {
-			char *in_input = problem_placed_in_input(alone.body, alone.length, line_no[i], line_at[i]);
+			char *in_input = problem_placed_in_input(alone.body, alone.length,
+			                                         line_no[i], line_at[i]);
 			ck_assert_str_eq(text, in_input);
 			free(in_input);
 		}
@@ -1415,9 +1456,10 @@ static Suite *batch_suite(void)
 	ck_case(s, "threads", 60, CK_TESTS(test_threads_equal_sequential));
 	ck_case(s, "shortcut", 60, CK_TESTS(test_vertex_shortcut, test_long_numbers));
 	ck_case(s, "dump", 60, CK_TESTS(test_real_text, test_json_dump));
-	TCase *tc = ck_case(s, "http", 90, CK_TESTS(test_http_equals_in_process,
-	                                            test_http_max_batch, test_http_admission,
-	                                            test_http_deadline, test_cli_equals_http));
+	TCase *tc =
+		ck_case(s, "http", 90,
+	                CK_TESTS(test_http_equals_in_process, test_http_max_batch,
+	                         test_http_admission, test_http_deadline, test_cli_equals_http));
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	return s;
 }

@@ -151,9 +151,11 @@ static void obj(const part *m, textbuf *t)
 
 static void ply(const part *m, textbuf *t, int binary)
 {
-	addf(t, "ply\nformat %s 1.0\nelement vertex %d\nproperty float x\nproperty float y\n"
-	        "property float z\nelement face %d\nproperty list uchar uint vertex_indices\n"
-	        "end_header\n", binary ? "binary_little_endian" : "ascii", NVERT, NTRI);
+	addf(t,
+	     "ply\nformat %s 1.0\nelement vertex %d\nproperty float x\nproperty float y\n"
+	     "property float z\nelement face %d\nproperty list uchar uint vertex_indices\n"
+	     "end_header\n",
+	     binary ? "binary_little_endian" : "ascii", NVERT, NTRI);
 	for (size_t i = 0; i < NVERT; i++)
 		for (int c = 0; c < 3; c++)
 			if (binary)
@@ -184,18 +186,19 @@ static char *gltf_json(const part *m, const char *uri)
 	json_t *buffer = json_pack("{s:I}", "byteLength", (json_int_t)(ib + pb));
 	if (uri)
 		json_object_set_new(buffer, "uri", json_string(uri));
-	json_t *doc = json_pack(
-		"{s:{s:s}, s:[{s:[i]}], s:i, s:[{s:i}], s:[{s:[{s:{s:i}, s:i}]}], s:[o],"
-		" s:[{s:i, s:i, s:I, s:i}, {s:i, s:I, s:I, s:i}],"
-		" s:[{s:i, s:i, s:I, s:s}, {s:i, s:i, s:I, s:s, s:[f,f,f], s:[f,f,f]}]}",
-		"asset", "version", "2.0", "scenes", "nodes", 0, "scene", 0, "nodes", "mesh", 0,
-		"meshes", "primitives", "attributes", "POSITION", 1, "indices", 0, "buffers", buffer,
-		"bufferViews", "buffer", 0, "byteOffset", 0, "byteLength", (json_int_t)ib, "target",
-		34963, "buffer", 0, "byteOffset", (json_int_t)ib, "byteLength", (json_int_t)pb,
-		"target", 34962, "accessors", "bufferView", 0, "componentType", 5125, "count",
-		(json_int_t)(3 * NTRI), "type", "SCALAR", "bufferView", 1, "componentType", 5126,
-		"count", (json_int_t)NVERT, "type", "VEC3", "min", lo[0], lo[1], lo[2], "max", hi[0],
-		hi[1], hi[2]);
+	json_t *doc =
+		json_pack("{s:{s:s}, s:[{s:[i]}], s:i, s:[{s:i}], s:[{s:[{s:{s:i}, s:i}]}], s:[o],"
+	                  " s:[{s:i, s:i, s:I, s:i}, {s:i, s:I, s:I, s:i}],"
+	                  " s:[{s:i, s:i, s:I, s:s}, {s:i, s:i, s:I, s:s, s:[f,f,f], s:[f,f,f]}]}",
+	                  "asset", "version", "2.0", "scenes", "nodes", 0, "scene", 0, "nodes",
+	                  "mesh", 0, "meshes", "primitives", "attributes", "POSITION", 1, "indices",
+	                  0, "buffers", buffer, "bufferViews", "buffer", 0, "byteOffset", 0,
+	                  "byteLength", (json_int_t)ib, "target", 34963, "buffer", 0, "byteOffset",
+	                  (json_int_t)ib, "byteLength", (json_int_t)pb, "target", 34962,
+	                  "accessors", "bufferView", 0, "componentType", 5125, "count",
+	                  (json_int_t)(3 * NTRI), "type", "SCALAR", "bufferView", 1,
+	                  "componentType", 5126, "count", (json_int_t)NVERT, "type", "VEC3", "min",
+	                  lo[0], lo[1], lo[2], "max", hi[0], hi[1], hi[2]);
 	ck_assert_ptr_nonnull(doc);
 	char *s = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
@@ -204,7 +207,8 @@ static char *gltf_json(const part *m, const char *uri)
 
 static void gltf(const part *m, textbuf *t)
 {
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *d[2] = {(const unsigned char *)m->t, (const unsigned char *)m->p};
 	size_t n[2] = {sizeof m->t, sizeof m->p};
 	textbuf u = {0};
@@ -213,8 +217,10 @@ static void gltf(const part *m, textbuf *t)
 	ck_assert_uint_eq(n[0] % 3 + n[1] % 3, 0);
 	for (int h = 0; h < 2; h++)
 		for (size_t i = 0; i < n[h]; i += 3) {
-			uint32_t v = (uint32_t)d[h][i] << 16 | (uint32_t)d[h][i + 1] << 8 | d[h][i + 2];
-			char q[4] = {b64[v >> 18], b64[v >> 12 & 63], b64[v >> 6 & 63], b64[v & 63]};
+			uint32_t v =
+				(uint32_t)d[h][i] << 16 | (uint32_t)d[h][i + 1] << 8 | d[h][i + 2];
+			char q[4] = {b64[v >> 18], b64[v >> 12 & 63], b64[v >> 6 & 63],
+			             b64[v & 63]};
 			textbuf_add(&u, q, 4);
 		}
 	textbuf_add(&u, "", 1);
@@ -242,14 +248,26 @@ static void glb(const part *m, textbuf *t)
 	free(s);
 }
 
-enum { F_STL, F_STL_BIN, F_OBJ, F_PLY, F_PLY_BIN, F_GLTF, F_GLB, NFILES };
+enum {
+	F_STL,
+	F_STL_BIN,
+	F_OBJ,
+	F_PLY,
+	F_PLY_BIN,
+	F_GLTF,
+	F_GLB,
+	NFILES
+};
 
 static const struct {
 	const char *what, *type;
 } files[NFILES] = {
-	{"ASCII STL", "model/stl"},   {"binary STL", "model/stl"},
-	{"OBJ", "model/obj"},         {"ASCII PLY", "application/x-ply"},
-	{"binary PLY", "application/x-ply"}, {"glTF", "model/gltf+json"},
+	{"ASCII STL", "model/stl"},
+	{"binary STL", "model/stl"},
+	{"OBJ", "model/obj"},
+	{"ASCII PLY", "application/x-ply"},
+	{"binary PLY", "application/x-ply"},
+	{"glTF", "model/gltf+json"},
 	{"GLB", "model/gltf-binary"},
 };
 
@@ -391,13 +409,16 @@ START_TEST(file_ten_times_larger_is_refused)
 	/* Announced: answered from the head, the body never sent. */
 	hconn c;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/shapes HTTP/1.1\r\nHost: x\r\nContent-Type: "
-	                                 "model/stl\r\nContent-Length: %zu\r\n\r\n", 10 * t.len), 0);
+	ck_assert_int_eq(hconn_sendf(&c,
+	                             "POST /v1/shapes HTTP/1.1\r\nHost: x\r\nContent-Type: "
+	                             "model/stl\r\nContent-Length: %zu\r\n\r\n",
+	                             10 * t.len),
+	                 0);
 	hresp r;
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	json_t *p = assert_problem(&r, 413);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")),
-	                             "--max-import-body"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(p, "detail")), "--max-import-body"));
 	json_decref(p);
 	hresp_free(&r);
 	hconn_close(&c);
@@ -407,8 +428,8 @@ START_TEST(file_ten_times_larger_is_refused)
 	http_do("POST", "/v1/shapes", "Content-Type: model/stl\r\nContent-Encoding: gzip\r\n", z,
 	        zn, &r);
 	p = assert_problem(&r, 413);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")),
-	                             "--max-import-body"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(p, "detail")), "--max-import-body"));
 	json_decref(p);
 	hresp_free(&r);
 	free(z);
@@ -427,8 +448,11 @@ START_TEST(mesh_files_past_max_imports_are_told_to_retry)
 	char *stl = random_stl(200, &len);
 	hconn c;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/shapes HTTP/1.1\r\nHost: x\r\nContent-Type: "
-	                                 "model/stl\r\nContent-Length: %zu\r\n\r\n", len), 0);
+	ck_assert_int_eq(hconn_sendf(&c,
+	                             "POST /v1/shapes HTTP/1.1\r\nHost: x\r\nContent-Type: "
+	                             "model/stl\r\nContent-Length: %zu\r\n\r\n",
+	                             len),
+	                 0);
 	ck_assert_int_eq(hconn_send(&c, stl, len / 2), 0);
 	/* The first is admitted once its head is read: wait for that. */
 	for (int i = 0; i < 200 && server_metric("clashd_queries_admitted") < 1; i++)
@@ -437,7 +461,8 @@ START_TEST(mesh_files_past_max_imports_are_told_to_retry)
 	char retry[16];
 	http_do("POST", "/v1/shapes", "Content-Type: model/stl\r\n", stl, len, &r);
 	json_t *p = assert_problem(&r, 503);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")), "--max-imports"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(p, "detail")), "--max-imports"));
 	ck_assert_str_eq(hresp_header(&r, "Retry-After", retry, sizeof retry), "1");
 	json_decref(p);
 	hresp_free(&r);
@@ -463,7 +488,7 @@ END_TEST
 /* ---- numbers as JavaScript reads them --------------------------------- */
 
 /* Numbers libassimp 5.2.5 reads a float step away from (float)strtod. */
-static const char *const off[] = {"8.25275470e+3", "4.261069e-2", "-8.57393333e-3",
+static const char *const off[] = {"8.25275470e+3", "4.261069e-2",    "-8.57393333e-3",
                                   "-6.957487e+3",  "-5.52766389e+2", "3.57664e+0",
                                   "1.29349",       "4.96435",        "7.66134",
                                   "9.6195752e-3",  "3.9050787e-2",   "8.99079667e+1"};
@@ -483,8 +508,8 @@ static void assert_vertex(const proto_mesh_shape *s, size_t i, size_t k)
 	ck_assert_uint_lt(i, s->n);
 	for (int c = 0; c < 3; c++)
 		ck_assert_msg(s->positions[3 * i + c] == (double)(float)strtod(off[k + c], NULL),
-		              "vertex %zu, coordinate %d: %a, not %s", i, c, s->positions[3 * i + c],
-		              off[k + c]);
+		              "vertex %zu, coordinate %d: %a, not %s", i, c,
+		              s->positions[3 * i + c], off[k + c]);
 }
 
 /* One shape whose four vertices are off[0, 12), three a vertex. */
@@ -520,7 +545,8 @@ START_TEST(text_numbers_are_read_as_javascript_reads_them)
 	}
 	proto_mesh_set_free(&set);
 	/* OBJ: a w, and vertex colours after the position. */
-	snprintf(text, sizeof text, "# part\nv %s %s %s 1.0\nv\t%s %s %s 0.5 0.25 1\nv %s %s %s\n"
+	snprintf(text, sizeof text,
+	         "# part\nv %s %s %s 1.0\nv\t%s %s %s 0.5 0.25 1\nv %s %s %s\n"
 	         "v %s %s %s\nf 1 2 3\nf 4 3 2\n",
 	         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9],
 	         off[10], off[11]);
@@ -537,7 +563,8 @@ START_TEST(text_numbers_are_read_as_javascript_reads_them)
 	/* A number that is no plain decimal (assimp reads "1,5" as 1.5):
 	 * the file is read as assimp reads it. */
 	import_text("solid\nfacet normal 0 0 1\nouter loop\nvertex 1,5 0 0\nvertex 0 1 0\n"
-	            "vertex 0 0 1\nendloop\nendfacet\nendsolid\n", PROTO_MESH_STL, &set);
+	            "vertex 0 0 1\nendloop\nendfacet\nendsolid\n",
+	            PROTO_MESH_STL, &set);
 	ck_assert_uint_eq(set.n, 1);
 	ck_assert(set.shapes[0].positions[0] == 1.5);
 	proto_mesh_set_free(&set);

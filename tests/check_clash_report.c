@@ -47,8 +47,7 @@ static void pose_text(char *out, size_t n, const double q[4])
 
 /* The text `b` (taken) answered in-process by `reply`; parsed, its status
  * in *status. */
-static json_t *answered(textbuf *b, int (*reply)(const char *, size_t, proto_reply *),
-                        int *status)
+static json_t *answered(textbuf *b, int (*reply)(const char *, size_t, proto_reply *), int *status)
 {
 	proto_reply r;
 	ck_assert_int_eq(reply(b->s, strlen(b->s), &r), 0);
@@ -96,7 +95,7 @@ static json_t *mesh_pair(const char *ma, const char *mb, const char *pose, const
 
 /* The same for mesh boxes a and b. */
 static json_t *mesh_boxes(const double alo[3], const double ahi[3], const double blo[3],
-                         const double bhi[3], const char *pose, const char *rest, int *status)
+                          const double bhi[3], const char *pose, const char *rest, int *status)
 {
 	char *ma = box_mesh(alo, ahi, NULL), *mb = box_mesh(blo, bhi, NULL);
 	json_t *j = mesh_pair(ma, mb, pose, rest, status);
@@ -144,16 +143,20 @@ START_TEST(volume_of_overlapping_boxes)
 			const double o = os[i];
 			double blo[3] = {10 - o, inset ? 2 : 0, inset ? 3 : 0};
 			double bhi[3] = {20 - o, inset ? 8 : 10, inset ? 12 : 10};
-			const double want = o * (fmin(bhi[1], 10) - blo[1]) * (fmin(bhi[2], 10) - blo[2]);
+			const double want =
+				o * (fmin(bhi[1], 10) - blo[1]) * (fmin(bhi[2], 10) - blo[2]);
 			int st;
-			json_t *j = mesh_boxes(alo, ahi, blo, bhi, "", ",\"want\":[\"volume\"]", &st);
+			json_t *j =
+				mesh_boxes(alo, ahi, blo, bhi, "", ",\"want\":[\"volume\"]", &st);
 			ck_assert_int_eq(st, 200);
 			double v = num(j, "overlap.volume");
-			ck_assert_msg(close_rel(v, want, 1e-9), "o %g inset %d: volume %.17g, want %.17g",
-			              o, inset, v, want);
-			ck_assert_ptr_null(json_object_get(json_object_get(j, "overlap"), "regions"));
+			ck_assert_msg(close_rel(v, want, 1e-9),
+			              "o %g inset %d: volume %.17g, want %.17g", o, inset, v, want);
+			ck_assert_ptr_null(
+				json_object_get(json_object_get(j, "overlap"), "regions"));
 			ck_assert_int_eq((int)num(j, "overlap.regions_total"), 1);
-			ck_assert(json_is_false(json_object_get(json_object_get(j, "overlap"), "truncated")));
+			ck_assert(json_is_false(
+				json_object_get(json_object_get(j, "overlap"), "truncated")));
 			json_decref(j);
 		}
 }
@@ -173,10 +176,14 @@ static void check_region(const json_t *j, const double alo[3], const double ahi[
 	if (!posed) {
 		const json_t *box = json_object_get(g, "box");
 		for (int k = 0; k < 3; k++) {
-			double lo = json_number_value(json_array_get(json_object_get(box, "min"), k));
-			double hi = json_number_value(json_array_get(json_object_get(box, "max"), k));
-			ck_assert_msg(fabs(lo - fmax(alo[k], blo[k])) < 1e-9, "box min %d: %g", k, lo);
-			ck_assert_msg(fabs(hi - fmin(ahi[k], bhi[k])) < 1e-9, "box max %d: %g", k, hi);
+			double lo =
+				json_number_value(json_array_get(json_object_get(box, "min"), k));
+			double hi =
+				json_number_value(json_array_get(json_object_get(box, "max"), k));
+			ck_assert_msg(fabs(lo - fmax(alo[k], blo[k])) < 1e-9, "box min %d: %g", k,
+			              lo);
+			ck_assert_msg(fabs(hi - fmin(ahi[k], bhi[k])) < 1e-9, "box max %d: %g", k,
+			              hi);
 		}
 	}
 	const json_t *curve = json_object_get(g, "curve");
@@ -191,8 +198,10 @@ static void check_region(const json_t *j, const double alo[3], const double ahi[
 			for (int c = 0; c < 3; c++)
 				p[c] = json_number_value(json_array_get(pt, (size_t)c));
 			if (!posed) {
-				ck_assert_msg(fabs(box_surface_gap(p, alo, ahi)) < 1e-9, "point off a");
-				ck_assert_msg(fabs(box_surface_gap(p, blo, bhi)) < 1e-9, "point off b");
+				ck_assert_msg(fabs(box_surface_gap(p, alo, ahi)) < 1e-9,
+				              "point off a");
+				ck_assert_msg(fabs(box_surface_gap(p, blo, bhi)) < 1e-9,
+				              "point off b");
 			}
 			points++;
 		}
@@ -278,7 +287,8 @@ START_TEST(no_report_unless_asked)
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_false(json_object_get(j, "intersecting")));
 	ck_assert(num(j, "overlap.volume") == 0);
-	ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(j, "overlap"), "regions")),
+	ck_assert_uint_eq(json_array_size(
+				  json_object_get(json_object_get(j, "overlap"), "regions")),
 	                  0);
 	ck_assert_ptr_null(json_object_get(j, "penetration"));
 	json_decref(j);
@@ -297,7 +307,7 @@ START_TEST(open_surface_has_regions_only)
 	const double lo[3] = {0, 0, 0}, hi[3] = {10, 10, 10};
 	char *ma = box_mesh(lo, hi, NULL);
 	const char *sheet = "{\"positions\":[5,-5,-5, 5,15,-5, 5,15,15, 5,-5,15],"
-	                    "\"indices\":[0,1,2, 0,2,3]}";
+			    "\"indices\":[0,1,2, 0,2,3]}";
 	int st;
 	json_t *j = mesh_pair(ma, sheet, "", ",\"want\":[\"regions\",\"depth\"]", &st);
 	ck_assert_int_eq(st, 200);
@@ -305,8 +315,8 @@ START_TEST(open_surface_has_regions_only)
 	ck_assert_ptr_null(json_object_get(ov, "volume"));
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ov, "no_volume")),
 	                             "b is an open surface"));
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "no_depth")),
-	                             "b is an open surface"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(j, "no_depth")), "b is an open surface"));
 	ck_assert_ptr_null(json_object_get(j, "penetration"));
 	const json_t *regions = json_object_get(ov, "regions");
 	ck_assert_uint_eq(json_array_size(regions), 1);
@@ -381,8 +391,8 @@ START_TEST(leaky_solid_says_why_no_volume)
 	for (int i = 0; i < 8; i++)
 		for (int k = 0; k < 3; k++)
 			p[3 * i + k] = (i >> k & 1) ? hi[k] : lo[k];
-	static const uint32_t t[33] = {1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
-	                               2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+	static const uint32_t t[33] = {1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6,
+	                               3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
 	char *leaky = mesh_geometry_json(p, 8, t, 11, "");
 	const double blo[3] = {8, 2, 3}, bhi[3] = {18, 8, 12};
 	char *mb = box_mesh(blo, bhi, NULL);
@@ -429,10 +439,13 @@ START_TEST(scene_classes_meshes_as_primitives)
 		char sa[4096], sb[4096], pa[200], pb[200];
 		snprintf(sa, sizeof sa, "{\"mesh\":%s}", ma);
 		snprintf(sb, sizeof sb, "{\"mesh\":%s}", mb);
-		snprintf(pa, sizeof pa, "{\"box\":{\"half_extents\":[5,5,5]},\"pose\":{\"translation\":"
+		snprintf(pa, sizeof pa,
+		         "{\"box\":{\"half_extents\":[5,5,5]},\"pose\":{\"translation\":"
 		         "[5,5,5]}}");
-		snprintf(pb, sizeof pb, "{\"box\":{\"half_extents\":[5,5,5]},\"pose\":{\"translation\":"
-		         "[%.17g,5,5]}}", 15 - o);
+		snprintf(pb, sizeof pb,
+		         "{\"box\":{\"half_extents\":[5,5,5]},\"pose\":{\"translation\":"
+		         "[%.17g,5,5]}}",
+		         15 - o);
 		json_t *m = scene_of(sa, sb), *p = scene_of(pa, pb);
 		const json_t *cm = json_array_get(json_object_get(m, "clashes"), 0);
 		const json_t *cp = json_array_get(json_object_get(p, "clashes"), 0);
@@ -443,8 +456,8 @@ START_TEST(scene_classes_meshes_as_primitives)
 		ck_assert_msg(strcmp(km, kp) == 0, "overlap %g: mesh %s, primitive %s", o, km, kp);
 		ck_assert_str_eq(km, o > 0.05 ? "clash" : "touch");
 		/* Ranked by depth and volume. */
-		ck_assert_msg(fabs(num(cm, "penetration.depth") - o) < 1e-9, "overlap %g: depth %.17g",
-		              o, num(cm, "penetration.depth"));
+		ck_assert_msg(fabs(num(cm, "penetration.depth") - o) < 1e-9,
+		              "overlap %g: depth %.17g", o, num(cm, "penetration.depth"));
 		ck_assert_msg(close_rel(num(cm, "overlap.volume"), 100 * o, 1e-9),
 		              "overlap %g: volume %.17g", o, num(cm, "overlap.volume"));
 		json_decref(m);
@@ -474,18 +487,23 @@ START_TEST(depth_of_a_sphere_in_one_part)
 	for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
 		const double d = ds[i];
 		char ball[160];
-		snprintf(ball, sizeof ball, "{\"sphere\":{\"radius\":0.35},\"pose\":{\"translation\":"
-		         "[%g,5,%.17g]}}", 3.0 + i, 10 + 0.35 - d);
+		snprintf(ball, sizeof ball,
+		         "{\"sphere\":{\"radius\":0.35},\"pose\":{\"translation\":"
+		         "[%g,5,%.17g]}}",
+		         3.0 + i, 10 + 0.35 - d);
 		for (int swap = 0; swap < 2; swap++) {
 			int st;
 			json_t *j = query_of(swap ? ball : parts.s, swap ? parts.s : ball,
 			                     ",\"want\":[\"depth\"]", &st);
 			ck_assert_int_eq(st, 200);
 			double got = num(j, "penetration.depth");
-			ck_assert_msg(fabs(got - d) < 1e-9, "d %g, swapped %d: depth %.17g", d, swap, got);
+			ck_assert_msg(fabs(got - d) < 1e-9, "d %g, swapped %d: depth %.17g", d,
+			              swap, got);
 			ck_assert(fabs(num(j, "penetration.depth_lower_bound") - got) < 1e-15);
-			const json_t *n = json_object_get(json_object_get(j, "penetration"), "normal");
-			ck_assert(fabs(json_number_value(json_array_get(n, 2)) - (swap ? -1 : 1)) < 1e-9);
+			const json_t *n =
+				json_object_get(json_object_get(j, "penetration"), "normal");
+			ck_assert(fabs(json_number_value(json_array_get(n, 2)) - (swap ? -1 : 1)) <
+			          1e-9);
 			ck_assert(json_is_true(json_object_get(j, "converged")));
 			json_decref(j);
 		}
@@ -495,8 +513,8 @@ START_TEST(depth_of_a_sphere_in_one_part)
 		ck_assert_str_eq(json_string_value(json_object_get(c, "class")),
 		                 d > 0.05 ? "clash" : "touch");
 		if (d > 0.05 || json_object_get(c, "penetration"))
-			ck_assert_msg(fabs(num(c, "penetration.depth") - d) < 1e-9, "scene, d %g: %.17g",
-			              d, num(c, "penetration.depth"));
+			ck_assert_msg(fabs(num(c, "penetration.depth") - d) < 1e-9,
+			              "scene, d %g: %.17g", d, num(c, "penetration.depth"));
 		json_decref(sc);
 	}
 	free(parts.s);
@@ -518,8 +536,9 @@ START_TEST(caps_bind_and_say_so)
 		for (int i = 0; i < 8; i++)
 			for (int k = 0; k < 3; k++)
 				p[24 * box + 3 * i + k] = (i >> k & 1) ? hi[k] : lo[k];
-		static const uint32_t f[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
-		                               2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+		static const uint32_t f[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6,
+		                               0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7,
+		                               0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
 		for (int i = 0; i < 36; i++)
 			t[36 * box + i] = f[i] + 8 * (uint32_t)box;
 	}
@@ -574,13 +593,12 @@ END_TEST
 static Suite *clash_report_suite(void)
 {
 	Suite *s = suite_create("clash_report");
-	ck_case(s, "wire", 60, CK_TESTS(volume_of_overlapping_boxes, regions_of_overlapping_boxes,
-	                                depth_of_boxes_is_the_least_overlap,
-	                                depth_of_a_sphere_in_one_part, no_report_unless_asked,
-	                                open_surface_has_regions_only,
-	                                leaky_solid_says_why_no_volume,
-	                                overlapping_parts_say_why_no_volume,
-	                                scene_classes_meshes_as_primitives));
+	ck_case(s, "wire", 60,
+	        CK_TESTS(volume_of_overlapping_boxes, regions_of_overlapping_boxes,
+	                 depth_of_boxes_is_the_least_overlap, depth_of_a_sphere_in_one_part,
+	                 no_report_unless_asked, open_surface_has_regions_only,
+	                 leaky_solid_says_why_no_volume, overlapping_parts_say_why_no_volume,
+	                 scene_classes_meshes_as_primitives));
 	ck_case(s, "server", 60, CK_TESTS(caps_bind_and_say_so));
 	return s;
 }

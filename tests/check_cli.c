@@ -81,11 +81,12 @@ static char *temp_input(const char *text, size_t len)
 }
 
 #define CUBE "[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1]]"
-#define CUBES(dx) \
+#define CUBES(dx)                                                  \
 	"{\"a\":{\"vertices\":" CUBE "},\"b\":{\"vertices\":" CUBE \
 	",\"pose\":{\"translation\":[" dx ",0,0]}}}"
 
 /* Good lines, bad lines, blank lines, CRLF, no final newline, a NUL byte. */
+/* clang-format off */
 static const char mixed[] =
 	CUBES("3") "\n"
 	"\n"
@@ -95,12 +96,12 @@ static const char mixed[] =
 	CUBES("5") "\r\n"
 	"{\"a\":[1,\0 2]}\n"
 	CUBES("1.5");
+/* clang-format on */
 
 /* The statuses of the lines of `mixed` that get an answer, in order, and
  * their line numbers. */
 static const int answered[] = {200, 400, 422, 200, 400, 200};
 static const int answered_line[] = {1, 3, 5, 6, 7, 8};
-
 
 /* Check the output of `clash query` on `mixed`: one line per answered input
  * line, a Result byte-identical to proto_query_reply's answer, a problem
@@ -131,8 +132,10 @@ static void check_mixed_output(const run *r)
 			proto_reply want;
 			ck_assert_int_eq(proto_query_reply(p, n, &want), 0);
 			ck_assert_int_eq(want.status, answered[k]);
-			char *expect = want.status == 200 ? strdup(want.body)
-			                                  : problem_placed_in_input(want.body, want.length, number, p - mixed);
+			char *expect = want.status == 200
+			                       ? strdup(want.body)
+			                       : problem_placed_in_input(want.body, want.length,
+			                                                 number, p - mixed);
 			const char *eol = strchr(out, '\n');
 			ck_assert_msg(eol != NULL, "answer %zu missing: %s", k, r->out);
 			ck_assert_uint_eq((size_t)(eol - out), strlen(expect));
@@ -144,7 +147,8 @@ static void check_mixed_output(const run *r)
 			if (want.status != 200) {
 				ck_assert_int_eq(json_integer_value(json_object_get(j, "status")),
 				                 want.status);
-				ck_assert_int_eq(json_integer_value(json_object_get(j, "line")), number);
+				ck_assert_int_eq(json_integer_value(json_object_get(j, "line")),
+				                 number);
 			} else {
 				ck_assert(json_is_boolean(json_object_get(j, "intersecting")));
 			}
@@ -210,8 +214,7 @@ START_TEST(query_empty_and_long)
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(text + len, cap - len, "%s[%.17g,0,0]", i ? "," : "",
 		                        (double)i / (double)(n - 1));
-	len += (size_t)snprintf(text + len, cap - len,
-	                        "]},\"b\":{\"vertices\":[[3,0,0]]}}\n");
+	len += (size_t)snprintf(text + len, cap - len, "]},\"b\":{\"vertices\":[[3,0,0]]}}\n");
 	char *path = temp_input(text, len);
 	const char *with_file[] = {"query", path, NULL};
 	r = run_clash(with_file, NULL);
@@ -231,15 +234,19 @@ START_TEST(query_answers_each_line_at_once)
 	/* Through pipes: each answer arrives before the next line is sent, so a
 	 * program can drive clash a query at a time. */
 	const char *path = clash_path();
-	spawn_opts o = {.argv = (const char *const[]){path, "query", NULL}, .in = SPAWN_PIPE,
+	spawn_opts o = {.argv = (const char *const[]){path, "query", NULL},
+	                .in = SPAWN_PIPE,
 	                .out = SPAWN_PIPE};
 	spawned c;
 	ck_assert_int_eq(spawn(&o, &c), 0);
 	signal(SIGPIPE, SIG_IGN);
+	/* clang-format off */
 	const char *lines[] = {CUBES("3") "\n", "{\"a\":1e400}\n", CUBES("2") "\n"};
+	/* clang-format on */
 	const char *expect[] = {"\"distance\":2.0,", "\"pointer\":\"/a\"", "\"distance\":1.0,"};
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(write(c.in, lines[i], strlen(lines[i])), (ssize_t)strlen(lines[i]));
+		ck_assert_int_eq(write(c.in, lines[i], strlen(lines[i])),
+		                 (ssize_t)strlen(lines[i]));
 		char buf[4096];
 		size_t n = 0;
 		while (n == 0 || buf[n - 1] != '\n') {
@@ -272,7 +279,8 @@ START_TEST(help_and_usage)
 	r = run_clash(qhelp, NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "clash query [FILE]"));
-	ck_assert_ptr_nonnull(strstr(r.out, "Exit status: 0 when every line was answered with a result;"));
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "Exit status: 0 when every line was answered with a result;"));
 	run_free(&r);
 
 	const char *none[] = {NULL};
@@ -363,14 +371,14 @@ static void check_framing_problem(const run *r, const char *prog, const char *co
 	json_decref(j);
 }
 
-#define PRETTY_QUERY \
-	"{\n" \
-	"  \"a\": {\n" \
-	"    \"vertices\": [\n" \
-	"      [0, 0, 0],\n" \
-	"      [1, 0, 0]\n" \
-	"    ]\n" \
-	"  },\n" \
+#define PRETTY_QUERY                             \
+	"{\n"                                    \
+	"  \"a\": {\n"                           \
+	"    \"vertices\": [\n"                  \
+	"      [0, 0, 0],\n"                     \
+	"      [1, 0, 0]\n"                      \
+	"    ]\n"                                \
+	"  },\n"                                 \
 	"  \"b\": {\"vertices\": [[3, 0, 0]]}\n" \
 	"}\n"
 
@@ -390,10 +398,14 @@ START_TEST(not_json_lines)
 	check_framing_problem(&r, "clash contains", "jq -c . FILE | clash contains", 1);
 	run_free(&r);
 	/* Arrays of queries, on one line or many. */
+	/* clang-format off */
 	r = run_on_text(query, "[" CUBES("3") ", " CUBES("5") "]\n");
+	/* clang-format on */
 	check_framing_problem(&r, "clash query", "jq -c '.[]' FILE | clash query", 1);
 	run_free(&r);
+	/* clang-format off */
 	r = run_on_text(query, "[\n  " CUBES("3") ",\n  " CUBES("5") "\n]\n");
+	/* clang-format on */
 	check_framing_problem(&r, "clash query", "jq -c '.[]'", 1);
 	run_free(&r);
 	/* Through a pipe, the document arriving in pieces: the first line
@@ -424,7 +436,9 @@ START_TEST(not_json_lines)
 	run_free(&r);
 
 	/* Broken lines among good ones are JSON Lines: each answered. */
+	/* clang-format off */
 	r = run_on_text(query, "{\"a\": {\"vertices\": [[0,0,0],\n" CUBES("3") "\n" CUBES("5") "\n");
+	/* clang-format on */
 	ck_assert_int_eq(r.status, 1);
 	const char *second = strchr(r.out, '\n');
 	ck_assert_ptr_nonnull(second);
@@ -433,7 +447,9 @@ START_TEST(not_json_lines)
 	ck_assert_ptr_nonnull(strstr(second, "\"distance\":4.0,"));
 	run_free(&r);
 	/* ... and so are lines that are arrays or numbers after the first. */
+	/* clang-format off */
 	r = run_on_text(query, CUBES("3") "\n[1]\n42\n");
+	/* clang-format on */
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.out, "\"line\":2"));
 	ck_assert_ptr_nonnull(strstr(r.out, "\"line\":3"));
@@ -445,9 +461,11 @@ START_TEST(problems_name_their_line)
 {
 	const char *query[] = {"query", NULL};
 	/* A bad line 3 (invalid): "line" 3, exit 1. */
+	/* clang-format off */
 	run r = run_on_text(query, CUBES("3") "\n" CUBES("4") "\n"
 	                           "{\"a\":{\"vertices\":[]},\"b\":{\"vertices\":[[0,0,0]]}}\n"
 	                           CUBES("5") "\n");
+	/* clang-format on */
 	ck_assert_int_eq(r.status, 1);
 	const char *line3 = r.out;
 	for (int i = 0; i < 2; i++)
@@ -462,7 +480,9 @@ START_TEST(problems_name_their_line)
 
 	/* Malformed JSON on line 3, after a blank line: "line" 3, "column" in
 	 * the line, "position" from the start of the input. */
+	/* clang-format off */
 	const char text[] = CUBES("3") "\n\n{\"a\": tru}\n";
+	/* clang-format on */
 	r = run_on_text(query, text);
 	ck_assert_int_eq(r.status, 1);
 	line3 = strchr(r.out, '\n') + 1;
@@ -482,7 +502,9 @@ START_TEST(problems_name_their_line)
 	run_free(&r);
 
 	/* Every line answered with a result: exit 0. */
+	/* clang-format off */
 	r = run_on_text(query, CUBES("3") "\n" CUBES("4") "\n");
+	/* clang-format on */
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.err, "");
 	run_free(&r);
@@ -496,8 +518,7 @@ START_TEST(problems_name_their_line)
 }
 END_TEST
 
-#define BALL(id, x) \
-	"{\"id\":\"" id "\",\"shape\":{\"vertices\":[[" #x ",0,0]],\"radius\":1}}"
+#define BALL(id, x) "{\"id\":\"" id "\",\"shape\":{\"vertices\":[[" #x ",0,0]],\"radius\":1}}"
 
 /* The summary `clash scene` should write for its answer `out`. */
 static void expected_summary(const char *out, char *buf, size_t size)
@@ -523,18 +544,23 @@ START_TEST(scene_summary)
 	const char *scene[] = {"scene", NULL};
 	/* a-b and b-c overlap 0.5 deep, a-c are 0.5 apart (clearance 1),
 	 * d touches c. */
+	/* clang-format off */
 	run r = run_on_text(scene, "{\"objects\": [" BALL("a", 0) ", " BALL("b", 1.5) ", "
 	                           BALL("c", 2.5) ", " BALL("d", 4.5) "], \"clearance\": 1}");
+	/* clang-format on */
 	ck_assert_int_eq(r.status, 0);
 	char want[256];
 	expected_summary(r.out, want, sizeof want);
 	ck_assert_str_eq(r.err, want);
-	ck_assert_str_eq(r.err, "clash scene: 2 clash, 1 touch, 1 clearance, 0 duplicate (5 candidate "
-	                   "pairs)\n");
+	ck_assert_str_eq(r.err,
+	                 "clash scene: 2 clash, 1 touch, 1 clearance, 0 duplicate (5 candidate "
+	                 "pairs)\n");
 	run_free(&r);
 	/* Cut short by max_clashes: the counts cover every pair. */
+	/* clang-format off */
 	r = run_on_text(scene, "{\"objects\": [" BALL("a", 0) ", " BALL("b", 1.5) ", "
 	                       BALL("c", 2.5) "], \"max_clashes\": 1}");
+	/* clang-format on */
 	ck_assert_int_eq(r.status, 0);
 	expected_summary(r.out, want, sizeof want);
 	ck_assert_str_eq(r.err, want);
@@ -610,10 +636,11 @@ END_TEST
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
-	ck_case(s, "query", 20, CK_TESTS(query_file_and_stdin, query_empty_and_long,
-	                                 query_answers_each_line_at_once, help_and_usage,
-	                                 unreadable_input, not_json_lines, problems_name_their_line,
-	                                 scene_summary, help_examples_run));
+	ck_case(s, "query", 20,
+	        CK_TESTS(query_file_and_stdin, query_empty_and_long,
+	                 query_answers_each_line_at_once, help_and_usage, unreadable_input,
+	                 not_json_lines, problems_name_their_line, scene_summary,
+	                 help_examples_run));
 	return s;
 }
 

@@ -75,8 +75,8 @@ static clash_result gjk(const clash_shape *a, const clash_shape *b)
 static void ck_point(const double *p, const double *want, int dim, double tol)
 {
 	for (int k = 0; k < dim; k++)
-		ck_assert_msg(fabs(p[k] - want[k]) <= tol, "coordinate %d: %.17g, expected %.17g", k,
-		              p[k], want[k]);
+		ck_assert_msg(fabs(p[k] - want[k]) <= tol, "coordinate %d: %.17g, expected %.17g",
+		              k, p[k], want[k]);
 }
 
 static double dist(const double *p, const double *q, int dim)
@@ -395,12 +395,14 @@ START_TEST(plane_only_when_it_separates_the_unions)
 	ck_assert(r.has & CLASH_HAS_PLANE);
 	for (int i = 0; i < 3; i++)
 		for (int v = 0; v < 4; v++) {
-			double x = sq[2 * v] + pa[i].translation[0], y = sq[2 * v + 1] + pa[i].translation[1];
+			double x = sq[2 * v] + pa[i].translation[0],
+			       y = sq[2 * v + 1] + pa[i].translation[1];
 			ck_assert(r.normal[0] * x + r.normal[1] * y <= r.offset);
 		}
 	for (int i = 0; i < 2; i++)
 		for (int v = 0; v < 4; v++) {
-			double x = sq[2 * v] + pb[i].translation[0], y = sq[2 * v + 1] + pb[i].translation[1];
+			double x = sq[2 * v] + pb[i].translation[0],
+			       y = sq[2 * v + 1] + pb[i].translation[1];
 			ck_assert(r.normal[0] * x + r.normal[1] * y >= r.offset);
 		}
 	/* Put a third part of b behind a: no plane can separate now, and the
@@ -621,7 +623,8 @@ START_TEST(random_compounds_against_brute_force)
 		if (ta.root.nparts || tb.root.nparts)
 			ck_assert(memcmp(&r, &via_gjk, sizeof r) == 0);
 		else
-			ck_assert(r.distance == via_gjk.distance && !(via_gjk.has & CLASH_HAS_PARTS));
+			ck_assert(r.distance == via_gjk.distance &&
+			          !(via_gjk.has & CLASH_HAS_PARTS));
 		ck_assert_uint_eq(st.leaves_a, ta.nworld);
 		ck_assert_uint_eq(st.leaves_b, tb.nworld);
 		evaluated += st.pairs_evaluated;
@@ -642,8 +645,9 @@ START_TEST(random_compounds_against_brute_force)
 		ck_assert_msg(fabs((r.intersecting ? 0.0 : r.distance) - best) <= tol,
 		              "rep %d: union %.17g, brute force %.17g", rep, r.distance, best);
 		if (r.has & CLASH_HAS_PAIR_DEPTH)
-			ck_assert_msg(fabs(r.depth - deepest) <= tol, "rep %d: pair depth %.17g, brute force %.17g",
-			              rep, r.depth, deepest);
+			ck_assert_msg(fabs(r.depth - deepest) <= tol,
+			              "rep %d: pair depth %.17g, brute force %.17g", rep, r.depth,
+			              deepest);
 
 		/* 2. The layer's own leaves, every pair: pruning must not change
 		 * the answer at all. */
@@ -661,7 +665,8 @@ START_TEST(random_compounds_against_brute_force)
 			for (size_t j = 0; j < lb.n; j++) {
 				clash_result p = gjk(&la.s[i], &lb.s[j]);
 				/* A pair's depth: EPA's where it has one, else the bound. */
-				double pd = (p.has & CLASH_HAS_DEPTH) ? p.depth : p.depth_lower_bound;
+				double pd =
+					(p.has & CLASH_HAS_DEPTH) ? p.depth : p.depth_lower_bound;
 				if (p.intersecting) {
 					if (pd > depth) {
 						depth2 = depth;
@@ -687,8 +692,9 @@ START_TEST(random_compounds_against_brute_force)
 		ck_assert_int_eq(r.intersecting, any);
 		if (any) {
 			intersecting++;
-			ck_assert_msg(r.depth_lower_bound == depth, "rep %d: depth %.17g, pairs %.17g",
-			              rep, r.depth_lower_bound, depth);
+			ck_assert_msg(r.depth_lower_bound == depth,
+			              "rep %d: depth %.17g, pairs %.17g", rep, r.depth_lower_bound,
+			              depth);
 			if (depth2 < depth)
 				ck_assert(r.part_a == la.top[bi] && r.part_b == lb.top[bj]);
 			/* In 1-D to 3-D the deepest pair's own depth, direction and
@@ -698,15 +704,17 @@ START_TEST(random_compounds_against_brute_force)
 			if (dim <= 3) {
 				ck_assert(r.depth == depth && r.depth_lower_bound == r.depth);
 				if (depth2 < depth)
-					ck_assert(memcmp(r.depth_normal, deep.depth_normal, sizeof r.depth_normal) ==
-					                  0 &&
-					          memcmp(r.depth_a, deep.depth_a, sizeof r.depth_a) == 0 &&
-					          memcmp(r.depth_b, deep.depth_b, sizeof r.depth_b) == 0);
+					ck_assert(memcmp(r.depth_normal, deep.depth_normal,
+					                 sizeof r.depth_normal) == 0 &&
+					          memcmp(r.depth_a, deep.depth_a,
+					                 sizeof r.depth_a) == 0 &&
+					          memcmp(r.depth_b, deep.depth_b,
+					                 sizeof r.depth_b) == 0);
 			}
 		} else {
 			separated++;
-			ck_assert_msg(r.distance == dmin, "rep %d: %.17g, pairs %.17g", rep, r.distance,
-			              dmin);
+			ck_assert_msg(r.distance == dmin, "rep %d: %.17g, pairs %.17g", rep,
+			              r.distance, dmin);
 			if (dmin2 > dmin)
 				ck_assert(r.part_a == la.top[bi] && r.part_b == lb.top[bj]);
 			ck_near(dist(r.near_a, r.near_b, dim), r.distance, 1e-9 * (1 + r.distance));
@@ -790,8 +798,8 @@ static int verdict_only(const clash_shape *a, const clash_shape *b, const clash_
 	return e;
 }
 
-static int lower_bound_only(const clash_shape *a, const clash_shape *b,
-                            const clash_options *opt, clash_result *r)
+static int lower_bound_only(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                            clash_result *r)
 {
 	int e = clash_gjk(a, b, opt, r);
 	double d = r->distance;
@@ -836,7 +844,8 @@ START_TEST(union_semantics_of_other_methods)
 			for (size_t i = 0; i < ta.nworld && !found; i++)
 				for (size_t j = 0; j < tb.nworld && !found; j++)
 					if (ta.top[i] == r.part_a && tb.top[j] == r.part_b)
-						found = gjk(&ta.world[i], &tb.world[j]).intersecting;
+						found = gjk(&ta.world[i], &tb.world[j])
+						                .intersecting;
 			ck_assert(found);
 		} else {
 			misses++;
@@ -844,14 +853,16 @@ START_TEST(union_semantics_of_other_methods)
 
 		/* A lower bound: still one for the union, and no worse than the
 		 * least of the pairs' (here half their distance). */
-		ck_assert_int_eq(compound_query(&ta.root, &tb.root, NULL, lower_bound_only, &r, NULL),
+		ck_assert_int_eq(compound_query(&ta.root, &tb.root, NULL, lower_bound_only, &r,
+		                                NULL),
 		                 CLASH_OK);
 		ck_assert_int_eq(r.intersecting, exact.intersecting);
 		if (!r.intersecting) {
 			ck_assert(r.has & CLASH_HAS_DISTANCE_BOUND);
 			ck_assert_msg(r.distance_lower_bound >= 0.5 * exact.distance &&
 			                      r.distance_lower_bound <= exact.distance,
-			              "%.17g vs distance %.17g", r.distance_lower_bound, exact.distance);
+			              "%.17g vs distance %.17g", r.distance_lower_bound,
+			              exact.distance);
 		}
 
 		/* An exact pair depth: the union gets it as a bound, never as its
@@ -865,7 +876,8 @@ START_TEST(union_semantics_of_other_methods)
 			ck_assert(r.depth_lower_bound == exact.depth_lower_bound);
 			ck_assert(r.has & CLASH_HAS_PAIR_DEPTH);
 			ck_assert(r.depth == r.depth_lower_bound && r.depth == exact.depth);
-			ck_assert(memcmp(r.depth_normal, exact.depth_normal, sizeof r.depth_normal) == 0);
+			ck_assert(memcmp(r.depth_normal, exact.depth_normal,
+			                 sizeof r.depth_normal) == 0);
 		} else {
 			ck_assert(!(r.has & CLASH_HAS_PAIR_DEPTH));
 			ck_assert(r.depth == 0 && r.depth_normal[0] == 0);
@@ -1078,13 +1090,14 @@ START_TEST(proto_answers)
 	json_decref(j);
 
 	/* Intersecting compounds: penetration, the deepest pair. */
-	j = reply("{'a':{'parts':[{'vertices':[[0,0]],'radius':1},{'vertices':[[5,0]],'radius':1}]},"
-	          "'b':{'vertices':[[1.5,0],[4.2,0]],'radius':1}}",
-	          &st);
+	j = reply(
+		"{'a':{'parts':[{'vertices':[[0,0]],'radius':1},{'vertices':[[5,0]],'radius':1}]},"
+		"'b':{'vertices':[[1.5,0],[4.2,0]],'radius':1}}",
+		&st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_true(json_object_get(j, "intersecting")));
 	ck_near(json_number_value(
-	                json_object_get(json_object_get(j, "penetration"), "depth_lower_bound")),
+			json_object_get(json_object_get(j, "penetration"), "depth_lower_bound")),
 	        1.2, 1e-12);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "near_parts"), "a")),
 	                 1);
@@ -1111,7 +1124,8 @@ START_TEST(proto_errors)
 	problem_at("{'a':{'parts':[{'parts':[{'vertices':[[0,0]]}]},{'vertices':[[0,0,0]]}]},"
 	           "'b':" CORNER "}",
 	           "/a/parts/1/vertices/0", "/a/parts/0/parts/0/vertices/0 has 2");
-	problem_at("{'a':{'parts':" L_PARTS "},'b':{'parts':[{'vertices':[[0,0],[1,1],[2,2],[3]]}]}}",
+	problem_at("{'a':{'parts':" L_PARTS
+	           "},'b':{'parts':[{'vertices':[[0,0],[1,1],[2,2],[3]]}]}}",
 	           "/b/parts/0/vertices/3", "dimension");
 	problem_at("{'a':{'parts':[{'vertices':[[0,0]],'radius':-1}]},'b':" CORNER "}",
 	           "/a/parts/0/radius", ">= 0");
@@ -1171,7 +1185,8 @@ START_TEST(proto_limits)
 	json_t *leaves = json_array();
 	for (int i = 0; i < CLASH_COMPOUND_MAX_LEAVES; i++)
 		json_array_append_new(leaves, json_pack("{s:[[f,f]]}", "vertices", (double)i, 0.0));
-	q = json_pack("{s:{s:O},s:{s:[[f,f]]}}", "a", "parts", leaves, "b", "vertices", 2000.5, 1.0);
+	q = json_pack("{s:{s:O},s:{s:[[f,f]]}}", "a", "parts", leaves, "b", "vertices", 2000.5,
+	              1.0);
 	j = reply_json(q, &st);
 	ck_assert_int_eq(st, 200);
 	ck_near(json_number_value(json_object_get(j, "distance")), hypot(0.5, 1), 1e-12);
@@ -1189,7 +1204,8 @@ START_TEST(proto_limits)
 		json_array_append_new(groups, json_pack("{s:o}", "parts", grp));
 	}
 	json_array_append_new(groups, json_pack("{s:[[f,f]]}", "vertices", 0.0, 0.0));
-	q = json_pack("{s:{s:[[f,f]]},s:{s:o}}", "a", "vertices", 2000.5, 1.0, "b", "parts", groups);
+	q = json_pack("{s:{s:[[f,f]]},s:{s:o}}", "a", "vertices", 2000.5, 1.0, "b", "parts",
+	              groups);
 	j = reply_json(q, &st);
 	expect_422(j, st, "/b/parts/64", "4096");
 	json_decref(q);
@@ -1213,19 +1229,19 @@ START_TEST(clash_query_cli)
 	char in[] = "/tmp/check_compound_XXXXXX";
 	int fd = mkstemp(in);
 	ck_assert_int_ge(fd, 0);
-	const char *text =
-		"{\"a\":{\"parts\":[{\"vertices\":[[0,0],[3,0],[3,1],[0,1]]},"
-		"{\"vertices\":[[0,0],[1,0],[1,3],[0,3]]}]},"
-		"\"b\":{\"vertices\":[[1.4,1.7],[2.4,1.7],[2.4,2.7],[1.4,2.7]]}}\n"
-		"{\"a\":{\"parts\":[{\"vertices\":[[0,0]]},{\"vertices\":[[0,0],[1]]}]},"
-		"\"b\":{\"vertices\":[[5,5]]}}\n";
+	const char *text = "{\"a\":{\"parts\":[{\"vertices\":[[0,0],[3,0],[3,1],[0,1]]},"
+			   "{\"vertices\":[[0,0],[1,0],[1,3],[0,3]]}]},"
+			   "\"b\":{\"vertices\":[[1.4,1.7],[2.4,1.7],[2.4,2.7],[1.4,2.7]]}}\n"
+			   "{\"a\":{\"parts\":[{\"vertices\":[[0,0]]},{\"vertices\":[[0,0],[1]]}]},"
+			   "\"b\":{\"vertices\":[[5,5]]}}\n";
 	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
 	FILE *out = tmpfile();
 	ck_assert_ptr_nonnull(out);
 	int i = open(in, O_RDONLY);
 	ck_assert_int_ge(i, 0);
-	spawn_opts o = {.argv = (const char *const[]){path, "query", NULL}, .in = i,
+	spawn_opts o = {.argv = (const char *const[]){path, "query", NULL},
+	                .in = i,
 	                .out = fileno(out)};
 	spawned c;
 	ck_assert_int_eq(spawn(&o, &c), 0);
@@ -1256,17 +1272,17 @@ END_TEST
 static Suite *compound_suite(void)
 {
 	Suite *s = suite_create("compound");
-	ck_case(s, "closed_form", 0, CK_TESTS(l_shape_and_box_in_its_corner, dumbbells,
-	                                      nested_compounds, deepest_nesting,
-	                                      scaling_matrix_and_radius_in_world_units,
-	                                      depth_bound_is_the_largest_over_pairs,
-	                                      plane_only_when_it_separates_the_unions));
+	ck_case(s, "closed_form", 0,
+	        CK_TESTS(l_shape_and_box_in_its_corner, dumbbells, nested_compounds,
+	                 deepest_nesting, scaling_matrix_and_radius_in_world_units,
+	                 depth_bound_is_the_largest_over_pairs,
+	                 plane_only_when_it_separates_the_unions));
 	TCase *tc = ck_case(s, "pruning", 60, NULL);
 	ck_loops(tc, 3, CK_TESTS(random_compounds_against_brute_force));
 	ck_loops(tc, 1, CK_TESTS(pruning_skips_far_pairs, union_semantics_of_other_methods));
 	ck_case(s, "limits", 30, CK_TESTS(leaf_limit, bad_arguments));
-	ck_case(s, "proto", 30, CK_TESTS(proto_answers, proto_errors, proto_limits,
-	                                 clash_query_cli));
+	ck_case(s, "proto", 30,
+	        CK_TESTS(proto_answers, proto_errors, proto_limits, clash_query_cli));
 	return s;
 }
 

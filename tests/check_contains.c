@@ -326,12 +326,14 @@ static void judge_qhull(uint64_t seed, int dim, ctally *t)
 	t->pairs++;
 	clash_containment c;
 	int rc = clash_contains(&in, &out, NULL, &c);
-	ck_assert_msg(rc == CLASH_OK, "seed %#llx: %s", (unsigned long long)seed, clash_strerror(rc));
+	ck_assert_msg(rc == CLASH_OK, "seed %#llx: %s", (unsigned long long)seed,
+	              clash_strerror(rc));
 	ck_assert_int_eq(c.converged, 1);
 	t->iterations += c.iterations;
 	if (worst > band) {
 		t->contained++;
-		ck_assert_msg(c.contained, "seed %#llx %d-D: not contained, vertex %zu; worst margin %.3g",
+		ck_assert_msg(c.contained,
+		              "seed %#llx %d-D: not contained, vertex %zu; worst margin %.3g",
 		              (unsigned long long)seed, dim, c.outside_vertex, worst);
 	} else if (worst < -band) {
 		t->outside++;
@@ -378,7 +380,8 @@ static void judge_glpk(uint64_t seed, int dim, ctally *t)
 		              (unsigned long long)seed, dim, c.outside_vertex);
 	} else {
 		t->outside++;
-		ck_assert_msg(!c.contained, "seed %#llx %d-D: contained", (unsigned long long)seed, dim);
+		ck_assert_msg(!c.contained, "seed %#llx %d-D: contained", (unsigned long long)seed,
+		              dim);
 		ck_assert_msg(!inside[c.outside_vertex], "seed %#llx %d-D: vertex %zu is inside",
 		              (unsigned long long)seed, dim, c.outside_vertex);
 	}
@@ -411,7 +414,8 @@ START_TEST(random_glpk)
 	}
 	oracle_lp_release();
 	printf("contains random %d-D vs GLPK: %d pairs: %d contained, %d not; iterations mean "
-	       "%.2f\n", dim, t.pairs, t.contained, t.outside,
+	       "%.2f\n",
+	       dim, t.pairs, t.contained, t.outside,
 	       t.pairs ? (double)t.iterations / t.pairs : 0.0);
 	ck_assert_int_gt(t.contained, 15);
 	ck_assert_int_gt(t.outside, 15);
@@ -450,8 +454,10 @@ START_TEST(wire)
 {
 	proto_init();
 	int st;
-	json_t *j = reply("{\"inner\":{\"vertices\":[[0.1,0.1],[0.2,0.3]]},\"outer\":{\"vertices\":"
-	                  TRI "}}", &st);
+	json_t *j =
+		reply("{\"inner\":{\"vertices\":[[0.1,0.1],[0.2,0.3]]},\"outer\":{\"vertices\":" TRI
+	              "}}",
+	              &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_true(json_object_get(j, "contained")));
 	ck_assert(json_is_null(json_object_get(j, "outside_vertex")));
@@ -460,8 +466,10 @@ START_TEST(wire)
 	ck_assert(json_is_true(json_object_get(j, "converged")));
 	ck_assert_uint_eq(json_object_size(j), 4);
 	json_decref(j);
-	j = reply("{\"inner\":{\"vertices\":[[0.1,0.1],[0.2,0.3],[0.9,0.9]],\"pose\":{\"angle\":0}},"
-	          "\"outer\":{\"vertices\":" TRI ",\"radius\":0.1},\"tolerance\":1e-9}", &st);
+	j = reply(
+		"{\"inner\":{\"vertices\":[[0.1,0.1],[0.2,0.3],[0.9,0.9]],\"pose\":{\"angle\":0}},"
+		"\"outer\":{\"vertices\":" TRI ",\"radius\":0.1},\"tolerance\":1e-9}",
+		&st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_false(json_object_get(j, "contained")));
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_vertex")), 2);
@@ -470,45 +478,57 @@ START_TEST(wire)
 
 	/* A compound inner: the part and its vertex. */
 	j = reply("{\"inner\":{\"parts\":[{\"vertices\":[[0.1,0.1]]},{\"vertices\":[[0.2,0.2],"
-	          "[0.7,0.7]]}]},\"outer\":{\"vertices\":" TRI "}}", &st);
+	          "[0.7,0.7]]}]},\"outer\":{\"vertices\":" TRI "}}",
+	          &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_false(json_object_get(j, "contained")));
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_part")), 1);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "outside_vertex")), 1);
 	json_decref(j);
-	j = reply("{\"inner\":{\"parts\":[{\"vertices\":[[0.1,0.1]]}]},\"outer\":{\"vertices\":"
-	          TRI "}}", &st);
+	j = reply("{\"inner\":{\"parts\":[{\"vertices\":[[0.1,0.1]]}]},\"outer\":{\"vertices\":" TRI
+	          "}}",
+	          &st);
 	ck_assert(json_is_true(json_object_get(j, "contained")));
 	ck_assert(!json_object_get(j, "outside_part"));
 	json_decref(j);
-	expect_problem("{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"parts\":[{\"vertices\":"
-	               TRI "}]}}", 422, "/outer");
+	expect_problem(
+		"{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"parts\":[{\"vertices\":" TRI
+		"}]}}",
+		422, "/outer");
 	expect_problem("", 400, NULL);
 	expect_problem("{\"inner\":", 400, "/inner");
 	expect_problem("[1]", 422, "");
 	expect_problem("{\"inner\":{\"vertices\":" TRI "}}", 422, "");
 	expect_problem("{\"outer\":{\"vertices\":" TRI "}}", 422, "");
-	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":" TRI "},\"b\":1}",
+	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":" TRI
+	               "},\"b\":1}",
 	               422, "/b");
-	expect_problem("{\"inner\":{\"vertices\":[[0,0],[1,\"x\"]]},\"outer\":{\"vertices\":" TRI "}}",
+	expect_problem("{\"inner\":{\"vertices\":[[0,0],[1,\"x\"]]},\"outer\":{\"vertices\":" TRI
+	               "}}",
 	               422, "/inner/vertices/1/1");
 	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":[[0,0,0]]}}", 422,
 	               "/outer/vertices/0");
-	expect_problem("{\"inner\":{\"vertices\":" TRI ",\"radius\":-1},\"outer\":{\"vertices\":" TRI
-	               "}}", 422, "/inner/radius");
+	expect_problem("{\"inner\":{\"vertices\":" TRI
+	               ",\"radius\":-1},\"outer\":{\"vertices\":" TRI "}}",
+	               422, "/inner/radius");
 	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":" TRI
-	               ",\"pose\":{\"rotation\":[0,0,0,1]}}}", 422, "/outer/pose/rotation");
+	               ",\"pose\":{\"rotation\":[0,0,0,1]}}}",
+	               422, "/outer/pose/rotation");
 	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":" TRI
-	               "},\"tolerance\":0}", 422, "/tolerance");
+	               "},\"tolerance\":0}",
+	               422, "/tolerance");
 	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":" TRI
-	               "},\"tolerance\":\"1\"}", 422, "/tolerance");
+	               "},\"tolerance\":\"1\"}",
+	               422, "/tolerance");
 	expect_problem("{\"inner\":{\"vertices\":" TRI "},\"outer\":{\"vertices\":" TRI
-	               "},\"inner\":1}", 400, "/inner");
+	               "},\"inner\":1}",
+	               400, "/inner");
 	/* Over the facet budget: 422 naming outer's vertices. */
 	char *big = malloc(65536);
 	ck_assert_ptr_nonnull(big);
-	size_t n = (size_t)snprintf(big, 65536, "{\"inner\":{\"vertices\":[[0,0,0,0,0,0,0,0]],"
-	                                        "\"radius\":0.001},\"outer\":{\"vertices\":[");
+	size_t n = (size_t)snprintf(big, 65536,
+	                            "{\"inner\":{\"vertices\":[[0,0,0,0,0,0,0,0]],"
+	                            "\"radius\":0.001},\"outer\":{\"vertices\":[");
 	prng r = {7};
 	for (int i = 0; i < 60; i++) {
 		n += (size_t)snprintf(big + n, 65536 - n, "%s[", i ? "," : "");
@@ -535,7 +555,8 @@ START_TEST(cli)
 		"\n"
 		"{\"inner\":{\"vertices\":[[0.1,0.1],[2,2]]},\"outer\":{\"vertices\":" TRI "}}\r\n"
 		"{\"inner\":1}\n"
-		"{\"inner\":{\"vertices\":[[0.3,0.3]],\"radius\":0.2},\"outer\":{\"vertices\":" TRI "}}\n";
+		"{\"inner\":{\"vertices\":[[0.3,0.3]],\"radius\":0.2},\"outer\":{\"vertices\":" TRI
+		"}}\n";
 	ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
 	close(fd);
 	char cmd[1024];
@@ -573,11 +594,11 @@ START_TEST(http_route)
 {
 	server_start_with((const char *const[]){"--threads", "1", NULL}, NULL);
 	hresp r;
-	post("/v1/contains", "{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"vertices\":" TRI "}}",
-	     &r);
+	post("/v1/contains",
+	     "{\"inner\":{\"vertices\":[[0.1,0.1]]},\"outer\":{\"vertices\":" TRI "}}", &r);
 	ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
-	ck_assert_msg(strncmp(r.body, "{\"contained\":true,\"outside_vertex\":null,", 40) == 0, "%s",
-	              r.body);
+	ck_assert_msg(strncmp(r.body, "{\"contained\":true,\"outside_vertex\":null,", 40) == 0,
+	              "%s", r.body);
 	hresp_free(&r);
 	post("/v1/contains", "{\"inner\":{\"vertices\":[[0.1,0.1]]}}", &r);
 	ck_assert_msg(r.status == 422, "%d %s", r.status, r.body);
@@ -585,7 +606,8 @@ START_TEST(http_route)
 	hresp_free(&r);
 	/* The query route is unchanged, and simplex answers through it. */
 	post("/v1/query",
-	     "{\"a\":{\"vertices\":[[0,0]]},\"b\":{\"vertices\":[[3,4]]},\"method\":\"simplex\"}", &r);
+	     "{\"a\":{\"vertices\":[[0,0]]},\"b\":{\"vertices\":[[3,4]]},\"method\":\"simplex\"}",
+	     &r);
 	ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
 	const char *lb = strstr(r.body, "\"distance_lower_bound\":");
 	ck_assert_ptr_nonnull(lb);
@@ -602,7 +624,6 @@ static void route_teardown(void)
 }
 
 /* ---- the contract document ----------------------------------------------- */
-
 
 static json_t *at(json_t *j, const char *const *path)
 {
@@ -647,8 +668,8 @@ START_TEST(contract)
 		json_t *j = reply(text, &st);
 		const char *d = json_string_value(json_object_get(j, "detail"));
 		ck_assert_int_eq(st, 422);
-		ck_assert_msg(!strstr(d, "unknown member: a containment"), "%s unknown to the decoder",
-		              name);
+		ck_assert_msg(!strstr(d, "unknown member: a containment"),
+		              "%s unknown to the decoder", name);
 		json_decref(j);
 	}
 	/* Every example is answered, with the documented members, and as
@@ -665,7 +686,8 @@ START_TEST(contract)
 		json_t *props = AT(schemas, "ContainsResult", "properties");
 		const char *m;
 		json_object_foreach(res, m, v)
-			ck_assert_msg(json_object_get(props, m) != NULL, "%s: %s undocumented", name, m);
+			ck_assert_msg(json_object_get(props, m) != NULL, "%s: %s undocumented",
+			              name, m);
 		json_t *req = AT(schemas, "ContainsResult", "required");
 		for (size_t i = 0; i < json_array_size(req); i++)
 			ck_assert(json_object_get(res, json_string_value(json_array_get(req, i))));
@@ -674,7 +696,8 @@ START_TEST(contract)
 			/* Numbers compared by value: re-read the answer as the YAML was. */
 			char *body = json_dumps(res, JSON_COMPACT);
 			json_t *got = json_loads(body, JSON_DECODE_INT_AS_REAL, NULL);
-			ck_assert_msg(json_equal(want, got), "example %s is answered %s", name, body);
+			ck_assert_msg(json_equal(want, got), "example %s is answered %s", name,
+			              body);
 			json_decref(got);
 			free(body);
 		}
@@ -789,7 +812,7 @@ START_TEST(self_containment)
 	clash_shape_init(&s, 3, rounded3, 8);
 	clash_shape_set_radius(&s, 5.9375);
 	const double m[16] = {0.96875, -0.03125, -2.03125, 0, -0.03125, 0.96875, -0.03125, 0,
-	                      0, 0, -3, 0, 1, 0, 0, 1};
+	                      0,       0,        -3,       0, 1,        0,       0,        1};
 	ck_assert_int_eq(clash_shape_set_matrix(&s, m), CLASH_OK);
 	ck_assert(contains(&s, &s).contained);
 }
@@ -836,8 +859,9 @@ END_TEST
 static Suite *contains_suite(void)
 {
 	Suite *s = suite_create("contains");
-	ck_case(s, "closed", 0, CK_TESTS(closed_forms, compound_inner, bad_input, wire, cli,
-	                                 contract, self_containment, iteration_cap));
+	ck_case(s, "closed", 0,
+	        CK_TESTS(closed_forms, compound_inner, bad_input, wire, cli, contract,
+	                 self_containment, iteration_cap));
 	TCase *tc = ck_case(s, "random", 60, NULL);
 	ck_loops(tc, 2, CK_TESTS(random_qhull, random_glpk));
 	tc = ck_case(s, "route", 20, CK_TESTS(http_route));

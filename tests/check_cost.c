@@ -62,7 +62,8 @@ static void sphere(textbuf *t, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		double z = 1 - 2 * ((double)i + 0.5) / (double)n, r = sqrt(1 - z * z);
 		double a = 2.399963229728653 * (double)i;
-		snprintf(p, sizeof p, "%s[%.6f,%.6f,%.6f]", i ? "," : "", r * cos(a), r * sin(a), z);
+		snprintf(p, sizeof p, "%s[%.6f,%.6f,%.6f]", i ? "," : "", r * cos(a), r * sin(a),
+		         z);
 		textbuf_str(t, p);
 	}
 	textbuf_str(t, "]");
@@ -131,12 +132,13 @@ static char *cylinders(size_t n, int escaped)
 	char obj[400];
 	textbuf_str(&t, escaped ? "{\"\\u006fbjects\":[" : "{\"objects\":[");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(obj, sizeof obj,
-		         escaped ? "%s{\"\\u0069d\":\"c%zu\",\"\\u0073hape\":{\"\\u0063ylinder\":"
-		                   "{\"radius\":1,\"half_height\":2},\"pose\":{\"translation\":[%g,0,0]}}}"
-		                 : "%s{\"id\":\"c%zu\",\"shape\":{\"cylinder\":"
-		                   "{\"radius\":1,\"half_height\":2},\"pose\":{\"translation\":[%g,0,0]}}}",
-		         i ? "," : "", i, 1e-3 * (double)i);
+		snprintf(
+			obj, sizeof obj,
+			escaped ? "%s{\"\\u0069d\":\"c%zu\",\"\\u0073hape\":{\"\\u0063ylinder\":"
+				  "{\"radius\":1,\"half_height\":2},\"pose\":{\"translation\":[%g,0,0]}}}"
+				: "%s{\"id\":\"c%zu\",\"shape\":{\"cylinder\":"
+				  "{\"radius\":1,\"half_height\":2},\"pose\":{\"translation\":[%g,0,0]}}}",
+			i ? "," : "", i, 1e-3 * (double)i);
 		textbuf_str(&t, obj);
 	}
 	textbuf_str(&t, "]}");
@@ -156,35 +158,39 @@ START_TEST(test_heavy_by_what_it_names)
 	         part);
 	heavy_same_as(proto_contains_reply_ex, body, body);
 	/* The same request naming a stored tetrahedron is light. */
-	snprintf(body, sizeof body, "{\"inner\":{\"ref\":\"%s\"},\"outer\":{\"ref\":\"%s\"}}", small,
-	         small);
+	snprintf(body, sizeof body, "{\"inner\":{\"ref\":\"%s\"},\"outer\":{\"ref\":\"%s\"}}",
+	         small, small);
 	light(proto_contains_reply_ex, body, 200);
 	/* Two refs to it in a query (a depth search over both hulls). */
 	snprintf(body, sizeof body, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\"}}", part, part);
 	heavy_same_as(proto_query_reply_ex, body, body);
 	/* Escaped member names are the names jansson reads. */
-	snprintf(other, sizeof other, "{\"\\u0061\":{\"\\u0072ef\":\"%s\"},\"b\":{\"r\\u0065f\":\"%s\"}}",
-	         part, part);
+	snprintf(other, sizeof other,
+	         "{\"\\u0061\":{\"\\u0072ef\":\"%s\"},\"b\":{\"r\\u0065f\":\"%s\"}}", part, part);
 	heavy_same_as(proto_query_reply_ex, other, body);
 	/* A ref the store lacks costs nothing: its 422 at once. */
 	light(proto_query_reply_ex,
 	      "{\"a\":{\"ref\":\"sha256:1111111111111111111111111111111111111111111111111111111111111111\"},"
-	      "\"b\":{\"vertices\":[[0,0,0]]}}", 422);
+	      "\"b\":{\"vertices\":[[0,0,0]]}}",
+	      422);
 
 	/* Small queries stay light, a pair of cylinders included. */
 	light(proto_query_reply_ex,
-	      "{\"a\":{\"box\":{\"half_extents\":[1,1,1]}},\"b\":{\"vertices\":[[3,0,0],[4,0,0]]}}", 200);
+	      "{\"a\":{\"box\":{\"half_extents\":[1,1,1]}},\"b\":{\"vertices\":[[3,0,0],[4,0,0]]}}",
+	      200);
 	light(proto_query_reply_ex,
 	      "{\"a\":{\"cylinder\":{\"radius\":1,\"half_height\":2}},"
 	      "\"b\":{\"cylinder\":{\"radius\":1,\"half_height\":2},\"pose\":{\"translation\":[1,0,0]}}}",
 	      200);
 	/* ... but not one asking for EPA's largest cap on them. */
-	snprintf(body, sizeof body, "{\"a\":{\"\\u0063ylinder\":{\"radius\":1,\"half_height\":2}},"
-	                            "\"b\":{\"cylinder\":{\"radius\":1,\"half_height\":2},\"pose\":"
-	                            "{\"translation\":[1e-7,0,0]}},\"max_iterations\":4096}");
-	snprintf(other, sizeof other, "{\"a\":{\"cylinder\":{\"radius\":1,\"half_height\":2}},"
-	                              "\"b\":{\"cylinder\":{\"radius\":1,\"half_height\":2},\"pose\":"
-	                              "{\"translation\":[1e-7,0,0]}},\"max_iterations\":4096}");
+	snprintf(body, sizeof body,
+	         "{\"a\":{\"\\u0063ylinder\":{\"radius\":1,\"half_height\":2}},"
+	         "\"b\":{\"cylinder\":{\"radius\":1,\"half_height\":2},\"pose\":"
+	         "{\"translation\":[1e-7,0,0]}},\"max_iterations\":4096}");
+	snprintf(other, sizeof other,
+	         "{\"a\":{\"cylinder\":{\"radius\":1,\"half_height\":2}},"
+	         "\"b\":{\"cylinder\":{\"radius\":1,\"half_height\":2},\"pose\":"
+	         "{\"translation\":[1e-7,0,0]}},\"max_iterations\":4096}");
 	heavy_same_as(proto_query_reply_ex, body, other);
 
 	/* A scene of four cylinders (six pairs with a curved side), however
@@ -223,8 +229,10 @@ START_TEST(test_batch_heavy_items_wait)
 	char part[80];
 	put_sphere(3000, part);
 	char heavy[300];
-	snprintf(heavy, sizeof heavy, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\"}}", part, part);
-	const char *box = "{\"a\":{\"box\":{\"half_extents\":[1,1,1]}},\"b\":{\"vertices\":[[3,0,0]]}}";
+	snprintf(heavy, sizeof heavy, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\"}}", part,
+	         part);
+	const char *box =
+		"{\"a\":{\"box\":{\"half_extents\":[1,1,1]}},\"b\":{\"vertices\":[[3,0,0]]}}";
 	textbuf t = {0};
 	textbuf_str(&t, "{\"queries\":[");
 	textbuf_str(&t, box);
@@ -260,12 +268,14 @@ START_TEST(test_batch_spends_its_bound)
 {
 	/* Two pairs with a curved side at the default cap: 20 000 each. */
 	const char *item = "{\"a\":{\"parts\":[{\"cylinder\":{\"radius\":1,\"half_height\":2}},"
-	                   "{\"cone\":{\"radius\":1,\"half_height\":2}}]},"
-	                   "\"b\":{\"sphere\":{\"radius\":1},\"pose\":{\"translation\":[5,0,0]}}}";
+			   "{\"cone\":{\"radius\":1,\"half_height\":2}}]},"
+			   "\"b\":{\"sphere\":{\"radius\":1},\"pose\":{\"translation\":[5,0,0]}}}";
 	proto_reply out;
 	ck_assert_int_eq(bounded(proto_query_reply_ex, item, &out), 0);
 	proto_reply_free(&out);
-	enum { N = 5 };
+	enum {
+		N = 5
+	};
 	textbuf t = {0};
 	textbuf_str(&t, "{\"queries\":[");
 	for (int i = 0; i < N; i++) {
@@ -283,7 +293,8 @@ START_TEST(test_batch_spends_its_bound)
 		ck_assert_int_eq(proto_batch_answer(b, 0, N, &call), 0);
 		ck_assert_int_eq(call.deferred, k < N ? PROTO_DEFERRED_SPENT : PROTO_DEFERRED_NONE);
 		for (int i = 0; i < N; i++)
-			ck_assert_int_eq(proto_batch_item(b, (size_t)i, NULL, NULL, NULL) != NULL, i < k);
+			ck_assert_int_eq(proto_batch_item(b, (size_t)i, NULL, NULL, NULL) != NULL,
+			                 i < k);
 	}
 	same_as_whole(b, &t);
 }
@@ -292,9 +303,9 @@ END_TEST
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
-	TCase *tc = ck_case(s, "cost", 60, CK_TESTS(test_heavy_by_what_it_names,
-	                                            test_batch_heavy_items_wait,
-	                                            test_batch_spends_its_bound));
+	TCase *tc = ck_case(s, "cost", 60,
+	                    CK_TESTS(test_heavy_by_what_it_names, test_batch_heavy_items_wait,
+	                             test_batch_spends_its_bound));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	return s;
 }

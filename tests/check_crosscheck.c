@@ -83,7 +83,8 @@ START_TEST(three_methods)
 				continue;
 			}
 			ck_assert_msg(rc == CLASH_OK, "seed %#llx dim %d: %s: %s",
-			              (unsigned long long)seed, dim, methods[m].name, clash_strerror(rc));
+			              (unsigned long long)seed, dim, methods[m].name,
+			              clash_strerror(rc));
 			iterations[m] += r.iterations;
 			unconverged[m] += !r.converged;
 			if (verbose && !r.converged && truth >= 0)
@@ -91,12 +92,15 @@ START_TEST(three_methods)
 				       "distance %.3g depth %.3g size %.3g\n",
 				       methods[m].name, (unsigned long long)seed, dim,
 				       truth ? "intersecting" : "separated",
-				       r.intersecting ? "intersecting" : "separated", o.distance, o.depth, size);
+				       r.intersecting ? "intersecting" : "separated", o.distance,
+				       o.depth, size);
 			if (truth >= 0 && r.intersecting != truth && !verbose) {
 				pair_dump(&p);
-				ck_abort_msg("seed %#llx dim %d: %s says %s; oracle distance %.17g depth %.17g",
-				             (unsigned long long)seed, dim, methods[m].name,
-				             r.intersecting ? "intersecting" : "separated", o.distance, o.depth);
+				ck_abort_msg(
+					"seed %#llx dim %d: %s says %s; oracle distance %.17g depth %.17g",
+					(unsigned long long)seed, dim, methods[m].name,
+					r.intersecting ? "intersecting" : "separated", o.distance,
+					o.depth);
 			}
 		}
 	}

@@ -36,7 +36,9 @@
 #include "prng.h"
 #include "proto.h"
 
-enum { MAX_N = 2000 };
+enum {
+	MAX_N = 2000
+};
 
 /* n points of the Fibonacci lattice on the unit sphere; symmetric: n / 2
  * of them and their negatives. */
@@ -56,9 +58,16 @@ static void fibonacci(double *v, int n, int symmetric)
 }
 
 /* How b differs from a. */
-enum variant { SAME, SCALED_1E9, SCALED_1E6, MOVED, TURNED, NVARIANTS };
-static const char *const variant_name[NVARIANTS] = {"same", "scaled 1e-9", "scaled 1e-6",
-                                                     "moved", "turned"};
+enum variant {
+	SAME,
+	SCALED_1E9,
+	SCALED_1E6,
+	MOVED,
+	TURNED,
+	NVARIANTS
+};
+static const char *const variant_name[NVARIANTS] = {"same", "scaled 1e-9", "scaled 1e-6", "moved",
+                                                    "turned"};
 static const double move_t[3] = {3e-7, -2e-7, 1e-7};
 
 /* b's vertices (world) for variant v of a; *shift: how far they moved. */
@@ -72,13 +81,12 @@ static void make_b(const double *a, int n, enum variant v, double *b, double *sh
 		const double *x = a + 3 * i;
 		double *y = b + 3 * i;
 		switch (v) {
-		case SAME:
-			memcpy(y, x, 3 * sizeof *y);
-			break;
+		case SAME: memcpy(y, x, 3 * sizeof *y); break;
 		case SCALED_1E9:
 		case SCALED_1E6:
 			for (int k = 0; k < 3; k++)
-				y[k] = x[k] * (1 + (v == SCALED_1E9 ? 1e-9 : 1e-6) * prng_range(&r, -1, 1));
+				y[k] = x[k] * (1 + (v == SCALED_1E9 ? 1e-9 : 1e-6) *
+				                           prng_range(&r, -1, 1));
 			break;
 		case MOVED:
 			for (int k = 0; k < 3; k++)
@@ -136,8 +144,8 @@ static double oracle_depth(const double *a, const double *b, int n)
 
 static void ck_rel(double got, double want, double rel, const char *what)
 {
-	ck_assert_msg(fabs(got - want) <= rel * want, "%s: depth %.17g, oracle %.17g (rel %.3g)", what,
-	              got, want, fabs(got - want) / want);
+	ck_assert_msg(fabs(got - want) <= rel * want, "%s: depth %.17g, oracle %.17g (rel %.3g)",
+	              what, got, want, fabs(got - want) / want);
 }
 
 /* Identical and nearly identical hulls of n vertices against qhull on
@@ -189,7 +197,9 @@ END_TEST
  * (about a second each), so three of the variants. */
 START_TEST(fibonacci_2000)
 {
-	enum { N = 2000 };
+	enum {
+		N = 2000
+	};
 	static double a[3 * N], b[3 * N];
 	fibonacci(a, N, 0);
 	const enum variant some[] = {SAME, SCALED_1E9, TURNED};
@@ -206,8 +216,7 @@ END_TEST
 /* For a centrally symmetric hull A of n vertices, from its facets (qhull):
  * the depth of A - A, twice the nearest facet's distance (A's minimum
  * width), and of A - (A + t), the least 2 h_f - u_f.t. */
-static void symmetric_depths(const double *a, int n, const double *t, double *width,
-                             double *moved)
+static void symmetric_depths(const double *a, int n, const double *t, double *width, double *moved)
 {
 	double *pl;
 	size_t np;
@@ -243,8 +252,8 @@ static void against_planes(int n)
 		else if (v == MOVED)
 			ck_rel(d, moved, 1e-9, what);
 		else /* |depth(A - B) - depth(A - A)| <= the vertices' displacement */
-			ck_assert_msg(fabs(d - width) <= shift * (1 + 1e-6), "%s: %.17g, width %.17g, shift %g",
-			              what, d, width, shift);
+			ck_assert_msg(fabs(d - width) <= shift * (1 + 1e-6),
+			              "%s: %.17g, width %.17g, shift %g", what, d, width, shift);
 		if (small)
 			ck_rel(d, oracle_depth(a, b, n), 1e-9, what);
 	}
@@ -284,7 +293,9 @@ END_TEST
  * climbs serve GJK and EPA from the start. */
 START_TEST(prepared_midway)
 {
-	enum { N = 20000 };
+	enum {
+		N = 20000
+	};
 	double *a = malloc(3 * sizeof *a * N), *b = malloc(3 * sizeof *b * N);
 	ck_assert(a && b);
 	fibonacci(a, N, 0);
@@ -303,10 +314,13 @@ START_TEST(prepared_midway)
 		ck_assert_int_eq(clash_gjk(&sa, &sb, NULL, &prep), CLASH_OK);
 		free(ma);
 		free(mb);
-		ck_assert_msg(plain.converged && prep.converged, "%s: not converged", variant_name[v]);
-		ck_assert_msg(plain.depth == prep.depth && !memcmp(plain.depth_normal, prep.depth_normal,
-		                                                     sizeof plain.depth_normal),
-		              "%s: depth %.17g, prepared %.17g", variant_name[v], plain.depth, prep.depth);
+		ck_assert_msg(plain.converged && prep.converged, "%s: not converged",
+		              variant_name[v]);
+		ck_assert_msg(plain.depth == prep.depth &&
+		                      !memcmp(plain.depth_normal, prep.depth_normal,
+		                              sizeof plain.depth_normal),
+		              "%s: depth %.17g, prepared %.17g", variant_name[v], plain.depth,
+		              prep.depth);
 		ck_assert(!memcmp(plain.depth_a, prep.depth_a, sizeof plain.depth_a));
 		ck_assert(!memcmp(plain.depth_b, prep.depth_b, sizeof plain.depth_b));
 	}
@@ -319,7 +333,9 @@ END_TEST
  * stops it unconverged with an upper bound; a large one lets it finish. */
 START_TEST(iteration_cap)
 {
-	enum { N = 200 };
+	enum {
+		N = 200
+	};
 	static double a[3 * N];
 	fibonacci(a, N, 0);
 	clash_shape sa, sb;
@@ -344,7 +360,9 @@ END_TEST
  * identical 200-vertex hulls converge. */
 START_TEST(wire)
 {
-	enum { N = 200 };
+	enum {
+		N = 200
+	};
 	static double a[3 * N];
 	fibonacci(a, N, 0);
 	const double exact = oracle_depth(a, a, N);
@@ -365,7 +383,8 @@ START_TEST(wire)
 		json_t *j = json_loads(out.body, 0, &err);
 		proto_reply_free(&out);
 		ck_assert_ptr_nonnull(j);
-		double depth = json_number_value(json_object_get(json_object_get(j, "penetration"), "depth"));
+		double depth = json_number_value(
+			json_object_get(json_object_get(j, "penetration"), "depth"));
 		int converged = json_is_true(json_object_get(j, "converged"));
 		if (cap) {
 			ck_assert(!converged);
@@ -411,7 +430,8 @@ static void through_clashd(int n)
 	json_t *j = json_loads(resp.body, 0, NULL);
 	ck_assert_ptr_nonnull(j);
 	ck_assert(json_is_true(json_object_get(j, "converged")));
-	double depth = json_number_value(json_object_get(json_object_get(j, "penetration"), "depth"));
+	double depth =
+		json_number_value(json_object_get(json_object_get(j, "penetration"), "depth"));
 	ck_assert_msg(depth == r.depth, "clashd %.17g, core %.17g", depth, r.depth);
 	if (getenv("CLASH_DEPTH_VERBOSE"))
 		fprintf(stderr, "%6d same %17s depth %.17g  %.1f ms through clashd\n", n, "", depth,
@@ -444,7 +464,9 @@ END_TEST
  * 2 h_f - u_f.t over A's facets (qhull), as symmetric_* above. */
 START_TEST(by_ref_200000)
 {
-	enum { N = 200000 };
+	enum {
+		N = 200000
+	};
 	double *a = malloc(3 * sizeof *a * N);
 	char *text = malloc((size_t)N * 80 + 64), *o = text;
 	ck_assert(a && text);
@@ -478,11 +500,13 @@ START_TEST(by_ref_200000)
 		ck_assert_msg(r.status == 200, "status %d: %s", r.status, r.body);
 		json_t *ans = json_loads(r.body, 0, NULL);
 		ck_assert(json_is_true(json_object_get(ans, "converged")));
-		double depth =
-		    json_number_value(json_object_get(json_object_get(ans, "penetration"), "depth"));
-		ck_rel(depth, m ? moved : width, 1e-9, m ? "200000 by ref, moved" : "200000 by ref");
+		double depth = json_number_value(
+			json_object_get(json_object_get(ans, "penetration"), "depth"));
+		ck_rel(depth, m ? moved : width, 1e-9,
+		       m ? "200000 by ref, moved" : "200000 by ref");
 		if (getenv("CLASH_DEPTH_VERBOSE"))
-			fprintf(stderr, "%6d sym %-14s by ref depth %.17g  %.1f ms through clashd\n", N,
+			fprintf(stderr,
+			        "%6d sym %-14s by ref depth %.17g  %.1f ms through clashd\n", N,
 			        m ? "moved" : "same", depth, 1e3 * dt);
 		json_decref(ans);
 		hresp_free(&r);
@@ -514,7 +538,9 @@ static void *cancel_later(void *arg)
 
 START_TEST(cancel)
 {
-	enum { N = 2000 };
+	enum {
+		N = 2000
+	};
 	static double a[3 * N];
 	fibonacci(a, N, 0);
 	clash_shape sa, sb;
@@ -548,12 +574,15 @@ END_TEST
 static Suite *depth_suite(void)
 {
 	Suite *s = suite_create("depth");
-	ck_case(s, "oracle", 120, CK_TESTS(fibonacci_20, fibonacci_50, fibonacci_200, fibonacci_500,
-	                                   fibonacci_1000, fibonacci_2000));
-	ck_case(s, "symmetric", 120, CK_TESTS(symmetric_200, symmetric_500, symmetric_2000,
-	                                      symmetric_50000, prepared_midway));
-	ck_case(s, "limits", 60, CK_TESTS(iteration_cap, wire, cancel, through_clashd_2000,
-	                                  through_clashd_60000, by_ref_200000));
+	ck_case(s, "oracle", 120,
+	        CK_TESTS(fibonacci_20, fibonacci_50, fibonacci_200, fibonacci_500, fibonacci_1000,
+	                 fibonacci_2000));
+	ck_case(s, "symmetric", 120,
+	        CK_TESTS(symmetric_200, symmetric_500, symmetric_2000, symmetric_50000,
+	                 prepared_midway));
+	ck_case(s, "limits", 60,
+	        CK_TESTS(iteration_cap, wire, cancel, through_clashd_2000, through_clashd_60000,
+	                 by_ref_200000));
 	return s;
 }
 

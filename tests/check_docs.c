@@ -109,8 +109,8 @@ static int matches(const char *got, const char *want)
 
 /* A fenced block. */
 typedef struct block {
-	char *text;  /* the lines between the fences */
-	char *lang;  /* what follows the opening fence */
+	char *text; /* the lines between the fences */
+	char *lang; /* what follows the opening fence */
 } block;
 
 /* The fenced blocks of `md`, in order; n in *count. */
@@ -197,14 +197,16 @@ START_TEST(readme)
 		if (want[0]) {
 			strip_spaces(got);
 			strip_spaces(want);
-			ck_assert_msg(matches(got, want), "README example %zu printed\n%s\nnot\n%s", i, got,
-			              want);
+			ck_assert_msg(matches(got, want), "README example %zu printed\n%s\nnot\n%s",
+			              i, got, want);
 		} else {
 			ck_assert_msg(i + 1 < n && strcmp(b[i + 1].lang, "json") == 0,
 			              "README example %zu says nothing of its answer", i);
-			json_t *g = json_loads(got, 0, NULL), *w = json_loads(b[i + 1].text, 0, NULL);
-			ck_assert_msg(g && w && json_equal(g, w), "README example %zu printed\n%s\nnot\n%s",
-			              i, got, b[i + 1].text);
+			json_t *g = json_loads(got, 0, NULL),
+			       *w = json_loads(b[i + 1].text, 0, NULL);
+			ck_assert_msg(g && w && json_equal(g, w),
+			              "README example %zu printed\n%s\nnot\n%s", i, got,
+			              b[i + 1].text);
 			json_decref(g);
 			json_decref(w);
 		}
@@ -263,8 +265,8 @@ START_TEST(flags)
 			size_t dn = strcspn(def, ")");
 			char *d = strndup(def, dn);
 			char *in_row = strndup(row, eol ? (size_t)(eol - row) : strlen(row));
-			ck_assert_msg(strstr(in_row, d) != NULL, "the row of %s does not give its default %s",
-			              flag + 1, d);
+			ck_assert_msg(strstr(in_row, d) != NULL,
+			              "the row of %s does not give its default %s", flag + 1, d);
 			free(d);
 			free(in_row);
 		}
@@ -339,7 +341,8 @@ static int check_headers_in(const char *dir, textbuf *bad)
 		if (n == 0)
 			snprintf(line, sizeof line, "\n  %s: opens with no comment", path);
 		else if (n > HEADER_MAX_LINES)
-			snprintf(line, sizeof line, "\n  %s: opening comment of %zu lines", path, n);
+			snprintf(line, sizeof line, "\n  %s: opening comment of %zu lines", path,
+			         n);
 		else
 			continue;
 		textbuf_str(bad, line);
@@ -406,7 +409,8 @@ START_TEST(suites)
 			char *text = read_file(path);
 			files++;
 			if (!strstr(text, "CHECK_SUITE(")) {
-				snprintf(line, sizeof line, "\n  %s: registers no suite (CHECK_SUITE)", path);
+				snprintf(line, sizeof line,
+				         "\n  %s: registers no suite (CHECK_SUITE)", path);
 				textbuf_str(&bad, line);
 			}
 			for (const char *p = strstr(text, "suite_create(\""); p;
@@ -416,9 +420,10 @@ START_TEST(suites)
 					continue;
 				named++;
 				if (!suite_described(md, name)) {
-					snprintf(line, sizeof line,
-					         "\n  suite %s (%s) is not described in docs/testing.md", name,
-					         path);
+					snprintf(
+						line, sizeof line,
+						"\n  suite %s (%s) is not described in docs/testing.md",
+						name, path);
 					textbuf_str(&bad, line);
 				}
 			}
@@ -474,10 +479,10 @@ static int check_function_lengths(const char *path, const char *text, textbuf *b
 			if (open && len == 1) {
 				size_t n = line - open_line + 1;
 				seen++;
-				if (n > FUNCTION_MAX_LINES &&
-				    !says_long_because(from, open)) {
+				if (n > FUNCTION_MAX_LINES && !says_long_because(from, open)) {
 					char msg[1200];
-					snprintf(msg, sizeof msg, "\n  %s:%zu: %zu lines", path, open_line, n);
+					snprintf(msg, sizeof msg, "\n  %s:%zu: %zu lines", path,
+					         open_line, n);
 					textbuf_str(bad, msg);
 				}
 			}
@@ -503,7 +508,8 @@ START_TEST(lengths)
 		const char *name = list[i]->d_name;
 		size_t len = strlen(name);
 		int exempt = 0;
-		for (size_t k = 0; k < sizeof function_length_exempt / sizeof function_length_exempt[0]; k++)
+		for (size_t k = 0;
+		     k < sizeof function_length_exempt / sizeof function_length_exempt[0]; k++)
 			exempt |= strcmp(name, function_length_exempt[k]) == 0;
 		if (!exempt && len > 2 && strcmp(name + len - 2, ".c") == 0) {
 			char path[1024];
@@ -695,8 +701,8 @@ END_TEST
 static Suite *docs_suite(void)
 {
 	Suite *s = suite_create("docs");
-	ck_case(s, "docs", 60, CK_TESTS(readme, flags, headers, suites, lengths, design, tracker,
-	                                layout));
+	ck_case(s, "docs", 60,
+	        CK_TESTS(readme, flags, headers, suites, lengths, design, tracker, layout));
 	return s;
 }
 

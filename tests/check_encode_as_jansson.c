@@ -181,8 +181,8 @@ static json_t *tree_result(const clash_result *r, const char *method, const clas
 		    &failed);
 	}
 	if (r->has & CLASH_HAS_PARTS)
-		put(o, "near_parts", pair(json_integer((json_int_t)r->part_a),
-		                          json_integer((json_int_t)r->part_b)),
+		put(o, "near_parts",
+		    pair(json_integer((json_int_t)r->part_a), json_integer((json_int_t)r->part_b)),
 		    &failed);
 	if (plane) {
 		put(o, "separating_plane", plane_object(r), &failed);
@@ -194,7 +194,8 @@ static json_t *tree_result(const clash_result *r, const char *method, const clas
 		if (pen && (r->has & CLASH_HAS_DEPTH)) {
 			put(pen, "depth", json_real(r->depth), &pf);
 			put(pen, "normal", reals(r->depth_normal, r->dim), &pf);
-			put(pen, "points", pair(reals(r->depth_a, r->dim), reals(r->depth_b, r->dim)), &pf);
+			put(pen, "points",
+			    pair(reals(r->depth_a, r->dim), reals(r->depth_b, r->dim)), &pf);
 		}
 		if (pf) {
 			json_decref(pen);
@@ -327,8 +328,14 @@ static void random_toi(prng *g, clash_toi_result *t, int dim, int odd)
 }
 
 static const char *const methods[] = {
-	"gjk", "simplex", "ipm", "", "a \"quoted\" \\ name", "tab\tnew\nline\x01\x1f",
-	"\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "slash / \x7f del",
+	"gjk",
+	"simplex",
+	"ipm",
+	"",
+	"a \"quoted\" \\ name",
+	"tab\tnew\nline\x01\x1f",
+	"\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	"slash / \x7f del",
 };
 
 static void check_one_result(prng *g, int odd, long i)
@@ -369,7 +376,8 @@ static void check_one_result(prng *g, int odd, long i)
 	ck_assert_msg(rc == 0, "case %ld: %d", i, rc);
 	char *want = json_dumps(tree, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	ck_assert_ptr_nonnull(want);
-	ck_assert_msg(strcmp(want, out.body) == 0, "case %ld:\ntree %s\ntext %s", i, want, out.body);
+	ck_assert_msg(strcmp(want, out.body) == 0, "case %ld:\ntree %s\ntext %s", i, want,
+	              out.body);
 	ck_assert_uint_eq(out.length, strlen(want));
 	ck_assert_int_eq(out.status, 200);
 	ck_assert_str_eq(out.content_type, PROTO_JSON);
@@ -413,11 +421,12 @@ START_TEST(test_result_example)
 	proto_reply out;
 	proto_problem p = {0};
 	ck_assert_int_eq(proto_result_encode(&r, "gjk", &out, &p), 0);
-	ck_assert_str_eq(out.body,
-	                 "{\"intersecting\":false,\"distance\":1.0,\"near_points\":{\"a\":[0.5,0.0],"
-	                 "\"b\":[1.5,0.0]},\"separating_plane\":{\"normal\":[1.0,0.0],\"offset\":1.0},"
-	                 "\"method\":\"gjk\",\"iterations\":2,\"converged\":true,"
-	                 "\"warm\":{\"a\":[3],\"b\":[0]}}");
+	ck_assert_str_eq(
+		out.body,
+		"{\"intersecting\":false,\"distance\":1.0,\"near_points\":{\"a\":[0.5,0.0],"
+		"\"b\":[1.5,0.0]},\"separating_plane\":{\"normal\":[1.0,0.0],\"offset\":1.0},"
+		"\"method\":\"gjk\",\"iterations\":2,\"converged\":true,"
+		"\"warm\":{\"a\":[3],\"b\":[0]}}");
 	proto_reply_free(&out);
 }
 END_TEST
@@ -534,10 +543,36 @@ static char *tree_problem(int status, const char *detail, const char *pointer,
 static void random_text(prng *g, char *s, size_t cap)
 {
 	static const char *const pieces[] = {
-		"a", "/queries/3/a/vertices/0/1", " ", "\"", "\\", "\t", "\n", "\x01", "\x1f", "\x7f",
-		"~0", "~1", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc3", "\xe2\x82",
-		"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80", "number 1e400",
-		"\b", "\f", "\r", "\v", "\xe0\x9f\xbf", "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf",
+		"a",
+		"/queries/3/a/vertices/0/1",
+		" ",
+		"\"",
+		"\\",
+		"\t",
+		"\n",
+		"\x01",
+		"\x1f",
+		"\x7f",
+		"~0",
+		"~1",
+		"\xc3\xa9",
+		"\xe2\x82\xac",
+		"\xf0\x9f\x98\x80",
+		"\xc3",
+		"\xe2\x82",
+		"\xff",
+		"\xc0\xaf",
+		"\xed\xa0\x80",
+		"\xf4\x90\x80\x80",
+		"\x80",
+		"number 1e400",
+		"\b",
+		"\f",
+		"\r",
+		"\v",
+		"\xe0\x9f\xbf",
+		"\xef\xbf\xbf",
+		"\xf4\x8f\xbf\xbf",
 	};
 	size_t n = 0, count = (size_t)prng_int(g, 0, 12);
 	for (size_t i = 0; i < count; i++) {
@@ -554,9 +589,9 @@ static void random_text(prng *g, char *s, size_t cap)
 START_TEST(test_problem_random)
 {
 	prng g = {99};
-	static const int statuses[] = {400, 401, 404, 405, 406, 408, 411, 413, 414, 415, 422,
-	                               429, 431, 500, 501, 503, 504, 418, 499, 502, 599, 200,
-	                               0,   -1,  600, 399};
+	static const int statuses[] = {400, 401, 404, 405, 406, 408, 411, 413, 414,
+	                               415, 422, 429, 431, 500, 501, 503, 504, 418,
+	                               499, 502, 599, 200, 0,   -1,  600, 399};
 	for (long i = 0; i < 30000; i++) {
 		proto_problem p = {0};
 		char detail[200], pointer[200];
@@ -586,7 +621,8 @@ START_TEST(test_problem_random)
 		ck_assert_int_eq(proto_problem_reply(status, i % 5 ? detail : NULL,
 		                                     with_pointer ? pointer : NULL, &out),
 		                 0);
-		want = tree_problem(status, i % 5 ? detail : NULL, with_pointer ? pointer : NULL, NULL);
+		want = tree_problem(status, i % 5 ? detail : NULL, with_pointer ? pointer : NULL,
+		                    NULL);
 		ck_assert_msg(strcmp(want, out.body) == 0, "case %ld:\ntree %s\ntext %s", i, want,
 		              out.body);
 		free(want);
@@ -693,7 +729,8 @@ START_TEST(test_strings)
 		ck_assert_ptr_nonnull(got);
 		const char *str = got + before;
 		ck_assert_msg(len == before + strlen(want) + 2 && str[0] == '"' &&
-		                  got[len - 1] == '"' && memcmp(str + 1, want, strlen(want)) == 0,
+		                      got[len - 1] == '"' &&
+		                      memcmp(str + 1, want, strlen(want)) == 0,
 		              "case %ld: jansson \"%s\", proto_text_string %s", i, want, str);
 		free(got);
 		free(want);
@@ -725,8 +762,8 @@ END_TEST
 static Suite *encode_as_jansson_suite(void)
 {
 	Suite *s = suite_create("encode_as_jansson");
-	ck_case(s, "result", 60, CK_TESTS(test_result_random, test_result_non_finite,
-	                                  test_result_example));
+	ck_case(s, "result", 60,
+	        CK_TESTS(test_result_random, test_result_non_finite, test_result_example));
 	ck_case(s, "numbers", 60, CK_TESTS(test_real_g));
 	ck_case(s, "problem", 60, CK_TESTS(test_problem_random));
 	ck_case(s, "strings", 60, CK_TESTS(test_utf8_len, test_strings));

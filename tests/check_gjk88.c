@@ -81,11 +81,12 @@ static int lp_methods(const gjk88_case *k, const clash_shape *a, const clash_sha
 		iters[m] += r.iterations;
 		if (banded)
 			continue;
-		ck_assert_msg(r.intersecting == o->hull_overlap,
-		              "case %d (%s, pair %d): %s says %s, oracle distance %.17g depth %.17g",
-		              k->index, gjk88_class_name(k->cls), k->pair, methods[m].name,
-		              r.intersecting ? "intersecting" : "separated", o->hull_distance,
-		              o->hull_depth);
+		ck_assert_msg(
+			r.intersecting == o->hull_overlap,
+			"case %d (%s, pair %d): %s says %s, oracle distance %.17g depth %.17g",
+			k->index, gjk88_class_name(k->cls), k->pair, methods[m].name,
+			r.intersecting ? "intersecting" : "separated", o->hull_distance,
+			o->hull_depth);
 		agree++;
 	}
 	return agree;
@@ -129,8 +130,8 @@ START_TEST(gjk_against_oracle)
 			band[k->cls]++;
 		} else {
 			ck_assert_msg(r.intersecting == o.hull_overlap,
-			              "case %d (%s, pair %d): gjk says %s, oracle distance %.17g", i,
-			              gjk88_class_name(k->cls), k->pair,
+			              "case %d (%s, pair %d): gjk says %s, oracle distance %.17g",
+			              i, gjk88_class_name(k->cls), k->pair,
 			              r.intersecting ? "intersecting" : "separated", d);
 			agree[k->cls]++;
 		}
@@ -140,20 +141,24 @@ START_TEST(gjk_against_oracle)
 		if (clearance > TOUCH_BAND * size && d > 0 && err / d > worst)
 			worst = err / d;
 		if (r.intersecting && o.hull_overlap) {
-			ck_assert_msg(r.depth_lower_bound <= o.hull_depth * (1 + 1e-9) + 1e-12 * size,
+			ck_assert_msg(r.depth_lower_bound <=
+			                      o.hull_depth * (1 + 1e-9) + 1e-12 * size,
 			              "case %d: depth bound %.17g above the depth %.17g", i,
 			              r.depth_lower_bound, o.hull_depth);
 			/* EPA's exact depth against the oracle's. */
 			ck_assert_msg(r.has & CLASH_HAS_DEPTH, "case %d: no depth", i);
 			double derr = fabs(r.depth - o.hull_depth);
-			ck_assert_msg(r.converged && derr <= 1e-9 * o.hull_depth + 2e-12 * size,
-			              "case %d (%s, pair %d): depth %.17g, oracle %.17g (converged %d)", i,
-			              gjk88_class_name(k->cls), k->pair, r.depth, o.hull_depth, r.converged);
+			ck_assert_msg(
+				r.converged && derr <= 1e-9 * o.hull_depth + 2e-12 * size,
+				"case %d (%s, pair %d): depth %.17g, oracle %.17g (converged %d)",
+				i, gjk88_class_name(k->cls), k->pair, r.depth, o.hull_depth,
+				r.converged);
 			if (o.hull_depth > TOUCH_BAND * size)
 				worst_depth = fmax(worst_depth, derr / o.hull_depth);
 			depths++;
 			if (o.hull_depth > TOUCH_BAND * size)
-				worst_bound_ratio = fmax(worst_bound_ratio, r.depth_lower_bound / o.hull_depth);
+				worst_bound_ratio =
+					fmax(worst_bound_ratio, r.depth_lower_bound / o.hull_depth);
 		}
 	}
 	for (int c = 0; c < GJK88_CLASSES; c++)
@@ -166,7 +171,8 @@ START_TEST(gjk_against_oracle)
 		       (double)lp_iters[c][1] / (GJK88_CASES / 3));
 	printf("gjk88: worst relative distance error %.3g; EPA depth on %d intersecting cases, "
 	       "worst relative error %.3g; eq. (32) bound up to %.3g of the depth; %d skipped as "
-	       "flat\n", worst, depths, worst_depth, worst_bound_ratio, flat);
+	       "flat\n",
+	       worst, depths, worst_depth, worst_bound_ratio, flat);
 	/* The separated and intersecting classes are clear of the band, and
 	 * the classes are what they say. */
 	ck_assert_int_eq(inter[GJK88_SEPARATED], 0);

@@ -83,7 +83,8 @@ static char *sparse_scene(size_t n)
 	char obj[160];
 	textbuf_str(&t, "{\"objects\":[");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(obj, sizeof obj, "%s{\"id\":\"%zu\",\"shape\":{\"vertices\":[[%zu,%zu,%zu]]}}",
+		snprintf(obj, sizeof obj,
+		         "%s{\"id\":\"%zu\",\"shape\":{\"vertices\":[[%zu,%zu,%zu]]}}",
 		         i ? "," : "", i, 10 * (i % 50), 10 * (i / 50 % 50), 10 * (i / 2500));
 		textbuf_str(&t, obj);
 	}
@@ -166,7 +167,8 @@ static char *big_compound(size_t n)
 	textbuf_str(&t, "{\"a\":{\"parts\":[");
 	for (int side = 0; side < 2; side++) {
 		for (size_t i = 0; i < n; i++) {
-			double lo[3] = {0.001 * (double)i, 0.002 * (double)i, 0.0005 * (double)side};
+			double lo[3] = {0.001 * (double)i, 0.002 * (double)i,
+			                0.0005 * (double)side};
 			double hi[3] = {lo[0] + 1, lo[1] + 1, lo[2] + 1};
 			textbuf_str(&t, i ? ",{\"vertices\":" : "{\"vertices\":");
 			box_vertices(v, sizeof v, lo, hi);
@@ -206,8 +208,8 @@ static char *dense_mesh(unsigned seed, size_t ntri)
 	char v[96];
 	textbuf_str(&t, "{\"mesh\":{\"positions\":[");
 	for (int i = 0; i < 10; i++) {
-		snprintf(v, sizeof v, "%s%u,%d,%d", i ? "," : "", seed + (unsigned)(i % 3), i / 3 % 3,
-		         i * 7 % 5);
+		snprintf(v, sizeof v, "%s%u,%d,%d", i ? "," : "", seed + (unsigned)(i % 3),
+		         i / 3 % 3, i * 7 % 5);
 		textbuf_str(&t, v);
 	}
 	textbuf_str(&t, "],\"indices\":[");
@@ -285,8 +287,8 @@ static void *delete_run(void *arg)
 typedef struct attack {
 	const char *what, *path;
 	char *body;
-	int status;    /* of the answer; 0: none came */
-	char *reply;   /* its body */
+	int status;  /* of the answer; 0: none came */
+	char *reply; /* its body */
 	size_t reply_len;
 	double sent, answered; /* now_s() when its body was out, its answer in */
 	const char *type;      /* its Content-Type; NULL: JSON */
@@ -324,17 +326,27 @@ static void *attack_run(void *arg)
 START_TEST(memory)
 {
 	/* deploy/k8s/deployment.yaml's settings and memory limit. */
-	static const char *const env[] = {"CLASHD_MAX_BODY=4M", "CLASHD_MAX_REPLY=4M",
-	                                  "CLASHD_MAX_QUEUE=16", "CLASHD_MAX_QUEUE_PER_CLIENT=12",
-	                                  "CLASHD_SHAPE_STORE=32M", "CLASHD_STORE_PER_CLIENT=0",
-	                                  "CLASHD_IMPORT_MEMORY=128M", "CLASHD_MAX_IMPORT_BODY=24M",
-	                                  "CLASHD_MAX_IMPORTS=1", "MALLOC_ARENA_MAX=2",
+	static const char *const env[] = {"CLASHD_MAX_BODY=4M",
+	                                  "CLASHD_MAX_REPLY=4M",
+	                                  "CLASHD_MAX_QUEUE=16",
+	                                  "CLASHD_MAX_QUEUE_PER_CLIENT=12",
+	                                  "CLASHD_SHAPE_STORE=32M",
+	                                  "CLASHD_STORE_PER_CLIENT=0",
+	                                  "CLASHD_IMPORT_MEMORY=128M",
+	                                  "CLASHD_MAX_IMPORT_BODY=24M",
+	                                  "CLASHD_MAX_IMPORTS=1",
+	                                  "MALLOC_ARENA_MAX=2",
 	                                  NULL};
 	/* Every attack comes from 127.0.0.1 here: k8s's share per client (12
 	 * of 16) would only admit fewer at once, so it is lifted to admit all
 	 * 16, the worst case the memory formula bounds. */
-	static const char *const args[] = {"--request-timeout", "20s", "--max-queue-per-client",
-	                                   "0", "--store-delete", "1", NULL};
+	static const char *const args[] = {"--request-timeout",
+	                                   "20s",
+	                                   "--max-queue-per-client",
+	                                   "0",
+	                                   "--store-delete",
+	                                   "1",
+	                                   NULL};
 	const size_t store = (size_t)32 << 20;
 	if (!clashd_sanitized())
 		server_as_limit = (size_t)512 << 20;
@@ -349,16 +361,22 @@ START_TEST(memory)
 		/* The 22x kind at half of --max-body: a whole 4 MB one beside
 		 * the rest breaks the address-space limit (which counts what
 		 * malloc's arenas reserve), not the resident budget. */
-		{"a 3 MB mesh upload", "/v1/shapes", dense_mesh(7, 500000), 0, NULL, 0, 0, 0, NULL, 0},
-		{"a 2 MB mesh upload", "/v1/shapes", dense_mesh(8, 330000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"a 3 MB mesh upload", "/v1/shapes", dense_mesh(7, 500000), 0, NULL, 0, 0, 0, NULL,
+	         0},
+		{"a 2 MB mesh upload", "/v1/shapes", dense_mesh(8, 330000), 0, NULL, 0, 0, 0, NULL,
+	         0},
 		{"a 2 MB mesh query", "/v1/query", NULL, 0, NULL, 0, 0, 0, NULL, 0},
 		{"a stored mesh by ref", "/v1/query", ref_query(newest), 0, NULL, 0, 0, 0, NULL, 0},
 		{"a stored mesh by ref", "/v1/query", ref_query(newest), 0, NULL, 0, 0, 0, NULL, 0},
 		{"a deleted mesh by ref", "/v1/query", ref_query(older), 0, NULL, 0, 0, 0, NULL, 0},
-		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0, NULL, 0},
-		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0, NULL, 0},
-		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0, NULL, 0},
-		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0, NULL, 0},
+		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0,
+	         NULL, 0},
+		{"632 coincident points", "/v1/scene", coincident_scene(632, 8), 0, NULL, 0, 0, 0,
+	         NULL, 0},
+		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0, NULL,
+	         0},
+		{"632 long ids", "/v1/scene", coincident_scene(632, 3900), 0, NULL, 0, 0, 0, NULL,
+	         0},
 		/* Read in the import helper, within --import-memory: the formula's
 		 * sandbox term, outside clashd's own address space. */
 		{"a 2 MB STL import", "/v1/shapes", NULL, 0, NULL, 0, 0, 0, "model/stl", 0},
@@ -366,7 +384,8 @@ START_TEST(memory)
 		{"511 x 511 parts", "/v1/query", big_compound(511), 0, NULL, 0, 0, 0, NULL, 0},
 		{"10 000 queries", "/v1/batch", big_batch(10000), 0, NULL, 0, 0, 0, NULL, 0},
 		{"10 000 queries", "/v1/batch", big_batch(10000), 0, NULL, 0, 0, 0, NULL, 0},
-		{"identical 60 000-point hulls", "/v1/query", identical_hulls(60000), 0, NULL, 0, 0, 0, NULL, 0},
+		{"identical 60 000-point hulls", "/v1/query", identical_hulls(60000), 0, NULL, 0, 0,
+	         0, NULL, 0},
 	};
 	{
 		textbuf q = {0};
@@ -389,8 +408,10 @@ START_TEST(memory)
 	pthread_join(del, NULL);
 	long peak = process_peak_rss_kib(srv.pid);
 	long long stored = server_metric("clashd_shape_store_bytes");
-	fprintf(stderr, "hostile: the store after the mix: %lld bytes of %zu, %lld held after "
-	        "removal\n", stored, store, server_metric("clashd_shape_store_held_removed_bytes"));
+	fprintf(stderr,
+	        "hostile: the store after the mix: %lld bytes of %zu, %lld held after "
+	        "removal\n",
+	        stored, store, server_metric("clashd_shape_store_held_removed_bytes"));
 	ck_assert_int_le(stored, (long long)store);
 
 	for (int i = 0; i < NATTACKS; i++) {
@@ -401,22 +422,24 @@ START_TEST(memory)
 		 * deletion came first. */
 		ck_assert_msg(a->status == 200 || a->status == 201 || a->status == 413 ||
 		                      a->status == 422 || a->status == 504,
-		              "%s: status %d (%.200s)", a->what, a->status, a->reply ? a->reply : "");
+		              "%s: status %d (%.200s)", a->what, a->status,
+		              a->reply ? a->reply : "");
 		/* The uploads beside it may evict it first: then it is unknown,
 		 * and the client uploads it again. */
 		if (strstr(a->what, "stored mesh"))
-			ck_assert_msg(a->status == 200 ||
-			                      (a->status == 422 && strstr(a->reply, "unknown-shape")),
+			ck_assert_msg(a->status == 200 || (a->status == 422 &&
+			                                   strstr(a->reply, "unknown-shape")),
 			              "%s: status %d", a->what, a->status);
 		ck_assert_uint_le(a->reply_len, (size_t)4 << 20);
 		if (a->status == 200 && strcmp(a->path, "/v1/scene") == 0) {
 			json_t *j = json_loadb(a->reply, a->reply_len, 0, NULL);
 			ck_assert_msg(j != NULL, "%s: the answer is not JSON", a->what);
 			json_t *counts = json_object_get(j, "counts");
-			size_t total = (size_t)json_integer_value(json_object_get(counts, "touch")) +
-			               (size_t)json_integer_value(json_object_get(counts, "clash")) +
-			               (size_t)json_integer_value(json_object_get(counts, "clearance")) +
-			               (size_t)json_integer_value(json_object_get(counts, "duplicate"));
+			size_t total =
+				(size_t)json_integer_value(json_object_get(counts, "touch")) +
+				(size_t)json_integer_value(json_object_get(counts, "clash")) +
+				(size_t)json_integer_value(json_object_get(counts, "clearance")) +
+				(size_t)json_integer_value(json_object_get(counts, "duplicate"));
 			size_t listed = json_array_size(json_object_get(j, "clashes"));
 			if (strstr(a->what, "coincident") || strstr(a->what, "long")) {
 				ck_assert_uint_eq(total, 632 * 631 / 2);
@@ -512,7 +535,13 @@ START_TEST(fair_workers)
 		                 i % 3 == 0   ? big_contains(60000)
 		                 : i % 3 == 1 ? big_compound(511)
 		                              : endless.s,
-		                 0, NULL, 0, 0, 0, NULL, 0};
+		                 0,
+		                 NULL,
+		                 0,
+		                 0,
+		                 0,
+		                 NULL,
+		                 0};
 		ck_assert_int_eq(pthread_create(&th[i], NULL, attack_run, &at[i]), 0);
 	}
 	usleep(300000); /* their bodies are in, their work has begun */
@@ -527,8 +556,9 @@ START_TEST(fair_workers)
 		free(at[i].reply);
 	}
 	double p99 = lat[NSMALL * 99 / 100];
-	fprintf(stderr, "hostile: %d heavy requests running: %d small queries, p50 %.1f ms, "
-	                "p99 %.1f ms, max %.1f ms\n",
+	fprintf(stderr,
+	        "hostile: %d heavy requests running: %d small queries, p50 %.1f ms, "
+	        "p99 %.1f ms, max %.1f ms\n",
 	        NHEAVY, answered, 1e3 * lat[NSMALL / 2], 1e3 * p99, 1e3 * lat[NSMALL - 1]);
 	ck_assert_int_eq(answered, NSMALL);
 	/* The target is 50 ms (held under make attack); make test's bound is
@@ -586,8 +616,8 @@ static void store_soup(size_t layers, size_t per_layer, char id[80])
 	textbuf_str(&t, "],\"indices\":[");
 	for (size_t i = 0; i < layers; i++)
 		for (size_t k = 0; k < per_layer; k++) {
-			snprintf(num, sizeof num, "%s%zu,%zu,%zu", i || k ? "," : "", 3 * i, 3 * i + 1,
-			         3 * i + 2);
+			snprintf(num, sizeof num, "%s%zu,%zu,%zu", i || k ? "," : "", 3 * i,
+			         3 * i + 1, 3 * i + 2);
 			textbuf_str(&t, num);
 		}
 	textbuf_str(&t, "]}}");
@@ -602,8 +632,10 @@ static char *soup_query(const char *id, size_t layers)
 	char *q = malloc(400);
 	ck_assert_ptr_nonnull(q);
 	double d = 0.5 / (double)layers / 3;
-	snprintf(q, 400, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\",\"pose\":{\"translation\":"
-	                 "[%.17g,%.17g,%.17g]}}}", id, id, d, d, d);
+	snprintf(q, 400,
+	         "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\",\"pose\":{\"translation\":"
+	         "[%.17g,%.17g,%.17g]}}}",
+	         id, id, d, d, d);
 	return q;
 }
 
@@ -615,9 +647,10 @@ static char *escaped_cylinders(size_t n)
 	char obj[400];
 	textbuf_str(&t, "{\"\\u006fbjects\":[");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(obj, sizeof obj, "%s{\"\\u0069d\":\"c%zu\",\"\\u0073hape\":{\"\\u0063ylinder\":"
-		                          "{\"\\u0072adius\":1,\"\\u0068alf_height\":2},\"\\u0070ose\":"
-		                          "{\"\\u0074ranslation\":[%.17g,0,0]}}}",
+		snprintf(obj, sizeof obj,
+		         "%s{\"\\u0069d\":\"c%zu\",\"\\u0073hape\":{\"\\u0063ylinder\":"
+		         "{\"\\u0072adius\":1,\"\\u0068alf_height\":2},\"\\u0070ose\":"
+		         "{\"\\u0074ranslation\":[%.17g,0,0]}}}",
 		         i ? "," : "", i, 1e-7 * (double)i);
 		textbuf_str(&t, obj);
 	}
@@ -631,7 +664,7 @@ typedef struct repeater {
 	volatile int *stop;
 	int answered, bad; /* 200 or 504; anything else (status in `status`) */
 	int status;
-	int stopped;       /* of the answered, 504s */
+	int stopped; /* of the answered, 504s */
 } repeater;
 
 static void *repeat_run(void *arg)
@@ -643,7 +676,8 @@ static void *repeat_run(void *arg)
 			break;
 		hconn_timeout(&c, 60);
 		hresp r;
-		if (hconn_request(&c, "POST", a->path, JSON_HEADERS, a->body, strlen(a->body)) == 0 &&
+		if (hconn_request(&c, "POST", a->path, JSON_HEADERS, a->body, strlen(a->body)) ==
+		            0 &&
 		    hconn_read(&c, &r, 0) == 0) {
 			if (r.status == 200 || r.status == 504) {
 				a->answered++;
@@ -662,11 +696,12 @@ static void *repeat_run(void *arg)
 /* Two clients sending `a` and `b` (requests light by their look, heavy by
  * what they name) while another sends small queries: the small ones keep
  * a worker of their own, all answered, p99 within the bound. */
-static void small_beside(const char *what, const char *path_a, const char *a,
-                           const char *path_b, const char *b)
+static void small_beside(const char *what, const char *path_a, const char *a, const char *path_b,
+                         const char *b)
 {
 	volatile int stop = 0;
-	repeater rep[2] = {{what, path_a, a, &stop, 0, 0, 0, 0}, {what, path_b, b, &stop, 0, 0, 0, 0}};
+	repeater rep[2] = {{what, path_a, a, &stop, 0, 0, 0, 0},
+	                   {what, path_b, b, &stop, 0, 0, 0, 0}};
 	pthread_t th[2];
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, repeat_run, &rep[i]), 0);
@@ -682,8 +717,9 @@ static void small_beside(const char *what, const char *path_a, const char *a,
 		ck_assert_int_gt(rep[i].answered, 0);
 	}
 	double p99 = lat[NSMALL * 99 / 100];
-	fprintf(stderr, "hostile: beside %s (%zu and %zu bytes; %d and %d answered, %d and %d of "
-	                "them 504): %d small queries, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+	fprintf(stderr,
+	        "hostile: beside %s (%zu and %zu bytes; %d and %d answered, %d and %d of "
+	        "them 504): %d small queries, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
 	        what, strlen(a), strlen(b), rep[0].answered, rep[1].answered, rep[0].stopped,
 	        rep[1].stopped, answered, 1e3 * lat[NSMALL / 2], 1e3 * p99, 1e3 * lat[NSMALL - 1]);
 	/* The target is 100 ms (held under make attack); make test's bound is
@@ -709,8 +745,8 @@ static void small_beside(const char *what, const char *path_a, const char *a,
  * takes 141 MiB of its 256). */
 static void cost_server_start(void)
 {
-	static const char *const full[] = {"--request-timeout", "10s", "--max-body", "64M",
-	                                   "--store-per-client", "0", NULL};
+	static const char *const full[] = {"--request-timeout",  "10s", "--max-body", "64M",
+	                                   "--store-per-client", "0",   NULL};
 	static const char *const scaled[] = {"--request-timeout", "4s", NULL};
 	server_start_with(attack_full() ? full : scaled, NULL);
 }
@@ -730,10 +766,11 @@ START_TEST(fair_cost_refs)
 	size_t layers = full ? FULL_SOUP_LAYERS : SOUP_LAYERS;
 	store_soup(layers, full ? FULL_SOUP_REPEAT : 1, soup);
 	char contains[300];
-	snprintf(contains, sizeof contains, "{\"inner\":{\"ref\":\"%s\"},\"outer\":{\"ref\":\"%s\"}}",
-	         part, part);
+	snprintf(contains, sizeof contains,
+	         "{\"inner\":{\"ref\":\"%s\"},\"outer\":{\"ref\":\"%s\"}}", part, part);
 	char *query = soup_query(soup, layers);
-	small_beside("contains by ref, query by refs", "/v1/contains", contains, "/v1/query", query);
+	small_beside("contains by ref, query by refs", "/v1/contains", contains, "/v1/query",
+	             query);
 	free(query);
 	assert_clean_exit(server_stop_within(30));
 }
@@ -805,7 +842,7 @@ END_TEST
 
 typedef struct streamer {
 	int port;
-	double until;          /* stop sending then */
+	double until; /* stop sending then */
 	volatile int *stop;
 	size_t sent;
 } streamer;
@@ -821,8 +858,9 @@ static void *stream_run(void *arg)
 	char chunks[60000]; /* each stream's own: they run at once */
 	for (size_t i = 0; i + 6 <= sizeof chunks; i += 6)
 		memcpy(chunks + i, "1\r\n \r\n", 6);
-	if (hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-	                    "Transfer-Encoding: chunked\r\n\r\n") == 0)
+	if (hconn_sendf(&c,
+	                "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	                "Transfer-Encoding: chunked\r\n\r\n") == 0)
 		while (!__atomic_load_n(st->stop, __ATOMIC_RELAXED) && now_s() < st->until &&
 		       st->sent < ((size_t)64 << 20) && hconn_send(&c, chunks, sizeof chunks) == 0)
 			st->sent += sizeof chunks;
@@ -900,8 +938,9 @@ START_TEST(streaming)
 	for (int i = 0; i < NSTREAMS; i++)
 		pthread_join(th[i], NULL);
 	double p50 = lat[NPROBES / 2], p99 = lat[NPROBES * 99 / 100];
-	fprintf(stderr, "hostile: %d streams (%.0f MB sent meanwhile): %d small queries, p50 %.1f ms, "
-	                "p99 %.1f ms, max %.1f ms; SIGTERM acted on in %.1f ms\n",
+	fprintf(stderr,
+	        "hostile: %d streams (%.0f MB sent meanwhile): %d small queries, p50 %.1f ms, "
+	        "p99 %.1f ms, max %.1f ms; SIGTERM acted on in %.1f ms\n",
 	        NSTREAMS, (double)sent / 1e6, answered, 1e3 * p50, 1e3 * p99,
 	        1e3 * lat[NPROBES - 1], 1e3 * sigterm);
 	ck_assert_int_eq(answered, NPROBES);
@@ -950,8 +989,8 @@ static Suite *hostile_suite(void)
 	Suite *s = suite_create("hostile");
 	ck_case(s, "memory", 120, CK_TESTS(memory));
 	ck_case(s, "fair", 120, CK_TESTS(fair_workers, streaming, batch_deadline));
-	ck_case(s, "fair_cost", 180, CK_TESTS(fair_cost_refs, fair_cost_batch, fair_cost_spread,
-	                                      fair_cost_escaped));
+	ck_case(s, "fair_cost", 180,
+	        CK_TESTS(fair_cost_refs, fair_cost_batch, fair_cost_spread, fair_cost_escaped));
 	return s;
 }
 

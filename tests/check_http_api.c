@@ -52,7 +52,6 @@ static void teardown(void)
 	srv.log = NULL;
 }
 
-
 /* ---- tests -------------------------------------------------------------- */
 
 START_TEST(test_acceptance_query)
@@ -72,8 +71,10 @@ START_TEST(test_acceptance_query)
 	ck_assert_ptr_nonnull(line);
 	ck_assert_str_eq(json_string_value(json_object_get(line, "method")), "POST");
 	ck_assert_int_eq(json_integer_value(json_object_get(line, "status")), 200);
-	ck_assert_int_eq(json_integer_value(json_object_get(line, "bytes_in")), (json_int_t)strlen(q));
-	ck_assert_int_eq(json_integer_value(json_object_get(line, "bytes_out")), (json_int_t)r.body_len);
+	ck_assert_int_eq(json_integer_value(json_object_get(line, "bytes_in")),
+	                 (json_int_t)strlen(q));
+	ck_assert_int_eq(json_integer_value(json_object_get(line, "bytes_out")),
+	                 (json_int_t)r.body_len);
 	ck_assert(json_number_value(json_object_get(line, "duration_s")) >= 0);
 	ck_assert_ptr_nonnull(json_string_value(json_object_get(line, "ts")));
 	json_decref(line);
@@ -146,8 +147,8 @@ START_TEST(test_not_found)
 {
 	/* (A path decoding to a control character, "%00", is a 400:
 	 * test_strict_framing.) */
-	static const char *const paths[] = {"/", "/v1", "/v1/query/", "/v2/query", "/livez/x",
-	                                    "/%ff%fe"};
+	static const char *const paths[] = {"/",         "/v1",      "/v1/query/",
+	                                    "/v2/query", "/livez/x", "/%ff%fe"};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		hresp r;
 		http_do("GET", paths[i], NULL, NULL, 0, &r);
@@ -276,8 +277,8 @@ START_TEST(test_method_not_allowed)
 		              cases[i].method, cases[i].path);
 		ck_assert_str_eq(v, cases[i].allow);
 		/* The detail names the method. */
-		ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")),
-		                             cases[i].method));
+		ck_assert_ptr_nonnull(
+			strstr(json_string_value(json_object_get(p, "detail")), cases[i].method));
 		json_decref(p);
 		hresp_free(&r);
 	}
@@ -288,7 +289,7 @@ END_TEST
 START_TEST(test_unsupported_media_type)
 {
 	static const char *const headers[] = {
-		"",                                       /* no Content-Type */
+		"", /* no Content-Type */
 		"Content-Type: text/plain\r\n",
 		"Content-Type: application/x-www-form-urlencoded\r\n",
 		"Content-Type: application/jsonx\r\n",
@@ -317,13 +318,15 @@ START_TEST(test_unsupported_media_type)
 	hresp r;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", "Content-Type: text/csv\r\n",
-		                               junk, big), 0);
+		ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query",
+		                               "Content-Type: text/csv\r\n", junk, big),
+		                 0);
 		ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 		json_decref(assert_problem(&r, 415));
 		ck_assert(!r.closed);
 		hresp_free(&r);
-		ck_assert_int_eq(hconn_request(&c, "POST", "/elsewhere", JSON_HEADERS, junk, big), 0);
+		ck_assert_int_eq(hconn_request(&c, "POST", "/elsewhere", JSON_HEADERS, junk, big),
+		                 0);
 		ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 		json_decref(assert_problem(&r, 404));
 		ck_assert(!r.closed);
@@ -336,7 +339,8 @@ START_TEST(test_unsupported_media_type)
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n"
 	                                 "Content-Type: text/plain\r\nExpect: 100-continue\r\n"
-	                                 "Content-Length: 5000000\r\n\r\n"), 0);
+	                                 "Content-Length: 5000000\r\n\r\n"),
+	                 0);
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	json_decref(assert_problem(&r, 415));
 	hresp_free(&r);
@@ -401,8 +405,11 @@ START_TEST(test_hostile_clients)
 	size_t len = strlen(q);
 	for (int i = 0; i < 10; i++) {
 		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-		ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-		                                 "Content-Length: %zu\r\n\r\n", len), 0);
+		ck_assert_int_eq(hconn_sendf(&c,
+		                             "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+		                             "Content-Length: %zu\r\n\r\n",
+		                             len),
+		                 0);
 		ck_assert_int_eq(hconn_send(&c, q, i % 2 ? len : len / 2), 0);
 		hconn_close(&c);
 	}
@@ -411,7 +418,9 @@ START_TEST(test_hostile_clients)
 	ck_assert_ptr_nonnull(bigq);
 	for (int i = 0; i < 4; i++) {
 		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-		ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", JSON_HEADERS, bigq, strlen(bigq)), 0);
+		ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", JSON_HEADERS, bigq,
+		                               strlen(bigq)),
+		                 0);
 		hconn_close(&c);
 	}
 	free(bigq);
@@ -446,7 +455,8 @@ START_TEST(test_gzip_bodies)
 	ck_assert_int_eq(zipped.status, 200);
 	ck_assert_str_eq(zipped.body, plain.body);
 	hresp_free(&zipped);
-	http_do("POST", "/v1/query", JSON_HEADERS "Content-Encoding: identity\r\n", q, qlen, &zipped);
+	http_do("POST", "/v1/query", JSON_HEADERS "Content-Encoding: identity\r\n", q, qlen,
+	        &zipped);
 	ck_assert_str_eq(zipped.body, plain.body);
 	hresp_free(&zipped);
 
@@ -524,8 +534,7 @@ START_TEST(test_bad_request)
 	/* An empty body (Content-Length: 0) is located like every other parse
 	 * error, on every endpoint that takes a body: line 1, column 1,
 	 * position 0, pointer "". */
-	static const char *const paths[] = {"/v1/query", "/v1/scene", "/v1/contains",
-	                                    "/v1/batch"};
+	static const char *const paths[] = {"/v1/query", "/v1/scene", "/v1/contains", "/v1/batch"};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		http_do("POST", paths[i], JSON_HEADERS, "", 0, &r);
 		ck_assert_msg(r.status == 400, "%s, empty body -> %d", paths[i], r.status);
@@ -534,7 +543,7 @@ START_TEST(test_bad_request)
 		ck_assert_int_eq(json_integer_value(json_object_get(j, "line")), 1);
 		ck_assert_int_eq(json_integer_value(json_object_get(j, "column")), 1);
 		ck_assert_msg(json_is_integer(json_object_get(j, "position")) &&
-		                  json_integer_value(json_object_get(j, "position")) == 0,
+		                      json_integer_value(json_object_get(j, "position")) == 0,
 		              "%s: %s", paths[i], r.body);
 		json_decref(j);
 		hresp_free(&r);
@@ -546,8 +555,8 @@ END_TEST
 /* One malformed head, sent raw on a fresh connection. */
 typedef struct strict_case {
 	const char *raw;
-	int status;  /* 400 (type malformed-request) or 501 */
-	int closes;  /* its framing is unsound: the connection must close */
+	int status; /* 400 (type malformed-request) or 501 */
+	int closes; /* its framing is unsound: the connection must close */
 } strict_case;
 
 #define STRICT_BODY "{\"a\":1}"
@@ -557,36 +566,47 @@ static const strict_case strict_cases[] = {
 	/* Content-Length with Transfer-Encoding, and a request smuggled after
 	 * the chunked body: never answered (RFC 9112 section 6.3). */
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: 4\r\n"
-	 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n",
-	 400, 1},
+         "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n",
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
-	 "\r\nContent-Length: 3\r\n\r\n" STRICT_BODY, 400, 1},
+         "\r\nContent-Length: 3\r\n\r\n" STRICT_BODY,
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
-	 "\r\nContent-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 1},
+         "\r\nContent-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY,
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	 "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, 1},
+         "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+         501, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	 "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n", 400, 1},
+         "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n",
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	 "Transfer-Encoding: identity\r\n\r\n", 400, 1},
+         "Transfer-Encoding: identity\r\n\r\n",
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	 "Transfer-Encoding: \xff\xfe\x01\r\n\r\n0\r\n\r\n", 400, 1},
+         "Transfer-Encoding: \xff\xfe\x01\r\n\r\n0\r\n\r\n",
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Transfer-Encoding: chunked\r\n"
-	 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, 1},
+         "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+         400, 1},
 	{"POST /v1/query HTTP/1.0\r\n" JSON_HEADERS "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-	 400, 1},
+         400, 1},
 	/* A space before the colon: a field name that is not a token. */
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type : application/json\r\n"
-	 "Content-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 1},
+         "Content-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY,
+         400, 1},
 	/* A field line folded onto the next (obs-fold, RFC 9112 section 5.2):
 	 * a proxy may read the folded Transfer-Encoding libmicrohttpd drops
 	 * (it joins the line onto the name). */
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Transfer-Encoding:\r\n chunked\r\n"
-	 "\r\n0\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 400, 1},
+         "\r\n0\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n",
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
-	 "\r\nTransfer-Encoding:\r\n\tchunked\r\n\r\n" STRICT_BODY, 400, 1},
+         "\r\nTransfer-Encoding:\r\n\tchunked\r\n\r\n" STRICT_BODY,
+         400, 1},
 	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "X-Note: a\r\n b\r\n"
-	 "Content-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 1},
+         "Content-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY,
+         400, 1},
 	{"GET /livez HTTP/1.1\r\nX-Note: a\r\n \t \r\nHost: x\r\n\r\n", 400, 1},
 	{"GET /livez HTTP/1.0\r\nX-Note: a\r\n b\r\n\r\n", 400, 1},
 	/* Sound framing: answered after the body, the connection kept. */
@@ -595,13 +615,16 @@ static const strict_case strict_cases[] = {
 	{"GET /livez HTTP/1.1\r\nHost: a b\r\n\r\n", 400, 0},
 	{"GET /livez HTTP/1.1\r\nHost: x\r\nX-A: a\x01z\r\n\r\n", 400, 0},
 	{"POST /v1/query%00 HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS "Content-Length: " STRICT_LEN
-	 "\r\n\r\n" STRICT_BODY, 400, 0},
+         "\r\n\r\n" STRICT_BODY,
+         400, 0},
 	{"GET /livez%0a HTTP/1.1\r\nHost: x\r\n\r\n", 400, 0},
 	{"GET /livez?a=%00 HTTP/1.1\r\nHost: x\r\n\r\n", 400, 0},
 	{"GET /livez HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n"
-	 "Authorization: Bearer b\r\n\r\n", 400, 0},
-	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS JSON_HEADERS "Content-Length: "
-	 STRICT_LEN "\r\n\r\n" STRICT_BODY, 400, 0},
+         "Authorization: Bearer b\r\n\r\n",
+         400, 0},
+	{"POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS JSON_HEADERS
+         "Content-Length: " STRICT_LEN "\r\n\r\n" STRICT_BODY,
+         400, 0},
 };
 
 /* Read the answer to strict_cases[i] on c: its status and problem, then
@@ -643,7 +666,8 @@ START_TEST(test_strict_framing)
 	for (size_t i = 0; i < n; i++) {
 		hconn c;
 		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-		ck_assert_int_eq(hconn_send(&c, strict_cases[i].raw, strlen(strict_cases[i].raw)), 0);
+		ck_assert_int_eq(hconn_send(&c, strict_cases[i].raw, strlen(strict_cases[i].raw)),
+		                 0);
 		check_strict_answer(&c, i);
 		hconn_close(&c);
 		closing += (size_t)strict_cases[i].closes;
@@ -652,8 +676,9 @@ START_TEST(test_strict_framing)
 	hconn c;
 	hresp r;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(&c, "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n"
-	                                 "GET /livez HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n b\r\n\r\n"),
+	ck_assert_int_eq(hconn_sendf(&c,
+	                             "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n"
+	                             "GET /livez HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n b\r\n\r\n"),
 	                 0);
 	hconn_timeout(&c, 2);
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
@@ -706,12 +731,14 @@ START_TEST(test_unprocessable)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		hresp r;
-		http_do("POST", "/v1/query", JSON_HEADERS, cases[i].body, strlen(cases[i].body), &r);
+		http_do("POST", "/v1/query", JSON_HEADERS, cases[i].body, strlen(cases[i].body),
+		        &r);
 		json_t *p = assert_problem(&r, 422);
 		const char *ptr = json_string_value(json_object_get(p, "pointer"));
 		ck_assert_msg(ptr != NULL, "no pointer in %s", r.body);
-		ck_assert_msg(strncmp(ptr, cases[i].pointer_prefix, strlen(cases[i].pointer_prefix)) == 0 ||
-		              (strcmp(cases[i].pointer_prefix, "/") == 0 && ptr[0] == '\0'),
+		ck_assert_msg(strncmp(ptr, cases[i].pointer_prefix,
+		                      strlen(cases[i].pointer_prefix)) == 0 ||
+		                      (strcmp(cases[i].pointer_prefix, "/") == 0 && ptr[0] == '\0'),
 		              "pointer %s for %s", ptr, cases[i].body);
 		json_decref(p);
 		hresp_free(&r);
@@ -727,8 +754,11 @@ START_TEST(test_too_large_by_length)
 	hconn c;
 	hresp r;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                 "Content-Length: %zu\r\n\r\n", MAX_BODY + 1), 0);
+	ck_assert_int_eq(hconn_sendf(&c,
+	                             "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	                             "Content-Length: %zu\r\n\r\n",
+	                             MAX_BODY + 1),
+	                 0);
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	json_decref(assert_problem(&r, 413));
 	hresp_free(&r);
@@ -738,7 +768,8 @@ START_TEST(test_too_large_by_length)
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
 	                                 "Expect: 100-continue\r\n"
-	                                 "Content-Length: 99999999999\r\n\r\n"), 0);
+	                                 "Content-Length: 99999999999\r\n\r\n"),
+	                 0);
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	json_decref(assert_problem(&r, 413));
 	hresp_free(&r);
@@ -755,7 +786,8 @@ START_TEST(test_too_large_chunked)
 	hresp r;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                 "Transfer-Encoding: chunked\r\n\r\n"), 0);
+	                                 "Transfer-Encoding: chunked\r\n\r\n"),
+	                 0);
 	size_t chunk = 1 << 20;
 	char *spaces = malloc(chunk);
 	ck_assert_ptr_nonnull(spaces);
@@ -775,8 +807,11 @@ START_TEST(test_too_large_chunked)
 	/* Same connection: a chunked query under the cap is answered. */
 	char *q = cubes_query(0);
 	size_t half = strlen(q) / 2;
-	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                 "Transfer-Encoding: chunked\r\n\r\n%zx\r\n", half), 0);
+	ck_assert_int_eq(hconn_sendf(&c,
+	                             "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	                             "Transfer-Encoding: chunked\r\n\r\n%zx\r\n",
+	                             half),
+	                 0);
 	ck_assert_int_eq(hconn_send(&c, q, half), 0);
 	ck_assert_int_eq(hconn_sendf(&c, "\r\n%zx\r\n", strlen(q) - half), 0);
 	ck_assert_int_eq(hconn_send(&c, q + half, strlen(q) - half), 0);
@@ -800,7 +835,8 @@ START_TEST(test_keep_alive)
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	for (int i = 0; i < 10; i++) {
 		char *q = cubes_query(i);
-		ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", JSON_HEADERS, q, strlen(q)), 0);
+		ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", JSON_HEADERS, q, strlen(q)),
+		                 0);
 		ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 		ck_assert_int_eq(r.status, 200);
 		ck_assert(!r.closed);
@@ -834,7 +870,8 @@ START_TEST(test_keep_alive)
 	                          "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n"
 	                          "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
 	                          "Content-Length: %zu\r\n\r\n%s",
-	                          strlen(q1), q1, strlen(q5), q5), 0);
+	                          strlen(q1), q1, strlen(q5), q5),
+	                 0);
 	ck_assert_int_eq(hconn_send(&c, batch, strlen(batch)), 0);
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	ck_assert_int_eq(r.status, 200);
@@ -884,14 +921,16 @@ static void *client_run(void *arg)
 		hresp r;
 		if (!q || hconn_request(c, "POST", "/v1/query", JSON_HEADERS, q, strlen(q)) != 0 ||
 		    hconn_read(c, &r, 0) != 0) {
-			snprintf(j->error, sizeof j->error, "client %d request %d: no answer", j->id, i);
+			snprintf(j->error, sizeof j->error, "client %d request %d: no answer",
+			         j->id, i);
 			free(q);
 			break;
 		}
 		const char *wrong = r.status == 200 ? cubes_answer_wrong(r.body, 2 + shift * 0.25)
 		                                    : "status is not 200";
 		if (wrong) {
-			snprintf(j->error, sizeof j->error, "client %d request %d: %s", j->id, i, wrong);
+			snprintf(j->error, sizeof j->error, "client %d request %d: %s", j->id, i,
+			         wrong);
 			hresp_free(&r);
 			free(q);
 			break;
@@ -939,10 +978,10 @@ typedef struct drain_job {
 	int port;
 	const char *query;
 	size_t len;
-	int hold;                 /* keep the last byte until `go` */
+	int hold; /* keep the last byte until `go` */
 	pthread_mutex_t *mu;
 	pthread_cond_t *cv;
-	int *ready;               /* jobs that are in flight */
+	int *ready; /* jobs that are in flight */
 	int *go;
 	int status;
 	char body[4096];
@@ -961,8 +1000,10 @@ static void *drain_client(void *arg)
 	}
 	/* Expect: 100-continue makes "the server has begun this request"
 	 * observable: the 100 comes once the handler has seen the headers. */
-	if (hconn_sendf(c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                   "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n", j->len) != 0 ||
+	if (hconn_sendf(c,
+	                "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	                "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
+	                j->len) != 0 ||
 	    hconn_read(c, &r, 0) != 0) {
 		snprintf(j->error, sizeof j->error, "no 100 Continue");
 		goto signal_ready;
@@ -1006,7 +1047,9 @@ signal_ready:
 
 START_TEST(test_drain_on_sigterm)
 {
-	enum { N = DRAIN_HELD + DRAIN_RUNNING };
+	enum {
+		N = DRAIN_HELD + DRAIN_RUNNING
+	};
 	char *q = big_cubes_query(DRAIN_VERTICES, 1);
 	ck_assert_ptr_nonnull(q);
 	size_t qlen = strlen(q);
@@ -1028,9 +1071,14 @@ START_TEST(test_drain_on_sigterm)
 	pthread_t t[N];
 	drain_job jobs[N];
 	for (int i = 0; i < N; i++) {
-		jobs[i] = (drain_job){.port = srv.port, .query = q, .len = qlen,
-		                      .hold = i < DRAIN_HELD, .mu = &mu, .cv = &cv,
-		                      .ready = &ready, .go = &go};
+		jobs[i] = (drain_job){.port = srv.port,
+		                      .query = q,
+		                      .len = qlen,
+		                      .hold = i < DRAIN_HELD,
+		                      .mu = &mu,
+		                      .cv = &cv,
+		                      .ready = &ready,
+		                      .go = &go};
 		ck_assert_int_eq(pthread_create(&t[i], NULL, drain_client, &jobs[i]), 0);
 	}
 	/* Every request has been taken up by the server (100 Continue seen)
@@ -1129,8 +1177,8 @@ START_TEST(test_bad_flags)
 		const char *env[] = {cases[i].env, NULL};
 		int rc = run_clashd(cases[i].args, env, err, sizeof err);
 		ck_assert_msg(rc == 2, "case %zu exited %d (%s)", i, rc, err);
-		ck_assert_msg(strstr(err, cases[i].mention), "case %zu: stderr \"%s\" does not name %s",
-		              i, err, cases[i].mention);
+		ck_assert_msg(strstr(err, cases[i].mention),
+		              "case %zu: stderr \"%s\" does not name %s", i, err, cases[i].mention);
 	}
 	/* --help goes to stdout and exits 0. */
 	const char *help[] = {"--help", NULL};
@@ -1169,16 +1217,14 @@ END_TEST
 static Suite *http_api_suite(void)
 {
 	Suite *s = suite_create("http_api");
-	TCase *tc = ck_case(s, "http", 30, CK_TESTS(test_acceptance_query,
-	                                            test_media_type_parameters, test_probes,
-	                                            test_not_found, test_web_page,
-	                                            test_method_not_allowed,
-	                                            test_unsupported_media_type, test_bad_request,
-	                                            test_hostile_clients, test_strict_framing,
-	                                            test_gzip_bodies, test_unprocessable,
-	                                            test_too_large_by_length,
-	                                            test_too_large_chunked, test_keep_alive,
-	                                            test_concurrent_clients));
+	TCase *tc =
+		ck_case(s, "http", 30,
+	                CK_TESTS(test_acceptance_query, test_media_type_parameters, test_probes,
+	                         test_not_found, test_web_page, test_method_not_allowed,
+	                         test_unsupported_media_type, test_bad_request,
+	                         test_hostile_clients, test_strict_framing, test_gzip_bodies,
+	                         test_unprocessable, test_too_large_by_length,
+	                         test_too_large_chunked, test_keep_alive, test_concurrent_clients));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tc = ck_case(s, "drain", 60, CK_TESTS(test_drain_on_sigterm, test_drain_idle));
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -131,9 +131,9 @@ static char *two_objects_obj(size_t *len)
 	}
 	for (int f = 0; f < 12; f++)
 		tb_printf(&t, "f %d %d %d\n", cube_tris[f][0] + 1, cube_tris[f][1] + 1,
-		               cube_tris[f][2] + 1);
+		          cube_tris[f][2] + 1);
 	tb_printf(&t, "o right\nv 5 0 0\nv 6 0 0\nv 5 1 0\nv 5 0 1\n"
-	                   "f 9 11 10\nf 9 10 12\nf 9 12 11\nf 10 11 12\n");
+	              "f 9 11 10\nf 9 10 12\nf 9 12 11\nf 10 11 12\n");
 	*len = t.len;
 	return t.s;
 }
@@ -141,10 +141,11 @@ static char *two_objects_obj(size_t *len)
 static char *ply(int binary, size_t *len)
 {
 	textbuf t = {0};
-	tb_printf(&t, "ply\nformat %s 1.0\nelement vertex 8\nproperty float x\n"
-	                   "property float y\nproperty float z\nelement face 12\n"
-	                   "property list uchar int vertex_indices\nend_header\n",
-	               binary ? "binary_little_endian" : "ascii");
+	tb_printf(&t,
+	          "ply\nformat %s 1.0\nelement vertex 8\nproperty float x\n"
+	          "property float y\nproperty float z\nelement face 12\n"
+	          "property list uchar int vertex_indices\nend_header\n",
+	          binary ? "binary_little_endian" : "ascii");
 	for (int i = 0; i < 8; i++) {
 		float v[3];
 		corner(i, v);
@@ -160,7 +161,7 @@ static char *ply(int binary, size_t *len)
 	for (int f = 0; f < 12; f++) {
 		if (!binary) {
 			tb_printf(&t, "3 %d %d %d\n", cube_tris[f][0], cube_tris[f][1],
-			               cube_tris[f][2]);
+			          cube_tris[f][2]);
 			continue;
 		}
 		unsigned char b[13] = {3};
@@ -226,11 +227,12 @@ static char *gltf_nodes(const char *uri, int copies)
 	              "{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{");
 	if (uri)
 		tb_printf(&t, "\"uri\":\"%s\",", uri);
-	tb_printf(&t, "\"byteLength\":%d}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,"
-	              "\"byteLength\":%d},{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":%d}],"
-	              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,"
-	              "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},{\"bufferView\":1,"
-	              "\"componentType\":5123,\"count\":36,\"type\":\"SCALAR\"}]}",
+	tb_printf(&t,
+	          "\"byteLength\":%d}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,"
+	          "\"byteLength\":%d},{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":%d}],"
+	          "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,"
+	          "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},{\"bufferView\":1,"
+	          "\"componentType\":5123,\"count\":36,\"type\":\"SCALAR\"}]}",
 	          CUBE_BUF_BYTES, CUBE_POS_BYTES, CUBE_POS_BYTES, CUBE_BUF_BYTES - CUBE_POS_BYTES);
 	return t.s;
 }
@@ -362,8 +364,8 @@ static void assert_translation(const proto_mesh_shape *s, double x, double y, do
 {
 	const double want[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, x, y, z, 1};
 	for (int k = 0; k < 16; k++)
-		ck_assert_msg(s->matrix[k] == want[k], "matrix[%d] = %g, expected %g", k, s->matrix[k],
-		              want[k]);
+		ck_assert_msg(s->matrix[k] == want[k], "matrix[%d] = %g, expected %g", k,
+		              s->matrix[k], want[k]);
 }
 
 static const double origin[3] = {0, 0, 0};
@@ -422,8 +424,10 @@ START_TEST(gltf_instances)
 		assert_cube(&set.shapes[k], origin);
 		ck_assert_str_eq(set.shapes[k].name, names[k]);
 		assert_translation(&set.shapes[k], 10 + k, 20, 30);
-		ck_assert_mem_eq(set.shapes[k].positions, set.shapes[0].positions, 24 * sizeof(double));
-		ck_assert_mem_eq(set.shapes[k].indices, set.shapes[0].indices, 36 * sizeof(uint32_t));
+		ck_assert_mem_eq(set.shapes[k].positions, set.shapes[0].positions,
+		                 24 * sizeof(double));
+		ck_assert_mem_eq(set.shapes[k].indices, set.shapes[0].indices,
+		                 36 * sizeof(uint32_t));
 	}
 	proto_mesh_set_free(&set);
 	free(data);
@@ -469,8 +473,7 @@ END_TEST
 
 /* The import of a bad file: a 422 at "" whose detail holds `says`. */
 static void assert_refused(const char *data, size_t len, proto_mesh_format f,
-                           const proto_request_limits *l, const char *says,
-                           enum proto_limit limit)
+                           const proto_request_limits *l, const char *says, enum proto_limit limit)
 {
 	proto_mesh_set set;
 	proto_problem p = {0};
@@ -489,12 +492,12 @@ START_TEST(bad_files)
 	char garbage[300];
 	for (size_t i = 0; i < sizeof garbage; i++)
 		garbage[i] = (char)(i * 131 + 7);
-	assert_refused(garbage, sizeof garbage, PROTO_MESH_STL,
-	               NULL, "assimp cannot read this stl file: ", PROTO_LIMIT_NONE);
-	assert_refused(garbage, sizeof garbage, PROTO_MESH_GLB,
-	               NULL, "a binary glTF starts with \"glTF\"", PROTO_LIMIT_NONE);
-	assert_refused(garbage, sizeof garbage, PROTO_MESH_GLTF,
-	               NULL, "a glTF file is a JSON object", PROTO_LIMIT_NONE);
+	assert_refused(garbage, sizeof garbage, PROTO_MESH_STL, NULL,
+	               "assimp cannot read this stl file: ", PROTO_LIMIT_NONE);
+	assert_refused(garbage, sizeof garbage, PROTO_MESH_GLB, NULL,
+	               "a binary glTF starts with \"glTF\"", PROTO_LIMIT_NONE);
+	assert_refused(garbage, sizeof garbage, PROTO_MESH_GLTF, NULL,
+	               "a glTF file is a JSON object", PROTO_LIMIT_NONE);
 	size_t len;
 	char *stl = cube_binary_stl(&len);
 	assert_refused(stl, len - 20, PROTO_MESH_STL, NULL, "assimp cannot read", PROTO_LIMIT_NONE);
@@ -520,11 +523,11 @@ END_TEST
 START_TEST(ply_short_face)
 {
 	static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 4\n"
-	                          "property float x\nproperty float y\nproperty float z\n"
-	                          "element face 4\nproperty list uchar int vertex_indices\n"
-	                          "end_header\n0 0 0\355\316\337\317 0\n0 1 0\n0 0 1\n"
-	                          "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 scii 1.0\n"
-	                          "element vertex 4\nproperty float x\npro2 3\n";
+				  "property float x\nproperty float y\nproperty float z\n"
+				  "element face 4\nproperty list uchar int vertex_indices\n"
+				  "end_header\n0 0 0\355\316\337\317 0\n0 1 0\n0 0 1\n"
+				  "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 scii 1.0\n"
+				  "element vertex 4\nproperty float x\npro2 3\n";
 	proto_mesh_set set = import_ok(ply, sizeof ply - 1, PROTO_MESH_PLY);
 	ck_assert_uint_eq(set.n, 1);
 	ck_assert_uint_eq(set.shapes[0].t, 2);
@@ -532,15 +535,15 @@ START_TEST(ply_short_face)
 	/* (ply-no-end-header-hang.bin) A header without its end_header line:
 	 * assimp read it forever; now refused before assimp sees it. */
 	static const char open_header[] = "ply\nformat ascii 1.0\nelement vertex 1\n"
-	                                  "property float x\ncomment end_header\n0\n";
+					  "property float x\ncomment end_header\n0\n";
 	assert_refused(open_header, sizeof open_header - 1, PROTO_MESH_PLY, NULL,
 	               "then an end_header line", PROTO_LIMIT_NONE);
 	/* (ply-broken-header-line-hang.bin) Sent as a GLB: assimp reads by
 	 * the bytes, so a file that starts like a PLY is checked as one. */
 	static const char broken[] = "ply\nformat ascii 1.0\nelement vertex 1\n"
-	                             "propert: 0 0\nend_header\n0\n";
-	assert_refused(broken, sizeof broken - 1, PROTO_MESH_GLB, NULL,
-	               "then an end_header line", PROTO_LIMIT_NONE);
+				     "propert: 0 0\nend_header\n0\n";
+	assert_refused(broken, sizeof broken - 1, PROTO_MESH_GLB, NULL, "then an end_header line",
+	               PROTO_LIMIT_NONE);
 	static const char quad[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
 	set = import_ok(quad, sizeof quad - 1, PROTO_MESH_OBJ);
 	ck_assert_uint_eq(set.shapes[0].t, 2);
@@ -556,30 +559,30 @@ END_TEST
 START_TEST(gltf_and_ply_checks)
 {
 	static const char not_json[] = "glTblEndersset\":{\0geometrynode\0000\211\211\342\342"
-	                               "\"componentType\":5123";
+				       "\"componentType\":5123";
 	assert_refused(not_json, sizeof not_json - 1, PROTO_MESH_GLB, NULL,
 	               "a binary glTF starts with \"glTF\"", PROTO_LIMIT_NONE);
 	assert_refused(not_json, sizeof not_json - 1, PROTO_MESH_GLTF, NULL,
 	               "a glTF file is a JSON object", PROTO_LIMIT_NONE);
 	static const char with_nul[] = " {\"asset\": {\"version\": \"2.0\"}\0}";
-	assert_refused(with_nul, sizeof with_nul - 1, PROTO_MESH_GLTF, NULL,
-	               "no NUL byte", PROTO_LIMIT_NONE);
+	assert_refused(with_nul, sizeof with_nul - 1, PROTO_MESH_GLTF, NULL, "no NUL byte",
+	               PROTO_LIMIT_NONE);
 	/* An OBJ holding NUL bytes in a vertex line corrupted assimp's heap
 	 * (obj-nul-vertex-heap.bin); the same text without them reads. */
 	static const char obj_nul[] = "o tetra\nv 0 0 0\nv 1 0 0\nv \0\0\0 0 1 0\nv 0 0 1\n"
-	                              "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n";
+				      "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n";
 	assert_refused(obj_nul, sizeof obj_nul - 1, PROTO_MESH_OBJ, NULL,
 	               "an OBJ file is text: it holds no NUL byte", PROTO_LIMIT_NONE);
 	static const char obj_text[] = "o tetra\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
-	                               "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n";
+				       "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n";
 	proto_mesh_set tetra = import_ok(obj_text, sizeof obj_text - 1, PROTO_MESH_OBJ);
 	ck_assert_uint_eq(tetra.shapes[0].t, 4);
 	proto_mesh_set_free(&tetra);
 	static const char huge[] = "ply\nformat ascii 1.0\nelement vertex 3\n"
-	                           "property float x\nproperty float y\nproperty float z\n"
-	                           "element face 43333333333333333333333333333333333333\n"
-	                           "property list uchar int vertex_indices\nend_header\n"
-	                           "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+				   "property float x\nproperty float y\nproperty float z\n"
+				   "element face 43333333333333333333333333333333333333\n"
+				   "property list uchar int vertex_indices\nend_header\n"
+				   "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
 	assert_refused(huge, sizeof huge - 1, PROTO_MESH_PLY, NULL,
 	               "each element's count no larger than the file", PROTO_LIMIT_NONE);
 	/* The same file with its true count reads. */
@@ -636,14 +639,15 @@ END_TEST
 static char *gltf_graph(const char *roots, const char *nodes)
 {
 	textbuf t = {0};
-	tb_printf(&t, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[%s]}],"
-	              "\"nodes\":[%s],\"meshes\":[{\"name\":\"cube\",\"primitives\":[{"
-	              "\"attributes\":{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{\"uri\":"
-	              "\"%s\",\"byteLength\":%d}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,"
-	              "\"byteLength\":%d},{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":%d}],"
-	              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,"
-	              "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},{\"bufferView\":1,"
-	              "\"componentType\":5123,\"count\":36,\"type\":\"SCALAR\"}]}",
+	tb_printf(&t,
+	          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[%s]}],"
+	          "\"nodes\":[%s],\"meshes\":[{\"name\":\"cube\",\"primitives\":[{"
+	          "\"attributes\":{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{\"uri\":"
+	          "\"%s\",\"byteLength\":%d}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,"
+	          "\"byteLength\":%d},{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":%d}],"
+	          "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,"
+	          "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},{\"bufferView\":1,"
+	          "\"componentType\":5123,\"count\":36,\"type\":\"SCALAR\"}]}",
 	          roots, nodes, cube_data_uri(), CUBE_BUF_BYTES, CUBE_POS_BYTES, CUBE_POS_BYTES,
 	          CUBE_BUF_BYTES - CUBE_POS_BYTES);
 	return t.s;
@@ -705,8 +709,8 @@ END_TEST
 START_TEST(ply_list_lengths)
 {
 	static const char head[] = "ply\nformat %s 1.0\nelement vertex 3\nproperty float x\n"
-	                           "property float y\nproperty float z\nelement face 1\n"
-	                           "property list %s int vertex_indices\nend_header\n";
+				   "property float y\nproperty float z\nelement face 1\n"
+				   "property list %s int vertex_indices\nend_header\n";
 	char text[512];
 	int n = snprintf(text, sizeof text, head, "ascii", "uchar");
 	snprintf(text + n, sizeof text - (size_t)n, "0 0 0\n1 0 0\n0 1 0\n536870912 0 1 2\n");
@@ -836,16 +840,17 @@ static void *race(void *arg)
 		proto_mesh_set set;
 		proto_problem p = {0};
 		if (r->bad) {
-			r->ok = proto_mesh_import("solid x\nfacet", 13, PROTO_MESH_STL, NULL, &set, &p,
-			                          NULL) == 1 &&
+			r->ok = proto_mesh_import("solid x\nfacet", 13, PROTO_MESH_STL, NULL, &set,
+			                          &p, NULL) == 1 &&
 			        strstr(p.detail, "assimp cannot read this stl file") != NULL;
 			const char bad_obj[] = "v 0 0 0\nf 1 2 3\n";
 			proto_problem_release(&p);
-			r->ok &= proto_mesh_import(bad_obj, sizeof bad_obj - 1, PROTO_MESH_OBJ, NULL, &set,
-			                           &p, NULL) == 1 &&
+			r->ok &= proto_mesh_import(bad_obj, sizeof bad_obj - 1, PROTO_MESH_OBJ,
+			                           NULL, &set, &p, NULL) == 1 &&
 			         strstr(p.detail, "obj file") != NULL;
 		} else {
-			r->ok = proto_mesh_import(stl, len, PROTO_MESH_STL, NULL, &set, &p, NULL) == 0 &&
+			r->ok = proto_mesh_import(stl, len, PROTO_MESH_STL, NULL, &set, &p, NULL) ==
+			                0 &&
 			        set.n == 1 && set.shapes[0].n == 8;
 			proto_mesh_set_free(&set);
 		}
@@ -863,7 +868,8 @@ START_TEST(threads)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, race, &r[i]), 0);
 	for (int i = 0; i < 4; i++) {
 		pthread_join(t[i], NULL);
-		ck_assert_msg(r[i].ok, "thread %d (%s files) went wrong", i, r[i].bad ? "bad" : "good");
+		ck_assert_msg(r[i].ok, "thread %d (%s files) went wrong", i,
+		              r[i].bad ? "bad" : "good");
 	}
 }
 END_TEST
@@ -986,8 +992,8 @@ START_TEST(cli_writes_the_document)
 		ck_assert_str_eq(r.err, summary);
 		run_free(&r);
 		/* Standard input, with --format. */
-		snprintf(args, sizeof args, "--format %s - < '%s'",
-		         strrchr(files[i].name, '.') + 1, path);
+		snprintf(args, sizeof args, "--format %s - < '%s'", strrchr(files[i].name, '.') + 1,
+		         path);
 		r = clash_import(args);
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_str_eq(r.out, want);
@@ -1136,7 +1142,8 @@ static void assert_imported(const char *type, file_fn make, proto_mesh_format f,
 		ck_assert_int_eq(json_integer_value(json_object_get(s, "dim")), 3);
 		ck_assert_int_eq(json_integer_value(json_object_get(s, "vertices")),
 		                 (json_int_t)json_array_size(
-		                         json_object_get(json_object_get(w, "mesh"), "positions")) / 3);
+					 json_object_get(json_object_get(w, "mesh"), "positions")) /
+		                         3);
 		ck_assert_ptr_nonnull(json_object_get(s, "bytes"));
 		char path[128];
 		snprintf(path, sizeof path, "/v1/shapes/%s", id);
@@ -1197,7 +1204,8 @@ START_TEST(http_import_units)
 	char ids[5][2][72];
 	for (int u = 0; u < 5; u++) {
 		char path[64];
-		snprintf(path, sizeof path, "/v1/shapes%s%s", u ? "?units=" : "", u ? names[u] : "");
+		snprintf(path, sizeof path, "/v1/shapes%s%s", u ? "?units=" : "",
+		         u ? names[u] : "");
 		hresp r;
 		http_do("POST", path, "Content-Type: model/obj\r\n", obj, len, &r);
 		ck_assert_msg(r.status == 201, "%s: %d %s", path, r.status, r.body);
@@ -1215,7 +1223,8 @@ START_TEST(http_import_units)
 			mesh_id_in(mesh, u, ids[u][i]);
 			ck_assert_str_eq(json_string_value(json_object_get(sh, "id")), ids[u][i]);
 			if (u)
-				ck_assert_str_eq(json_string_value(json_object_get(sh, "units")), names[u]);
+				ck_assert_str_eq(json_string_value(json_object_get(sh, "units")),
+				                 names[u]);
 			else
 				ck_assert_ptr_null(json_object_get(sh, "units"));
 			for (int v = 0; v < u; v++)
@@ -1242,9 +1251,10 @@ START_TEST(http_import_units)
 	 * the sphere's units; in mm, an answer that echoes them. */
 	for (int same = 0; same < 2; same++) {
 		char body[400];
-		snprintf(body, sizeof body,
-		         "{\"a\":{\"ref\":\"%s\"},\"b\":{\"sphere\":{\"radius\":0.1},\"units\":\"%s\"}}",
-		         ids[1][0], same ? "mm" : "in");
+		snprintf(
+			body, sizeof body,
+			"{\"a\":{\"ref\":\"%s\"},\"b\":{\"sphere\":{\"radius\":0.1},\"units\":\"%s\"}}",
+			ids[1][0], same ? "mm" : "in");
 		int status;
 		char *x = http_post_json("/v1/query", body, &status);
 		ck_assert_msg(status == (same ? 200 : 422), "%d %s", status, x);
@@ -1252,14 +1262,16 @@ START_TEST(http_import_units)
 		if (same) {
 			ck_assert_str_eq(json_string_value(json_object_get(j, "units")), "mm");
 		} else {
-			ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "/b/units");
-			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "detail")),
-			                             "\"mm\""));
+			ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")),
+			                 "/b/units");
+			ck_assert_ptr_nonnull(
+				strstr(json_string_value(json_object_get(j, "detail")), "\"mm\""));
 		}
 		json_decref(j);
 		free(x);
 	}
-	const char *bad[] = {"ft", "MM", "mm%20", "", "%22mm%22", "millimetres-of-a-very-long-name",
+	const char *bad[] = {"ft",     "MM",       "mm%20",
+	                     "",       "%22mm%22", "millimetres-of-a-very-long-name",
 	                     "%C2%B5m"};
 	const char *shown[] = {"got \"ft\"", "got \"MM\"", NULL, NULL, NULL, NULL, NULL};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -1300,7 +1312,8 @@ static void assert_import_refused(const char *type, const char *data, size_t len
 	post_file(type, data, len, &r);
 	json_t *p = assert_problem(&r, status);
 	const char *detail = json_string_value(json_object_get(p, "detail"));
-	ck_assert_msg(detail && strstr(detail, says), "%s: \"%s\" lacks \"%s\"", type, detail, says);
+	ck_assert_msg(detail && strstr(detail, says), "%s: \"%s\" lacks \"%s\"", type, detail,
+	              says);
 	if (status == 422)
 		ck_assert_str_eq(json_string_value(json_object_get(p, "pointer")), "");
 	json_decref(p);
@@ -1381,13 +1394,14 @@ END_TEST
 static Suite *import_suite(void)
 {
 	Suite *s = suite_create("import");
-	ck_case(s, "read", 60, CK_TESTS(stl_cubes, gltf_cubes_placed, gltf_instances, ply_cubes,
-	                                obj_two_objects, bad_files, ply_short_face, glb_lengths,
-	                                gltf_and_ply_checks, gltf_node_graphs, ply_list_lengths,
-	                                polygon_budget, limits, threads));
+	ck_case(s, "read", 60,
+	        CK_TESTS(stl_cubes, gltf_cubes_placed, gltf_instances, ply_cubes, obj_two_objects,
+	                 bad_files, ply_short_face, glb_lengths, gltf_and_ply_checks,
+	                 gltf_node_graphs, ply_list_lengths, polygon_budget, limits, threads));
 	ck_case(s, "cli", 60, CK_TESTS(cli_writes_the_document, cli_problems_and_usage));
-	ck_case(s, "http", 90, CK_TESTS(http_import, http_import_units, http_bad_files, http_limits,
-	                                http_deadline));
+	ck_case(s, "http", 90,
+	        CK_TESTS(http_import, http_import_units, http_bad_files, http_limits,
+	                 http_deadline));
 	return s;
 }
 

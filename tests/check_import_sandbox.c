@@ -47,17 +47,20 @@ static char *dag_gltf(size_t *len)
 {
 	textbuf t = {0};
 	textbuf_str(&t, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
-	                 "\"nodes\":[");
+	                "\"nodes\":[");
 	for (int i = 0; i < 12; i++) {
 		char node[64];
-		snprintf(node, sizeof node, "{\"children\":[%d,%d,%d,%d]},", i + 1, i + 1, i + 1, i + 1);
+		snprintf(node, sizeof node, "{\"children\":[%d,%d,%d,%d]},", i + 1, i + 1, i + 1,
+		         i + 1);
 		textbuf_str(&t, node);
 	}
-	textbuf_str(&t, "{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
-	                 "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
-	                 "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}],\"bufferViews\":[{"
-	                 "\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":"
-	                 "\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA\"}]}");
+	textbuf_str(
+		&t,
+		"{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+		"\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
+		"\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}],\"bufferViews\":[{"
+		"\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":"
+		"\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA\"}]}");
 	*len = t.len;
 	return t.s;
 }
@@ -103,7 +106,8 @@ static void assert_answer(const char *type, const char *data, size_t len, int st
 	double took = now_s() - t0;
 	json_t *p = assert_problem(&r, status);
 	const char *detail = json_string_value(json_object_get(p, "detail"));
-	ck_assert_msg(detail && strstr(detail, says), "%s: \"%s\" lacks \"%s\"", type, detail, says);
+	ck_assert_msg(detail && strstr(detail, says), "%s: \"%s\" lacks \"%s\"", type, detail,
+	              says);
 	ck_assert_msg(took < seconds, "%s: answered in %.2f s, over %.2f s", type, took, seconds);
 	printf("import_sandbox: %s, %zu bytes: %d in %.3f s\n", type, len, status, took);
 	json_decref(p);
@@ -133,7 +137,8 @@ START_TEST(hostile_files)
 	                    "property float y\nproperty float z\nelement face 1\n"
 	                    "property list uchar int vertex_indices\nend_header\n"
 	                    "0 0 0\n1 0 0\n0 1 0\n536870912 0 1 2\n");
-	assert_answer("application/x-ply", ply, strlen(ply), 422, "a list longer than the rest", 11);
+	assert_answer("application/x-ply", ply, strlen(ply), 422, "a list longer than the rest",
+	              11);
 	free(ply);
 	char *obj = polygons_obj(&len);
 	assert_answer("model/obj", obj, len, 422, "polygons are too large", 11);
@@ -152,12 +157,15 @@ END_TEST
 START_TEST(memory_limit)
 {
 	server_start_with((const char *const[]){"--import-memory", "64M", "--max-vertices",
-	                                        "2000000", NULL}, NULL);
+	                                        "2000000", NULL},
+	                  NULL);
 	size_t len;
 	char *stl = random_stl(BIG_TRIANGLES, &len);
 	if (!clashd_sanitized())
-		assert_answer("model/stl", stl, len, 422, "ran out of memory (the import's limit is "
-		              "--import-memory 67108864 bytes)", 11);
+		assert_answer("model/stl", stl, len, 422,
+		              "ran out of memory (the import's limit is "
+		              "--import-memory 67108864 bytes)",
+		              11);
 	free(stl);
 	assert_imports();
 	assert_still_serving();
@@ -190,7 +198,8 @@ static pid_t helper_pid(double timeout)
 		while (d && found < 0 && (e = readdir(d))) {
 			char path[300], buf[512];
 			snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-			FILE *f = e->d_name[0] >= '1' && e->d_name[0] <= '9' ? fopen(path, "r") : NULL;
+			FILE *f = e->d_name[0] >= '1' && e->d_name[0] <= '9' ? fopen(path, "r")
+			                                                     : NULL;
 			if (!f)
 				continue;
 			size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -260,7 +269,8 @@ static pid_t stuck_upload(upload *u, pthread_t *t)
 START_TEST(stuck_helper_deadline)
 {
 	server_start_with((const char *const[]){"--request-timeout", "1s", "--max-vertices",
-	                                        "2000000", NULL}, NULL);
+	                                        "2000000", NULL},
+	                  NULL);
 	upload u = {0};
 	pthread_t t;
 	pid_t h = stuck_upload(&u, &t);
@@ -284,7 +294,8 @@ END_TEST
 START_TEST(stuck_helper_drain)
 {
 	server_start_with((const char *const[]){"--request-timeout", "60s", "--drain-timeout",
-	                                        "500ms", "--max-vertices", "2000000", NULL}, NULL);
+	                                        "500ms", "--max-vertices", "2000000", NULL},
+	                  NULL);
 	upload u = {0};
 	pthread_t t;
 	pid_t h = stuck_upload(&u, &t);
@@ -342,8 +353,9 @@ END_TEST
 static Suite *import_sandbox_suite(void)
 {
 	Suite *s = suite_create("import_sandbox");
-	ck_case(s, "http", 120, CK_TESTS(hostile_files, memory_limit, stuck_helper_deadline,
-	                                 stuck_helper_drain, helper_dies));
+	ck_case(s, "http", 120,
+	        CK_TESTS(hostile_files, memory_limit, stuck_helper_deadline, stuck_helper_drain,
+	                 helper_dies));
 	return s;
 }
 

@@ -78,7 +78,8 @@ static void add_box(tmesh *t, const double *lo, const double *hi)
 {
 	uint32_t v[8];
 	for (int i = 0; i < 8; i++)
-		v[i] = vtx(t, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]);
+		v[i] = vtx(t, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1],
+		           (i & 4) ? hi[2] : lo[2]);
 	static const int f[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
 	                            {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
 	for (int i = 0; i < 6; i++) {
@@ -105,9 +106,10 @@ static void torus_mesh(tmesh *t, double R, double r, int nu, int nv)
 		}
 	for (int i = 0; i < nu; i++)
 		for (int j = 0; j < nv; j++) {
-			uint32_t a = (uint32_t)(i * nv + j), b = (uint32_t)(((i + 1) % nu) * nv + j);
+			uint32_t a = (uint32_t)(i * nv + j),
+				 b = (uint32_t)(((i + 1) % nu) * nv + j);
 			uint32_t c = (uint32_t)(((i + 1) % nu) * nv + (j + 1) % nv),
-			         d = (uint32_t)(i * nv + (j + 1) % nv);
+				 d = (uint32_t)(i * nv + (j + 1) % nv);
 			tri(t, a, b, c);
 			tri(t, a, c, d);
 		}
@@ -144,8 +146,10 @@ static void knot_mesh(tmesh *t, double radius, double tube, int tubular, int rad
 		double lb = sqrt(B[0] * B[0] + B[1] * B[1] + B[2] * B[2]),
 		       ln = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
 		for (int i = 0; i < radial; i++) {
-			double v = (double)i / radial * 2 * M_PI, cx = -tube * cos(v), cy = tube * sin(v);
-			vtx(t, p1[0] + cx * N[0] / ln + cy * B[0] / lb, p1[1] + cx * N[1] / ln + cy * B[1] / lb,
+			double v = (double)i / radial * 2 * M_PI, cx = -tube * cos(v),
+			       cy = tube * sin(v);
+			vtx(t, p1[0] + cx * N[0] / ln + cy * B[0] / lb,
+			    p1[1] + cx * N[1] / ln + cy * B[1] / lb,
 			    p1[2] + cx * N[2] / ln + cy * B[2] / lb);
 		}
 	}
@@ -191,17 +195,20 @@ static void add_sphere(tmesh *t, const double *c, double r, int nu, int nv, int 
 	for (int j = 1; j < nv; j++)
 		for (int i = 0; i < nu; i++) {
 			double th = M_PI * j / nv, ph = 2 * M_PI * i / nu;
-			vtx(t, c[0] + r * sin(th) * cos(ph), c[1] + r * sin(th) * sin(ph), c[2] + r * cos(th));
+			vtx(t, c[0] + r * sin(th) * cos(ph), c[1] + r * sin(th) * sin(ph),
+			    c[2] + r * cos(th));
 		}
 	uint32_t bottom = vtx(t, c[0], c[1], c[2] - r);
-#define RING(j, i) (first + (uint32_t)((j) - 1) * (uint32_t)nu + (uint32_t)((i) % nu))
+#define RING(j, i) (first + (uint32_t)((j)-1) * (uint32_t)nu + (uint32_t)((i) % nu))
 	for (int i = 0; i < nu; i++) {
 		uint32_t f[2][3] = {{top, RING(1, i), RING(1, i + 1)},
 		                    {bottom, RING(nv - 1, i + 1), RING(nv - 1, i)}};
 		for (int k = 0; k < 2; k++)
-			inward ? tri(t, f[k][0], f[k][2], f[k][1]) : tri(t, f[k][0], f[k][1], f[k][2]);
+			inward ? tri(t, f[k][0], f[k][2], f[k][1])
+			       : tri(t, f[k][0], f[k][1], f[k][2]);
 		for (int j = 1; j < nv - 1; j++) {
-			uint32_t a = RING(j, i), b = RING(j + 1, i), cc = RING(j + 1, i + 1), d = RING(j, i + 1);
+			uint32_t a = RING(j, i), b = RING(j + 1, i), cc = RING(j + 1, i + 1),
+				 d = RING(j, i + 1);
 			if (inward) {
 				tri(t, a, d, b);
 				tri(t, b, d, cc);
@@ -270,10 +277,13 @@ static void random_pose(clash_shape *s, prng *g, double spread, int scale)
 	if (scale) {
 		/* A rotation after a non-uniform scale, as a matrix. */
 		double x = q[0], y = q[1], z = q[2], w = q[3];
-		double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
-		               2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-		               2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)};
-		double sc[3] = {prng_range(g, 0.5, 2), prng_range(g, 0.5, 2), prng_range(g, 0.5, 2)};
+		double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),
+		               2 * (x * z - y * w),     2 * (x * y - z * w),
+		               1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+		               2 * (x * z + y * w),     2 * (y * z - x * w),
+		               1 - 2 * (x * x + y * y)};
+		double sc[3] = {prng_range(g, 0.5, 2), prng_range(g, 0.5, 2),
+		                prng_range(g, 0.5, 2)};
 		double m[16] = {0};
 		for (int c = 0; c < 3; c++)
 			for (int r = 0; r < 3; r++)
@@ -366,7 +376,9 @@ END_TEST
  * flipped, that one turned back. */
 static void bipyramid_topology(void)
 {
-	enum { N = 40 };
+	enum {
+		N = 40
+	};
 	double pos[3 * (N + 2)] = {0, 0, 1, 0, 0, -1};
 	uint32_t idx[3 * (2 * N + 1)];
 	for (int i = 0; i < N; i++) {
@@ -412,7 +424,8 @@ START_TEST(build_errors_and_topology)
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, bad, 1, &m), CLASH_EINVAL);
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 0, &m), CLASH_EEMPTY);
 	ck_assert_int_eq(clash_mesh_build(store, size - 8, pos, 3, idx, 1, &m), CLASH_EINVAL);
-	ck_assert_int_eq(clash_mesh_build((char *)store + 4, size, pos, 3, idx, 1, &m), CLASH_EINVAL);
+	ck_assert_int_eq(clash_mesh_build((char *)store + 4, size, pos, 3, idx, 1, &m),
+	                 CLASH_EINVAL);
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 4, NULL, 1, &m), CLASH_EINVAL);
 	pos[4] = NAN;
 	ck_assert_int_eq(clash_mesh_build(store, size, pos, 3, idx, 1, &m), CLASH_ERANGE);
@@ -509,9 +522,11 @@ static void check_pair(const tmesh *ta, const tmesh *tb, prng *g, int rounds, do
 		if (fabs(d) < 1e-9)
 			goto next; /* too close to call either way */
 		int surfaces = d <= 0;
-		double *va = world_verts(&a, ta->pos, ta->nv), *vb = world_verts(&b, tb->pos, tb->nv);
+		double *va = world_verts(&a, ta->pos, ta->nv),
+		       *vb = world_verts(&b, tb->pos, tb->nv);
 		int a_in_b = !surfaces && r.solid_b && any_inside(va, ta->nv, wb, tb->nt);
-		int b_in_a = !surfaces && !a_in_b && r.solid_a && any_inside(vb, tb->nv, wa, ta->nt);
+		int b_in_a =
+			!surfaces && !a_in_b && r.solid_a && any_inside(vb, tb->nv, wa, ta->nt);
 		free(va);
 		free(vb);
 		ck_assert_int_eq(r.intersecting, surfaces || a_in_b || b_in_a);
@@ -585,8 +600,8 @@ START_TEST(parallel_faces_tie)
 			clash_shape a, c;
 			clash_shape_init_mesh(&a, b.m);
 			clash_shape_init_mesh(&c, b.m);
-			double n = sqrt(q[qi][0] * q[qi][0] + q[qi][1] * q[qi][1] + q[qi][2] * q[qi][2] +
-			                q[qi][3] * q[qi][3]);
+			double n = sqrt(q[qi][0] * q[qi][0] + q[qi][1] * q[qi][1] +
+			                q[qi][2] * q[qi][2] + q[qi][3] * q[qi][3]);
 			double u[4] = {q[qi][0] / n, q[qi][1] / n, q[qi][2] / n, q[qi][3] / n};
 			ck_assert_int_eq(clash_shape_set_quaternion(&a, u), CLASH_OK);
 			ck_assert_int_eq(clash_shape_set_quaternion(&c, u), CLASH_OK);
@@ -594,9 +609,10 @@ START_TEST(parallel_faces_tie)
 			 * along its others (the faces overlap, offset). */
 			double local[3] = {1.0 + gaps[gi], 0.1, 0.05}, t[3];
 			double x = u[0], y = u[1], z = u[2], w = u[3];
-			t[0] = (1 - 2 * (y * y + z * z)) * local[0] + 2 * (x * y - z * w) * local[1] +
-			       2 * (x * z + y * w) * local[2];
-			t[1] = 2 * (x * y + z * w) * local[0] + (1 - 2 * (x * x + z * z)) * local[1] +
+			t[0] = (1 - 2 * (y * y + z * z)) * local[0] +
+			       2 * (x * y - z * w) * local[1] + 2 * (x * z + y * w) * local[2];
+			t[1] = 2 * (x * y + z * w) * local[0] +
+			       (1 - 2 * (x * x + z * z)) * local[1] +
 			       2 * (y * z - x * w) * local[2];
 			t[2] = 2 * (x * z - y * w) * local[0] + 2 * (y * z + x * w) * local[1] +
 			       (1 - 2 * (x * x + y * y)) * local[2];
@@ -738,9 +754,10 @@ START_TEST(mesh_primitive_against_brute_force)
 				ck_assert_int_eq(clash_contains(&m, &c, NULL, &cc), CLASH_OK);
 				m_in_c = cc.contained;
 			}
-			ck_assert_msg(r.intersecting == (surfaces || c_in_m || m_in_c),
-			              "round %d (kind %d): intersecting %d, brute force %g, inside %d %d",
-			              round, kind, r.intersecting, best, c_in_m, m_in_c);
+			ck_assert_msg(
+				r.intersecting == (surfaces || c_in_m || m_in_c),
+				"round %d (kind %d): intersecting %d, brute force %g, inside %d %d",
+				round, kind, r.intersecting, best, c_in_m, m_in_c);
 			if (!r.intersecting)
 				ck_near(r.distance, best, 1e-8);
 			if (c_in_m)
@@ -799,7 +816,7 @@ START_TEST(bolt_through_a_hole)
 	static const double sq[4][2] = {{-2, -2}, {2, -2}, {2, 2}, {-2, 2}};
 	for (int z = 0; z < 2; z++)
 		for (int i = 0; i < 4; i++) {
-			vtx(&pl, sq[i][0], sq[i][1], z); /* outer */
+			vtx(&pl, sq[i][0], sq[i][1], z);         /* outer */
 			vtx(&pl, sq[i][0] / 2, sq[i][1] / 2, z); /* inner */
 		}
 #define OV(i, z) ((uint32_t)(8 * (z) + 2 * ((i) % 4)))
@@ -1192,7 +1209,8 @@ static void hull_mesh(tmesh *t, const double *p, size_t n)
 				for (size_t m = 0; m < n; m++) {
 					if (m == i || m == j || m == k)
 						continue;
-					double h = nr[0] * (p[3 * m] - p[3 * i]) + nr[1] * (p[3 * m + 1] - p[3 * i + 1]) +
+					double h = nr[0] * (p[3 * m] - p[3 * i]) +
+					           nr[1] * (p[3 * m + 1] - p[3 * i + 1]) +
 					           nr[2] * (p[3 * m + 2] - p[3 * i + 2]);
 					pos += h > 0;
 					neg += h < 0;
@@ -1291,7 +1309,7 @@ static void tetra_mesh(tmesh *t, double o, double L)
 {
 	tm_alloc(t, 4, 4);
 	uint32_t v0 = vtx(t, o, o, o), x = vtx(t, o + L, o, o), y = vtx(t, o, o + L, o),
-	         z = vtx(t, o, o, o + L);
+		 z = vtx(t, o, o, o + L);
 	tri(t, v0, y, x);
 	tri(t, v0, x, z);
 	tri(t, v0, z, y);
@@ -1305,7 +1323,8 @@ static void spike_mesh(tmesh *t, const double *p)
 {
 	tm_alloc(t, 4, 4);
 	uint32_t a = vtx(t, p[0], p[1], p[2]), b = vtx(t, p[0] + 20, p[1] + 5, p[2] + 5),
-	         c = vtx(t, p[0] + 5, p[1] + 20, p[2] + 5), d = vtx(t, p[0] + 5, p[1] + 5, p[2] + 20);
+		 c = vtx(t, p[0] + 5, p[1] + 20, p[2] + 5),
+		 d = vtx(t, p[0] + 5, p[1] + 5, p[2] + 20);
 	tri(t, a, c, b);
 	tri(t, a, d, c);
 	tri(t, a, b, d);
@@ -1362,7 +1381,8 @@ static void expect_contact(const tmesh *ta, const tmesh *tb, const double *at)
 			clash_options o = {0};
 			o.want = verdict ? CLASH_WANT_VERDICT : CLASH_WANT_DISTANCE;
 			clash_result r;
-			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, &o, &r), CLASH_OK);
+			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, &o, &r),
+			                 CLASH_OK);
 			ck_assert_int_eq(r.intersecting, 1);
 			ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
 			ck_assert(r.distance == 0.0);
@@ -1467,7 +1487,8 @@ START_TEST(exact_touching_at_large_offsets)
 
 	/* Coplanar triangles in the oblique plane x + y + z = 3 off + L:
 	 * overlapping (contact), then apart in the plane. */
-	double t0[3] = {off + L, off, off}, t1[3] = {off, off + L, off}, t2[3] = {off, off, off + L};
+	double t0[3] = {off + L, off, off}, t1[3] = {off, off + L, off},
+	       t2[3] = {off, off, off + L};
 	double u0[3] = {off + 600000, off + 300000, off + 100000},
 	       u1[3] = {off + 100000, off + 600000, off + 300000},
 	       u2[3] = {off + 700000, off + 700000, off - 400000};
@@ -1476,7 +1497,8 @@ START_TEST(exact_touching_at_large_offsets)
 	expect_contact(&a, &b, NULL);
 	tm_free(&b);
 	/* Sharing a vertex only. */
-	double w1[3] = {off + L + 1000, off - 500, off - 500}, w2[3] = {off + L + 500, off + 500, off - 1000};
+	double w1[3] = {off + L + 1000, off - 500, off - 500},
+	       w2[3] = {off + L + 500, off + 500, off - 1000};
 	one_tri_mesh(&b, t0, w1, w2);
 	expect_contact(&a, &b, t0);
 	tm_free(&b);
@@ -1519,7 +1541,8 @@ START_TEST(torus_knot_timings)
 	double best_build = INFINITY;
 	for (int i = 0; i < 5; i++) {
 		double s = now();
-		ck_assert_int_eq(clash_mesh_build(st, size, k.pos, k.nv, k.idx, k.nt, &m2), CLASH_OK);
+		ck_assert_int_eq(clash_mesh_build(st, size, k.pos, k.nv, k.idx, k.nt, &m2),
+		                 CLASH_OK);
 		best_build = fmin(best_build, now() - s);
 	}
 	(void)t1;
@@ -1571,7 +1594,8 @@ START_TEST(torus_knot_timings)
 		for (int i = 0; i < reps; i++)
 			ck_assert_int_eq(clash_gjk(&a, &box, NULL, &r), CLASH_OK);
 		printf("mesh: knot vs small box at (%.1f %.1f %.1f): %.1f us (intersecting %d, d = %.6f)\n",
-		       at[c][0], at[c][1], at[c][2], 1e6 * (now() - s) / reps, r.intersecting, r.distance);
+		       at[c][0], at[c][1], at[c][2], 1e6 * (now() - s) / reps, r.intersecting,
+		       r.distance);
 	}
 	tm_free(&k);
 }
@@ -1585,9 +1609,9 @@ END_TEST
 START_TEST(degenerate_triangle_pierces)
 {
 	static const double seg[9] = {-4.0625, -4.0625, 0, 0, 0, 0, 0, 0, 0};
-	static const double tet[12] = {0.28125, 0.25, 0.21875, 0.25, -0.21875, -0.25,
-	                               -0.26171875, 0.25146484375, -0.203125,
-	                               -0.26171875, -0.24853515625, 0.2568359375};
+	static const double tet[12] = {0.28125,   0.25,        0.21875,        0.25,
+	                               -0.21875,  -0.25,       -0.26171875,    0.25146484375,
+	                               -0.203125, -0.26171875, -0.24853515625, 0.2568359375};
 	static const uint32_t ti[12] = {0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2};
 	static uint64_t sa[8192], sb[8192];
 	clash_mesh *ma, *mb;
@@ -1646,9 +1670,22 @@ START_TEST(distance_pass_touching)
 	    -28157952.000000238, 2670.9999997611158, 9325568.0000001788};
 	/* clang-format on */
 	static const double p[3] = {1.9073486328125e-06, 2.5033950805664062e-06, 0};
-	static const double m[16] = {2.96875, -3.15625, -1, 0, -1.65625, -0.28125, 1.84375, 0,
-	                             0, -0.03125, 0.96875, 0, -28157952.000000015,
-	                             2670.9999961853027, 9325567.9999999702, 1};
+	static const double m[16] = {2.96875,
+	                             -3.15625,
+	                             -1,
+	                             0,
+	                             -1.65625,
+	                             -0.28125,
+	                             1.84375,
+	                             0,
+	                             0,
+	                             -0.03125,
+	                             0.96875,
+	                             0,
+	                             -28157952.000000015,
+	                             2670.9999961853027,
+	                             9325567.9999999702,
+	                             1};
 	double loc[18];
 	for (int i = 0; i < 18; i++)
 		loc[i] = w[i] - t[i % 3];
@@ -1666,7 +1703,8 @@ START_TEST(distance_pass_touching)
 			clash_shape_set_translation(&b, t);
 		for (int swap = 0; swap < 2; swap++) {
 			clash_result r;
-			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, NULL, &r), CLASH_OK);
+			ck_assert_int_eq(clash_gjk(swap ? &b : &a, swap ? &a : &b, NULL, &r),
+			                 CLASH_OK);
 			ck_assert(r.distance >= 0);
 			ck_assert_int_eq(r.intersecting, 1);
 			ck_assert_int_eq(r.contact, CLASH_CONTACT_SURFACES);
@@ -1708,7 +1746,8 @@ static void check_boxes_hold(const clash_mesh *m)
 			A[i] = o->a[i];
 		/* Columns of M = A^T: p - c = M s. */
 		const double det = A[0] * (A[4] * A[8] - A[7] * A[5]) -
-		                   A[3] * (A[1] * A[8] - A[7] * A[2]) + A[6] * (A[1] * A[5] - A[4] * A[2]);
+		                   A[3] * (A[1] * A[8] - A[7] * A[2]) +
+		                   A[6] * (A[1] * A[5] - A[4] * A[2]);
 		ck_assert(fabs(det - 1.0) < 1e-5);
 		uint32_t lo, hi;
 		node_range(m, k, &lo, &hi);
@@ -1729,16 +1768,19 @@ static void check_boxes_hold(const clash_mesh *m)
 					for (int cc = 0; cc < 3; cc++)
 						for (int r = 0; r < 3; r++)
 							col[cc][r] = cc == i ? v[r] : A[3 * cc + r];
-					const double di =
-					        col[0][0] * (col[1][1] * col[2][2] - col[1][2] * col[2][1]) -
-					        col[1][0] * (col[0][1] * col[2][2] - col[0][2] * col[2][1]) +
-					        col[2][0] * (col[0][1] * col[1][2] - col[0][2] * col[1][1]);
+					const double di = col[0][0] * (col[1][1] * col[2][2] -
+					                               col[1][2] * col[2][1]) -
+					                  col[1][0] * (col[0][1] * col[2][2] -
+					                               col[0][2] * col[2][1]) +
+					                  col[2][0] * (col[0][1] * col[1][2] -
+					                               col[0][2] * col[1][1]);
 					sv[i] = di / det;
 				}
 				for (int i = 0; i < 3; i++)
-					ck_assert_msg(fabs(sv[i]) <= (double)o->h[i],
-					              "node %u triangle %u corner %d: %g along axis %d, extent %g",
-					              k, t, c, sv[i], i, (double)o->h[i]);
+					ck_assert_msg(
+						fabs(sv[i]) <= (double)o->h[i],
+						"node %u triangle %u corner %d: %g along axis %d, extent %g",
+						k, t, c, sv[i], i, (double)o->h[i]);
 			}
 	}
 }
@@ -1843,8 +1885,8 @@ START_TEST(rotated_near_misses_against_brute_force)
 		if (fabs(d) < 1e-9)
 			continue; /* too close to call */
 		ck_assert_int_eq(r.intersecting, 0);
-		ck_assert_msg(fabs(r.distance - d) <= 1e-9 * (1 + d), "round %d: %.17g, brute force %.17g",
-		              round, r.distance, d);
+		ck_assert_msg(fabs(r.distance - d) <= 1e-9 * (1 + d),
+		              "round %d: %.17g, brute force %.17g", round, r.distance, d);
 		clash_result sw, v;
 		ck_assert_int_eq(clash_gjk(&b, &a, NULL, &sw), CLASH_OK);
 		ck_near(sw.distance, d, 1e-9 * (1 + d));
@@ -1970,32 +2012,36 @@ START_TEST(fresh_mesh_shared_by_threads)
 	}
 	for (int round = 0; round < 3; round++) {
 		const clash_mesh *fk, *ft;
-		void *sk = malloc(clash_mesh_size(k.nv, k.nt)), *st = malloc(clash_mesh_size(t.nv, t.nt));
+		void *sk = malloc(clash_mesh_size(k.nv, k.nt)),
+		     *st = malloc(clash_mesh_size(t.nv, t.nt));
 		ck_assert(sk && st);
 		/* Storage not zeroed: boxes read before their fit would be
 		 * nonsense, not zeros (which bound nothing and stay exact). */
 		memset(sk, 0x47, clash_mesh_size(k.nv, k.nt));
 		memset(st, 0x47, clash_mesh_size(t.nv, t.nt));
-		ck_assert_int_eq(clash_mesh_build(sk, clash_mesh_size(k.nv, k.nt), k.pos, k.nv, k.idx,
-		                                  k.nt, (clash_mesh **)&fk),
+		ck_assert_int_eq(clash_mesh_build(sk, clash_mesh_size(k.nv, k.nt), k.pos, k.nv,
+		                                  k.idx, k.nt, (clash_mesh **)&fk),
 		                 CLASH_OK);
-		ck_assert_int_eq(clash_mesh_build(st, clash_mesh_size(t.nv, t.nt), t.pos, t.nv, t.idx,
-		                                  t.nt, (clash_mesh **)&ft),
+		ck_assert_int_eq(clash_mesh_build(st, clash_mesh_size(t.nv, t.nt), t.pos, t.nv,
+		                                  t.idx, t.nt, (clash_mesh **)&ft),
 		                 CLASH_OK);
 		ck_assert_int_eq(atomic_load(&fk->fit), MESH_FIT_NONE);
-		enum { NTHREADS = 4 };
+		enum {
+			NTHREADS = 4
+		};
 		pthread_barrier_t go;
 		ck_assert_int_eq(pthread_barrier_init(&go, NULL, NTHREADS), 0);
 		pthread_t th[NTHREADS];
 		shared_run runs[NTHREADS];
 		for (int i = 0; i < NTHREADS; i++) {
-			runs[i] = (shared_run){fk, ft, poses, want, i * SHARED_POSES / NTHREADS, &go, 0};
+			runs[i] = (shared_run){fk,  ft, poses, want, i * SHARED_POSES / NTHREADS,
+			                       &go, 0};
 			ck_assert_int_eq(pthread_create(&th[i], NULL, shared_worker, &runs[i]), 0);
 		}
 		for (int i = 0; i < NTHREADS; i++) {
 			pthread_join(th[i], NULL);
-			ck_assert_msg(runs[i].wrong == 0, "round %d thread %d: %d answers differ", round,
-			              i, runs[i].wrong);
+			ck_assert_msg(runs[i].wrong == 0, "round %d thread %d: %d answers differ",
+			              round, i, runs[i].wrong);
 		}
 		pthread_barrier_destroy(&go);
 		ck_assert_int_eq(atomic_load(&fk->fit), MESH_FIT_DONE);
@@ -2020,19 +2066,18 @@ CHECK_SUITE(mesh_threads_suite)
 static Suite *mesh_suite(void)
 {
 	Suite *s = suite_create("mesh");
-	ck_case(s, "mesh", 120, CK_TESTS(build_errors_and_topology, moved_mesh_answers_the_same,
-	                                 mesh_mesh_against_brute_force, parallel_faces_tie,
-	                                 mesh_convex_against_brute_force,
-	                                 mesh_primitive_against_brute_force,
-	                                 l_bracket_notch_and_inside, bolt_through_a_hole,
-	                                 other_methods_say_not_supported, compound_scene_and_motion,
-	                                 two_thousand_triangles_against_brute_force,
-	                                 nested_solids_and_cavities, interlocked_tori,
-	                                 hull_mesh_as_its_vertex_list,
-	                                 exact_touching_at_large_offsets,
-	                                 degenerate_triangle_pierces, distance_pass_touching,
-	                                 torus_knot_timings, oriented_boxes_hold_their_triangles,
-	                                 rotated_near_misses_against_brute_force));
+	ck_case(s, "mesh", 120,
+	        CK_TESTS(build_errors_and_topology, moved_mesh_answers_the_same,
+	                 mesh_mesh_against_brute_force, parallel_faces_tie,
+	                 mesh_convex_against_brute_force, mesh_primitive_against_brute_force,
+	                 l_bracket_notch_and_inside, bolt_through_a_hole,
+	                 other_methods_say_not_supported, compound_scene_and_motion,
+	                 two_thousand_triangles_against_brute_force, nested_solids_and_cavities,
+	                 interlocked_tori, hull_mesh_as_its_vertex_list,
+	                 exact_touching_at_large_offsets, degenerate_triangle_pierces,
+	                 distance_pass_touching, torus_knot_timings,
+	                 oriented_boxes_hold_their_triangles,
+	                 rotated_near_misses_against_brute_force));
 	return s;
 }
 

@@ -73,7 +73,8 @@ static void add_box(part *p, const double *lo, const double *hi, int in)
 {
 	uint32_t v[8];
 	for (int i = 0; i < 8; i++)
-		v[i] = vtx(p, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]);
+		v[i] = vtx(p, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1],
+		           (i & 4) ? hi[2] : lo[2]);
 	static const int f[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
 	                            {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
 	for (int i = 0; i < 6; i++) {
@@ -206,7 +207,8 @@ static void unweld(part *p)
 		for (int c = 0; c < 3; c++) {
 			const double *x = p->pos + 3 * p->idx[3 * t + c];
 			const double s = ((t + (size_t)c) & 1) ? 1e-15 : -1e-15;
-			v[c] = vtx(&q, x[0] + s * fabs(x[0]), x[1] + s * fabs(x[1]), x[2] + s * fabs(x[2]));
+			v[c] = vtx(&q, x[0] + s * fabs(x[0]), x[1] + s * fabs(x[1]),
+			           x[2] + s * fabs(x[2]));
 		}
 		tri(&q, v[0], v[1], v[2]);
 	}
@@ -292,11 +294,12 @@ static void cube_inside(const part *p, const char *what)
 		ck_assert_int_eq(clash_gjk(&b.s, cubes[i], NULL, &r), CLASH_OK);
 		if (!r.intersecting || r.contact != CLASH_CONTACT_B_IN_A || !r.solid_a)
 			ck_abort_msg("%s (%s cube): intersecting %d, contact %d, solid %d", what,
-			             i ? "convex" : "mesh", r.intersecting, (int)r.contact, r.solid_a);
+			             i ? "convex" : "mesh", r.intersecting, (int)r.contact,
+			             r.solid_a);
 		ck_assert_int_eq(clash_gjk(cubes[i], &b.s, NULL, &r), CLASH_OK);
 		if (r.contact != CLASH_CONTACT_A_IN_B)
-			ck_abort_msg("%s (%s cube, swapped): contact %d", what, i ? "convex" : "mesh",
-			             (int)r.contact);
+			ck_abort_msg("%s (%s cube, swapped): contact %d", what,
+			             i ? "convex" : "mesh", (int)r.contact);
 	}
 	free(c.store);
 	part_free(&cube);
@@ -412,7 +415,10 @@ END_TEST
  * the rim a 48-gon, 12 rings. */
 static void bowl(part *p)
 {
-	enum { AROUND = 48, RINGS = 12 };
+	enum {
+		AROUND = 48,
+		RINGS = 12
+	};
 	part_alloc(p, AROUND * RINGS + 1, 2 * AROUND * RINGS);
 	const uint32_t pole = vtx(p, 0, 0, -5);
 	for (int j = 1; j <= RINGS; j++) {
@@ -456,7 +462,8 @@ static void cube_apart(const part *open, const double *c)
 	for (size_t t = 0; t < open->nt; t++) {
 		double tv[9];
 		for (int k = 0; k < 3; k++)
-			memcpy(tv + 3 * k, open->pos + 3 * open->idx[3 * t + k], 3 * sizeof(double));
+			memcpy(tv + 3 * k, open->pos + 3 * open->idx[3 * t + k],
+			       3 * sizeof(double));
 		clash_shape ts;
 		clash_shape_init(&ts, 3, tv, 3);
 		clash_result tr;
@@ -472,7 +479,7 @@ START_TEST(an_open_sheet_and_a_bowl_stay_surfaces)
 	part sheet;
 	part_alloc(&sheet, 4, 2);
 	const uint32_t a = vtx(&sheet, -5, -5, 0), b = vtx(&sheet, 5, -5, 0),
-	               c = vtx(&sheet, 5, 5, 0), d = vtx(&sheet, -5, 5, 0);
+		       c = vtx(&sheet, 5, 5, 0), d = vtx(&sheet, -5, 5, 0);
 	tri(&sheet, a, b, c);
 	tri(&sheet, a, c, d);
 	cube_apart(&sheet, (double[3]){0, 0, -1});
@@ -540,9 +547,12 @@ static void crossing_cubes(part *p)
 	const double a = 0.3, b = 0.5, c = 0.7, centre[3] = {3.1, 2.9, 3.2};
 	for (size_t v = 8; v < 16; v++) {
 		double *x = p->pos + 3 * v, y[3];
-		y[0] = x[0], y[1] = cos(a) * x[1] - sin(a) * x[2], y[2] = sin(a) * x[1] + cos(a) * x[2];
-		x[0] = cos(b) * y[0] + sin(b) * y[2], x[1] = y[1], x[2] = -sin(b) * y[0] + cos(b) * y[2];
-		y[0] = cos(c) * x[0] - sin(c) * x[1], y[1] = sin(c) * x[0] + cos(c) * x[1], y[2] = x[2];
+		y[0] = x[0], y[1] = cos(a) * x[1] - sin(a) * x[2],
+		y[2] = sin(a) * x[1] + cos(a) * x[2];
+		x[0] = cos(b) * y[0] + sin(b) * y[2], x[1] = y[1],
+		x[2] = -sin(b) * y[0] + cos(b) * y[2];
+		y[0] = cos(c) * x[0] - sin(c) * x[1], y[1] = sin(c) * x[0] + cos(c) * x[1],
+		y[2] = x[2];
 		for (int k = 0; k < 3; k++)
 			x[k] = y[k] + centre[k];
 	}
@@ -611,10 +621,12 @@ static size_t oracle_crossings(const part *p)
 				continue;
 			int hit = 0;
 			for (int e = 0; e < 3 && !hit; e++) {
-				hit = oracle_segment_hits(p->pos + 3 * a[e], p->pos + 3 * a[(e + 1) % 3],
+				hit = oracle_segment_hits(p->pos + 3 * a[e],
+				                          p->pos + 3 * a[(e + 1) % 3],
 				                          p->pos + 3 * b[0], p->pos + 3 * b[1],
 				                          p->pos + 3 * b[2]) ||
-				      oracle_segment_hits(p->pos + 3 * b[e], p->pos + 3 * b[(e + 1) % 3],
+				      oracle_segment_hits(p->pos + 3 * b[e],
+				                          p->pos + 3 * b[(e + 1) % 3],
 				                          p->pos + 3 * a[0], p->pos + 3 * a[1],
 				                          p->pos + 3 * a[2]);
 			}
@@ -668,8 +680,7 @@ START_TEST(crossing_triangles_are_counted)
 	 * crossing of theirs counts. */
 	part fold;
 	part_alloc(&fold, 12, 5);
-	const uint32_t o = vtx(&fold, 0, 0, 0), e0 = vtx(&fold, 2, -1, 0),
-	               e1 = vtx(&fold, 2, 1, 0);
+	const uint32_t o = vtx(&fold, 0, 0, 0), e0 = vtx(&fold, 2, -1, 0), e1 = vtx(&fold, 2, 1, 0);
 	tri(&fold, o, e0, e1);
 	tri(&fold, o, vtx(&fold, 1.5, 0.1, -1), vtx(&fold, 1.5, -0.1, 1));
 	tri(&fold, e0, e1, vtx(&fold, 1, 0, 0));
@@ -739,7 +750,8 @@ static void assert_reading(const json_t *r, const part *p, const char *what)
 	static const char *const names[] = {"open_edges", "nonmanifold_edges", "flipped", "welded"};
 	const size_t want[] = {i.boundary_edges, i.nonmanifold_edges, i.flipped, i.welded};
 	for (int k = 0; k < 4; k++)
-		ck_assert_msg(json_integer_value(json_object_get(r, names[k])) == (json_int_t)want[k],
+		ck_assert_msg(json_integer_value(json_object_get(r, names[k])) ==
+		                      (json_int_t)want[k],
 		              "%s: %s %lld, not %zu", what, names[k],
 		              json_integer_value(json_object_get(r, names[k])), want[k]);
 	ck_assert_msg(json_integer_value(json_object_get(r, "self_intersections")) ==
@@ -790,7 +802,8 @@ START_TEST(answers_say_how_each_part_was_read)
 	for (int i = 0; i < 3; i++) {
 		json_t *j = query_with_cube(parts[i], i < 2 ? wall_p.at : hollow);
 		const int surface = i == 2;
-		ck_assert(json_is_true(json_object_get(json_object_get(j, "solid"), "a")) == !surface);
+		ck_assert(json_is_true(json_object_get(json_object_get(j, "solid"), "a")) ==
+		          !surface);
 		json_t *read = json_object_get(j, "read");
 		assert_reading(json_object_get(read, "a"), parts[i], "query");
 		ck_assert(json_is_null(json_object_get(read, "b")));
@@ -806,7 +819,8 @@ START_TEST(answers_say_how_each_part_was_read)
 	json_t *j = json_loads(text, 0, NULL);
 	ck_assert(json_is_false(json_object_get(j, "solid")));
 	assert_reading(json_object_get(j, "read"), &bw, "upload");
-	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "read"), "open_edges")),
+	ck_assert_int_eq(json_integer_value(
+				 json_object_get(json_object_get(j, "read"), "open_edges")),
 	                 48); /* the rim, a 48-gon */
 	json_decref(j);
 	free(text);
@@ -836,8 +850,7 @@ START_TEST(answers_say_how_each_part_was_read)
 	size_t i;
 	json_t *e;
 	int seen = 0;
-	json_array_foreach(json_object_get(j, "clashes"), i, e)
-	{
+	json_array_foreach(json_object_get(j, "clashes"), i, e) {
 		const char *a = json_string_value(json_object_get(e, "a"));
 		const char *bb = json_string_value(json_object_get(e, "b"));
 		json_t *read = json_object_get(e, "read");
@@ -946,7 +959,8 @@ START_TEST(a_part_reaching_in_through_a_hole_is_held)
 	assert_open_solid(&A, "a soup of six triangles");
 	clash_result r;
 	ck_assert_int_eq(clash_gjk(&A.s, &B.s, NULL, &r), CLASH_OK);
-	ck_assert_msg(r.intersecting, "separated at %.17g: a part reaching through a hole", r.distance);
+	ck_assert_msg(r.intersecting, "separated at %.17g: a part reaching through a hole",
+	              r.distance);
 	ck_assert_int_eq(clash_gjk(&B.s, &A.s, NULL, &r), CLASH_OK);
 	ck_assert(r.intersecting);
 	free(A.store);
@@ -991,10 +1005,11 @@ static void needle_through(const part *h, const double *lo, const double *hi, do
 				                 CLASH_OK);
 				const int in = swap ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A;
 				if (r.intersecting == lifted || (!lifted && r.contact != in))
-					ck_abort_msg("%s, part %d, swap %d, lifted %d: intersecting %d contact %d "
-					             "distance %g",
-					             what, i, swap, lifted, r.intersecting, (int)r.contact,
-					             r.distance);
+					ck_abort_msg(
+						"%s, part %d, swap %d, lifted %d: intersecting %d contact %d "
+						"distance %g",
+						what, i, swap, lifted, r.intersecting,
+						(int)r.contact, r.distance);
 			}
 		free(nb.store);
 		part_free(&n);
@@ -1033,7 +1048,7 @@ START_TEST(a_small_open_solid_is_capped)
 	part tet;
 	part_alloc(&tet, 4, 3);
 	const uint32_t o = vtx(&tet, 0, 0, 0), x = vtx(&tet, 10, 0, 0), y = vtx(&tet, 0, 10, 0),
-	               z = vtx(&tet, 0, 0, 10);
+		       z = vtx(&tet, 0, 0, 10);
 	tri(&tet, x, y, z);
 	tri(&tet, o, x, z);
 	tri(&tet, o, z, y);
@@ -1084,7 +1099,8 @@ START_TEST(unused_vertices_are_not_part_of_a_part)
 		ck_assert_msg(!with.intersecting && with.distance == alone.distance,
 		              "holder %d, an unused point inside: intersecting %d contact %d "
 		              "distance %g (alone %g)",
-		              i, with.intersecting, (int)with.contact, with.distance, alone.distance);
+		              i, with.intersecting, (int)with.contact, with.distance,
+		              alone.distance);
 		part_free(&box);
 		part_free(&extra);
 		free(h.store);
@@ -1144,11 +1160,13 @@ START_TEST(a_part_crossing_a_bent_cap_outside_the_solid_is_apart)
 	ck_assert(ref > 1.0);
 	for (int swap = 0; swap < 2; swap++) {
 		clash_result r;
-		ck_assert_int_eq(swap ? clash_gjk(&B.s, &A.s, NULL, &r) : clash_gjk(&A.s, &B.s, NULL, &r),
+		ck_assert_int_eq(swap ? clash_gjk(&B.s, &A.s, NULL, &r)
+		                      : clash_gjk(&A.s, &B.s, NULL, &r),
 		                 CLASH_OK);
-		ck_assert_msg(!r.intersecting && fabs(r.distance - ref) <= 1e-12 * ref,
-		              "swap %d: intersecting %d contact %d distance %.17g, the triangles' %.17g",
-		              swap, r.intersecting, (int)r.contact, r.distance, ref);
+		ck_assert_msg(
+			!r.intersecting && fabs(r.distance - ref) <= 1e-12 * ref,
+			"swap %d: intersecting %d contact %d distance %.17g, the triangles' %.17g",
+			swap, r.intersecting, (int)r.contact, r.distance, ref);
 	}
 	free(A.store);
 	free(B.store);
@@ -1159,20 +1177,20 @@ static Suite *mesh_defects_suite(void)
 {
 	Suite *s = suite_create("mesh_defects");
 	TCase *tc = ck_case(s, "defects", 300, NULL);
-	ck_loops(tc, 3, CK_TESTS(intact_parts_hold_their_buried_cube,
-	                         one_triangle_removed_still_holds_the_cube,
-	                         seams_duplicated_1e15_away_still_hold_the_cube,
-	                         a_flipped_face_is_turned_back, a_t_junction_still_holds_the_cube));
-	ck_loops(tc, 1, CK_TESTS(an_open_sheet_and_a_bowl_stay_surfaces,
-	                         crossing_shells_are_a_union_and_a_cavity_stays_empty,
-	                         crossing_triangles_are_counted,
-	                         a_part_reaching_in_through_a_hole_is_held,
-	                         a_part_crossing_a_listed_hole_is_held,
-	                         a_small_open_solid_is_capped,
-	                         unused_vertices_are_not_part_of_a_part,
-	                         a_part_crossing_a_bent_cap_outside_the_solid_is_apart));
-	ck_case(s, "wire", 120, CK_TESTS(answers_say_how_each_part_was_read,
-	                                 answers_count_crossing_triangles));
+	ck_loops(tc, 3,
+	         CK_TESTS(intact_parts_hold_their_buried_cube,
+	                  one_triangle_removed_still_holds_the_cube,
+	                  seams_duplicated_1e15_away_still_hold_the_cube,
+	                  a_flipped_face_is_turned_back, a_t_junction_still_holds_the_cube));
+	ck_loops(tc, 1,
+	         CK_TESTS(an_open_sheet_and_a_bowl_stay_surfaces,
+	                  crossing_shells_are_a_union_and_a_cavity_stays_empty,
+	                  crossing_triangles_are_counted, a_part_reaching_in_through_a_hole_is_held,
+	                  a_part_crossing_a_listed_hole_is_held, a_small_open_solid_is_capped,
+	                  unused_vertices_are_not_part_of_a_part,
+	                  a_part_crossing_a_bent_cap_outside_the_solid_is_apart));
+	ck_case(s, "wire", 120,
+	        CK_TESTS(answers_say_how_each_part_was_read, answers_count_crossing_triangles));
 	return s;
 }
 

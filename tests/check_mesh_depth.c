@@ -35,7 +35,10 @@
 
 /* ---- meshes -------------------------------------------------------------- */
 
-enum { MAX_V = 512, MAX_T = 1024 };
+enum {
+	MAX_V = 512,
+	MAX_T = 1024
+};
 
 typedef struct tmesh {
 	double pos[3 * MAX_V];
@@ -85,7 +88,8 @@ static void add_box(tmesh *t, const double *lo, const double *hi)
 {
 	uint32_t v[8];
 	for (int i = 0; i < 8; i++)
-		v[i] = vtx(t, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]);
+		v[i] = vtx(t, (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1],
+		           (i & 4) ? hi[2] : lo[2]);
 	static const int f[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
 	                            {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
 	for (int i = 0; i < 6; i++) {
@@ -164,8 +168,8 @@ static tmesh *plate_with_hole(double S, double R, double h, int N)
 	const double two_pi = 6.283185307179586;
 	for (int k = 0; k < N; k++) {
 		double c = cos(two_pi * k / N), s = sin(two_pi * k / N), m = fmax(fabs(c), fabs(s));
-		vtx(t, R * c, R * s, 0);       /* 4k: inner, bottom */
-		vtx(t, R * c, R * s, h);       /* 4k + 1: inner, top */
+		vtx(t, R * c, R * s, 0);         /* 4k: inner, bottom */
+		vtx(t, R * c, R * s, h);         /* 4k + 1: inner, top */
 		vtx(t, S * c / m, S * s / m, 0); /* 4k + 2: outer, bottom */
 		vtx(t, S * c / m, S * s / m, h); /* 4k + 3: outer, top */
 	}
@@ -221,9 +225,9 @@ static void random_rigid(prng *g, rigid *f, double spread)
 	double q[4];
 	prng_rotation(g, q);
 	double x = q[0], y = q[1], z = q[2], w = q[3];
-	double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-	               2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-	               2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)};
+	double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w),     2 * (x * z + y * w),
+	               2 * (x * y + z * w),     1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+	               2 * (x * z - y * w),     2 * (y * z + x * w),     1 - 2 * (x * x + y * y)};
 	memcpy(f->R, R, sizeof R);
 	for (int k = 0; k < 3; k++)
 		f->t[k] = prng_range(g, -spread, spread);
@@ -236,7 +240,8 @@ static void place(clash_shape *s, const rigid *f, const double *d)
 	for (int r = 0; r < 3; r++) {
 		for (int c = 0; c < 3; c++)
 			m[4 * c + r] = f->R[3 * r + c];
-		m[12 + r] = f->t[r] + f->R[3 * r] * d[0] + f->R[3 * r + 1] * d[1] + f->R[3 * r + 2] * d[2];
+		m[12 + r] = f->t[r] + f->R[3 * r] * d[0] + f->R[3 * r + 1] * d[1] +
+		            f->R[3 * r + 2] * d[2];
 	}
 	m[15] = 1;
 	ck_assert_int_eq(clash_shape_set_matrix(s, m), CLASH_OK);
@@ -279,7 +284,8 @@ static void check_parts(const clash_shape *a, const clash_shape *b, const clash_
 {
 	ck_assert(r->has & CLASH_HAS_DEPTH);
 	ck_assert(r->depth >= 0);
-	double n = sqrt(r->depth_normal[0] * r->depth_normal[0] + r->depth_normal[1] * r->depth_normal[1] +
+	double n = sqrt(r->depth_normal[0] * r->depth_normal[0] +
+	                r->depth_normal[1] * r->depth_normal[1] +
 	                r->depth_normal[2] * r->depth_normal[2]);
 	ck_assert_msg(fabs(n - 1) < 1e-9, "normal of length %g", n);
 	ck_assert_msg(!meet(a, b, r->depth_normal, r->depth * (1 + 1e-9) + 1e-9),
@@ -349,7 +355,8 @@ static tmesh *ellipsoid_mesh(const double *ax, int nu, int nv)
 	for (int i = 1; i < nv; i++)
 		for (int j = 0; j < nu; j++) {
 			double th = pi * i / nv - pi / 2, ph = 2 * pi * j / nu;
-			vtx(t, ax[0] * cos(th) * cos(ph), ax[1] * cos(th) * sin(ph), ax[2] * sin(th));
+			vtx(t, ax[0] * cos(th) * cos(ph), ax[1] * cos(th) * sin(ph),
+			    ax[2] * sin(th));
 		}
 	for (int j = 0; j < nu; j++) {
 		uint32_t j1 = (uint32_t)((j + 1) % nu);
@@ -396,14 +403,16 @@ START_TEST(convex_equals_hulls)
 	prng g = {2401};
 	int cases = 0;
 	for (int round = 0; round < 120; round++) {
-		double ax[3] = {prng_range(&g, 0.3, 1), prng_range(&g, 0.3, 1), prng_range(&g, 0.3, 1)};
+		double ax[3] = {prng_range(&g, 0.3, 1), prng_range(&g, 0.3, 1),
+		                prng_range(&g, 0.3, 1)};
 		tmesh *a = ellipsoid_mesh(ax, prng_int(&g, 5, 12), prng_int(&g, 3, 8)), *b;
 		if (round % 2) {
 			double lo[3] = {-prng_range(&g, 0.2, 1), -prng_range(&g, 0.2, 1), -0.5};
 			double hi[3] = {prng_range(&g, 0.2, 1), prng_range(&g, 0.2, 1), 0.5};
 			b = box_mesh(lo, hi);
 		} else {
-			double bx[3] = {prng_range(&g, 0.3, 1), prng_range(&g, 0.3, 1), prng_range(&g, 0.3, 1)};
+			double bx[3] = {prng_range(&g, 0.3, 1), prng_range(&g, 0.3, 1),
+			                prng_range(&g, 0.3, 1)};
 			b = ellipsoid_mesh(bx, prng_int(&g, 4, 10), prng_int(&g, 3, 6));
 		}
 		rigid fa, fb;
@@ -553,7 +562,8 @@ START_TEST(random_box_unions)
 			for (int i = 0; i < 3; i++) {
 				double lo[3], hi[3];
 				for (int c = 0; c < 3; c++) {
-					double m = prng_range(&g, -0.8, 0.8), h = prng_range(&g, 0.15, 0.7);
+					double m = prng_range(&g, -0.8, 0.8),
+					       h = prng_range(&g, 0.15, 0.7);
 					lo[c] = m - h + (k ? 0.3 : 0.0);
 					hi[c] = m + h + (k ? 0.3 : 0.0);
 				}
@@ -662,15 +672,16 @@ START_TEST(convex_against_mesh)
 		for (int c = 0; c < 3; c++)
 			for (int k = 0; k < 3; k++)
 				m[4 * c + r] += f.R[3 * r + k] * R[3 * k + c];
-		m[12 + r] = f.t[r] + f.R[3 * r] * at[0] + f.R[3 * r + 1] * at[1] + f.R[3 * r + 2] * at[2];
+		m[12 + r] = f.t[r] + f.R[3 * r] * at[0] + f.R[3 * r + 1] * at[1] +
+		            f.R[3 * r + 2] * at[2];
 	}
 	m[15] = 1;
 	ck_assert_int_eq(clash_shape_set_matrix(&bolt, m), CLASH_OK);
 	clash_result r;
 	ours(&plate->s, &bolt, &r);
 	double truth = 0.1 - (0.5 - 0.45 / cos(3.14159265358979323846 / 32));
-	ck_assert_msg(r.depth >= truth - 1e-9 && r.depth <= truth + 1e-3, "depth %.12g, truth %.12g",
-	              r.depth, truth);
+	ck_assert_msg(r.depth >= truth - 1e-9 && r.depth <= truth + 1e-3,
+	              "depth %.12g, truth %.12g", r.depth, truth);
 	ck_assert_int_eq(r.converged, 0);
 	tm_free(slot);
 	tm_free(plate);
@@ -698,8 +709,10 @@ static void parts3_make(parts3 *p, const rigid *f, int nparts)
 				p->corners[i][3 * c + k] = (c >> k) & 1 ? hi[i][k] : lo[i][k];
 		ck_assert_int_eq(clash_shape_init(&p->hull[i], 3, p->corners[i], 8), CLASH_OK);
 	}
-	ck_assert_int_eq(clash_shape_init_compound(&p->meshes, 3, p->leaves, (size_t)nparts), CLASH_OK);
-	ck_assert_int_eq(clash_shape_init_compound(&p->hulls, 3, p->hull, (size_t)nparts), CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_compound(&p->meshes, 3, p->leaves, (size_t)nparts),
+	                 CLASH_OK);
+	ck_assert_int_eq(clash_shape_init_compound(&p->hulls, 3, p->hull, (size_t)nparts),
+	                 CLASH_OK);
 	double zero[3] = {0, 0, 0};
 	place(&p->meshes, f, zero);
 	place(&p->hulls, f, zero);
@@ -732,7 +745,8 @@ START_TEST(sphere_in_one_part)
 			double r = radii[trial], d = sunk[i] * r / 0.5;
 			double params[3] = {r, 0, 0}, centre[3] = {5 + i, 4 + trial, 10 + r - d};
 			clash_shape ball;
-			ck_assert_int_eq(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE, params),
+			ck_assert_int_eq(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE,
+			                                            params),
 			                 CLASH_OK);
 			place(&ball, &f, centre);
 			const clash_shape *sides[2] = {&p.meshes, &p.hulls};
@@ -740,7 +754,8 @@ START_TEST(sphere_in_one_part)
 				clash_result x, y;
 				ours(sides[w], &ball, &x);
 				ours(&ball, sides[w], &y);
-				ck_assert_msg(fabs(x.depth - d) <= 1e-9 * r && fabs(y.depth - d) <= 1e-9 * r,
+				ck_assert_msg(fabs(x.depth - d) <= 1e-9 * r &&
+				                      fabs(y.depth - d) <= 1e-9 * r,
 				              "%s, r %g, d %g: depth %.17g and %.17g",
 				              w ? "hulls" : "meshes", r, d, x.depth, y.depth);
 				ck_assert_int_eq(x.converged, 1);
@@ -778,7 +793,8 @@ START_TEST(sphere_in_a_corner)
 		double d = 0.05 + 0.1 * i, e = 0.1 + 0.05 * i, truth = sqrt(d * d + e * e);
 		double params[3] = {r, 0, 0}, centre[3] = {4 + r - e, 5, 10 + r - d};
 		clash_shape ball;
-		ck_assert_int_eq(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE, params), CLASH_OK);
+		ck_assert_int_eq(clash_shape_init_primitive(&ball, CLASH_KIND_SPHERE, params),
+		                 CLASH_OK);
 		place(&ball, &f, centre);
 		const clash_shape *sides[2] = {&p.meshes, &p.hulls};
 		for (int w = 0; w < 2; w++) {
@@ -816,7 +832,7 @@ START_TEST(open_surface)
 	static const double u[16] = {0, 0, 3, 0, 3, 3, 2, 3, 2, 1, 1, 1, 1, 3, 0, 3};
 	tmesh *sheet = tm_new();
 	uint32_t a = vtx(sheet, -1, -1, 1.5), b = vtx(sheet, 4, -1, 1.5), c = vtx(sheet, 4, 4, 1.5),
-	         d = vtx(sheet, -1, 4, 1.5);
+		 d = vtx(sheet, -1, 4, 1.5);
 	tri(sheet, a, b, c);
 	tri(sheet, a, c, d);
 	tm_build(sheet);
@@ -882,10 +898,11 @@ END_TEST
 static Suite *mesh_depth_suite(void)
 {
 	Suite *s = suite_create("mesh_depth");
-	ck_case(s, "core", 120, CK_TESTS(convex_equals_hulls, peg_in_slot, bolt_in_hole,
-	                                 brackets_and_gears, random_box_unions, compound_of_meshes,
-	                                 convex_against_mesh, sphere_in_one_part,
-	                                 sphere_in_a_corner, face_to_face, open_surface, cancel));
+	ck_case(s, "core", 120,
+	        CK_TESTS(convex_equals_hulls, peg_in_slot, bolt_in_hole, brackets_and_gears,
+	                 random_box_unions, compound_of_meshes, convex_against_mesh,
+	                 sphere_in_one_part, sphere_in_a_corner, face_to_face, open_surface,
+	                 cancel));
 	return s;
 }
 

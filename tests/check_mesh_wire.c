@@ -186,7 +186,8 @@ static json_t *with(const char *member, json_t *v)
 START_TEST(bad_meshes)
 {
 	json_t *b = box(3, 3, 0, 4, 4, 1);
-	refused(with("indices", json_pack("[i, i, i, i, i, i, i, i, i]", 0, 1, 2, 3, 4, 5, 6, 14, 8)),
+	refused(with("indices",
+	             json_pack("[i, i, i, i, i, i, i, i, i]", 0, 1, 2, 3, 4, 5, 6, 14, 8)),
 	        json_deep_copy(b), NULL, "/a/mesh/indices/7");
 	refused(with("indices", json_pack("[i, i, i, i]", 0, 1, 2, 3)), json_deep_copy(b), NULL,
 	        "/a/mesh/indices");
@@ -255,8 +256,8 @@ START_TEST(mesh_in_a_scene)
 	/* The bracket, a probe inside it, a box in its notch 2.0 away (a
 	 * clearance of 1 leaves it out) and one crossing a wall: each clash
 	 * with its depth and volume. */
-	json_t *objs = json_pack("[{s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s, s:o}]", "id", "bracket",
-	                         "shape", bracket(0), "id", "probe", "shape",
+	json_t *objs = json_pack("[{s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s, s:o}]", "id",
+	                         "bracket", "shape", bracket(0), "id", "probe", "shape",
 	                         box(0.2, 2, 0.4, 0.4, 2.2, 0.6), "id", "notch", "shape",
 	                         box(3, 3, 0, 4, 4, 1), "id", "wall", "shape",
 	                         box(0.5, 2, 0.4, 1.5, 2.2, 0.6));
@@ -329,13 +330,15 @@ static json_t *knot(int tubular, int radial, json_t **flat)
 		for (int i = 0; i < radial; i++) {
 			double v = 2 * M_PI * i / radial, cx = -0.3 * cos(v), cy = 0.3 * sin(v);
 			for (int k = 0; k < 3; k++)
-				json_array_append_new(pos, json_real(p1[k] + cx * N[k] / ln + cy * B[k] / lb));
+				json_array_append_new(pos, json_real(p1[k] + cx * N[k] / ln +
+				                                     cy * B[k] / lb));
 		}
 	}
 	for (int j = 1; j <= tubular; j++)
 		for (int i = 1; i <= radial; i++) {
 			int a = radial * (j - 1) + (i - 1), b = radial * (j % tubular) + (i - 1);
-			int c = radial * (j % tubular) + i % radial, d = radial * (j - 1) + i % radial;
+			int c = radial * (j % tubular) + i % radial,
+			    d = radial * (j - 1) + i % radial;
 			int t[6] = {a, b, d, b, c, d};
 			for (int k = 0; k < 6; k++)
 				json_array_append_new(idx, json_integer(t[k]));
@@ -361,13 +364,13 @@ START_TEST(torus_knot_probes)
 	/* A probe on the tube's centre curve is inside the solid. */
 	double c[3];
 	knot_curve(1.0, c);
-	j = ok(m, box(c[0] - 0.02, c[1] - 0.02, c[2] - 0.02, c[0] + 0.02, c[1] + 0.02, c[2] + 0.02));
+	j = ok(m,
+	       box(c[0] - 0.02, c[1] - 0.02, c[2] - 0.02, c[0] + 0.02, c[1] + 0.02, c[2] + 0.02));
 	ck_assert(json_is_true(json_object_get(j, "intersecting")));
 	ck_assert_str_eq(json_string_value(json_object_get(j, "intersection")), "b_inside_a");
 	json_decref(j);
 }
 END_TEST
-
 
 START_TEST(mesh_and_ball_report)
 {
@@ -377,8 +380,8 @@ START_TEST(mesh_and_ball_report)
 	json_t *ball = json_pack("{s:{s:f}, s:{s:[f, f, f]}}", "sphere", "radius", 0.4, "pose",
 	                         "translation", 3.0, 0.5, 1.1);
 	int st;
-	json_t *j = ask(bracket(0), ball, json_pack("{s:[s, s, s]}", "want", "regions", "volume",
-	                                             "depth"), &st);
+	json_t *j = ask(bracket(0), ball,
+	                json_pack("{s:[s, s, s]}", "want", "regions", "volume", "depth"), &st);
 	ck_assert_int_eq(st, 200);
 	const json_t *ov = json_object_get(j, "overlap");
 	ck_assert_ptr_null(json_object_get(ov, "no_volume"));
@@ -407,7 +410,8 @@ START_TEST(mesh_and_ball_report)
 	                        "half_height", 0.2, "pose", "translation", 3.0, 0.5, 1.1);
 	j = ask(bracket(0), cap, json_pack("{s:[s]}", "want", "volume"), &st);
 	ck_assert_int_eq(st, 200);
-	const char *why = json_string_value(json_object_get(json_object_get(j, "overlap"), "no_volume"));
+	const char *why =
+		json_string_value(json_object_get(json_object_get(j, "overlap"), "no_volume"));
 	ck_assert_msg(why && strstr(why, "capsule"), "no_volume: %s", why ? why : "(none)");
 	json_decref(j);
 }
@@ -416,10 +420,10 @@ END_TEST
 static Suite *mesh_wire_suite(void)
 {
 	Suite *s = suite_create("mesh_wire");
-	ck_case(s, "mesh", 0, CK_TESTS(notch_is_not_the_hull, torus_knot_probes, inside_the_solid,
-	                               open_surface, consecutive_triples, bad_meshes,
-	                               mesh_in_a_compound, mesh_in_a_scene, mesh_in_motion,
-	                               mesh_and_ball_report));
+	ck_case(s, "mesh", 0,
+	        CK_TESTS(notch_is_not_the_hull, torus_knot_probes, inside_the_solid, open_surface,
+	                 consecutive_triples, bad_meshes, mesh_in_a_compound, mesh_in_a_scene,
+	                 mesh_in_motion, mesh_and_ball_report));
 	return s;
 }
 

@@ -123,8 +123,8 @@ static clash_result run_ipm(const clash_shape *a, const clash_shape *b, const cl
 		ck_near(sqrt(nn), 1.0, 1e-14);
 		ck_assert(isfinite(r.offset));
 	} else {
-		ck_assert_msg(r.has == (r.converged ? CLASH_HAS_DISTANCE : 0u), "has %#x converged %d",
-		              r.has, r.converged);
+		ck_assert_msg(r.has == (r.converged ? CLASH_HAS_DISTANCE : 0u),
+		              "has %#x converged %d", r.has, r.converged);
 		ck_assert(r.distance == 0);
 		for (int k = 0; k < n; k++) {
 			ck_assert(isfinite(r.near_a[k]));
@@ -162,8 +162,10 @@ static void check_plane(const clash_shape *a, const clash_shape *b, const clash_
 {
 	double ga, gb;
 	double v = plane_violation(a, b, r->normal, r->offset, &ga, &gb);
-	ck_assert_msg(v <= tol, "%s: the plane is violated by %.3g (tolerance %.3g): clearance "
-	              "a %.3g, b %.3g", what, v, tol, ga, gb);
+	ck_assert_msg(v <= tol,
+	              "%s: the plane is violated by %.3g (tolerance %.3g): clearance "
+	              "a %.3g, b %.3g",
+	              what, v, tol, ga, gb);
 }
 
 /* The intersecting answer's common point lies in both rounded shapes: its
@@ -182,9 +184,11 @@ static void check_common_point(const clash_shape *a, const clash_shape *b, const
 		ck_assert_int_eq(clash_gjk(&pt, &hull, NULL, &g), CLASH_OK);
 		if (!g.converged) /* gjk stalled: no judge for this point */
 			continue;
-		ck_assert_msg(g.distance <= s->radius + tol, "%s: the common point is %.3g from %c, "
-		              "radius %.3g (gjk converged %d after %d iterations)", what, g.distance,
-		              w ? 'b' : 'a', s->radius, g.converged, g.iterations);
+		ck_assert_msg(g.distance <= s->radius + tol,
+		              "%s: the common point is %.3g from %c, "
+		              "radius %.3g (gjk converged %d after %d iterations)",
+		              what, g.distance, w ? 'b' : 'a', s->radius, g.converged,
+		              g.iterations);
 	}
 }
 
@@ -210,10 +214,12 @@ START_TEST(boxes_apart)
 					double va[256 * 8], vb[256 * 8], lo[8] = {0};
 					lo[axis] = sign * (1 + gaps[g]);
 					clash_shape a, b;
-					clash_shape_init(&a, dim, va, unit_box(dim, (double[8]){0}, va));
+					clash_shape_init(&a, dim, va,
+					                 unit_box(dim, (double[8]){0}, va));
 					clash_shape_init(&b, dim, vb, unit_box(dim, lo, vb));
 					clash_result r = run_ipm(&a, &b, NULL);
-					ck_assert_msg(!r.intersecting, "dim %d gap %g axis %d: intersecting", dim,
+					ck_assert_msg(!r.intersecting,
+					              "dim %d gap %g axis %d: intersecting", dim,
 					              gaps[g], axis);
 					/* The plane may stop short of the optimal normal
 					 * +-e_axis (any separating plane is a certificate),
@@ -221,11 +227,14 @@ START_TEST(boxes_apart)
 					 * at most the distance. */
 					ck_assert(r.normal[axis] * sign > 0);
 					double ga, gb;
-					ck_assert(plane_violation(&a, &b, r.normal, r.offset, &ga, &gb) == 0);
+					ck_assert(plane_violation(&a, &b, r.normal, r.offset, &ga,
+					                          &gb) == 0);
 					ck_near(ga, gb, 1e-12);
 					ck_assert(ga + gb <= gaps[g] * (1 + 1e-12) + 1e-15);
 					if (dim == 1)
-						ck_near(r.offset, sign > 0 ? 1 + gaps[g] / 2 : gaps[g] / 2, 1e-15);
+						ck_near(r.offset,
+						        sign > 0 ? 1 + gaps[g] / 2 : gaps[g] / 2,
+						        1e-15);
 				}
 			}
 		}
@@ -249,13 +258,16 @@ START_TEST(boxes_overlapping_and_touching)
 					lo[k] = k < m ? shifts[s] : 0.25;
 				clash_shape_init(&b, dim, vb, unit_box(dim, lo, vb));
 				clash_result r = run_ipm(&a, &b, NULL);
-				ck_assert_msg(r.intersecting && r.converged,
-				              "dim %d shift %.17g in %d coordinates: intersecting %d converged %d",
-				              dim, shifts[s], m, r.intersecting, r.converged);
+				ck_assert_msg(
+					r.intersecting && r.converged,
+					"dim %d shift %.17g in %d coordinates: intersecting %d converged %d",
+					dim, shifts[s], m, r.intersecting, r.converged);
 				/* The common point is in both boxes. */
 				for (int k = 0; k < dim; k++) {
-					ck_assert(r.near_a[k] >= -1e-12 && r.near_a[k] <= 1 + 1e-12);
-					ck_assert(r.near_a[k] >= lo[k] - 1e-12 && r.near_a[k] <= lo[k] + 1 + 1e-12);
+					ck_assert(r.near_a[k] >= -1e-12 &&
+					          r.near_a[k] <= 1 + 1e-12);
+					ck_assert(r.near_a[k] >= lo[k] - 1e-12 &&
+					          r.near_a[k] <= lo[k] + 1 + 1e-12);
 				}
 			}
 		}
@@ -302,7 +314,8 @@ START_TEST(spheres)
 				ck_assert(cosang > 1 - gap);
 				check_plane(&a, &b, &r, 1e-12, "spheres");
 			} else {
-				ck_assert_msg(r.intersecting && r.converged, "dim %d rb %.17g", dim, rb[i]);
+				ck_assert_msg(r.intersecting && r.converged, "dim %d rb %.17g", dim,
+				              rb[i]);
 				check_common_point(&a, &b, &r, 1e-12, "spheres");
 			}
 		}
@@ -319,9 +332,9 @@ START_TEST(segment_and_point)
 	for (int dim = 2; dim <= CLASH_MAX_DIM; dim++) {
 		for (size_t i = 0; i < sizeof rsum / sizeof rsum[0]; i++) {
 			double va[16] = {0}, vb[8] = {0};
-			va[dim + 1] = 10;  /* (0, 10, 0 ...) */
+			va[dim + 1] = 10; /* (0, 10, 0 ...) */
 			vb[0] = 3;
-			vb[1] = 10;        /* (3, 10, 0 ...) */
+			vb[1] = 10; /* (3, 10, 0 ...) */
 			clash_shape a, b;
 			clash_shape_init(&a, dim, va, 2);
 			clash_shape_init(&b, dim, vb, 1);
@@ -332,8 +345,9 @@ START_TEST(segment_and_point)
 				ck_assert_msg(!r.intersecting, "dim %d radii %.17g", dim, rsum[i]);
 				check_plane(&a, &b, &r, 1e-12, "segment and point");
 			} else {
-				ck_assert_msg(r.intersecting && r.converged, "dim %d radii %.17g: %d %d", dim,
-				              rsum[i], r.intersecting, r.converged);
+				ck_assert_msg(r.intersecting && r.converged,
+				              "dim %d radii %.17g: %d %d", dim, rsum[i],
+				              r.intersecting, r.converged);
 				check_common_point(&a, &b, &r, 1e-11, "segment and point");
 			}
 		}
@@ -388,8 +402,11 @@ START_TEST(degenerate)
 
 	/* Far from the origin and tiny: boxes at 1e5 with a gap of 1e-6; boxes
 	 * of size 1e-6 with a gap of 1e-12; and overlapping versions. */
-	static const struct { double at, size, gap; } cases[] = {
-		{1e5, 1, 1e-6}, {1e5, 1, -1e-3}, {0, 1e-6, 1e-12}, {0, 1e-6, -1e-9}, {-3e7, 1e3, 1e-4},
+	static const struct {
+		double at, size, gap;
+	} cases[] = {
+		{1e5, 1, 1e-6},   {1e5, 1, -1e-3},   {0, 1e-6, 1e-12},
+		{0, 1e-6, -1e-9}, {-3e7, 1e3, 1e-4},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		double va[24], vb[24], lo[3];
@@ -409,7 +426,8 @@ START_TEST(degenerate)
 		r = run_ipm(&a, &b, NULL);
 		ck_assert_msg(r.intersecting == (cases[c].gap < 0), "case %zu", c);
 		if (!r.intersecting)
-			check_plane(&a, &b, &r, 8 * DBL_EPSILON * (fabs(cases[c].at) + cases[c].size),
+			check_plane(&a, &b, &r,
+			            8 * DBL_EPSILON * (fabs(cases[c].at) + cases[c].size),
 			            "far or tiny boxes");
 	}
 }
@@ -548,7 +566,8 @@ START_TEST(iteration_cap)
 			prng_direction(&g, 3, u);
 			for (int k = 0; k < 3; k++) {
 				va[3 * i + k] = u[k];
-				vb[3 * i + k] = u[k] + (k == 0 ? 2.0 + prng_range(&g, -0.01, 0.01) : 0);
+				vb[3 * i + k] =
+					u[k] + (k == 0 ? 2.0 + prng_range(&g, -0.01, 0.01) : 0);
 			}
 		}
 		clash_shape a, b;
@@ -652,7 +671,8 @@ START_TEST(near_corner)
 			size_t nb = (size_t)1 << n;
 			for (size_t i = 0; i < nb; i++)
 				for (int k = 0; k < n; k++)
-					vb[i * (size_t)n + k] = ((i >> k) & 1) ? (k == n - 1 ? -L : L) : 0;
+					vb[i * (size_t)n + k] =
+						((i >> k) & 1) ? (k == n - 1 ? -L : L) : 0;
 			double g = (t % 2 ? 1 : -1) * prng_log(&gen, 1e-10, 1e-6) * L;
 			double d = prng_log(&gen, 1e-10, 1e-3) * L, r = prng_log(&gen, 1e-3, 1) * L;
 			for (int k = 0; k < n; k++)
@@ -661,14 +681,16 @@ START_TEST(near_corner)
 				double u[8];
 				prng_direction(&gen, n, u);
 				for (int k = 0; k < n; k++)
-					va[i * n + k] = va[k] + r * (k == n - 1 ? fabs(u[k]) + 0.1 : u[k]);
+					va[i * n + k] =
+						va[k] + r * (k == n - 1 ? fabs(u[k]) + 0.1 : u[k]);
 			}
 			clash_shape a, b;
 			clash_shape_init(&a, n, va, (size_t)n + 1);
 			clash_shape_init(&b, n, vb, nb);
 			clash_result res = run_ipm(&a, &b, NULL);
 			char what[96];
-			snprintf(what, sizeof what, "near corner n %d L %.3g g %.3g d %.3g", n, L, g, d);
+			snprintf(what, sizeof what, "near corner n %d L %.3g g %.3g d %.3g", n, L,
+			         g, d);
 			ck_assert_msg(res.intersecting == (g < 0) && res.converged,
 			              "%s: intersecting %d converged %d after %d iterations", what,
 			              res.intersecting, res.converged, res.iterations);
@@ -708,8 +730,8 @@ START_TEST(crosscheck_seeds)
 		clash_result r = run_ipm(&ca, &cb, NULL);
 		ck_assert_msg(r.intersecting == o.intersecting && r.converged,
 		              "seed %#llx: ipm intersecting %d converged %d after %d iterations; "
-		              "oracle distance %.3g depth %.3g", sd, r.intersecting, r.converged,
-		              r.iterations, o.distance, o.depth);
+		              "oracle distance %.3g depth %.3g",
+		              sd, r.intersecting, r.converged, r.iterations, o.distance, o.depth);
 		char what[48];
 		snprintf(what, sizeof what, "seed %#llx", sd);
 		double tol = 2e-12 * size + 8 * DBL_EPSILON * coord;
@@ -870,7 +892,8 @@ static void random_dshape(prng *g, int dim, double scale, const double *c, dshap
 		for (size_t i = 0; i < corners; i++)
 			for (int k = 0; k < dim; k++)
 				s->v[i * (size_t)dim + k] =
-					c[k] + scale * (k < cd ? ((i >> k) & 1 ? 1 : -1) : prng_range(g, -1, 1));
+					c[k] + scale * (k < cd ? ((i >> k) & 1 ? 1 : -1)
+				                               : prng_range(g, -1, 1));
 		return;
 	}
 	s->count = (size_t)prng_int(g, 1, IPM_MAXV);
@@ -906,12 +929,16 @@ static void agree_with_glpk(const clash_shape *a, const clash_shape *b, const cl
 	ck_assert_int_eq(oracle_lp_distance1(n, wa, a->count, wb, b->count, &d1, &in, NULL, NULL),
 	                 ORACLE_LP_OK);
 	if (in) {
-		ck_assert_msg(r->intersecting, "seed %#llx (%d-D): the hulls meet (GLPK), ipm says "
-		              "separated", seed, n);
+		ck_assert_msg(r->intersecting,
+		              "seed %#llx (%d-D): the hulls meet (GLPK), ipm says "
+		              "separated",
+		              seed, n);
 		st->glpk++;
 	} else if (a->radius + b->radius == 0 && d1 > band * sqrt(n)) {
-		ck_assert_msg(!r->intersecting, "seed %#llx (%d-D): the hulls are %.3g apart in the "
-		              "1-norm (GLPK), ipm says intersecting", seed, n, d1);
+		ck_assert_msg(!r->intersecting,
+		              "seed %#llx (%d-D): the hulls are %.3g apart in the "
+		              "1-norm (GLPK), ipm says intersecting",
+		              seed, n, d1);
 		st->glpk++;
 	}
 }
@@ -944,11 +971,12 @@ static void agree_with_gjk(clash_shape *a, clash_shape *b, double *t, double gap
 	if (!g.converged) {
 		st->gjk_unconverged++; /* then gjk's distance is only an upper bound */
 	} else if (g.intersecting ? g.depth_lower_bound > band : g.distance > band) {
-		ck_assert_msg(r.intersecting == g.intersecting,
-		              "seed %#llx dim %d: ipm intersecting %d (converged %d, %d iterations), "
-		              "gjk %d at distance %.3g depth bound %.3g (converged %d)", seed, n,
-		              r.intersecting, r.converged, r.iterations, g.intersecting, g.distance,
-		              g.depth_lower_bound, g.converged);
+		ck_assert_msg(
+			r.intersecting == g.intersecting,
+			"seed %#llx dim %d: ipm intersecting %d (converged %d, %d iterations), "
+			"gjk %d at distance %.3g depth bound %.3g (converged %d)",
+			seed, n, r.intersecting, r.converged, r.iterations, g.intersecting,
+			g.distance, g.depth_lower_bound, g.converged);
 		ck_assert_msg(r.converged, "seed %#llx: unconverged outside the band", seed);
 		if (g.intersecting)
 			st->intersecting++;
@@ -1000,7 +1028,8 @@ static void dims_run(int dim, int count, uint64_t base)
 		if (x < 0.35)
 			gap = rsum + size * prng_log(&g, 1e-4, 1);
 		else if (x < 0.6)
-			gap = rsum + (prng_unit(&g) < 0.5 ? -1 : 1) * size * prng_log(&g, 1e-8, 1e-4);
+			gap = rsum +
+			      (prng_unit(&g) < 0.5 ? -1 : 1) * size * prng_log(&g, 1e-8, 1e-4);
 		else
 			gap = rsum - size * prng_range(&g, 0.01, 0.5);
 		agree_with_gjk(&a, &b, t, gap, (unsigned long long)seed, 1, &st);
@@ -1008,9 +1037,9 @@ static void dims_run(int dim, int count, uint64_t base)
 	oracle_lp_release();
 	printf("ipm vs gjk %d-D: %d pairs: %d separated, %d intersecting, %d in the touching band, "
 	       "%d that gjk could not judge; %d verdicts also judged by GLPK; iterations mean %.2f "
-	       "max %d; %d unconverged\n", dim, st.pairs, st.separated, st.intersecting, st.band,
-	       st.gjk_unconverged, st.glpk, (double)st.iterations / (st.pairs + !st.pairs),
-	       st.max_iterations, st.unconverged);
+	       "max %d; %d unconverged\n",
+	       dim, st.pairs, st.separated, st.intersecting, st.band, st.gjk_unconverged, st.glpk,
+	       (double)st.iterations / (st.pairs + !st.pairs), st.max_iterations, st.unconverged);
 	if (replay)
 		return;
 	ck_assert_int_gt(st.separated, count / 5);
@@ -1019,11 +1048,20 @@ static void dims_run(int dim, int count, uint64_t base)
 	ck_assert_int_gt(st.glpk, count / 2);
 }
 
-START_TEST(dims_4) { dims_run(4, 400, UINT64_C(0x4D1B0000)); }
+START_TEST(dims_4)
+{
+	dims_run(4, 400, UINT64_C(0x4D1B0000));
+}
 END_TEST
-START_TEST(dims_6) { dims_run(6, 400, UINT64_C(0x6D1B0000)); }
+START_TEST(dims_6)
+{
+	dims_run(6, 400, UINT64_C(0x6D1B0000));
+}
 END_TEST
-START_TEST(dims_8) { dims_run(8, 200, UINT64_C(0x8D1B0000)); }
+START_TEST(dims_8)
+{
+	dims_run(8, 200, UINT64_C(0x8D1B0000));
+}
 END_TEST
 
 /* 10 000 points on spheres (and an elongated cloud): the LP sees about 20
@@ -1031,7 +1069,9 @@ END_TEST
  * the ones that matter. */
 START_TEST(large_clouds)
 {
-	enum { N = 10000 };
+	enum {
+		N = 10000
+	};
 	static double va[N * 6], vb[N * 6];
 	agree_stats st;
 	memset(&st, 0, sizeof st);
@@ -1044,7 +1084,8 @@ START_TEST(large_clouds)
 				for (int j = 0; j < N; j++) {
 					prng_direction(&g, dim, u);
 					for (int k = 0; k < dim; k++) {
-						va[j * dim + k] = u[k] * (stretched && k == 0 ? 8 : 1);
+						va[j * dim + k] =
+							u[k] * (stretched && k == 0 ? 8 : 1);
 						prng_direction(&g, dim, u);
 						vb[j * dim + k] = 0.5 * u[k];
 					}
@@ -1063,8 +1104,8 @@ START_TEST(large_clouds)
 		}
 	}
 	printf("ipm large clouds: %d pairs of 10000-vertex shapes: %d separated, %d "
-	       "intersecting, %d in the band; iterations mean %.2f max %d\n", st.pairs,
-	       st.separated, st.intersecting, st.band, (double)st.iterations / st.pairs,
+	       "intersecting, %d in the band; iterations mean %.2f max %d\n",
+	       st.pairs, st.separated, st.intersecting, st.band, (double)st.iterations / st.pairs,
 	       st.max_iterations);
 	ck_assert_int_eq(st.unconverged, 0);
 }
@@ -1110,12 +1151,15 @@ static void pairs_run(int dim, int count, uint64_t base)
 		if (o.distance > band || o.depth > band) {
 			if (!(r.intersecting == o.intersecting && r.converged))
 				pair_dump(&p);
-			ck_assert_msg(r.intersecting == o.intersecting,
-			              "seed %#llx (%d-D %s): ipm intersecting %d after %d iterations, "
-			              "oracle distance %.3g depth %.3g", sd, dim, p.placement,
-			              r.intersecting, r.iterations, o.distance, o.depth);
+			ck_assert_msg(
+				r.intersecting == o.intersecting,
+				"seed %#llx (%d-D %s): ipm intersecting %d after %d iterations, "
+				"oracle distance %.3g depth %.3g",
+				sd, dim, p.placement, r.intersecting, r.iterations, o.distance,
+				o.depth);
 			ck_assert_msg(r.converged, "seed %#llx: unconverged outside the band", sd);
-			ck_assert_msg(r.intersecting == gj.intersecting, "seed %#llx: gjk disagrees", sd);
+			ck_assert_msg(r.intersecting == gj.intersecting,
+			              "seed %#llx: gjk disagrees", sd);
 			if (r.intersecting)
 				st.intersecting++;
 			else
@@ -1136,7 +1180,8 @@ static void pairs_run(int dim, int count, uint64_t base)
 			ck_assert_msg(!w.intersecting && w.iterations == 0,
 			              "seed %#llx: its own plane did not answer alone", sd);
 			ck_assert_msg(memcmp(w.normal, r.normal, sizeof w.normal) == 0 &&
-			              w.offset == r.offset, "seed %#llx: its own plane came back moved", sd);
+			                      w.offset == r.offset,
+			              "seed %#llx: its own plane came back moved", sd);
 			apart++;
 			warm_free += w.iterations == 0;
 		} else if (r.converged) {
@@ -1150,25 +1195,34 @@ static void pairs_run(int dim, int count, uint64_t base)
 				if (rc == ORACLE_EFLAT)
 					continue;
 				ck_assert_int_eq(rc, ORACLE_OK);
-				ck_assert_msg(d <= sh->radius + tol, "seed %#llx: the common point is %.3g "
-				              "from hull %c (radius %.3g)", sd, d, s ? 'b' : 'a', sh->radius);
+				ck_assert_msg(d <= sh->radius + tol,
+				              "seed %#llx: the common point is %.3g "
+				              "from hull %c (radius %.3g)",
+				              sd, d, s ? 'b' : 'a', sh->radius);
 			}
 		}
 	}
 	printf("ipm pairs %d-D: %d pairs (%d skipped): %d separated, %d intersecting, %d in the "
 	       "touching band; iterations mean %.2f max %d; %d unconverged; %d of %d separated "
-	       "answers re-answered by their plane alone\n", dim, st.pairs, skipped, st.separated,
-	       st.intersecting, st.band, (double)st.iterations / (st.pairs + !st.pairs),
-	       st.max_iterations, st.unconverged, warm_free, apart);
+	       "answers re-answered by their plane alone\n",
+	       dim, st.pairs, skipped, st.separated, st.intersecting, st.band,
+	       (double)st.iterations / (st.pairs + !st.pairs), st.max_iterations, st.unconverged,
+	       warm_free, apart);
 	if (replay)
 		return;
 	ck_assert_int_gt(st.separated, count / 5);
 	ck_assert_int_gt(st.intersecting, count / 5);
 }
 
-START_TEST(pairs_3d) { pairs_run(3, 1000, UINT64_C(0x1B3D000000) + (uint64_t)_i * 1000000); }
+START_TEST(pairs_3d)
+{
+	pairs_run(3, 1000, UINT64_C(0x1B3D000000) + (uint64_t)_i * 1000000);
+}
 END_TEST
-START_TEST(pairs_2d) { pairs_run(2, 600, UINT64_C(0x1B2D000000)); }
+START_TEST(pairs_2d)
+{
+	pairs_run(2, 600, UINT64_C(0x1B2D000000));
+}
 END_TEST
 
 /* ---- the contract --------------------------------------------------------- */
@@ -1195,8 +1249,10 @@ static json_t *reply(const char *single_quoted, int *status)
 static void expect_pointer(const char *warm, const char *pointer, const char *word)
 {
 	char q[1024];
-	snprintf(q, sizeof q, "{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
-	         ",'pose':{'translation':[3,0,0]}},'method':'ipm','warm':%s}", warm);
+	snprintf(q, sizeof q,
+	         "{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
+	         ",'pose':{'translation':[3,0,0]}},'method':'ipm','warm':%s}",
+	         warm);
 	int st;
 	json_t *j = reply(q, &st);
 	const char *ptr = json_string_value(json_object_get(j, "pointer"));
@@ -1215,7 +1271,8 @@ START_TEST(contract)
 	int st;
 	/* Separated: a plane, the same plane as warm, no distance. */
 	json_t *j = reply("{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
-	                  ",'pose':{'translation':[2.5,0.5,0]}},'method':'ipm'}", &st);
+	                  ",'pose':{'translation':[2.5,0.5,0]}},'method':'ipm'}",
+	                  &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "method")), "ipm");
 	ck_assert(json_is_false(json_object_get(j, "intersecting")));
@@ -1231,8 +1288,10 @@ START_TEST(contract)
 	/* Fed back: answered by the plane alone. */
 	char *w = json_dumps(warm, JSON_COMPACT);
 	char q[1024];
-	snprintf(q, sizeof q, "{\"a\":{\"vertices\":" CUBE "},\"b\":{\"vertices\":" CUBE
-	         ",\"pose\":{\"translation\":[2.5,0.7,0]}},\"method\":\"ipm\",\"warm\":%s}", w);
+	snprintf(q, sizeof q,
+	         "{\"a\":{\"vertices\":" CUBE "},\"b\":{\"vertices\":" CUBE
+	         ",\"pose\":{\"translation\":[2.5,0.7,0]}},\"method\":\"ipm\",\"warm\":%s}",
+	         w);
 	free(w);
 	json_t *j2 = reply(q, &st);
 	ck_assert_int_eq(st, 200);
@@ -1243,7 +1302,8 @@ START_TEST(contract)
 
 	/* Intersecting: distance 0 and a common point, no plane, no warm. */
 	j = reply("{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
-	          ",'pose':{'translation':[0.5,0.5,0]}},'method':'ipm'}", &st);
+	          ",'pose':{'translation':[0.5,0.5,0]}},'method':'ipm'}",
+	          &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_true(json_object_get(j, "intersecting")));
 	ck_assert(json_number_value(json_object_get(j, "distance")) == 0);
@@ -1257,12 +1317,14 @@ START_TEST(contract)
 	 * with indices (and ignores them). */
 	j = reply("{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
 	          ",'pose':{'translation':[3,0,0]}},'warm':{'a':[1],'b':[0],"
-	          "'plane':{'normal':[1,0,0],'offset':2}}}", &st);
+	          "'plane':{'normal':[1,0,0],'offset':2}}}",
+	          &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(j, "warm"), "a")), 1);
 	json_decref(j);
 	j = reply("{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
-	          ",'pose':{'translation':[3,0,0]}},'method':'ipm','warm':{'a':[1],'b':[0]}}", &st);
+	          ",'pose':{'translation':[3,0,0]}},'method':'ipm','warm':{'a':[1],'b':[0]}}",
+	          &st);
 	ck_assert_int_eq(st, 200);
 	json_decref(j);
 
@@ -1278,7 +1340,8 @@ START_TEST(contract)
 	               "number");
 	expect_pointer("{'plane':{'normal':[0,0,0],'offset':1}}", "/warm/plane/normal", "zero");
 	expect_pointer("{'plane':{'normal':[1,0,0],'offset':'1'}}", "/warm/plane/offset", "number");
-	expect_pointer("{'plane':{'normal':[1,0,0],'offset':1e400}}", "/warm/plane/offset", "range");
+	expect_pointer("{'plane':{'normal':[1,0,0],'offset':1e400}}", "/warm/plane/offset",
+	               "range");
 	expect_pointer("{'a':[0],'plane':{'normal':[1,0,0],'offset':1}}", "/warm", "both");
 	expect_pointer("{}", "/warm", "plane");
 	expect_pointer("{'plane':null}", "/warm/plane", "object");
@@ -1288,10 +1351,10 @@ END_TEST
 static Suite *method_ipm_suite(void)
 {
 	Suite *s = suite_create("method_ipm");
-	ck_case(s, "closed", 30, CK_TESTS(boxes_apart, boxes_overlapping_and_touching, spheres,
-	                                  segment_and_point, degenerate, posed, errors, compound,
-	                                  iteration_cap, cancel, unsettled, near_corner,
-	                                  crosscheck_seeds));
+	ck_case(s, "closed", 30,
+	        CK_TESTS(boxes_apart, boxes_overlapping_and_touching, spheres, segment_and_point,
+	                 degenerate, posed, errors, compound, iteration_cap, cancel, unsettled,
+	                 near_corner, crosscheck_seeds));
 	ck_case(s, "warm", 30, CK_TESTS(warm_plane, warm_frames));
 	TCase *tc = ck_case(s, "random", 120, CK_TESTS(dims_4, dims_6, dims_8, large_clouds));
 	ck_loops(tc, 2, CK_TESTS(pairs_3d));

@@ -42,8 +42,7 @@
 
 #define MAXV 40
 
-static void run_both(const clash_shape *a, const clash_shape *b, clash_result *s,
-                     clash_result *g)
+static void run_both(const clash_shape *a, const clash_shape *b, clash_result *s, clash_result *g)
 {
 	ck_assert_int_eq(clash_lp_simplex(a, b, NULL, s), CLASH_OK);
 	ck_assert_int_eq(clash_gjk(a, b, NULL, g), CLASH_OK);
@@ -54,7 +53,7 @@ static void run_both(const clash_shape *a, const clash_shape *b, clash_result *s
 		ck_assert(s->distance_lower_bound == 0.0);
 	else
 		ck_assert_msg(s->distance_lower_bound > 0 &&
-		              s->distance_lower_bound <= g->distance * (1 + 1e-12) + 1e-15,
+		                      s->distance_lower_bound <= g->distance * (1 + 1e-12) + 1e-15,
 		              "bound %.17g, distance %.17g", s->distance_lower_bound, g->distance);
 }
 
@@ -283,7 +282,10 @@ static double beale_column(const void *ctx, size_t j, double *a)
 
 START_TEST(bland_does_not_cycle)
 {
-	rsimplex_lp lp = {.m = 3, .n = 7, .b = {0, 0, 1}, .column = beale_column,
+	rsimplex_lp lp = {.m = 3,
+	                  .n = 7,
+	                  .b = {0, 0, 1},
+	                  .column = beale_column,
 	                  .tol_cost = 1e-12};
 	size_t start[3] = {4, 5, 6};
 	rsimplex s;
@@ -340,11 +342,16 @@ START_TEST(dantzig_then_bland)
 {
 	size_t start[3] = {4, 5, 6};
 	for (int via = 0; via < 2; via++) {
-		rsimplex_lp lp = {.m = 3, .n = 7, .b = {0, 0, 1}, .column = beale_column,
-		                  .tol_cost = 1e-12, .dantzig = via ? beale_dantzig : NULL};
+		rsimplex_lp lp = {.m = 3,
+		                  .n = 7,
+		                  .b = {0, 0, 1},
+		                  .column = beale_column,
+		                  .tol_cost = 1e-12,
+		                  .dantzig = via ? beale_dantzig : NULL};
 		rsimplex s;
 		ck_assert_int_eq(rsimplex_start(&s, &lp, start), RSIMPLEX_OPTIMAL);
-		ck_assert_int_eq(rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND, 100), RSIMPLEX_OPTIMAL);
+		ck_assert_int_eq(rsimplex_run(&s, &lp, RSIMPLEX_DANTZIG_BLAND, 100),
+		                 RSIMPLEX_OPTIMAL);
 		ck_assert(s.degenerate); /* the first pivot is degenerate */
 		ck_near(s.objective, -1.0, 1e-14);
 		ck_near(rsimplex_value(&s, 0), 1.0, 1e-14);
@@ -361,7 +368,10 @@ END_TEST
  * closed form (the slack basis: the identity) equals the factored start. */
 START_TEST(target_and_start_inverse)
 {
-	rsimplex_lp lp = {.m = 3, .n = 7, .b = {0, 0, 1}, .column = beale_column,
+	rsimplex_lp lp = {.m = 3,
+	                  .n = 7,
+	                  .b = {0, 0, 1},
+	                  .column = beale_column,
 	                  .tol_cost = 1e-12};
 	size_t start[3] = {4, 5, 6};
 	rsimplex s, t;
@@ -479,7 +489,8 @@ static void random_pose(prng *r, rshape *s)
 		for (int c = 0; c < dim; c++) {
 			double sc = prng_log(r, 0.3, 3);
 			for (int k = 0; k < dim; k++)
-				m[c * dim + k] = m[c * dim + k] * sc + (k != c ? 0.2 * prng_range(r, -1, 1) : 0);
+				m[c * dim + k] = m[c * dim + k] * sc +
+				                 (k != c ? 0.2 * prng_range(r, -1, 1) : 0);
 		}
 	memcpy(s->lin, m, sizeof(double) * (size_t)(dim * dim));
 }
@@ -572,8 +583,9 @@ static void random_pair_3(uint64_t seed, int dim, tally *t)
 	if (x < 0.35)
 		gap = rsum + size * prng_log(&r, 1e-4, 2);
 	else if (x < 0.65)
-		gap = rsum + (prng_unit(&r) < 0.5 ? -1 : 1) * size *
-		                 (double[]){0, 1e-13, 1e-11, 1e-9, 1e-7, 1e-4}[prng_int(&r, 0, 5)];
+		gap = rsum +
+		      (prng_unit(&r) < 0.5 ? -1 : 1) * size *
+		              (double[]){0, 1e-13, 1e-11, 1e-9, 1e-7, 1e-4}[prng_int(&r, 0, 5)];
 	else
 		gap = rsum - size * prng_range(&r, 0.01, 0.5);
 	double f = 1 - gap / o.hull_distance;
@@ -594,16 +606,18 @@ static void random_pair_3(uint64_t seed, int dim, tally *t)
 		t->notsup++;
 		/* Only rounded shapes, and only when ra + rb lies between the
 		 * bounds the LP has: within a factor sqrt(n) of the distance. */
-		ck_assert_msg(rsum > 0, "seed %#llx: ENOTSUP without radii", (unsigned long long)seed);
+		ck_assert_msg(rsum > 0, "seed %#llx: ENOTSUP without radii",
+		              (unsigned long long)seed);
 		ck_assert_msg(rsum >= o.hull_distance / sqrt(dim) - 1e-12 * size &&
-		              rsum <= o.hull_distance * sqrt(dim) + 1e-12 * size,
+		                      rsum <= o.hull_distance * sqrt(dim) + 1e-12 * size,
 		              "seed %#llx: ENOTSUP for hull distance %.17g, radii %.17g",
 		              (unsigned long long)seed, o.hull_distance, rsum);
 		if (fabs(o.hull_distance - rsum) > 1e-6 * size)
 			t->notsup_outside++;
 		return;
 	}
-	ck_assert_msg(rc == CLASH_OK, "seed %#llx: %s", (unsigned long long)seed, clash_strerror(rc));
+	ck_assert_msg(rc == CLASH_OK, "seed %#llx: %s", (unsigned long long)seed,
+	              clash_strerror(rc));
 	ck_assert(res.converged);
 	t->pivots += res.iterations;
 	if (res.iterations > t->max_pivots)
@@ -672,8 +686,8 @@ END_TEST
 /* Whether the hulls still meet with b moved by +-delta along every axis:
  * then the origin is deep enough in co(a) - co(b) for any answer within
  * the band to be "intersecting". */
-static int robustly_intersecting(int dim, const double *a, size_t na, const double *b,
-                                 size_t nb, double delta)
+static int robustly_intersecting(int dim, const double *a, size_t na, const double *b, size_t nb,
+                                 double delta)
 {
 	double *moved = malloc(nb * (size_t)dim * sizeof *moved);
 	ck_assert_ptr_nonnull(moved);
@@ -685,7 +699,8 @@ static int robustly_intersecting(int dim, const double *a, size_t na, const doub
 				moved[j * (size_t)dim + k] += sg * delta;
 			double d1;
 			int in;
-			ck_assert_int_eq(oracle_lp_distance1(dim, a, na, moved, nb, &d1, &in, NULL, NULL),
+			ck_assert_int_eq(oracle_lp_distance1(dim, a, na, moved, nb, &d1, &in, NULL,
+			                                     NULL),
 			                 ORACLE_LP_OK);
 			all = in;
 		}
@@ -736,14 +751,17 @@ static void nd_pair(uint64_t seed, int dim, tally *t)
 		t->band++;
 		return;
 	}
-	ck_assert_msg(res.converged, "seed %#llx %d-D: not converged (oracle d1 %.17g, gjk %.17g, "
-	              "size %.3g)", (unsigned long long)seed, dim, d1, gj.distance, size);
+	ck_assert_msg(res.converged,
+	              "seed %#llx %d-D: not converged (oracle d1 %.17g, gjk %.17g, "
+	              "size %.3g)",
+	              (unsigned long long)seed, dim, d1, gj.distance, size);
 	t->pivots += res.iterations;
 	if (res.iterations > t->max_pivots)
 		t->max_pivots = res.iterations;
 	if (d1 / sqrt(dim) > band) {
 		t->separated++;
-		ck_assert_msg(!res.intersecting, "seed %#llx %d-D: oracle d1 %.17g, simplex intersects",
+		ck_assert_msg(!res.intersecting,
+		              "seed %#llx %d-D: oracle d1 %.17g, simplex intersects",
 		              (unsigned long long)seed, dim, d1);
 		ck_assert(!gj.intersecting);
 		/* The article's floor d1/sqrt(n) <= bound <= distance (GJK's,
@@ -752,13 +770,16 @@ static void nd_pair(uint64_t seed, int dim, tally *t)
 		for (int k = 0; k < dim; k++)
 			pq += (p[k] - q[k]) * (p[k] - q[k]);
 		pq = sqrt(pq);
-		ck_assert_msg(res.distance_lower_bound >= d1 / sqrt(dim) * (1 - 1e-9) - 1e-12 * size,
+		ck_assert_msg(res.distance_lower_bound >=
+		                      d1 / sqrt(dim) * (1 - 1e-9) - 1e-12 * size,
 		              "seed %#llx %d-D: bound %.17g below d1/sqrt(n) = %.17g",
-		              (unsigned long long)seed, dim, res.distance_lower_bound, d1 / sqrt(dim));
+		              (unsigned long long)seed, dim, res.distance_lower_bound,
+		              d1 / sqrt(dim));
 		ck_assert_msg(res.distance_lower_bound <= gj.distance + 2e-12 * size &&
-		              res.distance_lower_bound <= pq * (1 + 1e-12) + 1e-13 * size,
+		                      res.distance_lower_bound <= pq * (1 + 1e-12) + 1e-13 * size,
 		              "seed %#llx %d-D: bound %.17g, gjk %.17g, |p - q| %.17g",
-		              (unsigned long long)seed, dim, res.distance_lower_bound, gj.distance, pq);
+		              (unsigned long long)seed, dim, res.distance_lower_bound, gj.distance,
+		              pq);
 		t->ratio_sum += res.distance_lower_bound / gj.distance;
 		t->ratio_n++;
 	} else if (in && robustly_intersecting(dim, A.world, A.count, B.world, B.count, band)) {
@@ -814,7 +835,8 @@ START_TEST(wire)
 	proto_init();
 	int st;
 	json_t *j = reply("{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":[[3,0]]},"
-	                  "\"method\":\"simplex\"}", &st);
+	                  "\"method\":\"simplex\"}",
+	                  &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_false(json_object_get(j, "intersecting")));
 	ck_near(json_number_value(json_object_get(j, "distance_lower_bound")), 2.0, 1e-12);
@@ -822,14 +844,16 @@ START_TEST(wire)
 	ck_assert(json_is_integer(json_object_get(j, "iterations")));
 	ck_assert(json_is_true(json_object_get(j, "converged")));
 	/* Nothing the method did not compute. */
-	const char *absent[] = {"distance", "near_points", "separating_plane", "penetration", "warm"};
+	const char *absent[] = {"distance", "near_points", "separating_plane", "penetration",
+	                        "warm"};
 	for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
 		ck_assert_msg(!json_object_get(j, absent[i]), "%s present", absent[i]);
 	ck_assert_uint_eq(json_object_size(j), 5);
 	json_decref(j);
 
 	j = reply("{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":[[0.2,0.2]]},"
-	          "\"method\":\"simplex\"}", &st);
+	          "\"method\":\"simplex\"}",
+	          &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert(json_is_true(json_object_get(j, "intersecting")));
 	ck_assert(json_number_value(json_object_get(j, "distance_lower_bound")) == 0);
@@ -838,7 +862,8 @@ START_TEST(wire)
 	/* gjk still answers everything. */
 	j = reply("{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":[[3,0]]}}", &st);
 	ck_assert(json_object_get(j, "near_points") && json_object_get(j, "warm") &&
-	          json_object_get(j, "separating_plane") && !json_object_get(j, "distance_lower_bound"));
+	          json_object_get(j, "separating_plane") &&
+	          !json_object_get(j, "distance_lower_bound"));
 	json_decref(j);
 }
 END_TEST
@@ -846,8 +871,9 @@ END_TEST
 static Suite *method_simplex_suite(void)
 {
 	Suite *s = suite_create("method_simplex");
-	ck_case(s, "closed", 0, CK_TESTS(closed_forms, degenerate, bland_does_not_cycle,
-	                                 dantzig_then_bland, target_and_start_inverse, wire));
+	ck_case(s, "closed", 0,
+	        CK_TESTS(closed_forms, degenerate, bland_does_not_cycle, dantzig_then_bland,
+	                 target_and_start_inverse, wire));
 	TCase *tc = ck_case(s, "random", 120, NULL);
 	ck_loops(tc, 2, CK_TESTS(random_pairs));
 	ck_loops(tc, 5, CK_TESTS(nd_against_glpk));

@@ -174,8 +174,8 @@ START_TEST(balls_on_lines)
 		int meet = balls_meet(p, v, ra + rb, dim, &want);
 		clash_toi_result t;
 		ck_assert_int_eq(clash_toi(&a, &ma, &b, &mb, 0.0, NULL, &t), CLASH_OK);
-		ck_assert_msg(t.contact == meet, "case %d: contact %d, closed form %d", i, t.contact,
-		              meet);
+		ck_assert_msg(t.contact == meet, "case %d: contact %d, closed form %d", i,
+		              t.contact, meet);
 		clash_result sw;
 		ck_assert_int_eq(clash_swept(&a, &ma, &b, &mb, NULL, &sw), CLASH_OK);
 		ck_assert_int_eq(sw.intersecting, meet);
@@ -260,7 +260,8 @@ START_TEST(boxes_sliding_along_axes)
 		clash_motion ma = moving(va[0], va[1], va[2]), mb = moving(vb[0], vb[1], vb[2]);
 		clash_toi_result t;
 		ck_assert_int_eq(clash_toi(&a, &ma, &b, &mb, 0.0, NULL, &t), CLASH_OK);
-		ck_assert_msg(t.contact == meet, "case %d: contact %d, slabs %d", i, t.contact, meet);
+		ck_assert_msg(t.contact == meet, "case %d: contact %d, slabs %d", i, t.contact,
+		              meet);
 		if (!meet) {
 			misses++;
 			continue;
@@ -354,7 +355,8 @@ START_TEST(spinning_bar_closed_form)
 		ck_assert_int_eq(clash_toi(&a, &m, &b, NULL, 0.0, NULL, &t), CLASH_OK);
 		ck_assert(t.converged);
 		if (when > 1 + 1e-6) {
-			ck_assert_msg(!t.contact, "case %d: contact at %g, none expected", i, t.toi);
+			ck_assert_msg(!t.contact, "case %d: contact at %g, none expected", i,
+			              t.toi);
 			continue;
 		}
 		if (when > 1 - 1e-6)
@@ -405,7 +407,8 @@ START_TEST(turning_against_sampling)
 	for (int i = 0; i < 80; i++) {
 		int dim = 2 + i % 2;
 		size_t na = (size_t)prng_int(&g, 2, 8), nb = (size_t)prng_int(&g, 1, 8);
-		double *va = random_polytope(&g, dim, na, 1.0), *vb = random_polytope(&g, dim, nb, 0.6);
+		double *va = random_polytope(&g, dim, na, 1.0),
+		       *vb = random_polytope(&g, dim, nb, 0.6);
 		clash_shape a, b;
 		ck_assert_int_eq(clash_shape_init(&a, dim, va, na), CLASH_OK);
 		ck_assert_int_eq(clash_shape_init(&b, dim, vb, nb), CLASH_OK);
@@ -447,9 +450,10 @@ START_TEST(turning_against_sampling)
 				first = ts;
 		}
 		if (first >= 0) {
-			ck_assert_msg(t.contact, "case %d: sampled contact at %g, none found", i, first);
-			ck_assert_msg(t.toi <= first + 1e-12, "case %d: toi %.17g after sample %g", i,
-			              t.toi, first);
+			ck_assert_msg(t.contact, "case %d: sampled contact at %g, none found", i,
+			              first);
+			ck_assert_msg(t.toi <= first + 1e-12, "case %d: toi %.17g after sample %g",
+			              i, t.toi, first);
 		}
 		if (t.contact) {
 			hits++;
@@ -457,7 +461,8 @@ START_TEST(turning_against_sampling)
 			ck_assert(distance_at(&a, &ma, &b, &mb, t.toi, &opt) <= 1e-9);
 			/* ... and the first: apart at every sample before it. */
 			for (int s = 0; s * 1.0 / samples < t.toi; s++)
-				ck_assert(distance_at(&a, &ma, &b, &mb, (double)s / samples, &opt) > 0.0);
+				ck_assert(distance_at(&a, &ma, &b, &mb, (double)s / samples, &opt) >
+				          0.0);
 		} else {
 			misses++;
 		}
@@ -513,9 +518,10 @@ START_TEST(spinning_bars_against_sampling)
 		}
 		hits++;
 		ck_assert_msg(t.contact, "case %d: sampled contact at %g, none found", i, first);
-		ck_assert_msg(t.toi <= first, "case %d: toi %.17g after the sampled %g", i, t.toi, first);
-		ck_assert_msg(first - t.toi <= 1.0 / samples, "case %d: toi %.17g, sampled %g", i, t.toi,
+		ck_assert_msg(t.toi <= first, "case %d: toi %.17g after the sampled %g", i, t.toi,
 		              first);
+		ck_assert_msg(first - t.toi <= 1.0 / samples, "case %d: toi %.17g, sampled %g", i,
+		              t.toi, first);
 	}
 	ck_assert_int_gt(hits, 10);
 	ck_assert_int_gt(misses, 5);
@@ -528,7 +534,8 @@ START_TEST(swept_against_sampling)
 	for (int i = 0; i < 100; i++) {
 		int dim = 2 + i % 2;
 		size_t na = (size_t)prng_int(&g, 1, 8), nb = (size_t)prng_int(&g, 1, 8);
-		double *va = random_polytope(&g, dim, na, 1.0), *vb = random_polytope(&g, dim, nb, 1.0);
+		double *va = random_polytope(&g, dim, na, 1.0),
+		       *vb = random_polytope(&g, dim, nb, 1.0);
 		clash_shape a, b;
 		ck_assert_int_eq(clash_shape_init(&a, dim, va, na), CLASH_OK);
 		ck_assert_int_eq(clash_shape_init(&b, dim, vb, nb), CLASH_OK);
@@ -551,7 +558,8 @@ START_TEST(swept_against_sampling)
 		double least = INFINITY;
 		const int samples = 2000;
 		for (int s = 0; s <= samples; s++)
-			least = fmin(least, distance_at(&a, &ma, &b, &mb, (double)s / samples, NULL));
+			least = fmin(least,
+			             distance_at(&a, &ma, &b, &mb, (double)s / samples, NULL));
 		/* The swept distance is the least: sampling can only be above it,
 		 * by at most the relative speed times half a step. */
 		double speed = 0;
@@ -705,7 +713,8 @@ START_TEST(motion_between_limits)
 	ck_assert_int_eq(clash_shape_set_translation(&e, (double[]){1, 2, 3, 4}), CLASH_OK);
 	ck_assert_int_eq(clash_motion_between(&m, &s, &e), CLASH_OK);
 	ck_near(m.translation[3], 4, 0);
-	double rot4[25] = {0, 1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+	double rot4[25] = {0, 1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 1,
+	                   0, 0, 0, 0, 0, 1,  0, 0, 0, 0, 0, 1};
 	ck_assert_int_eq(clash_shape_set_matrix(&e, rot4), CLASH_OK);
 	ck_assert_int_eq(clash_motion_between(&m, &s, &e), CLASH_ENOTSUP);
 	/* Bad arguments. */
@@ -780,8 +789,7 @@ START_TEST(query_pose_end)
 	               "\"b\":{\"vertices\":[[0,1]],\"radius\":0.5}}",
 	               &st);
 	ck_assert_int_eq(st, 200);
-	ck_near(json_number_value(json_object_get(j, "toi")),
-	        (M_PI / 2 - asin(0.5)) / 1.5, 1e-9);
+	ck_near(json_number_value(json_object_get(j, "toi")), (M_PI / 2 - asin(0.5)) / 1.5, 1e-9);
 	json_decref(j);
 }
 END_TEST
@@ -800,8 +808,9 @@ static void expect_problem(const char *body, int status, const char *pointer)
 START_TEST(query_pose_end_errors)
 {
 	proto_init();
-	expect_problem("{\"a\":{\"vertices\":[[0,0,0]],\"pose_end\":[1]},\"b\":{\"vertices\":[[1,1,1]]}}",
-	               422, "/a/pose_end");
+	expect_problem(
+		"{\"a\":{\"vertices\":[[0,0,0]],\"pose_end\":[1]},\"b\":{\"vertices\":[[1,1,1]]}}",
+		422, "/a/pose_end");
 	expect_problem("{\"a\":{\"vertices\":[[0,0,0]],\"pose_end\":{\"spin\":1}},"
 	               "\"b\":{\"vertices\":[[1,1,1]]}}",
 	               422, "/a/pose_end/spin");
@@ -809,9 +818,10 @@ START_TEST(query_pose_end_errors)
 	               "\"b\":{\"vertices\":[[1,1,1]]}}",
 	               422, "/a/pose_end/translation");
 	/* A scale that changes is no motion. */
-	expect_problem("{\"a\":{\"vertices\":[[0,0]],\"pose_end\":{\"matrix\":[2,0,0,0,1,0,0,0,1]}},"
-	               "\"b\":{\"vertices\":[[1,1]]}}",
-	               422, "/a/pose_end");
+	expect_problem(
+		"{\"a\":{\"vertices\":[[0,0]],\"pose_end\":{\"matrix\":[2,0,0,0,1,0,0,0,1]}},"
+		"\"b\":{\"vertices\":[[1,1]]}}",
+		422, "/a/pose_end");
 	/* Parts move with their shape. */
 	expect_problem("{\"a\":{\"parts\":[{\"vertices\":[[0,0]],\"pose_end\":{\"angle\":1}}]},"
 	               "\"b\":{\"vertices\":[[1,1]]}}",
@@ -827,14 +837,15 @@ END_TEST
 static Suite *motion_suite(void)
 {
 	Suite *s = suite_create("motion");
-	ck_case(s, "closed_forms", 0, CK_TESTS(thin_box_through_wall, balls_on_lines,
-	                                       boxes_sliding_along_axes, clearance_time,
-	                                       spinning_bar_closed_form, compound_moving));
-	ck_case(s, "sampling", 60, CK_TESTS(turning_against_sampling,
-	                                    spinning_bars_against_sampling,
-	                                    swept_against_sampling));
-	ck_case(s, "poses", 0, CK_TESTS(motion_from_quaternions_is_slerp, motion_between_limits,
-	                                query_pose_end, query_pose_end_errors));
+	ck_case(s, "closed_forms", 0,
+	        CK_TESTS(thin_box_through_wall, balls_on_lines, boxes_sliding_along_axes,
+	                 clearance_time, spinning_bar_closed_form, compound_moving));
+	ck_case(s, "sampling", 60,
+	        CK_TESTS(turning_against_sampling, spinning_bars_against_sampling,
+	                 swept_against_sampling));
+	ck_case(s, "poses", 0,
+	        CK_TESTS(motion_from_quaternions_is_slerp, motion_between_limits, query_pose_end,
+	                 query_pose_end_errors));
 	return s;
 }
 

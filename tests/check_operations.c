@@ -170,7 +170,8 @@ START_TEST(test_limit_body)
 	hconn c;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                 "Content-Length: 1025\r\n\r\n"), 0);
+	                                 "Content-Length: 1025\r\n\r\n"),
+	                 0);
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	json_t *p = assert_problem(&r, 413);
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "detail")), "1024"));
@@ -181,7 +182,8 @@ START_TEST(test_limit_body)
 	/* Chunked over the limit: read to its end, then 413, connection kept. */
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                 "Transfer-Encoding: chunked\r\n\r\n"), 0);
+	                                 "Transfer-Encoding: chunked\r\n\r\n"),
+	                 0);
 	char chunk[600];
 	memset(chunk, ' ', sizeof chunk);
 	for (int i = 0; i < 2; i++) {
@@ -227,8 +229,9 @@ START_TEST(test_limit_vertices)
 	hresp_free(&r);
 	free(q);
 	/* Every route that takes shapes has the limit: /v1/contains too. */
-	const char *c = "{\"inner\":{\"vertices\":[[0,0,0]]},\"outer\":{\"vertices\":"
-	                "[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1],[2,2,2]]}}";
+	const char *c =
+		"{\"inner\":{\"vertices\":[[0,0,0]]},\"outer\":{\"vertices\":"
+		"[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1],[2,2,2]]}}";
 	http_do("POST", "/v1/contains", JSON_HEADERS, c, strlen(c), &r);
 	assert_pointer(&r, 422, "/outer/vertices");
 	hresp_free(&r);
@@ -251,8 +254,7 @@ START_TEST(test_limit_shapes_and_parts)
 {
 	/* Compound shapes ("parts") count part by part, whether or not this
 	 * build's decoder accepts them yet: the limits come first. */
-	server_start_with((const char *const[]){"--max-shapes", "3", "--max-part-depth", "1",
-	                                        NULL},
+	server_start_with((const char *const[]){"--max-shapes", "3", "--max-part-depth", "1", NULL},
 	                  NULL);
 	hresp r;
 	char *q = query_with_a("{\"parts\":[{\"vertices\":[[0,0,0]]},{\"vertices\":[[1,0,0]]}]}");
@@ -305,8 +307,10 @@ START_TEST(test_limit_depth)
 	assert_pointer(&r, 400, "/0/0/0/0/0/0");
 	hresp_free(&r);
 	/* Brackets inside strings are text, escaped quotes included. */
-	post(NULL, "{\"a\":{\"vertices\":[[0]]},\"b\":{\"vertices\":[[1]]},"
-	           "\"method\":\"\\\"[[[[[[[[[[\"}", &r);
+	post(NULL,
+	     "{\"a\":{\"vertices\":[[0]]},\"b\":{\"vertices\":[[1]]},"
+	     "\"method\":\"\\\"[[[[[[[[[[\"}",
+	     &r);
 	assert_pointer(&r, 422, "/method");
 	hresp_free(&r);
 	ck_assert(metric_now("clashd_rejections_total{reason=\"too_deep\"}") == 2);
@@ -349,7 +353,8 @@ START_TEST(test_limits_in_proto)
 	int refused = 0, passed = 0;
 	for (int i = 0; i < 3000; i++) {
 		json_t *doc = json_gen(&g, 10, 6);
-		char *text = json_dumps(doc, JSON_ENCODE_ANY | (i % 2 ? JSON_INDENT(1) : JSON_COMPACT));
+		char *text =
+			json_dumps(doc, JSON_ENCODE_ANY | (i % 2 ? JSON_INDENT(1) : JSON_COMPACT));
 		size_t depth = true_depth(doc);
 		size_t limit = 1 + prng_below(&g, 8);
 		proto_context ctx = {.limits = {.max_depth = limit}};
@@ -357,8 +362,8 @@ START_TEST(test_limits_in_proto)
 		proto_call call = {.ctx = &ctx};
 		ck_assert_int_eq(proto_query_reply_ex(text, strlen(text), &call, &out), 0);
 		int too_deep = call.limit == PROTO_LIMIT_DEPTH;
-		ck_assert_msg(too_deep == (depth > limit), "depth %zu, limit %zu, refused %d: %s", depth,
-		              limit, too_deep, text);
+		ck_assert_msg(too_deep == (depth > limit), "depth %zu, limit %zu, refused %d: %s",
+		              depth, limit, too_deep, text);
 		if (too_deep) {
 			ck_assert_int_eq(out.status, 400);
 			refused++;
@@ -375,7 +380,8 @@ START_TEST(test_limits_in_proto)
 	/* No limits (the default, and the CLI's): nothing of this is checked. */
 	proto_reply out;
 	proto_call call = {0};
-	const char *many = "{\"a\":{\"parts\":[{\"vertices\":[[0,0]]}]},\"b\":{\"vertices\":[[1,1]]}}";
+	const char *many =
+		"{\"a\":{\"parts\":[{\"vertices\":[[0,0]]}]},\"b\":{\"vertices\":[[1,1]]}}";
 	ck_assert_int_eq(proto_query_reply_ex(many, strlen(many), &call, &out), 0);
 	ck_assert_int_eq(call.limit, PROTO_LIMIT_NONE);
 	proto_reply_free(&out);
@@ -445,8 +451,9 @@ static void hold_query(held *h, const char *q)
 	h->q = strdup(q);
 	h->len = strlen(q);
 	ck_assert_int_eq(hconn_open(&h->c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(&h->c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
-	                                    "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
+	ck_assert_int_eq(hconn_sendf(&h->c,
+	                             "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+	                             "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
 	                             h->len),
 	                 0);
 	hresp r;
@@ -521,18 +528,22 @@ START_TEST(test_backpressure)
 
 	/* Both slots taken: every further query is refused at once, with
 	 * Retry-After, without its body being waited for ... */
-	enum { EXTRA = 6 };
+	enum {
+		EXTRA = 6
+	};
 	for (int i = 0; i < EXTRA; i++) {
 		hresp r;
 		hconn c;
 		ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 		if (i % 2) {
 			/* ... whether the client waits for 100 Continue ... */
-			ck_assert_int_eq(hconn_sendf(&c, "POST /v1/query HTTP/1.1\r\nHost: x\r\n"
-			                                 JSON_HEADERS "Expect: 100-continue\r\n"
-			                                 "Content-Length: %zu\r\n\r\n",
-			                             strlen(q)),
-			                 0);
+			ck_assert_int_eq(
+				hconn_sendf(&c,
+			                    "POST /v1/query HTTP/1.1\r\nHost: x\r\n" JSON_HEADERS
+			                    "Expect: 100-continue\r\n"
+			                    "Content-Length: %zu\r\n\r\n",
+			                    strlen(q)),
+				0);
 		} else {
 			/* ... or sends everything. */
 			ck_assert_int_eq(hconn_request(&c, "POST", "/v1/query", JSON_HEADERS, q,
@@ -585,8 +596,8 @@ END_TEST
 typedef struct load_job {
 	int port;
 	const char *query;
-	int ok, refused;       /* 200 (right answer), 503 (problem + Retry-After) */
-	double max_latency;    /* of the 200s, seconds */
+	int ok, refused;    /* 200 (right answer), 503 (problem + Retry-After) */
+	double max_latency; /* of the 200s, seconds */
 	char error[256];
 } load_job;
 
@@ -619,8 +630,8 @@ static void *load_client(void *arg)
 		           strstr(r.body, "urn:clashd:problem:unavailable")) {
 			j->refused++;
 		} else {
-			snprintf(j->error, sizeof j->error, "request %d: status %d: %.100s", i, r.status,
-			         r.body);
+			snprintf(j->error, sizeof j->error, "request %d: status %d: %.100s", i,
+			         r.status, r.body);
 		}
 		if (r.closed) {
 			hconn_close(c);
@@ -666,10 +677,13 @@ START_TEST(test_overload)
 	ck_assert_int_gt(ok, 0);
 
 	char *m = get_metrics();
-	ck_assert(metric(m, "clashd_http_requests_total{route=\"/v1/query\",status=\"200\"}") == ok);
+	ck_assert(metric(m, "clashd_http_requests_total{route=\"/v1/query\",status=\"200\"}") ==
+	          ok);
 	if (refused)
-		ck_assert(metric(m, "clashd_http_requests_total{route=\"/v1/query\",status=\"503\"}") ==
-		          refused);
+		ck_assert(
+			metric(m,
+		               "clashd_http_requests_total{route=\"/v1/query\",status=\"503\"}") ==
+			refused);
 	ck_assert(metric(m, "clashd_rejections_total{reason=\"overload\"}") == refused);
 	ck_assert(metric(m, "clashd_queries_admitted") == 0);
 	ck_assert(metric(m, "clashd_query_iterations_count") == ok);
@@ -797,7 +811,8 @@ START_TEST(test_read_timeout)
 	int h_cut = 0, b_cut = 0, b_status = 0;
 	double deadline = now_s() + 15;
 	for (int i = 0; (!h_cut || !b_cut) && now_s() < deadline; i++) {
-		if (!h_cut && send(h.fd, i < (int)strlen(head) ? head + i : "a", 1, MSG_NOSIGNAL) != 1)
+		if (!h_cut &&
+		    send(h.fd, i < (int)strlen(head) ? head + i : "a", 1, MSG_NOSIGNAL) != 1)
 			h_cut = 1;
 		if (!b_cut && send(b.fd, " ", 1, MSG_NOSIGNAL) != 1)
 			b_cut = 1;
@@ -978,8 +993,8 @@ static void *drain_load_client(void *arg)
 			break;
 		}
 		if (r.status != 200 || cubes_answer_wrong(r.body, 2)) {
-			snprintf(j->error, sizeof j->error, "request %d: status %d: %.100s", i, r.status,
-			         r.body);
+			snprintf(j->error, sizeof j->error, "request %d: status %d: %.100s", i,
+			         r.status, r.body);
 		} else {
 			j->ok++;
 			pthread_mutex_lock(j->mu);
@@ -1014,8 +1029,12 @@ START_TEST(test_drain_under_load)
 	pthread_t t[DRAIN_CLIENTS];
 	drain_load jobs[DRAIN_CLIENTS];
 	for (int i = 0; i < DRAIN_CLIENTS; i++) {
-		jobs[i] = (drain_load){.port = srv.port, .keep_alive = i % 2, .query = q,
-		                       .answered = &answered, .mu = &mu, .reset_allowed = !filter};
+		jobs[i] = (drain_load){.port = srv.port,
+		                       .keep_alive = i % 2,
+		                       .query = q,
+		                       .answered = &answered,
+		                       .mu = &mu,
+		                       .reset_allowed = !filter};
 		ck_assert_int_eq(pthread_create(&t[i], NULL, drain_load_client, &jobs[i]), 0);
 	}
 	/* SIGTERM in the middle of the load. */
@@ -1033,7 +1052,8 @@ START_TEST(test_drain_under_load)
 	for (int i = 0; i < DRAIN_CLIENTS; i++) {
 		pthread_join(t[i], NULL);
 		ck_assert_msg(!jobs[i].error[0], "client %d (%s): %s", i,
-		              jobs[i].keep_alive ? "keep-alive" : "one per connection", jobs[i].error);
+		              jobs[i].keep_alive ? "keep-alive" : "one per connection",
+		              jobs[i].error);
 		ok += jobs[i].ok;
 		refused += jobs[i].refused;
 		attempts += jobs[i].attempts;
@@ -1050,9 +1070,11 @@ START_TEST(test_drain_under_load)
 	ck_assert_ptr_nonnull(line);
 	ck_assert_int_eq(json_is_true(json_object_get(line, "syn_filter")), filter);
 	json_decref(line);
-	fprintf(stderr, "service: drain under load: %d clients, %d requests answered, "
-	                "%d reset (SYN filter %s), %d connections taken from the backlog at close\n",
-	        DRAIN_CLIENTS, ok, reset, filter ? "on: none allowed" : "refused: allowed", at_close);
+	fprintf(stderr,
+	        "service: drain under load: %d clients, %d requests answered, "
+	        "%d reset (SYN filter %s), %d connections taken from the backlog at close\n",
+	        DRAIN_CLIENTS, ok, reset, filter ? "on: none allowed" : "refused: allowed",
+	        at_close);
 	free(q);
 }
 END_TEST
@@ -1074,16 +1096,19 @@ static void check_exposition(const char *text)
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] == '#') {
 			char kind[8], name[128], rest[64];
-			ck_assert_msg(sscanf(line, "# %7s %127s %63s", kind, name, rest) == 3, "%s", line);
+			ck_assert_msg(sscanf(line, "# %7s %127s %63s", kind, name, rest) == 3, "%s",
+			              line);
 			if (strcmp(kind, "TYPE") == 0) {
 				ck_assert_str_eq(name, family);
 				snprintf(type, sizeof type, "%s", rest);
-				ck_assert_msg(strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0 ||
-				                  strcmp(type, "histogram") == 0,
+				ck_assert_msg(strcmp(type, "counter") == 0 ||
+				                      strcmp(type, "gauge") == 0 ||
+				                      strcmp(type, "histogram") == 0,
 				              "%s", line);
 				if (strcmp(type, "counter") == 0)
 					ck_assert_msg(strlen(name) > 6 &&
-					                  strcmp(name + strlen(name) - 6, "_total") == 0,
+					                      strcmp(name + strlen(name) - 6,
+					                             "_total") == 0,
 					              "counter %s", name);
 			} else {
 				ck_assert_str_eq(kind, "HELP");
@@ -1094,7 +1119,9 @@ static void check_exposition(const char *text)
 		}
 		samples++;
 		/* name{labels} value */
-		size_t n = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+		size_t n =
+			strspn(line,
+		               "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
 		ck_assert_msg(n > 0, "%s", line);
 		ck_assert_msg(type[0], "sample before its TYPE: %s", line);
 		ck_assert_msg(strncmp(line, family, strlen(family)) == 0, "%s is not in %s", line,
@@ -1122,12 +1149,14 @@ static void check_exposition(const char *text)
 		double v = strtod(after + 1, &end);
 		ck_assert_msg(*end == '\0' && v >= 0, "%s", line);
 		if (strcmp(type, "histogram") == 0) {
-			ck_assert_msg(strncmp(suffix, "_bucket", 7) == 0 || strncmp(suffix, "_sum", 4) == 0 ||
-			                  strncmp(suffix, "_count", 6) == 0,
+			ck_assert_msg(strncmp(suffix, "_bucket", 7) == 0 ||
+			                      strncmp(suffix, "_sum", 4) == 0 ||
+			                      strncmp(suffix, "_count", 6) == 0,
 			              "%s", line);
 			/* The series without le: buckets of one series in a row. */
 			char series[256];
-			snprintf(series, sizeof series, "%.*s", (int)(strstr(line, "le=") ? strstr(line, "le=") - line : 0), line);
+			snprintf(series, sizeof series, "%.*s",
+			         (int)(strstr(line, "le=") ? strstr(line, "le=") - line : 0), line);
 			if (strncmp(suffix, "_bucket", 7) == 0) {
 				if (strcmp(series, last_series) != 0)
 					last_bucket = -1;
@@ -1135,7 +1164,8 @@ static void check_exposition(const char *text)
 				last_bucket = v;
 				snprintf(last_series, sizeof last_series, "%s", series);
 			} else if (strncmp(suffix, "_count", 6) == 0) {
-				ck_assert_msg(v == last_bucket, "_count differs from +Inf: %s", line);
+				ck_assert_msg(v == last_bucket, "_count differs from +Inf: %s",
+				              line);
 			}
 		} else {
 			ck_assert_msg(*suffix == '{' || *suffix == ' ', "%s", line);
@@ -1174,7 +1204,8 @@ START_TEST(test_metrics)
 	ck_assert(metric(m, "clashd_http_requests_total{route=\"/v1/query\",status=\"422\"}") == 1);
 	ck_assert(metric(m, "clashd_http_requests_total{route=\"other\",status=\"404\"}") == 1);
 	ck_assert(metric(m, "clashd_http_requests_total{route=\"/livez\",status=\"200\"}") == 1);
-	ck_assert(metric(m, "clashd_http_request_duration_seconds_count{route=\"/v1/query\"}") == 5);
+	ck_assert(metric(m, "clashd_http_request_duration_seconds_count{route=\"/v1/query\"}") ==
+	          5);
 	ck_assert(metric(m, "clashd_http_request_duration_seconds_bucket{route=\"/v1/query\","
 	                    "le=\"+Inf\"}") == 5);
 	ck_assert(metric(m, "clashd_http_request_duration_seconds_sum{route=\"/v1/query\"}") > 0);
@@ -1304,8 +1335,10 @@ START_TEST(test_log_stuck_stdout)
 	double dropped_all = metric(r.body, "clashd_log_lines_dropped_total");
 	hresp_free(&r);
 	ck_assert(dropped_all >= dropped_more);
-	ck_assert_msg(dropped_told() == (long long)dropped_all, "the log tells %lld dropped, "
-	              "/metrics %.0f", dropped_told(), dropped_all);
+	ck_assert_msg(dropped_told() == (long long)dropped_all,
+	              "the log tells %lld dropped, "
+	              "/metrics %.0f",
+	              dropped_told(), dropped_all);
 	hconn_close(&c);
 	assert_still_serving();
 	free(q);
@@ -1381,11 +1414,14 @@ END_TEST
 /* The validator of make test; fails the test with how to get it. */
 static void validator_path(char *out, size_t len)
 {
-	snprintf(out, len, "%s/npm/node_modules/@seriousme/openapi-schema-validator/bin/"
-	                   "validate-api-cli.js", check_build_dir());
+	snprintf(out, len,
+	         "%s/npm/node_modules/@seriousme/openapi-schema-validator/bin/"
+	         "validate-api-cli.js",
+	         check_build_dir());
 	ck_assert_msg(access(out, R_OK) == 0,
 	              "%s is missing: make test installs it (npm install --prefix build/npm "
-	              "@seriousme/openapi-schema-validator)", out);
+	              "@seriousme/openapi-schema-validator)",
+	              out);
 }
 
 START_TEST(test_openapi)
@@ -1404,8 +1440,8 @@ START_TEST(test_openapi)
 	ck_assert_msg(json_equal(served, yaml), "the served contract differs from openapi.yaml");
 	ck_assert_str_eq(json_string_value(json_object_get(served, "openapi")), "3.1.0");
 	/* Every route of the server is in it. */
-	const char *paths[] = {"/v1/query", "/v1/contains", "/v1/scene", "/livez", "/readyz",
-	                       "/metrics", "/v1/openapi.json"};
+	const char *paths[] = {"/v1/query", "/v1/contains", "/v1/scene",       "/livez",
+	                       "/readyz",   "/metrics",     "/v1/openapi.json"};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
 		ck_assert_msg(json_object_get(json_object_get(served, "paths"), paths[i]),
 		              "%s is not documented", paths[i]);
@@ -1421,9 +1457,15 @@ START_TEST(test_openapi)
 	ck_assert_msg(rc == 0 && strstr(out, "\"valid\": true"), "validator (%d): %s", rc, out);
 	/* ... which would have said so otherwise: a response without its
 	 * required description, and an unknown top-level member. */
-	json_object_del(json_object_get(json_object_get(json_object_get(json_object_get(
-		json_object_get(served, "paths"), "/livez"), "get"), "responses"), "200"),
-	                "description");
+	json_object_del(
+		json_object_get(
+			json_object_get(json_object_get(json_object_get(json_object_get(served,
+	                                                                                "paths"),
+	                                                                "/livez"),
+	                                                "get"),
+	                                "responses"),
+			"200"),
+		"description");
 	char *broken = json_dumps(served, JSON_COMPACT);
 	write_file(dir, "broken.json", broken, bad, sizeof bad);
 	rc = run((const char *const[]){"node", validator, bad, NULL}, out, sizeof out);
@@ -1572,8 +1614,8 @@ static void cors_stop(void)
 }
 
 /* A browser's preflight of a POST with the headers the client sends. */
-#define CORS_PREFLIGHT                                                                    \
-	"Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n"             \
+#define CORS_PREFLIGHT                                                           \
+	"Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n" \
 	"Access-Control-Request-Headers: content-type, authorization, x-clashd-shape\r\n"
 
 /* The log line of a refused preflight names the origin, why, and the flag. */
@@ -1583,8 +1625,8 @@ static void assert_preflight_refused_logged(const char *origin, const char *reas
 	ck_assert_ptr_nonnull(line);
 	ck_assert_str_eq(json_string_value(json_object_get(line, "origin")), origin);
 	ck_assert_str_eq(json_string_value(json_object_get(line, "reason")), reason);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(line, "hint")),
-	                             "--cors-origin"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(line, "hint")), "--cors-origin"));
 	json_decref(line);
 }
 
@@ -1640,7 +1682,8 @@ START_TEST(test_cors_preflight_any_path)
 	cors_start();
 	hresp r;
 	char v[256];
-	const char *pre_get = "Origin: https://app.example\r\nAccess-Control-Request-Method: GET\r\n";
+	const char *pre_get =
+		"Origin: https://app.example\r\nAccess-Control-Request-Method: GET\r\n";
 	http_do("OPTIONS", "/v1/qeury", pre_get, NULL, 0, &r);
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v),
@@ -1727,11 +1770,11 @@ START_TEST(test_cors_actual_requests)
 		int status;
 	} cases[] = {
 		{"Origin: http://localhost:3000\r\nAuthorization: Bearer " TOKEN "\r\n", "POST",
-		 "/v1/query", q, 200},
+	         "/v1/query", q, 200},
 		{"Origin: http://localhost:3000\r\n", "POST", "/v1/query", q, 401},
 		{"Origin: https://app.example\r\n", "GET", "/nowhere", NULL, 404},
 		{"Origin: https://APP.example\r\nAuthorization: Bearer " TOKEN "\r\n", "POST",
-		 "/v1/query", "{\"a\":1}", 422},
+	         "/v1/query", "{\"a\":1}", 422},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char headers[512];
@@ -1742,7 +1785,8 @@ START_TEST(test_cors_actual_requests)
 		ck_assert_msg(r.status == cases[i].status, "case %zu: %d", i, r.status);
 		ck_assert_ptr_nonnull(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v));
 		ck_assert_ptr_nonnull(strstr(cases[i].headers, v));
-		ck_assert_ptr_nonnull(hresp_header(&r, "Access-Control-Expose-Headers", v, sizeof v));
+		ck_assert_ptr_nonnull(
+			hresp_header(&r, "Access-Control-Expose-Headers", v, sizeof v));
 		ck_assert_ptr_nonnull(strstr(v, "X-Request-Id"));
 		ck_assert_ptr_nonnull(strstr(v, "Retry-After"));
 		ck_assert_str_eq(hresp_header(&r, "Vary", v, sizeof v), "Origin");
@@ -1776,11 +1820,12 @@ START_TEST(test_cors_any_origin)
 	server_start_with((const char *const[]){"--cors-origin", "*", NULL}, NULL);
 	hresp r;
 	char v[256];
-	http_do("OPTIONS", "/readyz",
-	        "Origin: null\r\nAccess-Control-Request-Method: GET\r\n", NULL, 0, &r);
+	http_do("OPTIONS", "/readyz", "Origin: null\r\nAccess-Control-Request-Method: GET\r\n",
+	        NULL, 0, &r);
 	ck_assert_int_eq(r.status, 204);
 	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Origin", v, sizeof v), "*");
-	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v), "GET, HEAD");
+	ck_assert_str_eq(hresp_header(&r, "Access-Control-Allow-Methods", v, sizeof v),
+	                 "GET, HEAD");
 	hresp_free(&r);
 	assert_clean_exit(server_stop_within(15));
 }
@@ -1811,9 +1856,9 @@ START_TEST(test_tls)
 	snprintf(key, sizeof key, "%s/key.pem", dir);
 	snprintf(cert, sizeof cert, "%s/cert.pem", dir);
 	int rc = run((const char *const[]){"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-	                                   "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
-	                                   cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
-	                                   "subjectAltName=IP:127.0.0.1", NULL},
+	                                   "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+	                                   "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+	                                   "-addext", "subjectAltName=IP:127.0.0.1", NULL},
 	             NULL, 0);
 	ck_assert_msg(rc == 0, "openssl req failed (%d): is the openssl package installed?", rc);
 
@@ -1838,7 +1883,8 @@ START_TEST(test_tls)
 	ck_assert_str_eq(out, "{\"status\":\"ok\"}");
 	/* The built-in probe speaks TLS too (without verifying). */
 	const char *self = clashd_path();
-	ck_assert_int_eq(run((const char *const[]){self, "--healthcheck", url, NULL}, out, sizeof out),
+	ck_assert_int_eq(run((const char *const[]){self, "--healthcheck", url, NULL}, out,
+	                     sizeof out),
 	                 0);
 	ck_assert_ptr_nonnull(strstr(out, "status 200"));
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/livez", srv.port);
@@ -1910,22 +1956,24 @@ START_TEST(test_flags_and_environment)
 		long long flag_want;
 		long long def;
 	} cases[] = {
-		{"--max-body", "CLASHD_MAX_BODY", "max_body_bytes", "2M", 2 << 20, "3K", 3072, 16 << 20},
-		{"--max-vertices", "CLASHD_MAX_VERTICES", "max_vertices", "500", 500, "70", 70, 200000},
+		{"--max-body", "CLASHD_MAX_BODY", "max_body_bytes", "2M", 2 << 20, "3K", 3072,
+	         16 << 20},
+		{"--max-vertices", "CLASHD_MAX_VERTICES", "max_vertices", "500", 500, "70", 70,
+	         200000},
 		{"--max-shapes", "CLASHD_MAX_SHAPES", "max_shapes", "9", 9, "2", 2, 1024},
 		{"--max-depth", "CLASHD_MAX_DEPTH", "max_depth", "10", 10, "2048", 2048, 64},
 		{"--max-part-depth", "CLASHD_MAX_PART_DEPTH", "max_part_depth", "3", 3, "1", 1, 8},
 		{"--max-connections", "CLASHD_MAX_CONNECTIONS", "max_connections", "50", 50, "7", 7,
-		 1000},
+	         1000},
 		{"--max-queue", "CLASHD_MAX_QUEUE", "max_queue", "5", 5, "6", 6, 32},
 		{"--idle-timeout", "CLASHD_IDLE_TIMEOUT", "idle_timeout_ms", "2s", 2000, "3", 3000,
-		 30000},
-		{"--read-timeout", "CLASHD_READ_TIMEOUT", "read_timeout_ms", "1m", 60000, "750ms", 750,
-		 60000},
+	         30000},
+		{"--read-timeout", "CLASHD_READ_TIMEOUT", "read_timeout_ms", "1m", 60000, "750ms",
+	         750, 60000},
 		{"--request-timeout", "CLASHD_REQUEST_TIMEOUT", "request_timeout_ms", "5s", 5000,
-		 "250ms", 250, 10000},
+	         "250ms", 250, 10000},
 		{"--drain-timeout", "CLASHD_DRAIN_TIMEOUT", "drain_timeout_ms", "0", 0, "2s", 2000,
-		 20000},
+	         20000},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char env[128], key[128];
@@ -1941,25 +1989,27 @@ START_TEST(test_flags_and_environment)
 		json_decref(j);
 		j = listening_line(base, (const char *const[]){env, NULL});
 		ck_assert_ptr_nonnull(j);
-		ck_assert_msg(json_integer_value(json_object_get(j, cases[i].key)) == cases[i].env_want,
+		ck_assert_msg(json_integer_value(json_object_get(j, cases[i].key)) ==
+		                      cases[i].env_want,
 		              "%s from %s", cases[i].key, env);
 		ck_assert_str_eq(json_string_value(json_object_get(j, key)), "env");
 		json_decref(j);
-		const char *args[] = {"--listen", "127.0.0.1:0", "--threads", "2", cases[i].flag,
-		                      cases[i].flag_value, NULL};
+		const char *args[] = {"--listen",    "127.0.0.1:0",       "--threads", "2",
+		                      cases[i].flag, cases[i].flag_value, NULL};
 		j = listening_line(args, (const char *const[]){env, NULL});
 		ck_assert_ptr_nonnull(j);
 		ck_assert_msg(json_integer_value(json_object_get(j, cases[i].key)) ==
-		                  cases[i].flag_want,
+		                      cases[i].flag_want,
 		              "%s from %s", cases[i].key, cases[i].flag);
 		ck_assert_str_eq(json_string_value(json_object_get(j, key)), "flag");
 		json_decref(j);
 	}
 	/* Lists: CORS origins and open paths. */
 	const char *base[] = {"--listen", "127.0.0.1:0", NULL};
-	json_t *j = listening_line(base, (const char *const[]){"CLASHD_CORS_ORIGIN=https://a.example,"
-	                                                       "https://b.example:8443",
-	                                                       "CLASHD_AUTH_OPEN=/livez", NULL});
+	json_t *j =
+		listening_line(base, (const char *const[]){"CLASHD_CORS_ORIGIN=https://a.example,"
+	                                                   "https://b.example:8443",
+	                                                   "CLASHD_AUTH_OPEN=/livez", NULL});
 	ck_assert_int_eq(json_array_size(json_object_get(j, "cors_origin")), 2);
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "cors_origin"), 1)),
 	                 "https://b.example:8443");
@@ -2025,8 +2075,8 @@ START_TEST(test_bad_values)
 		const char *env[] = {cases[i].env, NULL};
 		int rc = run_clashd(cases[i].args, env, err, sizeof err);
 		ck_assert_msg(rc == 2, "case %zu exited %d (%s)", i, rc, err);
-		ck_assert_msg(strstr(err, cases[i].mention), "case %zu: stderr \"%s\" does not name %s",
-		              i, err, cases[i].mention);
+		ck_assert_msg(strstr(err, cases[i].mention),
+		              "case %zu: stderr \"%s\" does not name %s", i, err, cases[i].mention);
 	}
 	/* A certificate without a key (and the reverse) is refused. */
 	char err[1024];
@@ -2050,11 +2100,13 @@ START_TEST(test_help)
 	char out[16384];
 	const char *path = clashd_path();
 	ck_assert_int_eq(run((const char *const[]){path, "--help", NULL}, out, sizeof out), 0);
-	const char *names[] = {"--listen", "--threads", "--max-body", "--max-vertices",
-	                       "--max-shapes", "--max-depth", "--max-part-depth", "--max-connections",
-	                       "--max-queue", "--idle-timeout", "--read-timeout", "--request-timeout",
-	                       "--drain-timeout", "--auth-token-file", "--auth-open", "--cors-origin",
-	                       "--tls-cert", "--tls-key", "--healthcheck"};
+	const char *names[] = {"--listen",         "--threads",         "--max-body",
+	                       "--max-vertices",   "--max-shapes",      "--max-depth",
+	                       "--max-part-depth", "--max-connections", "--max-queue",
+	                       "--idle-timeout",   "--read-timeout",    "--request-timeout",
+	                       "--drain-timeout",  "--auth-token-file", "--auth-open",
+	                       "--cors-origin",    "--tls-cert",        "--tls-key",
+	                       "--healthcheck"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		ck_assert_msg(strstr(out, names[i]), "--help does not mention %s", names[i]);
 		if (strcmp(names[i], "--healthcheck") == 0)
@@ -2094,8 +2146,8 @@ START_TEST(test_healthcheck)
 	snprintf(url, sizeof url, "https://127.0.0.1:%d/livez", srv.port);
 	ck_assert_int_eq(run((const char *const[]){path, "--healthcheck", url, NULL}, NULL, 0), 1);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ck_assert_msg(run((const char *const[]){path, "--healthcheck", bad[i], NULL}, NULL, 0) ==
-		                  1,
+		ck_assert_msg(run((const char *const[]){path, "--healthcheck", bad[i], NULL}, NULL,
+		                  0) == 1,
 		              "%s", bad[i]);
 	/* Draining: once the listener is closed the probe fails. */
 	held h;
@@ -2124,30 +2176,30 @@ END_TEST
 static Suite *operations_suite(void)
 {
 	Suite *s = suite_create("operations");
-	TCase *tc = ck_case(s, "limits", 30, CK_TESTS(test_limit_body, test_limit_vertices,
-	                                              test_limit_shapes_and_parts, test_limit_depth,
-	                                              test_connection_limit, test_limits_in_proto,
-	                                              test_cancel_hook));
+	TCase *tc =
+		ck_case(s, "limits", 30,
+	                CK_TESTS(test_limit_body, test_limit_vertices, test_limit_shapes_and_parts,
+	                         test_limit_depth, test_connection_limit, test_limits_in_proto,
+	                         test_cancel_hook));
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tc = ck_case(s, "load", 60, CK_TESTS(test_backpressure, test_overload));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tc = ck_case(s, "deadlines", 60, CK_TESTS(test_request_timeout, test_read_timeout,
-	                                          test_drain_timeout, test_drain_backlog,
-	                                          test_drain_under_load));
+	tc = ck_case(s, "deadlines", 60,
+	             CK_TESTS(test_request_timeout, test_read_timeout, test_drain_timeout,
+	                      test_drain_backlog, test_drain_under_load));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tc = ck_case(s, "observe", 30, CK_TESTS(test_metrics, test_request_id, test_openapi,
-	                                        test_log_stuck_stdout));
+	tc = ck_case(s, "observe", 30,
+	             CK_TESTS(test_metrics, test_request_id, test_openapi, test_log_stuck_stdout));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tc = ck_case(s, "security", 60, CK_TESTS(test_auth, test_cors_preflight_granted,
-	                                         test_cors_preflight_refused,
-	                                         test_cors_preflight_any_path,
-	                                         test_cors_origin_patterns,
-	                                         test_cors_options_not_preflight,
-	                                         test_cors_actual_requests, test_cors_no_origin,
-	                                         test_cors_any_origin, test_cors_off, test_tls));
+	tc = ck_case(s, "security", 60,
+	             CK_TESTS(test_auth, test_cors_preflight_granted, test_cors_preflight_refused,
+	                      test_cors_preflight_any_path, test_cors_origin_patterns,
+	                      test_cors_options_not_preflight, test_cors_actual_requests,
+	                      test_cors_no_origin, test_cors_any_origin, test_cors_off, test_tls));
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tc = ck_case(s, "config", 60, CK_TESTS(test_flags_and_environment, test_bad_values,
-	                                       test_help, test_healthcheck));
+	tc = ck_case(s, "config", 60,
+	             CK_TESTS(test_flags_and_environment, test_bad_values, test_help,
+	                      test_healthcheck));
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	return s;
 }

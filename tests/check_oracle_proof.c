@@ -36,8 +36,8 @@ static size_t box_corners(int dim, const double *lo, const double *hi, double *o
 	return n;
 }
 
-static void query_ok(int dim, const double *a, size_t na, double ra,
-                     const double *b, size_t nb, double rb, oracle_answer *ans)
+static void query_ok(int dim, const double *a, size_t na, double ra, const double *b, size_t nb,
+                     double rb, oracle_answer *ans)
 {
 	int rc = oracle_query(dim, a, na, ra, b, nb, rb, ans);
 	ck_assert_msg(rc == ORACLE_OK, "oracle_query: %s", oracle_strerror(rc));
@@ -73,8 +73,8 @@ START_TEST(box_gaps)
 			ck_assert_msg(!ans.hull_overlap && !ans.intersecting,
 			              "gap %g axes %d: reported overlapping", g, axes);
 			ck_assert_msg(fabs(ans.distance - want) <= 1e-15 + 1e-13 * want,
-			              "gap %g axes %d: distance %.17g, want %.17g", g,
-			              axes, ans.distance, want);
+			              "gap %g axes %d: distance %.17g, want %.17g", g, axes,
+			              ans.distance, want);
 			ck_assert_double_eq(ans.depth, 0);
 			ck_assert_msg(fabs(norm(3, ans.near) - ans.distance) <= 1e-15,
 			              "near point not at the distance");
@@ -90,9 +90,8 @@ END_TEST
 
 /* Distance, verdict and depth for axis-aligned boxes [alo, ahi] and
  * [blo, bhi]: their difference is the box [alo - bhi, ahi - blo]. */
-static void box_closed_form(int dim, const double *alo, const double *ahi,
-                            const double *blo, const double *bhi,
-                            int *overlap, double *dist, double *depth)
+static void box_closed_form(int dim, const double *alo, const double *ahi, const double *blo,
+                            const double *bhi, int *overlap, double *dist, double *depth)
 {
 	double d2 = 0, dep = INFINITY;
 	*overlap = 1;
@@ -133,8 +132,10 @@ START_TEST(box_random)
 		/* Interior points must change nothing. */
 		for (int extra = 0; extra < 3; extra++, na++, nb++)
 			for (int k = 0; k < dim; k++) {
-				a[na * (size_t)dim + k] = alo[k] + (ahi[k] - alo[k]) * prng_unit(&r);
-				b[nb * (size_t)dim + k] = blo[k] + (bhi[k] - blo[k]) * prng_unit(&r);
+				a[na * (size_t)dim + k] =
+					alo[k] + (ahi[k] - alo[k]) * prng_unit(&r);
+				b[nb * (size_t)dim + k] =
+					blo[k] + (bhi[k] - blo[k]) * prng_unit(&r);
 			}
 		int overlap;
 		double dist, depth;
@@ -146,8 +147,8 @@ START_TEST(box_random)
 		double tol = 1e-13 * s;
 		if (fmax(dist, depth) > tol)
 			ck_assert_msg(ans.hull_overlap == overlap,
-			              "it %d: overlap %d, closed form %d", it,
-			              ans.hull_overlap, overlap);
+			              "it %d: overlap %d, closed form %d", it, ans.hull_overlap,
+			              overlap);
 		double err = fmax(fabs(ans.hull_distance - dist), fabs(ans.hull_depth - depth));
 		ck_assert_msg(err <= tol, "it %d dim %d: distance %.17g/%.17g depth %.17g/%.17g",
 		              it, dim, ans.hull_distance, dist, ans.hull_depth, depth);
@@ -157,8 +158,8 @@ START_TEST(box_random)
 	}
 	ck_assert_int_gt(overlaps, 100);
 	ck_assert_int_gt(apart, 100);
-	printf("oracle box_random: %d overlapping, %d apart, worst error %.3g x size\n",
-	       overlaps, apart, worst);
+	printf("oracle box_random: %d overlapping, %d apart, worst error %.3g x size\n", overlaps,
+	       apart, worst);
 }
 END_TEST
 
@@ -210,19 +211,19 @@ START_TEST(planar)
 		double p[2];
 		double dist, depth;
 	} cases[] = {
-		{{4, 3}, 2.4, 0},         /* hypotenuse: (12+12-12)/5 */
+		{{4, 3}, 2.4, 0},                 /* hypotenuse: (12+12-12)/5 */
 		{{5, -1}, 1.4142135623730951, 0}, /* vertex (4,0) */
-		{{2, -2}, 2, 0},          /* edge y=0 */
-		{{-3, 7}, 5, 0},          /* vertex (0,3) */
-		{{0.5, 1}, 0, 0.5},       /* inside, nearest edge x=0 */
-		{{1.5, 1.2}, 0, 0.54},    /* inside: hypotenuse (12-4.5-4.8)/5 < 1.2 */
+		{{2, -2}, 2, 0},                  /* edge y=0 */
+		{{-3, 7}, 5, 0},                  /* vertex (0,3) */
+		{{0.5, 1}, 0, 0.5},               /* inside, nearest edge x=0 */
+		{{1.5, 1.2}, 0, 0.54},            /* inside: hypotenuse (12-4.5-4.8)/5 < 1.2 */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		oracle_answer ans;
 		query_ok(2, tri, 3, 0, cases[i].p, 1, 0, &ans);
 		double wdep = cases[i].depth;
 		ck_assert_msg(fabs(ans.distance - cases[i].dist) <= 1e-15 &&
-		                  fabs(ans.depth - wdep) <= 1e-15,
+		                      fabs(ans.depth - wdep) <= 1e-15,
 		              "case %zu: distance %.17g depth %.17g", i, ans.distance, ans.depth);
 	}
 	/* Squares: unit square against one moved by (1+g, 1+g): sqrt(2)·g. */
@@ -290,7 +291,8 @@ START_TEST(errors)
 	ck_assert_int_eq(oracle_query(3, sq, 4, 0, sq2, 4, 0, NULL), ORACLE_EINVAL);
 	double inf[3] = {INFINITY, 0, 0};
 	ck_assert_int_eq(oracle_query(3, sq, 4, 0, inf, 1, 0, &ans), ORACLE_EINVAL);
-	ck_assert_str_eq(oracle_strerror(ORACLE_EFLAT), "Minkowski difference is not full-dimensional");
+	ck_assert_str_eq(oracle_strerror(ORACLE_EFLAT),
+	                 "Minkowski difference is not full-dimensional");
 }
 END_TEST
 
@@ -323,8 +325,8 @@ static double pt_seg2(int dim, const double *p, const double *a, const double *b
 /* Squared distance between segments [p1, q1] and [p2, q2]: the nearest pair
  * has an endpoint, or is interior to both and then solves the 2x2 normal
  * equations of the two lines. */
-static double seg_seg2(int dim, const double *p1, const double *q1,
-                       const double *p2, const double *q2)
+static double seg_seg2(int dim, const double *p1, const double *q1, const double *p2,
+                       const double *q2)
 {
 	double best = fmin(fmin(pt_seg2(dim, p1, p2, q2), pt_seg2(dim, q1, p2, q2)),
 	                   fmin(pt_seg2(dim, p2, p1, q1), pt_seg2(dim, q2, p1, q1)));
@@ -395,16 +397,17 @@ static double brute_distance(int dim, const double *a, int na, const double *b, 
 				for (int j = 0; j < nt; j++)
 					for (int k = j + 1; k < nt; k++)
 						for (int l = k + 1; l < nt; l++)
-							best = fmin(best, pt_tri2(p + i * 3, t + j * 3,
-							                          t + k * 3, t + l * 3));
+							best = fmin(best,
+							            pt_tri2(p + i * 3, t + j * 3,
+							                    t + k * 3, t + l * 3));
 		}
 	}
 	return sqrt(best);
 }
 
 /* h(n) = max over A - B of n·x for unit n. */
-static double support_diff(int dim, const double *n, const double *a, int na,
-                           const double *b, int nb)
+static double support_diff(int dim, const double *n, const double *a, int na, const double *b,
+                           int nb)
 {
 	double ha = -INFINITY, lb = INFINITY;
 	for (int i = 0; i < na; i++)
@@ -414,8 +417,8 @@ static double support_diff(int dim, const double *n, const double *a, int na,
 	return ha - lb;
 }
 
-static void consider_axis(int dim, double *n, const double *a, int na,
-                          const double *b, int nb, double scale2, double *hmin)
+static void consider_axis(int dim, double *n, const double *a, int na, const double *b, int nb,
+                          double scale2, double *hmin)
 {
 	double l = sqrt(dotn(dim, n, n));
 	if (!(l > 1e-9 * scale2))
@@ -433,8 +436,7 @@ static void consider_axis(int dim, double *n, const double *a, int na,
  * minimum of the support function of A - B over those axes: negative means
  * separated; otherwise it is the penetration depth, since every unit axis
  * bounds the depth from above and a facet normal attains it. */
-static double brute_sat(int dim, const double *a, int na, const double *b, int nb,
-                        double scale)
+static double brute_sat(int dim, const double *a, int na, const double *b, int nb, double scale)
 {
 	double hmin = INFINITY, n[3];
 	double s2 = scale * scale;
@@ -504,8 +506,8 @@ static void brute_run(int dim, uint64_t seed, int pairs)
 				b[i * dim + k] = off + sep * c[k] + s * prng_range(&r, -0.7, 0.7);
 		oracle_answer ans;
 		int rc = oracle_query(dim, a, (size_t)na, 0, b, (size_t)nb, 0, &ans);
-		ck_assert_msg(rc == ORACLE_OK, "seed %#llx it %d: %s",
-		              (unsigned long long)seed, it, oracle_strerror(rc));
+		ck_assert_msg(rc == ORACLE_OK, "seed %#llx it %d: %s", (unsigned long long)seed, it,
+		              oracle_strerror(rc));
 		double hmin = brute_sat(dim, a, na, b, nb, s);
 		/* Rounding is relative to the coordinates, here up to ~|off|+4s. */
 		double tol = 1e-12 * (4 * s + fabs(off));
@@ -522,7 +524,8 @@ static void brute_run(int dim, uint64_t seed, int pairs)
 		} else {
 			double bd = brute_distance(dim, a, na, b, nb);
 			double err = fabs(ans.hull_distance - bd);
-			ck_assert_msg(err <= tol, "seed %#llx it %d dim %d: distance %.17g, brute %.17g",
+			ck_assert_msg(err <= tol,
+			              "seed %#llx it %d dim %d: distance %.17g, brute %.17g",
 			              (unsigned long long)seed, it, dim, ans.hull_distance, bd);
 			worst_d = fmax(worst_d, err / (4 * s + fabs(off)));
 			/* The near point is at the distance and supports A - B:
@@ -541,7 +544,8 @@ static void brute_run(int dim, uint64_t seed, int pairs)
 	ck_assert_int_gt(apart, pairs / 10);
 	ck_assert_int_gt(overlap, pairs / 10);
 	printf("oracle brute %dD: %d apart, %d overlapping; worst distance error %.3g, "
-	       "depth error %.3g (x coordinate size)\n", dim, apart, overlap, worst_d, worst_depth);
+	       "depth error %.3g (x coordinate size)\n",
+	       dim, apart, overlap, worst_d, worst_depth);
 }
 
 START_TEST(brute_3d)
@@ -559,8 +563,8 @@ END_TEST
 static Suite *oracle_proof_suite(void)
 {
 	Suite *s = suite_create("oracle_proof");
-	ck_case(s, "closed_forms", 30, CK_TESTS(box_gaps, box_random, tetra_points, planar, radii,
-	                                        errors));
+	ck_case(s, "closed_forms", 30,
+	        CK_TESTS(box_gaps, box_random, tetra_points, planar, radii, errors));
 	ck_case(s, "brute_force", 60, CK_TESTS(brute_3d, brute_2d));
 	return s;
 }

@@ -226,8 +226,8 @@ static void check_volume(const clash_overlap *o, double want, double size)
 	for (size_t r = 0; r < o->nregions; r++)
 		sum += o->regions[r].volume;
 	if (o->nregions == o->total_regions)
-		ck_assert_msg(fabs(sum - o->volume) <= 1e-9 * scale, "regions add to %.17g of %.17g",
-		              sum, o->volume);
+		ck_assert_msg(fabs(sum - o->volume) <= 1e-9 * scale,
+		              "regions add to %.17g of %.17g", sum, o->volume);
 }
 
 /* Every curve point on both surfaces within tol; loops closed when both
@@ -249,11 +249,14 @@ static void check_curves(const clash_overlap *o, const tmesh *a, const tmesh *b,
 					double best = INFINITY, tri[9], q[3];
 					for (size_t t = 0; t < m[s]->nt; t++) {
 						for (int c = 0; c < 3; c++)
-							world_of(&m[s]->s, m[s]->pos + 3 * m[s]->idx[3 * t + c],
+							world_of(&m[s]->s,
+							         m[s]->pos +
+							                 3 * m[s]->idx[3 * t + c],
 							         tri + 3 * c);
 						best = fmin(best, tri_point_dist2(p, tri, q));
 					}
-					ck_assert_msg(sqrt(best) <= tol, "point %zu off side %d by %g", i, s,
+					ck_assert_msg(sqrt(best) <= tol,
+					              "point %zu off side %d by %g", i, s,
 					              sqrt(best));
 				}
 			}
@@ -278,11 +281,15 @@ static void check_listed(const clash_overlap *o, const tmesh *a, const tmesh *b,
 				double best = INFINITY, tri[9], q[3];
 				for (size_t k = 0; k < n; k++) {
 					for (int c = 0; c < 3; c++)
-						world_of(&m[s]->s, m[s]->pos + 3 * m[s]->idx[3 * t[k] + c], tri + 3 * c);
-					best = fmin(best, tri_point_dist2(g->points + 3 * i, tri, q));
+						world_of(&m[s]->s,
+						         m[s]->pos + 3 * m[s]->idx[3 * t[k] + c],
+						         tri + 3 * c);
+					best = fmin(best,
+					            tri_point_dist2(g->points + 3 * i, tri, q));
 				}
-				ck_assert_msg(sqrt(best) <= tol, "region %zu point %zu: no listed triangle of %d",
-				              r, i, s);
+				ck_assert_msg(sqrt(best) <= tol,
+				              "region %zu point %zu: no listed triangle of %d", r,
+				              i, s);
 			}
 		}
 	}
@@ -352,7 +359,8 @@ START_TEST(box_inside_box)
 		ck_assert_int_eq(g->kind, swap ? CLASH_CONTACT_A_IN_B : CLASH_CONTACT_B_IN_A);
 		ck_assert_uint_eq(g->npolylines, 0);
 		for (int x = 0; x < 3; x++) {
-			ck_assert(fabs(g->lo[x] - blo[x]) <= 1e-12 && fabs(g->hi[x] - bhi[x]) <= 1e-12);
+			ck_assert(fabs(g->lo[x] - blo[x]) <= 1e-12 &&
+			          fabs(g->hi[x] - bhi[x]) <= 1e-12);
 		}
 		/* all 12 triangles of the inner box, input order */
 		ck_assert_uint_eq(swap ? g->total_triangles_a : g->total_triangles_b, 12);
@@ -472,7 +480,8 @@ START_TEST(voxel_blocks_against_cells)
 					for (int i = 0; i < v->n[0]; i++)
 						v->occ[i + v->n[0] * (j + v->n[1] * k)] = 1;
 			vox_set(v, 1, 2, 1, 2, 0, v->n[2], 0); /* a hole through */
-			vox_set(v, v->n[0] - 1, v->n[0], v->n[1] - 1, v->n[1], 0, 1, prng_unit(&r) < 0.5);
+			vox_set(v, v->n[0] - 1, v->n[0], v->n[1] - 1, v->n[1], 0, 1,
+			        prng_unit(&r) < 0.5);
 		}
 		tmesh a, b;
 		vox_mesh(&va, &a);
@@ -575,14 +584,15 @@ static void hull_mesh(const double *p, size_t n, tmesh *t)
 		const double *u = pl + 4 * f;
 		size_t on[3], k = 0;
 		for (size_t i = 0; i < n && k < 3; i++)
-			if (fabs(u[0] * p[3 * i] + u[1] * p[3 * i + 1] + u[2] * p[3 * i + 2] - u[3]) <=
-			    1e-10)
+			if (fabs(u[0] * p[3 * i] + u[1] * p[3 * i + 1] + u[2] * p[3 * i + 2] -
+			         u[3]) <= 1e-10)
 				on[k++] = i;
 		ck_assert_uint_eq(k, 3);
 		const double *a = p + 3 * on[0], *b = p + 3 * on[1], *c = p + 3 * on[2];
 		double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
 		double g[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-		const double s = u[0] * (e[1] * g[2] - e[2] * g[1]) + u[1] * (e[2] * g[0] - e[0] * g[2]) +
+		const double s = u[0] * (e[1] * g[2] - e[2] * g[1]) +
+		                 u[1] * (e[2] * g[0] - e[0] * g[2]) +
 		                 u[2] * (e[0] * g[1] - e[1] * g[0]);
 		if (s > 0)
 			tm_push_tri(t, a, b, c);
@@ -605,14 +615,17 @@ static double planes_volume(const double *pl, size_t np)
 		for (size_t j = i + 1; j < np; j++)
 			for (size_t k = j + 1; k < np; k++) {
 				const double *a = pl + 4 * i, *b = pl + 4 * j, *c = pl + 4 * k;
-				double bc[3] = {b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2],
+				double bc[3] = {b[1] * c[2] - b[2] * c[1],
+				                b[2] * c[0] - b[0] * c[2],
 				                b[0] * c[1] - b[1] * c[0]};
 				const double det = a[0] * bc[0] + a[1] * bc[1] + a[2] * bc[2];
 				if (fabs(det) < 1e-9)
 					continue;
-				double ca[3] = {c[1] * a[2] - c[2] * a[1], c[2] * a[0] - c[0] * a[2],
+				double ca[3] = {c[1] * a[2] - c[2] * a[1],
+				                c[2] * a[0] - c[0] * a[2],
 				                c[0] * a[1] - c[1] * a[0]};
-				double ab[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+				double ab[3] = {a[1] * b[2] - a[2] * b[1],
+				                a[2] * b[0] - a[0] * b[2],
 				                a[0] * b[1] - a[1] * b[0]};
 				double x[3];
 				for (int d = 0; d < 3; d++)
@@ -680,7 +693,8 @@ static double planes_volume(const double *pl, size_t np)
 			const double *p = on + 3 * i, *q = on + 3 * ((i + 1) % m);
 			double a[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
 			double b[3] = {q[0] - c[0], q[1] - c[1], q[2] - c[2]};
-			area += 0.5 * (u[0] * (a[1] * b[2] - a[2] * b[1]) + u[1] * (a[2] * b[0] - a[0] * b[2]) +
+			area += 0.5 * (u[0] * (a[1] * b[2] - a[2] * b[1]) +
+			               u[1] * (a[2] * b[0] - a[0] * b[2]) +
 			               u[2] * (a[0] * b[1] - a[1] * b[0]));
 		}
 		v += u[3] * area / 3.0;
@@ -728,7 +742,8 @@ START_TEST(convex_against_half_spaces)
 		clash_overlap *o = NULL;
 		if (n % 2) {
 			ck_assert_int_eq(clash_overlap_get(&a.s, &poly, NULL, &o), CLASH_OK);
-			ck_assert_uint_eq(o->total_regions ? o->regions[0].total_triangles_b : 0, 0);
+			ck_assert_uint_eq(o->total_regions ? o->regions[0].total_triangles_b : 0,
+			                  0);
 		} else {
 			o = get(&a, &b, NULL);
 		}
@@ -836,8 +851,8 @@ START_TEST(two_separate_overlaps)
 	check_volume(o, vox_box_volume(&vu, lo, hi), 6.0);
 	const double arm = 1.0 * 0.75 * 1.25;
 	for (size_t r = 0; r < 2; r++) {
-		ck_assert_msg(fabs(o->regions[r].volume - arm) <= 1e-9 * arm, "region %zu: %.17g", r,
-		              o->regions[r].volume);
+		ck_assert_msg(fabs(o->regions[r].volume - arm) <= 1e-9 * arm, "region %zu: %.17g",
+		              r, o->regions[r].volume);
 		ck_assert_uint_eq(o->regions[r].npolylines, 2);
 	}
 	ck_assert(o->regions[0].hi[0] < 1.5 || o->regions[1].hi[0] < 1.5);
@@ -905,7 +920,7 @@ static void push_box(tmesh *t, const double *lo, const double *hi, int inward)
 	box_mesh(&b, lo, hi);
 	for (size_t i = 0; i < b.nt; i++) {
 		const double *p = b.pos + 3 * b.idx[3 * i], *q = b.pos + 3 * b.idx[3 * i + 1],
-		             *r = b.pos + 3 * b.idx[3 * i + 2];
+			     *r = b.pos + 3 * b.idx[3 * i + 2];
 		if (inward)
 			tm_push_tri(t, p, r, q);
 		else
@@ -916,8 +931,7 @@ static void push_box(tmesh *t, const double *lo, const double *hi, int inward)
 
 /* a against b and b against a: intersecting, with regions; a overlapping
  * itself (then no volume) or not (then the volume), b not. */
-static void check_once_both_ways(const clash_shape *a, const tmesh *b, int overlaps,
-                                 double volume)
+static void check_once_both_ways(const clash_shape *a, const tmesh *b, int overlaps, double volume)
 {
 	for (int swap = 0; swap < 2; swap++) {
 		clash_overlap *o = NULL;
@@ -1020,7 +1034,8 @@ START_TEST(random_soups_do_not_crash)
 				double p[3][3];
 				for (int c = 0; c < 3; c++)
 					for (int k = 0; k < 3; k++)
-						p[c][k] = 0.25 * prng_int(&r, 0, 8); /* coincidences */
+						p[c][k] = 0.25 *
+						          prng_int(&r, 0, 8); /* coincidences */
 				tm_push_tri(s ? &b : &a, p[0], p[1], p[2]);
 			}
 		tm_build(&a);
@@ -1029,7 +1044,8 @@ START_TEST(random_soups_do_not_crash)
 		const int err = clash_overlap_get(&a.s, &b.s, NULL, &o);
 		ck_assert(err == CLASH_OK || err == CLASH_ENOTSUP);
 		if (o) {
-			ck_assert(!o->has_volume || (o->volume >= -1e-9 && o->volume <= 8.0 + 1e-9));
+			ck_assert(!o->has_volume ||
+			          (o->volume >= -1e-9 && o->volume <= 8.0 + 1e-9));
 			check_curves(o, &a, &b, 1e-11, 0);
 		}
 		clash_overlap_free(o);
@@ -1111,10 +1127,10 @@ END_TEST
 static Suite *overlap_volume_suite(void)
 {
 	Suite *s = suite_create("overlap_volume");
-	ck_case(s, "closed_forms", 60, CK_TESTS(boxes_coplanar_faces, box_inside_box, scaled_poses,
-	                                        l_and_u_against_boxes, voxel_blocks_against_cells,
-	                                        convex_against_half_spaces, box_primitive_against_l,
-	                                        compound_with_mesh_part));
+	ck_case(s, "closed_forms", 60,
+	        CK_TESTS(boxes_coplanar_faces, box_inside_box, scaled_poses, l_and_u_against_boxes,
+	                 voxel_blocks_against_cells, convex_against_half_spaces,
+	                 box_primitive_against_l, compound_with_mesh_part));
 	ck_case(s, "large", 60, CK_TESTS(large_meshes_volume));
 	ck_case(s, "bounded_once", 60,
 	        CK_TESTS(overlapping_leaves_have_no_volume, nested_shells_one_way_have_no_volume,
@@ -1125,9 +1141,9 @@ static Suite *overlap_volume_suite(void)
 static Suite *overlap_regions_suite(void)
 {
 	Suite *s = suite_create("overlap_regions");
-	ck_case(s, "regions", 60, CK_TESTS(bolt_through_plate, two_separate_overlaps,
-	                                   open_surface_no_volume, random_soups_do_not_crash,
-	                                   bad_arguments));
+	ck_case(s, "regions", 60,
+	        CK_TESTS(bolt_through_plate, two_separate_overlaps, open_surface_no_volume,
+	                 random_soups_do_not_crash, bad_arguments));
 	return s;
 }
 

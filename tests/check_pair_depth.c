@@ -28,7 +28,9 @@
 #include "prng.h"
 #include "proto.h"
 
-enum { MAX_BOXES = 6 };
+enum {
+	MAX_BOXES = 6
+};
 
 /* A box [lo, hi] of 3-D as its 8 corners. */
 static void corners(double *v, const double *lo, const double *hi)
@@ -191,8 +193,8 @@ END_TEST
 START_TEST(peg_in_slot)
 {
 	const double left[] = {0, 0, 1, 0, 1, 3, 0, 3}, right[] = {2, 0, 3, 0, 3, 3, 2, 3},
-	             floor_[] = {0, 0, 3, 0, 3, 1, 0, 1}, peg[] = {0.9, 0.95, 2.1, 0.95, 2.1, 5,
-	                                                              0.9, 5};
+		     floor_[] = {0, 0, 3, 0, 3, 1, 0, 1},
+		     peg[] = {0.9, 0.95, 2.1, 0.95, 2.1, 5, 0.9, 5};
 	clash_shape parts[3], slot, b;
 	ck_assert_int_eq(clash_shape_init(&parts[0], 2, left, 4), CLASH_OK);
 	ck_assert_int_eq(clash_shape_init(&parts[1], 2, right, 4), CLASH_OK);
@@ -257,23 +259,25 @@ static json_t *random_shape(prng *g, double spread)
 		}
 		json_t *v = json_array();
 		for (int m = 0; m < 8; m++)
-			json_array_append_new(v, json_pack("[fff]", m & 1 ? h[0] : -h[0], m & 2 ? h[1] : -h[1],
+			json_array_append_new(v, json_pack("[fff]", m & 1 ? h[0] : -h[0],
+			                                   m & 2 ? h[1] : -h[1],
 			                                   m & 4 ? h[2] : -h[2]));
 		double s = sqrt(0.5);
 		json_t *part;
 		if (i == 3) {
 			json_decref(v);
-			part = json_pack("{s[[fff]] sf}", "vertices", c[0], c[1], c[2], "radius", h[0]);
+			part = json_pack("{s[[fff]] sf}", "vertices", c[0], c[1], c[2], "radius",
+			                 h[0]);
 		} else {
-			part = json_pack("{so s{s[fff] s[ffff]}}", "vertices", v, "pose", "translation",
-			                 c[0], c[1], c[2], "rotation", 0.0, s * (i % 2), 0.0,
-			                 i % 2 ? s : 1.0);
+			part = json_pack("{so s{s[fff] s[ffff]}}", "vertices", v, "pose",
+			                 "translation", c[0], c[1], c[2], "rotation", 0.0,
+			                 s * (i % 2), 0.0, i % 2 ? s : 1.0);
 		}
 		json_array_append_new(parts, part);
 	}
 	json_t *pose = json_pack("{s[fff] s[ffff]}", "translation", prng_range(g, 0, spread),
-	                         prng_range(g, 0, spread), prng_range(g, 0, spread), "rotation", 0.0,
-	                         0.0, 0.6, 0.8);
+	                         prng_range(g, 0, spread), prng_range(g, 0, spread), "rotation",
+	                         0.0, 0.0, 0.6, 0.8);
 	if (!compound) {
 		json_t *box = json_incref(json_object_get(json_array_get(parts, 0), "vertices"));
 		json_decref(parts);
@@ -294,7 +298,6 @@ static void in_schema(json_t *schema, json_t *value, const char *where)
 		ck_assert_msg(json_object_get(value, json_string_value(json_array_get(req, i))),
 		              "%s lacks %s", where, json_string_value(json_array_get(req, i)));
 }
-
 
 /* The contract's schemas, from proto/openapi.yaml. */
 static json_t *schemas(void)
@@ -320,7 +323,8 @@ static void clash_against_query(json_t *c, json_t *sa, json_t *sb, int compound_
 	json_t *q = call(0, text);
 	free(text);
 	json_decref(qa);
-	ck_assert(json_equal(json_object_get(q, "intersecting"), json_object_get(c, "intersecting")));
+	ck_assert(
+		json_equal(json_object_get(q, "intersecting"), json_object_get(c, "intersecting")));
 	json_t *qn = json_object_get(q, "near_parts"), *cn = json_object_get(c, "near_parts");
 	ck_assert((qn == NULL) == (cn == NULL) && (!qn || json_equal(qn, cn)));
 	json_t *qp = json_object_get(q, "penetration"), *cp = json_object_get(c, "penetration");
@@ -372,8 +376,11 @@ START_TEST(scene_matches_query)
 		json_array_foreach(json_object_get(res, "clashes"), i, c) {
 			int a = atoi(json_string_value(json_object_get(c, "a")) + 1),
 			    b = atoi(json_string_value(json_object_get(c, "b")) + 1);
-			clash_against_query(c, json_object_get(json_array_get(objects, (size_t)a), "shape"),
-			                    json_object_get(json_array_get(objects, (size_t)b), "shape"),
+			clash_against_query(c,
+			                    json_object_get(json_array_get(objects, (size_t)a),
+			                                    "shape"),
+			                    json_object_get(json_array_get(objects, (size_t)b),
+			                                    "shape"),
 			                    compound_pairs);
 		}
 		json_decref(res);

@@ -70,8 +70,9 @@ static void number(prng *g, textbuf *t, int odd)
 	case 9: snprintf(b, sizeof b, "0.%0130d1", 0); break;
 	case 10: snprintf(b, sizeof b, "1e999"); break; /* out of range */
 	case 11: {
-		static const char *const bad[] = {"01", "1.", ".5", "+1", "1e", "-", "1.5.3", "1e5x",
-		                                  "0x10", "--1", "1E+", "Infinity", "NaN", "-.5"};
+		static const char *const bad[] = {"01",  "1.",       ".5",   "+1",   "1e",
+		                                  "-",   "1.5.3",    "1e5x", "0x10", "--1",
+		                                  "1E+", "Infinity", "NaN",  "-.5"};
 		snprintf(b, sizeof b, "%s", bad[prng_next(g) % 14]);
 		break;
 	}
@@ -83,9 +84,12 @@ static void number(prng *g, textbuf *t, int odd)
 static void string(prng *g, textbuf *t)
 {
 	static const char *const pieces[] = {
-		"a", "vertices", "gjk", " ", "~/", "\\\"", "\\\\", "\\/", "\\n", "\\u0041", "\\u00e9",
-		"\\ud83d\\ude00", "\\ud800", "\\u0000", "\xc3\xa9", "\xe2\x82\xac", "\xff", "\xc3",
-		"\x01", "\t", "\x7f", "\\x", "simplex",
+		"a",       "vertices", "gjk",      " ",
+		"~/",      "\\\"",     "\\\\",     "\\/",
+		"\\n",     "\\u0041",  "\\u00e9",  "\\ud83d\\ude00",
+		"\\ud800", "\\u0000",  "\xc3\xa9", "\xe2\x82\xac",
+		"\xff",    "\xc3",     "\x01",     "\t",
+		"\x7f",    "\\x",      "simplex",
 	};
 	textbuf_str(t, "\"");
 	int n = prng_int(g, 0, 3);
@@ -157,9 +161,11 @@ static void value(prng *g, textbuf *t, int depth);
 static void key(prng *g, textbuf *t)
 {
 	static const char *const keys[] = {
-		"\"a\"", "\"b\"", "\"vertices\"", "\"parts\"", "\"method\"", "\"tolerance\"",
-		"\"radius\"", "\"x\"", "\"vertic\\u0065s\"", "\"\xc3\xa9\"", "\"\"", "\"a b\"",
-		"\"positions\"", "\"dim\"", "\"indices\"",
+		"\"a\"",         "\"b\"",      "\"vertices\"",
+		"\"parts\"",     "\"method\"", "\"tolerance\"",
+		"\"radius\"",    "\"x\"",      "\"vertic\\u0065s\"",
+		"\"\xc3\xa9\"",  "\"\"",       "\"a b\"",
+		"\"positions\"", "\"dim\"",    "\"indices\"",
 	};
 	int k = prng_next(g) % 10 ? prng_int(g, 0, 7) : prng_int(g, 0, 14);
 	textbuf_str(t, keys[k]);
@@ -199,9 +205,7 @@ static void value(prng *g, textbuf *t, int depth)
 	int pick = depth > 5 ? prng_int(g, 2, 5) : prng_int(g, 0, 7);
 	switch (pick) {
 	case 0:
-	case 6:
-		object(g, t, depth);
-		break;
+	case 6: object(g, t, depth); break;
 	case 1: {
 		textbuf_str(t, "[");
 		int n = prng_int(g, 0, 3);
@@ -218,8 +222,8 @@ static void value(prng *g, textbuf *t, int depth)
 	case 2: number(g, t, 1); break;
 	case 3: string(g, t); break;
 	case 4: {
-		static const char *const lit[] = {"true", "false", "null", "True", "nul", "truex",
-		                                  "null1", "fals"};
+		static const char *const lit[] = {"true", "false", "null",  "True",
+		                                  "nul",  "truex", "null1", "fals"};
 		textbuf_str(t, lit[prng_next(g) % 10 ? prng_int(g, 0, 2) : prng_int(g, 0, 7)]);
 		break;
 	}
@@ -378,7 +382,7 @@ static void same_value(const json_t *u, const json_t *f, const vertex_table *vt,
 		for (size_t i = 0; i < read->n; i++) {
 			double x = json_real_value(json_array_get(u, i));
 			ck_assert_msg(json_is_real(json_array_get(u, i)) &&
-			                  memcmp(&x, &read->xyz[i], sizeof x) == 0,
+			                      memcmp(&x, &read->xyz[i], sizeof x) == 0,
 			              "%s: %a read as %a", doc, x, read->xyz[i]);
 		}
 		return;
@@ -387,12 +391,15 @@ static void same_value(const json_t *u, const json_t *f, const vertex_table *vt,
 		ck_assert_msg(json_is_array(u) && json_array_size(u) == read->n, "%s", doc);
 		for (size_t i = 0; i < read->n; i++) {
 			const json_t *pt = json_array_get(u, i);
-			ck_assert_msg(json_is_array(pt) && json_array_size(pt) == read->d, "%s", doc);
+			ck_assert_msg(json_is_array(pt) && json_array_size(pt) == read->d, "%s",
+			              doc);
 			for (size_t k = 0; k < read->d; k++) {
 				double x = json_real_value(json_array_get(pt, k));
 				ck_assert_msg(json_is_real(json_array_get(pt, k)) &&
-				                  memcmp(&x, &read->xyz[i * read->d + k], sizeof x) == 0,
-				              "%s: %a read as %a", doc, x, read->xyz[i * read->d + k]);
+				                      memcmp(&x, &read->xyz[i * read->d + k],
+				                             sizeof x) == 0,
+				              "%s: %a read as %a", doc, x,
+				              read->xyz[i * read->d + k]);
 			}
 		}
 		return;
@@ -406,7 +413,8 @@ static void same_value(const json_t *u, const json_t *f, const vertex_table *vt,
 		for (; iu; iu = json_object_iter_next((json_t *)u, iu),
 		           jf = json_object_iter_next((json_t *)f, jf)) {
 			ck_assert_ptr_nonnull(jf);
-			ck_assert_msg(strcmp(json_object_iter_key(iu), json_object_iter_key(jf)) == 0,
+			ck_assert_msg(strcmp(json_object_iter_key(iu), json_object_iter_key(jf)) ==
+			                      0,
 			              "%s", doc);
 			same_value(json_object_iter_value(iu), json_object_iter_value(jf), vt, doc);
 		}
@@ -419,8 +427,8 @@ static void same_value(const json_t *u, const json_t *f, const vertex_table *vt,
 		break;
 	case JSON_STRING:
 		ck_assert_msg(json_string_length(u) == json_string_length(f) &&
-		                  memcmp(json_string_value(u), json_string_value(f),
-		                         json_string_length(u)) == 0,
+		                      memcmp(json_string_value(u), json_string_value(f),
+		                             json_string_length(u)) == 0,
 		              "%s", doc);
 		break;
 	case JSON_REAL: {
@@ -428,8 +436,7 @@ static void same_value(const json_t *u, const json_t *f, const vertex_table *vt,
 		ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "%s: %a and %a", doc, x, y);
 		break;
 	}
-	default:
-		break; /* true, false, null (JSON_DECODE_INT_AS_REAL: no integers) */
+	default: break; /* true, false, null (JSON_DECODE_INT_AS_REAL: no integers) */
 	}
 }
 
@@ -439,9 +446,7 @@ static void limits(prng *g, proto_context *usual, proto_context *built)
 	proto_request_limits l = {0};
 	switch (prng_next(g) % 4) {
 	case 0: break;
-	case 1:
-		l.max_depth = (size_t)prng_int(g, 2, 7);
-		break;
+	case 1: l.max_depth = (size_t)prng_int(g, 2, 7); break;
 	case 2:
 		l.max_vertices = (size_t)prng_int(g, 1, 8);
 		l.max_shapes = (size_t)prng_int(g, 1, 3);
@@ -479,12 +484,14 @@ START_TEST(test_tree)
 		if (ru == 1) {
 			failed++;
 			ck_assert_msg(pu.status == pf.status && strcmp(pu.detail, pf.detail) == 0,
-			              "%s\n%d %s\n%d %s", doc, pu.status, pu.detail, pf.status, pf.detail);
+			              "%s\n%d %s\n%d %s", doc, pu.status, pu.detail, pf.status,
+			              pf.detail);
 			ck_assert_msg((!pu.pointer && !pf.pointer) ||
-			                  (pu.pointer && pf.pointer && strcmp(pu.pointer, pf.pointer) == 0),
+			                      (pu.pointer && pf.pointer &&
+			                       strcmp(pu.pointer, pf.pointer) == 0),
 			              "%s: pointer %s, built %s", doc, pu.pointer, pf.pointer);
 			ck_assert_msg(pu.located == pf.located && pu.line == pf.line &&
-			                  pu.column == pf.column && pu.position == pf.position,
+			                      pu.column == pf.column && pu.position == pf.position,
 			              "%s", doc);
 		} else {
 			ck_assert_int_eq(ru, 0);
@@ -550,7 +557,8 @@ START_TEST(test_depth_at)
 		ck_assert_int_eq(proto_parse_ex(t, strlen(t), &l, &root, &p, &which), 1);
 		ck_assert_int_eq(which, PROTO_LIMIT_DEPTH);
 		ck_assert_msg(p.status == 400 && p.located && p.line == cases[k].line &&
-		              p.column == cases[k].column && p.position == cases[k].position,
+		                      p.column == cases[k].column &&
+		                      p.position == cases[k].position,
 		              "%s: %d at %d:%d (%zu)", t, p.status, p.line, p.column, p.position);
 		proto_problem_release(&p);
 	}
@@ -594,10 +602,10 @@ START_TEST(test_depth_scan)
 		json_decref(v);
 		if (d >= 2) {
 			proto_problem p = {0};
-			ck_assert_msg(proto_limits_depth(doc, len, d, &p) == 0, "%s: depth %zu", doc,
-			              d);
-			ck_assert_msg(proto_limits_depth(doc, len, d - 1, &p) == 1, "%s: depth %zu", doc,
-			              d);
+			ck_assert_msg(proto_limits_depth(doc, len, d, &p) == 0, "%s: depth %zu",
+			              doc, d);
+			ck_assert_msg(proto_limits_depth(doc, len, d - 1, &p) == 1, "%s: depth %zu",
+			              doc, d);
 			proto_problem_release(&p);
 			nested++;
 		}

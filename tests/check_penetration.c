@@ -118,7 +118,8 @@ static clash_result ck_penetration_opt(const clash_shape *a, const clash_shape *
 	double tol = 1e-12 * size + 8 * DBL_EPSILON * coord;
 	double len = 0;
 	for (int k = 0; k < n; k++) {
-		ck_assert(isfinite(r.depth_normal[k]) && isfinite(r.depth_a[k]) && isfinite(r.depth_b[k]));
+		ck_assert(isfinite(r.depth_normal[k]) && isfinite(r.depth_a[k]) &&
+		          isfinite(r.depth_b[k]));
 		len += r.depth_normal[k] * r.depth_normal[k];
 	}
 	ck_near(sqrt(len), 1.0, 1e-14);
@@ -138,8 +139,8 @@ static clash_result ck_penetration_opt(const clash_shape *a, const clash_shape *
 	double hair = 1e-9 * size + 64 * DBL_EPSILON * coord, t[CLASH_MAX_DIM];
 	for (int k = 0; k < n; k++)
 		t[k] = (r.depth + hair) * u[k];
-	ck_assert_msg(!moved_intersecting(a, b, t), "b moved by depth %.17g + hair still intersects",
-	              r.depth);
+	ck_assert_msg(!moved_intersecting(a, b, t),
+	              "b moved by depth %.17g + hair still intersects", r.depth);
 	if (r.depth > hair && r.converged) {
 		for (int k = 0; k < n; k++)
 			t[k] = (r.depth - hair) * u[k];
@@ -200,7 +201,8 @@ START_TEST(boxes_each_axis)
 				for (int j = 0; j < 3; j++)
 					if (j != k) {
 						ck_near(r.depth_a[j], r.depth_b[j], 1e-14);
-						ck_assert(r.depth_a[j] >= -0.4 - 1e-14 && r.depth_a[j] <= 0.6 + 1e-14);
+						ck_assert(r.depth_a[j] >= -0.4 - 1e-14 &&
+						          r.depth_a[j] <= 0.6 + 1e-14);
 					}
 			}
 }
@@ -213,8 +215,8 @@ START_TEST(boxes_stacked_touching)
 {
 	double va[24], vb[24], h[3] = {0.5, 0.5, 0.5}, ca[3] = {0, 0, 0};
 	box3(va, ca, h);
-	static const double offsets[][3] = {{0, 0, 1}, {0.5, 0.25, 1}, {0, 0, -1}, {0.3, -0.2, -1},
-	                                    {1, 0, 0}, {0, -1, 0.7}};
+	static const double offsets[][3] = {{0, 0, 1},       {0.5, 0.25, 1}, {0, 0, -1},
+	                                    {0.3, -0.2, -1}, {1, 0, 0},      {0, -1, 0.7}};
 	for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++)
 		for (int over = 0; over < 3; over++) {
 			/* over 0: exactly touching; 1: 1e-10 overlap; 2: 0.25. */
@@ -244,7 +246,11 @@ START_TEST(boxes_edge_and_corner_contact)
 {
 	double va[24], vb[24], h[3] = {0.5, 0.5, 0.5}, ca[3] = {0, 0, 0};
 	box3(va, ca, h);
-	static const double offsets[][3] = {{1, 0, 1}, {1, 1, 1}, {-1, 1, 0}, {1, -1, -1}, {1, 0.5, 1}};
+	static const double offsets[][3] = {{1, 0, 1},
+	                                    {1, 1, 1},
+	                                    {-1, 1, 0},
+	                                    {1, -1, -1},
+	                                    {1, 0.5, 1}};
 	for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
 		box3(vb, offsets[i], h);
 		clash_shape a, b;
@@ -254,7 +260,8 @@ START_TEST(boxes_edge_and_corner_contact)
 		for (int k = 0; k < 3; k++) {
 			if (fabs(offsets[i][k]) == 1)
 				ck_assert_msg(r.depth_normal[k] * offsets[i][k] >= -1e-14,
-				              "normal component %d = %g points into a", k, r.depth_normal[k]);
+				              "normal component %d = %g points into a", k,
+				              r.depth_normal[k]);
 			else
 				ck_near(r.depth_normal[k], 0, 1e-14);
 		}
@@ -292,7 +299,11 @@ START_TEST(boxes_25x)
 {
 	double va[24], vb[24], hbig[3] = {2.5, 2.5, 2.5}, hsmall[3] = {0.1, 0.1, 0.1};
 	double c0[3] = {0, 0, 0};
-	static const double xy[][2] = {{0, 0}, {2.35, 0.3}, {2.35, -2.38}, {-2.45, 2.45}, {2.57, 0}};
+	static const double xy[][2] = {{0, 0},
+	                               {2.35, 0.3},
+	                               {2.35, -2.38},
+	                               {-2.45, 2.45},
+	                               {2.57, 0}};
 	for (size_t i = 0; i < sizeof xy / sizeof xy[0]; i++)
 		for (int swap = 0; swap < 2; swap++) {
 			double cs[3] = {xy[i][0], xy[i][1], 2.5 + 0.1 - 0.05};
@@ -404,8 +415,8 @@ static void grid_boxes(int dim, int turned)
 			memcpy(rot, a.linear, sizeof rot);
 		}
 		clash_result res = ck_penetration(&a, &b, 8);
-		ck_assert_msg(fabs(res.depth - depth) <= 1e-13, "case %d: depth %.17g, expected %.17g",
-		              it, res.depth, depth);
+		ck_assert_msg(fabs(res.depth - depth) <= 1e-13,
+		              "case %d: depth %.17g, expected %.17g", it, res.depth, depth);
 		if (unique) {
 			/* The direction is +-e_axis (turned: rot's column). */
 			double n[3] = {0, 0, 0};
@@ -514,7 +525,9 @@ END_TEST
 START_TEST(point_in_tetrahedron)
 {
 	double t[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
-	static const double pts[][3] = {{0.1, 0.2, 0.3}, {0.3, 0.3, 0.3}, {0.25, 0.05, 0.25},
+	static const double pts[][3] = {{0.1, 0.2, 0.3},
+	                                {0.3, 0.3, 0.3},
+	                                {0.25, 0.05, 0.25},
 	                                {0.2, 0.2, 0.2}};
 	double s3 = 1 / sqrt(3.0);
 	for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
@@ -695,7 +708,9 @@ static void sphere_points(double *v, int n, double r, const double *c)
  * inscribed and circumscribed spheres. */
 START_TEST(fine_spheres)
 {
-	enum { N = 2000 };
+	enum {
+		N = 2000
+	};
 	static double va[3 * N], vb[3 * N];
 	double c0[3] = {0, 0, 0}, c1[3] = {0.9, 0.8, 0.7};
 	sphere_points(va, N, 1, c0);
@@ -707,7 +722,8 @@ START_TEST(fine_spheres)
 	/* Adjacent lattice points are ~sqrt(4 pi / N) apart: the hull lies
 	 * within cos of that angle of the sphere. */
 	double in = cos(sqrt(4 * M_PI / N));
-	ck_assert_msg(r.depth <= 2 - d + 1e-12 && r.depth >= 2 * in - d - 1e-12, "depth %.17g", r.depth);
+	ck_assert_msg(r.depth <= 2 - d + 1e-12 && r.depth >= 2 * in - d - 1e-12, "depth %.17g",
+	              r.depth);
 	for (int k = 0; k < 3; k++)
 		ck_near(r.depth_normal[k], c1[k] / d, 0.05);
 }
@@ -718,7 +734,9 @@ END_TEST
  * only its own few, so it is unchanged). */
 START_TEST(iteration_cap)
 {
-	enum { N = 300 };
+	enum {
+		N = 300
+	};
 	static double va[3 * N], vb[3 * N];
 	double c0[3] = {0, 0, 0}, c1[3] = {0.7, -0.9, 0.4};
 	sphere_points(va, N, 1, c0);
@@ -742,10 +760,9 @@ END_TEST
 /* The Result JSON carries penetration.depth, normal and points. */
 START_TEST(wire)
 {
-	static const char *q =
-		"{\"a\":{\"vertices\":[[0,0],[2,0],[2,2],[0,2]]},"
-		"\"b\":{\"vertices\":[[0,0],[1,0],[1,1],[0,1]],\"radius\":0.25,"
-		"\"pose\":{\"translation\":[1.5,0.5]}}}";
+	static const char *q = "{\"a\":{\"vertices\":[[0,0],[2,0],[2,2],[0,2]]},"
+			       "\"b\":{\"vertices\":[[0,0],[1,0],[1,1],[0,1]],\"radius\":0.25,"
+			       "\"pose\":{\"translation\":[1.5,0.5]}}}";
 	proto_reply out;
 	ck_assert_int_eq(proto_query_reply(q, strlen(q), &out), 0);
 	ck_assert_int_eq(out.status, 200);
@@ -774,7 +791,7 @@ START_TEST(wire)
 
 	/* In 4-D there is no exact depth: only the bound. */
 	static const char *q4 = "{\"a\":{\"vertices\":[[0,0,0,0],[1,0,0,0],[0,1,0,0],[0,0,1,0],"
-	                        "[0,0,0,1]]},\"b\":{\"vertices\":[[0.1,0.1,0.1,0.1]]}}";
+				"[0,0,0,1]]},\"b\":{\"vertices\":[[0.1,0.1,0.1,0.1]]}}";
 	ck_assert_int_eq(proto_query_reply(q4, strlen(q4), &out), 0);
 	j = json_loads(out.body, 0, &err);
 	proto_reply_free(&out);
@@ -790,10 +807,11 @@ END_TEST
 static Suite *penetration_suite(void)
 {
 	Suite *s = suite_create("penetration");
-	ck_case(s, "closed", 0, CK_TESTS(boxes_each_axis, boxes_stacked_touching,
-	                                 boxes_edge_and_corner_contact, boxes_nested, boxes_25x,
-	                                 boxes_turned, spheres, capsules, point_in_tetrahedron,
-	                                 polygons, intervals, degenerate, far_from_origin, wire));
+	ck_case(s, "closed", 0,
+	        CK_TESTS(boxes_each_axis, boxes_stacked_touching, boxes_edge_and_corner_contact,
+	                 boxes_nested, boxes_25x, boxes_turned, spheres, capsules,
+	                 point_in_tetrahedron, polygons, intervals, degenerate, far_from_origin,
+	                 wire));
 	ck_case(s, "grid", 30, CK_TESTS(boxes_grid_3d, boxes_grid_2d, boxes_grid_turned));
 	ck_case(s, "round", 30, CK_TESTS(fine_spheres, iteration_cap));
 	return s;

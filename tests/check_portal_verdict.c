@@ -101,14 +101,17 @@ static enum mpr_verdict run(kset *k, const double *c, double reach, int cap)
 		double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
 		ck_assert(len > 0.0);
 		for (int i = 0; i < k->n; i++) {
-			double v = (d[0] * k->y[i][0] + d[1] * k->y[i][1] + d[2] * k->y[i][2]) / len;
-			ck_assert_msg(v < -reach, "point %d at %.3g along the separating direction", i, v);
+			double v =
+				(d[0] * k->y[i][0] + d[1] * k->y[i][1] + d[2] * k->y[i][2]) / len;
+			ck_assert_msg(v < -reach, "point %d at %.3g along the separating direction",
+			              i, v);
 		}
 		break;
 	}
 	case MPR_INSIDE: {
 		ck_assert_int_eq(m.nslots, 3);
-		const double *p[4] = {c, k->slot[m.slots[0]], k->slot[m.slots[1]], k->slot[m.slots[2]]};
+		const double *p[4] = {c, k->slot[m.slots[0]], k->slot[m.slots[1]],
+		                      k->slot[m.slots[2]]};
 		/* Barycentric coordinates of the origin by Cramer's rule on
 		 * the edge vectors from p0: all four positive. */
 		double e1[3], e2[3], e3[3], r[3];
@@ -141,7 +144,7 @@ static enum mpr_verdict run(kset *k, const double *c, double reach, int cap)
 		}
 		if (m.nslots == 3) {
 			const double *a = k->slot[m.slots[0]], *b = k->slot[m.slots[1]],
-			             *e = k->slot[m.slots[2]];
+				     *e = k->slot[m.slots[2]];
 			const double *t[4] = {c, a, b, e};
 			/* The four faces of the tetrahedron with c, sampled. */
 			for (int f = 0; f < 4; f++) {
@@ -153,8 +156,10 @@ static enum mpr_verdict run(kset *k, const double *c, double reach, int cap)
 					for (int w = 0; u + w <= 200; w++) {
 						double x[3], s = u / 200.0, g = w / 200.0;
 						for (int j = 0; j < 3; j++)
-							x[j] = q[0][j] + s * (q[1][j] - q[0][j]) + g * (q[2][j] - q[0][j]);
-						best = fmin(best, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+							x[j] = q[0][j] + s * (q[1][j] - q[0][j]) +
+							       g * (q[2][j] - q[0][j]);
+						best = fmin(best, sqrt(x[0] * x[0] + x[1] * x[1] +
+						                       x[2] * x[2]));
 					}
 			}
 		}
@@ -162,8 +167,7 @@ static enum mpr_verdict run(kset *k, const double *c, double reach, int cap)
 		              reach);
 		break;
 	}
-	case MPR_UNDECIDED:
-		break;
+	case MPR_UNDECIDED: break;
 	}
 	return m.verdict;
 }
@@ -218,7 +222,8 @@ START_TEST(side_face)
 {
 	kset *k = malloc(sizeof *k);
 	ck_assert_ptr_nonnull(k);
-	static const double oct[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+	static const double oct[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+	                                 {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
 	int inside = 0;
 	for (int s = 0; s < 50; s++) {
 		double off[3] = {0.0, 0.02 * s - 0.5, 0.3 - 0.01 * s};

@@ -31,8 +31,7 @@ static int sgn(double x)
 
 /* ---- the oracle ---- */
 
-static void gmp_det3(const double *a, const double *b, const double *c, const double *d,
-                     mpq_t det)
+static void gmp_det3(const double *a, const double *b, const double *c, const double *d, mpq_t det)
 {
 	const double *p[3] = {a, b, c};
 	mpq_t m[9], t, u;
@@ -135,10 +134,10 @@ static void check3(const double *a, const double *b, const double *c, const doub
 {
 	const int want = gmp_orient3d(a, b, c, d);
 	const double got = pred_orient3d(a, b, c, d);
-	ck_assert_msg(sgn(got) == want && !isnan(got),
-	              "orient3d((%a,%a,%a), (%a,%a,%a), (%a,%a,%a), (%a,%a,%a)) = %g, exact sign %d",
-	              a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], d[0], d[1], d[2], got,
-	              want);
+	ck_assert_msg(
+		sgn(got) == want && !isnan(got),
+		"orient3d((%a,%a,%a), (%a,%a,%a), (%a,%a,%a), (%a,%a,%a)) = %g, exact sign %d",
+		a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], d[0], d[1], d[2], got, want);
 	t->cases++;
 	t->zeros += want == 0;
 	t->naive_wrong += sgn(naive_orient3d(a, b, c, d)) != want;
@@ -226,7 +225,8 @@ START_TEST(orient3d_coplanar_and_one_ulp_off)
 		check3(p[0], p[1], p[2], d, &t);
 		for (int k = 0; k < 3; k++)
 			for (int dir = -1; dir <= 1; dir += 2) {
-				double e[3] = {d[0], d[1], d[2]}, a[3] = {p[0][0], p[0][1], p[0][2]};
+				double e[3] = {d[0], d[1], d[2]},
+				       a[3] = {p[0][0], p[0][1], p[0][2]};
 				e[k] = ulp_step(e[k], dir);
 				check3(p[0], p[1], p[2], e, &t);
 				a[k] = ulp_step(a[k], dir);
@@ -364,7 +364,7 @@ START_TEST(orient3d_value_accurate)
 		const double q[3][2] = {{p[0][0], p[0][1]}, {p[1][0], p[1][1]}, {p[2][0], p[2][1]}};
 		const double v2 = pred_orient2d_value(q[0], q[1], q[2]);
 		const double pad[3] = {0, 0, 1}, a3[3] = {q[0][0], q[0][1], 0},
-		             b3[3] = {q[1][0], q[1][1], 0}, c3[3] = {q[2][0], q[2][1], 0};
+			     b3[3] = {q[1][0], q[1][1], 0}, c3[3] = {q[2][0], q[2][1], 0};
 		/* det[a-c; b-c] in 2-D is orient3d(a, b, pad, c) with a, b, c in z = 0 */
 		gmp_det3(a3, b3, pad, c3, exact);
 		ck_assert_msg(accurate(v2, exact), "case %d: 2-D value %g not within 4 eps", i, v2);
@@ -379,11 +379,12 @@ END_TEST
  * arguments negates it exactly, also where the determinant is tiny. */
 START_TEST(orient3d_permutations)
 {
-	static const int perm[24][4] = {
-	    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
-	    {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
-	    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
-	    {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
+	static const int perm[24][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1},
+	                                {0, 3, 1, 2}, {0, 3, 2, 1}, {1, 0, 2, 3}, {1, 0, 3, 2},
+	                                {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+	                                {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0},
+	                                {2, 3, 0, 1}, {2, 3, 1, 0}, {3, 0, 1, 2}, {3, 0, 2, 1},
+	                                {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
 	prng r = {0x9e2};
 	for (int i = 0; i < 1000; i++) {
 		double p[4][3];
@@ -396,7 +397,8 @@ START_TEST(orient3d_permutations)
 				for (int y = x + 1; y < 4; y++)
 					inv += q[x] > q[y];
 			const int want = inv % 2 ? -s : s;
-			ck_assert_int_eq(sgn(pred_orient3d(p[q[0]], p[q[1]], p[q[2]], p[q[3]])), want);
+			ck_assert_int_eq(sgn(pred_orient3d(p[q[0]], p[q[1]], p[q[2]], p[q[3]])),
+			                 want);
 		}
 	}
 }
@@ -484,14 +486,13 @@ END_TEST
 static Suite *predicates_suite(void)
 {
 	Suite *s = suite_create("predicates");
-	ck_case(s, "orient3d", 60, CK_TESTS(orient3d_convention, orient3d_random,
-	                                    orient3d_coplanar_and_one_ulp_off,
-	                                    orient3d_near_coplanar,
-	                                    orient3d_coplanar_inexact_differences,
-	                                    orient3d_permutations, orient3d_value_accurate));
-	ck_case(s, "orient2d", 60, CK_TESTS(orient2d_random, orient2d_collinear_and_near,
-	                                    orient2d_ulp_grid,
-	                                    orient2d_collinear_inexact_differences));
+	ck_case(s, "orient3d", 60,
+	        CK_TESTS(orient3d_convention, orient3d_random, orient3d_coplanar_and_one_ulp_off,
+	                 orient3d_near_coplanar, orient3d_coplanar_inexact_differences,
+	                 orient3d_permutations, orient3d_value_accurate));
+	ck_case(s, "orient2d", 60,
+	        CK_TESTS(orient2d_random, orient2d_collinear_and_near, orient2d_ulp_grid,
+	                 orient2d_collinear_inexact_differences));
 	return s;
 }
 

@@ -24,7 +24,18 @@
 #include "prng.h"
 #include "support.h"
 
-enum { SPHERE, BALL, LATTICE, RINGS, FAR_SMALL, SNAPPED, COPLANAR, COLLINEAR, SAME, KINDS };
+enum {
+	SPHERE,
+	BALL,
+	LATTICE,
+	RINGS,
+	FAR_SMALL,
+	SNAPPED,
+	COPLANAR,
+	COLLINEAR,
+	SAME,
+	KINDS
+};
 
 static void points(int kind, size_t n, double *v, prng *r)
 {
@@ -72,12 +83,8 @@ static void points(int kind, size_t n, double *v, prng *r)
 			p[1] = d[1];
 			p[2] = 0.5;
 			break;
-		case COLLINEAR:
-			p[0] = p[1] = p[2] = d[0];
-			break;
-		default:
-			p[0] = 1.0, p[1] = 2.0, p[2] = 3.0;
-			break;
+		case COLLINEAR: p[0] = p[1] = p[2] = d[0]; break;
+		default: p[0] = 1.0, p[1] = 2.0, p[2] = 3.0; break;
 		}
 	}
 }
@@ -126,15 +133,16 @@ START_TEST(climb_matches_scan)
 			for (int t = 0; p->hull > 0 && t < 3000; t++) {
 				double e[3];
 				prng_direction(&r, 3, e);
-				size_t a = prepared_climb(p, e, 0, NULL), b = support_max_dot(v, n, 3, e);
+				size_t a = prepared_climb(p, e, 0, NULL),
+				       b = support_max_dot(v, n, 3, e);
 				double va = 0.0, vb = 0.0;
 				for (int k = 0; k < 3; k++) {
 					va += (v[3 * a + k] - v[k]) * e[k];
 					vb += (v[3 * b + k] - v[k]) * e[k];
 				}
 				ck_assert_msg(va >= vb - 1e-12 * scale,
-				              "kind %d, %zu points: the climb stops %.3g short", kind, n,
-				              vb - va);
+				              "kind %d, %zu points: the climb stops %.3g short",
+				              kind, n, vb - va);
 			}
 			free(st);
 			free(v);
@@ -150,8 +158,8 @@ static void agree(const clash_shape *a, const clash_shape *b, const clash_shape 
 	ck_assert_int_eq(clash_gjk(a, b, NULL, &r), CLASH_OK);
 	ck_assert_int_eq(clash_gjk(pa, pb, NULL, &s), CLASH_OK);
 	double tol = 1e-9 * r.distance + 1e-11 * size;
-	ck_assert_msg(fabs(r.distance - s.distance) <= tol, "%s: distance %.17g prepared, %.17g not",
-	              what, s.distance, r.distance);
+	ck_assert_msg(fabs(r.distance - s.distance) <= tol,
+	              "%s: distance %.17g prepared, %.17g not", what, s.distance, r.distance);
 	if (r.intersecting && s.intersecting && (r.has & s.has & CLASH_HAS_DEPTH) && r.converged &&
 	    s.converged)
 		ck_assert_msg(fabs(r.depth - s.depth) <= 1e-9 * r.depth + 1e-11 * size,
@@ -343,7 +351,14 @@ END_TEST
 
 /* ---- byte identity: prepared answers equal plain ones ---- */
 
-enum { B_STORE, B_BOXGRID, B_PRISM, B_FIB, B_OCTGRID, B_KINDS };
+enum {
+	B_STORE,
+	B_BOXGRID,
+	B_PRISM,
+	B_FIB,
+	B_OCTGRID,
+	B_KINDS
+};
 
 /* n >= 32 points of kind k (the shapes of the store suite, and shapes
  * with many exactly equal scores along axis and face directions). */
@@ -416,8 +431,8 @@ static int same_result(const clash_result *x, const clash_result *y)
 {
 	if (x->dim != y->dim || x->has != y->has || x->intersecting != y->intersecting ||
 	    x->iterations != y->iterations || x->converged != y->converged ||
-	    x->backups != y->backups || x->warm_count != y->warm_count ||
-	    x->part_a != y->part_a || x->part_b != y->part_b)
+	    x->backups != y->backups || x->warm_count != y->warm_count || x->part_a != y->part_a ||
+	    x->part_b != y->part_b)
 		return 0;
 	for (size_t i = 0; i < x->warm_count; i++)
 		if (x->warm_a[i] != y->warm_a[i] || x->warm_b[i] != y->warm_b[i])
@@ -427,7 +442,8 @@ static int same_result(const clash_result *x, const clash_result *y)
 	       same_bits(x->near_b, y->near_b, n) && same_bits(x->normal, y->normal, n) &&
 	       same_bits(&x->offset, &y->offset, 1) &&
 	       same_bits(&x->depth_lower_bound, &y->depth_lower_bound, 1) &&
-	       same_bits(&x->depth, &y->depth, 1) && same_bits(x->depth_normal, y->depth_normal, n) &&
+	       same_bits(&x->depth, &y->depth, 1) &&
+	       same_bits(x->depth_normal, y->depth_normal, n) &&
 	       same_bits(x->depth_a, y->depth_a, n) && same_bits(x->depth_b, y->depth_b, n) &&
 	       same_bits(&x->distance_lower_bound, &y->distance_lower_bound, 1);
 }
@@ -449,7 +465,8 @@ static void tie_side_make(tie_side *t, prng *r, double cx)
 	t->compound = prng_int(r, 0, 2) > 0;
 	t->nparts = t->compound ? (size_t)prng_int(r, 1, 3) : 1;
 	for (size_t i = 0; i < t->nparts; i++) {
-		size_t n = (size_t)(prng_int(r, 0, 9) ? prng_int(r, 32, 80) : prng_int(r, 100, 600));
+		size_t n =
+			(size_t)(prng_int(r, 0, 9) ? prng_int(r, 32, 80) : prng_int(r, 100, 600));
 		int k = prng_int(r, 0, 3) ? B_STORE : prng_int(r, 1, B_KINDS - 1);
 		t->v[i] = malloc(3 * n * sizeof(double));
 		tie_points(k, n, t->v[i], r);
@@ -464,8 +481,10 @@ static void tie_side_make(tie_side *t, prng *r, double cx)
 		ck_assert_int_eq(clash_shape_prepare(&t->prep[i], t->st[i], size), CLASH_OK);
 	}
 	if (t->compound) {
-		ck_assert_int_eq(clash_shape_init_compound(&t->cp, 3, t->plain, t->nparts), CLASH_OK);
-		ck_assert_int_eq(clash_shape_init_compound(&t->cq, 3, t->prep, t->nparts), CLASH_OK);
+		ck_assert_int_eq(clash_shape_init_compound(&t->cp, 3, t->plain, t->nparts),
+		                 CLASH_OK);
+		ck_assert_int_eq(clash_shape_init_compound(&t->cq, 3, t->prep, t->nparts),
+		                 CLASH_OK);
 	} else {
 		t->cp = t->plain[0];
 		t->cq = t->prep[0];
@@ -527,19 +546,23 @@ static int tie_compare(const tie_side *a, const tie_side *b, const char *what, i
 			(*queries)++;
 			if (ex != ey || memcmp(&u, &w, sizeof u) != 0) {
 				if (bad++ < 1)
-					fprintf(stderr, "%s: contains differs (%d %d): %d %d, %d %d, %zu %zu, %d %d, %d %d\n", what, ex, ey,
-					        u.contained, w.contained, u.has_outside_vertex, w.has_outside_vertex,
-					        u.outside_vertex, w.outside_vertex, u.iterations, w.iterations,
-					        u.converged, w.converged);
+					fprintf(stderr,
+					        "%s: contains differs (%d %d): %d %d, %d %d, %zu %zu, %d %d, %d %d\n",
+					        what, ex, ey, u.contained, w.contained,
+					        u.has_outside_vertex, w.has_outside_vertex,
+					        u.outside_vertex, w.outside_vertex, u.iterations,
+					        w.iterations, u.converged, w.converged);
 			}
 			continue;
 		}
 		(*queries)++;
 		if (ex != ey || (ex == CLASH_OK && !same_result(&x, &y))) {
 			if (bad++ < 1)
-				fprintf(stderr, "%s: %s want %u differs (%d %d): depth %.17g %.17g "
+				fprintf(stderr,
+				        "%s: %s want %u differs (%d %d): depth %.17g %.17g "
 				        "distance %.17g %.17g\n",
-				        what, name, o.want, ex, ey, x.depth, y.depth, x.distance, y.distance);
+				        what, name, o.want, ex, ey, x.depth, y.depth, x.distance,
+				        y.distance);
 		}
 	}
 	return bad;
@@ -610,9 +633,9 @@ END_TEST
 static Suite *prepared_suite(void)
 {
 	Suite *s = suite_create("prepared");
-	ck_case(s, "prepared", 120, CK_TESTS(climb_matches_scan, pairs_agree, big_spheres,
-	                                     compact_copy, api, bytes_same,
-	                                     contains_prepared_inner));
+	ck_case(s, "prepared", 120,
+	        CK_TESTS(climb_matches_scan, pairs_agree, big_spheres, compact_copy, api,
+	                 bytes_same, contains_prepared_inner));
 	return s;
 }
 

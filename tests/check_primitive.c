@@ -84,7 +84,7 @@ START_TEST(bad_arguments)
 {
 	clash_shape s;
 	const double ok[3] = {1, 2, 3}, zero[3] = {1, 0, 3}, neg[3] = {-1, 2, 3},
-	             inf[3] = {INFINITY, 1, 1};
+		     inf[3] = {INFINITY, 1, 1};
 	ck_assert_int_eq(clash_shape_init_primitive(&s, CLASH_KIND_CYLINDER, ok), CLASH_OK);
 	ck_assert_int_eq(clash_shape_init_primitive(&s, CLASH_KIND_CYLINDER, zero), CLASH_EINVAL);
 	ck_assert_int_eq(clash_shape_init_primitive(&s, CLASH_KIND_SPHERE, neg), CLASH_EINVAL);
@@ -233,7 +233,12 @@ START_TEST(coaxial)
 		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_SPHERE, {0.5, 0, 0}, 0, 1.5},
 		{CLASH_KIND_CYLINDER, {1, 2, 0}, CLASH_KIND_SPHERE, {0.5, 0, 0}, 1.8, 0.7},
 		/* a ball inside a cone, nearest its side: 2 / sqrt(17) + 0.3 */
-		{CLASH_KIND_CONE, {1, 2, 0}, CLASH_KIND_SPHERE, {0.3, 0, 0}, 0, 2 / sqrt(17.0) + 0.3},
+		{CLASH_KIND_CONE,
+	         {1, 2, 0},
+	         CLASH_KIND_SPHERE,
+	         {0.3, 0, 0},
+	         0,
+	         2 / sqrt(17.0) + 0.3},
 		/* a pin in a capsule; a ball in an ellipsoid of revolution */
 		{CLASH_KIND_CAPSULE, {1, 2, 0}, CLASH_KIND_CYLINDER, {0.2, 1, 0}, 0, 1.2},
 		{CLASH_KIND_ELLIPSOID, {1, 2, 1}, CLASH_KIND_SPHERE, {0.3, 0, 0}, 0, 1.3},
@@ -290,11 +295,12 @@ START_TEST(coaxial_random)
 		if (!e.converged)
 			continue;
 		compared++;
-		ck_assert_msg(fabs(r.depth - e.depth) <= 2e-7, "pair %d: depth %.17g, EPA off the axis %.17g",
-		              i, r.depth, e.depth);
+		ck_assert_msg(fabs(r.depth - e.depth) <= 2e-7,
+		              "pair %d: depth %.17g, EPA off the axis %.17g", i, r.depth, e.depth);
 	}
 	if (getenv("CLASH_PRIMITIVE_VERBOSE"))
-		fprintf(stderr, "coaxial_random: %d intersecting, EPA converged on %d\n", n, compared);
+		fprintf(stderr, "coaxial_random: %d intersecting, EPA converged on %d\n", n,
+		        compared);
 	ck_assert_int_ge(n, 20);
 	ck_assert_msg(compared >= n / 3, "EPA converged on %d of %d", compared, n);
 }
@@ -316,9 +322,10 @@ START_TEST(curved_cap)
 	opt.max_iterations = 100000;
 	ck_assert_int_eq(clash_gjk(&a, &b, &opt, &r100), CLASH_OK);
 	ck_assert(!r4.converged && !r100.converged);
-	ck_assert(r4.depth == r100.depth && !memcmp(r4.depth_normal, r100.depth_normal,
-	                                            sizeof r4.depth_normal));
-	ck_assert_msg(r4.depth >= 2 - 1e-7 - 1e-12 && r4.depth <= 2 + 1e-7, "depth %.17g", r4.depth);
+	ck_assert(r4.depth == r100.depth &&
+	          !memcmp(r4.depth_normal, r100.depth_normal, sizeof r4.depth_normal));
+	ck_assert_msg(r4.depth >= 2 - 1e-7 - 1e-12 && r4.depth <= 2 + 1e-7, "depth %.17g",
+	              r4.depth);
 }
 END_TEST
 
@@ -355,7 +362,8 @@ END_TEST
 
 START_TEST(capsules)
 {
-	clash_shape a = prim(CLASH_KIND_CAPSULE, 0.5, 2, 0), b = prim(CLASH_KIND_CAPSULE, 0.5, 2, 0);
+	clash_shape a = prim(CLASH_KIND_CAPSULE, 0.5, 2, 0),
+		    b = prim(CLASH_KIND_CAPSULE, 0.5, 2, 0);
 	turn(&b, 1, 0, 0, PI / 2); /* axis along z */
 	place(&b, 3, 0, 0);
 	expect_distance(&a, &b, 2.0, 1e-12);
@@ -409,7 +417,9 @@ static void random_pose(prng *g, clash_shape *s, double spread)
 
 START_TEST(random_poses_against_tessellations)
 {
-	enum { N = 1024 };
+	enum {
+		N = 1024
+	};
 	static double v[3 * (2 * N + 1)];
 	prng g = {1300 + (uint64_t)_i};
 	const int kinds[2] = {CLASH_KIND_CYLINDER, CLASH_KIND_CONE};
@@ -418,7 +428,8 @@ START_TEST(random_poses_against_tessellations)
 		const int kind = kinds[trial % 2];
 		const double r = prng_range(&g, 0.5, 5), h = prng_range(&g, 0.5, 5);
 		clash_shape p = prim(kind, r, h, 0), t;
-		ck_assert_int_eq(clash_shape_init(&t, 3, v, tessellate(kind, r, h, N, v)), CLASH_OK);
+		ck_assert_int_eq(clash_shape_init(&t, 3, v, tessellate(kind, r, h, N, v)),
+		                 CLASH_OK);
 		random_pose(&g, &p, 2.0);
 		memcpy(t.linear, p.linear, sizeof t.linear);
 		memcpy(t.translation, p.translation, sizeof t.translation);
@@ -442,15 +453,15 @@ START_TEST(random_poses_against_tessellations)
 		if (!rp.intersecting) {
 			separated++;
 			ck_assert(!rt.intersecting && rt.distance >= rp.distance - 1e-9);
-			ck_assert_msg(rt.distance <= rp.distance + bound, "trial %d: %.17g vs %.17g",
-			              trial, rt.distance, rp.distance);
+			ck_assert_msg(rt.distance <= rp.distance + bound,
+			              "trial %d: %.17g vs %.17g", trial, rt.distance, rp.distance);
 		} else {
 			overlapping++;
 			ck_assert(rp.has & CLASH_HAS_DEPTH);
 			ck_assert(rt.converged);
 			ck_assert_msg(rt.depth <= rp.depth + 1e-9 && rt.depth >= rp.depth - bound,
-			              "trial %d: depth %.17g vs tessellation %.17g", trial, rp.depth,
-			              rt.depth);
+			              "trial %d: depth %.17g vs tessellation %.17g", trial,
+			              rp.depth, rt.depth);
 		}
 	}
 	ck_assert(separated > 20 && overlapping > 20);
@@ -590,7 +601,8 @@ START_TEST(curved_inner)
 		double p[3] = {prng_range(&g, 0.2, 1.5), prng_range(&g, 0.2, 1.5),
 		               prng_range(&g, 0.2, 1.5)};
 		clash_shape in = prim(kind, p[0], p[1], p[2]);
-		double ax[3] = {prng_range(&g, -1, 1), prng_range(&g, -1, 1), prng_range(&g, -1, 1)};
+		double ax[3] = {prng_range(&g, -1, 1), prng_range(&g, -1, 1),
+		                prng_range(&g, -1, 1)};
 		double n = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]) + 1e-300;
 		double angle = prng_range(&g, -PI, PI), h = 0.5 * angle;
 		double q[4] = {ax[0] / n * sin(h), ax[1] / n * sin(h), ax[2] / n * sin(h), cos(h)};
@@ -636,7 +648,8 @@ START_TEST(curved_inner)
 	ck_assert(seen[0] > 50 && seen[1] > 50 && seen[2] > 20);
 	/* A curved inner in a curved outer: not decided here.  In a sphere (a
 	 * rounded point, no facets) it is answered, not decided. */
-	clash_shape cyl = prim(CLASH_KIND_CYLINDER, 1, 1, 0), big = prim(CLASH_KIND_SPHERE, 3, 0, 0);
+	clash_shape cyl = prim(CLASH_KIND_CYLINDER, 1, 1, 0),
+		    big = prim(CLASH_KIND_SPHERE, 3, 0, 0);
 	clash_shape ell = prim(CLASH_KIND_ELLIPSOID, 1, 2, 3);
 	clash_containment out;
 	ck_assert_int_eq(clash_contains(&ell, &cyl, NULL, &out), CLASH_ENOTSUP);
@@ -762,14 +775,14 @@ END_TEST
 static Suite *primitive_suite(void)
 {
 	Suite *s = suite_create("primitive");
-	ck_case(s, "closed_forms", 10, CK_TESTS(bad_arguments, spheres, sphere_and_cylinder,
-	                                        parallel_cylinders, cone_tip_on_a_box,
-	                                        ellipsoid_and_box, capsules, coaxial, curved_cap));
+	ck_case(s, "closed_forms", 10,
+	        CK_TESTS(bad_arguments, spheres, sphere_and_cylinder, parallel_cylinders,
+	                 cone_tip_on_a_box, ellipsoid_and_box, capsules, coaxial, curved_cap));
 	TCase *tc = ck_case(s, "random", 60, NULL);
 	ck_loops(tc, 10, CK_TESTS(random_poses_against_tessellations));
 	ck_loops(tc, 1, CK_TESTS(verdicts_and_warm_starts, coaxial_random));
-	ck_case(s, "methods", 30, CK_TESTS(linear_programs, containment, curved_inner, compounds,
-	                                   scenes, motion));
+	ck_case(s, "methods", 30,
+	        CK_TESTS(linear_programs, containment, curved_inner, compounds, scenes, motion));
 	return s;
 }
 

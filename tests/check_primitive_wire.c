@@ -163,18 +163,19 @@ START_TEST(one_kind)
 		{"{'box': {'half_extents': [1, 1, 1]}, 'sphere': {'radius': 1}}", "/a/sphere"},
 		{"{'sphere': {'radius': 1}, 'box': {'half_extents': [1, 1, 1]}}", "/a/box"},
 		{"{'cone': {'radius': 1, 'half_height': 1}, 'pose': {}, 'capsule': {'radius': 1, "
-		 "'half_height': 1}}",
-		 "/a/capsule"},
+	         "'half_height': 1}}",
+	         "/a/capsule"},
 		{"{'\\u0063ylinder': {'radius': 1, 'half_height': 1}, 'sphere': {'radius': 1}}",
-		 "/a/sphere"},
-		{"{'sphere': {'radius': 1}, 'ellips\\u006fid': {'radii': [1, 2, 3]}}", "/a/ellipsoid"},
+	         "/a/sphere"},
+		{"{'sphere': {'radius': 1}, 'ellips\\u006fid': {'radii': [1, 2, 3]}}",
+	         "/a/ellipsoid"},
 		{"{'sphere': {'radius': 1}, 'vertices': [[0, 0, 0]]}", "/a/sphere"},
 		{"{'positions': [0, 0, 0], 'sphere': {'radius': 1}}", "/a/sphere"},
 		{"{'sphere': {'radius': 1}, 'parts': [{'vertices': [[0, 0, 0]]}]}", "/a/sphere"},
 		{"{'sphere': {'radius': 1}, 'ref': 'sha256:00'}", "/a/sphere"},
 		{"{'sphere': {'radius': 1}, 'mesh': {'positions': [0, 0, 0, 1, 0, 0, 0, 1, 0], "
-		 "'indices': [0, 1, 2]}}",
-		 "/a/sphere"},
+	         "'indices': [0, 1, 2]}}",
+	         "/a/sphere"},
 		{"{'v\\u0065rtices': [[0, 0, 0]], 'box': {'half_extents': [1, 1, 1]}}", "/a/box"},
 	};
 	refused_as_a(cases, sizeof cases / sizeof cases[0]);
@@ -183,9 +184,10 @@ START_TEST(one_kind)
 	        "'cone': {'radius': 1, 'half_height': 1}}]}, 'b': {'sphere': {'radius': 1}}}",
 	        "/a/parts/1/cone");
 	int st;
-	json_t *j = reply_to("{'inner': {'sphere': {'radius': 1}}, 'outer': {'box': {'half_extents': "
-	                     "[2, 2, 2]}, 'sphere': {'radius': 3}}}",
-	                     &st, proto_contains_reply);
+	json_t *j =
+		reply_to("{'inner': {'sphere': {'radius': 1}}, 'outer': {'box': {'half_extents': "
+	                 "[2, 2, 2]}, 'sphere': {'radius': 3}}}",
+	                 &st, proto_contains_reply);
 	ck_assert_int_eq(st, 422);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "/outer/sphere");
 	json_decref(j);
@@ -199,8 +201,8 @@ START_TEST(one_kind)
 	json_decref(j);
 	/* A batch item. */
 	const char *batch = "{\"queries\": [{\"a\": {\"sphere\": {\"radius\": 1}}, \"b\": "
-	                    "{\"sphere\": {\"radius\": 1}, \"box\": {\"half_extents\": [1, 1, "
-	                    "1]}}}]}";
+			    "{\"sphere\": {\"radius\": 1}, \"box\": {\"half_extents\": [1, 1, "
+			    "1]}}}]}";
 	proto_reply r;
 	ck_assert_int_eq(proto_batch_reply_ex(batch, strlen(batch), NULL, &r), 0);
 	ck_assert_int_eq(r.status, 200);
@@ -216,8 +218,9 @@ END_TEST
 START_TEST(methods)
 {
 	/* The LPs take a box (its corners), not a curved primitive. */
-	json_t *j = ok("{'a': {'box': {'half_extents': [1, 1, 1]}}, 'b': {'vertices': [[3, 0, 0]]}, "
-	               "'method': 'simplex'}");
+	json_t *j =
+		ok("{'a': {'box': {'half_extents': [1, 1, 1]}}, 'b': {'vertices': [[3, 0, 0]]}, "
+	           "'method': 'simplex'}");
 	ck_assert(json_is_false(json_object_get(j, "intersecting")));
 	json_decref(j);
 	refused("{'a': {'cylinder': {'radius': 1, 'half_height': 1}}, 'b': {'vertices': "
@@ -303,14 +306,14 @@ END_TEST
  * killed clashd).  Now the fallback tries the axes first.  The motion is
  * answered, its distance at the start the one the same pair at rest gets. */
 static const char sheared_pair[] =
-    "{'a': {'ellipsoid': {'radii': [0.5408990570695501, 0.90721227531265269, "
-    "0.34517706790467928]}, 'pose': {'matrix': [0.6888102439699485, 0.11429628248122192, "
-    "-0.13816465124494109, 0, 0.10038959404661196, 1.2542025551011, 0, 0, 0, 0, "
-    "1.7084321099220463, 0, -0.14074543029885603, -0.01056230478125781, "
-    "-0.033148686949759885, 1]}}, 'b': {'cone': {'radius': 3.3617403104045698, "
-    "'half_height': 6.2837795828267131}, 'pose': {'rotation': [0.54654984044718469, "
-    "-0.4716446980081711, 0.4597865606940752, -0.51713718620212523], 'translation': "
-    "[2.4497095642898921, -2.3544079209749054, 1.5426881796297249]}%s}}";
+	"{'a': {'ellipsoid': {'radii': [0.5408990570695501, 0.90721227531265269, "
+	"0.34517706790467928]}, 'pose': {'matrix': [0.6888102439699485, 0.11429628248122192, "
+	"-0.13816465124494109, 0, 0.10038959404661196, 1.2542025551011, 0, 0, 0, 0, "
+	"1.7084321099220463, 0, -0.14074543029885603, -0.01056230478125781, "
+	"-0.033148686949759885, 1]}}, 'b': {'cone': {'radius': 3.3617403104045698, "
+	"'half_height': 6.2837795828267131}, 'pose': {'rotation': [0.54654984044718469, "
+	"-0.4716446980081711, 0.4597865606940752, -0.51713718620212523], 'translation': "
+	"[2.4497095642898921, -2.3544079209749054, 1.5426881796297249]}%s}}";
 
 START_TEST(flat_seed_motion)
 {
@@ -336,8 +339,9 @@ END_TEST
 static Suite *primitive_wire_suite(void)
 {
 	Suite *s = suite_create("primitive_wire");
-	ck_case(s, "wire", 0, CK_TESTS(closed_forms, bad_sizes, one_kind, methods, curved_contains,
-	                               scenes_and_motion, flat_seed_motion));
+	ck_case(s, "wire", 0,
+	        CK_TESTS(closed_forms, bad_sizes, one_kind, methods, curved_contains,
+	                 scenes_and_motion, flat_seed_motion));
 	return s;
 }
 

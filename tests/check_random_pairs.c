@@ -141,7 +141,7 @@ static void pair_fail(pair_stats *st, const pair *p, const char *cat, const char
 		pair_dump(p);
 }
 
-#define FAIL(cat, ...)                          \
+#define FAIL(cat, ...)                              \
 	do {                                        \
 		pair_fail(st, p, cat, __VA_ARGS__); \
 		return;                             \
@@ -165,7 +165,8 @@ static int core_shape(const pshape *s, clash_shape *cs)
 	    (rc = clash_shape_set_radius(cs, s->radius)))
 		return rc;
 	if (s->pose == POSE_ROTATION) {
-		rc = s->dim == 3 ? clash_shape_set_quaternion(cs, s->q) : clash_shape_set_angle(cs, s->angle);
+		rc = s->dim == 3 ? clash_shape_set_quaternion(cs, s->q)
+		                 : clash_shape_set_angle(cs, s->angle);
 		return rc ? rc : clash_shape_set_translation(cs, s->trans);
 	}
 	return s->pose == POSE_MATRIX ? clash_shape_set_matrix(cs, s->mat) : CLASH_OK;
@@ -196,8 +197,8 @@ static int moved_intersecting(const pair *p, const double *t, int *gjk, int *gjk
 		for (int k = 0; k < dim; k++)
 			wb[i * (size_t)dim + k] = p->b.world[i * (size_t)dim + k] + t[k];
 	oracle_answer o;
-	if (oracle_query(dim, p->a.world, p->a.count, p->a.radius, wb, p->b.count, p->b.radius, &o) !=
-	    ORACLE_OK)
+	if (oracle_query(dim, p->a.world, p->a.count, p->a.radius, wb, p->b.count, p->b.radius,
+	                 &o) != ORACLE_OK)
 		return -1;
 	return o.intersecting;
 }
@@ -212,15 +213,17 @@ static void judge_depth(const pair *p, const oracle_answer *o, const answer *r, 
 	if (!r->has_depth)
 		FAIL("depth", "seed %#llx %s: intersecting without a penetration depth", seed, who);
 	if (!r->converged)
-		FAIL("depth-unconverged", "seed %#llx %s: not converged (depth %.17g, oracle %.17g)", seed,
-		     who, r->depth, o->depth);
+		FAIL("depth-unconverged",
+		     "seed %#llx %s: not converged (depth %.17g, oracle %.17g)", seed, who,
+		     r->depth, o->depth);
 	if (!(r->depth >= r->depth_lower_bound - tol))
 		FAIL("depth", "seed %#llx %s: depth %.17g below depth_lower_bound %.17g", seed, who,
 		     r->depth, r->depth_lower_bound);
 	double err = fabs(r->depth - o->depth);
 	double tol_depth = tol + 1e-9 * o->depth;
 	if (!(err <= tol_depth))
-		FAIL("depth", "seed %#llx %s: depth %.17g, oracle %.17g (error %.3g, tolerance %.3g)", seed,
+		FAIL("depth",
+		     "seed %#llx %s: depth %.17g, oracle %.17g (error %.3g, tolerance %.3g)", seed,
 		     who, r->depth, o->depth, err, tol_depth);
 	if (o->depth > 1e-3 * size)
 		st->worst_depth_rel = fmax(st->worst_depth_rel, err / o->depth);
@@ -242,8 +245,9 @@ static void judge_depth(const pair *p, const oracle_answer *o, const answer *r, 
 	}
 	double e = dist3(dim, gap, zero);
 	if (!(e <= tol_pos + tol_depth))
-		FAIL("depth-points", "seed %#llx %s: |depth_a - depth_b - depth n| = %.3g (tolerance %.3g)",
-		     seed, who, e, tol_pos + tol_depth);
+		FAIL("depth-points",
+		     "seed %#llx %s: |depth_a - depth_b - depth n| = %.3g (tolerance %.3g)", seed,
+		     who, e, tol_pos + tol_depth);
 	st->worst_depth_pts = fmax(st->worst_depth_pts, e / (tol_pos + tol_depth));
 	for (int w = 0; w < 2; w++) {
 		const pshape *s = w ? &p->b : &p->a;
@@ -251,10 +255,12 @@ static void judge_depth(const pair *p, const oracle_answer *o, const answer *r, 
 		double d;
 		int rc = oracle_point_distance(dim, s->world, s->count, x, &d);
 		if (rc == ORACLE_OK && !(d <= s->radius + tol_pos))
-			FAIL("depth-points", "seed %#llx %s: depth_%c at %.17g from its hull, radius %.17g", seed,
+			FAIL("depth-points",
+			     "seed %#llx %s: depth_%c at %.17g from its hull, radius %.17g", seed,
 			     who, w ? 'b' : 'a', d, s->radius);
 		if (rc == ORACLE_OK)
-			st->worst_depth_pts = fmax(st->worst_depth_pts, fmax(0, d - s->radius) / tol_pos);
+			st->worst_depth_pts =
+				fmax(st->worst_depth_pts, fmax(0, d - s->radius) / tol_pos);
 		/* Extreme along +n (a) or -n (b): on the surface facing the other. */
 		double ext = -INFINITY, at = 0;
 		for (size_t i = 0; i < s->count; i++) {
@@ -267,9 +273,12 @@ static void judge_depth(const pair *p, const oracle_answer *o, const answer *r, 
 		for (int k = 0; k < dim; k++)
 			at += (w ? -n[k] : n[k]) * x[k];
 		if (!(fabs(at - ext) <= tol_pos + tol_depth))
-			FAIL("depth-points", "seed %#llx %s: depth_%c %.3g inside its shape's surface along the "
-			     "normal (tolerance %.3g)", seed, who, w ? 'b' : 'a', ext - at, tol_pos + tol_depth);
-		st->worst_depth_pts = fmax(st->worst_depth_pts, fabs(at - ext) / (tol_pos + tol_depth));
+			FAIL("depth-points",
+			     "seed %#llx %s: depth_%c %.3g inside its shape's surface along the "
+			     "normal (tolerance %.3g)",
+			     seed, who, w ? 'b' : 'a', ext - at, tol_pos + tol_depth);
+		st->worst_depth_pts =
+			fmax(st->worst_depth_pts, fabs(at - ext) / (tol_pos + tol_depth));
 	}
 
 	/* Move b along n: by depth + hair the shapes part, by depth - hair not.
@@ -292,13 +301,17 @@ static void judge_depth(const pair *p, const oracle_answer *o, const answer *r, 
 		if (in < 0)
 			continue; /* the oracle cannot judge the moved pair */
 		if (in != m)
-			FAIL("depth-move", "seed %#llx %s: b moved by depth %.17g %c hair %.3g along the normal: "
-			     "the oracle finds them %s", seed, who, r->depth, m ? '-' : '+', hair,
+			FAIL("depth-move",
+			     "seed %#llx %s: b moved by depth %.17g %c hair %.3g along the normal: "
+			     "the oracle finds them %s",
+			     seed, who, r->depth, m ? '-' : '+', hair,
 			     in ? "intersecting" : "apart");
 		if (gjk != m && sure == 1)
-			FAIL("depth-move", "seed %#llx %s: b moved by depth %.17g %c hair %.3g along the normal: "
-			     "clash_gjk finds them %s and says it converged", seed, who, r->depth,
-			     m ? '-' : '+', hair, gjk ? "intersecting" : "apart");
+			FAIL("depth-move",
+			     "seed %#llx %s: b moved by depth %.17g %c hair %.3g along the normal: "
+			     "clash_gjk finds them %s and says it converged",
+			     seed, who, r->depth, m ? '-' : '+', hair,
+			     gjk ? "intersecting" : "apart");
 		if (gjk != m)
 			st->move_gjk_unsure++;
 	}
@@ -323,12 +336,13 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 	if (o->distance > band) {
 		st->separated++;
 		if (r->intersecting)
-			FAIL("verdict", "seed %#llx %s: intersecting, oracle distance %.17g", seed, who, o->distance);
+			FAIL("verdict", "seed %#llx %s: intersecting, oracle distance %.17g", seed,
+			     who, o->distance);
 	} else if (o->depth > band) {
 		st->intersecting++;
 		if (!r->intersecting)
-			FAIL("verdict", "seed %#llx %s: separated (%.17g), oracle depth %.17g", seed, who,
-			     r->distance, o->depth);
+			FAIL("verdict", "seed %#llx %s: separated (%.17g), oracle depth %.17g",
+			     seed, who, r->distance, o->depth);
 	} else {
 		st->band++;
 	}
@@ -336,13 +350,15 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 	/* Distance. */
 	double err = fabs(r->distance - o->distance);
 	if (!(err <= tol))
-		FAIL("distance", "seed %#llx %s: distance %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
+		FAIL("distance",
+		     "seed %#llx %s: distance %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
 		     seed, who, r->distance, o->distance, err, tol);
 	if (o->distance > band)
 		st->worst_rel = fmax(st->worst_rel, err / o->distance);
 	st->worst_abs = fmax(st->worst_abs, err / unit);
 	if (r->intersecting && r->distance != 0)
-		FAIL("distance", "seed %#llx %s: intersecting with distance %.17g", seed, who, r->distance);
+		FAIL("distance", "seed %#llx %s: intersecting with distance %.17g", seed, who,
+		     r->distance);
 
 	/* Near points, relative to O. */
 	double na[3], nb[3];
@@ -353,8 +369,8 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 	double gap = dist3(dim, na, nb);
 	double e = fabs(gap - r->distance);
 	if (!(e <= tol_pos))
-		FAIL("near-gap", "seed %#llx %s: |near_a - near_b| = %.17g, distance %.17g", seed, who, gap,
-		     r->distance);
+		FAIL("near-gap", "seed %#llx %s: |near_a - near_b| = %.17g, distance %.17g", seed,
+		     who, gap, r->distance);
 	st->worst_near = fmax(st->worst_near, e / tol_pos);
 	for (int w = 0; w < 2; w++) {
 		const pshape *s = w ? &p->b : &p->a;
@@ -366,14 +382,17 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 			continue;
 		}
 		if (rc != ORACLE_OK)
-			FAIL("oracle", "seed %#llx: oracle on near point: %s", seed, oracle_strerror(rc));
+			FAIL("oracle", "seed %#llx: oracle on near point: %s", seed,
+			     oracle_strerror(rc));
 		/* Separated: on the rounded surface (hull distance = radius);
 		 * intersecting: anywhere in the rounded shape. */
 		double lo = r->intersecting ? -INFINITY : s->radius - tol_pos;
 		if (!(d <= s->radius + tol_pos && d >= lo))
-			FAIL("near-in-shape", "seed %#llx %s: near_%c at %.17g from its hull, radius %.17g, "
-			     "tolerance %.3g; distance %.3g (oracle %.3g)", seed, who, w ? 'b' : 'a', d,
-			     s->radius, tol_pos, r->distance, o->distance);
+			FAIL("near-in-shape",
+			     "seed %#llx %s: near_%c at %.17g from its hull, radius %.17g, "
+			     "tolerance %.3g; distance %.3g (oracle %.3g)",
+			     seed, who, w ? 'b' : 'a', d, s->radius, tol_pos, r->distance,
+			     o->distance);
 		if (!r->intersecting)
 			st->worst_near = fmax(st->worst_near, fabs(d - s->radius) / tol_pos);
 		else
@@ -382,10 +401,12 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 
 	if (r->intersecting) {
 		if (dist3(dim, na, nb) > tol_pos)
-			FAIL("near-equal", "seed %#llx %s: intersecting but near_a != near_b", seed, who);
+			FAIL("near-equal", "seed %#llx %s: intersecting but near_a != near_b", seed,
+			     who);
 		if (!(r->depth_lower_bound >= 0 && r->depth_lower_bound <= o->depth + tol))
-			FAIL("depth-bound", "seed %#llx %s: depth_lower_bound %.17g, oracle depth %.17g", seed, who,
-			     r->depth_lower_bound, o->depth);
+			FAIL("depth-bound",
+			     "seed %#llx %s: depth_lower_bound %.17g, oracle depth %.17g", seed,
+			     who, r->depth_lower_bound, o->depth);
 		if (o->depth > band) {
 			st->depth_ratio += r->depth_lower_bound / o->depth;
 			st->depth_n++;
@@ -415,11 +436,12 @@ static void judge(const pair *p, const oracle_answer *o, const answer *r, pair_s
 		}
 	}
 	if (!(worst <= tol_pos))
-		FAIL("plane", "seed %#llx %s: separating plane violated by %.3g (tolerance %.3g): "
+		FAIL("plane",
+		     "seed %#llx %s: separating plane violated by %.3g (tolerance %.3g): "
 		     "a by %.3g, b by %.3g, so the slab along the normal is %.3g wide for a "
 		     "distance of %.3g (oracle %.3g); converged %d after %d iterations",
-		     seed, who, worst, tol_pos, side[0], side[1], -(side[0] + side[1]),
-		     r->distance, o->distance, r->converged, r->iterations);
+		     seed, who, worst, tol_pos, side[0], side[1], -(side[0] + side[1]), r->distance,
+		     o->distance, r->converged, r->iterations);
 	st->worst_plane = fmax(st->worst_plane, worst / tol_pos);
 }
 
@@ -538,44 +560,51 @@ static void replay(uint64_t seed, int dim)
 	}
 	pair_dump(&p);
 	printf("oracle: intersecting %d distance %.17g depth %.17g hull distance %.17g "
-	       "hull depth %.17g\n", o.intersecting, o.distance, o.depth, o.hull_distance,
-	       o.hull_depth);
+	       "hull depth %.17g\n",
+	       o.intersecting, o.distance, o.depth, o.hull_distance, o.hull_depth);
 	clash_result r;
 	int rc = clash_gjk(&ca, &cb, NULL, &r);
 	printf("core: rc %d intersecting %d distance %.17g depth_lower_bound %.17g "
-	       "iterations %d converged %d backups %d\n", rc, r.intersecting, r.distance,
-	       r.depth_lower_bound, r.iterations, r.converged, r.backups);
+	       "iterations %d converged %d backups %d\n",
+	       rc, r.intersecting, r.distance, r.depth_lower_bound, r.iterations, r.converged,
+	       r.backups);
 	printf("  near_a %.17g %.17g %.17g\n  near_b %.17g %.17g %.17g\n  normal %.17g %.17g "
-	       "%.17g offset %.17g\n", r.near_a[0], r.near_a[1], r.near_a[2], r.near_b[0],
-	       r.near_b[1], r.near_b[2], r.normal[0], r.normal[1], r.normal[2], r.offset);
+	       "%.17g offset %.17g\n",
+	       r.near_a[0], r.near_a[1], r.near_a[2], r.near_b[0], r.near_b[1], r.near_b[2],
+	       r.normal[0], r.normal[1], r.normal[2], r.offset);
 	if (r.has & CLASH_HAS_DEPTH)
 		printf("  depth %.17g normal %.17g %.17g %.17g\n  depth_a %.17g %.17g %.17g\n  depth_b "
-		       "%.17g %.17g %.17g\n", r.depth, r.depth_normal[0], r.depth_normal[1],
-		       r.depth_normal[2], r.depth_a[0], r.depth_a[1], r.depth_a[2], r.depth_b[0],
-		       r.depth_b[1], r.depth_b[2]);
+		       "%.17g %.17g %.17g\n",
+		       r.depth, r.depth_normal[0], r.depth_normal[1], r.depth_normal[2],
+		       r.depth_a[0], r.depth_a[1], r.depth_a[2], r.depth_b[0], r.depth_b[1],
+		       r.depth_b[2]);
 	if (r.has & CLASH_HAS_DEPTH) {
 		/* h_K(n) by brute force in long double: an upper bound on the depth. */
 		long double ha = -INFINITY, hb = -INFINITY;
 		for (size_t i = 0; i < p.a.count; i++) {
 			long double h = 0;
 			for (int k = 0; k < dim; k++)
-				h += (long double)r.depth_normal[k] * p.a.world[i * (size_t)dim + k];
+				h += (long double)r.depth_normal[k] *
+				     p.a.world[i * (size_t)dim + k];
 			ha = h > ha ? h : ha;
 		}
 		for (size_t i = 0; i < p.b.count; i++) {
 			long double h = 0;
 			for (int k = 0; k < dim; k++)
-				h -= (long double)r.depth_normal[k] * p.b.world[i * (size_t)dim + k];
+				h -= (long double)r.depth_normal[k] *
+				     p.b.world[i * (size_t)dim + k];
 			hb = h > hb ? h : hb;
 		}
-		printf("  brute force h_K(normal) + radii = %.17Lg\n", ha + hb + p.a.radius + p.b.radius);
+		printf("  brute force h_K(normal) + radii = %.17Lg\n",
+		       ha + hb + p.a.radius + p.b.radius);
 	}
 	for (size_t k = 0; k < r.warm_count; k++) {
 		const double *wa = p.a.world + r.warm_a[k] * (size_t)dim;
 		const double *wb = p.b.world + r.warm_b[k] * (size_t)dim;
 		printf("  simplex %zu: a[%zu] = %.17g %.17g %.17g  b[%zu] = %.17g %.17g %.17g "
-		       "(relative to O)\n", k, r.warm_a[k], wa[0], wa[1], dim == 3 ? wa[2] : 0,
-		       r.warm_b[k], wb[0], wb[1], dim == 3 ? wb[2] : 0);
+		       "(relative to O)\n",
+		       k, r.warm_a[k], wa[0], wa[1], dim == 3 ? wa[2] : 0, r.warm_b[k], wb[0],
+		       wb[1], dim == 3 ? wb[2] : 0);
 	}
 	answer a;
 	answer_from_core(&r, &a);
@@ -684,7 +713,10 @@ static void tiny_pair(const pair *p, pair_stats *st)
 	rc = clash_gjk(&sa, &sb, &vo, &v);
 	if (rc != CLASH_OK || v.intersecting != r.intersecting)
 		pair_fail(st, p, "tiny verdict-only", "seed %#llx: verdict-only %s, full %d",
-		          (unsigned long long)p->seed, rc ? clash_strerror(rc) : v.intersecting ? "1" : "0",
+		          (unsigned long long)p->seed,
+		          rc               ? clash_strerror(rc)
+		          : v.intersecting ? "1"
+		                           : "0",
 		          r.intersecting);
 	const double size = p->a.extent + p->b.extent + p->a.radius + p->b.radius;
 	const double band = 1e-9 * size, quantum = ldexp(1.0, -1074 + TINY_EXP);
@@ -696,14 +728,16 @@ static void tiny_pair(const pair *p, pair_stats *st)
 	if (in_band)
 		st->band++;
 	else if (r.intersecting != o.intersecting)
-		pair_fail(st, p, "tiny verdict", "seed %#llx: intersecting %d, oracle %d (distance %.3g, depth %.3g)",
+		pair_fail(st, p, "tiny verdict",
+		          "seed %#llx: intersecting %d, oracle %d (distance %.3g, depth %.3g)",
 		          (unsigned long long)p->seed, r.intersecting, o.intersecting, o.distance,
 		          o.depth);
 	double d = ldexp(r.distance, TINY_EXP);
 	double tol = 1e-9 * o.distance + 2e-12 * size + TINY_QUANTA * quantum;
 	double err = fabs(d - o.distance);
 	if (!(err <= tol))
-		pair_fail(st, p, "tiny distance", "seed %#llx: distance %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
+		pair_fail(st, p, "tiny distance",
+		          "seed %#llx: distance %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
 		          (unsigned long long)p->seed, d, o.distance, err, tol);
 	else if (o.distance > band && err / o.distance > st->worst_rel)
 		st->worst_rel = err / o.distance;
@@ -715,8 +749,10 @@ static void tiny_pair(const pair *p, pair_stats *st)
 		double dtol = 1e-9 * o.depth + 2e-12 * size + TINY_QUANTA * quantum;
 		double derr = fabs(dp - o.depth);
 		if (!(derr <= dtol))
-			pair_fail(st, p, "tiny depth", "seed %#llx: depth %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
-			          (unsigned long long)p->seed, dp, o.depth, derr, dtol);
+			pair_fail(
+				st, p, "tiny depth",
+				"seed %#llx: depth %.17g, oracle %.17g (error %.3g, tolerance %.3g)",
+				(unsigned long long)p->seed, dp, o.depth, derr, dtol);
 		if (derr / quantum > st->worst_depth_abs)
 			st->worst_depth_abs = derr / quantum;
 		st->depth_n++;
@@ -733,8 +769,8 @@ START_TEST(tiny)
 		pair p;
 		clash_shape ca, cb;
 		oracle_answer o;
-		if (pair_make(&p, pair_seed(UINT64_C(0x71A7000) + (uint64_t)dim * 1000000, i), dim, &ca,
-		              &cb, &o) < 0)
+		if (pair_make(&p, pair_seed(UINT64_C(0x71A7000) + (uint64_t)dim * 1000000, i), dim,
+		              &ca, &cb, &o) < 0)
 			continue;
 		tiny_pair(&p, &st);
 	}
@@ -796,8 +832,8 @@ static void json_shape(FILE *f, const pshape *s)
 	fprintf(f, "],\"radius\":%.17g", s->radius);
 	if (s->pose == POSE_ROTATION) {
 		if (dim == 3)
-			fprintf(f, ",\"pose\":{\"rotation\":[%.17g,%.17g,%.17g,%.17g]", s->q[0], s->q[1],
-			        s->q[2], s->q[3]);
+			fprintf(f, ",\"pose\":{\"rotation\":[%.17g,%.17g,%.17g,%.17g]", s->q[0],
+			        s->q[1], s->q[2], s->q[3]);
 		else
 			fprintf(f, ",\"pose\":{\"angle\":%.17g", s->angle);
 		fputs(",\"translation\":[", f);
@@ -828,8 +864,7 @@ static int json_reals(const json_t *a, int n, double *x)
 }
 
 /* Check one Result line against its pair; the shape of the object first. */
-static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
-                      pair_stats *st)
+static void cli_judge(const pair *p, const oracle_answer *o, const char *line, pair_stats *st)
 {
 	unsigned long long seed = (unsigned long long)p->seed;
 	int dim = p->dim;
@@ -863,10 +898,13 @@ static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
 		const json_t *plane = json_object_get(root, "separating_plane");
 		const json_t *pen = json_object_get(root, "penetration");
 		if (a.intersecting) {
-			const json_t *d = json_is_object(pen) ? json_object_get(pen, "depth_lower_bound")
-			                                      : NULL;
-			const json_t *dd = json_is_object(pen) ? json_object_get(pen, "depth") : NULL;
-			const json_t *pts = json_is_object(pen) ? json_object_get(pen, "points") : NULL;
+			const json_t *d = json_is_object(pen)
+			                          ? json_object_get(pen, "depth_lower_bound")
+			                          : NULL;
+			const json_t *dd =
+				json_is_object(pen) ? json_object_get(pen, "depth") : NULL;
+			const json_t *pts =
+				json_is_object(pen) ? json_object_get(pen, "points") : NULL;
 			if (!json_is_number(d) || plane)
 				bad = "an intersecting Result without penetration.depth_lower_bound";
 			else
@@ -874,7 +912,8 @@ static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
 			/* depth, normal and points come together or not at all. */
 			if (!bad && dd) {
 				if (!json_is_number(dd) || !json_is_object(pts) ||
-				    json_reals(json_object_get(pen, "normal"), dim, a.depth_normal) ||
+				    json_reals(json_object_get(pen, "normal"), dim,
+				               a.depth_normal) ||
 				    json_reals(json_object_get(pts, "a"), dim, a.depth_a) ||
 				    json_reals(json_object_get(pts, "b"), dim, a.depth_b))
 					bad = "a Result with a malformed penetration";
@@ -885,7 +924,8 @@ static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
 				bad = "a Result with penetration normal or points but no depth";
 			}
 		} else {
-			const json_t *c = json_is_object(plane) ? json_object_get(plane, "offset") : NULL;
+			const json_t *c =
+				json_is_object(plane) ? json_object_get(plane, "offset") : NULL;
 			if (!json_is_number(c) || pen ||
 			    json_reals(json_object_get(plane, "normal"), dim, a.normal))
 				bad = "a separated Result without separating_plane";
@@ -902,8 +942,8 @@ static void cli_judge(const pair *p, const oracle_answer *o, const char *line,
 			bad = "a Result with a bad warm member";
 		for (size_t i = 0; !bad && i < n; i++) {
 			const json_t *x = json_array_get(wa, i), *y = json_array_get(wb, i);
-			if (!json_is_integer(x) || !json_is_integer(y) || json_integer_value(x) < 0 ||
-			    json_integer_value(y) < 0 ||
+			if (!json_is_integer(x) || !json_is_integer(y) ||
+			    json_integer_value(x) < 0 || json_integer_value(y) < 0 ||
 			    (size_t)json_integer_value(x) >= p->a.count ||
 			    (size_t)json_integer_value(y) >= p->b.count)
 				bad = "a Result with a warm index out of range";
@@ -929,7 +969,8 @@ static int cli_run(const char *in, const char *out)
 	ck_assert_msg(access(prog, X_OK) == 0, "%s is missing: build the CLI first (make)", prog);
 	int fd = open(out, O_WRONLY | O_TRUNC);
 	ck_assert_int_ge(fd, 0);
-	spawn_opts o = {.file = prog, .argv = (const char *const[]){"clash", "query", in, NULL},
+	spawn_opts o = {.file = prog,
+	                .argv = (const char *const[]){"clash", "query", in, NULL},
 	                .out = fd};
 	spawned c;
 	ck_assert_int_eq(spawn(&o, &c), 0);

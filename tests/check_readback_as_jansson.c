@@ -17,7 +17,8 @@ static enum proto_json_state jansson_state(const char *text, int prefix)
 {
 	json_error_t e;
 	size_t len = strlen(text);
-	json_t *j = json_loadb(text, len, JSON_DECODE_ANY | (prefix ? JSON_DISABLE_EOF_CHECK : 0), &e);
+	json_t *j =
+		json_loadb(text, len, JSON_DECODE_ANY | (prefix ? JSON_DISABLE_EOF_CHECK : 0), &e);
 	json_decref(j);
 	if (j)
 		return PROTO_JSON_COMPLETE;
@@ -104,8 +105,7 @@ START_TEST(problems_placed)
 }
 END_TEST
 
-#define BALL(id, x) \
-	"{\"id\":\"" id "\",\"shape\":{\"vertices\":[[" #x ",0,0]],\"radius\":1}}"
+#define BALL(id, x) "{\"id\":\"" id "\",\"shape\":{\"vertices\":[[" #x ",0,0]],\"radius\":1}}"
 
 /* The tally of a Scene answer read whole by jansson. */
 static void check_tally(const char *scene)
@@ -137,12 +137,16 @@ static void check_tally(const char *scene)
 
 START_TEST(scene_tallies)
 {
+	/* clang-format off */
 	check_tally("{\"objects\": [" BALL("a", 0) ", " BALL("b", 1.5) ", " BALL("c", 2.5) ", "
 	            BALL("d", 4.5) "], \"clearance\": 1}");
 	check_tally("{\"objects\": [" BALL("a", 0) ", " BALL("b", 1.5) ", " BALL("c", 2.5)
 	            "], \"max_clashes\": 1}");
+	/* clang-format on */
 	/* An id with the key in it, escaped, is not taken for the answer's. */
+	/* clang-format off */
 	check_tally("{\"objects\": [" BALL("a", 0) ", " BALL("x\\\"candidates\\\":9", 1.5) "]}");
+	/* clang-format on */
 	check_tally("{\"objects\": []}");
 	/* Not a Scene answer: 0, nothing to free. */
 	static const char *others[] = {"{\"intersecting\":false}", "", "{\"candidates\":1}",

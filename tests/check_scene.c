@@ -109,7 +109,8 @@ static void random_object(world *w, prng *g, size_t i, const double *c, double s
 				hh[k] = j == k ? h[k] : 0.25 * size;
 			box_into(v, dim, hh);
 			t[j] = h[j];
-			ck_assert_int_eq(clash_shape_init(&p[j], dim, v, (size_t)1 << dim), CLASH_OK);
+			ck_assert_int_eq(clash_shape_init(&p[j], dim, v, (size_t)1 << dim),
+			                 CLASH_OK);
 			clash_shape_set_translation(&p[j], t);
 		}
 		ck_assert_int_eq(clash_shape_init_compound(s, dim, p, 2), CLASH_OK);
@@ -145,7 +146,8 @@ static void world_random(world *w, prng *g, int dim, size_t n, double side, int 
 			if (prng_int(g, 0, 1)) {
 				if (dim == 3)
 					for (int k = 0; k < 3; k++)
-						w->motions[i].rotation[k] = prng_range(g, -1.5, 1.5);
+						w->motions[i].rotation[k] =
+							prng_range(g, -1.5, 1.5);
 				else
 					w->motions[i].rotation[0] = prng_range(g, -3, 3);
 			}
@@ -214,8 +216,7 @@ static int brute_duplicate(const clash_shape *a, const clash_shape *b, double to
 /* Into a fresh array of w: shape s's vertices shuffled, one of them
  * repeated when `repeat`, and vertex 0 of the shuffle moved by `nudge`
  * along x; the copy is posed like s. */
-static clash_shape shuffled_copy(world *w, prng *g, const clash_shape *s, int repeat,
-                                 double nudge)
+static clash_shape shuffled_copy(world *w, prng *g, const clash_shape *s, int repeat, double nudge)
 {
 	const int dim = s->dim;
 	size_t m = s->count + (repeat ? 1 : 0);
@@ -267,7 +268,9 @@ static enum clash_class brute_class(const clash_shape *a, const clash_shape *b, 
 				memcpy(t, b->translation, (size_t)b->dim * sizeof *t);
 			t[k] += sign * 2 * sqrt(b->dim) * tol;
 			if (!b->posed) {
-				ck_assert_int_eq(clash_shape_init(&moved, b->dim, b->vertices, b->count), 0);
+				ck_assert_int_eq(clash_shape_init(&moved, b->dim, b->vertices,
+				                                  b->count),
+				                 0);
 				moved.radius = b->radius;
 			}
 			ck_assert_int_eq(clash_shape_set_translation(&moved, t), CLASH_OK);
@@ -432,11 +435,11 @@ START_TEST(moving_closed_form)
 	 * little off to the side (a graze: touch), another 0.2 off (clearance
 	 * 0.3), a third it runs into flush at the end (touch). */
 	clash_shape s[5];
-	cube_at(&s[0], 0, 0, 0);  /* the runner, moving 10 along x */
-	cube_at(&s[1], 4, 0, 0);  /* hit at t = 3 / 10 */
-	cube_at(&s[2], 6, 1, 0);  /* grazed: flush along y = 1 from t = 0.5 */
+	cube_at(&s[0], 0, 0, 0);   /* the runner, moving 10 along x */
+	cube_at(&s[1], 4, 0, 0);   /* hit at t = 3 / 10 */
+	cube_at(&s[2], 6, 1, 0);   /* grazed: flush along y = 1 from t = 0.5 */
 	cube_at(&s[3], 8, 0, 1.2); /* passes 0.2 above */
-	cube_at(&s[4], 11, 0, 0); /* reached flush at t = 1 */
+	cube_at(&s[4], 11, 0, 0);  /* reached flush at t = 1 */
 	clash_motion m[5] = {{{10, 0, 0}, {0}}};
 	clash_scene sc = {.count = 5, .shapes = s, .motions = m, .clearance = 0.3};
 	clash_scene_hit *hits;
@@ -454,7 +457,8 @@ START_TEST(moving_closed_form)
 	ck_near(hits[1].toi.toi, 0.5, 1e-12);
 	ck_assert_int_eq(hits[2].cls, CLASH_CLASS_CLEARANCE);
 	ck_assert(!hits[2].toi.contact);
-	ck_near(hits[2].toi.near_time, (7 - sqrt(0.05)) / 10, 1e-12); /* hypot(7 - 10 t, 0.2) = 0.3 */
+	ck_near(hits[2].toi.near_time, (7 - sqrt(0.05)) / 10,
+	        1e-12); /* hypot(7 - 10 t, 0.2) = 0.3 */
 	ck_assert_int_eq(hits[3].cls, CLASH_CLASS_TOUCH);
 	ck_near(hits[3].toi.toi, 1.0, 1e-9);
 	free(hits);
@@ -468,7 +472,9 @@ static size_t check_against_brute(const world *w, double clearance, double tol, 
                                   const char *what)
 {
 	size_t duplicates = 0;
-	clash_scene sc = {.count = w->n, .shapes = w->shapes, .clearance = clearance,
+	clash_scene sc = {.count = w->n,
+	                  .shapes = w->shapes,
+	                  .clearance = clearance,
 	                  .touch_depth = touch};
 	sc.opt.tolerance = tol;
 	clash_scene_hit *hits;
@@ -479,16 +485,18 @@ static size_t check_against_brute(const world *w, double clearance, double tol, 
 	for (size_t i = 0; i < w->n; i++)
 		for (size_t j = i + 1; j < w->n; j++) {
 			clash_result r;
-			enum clash_class c =
-			    brute_class(&w->shapes[i], &w->shapes[j], clearance, tol, touch, &r);
+			enum clash_class c = brute_class(&w->shapes[i], &w->shapes[j], clearance,
+			                                 tol, touch, &r);
 			if (c == CLASH_CLASS_NONE)
 				continue;
 			want++;
 			ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
-			              "%s c=%g: pair (%zu, %zu) (class %d) missing", what, clearance, i, j,
-			              c);
-			ck_assert_msg(hits[k].cls == c, "%s c=%g touch=%g: pair (%zu, %zu) class %d, "
-			              "brute force %d", what, clearance, touch, i, j, hits[k].cls, c);
+			              "%s c=%g: pair (%zu, %zu) (class %d) missing", what,
+			              clearance, i, j, c);
+			ck_assert_msg(hits[k].cls == c,
+			              "%s c=%g touch=%g: pair (%zu, %zu) class %d, "
+			              "brute force %d",
+			              what, clearance, touch, i, j, hits[k].cls, c);
 			if (c != CLASH_CLASS_DUPLICATE)
 				ck_assert(hits[k].distance == r.distance);
 			if (c == CLASH_CLASS_DUPLICATE) {
@@ -497,15 +505,18 @@ static size_t check_against_brute(const world *w, double clearance, double tol, 
 			}
 			/* A compound's deepest pair: GJK's depth of it. */
 			ck_assert_int_eq(hits[k].pair_depth_exact,
-			                 c != CLASH_CLASS_DUPLICATE && (r.has & CLASH_HAS_PAIR_DEPTH));
+			                 c != CLASH_CLASS_DUPLICATE &&
+			                         (r.has & CLASH_HAS_PAIR_DEPTH));
 			if (hits[k].pair_depth_exact)
 				ck_assert(hits[k].pair_depth == r.depth);
-			if (hits[k].depth_exact || hits[k].pair_depth_exact) /* GJK's, a unit vector */
+			if (hits[k].depth_exact ||
+			    hits[k].pair_depth_exact) /* GJK's, a unit vector */
 				for (int q = 0; q < w->dim; q++)
 					ck_assert(hits[k].normal[q] == r.depth_normal[q]);
 			k++;
 		}
-	ck_assert_msg(n == want, "%s c=%g: %zu reported, brute force %zu", what, clearance, n, want);
+	ck_assert_msg(n == want, "%s c=%g: %zu reported, brute force %zu", what, clearance, n,
+	              want);
 	ck_assert_uint_le(st.candidates, w->n * (w->n - 1) / 2);
 	free(hits);
 	return duplicates;
@@ -528,7 +539,9 @@ START_TEST(brute_force_at_rest)
 				w.shapes[i] = *o;
 			else
 				w.shapes[i] = shuffled_copy(&w, &g, o, how == 2,
-				                            how == 3 ? 1e-10 : how == 4 ? 1e-8 : 0);
+				                            how == 3   ? 1e-10
+				                            : how == 4 ? 1e-8
+				                                       : 0);
 		}
 		const double clearances[] = {0, 0.05, 0.3}, touches[] = {0, 0.05, 0.4};
 		for (size_t c = 0; c < 3; c++) {
@@ -568,7 +581,9 @@ static enum clash_class pair_class(const clash_shape *a, const clash_shape *b, d
  * fraction of that). */
 START_TEST(duplicates_in_any_order)
 {
-	enum { N = 2000 };
+	enum {
+		N = 2000
+	};
 	prng g = {0xd0b1e};
 	world w = {.dim = 3};
 	w.verts = calloc(8, sizeof *w.verts);
@@ -609,8 +624,8 @@ START_TEST(duplicates_in_any_order)
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		double ms;
 		enum clash_class c = pair_class(&a, &cases[k].b, tol, &ms);
-		ck_assert_msg(brute_duplicate(&a, &cases[k].b, tol) == cases[k].dup, "%s: brute force",
-		              cases[k].what);
+		ck_assert_msg(brute_duplicate(&a, &cases[k].b, tol) == cases[k].dup,
+		              "%s: brute force", cases[k].what);
 		ck_assert_msg((c == CLASH_CLASS_DUPLICATE) == cases[k].dup, "%s: class %d",
 		              cases[k].what, c);
 		if (!cases[k].dup)
@@ -629,14 +644,16 @@ END_TEST
 static int brute_matched(const clash_shape *a, const clash_shape *b, double tol)
 {
 	if (!a->nparts || !b->nparts)
-		return !a->nparts && !b->nparts && !a->kind && !b->kind && brute_duplicate(a, b, tol);
+		return !a->nparts && !b->nparts && !a->kind && !b->kind &&
+		       brute_duplicate(a, b, tol);
 	if (a->nparts != b->nparts)
 		return 0;
 	int taken[64] = {0};
 	ck_assert_uint_le(b->nparts, 64);
 	for (size_t i = 0; i < a->nparts; i++) {
 		size_t j = 0;
-		while (j < b->nparts && (taken[j] || !brute_matched(&a->parts[i], &b->parts[j], tol)))
+		while (j < b->nparts &&
+		       (taken[j] || !brute_matched(&a->parts[i], &b->parts[j], tol)))
 			j++;
 		if (j == b->nparts)
 			return 0;
@@ -652,7 +669,9 @@ static int brute_matched(const clash_shape *a, const clash_shape *b, double tol)
  * each against brute force and the class the scene gives. */
 START_TEST(compound_duplicates_in_any_order)
 {
-	enum { P = 41 };
+	enum {
+		P = 41
+	};
 	prng g = {0xc0b1e};
 	world w = {.dim = 3};
 	w.verts = calloc(4 * P + 8, sizeof *w.verts);
@@ -688,7 +707,8 @@ START_TEST(compound_duplicates_in_any_order)
 	for (int i = 0; i < P; i++) {
 		const clash_shape *src = &parts[perm[i]];
 		if (src->nparts)
-			ck_assert_int_eq(clash_shape_init_compound(&shuffled[i], 3, inner2, 2), CLASH_OK);
+			ck_assert_int_eq(clash_shape_init_compound(&shuffled[i], 3, inner2, 2),
+			                 CLASH_OK);
 		else
 			shuffled[i] = shuffled_copy(&w, &g, src, 0, 0);
 	}
@@ -733,8 +753,12 @@ END_TEST
 static void check_broad_phase(const world *w, const clash_motion *motions, double clearance,
                               const clash_pair *ignore, size_t nignore)
 {
-	clash_scene sc = {.count = w->n, .shapes = w->shapes, .motions = motions,
-	                  .clearance = clearance, .ignore = ignore, .nignore = nignore};
+	clash_scene sc = {.count = w->n,
+	                  .shapes = w->shapes,
+	                  .motions = motions,
+	                  .clearance = clearance,
+	                  .ignore = ignore,
+	                  .nignore = nignore};
 	clash_scene_hit *hits;
 	size_t n, k = 0;
 	ck_assert_int_eq(clash_scene_run(&sc, &hits, &n, NULL), CLASH_OK);
@@ -750,8 +774,8 @@ static void check_broad_phase(const world *w, const clash_motion *motions, doubl
 			if (h.cls == CLASH_CLASS_NONE || ignored)
 				continue;
 			ck_assert_msg(k < n && hits[k].a == i && hits[k].b == j,
-			              "c=%g: pair (%zu, %zu) missing (class %d, toi %g)", clearance, i, j,
-			              h.cls, h.toi.toi);
+			              "c=%g: pair (%zu, %zu) missing (class %d, toi %g)", clearance,
+			              i, j, h.cls, h.toi.toi);
 			ck_assert_int_eq(hits[k].cls, h.cls);
 			k++;
 		}
@@ -780,7 +804,8 @@ START_TEST(brute_force_in_motion)
 			moving++;
 			clash_toi_result t;
 			ck_assert_int_eq(clash_toi(&w.shapes[hits[i].a], &w.motions[hits[i].a],
-			                           &w.shapes[hits[i].b], &w.motions[hits[i].b], 0, NULL, &t),
+			                           &w.shapes[hits[i].b], &w.motions[hits[i].b], 0,
+			                           NULL, &t),
 			                 CLASH_OK);
 			ck_assert(t.contact && t.toi == hits[i].toi.toi);
 		}
@@ -805,7 +830,8 @@ START_TEST(brute_force_ignore)
 	clash_pair *ign = calloc(n, sizeof *ign);
 	size_t ni = 0;
 	for (size_t i = 0; i < n; i += 3)
-		ign[ni++] = i % 2 ? (clash_pair){hits[i].b, hits[i].a} : (clash_pair){hits[i].a, hits[i].b};
+		ign[ni++] = i % 2 ? (clash_pair){hits[i].b, hits[i].a}
+		                  : (clash_pair){hits[i].a, hits[i].b};
 	check_broad_phase(&w, NULL, 0, ign, ni);
 	/* Only the pairs of the first object and of the last. */
 	clash_pair *only = calloc(2 * w.n, sizeof *only);
@@ -900,17 +926,20 @@ static json_t *scene_json(const char *body, int *status)
 }
 
 #define JCUBE "[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],[1,1,1]]"
-#define OBJ(id, x, y, z) \
-	"{\"id\":\"" id "\",\"shape\":{\"vertices\":" JCUBE ",\"pose\":{\"translation\":[" #x "," #y "," #z "]}}}"
+#define OBJ(id, x, y, z)                                                                      \
+	"{\"id\":\"" id "\",\"shape\":{\"vertices\":" JCUBE ",\"pose\":{\"translation\":[" #x \
+	"," #y "," #z "]}}}"
 
 START_TEST(reply_closed_form)
 {
 	proto_init();
 	int st;
+	/* clang-format off */
 	json_t *j = scene_json("{\"objects\":[" OBJ("floor", 0, 0, 0) "," OBJ("crate", 0, 0, 1) ","
 	                       OBJ("post", 0.5, 0, 0) "," OBJ("lamp", 0, 0, 2.3) "],"
 	                       "\"clearance\":0.5}",
 	                       &st);
+	/* clang-format on */
 	ck_assert_int_eq(st, 200);
 	json_t *c = json_object_get(j, "clashes");
 	ck_assert_uint_eq(json_array_size(c), 4);
@@ -938,10 +967,12 @@ START_TEST(reply_closed_form)
 	json_decref(j);
 
 	/* pairs and ignore, by id. */
+	/* clang-format off */
 	j = scene_json("{\"objects\":[" OBJ("floor", 0, 0, 0) "," OBJ("crate", 0, 0, 1) ","
 	               OBJ("post", 0.5, 0, 0) "],\"pairs\":[[\"post\",\"crate\"],[\"floor\",\"post\"]],"
 	               "\"ignore\":[[\"post\",\"floor\"]]}",
 	               &st);
+	/* clang-format on */
 	ck_assert_int_eq(st, 200);
 	c = json_object_get(j, "clashes");
 	ck_assert_uint_eq(json_array_size(c), 1);
@@ -949,10 +980,12 @@ START_TEST(reply_closed_form)
 	json_decref(j);
 
 	/* Motion: toi, contact and clearance_time. */
+	/* clang-format off */
 	j = scene_json("{\"objects\":[{\"id\":\"runner\",\"shape\":{\"vertices\":" JCUBE ","
 	               "\"pose_end\":{\"translation\":[10,0,0]}}}," OBJ("wall", 4, 0, 0) ","
 	               OBJ("far", 4, 9, 0) "],\"clearance\":0.5}",
 	               &st);
+	/* clang-format on */
 	ck_assert_int_eq(st, 200);
 	c = json_object_get(j, "clashes");
 	ck_assert_uint_eq(json_array_size(c), 1);
@@ -960,23 +993,26 @@ START_TEST(reply_closed_form)
 	ck_assert_str_eq(json_string_value(json_object_get(e, "class")), "clash");
 	ck_near(json_number_value(json_object_get(e, "toi")), 0.3, 1e-12);
 	ck_near(json_number_value(json_object_get(e, "clearance_time")), 0.25, 1e-12);
-	ck_near(json_number_value(json_array_get(
-			json_object_get(json_object_get(e, "contact"), "normal"), 0)),
+	ck_near(json_number_value(
+			json_array_get(json_object_get(json_object_get(e, "contact"), "normal"),
+	                               0)),
 	        1, 1e-12);
 	ck_assert(json_is_false(json_object_get(e, "intersecting"))); /* at the start */
 	json_decref(j);
 
 	/* 2-D, with a compound: an L and a disc in its corner, a bar across
 	 * the L's foot. */
-	j = scene_json("{\"objects\":[{\"id\":\"L\",\"shape\":{\"parts\":["
-	               "{\"vertices\":[[0,0],[4,0],[4,1],[0,1]]},{\"vertices\":[[0,1],[1,1],[1,4],[0,4]]}]}},"
-	               "{\"id\":\"disc\",\"shape\":{\"vertices\":[[2,2]],\"radius\":0.9}},"
-	               "{\"id\":\"bar\",\"shape\":{\"vertices\":[[3,-1],[3,3]]}}],\"clearance\":0.2}",
-	               &st);
+	j = scene_json(
+		"{\"objects\":[{\"id\":\"L\",\"shape\":{\"parts\":["
+		"{\"vertices\":[[0,0],[4,0],[4,1],[0,1]]},{\"vertices\":[[0,1],[1,1],[1,4],[0,4]]}]}},"
+		"{\"id\":\"disc\",\"shape\":{\"vertices\":[[2,2]],\"radius\":0.9}},"
+		"{\"id\":\"bar\",\"shape\":{\"vertices\":[[3,-1],[3,3]]}}],\"clearance\":0.2}",
+		&st);
 	ck_assert_int_eq(st, 200);
 	c = json_object_get(j, "clashes");
 	ck_assert_uint_eq(json_array_size(c), 3);
-	const char *want2[3][3] = {{"L", "disc", "clearance"}, {"L", "bar", "clash"},
+	const char *want2[3][3] = {{"L", "disc", "clearance"},
+	                           {"L", "bar", "clash"},
 	                           {"disc", "bar", "clearance"}};
 	for (size_t i = 0; i < 3; i++) {
 		e = json_array_get(c, i);
@@ -985,8 +1021,9 @@ START_TEST(reply_closed_form)
 		ck_assert_str_eq(json_string_value(json_object_get(e, "class")), want2[i][2]);
 	}
 	ck_near(json_number_value(json_object_get(json_array_get(c, 0), "distance")), 0.1, 1e-12);
-	ck_assert_int_eq(json_integer_value(json_object_get(
-				 json_object_get(json_array_get(c, 1), "near_parts"), "a")),
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_array_get(c, 1),
+	                                                                    "near_parts"),
+	                                                    "a")),
 	                 0);
 	ck_near(json_number_value(json_object_get(json_array_get(c, 2), "distance")), 0.1, 1e-12);
 	json_decref(j);
@@ -1018,7 +1055,8 @@ static size_t count_of(json_t *j, const char *cls)
 
 /* A clearance case from plant design: a beam 6 x 0.3 x 0.4 and a pipe of radius 0.05 whose
  * surface is 30 mm above it, in metres. */
-#define BEAM "{\"id\":\"beam\",\"shape\":{\"vertices\":[[0,0,0],[6,0,0],[0,0.3,0],[6,0.3,0]," \
+#define BEAM                                                                             \
+	"{\"id\":\"beam\",\"shape\":{\"vertices\":[[0,0,0],[6,0,0],[0,0.3,0],[6,0.3,0]," \
 	"[0,0,0.4],[6,0,0.4],[0,0.3,0.4],[6,0.3,0.4]]}}"
 
 /* The class of the pipe to the beam at axis height z under `extra`
@@ -1027,8 +1065,10 @@ static const char *pipe_class(const char *z, const char *extra, double *distance
 {
 	char body[1024];
 	snprintf(body, sizeof body,
-	         "{\"objects\":[" BEAM ",{\"id\":\"pipe\",\"shape\":{\"vertices\":[[3,-1,%s],[3,2,%s]],"
-	         "\"radius\":0.05}}]%s}", z, z, extra);
+	         "{\"objects\":[" BEAM
+	         ",{\"id\":\"pipe\",\"shape\":{\"vertices\":[[3,-1,%s],[3,2,%s]],"
+	         "\"radius\":0.05}}]%s}",
+	         z, z, extra);
 	int st;
 	json_t *j = scene_json(body, &st);
 	ck_assert_msg(st == 200, "%s: %d", body, st);
@@ -1049,7 +1089,8 @@ START_TEST(cad_semantics)
 	proto_init();
 	/* The pipe 30 mm off: clearance (with one of 50 mm) or absent, under
 	 * any tolerance and any touch_depth. */
-	const char *tols[] = {"", ",\"tolerance\":1e-9", ",\"tolerance\":0.05", ",\"tolerance\":1e300"};
+	const char *tols[] = {"", ",\"tolerance\":1e-9", ",\"tolerance\":0.05",
+	                      ",\"tolerance\":1e300"};
 	const char *touches[] = {"", ",\"touch_depth\":0.05", ",\"touch_depth\":1e6"};
 	for (size_t t = 0; t < 4; t++)
 		for (size_t d = 0; d < 3; d++) {
@@ -1057,7 +1098,8 @@ START_TEST(cad_semantics)
 			double dist = -1;
 			snprintf(extra, sizeof extra, "%s%s", tols[t], touches[d]);
 			ck_assert_msg(pipe_class("0.48", extra, &dist) == NULL, "%s", extra);
-			snprintf(extra, sizeof extra, "%s%s,\"clearance\":0.05", tols[t], touches[d]);
+			snprintf(extra, sizeof extra, "%s%s,\"clearance\":0.05", tols[t],
+			         touches[d]);
 			const char *cls = pipe_class("0.48", extra, &dist);
 			ck_assert_msg(cls && strcmp(cls, "clearance") == 0, "%s: %s", extra,
 			              cls ? cls : "absent");
@@ -1073,8 +1115,10 @@ START_TEST(cad_semantics)
 	/* Two copies of a part: duplicate, counted, with no penetration; the
 	 * clash carries its direction. */
 	int st;
+	/* clang-format off */
 	json_t *j = scene_json("{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0) ","
 	                       OBJ("c", 0.5, 0, 0) "]}", &st);
+	/* clang-format on */
 	ck_assert_int_eq(st, 200);
 	json_t *c = json_object_get(j, "clashes");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "class")),
@@ -1089,32 +1133,37 @@ START_TEST(cad_semantics)
 	ck_assert_int_eq(count_of(j, "clash"), 2);
 	json_decref(j);
 	/* The same part given in world coordinates (no pose): still a copy. */
+	/* clang-format off */
 	j = scene_json("{\"objects\":[" OBJ("a", 2, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
 	               "[[2,0,0],[3,0,0],[2,1,0],[2,0,1],[3,1,0],[3,0,1],[2,1,1],[3,1,1]]}}]}", &st);
+	/* clang-format on */
 	ck_assert_int_eq(count_of(j, "duplicate"), 1);
 	json_decref(j);
 	/* ... and its vertices listed in another order. */
+	/* clang-format off */
 	j = scene_json("{\"objects\":[" OBJ("a", 2, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
 	               "[[3,1,1],[2,1,1],[3,0,1],[2,0,1],[3,1,0],[2,1,0],[3,0,0],[2,0,0]]}}]}", &st);
+	/* clang-format on */
 	ck_assert_int_eq(count_of(j, "duplicate"), 1);
 	json_decref(j);
 	/* The two tetrahedra of a cube's corners: the same box, other points. */
 	j = scene_json("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":"
 	               "[[0,0,0],[1,1,0],[1,0,1],[0,1,1]]}},{\"id\":\"b\",\"shape\":{\"vertices\":"
-	               "[[1,0,0],[0,1,0],[0,0,1],[1,1,1]]}}]}", &st);
+	               "[[1,0,0],[0,1,0],[0,0,1],[1,1,1]]}}]}",
+	               &st);
 	ck_assert_int_eq(count_of(j, "duplicate"), 0);
 	ck_assert_int_eq(count_of(j, "clash"), 1);
 	json_decref(j);
 
 	/* Groups: parts of one assembly are not tested against each other. */
 	const char *objs = "{\"objects\":["
-	                   "{\"id\":\"a\",\"group\":\"g1\",\"shape\":{\"vertices\":" JCUBE "}},"
-	                   "{\"id\":\"b\",\"group\":\"g1\",\"shape\":{\"vertices\":" JCUBE
-	                   ",\"pose\":{\"translation\":[0.5,0,0]}}},"
-	                   "{\"id\":\"c\",\"group\":\"g2\",\"shape\":{\"vertices\":" JCUBE
-	                   ",\"pose\":{\"translation\":[0,0.5,0]}}},"
-	                   "{\"id\":\"d\",\"shape\":{\"vertices\":" JCUBE
-	                   ",\"pose\":{\"translation\":[0,0,0.5]}}}]";
+			   "{\"id\":\"a\",\"group\":\"g1\",\"shape\":{\"vertices\":" JCUBE "}},"
+			   "{\"id\":\"b\",\"group\":\"g1\",\"shape\":{\"vertices\":" JCUBE
+			   ",\"pose\":{\"translation\":[0.5,0,0]}}},"
+			   "{\"id\":\"c\",\"group\":\"g2\",\"shape\":{\"vertices\":" JCUBE
+			   ",\"pose\":{\"translation\":[0,0.5,0]}}},"
+			   "{\"id\":\"d\",\"shape\":{\"vertices\":" JCUBE
+			   ",\"pose\":{\"translation\":[0,0,0.5]}}}]";
 	/* clang-format off */
 	const struct {
 		const char *lists;
@@ -1135,27 +1184,31 @@ START_TEST(cad_semantics)
 		j = scene_json(body, &st);
 		ck_assert_msg(st == 200, "%s: %d", body, st);
 		ck_assert_msg(json_array_size(json_object_get(j, "clashes")) == cases[k].n,
-		              "%s: %zu pairs", cases[k].lists, json_array_size(json_object_get(j, "clashes")));
+		              "%s: %zu pairs", cases[k].lists,
+		              json_array_size(json_object_get(j, "clashes")));
 		json_decref(j);
 	}
 
 	/* Bad values, each with its pointer. */
 	expect_problem("{\"objects\":[],\"touch_depth\":-1}", 422, "/touch_depth");
 	expect_problem("{\"objects\":[],\"touch_depth\":\"deep\"}", 422, "/touch_depth");
-	expect_problem("{\"objects\":[{\"id\":\"a\",\"group\":7,\"shape\":{\"vertices\":[[0,0,0]]}}]}",
-	               422, "/objects/0/group");
-	expect_problem("{\"objects\":[{\"id\":\"a\",\"group\":\"\",\"shape\":{\"vertices\":[[0,0,0]]}}]}",
-	               422, "/objects/0/group");
-	const char *two = "{\"objects\":[{\"id\":\"a\",\"group\":\"g\",\"shape\":{\"vertices\":[[0,0,0]]}},"
-	                  "{\"id\":\"b\",\"shape\":{\"vertices\":[[0,0,0]]}}],";
+	expect_problem(
+		"{\"objects\":[{\"id\":\"a\",\"group\":7,\"shape\":{\"vertices\":[[0,0,0]]}}]}",
+		422, "/objects/0/group");
+	expect_problem(
+		"{\"objects\":[{\"id\":\"a\",\"group\":\"\",\"shape\":{\"vertices\":[[0,0,0]]}}]}",
+		422, "/objects/0/group");
+	const char *two =
+		"{\"objects\":[{\"id\":\"a\",\"group\":\"g\",\"shape\":{\"vertices\":[[0,0,0]]}},"
+		"{\"id\":\"b\",\"shape\":{\"vertices\":[[0,0,0]]}}],";
 	const struct {
 		const char *tail, *pointer;
 	} bad[] = {
-	    {"\"ignore\":[[{\"group\":\"h\"},\"a\"]]}", "/ignore/0/0/group"},
-	    {"\"ignore\":[[\"a\",{\"group\":1}]]}", "/ignore/0/1/group"},
-	    {"\"pairs\":[[\"a\",{}]]}", "/pairs/0/1"},
-	    {"\"pairs\":[[\"a\",{\"group\":\"g\",\"id\":\"b\"}]]}", "/pairs/0/1/id"},
-	    {"\"pairs\":[[\"a\",7]]}", "/pairs/0/1"},
+		{"\"ignore\":[[{\"group\":\"h\"},\"a\"]]}", "/ignore/0/0/group"},
+		{"\"ignore\":[[\"a\",{\"group\":1}]]}", "/ignore/0/1/group"},
+		{"\"pairs\":[[\"a\",{}]]}", "/pairs/0/1"},
+		{"\"pairs\":[[\"a\",{\"group\":\"g\",\"id\":\"b\"}]]}", "/pairs/0/1/id"},
+		{"\"pairs\":[[\"a\",7]]}", "/pairs/0/1"},
 	};
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		char body[512];
@@ -1247,18 +1300,23 @@ START_TEST(reply_errors)
 	expect_problem("{\"objects\":[{\"id\":\"\",\"shape\":{\"vertices\":[[0]]}}]}", 422,
 	               "/objects/0/id");
 	/* Duplicates: the second of the first duplicated id. */
+	/* clang-format off */
 	expect_problem("{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0) "," OBJ("c", 0, 0, 0)
 	               "," OBJ("b", 0, 0, 0) "," OBJ("a", 0, 0, 0) "]}",
 	               422, "/objects/3/id");
+	/* clang-format on */
 	/* Shapes: the Query's errors, at the object's pointer; one dimension. */
+	/* clang-format off */
 	expect_problem("{\"objects\":[" OBJ("a", 0, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
 	               "[[0,0,0],[1,1]]}}]}",
 	               422, "/objects/1/shape/vertices/1");
 	expect_problem("{\"objects\":[" OBJ("a", 0, 0, 0) ",{\"id\":\"b\",\"shape\":{\"vertices\":"
 	               "[[0,0]]}}]}",
 	               422, "/objects/1/shape/vertices/0");
-	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0,0]],\"radius\":-1}}]}",
-	               422, "/objects/0/shape/radius");
+	/* clang-format on */
+	expect_problem(
+		"{\"objects\":[{\"id\":\"a\",\"shape\":{\"vertices\":[[0,0]],\"radius\":-1}}]}",
+		422, "/objects/0/shape/radius");
 	expect_problem("{\"objects\":[{\"id\":\"a\",\"shape\":{\"parts\":[{\"vertices\":[[0,0]],"
 	               "\"pose_end\":{}}]}}]}",
 	               422, "/objects/0/shape/parts/0/pose_end");
@@ -1270,7 +1328,9 @@ START_TEST(reply_errors)
 	expect_problem("{\"objects\":[],\"clearance\":\"1\"}", 422, "/clearance");
 	expect_problem("{\"objects\":[],\"tolerance\":0}", 422, "/tolerance");
 	/* pairs and ignore. */
+	/* clang-format off */
 	const char *two = "{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0) "],";
+	/* clang-format on */
 	char body[1024];
 	struct {
 		const char *tail, *pointer;
@@ -1353,7 +1413,9 @@ START_TEST(limits_and_cancel)
 	/* A stopped scene answers 503 and says so. */
 	volatile int stop = 1;
 	call = (proto_call){.cancel = &stop};
+	/* clang-format off */
 	const char *two = "{\"objects\":[" OBJ("a", 0, 0, 0) "," OBJ("b", 0, 0, 0.5) "]}";
+	/* clang-format on */
 	ck_assert_int_eq(proto_scene_reply_ex(two, strlen(two), &call, &r), 0);
 	ck_assert_int_eq(r.status, 503);
 	ck_assert(call.cancelled);
@@ -1376,8 +1438,10 @@ static char *coincident_scene(size_t n, size_t idlen, const char *extra)
 	ck_assert_ptr_nonnull(s);
 	used += (size_t)snprintf(s, cap, "{%s\"objects\":[", extra);
 	for (size_t i = 0; i < n; i++) {
-		used += (size_t)snprintf(s + used, cap - used, "%s{\"id\":\"%0*zu\",\"shape\":"
-		                         "{\"vertices\":[[0,0,0]]}}", i ? "," : "", (int)idlen, i);
+		used += (size_t)snprintf(s + used, cap - used,
+		                         "%s{\"id\":\"%0*zu\",\"shape\":"
+		                         "{\"vertices\":[[0,0,0]]}}",
+		                         i ? "," : "", (int)idlen, i);
 	}
 	snprintf(s + used, cap - used, "]}");
 	return s;
@@ -1397,7 +1461,6 @@ static json_t *bounded_reply(const char *body, size_t *length)
 	return j;
 }
 
-
 /* A query of death: 632 coincident points ask for 199 396
  * clashes (36 MB of JSON).  The answer lists max_clashes of them, in at most
  * max_reply bytes, counts them all, and its list is the unbounded answer's
@@ -1414,7 +1477,8 @@ START_TEST(reply_bounded)
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "clashes")), 1000);
 	ck_assert(json_is_true(json_object_get(j, "truncated")));
 	ck_assert_uint_eq(count_of(j, "duplicate"), pairs);
-	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "touch") + count_of(j, "clearance"), 0);
+	ck_assert_uint_eq(count_of(j, "clash") + count_of(j, "touch") + count_of(j, "clearance"),
+	                  0);
 	ck_assert_uint_eq((size_t)json_integer_value(json_object_get(j, "candidates")), pairs);
 	/* Pairs in input order: (0,1), (0,2), ... (0,631), (1,2), ... */
 	json_t *c = json_array_get(json_object_get(j, "clashes"), 700);
@@ -1524,11 +1588,14 @@ static char *random_scene_text(prng *g, size_t n, double side, double clearance)
 {
 	size_t cap = n * 400 + 100, used = 0;
 	char *s = malloc(cap);
-	used += (size_t)snprintf(s + used, cap - used, "{\"clearance\":%g,\"objects\":[", clearance);
+	used += (size_t)snprintf(s + used, cap - used, "{\"clearance\":%g,\"objects\":[",
+	                         clearance);
 	for (size_t i = 0; i < n; i++) {
-		double x = prng_range(g, 0, side), y = prng_range(g, 0, side), z = prng_range(g, 0, side);
+		double x = prng_range(g, 0, side), y = prng_range(g, 0, side),
+		       z = prng_range(g, 0, side);
 		double h = prng_range(g, 0.2, 0.6);
-		used += (size_t)snprintf(s + used, cap - used, "%s{\"id\":\"part-%zu\",\"shape\":", i ? "," : "", i);
+		used += (size_t)snprintf(s + used, cap - used,
+		                         "%s{\"id\":\"part-%zu\",\"shape\":", i ? "," : "", i);
 		if (i % 3 == 0)
 			used += (size_t)snprintf(s + used, cap - used,
 			                         "{\"vertices\":[[0,0,0]],\"radius\":%.3f,"
@@ -1541,7 +1608,8 @@ static char *random_scene_text(prng *g, size_t n, double side, double clearance)
 				"[%.3f,%.3f,-%.3f],[-%.3f,-%.3f,%.3f],[%.3f,-%.3f,%.3f],[-%.3f,%.3f,%.3f],"
 				"[%.3f,%.3f,%.3f]],\"pose\":{\"rotation\":[0,0,0.6,0.8],"
 				"\"translation\":[%.4f,%.4f,%.4f]}",
-				h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, x, y, z);
+				h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h, h,
+				h, x, y, z);
 		if (i % 7 == 0)
 			used += (size_t)snprintf(s + used, cap - used,
 			                         ",\"pose_end\":{\"translation\":[%.4f,%.4f,%.4f]}",
@@ -1576,7 +1644,6 @@ START_TEST(pieces_in_any_order)
 END_TEST
 
 /* ---- the contract document ----------------------------------------------- */
-
 
 static json_t *at(json_t *j, const char *const *path)
 {
@@ -1644,7 +1711,8 @@ START_TEST(contract)
 		int st;
 		json_t *j = scene_json(text, &st);
 		ck_assert_int_eq(st, 422);
-		ck_assert_msg(!strstr(json_string_value(json_object_get(j, "detail")), "unknown member"),
+		ck_assert_msg(!strstr(json_string_value(json_object_get(j, "detail")),
+		                      "unknown member"),
 		              "%s unknown to the decoder", name);
 		json_decref(j);
 	}
@@ -1659,7 +1727,8 @@ START_TEST(contract)
 		char where[128];
 		snprintf(where, sizeof where, "/objects/0/%s", name);
 		ck_assert_int_eq(st, 422);
-		ck_assert_msg(strcmp(json_string_value(json_object_get(j, "pointer")), where) != 0 ||
+		ck_assert_msg(strcmp(json_string_value(json_object_get(j, "pointer")), where) !=
+		                              0 ||
 		                      !strstr(json_string_value(json_object_get(j, "detail")),
 		                              "unknown member"),
 		              "%s unknown to the decoder", name);
@@ -1694,12 +1763,13 @@ START_TEST(contract)
 			ck_assert(contract_doc_same(json_object_get(want, "candidates"),
 			                            json_object_get(res, "candidates")));
 			json_array_foreach(list, i, c) {
-				json_t *w = json_deep_copy(json_array_get(wl, i)), *g = json_deep_copy(c);
+				json_t *w = json_deep_copy(json_array_get(wl, i)),
+				       *g = json_deep_copy(c);
 				json_object_del(w, "penetration");
 				json_object_del(g, "penetration");
 				char *gs = json_dumps(g, JSON_COMPACT);
-				ck_assert_msg(contract_doc_same(w, g), "example %s, clash %zu is answered %s",
-				              name, i, gs);
+				ck_assert_msg(contract_doc_same(w, g),
+				              "example %s, clash %zu is answered %s", name, i, gs);
 				free(gs);
 				json_decref(w);
 				json_decref(g);
@@ -1748,8 +1818,10 @@ START_TEST(cli_scene)
 {
 	proto_init();
 	/* A pretty-printed document, over many lines. */
+	/* clang-format off */
 	const char *doc = "{\n  \"objects\": [\n    " OBJ("floor", 0, 0, 0) ",\n    "
 	                  OBJ("crate", 0, 0, 1) "\n  ],\n  \"clearance\": 0.5\n}\n";
+	/* clang-format on */
 	char *file = write_temp(doc), *out;
 	proto_reply want;
 	ck_assert_int_eq(proto_scene_reply(doc, strlen(doc), &want), 0);
@@ -1893,13 +1965,13 @@ static Suite *scene_suite(void)
 {
 	Suite *s = suite_create("scene");
 	ck_case(s, "closed_forms", 0, CK_TESTS(classes_closed_form, moving_closed_form));
-	ck_case(s, "brute_force", 60, CK_TESTS(brute_force_at_rest, duplicates_in_any_order,
-	                                       compound_duplicates_in_any_order,
-	                                       brute_force_in_motion, brute_force_ignore,
-	                                       groups_brute_force, sparse_scene_scales));
-	ck_case(s, "contract", 30, CK_TESTS(reply_closed_form, reply_errors, cad_semantics,
-	                                    pieces_in_any_order, limits_and_cancel, reply_bounded,
-	                                    contract, cli_scene));
+	ck_case(s, "brute_force", 60,
+	        CK_TESTS(brute_force_at_rest, duplicates_in_any_order,
+	                 compound_duplicates_in_any_order, brute_force_in_motion,
+	                 brute_force_ignore, groups_brute_force, sparse_scene_scales));
+	ck_case(s, "contract", 30,
+	        CK_TESTS(reply_closed_form, reply_errors, cad_semantics, pieces_in_any_order,
+	                 limits_and_cancel, reply_bounded, contract, cli_scene));
 	TCase *tc = ck_case(s, "server", 60, CK_TESTS(server_scene));
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	return s;

@@ -44,8 +44,8 @@ static double value(prng *r, int kind)
 		return (double)prng_int(r, -2, 3);
 	if (kind == 1 || prng_int(r, 0, 2) != 0)
 		return prng_range(r, -3.0, 3.0);
-	static const double special[] = {0.0, -0.0, 1.0, -1.0, INFINITY, -INFINITY, NAN,
-	                                 1e308, -1e308, 0x1p-1074, 2.0};
+	static const double special[] = {0.0, -0.0,  1.0,    -1.0,      INFINITY, -INFINITY,
+	                                 NAN, 1e308, -1e308, 0x1p-1074, 2.0};
 	return special[prng_int(r, 0, (int)(sizeof special / sizeof *special) - 1)];
 }
 
@@ -81,7 +81,8 @@ START_TEST(merge4)
 		double b[4], bi[4];
 		const int kind = k % 3;
 		for (int l = 0; l < 4; l++) {
-			b[l] = kind == 2 && (k & 4) ? (l & 1 ? -0.0 : 0.0) : value(&r, kind == 2 ? 0 : kind);
+			b[l] = kind == 2 && (k & 4) ? (l & 1 ? -0.0 : 0.0)
+			                            : value(&r, kind == 2 ? 0 : kind);
 			bi[l] = (double)prng_int(&r, 0, 1000);
 		}
 		if (k % 97 == 0)
@@ -113,8 +114,9 @@ START_TEST(max_dot3)
 				if (avx && n >= 8) {
 					const size_t got = rel ? lanes_max_dot3_avx_rel(v, n, e)
 					                       : lanes_max_dot3_avx(v, n, e);
-					ck_assert_msg(got == want, "avx n %zu rel %d kind %d: %zu, not %zu",
-					              n, rel, kind, got, want);
+					ck_assert_msg(got == want,
+					              "avx n %zu rel %d kind %d: %zu, not %zu", n,
+					              rel, kind, got, want);
 				}
 #endif
 			}
@@ -137,7 +139,7 @@ static void check_box(const double *lo, const double *hi, int flag, const double
 START_TEST(box3)
 {
 	static double buf[3 * MAX_COUNT + 4], cx[MAX_COUNT + 4], cy[MAX_COUNT + 4],
-	    cz[MAX_COUNT + 4];
+		cz[MAX_COUNT + 4];
 	prng r = {0xb033};
 	const int avx = lanes_have_avx();
 	for (int t = 0; t < 80; t++) {
@@ -168,7 +170,8 @@ START_TEST(box3)
 				if (!w4)
 					ck_assert_uint_eq(x, wx);
 				double *c[3] = {cx + k % 4, cy + (k + 1) % 4, cz + (k + 2) % 4};
-				flag = lanes_box_max_dot3_avx_copy(v, n, e, lo, hi, &x, c[0], c[1], c[2]);
+				flag = lanes_box_max_dot3_avx_copy(v, n, e, lo, hi, &x, c[0], c[1],
+				                                   c[2]);
 				check_box(lo, hi, flag, w4lo, w4hi, w4, "box_max_dot3_avx_copy", n);
 				for (size_t i = 0; i < n; i++)
 					for (int j = 0; j < 3; j++)
@@ -193,8 +196,8 @@ START_TEST(soa_scans)
 		return; /* the copies are only ever scanned with AVX */
 	static double buf[3 * MAX_COUNT + 4];
 	static double c[2][3][MAX_COUNT + 4];
-	static const soa_fn fn[] = {lanes_soa_max_dot_raw,    lanes_soa_max_dot_raw_rel,
-	                            lanes_soa_max_dot_rel,    lanes_soa_max_dot_to_rel,
+	static const soa_fn fn[] = {lanes_soa_max_dot_raw,     lanes_soa_max_dot_raw_rel,
+	                            lanes_soa_max_dot_rel,     lanes_soa_max_dot_to_rel,
 	                            lanes_soa_max_dot_aos_raw, lanes_soa_max_dot_aos_rel};
 	prng r = {0x50a5};
 	for (int t = 0; t < 80; t++) {
@@ -213,14 +216,16 @@ START_TEST(soa_scans)
 					for (int j = 0; j < 3; j++)
 						for (size_t i = 0; i < n; i++)
 							c[s][j][off + i] = from >= LANES_SOA_AOS_RAW
-							                       ? 7.0
-							                       : v[3 * i + j];
-				const size_t want = lanes_soa_max_dot_ref(
-				    c[0][0] + off, c[0][1] + off, c[0][2] + off, v, n, e, from);
-				const size_t got =
-				    fn[from](c[1][0] + off, c[1][1] + off, c[1][2] + off, v, n, e);
-				ck_assert_msg(got == want, "soa from %d n %zu kind %d: %zu, not %zu", from,
-				              n, kind, got, want);
+							                           ? 7.0
+							                           : v[3 * i + j];
+				const size_t want =
+					lanes_soa_max_dot_ref(c[0][0] + off, c[0][1] + off,
+				                              c[0][2] + off, v, n, e, from);
+				const size_t got = fn[from](c[1][0] + off, c[1][1] + off,
+				                            c[1][2] + off, v, n, e);
+				ck_assert_msg(got == want,
+				              "soa from %d n %zu kind %d: %zu, not %zu", from, n,
+				              kind, got, want);
 				for (int j = 0; j < 3; j++)
 					ck_assert_msg(same_n(c[0][j] + off, c[1][j] + off, n),
 					              "soa from %d n %zu: copy differs", from, n);
@@ -242,7 +247,10 @@ _Static_assert(offsetof(face, v) == LANES_FACE_V, "face layout");
 
 START_TEST(face_planes)
 {
-	enum { NV = 24, NF = 16 };
+	enum {
+		NV = 24,
+		NF = 16
+	};
 	static double c[3][NV];
 	static face fa[NF], fr[NF];
 	static double fda[NF], fdr[NF];
@@ -275,7 +283,8 @@ START_TEST(face_planes)
 		int want = 1;
 		for (int g = 0; g < m; g++) {
 			face *f = &fr[fi[g]];
-			f->v[0] = fa[fi[g]].v[0], f->v[1] = fa[fi[g]].v[1], f->v[2] = fa[fi[g]].v[2];
+			f->v[0] = fa[fi[g]].v[0], f->v[1] = fa[fi[g]].v[1],
+			f->v[2] = fa[fi[g]].v[2];
 			const double x0[3] = {c[0][f->v[0]], c[1][f->v[0]], c[2][f->v[0]]};
 			const double x1[3] = {c[0][f->v[1]], c[1][f->v[1]], c[2][f->v[1]]};
 			const double x2[3] = {c[0][f->v[2]], c[1][f->v[2]], c[2][f->v[2]]};
@@ -284,8 +293,8 @@ START_TEST(face_planes)
 				want = 0;
 			fdr[fi[g]] = f->d;
 		}
-		const int got = lanes_face_planes(cc, (char *)fa, sizeof(face), fi, m, flat, low, wp,
-		                                  fda);
+		const int got =
+			lanes_face_planes(cc, (char *)fa, sizeof(face), fi, m, flat, low, wp, fda);
 		ck_assert_msg(got == want, "face planes %d: %d, not %d", k, got, want);
 		if (!want)
 			continue;
@@ -362,7 +371,9 @@ START_TEST(pivot5)
 		lanes_pivot5(inv[0], row, alpha, theta, dq, x[0], y[0]);
 		lanes_pivot5_ref(inv[1], row, alpha, theta, dq, x[1], y[1]);
 		for (int q = 0; q < 25; q++)
-			ck_assert_msg(same(inv[0][q], inv[1][q]), "pivot %d kind %d row %d: inv[%d] %a, not %a", k, kind, row, q, inv[0][q], inv[1][q]);
+			ck_assert_msg(same(inv[0][q], inv[1][q]),
+			              "pivot %d kind %d row %d: inv[%d] %a, not %a", k, kind, row,
+			              q, inv[0][q], inv[1][q]);
 		ck_assert(same_n(x[0], x[1], 5));
 		ck_assert(same_n(y[0], y[1], 5));
 	}

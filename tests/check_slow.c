@@ -49,7 +49,7 @@
 #define ATTACKER "127.0.0.2"
 #define PROBE_SECONDS 3.0
 #define PROBE_SECONDS_FULL 20.0
-#define PROBE_TIMEOUT_S 2    /* a probe not answered within this failed */
+#define PROBE_TIMEOUT_S 2 /* a probe not answered within this failed */
 #define MAX_ATTACK_FDS 2048
 
 static void teardown(void)
@@ -59,19 +59,24 @@ static void teardown(void)
 }
 
 /* The limits every attack runs against. */
-#define SLOW_LIMITS                                                                        \
-	"--max-connections", "64", "--max-connections-per-client", "16", "--max-queue", "8",  \
-	"--max-queue-per-client", "4", "--min-body-rate", "1K", "--body-grace", "1s"
+#define SLOW_LIMITS                                                                          \
+	"--max-connections", "64", "--max-connections-per-client", "16", "--max-queue", "8", \
+		"--max-queue-per-client", "4", "--min-body-rate", "1K", "--body-grace", "1s"
 
 /* ---- the attacker ---------------------------------------------------------- */
 
-enum attack_kind { ATTACK_HEADERS, ATTACK_VANISH, ATTACK_BODIES, ATTACK_SILENT };
+enum attack_kind {
+	ATTACK_HEADERS,
+	ATTACK_VANISH,
+	ATTACK_BODIES,
+	ATTACK_SILENT
+};
 
 typedef struct attack {
 	enum attack_kind kind;
 	int port;
-	int n;               /* connections kept (headers, bodies, silent) or made per tick */
-	int addrs;           /* connection k comes from 127.0.0.(2 + k % addrs) */
+	int n;     /* connections kept (headers, bodies, silent) or made per tick */
+	int addrs; /* connection k comes from 127.0.0.(2 + k % addrs) */
 	int tick_ms;
 	volatile int stop;
 	pthread_t thread;
@@ -123,7 +128,7 @@ static int attacker_read(attack *at, int fd)
 
 static const char slow_head[] = "GET /livez HTTP/1.1\r\nHost: a\r\nX-Slow: ";
 static const char body_head[] = "POST /v1/query HTTP/1.1\r\nHost: a\r\n"
-                                "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+				"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
 
 /* One byte more of connection k (headers, bodies; none for silent ones,
  * which are only reopened when cut); pos[k] counts them. */
@@ -339,8 +344,8 @@ static double metric_now(const char *series)
 	if (hconn_open(&c, srv.port) != 0)
 		return -1;
 	hconn_timeout(&c, PROBE_TIMEOUT_S);
-	if (hconn_request(&c, "GET", "/metrics", NULL, NULL, 0) == 0 && hconn_read(&c, &r, 0) == 0 &&
-	    r.status == 200) {
+	if (hconn_request(&c, "GET", "/metrics", NULL, NULL, 0) == 0 &&
+	    hconn_read(&c, &r, 0) == 0 && r.status == 200) {
 		size_t n = strlen(series);
 		for (const char *line = r.body; line && *line;) {
 			if (strncmp(line, series, n) == 0 && line[n] == ' ')
@@ -361,7 +366,8 @@ START_TEST(test_slow_headers)
 	if (attack_full())
 		server_start();
 	else
-		server_start_with((const char *const[]){SLOW_LIMITS, "--header-timeout", "1s", NULL},
+		server_start_with((const char *const[]){SLOW_LIMITS, "--header-timeout", "1s",
+		                                        NULL},
 		                  NULL);
 	attack at;
 	if (attack_full())
@@ -407,7 +413,8 @@ START_TEST(test_vanish)
 	double gone = now_s() - stopped;
 	fprintf(stderr, "slow: vanish   connections left %.0f after %.0f ms\n", left, gone * 1e3);
 	assert_probe(&st);
-	ck_assert_msg(left >= 0 && left <= 1, "%.0f connections still open 3 s after the attack", left);
+	ck_assert_msg(left >= 0 && left <= 1, "%.0f connections still open 3 s after the attack",
+	              left);
 }
 END_TEST
 
@@ -457,8 +464,8 @@ static void silent_attack(int addrs)
 	probe_run(probe_seconds(), &st);
 	attack_stop(&at);
 	report(addrs == 1 ? "silent1" : "silent10", &at, &st);
-	ck_assert_msg(st.ok == st.sent, "%d of %d probes failed, the first: %s",
-	              st.sent - st.ok, st.sent, st.first_error);
+	ck_assert_msg(st.ok == st.sent, "%d of %d probes failed, the first: %s", st.sent - st.ok,
+	              st.sent, st.first_error);
 	ck_assert_int_gt(st.sent, 10);
 	ck_assert_msg(st.p99 <= 0.100, "probe p99 %.3f s", st.p99);
 	/* Made room by closing idle connections (not by timeouts). */
@@ -482,8 +489,9 @@ END_TEST
 static void begin_upload(hconn *c)
 {
 	ck_assert_int_eq(hconn_open(c, srv.port), 0);
-	ck_assert_int_eq(hconn_sendf(c, "POST /v1/query HTTP/1.1\r\nHost: a\r\n%s"
-	                                "Content-Length: 10\r\n\r\n[",
+	ck_assert_int_eq(hconn_sendf(c,
+	                             "POST /v1/query HTTP/1.1\r\nHost: a\r\n%s"
+	                             "Content-Length: 10\r\n\r\n[",
 	                             JSON_HEADERS),
 	                 0);
 }
@@ -521,7 +529,10 @@ START_TEST(test_idle_order)
 	 * connection, accepted before its request came (clashd gives one 250 ms
 	 * before it counts as silent). */
 	server_start_with((const char *const[]){"--max-connections", "16", NULL}, NULL);
-	enum { NS = 13, NQ = 12 };
+	enum {
+		NS = 13,
+		NQ = 12
+	};
 	hconn h, k, p, q[NQ], last;
 	int sfd[NS];
 	begin_upload(&h);
@@ -579,7 +590,8 @@ START_TEST(test_idle_order)
 	hconn_close(&last);
 	for (int i = 0; i < NQ; i++)
 		hconn_close(&q[i]);
-	ck_assert_double_eq(metric_now("clashd_rejections_total{reason=\"connection_pressure\"}"), 2);
+	ck_assert_double_eq(metric_now("clashd_rejections_total{reason=\"connection_pressure\"}"),
+	                    2);
 }
 END_TEST
 
@@ -642,28 +654,31 @@ START_TEST(test_config)
 {
 	/* The settings: flag, environment and default, the per-client share
 	 * computed from --max-queue; a bad value names its flag. */
-	json_t *j = listening_line((const char *const[]){"--listen", "127.0.0.1:0", "--max-queue", "7",
-	                                                 "--header-timeout", "2s", NULL},
+	json_t *j = listening_line((const char *const[]){"--listen", "127.0.0.1:0", "--max-queue",
+	                                                 "7", "--header-timeout", "2s", NULL},
 	                           (const char *const[]){"CLASHD_MIN_BODY_RATE=2K", NULL});
 	ck_assert_ptr_nonnull(j);
 	static const struct {
 		const char *key, *source;
 		long long value;
 	} want[] = {
-		{"max_queue_per_client", "default", 4},  {"max_connections_per_client", "default", 100},
-		{"header_timeout_ms", "flag", 2000},     {"min_body_rate", "env", 2048},
+		{"max_queue_per_client", "default", 4},
+		{"max_connections_per_client", "default", 100},
+		{"header_timeout_ms", "flag", 2000},
+		{"min_body_rate", "env", 2048},
 		{"body_grace_ms", "default", 5000},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		char key[64];
 		snprintf(key, sizeof key, "%s_source", want[i].key);
-		ck_assert_int_eq(json_integer_value(json_object_get(j, want[i].key)), want[i].value);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, want[i].key)),
+		                 want[i].value);
 		ck_assert_str_eq(json_string_value(json_object_get(j, key)), want[i].source);
 	}
 	json_decref(j);
 	char err[512];
-	ck_assert_int_eq(run_clashd((const char *const[]){"--min-body-rate", "fast", NULL}, NULL, err,
-	                            sizeof err),
+	ck_assert_int_eq(run_clashd((const char *const[]){"--min-body-rate", "fast", NULL}, NULL,
+	                            err, sizeof err),
 	                 2);
 	ck_assert_ptr_nonnull(strstr(err, "--min-body-rate"));
 }
@@ -672,10 +687,10 @@ END_TEST
 static Suite *slow_suite(void)
 {
 	Suite *s = suite_create("slow");
-	TCase *tc = ck_case(s, "attacks", 60, CK_TESTS(test_slow_headers, test_vanish,
-	                                               test_slow_bodies, test_silent_one_address,
-	                                               test_silent_ten_addresses, test_idle_order,
-	                                               test_client_quota, test_config));
+	TCase *tc = ck_case(s, "attacks", 60,
+	                    CK_TESTS(test_slow_headers, test_vanish, test_slow_bodies,
+	                             test_silent_one_address, test_silent_ten_addresses,
+	                             test_idle_order, test_client_quota, test_config));
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	return s;
 }

@@ -70,8 +70,8 @@ static void put_f64(bytes *b, double x)
 }
 
 /* The primitives in the order of their kind byte (ShapeId). */
-static const char *const primitive_kinds[] = {"sphere", "box", "capsule", "cylinder", "cone",
-                                              "ellipsoid"};
+static const char *const primitive_kinds[] = {"sphere",   "box",  "capsule",
+                                              "cylinder", "cone", "ellipsoid"};
 
 static int primitive_of(const json_t *s)
 {
@@ -113,7 +113,8 @@ static void node(bytes *b, const json_t *s)
 		size_t n = idx ? json_array_size(idx) : json_array_size(pos) / 3;
 		put_u64(b, n / 3);
 		for (i = 0; i < n; i++) {
-			uint32_t k = idx ? (uint32_t)json_number_value(json_array_get(idx, i)) : (uint32_t)i;
+			uint32_t k = idx ? (uint32_t)json_number_value(json_array_get(idx, i))
+			                 : (uint32_t)i;
 			unsigned char le[4] = {(unsigned char)k, (unsigned char)(k >> 8),
 			                       (unsigned char)(k >> 16), (unsigned char)(k >> 24)};
 			put(b, le, 4);
@@ -304,8 +305,9 @@ END_TEST
 static char *query_text(const char *a, const char *b, const char *method, const char *pose)
 {
 	char *q = malloc(strlen(a) + strlen(b) + 512);
-	sprintf(q, "{\"a\": %.*s, \"pose\": {\"translation\": [0.5, 0.25, 0]}}, \"b\": %.*s, "
-	           "\"pose\": %s}, \"method\": \"%s\"}",
+	sprintf(q,
+	        "{\"a\": %.*s, \"pose\": {\"translation\": [0.5, 0.25, 0]}}, \"b\": %.*s, "
+	        "\"pose\": %s}, \"method\": \"%s\"}",
 	        (int)strlen(a) - 1, a, (int)strlen(b) - 1, b, pose, method);
 	return q;
 }
@@ -370,7 +372,8 @@ START_TEST(test_ref_answers_equal_inline)
 		sprintf(c1, "{\"inner\": %s, \"outer\": %s}", b, a);
 		sprintf(c2, "{\"inner\": %s, \"outer\": %s}", rb, ra);
 		int s1, s2;
-		char *x = http_post_json("/v1/contains", c1, &s1), *y = http_post_json("/v1/contains", c2, &s2);
+		char *x = http_post_json("/v1/contains", c1, &s1),
+		     *y = http_post_json("/v1/contains", c2, &s2);
 		ck_assert_int_eq(s1, s2);
 		ck_assert_str_eq(x, y);
 		free(x);
@@ -379,10 +382,14 @@ START_TEST(test_ref_answers_equal_inline)
 		free(c2);
 		/* A scene: both, and a third object by ref with a radius added. */
 		char *sc1 = malloc(2 * (strlen(a) + strlen(b)) + 512), *sc2 = malloc(1024);
-		sprintf(sc1, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
-		             "\"shape\": %s}], \"clearance\": 1}", a, b);
-		sprintf(sc2, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
-		             "\"shape\": %s}], \"clearance\": 1}", ra, rb);
+		sprintf(sc1,
+		        "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		        "\"shape\": %s}], \"clearance\": 1}",
+		        a, b);
+		sprintf(sc2,
+		        "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		        "\"shape\": %s}], \"clearance\": 1}",
+		        ra, rb);
 		x = http_post_json("/v1/scene", sc1, &s1);
 		y = http_post_json("/v1/scene", sc2, &s2);
 		ck_assert_int_eq(s1, 200);
@@ -417,7 +424,7 @@ START_TEST(test_primitives)
 	};
 	const char *probe = "{\"box\": {\"half_extents\": [0.5, 0.5, 0.5]}}";
 	const char *pose = "{\"translation\": [2.5, 0.75, 0.25], \"rotation\": [0, 0, "
-	                   "0.38268343236508984, 0.9238795325112867]}";
+			   "0.38268343236508984, 0.9238795325112867]}";
 	char ids[7][72];
 	for (size_t i = 0; i < 7; i++) {
 		char want[72];
@@ -441,8 +448,7 @@ START_TEST(test_primitives)
 	}
 	/* Different kinds with the same sizes are different shapes. */
 	char id2[72];
-	ck_assert_int_eq(upload("{\"cylinder\": {\"radius\": 0.5, \"half_height\": 2}}", id2),
-	                 201);
+	ck_assert_int_eq(upload("{\"cylinder\": {\"radius\": 0.5, \"half_height\": 2}}", id2), 201);
 	ck_assert_str_ne(id2, ids[2]);
 	ck_assert_int_eq(upload("{\"capsule\": {\"half_height\": 2.0, \"radius\": 5e-1}}", id2),
 	                 200);
@@ -457,14 +463,15 @@ START_TEST(test_meshes)
 {
 	server_start();
 	const char *tet = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
-	                  "\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]}}";
+			  "\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]}}";
 	const char *open = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "
-	                   "\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2]}, \"radius\": 0.01}";
+			   "\"indices\": [0, 2, 1, 0, 1, 3, 0, 3, 2]}, \"radius\": 0.01}";
 	const char *soup = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0]}}";
 	const char *indexed = "{\"mesh\": {\"positions\": [0, 0, 0, 1, 0, 0, 0, 1, 0], "
-	                      "\"indices\": [0, 1, 2]}}";
+			      "\"indices\": [0, 1, 2]}}";
 	const char *shapes[] = {tet, open, soup};
-	const char *probe = "{\"vertices\": [[0.6, 0.35, 0.1], [0.7, 0.35, 0.1], [0.6, 0.45, 0.1]]}";
+	const char *probe =
+		"{\"vertices\": [[0.6, 0.35, 0.1], [0.7, 0.35, 0.1], [0.6, 0.45, 0.1]]}";
 	const char *pose = "{\"translation\": [0.05, 0.02, 0.01]}";
 	for (size_t i = 0; i < 3; i++) {
 		char want[72], id[72];
@@ -496,7 +503,9 @@ START_TEST(test_meshes)
 		http_do("GET", path, NULL, NULL, 0, &g);
 		ck_assert_int_eq(g.status, 200);
 		j = json_loads(g.body, 0, NULL);
-		ck_assert_int_eq(json_integer_value(json_object_get(j, "triangles")), i == 0 ? 4 : i == 1 ? 3 : 1);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "triangles")), i == 0   ? 4
+		                                                                      : i == 1 ? 3
+		                                                                               : 1);
 		ck_assert(json_is_true(json_object_get(j, "solid")) == (i == 0));
 		json_decref(j);
 		hresp_free(&g);
@@ -517,7 +526,8 @@ START_TEST(test_ref_radius_adds)
 	char id[72];
 	ck_assert_int_eq(upload("{\"vertices\": [[0, 0, 0]], \"radius\": 1}", id), 201);
 	char q[512];
-	sprintf(q, "{\"a\": {\"ref\": \"%s\", \"radius\": 0.5}, \"b\": {\"vertices\": [[5, 0, 0]]}}",
+	sprintf(q,
+	        "{\"a\": {\"ref\": \"%s\", \"radius\": 0.5}, \"b\": {\"vertices\": [[5, 0, 0]]}}",
 	        id);
 	int st;
 	char *x = http_post_json("/v1/query", q, &st);
@@ -589,7 +599,8 @@ static void *query_while_evicting(void *arg)
 		char *qi = query_text(a, b, "gjk", "{\"translation\": [1, 0, 0]}");
 		char *qr = query_text(ra, rb, "gjk", "{\"translation\": [1, 0, 0]}");
 		int s1, s2;
-		char *x = http_post_json("/v1/query", qi, &s1), *y = http_post_json("/v1/query", qr, &s2);
+		char *x = http_post_json("/v1/query", qi, &s1),
+		     *y = http_post_json("/v1/query", qr, &s2);
 		ck_assert_int_eq(s1, 200);
 		if (s2 == 200) {
 			ck_assert_str_eq(x, y);
@@ -652,8 +663,10 @@ START_TEST(test_unknown_refs)
 	const char *x = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
 	const char *y = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
 	char q[1024];
-	sprintf(q, "{\"a\": {\"ref\": \"%s\"}, \"b\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": "
-	           "\"%s\"}, {\"ref\": \"%s\"}]}}", held, x, y, x);
+	sprintf(q,
+	        "{\"a\": {\"ref\": \"%s\"}, \"b\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": "
+	        "\"%s\"}, {\"ref\": \"%s\"}]}}",
+	        held, x, y, x);
 	json_t *p = unknown_problem("/v1/query", q, "/b/parts/0/ref");
 	json_t *missing = json_object_get(p, "missing");
 	ck_assert_int_eq(json_array_size(missing), 2);
@@ -661,8 +674,9 @@ START_TEST(test_unknown_refs)
 	ck_assert_str_eq(json_string_value(json_array_get(missing, 1)), y);
 	json_decref(p);
 
-	sprintf(q, "{\"objects\": [{\"id\": \"1\", \"shape\": {\"ref\": \"%s\"}}, {\"id\": \"2\", "
-	           "\"shape\": {\"ref\": \"%s\"}}, {\"id\": \"3\", \"shape\": {\"ref\": \"%s\"}}]}",
+	sprintf(q,
+	        "{\"objects\": [{\"id\": \"1\", \"shape\": {\"ref\": \"%s\"}}, {\"id\": \"2\", "
+	        "\"shape\": {\"ref\": \"%s\"}}, {\"id\": \"3\", \"shape\": {\"ref\": \"%s\"}}]}",
 	        y, held, x);
 	p = unknown_problem("/v1/scene", q, "/objects/0/shape/ref");
 	ck_assert_int_eq(json_array_size(json_object_get(p, "missing")), 2);
@@ -674,8 +688,10 @@ START_TEST(test_unknown_refs)
 	json_decref(p);
 
 	/* A batch: each item for itself. */
-	sprintf(q, "{\"queries\": [{\"a\": {\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}, {\"a\": "
-	           "{\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}]}", held, held, held, y);
+	sprintf(q,
+	        "{\"queries\": [{\"a\": {\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}, {\"a\": "
+	        "{\"ref\": \"%s\"}, \"b\": {\"ref\": \"%s\"}}]}",
+	        held, held, held, y);
 	int st;
 	char *body = http_post_json("/v1/batch", q, &st);
 	ck_assert_int_eq(st, 200);
@@ -699,7 +715,8 @@ static void bad(const char *path, const char *body, int status, const char *poin
 	http_do("POST", path, JSON_HEADERS, body, strlen(body), &r);
 	json_t *p = assert_problem(&r, status);
 	if (pointer)
-		ck_assert_msg(strcmp(json_string_value(json_object_get(p, "pointer")), pointer) == 0,
+		ck_assert_msg(strcmp(json_string_value(json_object_get(p, "pointer")), pointer) ==
+		                      0,
 		              "%s: pointer %s, not %s", body,
 		              json_string_value(json_object_get(p, "pointer")), pointer);
 	json_decref(p);
@@ -723,10 +740,14 @@ START_TEST(test_bad_uploads)
 	/* One primitive a shape, its name spelled plainly or with escapes. */
 	bad("/v1/shapes", "{\"box\": {\"half_extents\": [1, 1, 1]}, \"sphere\": {\"radius\": 1}}",
 	    422, "/sphere");
-	bad("/v1/shapes", "{\"\\u0063ylinder\": {\"radius\": 1, \"half_height\": 1}, \"cone\": "
-	    "{\"radius\": 1, \"half_height\": 1}}", 422, "/cone");
-	bad("/v1/query", "{\"a\": {\"sphere\": {\"radius\": 1}, \"b\\u006fx\": {\"half_extents\": "
-	    "[1, 1, 1]}}, \"b\": {\"sphere\": {\"radius\": 1}}}", 422, "/a/box");
+	bad("/v1/shapes",
+	    "{\"\\u0063ylinder\": {\"radius\": 1, \"half_height\": 1}, \"cone\": "
+	    "{\"radius\": 1, \"half_height\": 1}}",
+	    422, "/cone");
+	bad("/v1/query",
+	    "{\"a\": {\"sphere\": {\"radius\": 1}, \"b\\u006fx\": {\"half_extents\": "
+	    "[1, 1, 1]}}, \"b\": {\"sphere\": {\"radius\": 1}}}",
+	    422, "/a/box");
 	char big[4096], *o = big;
 	o += sprintf(o, "{\"vertices\": [");
 	for (int i = 0; i < 101; i++)
@@ -907,7 +928,8 @@ START_TEST(test_positions_same_as_vertices)
 			char *mixed = query_text(a, fb, name, pose);
 			same_reply("/v1/query", vq, fq);
 			same_reply("/v1/query", vq, mixed);
-			char *vbatch = malloc(2 * strlen(vq) + 64), *fbatch = malloc(strlen(fq) + strlen(vq) + 64);
+			char *vbatch = malloc(2 * strlen(vq) + 64),
+			     *fbatch = malloc(strlen(fq) + strlen(vq) + 64);
 			sprintf(vbatch, "{\"queries\": [%s, %s]}", vq, vq);
 			sprintf(fbatch, "{\"queries\": [%s, %s]}", fq, vq);
 			same_reply("/v1/batch", vbatch, fbatch);
@@ -926,10 +948,14 @@ START_TEST(test_positions_same_as_vertices)
 		free(c2);
 		char *sc1 = malloc(strlen(a) + strlen(b) + 256);
 		char *sc2 = malloc(strlen(fa) + strlen(fb) + 256);
-		sprintf(sc1, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
-		             "\"shape\": %s}], \"clearance\": 1}", a, b);
-		sprintf(sc2, "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
-		             "\"shape\": %s}], \"clearance\": 1}", fa, fb);
+		sprintf(sc1,
+		        "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		        "\"shape\": %s}], \"clearance\": 1}",
+		        a, b);
+		sprintf(sc2,
+		        "{\"objects\": [{\"id\": \"a\", \"shape\": %s}, {\"id\": \"b\", "
+		        "\"shape\": %s}], \"clearance\": 1}",
+		        fa, fb);
 		same_reply("/v1/scene", sc1, sc2);
 		free(sc1);
 		free(sc2);
@@ -1003,7 +1029,8 @@ START_TEST(test_positions_bad_and_limits)
 	json_t *root = json_loads(body, 0, NULL);
 	json_t *item = json_array_get(json_object_get(root, "results"), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(item, "status")), 422);
-	ck_assert_str_eq(json_string_value(json_object_get(item, "pointer")), "/queries/0/b/positions");
+	ck_assert_str_eq(json_string_value(json_object_get(item, "pointer")),
+	                 "/queries/0/b/positions");
 	json_decref(root);
 	free(body);
 
@@ -1014,7 +1041,8 @@ START_TEST(test_positions_bad_and_limits)
 		for (int points = 100; points <= 101; points++) {
 			for (int slow = 0; slow < 2; slow++) {
 				char *text = malloc(16384), *o = text;
-				o += sprintf(o, "{%s\"positions\": [", slow ? "\"r\\u0061dius\": 0, " : "");
+				o += sprintf(o, "{%s\"positions\": [",
+				             slow ? "\"r\\u0061dius\": 0, " : "");
 				for (int k = 0; k < points * d; k++)
 					o += sprintf(o, "%s%d", k ? ", " : "", k);
 				sprintf(o, "], \"dim\": %d}", d);
@@ -1047,13 +1075,15 @@ START_TEST(test_refs_count_as_shapes)
 	ck_assert_int_lt(upload("{\"vertices\": [[0, 0, 0], [1, 1, 1]]}", id) - 200, 2);
 	char q[1024];
 	/* a, its 3 parts and b: 5 shapes, the fifth over. */
-	sprintf(q, "{\"a\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": \"%s\"}, {\"ref\": \"%s\"}]}, "
-	           "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
+	sprintf(q,
+	        "{\"a\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": \"%s\"}, {\"ref\": \"%s\"}]}, "
+	        "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
 	        id, id, id, id);
 	bad("/v1/query", q, 422, "/b");
 	/* 4 shapes are within. */
-	sprintf(q, "{\"a\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": \"%s\"}]}, "
-	           "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
+	sprintf(q,
+	        "{\"a\": {\"parts\": [{\"ref\": \"%s\"}, {\"ref\": \"%s\"}]}, "
+	        "\"b\": {\"ref\": \"%s\", \"pose\": {\"translation\": [5, 0, 0]}}}",
 	        id, id, id);
 	int st;
 	char *body = http_post_json("/v1/query", q, &st);
@@ -1074,7 +1104,8 @@ static char *longest_points(size_t n, int nested)
 	o += sprintf(o, nested ? "{\"vertices\":[" : "{\"positions\":[");
 	for (size_t i = 0; i < 3 * n; i++) {
 		g = g * 6364136223846793005ULL + 1442695040888963407ULL;
-		double x = (0.001 + 0.998 * (double)(g >> 11) / 9007199254740992.0) * (g & 1 ? -1 : 1);
+		double x =
+			(0.001 + 0.998 * (double)(g >> 11) / 9007199254740992.0) * (g & 1 ? -1 : 1);
 		char num[40];
 		int len = snprintf(num, sizeof num, "%.17g", x);
 		ck_assert(!strchr(num, 'e'));
@@ -1107,8 +1138,9 @@ START_TEST(test_largest_shape_fits)
 	server_start_with((const char *const[]){NULL}, NULL);
 	for (int nested = 0; nested < 2; nested++) {
 		char *text = longest_points(nv, nested);
-		ck_assert_msg(strlen(text) <= body, "%zu vertices take %zu bytes, over --max-body %zu",
-		              nv, strlen(text), body);
+		ck_assert_msg(strlen(text) <= body,
+		              "%zu vertices take %zu bytes, over --max-body %zu", nv, strlen(text),
+		              body);
 		char id[72];
 		int st = upload(text, id);
 		ck_assert_msg(st == 201 || st == 200, "the largest shape: %d", st);
@@ -1131,7 +1163,8 @@ START_TEST(test_prepared_on_first_use)
 	o += sprintf(o, "{\"vertices\": [");
 	for (int i = 0; i < 100; i++) {
 		double y = 1 - 2 * (i + 0.5) / 100, r = sqrt(1 - y * y), th = 2.399963229728653 * i;
-		o += sprintf(o, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", r * cos(th), y, r * sin(th));
+		o += sprintf(o, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", r * cos(th), y,
+		             r * sin(th));
 	}
 	sprintf(o, "]}");
 	int st;
@@ -1237,8 +1270,8 @@ static char *grid_mesh(size_t k)
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = 0; j < k; j++) {
 			size_t a = i * (k + 1) + j, b = a + 1, c = a + k + 1, d = c + 1;
-			o += sprintf(o, "%s%zu, %zu, %zu, %zu, %zu, %zu", i || j ? ", " : "", a, b, d, a,
-			             d, c);
+			o += sprintf(o, "%s%zu, %zu, %zu, %zu, %zu, %zu", i || j ? ", " : "", a, b,
+			             d, a, d, c);
 		}
 	sprintf(o, "]}}");
 	return t;
@@ -1310,8 +1343,9 @@ START_TEST(test_charge_is_memory)
 			mem0 = mem;
 			count0 = count;
 		}
-		ck_assert_int_eq(proto_shape_put_reply(shapes[i].text, strlen(shapes[i].text), &call,
-		                                       &out), 0);
+		ck_assert_int_eq(proto_shape_put_reply(shapes[i].text, strlen(shapes[i].text),
+		                                       &call, &out),
+		                 0);
 		ck_assert_msg(out.status == 201, "%s: %d %s", shapes[i].what, out.status, out.body);
 		json_t *sum = json_loads(out.body, 0, NULL);
 		snprintf(shapes[i].id, sizeof shapes[i].id, "%s",
@@ -1323,8 +1357,10 @@ START_TEST(test_charge_is_memory)
 			assert_counted(shapes[i].what, mem, in_use(), count, st.bytes);
 
 		char q[256];
-		snprintf(q, sizeof q, "{\"a\": {\"ref\": \"%s\"}, \"b\": {\"vertices\": [[900, 0, "
-		                      "0]]}}", shapes[i].id);
+		snprintf(q, sizeof q,
+		         "{\"a\": {\"ref\": \"%s\"}, \"b\": {\"vertices\": [[900, 0, "
+		         "0]]}}",
+		         shapes[i].id);
 		mem = in_use();
 		count = st.bytes;
 		ck_assert_int_eq(proto_query_reply_ex(q, strlen(q), &call, &out), 0);
@@ -1372,8 +1408,7 @@ static void key_of(unsigned i, uint8_t key[PROTO_STORE_KEY])
 }
 
 /* Put value i (1000 bytes) for `client`, held: the entry. */
-static proto_store_entry *put_value(proto_store *s, unsigned i, const uint8_t *client,
-                                    int *created)
+static proto_store_entry *put_value(proto_store *s, unsigned i, const uint8_t *client, int *created)
 {
 	uint8_t key[PROTO_STORE_KEY];
 	key_of(i, key);
@@ -1574,7 +1609,8 @@ static int upload_from(const char *src, const char *shape, char id[72])
 	ck_assert_int_eq(connect(c.fd, (struct sockaddr *)&a, sizeof a), 0);
 	hconn_timeout(&c, 20);
 	ck_assert_int_eq(hconn_request(&c, "POST", "/v1/shapes", JSON_HEADERS, shape,
-	                               strlen(shape)), 0);
+	                               strlen(shape)),
+	                 0);
 	hresp r;
 	ck_assert_int_eq(hconn_read(&c, &r, 0), 0);
 	int status = r.status;
@@ -1606,7 +1642,8 @@ START_TEST(test_client_share_http)
 {
 	for (int share = 1; share >= 0; share--) {
 		server_start_with((const char *const[]){"--shape-store", "1M", "--store-per-client",
-		                                        share ? "256K" : "0", NULL}, NULL);
+		                                        share ? "256K" : "0", NULL},
+		                  NULL);
 		char theirs[4][72], id[72];
 		for (int i = 0; i < 4; i++) {
 			char *t = cloud(500 + (unsigned)i, 800);
@@ -1622,12 +1659,15 @@ START_TEST(test_client_share_http)
 		for (int i = 0; i < 4; i++)
 			kept += stored(theirs[i]);
 		long long total = server_metric("clashd_shape_store_bytes");
-		fprintf(stderr, "store: share %s: the other address's 4 shapes, %d kept; %lld bytes "
-		        "stored\n", share ? "256K" : "off", kept, total);
+		fprintf(stderr,
+		        "store: share %s: the other address's 4 shapes, %d kept; %lld bytes "
+		        "stored\n",
+		        share ? "256K" : "off", kept, total);
 		if (share) {
 			ck_assert_int_eq(kept, 4);
 			ck_assert_int_le(total, 4 * 64 * 1024 + 256 * 1024);
-			ck_assert_int_gt(server_metric("clashd_shape_store_client_evictions_total"), 0);
+			ck_assert_int_gt(server_metric("clashd_shape_store_client_evictions_total"),
+			                 0);
 			ck_assert_int_eq(server_metric("clashd_shape_store_clients"), 2);
 			char *big = cloud(7, 12000); /* about 290 KB stored */
 			ck_assert_int_eq(upload(big, id), 413);
@@ -1635,7 +1675,8 @@ START_TEST(test_client_share_http)
 		} else {
 			ck_assert_int_eq(kept, 0);
 			ck_assert_int_le(total, 1024 * 1024);
-			ck_assert_int_eq(server_metric("clashd_shape_store_client_evictions_total"), 0);
+			ck_assert_int_eq(server_metric("clashd_shape_store_client_evictions_total"),
+			                 0);
 		}
 		assert_clean_exit(server_stop_within(20));
 	}
@@ -1690,7 +1731,8 @@ static long long metric_until(const char *name, long long want, double seconds)
  * over 10 s), holds both while they are deleted. */
 START_TEST(test_held_after_delete_metric)
 {
-	server_start_with((const char *const[]){"--request-timeout", "5s", "--store-delete", "1", NULL},
+	server_start_with((const char *const[]){"--request-timeout", "5s", "--store-delete", "1",
+	                                        NULL},
 	                  NULL);
 	char inner[72], outer[72], path[128];
 	char *t = cloud(11, 200000);
@@ -1701,7 +1743,8 @@ START_TEST(test_held_after_delete_metric)
 	free(t);
 	long long stored_bytes = server_metric("clashd_shape_store_bytes");
 	slow_call c = {malloc(256), 0};
-	sprintf(c.body, "{\"inner\": {\"ref\": \"%s\"}, \"outer\": {\"ref\": \"%s\"}}", inner, outer);
+	sprintf(c.body, "{\"inner\": {\"ref\": \"%s\"}, \"outer\": {\"ref\": \"%s\"}}", inner,
+	        outer);
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, contains_run, &c), 0);
 	ck_assert_int_eq(metric_until("clashd_shape_store_hits_total", 2, 30), 2);
@@ -1745,7 +1788,9 @@ static void canonical_round_trip(const char *text, int corrupt)
 	ck_assert_mem_eq(st->id, md, 32);
 	uint8_t *again = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &again, &len), 0);
+	ck_assert_int_eq(proto_shape_canon(&st->shape, st->welds, st->nwelds, st->units, &again,
+	                                   &len),
+	                 0);
 	ck_assert_uint_eq(len, b.n);
 	ck_assert_mem_eq(again, b.p, len);
 	free(again);
@@ -1802,15 +1847,17 @@ START_TEST(test_canonical_form_read_back)
 		canonical_round_trip(shapes[i], 1);
 	/* Not a shape: empty, another tag, bytes after the shape. */
 	stored_shape *st = NULL;
-	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"", 0, PROTO_DEFAULT_WELD, &st), 1);
-	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"clashd-shape-v2", 15, PROTO_DEFAULT_WELD, &st), 1);
+	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"", 0, PROTO_DEFAULT_WELD, &st),
+	                 1);
+	ck_assert_int_eq(proto_shape_canon_decode((const uint8_t *)"clashd-shape-v2", 15,
+	                                          PROTO_DEFAULT_WELD, &st),
+	                 1);
 	bytes b = document_bytes(shapes[0]);
 	put(&b, "x", 1);
 	ck_assert_int_eq(proto_shape_canon_decode(b.p, b.n, PROTO_DEFAULT_WELD, &st), 1);
 	free(b.p);
 }
 END_TEST
-
 
 /* ---- tenants (tokens naming one: --auth-token-file) ---- */
 
@@ -1843,7 +1890,8 @@ static void tenant_tokens(char path[64])
 	strcpy(path, "/tmp/clashd-tenants-XXXXXX");
 	int fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
-	static const char text[] = "tokA tenant=alpha\ntokA2 tenant=alpha\ntokB tenant=beta\ntokN\n";
+	static const char text[] =
+		"tokA tenant=alpha\ntokA2 tenant=alpha\ntokB tenant=beta\ntokN\n";
 	ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
 	close(fd);
 }
@@ -1864,8 +1912,8 @@ START_TEST(test_tenants_kept_apart)
 	ck_assert_ptr_nonnull(strstr(body, want));
 	free(body);
 	snprintf(path, sizeof path, "/v1/shapes/%s", want);
-	char *q = ref_text(want),
-	     *query = query_text(q, "{\"vertices\": [[3, 0, 0]]}", "gjk", "{\"translation\": [1, 0, 0]}");
+	char *q = ref_text(want), *query = query_text(q, "{\"vertices\": [[3, 0, 0]]}", "gjk",
+	                                              "{\"translation\": [1, 0, 0]}");
 	for (int round = 0; round < 2; round++) {
 		static const char *const others[] = {"tokB", "tokN"};
 		for (int k = 0; k < 2; k++) {
@@ -1876,7 +1924,8 @@ START_TEST(test_tenants_kept_apart)
 			free(body);
 			/* Another tenant's DELETE finds nothing; without a tenant it is
 			 * refused outright (--store-delete is off). */
-			ck_assert_int_eq(as(others[k], "DELETE", path, NULL, NULL), k == 0 ? 404 : 403);
+			ck_assert_int_eq(as(others[k], "DELETE", path, NULL, NULL),
+			                 k == 0 ? 404 : 403);
 		}
 		ck_assert_int_eq(as("tokA2", "HEAD", path, NULL, NULL), 200);
 		ck_assert_int_eq(as("tokA", "POST", "/v1/query", query, NULL), 200);
@@ -1899,7 +1948,8 @@ START_TEST(test_tenant_share)
 	char tokens[64];
 	tenant_tokens(tokens);
 	server_start_with((const char *const[]){"--auth-token-file", tokens, "--shape-store", "8M",
-	                                        "--store-per-tenant", "1M", NULL}, NULL);
+	                                        "--store-per-tenant", "1M", NULL},
+	                  NULL);
 	char ids[12][72], path[128];
 	char *b = cloud(900, 2000);
 	expected_id(b, ids[0]);
@@ -1920,7 +1970,8 @@ START_TEST(test_tenant_share)
 	ck_assert_int_eq(as("tokA", "HEAD", path, NULL, NULL), 200); /* the newest stays */
 	snprintf(path, sizeof path, "/v1/shapes/%s", ids[0]);
 	ck_assert_int_eq(as("tokB", "HEAD", path, NULL, NULL), 200);
-	fprintf(stderr, "store: tenant share 1M: %d of alpha's 11 uploads kept, beta's kept\n", kept);
+	fprintf(stderr, "store: tenant share 1M: %d of alpha's 11 uploads kept, beta's kept\n",
+	        kept);
 	ck_assert_int_ge(kept, 2);
 	ck_assert_int_le(kept, 9);
 	char *big = cloud(990, 60000), *body = NULL;
@@ -1953,21 +2004,18 @@ END_TEST
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
-	ck_case(s, "store", 120, CK_TESTS(test_ids, test_canonical_form_read_back,
-	                                  test_tenants_kept_apart, test_tenant_share,
-	                                  test_delete_refused_by_default, test_primitives,
-	                                  test_meshes, test_ref_answers_equal_inline,
-	                                  test_ref_radius_adds, test_concurrent_uploads,
-	                                  test_eviction_under_load, test_unknown_refs,
-	                                  test_bad_uploads, test_get_head_delete,
-	                                  test_positions_same_as_vertices,
-	                                  test_positions_bad_and_limits, test_largest_shape_fits,
-	                                  test_refs_count_as_shapes, test_prepared_on_first_use,
-	                                  test_charge_is_memory, test_held_after_removal_counted,
-	                                  test_client_share, test_client_last_value,
-	                                  test_client_share_http, test_held_after_delete_metric));
+	ck_case(s, "store", 120,
+	        CK_TESTS(test_ids, test_canonical_form_read_back, test_tenants_kept_apart,
+	                 test_tenant_share, test_delete_refused_by_default, test_primitives,
+	                 test_meshes, test_ref_answers_equal_inline, test_ref_radius_adds,
+	                 test_concurrent_uploads, test_eviction_under_load, test_unknown_refs,
+	                 test_bad_uploads, test_get_head_delete, test_positions_same_as_vertices,
+	                 test_positions_bad_and_limits, test_largest_shape_fits,
+	                 test_refs_count_as_shapes, test_prepared_on_first_use,
+	                 test_charge_is_memory, test_held_after_removal_counted, test_client_share,
+	                 test_client_last_value, test_client_share_http,
+	                 test_held_after_delete_metric));
 	return s;
 }
 
 CHECK_SUITE(store_suite)
-

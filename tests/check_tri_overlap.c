@@ -32,8 +32,8 @@ typedef double tri[3][3];
 
 /* The distance between two point sets (3 points each, or 1 for a point)
  * by the core's GJK; depth when they intersect. */
-static void gjk_pair(const double *a, size_t na, const double *b, size_t nb, int dim,
-                     double *dist, double *depth)
+static void gjk_pair(const double *a, size_t na, const double *b, size_t nb, int dim, double *dist,
+                     double *depth)
 {
 	clash_shape sa, sb;
 	clash_result r;
@@ -86,12 +86,13 @@ static int overlap_checked(const tri p, const tri q)
 		ck_assert(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]));
 		gjk_pair(&p[0][0], 3, x, 1, 3, &dp, &unused);
 		gjk_pair(&q[0][0], 3, x, 1, 3, &dq, &unused);
-		ck_assert_msg(dp <= tol && dq <= tol,
-		              "common point %g %g %g is %g and %g away; p = %a %a %a, %a %a %a, %a %a %a;"
-		              " q = %a %a %a, %a %a %a, %a %a %a",
-		              x[0], x[1], x[2], dp, dq, p[0][0], p[0][1], p[0][2], p[1][0], p[1][1],
-		              p[1][2], p[2][0], p[2][1], p[2][2], q[0][0], q[0][1], q[0][2], q[1][0],
-		              q[1][1], q[1][2], q[2][0], q[2][1], q[2][2]);
+		ck_assert_msg(
+			dp <= tol && dq <= tol,
+			"common point %g %g %g is %g and %g away; p = %a %a %a, %a %a %a, %a %a %a;"
+			" q = %a %a %a, %a %a %a, %a %a %a",
+			x[0], x[1], x[2], dp, dq, p[0][0], p[0][1], p[0][2], p[1][0], p[1][1],
+			p[1][2], p[2][0], p[2][1], p[2][2], q[0][0], q[0][1], q[0][2], q[1][0],
+			q[1][1], q[1][2], q[2][0], q[2][1], q[2][2]);
 	}
 	return got;
 }
@@ -99,7 +100,8 @@ static int overlap_checked(const tri p, const tri q)
 /* Every vertex order of both, and swapped: one answer. */
 static void expect_all_orders(const tri p, const tri q, int want, const char *what)
 {
-	static const int perm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+	static const int perm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1},
+	                               {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
 	for (int i = 0; i < 6; i++)
 		for (int j = 0; j < 6; j++) {
 			tri a, b;
@@ -107,10 +109,10 @@ static void expect_all_orders(const tri p, const tri q, int want, const char *wh
 				memcpy(a[k], p[perm[i][k]], sizeof a[k]);
 				memcpy(b[k], q[perm[j][k]], sizeof b[k]);
 			}
-			ck_assert_msg(overlap_checked(a, b) == want, "%s: order %d/%d: want %d", what, i, j,
-			              want);
-			ck_assert_msg(overlap_checked(b, a) == want, "%s swapped: order %d/%d: want %d",
+			ck_assert_msg(overlap_checked(a, b) == want, "%s: order %d/%d: want %d",
 			              what, i, j, want);
+			ck_assert_msg(overlap_checked(b, a) == want,
+			              "%s swapped: order %d/%d: want %d", what, i, j, want);
 		}
 }
 
@@ -294,10 +296,12 @@ START_TEST(random_coplanar_against_gjk)
 		double dist, depth;
 		gjk_pair(&p2[0][0], 3, &q2[0][0], 3, 2, &dist, &depth);
 		if (dist > 1e-9) {
-			ck_assert_msg(got == 0, "coplanar case %d: 2-D distance %g but overlap", i, dist);
+			ck_assert_msg(got == 0, "coplanar case %d: 2-D distance %g but overlap", i,
+			              dist);
 			decided[0]++;
 		} else if (dist == 0.0 && depth > 1e-9) {
-			ck_assert_msg(got == 1, "coplanar case %d: 2-D depth %g but none", i, depth);
+			ck_assert_msg(got == 1, "coplanar case %d: 2-D depth %g but none", i,
+			              depth);
 			decided[1]++;
 		}
 	}
@@ -331,7 +335,8 @@ START_TEST(near_contacts_consistent)
 		memcpy(q[0], x, sizeof x);
 		if (i % 2) /* Q nearly in P's plane */
 			for (int k = 0; k < 3; k++) {
-				q[1][k] = x[k] + 0.5 * (p[1][k] - p[2][k]) + 1e-14 * prng_range(&r, -1, 1);
+				q[1][k] = x[k] + 0.5 * (p[1][k] - p[2][k]) +
+				          1e-14 * prng_range(&r, -1, 1);
 				q[2][k] = x[k] + 0.5 * (p[0][k] - p[1][k]);
 			}
 		const int a = overlap_checked(p, q);
@@ -470,8 +475,8 @@ START_TEST(segment_cross_against_gmp)
 			ck_assert(got == -1 || got == 0);
 			continue;
 		}
-		ck_assert_msg(got == want, "case %d (kind %d): tri_segment_cross %d, exact %d", i, kind,
-		              got, want);
+		ck_assert_msg(got == want, "case %d (kind %d): tri_segment_cross %d, exact %d", i,
+		              kind, got, want);
 		ck_assert_int_eq(tri_segment_cross(s1, s0, t[2], t[1], t[0]), want);
 		counts[want + 1]++;
 	}
@@ -485,11 +490,11 @@ END_TEST
 
 START_TEST(segment_cross_constructed)
 {
-#define CROSS(a, b, want)                                                                  \
-	do {                                                                                   \
-		const double s0_[3] = {a}, s1_[3] = {b};                                           \
-		ck_assert_int_eq(tri_segment_cross(s0_, s1_, P[0], P[1], P[2]), want);             \
-		ck_assert_int_eq(tri_segment_cross(s1_, s0_, P[2], P[0], P[1]), want);             \
+#define CROSS(a, b, want)                                                              \
+	do {                                                                           \
+		const double s0_[3] = {a}, s1_[3] = {b};                               \
+		ck_assert_int_eq(tri_segment_cross(s0_, s1_, P[0], P[1], P[2]), want); \
+		ck_assert_int_eq(tri_segment_cross(s1_, s0_, P[2], P[0], P[1]), want); \
 	} while (0)
 #define V(x, y, z) x, y, z
 	/* clang-format off */
@@ -521,9 +526,9 @@ END_TEST
 static Suite *tri_overlap_suite(void)
 {
 	Suite *s = suite_create("tri_overlap");
-	ck_case(s, "overlap", 120, CK_TESTS(constructed_contacts, constructed_degenerate,
-	                                    random_against_gjk, random_coplanar_against_gjk,
-	                                    near_contacts_consistent));
+	ck_case(s, "overlap", 120,
+	        CK_TESTS(constructed_contacts, constructed_degenerate, random_against_gjk,
+	                 random_coplanar_against_gjk, near_contacts_consistent));
 	ck_case(s, "segment", 60, CK_TESTS(segment_cross_constructed, segment_cross_against_gmp));
 	return s;
 }

@@ -56,8 +56,8 @@ static void sincos_range(uint64_t seed, double lo, double hi, int n, double boun
 		note(&ws, s, sin(x), x, 0);
 		note(&wc, c, cos(x), x, 0);
 	}
-	printf("trig: sin on [%g, %g): %.3f ulp at %a; cos %.3f ulp at %a\n", lo, hi, ws.ulps, ws.at,
-	       wc.ulps, wc.at);
+	printf("trig: sin on [%g, %g): %.3f ulp at %a; cos %.3f ulp at %a\n", lo, hi, ws.ulps,
+	       ws.at, wc.ulps, wc.at);
 	ck_assert_msg(ws.ulps <= bound, "sin %.17g: %.3f ulps", ws.at, ws.ulps);
 	ck_assert_msg(wc.ulps <= bound, "cos %.17g: %.3f ulps", wc.at, wc.ulps);
 }
@@ -82,7 +82,8 @@ START_TEST(sin_cos_large)
 		double x = ldexp(1.0 + prng_unit(&r), prng_int(&r, 29, 1023)), s, c;
 		trig_sincos(x, &s, &c);
 		ck_assert_msg(fabs(s) <= 1.0 && fabs(c) <= 1.0, "%a: sin %a cos %a", x, s, c);
-		ck_assert_msg(fabs(s * s + c * c - 1.0) <= 4 * DBL_EPSILON, "%a: sin %a cos %a", x, s, c);
+		ck_assert_msg(fabs(s * s + c * c - 1.0) <= 4 * DBL_EPSILON, "%a: sin %a cos %a", x,
+		              s, c);
 		if (x < 0x1p80)
 			near = fmax(near, fmax(fabs(s - sin(x)), fabs(c - cos(x))));
 	}
@@ -137,7 +138,8 @@ START_TEST(sin_cos_special)
 			ck_assert_msg(same_bits(trig_sin(x), sin(x)), "sin %a", x);
 			ck_assert_msg(same_bits(trig_cos(x), cos(x)), "cos %a", x);
 		}
-	const double some[] = {M_PI_4, M_PI_2, M_PI, 1.0, 3.0 * M_PI_2, 2.0 * M_PI, 1e6, 0x1.921fb4p+28};
+	const double some[] = {M_PI_4,       M_PI_2,     M_PI, 1.0,
+	                       3.0 * M_PI_2, 2.0 * M_PI, 1e6,  0x1.921fb4p+28};
 	for (int i = 0; i < 8; i++) {
 		ck_assert_msg(ulps(trig_sin(some[i]), sin(some[i])) <= 1.0, "sin %a", some[i]);
 		ck_assert_msg(ulps(trig_cos(some[i]), cos(some[i])) <= 1.0, "cos %a", some[i]);
@@ -197,16 +199,17 @@ END_TEST
 /* Annex F: every pair of these, bit for bit as glibc (which follows it). */
 START_TEST(atan2_special)
 {
-	const double v[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, DBL_MIN, 1.0, -1.0, 3.5, -2.0, DBL_MAX,
-	                    -DBL_MAX, INFINITY, -INFINITY, NAN};
+	const double v[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, DBL_MIN,  1.0,       -1.0,
+	                    3.5, -2.0, DBL_MAX,   -DBL_MAX,   INFINITY, -INFINITY, NAN};
 	const int n = (int)(sizeof v / sizeof v[0]);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
 			double got = trig_atan2(v[i], v[j]), want = atan2(v[i], v[j]);
-			ck_assert_msg(same_bits(got, want), "atan2(%a, %a) = %a, libm %a", v[i], v[j], got,
-			              want);
+			ck_assert_msg(same_bits(got, want), "atan2(%a, %a) = %a, libm %a", v[i],
+			              v[j], got, want);
 		}
-	ck_assert(same_bits(trig_atan2(0.0, -0.0), M_PI) && same_bits(trig_atan2(-0.0, -0.0), -M_PI));
+	ck_assert(same_bits(trig_atan2(0.0, -0.0), M_PI) &&
+	          same_bits(trig_atan2(-0.0, -0.0), -M_PI));
 	ck_assert(same_bits(trig_atan2(-0.0, 0.0), -0.0));
 	ck_assert(same_bits(trig_atan2(INFINITY, -INFINITY), 3 * M_PI_4));
 }
@@ -217,7 +220,8 @@ START_TEST(acos_random)
 	prng r = {10};
 	worst w = {0};
 	for (int i = 0; i < 1000000; i++) {
-		double x = i % 4 ? prng_range(&r, -1.0, 1.0) : 1.0 - ldexp(prng_unit(&r), -prng_int(&r, 1, 50));
+		double x = i % 4 ? prng_range(&r, -1.0, 1.0)
+		                 : 1.0 - ldexp(prng_unit(&r), -prng_int(&r, 1, 50));
 		note(&w, trig_acos(x), acos(x), x, 0);
 	}
 	printf("trig: acos: %.3f ulp at %a\n", w.ulps, w.at);
@@ -232,9 +236,9 @@ END_TEST
 static Suite *trig_suite(void)
 {
 	Suite *s = suite_create("trig");
-	ck_case(s, "sin_cos", 120, CK_TESTS(sin_cos_random, sin_cos_large,
-	                                    sin_cos_near_multiples_of_half_pi, sin_cos_special,
-	                                    sin_cos_symmetry));
+	ck_case(s, "sin_cos", 120,
+	        CK_TESTS(sin_cos_random, sin_cos_large, sin_cos_near_multiples_of_half_pi,
+	                 sin_cos_special, sin_cos_symmetry));
 	ck_case(s, "atan2", 120, CK_TESTS(atan2_random, atan2_special, acos_random));
 	return s;
 }

@@ -90,7 +90,8 @@ static void refused(reply_fn fn, const char *text, const char *pointer, const ch
 
 #define BOX_A "'vertices':[[0,0,0],[2,0,0],[0,2,0],[0,0,2],[2,2,2]]"
 #define BOX_B "'vertices':[[1,1,1],[3,1,1],[1,3,1],[1,1,3],[3,3,3]]"
-#define MESH_TET "'mesh':{'positions':[0,0,0,1,0,0,0,1,0,0,0,1],'indices':[0,2,1,0,1,3,0,3,2,1,2,3]}"
+#define MESH_TET \
+	"'mesh':{'positions':[0,0,0,1,0,0,0,1,0,0,0,1],'indices':[0,2,1,0,1,3,0,3,2,1,2,3]}"
 
 START_TEST(query_echoes_units)
 {
@@ -124,9 +125,10 @@ START_TEST(batch_contains_and_scene_echo_units)
 	       ",'units':'mm'}}]}",
 	       "{'objects':[{'id':'p','shape':{" BOX_A "}},{'id':'q','shape':{" BOX_B "}}]}", "mm");
 	echoed(proto_scene_reply,
-	       "{'objects':[{'id':'p','shape':{" MESH_TET ",'units':'in'}},{'id':'q','shape':{" BOX_B
-	       "}}]}",
-	       "{'objects':[{'id':'p','shape':{" MESH_TET "}},{'id':'q','shape':{" BOX_B "}}]}", "in");
+	       "{'objects':[{'id':'p','shape':{" MESH_TET
+	       ",'units':'in'}},{'id':'q','shape':{" BOX_B "}}]}",
+	       "{'objects':[{'id':'p','shape':{" MESH_TET "}},{'id':'q','shape':{" BOX_B "}}]}",
+	       "in");
 }
 END_TEST
 
@@ -135,7 +137,8 @@ START_TEST(different_units_refused)
 	refused(proto_query_reply, "{'a':{" BOX_A ",'units':'mm'},'b':{" BOX_B ",'units':'in'}}",
 	        "/b/units", "/a/units says \"mm\"");
 	refused(proto_query_reply,
-	        "{'a':{'parts':[{" BOX_A ",'units':'mm'},{" BOX_B ",'units':'cm'}]},'b':{" BOX_B "}}",
+	        "{'a':{'parts':[{" BOX_A ",'units':'mm'},{" BOX_B ",'units':'cm'}]},'b':{" BOX_B
+	        "}}",
 	        "/a/parts/1/units", "converts no units");
 	refused(proto_query_reply, "{'a':{" BOX_A ",'units':'ft'},'b':{" BOX_B "}}", "/a/units",
 	        "\"ft\"");
@@ -146,10 +149,12 @@ START_TEST(different_units_refused)
 	        ",'units':'mm'}}]}",
 	        "/objects/1/shape/units", "/units says \"m\"");
 	refused(proto_scene_reply, "{'units':'yd','objects':[]}", "/units", "\"yd\"");
-	refused(batch_reply, "{'queries':[{'a':{" BOX_A ",'units':'m'},'b':{" BOX_B
-	        ",'units':'mm'}}]}", "/queries/0/b/units", NULL);
-	refused(proto_contains_reply, "{'inner':{" BOX_B ",'units':'m'},'outer':{" BOX_A
-	        ",'units':'in'}}", "/outer/units", NULL);
+	refused(batch_reply,
+	        "{'queries':[{'a':{" BOX_A ",'units':'m'},'b':{" BOX_B ",'units':'mm'}}]}",
+	        "/queries/0/b/units", NULL);
+	refused(proto_contains_reply,
+	        "{'inner':{" BOX_B ",'units':'m'},'outer':{" BOX_A ",'units':'in'}}",
+	        "/outer/units", NULL);
 }
 END_TEST
 
@@ -200,8 +205,10 @@ START_TEST(stored_shapes_keep_units)
 
 	char body[600];
 	/* A ref brings its units: echoed, and checked against the other side. */
-	snprintf(body, sizeof body, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[1,1,1],[3,1,1],"
-	         "[1,3,1],[1,1,3]]}}", id1);
+	snprintf(body, sizeof body,
+	         "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[1,1,1],[3,1,1],"
+	         "[1,3,1],[1,1,3]]}}",
+	         id1);
 	int st;
 	json_t *q = post("/v1/query", body, &st);
 	ck_assert_int_eq(st, 200);
@@ -213,14 +220,14 @@ START_TEST(stored_shapes_keep_units)
 	ck_assert_str_eq(json_string_value(json_object_get(q, "pointer")), "/b/ref");
 	json_decref(q);
 	/* The bare shape takes any side's units; the ref's own "units" must agree. */
-	snprintf(body, sizeof body, "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\",\"units\":\"in\"}}",
-	         id0, id0);
+	snprintf(body, sizeof body,
+	         "{\"a\":{\"ref\":\"%s\"},\"b\":{\"ref\":\"%s\",\"units\":\"in\"}}", id0, id0);
 	q = post("/v1/query", body, &st);
 	ck_assert_int_eq(st, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(q, "units")), "in");
 	json_decref(q);
-	snprintf(body, sizeof body, "{\"a\":{\"ref\":\"%s\",\"units\":\"cm\"},\"b\":{\"ref\":\"%s\"}}",
-	         id1, id0);
+	snprintf(body, sizeof body,
+	         "{\"a\":{\"ref\":\"%s\",\"units\":\"cm\"},\"b\":{\"ref\":\"%s\"}}", id1, id0);
 	q = post("/v1/query", body, &st);
 	ck_assert_int_eq(st, 422);
 	ck_assert_str_eq(json_string_value(json_object_get(q, "pointer")), "/a/units");
@@ -235,8 +242,9 @@ END_TEST
 static Suite *units_suite(void)
 {
 	Suite *s = suite_create("units");
-	ck_case(s, "wire", 30, CK_TESTS(query_echoes_units, batch_contains_and_scene_echo_units,
-	                                different_units_refused));
+	ck_case(s, "wire", 30,
+	        CK_TESTS(query_echoes_units, batch_contains_and_scene_echo_units,
+	                 different_units_refused));
 	ck_case(s, "store", 60, CK_TESTS(stored_shapes_keep_units));
 	return s;
 }

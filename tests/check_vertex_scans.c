@@ -71,7 +71,8 @@ START_TEST(scan_is_the_plain_scan)
 			ck_assert_msg(a == b, "%zu vertices: scan %zu, plain %zu", n, a, b);
 			a = support_max_dot_rel3(v, n, e);
 			b = plain_scan(v, n, e, 1);
-			ck_assert_msg(a == b, "%zu vertices: relative scan %zu, plain %zu", n, a, b);
+			ck_assert_msg(a == b, "%zu vertices: relative scan %zu, plain %zu", n, a,
+			              b);
 		}
 	}
 }
@@ -222,8 +223,9 @@ END_TEST
 static Suite *vertex_scans_suite(void)
 {
 	Suite *s = suite_create("vertex_scans");
-	ck_case(s, "scan", 30, CK_TESTS(scan_is_the_plain_scan, copy_scans_are_the_plain_scan,
-	                                bounds_and_extreme, huge_is_not_nan));
+	ck_case(s, "scan", 30,
+	        CK_TESTS(scan_is_the_plain_scan, copy_scans_are_the_plain_scan, bounds_and_extreme,
+	                 huge_is_not_nan));
 	return s;
 }
 

@@ -41,8 +41,8 @@ static void on_side(const clash_shape *s, const double *n, double c, int side, d
 			x += n[r] * w;
 		}
 		double off = side < 0 ? x - c : c - x;
-		ck_assert_msg(off <= tol + s->radius, "vertex %zu is %.3g on the wrong side of the plane", i,
-		              off);
+		ck_assert_msg(off <= tol + s->radius,
+		              "vertex %zu is %.3g on the wrong side of the plane", i, off);
 	}
 }
 
@@ -76,8 +76,8 @@ static void compare(const clash_shape *a, const clash_shape *b, const char *what
 	ck_assert_int_eq(clash_gjk(a, b, NULL, &full), CLASH_OK);
 	ck_assert_int_eq(clash_gjk(a, b, &ov, &v), CLASH_OK);
 	ck_assert_int_eq(clash_gjk(a, b, &od, &d), CLASH_OK);
-	ck_assert_msg(v.intersecting == full.intersecting, "%s: verdict-only says %d, full %d", what,
-	              v.intersecting, full.intersecting);
+	ck_assert_msg(v.intersecting == full.intersecting, "%s: verdict-only says %d, full %d",
+	              what, v.intersecting, full.intersecting);
 	iter_verdict += v.iterations;
 	iter_full += full.iterations;
 	iter_worse += v.iterations > full.iterations;
@@ -153,7 +153,8 @@ START_TEST(random_pairs)
 			if (pair_make(&p, seed, dim, &a, &b, &o) != 0)
 				continue;
 			char what[64];
-			snprintf(what, sizeof what, "pair seed %llu dim %d", (unsigned long long)seed, dim);
+			snprintf(what, sizeof what, "pair seed %llu dim %d",
+			         (unsigned long long)seed, dim);
 			compare(&a, &b, what);
 		}
 	iterations_check("random pairs");
@@ -165,7 +166,8 @@ START_TEST(higher_dimensions)
 	/* Cross-polytopes in 4-D and 8-D, apart, touching and overlapping,
 	 * with and without radii. */
 	for (int n = 4; n <= CLASH_MAX_DIM; n += 4) {
-		static double va[2 * CLASH_MAX_DIM * CLASH_MAX_DIM], vb[2 * CLASH_MAX_DIM * CLASH_MAX_DIM];
+		static double va[2 * CLASH_MAX_DIM * CLASH_MAX_DIM],
+			vb[2 * CLASH_MAX_DIM * CLASH_MAX_DIM];
 		for (int i = 0; i < 2 * n; i++)
 			for (int k = 0; k < n; k++) {
 				va[i * n + k] = (k == i / 2) ? (i & 1 ? -1.0 : 1.0) : 0.0;
@@ -175,8 +177,10 @@ START_TEST(higher_dimensions)
 		for (int g = 0; g < 3; g++)
 			for (int rad = 0; rad < 2; rad++) {
 				clash_shape a, b;
-				ck_assert_int_eq(clash_shape_init(&a, n, va, (size_t)(2 * n)), CLASH_OK);
-				ck_assert_int_eq(clash_shape_init(&b, n, vb, (size_t)(2 * n)), CLASH_OK);
+				ck_assert_int_eq(clash_shape_init(&a, n, va, (size_t)(2 * n)),
+				                 CLASH_OK);
+				ck_assert_int_eq(clash_shape_init(&b, n, vb, (size_t)(2 * n)),
+				                 CLASH_OK);
 				double t[CLASH_MAX_DIM] = {0};
 				t[0] = 2.0 + gaps[g];
 				t[1] = 0.25;
@@ -184,7 +188,8 @@ START_TEST(higher_dimensions)
 				if (rad)
 					ck_assert_int_eq(clash_shape_set_radius(&a, 0.2), CLASH_OK);
 				char what[64];
-				snprintf(what, sizeof what, "%d-D gap %g radius %d", n, gaps[g], rad);
+				snprintf(what, sizeof what, "%d-D gap %g radius %d", n, gaps[g],
+				         rad);
 				compare(&a, &b, what);
 			}
 	}
@@ -194,19 +199,23 @@ END_TEST
 /* Unions of convex parts: the verdict-only answer is the full one's. */
 START_TEST(compounds)
 {
-	static const double box[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1};
+	static const double box[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0,
+	                             0, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1};
 	for (int i = 0; i < 200; i++) {
 		clash_shape pa[2], pb[2], a, b;
 		for (int k = 0; k < 2; k++) {
 			ck_assert_int_eq(clash_shape_init(&pa[k], 3, box, 8), CLASH_OK);
 			ck_assert_int_eq(clash_shape_init(&pb[k], 3, box, 8), CLASH_OK);
 		}
-		ck_assert_int_eq(clash_shape_set_translation(&pa[1], (double[]){1, 0, 0}), CLASH_OK);
-		ck_assert_int_eq(clash_shape_set_translation(&pb[1], (double[]){0, 1, 0}), CLASH_OK);
+		ck_assert_int_eq(clash_shape_set_translation(&pa[1], (double[]){1, 0, 0}),
+		                 CLASH_OK);
+		ck_assert_int_eq(clash_shape_set_translation(&pb[1], (double[]){0, 1, 0}),
+		                 CLASH_OK);
 		ck_assert_int_eq(clash_shape_init_compound(&a, 3, pa, 2), CLASH_OK);
 		ck_assert_int_eq(clash_shape_init_compound(&b, 3, pb, 2), CLASH_OK);
 		double t = 0.01 * i - 0.5;
-		ck_assert_int_eq(clash_shape_set_translation(&b, (double[]){2 + t, 0.3, 0.2 - 0.3 * t}),
+		ck_assert_int_eq(clash_shape_set_translation(&b,
+		                                             (double[]){2 + t, 0.3, 0.2 - 0.3 * t}),
 		                 CLASH_OK);
 		clash_result full, v;
 		clash_options ov = {0};
@@ -214,8 +223,8 @@ START_TEST(compounds)
 		ck_assert_int_eq(clash_gjk(&a, &b, NULL, &full), CLASH_OK);
 		ck_assert_int_eq(clash_gjk(&a, &b, &ov, &v), CLASH_OK);
 		if (fabs(full.distance) > 1e-9 || full.depth_lower_bound > 1e-9)
-			ck_assert_msg(v.intersecting == full.intersecting, "offset %g: %d, full %d", t,
-			              v.intersecting, full.intersecting);
+			ck_assert_msg(v.intersecting == full.intersecting, "offset %g: %d, full %d",
+			              t, v.intersecting, full.intersecting);
 		if (!v.intersecting)
 			ck_assert(v.distance_lower_bound <= full.distance + 1e-12);
 	}
@@ -262,14 +271,16 @@ static int reply(const char *text, char *pointer, size_t cap, json_t **body)
 	return status;
 }
 
-#define SHAPES "\"a\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}," \
-	       "\"b\":{\"vertices\":[[3,0,0],[4,0,0],[3,1,0],[3,0,1]]}"
+#define SHAPES                                                    \
+	"\"a\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}," \
+	"\"b\":{\"vertices\":[[3,0,0],[4,0,0],[3,1,0],[3,0,1]]}"
 
 START_TEST(wire)
 {
 	char ptr[64];
 	json_t *j;
-	ck_assert_int_eq(reply("{" SHAPES ",\"want\":[\"intersecting\"]}", ptr, sizeof ptr, &j), 200);
+	ck_assert_int_eq(reply("{" SHAPES ",\"want\":[\"intersecting\"]}", ptr, sizeof ptr, &j),
+	                 200);
 	ck_assert(json_is_false(json_object_get(j, "intersecting")));
 	ck_assert_ptr_null(json_object_get(j, "distance"));
 	ck_assert_ptr_nonnull(json_object_get(j, "separating_plane"));
@@ -278,8 +289,8 @@ START_TEST(wire)
 	ck_assert_int_eq(reply("{" SHAPES ",\"want\":[\"distance\"]}", ptr, sizeof ptr, &j), 200);
 	ck_assert(fabs(json_real_value(json_object_get(j, "distance")) - 2.0) < 1e-12);
 	json_decref(j);
-	ck_assert_int_eq(reply("{" SHAPES ",\"want\":[\"depth\",\"intersecting\",\"distance\"]}", ptr,
-	                       sizeof ptr, NULL),
+	ck_assert_int_eq(reply("{" SHAPES ",\"want\":[\"depth\",\"intersecting\",\"distance\"]}",
+	                       ptr, sizeof ptr, NULL),
 	                 200);
 	static const struct {
 		const char *want, *pointer;
@@ -297,8 +308,8 @@ START_TEST(wire)
 		ck_assert_str_eq(ptr, bad[i].pointer);
 	}
 	/* want is checked after the shapes, like the other options. */
-	ck_assert_int_eq(reply("{\"a\":{\"vertices\":[]},\"b\":{\"vertices\":[[0]]},\"want\":[]}", ptr,
-	                       sizeof ptr, NULL),
+	ck_assert_int_eq(reply("{\"a\":{\"vertices\":[]},\"b\":{\"vertices\":[[0]]},\"want\":[]}",
+	                       ptr, sizeof ptr, NULL),
 	                 422);
 	ck_assert_str_eq(ptr, "/a/vertices");
 }
@@ -307,8 +318,9 @@ END_TEST
 static Suite *want_suite(void)
 {
 	Suite *s = suite_create("want");
-	ck_case(s, "want", 240, CK_TESTS(gjk88_verdicts, random_pairs, higher_dimensions, compounds,
-	                                 toi_ignores_want, wire));
+	ck_case(s, "want", 240,
+	        CK_TESTS(gjk88_verdicts, random_pairs, higher_dimensions, compounds,
+	                 toi_ignores_want, wire));
 	return s;
 }
 

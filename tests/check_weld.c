@@ -88,8 +88,8 @@ static void compare_with_oracle(const double *p, size_t nv, double tol, const ch
 {
 	size_t nslots = slots_for(nv), nexp;
 	uint32_t *slots = malloc(nslots * sizeof *slots), *first = malloc(nv * sizeof *first),
-	         *next = malloc(nv * sizeof *next), *parent = malloc(nv * sizeof *parent),
-	         *canon = malloc(nv * sizeof *canon);
+		 *next = malloc(nv * sizeof *next), *parent = malloc(nv * sizeof *parent),
+		 *canon = malloc(nv * sizeof *canon);
 	ck_assert(slots && first && next && parent && canon);
 	weld_scratch s = {slots, nslots, first, next, parent};
 	size_t nu = weld_join(p, nv, tol, &s, canon);
@@ -200,8 +200,8 @@ START_TEST(clusters_match_brute_force)
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (int rep = 0; rep < 3; rep++) {
 			size_t nv;
-			double *p = planted(&g, cases[c].n, cases[c].off, cases[c].size, cases[c].tol,
-			                    &nv);
+			double *p = planted(&g, cases[c].n, cases[c].off, cases[c].size,
+			                    cases[c].tol, &nv);
 			char what[64];
 			snprintf(what, sizeof what, "case %zu, set %d", c, rep);
 			compare_with_oracle(p, nv, cases[c].tol, what);
@@ -265,7 +265,7 @@ static void sphere(wmesh *t, const double *c, double r, int nu, int nb, size_t r
 			    c[2] + r * cos(th));
 		}
 	uint32_t bottom = vtx(t, c[0], c[1], c[2] - r);
-#define RING(j, i) (first + (uint32_t)((j) - 1) * (uint32_t)nu + (uint32_t)((i) % nu))
+#define RING(j, i) (first + (uint32_t)((j)-1) * (uint32_t)nu + (uint32_t)((i) % nu))
 	for (int i = 0; i < nu; i++) {
 		tri(t, top, RING(1, i), RING(1, i + 1));
 		tri(t, bottom, RING(nb - 1, i + 1), RING(nb - 1, i));
@@ -376,12 +376,12 @@ static void split(const wmesh *w, wmesh *s, double d, prng *g, size_t *ndup)
 static void same_answer(const clash_result *x, const clash_result *y, const char *what, int i)
 {
 	ck_assert_msg(x->intersecting == y->intersecting && x->contact == y->contact &&
-	                  x->solid_a == y->solid_a && x->solid_b == y->solid_b &&
-	                  x->converged == y->converged,
+	                      x->solid_a == y->solid_a && x->solid_b == y->solid_b &&
+	                      x->converged == y->converged,
 	              "%s, query %d: verdicts differ", what, i);
 	ck_assert_msg(memcmp(&x->distance, &y->distance, sizeof x->distance) == 0 &&
-	                  memcmp(x->near_a, y->near_a, 3 * sizeof(double)) == 0 &&
-	                  memcmp(x->near_b, y->near_b, 3 * sizeof(double)) == 0,
+	                      memcmp(x->near_a, y->near_a, 3 * sizeof(double)) == 0 &&
+	                      memcmp(x->near_b, y->near_b, 3 * sizeof(double)) == 0,
 	              "%s, query %d: distance %.17g / %.17g or near points differ", what, i,
 	              x->distance, y->distance);
 }
@@ -531,7 +531,8 @@ START_TEST(weld_zero_is_mesh_build)
 		size_t size = clash_mesh_size(t->nv, t->nt);
 		void *st = aligned_alloc(64, (size + 63) & ~(size_t)63);
 		clash_mesh *m;
-		ck_assert_int_eq(clash_mesh_build(st, size, t->pos, t->nv, t->idx, t->nt, &m), CLASH_OK);
+		ck_assert_int_eq(clash_mesh_build(st, size, t->pos, t->nv, t->idx, t->nt, &m),
+		                 CLASH_OK);
 		build(t, 0.0);
 		same_mesh(t->m, m);
 		ck_assert_uint_eq(clash_mesh_welded(t->m), 0);
@@ -569,7 +570,6 @@ START_TEST(bad_weld_refused)
 	ck_assert_ptr_eq(m->positions, pos);
 }
 END_TEST
-
 
 /* ---- on the wire ------------------------------------------------------------- */
 
@@ -716,22 +716,26 @@ START_TEST(wire_seams_answer_as_welded)
 	split(&w, &s, 1e-15, &g, &ndup);
 	char *wt = mesh_text(&w, ""), *st = mesh_text(&s, ""), *s0 = mesh_text(&s, ",\"weld\":0");
 	int closed_w, closed_s, closed_0;
-	char *idw = upload(wt, &closed_w), *ids = upload(st, &closed_s), *id0 = upload(s0, &closed_0);
+	char *idw = upload(wt, &closed_w), *ids = upload(st, &closed_s),
+	     *id0 = upload(s0, &closed_0);
 	ck_assert(closed_w && closed_s && !closed_0);
 	ck_assert_str_ne(idw, ids);
 	ck_assert_str_ne(ids, id0);
-	char *shapes[6] = {wrap("mesh", wt), ref_of(idw), wrap("mesh", st), ref_of(ids),
-	                   wrap("mesh", s0), ref_of(id0)};
+	char *shapes[6] = {wrap("mesh", wt), ref_of(idw),      wrap("mesh", st),
+	                   ref_of(ids),      wrap("mesh", s0), ref_of(id0)};
 	for (int k = 0; k < 4; k++) {
 		char *answers[6];
 		for (int i = 0; i < 6; i++) {
 			int status;
 			answers[i] = query(shapes[i], boxes[k][0], boxes[k][1], &status);
-			ck_assert_msg(status == 200, "box %d, shape %d: %d %s", k, i, status, answers[i]);
+			ck_assert_msg(status == 200, "box %d, shape %d: %d %s", k, i, status,
+			              answers[i]);
 		}
 		for (int i = 1; i < 4; i++)
-			ck_assert_msg(same_but_read(answers[i], answers[0]), "box %d: shape %d answers\n%s\n"
-			              "where the welded mesh answers\n%s", k, i, answers[i], answers[0]);
+			ck_assert_msg(same_but_read(answers[i], answers[0]),
+			              "box %d: shape %d answers\n%s\n"
+			              "where the welded mesh answers\n%s",
+			              k, i, answers[i], answers[0]);
 		ck_assert_str_eq(answers[5], answers[4]); /* weld 0: by ref as inline */
 		ck_assert_str_eq(answers[3], answers[2]); /* welded: by ref as inline */
 		if (k == 0) {
@@ -831,7 +835,7 @@ START_TEST(wire_weld_setting)
 	int status;
 	char *x = query(a, boxes[0][0], boxes[0][1], &status);
 	assert_intersection(x, "b_inside_a"); /* by its winding number */
-	assert_read(x, 0, 0);                  /* open seams, nothing welded */
+	assert_read(x, 0, 0);                 /* open seams, nothing welded */
 	free(x);
 	x = query(a6, boxes[0][0], boxes[0][1], &status);
 	assert_intersection(x, "b_inside_a");
@@ -937,7 +941,12 @@ START_TEST(wire_import_weld)
 		free(x);
 		free(a);
 	}
-	const char *bad[] = {"-1", "abc", "", "1e-999", "inf", "0x10",
+	const char *bad[] = {"-1",
+	                     "abc",
+	                     "",
+	                     "1e-999",
+	                     "inf",
+	                     "0x10",
 	                     "0.00000000000000000000000000000000000000000000000000000000000000001"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char path[160];
@@ -989,12 +998,12 @@ END_TEST
 static Suite *weld_suite(void)
 {
 	Suite *s = suite_create("weld");
-	ck_case(s, "core", 60, CK_TESTS(clusters_match_brute_force,
-	                                seam_duplicates_answer_as_welded,
-	                                apart_beyond_tolerance_stay_apart, weld_zero_is_mesh_build,
-	                                bad_weld_refused, dense_clump_refused));
-	ck_case(s, "wire", 90, CK_TESTS(wire_seams_answer_as_welded, wire_weld_setting,
-	                                wire_import_weld));
+	ck_case(s, "core", 60,
+	        CK_TESTS(clusters_match_brute_force, seam_duplicates_answer_as_welded,
+	                 apart_beyond_tolerance_stay_apart, weld_zero_is_mesh_build,
+	                 bad_weld_refused, dense_clump_refused));
+	ck_case(s, "wire", 90,
+	        CK_TESTS(wire_seams_answer_as_welded, wire_weld_setting, wire_import_weld));
 	return s;
 }
 

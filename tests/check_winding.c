@@ -71,7 +71,8 @@ static void wm_build(wmesh *w)
 	ck_assert(w->tris);
 	for (size_t i = 0; i < w->nt; i++)
 		for (int c = 0; c < 3; c++)
-			memcpy(w->tris + 9 * i + 3 * c, w->pos + 3 * w->idx[3 * i + c], 3 * sizeof(double));
+			memcpy(w->tris + 9 * i + 3 * c, w->pos + 3 * w->idx[3 * i + c],
+			       3 * sizeof(double));
 }
 
 static void wm_free(wmesh *w)
@@ -85,11 +86,11 @@ static void wm_free(wmesh *w)
 
 /* How the lattice points of a cube's surface are placed. */
 typedef struct lattice {
-	int n;            /* cells along an edge */
+	int n;               /* cells along an edge */
 	double lo[3], hi[3]; /* a box; or, when sphere, the unit sphere */
 	int sphere;
-	double bump;      /* the sphere's radius 1 + bump sin 4x sin 4y sin 4z */
-	int unweld;       /* each face its own vertices, its border moved 1e-15 */
+	double bump; /* the sphere's radius 1 + bump sin 4x sin 4y sin 4z */
+	int unweld;  /* each face its own vertices, its border moved 1e-15 */
 } lattice;
 
 static void place(const lattice *l, const int *ijk, int face, double *p)
@@ -102,7 +103,8 @@ static void place(const lattice *l, const int *ijk, int face, double *p)
 	}
 	if (l->sphere) {
 		s = sqrt(s);
-		double r = 1.0 + l->bump * sin(4 * p[0] / s) * sin(4 * p[1] / s) * sin(4 * p[2] / s);
+		double r =
+			1.0 + l->bump * sin(4 * p[0] / s) * sin(4 * p[1] / s) * sin(4 * p[2] / s);
 		for (int k = 0; k < 3; k++)
 			p[k] *= r / s;
 	}
@@ -158,7 +160,8 @@ static void add_lattice(wmesh *w, const lattice *l)
 
 static void lattice_mesh(wmesh *w, const lattice *l, size_t copies)
 {
-	wm_alloc(w, copies * 6 * (size_t)(l->n + 1) * (l->n + 1), copies * 12 * (size_t)l->n * l->n);
+	wm_alloc(w, copies * 6 * (size_t)(l->n + 1) * (l->n + 1),
+	         copies * 12 * (size_t)l->n * l->n);
 	for (size_t i = 0; i < copies; i++)
 		add_lattice(w, l + i);
 }
@@ -177,8 +180,8 @@ static double agrees(const wmesh *w, const double *p)
 		double bound;
 		const double fast = winding_number(w->m, w->far, p, TAUS[k], &bound);
 		ck_assert_msg(fabs(fast - ref) <= bound + slack,
-		              "tau %g at (%g %g %g): %.17g vs %.17g, bound %g", TAUS[k], p[0], p[1], p[2],
-		              fast, ref, bound);
+		              "tau %g at (%g %g %g): %.17g vs %.17g, bound %g", TAUS[k], p[0], p[1],
+		              p[2], fast, ref, bound);
 		if (TAUS[k] == 0.0)
 			ck_assert(bound == 0.0);
 	}
@@ -341,7 +344,8 @@ START_TEST(flipped_face_is_turned_back)
 			const int want = closed_value(&closed, p);
 			const double fast = winding_number(w.m, w.far, p, 0.0, NULL);
 			if (fabs(fast - want) > 1e-9)
-				ck_abort_msg("at (%g %g %g): %.17g, closed %d", p[0], p[1], p[2], fast, want);
+				ck_abort_msg("at (%g %g %g): %.17g, closed %d", p[0], p[1], p[2],
+				             fast, want);
 			ck_assert_int_eq(winding_inside(w.m, w.far, p), want);
 		}
 		wm_free(&closed);
@@ -431,7 +435,9 @@ START_TEST(large_mesh_tree_against_brute_force)
 	double t_build = now() - t0;
 	ck_assert_int_eq(clash_mesh_is_solid(w.m), 1);
 	prng g = {17};
-	enum { N = 40 };
+	enum {
+		N = 40
+	};
 	double pts[3 * N], ref[N];
 	for (int i = 0; i < N; i++)
 		random_point(&g, -1.3, 1.3, pts + 3 * i);
@@ -473,8 +479,8 @@ START_TEST(large_mesh_tree_against_brute_force)
 	       (double)winding_far_size(w.m) / (double)w.nt, 1e3 * t_brute, 1e3 * t_inside,
 	       1e3 * t_parity);
 	for (int k = 0; k < NTAUS; k++)
-		printf("winding_number: tree, tau %g: %.3f ms, error %.2g, its bound %.2g\n", TAUS[k],
-		       1e3 * t_fast[k], worst[k], widest[k]);
+		printf("winding_number: tree, tau %g: %.3f ms, error %.2g, its bound %.2g\n",
+		       TAUS[k], 1e3 * t_fast[k], worst[k], widest[k]);
 	wm_free(&w);
 }
 END_TEST
@@ -503,7 +509,8 @@ START_TEST(far_field_is_second_order)
 	for (double d = 8; d <= 64; d *= 2) {
 		const double p[3] = {0.3 * d, 0.2 * d, d};
 		double bound;
-		const double err = fabs(winding_number(w.m, w.far, p, 1e30, &bound) - agrees(&w, p));
+		const double err =
+			fabs(winding_number(w.m, w.far, p, 1e30, &bound) - agrees(&w, p));
 		ck_assert(bound > 0.0 && err <= bound);
 		if (last > 0.0)
 			ck_assert_msg(last / err > 12.0, "error %g then %g at %g", last, err, d);
@@ -565,16 +572,12 @@ END_TEST
 static Suite *winding_suite(void)
 {
 	Suite *s = suite_create("winding_number");
-	ck_case(s, "winding_number", 120, CK_TESTS(closed_box_and_sphere_wind_once,
-	                                           one_triangle_removed_stays_inside,
-	                                           seams_duplicated_1e15_away_wind_as_welded,
-	                                           flipped_face_is_turned_back,
-	                                           overlapping_cubes_wind_twice,
-	                                           open_sheet_encloses_nothing,
-	                                           large_mesh_tree_against_brute_force,
-	                                           far_field_is_second_order,
-	                                           huge_coordinates_open_every_node,
-	                                           far_field_build_errors));
+	ck_case(s, "winding_number", 120,
+	        CK_TESTS(closed_box_and_sphere_wind_once, one_triangle_removed_stays_inside,
+	                 seams_duplicated_1e15_away_wind_as_welded, flipped_face_is_turned_back,
+	                 overlapping_cubes_wind_twice, open_sheet_encloses_nothing,
+	                 large_mesh_tree_against_brute_force, far_field_is_second_order,
+	                 huge_coordinates_open_every_node, far_field_build_errors));
 	return s;
 }
 

@@ -257,8 +257,8 @@ START_TEST(malformed_duplicates_trailing_empty)
 END_TEST
 
 /* The line, column and position of a problem. */
-static void expect_located(const char *what, const char *body, size_t len, int line,
-                           int column, int position)
+static void expect_located(const char *what, const char *body, size_t len, int line, int column,
+                           int position)
 {
 	json_error_t e;
 	json_t *j = json_loadb(body, len, 0, &e);
@@ -266,9 +266,9 @@ static void expect_located(const char *what, const char *body, size_t len, int l
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), 400);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "pointer")), "");
 	ck_assert_msg(json_integer_value(json_object_get(j, "line")) == line &&
-	                  json_integer_value(json_object_get(j, "column")) == column &&
-	                  json_is_integer(json_object_get(j, "position")) &&
-	                  json_integer_value(json_object_get(j, "position")) == position,
+	                      json_integer_value(json_object_get(j, "column")) == column &&
+	                      json_is_integer(json_object_get(j, "position")) &&
+	                      json_integer_value(json_object_get(j, "position")) == position,
 	              "%s: expected line %d, column %d, position %d: %.*s", what, line, column,
 	              position, (int)len, body);
 	json_decref(j);
@@ -284,7 +284,10 @@ START_TEST(malformed_empty_located)
 		const char *text;
 		int line, column, position;
 	} cases[] = {
-		{"", 1, 1, 0}, {"   ", 1, 3, 3}, {" \r\n\t ", 2, 2, 5}, {"\n", 2, 1, 1},
+		{"", 1, 1, 0},
+		{"   ", 1, 3, 3},
+		{" \r\n\t ", 2, 2, 5},
+		{"\n", 2, 1, 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *t = cases[i].text;
@@ -432,7 +435,8 @@ END_TEST
 
 START_TEST(radius)
 {
-	expect_detail("{'a':{'vertices':[[0,0,0]],'radius':-1}," B_TET "}", 422, "/a/radius", ">= 0");
+	expect_detail("{'a':{'vertices':[[0,0,0]],'radius':-1}," B_TET "}", 422, "/a/radius",
+	              ">= 0");
 	expect_problem("{'a':{'vertices':[[0,0,0]],'radius':-0.5e-300}," B_TET "}", 422,
 	               "/a/radius");
 	expect_problem("{" A_TET ",'b':{'vertices':[[0,0,0]],'radius':'1'}}", 422, "/b/radius");
@@ -537,10 +541,8 @@ START_TEST(wrong_types)
 	expect_problem("{'a':null," B_TET "}", 422, "/a");
 	expect_problem("{'a':{'vertices':{}}," B_TET "}", 422, "/a/vertices");
 	expect_problem("{'a':{'vertices':[[0,0,0],'x']}," B_TET "}", 422, "/a/vertices/1");
-	expect_problem("{'a':{'vertices':[[0,0,0],[true,0,0]]}," B_TET "}", 422,
-	               "/a/vertices/1/0");
-	expect_problem("{'a':{'vertices':[[0,0,0],[0,null,0]]}," B_TET "}", 422,
-	               "/a/vertices/1/1");
+	expect_problem("{'a':{'vertices':[[0,0,0],[true,0,0]]}," B_TET "}", 422, "/a/vertices/1/0");
+	expect_problem("{'a':{'vertices':[[0,0,0],[0,null,0]]}," B_TET "}", 422, "/a/vertices/1/1");
 	expect_problem("{'a':{'vertices':[[0,0,0],[0,0,'1']]}," B_TET "}", 422, "/a/vertices/1/2");
 	expect_problem("{'a':{'vertices':[[0,0,0],[0,0,[1]]]}," B_TET "}", 422, "/a/vertices/1/2");
 	expect_problem(QUERY(",'warm':[0]"), 422, "/warm");
@@ -582,7 +584,8 @@ START_TEST(cubes_two_apart)
 	const char *texts[] = {
 		"{'a':{'vertices':" CUBE "},'b':{'vertices':[[3,0,0],[4,0,0],[3,1,0],[3,0,1],"
 		"[4,1,0],[4,0,1],[3,1,1],[4,1,1]]}}",
-		"{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE ",'pose':{'translation':[3,0,0]}}}",
+		"{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
+		",'pose':{'translation':[3,0,0]}}}",
 		"{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE ",'pose':{'translation':[3,0,0],"
 		"'rotation':[0,0,0,1]}}}",
 	};
@@ -633,7 +636,8 @@ START_TEST(overlapping_cubes)
 		snprintf(pb, sizeof pb, "near_points.b.%d", k);
 		ck_near(num(j, pa), num(j, pb), 1e-12);
 	}
-	ck_assert(num(j, "near_points.a.0") >= 0.5 - 1e-12 && num(j, "near_points.a.0") <= 1 + 1e-12);
+	ck_assert(num(j, "near_points.a.0") >= 0.5 - 1e-12 &&
+	          num(j, "near_points.a.0") <= 1 + 1e-12);
 	json_decref(j);
 }
 END_TEST
@@ -688,11 +692,11 @@ START_TEST(integers_are_numbers)
 {
 	/* The same query with integers and with reals: the same bytes back. */
 	const char *ints = "{'a':{'vertices':" CUBE ",'radius':1},'b':{'vertices':" CUBE
-	                   ",'pose':{'translation':[4,1,0]}},'max_iterations':50}";
+			   ",'pose':{'translation':[4,1,0]}},'max_iterations':50}";
 	const char *reals = "{'a':{'vertices':[[0.0,0.0,0.0],[1.0,0.0,0.0],[0.0,1.0,0.0],"
-	                    "[0.0,0.0,1.0],[1.0,1.0,0.0],[1.0,0.0,1.0],[0.0,1.0,1.0],"
-	                    "[1.0,1.0,1.0]],'radius':1.0},'b':{'vertices':" CUBE
-	                    ",'pose':{'translation':[4.0,1e0,0.0]}},'max_iterations':5e1}";
+			    "[0.0,0.0,1.0],[1.0,1.0,0.0],[1.0,0.0,1.0],[0.0,1.0,1.0],"
+			    "[1.0,1.0,1.0]],'radius':1.0},'b':{'vertices':" CUBE
+			    ",'pose':{'translation':[4.0,1e0,0.0]}},'max_iterations':5e1}";
 	char *t1 = q(ints), *t2 = q(reals);
 	proto_reply r1, r2;
 	ck_assert_int_eq(proto_query_reply(t1, strlen(t1), &r1), 0);
@@ -710,8 +714,8 @@ START_TEST(warm_round_trip)
 {
 	/* An answer's warm indices, sent back, give the same answer. */
 	const char *base = "{'a':{'vertices':" CUBE "},'b':{'vertices':" CUBE
-	                   ",'pose':{'translation':[2,3,0.5],'rotation':[0,0,0.38268343236508978,"
-	                   "0.92387953251128674]}}";
+			   ",'pose':{'translation':[2,3,0.5],'rotation':[0,0,0.38268343236508978,"
+			   "0.92387953251128674]}}";
 	char text[2048];
 	snprintf(text, sizeof text, "%s}", base);
 	json_t *j1 = success(text);
@@ -808,9 +812,20 @@ static uint64_t bits(double x)
 
 START_TEST(doubles_round_trip)
 {
-	double tricky[] = {0.1 + 0.2, 0.1, 1.0 / 3.0, DBL_MAX, DBL_MIN, 5e-324, -0.0,
-	                   9007199254740993.0, 123456789012345680.0, 2.2250738585072009e-308,
-	                   -1.7976931348623157e308, 1e23, 8.41e21, 0.30000000000000004};
+	double tricky[] = {0.1 + 0.2,
+	                   0.1,
+	                   1.0 / 3.0,
+	                   DBL_MAX,
+	                   DBL_MIN,
+	                   5e-324,
+	                   -0.0,
+	                   9007199254740993.0,
+	                   123456789012345680.0,
+	                   2.2250738585072009e-308,
+	                   -1.7976931348623157e308,
+	                   1e23,
+	                   8.41e21,
+	                   0.30000000000000004};
 	size_t n = sizeof tricky / sizeof tricky[0];
 	uint64_t seed = 0x9E3779B97F4A7C15u;
 	for (size_t i = 0; i < n + 2000; i++) {
@@ -903,9 +918,16 @@ START_TEST(problem_replies)
 		int status;
 		const char *slug;
 	} cases[] = {
-		{400, "malformed-json"}, {404, "not-found"}, {405, "method-not-allowed"},
-		{413, "payload-too-large"}, {415, "unsupported-media-type"}, {422, "invalid-query"},
-		{500, "internal"}, {503, "unavailable"}, {418, "client-error"}, {599, "server-error"},
+		{400, "malformed-json"},
+		{404, "not-found"},
+		{405, "method-not-allowed"},
+		{413, "payload-too-large"},
+		{415, "unsupported-media-type"},
+		{422, "invalid-query"},
+		{500, "internal"},
+		{503, "unavailable"},
+		{418, "client-error"},
+		{599, "server-error"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		proto_reply r;
@@ -1063,10 +1085,10 @@ static void space(doc *d)
 
 /* Member names as JSON source and as a pointer token. */
 static const char *const keys[][2] = {
-	{"a", "a"},           {"x~y", "x~0y"},   {"x/y", "x~1y"},          {"q\\\"q", "q\"q"},
-	{"b\\\\s", "b\\s"},   {"\\u00e9", "\xC3\xA9"}, {"\\/", "~1"},     {"", ""},
-	{"\\ud83d\\ude00", "\xF0\x9F\x98\x80"}, {"[,]:{}", "[,]:{}"}, {"\\n\\t", "\n\t"},
-	{"~1", "~01"},
+	{"a", "a"},           {"x~y", "x~0y"},    {"x/y", "x~1y"},
+	{"q\\\"q", "q\"q"},   {"b\\\\s", "b\\s"}, {"\\u00e9", "\xC3\xA9"},
+	{"\\/", "~1"},        {"", ""},           {"\\ud83d\\ude00", "\xF0\x9F\x98\x80"},
+	{"[,]:{}", "[,]:{}"}, {"\\n\\t", "\n\t"}, {"~1", "~01"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -1108,8 +1130,8 @@ static void value(doc *d, int depth)
 		put(d, object ? "}" : "]");
 		return;
 	}
-	static const char *const leaves[] = {"1", "-2.5e3", "\"a]}\\\"\"", "true", "null",
-	                                     "{}", "[]", "0.125", "\"\\u005d,\""};
+	static const char *const leaves[] = {"1",  "-2.5e3", "\"a]}\\\"\"", "true",        "null",
+	                                     "{}", "[]",     "0.125",       "\"\\u005d,\""};
 	if (d->leaves++ == d->plant) {
 		snprintf(d->target, sizeof d->target, "%s", d->path);
 		put(d, d->planted);
@@ -1162,8 +1184,10 @@ START_TEST(scanner_against_jansson)
 		value(&d, 0);
 		space(&d);
 		json_error_t e;
-		json_t *j = json_loadb(d.text, d.len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL |
-		                                          JSON_REJECT_DUPLICATES, &e);
+		json_t *j = json_loadb(d.text, d.len,
+		                       JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL |
+		                               JSON_REJECT_DUPLICATES,
+		                       &e);
 		ck_assert_msg(j == NULL, "parsed: %.*s", (int)d.len, d.text);
 		ck_assert_int_eq(json_error_code(&e), json_error_numeric_overflow);
 		ck_assert_int_eq((size_t)e.position, d.target_end);
@@ -1194,8 +1218,8 @@ START_TEST(scanner_any_bytes)
 		size_t pos = rnd(&s) % (len + 2);
 		char *p = proto_pointer_at(text, len, pos);
 		if (!p || (p[0] != '\0' && p[0] != '/'))
-			ck_abort_msg("bad pointer %s for %.*s at %zu", p ? p : "(null)", (int)len, text,
-			             pos);
+			ck_abort_msg("bad pointer %s for %.*s at %zu", p ? p : "(null)", (int)len,
+			             text, pos);
 		free(p);
 	}
 }
@@ -1330,7 +1354,8 @@ START_TEST(contract_document)
 		const char *t = json_string_value(json_array_get(types, i));
 		for (int status = 400; status <= 599; status++) {
 			char type[80];
-			snprintf(type, sizeof type, "urn:clashd:problem:%s", proto_problem_slug(status));
+			snprintf(type, sizeof type, "urn:clashd:problem:%s",
+			         proto_problem_slug(status));
 			if (strcmp(t, type) == 0) {
 				found++;
 				break;
@@ -1349,15 +1374,14 @@ START_TEST(contract_document)
 END_TEST
 
 /* Every member a Result may have is documented, with the right JSON types. */
-static void check_documented(json_t *schemas, const char *schema, json_t *value,
-                             const char *where)
+static void check_documented(json_t *schemas, const char *schema, json_t *value, const char *where)
 {
 	json_t *props = GET(schemas, schema, "properties");
 	const char *name;
 	json_t *v;
 	json_object_foreach(value, name, v) {
-		ck_assert_msg(json_object_get(props, name) != NULL, "%s/%s is not documented", where,
-		              name);
+		ck_assert_msg(json_object_get(props, name) != NULL, "%s/%s is not documented",
+		              where, name);
 	}
 	json_t *required = json_object_get(json_object_get(schemas, schema), "required");
 	for (size_t i = 0; i < json_array_size(required); i++) {
@@ -1384,15 +1408,17 @@ START_TEST(contract_examples)
 		if (json_object_get(res, "warm")) /* compound answers have none */
 			check_documented(schemas, "Warm", json_object_get(res, "warm"), name);
 		/* A documented response example is the real answer. */
-		json_t *shown = json_object_get(
-			json_object_get(GET(api, "paths", "/v1/query", "post", "responses", "200", "content",
-			                    "application/json", "examples"),
-			                name),
-			"value");
+		json_t *shown =
+			json_object_get(json_object_get(GET(api, "paths", "/v1/query", "post",
+		                                            "responses", "200", "content",
+		                                            "application/json", "examples"),
+		                                        name),
+		                        "value");
 		if (shown) {
-			char *want = json_dumps(shown, JSON_COMPACT), *got = json_dumps(res, JSON_COMPACT);
-			ck_assert_msg(contract_doc_same(shown, res), "example %s shows %s, the answer is %s",
-			              name, want, got);
+			char *want = json_dumps(shown, JSON_COMPACT),
+			     *got = json_dumps(res, JSON_COMPACT);
+			ck_assert_msg(contract_doc_same(shown, res),
+			              "example %s shows %s, the answer is %s", name, want, got);
 			free(want);
 			free(got);
 		}
@@ -1439,7 +1465,8 @@ START_TEST(contract_members_known)
 			const char *ptr = json_string_value(json_object_get(res, "pointer"));
 			const char *detail = json_string_value(json_object_get(res, "detail"));
 			ck_assert_int_eq(st, 422);
-			ck_assert_msg(!(strcmp(ptr, where) == 0 && strstr(detail, "unknown member")),
+			ck_assert_msg(!(strcmp(ptr, where) == 0 &&
+			                strstr(detail, "unknown member")),
 			              "%s is documented but unknown to the decoder", where);
 			json_decref(res);
 			json_decref(qy);
@@ -1458,30 +1485,28 @@ static void setup(void)
 static Suite *wire_contract_suite(void)
 {
 	Suite *s = suite_create("wire_contract");
-	TCase *tc = ck_case(s, "malformed", 0, CK_TESTS(malformed_syntax,
-	                                                malformed_duplicates_trailing_empty,
-	                                                malformed_empty_located,
-	                                                malformed_bytes_and_ends,
-	                                                malformed_too_deep, number_overflow));
+	TCase *tc = ck_case(s, "malformed", 0,
+	                    CK_TESTS(malformed_syntax, malformed_duplicates_trailing_empty,
+	                             malformed_empty_located, malformed_bytes_and_ends,
+	                             malformed_too_deep, number_overflow));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tc = ck_case(s, "invalid", 0, CK_TESTS(top_level, vertices_required_and_nonempty,
-	                                       mixed_dimensions, radius,
-	                                       pose_rotation_angle_translation, pose_matrix,
-	                                       method_and_options, unknown_members, wrong_types,
-	                                       warm_indices, answer_out_of_range));
+	tc = ck_case(s, "invalid", 0,
+	             CK_TESTS(top_level, vertices_required_and_nonempty, mixed_dimensions, radius,
+	                      pose_rotation_angle_translation, pose_matrix, method_and_options,
+	                      unknown_members, wrong_types, warm_indices, answer_out_of_range));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tc = ck_case(s, "answers", 0, CK_TESTS(cubes_two_apart, overlapping_cubes,
-	                                       poses_radii_dimensions, integers_are_numbers,
-	                                       subnormal_coordinates, warm_round_trip,
-	                                       decoded_values, concurrent_replies));
+	tc = ck_case(s, "answers", 0,
+	             CK_TESTS(cubes_two_apart, overlapping_cubes, poses_radii_dimensions,
+	                      integers_are_numbers, subnormal_coordinates, warm_round_trip,
+	                      decoded_values, concurrent_replies));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	tc = ck_case(s, "encoding", 0, CK_TESTS(doubles_round_trip, never_non_finite,
-	                                        problem_replies));
+	tc = ck_case(s, "encoding", 0,
+	             CK_TESTS(doubles_round_trip, never_non_finite, problem_replies));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
-	ck_case(s, "scanner", 30, CK_TESTS(scanner_tricky, scanner_against_jansson,
-	                                   scanner_any_bytes));
-	tc = ck_case(s, "contract", 0, CK_TESTS(contract_document, contract_examples,
-	                                        contract_members_known));
+	ck_case(s, "scanner", 30,
+	        CK_TESTS(scanner_tricky, scanner_against_jansson, scanner_any_bytes));
+	tc = ck_case(s, "contract", 0,
+	             CK_TESTS(contract_document, contract_examples, contract_members_known));
 	tcase_add_unchecked_fixture(tc, setup, NULL);
 	return s;
 }

@@ -34,7 +34,9 @@ static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node, size_t fla
 		json_t *a = json_array();
 		for (yaml_node_item_t *i = node->data.sequence.items.start;
 		     i < node->data.sequence.items.top; i++)
-			json_array_append_new(a, yaml_to_json(ydoc, yaml_document_get_node(ydoc, *i), flags));
+			json_array_append_new(a,
+			                      yaml_to_json(ydoc, yaml_document_get_node(ydoc, *i),
+			                                   flags));
 		return a;
 	}
 	case YAML_MAPPING_NODE: {
@@ -43,15 +45,17 @@ static json_t *yaml_to_json(yaml_document_t *ydoc, yaml_node_t *node, size_t fla
 		     p < node->data.mapping.pairs.top; p++) {
 			yaml_node_t *k = yaml_document_get_node(ydoc, p->key);
 			ck_assert(k->type == YAML_SCALAR_NODE);
-			ck_assert_msg(json_object_get(o, (const char *)k->data.scalar.value) == NULL,
+			ck_assert_msg(json_object_get(o, (const char *)k->data.scalar.value) ==
+			                      NULL,
 			              "duplicate key %s", k->data.scalar.value);
 			json_object_set_new(o, (const char *)k->data.scalar.value,
-			                    yaml_to_json(ydoc, yaml_document_get_node(ydoc, p->value), flags));
+			                    yaml_to_json(ydoc,
+			                                 yaml_document_get_node(ydoc, p->value),
+			                                 flags));
 		}
 		return o;
 	}
-	default:
-		ck_abort_msg("empty YAML node");
+	default: ck_abort_msg("empty YAML node");
 	}
 	return NULL;
 }
@@ -64,8 +68,8 @@ json_t *contract_doc_read(const char *path, int ints_as_reals)
 	yaml_document_t ydoc;
 	ck_assert(yaml_parser_initialize(&parser));
 	yaml_parser_set_input_file(&parser, f);
-	ck_assert_msg(yaml_parser_load(&parser, &ydoc), "%s: YAML error at line %zu: %s",
-	              path, parser.problem_mark.line + 1, parser.problem);
+	ck_assert_msg(yaml_parser_load(&parser, &ydoc), "%s: YAML error at line %zu: %s", path,
+	              parser.problem_mark.line + 1, parser.problem);
 	yaml_node_t *root = yaml_document_get_root_node(&ydoc);
 	ck_assert_ptr_nonnull(root);
 	json_t *j = yaml_to_json(&ydoc, root, ints_as_reals ? JSON_DECODE_INT_AS_REAL : 0);

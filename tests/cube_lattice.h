@@ -34,7 +34,8 @@ static inline void cube_lattice(int n, int apart, uint32_t *map, void *ctx,
 					ijk[a] = hi ? n : 0;
 					ijk[b] = u + (q == 1 || q == 2);
 					ijk[c] = t + (q >= 2);
-					uint32_t *slot = &map[(ijk[0] * side + ijk[1]) * side + ijk[2]];
+					uint32_t *slot =
+						&map[(ijk[0] * side + ijk[1]) * side + ijk[2]];
 					if (*slot == UINT32_MAX)
 						*slot = vertex(ctx, ijk, face);
 					v[q] = *slot;

@@ -57,10 +57,10 @@ static void random_rings(gjk88_polytope *p, int m, prng *r)
 
 static void family(gjk88_polytope *f, prng *r)
 {
-	static const char *names[GJK88_FAMILY] = {
-		"segment", "triangle", "box", "hexagonal frustum", "octagonal prism",
-		"decagonal prism", "rings 20", "rings 40", "rings 50", "rings 60",
-		"rings 100a", "rings 100b"};
+	static const char *names[GJK88_FAMILY] =
+		{"segment",         "triangle",        "box",        "hexagonal frustum",
+	         "octagonal prism", "decagonal prism", "rings 20",   "rings 40",
+	         "rings 50",        "rings 60",        "rings 100a", "rings 100b"};
 	static const int rings[] = {20, 40, 50, 60, 100, 100};
 	memset(f, 0, GJK88_FAMILY * sizeof *f);
 	add(&f[0], -1.0, 0.0, 0.0);
@@ -96,7 +96,8 @@ void gjk88_world(const gjk88_polytope *p, const double q[4], const double t[3], 
 	for (int k = 0; k < p->m; k++) {
 		const double *v = p->v + 3 * k;
 		for (int i = 0; i < 3; i++)
-			out[3 * k + i] = m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2] + t[i];
+			out[3 * k + i] =
+				m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2] + t[i];
 	}
 }
 
@@ -155,7 +156,8 @@ int gjk88_build(gjk88_set *set)
 				}
 				gjk88_world(a, base.qa, base.ta, wa);
 				gjk88_world(b, base.qb, base.tb, wb);
-				int rc = oracle_query(3, wa, (size_t)a->m, 0, wb, (size_t)b->m, 0, &o);
+				int rc = oracle_query(3, wa, (size_t)a->m, 0, wb, (size_t)b->m, 0,
+				                      &o);
 				if (rc == ORACLE_OK && !o.hull_overlap && o.hull_distance > 1e-2)
 					break;
 				if (rc != ORACLE_OK && rc != ORACLE_EFLAT && rc != ORACLE_EQHULL)
@@ -179,20 +181,24 @@ int gjk88_build(gjk88_set *set)
 					ti[i] = base.tb[i] + (d + more) / d * o.near[i];
 				gjk88_world(b, base.qb, ti, wb);
 				oracle_answer oi;
-				int rc = oracle_query(3, wa, (size_t)a->m, 0, wb, (size_t)b->m, 0, &oi);
-				found = rc == ORACLE_OK && oi.hull_overlap && oi.hull_depth > 1e-3 * more;
+				int rc = oracle_query(3, wa, (size_t)a->m, 0, wb, (size_t)b->m, 0,
+				                      &oi);
+				found = rc == ORACLE_OK && oi.hull_overlap &&
+				        oi.hull_depth > 1e-3 * more;
 			}
 			if (!found)
 				for (int i = 0; i < 3; i++)
 					ti[i] = base.ta[i];
 			for (int c = 0; c < GJK88_CLASSES; c++) {
-				gjk88_case *k = &set->cases[(p * GJK88_MOTIONS + mo) * GJK88_CLASSES + c];
+				gjk88_case *k =
+					&set->cases[(p * GJK88_MOTIONS + mo) * GJK88_CLASSES + c];
 				*k = base;
 				k->index = (int)(k - set->cases);
 				k->cls = (enum gjk88_class)c;
 				for (int i = 0; i < 3; i++)
-					k->tb[i] = c == GJK88_SEPARATED ? base.tb[i]
-					           : c == GJK88_TOUCHING ? base.tb[i] + o.near[i] : ti[i];
+					k->tb[i] = c == GJK88_SEPARATED  ? base.tb[i]
+					           : c == GJK88_TOUCHING ? base.tb[i] + o.near[i]
+					                                 : ti[i];
 			}
 		}
 	}

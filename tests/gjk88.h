@@ -33,22 +33,26 @@
 #define GJK88_CASES (GJK88_PAIRS * GJK88_MOTIONS * GJK88_CLASSES)
 #define GJK88_MAX_VERTICES 100
 
-enum gjk88_class { GJK88_SEPARATED = 0, GJK88_TOUCHING = 1, GJK88_INTERSECTING = 2 };
+enum gjk88_class {
+	GJK88_SEPARATED = 0,
+	GJK88_TOUCHING = 1,
+	GJK88_INTERSECTING = 2
+};
 
 /* One member of the family, centred on the origin, in its own frame. */
 typedef struct gjk88_polytope {
-	int m;                                /* vertex count M_i */
-	double v[GJK88_MAX_VERTICES * 3];     /* row-major */
-	double radius;                        /* of the bounding sphere about the origin */
+	int m;                            /* vertex count M_i */
+	double v[GJK88_MAX_VERTICES * 3]; /* row-major */
+	double radius;                    /* of the bounding sphere about the origin */
 	const char *name;
 } gjk88_polytope;
 
 /* One example: two family members, each rotated (unit quaternion x,y,z,w)
  * and translated. */
 typedef struct gjk88_case {
-	int index;                  /* 0 .. GJK88_CASES-1 */
-	int pair;                   /* 0 .. 19 */
-	int motion;                 /* 0 .. 99 */
+	int index;  /* 0 .. GJK88_CASES-1 */
+	int pair;   /* 0 .. 19 */
+	int motion; /* 0 .. 99 */
 	enum gjk88_class cls;
 	const gjk88_polytope *a, *b;
 	double qa[4], ta[3];

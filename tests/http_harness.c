@@ -50,7 +50,7 @@
 
 /* ---- the server process ------------------------------------------------- */
 
-server srv; /* one per test (each test is its own process) */
+server srv;             /* one per test (each test is its own process) */
 size_t server_as_limit; /* bytes of address space for the next clashd; 0: none */
 
 const char *clashd_path(void)
@@ -224,10 +224,14 @@ void server_start_with(const char *const *args, const char *const *env)
 	/* No demo page unless a test asks for one (--web: a later flag
 	 * wins): whether build/web exists must not change answers. */
 	static const char *const fixed[] = {"--listen", "127.0.0.1:0", "--threads", "2",
-	                                    "--web", "off", NULL};
+	                                    "--web",    "off",         NULL};
 	build_argv(argv, 64, fixed, args);
-	spawn_opts o = {.file = path, .argv = argv, .out = SPAWN_PIPE, .env_drop = "CLASHD_",
-	                .env = env, .as_limit = server_as_limit};
+	spawn_opts o = {.file = path,
+	                .argv = argv,
+	                .out = SPAWN_PIPE,
+	                .env_drop = "CLASHD_",
+	                .env = env,
+	                .as_limit = server_as_limit};
 	spawned c;
 	ck_assert_int_eq(spawn(&o, &c), 0);
 	s->pid = c.pid;
@@ -467,11 +471,12 @@ int hconn_read(hconn *c, hresp *r, int head_request)
 
 /* Send one request with a Content-Length body (body may be NULL). */
 int hconn_request(hconn *c, const char *method, const char *path, const char *headers,
-                         const char *body, size_t len)
+                  const char *body, size_t len)
 {
 	if (body) {
-		if (hconn_sendf(c, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Length: %zu\r\n\r\n",
-		                method, path, headers ? headers : "", len) != 0)
+		if (hconn_sendf(
+			    c, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Length: %zu\r\n\r\n",
+			    method, path, headers ? headers : "", len) != 0)
 			return -1;
 		return hconn_send(c, body, len);
 	}
@@ -480,14 +485,14 @@ int hconn_request(hconn *c, const char *method, const char *path, const char *he
 }
 
 /* One exchange on a fresh connection; asserts that it went through. */
-void http_do(const char *method, const char *path, const char *headers,
-                    const char *body, size_t len, hresp *r)
+void http_do(const char *method, const char *path, const char *headers, const char *body,
+             size_t len, hresp *r)
 {
 	hconn c;
 	ck_assert_int_eq(hconn_open(&c, srv.port), 0);
 	ck_assert_int_eq(hconn_request(&c, method, path, headers, body, len), 0);
-	ck_assert_msg(hconn_read(&c, r, strcmp(method, "HEAD") == 0) == 0,
-	              "no response to %s %s", method, path);
+	ck_assert_msg(hconn_read(&c, r, strcmp(method, "HEAD") == 0) == 0, "no response to %s %s",
+	              method, path);
 	hconn_close(&c);
 }
 
@@ -516,8 +521,7 @@ void box_vertices(char *out, size_t len, const double lo[3], const double hi[3])
 }
 
 /* A Query for two boxes (the wire contract, proto/openapi.yaml). */
-char *box_query(const double alo[3], const double ahi[3], const double blo[3],
-                       const double bhi[3])
+char *box_query(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3])
 {
 	char va[1024], vb[1024];
 	box_vertices(va, sizeof va, alo, ahi);
@@ -618,7 +622,8 @@ json_t *assert_problem(const hresp *r, int status)
 	ck_assert_int_eq(json_integer_value(json_object_get(p, "status")), status);
 	ck_assert_ptr_nonnull(json_string_value(json_object_get(p, "title")));
 	if (problem_type(status))
-		ck_assert_str_eq(json_string_value(json_object_get(p, "type")), problem_type(status));
+		ck_assert_str_eq(json_string_value(json_object_get(p, "type")),
+		                 problem_type(status));
 	return p;
 }
 
@@ -682,10 +687,11 @@ char *big_cubes_query(size_t n, unsigned seed)
 				}
 				p[0] += x0;
 			}
-			len += (size_t)snprintf(q + len, cap - len, "%s[%.3f,%.3f,%.3f]", i ? "," : "",
-			                        p[0], p[1], p[2]);
+			len += (size_t)snprintf(q + len, cap - len, "%s[%.3f,%.3f,%.3f]",
+			                        i ? "," : "", p[0], p[1], p[2]);
 		}
-		len += (size_t)snprintf(q + len, cap - len, shape ? "]}}" : "]},\"b\":{\"vertices\":[");
+		len += (size_t)snprintf(q + len, cap - len,
+		                        shape ? "]}}" : "]},\"b\":{\"vertices\":[");
 	}
 	return q;
 }
@@ -711,8 +717,12 @@ int run_clashd(const char *const *args, const char *const *env, char *err, size_
 {
 	const char *argv[64];
 	build_argv(argv, 64, NULL, args);
-	spawn_opts o = {.file = clashd_path(), .argv = argv, .out = SPAWN_NULL, .err = SPAWN_PIPE,
-	                .env_drop = "CLASHD_", .env = env};
+	spawn_opts o = {.file = clashd_path(),
+	                .argv = argv,
+	                .out = SPAWN_NULL,
+	                .err = SPAWN_PIPE,
+	                .env_drop = "CLASHD_",
+	                .env = env};
 	/* Bad values exit at once; the tests here never start a server. */
 	int status = spawn_run(&o, err, errlen);
 	ck_assert(status != -1 && WIFEXITED(status));
@@ -724,8 +734,12 @@ json_t *listening_line(const char *const *args, const char *const *env)
 {
 	const char *argv[64];
 	build_argv(argv, 64, NULL, args);
-	spawn_opts o = {.file = clashd_path(), .argv = argv, .out = SPAWN_PIPE,
-	                .env_drop = "CLASHD_", .env = env, .as_limit = server_as_limit};
+	spawn_opts o = {.file = clashd_path(),
+	                .argv = argv,
+	                .out = SPAWN_PIPE,
+	                .env_drop = "CLASHD_",
+	                .env = env,
+	                .as_limit = server_as_limit};
 	spawned c;
 	ck_assert_int_eq(spawn(&o, &c), 0);
 	FILE *f = fdopen(c.out, "r");
@@ -797,7 +811,8 @@ char *random_stl(size_t n, size_t *len)
 char *gzip_repeated(const char *text, size_t len, int times, size_t *out_len)
 {
 	z_stream z = {0};
-	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+	                 Z_OK);
 	size_t cap = deflateBound(&z, (uLong)len) * (size_t)times + 64, used = 0;
 	char *out = malloc(cap);
 	ck_assert_ptr_nonnull(out);

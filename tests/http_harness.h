@@ -33,14 +33,14 @@ int clashd_sanitized(void);
 typedef struct server {
 	pid_t pid;
 	int port;
-	int out;             /* read end of its stdout */
+	int out; /* read end of its stdout */
 	pthread_t reader;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	char *log;           /* everything read so far, NUL-terminated */
+	char *log; /* everything read so far, NUL-terminated */
 	size_t log_len;
 	int eof;
-	int paused;          /* server_log_pause: the reader stops reading */
+	int paused; /* server_log_pause: the reader stops reading */
 } server;
 
 extern server srv; /* one per test (each test is its own process) */
@@ -99,7 +99,7 @@ typedef struct hresp {
 	char head[16384]; /* status line and headers */
 	char *body;       /* NUL-terminated */
 	size_t body_len;
-	int closed;       /* the server said Connection: close */
+	int closed; /* the server said Connection: close */
 } hresp;
 
 /* Connect to 127.0.0.1:port (20 s send/receive timeouts): 0 or -errno. */
@@ -129,8 +129,7 @@ char *http_post_json(const char *path, const char *body, int *status);
 /* ---- queries with known answers ---- */
 
 void box_vertices(char *out, size_t len, const double lo[3], const double hi[3]);
-char *box_query(const double alo[3], const double ahi[3], const double blo[3],
-                const double bhi[3]);
+char *box_query(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]);
 /* Unit cubes [0,1]^3 and [3,4]x[0,1]^2, b moved `shift` further along x. */
 char *cubes_query(double shift);
 int close_to(double x, double want);

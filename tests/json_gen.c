@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const pieces[] = {"",  "[",   "]",  "{",      "}",  ",",     "\"",
-                                     "\\", "\\\"[", "[\"", "[{",   "x",  "\\\\", "}]",
-                                     "\n", "\xc3\xa9[", "\xc3\xa9,]"};
+static const char *const pieces[] = {"",     "[",  "]",     "{",         "}",         ",",
+                                     "\"",   "\\", "\\\"[", "[\"",       "[{",        "x",
+                                     "\\\\", "}]", "\n",    "\xc3\xa9[", "\xc3\xa9,]"};
 #define NPIECES (sizeof pieces / sizeof pieces[0])
 
 static json_t *value(prng *g, int depth, int max_depth, int nesting)
@@ -28,10 +28,8 @@ static json_t *value(prng *g, int depth, int max_depth, int nesting)
 		int lit = prng_int(g, 0, 2);
 		return lit == 0 ? json_true() : lit == 1 ? json_false() : json_null();
 	}
-	case 3:
-		return json_integer(prng_int(g, 0, 999));
-	default:
-		break;
+	case 3: return json_integer(prng_int(g, 0, 999));
+	default: break;
 	}
 	int n = prng_int(g, 0, 3);
 	if (k % 2 == 0) {

@@ -132,10 +132,12 @@ static int read_facets(qhT *qh, int dim, oracle_answer *out)
 	int inside = 1, nfacets = 0;
 	double depth = INFINITY, best = INFINITY, near[3] = {0, 0, 0};
 
-	FORALLfacets {
+	FORALLfacets
+	{
 		const double *v[3] = {NULL, NULL, NULL};
 		int k = 0;
-		FOREACHvertex_(facet->vertices) {
+		FOREACHvertex_(facet->vertices)
+		{
 			if (k < 3)
 				v[k] = vertex->point;
 			k++;
@@ -172,8 +174,8 @@ static int read_facets(qhT *qh, int dim, oracle_answer *out)
 	return ORACLE_OK;
 }
 
-int oracle_query(int dim, const double *a, size_t na, double ra,
-                 const double *b, size_t nb, double rb, oracle_answer *out)
+int oracle_query(int dim, const double *a, size_t na, double ra, const double *b, size_t nb,
+                 double rb, oracle_answer *out)
 {
 	if (!out)
 		return ORACLE_EINVAL;
@@ -246,8 +248,7 @@ done:
 	return ORACLE_OK;
 }
 
-int oracle_point_distance(int dim, const double *pts, size_t n,
-                          const double *p, double *dist)
+int oracle_point_distance(int dim, const double *pts, size_t n, const double *p, double *dist)
 {
 	oracle_answer ans;
 	if (!dist)
@@ -284,15 +285,15 @@ int oracle_hull_planes(int dim, const double *pts, size_t n, double **planes, si
 		facetT *facet;
 		size_t m = 0;
 		if (rc == ORACLE_OK) {
-			FORALLfacets
-				m++;
+			FORALLfacets m++;
 			*planes = malloc(m * (size_t)(dim + 1) * sizeof **planes);
 			if (!*planes)
 				rc = ORACLE_ENOMEM;
 		}
 		if (rc == ORACLE_OK) {
 			m = 0;
-			FORALLfacets {
+			FORALLfacets
+			{
 				double *row = *planes + m * (size_t)(dim + 1);
 				for (int k = 0; k < dim; k++)
 					row[k] = facet->normal[k];

@@ -52,14 +52,13 @@ typedef struct oracle_answer {
 /* Answer for the convex hulls of a (na points) and b (nb points), dim 2 or
  * 3, row-major, grown by radii ra and rb (>= 0).  Returns ORACLE_OK or a
  * negative ORACLE_E* code (then *out is zeroed). */
-int oracle_query(int dim, const double *a, size_t na, double ra,
-                 const double *b, size_t nb, double rb, oracle_answer *out);
+int oracle_query(int dim, const double *a, size_t na, double ra, const double *b, size_t nb,
+                 double rb, oracle_answer *out);
 
 /* Distance from point p to the convex hull of pts (n points, dim 2 or 3):
  * oracle_query with B = {p}, so pts must span the space.  Returns ORACLE_OK
  * and stores the distance (0 inside) in *dist, or an ORACLE_E* code. */
-int oracle_point_distance(int dim, const double *pts, size_t n,
-                          const double *p, double *dist);
+int oracle_point_distance(int dim, const double *pts, size_t n, const double *p, double *dist);
 
 /* The facet planes of the convex hull of pts (n points, dim 2 or 3), by
  * qhull: *planes (malloc'd, free() it) gets *count rows of dim + 1

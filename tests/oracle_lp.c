@@ -24,8 +24,8 @@
 
 #include "oracle_lp.h"
 
-int oracle_lp_distance1(int dim, const double *a, size_t na, const double *b, size_t nb,
-                        double *d1, int *intersecting, double *p, double *q)
+int oracle_lp_distance1(int dim, const double *a, size_t na, const double *b, size_t nb, double *d1,
+                        int *intersecting, double *p, double *q)
 {
 	if (dim < 1 || !a || !b || na == 0 || nb == 0 || !d1 || !intersecting)
 		return ORACLE_LP_EINVAL;
@@ -142,8 +142,7 @@ int oracle_lp_distance1(int dim, const double *a, size_t na, const double *b, si
 	return ORACLE_LP_OK;
 }
 
-int oracle_lp_contains_point(int dim, const double *pts, size_t n, const double *p,
-                             int *inside)
+int oracle_lp_contains_point(int dim, const double *pts, size_t n, const double *p, int *inside)
 {
 	double d1;
 	if (!inside)

@@ -31,13 +31,12 @@ enum oracle_lp_error {
  * optimum rounded to a double) and *intersecting (d1 == 0 exactly).  Also
  * the optimal pair: p (dim numbers) in co(a) and q in co(b), either may be
  * NULL.  Returns ORACLE_LP_OK or a negative code. */
-int oracle_lp_distance1(int dim, const double *a, size_t na, const double *b, size_t nb,
-                        double *d1, int *intersecting, double *p, double *q);
+int oracle_lp_distance1(int dim, const double *a, size_t na, const double *b, size_t nb, double *d1,
+                        int *intersecting, double *p, double *q);
 
 /* Whether p lies in the hull of pts (n points): *inside.  Returns
  * ORACLE_LP_OK or a negative code. */
-int oracle_lp_contains_point(int dim, const double *pts, size_t n, const double *p,
-                             int *inside);
+int oracle_lp_contains_point(int dim, const double *pts, size_t n, const double *p, int *inside);
 
 /* Release GLPK's per-thread environment (call at the end of a test so the
  * leak checker sees nothing left). */

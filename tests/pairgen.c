@@ -77,7 +77,8 @@ static void random_local(prng *r, pshape *s, double scale)
 		s->count = corners + (size_t)prng_int(r, 0, PAIR_MAXV - (int)corners);
 		for (size_t i = 0; i < s->count; i++)
 			for (int k = 0; k < dim; k++) {
-				double f = i < corners ? ((i >> k) & 1 ? 1 : -1) : prng_range(r, -1, 1);
+				double f = i < corners ? ((i >> k) & 1 ? 1 : -1)
+				                       : prng_range(r, -1, 1);
 				s->local[i * (size_t)dim + k] = c[k] + f * h[k];
 			}
 		return;
@@ -168,7 +169,8 @@ static int pshape_build(pshape *s, const double *O, clash_shape *cs)
 	    (rc = clash_shape_set_radius(cs, s->radius)))
 		return rc;
 	if (s->pose == POSE_ROTATION) {
-		rc = dim == 3 ? clash_shape_set_quaternion(cs, s->q) : clash_shape_set_angle(cs, s->angle);
+		rc = dim == 3 ? clash_shape_set_quaternion(cs, s->q)
+		              : clash_shape_set_angle(cs, s->angle);
 		if (!rc)
 			rc = clash_shape_set_translation(cs, s->trans);
 	} else if (s->pose == POSE_MATRIX) {
@@ -190,14 +192,15 @@ static int pshape_build(pshape *s, const double *O, clash_shape *cs)
 void pair_dump(const pair *p)
 {
 	printf("pair seed %#llx dim %d O (%.17g %.17g %.17g) placement %s gap %.17g\n",
-	       (unsigned long long)p->seed, p->dim, p->O[0], p->O[1], p->O[2],
-	       p->placement, p->gap);
+	       (unsigned long long)p->seed, p->dim, p->O[0], p->O[1], p->O[2], p->placement,
+	       p->gap);
 	for (int w = 0; w < 2; w++) {
 		const pshape *s = w ? &p->b : &p->a;
 		printf("  %c: %s, pose %s, %zu vertices, radius %.17g\n", w ? 'b' : 'a',
 		       shape_names[s->shape], pose_names[s->pose], s->count, s->radius);
 		if (s->pose == POSE_ROTATION && s->dim == 3)
-			printf("     quaternion %.17g %.17g %.17g %.17g\n", s->q[0], s->q[1], s->q[2], s->q[3]);
+			printf("     quaternion %.17g %.17g %.17g %.17g\n", s->q[0], s->q[1],
+			       s->q[2], s->q[3]);
 		if (s->pose == POSE_ROTATION && s->dim == 2)
 			printf("     angle %.17g\n", s->angle);
 		if (s->pose != POSE_NONE)
@@ -218,8 +221,7 @@ void pair_dump(const pair *p)
 	fflush(stdout);
 }
 
-int pair_make(pair *p, uint64_t seed, int dim, clash_shape *ca, clash_shape *cb,
-              oracle_answer *ans)
+int pair_make(pair *p, uint64_t seed, int dim, clash_shape *ca, clash_shape *cb, oracle_answer *ans)
 {
 	prng r = {seed};
 	memset(p, 0, sizeof *p);

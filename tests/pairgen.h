@@ -27,8 +27,18 @@
 
 #define PAIR_MAXV 40
 
-enum pose_kind { POSE_NONE, POSE_ROTATION, POSE_MATRIX };
-enum shape_kind { SHAPE_SPHERE, SHAPE_BALL, SHAPE_BOX, SHAPE_ELONGATED, SHAPE_KINDS };
+enum pose_kind {
+	POSE_NONE,
+	POSE_ROTATION,
+	POSE_MATRIX
+};
+enum shape_kind {
+	SHAPE_SPHERE,
+	SHAPE_BALL,
+	SHAPE_BOX,
+	SHAPE_ELONGATED,
+	SHAPE_KINDS
+};
 
 /* One shape of a pair.  World point = lin·local + t, relative to the
  * pair's origin O; the core sees O + t as its translation (or, unposed,
@@ -38,11 +48,11 @@ typedef struct pshape {
 	size_t count;
 	double local[PAIR_MAXV * 3];
 	double radius;
-	double q[4];    /* POSE_ROTATION in 3-D: (x, y, z, w) */
-	double angle;   /* POSE_ROTATION in 2-D */
-	double lin[9];  /* column-major dim x dim */
-	double t[3];    /* relative to O */
-	double extent;  /* half-diagonal of the world bounding box */
+	double q[4];      /* POSE_ROTATION in 3-D: (x, y, z, w) */
+	double angle;     /* POSE_ROTATION in 2-D */
+	double lin[9];    /* column-major dim x dim */
+	double t[3];      /* relative to O */
+	double extent;    /* half-diagonal of the world bounding box */
 	double center[3]; /* centre of that box, relative to O */
 	/* Filled by pshape_build: */
 	double verts[PAIR_MAXV * 3]; /* what the core borrows */

@@ -54,9 +54,9 @@ static int child_stream(int to, int how, int pipe_end)
 {
 	if (how == SPAWN_INHERIT)
 		return 0;
-	int fd = how == SPAWN_PIPE ? pipe_end
-	       : how == SPAWN_NULL ? open("/dev/null", to == 0 ? O_RDONLY : O_WRONLY)
-	                           : how;
+	int fd = how == SPAWN_PIPE   ? pipe_end
+	         : how == SPAWN_NULL ? open("/dev/null", to == 0 ? O_RDONLY : O_WRONLY)
+	                             : how;
 	return fd >= 0 && dup2(fd, to) >= 0 ? 0 : -1;
 }
 

@@ -18,8 +18,7 @@ static inline uint32_t tri_list_vertex(double *pos, size_t *nv, double x, double
 }
 
 /* Appends triangle (a, b, c) after the *nt triangles of idx. */
-static inline void tri_list_triangle(uint32_t *idx, size_t *nt, uint32_t a, uint32_t b,
-                                     uint32_t c)
+static inline void tri_list_triangle(uint32_t *idx, size_t *nt, uint32_t a, uint32_t b, uint32_t c)
 {
 	uint32_t *t = idx + 3 * (*nt)++;
 	t[0] = a, t[1] = b, t[2] = c;

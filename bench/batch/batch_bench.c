@@ -119,8 +119,10 @@ static int bodies(size_t n, const char *dir)
 	int ka = shape(one, sizeof one, 0);
 	double x = 0.5 + 2 * uniform();
 	int kb = shape(b, sizeof b, 0);
-	int kr = snprintf(ref, sizeof ref, "{\"a\":{\"ref\":\"@A@\"},\"b\":{\"ref\":\"@B@\","
-	                  "\"pose\":{\"translation\":[%.17g,0,0]}}}", x);
+	int kr = snprintf(ref, sizeof ref,
+	                  "{\"a\":{\"ref\":\"@A@\"},\"b\":{\"ref\":\"@B@\","
+	                  "\"pose\":{\"translation\":[%.17g,0,0]}}}",
+	                  x);
 	if (rc == 0)
 		rc = write_file(dir, "shape-a.json", one, (size_t)ka) ||
 		     write_file(dir, "shape-b.json", b, (size_t)kb) ||
@@ -135,7 +137,11 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-enum mode { MODE_LOADB, MODE_DECODE, MODE_ANSWER };
+enum mode {
+	MODE_LOADB,
+	MODE_DECODE,
+	MODE_ANSWER
+};
 
 typedef struct worker {
 	pthread_t t;
@@ -183,7 +189,8 @@ static void *work(void *arg)
 			for (size_t i = 0; i < n; i++) {
 				proto_query q;
 				proto_problem p = {0};
-				if (proto_query_decode(json_array_get(queries, i), NULL, NULL, &q, &p) != 0) {
+				if (proto_query_decode(json_array_get(queries, i), NULL, NULL, &q,
+				                       &p) != 0) {
 					w->failed = 1;
 					proto_problem_release(&p);
 					break;
@@ -237,8 +244,11 @@ static int decode(const char *path, int threads, double seconds)
 		worker w[64];
 		double t0 = now_s();
 		for (int i = 0; i < threads; i++) {
-			w[i] = (worker){.mode = (enum mode)m, .body = body, .len = len, .seconds = seconds,
-			              .npairs = npairs};
+			w[i] = (worker){.mode = (enum mode)m,
+			                .body = body,
+			                .len = len,
+			                .seconds = seconds,
+			                .npairs = npairs};
 			pthread_create(&w[i].t, NULL, work, &w[i]);
 		}
 		size_t pairs = 0;

@@ -24,9 +24,17 @@
 extern "C" {
 #endif
 
-enum bench_class { BENCH_SEPARATED = 0, BENCH_TOUCHING = 1, BENCH_INTERSECTING = 2, BENCH_CLASSES = 3 };
+enum bench_class {
+	BENCH_SEPARATED = 0,
+	BENCH_TOUCHING = 1,
+	BENCH_INTERSECTING = 2,
+	BENCH_CLASSES = 3
+};
 
-enum bench_set { BENCH_SET_GJK88 = 0, BENCH_SET_SCALE = 1 };
+enum bench_set {
+	BENCH_SET_GJK88 = 0,
+	BENCH_SET_SCALE = 1
+};
 
 /* One polytope: local vertices (row-major, borrowed) and its pose. */
 typedef struct bench_shape {
@@ -71,11 +79,11 @@ enum bench_kind {
 };
 
 typedef struct bench_method {
-	const char *name;  /* e.g. "ccdGJKIntersect" */
-	const char *peer;  /* "clash", "libccd", "FCL", "Bullet", "GLPK" */
+	const char *name; /* e.g. "ccdGJKIntersect" */
+	const char *peer; /* "clash", "libccd", "FCL", "Bullet", "GLPK" */
 	enum bench_kind kind;
-	unsigned classes;  /* bit per bench_class the method is run on */
-	int reference;     /* 1: ours, the time the peers of this kind are divided by */
+	unsigned classes;    /* bit per bench_class the method is run on */
+	int reference;       /* 1: ours, the time the peers of this kind are divided by */
 	size_t max_vertices; /* skip cases with more vertices than this (0: no limit) */
 	/* Build what the query needs (not timed); NULL on failure. */
 	void *(*prepare)(const bench_case *c);

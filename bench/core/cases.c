@@ -81,7 +81,8 @@ void bench_world(const bench_shape *s, double *out)
 	for (size_t k = 0; k < s->m; k++) {
 		const double *v = s->v + 3 * k;
 		for (int i = 0; i < 3; i++)
-			out[3 * k + i] = r[3 * i] * v[0] + r[3 * i + 1] * v[1] + r[3 * i + 2] * v[2] + s->t[i];
+			out[3 * k + i] = r[3 * i] * v[0] + r[3 * i + 1] * v[1] +
+			                 r[3 * i + 2] * v[2] + s->t[i];
 	}
 }
 
@@ -155,7 +156,12 @@ static void qmul(const double p[4], const double q[4], double out[4])
 	out[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
 }
 
-enum { KIND_SPHERE = 0, KIND_BALL = 1, KIND_ELONGATED = 2, KINDS = 3 };
+enum {
+	KIND_SPHERE = 0,
+	KIND_BALL = 1,
+	KIND_ELONGATED = 2,
+	KINDS = 3
+};
 
 typedef struct built {
 	double *v;
@@ -288,7 +294,9 @@ int bench_cases_scale(const int *ms, int nm, int per_class, uint64_t seed, bench
 			qmul(qc, zb, qb);
 			double ra = max_norm(a.v, a.m), rb = max_norm(b.v, b.m);
 			for (int cl = 0; cl < BENCH_CLASSES; cl++) {
-				double g = cl == BENCH_SEPARATED ? sep : cl == BENCH_TOUCHING ? 0.0 : -delta;
+				double g = cl == BENCH_SEPARATED  ? sep
+				           : cl == BENCH_TOUCHING ? 0.0
+				                                  : -delta;
 				bench_case *c = &cs[n];
 				c->set = BENCH_SET_SCALE;
 				c->cls = (enum bench_class)cl;
@@ -312,9 +320,10 @@ int bench_cases_scale(const int *ms, int nm, int per_class, uint64_t seed, bench
 				}
 				c->intersecting = cl != BENCH_SEPARATED;
 				c->distance = g > 0 ? g : 0.0;
-				c->depth = cl == BENCH_SEPARATED ? 0.0
+				c->depth = cl == BENCH_SEPARATED  ? 0.0
 				           : cl == BENCH_TOUCHING ? 0.0
-				           : kind == KIND_SPHERE ? NAN : delta;
+				           : kind == KIND_SPHERE  ? NAN
+				                                  : delta;
 				n++;
 			}
 		}
@@ -343,23 +352,28 @@ int bench_cases_check(const bench_case *cs, int n, size_t max_m, FILE *out)
 		checked++;
 		double tol = 1e-9 * c->size;
 		double ed = fabs(o.hull_distance - c->distance);
-		double ep = c->intersecting && !isnan(c->depth) ? fabs(o.hull_depth - c->depth) : 0.0;
+		double ep =
+			c->intersecting && !isnan(c->depth) ? fabs(o.hull_depth - c->depth) : 0.0;
 		worst_d = fmax(worst_d, ed);
 		worst_p = fmax(worst_p, ep);
 		int wrong = ed > tol || ep > tol ||
 		            (c->cls != BENCH_TOUCHING && o.hull_overlap != c->intersecting);
 		if (wrong) {
 			if (bad < 5)
-				fprintf(out, "  scale case %d (M %d, kind %d, %s): construction d %.17g depth "
-				       "%.17g, qhull d %.17g depth %.17g\n",
-				       c->index, c->group, c->kind,
-				       c->cls == 0 ? "separated" : c->cls == 1 ? "touching" : "intersecting",
-				       c->distance, c->depth, o.hull_distance, o.hull_depth);
+				fprintf(out,
+				        "  scale case %d (M %d, kind %d, %s): construction d %.17g depth "
+				        "%.17g, qhull d %.17g depth %.17g\n",
+				        c->index, c->group, c->kind,
+				        c->cls == 0   ? "separated"
+				        : c->cls == 1 ? "touching"
+				                      : "intersecting",
+				        c->distance, c->depth, o.hull_distance, o.hull_depth);
 			bad++;
 		}
 	}
-	fprintf(out, "The construction checked against the qhull oracle on the %d cases with M <= %zu: "
-	             "%d disagree; largest differences: distance %.2g, depth %.2g.\n",
+	fprintf(out,
+	        "The construction checked against the qhull oracle on the %d cases with M <= %zu: "
+	        "%d disagree; largest differences: distance %.2g, depth %.2g.\n",
 	        checked, max_m, bad, worst_d, worst_p);
 	return bad;
 }

@@ -35,13 +35,15 @@ void exp_scale(FILE *md, const run_set *s, const int *ms, int nm, const char *di
 			fprintf(md, "---:|");
 		fprintf(md, "---:|---:|\n");
 		char path[512];
-		snprintf(path, sizeof path, "%s/core-scale-%s.dat", dir, run_kind_name((enum bench_kind)k));
+		snprintf(path, sizeof path, "%s/core-scale-%s.dat", dir,
+		         run_kind_name((enum bench_kind)k));
 		FILE *dat = fopen(path, "w");
 		if (dat) {
 			fprintf(dat, "M");
 			for (int m = 0; m < s->nmethods; m++)
 				if ((int)s->methods[m]->kind == k)
-					fprintf(dat, " \"%s: %s\"", s->methods[m]->peer, s->methods[m]->name);
+					fprintf(dat, " \"%s: %s\"", s->methods[m]->peer,
+					        s->methods[m]->name);
 			fprintf(dat, "\n");
 		}
 		double table[64][16];
@@ -50,8 +52,10 @@ void exp_scale(FILE *md, const run_set *s, const int *ms, int nm, const char *di
 			if ((int)me->kind != k)
 				continue;
 			fprintf(md, "| %s: %s | %s |", me->peer, me->name,
-			        me->classes == 7 ? "all" : me->classes == 3 ? "separated, touching"
-			        : me->classes == 6 ? "touching, intersecting" : "?");
+			        me->classes == 7   ? "all"
+			        : me->classes == 3 ? "separated, touching"
+			        : me->classes == 6 ? "touching, intersecting"
+			                           : "?");
 			int wrong = 0;
 			double emax = 0;
 			int have_err = 0;
@@ -69,10 +73,12 @@ void exp_scale(FILE *md, const run_set *s, const int *ms, int nm, const char *di
 					emax = fmax(emax, st.err_max);
 				}
 				run_stats_of(s, ref, me->classes, ms[i], &rs);
-				fprintf(md, " %.3g (%.2f) |", st.ns / 1000.0, rs.n ? st.ns / rs.ns : NAN);
+				fprintf(md, " %.3g (%.2f) |", st.ns / 1000.0,
+				        rs.n ? st.ns / rs.ns : NAN);
 			}
 			if (have_err)
-				fprintf(md, " %d | %s%.1e |\n", wrong, isinf(emax) ? "NaN " : "", emax);
+				fprintf(md, " %d | %s%.1e |\n", wrong, isinf(emax) ? "NaN " : "",
+				        emax);
 			else
 				fprintf(md, " %d | - |\n", wrong);
 		}
@@ -99,14 +105,15 @@ void exp_crossover(FILE *md, int quick)
 	double *dirs = malloc(3 * (size_t)nd * sizeof *dirs);
 	for (int i = 0; i < nd; i++)
 		prng_direction(&r, 3, dirs + 3 * i);
-	fprintf(md, "\n### Support point: scan or climb\n\n"
-	            "One support point of n points on a sphere, along 1000 random directions: "
-	            "the vectorized scan of every vertex (one-shot shapes) against hill climbing "
-	            "over the prepared hull from the cube-map start (median of %d rounds). "
-	            "Prepared shapes climb from PREPARED_CLIMB_MIN = %d vertices on "
-	            "(core/prepared.h).\n\n"
-	            "| n | scan ns | climb ns | climb / scan |\n|---:|---:|---:|---:|\n",
-	            rounds, PREPARED_CLIMB_MIN);
+	fprintf(md,
+	        "\n### Support point: scan or climb\n\n"
+	        "One support point of n points on a sphere, along 1000 random directions: "
+	        "the vectorized scan of every vertex (one-shot shapes) against hill climbing "
+	        "over the prepared hull from the cube-map start (median of %d rounds). "
+	        "Prepared shapes climb from PREPARED_CLIMB_MIN = %d vertices on "
+	        "(core/prepared.h).\n\n"
+	        "| n | scan ns | climb ns | climb / scan |\n|---:|---:|---:|---:|\n",
+	        rounds, PREPARED_CLIMB_MIN);
 	size_t crossover = 0;
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 		size_t n = sizes[k];
@@ -175,8 +182,11 @@ void exp_warm(FILE *md, int quick)
 	 * path, some of which it passes through. */
 	const gjk88_polytope *mover = &family[7];
 	static const int obst[5] = {3, 5, 8, 9, 11};
-	static const double opos[5][3] = {
-		{-6, 0.5, 0}, {-3, -3.2, 0.4}, {0, 1.0, -0.5}, {3, -0.8, 3.5}, {6, 3.0, 0}};
+	static const double opos[5][3] = {{-6, 0.5, 0},
+	                                  {-3, -3.2, 0.4},
+	                                  {0, 1.0, -0.5},
+	                                  {3, -0.8, 3.5},
+	                                  {6, 3.0, 0}};
 	prng r = {UINT64_C(0x7061746800)};
 	clash_shape obs[5];
 	void *prep[6];
@@ -200,20 +210,21 @@ void exp_warm(FILE *md, int quick)
 	prng_direction(&r, 4, q1);
 	static const int Ts[3] = {10, 100, 1000};
 	const int rounds = quick ? 3 : 9;
-	fprintf(md, "\n### Warm start along a path (GJK88 section VIII, Table I)\n\n"
-	            "A polytope of 40 vertices moves along a path through five fixed polytopes "
-	            "of the GJK88 family (12 to 100 vertices), its position and orientation "
-	            "interpolated from s = 0 to 1 (it passes through two of them); at each of the "
-	            "T + 1 samples s = t / T the distances to all five are queried (clash_gjk, want "
-	            "distance: GJK88 computed distances), cold (from the centroids' direction) "
-	            "or warm (the previous sample's `warm` for the same obstacle). Total time per "
-	            "path, median of %d rounds, cold and warm interleaved; once with one-shot "
-	            "shapes (each query reads every vertex once to set up, which warm starts "
-	            "cannot save) and once with prepared shapes (clash_shape_prepare: no set-up "
-	            "pass).\n\n"
-	            "| shapes | T | queries | cold µs | warm µs | cold / warm | mean iterations cold | "
-	            "warm | GJK88 Table I |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-	            rounds);
+	fprintf(md,
+	        "\n### Warm start along a path (GJK88 section VIII, Table I)\n\n"
+	        "A polytope of 40 vertices moves along a path through five fixed polytopes "
+	        "of the GJK88 family (12 to 100 vertices), its position and orientation "
+	        "interpolated from s = 0 to 1 (it passes through two of them); at each of the "
+	        "T + 1 samples s = t / T the distances to all five are queried (clash_gjk, want "
+	        "distance: GJK88 computed distances), cold (from the centroids' direction) "
+	        "or warm (the previous sample's `warm` for the same obstacle). Total time per "
+	        "path, median of %d rounds, cold and warm interleaved; once with one-shot "
+	        "shapes (each query reads every vertex once to set up, which warm starts "
+	        "cannot save) and once with prepared shapes (clash_shape_prepare: no set-up "
+	        "pass).\n\n"
+	        "| shapes | T | queries | cold µs | warm µs | cold / warm | mean iterations cold | "
+	        "warm | GJK88 Table I |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+	        rounds);
 	static const char *paper[3] = {"1.7", "2.9", "3.1"};
 	for (int pi = 0; pi < 6; pi++) {
 		int T = Ts[pi % 3], prepared_shapes = pi >= 3, ti = pi % 3;
@@ -221,11 +232,13 @@ void exp_warm(FILE *md, int quick)
 		long icold = 0, iwarm = 0;
 		for (int rd = 0; rd < rounds; rd++) {
 			for (int mode = 0; mode < 2; mode++) {
-				size_t wa[5][CLASH_MAX_DIM + 1], wb[5][CLASH_MAX_DIM + 1], wn[5] = {0};
+				size_t wa[5][CLASH_MAX_DIM + 1], wb[5][CLASH_MAX_DIM + 1],
+					wn[5] = {0};
 				long iters = 0;
 				uint64_t t0 = bench_ns();
 				for (int t = 0; t <= T; t++) {
-					double s = (double)t / T, q[4], p[3] = {-9 + 18 * s, 0.6 * sin(3.14159 * s), 0};
+					double s = (double)t / T, q[4],
+					       p[3] = {-9 + 18 * s, 0.6 * sin(3.14159 * s), 0};
 					slerp(q0, q1, s, q);
 					clash_shape a;
 					clash_shape_init(&a, 3, mover->v, (size_t)mover->m);
@@ -266,8 +279,8 @@ void exp_warm(FILE *md, int quick)
 		double c = run_median(tcold, rounds), w = run_median(twarm, rounds);
 		int nq = 5 * (T + 1);
 		fprintf(md, "| %s | %d | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %s |\n",
-		        prepared_shapes ? "prepared" : "one-shot", T, nq, c, w, c / w, (double)icold / nq,
-		        (double)iwarm / nq, paper[ti]);
+		        prepared_shapes ? "prepared" : "one-shot", T, nq, c, w, c / w,
+		        (double)icold / nq, (double)iwarm / nq, paper[ti]);
 	}
 	for (int i = 0; i < 6; i++)
 		free(prep[i]);
@@ -288,7 +301,8 @@ void exp_allocations(FILE *md, const run_set *const *sets, int nsets)
 		for (int k = 0; k < nsets; k++) {
 			const run_set *s = sets[k];
 			for (int c = 0; c < s->ncases; c++) {
-				const run_cell *cell = &s->cells[(size_t)c * (size_t)s->nmethods + (size_t)m];
+				const run_cell *cell =
+					&s->cells[(size_t)c * (size_t)s->nmethods + (size_t)m];
 				if (!cell->ran)
 					continue;
 				sum += cell->allocs;
@@ -297,7 +311,7 @@ void exp_allocations(FILE *md, const run_set *const *sets, int nsets)
 			}
 		}
 		if (n)
-			fprintf(md, "| %s: %s | %.1f | %.0f |\n", s0->methods[m]->peer, s0->methods[m]->name,
-			        sum / (double)n, mx);
+			fprintf(md, "| %s: %s | %.1f | %.0f |\n", s0->methods[m]->peer,
+			        s0->methods[m]->name, sum / (double)n, mx);
 	}
 }

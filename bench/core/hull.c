@@ -32,10 +32,12 @@ int bench_hull(const double *v, size_t m, int **triangles, int **vertices, size_
 		int *tri = malloc(3 * (size_t)cap * sizeof *tri);
 		int *used = calloc(m, sizeof *used);
 		nt = 0;
-		FORALLfacets {
+		FORALLfacets
+		{
 			int idx[3], k = 0;
 			vertexT *vertex, **vertexp;
-			FOREACHvertex_(facet->vertices) {
+			FOREACHvertex_(facet->vertices)
+			{
 				if (k < 3)
 					idx[k] = qh_pointid(qh, vertex->point);
 				k++;
@@ -43,7 +45,8 @@ int bench_hull(const double *v, size_t m, int **triangles, int **vertices, size_
 			if (k != 3)
 				continue;
 			/* Orient by the facet's outward normal. */
-			const double *p0 = v + 3 * idx[0], *p1 = v + 3 * idx[1], *p2 = v + 3 * idx[2];
+			const double *p0 = v + 3 * idx[0], *p1 = v + 3 * idx[1],
+				     *p2 = v + 3 * idx[2];
 			double e1[3], e2[3], c[3];
 			for (int i = 0; i < 3; i++) {
 				e1[i] = p1[i] - p0[i];
@@ -52,7 +55,9 @@ int bench_hull(const double *v, size_t m, int **triangles, int **vertices, size_
 			c[0] = e1[1] * e2[2] - e1[2] * e2[1];
 			c[1] = e1[2] * e2[0] - e1[0] * e2[2];
 			c[2] = e1[0] * e2[1] - e1[1] * e2[0];
-			if (c[0] * facet->normal[0] + c[1] * facet->normal[1] + c[2] * facet->normal[2] < 0) {
+			if (c[0] * facet->normal[0] + c[1] * facet->normal[1] +
+			            c[2] * facet->normal[2] <
+			    0) {
 				int t = idx[1];
 				idx[1] = idx[2];
 				idx[2] = t;

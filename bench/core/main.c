@@ -68,9 +68,10 @@ static void tables_by_class(const run_set *s)
 	for (int k = 0; k < BENCH_KINDS; k++) {
 		int ref = run_reference(s, (enum bench_kind)k);
 		fprintf(md, "\n#### %s: %s\n\n", s->name, run_kind_name((enum bench_kind)k));
-		fprintf(md, "| method | class | cases | wrong verdicts | max error | median error | "
-		            "errors > 1e-6 | median ns/query | ratio to ours | instructions/query | "
-		            "allocations/query |\n");
+		fprintf(md,
+		        "| method | class | cases | wrong verdicts | max error | median error | "
+		        "errors > 1e-6 | median ns/query | ratio to ours | instructions/query | "
+		        "allocations/query |\n");
 		fprintf(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (int m = 0; m < s->nmethods; m++) {
 			const bench_method *me = s->methods[m];
@@ -95,9 +96,10 @@ static void tables_by_class(const run_set *s)
 				char big[16] = "-";
 				if (st.errors_n)
 					snprintf(big, sizeof big, "%d", st.err_big);
-				fprintf(md, "| %s: %s | %s | %d | %d | %s | %s | %s | %.0f | %.2f | %.0f | %.1f |\n",
-				        me->peer, me->name, run_class_name(cls), st.n, st.wrong, emax, emed, big,
-				        st.ns, ratio, st.insn, st.allocs);
+				fprintf(md,
+				        "| %s: %s | %s | %d | %d | %s | %s | %s | %.0f | %.2f | %.0f | %.1f |\n",
+				        me->peer, me->name, run_class_name(cls), st.n, st.wrong,
+				        emax, emed, big, st.ns, ratio, st.insn, st.allocs);
 			}
 		}
 	}
@@ -174,14 +176,15 @@ int main(int argc, char **argv)
 	double load[3] = {0, 0, 0};
 	getloadavg(load, 3);
 	fprintf(md, "## Core benchmark results\n\n");
-	fprintf(md, "%s; %s, %ld CPUs, %s %s; load average %.2f at the start; %s%s.\n", date, cpuname,
-	        sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, load[0],
+	fprintf(md, "%s; %s, %ld CPUs, %s %s; load average %.2f at the start; %s%s.\n", date,
+	        cpuname, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, load[0],
 	        have_insn ? "instructions counted with perf events" : "no instruction counter",
 	        quick ? "; --quick" : "");
 	fprintf(md, "\nMethods (peer: call):\n\n");
 	for (int m = 0; m < nm; m++)
 		fprintf(md, "- %s (%s): %s%s\n", methods[m]->peer, run_kind_name(methods[m]->kind),
-		        methods[m]->name, methods[m]->reference ? " — the reference of its question" : "");
+		        methods[m]->name,
+		        methods[m]->reference ? " — the reference of its question" : "");
 
 	run_params p = {quick ? 3 : 15, 10000.0, 32};
 
@@ -217,13 +220,15 @@ int main(int argc, char **argv)
 	static const int ms[] = {10, 100, 1000, 10000, 100000};
 	const int nms = (int)(sizeof ms / sizeof ms[0]);
 	bench_case *sc = NULL;
-	int nsc = strstr(skip, "scale") ? 0
-	          : bench_cases_scale(ms, nms, quick ? 6 : 24, UINT64_C(0x7363616c65), &sc);
+	int nsc = strstr(skip, "scale")
+	                  ? 0
+	                  : bench_cases_scale(ms, nms, quick ? 6 : 24, UINT64_C(0x7363616c65), &sc);
 	if (nsc < 0) {
 		fprintf(stderr, "bench: cannot build the scale set\n");
 		return 1;
 	}
-	fprintf(md, "\n### Scale set (%d cases, M = 10 .. 100 000 vertices; truth: construction)\n\n",
+	fprintf(md,
+	        "\n### Scale set (%d cases, M = 10 .. 100 000 vertices; truth: construction)\n\n",
 	        nsc);
 	bench_cases_check(sc, nsc, 200, md);
 	fprintf(md, "(bench/core/cases.c describes the construction.)\n");

@@ -78,7 +78,8 @@ static void answer(const clash_result *r, int rc, bench_answer *out)
 	out->intersecting = rc == CLASH_OK ? r->intersecting : -1;
 	out->distance = rc == CLASH_OK && (r->has & CLASH_HAS_DISTANCE) ? r->distance : NAN;
 	out->depth = rc == CLASH_OK && (r->has & CLASH_HAS_DEPTH) ? r->depth : NAN;
-	if (rc == CLASH_OK && r->intersecting && !(r->has & CLASH_HAS_DEPTH) && (r->has & CLASH_HAS_DISTANCE))
+	if (rc == CLASH_OK && r->intersecting && !(r->has & CLASH_HAS_DEPTH) &&
+	    (r->has & CLASH_HAS_DISTANCE))
 		out->depth = NAN;
 }
 
@@ -120,7 +121,8 @@ static ours *make_prepared(const bench_case *c, unsigned want)
 	if (!h)
 		return NULL;
 	const void *pa = preparation(&h->a), *pb = preparation(&h->b);
-	if (!pa || !pb || clash_shape_set_prepared(&h->a, pa) || clash_shape_set_prepared(&h->b, pb)) {
+	if (!pa || !pb || clash_shape_set_prepared(&h->a, pa) ||
+	    clash_shape_set_prepared(&h->b, pb)) {
 		free(h);
 		return NULL;
 	}

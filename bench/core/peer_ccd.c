@@ -78,10 +78,16 @@ static void setup(ccd_obj *o, const bench_shape *s)
 	for (int k = 0; k < 3; k++)
 		lc[k] /= (double)s->m;
 	for (int i = 0; i < 3; i++)
-		o->centre[i] = o->r[3 * i] * lc[0] + o->r[3 * i + 1] * lc[1] + o->r[3 * i + 2] * lc[2] + o->t[i];
+		o->centre[i] = o->r[3 * i] * lc[0] + o->r[3 * i + 1] * lc[1] +
+		               o->r[3 * i + 2] * lc[2] + o->t[i];
 }
 
-enum { GJK_INTERSECT, MPR_INTERSECT, GJK_PENETRATION, MPR_PENETRATION };
+enum {
+	GJK_INTERSECT,
+	MPR_INTERSECT,
+	GJK_PENETRATION,
+	MPR_PENETRATION
+};
 
 static void *prep(const bench_case *c, int which)
 {
@@ -98,10 +104,22 @@ static void *prep(const bench_case *c, int which)
 	return p;
 }
 
-static void *prep_gi(const bench_case *c) { return prep(c, GJK_INTERSECT); }
-static void *prep_mi(const bench_case *c) { return prep(c, MPR_INTERSECT); }
-static void *prep_gp(const bench_case *c) { return prep(c, GJK_PENETRATION); }
-static void *prep_mp(const bench_case *c) { return prep(c, MPR_PENETRATION); }
+static void *prep_gi(const bench_case *c)
+{
+	return prep(c, GJK_INTERSECT);
+}
+static void *prep_mi(const bench_case *c)
+{
+	return prep(c, MPR_INTERSECT);
+}
+static void *prep_gp(const bench_case *c)
+{
+	return prep(c, GJK_PENETRATION);
+}
+static void *prep_mp(const bench_case *c)
+{
+	return prep(c, MPR_PENETRATION);
+}
 
 static void query(void *h, bench_answer *out)
 {

@@ -100,6 +100,6 @@ static void release(void *p)
 
 #define ALL ((1u << BENCH_SEPARATED) | (1u << BENCH_TOUCHING) | (1u << BENCH_INTERSECTING))
 
-const bench_method bench_glpk[] = {
-	{"glp_simplex (P2)", "GLPK", BENCH_LP, ALL, 0, 20000, prep, query, release},
-	{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+const bench_method bench_glpk[] = {{"glp_simplex (P2)", "GLPK", BENCH_LP, ALL, 0, 20000, prep,
+                                    query, release},
+                                   {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};

@@ -94,9 +94,9 @@ static void query(void *h, bench_answer *out)
 #define SEP (1u << BENCH_SEPARATED)
 #define TOUCH (1u << BENCH_TOUCHING)
 
-const bench_method bench_opengjk[] = {
-	{"compute_minimum_distance", "openGJK", BENCH_DISTANCE, SEP | TOUCH, 0, 0, prep, query, release},
-	{NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+const bench_method bench_opengjk[] = {{"compute_minimum_distance", "openGJK", BENCH_DISTANCE,
+                                       SEP | TOUCH, 0, 0, prep, query, release},
+                                      {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 #else
 

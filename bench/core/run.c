@@ -43,8 +43,10 @@ const char *run_kind_name(enum bench_kind k)
 
 const char *run_class_name(int cls)
 {
-	return cls == BENCH_SEPARATED ? "separated" : cls == BENCH_TOUCHING ? "touching"
-	       : cls == BENCH_INTERSECTING ? "intersecting" : "all";
+	return cls == BENCH_SEPARATED      ? "separated"
+	       : cls == BENCH_TOUCHING     ? "touching"
+	       : cls == BENCH_INTERSECTING ? "intersecting"
+	                                   : "all";
 }
 
 static int applies(const bench_method *m, const bench_case *c)
@@ -129,7 +131,9 @@ void run_all(run_set *s, const run_params *p)
 			if (!h[m])
 				continue;
 			row[m].ns = run_median(&times[m * p->rounds], p->rounds);
-			row[m].insn = bench_instructions_ok() ? run_median(&insns[m * p->rounds], p->rounds) : 0.0;
+			row[m].insn = bench_instructions_ok()
+			                      ? run_median(&insns[m * p->rounds], p->rounds)
+			                      : 0.0;
 			s->methods[m]->release(h[m]);
 		}
 	}
@@ -165,7 +169,8 @@ void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_s
 	for (int ci = 0; ci < nc; ci++) {
 		const bench_case *c = &s->cases[ci];
 		const run_cell *cell = &s->cells[(size_t)ci * (size_t)s->nmethods + (size_t)m];
-		if (!cell->ran || !(class_mask & (1u << c->cls)) || (group >= 0 && c->group != group))
+		if (!cell->ran || !(class_mask & (1u << c->cls)) ||
+		    (group >= 0 && c->group != group))
 			continue;
 		ns[out->n] = cell->ns;
 		in[out->n] = cell->insn;
@@ -187,7 +192,8 @@ void run_stats_of(const run_set *s, int m, unsigned class_mask, int group, run_s
 			e = c->depth; /* said apart: off by the whole depth */
 		if (!isnan(e) || (me->kind == BENCH_DEPTH && c->intersecting && isnan(a->depth) &&
 		                  a->intersecting == 1 && !isnan(c->depth)))
-			err[out->errors_n++] = isnan(e) ? INFINITY : e; /* NaN depth: as bad as it gets */
+			err[out->errors_n++] =
+				isnan(e) ? INFINITY : e; /* NaN depth: as bad as it gets */
 	}
 	out->ns = run_median(ns, out->n);
 	out->insn = run_median(in, out->n);

@@ -27,9 +27,9 @@ typedef struct run_set {
 } run_set;
 
 typedef struct run_params {
-	int rounds;         /* timed rounds per case and method */
-	double batch_ns;    /* aim of one timed batch */
-	int max_batch;      /* queries per batch at most */
+	int rounds;      /* timed rounds per case and method */
+	double batch_ns; /* aim of one timed batch */
+	int max_batch;   /* queries per batch at most */
 } run_params;
 
 /* Run every method that applies (class mask, vertex limit) on every case,
@@ -40,13 +40,13 @@ void run_all(run_set *s, const run_params *p);
 /* Summary of one method over a subset of the cases. */
 typedef struct run_stats {
 	int n;
-	int wrong;       /* verdicts off the truth (touching cases excluded), or no answer */
-	int errors_n;    /* cases with an error measured */
+	int wrong;    /* verdicts off the truth (touching cases excluded), or no answer */
+	int errors_n; /* cases with an error measured */
 	double err_max, err_median; /* distance (DISTANCE) or depth (DEPTH) error */
-	int err_big;     /* cases off by more than 1e-6 (absolute; scenes are 2 to 8 units) */
-	double ns;       /* median ns per query */
-	double insn;     /* median instructions per query */
-	double allocs;   /* mean allocations per query */
+	int err_big;   /* cases off by more than 1e-6 (absolute; scenes are 2 to 8 units) */
+	double ns;     /* median ns per query */
+	double insn;   /* median instructions per query */
+	double allocs; /* mean allocations per query */
 } run_stats;
 
 /* Stats of method m over the cases with cls in mask and group == group

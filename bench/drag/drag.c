@@ -124,8 +124,8 @@ static void fill(conn *c)
 }
 
 /* One request and its answer (Content-Length framed, as clashd sends). */
-static void request(conn *c, const char *method, const char *path, const char *body,
-                    size_t len, reply *out)
+static void request(conn *c, const char *method, const char *path, const char *body, size_t len,
+                    reply *out)
 {
 	char head[512];
 	int n = snprintf(head, sizeof head,
@@ -204,10 +204,11 @@ static void sphere(text *t, size_t n)
 static void query_at(text *t, const char *a, double x, double y, double z)
 {
 	t->len = 0;
-	put(t, "{\"a\": %s, \"b\": {\"vertices\": [[-0.1, -0.1, -0.1], [0.1, -0.1, -0.1], "
-	       "[-0.1, 0.1, -0.1], [0.1, 0.1, -0.1], [-0.1, -0.1, 0.1], [0.1, -0.1, 0.1], "
-	       "[-0.1, 0.1, 0.1], [0.1, 0.1, 0.1]], \"pose\": {\"translation\": [%.17g, %.17g, "
-	       "%.17g]}}}",
+	put(t,
+	    "{\"a\": %s, \"b\": {\"vertices\": [[-0.1, -0.1, -0.1], [0.1, -0.1, -0.1], "
+	    "[-0.1, 0.1, -0.1], [0.1, 0.1, -0.1], [-0.1, -0.1, 0.1], [0.1, -0.1, 0.1], "
+	    "[-0.1, 0.1, 0.1], [0.1, 0.1, 0.1]], \"pose\": {\"translation\": [%.17g, %.17g, "
+	    "%.17g]}}}",
 	    a, x, y, z);
 }
 
@@ -330,8 +331,8 @@ static int mesh_drag(int port, size_t steps)
 	printf("|---|---|---|---|---|---|\n");
 	printf("| inline (%zu of the steps) | %zu | %.3f | %.3f | %.3f | %.3f |\n", ninline,
 	       part.len, si.median, si.p99, si.mean, si.max);
-	printf("| by ref (stored once) | %zu | %.3f | %.3f | %.3f | %.3f |\n", ref_bytes,
-	       sr.median, sr.p99, sr.mean, sr.max);
+	printf("| by ref (stored once) | %zu | %.3f | %.3f | %.3f | %.3f |\n", ref_bytes, sr.median,
+	       sr.p99, sr.mean, sr.max);
 	printf("\nAnswers: %zu of %zu inline steps differ from by ref%s.  Storing the mesh "
 	       "(POST /v1/shapes, tree built with the decoding): %.1f ms.  Summary: %s\n",
 	       differ, ninline, bad ? "; SOME REQUESTS FAILED" : "", upload_ms, summary_text);
@@ -350,7 +351,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "--mesh") == 0)
 		return mesh_drag(atoi(argv[2]), argc > 3 ? strtoul(argv[3], NULL, 10) : 1000);
 	if (argc < 2) {
-		fprintf(stderr, "usage: drag PORT [STEPS] [VERTICES] [UPLOADS]\n       drag --mesh PORT [STEPS]\n");
+		fprintf(stderr,
+		        "usage: drag PORT [STEPS] [VERTICES] [UPLOADS]\n       drag --mesh PORT [STEPS]\n");
 		return 2;
 	}
 	int port = atoi(argv[1]);
@@ -397,7 +399,8 @@ int main(int argc, char **argv)
 		request(&c, "POST", "/v1/shapes", part.s, part.len, &r);
 		up[i] = (now() - t0) * 1e3;
 		if (r.status != 201) {
-			fprintf(stderr, "drag: upload after DELETE answered %d: %s\n", r.status, r.body);
+			fprintf(stderr, "drag: upload after DELETE answered %d: %s\n", r.status,
+			        r.body);
 			return 1;
 		}
 		free(r.body);
@@ -433,8 +436,8 @@ int main(int argc, char **argv)
 		bad += r.status != 200;
 		hits += strstr(r.body, "\"intersecting\":true") != NULL;
 		if (strcmp(r.body, answers[k]) != 0 && differ++ == 0)
-			fprintf(stderr, "drag: step %zu, inline: %s\ndrag: step %zu, by ref: %s\n", k,
-			        answers[k], k, r.body);
+			fprintf(stderr, "drag: step %zu, inline: %s\ndrag: step %zu, by ref: %s\n",
+			        k, answers[k], k, r.body);
 		free(r.body);
 		free(answers[k]);
 	}

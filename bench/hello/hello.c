@@ -198,8 +198,8 @@ int main(int argc, char **argv)
 	                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 	                       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
 	                       MHD_OPTION_NOTIFY_COMPLETED, on_completed, &a,
-	                       MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
-	                       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_END);
+	                       MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, MHD_OPTION_SOCK_ADDR,
+	                       (struct sockaddr *)&addr, MHD_OPTION_END);
 	if (!a.d) {
 		fprintf(stderr, "hello: cannot listen on port %d\n", port);
 		return 1;

@@ -54,7 +54,10 @@ static const bm_peer *const peers[] = {
 	&bm_peer_fcl,
 	&bm_peer_ours,
 };
-enum { NPEERS = sizeof peers / sizeof peers[0], BM_NPEERS_MAX = 4 };
+enum {
+	NPEERS = sizeof peers / sizeof peers[0],
+	BM_NPEERS_MAX = 4
+};
 
 static void die(const char *what)
 {
@@ -91,7 +94,7 @@ static int dump_knot(char **argv, int argc)
 typedef struct {
 	const char *name;
 	bm_mesh m;
-	const char *from; /* what three.js would call it */
+	const char *from;        /* what three.js would call it */
 	int drop_every, drop_at; /* leaky: triangle t of `from` removed when t % every == at */
 	char described[BM_NPEERS_MAX][128]; /* each peer's describe() of its tree */
 	int closed_raw, closed_welded;
@@ -100,15 +103,25 @@ typedef struct {
 	double volume_welded;
 } mesh_info;
 
-enum { KNOT, SMALL, SPHERE, LEAKY, SMALL_LEAKY, NMESH };
-enum { DROP_EVERY = 100, DROP_AT = 37 };
+enum {
+	KNOT,
+	SMALL,
+	SPHERE,
+	LEAKY,
+	SMALL_LEAKY,
+	NMESH
+};
+enum {
+	DROP_EVERY = 100,
+	DROP_AT = 37
+};
 static mesh_info meshes[NMESH];
 
 typedef struct {
 	const char *name;
 	int a, b; /* meshes[] */
 	double t[3];
-	int timed;  /* the big knot: timed; the small: answers and brute force */
+	int timed;         /* the big knot: timed; the small: answers and brute force */
 	const char *truth; /* by construction */
 } bench_case;
 
@@ -137,12 +150,12 @@ static void write_mesh(const char *dir, const mesh_info *mi)
 	char path[4096];
 	FILE *f;
 	snprintf(path, sizeof path, "%s/%s.pos", dir, mi->name);
-	if (!(f = fopen(path, "wb")) || fwrite(mi->m.pos, sizeof(double), 3 * mi->m.nv, f) != 3 * mi->m.nv ||
-	    fclose(f) != 0)
+	if (!(f = fopen(path, "wb")) ||
+	    fwrite(mi->m.pos, sizeof(double), 3 * mi->m.nv, f) != 3 * mi->m.nv || fclose(f) != 0)
 		die("cannot write a mesh");
 	snprintf(path, sizeof path, "%s/%s.idx", dir, mi->name);
-	if (!(f = fopen(path, "wb")) || fwrite(mi->m.idx, sizeof(uint32_t), 3 * mi->m.nt, f) != 3 * mi->m.nt ||
-	    fclose(f) != 0)
+	if (!(f = fopen(path, "wb")) ||
+	    fwrite(mi->m.idx, sizeof(uint32_t), 3 * mi->m.nt, f) != 3 * mi->m.nt || fclose(f) != 0)
 		die("cannot write a mesh");
 }
 
@@ -152,8 +165,10 @@ static double weld_gap(const bm_mesh *raw, const bm_mesh *w)
 {
 	double gap = 0;
 	for (size_t t = 0; t < 3 * raw->nt; t++) {
-		const double *p = raw->pos + 3 * (size_t)raw->idx[t], *q = w->pos + 3 * (size_t)w->idx[t];
-		gap = fmax(gap, fmax(fabs(p[0] - q[0]), fmax(fabs(p[1] - q[1]), fabs(p[2] - q[2]))));
+		const double *p = raw->pos + 3 * (size_t)raw->idx[t],
+			     *q = w->pos + 3 * (size_t)w->idx[t];
+		gap = fmax(gap,
+		           fmax(fabs(p[0] - q[0]), fmax(fabs(p[1] - q[1]), fabs(p[2] - q[2]))));
 	}
 	return gap;
 }
@@ -176,7 +191,13 @@ static void inspect(mesh_info *mi)
 }
 
 /* The queries, as native.json names them. */
-enum { Q_COLLIDE, Q_DISTANCE, Q_REPORT, Q_DEPTH, NQUERIES };
+enum {
+	Q_COLLIDE,
+	Q_DISTANCE,
+	Q_REPORT,
+	Q_DEPTH,
+	NQUERIES
+};
 static const char *const query_names[NQUERIES] = {"collide", "distance", "report", "depth"};
 
 typedef struct {
@@ -195,8 +216,10 @@ typedef struct {
 static int (*query_fn(const method *m))(void *, void *, const double *, bm_answer *)
 {
 	const bm_peer *p = m->peer;
-	return m->query == Q_COLLIDE ? p->collide : m->query == Q_DISTANCE ? p->distance
-	       : m->query == Q_REPORT ? p->report : p->depth;
+	return m->query == Q_COLLIDE    ? p->collide
+	       : m->query == Q_DISTANCE ? p->distance
+	       : m->query == Q_REPORT   ? p->report
+	                                : p->depth;
 }
 
 static int run_one(method *m, const double t[3], bm_answer *r)
@@ -221,7 +244,8 @@ static void time_case(method *ms, int n, const double t[3], int rounds, int time
 		double one = bm_now_us() - t0;
 		ms[i].batch = one > 1000 ? 1 : (long)(1000 / fmax(one, 0.05)) + 1;
 		/* At most about 3 s a method: fewer rounds (at least 3) for slow ones. */
-		ms[i].nrounds = (int)fmin(rounds, fmax(3, floor(3e6 / (one * (double)ms[i].batch))));
+		ms[i].nrounds =
+			(int)fmin(rounds, fmax(3, floor(3e6 / (one * (double)ms[i].batch))));
 		ms[i].us = NAN;
 	}
 	if (!timed)
@@ -266,9 +290,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--big"))
 			big = 1;
 		else {
-			fprintf(stderr, "usage: bench-mesh --out DIR [--rounds N] [--no-brute]\n"
-			                "       bench-mesh --sweep [--big] --out DIR [--rounds N]\n"
-			                "       bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]\n");
+			fprintf(stderr,
+			        "usage: bench-mesh --out DIR [--rounds N] [--no-brute]\n"
+			        "       bench-mesh --sweep [--big] --out DIR [--rounds N]\n"
+			        "       bench-mesh --dump-knot RADIUS TUBE TUBULAR RADIAL P Q [EVERY AT]\n");
 			return 2;
 		}
 	}
@@ -280,13 +305,20 @@ int main(int argc, char **argv)
 
 	static const double origin[3] = {0, 0, 0};
 	meshes[KNOT] = (mesh_info){.name = "knot", .from = "TorusKnotGeometry(1, 0.3, 800, 64)"};
-	meshes[SMALL] = (mesh_info){.name = "knot-small", .from = "TorusKnotGeometry(1, 0.3, 64, 8)"};
-	meshes[SPHERE] = (mesh_info){.name = "icosphere", .from = "icosphere r 0.05, 3 subdivisions"};
-	meshes[LEAKY] = (mesh_info){.name = "knot-leaky", .from = meshes[KNOT].from,
-	                            .drop_every = DROP_EVERY, .drop_at = DROP_AT};
-	meshes[SMALL_LEAKY] = (mesh_info){.name = "knot-small-leaky", .from = meshes[SMALL].from,
-	                                  .drop_every = DROP_EVERY, .drop_at = DROP_AT};
-	if (bm_torus_knot(&meshes[KNOT].m, 1, 0.3, 800, 64, 2, 3, 1) || bm_torus_knot(&meshes[SMALL].m, 1, 0.3, 64, 8, 2, 3, 1) ||
+	meshes[SMALL] =
+		(mesh_info){.name = "knot-small", .from = "TorusKnotGeometry(1, 0.3, 64, 8)"};
+	meshes[SPHERE] =
+		(mesh_info){.name = "icosphere", .from = "icosphere r 0.05, 3 subdivisions"};
+	meshes[LEAKY] = (mesh_info){.name = "knot-leaky",
+	                            .from = meshes[KNOT].from,
+	                            .drop_every = DROP_EVERY,
+	                            .drop_at = DROP_AT};
+	meshes[SMALL_LEAKY] = (mesh_info){.name = "knot-small-leaky",
+	                                  .from = meshes[SMALL].from,
+	                                  .drop_every = DROP_EVERY,
+	                                  .drop_at = DROP_AT};
+	if (bm_torus_knot(&meshes[KNOT].m, 1, 0.3, 800, 64, 2, 3, 1) ||
+	    bm_torus_knot(&meshes[SMALL].m, 1, 0.3, 64, 8, 2, 3, 1) ||
 	    bm_icosphere(&meshes[SPHERE].m, 0.05, origin, 3) ||
 	    bm_drop_triangles(&meshes[KNOT].m, DROP_EVERY, DROP_AT, &meshes[LEAKY].m) ||
 	    bm_drop_triangles(&meshes[SMALL].m, DROP_EVERY, DROP_AT, &meshes[SMALL_LEAKY].m))
@@ -317,8 +349,9 @@ int main(int argc, char **argv)
 		cases[nc++] = (bench_case){nm[0], k, k, {3.2, 0.1, 0.05}, timed, "separated"};
 		cases[nc++] = (bench_case){nm[1], k, k, {2.75, 0.1, 0.05}, timed, "surfaces cross"};
 		cases[nc++] = (bench_case){nm[2], k, k, {0.5, 0.1, 0.05}, timed, "surfaces cross"};
-		cases[nc++] = (bench_case){nm[3], k, SPHERE, {inside[0], inside[1], inside[2]}, timed,
-		                           "b inside a"};
+		cases[nc++] =
+			(bench_case){nm[3], k,           SPHERE, {inside[0], inside[1], inside[2]},
+		                     timed, "b inside a"};
 	}
 
 	/* The case list for the node peer. */
@@ -329,14 +362,17 @@ int main(int argc, char **argv)
 		die("cannot write cases.json");
 	fprintf(cj, "{\"meshes\":[");
 	for (int i = 0; i < NMESH; i++)
-		fprintf(cj, "%s{\"name\":\"%s\",\"from\":\"%s\",\"nv\":%zu,\"nt\":%zu,\"drop_every\":%d,\"drop_at\":%d}",
-		        i ? "," : "", meshes[i].name, meshes[i].from, meshes[i].m.nv, meshes[i].m.nt,
-		        meshes[i].drop_every, meshes[i].drop_at);
+		fprintf(cj,
+		        "%s{\"name\":\"%s\",\"from\":\"%s\",\"nv\":%zu,\"nt\":%zu,\"drop_every\":%d,\"drop_at\":%d}",
+		        i ? "," : "", meshes[i].name, meshes[i].from, meshes[i].m.nv,
+		        meshes[i].m.nt, meshes[i].drop_every, meshes[i].drop_at);
 	fprintf(cj, "],\"cases\":[");
 	for (int c = 0; c < nc; c++)
-		fprintf(cj, "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"t\":[%.17g,%.17g,%.17g],\"timed\":%s}",
-		        c ? "," : "", cases[c].name, meshes[cases[c].a].name, meshes[cases[c].b].name, cases[c].t[0],
-		        cases[c].t[1], cases[c].t[2], cases[c].timed ? "true" : "false");
+		fprintf(cj,
+		        "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"t\":[%.17g,%.17g,%.17g],\"timed\":%s}",
+		        c ? "," : "", cases[c].name, meshes[cases[c].a].name,
+		        meshes[cases[c].b].name, cases[c].t[0], cases[c].t[1], cases[c].t[2],
+		        cases[c].timed ? "true" : "false");
 	fprintf(cj, "]}\n");
 	if (fclose(cj) != 0)
 		die("cannot write cases.json");
@@ -350,15 +386,20 @@ int main(int argc, char **argv)
 			if (peers[p]->prepare && !prep[p][i])
 				die("prepare failed");
 		}
-		build_us[p] = timed_build(peers[p], &meshes[KNOT].m, prep[p][KNOT], &trees[p][KNOT]);
-		build_leaky_us[p] = timed_build(peers[p], &meshes[LEAKY].m, prep[p][LEAKY], &trees[p][LEAKY]);
+		build_us[p] =
+			timed_build(peers[p], &meshes[KNOT].m, prep[p][KNOT], &trees[p][KNOT]);
+		build_leaky_us[p] =
+			timed_build(peers[p], &meshes[LEAKY].m, prep[p][LEAKY], &trees[p][LEAKY]);
 		for (int i = 0; i < NMESH; i++) {
-			if (i != KNOT && i != LEAKY && !(trees[p][i] = peers[p]->build(&meshes[i].m, prep[p][i])))
+			if (i != KNOT && i != LEAKY &&
+			    !(trees[p][i] = peers[p]->build(&meshes[i].m, prep[p][i])))
 				die("build failed");
 			if (peers[p]->describe)
-				peers[p]->describe(trees[p][i], meshes[i].described[p], sizeof meshes[i].described[p]);
+				peers[p]->describe(trees[p][i], meshes[i].described[p],
+				                   sizeof meshes[i].described[p]);
 		}
-		fprintf(stderr, "bench-mesh: %s builds the knot's tree in %.0f us, the leaky knot's in %.0f us\n",
+		fprintf(stderr,
+		        "bench-mesh: %s builds the knot's tree in %.0f us, the leaky knot's in %.0f us\n",
 		        peers[p]->name, build_us[p], build_leaky_us[p]);
 	}
 
@@ -369,14 +410,17 @@ int main(int argc, char **argv)
 	fprintf(nj, "{\"rounds\":%d,\"meshes\":[", rounds);
 	for (int i = 0; i < NMESH; i++) {
 		const mesh_info *mi = &meshes[i];
-		fprintf(nj, "%s{\"name\":\"%s\",\"from\":\"%s\",\"drop_every\":%d,\"drop_at\":%d,\"nv\":%zu,"
-		            "\"nt\":%zu,\"closed\":%d,\"nv_welded\":%zu,\"closed_welded\":%d,\"weld_gap\":%.3g,"
-		            "\"volume_welded\":%.17g,\"described\":{",
-		        i ? "," : "", mi->name, mi->from, mi->drop_every, mi->drop_at, mi->m.nv, mi->m.nt,
-		        mi->closed_raw, mi->nv_welded, mi->closed_welded, mi->seam_gap, mi->volume_welded);
+		fprintf(nj,
+		        "%s{\"name\":\"%s\",\"from\":\"%s\",\"drop_every\":%d,\"drop_at\":%d,\"nv\":%zu,"
+		        "\"nt\":%zu,\"closed\":%d,\"nv_welded\":%zu,\"closed_welded\":%d,\"weld_gap\":%.3g,"
+		        "\"volume_welded\":%.17g,\"described\":{",
+		        i ? "," : "", mi->name, mi->from, mi->drop_every, mi->drop_at, mi->m.nv,
+		        mi->m.nt, mi->closed_raw, mi->nv_welded, mi->closed_welded, mi->seam_gap,
+		        mi->volume_welded);
 		for (int p = 0, first = 1; p < NPEERS; p++)
 			if (peers[p]->describe) {
-				fprintf(nj, "%s\"%s\":\"%s\"", first ? "" : ",", peers[p]->name, mi->described[p]);
+				fprintf(nj, "%s\"%s\":\"%s\"", first ? "" : ",", peers[p]->name,
+				        mi->described[p]);
 				first = 0;
 			}
 		fprintf(nj, "}}");
@@ -408,12 +452,13 @@ int main(int argc, char **argv)
 		if (brute && !bc->timed) {
 			double t0 = bm_now_us();
 			truth = bm_brute_distance(&meshes[bc->a].m, &meshes[bc->b].m, bc->t);
-			fprintf(stderr, "bench-mesh: brute force %s/%s: %.17g (%.1f s)\n", meshes[bc->a].name, bc->name,
-			        truth, (bm_now_us() - t0) * 1e-6);
+			fprintf(stderr, "bench-mesh: brute force %s/%s: %.17g (%.1f s)\n",
+			        meshes[bc->a].name, bc->name, truth, (bm_now_us() - t0) * 1e-6);
 		}
-		fprintf(nj, "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"timed\":%s,\"truth\":\"%s\"",
-		        c ? "," : "", bc->name, meshes[bc->a].name, meshes[bc->b].name, bc->timed ? "true" : "false",
-		        bc->truth);
+		fprintf(nj,
+		        "%s{\"name\":\"%s\",\"a\":\"%s\",\"b\":\"%s\",\"timed\":%s,\"truth\":\"%s\"",
+		        c ? "," : "", bc->name, meshes[bc->a].name, meshes[bc->b].name,
+		        bc->timed ? "true" : "false", bc->truth);
 		if (!isnan(truth))
 			fprintf(nj, ",\"brute_distance\":%.17g", truth);
 		fprintf(nj, ",\"methods\":[");
@@ -421,15 +466,17 @@ int main(int argc, char **argv)
 			const method *m = &ms[i];
 			if (!query_fn(m))
 				continue;
-			fprintf(nj, "%s{\"peer\":\"%s\",\"query\":\"%s\",\"ok\":%s,\"intersecting\":%s,"
-			            "\"distance\":%.17g,\"contact\":\"%s\",\"batch\":%ld",
-			        first ? "" : ",", m->peer->name, query_names[m->query], m->ok ? "true" : "false",
-			        m->ans.intersecting ? "true" : "false",
-			        m->query == Q_DISTANCE ? m->ans.distance : 0.0, contact_name(m->ans.contact),
-			        m->batch);
+			fprintf(nj,
+			        "%s{\"peer\":\"%s\",\"query\":\"%s\",\"ok\":%s,\"intersecting\":%s,"
+			        "\"distance\":%.17g,\"contact\":\"%s\",\"batch\":%ld",
+			        first ? "" : ",", m->peer->name, query_names[m->query],
+			        m->ok ? "true" : "false", m->ans.intersecting ? "true" : "false",
+			        m->query == Q_DISTANCE ? m->ans.distance : 0.0,
+			        contact_name(m->ans.contact), m->batch);
 			first = 0;
 			if (m->query == Q_REPORT)
-				fprintf(nj, ",\"contacts\":%ld,\"regions\":%ld", m->ans.contacts, m->ans.regions);
+				fprintf(nj, ",\"contacts\":%ld,\"regions\":%ld", m->ans.contacts,
+				        m->ans.regions);
 			if (m->query == Q_REPORT && isfinite(m->ans.volume))
 				fprintf(nj, ",\"volume\":%.17g", m->ans.volume);
 			if (m->query == Q_DEPTH && isfinite(m->ans.depth))

@@ -49,8 +49,8 @@ static double round32(double x, int float32)
 	return float32 ? (double)(float)x : x;
 }
 
-int bm_torus_knot(bm_mesh *m, double radius, double tube, int tubular, int radial,
-                  int p, int q, int float32)
+int bm_torus_knot(bm_mesh *m, double radius, double tube, int tubular, int radial, int p, int q,
+                  int float32)
 {
 	size_t nv = (size_t)(tubular + 1) * (size_t)(radial + 1);
 	size_t nt = 2 * (size_t)tubular * (size_t)radial;
@@ -105,8 +105,8 @@ typedef struct {
 	uint32_t v;
 } edge_slot;
 
-static uint32_t midpoint(double *pos, size_t *nv, edge_slot *tab, size_t cap,
-                         uint32_t a, uint32_t b)
+static uint32_t midpoint(double *pos, size_t *nv, edge_slot *tab, size_t cap, uint32_t a,
+                         uint32_t b)
 {
 	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
 	uint64_t key = (lo << 32 | hi) + 1;
@@ -158,16 +158,15 @@ int bm_box(bm_mesh *m, const double c[3], const double h[3])
 
 int bm_icosphere(bm_mesh *m, double radius, const double centre[3], int detail)
 {
-	static const uint32_t faces[20][3] = {
-		{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11},
-		{1, 5, 9}, {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
-		{3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8}, {3, 8, 9},
-		{4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+	static const uint32_t faces[20][3] = {{0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10},
+	                                      {0, 10, 11}, {1, 5, 9},  {5, 11, 4}, {11, 10, 2},
+	                                      {10, 7, 6},  {7, 1, 8},  {3, 9, 4},  {3, 4, 2},
+	                                      {3, 2, 6},   {3, 6, 8},  {3, 8, 9},  {4, 9, 5},
+	                                      {2, 4, 11},  {6, 2, 10}, {8, 6, 7},  {9, 8, 1}};
 	double g = (1 + sqrt(5.0)) / 2;
-	const double v0[12][3] = {
-		{-1, g, 0}, {1, g, 0}, {-1, -g, 0}, {1, -g, 0},
-		{0, -1, g}, {0, 1, g}, {0, -1, -g}, {0, 1, -g},
-		{g, 0, -1}, {g, 0, 1}, {-g, 0, -1}, {-g, 0, 1}};
+	const double v0[12][3] = {{-1, g, 0}, {1, g, 0}, {-1, -g, 0}, {1, -g, 0},
+	                          {0, -1, g}, {0, 1, g}, {0, -1, -g}, {0, 1, -g},
+	                          {g, 0, -1}, {g, 0, 1}, {-g, 0, -1}, {-g, 0, 1}};
 	size_t nt = 20, ntmax = 20, nvmax;
 	for (int d = 0; d < detail; d++)
 		ntmax *= 4;
@@ -227,8 +226,8 @@ int bm_icosphere(bm_mesh *m, double radius, const double centre[3], int detail)
 static const double *sort_pos;
 static int by_x(const void *a, const void *b)
 {
-	double x = sort_pos[3 * (size_t)*(const uint32_t *)a];
-	double y = sort_pos[3 * (size_t)*(const uint32_t *)b];
+	double x = sort_pos[3 * (size_t) * (const uint32_t *)a];
+	double y = sort_pos[3 * (size_t) * (const uint32_t *)b];
 	if (x != y)
 		return x < y ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;

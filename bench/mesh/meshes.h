@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 typedef struct bm_mesh {
-	double *pos;   /* 3 * nv */
+	double *pos; /* 3 * nv */
 	size_t nv;
 	uint32_t *idx; /* 3 * nt */
 	size_t nt;
@@ -24,8 +24,8 @@ typedef struct bm_mesh {
  * rounded to float32, as three.js's Float32BufferAttribute stores them;
  * with float32 == 0 they are left in double.  Returns 0, -1 when out of
  * memory. */
-int bm_torus_knot(bm_mesh *m, double radius, double tube, int tubular, int radial,
-                  int p, int q, int float32);
+int bm_torus_knot(bm_mesh *m, double radius, double tube, int tubular, int radial, int p, int q,
+                  int float32);
 
 /* The point of the knot's centre curve at parameter u (three.js's
  * calculatePositionOnCurve). */

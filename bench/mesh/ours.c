@@ -58,7 +58,8 @@ static void *build(const bm_mesh *m, void *prep)
 	if (clash_shape_init_mesh(&t->shape, t->mesh) != CLASH_OK)
 		goto fail;
 	if (!clash_mesh_is_solid(t->mesh))
-		fprintf(stderr, "bench-mesh: clashd takes a mesh of %zu triangles for a surface, not a solid\n",
+		fprintf(stderr,
+		        "bench-mesh: clashd takes a mesh of %zu triangles for a surface, not a solid\n",
 		        w->nt);
 	return t;
 fail:
@@ -146,7 +147,8 @@ static int depth(void *a, void *b, const double t[3], bm_answer *out)
 
 static int set_pose(clash_shape *s, const bm_pose *p)
 {
-	return clash_shape_set_quaternion(s, p->q) != CLASH_OK || clash_shape_set_translation(s, p->t) != CLASH_OK;
+	return clash_shape_set_quaternion(s, p->q) != CLASH_OK ||
+	       clash_shape_set_translation(s, p->t) != CLASH_OK;
 }
 
 static int posed(void *a, void *b, const bm_pose *pa, const bm_pose *pb, int q, bm_answer *out)
@@ -187,4 +189,4 @@ static void describe(void *tr, char *buf, size_t n)
 }
 
 const bm_peer bm_peer_ours = {"clashd", prepare, build, destroy, collide,
-                              distance, report,  depth, posed, describe};
+                              distance, report,  depth, posed,   describe};

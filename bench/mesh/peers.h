@@ -37,7 +37,11 @@ typedef struct bm_pose {
 } bm_pose;
 
 /* The queries of a posed pair (bm_peer.posed). */
-enum bm_query { BM_COLLIDE = 0, BM_DISTANCE = 1, BM_REPORT = 2 };
+enum bm_query {
+	BM_COLLIDE = 0,
+	BM_DISTANCE = 1,
+	BM_REPORT = 2
+};
 
 /* A peer: build its tree of a mesh in three.js's layout (a peer that needs
  * a welded mesh welds it first, untimed: prepare), and answer for a and b

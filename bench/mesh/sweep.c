@@ -31,7 +31,11 @@
 #include "peers.h"
 #include "sweep.h"
 
-enum { NPEER = 2, DRAG_STEPS = 100, MAX_ROUNDS = 64 };
+enum {
+	NPEER = 2,
+	DRAG_STEPS = 100,
+	MAX_ROUNDS = 64
+};
 static const bm_peer *const sweep_peers[NPEER] = {&bm_peer_fcl, &bm_peer_ours};
 
 typedef struct {
@@ -142,7 +146,8 @@ static const char *const qnames[] = {"collide", "distance", "report"};
 
 static FILE *md;
 
-static void row(const char *mesh, size_t nt, const char *pose, const char *gap, const smethod *ms, int nq)
+static void row(const char *mesh, size_t nt, const char *pose, const char *gap, const smethod *ms,
+                int nq)
 {
 	for (int q = 0; q < nq; q++) {
 		const smethod *f = &ms[q], *o = &ms[nq + q];
@@ -151,11 +156,12 @@ static void row(const char *mesh, size_t nt, const char *pose, const char *gap, 
 			check = "WARN: error";
 		else if (f->ans.intersecting != o->ans.intersecting)
 			check = "WARN: verdicts differ";
-		else if (f->q == BM_DISTANCE &&
-		         !(fabs(f->ans.distance - o->ans.distance) <= 1e-9 * fmax(f->ans.distance, 1e-3)))
+		else if (f->q == BM_DISTANCE && !(fabs(f->ans.distance - o->ans.distance) <=
+		                                  1e-9 * fmax(f->ans.distance, 1e-3)))
 			check = "WARN: distances differ";
 		char line[512];
-		snprintf(line, sizeof line, "| %s | %zu | %s | %s | %s | %.2f | %.2f | %.2fx | %s |\n", mesh, nt, pose,
+		snprintf(line, sizeof line,
+		         "| %s | %zu | %s | %s | %s | %.2f | %.2f | %.2fx | %s |\n", mesh, nt, pose,
 		         gap, qnames[f->q], f->us, o->us, f->us / o->us, check);
 		fputs(line, stdout);
 		fputs(line, md);
@@ -188,8 +194,13 @@ static void gaps(const char *name, const bm_mesh *m, const built *b, int rounds)
 			smethod ms[2 * 3];
 			for (int p = 0; p < NPEER; p++)
 				for (int q = 0; q < 3; q++)
-					ms[3 * p + q] = (smethod){.peer = sweep_peers[p], .q = q, .a = b[p].tree,
-					                          .b = b[p].tree, .pa = &pa, .pb = &pb, .npose = 1};
+					ms[3 * p + q] = (smethod){.peer = sweep_peers[p],
+					                          .q = q,
+					                          .a = b[p].tree,
+					                          .b = b[p].tree,
+					                          .pa = &pa,
+					                          .pb = &pb,
+					                          .npose = 1};
 			time_methods(ms, 6, rounds);
 			char gap[64];
 			snprintf(gap, sizeof gap, "%.2f (%.4g)", fracs[g], d);
@@ -207,15 +218,21 @@ static void drag(const bm_mesh *m, const built *b, int rounds)
 	for (int i = 0; i < DRAG_STEPS; i++) {
 		double s = (double)i / (DRAG_STEPS - 1), th = 0.5 * s;
 		pa[i] = (bm_pose){{0, 0, 0, 1}, {0, 0, 0}};
-		pb[i] = (bm_pose){{0, 0, sin(th / 2), cos(th / 2)}, {0, 0.1 + 0.3 * sin(M_PI * s), 0.05}};
+		pb[i] = (bm_pose){{0, 0, sin(th / 2), cos(th / 2)},
+		                  {0, 0.1 + 0.3 * sin(M_PI * s), 0.05}};
 		double d = place(b, &pa[i], &pb[i], size, 0.05 * size);
 		lo = fmin(lo, d);
 		hi = fmax(hi, d);
 	}
 	smethod ms[NPEER];
 	for (int p = 0; p < NPEER; p++)
-		ms[p] = (smethod){.peer = sweep_peers[p], .q = BM_DISTANCE, .a = b[p].tree, .b = b[p].tree,
-		                  .pa = pa, .pb = pb, .npose = DRAG_STEPS};
+		ms[p] = (smethod){.peer = sweep_peers[p],
+		                  .q = BM_DISTANCE,
+		                  .a = b[p].tree,
+		                  .b = b[p].tree,
+		                  .pa = pa,
+		                  .pb = pb,
+		                  .npose = DRAG_STEPS};
 	time_methods(ms, NPEER, rounds);
 	char gap[64];
 	snprintf(gap, sizeof gap, "%.4g-%.4g", lo, hi);
@@ -231,8 +248,9 @@ int bm_sweep(const char *out, int rounds, int big)
 	snprintf(path, sizeof path, "%s/sweep.md", out);
 	if (!(md = fopen(path, "w")))
 		die("cannot write sweep.md");
-	const char *head = "| pair | triangles | pose | gap: of size (distance) | query | FCL us | clashd us | "
-	                   "FCL/clashd | check |\n|---|---|---|---|---|---|---|---|---|\n";
+	const char *head =
+		"| pair | triangles | pose | gap: of size (distance) | query | FCL us | clashd us | "
+		"FCL/clashd | check |\n|---|---|---|---|---|---|---|---|---|\n";
 	fputs(head, stdout);
 	fputs(head, md);
 

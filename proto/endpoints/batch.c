@@ -87,8 +87,9 @@ static int json_but_overflow(const char *text, size_t len, json_error_t *e)
 		copy[o++] = c;
 		i++;
 	}
-	json_t *v = json_loadb(copy, o, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY |
-	                                    JSON_DECODE_INT_AS_REAL, e);
+	json_t *v =
+		json_loadb(copy, o,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, e);
 	free(copy);
 	int ok = v != NULL;
 	json_decref(v);
@@ -119,7 +120,7 @@ enum item_state {
 typedef struct batch_item {
 	const char *text; /* the Query */
 	size_t len;
-	char *body;       /* its reply body, once answered */
+	char *body; /* its reply body, once answered */
 	size_t length;
 	int status;
 	int iterations;
@@ -130,9 +131,9 @@ typedef struct batch_item {
 } batch_item;
 
 struct proto_batch {
-	const char *text;   /* the batch body, or NULL for independent texts */
+	const char *text; /* the batch body, or NULL for independent texts */
 	size_t len;
-	batch_span *spans;  /* where each item is in the body (text != NULL) */
+	batch_span *spans; /* where each item is in the body (text != NULL) */
 	batch_item *items;
 	size_t n;
 };
@@ -144,8 +145,10 @@ static int too_many(proto_problem *p, size_t max, proto_call *call)
 {
 	proto_path at = {&queries_at, NULL, max};
 	call->limit = PROTO_LIMIT_QUERIES;
-	return proto_fail(p, &at, "a batch may hold at most %zu queries: this is one more (split "
-	                          "the batch)", max);
+	return proto_fail(p, &at,
+	                  "a batch may hold at most %zu queries: this is one more (split "
+	                  "the batch)",
+	                  max);
 }
 
 /* Why the whole body is not a batch, from a parse of all of it.  Returns 1
@@ -172,12 +175,15 @@ static int body_problem(const char *text, size_t len, proto_call *call, proto_pr
 	static const char *const members[] = {"queries", NULL};
 	const json_t *queries = json_object_get(root, "queries");
 	if (!json_is_object(root))
-		r = proto_fail(p, NULL, "a batch must be a JSON object {\"queries\": [query, ...]}, "
-		                        "got %s", proto_kind_of(root));
+		r = proto_fail(p, NULL,
+		               "a batch must be a JSON object {\"queries\": [query, ...]}, "
+		               "got %s",
+		               proto_kind_of(root));
 	else
 		r = proto_known_members(root, NULL, members, "a batch has queries only", p);
 	if (r == 0 && !queries)
-		r = proto_fail(p, NULL, "queries is required: a batch is {\"queries\": [query, ...]}");
+		r = proto_fail(p, NULL,
+		               "queries is required: a batch is {\"queries\": [query, ...]}");
 	else if (r == 0 && !json_is_array(queries))
 		r = proto_fail(p, &queries_at, "queries must be an array of queries, got %s",
 		               proto_kind_of(queries));
@@ -210,17 +216,15 @@ static int open_batch(proto_request *rq, proto_reply *out, proto_problem *p)
 	size_t n = 0, max_queries = rq->ctx->max_queries;
 	int r;
 	switch (proto_batch_split(rq->body, rq->len, max_queries, &spans, &n)) {
-	case BATCH_SPLIT_OK:
-		break;
-	case BATCH_SPLIT_TOO_MANY:
-		return too_many(p, max_queries, rq->call);
+	case BATCH_SPLIT_OK: break;
+	case BATCH_SPLIT_TOO_MANY: return too_many(p, max_queries, rq->call);
 	case BATCH_SPLIT_OTHER:
 		r = body_problem(rq->body, rq->len, rq->call, p);
 		if (r == 0) /* a bug of the splitter: say so rather than guess */
-			proto_problem_set(p, 500, NULL, "the batch could not be split into its queries");
+			proto_problem_set(p, 500, NULL,
+			                  "the batch could not be split into its queries");
 		return r < 0 ? -1 : 1;
-	case BATCH_SPLIT_NOMEM:
-		return -1;
+	case BATCH_SPLIT_NOMEM: return -1;
 	}
 	proto_batch *b = batch_new(n);
 	if (!b) {
@@ -293,7 +297,8 @@ static int answer_one(proto_batch *b, size_t i, proto_call *call, double *left)
 	int r = proto_query_answer(it->text, it->len, &c, &out, &p);
 	*left -= c.cost;
 	if (r == 0 && c.deferred) {
-		call->deferred = c.cost > call->max_cost ? PROTO_DEFERRED_HEAVY : PROTO_DEFERRED_SPENT;
+		call->deferred =
+			c.cost > call->max_cost ? PROTO_DEFERRED_HEAVY : PROTO_DEFERRED_SPENT;
 		return 0; /* left pending */
 	}
 	if (r == 1 && c.cancelled) {
@@ -405,7 +410,8 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 	if (pending && malformed == b->n) {
 		if (call)
 			call->cancelled = 1;
-		return proto_problem_reply(503, "the batch was stopped before it finished", NULL, out);
+		return proto_problem_reply(503, "the batch was stopped before it finished", NULL,
+		                           out);
 	}
 	if (malformed < b->n) {
 		/* Not JSON: the parse of the whole body says where, as it would
@@ -425,8 +431,9 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 			r = json_but_overflow(it->text, it->len, &e);
 			if (r >= 0) {
 				char *at = strdup(pointer);
-				proto_problem_set(&p, 400, at, "query %zu is not JSON: %s (past a number "
-				                               "out of the range of a double)",
+				proto_problem_set(&p, 400, at,
+				                  "query %zu is not JSON: %s (past a number "
+				                  "out of the range of a double)",
 				                  malformed, e.text);
 				r = at ? proto_problem_encode(&p, out) : -1;
 			}
@@ -441,9 +448,10 @@ int proto_batch_reply(proto_batch *b, proto_call *call, proto_reply *out)
 	size_t exact = len - (b->n ? 1 : 0); /* total counted a comma per item */
 	if (max_reply && exact > max_reply) {
 		char detail[256];
-		snprintf(detail, sizeof detail, "the %zu answers take %zu bytes, more than this "
-		         "server's largest reply (%zu bytes, --max-reply): split the batch", b->n,
-		         exact, max_reply);
+		snprintf(detail, sizeof detail,
+		         "the %zu answers take %zu bytes, more than this "
+		         "server's largest reply (%zu bytes, --max-reply): split the batch",
+		         b->n, exact, max_reply);
 		return proto_problem_reply(422, detail, "/queries", out);
 	}
 	proto_text t = {0};

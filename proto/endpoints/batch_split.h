@@ -15,8 +15,8 @@ typedef struct batch_span {
 } batch_span;
 
 enum batch_split_result {
-	BATCH_SPLIT_OK = 0,     /* *spans and *n are the queries */
-	BATCH_SPLIT_OTHER = 1,  /* not the plain form {"queries": [...]}: parse the
+	BATCH_SPLIT_OK = 0,       /* *spans and *n are the queries */
+	BATCH_SPLIT_OTHER = 1,    /* not the plain form {"queries": [...]}: parse the
 	                           whole body to say why (it may not be JSON) */
 	BATCH_SPLIT_TOO_MANY = 2, /* more than max queries (0: no limit) */
 	BATCH_SPLIT_NOMEM = -1

@@ -35,12 +35,12 @@ typedef struct contains_query {
 
 static const char *const members[] = {"inner", "outer", "tolerance", NULL};
 
-static int decode(const json_t *root, const proto_context *ctx, contains_query *q,
-                  proto_problem *p)
+static int decode(const json_t *root, const proto_context *ctx, contains_query *q, proto_problem *p)
 {
 	if (!json_is_object(root))
-		return proto_fail(p, NULL, "a containment query must be a JSON object {\"inner\": shape, "
-		                     "\"outer\": shape}");
+		return proto_fail(p, NULL,
+		                  "a containment query must be a JSON object {\"inner\": shape, "
+		                  "\"outer\": shape}");
 	int r = proto_known_members(root, NULL, members,
 	                            "a containment query has inner, outer and tolerance", p);
 	if (r)
@@ -48,8 +48,9 @@ static int decode(const json_t *root, const proto_context *ctx, contains_query *
 	const json_t *inner = json_object_get(root, "inner");
 	const json_t *outer = json_object_get(root, "outer");
 	if (!inner || !outer)
-		return proto_fail(p, NULL, "%s is required: is the shape inner inside the shape outer?",
-		            inner ? "outer" : "inner");
+		return proto_fail(p, NULL,
+		                  "%s is required: is the shape inner inside the shape outer?",
+		                  inner ? "outer" : "inner");
 	r = proto_shapes_decode(inner, "inner", outer, "outer", ctx, &q->holder, p);
 	if (r == 1 && proto_refs_missing(root, ctx->store, p) != 0)
 		r = -1;
@@ -74,42 +75,45 @@ static int run_problem(int err, const contains_query *q, proto_request *rq, prot
 	switch (err) {
 	case CLASH_ENOTSUP:
 		if (q->holder.b.mesh) {
-			proto_problem_set(p, 422, strdup("/outer"),
-			                  "outer must be one convex shape: containment in a triangle "
-			                  "mesh is not decided here (a query of the two answers whether "
-			                  "inner lies inside it: contact \"a_inside_b\")");
+			proto_problem_set(
+				p, 422, strdup("/outer"),
+				"outer must be one convex shape: containment in a triangle "
+				"mesh is not decided here (a query of the two answers whether "
+				"inner lies inside it: contact \"a_inside_b\")");
 		} else if (q->holder.b.kind != CLASH_KIND_POLYTOPE) {
-			proto_problem_set(p, 422, strdup("/inner"),
-			                  "inner is (or holds) a curved primitive and outer is a "
-			                  "primitive: containment of a curved shape is decided against "
-			                  "a polytope's facets only (outer as vertices or a box); a "
-			                  "query of the two says whether they intersect");
+			proto_problem_set(
+				p, 422, strdup("/inner"),
+				"inner is (or holds) a curved primitive and outer is a "
+				"primitive: containment of a curved shape is decided against "
+				"a polytope's facets only (outer as vertices or a box); a "
+				"query of the two says whether they intersect");
 		} else if (q->holder.b.nparts > 0) {
-			proto_problem_set(p, 422, strdup("/outer"),
-			                  "outer must be one convex shape: a compound (a union) is not "
-			                  "convex, so containment in it is not decided here");
+			proto_problem_set(
+				p, 422, strdup("/outer"),
+				"outer must be one convex shape: a compound (a union) is not "
+				"convex, so containment in it is not decided here");
 		} else {
-			proto_problem_set(p, 422, strdup("/outer/vertices"),
-			                  "inner's radius exceeds outer's, or inner holds a curved "
-			                  "primitive: either needs outer's facets, which are enumerated "
-			                  "from its vertices up to a budget, and this outer has too many "
-			                  "vertices for its dimension");
+			proto_problem_set(
+				p, 422, strdup("/outer/vertices"),
+				"inner's radius exceeds outer's, or inner holds a curved "
+				"primitive: either needs outer's facets, which are enumerated "
+				"from its vertices up to a budget, and this outer has too many "
+				"vertices for its dimension");
 		}
 		break;
-	default:
-		return proto_core_problem(err, rq, "query", p);
+	default: return proto_core_problem(err, rq, "query", p);
 	}
 	return p->pointer ? 1 : -1;
 }
 
-static int encode(const clash_containment *c, int compound, const char *units,
-                  proto_reply *out)
+static int encode(const clash_containment *c, int compound, const char *units, proto_reply *out)
 {
 	json_t *o = json_object();
 	if (!o)
 		return -1;
 	int failed = json_object_set_new(o, "contained", json_boolean(c->contained)) != 0;
-	json_t *v = c->has_outside_vertex ? json_integer((json_int_t)c->outside_vertex) : json_null();
+	json_t *v =
+		c->has_outside_vertex ? json_integer((json_int_t)c->outside_vertex) : json_null();
 	failed |= !v || json_object_set_new(o, "outside_vertex", v) != 0;
 	if (c->has_outside_point && isfinite(c->outside_point[0]) &&
 	    isfinite(c->outside_point[1]) && isfinite(c->outside_point[2])) {
@@ -146,14 +150,16 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 		int err = clash_contains(inner, outer, &q.opt, &c);
 		if (err != CLASH_ECANCELED)
 			rq->call->iterations = err ? 0 : c.iterations;
-		r = err ? run_problem(err, &q, rq, p) : encode(&c, inner->nparts > 0, proto_units_name(q.holder.units.units), out);
+		r = err ? run_problem(err, &q, rq, p)
+		        : encode(&c, inner->nparts > 0, proto_units_name(q.holder.units.units),
+		                 out);
 	}
 	proto_query_release(&q.holder);
 	return r;
 }
 
 static const proto_endpoint contains_endpoint = {"a JSON object", PROTO_PARSE_LIMITS, 0, answer,
-                                                   proto_cost_contains};
+                                                 proto_cost_contains};
 
 int proto_contains_reply(const char *body, size_t len, proto_reply *out)
 {

@@ -23,8 +23,8 @@ static int parse(const proto_endpoint *e, proto_request *rq, proto_problem *p)
 	int r;
 	switch (e->parse) {
 	case PROTO_PARSE_QUERY:
-		return proto_parse_query_text(rq->body, rq->len, rq->ctx, &rq->root, p, &call->limit,
-		                              &rq->vt);
+		return proto_parse_query_text(rq->body, rq->len, rq->ctx, &rq->root, p,
+		                              &call->limit, &rq->vt);
 	case PROTO_PARSE_LIMITS:
 		return proto_parse_ex(rq->body, rq->len, l, &rq->root, p, &call->limit);
 	case PROTO_PARSE_DEPTH:
@@ -32,14 +32,13 @@ static int parse(const proto_endpoint *e, proto_request *rq, proto_problem *p)
 		if (r == 1)
 			call->limit = PROTO_LIMIT_DEPTH;
 		return r ? r : proto_parse_text(rq->body, rq->len, &rq->root, p);
-	case PROTO_PARSE_NONE:
-		break;
+	case PROTO_PARSE_NONE: break;
 	}
 	return 0;
 }
 
-int proto_endpoint_answer(const proto_endpoint *e, const char *body, size_t len,
-                          proto_call *call, void *self, proto_reply *out, proto_problem *p_out)
+int proto_endpoint_answer(const proto_endpoint *e, const char *body, size_t len, proto_call *call,
+                          void *self, proto_reply *out, proto_problem *p_out)
 {
 	proto_call none;
 	call = proto_call_begin(call, &none, out);
@@ -99,18 +98,19 @@ int proto_request_stopped(proto_request *rq, const char *what, proto_problem *p)
 int proto_core_problem(int err, proto_request *rq, const char *what, proto_problem *p)
 {
 	switch (err) {
-	case CLASH_ENOMEM:
-		return -1;
+	case CLASH_ENOMEM: return -1;
 	case CLASH_ECANCELED:
 		rq->call->cancelled = 1;
 		proto_problem_set(p, 503, NULL, "the %s was stopped before it finished", what);
 		return 1;
 	case CLASH_ERANGE:
-		proto_problem_set(p, 422, strdup(""), "the answer is out of the range of a double: "
-		                                     "coordinates, radii or poses are too large");
+		proto_problem_set(p, 422, strdup(""),
+		                  "the answer is out of the range of a double: "
+		                  "coordinates, radii or poses are too large");
 		return p->pointer ? 1 : -1;
 	default:
-		proto_problem_set(p, 500, NULL, "the collision core failed: %s", clash_strerror(err));
+		proto_problem_set(p, 500, NULL, "the collision core failed: %s",
+		                  clash_strerror(err));
 		return 1;
 	}
 }

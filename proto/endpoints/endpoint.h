@@ -59,8 +59,8 @@ int proto_endpoint_reply(const proto_endpoint *e, const char *body, size_t len, 
 
 /* The same with the problem left unencoded: 1 with it in *p (empty on
  * entry; the caller encodes and releases it), *out empty. */
-int proto_endpoint_answer(const proto_endpoint *e, const char *body, size_t len,
-                          proto_call *call, void *self, proto_reply *out, proto_problem *p);
+int proto_endpoint_answer(const proto_endpoint *e, const char *body, size_t len, proto_call *call,
+                          void *self, proto_reply *out, proto_problem *p);
 
 /* The tree and the vertex table released (the answer holds copies). */
 void proto_request_drop(proto_request *rq);

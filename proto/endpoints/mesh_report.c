@@ -20,15 +20,17 @@ static int holds_mesh(const clash_shape *s)
 static const char *open_side(int solid_a, int solid_b, const char *what)
 {
 	if (!solid_a && !solid_b)
-		return what[0] == 'v' ? "a and b are open surfaces (their meshes enclose nothing): "
-		                        "they have no volume to share, only the regions where they cross"
-		                      : "a and b are open surfaces (their meshes enclose nothing): "
-		                        "there is no depth to part them by, only where they cross";
+		return what[0] == 'v'
+		               ? "a and b are open surfaces (their meshes enclose nothing): "
+		                 "they have no volume to share, only the regions where they cross"
+		               : "a and b are open surfaces (their meshes enclose nothing): "
+		                 "there is no depth to part them by, only where they cross";
 	if (!solid_a)
-		return what[0] == 'v' ? "a is an open surface (its mesh encloses nothing): it has no "
-		                        "volume to share with b, only the regions where they cross"
-		                      : "a is an open surface (its mesh encloses nothing): there is no "
-		                        "depth to part them by, only where they cross";
+		return what[0] == 'v'
+		               ? "a is an open surface (its mesh encloses nothing): it has no "
+		                 "volume to share with b, only the regions where they cross"
+		               : "a is an open surface (its mesh encloses nothing): there is no "
+		                 "depth to part them by, only where they cross";
 	return what[0] == 'v' ? "b is an open surface (its mesh encloses nothing): it has no "
 	                        "volume to share with a, only the regions where they cross"
 	                      : "b is an open surface (its mesh encloses nothing): there is no "
@@ -66,16 +68,16 @@ static const char *unclosed(const clash_overlap *o)
 {
 	if (o->overlaps_itself_a || o->overlaps_itself_b)
 		return o->overlaps_itself_a && o->overlaps_itself_b
-		       ? "a and b each overlap themselves (shells of a mesh that cross or nest, or "
-		         "parts that overlap each other): their surfaces do not bound their solids "
-		         "once, so the volume they share is not measured"
+		               ? "a and b each overlap themselves (shells of a mesh that cross or nest, or "
+		                 "parts that overlap each other): their surfaces do not bound their solids "
+		                 "once, so the volume they share is not measured"
 		       : o->overlaps_itself_a
-		       ? "a overlaps itself (shells of its mesh that cross or nest, or parts that "
-		         "overlap each other): its surface does not bound its solid once, so the "
-		         "volume it shares with b is not measured"
-		       : "b overlaps itself (shells of its mesh that cross or nest, or parts that "
-		         "overlap each other): its surface does not bound its solid once, so the "
-		         "volume it shares with a is not measured";
+		               ? "a overlaps itself (shells of its mesh that cross or nest, or parts that "
+		                 "overlap each other): its surface does not bound its solid once, so the "
+		                 "volume it shares with b is not measured"
+		               : "b overlaps itself (shells of its mesh that cross or nest, or parts that "
+		                 "overlap each other): its surface does not bound its solid once, so the "
+		                 "volume it shares with a is not measured";
 	if (!o->closed_a && !o->closed_b)
 		return "a and b are solids by their winding numbers but not closed (holes in their "
 		       "meshes): the volume they share is found between closed solids only";
@@ -98,14 +100,15 @@ static int overlap(const proto_query *q, const proto_overlap_caps *caps, const c
 	                           q->opt.cancel};
 	int err = clash_overlap_get(&q->a, &q->b, &o, &rep->overlap);
 	if (err == CLASH_ENOTSUP) {
-		rep->no_volume = curved(&q->a) || curved(&q->b)
-		                 ? "regions and volume are found between meshes, hulls, boxes and "
-		                   "spheres (a sphere under a pose that scales it unevenly is an "
-		                   "ellipsoid): a capsule, cylinder, cone, ellipsoid or rounded "
-		                   "shape (a radius) is not answered yet"
-		                 : "regions and volume are not found for this pair: a mesh of it "
-		                   "overlaps itself (shells that cross), or its contacts are too "
-		                   "degenerate to resolve";
+		rep->no_volume =
+			curved(&q->a) || curved(&q->b)
+				? "regions and volume are found between meshes, hulls, boxes and "
+				  "spheres (a sphere under a pose that scales it unevenly is an "
+				  "ellipsoid): a capsule, cylinder, cone, ellipsoid or rounded "
+				  "shape (a radius) is not answered yet"
+				: "regions and volume are not found for this pair: a mesh of it "
+				  "overlaps itself (shells that cross), or its contacts are too "
+				  "degenerate to resolve";
 		return 0;
 	}
 	if (!err && !rep->no_volume && !rep->overlap->has_volume)
@@ -113,8 +116,8 @@ static int overlap(const proto_query *q, const proto_overlap_caps *caps, const c
 	return err;
 }
 
-int proto_mesh_report_run(const proto_query *q, const proto_overlap_caps *caps,
-                          clash_result *res, proto_mesh_report *rep)
+int proto_mesh_report_run(const proto_query *q, const proto_overlap_caps *caps, clash_result *res,
+                          proto_mesh_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	const int mesh = holds_mesh(&q->a) || holds_mesh(&q->b);
@@ -166,8 +169,9 @@ static void index_list(proto_text *t, const uint32_t *x, size_t n)
 
 static const char *kind_name(int kind)
 {
-	return kind == CLASH_CONTACT_A_IN_B ? "a_inside_b"
-	       : kind == CLASH_CONTACT_B_IN_A ? "b_inside_a" : "surfaces";
+	return kind == CLASH_CONTACT_A_IN_B   ? "a_inside_b"
+	       : kind == CLASH_CONTACT_B_IN_A ? "b_inside_a"
+	                                      : "surfaces";
 }
 
 static void region_text(proto_text *t, const clash_overlap_region *g, int parts)

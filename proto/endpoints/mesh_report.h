@@ -19,11 +19,11 @@ struct proto_query;
 
 /* What a query's run adds to its Result. */
 typedef struct proto_mesh_report {
-	unsigned asked;          /* the PROTO_REPORT_* bits that apply: a mesh pair's */
-	clash_overlap *overlap;  /* regions and volume, when asked and found */
-	const char *no_volume;   /* why overlap has no volume (static text), or NULL */
-	const char *no_depth;    /* why a depth asked for is not answered, or NULL */
-	int compound;            /* a side is compound: regions name their parts */
+	unsigned asked;         /* the PROTO_REPORT_* bits that apply: a mesh pair's */
+	clash_overlap *overlap; /* regions and volume, when asked and found */
+	const char *no_volume;  /* why overlap has no volume (static text), or NULL */
+	const char *no_depth;   /* why a depth asked for is not answered, or NULL */
+	int compound;           /* a side is compound: regions name their parts */
 } proto_mesh_report;
 
 /* Run decoded query q: its method's answer in *res or, when its want

@@ -13,8 +13,8 @@
 
 #include "clash.h"
 
-typedef int (*proto_method_fn)(const clash_shape *a, const clash_shape *b,
-                               const clash_options *opt, clash_result *r);
+typedef int (*proto_method_fn)(const clash_shape *a, const clash_shape *b, const clash_options *opt,
+                               clash_result *r);
 
 typedef struct proto_method {
 	const char *name; /* as on the wire */

@@ -53,7 +53,8 @@ static int integer(const json_t *v, const proto_path *at, const char *what, doub
 	if (*out != floor(*out))
 		return proto_fail(p, at, "%s must be an integer, got %.17g", what, *out);
 	if (*out < lo || *out > hi)
-		return proto_fail(p, at, "%s must be between %.17g and %.17g, got %.17g", what, lo, hi, *out);
+		return proto_fail(p, at, "%s must be between %.17g and %.17g, got %.17g", what, lo,
+		                  hi, *out);
 	return 0;
 }
 
@@ -62,15 +63,17 @@ static int numbers(const json_t *v, const proto_path *at, const char *what, size
                    proto_problem *p)
 {
 	if (!json_is_array(v))
-		return proto_fail(p, at, "%s must be an array of %zu numbers, got %s", what, n, proto_kind_of(v));
+		return proto_fail(p, at, "%s must be an array of %zu numbers, got %s", what, n,
+		                  proto_kind_of(v));
 	if (json_array_size(v) != n)
-		return proto_fail(p, at, "%s must have %zu numbers, got %zu", what, n, json_array_size(v));
+		return proto_fail(p, at, "%s must have %zu numbers, got %zu", what, n,
+		                  json_array_size(v));
 	for (size_t i = 0; i < n; i++) {
 		proto_path el = {at, NULL, i};
 		const json_t *x = json_array_get(v, i);
 		if (!json_is_number(x))
-			return proto_fail(p, &el, "each element of %s must be a number, got %s", what,
-			            proto_kind_of(x));
+			return proto_fail(p, &el, "each element of %s must be a number, got %s",
+			                  what, proto_kind_of(x));
 		out[i] = json_number_value(x);
 	}
 	return 0;
@@ -131,9 +134,10 @@ static int vertices_read(const vertex_array *read, const proto_path *at, shape_w
 		snprintf(w->first, sizeof w->first, "%s", first);
 		free(first);
 	} else if (read->d != (size_t)w->dim) {
-		return proto_fail(p, &pt, "this point has %zu coordinates but %s has %d: "
-		                    "all points of a query must have the same dimension",
-		            read->d, w->first, w->dim);
+		return proto_fail(p, &pt,
+		                  "this point has %zu coordinates but %s has %d: "
+		                  "all points of a query must have the same dimension",
+		                  read->d, w->first, w->dim);
 	}
 	if (!*store) {
 		*store = malloc(read->n * read->d * sizeof(double));
@@ -155,22 +159,26 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 	if (read && !read->flat)
 		return vertices_read(read, at, w, store, count, p);
 	if (!json_is_array(v))
-		return proto_fail(p, at, "vertices must be an array of points, got %s", proto_kind_of(v));
+		return proto_fail(p, at, "vertices must be an array of points, got %s",
+		                  proto_kind_of(v));
 	size_t n = json_array_size(v);
 	if (n == 0)
-		return proto_fail(p, at, "vertices must not be empty: a shape is the convex hull of at "
-		                   "least one point");
+		return proto_fail(p, at,
+		                  "vertices must not be empty: a shape is the convex hull of at "
+		                  "least one point");
 	for (size_t i = 0; i < n; i++) {
 		proto_path pt = {at, NULL, i};
 		const json_t *point = json_array_get(v, i);
 		if (!json_is_array(point))
-			return proto_fail(p, &pt, "a point must be an array of 1 to %d numbers, got %s",
-			            CLASH_MAX_DIM, proto_kind_of(point));
+			return proto_fail(p, &pt,
+			                  "a point must be an array of 1 to %d numbers, got %s",
+			                  CLASH_MAX_DIM, proto_kind_of(point));
 		size_t d = json_array_size(point);
 		if (*dim == 0) {
 			if (d < 1 || d > CLASH_MAX_DIM)
-				return proto_fail(p, &pt, "a point must have 1 to %d coordinates, got %zu",
-				            CLASH_MAX_DIM, d);
+				return proto_fail(p, &pt,
+				                  "a point must have 1 to %d coordinates, got %zu",
+				                  CLASH_MAX_DIM, d);
 			*dim = (int)d;
 			char *first = proto_path_render(&pt);
 			if (!first)
@@ -178,9 +186,10 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 			snprintf(w->first, sizeof w->first, "%s", first);
 			free(first);
 		} else if (d != (size_t)*dim) {
-			return proto_fail(p, &pt, "this point has %zu coordinates but %s has %d: "
-			                    "all points of a query must have the same dimension",
-			            d, w->first, *dim);
+			return proto_fail(p, &pt,
+			                  "this point has %zu coordinates but %s has %d: "
+			                  "all points of a query must have the same dimension",
+			                  d, w->first, *dim);
 		}
 		if (!*store) {
 			if (n > SIZE_MAX / sizeof(double) / (size_t)*dim)
@@ -193,7 +202,8 @@ static int vertices(const json_t *v, const proto_path *at, shape_walk *w, double
 			proto_path c = {&pt, NULL, k};
 			const json_t *x = json_array_get(point, k);
 			if (!json_is_number(x))
-				return proto_fail(p, &c, "a coordinate must be a number, got %s", proto_kind_of(x));
+				return proto_fail(p, &c, "a coordinate must be a number, got %s",
+				                  proto_kind_of(x));
 			(*store)[i * d + k] = json_number_value(x);
 		}
 	}
@@ -217,7 +227,8 @@ static int point_dim(size_t d, const proto_path *at, const proto_path *where, sh
 		return 0;
 	}
 	if (d != (size_t)w->dim)
-		return proto_fail(p, at, "these positions have %zu coordinates a point (dim) but %s "
+		return proto_fail(p, at,
+		                  "these positions have %zu coordinates a point (dim) but %s "
 		                  "has %d: all points of a query must have the same dimension",
 		                  d, w->first, w->dim);
 	return 0;
@@ -245,16 +256,20 @@ static int positions(const json_t *v, const proto_path *at, const json_t *dimv,
 	if (read && !read->flat)
 		read = NULL;
 	if (!read && !json_is_array(v))
-		return proto_fail(p, at, "positions must be a flat array of numbers [x0, y0, z0, x1, "
-		                  "...], got %s", proto_kind_of(v));
+		return proto_fail(p, at,
+		                  "positions must be a flat array of numbers [x0, y0, z0, x1, "
+		                  "...], got %s",
+		                  proto_kind_of(v));
 	size_t len = read ? read->n : json_array_size(v);
 	if (len == 0)
-		return proto_fail(p, at, "positions must not be empty: a shape is the convex hull of "
+		return proto_fail(p, at,
+		                  "positions must not be empty: a shape is the convex hull of "
 		                  "at least one point");
 	if (len % d)
-		return proto_fail(p, at, "positions has %zu numbers, not a multiple of dim (%zu, "
-		                  "coordinates a point)%s", len, d,
-		                  dimv ? "" : ": without dim, points are 3-D");
+		return proto_fail(p, at,
+		                  "positions has %zu numbers, not a multiple of dim (%zu, "
+		                  "coordinates a point)%s",
+		                  len, d, dimv ? "" : ": without dim, points are 3-D");
 	int r = point_dim(d, dimv ? dp : at, dimv ? dp : at, w, p);
 	if (r)
 		return r;
@@ -273,8 +288,10 @@ static int positions(const json_t *v, const proto_path *at, const json_t *dimv,
 			const json_t *x = json_array_get(v, i);
 			if (!json_is_number(x)) {
 				proto_path el = {at, NULL, i};
-				return proto_fail(p, &el, "each element of positions must be a number (a "
-				                  "coordinate), got %s", proto_kind_of(x));
+				return proto_fail(p, &el,
+				                  "each element of positions must be a number (a "
+				                  "coordinate), got %s",
+				                  proto_kind_of(x));
 			}
 			xyz[i] = json_number_value(x);
 		}
@@ -290,7 +307,8 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 	if (!json_is_object(v))
 		return proto_fail(p, at, "pose must be an object, got %s", proto_kind_of(v));
 	int r = proto_known_members(v, at, pose_members,
-	                      "a pose has translation, rotation (3-D), angle (2-D) or matrix", p);
+	                            "a pose has translation, rotation (3-D), angle (2-D) or matrix",
+	                            p);
 	if (r)
 		return r;
 	int dim = s->dim;
@@ -303,8 +321,9 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 
 	if (matrix) {
 		if (translation || rotation || angle)
-			return proto_fail(p, &mp, "matrix gives the whole pose: it cannot be combined with "
-			                    "translation, rotation or angle");
+			return proto_fail(p, &mp,
+			                  "matrix gives the whole pose: it cannot be combined with "
+			                  "translation, rotation or angle");
 		double m[(CLASH_MAX_DIM + 1) * (CLASH_MAX_DIM + 1)];
 		size_t n = (size_t)(dim + 1) * (size_t)(dim + 1);
 		r = numbers(matrix, &mp, "matrix (column-major, (dim+1)^2 numbers)", n, m, p);
@@ -312,30 +331,39 @@ static int pose(const json_t *v, const proto_path *at, clash_shape *s, proto_pro
 			return r;
 		int e = clash_shape_set_matrix(s, m);
 		if (e == CLASH_ESINGULAR)
-			return proto_fail(p, &mp, "matrix is not an invertible affine map: its last row must "
-			                    "be (0,..,0,1) and its linear part non-singular");
+			return proto_fail(
+				p, &mp,
+				"matrix is not an invertible affine map: its last row must "
+				"be (0,..,0,1) and its linear part non-singular");
 		if (e)
 			return proto_fail(p, &mp, "matrix: %s", clash_strerror(e));
 	}
 	if (rotation) {
 		if (dim != 3)
-			return proto_fail(p, &rp, "rotation (a quaternion x, y, z, w) is for 3-D shapes; this "
-			                    "query is %d-D (use angle in 2-D, or matrix)", dim);
+			return proto_fail(
+				p, &rp,
+				"rotation (a quaternion x, y, z, w) is for 3-D shapes; this "
+				"query is %d-D (use angle in 2-D, or matrix)",
+				dim);
 		double q[4];
 		r = numbers(rotation, &rp, "rotation (quaternion x, y, z, w)", 4, q, p);
 		if (r)
 			return r;
 		int e = clash_shape_set_quaternion(s, q);
 		if (e == CLASH_EQUAT)
-			return proto_fail(p, &rp, "rotation is not a unit quaternion: its length must be 1 "
-			                    "within %g", CLASH_QUAT_TOLERANCE);
+			return proto_fail(p, &rp,
+			                  "rotation is not a unit quaternion: its length must be 1 "
+			                  "within %g",
+			                  CLASH_QUAT_TOLERANCE);
 		if (e)
 			return proto_fail(p, &rp, "rotation: %s", clash_strerror(e));
 	}
 	if (angle) {
 		if (dim != 2)
-			return proto_fail(p, &ap, "angle (radians) is for 2-D shapes; this query is %d-D "
-			                    "(use rotation in 3-D, or matrix)", dim);
+			return proto_fail(p, &ap,
+			                  "angle (radians) is for 2-D shapes; this query is %d-D "
+			                  "(use rotation in 3-D, or matrix)",
+			                  dim);
 		double a = 0;
 		r = number(angle, &ap, "angle", &a, p);
 		if (r)
@@ -373,21 +401,26 @@ static int motion(const json_t *v, const proto_path *at, const clash_shape *s, c
 		return r;
 	int e = clash_motion_between(m, s, &end);
 	if (e == CLASH_ENOTSUP && (n == 2 || n == 3))
-		return proto_fail(p, at, "pose_end must follow from pose by a rotation and a translation "
-		                   "(a rigid motion); between these two the shape is scaled, sheared "
-		                   "or mirrored");
+		return proto_fail(
+			p, at,
+			"pose_end must follow from pose by a rotation and a translation "
+			"(a rigid motion); between these two the shape is scaled, sheared "
+			"or mirrored");
 	if (e == CLASH_ENOTSUP)
-		return proto_fail(p, at, "pose_end must follow from pose by a translation: a %d-D shape "
-		                   "cannot turn during a motion (only 2-D and 3-D ones can)", n);
+		return proto_fail(p, at,
+		                  "pose_end must follow from pose by a translation: a %d-D shape "
+		                  "cannot turn during a motion (only 2-D and 3-D ones can)",
+		                  n);
 	if (e)
 		return proto_fail(p, at, "pose_end: %s", clash_strerror(e));
 	return 0;
 }
 
-static const char *const shape_members[] = {"vertices", "positions", "dim", "parts", "ref",
-                                            "mesh", "radius", "pose", "pose_end", "sphere",
-                                            "box", "capsule", "cylinder", "cone", "ellipsoid",
-                                            "units", NULL};
+static const char *const shape_members[] = {"vertices", "positions", "dim",       "parts",
+                                            "ref",      "mesh",      "radius",    "pose",
+                                            "pose_end", "sphere",    "box",       "capsule",
+                                            "cylinder", "cone",      "ellipsoid", "units",
+                                            NULL};
 
 /* Note the first shape only method gjk answers (at `at`, `what` it is),
  * for the /method check of proto_query_decode.  0, or -1 (memory). */
@@ -431,8 +464,10 @@ static int mesh_weld(const json_t *wv, const proto_path *at, const shape_walk *w
 	proto_path wp = {at, "weld", 0};
 	int r = number(wv, &wp, "weld", out, p);
 	if (r == 0 && !(*out >= 0.0))
-		r = proto_fail(p, &wp, "weld must be at least 0 (a fraction of the mesh's box "
-		               "diagonal; 0: only vertices of equal coordinates), got %.17g", *out);
+		r = proto_fail(p, &wp,
+		               "weld must be at least 0 (a fraction of the mesh's box "
+		               "diagonal; 0: only vertices of equal coordinates), got %.17g",
+		               *out);
 	return r;
 }
 
@@ -443,8 +478,10 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
                       proto_problem *p)
 {
 	if (!json_is_object(v))
-		return proto_fail(p, at, "mesh must be an object {\"positions\": [x0, y0, z0, ...], "
-		                  "\"indices\": [i0, i1, i2, ...]}, got %s", proto_kind_of(v));
+		return proto_fail(p, at,
+		                  "mesh must be an object {\"positions\": [x0, y0, z0, ...], "
+		                  "\"indices\": [i0, i1, i2, ...]}, got %s",
+		                  proto_kind_of(v));
 	int r = proto_known_members(v, at, mesh_members, "a mesh has positions, indices and weld",
 	                            p);
 	if (r)
@@ -453,7 +490,8 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	const json_t *iv = json_object_get(v, "indices");
 	proto_path xp = {at, "positions", 0}, ip = {at, "indices", 0};
 	if (!flat)
-		return proto_fail(p, at, "positions is required: the mesh's vertices flat, [x0, y0, "
+		return proto_fail(p, at,
+		                  "positions is required: the mesh's vertices flat, [x0, y0, "
 		                  "z0, x1, ...]");
 	double *xyz = NULL;
 	size_t n = 0, ntri = 0;
@@ -467,7 +505,8 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	uint32_t *idx = NULL;
 	if (iv) {
 		if (n > UINT32_MAX)
-			return proto_fail(p, &xp, "a mesh with indices may have at most %lu vertices",
+			return proto_fail(p, &xp,
+			                  "a mesh with indices may have at most %lu vertices",
 			                  (unsigned long)UINT32_MAX);
 		r = proto_mesh_indices(iv, proto_vertex_lookup(w->vt, iv), &ip, n, &idx, &ntri, p);
 		if (r)
@@ -475,8 +514,10 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		if (own(w->q, idx))
 			return -1;
 	} else if (n % 3) {
-		return proto_fail(p, &xp, "without indices, each three consecutive points are a "
-		                  "triangle: %zu points are not a multiple of 3", n);
+		return proto_fail(p, &xp,
+		                  "without indices, each three consecutive points are a "
+		                  "triangle: %zu points are not a multiple of 3",
+		                  n);
 	} else {
 		ntri = n / 3;
 	}
@@ -486,7 +527,8 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 		return r;
 	size_t size = clash_mesh_size(n, ntri);
 	if (size == 0)
-		return proto_fail(p, at, "this mesh (%zu vertices, %zu triangles) is too large", n, ntri);
+		return proto_fail(p, at, "this mesh (%zu vertices, %zu triangles) is too large", n,
+		                  ntri);
 	/* 64-byte aligned, as the tree lays its pairs of nodes (a moved copy
 	 * keeps their alignment). */
 	size = (size + 63) & ~(size_t)63;
@@ -514,9 +556,11 @@ static int mesh_shape(const json_t *v, const proto_path *at, shape_walk *w, clas
 	if (!e)
 		e = clash_shape_init_mesh(s, m);
 	if (e == CLASH_ELIMIT)
-		return proto_fail(p, at, "this mesh has thousands of distinct vertices within its "
+		return proto_fail(p, at,
+		                  "this mesh has thousands of distinct vertices within its "
 		                  "weld (%.17g of its size) of each other, too densely packed to "
-		                  "weld: send it with \"weld\": 0", weld);
+		                  "weld: send it with \"weld\": 0",
+		                  weld);
 	if (e)
 		return proto_fail(p, at, "mesh: %s", clash_strerror(e));
 	if (wv && w->stored && note_weld(w->q, m, weld))
@@ -551,7 +595,8 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
                      clash_shape *s, proto_problem *p)
 {
 	if (w->stored)
-		return proto_fail(p, at, "a stored shape cannot name another by ref: send its vertices "
+		return proto_fail(p, at,
+		                  "a stored shape cannot name another by ref: send its vertices "
 		                  "or parts");
 	proto_store_entry *e = NULL;
 	int r = proto_ref_acquire(w->store, v, at, &e, p);
@@ -580,16 +625,20 @@ static int ref_shape(const json_t *v, const proto_path *at, int depth, shape_wal
 		snprintf(w->first, sizeof w->first, "%s", first);
 		free(first);
 	} else if (st->shape.dim != w->dim) {
-		return proto_fail(p, at, "this stored shape is %d-D but %s has %d coordinates: all "
+		return proto_fail(p, at,
+		                  "this stored shape is %d-D but %s has %d coordinates: all "
 		                  "points of a query must have the same dimension",
 		                  st->shape.dim, w->first, w->dim);
 	}
 	if (depth + st->depth > CLASH_COMPOUND_MAX_DEPTH)
-		return proto_fail(p, at, "parts may nest at most %d levels deep; this stored shape "
-		                  "nests %d more here", CLASH_COMPOUND_MAX_DEPTH, st->depth);
+		return proto_fail(p, at,
+		                  "parts may nest at most %d levels deep; this stored shape "
+		                  "nests %d more here",
+		                  CLASH_COMPOUND_MAX_DEPTH, st->depth);
 	w->leaves += st->leaves;
 	if (w->leaves > CLASH_COMPOUND_MAX_LEAVES)
-		return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
+		return proto_fail(p, at,
+		                  "a shape may have at most %d convex parts in all, nested "
 		                  "ones included; this stored shape's %zu are beyond that",
 		                  CLASH_COMPOUND_MAX_LEAVES, st->leaves);
 	*s = *borrowed;
@@ -615,8 +664,10 @@ static int primitive_shape(const json_t *v, const char *prim, const proto_path *
 		snprintf(w->first, sizeof w->first, "%s", first);
 		free(first);
 	} else if (w->dim != 3) {
-		return proto_fail(p, kp, "a %s is 3-D but %s has %d coordinates: all points of a "
-		                  "query must have the same dimension", prim, w->first, w->dim);
+		return proto_fail(p, kp,
+		                  "a %s is 3-D but %s has %d coordinates: all points of a "
+		                  "query must have the same dimension",
+		                  prim, w->first, w->dim);
 	}
 	int r = proto_primitive(v, prim, at, s, p);
 	if (r == 0 && s->kind != CLASH_KIND_BOX)
@@ -632,20 +683,24 @@ static int parts(const json_t *v, const proto_path *at, int depth, shape_walk *w
                  proto_problem *p)
 {
 	if (!json_is_array(v))
-		return proto_fail(p, at, "parts must be an array of shapes, got %s", proto_kind_of(v));
+		return proto_fail(p, at, "parts must be an array of shapes, got %s",
+		                  proto_kind_of(v));
 	size_t n = json_array_size(v);
 	if (n == 0)
-		return proto_fail(p, at, "parts must not be empty: a compound shape is the union of at "
-		                   "least one shape");
+		return proto_fail(p, at,
+		                  "parts must not be empty: a compound shape is the union of at "
+		                  "least one shape");
 	if (depth >= CLASH_COMPOUND_MAX_DEPTH)
-		return proto_fail(p, at, "parts may nest at most %d levels deep", CLASH_COMPOUND_MAX_DEPTH);
+		return proto_fail(p, at, "parts may nest at most %d levels deep",
+		                  CLASH_COMPOUND_MAX_DEPTH);
 	/* Every part holds at least one convex part: refuse a too-long array
 	 * before allocating for it. */
 	if (n > CLASH_COMPOUND_MAX_LEAVES - w->leaves) {
 		proto_path el = {at, NULL, CLASH_COMPOUND_MAX_LEAVES - w->leaves};
-		return proto_fail(p, &el, "a shape may have at most %d convex parts in all, nested ones "
-		                    "included; this part is beyond that",
-		            CLASH_COMPOUND_MAX_LEAVES);
+		return proto_fail(p, &el,
+		                  "a shape may have at most %d convex parts in all, nested ones "
+		                  "included; this part is beyond that",
+		                  CLASH_COMPOUND_MAX_LEAVES);
 	}
 	clash_shape *list = calloc(n, sizeof *list);
 	if (!list || own(w->q, list))
@@ -669,10 +724,12 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 {
 	if (!json_is_object(v))
 		return proto_fail(p, at, "a shape must be an object with vertices or parts, got %s",
-		            proto_kind_of(v));
-	int r = proto_known_members(v, at, shape_members,
-	                      "a shape has vertices (or positions and dim), parts or ref, radius, "
-	                      "pose, pose_end and units", p);
+		                  proto_kind_of(v));
+	int r = proto_known_members(
+		v, at, shape_members,
+		"a shape has vertices (or positions and dim), parts or ref, radius, "
+		"pose, pose_end and units",
+		p);
 	if (r)
 		return r;
 	const json_t *verts = json_object_get(v, "vertices");
@@ -689,44 +746,63 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	/* One kind of geometry a shape: a primitive, a mesh, a ref, or points
 	 * (vertices or positions) or parts. */
 	if (prim2)
-		return proto_fail(p, &k2, "a shape is one primitive: this one has both %s and %s "
+		return proto_fail(p, &k2,
+		                  "a shape is one primitive: this one has both %s and %s "
 		                  "(a union of primitives is a compound shape, {\"parts\": [...]})",
 		                  prim, prim2);
-	const char *also = verts ? "vertices" : flat ? "positions" : list ? "parts" : ref ? "ref" :
-	                   dimv ? "dim" : NULL;
+	const char *also = verts  ? "vertices"
+	                   : flat ? "positions"
+	                   : list ? "parts"
+	                   : ref  ? "ref"
+	                   : dimv ? "dim"
+	                          : NULL;
 	if (prim && (also || mesh))
-		return proto_fail(p, &kp, "a shape is either a primitive (%s) or given by vertices, "
-		                  "positions, parts, ref or mesh: this one also has %s", prim,
-		                  also ? also : "mesh");
+		return proto_fail(p, &kp,
+		                  "a shape is either a primitive (%s) or given by vertices, "
+		                  "positions, parts, ref or mesh: this one also has %s",
+		                  prim, also ? also : "mesh");
 	if (mesh && also)
-		return proto_fail(p, &mp, "a shape is one of vertices, positions, parts, ref or mesh: "
-		                  "this one also has %s", also);
+		return proto_fail(p, &mp,
+		                  "a shape is one of vertices, positions, parts, ref or mesh: "
+		                  "this one also has %s",
+		                  also);
 	if (ref && (verts || flat || list))
-		return proto_fail(p, &fp, "ref stands for a stored shape's geometry: a shape has "
+		return proto_fail(p, &fp,
+		                  "ref stands for a stored shape's geometry: a shape has "
 		                  "either ref or %s, not both",
-		                  verts ? "vertices" : flat ? "positions" : "parts");
+		                  verts  ? "vertices"
+		                  : flat ? "positions"
+		                         : "parts");
 	if (verts && flat)
-		return proto_fail(p, &xp, "a shape gives its points either as vertices ([[x, y, z], "
+		return proto_fail(p, &xp,
+		                  "a shape gives its points either as vertices ([[x, y, z], "
 		                  "...]) or as positions ([x, y, z, ...]), not both");
 	if ((verts || flat) && list)
-		return proto_fail(p, &lp, "a shape has either %s (a convex shape) or parts (a "
-		                    "compound shape), not both", verts ? "vertices" : "positions");
+		return proto_fail(p, &lp,
+		                  "a shape has either %s (a convex shape) or parts (a "
+		                  "compound shape), not both",
+		                  verts ? "vertices" : "positions");
 	if (dimv && !flat)
-		return proto_fail(p, &dp, "dim (coordinates a point) goes with positions only: "
+		return proto_fail(p, &dp,
+		                  "dim (coordinates a point) goes with positions only: "
 		                  "vertices, parts and ref have their own");
 	if (!prim && !mesh && !verts && !flat && !list && !ref)
-		return proto_fail(p, at, "vertices is required: an array of points [[x, y, z], ...] (or "
-		                   "positions, the same points flat [x, y, z, ...], or parts, an array "
-		                   "of shapes, for a compound shape, or ref, a stored shape's id, or a "
-		                   "mesh, or a primitive: sphere, box, capsule, cylinder, cone, "
-		                   "ellipsoid)");
+		return proto_fail(
+			p, at,
+			"vertices is required: an array of points [[x, y, z], ...] (or "
+			"positions, the same points flat [x, y, z, ...], or parts, an array "
+			"of shapes, for a compound shape, or ref, a stored shape's id, or a "
+			"mesh, or a primitive: sphere, box, capsule, cylinder, cone, "
+			"ellipsoid)");
 	int e;
 	if (prim || mesh) {
 		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
-			return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
+			return proto_fail(p, at,
+			                  "a shape may have at most %d convex parts in all, nested "
 			                  "ones included; this part is beyond that",
 			                  CLASH_COMPOUND_MAX_LEAVES);
-		r = prim ? primitive_shape(v, prim, at, &kp, w, s, p) : mesh_shape(mesh, &mp, w, s, p);
+		r = prim ? primitive_shape(v, prim, at, &kp, w, s, p)
+		         : mesh_shape(mesh, &mp, w, s, p);
 		if (r)
 			return r;
 	} else if (ref) {
@@ -739,23 +815,25 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 			return r;
 	} else {
 		if (++w->leaves > CLASH_COMPOUND_MAX_LEAVES)
-			return proto_fail(p, at, "a shape may have at most %d convex parts in all, nested "
-			                   "ones included; this part is beyond that",
-			            CLASH_COMPOUND_MAX_LEAVES);
+			return proto_fail(p, at,
+			                  "a shape may have at most %d convex parts in all, nested "
+			                  "ones included; this part is beyond that",
+			                  CLASH_COMPOUND_MAX_LEAVES);
 		double *own_store = NULL;
 		size_t count = 0;
 		if (verts)
 			r = vertices(verts, &vp, w, store ? store : &own_store, &count, p);
 		else
-			r = positions(flat, &xp, dimv, &dp, w, store ? store : &own_store, &count, p);
+			r = positions(flat, &xp, dimv, &dp, w, store ? store : &own_store, &count,
+			              p);
 		if (own_store && own(w->q, own_store))
 			return -1;
 		if (r)
 			return r;
 		e = clash_shape_init(s, w->dim, store ? *store : own_store, count);
 		if (e)
-			return proto_fail(p, verts ? &vp : &xp, "%s: %s", verts ? "vertices" : "positions",
-			                  clash_strerror(e));
+			return proto_fail(p, verts ? &vp : &xp, "%s: %s",
+			                  verts ? "vertices" : "positions", clash_strerror(e));
 	}
 
 	const json_t *radius = json_object_get(v, "radius");
@@ -786,7 +864,8 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	const json_t *pe = json_object_get(v, "pose_end");
 	if (w->stored && (po || pe)) {
 		proto_path sp = {at, po ? "pose" : "pose_end", 0};
-		return proto_fail(p, &sp, "a stored shape has no pose: give pose (and pose_end) "
+		return proto_fail(p, &sp,
+		                  "a stored shape has no pose: give pose (and pose_end) "
 		                  "with each shape that names it by ref");
 	}
 	if (po) {
@@ -798,9 +877,11 @@ static int shape(const json_t *v, const proto_path *at, int depth, shape_walk *w
 	if (pe) {
 		proto_path ep = {at, "pose_end", 0};
 		if (depth > 0)
-			return proto_fail(p, &ep, "pose_end is for a whole shape: a part moves with it");
+			return proto_fail(p, &ep,
+			                  "pose_end is for a whole shape: a part moves with it");
 		if (!w->motion)
-			return proto_fail(p, &ep, "pose_end (a motion) is not taken by this request");
+			return proto_fail(p, &ep,
+			                  "pose_end (a motion) is not taken by this request");
 		r = motion(pe, &ep, s, w->motion, p);
 		if (r)
 			return r;
@@ -820,8 +901,10 @@ static int warm_side(const json_t *v, const proto_path *at, const char *side, si
 		if (r)
 			return r;
 		if (x != floor(x) || x < 0 || x >= (double)count)
-			return proto_fail(p, &el, "a warm-start index must be the index of a vertex of %s, "
-			                    "an integer from 0 to %zu; got %.17g", side, count - 1, x);
+			return proto_fail(p, &el,
+			                  "a warm-start index must be the index of a vertex of %s, "
+			                  "an integer from 0 to %zu; got %.17g",
+			                  side, count - 1, x);
 		out[i] = (size_t)x;
 	}
 	return 0;
@@ -834,15 +917,19 @@ static const char *const plane_members[] = {"normal", "offset", NULL};
 static int warm_plane(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
 {
 	if (!json_is_object(v))
-		return proto_fail(p, at, "warm.plane must be an object {\"normal\": [...], \"offset\": c}, "
-		                   "got %s", proto_kind_of(v));
+		return proto_fail(
+			p, at,
+			"warm.plane must be an object {\"normal\": [...], \"offset\": c}, "
+			"got %s",
+			proto_kind_of(v));
 	int r = proto_known_members(v, at, plane_members, "warm.plane has normal and offset", p);
 	if (r)
 		return r;
 	const json_t *normal = json_object_get(v, "normal"), *offset = json_object_get(v, "offset");
 	if (!normal || !offset)
-		return proto_fail(p, at, "warm.plane needs both normal and offset (a previous answer's "
-		                   "separating_plane)");
+		return proto_fail(p, at,
+		                  "warm.plane needs both normal and offset (a previous answer's "
+		                  "separating_plane)");
 	proto_path np = {at, "normal", 0}, op = {at, "offset", 0};
 	size_t dim = (size_t)q->a.dim;
 	r = numbers(normal, &np, "warm.plane.normal", dim, q->warm_plane, p);
@@ -852,7 +939,8 @@ static int warm_plane(const json_t *v, const proto_path *at, proto_query *q, pro
 	for (size_t k = 0; k < dim; k++)
 		zero = zero && q->warm_plane[k] == 0;
 	if (zero)
-		return proto_fail(p, &np, "warm.plane.normal must not be zero: it is a plane's normal");
+		return proto_fail(p, &np,
+		                  "warm.plane.normal must not be zero: it is a plane's normal");
 	r = number(offset, &op, "warm.plane.offset", &q->warm_plane[dim], p);
 	if (r)
 		return r;
@@ -867,13 +955,16 @@ static const char *const warm_members[] = {"a", "b", "plane", NULL};
 static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_problem *p)
 {
 	if (q->a.nparts || q->b.nparts)
-		return proto_fail(p, at, "warm start is not supported for compound shapes (a or b has "
-		                   "parts): leave warm out");
+		return proto_fail(p, at,
+		                  "warm start is not supported for compound shapes (a or b has "
+		                  "parts): leave warm out");
 	if (!json_is_object(v))
-		return proto_fail(p, at, "warm must be an object {\"a\": [...], \"b\": [...]} and/or "
-		                   "{\"plane\": {...}}, got %s", proto_kind_of(v));
+		return proto_fail(p, at,
+		                  "warm must be an object {\"a\": [...], \"b\": [...]} and/or "
+		                  "{\"plane\": {...}}, got %s",
+		                  proto_kind_of(v));
 	int r = proto_known_members(v, at, warm_members,
-	                      "warm has a and b, arrays of vertex indices, and plane", p);
+	                            "warm has a and b, arrays of vertex indices, and plane", p);
 	if (r)
 		return r;
 	const json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
@@ -886,21 +977,26 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 			return 0;
 	}
 	if (!a || !b)
-		return proto_fail(p, at, "warm needs both a and b (vertex indices of a previous answer), "
-		                   "or a plane, or all three");
+		return proto_fail(p, at,
+		                  "warm needs both a and b (vertex indices of a previous answer), "
+		                  "or a plane, or all three");
 	proto_path ap = {at, "a", 0}, bp = {at, "b", 0};
 	size_t most = (size_t)q->a.dim + 1;
 	if (!json_is_array(a))
-		return proto_fail(p, &ap, "warm.a must be an array of vertex indices, got %s", proto_kind_of(a));
+		return proto_fail(p, &ap, "warm.a must be an array of vertex indices, got %s",
+		                  proto_kind_of(a));
 	if (!json_is_array(b))
-		return proto_fail(p, &bp, "warm.b must be an array of vertex indices, got %s", proto_kind_of(b));
+		return proto_fail(p, &bp, "warm.b must be an array of vertex indices, got %s",
+		                  proto_kind_of(b));
 	size_t n = json_array_size(a);
 	if (n < 1 || n > most)
-		return proto_fail(p, &ap, "warm.a must have 1 to %zu indices (dimension + 1), got %zu", most,
-		            n);
+		return proto_fail(p, &ap,
+		                  "warm.a must have 1 to %zu indices (dimension + 1), got %zu",
+		                  most, n);
 	if (json_array_size(b) != n)
-		return proto_fail(p, &bp, "warm.b must have as many indices as warm.a (%zu), got %zu", n,
-		            json_array_size(b));
+		return proto_fail(p, &bp,
+		                  "warm.b must have as many indices as warm.a (%zu), got %zu", n,
+		                  json_array_size(b));
 	r = warm_side(a, &ap, "a", n, q->a.count, q->warm_a, p);
 	if (r)
 		return r;
@@ -913,7 +1009,7 @@ static int warm(const json_t *v, const proto_path *at, proto_query *q, proto_pro
 	return 0;
 }
 
-static const char *const query_members[] = {"a", "b", "method", "tolerance", "max_iterations",
+static const char *const query_members[] = {"a",    "b",    "method", "tolerance", "max_iterations",
                                             "warm", "want", NULL};
 
 /* "want": the answers the client needs, as clash_options.want bits, and
@@ -932,27 +1028,31 @@ static int want(const json_t *v, const proto_path *at, unsigned *out, unsigned *
 	             {"regions", CLASH_WANT_VERDICT, PROTO_REPORT_REGIONS},
 	             {"volume", CLASH_WANT_VERDICT, PROTO_REPORT_VOLUME}};
 	if (!json_is_array(v))
-		return proto_fail(p, at, "want must be an array of answer names (\"intersecting\", "
-		                   "\"distance\", \"depth\", \"regions\", \"volume\"), got %s",
-		                   proto_kind_of(v));
+		return proto_fail(p, at,
+		                  "want must be an array of answer names (\"intersecting\", "
+		                  "\"distance\", \"depth\", \"regions\", \"volume\"), got %s",
+		                  proto_kind_of(v));
 	if (json_array_size(v) == 0)
-		return proto_fail(p, at, "want must name at least one answer: \"intersecting\", "
-		                   "\"distance\", \"depth\", \"regions\" or \"volume\"");
+		return proto_fail(p, at,
+		                  "want must name at least one answer: \"intersecting\", "
+		                  "\"distance\", \"depth\", \"regions\" or \"volume\"");
 	unsigned bits = CLASH_WANT_VERDICT;
 	*report = 0;
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		proto_path ip = {at, NULL, i};
 		const json_t *e = json_array_get(v, i);
 		if (!json_is_string(e))
-			return proto_fail(p, &ip, "want lists answer names (strings), got %s", proto_kind_of(e));
+			return proto_fail(p, &ip, "want lists answer names (strings), got %s",
+			                  proto_kind_of(e));
 		const char *s = json_string_value(e);
 		size_t len = json_string_length(e), k = 0;
 		for (; k < sizeof names / sizeof names[0]; k++)
 			if (len == strlen(names[k].name) && memcmp(s, names[k].name, len) == 0)
 				break;
 		if (k == sizeof names / sizeof names[0])
-			return proto_fail(p, &ip, "unknown answer in want; known: \"intersecting\", "
-			                    "\"distance\", \"depth\", \"regions\", \"volume\"");
+			return proto_fail(p, &ip,
+			                  "unknown answer in want; known: \"intersecting\", "
+			                  "\"distance\", \"depth\", \"regions\", \"volume\"");
 		bits |= names[k].bit;
 		*report |= names[k].report;
 	}
@@ -968,14 +1068,16 @@ static int options(const json_t *root, proto_query *q, proto_problem *p)
 	if ((v = json_object_get(root, "method"))) {
 		proto_path at = {NULL, "method", 0};
 		if (!json_is_string(v))
-			return proto_fail(p, &at, "method must be a string, got %s", proto_kind_of(v));
+			return proto_fail(p, &at, "method must be a string, got %s",
+			                  proto_kind_of(v));
 		q->method = proto_method_find(json_string_value(v), json_string_length(v));
 		if (!q->method) {
 			char known[160] = "";
 			size_t used = 0;
 			for (size_t i = 0; i < proto_method_count() && used < sizeof known; i++)
-				used += (size_t)snprintf(known + used, sizeof known - used, "%s\"%s\"",
-				                         i ? ", " : "", proto_method_at(i)->name);
+				used += (size_t)snprintf(known + used, sizeof known - used,
+				                         "%s\"%s\"", i ? ", " : "",
+				                         proto_method_at(i)->name);
 			return proto_fail(p, &at, "unknown method; known: %s", known);
 		}
 	}
@@ -1016,8 +1118,10 @@ static int gjk_method(const char *gjk_only, const proto_method *m, proto_problem
 	if (!gjk_only || strcmp(m->name, "gjk") == 0)
 		return 0;
 	proto_path at = {NULL, "method", 0};
-	return proto_fail(p, &at, "method \"%s\" takes polytopes, and %s: method \"gjk\" "
-	                  "answers it", m->name, gjk_only);
+	return proto_fail(p, &at,
+	                  "method \"%s\" takes polytopes, and %s: method \"gjk\" "
+	                  "answers it",
+	                  m->name, gjk_only);
 }
 
 int proto_query_decode(const json_t *root, const vertex_table *vt, const proto_context *ctx,
@@ -1029,21 +1133,27 @@ int proto_query_decode(const json_t *root, const vertex_table *vt, const proto_c
 	proto_store *store = ctx->store;
 	int r;
 	if (!json_is_object(root)) {
-		r = proto_fail(p, NULL, "a query must be a JSON object {\"a\": shape, \"b\": shape}, got %s",
-		         proto_kind_of(root));
+		r = proto_fail(p, NULL,
+		               "a query must be a JSON object {\"a\": shape, \"b\": shape}, got %s",
+		               proto_kind_of(root));
 		goto out;
 	}
-	if ((r = proto_known_members(root, NULL, query_members,
-	                       "a query has a, b, method, tolerance, max_iterations, warm and want",
-	                       p)))
+	if ((r = proto_known_members(
+		     root, NULL, query_members,
+		     "a query has a, b, method, tolerance, max_iterations, warm and want", p)))
 		goto out;
 	const json_t *a = json_object_get(root, "a"), *b = json_object_get(root, "b");
 	if (!a || !b) {
-		r = proto_fail(p, NULL, "%s is required: a query names two shapes, a and b", a ? "b" : "a");
+		r = proto_fail(p, NULL, "%s is required: a query names two shapes, a and b",
+		               a ? "b" : "a");
 		goto out;
 	}
-	shape_walk w = {.q = q, .motion = &q->motion[0], .moving = &q->moving, .vt = vt,
-	                .store = store, .weld = ctx->weld};
+	shape_walk w = {.q = q,
+	                .motion = &q->motion[0],
+	                .moving = &q->moving,
+	                .vt = vt,
+	                .store = store,
+	                .weld = ctx->weld};
 	proto_path ap = {NULL, "a", 0}, bp = {NULL, "b", 0};
 	if ((r = shape(a, &ap, 0, &w, &q->vertices[0], &q->a, p)))
 		goto out;
@@ -1083,11 +1193,16 @@ void proto_query_release(proto_query *q)
 }
 
 int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
-                          proto_shape_doc *doc, clash_shape *s, clash_motion *motion,
-                          int *moving, proto_problem *p)
+                          proto_shape_doc *doc, clash_shape *s, clash_motion *motion, int *moving,
+                          proto_problem *p)
 {
-	shape_walk w = {.q = owner, .dim = doc->dim, .motion = motion, .moving = moving,
-	                .store = doc->store, .stored = doc->stored, .vt = doc->vt,
+	shape_walk w = {.q = owner,
+	                .dim = doc->dim,
+	                .motion = motion,
+	                .moving = moving,
+	                .store = doc->store,
+	                .stored = doc->stored,
+	                .vt = doc->vt,
 	                .weld = doc->weld};
 	memcpy(w.first, doc->first, sizeof w.first);
 	int r = shape(v, at, 0, &w, NULL, s, p);
@@ -1096,9 +1211,8 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
 	return r;
 }
 
-int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
-                        const char *name1, const proto_context *ctx, proto_query *q,
-                        proto_problem *p)
+int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1, const char *name1,
+                        const proto_context *ctx, proto_query *q, proto_problem *p)
 {
 	if (!ctx)
 		ctx = &proto_context_none;

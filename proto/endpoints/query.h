@@ -24,7 +24,6 @@
 #include "units.h"
 #include "vertex_table.h"
 
-
 /* The clash report's parts a query's want names for a mesh pair
  * (proto_query.report; mesh_report.h runs them). */
 enum proto_report {
@@ -44,7 +43,7 @@ typedef struct proto_query {
 	 * part's vertex array, malloc'd, borrowed by a and b. */
 	void **owned;
 	size_t nowned, owned_cap;
-	clash_options opt;   /* warm_a / warm_b / warm_plane point into the arrays below */
+	clash_options opt; /* warm_a / warm_b / warm_plane point into the arrays below */
 	size_t warm_a[CLASH_MAX_DIM + 1];
 	size_t warm_b[CLASH_MAX_DIM + 1];
 	double warm_plane[CLASH_MAX_DIM + 1]; /* normal, then offset */
@@ -85,13 +84,13 @@ void proto_query_release(proto_query *q);
  * objects of a Scene): they share the document's dimension, set by its
  * first point. */
 typedef struct proto_shape_doc {
-	int dim;         /* 0 until the first point */
-	char first[128]; /* that point's JSON Pointer, for messages */
-	proto_store *store; /* where refs are found (NULL: nowhere) */
+	int dim;                /* 0 until the first point */
+	char first[128];        /* that point's JSON Pointer, for messages */
+	proto_store *store;     /* where refs are found (NULL: nowhere) */
 	const vertex_table *vt; /* the arrays read beside the tree, or NULL */
-	int stored;      /* 1: a shape to store (POST /v1/shapes): no pose,
+	int stored;             /* 1: a shape to store (POST /v1/shapes): no pose,
 	                    pose_end or ref in it */
-	double weld;     /* of a mesh without its own (proto_context.weld) */
+	double weld;            /* of a mesh without its own (proto_context.weld) */
 } proto_shape_doc;
 
 /* Decode one top-level Shape (openapi.yaml, components/schemas/Shape) at
@@ -101,8 +100,8 @@ typedef struct proto_shape_doc {
  * to *motion (left alone otherwise) and sets *moving.  Returns 0, 1 with a
  * 422 problem in *p, or -1 when memory ran out. */
 int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *owner,
-                          proto_shape_doc *doc, clash_shape *s, clash_motion *motion,
-                          int *moving, proto_problem *p);
+                          proto_shape_doc *doc, clash_shape *s, clash_motion *motion, int *moving,
+                          proto_problem *p);
 
 /* Decode two Shapes (openapi.yaml, components/schemas/Shape), the members
  * name0 and name1 of a request other than a Query (e.g. "inner" and
@@ -111,8 +110,7 @@ int proto_shape_decode_in(const json_t *v, const proto_path *at, proto_query *ow
  * with proto_query_release() whatever the result), refs found and meshes
  * welded as ctx says (NULL: proto_context_none).  Returns 0, 1 with a 422
  * problem in *p, or -1 when memory ran out. */
-int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1,
-                        const char *name1, const proto_context *ctx, proto_query *q,
-                        proto_problem *p);
+int proto_shapes_decode(const json_t *v0, const char *name0, const json_t *v1, const char *name1,
+                        const proto_context *ctx, proto_query *q, proto_problem *p);
 
 #endif /* PROTO_QUERY_H */

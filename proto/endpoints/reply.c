@@ -59,18 +59,18 @@ static int run_problem(int err, proto_request *rq, proto_problem *p)
 		break;
 	case CLASH_ENOTSUP: /* e.g. a compound shape given to a method for convex ones, or
 	                     * "simplex" on rounded shapes it cannot decide */
-		proto_problem_set(p, 422, strdup("/method"), "this method does not answer this "
-		                                             "query: %s (methods \"simplex\" and "
-		                                             "\"ipm\" take no curved primitive: sphere, "
-		                                             "capsule, cylinder, cone or ellipsoid; "
-		                                             "method \"simplex\": rounded "
-		                                             "shapes whose hull distance is too close to "
-		                                             "the sum of their radii for its bounds; "
-		                                             "method \"gjk\" answers)",
+		proto_problem_set(p, 422, strdup("/method"),
+		                  "this method does not answer this "
+		                  "query: %s (methods \"simplex\" and "
+		                  "\"ipm\" take no curved primitive: sphere, "
+		                  "capsule, cylinder, cone or ellipsoid; "
+		                  "method \"simplex\": rounded "
+		                  "shapes whose hull distance is too close to "
+		                  "the sum of their radii for its bounds; "
+		                  "method \"gjk\" answers)",
 		                  clash_strerror(err));
 		break;
-	default:
-		return proto_core_problem(err, rq, "query", p);
+	default: return proto_core_problem(err, rq, "query", p);
 	}
 	return p->pointer ? 1 : -1;
 }
@@ -86,8 +86,9 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 		return r;
 	q.opt.cancel = call->cancel;
 	if (q.moving && strcmp(q.method->name, "gjk") != 0) {
-		proto_problem_set(p, 422, strdup("/method"), "a query with pose_end (a motion) is "
-		                                             "answered by method \"gjk\" only");
+		proto_problem_set(p, 422, strdup("/method"),
+		                  "a query with pose_end (a motion) is "
+		                  "answered by method \"gjk\" only");
 		proto_query_release(&q);
 		return p->pointer ? 1 : -1;
 	}
@@ -108,7 +109,8 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 		r = run_problem(err, rq, p);
 	else
 		r = proto_result_encode_more(&res, q.method->name,
-		                             &(proto_result_more){q.moving ? &toi : NULL, &q.a, &q.b,
+		                             &(proto_result_more){q.moving ? &toi : NULL, &q.a,
+		                                                  &q.b,
 		                                                  proto_units_name(q.units.units),
 		                                                  &rep},
 		                             out, p);

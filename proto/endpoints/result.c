@@ -164,8 +164,10 @@ static int encode(const clash_result *r, const char *method, const proto_result_
 	if (!bad)
 		bad = non_finite_depth(r);
 	if (bad) {
-		proto_problem_set(p, 500, NULL, "the answer has a non-finite %s; please report "
-		                                "this query", bad);
+		proto_problem_set(p, 500, NULL,
+		                  "the answer has a non-finite %s; please report "
+		                  "this query",
+		                  bad);
 		return 1;
 	}
 	proto_text t = {0};

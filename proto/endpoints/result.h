@@ -33,7 +33,7 @@ typedef struct proto_result_more {
 	 * ,"read":{"a": MeshReading or null, "b": ...} after "solid"
 	 * (mesh_reading.h); NULL: not said. */
 	const clash_shape *a, *b;
-	const char *units;           /* the request's "units", echoed; or NULL */
+	const char *units;                      /* the request's "units", echoed; or NULL */
 	const struct proto_mesh_report *report; /* a mesh pair's clash report, or NULL */
 } proto_result_more;
 

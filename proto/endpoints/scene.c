@@ -52,7 +52,6 @@
  * hits of one wave (about 7 MB at most) are small beside a body. */
 #define SCENE_WAVE_PIECES 64
 
-
 /* The classes of a reported pair: clash, touch, clearance and duplicate. */
 #define SCENE_CLASSES 4
 
@@ -65,34 +64,34 @@ typedef struct scene_piece {
 } scene_piece;
 
 typedef struct scene_job {
-	proto_query owner;     /* owns every array the shapes borrow */
+	proto_query owner;                  /* owns every array the shapes borrow */
 	const proto_request_limits *limits; /* applied to each object's shape */
-	const proto_parallel *parallel;      /* how the pieces run */
-	proto_store *store;                  /* where refs are found */
-	double weld;                         /* of meshes without their own */
-	enum proto_limit *limit_broken;      /* which, when one is */
+	const proto_parallel *parallel;     /* how the pieces run */
+	proto_store *store;                 /* where refs are found */
+	double weld;                        /* of meshes without their own */
+	enum proto_limit *limit_broken;     /* which, when one is */
 	size_t count;
 	clash_shape *shapes;
-	clash_motion *motions; /* one per object; rest when it has no pose_end */
-	int moving;            /* some object has a pose_end */
-	char *idtext;          /* the ids, NUL-terminated, one after another */
-	const char **ids;      /* ids[i] into idtext */
-	struct id_entry *by_id; /* the ids sorted, with their objects */
+	clash_motion *motions;     /* one per object; rest when it has no pose_end */
+	int moving;                /* some object has a pose_end */
+	char *idtext;              /* the ids, NUL-terminated, one after another */
+	const char **ids;          /* ids[i] into idtext */
+	struct id_entry *by_id;    /* the ids sorted, with their objects */
 	struct id_entry *by_group; /* objects with a group, sorted by it */
 	size_t ngrouped;
-	size_t *group;         /* each object's group number, or CLASH_SCENE_NO_GROUP */
+	size_t *group; /* each object's group number, or CLASH_SCENE_NO_GROUP */
 	size_t ngroups;
-	clash_pair *lists[2];  /* "pairs" and "ignore", as indices */
+	clash_pair *lists[2]; /* "pairs" and "ignore", as indices */
 	size_t nlist[2];
 	clash_scene scene;
 	clash_pair *cand;
 	size_t ncand;
 	scene_piece *pieces;
 	size_t npieces;
-	size_t max_clashes;    /* hits to list; SIZE_MAX: all */
-	size_t max_reply;      /* bytes of the answer; 0: no limit */
-	size_t kept;           /* hits kept by the waves so far */
-	int keeping;           /* the running wave keeps its hits */
+	size_t max_clashes;           /* hits to list; SIZE_MAX: all */
+	size_t max_reply;             /* bytes of the answer; 0: no limit */
+	size_t kept;                  /* hits kept by the waves so far */
+	int keeping;                  /* the running wave keeps its hits */
 	size_t counts[SCENE_CLASSES]; /* every reported pair, by class */
 } scene_job;
 
@@ -151,8 +150,7 @@ static long find_group(const scene_job *job, const char *name)
 /* The request limits on one object's shape at `at`: the walk names the
  * offending value from the shape down, so its pointer gets the object's in
  * front. */
-static int shape_limits(const json_t *shape, const proto_path *at, scene_job *job,
-                        proto_problem *p)
+static int shape_limits(const json_t *shape, const proto_path *at, scene_job *job, proto_problem *p)
 {
 	enum proto_limit which = PROTO_LIMIT_NONE;
 	int r = proto_limits_tree(shape, NULL, job->limits, p, &which);
@@ -175,8 +173,10 @@ static int object_group(const json_t *o, const proto_path *el, size_t *bytes, pr
 		return 0;
 	proto_path gp = {el, "group", 0};
 	if (!json_is_string(g))
-		return proto_fail(p, &gp, "group must be a non-empty string naming the object's "
-		                          "group, got %s", proto_kind_of(g));
+		return proto_fail(p, &gp,
+		                  "group must be a non-empty string naming the object's "
+		                  "group, got %s",
+		                  proto_kind_of(g));
 	if (json_string_length(g) == 0)
 		return proto_fail(p, &gp, "group must not be empty");
 	*bytes += json_string_length(g) + 1;
@@ -220,13 +220,16 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 {
 	proto_path at = {NULL, "objects", 0};
 	if (!json_is_array(v))
-		return proto_fail(p, &at, "objects must be an array of {\"id\": string, \"shape\": "
-		                    "Shape}, got %s", proto_kind_of(v));
+		return proto_fail(p, &at,
+		                  "objects must be an array of {\"id\": string, \"shape\": "
+		                  "Shape}, got %s",
+		                  proto_kind_of(v));
 	size_t n = json_array_size(v);
 	if (n > PROTO_SCENE_MAX_OBJECTS) {
 		proto_path el = {&at, NULL, PROTO_SCENE_MAX_OBJECTS};
-		return proto_fail(p, &el, "a scene may have at most %d objects; this one is beyond that",
-		            PROTO_SCENE_MAX_OBJECTS);
+		return proto_fail(p, &el,
+		                  "a scene may have at most %d objects; this one is beyond that",
+		                  PROTO_SCENE_MAX_OBJECTS);
 	}
 	/* The objects' members first (they are small), so the ids can be
 	 * copied in one block before any shape is decoded. */
@@ -235,22 +238,26 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 		proto_path el = {&at, NULL, i};
 		const json_t *o = json_array_get(v, i);
 		if (!json_is_object(o))
-			return proto_fail(p, &el, "an object must be {\"id\": string, \"shape\": Shape}, got %s",
-			            proto_kind_of(o));
-		int r = proto_known_members(o, &el, object_members, "an object has id, shape and group",
-		                            p);
+			return proto_fail(
+				p, &el,
+				"an object must be {\"id\": string, \"shape\": Shape}, got %s",
+				proto_kind_of(o));
+		int r = proto_known_members(o, &el, object_members,
+		                            "an object has id, shape and group", p);
 		if (!r)
 			r = object_group(o, &el, &idbytes, p);
 		if (r)
 			return r;
 		const json_t *id = json_object_get(o, "id"), *shape = json_object_get(o, "shape");
 		if (!id)
-			return proto_fail(p, &el, "id is required: a non-empty string naming the object");
+			return proto_fail(p, &el,
+			                  "id is required: a non-empty string naming the object");
 		if (!shape)
 			return proto_fail(p, &el, "shape is required: the object's Shape");
 		proto_path ip = {&el, "id", 0};
 		if (!json_is_string(id))
-			return proto_fail(p, &ip, "id must be a non-empty string, got %s", proto_kind_of(id));
+			return proto_fail(p, &ip, "id must be a non-empty string, got %s",
+			                  proto_kind_of(id));
 		if (json_string_length(id) == 0)
 			return proto_fail(p, &ip, "id must not be empty");
 		/* jansson refuses \u0000, so an id is a C string. */
@@ -280,8 +287,9 @@ static int objects(const json_t *v, scene_job *job, proto_problem *p)
 			dup = job->by_id[k].i;
 	if (dup < n) {
 		proto_path el = {&at, NULL, dup}, ip = {&el, "id", 0};
-		return proto_fail(p, &ip, "ids must be unique: this is already the id of /objects/%ld",
-		            find_id(job, job->ids[dup]));
+		return proto_fail(p, &ip,
+		                  "ids must be unique: this is already the id of /objects/%ld",
+		                  find_id(job, job->ids[dup]));
 	}
 	/* The shapes, in document order, all of one dimension. */
 	proto_shape_doc doc = {.store = job->store, .weld = job->weld};
@@ -313,7 +321,8 @@ static int pair_end(const json_t *v, const proto_path *ep, const scene_job *job,
 		return 0;
 	}
 	if (!json_is_object(v))
-		return proto_fail(p, ep, "an end of a pair must be an id or {\"group\": name}, got %s",
+		return proto_fail(p, ep,
+		                  "an end of a pair must be an id or {\"group\": name}, got %s",
 		                  proto_kind_of(v));
 	int r = proto_known_members(v, ep, group_end_members, "an end naming a group has group", p);
 	if (r)
@@ -332,13 +341,13 @@ static int pair_end(const json_t *v, const proto_path *ep, const scene_job *job,
 }
 
 /* "pairs" (which = 0) or "ignore" (1): arrays of two ids or groups. */
-static int pair_list(const json_t *v, const char *name, int which, scene_job *job,
-                     proto_problem *p)
+static int pair_list(const json_t *v, const char *name, int which, scene_job *job, proto_problem *p)
 {
 	proto_path at = {NULL, name, 0};
 	if (!json_is_array(v))
-		return proto_fail(p, &at, "%s must be an array of pairs of ids [[\"a\", \"b\"], ...], got %s",
-		            name, proto_kind_of(v));
+		return proto_fail(
+			p, &at, "%s must be an array of pairs of ids [[\"a\", \"b\"], ...], got %s",
+			name, proto_kind_of(v));
 	size_t n = json_array_size(v);
 	job->lists[which] = malloc((n ? n : 1) * sizeof *job->lists[which]);
 	if (!job->lists[which])
@@ -347,8 +356,10 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 		proto_path el = {&at, NULL, i};
 		const json_t *pr = json_array_get(v, i);
 		if (!json_is_array(pr) || json_array_size(pr) != 2)
-			return proto_fail(p, &el, "a pair must be an array of two ids or groups, got %s",
-			            json_is_array(pr) ? "another number of elements" : proto_kind_of(pr));
+			return proto_fail(p, &el,
+			                  "a pair must be an array of two ids or groups, got %s",
+			                  json_is_array(pr) ? "another number of elements"
+			                                    : proto_kind_of(pr));
 		size_t ends[2];
 		for (size_t k = 0; k < 2; k++) {
 			proto_path ep = {&el, NULL, k};
@@ -358,8 +369,10 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 		}
 		if (ends[0] == ends[1] && ends[0] < job->count) {
 			proto_path ep = {&el, NULL, 1};
-			return proto_fail(p, &ep, "a pair names two different objects; this is the first one "
-			                    "again");
+			return proto_fail(
+				p, &ep,
+				"a pair names two different objects; this is the first one "
+				"again");
 		}
 		job->lists[which][i] = (clash_pair){ends[0], ends[1]};
 	}
@@ -367,8 +380,9 @@ static int pair_list(const json_t *v, const char *name, int which, scene_job *jo
 	return 0;
 }
 
-static const char *const scene_members[] = {"objects", "clearance", "tolerance", "touch_depth",
-                                            "pairs", "ignore", "max_clashes", "units", NULL};
+static const char *const scene_members[] = {"objects",     "clearance", "tolerance",
+                                            "touch_depth", "pairs",     "ignore",
+                                            "max_clashes", "units",     NULL};
 
 /* "max_clashes": how many clashes to list, at most the server's limit. */
 static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
@@ -385,9 +399,11 @@ static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
 	if (!(n >= 0) || n != floor(n))
 		return proto_fail(p, &at, "max_clashes must be an integer >= 0, got %.17g", n);
 	if (limit && n > (double)limit)
-		return proto_fail(p, &at, "max_clashes may be at most %zu on this server "
-		                          "(--max-clashes); the answer counts every pair beyond "
-		                          "the list anyway", limit);
+		return proto_fail(p, &at,
+		                  "max_clashes may be at most %zu on this server "
+		                  "(--max-clashes); the answer counts every pair beyond "
+		                  "the list anyway",
+		                  limit);
 	if (n > 1e15)
 		n = 1e15; /* all there can be: candidates are bounded far below */
 	job->max_clashes = (size_t)n;
@@ -397,11 +413,14 @@ static int max_clashes(const json_t *v, scene_job *job, proto_problem *p)
 static int decode(const json_t *root, scene_job *job, proto_problem *p)
 {
 	if (!json_is_object(root))
-		return proto_fail(p, NULL, "a scene must be a JSON object {\"objects\": [...]}, got %s",
-		            proto_kind_of(root));
-	int r = proto_known_members(root, NULL, scene_members,
-	                      "a scene has objects, clearance, tolerance, touch_depth, pairs, "
-	                      "ignore, max_clashes and units", p);
+		return proto_fail(p, NULL,
+		                  "a scene must be a JSON object {\"objects\": [...]}, got %s",
+		                  proto_kind_of(root));
+	int r = proto_known_members(
+		root, NULL, scene_members,
+		"a scene has objects, clearance, tolerance, touch_depth, pairs, "
+		"ignore, max_clashes and units",
+		p);
 	if (r)
 		return r;
 	/* The scene's units first: its objects must name the same. */
@@ -417,8 +436,9 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 		return r;
 	const json_t *v = json_object_get(root, "objects");
 	if (!v)
-		return proto_fail(p, NULL, "objects is required: an array of {\"id\": string, \"shape\": "
-		                     "Shape}");
+		return proto_fail(p, NULL,
+		                  "objects is required: an array of {\"id\": string, \"shape\": "
+		                  "Shape}");
 	if ((r = objects(v, job, p)))
 		return r;
 	job->scene.count = job->count;
@@ -432,16 +452,19 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 	if ((v = json_object_get(root, "clearance"))) {
 		proto_path at = {NULL, "clearance", 0};
 		if (!json_is_number(v))
-			return proto_fail(p, &at, "clearance must be a number, got %s", proto_kind_of(v));
+			return proto_fail(p, &at, "clearance must be a number, got %s",
+			                  proto_kind_of(v));
 		double c = json_number_value(v);
 		if (!(c >= 0))
-			return proto_fail(p, &at, "clearance must be a distance >= 0, got %.17g", c);
+			return proto_fail(p, &at, "clearance must be a distance >= 0, got %.17g",
+			                  c);
 		job->scene.clearance = c;
 	}
 	if ((v = json_object_get(root, "tolerance"))) {
 		proto_path at = {NULL, "tolerance", 0};
 		if (!json_is_number(v))
-			return proto_fail(p, &at, "tolerance must be a number, got %s", proto_kind_of(v));
+			return proto_fail(p, &at, "tolerance must be a number, got %s",
+			                  proto_kind_of(v));
 		double t = json_number_value(v);
 		if (!(t > 0))
 			return proto_fail(p, &at, "tolerance must be a distance > 0, got %.17g", t);
@@ -450,7 +473,8 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 	if ((v = json_object_get(root, "touch_depth"))) {
 		proto_path at = {NULL, "touch_depth", 0};
 		if (!json_is_number(v))
-			return proto_fail(p, &at, "touch_depth must be a number, got %s", proto_kind_of(v));
+			return proto_fail(p, &at, "touch_depth must be a number, got %s",
+			                  proto_kind_of(v));
 		double d = json_number_value(v);
 		if (!(d >= 0) || !isfinite(d))
 			return proto_fail(p, &at, "touch_depth must be a depth >= 0, got %.17g", d);
@@ -461,7 +485,9 @@ static int decode(const json_t *root, scene_job *job, proto_problem *p)
 			return r;
 		if (job->nlist[0] == 0) {
 			proto_path at = {NULL, "pairs", 0};
-			return proto_fail(p, &at, "pairs must not be empty: leave it out to examine every pair");
+			return proto_fail(
+				p, &at,
+				"pairs must not be empty: leave it out to examine every pair");
 		}
 		job->scene.only = job->lists[0];
 		job->scene.nonly = job->nlist[0];
@@ -577,7 +603,8 @@ static int run_problem(int err, proto_request *rq, proto_problem *p)
 	proto_problem_set(p, 422, strdup("/objects"),
 	                  "more than %d pairs of objects have overlapping boxes (grown by "
 	                  "the clearance): split the scene, or narrow it with pairs or "
-	                  "ignore", PROTO_SCENE_MAX_CANDIDATES);
+	                  "ignore",
+	                  PROTO_SCENE_MAX_CANDIDATES);
 	return p->pointer ? 1 : -1;
 }
 
@@ -629,8 +656,7 @@ static void id_text(proto_text *t, const char *id)
 	proto_text_string(t, id, strlen(id));
 }
 
-static const char *const class_names[SCENE_CLASSES] = {"clash", "touch", "clearance",
-                                                       "duplicate"};
+static const char *const class_names[SCENE_CLASSES] = {"clash", "touch", "clearance", "duplicate"};
 
 /* ,"penetration":{...}: the exact depth with its direction (convex
  * shapes), or the lower bound, with the deepest pair of parts' exact depth
@@ -738,8 +764,9 @@ static int non_finite(const clash_scene_hit *h, int dim)
 	int bad = !isfinite(h->distance) || !isfinite(h->depth) || !isfinite(h->pair_depth) ||
 	          !isfinite(h->volume);
 	for (int k = 0; k < dim; k++)
-		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) || !isfinite(h->normal[k]) ||
-		       !isfinite(h->toi.point[k]) || !isfinite(h->toi.normal[k]);
+		bad |= !isfinite(h->near_a[k]) || !isfinite(h->near_b[k]) ||
+		       !isfinite(h->normal[k]) || !isfinite(h->toi.point[k]) ||
+		       !isfinite(h->toi.normal[k]);
 	return bad || !isfinite(h->toi.toi) || !isfinite(h->toi.near_time);
 }
 
@@ -791,8 +818,9 @@ static int encode(const scene_job *job, proto_request *rq, proto_reply *out, pro
 	for (size_t i = 0; i < job->npieces; i++)
 		for (size_t k = 0; k < job->pieces[i].n; k++)
 			if (non_finite(&job->pieces[i].hits[k], dim)) {
-				proto_problem_set(p, 500, NULL, "the answer has a non-finite number; please "
-				                                "report this scene");
+				proto_problem_set(p, 500, NULL,
+				                  "the answer has a non-finite number; please "
+				                  "report this scene");
 				return 1;
 			}
 	proto_text tail = {0};
@@ -892,7 +920,7 @@ static int answer(proto_request *rq, proto_reply *out, proto_problem *p)
 /* The depth limit on the whole body, the counts on each object's shape
  * (shape_limits). */
 static const proto_endpoint scene_endpoint = {"a JSON object", PROTO_PARSE_DEPTH, 0, answer,
-                                                proto_cost_scene};
+                                              proto_cost_scene};
 
 int proto_scene_reply(const char *body, size_t len, proto_reply *out)
 {

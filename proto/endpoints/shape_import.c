@@ -60,7 +60,8 @@ static int units_parameter(const char *text, int *out, proto_problem *p)
 	for (const char *c = text; plain && *c; c++)
 		plain = *c > ' ' && *c < 0x7f && *c != '"' && *c != '\\';
 	const proto_path at = {NULL, "units", 0};
-	return proto_fail(p, &at, "the query parameter units must be one of \"mm\", \"cm\", \"m\" "
+	return proto_fail(p, &at,
+	                  "the query parameter units must be one of \"mm\", \"cm\", \"m\" "
 	                  "and \"in\" (a label each stored shape keeps, as a JSON upload's "
 	                  "\"units\"; clashd converts no units)%s%s%s",
 	                  plain ? ", got \"" : "", plain ? text : "", plain ? "\"" : "");
@@ -96,9 +97,9 @@ static int store_one(const proto_mesh_shape *s, const double *weld, const char *
 		if (json_array_append_new(matrix, json_real(s->matrix[k])) != 0)
 			json_decref(matrix), matrix = NULL;
 	json_t *o = summary && matrix
-	          ? json_pack("{s:s, s:O, s:{s:o}}", "name", s->name, "id",
-	                      json_object_get(summary, "id"), "pose", "matrix", matrix)
-	          : (json_decref(matrix), NULL);
+	                    ? json_pack("{s:s, s:O, s:{s:o}}", "name", s->name, "id",
+	                                json_object_get(summary, "id"), "pose", "matrix", matrix)
+	                    : (json_decref(matrix), NULL);
 	if (o && json_object_del(summary, "id") == 0 && json_object_update(o, summary) == 0) {
 		json_decref(summary);
 		*item = o;
@@ -117,7 +118,8 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 	const import_options *o = rq->self;
 	double weld;
 	if (o->weld && proto_weld_parse(o->weld, &weld) != 0)
-		return proto_problem_whole(p, "the query parameter weld must be a decimal number of "
+		return proto_problem_whole(p,
+		                           "the query parameter weld must be a decimal number of "
 		                           "at least 0 (a fraction of each mesh's box diagonal; 0: "
 		                           "only vertices of equal coordinates)");
 	int units = PROTO_UNITS_NONE;
@@ -145,8 +147,8 @@ static int import_all(proto_request *rq, proto_reply *out, proto_problem *p)
 		int created = 0;
 		r = proto_request_stopped(rq, "import", p);
 		if (r == 0)
-			r = store_one(&set.shapes[i], o->weld ? &weld : NULL, unit_name, i, call, &item,
-			              &created, p);
+			r = store_one(&set.shapes[i], o->weld ? &weld : NULL, unit_name, i, call,
+			              &item, &created, p);
 		if (r == 0 && json_array_append_new(shapes, item) != 0)
 			r = -1;
 		any |= created;

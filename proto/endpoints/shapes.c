@@ -34,8 +34,8 @@ json_t *proto_shape_summary(const stored_shape *st)
 	long long h = proto_stored_shape_hull(st); /* -1: not prepared yet */
 	json_t *hull = h > 0 ? json_integer((json_int_t)h) : json_null();
 	json_t *o = json_pack("{s:s, s:i, s:I, s:o, s:I, s:I}", "id", id, "dim", st->shape.dim,
-	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull,
-	                      "parts", (json_int_t)st->shape.nparts, "bytes",
+	                      "vertices", (json_int_t)st->vertices, "hull_vertices", hull, "parts",
+	                      (json_int_t)st->shape.nparts, "bytes",
 	                      (json_int_t)atomic_load(&((stored_shape *)st)->bytes));
 	const char *units = proto_units_name(st->units);
 	if (o && units && json_object_set_new(o, "units", json_string(units))) {
@@ -72,7 +72,7 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, const proto_co
 	int r = proto_shape_decode_in(root, NULL, &owner, &doc, &s, NULL, NULL, p);
 	stored_shape *st = NULL;
 	if (r == 0 && proto_stored_shape_build(&s, &owner.owned, &owner.nowned, owner.welds,
-	                                      owner.nwelds, owner.units.units, &st) != 0)
+	                                       owner.nwelds, owner.units.units, &st) != 0)
 		r = -1;
 	if (!owner.owned) /* passed to the stored shape */
 		owner.owned_cap = 0;
@@ -83,11 +83,13 @@ int proto_shape_store(const json_t *root, const vertex_table *vt, const proto_co
 	*created = 0;
 	*held = proto_store_put(store, st->id, client, st, bytes, proto_stored_shape_free, created);
 	if (*created == -1 || *created == -3) {
-		proto_problem_set(p, 413, strdup(""), "this shape takes %zu bytes, more than %s",
-		                  bytes, *created == -1 ? "the whole shape store holds (--shape-store)"
-		                  : proto_store_scope(store) ? "one tenant may keep in the shape store "
-		                                               "(--store-per-tenant)"
-		                  : "one client may keep in the shape store (--store-per-client)");
+		proto_problem_set(
+			p, 413, strdup(""), "this shape takes %zu bytes, more than %s", bytes,
+			*created == -1 ? "the whole shape store holds (--shape-store)"
+			: proto_store_scope(store)
+				? "one tenant may keep in the shape store "
+				  "(--store-per-tenant)"
+				: "one client may keep in the shape store (--store-per-client)");
 		return p->pointer ? 1 : -1;
 	}
 	if (!*held)
@@ -126,14 +128,16 @@ int proto_shape_put_reply(const char *body, size_t len, proto_call *call, proto_
 	return proto_endpoint_reply(&upload, body, len, call, NULL, out);
 }
 
-static int shape_reply(const proto_context *ctx, const char *method, const char *id,
-                       int through, proto_reply *out)
+static int shape_reply(const proto_context *ctx, const char *method, const char *id, int through,
+                       proto_reply *out)
 {
 	memset(out, 0, sizeof *out);
 	uint8_t key[PROTO_SHAPE_ID_BYTES];
 	if (proto_shape_id_parse(id, strlen(id), key) != 0)
-		return proto_problem_reply(404, "no shape here: a shape's path is /v1/shapes/ and its "
-		                           "id, \"sha256:\" and 64 lowercase hex digits", NULL, out);
+		return proto_problem_reply(404,
+		                           "no shape here: a shape's path is /v1/shapes/ and its "
+		                           "id, \"sha256:\" and 64 lowercase hex digits",
+		                           NULL, out);
 	if (strcmp(method, "DELETE") == 0) {
 		/* From the shared tier too (in the background, which also tells
 		 * the other replicas), even when this replica's memory does not
@@ -143,7 +147,8 @@ static int shape_reply(const proto_context *ctx, const char *method, const char 
 		if (ctx->store)
 			proto_shape_forget(ctx->store, key);
 		if (!found)
-			return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
+			return proto_problem_reply(404, "no shape with this id is stored here",
+			                           NULL, out);
 		out->body = strdup("");
 		if (!out->body)
 			return -1;
@@ -151,8 +156,9 @@ static int shape_reply(const proto_context *ctx, const char *method, const char 
 		out->content_type = PROTO_JSON;
 		return 0;
 	}
-	proto_store_entry *e = !ctx->store ? NULL : through ? proto_shape_acquire(ctx->store, key)
-	                                                    : proto_store_acquire(ctx->store, key);
+	proto_store_entry *e = !ctx->store ? NULL
+	                       : through   ? proto_shape_acquire(ctx->store, key)
+	                                   : proto_store_acquire(ctx->store, key);
 	if (!e)
 		return proto_problem_reply(404, "no shape with this id is stored here", NULL, out);
 	int r = summary(proto_store_value(e), 200, out);

@@ -35,24 +35,12 @@ static void dump(proto_text *t, const json_t *v)
 		}
 		proto_text_putc(t, ']');
 		break;
-	case JSON_STRING:
-		proto_text_string(t, json_string_value(v), json_string_length(v));
-		break;
-	case JSON_INTEGER:
-		proto_text_int(t, json_integer_value(v));
-		break;
-	case JSON_REAL:
-		proto_text_real(t, json_real_value(v));
-		break;
-	case JSON_TRUE:
-		PROTO_TEXT_LIT(t, "true");
-		break;
-	case JSON_FALSE:
-		PROTO_TEXT_LIT(t, "false");
-		break;
-	case JSON_NULL:
-		PROTO_TEXT_LIT(t, "null");
-		break;
+	case JSON_STRING: proto_text_string(t, json_string_value(v), json_string_length(v)); break;
+	case JSON_INTEGER: proto_text_int(t, json_integer_value(v)); break;
+	case JSON_REAL: proto_text_real(t, json_real_value(v)); break;
+	case JSON_TRUE: PROTO_TEXT_LIT(t, "true"); break;
+	case JSON_FALSE: PROTO_TEXT_LIT(t, "false"); break;
+	case JSON_NULL: PROTO_TEXT_LIT(t, "null"); break;
 	}
 }
 

@@ -91,9 +91,7 @@ enum json_scan_stop json_scan_walk(json_scan *sc, size_t max_depth, int boundary
 		if (i >= len)
 			break;
 		switch (s[i]) {
-		case '"':
-			i = string_end(s, len, i);
-			break;
+		case '"': i = string_end(s, len, i); break;
 		case '[':
 		case '{':
 			if (++depth > max_depth && max_depth) {
@@ -118,9 +116,7 @@ enum json_scan_stop json_scan_walk(json_scan *sc, size_t max_depth, int boundary
 				return JSON_SCAN_BOUNDARY;
 			}
 			break;
-		default: /* '\n' */
-			newline(sc, i);
-			break;
+		default: /* '\n' */ newline(sc, i); break;
 		}
 	}
 	sc->i = len;

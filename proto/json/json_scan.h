@@ -45,8 +45,7 @@ enum json_scan_next {
 };
 
 /* After an element ending at *at, blanks passed: a ',' or `close`. */
-static inline enum json_scan_next json_scan_after(const char *s, size_t len, size_t *at,
-                                                  char close)
+static inline enum json_scan_next json_scan_after(const char *s, size_t len, size_t *at, char close)
 {
 	size_t i = json_scan_skip_ws(s, len, *at);
 	if (i < len && s[i] == ',') {
@@ -76,9 +75,9 @@ size_t json_scan_string_end(const char *s, size_t len, size_t i);
 typedef struct json_scan {
 	const char *s;
 	size_t len;
-	size_t i;       /* the next byte */
-	size_t line;    /* 1-based, of byte i */
-	size_t line_at; /* the first byte of that line */
+	size_t i;           /* the next byte */
+	size_t line;        /* 1-based, of byte i */
+	size_t line_at;     /* the first byte of that line */
 	size_t col, col_at; /* characters in [line_at, col_at): a cache */
 } json_scan;
 
@@ -95,9 +94,9 @@ void json_scan_ws(json_scan *sc);
 size_t json_scan_column(json_scan *sc, size_t to);
 
 enum json_scan_stop {
-	JSON_SCAN_END,      /* the text ended (sc->i == len), perhaps in a string */
-	JSON_SCAN_DEEP,     /* sc->i is at a bracket opening level max_depth + 1 */
-	JSON_SCAN_BOUNDARY  /* sc->i is at a ',', ']' or '}' at level 0 */
+	JSON_SCAN_END,     /* the text ended (sc->i == len), perhaps in a string */
+	JSON_SCAN_DEEP,    /* sc->i is at a bracket opening level max_depth + 1 */
+	JSON_SCAN_BOUNDARY /* sc->i is at a ',', ']' or '}' at level 0 */
 };
 
 /* Walk from sc->i over strings and brackets, counting lines, to the first

@@ -58,8 +58,8 @@ enum expect {
 
 typedef struct frame {
 	int is_object;
-	size_t index;               /* arrays: the element being read */
-	size_t key_start, key_end;  /* objects: the current name, quotes excluded */
+	size_t index;              /* arrays: the element being read */
+	size_t key_start, key_end; /* objects: the current name, quotes excluded */
 } frame;
 
 typedef struct scanner {
@@ -197,10 +197,12 @@ static void put_key(proto_text *b, const char *text, size_t start, size_t end)
 					break;
 				}
 				p += 4;
-				if (cp >= 0xD800 && cp < 0xDC00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+				if (cp >= 0xD800 && cp < 0xDC00 && e - p >= 6 && p[0] == '\\' &&
+				    p[1] == 'u') {
 					unsigned lo = hex4(p + 2, e, &ok);
 					if (ok && lo >= 0xDC00 && lo < 0xE000) {
-						cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+						cp = 0x10000 + ((cp - 0xD800) << 10) +
+						     (lo - 0xDC00);
 						p += 6;
 					}
 				}
@@ -256,12 +258,9 @@ static char *stopped_at(const scanner *s, const token *t)
 		if (t->kind == TOK_STRING)
 			return render(s, container, t);
 		return render(s, container, NULL);
-	case EXPECT_COLON:
-		return render(s, s->depth, NULL);
-	case EXPECT_COMMA_OR_END:
-		return render(s, container, NULL);
-	case EXPECT_NOTHING:
-		break;
+	case EXPECT_COLON: return render(s, s->depth, NULL);
+	case EXPECT_COMMA_OR_END: return render(s, container, NULL);
+	case EXPECT_NOTHING: break;
 	}
 	return render(s, 0, NULL);
 }
@@ -298,10 +297,8 @@ static int accept(scanner *s, const token *t)
 	switch (s->expect) {
 	case EXPECT_VALUE:
 		switch (t->kind) {
-		case TOK_BEGIN_OBJECT:
-			return push(s, 1) == 0 ? 1 : -1;
-		case TOK_BEGIN_ARRAY:
-			return push(s, 0) == 0 ? 1 : -1;
+		case TOK_BEGIN_OBJECT: return push(s, 1) == 0 ? 1 : -1;
+		case TOK_BEGIN_ARRAY: return push(s, 0) == 0 ? 1 : -1;
 		case TOK_END_ARRAY:
 			if (!(top && !top->is_object && s->just_opened))
 				return 0;
@@ -309,11 +306,8 @@ static int accept(scanner *s, const token *t)
 			after_value(s);
 			return 1;
 		case TOK_STRING:
-		case TOK_SCALAR:
-			after_value(s);
-			return 1;
-		default:
-			return 0;
+		case TOK_SCALAR: after_value(s); return 1;
+		default: return 0;
 		}
 	case EXPECT_KEY:
 		if (t->kind == TOK_STRING) {
@@ -350,8 +344,7 @@ static int accept(scanner *s, const token *t)
 			return 1;
 		}
 		return 0;
-	case EXPECT_NOTHING:
-		return 0;
+	case EXPECT_NOTHING: return 0;
 	}
 	return 0;
 }

@@ -33,12 +33,12 @@
 typedef struct proto_problem {
 	int status;
 	char detail[240];
-	char *pointer; /* malloc'd JSON Pointer, or NULL to leave it out */
-	int located;   /* line, column and position are set (a parse error) */
-	int line;      /* 1-based line of the parser's stop */
-	int column;    /* 1-based column, in characters, of the last one read */
+	char *pointer;   /* malloc'd JSON Pointer, or NULL to leave it out */
+	int located;     /* line, column and position are set (a parse error) */
+	int line;        /* 1-based line of the parser's stop */
+	int column;      /* 1-based column, in characters, of the last one read */
 	size_t position; /* byte offset just past the token the parser stopped at */
-	int overflow;  /* the parse stopped at a number out of the range of a
+	int overflow;    /* the parse stopped at a number out of the range of a
 	                  double (a 422): the rest of the text was not read */
 	/* A ref to a shape the store does not hold (a 422 of its own type,
 	 * "unknown-shape"): the ids of the request's missing shapes, each

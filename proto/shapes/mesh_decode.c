@@ -13,16 +13,21 @@ int proto_mesh_indices(const json_t *v, const vertex_array *read, const proto_pa
 	if (read && !read->flat)
 		read = NULL; /* "indices" written as points: the tree's empty array */
 	if (!read && !json_is_array(v))
-		return proto_fail(p, at, "indices must be an array of vertex indices, three a "
-		                  "triangle, got %s", proto_kind_of(v));
+		return proto_fail(p, at,
+		                  "indices must be an array of vertex indices, three a "
+		                  "triangle, got %s",
+		                  proto_kind_of(v));
 	size_t n = read ? read->n : json_array_size(v);
 	if (n == 0)
-		return proto_fail(p, at, "indices must not be empty: a mesh has at least one "
+		return proto_fail(p, at,
+		                  "indices must not be empty: a mesh has at least one "
 		                  "triangle (leave indices out when consecutive triples of "
 		                  "positions are the triangles)");
 	if (n % 3)
-		return proto_fail(p, at, "indices has %zu entries, not a multiple of 3 (three vertex "
-		                  "indices a triangle)", n);
+		return proto_fail(p, at,
+		                  "indices has %zu entries, not a multiple of 3 (three vertex "
+		                  "indices a triangle)",
+		                  n);
 	uint32_t *idx = malloc(n * sizeof *idx);
 	if (!idx)
 		return -1;
@@ -34,9 +39,11 @@ int proto_mesh_indices(const json_t *v, const vertex_array *read, const proto_pa
 			proto_path el = {at, NULL, i};
 			free(idx);
 			if (!number)
-				return proto_fail(p, &el, "a vertex index must be an integer, got %s",
+				return proto_fail(p, &el,
+				                  "a vertex index must be an integer, got %s",
 				                  proto_kind_of(x));
-			return proto_fail(p, &el, "a vertex index must be an integer from 0 to %zu (the "
+			return proto_fail(p, &el,
+			                  "a vertex index must be an integer from 0 to %zu (the "
 			                  "mesh has %zu vertices), got %.17g",
 			                  nvertices - 1, nvertices, d);
 		}

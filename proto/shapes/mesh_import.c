@@ -143,8 +143,7 @@ static enum aiReturn mem_seek(struct aiFile *f, size_t off, enum aiOrigin origin
 			return aiReturn_FAILURE;
 		m->pos = m->len - off;
 		return aiReturn_SUCCESS;
-	default:
-		return aiReturn_FAILURE;
+	default: return aiReturn_FAILURE;
 	}
 }
 
@@ -161,8 +160,8 @@ static struct aiFile *mem_open(struct aiFileIO *io, const char *name, const char
 	mem_file *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
-	m->file = (struct aiFile){mem_read, mem_write, mem_tell, mem_size, mem_seek, mem_flush,
-	                          NULL};
+	m->file =
+		(struct aiFile){mem_read, mem_write, mem_tell, mem_size, mem_seek, mem_flush, NULL};
 	m->data = src->data;
 	m->len = src->len;
 	return &m->file;
@@ -250,7 +249,8 @@ static int join_mesh(import *im, const struct aiMesh *m, proto_mesh_shape *s)
 		for (int c = 0; c < 3; c++) {
 			unsigned v = face->mIndices[c];
 			if (v >= nv) {
-				r = proto_problem_whole(im->p, "the file's mesh \"%s\" has a "
+				r = proto_problem_whole(im->p,
+				                        "the file's mesh \"%s\" has a "
 				                        "face with vertex index %u of %zu vertices",
 				                        s->name, v, nv);
 				goto done;
@@ -258,13 +258,17 @@ static int join_mesh(import *im, const struct aiMesh *m, proto_mesh_shape *s)
 			if (remap[v] == UINT32_MAX) {
 				const struct aiVector3D *q = &m->mVertices[v];
 				if (!isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z)) {
-					r = proto_problem_whole(im->p, "the file's mesh \"%s\" "
-					                        "has a vertex that is not finite", s->name);
+					r = proto_problem_whole(im->p,
+					                        "the file's mesh \"%s\" "
+					                        "has a vertex that is not finite",
+					                        s->name);
 					goto done;
 				}
-				uint32_t k[3] = {coord_bits(q->x), coord_bits(q->y), coord_bits(q->z)};
+				uint32_t k[3] = {coord_bits(q->x), coord_bits(q->y),
+				                 coord_bits(q->z)};
 				size_t h = position_hash(k) & (cap - 1);
-				while (slot[h] && memcmp(&keys[3 * (slot[h] - 1)], k, sizeof k) != 0)
+				while (slot[h] &&
+				       memcmp(&keys[3 * (slot[h] - 1)], k, sizeof k) != 0)
 					h = (h + 1) & (cap - 1);
 				if (!slot[h]) {
 					memcpy(&keys[3 * s->n], k, sizeof k);
@@ -305,7 +309,9 @@ static int add_shape(import *im, unsigned i, const struct aiNode *node, const do
 	/* The node names an instance when it places this mesh alone; else the
 	 * mesh's own name; else its number in the file. */
 	const struct aiString *nm = node && node->mNumMeshes == 1 && node->mName.length
-	                          ? &node->mName : m->mName.length ? &m->mName : NULL;
+	                                    ? &node->mName
+	                            : m->mName.length ? &m->mName
+	                                              : NULL;
 	char num[32];
 	snprintf(num, sizeof num, "mesh %u", i);
 	s.name = nm ? utf8_copy(nm->data, nm->length < MAXLEN ? nm->length : MAXLEN - 1)
@@ -322,16 +328,19 @@ static int add_shape(import *im, unsigned i, const struct aiNode *node, const do
 	if (l && l->max_vertices && im->vertices > l->max_vertices) {
 		shape_free(&s);
 		*im->which = PROTO_LIMIT_VERTICES;
-		return proto_problem_whole(im->p, "the file's meshes have more than %zu "
+		return proto_problem_whole(im->p,
+		                           "the file's meshes have more than %zu "
 		                           "vertices in all, the server's limit (--max-vertices)",
 		                           l->max_vertices);
 	}
 	if (l && l->max_shapes && im->out->n >= l->max_shapes) {
 		shape_free(&s);
 		*im->which = PROTO_LIMIT_SHAPES;
-		return proto_problem_whole(im->p, "the file places more than %zu meshes, "
-		                           "the server's limit of shapes in one request (--max-shapes)",
-		                           l->max_shapes);
+		return proto_problem_whole(
+			im->p,
+			"the file places more than %zu meshes, "
+			"the server's limit of shapes in one request (--max-shapes)",
+			l->max_shapes);
 	}
 	for (int r2 = 0; r2 < 4; r2++)
 		for (int c = 0; c < 4; c++)
@@ -406,7 +415,7 @@ static int shapes_of(import *im)
 			r = add_shape(im, i, NULL, identity);
 	if (r == 0 && im->out->n == 0) {
 		r = proto_problem_whole(im->p, "the file's meshes have no triangle (points "
-		                        "and lines are not shapes)");
+		                               "and lines are not shapes)");
 	}
 	return r;
 }
@@ -431,8 +440,10 @@ static int primitive_types(const struct aiScene *sc)
 			unsigned n = m->mFaces[f].mNumIndices;
 			if (n == 0)
 				return 0;
-			types |= n == 1 ? aiPrimitiveType_POINT : n == 2 ? aiPrimitiveType_LINE
-			       : n == 3 ? aiPrimitiveType_TRIANGLE : aiPrimitiveType_POLYGON;
+			types |= n == 1   ? aiPrimitiveType_POINT
+			         : n == 2 ? aiPrimitiveType_LINE
+			         : n == 3 ? aiPrimitiveType_TRIANGLE
+			                  : aiPrimitiveType_POLYGON;
 		}
 		m->mPrimitiveTypes = types;
 	}
@@ -453,7 +464,7 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	}
 	if (len == 0 || len > 0x7fffffff) {
 		return proto_problem_whole(p, len ? "the file is larger than 2 GiB"
-		                           : "the file is empty");
+		                                  : "the file is empty");
 	}
 	int r = proto_mesh_precheck(data, len, f, p);
 	if (r)
@@ -461,7 +472,7 @@ int proto_mesh_import(const char *data, size_t len, proto_mesh_format f,
 	mem_source src = {.data = data, .len = len};
 	snprintf(src.name, sizeof src.name, "clashd-mesh.%s", ext);
 	struct aiFileIO io = {mem_open, mem_close, (aiUserData)&src};
-	import im = {.limits = l, .out = out, .p = p, .which = which};
+import im = {.limits = l, .out = out, .p = p, .which = which };
 	pthread_mutex_lock(&assimp_lock);
 	im.scene = aiImportFileEx(src.name, aiProcess_ValidateDataStructure, &io);
 	if (im.scene && proto_mesh_rounding(im.scene, f, data, len) != 0) {

@@ -15,7 +15,6 @@
 #include "problem.h"
 #include "proto.h"
 
-
 /* The format a Content-Type names (any case, parameters allowed), or NONE. */
 proto_mesh_format proto_mesh_format_of_media(const char *content_type);
 
@@ -25,12 +24,12 @@ proto_mesh_format proto_mesh_format_of_name(const char *name);
 
 /* One shape of a file: a mesh where a node puts it. */
 typedef struct proto_mesh_shape {
-	char *name;         /* valid UTF-8, never empty (malloc'd) */
-	double *positions;  /* 3 n coordinates, x0 y0 z0 x1 ... (malloc'd) */
+	char *name;        /* valid UTF-8, never empty (malloc'd) */
+	double *positions; /* 3 n coordinates, x0 y0 z0 x1 ... (malloc'd) */
 	size_t n;
-	uint32_t *indices;  /* 3 t vertex indices, a triangle each (malloc'd) */
+	uint32_t *indices; /* 3 t vertex indices, a triangle each (malloc'd) */
 	size_t t;
-	double matrix[16];  /* the node's transform to the file's root,
+	double matrix[16]; /* the node's transform to the file's root,
 	                       column-major */
 } proto_mesh_shape;
 

@@ -40,7 +40,8 @@ static int polygon_spend(size_t corners, size_t *spent)
 
 static int polygons_refused(proto_problem *p)
 {
-	return proto_problem_whole(p, "the file's polygons are too large to triangulate: the "
+	return proto_problem_whole(p,
+	                           "the file's polygons are too large to triangulate: the "
 	                           "squares of their corner counts add up to more than %zu (one "
 	                           "polygon of 8192 corners, or 4096 of 128)",
 	                           PROTO_MESH_POLYGON_BUDGET);
@@ -73,7 +74,17 @@ static int ply_count_ok(const char *rest, size_t n, size_t len, size_t *count)
 	return digits > 0 && i == n;
 }
 
-enum ply_type { PLY_BAD, PLY_I8, PLY_U8, PLY_I16, PLY_U16, PLY_I32, PLY_U32, PLY_F32, PLY_F64 };
+enum ply_type {
+	PLY_BAD,
+	PLY_I8,
+	PLY_U8,
+	PLY_I16,
+	PLY_U16,
+	PLY_I32,
+	PLY_U32,
+	PLY_F32,
+	PLY_F64
+};
 
 #define PLY_MAX_ELEMENTS 64
 #define PLY_MAX_PROPERTIES 256
@@ -151,14 +162,16 @@ static int ply_line(const char *d, size_t i, size_t e, size_t len, ply_header *h
 	if (WORD_IS(0, "comment") || WORD_IS(0, "obj_info"))
 		return 0;
 	if (WORD_IS(0, "format") && n >= 2) {
-		h->format = WORD_IS(1, "ascii") ? 0 : WORD_IS(1, "binary_little_endian") ? 1
-		          : WORD_IS(1, "binary_big_endian") ? 2 : -1;
+		h->format = WORD_IS(1, "ascii")                  ? 0
+		            : WORD_IS(1, "binary_little_endian") ? 1
+		            : WORD_IS(1, "binary_big_endian")    ? 2
+		                                                 : -1;
 		return 0;
 	}
 	if (WORD_IS(0, "element")) {
 		ply_elem *el = &h->elems[h->nelems];
-		if (h->nelems == PLY_MAX_ELEMENTS || !ply_count_ok(d + wa[0] + wl[0],
-		                                                     e - wa[0] - wl[0], len, &el->count))
+		if (h->nelems == PLY_MAX_ELEMENTS ||
+		    !ply_count_ok(d + wa[0] + wl[0], e - wa[0] - wl[0], len, &el->count))
 			return -1;
 		el->first = h->nprops;
 		el->nprops = 0;
@@ -257,13 +270,18 @@ static int list_length(ply_walk *w, const ply_prop *pr, int ascii, size_t *count
 	for (size_t k = 0; k < size; k++)
 		b[k] = (unsigned char)w->d[w->pos + (w->big_endian ? size - 1 - k : k)];
 	w->pos += size;
-	int64_t v = size == 1 ? (pr->count == PLY_I8 ? (int8_t)b[0] : b[0])
-	          : size == 2 ? (pr->count == PLY_I16 ? (int16_t)(b[0] | b[1] << 8) : (b[0] | b[1] << 8))
-	          : (int64_t)(pr->count == PLY_I32 || pr->count == PLY_F32
-	                      ? (int64_t)(int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-	                                           (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24)
-	                      : (int64_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-	                                  (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24));
+	int64_t v =
+		size == 1 ? (pr->count == PLY_I8 ? (int8_t)b[0] : b[0])
+		: size == 2
+			? (pr->count == PLY_I16 ? (int16_t)(b[0] | b[1] << 8) : (b[0] | b[1] << 8))
+			: (int64_t)(pr->count == PLY_I32 || pr->count == PLY_F32
+	                                    ? (int64_t)(int32_t)((uint32_t)b[0] |
+	                                                         (uint32_t)b[1] << 8 |
+	                                                         (uint32_t)b[2] << 16 |
+	                                                         (uint32_t)b[3] << 24)
+	                                    : (int64_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
+	                                                (uint32_t)b[2] << 16 |
+	                                                (uint32_t)b[3] << 24));
 	if (v < 0 || (uint64_t)v > (w->len - w->pos) / ply_size(pr->type))
 		return -1;
 	*count = (size_t)v;
@@ -301,12 +319,16 @@ static int ply_body_ok(const char *d, size_t len, const ply_header *h, proto_pro
 				size_t n = 1;
 				int r = pr->count == PLY_BAD ? 0 : list_length(&w, pr, ascii, &n);
 				if (r < 0)
-					return proto_problem_whole(p, "the PLY file declares a list longer "
-					                           "than the rest of the file (element %zu, "
-					                           "item %zu)", e, i);
+					return proto_problem_whole(
+						p,
+						"the PLY file declares a list longer "
+						"than the rest of the file (element %zu, "
+						"item %zu)",
+						e, i);
 				if (r > 0 || skip_values(&w, pr->type, n, ascii) != 0)
 					return 0;
-				if (el->face && pr->count != PLY_BAD && polygon_spend(n, &w.spent) != 0)
+				if (el->face && pr->count != PLY_BAD &&
+				    polygon_spend(n, &w.spent) != 0)
 					return polygons_refused(p);
 			}
 	}
@@ -319,12 +341,14 @@ static int ply_ok(const char *d, size_t len, proto_problem *p)
 	if (!h)
 		return -1;
 	int r = ply_header_read(d, len, h)
-	      ? ply_body_ok(d, len, h, p)
-	      : proto_problem_whole(p, "the PLY file's header is not \"ply\", then format, "
-	                            "comment, obj_info, element and property lines (at most %d "
-	                            "elements and %d properties, each element's count no larger "
-	                            "than the file), then an end_header line",
-	                            PLY_MAX_ELEMENTS, PLY_MAX_PROPERTIES);
+	                ? ply_body_ok(d, len, h, p)
+	                : proto_problem_whole(
+				  p,
+				  "the PLY file's header is not \"ply\", then format, "
+				  "comment, obj_info, element and property lines (at most %d "
+				  "elements and %d properties, each element's count no larger "
+				  "than the file), then an end_header line",
+				  PLY_MAX_ELEMENTS, PLY_MAX_PROPERTIES);
 	free(h);
 	return r;
 }
@@ -484,9 +508,11 @@ static int gltf_nodes_ok(json_t *doc, proto_problem *p)
 		parent[i] = depth[i] = -1;
 	long bad = parents_of(list, names, parent);
 	if (bad) {
-		r = proto_problem_whole(p, "the glTF's node %ld is listed as a child more than once "
-		                        "(nodes form trees: each node the child of one node at most)",
-		                        bad - 1);
+		r = proto_problem_whole(
+			p,
+			"the glTF's node %ld is listed as a child more than once "
+			"(nodes form trees: each node the child of one node at most)",
+			bad - 1);
 		goto done;
 	}
 	/* depth[] marks each scene's roots first (stamps below -1), then
@@ -502,15 +528,19 @@ static int gltf_nodes_ok(json_t *doc, proto_problem *p)
 		if (!bad)
 			bad = roots_of(scene, names, parent, depth, --stamp, n);
 	if (bad) {
-		r = proto_problem_whole(p, "the glTF's node %ld is a scene's root twice, or a root "
-		                        "and a child (nodes form trees)", bad - 1);
+		r = proto_problem_whole(p,
+		                        "the glTF's node %ld is a scene's root twice, or a root "
+		                        "and a child (nodes form trees)",
+		                        bad - 1);
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		depth[i] = -1;
 	bad = depths_of(parent, depth, n);
-	r = bad ? proto_problem_whole(p, "the glTF's node %ld is its own ancestor or nested "
-	                              "deeper than %d", bad - 1, PROTO_MESH_MAX_NODE_DEPTH)
+	r = bad ? proto_problem_whole(p,
+	                              "the glTF's node %ld is its own ancestor or nested "
+	                              "deeper than %d",
+	                              bad - 1, PROTO_MESH_MAX_NODE_DEPTH)
 	        : 0;
 done:
 	json_decref(list);
@@ -525,7 +555,8 @@ done:
 static int gltf_ok(const char *d, size_t len, int binary, proto_problem *p)
 {
 	if (binary && !glb_ok(d, len))
-		return proto_problem_whole(p, "the binary glTF's lengths do not fit the file "
+		return proto_problem_whole(p,
+		                           "the binary glTF's lengths do not fit the file "
 		                           "(\"glTF\", version 2, the total length, then chunks of "
 		                           "JSON and BIN within it)");
 	const char *text = binary ? d + 20 : d;
@@ -554,10 +585,11 @@ int proto_mesh_precheck(const char *data, size_t len, proto_mesh_format f, proto
 	    (f == PROTO_MESH_GLTF && (lead == len || data[lead] != '{' || memchr(data, 0, len))))
 		/* assimp 5.2.5 read past its buffer on such text sent as either
 		 * (tests/fuzz/findings/import/gltf-not-json-overread.bin). */
-		return proto_problem_whole(p, f == PROTO_MESH_GLB
-		                              ? "a binary glTF starts with \"glTF\""
-		                              : "a glTF file is a JSON object (\"{\" first, no NUL "
-		                                "byte)");
+		return proto_problem_whole(
+			p, f == PROTO_MESH_GLB
+				   ? "a binary glTF starts with \"glTF\""
+				   : "a glTF file is a JSON object (\"{\" first, no NUL "
+				     "byte)");
 	if (glb_like || f == PROTO_MESH_GLTF || (lead < len && data[lead] == '{'))
 		return gltf_ok(data, len, glb_like, p);
 	if (f == PROTO_MESH_OBJ && memchr(data, 0, len))

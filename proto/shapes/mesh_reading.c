@@ -9,25 +9,52 @@
 
 typedef struct member {
 	const char *name;
-	int flag;                           /* a boolean, not a count */
+	int flag; /* a boolean, not a count */
 	size_t (*count)(const clash_mesh_info *);
 } member;
 
-static size_t solid(const clash_mesh_info *i) { return (size_t)i->solid; }
-static size_t closed(const clash_mesh_info *i) { return (size_t)i->closed; }
-static size_t welded(const clash_mesh_info *i) { return i->welded; }
-static size_t flipped(const clash_mesh_info *i) { return i->flipped; }
-static size_t open_edges(const clash_mesh_info *i) { return i->boundary_edges; }
-static size_t nonmanifold(const clash_mesh_info *i) { return i->nonmanifold_edges; }
-static size_t self_x(const clash_mesh_info *i) { return i->self_intersections; }
-static size_t self_capped(const clash_mesh_info *i) { return (size_t)i->self_intersections_capped; }
+static size_t solid(const clash_mesh_info *i)
+{
+	return (size_t)i->solid;
+}
+static size_t closed(const clash_mesh_info *i)
+{
+	return (size_t)i->closed;
+}
+static size_t welded(const clash_mesh_info *i)
+{
+	return i->welded;
+}
+static size_t flipped(const clash_mesh_info *i)
+{
+	return i->flipped;
+}
+static size_t open_edges(const clash_mesh_info *i)
+{
+	return i->boundary_edges;
+}
+static size_t nonmanifold(const clash_mesh_info *i)
+{
+	return i->nonmanifold_edges;
+}
+static size_t self_x(const clash_mesh_info *i)
+{
+	return i->self_intersections;
+}
+static size_t self_capped(const clash_mesh_info *i)
+{
+	return (size_t)i->self_intersections_capped;
+}
 
 static const member members[] = {
-        {"solid", 1, solid},           {"closed", 1, closed},
-        {"welded", 0, welded},         {"flipped", 0, flipped},
-        {"open_edges", 0, open_edges}, {"nonmanifold_edges", 0, nonmanifold},
-        {"self_intersections", 0, self_x},
-        {"self_intersections_capped", 1, self_capped},
+	{"solid", 1, solid},
+	{"closed", 1, closed},
+	{"welded", 0, welded},
+	{"flipped", 0, flipped},
+	{"open_edges", 0, open_edges},
+	{"nonmanifold_edges", 0, nonmanifold},
+	{"self_intersections", 0, self_x},
+	{"self_intersections_capped", 1, self_capped},
 };
 #define NMEMBERS (sizeof members / sizeof members[0])
 
@@ -63,7 +90,8 @@ json_t *proto_mesh_reading_json(const clash_shape *s)
 	for (size_t k = 0; !bad && k < NMEMBERS; k++) {
 		const size_t v = members[k].count(&i);
 		bad = json_object_set_new(o, members[k].name,
-		                          members[k].flag ? json_boolean(v) : json_integer((json_int_t)v));
+		                          members[k].flag ? json_boolean(v)
+		                                          : json_integer((json_int_t)v));
 	}
 	if (bad || json_object_set_new(o, "leak", json_real(i.leak))) {
 		json_decref(o);

@@ -85,7 +85,8 @@ static void in_order(const struct aiScene *sc, const float *v, size_t n)
 				if (write)
 					*q = (struct aiVector3D){v[k], v[k + 1], v[k + 2]};
 				else
-					ok = steps((const float[3]){q->x, q->y, q->z}, v + k) <= STL_STEPS;
+					ok = steps((const float[3]){q->x, q->y, q->z}, v + k) <=
+					     STL_STEPS;
 			}
 		}
 }
@@ -114,7 +115,8 @@ static void snap_one(struct aiVector3D *q, const float *v, const uint32_t *head,
 					int64_t d = steps(a, r);
 					if (d < nearest)
 						best = r, nearest = d, tie = 0;
-					else if (d == nearest && memcmp(r, best, 3 * sizeof *r) != 0)
+					else if (d == nearest &&
+					         memcmp(r, best, 3 * sizeof *r) != 0)
 						tie = 1;
 				}
 	if (best && !tie)
@@ -166,13 +168,13 @@ static int snapped(const struct aiScene *sc, float *v, size_t n)
 	return 0;
 }
 
-int proto_mesh_rounding(const struct aiScene *sc, proto_mesh_format f, const char *data,
-                        size_t len)
+int proto_mesh_rounding(const struct aiScene *sc, proto_mesh_format f, const char *data, size_t len)
 {
 	long (*scan)(const char *, size_t, float *, size_t) =
-		f == PROTO_MESH_STL ? proto_mesh_text_stl
+		f == PROTO_MESH_STL   ? proto_mesh_text_stl
 		: f == PROTO_MESH_OBJ ? proto_mesh_text_obj
-		: f == PROTO_MESH_PLY ? proto_mesh_text_ply : NULL;
+		: f == PROTO_MESH_PLY ? proto_mesh_text_ply
+				      : NULL;
 	size_t cap = vertices_of(sc);
 	if (!scan || cap == 0)
 		return 0;
@@ -186,7 +188,8 @@ int proto_mesh_rounding(const struct aiScene *sc, proto_mesh_format f, const cha
 	}
 	int r = v ? 0 : -1;
 	if (n > 0 && (size_t)n <= cap)
-		r = f == PROTO_MESH_STL ? (in_order(sc, v, (size_t)n), 0) : snapped(sc, v, (size_t)n);
+		r = f == PROTO_MESH_STL ? (in_order(sc, v, (size_t)n), 0)
+		                        : snapped(sc, v, (size_t)n);
 	free(v);
 	return r;
 }

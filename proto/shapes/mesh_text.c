@@ -184,7 +184,8 @@ long proto_mesh_text_obj(const char *data, size_t len, float *out, size_t most)
 	long found = 0;
 	while (w.pos < w.len) {
 		skip_spaces(&w);
-		if (at(&w, w.pos) == 'v' && (at(&w, w.pos + 1) == ' ' || at(&w, w.pos + 1) == '\t')) {
+		if (at(&w, w.pos) == 'v' &&
+		    (at(&w, w.pos + 1) == ' ' || at(&w, w.pos + 1) == '\t')) {
 			float xyz[3];
 			w.pos += 2;
 			if (vertex(&w, xyz) != 0)

@@ -28,7 +28,8 @@ size_t proto_mesh_wire_max(const proto_request_limits *l)
 	size_t shapes = l->max_shapes ? l->max_shapes : 1u << 20;
 	size_t v = l->max_vertices ? l->max_vertices : (size_t)1 << 26;
 	return 12 + shapes * (4 + WIRE_NAME_MAX + 16 + 16 * sizeof(double)) +
-	       v * 3 * sizeof(double) + v * PROTO_MESH_WIRE_TRIANGLES_PER_VERTEX * 3 * sizeof(uint32_t);
+	       v * 3 * sizeof(double) +
+	       v * PROTO_MESH_WIRE_TRIANGLES_PER_VERTEX * 3 * sizeof(uint32_t);
 }
 
 static void put_u32(proto_text *t, uint32_t x)
@@ -41,8 +42,8 @@ static void put_u64(proto_text *t, uint64_t x)
 	proto_text_put(t, (const char *)&x, sizeof x);
 }
 
-void proto_mesh_wire_put(proto_text *t, int rc, const proto_mesh_set *set,
-                         const proto_problem *p, enum proto_limit which)
+void proto_mesh_wire_put(proto_text *t, int rc, const proto_mesh_set *set, const proto_problem *p,
+                         enum proto_limit which)
 {
 	put_u32(t, WIRE_MAGIC);
 	put_u32(t, rc == 0 ? 0 : 1);
@@ -93,8 +94,8 @@ static int malformed(proto_problem *p, const char *what)
 	return r == 1 ? 2 : r;
 }
 
-static int over(proto_problem *p, enum proto_limit *which, enum proto_limit lim,
-                const char *fmt, size_t n)
+static int over(proto_problem *p, enum proto_limit *which, enum proto_limit lim, const char *fmt,
+                size_t n)
 {
 	*which = lim;
 	return proto_problem_whole(p, fmt, n);
@@ -170,15 +171,17 @@ static int get_arrays(wire *w, proto_mesh_shape *s, proto_problem *p)
 	return 0;
 }
 
-static int get_shapes(wire *w, const proto_request_limits *l, proto_mesh_set *out,
-                      proto_problem *p, enum proto_limit *which)
+static int get_shapes(wire *w, const proto_request_limits *l, proto_mesh_set *out, proto_problem *p,
+                      enum proto_limit *which)
 {
 	uint32_t count;
 	if (take(w, &count, sizeof count) || count == 0 || count > w->left / 64)
 		return malformed(p, "the number of shapes");
 	if (l->max_shapes && count > l->max_shapes)
-		return over(p, which, PROTO_LIMIT_SHAPES, "the file places more than %zu meshes, the "
-		            "server's limit of shapes in one request (--max-shapes)", l->max_shapes);
+		return over(p, which, PROTO_LIMIT_SHAPES,
+		            "the file places more than %zu meshes, the "
+		            "server's limit of shapes in one request (--max-shapes)",
+		            l->max_shapes);
 	out->shapes = calloc(count, sizeof *out->shapes);
 	if (!out->shapes)
 		return -1;
@@ -192,13 +195,16 @@ static int get_shapes(wire *w, const proto_request_limits *l, proto_mesh_set *ou
 		vertices += s->n;
 		triangles += s->t;
 		if (l->max_vertices && vertices > l->max_vertices)
-			return over(p, which, PROTO_LIMIT_VERTICES, "the file's meshes have more than %zu "
+			return over(p, which, PROTO_LIMIT_VERTICES,
+			            "the file's meshes have more than %zu "
 			            "vertices in all, the server's limit (--max-vertices)",
 			            l->max_vertices);
 		if (l->max_vertices && triangles > most_t)
-			return over(p, which, PROTO_LIMIT_VERTICES, "the file's meshes have more than %zu "
+			return over(p, which, PROTO_LIMIT_VERTICES,
+			            "the file's meshes have more than %zu "
 			            "triangles in all, 8 per vertex of the server's limit "
-			            "(--max-vertices)", most_t);
+			            "(--max-vertices)",
+			            most_t);
 		if ((r = get_arrays(w, s, p)) != 0)
 			return r;
 	}

@@ -30,8 +30,8 @@ size_t proto_mesh_wire_max(const proto_request_limits *l);
 /* Append the result of proto_mesh_import() to *t: rc 0 with *set, or rc 1
  * with *p and `which`.  The buffer's own failure flag says whether it
  * fitted (text_buf.h). */
-void proto_mesh_wire_put(proto_text *t, int rc, const proto_mesh_set *set,
-                         const proto_problem *p, enum proto_limit which);
+void proto_mesh_wire_put(proto_text *t, int rc, const proto_mesh_set *set, const proto_problem *p,
+                         enum proto_limit which);
 
 /*
  * Read a result from data[0, len) under limits `l`, as proto_mesh_import()

@@ -30,8 +30,9 @@ int proto_parse_problem(const char *body, size_t len, const json_error_t *e, pro
 	if (!pointer)
 		return -1;
 	if (code == json_error_numeric_overflow) {
-		proto_problem_set(p, 422, pointer, "number out of the range of a double "
-		                                   "(magnitude above 1.8e308)");
+		proto_problem_set(p, 422, pointer,
+		                  "number out of the range of a double "
+		                  "(magnitude above 1.8e308)");
 		p->overflow = 1;
 		return 1;
 	}
@@ -43,8 +44,8 @@ int proto_parse_problem(const char *body, size_t len, const json_error_t *e, pro
 	return 1;
 }
 
-int proto_parse_ex(const char *body, size_t len, const proto_request_limits *limits,
-                   json_t **root, proto_problem *p, enum proto_limit *which)
+int proto_parse_ex(const char *body, size_t len, const proto_request_limits *limits, json_t **root,
+                   proto_problem *p, enum proto_limit *which)
 {
 	*root = NULL;
 	*which = PROTO_LIMIT_NONE;

@@ -20,13 +20,15 @@ int proto_ref_acquire(proto_store *store, const json_t *v, const proto_path *at,
 	uint8_t id[PROTO_SHAPE_ID_BYTES];
 	if (!json_is_string(v) ||
 	    proto_shape_id_parse(json_string_value(v), json_string_length(v), id) != 0)
-		return proto_fail(p, at, "ref must be a shape id, \"sha256:\" and 64 lowercase hex "
+		return proto_fail(p, at,
+		                  "ref must be a shape id, \"sha256:\" and 64 lowercase hex "
 		                  "digits (as POST /v1/shapes answers), got %s",
 		                  json_is_string(v) ? "another string" : proto_kind_of(v));
 	*entry = store ? proto_shape_acquire(store, id) : NULL;
 	if (*entry)
 		return 0;
-	int r = proto_fail(p, at, "no shape with this id is stored here (never uploaded, evicted, "
+	int r = proto_fail(p, at,
+	                   "no shape with this id is stored here (never uploaded, evicted, "
 	                   "or sent to another server): upload every shape \"missing\" lists "
 	                   "with POST /v1/shapes, then send the request again");
 	if (r != 1)
@@ -82,7 +84,8 @@ static int dedupe(id_list *l)
 		order[i] = i;
 	qsort_r(order, l->n, sizeof *order, by_id, l);
 	for (size_t k = 1; k < l->n; k++)
-		dup[order[k]] = memcmp(l->ids[order[k]], l->ids[order[k - 1]], PROTO_SHAPE_ID_TEXT) == 0;
+		dup[order[k]] =
+			memcmp(l->ids[order[k]], l->ids[order[k - 1]], PROTO_SHAPE_ID_TEXT) == 0;
 	size_t kept = 0;
 	for (size_t i = 0; i < l->n; i++)
 		if (!dup[i])
@@ -102,7 +105,8 @@ static int walk(const json_t *v, proto_store *store, id_list *l)
 		const json_t *ref = json_object_get(v, "ref");
 		uint8_t id[PROTO_SHAPE_ID_BYTES];
 		if (json_is_string(ref) &&
-		    proto_shape_id_parse(json_string_value(ref), json_string_length(ref), id) == 0 &&
+		    proto_shape_id_parse(json_string_value(ref), json_string_length(ref), id) ==
+		            0 &&
 		    !(store && proto_store_has(store, id)) && add(l, id) != 0)
 			return -1;
 		json_object_foreach((json_t *)v, key, child)

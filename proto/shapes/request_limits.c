@@ -121,35 +121,40 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 	if (is_shape(v)) {
 		w->shapes++;
 		if (l->max_shapes && w->shapes > l->max_shapes)
-			return over(w, PROTO_LIMIT_SHAPES, at,
-			            "a request may hold at most %zu shapes (each part of a compound "
-			            "shape counts): this is one more",
-			            l->max_shapes);
+			return over(
+				w, PROTO_LIMIT_SHAPES, at,
+				"a request may hold at most %zu shapes (each part of a compound "
+				"shape counts): this is one more",
+				l->max_shapes);
 		if (l->max_part_depth && nesting > l->max_part_depth)
-			return over(w, PROTO_LIMIT_PART_DEPTH, at,
-			            "compound shapes may nest at most %zu levels deep: this part is "
-			            "at level %zu",
-			            l->max_part_depth, nesting);
+			return over(
+				w, PROTO_LIMIT_PART_DEPTH, at,
+				"compound shapes may nest at most %zu levels deep: this part is "
+				"at level %zu",
+				l->max_part_depth, nesting);
 		const char *member = NULL;
 		size_t nverts = proto_limits_points(v, w->vt, &member);
 		if (l->max_vertices && nverts > l->max_vertices) {
 			proto_path vp = {at, member, 0};
 			if (at && at->key && strcmp(at->key, "mesh") == 0)
-				return over(w, PROTO_LIMIT_VERTICES, &vp,
-				            "a mesh may have at most %zu vertices, this one has %zu",
-				            l->max_vertices, nverts);
-			return over(w, PROTO_LIMIT_VERTICES, &vp,
-			            "a shape may have at most %zu vertices, this one has %zu (interior "
-			            "points can be dropped: only the hull counts)",
-			            l->max_vertices, nverts);
+				return over(
+					w, PROTO_LIMIT_VERTICES, &vp,
+					"a mesh may have at most %zu vertices, this one has %zu",
+					l->max_vertices, nverts);
+			return over(
+				w, PROTO_LIMIT_VERTICES, &vp,
+				"a shape may have at most %zu vertices, this one has %zu (interior "
+				"points can be dropped: only the hull counts)",
+				l->max_vertices, nverts);
 		}
 		inner = nesting + 1;
 	}
 	const char *key;
 	json_t *member;
 	json_object_foreach((json_t *)v, key, member) {
-		if (inner > nesting && (strcmp(key, "vertices") == 0 || strcmp(key, "positions") == 0 ||
-		                        strcmp(key, "indices") == 0))
+		if (inner > nesting &&
+		    (strcmp(key, "vertices") == 0 || strcmp(key, "positions") == 0 ||
+		     strcmp(key, "indices") == 0))
 			continue; /* counted above; points (and a mesh's corners) hold no shapes */
 		proto_path m = {at, key, 0};
 		int r = walk_value(w, member, &m, inner);
@@ -159,8 +164,8 @@ static int walk_value(walk *w, const json_t *v, const proto_path *at, size_t nes
 	return 0;
 }
 
-int proto_limits_tree(const json_t *root, const vertex_table *vt,
-                      const proto_request_limits *l, proto_problem *p, enum proto_limit *which)
+int proto_limits_tree(const json_t *root, const vertex_table *vt, const proto_request_limits *l,
+                      proto_problem *p, enum proto_limit *which)
 {
 	if (!l->max_vertices && !l->max_shapes && !l->max_part_depth)
 		return 0;

@@ -24,7 +24,6 @@
 #include "vertex_table.h"
 #include "proto.h"
 
-
 /* The text nests arrays and objects at most max_depth deep: 0.  Deeper: 1
  * and a 400 problem at the first container past the limit (its pointer,
  * line, column and position); -1 when memory ran out. */
@@ -33,8 +32,8 @@ int proto_limits_depth(const char *text, size_t len, size_t max_depth, proto_pro
 /* The parsed request (with the vertex arrays read beside it, `vt`, or
  * NULL) is within l's counts: 0.  Else 1 with a 422 problem at the
  * offending value and *which set; -1 when memory ran out. */
-int proto_limits_tree(const json_t *root, const vertex_table *vt,
-                      const proto_request_limits *l, proto_problem *p, enum proto_limit *which);
+int proto_limits_tree(const json_t *root, const vertex_table *vt, const proto_request_limits *l,
+                      proto_problem *p, enum proto_limit *which);
 
 /* The points of shape object v's "vertices" (or, when it has none, of its
  * flat "positions": numbers over "dim", 3 when absent, rounded up; 1 when

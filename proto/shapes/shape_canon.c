@@ -25,8 +25,8 @@ typedef struct reader {
 	void **blocks; /* malloc'd, each malloc'd */
 	size_t nblocks, cap;
 	int oom;
-	double weld;             /* of meshes without their own (node 0x03) */
-	proto_mesh_weld *welds;  /* the meshes with their own (node 0x05) */
+	double weld;            /* of meshes without their own (node 0x03) */
+	proto_mesh_weld *welds; /* the meshes with their own (node 0x05) */
 	size_t nwelds, wcap;
 } reader;
 
@@ -169,10 +169,12 @@ static int primitive_node(reader *r, clash_shape *s, int dim)
 {
 	uint8_t kind;
 	double prm[3] = {0, 0, 0};
-	if (dim != 3 || take(r, &kind, 1) || kind < CLASH_KIND_SPHERE || kind > CLASH_KIND_ELLIPSOID)
+	if (dim != 3 || take(r, &kind, 1) || kind < CLASH_KIND_SPHERE ||
+	    kind > CLASH_KIND_ELLIPSOID)
 		return -1;
-	int n = kind == CLASH_KIND_SPHERE ? 1 : kind == CLASH_KIND_BOX ||
-	                                        kind == CLASH_KIND_ELLIPSOID ? 3 : 2;
+	int n = kind == CLASH_KIND_SPHERE                                ? 1
+	        : kind == CLASH_KIND_BOX || kind == CLASH_KIND_ELLIPSOID ? 3
+	                                                                 : 2;
 	for (int i = 0; i < n; i++)
 		if (get_f64(r, &prm[i]))
 			return -1;
@@ -207,7 +209,7 @@ static int node(reader *r, clash_shape *s, int dim, int depth)
 	} else if (kind == 5 && dim == 3) {
 		double w;
 		e = get_f64(r, &w) || !(w >= 0.0 && w <= 1.0) || mesh_node(r, s, w) ||
-		            note_weld(r, s->mesh, w)
+		                    note_weld(r, s->mesh, w)
 		            ? -1
 		            : 0;
 	} else if (kind == 4) {
@@ -240,8 +242,8 @@ int proto_shape_canon_decode(const uint8_t *bytes, size_t len, double weld, stor
 	memset(&s, 0, sizeof s);
 	int units = 0;
 	int bad = take(&r, head, sizeof head) || memcmp(head, tag, sizeof head) != 0 ||
-	          take(&r, &dim, 1) || dim < 1 || dim > CLASH_MAX_DIM ||
-	          units_node(&r, &units) || node(&r, &s, dim, 0) || r.left != 0;
+	          take(&r, &dim, 1) || dim < 1 || dim > CLASH_MAX_DIM || units_node(&r, &units) ||
+	          node(&r, &s, dim, 0) || r.left != 0;
 	int rc = r.oom ? -1 : bad ? 1 : 0;
 	if (rc == 0 &&
 	    proto_stored_shape_build(&s, &r.blocks, &r.nblocks, r.welds, r.nwelds, units, out) != 0)

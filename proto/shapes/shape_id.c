@@ -21,10 +21,10 @@ typedef struct encoder {
 	struct sha256_ctx hash;
 	uint8_t buf[4096];
 	size_t used;
-	int write;        /* 1: into `out` instead of the hash */
-	uint8_t *out;     /* malloc'd */
+	int write;    /* 1: into `out` instead of the hash */
+	uint8_t *out; /* malloc'd */
 	size_t len, cap;
-	int failed;       /* memory ran out writing `out` */
+	int failed; /* memory ran out writing `out` */
 } encoder;
 
 static void flush(encoder *e)
@@ -131,15 +131,15 @@ static void primitive_node(encoder *e, const clash_shape *s)
 {
 	uint8_t kind = (uint8_t)s->kind;
 	put(e, &kind, 1);
-	int n = s->kind == CLASH_KIND_SPHERE ? 1 : s->kind == CLASH_KIND_BOX ||
-	                                           s->kind == CLASH_KIND_ELLIPSOID ? 3 : 2;
+	int n = s->kind == CLASH_KIND_SPHERE                                   ? 1
+	        : s->kind == CLASH_KIND_BOX || s->kind == CLASH_KIND_ELLIPSOID ? 3
+	                                                                       : 2;
 	for (int i = 0; i < n; i++)
 		put_f64(e, s->params[i]);
 }
 
 /* The weld a mesh's request gave it, if any. */
-static const proto_mesh_weld *weld_of(const clash_mesh *m, const proto_mesh_weld *welds,
-                                      size_t n)
+static const proto_mesh_weld *weld_of(const clash_mesh *m, const proto_mesh_weld *welds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (welds[i].mesh == m)
@@ -214,8 +214,7 @@ int proto_shape_canon(const clash_shape *s, const proto_mesh_weld *welds, size_t
 static const char hex[] = "0123456789abcdef";
 static const char prefix[] = "sha256:";
 
-void proto_shape_id_format(const uint8_t id[PROTO_SHAPE_ID_BYTES],
-                           char text[PROTO_PROBLEM_ID_SIZE])
+void proto_shape_id_format(const uint8_t id[PROTO_SHAPE_ID_BYTES], char text[PROTO_PROBLEM_ID_SIZE])
 {
 	memcpy(text, prefix, sizeof prefix - 1);
 	char *h = text + sizeof prefix - 1;

@@ -12,9 +12,9 @@
 typedef struct form {
 	const char *key;
 	int kind;
-	const char *size;  /* "radius", "half_extents" or "radii" */
-	int triple;        /* size is an array of 3 */
-	int half_height;   /* also "half_height" */
+	const char *size; /* "radius", "half_extents" or "radii" */
+	int triple;       /* size is an array of 3 */
+	int half_height;  /* also "half_height" */
 } form;
 
 static const form forms[] = {
@@ -81,8 +81,9 @@ int proto_primitive(const json_t *v, const char *key, const proto_path *at, clas
 	const json_t *o = json_object_get(v, key);
 	const char *members[3] = {f->size, f->half_height ? "half_height" : NULL, NULL};
 	if (!json_is_object(o))
-		return proto_fail(p, &kp, "%s must be an object {\"%s\": ...%s}, got %s", key, f->size,
-		                  f->half_height ? ", \"half_height\": h" : "", proto_kind_of(o));
+		return proto_fail(p, &kp, "%s must be an object {\"%s\": ...%s}, got %s", key,
+		                  f->size, f->half_height ? ", \"half_height\": h" : "",
+		                  proto_kind_of(o));
 	int r = proto_known_members(o, &kp, members,
 	                            f->half_height ? "this primitive has radius and half_height"
 	                            : f->triple    ? "this primitive has one array of 3 sizes"
@@ -97,8 +98,9 @@ int proto_primitive(const json_t *v, const char *key, const proto_path *at, clas
 		return proto_fail(p, &kp, "%s needs %s", key, f->size);
 	if (f->triple) {
 		if (!json_is_array(sz) || json_array_size(sz) != 3)
-			return proto_fail(p, &sp, "%s must be an array of 3 numbers (along x, y, z), got %s",
-			                  f->size, proto_kind_of(sz));
+			return proto_fail(
+				p, &sp, "%s must be an array of 3 numbers (along x, y, z), got %s",
+				f->size, proto_kind_of(sz));
 		for (size_t i = 0; i < 3; i++) {
 			proto_path el = {&sp, NULL, i};
 			if ((r = size(json_array_get(sz, i), &el, f->size, &prm[i], p)))

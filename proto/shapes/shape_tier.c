@@ -62,7 +62,8 @@ proto_store_entry *proto_shape_acquire(proto_store *store, const uint8_t id[PROT
 		r = 2;
 	}
 	if (r > 0 && t->refused)
-		t->refused(t->self, proto_store_scope(store), id, r == 1 ? "not a shape" : "another shape's");
+		t->refused(t->self, proto_store_scope(store), id,
+		           r == 1 ? "not a shape" : "another shape's");
 	if (r)
 		return NULL;
 	int deferred = t->later && proto_stored_shape_defer(st);

@@ -38,28 +38,28 @@ typedef struct table {
 } table;
 
 struct proto_store_entry {
-	chained node;                    /* in the table of keys */
+	chained node; /* in the table of keys */
 	uint8_t key[PROTO_STORE_KEY];
 	void *value;
-	size_t bytes;                    /* the value's and the store's own */
+	size_t bytes; /* the value's and the store's own */
 	void (*free_fn)(void *);
 	unsigned refs;
-	int linked;                      /* in the table and the lists */
-	client *owner;                   /* NULL: nobody's */
+	int linked;                                /* in the table and the lists */
+	client *owner;                             /* NULL: nobody's */
 	struct proto_store_entry *newer, *older;   /* everybody's list */
 	struct proto_store_entry *cnewer, *colder; /* its owner's list */
-	struct proto_store_entry *gone;  /* in a list of entries to free */
+	struct proto_store_entry *gone;            /* in a list of entries to free */
 };
 
 typedef struct proto_store_entry entry;
 
 /* A client with entries counted (linked or held after removal). */
 struct client {
-	chained node;     /* in the table of addresses */
+	chained node; /* in the table of addresses */
 	uint8_t addr[PROTO_STORE_CLIENT];
-	size_t budget;    /* its own bound (a tenant's); 0: the store's */
+	size_t budget; /* its own bound (a tenant's); 0: the store's */
 	size_t bytes;
-	size_t counted;   /* entries counting against it */
+	size_t counted; /* entries counting against it */
 	entry *newest, *oldest;
 };
 
@@ -364,8 +364,7 @@ static size_t entry_cost(entry *e)
 
 /* Link the new entry `fresh` (pp: where its key goes) for client `addr`,
  * room made first. */
-static void insert(proto_store *s, entry *fresh, const uint8_t *addr, size_t cbudget,
-                   entry **gone)
+static void insert(proto_store *s, entry *fresh, const uint8_t *addr, size_t cbudget, entry **gone)
 {
 	client *c = addr && (cbudget || s->st.client_budget) ? client_of(s, addr) : NULL;
 	if (c && cbudget)

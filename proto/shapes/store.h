@@ -30,16 +30,16 @@
 
 /* What GET /metrics shows. */
 typedef struct proto_store_stats {
-	size_t entries;          /* values that can be acquired */
-	size_t bytes;            /* every value's bytes, the removed but still
+	size_t entries;      /* values that can be acquired */
+	size_t bytes;        /* every value's bytes, the removed but still
 	                            held included, and the store's own per value */
-	size_t held_removed;     /* values removed or evicted, still held */
+	size_t held_removed; /* values removed or evicted, still held */
 	size_t held_removed_bytes;
-	size_t budget;           /* the bound on bytes */
-	size_t client_budget;    /* the bound on one client's (0: none) */
-	size_t clients;          /* clients with values here */
-	uint64_t hits, misses;   /* acquisitions that found / did not find */
-	uint64_t evictions;      /* values dropped for room */
+	size_t budget;             /* the bound on bytes */
+	size_t client_budget;      /* the bound on one client's (0: none) */
+	size_t clients;            /* clients with values here */
+	uint64_t hits, misses;     /* acquisitions that found / did not find */
+	uint64_t evictions;        /* values dropped for room */
 	uint64_t client_evictions; /* of them, a client's own dropped to keep it
 	                              within its share */
 } proto_store_stats;

@@ -164,7 +164,9 @@ int proto_stored_shape_ready(stored_shape *st, size_t *grown)
 		atomic_store(&st->bytes, now);
 		*grown = now - was;
 		if (r == 0) {
-			st->hull = st->shape.nparts || st->shape.mesh ? 0 : clash_prepared_hull(&st->shape);
+			st->hull = st->shape.nparts || st->shape.mesh
+			                   ? 0
+			                   : clash_prepared_hull(&st->shape);
 			atomic_store_explicit(&st->ready, 1, memory_order_release);
 		}
 	}

@@ -28,7 +28,7 @@
 #include "shape_id.h"
 
 typedef struct stored_shape {
-	clash_shape shape;   /* identity pose; borrows the blocks */
+	clash_shape shape; /* identity pose; borrows the blocks */
 	uint8_t id[PROTO_SHAPE_ID_BYTES];
 	size_t vertices;     /* of every convex part */
 	size_t leaves;       /* convex parts (1 for a convex shape) */
@@ -45,12 +45,12 @@ typedef struct stored_shape {
 	atomic_size_t bytes; /* the blocks below (arrays, trees and
 	                        preparations made so far) and itself */
 	/* Guarded by `lock` until `ready`, then read-only: */
-	size_t hull;         /* a prepared 3-D convex shape's hull vertices (32
+	size_t hull;   /* a prepared 3-D convex shape's hull vertices (32
 	                        vertices or more), else 0 */
-	void **blocks;       /* malloc'd, each malloc'd */
+	void **blocks; /* malloc'd, each malloc'd */
 	size_t nblocks;
 	pthread_mutex_t lock;
-	atomic_int ready;    /* 1 once prepared (release; read with acquire) */
+	atomic_int ready; /* 1 once prepared (release; read with acquire) */
 	/* Set before the shape is shared (proto_stored_shape_defer): it is
 	 * prepared by another thread, and until then queries borrow `plain`,
 	 * the shape without preparation, never read while written. */

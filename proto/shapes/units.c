@@ -31,7 +31,8 @@ int proto_units_read(const json_t *v, const proto_path *at, int *out, proto_prob
 		return 0;
 	}
 	const int shown = json_is_string(v) && json_string_length(v) <= 16;
-	return proto_fail(p, at, "units must be one of \"mm\", \"cm\", \"m\" and \"in\" (a "
+	return proto_fail(p, at,
+	                  "units must be one of \"mm\", \"cm\", \"m\" and \"in\" (a "
 	                  "label the answer echoes; clashd converts no units), got %s%s%s",
 	                  shown ? "\"" : "", shown ? json_string_value(v) : proto_kind_of(v),
 	                  shown ? "\"" : "");
@@ -51,7 +52,8 @@ int proto_units_note(proto_units_seen *seen, int units, const proto_path *at, pr
 		return 0;
 	}
 	free(where);
-	return proto_fail(p, at, "units \"%s\" here, but %s says \"%s\": clashd converts no "
+	return proto_fail(p, at,
+	                  "units \"%s\" here, but %s says \"%s\": clashd converts no "
 	                  "units, so every shape of a request must name the same (or none)",
 	                  names[units], seen->at, names[seen->units]);
 }

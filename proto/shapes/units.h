@@ -19,8 +19,14 @@
 
 /* 0: none named; then the units below, in the order of openapi.yaml's
  * enum.  A stored shape keeps one of these numbers (its id covers it). */
-enum proto_units { PROTO_UNITS_NONE = 0, PROTO_UNITS_MM, PROTO_UNITS_CM, PROTO_UNITS_M,
-	               PROTO_UNITS_IN, PROTO_UNITS_COUNT };
+enum proto_units {
+	PROTO_UNITS_NONE = 0,
+	PROTO_UNITS_MM,
+	PROTO_UNITS_CM,
+	PROTO_UNITS_M,
+	PROTO_UNITS_IN,
+	PROTO_UNITS_COUNT
+};
 
 /* What a request has named so far: the unit and where it was first
  * named (a rendered JSON Pointer, for the message). */

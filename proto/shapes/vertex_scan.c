@@ -33,7 +33,6 @@
 
 #define MAX_POINT_DIM 8
 
-
 /* ---- numbers ------------------------------------------------------------- */
 
 static const double exact_pow10[23] = {
@@ -81,7 +80,8 @@ static int round_scaled(u128 n, int sticky, int e, int neg, double *out)
 	int biased = e + 52 + 1023; /* mant * 2^e = 1.f * 2^(e + 52) */
 	if (biased < 1 || biased > 2046)
 		return -1;
-	uint64_t bits = ((uint64_t)neg << 63) | ((uint64_t)biased << 52) | (mant & ((1ull << 52) - 1));
+	uint64_t bits =
+		((uint64_t)neg << 63) | ((uint64_t)biased << 52) | (mant & ((1ull << 52) - 1));
 	memcpy(out, &bits, sizeof bits);
 	return 0;
 }
@@ -385,7 +385,11 @@ static int plain_string(builder *b, size_t *start, size_t *n)
 
 /* What a member's name says of its value: a "vertices", "positions" or
  * "indices" array to read into the table when plain. */
-enum read_as { READ_NONE, READ_VERTICES, READ_FLAT };
+enum read_as {
+	READ_NONE,
+	READ_VERTICES,
+	READ_FLAT
+};
 
 static json_t *build_value(builder *b, enum read_as as);
 
@@ -486,7 +490,8 @@ static json_t *build_literal(builder *b)
 		size_t n;
 	} words[] = {{"true", 4}, {"false", 5}, {"null", 4}};
 	size_t j = b->i;
-	while (j < b->len && ((b->s[j] >= 'a' && b->s[j] <= 'z') || (b->s[j] >= 'A' && b->s[j] <= 'Z')))
+	while (j < b->len &&
+	       ((b->s[j] >= 'a' && b->s[j] <= 'z') || (b->s[j] >= 'A' && b->s[j] <= 'Z')))
 		j++;
 	for (int w = 0; w < 3; w++) {
 		if (j - b->i == words[w].n && memcmp(b->s + b->i, words[w].word, words[w].n) == 0) {
@@ -556,9 +561,8 @@ static json_t *build_value(builder *b, enum read_as as)
 	return build_literal(b);
 }
 
-int proto_parse_query_text(const char *body, size_t len, const proto_context *ctx,
-                           json_t **root, proto_problem *p, enum proto_limit *which,
-                           vertex_table **table)
+int proto_parse_query_text(const char *body, size_t len, const proto_context *ctx, json_t **root,
+                           proto_problem *p, enum proto_limit *which, vertex_table **table)
 {
 	*table = NULL;
 	if (ctx->plain_parse)

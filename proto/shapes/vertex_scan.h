@@ -14,7 +14,6 @@
 #include "proto.h"
 #include "vertex_table.h"
 
-
 /*
  * proto_parse_ex() for a Query under ctx's limits, faster (unless
  * ctx->plain_parse): "vertices" arrays of plain numbers (and flat
@@ -26,11 +25,8 @@
  * table and find the arrays with proto_vertex_lookup() (vertex_table.h).
  * Release with proto_vertex_table_free().
  */
-int proto_parse_query_text(const char *body, size_t len, const proto_context *ctx,
-                           json_t **root, proto_problem *p, enum proto_limit *which,
-                           vertex_table **table);
-
-
+int proto_parse_query_text(const char *body, size_t len, const proto_context *ctx, json_t **root,
+                           proto_problem *p, enum proto_limit *which, vertex_table **table);
 
 /* Read one JSON number (RFC 8259 grammar, the whole of s[0, n)) as jansson
  * does (strtod), faster for up to 19 digits.  0, or -1 when the text is not

@@ -17,8 +17,8 @@
 typedef struct vertex_array {
 	const json_t *marker; /* the empty array standing for it in the tree */
 	size_t n, d;
-	double *xyz;          /* n * d, row-major */
-	int flat;             /* 1: a flat "positions" or "indices" array */
+	double *xyz; /* n * d, row-major */
+	int flat;    /* 1: a flat "positions" or "indices" array */
 } vertex_array;
 
 typedef struct vertex_table vertex_table;

@@ -103,8 +103,8 @@ static void emit(yaml_document_t *doc, yaml_node_t *node, out *o, const char *pa
 				if (kq->data.scalar.length == k->data.scalar.length &&
 				    memcmp(kq->data.scalar.value, k->data.scalar.value,
 				           k->data.scalar.length) == 0) {
-					fprintf(stderr, "openapi-embed: %s: duplicate key %s\n", path,
-					        k->data.scalar.value);
+					fprintf(stderr, "openapi-embed: %s: duplicate key %s\n",
+					        path, k->data.scalar.value);
 					exit(1);
 				}
 			}
@@ -117,8 +117,7 @@ static void emit(yaml_document_t *doc, yaml_node_t *node, out *o, const char *pa
 		put(o, "}", 1);
 		return;
 	}
-	case YAML_NO_NODE:
-		break;
+	case YAML_NO_NODE: break;
 	}
 	fprintf(stderr, "openapi-embed: %s: an empty node\n", path);
 	exit(1);
@@ -175,16 +174,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "openapi-embed: %s: %s\n", tmp, strerror(errno));
 		return 1;
 	}
-	fprintf(w, "/* Generated from %s by server/gen/openapi_embed.c: do not edit. */\n"
-	           "#include <stddef.h>\n\n"
-	           "const char openapi_json[] =\n\t\"", in);
+	fprintf(w,
+	        "/* Generated from %s by server/gen/openapi_embed.c: do not edit. */\n"
+	        "#include <stddef.h>\n\n"
+	        "const char openapi_json[] =\n\t\"",
+	        in);
 	size_t col = 0;
 	for (size_t i = 0; i < o.len; i++) {
 		unsigned char c = (unsigned char)o.s[i];
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?')
 			fputc(c, w), col++;
 		else
-			fprintf(w, "\\%03o", c), col += 4; /* octal: never runs into the next byte */
+			fprintf(w, "\\%03o", c),
+				col += 4; /* octal: never runs into the next byte */
 		if (col >= 96 && i + 1 < o.len) {
 			fputs("\"\n\t\"", w);
 			col = 0;

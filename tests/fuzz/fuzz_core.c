@@ -88,8 +88,7 @@ _Noreturn void oops(const char *what, double x, double y)
  * Returns 0, or -1 when the core refused the pose (a singular matrix: a 422
  * on the wire, nothing to check).  *rigid: the pose is a rotation and a
  * translation (closed forms hold). */
-int pose_shape(input *in, int dim, double scale, const double *offset, clash_shape *s,
-               int *rigid)
+int pose_shape(input *in, int dim, double scale, const double *offset, clash_shape *s, int *rigid)
 {
 	unsigned rb = u8(in);
 	if (rb >= 160 && clash_shape_set_radius(s, (rb - 160) / 16.0 * scale) != CLASH_OK)
@@ -99,8 +98,7 @@ int pose_shape(input *in, int dim, double scale, const double *offset, clash_sha
 		t[k] = offset[k];
 	*rigid = 1;
 	switch (u8(in) % 4) {
-	case 0:
-		break;
+	case 0: break;
 	case 1:
 		for (int k = 0; k < dim; k++)
 			t[k] += i16(in) / 64.0 * scale;
@@ -117,7 +115,8 @@ int pose_shape(input *in, int dim, double scale, const double *offset, clash_sha
 			for (int k = 0; k < 4; k++)
 				q[k] /= sqrt(len);
 			if (clash_shape_set_quaternion(s, q) != CLASH_OK)
-				oops("clash_shape_set_quaternion refused a unit quaternion", len, 0);
+				oops("clash_shape_set_quaternion refused a unit quaternion", len,
+				     0);
 		} else if (dim == 2) {
 			if (clash_shape_set_angle(s, i16(in) / 1024.0) != CLASH_OK)
 				oops("clash_shape_set_angle refused an angle", 0, 0);
@@ -176,13 +175,13 @@ void world(const clash_shape *s, const double *x, double *out)
 	}
 }
 
-static int make_side(input *in, int dim, double scale, const double *offset, int compound,
-                     side *sd)
+static int make_side(input *in, int dim, double scale, const double *offset, int compound, side *sd)
 {
 	sd->nparts = compound ? 2 + (int)(u8(in) % 2) : 0;
 	int n = sd->nparts ? sd->nparts : 1;
 	for (int i = 0; i < n; i++)
-		if (make_convex(in, dim, scale, offset, &sd->part[i], sd->nparts ? 6 : MAX_VERTS) != 0)
+		if (make_convex(in, dim, scale, offset, &sd->part[i], sd->nparts ? 6 : MAX_VERTS) !=
+		    0)
 			return -1;
 	if (sd->nparts) {
 		for (int i = 0; i < n; i++)
@@ -264,8 +263,8 @@ void check_members(const clash_result *r, int n, const char *method)
 		        r->distance, 0);
 		REQUIRE(!r->intersecting || r->distance == 0, "intersecting with a distance",
 		        r->distance, 0);
-		REQUIRE(finite_vec(r->near_a, n) && finite_vec(r->near_b, n), "near points not finite",
-		        0, 0);
+		REQUIRE(finite_vec(r->near_a, n) && finite_vec(r->near_b, n),
+		        "near points not finite", 0, 0);
 	}
 	if (r->has & CLASH_HAS_PLANE) {
 		REQUIRE(!r->intersecting, "a plane for intersecting shapes", 0, 0);
@@ -280,24 +279,26 @@ void check_members(const clash_result *r, int n, const char *method)
 	}
 	if (r->has & CLASH_HAS_DEPTH) {
 		REQUIRE(r->intersecting, "depth for separated shapes", 0, 0);
-		REQUIRE(isfinite(r->depth) && r->depth >= 0, "depth < 0 or not finite", r->depth, 0);
+		REQUIRE(isfinite(r->depth) && r->depth >= 0, "depth < 0 or not finite", r->depth,
+		        0);
 		REQUIRE(finite_vec(r->depth_normal, n) && finite_vec(r->depth_a, n) &&
-		            finite_vec(r->depth_b, n),
+		                finite_vec(r->depth_b, n),
 		        "depth members not finite", 0, 0);
 	}
 	if (r->has & CLASH_HAS_PAIR_DEPTH) { /* compounds: the deepest pair of parts' */
-		REQUIRE(r->intersecting && !(r->has & CLASH_HAS_DEPTH), "pair depth misplaced", 0, 0);
+		REQUIRE(r->intersecting && !(r->has & CLASH_HAS_DEPTH), "pair depth misplaced", 0,
+		        0);
 		REQUIRE(isfinite(r->depth) && r->depth >= 0 && (r->has & CLASH_HAS_DEPTH_BOUND),
 		        "pair depth < 0, not finite or without a bound", r->depth, 0);
 		REQUIRE(!r->converged || r->depth == r->depth_lower_bound,
 		        "pair depth is not the bound", r->depth, r->depth_lower_bound);
 		REQUIRE(finite_vec(r->depth_normal, n) && finite_vec(r->depth_a, n) &&
-		            finite_vec(r->depth_b, n),
+		                finite_vec(r->depth_b, n),
 		        "pair depth members not finite", 0, 0);
 	}
 	if (r->has & CLASH_HAS_DISTANCE_BOUND)
 		REQUIRE(isfinite(r->distance_lower_bound) && r->distance_lower_bound >= 0 &&
-		            (!r->intersecting || r->distance_lower_bound == 0),
+		                (!r->intersecting || r->distance_lower_bound == 0),
 		        "bad distance_lower_bound", r->distance_lower_bound, 0);
 }
 
@@ -333,7 +334,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const side *sd[2] = {&a, &b};
 		for (int k = 0; k < 2; k++)
 			for (size_t i = 0; i < sd[k]->nw; i++) {
-				fprintf(stderr, "%c%zu r=%.17g:", "ab"[k], i, sd[k]->r[i]);
+				fprintf(stderr, "%c%zu r=%.17g:", "ab"[k], i, sd[k] -> r[i]);
 				for (int j = 0; j < n; j++)
 					fprintf(stderr, " %.17g", sd[k]->w[i][j]);
 				fprintf(stderr, "\n");
@@ -378,8 +379,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 * hull is flat near the nearest point (the distance is
 				 * stationary there, the direction is not), so the gap
 				 * is only held to `far`. */
-				REQUIRE(gap <= g.distance + eps && (a.nparts || gap >= g.distance - far),
-				        "gjk: gap along the normal is not the distance", gap, g.distance);
+				REQUIRE(gap <= g.distance + eps &&
+				                (a.nparts || gap >= g.distance - far),
+				        "gjk: gap along the normal is not the distance", gap,
+				        g.distance);
 				for (size_t i = 0; i < a.nw; i++)
 					REQUIRE(dot(g.normal, a.w[i], n) + a.r[i] <= g.offset + eps,
 					        "gjk plane: a vertex of a beyond it",
@@ -415,15 +418,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		             g.depth_lower_bound > far;
 		if (rs == CLASH_OK && s.converged) {
 			if (g_far_apart || g_deep)
-				REQUIRE(s.intersecting == g.intersecting, "simplex and gjk disagree",
-				        g.distance, g.depth_lower_bound);
+				REQUIRE(s.intersecting == g.intersecting,
+				        "simplex and gjk disagree", g.distance,
+				        g.depth_lower_bound);
 			REQUIRE(s.distance_lower_bound <= g.distance + eps,
-			        "simplex's lower bound above gjk's distance", s.distance_lower_bound,
-			        g.distance);
+			        "simplex's lower bound above gjk's distance",
+			        s.distance_lower_bound, g.distance);
 		}
 		if (rp == CLASH_OK && p.converged && (g_far_apart || g_deep))
-			REQUIRE(p.intersecting == g.intersecting, "ipm and gjk disagree", g.distance,
-			        g.depth_lower_bound);
+			REQUIRE(p.intersecting == g.intersecting, "ipm and gjk disagree",
+			        g.distance, g.depth_lower_bound);
 	}
 
 	/* The verdict alone (want = verdict), which takes its own path
@@ -439,14 +443,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rv = clash_gjk(a.shape, b.shape, &ov, &v);
 	REQUIRE(rv == CLASH_OK || known_error(rv), "verdict: unexpected error", rv, 0);
 	if (rv == CLASH_OK && rg == CLASH_OK) {
-		REQUIRE(!(v.has & (CLASH_HAS_DISTANCE | CLASH_HAS_DEPTH)), "verdict with more", v.has, 0);
+		REQUIRE(!(v.has & (CLASH_HAS_DISTANCE | CLASH_HAS_DEPTH)), "verdict with more",
+		        v.has, 0);
 		if (g.converged && v.converged && !a.nparts) {
 			int g_far_apart = !g.intersecting && g.distance > far;
 			int g_deep = g.intersecting && (g.has & CLASH_HAS_DEPTH_BOUND) &&
 			             g.depth_lower_bound > far;
 			if (g_far_apart || g_deep)
-				REQUIRE(v.intersecting == g.intersecting, "verdict and gjk disagree",
-				        g.distance, g.depth_lower_bound);
+				REQUIRE(v.intersecting == g.intersecting,
+				        "verdict and gjk disagree", g.distance,
+				        g.depth_lower_bound);
 		}
 		if (!v.intersecting) {
 			REQUIRE(!g.converged || v.distance_lower_bound <= g.distance + eps,
@@ -458,16 +464,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		if (v.has & CLASH_HAS_WARM) {
-			REQUIRE(v.warm_count >= 1 && v.warm_count <= (size_t)n + 1, "verdict warm count",
-			        (double)v.warm_count, 0);
+			REQUIRE(v.warm_count >= 1 && v.warm_count <= (size_t)n + 1,
+			        "verdict warm count", (double)v.warm_count, 0);
 			clash_options ow = {0};
 			ow.warm_count = v.warm_count;
 			ow.warm_a = v.warm_a;
 			ow.warm_b = v.warm_b;
 			clash_result wr;
 			int rw = clash_gjk(a.shape, b.shape, &ow, &wr);
-			REQUIRE(rw == CLASH_OK || known_error(rw), "warm from a verdict: error", rw, 0);
-			REQUIRE(rw != CLASH_EWARM && rw != CLASH_EINVAL, "verdict's warm refused", rw, 0);
+			REQUIRE(rw == CLASH_OK || known_error(rw), "warm from a verdict: error", rw,
+			        0);
+			REQUIRE(rw != CLASH_EWARM && rw != CLASH_EINVAL, "verdict's warm refused",
+			        rw, 0);
 		}
 	}
 
@@ -494,8 +502,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				        "contained, but gjk finds them far apart", g.distance, far);
 		} else if (c.has_outside_vertex) {
 			size_t part = a.nparts ? c.outside_part : 0;
-			REQUIRE(part < (size_t)(a.nparts ? a.nparts : 1), "outside_part out of range",
-			        (double)c.outside_part, 0);
+			REQUIRE(part < (size_t)(a.nparts ? a.nparts : 1),
+			        "outside_part out of range", (double)c.outside_part, 0);
 			const clash_shape *leaf = &a.part[part].s;
 			REQUIRE(c.outside_vertex < leaf->count, "outside_vertex out of range",
 			        (double)c.outside_vertex, (double)leaf->count);

@@ -18,14 +18,13 @@ typedef struct input {
 unsigned u8(input *in);
 int i16(input *in);
 _Noreturn void oops(const char *what, double x, double y);
-#define REQUIRE(cond, what, x, y)  \
-	do {                           \
-		if (!(cond))               \
-			oops(what, (x), (y));  \
+#define REQUIRE(cond, what, x, y)             \
+	do {                                  \
+		if (!(cond))                  \
+			oops(what, (x), (y)); \
 	} while (0)
 
-int pose_shape(input *in, int dim, double scale, const double *offset, clash_shape *s,
-               int *rigid);
+int pose_shape(input *in, int dim, double scale, const double *offset, clash_shape *s, int *rigid);
 void world(const clash_shape *s, const double *x, double *out);
 void check_members(const clash_result *r, int n, const char *method);
 int known_error(int rc);

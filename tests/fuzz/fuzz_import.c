@@ -38,9 +38,9 @@ static void fail(const char *media, const char *what, double x)
 	abort();
 }
 
-#define REQUIRE(cond, what, x)             \
-	do {                                   \
-		if (!(cond))                       \
+#define REQUIRE(cond, what, x)                          \
+	do {                                            \
+		if (!(cond))                            \
 			fail(media, what, (double)(x)); \
 	} while (0)
 
@@ -60,8 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	proto_init();
 	ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
-	                       .max_queries = PROTO_DEFAULT_MAX_QUERIES,
-	                       .weld = PROTO_DEFAULT_WELD};
+	                      .max_queries = PROTO_DEFAULT_MAX_QUERIES,
+	                      .weld = PROTO_DEFAULT_WELD};
 	/* What a file must never read: a buffer of one triangle (36 bytes),
 	 * also valid as an OBJ library or a PLY body's floats. */
 	FILE *f = fopen(SECRET_PATH, "wb");
@@ -84,7 +84,7 @@ static const struct {
 	{{"model/gltf-binary", "model/GLTF-binary", "model/gltf-binary ; x=y"}, PROTO_MESH_GLB},
 	{{"model/gltf+json", "MODEL/GLTF+JSON", "model/gltf+json; charset=utf-8"}, PROTO_MESH_GLTF},
 	{{"application/x-ply", "Application/X-PLY", "application/x-ply;format=ascii"},
-	 PROTO_MESH_PLY},
+         PROTO_MESH_PLY},
 };
 
 static void check_set(const proto_mesh_set *set, const char *media)
@@ -94,12 +94,14 @@ static void check_set(const proto_mesh_set *set, const char *media)
 	REQUIRE(set->n <= ctx.limits.max_shapes, "more shapes than max_shapes", set->n);
 	for (size_t i = 0; i < set->n; i++) {
 		const proto_mesh_shape *s = &set->shapes[i];
-		REQUIRE(s->name && s->name[0] && utf8_ok(s->name), "a shape name empty or not UTF-8", i);
+		REQUIRE(s->name && s->name[0] && utf8_ok(s->name),
+		        "a shape name empty or not UTF-8", i);
 		REQUIRE(s->n >= 1 && s->t >= 1 && s->positions && s->indices, "an empty shape", i);
 		for (size_t k = 0; k < 3 * s->n; k++) {
-			REQUIRE(isfinite(s->positions[k]), "a coordinate not finite", s->positions[k]);
-			REQUIRE(fabs(s->positions[k] - SECRET_COORD) > 4, "a coordinate read from disk",
+			REQUIRE(isfinite(s->positions[k]), "a coordinate not finite",
 			        s->positions[k]);
+			REQUIRE(fabs(s->positions[k] - SECRET_COORD) > 4,
+			        "a coordinate read from disk", s->positions[k]);
 		}
 		for (size_t k = 0; k < 3 * s->t; k++)
 			REQUIRE(s->indices[k] < s->n, "an index out of range", s->indices[k]);
@@ -159,10 +161,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		REQUIRE(strcmp(reply.content_type, PROTO_JSON) == 0, "201 not JSON", 0);
 	} else {
 		REQUIRE(reply.status == 422, "neither 201 nor 422", reply.status);
-		REQUIRE(strcmp(reply.content_type, PROTO_PROBLEM_JSON) == 0, "422 not a problem", 0);
-		json_t *detail = json_object_get(doc, "detail");
-		REQUIRE(json_is_string(detail) && json_string_length(detail) > 0, "422 without a detail",
+		REQUIRE(strcmp(reply.content_type, PROTO_PROBLEM_JSON) == 0, "422 not a problem",
 		        0);
+		json_t *detail = json_object_get(doc, "detail");
+		REQUIRE(json_is_string(detail) && json_string_length(detail) > 0,
+		        "422 without a detail", 0);
 		REQUIRE(json_integer_value(json_object_get(doc, "status")) == 422,
 		        "problem status not 422", 0);
 	}

@@ -44,13 +44,13 @@
 #define MAX_V 64
 #define MAX_T 64
 
-#define REQUIRE(cond, what, a, b)                                                     \
-	do {                                                                              \
-		if (!(cond)) {                                                                \
-			fprintf(stderr, "fuzz_mesh: %s (%.17g, %.17g)\n", what, (double)(a),     \
-			        (double)(b));                                                     \
-			abort();                                                                  \
-		}                                                                             \
+#define REQUIRE(cond, what, a, b)                                                            \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
+			fprintf(stderr, "fuzz_mesh: %s (%.17g, %.17g)\n", what, (double)(a), \
+			        (double)(b));                                                \
+			abort();                                                             \
+		}                                                                            \
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -130,8 +130,8 @@ static void damage(input *in, recipe *r)
 			tri(r, f[0], f[1], f[2]);
 		} else if (op == 3 && r->nt < MAX_T && r->nv < MAX_V) { /* T-junction */
 			const double *a = r->pos + 3 * f[0], *b = r->pos + 3 * f[1];
-			const uint32_t m =
-			        vtx(r, 0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2]));
+			const uint32_t m = vtx(r, 0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]),
+			                       0.5 * (a[2] + b[2]));
 			const uint32_t b0 = f[1], c0 = f[2];
 			f[1] = m;
 			tri(r, m, b0, c0);
@@ -172,7 +172,8 @@ static size_t uses(const double *w, size_t nt, const double *a, const double *b)
 			continue;
 		for (int k = 0; k < 3; k++) {
 			const double *x = f + 3 * k, *y = f + 3 * ((k + 1) % 3);
-			n += (same_point(x, a) && same_point(y, b)) || (same_point(x, b) && same_point(y, a));
+			n += (same_point(x, a) && same_point(y, b)) ||
+			     (same_point(x, b) && same_point(y, a));
 		}
 	}
 	return n;
@@ -293,7 +294,8 @@ static void check_closed(const double *w, size_t nt)
 				if (degenerate(g))
 					continue;
 				for (int j = 0; j < 3; j++)
-					rev += same_point(g + 3 * j, b) && same_point(g + 3 * ((j + 1) % 3), a);
+					rev += same_point(g + 3 * j, b) &&
+					       same_point(g + 3 * ((j + 1) % 3), a);
 			}
 			REQUIRE(rev == 1, "closed, but an edge's reverse is used", rev, t);
 		}
@@ -305,8 +307,8 @@ static void check_points(input *in, const clash_mesh *m, const double *w, size_t
 {
 	/* The build keeps a far field only for an open mesh: one of ours. */
 	static uint64_t far[MAX_T * 8];
-	REQUIRE(winding_far_build(m, far, sizeof far) == CLASH_OK, "far field",
-	        winding_far_size(m), sizeof far);
+	REQUIRE(winding_far_build(m, far, sizeof far) == CLASH_OK, "far field", winding_far_size(m),
+	        sizeof far);
 	REQUIRE(info->closed ? m->far == NULL : m->far != NULL, "the build's far field", 0, 0);
 	const unsigned n = 1 + u8(in) % 8;
 	for (unsigned i = 0; i < n; i++) {
@@ -319,12 +321,15 @@ static void check_points(input *in, const clash_mesh *m, const double *w, size_t
 		for (int k = 0; k < 2; k++) {
 			double bound;
 			const double v = winding_number(m, far, p, k ? 0.0 : 1e-3, &bound);
-			REQUIRE(isfinite(v) && fabs(v - ref) <= bound + 1e-12, "fast vs brute force", v, ref);
+			REQUIRE(isfinite(v) && fabs(v - ref) <= bound + 1e-12,
+			        "fast vs brute force", v, ref);
 		}
 		if (info->closed)
-			REQUIRE(fabs(ref - nearbyint(ref)) < 1e-9, "closed, but not an integer", ref, 0);
+			REQUIRE(fabs(ref - nearbyint(ref)) < 1e-9, "closed, but not an integer",
+			        ref, 0);
 		if (fabs(fabs(ref) - 0.5) > 1e-9) {
-			REQUIRE(winding_inside(m, far, p) == (fabs(ref) >= 0.5), "inside test", ref, 0);
+			REQUIRE(winding_inside(m, far, p) == (fabs(ref) >= 0.5), "inside test", ref,
+			        0);
 			/* The capped ray, where it decides (away from the holes). */
 			const int c = mesh_point_inside_open(m, p, NULL);
 			REQUIRE(c < 0 || c == (fabs(ref) >= 0.5), "capped ray", ref, c);
@@ -350,12 +355,16 @@ static void check_ball(input *in, const clash_mesh *m, const clash_mesh_info *in
 	REQUIRE(rc == CLASH_OK || rc == CLASH_ENOTSUP, "ball report", rc, 0);
 	if (rc == CLASH_OK) {
 		REQUIRE(isfinite(o->volume), "ball volume finite", 0, 0);
-		REQUIRE(o->volume <= 4.0 / 3.0 * M_PI * r * r * r * (1 + 1e-9) + 1e-12 || !info->closed ||
-		            info->nonmanifold_edges || info->self_intersections,
-		        "ball volume at most the ball's", (size_t)(1e6 * o->volume), (size_t)(1e6 * r));
+		REQUIRE(o->volume <= 4.0 / 3.0 * M_PI * r * r * r * (1 + 1e-9) + 1e-12 ||
+		                !info->closed || info->nonmanifold_edges ||
+		                info->self_intersections,
+		        "ball volume at most the ball's", (size_t)(1e6 * o->volume),
+		        (size_t)(1e6 * r));
 		for (size_t g = 0; g < o->nregions; g++)
-			for (size_t i = 0; i < 3 * o->regions[g].polyline[o->regions[g].npolylines]; i++)
-				REQUIRE(isfinite(o->regions[g].points[i]), "curve point finite", g, i);
+			for (size_t i = 0; i < 3 * o->regions[g].polyline[o->regions[g].npolylines];
+			     i++)
+				REQUIRE(isfinite(o->regions[g].points[i]), "curve point finite", g,
+				        i);
 	}
 	clash_overlap_free(o);
 	clash_result res;
@@ -392,8 +401,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t boundary, nonmanifold;
 	brute_census(given, r.nt, &boundary, &nonmanifold);
 	REQUIRE(info.boundary_edges == boundary, "boundary edges", info.boundary_edges, boundary);
-	REQUIRE(info.nonmanifold_edges == nonmanifold, "non-manifold edges",
-	        info.nonmanifold_edges, nonmanifold);
+	REQUIRE(info.nonmanifold_edges == nonmanifold, "non-manifold edges", info.nonmanifold_edges,
+	        nonmanifold);
 	REQUIRE(!info.closed || (!boundary && !nonmanifold), "closed with open edges", boundary,
 	        nonmanifold);
 	const size_t turned = turned_count(r.nt, built, given);

@@ -54,10 +54,10 @@ static void fail(const char *route, const char *what, const proto_reply *r)
 	abort();
 }
 
-#define REQUIRE(cond, what)                   \
+#define REQUIRE(cond, what)                       \
 	do {                                      \
-		if (!(cond))                          \
-			fail(route, what, reply);         \
+		if (!(cond))                      \
+			fail(route, what, reply); \
 	} while (0)
 
 /* RFC 6901: resolve `ptr` in `doc`; NULL if it names nothing.  With
@@ -158,7 +158,7 @@ static void check_result(const char *route, const proto_reply *reply, json_t *re
 	json_t *lb = json_object_get(res, "distance_lower_bound");
 	if (lb)
 		REQUIRE(json_is_number(lb) && json_number_value(lb) >= 0 &&
-		            (!hit || json_number_value(lb) == 0),
+		                (!hit || json_number_value(lb) == 0),
 		        "bad distance_lower_bound");
 	json_t *near = json_object_get(res, "near_points");
 	size_t dim = 0;
@@ -181,15 +181,18 @@ static void check_result(const char *route, const proto_reply *reply, json_t *re
 	if (pen) {
 		REQUIRE(hit, "penetration for separated shapes");
 		json_t *dlb = json_object_get(pen, "depth_lower_bound");
-		REQUIRE(json_is_number(dlb) && json_number_value(dlb) >= 0, "bad depth_lower_bound");
+		REQUIRE(json_is_number(dlb) && json_number_value(dlb) >= 0,
+		        "bad depth_lower_bound");
 		json_t *depth = json_object_get(pen, "depth");
 		if (depth) {
-			REQUIRE(json_is_number(depth) && json_number_value(depth) >= 0, "bad depth");
-			REQUIRE(is_unit(json_object_get(pen, "normal")), "depth normal not a unit vector");
+			REQUIRE(json_is_number(depth) && json_number_value(depth) >= 0,
+			        "bad depth");
+			REQUIRE(is_unit(json_object_get(pen, "normal")),
+			        "depth normal not a unit vector");
 			json_t *pts = json_object_get(pen, "points");
 			json_t *pa = json_object_get(pts, "a");
 			REQUIRE(is_point(pa, json_array_size(pa)) &&
-			            is_point(json_object_get(pts, "b"), json_array_size(pa)),
+			                is_point(json_object_get(pts, "b"), json_array_size(pa)),
 			        "bad penetration points");
 		}
 	}
@@ -241,7 +244,7 @@ static void check_batch(const char *route, const proto_reply *reply, json_t *res
 	json_t *list = json_object_get(res, "results");
 	json_t *queries = json_object_get(req, "queries");
 	REQUIRE(json_is_array(list) && json_is_array(queries) &&
-	            json_array_size(list) == json_array_size(queries),
+	                json_array_size(list) == json_array_size(queries),
 	        "not one answer per query");
 	size_t i;
 	json_t *item;
@@ -281,7 +284,7 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	        "status is not 200, 400 or 422");
 	REQUIRE(!call.cancelled, "cancelled without a cancel flag");
 	REQUIRE(strcmp(first.content_type, first.status == 200 ? PROTO_JSON : PROTO_PROBLEM_JSON) ==
-	            0,
+	                0,
 	        "media type does not go with the status");
 
 	json_error_t e;
@@ -304,15 +307,16 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 		REQUIRE(json_integer_value(json_object_get(res, "status")) == first.status,
 		        "problem status differs from the reply's");
 		REQUIRE(json_is_string(json_object_get(res, "type")) &&
-		            json_is_string(json_object_get(res, "title")) &&
-		            json_is_string(json_object_get(res, "detail")),
+		                json_is_string(json_object_get(res, "title")) &&
+		                json_is_string(json_object_get(res, "detail")),
 		        "problem without type, title or detail");
 		const char *ptr = json_string_value(json_object_get(res, "pointer"));
 		if (first.status == 422 && doc && ptr)
 			REQUIRE(resolve(doc, ptr, 0) || resolve(doc, ptr, 1),
 			        "the problem's pointer names nothing in the request");
 		if (first.status == 400 && json_object_get(res, "position"))
-			REQUIRE(json_integer_value(json_object_get(res, "position")) <= (json_int_t)len + 1,
+			REQUIRE(json_integer_value(json_object_get(res, "position")) <=
+			                (json_int_t)len + 1,
 			        "parse error position past the end");
 	}
 	json_decref(res);
@@ -321,7 +325,7 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	if (fn(body, len, &call2, &again) != 0)
 		fail(route, "out of memory", NULL);
 	REQUIRE(again.status == first.status && again.length == first.length &&
-	            memcmp(again.body, first.body, first.length) == 0,
+	                memcmp(again.body, first.body, first.length) == 0,
 	        "a second call gave another reply");
 	proto_reply_free(&again);
 
@@ -332,7 +336,7 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	if (plain != 0)
 		fail(route, "out of memory", NULL);
 	REQUIRE(again.status == first.status && again.length == first.length &&
-	            memcmp(again.body, first.body, first.length) == 0,
+	                memcmp(again.body, first.body, first.length) == 0,
 	        "the reply differs with the vertex scan off");
 	proto_reply_free(&again);
 
@@ -348,7 +352,7 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 			        "a deferred call has a reply or was within its bound");
 		else
 			REQUIRE(again.status == first.status && again.length == first.length &&
-			            memcmp(again.body, first.body, first.length) == 0,
+			                memcmp(again.body, first.body, first.length) == 0,
 			        "the reply differs under a cost bound");
 		proto_reply_free(&again);
 	}
@@ -358,7 +362,8 @@ static void run(const char *route, reply_fn fn, const char *body, size_t len, js
 	if (fn(body, len, &cancel, &stopped) != 0)
 		fail(route, "out of memory", NULL);
 	if (first.status == 200)
-		REQUIRE(stopped.status == 503 && cancel.cancelled, "cancelled query not answered 503");
+		REQUIRE(stopped.status == 503 && cancel.cancelled,
+		        "cancelled query not answered 503");
 	else
 		REQUIRE(stopped.status == first.status && !cancel.cancelled,
 		        "a cancel flag changed a problem");
@@ -376,8 +381,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	proto_init();
 	/* clashd's defaults, as `clashd` with no flags applies them. */
 	server_ctx = (proto_context){.limits = PROTO_DEFAULT_LIMITS,
-	                              .max_queries = PROTO_DEFAULT_MAX_QUERIES,
-	                              .weld = PROTO_DEFAULT_WELD};
+	                             .max_queries = PROTO_DEFAULT_MAX_QUERIES,
+	                             .weld = PROTO_DEFAULT_WELD};
 	plain_ctx = server_ctx;
 	plain_ctx.plain_parse = 1;
 	return 0;
@@ -392,8 +397,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(body, data, size);
 	body[size] = '\0';
 	json_error_t e;
-	json_t *doc = json_loadb(body, size,
-	                         JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+	json_t *doc =
+		json_loadb(body, size,
+	                   JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
 	body_overflow = !doc && json_error_code(&e) == json_error_numeric_overflow;
 	run("query", proto_query_reply_ex, body, size, doc);
 	run("contains", proto_contains_reply_ex, body, size, doc);

@@ -32,7 +32,11 @@
 #define TESS_K 12 /* latitude steps, pole to pole (even) */
 #define TESS_MAX ((TESS_K + 1) * TESS_M + 2)
 
-enum { SIDE_MESH, SIDE_POLY, SIDE_PRIM };
+enum {
+	SIDE_MESH,
+	SIDE_POLY,
+	SIDE_PRIM
+};
 
 static int print; /* FUZZ_CORE_PRINT: show the shapes and the answers */
 /* The references need no penetration depth (EPA: the bulk of the time). */
@@ -46,7 +50,7 @@ typedef struct solid {
 	uint32_t idx[MESH_MAX_T * 3];
 	size_t nv, nt;
 	int use_idx, expect_solid, solid;
-	double tri[MESH_MAX_T][3][3]; /* world */
+	double tri[MESH_MAX_T][3][3];    /* world */
 	double turned[MESH_MAX_T][3][3]; /* world, the build's (mesh.h): turned */
 	clash_shape piece[MESH_MAX_T];
 	uint64_t store[4096];
@@ -61,8 +65,8 @@ typedef struct solid {
 
 static const double tet_v[4][3] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
 static const uint32_t tet_f[4][3] = {{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}};
-static const double oct_v[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
-                                   {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+static const double oct_v[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                   {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
 static const uint32_t oct_f[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4},
                                      {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
 static const uint32_t box_f[12][3] = {{0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5},
@@ -98,7 +102,8 @@ static void make_mesh(input *in, int type, unsigned mods, double scale, solid *m
 		closed_mesh(in, (int)(mods % 3), sz, m);
 		for (int d = 0; d < 1 + (int)((mods >> 2) & 1) && m->nt > 1; d++) {
 			size_t t = u8(in) % m->nt;
-			memmove(m->idx + 3 * t, m->idx + 3 * t + 3, (m->nt - t - 1) * 3 * sizeof *m->idx);
+			memmove(m->idx + 3 * t, m->idx + 3 * t + 3,
+			        (m->nt - t - 1) * 3 * sizeof *m->idx);
 			m->nt--;
 		}
 		m->expect_solid = -1;
@@ -137,8 +142,8 @@ static void make_mesh(input *in, int type, unsigned mods, double scale, solid *m
 	                                 (m->nt & 1) ? 1e-6 : 0.0, &cm);
 	REQUIRE(rc == CLASH_OK, "clash_mesh_build refused a good mesh", rc, (double)m->nt);
 	m->solid = clash_mesh_is_solid(cm);
-	REQUIRE(m->expect_solid < 0 || m->solid == m->expect_solid, "mesh solid flag",
-	        m->solid, m->expect_solid);
+	REQUIRE(m->expect_solid < 0 || m->solid == m->expect_solid, "mesh solid flag", m->solid,
+	        m->expect_solid);
 	REQUIRE(clash_shape_init_mesh(&m->s, cm) == CLASH_OK, "clash_shape_init_mesh", 0, 0);
 }
 
@@ -148,7 +153,8 @@ static void make_mesh(input *in, int type, unsigned mods, double scale, solid *m
 static size_t tess_round(double (*o)[3], double r, double h, int outer)
 {
 	const double dphi = M_PI / TESS_K;
-	const double R1 = outer ? 1.0 / cos(dphi / 2) : 1.0, Rm = outer ? 1.0 / cos(M_PI / TESS_M) : 1.0;
+	const double R1 = outer ? 1.0 / cos(dphi / 2) : 1.0,
+		     Rm = outer ? 1.0 / cos(M_PI / TESS_M) : 1.0;
 	size_t n = 0;
 	for (int i = 0; i <= TESS_K; i++) {
 		double phi = -M_PI / 2 + i * dphi;
@@ -191,20 +197,16 @@ static size_t tess(int kind, const double *p, double (*o)[3], int outer)
 {
 	size_t n = 0;
 	switch (kind) {
-	case CLASH_KIND_SPHERE:
-		return tess_round(o, p[0], 0, outer);
-	case CLASH_KIND_CAPSULE:
-		return tess_round(o, p[0], p[1], outer);
+	case CLASH_KIND_SPHERE: return tess_round(o, p[0], 0, outer);
+	case CLASH_KIND_CAPSULE: return tess_round(o, p[0], p[1], outer);
 	case CLASH_KIND_ELLIPSOID:
 		n = tess_round(o, 1, 0, outer);
 		for (size_t i = 0; i < n; i++)
 			for (int k = 0; k < 3; k++)
 				o[i][k] *= p[k];
 		return n;
-	case CLASH_KIND_CYLINDER:
-		return tess_rings(o, p[0], p[1], 0, outer);
-	case CLASH_KIND_CONE:
-		return tess_rings(o, p[0], p[1], 1, outer);
+	case CLASH_KIND_CYLINDER: return tess_rings(o, p[0], p[1], 0, outer);
+	case CLASH_KIND_CONE: return tess_rings(o, p[0], p[1], 1, outer);
 	default: /* box */
 		for (int i = 0; i < 8; i++)
 			for (int k = 0; k < 3; k++)
@@ -233,7 +235,8 @@ static int make_solid(input *in, double scale, const double *offset, solid *m)
 		for (int i = 0; i < 3; i++)
 			m->params[i] = (1 + u8(in)) / 32.0 * scale;
 		if (clash_shape_init_primitive(&m->s, m->kind, m->params) != CLASH_OK)
-			oops("clash_shape_init_primitive refused good params", m->kind, m->params[0]);
+			oops("clash_shape_init_primitive refused good params", m->kind,
+			     m->params[0]);
 	}
 	if (pose_shape(in, 3, scale, offset, &m->s, &m->rigid) != 0)
 		return -1;
@@ -241,7 +244,8 @@ static int make_solid(input *in, double scale, const double *offset, solid *m)
 		const uint32_t *ix = m->use_idx ? m->idx : NULL;
 		for (size_t t = 0; t < m->nt; t++) {
 			for (int c = 0; c < 3; c++)
-				world(&m->s, m->pos + 3 * (ix ? ix[3 * t + c] : 3 * t + c), m->tri[t][c]);
+				world(&m->s, m->pos + 3 * (ix ? ix[3 * t + c] : 3 * t + c),
+				      m->tri[t][c]);
 			for (int c = 0; c < 3; c++)
 				world(&m->s, mesh_tri(m->s.mesh, t) + 3 * c, m->turned[t][c]);
 			clash_shape_init(&m->piece[t], 3, &m->tri[t][0][0], 3);
@@ -258,8 +262,8 @@ static int make_solid(input *in, double scale, const double *offset, solid *m)
 		for (size_t i = 0; i < n; i++)
 			world(&m->s, loc[i], m->out[i]);
 		/* Spheres and capsules under a similarity are exact (clash.h). */
-		m->curved = m->kind >= CLASH_KIND_CYLINDER ||
-		            (m->kind != CLASH_KIND_BOX && !m->rigid);
+		m->curved =
+			m->kind >= CLASH_KIND_CYLINDER || (m->kind != CLASH_KIND_BOX && !m->rigid);
 	}
 	return 0;
 }
@@ -361,12 +365,12 @@ static void check_winding(const solid *m, const double (*x)[3], size_t n)
 		for (int k = 0; k < 2; k++) {
 			double bound;
 			const double v = winding_number(mesh, far, x[i], k ? 0.0 : 1e-3, &bound);
-			REQUIRE(isfinite(v) && fabs(v - ref) <= bound + 1e-12, "winding: fast vs brute force",
-			        v, ref);
+			REQUIRE(isfinite(v) && fabs(v - ref) <= bound + 1e-12,
+			        "winding: fast vs brute force", v, ref);
 		}
 		if (fabs(fabs(ref) - 0.5) > 1e-9)
-			REQUIRE(winding_inside(mesh, far, x[i]) == (fabs(ref) >= 0.5), "winding: inside",
-			        ref, 0);
+			REQUIRE(winding_inside(mesh, far, x[i]) == (fabs(ref) >= 0.5),
+			        "winding: inside", ref, 0);
 	}
 }
 
@@ -389,7 +393,8 @@ static void check_mesh(const solid *a, const solid *b, double eps, double far)
 	for (size_t i = 0; i < npieces(a); i++)
 		for (size_t j = 0; j < npieces(b); j++) {
 			clash_result q;
-			if (clash_gjk(piece(a, i), piece(b, j), &no_depth, &q) != CLASH_OK || !q.converged)
+			if (clash_gjk(piece(a, i), piece(b, j), &no_depth, &q) != CLASH_OK ||
+			    !q.converged)
 				return; /* no reference */
 			dref = fmin(dref, q.distance);
 			deep |= q.intersecting && (q.has & CLASH_HAS_DEPTH_BOUND) &&
@@ -409,17 +414,18 @@ static void check_mesh(const solid *a, const solid *b, double eps, double far)
 	check_winding(a, (const double(*)[3])pts, points_of(b, pts));
 
 	if (print)
-		fprintf(stderr, "gjk: intersecting %d contact %d converged %d distance %.17g; "
-		        "pieces %.17g deep %d, held %d\n", r.intersecting, r.contact, r.converged,
-		        r.distance, dref, deep, held);
+		fprintf(stderr,
+		        "gjk: intersecting %d contact %d converged %d distance %.17g; "
+		        "pieces %.17g deep %d, held %d\n",
+		        r.intersecting, r.contact, r.converged, r.distance, dref, deep, held);
 	if (!r.converged)
 		return;
 	if (!r.intersecting) {
 		double gap = dist3(r.near_a, r.near_b);
 		REQUIRE(fabs(gap - r.distance) <= eps, "mesh: |near_a - near_b| != distance", gap,
 		        r.distance);
-		REQUIRE(fabs(r.distance - dref) <= eps, "mesh: distance != the pieces' least", r.distance,
-		        dref);
+		REQUIRE(fabs(r.distance - dref) <= eps, "mesh: distance != the pieces' least",
+		        r.distance, dref);
 		REQUIRE(dref <= far || !held, "mesh: separated, but held by a solid", dref, far);
 		double da = point_dist(a, r.near_a), db = point_dist(b, r.near_b);
 		REQUIRE(da <= eps && db <= eps, "mesh: a near point off its shape", da, db);
@@ -432,15 +438,17 @@ static void check_mesh(const solid *a, const solid *b, double eps, double far)
 		 * witnesses it too (a part crossing the film over a hole with
 		 * no corner inside). */
 		const int witnessed = inside_solid(a, r.near_a) || inside_solid(b, r.near_a);
-		REQUIRE(dref <= far || held || witnessed, "mesh: intersecting, but apart and neither held",
-		        dref, far);
+		REQUIRE(dref <= far || held || witnessed,
+		        "mesh: intersecting, but apart and neither held", dref, far);
 		if (r.contact == CLASH_CONTACT_SURFACES)
-			REQUIRE(dref <= eps, "mesh: surfaces touch, but the pieces are apart", dref, eps);
+			REQUIRE(dref <= eps, "mesh: surfaces touch, but the pieces are apart", dref,
+			        eps);
 		REQUIRE(r.contact != CLASH_CONTACT_A_IN_B || sb, "mesh: a in b, b no solid", 0, 0);
 		REQUIRE(r.contact != CLASH_CONTACT_B_IN_A || sa, "mesh: b in a, a no solid", 0, 0);
 	}
 	if (deep)
-		REQUIRE(r.intersecting, "mesh: separated, but pieces are deep in each other", dref, far);
+		REQUIRE(r.intersecting, "mesh: separated, but pieces are deep in each other", dref,
+		        far);
 
 	/* The verdict alone, when far from touching. */
 	clash_options ov = {0};
@@ -582,31 +590,34 @@ static void check_convex(const solid *a, const solid *b, double eps, double far,
 	if (isnan(cf))
 		cf = closed_form(b, a);
 	if (print)
-		fprintf(stderr, "gjk: intersecting %d distance %.17g depth %.17g; polytopes %.17g "
-		        "(inner) %.17g (outer), closed form %.17g\n", g.intersecting, g.distance,
-		        g.depth, d_in, d_out, cf);
+		fprintf(stderr,
+		        "gjk: intersecting %d distance %.17g depth %.17g; polytopes %.17g "
+		        "(inner) %.17g (outer), closed form %.17g\n",
+		        g.intersecting, g.distance, g.depth, d_in, d_out, cf);
 	if (d_in >= 0 && d_out >= 0) {
 		if (!g.intersecting) {
-			REQUIRE(g.distance >= d_out - eps, "primitive: distance below the outer polytopes'",
-			        g.distance, d_out);
-			REQUIRE(g.distance <= d_in + eps, "primitive: distance above the inner polytopes'",
-			        g.distance, d_in);
+			REQUIRE(g.distance >= d_out - eps,
+			        "primitive: distance below the outer polytopes'", g.distance,
+			        d_out);
+			REQUIRE(g.distance <= d_in + eps,
+			        "primitive: distance above the inner polytopes'", g.distance, d_in);
 			REQUIRE(!deep_in, "primitive: separated, but the inner polytopes are deep",
 			        g.distance, d_in);
 		} else {
-			REQUIRE(d_out <= eps, "primitive: intersecting, but the outer polytopes are apart",
-			        d_out, eps);
+			REQUIRE(d_out <= eps,
+			        "primitive: intersecting, but the outer polytopes are apart", d_out,
+			        eps);
 		}
 	}
 	if (!g.intersecting) {
 		double gap = dist3(g.near_a, g.near_b);
-		REQUIRE(fabs(gap - g.distance) <= eps, "primitive: |near_a - near_b| != distance", gap,
-		        g.distance);
+		REQUIRE(fabs(gap - g.distance) <= eps, "primitive: |near_a - near_b| != distance",
+		        gap, g.distance);
 	}
 	if (!isnan(cf)) {
 		if (!g.intersecting)
-			REQUIRE(fabs(g.distance - fmax(cf, 0)) <= eps, "primitive: distance != closed form",
-			        g.distance, cf);
+			REQUIRE(fabs(g.distance - fmax(cf, 0)) <= eps,
+			        "primitive: distance != closed form", g.distance, cf);
 		if (fabs(cf) > far)
 			REQUIRE(g.intersecting == (cf < 0), "primitive: verdict != closed form",
 			        g.intersecting, cf);
@@ -614,8 +625,8 @@ static void check_convex(const solid *a, const solid *b, double eps, double far,
 		if ((g.has & CLASH_HAS_DEPTH) && as_segment(a, pa, qa, &ra) &&
 		    as_segment(b, pb, qb, &rb) && a->kind == CLASH_KIND_SPHERE &&
 		    b->kind == CLASH_KIND_SPHERE)
-			REQUIRE(fabs(g.depth + cf) <= eps, "primitive: sphere depth != closed form", g.depth,
-			        -cf);
+			REQUIRE(fabs(g.depth + cf) <= eps, "primitive: sphere depth != closed form",
+			        g.depth, -cf);
 	}
 }
 
@@ -635,15 +646,18 @@ void fuzz_solids(input *in, unsigned flags, int show)
 	const solid *sd[2] = {&a, &b};
 	for (int k = 0; print && k < 2; k++) {
 		const solid *m = sd[k];
-		fprintf(stderr, "%c: type %d kind %d params %.17g %.17g %.17g radius %.17g rigid %d\n",
-		        "ab"[k], m->type, m->kind, m->params[0], m->params[1], m->params[2],
-		        m->s.radius, m->rigid);
+		fprintf(stderr,
+		        "%c: type %d kind %d params %.17g %.17g %.17g radius %.17g rigid %d\n",
+		        "ab"[k], m -> type, m -> kind, m -> params[0], m -> params[1],
+		        m -> params[2], m -> s.radius, m->rigid);
 		if (m->s.posed)
-			fprintf(stderr, "  linear %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
-			        "(column-major), translation %.17g %.17g %.17g\n", m->s.linear[0],
-			        m->s.linear[1], m->s.linear[2], m->s.linear[3], m->s.linear[4],
-			        m->s.linear[5], m->s.linear[6], m->s.linear[7], m->s.linear[8],
-			        m->s.translation[0], m->s.translation[1], m->s.translation[2]);
+			fprintf(stderr,
+			        "  linear %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+			        "(column-major), translation %.17g %.17g %.17g\n",
+			        m->s.linear[0], m->s.linear[1], m->s.linear[2], m->s.linear[3],
+			        m->s.linear[4], m->s.linear[5], m->s.linear[6], m->s.linear[7],
+			        m->s.linear[8], m->s.translation[0], m->s.translation[1],
+			        m->s.translation[2]);
 		for (size_t t = 0; m->type == SIDE_MESH && t < m->nt; t++)
 			for (int c = 0; c < 3; c++)
 				fprintf(stderr, "  t%zu: %.17g %.17g %.17g\n", t, m->tri[t][c][0],

@@ -22,12 +22,12 @@
 #include "mesh_wire.h"
 #include "proto.h"
 
-#define REQUIRE(cond, what)                                    \
-	do {                                                       \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "fuzz_wire: %s\n", what);          \
-			abort();                                           \
-		}                                                      \
+#define REQUIRE(cond, what)                                       \
+	do {                                                      \
+		if (!(cond)) {                                    \
+			fprintf(stderr, "fuzz_wire: %s\n", what); \
+			abort();                                  \
+		}                                                 \
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -87,9 +87,12 @@ static void start_clashd(replica *r, int port)
 	snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
 	/* Behind HAProxy every request comes from its address: no
 	 * per-client limits, as in deploy/compose. */
-	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1",
-	                      "--drain-timeout", "5s", "--max-connections-per-client", "0",
-	                      "--max-queue-per-client", "0", NULL};
+	const char *argv[] = {clashd_bin, "--listen",
+	                      listen,     "--threads",
+	                      "1",        "--drain-timeout",
+	                      "5s",       "--max-connections-per-client",
+	                      "0",        "--max-queue-per-client",
+	                      "0",        NULL};
 	char name[32];
 	snprintf(name, sizeof name, "CLASH_REPLICA=%s", r->name);
 	const char *env[] = {name, NULL};
@@ -244,8 +247,8 @@ static int redis_up(const replica *rep)
 	int up = 0;
 	for (int i = 0; i < REPLICAS; i++) {
 		char *m = NULL;
-		if (load_once(rep[i].port, "GET", "/metrics", NULL, NULL, 0, &m, NULL) == 200 && m &&
-		    strstr(m, "\nclashd_store_redis_up 1\n"))
+		if (load_once(rep[i].port, "GET", "/metrics", NULL, NULL, 0, &m, NULL) == 200 &&
+		    m && strstr(m, "\nclashd_store_redis_up 1\n"))
 			up++;
 		free(m);
 	}
@@ -274,30 +277,35 @@ static int sticky_verdict(const sticky_counts *c, int shared)
 {
 	int ok = 1;
 	if (shared && c->everywhere != STICKY_SHAPES) {
-		fprintf(stderr, "failover: FAILED: shared store: %d of %d shapes are not found by every "
-		                "replica\n",
+		fprintf(stderr,
+		        "failover: FAILED: shared store: %d of %d shapes are not found by every "
+		        "replica\n",
 		        STICKY_SHAPES - c->everywhere, STICKY_SHAPES);
 		ok = 0;
 	}
 	if (!shared && (c->none || c->many)) {
-		fprintf(stderr, "failover: FAILED: not sticky: of %d shapes uploaded with %s, %d are on "
-		                "more than one replica and %d on none\n",
+		fprintf(stderr,
+		        "failover: FAILED: not sticky: of %d shapes uploaded with %s, %d are on "
+		        "more than one replica and %d on none\n",
 		        STICKY_SHAPES, LOAD_ROUTE_HEADER, c->many, c->none);
 		ok = 0;
 	}
 	if (!shared && c->used < 2) {
-		fprintf(stderr, "failover: FAILED: every shape is on one replica: the stickiness check "
-		                "tested nothing\n");
+		fprintf(stderr,
+		        "failover: FAILED: every shape is on one replica: the stickiness check "
+		        "tested nothing\n");
 		ok = 0;
 	}
 	if (c->unknown || (!shared && c->grew)) {
-		fprintf(stderr, "failover: FAILED: not sticky: %d of %d queries by ref with %s were "
-		                "answered unknown-shape; the replicas' store misses grew by %ld\n",
+		fprintf(stderr,
+		        "failover: FAILED: not sticky: %d of %d queries by ref with %s were "
+		        "answered unknown-shape; the replicas' store misses grew by %ld\n",
 		        c->unknown, STICKY_SHAPES * STICKY_SENDS, LOAD_ROUTE_HEADER, c->grew);
 		ok = 0;
 	}
 	if (c->odd) {
-		fprintf(stderr, "failover: FAILED: %d wrong answers in the stickiness check\n", c->odd);
+		fprintf(stderr, "failover: FAILED: %d wrong answers in the stickiness check\n",
+		        c->odd);
 		ok = 0;
 	}
 	return ok;
@@ -313,27 +321,32 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx, 
 	int odd = 0; /* answers neither expected nor a miss */
 	double t0 = load_now();
 	for (int k = 0; k < STICKY_SHAPES; k++) {
-		snprintf(body, sizeof body, "{\"box\":{\"half_extents\":[%g,0.5,%g]}}", 0.5 + 0.05 * k,
-		         0.25 + 0.01 * k);
+		snprintf(body, sizeof body, "{\"box\":{\"half_extents\":[%g,0.5,%g]}}",
+		         0.5 + 0.05 * k, 0.25 + 0.01 * k);
 		proto_call call = {.ctx = ctx};
 		proto_reply up;
 		const char *id;
-		if (proto_shape_put_reply(body, strlen(body), &call, &up) != 0 || up.status != 201 ||
-		    !(id = strstr(up.body, "\"sha256:")) || sscanf(id + 1, "%78[^\"]", ids[k]) != 1)
+		if (proto_shape_put_reply(body, strlen(body), &call, &up) != 0 ||
+		    up.status != 201 || !(id = strstr(up.body, "\"sha256:")) ||
+		    sscanf(id + 1, "%78[^\"]", ids[k]) != 1)
 			proc_fail("failover: box %d does not store: %s", k, up.body ? up.body : "");
 		proto_reply_free(&up);
 		for (int u = 0; u < STICKY_UPLOADS; u++) {
 			char *ans = NULL;
-			int st = load_once(port, "POST", "/v1/shapes", ids[k], body, strlen(body), &ans, NULL);
+			int st = load_once(port, "POST", "/v1/shapes", ids[k], body, strlen(body),
+			                   &ans, NULL);
 			/* The id is the one the server answers: the same. */
 			if ((st != 200 && st != 201) || !strstr(ans, ids[k])) {
-				fprintf(stderr, "failover: upload of box %d: %d %.300s\n", k, st, ans ? ans : "");
+				fprintf(stderr, "failover: upload of box %d: %d %.300s\n", k, st,
+				        ans ? ans : "");
 				odd++;
 			}
 			free(ans);
 		}
-		if (asprintf(&queries[k], "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[3,0,0]],"
-		                          "\"radius\":0.5}}", ids[k]) < 0)
+		if (asprintf(&queries[k],
+		             "{\"a\":{\"ref\":\"%s\"},\"b\":{\"vertices\":[[3,0,0]],"
+		             "\"radius\":0.5}}",
+		             ids[k]) < 0)
 			proc_fail("failover: out of memory");
 		call = (proto_call){.ctx = ctx};
 		if (proto_query_reply_ex(queries[k], strlen(queries[k]), &call, &expect[k]) != 0 ||
@@ -352,7 +365,8 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx, 
 				held[k]++;
 				per[i]++;
 			} else if (st != 404) {
-				fprintf(stderr, "failover: HEAD %s on %s: %d\n", path, rep[i].name, st);
+				fprintf(stderr, "failover: HEAD %s on %s: %d\n", path, rep[i].name,
+				        st);
 				odd++;
 			}
 		}
@@ -371,13 +385,14 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx, 
 		for (int r = 0; r < STICKY_SENDS; r++) {
 			char *ans = NULL;
 			size_t len = 0;
-			int st = load_once(port, "POST", "/v1/query", ids[k], queries[k], strlen(queries[k]),
-			                   &ans, &len);
+			int st = load_once(port, "POST", "/v1/query", ids[k], queries[k],
+			                   strlen(queries[k]), &ans, &len);
 			if (unknown_shape(st, ans)) {
 				unknown++;
 			} else if (st != 200 || len != expect[k].length ||
 			           memcmp(ans, expect[k].body, len) != 0) {
-				fprintf(stderr, "failover: query of box %d: %d %.300s\n", k, st, ans ? ans : "");
+				fprintf(stderr, "failover: query of box %d: %d %.300s\n", k, st,
+				        ans ? ans : "");
 				odd++;
 			}
 			free(ans);
@@ -390,15 +405,16 @@ static int check_sticky(int port, const replica *rep, const proto_context *ctx, 
 	for (int i = 0; i < REPLICAS; i++) {
 		long m = store_misses(rep[i].port);
 		if (m < 0 || misses[i] < 0) {
-			fprintf(stderr, "failover: no clashd_shape_store_misses_total from %s\n", rep[i].name);
+			fprintf(stderr, "failover: no clashd_shape_store_misses_total from %s\n",
+			        rep[i].name);
 			odd++;
 			m = misses[i];
 		}
 		grew += m - misses[i];
-		snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d", i ? " / " : "",
-		         per[i]);
-		snprintf(grown + strlen(grown), sizeof grown - strlen(grown), "%s+%ld", i ? " / " : "",
-		         m - misses[i]);
+		snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d",
+		         i ? " / " : "", per[i]);
+		snprintf(grown + strlen(grown), sizeof grown - strlen(grown), "%s+%ld",
+		         i ? " / " : "", m - misses[i]);
 	}
 	printf("failover: sticky: %d boxes uploaded %d times each with %s, held by clashd-1 / 2 / "
 	       "3: %s (%d on none, %d on more than one); %d queries by ref: %d unknown-shape, store "
@@ -424,7 +440,8 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--dir") == 0)
 			dir = argv[i + 1];
 		else {
-			fprintf(stderr, "usage: failover [--seconds S] [--haproxy-cfg FILE] [--dir DIR]\n");
+			fprintf(stderr,
+			        "usage: failover [--seconds S] [--haproxy-cfg FILE] [--dir DIR]\n");
 			return 2;
 		}
 	}
@@ -466,7 +483,8 @@ int main(int argc, char **argv)
 	 * resolvers section needs a nameserver: a closed loopback port. */
 	snprintf(env[2], sizeof env[2], "HAPROXY_DNS=127.0.0.1:%d", proc_free_port());
 	for (int i = 0; i < REPLICAS; i++)
-		snprintf(env[3 + i], sizeof env[3 + i], "CLASHD_%d=127.0.0.1:%d", i + 1, rep[i].port);
+		snprintf(env[3 + i], sizeof env[3 + i], "CLASHD_%d=127.0.0.1:%d", i + 1,
+		         rep[i].port);
 	for (int i = 0; i < REPLICAS + 3; i++)
 		envp[i] = env[i];
 	envp[REPLICAS + 3] = NULL;
@@ -481,7 +499,9 @@ int main(int argc, char **argv)
 		if (show_stat(sock, csv, sizeof csv) == 0)
 			for (int i = 0; i < REPLICAS; i++) {
 				char v[64];
-				up += strcmp(stat_field(csv, BACKEND, rep[i].name, "status", v, sizeof v), "UP") == 0;
+				up += strcmp(stat_field(csv, BACKEND, rep[i].name, "status", v,
+				                        sizeof v),
+				             "UP") == 0;
 			}
 		if (up == REPLICAS)
 			break;
@@ -504,26 +524,38 @@ int main(int argc, char **argv)
 		const char *path = "/v1/query";
 		double gap = 2 + 0.25 * i;
 		if (i < NQUERIES) {
-			if (asprintf(&bodies[i],
-			             "{\"a\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],"
-			             "[0,1,1],[1,1,1]]},\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
-			             1 + gap, 2 + gap) < 0)
+			if (asprintf(
+				    &bodies[i],
+				    "{\"a\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],"
+				    "[0,1,1],[1,1,1]]},\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
+				    1 + gap, 2 + gap) < 0)
 				proc_fail("failover: out of memory");
 		} else if (i == NQUERIES) {
-			bodies[i] = strdup("{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":"
-			                   "[[2,2],[3,2],[2,3]]},\"method\":\"ipm\"}");
+			bodies[i] = strdup(
+				"{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":"
+				"[[2,2],[3,2],[2,3]]},\"method\":\"ipm\"}");
 		} else {
 			path = "/v1/contains";
-			bodies[i] = strdup("{\"inner\":{\"vertices\":[[0.1,0.1,0.1]],\"radius\":0.05},"
-			                   "\"outer\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}");
+			bodies[i] = strdup(
+				"{\"inner\":{\"vertices\":[[0.1,0.1,0.1]],\"radius\":0.05},"
+				"\"outer\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}");
 		}
-		int rc = i <= NQUERIES ? proto_query_reply(bodies[i], strlen(bodies[i]), &expect[i])
-		                       : proto_contains_reply(bodies[i], strlen(bodies[i]), &expect[i]);
+		int rc = i <= NQUERIES
+		                 ? proto_query_reply(bodies[i], strlen(bodies[i]), &expect[i])
+		                 : proto_contains_reply(bodies[i], strlen(bodies[i]), &expect[i]);
 		if (rc != 0 || expect[i].status != 200)
 			proc_fail("failover: query %d is not a good query: %s", i,
 			          expect[i].body ? expect[i].body : "");
-		reqs[i] = (load_request){"POST", path, bodies[i], strlen(bodies[i]), 200,
-		                         expect[i].body, expect[i].length, NULL, 0, NULL};
+		reqs[i] = (load_request){"POST",
+		                         path,
+		                         bodies[i],
+		                         strlen(bodies[i]),
+		                         200,
+		                         expect[i].body,
+		                         expect[i].length,
+		                         NULL,
+		                         0,
+		                         NULL};
 	}
 
 	/* By ref: NSHAPES convex shapes of 40 points (ellipsoids of different
@@ -548,14 +580,16 @@ int main(int argc, char **argv)
 		o += sprintf(o, "{\"vertices\":[");
 		for (int j = 0; j < 40; j++) {
 			double t = 1 - 2 * (j + 0.5) / 40, r = sqrt(1 - t * t), ph = 2.399963 * j;
-			o += sprintf(o, "%s[%.4f,%.4f,%.4f]", j ? "," : "", (1 + 0.1 * k) * r * cos(ph),
-			             r * sin(ph), 0.8 * t);
+			o += sprintf(o, "%s[%.4f,%.4f,%.4f]", j ? "," : "",
+			             (1 + 0.1 * k) * r * cos(ph), r * sin(ph), 0.8 * t);
 		}
 		sprintf(o, "]}");
 		proto_call call = {.ctx = &ctx};
 		proto_reply rep_up;
-		if (proto_shape_put_reply(b, strlen(b), &call, &rep_up) != 0 || rep_up.status != 201)
-			proc_fail("failover: shape %d does not store: %s", k, rep_up.body ? rep_up.body : "");
+		if (proto_shape_put_reply(b, strlen(b), &call, &rep_up) != 0 ||
+		    rep_up.status != 201)
+			proc_fail("failover: shape %d does not store: %s", k,
+			          rep_up.body ? rep_up.body : "");
 		const char *id = strstr(rep_up.body, "\"sha256:");
 		if (!id || sscanf(id + 1, "%78[^\"]", ids[k]) != 1)
 			proc_fail("failover: no id in %s", rep_up.body);
@@ -587,21 +621,31 @@ int main(int argc, char **argv)
 			              "\"pose\":{\"translation\":[%g,0.5,0]}}}",
 			              ids[k], ids[(k + 1) % NSHAPES], gap + 1);
 		else
-			rc = asprintf(&bodies[i],
-			              "{\"a\":{\"ref\":\"%s\",\"pose\":{\"translation\":[0,0,0.5]}},"
-			              "\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
-			              ids[k], 1 + gap, 2 + gap);
+			rc = asprintf(
+				&bodies[i],
+				"{\"a\":{\"ref\":\"%s\",\"pose\":{\"translation\":[0,0,0.5]}},"
+				"\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
+				ids[k], 1 + gap, 2 + gap);
 		if (rc < 0)
 			proc_fail("failover: out of memory");
 		proto_call call = {.ctx = &ctx};
-		rc = contains ? proto_contains_reply_ex(bodies[i], strlen(bodies[i]), &call, &expect[i])
-		              : proto_query_reply_ex(bodies[i], strlen(bodies[i]), &call, &expect[i]);
+		rc = contains ? proto_contains_reply_ex(bodies[i], strlen(bodies[i]), &call,
+		                                        &expect[i])
+		              : proto_query_reply_ex(bodies[i], strlen(bodies[i]), &call,
+		                                     &expect[i]);
 		if (rc != 0 || expect[i].status != 200)
 			proc_fail("failover: query %d by ref is not a good query: %s", j,
 			          expect[i].body ? expect[i].body : "");
-		reqs[i] = (load_request){"POST", contains ? "/v1/contains" : "/v1/query",
-		                         bodies[i], strlen(bodies[i]), 200, expect[i].body,
-		                         expect[i].length, &shapes[k], 1 + pair, route};
+		reqs[i] = (load_request){"POST",
+		                         contains ? "/v1/contains" : "/v1/query",
+		                         bodies[i],
+		                         strlen(bodies[i]),
+		                         200,
+		                         expect[i].body,
+		                         expect[i].length,
+		                         &shapes[k],
+		                         1 + pair,
+		                         route};
 		if (pair) {
 			/* Its two shapes, adjacent in a list of their own. */
 			static load_shape pairs[NSHAPES][2];
@@ -613,7 +657,8 @@ int main(int argc, char **argv)
 
 	int up = redis_up(rep);
 	if (up != 0 && up != REPLICAS)
-		proc_fail("failover: %d of %d replicas report a shared store that answers", up, REPLICAS);
+		proc_fail("failover: %d of %d replicas report a shared store that answers", up,
+		          REPLICAS);
 	if (up)
 		printf("failover: every replica shares one store (clashd_store_redis_up 1)\n");
 	int sticky = check_sticky(port, rep, &ctx, up == REPLICAS);
@@ -648,8 +693,8 @@ int main(int argc, char **argv)
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		load_stats ls;
 		load_finish(run, 0, &ls);
-		proc_fail("failover: %s did not exit 0 after SIGTERM (status %d; see %s)", rep[1].name,
-		          st, rep[1].log);
+		proc_fail("failover: %s did not exit 0 after SIGTERM (status %d; see %s)",
+		          rep[1].name, st, rep[1].log);
 	}
 	printf("failover: t=%.1f s: SIGTERM %s (it had served %ld requests): drained, exit 0 "
 	       "after %.2f s\n",
@@ -682,7 +727,8 @@ int main(int argc, char **argv)
 		printf("failover: haproxy: backend %s: %ld requests (", backends[b],
 		       stat_px(csv, backends[b], "BACKEND", "stot"));
 		for (int i = 0; i < REPLICAS; i++)
-			printf("%s%ld", i ? " / " : "", stat_px(csv, backends[b], rep[i].name, "stot"));
+			printf("%s%ld", i ? " / " : "",
+			       stat_px(csv, backends[b], rep[i].name, "stot"));
 		printf("), %ld retries, %ld redispatches, %ld answered 5xx to clients\n",
 		       stat_px(csv, backends[b], "BACKEND", "wretr"),
 		       stat_px(csv, backends[b], "BACKEND", "wredis"),
@@ -694,7 +740,8 @@ int main(int argc, char **argv)
 	       "(%llu shapes uploaded again, each request sent again once): locality %.2f %%\n",
 	       LOAD_ROUTE_HEADER, (unsigned long long)ls.uploads, (unsigned long long)ls.routed,
 	       (unsigned long long)ls.routed_misses, (unsigned long long)ls.reuploads,
-	       ls.routed ? 100.0 * (double)(ls.routed - ls.routed_misses) / (double)ls.routed : 0.0);
+	       ls.routed ? 100.0 * (double)(ls.routed - ls.routed_misses) / (double)ls.routed
+	                 : 0.0);
 
 	int ok = sticky;
 	if (ls.failed != 0) {
@@ -707,8 +754,9 @@ int main(int argc, char **argv)
 		ok = 0;
 	}
 	if (before_kill <= 0 || before_term <= 0) {
-		fprintf(stderr, "failover: FAILED: a replica had no traffic before its failure "
-		                "(%ld, %ld): the test tested nothing\n",
+		fprintf(stderr,
+		        "failover: FAILED: a replica had no traffic before its failure "
+		        "(%ld, %ld): the test tested nothing\n",
 		        before_kill, before_term);
 		ok = 0;
 	}
@@ -723,7 +771,8 @@ int main(int argc, char **argv)
 		signal_replica(&rep[i], SIGTERM);
 		st = proc_wait(rep[i].pid, 10);
 		if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "failover: FAILED: %s did not exit 0 after SIGTERM\n", rep[i].name);
+			fprintf(stderr, "failover: FAILED: %s did not exit 0 after SIGTERM\n",
+			        rep[i].name);
 			ok = 0;
 		}
 	}

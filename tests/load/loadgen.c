@@ -156,7 +156,8 @@ static void consume(client *c, size_t n)
 static const char *header(const char *head, const char *name, char *out, size_t outlen)
 {
 	size_t n = strlen(name);
-	for (const char *line = strstr(head, "\r\n"); line && line[2]; line = strstr(line, "\r\n")) {
+	for (const char *line = strstr(head, "\r\n"); line && line[2];
+	     line = strstr(line, "\r\n")) {
 		line += 2;
 		if (strncasecmp(line, name, n) == 0 && line[n] == ':') {
 			const char *v = line + n + 1;
@@ -303,17 +304,18 @@ static int exchange(client *c, const char *method, const char *path, const char 
 	if (route)
 		snprintf(rh, sizeof rh, LOAD_ROUTE_HEADER ": %.200s\r\n", route);
 	if (c->token)
-		snprintf(rh + strlen(rh), sizeof rh - strlen(rh), "Authorization: Bearer %.200s\r\n",
-		         c->token);
+		snprintf(rh + strlen(rh), sizeof rh - strlen(rh),
+		         "Authorization: Bearer %.200s\r\n", c->token);
 	int hn;
 	if (body)
-		hn = snprintf(head, sizeof head,
-		              "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\n"
-		              "Content-Length: %zu\r\n\r\n",
-		              method, path, rh, len);
+		hn = snprintf(
+			head, sizeof head,
+			"%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\n"
+			"Content-Length: %zu\r\n\r\n",
+			method, path, rh, len);
 	else
-		hn = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", method,
-		              path, rh);
+		hn = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n",
+		              method, path, rh);
 	if (send_all(c->fd, head, (size_t)hn) != 0 || (body && send_all(c->fd, body, len) != 0)) {
 		c->st.no_answer++;
 		describe(c, method, path, "send: %s", strerror(errno));
@@ -323,7 +325,8 @@ static int exchange(client *c, const char *method, const char *path, const char 
 	errno = 0;
 	if (read_answer(c, strcmp(method, "HEAD") == 0, a) != 0) {
 		c->st.no_answer++;
-		describe(c, method, path, "no complete answer (%s)", errno ? strerror(errno) : "closed");
+		describe(c, method, path, "no complete answer (%s)",
+		         errno ? strerror(errno) : "closed");
 		free(a->body);
 		a->body = NULL;
 		disconnect(c);
@@ -344,8 +347,8 @@ static int upload(client *c, const load_shape *sh, const char *route)
 	int ok = a.status == 200 || a.status == 201;
 	if (!ok) {
 		c->st.bad_status++;
-		describe(c, "POST", "/v1/shapes", "status %d, expected 200 or 201: %.300s", a.status,
-		         a.body);
+		describe(c, "POST", "/v1/shapes", "status %d, expected 200 or 201: %.300s",
+		         a.status, a.body);
 	}
 	free(a.body);
 	return ok ? 0 : -1;
@@ -401,7 +404,8 @@ static void *client_main(void *arg)
 		for (size_t k = 0; k < cfg->reqs[r].nshapes; k++) {
 			int seen = 0;
 			for (size_t q = 0; q <= r && !seen; q++)
-				for (size_t j = 0; j < (q < r ? cfg->reqs[q].nshapes : k) && !seen; j++)
+				for (size_t j = 0; j < (q < r ? cfg->reqs[q].nshapes : k) && !seen;
+				     j++)
 					seen = same_upload(&cfg->reqs[q], j, &cfg->reqs[r], k);
 			if (seen)
 				continue;
@@ -451,7 +455,8 @@ static void *client_main(void *arg)
 			}
 			if (up > 0) {
 				free(a.body);
-				if (exchange(c, rq->method, rq->path, rq->route, rq->body, rq->len, &a) != 0)
+				if (exchange(c, rq->method, rq->path, rq->route, rq->body, rq->len,
+				             &a) != 0)
 					continue;
 			}
 		}
@@ -462,10 +467,10 @@ static void *client_main(void *arg)
 		c->st.by_status[a.status / 100 < LOAD_STATUS_CLASSES ? a.status / 100 : 0]++;
 		if (a.status != rq->status) {
 			c->st.bad_status++;
-			describe(c, rq->method, rq->path, "status %d, expected %d: %.300s", a.status,
-			         rq->status, a.body);
-		} else if (rq->expect_body &&
-		           (a.len != rq->expect_len || memcmp(a.body, rq->expect_body, a.len) != 0)) {
+			describe(c, rq->method, rq->path, "status %d, expected %d: %.300s",
+			         a.status, rq->status, a.body);
+		} else if (rq->expect_body && (a.len != rq->expect_len ||
+		                               memcmp(a.body, rq->expect_body, a.len) != 0)) {
 			c->st.bad_body++;
 			describe(c, rq->method, rq->path, "another body: %.300s", a.body);
 		} else {
@@ -477,8 +482,8 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-int load_once(int port, const char *method, const char *path, const char *route,
-              const char *body, size_t len, char **out, size_t *outlen)
+int load_once(int port, const char *method, const char *path, const char *route, const char *body,
+              size_t len, char **out, size_t *outlen)
 {
 	return load_once_as(port, NULL, method, path, route, body, len, out, outlen);
 }

@@ -31,22 +31,22 @@
 #include <stdio.h>
 
 typedef struct load_request {
-	const char *method;      /* "POST", "GET" */
-	const char *path;        /* "/v1/query" */
-	const char *body;        /* NULL: none */
+	const char *method; /* "POST", "GET" */
+	const char *path;   /* "/v1/query" */
+	const char *body;   /* NULL: none */
 	size_t len;
 	int status;              /* the expected status */
 	const char *expect_body; /* NULL: not compared */
 	size_t expect_len;
 	const struct load_shape *shapes; /* the stored shapes it names by ref */
 	size_t nshapes;
-	const char *route;       /* NULL, or the X-Clashd-Shape value it carries */
+	const char *route; /* NULL, or the X-Clashd-Shape value it carries */
 } load_request;
 
 /* A stored shape: its id and the body of its upload. */
 typedef struct load_shape {
-	const char *id;          /* "sha256:..." */
-	const char *body;        /* POST /v1/shapes */
+	const char *id;   /* "sha256:..." */
+	const char *body; /* POST /v1/shapes */
 	size_t len;
 } load_shape;
 
@@ -54,14 +54,14 @@ typedef struct load_shape {
 #define LOAD_ROUTE_HEADER "X-Clashd-Shape"
 
 typedef struct load_config {
-	int port;                  /* on 127.0.0.1 */
-	int clients;               /* threads, one connection each */
-	double rate;               /* requests per second per client; 0: as fast as answered */
-	double duration;           /* seconds; 0: until load_stop() */
-	const load_request *reqs;  /* sent in turn, each client from its own offset */
+	int port;                 /* on 127.0.0.1 */
+	int clients;              /* threads, one connection each */
+	double rate;              /* requests per second per client; 0: as fast as answered */
+	double duration;          /* seconds; 0: until load_stop() */
+	const load_request *reqs; /* sent in turn, each client from its own offset */
 	size_t nreqs;
-	FILE *log;                 /* the first failures are described here (NULL: stderr) */
-	int uploaded;              /* 1: the stored shapes were uploaded once before
+	FILE *log;    /* the first failures are described here (NULL: stderr) */
+	int uploaded; /* 1: the stored shapes were uploaded once before
 	                              the run (by the caller): clients upload only
 	                              after a miss */
 } load_config;
@@ -69,12 +69,12 @@ typedef struct load_config {
 #define LOAD_STATUS_CLASSES 6 /* by_status[s / 100] */
 
 typedef struct load_stats {
-	uint64_t sent;        /* requests whose sending began */
-	uint64_t ok;          /* answered as expected */
-	uint64_t failed;      /* sent - ok, split below */
-	uint64_t no_answer;   /* refused, reset, closed early, timed out */
-	uint64_t bad_status;  /* answered with another status */
-	uint64_t bad_body;    /* the right status with another body */
+	uint64_t sent;       /* requests whose sending began */
+	uint64_t ok;         /* answered as expected */
+	uint64_t failed;     /* sent - ok, split below */
+	uint64_t no_answer;  /* refused, reset, closed early, timed out */
+	uint64_t bad_status; /* answered with another status */
+	uint64_t bad_body;   /* the right status with another body */
 	uint64_t by_status[LOAD_STATUS_CLASSES];
 	uint64_t connections; /* opened */
 	double max_latency;   /* seconds, of answered requests */
@@ -82,13 +82,13 @@ typedef struct load_stats {
 	double elapsed;       /* seconds from start to the last client's end */
 	/* By ref (counted in the totals above once each, however many times
 	 * they were sent). */
-	uint64_t by_ref;      /* requests naming stored shapes */
-	uint64_t misses;      /* of those, answered unknown-shape at first */
-	uint64_t routed;      /* by_ref requests with a routing header */
+	uint64_t by_ref; /* requests naming stored shapes */
+	uint64_t misses; /* of those, answered unknown-shape at first */
+	uint64_t routed; /* by_ref requests with a routing header */
 	uint64_t routed_misses;
-	uint64_t uploads;     /* shapes uploaded before the requests (each a
+	uint64_t uploads;   /* shapes uploaded before the requests (each a
 	                         request of its own in the totals) */
-	uint64_t reuploads;   /* shapes uploaded again after a miss */
+	uint64_t reuploads; /* shapes uploaded again after a miss */
 } load_stats;
 
 typedef struct load_run load_run;
@@ -108,8 +108,8 @@ void load_finish(load_run *run, int wait_duration, load_stats *out);
  * routing header when `route` is set (a HEAD's answer has no body).  The
  * status, or -1 with no complete answer (described on stderr); the body
  * (malloc'd, NUL-terminated) goes to *out when out is set. */
-int load_once(int port, const char *method, const char *path, const char *route,
-              const char *body, size_t len, char **out, size_t *outlen);
+int load_once(int port, const char *method, const char *path, const char *route, const char *body,
+              size_t len, char **out, size_t *outlen);
 
 /* load_once with "Authorization: Bearer <token>" (token NULL: none). */
 int load_once_as(int port, const char *token, const char *method, const char *path,

@@ -47,7 +47,11 @@ pid_t proc_spawn(const char *const *argv, const char *const *env, const char *lo
 	if (out < 0)
 		proc_fail("proc: cannot open %s: %s", logpath, strerror(errno));
 	/* Its own process group: a terminal's ^C reaches us, not it. */
-	spawn_opts o = {.argv = argv, .in = SPAWN_NULL, .out = out, .err = out, .env = env,
+	spawn_opts o = {.argv = argv,
+	                .in = SPAWN_NULL,
+	                .out = out,
+	                .err = out,
+	                .env = env,
 	                .own_group = 1};
 	spawned c;
 	int rc = spawn(&o, &c);
@@ -138,8 +142,7 @@ int proc_free_port(void)
 	return ntohs(a.sin_port);
 }
 
-int proc_wait_line(const char *path, const char *needle, double timeout, char *out,
-                   size_t outlen)
+int proc_wait_line(const char *path, const char *needle, double timeout, char *out, size_t outlen)
 {
 	double deadline = now() + timeout;
 	for (;;) {

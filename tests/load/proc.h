@@ -43,8 +43,7 @@ int proc_free_port(void);
 
 /* The first line of the file at `path` containing `needle`, waiting up to
  * `timeout` seconds for it; copied into out.  0, or -1 if none came. */
-int proc_wait_line(const char *path, const char *needle, double timeout, char *out,
-                   size_t outlen);
+int proc_wait_line(const char *path, const char *needle, double timeout, char *out, size_t outlen);
 
 /* Wait up to `timeout` seconds until 127.0.0.1:port accepts connections.
  * 0, or -1. */

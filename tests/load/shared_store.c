@@ -107,9 +107,20 @@ static void start_redis(void)
 {
 	char port[16];
 	snprintf(port, sizeof port, "%d", redis_port);
-	const char *argv[] = {"/usr/bin/redis-server", "--port", port, "--bind", "127.0.0.1",
-	                      "--save", "", "--appendonly", "no", "--maxmemory", "64mb",
-	                      "--maxmemory-policy", "allkeys-lru", NULL};
+	const char *argv[] = {"/usr/bin/redis-server",
+	                      "--port",
+	                      port,
+	                      "--bind",
+	                      "127.0.0.1",
+	                      "--save",
+	                      "",
+	                      "--appendonly",
+	                      "no",
+	                      "--maxmemory",
+	                      "64mb",
+	                      "--maxmemory-policy",
+	                      "allkeys-lru",
+	                      NULL};
 	redis_pid = proc_spawn(argv, NULL, redis_log);
 	if (proc_wait_port(redis_port, 10) != 0)
 		proc_fail("shared-store: redis-server did not start (see %s)", redis_log);
@@ -143,10 +154,15 @@ static void start_clashd(replica *r, int port)
 	char listen[64], redis[64];
 	snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
 	snprintf(redis, sizeof redis, "redis://127.0.0.1:%d", redis_port);
-	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1", "--drain-timeout",
-	                      "5s", "--max-connections-per-client", "0", "--max-queue-per-client",
-	                      "0", "--store-redis", redis, "--store-redis-max-value", "1M",
-	                      "--store-delete", "1", NULL};
+	const char *argv[] = {clashd_bin, "--listen",
+	                      listen,     "--threads",
+	                      "1",        "--drain-timeout",
+	                      "5s",       "--max-connections-per-client",
+	                      "0",        "--max-queue-per-client",
+	                      "0",        "--store-redis",
+	                      redis,      "--store-redis-max-value",
+	                      "1M",       "--store-delete",
+	                      "1",        NULL};
 	r->pid = proc_spawn(argv, NULL, r->log);
 	r->port = proc_clashd_port(r->log, port, r->name);
 }
@@ -309,22 +325,32 @@ static void make_shapes(void)
 			for (int j = 0; j < 64; j++)
 				o += sprintf(o, "%s[%.4f,%.4f,%.4f]", j ? "," : "",
 				             (1 + 0.1 * k) * rand_r(&seed) / RAND_MAX,
-				             (double)rand_r(&seed) / RAND_MAX, 0.8 * rand_r(&seed) / RAND_MAX);
+				             (double)rand_r(&seed) / RAND_MAX,
+				             0.8 * rand_r(&seed) / RAND_MAX);
 			sprintf(o, "]}");
 		}
 		if (local_id(b, ids[k]) != 0)
 			proc_fail("shared-store: shape %d does not store", k);
 		shapes[k] = (load_shape){ids[k], b, strlen(b)};
-		if (asprintf(&bodies[k], "{\"a\":{\"ref\":\"%s\",\"pose\":{\"translation\":[0,0,%g]}},"
-		                         "\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
+		if (asprintf(&bodies[k],
+		             "{\"a\":{\"ref\":\"%s\",\"pose\":{\"translation\":[0,0,%g]}},"
+		             "\"b\":{\"vertices\":[[%g,0,0],[%g,1,1]],\"radius\":0.5}}",
 		             ids[k], 0.1 * k, 3.0 + 0.25 * k, 4.0 + 0.25 * k) < 0)
 			proc_fail("shared-store: out of memory");
 		proto_call call = {.ctx = &ctx};
 		if (proto_query_reply_ex(bodies[k], strlen(bodies[k]), &call, &expect[k]) != 0 ||
 		    expect[k].status != 200)
 			proc_fail("shared-store: query %d is not a good query", k);
-		reqs[k] = (load_request){"POST", "/v1/query", bodies[k], strlen(bodies[k]), 200,
-		                         expect[k].body, expect[k].length, &shapes[k], 1, NULL};
+		reqs[k] = (load_request){"POST",
+		                         "/v1/query",
+		                         bodies[k],
+		                         strlen(bodies[k]),
+		                         200,
+		                         expect[k].body,
+		                         expect[k].length,
+		                         &shapes[k],
+		                         1,
+		                         NULL};
 	}
 }
 
@@ -395,8 +421,13 @@ static int query_to(int port, int k, const char *body, const proto_reply *want)
 
 static load_run *start_load(int port, double rate)
 {
-	load_config lc = {.port = port, .clients = CLIENTS, .rate = rate, .duration = 0,
-	                  .reqs = reqs, .nreqs = NSHAPES, .uploaded = 1};
+	load_config lc = {.port = port,
+	                  .clients = CLIENTS,
+	                  .rate = rate,
+	                  .duration = 0,
+	                  .reqs = reqs,
+	                  .nreqs = NSHAPES,
+	                  .uploaded = 1};
 	load_run *run = load_start(&lc);
 	if (!run)
 		proc_fail("shared-store: cannot start the clients");
@@ -460,7 +491,8 @@ static void stage_head(void)
 	int named = ans && strstr(ans, hid) != NULL;
 	free(ans);
 	printf("shared-store: head: a part uploaded to clashd-1: HEAD on clashd-2 %d, GET on "
-	       "clashd-3 %d%s\n", head1, get2, named ? " (its summary)" : "");
+	       "clashd-3 %d%s\n",
+	       head1, get2, named ? " (its summary)" : "");
 	require(head1 == 200 && get2 == 200 && named, "GET and HEAD do not read through");
 	free(q);
 	proto_reply_free(&want);
@@ -491,7 +523,8 @@ static void stage_corrupt(void)
 	printf("shared-store: corrupt: another shape's value under an id: %s, refusals %lld -> "
 	       "%lld; garbage: %s, refusals %lld -> %lld; after an upload again: %s\n",
 	       a1 == 0 ? "unknown-shape" : "SERVED", ref1, ref1b,
-	       a2 == 0 ? "unknown-shape" : "SERVED", ref2, ref2b, a3 == 1 ? "served" : "NOT SERVED");
+	       a2 == 0 ? "unknown-shape" : "SERVED", ref2, ref2b,
+	       a3 == 1 ? "served" : "NOT SERVED");
 	require(a1 == 0 && ref1b == ref1 + 1, "another shape's value was not refused");
 	require(a2 == 0 && ref2b == ref2 + 1, "a garbage value was not refused");
 	require(a3 == 1, "the shape uploaded again is not served from redis");
@@ -587,13 +620,21 @@ static void stage_behind(void)
 	pthread_join(bq.thread, NULL);
 	long long w1 = metric(&rep[1], "clashd_store_redis_waits_total");
 	printf("shared-store: behind: a write under way (its marker planted), the query by ref on "
-	       "clashd-2, 30 ms later the upload %d on clashd-1: %s, %lld reads waited\n", mup,
-	       bq.answer == 1 ? "served" : bq.answer == 0 ? "unknown-shape" : "WRONG", w1 - w0);
-	require(mup == 201 && bq.answer == 1, "a read during a write under way did not wait for it");
+	       "clashd-2, 30 ms later the upload %d on clashd-1: %s, %lld reads waited\n",
+	       mup,
+	       bq.answer == 1   ? "served"
+	       : bq.answer == 0 ? "unknown-shape"
+	                        : "WRONG",
+	       w1 - w0);
+	require(mup == 201 && bq.answer == 1,
+	        "a read during a write under way did not wait for it");
 	free(mq);
 	proto_reply_free(&mwant);
 
-	enum { PARTS = 4, POINTS = 30000 };
+	enum {
+		PARTS = 4,
+		POINTS = 30000
+	};
 	int served = 0, prepared = 0, served_prepared = 0;
 	for (int k = 0; k < PARTS; k++) {
 		char *b = malloc((size_t)POINTS * 3 * 24 + 64), *o = b, id[80], *q = NULL;
@@ -602,8 +643,10 @@ static void stage_behind(void)
 		unsigned seed = 500 + (unsigned)k;
 		o += sprintf(o, "{\"vertices\":[");
 		for (int j = 0; j < POINTS; j++)
-			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "", (double)rand_r(&seed) / RAND_MAX,
-			             (double)rand_r(&seed) / RAND_MAX, (double)rand_r(&seed) / RAND_MAX);
+			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "",
+			             (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX);
 		sprintf(o, "]}");
 		proto_reply want;
 		if (local_id(b, id) != 0 ||
@@ -626,8 +669,8 @@ static void stage_behind(void)
 		while (!hull && load_now() - t0 < 5) {
 			free(ans);
 			ans = NULL;
-			hull = load_once(there, "GET", path, NULL, NULL, 0, &ans, NULL) == 200 && ans &&
-			       !strstr(ans, "\"hull_vertices\":null");
+			hull = load_once(there, "GET", path, NULL, NULL, 0, &ans, NULL) == 200 &&
+			       ans && !strstr(ans, "\"hull_vertices\":null");
 			if (!hull)
 				usleep(10000);
 		}
@@ -640,12 +683,13 @@ static void stage_behind(void)
 	}
 	printf("shared-store: behind: %d parts of %d points uploaded to clashd-1, each named by ref "
 	       "on another replica at once: %d served (unprepared there), %d prepared there in the "
-	       "background within 5 s, %d served again, the same bytes\n", PARTS, POINTS, served,
-	       prepared, served_prepared);
+	       "background within 5 s, %d served again, the same bytes\n",
+	       PARTS, POINTS, served, prepared, served_prepared);
 	require(served == PARTS, "%d of %d parts served right after their upload", served, PARTS);
 	require(prepared == PARTS && served_prepared == PARTS,
 	        "parts read from redis not prepared in the background (%d of %d) or answered "
-	        "otherwise once prepared (%d)", prepared, PARTS, served_prepared);
+	        "otherwise once prepared (%d)",
+	        prepared, PARTS, served_prepared);
 }
 
 /* A server that speaks just enough Redis to be hostile: whatever it is
@@ -697,8 +741,11 @@ static void stage_hostile_redis(void)
 	snprintf(listen, sizeof listen, "127.0.0.1:0");
 	snprintf(h.log, sizeof h.log, "%.200s/%.15s.log", workdir, h.name);
 	unlink(h.log);
-	const char *argv[] = {clashd_bin, "--listen", listen, "--threads", "1", "--store-redis",
-	                      redis, "--store-redis-max-value", "1M", NULL};
+	const char *argv[] = {clashd_bin, "--listen",
+	                      listen,     "--threads",
+	                      "1",        "--store-redis",
+	                      redis,      "--store-redis-max-value",
+	                      "1M",       NULL};
 	h.pid = proc_spawn(argv, NULL, h.log);
 	h.port = proc_clashd_port(h.log, 0, h.name);
 	usleep(300000); /* its watcher meets the same answer first */
@@ -709,7 +756,10 @@ static void stage_hostile_redis(void)
 	long rss1 = proc_peak_rss_kib(h.pid);
 	printf("shared-store: hostile redis: every answer a 256 MiB value: query by ref %s, "
 	       "replies refused %lld, /readyz %d, peak resident %ld -> %ld KiB\n",
-	       a == 0 ? "unknown-shape" : a == 1 ? "SERVED" : "WRONG", big, ready, rss0, rss1);
+	       a == 0   ? "unknown-shape"
+	       : a == 1 ? "SERVED"
+	                : "WRONG",
+	       big, ready, rss0, rss1);
 	require(a == 0 && big >= 1 && ready == 200, "a hostile redis's reply was not refused");
 	require(rss1 - rss0 < 16 << 10, "peak resident memory grew by %ld KiB", rss1 - rss0);
 	proc_kill(h.pid);
@@ -749,7 +799,9 @@ static void stage_delete(void)
  * by it. */
 static void stage_huge(void)
 {
-	enum { HUGE_MIB = 16 };
+	enum {
+		HUGE_MIB = 16
+	};
 	load_shape h;
 	char hid[80], *q, file[600], out[64];
 	proto_reply want;
@@ -848,8 +900,10 @@ static void stage_faults(int port)
 	       REPLICAS, rss0, rss1);
 	printf("shared-store: faults: with redis paused, on a replica lacking the shape: query by "
 	       "ref %s in %.3f s, its upload %d in %.3f s, /readyz %d\n",
-	       paused_query == 0 ? "unknown-shape" : paused_query == 1 ? "served" : "WRONG", tq,
-	       paused_upload, tu, paused_ready);
+	       paused_query == 0   ? "unknown-shape"
+	       : paused_query == 1 ? "served"
+	                           : "WRONG",
+	       tq, paused_upload, tu, paused_ready);
 	/* 20 times the 250 ms timeout: only a wait without bound fails it. */
 	require(paused_query == 0 && tq < 5, "the query by ref with redis paused");
 	require(paused_upload == 201 && tu < 5, "the upload with redis paused");
@@ -898,9 +952,12 @@ static void start_tenant_pair(replica t[2], const char *tokens, const char *per_
 	for (int i = 0; i < 2; i++) {
 		snprintf(t[i].log, sizeof t[i].log, "%.200s/%.15s.log", workdir, t[i].name);
 		unlink(t[i].log);
-		const char *argv[] = {clashd_bin, "--listen", "127.0.0.1:0", "--threads", "1",
-		                      "--store-redis", redis, "--auth-token-file", tokens,
-		                      per_tenant ? "--store-per-tenant" : NULL, per_tenant, NULL};
+		const char *argv[] = {clashd_bin,    "--listen",
+		                      "127.0.0.1:0", "--threads",
+		                      "1",           "--store-redis",
+		                      redis,         "--auth-token-file",
+		                      tokens,        per_tenant ? "--store-per-tenant" : NULL,
+		                      per_tenant,    NULL};
 		t[i].pid = proc_spawn(argv, NULL, t[i].log);
 		t[i].port = proc_clashd_port(t[i].log, 0, t[i].name);
 	}
@@ -936,7 +993,11 @@ static void stage_tenant_budget(const char *tokens)
 {
 	replica t[2] = {{.name = "budget-1"}, {.name = "budget-2"}};
 	start_tenant_pair(t, tokens, "100K");
-	enum { PARTS = 6, POINTS = 1000, BUDGET = 100 << 10 };
+	enum {
+		PARTS = 6,
+		POINTS = 1000,
+		BUDGET = 100 << 10
+	};
 	int ok = 0;
 	char *body = malloc((size_t)POINTS * 3 * 24 + 64);
 	if (!body)
@@ -945,8 +1006,10 @@ static void stage_tenant_budget(const char *tokens)
 		unsigned seed = 900 + (unsigned)k;
 		char *o = body + sprintf(body, "{\"vertices\":[");
 		for (int j = 0; j < POINTS; j++)
-			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "", (double)rand_r(&seed) / RAND_MAX,
-			             (double)rand_r(&seed) / RAND_MAX, (double)rand_r(&seed) / RAND_MAX);
+			o += sprintf(o, "%s[%.6f,%.6f,%.6f]", j ? "," : "",
+			             (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX,
+			             (double)rand_r(&seed) / RAND_MAX);
 		sprintf(o, "]}");
 		/* the last one beta's */
 		ok += load_once_as(t[k % 2].port, k < PARTS ? "tokA" : "tokB", "POST", "/v1/shapes",
@@ -963,7 +1026,8 @@ static void stage_tenant_budget(const char *tokens)
 	                 metric(&t[1], "clashd_store_redis_tenant_evictions_total");
 	printf("shared-store: tenant budget: %d of %d uploads 201; in redis alpha keeps %d values, "
 	       "%lld bytes (its sum says %s; budget %d), beta %d (%lld bytes); %lld of alpha's "
-	       "removed\n", ok, PARTS + 1, alpha_n, alpha, sum, BUDGET, beta_n, beta, gone);
+	       "removed\n",
+	       ok, PARTS + 1, alpha_n, alpha, sum, BUDGET, beta_n, beta, gone);
 	require(ok == PARTS + 1, "uploads refused");
 	require(alpha <= BUDGET && alpha_n >= 3 && alpha_n < PARTS && atoll(sum) == alpha,
 	        "alpha's values in redis are not kept within its budget across replicas");
@@ -998,14 +1062,18 @@ static void stage_tenants(void)
 	static const char *const others[] = {"tokB", "tokN"};
 	for (int i = 0; i < 2; i++)
 		for (int k = 0; k < 2; k++) {
-			int g = load_once_as(t[i].port, others[k], "GET", path, NULL, NULL, 0, NULL, NULL);
-			int h = load_once_as(t[i].port, others[k], "HEAD", path, NULL, NULL, 0, NULL, NULL);
-			int r = load_once_as(t[i].port, others[k], "POST", "/v1/query", NULL, q, strlen(q),
-			                     &ans, NULL);
-			int unknown = r == 422 && ans && strstr(ans, "\"urn:clashd:problem:unknown-shape\"");
+			int g = load_once_as(t[i].port, others[k], "GET", path, NULL, NULL, 0, NULL,
+			                     NULL);
+			int h = load_once_as(t[i].port, others[k], "HEAD", path, NULL, NULL, 0,
+			                     NULL, NULL);
+			int r = load_once_as(t[i].port, others[k], "POST", "/v1/query", NULL, q,
+			                     strlen(q), &ans, NULL);
+			int unknown = r == 422 && ans &&
+			              strstr(ans, "\"urn:clashd:problem:unknown-shape\"");
 			free(ans);
 			ans = NULL;
-			int d = load_once_as(t[i].port, others[k], "DELETE", path, NULL, NULL, 0, NULL, NULL);
+			int d = load_once_as(t[i].port, others[k], "DELETE", path, NULL, NULL, 0,
+			                     NULL, NULL);
 			refused += (g == 404) + (h == 404) + unknown + (d == 404 || d == 403);
 			attempts += 4;
 		}
@@ -1037,8 +1105,8 @@ static void stage_tenants(void)
 	double t0 = load_now();
 	int gone = 0;
 	while (!gone && load_now() - t0 < 5) {
-		int g = load_once_as(t[1].port, "tokA", "POST", "/v1/query", NULL, q, strlen(q), &ans,
-		                     NULL);
+		int g = load_once_as(t[1].port, "tokA", "POST", "/v1/query", NULL, q, strlen(q),
+		                     &ans, NULL);
 		gone = g == 422 && ans && strstr(ans, "\"urn:clashd:problem:unknown-shape\"");
 		free(ans);
 		ans = NULL;
@@ -1051,8 +1119,8 @@ static void stage_tenants(void)
 		redis_cli(out, sizeof out, "EXISTS clashd:shape:alpha:%s", id + 7);
 	} while (strcmp(out, "0") != 0 && load_now() - t0 < 5);
 	printf("shared-store: tenants: alpha's DELETE %d on tenant-1, unknown-shape to alpha on "
-	       "tenant-2 %s after %.3f s, gone from redis after %.3f s\n", del, gone ? "yes" : "NO",
-	       tgone, load_now() - t0);
+	       "tenant-2 %s after %.3f s, gone from redis after %.3f s\n",
+	       del, gone ? "yes" : "NO", tgone, load_now() - t0);
 	require(del == 204 && strcmp(out, "0") == 0, "alpha's DELETE did not reach redis");
 	require(gone, "alpha's DELETE left the part in tenant-2's memory");
 	proc_kill(t[0].pid);

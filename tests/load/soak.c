@@ -50,7 +50,8 @@ static size_t nreqs;
 static void add(const char *method, const char *path, char *body, int status)
 {
 	load_request *r = &reqs[nreqs];
-	*r = (load_request){method, path, body, body ? strlen(body) : 0, status, NULL, 0, NULL, 0, NULL};
+	*r = (load_request){method, path, body, body ? strlen(body) : 0, status, NULL, 0,
+	                    NULL,   0,    NULL};
 	bodies[nreqs] = body;
 	proto_reply *e = &expect[nreqs];
 	int rc = 0;
@@ -62,8 +63,8 @@ static void add(const char *method, const char *path, char *body, int status)
 		proc_fail("soak: out of memory");
 	if (e->body) {
 		if (e->status != status)
-			proc_fail("soak: request %zu answers %d, not %d: %s", nreqs, e->status, status,
-			          e->body);
+			proc_fail("soak: request %zu answers %d, not %d: %s", nreqs, e->status,
+			          status, e->body);
 		r->expect_body = e->body;
 		r->expect_len = e->length;
 	}
@@ -95,8 +96,8 @@ static char *cloud_query(int n)
 				p[k] = i < 8 ? ((i >> k) & 1) : (1 + (seed >> 8) % 998) / 1000.0;
 			}
 			p[0] += s ? 3 : 0;
-			len += (size_t)snprintf(q + len, cap - len, "%s[%.3f,%.3f,%.3f]", i ? "," : "", p[0],
-			                        p[1], p[2]);
+			len += (size_t)snprintf(q + len, cap - len, "%s[%.3f,%.3f,%.3f]",
+			                        i ? "," : "", p[0], p[1], p[2]);
 		}
 		len += (size_t)snprintf(q + len, cap - len, s ? "]}}" : "]},\"b\":{\"vertices\":[");
 	}
@@ -137,8 +138,9 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--dir") == 0)
 			dir = argv[i + 1];
 		else {
-			fprintf(stderr, "usage: soak [--seconds S] [--interval S] [--max-growth BYTES] "
-			                "[--dir DIR]\n");
+			fprintf(stderr,
+			        "usage: soak [--seconds S] [--interval S] [--max-growth BYTES] "
+			        "[--dir DIR]\n");
 			return 2;
 		}
 	}
@@ -157,35 +159,36 @@ int main(int argc, char **argv)
 	proto_init();
 	add("POST", "/v1/query",
 	    text("{\"a\":{\"vertices\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1],[1,1,0],[1,0,1],[0,1,1],"
-	        "[1,1,1]]},\"b\":{\"vertices\":[[3,0,0],[4,0,0],[3,1,0],[3,0,1],[4,1,1],[4,1,0],"
-	        "[4,0,1],[3,1,1]]}}"),
+	         "[1,1,1]]},\"b\":{\"vertices\":[[3,0,0],[4,0,0],[3,1,0],[3,0,1],[4,1,1],[4,1,0],"
+	         "[4,0,1],[3,1,1]]}}"),
 	    200);
 	add("POST", "/v1/query",
 	    text("{\"a\":{\"vertices\":[[0,0,0],[2,0,0],[0,2,0],[0,0,2]]},\"b\":{\"vertices\":"
-	        "[[0.5,0.5,0.5],[3,3,3]],\"radius\":0.25,\"pose\":{\"rotation\":[0,0,0.6,0.8]}}}"),
+	         "[[0.5,0.5,0.5],[3,3,3]],\"radius\":0.25,\"pose\":{\"rotation\":[0,0,0.6,0.8]}}}"),
 	    200);
 	add("POST", "/v1/query",
 	    text("{\"a\":{\"parts\":[{\"vertices\":[[0,0],[4,0],[4,1],[0,1]]},{\"vertices\":[[0,1],"
-	        "[1,1],[1,4],[0,4]]}]},\"b\":{\"vertices\":[[2,1.5],[3,3]],\"radius\":0.25}}"),
+	         "[1,1],[1,4],[0,4]]}]},\"b\":{\"vertices\":[[2,1.5],[3,3]],\"radius\":0.25}}"),
 	    200);
 	add("POST", "/v1/query",
 	    text("{\"a\":{\"vertices\":[[0,0],[1,0],[0,1]]},\"b\":{\"vertices\":[[2,2],[3,2],[2,3]]},"
-	        "\"method\":\"ipm\"}"),
+	         "\"method\":\"ipm\"}"),
 	    200);
 	add("POST", "/v1/query",
 	    text("{\"a\":{\"vertices\":[[0,0,0,0],[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]},\"b\":"
-	        "{\"vertices\":[[2,2,2,2],[3,2,2,2]]},\"method\":\"simplex\"}"),
+	         "{\"vertices\":[[2,2,2,2],[3,2,2,2]]},\"method\":\"simplex\"}"),
 	    200);
 	add("POST", "/v1/query", cloud_query(200), 200);
 	add("POST", "/v1/contains",
 	    text("{\"inner\":{\"vertices\":[[0.1,0.1,0.1]],\"radius\":0.05},\"outer\":{\"vertices\":"
-	        "[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}"),
+	         "[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}"),
 	    200);
 	add("POST", "/v1/query", text("{\"a\":{\"vertices\":[[0,0],[1,"), 400);
-	add("POST", "/v1/query", text("{\"a\":{\"vertices\":[[0,0,0]]},\"b\":{\"vertices\":[[1,2,1e400]]}}"),
-	    422);
 	add("POST", "/v1/query",
-	    text("{\"a\":{\"vertices\":[[0]],\"colour\":\"red\"},\"b\":{\"vertices\":[[1]]}}"), 422);
+	    text("{\"a\":{\"vertices\":[[0,0,0]]},\"b\":{\"vertices\":[[1,2,1e400]]}}"), 422);
+	add("POST", "/v1/query",
+	    text("{\"a\":{\"vertices\":[[0]],\"colour\":\"red\"},\"b\":{\"vertices\":[[1]]}}"),
+	    422);
 	add("POST", "/v1/contains", text("{\"inner\":{\"vertices\":[[0]]}}"), 422);
 	add("GET", "/livez", NULL, 200);
 	add("GET", "/metrics", NULL, 200);
@@ -200,8 +203,8 @@ int main(int argc, char **argv)
 	const char *cargv[] = {clashd, "--listen", listen, "--threads", "2", NULL};
 	pid_t pid = proc_spawn(cargv, NULL, "/dev/null");
 	if (proc_wait_port(port, 10) != 0)
-		proc_fail("soak: clashd did not start (run %s --listen %s by hand to see why)", clashd,
-		          listen);
+		proc_fail("soak: clashd did not start (run %s --listen %s by hand to see why)",
+		          clashd, listen);
 	printf("soak: clashd (pid %d) on 127.0.0.1:%d for %.0f s, RSS every %.1f s, %zu kinds of "
 	       "request\n",
 	       (int)pid, port, seconds, interval, nreqs);
