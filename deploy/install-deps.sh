@@ -63,6 +63,9 @@ if [ "$profile" = test ]; then
 	# libgmp-dev: exact rational arithmetic, the oracle the predicates
 	# suite checks the core's adaptive orientation tests against.
 	pkgs="$pkgs libgmp-dev"
+	# clang-format (14, /usr/bin/clang-format): format-check holds the C
+	# files to .clang-format.
+	pkgs="$pkgs clang-format"
 	# clang + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/);
 	# haproxy: the failover test runs deploy/haproxy/haproxy.cfg; yamllint:
 	# the deploy files' check (tests/deploy/); redis-server: the shared
