@@ -21,7 +21,9 @@
 #include "clash.h"
 #include "oracle.h"
 #include "prng.h"
+#include "report_check.h"
 #include "tri_dist.h"
+#include "world.h"
 
 /* ---- meshes -------------------------------------------------------------- */
 
@@ -197,37 +199,15 @@ static void set_pose(clash_shape *s, const double q[4], const double t[3])
 	ck_assert_int_eq(clash_shape_set_translation(s, t), CLASH_OK);
 }
 
-static void world_of(const clash_shape *s, const double *p, double *x)
-{
-	for (int r = 0; r < 3; r++) {
-		x[r] = s->posed ? s->translation[r] : 0.0;
-		for (int c = 0; c < 3; c++)
-			x[r] += (s->posed ? s->linear[3 * c + r] : (double)(r == c)) * p[c];
-	}
-}
-
 static clash_overlap *get(const tmesh *a, const tmesh *b, const clash_overlap_options *opt)
 {
-	clash_overlap *o = NULL;
-	const int err = clash_overlap_get(&a->s, &b->s, opt, &o);
-	ck_assert_msg(err == CLASH_OK, "clash_overlap_get: %s", clash_strerror(err));
-	return o;
+	return report_of(&a->s, &b->s, opt);
 }
 
-/* rel <= 1e-9 of the scale (the larger of the answer and size^3 * 1e-3,
- * so a zero volume is checked against the offset's bound). */
+/* The volume against the scale of size^3 * 1e-3 near 0 (report_check.h). */
 static void check_volume(const clash_overlap *o, double want, double size)
 {
-	ck_assert(o->has_volume);
-	const double scale = fmax(fabs(want), 1e-3 * size * size * size);
-	ck_assert_msg(fabs(o->volume - want) <= 1e-9 * scale, "volume %.17g, expected %.17g",
-	              o->volume, want);
-	double sum = 0.0;
-	for (size_t r = 0; r < o->nregions; r++)
-		sum += o->regions[r].volume;
-	if (o->nregions == o->total_regions)
-		ck_assert_msg(fabs(sum - o->volume) <= 1e-9 * scale,
-		              "regions add to %.17g of %.17g", sum, o->volume);
+	check_report_volume(o, want, 1e-3 * size * size * size);
 }
 
 /* Every curve point on both surfaces within tol; loops closed when both

@@ -22,7 +22,9 @@
 #include "check.h"
 #include "clash.h"
 #include "prng.h"
+#include "report_check.h"
 #include "tri_dist.h"
+#include "world.h"
 
 /* ---- rectilinear-grid solids ----------------------------------------------- */
 
@@ -282,16 +284,6 @@ static void ball_shape(clash_shape *s, const double *c, double r)
 	ck_assert_int_eq(clash_shape_set_translation(s, c), CLASH_OK);
 }
 
-/* Point x of the mesh's own coordinates in its world pose, into w. */
-static void world_point(const clash_shape *mesh, const double *x, double *w)
-{
-	for (int r = 0; r < 3; r++) {
-		w[r] = mesh->posed ? mesh->translation[r] : 0.0;
-		for (int k = 0; k < 3; k++)
-			w[r] += (mesh->posed ? mesh->linear[3 * k + r] : (double)(r == k)) * x[k];
-	}
-}
-
 /* The squared distance from p to the nearest triangle of v, posed as mesh,
  * by brute force. */
 static double mesh_gap2(const grid *v, const clash_shape *mesh, const double *p)
@@ -300,7 +292,7 @@ static double mesh_gap2(const grid *v, const clash_shape *mesh, const double *p)
 	for (size_t t = 0; t < v->nt; t++) {
 		double w[9], q[3];
 		for (int c = 0; c < 3; c++)
-			world_point(mesh, v->pos + 3 * v->idx[3 * t + c], w + 3 * c);
+			world_of(mesh, v->pos + 3 * v->idx[3 * t + c], w + 3 * c);
 		best = fmin(best, tri_point_dist2(p, w, q));
 	}
 	return best;
@@ -339,22 +331,13 @@ static void check_curves(const clash_overlap *o, const grid *v, const clash_shap
 
 static clash_overlap *report(const clash_shape *a, const clash_shape *b)
 {
-	clash_overlap *o = NULL;
-	const int err = clash_overlap_get(a, b, NULL, &o);
-	ck_assert_msg(err == CLASH_OK, "clash_overlap_get: %s", clash_strerror(err));
-	return o;
+	return report_of(a, b, NULL);
 }
 
+/* The volume against the scale of r^3 * 1e-6 near 0 (report_check.h). */
 static void check_volume(const clash_overlap *o, double want, double r)
 {
-	ck_assert(o->has_volume);
-	const double scale = fmax(fabs(want), 1e-6 * r * r * r);
-	ck_assert_msg(fabs(o->volume - want) <= 1e-9 * scale, "volume %.17g, expected %.17g (%.3g)",
-	              o->volume, want, (o->volume - want) / scale);
-	double sum = 0.0;
-	for (size_t g = 0; g < o->nregions; g++)
-		sum += o->regions[g].volume;
-	ck_assert_msg(fabs(sum - o->volume) <= 1e-9 * scale, "regions add to %.17g", sum);
+	check_report_volume(o, want, 1e-6 * r * r * r);
 }
 
 START_TEST(ball_inside_box)
