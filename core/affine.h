@@ -33,6 +33,14 @@ static inline void affine_of(const clash_shape *s, affine *f)
 	}
 }
 
+/* The determinant of a row-major 3x3 matrix (an affine's l, or three
+ * points as rows): negative where the map turns space over. */
+static inline double affine_det(const double *l)
+{
+	return l[0] * (l[4] * l[8] - l[5] * l[7]) - l[1] * (l[3] * l[8] - l[5] * l[6]) +
+	       l[2] * (l[3] * l[7] - l[4] * l[6]);
+}
+
 static inline void affine_apply(const affine *f, const double *v, double *x)
 {
 	if (f->shift) {

@@ -175,8 +175,7 @@ static int fill_leaf(const clash_shape *leaf_shape, size_t top, void *ctx)
 		double *t = w + 9 * i;
 		for (int c = 0; c < 3; c++)
 			support_pose_point(l, mesh_tri(m, i) + 3 * c, t + 3 * c);
-		vol += t[0] * (t[4] * t[8] - t[5] * t[7]) - t[1] * (t[3] * t[8] - t[5] * t[6]) +
-		       t[2] * (t[3] * t[7] - t[4] * t[6]);
+		vol += affine_det(t);
 	}
 	f->sign = vol < 0 ? -1.0 : 1.0;
 	node_boxes(m, w, f->box, 0);

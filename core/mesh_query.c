@@ -31,6 +31,7 @@
 #include "tri_dist.h"
 #include "tri_overlap.h"
 #include "trig.h"
+#include "vec.h"
 #include "winding.h"
 
 /* Default tolerance relative to the shapes' size, as clash_gjk's. */
@@ -70,8 +71,7 @@ static double sigma_min(const affine *f)
 	double b[9];
 	for (int k = 0; k < 9; k++)
 		b[k] = (g[k] - (k % 4 == 0 ? q : 0.0)) / p;
-	double det = b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) +
-	             b[2] * (b[3] * b[7] - b[4] * b[6]);
+	double det = affine_det(b);
 	double hr = fmax(-1.0, fmin(1.0, 0.5 * det));
 	double lmin =
 		q + 2.0 * p * trig_cos(trig_acos(hr) / 3.0 + 2.0943951023931957 /* 2 pi / 3 */);
@@ -1039,16 +1039,13 @@ int mesh_point_inside(const clash_mesh *m, const double *p, const volatile int *
 int mesh_winding_beside(const clash_mesh *m, size_t t, int side, const volatile int *cancel, int *w)
 {
 	const double *v = mesh_tri(m, t);
-	double c[3], n[3], nn = 0.0;
-	const double u[3] = {v[3] - v[0], v[4] - v[1], v[5] - v[2]};
-	const double e[3] = {v[6] - v[0], v[7] - v[1], v[8] - v[2]};
-	n[0] = u[1] * e[2] - u[2] * e[1];
-	n[1] = u[2] * e[0] - u[0] * e[2];
-	n[2] = u[0] * e[1] - u[1] * e[0];
-	for (int k = 0; k < 3; k++) {
+	double c[3], n[3], u[3], e[3];
+	vec3_sub(u, v + 3, v);
+	vec3_sub(e, v + 6, v);
+	vec3_cross(n, u, e);
+	for (int k = 0; k < 3; k++)
 		c[k] = (v[k] + v[3 + k] + v[6 + k]) / 3.0;
-		nn += n[k] * n[k];
-	}
+	const double nn = vec3_dot(n, n);
 	if (!(nn > 0.0))
 		return CLASH_ERANGE;
 	for (int i = 0; i < MESH_RAY_TRIES; i++) {

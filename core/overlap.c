@@ -35,12 +35,6 @@ static void identity(affine *f)
 	f->shift = 1;
 }
 
-static double det3(const double *l)
-{
-	return l[0] * (l[4] * l[8] - l[5] * l[7]) - l[1] * (l[3] * l[8] - l[5] * l[6]) +
-	       l[2] * (l[3] * l[7] - l[4] * l[6]);
-}
-
 /* A side's box in the common frame: its tree's root. */
 static void side_box(ov_side *s)
 {
@@ -79,7 +73,7 @@ static int place_b(ov_side *b, const affine *ba, const double *offset)
 	b->to_common = *ba;
 	affine_invert(ba, &b->to_mesh);
 	memcpy(b->offset, offset, sizeof b->offset);
-	b->flip = (b->m->volume < 0.0) != (det3(ba->l) < 0.0);
+	b->flip = (b->m->volume < 0.0) != (affine_det(ba->l) < 0.0);
 	side_box(b);
 	return CLASH_OK;
 }
@@ -299,7 +293,7 @@ static int run(const clash_shape *a, const clash_shape *b, const ov_source *src,
 			err = attempt(&w);
 		}
 		if (!err && !w.degenerate)
-			err = ov_answer(&w, opt, &fa, det3(fa.l), out);
+			err = ov_answer(&w, opt, &fa, affine_det(fa.l), out);
 		const int again = !err && w.degenerate;
 		work_free(&w);
 		if (!again)

@@ -195,10 +195,7 @@ static double leaf_volume(const clash_shape *s)
 {
 	affine f;
 	affine_of(s, &f);
-	const double *l = f.l;
-	const double det =
-		fabs(l[0] * (l[4] * l[8] - l[5] * l[7]) - l[1] * (l[3] * l[8] - l[5] * l[6]) +
-	             l[2] * (l[3] * l[7] - l[4] * l[6]));
+	const double det = fabs(affine_det(f.l));
 	if (s->mesh)
 		return fabs(s->mesh->volume) * det;
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

@@ -209,10 +209,7 @@ static int add_tri(near_ctx *x, size_t i)
 	sp_tri *t = &w->tri[w->ntri];
 	memset(t, 0, sizeof *t);
 	static const int perm[2][3] = {{0, 1, 2}, {0, 2, 1}};
-	const double *l = w->to_world.l;
-	const double det = l[0] * (l[4] * l[8] - l[5] * l[7]) - l[1] * (l[3] * l[8] - l[5] * l[6]) +
-	                   l[2] * (l[3] * l[7] - l[4] * l[6]);
-	const int flip = (w->m->volume < 0.0) != (det < 0.0);
+	const int flip = (w->m->volume < 0.0) != (affine_det(w->to_world.l) < 0.0);
 	const double *src = mesh_tri(w->m, i);
 	for (int c = 0; c < 3; c++)
 		affine_apply(&w->to_world, src + 3 * perm[flip][c], t->p + 3 * c);

@@ -588,10 +588,7 @@ int sphere_depth(const clash_shape *mesh, const double *c, double r, int ball_is
 	w.cancel = opt ? opt->cancel : NULL;
 	affine_of(mesh, &w.to_world);
 	affine_invert(&w.to_world, &w.to_mesh);
-	const double *l = w.to_world.l;
-	const double det = l[0] * (l[4] * l[8] - l[5] * l[7]) - l[1] * (l[3] * l[8] - l[5] * l[6]) +
-	                   l[2] * (l[3] * l[7] - l[4] * l[6]);
-	w.flip = (w.m->volume < 0.0) != (det < 0.0);
+	w.flip = (w.m->volume < 0.0) != (affine_det(w.to_world.l) < 0.0);
 	w.stack = malloc((2 * (size_t)w.m->depth + 4) * sizeof *w.stack);
 	w.stack2 = malloc((2 * (size_t)w.m->depth + 4) * sizeof *w.stack2);
 	sd_near nr = {malloc(SD_FACES * sizeof(sd_face)), 0, SD_FACES, NULL, 0, 0};
