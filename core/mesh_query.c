@@ -1258,6 +1258,15 @@ static int check_shape(const clash_shape *s)
 	return CLASH_OK;
 }
 
+/* The tolerance of a query: the caller's, else 1e-12 of the pair's size,
+ * never under the rounding of coordinates as far out as far. */
+static double query_tolerance(const clash_options *opt, double size, double far)
+{
+	const double tol = opt && opt->tolerance > 0.0 ? opt->tolerance
+	                                               : MESH_DEFAULT_RELATIVE_TOLERANCE * size;
+	return fmax(tol, MESH_ROUNDOFF_ULPS * DBL_EPSILON * far);
+}
+
 /* The query's set-up: the shapes' maps, then the size and tolerance
  * (clash_gjk's rule, with boxes for balls); cb: a convex b's box. */
 static int query_init(query *q, const clash_shape *a, const clash_shape *b,
@@ -1299,9 +1308,7 @@ static int query_init(query *q, const clash_shape *a, const clash_shape *b,
 		        sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
 		convex_box(q, cb);
 	}
-	double tol = (opt && opt->tolerance > 0.0) ? opt->tolerance
-	                                           : MESH_DEFAULT_RELATIVE_TOLERANCE * size;
-	tol = fmax(tol, MESH_ROUNDOFF_ULPS * DBL_EPSILON * (far_a + far_b + q->rsum));
+	const double tol = query_tolerance(opt, size, far_a + far_b + q->rsum);
 	if (!isfinite(tol))
 		return CLASH_ERANGE;
 	q->tol = tol;
@@ -1562,9 +1569,7 @@ static int apart_at_roots(const clash_shape *a, const clash_shape *b, const clas
 		size += oa.h[k] + ob.h[k];
 		far += oa.h[k] + ob.h[k] + fabs(oa.c[k]) + fabs(ob.c[k]);
 	}
-	const double tol =
-		fmax(opt->tolerance > 0.0 ? opt->tolerance : MESH_DEFAULT_RELATIVE_TOLERANCE * size,
-	             MESH_ROUNDOFF_ULPS * DBL_EPSILON * far);
+	const double tol = query_tolerance(opt, size, far);
 	const double thr = (rsum + 2.0 * tol) * (1.0 + 1e-9);
 	const double g2 = box_gap2(&oa, &ob);
 	if (!(isfinite(thr) && isfinite(far) && g2 > thr * thr))
